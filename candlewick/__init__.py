@@ -1,0 +1,48 @@
+"""candlewick: Array API arrays whose compute is done by pluggable backends.
+
+``import candlewick as cw`` gives the Array API 2024.12 namespace. Backends (``cpu``,
+``rocm``, third-party) are found through the ``candlewick.backends`` entry points and
+loaded only when a device of theirs is asked for.
+"""
+
+import math as _math
+
+from . import dtypes as _dtypes_module
+from .array import Array
+from .creation import (
+    arange, asarray, empty, empty_like, full, full_like, ones, ones_like, to_numpy, zeros,
+    zeros_like,
+)
+from .dtypes import (
+    bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64, int8, int16,
+    int32, int64, isdtype, uint8, uint16, uint32, uint64,
+)
+from .elementwise import *  # noqa: F401,F403  (the generated element-wise functions)
+from .elementwise import __all__ as _elementwise_names
+from .linalg_ops import matmul, matrix_transpose
+from .manipulation import (
+    broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, reshape,
+    squeeze, stack, unstack,
+)
+from .registry import backends, default_device, get_device, set_default_device
+from .statistical import max, mean, min, prod, sum
+
+__array_api_version__ = "2024.12"
+__version__ = "0.1.0"
+
+e = _math.e
+inf = float("inf")
+nan = float("nan")
+pi = _math.pi
+newaxis = None
+
+__all__ = [
+    "Array", "__array_api_version__", "e", "inf", "nan", "pi", "newaxis",
+    "backends", "default_device", "get_device", "set_default_device", "to_numpy",
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "bfloat16", "float32", "float64", "complex64", "complex128", "isdtype",
+    "arange", "asarray", "empty", "empty_like", "full", "full_like", "ones", "ones_like",
+    "zeros", "zeros_like", "matmul", "matrix_transpose", "broadcast_arrays", "broadcast_to",
+    "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "reshape", "squeeze",
+    "stack", "unstack", "max", "mean", "min", "prod", "sum",
+] + list(_elementwise_names)

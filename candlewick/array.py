@@ -1,0 +1,251 @@
+"""The Array object: a storage, a Layout over it, a dtype and a device.
+
+Views (basic indexing, transposes, broadcasts, reshapes that need no copy) share the
+storage and differ only in layout. Operators delegate to the namespace functions.
+"""
+
+import numpy as np
+
+from . import dtypes as _dt
+from . import elementwise as _ew
+from ._core import is_scalar, view, wrap
+from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .opdefs import BinaryOp, CompareOp
+
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+class Array:
+    """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``."""
+
+    __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
+    __array_priority__ = 100  # NumPy defers mixed operators to us
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
+
+    # --- attributes ------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self):
+        return self._device
+
+    @property
+    def shape(self):
+        return self._layout.shape
+
+    @property
+    def ndim(self):
+        return len(self._layout.shape)
+
+    @property
+    def size(self):
+        return self._layout.size
+
+    @property
+    def T(self):
+        if self.ndim != 2:
+            raise ShapeError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
+        return view(self, self._layout.permute((1, 0)))
+
+    @property
+    def mT(self):
+        return view(self, self._layout.transpose_last2())
+
+    def __len__(self):
+        if not self._layout.shape:
+            raise TypeError("len() of a 0-d array")
+        return self._layout.shape[0]
+
+    def __iter__(self):
+        if not self._layout.shape:
+            raise TypeError("iteration over a 0-d array")
+        for i in range(self._layout.shape[0]):
+            yield self[i]
+
+    def __repr__(self):
+        host = self._storage.to_host(self._layout)
+        body = np.array2string(host, separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self._dtype.name}, device='{self._device.name}')"
+
+    __str__ = __repr__
+
+    # --- conversion ------------------------------------------------------------
+    def astype(self, dtype, /, *, copy=True):
+        dtype = _dt.as_dtype(dtype)
+        if dtype is self._dtype and not copy:
+            return self
+        if self._dtype.is_complex and not dtype.is_complex and not dtype.is_bool:
+            raise DTypeError(
+                f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
+            )
+        return wrap(self._storage.astype(self._layout, dtype), self._layout.shape, dtype, self._device)
+
+    def _scalar(self, name):
+        if self._layout.shape != ():
+            raise TypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
+        return self._storage.to_host(self._layout)[()]
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __int__(self):
+        if self._dtype.is_complex:
+            raise TypeError("int() of a complex array; take real() first")
+        value = self._scalar("int")
+        if self._dtype.is_floating:
+            value = float(value)
+        return int(value)
+
+    def __float__(self):
+        if self._dtype.is_complex:
+            raise TypeError("float() of a complex array; take real() first")
+        return float(self._scalar("float"))
+
+    def __complex__(self):
+        return complex(self._scalar("complex"))
+
+    def __index__(self):
+        if not (self._dtype.is_integer):
+            raise TypeError(f"__index__ needs an integer array, got {self._dtype.name}")
+        return int(self._scalar("index"))
+
+    def __array__(self, dtype=None, copy=None):
+        if self._device.backend != "cpu":
+            raise TypeError(
+                f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
+                f"use candlewick.to_numpy(x) to copy it to the host"
+            )
+        host = self._storage.to_host(self._layout)
+        return host if dtype is None else host.astype(dtype, copy=False)
+
+    def __array_namespace__(self, /, *, api_version=None):
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
+        import candlewick
+
+        return candlewick
+
+    def to_device(self, device, /, *, stream=None):
+        from .registry import get_device
+
+        target = get_device(device)
+        if target is self._device:
+            return self
+        host = self._storage.to_host(self._layout)
+        return wrap(target.storage_from_host(host), self._layout.shape, self._dtype, target)
+
+    # --- indexing --------------------------------------------------------------
+    def __getitem__(self, key):
+        from .indexing import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key, value):
+        from .indexing import setitem
+
+        setitem(self, key, value)
+
+    # --- operators -------------------------------------------------------------
+    def __matmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from .linalg_ops import matmul
+
+        return matmul(self, other)
+
+    def __rmatmul__(self, other):
+        if not isinstance(other, Array):
+            return NotImplemented
+        from .linalg_ops import matmul
+
+        return matmul(other, self)
+
+    def __imatmul__(self, other):
+        return _assign_inplace(self, self.__matmul__(other), "@=")
+
+    def __neg__(self):
+        return _ew.negative(self)
+
+    def __pos__(self):
+        return _ew.positive(self)
+
+    def __abs__(self):
+        return _ew.abs(self)
+
+    def __invert__(self):
+        return _ew.bitwise_invert(self)
+
+
+def _operand(other):
+    return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
+
+
+def _assign_inplace(target, result, symbol):
+    if result is NotImplemented:
+        return NotImplemented
+    if result._dtype is not target._dtype:
+        raise DTypeError(
+            f"x {symbol} y would change x's dtype from {target._dtype.name} to {result._dtype.name}; "
+            f"in-place operators keep the left operand's dtype"
+        )
+    if result._layout.shape != target._layout.shape:
+        raise ShapeError(
+            f"x {symbol} y would change x's shape from {target._layout.shape} to {result._layout.shape}"
+        )
+    if result._device is not target._device:
+        raise DeviceMismatchError(f"x {symbol} y: operands are on different devices")
+    target._storage.assign(target._layout, result._storage, result._layout)
+    return target
+
+
+def _install_operators():
+    binary_ops = {
+        "add": BinaryOp.ADD, "sub": BinaryOp.SUBTRACT, "mul": BinaryOp.MULTIPLY,
+        "truediv": BinaryOp.DIVIDE, "floordiv": BinaryOp.FLOOR_DIVIDE,
+        "mod": BinaryOp.REMAINDER, "pow": BinaryOp.POW, "and": BinaryOp.BITWISE_AND,
+        "or": BinaryOp.BITWISE_OR, "xor": BinaryOp.BITWISE_XOR,
+        "lshift": BinaryOp.BITWISE_LEFT_SHIFT, "rshift": BinaryOp.BITWISE_RIGHT_SHIFT,
+    }
+    symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+               "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
+    binary = _ew.binary
+    for short, op in binary_ops.items():
+        fname = f"__{short}__"
+
+        def fwd(self, other, _op=op, _name=fname):
+            if not _operand(other):
+                return NotImplemented
+            return binary(_op, self, other, _name)
+
+        def rev(self, other, _op=op, _name=f"__r{short}__"):
+            if not _operand(other):
+                return NotImplemented
+            return binary(_op, other, self, _name)
+
+        def inplace(self, other, _op=op, _sym=symbols[short] + "="):
+            if not _operand(other):
+                return NotImplemented
+            return _assign_inplace(self, binary(_op, self, other, _sym), _sym)
+
+        for name, fn in ((fname, fwd), (f"__r{short}__", rev), (f"__i{short}__", inplace)):
+            fn.__name__ = fn.__qualname__ = name
+            setattr(Array, name, fn)
+
+    compare_ops = {"eq": CompareOp.EQUAL, "ne": CompareOp.NOT_EQUAL, "lt": CompareOp.LESS,
+                   "le": CompareOp.LESS_EQUAL, "gt": CompareOp.GREATER, "ge": CompareOp.GREATER_EQUAL}
+    for short, op in compare_ops.items():
+        def cmp(self, other, _op=op, _name=f"__{short}__"):
+            if not _operand(other):
+                return NotImplemented
+            return _ew.compare(_op, self, other, _name)
+
+        cmp.__name__ = cmp.__qualname__ = f"__{short}__"
+        setattr(Array, f"__{short}__", cmp)
+    Array.__hash__ = None
+
+
+_install_operators()

@@ -1,0 +1,316 @@
+"""The backend protocol: what a backend implements for candlewick to run on it.
+
+A backend is a package that exposes, through the entry-point group
+``candlewick.backends``, an object satisfying ``Backend``. That object hands out
+``BackendDevice`` objects, which create ``BackendStorage`` objects. Everything the
+Array API namespace does is composed in the front end from the primitives below.
+
+General rules for every primitive (backend authors: read these first)
+
+* A storage is a flat buffer of one dtype. A ``Layout`` (``candlewick.layout``) says
+  how an array views it: ``shape``, ``strides`` and ``offset`` in *elements*. Strides
+  may be 0 (broadcast) or negative (reversed); any layout the front end passes is in
+  bounds of the storage. Primitives must accept every layout: contiguous, transposed,
+  stepped, broadcast, offset, negative-stride, 0-d (``shape == ()``) and empty.
+* Unless marked *in-place*, a primitive returns a **new C-contiguous storage** holding
+  exactly ``prod(out_shape)`` elements (offset 0); it never aliases its inputs.
+* Inputs of a binary primitive already have one dtype and one shape (the front end
+  promotes and broadcasts; broadcast dimensions arrive with stride 0).
+* dtypes are ``candlewick.dtypes.DType`` objects. Which dtypes an op accepts and the
+  dtype it returns are given by ``candlewick.opdefs`` (``op.accepts(dtype)``,
+  ``op.result_dtype(dtype)``); the front end never asks for an op outside that domain.
+  float16 and bfloat16 may be computed in float32 and rounded once on store.
+* Scalars are Python ``bool``/``int``/``float``/``complex`` already representable in
+  the operand's dtype (the front end checks ranges).
+* Integer arithmetic wraps modulo 2**bits. Integer ``floor_divide`` and ``remainder``
+  by zero give 0; ``remainder`` takes the divisor's sign (Python/NumPy semantics).
+  Integer ``pow`` with a negative exponent gives ``1`` for base 1, ``+-1`` for base -1
+  and 0 otherwise. Shifts by a count < 0 or >= bits give 0 (``-1`` for a right shift of
+  a negative value). Float semantics are IEEE 754 with NumPy's results for NaN, +-inf
+  and -0.0 (e.g. ``maximum``/``minimum``/``min``/``max`` propagate NaN).
+* A backend that lacks a primitive, or a dtype for it, raises
+  ``candlewick.errors.UnsupportedOperation(op, dtype, backend)``; it never computes
+  on another device. Errors in the data (an index out of range) raise
+  ``IndexError`` subclasses; an asynchronous backend may raise them at the next
+  synchronizing call (``to_host``, ``synchronize``) and must name the operation.
+"""
+
+from typing import Any, Protocol, runtime_checkable
+
+from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
+
+__all__ = [
+    "Backend", "BackendDevice", "BackendStorage", "OPTIONAL_CAPABILITIES", "PHILOX",
+    "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
+]
+
+#: optional primitive groups a device may declare in ``BackendDevice.capabilities``
+OPTIONAL_CAPABILITIES = ("linalg", "fft")
+
+PHILOX = """
+Random numbers: Philox-4x32-10 (Salmon et al., SC'11), identical on every backend.
+
+key = (seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF); constants M0=0xD2511F53,
+M1=0xCD9E8D57, W0=0x9E3779B9, W1=0xBB67AE85. One block maps the 128-bit counter
+(c0, c1, c2, c3) to four 32-bit words with 10 rounds of
+  hi0,lo0 = mulhilo(M0, c0); hi1,lo1 = mulhilo(M1, c2)
+  c = (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0); k0 += W0; k1 += W1
+(the key is bumped after each round, the output is c after round 10).
+The stream of 32-bit words for a call with ``counter`` is: block b (b = 0, 1, ...)
+uses counter (lo32(counter + b), hi32(counter + b), 0, 0) and contributes words
+4b .. 4b+3 in order. Element i of the output (C order) uses:
+  float64:                 words 2i, 2i+1 -> u = ((w[2i] << 21) ^ (w[2i+1] >> 11)) * 2**-53
+  float32/float16/bfloat16: word i        -> u = (w[i] >> 8) * 2**-24, computed in f32
+``rand_uniform`` returns low + (high - low) * u, rounded once to the dtype.
+``rand_normal`` (Box-Muller) pairs elements 2j, 2j+1 of the uniform stream above
+(uniforms u1, u2 in the compute precision; float64 for float64, else float32):
+  r = sqrt(-2 log(1 - u1)); out[2j] = mean + std * r cos(2 pi u2),
+  out[2j+1] = mean + std * r sin(2 pi u2)   (an odd tail element uses the cos branch).
+Uniform words are bit-identical across backends; transformed values agree within
+rounding of the transcendental functions.
+"""
+
+
+@runtime_checkable
+class BackendStorage(Protocol):
+    """A typed flat buffer on one device, with the primitives that read it.
+
+    Attributes: ``dtype`` (DType), ``device`` (the BackendDevice that owns it),
+    ``size`` (number of elements in the buffer).
+    """
+
+    dtype: Any
+    device: Any
+    size: int
+
+    # --- host transfer -----------------------------------------------------
+    def to_host(self, layout) -> Any:
+        """A new NumPy array (owning, C-contiguous) holding the elements ``layout`` views.
+        dtype is ``self.dtype.numpy``. Synchronizes with pending device work."""
+
+    # --- in-place ----------------------------------------------------------
+    def assign(self, dst_layout, src, src_layout) -> None:
+        """*In-place*: write ``src`` viewed by ``src_layout`` into ``self`` viewed by
+        ``dst_layout``. Same dtype, same shape (src may be broadcast: stride 0). ``src`` may
+        be ``self`` with an overlapping layout: the result is as if src were copied first."""
+
+    def fill(self, layout, value) -> None:
+        """*In-place*: set every element ``layout`` views to the scalar ``value``."""
+
+    def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis) -> None:
+        """*In-place* put-along-axis: for every position p of ``idx_layout.shape`` (equal to
+        ``src_layout.shape``, same ndim as dst), ``dst[p with p[axis] = idx[p]] = src[p]``.
+        ``indices`` is an int64 storage; values in ``[-n, n)`` with n = dst shape[axis],
+        negatives counting from the end; others raise IndexError. When several positions
+        write one element, which write wins is unspecified."""
+
+    def scatter_add(self, dst_layout, indices, idx_layout, src, src_layout, axis) -> None:
+        """*In-place*: as ``scatter`` but adds, and every contribution is accumulated."""
+
+    def index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis) -> None:
+        """*In-place*: ``indices`` is 1-D (int64, length k, same rules as scatter);
+        src shape is dst shape with ``shape[axis] = k``; for each j,
+        ``dst[..., idx[j], ...] += src[..., j, ...]`` along ``axis``; duplicates accumulate."""
+
+    # --- element-wise ------------------------------------------------------
+    def copy(self, layout) -> "BackendStorage":
+        """A contiguous copy of the viewed elements."""
+
+    def unary(self, op: UnaryOp, layout) -> "BackendStorage":
+        """``op`` applied to each element; result dtype ``op.result_dtype(dtype)``.
+        Rounding: ``round`` is half-to-even; ``sign`` of complex z is z/|z| (0 for 0).
+        ``gelu`` is the erf form x*(1+erf(x/sqrt 2))/2; ``silu`` is x*sigmoid(x)."""
+
+    def binary(self, op: BinaryOp, lhs_layout, rhs, rhs_layout) -> "BackendStorage":
+        """``op(self[lhs_layout], rhs[rhs_layout])`` elementwise; same dtype and shape."""
+
+    def binary_scalar(self, op: BinaryOp, layout, scalar, reflected) -> "BackendStorage":
+        """``op(x, scalar)``, or ``op(scalar, x)`` when ``reflected``; result dtype is x's."""
+
+    def compare(self, op: CompareOp, lhs_layout, rhs, rhs_layout) -> "BackendStorage":
+        """Elementwise comparison; bool result. NaN compares unequal to everything."""
+
+    def where(self, cond_layout, x, x_layout, y, y_layout) -> "BackendStorage":
+        """``self`` is a bool condition; ``x``/``y`` share a dtype; all three one shape."""
+
+    def astype(self, layout, dtype) -> "BackendStorage":
+        """Convert to ``dtype`` with NumPy's casting rules (floats to ints truncate toward
+        zero; NaN/inf/out-of-range floats to ints are unspecified but must not fault;
+        anything to bool is ``!= 0``; complex to real is never asked)."""
+
+    def affine(self, layout, mul, add) -> "BackendStorage":
+        """``x * mul + add`` in the storage's dtype (float16/bfloat16 computed in f32)."""
+
+    def clip(self, layout, lo, hi) -> "BackendStorage":
+        """``min(max(x, lo), hi)`` with ``lo``/``hi`` scalars or None; NaN stays NaN."""
+
+    # --- reductions and scans ------------------------------------------------
+    def reduce(self, op: ReduceOp, layout, axes) -> "BackendStorage":
+        """Reduce over ``axes`` (sorted, unique, non-negative). Output shape is the input
+        shape with those axes removed. ``argmin``/``argmax`` take exactly one axis and give
+        the first index of the extreme (the first NaN if any). Empty reductions give 0 for
+        sum, 1 for prod, False for any, True for all; the front end never asks
+        min/max/argmin/argmax of an empty set. sum/prod keep the input dtype (float16 and
+        bfloat16 accumulate in float32)."""
+
+    def scan(self, op: ScanOp, layout, axis) -> "BackendStorage":
+        """Inclusive cumulative ``op`` along ``axis``; same shape and dtype."""
+
+    # --- indexing ------------------------------------------------------------
+    def index_select(self, layout, indices, idx_layout, axis) -> "BackendStorage":
+        """Take along one axis: output shape ``shape[:axis] + idx_shape + shape[axis+1:]``.
+        ``indices``: int64 storage, values in ``[-n, n)`` (negatives from the end); others
+        raise IndexError."""
+
+    def gather(self, layout, indices, idx_layout, axis) -> "BackendStorage":
+        """Take-along-axis: idx has the input's ndim and equal sizes on every other axis;
+        ``out[p] = x[p with p[axis] = idx[p]]``; output shape is the index shape."""
+
+    # --- ordering ------------------------------------------------------------
+    def sort(self, layout, axis, descending, stable) -> "tuple[BackendStorage, BackendStorage]":
+        """Sort along ``axis``: (values, int64 indices). NaN orders above +inf (last when
+        ascending, first when descending); ``stable`` keeps equal elements in their
+        original order in both directions. Complex is not asked."""
+
+    def searchsorted(self, layout, values, values_layout, right) -> "BackendStorage":
+        """``self`` viewed 1-D and sorted ascending (NaN last); int64 insertion indices for
+        each of ``values`` (same dtype, any shape): the first index i such that
+        ``x[i] >= v`` (``> v`` when ``right``)."""
+
+    # --- linear algebra ------------------------------------------------------
+    def matmul(self, rhs, lhs_layout, rhs_layout) -> "BackendStorage":
+        """Batched matrix product: lhs ``(*B, M, K)``, rhs ``(*B, K, N)`` with identical
+        batch shape ``B`` (broadcast batch dims arrive with stride 0); output ``(*B, M, N)``.
+        Every numeric dtype; integers wrap; float16/bfloat16 accumulate in float32."""
+
+    # --- neural-network ops (input/weight same dtype, floating) --------------
+    def conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups) -> "BackendStorage":
+        """x ``(N, Cin, L)``, weight ``(Cout, Cin/groups, K)`` -> ``(N, Cout, Lout)`` with
+        ``Lout = (L + 2*padding - dilation*(K-1) - 1)//stride + 1`` (cross-correlation)."""
+
+    def conv2d(self, layout, weight, w_layout, stride, padding, dilation, groups) -> "BackendStorage":
+        """As conv1d in two dims; ``stride``, ``padding``, ``dilation`` are (h, w) pairs."""
+
+    def conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding,
+                         dilation, groups) -> "BackendStorage":
+        """x ``(N, Cin, L)``, weight ``(Cin, Cout/groups, K)``; the gradient of conv1d
+        w.r.t. its input: ``Lout = (L-1)*stride - 2*padding + dilation*(K-1) + output_padding + 1``."""
+
+    def conv_transpose2d(self, layout, weight, w_layout, stride, padding, output_padding,
+                         dilation, groups) -> "BackendStorage":
+        """As conv_transpose1d in two dims (all parameters are (h, w) pairs)."""
+
+    def avg_pool2d(self, layout, kernel, stride, padding, count_include_pad) -> "BackendStorage":
+        """x ``(N, C, H, W)``; mean over each window (pairs for kernel/stride/padding);
+        padded cells are zeros counted in the divisor iff ``count_include_pad``."""
+
+    def max_pool2d(self, layout, kernel, stride, padding, dilation) -> "BackendStorage":
+        """x ``(N, C, H, W)``; max over each window, padding is -inf; NaN propagates."""
+
+    def upsample_nearest2d(self, layout, out_h, out_w) -> "BackendStorage":
+        """x ``(N, C, H, W)`` -> ``(N, C, out_h, out_w)``, source index ``floor(dst*in/out)``."""
+
+    # --- optional group "linalg" (float32/64, complex64/128; batched over leading dims) ---
+    def cholesky(self, layout, upper) -> "BackendStorage":
+        """Lower (or upper) Cholesky factor; LinAlgError if not positive definite."""
+
+    def qr(self, layout, complete) -> "tuple[BackendStorage, BackendStorage]":
+        """(Q, R); reduced shapes (M,K),(K,N) with K=min(M,N), complete (M,M),(M,N)."""
+
+    def svd(self, layout, full_matrices) -> "tuple[BackendStorage, BackendStorage, BackendStorage]":
+        """(U, S, Vh), S real and descending."""
+
+    def eigh(self, layout) -> "tuple[BackendStorage, BackendStorage]":
+        """(eigenvalues ascending, real; eigenvectors as columns) of Hermitian matrices."""
+
+    def solve(self, layout, rhs, rhs_layout) -> "BackendStorage":
+        """X with A X = B; A ``(*B, n, n)``, B ``(*B, n, k)`` (same batch shape);
+        LinAlgError for a singular A."""
+
+    def inv(self, layout) -> "BackendStorage":
+        """Inverse; LinAlgError for a singular matrix."""
+
+    def det(self, layout) -> "BackendStorage":
+        """Determinants, shape ``B``."""
+
+    def slogdet(self, layout) -> "tuple[BackendStorage, BackendStorage]":
+        """(sign, log|det|); sign 0 and logabsdet -inf for a singular matrix; logabsdet real."""
+
+    # --- optional group "fft" (complex64/128 in; unnormalized in both directions) ---
+    def fft(self, layout, axis, inverse) -> "BackendStorage":
+        """Complex-to-complex DFT along ``axis``; exponent sign + when ``inverse``; no scaling."""
+
+    def rfft(self, layout, axis) -> "BackendStorage":
+        """Real (float32/64) to complex along ``axis``; length n//2+1; no scaling."""
+
+    def irfft(self, layout, axis, n) -> "BackendStorage":
+        """Complex (Hermitian half) to real of length ``n`` along ``axis``; no scaling."""
+
+
+@runtime_checkable
+class BackendDevice(Protocol):
+    """One device of a backend. candlewick keeps one instance per device (so identity
+    is equality) and uses it as the ``device`` attribute of arrays.
+
+    Attributes: ``backend`` (backend name, e.g. "rocm"), ``ordinal`` (int),
+    ``name`` (``"cpu"`` or ``"rocm:0"``), ``dtypes`` (the DTypes it supports),
+    ``capabilities`` (subset of ``OPTIONAL_CAPABILITIES``).
+    """
+
+    backend: str
+    ordinal: int
+    name: str
+    dtypes: Any
+    capabilities: Any
+
+    def storage_from_host(self, array) -> BackendStorage:
+        """Copy a C-contiguous NumPy array (dtype ``DType.numpy``) into a new storage."""
+
+    def zeros(self, shape, dtype) -> BackendStorage: ...
+    def ones(self, shape, dtype) -> BackendStorage: ...
+
+    def full(self, shape, dtype, value) -> BackendStorage:
+        """A contiguous storage of ``prod(shape)`` elements equal to ``value``."""
+
+    def empty(self, shape, dtype) -> BackendStorage:
+        """Uninitialized contiguous storage (reading it gives arbitrary values)."""
+
+    def arange(self, start, step, size, dtype) -> BackendStorage:
+        """``start + i * step`` for i in ``range(size)``, computed in float64 for floating
+        dtypes (in int64 for integers) and cast once."""
+
+    def rand_uniform(self, shape, dtype, seed, counter, low, high) -> BackendStorage:
+        """Philox-4x32-10 uniform numbers in [low, high) per ``PHILOX`` (floating dtypes)."""
+
+    def rand_normal(self, shape, dtype, seed, counter, mean, std) -> BackendStorage:
+        """Philox-4x32-10 + Box-Muller normal numbers per ``PHILOX`` (floating dtypes)."""
+
+    def synchronize(self) -> None:
+        """Wait for all work queued on this device."""
+
+    def memory_info(self) -> "tuple[int, int]":
+        """(free bytes, total bytes) of the device memory."""
+
+    def same_device(self, other) -> bool: ...
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """The object an entry point of group ``candlewick.backends`` resolves to.
+
+    Importing the package that holds it must be cheap and must not fail when the
+    hardware or runtime is missing: ``probe()`` says so instead.
+    """
+
+    name: str
+
+    def probe(self) -> "tuple[bool, str]":
+        """(available, reason): reason is '' when available, else the runtime's own words."""
+
+    def device_count(self) -> int: ...
+
+    def device(self, ordinal: int) -> BackendDevice:
+        """The device with this ordinal (called once per ordinal; candlewick caches it)."""
+
+    def details(self) -> "dict[str, str]":
+        """Extra facts for ``candlewick.backends()`` (e.g. which nn path is active)."""

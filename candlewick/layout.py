@@ -1,0 +1,278 @@
+"""Layout: shape, strides (in elements) and offset (in elements) over a flat storage.
+
+This is the only place that knows view arithmetic. Strides may be 0 (broadcast) or
+negative (reversed views). Every transform returns a new Layout and never touches data.
+"""
+
+from .errors import AxisError, ShapeError
+
+
+def contiguous_strides(shape):
+    strides = []
+    acc = 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n if n > 1 else 1
+    return tuple(reversed(strides))
+
+
+def shape_size(shape):
+    size = 1
+    for n in shape:
+        size *= n
+    return size
+
+
+def normalize_axis(axis, ndim, argname="axis"):
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        try:
+            axis = axis.__index__()
+        except AttributeError:
+            raise TypeError(f"{argname} must be an integer, got {type(axis).__name__}") from None
+    if not -ndim <= axis < ndim:
+        raise AxisError(f"{argname} {axis} is out of range for an array of {ndim} dimension(s)")
+    return axis + ndim if axis < 0 else axis
+
+
+def normalize_axes(axes, ndim, argname="axis"):
+    """None -> all axes; int or sequence -> sorted unique tuple; duplicates raise."""
+    if axes is None:
+        return tuple(range(ndim))
+    if isinstance(axes, (list, tuple)):
+        out = tuple(normalize_axis(a, ndim, argname) for a in axes)
+        if len(set(out)) != len(out):
+            raise ValueError(f"{argname} contains a repeated axis: {axes!r}")
+        return tuple(sorted(out))
+    return (normalize_axis(axes, ndim, argname),)
+
+
+def broadcast_shapes(*shapes):
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        pad = ndim - len(s)
+        for i, n in enumerate(s):
+            cur = out[pad + i]
+            if n == cur or n == 1:
+                continue
+            if cur == 1:
+                out[pad + i] = n
+            else:
+                raise ShapeError(
+                    f"shapes {' and '.join(str(tuple(x)) for x in shapes)} do not broadcast: "
+                    f"dimension {pad + i} has sizes {cur} and {n}"
+                )
+    return tuple(out)
+
+
+class Layout:
+    __slots__ = ("shape", "strides", "offset", "_contig")
+
+    def __init__(self, shape, strides, offset=0, _contig=None):
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+        self._contig = _contig
+
+    @classmethod
+    def contiguous(cls, shape, offset=0):
+        shape = tuple(shape)
+        return cls(shape, contiguous_strides(shape), offset, True)
+
+    def __repr__(self):
+        return f"Layout(shape={self.shape}, strides={self.strides}, offset={self.offset})"
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Layout)
+            and self.shape == other.shape
+            and self.offset == other.offset
+            and all(s == o for n, s, o in zip(self.shape, self.strides, other.strides) if n > 1)
+        )
+
+    __hash__ = None
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return shape_size(self.shape)
+
+    @property
+    def is_contiguous(self):
+        """C-contiguous: elements in row-major order with no gaps (offset may be non-zero)."""
+        c = self._contig
+        if c is None:
+            c = self._contig = self._check_contiguous()
+        return c
+
+    def _check_contiguous(self):
+        acc = 1
+        for n, s in zip(reversed(self.shape), reversed(self.strides)):
+            if n == 0:
+                return True
+            if n != 1:
+                if s != acc:
+                    return False
+                acc *= n
+        return True
+
+    @property
+    def is_fortran_contiguous(self):
+        acc = 1
+        for n, s in zip(self.shape, self.strides):
+            if n == 0:
+                return True
+            if n != 1:
+                if s != acc:
+                    return False
+                acc *= n
+        return True
+
+    @property
+    def has_broadcast(self):
+        return any(s == 0 and n > 1 for n, s in zip(self.shape, self.strides))
+
+    def span(self):
+        """(lowest, highest) element offset this layout reaches; (offset, offset-1) if empty."""
+        if self.size == 0:
+            return self.offset, self.offset - 1
+        lo = hi = self.offset
+        for n, s in zip(self.shape, self.strides):
+            if s > 0:
+                hi += (n - 1) * s
+            else:
+                lo += (n - 1) * s
+        return lo, hi
+
+    # --- view transforms ---------------------------------------------------
+
+    def permute(self, axes):
+        axes = tuple(axes)
+        if sorted(axes) != list(range(self.ndim)):
+            raise AxisError(f"axes {axes} is not a permutation of {tuple(range(self.ndim))}")
+        return Layout(
+            tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.offset
+        )
+
+    def transpose_last2(self):
+        if self.ndim < 2:
+            raise ShapeError(f"matrix transpose needs at least 2 dimensions, got {self.ndim}")
+        axes = list(range(self.ndim))
+        axes[-1], axes[-2] = axes[-2], axes[-1]
+        return self.permute(axes)
+
+    def broadcast_to(self, shape):
+        shape = tuple(shape)
+        pad = len(shape) - self.ndim
+        if pad < 0:
+            raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}: fewer dimensions")
+        strides = [0] * pad
+        for i, (n, s) in enumerate(zip(self.shape, self.strides)):
+            target = shape[pad + i]
+            if n == target:
+                strides.append(s)
+            elif n == 1:
+                strides.append(0)
+            else:
+                raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}")
+        if pad == 0 and shape == self.shape:
+            return self
+        return Layout(shape, tuple(strides), self.offset)
+
+    def slice(self, axis, start, stop, step):
+        """Basic slicing on one axis; start/stop/step already normalized by ``slice.indices``."""
+        n = len(range(start, stop, step))
+        shape = list(self.shape)
+        strides = list(self.strides)
+        offset = self.offset + (start * strides[axis] if n else 0)
+        shape[axis] = n
+        strides[axis] *= step
+        return Layout(tuple(shape), tuple(strides), offset)
+
+    def select(self, axis, index):
+        """Drop ``axis`` by picking ``index`` (already in range, non-negative)."""
+        return Layout(
+            self.shape[:axis] + self.shape[axis + 1 :],
+            self.strides[:axis] + self.strides[axis + 1 :],
+            self.offset + index * self.strides[axis],
+        )
+
+    def expand_dims(self, axis):
+        """Insert a size-1 axis at ``axis`` (in ``[0, ndim]``)."""
+        return Layout(
+            self.shape[:axis] + (1,) + self.shape[axis:],
+            self.strides[:axis] + (0,) + self.strides[axis:],
+            self.offset,
+            self._contig,
+        )
+
+    def squeeze(self, axes):
+        for a in axes:
+            if self.shape[a] != 1:
+                raise ShapeError(f"cannot squeeze axis {a} of size {self.shape[a]} (must be 1)")
+        keep = [i for i in range(self.ndim) if i not in axes]
+        return Layout(
+            tuple(self.shape[i] for i in keep),
+            tuple(self.strides[i] for i in keep),
+            self.offset,
+            self._contig,
+        )
+
+    def flip(self, axes):
+        shape, strides, offset = self.shape, list(self.strides), self.offset
+        for a in axes:
+            if shape[a] > 0:
+                offset += (shape[a] - 1) * strides[a]
+            strides[a] = -strides[a]
+        return Layout(shape, tuple(strides), offset)
+
+    def reshape(self, shape):
+        """A view with the new shape, or None when the data would have to be copied."""
+        shape = tuple(shape)
+        if self.is_contiguous:
+            return Layout.contiguous(shape, self.offset)
+        # merge/split runs of the old axes that are mutually contiguous
+        old = [(n, s) for n, s in zip(self.shape, self.strides) if n != 1]
+        new_strides = []
+        oi = 0
+        ni = 0
+        new = list(shape)
+        while ni < len(new):
+            if new[ni] == 1:
+                new_strides.append(0)
+                ni += 1
+                continue
+            if oi >= len(old):
+                return None
+            # gather old axes until their product matches a product of new axes
+            o_prod, n_prod = old[oi][0], new[ni]
+            o_end, n_end = oi + 1, ni + 1
+            while o_prod != n_prod:
+                if o_prod < n_prod:
+                    if o_end >= len(old):
+                        return None
+                    o_prod *= old[o_end][0]
+                    o_end += 1
+                else:
+                    while n_end < len(new) and new[n_end] == 1:
+                        n_end += 1
+                    if n_end >= len(new):
+                        return None
+                    n_prod *= new[n_end]
+                    n_end += 1
+            for k in range(oi, o_end - 1):
+                if old[k][1] != old[k + 1][1] * old[k + 1][0]:
+                    return None
+            stride = old[o_end - 1][1]
+            chunk = []
+            for k in range(n_end - 1, ni - 1, -1):
+                chunk.append(0 if new[k] == 1 else stride)
+                stride *= new[k] if new[k] != 1 else 1
+            new_strides.extend(reversed(chunk))
+            oi, ni = o_end, n_end
+        if oi != len(old):
+            return None
+        return Layout(shape, tuple(new_strides), self.offset)
