@@ -26,6 +26,7 @@ from .manipulation import (
 )
 from .registry import backends, default_device, get_device, set_default_device
 from .statistical import max, mean, min, prod, sum
+from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 
 __array_api_version__ = "2024.12"
 __version__ = "0.1.0"

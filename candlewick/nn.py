@@ -1,0 +1,288 @@
+"""Candle's neural-network ops on candlewick arrays.
+
+Convolutions, pooling and upsampling call the backend's nn primitives; softmax,
+normalizations and embedding are composed from the Array API namespace.
+"""
+
+from . import dtypes as _dt
+from ._core import require_array, wrap
+from .elementwise import unary
+from .errors import DTypeError, ShapeError
+from .opdefs import UnaryOp
+
+
+def _pair(value, name, fname):
+    if isinstance(value, int) and not isinstance(value, bool):
+        return (value, value)
+    if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        return tuple(value)
+    raise TypeError(f"{fname}: {name} must be an int or a pair of ints, got {value!r}")
+
+
+def _single(value, name, fname):
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{fname}: {name} must be an int, got {value!r}")
+    return value
+
+
+def _floating_pair(x, weight, fname, ndim):
+    require_array(x, fname, "x")
+    require_array(weight, fname, "weight")
+    if x.ndim != ndim or weight.ndim != ndim:
+        raise ShapeError(f"{fname}: x and weight must be {ndim}-D, got {x.ndim}-D and {weight.ndim}-D")
+    if not x._dtype.is_floating:
+        raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
+    if weight._dtype is not x._dtype:
+        raise DTypeError(f"{fname}: weight dtype {weight._dtype.name} differs from x dtype {x._dtype.name}")
+    if weight._device is not x._device:
+        from .errors import DeviceMismatchError
+
+        raise DeviceMismatchError(f"{fname}: weight and x are on different devices")
+
+
+def _check_positive(fname, **values):
+    for name, v in values.items():
+        items = v if isinstance(v, tuple) else (v,)
+        if any(i < 1 for i in items):
+            raise ValueError(f"{fname}: {name} must be >= 1, got {v}")
+
+
+def _check_groups(fname, cin, weight_cin, groups, cout=None):
+    if groups < 1 or cin % groups:
+        raise ValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
+    if weight_cin != cin // groups:
+        raise ShapeError(f"{fname}: weight expects {weight_cin * groups} input channels, x has {cin}")
+    if cout is not None and cout % groups:
+        raise ValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
+
+
+def _add_bias(out, bias, fname):
+    if bias is None:
+        return out
+    require_array(bias, fname, "bias")
+    if bias.shape != (out.shape[1],):
+        raise ShapeError(f"{fname}: bias must have shape ({out.shape[1]},), got {bias.shape}")
+    from .manipulation import reshape
+
+    return out + reshape(bias, (1, -1) + (1,) * (out.ndim - 2))
+
+
+def _out_size(n, k, stride, padding, dilation, fname):
+    size = (n + 2 * padding - dilation * (k - 1) - 1) // stride + 1
+    if size < 1:
+        raise ShapeError(f"{fname}: the kernel ({k}, dilation {dilation}) is larger than the padded input ({n} + 2*{padding})")
+    return size
+
+
+def conv1d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
+    """1-D cross-correlation: x (N, Cin, L), weight (Cout, Cin/groups, K)."""
+    _floating_pair(x, weight, "conv1d", 3)
+    stride, padding, dilation = (_single(v, n, "conv1d") for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
+    _check_positive("conv1d", stride=stride, dilation=dilation)
+    if padding < 0:
+        raise ValueError(f"conv1d: padding must be >= 0, got {padding}")
+    _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
+    lout = _out_size(x.shape[2], weight.shape[2], stride, padding, dilation, "conv1d")
+    st = x._storage.conv1d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
+    return _add_bias(wrap(st, (x.shape[0], weight.shape[0], lout), x._dtype, x._device), bias, "conv1d")
+
+
+def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
+    """2-D cross-correlation: x (N, Cin, H, W), weight (Cout, Cin/groups, KH, KW)."""
+    _floating_pair(x, weight, "conv2d", 4)
+    stride, padding, dilation = (_pair(v, n, "conv2d") for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
+    _check_positive("conv2d", stride=stride, dilation=dilation)
+    if min(padding) < 0:
+        raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
+    _check_groups("conv2d", x.shape[1], weight.shape[1], groups, weight.shape[0])
+    ho = _out_size(x.shape[2], weight.shape[2], stride[0], padding[0], dilation[0], "conv2d")
+    wo = _out_size(x.shape[3], weight.shape[3], stride[1], padding[1], dilation[1], "conv2d")
+    st = x._storage.conv2d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
+    return _add_bias(wrap(st, (x.shape[0], weight.shape[0], ho, wo), x._dtype, x._device), bias, "conv2d")
+
+
+def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):
+    if output_padding >= stride and output_padding >= dilation:
+        raise ValueError(f"{fname}: output_padding ({output_padding}) must be smaller than stride or dilation")
+    size = (n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
+    if size < 1:
+        raise ShapeError(f"{fname}: the output would be empty (size {size})")
+    return size
+
+
+def conv_transpose1d(x, weight, bias=None, *, stride=1, padding=0, output_padding=0, dilation=1, groups=1):
+    """Transposed 1-D convolution: x (N, Cin, L), weight (Cin, Cout/groups, K)."""
+    _floating_pair(x, weight, "conv_transpose1d", 3)
+    vals = [_single(v, n, "conv_transpose1d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
+    stride, padding, output_padding, dilation = vals
+    _check_positive("conv_transpose1d", stride=stride, dilation=dilation)
+    if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
+        raise ShapeError(f"conv_transpose1d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
+    lout = _transpose_size(x.shape[2], weight.shape[2], stride, padding, output_padding, dilation, "conv_transpose1d")
+    st = x._storage.conv_transpose1d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
+    out = wrap(st, (x.shape[0], weight.shape[1] * groups, lout), x._dtype, x._device)
+    return _add_bias(out, bias, "conv_transpose1d")
+
+
+def conv_transpose2d(x, weight, bias=None, *, stride=1, padding=0, output_padding=0, dilation=1, groups=1):
+    """Transposed 2-D convolution: x (N, Cin, H, W), weight (Cin, Cout/groups, KH, KW)."""
+    _floating_pair(x, weight, "conv_transpose2d", 4)
+    vals = [_pair(v, n, "conv_transpose2d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
+    stride, padding, output_padding, dilation = vals
+    _check_positive("conv_transpose2d", stride=stride, dilation=dilation)
+    if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
+        raise ShapeError(f"conv_transpose2d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
+    ho = _transpose_size(x.shape[2], weight.shape[2], stride[0], padding[0], output_padding[0], dilation[0], "conv_transpose2d")
+    wo = _transpose_size(x.shape[3], weight.shape[3], stride[1], padding[1], output_padding[1], dilation[1], "conv_transpose2d")
+    st = x._storage.conv_transpose2d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
+    out = wrap(st, (x.shape[0], weight.shape[1] * groups, ho, wo), x._dtype, x._device)
+    return _add_bias(out, bias, "conv_transpose2d")
+
+
+def _pool_args(x, kernel_size, stride, padding, fname):
+    require_array(x, fname)
+    if x.ndim != 4:
+        raise ShapeError(f"{fname}: x must be 4-D (N, C, H, W), got shape {x.shape}")
+    if not x._dtype.is_floating:
+        raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
+    kernel = _pair(kernel_size, "kernel_size", fname)
+    stride = kernel if stride is None else _pair(stride, "stride", fname)
+    padding = _pair(padding, "padding", fname)
+    _check_positive(fname, kernel_size=kernel, stride=stride)
+    for p, k in zip(padding, kernel):
+        if not 0 <= p <= k // 2:
+            raise ValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
+    return kernel, stride, padding
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, *, count_include_pad=True):
+    """Average pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``."""
+    kernel, stride, padding = _pool_args(x, kernel_size, stride, padding, "avg_pool2d")
+    ho = _out_size(x.shape[2], kernel[0], stride[0], padding[0], 1, "avg_pool2d")
+    wo = _out_size(x.shape[3], kernel[1], stride[1], padding[1], 1, "avg_pool2d")
+    st = x._storage.avg_pool2d(x._layout, kernel, stride, padding, bool(count_include_pad))
+    return wrap(st, x.shape[:2] + (ho, wo), x._dtype, x._device)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, *, dilation=1):
+    """Max pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``."""
+    kernel, stride, padding = _pool_args(x, kernel_size, stride, padding, "max_pool2d")
+    dilation = _pair(dilation, "dilation", "max_pool2d")
+    _check_positive("max_pool2d", dilation=dilation)
+    ho = _out_size(x.shape[2], kernel[0], stride[0], padding[0], dilation[0], "max_pool2d")
+    wo = _out_size(x.shape[3], kernel[1], stride[1], padding[1], dilation[1], "max_pool2d")
+    st = x._storage.max_pool2d(x._layout, kernel, stride, padding, dilation)
+    return wrap(st, x.shape[:2] + (ho, wo), x._dtype, x._device)
+
+
+def upsample_nearest2d(x, size):
+    """Nearest-neighbour resize of (N, C, H, W) to ``size = (out_h, out_w)``."""
+    require_array(x, "upsample_nearest2d")
+    if x.ndim != 4:
+        raise ShapeError(f"upsample_nearest2d: x must be 4-D (N, C, H, W), got shape {x.shape}")
+    out_h, out_w = _pair(size, "size", "upsample_nearest2d")
+    _check_positive("upsample_nearest2d", size=(out_h, out_w))
+    st = x._storage.upsample_nearest2d(x._layout, out_h, out_w)
+    return wrap(st, x.shape[:2] + (out_h, out_w), x._dtype, x._device)
+
+
+def _activation(op):
+    def fn(x, /):
+        return unary(op, x, op.value)
+
+    fn.__name__ = fn.__qualname__ = op.value
+    fn.__doc__ = f"Element-wise ``{op.value}``."
+    return fn
+
+
+relu = _activation(UnaryOp.RELU)
+gelu = _activation(UnaryOp.GELU)
+sigmoid = _activation(UnaryOp.SIGMOID)
+silu = _activation(UnaryOp.SILU)
+erf = _activation(UnaryOp.ERF)
+
+
+def softmax(x, /, axis=-1):
+    """exp(x - max) / sum(exp(x - max)) along ``axis`` (max-shifted for stability)."""
+    from .statistical import max as amax, sum as asum
+
+    require_array(x, "softmax")
+    if not x._dtype.is_floating:
+        raise DTypeError(f"softmax: x must be real floating, got {x._dtype.name}")
+    shifted = x - amax(x, axis=axis, keepdims=True)
+    e = unary(UnaryOp.EXP, shifted, "softmax")
+    return e / asum(e, axis=axis, keepdims=True)
+
+
+def log_softmax(x, /, axis=-1):
+    """x - max - log(sum(exp(x - max))) along ``axis``."""
+    from .statistical import max as amax, sum as asum
+
+    require_array(x, "log_softmax")
+    if not x._dtype.is_floating:
+        raise DTypeError(f"log_softmax: x must be real floating, got {x._dtype.name}")
+    shifted = x - amax(x, axis=axis, keepdims=True)
+    e = unary(UnaryOp.EXP, shifted, "log_softmax")
+    return shifted - unary(UnaryOp.LOG, asum(e, axis=axis, keepdims=True), "log_softmax")
+
+
+def _norm_params(x, weight, bias, fname):
+    require_array(x, fname)
+    if not x._dtype.is_floating:
+        raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None:
+            require_array(p, fname, name)
+            if p.shape != x.shape[-1:]:
+                raise ShapeError(f"{fname}: {name} must have shape {x.shape[-1:]}, got {p.shape}")
+
+
+def layer_norm(x, /, weight=None, bias=None, *, eps=1e-5):
+    """Normalize over the last axis to zero mean, unit variance; then scale and shift."""
+    from .statistical import mean
+
+    _norm_params(x, weight, bias, "layer_norm")
+    centered = x - mean(x, axis=-1, keepdims=True)
+    var = mean(centered * centered, axis=-1, keepdims=True)
+    out = centered / unary(UnaryOp.SQRT, var + eps, "layer_norm")
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(x, /, weight=None, *, eps=1e-6):
+    """x / sqrt(mean(x^2) + eps) over the last axis, times ``weight``."""
+    from .statistical import mean
+
+    _norm_params(x, weight, None, "rms_norm")
+    rms = unary(UnaryOp.SQRT, mean(x * x, axis=-1, keepdims=True) + eps, "rms_norm")
+    out = x / rms
+    return out * weight if weight is not None else out
+
+
+def embedding(ids, table, /):
+    """Rows of ``table`` (V, D) selected by integer ``ids`` of any shape -> ids.shape + (D,)."""
+    require_array(ids, "embedding", "ids")
+    require_array(table, "embedding", "table")
+    if not ids._dtype.is_integer:
+        raise DTypeError(f"embedding: ids must be integers, got {ids._dtype.name}")
+    if table.ndim != 2:
+        raise ShapeError(f"embedding: table must be 2-D (vocabulary, dim), got shape {table.shape}")
+    if ids._device is not table._device:
+        from .errors import DeviceMismatchError
+
+        raise DeviceMismatchError("embedding: ids and table are on different devices")
+    idx = ids if ids._dtype is _dt.int64 else ids.astype(_dt.int64)
+    st = table._storage.index_select(table._layout, idx._storage, idx._layout, 0)
+    return wrap(st, ids.shape + (table.shape[1],), table._dtype, table._device)
+
+
+__all__ = [
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "avg_pool2d", "max_pool2d",
+    "upsample_nearest2d", "relu", "gelu", "sigmoid", "silu", "erf", "softmax", "log_softmax",
+    "layer_norm", "rms_norm", "embedding",
+]
