@@ -1,0 +1,288 @@
+"""The ROCm device: discovery, properties, the stream, the caching allocator, handles.
+
+hip-python is imported lazily (``hip_api()``): importing this module never fails when
+ROCm or hip-python is missing; ``probe()`` reports why instead, in the runtime's words.
+Every device owns one non-blocking stream; all work is queued there and only host reads
+(``to_host``, ``synchronize``, ``memory_info``) wait for it.
+"""
+
+import threading
+import weakref
+
+from candlewick import dtypes as _dt
+from candlewick.errors import DeviceMemoryError, IndexOutOfBoundsError
+
+from .error import RocmOutOfMemory, check, status_name
+
+_api = None
+
+
+class _HipApi:
+    """The hip-python modules, imported on first use."""
+
+    def __init__(self):
+        from hip import hip, hipblas, hiprtc
+
+        self.hip, self.hiprtc, self.hipblas = hip, hiprtc, hipblas
+
+
+def hip_api():
+    global _api
+    if _api is None:
+        _api = _HipApi()
+    return _api
+
+
+def probe():
+    """(available, reason): reason is '' when a HIP device is usable, else the runtime's words."""
+    try:
+        from hip import hip
+    except ImportError as exc:
+        return False, f"hip-python is not installed: {exc}"
+    except Exception as exc:  # a broken install must not break candlewick
+        return False, f"hip-python failed to import: {type(exc).__name__}: {exc}"
+    try:
+        result = hip.hipGetDeviceCount()
+    except RuntimeError as exc:  # hip-python's dlopen of the runtime failed
+        return False, f"libamdhip64.so not loadable: {exc}"
+    except Exception as exc:
+        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}"
+    status, count = result
+    if int(status) != 0:
+        return False, f"hipGetDeviceCount failed: {status_name(status)}"
+    if count < 1:
+        return False, "hipGetDeviceCount reported 0 devices"
+    return True, ""
+
+
+def device_count():
+    ok, _ = probe()
+    if not ok:
+        return 0
+    return check("hipGetDeviceCount", hip_api().hip.hipGetDeviceCount())
+
+
+def _round_size(nbytes):
+    """Pool buckets: 512-byte steps below 1 MiB, 1 MiB steps above (few distinct sizes)."""
+    step = 512 if nbytes < (1 << 20) else (1 << 20)
+    return (nbytes + step - 1) // step * step
+
+
+class CachingAllocator:
+    """Reuses freed device blocks of the same rounded size.
+
+    All work of a device runs on its one stream, so a block freed by the host while
+    kernels that read it are still queued can be handed out again at once: the next
+    user's work is queued behind them. On out-of-memory the cache is released and the
+    allocation retried once before DeviceMemoryError.
+    """
+
+    def __init__(self, device):
+        self._device = device
+        self._free = {}  # rounded size -> [pointer ints]
+        self._lock = threading.Lock()
+        self.cached_bytes = 0
+        self.in_use_bytes = 0
+
+    def allocate(self, nbytes):
+        """(pointer int, rounded size). Size 0 gives the null pointer."""
+        if nbytes <= 0:
+            return 0, 0
+        size = _round_size(nbytes)
+        with self._lock:
+            bucket = self._free.get(size)
+            if bucket:
+                self.cached_bytes -= size
+                self.in_use_bytes += size
+                return bucket.pop(), size
+        ptr = self._malloc(size)
+        with self._lock:
+            self.in_use_bytes += size
+        return ptr, size
+
+    def _malloc(self, size):
+        hip = hip_api().hip
+        self._device.make_current()
+        try:
+            return int(check("hipMalloc", hip.hipMalloc(size)))
+        except RocmOutOfMemory:
+            self.release_cache()
+            try:
+                return int(check("hipMalloc", hip.hipMalloc(size)))
+            except RocmOutOfMemory as exc:
+                free = None
+                try:
+                    free = self._device.memory_info()[0]
+                except Exception:
+                    pass
+                raise DeviceMemoryError(self._device.name, size, free, str(exc)) from None
+
+    def release(self, ptr, size):
+        """Return a block to the pool (called by a storage slice's finalizer)."""
+        if not size:
+            return
+        with self._lock:
+            self._free.setdefault(size, []).append(ptr)
+            self.cached_bytes += size
+            self.in_use_bytes -= size
+
+    def release_cache(self):
+        """hipFree every cached block (after the stream drains: queued work may use them)."""
+        with self._lock:
+            blocks = [(p, s) for s, ptrs in self._free.items() for p in ptrs]
+            self._free.clear()
+            self.cached_bytes = 0
+        if not blocks:
+            return
+        hip = hip_api().hip
+        self._device.synchronize(check_errors=False)
+        for ptr, _ in blocks:
+            check("hipFree", hip.hipFree(ptr))
+
+
+class RocmDevice:
+    """One HIP device (``rocm:N``)."""
+
+    backend = "rocm"
+
+    def __init__(self, ordinal):
+        api = hip_api()
+        hip = api.hip
+        self.ordinal = ordinal
+        self.name = f"rocm:{ordinal}"
+        self.dtypes = _dt.ALL_DTYPES
+        self.capabilities = ()
+        check("hipSetDevice", hip.hipSetDevice(ordinal))
+        props = check("hipGetDeviceProperties", hip.hipGetDeviceProperties(ordinal))
+        self.product_name = _text(props.name)
+        self.arch = _text(props.gcnArchName) or f"sm_{props.major}{props.minor}"
+        self.warp_size = int(props.warpSize)
+        self.multiprocessors = int(props.multiProcessorCount)
+        self.max_threads_per_block = int(props.maxThreadsPerBlock)
+        self.shared_mem_per_block = int(props.sharedMemPerBlock)
+        self.total_memory = int(props.totalGlobalMem)
+        self.stream = check(
+            "hipStreamCreateWithFlags", hip.hipStreamCreateWithFlags(hip.hipStreamNonBlocking)
+        )
+        self.allocator = CachingAllocator(self)
+        self._blas = None
+        self._error_flag = None
+        self._pending_checks = []  # names of queued ops whose index errors land in the flag
+        _current.ordinal = ordinal
+
+    def __repr__(self):
+        return f"RocmDevice({self.name!r}, {self.product_name!r}, arch={self.arch!r})"
+
+    # --- identity -----------------------------------------------------------
+    def same_device(self, other):
+        return other is self or (
+            getattr(other, "backend", None) == "rocm" and getattr(other, "ordinal", None) == self.ordinal
+        )
+
+    def make_current(self):
+        if getattr(_current, "ordinal", None) != self.ordinal:
+            check("hipSetDevice", hip_api().hip.hipSetDevice(self.ordinal))
+            _current.ordinal = self.ordinal
+
+    # --- synchronization and memory ----------------------------------------
+    def synchronize(self, check_errors=True):
+        self.make_current()
+        check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.stream))
+        if check_errors:
+            self.raise_index_errors()
+
+    def memory_info(self):
+        self.make_current()
+        free, total = check("hipMemGetInfo", hip_api().hip.hipMemGetInfo())
+        return int(free), int(total)
+
+    # --- device-side error flag for index checks ----------------------------
+    def error_flag(self, op_name):
+        """Device address of an int32 that index kernels set on an out-of-range index;
+        the op is remembered so the next synchronizing call can name it."""
+        if self._error_flag is None:
+            from .storage_slice import StorageSlice
+
+            self._error_flag = StorageSlice.allocate(self, 8, _dt.int64)
+            self._error_flag.memset(0)
+        if op_name not in self._pending_checks:
+            self._pending_checks.append(op_name)
+        return self._error_flag.ptr
+
+    def raise_index_errors(self):
+        """Read the flag (the stream is drained) and raise IndexError naming the ops."""
+        if not self._pending_checks:
+            return
+        ops, self._pending_checks = self._pending_checks, []
+        flag = self._error_flag.read_int64()
+        if flag:
+            self._error_flag.memset(0)
+            raise IndexOutOfBoundsError(
+                f"{' / '.join(ops)} on {self.name}: an index was outside the dimension it "
+                f"indexes (valid indices are -n..n-1)"
+            )
+
+    # --- handles ------------------------------------------------------------
+    @property
+    def blas(self):
+        """The hipBLAS handle, bound to this device's stream (created on first GEMM)."""
+        if self._blas is None:
+            hipblas = hip_api().hipblas
+            self.make_current()
+            handle = check("hipblasCreate", hipblas.hipblasCreate())
+            check("hipblasSetStream", hipblas.hipblasSetStream(handle, self.stream))
+            self._blas = handle
+        return self._blas
+
+    # --- creation (the storage module holds the kernels' callers) -------------
+    def storage_from_host(self, array):
+        from . import creation
+
+        return creation.from_host(self, array)
+
+    def empty(self, shape, dtype):
+        from . import creation
+
+        return creation.empty(self, shape, dtype)
+
+    def zeros(self, shape, dtype):
+        from . import creation
+
+        return creation.full(self, shape, dtype, 0)
+
+    def ones(self, shape, dtype):
+        from . import creation
+
+        return creation.full(self, shape, dtype, 1)
+
+    def full(self, shape, dtype, value):
+        from . import creation
+
+        return creation.full(self, shape, dtype, value)
+
+    def arange(self, start, step, size, dtype):
+        from . import creation
+
+        return creation.arange(self, start, step, size, dtype)
+
+    def rand_uniform(self, shape, dtype, seed, counter, low, high):
+        from . import creation
+
+        return creation.rand(self, "uniform", shape, dtype, seed, counter, low, high)
+
+    def rand_normal(self, shape, dtype, seed, counter, mean, std):
+        from . import creation
+
+        return creation.rand(self, "normal", shape, dtype, seed, counter, mean, std)
+
+
+_current = threading.local()
+
+
+def _text(value):
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).split(b"\0", 1)[0].decode(errors="replace")
+    return str(value).split("\0", 1)[0]
+
+
+_devices = weakref.WeakValueDictionary()
