@@ -1,0 +1,153 @@
+"""The CPU device (one, ordinal 0) and the backend object the registry loads.
+
+The device creates storages: from host arrays, constant fills, ``arange`` and the
+Philox random streams. Memory is the machine's RAM (``/proc/meminfo`` on Linux,
+``os.sysconf`` elsewhere). Work is synchronous, so ``synchronize`` has nothing to wait for.
+"""
+
+import os
+from math import prod
+
+import ml_dtypes
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import DeviceError, DTypeError
+
+from . import random
+from .error import QuietBlock, unsupported
+from .storage import DTYPE_OF_NUMPY, CpuStorage
+
+_IEEE = frozenset(dt.REAL_FLOATING + dt.COMPLEX)  # fills of these may overflow to inf
+
+
+def _np_dtype(dtype, op):
+    try:
+        return dtype.numpy
+    except AttributeError:
+        raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {dtype!r}") from None
+
+
+class CpuDevice:
+    backend = "cpu"
+    ordinal = 0
+    name = "cpu"
+    dtypes = dt.ALL_DTYPES
+    capabilities = frozenset({"linalg", "fft"})
+
+    def __repr__(self):
+        return "Device(cpu)"
+
+    def same_device(self, other):
+        return other is self
+
+    # --- storage creation ----------------------------------------------------------------
+
+    def storage_from_host(self, array):
+        try:
+            dtype = DTYPE_OF_NUMPY[array.dtype]
+        except (KeyError, AttributeError, TypeError):
+            got = getattr(array, "dtype", type(array).__name__)
+            raise DTypeError(
+                f"storage_from_host: array must be a NumPy array of a candlewick dtype's "
+                f"host type, got {got}"
+            ) from None
+        return CpuStorage(array.flatten(), dtype)  # flatten: always a C-order copy
+
+    def zeros(self, shape, dtype):
+        return CpuStorage(np.zeros(prod(shape), _np_dtype(dtype, "zeros")), dtype)
+
+    def ones(self, shape, dtype):
+        return CpuStorage(np.ones(prod(shape), _np_dtype(dtype, "ones")), dtype)
+
+    def empty(self, shape, dtype):
+        return CpuStorage(np.empty(prod(shape), _np_dtype(dtype, "empty")), dtype)
+
+    def full(self, shape, dtype, value):
+        buf = np.empty(prod(shape), _np_dtype(dtype, "full"))
+        if dtype in _IEEE:
+            with QuietBlock():  # a finite value beyond the dtype's range becomes inf
+                buf.fill(value)
+        else:
+            buf.fill(value)
+        return CpuStorage(buf, dtype)
+
+    def arange(self, start, step, size, dtype):
+        np_dtype = _np_dtype(dtype, "arange")
+        if dtype.is_integer or dtype.is_bool:
+            # int64 arithmetic is arithmetic mod 2**64; uint64 words also admit uint64 starts
+            i = np.arange(size, dtype=np.uint64)
+            words = np.uint64(start % 2**64) + i * np.uint64(step % 2**64)
+            buf = words.astype(np_dtype)
+        else:
+            wide = np.complex128 if dtype.is_complex else np.float64
+            with QuietBlock():
+                buf = (start + np.arange(size, dtype=wide) * step).astype(np_dtype)
+        return CpuStorage(buf, dtype)
+
+    def _random_dtype(self, op, dtype):
+        if not dtype.is_floating:
+            raise unsupported(op, dtype, "random numbers are generated for floating dtypes")
+        return dtype.numpy
+
+    def rand_uniform(self, shape, dtype, seed, counter, low, high):
+        np_dtype = self._random_dtype("rand_uniform", dtype)
+        with QuietBlock():
+            buf = random.uniform(prod(shape), np_dtype, seed, counter, low, high)
+        return CpuStorage(buf, dtype)
+
+    def rand_normal(self, shape, dtype, seed, counter, mean, std):
+        np_dtype = self._random_dtype("rand_normal", dtype)
+        with QuietBlock():
+            buf = random.normal(prod(shape), np_dtype, seed, counter, mean, std)
+        return CpuStorage(buf, dtype)
+
+    # --- device state ------------------------------------------------------------------------
+
+    def synchronize(self):
+        """Nothing is queued: every CPU primitive has finished when it returns."""
+
+    def memory_info(self):
+        try:
+            return _meminfo()
+        except (OSError, ValueError, KeyError):
+            page = os.sysconf("SC_PAGE_SIZE")
+            return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+
+
+def _meminfo():
+    """(available, total) bytes from /proc/meminfo."""
+    fields = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("MemTotal", "MemAvailable"):
+                fields[key] = int(rest.split()[0]) * 1024  # reported in kB
+    return fields["MemAvailable"], fields["MemTotal"]
+
+
+CPU_DEVICE = CpuDevice()
+CpuStorage.device = CPU_DEVICE
+
+
+class CpuBackend:
+    """The object of entry point ``cpu = cpu_backend:BACKEND``."""
+
+    name = "cpu"
+
+    def probe(self):
+        return True, ""
+
+    def device_count(self):
+        return 1
+
+    def device(self, ordinal):
+        if ordinal != 0:
+            raise DeviceError(f"the cpu backend has one device (ordinal 0), got ordinal {ordinal!r}")
+        return CPU_DEVICE
+
+    def details(self):
+        return {"numpy": np.__version__, "ml_dtypes": ml_dtypes.__version__}
+
+    def __repr__(self):
+        return "CpuBackend()"

@@ -1,0 +1,276 @@
+"""The op table: every op of ``candlewick.opdefs`` mapped to a NumPy kernel per dtype.
+
+The tables are generated from the op enums and their dtype domains, so the set of
+(op, dtype) pairs this backend serves is exactly the one ``opdefs`` declares; an op
+with no implementation here is an error when this module is imported.
+
+Table shapes (all keyed ``[op][dtype]``):
+
+* ``UNARY``, ``BINARY``, ``COMPARE`` -> ``(kernel, result DType)``; elementwise kernels
+  take NumPy arrays (or NumPy scalars of the compute type, see ``SCALAR_TYPE``) and
+  return a new array.
+* ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
+  axes (``keepdims``) so a full reduction is still an array.
+* ``SCAN`` -> ``(kernel(view, axis), result DType)``.
+
+Numerics beyond raw NumPy:
+
+* float16/bfloat16 are computed in float32 and rounded once on store (``widened``);
+  only ``nextafter`` runs natively, since it is defined by the narrow type's spacing.
+* integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
+* every kernel that can set an IEEE flag runs under ``error.quiet``.
+"""
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
+
+from . import special
+from .error import quiet
+
+F32 = np.dtype(np.float32)
+LOW_PRECISION = (dt.float16, dt.bfloat16)
+LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
+
+
+def compute_dtype(dtype):
+    """The NumPy dtype arithmetic on ``dtype`` runs in (float32 for float16/bfloat16)."""
+    return F32 if dtype in LOW_PRECISION else dtype.numpy
+
+
+def widened(kernel, np_dtype):
+    """``kernel`` evaluated in float32 with its floating result rounded once to ``np_dtype``."""
+
+    def low_precision_kernel(*args):
+        result = kernel(*[a.astype(F32) for a in args])
+        return result.astype(np_dtype) if result.dtype == F32 else result
+
+    return low_precision_kernel
+
+
+def _copy(x):
+    # identity ops must not alias their input (primitives return new storage)
+    return x.copy()
+
+
+def _zeros(x):
+    return np.zeros(x.shape, x.dtype)
+
+
+def _real(x):
+    return x.real.copy()
+
+
+def _imag(x):
+    return x.imag.copy()
+
+
+def _relu(x):
+    return np.maximum(x, x.dtype.type(0))
+
+
+def _int_pow(base, exp):
+    """Integer pow: NumPy rejects negative exponents; the contract gives 1 for base 1,
+    +-1 for base -1 (by the exponent's parity) and 0 otherwise."""
+    negative = exp < 0
+    if not np.any(negative):
+        return np.power(base, exp)
+    result = np.power(base, np.where(negative, 0, exp).astype(np.result_type(exp), copy=False))
+    unit = (base == 1) | (base == -1)
+    # (-1) ** e == (-1) ** (e & 1); e & 1 is the parity for negative e too (two's complement)
+    parity = np.bitwise_and(exp, 1)
+    at_negative = np.where(unit, np.power(base, parity), 0)
+    return np.where(negative, at_negative, result).astype(result.dtype, copy=False)
+
+
+def _native_nextafter(np_dtype):
+    def nextafter(x, y):
+        return np.nextafter(x.astype(np_dtype, copy=False), y.astype(np_dtype, copy=False))
+
+    return nextafter
+
+
+# --- implementations: op -> NumPy function (dtype-specific variants in *_impl) -------
+
+_UNARY = {
+    UnaryOp.ABS: np.absolute, UnaryOp.ACOS: np.arccos, UnaryOp.ACOSH: np.arccosh,
+    UnaryOp.ASIN: np.arcsin, UnaryOp.ASINH: np.arcsinh, UnaryOp.ATAN: np.arctan,
+    UnaryOp.ATANH: np.arctanh, UnaryOp.BITWISE_INVERT: np.invert, UnaryOp.CEIL: np.ceil,
+    UnaryOp.CONJ: np.conjugate, UnaryOp.COS: np.cos, UnaryOp.COSH: np.cosh,
+    UnaryOp.EXP: np.exp, UnaryOp.EXPM1: np.expm1, UnaryOp.FLOOR: np.floor,
+    UnaryOp.IMAG: _imag, UnaryOp.ISFINITE: np.isfinite, UnaryOp.ISINF: np.isinf,
+    UnaryOp.ISNAN: np.isnan, UnaryOp.LOG: np.log, UnaryOp.LOG1P: np.log1p,
+    UnaryOp.LOG2: np.log2, UnaryOp.LOG10: np.log10, UnaryOp.LOGICAL_NOT: np.logical_not,
+    UnaryOp.NEGATIVE: np.negative, UnaryOp.REAL: _real, UnaryOp.RECIPROCAL: np.reciprocal,
+    UnaryOp.ROUND: np.rint, UnaryOp.SIGN: np.sign, UnaryOp.SIGNBIT: np.signbit,
+    UnaryOp.SIN: np.sin, UnaryOp.SINH: np.sinh, UnaryOp.SQRT: np.sqrt,
+    UnaryOp.SQUARE: np.square, UnaryOp.TAN: np.tan, UnaryOp.TANH: np.tanh,
+    UnaryOp.TRUNC: np.trunc, UnaryOp.ERF: special.erf, UnaryOp.RELU: _relu,
+    UnaryOp.GELU: special.gelu, UnaryOp.SIGMOID: special.sigmoid, UnaryOp.SILU: special.silu,
+}
+
+_BINARY = {
+    BinaryOp.ADD: np.add, BinaryOp.SUBTRACT: np.subtract, BinaryOp.MULTIPLY: np.multiply,
+    BinaryOp.DIVIDE: np.true_divide, BinaryOp.FLOOR_DIVIDE: np.floor_divide,
+    BinaryOp.REMAINDER: np.remainder, BinaryOp.POW: np.power, BinaryOp.ATAN2: np.arctan2,
+    BinaryOp.HYPOT: np.hypot, BinaryOp.COPYSIGN: np.copysign, BinaryOp.NEXTAFTER: np.nextafter,
+    BinaryOp.LOGADDEXP: np.logaddexp, BinaryOp.MAXIMUM: np.maximum, BinaryOp.MINIMUM: np.minimum,
+    BinaryOp.BITWISE_AND: np.bitwise_and, BinaryOp.BITWISE_OR: np.bitwise_or,
+    BinaryOp.BITWISE_XOR: np.bitwise_xor, BinaryOp.BITWISE_LEFT_SHIFT: np.left_shift,
+    BinaryOp.BITWISE_RIGHT_SHIFT: np.right_shift, BinaryOp.LOGICAL_AND: np.logical_and,
+    BinaryOp.LOGICAL_OR: np.logical_or, BinaryOp.LOGICAL_XOR: np.logical_xor,
+}
+
+_COMPARE = {
+    CompareOp.EQUAL: np.equal, CompareOp.NOT_EQUAL: np.not_equal, CompareOp.LESS: np.less,
+    CompareOp.LESS_EQUAL: np.less_equal, CompareOp.GREATER: np.greater,
+    CompareOp.GREATER_EQUAL: np.greater_equal,
+}
+
+# NumPy's shifts already give the contract's results for counts < 0 or >= bits (0, or -1
+# for a right shift of a negative value) and its integer floor_divide/remainder by 0
+# give 0; both are checked in tests/cpu_backend.
+
+_IDENTITY_ON_INTEGERS = (UnaryOp.CEIL, UnaryOp.FLOOR, UnaryOp.TRUNC, UnaryOp.ROUND)
+_IDENTITY_ON_REAL = (UnaryOp.CONJ, UnaryOp.REAL)
+# integer kernels that can raise an IEEE flag in NumPy (division by zero)
+_INTEGER_FLAGGING = (BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER)
+
+
+def _unary_impl(op, dtype):
+    integral = dtype.is_integer or dtype.is_bool
+    if op in _IDENTITY_ON_INTEGERS and integral:
+        return _copy  # np.rint would even return a float for integers
+    if op in _IDENTITY_ON_REAL and not dtype.is_complex:
+        return _copy  # np.real of a real array is the array itself
+    if op is UnaryOp.IMAG and not dtype.is_complex:
+        return _zeros
+    if op is UnaryOp.RELU and dtype.kind == "unsigned integer":
+        return _copy
+    return _UNARY[op]
+
+
+def _binary_impl(op, dtype):
+    if op is BinaryOp.POW and dtype.kind == "signed integer":
+        return _int_pow
+    if op is BinaryOp.NEXTAFTER and dtype in LOW_PRECISION:
+        return _native_nextafter(dtype.numpy)
+    return _BINARY[op]
+
+
+def _compare_impl(op, dtype):
+    return _COMPARE[op]
+
+
+def _elementwise_kernel(op, dtype, impl):
+    kernel = impl
+    if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
+        kernel = widened(kernel, dtype.numpy)
+    if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
+        kernel = quiet(kernel)
+    return kernel
+
+
+# --- reductions and scans -------------------------------------------------------------
+
+
+def _reduce_impl(op, dtype):
+    np_dtype = dtype.numpy
+    low = dtype in LOW_PRECISION
+
+    if op in (ReduceOp.SUM, ReduceOp.PROD):
+        ufunc = np.add if op is ReduceOp.SUM else np.multiply
+        acc = compute_dtype(dtype)  # also stops NumPy promoting small ints to int64
+
+        def accumulate(v, axes):
+            r = ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True)
+            return r.astype(np_dtype) if low else r
+
+        return accumulate
+
+    if op in (ReduceOp.MIN, ReduceOp.MAX):
+        ufunc = np.minimum if op is ReduceOp.MIN else np.maximum  # both propagate NaN
+
+        def extreme(v, axes):
+            if low:
+                return ufunc.reduce(v.astype(F32), axis=axes, keepdims=True).astype(np_dtype)
+            return ufunc.reduce(v, axis=axes, keepdims=True)
+
+        return extreme
+
+    if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):
+        find = np.argmin if op is ReduceOp.ARGMIN else np.argmax  # first extreme / first NaN
+
+        def arg_extreme(v, axes):
+            (axis,) = axes
+            if low:
+                v = v.astype(F32)
+            return find(v, axis=axis, keepdims=True).astype(np.int64, copy=False)
+
+        return arg_extreme
+
+    ufunc = np.logical_or if op is ReduceOp.ANY else np.logical_and
+
+    def truth(v, axes):
+        if not dtype.is_bool:
+            v = np.not_equal(v.astype(F32) if low else v, 0)  # NaN counts as true
+        return ufunc.reduce(v, axis=axes, keepdims=True)
+
+    return truth
+
+
+def _scan_impl(op, dtype):
+    np_dtype = dtype.numpy
+    low = dtype in LOW_PRECISION
+    acc = compute_dtype(dtype)
+    run = np.cumsum if op is ScanOp.SUM else np.cumprod
+
+    def scan(v, axis):
+        r = run(v, axis=axis, dtype=acc)
+        return r.astype(np_dtype) if low else r
+
+    return scan
+
+
+def _reduction_kernel(op, dtype, impl):
+    if dtype.is_floating or dtype.is_complex:
+        return quiet(impl)
+    return impl
+
+
+# --- table generation -------------------------------------------------------------------
+
+_IMPLEMENTED = {
+    UnaryOp: set(_UNARY), BinaryOp: set(_BINARY), CompareOp: set(_COMPARE),
+    ReduceOp: set(ReduceOp), ScanOp: set(ScanOp),
+}
+
+
+def missing_ops():
+    """Ops declared in ``opdefs`` that this table has no implementation for."""
+    return sorted(
+        (repr(op) for enum in ALL_OP_ENUMS for op in enum if op not in _IMPLEMENTED.get(enum, ())),
+    )
+
+
+def _build(enum, impl_for, kernel_for):
+    table = {}
+    for op in enum:
+        table[op] = {d: (kernel_for(op, d, impl_for(op, d)), op.result_dtype(d)) for d in op.dtypes()}
+    return table
+
+
+_missing = missing_ops()
+if _missing:
+    raise ImportError(f"cpu_backend.ops has no implementation for {', '.join(_missing)}")
+
+UNARY = _build(UnaryOp, _unary_impl, _elementwise_kernel)
+BINARY = _build(BinaryOp, _binary_impl, _elementwise_kernel)
+COMPARE = _build(CompareOp, _compare_impl, _elementwise_kernel)
+REDUCE = _build(ReduceOp, _reduce_impl, _reduction_kernel)
+SCAN = _build(ScanOp, _scan_impl, _reduction_kernel)
+
+#: scalar operands of ``binary_scalar`` are converted to this NumPy scalar type first, so
+#: NumPy never promotes (float32 for float16/bfloat16: the compute type)
+SCALAR_TYPE = {d: compute_dtype(d).type for d in dt.ALL_DTYPES}

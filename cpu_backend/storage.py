@@ -1,0 +1,339 @@
+"""``CpuStorage``: the CPU backend's ``BackendStorage`` (see candlewick/backend.py).
+
+A storage owns one flat NumPy buffer (``storage_slice``). Each primitive views its
+operands through their layouts and hands the views to a kernel from ``ops`` (or to
+``indexing``/``ordering``/``nn``/``linalg``/``fft``); the kernel's fresh result,
+flattened in C order, becomes the new storage. Elementwise primitives whose operands
+are all C-contiguous skip the shaped view entirely and run on 1-D slices: the result
+is then already the flat C-order buffer (this is the latency-critical path).
+"""
+
+from math import prod
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import DTypeError
+
+from . import fft as _fft
+from . import indexing, linalg, nn, ordering
+from .error import QuietBlock, unsupported
+from .ops import BINARY, COMPARE, F32, LOW_PRECISION, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype
+from .storage_slice import flat, view
+
+INT64 = dt.int64
+DTYPE_OF_NUMPY = {d.numpy: d for d in dt.ALL_DTYPES}
+
+
+class CpuStorage:
+    __slots__ = ("buf", "dtype")
+
+    #: the one CPU device; set by cpu_backend.device when it creates it
+    device = None
+
+    def __init__(self, buf, dtype):
+        self.buf = buf  # 1-D C-contiguous ndarray of dtype.numpy
+        self.dtype = dtype
+
+    @property
+    def size(self):
+        return self.buf.size
+
+    def __repr__(self):
+        return f"CpuStorage({self.dtype.name}, size={self.buf.size})"
+
+    def _same_dtype(self, other, argname, op):
+        if other.dtype is not self.dtype:
+            raise DTypeError(f"{op}: {argname} has dtype {other.dtype}, expected {self.dtype}")
+
+    # --- host transfer ---------------------------------------------------------------
+
+    def to_host(self, layout):
+        return view(self.buf, layout).copy()
+
+    # --- in-place ---------------------------------------------------------------------
+
+    def assign(self, dst_layout, src, src_layout):
+        self._same_dtype(src, "src", "assign")
+        # NumPy copies through a temporary when source and destination overlap
+        np.copyto(view(self.buf, dst_layout), view(src.buf, src_layout))
+
+    def fill(self, layout, value):
+        with QuietBlock():
+            view(self.buf, layout).fill(value)
+
+    def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self._same_dtype(src, "src", "scatter")
+        indexing.scatter(view(self.buf, dst_layout), view(indices.buf, idx_layout),
+                         view(src.buf, src_layout), axis)
+
+    def scatter_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self._same_dtype(src, "src", "scatter_add")
+        indexing.scatter_add(view(self.buf, dst_layout), view(indices.buf, idx_layout),
+                             view(src.buf, src_layout), axis)
+
+    def index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self._same_dtype(src, "src", "index_add")
+        indexing.index_add(view(self.buf, dst_layout), view(indices.buf, idx_layout),
+                           view(src.buf, src_layout), axis)
+
+    # --- element-wise -----------------------------------------------------------------
+
+    def copy(self, layout):
+        if layout.is_contiguous:
+            return CpuStorage(flat(self.buf, layout).copy(), self.dtype)
+        return CpuStorage(view(self.buf, layout).flatten(), self.dtype)
+
+    def unary(self, op, layout):
+        try:
+            kernel, out_dtype = UNARY[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        if layout.is_contiguous:
+            return CpuStorage(kernel(flat(self.buf, layout)), out_dtype)
+        return CpuStorage(kernel(view(self.buf, layout)).reshape(-1), out_dtype)
+
+    def binary(self, op, lhs_layout, rhs, rhs_layout):
+        try:
+            kernel, out_dtype = BINARY[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+            return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
+        out = kernel(view(self.buf, lhs_layout), view(rhs.buf, rhs_layout))
+        return CpuStorage(out.reshape(-1), out_dtype)
+
+    def binary_scalar(self, op, layout, scalar, reflected):
+        try:
+            kernel, out_dtype = BINARY[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        s = SCALAR_TYPE[self.dtype](scalar)
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+        out = kernel(s, x) if reflected else kernel(x, s)
+        return CpuStorage(out.reshape(-1), out_dtype)
+
+    def compare(self, op, lhs_layout, rhs, rhs_layout):
+        try:
+            kernel, out_dtype = COMPARE[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+            return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
+        out = kernel(view(self.buf, lhs_layout), view(rhs.buf, rhs_layout))
+        return CpuStorage(out.reshape(-1), out_dtype)
+
+    def where(self, cond_layout, x, x_layout, y, y_layout):
+        if y.dtype is not x.dtype:
+            raise DTypeError(f"where: x has dtype {x.dtype} but y has dtype {y.dtype}")
+        if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
+            out = np.where(flat(self.buf, cond_layout), flat(x.buf, x_layout), flat(y.buf, y_layout))
+        else:
+            out = np.where(view(self.buf, cond_layout), view(x.buf, x_layout), view(y.buf, y_layout))
+        return CpuStorage(out.reshape(-1), x.dtype)
+
+    def astype(self, layout, dtype):
+        with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
+            if layout.is_contiguous:
+                out = flat(self.buf, layout).astype(dtype.numpy)
+            else:
+                out = view(self.buf, layout).astype(dtype.numpy, order="C").reshape(-1)
+        return CpuStorage(out, dtype)
+
+    def affine(self, layout, mul, add):
+        if not (self.dtype.is_integer or self.dtype.is_floating or self.dtype.is_complex):
+            raise unsupported("affine", self.dtype)
+        scalar = SCALAR_TYPE[self.dtype]
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+        with QuietBlock():
+            out = np.multiply(x, scalar(mul), dtype=compute_dtype(self.dtype))
+            out += scalar(add)
+        return CpuStorage(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)
+
+    def clip(self, layout, lo, hi):
+        if not (self.dtype.is_integer or self.dtype.is_floating):
+            raise unsupported("clip", self.dtype)
+        scalar = SCALAR_TYPE[self.dtype]
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+        with QuietBlock():
+            out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
+            if lo is not None:
+                np.maximum(out, scalar(lo), out=out)  # NaN stays NaN
+            if hi is not None:
+                np.minimum(out, scalar(hi), out=out)
+        return CpuStorage(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)
+
+    # --- reductions and scans -----------------------------------------------------------
+
+    def reduce(self, op, layout, axes):
+        try:
+            kernel, out_dtype = REDUCE[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        if layout.is_contiguous and len(axes) == len(layout.shape):
+            out = kernel(flat(self.buf, layout), (0,))  # a full reduction: over the flat buffer
+        else:
+            out = kernel(view(self.buf, layout), tuple(axes))
+        return CpuStorage(out.reshape(-1), out_dtype)
+
+    def scan(self, op, layout, axis):
+        try:
+            kernel, out_dtype = SCAN[op][self.dtype]
+        except KeyError:
+            raise unsupported(op, self.dtype) from None
+        return CpuStorage(kernel(view(self.buf, layout), axis).reshape(-1), out_dtype)
+
+    # --- indexing -------------------------------------------------------------------------
+
+    def index_select(self, layout, indices, idx_layout, axis):
+        out = indexing.index_select(view(self.buf, layout), view(indices.buf, idx_layout), axis)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def gather(self, layout, indices, idx_layout, axis):
+        out = indexing.gather(view(self.buf, layout), view(indices.buf, idx_layout), axis)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    # --- ordering ---------------------------------------------------------------------------
+
+    def sort(self, layout, axis, descending, stable):
+        if self.dtype.is_complex:
+            raise unsupported("sort", self.dtype)
+        values, idx = ordering.sort(view(self.buf, layout), axis, descending, stable)
+        return CpuStorage(values.reshape(-1), self.dtype), _index_storage(idx)
+
+    def searchsorted(self, layout, values, values_layout, right):
+        if self.dtype.is_complex:
+            raise unsupported("searchsorted", self.dtype)
+        self._same_dtype(values, "values", "searchsorted")
+        out = ordering.searchsorted(view(self.buf, layout).reshape(-1), view(values.buf, values_layout), right)
+        return _index_storage(out)
+
+    # --- linear algebra ---------------------------------------------------------------------
+
+    def matmul(self, rhs, lhs_layout, rhs_layout):
+        dtype = self.dtype
+        if dtype.is_bool:
+            raise unsupported("matmul", dtype)
+        self._same_dtype(rhs, "rhs", "matmul")
+        a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
+        with QuietBlock():
+            if dtype in LOW_PRECISION:  # accumulate in float32, round once
+                out = np.matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
+            else:
+                out = np.matmul(a, b)
+        return CpuStorage(out.reshape(-1), dtype)
+
+    # --- neural-network ops ---------------------------------------------------------------------
+
+    def _nn_operands(self, op, layout, weight, w_layout):
+        if not self.dtype.is_floating:
+            raise unsupported(op, self.dtype)
+        self._same_dtype(weight, "weight", op)
+        return view(self.buf, layout), view(weight.buf, w_layout)
+
+    def conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups):
+        x, w = self._nn_operands("conv1d", layout, weight, w_layout)
+        out = nn.conv("conv1d", x, w, (stride,), (padding,), (dilation,), groups)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def conv2d(self, layout, weight, w_layout, stride, padding, dilation, groups):
+        x, w = self._nn_operands("conv2d", layout, weight, w_layout)
+        out = nn.conv("conv2d", x, w, tuple(stride), tuple(padding), tuple(dilation), groups)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding,
+                         dilation, groups):
+        x, w = self._nn_operands("conv_transpose1d", layout, weight, w_layout)
+        out = nn.conv_transpose("conv_transpose1d", x, w, (stride,), (padding,), (output_padding,),
+                                (dilation,), groups)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def conv_transpose2d(self, layout, weight, w_layout, stride, padding, output_padding,
+                         dilation, groups):
+        x, w = self._nn_operands("conv_transpose2d", layout, weight, w_layout)
+        out = nn.conv_transpose("conv_transpose2d", x, w, tuple(stride), tuple(padding),
+                                tuple(output_padding), tuple(dilation), groups)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def _nn_input(self, op, layout):
+        if not self.dtype.is_floating:
+            raise unsupported(op, self.dtype)
+        return view(self.buf, layout)
+
+    def avg_pool2d(self, layout, kernel, stride, padding, count_include_pad):
+        x = self._nn_input("avg_pool2d", layout)
+        out = nn.avg_pool2d(x, tuple(kernel), tuple(stride), tuple(padding), count_include_pad)
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def max_pool2d(self, layout, kernel, stride, padding, dilation):
+        x = self._nn_input("max_pool2d", layout)
+        out = nn.max_pool2d(x, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+        return CpuStorage(out.reshape(-1), self.dtype)
+
+    def upsample_nearest2d(self, layout, out_h, out_w):
+        x = self._nn_input("upsample_nearest2d", layout)
+        return CpuStorage(nn.upsample_nearest2d(x, out_h, out_w).reshape(-1), self.dtype)
+
+    # --- optional group "linalg" ------------------------------------------------------------------
+
+    def _linalg_input(self, op, layout):
+        if self.dtype not in linalg.DTYPES:
+            raise unsupported(op, self.dtype, "linalg takes float32/64 and complex64/128")
+        return view(self.buf, layout)
+
+    def cholesky(self, layout, upper):
+        return self._wrap(linalg.cholesky(self._linalg_input("cholesky", layout), upper))
+
+    def qr(self, layout, complete):
+        return self._wrap_all(linalg.qr(self._linalg_input("qr", layout), complete))
+
+    def svd(self, layout, full_matrices):
+        return self._wrap_all(linalg.svd(self._linalg_input("svd", layout), full_matrices))
+
+    def eigh(self, layout):
+        return self._wrap_all(linalg.eigh(self._linalg_input("eigh", layout)))
+
+    def solve(self, layout, rhs, rhs_layout):
+        a = self._linalg_input("solve", layout)
+        self._same_dtype(rhs, "rhs", "solve")
+        return self._wrap(linalg.solve(a, view(rhs.buf, rhs_layout)))
+
+    def inv(self, layout):
+        return self._wrap(linalg.inv(self._linalg_input("inv", layout)))
+
+    def det(self, layout):
+        return self._wrap(linalg.det(self._linalg_input("det", layout)))
+
+    def slogdet(self, layout):
+        return self._wrap_all(linalg.slogdet(self._linalg_input("slogdet", layout)))
+
+    # --- optional group "fft" -----------------------------------------------------------------------
+
+    def fft(self, layout, axis, inverse):
+        if self.dtype not in _fft.COMPLEX_DTYPES:
+            raise unsupported("fft", self.dtype, "fft takes complex64/complex128")
+        return self._wrap(_fft.fft(view(self.buf, layout), axis, inverse))
+
+    def rfft(self, layout, axis):
+        if self.dtype not in _fft.REAL_DTYPES:
+            raise unsupported("rfft", self.dtype, "rfft takes float32/float64")
+        return self._wrap(_fft.rfft(view(self.buf, layout), axis))
+
+    def irfft(self, layout, axis, n):
+        if self.dtype not in _fft.COMPLEX_DTYPES:
+            raise unsupported("irfft", self.dtype, "irfft takes complex64/complex128")
+        return self._wrap(_fft.irfft(view(self.buf, layout), axis, n))
+
+    # --- results whose dtype NumPy already decided (linalg, fft) ------------------------------------
+
+    @staticmethod
+    def _wrap(array):
+        return CpuStorage(array.reshape(-1), DTYPE_OF_NUMPY[array.dtype])
+
+    @classmethod
+    def _wrap_all(cls, arrays):
+        return tuple(cls._wrap(a) for a in arrays)
+
+
+def _index_storage(idx):
+    return CpuStorage(idx.reshape(-1), INT64)

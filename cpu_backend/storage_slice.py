@@ -1,0 +1,44 @@
+"""The CPU backend's typed flat buffer: a 1-D, C-contiguous NumPy array of one dtype.
+
+A ``CpuStorage`` owns one such buffer; a ``Layout`` (shape, strides and offset in
+elements) says how an array views it. ``view`` is the one function that turns a
+(buffer, layout) pair into a NumPy array without copying; ``flat`` is its fast path
+for C-contiguous layouts. These run on every primitive, so they avoid Python-level
+loops where they can: contiguous layouts become a 1-D slice (plus a reshape when a
+shape is needed), anything else a strided ``np.ndarray`` over the same memory
+(``as_strided`` does the same but costs several times more).
+"""
+
+from math import prod
+
+import numpy as np
+
+
+def alloc(size, np_dtype):
+    """A new uninitialized flat buffer of ``size`` elements."""
+    return np.empty(size, np_dtype)
+
+
+def flat(buf, layout):
+    """The elements of a C-contiguous ``layout`` as a 1-D view of ``buf`` (C order)."""
+    offset = layout.offset
+    size = prod(layout.shape)
+    if offset == 0 and size == buf.size:
+        return buf
+    return buf[offset : offset + size]
+
+
+def view(buf, layout):
+    """``buf`` seen through ``layout``: a NumPy array sharing its memory (writable)."""
+    shape = layout.shape
+    if layout.is_contiguous:
+        return flat(buf, layout).reshape(shape)
+    item = buf.itemsize
+    return np.ndarray(
+        shape, buf.dtype, buf, layout.offset * item, tuple([s * item for s in layout.strides])
+    )
+
+
+def as_flat_result(array):
+    """A kernel's result as a flat C-order buffer (a view when it already is one)."""
+    return array.reshape(-1)
