@@ -20,13 +20,26 @@ from .dtypes import (
 from .elementwise import *  # noqa: F401,F403  (the generated element-wise functions)
 from .elementwise import __all__ as _elementwise_names
 from .linalg_ops import matmul, matrix_transpose
+from .linalg_ops import tensordot, vecdot
+from .creation_extra import eye, linspace, meshgrid, tril, triu
+from .data_types import astype, can_cast, finfo, iinfo, result_type
+from .dlpack import from_dlpack
+from .info import __array_namespace_info__
 from .manipulation import (
     broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, reshape,
     squeeze, stack, unstack,
 )
 from .registry import backends, default_device, get_device, set_default_device
 from .statistical import max, mean, min, prod, sum
+from .statistical import cumulative_prod, cumulative_sum, std, var
+from .manipulation import repeat, roll, tile
+from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+from .sorting import argsort, sort
+from .sets import unique_all, unique_counts, unique_inverse, unique_values
+from .indexing_functions import take, take_along_axis
+from .utility import all, any, diff
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
+from . import fft, linalg  # noqa: E402  (the Array API extensions)
 
 __array_api_version__ = "2024.12"
 __version__ = "0.1.0"
@@ -46,4 +59,15 @@ __all__ = [
     "zeros", "zeros_like", "matmul", "matrix_transpose", "broadcast_arrays", "broadcast_to",
     "concat", "expand_dims", "flip", "moveaxis", "permute_dims", "reshape", "squeeze",
     "stack", "unstack", "max", "mean", "min", "prod", "sum",
-] + list(_elementwise_names)
+]
+__all__ += [
+    "tensordot", "vecdot", "eye", "linspace", "meshgrid", "tril", "triu", "astype", "can_cast",
+    "finfo", "iinfo", "result_type", "from_dlpack", "__array_namespace_info__", "fft", "linalg",
+]
+__all__ += list(_elementwise_names)
+__all__ += [
+    "cumulative_prod", "cumulative_sum", "std", "var", "repeat", "roll", "tile", "argmax",
+    "argmin", "count_nonzero", "nonzero", "searchsorted", "where", "argsort", "sort",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "take",
+    "take_along_axis", "all", "any", "diff",
+]

@@ -2,8 +2,8 @@
 
 from . import dtypes as _dt
 from ._core import promote_pair, require_array, view, wrap
-from .errors import DTypeError, ShapeError
-from .layout import broadcast_shapes
+from .errors import AxisError, DTypeError, ShapeError
+from .layout import broadcast_shapes, normalize_axis
 
 
 def matmul(x1, x2, /):
@@ -41,3 +41,98 @@ def matrix_transpose(x, /):
     if x.ndim < 2:
         raise ShapeError(f"matrix_transpose needs at least 2 dimensions, got {x.ndim}")
     return view(x, x._layout.transpose_last2())
+
+
+def _numeric_pair(x1, x2, fname):
+    require_array(x1, fname, "x1")
+    require_array(x2, fname, "x2")
+    x1, x2 = promote_pair(x1, x2, fname)
+    if x1._dtype.is_bool:
+        raise DTypeError(f"{fname} does not accept dtype bool; expected a numeric dtype")
+    return x1, x2
+
+
+def tensordot(x1, x2, /, *, axes=2):
+    """Sum of products over ``axes``: an int n (the last n axes of x1 with the first n of
+    x2) or a pair of equal-length axis sequences. Contracted sizes must match exactly
+    (no broadcasting). Computed as one matmul of the permuted, flattened operands."""
+    from .manipulation import permute_dims, reshape
+
+    x1, x2 = _numeric_pair(x1, x2, "tensordot")
+    n1, n2 = x1.ndim, x2.ndim
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(n1, n2):
+            raise ValueError(
+                f"tensordot: axes={axes} must be in [0, {min(n1, n2)}] for operands of "
+                f"{n1} and {n2} dimensions"
+            )
+        ax1, ax2 = tuple(range(n1 - axes, n1)), tuple(range(axes))
+    elif isinstance(axes, (tuple, list)) and len(axes) == 2:
+        ax1 = tuple(normalize_axis(a, n1, "axes") for a in axes[0])
+        ax2 = tuple(normalize_axis(a, n2, "axes") for a in axes[1])
+        if len(ax1) != len(ax2):
+            raise ValueError(f"tensordot: the two axis sequences differ in length: {axes!r}")
+        if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
+            raise ValueError(f"tensordot: repeated axis in {axes!r}")
+    else:
+        raise TypeError(f"tensordot: axes must be an int or a pair of axis sequences, got {axes!r}")
+    for a, b in zip(ax1, ax2):
+        if x1.shape[a] != x2.shape[b]:
+            raise ShapeError(
+                f"tensordot: contracted axes differ in size: x1 axis {a} has {x1.shape[a]}, "
+                f"x2 axis {b} has {x2.shape[b]}"
+            )
+    free1 = tuple(a for a in range(n1) if a not in ax1)
+    free2 = tuple(b for b in range(n2) if b not in ax2)
+    k = 1
+    for a in ax1:
+        k *= x1.shape[a]
+    lhs = reshape(permute_dims(x1, free1 + ax1), (-1, k) if k else (_size(x1, free1), 0))
+    rhs = reshape(permute_dims(x2, ax2 + free2), (k, -1) if k else (0, _size(x2, free2)))
+    out_shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[b] for b in free2)
+    return reshape(matmul(lhs, rhs), out_shape)
+
+
+def _size(x, axes):
+    n = 1
+    for a in axes:
+        n *= x.shape[a]
+    return n
+
+
+def vecdot(x1, x2, /, *, axis=-1):
+    """Dot products of the vectors along ``axis`` (``sum(conj(x1) * x2)``), broadcasting
+    the other axes. ``axis`` counts from the end: it must lie in ``[-N, -1]`` with
+    ``N = min(x1.ndim, x2.ndim)``, and the contracted sizes must match (no broadcasting)."""
+    from .elementwise import conj
+
+    x1, x2 = _numeric_pair(x1, x2, "vecdot")
+    if isinstance(axis, bool) or not isinstance(axis, int):
+        raise TypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
+    n = min(x1.ndim, x2.ndim)
+    if not -n <= axis <= -1:
+        raise AxisError(
+            f"vecdot: axis {axis} must be a negative axis in [-{n}, -1] "
+            f"(counted from the end of x1 of shape {x1.shape} and x2 of shape {x2.shape})"
+        )
+    if x1.shape[axis] != x2.shape[axis]:
+        raise ShapeError(
+            f"vecdot: x1 and x2 differ in size along axis {axis}: {x1.shape[axis]} and {x2.shape[axis]}"
+        )
+    if x1._dtype.is_complex:
+        x1 = conj(x1)
+    l1 = _axis_last(x1._layout, axis)
+    l2 = _axis_last(x2._layout, axis)
+    batch = broadcast_shapes(l1.shape[:-1], l2.shape[:-1])
+    kk = l1.shape[-1]
+    # (*B, 1, K) @ (*B, K, 1) -> (*B, 1, 1): one batched matmul, then a view dropping the 1s
+    l1 = l1.broadcast_to(batch + (kk,)).expand_dims(len(batch))
+    l2 = l2.broadcast_to(batch + (kk,)).expand_dims(len(batch) + 1)
+    storage = x1._storage.matmul(x2._storage, l1, l2)
+    return wrap(storage, batch, x1._dtype, x1._device)
+
+
+def _axis_last(layout, axis):
+    order = list(range(layout.ndim))
+    order.append(order.pop(axis))
+    return layout.permute(order)

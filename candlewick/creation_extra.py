@@ -1,0 +1,161 @@
+"""Creation functions built from layouts and primitives: eye, linspace, meshgrid, tril, triu.
+
+(``from_dlpack`` lives in ``candlewick.dlpack`` with the rest of the DLPack exchange.)
+"""
+
+import operator
+
+from . import dtypes as _dt
+from ._core import contiguous_layout, require_array, wrap
+from .creation import _check_dtype_on
+from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .layout import Layout
+from .opdefs import BinaryOp, CompareOp
+from .registry import get_device
+
+
+def _int_arg(value, fname, argname, minimum=None):
+    if isinstance(value, bool):
+        raise TypeError(f"{fname}: {argname} must be an integer, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{fname}: {argname} must be >= {minimum}, got {value}")
+    return value
+
+
+def _dtype_arg(dtype, default):
+    if dtype is None:
+        return default
+    if not isinstance(dtype, _dt.DType):
+        return _dt.as_dtype(dtype)
+    return dtype
+
+
+def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
+    """A ``(n_rows, n_cols)`` array with ones on the ``k``-th diagonal and zeros elsewhere."""
+    n_rows = _int_arg(n_rows, "eye", "n_rows", 0)
+    n_cols = n_rows if n_cols is None else _int_arg(n_cols, "eye", "n_cols", 0)
+    k = _int_arg(k, "eye", "k")
+    dtype = _dtype_arg(dtype, _dt.DEFAULT_FLOAT)
+    device = get_device(device)
+    _check_dtype_on(device, dtype)
+    shape = (n_rows, n_cols)
+    storage = device.zeros(shape, dtype)
+    if k >= 0:
+        length, offset = min(n_rows, n_cols - k), k
+    else:
+        length, offset = min(n_rows + k, n_cols), -k * n_cols
+    if length > 0:
+        # the k-th diagonal of a C-contiguous matrix is a 1-D view of stride n_cols + 1
+        storage.fill(Layout((length,), (n_cols + 1,), offset), True if dtype.is_bool else 1)
+    return wrap(storage, shape, dtype, device)
+
+
+def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+    """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive when ``endpoint``).
+
+    Values are ``start + i * step`` computed in float64 (per component for complex) and
+    rounded once to ``dtype``; with ``endpoint`` the last value is exactly ``stop``.
+    """
+    for name, v in (("start", start), ("stop", stop)):
+        if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
+            raise TypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
+    num = _int_arg(num, "linspace", "num", 0)
+    if not isinstance(endpoint, bool):
+        raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
+    is_complex = isinstance(start, complex) or isinstance(stop, complex)
+    dtype = _dtype_arg(dtype, _dt.DEFAULT_COMPLEX if is_complex else _dt.DEFAULT_FLOAT)
+    if not (dtype.is_floating or dtype.is_complex):
+        raise DTypeError(f"linspace: dtype must be a floating-point dtype, got {dtype.name}")
+    if is_complex and not dtype.is_complex:
+        raise DTypeError(f"linspace: complex start/stop need a complex dtype, got {dtype.name}")
+    device = get_device(device)
+    _check_dtype_on(device, dtype)
+    div = (num - 1) if endpoint else num
+    if dtype.is_complex:
+        start, stop = complex(start), complex(stop)
+        real = _spaced(device, start.real, stop.real, num, div, _dt.real_dtype_of(dtype))
+        imag = _spaced(device, start.imag, stop.imag, num, div, _dt.real_dtype_of(dtype))
+        layout = contiguous_layout((num,))
+        real = real.astype(layout, dtype)
+        imag = imag.astype(layout, dtype).binary_scalar(BinaryOp.MULTIPLY, layout, 1j, False)
+        storage = real.binary(BinaryOp.ADD, layout, imag, layout)
+    else:
+        storage = _spaced(device, float(start), float(stop), num, div, dtype)
+    if endpoint and num > 1:
+        storage.fill(Layout((1,), (1,), num - 1), complex(stop) if dtype.is_complex else float(stop))
+    return wrap(storage, (num,), dtype, device)
+
+
+def _spaced(device, start, stop, num, div, dtype):
+    step = (stop - start) / div if div > 0 else 0.0
+    return device.arange(start, step, num, dtype)
+
+
+def meshgrid(*arrays, indexing="xy"):
+    """Coordinate matrices from 1-D arrays (``'xy'``: Cartesian, ``'ij'``: matrix indexing).
+    Each output is a new contiguous array (not a broadcast view), as NumPy's default."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    for a in arrays:
+        require_array(a, "meshgrid", "arrays")
+        if a.ndim != 1:
+            raise ShapeError(f"meshgrid: every array must be 1-D, got shape {a.shape}")
+    if not arrays:
+        return []
+    first = arrays[0]
+    for a in arrays[1:]:
+        if a._dtype is not first._dtype:
+            raise DTypeError(f"meshgrid: arrays must share one dtype, got {first._dtype.name} and {a._dtype.name}")
+        if a._device is not first._device:
+            raise DeviceMismatchError("meshgrid: arrays must be on one device")
+    sizes = [a.shape[0] for a in arrays]
+    axis_of = list(range(len(arrays)))
+    if indexing == "xy" and len(arrays) > 1:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+        axis_of[0], axis_of[1] = 1, 0
+    out_shape = tuple(sizes)
+    out = []
+    for a, axis in zip(arrays, axis_of):
+        lay = a._layout
+        strides = [0] * len(out_shape)
+        strides[axis] = lay.strides[0]
+        spread = Layout(out_shape, tuple(strides), lay.offset)
+        out.append(wrap(a._storage.copy(spread), out_shape, a._dtype, a._device))
+    return out
+
+
+def _triangle(x, k, keep_lower, fname):
+    require_array(x, fname)
+    k = _int_arg(k, fname, "k")
+    if x.ndim < 2:
+        raise ShapeError(f"{fname}: x must have at least 2 dimensions, got shape {x.shape}")
+    m, n = x.shape[-2:]
+    device, dtype = x._device, x._dtype
+    # keep element (i, j) when j <= i + k (tril) or j >= i + k (triu); clamping k keeps
+    # i + k inside int64 without changing which elements are kept
+    k = max(-m - 1, min(k, n + 1))
+    idx = _dt.int64
+    rows_plus_k = device.arange(k, 1, m, idx)
+    cols = device.arange(0, 1, n, idx)
+    mn = (m, n)
+    op = CompareOp.LESS_EQUAL if keep_lower else CompareOp.GREATER_EQUAL
+    mask = cols.compare(op, Layout(mn, (0, 1), 0), rows_plus_k, Layout(mn, (1, 0), 0))
+    zero = device.zeros((), dtype)
+    shape = x._layout.shape
+    mask_l = contiguous_layout(mn).broadcast_to(shape)
+    zero_l = Layout(shape, (0,) * len(shape), 0)
+    return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
+
+
+def tril(x, /, *, k=0):
+    """The lower triangle of each matrix in ``x`` (elements above the k-th diagonal zeroed)."""
+    return _triangle(x, k, True, "tril")
+
+
+def triu(x, /, *, k=0):
+    """The upper triangle of each matrix in ``x`` (elements below the k-th diagonal zeroed)."""
+    return _triangle(x, k, False, "triu")

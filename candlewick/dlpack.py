@@ -1,0 +1,159 @@
+"""DLPack exchange: ``Array.__dlpack__``/``__dlpack_device__`` and ``from_dlpack``.
+
+The mechanism is device-agnostic and rests on two optional backend hooks (declared in
+``candlewick.backend`` as ``DLPackStorage`` and ``DLPackDevice``):
+
+* export: ``storage.dlpack_view(layout)`` returns an object with ``__dlpack__`` and
+  ``__dlpack_device__`` that shares the storage's memory as ``layout`` views it (the
+  cpu backend: a NumPy view of its host buffer, so export is zero-copy);
+* import: ``device.storage_from_dlpack(obj, copy)`` returns ``(storage, layout)`` for a
+  producer whose memory lives on that device (sharing it unless ``copy`` is True), or
+  None when the producer is elsewhere.
+
+Without the import hook, producers in host memory are still accepted by copying them
+through ``storage_from_host`` (so ``copy=False`` cannot be honoured there).
+"""
+
+import enum
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._core import array_type, contiguous_layout, view, wrap
+from .registry import all_devices, get_device
+
+
+class DLDeviceType(enum.IntEnum):
+    """DLPack's device types (dlpack.h), for ``__dlpack_device__`` results."""
+
+    CPU = 1
+    CUDA = 2
+    CUDA_HOST = 3
+    OPENCL = 4
+    VULKAN = 7
+    METAL = 8
+    VPI = 9
+    ROCM = 10
+    ROCM_HOST = 11
+    EXT_DEV = 12
+    CUDA_MANAGED = 13
+    ONE_API = 14
+
+
+#: device types whose memory the host can read directly
+HOST_READABLE = (DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST,
+                 DLDeviceType.CUDA_MANAGED)
+
+
+def _exporter(storage, device, what):
+    export = getattr(storage, "dlpack_view", None)
+    if export is None:
+        raise BufferError(
+            f"{what}: the {device.backend} backend does not export DLPack "
+            f"(its storage has no dlpack_view); copy with candlewick.to_numpy(x) instead"
+        )
+    return export
+
+
+def array_dlpack_device(x):
+    """``x.__dlpack_device__()``: (DLPack device type, device id) of x's memory."""
+    export = _exporter(x._storage, x._device, "__dlpack_device__")
+    dev_type, dev_id = export(x._layout).__dlpack_device__()
+    return DLDeviceType(int(dev_type)), int(dev_id)
+
+
+def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
+    """``x.__dlpack__(...)``: a DLPack capsule of x's elements.
+
+    ``copy=None`` shares memory; ``copy=True`` exports a fresh copy made on x's device;
+    ``copy=False`` never copies (BufferError when that is impossible). ``dl_device``
+    other than x's own device is honoured only for the host (kDLCPU) through a copy.
+    """
+    storage, layout = x._storage, x._layout
+    export = _exporter(storage, x._device, "__dlpack__")
+    if copy:
+        storage = storage.copy(layout)
+        layout = contiguous_layout(layout.shape)
+    producer = storage.dlpack_view(layout) if copy else export(layout)
+    if dl_device is not None:
+        wanted = (int(dl_device[0]), int(dl_device[1]))
+        own = tuple(int(v) for v in producer.__dlpack_device__())
+        if wanted != own:
+            if copy is False:
+                raise BufferError(
+                    f"__dlpack__: dl_device={wanted} differs from the array's device {own} "
+                    f"and copy=False forbids the copy that moving it needs"
+                )
+            if wanted[0] != DLDeviceType.CPU:
+                raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
+            producer = storage.to_host(layout)  # an owning host copy
+        dl_device = None
+    kwargs = {"stream": stream}
+    if max_version is not None:
+        kwargs["max_version"] = tuple(max_version)
+    if dl_device is not None:
+        kwargs["dl_device"] = dl_device
+    if copy is False:
+        kwargs["copy"] = False
+    return producer.__dlpack__(**kwargs)
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """An array holding the data of a DLPack producer ``x``.
+
+    ``device=None`` keeps the data on the producer's device (host memory comes to the
+    cpu device). ``copy=None`` shares memory when the device can, ``copy=True`` always
+    copies, ``copy=False`` never does (BufferError when sharing is impossible).
+    """
+    Array = array_type()
+    if isinstance(x, Array):
+        return _from_candlewick(x, device, copy)
+    if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
+        raise TypeError(
+            f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
+        )
+    dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
+    targets = [get_device(device)] if device is not None else all_devices()
+    for target in targets:
+        importer = getattr(target, "storage_from_dlpack", None)
+        if importer is None:
+            continue
+        imported = importer(x, copy)
+        if imported is not None:
+            storage, layout = imported
+            return _wrap_view(storage, layout, target)
+    if dev_type not in HOST_READABLE:
+        raise BufferError(
+            f"from_dlpack: no candlewick device can import memory of DLPack device "
+            f"({dev_type}, {dev_id})" + (f" onto {targets[0].name}" if device is not None else "")
+        )
+    if copy is False:
+        raise BufferError(
+            "from_dlpack: copy=False, but the target device cannot share the producer's host "
+            "memory (its backend has no storage_from_dlpack), so the data would be copied"
+        )
+    target = get_device(device) if device is not None else get_device("cpu")
+    host = np.from_dlpack(x)
+    dtype = _dt.from_numpy(host.dtype)
+    if dtype not in target.dtypes:
+        raise BufferError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
+    host = np.ascontiguousarray(host)
+    return wrap(target.storage_from_host(host), host.shape, dtype, target)
+
+
+def _wrap_view(storage, layout, device):
+    """An Array viewing an imported storage through the producer's layout."""
+    return view(wrap(storage, (storage.size,), storage.dtype, device), layout)
+
+
+def _from_candlewick(x, device, copy):
+    target = x._device if device is None else get_device(device)
+    if target is not x._device:
+        if copy is False:
+            raise BufferError(
+                f"from_dlpack: copy=False, but moving from {x._device.name} to {target.name} copies"
+            )
+        return x.to_device(target)
+    if copy:
+        return wrap(x._storage.copy(x._layout), x.shape, x._dtype, x._device)
+    return x

@@ -1,0 +1,112 @@
+"""Argument checks, resizing along an axis and normalization for ``candlewick.fft``.
+
+The "fft" primitives are unnormalized in both directions; the front end applies the
+``norm`` scaling, pads with zeros or truncates to the requested length, and turns
+multi-axis transforms into repeated 1-D ones.
+"""
+
+import math
+import operator
+
+from .. import dtypes as _dt
+from .._core import contiguous_layout, require_array, view, wrap
+from ..errors import DTypeError, UnsupportedOperation
+from ..layout import normalize_axis
+from ..opdefs import BinaryOp
+
+NORMS = ("backward", "ortho", "forward")
+
+
+def check_input(x, fname, kind):
+    """x must be a complex64/128 (``kind='complex'``) or float32/64 (``'real'``) array
+    on a device that declares the optional "fft" capability."""
+    require_array(x, f"fft.{fname}")
+    allowed = (_dt.complex64, _dt.complex128) if kind == "complex" else (_dt.float32, _dt.float64)
+    if x._dtype not in allowed:
+        raise DTypeError(
+            f"fft.{fname}: x must have dtype {' or '.join(d.name for d in allowed)}, got {x._dtype.name}"
+        )
+    device = x._device
+    if "fft" not in device.capabilities:
+        raise UnsupportedOperation(
+            f"fft.{fname}", x._dtype, device.name,
+            f"device {device.name} does not declare the optional 'fft' capability",
+        )
+    return x
+
+
+def check_norm(norm, fname):
+    if norm not in NORMS:
+        raise ValueError(f"fft.{fname}: norm must be one of {NORMS}, got {norm!r}")
+    return norm
+
+
+def check_length(n, fname, argname="n"):
+    if isinstance(n, bool):
+        raise TypeError(f"fft.{fname}: {argname} must be an integer, got bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"fft.{fname}: {argname} must be an integer, got {type(n).__name__}") from None
+    if n < 1:
+        raise ValueError(f"fft.{fname}: {argname} must be at least 1, got {n}")
+    return n
+
+
+def check_axis(x, axis, fname):
+    return normalize_axis(axis, x.ndim, f"fft.{fname}: axis")
+
+
+def check_axes_and_sizes(x, s, axes, fname):
+    """Normalize (s, axes) the NumPy way: axes default to all axes, or the last len(s).
+    Returns (axes, sizes) where a size of None (s omitted, or -1) means the transform's
+    default length along that axis."""
+    if axes is None:
+        if s is None:
+            axes = tuple(range(x.ndim))
+        else:
+            s = tuple(s)
+            if len(s) > x.ndim:
+                raise ValueError(f"fft.{fname}: s has {len(s)} entries but x has {x.ndim} dimensions")
+            axes = tuple(range(x.ndim - len(s), x.ndim))
+    else:
+        axes = tuple(normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes)
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"fft.{fname}: axes must not repeat an axis, got {axes}")
+    if s is None:
+        sizes = [None] * len(axes)
+    else:
+        s = tuple(s)
+        if len(s) != len(axes):
+            raise ValueError(f"fft.{fname}: s and axes differ in length ({len(s)} and {len(axes)})")
+        sizes = [None if n == -1 else check_length(n, fname, "s") for n in s]
+    return list(axes), sizes
+
+
+def resized(x, axis, n):
+    """x with ``axis`` truncated (a view) or zero-padded (a copy) to length ``n``."""
+    m = x.shape[axis]
+    if n == m:
+        return x
+    if n < m:
+        return view(x, x._layout.slice(axis, 0, n, 1))
+    shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
+    storage = x._device.zeros(shape, x._dtype)
+    if x.size:
+        storage.assign(contiguous_layout(shape).slice(axis, 0, m, 1), x._storage, x._layout)
+    return wrap(storage, shape, x._dtype, x._device)
+
+
+def scale_factor(norm, n, inverse):
+    """The factor a transform of length ``n`` is multiplied by (the primitives do none)."""
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    if (norm == "backward") == inverse:
+        return 1.0 / n
+    return 1.0
+
+
+def scaled(storage, shape, dtype, device, factor):
+    if factor != 1.0:
+        storage = storage.binary_scalar(BinaryOp.MULTIPLY, contiguous_layout(shape), factor, False)
+    return wrap(storage, shape, dtype, device)

@@ -1,0 +1,93 @@
+"""Sample frequencies and spectrum shifts; these need no "fft" primitive."""
+
+from .. import dtypes as _dt
+from .._core import contiguous_layout, require_array, wrap
+from ..creation import _check_dtype_on
+from ..errors import DTypeError
+from ..layout import normalize_axes
+from ..opdefs import BinaryOp
+from ..registry import get_device
+from ._common import check_length
+
+
+def _freq_setup(n, d, dtype, device, fname):
+    n = check_length(n, fname)
+    if isinstance(d, bool) or not isinstance(d, (int, float)):
+        raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
+    dtype = _dt.DEFAULT_FLOAT if dtype is None else dtype
+    if not isinstance(dtype, _dt.DType) or dtype not in (_dt.float32, _dt.float64):
+        raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {dtype!r}")
+    device = get_device(device)
+    _check_dtype_on(device, dtype)
+    return n, float(d), dtype, device
+
+
+def _scaled_integers(ints, size, scale, dtype, device):
+    """``ints * scale`` computed in float64 (exact integers, one rounding, as NumPy)
+    and rounded once to ``dtype``; in ``dtype`` if the device has no float64."""
+    layout = contiguous_layout((size,))
+    work = _dt.float64 if _dt.float64 in device.dtypes else dtype
+    values = ints.astype(layout, work).binary_scalar(BinaryOp.MULTIPLY, layout, scale, False)
+    if work is not dtype:
+        values = values.astype(layout, dtype)
+    return wrap(values, (size,), dtype, device)
+
+
+def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
+    """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``."""
+    n, d, dtype, device = _freq_setup(n, d, dtype, device, "fftfreq")
+    positive = (n - 1) // 2 + 1
+    ints = device.empty((n,), _dt.int64)
+    whole = contiguous_layout((n,))
+    ints.assign(whole.slice(0, 0, positive, 1), device.arange(0, 1, positive, _dt.int64),
+                contiguous_layout((positive,)))
+    if n > positive:
+        ints.assign(whole.slice(0, positive, n, 1), device.arange(-(n // 2), 1, n - positive, _dt.int64),
+                    contiguous_layout((n - positive,)))
+    return _scaled_integers(ints, n, 1.0 / (n * d), dtype, device)
+
+
+def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
+    """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``."""
+    n, d, dtype, device = _freq_setup(n, d, dtype, device, "rfftfreq")
+    size = n // 2 + 1
+    return _scaled_integers(device.arange(0, 1, size, _dt.int64), size, 1.0 / (n * d), dtype, device)
+
+
+def _roll_halves(x, axes, inverse, fname):
+    require_array(x, f"fft.{fname}")
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        axes = (axes,)
+    elif axes is not None:
+        axes = tuple(axes)
+    axes = normalize_axes(axes, x.ndim, f"fft.{fname}: axes")
+    out = x
+    for axis in axes:
+        n = out.shape[axis]
+        shift = (-(n // 2) if inverse else n // 2) % n if n else 0
+        if shift:
+            out = _roll_axis(out, axis, shift)
+    if out is x:  # nothing moved: still return a new array, never the input
+        out = wrap(x._storage.copy(x._layout), x.shape, x._dtype, x._device)
+    return out
+
+
+def _roll_axis(x, axis, shift):
+    """A new array with ``out[..., (i + shift) % n, ...] = x[..., i, ...]``: two copies."""
+    n = x.shape[axis]
+    storage = x._device.empty(x.shape, x._dtype)
+    out = contiguous_layout(x.shape)
+    src = x._layout
+    storage.assign(out.slice(axis, shift, n, 1), x._storage, src.slice(axis, 0, n - shift, 1))
+    storage.assign(out.slice(axis, 0, shift, 1), x._storage, src.slice(axis, n - shift, n, 1))
+    return wrap(storage, x.shape, x._dtype, x._device)
+
+
+def fftshift(x, /, *, axes=None):
+    """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``."""
+    return _roll_halves(x, axes, False, "fftshift")
+
+
+def ifftshift(x, /, *, axes=None):
+    """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``."""
+    return _roll_halves(x, axes, True, "ifftshift")

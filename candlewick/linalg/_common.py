@@ -1,0 +1,58 @@
+"""Checks and small compositions shared by the functions of ``candlewick.linalg``."""
+
+from collections import namedtuple
+
+from .. import dtypes as _dt
+from .._core import broadcast_layouts, require_array, wrap
+from ..errors import DTypeError, ShapeError, UnsupportedOperation
+
+EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+QRResult = namedtuple("QRResult", ["Q", "R"])
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
+SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+
+#: the dtypes the optional "linalg" primitives compute in (see backend.py)
+DECOMPOSITION_DTYPES = (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128)
+
+
+def require_floating(x, fname, argname="x"):
+    """x must be a float32/float64/complex64/complex128 array (what the primitives take)."""
+    require_array(x, f"linalg.{fname}", argname)
+    if x._dtype not in DECOMPOSITION_DTYPES:
+        raise DTypeError(
+            f"linalg.{fname}: {argname} must have a floating-point dtype "
+            f"(float32, float64, complex64, complex128), got {x._dtype.name}"
+        )
+    return x
+
+
+def require_numeric(x, fname, argname="x"):
+    require_array(x, f"linalg.{fname}", argname)
+    if x._dtype.is_bool:
+        raise DTypeError(f"linalg.{fname}: {argname} must have a numeric dtype, got bool")
+    return x
+
+
+def require_matrices(x, fname, square=False):
+    """x must be a stack of matrices ``(..., M, N)``; with ``square``, M == N."""
+    if x.ndim < 2:
+        raise ShapeError(f"linalg.{fname}: x must have at least 2 dimensions (..., M, N), got shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ShapeError(f"linalg.{fname}: x must hold square matrices, got shape {x.shape}")
+    return x
+
+
+def require_capability(x, group, fname):
+    """The optional primitive group must be declared by x's device; never falls back."""
+    device = x._device
+    if group not in device.capabilities:
+        raise UnsupportedOperation(
+            f"{group}.{fname}", x._dtype, device.name,
+            f"device {device.name} does not declare the optional {group!r} capability",
+        )
+
+
+def select(cond, a, b):
+    """``where(cond, a, b)`` for arrays of one dtype and device, broadcasting all three."""
+    shape, (lc, la, lb) = broadcast_layouts(cond, a, b)
+    return wrap(cond._storage.where(lc, a._storage, la, b._storage, lb), shape, a._dtype, a._device)

@@ -1,0 +1,163 @@
+"""Functions composed from the decompositions and core primitives: pinv, matrix_rank,
+matrix_power, matrix_norm, vector_norm."""
+
+import math
+import operator
+
+from .. import dtypes as _dt
+from .. import elementwise as _ew
+from .. import statistical as _st
+from .._core import array_type, contiguous_layout, require_array, view, wrap
+from ..data_types import finfo
+from ..errors import DTypeError
+from ..layout import Layout, normalize_axes
+from ..linalg_ops import matmul
+from .decompositions import inv, svd, svdvals
+from ._common import require_floating, require_matrices, require_numeric, select
+
+
+def _conj_transpose(x):
+    t = view(x, x._layout.transpose_last2())
+    return _ew.conj(t) if x._dtype.is_complex else t
+
+
+def _cutoff(s, x, rtol, fname):
+    """``rtol * max(S)`` per matrix, shaped to broadcast against S ``(..., K)``."""
+    real = s._dtype
+    if rtol is None:
+        rtol = max(x.shape[-2:]) * finfo(real).eps
+    largest = _st.max(s, axis=-1, keepdims=True)
+    if isinstance(rtol, array_type()):
+        if not rtol._dtype.is_floating:
+            raise DTypeError(f"linalg.{fname}: rtol must have a real floating dtype, got {rtol._dtype.name}")
+        rtol = view(rtol, rtol._layout.expand_dims(rtol.ndim)).astype(real, copy=False)
+        return _ew.multiply(largest, rtol)
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
+        raise TypeError(f"linalg.{fname}: rtol must be a float, an array or None, got {type(rtol).__name__}")
+    return _ew.multiply(largest, float(rtol))
+
+
+def pinv(x, /, *, rtol=None):
+    """Moore-Penrose pseudo-inverse ``V diag(1/S) U^H`` from the SVD, singular values
+    at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero."""
+    require_floating(x, "pinv")
+    require_matrices(x, "pinv")
+    *batch, m, n = x.shape
+    if m == 0 or n == 0:
+        shape = tuple(batch) + (n, m)
+        return wrap(x._device.zeros(shape, x._dtype), shape, x._dtype, x._device)
+    u, s, vh = svd(x, full_matrices=False)
+    keep = _ew.greater(s, _cutoff(s, x, rtol, "pinv"))
+    s_inv = select(keep, _ew.reciprocal(s), _zero(s))
+    s_inv = s_inv.astype(x._dtype, copy=False)
+    scaled = _ew.multiply(view(s_inv, s_inv._layout.expand_dims(s_inv.ndim)), _conj_transpose(u))
+    return matmul(_conj_transpose(vh), scaled)
+
+
+def _zero(like):
+    return wrap(like._device.zeros((), like._dtype), (), like._dtype, like._device)
+
+
+def matrix_rank(x, /, *, rtol=None):
+    """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``)."""
+    require_floating(x, "matrix_rank")
+    require_matrices(x, "matrix_rank")
+    if min(x.shape[-2:]) == 0:
+        shape = x.shape[:-2]
+        return wrap(x._device.zeros(shape, _dt.DEFAULT_INDEX), shape, _dt.DEFAULT_INDEX, x._device)
+    s = svdvals(x)
+    return _st.sum(_ew.greater(s, _cutoff(s, x, rtol, "matrix_rank")), axis=-1, dtype=_dt.DEFAULT_INDEX)
+
+
+def matrix_power(x, n, /):
+    """``x`` raised to the integer power ``n`` by repeated squaring (``n = 0`` gives the
+    identity, ``n < 0`` the power of the inverse, which needs a floating dtype)."""
+    require_numeric(x, "matrix_power")
+    require_matrices(x, "matrix_power", square=True)
+    if isinstance(n, bool):
+        raise TypeError("linalg.matrix_power: n must be an integer, got bool")
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise TypeError(f"linalg.matrix_power: n must be an integer, got {type(n).__name__}") from None
+    if n == 0:
+        return _identity_like(x)
+    if n < 0:
+        if not (x._dtype.is_floating or x._dtype.is_complex):
+            raise DTypeError(f"linalg.matrix_power: n < 0 needs a floating-point dtype, got {x._dtype.name}")
+        x, n = inv(x), -n
+    result = None
+    base = x
+    while True:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if not n:
+            break
+        base = matmul(base, base)
+    if result is x:  # n == 1: a new array, never the input itself
+        result = wrap(x._storage.copy(x._layout), x.shape, x._dtype, x._device)
+    return result
+
+
+def _identity_like(x):
+    m = x.shape[-1]
+    eye = x._device.zeros((m, m), x._dtype)
+    if m:
+        # the diagonal of a C-contiguous (m, m) matrix is a 1-D view of stride m + 1
+        eye.fill(Layout((m,), (m + 1,), 0), True if x._dtype.is_bool else 1)
+    spread = contiguous_layout((m, m)).broadcast_to(x.shape)
+    return wrap(eye.copy(spread), x.shape, x._dtype, x._device)
+
+
+_NORM_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """Matrix norm of each matrix: 'fro' (default), 'nuc', 1/-1 (max/min column sum),
+    2/-2 (largest/smallest singular value), inf/-inf (max/min row sum). Real result."""
+    require_floating(x, "matrix_norm")
+    require_matrices(x, "matrix_norm")
+    if isinstance(ord, bool) or ord not in _NORM_ORDERS:
+        raise ValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {ord!r}")
+    if ord == "fro":
+        a = _ew.abs(x)
+        out = _ew.sqrt(_st.sum(_ew.multiply(a, a), axis=(-2, -1)))
+    elif ord in ("nuc", 2, -2):
+        s = svdvals(x)
+        if ord == "nuc":
+            out = _st.sum(s, axis=-1)
+        else:
+            out = (_st.max if ord == 2 else _st.min)(s, axis=-1)
+    else:
+        # 1: sums over rows (axis -2) per column; inf: sums over columns per row
+        sums = _st.sum(_ew.abs(x), axis=-2 if ord in (1, -1) else -1)
+        out = (_st.max if ord > 0 else _st.min)(sums, axis=-1)
+    if keepdims:
+        out = view(out, out._layout.expand_dims(out.ndim).expand_dims(out.ndim + 1))
+    return out
+
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min |x|), 0 (count
+    of non-zeros), 1, 2, or any other p (``sum(|x|**p)**(1/p)``). Real result."""
+    require_array(x, "linalg.vector_norm")
+    if not (x._dtype.is_floating or x._dtype.is_complex):
+        raise DTypeError(f"linalg.vector_norm: x must have a floating-point dtype, got {x._dtype.name}")
+    if isinstance(ord, bool) or not isinstance(ord, (int, float)):
+        raise TypeError(f"linalg.vector_norm: ord must be an int or float, got {type(ord).__name__}")
+    axes = normalize_axes(axis, x.ndim)
+    a = _ew.abs(x)
+    if ord == math.inf:
+        return _st.max(a, axis=axes, keepdims=keepdims)
+    if ord == -math.inf:
+        return _st.min(a, axis=axes, keepdims=keepdims)
+    if ord == 0:
+        nonzero = _ew.not_equal(a, 0.0).astype(a._dtype)
+        return _st.sum(nonzero, axis=axes, keepdims=keepdims)
+    if ord == 1:
+        return _st.sum(a, axis=axes, keepdims=keepdims)
+    if ord == 2:
+        return _ew.sqrt(_st.sum(_ew.multiply(a, a), axis=axes, keepdims=keepdims))
+    total = _st.sum(_ew.pow(a, float(ord)), axis=axes, keepdims=keepdims)
+    return _ew.pow(total, 1.0 / ord)
