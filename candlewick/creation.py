@@ -114,8 +114,9 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
                 raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
             host = host.astype(dtype.numpy)
     _check_dtype_on(target, dtype)
+    shape = host.shape  # np.ascontiguousarray turns a 0-d array into shape (1,)
     host = np.ascontiguousarray(host)
-    return wrap(target.storage_from_host(host), host.shape, dtype, target)
+    return wrap(target.storage_from_host(host), shape, dtype, target)
 
 
 def to_numpy(x, /):
