@@ -71,6 +71,8 @@ def broadcast_to(x, /, shape):
 def broadcast_arrays(*arrays):
     for a in arrays:
         require_array(a, "broadcast_arrays", "arrays")
+        if a._device is not arrays[0]._device:
+            raise DeviceMismatchError("broadcast_arrays: arrays are on different devices")
     shape = broadcast_shapes(*(a.shape for a in arrays))
     return [view(a, a._layout.broadcast_to(shape)) for a in arrays]
 
@@ -159,3 +161,155 @@ def unstack(x, /, *, axis=0):
         raise ValueError("unstack: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim)
     return tuple(view(x, x._layout.select(axis, i)) for i in range(x.shape[axis]))
+
+
+# --- repeat, tile, roll --------------------------------------------------------------------
+
+def _int_arg(value, fname, argname):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise TypeError(f"{fname}: {argname} must be an int, got {type(value).__name__}")
+    return value.__index__()
+
+
+def repeat(x, repeats, /, *, axis=None):
+    """Repeat each element of ``x`` along ``axis`` (the flattened x when None): ``repeats``
+    is an int, or an integer array of length 1 or ``x.shape[axis]`` (one host read of
+    the total, as the result's length depends on the data)."""
+    require_array(x, "repeat")
+    from ._core import array_type
+
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    shape = x._layout.shape
+    n = shape[axis]
+    if not isinstance(repeats, array_type()):
+        r = _int_arg(repeats, "repeat", "repeats")
+        if r < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got {r}")
+        # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
+        lay = x._layout
+        spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],
+                        lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset)
+        out_shape = shape[:axis] + (n * r,) + shape[axis + 1 :]
+        return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
+    return _repeat_by_array(x, repeats, axis)
+
+
+def _repeat_by_array(x, repeats, axis):
+    from . import dtypes as dt
+    from .opdefs import ReduceOp, ScanOp
+    from .searching import arange_int64
+
+    if repeats._device is not x._device:
+        raise DeviceMismatchError("repeat: repeats must be on x's device")
+    if not repeats._dtype.is_integer:
+        raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats._dtype.name}")
+    n = x.shape[axis]
+    if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
+        raise ShapeError(
+            f"repeat: repeats of shape {repeats.shape} does not broadcast to x's axis of length {n}"
+        )
+    device = x._device
+    reps = repeats.astype(dt.int64) if repeats._dtype is not dt.int64 else repeats
+    line = contiguous_layout((n,))
+    bounds = reps._storage.scan(ScanOp.SUM, reps._layout.broadcast_to((n,)), 0) if n else None
+    total = 0
+    if n:
+        # one host read: the total length and the smallest repeat count together
+        lowest = reps._storage.reduce(ReduceOp.MIN, reps._layout.broadcast_to((n,)), (0,))
+        pair = device.empty((2,), dt.int64)
+        pair.assign(Layout((1,), (1,), 0, True), bounds, Layout((1,), (1,), n - 1, True))
+        pair.assign(Layout((1,), (1,), 1, True), lowest, contiguous_layout((1,)))
+        total, least = (int(v) for v in pair.to_host(contiguous_layout((2,))))
+        if least < 0:
+            raise ValueError(f"repeat: repeats must be non-negative, got a minimum of {least}")
+    shape = x._layout.shape
+    out_shape = shape[:axis] + (total,) + shape[axis + 1 :]
+    if not total:
+        return wrap(device.empty(out_shape, x._dtype), out_shape, x._dtype, device)
+    # output position j comes from the first source i whose running total exceeds j
+    positions = arange_int64(device, total)
+    source = bounds.searchsorted(line, positions, contiguous_layout((total,)), True)
+    storage = x._storage.index_select(x._layout, source, contiguous_layout((total,)), axis)
+    return wrap(storage, out_shape, x._dtype, device)
+
+
+def tile(x, repetitions, /):
+    """``x`` repeated ``repetitions[i]`` times along each axis i (shapes aligned at the
+    right; the shorter of x.shape and repetitions is padded with leading ones)."""
+    require_array(x, "tile")
+    if isinstance(repetitions, int) and not isinstance(repetitions, bool):
+        repetitions = (repetitions,)
+    if not isinstance(repetitions, (tuple, list)):
+        raise TypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
+    reps = tuple(_int_arg(r, "tile", "repetitions") for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    lay = x._layout
+    pad = ndim - lay.ndim
+    shape = (1,) * pad + lay.shape
+    strides = (0,) * pad + lay.strides
+    # (r0, n0, r1, n1, ...) with the r axes of stride 0, copied once, then merged
+    spread_shape, spread_strides = [], []
+    for r, n, s in zip(reps, shape, strides):
+        spread_shape += [r, n]
+        spread_strides += [0, s]
+    spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset)
+    out_shape = tuple(r * n for r, n in zip(reps, shape))
+    return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
+
+
+def roll(x, /, shift, *, axis=None):
+    """Shift elements along ``axis`` with wrap-around (the flattened x when None).
+    ``shift`` and ``axis`` may be tuples (of equal length, or one of them an int);
+    shifts on a repeated axis add up."""
+    require_array(x, "roll")
+    if axis is None:
+        if not isinstance(shift, int) or isinstance(shift, bool):
+            shifts = tuple(shift) if isinstance(shift, (tuple, list)) else None
+            if shifts is None or len(shifts) != 1:
+                raise ValueError("roll: with axis=None, shift must be a single int")
+            shift = shifts[0]
+        flat = reshape(x, (-1,))
+        return reshape(roll(flat, shift, axis=0), x._layout.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = tuple(_int_arg(s, "roll", "shift") for s in shifts)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if len(shifts) != len(axes):
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        elif len(axes) == 1:
+            axes = axes * len(shifts)
+        else:
+            raise ValueError(f"roll: shift {shift!r} and axis {axis!r} must have the same length")
+    shape = x._layout.shape
+    total = {}
+    for s, a in zip(shifts, axes):
+        total[a] = total.get(a, 0) + s
+    # per axis: the (source start, destination start, length) pieces of the rotation
+    pieces = [[(0, 0, n)] for n in shape]
+    for a, s in total.items():
+        n = shape[a]
+        k = s % n if n else 0
+        if k:
+            pieces[a] = [(0, k, n - k), (n - k, 0, k)]
+    storage = x._device.empty(shape, x._dtype)
+    out_layout = contiguous_layout(shape)
+    blocks = [((), ())]
+    for d, parts in enumerate(pieces):
+        blocks = [(src + ((s0, ln),), dst + ((d0, ln),)) for src, dst in blocks for s0, d0, ln in parts]
+    for src, dst in blocks:
+        src_l, dst_l = x._layout, out_layout
+        for d, ((s0, ln), (d0, _)) in enumerate(zip(src, dst)):
+            if (s0, d0, ln) != (0, 0, shape[d]):
+                src_l = src_l.slice(d, s0, s0 + ln, 1)
+                dst_l = dst_l.slice(d, d0, d0 + ln, 1)
+        if src_l.size:
+            storage.assign(dst_l, x._storage, src_l)
+    return wrap(storage, shape, x._dtype, x._device)
+

@@ -1,10 +1,11 @@
-"""Statistical reductions of the Array API, on the ``reduce`` and ``scan`` primitives."""
+"""Statistical functions of the Array API, on the ``reduce`` and ``scan`` primitives:
+sum, prod, max, min, mean, std, var, cumulative_sum, cumulative_prod."""
 
 from . import dtypes as _dt
-from ._core import check_accepts, require_array, wrap
-from .errors import DTypeError
-from .layout import normalize_axes
-from .opdefs import ReduceOp
+from ._core import check_accepts, contiguous_layout, require_array, wrap
+from .errors import DTypeError, ShapeError
+from .layout import normalize_axes, normalize_axis
+from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
 
 
 def _keep(shape, axes, keepdims):
@@ -19,16 +20,19 @@ def reduce_array(op, x, axis, keepdims, fname):
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
     out_dtype = check_accepts(op, x._dtype, fname)
-    if op in (ReduceOp.MIN, ReduceOp.MAX, ReduceOp.ARGMIN, ReduceOp.ARGMAX):
-        if any(shape[a] == 0 for a in axes) or (not axes and 0 in shape and False):
-            raise ValueError(f"{fname}: zero-size reduction has no identity (array shape {shape})")
+    if op in (ReduceOp.MIN, ReduceOp.MAX) and any(shape[a] == 0 for a in axes):
+        raise ValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
     storage = x._storage.reduce(op, x._layout, axes)
     return wrap(storage, _keep(shape, axes, keepdims), out_dtype, x._device)
 
 
 def _accumulation_dtype(x, dtype, fname):
+    """sum/prod/cumulative_* result dtype: ``dtype`` if given; else bool and signed
+    integers accumulate in the default integer, unsigned in uint64, others keep theirs."""
     if dtype is not None:
         dtype = _dt.as_dtype(dtype, "dtype")
+        if dtype.is_bool:
+            raise DTypeError(f"{fname}: dtype must be numeric, got bool")
         if x._dtype.is_complex and not dtype.is_complex:
             raise DTypeError(f"{fname}: dtype {dtype.name} cannot hold a complex {x._dtype.name} result")
         return dtype
@@ -42,8 +46,6 @@ def _accumulation_dtype(x, dtype, fname):
 def _sum_like(op, x, axis, dtype, keepdims, fname):
     require_array(x, fname)
     acc = _accumulation_dtype(x, dtype, fname)
-    if acc.is_bool:
-        raise DTypeError(f"{fname}: dtype must be numeric, got bool")
     if acc is not x._dtype:
         x = x.astype(acc)
     return reduce_array(op, x, axis, keepdims, fname)
@@ -77,18 +79,103 @@ def _no_complex(x, fname):
         raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
 
 
-def mean(x, /, *, axis=None, keepdims=False):
-    """Arithmetic mean over ``axis`` (floating or complex; integers use the default float)."""
-    require_array(x, "mean")
+def _scale(a, factor):
+    """``a * factor`` for a Python float factor, in a's dtype."""
+    if a._dtype.is_complex:
+        storage = a._storage.binary_scalar(BinaryOp.MULTIPLY, a._layout, complex(factor), False)
+    else:
+        storage = a._storage.affine(a._layout, factor, 0.0)
+    return wrap(storage, a._layout.shape, a._dtype, a._device)
+
+
+def _floating(x, fname):
+    """x as a floating (or complex) array: bool and integers use the default float."""
+    require_array(x, fname)
     if x._dtype.is_bool or x._dtype.is_integer:
-        x = x.astype(_dt.DEFAULT_FLOAT)
-    shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape))
+        return x.astype(_dt.DEFAULT_FLOAT)
+    return x
+
+
+def _count(shape, axes):
     count = 1
     for a in axes:
         count *= shape[a]
+    return count
+
+
+def mean(x, /, *, axis=None, keepdims=False):
+    """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
+    the mean of nothing is NaN."""
+    x = _floating(x, "mean")
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    count = _count(shape, axes)
     total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
-    scale = 1.0 / count if count else float("nan")
-    if total._dtype.is_complex:
-        return total * scale
-    return wrap(total._storage.affine(total._layout, scale, 0.0), total._layout.shape, total._dtype, total._device)
+    return _scale(total, 1.0 / count if count else float("nan"))
+
+
+def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
+    ``N - correction <= 0``. Complex input gives a real result."""
+    x = _floating(x, "var")
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise TypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    count = _count(shape, axes)
+    center = mean(x, axis=axes, keepdims=True)
+    from .elementwise import binary, unary
+
+    deviation = binary(BinaryOp.SUBTRACT, x, center, "var")
+    if deviation._dtype.is_complex:
+        deviation = unary(UnaryOp.ABS, deviation, "var")
+    squares = unary(UnaryOp.SQUARE, deviation, "var")
+    total = reduce_array(ReduceOp.SUM, squares, axes, keepdims, "var")
+    dof = count - correction
+    return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
+
+
+def std(x, /, *, axis=None, correction=0.0, keepdims=False):
+    """Standard deviation: the square root of ``var`` with the same arguments."""
+    v = var(x, axis=axis, correction=correction, keepdims=keepdims)
+    return wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device)
+
+
+def _cumulative(op, x, axis, dtype, include_initial, fname):
+    require_array(x, fname)
+    shape = x._layout.shape
+    if not shape:
+        raise ShapeError(f"{fname}: x must have at least one dimension")
+    if axis is None:
+        if len(shape) > 1:
+            raise ValueError(f"{fname}: axis must be given for a {len(shape)}-D array")
+        axis = 0
+    axis = normalize_axis(axis, len(shape))
+    acc = _accumulation_dtype(x, dtype, fname)
+    if acc is not x._dtype:
+        x = x.astype(acc)
+    check_accepts(op, acc, fname)
+    scanned = x._storage.scan(op, x._layout, axis)
+    if not include_initial:
+        return wrap(scanned, shape, acc, x._device)
+    out_shape = shape[:axis] + (shape[axis] + 1,) + shape[axis + 1 :]
+    device = x._device
+    out = device.zeros(out_shape, acc) if op is ScanOp.SUM else device.ones(out_shape, acc)
+    body = contiguous_layout(out_shape).slice(axis, 1, shape[axis] + 1, 1)
+    out.assign(body, scanned, contiguous_layout(shape))
+    return wrap(out, out_shape, acc, device)
+
+
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Inclusive running sum along ``axis`` (optional for 1-D); ``include_initial``
+    prepends the empty sum 0. dtype rules as for ``sum``."""
+    return _cumulative(ScanOp.SUM, x, axis, dtype, include_initial, "cumulative_sum")
+
+
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+    """Inclusive running product along ``axis`` (optional for 1-D); ``include_initial``
+    prepends the empty product 1. dtype rules as for ``prod``."""
+    return _cumulative(ScanOp.PROD, x, axis, dtype, include_initial, "cumulative_prod")
+
+
+__all__ = ["sum", "prod", "max", "min", "mean", "var", "std", "cumulative_sum", "cumulative_prod"]

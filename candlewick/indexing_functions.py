@@ -1,0 +1,105 @@
+"""Indexing functions of the Array API: take and take_along_axis.
+
+``take`` is the ``index_select`` primitive; ``take_along_axis`` is ``gather`` after
+broadcasting x and the indices against each other on every axis but ``axis``.
+Indices may be negative (counting from the end); out-of-range ones raise IndexError
+from the primitive.
+"""
+
+from . import dtypes as _dt
+from ._core import contiguous_layout, require_array, same_device, wrap
+from .errors import DTypeError, ShapeError
+from .layout import Layout, normalize_axis
+from .opdefs import BinaryOp, CompareOp
+
+
+def index_storage(indices, fname, argname="indices"):
+    """An int64 (storage, layout) for an integer index array (any other dtype raises)."""
+    if not indices._dtype.is_integer:
+        raise DTypeError(f"{fname}: {argname} must have an integer dtype, got {indices._dtype.name}")
+    if indices._dtype is _dt.int64:
+        return indices._storage, indices._layout
+    storage = indices._storage.astype(indices._layout, _dt.int64)
+    return storage, contiguous_layout(indices._layout.shape)
+
+
+def take(x, indices, /, *, axis=None):
+    """Elements of ``x`` at ``indices`` along ``axis`` (optional only for 1-D x)."""
+    require_array(x, "take")
+    require_array(indices, "take", "indices")
+    same_device(x, indices, "take")
+    if axis is None:
+        if x.ndim != 1:
+            raise ValueError(f"take: axis must be given for a {x.ndim}-D x (it may be omitted only for 1-D)")
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    idx, idx_layout = index_storage(indices, "take")
+    shape = x._layout.shape
+    storage = x._storage.index_select(x._layout, idx, idx_layout, axis)
+    out_shape = shape[:axis] + idx_layout.shape + shape[axis + 1 :]
+    return wrap(storage, out_shape, x._dtype, x._device)
+
+
+def _broadcast_except(layout, shape, axis, argname):
+    """``layout`` broadcast to ``shape`` on every axis but ``axis`` (kept as is)."""
+    strides = list(layout.strides)
+    for d, (n, target) in enumerate(zip(layout.shape, shape)):
+        if d == axis or n == target:
+            continue
+        if n != 1:
+            raise ShapeError(
+                f"take_along_axis: {argname} of shape {layout.shape} does not broadcast to {shape} "
+                f"off axis {axis}"
+            )
+        strides[d] = 0
+    out_shape = tuple(target if d != axis else n for d, (n, target) in enumerate(zip(layout.shape, shape)))
+    return Layout(out_shape, tuple(strides), layout.offset)
+
+
+def take_along_axis(x, indices, /, *, axis=-1):
+    """``out[p] = x[p with p[axis] = indices[p]]``; x and indices broadcast on the other axes."""
+    require_array(x, "take_along_axis")
+    require_array(indices, "take_along_axis", "indices")
+    same_device(x, indices, "take_along_axis")
+    if x.ndim == 0:
+        raise ShapeError("take_along_axis: x must have at least one dimension")
+    if indices.ndim != x.ndim:
+        raise ShapeError(
+            f"take_along_axis: indices must have x's number of dimensions ({x.ndim}), got {indices.ndim}"
+        )
+    axis = normalize_axis(axis, x.ndim)
+    idx, idx_layout = index_storage(indices, "take_along_axis")
+    xs, ids = x._layout.shape, idx_layout.shape
+    shape = []
+    for d, (a, b) in enumerate(zip(xs, ids)):
+        if d == axis:
+            shape.append(b)
+        elif a == b or b == 1:
+            shape.append(a)
+        elif a == 1:
+            shape.append(b)
+        else:
+            raise ShapeError(
+                f"take_along_axis: x of shape {xs} and indices of shape {ids} do not broadcast "
+                f"off axis {axis} (dimension {d}: {a} and {b})"
+            )
+    shape = tuple(shape)
+    x_layout = _broadcast_except(x._layout, shape, axis, "x")
+    idx_layout = _broadcast_except(idx_layout, shape, axis, "indices")
+    idx, idx_layout = _from_end(idx, idx_layout, xs[axis])
+    storage = x._storage.gather(x_layout, idx, idx_layout, axis)
+    return wrap(storage, shape, x._dtype, x._device)
+
+
+def _from_end(idx, layout, n):
+    """Negative indices counted from the end (``i + n`` where ``i < 0``); indices still
+    out of range stay out of range, for the primitive to reject."""
+    device = idx.device
+    line = contiguous_layout(layout.shape)
+    zero = device.zeros((), _dt.int64)
+    neg = idx.compare(CompareOp.LESS, layout, zero, Layout(layout.shape, (0,) * len(layout.shape), 0))
+    shifted = idx.binary_scalar(BinaryOp.ADD, layout, n, False)
+    return neg.where(line, shifted, line, idx, layout), line
+
+
+__all__ = ["take", "take_along_axis"]

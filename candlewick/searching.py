@@ -1,0 +1,267 @@
+"""Searching functions of the Array API: argmax, argmin, count_nonzero, nonzero,
+searchsorted, where.
+
+Also home of the stream-compaction helpers that every data-dependent shape is built
+from (nonzero here; boolean masks in ``advanced_indexing``; ``unique_*`` in ``sets``):
+an inclusive ``scan`` of the 0/1 mask gives each kept element its output slot, ONE
+device-to-host read of the scan's last element gives the output length, and a
+``scatter`` moves the kept elements. Dropped elements are scattered to slot ``-1`` of a
+buffer one element longer than the output, so no element needs a branch.
+"""
+
+from . import dtypes as _dt
+from ._core import (
+    array_type, contiguous_layout, promote_pair, require_array, same_device,
+    scalar_array, scalar_for, wrap,
+)
+from .errors import DTypeError, ShapeError
+from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
+from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
+
+_int64 = _dt.int64
+
+
+# --- helpers shared with advanced_indexing, sets, manipulation -------------------------
+
+def arange_int64(device, n):
+    """``[0, 1, ..., n-1]`` as an int64 storage on ``device``."""
+    return device.arange(0, 1, n, _int64)
+
+
+def read_int(storage, index):
+    """One device-to-host read: element ``index`` of a contiguous 1-D int storage."""
+    return int(storage.to_host(Layout((), (), index, True))[()])
+
+
+def mask_of(x):
+    """``x != 0`` as a bool storage of x's shape (x itself when x is bool); complex
+    elements count as non-zero when either part is."""
+    if x._dtype.is_bool:
+        return x._storage, x._layout
+    zero = scalar_array(0, x._dtype, x._device)
+    storage = x._storage.compare(
+        CompareOp.NOT_EQUAL, x._layout, zero._storage, zero._layout.broadcast_to(x._layout.shape)
+    )
+    return storage, contiguous_layout(x._layout.shape)
+
+
+class Compaction:
+    """Where each element of a 1-D bool mask of length ``n`` lands when the unmasked
+    ones are dropped. ``count`` is the number kept (one host read); ``slots`` is an int64
+    storage of length n: the output position of a kept element, -1 for a dropped one;
+    ``group`` (the inclusive count minus one) is the kept-so-far index of every element."""
+
+    __slots__ = ("device", "n", "count", "slots", "scan")
+
+    def __init__(self, mask_storage, mask_layout, n, device):
+        self.device = device
+        self.n = n
+        line = contiguous_layout((n,))
+        if n == 0:
+            self.count = 0
+            self.slots = self.scan = device.empty((0,), _int64)
+            return
+        ones = mask_storage.astype(mask_layout, _int64)
+        self.scan = ones.scan(ScanOp.SUM, line, 0)
+        self.count = read_int(self.scan, n - 1)
+        # kept: scan - 1 (its rank among kept ones); dropped: 0 - 1 = -1, the spare slot
+        kept_rank = self.scan.binary(BinaryOp.MULTIPLY, line, ones, line)
+        self.slots = kept_rank.binary_scalar(BinaryOp.SUBTRACT, line, 1, False)
+
+    def take(self, src_storage, src_layout, dtype):
+        """The kept elements of ``src`` (leading axis of length n; trailing axes are carried
+        along) as a new storage of shape ``(count,) + rest``."""
+        rest = src_layout.shape[1:]
+        out = self.device.empty((self.count + 1,) + rest, dtype)
+        if self.n:
+            idx_layout = Layout((self.n,) + rest, (1,) + (0,) * len(rest), 0)
+            out.scatter(contiguous_layout((self.count + 1,) + rest), self.slots, idx_layout,
+                        src_storage, src_layout, 0)
+        return out
+
+
+def compact_rows(storage, layout, dtype, mask_storage, mask_layout, device):
+    """``x[mask]`` where the 1-D ``mask`` covers x's leading axis: (storage, shape)."""
+    n = layout.shape[0]
+    plan = Compaction(mask_storage, mask_layout, n, device)
+    out = plan.take(storage, layout, dtype)
+    shape = (plan.count,) + layout.shape[1:]
+    # the spare slot is the last row: the first ``count`` rows are contiguous
+    return out, shape
+
+
+def flat_layout(x):
+    """A 1-D layout viewing x's elements in C order, or None when that needs a copy."""
+    return x._layout.reshape((x._layout.size,))
+
+
+def flatten(x):
+    """x as a 1-D array in C order (a view when possible)."""
+    lay = flat_layout(x)
+    if lay is None:
+        return wrap(x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
+    Array = type(x)
+    out = Array.__new__(Array)
+    out._storage, out._layout, out._dtype, out._device = x._storage, lay, x._dtype, x._device
+    return out
+
+
+# --- argmax / argmin ---------------------------------------------------------------------
+
+def _arg_reduce(op, x, axis, keepdims, fname):
+    require_array(x, fname)
+    if x._dtype.is_complex:
+        raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
+    shape = x._layout.shape
+    if axis is None:
+        if x._layout.size == 0:
+            raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+        flat = flatten(x)
+        storage = flat._storage.reduce(op, flat._layout, (0,))
+        out_shape = (1,) * len(shape) if keepdims else ()
+        return wrap(storage, out_shape, _int64, x._device)
+    axis = normalize_axis(axis, len(shape))
+    if shape[axis] == 0:
+        raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
+    storage = x._storage.reduce(op, x._layout, (axis,))
+    if keepdims:
+        out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
+    else:
+        out_shape = shape[:axis] + shape[axis + 1 :]
+    return wrap(storage, out_shape, _int64, x._device)
+
+
+def argmax(x, /, *, axis=None, keepdims=False):
+    """Index of the first maximum along ``axis`` (the flattened array when None); the
+    first NaN counts as the maximum."""
+    return _arg_reduce(ReduceOp.ARGMAX, x, axis, keepdims, "argmax")
+
+
+def argmin(x, /, *, axis=None, keepdims=False):
+    """Index of the first minimum along ``axis`` (the flattened array when None); the
+    first NaN counts as the minimum."""
+    return _arg_reduce(ReduceOp.ARGMIN, x, axis, keepdims, "argmin")
+
+
+# --- count_nonzero / nonzero ---------------------------------------------------------------
+
+def count_nonzero(x, /, *, axis=None, keepdims=False):
+    """Number of non-zero elements over ``axis`` (int64)."""
+    require_array(x, "count_nonzero")
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    mask, mask_layout = mask_of(x)
+    ones = mask.astype(mask_layout, _int64)
+    storage = ones.reduce(ReduceOp.SUM, contiguous_layout(shape), axes)
+    if keepdims:
+        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    else:
+        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    return wrap(storage, out_shape, _int64, x._device)
+
+
+def nonzero(x, /):
+    """Indices of the non-zero elements, one int64 array per dimension, in C order."""
+    require_array(x, "nonzero")
+    shape = x._layout.shape
+    if not shape:
+        raise ValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
+    device = x._device
+    n = x._layout.size
+    mask, mask_layout = mask_of(x)
+    line_mask = mask_layout.reshape((n,))
+    if line_mask is None:
+        mask, line_mask = mask.copy(mask_layout), contiguous_layout((n,))
+    plan = Compaction(mask, line_mask, n, device)
+    flat = plan.take(arange_int64(device, n), contiguous_layout((n,)), _int64)
+    count = plan.count
+    line = contiguous_layout((count,))
+    if len(shape) == 1:
+        return (wrap(flat, (count,), _int64, device),)
+    out = []
+    stride = n
+    for i, size in enumerate(shape):
+        stride = stride // size if size else 0
+        coord = flat
+        if stride != 1:
+            coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, line, stride, False)
+        if i:
+            coord = coord.binary_scalar(BinaryOp.REMAINDER, line, size, False)
+        elif coord is flat:
+            coord = flat.copy(line)
+        out.append(wrap(coord, (count,), _int64, device))
+    return tuple(out)
+
+
+# --- searchsorted ------------------------------------------------------------------------
+
+def searchsorted(x1, x2, /, *, side="left", sorter=None):
+    """Insertion indices of ``x2`` into the ascending 1-D ``x1`` (or ``x1[sorter]``)."""
+    require_array(x1, "searchsorted", "x1")
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if x1.ndim != 1:
+        raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
+    Array = array_type()
+    if not isinstance(x2, Array):
+        value, dtype = scalar_for(x2, x1._dtype, "searchsorted")
+        x2 = scalar_array(value, dtype, x1._device)
+    if x1._dtype.is_complex or x2._dtype.is_complex:
+        raise DTypeError("searchsorted: complex numbers have no order")
+    if sorter is not None:
+        from .indexing_functions import take
+
+        require_array(sorter, "searchsorted", "sorter")
+        if sorter.ndim != 1 or sorter.shape[0] != x1.shape[0]:
+            raise ShapeError(
+                f"searchsorted: sorter must be 1-D with x1's length {x1.shape[0]}, got shape {sorter.shape}"
+            )
+        x1 = take(x1, sorter, axis=0)
+    x1, x2 = promote_pair(x1, x2, "searchsorted")
+    if x1._dtype.is_bool:
+        x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
+    storage = x1._storage.searchsorted(x1._layout, x2._storage, x2._layout, side == "right")
+    return wrap(storage, x2._layout.shape, _int64, x1._device)
+
+
+# --- where -------------------------------------------------------------------------------
+
+def where(condition, x1, x2, /):
+    """``x1`` where ``condition`` is True, else ``x2`` (arrays or Python scalars,
+    broadcast together; at least one of x1, x2 must be an array)."""
+    Array = array_type()
+    require_array(condition, "where", "condition")
+    if not condition._dtype.is_bool:
+        raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
+    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    if not a1 and not a2:
+        raise TypeError("where: at least one of x1 and x2 must be an array")
+    if not a1:
+        value, dtype = scalar_for(_plain(x1), x2._dtype, "where")
+        x1 = scalar_array(value, dtype, x2._device)
+        if dtype is not x2._dtype:
+            x2 = x2.astype(dtype)
+    elif not a2:
+        value, dtype = scalar_for(_plain(x2), x1._dtype, "where")
+        x2 = scalar_array(value, dtype, x1._device)
+        if dtype is not x1._dtype:
+            x1 = x1.astype(dtype)
+    x1, x2 = promote_pair(x1, x2, "where")
+    same_device(condition, x1, "where")
+    c, l1, l2 = condition._layout, x1._layout, x2._layout
+    shape = c.shape
+    if not (shape == l1.shape == l2.shape):
+        shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
+        c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
+    storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
+    return wrap(storage, shape, x1._dtype, x1._device)
+
+
+def _plain(value):
+    item = getattr(value, "item", None)
+    if item is not None and not isinstance(value, array_type()):
+        return item()
+    return value
+
+
+__all__ = ["argmax", "argmin", "count_nonzero", "nonzero", "searchsorted", "where"]

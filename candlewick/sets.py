@@ -1,0 +1,138 @@
+"""Set functions of the Array API: unique_all, unique_counts, unique_inverse, unique_values.
+
+Built from primitives, no host compute: the flattened input is sorted (stable, so
+each run of equal values keeps its first occurrence first); an element starts a new
+group where it differs from its predecessor (NaN != NaN, so every NaN is its own
+group, as the standard asks); an inclusive scan numbers the groups, one host read of
+its last element gives the number of unique values, and scatters place the first
+element of each group (values, first indices), the group of each input element
+(inverse indices) and, by ``scatter_add``, the group sizes (counts).
+Results come out in ascending order (NaNs last), which the standard allows.
+"""
+
+from typing import NamedTuple
+
+from . import dtypes as _dt
+from ._core import contiguous_layout, require_array, wrap
+from .layout import Layout
+from .opdefs import BinaryOp, CompareOp, UnaryOp
+from .searching import Compaction, flatten
+from .sorting import sort_storages
+
+_int64 = _dt.int64
+
+
+class UniqueAllResult(NamedTuple):
+    values: object
+    indices: object
+    inverse_indices: object
+    counts: object
+
+
+class UniqueCountsResult(NamedTuple):
+    values: object
+    counts: object
+
+
+class UniqueInverseResult(NamedTuple):
+    values: object
+    inverse_indices: object
+
+
+def _sorted_flat(x):
+    """(sorted values storage, int64 permutation storage) of x flattened, stable.
+    Complex values sort lexicographically by (real, imag): a stable sort by the
+    imaginary parts, then a stable sort of the real parts in that order."""
+    flat = flatten(x)
+    n = flat._layout.size
+    line = contiguous_layout((n,))
+    if not x._dtype.is_complex:
+        return sort_storages(flat, 0, False, True, "unique")
+    real_dtype = _dt.real_dtype_of(x._dtype)
+    imag = wrap(flat._storage.unary(UnaryOp.IMAG, flat._layout), (n,), real_dtype, x._device)
+    _, by_imag = sort_storages(imag, 0, False, True, "unique")
+    real = flat._storage.unary(UnaryOp.REAL, flat._layout)
+    real_in_imag_order = real.index_select(line, by_imag, line, 0)
+    _, by_real = real_in_imag_order.sort(line, 0, False, True)
+    perm = by_imag.index_select(line, by_real, line, 0)
+    values = flat._storage.index_select(flat._layout, perm, line, 0)
+    return values, perm
+
+
+class _Groups:
+    """The run structure of x's sorted elements (see the module docstring)."""
+
+    def __init__(self, x):
+        require_array(x, "unique")
+        self.x = x
+        self.device = device = x._device
+        self.n = n = x._layout.size
+        self.values, self.perm = _sorted_flat(x) if n else (None, None)
+        starts = device.full((n,), _dt.bool_, True)
+        if n > 1:
+            a = Layout((n - 1,), (1,), 1, True)
+            b = contiguous_layout((n - 1,))
+            differs = self.values.compare(CompareOp.NOT_EQUAL, a, self.values, b)
+            starts.assign(a, differs, b)
+        self.plan = Compaction(starts, contiguous_layout((n,)), n, device)
+        self.count = self.plan.count
+
+    def unique_values(self):
+        dtype = self.x._dtype
+        if not self.n:
+            return wrap(self.device.empty((0,), dtype), (0,), dtype, self.device)
+        storage = self.plan.take(self.values, contiguous_layout((self.n,)), dtype)
+        return wrap(storage, (self.count,), dtype, self.device)
+
+    def first_indices(self):
+        if not self.n:
+            return wrap(self.device.empty((0,), _int64), (0,), _int64, self.device)
+        storage = self.plan.take(self.perm, contiguous_layout((self.n,)), _int64)
+        return wrap(storage, (self.count,), _int64, self.device)
+
+    def group_ids(self):
+        """Each sorted element's group (0-based): the inclusive scan of starts, minus one."""
+        return self.plan.scan.binary_scalar(BinaryOp.SUBTRACT, contiguous_layout((self.n,)), 1, False)
+
+    def inverse(self):
+        shape = self.x._layout.shape
+        out = self.device.empty((self.n,), _int64)
+        if self.n:
+            line = contiguous_layout((self.n,))
+            out.scatter(line, self.perm, line, self.group_ids(), line, 0)
+        return wrap(out, shape, _int64, self.device)
+
+    def counts(self):
+        out = self.device.zeros((self.count,), _int64)
+        if self.n:
+            line = contiguous_layout((self.n,))
+            one = self.device.ones((1,), _int64)
+            out.scatter_add(contiguous_layout((self.count,)), self.group_ids(), line,
+                            one, Layout((self.n,), (0,), 0), 0)
+        return wrap(out, (self.count,), _int64, self.device)
+
+
+def unique_values(x, /):
+    """The unique elements of x (flattened), ascending; every NaN is distinct."""
+    return _Groups(x).unique_values()
+
+
+def unique_counts(x, /):
+    """(values, counts): the unique elements and how often each occurs."""
+    g = _Groups(x)
+    return UniqueCountsResult(g.unique_values(), g.counts())
+
+
+def unique_inverse(x, /):
+    """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape)."""
+    g = _Groups(x)
+    return UniqueInverseResult(g.unique_values(), g.inverse())
+
+
+def unique_all(x, /):
+    """(values, indices of first occurrences, inverse_indices, counts)."""
+    g = _Groups(x)
+    return UniqueAllResult(g.unique_values(), g.first_indices(), g.inverse(), g.counts())
+
+
+__all__ = ["unique_all", "unique_counts", "unique_inverse", "unique_values"]

@@ -1,0 +1,51 @@
+"""Sorting functions of the Array API (sort, argsort) on the ``sort`` primitive.
+
+NaN sorts above +inf (last ascending, first descending). ``stable`` keeps equal
+elements in their original order in both directions. bool is sorted as uint8 (the
+protocol's ``sort`` is asked only for numeric dtypes); complex has no order.
+"""
+
+from . import dtypes as _dt
+from ._core import contiguous_layout, require_array, wrap
+from .errors import DTypeError
+from .layout import normalize_axis
+
+
+def sort_storages(x, axis, descending, stable, fname):
+    """(values storage, int64 indices storage) of x sorted along a normalized ``axis``."""
+    if x._dtype.is_complex:
+        raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
+    if x._dtype.is_bool:
+        keys = x._storage.astype(x._layout, _dt.uint8)
+        values, indices = keys.sort(contiguous_layout(x._layout.shape), axis, descending, stable)
+        values = values.astype(contiguous_layout(x._layout.shape), _dt.bool_)
+        return values, indices
+    return x._storage.sort(x._layout, axis, descending, stable)
+
+
+def _check_flags(descending, stable, fname):
+    if not isinstance(descending, bool):
+        raise TypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
+    if not isinstance(stable, bool):
+        raise TypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
+
+
+def sort(x, /, *, axis=-1, descending=False, stable=True):
+    """A sorted copy of ``x`` along ``axis``."""
+    require_array(x, "sort")
+    _check_flags(descending, stable, "sort")
+    axis = normalize_axis(axis, x.ndim)
+    values, _ = sort_storages(x, axis, descending, stable, "sort")
+    return wrap(values, x._layout.shape, x._dtype, x._device)
+
+
+def argsort(x, /, *, axis=-1, descending=False, stable=True):
+    """The int64 indices that sort ``x`` along ``axis``."""
+    require_array(x, "argsort")
+    _check_flags(descending, stable, "argsort")
+    axis = normalize_axis(axis, x.ndim)
+    _, indices = sort_storages(x, axis, descending, stable, "argsort")
+    return wrap(indices, x._layout.shape, _dt.int64, x._device)
+
+
+__all__ = ["sort", "argsort"]

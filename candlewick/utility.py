@@ -1,0 +1,91 @@
+"""Utility functions of the Array API: all, any, diff."""
+
+from . import dtypes as _dt
+from ._core import array_type, is_scalar, require_array, view, wrap
+from .elementwise import binary, compare
+from .errors import ShapeError
+from .layout import normalize_axes, normalize_axis
+from .opdefs import BinaryOp, CompareOp, ReduceOp
+
+
+def _truth_reduce(op, x, axis, keepdims, fname):
+    require_array(x, fname)
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    storage = x._storage.reduce(op, x._layout, axes)
+    if keepdims:
+        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
+    else:
+        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    return wrap(storage, out_shape, _dt.bool_, x._device)
+
+
+def all(x, /, *, axis=None, keepdims=False):
+    """Whether every element over ``axis`` is non-zero (True for an empty reduction);
+    NaN counts as non-zero, complex as non-zero when either part is."""
+    return _truth_reduce(ReduceOp.ALL, x, axis, keepdims, "all")
+
+
+def any(x, /, *, axis=None, keepdims=False):
+    """Whether some element over ``axis`` is non-zero (False for an empty reduction)."""
+    return _truth_reduce(ReduceOp.ANY, x, axis, keepdims, "any")
+
+
+def _edge(value, x, axis, argname):
+    """``prepend``/``append`` as an array of x's shape off ``axis``: an array is taken
+    as is (its shape is checked by concat); a Python scalar fills one slice like NumPy."""
+    Array = array_type()
+    if isinstance(value, Array):
+        if value.ndim == 0:
+            shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
+            return view(value, value._layout.broadcast_to(shape))
+        return value
+    if is_scalar(value):
+        from .creation import full
+
+        shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
+        dtype = x._dtype
+        if isinstance(value, float) and not (dtype.is_floating or dtype.is_complex):
+            dtype = _dt.DEFAULT_FLOAT
+        elif isinstance(value, complex) and not dtype.is_complex:
+            dtype = _dt.DEFAULT_COMPLEX
+        return full(shape, value, dtype=dtype, device=x._device)
+    raise TypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
+
+
+def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+    """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``; ``prepend`` and
+    ``append`` are joined to x along ``axis`` first. bool arrays give ``x[i+1] != x[i]``
+    (as NumPy does)."""
+    require_array(x, "diff")
+    if x.ndim == 0:
+        raise ShapeError("diff: x must have at least one dimension")
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        raise ValueError(f"diff: n must be non-negative, got {n}")
+    axis = normalize_axis(axis, x.ndim)
+    if prepend is not None or append is not None:
+        from .manipulation import concat
+
+        parts = []
+        if prepend is not None:
+            parts.append(_edge(prepend, x, axis, "prepend"))
+        parts.append(x)
+        if append is not None:
+            parts.append(_edge(append, x, axis, "append"))
+        x = concat(parts, axis=axis)
+    for _ in range(n):
+        length = x.shape[axis]
+        if length == 0:
+            break
+        hi = view(x, x._layout.slice(axis, 1, length, 1))
+        lo = view(x, x._layout.slice(axis, 0, length - 1, 1))
+        if x._dtype.is_bool:
+            x = compare(CompareOp.NOT_EQUAL, hi, lo, "diff")
+        else:
+            x = binary(BinaryOp.SUBTRACT, hi, lo, "diff")
+    return x
+
+
+__all__ = ["all", "any", "diff"]
