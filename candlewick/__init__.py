@@ -31,6 +31,13 @@ from .manipulation import (
 )
 from .registry import backends, default_device, get_device, set_default_device
 from .statistical import max, mean, min, prod, sum
+from .statistical import cumulative_prod, cumulative_sum, std, var
+from .manipulation import repeat, roll, tile
+from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+from .sorting import argsort, sort
+from .sets import unique_all, unique_counts, unique_inverse, unique_values
+from .indexing_functions import take, take_along_axis
+from .utility import all, any, diff
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 
@@ -58,3 +65,9 @@ __all__ += [
     "finfo", "iinfo", "result_type", "from_dlpack", "__array_namespace_info__", "fft", "linalg",
 ]
 __all__ += list(_elementwise_names)
+__all__ += [
+    "cumulative_prod", "cumulative_sum", "std", "var", "repeat", "roll", "tile", "argmax",
+    "argmin", "count_nonzero", "nonzero", "searchsorted", "where", "argsort", "sort",
+    "unique_all", "unique_counts", "unique_inverse", "unique_values", "take",
+    "take_along_axis", "all", "any", "diff",
+]
