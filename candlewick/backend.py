@@ -40,12 +40,20 @@ from typing import Any, Protocol, runtime_checkable
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "OPTIONAL_CAPABILITIES", "PHILOX",
+    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage",
+    "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
 OPTIONAL_CAPABILITIES = ("linalg", "fft")
+
+#: the ``BackendStorage`` methods of each optional group: a device that declares the
+#: group implements all of them (tools/gen_array_api_doc.py reads this table)
+OPTIONAL_PRIMITIVES = {
+    "linalg": ("cholesky", "qr", "svd", "eigh", "solve", "inv", "det", "slogdet"),
+    "fft": ("fft", "rfft", "irfft"),
+}
 
 PHILOX = """
 Random numbers: Philox-4x32-10 (Salmon et al., SC'11), identical on every backend.
@@ -164,7 +172,8 @@ class BackendStorage(Protocol):
 
     def gather(self, layout, indices, idx_layout, axis) -> "BackendStorage":
         """Take-along-axis: idx has the input's ndim and equal sizes on every other axis;
-        ``out[p] = x[p with p[axis] = idx[p]]``; output shape is the index shape."""
+        ``out[p] = x[p with p[axis] = idx[p]]``; output shape is the index shape.
+        ``indices``: int64, same rules as ``index_select`` (``[-n, n)``, others raise IndexError)."""
 
     # --- ordering ------------------------------------------------------------
     def sort(self, layout, axis, descending, stable) -> "tuple[BackendStorage, BackendStorage]":
@@ -292,6 +301,30 @@ class BackendDevice(Protocol):
         """(free bytes, total bytes) of the device memory."""
 
     def same_device(self, other) -> bool: ...
+
+
+@runtime_checkable
+class DLPackStorage(Protocol):
+    """Optional hook (not part of ``BackendStorage``): DLPack export, used by
+    ``Array.__dlpack__``/``__dlpack_device__`` (``candlewick.dlpack``)."""
+
+    def dlpack_view(self, layout) -> Any:
+        """An object with ``__dlpack__`` and ``__dlpack_device__`` (DLPack's protocol, e.g. a
+        NumPy array for host memory) that shares this storage's memory as ``layout`` views
+        it, without copying. Raise BufferError if this layout cannot be exported."""
+
+
+@runtime_checkable
+class DLPackDevice(Protocol):
+    """Optional hook (not part of ``BackendDevice``): DLPack import, used by
+    ``candlewick.from_dlpack``. Without it, host-memory producers are copied in through
+    ``storage_from_host``."""
+
+    def storage_from_dlpack(self, obj, copy) -> "tuple[BackendStorage, Any] | None":
+        """``(storage, layout)`` viewing the DLPack producer ``obj``, or None when ``obj``'s
+        memory is not on this device. Share the memory unless ``copy`` is True; with
+        ``copy=False`` raise BufferError if sharing is impossible. The layout may have any
+        strides (in elements) and offset within the storage."""
 
 
 @runtime_checkable
