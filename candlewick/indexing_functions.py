@@ -2,15 +2,14 @@
 
 ``take`` is the ``index_select`` primitive; ``take_along_axis`` is ``gather`` after
 broadcasting x and the indices against each other on every axis but ``axis``.
-Indices may be negative (counting from the end); out-of-range ones raise IndexError
-from the primitive.
+Indices may be negative (counting from the end); the primitives reject out-of-range
+ones with IndexError.
 """
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array, same_device, wrap
 from .errors import DTypeError, ShapeError
 from .layout import Layout, normalize_axis
-from .opdefs import BinaryOp, CompareOp
 
 
 def index_storage(indices, fname, argname="indices"):
@@ -86,20 +85,8 @@ def take_along_axis(x, indices, /, *, axis=-1):
     shape = tuple(shape)
     x_layout = _broadcast_except(x._layout, shape, axis, "x")
     idx_layout = _broadcast_except(idx_layout, shape, axis, "indices")
-    idx, idx_layout = _from_end(idx, idx_layout, xs[axis])
     storage = x._storage.gather(x_layout, idx, idx_layout, axis)
     return wrap(storage, shape, x._dtype, x._device)
-
-
-def _from_end(idx, layout, n):
-    """Negative indices counted from the end (``i + n`` where ``i < 0``); indices still
-    out of range stay out of range, for the primitive to reject."""
-    device = idx.device
-    line = contiguous_layout(layout.shape)
-    zero = device.zeros((), _dt.int64)
-    neg = idx.compare(CompareOp.LESS, layout, zero, Layout(layout.shape, (0,) * len(layout.shape), 0))
-    shifted = idx.binary_scalar(BinaryOp.ADD, layout, n, False)
-    return neg.where(line, shifted, line, idx, layout), line
 
 
 __all__ = ["take", "take_along_axis"]
