@@ -1,7 +1,7 @@
 """Manipulation functions of the Array API: views where possible, copies via ``assign``."""
 
 from . import dtypes as _dt
-from ._core import as_shape, promote_pair, require_array, view, wrap, contiguous_layout
+from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view, wrap
 from .errors import DeviceMismatchError, ShapeError
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
 
@@ -15,7 +15,9 @@ def reshape(x, /, shape, *, copy=None):
     require_array(x, "reshape")
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
-    shape = tuple(shape)
+    if not isinstance(shape, (tuple, list)):
+        raise TypeError(f"reshape: shape must be a tuple of ints, got {type(shape).__name__}")
+    shape = tuple(operator_index(n, "reshape", "shape") for n in shape)
     size = x._layout.size
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1:
@@ -23,7 +25,7 @@ def reshape(x, /, shape, *, copy=None):
     known = 1
     for n in shape:
         if n != -1:
-            if not isinstance(n, int) or n < 0:
+            if n < 0:
                 raise ValueError(f"reshape: shape must hold non-negative ints (or one -1), got {shape}")
             known *= n
     if unknown:
