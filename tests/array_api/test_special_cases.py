@@ -1,0 +1,119 @@
+"""The standard's special cases (NaN, ±infinity, ±0) of every element-wise function.
+
+The expected results are the tables in ``special_case_tables`` (written from the
+standard's text). All inputs of one function go through one call, as one array, in each
+floating dtype; every row that disagrees is listed in the failure message.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from array_api_support import dt, to_np
+from special_case_tables import (
+    ANY_INF, ANY_ZERO, BINARY_COMPLEX, BINARY_REAL, NAN_NEG, NAN_POS, UNARY_COMPLEX, UNARY_REAL,
+    AnyOf, Approx,
+)
+
+
+def _matches(got, expected):
+    if isinstance(expected, AnyOf):
+        return any(_matches(got, option) for option in expected.options)
+    if isinstance(expected, tuple):
+        got = complex(got)
+        return _matches(got.real, expected[0]) and _matches(got.imag, expected[1])
+    if isinstance(expected, bool):
+        return isinstance(got, (bool, np.bool_)) and bool(got) is expected
+    got = float(got)
+    if expected is ANY_ZERO:
+        return got == 0
+    if expected is ANY_INF:
+        return math.isinf(got)
+    if expected is NAN_POS or expected is NAN_NEG:
+        return math.isnan(got) and math.copysign(1.0, got) == (-1.0 if expected is NAN_NEG else 1.0)
+    if isinstance(expected, Approx):
+        return abs(got - expected.value) <= 1e-6 * max(1.0, abs(expected.value))
+    if math.isnan(expected):
+        return math.isnan(got)
+    if expected == 0:
+        return got == 0 and math.copysign(1.0, got) == math.copysign(1.0, expected)
+    return got == expected
+
+
+def _host(values, name):
+    if name.startswith("complex"):
+        return np.array([complex(*v) for v in values], dtype=name)
+    return np.array(values, dtype=name)
+
+
+def _report(fname, name, rows, outs):
+    bad = [f"  {fname}{row[:-1]!r} -> {out!r}, expected {row[-1]!r}"
+           for row, out in zip(rows, outs) if not _matches(out, row[-1])]
+    assert not bad, f"{fname} ({name}) breaks {len(bad)} special case(s):\n" + "\n".join(bad)
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("fname", sorted(UNARY_REAL))
+def test_unary_real_special_cases(fname, name):
+    rows = UNARY_REAL[fname]
+    x = cw.asarray(_host([r[0] for r in rows], name))
+    out = to_np(getattr(cw, fname)(x))
+    _report(fname, name, rows, out.tolist())
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+@pytest.mark.parametrize("fname", sorted(BINARY_REAL))
+def test_binary_real_special_cases(fname, name):
+    rows = BINARY_REAL[fname]
+    x1 = cw.asarray(_host([r[0] for r in rows], name))
+    x2 = cw.asarray(_host([r[1] for r in rows], name))
+    out = to_np(getattr(cw, fname)(x1, x2))
+    _report(fname, name, rows, out.tolist())
+
+
+@pytest.mark.parametrize("name", ["complex64", "complex128"])
+@pytest.mark.parametrize("fname", sorted(UNARY_COMPLEX))
+def test_unary_complex_special_cases(fname, name):
+    rows = UNARY_COMPLEX[fname]
+    x = cw.asarray(_host([r[0] for r in rows], name))
+    out = to_np(getattr(cw, fname)(x))
+    _report(fname, name, rows, out.tolist())
+
+
+@pytest.mark.parametrize("name", ["complex64", "complex128"])
+@pytest.mark.parametrize("fname", sorted(BINARY_COMPLEX))
+def test_binary_complex_special_cases(fname, name):
+    rows = BINARY_COMPLEX[fname]
+    x1 = cw.asarray(_host([r[0] for r in rows], name))
+    x2 = cw.asarray(_host([r[1] for r in rows], name))
+    out = to_np(getattr(cw, fname)(x1, x2))
+    _report(fname, name, rows, out.tolist())
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_clip_propagates_nan_from_x_min_and_max(name):
+    """clip: "If x_i / min_i / max_i is NaN, the result is NaN" (array and scalar bounds)."""
+    nan = float("nan")
+    x = cw.asarray(np.array([nan, 1.0, 1.0], dtype=name))
+    lo = cw.asarray(np.array([0.0, nan, 0.0], dtype=name))
+    hi = cw.asarray(np.array([2.0, 2.0, nan], dtype=name))
+    assert np.isnan(to_np(cw.clip(x, lo, hi))).all()
+    assert np.isnan(to_np(cw.clip(cw.asarray(np.array([1.0], dtype=name)), nan, 2.0))).all()
+    assert np.isnan(to_np(cw.clip(cw.asarray(np.array([1.0], dtype=name)), 0.0, nan))).all()
+    assert np.isnan(to_np(cw.clip(cw.asarray(np.array([nan], dtype=name)), 0.0, 2.0))).all()
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_special_cases_hold_through_operators(name):
+    """The operators are the functions: a few rows of each table through x op y."""
+    nan, inf = float("nan"), float("inf")
+    a = cw.asarray(np.array([inf, -0.0, 2.0, nan], dtype=name))
+    b = cw.asarray(np.array([-inf, -0.0, -0.0, 1.0], dtype=name))
+    s = to_np(a + b)
+    assert math.isnan(s[0]) and s[1] == 0 and math.copysign(1, s[1]) == -1 and s[2] == 2.0 and math.isnan(s[3])
+    q = to_np(a / b)
+    assert math.isnan(q[0]) and math.isnan(q[1]) and q[2] == -inf and math.isnan(q[3])
+    p = to_np(a ** b)
+    assert p[0] == 0 and p[1] == 1.0 and p[2] == 1.0 and math.isnan(p[3])
