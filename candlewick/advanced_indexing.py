@@ -27,8 +27,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import array_type, contiguous_layout, scalar_array, view, wrap
-from .errors import DeviceMismatchError, IndexOutOfBoundsError
-from .indexing import _as_int, _value_for, basic_layout
+from .errors import DeviceMismatchError, IndexOutOfBoundsError, ShapeError
+from .indexing import _as_int, _value_for, basic_layout, fit_value
 from .layout import Layout, broadcast_shapes, shape_size
 from .opdefs import BinaryOp, CompareOp
 from .searching import Compaction, nonzero
@@ -172,7 +172,10 @@ class _Plan:
             v_axis += 1
             x_axis += 1
         self.view = basic_layout(x._layout, tuple(basic))
-        self.shape = broadcast_shapes(*(k.shape for k in self.indices if not isinstance(k, int)))
+        try:
+            self.shape = broadcast_shapes(*(k.shape for k in self.indices if not isinstance(k, int)))
+        except ShapeError as exc:
+            raise IndexError(f"shape mismatch: index arrays could not be broadcast together: {exc}") from None
         self.adjacent = self.axes == list(range(self.axes[0], self.axes[0] + len(self.axes)))
 
     def rest_shape(self):
@@ -325,7 +328,7 @@ def advanced_setitem(x, key, value):
     shape = plan.result_shape()
     if not isinstance(value, Array):
         value = scalar_array(value, x._dtype, device)
-    src = value._layout.broadcast_to(shape)
+    src = fit_value(value._layout, shape)
     b = len(plan.shape)
     rest = plan.rest_shape()
     k = shape_size(plan.shape)

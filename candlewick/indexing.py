@@ -112,6 +112,15 @@ def _value_for(x, value, fname="__setitem__"):
     return scalar
 
 
+def fit_value(layout, shape):
+    """The value's layout broadcast to the target ``shape``; like NumPy, leading size-1
+    axes beyond the target's dimensions are dropped first."""
+    extra = layout.ndim - len(shape)
+    if extra > 0 and all(n == 1 for n in layout.shape[:extra]):
+        layout = layout.squeeze(tuple(range(extra)))
+    return layout.broadcast_to(shape)
+
+
 def setitem(x, key, value):
     Array = array_type()
     if not is_basic(key):
@@ -121,7 +130,6 @@ def setitem(x, key, value):
     dst = basic_layout(x._layout, key)
     value = _value_for(x, value)
     if isinstance(value, Array):
-        src = value._layout.broadcast_to(dst.shape)
-        x._storage.assign(dst, value._storage, src)
+        x._storage.assign(dst, value._storage, fit_value(value._layout, dst.shape))
     else:
         x._storage.fill(dst, value)
