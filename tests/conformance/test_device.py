@@ -1,0 +1,156 @@
+"""Device object, protocol shape, host transfer and creation primitives."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from candlewick import dtypes as dt
+from candlewick import registry
+from candlewick.backend import OPTIONAL_CAPABILITIES, BackendDevice, BackendStorage
+from candlewick.layout import Layout
+
+from .checks import Expected, assert_bitwise_equal, read_flat, read_result
+from .strategies import dtype_params, host_arrays, scalars, shapes, value_fillers
+
+ALL = dtype_params(dt.ALL_DTYPES)
+REAL_NUMERIC = dtype_params(dt.INTEGER + dt.REAL_FLOATING)
+
+
+# --- the device object ---------------------------------------------------------------
+
+
+def test_device_satisfies_protocol(device):
+    assert isinstance(device, BackendDevice)
+    assert isinstance(device.backend, str) and device.backend
+    assert isinstance(device.ordinal, int) and device.ordinal >= 0
+    expected_name = "cpu" if device.backend == "cpu" else f"{device.backend}:{device.ordinal}"
+    assert device.name == expected_name
+
+
+def test_device_is_the_registry_singleton(device):
+    assert registry.get_device(device.name) is device
+    assert device.same_device(device)
+    assert device.same_device(registry.get_device(device.name))
+
+
+def test_same_device_is_false_across_devices(device):
+    others = [d for d in registry.all_devices() if d is not device]
+    for other in others:
+        assert not device.same_device(other)
+        assert not other.same_device(device)
+
+
+def test_device_supports_every_dtype(device):
+    missing = [d.name for d in dt.ALL_DTYPES if d not in tuple(device.dtypes)]
+    assert not missing, f"{device.name} lacks dtypes {missing}"
+
+
+def test_capabilities_are_known_groups(device):
+    assert set(device.capabilities) <= set(OPTIONAL_CAPABILITIES)
+
+
+def test_synchronize_and_memory_info(device):
+    assert device.synchronize() is None
+    info = device.memory_info()
+    assert isinstance(info, tuple) and len(info) == 2
+    free, total = info
+    assert all(isinstance(v, int) and not isinstance(v, bool) for v in info)
+    assert total > 0 and 0 <= free <= total
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_storage_satisfies_protocol(device, dtype):
+    s = device.storage_from_host(np.zeros(3, dtype.numpy))
+    assert isinstance(s, BackendStorage)
+    assert s.dtype is dtype and s.size == 3
+    assert s.device is device
+
+
+# --- host transfer ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(data=st.data())
+def test_to_host_reads_every_layout(device, dtype, data):
+    x = data.draw(host_arrays(dtype, data.draw(shapes())))
+    s = x.upload(device)
+    assert s.size == x.flat.size and s.dtype is dtype
+    assert_bitwise_equal(read_flat(s), x.flat)
+    got = s.to_host(x.layout)
+    assert isinstance(got, np.ndarray) and got.flags.c_contiguous
+    assert_bitwise_equal(got, x.value())
+
+
+@pytest.mark.parametrize("dtype", ALL)
+def test_transfers_copy(device, dtype):
+    host = np.ones(4, dtype.numpy)
+    s = device.storage_from_host(host)
+    host[...] = 0  # the storage must not alias the uploaded array
+    first = read_flat(s)
+    assert_bitwise_equal(first, np.ones(4, dtype.numpy))
+    first[...] = 0  # nor the downloaded one
+    assert_bitwise_equal(read_flat(s), np.ones(4, dtype.numpy))
+
+
+# --- creation --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(shape=shapes())
+def test_zeros_ones_empty(device, dtype, shape):
+    assert_bitwise_equal(read_result(device.zeros(shape, dtype), dtype, shape),
+                         np.zeros(shape, dtype.numpy))
+    Expected(np.ones(shape, dtype.numpy)).check(read_result(device.ones(shape, dtype), dtype, shape))
+    read_result(device.empty(shape, dtype), dtype, shape)  # shape, dtype and size only
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(data=st.data())
+def test_full(device, dtype, data):
+    shape = data.draw(shapes())
+    value = data.draw(scalars(dtype))
+    got = read_result(device.full(shape, dtype, value), dtype, shape)
+    assert_bitwise_equal(got, np.full(shape, value, dtype.numpy))
+
+
+@pytest.mark.parametrize("dtype", REAL_NUMERIC)
+@given(data=st.data())
+def test_arange(device, dtype, data):
+    size = data.draw(st.integers(0, 40))
+    if dtype.is_integer:
+        info = np.iinfo(dtype.numpy)
+        step = data.draw(st.integers(-3, 3))
+        last = step * max(size - 1, 0)
+        # every element must be representable (the front end checks the range)
+        start = data.draw(st.integers(max(int(info.min), int(info.min) - last),
+                                      min(int(info.max), int(info.max) - last)))
+        expected = np.array([start + i * step for i in range(size)], dtype=dtype.numpy)
+        Expected(expected).check(read_result(device.arange(start, step, size, dtype), dtype, (size,)))
+        return
+    start = data.draw(st.floats(-1e3, 1e3))
+    step = data.draw(st.floats(-10, 10))
+    # computed in float64 (one fused or two roundings) and cast once
+    expected = (start + np.arange(size, dtype=np.float64) * step).astype(dtype.numpy)
+    got = read_result(device.arange(start, step, size, dtype), dtype, (size,))
+    Expected(expected, ulps=1, atol=2 * np.finfo(np.float64).eps * abs(step) * size).check(got)
+
+
+@pytest.mark.parametrize("dtype", [pytest.param(dt.float32, id="float32")])
+def test_creation_of_size_zero_and_0d(device, dtype):
+    for shape in ((), (0,), (3, 0, 2)):
+        for make in (device.zeros, device.ones, device.empty):
+            read_result(make(shape, dtype), dtype, shape)
+        assert read_result(device.full(shape, dtype, 2.0), dtype, shape).size == math.prod(shape)
+
+
+def test_storage_from_host_of_empty_and_0d(device):
+    for dtype in dt.ALL_DTYPES:
+        for shape in ((), (0,)):
+            host = np.zeros(shape, dtype.numpy)
+            s = device.storage_from_host(host.reshape(-1))
+            assert s.size == host.size
+            got = s.to_host(Layout.contiguous(shape))
+            assert got.shape == shape and got.dtype == dtype.numpy

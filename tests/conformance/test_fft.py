@@ -1,0 +1,81 @@
+"""The optional "fft" group: unnormalized in both directions, against numpy.fft."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from candlewick import dtypes as dt
+
+from .checks import Expected, eps_of, read_result, require_capability
+from .strategies import dtype_params, host_arrays, shapes, view_of
+
+COMPLEX = dtype_params(dt.COMPLEX)
+REAL = dtype_params((dt.float32, dt.float64))
+
+
+@pytest.fixture
+def fft_device(device):
+    require_capability(device, "fft")
+    return device
+
+
+def _fft_expected(exact, x_wide, axis, n, dtype):
+    """Any FFT's error is bounded by ~ eps * log2(n) * sum|x| along the transformed axis."""
+    line_mag = np.sum(np.abs(x_wide), axis=axis, keepdims=True)
+    atol = 8 * eps_of(dtype) * (math.log2(max(n, 1)) + 1) * line_mag
+    return Expected(exact.astype(dtype.numpy), ulps=1, atol=np.broadcast_to(atol, exact.shape))
+
+
+@st.composite
+def fft_case(draw, dtype):
+    shape = draw(shapes(min_dims=1, max_dims=3, max_side=8, allow_empty=False))
+    axis = draw(st.integers(0, len(shape) - 1), label="axis")
+    x = draw(host_arrays(dtype, shape, values="moderate_finite"), label="x")
+    return x, axis
+
+
+@pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
+@pytest.mark.parametrize("dtype", COMPLEX)
+@given(data=st.data())
+def test_fft(fft_device, dtype, inverse, data):
+    x, axis = data.draw(fft_case(dtype))
+    got = read_result(x.upload(fft_device).fft(x.layout, axis, inverse), dtype, x.layout.shape)
+    xw = x.value().astype(np.complex128)
+    n = xw.shape[axis]
+    # unnormalized both ways: the inverse is n * numpy's ifft (exponent sign +)
+    exact = np.fft.ifft(xw, axis=axis) * n if inverse else np.fft.fft(xw, axis=axis)
+    _fft_expected(exact, xw, axis, n, dtype).check(got)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@given(data=st.data())
+def test_rfft(fft_device, dtype, data):
+    x, axis = data.draw(fft_case(dtype))
+    shape = x.layout.shape
+    out_shape = shape[:axis] + (shape[axis] // 2 + 1,) + shape[axis + 1:]
+    out_dtype = dt.complex_dtype_of(dtype)
+    got = read_result(x.upload(fft_device).rfft(x.layout, axis), out_dtype, out_shape)
+    xw = x.value().astype(np.float64)
+    _fft_expected(np.fft.rfft(xw, axis=axis), xw, axis, shape[axis], out_dtype).check(got)
+
+
+@pytest.mark.parametrize("dtype", COMPLEX)
+@given(data=st.data())
+def test_irfft(fft_device, dtype, data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3, max_side=8, allow_empty=False))
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    n = shape[axis]
+    half_shape = shape[:axis] + (n // 2 + 1,) + shape[axis + 1:]
+    # a genuine Hermitian half (the rfft of a real signal): DC and Nyquist are real
+    seed = data.draw(st.integers(0, 2**32 - 1))
+    signal = np.random.default_rng(seed).standard_normal(shape)
+    x = data.draw(host_arrays(dtype, half_shape, writable=True), label="x")
+    view_of(x.flat, x.layout)[...] = np.fft.rfft(signal, axis=axis).astype(dtype.numpy)
+    out_dtype = dt.real_dtype_of(dtype)
+    got = read_result(x.upload(fft_device).irfft(x.layout, axis, n), out_dtype, shape)
+    xw = x.value().astype(np.complex128)
+    exact = np.fft.irfft(xw, n=n, axis=axis) * n
+    _fft_expected(exact, xw, axis, n, out_dtype).check(got)
