@@ -129,6 +129,16 @@ class Array:
 
         return candlewick
 
+    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+        from .dlpack import array_dlpack
+
+        return array_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self, /):
+        from .dlpack import array_dlpack_device
+
+        return array_dlpack_device(self)
+
     def to_device(self, device, /, *, stream=None):
         from .registry import get_device
 

@@ -111,7 +111,8 @@ def result_type(*arrays_and_dtypes):
     required); Python scalars then join that dtype by the scalar rules: a bool only
     with bool, an int with integer/floating/complex, a float with floating/complex, a
     complex with floating (giving the matching complex dtype) or complex. Any mixing
-    the standard leaves open raises TypeError.
+    the standard leaves open raises TypeError; an int out of an integer dtype's range
+    raises OverflowError, as the operation itself would.
     """
     Array = array_type()
     result = None
@@ -133,7 +134,6 @@ def result_type(*arrays_and_dtypes):
     if result is None:
         raise ValueError("result_type: at least one argument must be an array or a dtype")
     for value in scalars:
-        # only the kind of a scalar matters here, never its value (no overflow check)
-        probe = value if not isinstance(value, int) or isinstance(value, bool) else 0
-        _, result = scalar_for(probe, result, "result_type")
+        # as in an operation: an int outside the integer dtype's range is an OverflowError
+        _, result = scalar_for(value, result, "result_type")
     return result

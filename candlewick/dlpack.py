@@ -137,7 +137,8 @@ def from_dlpack(x, /, *, device=None, copy=None):
     dtype = _dt.from_numpy(host.dtype)
     if dtype not in target.dtypes:
         raise BufferError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
-    host = np.ascontiguousarray(host)
+    if not host.flags.c_contiguous:
+        host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     return wrap(target.storage_from_host(host), host.shape, dtype, target)
 
 
