@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Download the wheels a GPU run needs into .whl/ (git-ignored), for the
+# device machine's Python 3.12 (x86-64, no network there).  The device image
+# already has numpy, ml_dtypes, hypothesis, pytest, tqdm, sortedcontainers,
+# attrs, torch and cupy; what it lacks is hip-python (and its rocm-bindings
+# wheels) and a few pure-Python test/runtime dependencies.
+# Usage: tools/fetch_wheels.sh [DEST]   (default: .whl in the repository root)
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+dest="${1:-$root/.whl}"
+mkdir -p "$dest"
+ROCM_BINDINGS=10.0.0.0.1.2
+
+download() {
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
+        --python-version 3.12 --implementation cp \
+        --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        --platform manylinux1_x86_64 -d "$dest" "$@"
+}
+
+# hip-python 10 is a thin package over the rocm-bindings wheels (see its
+# Requires-Dist): hip and core always, libraries for hipblas.
+download "hip-python==$ROCM_BINDINGS" "rocm-bindings-hip==$ROCM_BINDINGS" \
+    "rocm-bindings-core==$ROCM_BINDINGS" "rocm-bindings-libraries==$ROCM_BINDINGS"
+# Not in the device image: candlewick's runtime and test dependencies.
+download "platformdirs==4.14.7" "array-api-strict==2.6.1" "array-api-compat==1.16.0"
+
+# Keep one version of each distribution: two stop `pip install --no-deps`.
+python3 - "$dest" <<'PY'
+import collections, pathlib, sys
+seen = collections.defaultdict(list)
+for whl in sorted(pathlib.Path(sys.argv[1]).glob("*.whl")):
+    seen[whl.name.split("-")[0].lower().replace("_", "-")].append(whl.name)
+dupes = {k: v for k, v in seen.items() if len(v) > 1}
+if dupes:
+    sys.exit(f"more than one version in {sys.argv[1]}: {dupes}")
+print(f"{len(seen)} wheels in {sys.argv[1]}:", ", ".join(sorted(seen)))
+PY
