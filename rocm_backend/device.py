@@ -7,7 +7,6 @@ Every device owns one non-blocking stream; all work is queued there and only hos
 """
 
 import threading
-import weakref
 
 from candlewick import dtypes as _dt
 from candlewick.errors import DeviceMemoryError, IndexOutOfBoundsError
@@ -285,4 +284,38 @@ def _text(value):
     return str(value).split("\0", 1)[0]
 
 
-_devices = weakref.WeakValueDictionary()
+
+class RocmBackend:
+    """The object behind the entry point ``rocm_backend:BACKEND``."""
+
+    name = "rocm"
+
+    def __init__(self):
+        self._devices = {}
+        self._lock = threading.Lock()
+
+    def probe(self):
+        return probe()
+
+    def device_count(self):
+        return device_count()
+
+    def device(self, ordinal):
+        with self._lock:
+            dev = self._devices.get(ordinal)
+            if dev is None:
+                dev = self._devices[ordinal] = RocmDevice(ordinal)
+            return dev
+
+    def details(self):
+        from .kernels import cache_dir
+
+        out = {"nn": "not implemented on rocm yet (MIOpen issue): raises UnsupportedOperation",
+               "kernel cache": str(cache_dir())}
+        try:
+            import importlib.metadata as md
+
+            out["hip-python"] = md.version("hip-python")
+        except Exception:
+            pass
+        return out

@@ -1,0 +1,45 @@
+// Indexing: take (index_select, gather, sort's value gather), put (scatter) and
+// put_add (scatter_add, index_add). All over cw_ew_args:
+//   take:    op0 out, op1 source (axis stride 0), op2 int64 indices
+//   put:     op0 destination (axis stride 0), op1 int64 indices, op2 source
+//   put_add: as put, accumulated atomically
+// scalar[0] = axis stride of the indexed array, scalar[1] = axis length n;
+// op3.ptr = device error flag: an index outside [-n, n) sets it and is skipped.
+
+template <class B> __device__ inline void cw_take(const cw_ew_args& a) {
+    const cw_i64 stride = a.scalar[0], n = a.scalar[1];
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<3> o = cw_decode<3>(a, i);
+        cw_i64 j = ((const cw_i64*)a.op[2].ptr)[o.o[2]];
+        if (j < -n || j >= n) {
+            cw_flag_error(a.op[3].ptr);
+            B zero = B();
+            ((B*)a.op[0].ptr)[o.o[0]] = zero;
+            continue;
+        }
+        if (j < 0) j += n;
+        ((B*)a.op[0].ptr)[o.o[0]] = ((const B*)a.op[1].ptr)[o.o[1] + j * stride];
+    }
+}
+
+template <class B> __device__ inline void cw_put(const cw_ew_args& a) {
+    const cw_i64 stride = a.scalar[0], n = a.scalar[1];
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<3> o = cw_decode<3>(a, i);
+        cw_i64 j = ((const cw_i64*)a.op[1].ptr)[o.o[1]];
+        if (j < -n || j >= n) { cw_flag_error(a.op[3].ptr); continue; }
+        if (j < 0) j += n;
+        ((B*)a.op[0].ptr)[o.o[0] + j * stride] = ((const B*)a.op[2].ptr)[o.o[2]];
+    }
+}
+
+template <class S> __device__ inline void cw_put_add(const cw_ew_args& a) {
+    const cw_i64 stride = a.scalar[0], n = a.scalar[1];
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<3> o = cw_decode<3>(a, i);
+        cw_i64 j = ((const cw_i64*)a.op[1].ptr)[o.o[1]];
+        if (j < -n || j >= n) { cw_flag_error(a.op[3].ptr); continue; }
+        if (j < 0) j += n;
+        cw_atomic_add((S*)a.op[0].ptr + o.o[0] + j * stride, cw_load<S>(a.op[2].ptr, o.o[2]));
+    }
+}

@@ -1,0 +1,319 @@
+// Operation functors: one struct per op of candlewick.opdefs, named op_<op value>.
+// Each is called on compute types (bool, integers, float, double, cw_complex<R>);
+// float16/bfloat16 arrive as float. Integer arithmetic wraps (computed unsigned).
+
+template <class T> __device__ inline T cw_wrap_add(T a, T b) { typedef typename cw_unsigned<T>::type U; return (T)(U)((U)a + (U)b); }
+template <class T> __device__ inline T cw_wrap_sub(T a, T b) { typedef typename cw_unsigned<T>::type U; return (T)(U)((U)a - (U)b); }
+template <class T> __device__ inline T cw_wrap_mul(T a, T b) { typedef typename cw_unsigned<T>::type U; return (T)(U)((U)a * (U)b); }
+__device__ inline float cw_wrap_add(float a, float b) { return a + b; }
+__device__ inline double cw_wrap_add(double a, double b) { return a + b; }
+__device__ inline float cw_wrap_sub(float a, float b) { return a - b; }
+__device__ inline double cw_wrap_sub(double a, double b) { return a - b; }
+__device__ inline float cw_wrap_mul(float a, float b) { return a * b; }
+__device__ inline double cw_wrap_mul(double a, double b) { return a * b; }
+template <class R> __device__ inline cw_complex<R> cw_wrap_add(cw_complex<R> a, cw_complex<R> b) { return a + b; }
+template <class R> __device__ inline cw_complex<R> cw_wrap_sub(cw_complex<R> a, cw_complex<R> b) { return a - b; }
+template <class R> __device__ inline cw_complex<R> cw_wrap_mul(cw_complex<R> a, cw_complex<R> b) { return a * b; }
+__device__ inline bool cw_wrap_add(bool a, bool b) { return a || b; }
+__device__ inline bool cw_wrap_mul(bool a, bool b) { return a && b; }
+
+// ---------------------------------------------------------------- unary
+// transcendental ops: float, double and complex overloads
+#define CW_UNARY_FDC(name, ffun, dfun, cfun)                                                   \
+    struct op_##name {                                                                         \
+        __device__ float operator()(float x) const { return ffun(x); }                        \
+        __device__ double operator()(double x) const { return dfun(x); }                      \
+        template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return cfun(z); } \
+    };
+CW_UNARY_FDC(exp, expf, exp, cw_cexp)
+CW_UNARY_FDC(expm1, expm1f, expm1, cw_cexpm1)
+CW_UNARY_FDC(log, logf, log, cw_clog)
+CW_UNARY_FDC(log1p, log1pf, log1p, cw_clog1p)
+CW_UNARY_FDC(sqrt, sqrtf, sqrt, cw_csqrt)
+CW_UNARY_FDC(sin, sinf, sin, cw_csin)
+CW_UNARY_FDC(cos, cosf, cos, cw_ccos)
+CW_UNARY_FDC(tan, tanf, tan, cw_ctan)
+CW_UNARY_FDC(sinh, sinhf, sinh, cw_csinh)
+CW_UNARY_FDC(cosh, coshf, cosh, cw_ccosh)
+CW_UNARY_FDC(tanh, tanhf, tanh, cw_ctanh)
+CW_UNARY_FDC(asin, asinf, asin, cw_casin)
+CW_UNARY_FDC(acos, acosf, acos, cw_cacos)
+CW_UNARY_FDC(atan, atanf, atan, cw_catan)
+CW_UNARY_FDC(asinh, asinhf, asinh, cw_casinh)
+CW_UNARY_FDC(acosh, acoshf, acosh, cw_cacosh)
+CW_UNARY_FDC(atanh, atanhf, atanh, cw_catanh)
+
+struct op_log2 {
+    __device__ float operator()(float x) const { return log2f(x); }
+    __device__ double operator()(double x) const { return log2(x); }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
+        cw_complex<R> l = cw_clog(z);
+        return cw_cplx(l.re * (R)1.44269504088896340736, l.im * (R)1.44269504088896340736);
+    }
+};
+struct op_log10 {
+    __device__ float operator()(float x) const { return log10f(x); }
+    __device__ double operator()(double x) const { return log10(x); }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
+        cw_complex<R> l = cw_clog(z);
+        return cw_cplx(l.re * (R)0.43429448190325182765, l.im * (R)0.43429448190325182765);
+    }
+};
+struct op_reciprocal {
+    template <class T> __device__ T operator()(T x) const { return (T)1 / x; }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return cw_cplx((R)1, (R)0) / z; }
+};
+struct op_abs {
+    template <class T> __device__ T operator()(T x) const {
+        return (cw_is_signed<T>::value && x < (T)0) ? cw_wrap_sub((T)0, x) : x;
+    }
+    __device__ float operator()(float x) const { return fabsf(x); }
+    __device__ double operator()(double x) const { return fabs(x); }
+    template <class R> __device__ R operator()(cw_complex<R> z) const { return cw_cabs(z); }
+};
+struct op_negative {
+    template <class T> __device__ T operator()(T x) const { return cw_wrap_sub((T)0, x); }
+    __device__ float operator()(float x) const { return -x; }
+    __device__ double operator()(double x) const { return -x; }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return -z; }
+};
+struct op_square {
+    template <class T> __device__ T operator()(T x) const { return cw_wrap_mul(x, x); }
+};
+struct op_conj {
+    template <class T> __device__ T operator()(T x) const { return x; }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return cw_cplx(z.re, -z.im); }
+};
+struct op_real {
+    template <class T> __device__ T operator()(T x) const { return x; }
+    template <class R> __device__ R operator()(cw_complex<R> z) const { return z.re; }
+};
+struct op_imag {
+    template <class T> __device__ T operator()(T x) const { return (T)0; }
+    template <class R> __device__ R operator()(cw_complex<R> z) const { return z.im; }
+};
+// rounding: identity on integers
+#define CW_UNARY_ROUNDING(name, ffun, dfun)                                          \
+    struct op_##name {                                                               \
+        template <class T> __device__ T operator()(T x) const { return x; }          \
+        __device__ float operator()(float x) const { return ffun(x); }               \
+        __device__ double operator()(double x) const { return dfun(x); }             \
+        template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { \
+            return cw_cplx(cw_r_rint(z.re), cw_r_rint(z.im));                        \
+        }                                                                            \
+    };
+CW_UNARY_ROUNDING(ceil, ceilf, ceil)
+CW_UNARY_ROUNDING(floor, floorf, floor)
+CW_UNARY_ROUNDING(trunc, truncf, trunc)
+CW_UNARY_ROUNDING(round, rintf, rint)  // half to even
+
+struct op_sign {
+    template <class T> __device__ T operator()(T x) const {
+        return x > (T)0 ? (T)1 : ((cw_is_signed<T>::value && x < (T)0) ? (T)-1 : (T)0);
+    }
+    __device__ float operator()(float x) const { return x > 0.f ? 1.f : (x < 0.f ? -1.f : x); }
+    __device__ double operator()(double x) const { return x > 0. ? 1. : (x < 0. ? -1. : x); }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
+        if (cw_r_isnan(z.re) || cw_r_isnan(z.im)) return cw_cplx(cw_nan<R>(), cw_nan<R>());
+        R m = cw_cabs(z);
+        if (m == (R)0) return cw_cplx((R)0, (R)0);
+        if (cw_r_isinf(m)) {  // direction of an infinite value
+            R re = cw_r_isinf(z.re) ? cw_r_copysign((R)1, z.re) : (R)0;
+            R im = cw_r_isinf(z.im) ? cw_r_copysign((R)1, z.im) : (R)0;
+            R n = cw_r_hypot(re, im);
+            return cw_cplx(re / n, im / n);
+        }
+        return cw_cplx(z.re / m, z.im / m);
+    }
+};
+struct op_signbit {
+    __device__ bool operator()(float x) const { return (cw_f32_bits(x) >> 31) != 0u; }
+    __device__ bool operator()(double x) const { return (cw_f64_bits(x) >> 63) != 0ull; }
+};
+struct op_isnan {
+    template <class T> __device__ bool operator()(T x) const { return false; }
+    __device__ bool operator()(float x) const { return !(x == x); }
+    __device__ bool operator()(double x) const { return !(x == x); }
+    template <class R> __device__ bool operator()(cw_complex<R> z) const { return cw_r_isnan(z.re) || cw_r_isnan(z.im); }
+};
+struct op_isinf {
+    template <class T> __device__ bool operator()(T x) const { return false; }
+    __device__ bool operator()(float x) const { return cw_r_isinf(x); }
+    __device__ bool operator()(double x) const { return cw_r_isinf(x); }
+    template <class R> __device__ bool operator()(cw_complex<R> z) const { return cw_r_isinf(z.re) || cw_r_isinf(z.im); }
+};
+struct op_isfinite {
+    template <class T> __device__ bool operator()(T x) const { return true; }
+    __device__ bool operator()(float x) const { return x == x && !cw_r_isinf(x); }
+    __device__ bool operator()(double x) const { return x == x && !cw_r_isinf(x); }
+    template <class R> __device__ bool operator()(cw_complex<R> z) const { return (*this)(z.re) && (*this)(z.im); }
+};
+struct op_logical_not {
+    __device__ bool operator()(bool x) const { return !x; }
+};
+struct op_bitwise_invert {
+    template <class T> __device__ T operator()(T x) const { return (T)~x; }
+    __device__ bool operator()(bool x) const { return !x; }
+};
+struct op_erf {
+    __device__ float operator()(float x) const { return erff(x); }
+    __device__ double operator()(double x) const { return erf(x); }
+};
+struct op_relu {
+    template <class T> __device__ T operator()(T x) const { return x > (T)0 ? x : (T)0; }
+    __device__ float operator()(float x) const { return x > 0.f ? x : (x == x ? 0.f : x); }
+    __device__ double operator()(double x) const { return x > 0. ? x : (x == x ? 0. : x); }
+};
+struct op_gelu {
+    __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
+    __device__ double operator()(double x) const { return 0.5 * x * (1. + erf(x * 0.70710678118654752440)); }
+};
+struct op_sigmoid {
+    __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); }
+    __device__ double operator()(double x) const { return 1. / (1. + exp(-x)); }
+};
+struct op_silu {
+    __device__ float operator()(float x) const { return x / (1.f + expf(-x)); }
+    __device__ double operator()(double x) const { return x / (1. + exp(-x)); }
+};
+
+// ---------------------------------------------------------------- binary
+struct op_add { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_add(a, b); } };
+struct op_subtract { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_sub(a, b); } };
+struct op_multiply { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_mul(a, b); } };
+struct op_divide { template <class T> __device__ T operator()(T a, T b) const { return a / b; } };
+
+// NumPy's npy_divmod for floating types: returns floor quotient, stores modulus
+template <class R> __device__ inline R cw_fdivmod(R a, R b, R* modulus) {
+    R mod = (sizeof(R) == 4) ? (R)fmodf((float)a, (float)b) : (R)fmod((double)a, (double)b);
+    if (b == (R)0) { *modulus = mod; return a / b; }
+    R div = (a - mod) / b;
+    if (mod != (R)0) {
+        if ((b < (R)0) != (mod < (R)0)) { mod += b; div -= (R)1; }
+    } else {
+        mod = cw_r_copysign((R)0, b);
+    }
+    R floordiv;
+    if (div != (R)0) {
+        floordiv = (sizeof(R) == 4) ? (R)floorf((float)div) : (R)floor((double)div);
+        if (div - floordiv > (R)0.5) floordiv += (R)1;
+    } else {
+        floordiv = cw_r_copysign((R)0, a / b);
+    }
+    *modulus = mod;
+    return floordiv;
+}
+struct op_floor_divide {
+    template <class T> __device__ T operator()(T a, T b) const {
+        if (b == (T)0) return (T)0;
+        if (cw_is_signed<T>::value) {
+            if (b == (T)-1) return cw_wrap_sub((T)0, a);
+            T q = a / b;
+            if ((a % b != (T)0) && ((a < (T)0) != (b < (T)0))) q = q - (T)1;
+            return q;
+        }
+        return a / b;
+    }
+    __device__ float operator()(float a, float b) const { float m; return cw_fdivmod(a, b, &m); }
+    __device__ double operator()(double a, double b) const { double m; return cw_fdivmod(a, b, &m); }
+};
+struct op_remainder {
+    template <class T> __device__ T operator()(T a, T b) const {
+        if (b == (T)0) return (T)0;
+        if (cw_is_signed<T>::value) {
+            if (b == (T)-1) return (T)0;
+            T r = a % b;
+            if (r != (T)0 && ((r < (T)0) != (b < (T)0))) r = r + b;
+            return r;
+        }
+        return a % b;
+    }
+    __device__ float operator()(float a, float b) const { float m; cw_fdivmod(a, b, &m); return m; }
+    __device__ double operator()(double a, double b) const { double m; cw_fdivmod(a, b, &m); return m; }
+};
+struct op_pow {
+    template <class T> __device__ T operator()(T a, T b) const {
+        if (cw_is_signed<T>::value && b < (T)0) {
+            if (a == (T)1) return (T)1;
+            if (a == (T)-1) return ((b & (T)1) != (T)0) ? (T)-1 : (T)1;
+            return (T)0;
+        }
+        T r = (T)1, p = a;
+        unsigned long long e = (unsigned long long)b;
+        while (e) { if (e & 1ull) r = cw_wrap_mul(r, p); p = cw_wrap_mul(p, p); e >>= 1; }
+        return r;
+    }
+    __device__ float operator()(float a, float b) const { return powf(a, b); }
+    __device__ double operator()(double a, double b) const { return pow(a, b); }
+    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> a, cw_complex<R> b) const { return cw_cpow(a, b); }
+};
+struct op_atan2 {
+    __device__ float operator()(float a, float b) const { return atan2f(a, b); }
+    __device__ double operator()(double a, double b) const { return atan2(a, b); }
+};
+struct op_hypot {
+    __device__ float operator()(float a, float b) const { return hypotf(a, b); }
+    __device__ double operator()(double a, double b) const { return hypot(a, b); }
+};
+struct op_copysign {
+    __device__ float operator()(float a, float b) const { return copysignf(a, b); }
+    __device__ double operator()(double a, double b) const { return copysign(a, b); }
+};
+struct op_nextafter {
+    __device__ float operator()(float a, float b) const { return nextafterf(a, b); }
+    __device__ double operator()(double a, double b) const { return nextafter(a, b); }
+};
+// nextafter in a 16-bit format: step the bits, so the result is the neighbour in that format
+template <class S> struct op_nextafter_16 {
+    __device__ float operator()(float a, float b) const {
+        if (!(a == a) || !(b == b)) return a + b;
+        if (a == b) return b;
+        unsigned short ab = cw_traits<S>::store(a).bits;
+        if (a == 0.f) {
+            S s; s.bits = (unsigned short)((b < 0.f ? 0x8000u : 0u) | 1u);
+            return cw_traits<S>::load(s);
+        }
+        bool up = (b > a) == (a > 0.f);
+        S s; s.bits = (unsigned short)(up ? ab + 1u : ab - 1u);
+        return cw_traits<S>::load(s);
+    }
+};
+struct op_logaddexp {
+    template <class R> __device__ R operator()(R x, R y) const {
+        if (x == y) return x + (R)0.69314718055994530942;
+        R t = x - y;
+        if (t > (R)0) return x + cw_r_log1p(cw_r_exp(-t));
+        if (t <= (R)0) return y + cw_r_log1p(cw_r_exp(t));
+        return t;  // NaN
+    }
+};
+struct op_maximum { template <class T> __device__ T operator()(T a, T b) const { return (a >= b || !(a == a)) ? a : b; } };
+struct op_minimum { template <class T> __device__ T operator()(T a, T b) const { return (a <= b || !(a == a)) ? a : b; } };
+struct op_bitwise_and { template <class T> __device__ T operator()(T a, T b) const { return (T)(a & b); } };
+struct op_bitwise_or { template <class T> __device__ T operator()(T a, T b) const { return (T)(a | b); } };
+struct op_bitwise_xor { template <class T> __device__ T operator()(T a, T b) const { return (T)(a ^ b); } };
+struct op_bitwise_left_shift {
+    template <class T> __device__ T operator()(T a, T b) const {
+        if ((cw_is_signed<T>::value && b < (T)0) || (unsigned long long)b >= sizeof(T) * 8ull) return (T)0;
+        typedef typename cw_unsigned<T>::type U;
+        return (T)(U)((U)a << (int)b);
+    }
+};
+struct op_bitwise_right_shift {
+    template <class T> __device__ T operator()(T a, T b) const {
+        if ((cw_is_signed<T>::value && b < (T)0) || (unsigned long long)b >= sizeof(T) * 8ull)
+            return (cw_is_signed<T>::value && a < (T)0) ? (T)-1 : (T)0;
+        return (T)(a >> (int)b);
+    }
+};
+struct op_logical_and { __device__ bool operator()(bool a, bool b) const { return a && b; } };
+struct op_logical_or { __device__ bool operator()(bool a, bool b) const { return a || b; } };
+struct op_logical_xor { __device__ bool operator()(bool a, bool b) const { return a != b; } };
+
+// ---------------------------------------------------------------- compare
+struct op_equal { template <class T> __device__ bool operator()(T a, T b) const { return a == b; } };
+struct op_not_equal { template <class T> __device__ bool operator()(T a, T b) const { return !(a == b); } };
+struct op_less { template <class T> __device__ bool operator()(T a, T b) const { return a < b; } };
+struct op_less_equal { template <class T> __device__ bool operator()(T a, T b) const { return a <= b; } };
+struct op_greater { template <class T> __device__ bool operator()(T a, T b) const { return a > b; } };
+struct op_greater_equal { template <class T> __device__ bool operator()(T a, T b) const { return a >= b; } };
