@@ -30,6 +30,7 @@ from . import special
 from .error import quiet
 
 F32 = np.dtype(np.float32)
+C128 = np.dtype(np.complex128)
 LOW_PRECISION = (dt.float16, dt.bfloat16)
 LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
 
@@ -39,14 +40,15 @@ def compute_dtype(dtype):
     return F32 if dtype in LOW_PRECISION else dtype.numpy
 
 
-def widened(kernel, np_dtype):
-    """``kernel`` evaluated in float32 with its floating result rounded once to ``np_dtype``."""
+def widened(kernel, np_dtype, wide=F32):
+    """``kernel`` evaluated in ``wide`` with a result of that dtype rounded once to
+    ``np_dtype`` (results of another dtype, e.g. bool, pass through)."""
 
-    def low_precision_kernel(*args):
-        result = kernel(*[a.astype(F32) for a in args])
-        return result.astype(np_dtype) if result.dtype == F32 else result
+    def widened_kernel(*args):
+        result = kernel(*[a.astype(wide) for a in args])
+        return result.astype(np_dtype) if result.dtype == wide else result
 
-    return low_precision_kernel
+    return widened_kernel
 
 
 def _copy(x):
@@ -134,11 +136,16 @@ _COMPARE = {
 
 _IDENTITY_ON_INTEGERS = (UnaryOp.CEIL, UnaryOp.FLOOR, UnaryOp.TRUNC, UnaryOp.ROUND)
 _IDENTITY_ON_REAL = (UnaryOp.CONJ, UnaryOp.REAL)
+# complex64 ops whose intermediates overflow single precision where the result does not
+# (pow: exp(w log z) with a huge imaginary part) or that need the extra digits
+_COMPLEX64_IN_COMPLEX128 = (BinaryOp.POW, UnaryOp.LOG1P)
 # integer kernels that can raise an IEEE flag in NumPy (division by zero)
 _INTEGER_FLAGGING = (BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER)
 
 
 def _unary_impl(op, dtype):
+    if op is UnaryOp.LOG1P and dtype.is_complex:
+        return special.complex_log1p
     integral = dtype.is_integer or dtype.is_bool
     if op in _IDENTITY_ON_INTEGERS and integral:
         return _copy  # np.rint would even return a float for integers
@@ -167,6 +174,8 @@ def _elementwise_kernel(op, dtype, impl):
     kernel = impl
     if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
         kernel = widened(kernel, dtype.numpy)
+    elif dtype is dt.complex64 and op in _COMPLEX64_IN_COMPLEX128:
+        kernel = widened(kernel, dtype.numpy, C128)
     if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
         kernel = quiet(kernel)
     return kernel

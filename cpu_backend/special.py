@@ -106,3 +106,17 @@ def sigmoid(x):
 def silu(x):
     """x * sigmoid(x)."""
     return x * sigmoid(x)
+
+
+def complex_log1p(z):
+    """log1p of complex z without forming 1 + z for small z (NumPy's complex log1p does,
+    losing every digit of a tiny z): log|1+z| = log1p(2x + x^2 + y^2) / 2,
+    arg(1+z) = atan2(y, 1+x). Large and non-finite z keep NumPy's log(1+z)."""
+    out = np.log1p(z)
+    small = np.abs(z) < 0.5  # False for NaN/inf
+    if np.any(small):
+        zs = z[small]
+        x, y = zs.real, zs.imag
+        re = 0.5 * np.log1p(x * (2 + x) + y * y)
+        out[small] = re + 1j * np.arctan2(y, 1 + x)
+    return out

@@ -55,8 +55,12 @@ class CpuStorage:
 
     def assign(self, dst_layout, src, src_layout):
         self._same_dtype(src, "src", "assign")
-        # NumPy copies through a temporary when source and destination overlap
-        np.copyto(view(self.buf, dst_layout), view(src.buf, src_layout))
+        source = view(src.buf, src_layout)
+        if src.buf is self.buf:
+            # NumPy does not detect every overlap (e.g. 1-D views with different steps):
+            # read the source out first, as the contract says
+            source = source.copy()
+        np.copyto(view(self.buf, dst_layout), source)
 
     def fill(self, layout, value):
         with QuietBlock():
@@ -221,6 +225,8 @@ class CpuStorage:
                 out = np.matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
             else:
                 out = np.matmul(a, b)
+                if dtype.is_complex and not np.isfinite(out).all():
+                    out = _complex_matmul_ieee(a, b)
         return CpuStorage(out.reshape(-1), dtype)
 
     # --- neural-network ops ---------------------------------------------------------------------
@@ -333,6 +339,20 @@ class CpuStorage:
     @classmethod
     def _wrap_all(cls, arrays):
         return tuple(cls._wrap(a) for a in arrays)
+
+
+def _complex_matmul_ieee(a, b):
+    """Complex matmul as explicit IEEE products and sums (complex128, rounded once).
+
+    BLAS cgemm/zgemm rearrange the complex products, so with an inf or NaN among the
+    inputs they can return NaN where the products and sums give +-inf. Only called when
+    BLAS produced a non-finite value; a loop over K keeps memory at O(M*N)."""
+    wide_a, wide_b = a.astype(np.complex128), b.astype(np.complex128)
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    acc = np.zeros(shape, np.complex128)
+    for k in range(a.shape[-1]):
+        acc += wide_a[..., :, k : k + 1] * wide_b[..., k : k + 1, :]
+    return acc.astype(a.dtype)
 
 
 def _index_storage(idx):

@@ -1,0 +1,60 @@
+"""sort's NaN placement and stability in both directions, for every real dtype."""
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+
+from cpu_helpers import download, upload
+
+REAL = (dt.bool_,) + dt.INTEGER + dt.REAL_FLOATING
+
+
+def reference_order(keys, descending):
+    """Stable order written out: NaN above everything, ties in original order."""
+    def rank(i):
+        v = keys[i]
+        return (1, 0.0) if v != v else (0, float(v))  # v != v: NaN
+
+    sign = -1 if descending else 1
+    return sorted(range(len(keys)), key=lambda i: (tuple(sign * c for c in rank(i)), i))
+
+
+def bits(a):
+    return a.view(f"u{a.dtype.itemsize}") if a.dtype.kind not in "biu" else a
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@pytest.mark.parametrize("descending", [False, True])
+def test_stable_sort_keeps_ties_in_order_and_places_nan(dtype, descending):
+    rng = np.random.default_rng(0)
+    if dtype.is_floating:
+        host = rng.integers(-2, 3, 40).astype(dtype.numpy)
+        host[[3, 17, 30]] = np.nan
+        host[[5, 6]] = np.array([-0.0, 0.0], dtype.numpy)
+    else:
+        host = rng.integers(0, 2 if dtype.is_bool else 4, 40).astype(dtype.numpy)
+    x, lx = upload(host)
+    values, indices = x.sort(lx, 0, descending, True)
+    keys = [float(v) if dtype.is_floating else int(v) for v in host]
+    order = reference_order(keys, descending)
+    assert download(indices, (40,)).tolist() == order
+    np.testing.assert_array_equal(bits(download(values, (40,))), bits(host[order]))
+
+
+def test_descending_sort_along_an_inner_axis_of_a_transposed_view():
+    host = np.array([[3.0, np.nan, 1.0], [2.0, 2.0, np.nan]])
+    x, _ = upload(host)
+    from candlewick.layout import Layout
+    transposed = Layout((3, 2), (1, 3), 0)  # host.T
+    values, indices = x.sort(transposed, 0, True, True)
+    np.testing.assert_array_equal(download(values, (3, 2)), [[np.nan, np.nan], [3.0, 2.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(download(indices, (3, 2)), [[1, 2], [0, 0], [2, 1]])
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.bfloat16])
+def test_searchsorted_puts_nan_last(dtype):
+    x, lx = upload(np.array([1, 2, 2, 3, np.nan], dtype.numpy))
+    v, lv = upload(np.array([2, np.nan, 0, 5], dtype.numpy))
+    assert download(x.searchsorted(lx, v, lv, False), (4,)).tolist() == [1, 4, 0, 4]
+    assert download(x.searchsorted(lx, v, lv, True), (4,)).tolist() == [3, 5, 0, 4]
