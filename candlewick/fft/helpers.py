@@ -4,7 +4,7 @@ from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, wrap
 from ..creation import _check_dtype_on
 from ..errors import DTypeError
-from ..layout import normalize_axes
+from ..layout import normalize_axis
 from ..opdefs import BinaryOp
 from ..registry import get_device
 from ._common import check_length
@@ -56,11 +56,12 @@ def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
 
 def _roll_halves(x, axes, inverse, fname):
     require_array(x, f"fft.{fname}")
-    if isinstance(axes, int) and not isinstance(axes, bool):
+    if axes is None:
+        axes = range(x.ndim)
+    elif isinstance(axes, int) and not isinstance(axes, bool):
         axes = (axes,)
-    elif axes is not None:
-        axes = tuple(axes)
-    axes = normalize_axes(axes, x.ndim, f"fft.{fname}: axes")
+    # a repeated axis is rolled once per mention, as numpy.fft does
+    axes = [normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes]
     out = x
     for axis in axes:
         n = out.shape[axis]

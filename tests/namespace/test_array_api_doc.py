@@ -1,0 +1,70 @@
+"""docs/array_api.md is what tools/gen_array_api_doc.py generates from the code, and the
+generator's reading of the code is right on known cases."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+import candlewick as cw
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def gen():
+    spec = importlib.util.spec_from_file_location("gen_array_api_doc", REPO / "tools" / "gen_array_api_doc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_doc_is_up_to_date(gen):
+    committed = (REPO / "docs" / "array_api.md").read_text()
+    assert committed == gen.generate(), "docs/array_api.md is stale: run python tools/gen_array_api_doc.py"
+
+
+def test_embedded_name_list_matches_the_checklist(gen):
+    if not gen.DEFAULT_CHECKLIST.is_file():
+        pytest.skip(f"no checklist at {gen.DEFAULT_CHECKLIST}")
+    parsed = gen.parse_checklist(gen.DEFAULT_CHECKLIST.read_text())
+    assert parsed == gen.parse_embedded()
+    assert gen.render_embedded(parsed) == gen.EMBEDDED_NAMES
+
+
+def test_generation_without_the_checklist_gives_the_same_document(gen, tmp_path):
+    assert gen.generate(tmp_path / "absent.md") == gen.generate()
+
+
+def test_every_checklist_name_resolves(gen):
+    sections = gen.parse_embedded()
+    names = [n for _, ns in sections for n in ns]
+    assert len(names) == 264 and "linalg.cholesky" in names and "fft.ihfft" in names
+    missing = [n for n in names if gen.resolve_name(n)[1] is None]
+    assert missing == []
+    assert gen.resolve_name("no_such_function") == (None, None)
+
+
+def test_needs_follow_the_calls(gen):
+    needs = gen.Needs()
+    prims, _ = needs.of(cw.linalg.matrix_rank)
+    assert "svd" in prims and "reduce" in prims  # through svdvals -> svd, and sum
+    prims, ops = needs.of(cw.sqrt)
+    assert prims == {"unary"} and {op.value for op in ops} == {"sqrt"}
+    prims, _ = needs.of(cw.fft.rfftn)
+    assert {"rfft", "fft"} <= prims and "irfft" not in prims
+    assert needs.of(cw.linalg.diagonal)[0] == set()  # a pure view
+
+
+def test_backend_verdicts(gen):
+    cpu = gen.BackendFacts("cpu")
+    assert cpu.error is None and cpu.storage_cls is not None and cpu.device_cls is not None
+    sqrt_ops = gen.Needs().of(cw.sqrt)[1]
+    assert cpu.status({"unary"}, sqrt_ops) == "✓"
+    assert "lacks no_such_primitive" in cpu.status({"no_such_primitive"}, set())
+    cpu.capabilities = frozenset()
+    assert "'linalg' not declared" in cpu.status({"cholesky"}, set())
+    cpu.capabilities = None
+    assert "per device" in cpu.status({"cholesky"}, set())
+    cpu.op_dtypes = {}
+    assert "sqrt lacks all dtypes" in cpu.status({"unary"}, sqrt_ops)
