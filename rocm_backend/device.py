@@ -167,6 +167,7 @@ class RocmDevice:
         self._blas = None
         self._error_flag = None
         self._pending_checks = []  # names of queued ops whose index errors land in the flag
+        self._keep_alive = []  # host arrays of queued host->device copies
         _current.ordinal = ordinal
 
     def __repr__(self):
@@ -184,9 +185,16 @@ class RocmDevice:
             _current.ordinal = self.ordinal
 
     # --- synchronization and memory ----------------------------------------
+    def keep_alive(self, host_array):
+        """Hold a host array until the copy queued from it has surely run."""
+        self._keep_alive.append(host_array)
+        if len(self._keep_alive) > 64:
+            self.synchronize(check_errors=False)
+
     def synchronize(self, check_errors=True):
         self.make_current()
         check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.stream))
+        self._keep_alive.clear()
         if check_errors:
             self.raise_index_errors()
 

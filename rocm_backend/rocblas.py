@@ -1,0 +1,130 @@
+"""Matrix products: hipBLAS (rocBLAS on AMD) for floating and complex dtypes, our own
+tiled kernel for integers (BLAS has no wrapping integer GEMM).
+
+hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
+Transposed views are passed as transposes, any other strided operand is copied
+contiguous first (never an error). Batch dimensions, broadcast ones (stride 0)
+included, are coalesced into one strided batch where possible and looped on the host
+otherwise.
+"""
+
+import itertools
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, contiguous_strides, shape_size
+
+from . import ops
+from .argpack import MAX_DIMS, coalesce, pad_dims
+from .device import hip_api
+from .error import check
+from .kernels import runtime
+from .storage import RocmStorage
+
+# dtype -> (hipDataType, hipblasComputeType_t, NumPy type of alpha/beta)
+_BLAS_TYPES = {
+    dt.float16: ("HIP_R_16F", "HIPBLAS_COMPUTE_32F", np.float32),
+    dt.bfloat16: ("HIP_R_16BF", "HIPBLAS_COMPUTE_32F", np.float32),
+    dt.float32: ("HIP_R_32F", "HIPBLAS_COMPUTE_32F", np.float32),
+    dt.float64: ("HIP_R_64F", "HIPBLAS_COMPUTE_64F", np.float64),
+    dt.complex64: ("HIP_C_32F", "HIPBLAS_COMPUTE_32F", np.complex64),
+    dt.complex128: ("HIP_C_64F", "HIPBLAS_COMPUTE_64F", np.complex128),
+}
+_INT32_MAX = 2**31 - 1
+
+
+def matmul(lhs, rhs, lhs_layout, rhs_layout):
+    dtype = lhs.dtype
+    *batch, m, k = lhs_layout.shape
+    n = rhs_layout.shape[-1]
+    batch = tuple(batch)
+    out_shape = batch + (m, n)
+    out = RocmStorage.empty(lhs.device, dtype, shape_size(out_shape))
+    if out.size == 0:
+        return out
+    if k == 0:
+        out.slice.memset(0)
+        return out
+    if dtype.is_integer:
+        _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    elif dtype in _BLAS_TYPES:
+        _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    else:
+        raise UnsupportedOperation("matmul", dtype, "rocm", "matmul takes numeric dtypes")
+    return out
+
+
+def gemm_operand(rows, cols, rs, cs):
+    """(transpose?, leading dimension) presenting a row-major view X (rows x cols,
+    strides rs, cs) as X^T to a column-major GEMM, or None if it needs a copy."""
+    if (cs == 1 or cols == 1) and (rows == 1 or rs >= max(cols, 1)):
+        return False, rs if rows > 1 else max(cols, 1)
+    if (rs == 1 or rows == 1) and (cols == 1 or cs >= max(rows, 1)):
+        return True, cs if cols > 1 else max(rows, 1)
+    return None
+
+
+def _materialize(storage, layout):
+    return storage.copy(layout), Layout.contiguous(layout.shape)
+
+
+def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
+    if a_op is None or a_op[1] > _INT32_MAX:
+        lhs, lhs_layout = _materialize(lhs, lhs_layout)
+        a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
+    b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
+    if b_op is None or b_op[1] > _INT32_MAX:
+        rhs, rhs_layout = _materialize(rhs, rhs_layout)
+        b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
+    if max(m, n, k) > _INT32_MAX:
+        raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "a matrix dimension exceeds 2^31-1")
+    out_strides = contiguous_strides(batch + (m, n))
+    bshape, (ab, bb, cb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2], out_strides[:-2]])
+    if not bshape:
+        bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
+    item = lhs.dtype.itemsize
+    api = hip_api()
+    hip, hipblas = api.hip, api.hipblas
+    data_name, compute_name, scalar_type = _BLAS_TYPES[lhs.dtype]
+    data_type = getattr(hip.hipDataType, data_name)
+    compute = getattr(hipblas.hipblasComputeType_t, compute_name)
+    op_n, op_t = hipblas.hipblasOperation_t.HIPBLAS_OP_N, hipblas.hipblasOperation_t.HIPBLAS_OP_T
+    alpha, beta = np.ones(1, scalar_type), np.zeros(1, scalar_type)
+    handle = lhs.device.blas
+    count = bshape[-1]
+    for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
+        a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
+        b_off = rhs_layout.offset + sum(i * s for i, s in zip(lead, bb))
+        c_off = sum(i * s for i, s in zip(lead, cb))
+        for start in range(0, count, 65535):  # batchCount is an int; keep launches modest
+            nb = min(65535, count - start)
+            status = hipblas.hipblasGemmStridedBatchedEx(
+                handle, op_t if b_op[0] else op_n, op_t if a_op[0] else op_n, n, m, k,
+                alpha.ctypes.data,
+                rhs.ptr + (b_off + start * bb[-1]) * item, data_type, b_op[1], bb[-1],
+                lhs.ptr + (a_off + start * ab[-1]) * item, data_type, a_op[1], ab[-1],
+                beta.ctypes.data,
+                out.ptr + (c_off + start * cb[-1]) * item, data_type, n, cb[-1],
+                nb, compute, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
+            check("hipblasGemmStridedBatchedEx", status)
+
+
+def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    bshape, (ab, bb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2]])
+    if len(bshape) > MAX_DIMS:
+        lhs, lhs_layout = _materialize(lhs, lhs_layout)
+        rhs, rhs_layout = _materialize(rhs, rhs_layout)
+        bshape, (ab, bb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2]])
+    nbatch = shape_size(batch)
+    spec = ops.lookup(("matmul", lhs.dtype), "matmul", lhs.dtype)
+    values = ([m, n, k, nbatch, len(bshape), 0] + pad_dims(bshape, 1) + pad_dims(ab) + pad_dims(bb)
+              + list(lhs_layout.strides[-2:]) + list(rhs_layout.strides[-2:])
+              + [lhs.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset, out.ptr])
+    tile = ops.MATMUL_TILE
+    grid = (-(-n // tile), min(-(-m // tile), 65535), min(nbatch, 65535))
+    if -(-m // tile) > 65535:
+        raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "more than 2^20 rows in an integer matmul")
+    runtime(lhs.device).launch(spec, grid, values, block=(tile, tile, 1))
