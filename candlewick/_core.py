@@ -27,10 +27,16 @@ def contiguous_layout(shape):
     return lay
 
 
-def array_type():
-    from .array import Array
+_ARRAY_TYPE = []
 
-    return Array
+
+def array_type():
+    # cached: a function-level import costs about a microsecond on every call
+    if not _ARRAY_TYPE:
+        from .array import Array
+
+        _ARRAY_TYPE.append(Array)
+    return _ARRAY_TYPE[0]
 
 
 def check_accepts(op, dtype, fname):
@@ -143,7 +149,7 @@ def view(x, layout):
 
 
 def require_array(x, fname, argname="x"):
-    if not isinstance(x, array_type()):
+    if type(x) is not (_ARRAY_TYPE[0] if _ARRAY_TYPE else array_type()) and not isinstance(x, array_type()):
         raise TypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")
     return x
 
