@@ -1,0 +1,84 @@
+"""The caching allocator's pool and out-of-memory behaviour, with a fake HIP runtime."""
+
+import types
+
+import pytest
+
+from candlewick.errors import DeviceMemoryError
+from rocm_backend import device as device_mod
+
+
+class _Status(int):
+    def __new__(cls, value, name):
+        obj = int.__new__(cls, value)
+        obj.name = name
+        return obj
+
+
+class FakeHip:
+    def __init__(self, capacity):
+        self.capacity, self.used, self.next, self.blocks, self.frees = capacity, 0, 0x1000, {}, 0
+
+    def hipMalloc(self, size):
+        if self.used + size > self.capacity:
+            return (_Status(2, "hipErrorOutOfMemory"), None)
+        self.used += size
+        self.next += size
+        self.blocks[self.next] = size
+        return (_Status(0, "hipSuccess"), self.next)
+
+    def hipFree(self, ptr):
+        self.used -= self.blocks.pop(ptr)
+        self.frees += 1
+        return (_Status(0, "hipSuccess"),)
+
+
+class FakeDevice:
+    name = "rocm:0"
+
+    def __init__(self, hip):
+        self.hip = hip
+
+    def make_current(self):
+        pass
+
+    def synchronize(self, check_errors=True):
+        pass
+
+    def memory_info(self):
+        return self.hip.capacity - self.hip.used, self.hip.capacity
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    hip = FakeHip(capacity=4 << 20)
+    monkeypatch.setattr(device_mod, "_api", types.SimpleNamespace(hip=hip))
+    dev = FakeDevice(hip)
+    return hip, device_mod.CachingAllocator(dev)
+
+
+def test_freed_blocks_are_reused_by_rounded_size(fake):
+    hip, alloc = fake
+    p1, size = alloc.allocate(1000)
+    assert size == 1024
+    alloc.release(p1, size)
+    p2, _ = alloc.allocate(900)
+    assert p2 == p1 and hip.used == 1024
+    assert alloc.allocate(0) == (0, 0)
+
+
+def test_out_of_memory_releases_the_cache_and_retries_once(fake):
+    hip, alloc = fake
+    blocks = [alloc.allocate(1 << 20) for _ in range(3)]
+    for p, s in blocks:
+        alloc.release(p, s)
+    p, s = alloc.allocate(2 << 20)  # needs the cached 3 MiB given back first
+    assert s == 2 << 20 and hip.frees == 3 and alloc.cached_bytes == 0
+
+
+def test_out_of_memory_after_retry_raises_device_memory_error(fake):
+    hip, alloc = fake
+    with pytest.raises(DeviceMemoryError) as info:
+        alloc.allocate(8 << 20)
+    assert isinstance(info.value, MemoryError)
+    assert "8388608" in str(info.value) and "free" in str(info.value)
