@@ -154,7 +154,9 @@ def compile_source(name, source, options, arch):
 
 
 def code_object(module, arch):
-    """The compiled module for ``arch``: memory cache, then disk cache, then hipRTC."""
+    """The compiled module for ``arch``: memory cache, then disk cache, then hipRTC.
+    The compiler runs outside the lock (hip-python releases the GIL there), so
+    ``precompile`` can build modules on several threads."""
     source = module_source(module)
     options = list(COMPILE_OPTIONS)
     key = cache_key(source, options, arch, _version())
@@ -163,26 +165,29 @@ def code_object(module, arch):
         if code is not None:
             stats["memory_hits"] += 1
             return code
-        directory = None
-        try:
-            directory = _ensure_cache_dir()
-            code = read_cache_entry(directory / f"{key}.co", key)
-        except OSError:
-            code = None
-        if code is not None:
+    directory = None
+    try:
+        directory = _ensure_cache_dir()
+        code = read_cache_entry(directory / f"{key}.co", key)
+    except OSError:
+        code = None
+    if code is not None:
+        with _lock:
             stats["disk_hits"] += 1
-        else:
-            t0 = time.perf_counter()
-            code = compile_source(module, source, options, arch)
+    else:
+        t0 = time.perf_counter()
+        code = compile_source(module, source, options, arch)
+        with _lock:
             stats["compile_seconds"] += time.perf_counter() - t0
             stats["compiled"] += 1
-            if directory is not None:
-                try:
-                    write_cache_entry(directory, key, code)
-                except OSError:
-                    pass  # a read-only cache dir must not stop the computation
+        if directory is not None:
+            try:
+                write_cache_entry(directory, key, code)
+            except OSError:
+                pass  # a read-only cache dir must not stop the computation
+    with _lock:
         _code_memory[key] = code
-        return code
+    return code
 
 
 _version_cached = None
@@ -254,8 +259,11 @@ def grid_for(n, block=ops.EW_BLOCK, device=None):
     return max(1, min((n + block - 1) // block, cap))
 
 
-def precompile(device=None, modules=None, progress=True):
-    """Compile (or load from the disk cache) every module for the device's architecture."""
+def precompile(device=None, modules=None, progress=True, threads=None):
+    """Compile (or load from the disk cache) every module for the device's architecture,
+    on ``threads`` threads (default: one per CPU), with a tqdm progress bar."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
     if device is None:
         from . import BACKEND
 
@@ -269,11 +277,14 @@ def precompile(device=None, modules=None, progress=True):
             bar = tqdm(total=len(names), desc=f"hipRTC {device.arch}", unit="module")
         except ImportError:
             bar = None
-    for name in names:
-        code_object(name, device.arch)
-        if bar is not None:
-            bar.set_postfix_str(name)
-            bar.update(1)
+    _version()  # query the compiler once before the threads start
+    with ThreadPoolExecutor(max_workers=threads or os.cpu_count() or 1) as pool:
+        futures = {pool.submit(code_object, name, device.arch): name for name in names}
+        for future in as_completed(futures):
+            future.result()
+            if bar is not None:
+                bar.set_postfix_str(futures[future])
+                bar.update(1)
     if bar is not None:
         bar.close()
     return dict(stats)
