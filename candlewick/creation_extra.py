@@ -135,20 +135,38 @@ def _triangle(x, k, keep_lower, fname):
         raise ShapeError(f"{fname}: x must have at least 2 dimensions, got shape {x.shape}")
     m, n = x.shape[-2:]
     device, dtype = x._device, x._dtype
-    # keep element (i, j) when j <= i + k (tril) or j >= i + k (triu); clamping k keeps
-    # i + k inside int64 without changing which elements are kept
+    # clamping k keeps i + k inside int64 without changing which elements are kept
     k = max(-m - 1, min(k, n + 1))
+    mask = _triangle_mask(device, m, n, k, keep_lower)
+    shape = x._layout.shape
+    batch = len(shape) - 2
+    mask_l = Layout(shape, (0,) * batch + (n, 1), 0) if batch else contiguous_layout(shape)
+    zero_l = Layout(shape, (0,) * len(shape), 0)
+    zero = device.zeros((), dtype)
+    return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
+
+
+_MASKS = {}
+
+
+def _triangle_mask(device, m, n, k, keep_lower):
+    """Bool (m, n) storage: j <= i + k (lower) or j >= i + k (upper). Small masks are
+    kept (they are never written), so repeated tril/triu of one shape cost one ``where``."""
+    key = (device, m, n, k, keep_lower)
+    mask = _MASKS.get(key)
+    if mask is not None:
+        return mask
     idx = _dt.int64
     rows_plus_k = device.arange(k, 1, m, idx)
     cols = device.arange(0, 1, n, idx)
-    mn = (m, n)
     op = CompareOp.LESS_EQUAL if keep_lower else CompareOp.GREATER_EQUAL
+    mn = (m, n)
     mask = cols.compare(op, Layout(mn, (0, 1), 0), rows_plus_k, Layout(mn, (1, 0), 0))
-    zero = device.zeros((), dtype)
-    shape = x._layout.shape
-    mask_l = contiguous_layout(mn).broadcast_to(shape)
-    zero_l = Layout(shape, (0,) * len(shape), 0)
-    return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
+    if m * n <= 4096:
+        if len(_MASKS) >= 256:
+            _MASKS.clear()
+        _MASKS[key] = mask
+    return mask
 
 
 def tril(x, /, *, k=0):

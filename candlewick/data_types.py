@@ -77,15 +77,21 @@ class iinfo_object:
     dtype: _dt.DType
 
 
+_FINFO = {}
+
+
 def finfo(type, /):
     """Limits of a real or complex floating dtype; for complex, of its real component
     (``dtype`` is then the real floating dtype, as the standard says)."""
     dtype = _dtype_of(type, "finfo", "type")
+    found = _FINFO.get(dtype)
+    if found is not None:
+        return found
     if not (dtype.is_floating or dtype.is_complex):
         raise DTypeError(f"finfo: expected a floating-point dtype, got {dtype.name}")
     real = _dt.real_dtype_of(dtype)
     info = ml_dtypes.finfo(real.numpy) if real is _dt.bfloat16 else np.finfo(real.numpy)
-    return finfo_object(
+    found = _FINFO[dtype] = finfo_object(
         bits=real.bits,
         eps=float(info.eps),
         max=float(info.max),
@@ -93,6 +99,7 @@ def finfo(type, /):
         smallest_normal=float(info.smallest_normal),
         dtype=real,
     )
+    return found
 
 
 def iinfo(type, /):

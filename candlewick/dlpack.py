@@ -113,7 +113,12 @@ def from_dlpack(x, /, *, device=None, copy=None):
             f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
         )
     dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
-    targets = [get_device(device)] if device is not None else all_devices()
+    if device is not None:
+        targets = [get_device(device)]
+    elif dev_type in HOST_READABLE:
+        targets = [get_device("cpu")]  # host memory belongs to the host device
+    else:
+        targets = all_devices()
     for target in targets:
         importer = getattr(target, "storage_from_dlpack", None)
         if importer is None:
@@ -132,7 +137,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
             "from_dlpack: copy=False, but the target device cannot share the producer's host "
             "memory (its backend has no storage_from_dlpack), so the data would be copied"
         )
-    target = get_device(device) if device is not None else get_device("cpu")
+    target = targets[0]
     host = np.from_dlpack(x)
     dtype = _dt.from_numpy(host.dtype)
     if dtype not in target.dtypes:

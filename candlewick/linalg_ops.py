@@ -1,7 +1,7 @@
 """Linear-algebra functions of the main namespace: matmul, matrix_transpose, vecdot, tensordot."""
 
 from . import dtypes as _dt
-from ._core import promote_pair, require_array, view, wrap
+from ._core import contiguous_layout, promote_pair, require_array, view, wrap
 from .errors import AxisError, DTypeError, ShapeError
 from .layout import broadcast_shapes, normalize_axis
 
@@ -56,8 +56,6 @@ def tensordot(x1, x2, /, *, axes=2):
     """Sum of products over ``axes``: an int n (the last n axes of x1 with the first n of
     x2) or a pair of equal-length axis sequences. Contracted sizes must match exactly
     (no broadcasting). Computed as one matmul of the permuted, flattened operands."""
-    from .manipulation import permute_dims, reshape
-
     x1, x2 = _numeric_pair(x1, x2, "tensordot")
     n1, n2 = x1.ndim, x2.ndim
     if isinstance(axes, int) and not isinstance(axes, bool):
@@ -84,13 +82,12 @@ def tensordot(x1, x2, /, *, axes=2):
             )
     free1 = tuple(a for a in range(n1) if a not in ax1)
     free2 = tuple(b for b in range(n2) if b not in ax2)
-    k = 1
-    for a in ax1:
-        k *= x1.shape[a]
-    lhs = reshape(permute_dims(x1, free1 + ax1), (-1, k) if k else (_size(x1, free1), 0))
-    rhs = reshape(permute_dims(x2, ax2 + free2), (k, -1) if k else (0, _size(x2, free2)))
+    k = _size(x1, ax1)
+    s1, l1 = _as_matrix(x1, free1 + ax1, _size(x1, free1), k)
+    s2, l2 = _as_matrix(x2, ax2 + free2, k, _size(x2, free2))
     out_shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[b] for b in free2)
-    return reshape(matmul(lhs, rhs), out_shape)
+    # the (P, Q) product is already the C-order buffer of the output shape
+    return wrap(s1.matmul(s2, l1, l2), out_shape, x1._dtype, x1._device)
 
 
 def _size(x, axes):
@@ -98,6 +95,18 @@ def _size(x, axes):
     for a in axes:
         n *= x.shape[a]
     return n
+
+
+def _as_matrix(x, order, rows, cols):
+    """(storage, layout) of x with its axes in ``order`` seen as a (rows, cols) matrix:
+    a view when the layout allows, else a contiguous copy."""
+    layout = x._layout
+    if order != tuple(range(len(order))):
+        layout = layout.permute(order)
+    matrix = layout.reshape((rows, cols))
+    if matrix is None:
+        return x._storage.copy(layout), contiguous_layout((rows, cols))
+    return x._storage, matrix
 
 
 def vecdot(x1, x2, /, *, axis=-1):

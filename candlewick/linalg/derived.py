@@ -110,6 +110,27 @@ def _identity_like(x):
     return wrap(eye.copy(spread), x.shape, x._dtype, x._device)
 
 
+def _sum_of_squares(x, axes, keepdims):
+    """``sum(|x|**2)`` over ``axes``. For real x reduced over trailing axes that view as
+    one contiguous run this is one batched matmul ``(*B, 1, K) @ (*B, K, 1)``; otherwise
+    square (of abs, for complex) and sum."""
+    ndim = x.ndim
+    shape = x._layout.shape
+    if x._dtype.is_floating and axes == tuple(range(ndim - len(axes), ndim)):
+        batch = shape[: ndim - len(axes)]
+        k = 1
+        for a in axes:
+            k *= shape[a]
+        rows = x._layout.reshape(batch + (k,))
+        if rows is not None:
+            b = len(batch)
+            storage = x._storage.matmul(x._storage, rows.expand_dims(b), rows.expand_dims(b + 1))
+            out_shape = batch + (1,) * len(axes) if keepdims else batch
+            return wrap(storage, out_shape, x._dtype, x._device)
+    squares = _ew.square(_ew.abs(x) if x._dtype.is_complex else x)
+    return _st.sum(squares, axis=axes, keepdims=keepdims)
+
+
 _NORM_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
@@ -121,8 +142,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     if isinstance(ord, bool) or ord not in _NORM_ORDERS:
         raise ValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {ord!r}")
     if ord == "fro":
-        a = _ew.abs(x)
-        out = _ew.sqrt(_st.sum(_ew.multiply(a, a), axis=(-2, -1)))
+        out = _ew.sqrt(_sum_of_squares(x, (x.ndim - 2, x.ndim - 1), False))
     elif ord in ("nuc", 2, -2):
         s = svdvals(x)
         if ord == "nuc":
@@ -147,6 +167,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"linalg.vector_norm: ord must be an int or float, got {type(ord).__name__}")
     axes = normalize_axes(axis, x.ndim)
+    if ord == 2:
+        return _ew.sqrt(_sum_of_squares(x, axes, keepdims))
     a = _ew.abs(x)
     if ord == math.inf:
         return _st.max(a, axis=axes, keepdims=keepdims)
@@ -157,7 +179,5 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         return _st.sum(nonzero, axis=axes, keepdims=keepdims)
     if ord == 1:
         return _st.sum(a, axis=axes, keepdims=keepdims)
-    if ord == 2:
-        return _ew.sqrt(_st.sum(_ew.multiply(a, a), axis=axes, keepdims=keepdims))
     total = _st.sum(_ew.pow(a, float(ord)), axis=axes, keepdims=keepdims)
     return _ew.pow(total, 1.0 / ord)

@@ -3,10 +3,11 @@ cross, outer, diagonal (a view), trace."""
 
 from .. import elementwise as _ew
 from .. import statistical as _st
-from .._core import promote_pair, require_array, view
+from .._core import promote_pair, require_array, view, wrap
 from ..errors import AxisError, DTypeError, ShapeError
 from ..layout import Layout
 from ..manipulation import stack
+from ..opdefs import BinaryOp
 from ._common import require_matrices, require_numeric
 
 
@@ -49,9 +50,15 @@ def cross(x1, x2, /, *, axis=-1):
 def outer(x1, x2, /):
     """Outer product of two 1-D arrays: ``out[i, j] = x1[i] * x2[j]``."""
     x1, x2 = _numeric_pair(x1, x2, "outer")
-    if x1.ndim != 1 or x2.ndim != 1:
+    l1, l2 = x1._layout, x2._layout
+    if l1.ndim != 1 or l2.ndim != 1:
         raise ShapeError(f"linalg.outer: x1 and x2 must be 1-D, got shapes {x1.shape} and {x2.shape}")
-    return _ew.multiply(view(x1, x1._layout.expand_dims(1)), view(x2, x2._layout.expand_dims(0)))
+    # one multiply of x1 spread along columns by x2 spread along rows (stride-0 views)
+    shape = (l1.shape[0], l2.shape[0])
+    rows = Layout(shape, (l1.strides[0], 0), l1.offset)
+    cols = Layout(shape, (0, l2.strides[0]), l2.offset)
+    storage = x1._storage.binary(BinaryOp.MULTIPLY, rows, x2._storage, cols)
+    return wrap(storage, shape, x1._dtype, x1._device)
 
 
 def diagonal(x, /, *, offset=0):
