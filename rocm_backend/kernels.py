@@ -150,7 +150,7 @@ def compile_source(name, source, options, arch):
         check("hiprtcGetCode", hiprtc.hiprtcGetCode(prog, code))
         return bytes(code)
     finally:
-        hiprtc.hiprtcDestroyProgram(prog)
+        hiprtc.hiprtcDestroyProgram(prog.createRef())  # takes hiprtcProgram*
 
 
 def code_object(module, arch):
