@@ -13,9 +13,9 @@ How a key is taken apart:
    rule): they broadcast with the arrays.
 4. The advanced indices broadcast to one shape B. One advanced axis is an
    ``index_select``/``scatter`` along it. Several are merged into one axis of ``v``
-   (moved to the front) indexed by the flattened index ``sum(i_j * stride_j)``; an index
-   out of range on its own axis makes the flat index out of range, so the primitive
-   raises IndexError without a host read.
+   (moved to the front) indexed by the flattened index ``sum(i_j * stride_j)``, each
+   term looked up in a stride table of its own axis' length, so an index out of range
+   on its own axis raises IndexError (from the primitive, without a host read).
 5. Placement (NumPy): if the advanced axes are adjacent, B replaces them where they
    stood; otherwise B leads the result.
 
@@ -26,12 +26,13 @@ detour: the rows of x under the mask are compacted with one scatter.
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import array_type, contiguous_layout, scalar_array, view, wrap
+from ._core import contiguous_layout, scalar_array, view, wrap
+from .array import Array
 from .errors import DeviceMismatchError, IndexOutOfBoundsError, ShapeError
 from .indexing import _as_int, _value_for, basic_layout, fit_value
 from .layout import Layout, broadcast_shapes, shape_size
-from .opdefs import BinaryOp, CompareOp
-from .searching import Compaction, nonzero
+from .opdefs import BinaryOp
+from .searching import Compaction, nonzero, wrap_layout
 
 _int64 = _dt.int64
 
@@ -40,7 +41,6 @@ _int64 = _dt.int64
 
 def _to_array(item, x):
     """Lists and NumPy arrays in a key become index arrays on x's device."""
-    Array = array_type()
     if isinstance(item, Array):
         if item._device is not x._device:
             raise DeviceMismatchError(
@@ -64,7 +64,6 @@ def _to_array(item, x):
 def _normalize(x, key):
     """The key as a list of None / slice / int / index Array, with the ellipsis expanded
     and boolean arrays replaced by their nonzero integer arrays."""
-    Array = array_type()
     items = [_to_array(k, x) for k in (key if isinstance(key, tuple) else (key,))]
     consumed = 0
     ellipses = 0
@@ -131,7 +130,6 @@ class _Plan:
     __slots__ = ("view", "axes", "indices", "shape", "adjacent")
 
     def __init__(self, x, items):
-        Array = array_type()
         basic = []
         self.axes = []  # axis of v each advanced index applies to
         self.indices = []  # int64 Array or Python int (already bounds-checked)
@@ -205,34 +203,28 @@ class _Plan:
         return front, front.reshape((total,) + self.rest_shape()), total
 
     def flat_index(self, device):
-        """The int64 flat index (shape B) into the merged axis. An index out of range on
-        its own axis maps to ``total`` (out of range of the merged axis) so the primitive
-        rejects it."""
-        from .elementwise import binary, compare
-        from .searching import where
+        """The int64 flat index (shape B) into the merged axis: the sum over the advanced
+        indices of ``i_j * stride_j``. Each term is an ``index_select`` from the table
+        ``[0, stride_j, 2 stride_j, ...]`` of its axis' length, so negative indices wrap
+        and out-of-range ones raise IndexError against their own axis."""
+        from .elementwise import binary
 
         sizes = [self.view.shape[a] for a in self.axes]
-        total = shape_size(sizes)
-        flat = 0
-        valid = None
-        stride = total
+        stride = shape_size(sizes)
+        flat = None
+        constant = 0
         for idx, n in zip(self.indices, sizes):
             stride = stride // n if n else 0
             if isinstance(idx, int):
-                flat = flat + idx * stride
+                constant += idx * stride
                 continue
-            ok = binary(BinaryOp.LOGICAL_AND, compare(CompareOp.GREATER_EQUAL, idx, -n, "index"),
-                        compare(CompareOp.LESS, idx, n, "index"), "index")
-            valid = ok if valid is None else binary(BinaryOp.LOGICAL_AND, valid, ok, "index")
-            term = binary(BinaryOp.REMAINDER, idx, n, "index") if n else idx
-            if stride != 1:
-                term = binary(BinaryOp.MULTIPLY, term, stride, "index")
-            if isinstance(flat, int):
-                flat = binary(BinaryOp.ADD, term, flat, "index") if flat else term
-            else:
-                flat = binary(BinaryOp.ADD, flat, term, "index")
-        flat = where(valid, flat, total)
-        if flat.shape != self.shape:
+            table = device.arange(0, stride, n, _int64)
+            term = table.index_select(contiguous_layout((n,)), idx._storage, idx._layout, 0)
+            term = wrap(term, idx._layout.shape, _int64, device)
+            flat = term if flat is None else binary(BinaryOp.ADD, flat, term, "index")
+        if constant:
+            flat = binary(BinaryOp.ADD, flat, constant, "index")
+        if flat._layout.shape != self.shape:
             flat = view(flat, flat._layout.broadcast_to(self.shape))
         return flat
 
@@ -243,7 +235,6 @@ def _plan(x, key):
 
 def _single_mask(x, key):
     """The boolean array when ``key`` is one boolean array of ndim >= 1 (or a 1-tuple)."""
-    Array = array_type()
     if isinstance(key, tuple) and len(key) == 1:
         key = key[0]
     if isinstance(key, Array) and key._dtype.is_bool and key.ndim >= 1:
@@ -273,6 +264,8 @@ def _rows(x, k):
 # --- getitem -------------------------------------------------------------------------------
 
 def advanced_getitem(x, key):
+    if type(key) is Array and key._dtype.is_integer and key._layout.shape:
+        return _take_rows(x, key)
     mask = _single_mask(x, key)
     if mask is not None:
         return _mask_getitem(x, mask)
@@ -300,6 +293,19 @@ def advanced_getitem(x, key):
     return result
 
 
+def _take_rows(x, idx):
+    """``x[idx]`` for one integer array: an ``index_select`` along axis 0."""
+    if idx._device is not x._device:
+        raise DeviceMismatchError(f"index array is on {idx._device.name} but the array is on {x._device.name}")
+    layout = x._layout
+    if not layout.shape:
+        raise IndexError("too many indices: array is 0-dimensional, but 1 was indexed")
+    if idx._dtype is not _int64:
+        idx = idx.astype(_int64)
+    storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
+    return wrap(storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
+
+
 def _mask_getitem(x, mask):
     k = mask.ndim
     storage, layout = _rows(x, k)
@@ -309,14 +315,13 @@ def _mask_getitem(x, mask):
     if m_layout is None:
         m_storage, m_layout = m_storage.copy(mask._layout), contiguous_layout((n,))
     plan = Compaction(m_storage, m_layout, n, x._device)
-    out = plan.take(storage, layout, x._dtype)
-    return wrap(out, (plan.count,) + layout.shape[1:], x._dtype, x._device)
+    out, out_layout = plan.take(storage, layout, x._dtype)
+    return wrap_layout(out, out_layout, x._dtype, x._device)
 
 
 # --- setitem -------------------------------------------------------------------------------
 
 def advanced_setitem(x, key, value):
-    Array = array_type()
     value = _value_for(x, value)
     mask = _single_mask(x, key)
     if mask is None and isinstance(key, Array) and key._dtype.is_bool and key.ndim == 0:
@@ -381,7 +386,6 @@ def _reshaped(storage, layout, shape):
 def _mask_value_fits(x, mask, value):
     """Whether ``x[mask] = value`` can be a ``where``: the value must not depend on how
     many elements the mask selects (a scalar, or an array broadcasting to the rest)."""
-    Array = array_type()
     if not isinstance(value, Array):
         return True
     rest = x.shape[mask.ndim :]
@@ -396,7 +400,6 @@ def _mask_value_fits(x, mask, value):
 
 
 def _mask_setitem(x, mask, value):
-    Array = array_type()
     shape = x._layout.shape
     k = mask.ndim
     if not isinstance(value, Array):

@@ -20,13 +20,18 @@ def _as_int(k):
     return None
 
 
-def is_basic(key):
-    Array = array_type()
-    items = key if isinstance(key, tuple) else (key,)
-    for k in items:
-        if isinstance(k, Array) and not (k.ndim == 0 and k._dtype.is_integer):
-            return False
-        if isinstance(k, (list, np.ndarray)):
+def is_basic(key, Array=None):
+    """Whether ``key`` holds only ints, slices, ``...``, None and 0-d integer arrays."""
+    if Array is None:
+        Array = array_type()
+    for k in key if type(key) is tuple else (key,):
+        t = type(k)
+        if t is int or t is slice or k is None or k is Ellipsis:
+            continue
+        if t is Array:
+            if k._layout.shape or not k._dtype.is_integer:
+                return False
+        elif t is list or t is np.ndarray or isinstance(k, (Array, np.ndarray, list)):
             return False
     return True
 
@@ -81,10 +86,18 @@ def basic_layout(layout, key):
 
 
 def getitem(x, key):
-    if is_basic(key):
+    Array = type(x)
+    if type(key) is int:
+        # the commonest key: one integer on the first axis
+        layout = x._layout
+        if not layout.shape:
+            raise IndexError("too many indices: array is 0-dimensional, but 1 was indexed")
+        n = layout.shape[0]
+        if not -n <= key < n:
+            raise IndexOutOfBoundsError(f"index {key} is out of bounds for axis 0 with size {n}")
+        return view(x, layout.select(0, key + n if key < 0 else key))
+    if is_basic(key, Array):
         return view(x, basic_layout(x._layout, key))
-    from .advanced_indexing import advanced_getitem
-
     return advanced_getitem(x, key)
 
 
@@ -122,10 +135,8 @@ def fit_value(layout, shape):
 
 
 def setitem(x, key, value):
-    Array = array_type()
-    if not is_basic(key):
-        from .advanced_indexing import advanced_setitem
-
+    Array = type(x)
+    if not is_basic(key, Array):
         return advanced_setitem(x, key, value)
     dst = basic_layout(x._layout, key)
     value = _value_for(x, value)
@@ -133,3 +144,7 @@ def setitem(x, key, value):
         x._storage.assign(dst, value._storage, fit_value(value._layout, dst.shape))
     else:
         x._storage.fill(dst, value)
+
+
+# at the bottom: advanced_indexing builds on basic_layout and _value_for above
+from .advanced_indexing import advanced_getitem, advanced_setitem  # noqa: E402

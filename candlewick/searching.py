@@ -10,12 +10,13 @@ buffer one element longer than the output, so no element needs a branch.
 """
 
 from . import dtypes as _dt
+from .array import Array
 from ._core import (
-    array_type, contiguous_layout, promote_pair, require_array, same_device,
+    contiguous_layout, promote_pair, require_array, same_device,
     scalar_array, scalar_for, wrap,
 )
 from .errors import DTypeError, ShapeError
-from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
+from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
 
 _int64 = _dt.int64
@@ -34,60 +35,53 @@ def read_int(storage, index):
 
 
 def mask_of(x):
-    """``x != 0`` as a bool storage of x's shape (x itself when x is bool); complex
-    elements count as non-zero when either part is."""
+    """``x != 0`` as a bool storage of x's shape (x itself when x is bool): the
+    ``astype`` primitive's bool conversion is exactly ``!= 0`` (NaN and complex with
+    either part non-zero count as non-zero)."""
     if x._dtype.is_bool:
         return x._storage, x._layout
-    zero = scalar_array(0, x._dtype, x._device)
-    storage = x._storage.compare(
-        CompareOp.NOT_EQUAL, x._layout, zero._storage, zero._layout.broadcast_to(x._layout.shape)
-    )
-    return storage, contiguous_layout(x._layout.shape)
+    return x._storage.astype(x._layout, _dt.bool_), contiguous_layout(x._layout.shape)
 
 
 class Compaction:
     """Where each element of a 1-D bool mask of length ``n`` lands when the unmasked
-    ones are dropped. ``count`` is the number kept (one host read); ``slots`` is an int64
-    storage of length n: the output position of a kept element, -1 for a dropped one;
-    ``group`` (the inclusive count minus one) is the kept-so-far index of every element."""
+    ones are dropped. ``count`` is the number kept (one host read). ``slots`` (int64,
+    length n) is ``scan * mask``: a kept element's 1-based rank, 0 for a dropped one, so
+    row 0 of the scatter target is the spare row every dropped element lands in and the
+    result is rows ``1..count``. ``scan`` is the inclusive count of kept elements."""
 
     __slots__ = ("device", "n", "count", "slots", "scan")
 
     def __init__(self, mask_storage, mask_layout, n, device):
         self.device = device
         self.n = n
-        line = contiguous_layout((n,))
         if n == 0:
             self.count = 0
             self.slots = self.scan = device.empty((0,), _int64)
             return
+        line = contiguous_layout((n,))
         ones = mask_storage.astype(mask_layout, _int64)
         self.scan = ones.scan(ScanOp.SUM, line, 0)
         self.count = read_int(self.scan, n - 1)
-        # kept: scan - 1 (its rank among kept ones); dropped: 0 - 1 = -1, the spare slot
-        kept_rank = self.scan.binary(BinaryOp.MULTIPLY, line, ones, line)
-        self.slots = kept_rank.binary_scalar(BinaryOp.SUBTRACT, line, 1, False)
+        self.slots = self.scan.binary(BinaryOp.MULTIPLY, line, ones, line)
 
     def take(self, src_storage, src_layout, dtype):
         """The kept elements of ``src`` (leading axis of length n; trailing axes are carried
-        along) as a new storage of shape ``(count,) + rest``."""
+        along): (new storage, its contiguous layout of shape ``(count,) + rest``)."""
         rest = src_layout.shape[1:]
         out = self.device.empty((self.count + 1,) + rest, dtype)
         if self.n:
             idx_layout = Layout((self.n,) + rest, (1,) + (0,) * len(rest), 0)
             out.scatter(contiguous_layout((self.count + 1,) + rest), self.slots, idx_layout,
                         src_storage, src_layout, 0)
-        return out
+        return out, Layout.contiguous((self.count,) + rest, shape_size(rest))
 
 
-def compact_rows(storage, layout, dtype, mask_storage, mask_layout, device):
-    """``x[mask]`` where the 1-D ``mask`` covers x's leading axis: (storage, shape)."""
-    n = layout.shape[0]
-    plan = Compaction(mask_storage, mask_layout, n, device)
-    out = plan.take(storage, layout, dtype)
-    shape = (plan.count,) + layout.shape[1:]
-    # the spare slot is the last row: the first ``count`` rows are contiguous
-    return out, shape
+def wrap_layout(storage, layout, dtype, device):
+    """An Array over ``storage`` viewed through ``layout``."""
+    a = wrap(storage, (), dtype, device)
+    a._layout = layout
+    return a
 
 
 def flat_layout(x):
@@ -109,21 +103,26 @@ def flatten(x):
 # --- argmax / argmin ---------------------------------------------------------------------
 
 def _arg_reduce(op, x, axis, keepdims, fname):
-    require_array(x, fname)
+    if type(x) is not Array:
+        require_array(x, fname)
     if x._dtype.is_complex:
         raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
-    shape = x._layout.shape
+    layout = x._layout
+    shape = layout.shape
     if axis is None:
-        if x._layout.size == 0:
+        if len(shape) != 1:
+            if layout.size == 0:
+                raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+            x = flatten(x)
+            layout = x._layout
+        elif not shape[0]:
             raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
-        flat = flatten(x)
-        storage = flat._storage.reduce(op, flat._layout, (0,))
-        out_shape = (1,) * len(shape) if keepdims else ()
-        return wrap(storage, out_shape, _int64, x._device)
+        storage = x._storage.reduce(op, layout, (0,))
+        return wrap(storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
     axis = normalize_axis(axis, len(shape))
     if shape[axis] == 0:
         raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
-    storage = x._storage.reduce(op, x._layout, (axis,))
+    storage = x._storage.reduce(op, layout, (axis,))
     if keepdims:
         out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
     else:
@@ -173,20 +172,20 @@ def nonzero(x, /):
     if line_mask is None:
         mask, line_mask = mask.copy(mask_layout), contiguous_layout((n,))
     plan = Compaction(mask, line_mask, n, device)
-    flat = plan.take(arange_int64(device, n), contiguous_layout((n,)), _int64)
+    flat, line = plan.take(arange_int64(device, n), contiguous_layout((n,)), _int64)
     count = plan.count
-    line = contiguous_layout((count,))
     if len(shape) == 1:
-        return (wrap(flat, (count,), _int64, device),)
+        return (wrap_layout(flat, line, _int64, device),)
     out = []
     stride = n
     for i, size in enumerate(shape):
         stride = stride // size if size else 0
-        coord = flat
+        coord, coord_layout = flat, line
         if stride != 1:
-            coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, line, stride, False)
+            coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, coord_layout, stride, False)
+            coord_layout = contiguous_layout((count,))
         if i:
-            coord = coord.binary_scalar(BinaryOp.REMAINDER, line, size, False)
+            coord = coord.binary_scalar(BinaryOp.REMAINDER, coord_layout, size, False)
         elif coord is flat:
             coord = flat.copy(line)
         out.append(wrap(coord, (count,), _int64, device))
@@ -202,7 +201,6 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
-    Array = array_type()
     if not isinstance(x2, Array):
         value, dtype = scalar_for(x2, x1._dtype, "searchsorted")
         x2 = scalar_array(value, dtype, x1._device)
@@ -229,7 +227,6 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 def where(condition, x1, x2, /):
     """``x1`` where ``condition`` is True, else ``x2`` (arrays or Python scalars,
     broadcast together; at least one of x1, x2 must be an array)."""
-    Array = array_type()
     require_array(condition, "where", "condition")
     if not condition._dtype.is_bool:
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
@@ -259,7 +256,7 @@ def where(condition, x1, x2, /):
 
 def _plain(value):
     item = getattr(value, "item", None)
-    if item is not None and not isinstance(value, array_type()):
+    if item is not None and not isinstance(value, Array):
         return item()
     return value
 

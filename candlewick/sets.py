@@ -16,7 +16,7 @@ from . import dtypes as _dt
 from ._core import contiguous_layout, require_array, wrap
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .searching import Compaction, flatten
+from .searching import Compaction, flatten, wrap_layout
 from .sorting import sort_storages
 
 _int64 = _dt.int64
@@ -81,14 +81,14 @@ class _Groups:
         dtype = self.x._dtype
         if not self.n:
             return wrap(self.device.empty((0,), dtype), (0,), dtype, self.device)
-        storage = self.plan.take(self.values, contiguous_layout((self.n,)), dtype)
-        return wrap(storage, (self.count,), dtype, self.device)
+        storage, layout = self.plan.take(self.values, contiguous_layout((self.n,)), dtype)
+        return wrap_layout(storage, layout, dtype, self.device)
 
     def first_indices(self):
         if not self.n:
             return wrap(self.device.empty((0,), _int64), (0,), _int64, self.device)
-        storage = self.plan.take(self.perm, contiguous_layout((self.n,)), _int64)
-        return wrap(storage, (self.count,), _int64, self.device)
+        storage, layout = self.plan.take(self.perm, contiguous_layout((self.n,)), _int64)
+        return wrap_layout(storage, layout, _int64, self.device)
 
     def group_ids(self):
         """Each sorted element's group (0-based): the inclusive scan of starts, minus one."""
