@@ -187,7 +187,8 @@ class Layout:
         n = len(range(start, stop, step))
         shape = list(self.shape)
         strides = list(self.strides)
-        offset = self.offset + (start * strides[axis] if n else 0)
+        # an empty result keeps its offset: moving it could point past the buffer's end
+        offset = self.offset + (start * strides[axis] if n and self.size else 0)
         shape[axis] = n
         strides[axis] *= step
         return Layout(tuple(shape), tuple(strides), offset)
@@ -223,8 +224,9 @@ class Layout:
 
     def flip(self, axes):
         shape, strides, offset = self.shape, list(self.strides), self.offset
+        empty = self.size == 0  # an empty view keeps its offset (it reads nothing)
         for a in axes:
-            if shape[a] > 0:
+            if shape[a] > 0 and not empty:
                 offset += (shape[a] - 1) * strides[a]
             strides[a] = -strides[a]
         return Layout(shape, tuple(strides), offset)
