@@ -332,3 +332,8 @@ def view_pair(x, kind):
 
 
 VIEW_KINDS = ("flip", "transpose", "step", "broadcast", "offset")
+
+
+def any_arrays(shape, names=ALL):
+    """Arrays of any of the dtypes ``names`` (default: every standard dtype)."""
+    return st.sampled_from(names).flatmap(lambda name: arrays(name, shape))
