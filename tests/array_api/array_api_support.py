@@ -337,3 +337,18 @@ VIEW_KINDS = ("flip", "transpose", "step", "broadcast", "offset")
 def any_arrays(shape, names=ALL):
     """Arrays of any of the dtypes ``names`` (default: every standard dtype)."""
     return st.sampled_from(names).flatmap(lambda name: arrays(name, shape))
+
+
+def small_arrays(name, shape, lo=-3, hi=3, *, allow_nan=False):
+    """Arrays of few distinct values (ties are common), clamped to the dtype's range."""
+    if name == "bool":
+        return arrays(name, shape)
+    if name in INTEGER:
+        return int_arrays(name, shape, lo, hi)
+    part = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+    values = st.integers(lo, hi).map(float)
+    if allow_nan:
+        values = values | st.just(float("nan"))
+    if name in COMPLEX:
+        values = st.builds(complex, values, st.integers(lo, hi).map(float))
+    return xps.arrays(dt(name), shape, elements=values)
