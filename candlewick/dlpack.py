@@ -59,7 +59,9 @@ def array_dlpack_device(x):
     """``x.__dlpack_device__()``: (DLPack device type, device id) of x's memory."""
     export = _exporter(x._storage, x._device, "__dlpack_device__")
     dev_type, dev_id = export(x._layout).__dlpack_device__()
-    return DLDeviceType(int(dev_type)), int(dev_id)
+    dev_type = int(dev_type)
+    # a device type newer than this table is still reported, as a plain int
+    return (DLDeviceType(dev_type) if dev_type in DLDeviceType._value2member_map_ else dev_type), int(dev_id)
 
 
 def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
