@@ -269,7 +269,7 @@ def _different_value(a):
     if cw.isdtype(a.dtype, "integral"):
         return 1 if int(value) != 1 else 2
     if cw.isdtype(a.dtype, "complex floating"):
-        return complex(value) + 1.5 if not math.isnan(complex(value).real) else 1.5
+        return 2.5 + 0j if complex(value) == 1.5 else 1.5 + 0j
     v = float(value)
     return 1.5 if math.isnan(v) or v != 1.5 else 2.5
 
