@@ -36,9 +36,15 @@ def _default_dtype_for_scalar(value):
     raise TypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
 
 
-def _infer_host(obj):
+def _infer_host(obj, dtype=None):
     """Turn a scalar / nested sequence / buffer into a host ndarray with an API dtype."""
     from .array import Array
+
+    if dtype is not None and dtype.is_integer and isinstance(obj, (list, tuple)):
+        try:  # exact for Python ints beyond int64 (uint64); NumPy raises OverflowError itself
+            return np.asarray(obj, dtype=dtype.numpy)
+        except (TypeError, ValueError):
+            pass
 
     if isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
         obj = _arrays_to_host(obj)
@@ -55,9 +61,15 @@ def _infer_host(obj):
         raise TypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
     if host.dtype.kind in "US":
         raise TypeError("asarray: strings are not array data")
-    if host.dtype == np.uint64 and isinstance(obj, (list, tuple)):
+    if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
         raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
+
+
+def _holds_only_ints(seq):
+    if isinstance(seq, (list, tuple)):
+        return all(_holds_only_ints(s) for s in seq)
+    return isinstance(seq, int) and not isinstance(seq, bool)
 
 
 def _flatten_first(seq):
@@ -106,7 +118,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         value, _ = scalar_for(obj, dtype, "asarray") if not dtype.is_bool or isinstance(obj, bool) else (bool(obj), dtype)
         host = np.asarray(value, dtype=dtype.numpy)
     else:
-        host = _infer_host(obj)
+        host = _infer_host(obj, dtype)
         if dtype is None:
             dtype = _dt.from_numpy(host.dtype)
         elif host.dtype != dtype.numpy:
