@@ -16,8 +16,7 @@ def main():
 
     # Noisy samples of y = 3x - 2, fitted by least squares with the normal equations.
     gen = cw.random.Generator(seed=42)
-    x = cw.linspace(-1.0, 1.0, 1000, device=device) if hasattr(cw, "linspace") else \
-        cw.arange(-500, 500, device=device) / 500.0
+    x = cw.linspace(-1.0, 1.0, 1000, device=device)
     noise = gen.normal(x.shape, std=0.1, device=device)
     y = 3.0 * x - 2.0 + noise
 
