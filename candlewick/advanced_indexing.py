@@ -219,13 +219,13 @@ class _Plan:
                 constant += idx * stride
                 continue
             table = device.arange(0, stride, n, _int64)
-            term = table.index_select(contiguous_layout((n,)), idx._storage, idx._layout, 0)
-            term = wrap(term, idx._layout.shape, _int64, device)
+            # broadcast first: an empty B looks nothing up (NumPy checks no bounds then)
+            term = table.index_select(contiguous_layout((n,)), idx._storage,
+                                      idx._layout.broadcast_to(self.shape), 0)
+            term = wrap(term, self.shape, _int64, device)
             flat = term if flat is None else binary(BinaryOp.ADD, flat, term, "index")
         if constant:
             flat = binary(BinaryOp.ADD, flat, constant, "index")
-        if flat._layout.shape != self.shape:
-            flat = view(flat, flat._layout.broadcast_to(self.shape))
         return flat
 
 

@@ -82,6 +82,8 @@ def basic_layout(layout, key):
             raise IndexOutOfBoundsError(f"index {i} is out of bounds for axis {axis} with size {n}")
         offset += (i + n if i < 0 else i) * s
         axis += 1
+    if 0 in shape:
+        offset = layout.offset  # an empty view reads nothing: keep it inside the buffer
     return Layout(tuple(shape), tuple(strides), offset)
 
 

@@ -260,3 +260,68 @@ def test_setitem_into_view_writes_through(device):
     e = np.transpose(DATA.copy(), (3, 1, 2, 0))
     e[[0, 4], :, [1, 2]] = 0.5
     assert_same(t, e)
+
+
+# --- property test: random mixed keys against NumPy ------------------------------------------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def _shape_and_key(draw):
+    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=1, max_size=4)))
+    key = []
+    dims = list(shape)
+    arrays = 0
+    while dims:
+        n = dims[0]
+        kind = draw(st.sampled_from(["slice", "int", "array", "none", "mask"] if n else ["slice", "array", "none"]))
+        if kind == "none":
+            key.append(None)
+            continue
+        dims.pop(0)
+        if kind == "slice":
+            start = draw(st.integers(-5, 5) | st.none())
+            step = draw(st.sampled_from([None, 1, 2, -1, -2]))
+            key.append(slice(start, None, step))
+        elif kind == "int":
+            key.append(draw(st.integers(-n, n - 1)))
+        elif kind == "mask":
+            key.append(np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool))
+            arrays += 1
+        else:
+            arrays += 1
+            idx_shape = draw(st.sampled_from([(2,), (1,), (2, 1), (1, 2)]))
+            vals = draw(st.lists(st.integers(-n, n - 1) if n else st.just(0), min_size=int(np.prod(idx_shape)),
+                                 max_size=int(np.prod(idx_shape))))
+            key.append(np.array(vals, dtype=np.int64).reshape(idx_shape))
+        if draw(st.booleans()) and dims:
+            continue
+    if not arrays:
+        key.append(np.array([0], dtype=np.int64) if shape[-1] else np.zeros(0, np.int64))
+        key = key[: len(shape) - 1] + key[-1:] if len(key) > len(shape) else key
+    return shape, tuple(key)
+
+
+@settings(deadline=None)
+@given(case=_shape_and_key())
+def test_random_keys_match_numpy(device, case):
+    shape, key = case
+    data = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    try:
+        expected = data[key]
+    except IndexError:
+        with pytest.raises(IndexError):
+            make(data, device)[_to_cw(key, device)]
+        return
+    x = make(data, device, "flipped")
+    assert_same(x[_to_cw(key, device)], expected)
+    # setitem with the same key: a distinct value per selected element, unless duplicates
+    target = data.copy()
+    probe = np.arange(data.size).reshape(shape)[key].ravel()
+    if len(np.unique(probe)) == len(probe):
+        value = -np.arange(1, expected.size + 1, dtype=np.int32).reshape(expected.shape)
+        target[key] = value
+        y = make(data, device)
+        y[_to_cw(key, device)] = make(value, device)
+        assert_same(y, target)
