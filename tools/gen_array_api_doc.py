@@ -401,16 +401,39 @@ def _class_attr(cls, name):
     return None
 
 
+def _enum_named_by(keys):
+    """The op enum whose values are exactly ``keys`` (strings), else the smallest one
+    holding them all, else None."""
+    keys = set(keys)
+    if not keys or not all(isinstance(k, str) for k in keys):
+        return None
+    fits = [e for e in ALL_OP_ENUMS if keys <= {op.value for op in e}]
+    exact = [e for e in fits if keys == {op.value for op in e}]
+    fits = exact or sorted(fits, key=len)
+    return fits[0] if fits else None
+
+
+def _as_dtype(key):
+    if isinstance(key, _dt.DType):
+        return key
+    if isinstance(key, str) and key in {d.name for d in _dt.ALL_DTYPES}:
+        return _dt.from_name(key)
+    return None
+
+
 def _op_table(module):
-    """{op: {dtypes}} from the dicts of an op-table module: keyed [op][dtype] (nested) or by
-    tuples holding an op and a dtype."""
+    """{op: {dtypes}} from the dicts of an op-table module: nested ``[op][dtype]`` (by
+    member or by ``op.value`` / ``dtype.name``), or keyed by tuples holding an op and a
+    dtype."""
     found = {}
     for table in vars(module).values():
         if not isinstance(table, dict):
             continue
+        named = _enum_named_by(table)
         for key, value in table.items():
-            if _op_member(key) and isinstance(value, dict):
-                found.setdefault(key, set()).update(d for d in value if isinstance(d, _dt.DType))
+            op = named(key) if named is not None else key
+            if _op_member(op) and isinstance(value, dict):
+                found.setdefault(op, set()).update(d for d in map(_as_dtype, value) if d is not None)
             elif isinstance(key, tuple):
                 op = next((k for k in key if _op_member(k)), None)
                 dtype = next((k for k in key if isinstance(k, _dt.DType)), None)
@@ -445,6 +468,9 @@ def generate(checklist=None):
         "capabilities or hooks); and, per backend, whether its classes implement those",
         "primitives, its device declares the capability, and its op table covers every dtype",
         "of the ops involved (read from the backend's declarations, no hardware needed).",
+        "\"needs\" is the union over every code path: e.g. linalg.matrix_norm reaches svd only",
+        "for ord 2, -2 and 'nuc', and linalg.matrix_power reaches inv only for n < 0, so a ✗",
+        "there means that some arguments cannot run on that backend.",
         "",
         "## Backends",
         "",
