@@ -104,3 +104,27 @@ def test_empty(device):
 def test_rejects_non_arrays():
     with pytest.raises(TypeError):
         cw.unique_values([1, 2, 2])
+
+
+# --- property test: random data (few distinct values, NaNs, +-0.0) against strict -----------
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@settings(deadline=None)
+@given(data=hnp.arrays(np.float32, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
+                       elements=st.sampled_from([0.0, -0.0, 1.5, -2.0, np.inf, np.nan])))
+def test_random_unique_all_matches_strict(device, data):
+    ref = xp.unique_all(xp.asarray(data))
+    got = cw.unique_all(make(data, device, "flipped"))
+    assert_same(got.values, np.asarray(ref.values))
+    assert_same(got.counts, np.asarray(ref.counts), dtype=cw.int64)
+    values = cw.to_numpy(got.values)
+    inverse = cw.to_numpy(got.inverse_indices)
+    assert inverse.shape == data.shape
+    # values[inverse] rebuilds x (NaN where x is NaN); each NaN is its own value
+    np.testing.assert_array_equal(values[inverse], data)
+    first = cw.to_numpy(got.indices)
+    np.testing.assert_array_equal(data.ravel()[first], values)
+    assert_same(got.indices, np.asarray(ref.indices), dtype=cw.int64)

@@ -82,3 +82,18 @@ def test_sort_errors(device):
         cw.argsort(make(np.array([1.0]), device), descending="yes")
     with pytest.raises(TypeError):
         cw.sort([3, 1, 2])
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis.extra import numpy as hnp  # noqa: E402
+
+
+@settings(deadline=None)
+@given(data=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5),
+                       elements=st.sampled_from([0.0, 1.0, -1.0, np.inf, -np.inf, np.nan])),
+       descending=st.booleans(), axis=st.integers(-1, 2))
+def test_random_argsort_matches_strict(device, data, descending, axis):
+    axis = axis % data.ndim
+    ref = xp.argsort(xp.asarray(data), axis=axis, descending=descending)
+    assert_same(cw.argsort(make(data, device, "strided"), axis=axis, descending=descending),
+                np.asarray(ref), dtype=cw.int64)
