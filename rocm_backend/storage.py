@@ -252,6 +252,44 @@ class RocmStorage:
     def upsample_nearest2d(self, *args, **kwargs):
         self._nn("upsample_nearest2d")
 
+    # --- optional groups "linalg" and "fft": not declared in the device's
+    # capabilities; present so the storage satisfies the protocol, and they say so ----
+    def _optional(self, op, group):
+        raise UnsupportedOperation(op, self.dtype, "rocm", f"the optional '{group}' group is not implemented")
+
+    def cholesky(self, *args, **kwargs):
+        self._optional("cholesky", "linalg")
+
+    def qr(self, *args, **kwargs):
+        self._optional("qr", "linalg")
+
+    def svd(self, *args, **kwargs):
+        self._optional("svd", "linalg")
+
+    def eigh(self, *args, **kwargs):
+        self._optional("eigh", "linalg")
+
+    def solve(self, *args, **kwargs):
+        self._optional("solve", "linalg")
+
+    def inv(self, *args, **kwargs):
+        self._optional("inv", "linalg")
+
+    def det(self, *args, **kwargs):
+        self._optional("det", "linalg")
+
+    def slogdet(self, *args, **kwargs):
+        self._optional("slogdet", "linalg")
+
+    def fft(self, *args, **kwargs):
+        self._optional("fft", "fft")
+
+    def rfft(self, *args, **kwargs):
+        self._optional("rfft", "fft")
+
+    def irfft(self, *args, **kwargs):
+        self._optional("irfft", "fft")
+
 
 def _contiguous(shape):
     from candlewick.layout import Layout

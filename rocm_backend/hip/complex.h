@@ -68,8 +68,19 @@ template <class R> __device__ inline cw_complex<R> cw_cexp(cw_complex<R> z) {
     R e = cw_r_exp(z.re);
     return cw_cplx(e * cw_r_cos(z.im), e * cw_r_sin(z.im));
 }
+// log|z| without overflow or underflow of |z|, and accurate for |z| near 1
+template <class R> __device__ inline R cw_log_abs(cw_complex<R> z) {
+    R a = cw_r_fabs(z.re), b = cw_r_fabs(z.im);
+    if (a < b) { R t = a; a = b; b = t; }
+    if (cw_r_isinf(a)) return a;
+    if (cw_r_isnan(a) || cw_r_isnan(b)) return cw_nan<R>();
+    if (a == (R)0) return -cw_inf<R>();
+    if (a > (R)0.5 && a < (R)2) return (R)0.5 * cw_r_log1p((a - 1) * (a + 1) + b * b);
+    R r = b / a;
+    return cw_r_log(a) + (R)0.5 * cw_r_log1p(r * r);
+}
 template <class R> __device__ inline cw_complex<R> cw_clog(cw_complex<R> z) {
-    return cw_cplx(cw_r_log(cw_cabs(z)), cw_r_atan2(z.im, z.re));
+    return cw_cplx(cw_log_abs(z), cw_r_atan2(z.im, z.re));
 }
 template <class R> __device__ inline cw_complex<R> cw_csqrt(cw_complex<R> z) {
     if (z.re == (R)0 && z.im == (R)0) return cw_cplx((R)0, z.im);

@@ -168,13 +168,19 @@ struct op_gelu {
     __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
     __device__ double operator()(double x) const { return 0.5 * x * (1. + erf(x * 0.70710678118654752440)); }
 };
+// for x < 0 the e^x form keeps tiny results (e^-x would overflow to inf)
 struct op_sigmoid {
-    __device__ float operator()(float x) const { return 1.f / (1.f + expf(-x)); }
-    __device__ double operator()(double x) const { return 1. / (1. + exp(-x)); }
+    __device__ float operator()(float x) const {
+        if (x < 0.f) { float e = expf(x); return e / (1.f + e); }
+        return 1.f / (1.f + expf(-x));
+    }
+    __device__ double operator()(double x) const {
+        if (x < 0.) { double e = exp(x); return e / (1. + e); }
+        return 1. / (1. + exp(-x));
+    }
 };
 struct op_silu {
-    __device__ float operator()(float x) const { return x / (1.f + expf(-x)); }
-    __device__ double operator()(double x) const { return x / (1. + exp(-x)); }
+    template <class R> __device__ R operator()(R x) const { return x * op_sigmoid()(x); }
 };
 
 // ---------------------------------------------------------------- binary
