@@ -254,7 +254,7 @@ def same_memory(a, b):
         return False
     flat_index = (0,) * a.ndim
     before = to_np(b).copy()
-    old = a[flat_index]
+    old = to_np(a)[flat_index].item()  # a Python scalar: a[index] would be a view
     new_value = _different_value(a)
     a[flat_index] = new_value
     changed = not np.array_equal(to_np(b), before, equal_nan=before.dtype.kind in "fc")

@@ -86,8 +86,8 @@ def test_nd_real_transforms(data):
     last = x.shape[-1] if axes is None or axes[-1] == -1 else x.shape[axes[-1]]
     full_axes = axes if axes is not None else tuple(range(x.ndim))
     s = tuple(x.shape[a] for a in full_axes[:-1]) + (last,)
-    _check(_call(cw.fft.irfftn, spectrum, s=s, axes=axes, norm=norm), xs.fft.irfftn, spectrum,
-           f"irfftn(s={s}, axes={axes})", s=s, axes=axes, norm=norm)
+    _check(_call(cw.fft.irfftn, spectrum, s=s, axes=full_axes, norm=norm), xs.fft.irfftn, spectrum,
+           f"irfftn(s={s}, axes={full_axes})", s=s, axes=full_axes, norm=norm)
 
 
 @pytest.mark.parametrize("fname", ["fftfreq", "rfftfreq"])
