@@ -4,7 +4,7 @@ The tables are generated from the op enums and their dtype domains, so the set o
 (op, dtype) pairs this backend serves is exactly the one ``opdefs`` declares; an op
 with no implementation here is an error when this module is imported.
 
-Table shapes (all keyed ``[op][dtype]``):
+Table shapes (all keyed ``[op.value][dtype.name]``):
 
 * ``UNARY``, ``BINARY``, ``COMPARE`` -> ``(kernel, result DType)``; elementwise kernels
   take NumPy arrays (or NumPy scalars of the compute type, see ``SCALAR_TYPE``) and
@@ -264,9 +264,13 @@ def missing_ops():
 
 
 def _build(enum, impl_for, kernel_for):
+    # keyed by the op's value and the dtype's name: str hashes are cached, while Enum
+    # and DType hash in Python (~130 ns each), too slow for the 1-element hot path
     table = {}
     for op in enum:
-        table[op] = {d: (kernel_for(op, d, impl_for(op, d)), op.result_dtype(d)) for d in op.dtypes()}
+        table[op._value_] = {
+            d.name: (kernel_for(op, d, impl_for(op, d)), op.result_dtype(d)) for d in op.dtypes()
+        }
     return table
 
 
@@ -282,4 +286,4 @@ SCAN = _build(ScanOp, _scan_impl, _reduction_kernel)
 
 #: scalar operands of ``binary_scalar`` are converted to this NumPy scalar type first, so
 #: NumPy never promotes (float32 for float16/bfloat16: the compute type)
-SCALAR_TYPE = {d: compute_dtype(d).type for d in dt.ALL_DTYPES}
+SCALAR_TYPE = {d.name: compute_dtype(d).type for d in dt.ALL_DTYPES}

@@ -90,8 +90,8 @@ class CpuStorage:
 
     def unary(self, op, layout):
         try:
-            kernel, out_dtype = UNARY[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = UNARY[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if layout.is_contiguous:
             return CpuStorage(kernel(flat(self.buf, layout)), out_dtype)
@@ -99,8 +99,8 @@ class CpuStorage:
 
     def binary(self, op, lhs_layout, rhs, rhs_layout):
         try:
-            kernel, out_dtype = BINARY[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = BINARY[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
             return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
@@ -109,18 +109,18 @@ class CpuStorage:
 
     def binary_scalar(self, op, layout, scalar, reflected):
         try:
-            kernel, out_dtype = BINARY[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = BINARY[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
-        s = SCALAR_TYPE[self.dtype](scalar)
+        s = SCALAR_TYPE[self.dtype.name](scalar)
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
         out = kernel(s, x) if reflected else kernel(x, s)
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
         try:
-            kernel, out_dtype = COMPARE[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = COMPARE[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
             return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
@@ -147,7 +147,7 @@ class CpuStorage:
     def affine(self, layout, mul, add):
         if not (self.dtype.is_integer or self.dtype.is_floating or self.dtype.is_complex):
             raise unsupported("affine", self.dtype)
-        scalar = SCALAR_TYPE[self.dtype]
+        scalar = SCALAR_TYPE[self.dtype.name]
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
         with QuietBlock():
             out = np.multiply(x, scalar(mul), dtype=compute_dtype(self.dtype))
@@ -157,7 +157,7 @@ class CpuStorage:
     def clip(self, layout, lo, hi):
         if not (self.dtype.is_integer or self.dtype.is_floating):
             raise unsupported("clip", self.dtype)
-        scalar = SCALAR_TYPE[self.dtype]
+        scalar = SCALAR_TYPE[self.dtype.name]
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
         with QuietBlock():
             out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
@@ -171,8 +171,8 @@ class CpuStorage:
 
     def reduce(self, op, layout, axes):
         try:
-            kernel, out_dtype = REDUCE[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = REDUCE[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if layout.is_contiguous and len(axes) == len(layout.shape):
             out = kernel(flat(self.buf, layout), (0,))  # a full reduction: over the flat buffer
@@ -182,8 +182,8 @@ class CpuStorage:
 
     def scan(self, op, layout, axis):
         try:
-            kernel, out_dtype = SCAN[op][self.dtype]
-        except KeyError:
+            kernel, out_dtype = SCAN[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         return CpuStorage(kernel(view(self.buf, layout), axis).reshape(-1), out_dtype)
 
