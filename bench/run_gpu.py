@@ -127,7 +127,7 @@ def bench_bandwidth(libs, results, sizes):
                     for label, axis in (("sum_all", None), ("sum_rows", 1), ("sum_cols", 0)):
                         t = timed(lambda: lib.sum(m if axis is not None else x, axis), lib.sync)
                         row[f"{label}_GBps"] = 4 * n / t / 1e9
-                del x, y
+                x = y = m = None  # free the device buffers before the next size
             except Exception as exc:  # record, keep going
                 row["error"] = f"{type(exc).__name__}: {exc}"[:300]
 
