@@ -107,6 +107,10 @@ def _build():
     for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
         add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
             block=block)
+    from .nn_kernels import NN_MODULE, kernel_specs  # hip/nn.hip: conv fallback, pooling
+
+    for key, name, body, abi, block in kernel_specs(C_TYPE, BYTES_TYPE):
+        add(key, name, NN_MODULE, body, abi, block)
     return table
 
 
