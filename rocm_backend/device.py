@@ -9,9 +9,10 @@ Every device owns one non-blocking stream; all work is queued there and only hos
 import threading
 
 from candlewick import dtypes as _dt
-from candlewick.errors import DeviceMemoryError, IndexOutOfBoundsError
+from candlewick.errors import DeviceMemoryError
 
 from .error import RocmOutOfMemory, check, status_name
+from .index_checks import IndexChecks
 
 _api = None
 
@@ -165,9 +166,9 @@ class RocmDevice:
         )
         self.allocator = CachingAllocator(self)
         self._blas = None
-        self._error_flag = None
-        self._pending_checks = []  # names of queued ops whose index errors land in the flag
+        self._index_checks = IndexChecks(self)
         self._keep_alive = []  # host arrays of queued host->device copies
+        self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
         _current.ordinal = ordinal
 
     def __repr__(self):
@@ -192,42 +193,36 @@ class RocmDevice:
             self.synchronize(check_errors=False)
 
     def synchronize(self, check_errors=True):
+        """Drain the stream; then raise IndexError for index checks queued before this call
+        (snapshots first: work other threads queue meanwhile stays pending)."""
         self.make_current()
+        with self._state_lock:
+            kept, self._keep_alive = self._keep_alive, []
+        taken = self._index_checks.snapshot() if check_errors else ()
         check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.stream))
-        self._keep_alive.clear()
-        if check_errors:
-            self.raise_index_errors()
+        del kept
+        self._index_checks.raise_flagged(taken)
 
     def memory_info(self):
         self.make_current()
         free, total = check("hipMemGetInfo", hip_api().hip.hipMemGetInfo())
         return int(free), int(total)
 
-    # --- device-side error flag for index checks ----------------------------
+    # --- device-side error flags for index checks (index_checks.py) -----------
     def error_flag(self, op_name):
-        """Device address of an int32 that index kernels set on an out-of-range index;
-        the op is remembered so the next synchronizing call can name it."""
-        if self._error_flag is None:
-            from .storage_slice import StorageSlice
-
-            self._error_flag = StorageSlice.allocate(self, 8, _dt.int64)
-            self._error_flag.memset(0)
-        if op_name not in self._pending_checks:
-            self._pending_checks.append(op_name)
-        return self._error_flag.ptr
+        """Device address of an int32 slot that an index kernel sets on an out-of-range
+        index; the next synchronizing call reads it and raises IndexError naming op_name."""
+        return self._index_checks.flag_address(op_name)
 
     def raise_index_errors(self):
-        """Read the flag (the stream is drained) and raise IndexError naming the ops."""
-        if not self._pending_checks:
-            return
-        ops, self._pending_checks = self._pending_checks, []
-        flag = self._error_flag.read_int64()
-        if flag:
-            self._error_flag.memset(0)
-            raise IndexOutOfBoundsError(
-                f"{' / '.join(ops)} on {self.name}: an index was outside the dimension it "
-                f"indexes (valid indices are -n..n-1)"
-            )
+        """Drain the stream and raise for flagged index checks (same as synchronize())."""
+        self.synchronize()
+
+    # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
+    def storage_from_dlpack(self, obj, copy):
+        from .dlpack import storage_from_dlpack
+
+        return storage_from_dlpack(self, obj, copy)
 
     # --- handles ------------------------------------------------------------
     @property
@@ -235,10 +230,12 @@ class RocmDevice:
         """The hipBLAS handle, bound to this device's stream (created on first GEMM)."""
         if self._blas is None:
             hipblas = hip_api().hipblas
-            self.make_current()
-            handle = check("hipblasCreate", hipblas.hipblasCreate())
-            check("hipblasSetStream", hipblas.hipblasSetStream(handle, self.stream))
-            self._blas = handle
+            with self._state_lock:
+                if self._blas is None:
+                    self.make_current()
+                    handle = check("hipblasCreate", hipblas.hipblasCreate())
+                    check("hipblasSetStream", hipblas.hipblasSetStream(handle, self.stream))
+                    self._blas = handle
         return self._blas
 
     # --- creation (the storage module holds the kernels' callers) -------------
@@ -318,8 +315,13 @@ class RocmBackend:
     def details(self):
         from .kernels import cache_dir
 
-        out = {"nn": "not implemented on rocm yet (MIOpen issue): raises UnsupportedOperation",
-               "kernel cache": str(cache_dir())}
+        try:
+            from .nn import describe
+
+            nn_path = describe(list(self._devices.values()))
+        except Exception as exc:  # details() must never break candlewick.backends()
+            nn_path = f"unknown ({type(exc).__name__}: {exc})"
+        out = {"nn": nn_path, "kernel cache": str(cache_dir())}
         try:
             import importlib.metadata as md
 

@@ -219,7 +219,12 @@ class KernelRuntime:
         with self._lock:
             module = self._modules.get(spec.module)
             if module is None:
-                code = code_object(spec.module, self.device.arch)
+                try:
+                    code = code_object(spec.module, self.device.arch)
+                except RocmError as exc:  # the log names the line; say which kernel was wanted
+                    if hasattr(exc, "add_note"):
+                        exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
+                    raise
                 self.device.make_current()
                 module = check("hipModuleLoadData", hip.hipModuleLoadData(code))
                 self._modules[spec.module] = module

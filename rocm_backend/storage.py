@@ -227,30 +227,49 @@ class RocmStorage:
 
         return matmul(self, rhs, lhs_layout, rhs_layout)
 
-    # --- nn: MIOpen is a separate issue; until then these say so, never fall back ------
-    def _nn(self, op):
-        raise UnsupportedOperation(op, self.dtype, "rocm", "the MIOpen path is not implemented yet")
+    # --- nn: MIOpen where it applies, else our kernels (rocm_backend/nn.py decides) ------
+    def conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups):
+        from . import nn
 
-    def conv1d(self, *args, **kwargs):
-        self._nn("conv1d")
+        return nn.conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups)
 
-    def conv2d(self, *args, **kwargs):
-        self._nn("conv2d")
+    def conv2d(self, layout, weight, w_layout, stride, padding, dilation, groups):
+        from . import nn
 
-    def conv_transpose1d(self, *args, **kwargs):
-        self._nn("conv_transpose1d")
+        return nn.conv2d(self, layout, weight, w_layout, tuple(stride), tuple(padding), tuple(dilation), groups)
 
-    def conv_transpose2d(self, *args, **kwargs):
-        self._nn("conv_transpose2d")
+    def conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding, dilation, groups):
+        from . import nn
 
-    def avg_pool2d(self, *args, **kwargs):
-        self._nn("avg_pool2d")
+        return nn.conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding,
+                                   dilation, groups)
 
-    def max_pool2d(self, *args, **kwargs):
-        self._nn("max_pool2d")
+    def conv_transpose2d(self, layout, weight, w_layout, stride, padding, output_padding, dilation, groups):
+        from . import nn
 
-    def upsample_nearest2d(self, *args, **kwargs):
-        self._nn("upsample_nearest2d")
+        return nn.conv_transpose2d(self, layout, weight, w_layout, tuple(stride), tuple(padding),
+                                   tuple(output_padding), tuple(dilation), groups)
+
+    def avg_pool2d(self, layout, kernel, stride, padding, count_include_pad):
+        from . import nn
+
+        return nn.avg_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), count_include_pad)
+
+    def max_pool2d(self, layout, kernel, stride, padding, dilation):
+        from . import nn
+
+        return nn.max_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+
+    def upsample_nearest2d(self, layout, out_h, out_w):
+        from . import nn
+
+        return nn.upsample_nearest2d(self, layout, out_h, out_w)
+
+    # --- DLPack export (optional hook candlewick.backend.DLPackStorage) -------------------
+    def dlpack_view(self, layout):
+        from .dlpack import DLPackView
+
+        return DLPackView(self, layout)
 
     # --- optional groups "linalg" and "fft": not declared in the device's
     # capabilities; present so the storage satisfies the protocol, and they say so ----

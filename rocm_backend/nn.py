@@ -1,0 +1,194 @@
+"""The nn primitives of the ROCm backend: which path runs each one.
+
+* MIOpen (``miopen.py``), when ``libMIOpen.so`` loads and its handle can be created:
+  conv1d/conv2d and conv_transpose1d/2d for float16/bfloat16/float32, max pooling
+  (no dilation) and average pooling for float16/float32.
+* Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
+  upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
+  has no general double-precision convolution), bfloat16/float64 or dilated pooling,
+  nearest upsampling, any problem MIOpen declines, and every primitive when MIOpen is
+  missing.
+
+``CANDLEWICK_ROCM_NN`` (read at each call): unset or ``auto`` as above; ``fallback``
+uses our kernels only; ``miopen`` requires MIOpen where it applies (an error instead of
+the fallback when the library is missing). ``describe()`` is what
+``candlewick.backends()`` shows as the rocm backend's ``nn`` detail. 1-D problems are
+2-D problems of height 1.
+"""
+
+import collections
+import os
+import threading
+
+from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, shape_size
+
+from . import miopen, nn_fallback
+from .nn_fallback import contiguous, out_size, transpose_size
+from .storage import RocmStorage
+
+ENV = "CANDLEWICK_ROCM_NN"
+MIOPEN_CONV_DTYPES = (dt.float16, dt.bfloat16, dt.float32)
+MIOPEN_POOL_DTYPES = (dt.float16, dt.float32)
+_ALIGN = 256  # bytes: MIOpen gets buffers at least this aligned (ours always are)
+
+#: (primitive, path) -> calls, for tests and benchmarks ("miopen", "fallback")
+path_counts = collections.Counter()
+_count_lock = threading.Lock()
+
+
+def requested():
+    mode = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    if mode not in ("auto", "fallback", "miopen"):
+        raise ValueError(f"{ENV}={mode!r}: expected auto, fallback or miopen")
+    return mode
+
+
+def _count(op, path):
+    with _count_lock:
+        path_counts[(op, path)] += 1
+
+
+def _miopen_for(device, op, dtype):
+    """The device's MIOpen state when this call should use it, else None."""
+    mode = requested()
+    if mode == "fallback":
+        return None
+    state = miopen.for_device(device)
+    if isinstance(state, miopen.DeviceMIOpen):
+        return state
+    if mode == "miopen":
+        raise UnsupportedOperation(op, dtype, "rocm", f"{ENV}=miopen but MIOpen is unusable: {state}")
+    return None
+
+
+def describe(devices=()):
+    """The ``nn`` line of the backend's details()."""
+    mode = requested()
+    if mode == "fallback":
+        return f"im2col+GEMM fallback (forced by {ENV}=fallback)"
+    lib, path, reason = miopen.library()
+    if lib is None:
+        return f"im2col+GEMM fallback ({reason})"
+    for device in devices:
+        state = getattr(device, "_miopen", None)
+        if isinstance(state, str):
+            return f"im2col+GEMM fallback (MIOpen at {path} unusable on {device.name}: {state})"
+    return (f"MIOpen {miopen.version(lib)} ({path}); our kernels for float64 convolutions "
+            f"(im2col+GEMM: MIOpen has no general float64 convolution), bfloat16/float64 and "
+            f"dilated pooling, nearest upsampling")
+
+
+def _aligned(storage, layout):
+    """(storage, layout) contiguous and starting on an _ALIGN-byte boundary."""
+    storage, layout = contiguous(storage, layout)
+    if (layout.offset * storage.dtype.itemsize) % _ALIGN:
+        storage, layout = storage.copy(layout), Layout.contiguous(layout.shape)
+    return storage, layout
+
+
+def _ptr(storage, layout):
+    return storage.ptr + layout.offset * storage.dtype.itemsize
+
+
+def _as_2d(layout):
+    """A 3-D (N, C, L) layout viewed as (N, C, 1, L)."""
+    n, c, length = layout.shape
+    s_n, s_c, s_l = layout.strides
+    return Layout((n, c, 1, length), (s_n, s_c, length * s_l, s_l), layout.offset)
+
+
+# --- convolutions --------------------------------------------------------------
+
+def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d"):
+    dtype = x.dtype
+    mio = _miopen_for(x.device, op, dtype) if dtype in MIOPEN_CONV_DTYPES else None
+    n_batch, cin, h, wd = layout.shape
+    cout, cg, kh, kw = w_layout.shape
+    y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
+               out_size(wd, kw, stride[1], padding[1], dilation[1]))
+    if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
+        x, layout = _aligned(x, layout)
+        w, w_layout = _aligned(w, w_layout)
+        out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
+        if mio.convolution(miopen.CONVOLUTION, dtype, _ptr(x, layout), layout.shape, _ptr(w, w_layout),
+                           w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+            _count(op, "miopen")
+            return out
+    _count(op, "fallback")
+    return nn_fallback.conv2d(x, layout, w, w_layout, stride, padding, dilation, groups)
+
+
+def conv1d(x, layout, w, w_layout, stride, padding, dilation, groups):
+    return conv2d(x, _as_2d(layout), w, _as_2d(w_layout), (1, stride), (0, padding), (1, dilation),
+                  groups, op="conv1d")
+
+
+def conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding, dilation, groups,
+                     op="conv_transpose2d"):
+    dtype = x.dtype
+    mio = _miopen_for(x.device, op, dtype) if dtype in MIOPEN_CONV_DTYPES else None
+    n_batch, cin, h, wd = layout.shape
+    _, coutg, kh, kw = w_layout.shape
+    y_shape = (n_batch, coutg * groups,
+               transpose_size(h, kh, stride[0], padding[0], output_padding[0], dilation[0]),
+               transpose_size(wd, kw, stride[1], padding[1], output_padding[1], dilation[1]))
+    if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
+        x, layout = _aligned(x, layout)
+        w, w_layout = _aligned(w, w_layout)
+        out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
+        if mio.convolution(miopen.TRANSPOSE, dtype, _ptr(x, layout), layout.shape, _ptr(w, w_layout),
+                           w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups,
+                           output_padding):
+            _count(op, "miopen")
+            return out
+    _count(op, "fallback")
+    return nn_fallback.conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding,
+                                        dilation, groups)
+
+
+def conv_transpose1d(x, layout, w, w_layout, stride, padding, output_padding, dilation, groups):
+    return conv_transpose2d(x, _as_2d(layout), w, _as_2d(w_layout), (1, stride), (0, padding),
+                            (0, output_padding), (1, dilation), groups, op="conv_transpose1d")
+
+
+# --- pooling and upsampling ----------------------------------------------------------
+
+def _miopen_pool(x, layout, op, mode, kernel, stride, padding, dilation=(1, 1)):
+    """The pooled storage through MIOpen, or None when it does not apply."""
+    if x.dtype not in MIOPEN_POOL_DTYPES or tuple(dilation) != (1, 1) or not shape_size(layout.shape):
+        return None
+    mio = _miopen_for(x.device, op, x.dtype)
+    if mio is None:
+        return None
+    n_batch, c, h, wd = layout.shape
+    y_shape = (n_batch, c, out_size(h, kernel[0], stride[0], padding[0], 1),
+               out_size(wd, kernel[1], stride[1], padding[1], 1))
+    x, layout = _aligned(x, layout)
+    out = RocmStorage.empty(x.device, x.dtype, shape_size(y_shape))
+    mio.pooling(mode, x.dtype, _ptr(x, layout), layout.shape, out.ptr, y_shape, kernel, stride, padding)
+    _count(op, "miopen")
+    return out
+
+
+def max_pool2d(x, layout, kernel, stride, padding, dilation):
+    out = _miopen_pool(x, layout, "max_pool2d", miopen.POOL_MAX, kernel, stride, padding, dilation)
+    if out is None:
+        _count("max_pool2d", "fallback")
+        out = nn_fallback.max_pool2d(x, layout, kernel, stride, padding, dilation)
+    return out
+
+
+def avg_pool2d(x, layout, kernel, stride, padding, count_include_pad):
+    mode = miopen.POOL_AVG_INCLUSIVE if count_include_pad else miopen.POOL_AVG
+    out = _miopen_pool(x, layout, "avg_pool2d", mode, kernel, stride, padding)
+    if out is None:
+        _count("avg_pool2d", "fallback")
+        out = nn_fallback.avg_pool2d(x, layout, kernel, stride, padding, count_include_pad)
+    return out
+
+
+def upsample_nearest2d(x, layout, out_h, out_w):
+    _count("upsample_nearest2d", "fallback")
+    return nn_fallback.upsample_nearest2d(x, layout, out_h, out_w)
