@@ -1,0 +1,1 @@
+"""GPU tests of the rocm backend (skipped without a rocm device)."""

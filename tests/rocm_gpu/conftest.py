@@ -1,0 +1,42 @@
+"""Fixtures of the rocm GPU tests: skipped cleanly where no rocm device is usable.
+
+``rocm``: the rocm:0 device. ``nn_path``: each nn path in turn ("miopen", "fallback"),
+selected through CANDLEWICK_ROCM_NN for the test's duration; "miopen" skips with the
+reason when libMIOpen.so (or the cuDNN behind the HIP-on-CUDA shim) is unusable.
+"""
+
+import pytest
+
+from candlewick import registry
+
+
+def _rocm_info():
+    for info in registry.backends():
+        if info.name == "rocm":
+            return info
+    return None
+
+
+@pytest.fixture(scope="session")
+def rocm():
+    info = _rocm_info()
+    if info is None or not info.available:
+        pytest.skip(f"no rocm device: {info.reason if info else 'backend not registered'}")
+    return registry.get_device("rocm:0")
+
+
+@pytest.fixture(scope="session")
+def cpu():
+    return registry.get_device("cpu")
+
+
+@pytest.fixture(params=["miopen", "fallback"])
+def nn_path(request, rocm, monkeypatch):
+    from rocm_backend import miopen, nn
+
+    if request.param == "miopen":
+        state = miopen.for_device(rocm)
+        if not isinstance(state, miopen.DeviceMIOpen):
+            pytest.skip(f"MIOpen unusable: {state}")
+    monkeypatch.setenv(nn.ENV, request.param)
+    return request.param
