@@ -3,10 +3,12 @@ at the next synchronization that turns a flag into IndexError naming the operati
 
 Each queued checking operation gets its own int32 slot of a small device buffer (the
 kernel does ``atomicOr(slot, 1)`` for an index outside ``[-n, n)`` and skips it, so
-memory is never touched out of bounds). ``synchronize`` snapshots the pending slots
-*before* it drains the stream, so every snapshot slot has been written when it is read,
-and slots of operations queued by other threads meanwhile stay pending: with several
-threads an error is still reported once, naming the operation that caused it.
+memory is never touched out of bounds). Pending slots are kept per Python thread: a
+thread's ``synchronize`` snapshots *its own* pending slots before it drains the stream
+(so each of them has been written when it is read) and raises for those only; with
+several threads, an error is reported once, in the thread that queued the operation,
+naming it. When every slot is pending, the thread that needs one drains the stream and
+reads all of them.
 """
 
 import threading
@@ -27,7 +29,7 @@ class IndexChecks:
         self.lock = threading.Lock()
         self.buffer = None  # StorageSlice of SLOTS int32
         self.free = list(range(SLOTS - 1, -1, -1))
-        self.pending = []  # (slot, op name), queued and not yet read
+        self.pending = {}  # thread id -> [(slot, op name)], queued and not yet read
 
     def flag_address(self, op_name):
         """Device address of a fresh int32 slot for one queued operation."""
@@ -40,14 +42,23 @@ class IndexChecks:
                     self.buffer.memset(0)
                 if self.free:
                     slot = self.free.pop()
-                    self.pending.append((slot, op_name))
+                    self.pending.setdefault(threading.get_ident(), []).append((slot, op_name))
                     return self.buffer.ptr + 4 * slot
-            self.device.synchronize()  # every slot is pending: read them (may raise)
+            # every slot is pending (threads that never synchronize): read them all
+            from .device import hip_api
 
-    def snapshot(self):
-        """Take the pending checks (call before draining the stream)."""
+            taken = self.snapshot(every_thread=True)
+            check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.device.stream))
+            self.raise_flagged(taken)
+
+    def snapshot(self, every_thread=False):
+        """Take the calling thread's pending checks (call before draining the stream)."""
         with self.lock:
-            taken, self.pending = self.pending, []
+            if every_thread:
+                taken = [item for items in self.pending.values() for item in items]
+                self.pending = {}
+            else:
+                taken = self.pending.pop(threading.get_ident(), [])
         return taken
 
     def raise_flagged(self, taken):
