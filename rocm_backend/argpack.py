@@ -27,6 +27,11 @@ HIP_LAUNCH_PARAM_END = 3
 _KINDS = {"i64": ("q", 8, 8), "i32": ("i", 4, 4), "ptr": ("Q", 8, 8), "bytes": ("s", 1, 8)}
 
 
+#: every ArgLayout by struct name (kernel specs name their ABI); layouts defined in
+#: other modules (nn_kernels.NN_ARGS) register themselves too
+ABIS = {}
+
+
 class ArgLayout:
     """The byte layout of one kernel-argument struct.
 
@@ -60,7 +65,9 @@ class ArgLayout:
         self.size = offset
         self.struct = struct.Struct("".join(fmt))
         assert self.struct.size == self.size
-        self._lock = threading.Lock()
+        # one launch buffer per struct: held from packing until hipModuleLaunchKernel
+        # returned (it copies the arguments); a plain attribute, read on every launch
+        self.lock = self._lock = threading.Lock()
         self._buffer = ctypes.create_string_buffer(self.size)
         self._size_value = ctypes.c_size_t(self.size)
         self._extra = (ctypes.c_void_p * 5)(
@@ -69,6 +76,32 @@ class ArgLayout:
             HIP_LAUNCH_PARAM_END,
         )
         self.extra_address = ctypes.addressof(self._extra)
+        self.extra_arg = ctypes.c_void_p(self.extra_address)  # for the ctypes launch
+        self.buffer = self._buffer
+        ABIS[name] = self
+
+    def packer(self, names):
+        """A ``struct.Struct`` over the whole struct that writes only the named fields
+        (in struct order) and zeros everything else: one ``pack_into`` per launch for
+        kernels that read only those fields (e.g. the contiguous element-wise path,
+        which never reads shape or strides)."""
+        wanted = set(names)
+        order = [f for f in self.fields if f[0] in wanted]
+        if len(order) != len(wanted):
+            raise KeyError(sorted(wanted - {f[0] for f in self.fields}))
+        fmt, pos = ["<"], 0
+        for fname, kind, count in order:
+            start = self.offsets[fname]
+            if start > pos:
+                fmt.append(f"{start - pos}x")
+            code, size, _ = _KINDS[kind]
+            fmt.append(f"{count}s" if kind == "bytes" else f"{count}{code}")
+            pos = start + (count if kind == "bytes" else size * count)
+        if self.size > pos:
+            fmt.append(f"{self.size - pos}x")
+        packer = struct.Struct("".join(fmt))
+        assert packer.size == self.size
+        return packer
 
     def pack(self, values):
         """The struct's bytes (for tests and for callers that keep their own buffer)."""
@@ -79,10 +112,6 @@ class ArgLayout:
         returned (hipModuleLaunchKernel copies the arguments before it returns)."""
         self.struct.pack_into(self._buffer, 0, *values)
         return self.extra_address
-
-    @property
-    def lock(self):
-        return self._lock
 
 
 def _operand_fields(k):
@@ -103,7 +132,8 @@ REDUCE_ARGS = ArgLayout(
         ("out_shape", "i64", MAX_DIMS), ("out_strides", "i64", MAX_DIMS),
         ("red_shape", "i64", MAX_DIMS), ("red_strides", "i64", MAX_DIMS),
         ("in", "ptr", 1), ("in_offset", "i64", 1), ("out", "ptr", 1),
-        ("chunk", "i64", 1), ("splits", "i32", 1), ("stage", "i32", 1),
+        ("chunk", "i64", 1), ("splits", "i32", 1), ("stage", "i32", 1), ("vec", "i32", 1),
+        ("pad_", "i32", 1),
     ],
 )
 
@@ -119,7 +149,6 @@ MATMUL_ARGS = ArgLayout(
     ],
 )
 
-ABIS = {layout.name: layout for layout in (EW_ARGS, REDUCE_ARGS, MATMUL_ARGS)}
 
 
 def pad_dims(values, fill=0):

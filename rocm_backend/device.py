@@ -85,10 +85,11 @@ class CachingAllocator:
         self.in_use_bytes = 0
 
     def allocate(self, nbytes):
-        """(pointer int, rounded size). Size 0 gives the null pointer."""
+        """(pointer int, rounded size). Size 0 gives the null pointer. A cache hit is
+        one dict lookup and a list pop under the lock (no device call, no sync)."""
         if nbytes <= 0:
             return 0, 0
-        size = _round_size(nbytes)
+        size = (nbytes + 511) & ~511 if nbytes < (1 << 20) else (nbytes + 0xFFFFF) & ~0xFFFFF  # _round_size
         with self._lock:
             bucket = self._free.get(size)
             if bucket:
@@ -122,7 +123,11 @@ class CachingAllocator:
         if not size:
             return
         with self._lock:
-            self._free.setdefault(size, []).append(ptr)
+            bucket = self._free.get(size)
+            if bucket is None:
+                self._free[size] = [ptr]
+            else:
+                bucket.append(ptr)
             self.cached_bytes += size
             self.in_use_bytes -= size
 
@@ -161,6 +166,9 @@ class RocmDevice:
         self.max_threads_per_block = int(props.maxThreadsPerBlock)
         self.shared_mem_per_block = int(props.sharedMemPerBlock)
         self.total_memory = int(props.totalGlobalMem)
+        # grid cap of grid-stride element-wise kernels: about four waves of 256-thread
+        # blocks on every SM/CU (more blocks only add scheduling; fewer leave it idle)
+        self.ew_grid_cap = max(self.multiprocessors * 32, 1)
         self.stream = check(
             "hipStreamCreateWithFlags", hip.hipStreamCreateWithFlags(hip.hipStreamNonBlocking)
         )
@@ -170,6 +178,9 @@ class RocmDevice:
         self._keep_alive = []  # host arrays of queued host->device copies
         self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
         _current.ordinal = ordinal
+        from .kernels import runtime
+
+        runtime(self)  # kernel handles and the launcher (compiles nothing yet)
 
     def __repr__(self):
         return f"RocmDevice({self.name!r}, {self.product_name!r}, arch={self.arch!r})"

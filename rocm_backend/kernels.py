@@ -201,15 +201,21 @@ def _version():
 
 
 class KernelRuntime:
-    """Loaded modules and kernel handles of one device."""
+    """Loaded modules and kernel handles of one device, and its launcher."""
 
     def __init__(self, device):
+        from .launch import Launcher
+
         self.device = device
         self._modules = {}
         self._functions = {}
+        self._kernels = {}  # kernel name -> launch.BoundKernel
+        self.ew_cache = {}  # storage.ew_kernel / raw_kernel: (family, op, dtype) strings -> kernel
         self._lock = threading.Lock()
+        self.launcher = Launcher(device)
 
     def function(self, spec):
+        """hip-python's handle of the kernel ``spec`` (module loaded on first use)."""
         fn = self._functions.get(spec.name)
         if fn is not None:
             return fn
@@ -232,21 +238,22 @@ class KernelRuntime:
             self._functions[spec.name] = fn
         return fn
 
+    def kernel(self, spec):
+        """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch)."""
+        k = self._kernels.get(spec.name)
+        if k is None:
+            from .launch import BoundKernel
+
+            k = self._kernels[spec.name] = BoundKernel(spec, self.function(spec))
+        return k
+
     def launch(self, spec, grid, values, block=None):
         """Queue ``spec`` on the device stream with the ABI struct packed from ``values``."""
-        from .device import hip_api
-
-        fn = self.function(spec)
-        layout = ABIS[spec.abi]
         if isinstance(grid, int):
             grid = (grid, 1, 1)
         block = block or (spec.block, 1, 1)
-        launch = hip_api().hip.hipModuleLaunchKernel
-        with layout.lock:
-            extra = layout.packed(values)
-            status = launch(fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-                            self.device.stream, None, extra)
-        check(f"hipModuleLaunchKernel({spec.name})", status)
+        self.launcher.launch(self.kernel(spec), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                             ABIS[spec.abi], values)
 
 
 def runtime(device):

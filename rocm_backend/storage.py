@@ -12,9 +12,23 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import contiguous_strides, shape_size
 
 from . import ops
-from .argpack import FLAG_A, FLAG_B, ew_values, split_dims
+from .argpack import CONTIGUOUS, EW_ARGS, FLAG_A, FLAG_B, INDEX32, SCALAR_BYTES, ew_values, split_dims
 from .kernels import grid_for, runtime
 from .storage_slice import StorageSlice
+
+# The contiguous fast path packs only these fields (the kernels' CW_CONTIGUOUS path
+# reads nothing else) with one pack_into; see hip/elementwise.hip.
+_EW_CONTIG = EW_ARGS.packer(["n", "ndim", "flags"] + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset")]
+                            + ["scalar"])
+_EW_LOCK = EW_ARGS.lock
+_EW_BUFFER = EW_ARGS.buffer
+_EW_EXTRA = EW_ARGS.extra_arg
+_NO_SCALAR = bytes(SCALAR_BYTES)
+_INDEX32_LIMIT = 1 << 31
+_CONTIG_INDEX32 = CONTIGUOUS | INDEX32
+# elements one thread handles per grid-stride step on the contiguous path (a 16-byte
+# vector of float32, two per step): sizes the grid so small arrays get few blocks
+_EW_ITEMS_PER_THREAD = 8
 
 
 def compute_dtype(dtype):
@@ -40,24 +54,68 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
         rt.launch(spec, blocks(n) if blocks else grid_for(n, spec.block, device), values)
 
 
+def ew_kernel(device, family, op, dtype):
+    """(BoundKernel, result dtype) of an element-wise op of the table: after the first
+    call, one dict hit on a key of interned strings (enum and DType hashing are
+    Python-level and cost more than the rest of the lookup)."""
+    rt = runtime(device)
+    key = (family, op._value_, dtype.name)
+    hit = rt.ew_cache.get(key)
+    if hit is None:
+        spec = ops.lookup((family, op, dtype), op.value, dtype)
+        out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
+        hit = rt.ew_cache[key] = (rt.kernel(spec), out)
+    return hit
+
+
+def raw_kernel(device, key):
+    """BoundKernel of a dtype-agnostic kernel (copy, fill, where by item size), cached."""
+    rt = runtime(device)
+    k = rt.ew_cache.get(key)
+    if k is None:
+        k = rt.ew_cache[key] = rt.kernel(ops.lookup(key))
+    return k
+
+
+def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o3=0,
+                      scalar=_NO_SCALAR, flags=0):
+    """Queue an element-wise kernel whose operands are all C-contiguous over the same
+    ``n`` elements (operand k at pointer pk, element offset ok; pointer 0 = scalar slot).
+    The host hot path of every small op: no shape/stride work, one pack, one launch."""
+    launcher = device._kernel_runtime.launcher
+    block = kernel.block
+    grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
+    if grid > device.ew_grid_cap:
+        grid = device.ew_grid_cap
+    flags |= _CONTIG_INDEX32 if n < _INDEX32_LIMIT else CONTIGUOUS
+    raw = launcher.raw
+    with _EW_LOCK:
+        _EW_CONTIG.pack_into(_EW_BUFFER, 0, n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar)
+        if raw is not None and kernel.fn_arg is not None:  # launch.py's ctypes path, inlined
+            status = raw(kernel.fn_arg, grid, 1, 1, block, 1, 1, 0, launcher.stream_arg, None, _EW_EXTRA)
+            if status:
+                launcher.fail(kernel, status)
+        else:
+            launcher.launch_packed(kernel, grid, 1, 1, block, 1, 1, EW_ARGS)
+
+
 class RocmStorage:
     """A flat device buffer of one dtype (``size`` elements)."""
 
-    __slots__ = ("slice", "dtype", "device", "size")
+    __slots__ = ("slice", "dtype", "device", "size", "ptr")
 
     def __init__(self, slice_, dtype, size):
         self.slice = slice_
         self.dtype = dtype
         self.device = slice_.device
         self.size = size
+        self.ptr = slice_.ptr  # read on every launch: a plain slot, not a property
 
     @classmethod
     def empty(cls, device, dtype, size):
-        return cls(StorageSlice.allocate(device, size * dtype.itemsize, dtype), dtype, size)
-
-    @property
-    def ptr(self):
-        return self.slice.ptr
+        nbytes = size * dtype.itemsize
+        ptr, capacity = device.allocator.allocate(nbytes)
+        return cls(StorageSlice(device, ptr, nbytes, capacity, dtype), dtype, size)
 
     def __repr__(self):
         return f"RocmStorage({self.device.name}, {self.dtype}, size={self.size})"
@@ -93,12 +151,24 @@ class RocmStorage:
             raise self._unsupported("assign", src.dtype, f"source dtype {src.dtype} differs from {self.dtype}")
         if src.slice is self.slice and _overlap(dst_layout, src_layout):
             src, src_layout = src.copy(src_layout), _contiguous(src_layout.shape)
+        if dst_layout.is_contiguous and src_layout.is_contiguous:
+            n = shape_size(dst_layout.shape)
+            if n:
+                launch_contiguous(self.device, raw_kernel(self.device, ("copy", self.dtype.itemsize)), n,
+                                  self.ptr, dst_layout.offset, src.ptr, src_layout.offset)
+            return
         launch_ew(self.device, ("copy", self.dtype.itemsize), dst_layout.shape,
                   [self.operand(dst_layout), src.operand(src_layout)])
 
     def fill(self, layout, value):
-        launch_ew(self.device, ("fill", self.dtype.itemsize), layout.shape, [self.operand(layout)],
-                  scalar_bytes(value, self.dtype))
+        bits = scalar_bytes(value, self.dtype)
+        if layout.is_contiguous:
+            n = shape_size(layout.shape)
+            if n:
+                launch_contiguous(self.device, raw_kernel(self.device, ("fill", self.dtype.itemsize)), n,
+                                  self.ptr, layout.offset, scalar=bits.ljust(SCALAR_BYTES, b"\0"))
+            return
+        launch_ew(self.device, ("fill", self.dtype.itemsize), layout.shape, [self.operand(layout)], bits)
 
     def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
         from .indexing import scatter
@@ -127,80 +197,123 @@ class RocmStorage:
         return out
 
     def unary(self, op, layout):
-        out = self._new(layout.shape, op.result_dtype(self.dtype))
-        launch_ew(self.device, ("unary", op, self.dtype), layout.shape,
+        device = self.device
+        hit = device._kernel_runtime.ew_cache.get(("unary", op._value_, self.dtype.name))
+        kernel, out_dtype = hit or ew_kernel(device, "unary", op, self.dtype)
+        if layout.is_contiguous:
+            n = shape_size(layout.shape)
+            out = RocmStorage.empty(device, out_dtype, n)
+            if n:
+                launch_contiguous(device, kernel, n, out.ptr, 0, self.ptr, layout.offset)
+            return out
+        out = self._new(layout.shape, out_dtype)
+        launch_ew(device, ("unary", op, self.dtype), layout.shape,
                   [self.out_operand(out, layout.shape), self.operand(layout)], name=op.value, dtype=self.dtype)
         return out
 
     def binary(self, op, lhs_layout, rhs, rhs_layout):
-        return self._binary("binary", op, self.dtype, lhs_layout, rhs, rhs_layout)
+        device = self.device
+        hit = device._kernel_runtime.ew_cache.get(("binary", op._value_, self.dtype.name))
+        kernel, out_dtype = hit or ew_kernel(device, "binary", op, self.dtype)
+        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:  # the hot path, inlined
+            n = shape_size(lhs_layout.shape)
+            out = RocmStorage.empty(device, out_dtype, n)
+            if n:
+                launch_contiguous(device, kernel, n, out.ptr, 0, self.ptr, lhs_layout.offset,
+                                  rhs.ptr, rhs_layout.offset)
+            return out
+        return self._binary("binary", op, lhs_layout, rhs, rhs_layout)
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
-        return self._binary("compare", op, dt.bool_, lhs_layout, rhs, rhs_layout)
+        return self._binary("compare", op, lhs_layout, rhs, rhs_layout)
 
-    def _binary(self, family, op, out_dtype, lhs_layout, rhs, rhs_layout):
+    def _binary(self, family, op, lhs_layout, rhs, rhs_layout):
+        device = self.device
+        kernel, out_dtype = ew_kernel(device, family, op, self.dtype)
+        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+            n = shape_size(lhs_layout.shape)
+            out = RocmStorage.empty(device, out_dtype, n)
+            if n:
+                launch_contiguous(device, kernel, n, out.ptr, 0, self.ptr, lhs_layout.offset,
+                                  rhs.ptr, rhs_layout.offset)
+            return out
         out = self._new(lhs_layout.shape, out_dtype)
-        launch_ew(self.device, (family, op, self.dtype), lhs_layout.shape,
+        launch_ew(device, (family, op, self.dtype), lhs_layout.shape,
                   [self.out_operand(out, lhs_layout.shape), self.operand(lhs_layout), rhs.operand(rhs_layout)],
                   name=op.value, dtype=self.dtype)
         return out
 
     def binary_scalar(self, op, layout, scalar, reflected):
-        out = self._new(layout.shape)
+        device = self.device
+        kernel, out_dtype = ew_kernel(device, "binary", op, self.dtype)
         bits = scalar_bytes(scalar, self.dtype)
+        # the scalar operand has pointer 0 and reads its slot: operand 1 -> slot 0, 2 -> slot 1
+        packed = bits + b"\0" * 16 if reflected else b"\0" * 16 + bits
+        if layout.is_contiguous:
+            n = shape_size(layout.shape)
+            out = RocmStorage.empty(device, out_dtype, n)
+            if n:
+                if reflected:
+                    launch_contiguous(device, kernel, n, out.ptr, 0, 0, 0, self.ptr, layout.offset, scalar=packed)
+                else:
+                    launch_contiguous(device, kernel, n, out.ptr, 0, self.ptr, layout.offset, scalar=packed)
+            return out
+        out = self._new(layout.shape, out_dtype)
         scalar_op = (0, 0, ())
-        if reflected:  # operand 1 reads scalar slot 0
-            operands, packed = [scalar_op, self.operand(layout)], bits + b"\0" * 16
-        else:  # operand 2 reads scalar slot 1
-            operands, packed = [self.operand(layout), scalar_op], b"\0" * 16 + bits
-        launch_ew(self.device, ("binary", op, self.dtype), layout.shape,
+        operands = [scalar_op, self.operand(layout)] if reflected else [self.operand(layout), scalar_op]
+        launch_ew(device, ("binary", op, self.dtype), layout.shape,
                   [self.out_operand(out, layout.shape)] + operands, packed, name=op.value, dtype=self.dtype)
         return out
 
     def where(self, cond_layout, x, x_layout, y, y_layout):
-        out = RocmStorage.empty(self.device, x.dtype, shape_size(cond_layout.shape))
-        launch_ew(self.device, ("where", x.dtype.itemsize), cond_layout.shape,
+        device = self.device
+        n = shape_size(cond_layout.shape)
+        out = RocmStorage.empty(device, x.dtype, n)
+        if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
+            if n:
+                launch_contiguous(device, raw_kernel(device, ("where", x.dtype.itemsize)), n, out.ptr, 0,
+                                  self.ptr, cond_layout.offset, x.ptr, x_layout.offset, y.ptr, y_layout.offset)
+            return out
+        launch_ew(device, ("where", x.dtype.itemsize), cond_layout.shape,
                   [self.out_operand(out, cond_layout.shape), self.operand(cond_layout),
                    x.operand(x_layout), y.operand(y_layout)])
+        return out
+
+    def _map(self, key, layout, out_dtype, scalar=_NO_SCALAR, flags=0, name=None):
+        """One input, one output (astype, affine, clip): contiguous fast path or strided."""
+        out = self._new(layout.shape, out_dtype)
+        if layout.is_contiguous:
+            if out.size:
+                spec = ops.lookup(key, name, self.dtype)
+                launch_contiguous(self.device, runtime(self.device).kernel(spec), out.size, out.ptr, 0,
+                                  self.ptr, layout.offset, scalar=scalar.ljust(SCALAR_BYTES, b"\0"), flags=flags)
+            return out
+        launch_ew(self.device, key, layout.shape, [self.out_operand(out, layout.shape), self.operand(layout)],
+                  scalar, flags, name=name, dtype=self.dtype)
         return out
 
     def astype(self, layout, dtype):
         if dtype is self.dtype:
             return self.copy(layout)
-        out = self._new(layout.shape, dtype)
-        launch_ew(self.device, ("astype", self.dtype, dtype), layout.shape,
-                  [self.out_operand(out, layout.shape), self.operand(layout)],
-                  name=f"astype to {dtype.name}", dtype=self.dtype)
-        return out
+        return self._map(("astype", self.dtype, dtype), layout, dtype, name=f"astype to {dtype.name}")
 
     def affine(self, layout, mul, add):
-        out = self._new(layout.shape)
         c = compute_dtype(self.dtype)
-        launch_ew(self.device, ("affine", self.dtype), layout.shape,
-                  [self.out_operand(out, layout.shape), self.operand(layout)],
-                  scalar_bytes(mul, c) + scalar_bytes(add, c), name="affine", dtype=self.dtype)
-        return out
+        return self._map(("affine", self.dtype), layout, self.dtype, scalar_bytes(mul, c) + scalar_bytes(add, c),
+                         name="affine")
 
     def clip(self, layout, lo, hi):
-        out = self._new(layout.shape)
         c = compute_dtype(self.dtype)
         flags = (FLAG_A if lo is not None else 0) | (FLAG_B if hi is not None else 0)
         packed = scalar_bytes(0 if lo is None else lo, c) + scalar_bytes(0 if hi is None else hi, c)
-        launch_ew(self.device, ("clip", self.dtype), layout.shape,
-                  [self.out_operand(out, layout.shape), self.operand(layout)], packed, flags,
-                  name="clip", dtype=self.dtype)
-        return out
+        return self._map(("clip", self.dtype), layout, self.dtype, packed, flags, name="clip")
 
     # --- reductions, indexing, ordering, linear algebra -----------------------
     def reduce(self, op, layout, axes):
-        from .reductions import reduce
-
-        return reduce(self, op, layout, tuple(axes))
+        return _reductions.reduce(self, op, layout, tuple(axes))
 
     def scan(self, op, layout, axis):
-        from .reductions import scan
-
-        return scan(self, op, layout, axis)
+        return _reductions.scan(self, op, layout, axis)
 
     def index_select(self, layout, indices, idx_layout, axis):
         from .indexing import index_select
@@ -323,3 +436,8 @@ def _overlap(a, b):
     lo_a, hi_a = a.span()
     lo_b, hi_b = b.span()
     return not (hi_a < lo_b or hi_b < lo_a)
+
+
+# imported last: reductions builds on this module (a function-level import would run
+# the import machinery on every reduce call)
+from . import reductions as _reductions  # noqa: E402

@@ -1,10 +1,9 @@
 """A device allocation: pointer, size, dtype and owner device.
 
-The block comes from the device's caching allocator and goes back to it through a
-finalizer when the last reference dies, so views sharing a storage keep it alive.
+The block comes from the device's caching allocator and goes back to it when the last
+reference dies (``__del__``: a weakref.finalize per allocation cost several µs on every
+small op), so views sharing a storage keep it alive.
 """
-
-import weakref
 
 import numpy as np
 
@@ -12,16 +11,22 @@ from .error import check
 
 
 class StorageSlice:
-    __slots__ = ("device", "ptr", "nbytes", "dtype", "_capacity", "__weakref__")
+    __slots__ = ("device", "ptr", "nbytes", "dtype", "_capacity", "_release", "__weakref__")
 
     def __init__(self, device, ptr, nbytes, capacity, dtype):
+        """``capacity`` 0: memory this slice does not own (DLPack imports, size 0)."""
         self.device = device
         self.ptr = ptr
         self.nbytes = nbytes
         self._capacity = capacity
         self.dtype = dtype
-        if capacity:
-            weakref.finalize(self, device.allocator.release, ptr, capacity)
+        self._release = device.allocator.release if capacity else None
+
+    def __del__(self):
+        release = self._release
+        if release is not None:
+            self._release = None
+            release(self.ptr, self._capacity)
 
     @classmethod
     def allocate(cls, device, nbytes, dtype):

@@ -12,6 +12,8 @@ typedef unsigned int cw_u32;
 #define CW_MAX_DIMS 8
 #define CW_MAX_OPERANDS 4
 #define CW_BLOCK 256
+// per-warp slots of block reductions: enough for 1024 threads at the narrowest width
+#define CW_MAX_WARPS 32
 
 // ---------------------------------------------------------------------------------
 // storage types that differ from their compute type

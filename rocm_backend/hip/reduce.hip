@@ -1,8 +1,15 @@
 // Strided reductions. The host permutes the reduced axes last and picks:
 //   rows: one block per (output, segment) when the reduced axes are the inner ones;
-//   cols: one thread per output when a kept axis is innermost (coalesced reads).
-// With splits > 1 a first launch (stage 1) writes accumulator partials [n_out, splits]
-// and a second (stage 2, rows over the partials) combines them: a two-pass reduction.
+//         a unit-stride segment is read with 16-byte vector loads (after a scalar head
+//         up to the first aligned element), and the block combines with warp shuffles
+//         (warpSize lanes, whatever the vendor's width) and one shared-memory step;
+//   cols: one thread per output (``vec`` adjacent outputs per thread with one vector
+//         load per reduced element when the host found them contiguous and aligned)
+//         when a kept axis is innermost, so a warp's loads are coalesced.
+// With splits > 1 a first launch (stage 1) writes accumulator partials and a second
+// (stage 2) combines them: a two-pass reduction. rows partials are [n_out][splits]
+// (stage 2 is rows over them); cols partials are [splits][n_out] (stage 2 is cols
+// over them, one coalesced thread per output).
 
 struct cw_reduce_args {
     cw_i64 n_out, n_red;
@@ -15,6 +22,8 @@ struct cw_reduce_args {
     cw_i64 chunk;  // reduced elements per segment
     int splits;    // segments per output
     int stage;     // 0: input -> result, 1: input -> partials, 2: partials -> result
+    int vec;       // cols: adjacent outputs per thread (1, 2 or 4)
+    int pad_;
 };
 
 __device__ inline cw_i64 cw_dims_offset(cw_i64 i, int ndim, const cw_i64* shape, const cw_i64* strides) {
@@ -114,9 +123,66 @@ template <class S, bool MAX> struct red_arg {
 template <class S> struct red_argmax : red_arg<S, true> {};
 template <class S> struct red_argmin : red_arg<S, false> {};
 
+// ---- shuffles of any accumulator type, as 32-bit words ------------------------------------
+template <class T> __device__ inline T cw_shfl_down(T v, int delta) {
+    union U { T t; int w[(sizeof(T) + 3) / 4]; } u;
+    u.t = v;
+#pragma unroll
+    for (int k = 0; k < (int)((sizeof(T) + 3) / 4); ++k) u.w[k] = __shfl_down(u.w[k], delta);
+    return u.t;
+}
+
+// The block's combined accumulator (valid in thread 0). Every thread of the block must
+// call it; ``smem`` holds one entry per warp. The block size is a multiple of warpSize.
+template <class Op> __device__ inline typename Op::acc cw_block_reduce(const Op& op, typename Op::acc acc,
+                                                                       typename Op::acc* smem) {
+    const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+    const int nwarps = (blockDim.x + warpSize - 1) / warpSize;
+    for (int d = warpSize / 2; d > 0; d >>= 1) acc = op.combine(acc, cw_shfl_down(acc, d));
+    if (lane == 0) smem[warp] = acc;
+    __syncthreads();
+    if (warp == 0) {
+        acc = lane < nwarps ? smem[lane] : op.identity();
+        for (int d = warpSize / 2; d > 0; d >>= 1) acc = op.combine(acc, cw_shfl_down(acc, d));
+    }
+    return acc;
+}
+
+// this thread's share of p[begin, end) (unit stride): a scalar head up to the first
+// element aligned for 16-byte vectors, the vectors (two per step), a scalar tail
+template <class S, class Op> __device__ inline typename Op::acc cw_reduce_span(const Op& op, typename Op::acc acc,
+                                                                              const S* p, cw_i64 begin, cw_i64 end) {
+    const int V = cw_vec_width<S, S>::value;
+    const int tid = threadIdx.x, bd = blockDim.x;
+    const S* q = p + begin;
+    const cw_i64 n = end - begin;
+    cw_i64 head = (cw_i64)(((cw_u64)q / sizeof(S)) % (cw_u64)V);
+    head = head ? V - head : 0;
+    if (head > n) head = n;
+    for (cw_i64 i = tid; i < head; i += bd) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
+    const cw_i64 nv = (n - head) / V;
+    const S* vq = q + head;
+    const cw_i64 base = begin + head;
+    cw_i64 j = tid;
+    for (; j + bd < nv; j += 2 * bd) {
+        cw_pack<S, V> x0 = cw_vload<S, V>(vq, j), x1 = cw_vload<S, V>(vq, j + bd);
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x1.v[k]), base + (j + bd) * V + k));
+    }
+    if (j < nv) {
+        cw_pack<S, V> x0 = cw_vload<S, V>(vq, j);
+#pragma unroll
+        for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
+    }
+    for (cw_i64 i = head + nv * V + tid; i < n; i += bd) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
+    return acc;
+}
+
 template <class S, class Op> __device__ inline void cw_reduce_rows(const cw_reduce_args& a) {
     typedef typename Op::acc Acc;
-    __shared__ Acc smem[CW_BLOCK];
+    __shared__ Acc smem[CW_MAX_WARPS];
     Op op;
     const int tid = threadIdx.x, bd = blockDim.x;
     const cw_i64 total = a.n_out * a.splits;
@@ -129,7 +195,9 @@ template <class S, class Op> __device__ inline void cw_reduce_rows(const cw_redu
             for (cw_i64 i = begin + tid; i < end; i += bd) acc = op.combine(acc, p[i]);
         } else {
             const S* p = (const S*)a.in + a.in_offset + cw_dims_offset(row, a.out_ndim, a.out_shape, a.out_strides);
-            if (a.red_ndim == 1) {
+            if (a.red_ndim == 1 && a.red_strides[0] == 1) {
+                acc = cw_reduce_span<S, Op>(op, acc, p, begin, end);
+            } else if (a.red_ndim == 1) {
                 const cw_i64 s = a.red_strides[0];
                 cw_i64 i = begin + tid;
                 for (; i + 3 * bd < end; i += 4 * bd) {  // four loads in flight per thread
@@ -147,36 +215,83 @@ template <class S, class Op> __device__ inline void cw_reduce_rows(const cw_redu
                 }
             }
         }
-        smem[tid] = acc;
-        __syncthreads();
-        for (int s = bd / 2; s > 0; s >>= 1) {  // tree over the block: any warp/wavefront width
-            if (tid < s) smem[tid] = op.combine(smem[tid], smem[tid + s]);
-            __syncthreads();
-        }
+        acc = cw_block_reduce(op, acc, smem);
         if (tid == 0) {
-            if (a.stage == 1) ((Acc*)a.out)[blk] = smem[0];
-            else cw_store<typename Op::out>(a.out, row, op.finalize(smem[0]));
+            if (a.stage == 1) ((Acc*)a.out)[blk] = acc;
+            else cw_store<typename Op::out>(a.out, row, op.finalize(acc));
         }
-        __syncthreads();
+        __syncthreads();  // smem is reused by the next row
+    }
+}
+
+// cols: thread t owns outputs t*vec .. t*vec+vec-1 of this y-segment
+template <class S, class Op, int VO> __device__ inline void cw_reduce_cols_vec(const cw_reduce_args& a) {
+    typedef typename Op::acc Acc;
+    Op op;
+    const cw_i64 seg = blockIdx.y;
+    const cw_i64 begin = seg * a.chunk, end = begin + a.chunk < a.n_red ? begin + a.chunk : a.n_red;
+    const cw_i64 s = a.red_strides[0] / VO;  // in vectors
+    const cw_i64 nthreads = a.n_out / VO;
+    for (cw_i64 t = (cw_i64)blockIdx.x * blockDim.x + threadIdx.x; t < nthreads; t += (cw_i64)gridDim.x * blockDim.x) {
+        const S* p = (const S*)a.in + a.in_offset + t * VO;  // output stride is 1
+        Acc acc[VO];
+#pragma unroll
+        for (int k = 0; k < VO; ++k) acc[k] = op.identity();
+        cw_i64 i = begin;
+        for (; i + 1 < end; i += 2) {  // two rows' loads in flight
+            cw_pack<S, VO> x0 = cw_vload<S, VO>(p, i * s), x1 = cw_vload<S, VO>(p, (i + 1) * s);
+#pragma unroll
+            for (int k = 0; k < VO; ++k) {
+                acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x0.v[k]), i));
+                acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x1.v[k]), i + 1));
+            }
+        }
+        if (i < end) {
+            cw_pack<S, VO> x0 = cw_vload<S, VO>(p, i * s);
+#pragma unroll
+            for (int k = 0; k < VO; ++k) acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x0.v[k]), i));
+        }
+#pragma unroll
+        for (int k = 0; k < VO; ++k) {
+            const cw_i64 o = t * VO + k;
+            if (a.stage == 1) ((Acc*)a.out)[seg * a.n_out + o] = acc[k];
+            else cw_store<typename Op::out>(a.out, o, op.finalize(acc[k]));
+        }
     }
 }
 
 template <class S, class Op> __device__ inline void cw_reduce_cols(const cw_reduce_args& a) {
     typedef typename Op::acc Acc;
+    const int VW = cw_vec_width<S, S>::value;
+    if (a.stage != 2 && a.vec == 4 && VW >= 4) { cw_reduce_cols_vec<S, Op, (VW >= 4 ? 4 : 1)>(a); return; }
+    if (a.stage != 2 && a.vec == 2 && VW >= 2) { cw_reduce_cols_vec<S, Op, (VW >= 2 ? 2 : 1)>(a); return; }
     Op op;
     const cw_i64 seg = blockIdx.y;
     const cw_i64 begin = seg * a.chunk, end = begin + a.chunk < a.n_red ? begin + a.chunk : a.n_red;
     for (cw_i64 o = (cw_i64)blockIdx.x * blockDim.x + threadIdx.x; o < a.n_out; o += (cw_i64)gridDim.x * blockDim.x) {
-        const S* p = (const S*)a.in + a.in_offset + cw_dims_offset(o, a.out_ndim, a.out_shape, a.out_strides);
         Acc acc = op.identity();
-        if (a.red_ndim == 1) {
-            const cw_i64 s = a.red_strides[0];
-            for (cw_i64 i = begin; i < end; ++i) acc = op.combine(acc, op.from(cw_traits<S>::load(p[i * s]), i));
+        if (a.stage == 2) {  // partials [splits][n_out]: n_red = splits
+            const Acc* p = (const Acc*)a.in;
+            for (cw_i64 i = 0; i < a.n_red; ++i) acc = op.combine(acc, p[i * a.n_out + o]);
         } else {
-            for (cw_i64 i = begin; i < end; ++i)
-                acc = op.combine(acc, op.from(cw_traits<S>::load(p[cw_dims_offset(i, a.red_ndim, a.red_shape, a.red_strides)]), i));
+            const S* p = (const S*)a.in + a.in_offset + cw_dims_offset(o, a.out_ndim, a.out_shape, a.out_strides);
+            if (a.red_ndim == 1) {
+                const cw_i64 s = a.red_strides[0];
+                cw_i64 i = begin;
+                for (; i + 3 < end; i += 4) {  // four loads in flight
+                    S v0 = p[i * s], v1 = p[(i + 1) * s], v2 = p[(i + 2) * s], v3 = p[(i + 3) * s];
+                    acc = op.combine(acc, op.from(cw_traits<S>::load(v0), i));
+                    acc = op.combine(acc, op.from(cw_traits<S>::load(v1), i + 1));
+                    acc = op.combine(acc, op.from(cw_traits<S>::load(v2), i + 2));
+                    acc = op.combine(acc, op.from(cw_traits<S>::load(v3), i + 3));
+                }
+                for (; i < end; ++i) acc = op.combine(acc, op.from(cw_traits<S>::load(p[i * s]), i));
+            } else {
+                for (cw_i64 i = begin; i < end; ++i)
+                    acc = op.combine(acc, op.from(cw_traits<S>::load(p[cw_dims_offset(i, a.red_ndim, a.red_shape, a.red_strides)]), i));
+            }
         }
-        if (a.stage == 1) ((Acc*)a.out)[o * a.splits + seg] = acc;
+        if (a.stage == 1) ((Acc*)a.out)[seg * a.n_out + o] = acc;
         else cw_store<typename Op::out>(a.out, o, op.finalize(acc));
     }
 }

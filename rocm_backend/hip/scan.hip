@@ -39,3 +39,20 @@ template <class S, class Op> __device__ inline void cw_scan(const cw_ew_args& a)
         }
     }
 }
+
+// One thread per row, strictly left to right: the same association as NumPy's
+// cumprod. Used for complex products, whose infinities and NaNs depend on the order
+// of the multiplications (a parallel scan regroups them).
+template <class S, class Op> __device__ inline void cw_scan_seq(const cw_ew_args& a) {
+    typedef typename Op::C C;
+    Op op;
+    const cw_i64 len = a.scalar[0], s_in = a.scalar[1], s_out = a.scalar[2];
+    CW_GRID_STRIDE(row, a.n) {
+        cw_offsets<2> o = cw_decode<2>(a, row);
+        C carry = op.identity();
+        for (cw_i64 i = 0; i < len; ++i) {
+            carry = i ? op(carry, cw_load<S>(a.op[1].ptr, o.o[1] + i * s_in)) : cw_load<S>(a.op[1].ptr, o.o[1]);
+            cw_store<S>(a.op[0].ptr, o.o[0] + i * s_out, carry);
+        }
+    }
+}

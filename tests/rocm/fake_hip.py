@@ -1,0 +1,160 @@
+"""A stand-in for hip-python (``hip.hip``, ``hip.hiprtc``, ``hip.hipblas``) on a machine
+without ROCm: every call succeeds at once and does nothing on a device.
+
+It lets the ROCm backend's Python path run end to end on a CPU (device objects,
+allocator, argument packing, kernel lookup, launches), so that tests can check what
+that path does (no synchronization on the async path, allocator reuse) and
+bench/rocm_host_profile.py can profile its host overhead without a GPU. It proves
+nothing about results: "device memory" is never read or written.
+
+``install()`` puts the fake modules into ``sys.modules`` (before ``rocm_backend`` is
+imported or used) and returns the ``FakeRuntime`` whose ``calls`` counts every call.
+"""
+
+import collections
+import sys
+import types
+
+
+class Status(int):
+    """An int with a ``.name``, like hip-python's status enums."""
+
+    def __new__(cls, value, name):
+        obj = int.__new__(cls, value)
+        obj.name = name
+        return obj
+
+
+OK = Status(0, "hipSuccess")
+
+
+class _Props:
+    name = b"Fake GPU"
+    gcnArchName = b"gfx90a"
+    major, minor = 9, 0
+    warpSize = 64
+    multiProcessorCount = 104
+    maxThreadsPerBlock = 1024
+    sharedMemPerBlock = 65536
+    totalGlobalMem = 64 << 30
+
+
+class _Handle:
+    """An opaque runtime handle (stream, module, function)."""
+
+    def __init__(self, kind, name=""):
+        self.kind, self.name = kind, name
+
+    def createRef(self):
+        return self
+
+
+class FakeRuntime:
+    """The three fake modules and a counter of the calls made to them."""
+
+    def __init__(self):
+        self.calls = collections.Counter()
+        self.launches = []  # (kernel name, grid x, block x) of every launch
+        self.next_ptr = 0x10000
+        self.hip = self._module("hip", self._hip_functions())
+        self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
+        self.hipblas = self._module("hipblas", self._hipblas_functions())
+        self.hip.hipStreamNonBlocking = 1
+
+    def _module(self, name, functions):
+        mod = types.ModuleType(f"hip.{name}")
+        for fname, fn in functions.items():
+            setattr(mod, fname, self._counted(fname, fn))
+        return mod
+
+    def _counted(self, name, fn):
+        calls = self.calls
+
+        def call(*args):
+            calls[name] += 1
+            return fn(*args)
+
+        call.__name__ = name
+        return call
+
+    def _malloc(self, size):
+        ptr = self.next_ptr
+        self.next_ptr += (size + 4095) // 4096 * 4096
+        return (OK, ptr)
+
+    def _hip_functions(self):
+        ok = lambda *a: (OK,)  # noqa: E731
+        return {
+            "hipGetDeviceCount": lambda: (OK, 1),
+            "hipSetDevice": ok,
+            "hipGetDeviceProperties": lambda o: (OK, _Props()),
+            "hipStreamCreateWithFlags": lambda f: (OK, _Handle("stream")),
+            "hipMalloc": self._malloc,
+            "hipFree": ok,
+            "hipMemcpyHtoDAsync": ok,
+            "hipMemcpyDtoHAsync": ok,
+            "hipMemcpyDtoDAsync": ok,
+            "hipMemsetAsync": ok,
+            "hipStreamSynchronize": ok,
+            "hipMemGetInfo": lambda: (OK, 60 << 30, 64 << 30),
+            "hipModuleLoadData": lambda code: (OK, _Handle("module")),
+            "hipModuleGetFunction": lambda m, name: (OK, _Handle("function", name)),
+            "hipModuleLaunchKernel": self._launch,
+        }
+
+    def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
+        self.launches.append((fn.name, gx, bx))
+        return (OK,)
+
+    def _hiprtc_functions(self):
+        ok = lambda *a: (OK,)  # noqa: E731
+        return {
+            "hiprtcVersion": lambda: (OK, 5, 2),
+            "hiprtcCreateProgram": lambda *a: (OK, _Handle("program")),
+            "hiprtcCompileProgram": ok,
+            "hiprtcGetCodeSize": lambda p: (OK, 4),
+            "hiprtcGetCode": ok,
+            "hiprtcDestroyProgram": ok,
+            "hiprtcGetProgramLogSize": lambda p: (OK, 1),
+            "hiprtcGetProgramLog": ok,
+        }
+
+    def _hipblas_functions(self):
+        ok = lambda *a: (OK,)  # noqa: E731
+        return {"hipblasCreate": lambda: (OK, _Handle("blas")), "hipblasSetStream": ok}
+
+    @property
+    def synchronizing_calls(self):
+        """How many calls so far waited for the device (or read it back)."""
+        return sum(self.calls[n] for n in ("hipStreamSynchronize", "hipMemcpyDtoHAsync", "hipDeviceSynchronize"))
+
+
+def install(monkeypatch=None):
+    """Put a fresh fake hip-python into sys.modules; return its FakeRuntime.
+
+    The backend's cached hip-python handle (``rocm_backend.device._api``) is reset so
+    that the next call binds the fake. With a pytest ``monkeypatch`` everything is put
+    back after the test (so a real GPU run in the same session is unaffected); without
+    one (scripts) the fake stays. Devices made with the fake must not be mixed with real
+    ones: make them with ``rocm_backend.RocmBackend().device(0)``, not the registry.
+    """
+    rt = FakeRuntime()
+    pkg = types.ModuleType("hip")
+    pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
+    pkg.__path__ = []
+    import rocm_backend.device as device_mod
+
+    entries = {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc, "hip.hipblas": rt.hipblas}
+    if monkeypatch is None:
+        sys.modules.update(entries)
+        device_mod._api = None
+    else:
+        from rocm_backend import kernels
+
+        for name, mod in entries.items():
+            monkeypatch.setitem(sys.modules, name, mod)
+        monkeypatch.setattr(device_mod, "_api", None)
+        # compiled "code" of the fake must not stay in the process-wide caches
+        monkeypatch.setattr(kernels, "_code_memory", {})
+        monkeypatch.setattr(kernels, "_version_cached", None)
+    return rt
