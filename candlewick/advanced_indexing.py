@@ -21,6 +21,10 @@ How a key is taken apart:
 
 A key that is a single boolean array (the common ``x[mask]``) skips the integer
 detour: the rows of x under the mask are compacted with one scatter.
+
+Bad indices raise IndexError from the primitives. On an asynchronous backend that
+error arrives at the next synchronizing call (the protocol allows it), and a failed
+assignment with several index arrays may by then have written other elements.
 """
 
 import numpy as np

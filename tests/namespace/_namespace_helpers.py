@@ -1,7 +1,10 @@
 """Helpers for the namespace tests: build candlewick arrays on the device under test in
 several layouts, and compare results with NumPy / array-api-strict oracles."""
 
+import contextlib
+
 import numpy as np
+import pytest
 
 import candlewick as cw
 from candlewick.dtypes import from_numpy
@@ -56,3 +59,13 @@ def strict(host_array):
 
 def strict_np(a):
     return np.asarray(a)
+
+
+@contextlib.contextmanager
+def raises_index_error(device):
+    """Expect IndexError from the block. The backend contract lets an asynchronous
+    backend report a bad index at its next synchronizing call, so the block ends with
+    one (``device.synchronize()``) inside the expectation."""
+    with pytest.raises(IndexError):
+        yield
+        device.synchronize()

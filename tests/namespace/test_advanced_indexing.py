@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from _namespace_helpers import LAYOUTS, assert_same, make
+from _namespace_helpers import LAYOUTS, assert_same, make, raises_index_error
 
 DATA = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
 
@@ -78,9 +78,9 @@ def test_integer_array_out_of_range(device):
                 (make(np.array([0]), device), make(np.array([-4]), device)),
                 (make(np.array([0]), device), 0, 0, make(np.array([5]), device)),
                 (make(np.array([1]), device), 5)):
-        with pytest.raises(IndexError):
+        with raises_index_error(device):
             x[key]
-    with pytest.raises(IndexError):
+    with raises_index_error(device):
         make(np.zeros((0, 2)), device)[make(np.array([0]), device)]
 
 
@@ -234,18 +234,20 @@ def test_setitem_dtype_rules_and_zero_d(device):
 
 def test_setitem_errors(device):
     x = make(DATA.copy(), device)
-    with pytest.raises(IndexError):
+    with raises_index_error(device):
         x[make(np.array([2]), device)] = 0.0
-    with pytest.raises(IndexError):
-        x[make(np.array([0]), device), make(np.array([-4]), device)] = 0.0
     with pytest.raises(ValueError):
         x[make(np.array([0, 1]), device)] = make(np.zeros(3), device)
     with pytest.raises(ValueError):
         x[make(np.ones((2, 3), bool), device)] = make(np.zeros((5, 4, 5)), device)
     with pytest.raises(IndexError):
         x[make(np.ones(5, bool), device)] = 1.0
-    # nothing was written by the failed assignments
+    # nothing was written by these failed assignments (a scatter skips a bad index)
     assert_same(x, DATA)
+    # several index arrays: an asynchronous backend may already have written other
+    # elements when it reports the bad one, so only the error is checked here
+    with raises_index_error(device):
+        x[make(np.array([0]), device), make(np.array([-4]), device)] = 0.0
 
 
 def test_setitem_into_view_writes_through(device):
@@ -311,7 +313,7 @@ def test_random_keys_match_numpy(device, case):
     try:
         expected = data[key]
     except IndexError:
-        with pytest.raises(IndexError):
+        with raises_index_error(device):
             make(data, device)[_to_cw(key, device)]
         return
     x = make(data, device, "flipped")
