@@ -30,6 +30,7 @@ from . import special
 from .error import quiet
 
 F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
 C128 = np.dtype(np.complex128)
 LOW_PRECISION = (dt.float16, dt.bfloat16)
 LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
@@ -41,12 +42,16 @@ def compute_dtype(dtype):
 
 
 def widened(kernel, np_dtype, wide=F32):
-    """``kernel`` evaluated in ``wide`` with a result of that dtype rounded once to
-    ``np_dtype`` (results of another dtype, e.g. bool, pass through)."""
+    """``kernel`` evaluated in ``wide`` with its floating result rounded once back to
+    ``np_dtype`` (or to its real part's type, for abs of complex); bool results pass."""
+    narrow_of = {wide: np_dtype}
+    if wide.kind == "c":
+        narrow_of[np.empty(0, wide).real.dtype] = np.empty(0, np_dtype).real.dtype
 
     def widened_kernel(*args):
         result = kernel(*[a.astype(wide) for a in args])
-        return result.astype(np_dtype) if result.dtype == wide else result
+        narrow = narrow_of.get(result.dtype)
+        return result if narrow is None else result.astype(narrow)
 
     return widened_kernel
 
@@ -136,9 +141,17 @@ _COMPARE = {
 
 _IDENTITY_ON_INTEGERS = (UnaryOp.CEIL, UnaryOp.FLOOR, UnaryOp.TRUNC, UnaryOp.ROUND)
 _IDENTITY_ON_REAL = (UnaryOp.CONJ, UnaryOp.REAL)
-# complex64 ops whose intermediates overflow single precision where the result does not
-# (pow: exp(w log z) with a huge imaginary part) or that need the extra digits
-_COMPLEX64_IN_COMPLEX128 = (BinaryOp.POW, UnaryOp.LOG1P)
+# Single-precision ops evaluated in double precision and rounded once. complex64: NumPy's
+# loops form intermediates (x*x + y*y, a*c - b*d, exp(x) before scaling by cos y, ...)
+# that overflow, underflow or cancel where the result does not, and abs/sign/divide are
+# several ulps off; only the ops below are exact in single precision. float32 logaddexp
+# cancels near a zero of its result, where only extra digits keep the relative error small.
+_EXACT_IN_COMPLEX64 = frozenset({
+    UnaryOp.CONJ, UnaryOp.IMAG, UnaryOp.REAL, UnaryOp.NEGATIVE, UnaryOp.ISFINITE,
+    UnaryOp.ISINF, UnaryOp.ISNAN, UnaryOp.ROUND, BinaryOp.ADD, BinaryOp.SUBTRACT,
+    *CompareOp,
+})
+_FLOAT32_IN_FLOAT64 = frozenset({BinaryOp.LOGADDEXP})
 # integer kernels that can raise an IEEE flag in NumPy (division by zero)
 _INTEGER_FLAGGING = (BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER)
 
@@ -174,8 +187,10 @@ def _elementwise_kernel(op, dtype, impl):
     kernel = impl
     if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
         kernel = widened(kernel, dtype.numpy)
-    elif dtype is dt.complex64 and op in _COMPLEX64_IN_COMPLEX128:
+    elif dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
         kernel = widened(kernel, dtype.numpy, C128)
+    elif dtype is dt.float32 and op in _FLOAT32_IN_FLOAT64:
+        kernel = widened(kernel, dtype.numpy, F64)
     if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
         kernel = quiet(kernel)
     return kernel

@@ -1,4 +1,5 @@
-"""Special functions NumPy lacks, vectorized: erf and the activations built on it.
+"""Special functions NumPy lacks or gets inaccurate, vectorized: erf, gelu, sigmoid,
+silu, and complex log1p.
 
 ``erf`` follows the piecewise rational approximations of fdlibm's ``s_erf.c``
 (Sun Microsystems, 1993; the coefficients below are its published constants), which
@@ -95,17 +96,22 @@ def gelu(x):
     return (x64 * (1.0 + erf64(x64 * np.sqrt(0.5))) * 0.5).astype(x.dtype, copy=False)
 
 
+def _sigmoid64(x64):
+    # exp is only taken of -|x|, so it never overflows
+    e = np.exp(-np.abs(x64))
+    return np.where(x64 >= 0, 1.0, e) / (1.0 + e)
+
+
 def sigmoid(x):
-    """1 / (1 + exp(-x)) without overflow: exp is only taken of -|x|."""
-    e = np.exp(-np.abs(x))
-    num = np.where(x >= 0, 1, e).astype(x.dtype, copy=False)
-    out = num / (1 + e)
-    return out
+    """1 / (1 + exp(-x)), evaluated in float64 and rounded once (float32 alone loses
+    digits where the result is subnormal, e.g. silu(-96))."""
+    return _sigmoid64(np.asarray(x, _F64)).astype(x.dtype, copy=False)
 
 
 def silu(x):
-    """x * sigmoid(x)."""
-    return x * sigmoid(x)
+    """x * sigmoid(x), evaluated in float64 and rounded once."""
+    x64 = np.asarray(x, _F64)
+    return (x64 * _sigmoid64(x64)).astype(x.dtype, copy=False)
 
 
 def complex_log1p(z):
