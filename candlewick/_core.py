@@ -27,16 +27,15 @@ def contiguous_layout(shape):
     return lay
 
 
-_ARRAY_TYPE = []
+
+
+#: the Array class, set by candlewick.array when it is defined (array.py imports this
+#: module, so it cannot be imported here); read as a module global on hot paths
+Array = None
 
 
 def array_type():
-    # cached: a function-level import costs about a microsecond on every call
-    if not _ARRAY_TYPE:
-        from .array import Array
-
-        _ARRAY_TYPE.append(Array)
-    return _ARRAY_TYPE[0]
+    return Array
 
 
 def check_accepts(op, dtype, fname):
@@ -128,7 +127,6 @@ def scalar_array(value, dtype, device):
 
 
 def wrap(storage, shape, dtype, device):
-    Array = array_type()
     a = Array.__new__(Array)
     a._storage = storage
     a._layout = contiguous_layout(shape)
@@ -149,7 +147,7 @@ def view(x, layout):
 
 
 def require_array(x, fname, argname="x"):
-    if type(x) is not (_ARRAY_TYPE[0] if _ARRAY_TYPE else array_type()) and not isinstance(x, array_type()):
+    if type(x) is not Array and not isinstance(x, Array):
         raise TypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")
     return x
 

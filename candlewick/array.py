@@ -8,6 +8,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import elementwise as _ew
+from . import _core
 from ._core import is_scalar, view, wrap
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .opdefs import BinaryOp, CompareOp
@@ -259,3 +260,4 @@ def _install_operators():
 
 
 _install_operators()
+_core.Array = Array

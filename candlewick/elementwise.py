@@ -6,6 +6,7 @@ scalar rules, devices), promotes and broadcasts, then calls one storage primitiv
 
 import numpy as np
 
+from . import _core
 from . import dtypes as _dt
 from ._core import (
     RESULT, array_type, broadcast_layouts, check_accepts, promote_pair, require_array,
@@ -28,7 +29,7 @@ def unary(op, x, fname):
 
 def binary(op, x1, x2, fname):
     """Apply a BinaryOp to two operands (arrays or one Python scalar)."""
-    Array = array_type()
+    Array = _core.Array
     if type(x1) is Array and type(x2) is Array:
         if x1._dtype is not x2._dtype or x1._device is not x2._device:
             x1, x2 = promote_pair(x1, x2, fname)

@@ -1,5 +1,6 @@
 """Linear-algebra functions of the main namespace: matmul, matrix_transpose, vecdot, tensordot."""
 
+from . import _core
 from . import dtypes as _dt
 from ._core import contiguous_layout, promote_pair, require_array, view, wrap
 from .errors import AxisError, DTypeError, ShapeError
@@ -8,6 +9,14 @@ from .layout import broadcast_shapes, normalize_axis
 
 def matmul(x1, x2, /):
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions."""
+    Array = _core.Array
+    if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and x1._device is x2._device:
+        # the common 2-D case, without the general path's layout bookkeeping
+        l1, l2 = x1._layout, x2._layout
+        s1, s2 = l1.shape, l2.shape
+        if len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0] and not x1._dtype.is_bool:
+            storage = x1._storage.matmul(x2._storage, l1, l2)
+            return wrap(storage, (s1[0], s2[1]), x1._dtype, x1._device)
     require_array(x1, "matmul", "x1")
     require_array(x2, "matmul", "x2")
     x1, x2 = promote_pair(x1, x2, "matmul")
