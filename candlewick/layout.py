@@ -34,10 +34,13 @@ def normalize_axis(axis, ndim, argname="axis"):
     return axis + ndim if axis < 0 else axis
 
 
+_ALL_AXES = [tuple(range(n)) for n in range(65)]
+
+
 def normalize_axes(axes, ndim, argname="axis"):
     """None -> all axes; int or sequence -> sorted unique tuple; duplicates raise."""
     if axes is None:
-        return tuple(range(ndim))
+        return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
     if isinstance(axes, (list, tuple)):
         out = tuple(normalize_axis(a, ndim, argname) for a in axes)
         if len(set(out)) != len(out):

@@ -2,7 +2,7 @@
 sum, prod, max, min, mean, std, var, cumulative_sum, cumulative_prod."""
 
 from . import dtypes as _dt
-from ._core import check_accepts, contiguous_layout, require_array, wrap
+from ._core import RESULT, check_accepts, contiguous_layout, require_array, wrap
 from .errors import DTypeError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
@@ -11,7 +11,12 @@ from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
 def _keep(shape, axes, keepdims):
     if keepdims:
         return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    if len(axes) == len(shape):
+        return ()
     return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+_NO_IDENTITY = (ReduceOp.MIN, ReduceOp.MAX)
 
 
 def reduce_array(op, x, axis, keepdims, fname):
@@ -19,8 +24,8 @@ def reduce_array(op, x, axis, keepdims, fname):
     require_array(x, fname)
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
-    out_dtype = check_accepts(op, x._dtype, fname)
-    if op in (ReduceOp.MIN, ReduceOp.MAX) and any(shape[a] == 0 for a in axes):
+    out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
+    if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
     storage = x._storage.reduce(op, x._layout, axes)
     return wrap(storage, _keep(shape, axes, keepdims), out_dtype, x._device)
@@ -36,11 +41,13 @@ def _accumulation_dtype(x, dtype, fname):
         if x._dtype.is_complex and not dtype.is_complex:
             raise DTypeError(f"{fname}: dtype {dtype.name} cannot hold a complex {x._dtype.name} result")
         return dtype
-    if x._dtype.is_bool or x._dtype in _dt.SIGNED:
-        return _dt.DEFAULT_INT
-    if x._dtype in _dt.UNSIGNED:
-        return _dt.uint64
-    return x._dtype
+    return _DEFAULT_ACCUMULATION[x._dtype]
+
+
+_DEFAULT_ACCUMULATION = {
+    d: _dt.DEFAULT_INT if d.is_bool or d in _dt.SIGNED else _dt.uint64 if d in _dt.UNSIGNED else d
+    for d in _dt.ALL_DTYPES
+}
 
 
 def _sum_like(op, x, axis, dtype, keepdims, fname):
