@@ -34,6 +34,45 @@ __device__ inline float cw_r_rint(float x) { return rintf(x); }
 __device__ inline double cw_r_rint(double x) { return rint(x); }
 __device__ inline float cw_r_copysign(float x, float y) { return copysignf(x, y); }
 __device__ inline double cw_r_copysign(double x, double y) { return copysign(x, y); }
+__device__ inline float cw_r_tan(float x) { return tanf(x); }
+__device__ inline double cw_r_tan(double x) { return tan(x); }
+__device__ inline float cw_r_asin(float x) { return asinf(x); }
+__device__ inline double cw_r_asin(double x) { return asin(x); }
+__device__ inline float cw_r_acos(float x) { return acosf(x); }
+__device__ inline double cw_r_acos(double x) { return acos(x); }
+__device__ inline float cw_r_atan(float x) { return atanf(x); }
+__device__ inline double cw_r_atan(double x) { return atan(x); }
+__device__ inline float cw_r_atanh(float x) { return atanhf(x); }
+__device__ inline double cw_r_atanh(double x) { return atanh(x); }
+__device__ inline float cw_r_frexp(float x, int* e) { return frexpf(x, e); }
+__device__ inline double cw_r_frexp(double x, int* e) { return frexp(x, e); }
+__device__ inline float cw_r_ldexp(float x, int e) { return ldexpf(x, e); }
+__device__ inline double cw_r_ldexp(double x, int e) { return ldexp(x, e); }
+__device__ inline bool cw_r_signbit(float x) { return (cw_f32_bits(x) >> 31) != 0u; }
+__device__ inline bool cw_r_signbit(double x) { return (cw_f64_bits(x) >> 63) != 0ull; }
+
+// limits by precision (functions: device code has no static data members)
+template <class R> struct cw_lim;
+template <> struct cw_lim<float> {
+    static __device__ float eps() { return 1.1920928955078125e-07f; }
+    static __device__ float max() { return 3.4028234663852886e+38f; }
+    static __device__ float min_normal() { return 1.1754943508222875e-38f; }
+    static __device__ float max_log() { return 88.0f; }        // exp(max_log) is finite
+    static __device__ int mant_dig() { return 24; }
+    static __device__ int max_exp() { return 128; }
+    static __device__ float pio2_hi() { return 1.57079625129699707031f; }
+    static __device__ float pio2_lo() { return 7.54978995489188216e-08f; }
+};
+template <> struct cw_lim<double> {
+    static __device__ double eps() { return 2.220446049250313080847e-16; }
+    static __device__ double max() { return 1.7976931348623157e+308; }
+    static __device__ double min_normal() { return 2.2250738585072014e-308; }
+    static __device__ double max_log() { return 709.0; }
+    static __device__ int mant_dig() { return 53; }
+    static __device__ int max_exp() { return 1024; }
+    static __device__ double pio2_hi() { return 1.5707963267948966e0; }
+    static __device__ double pio2_lo() { return 6.1232339957367659e-17; }
+};
 
 template <class R> __device__ inline bool cw_r_isnan(R x) { return !(x == x); }
 template <class R> __device__ inline bool cw_r_isinf(R x) { return cw_r_fabs(x) == cw_inf<R>(); }
@@ -43,6 +82,43 @@ template <class R> __device__ inline cw_complex<R> operator-(cw_complex<R> a, cw
 template <class R> __device__ inline cw_complex<R> operator-(cw_complex<R> a) { return cw_cplx(-a.re, -a.im); }
 template <class R> __device__ inline cw_complex<R> operator*(cw_complex<R> a, cw_complex<R> b) {
     return cw_cplx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+// C99 Annex G multiplication (what C compilers emit for complex *, e.g. glibc's cpow
+// forming y * log(x)): when the plain product is NaN + iNaN because an operand or a
+// partial product is infinite, recover the infinity instead of NaN
+template <class R> __device__ inline cw_complex<R> cw_cmul_annexg(cw_complex<R> p, cw_complex<R> q) {
+    R a = p.re, b = p.im, c = q.re, d = q.im;
+    R ac = a * c, bd = b * d, ad = a * d, bc = b * c;
+    R x = ac - bd, y = ad + bc;
+    if (cw_r_isnan(x) && cw_r_isnan(y)) {
+        bool recalc = false;
+        if (cw_r_isinf(a) || cw_r_isinf(b)) {
+            a = cw_r_copysign(cw_r_isinf(a) ? (R)1 : (R)0, a);
+            b = cw_r_copysign(cw_r_isinf(b) ? (R)1 : (R)0, b);
+            if (cw_r_isnan(c)) c = cw_r_copysign((R)0, c);
+            if (cw_r_isnan(d)) d = cw_r_copysign((R)0, d);
+            recalc = true;
+        }
+        if (cw_r_isinf(c) || cw_r_isinf(d)) {
+            c = cw_r_copysign(cw_r_isinf(c) ? (R)1 : (R)0, c);
+            d = cw_r_copysign(cw_r_isinf(d) ? (R)1 : (R)0, d);
+            if (cw_r_isnan(a)) a = cw_r_copysign((R)0, a);
+            if (cw_r_isnan(b)) b = cw_r_copysign((R)0, b);
+            recalc = true;
+        }
+        if (!recalc && (cw_r_isinf(ac) || cw_r_isinf(bd) || cw_r_isinf(ad) || cw_r_isinf(bc))) {
+            if (cw_r_isnan(a)) a = cw_r_copysign((R)0, a);
+            if (cw_r_isnan(b)) b = cw_r_copysign((R)0, b);
+            if (cw_r_isnan(c)) c = cw_r_copysign((R)0, c);
+            if (cw_r_isnan(d)) d = cw_r_copysign((R)0, d);
+            recalc = true;
+        }
+        if (recalc) {
+            x = cw_inf<R>() * (a * c - b * d);
+            y = cw_inf<R>() * (a * d + b * c);
+        }
+    }
+    return cw_cplx(x, y);
 }
 template <class R> __device__ inline cw_complex<R> operator/(cw_complex<R> a, cw_complex<R> b) {
     // Smith's algorithm, as NumPy
@@ -62,11 +138,37 @@ template <class R> __device__ inline cw_complex<R>& operator*=(cw_complex<R>& a,
 
 template <class R> __device__ inline R cw_cabs(cw_complex<R> z) { return cw_r_hypot(z.re, z.im); }
 
+// exp with C99 Annex G special values, and exp(re) scaled so that exp(re) * cos(im)
+// does not overflow early when the product is still finite (as glibc's cexp)
 template <class R> __device__ inline cw_complex<R> cw_cexp(cw_complex<R> z) {
-    if (z.im == (R)0) return cw_cplx(cw_r_exp(z.re), z.im);
-    if (cw_r_isinf(z.re) && z.re < (R)0 && !cw_r_isnan(z.im) && !cw_r_isinf(z.im)) return cw_cplx((R)0 * cw_r_cos(z.im), (R)0 * cw_r_sin(z.im));
-    R e = cw_r_exp(z.re);
-    return cw_cplx(e * cw_r_cos(z.im), e * cw_r_sin(z.im));
+    R x = z.re, y = z.im;
+    if (!cw_r_isnan(x) && !cw_r_isinf(x) && !cw_r_isnan(y) && !cw_r_isinf(y)) {
+        if (y == (R)0) return cw_cplx(cw_r_exp(x), y);
+        R c = cw_r_cos(y), s = cw_r_sin(y);
+        const R t = cw_lim<R>::max_log();
+        if (x > t) {
+            R et = cw_r_exp(t);
+            x -= t; c *= et; s *= et;
+            if (x > t) { x -= t; c *= et; s *= et; }
+        }
+        if (x > t) return cw_cplx(cw_inf<R>() * c, cw_inf<R>() * s);
+        R e = cw_r_exp(x);
+        return cw_cplx(e * c, e * s);
+    }
+    if (cw_r_isinf(x)) {
+        if (x > (R)0) {
+            if (y == (R)0) return cw_cplx(x, y);
+            if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx(x, y - y);  // +inf + i NaN
+            return cw_cplx(x * cw_r_cos(y), x * cw_r_sin(y));
+        }
+        if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx((R)0, (R)0);
+        return cw_cplx((R)0 * cw_r_cos(y), (R)0 * cw_r_sin(y));
+    }
+    if (cw_r_isnan(x)) {
+        if (y == (R)0) return cw_cplx(x, y);
+        return cw_cplx(x, x);
+    }
+    return cw_cplx(y - y, y - y);  // finite x, y inf or NaN: NaN + i NaN
 }
 // log|z| without overflow or underflow of |z|, and accurate for |z| near 1
 template <class R> __device__ inline R cw_log_abs(cw_complex<R> z) {
@@ -83,17 +185,34 @@ template <class R> __device__ inline cw_complex<R> cw_clog(cw_complex<R> z) {
     return cw_cplx(cw_log_abs(z), cw_r_atan2(z.im, z.re));
 }
 template <class R> __device__ inline cw_complex<R> cw_csqrt(cw_complex<R> z) {
-    if (z.re == (R)0 && z.im == (R)0) return cw_cplx((R)0, z.im);
-    if (cw_r_isinf(z.im)) return cw_cplx(cw_inf<R>(), z.im);
-    if (cw_r_isnan(z.re)) return cw_cplx(z.re, cw_nan<R>());
-    if (cw_r_isinf(z.re)) {
-        if (z.re > (R)0) return cw_cplx(z.re, cw_r_isnan(z.im) ? z.im : cw_r_copysign((R)0, z.im));
-        return cw_cplx(cw_r_isnan(z.im) ? z.im : (R)0, cw_r_copysign(cw_inf<R>(), z.im));
+    R a = z.re, b = z.im;
+    if (a == (R)0 && b == (R)0) return cw_cplx((R)0, b);
+    if (cw_r_isinf(b)) return cw_cplx(cw_inf<R>(), b);
+    if (cw_r_isnan(a)) return cw_cplx(a, cw_nan<R>());
+    if (cw_r_isinf(a)) {
+        if (a > (R)0) return cw_cplx(a, cw_r_isnan(b) ? b : cw_r_copysign((R)0, b));
+        return cw_cplx(cw_r_isnan(b) ? b : (R)0, cw_r_copysign(cw_inf<R>(), b));
     }
-    // scale to avoid overflow in |z| + |re|
-    R t = cw_r_sqrt((cw_r_fabs(z.re) + cw_cabs(z)) * (R)0.5);
-    if (z.re >= (R)0) return cw_cplx(t, z.im / (2 * t));
-    return cw_cplx(cw_r_fabs(z.im) / (2 * t), cw_r_copysign(t, z.im));
+    if (cw_r_isnan(b)) return cw_cplx(b, b);
+    // scale: down near overflow of |a| + |z|, up where (|a| + |z|) / 2 would be
+    // subnormal and lose digits; the result scales by the square root of the factor
+    R scale = (R)1;
+    const R big = cw_lim<R>::max() * (R)0.25, tiny = cw_lim<R>::min_normal() * (R)4;
+    if (cw_r_fabs(a) >= big || cw_r_fabs(b) >= big) {
+        a *= (R)0.25; b *= (R)0.25; scale = (R)2;
+    } else if (cw_r_fabs(a) < tiny && cw_r_fabs(b) < tiny) {
+        const int k = cw_lim<R>::mant_dig() + 1;
+        a = cw_r_ldexp(a, 2 * k); b = cw_r_ldexp(b, 2 * k); scale = cw_r_ldexp((R)1, -k);
+    }
+    R t, re, im;
+    if (a >= (R)0) {
+        t = cw_r_sqrt((a + cw_r_hypot(a, b)) * (R)0.5);
+        re = t; im = b / (2 * t);
+    } else {
+        t = cw_r_sqrt((-a + cw_r_hypot(a, b)) * (R)0.5);
+        re = cw_r_fabs(b) / (2 * t); im = cw_r_copysign(t, b);
+    }
+    return cw_cplx(re * scale, im * scale);
 }
 template <class R> __device__ inline cw_complex<R> cw_csin(cw_complex<R> z) {
     return cw_cplx(cw_r_sin(z.re) * cw_r_cosh(z.im), cw_r_cos(z.re) * cw_r_sinh(z.im));
@@ -107,36 +226,32 @@ template <class R> __device__ inline cw_complex<R> cw_csinh(cw_complex<R> z) {
 template <class R> __device__ inline cw_complex<R> cw_ccosh(cw_complex<R> z) {
     return cw_cplx(cw_r_cosh(z.re) * cw_r_cos(z.im), cw_r_sinh(z.re) * cw_r_sin(z.im));
 }
+// Kahan's formula (as FreeBSD's ctanh): no cancellation in cosh 2x + cos 2y near its
+// zeros; C99 Annex G special values; large |x| by its limit with e^-2|x| kept finite
 template <class R> __device__ inline cw_complex<R> cw_ctanh(cw_complex<R> z) {
-    // tanh(x+iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y), with the large-|x| limit
-    if (cw_r_fabs(z.re) > (R)20) {
-        R e = cw_r_exp(-2 * cw_r_fabs(z.re));
-        return cw_cplx(cw_r_copysign((R)1, z.re), 4 * cw_r_sin(z.im) * cw_r_cos(z.im) * e);
+    R x = z.re, y = z.im;
+    if (cw_r_isnan(x)) return cw_cplx(x, y == (R)0 ? y : x + y);
+    if (cw_r_isinf(x)) {
+        R s = cw_r_isinf(y) || cw_r_isnan(y) ? y - y : cw_r_sin(y) * cw_r_cos(y);
+        return cw_cplx(cw_r_copysign((R)1, x), cw_r_copysign((R)0, cw_r_isnan(s) ? (R)0 : s));
     }
-    R d = cw_r_cosh(2 * z.re) + cw_r_cos(2 * z.im);
-    return cw_cplx(cw_r_sinh(2 * z.re) / d, cw_r_sin(2 * z.im) / d);
+    if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx(y - y, y - y);
+    const R big = sizeof(R) == 4 ? (R)11 : (R)22;
+    if (cw_r_fabs(x) >= big) {
+        R e = cw_r_exp(-cw_r_fabs(x));
+        return cw_cplx(cw_r_copysign((R)1, x), (R)4 * cw_r_sin(y) * cw_r_cos(y) * e * e);
+    }
+    R t = cw_r_tan(y);
+    R beta = (R)1 + t * t;
+    R s = cw_r_sinh(x);
+    R rho = cw_r_sqrt((R)1 + s * s);
+    R denom = (R)1 + beta * s * s;
+    return cw_cplx((beta * rho * s) / denom, t / denom);
 }
 template <class R> __device__ inline cw_complex<R> cw_ctan(cw_complex<R> z) {
     // tan z = -i tanh(iz)
     cw_complex<R> t = cw_ctanh(cw_cplx(-z.im, z.re));
     return cw_cplx(t.im, -t.re);
-}
-template <class R> __device__ inline cw_complex<R> cw_casinh(cw_complex<R> z) {
-    cw_complex<R> one = cw_cplx((R)1, (R)0);
-    if (cw_cabs(z) > (R)1e8) {  // log(2z) avoids overflow of z*z
-        cw_complex<R> l = cw_clog(z);
-        return cw_cplx(l.re + (R)0.69314718055994530942, l.im);
-    }
-    return cw_clog(z + cw_csqrt(z * z + one));
-}
-template <class R> __device__ inline cw_complex<R> cw_casin(cw_complex<R> z) {
-    // asin z = -i asinh(iz)
-    cw_complex<R> t = cw_casinh(cw_cplx(-z.im, z.re));
-    return cw_cplx(t.im, -t.re);
-}
-template <class R> __device__ inline cw_complex<R> cw_cacos(cw_complex<R> z) {
-    cw_complex<R> a = cw_casin(z);
-    return cw_cplx((R)1.57079632679489661923 - a.re, -a.im);
 }
 template <class R> __device__ inline cw_complex<R> cw_cacosh(cw_complex<R> z) {
     cw_complex<R> one = cw_cplx((R)1, (R)0);
@@ -146,23 +261,18 @@ template <class R> __device__ inline cw_complex<R> cw_cacosh(cw_complex<R> z) {
     }
     return cw_clog(z + cw_csqrt(z + one) * cw_csqrt(z - one));
 }
-template <class R> __device__ inline cw_complex<R> cw_catanh(cw_complex<R> z) {
-    cw_complex<R> one = cw_cplx((R)1, (R)0);
-    cw_complex<R> l = cw_clog((one + z) / (one - z));
-    return cw_cplx(l.re * (R)0.5, l.im * (R)0.5);
-}
-template <class R> __device__ inline cw_complex<R> cw_catan(cw_complex<R> z) {
-    // atan z = -i atanh(iz)
-    cw_complex<R> t = cw_catanh(cw_cplx(-z.im, z.re));
-    return cw_cplx(t.im, -t.re);
-}
 template <class R> __device__ inline cw_complex<R> cw_cexpm1(cw_complex<R> z) {
     R s = cw_r_sin(z.im * (R)0.5);
     return cw_cplx(cw_r_expm1(z.re) * cw_r_cos(z.im) - 2 * s * s, cw_r_exp(z.re) * cw_r_sin(z.im));
 }
+// log(1 + z): for small |z| without forming 1 + z (which drops the digits of z), as
+// log1p of |1+z|^2 - 1 = x(2 + x) + y^2 and atan2; elsewhere log of 1 + z itself
 template <class R> __device__ inline cw_complex<R> cw_clog1p(cw_complex<R> z) {
     R x = z.re, y = z.im;
-    return cw_cplx((R)0.5 * cw_r_log1p(x * (2 + x) + y * y), cw_r_atan2(y, (R)1 + x));
+    bool finite = !cw_r_isnan(x) && !cw_r_isinf(x) && !cw_r_isnan(y) && !cw_r_isinf(y);
+    if (finite && x * x + y * y < (R)0.25)
+        return cw_cplx((R)0.5 * cw_r_log1p(x * ((R)2 + x) + y * y), cw_r_atan2(y, (R)1 + x));
+    return cw_clog(cw_cplx((R)1 + x, y));
 }
 template <class R> __device__ inline cw_complex<R> cw_cpow(cw_complex<R> a, cw_complex<R> b) {
     if (b.re == (R)0 && b.im == (R)0) return cw_cplx((R)1, (R)0);
@@ -177,5 +287,5 @@ template <class R> __device__ inline cw_complex<R> cw_cpow(cw_complex<R> a, cw_c
         while (m) { if (m & 1) r = r * p; p = p * p; m >>= 1; }
         return n < 0 ? cw_cplx((R)1, (R)0) / r : r;
     }
-    return cw_cexp(b * cw_clog(a));
+    return cw_cexp(cw_cmul_annexg(b, cw_clog(a)));
 }

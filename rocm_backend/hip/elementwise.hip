@@ -57,7 +57,10 @@ template <class SI, class SO, class F> __device__ inline void cw_map_contig(cons
     if (V > 1 && cw_vec_ok<SI>(in, V) && cw_vec_ok<SO>(out, V)) {
         const cw_i64 nv = n / V;
         cw_i64 j = t0;
-        for (; j + nt < nv; j += 2 * nt) {  // two vectors per step: loads issued first
+        // two vectors per step (loads issued first) for narrow types, where bandwidth
+        // needs the bytes in flight; wide types (complex, double) are compute-bound and
+        // would only double the inlined code
+        for (; V >= 4 && j + nt < nv; j += 2 * nt) {
             cw_pack<SI, V> x0 = cw_vload<SI, V>(in, j), x1 = cw_vload<SI, V>(in, j + nt);
             cw_pack<SO, V> y0, y1;
 #pragma unroll
@@ -68,7 +71,7 @@ template <class SI, class SO, class F> __device__ inline void cw_map_contig(cons
             cw_vstore<SO, V>(out, j, y0);
             cw_vstore<SO, V>(out, j + nt, y1);
         }
-        if (j < nv) {
+        for (; j < nv; j += nt) {
             cw_pack<SI, V> x0 = cw_vload<SI, V>(in, j);
             cw_pack<SO, V> y0;
 #pragma unroll
@@ -160,7 +163,7 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
     if (V > 1 && cw_vec_ok<S>(x, V) && cw_vec_ok<S>(y, V) && cw_vec_ok<SO>(out, V)) {
         const cw_i64 nv = n / V;
         cw_i64 j = t0;
-        for (; j + nt < nv; j += 2 * nt) {
+        for (; V >= 4 && j + nt < nv; j += 2 * nt) {  // as cw_map_contig
             cw_pack<S, V> a0 = cw_vload_or_scalar<S, V>(x, j, xs), b0 = cw_vload_or_scalar<S, V>(y, j, ys);
             cw_pack<S, V> a1 = cw_vload_or_scalar<S, V>(x, j + nt, xs), b1 = cw_vload_or_scalar<S, V>(y, j + nt, ys);
             cw_pack<SO, V> r0, r1;
@@ -172,7 +175,7 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
             cw_vstore<SO, V>(out, j, r0);
             cw_vstore<SO, V>(out, j + nt, r1);
         }
-        if (j < nv) {
+        for (; j < nv; j += nt) {
             cw_pack<S, V> a0 = cw_vload_or_scalar<S, V>(x, j, xs), b0 = cw_vload_or_scalar<S, V>(y, j, ys);
             cw_pack<SO, V> r0;
 #pragma unroll

@@ -18,12 +18,20 @@ __device__ inline bool cw_wrap_add(bool a, bool b) { return a || b; }
 __device__ inline bool cw_wrap_mul(bool a, bool b) { return a && b; }
 
 // ---------------------------------------------------------------- unary
+// complex64 functions are evaluated in complex128 and rounded once: the float
+// formulas lose digits to cancellation and scaling in corners (tan/tanh near the
+// zeros of the denominator, sqrt of subnormals, inverse functions near the branch
+// points) that double precision covers, and it is what NumPy's oracle does too
+__device__ inline cw_complex<double> cw_widen(cw_complex<float> z) { return cw_cplx((double)z.re, (double)z.im); }
+__device__ inline cw_complex<float> cw_narrow(cw_complex<double> z) { return cw_cplx((float)z.re, (float)z.im); }
+
 // transcendental ops: float, double and complex overloads
 #define CW_UNARY_FDC(name, ffun, dfun, cfun)                                                   \
     struct op_##name {                                                                         \
         __device__ float operator()(float x) const { return ffun(x); }                        \
         __device__ double operator()(double x) const { return dfun(x); }                      \
-        template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return cfun(z); } \
+        __device__ cw_complex<double> operator()(cw_complex<double> z) const { return cfun(z); } \
+        __device__ cw_complex<float> operator()(cw_complex<float> z) const { return cw_narrow(cfun(cw_widen(z))); } \
     };
 CW_UNARY_FDC(exp, expf, exp, cw_cexp)
 CW_UNARY_FDC(expm1, expm1f, expm1, cw_cexpm1)
@@ -168,19 +176,19 @@ struct op_gelu {
     __device__ float operator()(float x) const { return 0.5f * x * (1.f + erff(x * 0.70710678118654752f)); }
     __device__ double operator()(double x) const { return 0.5 * x * (1. + erf(x * 0.70710678118654752440)); }
 };
-// for x < 0 the e^x form keeps tiny results (e^-x would overflow to inf)
+// for x < 0 the e^x form keeps tiny results (e^-x would overflow to inf); float (and
+// the half types) go through double, so that results in float's subnormal range are
+// not lost: the device's expf flushes subnormal results to zero
 struct op_sigmoid {
-    __device__ float operator()(float x) const {
-        if (x < 0.f) { float e = expf(x); return e / (1.f + e); }
-        return 1.f / (1.f + expf(-x));
-    }
     __device__ double operator()(double x) const {
         if (x < 0.) { double e = exp(x); return e / (1. + e); }
         return 1. / (1. + exp(-x));
     }
+    __device__ float operator()(float x) const { return (float)(*this)((double)x); }
 };
 struct op_silu {
-    template <class R> __device__ R operator()(R x) const { return x * op_sigmoid()(x); }
+    __device__ double operator()(double x) const { return x * op_sigmoid()(x); }
+    __device__ float operator()(float x) const { return (float)(*this)((double)x); }
 };
 
 // ---------------------------------------------------------------- binary
@@ -251,7 +259,10 @@ struct op_pow {
     }
     __device__ float operator()(float a, float b) const { return powf(a, b); }
     __device__ double operator()(double a, double b) const { return pow(a, b); }
-    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> a, cw_complex<R> b) const { return cw_cpow(a, b); }
+    __device__ cw_complex<double> operator()(cw_complex<double> a, cw_complex<double> b) const { return cw_cpow(a, b); }
+    __device__ cw_complex<float> operator()(cw_complex<float> a, cw_complex<float> b) const {
+        return cw_narrow(cw_cpow(cw_widen(a), cw_widen(b)));  // NumPy's oracle: complex128, rounded
+    }
 };
 struct op_atan2 {
     __device__ float operator()(float a, float b) const { return atan2f(a, b); }
