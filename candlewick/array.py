@@ -151,29 +151,21 @@ class Array:
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key):
-        from .indexing import getitem
-
-        return getitem(self, key)
+        return _indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        from .indexing import setitem
-
-        setitem(self, key, value)
+        _indexing.setitem(self, key, value)
 
     # --- operators -------------------------------------------------------------
     def __matmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from .linalg_ops import matmul
-
-        return matmul(self, other)
+        return _linalg_ops.matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Array):
             return NotImplemented
-        from .linalg_ops import matmul
-
-        return matmul(other, self)
+        return _linalg_ops.matmul(other, self)
 
     def __imatmul__(self, other):
         return _assign_inplace(self, self.__matmul__(other), "@=")
@@ -261,3 +253,7 @@ def _install_operators():
 
 _install_operators()
 _core.Array = Array
+
+# imported last: these modules use _core.Array at call time, and import this one
+from . import indexing as _indexing  # noqa: E402
+from . import linalg_ops as _linalg_ops  # noqa: E402

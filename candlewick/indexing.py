@@ -98,6 +98,9 @@ def getitem(x, key):
         if not -n <= key < n:
             raise IndexOutOfBoundsError(f"index {key} is out of bounds for axis 0 with size {n}")
         return view(x, layout.select(0, key + n if key < 0 else key))
+    if type(key) is slice and x._layout.shape:
+        layout = x._layout
+        return view(x, layout.slice(0, *key.indices(layout.shape[0])))
     if is_basic(key, Array):
         return view(x, basic_layout(x._layout, key))
     return advanced_getitem(x, key)
