@@ -140,9 +140,14 @@ def to_numpy(x, /):
     return x._storage.to_host(x._layout)
 
 
+_MAX_BYTES = 2**63 - 1
+
+
 def _filled(fname, shape, dtype, device, make):
     shape = as_shape(shape, fname)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype)
+    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
+        raise ValueError(f"{fname}: shape {shape} of {dtype.name} is larger than any device can address")
     device = _resolve_device(device)
     _check_dtype_on(device, dtype)
     return wrap(make(device, shape, dtype), shape, dtype, device)
