@@ -7,8 +7,10 @@ backend). While a test runs, its device is the default device, so arrays that
 Hypothesis builds through ``candlewick.asarray``/``full`` land on the device under test.
 
 Hypothesis profiles: ``CANDLEWICK_HYPOTHESIS_PROFILE=ci`` (default: few examples,
-derandomized, for the 2-core CI budget) or ``thorough`` (many examples, random). If
-``tests/conftest.py`` already registered a profile of that name, it is reused.
+derandomized, for the 2-core CI budget) or ``thorough`` (many examples, random).
+``tests/conftest.py`` loads the profile first and registers its own (``ci``, ``dev``,
+``gpu``); a name registered there is reused as it is, and this file only adds the
+health-check suppressions these tests need (a derived ``array-api-<name>`` profile).
 """
 
 import ast

@@ -328,10 +328,11 @@ def _where(exc):
     return f"{filename}:{line}"
 
 
-def problem_with(name, exc, result, on_reference_backend):
-    """None if the outcome is acceptable, else a one-line reason (the finding)."""
+def problem_with(name, exc, result, on_reference_backend, *, is_class=False):
+    """None if the outcome is acceptable, else a one-line reason (the finding).
+    ``is_class``: the target is a class (a result tuple type), which holds what it is given."""
     if exc is None:
-        if name not in ("to_numpy",) and _holds_numpy_object(result):
+        if not is_class and name != "to_numpy" and _holds_numpy_object(result):
             return f"returned a NumPy object ({type(result).__name__}) where a candlewick array belongs"
         return None
     if isinstance(exc, CallTimedOut):
