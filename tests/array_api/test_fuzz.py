@@ -59,3 +59,32 @@ def test_fuzz_public_callable(name, fn, dev):
     record_findings(FINDINGS_FILE, dev.name, name, lines)
     record_findings(FINDINGS_FILE, dev.name, f"{name} (message quality only)", list(notes.values()))
     assert not lines, f"{name}: {len(lines)} undocumented outcome(s):\n" + "\n".join(lines)
+
+
+# Calls the fuzzer once found wrong, kept as fixed examples so that the derandomized CI
+# profile (few examples) checks them on every run.
+def _known_calls():
+    import candlewick as cw
+
+    x = cw.asarray([[3, -1, 0], [3, 0, 3]], dtype=cw.int32)
+    return [
+        ("zeros", cw.zeros, ((1, 2**62, 1),), {}),
+        ("ones", cw.ones, ((1, 2**62, 1),), {}),
+        ("empty", cw.empty, ((1, 2**62, 1),), {}),
+        ("arange", cw.arange, (1e300,), {}),
+        ("linspace", cw.linspace, (float("-inf"), -3, 2**62), {}),
+        ("repeat", cw.repeat, (x, 2**62), {}),
+        ("asarray", cw.asarray, (1j,), {"dtype": cw.float16}),
+        ("Array.__getitem__", lambda a, k: a[k], (cw.asarray(0, dtype=cw.int8), [cw.get_device("cpu"), True, complex]), {}),
+        ("Array.__add__", lambda a, *rest: a.__add__(*rest), (cw.ones(2), 1, "ortho"), {}),
+        ("Array.__lt__", lambda a, *rest: a.__lt__(*rest), (cw.ones(2), -3, 1), {}),
+    ]
+
+
+@pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(), ids=[c[0] for c in _known_calls()])
+def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        exc, result = invoke(name, fn, list(args), kwargs)
+    reason = problem_with(name, exc, result, dev.backend == "cpu")
+    assert reason is None, format_finding(name, exc, reason, describe_call(name, args, kwargs))

@@ -277,3 +277,15 @@ def test_decompositions_need_matrices(fn):
 def test_decompositions_reject_integer_input(fn):
     with pytest.raises(TypeError):
         _call(getattr(la, fn), cw.asarray([[2, 1], [1, 2]]))
+
+
+def test_diagonal_and_trace_of_an_empty_batch():
+    m = cw.zeros((0, 3, 4), dtype=cw.int8)
+    assert la.diagonal(m, offset=1).shape == (0, 3)
+    assert to_np(la.trace(m, offset=1)).shape == (0,)
+
+
+def test_infinity_norm_of_an_empty_vector_is_zero():
+    """NumPy and array-api-strict give 0 (the largest of no magnitudes, with 0 as floor)."""
+    empty = cw.zeros((0,), dtype=cw.float32)
+    assert float(la.vector_norm(empty, ord=float("inf"))) == 0.0

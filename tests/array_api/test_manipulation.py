@@ -187,3 +187,14 @@ def test_manipulation_of_strided_views(data):
     assert_matches_strict(cw.roll(v, 1, axis=1), xs.roll(xs.asarray(h), 1, axis=1))
     assert_matches_strict(cw.tile(v, (2, 1)), xs.tile(xs.asarray(h), (2, 1)))
     assert_matches_strict(cw.repeat(v, 2, axis=0), xs.repeat(xs.asarray(h), 2, axis=0))
+
+
+def test_views_of_empty_arrays_with_an_offset_can_be_read():
+    """unstack/select on an empty array gives a size-0 view whose offset lies past the
+    (empty) buffer; every backend must still read, compute on and copy it."""
+    stacked = cw.stack([cw.zeros((0, 2), dtype=cw.bool)] * 2, axis=-2)
+    part = cw.unstack(stacked, axis=-1)[1]
+    assert part.shape == (0, 2)
+    assert to_np(part).shape == (0, 2)
+    assert (part & True).shape == (0, 2)
+    assert not bool(cw.any(part))
