@@ -16,7 +16,7 @@ COMPLEX = dtype_params(dt.COMPLEX)
 REAL = dtype_params((dt.float32, dt.float64))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def fft_device(device):
     require_capability(device, "fft")
     return device

@@ -16,7 +16,7 @@ from .strategies import dtype_params, host_arrays, shapes, view_of
 LINALG = dtype_params((dt.float32, dt.float64, dt.complex64, dt.complex128))
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def linalg_device(device):
     require_capability(device, "linalg")
     return device
