@@ -175,7 +175,10 @@ static miopenStatus_t prepare(struct hoc_conv *c, struct hoc_tensor *x, struct h
         dil[i] = k < 0 ? 1 : c->dilation[k];
     }
     int compute = x->dtype == miopenDouble ? 1 : 0; /* f16/bf16 accumulate in f32 */
-    int math = (x->dtype == miopenFloat || x->dtype == miopenDouble) ? 3 /* FMA */ : 0;
+    /* f32/f64: FMA math, no TF32 (as MIOpen computes them); f16/bf16: tensor cores with
+     * f32 accumulation (MIOpen uses the matrix cores for them) */
+    int math = (x->dtype == miopenFloat || x->dtype == miopenDouble) ? 3 /* FMA */
+                                                                     : 1 /* TENSOR_OP */;
     if (!(s = hoc_make_tensor(x, 4, &j->x)) && !(s = hoc_make_tensor(y, 4, &j->y)) &&
         !(s = hoc_make_filter(w, 4, &j->w)) && !(s = hoc_from_cudnn(hoc_dnn.CreateConv(&j->conv))))
         s = hoc_from_cudnn(hoc_dnn.SetConvNd(j->conv, nd - 2, pad, stride, dil,
