@@ -24,6 +24,24 @@ __device__ inline double cw_u01_f64(cw_u32 w0, cw_u32 w1) {
     return (double)(((cw_u64)w0 << 21) ^ (cw_u64)(w1 >> 11)) * 1.1102230246251565404e-16;
 }
 
+// low + (high - low) * u with every operation rounded on its own, as NumPy (the cpu
+// backend) computes it: never contracted into an FMA, so uniform streams of any range are
+// bit-identical across backends (NVIDIA: the _rn intrinsics are never fused; clang/AMD:
+// contraction off for this scope).
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC_RTC__)
+__device__ inline float cw_lerp_rn(float lo, float hi, float u) { return __fadd_rn(lo, __fmul_rn(__fsub_rn(hi, lo), u)); }
+__device__ inline double cw_lerp_rn(double lo, double hi, double u) { return __dadd_rn(lo, __dmul_rn(__dsub_rn(hi, lo), u)); }
+#else
+__device__ inline float cw_lerp_rn(float lo, float hi, float u) {
+#pragma clang fp contract(off)
+    return lo + (hi - lo) * u;
+}
+__device__ inline double cw_lerp_rn(double lo, double hi, double u) {
+#pragma clang fp contract(off)
+    return lo + (hi - lo) * u;
+}
+#endif
+
 // DOUBLE: float64 path (two words per uniform); NORMAL: Box-Muller on element pairs
 template <class S, bool DOUBLE, bool NORMAL> __device__ inline void cw_random(const cw_ew_args& a) {
     const cw_u64 seed = (cw_u64)a.scalar[0], counter = (cw_u64)a.scalar[1];
@@ -41,8 +59,8 @@ template <class S, bool DOUBLE, bool NORMAL> __device__ inline void cw_random(co
                 if (e < a.n) cw_store<S>(a.op[0].ptr, e, p + q * r * cos(t));
                 if (e + 1 < a.n) cw_store<S>(a.op[0].ptr, e + 1, p + q * r * sin(t));
             } else {
-                if (e < a.n) cw_store<S>(a.op[0].ptr, e, p + (q - p) * u0);
-                if (e + 1 < a.n) cw_store<S>(a.op[0].ptr, e + 1, p + (q - p) * u1);
+                if (e < a.n) cw_store<S>(a.op[0].ptr, e, cw_lerp_rn(p, q, u0));
+                if (e + 1 < a.n) cw_store<S>(a.op[0].ptr, e + 1, cw_lerp_rn(p, q, u1));
             }
         } else {
             const float pf = (float)p, qf = (float)q;
@@ -56,7 +74,7 @@ template <class S, bool DOUBLE, bool NORMAL> __device__ inline void cw_random(co
                 }
             } else {
                 for (int k = 0; k < 4; ++k)
-                    if (e + k < a.n) cw_store<S>(a.op[0].ptr, e + k, pf + (qf - pf) * u[k]);
+                    if (e + k < a.n) cw_store<S>(a.op[0].ptr, e + k, cw_lerp_rn(pf, qf, u[k]));
             }
         }
     }
