@@ -1,17 +1,22 @@
 """The nn primitives of the ROCm backend: which path runs each one.
 
 * MIOpen (``miopen.py``), when ``libMIOpen.so`` loads and its handle can be created:
-  conv1d/conv2d and conv_transpose1d/2d for float16/bfloat16/float32, max pooling
-  (no dilation) and average pooling for float16/float32.
+  conv1d/conv2d and conv_transpose1d/2d for float16/bfloat16/float32, and average
+  pooling for float16/float32. A padded convolution gets its input zero-padded by us
+  (MIOpen then runs with padding 0): MIOpen/cuDNN skip the padded taps, so a NaN or inf
+  weight over the padding would give a finite result where IEEE arithmetic on the
+  padded zeros (the contract, NumPy, the cpu backend) gives NaN.
 * Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
   upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
-  has no general double-precision convolution), bfloat16/float64 or dilated pooling,
-  nearest upsampling, any problem MIOpen declines, and every primitive when MIOpen is
-  missing.
+  has no general double-precision convolution), max pooling (measured as fast as
+  MIOpen's, and exact where MIOpen's is not: a window of -inf gives -inf, not the
+  lowest finite value), bfloat16/float64 or dilated pooling, nearest upsampling, any
+  problem MIOpen declines, and every primitive when MIOpen is missing.
 
 ``CANDLEWICK_ROCM_NN`` (read at each call): unset or ``auto`` as above; ``fallback``
 uses our kernels only; ``miopen`` requires MIOpen where it applies (an error instead of
-the fallback when the library is missing). ``describe()`` is what
+the fallback when the library is missing) and also sends float16/float32 max pooling
+without dilation to MIOpen, with MIOpen's semantics. ``describe()`` is what
 ``candlewick.backends()`` shows as the rocm backend's ``nn`` detail. 1-D problems are
 2-D problems of height 1.
 """
@@ -76,8 +81,8 @@ def describe(devices=()):
         if isinstance(state, str):
             return f"im2col+GEMM fallback (MIOpen at {path} unusable on {device.name}: {state})"
     return (f"MIOpen {miopen.version(lib)} ({path}); our kernels for float64 convolutions "
-            f"(im2col+GEMM: MIOpen has no general float64 convolution), bfloat16/float64 and "
-            f"dilated pooling, nearest upsampling")
+            f"(im2col+GEMM: MIOpen has no general float64 convolution), max pooling, "
+            f"bfloat16/float64 average pooling, nearest upsampling")
 
 
 def _aligned(storage, layout):
@@ -90,6 +95,18 @@ def _aligned(storage, layout):
 
 def _ptr(storage, layout):
     return storage.ptr + layout.offset * storage.dtype.itemsize
+
+
+def _zero_padded(x, layout, padding):
+    """(storage, layout) of x with ``padding`` zeros around H and W, contiguous."""
+    n, c, h, w = layout.shape
+    ph, pw = padding
+    hp, wp = h + 2 * ph, w + 2 * pw
+    out = RocmStorage.empty(x.device, x.dtype, n * c * hp * wp)
+    out.slice.memset(0)
+    interior = Layout((n, c, h, w), (c * hp * wp, hp * wp, wp, 1), ph * wp + pw)
+    out.assign(interior, x, layout)
+    return out, Layout.contiguous((n, c, hp, wp))
 
 
 def _as_2d(layout):
@@ -109,11 +126,14 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
-        x, layout = _aligned(x, layout)
+        if any(padding):
+            px, pl = _zero_padded(x, layout, padding)
+        else:
+            px, pl = _aligned(x, layout)
         w, w_layout = _aligned(w, w_layout)
         out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
-        if mio.convolution(miopen.CONVOLUTION, dtype, _ptr(x, layout), layout.shape, _ptr(w, w_layout),
-                           w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+        if mio.convolution(miopen.CONVOLUTION, dtype, _ptr(px, pl), pl.shape, _ptr(w, w_layout),
+                           w_layout.shape, out.ptr, y_shape, stride, (0, 0), dilation, groups):
             _count(op, "miopen")
             return out
     _count(op, "fallback")
@@ -159,6 +179,8 @@ def _miopen_pool(x, layout, op, mode, kernel, stride, padding, dilation=(1, 1)):
     """The pooled storage through MIOpen, or None when it does not apply."""
     if x.dtype not in MIOPEN_POOL_DTYPES or tuple(dilation) != (1, 1) or not shape_size(layout.shape):
         return None
+    if mode == miopen.POOL_MAX and requested() != "miopen":
+        return None  # ours: as fast, and -inf windows stay -inf
     mio = _miopen_for(x.device, op, x.dtype)
     if mio is None:
         return None

@@ -132,11 +132,12 @@ POOLS = [  # kernel, stride, padding, dilation
 ]
 
 
-def _pool_input(dtype, seed):
+def _pool_input(dtype, seed, neg_inf=True):
     x = _rand((2, 3, 9, 10), dtype, seed)
     x[0, 0, 0, 0] = np.nan
-    x[1, 2, 4, 4] = -np.inf
-    x[1, 1, 3:6, 3:6] = -np.inf
+    if neg_inf:  # windows of -inf give -inf (MIOpen's max pooling gives the lowest finite value)
+        x[1, 2, 4, 4] = -np.inf
+        x[1, 1, 3:6, 3:6] = -np.inf
     return x
 
 
@@ -144,7 +145,7 @@ def _pool_input(dtype, seed):
 @pytest.mark.parametrize("dtype", FLOATING, ids=ids)
 def test_max_pool2d(rocm, nn_path, dtype, case):
     kernel, stride, padding, dilation = case
-    x = _pool_input(dtype, 11)
+    x = _pool_input(dtype, 11, neg_inf=nn_path != "miopen")  # "miopen": MIOpen's semantics
     xd, xl = upload(rocm, x)
     ref = cpu_nn.max_pool2d(x, kernel, stride, padding, dilation)
     got = read(xd.max_pool2d(xl, kernel, stride, padding, dilation), ref.shape)
@@ -201,6 +202,30 @@ def test_each_path_is_the_one_used(rocm, nn_path):
     else:
         assert grew == {("conv2d", "fallback"): 2, ("max_pool2d", "fallback"): 1}
         assert "fallback" in rocm_details()
+
+
+def test_auto_path_choices(rocm, monkeypatch):
+    """Unset CANDLEWICK_ROCM_NN: MIOpen for f32 convolution and average pooling, our
+    kernel for max pooling (a window of -inf stays -inf), padding NaN semantics kept."""
+    from rocm_backend import miopen, nn
+
+    monkeypatch.delenv(nn.ENV, raising=False)
+    have = isinstance(miopen.for_device(rocm), miopen.DeviceMIOpen)
+    before = dict(nn.path_counts)
+    x = _pool_input(dt.float32, 18)
+    xd, xl = upload(rocm, x)
+    got = read(xd.max_pool2d(xl, (3, 3), (3, 3), (0, 0), (1, 1)), (2, 3, 3, 3))
+    np.testing.assert_array_equal(got, cpu_nn.max_pool2d(x, (3, 3), (3, 3), (0, 0), (1, 1)))
+    assert got[1, 1, 1, 1] == -np.inf
+    read(xd.avg_pool2d(xl, (2, 2), (2, 2), (1, 1), True), (2, 3, 5, 6))
+    w = _rand((2, 3, 1, 2), dt.float32, 19)
+    w[1, 0, 0, 0] = np.nan  # over the left padding column of every output row
+    wd, wl = upload(rocm, w)
+    y = read(xd.conv2d(xl, wd, wl, (1, 1), (0, 1), (1, 1), 1), (2, 2, 9, 11))
+    assert np.isnan(y[:, 1]).all() and np.isfinite(y[0, 0, 1:]).all()
+    grew = {k: v - before.get(k, 0) for k, v in nn.path_counts.items() if v != before.get(k, 0)}
+    want = "miopen" if have else "fallback"
+    assert grew == {("max_pool2d", "fallback"): 1, ("avg_pool2d", want): 1, ("conv2d", want): 1}
 
 
 def rocm_details():
