@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
 from candlewick import registry
-from candlewick.backend import OPTIONAL_CAPABILITIES, BackendDevice, BackendStorage
+from candlewick.backend import OPTIONAL_CAPABILITIES, Backend, BackendDevice, BackendStorage
 from candlewick.layout import Layout
 
 from .checks import Expected, assert_bitwise_equal, read_flat, read_result
@@ -28,6 +28,17 @@ def test_device_satisfies_protocol(device):
     assert isinstance(device.ordinal, int) and device.ordinal >= 0
     expected_name = "cpu" if device.backend == "cpu" else f"{device.backend}:{device.ordinal}"
     assert device.name == expected_name
+
+
+def test_backend_object_satisfies_protocol(device):
+    backend = registry.get_backend(device.backend)
+    assert isinstance(backend, Backend)
+    assert backend.name == device.backend
+    assert backend.probe() == (True, "")
+    assert 0 <= device.ordinal < backend.device_count()
+    details = backend.details()
+    assert isinstance(details, dict)
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in details.items())
 
 
 def test_device_is_the_registry_singleton(device):
@@ -86,6 +97,9 @@ def test_to_host_reads_every_layout(device, dtype, data):
 
 @pytest.mark.parametrize("dtype", ALL)
 def test_transfers_copy(device, dtype):
+    grid = np.arange(6).reshape(2, 3).astype(dtype.numpy)
+    # any C-contiguous array uploads as its flat C-order buffer
+    assert_bitwise_equal(read_flat(device.storage_from_host(grid)), grid.reshape(-1))
     host = np.ones(4, dtype.numpy)
     s = device.storage_from_host(host)
     host[...] = 0  # the storage must not alias the uploaded array
