@@ -141,7 +141,8 @@ def int_pow(base, exponent):
     unsigned = np.dtype(f"u{base.dtype.itemsize}")
     acc = np.ones(base.shape, unsigned)
     square = base.view(unsigned).copy()
-    e = exponent.astype(np.int64).view(np.uint64).copy() if base.dtype.kind == "i" else exponent.astype(np.uint64)
+    # negative exponents are handled below; their bits here do not matter
+    e = exponent.astype(np.int64).view(np.uint64) if base.dtype.kind == "i" else exponent.astype(np.uint64)
     for _ in range(64):
         acc = np.where(e & np.uint64(1), acc * square, acc)
         square = square * square

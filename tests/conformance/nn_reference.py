@@ -144,7 +144,8 @@ def max_pool2d(x, kernel, stride, padding, dilation):
         for j in range(wout):
             for a in range(kh):
                 for b in range(kw):
-                    out[:, :, i, j] = np.maximum(out[:, :, i, j], xp[:, :, i * sh + a * dh, j * sw + b * dw])
+                    tap = xp[:, :, i * sh + a * dh, j * sw + b * dw]
+                    out[:, :, i, j] = np.maximum(out[:, :, i, j], tap)
     return out
 
 

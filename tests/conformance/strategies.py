@@ -118,6 +118,13 @@ def view_of(flat, layout):
     )
 
 
+def covered_mask(size, layout):
+    """Which of a ``size``-element buffer's elements ``layout`` reaches."""
+    mask = np.zeros(size, bool)
+    view_of(mask, layout)[...] = True
+    return mask
+
+
 @dataclass
 class HostView:
     """A flat host buffer and a layout into it (the buffer may be shared)."""

@@ -9,7 +9,7 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 
 from .checks import Expected, assert_bitwise_equal, read_flat, read_result, sum_tolerance
-from .strategies import dtype_params, host_arrays, index_arrays, shapes, view_of
+from .strategies import covered_mask, dtype_params, host_arrays, index_arrays, shapes, view_of
 
 ALL = dtype_params(dt.ALL_DTYPES)
 ADDABLE = dtype_params(dt.NUMERIC)  # scatter_add / index_add add: numeric dtypes
@@ -70,12 +70,6 @@ def _targets(idx, axis, n):
         yield p, tuple(target)
 
 
-def _covered(flat_size, layout):
-    mask = np.zeros(flat_size, bool)
-    view_of(mask, layout)[...] = True
-    return mask
-
-
 @pytest.mark.parametrize("dtype", ALL)
 @given(data=st.data())
 def test_scatter(device, dtype, data):
@@ -84,7 +78,7 @@ def test_scatter(device, dtype, data):
     assert target.scatter(dst.layout, idx.upload(device), idx.layout, src.upload(device),
                           src.layout, axis) is None
     got_flat = read_flat(target)
-    outside = ~_covered(dst.flat.size, dst.layout)
+    outside = ~covered_mask(dst.flat.size, dst.layout)
     assert_bitwise_equal(got_flat[outside], dst.flat[outside])
     # with duplicate indices any one of the writes may win
     candidates = {}
@@ -122,7 +116,7 @@ def _accumulate_expected(dtype, before, contributions):
 
 def _check_accumulated(target, dst, expected):
     got_flat = read_flat(target)
-    outside = ~_covered(dst.flat.size, dst.layout)
+    outside = ~covered_mask(dst.flat.size, dst.layout)
     assert_bitwise_equal(got_flat[outside], dst.flat[outside])
     expected.check(np.array(view_of(got_flat, dst.layout)))
 

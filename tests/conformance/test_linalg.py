@@ -148,8 +148,10 @@ def _well_conditioned(rng, dtype, shape):
 def test_solve(linalg_device, dtype, data):
     batch, n, _, rng = data.draw(matrix_case())
     k = data.draw(st.integers(1, 3), label="k")
-    s, layout, a = _upload_matrix(linalg_device, dtype, data, _well_conditioned(rng, dtype, batch + (n, n)), "A")
-    r, r_layout, b = _upload_matrix(linalg_device, dtype, data, _random(rng, dtype, batch + (n, k)), "B")
+    s, layout, a = _upload_matrix(linalg_device, dtype, data,
+                                   _well_conditioned(rng, dtype, batch + (n, n)), "A")
+    r, r_layout, b = _upload_matrix(linalg_device, dtype, data,
+                                    _random(rng, dtype, batch + (n, k)), "B")
     x = read_result(s.solve(layout, r, r_layout), dtype, batch + (n, k)).astype(np.complex128)
     assert_close_matrix(a @ x, b, dtype, n, np.abs(b).max() * n + 1, "A X")
 
@@ -158,7 +160,8 @@ def test_solve(linalg_device, dtype, data):
 @given(data=st.data())
 def test_inv(linalg_device, dtype, data):
     batch, n, _, rng = data.draw(matrix_case())
-    s, layout, a = _upload_matrix(linalg_device, dtype, data, _well_conditioned(rng, dtype, batch + (n, n)), "A")
+    s, layout, a = _upload_matrix(linalg_device, dtype, data,
+                                   _well_conditioned(rng, dtype, batch + (n, n)), "A")
     x = read_result(s.inv(layout), dtype, batch + (n, n)).astype(np.complex128)
     assert_close_matrix(a @ x, np.eye(n) + 0 * a, dtype, n, n, "A inv(A)")
 

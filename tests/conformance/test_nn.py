@@ -34,7 +34,9 @@ def conv_setup(draw, dims, transposed):
     stride = tuple(draw(small(1, 3), label="stride") for _ in range(dims))
     padding = tuple(draw(small(0, 2), label="padding") for _ in range(dims))
     dilation = tuple(draw(small(1, 2), label="dilation") for _ in range(dims))
-    out_pad = tuple(draw(small(0, s - 1), label="output_padding") for s in stride) if transposed else None
+    out_pad = None
+    if transposed:
+        out_pad = tuple(draw(small(0, s - 1), label="output_padding") for s in stride)
     for i in range(dims):
         if transposed:
             size = ((spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel[i] - 1)
@@ -128,7 +130,7 @@ def test_max_pool2d(device, dtype, data):
 @pytest.mark.parametrize("dtype", FLOATING)
 @given(data=st.data())
 def test_upsample_nearest2d(device, dtype, data):
-    shape = (data.draw(small(1, 2)), data.draw(small(1, 3)), data.draw(small(1, 5)), data.draw(small(1, 5)))
+    shape = tuple(data.draw(small(1, top), label=name) for name, top in zip("NCHW", (2, 3, 5, 5)))
     out_h, out_w = data.draw(small(1, 11), label="out_h"), data.draw(small(1, 11), label="out_w")
     x = data.draw(host_arrays(dtype, shape), label="x")
     out = x.upload(device).upsample_nearest2d(x.layout, out_h, out_w)
