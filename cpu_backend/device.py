@@ -18,7 +18,9 @@ from . import random
 from .error import QuietBlock, unsupported
 from .storage import DTYPE_OF_NUMPY, CpuStorage
 
-_IEEE = frozenset(dt.REAL_FLOATING + dt.COMPLEX)  # fills of these may overflow to inf
+# a Python float is a float64: filling these narrower types with one may overflow to inf
+# (names: str hashes are cached, DType hashes run Python code)
+_NARROW_FLOATS = frozenset(d.name for d in (dt.float16, dt.bfloat16, dt.float32, dt.complex64))
 
 
 def _np_dtype(dtype, op):
@@ -65,7 +67,7 @@ class CpuDevice:
 
     def full(self, shape, dtype, value):
         buf = np.empty(prod(shape), _np_dtype(dtype, "full"))
-        if dtype in _IEEE:
+        if dtype.name in _NARROW_FLOATS:
             with QuietBlock():  # a finite value beyond the dtype's range becomes inf
                 buf.fill(value)
         else:

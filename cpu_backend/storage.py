@@ -56,11 +56,12 @@ class CpuStorage:
     def assign(self, dst_layout, src, src_layout):
         self._same_dtype(src, "src", "assign")
         source = view(src.buf, src_layout)
-        if src.buf is self.buf:
+        target = view(self.buf, dst_layout)
+        if src.buf is self.buf and np.may_share_memory(target, source):
             # NumPy does not detect every overlap (e.g. 1-D views with different steps):
             # read the source out first, as the contract says
             source = source.copy()
-        np.copyto(view(self.buf, dst_layout), source)
+        np.copyto(target, source)
 
     def fill(self, layout, value):
         with QuietBlock():
