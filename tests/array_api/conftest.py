@@ -28,6 +28,7 @@ _BACKENDS_ENV = "CANDLEWICK_TEST_BACKENDS"
 
 # The device fixture is function scoped (it is parametrized); its value never changes
 # between the examples of one test, which is what this health check worries about.
+_MIN_EXAMPLES = 15
 _SUPPRESSED = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large,
                HealthCheck.filter_too_much]
 
@@ -47,9 +48,11 @@ def _register_profiles():
         parent = settings.get_profile(wanted)
     except InvalidArgument:
         raise pytest.UsageError(f"{_PROFILE_ENV}={wanted!r}: no Hypothesis profile of that name") from None
-    # Keep the parent's budget but always suppress the checks above.
+    # Keep the parent's budget (at least _MIN_EXAMPLES: this folder's ~1300 tests run in
+    # about a minute on 2 cores with it) and always suppress the checks above.
     suppressed = list(dict.fromkeys(list(parent.suppress_health_check) + _SUPPRESSED))
-    settings.register_profile(f"array-api-{wanted}", parent=parent, suppress_health_check=suppressed)
+    settings.register_profile(f"array-api-{wanted}", parent=parent, suppress_health_check=suppressed,
+                              max_examples=max(parent.max_examples, _MIN_EXAMPLES))
     settings.load_profile(f"array-api-{wanted}")
 
 

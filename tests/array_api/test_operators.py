@@ -13,7 +13,8 @@ import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
     any_arrays, arrays,
-    BOOL, COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, SIGNED, assert_matches_strict, assert_values,
+    BOOL, COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, SIGNED, assert_matches_oracle,
+    assert_matches_strict, assert_values, strict_oracle,
     bits_of, dt, finite_arrays, int_arrays, operand_elements, quiet, shapes, strict_result_name, to_np, to_strict, xps,
 )
 from spec_tables import BINARY, BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS
@@ -51,8 +52,8 @@ def test_operator_matches_strict(op, data):
     fname = OPERATORS[op]
     x1, x2 = _operands(data, fname)
     out = getattr(x1, op)(x2)
-    ref = quiet(getattr(to_strict(x1), op), to_strict(x2))
-    assert_matches_strict(out, ref, rtol=_rtol(fname, strict_result_name(ref)), what=f"x1.{op}(x2): ")
+    ref = strict_oracle(op, lambda a, b: getattr(a, op)(b), to_strict(x1), to_strict(x2))
+    assert_matches_oracle(out, ref, rtol=_rtol(fname, strict_result_name(ref[0])), what=f"x1.{op}(x2): ")
     # the function gives the same result
     np.testing.assert_array_equal(to_np(getattr(cw, fname)(x1, x2)), to_np(out))
 
@@ -84,11 +85,10 @@ def test_python_scalar_on_either_side(op, data):
         scalar = data.draw(operand_elements(fname, name, "x1" if scalar_first else "x2", bits), label="scalar")
     else:
         scalar = data.draw(st.one_of(st.integers(-5, 5), st.floats(-5, 5, width=32)), label="scalar")
-    if scalar_first:
-        out, ref = getattr(x, _reflected(op))(scalar), quiet(getattr(to_strict(x), _reflected(op)), scalar)
-    else:
-        out, ref = getattr(x, op)(scalar), quiet(getattr(to_strict(x), op), scalar)
-    assert_matches_strict(out, ref, rtol=_rtol(fname, name), what=f"{op} with {scalar!r}: ")
+    method = _reflected(op) if scalar_first else op
+    out = getattr(x, method)(scalar)
+    ref = strict_oracle(op, lambda a: getattr(a, method)(scalar), to_strict(x))
+    assert_matches_oracle(out, ref, rtol=_rtol(fname, name), what=f"{method} with {scalar!r}: ")
     assert out.dtype == x.dtype, "a Python scalar must not change the array's dtype"
 
 
@@ -99,7 +99,7 @@ def test_in_place_operator(op, data):
     and otherwise raises without touching x1."""
     fname = BINARY_OPERATORS[op]
     x1, x2 = _operands(data, fname, same_shape_as_first=data.draw(st.booleans(), label="fits"))
-    ref = quiet(getattr(to_strict(x1), op), to_strict(x2))
+    ref, ref_values = strict_oracle(op, lambda a, b: getattr(a, op)(b), to_strict(x1), to_strict(x2))
     target = cw.asarray(x1, copy=True)
     before = to_np(target).copy()
     fits = (strict_result_name(ref) == x1.dtype.name and tuple(ref.shape) == tuple(x1.shape))
@@ -107,7 +107,7 @@ def test_in_place_operator(op, data):
         result = IN_PLACE[op](target, x2)
         assert result is target, f"{op[:-2]}= must return the array it updated"
         assert target.dtype == x1.dtype
-        assert_values(target, np.asarray(ref), rtol=_rtol(fname, x1.dtype.name), what=f"{op} in place: ")
+        assert_values(target, ref_values, rtol=_rtol(fname, x1.dtype.name), what=f"{op} in place: ")
     else:
         with pytest.raises((TypeError, ValueError)):
             IN_PLACE[op](target, x2)
@@ -310,8 +310,9 @@ def test_array_attributes(x):
     assert x.shape == host.shape and isinstance(x.shape, tuple)
     assert x.ndim == host.ndim and x.size == host.size
     assert x.dtype == cw.asarray(x).dtype
-    assert x.device == cw.get_device(x.device) or x.device is not None
-    assert to_np(x.mT).tolist() == np.swapaxes(host, -1, -2).tolist() if x.ndim >= 2 else True
+    assert x.device == cw.get_device(x.device)
+    if x.ndim >= 2:
+        np.testing.assert_array_equal(to_np(x.mT), np.swapaxes(host, -1, -2))
     if x.ndim == 2:
         np.testing.assert_array_equal(to_np(x.T), host.T)
     elif x.ndim != 2:
