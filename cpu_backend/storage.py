@@ -176,9 +176,9 @@ class CpuStorage:
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if layout.is_contiguous and len(axes) == len(layout.shape):
-            out = kernel(flat(self.buf, layout), (0,))  # a full reduction: over the flat buffer
-        else:
-            out = kernel(view(self.buf, layout), tuple(axes))
+            # a full reduction runs over the flat buffer; keepdims leaves exactly (1,)
+            return CpuStorage(kernel(flat(self.buf, layout), (0,)), out_dtype)
+        out = kernel(view(self.buf, layout), tuple(axes))
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def scan(self, op, layout, axis):
