@@ -149,14 +149,16 @@ class RocmDevice:
     """One HIP device (``rocm:N``)."""
 
     backend = "rocm"
+    dtypes = _dt.ALL_DTYPES
+    # the optional linalg and fft groups are not implemented on this backend yet; class
+    # attributes so tools (docs/array_api.md) can read them without a device
+    capabilities = frozenset()
 
     def __init__(self, ordinal):
         api = hip_api()
         hip = api.hip
         self.ordinal = ordinal
         self.name = f"rocm:{ordinal}"
-        self.dtypes = _dt.ALL_DTYPES
-        self.capabilities = ()
         check("hipSetDevice", hip.hipSetDevice(ordinal))
         props = check("hipGetDeviceProperties", hip.hipGetDeviceProperties(ordinal))
         self.product_name = _text(props.name)
