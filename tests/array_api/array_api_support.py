@@ -361,7 +361,6 @@ def small_arrays(name, shape, lo=-3, hi=3, *, allow_nan=False):
         return arrays(name, shape)
     if name in INTEGER:
         return int_arrays(name, shape, lo, hi)
-    part = {"complex64": "float32", "complex128": "float64"}.get(name, name)
     values = st.integers(lo, hi).map(float)
     if allow_nan:
         values = values | st.just(float("nan"))

@@ -2,13 +2,12 @@
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 import candlewick as cw
 from array_api_support import (
-    any_arrays, arrays,
-    ALL, COMPLEX, FLOAT, INTEGER, NUMERIC, REAL_FLOAT, dt, quiet, shapes, to_np, xps,
+    ALL, INTEGER, NUMERIC, REAL_FLOAT, any_arrays, arrays, dt, shapes, to_np,
 )
 
 small_ints = st.integers(-20, 20)

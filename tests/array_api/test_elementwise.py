@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
-    ALL, BOOL, COMPLEX, INTEGER, REAL_FLOAT, VIEW_KINDS, assert_matches_strict, bits_of, dt,
-    assert_matches_oracle, finite_arrays, strict_oracle, strict_result_name,
-    operand_elements, quiet, sdt, shapes, to_np, to_strict, view_pair, xps,
+    ALL, BOOL, COMPLEX, INTEGER, REAL_FLOAT, VIEW_KINDS, assert_matches_oracle, bits_of, dt,
+    finite_arrays, operand_elements, quiet, sdt, shapes, strict_oracle, strict_result_name,
+    to_np, to_strict, view_pair, xps,
 )
 from spec_tables import BINARY, PERMITTED_EXTENSIONS, UNARY
 

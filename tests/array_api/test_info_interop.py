@@ -6,10 +6,9 @@ import array_api_compat
 import numpy as np
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 import candlewick as cw
-from array_api_support import ALL, any_arrays, arrays, dt, same_memory, shapes, to_np
+from array_api_support import ALL, any_arrays, dt, same_memory, shapes, to_np
 
 info = cw.__array_namespace_info__()
 

@@ -8,14 +8,14 @@ UnsupportedOperation; those tests skip there (the fuzz test checks the error cla
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
-    FLOAT, INTEGER, NUMERIC, REAL_FLOAT, arrays, assert_matches_strict, assert_values, dt,
-    finite_arrays, int_arrays, quiet, shapes, to_np, to_strict, xps,
+    FLOAT, INTEGER, NUMERIC, REAL_FLOAT, assert_matches_strict, finite_arrays, int_arrays,
+    quiet, shapes, to_np, to_strict,
 )
 from candlewick.errors import UnsupportedOperation
 

@@ -12,10 +12,9 @@ from hypothesis import strategies as st
 import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
-    any_arrays, arrays,
-    BOOL, COMPLEX, INTEGER, NUMERIC, REAL_FLOAT, SIGNED, assert_matches_oracle,
-    assert_matches_strict, assert_values, strict_oracle,
-    bits_of, dt, finite_arrays, int_arrays, operand_elements, quiet, shapes, strict_result_name, to_np, to_strict, xps,
+    INTEGER, NUMERIC, REAL_FLOAT, SIGNED, any_arrays, assert_matches_oracle, assert_matches_strict,
+    assert_values, bits_of, dt, finite_arrays, int_arrays, operand_elements, quiet, shapes,
+    strict_oracle, strict_result_name, to_np, to_strict, xps,
 )
 from spec_tables import BINARY, BINARY_OPERATORS, COMPARISON_OPERATORS, UNARY_OPERATORS
 from test_elementwise import PAIRS, _rtol

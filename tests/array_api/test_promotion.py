@@ -16,7 +16,7 @@ import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
     ALL, BOOL, COMPLEX, FLOAT, INTEGER, NUMERIC, REAL_FLOAT, dt, finite_arrays, name_of, quiet,
-    sdt, shapes, to_np, xps,
+    sdt, shapes, to_np,
 )
 
 PAIRS = list(itertools.product(ALL, ALL))

@@ -5,14 +5,14 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 
 import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
-    ALL, COMPLEX, INTEGER, NUMERIC, REAL, REAL_FLOAT, arrays, assert_matches_strict, axes_for,
-    axis_for, dt, quiet, shapes, small_arrays, to_np, to_strict, xps,
+    ALL, REAL, REAL_FLOAT, arrays, assert_matches_strict, axes_for, axis_for, shapes,
+    small_arrays, to_np, to_strict, xps,
 )
 
 

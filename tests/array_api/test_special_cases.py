@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from array_api_support import dt, to_np
+from array_api_support import to_np
 from special_case_tables import (
     ANY_INF, ANY_ZERO, BINARY_COMPLEX, BINARY_REAL, NAN_NEG, NAN_POS, UNARY_COMPLEX, UNARY_REAL,
     AnyOf, Approx,
