@@ -72,6 +72,7 @@ def _known_calls():
         ("ones", cw.ones, ((1, 2**62, 1),), {}),
         ("empty", cw.empty, ((1, 2**62, 1),), {}),
         ("arange", cw.arange, (1e300,), {}),
+        ("arange", cw.arange, (-1.5, -1.5, -1), {"dtype": cw.bool}),
         ("linspace", cw.linspace, (float("-inf"), -3, 2**62), {}),
         ("repeat", cw.repeat, (x, 2**62), {}),
         ("asarray", cw.asarray, (1j,), {"dtype": cw.float16}),
@@ -81,7 +82,8 @@ def _known_calls():
     ]
 
 
-@pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(), ids=[c[0] for c in _known_calls()])
+@pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(),
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(_known_calls())])
 def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
