@@ -79,6 +79,7 @@ def _known_calls():
         ("Array.__getitem__", lambda a, k: a[k], (cw.asarray(0, dtype=cw.int8), [cw.get_device("cpu"), True, complex]), {}),
         ("Array.__add__", lambda a, *rest: a.__add__(*rest), (cw.ones(2), 1, "ortho"), {}),
         ("Array.__lt__", lambda a, *rest: a.__lt__(*rest), (cw.ones(2), -3, 1), {}),
+        ("Array.__dlpack__", lambda a, **kw: a.__dlpack__(**kw), (cw.ones(2),), {"stream": 1}),
     ]
 
 
