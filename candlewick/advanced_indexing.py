@@ -54,7 +54,10 @@ def _to_array(item, x):
     if isinstance(item, (list, np.ndarray)):
         from .creation import asarray
 
-        host = np.asarray(item)
+        try:
+            host = np.asarray(item)
+        except ValueError:
+            raise IndexError(f"an index list must be rectangular (like an array), got {item!r}") from None
         if host.size == 0 and host.dtype.kind == "f":
             host = host.astype(np.int64)  # an empty list indexes nothing; NumPy takes it as int
         if host.dtype.kind not in "biu":

@@ -205,49 +205,60 @@ def _assign_inplace(target, result, symbol):
     return target
 
 
+def _operator_methods(op, short, symbol):
+    """The forward, reflected and in-place methods of one binary operator (closures, so
+    an extra positional argument is a TypeError rather than a hidden parameter)."""
+    binary = _ew.binary
+    fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
+
+    def fwd(self, other, /):
+        if not _operand(other):
+            return NotImplemented
+        return binary(op, self, other, fwd_name)
+
+    def rev(self, other, /):
+        if not _operand(other):
+            return NotImplemented
+        return binary(op, other, self, rev_name)
+
+    def inplace(self, other, /):
+        if not _operand(other):
+            return NotImplemented
+        return _assign_inplace(self, binary(op, self, other, symbol), symbol)
+
+    for name, fn in ((fwd_name, fwd), (rev_name, rev), (in_name, inplace)):
+        fn.__name__ = fn.__qualname__ = name
+        yield name, fn
+
+
+def _comparison_method(op, short):
+    name = f"__{short}__"
+
+    def cmp(self, other, /):
+        if not _operand(other):
+            return NotImplemented
+        return _ew.compare(op, self, other, name)
+
+    cmp.__name__ = cmp.__qualname__ = name
+    return name, cmp
+
+
 def _install_operators():
     binary_ops = {
-        "add": BinaryOp.ADD, "sub": BinaryOp.SUBTRACT, "mul": BinaryOp.MULTIPLY,
-        "truediv": BinaryOp.DIVIDE, "floordiv": BinaryOp.FLOOR_DIVIDE,
-        "mod": BinaryOp.REMAINDER, "pow": BinaryOp.POW, "and": BinaryOp.BITWISE_AND,
-        "or": BinaryOp.BITWISE_OR, "xor": BinaryOp.BITWISE_XOR,
-        "lshift": BinaryOp.BITWISE_LEFT_SHIFT, "rshift": BinaryOp.BITWISE_RIGHT_SHIFT,
+        "add": (BinaryOp.ADD, "+"), "sub": (BinaryOp.SUBTRACT, "-"), "mul": (BinaryOp.MULTIPLY, "*"),
+        "truediv": (BinaryOp.DIVIDE, "/"), "floordiv": (BinaryOp.FLOOR_DIVIDE, "//"),
+        "mod": (BinaryOp.REMAINDER, "%"), "pow": (BinaryOp.POW, "**"),
+        "and": (BinaryOp.BITWISE_AND, "&"), "or": (BinaryOp.BITWISE_OR, "|"),
+        "xor": (BinaryOp.BITWISE_XOR, "^"), "lshift": (BinaryOp.BITWISE_LEFT_SHIFT, "<<"),
+        "rshift": (BinaryOp.BITWISE_RIGHT_SHIFT, ">>"),
     }
-    symbols = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
-               "pow": "**", "and": "&", "or": "|", "xor": "^", "lshift": "<<", "rshift": ">>"}
-    binary = _ew.binary
-    for short, op in binary_ops.items():
-        fname = f"__{short}__"
-
-        def fwd(self, other, _op=op, _name=fname):
-            if not _operand(other):
-                return NotImplemented
-            return binary(_op, self, other, _name)
-
-        def rev(self, other, _op=op, _name=f"__r{short}__"):
-            if not _operand(other):
-                return NotImplemented
-            return binary(_op, other, self, _name)
-
-        def inplace(self, other, _op=op, _sym=symbols[short] + "="):
-            if not _operand(other):
-                return NotImplemented
-            return _assign_inplace(self, binary(_op, self, other, _sym), _sym)
-
-        for name, fn in ((fname, fwd), (f"__r{short}__", rev), (f"__i{short}__", inplace)):
-            fn.__name__ = fn.__qualname__ = name
+    for short, (op, symbol) in binary_ops.items():
+        for name, fn in _operator_methods(op, short, symbol + "="):
             setattr(Array, name, fn)
-
     compare_ops = {"eq": CompareOp.EQUAL, "ne": CompareOp.NOT_EQUAL, "lt": CompareOp.LESS,
                    "le": CompareOp.LESS_EQUAL, "gt": CompareOp.GREATER, "ge": CompareOp.GREATER_EQUAL}
     for short, op in compare_ops.items():
-        def cmp(self, other, _op=op, _name=f"__{short}__"):
-            if not _operand(other):
-                return NotImplemented
-            return _ew.compare(_op, self, other, _name)
-
-        cmp.__name__ = cmp.__qualname__ = f"__{short}__"
-        setattr(Array, f"__{short}__", cmp)
+        setattr(Array, *_comparison_method(op, short))
     Array.__hash__ = None
 
 

@@ -115,7 +115,12 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         )
     target = _resolve_device(device)
     if dtype is not None and is_scalar(obj):
-        value, _ = scalar_for(obj, dtype, "asarray") if not dtype.is_bool or isinstance(obj, bool) else (bool(obj), dtype)
+        if dtype.is_bool and not isinstance(obj, bool):
+            value = bool(obj)
+        else:
+            value, run_dtype = scalar_for(obj, dtype, "asarray")
+            if run_dtype is not dtype:
+                raise DTypeError(f"asarray: a {type(obj).__name__} cannot be stored as {dtype.name}")
         host = np.asarray(value, dtype=dtype.numpy)
     else:
         host = _infer_host(obj, dtype)
@@ -226,6 +231,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
     else:
         dtype = _dt.as_dtype(dtype)
+        if dtype.is_bool or dtype.is_complex:
+            raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
     if all_int:
         size = max(0, -((start - stop) // step))
     else:

@@ -90,6 +90,8 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
                 raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
             producer = storage.to_host(layout)  # an owning host copy
         dl_device = None
+    if stream is not None and int(producer.__dlpack_device__()[0]) == DLDeviceType.CPU:
+        raise ValueError(f"__dlpack__: stream must be None for an export to the host, got {stream!r}")
     kwargs = {"stream": stream}
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)

@@ -23,6 +23,8 @@ def _scalar_value(v):
 
 def unary(op, x, fname):
     require_array(x, fname)
+    if op is UnaryOp.LOGICAL_NOT and not x._dtype.is_bool:
+        x = x.astype(_dt.bool_)  # truth values of any dtype, as logical_and/or/xor take them
     out_dtype = check_accepts(op, x._dtype, fname)
     return wrap(x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 

@@ -190,6 +190,8 @@ def repeat(x, repeats, /, *, axis=None):
         r = _int_arg(repeats, "repeat", "repeats")
         if r < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {r}")
+        if x._layout.size * r * x._dtype.itemsize > 2**63 - 1:
+            raise ValueError(f"repeat: {r} repeats of {x._layout.size} elements exceed any device's memory")
         # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
         lay = x._layout
         spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],

@@ -171,6 +171,8 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         return _ew.sqrt(_sum_of_squares(x, axes, keepdims))
     a = _ew.abs(x)
     if ord == math.inf:
+        if any(x.shape[i] == 0 for i in axes):  # NumPy and array-api-strict: 0 for no elements
+            return _st.sum(a, axis=axes, keepdims=keepdims)
         return _st.max(a, axis=axes, keepdims=keepdims)
     if ord == -math.inf:
         return _st.min(a, axis=axes, keepdims=keepdims)
