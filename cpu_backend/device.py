@@ -12,9 +12,9 @@ import ml_dtypes
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.errors import DeviceError, DTypeError
+from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError
 
-from . import random
+from . import dlpack, random
 from .error import QuietBlock, unsupported
 from .storage import DTYPE_OF_NUMPY, CpuStorage
 
@@ -56,17 +56,46 @@ class CpuDevice:
             ) from None
         return CpuStorage(array.flatten(), dtype)  # flatten: always a C-order copy
 
+    def storage_from_dlpack(self, obj, copy):
+        """The optional DLPack import hook: ``(storage, layout)`` sharing a host-memory
+        producer's memory (unless ``copy``), or None for memory on another device."""
+        array = dlpack.import_host_array(obj, copy)
+        if array is None:
+            return None
+        try:
+            dtype = DTYPE_OF_NUMPY[array.dtype]
+        except KeyError:
+            raise DTypeError(f"from_dlpack: dtype {array.dtype} has no candlewick equivalent") from None
+        buf, layout = dlpack.flat_buffer_and_layout(array)
+        return CpuStorage(buf, dtype), layout
+
     def zeros(self, shape, dtype):
-        return CpuStorage(np.zeros(prod(shape), _np_dtype(dtype, "zeros")), dtype)
+        np_dtype = _np_dtype(dtype, "zeros")
+        try:
+            return CpuStorage(np.zeros(prod(shape), np_dtype), dtype)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("zeros", shape, np_dtype, exc) from exc
 
     def ones(self, shape, dtype):
-        return CpuStorage(np.ones(prod(shape), _np_dtype(dtype, "ones")), dtype)
+        np_dtype = _np_dtype(dtype, "ones")
+        try:
+            return CpuStorage(np.ones(prod(shape), np_dtype), dtype)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("ones", shape, np_dtype, exc) from exc
 
     def empty(self, shape, dtype):
-        return CpuStorage(np.empty(prod(shape), _np_dtype(dtype, "empty")), dtype)
+        np_dtype = _np_dtype(dtype, "empty")
+        try:
+            return CpuStorage(np.empty(prod(shape), np_dtype), dtype)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("empty", shape, np_dtype, exc) from exc
 
     def full(self, shape, dtype, value):
-        buf = np.empty(prod(shape), _np_dtype(dtype, "full"))
+        np_dtype = _np_dtype(dtype, "full")
+        try:
+            buf = np.empty(prod(shape), np_dtype)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("full", shape, np_dtype, exc) from exc
         if dtype.name in _NARROW_FLOATS:
             with QuietBlock():  # a finite value beyond the dtype's range becomes inf
                 buf.fill(value)
@@ -76,6 +105,13 @@ class CpuDevice:
 
     def arange(self, start, step, size, dtype):
         np_dtype = _np_dtype(dtype, "arange")
+        try:
+            return CpuStorage(self._arange(start, step, size, dtype, np_dtype), dtype)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("arange", (size,), np_dtype, exc) from exc
+
+    @staticmethod
+    def _arange(start, step, size, dtype, np_dtype):
         if dtype.is_integer or dtype.is_bool:
             # int64 arithmetic is arithmetic mod 2**64; uint64 words also admit uint64 starts
             i = np.arange(size, dtype=np.uint64)
@@ -85,7 +121,7 @@ class CpuDevice:
             wide = np.complex128 if dtype.is_complex else np.float64
             with QuietBlock():
                 buf = (start + np.arange(size, dtype=wide) * step).astype(np_dtype)
-        return CpuStorage(buf, dtype)
+        return buf
 
     def _random_dtype(self, op, dtype):
         if not dtype.is_floating:
@@ -94,14 +130,20 @@ class CpuDevice:
 
     def rand_uniform(self, shape, dtype, seed, counter, low, high):
         np_dtype = self._random_dtype("rand_uniform", dtype)
-        with QuietBlock():
-            buf = random.uniform(prod(shape), np_dtype, seed, counter, low, high)
+        try:
+            with QuietBlock():
+                buf = random.uniform(prod(shape), np_dtype, seed, counter, low, high)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("rand_uniform", shape, np_dtype, exc) from exc
         return CpuStorage(buf, dtype)
 
     def rand_normal(self, shape, dtype, seed, counter, mean, std):
         np_dtype = self._random_dtype("rand_normal", dtype)
-        with QuietBlock():
-            buf = random.normal(prod(shape), np_dtype, seed, counter, mean, std)
+        try:
+            with QuietBlock():
+                buf = random.normal(prod(shape), np_dtype, seed, counter, mean, std)
+        except (MemoryError, ValueError) as exc:
+            raise _allocation_error("rand_normal", shape, np_dtype, exc) from exc
         return CpuStorage(buf, dtype)
 
     # --- device state ------------------------------------------------------------------------
@@ -115,6 +157,20 @@ class CpuDevice:
         except (OSError, ValueError, KeyError):
             page = os.sysconf("SC_PAGE_SIZE")
             return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+
+
+def _allocation_error(op, shape, np_dtype, exc):
+    """The error for NumPy failing to create ``shape`` elements: a bad shape is a
+    ShapeError, anything else (MemoryError, "array is too big") a DeviceMemoryError
+    saying how much was asked and how much is free."""
+    size = prod(shape)
+    if size < 0 or any(n < 0 for n in shape):
+        return ShapeError(f"{op}: shape {tuple(shape)} has a negative dimension")
+    try:
+        free = CPU_DEVICE.memory_info()[0]
+    except OSError:
+        free = None
+    return DeviceMemoryError("cpu", size * np_dtype.itemsize, free, f"{op} of {size} {np_dtype} elements: {exc}")
 
 
 def _meminfo():

@@ -169,6 +169,8 @@ def _unary_impl(op, dtype):
         return special.complex_log1p
     if op is UnaryOp.ABS and dtype.is_complex:
         return _complex_abs
+    if op is UnaryOp.EXPM1 and dtype.is_complex:
+        return special.complex_expm1
     integral = dtype.is_integer or dtype.is_bool
     if op in _IDENTITY_ON_INTEGERS and integral:
         return _copy  # np.rint would even return a float for integers

@@ -1,5 +1,5 @@
-"""Special functions NumPy lacks or gets inaccurate, vectorized: erf, gelu, sigmoid,
-silu, and complex log1p.
+"""Special functions NumPy lacks or gets wrong, vectorized: erf, gelu, sigmoid, silu,
+complex log1p (accuracy) and complex expm1 (special values).
 
 ``erf`` follows the piecewise rational approximations of fdlibm's ``s_erf.c``
 (Sun Microsystems, 1993; the coefficients below are its published constants), which
@@ -123,6 +123,32 @@ def complex_log1p(z):
     if np.any(small):
         zs = z[small]
         x, y = zs.real, zs.imag
-        re = 0.5 * np.log1p(x * (2 + x) + y * y)
-        out[small] = re + 1j * np.arctan2(y, 1 + x)
+        out[small] = _complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
+    return out
+
+
+def _complex(re, im):
+    # built part by part: re + 1j * im would turn an infinite im into nan + inf j
+    out = np.empty(re.shape, np.result_type(re.dtype, np.complex64))
+    out.real = re
+    out.imag = im
+    return out
+
+
+def complex_expm1(z):
+    """exp(z) - 1 with the C99/Array API special values and full accuracy for small z.
+
+    NumPy's complex expm1 evaluates the finite-z formula below everywhere, so infinite
+    parts give NaN where the standard wants e.g. expm1(inf + 0j) = inf + 0j. Non-finite z
+    take exp(z) - 1 (NumPy's complex exp follows C99); finite z take
+    Re = expm1(x) cos y - 2 sin^2(y/2), Im = exp(x) sin y (exactly y when y is +-0)."""
+    out = np.exp(z) - 1
+    finite = np.isfinite(z)
+    if np.any(finite):
+        zf = z[finite]
+        x, y = zf.real, zf.imag
+        half = np.sin(y / 2)
+        re = np.expm1(x) * np.cos(y) - 2 * half * half
+        im = np.where(y == 0, y, np.exp(x) * np.sin(y))
+        out[finite] = _complex(re, im)
     return out

@@ -51,6 +51,11 @@ class CpuStorage:
     def to_host(self, layout):
         return view(self.buf, layout).copy()
 
+    def dlpack_view(self, layout):
+        """The optional DLPack export hook: a NumPy view sharing this buffer (NumPy raises
+        BufferError for what DLPack cannot carry, e.g. bfloat16)."""
+        return view(self.buf, layout)
+
     # --- in-place ---------------------------------------------------------------------
 
     def assign(self, dst_layout, src, src_layout):

@@ -33,6 +33,8 @@ def view(buf, layout):
     shape = layout.shape
     if layout.is_contiguous:
         return flat(buf, layout).reshape(shape)
+    if 0 in shape:  # empty, and strided: its offset may point anywhere, even past the end
+        return buf[:0].reshape(shape)
     item = buf.itemsize
     return np.ndarray(
         shape, buf.dtype, buf, layout.offset * item, tuple([s * item for s in layout.strides])

@@ -1,0 +1,81 @@
+"""DLPack hooks, empty strided views, complex expm1 special values, allocation errors."""
+
+import cmath
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+from candlewick.errors import DeviceMemoryError
+from candlewick.layout import Layout
+from candlewick.opdefs import UnaryOp
+
+from cpu_helpers import download, upload
+
+
+def test_dlpack_view_shares_the_buffer(cpu):
+    x, _ = upload(np.arange(12.0))
+    exported = np.from_dlpack(x.dlpack_view(Layout((3, 2), (-4, 2), 8)))
+    np.testing.assert_array_equal(exported, [[8, 10], [4, 6], [0, 2]])
+    exported[0, 0] = -1  # same memory
+    assert download(x, (12,))[8] == -1
+
+
+@pytest.mark.parametrize("make", [
+    lambda h: h,
+    lambda h: h[::-1, 1::2],
+    lambda h: h.T,
+    lambda h: np.broadcast_to(h[1], (3, 4)),
+    lambda h: h[:0],
+])
+def test_storage_from_dlpack_shares_memory_with_any_strides(cpu, make):
+    host = np.arange(12, dtype=np.int32).reshape(3, 4)
+    producer = make(host)
+    storage, layout = cpu.storage_from_dlpack(producer, None)
+    np.testing.assert_array_equal(storage.to_host(layout), producer)
+    if producer.size and producer.strides[-1] != 0:
+        host[...] += 100  # visible through the shared memory
+        np.testing.assert_array_equal(storage.to_host(layout), producer)
+
+
+def test_storage_from_dlpack_copies_when_asked(cpu):
+    host = np.arange(4.0)
+    storage, layout = cpu.storage_from_dlpack(host, True)
+    host[0] = 42
+    assert storage.to_host(layout)[0] == 0
+
+
+def test_empty_views_with_any_strides_and_offset_read_as_empty():
+    x, _ = upload(np.arange(4.0))
+    odd = Layout((0, 3), (1, 7), 99)  # not contiguous, offset past the end
+    assert x.to_host(odd).shape == (0, 3)
+    assert x.unary(UnaryOp.EXP, odd).size == 0
+
+
+EXPM1_SPECIAL = [  # (z, expected) from C99 cexp(z) - 1 / the Array API tables
+    (complex(np.inf, 0.0), complex(np.inf, 0.0)),
+    (complex(-np.inf, np.inf), complex(-1.0, 0.0)),
+    (complex(-np.inf, np.nan), complex(-1.0, 0.0)),
+    (complex(np.nan, 0.0), complex(np.nan, 0.0)),
+    (complex(0.0, -0.0), complex(0.0, -0.0)),
+]
+
+
+@pytest.mark.parametrize("dtype", [dt.complex64, dt.complex128])
+def test_complex_expm1_special_values_and_small_arguments(dtype):
+    zs = np.array([z for z, _ in EXPM1_SPECIAL] + [1e-9 + 1e-9j, 0.5 - 2j], dtype.numpy)
+    x, lx = upload(zs)
+    got = download(x.unary(UnaryOp.EXPM1, lx), zs.shape)
+    for g, (_, e) in zip(got, EXPM1_SPECIAL):
+        for part_g, part_e in ((g.real, e.real), (g.imag, e.imag)):
+            assert (np.isnan(part_g) and np.isnan(part_e)) or abs(part_g) == abs(part_e)
+    for g, z in zip(got[len(EXPM1_SPECIAL):], zs[len(EXPM1_SPECIAL):]):
+        exact = cmath.exp(complex(z)) - 1 if abs(z) > 1e-3 else complex(z) + complex(z) ** 2 / 2
+        assert abs(g - exact) <= 4 * np.finfo(dtype.numpy).eps * abs(exact)
+
+
+def test_impossible_allocations_raise_device_memory_error(cpu):
+    with pytest.raises(DeviceMemoryError, match="arange"):
+        cpu.arange(0, 1, 10**300, dt.float64)
+    with pytest.raises(DeviceMemoryError, match="zeros"):
+        cpu.zeros((10**12, 10**9), dt.float32)
