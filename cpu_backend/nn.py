@@ -4,8 +4,9 @@ All work on NumPy arrays shaped (N, C, *spatial) with one or two spatial dims an
 vectorized: convolution is im2col (a strided window view of the padded input, copied
 once into a matrix) followed by one batched GEMM per group; transposed convolution is
 one GEMM followed by col2im, a loop over the kernel taps (never over pixels) that adds
-each tap's contribution into a strided slice. float16/bfloat16 run in float32 and are
-rounded once; results are new C-contiguous arrays.
+each tap's contribution into a strided slice; pooling is likewise a loop over the taps,
+each a whole-array maximum/add of one strided slice. float16/bfloat16 run in float32
+and are rounded once; results are new C-contiguous arrays.
 """
 
 import itertools
@@ -90,7 +91,6 @@ def conv_transpose(op, x, w, stride, padding, output_padding, dilation, groups):
     coutg = w.shape[1]
     kernel = w.shape[2:]
     spatial = x.shape[2:]
-    d = len(kernel)
     _check_groups(op, cin, groups, "input")
     if w.shape[0] != cin:
         raise ShapeError(f"{op}: weight has {w.shape[0]} input channels, input has {cin}")
@@ -126,17 +126,35 @@ def conv_transpose(op, x, w, stride, padding, output_padding, dilation, groups):
     return _finish(out, out_dtype)
 
 
+def _taps(op, xp, kernel, stride, dilation):
+    """For each kernel tap, the strided slice of padded ``xp`` (N, C, *S) that the tap
+    reads at every output position: pooling is a loop over the taps, never the pixels."""
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
+    for size, span in zip(xp.shape[2:], spans):
+        if size < span:
+            raise ShapeError(
+                f"{op}: padded input size {size} is smaller than the dilated kernel size {span} "
+                f"(kernel {tuple(kernel)}); the output would be empty"
+            )
+    outs = tuple((size - span) // s + 1 for size, span, s in zip(xp.shape[2:], spans, stride))
+    for tap in itertools.product(*(range(k) for k in kernel)):
+        yield xp[(slice(None), slice(None)) + tuple(
+            slice(t * d, t * d + (o - 1) * s + 1, s) for t, d, s, o in zip(tap, dilation, stride, outs)
+        )]
+
+
 def avg_pool2d(x, kernel, stride, padding, count_include_pad):
     out_dtype = x.dtype
     x = _compute(x)
-    win = _windows("avg_pool2d", _pad(x, padding), kernel, stride, (1, 1))
     with QuietBlock():
-        total = win.sum(axis=(-2, -1))
+        total = None
+        for window in _taps("avg_pool2d", _pad(x, padding), kernel, stride, (1, 1)):
+            total = window.copy() if total is None else np.add(total, window, out=total)
         if count_include_pad or not any(padding):
             out = total / (kernel[0] * kernel[1])
-        else:
-            ones = np.ones((1, 1) + x.shape[2:], x.dtype)
-            counts = _windows("avg_pool2d", _pad(ones, padding), kernel, stride, (1, 1)).sum(axis=(-2, -1))
+        else:  # count the real (unpadded) cells of each window
+            ones = _pad(np.ones((1, 1) + x.shape[2:], x.dtype), padding)
+            counts = sum(_taps("avg_pool2d", ones, kernel, stride, (1, 1)))
             out = total / counts
     return _finish(out, out_dtype)
 
@@ -144,9 +162,11 @@ def avg_pool2d(x, kernel, stride, padding, count_include_pad):
 def max_pool2d(x, kernel, stride, padding, dilation):
     out_dtype = x.dtype
     x = _compute(x)
-    win = _windows("max_pool2d", _pad(x, padding, -np.inf), kernel, stride, dilation)
     with QuietBlock():
-        out = win.max(axis=(-2, -1))  # np.max propagates NaN
+        out = None
+        for window in _taps("max_pool2d", _pad(x, padding, -np.inf), kernel, stride, dilation):
+            # np.maximum propagates NaN
+            out = window.copy() if out is None else np.maximum(out, window, out=out)
     return _finish(out, out_dtype)
 
 

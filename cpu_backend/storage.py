@@ -8,7 +8,6 @@ are all C-contiguous skip the shaped view entirely and run on 1-D slices: the re
 is then already the flat C-order buffer (this is the latency-critical path).
 """
 
-from math import prod
 
 import numpy as np
 
