@@ -29,6 +29,8 @@ def flat_buffer_and_layout(array):
     strides = tuple(s // item for s in array.strides)
     if array.size == 0:
         return np.empty(0, array.dtype), Layout(array.shape, strides, 0)
+    if array.ndim == 0:
+        return array.reshape(1), Layout((), (), 0)
     # flip the reversed axes: the data pointer then sits at the lowest element
     lowest = array[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides)]
     span = 1 + sum((n - 1) * abs(s) for n, s in zip(array.shape, strides))
