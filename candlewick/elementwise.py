@@ -23,8 +23,6 @@ def _scalar_value(v):
 
 def unary(op, x, fname):
     require_array(x, fname)
-    if op is UnaryOp.LOGICAL_NOT and not x._dtype.is_bool:
-        x = x.astype(_dt.bool_)  # truth values of any dtype, as logical_and/or/xor take them
     out_dtype = check_accepts(op, x._dtype, fname)
     return wrap(x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
@@ -135,6 +133,15 @@ for _op in _BINARY_NAMES:
 for _op in CompareOp:
     globals()[_op.value] = _make_compare(_op, f"Element-wise ``{_op.value}`` comparison (Array API).")
     __all__.append(_op.value)
+
+
+def logical_not(x, /):
+    """Element-wise logical NOT; non-bool input is taken as truth values (``x != 0``),
+    as logical_and/or/xor take it."""
+    require_array(x, "logical_not")
+    if not x._dtype.is_bool:
+        x = x.astype(_dt.bool_)
+    return unary(UnaryOp.LOGICAL_NOT, x, "logical_not")
 
 
 def positive(x, /):
