@@ -17,7 +17,7 @@ from candlewick import registry
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(
-    "ci", max_examples=10, deadline=None, derandomize=True, suppress_health_check=_SLOW_OK,
+    "ci", max_examples=15, deadline=None, derandomize=True, suppress_health_check=_SLOW_OK,
     print_blob=True,
 )
 settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=_SLOW_OK)
