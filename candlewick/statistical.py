@@ -95,6 +95,13 @@ def _scale(a, factor):
     return wrap(storage, a._layout.shape, a._dtype, a._device)
 
 
+def _divide(a, count):
+    """``a / count`` in a's dtype (a true division, as NumPy's mean; 0/0 gives NaN)."""
+    divisor = complex(count) if a._dtype.is_complex else float(count)
+    storage = a._storage.binary_scalar(BinaryOp.DIVIDE, a._layout, divisor, False)
+    return wrap(storage, a._layout.shape, a._dtype, a._device)
+
+
 def _floating(x, fname):
     """x as a floating (or complex) array: bool and integers use the default float."""
     require_array(x, fname)
@@ -118,7 +125,7 @@ def mean(x, /, *, axis=None, keepdims=False):
     axes = normalize_axes(axis, len(shape))
     count = _count(shape, axes)
     total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
-    return _scale(total, 1.0 / count if count else float("nan"))
+    return _divide(total, count)
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
