@@ -17,8 +17,9 @@ Numerics beyond raw NumPy:
 
 * float16/bfloat16 are computed in float32 and rounded once on store (``widened``);
   only ``nextafter`` runs natively, since it is defined by the narrow type's spacing.
-* complex64 math (all but the exact ops) and float32 ``logaddexp`` are computed in
-  double precision and rounded once, where NumPy's single-precision loops lose digits.
+* complex64 math (all but the exact ops) and float32 ``logaddexp``/``floor_divide``/
+  ``remainder`` are computed in double precision and rounded once, where NumPy's
+  single-precision loops lose digits; complex64 sums and products accumulate in complex128.
 * integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
 * every kernel that can set an IEEE flag runs under ``error.quiet``.
 """
@@ -41,6 +42,13 @@ LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
 def compute_dtype(dtype):
     """The NumPy dtype arithmetic on ``dtype`` runs in (float32 for float16/bfloat16)."""
     return F32 if dtype in LOW_PRECISION else dtype.numpy
+
+
+def accumulation_dtype(dtype):
+    """The dtype sums and products (reductions, scans) accumulate in: float32 for
+    float16/bfloat16, complex128 for complex64 (a complex64 running product that
+    overflows one part turns into inf - inf = NaN where the wider one stays finite)."""
+    return C128 if dtype is dt.complex64 else compute_dtype(dtype)
 
 
 def widened(kernel, np_dtype, wide=F32):
@@ -79,6 +87,12 @@ def _complex_abs(z):
     # libm hypot is correctly rounded; NumPy's SIMD complex abs loop is not (~1/3 of
     # results are an ulp or more off)
     return np.hypot(z.real, z.imag)
+
+
+def _complex_reciprocal(z):
+    # 1 / z as a division: NumPy's complex reciprocal gives nan + nan j for 1 / 0, where
+    # division (like C99) gives a complex infinity
+    return np.true_divide(z.dtype.type(1), z)
 
 
 def _relu(x):
@@ -159,7 +173,10 @@ _EXACT_IN_COMPLEX64 = frozenset({
     UnaryOp.ISINF, UnaryOp.ISNAN, UnaryOp.ROUND, BinaryOp.ADD, BinaryOp.SUBTRACT,
     *CompareOp,
 })
-_FLOAT32_IN_FLOAT64 = frozenset({BinaryOp.LOGADDEXP})
+# Real ops evaluated in float64 for float32 (and float16/bfloat16): logaddexp cancels
+# near a zero of its result; floor_divide and remainder correct a rounded quotient or
+# modulus, which single precision can push past an integer (floor(a / b) off by one).
+_REAL_IN_FLOAT64 = frozenset({BinaryOp.LOGADDEXP, BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER})
 # integer kernels that can raise an IEEE flag in NumPy (division by zero)
 _INTEGER_FLAGGING = (BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER)
 
@@ -171,6 +188,10 @@ def _unary_impl(op, dtype):
         return _complex_abs
     if op is UnaryOp.EXPM1 and dtype.is_complex:
         return special.complex_expm1
+    if op is UnaryOp.SIGN and dtype.is_complex:
+        return special.complex_sign
+    if op is UnaryOp.RECIPROCAL and dtype.is_complex:
+        return _complex_reciprocal
     integral = dtype.is_integer or dtype.is_bool
     if op in _IDENTITY_ON_INTEGERS and integral:
         return _copy  # np.rint would even return a float for integers
@@ -198,10 +219,10 @@ def _compare_impl(op, dtype):
 def _elementwise_kernel(op, dtype, impl):
     kernel = impl
     if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
-        kernel = widened(kernel, dtype.numpy)
+        kernel = widened(kernel, dtype.numpy, F64 if op in _REAL_IN_FLOAT64 else F32)
     elif dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
         kernel = widened(kernel, dtype.numpy, C128)
-    elif dtype is dt.float32 and op in _FLOAT32_IN_FLOAT64:
+    elif dtype is dt.float32 and op in _REAL_IN_FLOAT64:
         kernel = widened(kernel, dtype.numpy, F64)
     if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
         kernel = quiet(kernel)
@@ -217,11 +238,12 @@ def _reduce_impl(op, dtype):
 
     if op in (ReduceOp.SUM, ReduceOp.PROD):
         ufunc = np.add if op is ReduceOp.SUM else np.multiply
-        acc = compute_dtype(dtype)  # also stops NumPy promoting small ints to int64
+        acc = accumulation_dtype(dtype)  # also stops NumPy promoting small ints to int64
+        narrow = acc != np_dtype
 
         def accumulate(v, axes):
             r = ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True)
-            return r.astype(np_dtype) if low else r
+            return r.astype(np_dtype) if narrow else r
 
         return accumulate
 
@@ -258,13 +280,13 @@ def _reduce_impl(op, dtype):
 
 def _scan_impl(op, dtype):
     np_dtype = dtype.numpy
-    low = dtype in LOW_PRECISION
-    acc = compute_dtype(dtype)
+    acc = accumulation_dtype(dtype)
+    narrow = acc != np_dtype
     run = np.cumsum if op is ScanOp.SUM else np.cumprod
 
     def scan(v, axis):
         r = run(v, axis=axis, dtype=acc)
-        return r.astype(np_dtype) if low else r
+        return r.astype(np_dtype) if narrow else r
 
     return scan
 

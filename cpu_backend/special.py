@@ -1,5 +1,5 @@
 """Special functions NumPy lacks or gets wrong, vectorized: erf, gelu, sigmoid, silu,
-complex log1p (accuracy) and complex expm1 (special values).
+complex log1p (accuracy), complex expm1 (special values) and complex sign (overflow).
 
 ``erf`` follows the piecewise rational approximations of fdlibm's ``s_erf.c``
 (Sun Microsystems, 1993; the coefficients below are its published constants), which
@@ -152,3 +152,15 @@ def complex_expm1(z):
         im = np.where(y == 0, y, np.exp(x) * np.sin(y))
         out[finite] = _complex(re, im)
     return out
+
+
+def complex_sign(z):
+    """z / |z| (0 for 0), scaled by max(|Re z|, |Im z|) first so that neither |z| nor
+    the quotient overflows or underflows (NumPy's sign of 1e308 - 1e308j is -1j)."""
+    x, y = z.real, z.imag
+    scale = np.maximum(np.abs(x), np.abs(y))  # NaN if either part is NaN
+    zero = scale == 0
+    scale = np.where(zero, 1, scale)
+    xs, ys = x / scale, y / scale
+    magnitude = np.hypot(xs, ys)  # in [1, sqrt 2] for finite nonzero z
+    return _complex(np.where(zero, x, xs / magnitude), np.where(zero, y, ys / magnitude))

@@ -32,7 +32,8 @@ def view(buf, layout):
     """``buf`` seen through ``layout``: a NumPy array sharing its memory (writable)."""
     shape = layout.shape
     if layout.is_contiguous:
-        return flat(buf, layout).reshape(shape)
+        elements = flat(buf, layout)
+        return elements if len(shape) == 1 else elements.reshape(shape)
     if 0 in shape:  # empty, and strided: its offset may point anywhere, even past the end
         return buf[:0].reshape(shape)
     item = buf.itemsize
