@@ -80,3 +80,38 @@ def test_impossible_allocations_raise_device_memory_error(cpu):
         cpu.arange(0, 1, 10**300, dt.float64)
     with pytest.raises(DeviceMemoryError, match="zeros"):
         cpu.zeros((10**12, 10**9), dt.float32)
+
+
+def test_complex_sign_does_not_overflow_and_reciprocal_of_zero_is_infinite():
+    z, lz = upload(np.array([1e308 - 1e308j, 3 + 4j, 0j, 1e-320 + 1e-320j]))
+    sign = download(z.unary(UnaryOp.SIGN, lz), (4,))
+    h = np.sqrt(0.5)
+    np.testing.assert_allclose(sign, [h - h * 1j, 0.6 + 0.8j, 0, h + h * 1j], rtol=1e-15)
+    recip = download(z.unary(UnaryOp.RECIPROCAL, lz), (4,))
+    assert np.isinf(recip[2].real)
+
+
+def test_float32_floor_divide_is_the_floor_of_the_exact_quotient():
+    from candlewick.opdefs import BinaryOp
+
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(2000) * 1e7).astype(np.float32)
+    b = rng.standard_normal(2000).astype(np.float32)
+    sa, la = upload(a)
+    sb, lb = upload(b)
+    got = download(sa.binary(BinaryOp.FLOOR_DIVIDE, la, sb, lb), a.shape)
+    expected = np.floor_divide(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_complex64_product_accumulates_in_complex128():
+    from candlewick.opdefs import ReduceOp
+
+    host = np.full(200, 1.5 + 1.5j, np.complex64)  # |prod| = 2.12**200 overflows complex64
+    x, lx = upload(host)
+    got = download(x.reduce(ReduceOp.PROD, lx, (0,)), ())
+    with np.errstate(over="ignore"):
+        expected = np.prod(host.astype(np.complex128)).astype(np.complex64)
+    assert np.isinf(got.real) or np.isinf(got.imag)
+    assert not np.isnan(got.real) and not np.isnan(got.imag)
+    assert np.isinf(expected.real) or np.isinf(expected.imag)
