@@ -163,11 +163,9 @@ _COMPARE = {
 
 _IDENTITY_ON_INTEGERS = (UnaryOp.CEIL, UnaryOp.FLOOR, UnaryOp.TRUNC, UnaryOp.ROUND)
 _IDENTITY_ON_REAL = (UnaryOp.CONJ, UnaryOp.REAL)
-# Single-precision ops evaluated in double precision and rounded once. complex64: NumPy's
-# loops form intermediates (x*x + y*y, a*c - b*d, exp(x) before scaling by cos y, ...)
-# that overflow, underflow or cancel where the result does not, and abs/sign/divide are
-# several ulps off; only the ops below are exact in single precision. float32 logaddexp
-# cancels near a zero of its result, where only extra digits keep the relative error small.
+# complex64 ops run in complex128 and are rounded once, except these exact ones: NumPy's
+# complex64 loops form intermediates (x*x + y*y, a*c - b*d, exp(x) before scaling by
+# cos y, ...) that overflow, underflow or cancel where the result does not.
 _EXACT_IN_COMPLEX64 = frozenset({
     UnaryOp.CONJ, UnaryOp.IMAG, UnaryOp.REAL, UnaryOp.NEGATIVE, UnaryOp.ISFINITE,
     UnaryOp.ISINF, UnaryOp.ISNAN, UnaryOp.ROUND, BinaryOp.ADD, BinaryOp.SUBTRACT,
