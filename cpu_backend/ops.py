@@ -113,6 +113,17 @@ def _int_pow(base, exp):
     return np.where(negative, at_negative, result).astype(result.dtype, copy=False)
 
 
+def _float_pow(base, exp):
+    """np.power, except that NumPy's fast path for an exponent of 0.5 (taken whenever the
+    exponent has stride 0, i.e. is a scalar or broadcast) is sqrt, which gives NaN for
+    -inf where pow gives +inf."""
+    result = np.power(base, exp)
+    half = exp == 0.5
+    if np.any(half):
+        result = np.where(half & np.isneginf(base), np.inf, result).astype(result.dtype, copy=False)
+    return result
+
+
 def _native_nextafter(np_dtype):
     def nextafter(x, y):
         return np.nextafter(x.astype(np_dtype, copy=False), y.astype(np_dtype, copy=False))
@@ -205,6 +216,8 @@ def _unary_impl(op, dtype):
 def _binary_impl(op, dtype):
     if op is BinaryOp.POW and dtype.kind == "signed integer":
         return _int_pow
+    if op is BinaryOp.POW and dtype.is_floating:
+        return _float_pow
     if op is BinaryOp.NEXTAFTER and dtype in LOW_PRECISION:
         return _native_nextafter(dtype.numpy)
     return _BINARY[op]

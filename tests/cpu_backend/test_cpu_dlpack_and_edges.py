@@ -115,3 +115,15 @@ def test_complex64_product_accumulates_in_complex128():
     assert np.isinf(got.real) or np.isinf(got.imag)
     assert not np.isnan(got.real) and not np.isnan(got.imag)
     assert np.isinf(expected.real) or np.isinf(expected.imag)
+
+
+@pytest.mark.parametrize("dtype", [dt.float64, dt.float32, dt.bfloat16])
+def test_pow_of_minus_infinity_by_one_half_is_infinity(dtype):
+    from candlewick.opdefs import BinaryOp
+
+    x, lx = upload(np.array([-np.inf, 4.0, -np.inf], dtype.numpy))
+    expected = [np.inf, 2.0, np.inf]
+    assert download(x.binary_scalar(BinaryOp.POW, lx, 0.5, False), (3,)).tolist() == expected
+    half, _ = upload(np.array(0.5, dtype.numpy))
+    broadcast = x.binary(BinaryOp.POW, lx, half, Layout((3,), (0,), 0))
+    assert download(broadcast, (3,)).tolist() == expected
