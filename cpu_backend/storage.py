@@ -118,7 +118,10 @@ class CpuStorage:
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         s = SCALAR_TYPE[self.dtype.name](scalar)
-        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+        if layout.is_contiguous:
+            x = flat(self.buf, layout)
+            return CpuStorage(kernel(s, x) if reflected else kernel(x, s), out_dtype)
+        x = view(self.buf, layout)
         out = kernel(s, x) if reflected else kernel(x, s)
         return CpuStorage(out.reshape(-1), out_dtype)
 
