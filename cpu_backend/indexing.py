@@ -1,15 +1,27 @@
 """Take and put along an axis: index_select, gather, scatter, scatter_add, index_add.
 
 Functions take NumPy views (of storages through their layouts) and either return a new
-array or write into the destination view in place. Indices are int64, may be negative
-(counting from the end) and are bounds-checked first, so a bad index raises
-``IndexOutOfBoundsError`` naming the primitive instead of writing anything.
+array or write into the destination view in place. Indices are int64 and may be
+negative (counting from the end). NumPy checks every index before it reads or writes
+anything (fancy indexing, ``take`` and ``ufunc.at`` alike), so the common case pays for
+no second pass; when it refuses, ``error.check_indices`` finds the bad index and the
+error names the primitive: ``IndexOutOfBoundsError``, with nothing written.
 """
 
 import numpy as np
 
+from candlewick.errors import IndexOutOfBoundsError
+
 from .error import QuietBlock, check_indices
 from .ops import F32, LOW_PRECISION_NP
+
+
+def _bounds_checked(op, idx, size, axis, run, *args):
+    try:
+        return run(*args)
+    except IndexError as exc:
+        check_indices(op, idx, size, axis)  # raises, naming the first bad index
+        raise IndexOutOfBoundsError(f"{op}: {exc}") from exc
 
 
 def along_axis_index(idx, axis):
@@ -28,13 +40,12 @@ def along_axis_index(idx, axis):
 
 
 def index_select(x, idx, axis):
-    check_indices("index_select", idx, x.shape[axis], axis)
-    return np.asarray(np.take(x, idx, axis=axis))
+    taken = _bounds_checked("index_select", idx, x.shape[axis], axis, np.take, x, idx, axis)
+    return np.asarray(taken)
 
 
 def gather(x, idx, axis):
-    check_indices("gather", idx, x.shape[axis], axis)
-    return x[along_axis_index(idx, axis)]
+    return _bounds_checked("gather", idx, x.shape[axis], axis, x.__getitem__, along_axis_index(idx, axis))
 
 
 def _private(src, dst):
@@ -43,28 +54,27 @@ def _private(src, dst):
 
 
 def scatter(dst, idx, src, axis):
-    check_indices("scatter", idx, dst.shape[axis], axis)
-    dst[along_axis_index(idx, axis)] = _private(src, dst)
+    index = along_axis_index(idx, axis)
+    _bounds_checked("scatter", idx, dst.shape[axis], axis, dst.__setitem__, index, _private(src, dst))
 
 
-def _accumulate(dst, index, src):
+def _accumulate(op, dst, idx, axis, index, src):
     """``dst[index] += src`` with every duplicate index contributing (np.add.at);
     float16/bfloat16 accumulate in float32 and are rounded once."""
     src = _private(src, dst)
+    size = dst.shape[axis]
     with QuietBlock():
         if dst.dtype in LOW_PRECISION_NP:
             acc = dst.astype(F32)
-            np.add.at(acc, index, src.astype(F32))
+            _bounds_checked(op, idx, size, axis, np.add.at, acc, index, src.astype(F32))
             dst[...] = acc.astype(dst.dtype)
         else:
-            np.add.at(dst, index, src)
+            _bounds_checked(op, idx, size, axis, np.add.at, dst, index, src)
 
 
 def scatter_add(dst, idx, src, axis):
-    check_indices("scatter_add", idx, dst.shape[axis], axis)
-    _accumulate(dst, along_axis_index(idx, axis), src)
+    _accumulate("scatter_add", dst, idx, axis, along_axis_index(idx, axis), src)
 
 
 def index_add(dst, idx, src, axis):
-    check_indices("index_add", idx, dst.shape[axis], axis)
-    _accumulate(dst, (slice(None),) * axis + (idx,), src)
+    _accumulate("index_add", dst, idx, axis, (slice(None),) * axis + (idx,), src)

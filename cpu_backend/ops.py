@@ -37,11 +37,13 @@ F64 = np.dtype(np.float64)
 C128 = np.dtype(np.complex128)
 LOW_PRECISION = (dt.float16, dt.bfloat16)
 LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
+# run-time membership tests go by name: DType's __eq__/__hash__ are Python-level calls
+LOW_PRECISION_NAMES = frozenset(d.name for d in LOW_PRECISION)
 
 
 def compute_dtype(dtype):
     """The NumPy dtype arithmetic on ``dtype`` runs in (float32 for float16/bfloat16)."""
-    return F32 if dtype in LOW_PRECISION else dtype.numpy
+    return F32 if dtype.name in LOW_PRECISION_NAMES else dtype.numpy
 
 
 def accumulation_dtype(dtype):

@@ -30,7 +30,10 @@ def argsort(x, axis, descending, stable):
 def sort(x, axis, descending, stable):
     """(values, int64 indices) of ``x`` sorted along ``axis``."""
     idx = argsort(x, axis, descending, stable)
-    return np.take_along_axis(x, idx, axis), idx
+    # values are gathered through the indices, so they agree with them bit for bit
+    # (-0.0 and 0.0, NaN payloads); plain fancy indexing is the fast gather for 1-D
+    values = x[idx] if x.ndim == 1 else np.take_along_axis(x, idx, axis)
+    return values, idx
 
 
 def searchsorted(sorted_1d, values, right):

@@ -16,12 +16,16 @@ from candlewick.errors import DTypeError
 
 from . import fft as _fft
 from . import indexing, linalg, nn, ordering
-from .error import QuietBlock, unsupported
-from .ops import BINARY, COMPARE, F32, LOW_PRECISION, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype
+from .error import QuietBlock, quiet, unsupported
+from .ops import (
+    BINARY, COMPARE, F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype,
+)
 from .storage_slice import flat, view
 
 INT64 = dt.int64
 DTYPE_OF_NUMPY = {d.numpy: d for d in dt.ALL_DTYPES}
+_IEEE_NAMES = frozenset(d.name for d in dt.REAL_FLOATING + dt.COMPLEX)
+_COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
 class CpuStorage:
@@ -224,17 +228,19 @@ class CpuStorage:
 
     def matmul(self, rhs, lhs_layout, rhs_layout):
         dtype = self.dtype
-        if dtype.is_bool:
+        name = dtype.name
+        if name == "bool":
             raise unsupported("matmul", dtype)
         self._same_dtype(rhs, "rhs", "matmul")
         a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
-        with QuietBlock():
-            if dtype in LOW_PRECISION:  # accumulate in float32, round once
-                out = np.matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
-            else:
-                out = np.matmul(a, b)
-                if dtype.is_complex and not np.isfinite(out).all():
-                    out = _complex_matmul_ieee(a, b)
+        if name not in _IEEE_NAMES:  # integers wrap silently
+            return CpuStorage(np.matmul(a, b).reshape(-1), dtype)
+        if name in LOW_PRECISION_NAMES:  # accumulate in float32, round once
+            out = _quiet_matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
+        else:
+            out = _quiet_matmul(a, b)
+            if name in _COMPLEX_NAMES and not np.isfinite(out).all():
+                out = _complex_matmul_ieee(a, b)
         return CpuStorage(out.reshape(-1), dtype)
 
     # --- neural-network ops ---------------------------------------------------------------------
@@ -349,6 +355,9 @@ class CpuStorage:
         return tuple(cls._wrap(a) for a in arrays)
 
 
+_quiet_matmul = quiet(np.matmul)
+
+
 def _complex_matmul_ieee(a, b):
     """Complex matmul as explicit IEEE products and sums (complex128, rounded once).
 
@@ -358,9 +367,10 @@ def _complex_matmul_ieee(a, b):
     wide_a, wide_b = a.astype(np.complex128), b.astype(np.complex128)
     shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     acc = np.zeros(shape, np.complex128)
-    for k in range(a.shape[-1]):
-        acc += wide_a[..., :, k : k + 1] * wide_b[..., k : k + 1, :]
-    return acc.astype(a.dtype)
+    with QuietBlock():
+        for k in range(a.shape[-1]):
+            acc += wide_a[..., :, k : k + 1] * wide_b[..., k : k + 1, :]
+        return acc.astype(a.dtype)
 
 
 def _index_storage(idx):
