@@ -25,6 +25,10 @@ from .storage_slice import flat, view
 INT64 = dt.int64
 DTYPE_OF_NUMPY = {d.numpy: d for d in dt.ALL_DTYPES}
 _IEEE_NAMES = frozenset(d.name for d in dt.REAL_FLOATING + dt.COMPLEX)
+_AFFINE_DTYPE = {
+    d.name: np.dtype(np.complex128 if d.is_complex else np.float64)
+    for d in (dt.float16, dt.bfloat16, dt.float32, dt.complex64)
+}
 _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
@@ -159,11 +163,14 @@ class CpuStorage:
     def affine(self, layout, mul, add):
         if not (self.dtype.is_integer or self.dtype.is_floating or self.dtype.is_complex):
             raise unsupported("affine", self.dtype)
-        scalar = SCALAR_TYPE[self.dtype.name]
+        # integers wrap in their own dtype; floating types below float64 compute in double
+        # precision and round once, so x * mul may pass the dtype's range when the sum
+        # does not (as a fused multiply-add would)
+        wide = _AFFINE_DTYPE.get(self.dtype.name, self.dtype.numpy)
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
         with QuietBlock():
-            out = np.multiply(x, scalar(mul), dtype=compute_dtype(self.dtype))
-            out += scalar(add)
+            out = np.multiply(x, wide.type(mul), dtype=wide)
+            out += wide.type(add)
         return CpuStorage(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)
 
     def clip(self, layout, lo, hi):

@@ -123,3 +123,10 @@ def test_fft_is_unnormalized_both_ways_and_keeps_precision():
     assert half.dtype is dt.complex64
     np.testing.assert_allclose(download(half.irfft(Layout.contiguous((4,)), 0, 6), (6,)),
                                6 * np.arange(6), rtol=1e-5, atol=1e-4)
+
+
+def test_float32_affine_does_not_overflow_in_the_product():
+    x, lx = upload(np.array([-1.5], np.float32))
+    big = float(np.finfo(np.float32).max)
+    got = download(x.affine(lx, -big, -big), (1,))
+    assert got[0] == np.float32(1.5 * big - big)
