@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, settings
 
 from candlewick import registry
 
-_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
+# function-scoped fixtures (the device) are constant across examples, so reuse is safe
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture]
 settings.register_profile(
     "ci", max_examples=15, deadline=None, derandomize=True, suppress_health_check=_SLOW_OK,
     print_blob=True,

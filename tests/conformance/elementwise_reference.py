@@ -56,6 +56,15 @@ def log1p(z):
     return np.where(small, careful, naive)
 
 
+def expm1(z):
+    """expm1; for complex z with an infinite or NaN part, exp(z) - 1, which carries the
+    Array API's special values (NumPy's complex expm1 gives NaN+NaNj for inf+NaNj)."""
+    if z.dtype.kind != "c":
+        return np.expm1(z)
+    with np.errstate(all="ignore"):
+        return np.where(np.isfinite(z), np.expm1(z), np.exp(z) - 1)
+
+
 # op -> (function on float64 / complex128, tolerance); zero_sign lists ops whose
 # result's sign of zero is fully determined by IEEE 754
 FLOAT_UNARY = {
@@ -63,7 +72,7 @@ FLOAT_UNARY = {
     U.ASIN: (np.arcsin, TRANSC), U.ASINH: (np.arcsinh, TRANSC), U.ATAN: (np.arctan, TRANSC),
     U.ATANH: (np.arctanh, TRANSC), U.CEIL: (np.ceil, EXACT), U.CONJ: (np.conj, EXACT),
     U.COS: (np.cos, TRANSC), U.COSH: (np.cosh, TRANSC), U.EXP: (np.exp, TRANSC),
-    U.EXPM1: (np.expm1, TRANSC), U.FLOOR: (np.floor, EXACT), U.IMAG: (np.imag, EXACT),
+    U.EXPM1: (expm1, TRANSC), U.FLOOR: (np.floor, EXACT), U.IMAG: (np.imag, EXACT),
     U.ISFINITE: (np.isfinite, EXACT), U.ISINF: (np.isinf, EXACT), U.ISNAN: (np.isnan, EXACT),
     U.LOG: (np.log, TRANSC), U.LOG1P: (log1p, TRANSC), U.LOG2: (np.log2, TRANSC),
     U.LOG10: (np.log10, TRANSC), U.NEGATIVE: (np.negative, EXACT), U.REAL: (np.real, EXACT),
