@@ -12,7 +12,6 @@ import datetime
 import json
 import pathlib
 import platform
-import statistics
 import timeit
 
 import array_api_strict as xs
@@ -21,36 +20,44 @@ import numpy as np
 import candlewick as cw
 
 
-def per_call(fn, budget=0.4, repeats=7):
-    """Median seconds per call over ``repeats`` runs, each sized to ~budget/repeats."""
+def calibrate(fn, budget=0.05):
+    """Calls per timing run so that one run takes about ``budget`` seconds."""
     fn()
     number = 1
-    while True:
-        t = timeit.timeit(fn, number=number)
-        if t > budget / repeats / 4 or number > 1 << 20:
-            break
+    while timeit.timeit(fn, number=number) < budget / 4 and number < 1 << 20:
         number *= 4
-    times = [timeit.timeit(fn, number=number) / number for _ in range(repeats)]
-    return statistics.median(times)
+    return number
+
+
+def interleaved(fns, rounds=15):
+    """Seconds per call of each function: the minimum over ``rounds`` runs, the peers
+    measured in turn within each round so that machine drift hits them alike (the
+    minimum is the figure least disturbed by other load, as timeit's docs advise)."""
+    numbers = {k: calibrate(f) for k, f in fns.items()}
+    best = {k: float("inf") for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            best[k] = min(best[k], timeit.timeit(f, number=numbers[k]) / numbers[k])
+    return best
 
 
 def namespaces():
     return {"numpy": (np, np.asarray), "array-api-strict": (xs, xs.asarray), "candlewick": (cw, cw.asarray)}
 
 
-def size_cases(n_large):
+def size_cases(n):
+    """add, sum and matmul on ``n`` elements (matmul: square matrices of about n elements)."""
     rng = np.random.default_rng(0)
-    side = int(round(n_large ** 0.5))
-    cases = []
-    for label, n in (("1 element", 1), (f"{n_large:.0e} elements", n_large)):
-        a = rng.standard_normal(n).astype(np.float32)
-        b = rng.standard_normal(n).astype(np.float32)
-        m = 1 if n == 1 else side
-        ma = rng.standard_normal((m, m)).astype(np.float32)
-        cases.append((label, "add", (a, b), lambda ns, x, y: ns.add(x, y)))
-        cases.append((label, "sum", (a,), lambda ns, x: ns.sum(x)))
-        cases.append((label, f"matmul {m}x{m}", (ma, ma), lambda ns, x, y: ns.matmul(x, y)))
-    return cases
+    label = "1 element" if n == 1 else f"{n:.0e} elements"
+    side = max(1, int(round(n ** 0.5)))
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    ma = rng.standard_normal((side, side)).astype(np.float32)
+    return [
+        (label, "add", (a, b), lambda ns, x, y: ns.add(x, y)),
+        (label, "sum", (a,), lambda ns, x: ns.sum(x)),
+        (label, f"matmul {side}x{side}", (ma, ma), lambda ns, x, y: ns.matmul(x, y)),
+    ]
 
 
 def dispatch_cases():
@@ -78,14 +85,16 @@ def run(cases_with_label):
     rows = []
     for label, name, host_args, call in cases_with_label:
         row = {"case": label, "op": name}
+        fns = {}
         for ns_name, (ns, conv) in namespaces().items():
             args = [conv(h) for h in host_args]
             try:
-                row[ns_name] = per_call(lambda: call(ns, *args))
+                call(ns, *args)
+                fns[ns_name] = (lambda ns=ns, args=args: call(ns, *args))
             except Exception as exc:  # a peer lacking a function is recorded, not fatal
                 row[ns_name] = None
                 row[f"{ns_name} error"] = f"{type(exc).__name__}: {exc}"
-        rows.append(row)
+        rows.append({**row, **interleaved(fns, rounds=15 if label != "1e+07 elements" else 5)})
     return rows
 
 
@@ -100,8 +109,10 @@ def main():
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--large", type=int, default=10**7)
     args = ap.parse_args()
-    sizes = run(size_cases(args.large))
+    # small cases first: while tens of MB were freshly allocated, every library's tiny
+    # calls measured ~1.6x slower on the 2-core VM this was written on
     dispatch = run([("16 elements", n, h, c) for n, h, c in dispatch_cases()])
+    sizes = run(size_cases(1)) + run(size_cases(args.large))
     meta = {
         "date": datetime.date.today().isoformat(),
         "device": f"cpu: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores",
