@@ -6,8 +6,8 @@ registered backend provides them.
 Nothing here is written by hand:
 
 * the names come from the standard's checklist (``../shared/array_api_2024_12.md``
-  next to the repository, or ``--checklist``); without it, from the copy below
-  (``EMBEDDED_NAMES``, refreshed with ``--print-names``);
+  next to the repository, or ``--checklist``); without it, from the copy in
+  ``tools/array_api_2024_12_names.txt`` (refreshed with ``--print-names``);
 * "needs" is found by reading the front end's source: the storage/device primitives
   (the methods of ``candlewick.backend``'s protocols) each function calls, followed
   through the candlewick functions it calls, and the op enum members it names;
@@ -44,74 +44,7 @@ DEFAULT_CHECKLIST = REPO.parent / "shared" / "array_api_2024_12.md"
 OUTPUT = REPO / "docs" / "array_api.md"
 
 # Section headings and names of the checklist ('~' stands for a space inside a name).
-EMBEDDED_NAMES = """\
-## Data types (namespace attributes, dtype objects)
-bool int8 int16 int32 int64 uint8 uint16 uint32 uint64 float32 float64 complex64
-complex128 dtype.__eq__ default~dtypes
-## Constants
-e inf nan newaxis pi
-## Version
-__array_api_version__
-## Creation functions
-arange asarray empty empty_like eye from_dlpack full full_like linspace meshgrid ones
-ones_like tril triu zeros zeros_like
-## Element-wise functions
-abs acos acosh add asin asinh atan atan2 atanh bitwise_and bitwise_left_shift
-bitwise_invert bitwise_or bitwise_right_shift bitwise_xor ceil clip conj copysign cos
-cosh divide equal exp expm1 floor floor_divide greater greater_equal hypot imag isfinite
-isinf isnan less less_equal log log1p log2 log10 logaddexp logical_and logical_not
-logical_or logical_xor maximum minimum multiply negative nextafter not_equal positive
-pow real reciprocal remainder round sign signbit sin sinh square sqrt subtract tan tanh
-trunc
-## Statistical functions
-cumulative_prod cumulative_sum max mean min prod std sum var
-## Searching functions
-argmax argmin count_nonzero nonzero searchsorted where
-## Sorting functions
-argsort sort
-## Set functions
-unique_all unique_counts unique_inverse unique_values
-## Manipulation functions
-broadcast_arrays broadcast_to concat expand_dims flip moveaxis permute_dims repeat
-reshape roll squeeze stack tile unstack
-## Indexing functions
-take take_along_axis
-## Linear algebra functions (main namespace)
-matmul matrix_transpose tensordot vecdot
-## Data type functions
-astype can_cast finfo iinfo isdtype result_type
-## Utility functions
-all any diff
-## Inspection
-__array_namespace_info__ info.capabilities info.default_device info.default_dtypes
-info.devices info.dtypes
-## Attributes
-array.dtype array.device array.mT array.ndim array.shape array.size array.T
-## Methods and dunders
-array.__abs__ array.__add__ array.__and__ array.__array_namespace__ array.__bool__
-array.__complex__ array.__dlpack__ array.__dlpack_device__ array.__eq__ array.__float__
-array.__floordiv__ array.__ge__ array.__getitem__ array.__gt__ array.__index__
-array.__int__ array.__invert__ array.__le__ array.__lshift__ array.__lt__
-array.__matmul__ array.__mod__ array.__mul__ array.__ne__ array.__neg__ array.__or__
-array.__pos__ array.__pow__ array.__rshift__ array.__setitem__ array.__sub__
-array.__truediv__ array.__xor__ array.to_device
-## In-place operators (spec: "may be implemented via"; tested by array-api-tests as x1 op= x2)
-array.__iadd__ array.__isub__ array.__imul__ array.__itruediv__ array.__ifloordiv__
-array.__ipow__ array.__imod__ array.__imatmul__ array.__iand__ array.__ior__
-array.__ixor__ array.__ilshift__ array.__irshift__
-## Reflected operators (required; must match the non-reflected result)
-array.__radd__ array.__rsub__ array.__rmul__ array.__rtruediv__ array.__rfloordiv__
-array.__rpow__ array.__rmod__ array.__rmatmul__ array.__rand__ array.__ror__
-array.__rxor__ array.__rlshift__ array.__rrshift__
-## linalg extension
-linalg.cholesky linalg.cross linalg.det linalg.diagonal linalg.eigh linalg.eigvalsh
-linalg.inv linalg.matmul linalg.matrix_norm linalg.matrix_power linalg.matrix_rank
-linalg.matrix_transpose linalg.outer linalg.pinv linalg.qr linalg.slogdet linalg.solve
-linalg.svd linalg.svdvals linalg.tensordot linalg.trace linalg.vecdot linalg.vector_norm
-## fft extension
-fft.fft fft.ifft fft.fftn fft.ifftn fft.rfft fft.irfft fft.rfftn fft.irfftn fft.hfft
-fft.ihfft fft.fftfreq fft.rfftfreq fft.fftshift fft.ifftshift
-"""
+EMBEDDED_NAMES = (Path(__file__).with_name("array_api_2024_12_names.txt")).read_text()
 
 
 # --- the list of names ------------------------------------------------------------------
