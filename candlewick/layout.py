@@ -68,6 +68,19 @@ def broadcast_shapes(*shapes):
     return tuple(out)
 
 
+def _dense(sizes_and_strides):
+    """Whether (size, stride) pairs, innermost first, step through memory with no gaps."""
+    acc = 1
+    for n, s in sizes_and_strides:
+        if n == 0:
+            return True
+        if n != 1:
+            if s != acc:
+                return False
+            acc *= n
+    return True
+
+
 class Layout:
     __slots__ = ("shape", "strides", "offset", "_contig")
 
@@ -112,27 +125,11 @@ class Layout:
         return c
 
     def _check_contiguous(self):
-        acc = 1
-        for n, s in zip(reversed(self.shape), reversed(self.strides)):
-            if n == 0:
-                return True
-            if n != 1:
-                if s != acc:
-                    return False
-                acc *= n
-        return True
+        return _dense(zip(reversed(self.shape), reversed(self.strides)))
 
     @property
     def is_fortran_contiguous(self):
-        acc = 1
-        for n, s in zip(self.shape, self.strides):
-            if n == 0:
-                return True
-            if n != 1:
-                if s != acc:
-                    return False
-                acc *= n
-        return True
+        return _dense(zip(self.shape, self.strides))
 
     @property
     def has_broadcast(self):
