@@ -8,6 +8,7 @@ scans live in ``reductions.py``, indexing/sorting in ``indexing.py``, GEMM in
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.backend import OPTIONAL_PRIMITIVES
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import contiguous_strides, shape_size
 
@@ -384,44 +385,6 @@ class RocmStorage:
 
         return DLPackView(self, layout)
 
-    # --- optional groups "linalg" and "fft": not declared in the device's
-    # capabilities; present so the storage satisfies the protocol, and they say so ----
-    def _optional(self, op, group):
-        raise UnsupportedOperation(op, self.dtype, "rocm", f"the optional '{group}' group is not implemented")
-
-    def cholesky(self, *args, **kwargs):
-        self._optional("cholesky", "linalg")
-
-    def qr(self, *args, **kwargs):
-        self._optional("qr", "linalg")
-
-    def svd(self, *args, **kwargs):
-        self._optional("svd", "linalg")
-
-    def eigh(self, *args, **kwargs):
-        self._optional("eigh", "linalg")
-
-    def solve(self, *args, **kwargs):
-        self._optional("solve", "linalg")
-
-    def inv(self, *args, **kwargs):
-        self._optional("inv", "linalg")
-
-    def det(self, *args, **kwargs):
-        self._optional("det", "linalg")
-
-    def slogdet(self, *args, **kwargs):
-        self._optional("slogdet", "linalg")
-
-    def fft(self, *args, **kwargs):
-        self._optional("fft", "fft")
-
-    def rfft(self, *args, **kwargs):
-        self._optional("rfft", "fft")
-
-    def irfft(self, *args, **kwargs):
-        self._optional("irfft", "fft")
-
 
 def _contiguous(shape):
     from candlewick.layout import Layout
@@ -441,3 +404,19 @@ def _overlap(a, b):
 # imported last: reductions builds on this module (a function-level import would run
 # the import machinery on every reduce call)
 from . import reductions as _reductions  # noqa: E402
+
+
+def _unimplemented(op, group):
+    """A method for a primitive of an optional group this backend does not declare: it
+    exists so the storage satisfies the protocol, and it says why it cannot run."""
+
+    def method(self, *args, **kwargs):
+        raise UnsupportedOperation(op, self.dtype, "rocm", f"the optional '{group}' group is not implemented")
+
+    method.__name__ = method.__qualname__ = op
+    return method
+
+
+for _group, _ops in OPTIONAL_PRIMITIVES.items():
+    for _op in _ops:
+        setattr(RocmStorage, _op, _unimplemented(_op, _group))
