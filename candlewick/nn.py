@@ -204,28 +204,28 @@ silu = _activation(UnaryOp.SILU)
 erf = _activation(UnaryOp.ERF)
 
 
-def softmax(x, /, axis=-1):
-    """exp(x - max) / sum(exp(x - max)) along ``axis`` (max-shifted for stability)."""
+def _shifted_exponentials(x, axis, fname):
+    """(x - max, exp(x - max), their sum) along ``axis``: the max shift keeps exp finite."""
     from .statistical import max as amax, sum as asum
 
-    require_array(x, "softmax")
+    require_array(x, fname)
     if not x._dtype.is_floating:
-        raise DTypeError(f"softmax: x must be real floating, got {x._dtype.name}")
+        raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
     shifted = x - amax(x, axis=axis, keepdims=True)
-    e = unary(UnaryOp.EXP, shifted, "softmax")
-    return e / asum(e, axis=axis, keepdims=True)
+    e = unary(UnaryOp.EXP, shifted, fname)
+    return shifted, e, asum(e, axis=axis, keepdims=True)
+
+
+def softmax(x, /, axis=-1):
+    """exp(x - max) / sum(exp(x - max)) along ``axis`` (max-shifted for stability)."""
+    _, e, total = _shifted_exponentials(x, axis, "softmax")
+    return e / total
 
 
 def log_softmax(x, /, axis=-1):
     """x - max - log(sum(exp(x - max))) along ``axis``."""
-    from .statistical import max as amax, sum as asum
-
-    require_array(x, "log_softmax")
-    if not x._dtype.is_floating:
-        raise DTypeError(f"log_softmax: x must be real floating, got {x._dtype.name}")
-    shifted = x - amax(x, axis=axis, keepdims=True)
-    e = unary(UnaryOp.EXP, shifted, "log_softmax")
-    return shifted - unary(UnaryOp.LOG, asum(e, axis=axis, keepdims=True), "log_softmax")
+    shifted, _, total = _shifted_exponentials(x, axis, "log_softmax")
+    return shifted - unary(UnaryOp.LOG, total, "log_softmax")
 
 
 def _norm_params(x, weight, bias, fname):
