@@ -111,8 +111,12 @@ class CpuStorage:
         return CpuStorage(kernel(view(self.buf, layout)).reshape(-1), out_dtype)
 
     def binary(self, op, lhs_layout, rhs, rhs_layout):
+        return self._pairwise(BINARY, op, lhs_layout, rhs, rhs_layout)
+
+    def _pairwise(self, table, op, lhs_layout, rhs, rhs_layout):
+        """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts."""
         try:
-            kernel, out_dtype = BINARY[op._value_][self.dtype.name]
+            kernel, out_dtype = table[op._value_][self.dtype.name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
@@ -134,14 +138,7 @@ class CpuStorage:
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
-        try:
-            kernel, out_dtype = COMPARE[op._value_][self.dtype.name]
-        except (KeyError, AttributeError):
-            raise unsupported(op, self.dtype) from None
-        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-            return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
-        out = kernel(view(self.buf, lhs_layout), view(rhs.buf, rhs_layout))
-        return CpuStorage(out.reshape(-1), out_dtype)
+        return self._pairwise(COMPARE, op, lhs_layout, rhs, rhs_layout)
 
     def where(self, cond_layout, x, x_layout, y, y_layout):
         if y.dtype is not x.dtype:
