@@ -17,7 +17,6 @@ import argparse
 import datetime
 import json
 import os
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import candlewick as cw  # noqa: E402
+from run_gpu import timed as cached_time  # noqa: E402  (bench/ is this script's sys.path[0])
 
 CASES = [  # name, kind, x shape, weight shape (conv) or kernel (pool), stride, padding
     ("conv3x3", "conv", (32, 64, 56, 56), (64, 64, 3, 3), 1, 1),
@@ -53,16 +53,7 @@ def timed(fn, sync, reps, batches=5):
     fn()
     sync()
     first = time.perf_counter() - t0
-    fn()
-    sync()
-    samples = []
-    for _ in range(batches):
-        t0 = time.perf_counter()
-        for _ in range(reps):
-            fn()
-        sync()
-        samples.append((time.perf_counter() - t0) / reps)
-    return first, statistics.median(samples)
+    return first, cached_time(fn, sync, reps=reps, batches=batches, warmup=1)
 
 
 def bench_candlewick(dev, path, case, dtype, reps):
