@@ -4,10 +4,11 @@
 
 1. carried wheels (.whl/) into /tmp/site, the HIP-on-CUDA shim built into /tmp/hip_on_cuda,
    and the environment tools/gpu_check.sh sets up (ROCM_PATH, the CUDA library dirs);
-2. a kernel cache built elsewhere for this GPU (bench/rocm_kernel_cache.py) unpacked into
+2. a kernel cache built elsewhere for this GPU (e.g. by precompile on a CPU machine with the shim and NVRTC) unpacked into
    CANDLEWICK_KERNEL_CACHE; whatever it lacks is compiled on all cores (precompile);
-3. tests/conformance and tests/rocm with CANDLEWICK_TEST_BACKENDS=rocm;
-4. bench/run_gpu.py (beside torch and CuPy) and bench/rocm_diag.py.
+3. the --steps asked for (default: conformance, rocm_tests, bench, diag), in the order of
+   STEPS below: test folders with CANDLEWICK_TEST_BACKENDS=rocm, bench/run_gpu.py and
+   bench/rocm_nn.py (beside torch and CuPy), bench/rocm_diag.py, bench/rocm_probe.py.
 Each step has its share of the budget and its own log under OUTDIR; summary.txt lists
 the results. Nothing here decides pass/fail: the logs are the record.
 """
@@ -22,6 +23,20 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "--tb=line"]
+STEPS = [  # name, command after the interpreter (OUT = the output folder), share of the budget
+    ("conformance", PYTEST + ["tests/conformance"], 0.45),
+    ("array_api", PYTEST + ["-v", "--tb=short", "tests/array_api"], 0.6),
+    ("rocm_tests", PYTEST + ["tests/rocm"], 0.08),
+    ("rocm_gpu_tests", PYTEST + ["tests/rocm_gpu"], 0.3),
+    ("bench", ["bench/run_gpu.py", "--out", "OUT"], 0.32),
+    ("nn_bench", ["bench/rocm_nn.py", "--out", "OUT"], 0.2),
+    ("diag", ["bench/rocm_diag.py"], 0.15),
+    ("probe", ["bench/rocm_probe.py"], 0.3),
+]
+TEST_STEPS = {"conformance", "array_api", "rocm_tests", "rocm_gpu_tests"}
 
 
 def run(cmd, log, timeout, env):
@@ -56,6 +71,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=270.0)
     ap.add_argument("--kernel-cache", default=str(ROOT / ".kc" / "kcache_sm90.tgz"))
+    ap.add_argument("--steps", default="conformance,rocm_tests,bench,diag",
+                    help="comma list of: " + ", ".join(name for name, *_ in STEPS))
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,19 +117,18 @@ def main():
     note(f"precompile (exit {rc}, {secs:.0f}s): {Path(out / 'precompile.log').read_text()[-300:].strip()}")
 
     env_tests = dict(env, CANDLEWICK_TEST_BACKENDS="rocm", CANDLEWICK_HYPOTHESIS_PROFILE="ci")
-    steps = [
-        ("conformance", [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf",
-                         "tests/conformance"], 0.45),
-        ("rocm_tests", [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "tests/rocm"], 0.08),
-        ("bench", [sys.executable, "bench/run_gpu.py", "--out", str(out)], 0.32),
-        ("diag", [sys.executable, "bench/rocm_diag.py"], 0.15),
-    ]
+    wanted = args.steps.split(",")
+    unknown = set(wanted) - {name for name, *_ in STEPS}
+    if unknown:
+        raise SystemExit(f"--steps: unknown {sorted(unknown)}")
+    steps = [(name, [sys.executable] + [str(out) if a == "OUT" else a for a in cmd], share)
+             for name, cmd, share in STEPS if name in wanted]
     total_share = sum(share for *_, share in steps)
     remaining_share = total_share
     for name, cmd, share in steps:
         budget = max(10.0, left() * share / remaining_share)
         remaining_share -= share
-        rc, secs = run(cmd, out / f"{name}.log", budget, env_tests if name.endswith("tests") or name == "conformance" else env)
+        rc, secs = run(cmd, out / f"{name}.log", budget, env_tests if name in TEST_STEPS else env)
         note(f"{name} (exit {rc}, {secs:.0f}s): {last_line(out / f'{name}.log')}")
     note(f"total {time.time() - start:.0f}s")
 
