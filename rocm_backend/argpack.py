@@ -125,6 +125,12 @@ EW_ARGS = ArgLayout(
     + [("scalar", "bytes", SCALAR_BYTES)],
 )
 
+TRANSPOSE_ARGS = ArgLayout(
+    "cw_transpose_args",
+    [("out", "ptr", 1), ("in", "ptr", 1), ("out_offset", "i64", 1), ("in_offset", "i64", 1),
+     ("B", "i64", 1), ("R", "i64", 1), ("C", "i64", 1), ("sB", "i64", 1), ("sC", "i64", 1)],
+)
+
 REDUCE_ARGS = ArgLayout(
     "cw_reduce_args",
     [

@@ -170,7 +170,11 @@ class RocmDevice:
         self.total_memory = int(props.totalGlobalMem)
         # grid cap of grid-stride element-wise kernels: about four waves of 256-thread
         # blocks on every SM/CU (more blocks only add scheduling; fewer leave it idle)
-        self.ew_grid_cap = max(self.multiprocessors * 32, 1)
+        # contiguous element-wise grids: one block per 2048 elements, no device-filling
+        # cap (a grid-stride loop over a capped grid measured 81-88% of copy bandwidth for
+        # exp at 2^26-2^28 on an H200, uncapped 99%: bench/results/rocm_probe_*); the
+        # bound keeps gridDim.x * blockDim.x below 2^32, AMD's limit on work-items
+        self.ew_grid_cap = (1 << 32) // 256 - 1
         self.stream = check(
             "hipStreamCreateWithFlags", hip.hipStreamCreateWithFlags(hip.hipStreamNonBlocking)
         )

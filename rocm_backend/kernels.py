@@ -23,7 +23,8 @@ from .error import RocmError, check
 HIP_DIR = Path(__file__).with_name("hip")
 # prelude order: types, complex math, functors, then the kernel bodies
 PRELUDE_FILES = ("common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce.hip",
-                 "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip")
+                 "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip",
+                 "transpose.hip")
 COMPILE_OPTIONS = ()  # besides --offload-arch; hipRTC optimizes by default
 _CACHE_MAGIC = b"CWKCO1\n"
 

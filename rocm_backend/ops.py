@@ -29,6 +29,7 @@ EW_BLOCK = 256  # CW_BLOCK in hip/common.h
 SORT_BLOCK = 1024
 SORT_SEGMENT = 2048  # CW_SORT_SEG in hip/sort.hip
 MATMUL_TILE = 16  # CW_TILE in hip/matmul.hip
+TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # CW_TR_TILE, CW_TR_ROWS in hip/transpose.hip
 
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
 
@@ -77,6 +78,8 @@ def _build():
         b = BYTES_TYPE[size]
         for family in ("copy", "fill", "where", "take", "put"):
             add((family, size), f"{family}_b{size}", "bytes", f"cw_{family}<{b}>(a);")
+        add(("transpose", size), f"transpose_b{size}", "bytes", f"cw_transpose<{b}>(a);",
+            "cw_transpose_args", TRANSPOSE_TILE * TRANSPOSE_ROWS)
     for d in _domain("IFC"):
         add(("affine", d), f"affine_{d.name}", f"misc_{d.name}", f"cw_affine<{C_TYPE[d]}>(a);")
         add(("arange", d), f"arange_{d.name}", f"misc_{d.name}", f"cw_arange<{C_TYPE[d]}>(a);")

@@ -13,7 +13,8 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import contiguous_strides, shape_size
 
 from . import ops
-from .argpack import CONTIGUOUS, EW_ARGS, FLAG_A, FLAG_B, INDEX32, SCALAR_BYTES, ew_values, split_dims
+from .argpack import (CONTIGUOUS, EW_ARGS, FLAG_A, FLAG_B, INDEX32, SCALAR_BYTES, coalesce, ew_values,
+                      split_dims)
 from .kernels import grid_for, runtime
 from .storage_slice import StorageSlice
 
@@ -100,6 +101,36 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
             launcher.launch_packed(kernel, grid, 1, 1, block, 1, 1, EW_ARGS)
 
 
+# a tiled transpose pays off once both sides of the tile have this many elements
+_TRANSPOSE_MIN = 16
+
+
+def transposed_copy_plan(shape, dst_strides, src_strides):
+    """(B, R, C, sB, sC) when copying into a contiguous destination is a batched
+    transpose: after coalescing, the source has unit stride along the second-to-last
+    axis (R) and the destination along the last (C), e.g. x.T or NCHW <-> NHWC.
+    None when the generic strided copy is the better kernel."""
+    cshape, (dst, src) = coalesce(tuple(shape), [tuple(dst_strides), tuple(src_strides)])
+    if len(cshape) == 2:
+        cshape, dst, src = (1,) + cshape, (0,) + dst, (0,) + src
+    if len(cshape) != 3 or src[1] != 1 or dst[2] != 1:
+        return None
+    b, r, c = cshape
+    if r < _TRANSPOSE_MIN or c < _TRANSPOSE_MIN:
+        return None
+    return b, r, c, src[0], src[2]
+
+
+def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):
+    b, r, c, s_b, s_c = plan
+    tile = ops.TRANSPOSE_TILE
+    rt = runtime(device)
+    spec = ops.lookup(("transpose", itemsize))
+    grid = (-(-c // tile), min(-(-r // tile), 65535), min(b, 65535))
+    rt.launch(spec, grid, (dst_ptr, src_ptr, dst_offset, src_offset, b, r, c, s_b, s_c),
+              block=(tile, ops.TRANSPOSE_ROWS, 1))
+
+
 class RocmStorage:
     """A flat device buffer of one dtype (``size`` elements)."""
 
@@ -158,6 +189,13 @@ class RocmStorage:
                 launch_contiguous(self.device, raw_kernel(self.device, ("copy", self.dtype.itemsize)), n,
                                   self.ptr, dst_layout.offset, src.ptr, src_layout.offset)
             return
+        if dst_layout.is_contiguous:
+            plan = transposed_copy_plan(dst_layout.shape, contiguous_strides(dst_layout.shape),
+                                        src_layout.strides)
+            if plan is not None:
+                launch_transpose(self.device, self.dtype.itemsize, plan, self.ptr, dst_layout.offset,
+                                 src.ptr, src_layout.offset)
+                return
         launch_ew(self.device, ("copy", self.dtype.itemsize), dst_layout.shape,
                   [self.operand(dst_layout), src.operand(src_layout)])
 
@@ -192,6 +230,10 @@ class RocmStorage:
         if layout.is_contiguous:
             out.slice.copy_from_device(self.slice, out.size * self.dtype.itemsize, 0,
                                        layout.offset * self.dtype.itemsize)
+            return out
+        plan = transposed_copy_plan(layout.shape, contiguous_strides(layout.shape), layout.strides)
+        if plan is not None:
+            launch_transpose(self.device, self.dtype.itemsize, plan, out.ptr, 0, self.ptr, layout.offset)
             return out
         launch_ew(self.device, ("copy", self.dtype.itemsize), layout.shape,
                   [self.out_operand(out, layout.shape), self.operand(layout)])
