@@ -146,14 +146,18 @@ class _Descriptors:
         self.items.append((kind, handle))
         return handle
 
-    def tensor(self, dtype, shape):
-        desc = self.create("Tensor")
-        strides, acc = [], 1
-        for n in reversed(shape):
-            strides.append(acc)
-            acc *= max(int(n), 1)
-        _call(self.lib, "miopenSetTensorDescriptor", desc, _DTYPE[dtype], len(shape), _ints(shape),
-              _ints(strides[::-1]))
+    def tensor(self, dtype, shape, channels_last=False):
+        """A packed tensor of ``shape`` (N, C, spatial...): NCHW order, or channels-last
+        (NHWC) memory order described by strides, as MIOpen takes layouts."""
+        order = list(range(len(shape)))
+        if channels_last:
+            order = [0] + order[2:] + [1]
+        strides, acc = [0] * len(shape), 1
+        for axis in reversed(order):
+            strides[axis] = acc
+            acc *= max(int(shape[axis]), 1)
+        _call(self.lib, "miopenSetTensorDescriptor", desc := self.create("Tensor"), _DTYPE[dtype], len(shape),
+              _ints(shape), _ints(strides))
         return desc
 
     def destroy(self):
@@ -166,11 +170,11 @@ class ConvPlan:
     """Descriptors and the algorithm Find chose for one convolution problem."""
 
     def __init__(self, lib, key):
-        mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups, out_pad = key
+        mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups, out_pad, nhwc = key
         self.descs = _Descriptors(lib)
-        self.x = self.descs.tensor(dtype, x_shape)
-        self.w = self.descs.tensor(dtype, w_shape)
-        self.y = self.descs.tensor(dtype, y_shape)
+        self.x = self.descs.tensor(dtype, x_shape, nhwc)
+        self.w = self.descs.tensor(dtype, w_shape, nhwc)
+        self.y = self.descs.tensor(dtype, y_shape, nhwc)
         self.conv = self.descs.create("Convolution")
         _call(lib, "miopenInitConvolutionNdDescriptor", self.conv, 2, _ints(padding), _ints(stride),
               _ints(dilation), mode)
@@ -245,11 +249,12 @@ class DeviceMIOpen:
         self.stats["find"] += 1
 
     def convolution(self, mode, dtype, x_ptr, x_shape, w_ptr, w_shape, y_ptr, y_shape, stride,
-                    padding, dilation, groups, out_pad=(0, 0)):
+                    padding, dilation, groups, out_pad=(0, 0), channels_last=False):
         """Queue ``y = conv(x, w)`` (``mode`` CONVOLUTION or TRANSPOSE); False when MIOpen
-        declines the problem (the caller then uses the fallback)."""
+        declines the problem (the caller then uses the fallback). Shapes are (N, C, H, W)
+        in every case; ``channels_last``: x, w and y are packed NHWC in memory."""
         key = (mode, dtype, tuple(x_shape), tuple(w_shape), tuple(y_shape), tuple(stride),
-               tuple(padding), tuple(dilation), int(groups), tuple(out_pad))
+               tuple(padding), tuple(dilation), int(groups), tuple(out_pad), bool(channels_last))
         with self.lock:
             self.device.make_current()
             plan = self._plan(key)

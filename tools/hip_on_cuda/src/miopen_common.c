@@ -100,24 +100,47 @@ miopenStatus_t hoc_make_tensor(const struct hoc_tensor *t, int min_nd, void **ou
     return s;
 }
 
-/* cuDNN filters carry no strides: MIOpen weights must be packed. */
+/* Is t packed in this axis order (outermost first)? Size-1 axes may have any stride. */
+static int packed_in_order(const struct hoc_tensor *t, const int *order)
+{
+    long expect = 1;
+    for (int k = t->nd - 1; k >= 0; --k) {
+        int i = order[k];
+        if (t->dims[i] != 1 && t->strides[i] != expect)
+            return 0;
+        expect *= t->dims[i];
+    }
+    return 1;
+}
+
+/* cuDNN filters carry a format, not strides: MIOpen weights must be packed, either
+ * NCHW (K, C, R, S) or channels-last (K, R, S, C), which MIOpen describes with the
+ * strides of a (K, C, R, S) tensor and cuDNN with CUDNN_TENSOR_NHWC. */
 miopenStatus_t hoc_make_filter(const struct hoc_tensor *t, int min_nd, void **out)
 {
     int nd, dims[HOC_MAX_DIMS], strides[HOC_MAX_DIMS], dt = hoc_cudnn_dtype(t->dtype);
     if (dt < 0)
         return miopenStatusNotImplemented;
-    if (t->nd < 3)
+    if (t->nd < 3 || t->nd > HOC_MAX_DIMS)
         return miopenStatusBadParm;
-    long expect = 1;
-    for (int i = t->nd - 1; i >= 0; --i) {
-        if (t->dims[i] != 1 && t->strides[i] != expect)
-            return miopenStatusNotImplemented;
-        expect *= t->dims[i];
-    }
+    int nchw[HOC_MAX_DIMS], nhwc[HOC_MAX_DIMS];
+    for (int i = 0; i < t->nd; ++i)
+        nchw[i] = i;
+    nhwc[0] = 0;
+    for (int i = 2; i < t->nd; ++i)
+        nhwc[i - 1] = i;
+    nhwc[t->nd - 1] = 1;
+    int format;
+    if (packed_in_order(t, nchw))
+        format = 0; /* CUDNN_TENSOR_NCHW */
+    else if (packed_in_order(t, nhwc))
+        format = 1; /* CUDNN_TENSOR_NHWC */
+    else
+        return miopenStatusNotImplemented;
     padded(t, min_nd, &nd, dims, strides);
     miopenStatus_t s = hoc_from_cudnn(hoc_dnn.CreateFilter(out));
     if (!s)
-        s = hoc_from_cudnn(hoc_dnn.SetFilterNd(*out, dt, 0 /* CUDNN_TENSOR_NCHW */, nd, dims));
+        s = hoc_from_cudnn(hoc_dnn.SetFilterNd(*out, dt, format, nd, dims));
     return s;
 }
 
