@@ -1,7 +1,7 @@
 """Where the rocm backend's time goes on a GPU (prints, writes nothing): the evidence
 behind the tuning of launches, element-wise/reduction kernels, GEMM and convolutions.
 
-    python3 bench/rocm_probe.py [section ...]     (sections: launch, grid, kernels)
+    python3 bench/rocm_probe.py [section ...]     (sections: launch, grid, kernels, conv)
 
 * launch: host cost of one kernel launch through hip-python, through our ctypes path
   (hipModuleLaunchKernel of the HIP-on-CUDA shim), and through libcuda's cuLaunchKernel
@@ -10,6 +10,8 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
 * kernels: torch.profiler (CUPTI sees every kernel of the process, ours included) over
   exp, sums, GEMM (with and without a hipBLAS workspace) and the nn cases of
   bench/rocm_nn.py, ours beside torch's: kernel names and device microseconds.
+* conv: MIOpen convolutions called directly, NCHW against channels-last with our
+  transposes around them (device time, host time per call, agreement of the two).
 """
 
 import ctypes
@@ -204,8 +206,58 @@ def kernels(dev, torch):
         print(f"  host-clock cached: {timed(tf, tsync, reps=20) * 1e3:.3f} ms")
 
 
+def conv(dev, torch):
+    """MIOpen (cuDNN) convolutions called directly, NCHW against channels-last (NHWC with
+    our transposes around it): device time per kernel, host time per call, agreement."""
+    from candlewick._core import wrap
+    from rocm_backend import miopen
+    from rocm_backend.storage import RocmStorage
+
+    mio = miopen.for_device(dev)
+    sync = dev.synchronize
+    rng = np.random.default_rng(0)
+    cases = [("conv3x3", (64, 64, 3, 3), 1, 1), ("conv1x1", (64, 64, 1, 1), 1, 0), ("conv3x3_s2", (64, 64, 3, 3), 2, 1)]
+    for dtype in (dt.float16, dt.bfloat16, dt.float32):
+        npd = dtype.numpy
+        xs = rng.standard_normal((32, 64, 56, 56), dtype=np.float32).astype(npd)
+        x = cw.asarray(xs, device=dev)
+        for name, wshape, stride, pad in cases:
+            w = cw.asarray((rng.standard_normal(wshape) * 0.05).astype(npd), device=dev)
+            oh = (56 + 2 * pad - wshape[2]) // stride + 1
+            yshape = (32, 64, oh, oh)
+            n_out = int(np.prod(yshape))
+
+            def nchw():
+                y = RocmStorage.empty(dev, dtype, n_out)
+                mio.convolution(miopen.CONVOLUTION, dtype, x._storage.ptr, x.shape, w._storage.ptr, w.shape, y.ptr,
+                                yshape, (stride, stride), (pad, pad), (1, 1), 1)
+                return y
+
+            def nhwc():
+                xl = cw.asarray(cw.permute_dims(x, (0, 2, 3, 1)), copy=True)
+                wl = cw.asarray(cw.permute_dims(w, (0, 2, 3, 1)), copy=True)
+                y = RocmStorage.empty(dev, dtype, n_out)
+                mio.convolution(miopen.CONVOLUTION, dtype, xl._storage.ptr, x.shape, wl._storage.ptr, w.shape,
+                                y.ptr, yshape, (stride, stride), (pad, pad), (1, 1), 1, channels_last=True)
+                yl = wrap(y, (32, oh, oh, 64), dtype, dev)
+                return cw.asarray(cw.permute_dims(yl, (0, 3, 1, 2)), copy=True)
+
+            label = f"{name} {dtype.name}"
+            try:
+                a = cw.to_numpy(wrap(nchw(), yshape, dtype, dev)).astype(np.float64)
+                b = cw.to_numpy(nhwc()).astype(np.float64)
+                print(f"[{label}] NCHW vs NHWC max abs diff {np.max(np.abs(a - b)):.3g}")
+                for lname, fn in (("NCHW", nchw), ("NHWC+transposes", nhwc)):
+                    if torch is not None:
+                        profile(torch, f"{lname} {label}", fn, sync)
+                    print(f"  {lname}: host-clock cached {timed(fn, sync, reps=20) * 1e3:.3f} ms; "
+                          f"queue-only {per_call(fn, sync, n=20, rounds=3):.1f} us")
+            except Exception as exc:  # noqa: BLE001
+                print(f"[{label}] failed: {type(exc).__name__}: {exc}")
+
+
 def main():
-    wanted = sys.argv[1:] or ["launch", "grid", "kernels"]
+    wanted = sys.argv[1:] or ["launch", "grid", "kernels", "conv"]
     dev = cw.get_device("rocm")
     try:
         import torch
@@ -222,7 +274,7 @@ def main():
         t0 = time.perf_counter()
         try:
             {"launch": lambda: launch(dev, torch, cupy), "grid": lambda: grid(dev, torch),
-             "kernels": lambda: kernels(dev, torch)}[name]()
+             "kernels": lambda: kernels(dev, torch), "conv": lambda: conv(dev, torch)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
 
