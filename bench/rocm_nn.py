@@ -26,7 +26,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import candlewick as cw  # noqa: E402
-from run_gpu import timed as cached_time  # noqa: E402  (bench/ is this script's sys.path[0])
+from run_gpu import device_us  # noqa: E402  (bench/ is this script's sys.path[0])
+from run_gpu import timed as cached_time  # noqa: E402
 
 CASES = [  # name, kind, x shape, weight shape (conv) or kernel (pool), stride, padding
     ("conv3x3", "conv", (32, 64, 56, 56), (64, 64, 3, 3), 1, 1),
@@ -53,7 +54,7 @@ def timed(fn, sync, reps, batches=5):
     fn()
     sync()
     first = time.perf_counter() - t0
-    return first, cached_time(fn, sync, reps=reps, batches=batches, warmup=1)
+    return first, cached_time(fn, sync, reps=reps, batches=batches, warmup=1), device_us(fn, sync)
 
 
 def bench_candlewick(dev, path, case, dtype, reps):
@@ -74,14 +75,15 @@ def bench_candlewick(dev, path, case, dtype, reps):
             return cw.nn.max_pool2d(x, ws, stride, padding)
 
     before = dict(nn.path_counts)
-    first, cached = timed(fn, dev.synchronize, reps)
+    first, cached, dev_us = timed(fn, dev.synchronize, reps)
     used = sorted({p for (op, p), v in nn.path_counts.items() if v != before.get((op, p), 0)})
     find_ms = None
     state = getattr(dev, "_miopen", None)
     if path == "miopen" and kind == "conv" and isinstance(state, miopen.DeviceMIOpen):
         plans = [p for p in state.plans.values() if isinstance(p, miopen.ConvPlan)]
         find_ms = plans[-1].find_ms if plans else None
-    return {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "find_ms": find_ms, "path": "+".join(used)}
+    return {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "find_ms": find_ms, "path": "+".join(used),
+            "device_ms": dev_us / 1e3 if dev_us else None}
 
 
 def bench_torch(torch, case, dtype, reps):
@@ -99,8 +101,8 @@ def bench_torch(torch, case, dtype, reps):
         def fn():
             return torch.nn.functional.max_pool2d(x, ws, stride, padding)
 
-    first, cached = timed(fn, torch.cuda.synchronize, reps)
-    return {"first_ms": first * 1e3, "cached_ms": cached * 1e3}
+    first, cached, dev_us = timed(fn, torch.cuda.synchronize, reps)
+    return {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "device_ms": dev_us / 1e3 if dev_us else None}
 
 
 def warm_up(dev):
@@ -171,14 +173,15 @@ def _fmt(entry, gflop, key="cached_ms"):
         return "error" if entry else "-"
     ms = entry[key]
     rate = f" ({gflop / ms:.1f} TFLOP/s)" if gflop and key == "cached_ms" else ""
-    return f"{ms:.3f} ms{rate}"
+    device = f"; device {entry['device_ms']:.3f}" if key == "cached_ms" and entry.get("device_ms") else ""
+    return f"{ms:.3f} ms{rate}{device}"
 
 
 def markdown(result):
     lines = [f"# candlewick nn on {result['device']} ({result['arch']}), {result['date']}", "",
              f"rocm nn path: {result['rocm_nn']}; torch {result['torch']}, cuDNN {result['cudnn']} "
              f"(benchmark=True, TF32 off). N=32, C=64->64, 56x56.", "",
-             "## cached call (median)", "",
+             "## cached call (median host clock per call; device: kernel time per call, torch.profiler)", "",
              "| case | dtype | candlewick MIOpen | candlewick fallback | torch |", "|---|---|---|---|---|"]
     for r in result["rows"]:
         lines.append(f"| {r['case']} | {r['dtype']} | {_fmt(r.get('candlewick_miopen'), r['gflop'])} | "
