@@ -5,7 +5,8 @@ hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^
 Transposed views are passed as transposes, any other strided operand is copied
 contiguous first (never an error). Batch dimensions, broadcast ones (stride 0)
 included, are coalesced into one strided batch where possible and looped on the host
-otherwise.
+otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
+says why).
 """
 
 import itertools
@@ -15,13 +16,14 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.opdefs import BinaryOp
 
 from . import ops
 from .argpack import MAX_DIMS, coalesce, pad_dims
 from .device import hip_api
 from .error import check
 from .kernels import runtime
-from .storage import RocmStorage
+from .storage import RocmStorage, launch_ew
 
 # dtype -> (hipDataType, hipblasComputeType_t, NumPy type of alpha/beta)
 _BLAS_TYPES = {
@@ -29,9 +31,9 @@ _BLAS_TYPES = {
     dt.bfloat16: ("HIP_R_16BF", "HIPBLAS_COMPUTE_32F", np.float32),
     dt.float32: ("HIP_R_32F", "HIPBLAS_COMPUTE_32F", np.float32),
     dt.float64: ("HIP_R_64F", "HIPBLAS_COMPUTE_64F", np.float64),
-    dt.complex64: ("HIP_C_32F", "HIPBLAS_COMPUTE_32F", np.complex64),
-    dt.complex128: ("HIP_C_64F", "HIPBLAS_COMPUTE_64F", np.complex128),
 }
+# complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
+_COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 _INT32_MAX = 2**31 - 1
 
 
@@ -49,6 +51,8 @@ def matmul(lhs, rhs, lhs_layout, rhs_layout):
         return out
     if dtype.is_integer:
         _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    elif dtype in _COMPLEX_PARTS:
+        _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
     elif dtype in _BLAS_TYPES:
         _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
     else:
@@ -110,6 +114,75 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
                 out.ptr + (c_off + start * cb[-1]) * item, data_type, n, cb[-1],
                 nb, compute, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
             check("hipblasGemmStridedBatchedEx", status)
+
+
+def _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    """Complex C = A B as one real GEMM on the parts, then a combine.
+
+    A complex GEMM (hipBLAS CGEMM/ZGEMM) scales its sum by alpha = 1+0j as a complex
+    product, so an infinite sum turns into NaN (0 * inf), and it may use other product
+    formulas; the contract is the plain product sum, re = sum(ar br - ai bi),
+    im = sum(ar bi + ai br), with IEEE real arithmetic throughout. So:
+
+    * A is presented as the real 2M x K matrix whose row 2i+p is part p of row i, B as
+      the real K x 2N matrix whose column 2j+q is part q of column j (a strided view of
+      the complex buffer itself where that axis has unit stride: B row-major, A
+      column-major such as a transposed view; else one copy with the real copy kernel,
+      broadcast batch dimensions not expanded);
+    * one real GEMM gives P (2M x 2N) with P[2i+p, 2j+q] = sum_k A_p[i,k] B_q[k,j]
+      (the four part products ArBr, ArBi, AiBr, AiBi, each a sum of K real products:
+      the same 8MNK flops as the complex GEMM and the same error bound, plus one
+      rounding in the combine; temporaries: the copies and P, 4MN reals per batch);
+    * two element-wise launches combine re = ArBr - AiBi, im = ArBi + AiBr straight
+      into the interleaved output.
+
+    Special values then match the product sum: sum_k(p_k - q_k) and
+    sum_k p_k - sum_k q_k are NaN or +-inf under the same conditions (a NaN term, or
+    infinities of both signs among the p_k and -q_k; finite overflow aside), since the
+    products themselves are the same real products. Launches: at most one copy per
+    operand (none for A.T @ B with B row-major), the GEMM (one per 65535 batches and
+    per non-coalescable batch index, as for real dtypes) and two combines.
+    """
+    real = _COMPLEX_PARTS[lhs.dtype]
+    a, a_layout = _parts_operand(lhs, lhs_layout, real, rows=True)
+    b, b_layout = _parts_operand(rhs, rhs_layout, real, rows=False)
+    p = RocmStorage.empty(lhs.device, real, shape_size(batch) * 4 * m * n)
+    _blas_matmul(a, b, a_layout, b_layout, p, batch, 2 * m, 2 * n, k)
+    shape = batch + (m, n)
+    # P viewed as (batch, M, part, N, part); out as (batch, M, N, part)
+    p_strides = contiguous_strides(batch + (2 * m, 2 * n))[:-2] + (4 * n, 2)
+    o_strides = tuple(2 * s for s in contiguous_strides(shape))
+    for op, out_part, left, right in ((BinaryOp.SUBTRACT, 0, 0, 2 * n + 1), (BinaryOp.ADD, 1, 1, 2 * n)):
+        launch_ew(lhs.device, ("binary", op, real), shape,
+                  [(out.ptr, out_part, o_strides), (p.ptr, left, p_strides), (p.ptr, right, p_strides)],
+                  name=op.value, dtype=real)
+
+
+def _parts_operand(storage, layout, real, rows):
+    """(real storage, Layout) of a complex operand (batch..., R, C) with its parts
+    interleaved along the rows ((batch..., 2R, C), row 2i+p = part p of row i) or
+    along the columns ((batch..., R, 2C), column 2j+q = part q of column j).
+
+    A view of the same buffer when that axis has unit stride or extent 1; else a copy
+    into a contiguous (batch', R, 2, C) / (batch', R, C, 2) buffer, where batch' keeps
+    broadcast (stride 0) batch dimensions at extent 1."""
+    *batch, r, c = layout.shape
+    *bstrides, rs, cs = layout.strides
+    batch, bstrides = tuple(batch), tuple(bstrides)
+    shape = batch + ((2 * r, c) if rows else (r, 2 * c))
+    if (rs if rows else cs) == 1 or (r if rows else c) == 1:
+        view = RocmStorage(storage.slice, real, 2 * storage.size)
+        strides = tuple(2 * s for s in bstrides) + ((1, 2 * cs) if rows else (2 * rs, 1))
+        return view, Layout(shape, strides, 2 * layout.offset)
+    cbatch = tuple(1 if s == 0 else e for e, s in zip(batch, bstrides))
+    dst_shape = cbatch + ((r, 2, c) if rows else (r, c, 2))
+    dst_strides = contiguous_strides(dst_shape)
+    src_strides = tuple(2 * s for s in bstrides) + ((2 * rs, 1, 2 * cs) if rows else (2 * rs, 2 * cs, 1))
+    dst = RocmStorage.empty(storage.device, real, shape_size(dst_shape))
+    launch_ew(storage.device, ("copy", real.itemsize), dst_shape,
+              [(dst.ptr, 0, dst_strides), (storage.ptr, 2 * layout.offset, src_strides)])
+    strides = tuple(0 if s == 0 else d for s, d in zip(bstrides, dst_strides)) + ((c, 1) if rows else (2 * c, 1))
+    return dst, Layout(shape, strides, 0)
 
 
 def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
