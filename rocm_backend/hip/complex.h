@@ -26,8 +26,38 @@ __device__ inline float cw_r_tanh(float x) { return tanhf(x); }
 __device__ inline double cw_r_tanh(double x) { return tanh(x); }
 __device__ inline float cw_r_atan2(float y, float x) { return atan2f(y, x); }
 __device__ inline double cw_r_atan2(double y, double x) { return atan2(y, x); }
-__device__ inline float cw_r_hypot(float x, float y) { return hypotf(x, y); }
-__device__ inline double cw_r_hypot(double x, double y) { return hypot(x, y); }
+// hypot is our own: device libraries differ at the ends of the range (CUDA's double
+// hypot returns inf for hypot(5.5, DBL_MAX)). Float squares are exact in double and
+// cannot overflow there, so float is one rounding of the double result.
+__device__ inline float cw_r_hypot(float x, float y) {
+    double a = x, b = y;
+    if (fabs(a) == cw_inf_d() || fabs(b) == cw_inf_d()) return cw_inf_f();  // even with a NaN
+    return (float)sqrt(a * a + b * b);
+}
+// Double: scaled by a power of two so that neither square overflows nor loses digits
+// to underflow, then one Newton step whose residual h^2 - a^2 - b^2 is formed exactly
+// with fma (Borges, "An Improved Algorithm for hypot(a,b)", 2019): within an ulp.
+__device__ inline double cw_r_hypot(double x, double y) {
+    double a = fabs(x), b = fabs(y);
+    if (a == cw_inf_d() || b == cw_inf_d()) return cw_inf_d();
+    if (!(a == a) || !(b == b)) return a + b;
+    if (a < b) { double t = a; a = b; b = t; }
+    // b/a < 2^-27: b^2 / 2a^2 is under half an ulp of a (and a = 0 ends here too)
+    if (b <= a * cw_bits_f64((cw_u64)(1023 - 27) << 52)) return a;
+    double scale = 1.0;
+    if (a > cw_bits_f64((cw_u64)(1023 + 500) << 52)) {
+        const double down = cw_bits_f64((cw_u64)(1023 - 600) << 52);
+        a *= down; b *= down; scale = cw_bits_f64((cw_u64)(1023 + 600) << 52);
+    } else if (a < cw_bits_f64((cw_u64)(1023 - 450) << 52)) {
+        const double up = cw_bits_f64((cw_u64)(1023 + 600) << 52);
+        a *= up; b *= up; scale = cw_bits_f64((cw_u64)(1023 - 600) << 52);
+    }
+    double h = sqrt(fma(a, a, b * b));
+    double h_sq = h * h, a_sq = a * a;
+    double resid = fma(-b, b, h_sq - a_sq) + fma(h, h, -h_sq) - fma(a, a, -a_sq);
+    h -= resid / (2.0 * h);
+    return h * scale;
+}
 __device__ inline float cw_r_fabs(float x) { return fabsf(x); }
 __device__ inline double cw_r_fabs(double x) { return fabs(x); }
 __device__ inline float cw_r_rint(float x) { return rintf(x); }
@@ -161,7 +191,7 @@ template <class R> __device__ inline cw_complex<R> cw_cexp(cw_complex<R> z) {
             if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx(x, y - y);  // +inf + i NaN
             return cw_cplx(x * cw_r_cos(y), x * cw_r_sin(y));
         }
-        if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx((R)0, (R)0);
+        if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx((R)0, cw_r_copysign((R)0, y));
         return cw_cplx((R)0 * cw_r_cos(y), (R)0 * cw_r_sin(y));
     }
     if (cw_r_isnan(x)) {
@@ -173,8 +203,8 @@ template <class R> __device__ inline cw_complex<R> cw_cexp(cw_complex<R> z) {
 // log|z| without overflow or underflow of |z|, and accurate for |z| near 1
 template <class R> __device__ inline R cw_log_abs(cw_complex<R> z) {
     R a = cw_r_fabs(z.re), b = cw_r_fabs(z.im);
+    if (cw_r_isinf(a) || cw_r_isinf(b)) return cw_inf<R>();  // |z| = inf even with a NaN part
     if (a < b) { R t = a; a = b; b = t; }
-    if (cw_r_isinf(a)) return a;
     if (cw_r_isnan(a) || cw_r_isnan(b)) return cw_nan<R>();
     if (a == (R)0) return -cw_inf<R>();
     if (a > (R)0.5 && a < (R)2) return (R)0.5 * cw_r_log1p((a - 1) * (a + 1) + b * b);
@@ -214,28 +244,88 @@ template <class R> __device__ inline cw_complex<R> cw_csqrt(cw_complex<R> z) {
     }
     return cw_cplx(re * scale, im * scale);
 }
-template <class R> __device__ inline cw_complex<R> cw_csin(cw_complex<R> z) {
-    return cw_cplx(cw_r_sin(z.re) * cw_r_cosh(z.im), cw_r_cos(z.re) * cw_r_sinh(z.im));
+// sin and cos of y, with sin y = y for |y| below the smallest normal (as glibc)
+template <class R> __device__ inline void cw_sincos_small(R y, R* s, R* c) {
+    if (cw_r_fabs(y) > cw_lim<R>::min_normal()) { *s = cw_r_sin(y); *c = cw_r_cos(y); }
+    else { *s = y; *c = (R)1; }
 }
-template <class R> __device__ inline cw_complex<R> cw_ccos(cw_complex<R> z) {
-    return cw_cplx(cw_r_cos(z.re) * cw_r_cosh(z.im), -(cw_r_sin(z.re) * cw_r_sinh(z.im)));
+// e^|x| / 2 * (c + i s) for |x| past exp's overflow threshold t: the exponential is
+// applied in steps of e^t so that the product with a small c or s stays finite, and an
+// exact zero part stays zero instead of inf * 0 = NaN (the device's cosh(711.0) is inf)
+template <class R> __device__ inline cw_complex<R> cw_exp_half_scaled(R ax, R c, R s) {
+    const R t = cw_lim<R>::max_log(), et = cw_r_exp(t);
+    ax -= t; c *= et / 2; s *= et / 2;
+    if (ax > t) { ax -= t; c *= et; s *= et; }
+    if (ax > t) return cw_cplx(cw_lim<R>::max() * c, cw_lim<R>::max() * s);
+    R ev = cw_r_exp(ax);
+    return cw_cplx(ev * c, ev * s);
 }
+// sinh z and cosh z with C99 Annex G special values, following glibc's csinh/ccosh
+// (the reference backend's results), zero signs included
 template <class R> __device__ inline cw_complex<R> cw_csinh(cw_complex<R> z) {
-    return cw_cplx(cw_r_sinh(z.re) * cw_r_cos(z.im), cw_r_cosh(z.re) * cw_r_sin(z.im));
+    R x = z.re, y = z.im, ax = cw_r_fabs(x);
+    bool neg = cw_r_signbit(x), xfin = !cw_r_isnan(x) && !cw_r_isinf(x), yfin = !cw_r_isnan(y) && !cw_r_isinf(y);
+    R s, c;
+    if (xfin && yfin) {
+        cw_sincos_small(y, &s, &c);
+        if (neg) c = -c;
+        if (ax > cw_lim<R>::max_log()) return cw_exp_half_scaled(ax, c, s);
+        return cw_cplx(cw_r_sinh(ax) * c, cw_r_cosh(ax) * s);
+    }
+    if (xfin) return x == (R)0 ? cw_cplx(x, y - y) : cw_cplx(cw_nan<R>(), cw_nan<R>());
+    if (cw_r_isinf(x)) {
+        if (yfin && y != (R)0) {
+            cw_sincos_small(y, &s, &c);
+            R re = cw_r_copysign(cw_inf<R>(), c);
+            return cw_cplx(neg ? -re : re, cw_r_copysign(cw_inf<R>(), s));
+        }
+        if (y == (R)0) return cw_cplx(x, y);
+        return cw_cplx(cw_inf<R>(), y - y);
+    }
+    return cw_cplx(cw_nan<R>(), y == (R)0 ? y : cw_nan<R>());
 }
 template <class R> __device__ inline cw_complex<R> cw_ccosh(cw_complex<R> z) {
-    return cw_cplx(cw_r_cosh(z.re) * cw_r_cos(z.im), cw_r_sinh(z.re) * cw_r_sin(z.im));
+    R x = z.re, y = z.im, ax = cw_r_fabs(x);
+    bool xfin = !cw_r_isnan(x) && !cw_r_isinf(x), yfin = !cw_r_isnan(y) && !cw_r_isinf(y);
+    R s, c;
+    if (xfin && yfin) {
+        cw_sincos_small(y, &s, &c);
+        if (ax > cw_lim<R>::max_log()) return cw_exp_half_scaled(ax, c, cw_r_signbit(x) ? -s : s);
+        return cw_cplx(cw_r_cosh(x) * c, cw_r_sinh(x) * s);
+    }
+    if (xfin) return cw_cplx(y - y, x == (R)0 ? (R)0 : cw_nan<R>());
+    if (cw_r_isinf(x)) {
+        if (yfin && y != (R)0) {
+            cw_sincos_small(y, &s, &c);
+            return cw_cplx(cw_r_copysign(cw_inf<R>(), c), cw_r_copysign(cw_inf<R>(), s) * cw_r_copysign((R)1, x));
+        }
+        if (y == (R)0) return cw_cplx(cw_inf<R>(), y * cw_r_copysign((R)1, x));
+        return cw_cplx(cw_inf<R>(), y - y);
+    }
+    return cw_cplx(cw_nan<R>(), y == (R)0 ? y : cw_nan<R>());
+}
+// sin z = -i sinh(iz), cos z = cosh(iz): exact rewrites, signs of zeros included
+template <class R> __device__ inline cw_complex<R> cw_csin(cw_complex<R> z) {
+    // but glibc's csin gives +inf, not the rewrite's -inf, for a non-finite real part
+    // and an infinite imaginary part (the sign is unspecified)
+    if (cw_r_isinf(z.im) && (cw_r_isinf(z.re) || cw_r_isnan(z.re))) return cw_cplx(cw_nan<R>(), cw_inf<R>());
+    cw_complex<R> w = cw_csinh(cw_cplx(-z.im, z.re));
+    return cw_cplx(w.im, -w.re);
+}
+template <class R> __device__ inline cw_complex<R> cw_ccos(cw_complex<R> z) {
+    return cw_ccosh(cw_cplx(-z.im, z.re));
 }
 // Kahan's formula (as FreeBSD's ctanh): no cancellation in cosh 2x + cos 2y near its
 // zeros; C99 Annex G special values; large |x| by its limit with e^-2|x| kept finite
 template <class R> __device__ inline cw_complex<R> cw_ctanh(cw_complex<R> z) {
     R x = z.re, y = z.im;
-    if (cw_r_isnan(x)) return cw_cplx(x, y == (R)0 ? y : x + y);
-    if (cw_r_isinf(x)) {
-        R s = cw_r_isinf(y) || cw_r_isnan(y) ? y - y : cw_r_sin(y) * cw_r_cos(y);
-        return cw_cplx(cw_r_copysign((R)1, x), cw_r_copysign((R)0, cw_r_isnan(s) ? (R)0 : s));
+    bool yfin = !cw_r_isnan(y) && !cw_r_isinf(y);
+    if (cw_r_isinf(x)) {  // glibc's zero signs: sin 2y's for |y| > 1, else y's
+        R s = yfin && cw_r_fabs(y) > (R)1 ? cw_r_sin(y) * cw_r_cos(y) : y;
+        return cw_cplx(cw_r_copysign((R)1, x), cw_r_copysign((R)0, s));
     }
-    if (cw_r_isinf(y) || cw_r_isnan(y)) return cw_cplx(y - y, y - y);
+    if (cw_r_isnan(x) && y == (R)0) return z;
+    if (cw_r_isnan(x) || !yfin) return cw_cplx(x == (R)0 ? x : cw_nan<R>(), cw_nan<R>());
     const R big = sizeof(R) == 4 ? (R)11 : (R)22;
     if (cw_r_fabs(x) >= big) {
         R e = cw_r_exp(-cw_r_fabs(x));
@@ -253,17 +343,16 @@ template <class R> __device__ inline cw_complex<R> cw_ctan(cw_complex<R> z) {
     cw_complex<R> t = cw_ctanh(cw_cplx(-z.im, z.re));
     return cw_cplx(t.im, -t.re);
 }
-template <class R> __device__ inline cw_complex<R> cw_cacosh(cw_complex<R> z) {
-    cw_complex<R> one = cw_cplx((R)1, (R)0);
-    if (cw_cabs(z) > (R)1e8) {
-        cw_complex<R> l = cw_clog(z);
-        return cw_cplx(l.re + (R)0.69314718055994530942, l.im);
-    }
-    return cw_clog(z + cw_csqrt(z + one) * cw_csqrt(z - one));
-}
+// exp(z) - 1: without cancellation for small z, and exp's special values elsewhere
+// (the finite formula would give NaN parts for infinite x or y)
 template <class R> __device__ inline cw_complex<R> cw_cexpm1(cw_complex<R> z) {
-    R s = cw_r_sin(z.im * (R)0.5);
-    return cw_cplx(cw_r_expm1(z.re) * cw_r_cos(z.im) - 2 * s * s, cw_r_exp(z.re) * cw_r_sin(z.im));
+    R x = z.re, y = z.im;
+    if (cw_r_isnan(x) || cw_r_isinf(x) || cw_r_isnan(y) || cw_r_isinf(y)) {
+        cw_complex<R> w = cw_cexp(z);
+        return cw_cplx(w.re - (R)1, w.im);
+    }
+    R s = cw_r_sin(y * (R)0.5);
+    return cw_cplx(cw_r_expm1(x) * cw_r_cos(y) - 2 * s * s, y == (R)0 ? y : cw_r_exp(x) * cw_r_sin(y));
 }
 // log(1 + z): for small |z| without forming 1 + z (which drops the digits of z), as
 // log1p of |1+z|^2 - 1 = x(2 + x) + y^2 and atan2; elsewhere log of 1 + z itself

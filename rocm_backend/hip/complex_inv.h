@@ -90,7 +90,7 @@ template <class R> __device__ inline cw_complex<R> cw_casinh(cw_complex<R> z) {
     R x = z.re, y = z.im, ax = cw_r_fabs(x), ay = cw_r_fabs(y);
     if (cw_r_isnan(x) || cw_r_isnan(y)) {
         if (cw_r_isinf(x)) return cw_cplx(x, y + y);
-        if (cw_r_isinf(y)) return cw_cplx(y, x + x);
+        if (cw_r_isinf(y)) return cw_cplx(cw_r_fabs(y), x + x);  // sign unspecified; glibc's +
         if (y == (R)0) return cw_cplx(x + x, y);
         return cw_cplx(x + y, x + y);
     }
@@ -145,6 +145,7 @@ template <class R> __device__ inline R cw_real_part_reciprocal(R x, R y) {
     int ex, ey;
     cw_r_frexp(x, &ex);
     cw_r_frexp(y, &ey);
+    if (cw_r_isinf(y)) return cw_r_copysign((R)0, x);  // frexp has no usable exponent for inf
     if (ex - ey >= cutoff || cw_r_isinf(x)) return 1 / x;
     if (ey - ex >= cutoff) return x / y / y;
     if (ex <= cw_lim<R>::max_exp() / 2 - cutoff) return x / (x * x + y * y);
@@ -185,4 +186,24 @@ template <class R> __device__ inline cw_complex<R> cw_catanh(cw_complex<R> z) {
 template <class R> __device__ inline cw_complex<R> cw_catan(cw_complex<R> z) {
     cw_complex<R> w = cw_catanh(cw_cplx(z.im, z.re));
     return cw_cplx(w.im, w.re);
+}
+
+// acosh z = ±i acos z: C99 Annex G special values (glibc's, which the reference
+// backend returns: acosh(±0 + i NaN) = NaN + i pi/2), and for finite z the accurate
+// acos above with the sign chosen by Im z
+template <class R> __device__ inline cw_complex<R> cw_cacosh(cw_complex<R> z) {
+    typedef cw_catrig<R> K;
+    R x = z.re, y = z.im;
+    bool xnan = cw_r_isnan(x), ynan = cw_r_isnan(y), xinf = cw_r_isinf(x), yinf = cw_r_isinf(y);
+    if (xnan || ynan || xinf || yinf) {
+        if (yinf) {
+            R im = xinf ? (x < (R)0 ? (R)2.35619449019234492885 : (R)0.78539816339744830962) : K::pio2();
+            return cw_cplx(cw_inf<R>(), xnan ? x : cw_r_copysign(im, y));
+        }
+        if (xinf) return cw_cplx(cw_inf<R>(), ynan ? y : cw_r_copysign(cw_r_signbit(x) ? (R)3.14159265358979323846 : (R)0, y));
+        return cw_cplx(cw_nan<R>(), x == (R)0 ? K::pio2() : cw_nan<R>());
+    }
+    if (x == (R)0 && y == (R)0) return cw_cplx((R)0, cw_r_copysign(K::pio2(), y));
+    cw_complex<R> w = cw_cacos(z);
+    return cw_cplx(cw_r_fabs(w.im), cw_r_copysign(w.re, y));
 }

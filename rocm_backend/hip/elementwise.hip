@@ -118,15 +118,15 @@ template <class S> __device__ inline void cw_affine(const cw_ew_args& a) {
     cw_map<S, S, cw_affine_fn<C> >(a, f);
 }
 
-// min(max(x, lo), hi); CW_FLAG_A: lo given, CW_FLAG_B: hi given; NaN stays NaN
+// min(max(x, lo), hi); CW_FLAG_A: lo given, CW_FLAG_B: hi given. A NaN x, lo or hi
+// gives NaN (the standard's clip, NumPy's maximum/minimum): a bound compared with <
+// alone would be skipped when it is NaN
 template <class C> struct cw_clip_fn {
     C lo, hi;
     bool has_lo, has_hi;
     __device__ C operator()(C x) const {
-        if (x == x) {
-            if (has_lo && x < lo) x = lo;
-            if (has_hi && x > hi) x = hi;
-        }
+        if (has_lo && x == x && !(x >= lo)) x = lo;
+        if (has_hi && x == x && !(x <= hi)) x = hi;
         return x;
     }
 };

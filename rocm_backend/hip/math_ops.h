@@ -51,25 +51,34 @@ CW_UNARY_FDC(asinh, asinhf, asinh, cw_casinh)
 CW_UNARY_FDC(acosh, acoshf, acosh, cw_cacosh)
 CW_UNARY_FDC(atanh, atanhf, atanh, cw_catanh)
 
+// the complex64 overload of an op whose complex128 form is cfun (widened, as above)
+#define CW_C64_VIA_C128(cfun) \
+    __device__ cw_complex<float> operator()(cw_complex<float> z) const { return cw_narrow(cfun(cw_widen(z))); }
+__device__ inline cw_complex<double> cw_clog2(cw_complex<double> z) {
+    cw_complex<double> l = cw_clog(z);
+    return cw_cplx(l.re * 1.44269504088896340736, l.im * 1.44269504088896340736);
+}
+__device__ inline cw_complex<double> cw_clog10(cw_complex<double> z) {
+    cw_complex<double> l = cw_clog(z);
+    return cw_cplx(l.re * 0.43429448190325182765, l.im * 0.43429448190325182765);
+}
+__device__ inline cw_complex<double> cw_crecip(cw_complex<double> z) { return cw_cplx(1.0, 0.0) / z; }
 struct op_log2 {
     __device__ float operator()(float x) const { return log2f(x); }
     __device__ double operator()(double x) const { return log2(x); }
-    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
-        cw_complex<R> l = cw_clog(z);
-        return cw_cplx(l.re * (R)1.44269504088896340736, l.im * (R)1.44269504088896340736);
-    }
+    __device__ cw_complex<double> operator()(cw_complex<double> z) const { return cw_clog2(z); }
+    CW_C64_VIA_C128(cw_clog2)
 };
 struct op_log10 {
     __device__ float operator()(float x) const { return log10f(x); }
     __device__ double operator()(double x) const { return log10(x); }
-    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
-        cw_complex<R> l = cw_clog(z);
-        return cw_cplx(l.re * (R)0.43429448190325182765, l.im * (R)0.43429448190325182765);
-    }
+    __device__ cw_complex<double> operator()(cw_complex<double> z) const { return cw_clog10(z); }
+    CW_C64_VIA_C128(cw_clog10)
 };
 struct op_reciprocal {
     template <class T> __device__ T operator()(T x) const { return (T)1 / x; }
-    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const { return cw_cplx((R)1, (R)0) / z; }
+    __device__ cw_complex<double> operator()(cw_complex<double> z) const { return cw_crecip(z); }
+    CW_C64_VIA_C128(cw_crecip)
 };
 struct op_abs {
     template <class T> __device__ T operator()(T x) const {
@@ -87,6 +96,7 @@ struct op_negative {
 };
 struct op_square {
     template <class T> __device__ T operator()(T x) const { return cw_wrap_mul(x, x); }
+    __device__ cw_complex<float> operator()(cw_complex<float> z) const { cw_complex<double> w = cw_widen(z); return cw_narrow(w * w); }
 };
 struct op_conj {
     template <class T> __device__ T operator()(T x) const { return x; }
@@ -115,24 +125,30 @@ CW_UNARY_ROUNDING(floor, floorf, floor)
 CW_UNARY_ROUNDING(trunc, truncf, trunc)
 CW_UNARY_ROUNDING(round, rintf, rint)  // half to even
 
+// z / |z|, scaled by max(|Re z|, |Im z|) first so that neither |z| nor the quotient
+// overflows or underflows; z itself (signed zeros kept) for z = 0
+__device__ inline cw_complex<double> cw_csign(cw_complex<double> z) {
+    if (cw_r_isnan(z.re) || cw_r_isnan(z.im)) return cw_cplx(cw_nan_d(), cw_nan_d());
+    double m = cw_r_fabs(z.re) > cw_r_fabs(z.im) ? cw_r_fabs(z.re) : cw_r_fabs(z.im);
+    if (m == 0.0) return z;
+    if (cw_r_isinf(m)) {  // the direction of an infinite value
+        double re = cw_r_isinf(z.re) ? cw_r_copysign(1.0, z.re) : cw_r_copysign(0.0, z.re);
+        double im = cw_r_isinf(z.im) ? cw_r_copysign(1.0, z.im) : cw_r_copysign(0.0, z.im);
+        double n = cw_r_hypot(re, im);
+        return cw_cplx(re / n, im / n);
+    }
+    double xs = z.re / m, ys = z.im / m, n = cw_r_hypot(xs, ys);
+    return cw_cplx(xs / n, ys / n);
+}
 struct op_sign {
     template <class T> __device__ T operator()(T x) const {
         return x > (T)0 ? (T)1 : ((cw_is_signed<T>::value && x < (T)0) ? (T)-1 : (T)0);
     }
-    __device__ float operator()(float x) const { return x > 0.f ? 1.f : (x < 0.f ? -1.f : x); }
-    __device__ double operator()(double x) const { return x > 0. ? 1. : (x < 0. ? -1. : x); }
-    template <class R> __device__ cw_complex<R> operator()(cw_complex<R> z) const {
-        if (cw_r_isnan(z.re) || cw_r_isnan(z.im)) return cw_cplx(cw_nan<R>(), cw_nan<R>());
-        R m = cw_cabs(z);
-        if (m == (R)0) return cw_cplx((R)0, (R)0);
-        if (cw_r_isinf(m)) {  // direction of an infinite value
-            R re = cw_r_isinf(z.re) ? cw_r_copysign((R)1, z.re) : (R)0;
-            R im = cw_r_isinf(z.im) ? cw_r_copysign((R)1, z.im) : (R)0;
-            R n = cw_r_hypot(re, im);
-            return cw_cplx(re / n, im / n);
-        }
-        return cw_cplx(z.re / m, z.im / m);
-    }
+    // +0 for either zero, as the reference backend (NumPy); NaN stays NaN
+    __device__ float operator()(float x) const { return x > 0.f ? 1.f : (x < 0.f ? -1.f : (x == x ? 0.f : x)); }
+    __device__ double operator()(double x) const { return x > 0. ? 1. : (x < 0. ? -1. : (x == x ? 0. : x)); }
+    __device__ cw_complex<double> operator()(cw_complex<double> z) const { return cw_csign(z); }
+    CW_C64_VIA_C128(cw_csign)
 };
 struct op_signbit {
     __device__ bool operator()(float x) const { return (cw_f32_bits(x) >> 31) != 0u; }
@@ -194,8 +210,21 @@ struct op_silu {
 // ---------------------------------------------------------------- binary
 struct op_add { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_add(a, b); } };
 struct op_subtract { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_sub(a, b); } };
-struct op_multiply { template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_mul(a, b); } };
-struct op_divide { template <class T> __device__ T operator()(T a, T b) const { return a / b; } };
+// complex64 products and quotients in complex128, rounded once (as the reference
+// backend): a*c - b*d and Smith's scaling overflow or underflow in single precision
+// where the result does not
+struct op_multiply {
+    template <class T> __device__ T operator()(T a, T b) const { return cw_wrap_mul(a, b); }
+    __device__ cw_complex<float> operator()(cw_complex<float> a, cw_complex<float> b) const {
+        return cw_narrow(cw_widen(a) * cw_widen(b));
+    }
+};
+struct op_divide {
+    template <class T> __device__ T operator()(T a, T b) const { return a / b; }
+    __device__ cw_complex<float> operator()(cw_complex<float> a, cw_complex<float> b) const {
+        return cw_narrow(cw_widen(a) / cw_widen(b));
+    }
+};
 
 // NumPy's npy_divmod for floating types: returns floor quotient, stores modulus
 template <class R> __device__ inline R cw_fdivmod(R a, R b, R* modulus) {
@@ -268,9 +297,9 @@ struct op_atan2 {
     __device__ float operator()(float a, float b) const { return atan2f(a, b); }
     __device__ double operator()(double a, double b) const { return atan2(a, b); }
 };
-struct op_hypot {
-    __device__ float operator()(float a, float b) const { return hypotf(a, b); }
-    __device__ double operator()(double a, double b) const { return hypot(a, b); }
+struct op_hypot {  // ours, not the device library's (see cw_r_hypot)
+    __device__ float operator()(float a, float b) const { return cw_r_hypot(a, b); }
+    __device__ double operator()(double a, double b) const { return cw_r_hypot(a, b); }
 };
 struct op_copysign {
     __device__ float operator()(float a, float b) const { return copysignf(a, b); }
