@@ -49,11 +49,19 @@ class _Types:
         _, compute_name, scalar = BLAS_TYPES[compute_dtype]
         self.data_enum = getattr(hip.hipDataType, data_name)
         self.compute_enum = getattr(hipblas.hipblasComputeType_t, compute_name)
-        self.data = int(self.data_enum)
-        self.compute = int(self.compute_enum)
+        self.data = _as_int(self.data_enum)
+        self.compute = _as_int(self.compute_enum)
         # alpha/beta live as long as the process: hipBLAS reads them during the call
         self.alpha_array, self.beta_array = np.ones(1, scalar), np.zeros(1, scalar)
         self.alpha, self.beta = self.alpha_array.ctypes.data, self.beta_array.ctypes.data
+
+
+def _as_int(enum):
+    """The C value of a hip-python enum member (None for stand-ins without one)."""
+    try:
+        return int(enum)
+    except (TypeError, ValueError):
+        return None
 
 
 def _status(code):
@@ -98,9 +106,8 @@ def _setup():
             op = api.hipblas.hipblasOperation_t
             _state["enums"] = (op.HIPBLAS_OP_N, op.HIPBLAS_OP_T,
                                api.hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
-            _state["ops"] = (int(op.HIPBLAS_OP_N), int(op.HIPBLAS_OP_T),
-                             int(api.hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT))
-            _state["raw"] = _raw_function()
+            _state["ops"] = tuple(_as_int(e) for e in _state["enums"])
+            _state["raw"] = _raw_function() if None not in _state["ops"] else None
     return _state
 
 
@@ -122,6 +129,8 @@ def gemm_strided_batched(device, trans_a, trans_b, m, n, k, a, lda, stride_a, b,
     c_types = c_types or ab_types
     handle = device.blas
     raw = state["raw"]
+    if raw is not None and ab_types.data is None:
+        raw = None
     if raw is not None and not isinstance(handle, int):
         try:
             handle_int = int(handle)

@@ -11,27 +11,19 @@ says why).
 
 import itertools
 
-import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, contiguous_strides, shape_size
 from candlewick.opdefs import BinaryOp
 
-from . import ops
+from . import blas_call, ops
 from .argpack import MAX_DIMS, coalesce, pad_dims
-from .device import hip_api
-from .error import check
 from .kernels import runtime
 from .storage import RocmStorage, launch_ew
 
-# dtype -> (hipDataType, hipblasComputeType_t, NumPy type of alpha/beta)
-_BLAS_TYPES = {
-    dt.float16: ("HIP_R_16F", "HIPBLAS_COMPUTE_32F", np.float32),
-    dt.bfloat16: ("HIP_R_16BF", "HIPBLAS_COMPUTE_32F", np.float32),
-    dt.float32: ("HIP_R_32F", "HIPBLAS_COMPUTE_32F", np.float32),
-    dt.float64: ("HIP_R_64F", "HIPBLAS_COMPUTE_64F", np.float64),
-}
+# real dtypes hipBLAS multiplies (blas_call.BLAS_TYPES has their hipBLAS types)
+_BLAS_TYPES = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 # complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
 _COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 _INT32_MAX = 2**31 - 1
@@ -90,14 +82,7 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     if not bshape:
         bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
     item = lhs.dtype.itemsize
-    api = hip_api()
-    hip, hipblas = api.hip, api.hipblas
-    data_name, compute_name, scalar_type = _BLAS_TYPES[lhs.dtype]
-    data_type = getattr(hip.hipDataType, data_name)
-    compute = getattr(hipblas.hipblasComputeType_t, compute_name)
-    op_n, op_t = hipblas.hipblasOperation_t.HIPBLAS_OP_N, hipblas.hipblasOperation_t.HIPBLAS_OP_T
-    alpha, beta = np.ones(1, scalar_type), np.zeros(1, scalar_type)
-    handle = lhs.device.blas
+    types = blas_call.types(lhs.dtype)
     count = bshape[-1]
     for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
         a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
@@ -105,15 +90,11 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
         c_off = sum(i * s for i, s in zip(lead, cb))
         for start in range(0, count, 65535):  # batchCount is an int; keep launches modest
             nb = min(65535, count - start)
-            status = hipblas.hipblasGemmStridedBatchedEx(
-                handle, op_t if b_op[0] else op_n, op_t if a_op[0] else op_n, n, m, k,
-                alpha.ctypes.data,
-                rhs.ptr + (b_off + start * bb[-1]) * item, data_type, b_op[1], bb[-1],
-                lhs.ptr + (a_off + start * ab[-1]) * item, data_type, a_op[1], ab[-1],
-                beta.ctypes.data,
-                out.ptr + (c_off + start * cb[-1]) * item, data_type, n, cb[-1],
-                nb, compute, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
-            check("hipblasGemmStridedBatchedEx", status)
+            blas_call.gemm_strided_batched(
+                lhs.device, b_op[0], a_op[0], n, m, k,
+                rhs.ptr + (b_off + start * bb[-1]) * item, b_op[1], bb[-1],
+                lhs.ptr + (a_off + start * ab[-1]) * item, a_op[1], ab[-1],
+                out.ptr + (c_off + start * cb[-1]) * item, n, cb[-1], nb, types)
 
 
 def _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
