@@ -2,10 +2,15 @@
 
 * MIOpen (``miopen.py``), when ``libMIOpen.so`` loads and its handle can be created:
   conv1d/conv2d and conv_transpose1d/2d for float16/bfloat16/float32, and average
-  pooling for float16/float32. A padded convolution gets its input zero-padded by us
-  (MIOpen then runs with padding 0): MIOpen/cuDNN skip the padded taps, so a NaN or inf
-  weight over the padding would give a finite result where IEEE arithmetic on the
-  padded zeros (the contract, NumPy, the cpu backend) gives NaN.
+  pooling for float16/float32. MIOpen/cuDNN skip the taps that fall on a convolution's
+  zero padding, where IEEE arithmetic on the padded zeros (the contract, NumPy, the cpu
+  backend) adds w * 0: NaN for an inf or NaN weight, +-0 otherwise (which changes no
+  sum: accumulations start from +0, so neither MIOpen nor the cpu backend's BLAS ends
+  at -0 through them). So a padded convolution runs with MIOpen's own padding and then
+  two small kernels (``_padding_nan_fixup``) write NaN where a non-finite weight meets
+  the padding; with finite weights they cost a few microseconds and change nothing.
+  Transposed convolutions need no fix-up: their "padding" crops the output, and both
+  MIOpen and the contract (GEMM + col2im) sum only products of real inputs.
 * Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
   upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
   has no general double-precision convolution), max pooling (measured as fast as
@@ -29,7 +34,7 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, shape_size
 
-from . import miopen, nn_fallback
+from . import miopen, nn_fallback, nn_kernels
 from .nn_fallback import contiguous, out_size, transpose_size
 from .storage import RocmStorage
 
@@ -97,16 +102,27 @@ def _ptr(storage, layout):
     return storage.ptr + layout.offset * storage.dtype.itemsize
 
 
-def _zero_padded(x, layout, padding):
-    """(storage, layout) of x with ``padding`` zeros around H and W, contiguous."""
-    n, c, h, w = layout.shape
-    ph, pw = padding
-    hp, wp = h + 2 * ph, w + 2 * pw
-    out = RocmStorage.empty(x.device, x.dtype, n * c * hp * wp)
-    out.slice.memset(0)
-    interior = Layout((n, c, h, w), (c * hp * wp, hp * wp, wp, 1), ph * wp + pw)
-    out.assign(interior, x, layout)
-    return out, Layout.contiguous((n, c, hp, wp))
+def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilation):
+    """NaN into ``out`` (a MIOpen convolution's output) wherever a tap with a non-finite
+    weight lands on the padding: pad_mask reduces the weight to per-(oc, tap) bits
+    "non-finite for some input channel of the group", pad_fix visits the border band of
+    the output channels that have such a bit (tests/rocm/test_nn_index_math.py mirrors
+    both). ``w`` is contiguous."""
+    n_batch, cout, oh, ow = y_shape
+    _, cg, kh, kw = w_layout.shape
+    top, bot, left, right = nn_kernels.pad_band(in_hw[0], in_hw[1], oh, ow, (kh, kw), stride, padding,
+                                                dilation)
+    band = oh * ow - (bot - top) * (right - left)
+    if band == 0:
+        return
+    words = -(-kh * kw // 32)
+    mask = RocmStorage.empty(out.device, dt.uint32, cout * words)
+    nn_kernels.launch(out.device, ("nn", "pad_mask", out.dtype), cout * words, mask.ptr, _ptr(w, w_layout),
+                      0, shape_size(w_layout.shape), C=cout, KH=kh, KW=kw, x0=cg)
+    nn_kernels.launch(out.device, ("nn", "pad_fix", out.dtype), out.size, out.ptr, mask.ptr, 0, out.size,
+                      N=n_batch, C=cout, H=in_hw[0], W=in_hw[1], OH=oh, OW=ow, KH=kh, KW=kw,
+                      SH=stride[0], SW=stride[1], PH=padding[0], PW=padding[1], DH=dilation[0],
+                      DW=dilation[1], rows=n_batch * band, P=band, x0=top, x1=bot, x2=left, x3=right)
 
 
 def _as_2d(layout):
@@ -126,14 +142,13 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
-        if any(padding):
-            px, pl = _zero_padded(x, layout, padding)
-        else:
-            px, pl = _aligned(x, layout)
+        px, pl = _aligned(x, layout)
         w, w_layout = _aligned(w, w_layout)
         out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
         if mio.convolution(miopen.CONVOLUTION, dtype, _ptr(px, pl), pl.shape, _ptr(w, w_layout),
-                           w_layout.shape, out.ptr, y_shape, stride, (0, 0), dilation, groups):
+                           w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+            if any(padding):
+                _padding_nan_fixup(out, y_shape, w, w_layout, (h, wd), stride, padding, dilation)
             _count(op, "miopen")
             return out
     _count(op, "fallback")

@@ -124,11 +124,12 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups):
     chunk = batch_chunk(n_batch, per_item)
     cols = RocmStorage.empty(device, dtype, chunk * groups * taps * positions)
     s_n, s_c, s_h, s_w = layout.strides
+    extent = nn_kernels.span(0, (h, wd), (s_h, s_w))  # the kernel's 32-bit offsets are in-plane
     for n0 in range(0, n_batch, chunk):
         nc = min(chunk, n_batch - n0)
         nn_kernels.launch(
             device, ("nn", "im2col", item), nc * groups * taps * positions, cols.ptr, x.ptr,
-            layout.offset + n0 * s_n, N=nc, C=cin, H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h,
+            layout.offset + n0 * s_n, extent, N=nc, C=cin, H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h,
             in_sW=s_w, OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0], SW=stride[1], PH=padding[0],
             PW=padding[1], DH=dilation[0], DW=dilation[1], G=groups)
         issue(cols.ptr, groups * taps * positions, taps * positions, n0, nc)
@@ -167,17 +168,18 @@ def conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding, di
                  cols.ptr + g * taps * positions * acc.itemsize, positions, groups * taps * positions, nc)
         nn_kernels.launch(
             device, ("nn", "col2im", dtype), nc * out_batch, out.ptr + n0 * out_batch * item, cols.ptr, 0,
-            N=nc, C=cout, H=h, W=wd, OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0], SW=stride[1],
+            nc * groups * taps * positions, N=nc, C=cout, H=h, W=wd, OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0], SW=stride[1],
             PH=padding[0], PW=padding[1], DH=dilation[0], DW=dilation[1], G=groups, x0=coutg)
     return out
 
 
-def _pool(x, layout, key, oh, ow, **dims):
+def _pool(x, layout, key, oh, ow, extent=0, **dims):
     n_batch, c, h, wd = layout.shape
     out = RocmStorage.empty(x.device, x.dtype, n_batch * c * oh * ow)
     s_n, s_c, s_h, s_w = layout.strides
-    nn_kernels.launch(x.device, key, out.size, out.ptr, x.ptr, layout.offset, N=n_batch, C=c, H=h,
-                      W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h, in_sW=s_w, OH=oh, OW=ow, **dims)
+    extent = max(extent, nn_kernels.span(0, (h, wd), (s_h, s_w)))  # 32-bit offsets are in-plane
+    nn_kernels.launch(x.device, key, out.size, out.ptr, x.ptr, layout.offset, extent, N=n_batch, C=c,
+                      H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h, in_sW=s_w, OH=oh, OW=ow, **dims)
     return out
 
 
@@ -198,4 +200,6 @@ def avg_pool2d(x, layout, kernel, stride, padding, count_include_pad):
 
 
 def upsample_nearest2d(x, layout, out_h, out_w):
-    return _pool(x, layout, ("nn", "upsample", x.dtype.itemsize), out_h, out_w)
+    # the kernel forms oh * H and ow * W
+    extent = max(out_h * layout.shape[2], out_w * layout.shape[3])
+    return _pool(x, layout, ("nn", "upsample", x.dtype.itemsize), out_h, out_w, extent)

@@ -1,9 +1,16 @@
-"""The nn kernels of ``hip/nn.hip``: their op-table entries, argument struct and launch.
+"""The nn kernels of ``hip/nn.hip``: their op-table entries, argument struct, grids and launch.
 
 ``ops._build`` adds ``kernel_specs()`` to the op table (module ``nn``), so the kernels
 are compiled, cached and yielded by ``kernels.all_kernel_sources()`` (the AMD compile
 gate) like every other module. They take one ``cw_nn_args`` struct, laid out here.
+
+Grids: the "row" kernels (im2col, pooling, upsampling) give each destination row of P
+positions L = 2^TPL * gridDim.y threads (``row_config``); col2im is a flat grid-stride
+loop; pad_mask has one block per mask word, pad_fix a block row per output channel.
+Launches go through ``launch.Launcher`` (ctypes where it can, hip-python otherwise).
 """
+
+import functools
 
 from candlewick import dtypes as dt
 
@@ -13,11 +20,20 @@ NN_BLOCK = 256
 NN_MODULE = "nn"
 FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 BYTE_SIZES = (1, 2, 4, 8, 16)
+ROW_KERNELS = ("im2col", "max_pool", "avg_pool", "upsample")
+#: resident threads per multiprocessor we aim to fill (2048 on NVIDIA sm_80/90 and AMD CDNA)
+THREADS_PER_SM = 2048
+#: index32 needs every count and offset below this (the kernels add a step of up to
+#: 2^16 to a 32-bit position before comparing it with its bound)
+INDEX32_LIMIT = (1 << 31) - (1 << 24)
+_MAX_GRID_Y = 65535
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",
-              "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "G", "x0", "x1", "index32")
+              "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "G", "x0", "x1", "index32",
+              "rows", "P", "TPL", "x2", "x3")
 _DEFAULTS = {"SH": 1, "SW": 1, "DH": 1, "DW": 1, "KH": 1, "KW": 1, "G": 1}
+_BASE = {name: _DEFAULTS.get(name, 0) for name in DIM_FIELDS}  # in struct order
 
 NN_ARGS = ArgLayout(
     "cw_nn_args",
@@ -43,34 +59,91 @@ def kernel_specs(c_type, bytes_type):
         yield ("nn", "col2im", d), f"nn_col2im_{d.name}", f"cw_col2im<{s}, {acc}>(a);", abi, NN_BLOCK
         yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);", abi, NN_BLOCK
         yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);", abi, NN_BLOCK
+        yield ("nn", "pad_mask", d), f"nn_pad_mask_{d.name}", f"cw_pad_mask<{s}>(a);", abi, NN_BLOCK
+        yield ("nn", "pad_fix", d), f"nn_pad_fix_{d.name}", f"cw_pad_fix<{s}>(a);", abi, NN_BLOCK
 
 
-def nn_values(out_ptr, in_ptr, in_offset, n, **dims):
-    """Flat cw_nn_args values; dims not given are 0 (1 for window/stride/dilation/groups)."""
-    unknown = set(dims) - set(DIM_FIELDS)
-    if unknown:
-        raise TypeError(f"unknown cw_nn_args fields: {sorted(unknown)}")
-    dims.setdefault("index32", 1 if n < (1 << 31) else 0)
-    return [int(out_ptr), int(in_ptr), int(in_offset), int(n)] + [
-        int(dims.get(name, _DEFAULTS.get(name, 0))) for name in DIM_FIELDS
-    ]
+def span(offset, shape, strides):
+    """Elements from the buffer start to one past the farthest element a view can reach
+    (an upper bound of every offset the kernels form for it)."""
+    return offset + sum((n - 1) * abs(s) for n, s in zip(shape, strides)) + 1
 
 
-def launch(device, key, n, out_ptr, in_ptr, in_offset=0, **dims):
-    """Queue the nn kernel ``key`` over ``n`` output elements on the device stream."""
+def nn_values(out_ptr, in_ptr, in_offset, n, extent=0, **dims):
+    """Flat cw_nn_args values; dims not given are 0 (1 for window/stride/dilation/groups).
+    ``extent``: the largest element count/offset the kernel forms besides ``n`` (its
+    input's span, a product it computes), for the index32 flag."""
+    values = {**_BASE, **dims}  # a per-launch cost: one dict merge keeps the struct order
+    if len(values) != len(_BASE):
+        raise TypeError(f"unknown cw_nn_args fields: {sorted(set(dims) - set(_BASE))}")
+    if "index32" not in dims:
+        values["index32"] = 1 if max(n, extent) < INDEX32_LIMIT else 0
+    return [int(out_ptr), int(in_ptr), int(in_offset), int(n), *values.values()]
+
+
+@functools.lru_cache(maxsize=1024)
+def row_config(rows, positions, multiprocessors):
+    """(TPL, grid_x, grid_y) of a row kernel over ``rows`` rows of ``positions`` each.
+
+    Each row gets L threads (L = 2^TPL * grid_y; 2^TPL <= the block): at least enough
+    to fill the device when rows are few, and among those the L whose last sweep wastes
+    the fewest lanes (then the smallest: more positions per thread amortize the row's
+    decode). Rows shorter than 32 may take a power of two below 32; longer ones keep
+    at least 32 consecutive positions per lane group, for coalesced accesses."""
+    want = min(-(-multiprocessors * THREADS_PER_SM // max(rows, 1)), positions)
+    cands = [l for l in (1, 2, 4, 8, 16) if l >= want] if positions < 32 else []
+    first = max(32, -(-want // 32) * 32)
+    cands += range(first, max(first, -(-positions // 32) * 32) + 1, 32)[:256]
+    lanes = min(cands, key=lambda l: (-(-positions // l) * l - positions, l))
+    tp = lanes if lanes < 32 else min(NN_BLOCK, lanes & -lanes)
+    gy = min(lanes // tp, _MAX_GRID_Y)
+    slots = NN_BLOCK // tp
+    gx = max(1, min(-(-rows // slots), max(1, multiprocessors * 32 // gy), (1 << 31) - 1))
+    return tp.bit_length() - 1, gx, gy
+
+
+def pad_band(h, w, oh, ow, kernel, stride, padding, dilation):
+    """(top, bot, left, right): output rows [top, bot) and columns [left, right) whose
+    every tap lands inside the input; the pad_fix kernel visits only the rest."""
+    def interior(size, out, k, s, p, d):
+        lo = min(out, -(-p // s))
+        hi = max(lo, min(out, -(-(size + p - (k - 1) * d) // s)))
+        return lo, hi
+
+    top, bot = interior(h, oh, kernel[0], stride[0], padding[0], dilation[0])
+    left, right = interior(w, ow, kernel[1], stride[1], padding[1], dilation[1])
+    return top, bot, left, right
+
+
+def launch_config(key, n, dims, multiprocessors):
+    """(grid_x, grid_y, dims with the grid-dependent fields) of the nn kernel ``key``."""
+    kind = key[1]
+    if kind in ROW_KERNELS:
+        taps = dims.get("KH", 1) * dims.get("KW", 1) if kind == "im2col" else 1
+        rows, positions = dims["N"] * dims["C"] * taps, dims["OH"] * dims["OW"]
+        tpl, gx, gy = row_config(rows, positions, multiprocessors)
+        return gx, gy, dict(dims, rows=rows, P=positions, TPL=tpl)
+    if kind == "pad_mask":
+        words = -(-dims["KH"] * dims["KW"] // 32)
+        return max(1, min(dims["C"] * words, multiprocessors * 32)), 1, dims
+    if kind == "pad_fix":
+        gy = min(dims["C"], _MAX_GRID_Y)
+        per_channel = -(-dims["rows"] // NN_BLOCK)
+        return max(1, min(per_channel, multiprocessors * 8 // gy)), gy, dims
+    return max(1, min(-(-n // NN_BLOCK), multiprocessors * 32)), 1, dims
+
+
+def launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
+    """Queue the nn kernel ``key`` producing ``n`` destination elements on the device stream."""
     if n <= 0:
         return
-    from . import ops
-    from .device import hip_api
-    from .error import check
-    from .kernels import grid_for, runtime
+    rt = kernels.runtime(device)
+    kernel = rt.kernel(ops.lookup(key, key[1]))
+    gx, gy, dims = launch_config(key, n, dims, device.multiprocessors)
+    rt.launcher.launch(kernel, gx, gy, 1, NN_BLOCK, 1, 1, NN_ARGS,
+                       nn_values(out_ptr, in_ptr, in_offset, n, extent, **dims))
 
-    spec = ops.lookup(key, key[1])
-    fn = runtime(device).function(spec)
-    values = nn_values(out_ptr, in_ptr, in_offset, n, **dims)
-    grid = grid_for(n, spec.block, device)
-    launch_kernel = hip_api().hip.hipModuleLaunchKernel
-    with NN_ARGS.lock:
-        extra = NN_ARGS.packed(values)
-        status = launch_kernel(fn, grid, 1, 1, spec.block, 1, 1, 0, device.stream, None, extra)
-    check(f"hipModuleLaunchKernel({spec.name})", status)
+
+# Imported last, as modules: ops builds its table from kernel_specs above while it is
+# being imported, so either module may be the one whose import is under way.
+from . import kernels, ops  # noqa: E402

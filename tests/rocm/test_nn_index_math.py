@@ -3,10 +3,12 @@
 ``rocm_backend.nn_fallback`` runs unchanged over a fake device whose "device memory" is
 a host buffer: its pointer arithmetic, strides, batch chunking and GEMM arrangement are
 the real ones. The two things it queues are replaced by NumPy mirrors of the same
-algorithms: each nn kernel of ``hip/nn.hip`` (same flat-index decode, same window
+algorithms: each nn kernel of ``hip/nn.hip`` (same decode, same incremental walk over
+the positions of a row for the grid ``nn_kernels.launch_config`` picks, same window
 arithmetic, reading the ``cw_nn_args`` values that ``nn_kernels.nn_values`` packs) and
 hipBLAS's column-major strided batched GEMM. Results are compared with the cpu
 backend's vectorized nn (cpu_backend/nn.py), an independent implementation.
+tests/rocm/test_nn_pad_fixup.py reuses these mirrors for the MIOpen padding fix-up.
 """
 
 import math
@@ -77,23 +79,58 @@ def _args(values):
     return dict(zip(names, values))
 
 
-def emu_im2col(dev, a, item):
-    i = np.arange(a["n"])
-    cg = a["C"] // a["G"]
-    P, K = a["OH"] * a["OW"], cg * a["KH"] * a["KW"]
-    p, rest = i % P, i // P
-    k, rest = rest % K, rest // K
-    g, n = rest % a["G"], rest // a["G"]
-    kw, kk = k % a["KW"], k // a["KW"]
-    kh, ci = kk % a["KH"], kk // a["KH"]
-    ow, oh = p % a["OW"], p // a["OW"]
-    ih = oh * a["SH"] - a["PH"] + kh * a["DH"]
-    iw = ow * a["SW"] - a["PW"] + kw * a["DW"]
+def emu_rows(a, gx):
+    """Rows in the order CW_NN_ROWS visits them (each exactly once)."""
+    slots = nn_kernels.NN_BLOCK >> a["TPL"]
+    seen = [row for bx in range(gx) for slot in range(slots)
+            for row in range(bx * slots + slot, a["rows"], gx * slots)]
+    assert sorted(seen) == list(range(a["rows"]))
+
+
+def emu_walk(a, gy, SH=1, SW=1, PH=0, PW=0):
+    """cw_nn_walk and the incremental step of the row kernels, for every thread of a row
+    at once: per position p, the (oh, ow) and window origin (ih0, iw0) a thread holds
+    when it reaches p. Asserts that the threads cover each position exactly once."""
+    tp, OW, P = 1 << a["TPL"], a["OW"], a["P"]
+    p = np.arange(gy * tp)  # p0 = blockIdx.y * tp + lane
+    oh, ow = p // OW, p % OW
+    L = gy * tp
+    dq, dr = L // OW, L % OW
+    ih, iw = oh * SH - PH, ow * SW - PW
+    out = {k: np.full(P, -(1 << 40)) for k in ("oh", "ow", "ih", "iw")}
+    hits = np.zeros(P, np.int64)
+    while (p < P).any():
+        live = p < P
+        for k, v in (("oh", oh), ("ow", ow), ("ih", ih), ("iw", iw)):
+            out[k][p[live]] = v[live]
+        np.add.at(hits, p[live], 1)
+        p = p + L
+        ow, oh, ih, iw = ow + dr, oh + dq, ih + dq * SH, iw + dr * SW
+        wrap = ow >= OW
+        ow, oh = np.where(wrap, ow - OW, ow), np.where(wrap, oh + 1, oh)
+        ih, iw = np.where(wrap, ih + SH, ih), np.where(wrap, iw - OW * SW, iw)
+    assert (hits == 1).all()
+    pp = np.arange(P)
+    assert (out["oh"] == pp // OW).all() and (out["ow"] == pp % OW).all()
+    return out
+
+
+def emu_im2col(dev, a, item, gx, gy):
+    emu_rows(a, gx)
+    walk = emu_walk(a, gy, a["SH"], a["SW"], a["PH"], a["PW"])
+    r = np.arange(a["rows"])[:, None]
+    taps = a["KH"] * a["KW"]
+    plane, t = r // taps, r % taps
+    kh, kw = t // a["KW"], t % a["KW"]
+    n, c = plane // a["C"], plane % a["C"]
+    ih = walk["ih"][None, :] + kh * a["DH"]
+    iw = walk["iw"][None, :] + kw * a["DW"]
     ok = (ih >= 0) & (ih < a["H"]) & (iw >= 0) & (iw < a["W"])
-    src = a["in_offset"] + n * a["in_sN"] + (g * cg + ci) * a["in_sC"] + ih * a["in_sH"] + iw * a["in_sW"]
-    out = np.zeros(a["n"], _RAW[item])
+    src = a["in_offset"] + n * a["in_sN"] + c * a["in_sC"] + ih * a["in_sH"] + iw * a["in_sW"]
+    out = np.zeros(ok.shape, _RAW[item])
     out[ok] = dev.view(a["in"], _RAW[item])[src[ok]]
-    dev.view(a["out"], _RAW[item])[: a["n"]] = out
+    assert out.size == a["n"]
+    dev.view(a["out"], _RAW[item])[: a["n"]] = out.ravel()
 
 
 def emu_col2im(dev, a, dtype):
@@ -111,32 +148,59 @@ def emu_col2im(dev, a, dtype):
         hn = oh + a["PH"] - kh * a["DH"]
         for kw in range(a["KW"]):
             wn = ow + a["PW"] - kw * a["DW"]
-            ok = (hn >= 0) & (hn % a["SH"] == 0) & (hn // a["SH"] < a["H"])
-            ok &= (wn >= 0) & (wn % a["SW"] == 0) & (wn // a["SW"] < a["W"])
+            ok = (hn >= 0) & ((hn // a["SH"]) * a["SH"] == hn) & (hn // a["SH"] < a["H"])
+            ok &= (wn >= 0) & ((wn // a["SW"]) * a["SW"] == wn) & (wn // a["SW"] < a["W"])
             idx = ((n * a["G"] + g) * Kc + cl * a["KH"] * a["KW"] + kh * a["KW"] + kw) * P
             idx = idx + (hn // a["SH"]) * a["W"] + wn // a["SW"]
             total[ok] += cols[idx[ok]]
     dev.view(a["out"], dtype.numpy)[: a["n"]] = total.astype(dtype.numpy)
 
 
-def _pool_index(a):
-    i = np.arange(a["n"])
-    ow, rest = i % a["OW"], i // a["OW"]
-    oh, rest = rest % a["OH"], rest // a["OH"]
-    c, n = rest % a["C"], rest // a["C"]
-    return oh, ow, a["in_offset"] + n * a["in_sN"] + c * a["in_sC"]
+def max_key16(bits, inf_bits):
+    """cw_maxkey16: (key, is NaN) of raw 16-bit float patterns."""
+    bits = bits.astype(np.uint32)
+    return bits ^ np.where(bits & 0x8000, 0xFFFF, 0x8000), (bits & 0x7FFF) > inf_bits
 
 
-def emu_pool(dev, a, dtype, kind):
-    oh, ow, base = _pool_index(a)
+def max_value16(key):
+    return np.where(key & 0x8000, key ^ 0x8000, key ^ 0xFFFF).astype(np.uint16)
+
+
+_KEY16 = {dt.float16: 0x7C00, dt.bfloat16: 0x7F80}
+
+
+def emu_pool(dev, a, dtype, kind, gx, gy):
+    emu_rows(a, gx)
+    walk = emu_walk(a, gy, a["SH"], a["SW"], a["PH"], a["PW"])
+    row = np.arange(a["rows"])[:, None]
+    base = a["in_offset"] + (row // a["C"]) * a["in_sN"] + (row % a["C"]) * a["in_sC"]
+    ih0, iw0 = walk["ih"][None, :], walk["iw"][None, :]
+    shape = (a["rows"], a["P"])
+    if kind == "max_pool" and dtype in _KEY16:  # raw-bit keys, as cw_maxkey16
+        raw = dev.view(a["in"], np.uint16)
+        best = np.full(shape, (0x8000 | _KEY16[dtype]) ^ 0xFFFF, np.uint32)
+        nan_key = np.zeros(shape, np.uint32)
+        found = np.zeros(shape, bool)
+        for kh in range(a["KH"]):
+            ih = ih0 + kh * a["DH"]
+            for kw in range(a["KW"]):
+                iw = iw0 + kw * a["DW"]
+                ok = (ih >= 0) & (ih < a["H"]) & (iw >= 0) & (iw < a["W"]) & ~found
+                key, nan = max_key16(raw[np.where(ok, base + ih * a["in_sH"] + iw * a["in_sW"], 0)], _KEY16[dtype])
+                nan_key = np.where(ok & nan, key, nan_key)
+                found |= ok & nan
+                best = np.where(ok & ~nan & (key > best), key, best)
+        result = max_value16(np.where(found, nan_key, best))
+        dev.view(a["out"], np.uint16)[: a["n"]] = result.ravel()
+        return
     x = dev.view(a["in"], dtype.numpy).astype(np.float64)
-    best = np.full(a["n"], -np.inf)
-    total, count = np.zeros(a["n"]), np.zeros(a["n"])
+    best = np.full(shape, -np.inf)
+    total, count = np.zeros(shape), np.zeros(shape)
     dh, dw = (a["DH"], a["DW"]) if kind == "max_pool" else (1, 1)
     for kh in range(a["KH"]):
-        ih = oh * a["SH"] - a["PH"] + kh * dh
+        ih = ih0 + kh * dh
         for kw in range(a["KW"]):
-            iw = ow * a["SW"] - a["PW"] + kw * dw
+            iw = iw0 + kw * dw
             ok = (ih >= 0) & (ih < a["H"]) & (iw >= 0) & (iw < a["W"])
             v = np.where(ok, x[np.where(ok, base + ih * a["in_sH"] + iw * a["in_sW"], 0)], np.nan)
             best = np.where(ok & (np.isnan(v) | (v > best) | np.isnan(best)),
@@ -145,30 +209,83 @@ def emu_pool(dev, a, dtype, kind):
             count += ok
     if kind == "max_pool":
         result = best
-    else:
+    else:  # the kernel counts the clipped window: the same number
         result = total / (a["KH"] * a["KW"] if a["x0"] else count)
-    dev.view(a["out"], dtype.numpy)[: a["n"]] = result.astype(dtype.numpy)
+    dev.view(a["out"], dtype.numpy)[: a["n"]] = result.astype(dtype.numpy).ravel()
 
 
-def emu_upsample(dev, a, item):
-    oh, ow, base = _pool_index(a)
-    src = base + (oh * a["H"] // a["OH"]) * a["in_sH"] + (ow * a["W"] // a["OW"]) * a["in_sW"]
-    dev.view(a["out"], _RAW[item])[: a["n"]] = dev.view(a["in"], _RAW[item])[src]
+def emu_upsample(dev, a, item, gx, gy):
+    emu_rows(a, gx)
+    walk = emu_walk(a, gy)
+    row = np.arange(a["rows"])[:, None]
+    base = a["in_offset"] + (row // a["C"]) * a["in_sN"] + (row % a["C"]) * a["in_sC"]
+    src = base + (walk["oh"] * a["H"] // a["OH"]) * a["in_sH"] + (walk["ow"] * a["W"] // a["OW"]) * a["in_sW"]
+    dev.view(a["out"], _RAW[item])[: a["n"]] = dev.view(a["in"], _RAW[item])[src].ravel()
 
 
-def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, **dims):
+def emu_pad_mask(dev, a, dtype):
+    taps = a["KH"] * a["KW"]
+    words = -(-taps // 32)
+    w = dev.view(a["in"], dtype.numpy)[: a["C"] * a["x0"] * taps].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~((w - w) == 0)
+    bad = bad.reshape(a["C"], a["x0"], taps).any(axis=1)
+    out = np.zeros((a["C"], words), np.uint32)
+    for t in range(taps):
+        out[:, t // 32] |= bad[:, t].astype(np.uint32) << np.uint32(t % 32)
+    assert out.size == a["n"]
+    dev.view(a["out"], np.uint32)[: a["n"]] = out.ravel()
+
+
+def band_positions(a):
+    """cw_pad_fix's decode of band index j -> (oh, ow)."""
+    top, bot, left, right, OW = a["x0"], a["x1"], a["x2"], a["x3"], a["OW"]
+    band_rows, band_cols = a["OH"] - (bot - top), OW - (right - left)
+    j = np.arange(a["P"])
+    k, ow = j // OW, j % OW
+    oh = np.where(k < top, k, bot + (k - top))
+    j2 = j - band_rows * OW
+    k2, kc = j2 // max(band_cols, 1), j2 % max(band_cols, 1)
+    second = j >= band_rows * OW
+    return np.where(second, top + k2, oh), np.where(second, np.where(kc < left, kc, right + (kc - left)), ow)
+
+
+def emu_pad_fix(dev, a, dtype):
+    words = -(-a["KH"] * a["KW"] // 32)
+    mask = dev.view(a["in"], np.uint32)[: a["C"] * words].reshape(a["C"], words)
+    out = dev.view(a["out"], dtype.numpy)[: a["n"]].reshape(a["N"], a["C"], a["OH"], a["OW"])
+    oh, ow = band_positions(a)
+    assert a["rows"] == a["N"] * a["P"]
+    for oc in np.nonzero(mask.any(axis=1))[0]:
+        nan = np.zeros(a["P"], bool)
+        for kh in range(a["KH"]):
+            ih = oh * a["SH"] - a["PH"] + kh * a["DH"]
+            for kw in range(a["KW"]):
+                t = kh * a["KW"] + kw
+                if (mask[oc, t >> 5] >> (t & 31)) & 1:
+                    iw = ow * a["SW"] - a["PW"] + kw * a["DW"]
+                    nan |= (ih < 0) | (ih >= a["H"]) | (iw < 0) | (iw >= a["W"])
+        out[:, oc, oh[nan], ow[nan]] = np.nan
+
+
+def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
     if n <= 0:
         return
-    a = _args(nn_kernels.nn_values(out_ptr, in_ptr, in_offset, n, **dims))
+    gx, gy, dims = nn_kernels.launch_config(key, n, dims, device.multiprocessors)
+    a = _args(nn_kernels.nn_values(out_ptr, in_ptr, in_offset, n, extent, **dims))
     kind, arg = key[1], key[2]
     if kind == "im2col":
-        emu_im2col(device, a, arg)
+        emu_im2col(device, a, arg, gx, gy)
     elif kind == "col2im":
         emu_col2im(device, a, arg)
     elif kind in ("max_pool", "avg_pool"):
-        emu_pool(device, a, arg, kind)
+        emu_pool(device, a, arg, kind, gx, gy)
     elif kind == "upsample":
-        emu_upsample(device, a, arg)
+        emu_upsample(device, a, arg, gx, gy)
+    elif kind == "pad_mask":
+        emu_pad_mask(device, a, arg)
+    elif kind == "pad_fix":
+        emu_pad_fix(device, a, arg)
     else:
         raise AssertionError(f"unexpected kernel {key}")
 
@@ -192,11 +309,15 @@ def emu_gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, str
         c_mem[i * stride_c + r + s * ldc] = (A @ B).astype(out_dtype.numpy)
 
 
-@pytest.fixture
-def dev(monkeypatch):
+@pytest.fixture(params=[4, 132], ids=["sm4", "sm132"])
+def dev(monkeypatch, request):
+    """A fake device of 4 multiprocessors (few lanes per row, many rows per block) or
+    132 (an H100/H200: rows shared by several block rows, gridDim.y > 1)."""
     monkeypatch.setattr(nn_kernels, "launch", emu_launch)
     monkeypatch.setattr(nn_fallback, "gemm", emu_gemm)
-    return FakeDevice()
+    device = FakeDevice()
+    device.multiprocessors = request.param
+    return device
 
 
 def _data(shape, dtype, seed):

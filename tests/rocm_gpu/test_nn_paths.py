@@ -96,6 +96,48 @@ def test_conv1d(rocm, nn_path, dtype, case):
     _check_sum(read(out, fn(x, w).shape), x, w, fn, (), xs[1] // groups * k, dtype)
 
 
+NONFINITE = [  # x shape, (Cout, KH, KW), stride, padding, dilation, groups, (oc, ic, kh, kw, value)
+    ((2, 3, 9, 8), (4, 3, 3), (1, 1), (1, 1), (1, 1), 1, [(1, 0, 0, 0, np.nan), (2, 2, 2, 1, np.inf)]),
+    ((2, 4, 11, 9), (6, 3, 2), (2, 3), (2, 1), (1, 1), 2, [(0, 1, 2, 1, -np.inf), (5, 0, 1, 0, np.inf)]),
+    ((1, 2, 12, 10), (3, 3, 3), (1, 2), (2, 1), (2, 3), 1, [(1, 1, 0, 0, np.inf)]),
+    ((2, 4, 7, 7), (8, 3, 3), (1, 1), (1, 1), (1, 1), 4, [(3, 0, 1, 1, np.inf), (6, 0, 0, 2, np.nan)]),
+    ((1, 2, 8, 9), (3, 5, 7), (1, 1), (2, 3), (1, 1), 1, [(2, 1, 4, 6, np.inf), (0, 0, 2, 3, np.inf)]),
+    ((2, 3, 1, 30), (2, 1, 5), (1, 2), (0, 2), (1, 2), 1, [(0, 2, 0, 4, -np.inf)]),  # a conv1d
+]
+
+
+@pytest.mark.parametrize("case", NONFINITE, ids=lambda c: f"{c[0]}-{c[1]}-s{c[2]}-p{c[3]}-g{c[5]}")
+@pytest.mark.parametrize("dtype", [dt.float16, dt.bfloat16, dt.float32], ids=ids)
+def test_conv2d_nonfinite_weights_over_padding(rocm, nn_path, dtype, case):
+    """IEEE semantics of the zero padding: a tap with an inf/NaN weight over the padding
+    makes that output NaN (MIOpen skips those taps; rocm_backend.nn fixes its output up).
+    Where the exact result is +-inf, MIOpen's transform-based algorithms (Winograd, FFT)
+    may give NaN instead: only NaN-where-NaN and the finite values are exact contracts."""
+    xs, (cout, kh, kw), stride, padding, dilation, groups, bad = case
+    x, w = _rand(xs, dtype, 21), _rand((cout, xs[1] // groups, kh, kw), dtype, 22)
+    for oc, ic, i, j, value in bad:
+        w[oc, ic, i, j] = value
+    args = (stride, padding, dilation, groups)
+    with np.errstate(invalid="ignore", over="ignore"):
+        exact = _conv2d_ref(x.astype(np.float64), w.astype(np.float64), *args)
+    if xs[2] == 1:  # through the conv1d primitive
+        (xd, xl), (wd, wl) = upload(rocm, x[:, :, 0]), upload(rocm, w[:, :, 0])
+        out = xd.conv1d(xl, wd, wl, stride[1], padding[1], dilation[1], groups)
+    else:
+        (xd, xl), (wd, wl) = upload(rocm, x), upload(rocm, w)
+        out = xd.conv2d(xl, wd, wl, *args)
+    got = read(out, exact.shape).astype(np.float64)
+    nan = np.isnan(exact)
+    assert nan.any() and np.isnan(got[nan]).all(), f"{int((~np.isnan(got[nan])).sum())} outputs should be NaN"
+    inf = np.isinf(exact)
+    assert (np.isnan(got[inf]) | (got[inf] == exact[inf])).all()
+    fin = np.isfinite(exact)
+    finite_w = np.where(np.isfinite(w), w, 0).astype(np.float64)
+    mag = _conv2d_ref(np.abs(x.astype(np.float64)), np.abs(finite_w), *args)
+    tol = eps(dtype) * np.abs(exact) + 4 * (xs[1] // groups * kh * kw + 1) * 2.0**-23 * mag + tiny(dtype)
+    assert (np.abs(got[fin] - exact[fin]) <= tol[fin]).all()
+
+
 CONVT = [  # x shape, (Cout/G, KH, KW), stride, padding, output_padding, dilation, groups
     ((2, 3, 5, 4), (2, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 1),
     ((1, 4, 4, 4), (3, 2, 3), (1, 3), (0, 1), (0, 2), (2, 1), 2),
