@@ -17,24 +17,18 @@ output element's taps (deterministic: no atomics) and rounds once.
 The im2col / col2im index math is mirrored in NumPy by tests/rocm/test_nn_index_math.py.
 """
 
-import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 
 from . import nn_kernels
-from .device import hip_api
-from .error import check
+from . import blas_call
 from .storage import RocmStorage
 
 #: upper bound of the im2col / col2im scratch buffer; larger problems run in batch chunks
 WORKSPACE_BYTES = 1 << 29
 _INT32_MAX = 2**31 - 1
-
-# dtype -> hipDataType name
-_HIP_TYPE = {dt.float16: "HIP_R_16F", dt.bfloat16: "HIP_R_16BF", dt.float32: "HIP_R_32F",
-             dt.float64: "HIP_R_64F"}
 
 
 def contiguous(storage, layout):
@@ -66,25 +60,13 @@ def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_
     if max(m, n, k, lda, ldb, ldc) > _INT32_MAX:
         raise UnsupportedOperation("conv (im2col+GEMM)", in_dtype, "rocm",
                                    "a GEMM dimension exceeds 2^31-1")
-    api = hip_api()
-    hip, hipblas = api.hip, api.hipblas
-    wide = in_dtype is dt.float64
-    scalar = np.float64 if wide else np.float32
-    alpha, beta = np.ones(1, scalar), np.zeros(1, scalar)
-    compute = getattr(hipblas.hipblasComputeType_t, "HIPBLAS_COMPUTE_64F" if wide else "HIPBLAS_COMPUTE_32F")
-    op_n, op_t = hipblas.hipblasOperation_t.HIPBLAS_OP_N, hipblas.hipblasOperation_t.HIPBLAS_OP_T
-    a_type = getattr(hip.hipDataType, _HIP_TYPE[in_dtype])
-    c_type = getattr(hip.hipDataType, _HIP_TYPE[out_dtype])
-    handle = device.blas
+    ab_types, c_types = blas_call.types(in_dtype), blas_call.types(out_dtype)
     for start in range(0, batch, 65535):
         nb = min(65535, batch - start)
-        status = hipblas.hipblasGemmStridedBatchedEx(
-            handle, op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k, alpha.ctypes.data,
-            a + start * stride_a * in_dtype.itemsize, a_type, lda, stride_a,
-            b + start * stride_b * in_dtype.itemsize, a_type, ldb, stride_b,
-            beta.ctypes.data, c + start * stride_c * out_dtype.itemsize, c_type, ldc, stride_c,
-            nb, compute, hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
-        check("hipblasGemmStridedBatchedEx", status)
+        blas_call.gemm_strided_batched(
+            device, trans_a, trans_b, m, n, k, a + start * stride_a * in_dtype.itemsize, lda, stride_a,
+            b + start * stride_b * in_dtype.itemsize, ldb, stride_b,
+            c + start * stride_c * out_dtype.itemsize, ldc, stride_c, nb, ab_types, c_types)
 
 
 def _direct_1x1(layout, kernel, stride, padding):
