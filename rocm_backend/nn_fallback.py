@@ -18,7 +18,6 @@ The im2col / col2im index math is mirrored in NumPy by tests/rocm/test_nn_index_
 """
 
 
-from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 
