@@ -11,6 +11,8 @@
   the padding; with finite weights they cost a few microseconds and change nothing.
   Transposed convolutions need no fix-up: their "padding" crops the output, and both
   MIOpen and the contract (GEMM + col2im) sum only products of real inputs.
+  float16/bfloat16 convolutions run channels-last (``_channels_last`` says why): x and
+  w are copied NHWC by our tiled transpose kernel and the result copied back.
 * Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
   upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
   has no general double-precision convolution), max pooling (measured as fast as
@@ -39,6 +41,8 @@ from .nn_fallback import contiguous, out_size, transpose_size
 from .storage import RocmStorage
 
 ENV = "CANDLEWICK_ROCM_NN"
+LAYOUT_ENV = "CANDLEWICK_ROCM_CONV_LAYOUT"
+CHANNELS_LAST_DTYPES = (dt.float16, dt.bfloat16)
 MIOPEN_CONV_DTYPES = (dt.float16, dt.bfloat16, dt.float32)
 MIOPEN_POOL_DTYPES = (dt.float16, dt.float32)
 _ALIGN = 256  # bytes: MIOpen gets buffers at least this aligned (ours always are)
@@ -142,17 +146,53 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
-        px, pl = _aligned(x, layout)
-        w, w_layout = _aligned(w, w_layout)
-        out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
-        if mio.convolution(miopen.CONVOLUTION, dtype, _ptr(px, pl), pl.shape, _ptr(w, w_layout),
-                           w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+        w, w_layout = _aligned(w, w_layout)  # the padding fix-up reads it packed too
+        if _channels_last(dtype):
+            out = _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups)
+        else:
+            px, pl = _aligned(x, layout)
+            out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
+            if not mio.convolution(miopen.CONVOLUTION, dtype, _ptr(px, pl), pl.shape, _ptr(w, w_layout),
+                                   w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+                out = None
+        if out is not None:
             if any(padding):
                 _padding_nan_fixup(out, y_shape, w, w_layout, (h, wd), stride, padding, dilation)
             _count(op, "miopen")
             return out
     _count(op, "fallback")
     return nn_fallback.conv2d(x, layout, w, w_layout, stride, padding, dilation, groups)
+
+
+def _channels_last(dtype):
+    """Whether a float16/bfloat16 MIOpen convolution runs channels-last: with NCHW
+    tensors cuDNN (behind the shim) offered only non-tensor-core algorithms to Find, 3-6x
+    slower than torch on an H200, while its NHWC implicit-GEMM kernels use the tensor
+    cores (MIOpen also favours NHWC for half precision). ``CANDLEWICK_ROCM_CONV_LAYOUT``
+    = nchw | nhwc forces one layout for every dtype (for comparisons)."""
+    forced = os.environ.get(LAYOUT_ENV, "auto").strip().lower()
+    if forced in ("nchw", "nhwc"):
+        return forced == "nhwc"
+    return dtype in CHANNELS_LAST_DTYPES
+
+
+def _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups):
+    """The convolution on NHWC copies of x and w (our tiled transpose kernel), its NHWC
+    result transposed back to NCHW; None when MIOpen declines the problem."""
+    xl = x.copy(_permuted_nhwc(layout))
+    wl = w.copy(_permuted_nhwc(w_layout))
+    yl = RocmStorage.empty(x.device, x.dtype, shape_size(y_shape))
+    if not mio.convolution(miopen.CONVOLUTION, x.dtype, xl.ptr, layout.shape, wl.ptr, w_layout.shape, yl.ptr,
+                           y_shape, stride, padding, dilation, groups, channels_last=True):
+        return None
+    n, c, h, w_ = y_shape
+    return yl.copy(Layout(y_shape, (h * w_ * c, 1, w_ * c, c), 0))
+
+
+def _permuted_nhwc(layout):
+    """The (N, H, W, C) view of an (N, C, H, W) layout: copying it packs NHWC."""
+    (n, c, h, w), (sn, sc, sh, sw) = layout.shape, layout.strides
+    return Layout((n, h, w, c), (sn, sh, sw, sc), layout.offset)
 
 
 def conv1d(x, layout, w, w_layout, stride, padding, dilation, groups):

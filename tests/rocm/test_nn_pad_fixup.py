@@ -164,8 +164,8 @@ class FakeMIOpen:
         self.dev, self.calls = dev, []
 
     def convolution(self, mode, dtype, x_ptr, x_shape, w_ptr, w_shape, y_ptr, y_shape, stride, padding,
-                    dilation, groups, out_pad=(0, 0)):
-        assert mode == nn.miopen.CONVOLUTION
+                    dilation, groups, out_pad=(0, 0), channels_last=False):
+        assert mode == nn.miopen.CONVOLUTION and not channels_last  # NCHW forced below
         self.calls.append(tuple(padding))
         x = self.dev.view(x_ptr, dtype.numpy)[: math.prod(x_shape)].reshape(x_shape).astype(np.float64)
         w = self.dev.view(w_ptr, dtype.numpy)[: math.prod(w_shape)].reshape(w_shape).astype(np.float64)
@@ -193,6 +193,7 @@ def test_miopen_padding_nan_fixup(dev, monkeypatch, case, dtype):
     xs, (cout, kh, kw), stride, padding, dilation, groups, bad = case
     fake = FakeMIOpen(dev)
     monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_: fake)
+    monkeypatch.setenv(nn.LAYOUT_ENV, "nchw")  # the fake device has no transpose kernel
     x = mirror._data(xs, dtype, 7)
     x[0, 0, 0, :2] = 0  # real zeros under an inf weight give NaN without any fix-up
     w = mirror._data((cout, xs[1] // groups, kh, kw), dtype, 8)
@@ -212,3 +213,19 @@ def test_miopen_padding_nan_fixup(dev, monkeypatch, case, dtype):
     if bad:
         skipped = skip_padding_conv(x.astype(np.float64), w.astype(np.float64), stride, padding, dilation, groups)
         assert (np.isnan(got) & ~np.isnan(skipped)).any()  # the fix-up did something
+
+
+def test_channels_last_layouts_map_elements_like_numpy():
+    """The layouts nn._conv_channels_last copies through: (N, C, H, W) -> packed NHWC,
+    and a packed NHWC result read back as (N, C, H, W)."""
+    n, c, h, w = 2, 3, 4, 5
+    base = np.arange(7 + n * c * h * w)
+    nchw = base[7:].reshape(n, c, h, w)
+    perm = nn._permuted_nhwc(Layout((n, c, h, w), (c * h * w, h * w, w, 1), 7))
+    idx = np.indices(perm.shape).reshape(len(perm.shape), -1)
+    gathered = base[perm.offset + sum(i * s for i, s in zip(idx, perm.strides))]
+    np.testing.assert_array_equal(gathered, nchw.transpose(0, 2, 3, 1).ravel())
+    nhwc = np.ascontiguousarray(nchw.transpose(0, 2, 3, 1)).ravel()
+    back = Layout((n, c, h, w), (h * w * c, 1, w * c, c), 0)
+    idx = np.indices(back.shape).reshape(4, -1)
+    np.testing.assert_array_equal(nhwc[sum(i * s for i, s in zip(idx, back.strides))], nchw.ravel())
