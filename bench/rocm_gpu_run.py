@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "--tb=line"]
 STEPS = [  # name, command after the interpreter (OUT = the output folder), share of the budget
     ("conformance", PYTEST + ["tests/conformance"], 0.45),
+    ("conformance_nn", PYTEST + ["tests/conformance/test_nn.py", "tests/conformance/test_matmul.py"], 0.1),
     ("array_api", PYTEST + ["-v", "--tb=short", "tests/array_api"], 0.6),
     ("rocm_tests", PYTEST + ["tests/rocm"], 0.08),
     ("rocm_gpu_tests", PYTEST + ["tests/rocm_gpu"], 0.3),
@@ -36,7 +37,7 @@ STEPS = [  # name, command after the interpreter (OUT = the output folder), shar
     ("diag", ["bench/rocm_diag.py"], 0.15),
     ("probe", ["bench/rocm_probe.py"], 0.3),
 ]
-TEST_STEPS = {"conformance", "array_api", "rocm_tests", "rocm_gpu_tests"}
+TEST_STEPS = {"conformance", "conformance_nn", "array_api", "rocm_tests", "rocm_gpu_tests"}
 
 
 def run(cmd, log, timeout, env):
