@@ -256,6 +256,42 @@ def conv(dev, torch):
                 print(f"[{label}] failed: {type(exc).__name__}: {exc}")
 
 
+def conv_host(dev, torch):
+    """Host microseconds per call of the pieces of one cached MIOpen convolution (3x3,
+    N=32, C=64, 56x56): our Python around it, the shim's descriptor set-up (inside
+    GetWorkSpaceSize) and cudnnConvolutionForward's own host work."""
+    import ctypes as C
+
+    from rocm_backend import miopen
+    from rocm_backend.storage import RocmStorage
+
+    mio = miopen.for_device(dev)
+    sync = dev.synchronize
+    for dtype in (dt.float32, dt.float16):
+        x = RocmStorage.empty(dev, dtype, 32 * 64 * 56 * 56)
+        w = RocmStorage.empty(dev, dtype, 64 * 64 * 9)
+        y = RocmStorage.empty(dev, dtype, 32 * 64 * 56 * 56)
+        x.slice.memset(0), w.slice.memset(0)
+        args = (miopen.CONVOLUTION, dtype, x.ptr, (32, 64, 56, 56), w.ptr, (64, 64, 3, 3), y.ptr, (32, 64, 56, 56),
+                (1, 1), (1, 1), (1, 1), 1)
+        mio.convolution(*args)
+        plan = next(p for k, p in mio.plans.items() if k[1] is dtype and k[2] == (32, 64, 56, 56) and not k[-1])
+        size = C.c_size_t()
+        lib = mio.lib
+        print(f"[{dtype.name}] algo {plan.algo} workspace {plan.workspace}")
+        print(f"  mio.convolution (all of it): {per_call(lambda: mio.convolution(*args), sync, n=50, rounds=3):.1f} us")
+        print(f"  shim GetWorkSpaceSize (descriptor set-up + 8 queries): "
+              f"{per_call(lambda: lib.miopenConvolutionForwardGetWorkSpaceSize(mio.handle, plan.w, plan.x, plan.conv, plan.y, C.byref(size)), sync, n=50, rounds=3):.1f} us")
+        ws = mio._workspace(plan.workspace)
+        one, zero = C.c_float(1.0), C.c_float(0.0)
+        fwd = lambda: lib.miopenConvolutionForward(mio.handle, C.byref(one), plan.x, C.c_void_p(x.ptr), plan.w,  # noqa: E731
+                                                   C.c_void_p(w.ptr), plan.conv, plan.algo, C.byref(zero), plan.y,
+                                                   C.c_void_p(y.ptr), C.c_void_p(ws.ptr if ws else 0), plan.workspace)
+        print(f"  miopenConvolutionForward ctypes call: {per_call(fwd, sync, n=50, rounds=3):.1f} us")
+        print(f"  device.make_current: {per_call(dev.make_current, sync, n=200, rounds=3):.1f} us")
+        print(f"  workspace allocation: {per_call(lambda: mio._workspace(plan.workspace), sync, n=200, rounds=3):.1f} us")
+
+
 def main():
     wanted = sys.argv[1:] or ["launch", "grid", "kernels", "conv"]
     dev = cw.get_device("rocm")
@@ -274,7 +310,8 @@ def main():
         t0 = time.perf_counter()
         try:
             {"launch": lambda: launch(dev, torch, cupy), "grid": lambda: grid(dev, torch),
-             "kernels": lambda: kernels(dev, torch), "conv": lambda: conv(dev, torch)}[name]()
+             "kernels": lambda: kernels(dev, torch), "conv": lambda: conv(dev, torch),
+             "conv_host": lambda: conv_host(dev, torch)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
 
