@@ -293,7 +293,7 @@ def conv_host(dev, torch):
 
 
 def main():
-    wanted = sys.argv[1:] or ["launch", "grid", "kernels", "conv"]
+    wanted = sys.argv[1:] or os.environ.get("CANDLEWICK_PROBE", "launch,grid,kernels,conv,conv_host").split(",")
     dev = cw.get_device("rocm")
     try:
         import torch
