@@ -11,8 +11,10 @@
   the padding; with finite weights they cost a few microseconds and change nothing.
   Transposed convolutions need no fix-up: their "padding" crops the output, and both
   MIOpen and the contract (GEMM + col2im) sum only products of real inputs.
-  float16/bfloat16 convolutions run channels-last (``_channels_last`` says why): x and
-  w are copied NHWC by our tiled transpose kernel and the result copied back.
+  A 1x1 convolution with unit stride and no padding is a GEMM: in ``auto`` mode it goes
+  to hipBLAS directly (``nn_fallback``), which measured as fast as torch on the device
+  and several times cheaper on the host than MIOpen's call. ``CANDLEWICK_ROCM_CONV_LAYOUT
+  =nhwc`` runs MIOpen convolutions channels-last (``_channels_last`` says when that pays).
 * Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
   upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
   has no general double-precision convolution), max pooling (measured as fast as
@@ -42,7 +44,6 @@ from .storage import RocmStorage
 
 ENV = "CANDLEWICK_ROCM_NN"
 LAYOUT_ENV = "CANDLEWICK_ROCM_CONV_LAYOUT"
-CHANNELS_LAST_DTYPES = (dt.float16, dt.bfloat16)
 MIOPEN_CONV_DTYPES = (dt.float16, dt.bfloat16, dt.float32)
 MIOPEN_POOL_DTYPES = (dt.float16, dt.float32)
 _ALIGN = 256  # bytes: MIOpen gets buffers at least this aligned (ours always are)
@@ -145,6 +146,8 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     cout, cg, kh, kw = w_layout.shape
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
+    if mio is not None and requested() == "auto" and nn_fallback.is_direct_gemm(layout, (kh, kw), stride, padding):
+        mio = None
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
         w, w_layout = _aligned(w, w_layout)  # the padding fix-up reads it packed too
         if _channels_last(dtype):
@@ -165,15 +168,13 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
 
 
 def _channels_last(dtype):
-    """Whether a float16/bfloat16 MIOpen convolution runs channels-last: with NCHW
-    tensors cuDNN (behind the shim) offered only non-tensor-core algorithms to Find, 3-6x
-    slower than torch on an H200, while its NHWC implicit-GEMM kernels use the tensor
-    cores (MIOpen also favours NHWC for half precision). ``CANDLEWICK_ROCM_CONV_LAYOUT``
-    = nchw | nhwc forces one layout for every dtype (for comparisons)."""
-    forced = os.environ.get(LAYOUT_ENV, "auto").strip().lower()
-    if forced in ("nchw", "nhwc"):
-        return forced == "nhwc"
-    return dtype in CHANNELS_LAST_DTYPES
+    """Whether a MIOpen convolution runs channels-last (``CANDLEWICK_ROCM_CONV_LAYOUT`` =
+    nhwc; default nchw). Measured on an H200 through the shim
+    (bench/results/rocm_probe_nvidia-h200_2026-11-21.md): cuDNN's NHWC tensor-core
+    kernels win on the device for a 3x3 float16 convolution (23 us against 47-117 us
+    for what Find picks with NCHW), but our two transposes and their launches cost more
+    than that on the host and on the device, so NCHW stays the default."""
+    return os.environ.get(LAYOUT_ENV, "nchw").strip().lower() == "nhwc"
 
 
 def _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups):

@@ -68,8 +68,11 @@ def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_
             c + start * stride_c * out_dtype.itemsize, ldc, stride_c, nb, ab_types, c_types)
 
 
-def _direct_1x1(layout, kernel, stride, padding):
-    return kernel == (1, 1) and stride == (1, 1) and padding == (0, 0) and layout.is_contiguous
+def is_direct_gemm(layout, kernel, stride, padding):
+    """A 1x1 convolution with unit stride, no padding and a contiguous input: the input
+    already is im2col's matrix, so the convolution is one GEMM per group."""
+    return (tuple(kernel) == (1, 1) and tuple(stride) == (1, 1) and tuple(padding) == (0, 0)
+            and layout.is_contiguous)
 
 
 def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups):
@@ -97,7 +100,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups):
                  w_ptr + g * coutg * taps * item, taps, 0,
                  out.ptr + (n0 * out_batch + g * coutg * positions) * item, positions, out_batch, nc)
 
-    if _direct_1x1(layout, (kh, kw), stride, padding):
+    if is_direct_gemm(layout, (kh, kw), stride, padding):
         # the input itself is cols: (N, G, C/G, H*W) with batch stride C*H*W
         issue(x.ptr + layout.offset * item, cin * positions, cg * positions, 0, n_batch)
         return out
