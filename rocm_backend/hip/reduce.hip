@@ -164,19 +164,6 @@ template <class S, class Op> __device__ inline typename Op::acc cw_reduce_span(c
     const S* vq = q + head;
     const cw_i64 base = begin + head;
     cw_i64 j = tid;
-    // four vectors in flight per thread: two measured 88-91% of copy bandwidth for a
-    // float32 sum on an H200 (bench/results/rocm_probe_*)
-    for (; j + 3 * bd < nv; j += 4 * bd) {
-        cw_pack<S, V> x[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) x[u] = cw_vload<S, V>(vq, j + u * bd);
-#pragma unroll
-        for (int u = 0; u < 4; ++u) {
-#pragma unroll
-            for (int k = 0; k < V; ++k)
-                acc = op.combine(acc, op.from(cw_traits<S>::load(x[u].v[k]), base + (j + u * bd) * V + k));
-        }
-    }
     for (; j + bd < nv; j += 2 * bd) {
         cw_pack<S, V> x0 = cw_vload<S, V>(vq, j), x1 = cw_vload<S, V>(vq, j + bd);
 #pragma unroll
