@@ -20,6 +20,7 @@ from candlewick import dtypes as dt
 
 from .device import hip_api
 from .error import RocmError, check
+from .launch import loaded_library_path
 
 #: dtype -> (hipDataType name, hipblasComputeType_t name, numpy type of alpha/beta)
 BLAS_TYPES = {
@@ -73,16 +74,7 @@ def _status(code):
 
 
 def _loaded_hipblas():
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                if "libhipblas" in line:
-                    path = line.split(None, 5)[-1].strip()
-                    if os.path.exists(path):
-                        return path
-    except OSError:
-        pass
-    return None
+    return loaded_library_path("libhipblas")
 
 
 def _raw_function():

@@ -22,17 +22,26 @@ from .error import RocmError
 _c_void_p = ctypes.c_void_p
 
 
-def loaded_runtime_path():
-    """The libamdhip64 file this process has loaded (None when none is loaded)."""
+def loaded_library_path(name):
+    """The file of a shared library (``name``: e.g. "libamdhip64") this process has
+    loaded, from /proc/self/maps; None when none is (or on another OS)."""
     try:
         with open("/proc/self/maps") as maps:
             for line in maps:
-                if "libamdhip64" in line:
+                if name in line:
                     path = line.split(None, 5)[-1].strip()
                     if os.path.exists(path):
                         return path
     except OSError:
         pass
+    return None
+
+
+def loaded_runtime_path():
+    """The libamdhip64 file this process has loaded (None when none is loaded)."""
+    path = loaded_library_path("libamdhip64")
+    if path is not None:
+        return path
     try:  # hip-python's own resolver gives the path it dlopen()s
         from rocm.bindings.util.paths import get_library_path
 
