@@ -20,7 +20,7 @@ from candlewick import dtypes as dt
 
 from .device import hip_api
 from .error import RocmError, check
-from .launch import loaded_library_path
+from .launch import loaded_function, loaded_library_path
 
 #: dtype -> (hipDataType name, hipblasComputeType_t name, numpy type of alpha/beta)
 BLAS_TYPES = {
@@ -80,14 +80,9 @@ def _loaded_hipblas():
 def _raw_function():
     if os.environ.get("CANDLEWICK_ROCM_RAW_BLAS", "1") == "0":
         return None
-    path = _loaded_hipblas()
-    if path is None:
-        return None
-    try:
-        fn = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW).hipblasGemmStridedBatchedEx
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes, fn.restype = _ARGTYPES, ctypes.c_int
+    fn = loaded_function(_loaded_hipblas(), "hipblasGemmStridedBatchedEx")
+    if fn is not None:
+        fn.argtypes = _ARGTYPES
     return fn
 
 

@@ -60,12 +60,17 @@ def raw_launch_function():
     """
     if os.environ.get("CANDLEWICK_ROCM_RAW_LAUNCH", "1") == "0":
         return None
-    path = loaded_runtime_path()
+    return loaded_function(loaded_runtime_path(), "hipModuleLaunchKernel")
+
+
+def loaded_function(path, symbol):
+    """ctypes ``symbol`` (returning a C int) of the library at ``path`` that this process
+    already loaded (``RTLD_NOLOAD``: the very instance hip-python talks to); None when
+    ``path`` is None or the library or symbol is not there."""
     if path is None:
         return None
     try:
-        lib = ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW)
-        fn = lib.hipModuleLaunchKernel
+        fn = getattr(ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW), symbol)
     except (OSError, AttributeError):
         return None
     fn.restype = ctypes.c_int

@@ -22,8 +22,8 @@ from .argpack import MAX_DIMS, coalesce, pad_dims
 from .kernels import runtime
 from .storage import RocmStorage, launch_ew
 
-# real dtypes hipBLAS multiplies (blas_call.BLAS_TYPES has their hipBLAS types)
-_BLAS_TYPES = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
+# real dtypes hipBLAS multiplies (complex ones run as real GEMMs: _complex_matmul)
+_BLAS_TYPES = tuple(d for d in blas_call.BLAS_TYPES if not d.is_complex)
 # complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
 _COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 _INT32_MAX = 2**31 - 1
