@@ -168,8 +168,6 @@ class RocmDevice:
         self.max_threads_per_block = int(props.maxThreadsPerBlock)
         self.shared_mem_per_block = int(props.sharedMemPerBlock)
         self.total_memory = int(props.totalGlobalMem)
-        # grid cap of grid-stride element-wise kernels: about four waves of 256-thread
-        # blocks on every SM/CU (more blocks only add scheduling; fewer leave it idle)
         # contiguous element-wise grids: one block per 2048 elements, no device-filling
         # cap (a grid-stride loop over a capped grid measured 81-88% of copy bandwidth for
         # exp at 2^26-2^28 on an H200, uncapped 99%: bench/results/rocm_probe_*); the

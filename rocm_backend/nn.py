@@ -150,7 +150,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
         mio = None
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
         w, w_layout = _aligned(w, w_layout)  # the padding fix-up reads it packed too
-        if _channels_last(dtype):
+        if _channels_last():
             out = _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups)
         else:
             px, pl = _aligned(x, layout)
@@ -167,7 +167,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     return nn_fallback.conv2d(x, layout, w, w_layout, stride, padding, dilation, groups)
 
 
-def _channels_last(dtype):
+def _channels_last():
     """Whether a MIOpen convolution runs channels-last (``CANDLEWICK_ROCM_CONV_LAYOUT`` =
     nhwc; default nchw). Measured on an H200 through the shim
     (bench/results/rocm_probe_nvidia-h200_2026-11-21.md): cuDNN's NHWC tensor-core

@@ -231,12 +231,7 @@ class RocmStorage:
             out.slice.copy_from_device(self.slice, out.size * self.dtype.itemsize, 0,
                                        layout.offset * self.dtype.itemsize)
             return out
-        plan = transposed_copy_plan(layout.shape, contiguous_strides(layout.shape), layout.strides)
-        if plan is not None:
-            launch_transpose(self.device, self.dtype.itemsize, plan, out.ptr, 0, self.ptr, layout.offset)
-            return out
-        launch_ew(self.device, ("copy", self.dtype.itemsize), layout.shape,
-                  [self.out_operand(out, layout.shape), self.operand(layout)])
+        out.assign(_contiguous(layout.shape), self, layout)  # the strided / transposing copy
         return out
 
     def unary(self, op, layout):
