@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 from candlewick import dtypes as dt  # noqa: E402
-from run_gpu import timed  # noqa: E402
+from run_gpu import kernel_times, timed  # noqa: E402
 
 
 def per_call(fn, sync, n=2000, rounds=5):
@@ -112,23 +112,9 @@ def grid(dev, torch):
               f"copy {8 * n / timed(lambda: t.clone(), torch.cuda.synchronize) / 1e9:.0f} GB/s")
 
 
-def profile(torch, label, fn, sync, reps=5):
-    from torch.profiler import ProfilerActivity, profile as tprofile
-
-    fn()
-    sync()
-    with tprofile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(reps):
-            fn()
-        sync()
-    rows = []
-    for ev in prof.key_averages():
-        dev_us = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
-        if dev_us:
-            rows.append((dev_us / reps, ev.count // reps, ev.key))
-    rows.sort(reverse=True)
-    total = sum(r[0] for r in rows)
-    print(f"[{label}] device {total:.1f} us per call")
+def profile(label, fn, sync, reps=5):
+    rows = kernel_times(fn, sync, reps)
+    print(f"[{label}] device {sum(r[0] for r in rows):.1f} us per call")
     for us, count, key in rows[:6]:
         print(f"    {us:9.1f} us x{count} {key[:150]}")
 
@@ -147,16 +133,16 @@ def kernels(dev, torch):
                                 ("sum all", lambda: cw.sum(x), lambda: t.sum()),
                                 ("sum rows", lambda: cw.sum(m, axis=1), lambda: tm.sum(dim=1)),
                                 ("sum cols", lambda: cw.sum(m, axis=0), lambda: tm.sum(dim=0))):
-        profile(torch, "cw " + label, ours, sync)
-        profile(torch, "torch " + label, theirs, tsync)
+        profile("cw " + label, ours, sync)
+        profile("torch " + label, theirs, tsync)
     x = m = t = tm = None
     torch.backends.cuda.matmul.allow_tf32 = False
     for name, npd, tdt in (("float16", np.float16, torch.float16), ("bfloat16", ml_dtypes.bfloat16, torch.bfloat16)):
         g = rng.standard_normal((4096, 4096), dtype=np.float32)
         xa = cw.asarray(g.astype(npd), device=dev)
         ta = torch.from_numpy(g).to(tdt).cuda()
-        profile(torch, f"cw gemm {name}", lambda: xa @ xa, sync)
-        profile(torch, f"torch gemm {name}", lambda: ta @ ta, tsync)
+        profile(f"cw gemm {name}", lambda: xa @ xa, sync)
+        profile(f"torch gemm {name}", lambda: ta @ ta, tsync)
         for label, fn, s in (("cw", lambda: xa @ xa, sync), ("torch", lambda: ta @ ta, tsync)):
             best = min(timed(fn, s, reps=10, batches=3) for _ in range(3))
             print(f"  {label} gemm {name}: {2 * 4096 ** 3 / best / 1e12:.1f} TFLOP/s")
@@ -168,7 +154,7 @@ def kernels(dev, torch):
         print("hipblasSetWorkspace 32 MiB:", st)
         for name, npd in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16)):
             xa = cw.asarray(rng.standard_normal((4096, 4096), dtype=np.float32).astype(npd), device=dev)
-            profile(torch, f"cw gemm {name} +workspace", lambda: xa @ xa, sync)
+            profile(f"cw gemm {name} +workspace", lambda: xa @ xa, sync)
             best = min(timed(lambda: xa @ xa, sync, reps=10, batches=3) for _ in range(3))
             print(f"  cw gemm {name} +workspace: {2 * 4096 ** 3 / best / 1e12:.1f} TFLOP/s")
     except Exception as exc:  # noqa: BLE001
@@ -188,21 +174,21 @@ def kernels(dev, torch):
             for path in ("miopen", "fallback"):
                 os.environ[nn.ENV] = path
                 fn = lambda: cw.nn.conv2d(xc, wc, stride=stride, padding=pad)  # noqa: E731
-                profile(torch, f"cw {path} {name} {np.dtype(dtype).name}", fn, sync)
+                profile(f"cw {path} {name} {np.dtype(dtype).name}", fn, sync)
                 print(f"  host-clock cached: {timed(fn, sync, reps=20) * 1e3:.3f} ms; "
                       f"queue-only: {per_call(fn, sync, n=20, rounds=3):.1f} us")
             os.environ[nn.ENV] = "auto"
             tf = lambda: torch.nn.functional.conv2d(txc, twc, stride=stride, padding=pad)  # noqa: E731
-            profile(torch, f"torch {name} {np.dtype(dtype).name}", tf, tsync)
+            profile(f"torch {name} {np.dtype(dtype).name}", tf, tsync)
             print(f"  host-clock cached: {timed(tf, tsync, reps=20) * 1e3:.3f} ms")
         fn = lambda: cw.nn.max_pool2d(xc, 3, 2, 1)  # noqa: E731
-        profile(torch, f"cw maxpool {np.dtype(dtype).name}", fn, sync)
+        profile(f"cw maxpool {np.dtype(dtype).name}", fn, sync)
         print(f"  host-clock cached: {timed(fn, sync, reps=20) * 1e3:.3f} ms")
         os.environ[nn.ENV] = "miopen"
-        profile(torch, f"cw miopen maxpool {np.dtype(dtype).name}", fn, sync)
+        profile(f"cw miopen maxpool {np.dtype(dtype).name}", fn, sync)
         os.environ[nn.ENV] = "auto"
         tf = lambda: torch.nn.functional.max_pool2d(txc, 3, 2, 1)  # noqa: E731
-        profile(torch, f"torch maxpool {np.dtype(dtype).name}", tf, tsync)
+        profile(f"torch maxpool {np.dtype(dtype).name}", tf, tsync)
         print(f"  host-clock cached: {timed(tf, tsync, reps=20) * 1e3:.3f} ms")
 
 
@@ -249,7 +235,7 @@ def conv(dev, torch):
                 print(f"[{label}] NCHW vs NHWC max abs diff {np.max(np.abs(a - b)):.3g}")
                 for lname, fn in (("NCHW", nchw), ("NHWC+transposes", nhwc)):
                     if torch is not None:
-                        profile(torch, f"{lname} {label}", fn, sync)
+                        profile(f"{lname} {label}", fn, sync)
                     print(f"  {lname}: host-clock cached {timed(fn, sync, reps=20) * 1e3:.3f} ms; "
                           f"queue-only {per_call(fn, sync, n=20, rounds=3):.1f} us")
             except Exception as exc:  # noqa: BLE001

@@ -132,8 +132,8 @@ def bench_bandwidth(libs, results, sizes):
                 row["error"] = f"{type(exc).__name__}: {exc}"[:300]
 
 
-def device_us(fn, sync, reps=5):
-    """Device microseconds per call of ``fn`` (sum of its kernels' time) from
+def kernel_times(fn, sync, reps=5):
+    """[(device µs per call, launches per call, kernel name)] of ``fn``'s kernels, from
     torch.profiler, which sees every kernel of the process (CUPTI); None without torch."""
     try:
         from torch.profiler import ProfilerActivity, profile
@@ -145,9 +145,18 @@ def device_us(fn, sync, reps=5):
         for _ in range(reps):
             fn()
         sync()
-    total = sum((getattr(e, "device_time_total", None) or getattr(e, "cuda_time_total", 0))
-                for e in prof.key_averages())
-    return total / reps
+    rows = []
+    for ev in prof.key_averages():
+        us = getattr(ev, "device_time_total", None) or getattr(ev, "cuda_time_total", 0)
+        if us:
+            rows.append((us / reps, ev.count // reps, ev.key))
+    return sorted(rows, reverse=True)
+
+
+def device_us(fn, sync, reps=5):
+    """Device microseconds per call of ``fn`` (sum of its kernels); None without torch."""
+    rows = kernel_times(fn, sync, reps)
+    return None if rows is None else sum(r[0] for r in rows)
 
 
 def bench_gemm(libs, results, size=4096, rounds=3):
