@@ -109,10 +109,9 @@ def _ptr(storage, layout):
 
 def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilation):
     """NaN into ``out`` (a MIOpen convolution's output) wherever a tap with a non-finite
-    weight lands on the padding: pad_mask reduces the weight to per-(oc, tap) bits
-    "non-finite for some input channel of the group", pad_fix visits the border band of
-    the output channels that have such a bit (tests/rocm/test_nn_index_math.py mirrors
-    both). ``w`` is contiguous."""
+    weight lands on the padding: one pad_nan kernel flags each output channel's
+    non-finite taps and visits the border band of the channels that have some
+    (tests/rocm/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
     n_batch, cout, oh, ow = y_shape
     _, cg, kh, kw = w_layout.shape
     top, bot, left, right = nn_kernels.pad_band(in_hw[0], in_hw[1], oh, ow, (kh, kw), stride, padding,
@@ -120,14 +119,11 @@ def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilati
     band = oh * ow - (bot - top) * (right - left)
     if band == 0:
         return
-    words = -(-kh * kw // 32)
-    mask = RocmStorage.empty(out.device, dt.uint32, cout * words)
-    nn_kernels.launch(out.device, ("nn", "pad_mask", out.dtype), cout * words, mask.ptr, _ptr(w, w_layout),
-                      0, shape_size(w_layout.shape), C=cout, KH=kh, KW=kw, x0=cg)
-    nn_kernels.launch(out.device, ("nn", "pad_fix", out.dtype), out.size, out.ptr, mask.ptr, 0, out.size,
-                      N=n_batch, C=cout, H=in_hw[0], W=in_hw[1], OH=oh, OW=ow, KH=kh, KW=kw,
+    nn_kernels.launch(out.device, ("nn", "pad_nan", out.dtype), out.size, out.ptr, _ptr(w, w_layout), 0,
+                      out.size, N=n_batch, C=cout, H=in_hw[0], W=in_hw[1], OH=oh, OW=ow, KH=kh, KW=kw,
                       SH=stride[0], SW=stride[1], PH=padding[0], PW=padding[1], DH=dilation[0],
-                      DW=dilation[1], rows=n_batch * band, P=band, x0=top, x1=bot, x2=left, x3=right)
+                      DW=dilation[1], in_sN=cg * kh * kw, rows=n_batch * band, P=band, x0=top, x1=bot,
+                      x2=left, x3=right)
 
 
 def _as_2d(layout):

@@ -6,7 +6,7 @@ gate) like every other module. They take one ``cw_nn_args`` struct, laid out her
 
 Grids: the "row" kernels (im2col, pooling, upsampling) give each destination row of P
 positions L = 2^TPL * gridDim.y threads (``row_config``); col2im is a flat grid-stride
-loop; pad_mask has one block per mask word, pad_fix a block row per output channel.
+loop; pad_nan has a block row per output channel.
 Launches go through ``launch.Launcher`` (ctypes where it can, hip-python otherwise).
 """
 
@@ -59,8 +59,7 @@ def kernel_specs(c_type, bytes_type):
         yield ("nn", "col2im", d), f"nn_col2im_{d.name}", f"cw_col2im<{s}, {acc}>(a);", abi, NN_BLOCK
         yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);", abi, NN_BLOCK
         yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);", abi, NN_BLOCK
-        yield ("nn", "pad_mask", d), f"nn_pad_mask_{d.name}", f"cw_pad_mask<{s}>(a);", abi, NN_BLOCK
-        yield ("nn", "pad_fix", d), f"nn_pad_fix_{d.name}", f"cw_pad_fix<{s}>(a);", abi, NN_BLOCK
+        yield ("nn", "pad_nan", d), f"nn_pad_nan_{d.name}", f"cw_pad_nan<{s}>(a);", abi, NN_BLOCK
 
 
 def span(offset, shape, strides):
@@ -104,7 +103,7 @@ def row_config(rows, positions, multiprocessors):
 
 def pad_band(h, w, oh, ow, kernel, stride, padding, dilation):
     """(top, bot, left, right): output rows [top, bot) and columns [left, right) whose
-    every tap lands inside the input; the pad_fix kernel visits only the rest."""
+    every tap lands inside the input; the pad_nan kernel visits only the rest."""
     def interior(size, out, k, s, p, d):
         lo = min(out, -(-p // s))
         hi = max(lo, min(out, -(-(size + p - (k - 1) * d) // s)))
@@ -123,13 +122,12 @@ def launch_config(key, n, dims, multiprocessors):
         rows, positions = dims["N"] * dims["C"] * taps, dims["OH"] * dims["OW"]
         tpl, gx, gy = row_config(rows, positions, multiprocessors)
         return gx, gy, dict(dims, rows=rows, P=positions, TPL=tpl)
-    if kind == "pad_mask":
-        words = -(-dims["KH"] * dims["KW"] // 32)
-        return max(1, min(dims["C"] * words, multiprocessors * 32)), 1, dims
-    if kind == "pad_fix":
+    if kind == "pad_nan":
+        # every block of a channel first scans that channel's weights, so few blocks per
+        # channel: the usual all-finite weight then costs little more than one read of it
         gy = min(dims["C"], _MAX_GRID_Y)
         per_channel = -(-dims["rows"] // NN_BLOCK)
-        return max(1, min(per_channel, multiprocessors * 8 // gy)), gy, dims
+        return max(1, min(per_channel, multiprocessors * 2 // gy)), gy, dims
     return max(1, min(-(-n // NN_BLOCK), multiprocessors * 32)), 1, dims
 
 

@@ -268,79 +268,80 @@ template <class B> __device__ inline void cw_upsample(const cw_nn_args& a) {
 // -0, so skipping +-0 terms changes nothing). So an output is NaN exactly when a tap
 // with a non-finite weight in any of its input channels lands on the padding there.
 
-// pad_mask: out = one cw_u32 word per (oc, 32 taps): bit b of word j of oc is set when
-// w[oc, ic, 32j + b] is not finite for some ic. in = the contiguous weight
-// (C = Cout, x0 = Cin/G, KH*KW taps). One block per word; no atomics: threads mark
-// shared flags (racing writes of the same value), one thread packs them.
-template <class S> __device__ inline void cw_pad_mask(const cw_nn_args& a) {
+// pad_nan: out = a MIOpen convolution's output (N, C = Cout, OH, OW), in = its contiguous
+// weight (Cout, Cin/G, KH, KW), in_sN = Cin/G * KH * KW (one output channel's weights).
+// NaN goes wherever a tap whose weight is non-finite for some input channel of the group
+// lands on the padding (MIOpen skips those taps; IEEE arithmetic on explicit zeros gives
+// NaN). Only the border band can have padded taps: rows outside [x0, x1) and, inside
+// them, columns outside [x2, x3); P = band positions per plane, rows = N * P. gridDim.y
+// walks the channels; a block first flags its channel's non-finite taps in shared memory
+// (racing writes of the same value, no atomics) and leaves when there are none, the
+// common case. Kernels of more than CW_PAD_TAPS taps test the weights per tap instead.
+#define CW_PAD_TAPS 2048
+template <class S, class I> __device__ inline void cw_pad_nan_body(const cw_nn_args& a) {
     typedef typename cw_traits<S>::compute C;
-    __shared__ unsigned char hit[32];
-    const cw_i64 taps = a.KH * a.KW, words = (taps + 31) / 32;
+    __shared__ unsigned char hit[CW_PAD_TAPS];
+    __shared__ int any;
     const S* wt = (const S*)a.in;
-    for (cw_i64 item = blockIdx.x; item < a.C * words; item += gridDim.x) {
-        const cw_i64 oc = item / words, t0 = (item - oc * words) * 32;
-        const int tw = (int)(taps - t0 < 32 ? taps - t0 : 32);
-        if (threadIdx.x < 32) hit[threadIdx.x] = 0;
-        __syncthreads();
-        for (cw_i64 e = threadIdx.x; e < a.x0 * tw; e += blockDim.x) {
-            const cw_i64 ic = e / tw, b = e - ic * tw;
-            const C v = cw_traits<S>::load(wt[(oc * a.x0 + ic) * taps + t0 + b]);
-            if (!(v - v == (C)0)) hit[b] = 1;
-        }
-        __syncthreads();
-        if (threadIdx.x == 0) {
-            cw_u32 bits = 0;
-            for (int b = 0; b < tw; ++b) bits |= (cw_u32)hit[b] << b;
-            ((cw_u32*)a.out)[item] = bits;
-        }
-        __syncthreads();  // hit is reused by the next item
-    }
-}
-
-// pad_fix: out = the convolution output (N, C = Cout, OH, OW), in = pad_mask's words.
-// Only the border band can have padded taps: rows outside [x0, x1) and, inside them,
-// columns outside [x2, x3); P = band positions per plane, rows = N * P. gridDim.y walks
-// the channels: a block whose channel has no flagged tap does one load and leaves.
-template <class S, class I> __device__ inline void cw_pad_fix_body(const cw_nn_args& a) {
-    typedef typename cw_traits<S>::compute C;
-    const cw_u32* mask = (const cw_u32*)a.in;
-    const I KH = (I)a.KH, KW = (I)a.KW, OW = (I)a.OW, OH = (I)a.OH, H = (I)a.H, W = (I)a.W;
+    const I KH = (I)a.KH, KW = (I)a.KW, OW = (I)a.OW, H = (I)a.H, W = (I)a.W;
     const I top = (I)a.x0, bot = (I)a.x1, left = (I)a.x2, right = (I)a.x3, B = (I)a.P;
-    const I band_rows = OH - (bot - top), band_cols = OW - (right - left);
-    const cw_i64 words = (a.KH * a.KW + 31) / 32;
+    const I band_rows = (I)a.OH - (bot - top), band_cols = OW - (right - left);
+    const cw_i64 taps = a.KH * a.KW, per_oc = a.in_sN;
+    const bool flags_fit = taps <= CW_PAD_TAPS;
     for (cw_i64 oc = blockIdx.y; oc < a.C; oc += gridDim.y) {
-        const cw_u32* m = mask + oc * words;
-        cw_u32 any = 0;
-        for (cw_i64 j = 0; j < words; ++j) any |= m[j];
-        if (!any) continue;  // block-uniform
-        CW_GRID_STRIDE(i, a.rows) {
-            const I n = (I)i / B, j = (I)i - n * B;
-            I oh, ow;
-            if (j < band_rows * OW) {
-                const I k = j / OW;
-                ow = j - k * OW;
-                oh = k < top ? k : bot + (k - top);
-            } else {
-                const I j2 = j - band_rows * OW, k = j2 / band_cols, kc = j2 - k * band_cols;
-                oh = top + k;
-                ow = kc < left ? kc : right + (kc - left);
+        const S* w = wt + oc * per_oc;
+        if (threadIdx.x == 0) any = 0;
+        if (flags_fit)
+            for (cw_i64 t = threadIdx.x; t < taps; t += blockDim.x) hit[t] = 0;
+        __syncthreads();
+        for (cw_i64 e = threadIdx.x; e < per_oc; e += blockDim.x) {
+            const C v = cw_traits<S>::load(w[e]);
+            if (!(v - v == (C)0)) {
+                any = 1;
+                if (flags_fit) hit[e % taps] = 1;
             }
-            const I ih0 = oh * (I)a.SH - (I)a.PH, iw0 = ow * (I)a.SW - (I)a.PW;
-            bool nan = false;
-            for (I kh = 0, t = 0; kh < KH && !nan; ++kh) {
-                const I ih = ih0 + kh * (I)a.DH;
-                const bool row_out = ih < 0 || ih >= H;
-                for (I kw = 0; kw < KW; ++kw, ++t) {
-                    if (!((m[t >> 5] >> (t & 31)) & 1u)) continue;
-                    const I iw = iw0 + kw * (I)a.DW;
-                    if (row_out || iw < 0 || iw >= W) { nan = true; break; }
-                }
-            }
-            if (nan) cw_store<S>(a.out, (((cw_i64)n * a.C + oc) * a.OH + oh) * a.OW + ow, cw_nan<C>());
         }
+        __syncthreads();
+        if (any) {  // block-uniform
+            CW_GRID_STRIDE(i, a.rows) {
+                const I n = (I)i / B, j = (I)i - n * B;
+                I oh, ow;
+                if (j < band_rows * OW) {
+                    const I k = j / OW;
+                    ow = j - k * OW;
+                    oh = k < top ? k : bot + (k - top);
+                } else {
+                    const I j2 = j - band_rows * OW, k = j2 / band_cols, kc = j2 - k * band_cols;
+                    oh = top + k;
+                    ow = kc < left ? kc : right + (kc - left);
+                }
+                const I ih0 = oh * (I)a.SH - (I)a.PH, iw0 = ow * (I)a.SW - (I)a.PW;
+                bool nan = false;
+                for (I kh = 0, t = 0; kh < KH && !nan; ++kh) {
+                    const I ih = ih0 + kh * (I)a.DH;
+                    const bool row_out = ih < 0 || ih >= H;
+                    for (I kw = 0; kw < KW; ++kw, ++t) {
+                        const I iw = iw0 + kw * (I)a.DW;
+                        if (!(row_out || iw < 0 || iw >= W)) continue;
+                        bool flagged = false;
+                        if (flags_fit) {
+                            flagged = hit[t] != 0;
+                        } else {
+                            for (cw_i64 e = t; e < per_oc && !flagged; e += taps) {
+                                const C v = cw_traits<S>::load(w[e]);
+                                flagged = !(v - v == (C)0);
+                            }
+                        }
+                        if (flagged) { nan = true; break; }
+                    }
+                }
+                if (nan) cw_store<S>(a.out, (((cw_i64)n * a.C + oc) * a.OH + oh) * a.OW + ow, cw_nan<C>());
+            }
+        }
+        __syncthreads();  // hit and any are reused by the next channel
     }
 }
-template <class S> __device__ inline void cw_pad_fix(const cw_nn_args& a) {
-    if (a.index32) cw_pad_fix_body<S, int>(a);
-    else cw_pad_fix_body<S, cw_i64>(a);
+template <class S> __device__ inline void cw_pad_nan(const cw_nn_args& a) {
+    if (a.index32) cw_pad_nan_body<S, int>(a);
+    else cw_pad_nan_body<S, cw_i64>(a);
 }

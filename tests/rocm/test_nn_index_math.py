@@ -223,22 +223,8 @@ def emu_upsample(dev, a, item, gx, gy):
     dev.view(a["out"], _RAW[item])[: a["n"]] = dev.view(a["in"], _RAW[item])[src].ravel()
 
 
-def emu_pad_mask(dev, a, dtype):
-    taps = a["KH"] * a["KW"]
-    words = -(-taps // 32)
-    w = dev.view(a["in"], dtype.numpy)[: a["C"] * a["x0"] * taps].astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        bad = ~((w - w) == 0)
-    bad = bad.reshape(a["C"], a["x0"], taps).any(axis=1)
-    out = np.zeros((a["C"], words), np.uint32)
-    for t in range(taps):
-        out[:, t // 32] |= bad[:, t].astype(np.uint32) << np.uint32(t % 32)
-    assert out.size == a["n"]
-    dev.view(a["out"], np.uint32)[: a["n"]] = out.ravel()
-
-
 def band_positions(a):
-    """cw_pad_fix's decode of band index j -> (oh, ow)."""
+    """cw_pad_nan's decode of band index j -> (oh, ow)."""
     top, bot, left, right, OW = a["x0"], a["x1"], a["x2"], a["x3"], a["OW"]
     band_rows, band_cols = a["OH"] - (bot - top), OW - (right - left)
     j = np.arange(a["P"])
@@ -250,19 +236,22 @@ def band_positions(a):
     return np.where(second, top + k2, oh), np.where(second, np.where(kc < left, kc, right + (kc - left)), ow)
 
 
-def emu_pad_fix(dev, a, dtype):
-    words = -(-a["KH"] * a["KW"] // 32)
-    mask = dev.view(a["in"], np.uint32)[: a["C"] * words].reshape(a["C"], words)
+def emu_pad_nan(dev, a, dtype):
+    taps = a["KH"] * a["KW"]
+    assert a["in_sN"] % taps == 0
+    w = dev.view(a["in"], dtype.numpy)[: a["C"] * a["in_sN"]].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        bad = ~((w - w) == 0)
+    flagged = bad.reshape(a["C"], a["in_sN"] // taps, taps).any(axis=1)
     out = dev.view(a["out"], dtype.numpy)[: a["n"]].reshape(a["N"], a["C"], a["OH"], a["OW"])
     oh, ow = band_positions(a)
     assert a["rows"] == a["N"] * a["P"]
-    for oc in np.nonzero(mask.any(axis=1))[0]:
+    for oc in np.nonzero(flagged.any(axis=1))[0]:
         nan = np.zeros(a["P"], bool)
         for kh in range(a["KH"]):
             ih = oh * a["SH"] - a["PH"] + kh * a["DH"]
             for kw in range(a["KW"]):
-                t = kh * a["KW"] + kw
-                if (mask[oc, t >> 5] >> (t & 31)) & 1:
+                if flagged[oc, kh * a["KW"] + kw]:
                     iw = ow * a["SW"] - a["PW"] + kw * a["DW"]
                     nan |= (ih < 0) | (ih >= a["H"]) | (iw < 0) | (iw >= a["W"])
         out[:, oc, oh[nan], ow[nan]] = np.nan
@@ -282,10 +271,8 @@ def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
         emu_pool(device, a, arg, kind, gx, gy)
     elif kind == "upsample":
         emu_upsample(device, a, arg, gx, gy)
-    elif kind == "pad_mask":
-        emu_pad_mask(device, a, arg)
-    elif kind == "pad_fix":
-        emu_pad_fix(device, a, arg)
+    elif kind == "pad_nan":
+        emu_pad_nan(device, a, arg)
     else:
         raise AssertionError(f"unexpected kernel {key}")
 

@@ -6,7 +6,7 @@
   backend with rows shared by several block rows (gridDim.y > 1).
 * The 16-bit max-pooling keys order every non-NaN float16/bfloat16 like the floats.
 * The MIOpen convolution path of ``rocm_backend.nn`` with a fake MIOpen that, like
-  MIOpen/cuDNN, skips the taps over the padding: with the pad_mask / pad_fix mirrors its
+  MIOpen/cuDNN, skips the taps over the padding: with the pad_nan mirror its
   result must equal the cpu backend's IEEE convolution (NaN where a non-finite weight
   meets the padding) for groups, stride, dilation, conv1d and every MIOpen dtype.
 """
@@ -63,11 +63,9 @@ def test_launch_config_kinds():
     assert (d["rows"], d["P"]) == (2 * 3 * 6, 35) and d["TPL"] == 6 and gy == 1
     gx, gy, d = nn_kernels.launch_config(("nn", "max_pool", dt.float32), 2 * 3 * 35, dims, 132)
     assert (d["rows"], d["P"]) == (6, 35)
-    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_mask", dt.float32), 3, dict(C=3, KH=7, KW=7), 132)
-    assert (gx, gy) == (6, 1)  # 49 taps: two mask words per channel
-    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_fix", dt.float32), 10**6, dict(C=64, rows=7040), 132)
-    assert gy == 64 and 1 <= gx <= 28 and gx * gy <= 132 * 8
-    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_fix", dt.float32), 10**9, dict(C=10**5, rows=7), 132)
+    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_nan", dt.float32), 10**6, dict(C=64, rows=7040), 132)
+    assert gy == 64 and 1 <= gx <= 28 and gx * gy <= 132 * 2
+    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_nan", dt.float32), 10**9, dict(C=10**5, rows=7), 132)
     assert (gx, gy) == (1, 65535)  # the kernel walks the remaining channels
 
 
