@@ -44,8 +44,7 @@ def _floating_pair(x, weight, fname, ndim):
 
 def _check_positive(fname, **values):
     for name, v in values.items():
-        items = v if isinstance(v, tuple) else (v,)
-        if any(i < 1 for i in items):
+        if (min(v) if isinstance(v, tuple) else v) < 1:
             raise ValueError(f"{fname}: {name} must be >= 1, got {v}")
 
 
@@ -151,9 +150,8 @@ def _pool_args(x, kernel_size, stride, padding, fname):
     stride = kernel if stride is None else _pair(stride, "stride", fname)
     padding = _pair(padding, "padding", fname)
     _check_positive(fname, kernel_size=kernel, stride=stride)
-    for p, k in zip(padding, kernel):
-        if not 0 <= p <= k // 2:
-            raise ValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
+    if not (0 <= padding[0] <= kernel[0] // 2 and 0 <= padding[1] <= kernel[1] // 2):
+        raise ValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
     return kernel, stride, padding
 
 

@@ -203,6 +203,12 @@ class DeviceMIOpen:
         device.make_current()
         _call(lib, "miopenCreateWithStream", C.byref(handle), _vp(int(device.stream)))
         self.handle = handle
+        # the per-call entry point with its argument types declared: plain ints convert
+        # in C, and the constant leading arguments are bound once
+        forward = lib.miopenConvolutionForward
+        forward.argtypes = [_vp, _vp, _vp, _vp, _vp, _vp, _vp, _int, _vp, _vp, _vp, _vp, _sz]
+        self._forward = forward
+        self._one, self._zero = C.addressof(_ONE), C.addressof(_ZERO)
 
     # --- convolution --------------------------------------------------------
     def _plan(self, key):
@@ -272,9 +278,10 @@ class DeviceMIOpen:
                     self.stats["declined"] += 1
                     return False
             ws = self._workspace(plan.workspace)
-            _call(self.lib, "miopenConvolutionForward", self.handle, C.byref(_ONE), plan.x, _vp(x_ptr),
-                  plan.w, _vp(w_ptr), plan.conv, plan.algo, C.byref(_ZERO), plan.y, _vp(y_ptr),
-                  _vp(ws.ptr if ws else 0), plan.workspace)
+            status = self._forward(self.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
+                                   self._zero, plan.y, y_ptr, ws.ptr if ws else None, plan.workspace)
+            if status:
+                raise MIOpenError("miopenConvolutionForward", status)
             return True
 
     # --- pooling ------------------------------------------------------------

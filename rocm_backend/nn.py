@@ -112,18 +112,25 @@ def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilati
     weight lands on the padding: one pad_nan kernel flags each output channel's
     non-finite taps and visits the border band of the channels that have some
     (tests/rocm/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
+    run = nn_kernels.memoized(out.device, ("pad_nan", out.dtype, y_shape, w_layout.shape, in_hw, stride,
+                                           padding, dilation),
+                              lambda: _prepare_fixup(out.device, out.dtype, y_shape, w_layout.shape, in_hw,
+                                                     stride, padding, dilation))
+    run(out.ptr, _ptr(w, w_layout))
+
+
+def _prepare_fixup(device, dtype, y_shape, w_shape, in_hw, stride, padding, dilation):
     n_batch, cout, oh, ow = y_shape
-    _, cg, kh, kw = w_layout.shape
+    _, cg, kh, kw = w_shape
     top, bot, left, right = nn_kernels.pad_band(in_hw[0], in_hw[1], oh, ow, (kh, kw), stride, padding,
                                                 dilation)
     band = oh * ow - (bot - top) * (right - left)
-    if band == 0:
-        return
-    nn_kernels.launch(out.device, ("nn", "pad_nan", out.dtype), out.size, out.ptr, _ptr(w, w_layout), 0,
-                      out.size, N=n_batch, C=cout, H=in_hw[0], W=in_hw[1], OH=oh, OW=ow, KH=kh, KW=kw,
-                      SH=stride[0], SW=stride[1], PH=padding[0], PW=padding[1], DH=dilation[0],
-                      DW=dilation[1], in_sN=cg * kh * kw, rows=n_batch * band, P=band, x0=top, x1=bot,
-                      x2=left, x3=right)
+    size = n_batch * cout * oh * ow
+    return nn_kernels.prepare(device, ("nn", "pad_nan", dtype), size if band else 0, 0, size, N=n_batch,
+                              C=cout, H=in_hw[0], W=in_hw[1], OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0],
+                              SW=stride[1], PH=padding[0], PW=padding[1], DH=dilation[0],
+                              DW=dilation[1], in_sN=cg * kh * kw, rows=n_batch * band, P=band, x0=top,
+                              x1=bot, x2=left, x3=right)
 
 
 def _as_2d(layout):

@@ -157,33 +157,43 @@ def conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding, di
     return out
 
 
-def _pool(x, layout, key, oh, ow, extent=0, **dims):
-    n_batch, c, h, wd = layout.shape
+def _pool(x, layout, key, oh, ow, params, window):
+    """Pooling/upsampling of (N, C, H, W) ``x`` into a new (N, C, oh, ow) storage.
+    ``params``: the caller's hashable window parameters; ``window()`` -> (extent, dims),
+    the kernel's window fields, asked for only the first time a problem is seen."""
+    n_batch, c = layout.shape[0], layout.shape[1]
     out = RocmStorage.empty(x.device, x.dtype, n_batch * c * oh * ow)
+    run = nn_kernels.memoized(x.device, (key, layout.shape, layout.strides, layout.offset, oh, ow, params),
+                              lambda: _prepare_pool(x.device, layout, key, oh, ow, *window()))
+    run(out.ptr, x.ptr)
+    return out
+
+
+def _prepare_pool(device, layout, key, oh, ow, extent, dims):
+    n_batch, c, h, wd = layout.shape
     s_n, s_c, s_h, s_w = layout.strides
     extent = max(extent, nn_kernels.span(0, (h, wd), (s_h, s_w)))  # 32-bit offsets are in-plane
-    nn_kernels.launch(x.device, key, out.size, out.ptr, x.ptr, layout.offset, extent, N=n_batch, C=c,
-                      H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h, in_sW=s_w, OH=oh, OW=ow, **dims)
-    return out
+    return nn_kernels.prepare(device, key, n_batch * c * oh * ow, layout.offset, extent, N=n_batch, C=c,
+                              H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h, in_sW=s_w, OH=oh, OW=ow, **dims)
 
 
 def max_pool2d(x, layout, kernel, stride, padding, dilation):
     oh = out_size(layout.shape[2], kernel[0], stride[0], padding[0], dilation[0])
     ow = out_size(layout.shape[3], kernel[1], stride[1], padding[1], dilation[1])
-    return _pool(x, layout, ("nn", "max_pool", x.dtype), oh, ow, KH=kernel[0], KW=kernel[1],
-                 SH=stride[0], SW=stride[1], PH=padding[0], PW=padding[1], DH=dilation[0],
-                 DW=dilation[1])
+    return _pool(x, layout, ("nn", "max_pool", x.dtype), oh, ow, (kernel, stride, padding, dilation),
+                 lambda: (0, dict(KH=kernel[0], KW=kernel[1], SH=stride[0], SW=stride[1], PH=padding[0],
+                                  PW=padding[1], DH=dilation[0], DW=dilation[1])))
 
 
 def avg_pool2d(x, layout, kernel, stride, padding, count_include_pad):
     oh = out_size(layout.shape[2], kernel[0], stride[0], padding[0], 1)
     ow = out_size(layout.shape[3], kernel[1], stride[1], padding[1], 1)
-    return _pool(x, layout, ("nn", "avg_pool", x.dtype), oh, ow, KH=kernel[0], KW=kernel[1],
-                 SH=stride[0], SW=stride[1], PH=padding[0], PW=padding[1],
-                 x0=1 if count_include_pad else 0)
+    return _pool(x, layout, ("nn", "avg_pool", x.dtype), oh, ow, (kernel, stride, padding, count_include_pad),
+                 lambda: (0, dict(KH=kernel[0], KW=kernel[1], SH=stride[0], SW=stride[1], PH=padding[0],
+                                  PW=padding[1], x0=1 if count_include_pad else 0)))
 
 
 def upsample_nearest2d(x, layout, out_h, out_w):
     # the kernel forms oh * H and ow * W
-    extent = max(out_h * layout.shape[2], out_w * layout.shape[3])
-    return _pool(x, layout, ("nn", "upsample", x.dtype.itemsize), out_h, out_w, extent)
+    return _pool(x, layout, ("nn", "upsample", x.dtype.itemsize), out_h, out_w, (),
+                 lambda: (max(out_h * layout.shape[2], out_w * layout.shape[3]), {}))

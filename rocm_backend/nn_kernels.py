@@ -131,15 +131,58 @@ def launch_config(key, n, dims, multiprocessors):
     return max(1, min(-(-n // NN_BLOCK), multiprocessors * 32)), 1, dims
 
 
-def launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
-    """Queue the nn kernel ``key`` producing ``n`` destination elements on the device stream."""
+class PreparedLaunch:
+    """One nn kernel launch decided up to its two pointers (out, in): grid, kernel and
+    every other field packed once, so repeated calls of one problem only pack and queue."""
+
+    __slots__ = ("launcher", "kernel", "gx", "gy", "rest")
+
+    def __init__(self, launcher, kernel, gx, gy, rest):
+        self.launcher, self.kernel, self.gx, self.gy, self.rest = launcher, kernel, gx, gy, rest
+
+    def __call__(self, out_ptr, in_ptr):
+        with NN_ARGS.lock:
+            NN_ARGS.struct.pack_into(NN_ARGS.buffer, 0, out_ptr, in_ptr, *self.rest)
+            self.launcher.launch_packed(self.kernel, self.gx, self.gy, 1, NN_BLOCK, 1, 1, NN_ARGS)
+
+
+def _nothing(out_ptr, in_ptr):
+    """The launch of an empty problem."""
+
+
+def prepare(device, key, n, in_offset=0, extent=0, **dims):
+    """The launch of nn kernel ``key`` producing ``n`` destination elements, as a callable
+    ``(out_ptr, in_ptr)`` that queues it on the device stream."""
     if n <= 0:
-        return
+        return _nothing
     rt = kernels.runtime(device)
     kernel = rt.kernel(ops.lookup(key, key[1]))
     gx, gy, dims = launch_config(key, n, dims, device.multiprocessors)
-    rt.launcher.launch(kernel, gx, gy, 1, NN_BLOCK, 1, 1, NN_ARGS,
-                       nn_values(out_ptr, in_ptr, in_offset, n, extent, **dims))
+    rest = tuple(nn_values(0, 0, in_offset, n, extent, **dims)[2:])
+    return PreparedLaunch(rt.launcher, kernel, gx, gy, rest)
+
+
+def launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
+    """Queue the nn kernel ``key`` producing ``n`` destination elements on the device stream."""
+    prepare(device, key, n, in_offset, extent, **dims)(int(out_ptr), int(in_ptr))
+
+
+_MEMO_SIZE = 256
+
+
+def memoized(device, problem, make):
+    """The prepared launch of ``problem`` (a hashable description of everything but the
+    pointers) on ``device``: ``make()`` builds it the first time. Kept on the device,
+    at most _MEMO_SIZE problems (the table starts over when full)."""
+    table = device.__dict__.get("_nn_launches")
+    if table is None:
+        table = device._nn_launches = {}
+    run = table.get(problem)
+    if run is None:
+        if len(table) >= _MEMO_SIZE:
+            table.clear()
+        run = table[problem] = make()
+    return run
 
 
 # Imported last, as modules: ops builds its table from kernel_specs above while it is

@@ -257,6 +257,11 @@ def emu_pad_nan(dev, a, dtype):
         out[:, oc, oh[nan], ow[nan]] = np.nan
 
 
+def emu_prepare(device, key, n, in_offset=0, extent=0, **dims):
+    """``nn_kernels.prepare`` on the mirrors: its launch runs the NumPy emulation."""
+    return lambda out_ptr, in_ptr: emu_launch(device, key, n, out_ptr, in_ptr, in_offset, extent, **dims)
+
+
 def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
     if n <= 0:
         return
@@ -300,7 +305,7 @@ def emu_gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, str
 def dev(monkeypatch, request):
     """A fake device of 4 multiprocessors (few lanes per row, many rows per block) or
     132 (an H100/H200: rows shared by several block rows, gridDim.y > 1)."""
-    monkeypatch.setattr(nn_kernels, "launch", emu_launch)
+    monkeypatch.setattr(nn_kernels, "prepare", emu_prepare)
     monkeypatch.setattr(nn_fallback, "gemm", emu_gemm)
     device = FakeDevice()
     device.multiprocessors = request.param

@@ -32,7 +32,7 @@ _spec.loader.exec_module(mirror)
 
 @pytest.fixture
 def dev(monkeypatch):
-    monkeypatch.setattr(nn_kernels, "launch", mirror.emu_launch)
+    monkeypatch.setattr(nn_kernels, "prepare", mirror.emu_prepare)
     monkeypatch.setattr(nn_fallback, "gemm", mirror.emu_gemm)
     device = mirror.FakeDevice()
     device.multiprocessors = 132
