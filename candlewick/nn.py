@@ -91,15 +91,18 @@ def conv1d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     """2-D cross-correlation: x (N, Cin, H, W), weight (Cout, Cin/groups, KH, KW)."""
     _floating_pair(x, weight, "conv2d", 4)
-    stride, padding, dilation = (_pair(v, n, "conv2d") for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
+    stride = _pair(stride, "stride", "conv2d")
+    padding = _pair(padding, "padding", "conv2d")
+    dilation = _pair(dilation, "dilation", "conv2d")
     _check_positive("conv2d", stride=stride, dilation=dilation)
     if min(padding) < 0:
         raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
-    _check_groups("conv2d", x.shape[1], weight.shape[1], groups, weight.shape[0])
-    ho = _out_size(x.shape[2], weight.shape[2], stride[0], padding[0], dilation[0], "conv2d")
-    wo = _out_size(x.shape[3], weight.shape[3], stride[1], padding[1], dilation[1], "conv2d")
+    xs, ws = x.shape, weight.shape
+    _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
+    ho = _out_size(xs[2], ws[2], stride[0], padding[0], dilation[0], "conv2d")
+    wo = _out_size(xs[3], ws[3], stride[1], padding[1], dilation[1], "conv2d")
     st = x._storage.conv2d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
-    return _add_bias(wrap(st, (x.shape[0], weight.shape[0], ho, wo), x._dtype, x._device), bias, "conv2d")
+    return _add_bias(wrap(st, (xs[0], ws[0], ho, wo), x._dtype, x._device), bias, "conv2d")
 
 
 def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):

@@ -65,9 +65,10 @@ def _count(op, path):
         path_counts[(op, path)] += 1
 
 
-def _miopen_for(device, op, dtype):
-    """The device's MIOpen state when this call should use it, else None."""
-    mode = requested()
+def _miopen_for(device, op, dtype, mode=None):
+    """The device's MIOpen state when this call should use it, else None (``mode``:
+    requested(), when the caller has it already)."""
+    mode = mode or requested()
     if mode == "fallback":
         return None
     state = miopen.for_device(device)
@@ -144,13 +145,14 @@ def _as_2d(layout):
 
 def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d"):
     dtype = x.dtype
-    mio = _miopen_for(x.device, op, dtype) if dtype in MIOPEN_CONV_DTYPES else None
     n_batch, cin, h, wd = layout.shape
     cout, cg, kh, kw = w_layout.shape
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
-    if mio is not None and requested() == "auto" and nn_fallback.is_direct_gemm(layout, (kh, kw), stride, padding):
-        mio = None
+    mio, mode = None, requested()
+    if dtype in MIOPEN_CONV_DTYPES and not (mode == "auto" and nn_fallback.is_direct_gemm(
+            layout, (kh, kw), stride, padding)):
+        mio = _miopen_for(x.device, op, dtype, mode)
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
         w, w_layout = _aligned(w, w_layout)  # the padding fix-up reads it packed too
         if _channels_last():
