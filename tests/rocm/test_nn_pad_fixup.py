@@ -190,7 +190,7 @@ FIXUP = [  # x shape, (Cout, KH, KW), stride, padding, dilation, groups, bad tap
 def test_miopen_padding_nan_fixup(dev, monkeypatch, case, dtype):
     xs, (cout, kh, kw), stride, padding, dilation, groups, bad = case
     fake = FakeMIOpen(dev)
-    monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_: fake)
+    monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_, mode=None: fake)
     monkeypatch.setenv(nn.LAYOUT_ENV, "nchw")  # the fake device has no transpose kernel
     x = mirror._data(xs, dtype, 7)
     x[0, 0, 0, :2] = 0  # real zeros under an inf weight give NaN without any fix-up
