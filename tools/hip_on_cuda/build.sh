@@ -23,7 +23,8 @@ rpath='-Wl,-rpath,$ORIGIN'
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipblas.so -o "$lib/libhipblas.so" \
     "$src/hipblas.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libMIOpen.so -o "$lib/libMIOpen.so" \
-    "$src/miopen_common.c" "$src/miopen_conv.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
+    "$src/miopen_common.c" "$src/miopen_conv.c" "$src/miopen_graph.c" \
+    "$src/miopen_graph_cache.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
     "$rpath" -lpthread
 
 # Versioned names some loaders look for.

@@ -9,6 +9,7 @@
 #include "miopen_internal.h"
 
 struct hoc_cudnn_api hoc_dnn;
+void *hoc_dnn_lib;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static char g_why[2048];
 static int g_loaded;
@@ -19,6 +20,7 @@ static void load_cudnn(void)
     void *lib = hoc_open_library("libcudnn.so", versions, g_why, sizeof g_why);
     if (!lib)
         return;
+    hoc_dnn_lib = lib;
 #define LOAD(field, sym) hoc_dnn.field = (hoc_fn)hoc_symbol(lib, sym);
     HOC_CUDNN_FUNCS(LOAD)
 #undef LOAD
@@ -70,7 +72,7 @@ int hoc_cudnn_dtype(int t)
 }
 
 /* Dimensions padded to min_nd by inserting 1s after the channel axis. */
-static void padded(const struct hoc_tensor *t, int min_nd, int *nd, int *dims, int *strides)
+void hoc_pad_dims(const struct hoc_tensor *t, int min_nd, int *nd, int *dims, int *strides)
 {
     int extra = t->nd < min_nd ? min_nd - t->nd : 0;
     *nd = t->nd + extra;
@@ -93,7 +95,7 @@ miopenStatus_t hoc_make_tensor(const struct hoc_tensor *t, int min_nd, void **ou
         return miopenStatusNotImplemented;
     if (t->nd < 3)
         return miopenStatusBadParm;
-    padded(t, min_nd, &nd, dims, strides);
+    hoc_pad_dims(t, min_nd, &nd, dims, strides);
     miopenStatus_t s = hoc_from_cudnn(hoc_dnn.CreateTensor(out));
     if (!s)
         s = hoc_from_cudnn(hoc_dnn.SetTensorNd(*out, dt, nd, dims, strides));
@@ -137,7 +139,7 @@ miopenStatus_t hoc_make_filter(const struct hoc_tensor *t, int min_nd, void **ou
         format = 1; /* CUDNN_TENSOR_NHWC */
     else
         return miopenStatusNotImplemented;
-    padded(t, min_nd, &nd, dims, strides);
+    hoc_pad_dims(t, min_nd, &nd, dims, strides);
     miopenStatus_t s = hoc_from_cudnn(hoc_dnn.CreateFilter(out));
     if (!s)
         s = hoc_from_cudnn(hoc_dnn.SetFilterNd(*out, dt, format, nd, dims));
@@ -192,6 +194,7 @@ HOC_API miopenStatus_t miopenDestroy(struct hoc_miopen_handle *h)
 {
     if (!h)
         return miopenStatusBadParm;
+    hoc_graph_forget_handle(h->cudnn);
     hoc_dnn.Destroy(h->cudnn);
     free(h);
     return miopenStatusSuccess;

@@ -1,9 +1,11 @@
 /*
  * hip_on_cuda: MIOpen convolution descriptors, output shapes, Find and
- * Forward, on cuDNN.  miopenConvolution (cross-correlation) runs as
- * cudnnConvolutionForward; miopenTranspose runs as cuDNN's backward-data
- * convolution, which is what a transposed convolution is.  f32 and f64 are
- * computed with plain FMA math (no TF32), as MIOpen computes them.
+ * Forward, on cuDNN.  Forward convolution (cross-correlation, grouped,
+ * depthwise) runs as a cached cuDNN graph-API execution plan when Find made
+ * one (miopen_graph.c), else as legacy cudnnConvolutionForward;
+ * miopenTranspose runs as cuDNN's backward-data convolution, which is what a
+ * transposed convolution is.  f32 and f64 are computed with plain FMA math
+ * (no TF32), as MIOpen computes them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +226,10 @@ HOC_API miopenStatus_t miopenConvolutionForwardGetWorkSpaceSize(struct hoc_miope
             most = need;
     }
     release(&j);
+    if (!j.transpose) { /* the plans Find may pick on cuDNN's graph API (miopen_graph.c) */
+        size_t graph = hoc_graph_workspace(h, x, w, c, y);
+        most = graph > most ? graph : most;
+    }
     *size = most;
     return miopenStatusSuccess;
 }
@@ -254,6 +260,21 @@ HOC_API miopenStatus_t miopenFindConvolutionForwardAlgorithm(
     miopenStatus_t s = prepare(c, xd, wd, yd, &j);
     if (s)
         return s;
+    int m_algo;
+    float m_ms;
+    size_t m_mem;
+    if (!j.transpose &&
+        !hoc_graph_find(h, xd, x, wd, w, c, yd, y, ws, ws_size, &m_algo, &m_ms, &m_mem)) {
+        /* a cached graph plan (miopen_graph.c); Forward runs it for this problem */
+        release(&j);
+        for (int i = 0; i < 8; ++i)
+            c->chosen_fwd[i] = -1;
+        perf[0].algo = m_algo;
+        perf[0].time = m_ms;
+        perf[0].memory = m_mem;
+        *returned = 1;
+        return miopenStatusSuccess;
+    }
     struct cudnn_perf found[8];
     int count = 0;
     if (j.transpose)
@@ -294,6 +315,11 @@ HOC_API miopenStatus_t miopenConvolutionForward(struct hoc_miopen_handle *h, con
     struct job j;
     if (!h || algo < 0 || algo > 7)
         return miopenStatusBadParm;
+    /* the plan a graph-API Find cached for this problem, if any (miopen_graph.c) */
+    if (c && c->mode != miopenTranspose &&
+        !hoc_graph_forward(h, alpha, xd, x, wd, w, c, beta, yd, y, ws, ws_size))
+        return miopenStatusSuccess;
+    hoc_graph_note_legacy();
     miopenStatus_t s = prepare(c, xd, wd, yd, &j);
     if (s)
         return s;

@@ -78,6 +78,8 @@ struct hoc_cudnn_api {
 };
 #undef HOC_DECL_FN
 extern struct hoc_cudnn_api hoc_dnn;
+/* The loaded libcudnn (dlopen handle), for optional symbols; NULL until loaded. */
+extern void *hoc_dnn_lib;
 
 /* Loads cuDNN once; miopenStatusSuccess or miopenStatusNotInitialized. */
 miopenStatus_t hoc_dnn_ready(void);
@@ -88,8 +90,31 @@ int hoc_cudnn_dtype(int miopen_dtype);
  * unit dimensions after the channel dimension (1-D problems become 2-D). */
 miopenStatus_t hoc_make_tensor(const struct hoc_tensor *t, int min_nd, void **out);
 miopenStatus_t hoc_make_filter(const struct hoc_tensor *t, int min_nd, void **out);
+/* The dims and strides those descriptors get (unit axes inserted after the channel). */
+void hoc_pad_dims(const struct hoc_tensor *t, int min_nd, int *nd, int *dims, int *strides);
 /* Scaling factors: MIOpen passes host floats; cuDNN wants doubles for f64. */
 void hoc_scale(int dtype, const void *alpha, const void *beta, double buf[2], const void **a,
                const void **b);
+
+
+/* Forward convolution through cuDNN's backend (graph) API with cached execution
+ * plans (miopen_graph.c).  Each returns 0 when it did the work and -1 when the
+ * caller should take the legacy path instead. */
+int hoc_graph_find(struct hoc_miopen_handle *h, const struct hoc_tensor *xd, const void *x,
+                   const struct hoc_tensor *wd, const void *w, const struct hoc_conv *c,
+                   const struct hoc_tensor *yd, void *y, void *ws, size_t ws_size, int *algo,
+                   float *ms, size_t *memory);
+int hoc_graph_forward(struct hoc_miopen_handle *h, const void *alpha, const struct hoc_tensor *xd,
+                      const void *x, const struct hoc_tensor *wd, const void *w,
+                      const struct hoc_conv *c, const void *beta, const struct hoc_tensor *yd,
+                      void *y, void *ws, size_t ws_size);
+/* The largest workspace of the plans Find would consider (0 when unknown). */
+size_t hoc_graph_workspace(struct hoc_miopen_handle *h, const struct hoc_tensor *xd,
+                           const struct hoc_tensor *wd, const struct hoc_conv *c,
+                           const struct hoc_tensor *yd);
+/* Destroys the cached plans of a cuDNN handle (before it is destroyed). */
+void hoc_graph_forget_handle(void *cudnn);
+/* Counts a forward convolution that took the legacy path. */
+void hoc_graph_note_legacy(void);
 
 #endif
