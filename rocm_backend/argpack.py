@@ -137,9 +137,9 @@ REDUCE_ARGS = ArgLayout(
         ("n_out", "i64", 1), ("n_red", "i64", 1), ("out_ndim", "i32", 1), ("red_ndim", "i32", 1),
         ("out_shape", "i64", MAX_DIMS), ("out_strides", "i64", MAX_DIMS),
         ("red_shape", "i64", MAX_DIMS), ("red_strides", "i64", MAX_DIMS),
-        ("in", "ptr", 1), ("in_offset", "i64", 1), ("out", "ptr", 1),
-        ("chunk", "i64", 1), ("splits", "i32", 1), ("stage", "i32", 1), ("vec", "i32", 1),
-        ("pad_", "i32", 1),
+        ("in", "ptr", 1), ("in_offset", "i64", 1), ("out", "ptr", 1), ("partial", "ptr", 1),
+        ("tickets", "ptr", 1), ("chunk", "i64", 1), ("splits", "i32", 1), ("vec", "i32", 1),
+        ("group", "i32", 1), ("pad_", "i32", 1),
     ],
 )
 

@@ -104,7 +104,7 @@ def _build():
                 f"cw_random<{C_TYPE[d]}, {double}, {normal}>(a);")
     for op in ReduceOp:
         for d in op.dtypes():
-            for shape in ("rows", "cols"):
+            for shape in ("rows", "cols", "rows_vec", "cols_vec"):  # reductions.py says which
                 add(("reduce", shape, op, d), f"reduce_{shape}_{op.value}_{d.name}", f"reduce_{d.name}",
                     f"cw_reduce_{shape}<{C_TYPE[d]}, red_{op.value}<{C_TYPE[d]}> >(a);", "cw_reduce_args")
     for d in _domain("I"):

@@ -1,0 +1,386 @@
+"""The reduction kernels of rocm_backend/hip/reduce.hip, run on the CPU end to end.
+
+No GPU here: g++ compiles reduce.hip (with common.h, complex.h, math_ops.h and
+elementwise.hip) for the host against ``hip_host_fibers.h``, which runs every thread of
+a block as a fiber (real barriers, warp shuffles of width 32 or 64, shared memory), one
+block after another in a chosen order. A fake HIP runtime (fake_hip.py's, with real host
+memory behind its device pointers) hands each reduction launch of the backend to that
+library, so what runs is the backend's own host path (kernel choice, launch geometry,
+splits, argument packing) and the kernels' own code. Inputs are small integers, so
+every expected result is exact: comparisons are bitwise, and so are the checks that the
+block order (which block finishes last) changes nothing.
+"""
+
+import ctypes
+import importlib.util
+import pathlib
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout
+from candlewick.opdefs import ReduceOp
+from rocm_backend import argpack, ops
+
+HERE = pathlib.Path(__file__).resolve().parent
+HIP_DIR = HERE.parents[1] / "rocm_backend" / "hip"
+_spec = importlib.util.spec_from_file_location("rocm_fake_hip", HERE / "fake_hip.py")
+fake_hip = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fake_hip)
+
+REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]
+
+
+def _harness_source():
+    lines = ['#include "hip_host_fibers.h"']
+    for name in ("common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce.hip"):
+        lines.append(f'#include "{name}"')
+    lines.append("#include <stddef.h>")
+    fields = [f for f, _, _ in argpack.REDUCE_ARGS.fields]
+    lines.append("extern \"C\" long cwh_reduce_args_layout(int k) {")
+    lines.append("    static const long v[] = {(long)sizeof(cw_reduce_args), "
+                 + ", ".join(f"(long)offsetof(cw_reduce_args, {f})" for f in fields) + "};")
+    lines.append("    return v[k];\n}")
+    for spec in REDUCE_SPECS:
+        lines.append(
+            f'extern "C" const char* cwh_{spec.name}(const void* args, int gx, int gy, int bx, int by, int warp, '
+            f"const int* order) {{\n"
+            f"    cw_reduce_args a;\n    memcpy(&a, args, sizeof a);\n"
+            f"    return cwh_launch(gx, gy, bx, by, warp, order, [&a] {{ {spec.body} }});\n}}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ not found: this test compiles the reduction kernels for the host with g++")
+    tmp = tmp_path_factory.mktemp("reduce_host")
+    src = tmp / "reduce_host.cpp"
+    src.write_text(_harness_source())
+    out = tmp / "libcw_reduce_host.so"
+    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-w", "-I", str(HERE), "-I", str(HIP_DIR), str(src),
+           "-o", str(out), "-lm"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, f"g++ failed:\n{proc.stderr[-20000:]}"
+    lib = ctypes.CDLL(str(out))
+    for spec in REDUCE_SPECS:
+        getattr(lib, f"cwh_{spec.name}").restype = ctypes.c_char_p
+    lib.cwh_reduce_args_layout.restype = ctypes.c_long
+    return lib
+
+
+class _Props(fake_hip._Props):
+    multiProcessorCount = 3
+
+
+class ExecRuntime(fake_hip.FakeRuntime):
+    """fake_hip's runtime with host memory behind the device pointers and the reduction
+    kernels run by the host library (block order: ``order`` = "forward", "reverse" or
+    "shuffle")."""
+
+    def __init__(self, lib, warp=64, occupancy=2):
+        self.lib, self.warp, self.occupancy = lib, warp, occupancy
+        self.order = "forward"
+        self.rng = np.random.default_rng(7)
+        self.memory = {}
+        self.reduce_launches = []  # (kernel name, grid, block)
+        super().__init__()
+
+    def _hip_functions(self):
+        ok = fake_hip.OK
+        props = _Props()
+        props.warpSize = self.warp
+        fns = super()._hip_functions()
+        fns.update({
+            "hipGetDeviceProperties": lambda o: (ok, props),
+            "hipMemcpyHtoDAsync": self._copy,
+            "hipMemcpyDtoHAsync": self._copy,
+            "hipMemcpyDtoDAsync": self._copy,
+            "hipMemsetAsync": lambda p, byte, n, s: (ctypes.memset(p, byte, n), (ok,))[1],
+            "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor": lambda f, block, shmem: (ok, self.occupancy),
+        })
+        return fns
+
+    def _copy(self, dst, src, n, stream):
+        ctypes.memmove(int(dst), int(src), n)
+        return (fake_hip.OK,)
+
+    def _malloc(self, size):
+        buf = np.full(size + 512, 0xA5, np.uint8)  # not zeroed, as device memory is not
+        ptr = (buf.ctypes.data + 511) & ~511
+        self.memory[ptr] = buf
+        return (fake_hip.OK, ptr)
+
+    def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
+        name = fn.name.decode()
+        args = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))[1]
+        if name.startswith("fill_b"):
+            self._fill(int(name[6:]), args)
+            return (fake_hip.OK,)
+        assert name.startswith("reduce_"), name
+        assert gz == 1 and bz == 1 and bx * by <= 256
+        self.reduce_launches.append((name, (gx, gy), (bx, by)))
+        n = gx * gy
+        order = {"forward": np.arange(n), "reverse": np.arange(n)[::-1],
+                 "shuffle": self.rng.permutation(n)}[self.order].astype(np.int32)
+        err = getattr(self.lib, f"cwh_{name}")(ctypes.c_void_p(args), gx, gy, bx, by, self.warp,
+                                               order.ctypes.data_as(ctypes.c_void_p))
+        assert err is None, f"{name}: {err.decode()}"
+        return (fake_hip.OK,)
+
+    def _fill(self, size, args):
+        """The contiguous fill kernel (empty reductions fill their result)."""
+        raw = ctypes.string_at(args, argpack.EW_ARGS.size)
+        v = argpack.EW_ARGS.struct.unpack(raw)
+        n, flags = v[0], v[2]
+        assert flags & argpack.CONTIGUOUS
+        ptr, offset = v[3 + argpack.MAX_DIMS], v[4 + argpack.MAX_DIMS]
+        value = v[-1][:size]
+        ctypes.memmove(ptr + offset * size, value * n, size * n)
+
+
+@pytest.fixture
+def device(lib, monkeypatch, tmp_path):
+    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
+    made = {}
+
+    def make(warp=64, occupancy=2):
+        rt = ExecRuntime(lib, warp, occupancy)
+        pkg = type(sys)("hip")
+        pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
+        pkg.__path__ = []
+        for mod_name, mod in {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc,
+                              "hip.hipblas": rt.hipblas}.items():
+            monkeypatch.setitem(sys.modules, mod_name, mod)
+        import rocm_backend.device as device_mod
+        from rocm_backend import RocmBackend, kernels
+
+        monkeypatch.setattr(device_mod, "_api", None)
+        monkeypatch.setattr(kernels, "_code_memory", {})
+        monkeypatch.setattr(kernels, "_version_cached", None)
+        dev = RocmBackend().device(0)
+        made["rt"] = rt
+        return rt, dev
+
+    return make
+
+
+def test_struct_layout_matches_the_kernels(lib):
+    layout = argpack.REDUCE_ARGS
+    assert lib.cwh_reduce_args_layout(0) == layout.size
+    for k, (name, _, _) in enumerate(layout.fields, start=1):
+        assert lib.cwh_reduce_args_layout(k) == layout.offsets[name], name
+
+
+# ---- inputs and exact expectations ------------------------------------------------------
+
+def _values(dtype, shape, rng, op):
+    """Small integers (exact sums and products in every dtype), a few NaNs for the
+    floating extremes."""
+    n = int(np.prod(shape))
+    if dtype is dt.bool_:
+        a = rng.random(n) < (0.97 if op is ReduceOp.ALL else 0.03)
+        return a.reshape(shape)
+    lo, hi = (-1, 2) if op is ReduceOp.PROD else (-3, 4)
+    if dtype.is_integer and dtype.numpy.kind == "u":
+        lo = 0
+    a = rng.integers(lo, hi, n)
+    if op is ReduceOp.PROD:  # mostly ones: products stay small
+        a = np.where(rng.random(n) < 0.9, 1, a)
+    if op in (ReduceOp.ANY,):
+        a = np.where(rng.random(n) < 0.97, 0, a)
+    if op in (ReduceOp.ALL,):
+        a = np.where(a == 0, 1, a)
+        a[rng.random(n) < 0.002] = 0
+    if dtype.is_complex:
+        b = rng.integers(lo, hi, n)
+        a = a + 1j * np.where(rng.random(n) < 0.5, 0, b)
+    a = a.astype(dtype.numpy).reshape(shape)
+    if _floating(a):
+        if op in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.ARGMAX, ReduceOp.ARGMIN) and a.size > 40:
+            flat = a.reshape(-1)
+            flat[rng.integers(0, n, max(1, n // 500))] = np.nan
+    return a
+
+
+def _floating(a):
+    return a.dtype.kind == "f" or a.dtype == dt.bfloat16.numpy
+
+
+def _expected(op, a, axes):
+    """NumPy's answer (exact: integer-valued inputs), NaN-first for arg extremes."""
+    if op in (ReduceOp.SUM, ReduceOp.PROD):
+        fn = np.sum if op is ReduceOp.SUM else np.prod
+        if a.dtype.kind in "iu":
+            return fn(a, axis=axes, dtype=a.dtype)  # wrapping, as the kernels do
+        wide = np.complex128 if a.dtype.kind == "c" else np.float64
+        return fn(a.astype(wide), axis=axes).astype(a.dtype)
+    if op in (ReduceOp.ANY, ReduceOp.ALL):
+        return (np.any if op is ReduceOp.ANY else np.all)(a, axis=axes)
+    with np.errstate(invalid="ignore"):
+        if op in (ReduceOp.MAX, ReduceOp.MIN):
+            return (np.max if op is ReduceOp.MAX else np.min)(a, axis=axes)
+        (axis,) = axes
+        b = a.astype(np.float64) if _floating(a) else a
+        return (np.argmax if op is ReduceOp.ARGMAX else np.argmin)(b, axis=axis)
+
+
+def _run(dev, op, a, layout, axes, out_shape):
+    s = dev.storage_from_host(a)
+    out = s.reduce(op, layout, tuple(axes))
+    return out.to_host(Layout.contiguous(out_shape))
+
+
+def _check(dev, op, base, view, axes):
+    """Reduce ``view`` (a numpy view of ``base``) over ``axes`` on the fake device."""
+    itemsize = base.dtype.itemsize
+    strides = tuple(s // itemsize for s in view.strides)
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // itemsize
+    layout = Layout(view.shape, strides, offset)
+    want = np.asarray(_expected(op, view, axes))
+    got = _run(dev, op, base, layout, axes, want.shape)
+    if _floating(want) or want.dtype.kind == "c":
+        np.testing.assert_array_equal(got.astype(np.complex128), want.astype(np.complex128))
+    else:
+        np.testing.assert_array_equal(got, want)
+    return got
+
+
+# ---- every op and dtype: whole array, rows, columns, a generic layout --------------------
+
+OP_DTYPES = [(op, d) for op in ReduceOp for d in op.dtypes()]
+
+
+@pytest.mark.parametrize("op,dtype", OP_DTYPES, ids=[f"{o.value}-{d.name}" for o, d in OP_DTYPES])
+def test_every_op_and_dtype(device, op, dtype, monkeypatch):
+    from rocm_backend import reductions
+
+    monkeypatch.setitem(reductions.TUNING, "seg_min", 512)
+    monkeypatch.setitem(reductions.TUNING, "cols_rows_min", 2)
+    rt, dev = device(warp=64)
+    rng = np.random.default_rng(hash((op.value, dtype.name)) % 2**32)
+    flat = _values(dtype, (6001,), rng, op)
+    _check(dev, op, flat, flat, (0,))  # split: the last block combines
+    _check(dev, op, flat, flat[5:], (0,))  # contiguous from an unaligned first element
+    m = _values(dtype, (37, 203), rng, op)
+    _check(dev, op, m, m, (1,))  # rows
+    _check(dev, op, m, m, (0,))  # cols
+    _check(dev, op, m, m[:, 3:], (1,))  # rows starting off vector alignment
+    c = _values(dtype, (5, 300, 8), rng, op)
+    _check(dev, op, c, c, (1,))  # cols, generic (two output axes)
+    if op not in (ReduceOp.ARGMAX, ReduceOp.ARGMIN):
+        _check(dev, op, c, c, (0, 2))  # rows, generic (two reduced axes)
+        _check(dev, op, c, c, (0, 1, 2))  # everything, contiguous
+    kinds = {name.split("_" + op.value + "_")[0] for name, _, _ in rt.reduce_launches}
+    assert {"reduce_rows_vec", "reduce_cols_vec", "reduce_cols"} <= kinds, kinds
+
+
+# ---- launch geometry knobs, warp widths, block orders -------------------------------------
+
+KNOBS = [  # (warp, block, rows_group, cols_bx, grid cap)
+    (64, 256, 0, 32, None), (32, 256, 0, 32, None), (32, 256, 1, 1, None), (64, 128, 4, 8, 3),
+    (32, 128, 64, 256, 2), (64, 256, 128, 16, 2), (32, 64, 32, 4, None), (64, 64, 256, 64, 1),
+]
+
+
+@pytest.mark.parametrize("warp,block,group,bx,cap", KNOBS)
+def test_knobs_and_warp_widths(device, monkeypatch, warp, block, group, bx, cap):
+    from rocm_backend import reductions
+
+    for key, value in (("block", block), ("rows_group", group), ("cols_bx", bx), ("seg_min", 256),
+                       ("cols_rows_min", 1)):
+        monkeypatch.setitem(reductions.TUNING, key, value)
+    if cap:  # few blocks: the kernels loop over the rest of the items and tiles
+        monkeypatch.setattr(reductions, "_GRID_CAP", cap)
+    rt, dev = device(warp=warp, occupancy=3)
+    rng = np.random.default_rng(warp + block + group + bx)
+    for op, dtype in ((ReduceOp.SUM, dt.int32), (ReduceOp.ARGMAX, dt.float32), (ReduceOp.ARGMIN, dt.int16),
+                      (ReduceOp.SUM, dt.complex128), (ReduceOp.MAX, dt.float16)):
+        flat = _values(dtype, (3001,), rng, op)
+        _check(dev, op, flat, flat, (0,))
+        for shape in ((50, 130), (3, 1000), (1000, 12), (2, 4)):
+            m = _values(dtype, shape, rng, op)
+            _check(dev, op, m, m, (1,))
+            _check(dev, op, m, m, (0,))
+        c = _values(dtype, (4, 90, 6), rng, op)
+        _check(dev, op, c, c[:, :, 1:], (1,))
+        _check(dev, op, c, c.transpose(2, 0, 1), (2,))
+    assert any(g[1] > 1 for name, g, _ in rt.reduce_launches if "cols" in name)  # split cols ran
+
+
+def test_block_order_changes_no_bit(device, monkeypatch):
+    """Float sums round differently in another combine order: results must not depend on
+    which block finishes last."""
+    from rocm_backend import reductions
+
+    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
+    monkeypatch.setitem(reductions.TUNING, "cols_rows_min", 1)
+    rt, dev = device(warp=32, occupancy=4)
+    rng = np.random.default_rng(3)
+    cases = [((20011,), (0,)), ((3, 5000), (1,)), ((4000, 16), (0,)), ((2000, 7), (0,)), ((6, 50, 40), (0, 2))]
+    for shape, axes in cases:
+        a = rng.standard_normal(shape).astype(np.float32)
+        s = dev.storage_from_host(a)
+        want = np.sum(a.astype(np.float64), axis=axes)
+        results = []
+        for order in ("forward", "reverse", "shuffle", "shuffle"):
+            rt.order = order
+            results.append(s.reduce(ReduceOp.SUM, Layout.contiguous(shape), axes).to_host(Layout.contiguous(want.shape)))
+        for r in results[1:]:
+            np.testing.assert_array_equal(r, results[0])
+        np.testing.assert_allclose(results[0], want, rtol=1e-4, atol=1e-3)
+    assert any(g[0] * g[1] > 1 and "cols_vec" in name for name, g, _ in rt.reduce_launches)
+
+
+def test_arg_extremes_give_the_first_index(device, monkeypatch):
+    from rocm_backend import reductions
+
+    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
+    rt, dev = device(warp=64, occupancy=2)
+    n = 5003
+    for dtype in (dt.float32, dt.float64, dt.int8, dt.bfloat16, dt.bool_):
+        for op in (ReduceOp.ARGMAX, ReduceOp.ARGMIN):
+            a = np.zeros(n, dtype.numpy)
+            _check(dev, op, a, a, (0,))  # all equal: index 0
+            for where in ((n - 1,), (1, n - 1), (2999, 3000, 4000), (257, 4999)):
+                b = a.copy()
+                b[list(where)] = True if dtype is dt.bool_ else (5 if op is ReduceOp.ARGMAX else -5)
+                if dtype is dt.bool_ and op is ReduceOp.ARGMIN:
+                    b = ~b
+                _check(dev, op, b, b, (0,))
+                m = np.stack([b, b[::-1], np.roll(b, 7)])
+                _check(dev, op, m, m, (1,))
+                mt = np.ascontiguousarray(m.T)
+                _check(dev, op, mt, mt, (0,))
+            if _floating(a):
+                b = np.arange(n).astype(dtype.numpy)
+                b[[4000, 1500, 4500]] = np.nan  # the first NaN is the extreme
+                got = _run(dev, op, b, Layout.contiguous((n,)), (0,), ())
+                assert int(got) == 1500
+
+
+def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
+    from rocm_backend import reductions
+
+    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
+    rt, dev = device(warp=32, occupancy=2)
+    a = np.ones((0, 5), np.float32)
+    got = _run(dev, ReduceOp.SUM, a, Layout.contiguous((0, 5)), (0,), (5,))
+    np.testing.assert_array_equal(got, np.zeros(5, np.float32))
+    got = _run(dev, ReduceOp.PROD, a, Layout.contiguous((0, 5)), (0,), (5,))
+    np.testing.assert_array_equal(got, np.ones(5, np.float32))
+    assert _run(dev, ReduceOp.SUM, a, Layout.contiguous((0, 5)), (1,), (0,)).shape == (0,)
+    b = np.arange(40000, dtype=np.int64).reshape(4, 10000)
+    for axes in ((1,), (0, 1)):
+        _check(dev, ReduceOp.SUM, b, b, axes)
+    c = np.ones((3000, 8), np.float64)
+    _check(dev, ReduceOp.SUM, c, c, (0,))
+    assert all(name.startswith("reduce_") for name, _, _ in rt.reduce_launches)
+    tickets = np.empty(reductions._TICKETS, np.uint32)
+    ctypes.memmove(tickets.ctypes.data, dev._reduce_scratch.tickets, tickets.nbytes)
+    assert not tickets.any()
