@@ -1,12 +1,16 @@
 """Where the rocm backend's time goes on a GPU (prints, writes nothing): the evidence
 behind the tuning of launches, element-wise/reduction kernels, GEMM and convolutions.
 
-    python3 bench/rocm_probe.py [section ...]     (sections: launch, grid, kernels, reduce, conv)
+    python3 bench/rocm_probe.py [section ...]
+    (sections: launch, launch_depth, grid, ew, kernels, reduce, conv, conv_host, nn_host)
 
 * launch: host cost of one kernel launch through hip-python, through our ctypes path
   (hipModuleLaunchKernel of the HIP-on-CUDA shim), and through libcuda's cuLaunchKernel
   directly (the floor the shim forwards to); a 16-element add of candlewick, torch, CuPy.
+* launch_depth: the same launch with the queue kept shallow (N launches per synchronize),
+  tiny ops of candlewick and torch the same way, and a profile of candlewick's x + x.
 * grid: exp/add f32 at 2^28 elements for several caps of the element-wise grid.
+* ew: device time of exp f32 at 2^26 for element-wise block sizes and elements per thread.
 * kernels: torch.profiler (CUPTI sees every kernel of the process, ours included) over
   exp, sums, GEMM (with and without a hipBLAS workspace) and the nn cases of
   bench/rocm_nn.py, ours beside torch's: kernel names and device microseconds.
@@ -15,6 +19,9 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
   bandwidth, a check against NumPy; registers and occupancy of the kernels.
 * conv: MIOpen convolutions called directly, NCHW against channels-last with our
   transposes around them (device time, host time per call, agreement of the two).
+* conv_host: host time of the pieces of one cached MIOpen convolution.
+* nn_host: host time of whole cw.nn calls on the benchmark shapes, of a 1x1 convolution's
+  hipBLAS call alone, and the shim's graph/legacy convolution counters.
 """
 
 import ctypes
@@ -272,10 +279,8 @@ def conv_host(dev, torch):
         print(f"  shim GetWorkSpaceSize (descriptor set-up + 8 queries): "
               f"{per_call(lambda: lib.miopenConvolutionForwardGetWorkSpaceSize(mio.handle, plan.w, plan.x, plan.conv, plan.y, C.byref(size)), sync, n=50, rounds=3):.1f} us")
         ws = mio._workspace(plan.workspace)
-        one, zero = C.c_float(1.0), C.c_float(0.0)
-        fwd = lambda: lib.miopenConvolutionForward(mio.handle, C.byref(one), plan.x, C.c_void_p(x.ptr), plan.w,  # noqa: E731
-                                                   C.c_void_p(w.ptr), plan.conv, plan.algo, C.byref(zero), plan.y,
-                                                   C.c_void_p(y.ptr), C.c_void_p(ws.ptr if ws else 0), plan.workspace)
+        fwd = lambda: mio._forward(mio.handle, mio._one, plan.x, x.ptr, plan.w, w.ptr, plan.conv,  # noqa: E731
+                                   plan.algo, mio._zero, plan.y, y.ptr, ws.ptr if ws else None, plan.workspace)
         print(f"  miopenConvolutionForward ctypes call: {per_call(fwd, sync, n=50, rounds=3):.1f} us")
         print(f"  device.make_current: {per_call(dev.make_current, sync, n=200, rounds=3):.1f} us")
         print(f"  workspace allocation: {per_call(lambda: mio._workspace(plan.workspace), sync, n=200, rounds=3):.1f} us")
@@ -384,6 +389,146 @@ def _reduce_kernel_facts(dev, reductions):
         print(f"  {k.name}: {regs} registers; resident blocks per SM: 256 threads {res[256]}, 128 threads {res[128]}")
 
 
+def launch_depth(dev, torch, cupy):
+    """Host cost of one launch with the queue kept shallow (100 launches, then a
+    synchronize outside the timing): per_call's 2000 back-to-back launches can fill the
+    driver's launch queue, and then they measure the GPU's tiny-kernel throughput."""
+    from rocm_backend import ops
+    from rocm_backend.argpack import EW_ARGS, ew_values
+    from rocm_backend.kernels import runtime
+    from rocm_backend.storage import RocmStorage
+
+    rt = runtime(dev)
+    kernel = rt.kernel(ops.lookup(("fill", 4)))
+    buf = RocmStorage.empty(dev, dt.float32, 16)
+    with EW_ARGS.lock:
+        EW_ARGS.struct.pack_into(EW_ARGS.buffer, 0, *ew_values((16,), [(buf.ptr, 0, (1,))], b"\0" * 16))
+    raw = rt.launcher.raw
+    sync = dev.synchronize
+
+    def shallow(fn, n=100, rounds=30):
+        best = float("inf")
+        for _ in range(rounds):
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / n)
+        sync()
+        return best * 1e6
+
+    for n in (20, 100, 400, 2000):
+        us = shallow(lambda: raw(kernel.fn_arg, 1, 1, 1, 256, 1, 1, 0, rt.launcher.stream_arg, None,
+                                 EW_ARGS.extra_arg), n=n, rounds=max(3, 3000 // n))
+        print(f"launch ctypes shim, {n} per synchronize: {us:.2f} us")
+    x = cw.asarray(np.arange(16, dtype=np.float32), device=dev)
+    c = x > 3
+    for label, fn in (("x + x", lambda: x + x), ("sum(x)", lambda: cw.sum(x)),
+                      ("where", lambda: cw.where(c, x, x))):
+        print(f"candlewick {label}, 100 per synchronize: {shallow(fn):.2f} us")
+    if torch is not None:
+        t = torch.arange(16, dtype=torch.float32, device="cuda")
+        tc = t > 3
+        for label, fn in (("x + x", lambda: t + t), ("sum(x)", lambda: t.sum()),
+                          ("where", lambda: torch.where(tc, t, t))):
+            best = float("inf")
+            for _ in range(30):
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                for _ in range(100):
+                    fn()
+                best = min(best, (time.perf_counter() - t0) / 100)
+            print(f"torch {label}, 100 per synchronize: {best * 1e6:.2f} us")
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(2000):
+        x + x
+    prof.disable()
+    sync()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(12)
+
+
+def ew(dev, torch):
+    """exp f32 2^26 on the device for element-wise grid shapes: threads per block x
+    elements per thread (the contiguous path's loop takes any grid)."""
+    from rocm_backend import ops, storage
+    from rocm_backend.kernels import runtime
+
+    sync = dev.synchronize
+    n = 1 << 26
+    a = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
+    x = cw.asarray(a, device=dev)
+    out = storage.RocmStorage.empty(dev, dt.float32, n)
+    from candlewick.opdefs import UnaryOp
+
+    kernel = runtime(dev).kernel(ops.lookup(("unary", UnaryOp.EXP, dt.float32)))
+    src = x._storage
+    base_block, base_items = kernel.block, storage._EW_ITEMS_PER_THREAD
+    for block in (128, 256):
+        for items in (4, 8, 16, 32):
+            kernel.block, storage._EW_ITEMS_PER_THREAD = block, items
+            fn = lambda: storage.launch_contiguous(dev, kernel, n, out.ptr, 0, src.ptr, 0)  # noqa: E731
+            rows = kernel_times(fn, sync, reps=20)
+            print(f"exp block {block} items/thread {items}: device {sum(r[0] for r in rows):.1f} us")
+    kernel.block, storage._EW_ITEMS_PER_THREAD = base_block, base_items
+    if torch is not None:
+        t = torch.from_numpy(a).cuda()
+        rows = kernel_times(lambda: torch.exp(t), torch.cuda.synchronize, reps=20)
+        print(f"torch exp: device {sum(r[0] for r in rows):.1f} us")
+
+
+def nn_host(dev, torch):
+    """Host microseconds per call (queue kept shallow) of whole cw.nn calls on the benchmark
+    shapes, the hipBLAS call of a direct 1x1 convolution alone, and the shim's
+    graph/legacy counters (tools/hip_on_cuda: miopenOnCudaConvStats)."""
+    import ctypes as C
+
+    from rocm_backend import blas_call, miopen
+
+    sync = dev.synchronize
+    rng = np.random.default_rng(0)
+
+    def shallow(fn, n=20, rounds=10):
+        best = float("inf")
+        for _ in range(rounds):
+            sync()
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best = min(best, (time.perf_counter() - t0) / n)
+        sync()
+        return best * 1e6
+
+    for dtype in (dt.float32, dt.float16):
+        x = cw.asarray(rng.standard_normal((32, 64, 56, 56), dtype=np.float32).astype(dtype.numpy), device=dev)
+        for name, k, s, p in (("3x3", 3, 1, 1), ("1x1", 1, 1, 0), ("3x3_s2", 3, 2, 1)):
+            w = cw.asarray((rng.standard_normal((64, 64, k, k)) * 0.05).astype(dtype.numpy), device=dev)
+            fn = lambda: cw.nn.conv2d(x, w, stride=s, padding=p)  # noqa: E731
+            fn()
+            print(f"[{dtype.name} conv {name}] cw.nn.conv2d host {shallow(fn):.1f} us per call (queue not full)")
+        fn = lambda: cw.nn.max_pool2d(x, 3, 2, 1)  # noqa: E731
+        fn()
+        print(f"[{dtype.name} max_pool] cw.nn.max_pool2d host {shallow(fn):.1f} us per call")
+        a = cw.asarray(np.zeros((32, 64, 56 * 56), dtype.numpy), device=dev)
+        wt = cw.asarray(np.zeros((64, 64), dtype.numpy), device=dev)
+        out = cw.asarray(np.zeros((32, 64, 56 * 56), dtype.numpy), device=dev)
+        types = blas_call.types(dtype)
+        gemm = lambda: blas_call.gemm_strided_batched(  # noqa: E731
+            dev, False, False, 3136, 64, 64, a._storage.ptr, 3136, 64 * 3136, wt._storage.ptr, 64, 0,
+            out._storage.ptr, 3136, 64 * 3136, 32, types)
+        gemm()
+        print(f"[{dtype.name}] hipBLAS strided-batched GEMM of a 1x1 conv, host {shallow(gemm):.1f} us per call")
+    mio = miopen.for_device(dev)
+    stats = getattr(getattr(mio, "lib", None), "miopenOnCudaConvStats", None)
+    if stats is not None:
+        g, l, f = C.c_longlong(), C.c_longlong(), C.c_longlong()
+        rc = stats(C.byref(g), C.byref(l), C.byref(f))
+        print(f"shim conv stats (rc {rc}): graph runs {g.value}, legacy runs {l.value}, graph finds {f.value}")
+
+
 def main():
     wanted = sys.argv[1:] or os.environ.get("CANDLEWICK_PROBE", "launch,grid,kernels,conv,conv_host").split(",")
     dev = cw.get_device("rocm")
@@ -403,8 +548,9 @@ def main():
         try:
             {"launch": lambda: launch(dev, torch, cupy), "grid": lambda: grid(dev, torch),
              "kernels": lambda: kernels(dev, torch), "reduce": lambda: reduce(dev, torch),
-             "conv": lambda: conv(dev, torch),
-             "conv_host": lambda: conv_host(dev, torch)}[name]()
+             "conv": lambda: conv(dev, torch), "conv_host": lambda: conv_host(dev, torch),
+             "launch_depth": lambda: launch_depth(dev, torch, cupy), "ew": lambda: ew(dev, torch),
+             "nn_host": lambda: nn_host(dev, torch)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
 
