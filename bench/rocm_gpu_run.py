@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "--tb=line"]
 STEPS = [  # name, command after the interpreter (OUT = the output folder), share of the budget
+    ("shim_tests", PYTEST + ["tests/shim"], 0.08),
     ("conformance", PYTEST + ["tests/conformance"], 0.45),
     ("conformance_nn", PYTEST + ["tests/conformance/test_nn.py", "tests/conformance/test_matmul.py"], 0.1),
     ("array_api", PYTEST + ["-v", "--tb=short", "tests/array_api"], 0.6),
@@ -37,7 +38,7 @@ STEPS = [  # name, command after the interpreter (OUT = the output folder), shar
     ("diag", ["bench/rocm_diag.py"], 0.15),
     ("probe", ["bench/rocm_probe.py"], 0.3),
 ]
-TEST_STEPS = {"conformance", "conformance_nn", "array_api", "rocm_tests", "rocm_gpu_tests"}
+TEST_STEPS = {"shim_tests", "conformance", "conformance_nn", "array_api", "rocm_tests", "rocm_gpu_tests"}
 
 
 def run(cmd, log, timeout, env):
