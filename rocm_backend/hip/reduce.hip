@@ -189,7 +189,7 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
     cw_i64 head = (cw_i64)(((cw_u64)q / sizeof(S)) % (cw_u64)V);
     head = head ? V - head : 0;
     if (head > n) head = n;
-    for (cw_i64 i = lane; i < head; i += width) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
+    for (int i = lane; i < (int)head; i += width) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
     const cw_i64 nv = (n - head) / V;
     const S* vq = q + head;
     const cw_i64 base = begin + head, w = width;
@@ -208,7 +208,9 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
     }
-    for (cw_i64 i = head + nv * V + lane; i < n; i += w) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
+    const int tail = (int)(n - head - nv * V);  // fewer than V (32-bit counters: fewer registers)
+    const S* tq = vq + nv * V;
+    for (int k = lane; k < tail; k += width) acc = op.combine(acc, op.from(cw_traits<S>::load(tq[k]), base + nv * V + k));
     return acc;
 }
 
