@@ -135,6 +135,22 @@ template <class S, bool MAX> struct red_arg {
 template <class S> struct red_argmax : red_arg<S, true> {};
 template <class S> struct red_argmin : red_arg<S, false> {};
 
+// ---- 16-byte vector loads: cw_pack/cw_vload of elementwise.hip with a vector type aligned
+// by alignas (NVRTC ignores the GNU aligned attribute of elementwise.hip's cw_v16 and
+// splits its loads into four 4-byte ones)
+struct alignas(16) cw_red_v16 { cw_u32 w[4]; };
+template <int B> struct cw_red_raw { typedef typename cw_raw<B>::type type; };
+template <> struct cw_red_raw<16> { typedef cw_red_v16 type; };
+template <class S, int V> union cw_red_pack {
+    typename cw_red_raw<sizeof(S) * V>::type raw;
+    S v[V];
+};
+template <class S, int V> __device__ inline cw_red_pack<S, V> cw_red_vload(const S* p, cw_i64 j) {
+    cw_red_pack<S, V> r;
+    r.raw = ((const typename cw_red_raw<sizeof(S) * V>::type*)p)[j];
+    return r;
+}
+
 // ---- shuffles of any accumulator type, as 32-bit words ------------------------------------
 template <class T> __device__ inline T cw_shfl_down(T v, int delta) {
     union U { T t; int w[(sizeof(T) + 3) / 4]; } u;
@@ -178,9 +194,9 @@ __device__ inline bool cw_last_block(unsigned int* counter, unsigned int count) 
 }
 
 // this thread's share (lane of width) of p[begin, end), unit stride: a scalar head up to
-// the first element aligned for 16-byte vectors, the vectors (two in flight per thread:
-// with more, the compiler's register count lowers the occupancy more than the extra
-// loads gain), a scalar tail
+// the first element aligned for 16-byte vectors, the vectors (two loads in flight per
+// thread, combined into up to four accumulators: with a single one ptxas uses the first
+// load before it issues the second), a scalar tail
 template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op& op, typename Op::acc acc, const S* p,
                                                                       cw_i64 begin, cw_i64 end, int lane, int width) {
     const int V = cw_vec_width<S, S>::value;
@@ -194,17 +210,26 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
     const S* vq = q + head;
     const cw_i64 base = begin + head, w = width;
     cw_i64 j = lane;
-    for (; j + w < nv; j += 2 * w) {
-        cw_pack<S, V> x[2];
+    if (j + w < nv) {  // several accumulators (element k into k % NA): the two loads go out together
+        const int NA = V < 4 ? V : 4;
+        typename Op::acc av[NA];
 #pragma unroll
-        for (int u = 0; u < 2; ++u) x[u] = cw_vload<S, V>(vq, j + u * w);
+        for (int k = 0; k < NA; ++k) av[k] = op.identity();
+        for (; j + w < nv; j += 2 * w) {
+            cw_red_pack<S, V> x[2];
 #pragma unroll
-        for (int u = 0; u < 2; ++u)
+            for (int u = 0; u < 2; ++u) x[u] = cw_red_vload<S, V>(vq, j + u * w);
 #pragma unroll
-            for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x[u].v[k]), base + (j + u * w) * V + k));
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int k = 0; k < V; ++k)
+                    av[k % NA] = op.combine(av[k % NA], op.from(cw_traits<S>::load(x[u].v[k]), base + (j + u * w) * V + k));
+        }
+#pragma unroll
+        for (int k = 0; k < NA; ++k) acc = op.combine(acc, av[k]);
     }
     for (; j < nv; j += w) {
-        cw_pack<S, V> x0 = cw_vload<S, V>(vq, j);
+        cw_red_pack<S, V> x0 = cw_red_vload<S, V>(vq, j);
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
     }
@@ -303,26 +328,41 @@ template <class Op, int VO> __device__ inline void cw_cols_combine(const Op& op,
 
 // VO adjacent outputs at p (s elements apart along the reduced axis; s a multiple of VO,
 // p aligned for VO-element vectors when VO > 1) over the reduced elements i = begin +
-// lane, + width, ... < end, two of them in flight
+// lane, + width, ... < end: two rows per step, the next step's two loading while a step
+// combines (unpipelined, ptxas used the first load before it issued the second)
 template <class S, class Op, int VO> __device__ inline void cw_cols_run(
         const Op& op, typename Op::acc (&acc)[VO], const S* p, cw_i64 s, cw_i64 begin, cw_i64 end, int lane, int width) {
     const cw_i64 w = width, sv = s / VO;
     cw_i64 i = begin + lane;
-    for (; i + w < end; i += 2 * w) {
-        cw_pack<S, VO> x[2];
+    if (i + w < end) {  // software-pipelined: the next two rows load while these combine
+        cw_red_pack<S, VO> x[2], y[2];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
-            if (VO > 1) x[u] = cw_vload<S, VO>(p, (i + u * w) * sv);
+            if (VO > 1) x[u] = cw_red_vload<S, VO>(p, (i + u * w) * sv);
             else x[u].v[0] = p[(i + u * w) * s];
         }
+        for (;; i += 2 * w) {
+            const bool more = i + 3 * w < end;
+            if (more) {
 #pragma unroll
-        for (int u = 0; u < 2; ++u)
+                for (int u = 0; u < 2; ++u) {
+                    if (VO > 1) y[u] = cw_red_vload<S, VO>(p, (i + (u + 2) * w) * sv);
+                    else y[u].v[0] = p[(i + (u + 2) * w) * s];
+                }
+            }
 #pragma unroll
-            for (int k = 0; k < VO; ++k) acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x[u].v[k]), i + u * w));
+            for (int u = 0; u < 2; ++u)
+#pragma unroll
+                for (int k = 0; k < VO; ++k) acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x[u].v[k]), i + u * w));
+            if (!more) break;
+            x[0] = y[0];
+            x[1] = y[1];
+        }
+        i += 2 * w;
     }
     for (; i < end; i += w) {
-        cw_pack<S, VO> x0;
-        if (VO > 1) x0 = cw_vload<S, VO>(p, i * sv);
+        cw_red_pack<S, VO> x0;
+        if (VO > 1) x0 = cw_red_vload<S, VO>(p, i * sv);
         else x0.v[0] = p[i * s];
 #pragma unroll
         for (int k = 0; k < VO; ++k) acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x0.v[k]), i));
