@@ -193,10 +193,10 @@ __device__ inline bool cw_last_block(unsigned int* counter, unsigned int count) 
     return last;
 }
 
-// this thread's share (lane of width) of p[begin, end), unit stride: a scalar head up to
-// the first element aligned for 16-byte vectors, the vectors (two loads in flight per
-// thread, combined into up to four accumulators: with a single one ptxas uses the first
-// load before it issues the second), a scalar tail
+// this thread's share (lane of width) of p[begin, end), unit stride: the scalar head (up
+// to the first element aligned for 16-byte vectors) and tail, then the vectors (two loads
+// in flight per thread, combined into up to four accumulators: with a single one ptxas
+// uses the first load before it issues the second)
 template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op& op, typename Op::acc acc, const S* p,
                                                                       cw_i64 begin, cw_i64 end, int lane, int width) {
     const int V = cw_vec_width<S, S>::value;
@@ -205,8 +205,14 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
     cw_i64 head = (cw_i64)(((cw_u64)q / sizeof(S)) % (cw_u64)V);
     head = head ? V - head : 0;
     if (head > n) head = n;
-    for (int i = lane; i < (int)head; i += width) acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
     const cw_i64 nv = (n - head) / V;
+    // the scalar head and tail (fewer than V elements each): one loop, 32-bit counters,
+    // before the vectors (fewer registers live across the vector loop)
+    const int fringe = (int)(n - nv * V);
+    for (int f = lane; f < fringe; f += width) {
+        const cw_i64 i = f < (int)head ? f : f + nv * V;
+        acc = op.combine(acc, op.from(cw_traits<S>::load(q[i]), begin + i));
+    }
     const S* vq = q + head;
     const cw_i64 base = begin + head, w = width;
     cw_i64 j = lane;
@@ -233,9 +239,6 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
     }
-    const int tail = (int)(n - head - nv * V);  // fewer than V (32-bit counters: fewer registers)
-    const S* tq = vq + nv * V;
-    for (int k = lane; k < tail; k += width) acc = op.combine(acc, op.from(cw_traits<S>::load(tq[k]), base + nv * V + k));
     return acc;
 }
 
