@@ -12,7 +12,9 @@
 // Nothing here depends on the warp/wavefront width.
 
 // ---- vectors of V storage elements, moved as one aligned load/store ------------------
-struct cw_v16 { cw_u32 w[4]; } __attribute__((aligned(16)));
+// alignas, not the GNU aligned attribute: NVRTC ignores that one on this struct and splits
+// its loads and stores into four 4-byte ones
+struct alignas(16) cw_v16 { cw_u32 w[4]; };
 template <int B> struct cw_raw;
 template <> struct cw_raw<1> { typedef unsigned char type; };
 template <> struct cw_raw<2> { typedef unsigned short type; };
