@@ -65,10 +65,10 @@ def parse_tuning(text, base=None):
 TUNING = parse_tuning(os.environ.get(ENV))
 
 _EMPTY_RESULT = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True}
-_PARTIAL_BYTES = 32  # >= sizeof every accumulator (cw_arg_acc<double> is 16)
+_PARTIAL_BYTES = 16  # >= sizeof every accumulator (cw_arg_acc<double> and cw_c128 are 16)
 _SEGMENT_ALIGN = 64  # segments start on multiples of this: their 16-byte vectors stay aligned
 _TICKETS = 1 << 14  # last-block counters per device (one per output or output tile)
-_SCRATCH_PARTIALS = 1 << 19  # bytes of partials kept per device (larger needs allocate)
+_SCRATCH_PARTIALS = 4 << 20  # bytes of partials kept per device (larger needs allocate)
 _GRID_CAP = 1 << 20  # blocks per launch (the kernels loop over the rest)
 _SPLITS_CAP = 65535  # cols: gridDim.y
 _ONES = (1,) * MAX_DIMS

@@ -271,6 +271,7 @@ template <class S, class Op> __device__ inline typename Op::acc cw_strided(
 // output axis: no index decoding, so few registers and a full device of threads)
 template <class S, class Op, bool FAST> __device__ inline void cw_reduce_rows_t(const cw_reduce_args& a) {
     typedef typename Op::acc Acc;
+    static_assert(sizeof(Acc) <= 16, "reductions.py allots 16 bytes per partial");
     __shared__ Acc smem[CW_MAX_WARPS];
     Op op;
     const int G = a.group, per_block = blockDim.x / a.group, lane = threadIdx.x % a.group;
@@ -378,6 +379,7 @@ template <class S, class Op, int VO> __device__ inline void cw_cols_run(
 template <class S, class Op, int VO, bool FAST> __device__ inline void cw_reduce_cols_t(const cw_reduce_args& a,
                                                                                       typename Op::acc* smem) {
     typedef typename Op::acc Acc;
+    static_assert(sizeof(Acc) <= 16, "reductions.py allots 16 bytes per partial");
     Op op;
     const int tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y;
     const cw_i64 seg = blockIdx.y;
