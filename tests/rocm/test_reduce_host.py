@@ -384,3 +384,15 @@ def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
     tickets = np.empty(reductions._TICKETS, np.uint32)
     ctypes.memmove(tickets.ctypes.data, dev._reduce_scratch.tickets, tickets.nbytes)
     assert not tickets.any()
+
+
+def test_zero_dim_and_no_axes(device):
+    rt, dev = device(warp=32, occupancy=2)
+    rng = np.random.default_rng(5)
+    for op, dtype in ((ReduceOp.SUM, dt.float32), (ReduceOp.PROD, dt.int64), (ReduceOp.MAX, dt.float64),
+                      (ReduceOp.ANY, dt.complex64), (ReduceOp.ALL, dt.bool_)):
+        a0 = _values(dtype, (), rng, op)
+        _check(dev, op, a0, a0, ())  # a 0-d array: one element
+        m = _values(dtype, (7, 9), rng, op)
+        _check(dev, op, m, m, ())  # no axis: every element its own output
+        _check(dev, op, m, m.T, ())
