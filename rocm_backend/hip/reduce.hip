@@ -135,22 +135,6 @@ template <class S, bool MAX> struct red_arg {
 template <class S> struct red_argmax : red_arg<S, true> {};
 template <class S> struct red_argmin : red_arg<S, false> {};
 
-// ---- 16-byte vector loads: cw_pack/cw_vload of elementwise.hip with a vector type aligned
-// by alignas (NVRTC ignores the GNU aligned attribute of elementwise.hip's cw_v16 and
-// splits its loads into four 4-byte ones)
-struct alignas(16) cw_red_v16 { cw_u32 w[4]; };
-template <int B> struct cw_red_raw { typedef typename cw_raw<B>::type type; };
-template <> struct cw_red_raw<16> { typedef cw_red_v16 type; };
-template <class S, int V> union cw_red_pack {
-    typename cw_red_raw<sizeof(S) * V>::type raw;
-    S v[V];
-};
-template <class S, int V> __device__ inline cw_red_pack<S, V> cw_red_vload(const S* p, cw_i64 j) {
-    cw_red_pack<S, V> r;
-    r.raw = ((const typename cw_red_raw<sizeof(S) * V>::type*)p)[j];
-    return r;
-}
-
 // ---- shuffles of any accumulator type, as 32-bit words ------------------------------------
 template <class T> __device__ inline T cw_shfl_down(T v, int delta) {
     union U { T t; int w[(sizeof(T) + 3) / 4]; } u;
@@ -222,9 +206,9 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
 #pragma unroll
         for (int k = 0; k < NA; ++k) av[k] = op.identity();
         for (; j + w < nv; j += 2 * w) {
-            cw_red_pack<S, V> x[2];
+            cw_pack<S, V> x[2];
 #pragma unroll
-            for (int u = 0; u < 2; ++u) x[u] = cw_red_vload<S, V>(vq, j + u * w);
+            for (int u = 0; u < 2; ++u) x[u] = cw_vload<S, V>(vq, j + u * w);
 #pragma unroll
             for (int u = 0; u < 2; ++u)
 #pragma unroll
@@ -235,7 +219,7 @@ template <class S, class Op> __device__ inline typename Op::acc cw_span(const Op
         for (int k = 0; k < NA; ++k) acc = op.combine(acc, av[k]);
     }
     for (; j < nv; j += w) {
-        cw_red_pack<S, V> x0 = cw_red_vload<S, V>(vq, j);
+        cw_pack<S, V> x0 = cw_vload<S, V>(vq, j);
 #pragma unroll
         for (int k = 0; k < V; ++k) acc = op.combine(acc, op.from(cw_traits<S>::load(x0.v[k]), base + j * V + k));
     }
@@ -339,10 +323,10 @@ template <class S, class Op, int VO> __device__ inline void cw_cols_run(
     const cw_i64 w = width, sv = s / VO;
     cw_i64 i = begin + lane;
     if (i + w < end) {  // software-pipelined: the next two rows load while these combine
-        cw_red_pack<S, VO> x[2], y[2];
+        cw_pack<S, VO> x[2], y[2];
 #pragma unroll
         for (int u = 0; u < 2; ++u) {
-            if (VO > 1) x[u] = cw_red_vload<S, VO>(p, (i + u * w) * sv);
+            if (VO > 1) x[u] = cw_vload<S, VO>(p, (i + u * w) * sv);
             else x[u].v[0] = p[(i + u * w) * s];
         }
         for (;; i += 2 * w) {
@@ -350,7 +334,7 @@ template <class S, class Op, int VO> __device__ inline void cw_cols_run(
             if (more) {
 #pragma unroll
                 for (int u = 0; u < 2; ++u) {
-                    if (VO > 1) y[u] = cw_red_vload<S, VO>(p, (i + (u + 2) * w) * sv);
+                    if (VO > 1) y[u] = cw_vload<S, VO>(p, (i + (u + 2) * w) * sv);
                     else y[u].v[0] = p[(i + (u + 2) * w) * s];
                 }
             }
@@ -365,8 +349,8 @@ template <class S, class Op, int VO> __device__ inline void cw_cols_run(
         i += 2 * w;
     }
     for (; i < end; i += w) {
-        cw_red_pack<S, VO> x0;
-        if (VO > 1) x0 = cw_red_vload<S, VO>(p, i * sv);
+        cw_pack<S, VO> x0;
+        if (VO > 1) x0 = cw_vload<S, VO>(p, i * sv);
         else x0.v[0] = p[i * s];
 #pragma unroll
         for (int k = 0; k < VO; ++k) acc[k] = op.combine(acc[k], op.from(cw_traits<S>::load(x0.v[k]), i));
