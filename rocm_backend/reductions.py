@@ -304,18 +304,29 @@ def _vec_width(dtype):
     return max(1, 16 // dtype.itemsize)
 
 
+_FLAT_PLANS = {}  # (device, op, dtype, n_red, TUNING values) -> the launch of _flat
+
+
 def _flat(device, op, dtype, src, offset, out, n_red):
-    """Reduce all of a contiguous array into ``out``: one pack, one launch."""
-    kernel = _kernel(device, "rows_vec", op, dtype)
-    block = block_size()
-    group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), resident_blocks(device, kernel, block),
-                                           device.warp_size)
+    """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
+    decided once per device, op, dtype, size and tuning)."""
+    key = (device, op, dtype, n_red, tuple(TUNING.values()))
+    plan = _FLAT_PLANS.get(key)
+    if plan is None:
+        kernel = _kernel(device, "rows_vec", op, dtype)
+        block = block_size()
+        group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), resident_blocks(device, kernel, block),
+                                               device.warp_size)
+        if len(_FLAT_PLANS) >= 1024:
+            _FLAT_PLANS.clear()
+        plan = _FLAT_PLANS[key] = (runtime(device).launcher, kernel, block, group, splits, chunk, grid,
+                                   _scratch(device).tickets)
+    launcher, kernel, block, group, splits, chunk, grid, tickets = plan
     partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
-    scratch = _scratch(device)
     with REDUCE_ARGS.lock:
         _FLAT.pack_into(REDUCE_ARGS.buffer, 0, 1, n_red, 0, 1, n_red, *_ONES[1:], 1, *_ZEROS[1:], src.ptr, offset,
-                        out.ptr, partial, scratch.tickets, chunk, splits, 1, group)
-        runtime(device).launcher.launch_packed(kernel, grid, 1, 1, block, 1, 1, REDUCE_ARGS)
+                        out.ptr, partial, tickets, chunk, splits, 1, group)
+        launcher.launch_packed(kernel, grid, 1, 1, block, 1, 1, REDUCE_ARGS)
     del keep
 
 
