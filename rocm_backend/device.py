@@ -181,6 +181,7 @@ class RocmDevice:
         self._index_checks = IndexChecks(self)
         self._keep_alive = []  # host arrays of queued host->device copies
         self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
+        self._stream_sync = None  # made on first use (_make_stream_sync)
         _current.ordinal = ordinal
         from .kernels import runtime
 
@@ -214,9 +215,32 @@ class RocmDevice:
         with self._state_lock:
             kept, self._keep_alive = self._keep_alive, []
         taken = self._index_checks.snapshot() if check_errors else ()
-        check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.stream))
+        sync = self._stream_sync or self._make_stream_sync()
+        sync()
         del kept
         self._index_checks.raise_flagged(taken)
+
+    def _make_stream_sync(self):
+        """hipStreamSynchronize of this stream as a call: through ctypes on the runtime
+        hip-python loaded when it can (hip-python's own call costs several microseconds
+        more per synchronize), else through hip-python."""
+        import ctypes
+
+        from .launch import _has_int, _status_name, loaded_function, loaded_runtime_path
+
+        raw = loaded_function(loaded_runtime_path(), "hipStreamSynchronize")
+        if raw is not None and _has_int(self.stream):
+            stream = ctypes.c_void_p(int(self.stream))
+
+            def sync():
+                status = raw(stream)
+                if status:  # hip-python's enum, so the error names the status as check() does
+                    check("hipStreamSynchronize", _status_name(status))
+        else:
+            def sync():
+                check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.stream))
+        self._stream_sync = sync
+        return sync
 
     def memory_info(self):
         self.make_current()
