@@ -189,6 +189,12 @@ class ConvPlan:
             self.descs.destroy()
             raise MIOpenError(f"miopenGetConvolutionNdForwardOutputDim ({got} != {tuple(y_shape)})", 3)
         self.algo, self.workspace, self.find_ms = None, 0, 0.0
+        self.alive = True
+
+    def release(self):
+        """Destroy the descriptors (the plan is unusable afterwards)."""
+        self.alive = False
+        self.descs.destroy()
 
 
 class DeviceMIOpen:
@@ -227,7 +233,7 @@ class DeviceMIOpen:
         while len(self.plans) > PLAN_CACHE_SIZE:
             _, old = self.plans.popitem(last=False)
             if isinstance(old, ConvPlan):
-                old.descs.destroy()
+                old.release()
         return plan
 
     def _workspace(self, nbytes):
@@ -259,6 +265,14 @@ class DeviceMIOpen:
         """Queue ``y = conv(x, w)`` (``mode`` CONVOLUTION or TRANSPOSE); False when MIOpen
         declines the problem (the caller then uses the fallback). Shapes are (N, C, H, W)
         in every case; ``channels_last``: x, w and y are packed NHWC in memory."""
+        plan = self.ready_plan(mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups,
+                               x_ptr, w_ptr, y_ptr, out_pad, channels_last)
+        return plan is not None and self.run(plan, x_ptr, w_ptr, y_ptr)
+
+    def ready_plan(self, mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups,
+                   x_ptr, w_ptr, y_ptr, out_pad=(0, 0), channels_last=False):
+        """The problem's ConvPlan with its algorithm found (Find runs on the given
+        buffers the first time); None when MIOpen declines the problem."""
         key = (mode, dtype, tuple(x_shape), tuple(w_shape), tuple(y_shape), tuple(stride),
                tuple(padding), tuple(dilation), int(groups), tuple(out_pad), bool(channels_last))
         with self.lock:
@@ -266,7 +280,7 @@ class DeviceMIOpen:
             plan = self._plan(key)
             if isinstance(plan, MIOpenError):
                 self.stats["declined"] += 1
-                return False
+                return None
             if plan.algo is None:
                 try:
                     self._find(plan, x_ptr, w_ptr, y_ptr)
@@ -274,15 +288,24 @@ class DeviceMIOpen:
                     if exc.status not in DECLINED:
                         raise
                     self.plans[key] = exc
-                    plan.descs.destroy()
+                    plan.release()
                     self.stats["declined"] += 1
-                    return False
+                    return None
+            return plan
+
+    def run(self, plan, x_ptr, w_ptr, y_ptr):
+        """Queue the convolution of a plan from ready_plan; False when the plan has been
+        evicted from the cache since (its descriptors are gone)."""
+        with self.lock:
+            if not plan.alive:
+                return False
+            self.device.make_current()
             ws = self._workspace(plan.workspace)
             status = self._forward(self.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
                                    self._zero, plan.y, y_ptr, ws.ptr if ws else None, plan.workspace)
-            if status:
-                raise MIOpenError("miopenConvolutionForward", status)
-            return True
+        if status:
+            raise MIOpenError("miopenConvolutionForward", status)
+        return True
 
     # --- pooling ------------------------------------------------------------
     def pooling(self, mode, dtype, x_ptr, x_shape, y_ptr, y_shape, kernel, stride, padding):

@@ -113,11 +113,17 @@ def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilati
     weight lands on the padding: one pad_nan kernel flags each output channel's
     non-finite taps and visits the border band of the channels that have some
     (tests/rocm/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
-    run = nn_kernels.memoized(out.device, ("pad_nan", out.dtype, y_shape, w_layout.shape, in_hw, stride,
-                                           padding, dilation),
-                              lambda: _prepare_fixup(out.device, out.dtype, y_shape, w_layout.shape, in_hw,
-                                                     stride, padding, dilation))
-    run(out.ptr, _ptr(w, w_layout))
+    _fixup_launch(out.device, out.dtype, y_shape, w_layout.shape, in_hw, stride, padding,
+                  dilation)(out.ptr, _ptr(w, w_layout))
+
+
+def _fixup_launch(device, dtype, y_shape, w_shape, in_hw, stride, padding, dilation):
+    """The padding fix-up of one problem as a prepared ``(out_ptr, w_ptr)`` launch."""
+    if not any(padding):
+        return nn_kernels.nothing
+    return nn_kernels.memoized(device, ("pad_nan", dtype, y_shape, w_shape, in_hw, stride, padding, dilation),
+                               lambda: _prepare_fixup(device, dtype, y_shape, w_shape, in_hw, stride, padding,
+                                                      dilation))
 
 
 def _prepare_fixup(device, dtype, y_shape, w_shape, in_hw, stride, padding, dilation):
@@ -143,29 +149,66 @@ def _as_2d(layout):
 
 # --- convolutions --------------------------------------------------------------
 
+_FAST_SIZE = 256  # prepared MIOpen convolutions kept per device
+
+
+class _PreparedConv:
+    """A MIOpen convolution seen before: its found plan, output size and padding fix-up,
+    so a repeated call only allocates the output and queues the two launches."""
+
+    __slots__ = ("mio", "plan", "size", "fixup")
+
+    def __init__(self, mio, plan, size, fixup):
+        self.mio, self.plan, self.size, self.fixup = mio, plan, size, fixup
+
+
 def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d"):
     dtype = x.dtype
+    mode, nhwc = requested(), _channels_last()
+    device = x.device
+    item = dtype.itemsize
+    fast_key = (op, dtype, layout.shape, layout.strides, w_layout.shape, w_layout.strides, stride, padding,
+                dilation, groups, mode, nhwc)
+    table = device.__dict__.get("_nn_convs")
+    fast = table.get(fast_key) if table is not None else None
+    if fast is not None and not (layout.offset * item) % _ALIGN and not (w_layout.offset * item) % _ALIGN:
+        out = RocmStorage.empty(device, dtype, fast.size)
+        w_ptr = w.ptr + w_layout.offset * item
+        if fast.mio.run(fast.plan, x.ptr + layout.offset * item, w_ptr, out.ptr):
+            fast.fixup(out.ptr, w_ptr)
+            _count(op, "miopen")
+            return out
+        del table[fast_key]  # the plan left MIOpen's cache: prepare it again below
     n_batch, cin, h, wd = layout.shape
     cout, cg, kh, kw = w_layout.shape
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
-    mio, mode = None, requested()
+    mio = None
     if dtype in MIOPEN_CONV_DTYPES and not (mode == "auto" and nn_fallback.is_direct_gemm(
             layout, (kh, kw), stride, padding)):
-        mio = _miopen_for(x.device, op, dtype, mode)
+        mio = _miopen_for(device, op, dtype, mode)
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
-        w, w_layout = _aligned(w, w_layout)  # the padding fix-up reads it packed too
-        if _channels_last():
-            out = _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups)
+        pw, pwl = _aligned(w, w_layout)  # the padding fix-up reads it packed too
+        if nhwc:
+            out = _conv_channels_last(mio, x, layout, pw, pwl, y_shape, stride, padding, dilation, groups)
         else:
             px, pl = _aligned(x, layout)
-            out = RocmStorage.empty(x.device, dtype, shape_size(y_shape))
-            if not mio.convolution(miopen.CONVOLUTION, dtype, _ptr(px, pl), pl.shape, _ptr(w, w_layout),
-                                   w_layout.shape, out.ptr, y_shape, stride, padding, dilation, groups):
+            out = RocmStorage.empty(device, dtype, shape_size(y_shape))
+            x_ptr, w_ptr = _ptr(px, pl), _ptr(pw, pwl)
+            plan = mio.ready_plan(miopen.CONVOLUTION, dtype, pl.shape, pwl.shape, y_shape, stride, padding,
+                                  dilation, groups, x_ptr, w_ptr, out.ptr)
+            if plan is None or not mio.run(plan, x_ptr, w_ptr, out.ptr):
                 out = None
+            elif px is x and pw is w:  # no copies were needed: repeated calls can skip all this
+                if table is None:
+                    table = device._nn_convs = {}
+                if len(table) >= _FAST_SIZE:
+                    table.clear()
+                table[fast_key] = _PreparedConv(mio, plan, shape_size(y_shape), _fixup_launch(
+                    device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation))
         if out is not None:
             if any(padding):
-                _padding_nan_fixup(out, y_shape, w, w_layout, (h, wd), stride, padding, dilation)
+                _padding_nan_fixup(out, y_shape, pw, pwl, (h, wd), stride, padding, dilation)
             _count(op, "miopen")
             return out
     _count(op, "fallback")

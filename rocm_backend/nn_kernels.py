@@ -146,7 +146,7 @@ class PreparedLaunch:
             self.launcher.launch_packed(self.kernel, self.gx, self.gy, 1, NN_BLOCK, 1, 1, NN_ARGS)
 
 
-def _nothing(out_ptr, in_ptr):
+def nothing(out_ptr, in_ptr):
     """The launch of an empty problem."""
 
 
@@ -154,7 +154,7 @@ def prepare(device, key, n, in_offset=0, extent=0, **dims):
     """The launch of nn kernel ``key`` producing ``n`` destination elements, as a callable
     ``(out_ptr, in_ptr)`` that queues it on the device stream."""
     if n <= 0:
-        return _nothing
+        return nothing
     rt = kernels.runtime(device)
     kernel = rt.kernel(ops.lookup(key, key[1]))
     gx, gy, dims = launch_config(key, n, dims, device.multiprocessors)

@@ -161,9 +161,13 @@ class FakeMIOpen:
     def __init__(self, dev):
         self.dev, self.calls = dev, []
 
-    def convolution(self, mode, dtype, x_ptr, x_shape, w_ptr, w_shape, y_ptr, y_shape, stride, padding,
-                    dilation, groups, out_pad=(0, 0), channels_last=False):
+    def ready_plan(self, mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups, x_ptr, w_ptr,
+                   y_ptr, out_pad=(0, 0), channels_last=False):
         assert mode == nn.miopen.CONVOLUTION and not channels_last  # NCHW forced below
+        return (dtype, tuple(x_shape), tuple(w_shape), tuple(y_shape), stride, padding, dilation, groups)
+
+    def run(self, plan, x_ptr, w_ptr, y_ptr):
+        dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups = plan
         self.calls.append(tuple(padding))
         x = self.dev.view(x_ptr, dtype.numpy)[: math.prod(x_shape)].reshape(x_shape).astype(np.float64)
         w = self.dev.view(w_ptr, dtype.numpy)[: math.prod(w_shape)].reshape(w_shape).astype(np.float64)
@@ -200,14 +204,22 @@ def test_miopen_padding_nan_fixup(dev, monkeypatch, case, dtype):
     xd, wd = mirror.upload(dev, x, dtype), mirror.upload(dev, w, dtype)
     with np.errstate(invalid="ignore", over="ignore"):
         ref = cpu_nn.conv("conv2d", x, w, stride, padding, dilation, groups)
-    if xs[2] == 1 and kh == 1:  # through the conv1d entry point
-        out = nn.conv1d(xd, Layout.contiguous((xs[0], xs[1], xs[3])), wd, Layout.contiguous((cout, xs[1] // groups, kw)),
-                        stride[1], padding[1], dilation[1], groups)
-    else:
-        out = nn.conv2d(xd, Layout.contiguous(xs), wd, Layout.contiguous(w.shape), stride, padding, dilation, groups)
+
+    def call():
+        if xs[2] == 1 and kh == 1:  # through the conv1d entry point
+            return nn.conv1d(xd, Layout.contiguous((xs[0], xs[1], xs[3])), wd,
+                             Layout.contiguous((cout, xs[1] // groups, kw)), stride[1], padding[1], dilation[1],
+                             groups)
+        return nn.conv2d(xd, Layout.contiguous(xs), wd, Layout.contiguous(w.shape), stride, padding, dilation,
+                         groups)
+
+    out = call()
     assert fake.calls == [tuple(padding)]  # MIOpen pads; no padded copy of the input
     got = mirror.download(dev, out, ref.shape).astype(np.float64)  # (NaN == NaN works for float64)
     np.testing.assert_array_equal(got, ref.astype(np.float64))
+    again = call()  # the prepared path of a problem seen before
+    assert fake.calls == [tuple(padding)] * 2 and again.ptr != out.ptr
+    np.testing.assert_array_equal(mirror.download(dev, again, ref.shape).astype(np.float64), got)
     if bad:
         skipped = skip_padding_conv(x.astype(np.float64), w.astype(np.float64), stride, padding, dilation, groups)
         assert (np.isnan(got) & ~np.isnan(skipped)).any()  # the fix-up did something
