@@ -452,32 +452,33 @@ def launch_depth(dev, torch, cupy):
 
 
 def ew(dev, torch):
-    """exp f32 2^26 on the device for element-wise grid shapes: threads per block x
-    elements per thread (the contiguous path's loop takes any grid)."""
+    """exp f32 at 2^26 and 2^28 on the device for element-wise block sizes and elements per
+    thread (the contiguous path's loop takes any grid), beside torch's."""
+    from candlewick.opdefs import UnaryOp
     from rocm_backend import ops, storage
     from rocm_backend.kernels import runtime
 
     sync = dev.synchronize
-    n = 1 << 26
-    a = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
-    x = cw.asarray(a, device=dev)
-    out = storage.RocmStorage.empty(dev, dt.float32, n)
-    from candlewick.opdefs import UnaryOp
-
     kernel = runtime(dev).kernel(ops.lookup(("unary", UnaryOp.EXP, dt.float32)))
-    src = x._storage
     base_block, base_items = kernel.block, storage._EW_ITEMS_PER_THREAD
-    for block in (128, 256):
-        for items in (4, 8, 16, 32):
+    for n in (1 << 26, 1 << 28):
+        a = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
+        x = cw.asarray(a, device=dev)
+        out = storage.RocmStorage.empty(dev, dt.float32, n)
+        src = x._storage
+        for block, items in ((256, 8), (128, 8), (256, 16)):
             kernel.block, storage._EW_ITEMS_PER_THREAD = block, items
             fn = lambda: storage.launch_contiguous(dev, kernel, n, out.ptr, 0, src.ptr, 0)  # noqa: E731
             rows = kernel_times(fn, sync, reps=20)
-            print(f"exp block {block} items/thread {items}: device {sum(r[0] for r in rows):.1f} us")
-    kernel.block, storage._EW_ITEMS_PER_THREAD = base_block, base_items
-    if torch is not None:
-        t = torch.from_numpy(a).cuda()
-        rows = kernel_times(lambda: torch.exp(t), torch.cuda.synchronize, reps=20)
-        print(f"torch exp: device {sum(r[0] for r in rows):.1f} us")
+            print(f"exp 2^{n.bit_length() - 1} block {block} items/thread {items}: device "
+                  f"{sum(r[0] for r in rows):.1f} us")
+        kernel.block, storage._EW_ITEMS_PER_THREAD = base_block, base_items
+        if torch is not None:
+            t = torch.from_numpy(a).cuda()
+            rows = kernel_times(lambda: torch.exp(t), torch.cuda.synchronize, reps=20)
+            print(f"torch exp 2^{n.bit_length() - 1}: device {sum(r[0] for r in rows):.1f} us")
+            t = None
+        x = out = src = None
 
 
 def nn_host(dev, torch):

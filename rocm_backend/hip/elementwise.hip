@@ -57,13 +57,17 @@ template <class SI, class SO, class F> __device__ inline void cw_map_contig(cons
     const cw_i64 n = a.n, t0 = CW_TID, nt = CW_NTHREADS;
     cw_i64 done = 0;
     if (V > 1 && cw_vec_ok<SI>(in, V) && cw_vec_ok<SO>(out, V)) {
-        const cw_i64 nv = n / V;
-        cw_i64 j = t0;
+        const cw_i64 nv = n / V, bd = blockDim.x;
         // two vectors per step (loads issued first) for narrow types, where bandwidth
         // needs the bytes in flight; wide types (complex, double) are compute-bound and
-        // would only double the inlined code
-        for (; V >= 4 && j + nt < nv; j += 2 * nt) {
-            cw_pack<SI, V> x0 = cw_vload<SI, V>(in, j), x1 = cw_vload<SI, V>(in, j + nt);
+        // would only double the inlined code. With two, a step of 2 * nt vectors gives
+        // block b the adjacent runs [2b * bd, (2b + 1) * bd) and [(2b + 1) * bd, (2b + 2) * bd)
+        // (this thread: j and j + bd), so the grid streams through memory as one front
+        // (rather than vectors j and j + nt, half the array apart)
+        cw_i64 j = V >= 4 ? (cw_i64)blockIdx.x * 2 * bd + threadIdx.x : t0;
+        const cw_i64 step = V >= 4 ? 2 * nt : nt;
+        for (; V >= 4 && j + bd < nv; j += step) {
+            cw_pack<SI, V> x0 = cw_vload<SI, V>(in, j), x1 = cw_vload<SI, V>(in, j + bd);
             cw_pack<SO, V> y0, y1;
 #pragma unroll
             for (int k = 0; k < V; ++k) {
@@ -71,9 +75,9 @@ template <class SI, class SO, class F> __device__ inline void cw_map_contig(cons
                 y1.v[k] = cw_to_storage<SO>(f(cw_traits<SI>::load(x1.v[k])));
             }
             cw_vstore<SO, V>(out, j, y0);
-            cw_vstore<SO, V>(out, j + nt, y1);
+            cw_vstore<SO, V>(out, j + bd, y1);
         }
-        for (; j < nv; j += nt) {
+        for (; j < nv; j += step) {  // with two per step, at most one vector is left
             cw_pack<SI, V> x0 = cw_vload<SI, V>(in, j);
             cw_pack<SO, V> y0;
 #pragma unroll
@@ -163,11 +167,12 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
     const cw_i64 n = a.n, t0 = CW_TID, nt = CW_NTHREADS;
     cw_i64 done = 0;
     if (V > 1 && cw_vec_ok<S>(x, V) && cw_vec_ok<S>(y, V) && cw_vec_ok<SO>(out, V)) {
-        const cw_i64 nv = n / V;
-        cw_i64 j = t0;
-        for (; V >= 4 && j + nt < nv; j += 2 * nt) {  // as cw_map_contig
+        const cw_i64 nv = n / V, bd = blockDim.x;
+        cw_i64 j = V >= 4 ? (cw_i64)blockIdx.x * 2 * bd + threadIdx.x : t0;  // as cw_map_contig
+        const cw_i64 step = V >= 4 ? 2 * nt : nt;
+        for (; V >= 4 && j + bd < nv; j += step) {
             cw_pack<S, V> a0 = cw_vload_or_scalar<S, V>(x, j, xs), b0 = cw_vload_or_scalar<S, V>(y, j, ys);
-            cw_pack<S, V> a1 = cw_vload_or_scalar<S, V>(x, j + nt, xs), b1 = cw_vload_or_scalar<S, V>(y, j + nt, ys);
+            cw_pack<S, V> a1 = cw_vload_or_scalar<S, V>(x, j + bd, xs), b1 = cw_vload_or_scalar<S, V>(y, j + bd, ys);
             cw_pack<SO, V> r0, r1;
 #pragma unroll
             for (int k = 0; k < V; ++k) {
@@ -175,9 +180,9 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
                 r1.v[k] = cw_to_storage<SO>(op(cw_traits<S>::load(a1.v[k]), cw_traits<S>::load(b1.v[k])));
             }
             cw_vstore<SO, V>(out, j, r0);
-            cw_vstore<SO, V>(out, j + nt, r1);
+            cw_vstore<SO, V>(out, j + bd, r1);
         }
-        for (; j < nv; j += nt) {
+        for (; j < nv; j += step) {
             cw_pack<S, V> a0 = cw_vload_or_scalar<S, V>(x, j, xs), b0 = cw_vload_or_scalar<S, V>(y, j, ys);
             cw_pack<SO, V> r0;
 #pragma unroll
