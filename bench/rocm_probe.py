@@ -460,19 +460,19 @@ def ew(dev, torch):
 
     sync = dev.synchronize
     kernel = runtime(dev).kernel(ops.lookup(("unary", UnaryOp.EXP, dt.float32)))
-    base_block, base_items = kernel.block, storage._EW_ITEMS_PER_THREAD
+    base_block, base_items = storage._EW_CONTIG_BLOCK, storage._EW_ITEMS_PER_THREAD
     for n in (1 << 26, 1 << 28):
         a = np.random.default_rng(0).standard_normal(n, dtype=np.float32)
         x = cw.asarray(a, device=dev)
         out = storage.RocmStorage.empty(dev, dt.float32, n)
         src = x._storage
         for block, items in ((256, 8), (128, 8), (256, 16)):
-            kernel.block, storage._EW_ITEMS_PER_THREAD = block, items
+            storage._EW_CONTIG_BLOCK, storage._EW_ITEMS_PER_THREAD = block, items
             fn = lambda: storage.launch_contiguous(dev, kernel, n, out.ptr, 0, src.ptr, 0)  # noqa: E731
             rows = kernel_times(fn, sync, reps=20)
             print(f"exp 2^{n.bit_length() - 1} block {block} items/thread {items}: device "
                   f"{sum(r[0] for r in rows):.1f} us")
-        kernel.block, storage._EW_ITEMS_PER_THREAD = base_block, base_items
+        storage._EW_CONTIG_BLOCK, storage._EW_ITEMS_PER_THREAD = base_block, base_items
         if torch is not None:
             t = torch.from_numpy(a).cuda()
             rows = kernel_times(lambda: torch.exp(t), torch.cuda.synchronize, reps=20)

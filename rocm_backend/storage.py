@@ -31,6 +31,10 @@ _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
 # elements one thread handles per grid-stride step on the contiguous path (a 16-byte
 # vector of float32, two per step): sizes the grid so small arrays get few blocks
 _EW_ITEMS_PER_THREAD = 8
+# threads per block of the contiguous path (the kernels' launch bound is ops.EW_BLOCK):
+# exp f32 measured 128.0 / 504.4 us on the device at 2^26 / 2^28 with 128, 130.7 / 516.9
+# with 256, torch 127.9 / 505.5 (H200 through the shim, bench/results/rocm_probe_*session3*)
+_EW_CONTIG_BLOCK = 128
 
 
 def compute_dtype(dtype):
@@ -85,7 +89,7 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
     ``n`` elements (operand k at pointer pk, element offset ok; pointer 0 = scalar slot).
     The host hot path of every small op: no shape/stride work, one pack, one launch."""
     launcher = device._kernel_runtime.launcher
-    block = kernel.block
+    block = _EW_CONTIG_BLOCK
     grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
