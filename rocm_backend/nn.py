@@ -46,11 +46,6 @@ ENV = "CANDLEWICK_ROCM_NN"
 LAYOUT_ENV = "CANDLEWICK_ROCM_CONV_LAYOUT"
 MIOPEN_CONV_DTYPES = (dt.float16, dt.bfloat16, dt.float32)
 MIOPEN_POOL_DTYPES = (dt.float16, dt.float32)
-#: dtypes whose 1x1 unit-stride unpadded convolutions go straight to hipBLAS in auto mode.
-#: Measured through the shim on an H200 (bench/results/rocm_nn_nvidia-h200_2026-11-21_session3.md):
-#: float32's GEMM kernel beats the convolution engines on the device (30 against 42 us);
-#: float16 runs the same GEMM kernel either way, and MIOpen's cached plan costs less host time.
-DIRECT_GEMM_DTYPES = (dt.float32,)
 _ALIGN = 256  # bytes: MIOpen gets buffers at least this aligned (ours always are)
 
 #: (primitive, path) -> calls, for tests and benchmarks ("miopen", "fallback")
@@ -189,8 +184,10 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
     mio = None
-    if dtype in MIOPEN_CONV_DTYPES and not (mode == "auto" and dtype in DIRECT_GEMM_DTYPES
-                                            and nn_fallback.is_direct_gemm(layout, (kh, kw), stride, padding)):
+    if dtype in MIOPEN_CONV_DTYPES:
+        # 1x1 convolutions too: through the shim's cached cuDNN plans they matched torch
+        # (0.045 / 0.026 ms f32 / f16), hipBLAS directly cost more host time (0.060 / 0.040 ms;
+        # bench/results/rocm_nn_nvidia-h200_2026-11-21_session3.md)
         mio = _miopen_for(device, op, dtype, mode)
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
         pw, pwl = _aligned(w, w_layout)  # the padding fix-up reads it packed too
