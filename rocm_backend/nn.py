@@ -185,9 +185,9 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
                out_size(wd, kw, stride[1], padding[1], dilation[1]))
     mio = None
     if dtype in MIOPEN_CONV_DTYPES:
-        # 1x1 convolutions too: through the shim's cached cuDNN plans they matched torch
-        # (0.045 / 0.026 ms f32 / f16), hipBLAS directly cost more host time (0.060 / 0.040 ms;
-        # bench/results/rocm_nn_nvidia-h200_2026-11-21_session3.md)
+        # 1x1 convolutions too: through the shim's cached cuDNN plans f32 matched torch
+        # (0.045 against 0.046 ms), hipBLAS directly cost more host time (0.060-0.075 ms over
+        # two runs; bench/results/rocm_nn_nvidia-h200_2026-11-21_session3*.md)
         mio = _miopen_for(device, op, dtype, mode)
     if mio is not None and shape_size(y_shape) and shape_size(layout.shape) and shape_size(w_layout.shape):
         pw, pwl = _aligned(w, w_layout)  # the padding fix-up reads it packed too
