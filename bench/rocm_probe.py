@@ -53,6 +53,20 @@ def per_call(fn, sync, n=2000, rounds=5):
     return best * 1e6
 
 
+def shallow(fn, sync, n=100, rounds=30):
+    """Best host microseconds per call of ``fn`` over ``rounds`` bursts of ``n`` calls, each
+    burst started on an empty queue (its synchronize outside the timing)."""
+    best = float("inf")
+    for _ in range(rounds):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    sync()
+    return best * 1e6
+
+
 def launch(dev, torch, cupy):
     from rocm_backend import ops
     from rocm_backend.argpack import EW_ARGS, ew_values
@@ -303,40 +317,21 @@ def launch_depth(dev, torch, cupy):
         EW_ARGS.struct.pack_into(EW_ARGS.buffer, 0, *ew_values((16,), [(buf.ptr, 0, (1,))], b"\0" * 16))
     raw = rt.launcher.raw
     sync = dev.synchronize
-
-    def shallow(fn, n=100, rounds=30):
-        best = float("inf")
-        for _ in range(rounds):
-            sync()
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best = min(best, (time.perf_counter() - t0) / n)
-        sync()
-        return best * 1e6
-
     for n in (20, 100, 400, 2000):
         us = shallow(lambda: raw(kernel.fn_arg, 1, 1, 1, 256, 1, 1, 0, rt.launcher.stream_arg, None,
-                                 EW_ARGS.extra_arg), n=n, rounds=max(3, 3000 // n))
+                                 EW_ARGS.extra_arg), sync, n=n, rounds=max(3, 3000 // n))
         print(f"launch ctypes shim, {n} per synchronize: {us:.2f} us")
     x = cw.asarray(np.arange(16, dtype=np.float32), device=dev)
     c = x > 3
     for label, fn in (("x + x", lambda: x + x), ("sum(x)", lambda: cw.sum(x)),
                       ("where", lambda: cw.where(c, x, x))):
-        print(f"candlewick {label}, 100 per synchronize: {shallow(fn):.2f} us")
+        print(f"candlewick {label}, 100 per synchronize: {shallow(fn, sync):.2f} us")
     if torch is not None:
         t = torch.arange(16, dtype=torch.float32, device="cuda")
         tc = t > 3
         for label, fn in (("x + x", lambda: t + t), ("sum(x)", lambda: t.sum()),
                           ("where", lambda: torch.where(tc, t, t))):
-            best = float("inf")
-            for _ in range(30):
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                for _ in range(100):
-                    fn()
-                best = min(best, (time.perf_counter() - t0) / 100)
-            print(f"torch {label}, 100 per synchronize: {best * 1e6:.2f} us")
+            print(f"torch {label}, 100 per synchronize: {shallow(fn, torch.cuda.synchronize):.2f} us")
     import cProfile
     import pstats
 
@@ -360,27 +355,18 @@ def nn_host(dev, torch):
     sync = dev.synchronize
     rng = np.random.default_rng(0)
 
-    def shallow(fn, n=20, rounds=10):
-        best = float("inf")
-        for _ in range(rounds):
-            sync()
-            t0 = time.perf_counter()
-            for _ in range(n):
-                fn()
-            best = min(best, (time.perf_counter() - t0) / n)
-        sync()
-        return best * 1e6
-
     for dtype in (dt.float32, dt.float16):
         x = cw.asarray(rng.standard_normal((32, 64, 56, 56), dtype=np.float32).astype(dtype.numpy), device=dev)
         for name, k, s, p in (("3x3", 3, 1, 1), ("1x1", 1, 1, 0), ("3x3_s2", 3, 2, 1)):
             w = cw.asarray((rng.standard_normal((64, 64, k, k)) * 0.05).astype(dtype.numpy), device=dev)
             fn = lambda: cw.nn.conv2d(x, w, stride=s, padding=p)  # noqa: E731
             fn()
-            print(f"[{dtype.name} conv {name}] cw.nn.conv2d host {shallow(fn):.1f} us per call (queue not full)")
+            us = shallow(fn, sync, n=20, rounds=10)
+            print(f"[{dtype.name} conv {name}] cw.nn.conv2d host {us:.1f} us per call (queue not full)")
         fn = lambda: cw.nn.max_pool2d(x, 3, 2, 1)  # noqa: E731
         fn()
-        print(f"[{dtype.name} max_pool] cw.nn.max_pool2d host {shallow(fn):.1f} us per call")
+        us = shallow(fn, sync, n=20, rounds=10)
+        print(f"[{dtype.name} max_pool] cw.nn.max_pool2d host {us:.1f} us per call")
         a = cw.asarray(np.zeros((32, 64, 56 * 56), dtype.numpy), device=dev)
         wt = cw.asarray(np.zeros((64, 64), dtype.numpy), device=dev)
         out = cw.asarray(np.zeros((32, 64, 56 * 56), dtype.numpy), device=dev)
@@ -389,7 +375,8 @@ def nn_host(dev, torch):
             dev, False, False, 3136, 64, 64, a._storage.ptr, 3136, 64 * 3136, wt._storage.ptr, 64, 0,
             out._storage.ptr, 3136, 64 * 3136, 32, types)
         gemm()
-        print(f"[{dtype.name}] hipBLAS strided-batched GEMM of a 1x1 conv, host {shallow(gemm):.1f} us per call")
+        us = shallow(gemm, sync, n=20, rounds=10)
+        print(f"[{dtype.name}] hipBLAS strided-batched GEMM of a 1x1 conv, host {us:.1f} us per call")
     mio = miopen.for_device(dev)
     stats = getattr(getattr(mio, "lib", None), "miopenOnCudaConvStats", None)
     if stats is not None:
