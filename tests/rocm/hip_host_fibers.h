@@ -16,30 +16,11 @@
 #include <functional>
 #include <vector>
 
-#define __device__
-#define __host__
-#define __global__
-#define __forceinline__ inline
-#define __shared__ static
-#define __launch_bounds__(...)
+#include "hip_host_common.h"
 
 struct cwh_dim3 { unsigned x, y, z; };
 static cwh_dim3 threadIdx, blockIdx, blockDim, gridDim;
 static int warpSize = 32;
-
-template <class T> inline T atomicAdd(T* p, T v) { T old = *p; *p = old + v; return old; }
-inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned v) {
-    unsigned old = *p;
-    if (old == expected) *p = v;
-    return old;
-}
-inline unsigned atomicOr(unsigned* p, unsigned v) { unsigned old = *p; *p = old | v; return old; }
-inline unsigned atomicInc(unsigned* p, unsigned limit) {
-    unsigned old = *p;
-    *p = old >= limit ? 0u : old + 1u;
-    return old;
-}
-inline void __threadfence() { __sync_synchronize(); }
 
 namespace cwh {
 
