@@ -42,20 +42,9 @@ from rocm_probe_sweeps import ew, reduce  # noqa: E402
 
 
 def per_call(fn, sync, n=2000, rounds=5):
-    best = float("inf")
-    for _ in range(rounds):
-        sync()
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t0) / n)
-        sync()
-    return best * 1e6
-
-
-def shallow(fn, sync, n=100, rounds=30):
     """Best host microseconds per call of ``fn`` over ``rounds`` bursts of ``n`` calls, each
-    burst started on an empty queue (its synchronize outside the timing)."""
+    burst started on an empty queue (its synchronize outside the timing). Large ``n``
+    can fill the driver's launch queue and then measures the GPU's pace instead."""
     best = float("inf")
     for _ in range(rounds):
         sync()
@@ -65,6 +54,11 @@ def shallow(fn, sync, n=100, rounds=30):
         best = min(best, (time.perf_counter() - t0) / n)
     sync()
     return best * 1e6
+
+
+def shallow(fn, sync, n=100, rounds=30):
+    """per_call with a queue that stays shallow."""
+    return per_call(fn, sync, n, rounds)
 
 
 def launch(dev, torch, cupy):
