@@ -20,16 +20,10 @@ from candlewick.layout import Layout  # noqa: E402
 
 
 def launch_cost(dev):
-    from rocm_backend import ops
-    from rocm_backend.argpack import EW_ARGS, ew_values
-    from rocm_backend.kernels import runtime
-    from rocm_backend.storage import RocmStorage
+    from rocm_backend.argpack import EW_ARGS
+    from rocm_probe import fill_kernel
 
-    rt = runtime(dev)
-    kernel = rt.kernel(ops.lookup(("fill", 4)))
-    buf = RocmStorage.empty(dev, dt.float32, 16)
-    with EW_ARGS.lock:
-        EW_ARGS.struct.pack_into(EW_ARGS.buffer, 0, *ew_values((16,), [(buf.ptr, 0, (1,))], b"\0" * 16))
+    rt, kernel, buf = fill_kernel(dev)
     hip_launch = rt.launcher._hip_launch
     n = 2000
     for label, call in (

@@ -61,7 +61,9 @@ def shallow(fn, sync, n=100, rounds=30):
     return per_call(fn, sync, n, rounds)
 
 
-def launch(dev, torch, cupy):
+def fill_kernel(dev):
+    """(runtime, kernel, buffer): the 16-element float32 fill kernel with its arguments
+    packed in EW_ARGS's launch buffer, ready for timing bare launches (keep the buffer)."""
     from rocm_backend import ops
     from rocm_backend.argpack import EW_ARGS, ew_values
     from rocm_backend.kernels import runtime
@@ -72,6 +74,14 @@ def launch(dev, torch, cupy):
     buf = RocmStorage.empty(dev, dt.float32, 16)
     with EW_ARGS.lock:
         EW_ARGS.struct.pack_into(EW_ARGS.buffer, 0, *ew_values((16,), [(buf.ptr, 0, (1,))], b"\0" * 16))
+    return rt, kernel, buf
+
+
+def launch(dev, torch, cupy):
+    from rocm_backend.argpack import EW_ARGS
+    from rocm_backend.storage import RocmStorage
+
+    rt, kernel, buf = fill_kernel(dev)
     sync = dev.synchronize
     hip_launch = rt.launcher._hip_launch
     print(f"launch hip-python: {per_call(lambda: hip_launch(kernel.fn, 1, 1, 1, 256, 1, 1, 0, dev.stream, None, EW_ARGS.extra_address), sync):.2f} us")
@@ -299,16 +309,9 @@ def launch_depth(dev, torch, cupy):
     """Host cost of one launch with the queue kept shallow (100 launches, then a
     synchronize outside the timing): per_call's 2000 back-to-back launches can fill the
     driver's launch queue, and then they measure the GPU's tiny-kernel throughput."""
-    from rocm_backend import ops
-    from rocm_backend.argpack import EW_ARGS, ew_values
-    from rocm_backend.kernels import runtime
-    from rocm_backend.storage import RocmStorage
+    from rocm_backend.argpack import EW_ARGS
 
-    rt = runtime(dev)
-    kernel = rt.kernel(ops.lookup(("fill", 4)))
-    buf = RocmStorage.empty(dev, dt.float32, 16)
-    with EW_ARGS.lock:
-        EW_ARGS.struct.pack_into(EW_ARGS.buffer, 0, *ew_values((16,), [(buf.ptr, 0, (1,))], b"\0" * 16))
+    rt, kernel, buf = fill_kernel(dev)
     raw = rt.launcher.raw
     sync = dev.synchronize
     for n in (20, 100, 400, 2000):
