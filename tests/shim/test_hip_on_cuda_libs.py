@@ -219,41 +219,68 @@ def mi(miopen, hip):
     m.close()
 
 
+def vp(pointer):
+    """A device pointer (or None) as the c_void_p MIOpen's entry points take."""
+    return C.c_void_p(int(pointer) if pointer is not None else 0)
+
+
+class ConvProblem:
+    """One MIOpen convolution of x with w set up on the device: descriptors (xd, wd, cd, yd),
+    the output ``shape``, the workspace GetWorkSpaceSize asks for (``ws``, ``ws_size``) and
+    x, w uploaded (``dx``, ``dw``). ``close()`` frees all of it."""
+
+    def __init__(self, mi, hip, x, w, pad, stride, dil, groups, mtype, mode):
+        self.mi, self.hip = mi, hip
+        self.xd, self.wd = mi.tensor(mtype, x.shape), mi.tensor(mtype, w.shape)
+        self.cd = C.c_void_p()
+        mi.call("miopenCreateConvolutionDescriptor", C.byref(self.cd))
+        nsp = x.ndim - 2
+        arr = lambda v: (C.c_int * nsp)(*v)  # noqa: E731
+        mi.call("miopenInitConvolutionNdDescriptor", self.cd, nsp, arr(pad), arr(stride), arr(dil), mode)
+        mi.call("miopenSetConvolutionGroupCount", self.cd, groups)
+        nd, dims = C.c_int(), (C.c_int * 8)()
+        mi.call("miopenGetConvolutionNdForwardOutputDim", self.cd, self.xd, self.wd, C.byref(nd), dims)
+        self.shape = tuple(dims[: nd.value])
+        self.yd = mi.tensor(mtype, self.shape)
+        size = C.c_size_t()
+        mi.call("miopenConvolutionForwardGetWorkSpaceSize", mi.handle, self.wd, self.xd, self.cd, self.yd,
+                C.byref(size))
+        self.ws_size = size.value
+        self.ws = ok(hip.hipMalloc(self.ws_size)) if self.ws_size else None
+        self.dx, self.dw = to_device(hip, x), to_device(hip, w)
+
+    def find(self, y):
+        """miopenFindConvolutionForwardAlgorithm with ``y`` as the output; the best perf entry."""
+        perf, count = (self.mi.lib.binding.ConvAlgoPerf * 4)(), C.c_int()
+        self.mi.call("miopenFindConvolutionForwardAlgorithm", self.mi.handle, self.xd, vp(self.dx), self.wd,
+                     vp(self.dw), self.cd, self.yd, vp(y), 4, C.byref(count), perf, vp(self.ws), self.ws_size,
+                     False)
+        assert count.value >= 1 and perf[0].fwd_algo in (0, 1, 2, 3, 5)
+        return perf[0]
+
+    def forward(self, y, algo, ws_size):
+        one, zero = C.c_float(1.0), C.c_float(0.0)
+        self.mi.call("miopenConvolutionForward", self.mi.handle, C.byref(one), self.xd, vp(self.dx), self.wd,
+                     vp(self.dw), self.cd, algo, C.byref(zero), self.yd, vp(y), vp(self.ws), ws_size)
+        ok(self.hip.hipStreamSynchronize(self.mi.stream))
+
+    def close(self):
+        for p in (self.dx, self.dw, self.ws):
+            if p is not None:
+                ok(self.hip.hipFree(p))
+        for d in (self.xd, self.wd, self.yd):
+            self.mi.call("miopenDestroyTensorDescriptor", d)
+        self.mi.call("miopenDestroyConvolutionDescriptor", self.cd)
+
+
 def run_conv(mi, hip, x, w, pad, stride, dil, groups, mtype, mode=0):
-    lib = mi.lib
-    xd, wd = mi.tensor(mtype, x.shape), mi.tensor(mtype, w.shape)
-    conv = C.c_void_p()
-    mi.call("miopenCreateConvolutionDescriptor", C.byref(conv))
-    nsp = x.ndim - 2
-    arr = lambda v: (C.c_int * nsp)(*v)  # noqa: E731
-    mi.call("miopenInitConvolutionNdDescriptor", conv, nsp, arr(pad), arr(stride), arr(dil), mode)
-    mi.call("miopenSetConvolutionGroupCount", conv, groups)
-    nd, dims = C.c_int(), (C.c_int * 8)()
-    mi.call("miopenGetConvolutionNdForwardOutputDim", conv, xd, wd, C.byref(nd), dims)
-    out_shape = tuple(dims[: nd.value])
-    yd = mi.tensor(mtype, out_shape)
-    ws_size = C.c_size_t()
-    mi.call("miopenConvolutionForwardGetWorkSpaceSize", mi.handle, wd, xd, conv, yd,
-            C.byref(ws_size))
-    ws = ok(hip.hipMalloc(ws_size.value)) if ws_size.value else None
-    dx, dw = to_device(hip, x), to_device(hip, w)
-    dy = ok(hip.hipMalloc(int(np.prod(out_shape)) * x.dtype.itemsize))
-    vp = lambda p: C.c_void_p(int(p) if p is not None else 0)  # noqa: E731
-    perf = (lib.binding.ConvAlgoPerf * 4)()
-    count = C.c_int()
-    mi.call("miopenFindConvolutionForwardAlgorithm", mi.handle, xd, vp(dx), wd, vp(dw), conv, yd,
-            vp(dy), 4, C.byref(count), perf, vp(ws), ws_size.value, False)
-    assert count.value >= 1 and perf[0].fwd_algo in (0, 1, 2, 3, 5)
-    one, zero = C.c_float(1.0), C.c_float(0.0)
-    mi.call("miopenConvolutionForward", mi.handle, C.byref(one), xd, vp(dx), wd, vp(dw), conv,
-            perf[0].fwd_algo, C.byref(zero), yd, vp(dy), vp(ws), ws_size.value)
-    ok(hip.hipStreamSynchronize(mi.stream))
-    out = from_device(hip, dy, out_shape, x.dtype)
-    for p in (dx, dw, dy, ws):
-        ok(hip.hipFree(p))
-    for d in (xd, wd, yd):
-        mi.call("miopenDestroyTensorDescriptor", d)
-    mi.call("miopenDestroyConvolutionDescriptor", conv)
+    prob = ConvProblem(mi, hip, x, w, pad, stride, dil, groups, mtype, mode)
+    dy = ok(hip.hipMalloc(int(np.prod(prob.shape)) * x.dtype.itemsize))
+    best = prob.find(dy)
+    prob.forward(dy, best.fwd_algo, prob.ws_size)
+    out = from_device(hip, dy, prob.shape, x.dtype)
+    ok(hip.hipFree(dy))
+    prob.close()
     return out
 
 

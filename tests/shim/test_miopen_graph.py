@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from .conftest import ok
-from .test_hip_on_cuda_libs import MI, from_device, random, ref_conv, rel_err, to_device
+from .test_hip_on_cuda_libs import MI, ConvProblem, from_device, random, ref_conv, rel_err
 
 pytestmark = pytest.mark.gpu
 
@@ -40,47 +40,22 @@ def conv(mi, hip, x, w, pad, stride, dil, groups, mtype, forwards=2):
     """Find, then ``forwards`` Forwards (the last into a fresh output buffer, so a new
     variant pack); returns every output and the stats deltas (graph, legacy, finds)."""
     lib = mi.lib
-    xd, wd = mi.tensor(mtype, x.shape), mi.tensor(mtype, w.shape)
-    cd = C.c_void_p()
-    mi.call("miopenCreateConvolutionDescriptor", C.byref(cd))
-    nsp = x.ndim - 2
-    arr = lambda v: (C.c_int * nsp)(*v)  # noqa: E731
-    mi.call("miopenInitConvolutionNdDescriptor", cd, nsp, arr(pad), arr(stride), arr(dil),
-            0 if groups == 1 else 2)
-    mi.call("miopenSetConvolutionGroupCount", cd, groups)
-    nd, dims = C.c_int(), (C.c_int * 8)()
-    mi.call("miopenGetConvolutionNdForwardOutputDim", cd, xd, wd, C.byref(nd), dims)
-    shape = tuple(dims[: nd.value])
-    yd = mi.tensor(mtype, shape)
-    size = C.c_size_t()
-    mi.call("miopenConvolutionForwardGetWorkSpaceSize", mi.handle, wd, xd, cd, yd, C.byref(size))
-    ws = ok(hip.hipMalloc(size.value)) if size.value else None
-    vp = lambda p: C.c_void_p(int(p) if p is not None else 0)  # noqa: E731
-    dx, dw = to_device(hip, x), to_device(hip, w)
-    nbytes = int(np.prod(shape)) * x.dtype.itemsize
+    prob = ConvProblem(mi, hip, x, w, pad, stride, dil, groups, mtype, 0 if groups == 1 else 2)
+    nbytes = int(np.prod(prob.shape)) * x.dtype.itemsize
     ys = [ok(hip.hipMalloc(nbytes)) for _ in range(2)]
     before = stats(lib)
-    perf, count = (lib.binding.ConvAlgoPerf * 4)(), C.c_int()
-    mi.call("miopenFindConvolutionForwardAlgorithm", mi.handle, xd, vp(dx), wd, vp(dw), cd, yd,
-            vp(ys[0]), 4, C.byref(count), perf, vp(ws), size.value, False)
-    assert count.value >= 1 and perf[0].fwd_algo in (0, 1, 2, 3, 5)
-    assert perf[0].memory <= size.value
-    one, zero = C.c_float(1.0), C.c_float(0.0)
+    best = prob.find(ys[0])
+    assert best.memory <= prob.ws_size
     outs = []
     for i in range(forwards):
         y = ys[1] if i == forwards - 1 and i > 0 else ys[0]
         ok(hip.hipMemset(y, 0, nbytes))
-        mi.call("miopenConvolutionForward", mi.handle, C.byref(one), xd, vp(dx), wd, vp(dw), cd,
-                perf[0].fwd_algo, C.byref(zero), yd, vp(y), vp(ws), perf[0].memory)
-        ok(hip.hipStreamSynchronize(mi.stream))
-        outs.append(from_device(hip, y, shape, x.dtype))
+        prob.forward(y, best.fwd_algo, best.memory)
+        outs.append(from_device(hip, y, prob.shape, x.dtype))
     after = stats(lib)
-    for p in [dx, dw, ws] + ys:
-        if p is not None:
-            ok(hip.hipFree(p))
-    for d in (xd, wd, yd):
-        mi.call("miopenDestroyTensorDescriptor", d)
-    mi.call("miopenDestroyConvolutionDescriptor", cd)
+    for y in ys:
+        ok(hip.hipFree(y))
+    prob.close()
     usable = after[0]
     return outs, usable, tuple(a - b for a, b in zip(after[1:], before[1:]))
 
