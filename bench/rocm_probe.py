@@ -2,7 +2,8 @@
 behind the tuning of launches, element-wise/reduction kernels, GEMM and convolutions.
 
     python3 bench/rocm_probe.py [section ...]
-    (sections: launch, launch_depth, grid, ew, kernels, reduce, conv, conv_host, nn_host)
+    (sections: launch, launch_depth, grid, ew, kernels, reduce, conv, conv_host, nn_host,
+    conv_parts)
 
 * launch: host cost of one kernel launch through hip-python, through our ctypes path
   (hipModuleLaunchKernel of the HIP-on-CUDA shim), and through libcuda's cuLaunchKernel
@@ -20,6 +21,8 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
 * conv: MIOpen convolutions called directly, NCHW against channels-last with our
   transposes around them (device time, host time per call, agreement of the two).
 * conv_host: host time of the pieces of one cached MIOpen convolution.
+* conv_parts: a cached convolution's host time layer by layer, beside torch's; the
+  benchmark's figure with and without the padding fix-up.
 * nn_host: host time of whole cw.nn calls on the benchmark shapes, of a 1x1 convolution's
   hipBLAS call alone, and the shim's graph/legacy convolution counters.
 """
@@ -305,6 +308,81 @@ def conv_host(dev, torch):
         print(f"  workspace allocation: {per_call(lambda: mio._workspace(plan.workspace), sync, n=200, rounds=3):.1f} us")
 
 
+def conv_parts(dev, torch):
+    """Where the host time of a cached convolution goes (N=32, C=64, 56x56; 3x3, 1x1,
+    3x3 stride 2; float16 then float32): the benchmark's figure (20 calls back to back,
+    then a synchronize) beside torch's, host microseconds per call of each layer with the
+    queue kept shallow, the benchmark's figure without the padding fix-up, and a profile."""
+    import cProfile
+    import pstats
+
+    from rocm_backend import nn_kernels
+    from rocm_backend.storage import RocmStorage
+
+    sync = dev.synchronize
+    rng = np.random.default_rng(0)
+    tsync = torch.cuda.synchronize if torch is not None else None
+    if torch is not None:
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = False
+    for dtype in (dt.float16, dt.float32):
+        xn = rng.standard_normal((32, 64, 56, 56), dtype=np.float32).astype(dtype.numpy)
+        x = cw.asarray(xn, device=dev)
+        tx = torch.from_numpy(xn).cuda() if torch is not None else None
+        for name, k, s, p in (("3x3", 3, 1, 1), ("1x1", 1, 1, 0), ("3x3_s2", 3, 2, 1)):
+            wn = (rng.standard_normal((64, 64, k, k)) * 0.05).astype(dtype.numpy)
+            w = cw.asarray(wn, device=dev)
+            fn = lambda: cw.nn.conv2d(x, w, stride=s, padding=p)  # noqa: E731
+            fn()
+            sync()
+            key = next(key for key in dev._nn_convs if key[4] == w._layout.shape and key[6] == (s, s)
+                       and key[1] is dtype)
+            fast = dev._nn_convs[key]
+            xs, wst = x._storage, w._storage
+            out = RocmStorage.empty(dev, dtype, fast.size)
+            mio, plan = fast.mio, fast.plan
+            ws = mio._workspace(plan.workspace)
+            fwd = lambda: mio._forward(mio.handle, mio._one, plan.x, xs.ptr, plan.w, wst.ptr,  # noqa: E731
+                                       plan.conv, plan.algo, mio._zero, plan.y, out.ptr,
+                                       ws.ptr if ws else None, plan.workspace)
+            rows = [("bench figure (20 back to back + sync)", timed(fn, sync, reps=20, batches=7) * 1e6)]
+            if torch is not None:
+                tw = torch.from_numpy(wn).cuda()
+                tfn = lambda: torch.nn.functional.conv2d(tx, tw, stride=s, padding=p)  # noqa: E731
+                tfn()
+                rows.append(("torch bench figure", timed(tfn, tsync, reps=20, batches=7) * 1e6))
+                rows.append(("torch host per call", shallow(tfn, tsync, n=20, rounds=15)))
+            rows += [
+                ("cw.nn.conv2d host per call", shallow(fn, sync, n=20, rounds=15)),
+                ("storage.conv2d", shallow(lambda: xs.conv2d(x._layout, wst, w._layout, (s, s), (p, p), (1, 1), 1),
+                                           sync, n=20, rounds=15)),
+                ("mio.run (workspace, forward)", shallow(lambda: mio.run(plan, xs.ptr, wst.ptr, out.ptr), sync,
+                                                         n=20, rounds=15)),
+                ("forward ctypes call alone", shallow(fwd, sync, n=20, rounds=15)),
+                ("padding fix-up launch", shallow(lambda: fast.fixup(out.ptr, wst.ptr), sync, n=50, rounds=10)),
+                ("output allocation", shallow(lambda: RocmStorage.empty(dev, dtype, fast.size), sync, n=50,
+                                              rounds=10)),
+                (f"workspace allocation ({plan.workspace} B)", shallow(lambda: mio._workspace(plan.workspace),
+                                                                      sync, n=50, rounds=10)),
+            ]
+            saved, fast.fixup = fast.fixup, nn_kernels.nothing
+            rows.append(("bench figure without the fix-up", timed(fn, sync, reps=20, batches=7) * 1e6))
+            rows.append(("host per call without the fix-up", shallow(fn, sync, n=20, rounds=15)))
+            fast.fixup = saved
+            print(f"[{dtype.name} conv {name}] algo {plan.algo}, workspace {plan.workspace} B")
+            for label, us in rows:
+                print(f"  {label:<44} {us:8.1f} us")
+            if dtype is dt.float16 and name == "3x3_s2":
+                prof = cProfile.Profile()
+                prof.enable()
+                for _ in range(20):
+                    for _ in range(20):
+                        fn()
+                    sync()
+                prof.disable()
+                pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+
+
 def launch_depth(dev, torch, cupy):
     """Host cost of one launch with the queue kept shallow (100 launches, then a
     synchronize outside the timing): per_call's 2000 back-to-back launches can fill the
@@ -403,7 +481,8 @@ def main():
              "kernels": lambda: kernels(dev, torch), "reduce": lambda: reduce(dev, torch),
              "conv": lambda: conv(dev, torch), "conv_host": lambda: conv_host(dev, torch),
              "launch_depth": lambda: launch_depth(dev, torch, cupy), "ew": lambda: ew(dev, torch),
-             "nn_host": lambda: nn_host(dev, torch)}[name]()
+             "nn_host": lambda: nn_host(dev, torch),
+             "conv_parts": lambda: conv_parts(dev, torch)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
 
