@@ -369,7 +369,9 @@ def conv_parts(dev, torch):
             rows.append(("bench figure without the fix-up", timed(fn, sync, reps=20, batches=7) * 1e6))
             rows.append(("host per call without the fix-up", shallow(fn, sync, n=20, rounds=15)))
             fast.fixup = saved
-            print(f"[{dtype.name} conv {name}] algo {plan.algo}, workspace {plan.workspace} B")
+            known = wst.slice.finite_at == wst.slice.version
+            print(f"[{dtype.name} conv {name}] algo {plan.algo}, workspace {plan.workspace} B, "
+                  f"weight known finite (fix-up skipped): {known}")
             for label, us in rows:
                 print(f"  {label:<44} {us:8.1f} us")
             if dtype is dt.float16 and name == "3x3_s2":

@@ -30,16 +30,32 @@ def _single(value, name, fname):
 def _floating_pair(x, weight, fname, ndim):
     require_array(x, fname, "x")
     require_array(weight, fname, "weight")
-    if x.ndim != ndim or weight.ndim != ndim:
+    dtype = x._dtype
+    if len(x._layout.shape) != ndim or len(weight._layout.shape) != ndim:
         raise ShapeError(f"{fname}: x and weight must be {ndim}-D, got {x.ndim}-D and {weight.ndim}-D")
-    if not x._dtype.is_floating:
-        raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
-    if weight._dtype is not x._dtype:
-        raise DTypeError(f"{fname}: weight dtype {weight._dtype.name} differs from x dtype {x._dtype.name}")
+    if not dtype.is_floating:
+        raise DTypeError(f"{fname}: x must be real floating, got {dtype.name}")
+    if weight._dtype is not dtype:
+        raise DTypeError(f"{fname}: weight dtype {weight._dtype.name} differs from x dtype {dtype.name}")
     if weight._device is not x._device:
         from .errors import DeviceMismatchError
 
         raise DeviceMismatchError(f"{fname}: weight and x are on different devices")
+
+
+def _conv2d_params(stride, padding, dilation):
+    """(stride, padding, dilation) of conv2d as pairs, checked. Plain ints, the usual
+    call, take the short way (``type(v) is int`` also turns bools away)."""
+    if type(stride) is int and type(padding) is int and type(dilation) is int and stride > 0 \
+            and padding >= 0 and dilation > 0:
+        return (stride, stride), (padding, padding), (dilation, dilation)
+    stride = _pair(stride, "stride", "conv2d")
+    padding = _pair(padding, "padding", "conv2d")
+    dilation = _pair(dilation, "dilation", "conv2d")
+    _check_positive("conv2d", stride=stride, dilation=dilation)
+    if min(padding) < 0:
+        raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
+    return stride, padding, dilation
 
 
 def _check_positive(fname, **values):
@@ -91,18 +107,14 @@ def conv1d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     """2-D cross-correlation: x (N, Cin, H, W), weight (Cout, Cin/groups, KH, KW)."""
     _floating_pair(x, weight, "conv2d", 4)
-    stride = _pair(stride, "stride", "conv2d")
-    padding = _pair(padding, "padding", "conv2d")
-    dilation = _pair(dilation, "dilation", "conv2d")
-    _check_positive("conv2d", stride=stride, dilation=dilation)
-    if min(padding) < 0:
-        raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
-    xs, ws = x.shape, weight.shape
+    stride, padding, dilation = _conv2d_params(stride, padding, dilation)
+    xs, ws = x._layout.shape, weight._layout.shape
     _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
     ho = _out_size(xs[2], ws[2], stride[0], padding[0], dilation[0], "conv2d")
     wo = _out_size(xs[3], ws[3], stride[1], padding[1], dilation[1], "conv2d")
     st = x._storage.conv2d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
-    return _add_bias(wrap(st, (xs[0], ws[0], ho, wo), x._dtype, x._device), bias, "conv2d")
+    out = wrap(st, (xs[0], ws[0], ho, wo), x._dtype, x._device)
+    return out if bias is None else _add_bias(out, bias, "conv2d")
 
 
 def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):

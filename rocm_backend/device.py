@@ -15,6 +15,7 @@ from .error import RocmOutOfMemory, check, status_name
 from .index_checks import IndexChecks
 
 _api = None
+_HOST_MALLOC_MAPPED = 0x2  # hipHostMallocMapped
 
 
 class _HipApi:
@@ -202,6 +203,15 @@ class RocmDevice:
             _current.ordinal = self.ordinal
 
     # --- synchronization and memory ----------------------------------------
+    def host_mapped(self, nbytes):
+        """(host address, device address) of ``nbytes`` of pinned host memory that kernels
+        on this device can write and the host reads with plain loads; never freed (the
+        device keeps such buffers for its lifetime)."""
+        hip = hip_api().hip
+        self.make_current()
+        host = int(check("hipHostMalloc", hip.hipHostMalloc(nbytes, _HOST_MALLOC_MAPPED)))
+        return host, int(check("hipHostGetDevicePointer", hip.hipHostGetDevicePointer(host, 0)))
+
     def keep_alive(self, host_array):
         """Hold a host array until the copy queued from it has surely run."""
         self._keep_alive.append(host_array)

@@ -265,6 +265,7 @@ class DLPackView:
 def storage_from_dlpack(device, obj, copy):
     """``RocmDevice.storage_from_dlpack``: (storage, layout) sharing ``obj``'s memory when it
     lives on ``device``; None when it lives elsewhere."""
+    from .finite_weights import share
     from .storage import RocmStorage
     from .storage_slice import StorageSlice
 
@@ -288,6 +289,7 @@ def storage_from_dlpack(device, obj, copy):
     size = hi - lo + 1
     base = imported.data + lo * item if size else imported.data
     slice_ = StorageSlice(device, base, size * item, 0, dtype)
+    share(slice_)  # the producer may write it
     weakref.finalize(slice_, _release_import, device, imported)
     storage = RocmStorage(slice_, dtype, size)
     layout = Layout(imported.shape, imported.strides, -lo)

@@ -34,6 +34,10 @@ _STATUS = ("miopenStatusSuccess", "miopenStatusNotInitialized", "miopenStatusInv
 #: statuses meaning "MIOpen cannot do this problem": the caller falls back to our kernels
 DECLINED = (2, 3, 6, 8)
 PLAN_CACHE_SIZE = 512
+#: bytes: a convolution workspace up to this size stays with the handle between calls
+#: (one block reused by every convolution of the device, instead of an allocation and a
+#: release per call); larger ones are allocated per call
+KEEP_WORKSPACE = 64 << 20
 
 
 class MIOpenError(BackendError):
@@ -215,6 +219,7 @@ class DeviceMIOpen:
         forward.argtypes = [_vp, _vp, _vp, _vp, _vp, _vp, _vp, _int, _vp, _vp, _vp, _vp, _sz]
         self._forward = forward
         self._one, self._zero = C.addressof(_ONE), C.addressof(_ZERO)
+        self._kept = None  # the workspace kept between calls (KEEP_WORKSPACE)
 
     # --- convolution --------------------------------------------------------
     def _plan(self, key):
@@ -296,13 +301,20 @@ class DeviceMIOpen:
     def run(self, plan, x_ptr, w_ptr, y_ptr):
         """Queue the convolution of a plan from ready_plan; False when the plan has been
         evicted from the cache since (its descriptors are gone)."""
+        need = plan.workspace
         with self.lock:
             if not plan.alive:
                 return False
             self.device.make_current()
-            ws = self._workspace(plan.workspace)
+            ws = self._kept
+            if need and (ws is None or ws.nbytes < need):
+                ws = self._workspace(need)
+                if need <= KEEP_WORKSPACE:
+                    # the smaller block goes back to the allocator: the device's one stream
+                    # runs its queued uses before any later user of that block
+                    self._kept = ws
             status = self._forward(self.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
-                                   self._zero, plan.y, y_ptr, ws.ptr if ws else None, plan.workspace)
+                                   self._zero, plan.y, y_ptr, ws.ptr if need else None, need)
         if status:
             raise MIOpenError("miopenConvolutionForward", status)
         return True

@@ -7,14 +7,15 @@
   backend) adds w * 0: NaN for an inf or NaN weight, +-0 otherwise (which changes no
   sum: accumulations start from +0, so neither MIOpen nor the cpu backend's BLAS ends
   at -0 through them). So a padded convolution runs with MIOpen's own padding and then
-  two small kernels (``_padding_nan_fixup``) write NaN where a non-finite weight meets
-  the padding; with finite weights they cost a few microseconds and change nothing.
+  one pad_nan kernel (``_padding_nan_fixup``) writes NaN where a non-finite weight meets
+  the padding. A weight buffer met again unchanged is checked once on the device
+  (``finite_weights.py``, read back without a synchronization); while it is known finite
+  the fix-up is not launched at all.
   Transposed convolutions need no fix-up: their "padding" crops the output, and both
   MIOpen and the contract (GEMM + col2im) sum only products of real inputs.
-  A 1x1 convolution with unit stride and no padding is a GEMM: in ``auto`` mode it goes
-  to hipBLAS directly (``nn_fallback``), which measured as fast as torch on the device
-  and several times cheaper on the host than MIOpen's call. ``CANDLEWICK_ROCM_CONV_LAYOUT
-  =nhwc`` runs MIOpen convolutions channels-last (``_channels_last`` says when that pays).
+  1x1 convolutions go to MIOpen too (through the shim's cached cuDNN plans that was
+  cheaper on the host than our hipBLAS call). ``CANDLEWICK_ROCM_CONV_LAYOUT=nhwc`` runs
+  MIOpen convolutions channels-last (``_channels_last`` says when that pays).
 * Our kernels (``nn_fallback.py``: im2col + hipBLAS GEMM, GEMM + col2im, pooling and
   upsampling kernels of ``hip/nn.hip``): everything else, float64 convolutions (MIOpen
   has no general double-precision convolution), max pooling (measured as fast as
@@ -31,6 +32,7 @@ without dilation to MIOpen, with MIOpen's semantics. ``describe()`` is what
 """
 
 import collections
+import functools
 import os
 import threading
 
@@ -39,6 +41,7 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, shape_size
 
 from . import miopen, nn_fallback, nn_kernels
+from .finite_weights import known_finite
 from .nn_fallback import contiguous, out_size, transpose_size
 from .storage import RocmStorage
 
@@ -53,8 +56,28 @@ path_counts = collections.Counter()
 _count_lock = threading.Lock()
 
 
+def _env_reader(name):
+    """A function returning the environment variable ``name`` now (None when unset; str
+    or bytes, for keys and comparisons only). ``os.environ.get`` of an unset name costs
+    about a microsecond (a KeyError inside), paid twice per convolution; on POSIX
+    ``os.environ`` keeps its encoded entries in the dict ``_data``, which every
+    ``os.environ`` write updates, so a lookup there sees the same values for ~50 ns."""
+    data = getattr(os.environ, "_data", None)
+    if os.name == "posix" and isinstance(data, dict):
+        return functools.partial(data.get, os.fsencode(name))
+    return functools.partial(os.environ.get, name)
+
+
+_mode_setting = _env_reader(ENV)
+_layout_setting = _env_reader(LAYOUT_ENV)
+
+
+def _setting(raw, default):
+    return (os.fsdecode(raw) if raw is not None else default).strip().lower() or default
+
+
 def requested():
-    mode = os.environ.get(ENV, "auto").strip().lower() or "auto"
+    mode = _setting(_mode_setting(), "auto")
     if mode not in ("auto", "fallback", "miopen"):
         raise ValueError(f"{ENV}={mode!r}: expected auto, fallback or miopen")
     return mode
@@ -164,21 +187,24 @@ class _PreparedConv:
 
 def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d"):
     dtype = x.dtype
-    mode, nhwc = requested(), _channels_last()
     device = x.device
     item = dtype.itemsize
+    # the settings' raw values are part of the key: a changed setting is a new entry
     fast_key = (op, dtype, layout.shape, layout.strides, w_layout.shape, w_layout.strides, stride, padding,
-                dilation, groups, mode, nhwc)
+                dilation, groups, _mode_setting(), _layout_setting())
     table = device.__dict__.get("_nn_convs")
     fast = table.get(fast_key) if table is not None else None
     if fast is not None and not (layout.offset * item) % _ALIGN and not (w_layout.offset * item) % _ALIGN:
         out = RocmStorage.empty(device, dtype, fast.size)
         w_ptr = w.ptr + w_layout.offset * item
         if fast.mio.run(fast.plan, x.ptr + layout.offset * item, w_ptr, out.ptr):
-            fast.fixup(out.ptr, w_ptr)
+            fixup, known = fast.fixup, w.slice
+            if fixup is not nn_kernels.nothing and known.finite_at != known.version and not known_finite(w):
+                fixup(out.ptr, w_ptr)
             _count(op, "miopen")
             return out
         del table[fast_key]  # the plan left MIOpen's cache: prepare it again below
+    mode, nhwc = requested(), _channels_last()
     n_batch, cin, h, wd = layout.shape
     cout, cg, kh, kw = w_layout.shape
     y_shape = (n_batch, cout, out_size(h, kh, stride[0], padding[0], dilation[0]),
@@ -209,7 +235,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
                 table[fast_key] = _PreparedConv(mio, plan, shape_size(y_shape), _fixup_launch(
                     device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation))
         if out is not None:
-            if any(padding):
+            if any(padding) and not known_finite(pw):
                 _padding_nan_fixup(out, y_shape, pw, pwl, (h, wd), stride, padding, dilation)
             _count(op, "miopen")
             return out
@@ -224,7 +250,7 @@ def _channels_last():
     kernels win on the device for a 3x3 float16 convolution (23 us against 47-117 us
     for what Find picks with NCHW), but our two transposes and their launches cost more
     than that on the host and on the device, so NCHW stays the default."""
-    return os.environ.get(LAYOUT_ENV, "nchw").strip().lower() == "nhwc"
+    return _setting(_layout_setting(), "nchw") == "nhwc"
 
 
 def _conv_channels_last(mio, x, layout, w, w_layout, y_shape, stride, padding, dilation, groups):

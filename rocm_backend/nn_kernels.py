@@ -60,6 +60,7 @@ def kernel_specs(c_type, bytes_type):
         yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);", abi, NN_BLOCK
         yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);", abi, NN_BLOCK
         yield ("nn", "pad_nan", d), f"nn_pad_nan_{d.name}", f"cw_pad_nan<{s}>(a);", abi, NN_BLOCK
+        yield ("nn", "finite_flag", d), f"nn_finite_flag_{d.name}", f"cw_finite_flag<{s}>(a);", abi, NN_BLOCK
 
 
 def span(offset, shape, strides):
@@ -128,6 +129,8 @@ def launch_config(key, n, dims, multiprocessors):
         gy = min(dims["C"], _MAX_GRID_Y)
         per_channel = -(-dims["rows"] // NN_BLOCK)
         return max(1, min(per_channel, multiprocessors * 2 // gy)), gy, dims
+    if kind == "finite_flag":  # one flag per block: the grid is fixed by the caller
+        return dims.pop("blocks"), 1, dims
     return max(1, min(-(-n // NN_BLOCK), multiprocessors * 32)), 1, dims
 
 

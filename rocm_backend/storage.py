@@ -183,6 +183,7 @@ class RocmStorage:
 
     # --- in-place ----------------------------------------------------------
     def assign(self, dst_layout, src, src_layout):
+        self.slice.version += 1  # in place: voids what finite_weights learnt
         if src.dtype is not self.dtype:
             raise self._unsupported("assign", src.dtype, f"source dtype {src.dtype} differs from {self.dtype}")
         if src.slice is self.slice and _overlap(dst_layout, src_layout):
@@ -204,6 +205,7 @@ class RocmStorage:
                   [self.operand(dst_layout), src.operand(src_layout)])
 
     def fill(self, layout, value):
+        self.slice.version += 1  # in place: voids what finite_weights learnt
         bits = scalar_bytes(value, self.dtype)
         if layout.is_contiguous:
             n = shape_size(layout.shape)
@@ -214,16 +216,19 @@ class RocmStorage:
         launch_ew(self.device, ("fill", self.dtype.itemsize), layout.shape, [self.operand(layout)], bits)
 
     def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self.slice.version += 1
         from .indexing import scatter
 
         scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis, accumulate=False)
 
     def scatter_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self.slice.version += 1
         from .indexing import scatter
 
         scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis, accumulate=True)
 
     def index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+        self.slice.version += 1
         from .indexing import index_add
 
         index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis)
@@ -384,46 +389,34 @@ class RocmStorage:
 
     # --- nn: MIOpen where it applies, else our kernels (rocm_backend/nn.py decides) ------
     def conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups):
-        from . import nn
-
-        return nn.conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups)
+        return _nn.conv1d(self, layout, weight, w_layout, stride, padding, dilation, groups)
 
     def conv2d(self, layout, weight, w_layout, stride, padding, dilation, groups):
-        from . import nn
-
-        return nn.conv2d(self, layout, weight, w_layout, tuple(stride), tuple(padding), tuple(dilation), groups)
+        return _nn.conv2d(self, layout, weight, w_layout, tuple(stride), tuple(padding), tuple(dilation), groups)
 
     def conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding, dilation, groups):
-        from . import nn
-
-        return nn.conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding,
-                                   dilation, groups)
+        return _nn.conv_transpose1d(self, layout, weight, w_layout, stride, padding, output_padding,
+                                    dilation, groups)
 
     def conv_transpose2d(self, layout, weight, w_layout, stride, padding, output_padding, dilation, groups):
-        from . import nn
-
-        return nn.conv_transpose2d(self, layout, weight, w_layout, tuple(stride), tuple(padding),
-                                   tuple(output_padding), tuple(dilation), groups)
+        return _nn.conv_transpose2d(self, layout, weight, w_layout, tuple(stride), tuple(padding),
+                                    tuple(output_padding), tuple(dilation), groups)
 
     def avg_pool2d(self, layout, kernel, stride, padding, count_include_pad):
-        from . import nn
-
-        return nn.avg_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), count_include_pad)
+        return _nn.avg_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), count_include_pad)
 
     def max_pool2d(self, layout, kernel, stride, padding, dilation):
-        from . import nn
-
-        return nn.max_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
+        return _nn.max_pool2d(self, layout, tuple(kernel), tuple(stride), tuple(padding), tuple(dilation))
 
     def upsample_nearest2d(self, layout, out_h, out_w):
-        from . import nn
-
-        return nn.upsample_nearest2d(self, layout, out_h, out_w)
+        return _nn.upsample_nearest2d(self, layout, out_h, out_w)
 
     # --- DLPack export (optional hook candlewick.backend.DLPackStorage) -------------------
     def dlpack_view(self, layout):
         from .dlpack import DLPackView
+        from .finite_weights import share
 
+        share(self.slice)  # the consumer may write it
         return DLPackView(self, layout)
 
 
@@ -442,8 +435,9 @@ def _overlap(a, b):
     return not (hi_a < lo_b or hi_b < lo_a)
 
 
-# imported last: reductions builds on this module (a function-level import would run
-# the import machinery on every reduce call)
+# imported last: reductions and nn build on this module (a function-level import would
+# run the import machinery on every call)
+from . import nn as _nn  # noqa: E402
 from . import reductions as _reductions  # noqa: E402
 
 

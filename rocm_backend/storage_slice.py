@@ -11,7 +11,8 @@ from .error import check
 
 
 class StorageSlice:
-    __slots__ = ("device", "ptr", "nbytes", "dtype", "_capacity", "_release", "__weakref__")
+    __slots__ = ("device", "ptr", "nbytes", "dtype", "_capacity", "_release", "version", "finite_at", "probe",
+                 "__weakref__")
 
     def __init__(self, device, ptr, nbytes, capacity, dtype):
         """``capacity`` 0: memory this slice does not own (DLPack imports, size 0)."""
@@ -21,6 +22,10 @@ class StorageSlice:
         self._capacity = capacity
         self.dtype = dtype
         self._release = device.allocator.release if capacity else None
+        # bumped by every write into existing memory; finite_at / probe: finite_weights.py
+        self.version = 0
+        self.finite_at = -1
+        self.probe = None
 
     def __del__(self):
         release = self._release
@@ -41,6 +46,7 @@ class StorageSlice:
         from .device import hip_api
 
         n = self.nbytes if nbytes is None else nbytes
+        self.version += 1
         if n:
             hip = hip_api().hip
             check("hipMemsetAsync", hip.hipMemsetAsync(self.ptr + offset_bytes, byte, n, self.device.stream))
@@ -51,6 +57,7 @@ class StorageSlice:
         from .device import hip_api
 
         n = array.nbytes
+        self.version += 1
         if n:
             hip = hip_api().hip
             check("hipMemcpyHtoDAsync",
@@ -73,6 +80,7 @@ class StorageSlice:
     def copy_from_device(self, src, nbytes, dst_offset=0, src_offset=0):
         from .device import hip_api
 
+        self.version += 1
         if nbytes:
             hip = hip_api().hip
             check("hipMemcpyDtoDAsync", hip.hipMemcpyDtoDAsync(

@@ -345,3 +345,21 @@ template <class S> __device__ inline void cw_pad_nan(const cw_nn_args& a) {
     if (a.index32) cw_pad_nan_body<S, int>(a);
     else cw_pad_nan_body<S, cw_i64>(a);
 }
+
+// finite_flag: out = gridDim.x int32 flags in host-visible memory (rocm_backend/
+// finite_weights.py), in = n elements of a weight buffer. Block b writes out[b] = 1 when
+// its grid-stride share holds an inf or NaN, else 0; the host reads the flags once the
+// kernel has run, with no synchronization (a flag still at -1 means not yet).
+template <class S> __device__ inline void cw_finite_flag(const cw_nn_args& a) {
+    typedef typename cw_traits<S>::compute C;
+    __shared__ int any;
+    const S* w = (const S*)a.in;
+    if (threadIdx.x == 0) any = 0;
+    __syncthreads();
+    CW_GRID_STRIDE(i, a.n) {
+        const C v = cw_traits<S>::load(w[i]);
+        if (!(v - v == (C)0)) any = 1;  // racing writes of the same value
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) ((volatile int*)a.out)[blockIdx.x] = any;
+}

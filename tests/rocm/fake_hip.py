@@ -56,6 +56,7 @@ class FakeRuntime:
         self.calls = collections.Counter()
         self.launches = []  # (kernel name, grid x, block x) of every launch
         self.next_ptr = 0x10000
+        self.host_blocks = []  # pinned-host stand-ins, kept alive
         self.hip = self._module("hip", self._hip_functions())
         self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
         self.hipblas = self._module("hipblas", self._hipblas_functions())
@@ -76,6 +77,14 @@ class FakeRuntime:
 
         call.__name__ = name
         return call
+
+    def _host_malloc(self, size, flags=0):
+        """Real host memory (the backend reads and writes pinned host memory itself)."""
+        import ctypes
+
+        block = ctypes.create_string_buffer(size)
+        self.host_blocks.append(block)
+        return (OK, ctypes.addressof(block))
 
     def _malloc(self, size):
         ptr = self.next_ptr
@@ -100,6 +109,8 @@ class FakeRuntime:
             "hipModuleLoadData": lambda code: (OK, _Handle("module")),
             "hipModuleGetFunction": lambda m, name: (OK, _Handle("function", name)),
             "hipModuleLaunchKernel": self._launch,
+            "hipHostMalloc": self._host_malloc,
+            "hipHostGetDevicePointer": lambda host, flags: (OK, host),
         }
 
     def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):

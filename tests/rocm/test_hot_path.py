@@ -90,3 +90,30 @@ def test_launches_go_through_hip_python_when_no_runtime_library_is_loaded(fake):
     from rocm_backend.kernels import runtime
 
     assert runtime(dev).launcher.raw is None  # the fake has no libamdhip64 to open
+
+
+def test_every_write_into_existing_memory_bumps_its_version(fake):
+    """rocm_backend.finite_weights trusts what it learnt of a buffer only at the version it
+    learnt it: each in-place primitive and each transfer into a slice must bump it, and
+    memory shared through DLPack is never trusted."""
+    rt, dev = fake
+    w, lw = _upload(dev, np.arange(16, dtype=np.float32))
+    src, ls = _upload(dev, np.ones(4, dtype=np.float32))
+    idx, li = _upload(dev, np.array([0, 2, 4, 6], dtype=np.int64))
+    part = Layout((4,), (1,), 0)
+    writes = {
+        "assign": lambda: w.assign(part, src, ls),
+        "fill": lambda: w.fill(lw, 2.0),
+        "scatter": lambda: w.scatter(lw, idx, li, src, ls, 0),
+        "scatter_add": lambda: w.scatter_add(lw, idx, li, src, ls, 0),
+        "index_add": lambda: w.index_add(lw, idx, li, src, ls, 0),
+        "memset": lambda: w.slice.memset(0),
+        "copy_from_host": lambda: w.slice.copy_from_host(np.zeros(16, np.float32)),
+        "copy_from_device": lambda: w.slice.copy_from_device(src.slice, 16),
+    }
+    for name, write in writes.items():
+        before = w.slice.version
+        write()
+        assert w.slice.version > before, f"{name} left the version unchanged"
+    w.dlpack_view(lw)
+    assert w.slice.probe == "external" and w.slice.finite_at == -1

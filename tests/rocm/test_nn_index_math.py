@@ -53,6 +53,10 @@ class FakeDevice:
     def make_current(self):
         pass
 
+    def host_mapped(self, nbytes):
+        ptr, _ = self.allocator.allocate(nbytes)
+        return ptr, ptr
+
     def view(self, ptr, np_dtype):
         """Every element from ``ptr`` to the end of the heap, as ``np_dtype``."""
         return np.frombuffer(self.heap, np_dtype, offset=ptr - self.allocator.base)
@@ -262,6 +266,14 @@ def emu_prepare(device, key, n, in_offset=0, extent=0, **dims):
     return lambda out_ptr, in_ptr: emu_launch(device, key, n, out_ptr, in_ptr, in_offset, extent, **dims)
 
 
+def emu_finite_flag(device, a, dtype, gx):
+    """cw_finite_flag: block b flags the elements of its grid-stride share."""
+    data = device.view(a["in"], dtype.numpy)[: a["n"]].astype(np.float64)
+    block_of = (np.arange(a["n"]) // nn_kernels.NN_BLOCK) % gx
+    bad = ~np.isfinite(data)
+    device.view(a["out"], np.int32)[:gx] = [int(bad[block_of == b].any()) for b in range(gx)]
+
+
 def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
     if n <= 0:
         return
@@ -278,6 +290,8 @@ def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
         emu_upsample(device, a, arg, gx, gy)
     elif kind == "pad_nan":
         emu_pad_nan(device, a, arg)
+    elif kind == "finite_flag":
+        emu_finite_flag(device, a, arg, gx)
     else:
         raise AssertionError(f"unexpected kernel {key}")
 

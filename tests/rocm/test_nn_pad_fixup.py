@@ -239,3 +239,66 @@ def test_channels_last_layouts_map_elements_like_numpy():
     back = Layout((n, c, h, w), (h * w * c, 1, w * c, c), 0)
     idx = np.indices(back.shape).reshape(4, -1)
     np.testing.assert_array_equal(nhwc[sum(i * s for i, s in zip(idx, back.strides))], nchw.ravel())
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float16], ids=lambda d: d.name)
+def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
+    """rocm_backend.finite_weights: the second call on an unchanged weight queues the
+    finite_flag check; from the third on the fix-up is skipped while the weight is
+    finite. A write into the weight (its version changes) brings the fix-up back, and a
+    non-finite weight keeps it."""
+    fake = FakeMIOpen(dev)
+    monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_, mode=None: fake)
+    monkeypatch.setenv(nn.LAYOUT_ENV, "nchw")
+    launched = []
+
+    def counting_prepare(device, key, n, *args, **kwargs):
+        run = mirror.emu_prepare(device, key, n, *args, **kwargs)
+
+        def launch(out_ptr, in_ptr):
+            launched.append(key[1])
+            run(out_ptr, in_ptr)
+        return launch
+
+    monkeypatch.setattr(nn_kernels, "prepare", counting_prepare)
+    xs, ws, stride, padding = (2, 3, 7, 6), (4, 3, 3, 3), (1, 1), (1, 1)
+    x, w = mirror._data(xs, dtype, 3), mirror._data(ws, dtype, 4)
+    xd, wd = mirror.upload(dev, x, dtype), mirror.upload(dev, w, dtype)
+
+    def call_and_compare():
+        out = nn.conv2d(xd, Layout.contiguous(xs), wd, Layout.contiguous(ws), stride, padding, (1, 1), 1)
+        weights = mirror.download(dev, wd, ws)
+        with np.errstate(invalid="ignore", over="ignore"):
+            ref = cpu_nn.conv("conv2d", x, weights, stride, padding, (1, 1), 1)
+        np.testing.assert_array_equal(mirror.download(dev, out, ref.shape).astype(np.float64),
+                                      ref.astype(np.float64))
+
+    for _ in range(4):
+        call_and_compare()
+    assert launched == ["pad_nan", "finite_flag", "pad_nan"]  # calls 3 and 4 skip it
+    assert wd.slice.finite_at == wd.slice.version
+
+    dev.view(wd.ptr, dtype.numpy)[5] = np.inf  # a write into the weight, as assign would make
+    wd.slice.version += 1
+    del launched[:]
+    for _ in range(4):
+        call_and_compare()
+    assert launched == ["pad_nan", "finite_flag", "pad_nan", "pad_nan", "pad_nan"]
+    assert wd.slice.finite_at != wd.slice.version
+
+
+def test_finite_flags_ring_forgets_overwritten_checks(dev):
+    """A queued check whose slots the ring handed out again is asked anew."""
+    from rocm_backend import finite_weights
+
+    st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
+    flags = dev._finite_flags = finite_weights.FiniteFlags(dev)
+    assert not finite_weights.known_finite(st)  # seen
+    assert not finite_weights.known_finite(st)  # check queued (it ran: the emulation is eager)
+    probe = st.slice.probe
+    flags.owner[probe.start] = object()  # its first slot went to another check
+    assert not finite_weights.known_finite(st) and probe.state == "seen"
+    assert not finite_weights.known_finite(st)  # queued again
+    assert finite_weights.known_finite(st) and st.slice.finite_at == st.slice.version
+    finite_weights.share(st.slice)  # exported through DLPack: never trusted again
+    assert not finite_weights.known_finite(st) and not finite_weights.known_finite(st)

@@ -138,6 +138,50 @@ def test_conv2d_nonfinite_weights_over_padding(rocm, nn_path, dtype, case):
     assert (np.abs(got[fin] - exact[fin]) <= tol[fin]).all()
 
 
+def _nan_where_exact_nan(conv_out, x, w):
+    with np.errstate(invalid="ignore", over="ignore"):
+        exact = _conv2d_ref(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), (1, 1), 1)
+    got = read(conv_out._storage, exact.shape).astype(np.float64)
+    nan = np.isnan(exact)
+    assert nan.any() and np.isnan(got[nan]).all(), f"{int((~np.isnan(got[nan])).sum())} outputs should be NaN"
+
+
+@pytest.mark.parametrize("dtype", [dt.float16, dt.float32], ids=ids)
+def test_padding_fixup_returns_after_a_write_into_a_known_finite_weight(rocm, nn_path, dtype):
+    """rocm_backend.finite_weights on the device: repeated convolutions learn that the
+    weight is finite (the fix-up is then skipped); an element set to inf through the front
+    end must bring the NaN of the padded taps back."""
+    import candlewick as cw
+
+    x, w = _rand((2, 3, 9, 8), dtype, 31), _rand((4, 3, 3, 3), dtype, 32)
+    xa, wa = cw.asarray(x, device=rocm), cw.asarray(w, device=rocm)
+    for _ in range(3):
+        cw.nn.conv2d(xa, wa, padding=1)
+        rocm.synchronize()
+    known = wa._storage.slice
+    assert (known.finite_at == known.version) == (nn_path == "miopen")
+    wa[1, 0, 0, 0] = float("inf")
+    w[1, 0, 0, 0] = np.inf
+    _nan_where_exact_nan(cw.nn.conv2d(xa, wa, padding=1), x, w)
+
+
+def test_padding_fixup_trusts_no_weight_shared_through_dlpack(rocm, nn_path):
+    """A weight torch can write (exported through DLPack) is never known finite."""
+    torch = pytest.importorskip("torch")
+    import candlewick as cw
+
+    x, w = _rand((2, 3, 9, 8), dt.float32, 33), _rand((4, 3, 3, 3), dt.float32, 34)
+    xa, wa = cw.asarray(x, device=rocm), cw.asarray(w, device=rocm)
+    shared = torch.from_dlpack(wa)
+    for _ in range(3):
+        cw.nn.conv2d(xa, wa, padding=1)
+        rocm.synchronize()
+    shared[2, 1, 2, 2] = float("nan")
+    torch.cuda.synchronize()
+    w[2, 1, 2, 2] = np.nan
+    _nan_where_exact_nan(cw.nn.conv2d(xa, wa, padding=1), x, w)
+
+
 CONVT = [  # x shape, (Cout/G, KH, KW), stride, padding, output_padding, dilation, groups
     ((2, 3, 5, 4), (2, 3, 3), (2, 2), (1, 1), (1, 1), (1, 1), 1),
     ((1, 4, 4, 4), (3, 2, 3), (1, 3), (0, 1), (0, 2), (2, 1), 2),
