@@ -27,6 +27,33 @@ import candlewick as cw  # noqa: E402
 from candlewick import registry  # noqa: E402
 
 
+def per_call(fn, sync, n=2000, rounds=5):
+    """Best host microseconds per call of ``fn`` over ``rounds`` bursts of ``n`` calls, each
+    burst started on an empty queue (its synchronize outside the timing). Large ``n``
+    can fill the driver's launch queue and then measures the GPU's pace instead."""
+    best = float("inf")
+    for _ in range(rounds):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - t0) / n)
+    sync()
+    return best * 1e6
+
+
+def shallow(fn, sync, n=100, rounds=30):
+    """per_call with a queue that stays shallow."""
+    return per_call(fn, sync, n, rounds)
+
+
+def profile(label, fn, sync, reps=5):
+    rows = kernel_times(fn, sync, reps)
+    print(f"[{label}] device {sum(r[0] for r in rows):.1f} us per call")
+    for us, count, key in rows[:6]:
+        print(f"    {us:9.1f} us x{count} {key[:150]}")
+
+
 def timed(fn, sync, reps=10, batches=5, warmup=2):
     """Median seconds per call of ``fn`` (calls queued back to back, then synchronized)."""
     for _ in range(warmup):
