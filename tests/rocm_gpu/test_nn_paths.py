@@ -141,28 +141,35 @@ def test_conv2d_nonfinite_weights_over_padding(rocm, nn_path, dtype, case):
 def _nan_where_exact_nan(conv_out, x, w):
     with np.errstate(invalid="ignore", over="ignore"):
         exact = _conv2d_ref(x.astype(np.float64), w.astype(np.float64), (1, 1), (1, 1), (1, 1), 1)
-    got = read(conv_out._storage, exact.shape).astype(np.float64)
+    got = np.asarray(read(conv_out._storage, exact.shape), np.float64)
     nan = np.isnan(exact)
     assert nan.any() and np.isnan(got[nan]).all(), f"{int((~np.isnan(got[nan])).sum())} outputs should be NaN"
 
 
+@pytest.mark.parametrize("shape", [(4, 3, 3, 3), (64, 64, 3, 3)], ids=["1-block", "9-block"])
 @pytest.mark.parametrize("dtype", [dt.float16, dt.float32], ids=ids)
-def test_padding_fixup_returns_after_a_write_into_a_known_finite_weight(rocm, nn_path, dtype):
+def test_padding_fixup_returns_after_a_write_into_a_known_finite_weight(rocm, nn_path, dtype, shape):
     """rocm_backend.finite_weights on the device: repeated convolutions learn that the
     weight is finite (the fix-up is then skipped); an element set to inf through the front
-    end must bring the NaN of the padded taps back."""
+    end (the last one: the last block of the finite_flag check) brings the NaN of the
+    padded taps back, and the check that follows must find it, so the fix-up stays."""
     import candlewick as cw
 
-    x, w = _rand((2, 3, 9, 8), dtype, 31), _rand((4, 3, 3, 3), dtype, 32)
+    x, w = _rand((2, shape[1], 9, 8), dtype, 31), _rand(shape, dtype, 32)
     xa, wa = cw.asarray(x, device=rocm), cw.asarray(w, device=rocm)
     for _ in range(3):
         cw.nn.conv2d(xa, wa, padding=1)
         rocm.synchronize()
     known = wa._storage.slice
     assert (known.finite_at == known.version) == (nn_path == "miopen")
-    wa[1, 0, 0, 0] = float("inf")
-    w[1, 0, 0, 0] = np.inf
-    _nan_where_exact_nan(cw.nn.conv2d(xa, wa, padding=1), x, w)
+    wa[-1, -1, -1, -1] = float("inf")
+    w[-1, -1, -1, -1] = np.inf
+    for _ in range(4):
+        _nan_where_exact_nan(cw.nn.conv2d(xa, wa, padding=1), x, w)
+        rocm.synchronize()
+    assert known.finite_at != known.version
+    if nn_path == "miopen":
+        assert known.probe.state == "non-finite"
 
 
 def test_padding_fixup_trusts_no_weight_shared_through_dlpack(rocm, nn_path):
