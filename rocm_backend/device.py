@@ -15,7 +15,9 @@ from .error import RocmOutOfMemory, check, status_name
 from .index_checks import IndexChecks
 
 _api = None
-_HOST_MALLOC_MAPPED = 0x2  # hipHostMallocMapped
+# hipHostMallocMapped | hipHostMallocCoherent: device writes reach host memory directly (the
+# CUDA path through the shim ignores the coherence bit: its pinned memory always is)
+_HOST_MALLOC_MAPPED = 0x2 | 0x40000000
 
 
 class _HipApi:
