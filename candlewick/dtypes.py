@@ -32,8 +32,9 @@ class DType:
     def __eq__(self, other):
         return self is other
 
-    def __hash__(self):
-        return id(self)
+    # identity, as __eq__; object's own slot keeps the hash in C (dtypes key the
+    # promotion and kernel tables every op looks up)
+    __hash__ = object.__hash__
 
     def __reduce__(self):
         return (from_name, (self.name,))

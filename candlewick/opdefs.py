@@ -53,6 +53,10 @@ class _Op(enum.Enum):
     def __repr__(self):
         return f"{type(self).__name__}.{self.name}"
 
+    # members are singletons compared by identity: object's hash (in C) instead of
+    # Enum's hash of the name (a Python call on every table lookup keyed by an op)
+    __hash__ = object.__hash__
+
 
 class UnaryOp(_Op):
     ABS = ("abs", "IFC", "real")
