@@ -347,9 +347,10 @@ template <class S> __device__ inline void cw_pad_nan(const cw_nn_args& a) {
 }
 
 // finite_flag: out = gridDim.x int32 flags in host-visible memory (rocm_backend/
-// finite_weights.py), in = n elements of a weight buffer. Block b writes out[b] = 1 when
-// its grid-stride share holds an inf or NaN, else 0; the host reads the flags once the
-// kernel has run, with no synchronization (a flag still at -1 means not yet).
+// finite_weights.py), in = n elements of a weight buffer, x0 = the check's tag. Block b
+// writes out[b] = 2 * x0 + 1 when its grid-stride share holds an inf or NaN, else
+// 2 * x0; the host reads the flags once the kernel has run, with no synchronization (a
+// flag without this tag means not yet).
 template <class S> __device__ inline void cw_finite_flag(const cw_nn_args& a) {
     typedef typename cw_traits<S>::compute C;
     __shared__ int any;
@@ -361,5 +362,5 @@ template <class S> __device__ inline void cw_finite_flag(const cw_nn_args& a) {
         if (!(v - v == (C)0)) any = 1;  // racing writes of the same value
     }
     __syncthreads();
-    if (threadIdx.x == 0) ((volatile int*)a.out)[blockIdx.x] = any;
+    if (threadIdx.x == 0) ((volatile int*)a.out)[blockIdx.x] = (int)(2 * a.x0 + any);
 }

@@ -267,11 +267,11 @@ def emu_prepare(device, key, n, in_offset=0, extent=0, **dims):
 
 
 def emu_finite_flag(device, a, dtype, gx):
-    """cw_finite_flag: block b flags the elements of its grid-stride share."""
+    """cw_finite_flag: block b flags the elements of its grid-stride share (2 * tag + flag)."""
     data = device.view(a["in"], dtype.numpy)[: a["n"]].astype(np.float64)
     block_of = (np.arange(a["n"]) // nn_kernels.NN_BLOCK) % gx
     bad = ~np.isfinite(data)
-    device.view(a["out"], np.int32)[:gx] = [int(bad[block_of == b].any()) for b in range(gx)]
+    device.view(a["out"], np.int32)[:gx] = [2 * a["x0"] + int(bad[block_of == b].any()) for b in range(gx)]
 
 
 def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):

@@ -302,3 +302,36 @@ def test_finite_flags_ring_forgets_overwritten_checks(dev):
     assert finite_weights.known_finite(st) and st.slice.finite_at == st.slice.version
     finite_weights.share(st.slice)  # exported through DLPack: never trusted again
     assert not finite_weights.known_finite(st) and not finite_weights.known_finite(st)
+
+
+def test_without_pinned_memory_nothing_is_learnt_and_nothing_fails(dev, monkeypatch):
+    """No pinned host memory (hipHostMalloc fails): the convolution keeps its fix-up."""
+    from rocm_backend import finite_weights
+    from rocm_backend.error import RocmError
+
+    def refuse(nbytes):
+        raise RocmError("hipHostMalloc", 2)
+
+    monkeypatch.setattr(dev, "host_mapped", refuse, raising=False)
+    st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
+    flags = dev._finite_flags = finite_weights.FiniteFlags(dev)
+    assert not any(finite_weights.known_finite(st) for _ in range(4))
+    assert "hipHostMalloc" in flags.unavailable and st.slice.finite_at == -1
+
+
+def test_finite_flags_ignore_values_another_check_wrote(dev, monkeypatch):
+    """A recycled slot can receive a late value of the older check that had it: only
+    values carrying this check's tag count."""
+    from rocm_backend import finite_weights
+
+    monkeypatch.setattr(nn_kernels, "prepare", lambda *a, **k: (lambda out_ptr, in_ptr: None))  # never runs
+    st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
+    dev._finite_flags = finite_weights.FiniteFlags(dev)
+    assert not finite_weights.known_finite(st)  # seen
+    assert not finite_weights.known_finite(st)  # queued; the kernel has not run
+    probe = st.slice.probe
+    assert list(probe.cells) == [-1]
+    probe.cells[0] = 2 * (probe.tag - 1)  # an older check's "all finite"
+    assert not finite_weights.known_finite(st) and probe.state == "queued"
+    probe.cells[0] = 2 * probe.tag + 1  # this check: an inf or NaN
+    assert not finite_weights.known_finite(st) and probe.state == "non-finite"
