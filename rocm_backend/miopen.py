@@ -175,6 +175,7 @@ class ConvPlan:
 
     def __init__(self, lib, key):
         mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups, out_pad, nhwc = key
+        self.key = key
         self.descs = _Descriptors(lib)
         self.x = self.descs.tensor(dtype, x_shape, nhwc)
         self.w = self.descs.tensor(dtype, w_shape, nhwc)
@@ -208,7 +209,7 @@ class DeviceMIOpen:
         self.device, self.lib = device, lib
         self.lock = threading.RLock()
         self.plans = collections.OrderedDict()  # key -> ConvPlan, or a MIOpenError (declined)
-        self.stats = {"find": 0, "plan_hits": 0, "declined": 0}
+        self.stats = {"find": 0, "plan_hits": 0, "declined": 0, "declined_at_run": 0}
         handle = _vp()
         device.make_current()
         _call(lib, "miopenCreateWithStream", C.byref(handle), _vp(int(device.stream)))
@@ -300,7 +301,9 @@ class DeviceMIOpen:
 
     def run(self, plan, x_ptr, w_ptr, y_ptr):
         """Queue the convolution of a plan from ready_plan; False when the plan has been
-        evicted from the cache since (its descriptors are gone)."""
+        evicted from the cache since (its descriptors are gone), or when MIOpen declines
+        to run it after all: its problem is then remembered as declined, and the caller
+        takes our kernels, as for a problem Find declines."""
         need = plan.workspace
         with self.lock:
             if not plan.alive:
@@ -315,6 +318,13 @@ class DeviceMIOpen:
                     self._kept = ws
             status = self._forward(self.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
                                    self._zero, plan.y, y_ptr, ws.ptr if need else None, need)
+            if status in DECLINED and plan.alive:
+                # seen once through the shim: a bfloat16 transposed convolution whose found
+                # algorithm ran once and then reported BadParm on a later call
+                self.plans[plan.key] = MIOpenError("miopenConvolutionForward", status)
+                plan.release()
+                self.stats["declined_at_run"] += 1
+                return False
         if status:
             raise MIOpenError("miopenConvolutionForward", status)
         return True

@@ -335,3 +335,38 @@ def test_finite_flags_ignore_values_another_check_wrote(dev, monkeypatch):
     assert not finite_weights.known_finite(st) and probe.state == "queued"
     probe.cells[0] = 2 * probe.tag + 1  # this check: an inf or NaN
     assert not finite_weights.known_finite(st) and probe.state == "non-finite"
+
+
+class _FakePlan:
+    def __init__(self, key):
+        self.key, self.alive, self.workspace = key, True, 64
+        self.x = self.w = self.y = self.conv = None
+        self.algo = 0
+
+    def release(self):
+        self.alive = False
+
+
+@pytest.mark.parametrize("status, declined", [(3, True), (6, True), (5, False)])
+def test_a_plan_miopen_declines_at_run_time_is_dropped(dev, status, declined):
+    """DeviceMIOpen.run: a declining status (BadParm, NotImplemented, ...) from the forward
+    call of a found plan marks its problem declined and returns False (the caller takes
+    our kernels); any other failure raises."""
+    mio = object.__new__(nn.miopen.DeviceMIOpen)
+    mio.device, mio.lock, mio._kept = dev, __import__("threading").RLock(), None
+    mio.plans, mio.stats = {}, {"declined_at_run": 0}
+    mio.handle = mio._one = mio._zero = None
+    calls = []
+    mio._forward = lambda *args: calls.append(args[-2:]) or status
+    mio._workspace = lambda nbytes: mirror.upload(dev, np.zeros(nbytes, np.uint8), dt.uint8).slice
+    plan = _FakePlan(("problem",))
+    mio.plans[plan.key] = plan
+    if declined:
+        assert mio.run(plan, 1, 2, 3) is False
+        assert isinstance(mio.plans[plan.key], nn.miopen.MIOpenError) and not plan.alive
+        assert mio.stats["declined_at_run"] == 1 and calls[0][1] == 64  # the workspace went along
+        assert mio.run(plan, 1, 2, 3) is False and len(calls) == 1  # never run again
+    else:
+        with pytest.raises(nn.miopen.MIOpenError, match="InternalError"):
+            mio.run(plan, 1, 2, 3)
+        assert plan.alive
