@@ -5,6 +5,7 @@ normalizations and embedding are composed from the Array API namespace.
 """
 
 from . import dtypes as _dt
+from . import _core
 from ._core import require_array, wrap
 from .elementwise import unary
 from .errors import DTypeError, ShapeError
@@ -28,8 +29,10 @@ def _single(value, name, fname):
 
 
 def _floating_pair(x, weight, fname, ndim):
-    require_array(x, fname, "x")
-    require_array(weight, fname, "weight")
+    array = _core.Array  # set once the array module is loaded
+    if type(x) is not array or type(weight) is not array:  # the usual call skips two calls
+        require_array(x, fname, "x")
+        require_array(weight, fname, "weight")
     dtype = x._dtype
     if len(x._layout.shape) != ndim or len(weight._layout.shape) != ndim:
         raise ShapeError(f"{fname}: x and weight must be {ndim}-D, got {x.ndim}-D and {weight.ndim}-D")

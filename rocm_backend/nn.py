@@ -84,8 +84,13 @@ def requested():
 
 
 def _count(op, path):
-    with _count_lock:
-        path_counts[(op, path)] += 1
+    _tally((op, path))
+
+
+def _tally(key, _get=path_counts.get):
+    _count_lock.acquire()  # no exception can come between (a dict update of a tuple key)
+    path_counts[key] = _get(key, 0) + 1
+    _count_lock.release()
 
 
 def _miopen_for(device, op, dtype, mode=None):
@@ -179,10 +184,10 @@ class _PreparedConv:
     """A MIOpen convolution seen before: its found plan, output size and padding fix-up,
     so a repeated call only allocates the output and queues the two launches."""
 
-    __slots__ = ("mio", "plan", "size", "fixup")
+    __slots__ = ("mio", "plan", "size", "fixup", "tally")
 
-    def __init__(self, mio, plan, size, fixup):
-        self.mio, self.plan, self.size, self.fixup = mio, plan, size, fixup
+    def __init__(self, mio, plan, size, fixup, op):
+        self.mio, self.plan, self.size, self.fixup, self.tally = mio, plan, size, fixup, (op, "miopen")
 
 
 def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d"):
@@ -201,7 +206,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
             fixup, known = fast.fixup, w.slice
             if fixup is not nn_kernels.nothing and known.finite_at != known.version and not known_finite(w):
                 fixup(out.ptr, w_ptr)
-            _count(op, "miopen")
+            _tally(fast.tally)
             return out
         del table[fast_key]  # the plan left MIOpen's cache: prepare it again below
     mode, nhwc = requested(), _channels_last()
@@ -233,7 +238,7 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
                 if len(table) >= _FAST_SIZE:
                     table.clear()
                 table[fast_key] = _PreparedConv(mio, plan, shape_size(y_shape), _fixup_launch(
-                    device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation))
+                    device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation), op)
         if out is not None:
             if any(padding) and not known_finite(pw):
                 _padding_nan_fixup(out, y_shape, pw, pwl, (h, wd), stride, padding, dilation)
