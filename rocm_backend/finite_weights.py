@@ -89,9 +89,12 @@ class FiniteFlags:
 
 def known_finite(storage):
     """True when every element of ``storage``'s buffer is known finite at its current
-    version (it then records ``slice.finite_at``, which callers compare with
-    ``slice.version`` first); False when unknown or not so, possibly queueing a check."""
+    version (recorded as ``slice.finite_at``, which hot paths may compare with
+    ``slice.version`` themselves before calling); False when unknown or not so, possibly
+    queueing a check."""
     slice_ = storage.slice
+    if slice_.finite_at == slice_.version:
+        return True
     if slice_.probe is EXTERNAL or storage.dtype is not slice_.dtype:
         return False
     device = storage.device

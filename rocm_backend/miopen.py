@@ -293,9 +293,7 @@ class DeviceMIOpen:
                 except MIOpenError as exc:
                     if exc.status not in DECLINED:
                         raise
-                    self.plans[key] = exc
-                    plan.release()
-                    self.stats["declined"] += 1
+                    self._decline(plan, exc, "declined")
                     return None
             return plan
 
@@ -321,13 +319,17 @@ class DeviceMIOpen:
             if status in DECLINED and plan.alive:
                 # seen once through the shim: a bfloat16 transposed convolution whose found
                 # algorithm ran once and then reported BadParm on a later call
-                self.plans[plan.key] = MIOpenError("miopenConvolutionForward", status)
-                plan.release()
-                self.stats["declined_at_run"] += 1
+                self._decline(plan, MIOpenError("miopenConvolutionForward", status), "declined_at_run")
                 return False
         if status:
             raise MIOpenError("miopenConvolutionForward", status)
         return True
+
+    def _decline(self, plan, exc, stat):
+        """Remember the plan's problem as declined (``exc``) and release the plan (lock held)."""
+        self.plans[plan.key] = exc
+        plan.release()
+        self.stats[stat] += 1
 
     # --- pooling ------------------------------------------------------------
     def pooling(self, mode, dtype, x_ptr, x_shape, y_ptr, y_shape, kernel, stride, padding):
