@@ -3,7 +3,7 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
 
     python3 bench/rocm_probe.py [section ...]
     (sections: launch, launch_depth, grid, ew, kernels, reduce, conv, conv_host, nn_host,
-    conv_parts)
+    conv_parts, launch_params)
 
 * launch: host cost of one kernel launch through hip-python, through our ctypes path
   (hipModuleLaunchKernel of the HIP-on-CUDA shim), and through libcuda's cuLaunchKernel
@@ -23,6 +23,8 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
 * conv_host: host time of the pieces of one cached MIOpen convolution.
 * conv_parts: a cached convolution's host time layer by layer, beside torch's; the
   benchmark's figure with and without the padding fix-up.
+* launch_params: host cost of one launch by argument-struct size, through ``extra``,
+  ``kernelParams`` and libcuda (bench/rocm_probe_launch.py).
 * nn_host: host time of whole cw.nn calls on the benchmark shapes, of a 1x1 convolution's
   hipBLAS call alone, and the shim's graph/legacy convolution counters.
 """
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 from candlewick import dtypes as dt  # noqa: E402
+from rocm_probe_launch import launch_params  # noqa: E402
 from rocm_probe_nn import conv, conv_host, conv_parts, nn_host  # noqa: E402
 from rocm_probe_sweeps import ew, reduce  # noqa: E402
 from run_gpu import per_call, profile, shallow, timed  # noqa: E402
@@ -256,7 +259,8 @@ def main():
              "conv": lambda: conv(dev, torch), "conv_host": lambda: conv_host(dev, torch),
              "launch_depth": lambda: launch_depth(dev, torch, cupy), "ew": lambda: ew(dev, torch),
              "nn_host": lambda: nn_host(dev, torch),
-             "conv_parts": lambda: conv_parts(dev, torch)}[name]()
+             "conv_parts": lambda: conv_parts(dev, torch),
+             "launch_params": lambda: launch_params(dev, torch, cupy)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
 
