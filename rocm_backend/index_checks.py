@@ -3,7 +3,8 @@ at the next synchronization that turns a flag into IndexError naming the operati
 
 Each queued checking operation gets its own int32 slot of a small device buffer (the
 kernel does ``atomicOr(slot, 1)`` for an index outside ``[-n, n)`` and skips it, so
-memory is never touched out of bounds). Pending slots are kept per Python thread: a
+memory is never touched out of bounds; scatters check all their indices first and then
+write nothing). Pending slots are kept per Python thread: a
 thread's ``synchronize`` snapshots *its own* pending slots before it drains the stream
 (so each of them has been written when it is read) and raises for those only; with
 several threads, an error is reported once, in the thread that queued the operation,
@@ -84,5 +85,6 @@ class IndexChecks:
         if failed:
             raise IndexOutOfBoundsError(
                 f"{' / '.join(failed)} on {self.device.name}: an index was outside the dimension it "
-                f"indexes (valid indices are -n..n-1); the offending elements were skipped"
+                f"indexes (valid indices are -n..n-1); a scatter, scatter_add or index_add with such "
+                f"an index wrote nothing"
             )

@@ -2,7 +2,9 @@
 (sort, searchsorted) on the take/put/sort kernels.
 
 Out-of-range indices set the device's error flag; the next synchronizing call raises
-IndexOutOfBoundsError naming the operation (the backend is asynchronous).
+IndexOutOfBoundsError naming the operation (the backend is asynchronous). A scatter,
+scatter_add or index_add with such an index writes nothing: its indices are checked by
+a first launch before the writes.
 """
 
 import struct
@@ -76,10 +78,13 @@ def _put(dst, dst_strides, dst_layout, indices, idx_strides, idx_offset, src, sr
     device = dst.device
     key = ("put_add", dst.dtype) if accumulate else ("put", dst.dtype.itemsize)
     flag = device.error_flag(name)
-    launch_ew(device, key, shape,
-              [(dst.ptr, dst_layout.offset, dst_strides), (indices.ptr, idx_offset, idx_strides),
-               src.operand(src_layout), (flag, 0, idx_strides)],
-              struct.pack("<qq", dst_layout.strides[axis], dst_layout.shape[axis]), name=name, dtype=dst.dtype)
+    operands = [(dst.ptr, dst_layout.offset, dst_strides), (indices.ptr, idx_offset, idx_strides),
+                src.operand(src_layout), (flag, 0, idx_strides)]
+    bounds = struct.pack("<qq", dst_layout.strides[axis], dst_layout.shape[axis])
+    # first every index is checked (FLAG_A), then the writes run unless one was out of
+    # range: a bad index leaves the destination as it was (hip/index.hip)
+    for flags in (FLAG_A, 0):
+        launch_ew(device, key, shape, operands, bounds, flags, name=name, dtype=dst.dtype)
 
 
 # ------------------------------------------------------------------------------ ordering

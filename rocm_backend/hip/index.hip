@@ -5,6 +5,9 @@
 //   put_add: as put, accumulated atomically
 // scalar[0] = axis stride of the indexed array, scalar[1] = axis length n;
 // op3.ptr = device error flag: an index outside [-n, n) sets it and is skipped.
+// put and put_add run twice (rocm_backend/indexing.py): first with CW_FLAG_A, which only
+// checks every index and sets the flag, then for the writes, which are all skipped when
+// the flag is set: a scatter with a bad index writes nothing, as NumPy's does.
 
 template <class B> __device__ inline void cw_take(const cw_ew_args& a) {
     const cw_i64 stride = a.scalar[0], n = a.scalar[1];
@@ -22,8 +25,23 @@ template <class B> __device__ inline void cw_take(const cw_ew_args& a) {
     }
 }
 
+// the check pass of put/put_add (true: this launch is done), or the write pass finding
+// the check's flag set (true: write nothing); the flag is read once per thread, after
+// the check pass's kernel completed (stream order)
+__device__ inline bool cw_put_skips(const cw_ew_args& a) {
+    const cw_i64 n = a.scalar[1];
+    if (!(a.flags & CW_FLAG_A)) return a.op[3].ptr && *(const volatile unsigned int*)a.op[3].ptr != 0u;
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<2> o = cw_decode<2>(a, i);
+        cw_i64 j = ((const cw_i64*)a.op[1].ptr)[o.o[1]];
+        if (j < -n || j >= n) cw_flag_error(a.op[3].ptr);
+    }
+    return true;
+}
+
 template <class B> __device__ inline void cw_put(const cw_ew_args& a) {
     const cw_i64 stride = a.scalar[0], n = a.scalar[1];
+    if (cw_put_skips(a)) return;
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<3> o = cw_decode<3>(a, i);
         cw_i64 j = ((const cw_i64*)a.op[1].ptr)[o.o[1]];
@@ -35,6 +53,7 @@ template <class B> __device__ inline void cw_put(const cw_ew_args& a) {
 
 template <class S> __device__ inline void cw_put_add(const cw_ew_args& a) {
     const cw_i64 stride = a.scalar[0], n = a.scalar[1];
+    if (cw_put_skips(a)) return;
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<3> o = cw_decode<3>(a, i);
         cw_i64 j = ((const cw_i64*)a.op[1].ptr)[o.o[1]];

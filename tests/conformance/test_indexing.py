@@ -189,6 +189,9 @@ INDEXING_CALLS = {
 }
 
 
+WRITING_CALLS = {"scatter", "scatter_add", "index_add"}
+
+
 @pytest.mark.parametrize("bad", [4, -5, 2**40], ids=["past_end", "before_start", "huge"])
 @pytest.mark.parametrize("name", sorted(INDEXING_CALLS))
 def test_out_of_range_index_raises(device, name, bad):
@@ -200,6 +203,8 @@ def test_out_of_range_index_raises(device, name, bad):
         out = INDEXING_CALLS[name](x, Layout.contiguous((4,)), idx, Layout.contiguous((3,)), src)
         device.synchronize()
         read_flat(out if out is not None else x)
+    if name in WRITING_CALLS:  # a scatter with a bad index writes nothing, as NumPy's
+        assert_bitwise_equal(read_flat(x), np.arange(4, dtype=np.float32))
     # the error leaves the device usable
     ok = device.storage_from_host(np.arange(3, dtype=np.float32))
     got = read_result(ok.copy(Layout.contiguous((3,))), dt.float32, (3,))

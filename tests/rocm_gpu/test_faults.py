@@ -1,5 +1,5 @@
 """Faults on a rocm device: out-of-range indices (raised at the next synchronization,
-naming the operation, memory untouched), out-of-memory and recovery, allocation churn,
+naming the operation; a scatter with one writes nothing, and no memory out of bounds), out-of-memory and recovery, allocation churn,
 concurrent threads, and a hipRTC compile failure."""
 
 import threading
@@ -66,7 +66,7 @@ def test_scatter_out_of_range_leaves_memory_alone(rocm):
     x[_on(rocm, np.array([1, 1000, -9, 3]))] = _on(rocm, np.array([1.0, 2.0, 3.0, 4.0]))
     with pytest.raises(IndexError, match="scatter"):
         rocm.synchronize()
-    np.testing.assert_array_equal(cw.to_numpy(x), [0, 1, 0, 4, 0, 0, 0, 0])  # valid writes only
+    np.testing.assert_array_equal(cw.to_numpy(x), np.zeros(8))  # not even the valid indices wrote
     assert (cw.to_numpy(guard_before) == 7).all() and (cw.to_numpy(guard_after) == 7).all()
 
 
@@ -82,6 +82,22 @@ def test_accumulating_scatters_out_of_range(rocm, prim):
     with pytest.raises(IndexError, match=prim):
         rocm.synchronize()
     rocm.synchronize()  # reported once
+    np.testing.assert_array_equal(read(dst, dl), np.zeros((3, 4), np.float32))  # nothing accumulated
+
+
+@pytest.mark.parametrize("n", [7, 100_003])
+def test_scatter_with_one_bad_index_among_many_writes_nothing(rocm, n):
+    """The bad index last, in a launch of many blocks: the check pass sees it before any
+    block of the write pass runs."""
+    x = _on(rocm, np.zeros(n))
+    idx = np.arange(n)
+    idx[-1] = n
+    x[_on(rocm, idx)] = _on(rocm, np.ones(n))
+    with pytest.raises(IndexError, match="scatter"):
+        rocm.synchronize()
+    assert not cw.to_numpy(x).any()
+    x[_on(rocm, idx[:-1])] = _on(rocm, np.ones(n - 1))  # a good scatter afterwards writes
+    np.testing.assert_array_equal(cw.to_numpy(x), np.r_[np.ones(n - 1), 0.0])
 
 
 def test_index_errors_stay_in_their_thread(rocm):
