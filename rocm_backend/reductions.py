@@ -77,6 +77,8 @@ _ZEROS = (0,) * MAX_DIMS
 # stride reduced axis; everything else of cw_reduce_args is zero and not read
 _FLAT = REDUCE_ARGS.packer(["n_out", "n_red", "out_ndim", "red_ndim", "red_shape", "red_strides", "in",
                             "in_offset", "out", "partial", "tickets", "chunk", "splits", "vec", "group"])
+# its fields from red_shape[1:] to red_strides[1:]: constant (one tuple, unpacked per launch)
+_FLAT_MIDDLE = _ONES[1:] + (1,) + _ZEROS[1:]
 
 
 # ---- launch geometry (pure) ---------------------------------------------------------------
@@ -304,15 +306,15 @@ def _vec_width(dtype):
     return max(1, 16 // dtype.itemsize)
 
 
-_FLAT_PLANS = {}  # (device, op, dtype, n_red, TUNING values) -> the launch of _flat
+_FLAT_PLANS = {}  # (device, op, dtype, n_red) -> the launch of _flat, and the TUNING it was planned for
 
 
 def _flat(device, op, dtype, src, offset, out, n_red):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
     decided once per device, op, dtype, size and tuning)."""
-    key = (device, op, dtype, n_red, tuple(TUNING.values()))
+    key = (device, op, dtype, n_red)
     plan = _FLAT_PLANS.get(key)
-    if plan is None:
+    if plan is None or plan[-1] != TUNING:  # TUNING: a caller (the probe) may change it
         kernel = _kernel(device, "rows_vec", op, dtype)
         block = block_size()
         group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), resident_blocks(device, kernel, block),
@@ -320,13 +322,17 @@ def _flat(device, op, dtype, src, offset, out, n_red):
         if len(_FLAT_PLANS) >= 1024:
             _FLAT_PLANS.clear()
         plan = _FLAT_PLANS[key] = (runtime(device).launcher, kernel, block, group, splits, chunk, grid,
-                                   _scratch(device).tickets)
-    launcher, kernel, block, group, splits, chunk, grid, tickets = plan
+                                   _scratch(device).tickets, dict(TUNING))
+    launcher, kernel, block, group, splits, chunk, grid, tickets, _ = plan
     partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
-    with REDUCE_ARGS.lock:
-        _FLAT.pack_into(REDUCE_ARGS.buffer, 0, 1, n_red, 0, 1, n_red, *_ONES[1:], 1, *_ZEROS[1:], src.ptr, offset,
+    lock = REDUCE_ARGS.lock
+    lock.acquire()  # acquire/release rather than `with`: half the cost (as storage.launch_contiguous)
+    try:
+        _FLAT.pack_into(REDUCE_ARGS.buffer, 0, 1, n_red, 0, 1, n_red, *_FLAT_MIDDLE, src.ptr, offset,
                         out.ptr, partial, tickets, chunk, splits, 1, group)
         launcher.launch_packed(kernel, grid, 1, 1, block, 1, 1, REDUCE_ARGS)
+    finally:
+        lock.release()
     del keep
 
 
