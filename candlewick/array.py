@@ -212,17 +212,17 @@ def _operator_methods(op, short, symbol):
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
 
     def fwd(self, other, /):
-        if not _operand(other):
+        if type(other) is not Array and not _operand(other):  # the array case without a call
             return NotImplemented
         return binary(op, self, other, fwd_name)
 
     def rev(self, other, /):
-        if not _operand(other):
+        if type(other) is not Array and not _operand(other):
             return NotImplemented
         return binary(op, other, self, rev_name)
 
     def inplace(self, other, /):
-        if not _operand(other):
+        if type(other) is not Array and not _operand(other):
             return NotImplemented
         return _assign_inplace(self, binary(op, self, other, symbol), symbol)
 
@@ -235,7 +235,7 @@ def _comparison_method(op, short):
     name = f"__{short}__"
 
     def cmp(self, other, /):
-        if not _operand(other):
+        if type(other) is not Array and not _operand(other):
             return NotImplemented
         return _ew.compare(op, self, other, name)
 
