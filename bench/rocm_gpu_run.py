@@ -8,7 +8,8 @@
    CANDLEWICK_KERNEL_CACHE; whatever it lacks is compiled on all cores (precompile);
 3. the --steps asked for (default: conformance, rocm_tests, bench, diag), in the order of
    STEPS below: test folders with CANDLEWICK_TEST_BACKENDS=rocm, bench/run_gpu.py and
-   bench/rocm_nn.py (beside torch and CuPy), bench/rocm_diag.py, bench/rocm_probe.py.
+   bench/rocm_nn.py (beside torch and CuPy), bench/rocm_diag.py, bench/rocm_probe.py,
+   bench/tiny_ab.py (tiny ops of the trees in $CANDLEWICK_AB_TREES, interleaved).
 Each step has its share of the budget and its own log under OUTDIR; summary.txt lists
 the results. Nothing here decides pass/fail: the logs are the record.
 """
@@ -37,6 +38,7 @@ STEPS = [  # name, command after the interpreter (OUT = the output folder), shar
     ("nn_bench", ["bench/rocm_nn.py", "--out", "OUT"], 0.2),
     ("diag", ["bench/rocm_diag.py"], 0.15),
     ("probe", ["bench/rocm_probe.py"], 0.3),
+    ("tiny_ab", ["bench/tiny_ab.py"], 0.2),
 ]
 TEST_STEPS = {"shim_tests", "conformance", "conformance_nn", "array_api", "rocm_tests", "rocm_gpu_tests"}
 

@@ -82,7 +82,7 @@ def test_accumulating_scatters_out_of_range(rocm, prim):
     with pytest.raises(IndexError, match=prim):
         rocm.synchronize()
     rocm.synchronize()  # reported once
-    np.testing.assert_array_equal(read(dst, dl), np.zeros((3, 4), np.float32))  # nothing accumulated
+    np.testing.assert_array_equal(read(dst, (3, 4)), np.zeros((3, 4), np.float32))  # nothing accumulated
 
 
 @pytest.mark.parametrize("n", [7, 100_003])

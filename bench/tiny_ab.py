@@ -1,0 +1,95 @@
+"""Host time per tiny op (bench/run_gpu.py's cases) of two or more source trees on one
+machine, the trees interleaved round by round: host speed differs several-fold between
+the lent machines, so a before/after comparison is only fair within one of them.
+
+    python3 bench/tiny_ab.py [TREE ...] [--rounds N] [--backend rocm]
+    (no TREE: the trees in $CANDLEWICK_AB_TREES, separated by ':'; else this checkout)
+
+Each round runs each tree in a fresh interpreter with only that tree's candlewick on the
+path (plus PYTHONPATH's other entries, e.g. hip-python), times add / sum / x[1:3] / where
+on 16 float32 elements with run_gpu.timed, and prints one JSON line; the summary is the
+median over rounds per tree. torch, when importable, is timed in the first tree's
+process of each round as the yardstick.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+
+CHILD = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, {bench!r})
+from run_gpu import timed
+import candlewick as cw
+dev = cw.get_device({backend!r})
+a = np.arange(16, dtype=np.float32)
+x = cw.asarray(a, device=dev)
+c = x > 3
+cases = {{"add": lambda: x + x, "sum": lambda: cw.sum(x), "slice x[1:3]": lambda: x[1:3],
+          "where": lambda: cw.where(c, x, x)}}
+row = {{label: timed(fn, dev.synchronize, reps=500, batches=5, warmup=50) * 1e6 for label, fn in cases.items()}}
+row["candlewick"] = cw.__file__
+if {torch!r}:
+    try:
+        import torch
+        t = torch.arange(16, dtype=torch.float32, device="cuda")
+        tc = t > 3
+        tcases = {{"add": lambda: t + t, "sum": lambda: t.sum(), "slice x[1:3]": lambda: t[1:3],
+                   "where": lambda: torch.where(tc, t, t)}}
+        row["torch"] = {{k: timed(f, torch.cuda.synchronize, reps=500, batches=5, warmup=50) * 1e6
+                        for k, f in tcases.items()}}
+    except Exception as exc:
+        row["torch"] = repr(exc)[:200]
+print(json.dumps(row))
+"""
+
+
+def run_tree(tree, backend, with_torch):
+    others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    others = [p for p in others if Path(p).resolve() != Path(tree).resolve() and not (Path(p) / "candlewick").is_dir()]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(tree).resolve())] + others))
+    code = CHILD.format(bench=str(BENCH), backend=backend, torch=with_torch)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                          cwd=str(Path(tree).resolve()))
+    if proc.returncode:
+        return {"error": proc.stderr[-1500:]}
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("trees", nargs="*")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--backend", default="rocm")
+    args = ap.parse_args()
+    args.trees = args.trees or os.environ.get("CANDLEWICK_AB_TREES", str(BENCH.parent)).split(":")
+    results = {tree: [] for tree in args.trees}
+    torch_rows = []
+    for r in range(args.rounds):
+        for k, tree in enumerate(args.trees):
+            row = run_tree(tree, args.backend, k == 0)
+            print(json.dumps({"round": r, "tree": tree, **row}), flush=True)
+            if "error" in row:
+                raise SystemExit(f"{tree}: {row['error']}")
+            if isinstance(row.get("torch"), dict):
+                torch_rows.append(row.pop("torch"))
+            results[tree].append(row)
+    labels = ["add", "sum", "slice x[1:3]", "where"]
+    print(f"\nmedian of {args.rounds} interleaved rounds, µs per op (16 float32 elements, async, sync amortized)")
+    print("| tree | " + " | ".join(labels) + " |")
+    print("|---|" + "---|" * len(labels))
+    for tree, rows in results.items():
+        print(f"| {tree} | " + " | ".join(f"{statistics.median(r[k] for r in rows):.2f}" for k in labels) + " |")
+    if torch_rows:
+        print("| torch | " + " | ".join(f"{statistics.median(r[k] for r in torch_rows):.2f}" for k in labels) + " |")
+
+
+if __name__ == "__main__":
+    main()
