@@ -10,7 +10,8 @@ path (plus PYTHONPATH's other entries, e.g. hip-python), times add / sum / x[1:3
 on 16 float32 elements with run_gpu.timed, and prints one JSON line; the summary is the
 best and the median over rounds per tree (process-to-process spread on the lent hosts is
 large: 9-15 µs for one op in one run). The timing thread is pinned to one core. torch,
-when importable, is timed in the first tree's process of each round as the yardstick.
+when it has a GPU, is timed the same way in a process of its own in each round, so no
+timed process holds another library's CUDA context. Odd rounds run in reverse order.
 """
 
 import argparse
@@ -28,43 +29,45 @@ import json, os, sys
 import numpy as np
 sys.path.insert(0, {bench!r})
 from run_gpu import timed
-import candlewick as cw
-dev = cw.get_device({backend!r})
+if {library!r} == "torch":
+    import torch
+    lib, sync = torch, torch.cuda.synchronize
+    x = torch.arange(16, dtype=torch.float32, device="cuda")
+else:
+    import candlewick as lib
+    dev = lib.get_device({backend!r})
+    sync = dev.synchronize
+    x = lib.asarray(np.arange(16, dtype=np.float32), device=dev)
+c = x > 3
 cpus = sorted(os.sched_getaffinity(0))
 # the timing thread alone on one core (the runtime's own threads, started above, keep theirs)
 os.sched_setaffinity(0, {{cpus[-1]}})
-a = np.arange(16, dtype=np.float32)
-x = cw.asarray(a, device=dev)
-c = x > 3
-cases = {{"add": lambda: x + x, "sum": lambda: cw.sum(x), "slice x[1:3]": lambda: x[1:3],
-          "where": lambda: cw.where(c, x, x)}}
-row = {{label: timed(fn, dev.synchronize, reps=500, batches=5, warmup=50) * 1e6 for label, fn in cases.items()}}
-row["candlewick"] = cw.__file__
-if {torch!r}:
-    try:
-        import torch
-        t = torch.arange(16, dtype=torch.float32, device="cuda")
-        tc = t > 3
-        tcases = {{"add": lambda: t + t, "sum": lambda: t.sum(), "slice x[1:3]": lambda: t[1:3],
-                   "where": lambda: torch.where(tc, t, t)}}
-        row["torch"] = {{k: timed(f, torch.cuda.synchronize, reps=500, batches=5, warmup=50) * 1e6
-                        for k, f in tcases.items()}}
-    except Exception as exc:
-        row["torch"] = repr(exc)[:200]
+cases = {{"add": lambda: x + x, "sum": lambda: lib.sum(x), "slice x[1:3]": lambda: x[1:3],
+          "where": lambda: lib.where(c, x, x)}}
+row = {{label: timed(fn, sync, reps=500, batches=5, warmup=50) * 1e6 for label, fn in cases.items()}}
 print(json.dumps(row))
 """
 
 
-def run_tree(tree, backend, with_torch):
+def run_tree(tree, backend, library="candlewick"):
     others = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
     others = [p for p in others if Path(p).resolve() != Path(tree).resolve() and not (Path(p) / "candlewick").is_dir()]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(Path(tree).resolve())] + others))
-    code = CHILD.format(bench=str(BENCH), backend=backend, torch=with_torch)
+    code = CHILD.format(bench=str(BENCH), backend=backend, library=library)
     proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
                           cwd=str(Path(tree).resolve()))
     if proc.returncode:
         return {"error": proc.stderr[-1500:]}
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def torch_available():
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001
+        return False
 
 
 def main():
@@ -74,26 +77,26 @@ def main():
     ap.add_argument("--backend", default="rocm")
     args = ap.parse_args()
     args.trees = args.trees or os.environ.get("CANDLEWICK_AB_TREES", str(BENCH.parent)).split(":")
-    results = {tree: [] for tree in args.trees}
-    torch_rows = []
+    runs = [(tree, "candlewick") for tree in args.trees]
+    if torch_available():
+        runs.append((args.trees[0], "torch"))
+    results = {}
     for r in range(args.rounds):
-        for k, tree in enumerate(args.trees):
-            row = run_tree(tree, args.backend, k == 0)
-            print(json.dumps({"round": r, "tree": tree, **row}), flush=True)
+        for tree, library in (runs if r % 2 == 0 else runs[::-1]):
+            row = run_tree(tree, args.backend, library)
+            name = tree if library == "candlewick" else library
+            print(json.dumps({"round": r, "tree": name, **row}), flush=True)
             if "error" in row:
-                raise SystemExit(f"{tree}: {row['error']}")
-            if isinstance(row.get("torch"), dict):
-                torch_rows.append(row.pop("torch"))
-            results[tree].append(row)
+                raise SystemExit(f"{name}: {row['error']}")
+            results.setdefault(name, []).append(row)
     labels = ["add", "sum", "slice x[1:3]", "where"]
     print(f"\n{args.rounds} interleaved rounds, µs per op (16 float32 elements, async, sync amortized): "
           f"best / median of the rounds")
     print("| tree | " + " | ".join(labels) + " |")
     print("|---|" + "---|" * len(labels))
-    for tree, rows in list(results.items()) + ([("torch", torch_rows)] if torch_rows else []):
+    for tree, rows in results.items():
         print(f"| {tree} | " + " | ".join(
             f"{min(r[k] for r in rows):.2f} / {statistics.median(r[k] for r in rows):.2f}" for k in labels) + " |")
-
 
 if __name__ == "__main__":
     main()
