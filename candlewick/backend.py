@@ -32,7 +32,9 @@ General rules for every primitive (backend authors: read these first)
   ``candlewick.errors.UnsupportedOperation(op, dtype, backend)``; it never computes
   on another device. Errors in the data (an index out of range) raise
   ``IndexError`` subclasses; an asynchronous backend may raise them at the next
-  synchronizing call (``to_host``, ``synchronize``) and must name the operation.
+  synchronizing call (``to_host``, ``synchronize``) and must name the operation. A
+  write with an out-of-range index (scatter, scatter_add, index_add) writes nothing, as
+  NumPy's (the conformance suite checks the destination afterwards).
 """
 
 from typing import Any, Protocol, runtime_checkable
