@@ -117,27 +117,51 @@ def _count(shape, axes):
     return count
 
 
+#: float16 and bfloat16 statistics are computed in float32 and rounded once at the end
+#: (NumPy's and PyTorch's rule): their sums alone overflow or lose the low digits
+_HALF = (_dt.float16, _dt.bfloat16)
+
+
+def _in_compute_dtype(x, fname):
+    """(x, as float32 when it is a half dtype; that half dtype, or None)."""
+    x = _floating(x, fname)
+    if x._dtype in _HALF:
+        return x.astype(_dt.float32), x._dtype
+    return x, None
+
+
+def _rounded(a, half):
+    return a if half is None else a.astype(half)
+
+
 def mean(x, /, *, axis=None, keepdims=False):
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
     the mean of nothing is NaN."""
-    x = _floating(x, "mean")
+    x, half = _in_compute_dtype(x, "mean")
+    return _rounded(_mean(x, axis, keepdims), half)
+
+
+def _mean(x, axis, keepdims):
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
-    count = _count(shape, axes)
     total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
-    return _divide(total, count)
+    return _divide(total, _count(shape, axes))
 
 
 def var(x, /, *, axis=None, correction=0.0, keepdims=False):
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
     ``N - correction <= 0``. Complex input gives a real result."""
-    x = _floating(x, "var")
+    x, half = _in_compute_dtype(x, "var")
+    return _rounded(_var(x, axis, correction, keepdims), half)
+
+
+def _var(x, axis, correction, keepdims):
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise TypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
     count = _count(shape, axes)
-    center = mean(x, axis=axes, keepdims=True)
+    center = _mean(x, axes, True)
     from .elementwise import binary, unary
 
     deviation = binary(BinaryOp.SUBTRACT, x, center, "var")
@@ -151,8 +175,9 @@ def var(x, /, *, axis=None, correction=0.0, keepdims=False):
 
 def std(x, /, *, axis=None, correction=0.0, keepdims=False):
     """Standard deviation: the square root of ``var`` with the same arguments."""
-    v = var(x, axis=axis, correction=correction, keepdims=keepdims)
-    return wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device)
+    x, half = _in_compute_dtype(x, "std")
+    v = _var(x, axis, correction, keepdims)
+    return _rounded(wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device), half)
 
 
 def _cumulative(op, x, axis, dtype, include_initial, fname):

@@ -94,9 +94,12 @@ def _build():
         for d in op.dtypes():
             add(("scan", op, d), f"scan_{op.value}_{d.name}", f"misc_{d.name}",
                 f"cw_scan<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
-            if op is ScanOp.PROD and d.is_complex:  # order-exact (reductions.scan says why)
+            if op is ScanOp.PROD and d.is_complex:  # order-exact (scans.py says why)
                 add(("scan_seq", op, d), f"scan_seq_{op.value}_{d.name}", f"misc_{d.name}",
                     f"cw_scan_seq<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
+            else:  # long rows in tiles (scans.py)
+                add(("scan_tiles", op, d), f"scan_tiles_{op.value}_{d.name}", f"misc_{d.name}",
+                    f"cw_scan_tiles<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
     for d in _domain("F"):
         for kind, normal in (("uniform", "false"), ("normal", "true")):
             double = "true" if d is dt.float64 else "false"

@@ -1,4 +1,4 @@
-"""reduce and scan: choosing the reduction kernel, its launch geometry and its splits.
+"""reduce: choosing the reduction kernel, its launch geometry and its splits.
 
 Every reduction is one launch (hip/reduce.hip says how the kernels work). The choices
 here, all pure functions of the shape, the device and ``TUNING`` (so tests can check
@@ -19,19 +19,18 @@ probe in bench/rocm_probe.py) by assigning to the dict.
 """
 
 import os
-import struct
 import threading
 import warnings
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, contiguous_strides, shape_size
-from candlewick.opdefs import ReduceOp, ScanOp
+from candlewick.layout import Layout, shape_size
+from candlewick.opdefs import ReduceOp
 
 from . import ops
 from .argpack import MAX_DIMS, REDUCE_ARGS, coalesce, pad_dims
 from .kernels import runtime
-from .storage import RocmStorage, launch_ew
+from .storage import RocmStorage
 
 ENV = "CANDLEWICK_ROCM_REDUCE_VARIANT"
 #: the launch-geometry knobs (bench/rocm_probe.py's ``reduce`` section measures them)
@@ -374,30 +373,3 @@ def _launch_cols(device, op, dtype, src, offset, out, out_dims, red_dims, n_out,
         _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
                 chunk, splits, vec, 1))
     del keep
-
-
-def scan(storage, op, layout, axis):
-    device = storage.device
-    shape = tuple(layout.shape)
-    out = RocmStorage.empty(device, storage.dtype, shape_size(shape))
-    if out.size == 0:
-        return out
-    out_strides = contiguous_strides(shape)
-    kept = [i for i in range(len(shape)) if i != axis]
-    kept_shape = tuple(shape[i] for i in kept)
-    packed = struct.pack("<qqq", shape[axis], layout.strides[axis], out_strides[axis])
-    if op is ScanOp.PROD and storage.dtype.is_complex:
-        # complex products: NumPy's left-to-right order, one thread per row (a parallel
-        # scan regroups the multiplications, and with inf/NaN factors that changes which
-        # parts come out NaN, not only the rounding)
-        launch_ew(device, ("scan_seq", op, storage.dtype), kept_shape,
-                  [(out.ptr, 0, tuple(out_strides[i] for i in kept)),
-                   (storage.ptr, layout.offset, tuple(layout.strides[i] for i in kept))],
-                  packed, name=f"cumulative_{op.value}", dtype=storage.dtype)
-        return out
-    launch_ew(device, ("scan", op, storage.dtype), kept_shape,
-              [(out.ptr, 0, tuple(out_strides[i] for i in kept)),
-               (storage.ptr, layout.offset, tuple(layout.strides[i] for i in kept))],
-              packed, name=f"cumulative_{op.value}", dtype=storage.dtype,
-              blocks=lambda rows: min(rows, 1 << 16))  # one block per row
-    return out

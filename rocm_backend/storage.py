@@ -1,7 +1,7 @@
 """RocmStorage: the BackendStorage of the ROCm backend.
 
-Host transfer, in-place writes and element-wise primitives are here; reductions and
-scans live in ``reductions.py``, indexing/sorting in ``indexing.py``, GEMM in
+Host transfer, in-place writes and element-wise primitives are here; reductions live in
+``reductions.py``, scans in ``scans.py``, indexing/sorting in ``indexing.py``, GEMM in
 ``rocblas.py``. Every primitive queues kernels on the device stream and returns at once.
 """
 
@@ -363,7 +363,7 @@ class RocmStorage:
         return _reductions.reduce(self, op, layout, tuple(axes))
 
     def scan(self, op, layout, axis):
-        return _reductions.scan(self, op, layout, axis)
+        return _scans.scan(self, op, layout, axis)
 
     def index_select(self, layout, indices, idx_layout, axis):
         from .indexing import index_select
@@ -442,6 +442,7 @@ def _overlap(a, b):
 # run the import machinery on every call)
 from . import nn as _nn  # noqa: E402
 from . import reductions as _reductions  # noqa: E402
+from . import scans as _scans  # noqa: E402
 
 
 def _unimplemented(op, group):

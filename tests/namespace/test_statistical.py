@@ -137,6 +137,22 @@ def test_cumulative_errors(device, fname):
         fn(make(np.array([1, 2]), device), dtype=cw.bool)
 
 
+@pytest.mark.parametrize("dtype", [cw.float16, cw.bfloat16])
+def test_half_statistics_are_computed_in_float32(device, dtype):
+    """A float16 sum of these 4096 values is past float16's largest finite (65504): the
+    mean, var and std are computed in float32 and rounded once to the input's dtype."""
+    data = np.where(np.arange(4096) % 3 == 0, 3.0, 125.0).reshape(64, 64)
+    x = make(data.astype(dtype.numpy), device)
+    wide = data.astype(np.float32)
+    for fname, kwargs in (("mean", {}), ("var", {}), ("std", {"correction": 1}),
+                          ("mean", {"axis": 0}), ("var", {"axis": 1, "keepdims": True})):
+        got = getattr(cw, fname)(x, **kwargs)
+        want = getattr(xp, fname)(xp.asarray(wide), **kwargs)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(cw.to_numpy(got).astype(np.float32),
+                                      np.asarray(want).astype(dtype.numpy).astype(np.float32))
+
+
 # --- the reductions statistical.py already had (regression checks) --------------------------
 
 def test_sum_prod_mean_min_max(device):

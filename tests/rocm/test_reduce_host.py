@@ -1,22 +1,15 @@
 """The reduction kernels of rocm_backend/hip/reduce.hip, run on the CPU end to end.
 
-No GPU here: g++ compiles reduce.hip (with common.h, complex.h, math_ops.h and
-elementwise.hip) for the host against ``hip_host_fibers.h``, which runs every thread of
-a block as a fiber (real barriers, warp shuffles of width 32 or 64, shared memory), one
-block after another in a chosen order. A fake HIP runtime (fake_hip.py's, with real host
-memory behind its device pointers) hands each reduction launch of the backend to that
-library, so what runs is the backend's own host path (kernel choice, launch geometry,
-splits, argument packing) and the kernels' own code. Inputs are small integers, so
+No GPU here: host_exec.py has g++ compile reduce.hip for the host (every thread of a
+block a fiber: real barriers, warp shuffles of width 32 or 64, shared memory; blocks one
+after another in a chosen order) and a fake HIP runtime hand each reduction launch of
+the backend to it, so what runs is the backend's own host path (kernel choice, launch
+geometry, splits, argument packing) and the kernels' own code. Inputs are small integers, so
 every expected result is exact: comparisons are bitwise, and so are the checks that the
 block order (which block finishes last) changes nothing.
 """
 
 import ctypes
-import importlib.util
-import pathlib
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -24,150 +17,27 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ReduceOp
+from host_exec import build, device_factory
 from rocm_backend import argpack, ops
-
-HERE = pathlib.Path(__file__).resolve().parent
-HIP_DIR = HERE.parents[1] / "rocm_backend" / "hip"
-_spec = importlib.util.spec_from_file_location("rocm_fake_hip", HERE / "fake_hip.py")
-fake_hip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_hip)
 
 REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]
 
 
-def _harness_source():
-    lines = ['#include "hip_host_fibers.h"']
-    for name in ("common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce.hip"):
-        lines.append(f'#include "{name}"')
-    lines.append("#include <stddef.h>")
-    fields = [f for f, _, _ in argpack.REDUCE_ARGS.fields]
-    lines.append("extern \"C\" long cwh_reduce_args_layout(int k) {")
-    lines.append("    static const long v[] = {(long)sizeof(cw_reduce_args), "
-                 + ", ".join(f"(long)offsetof(cw_reduce_args, {f})" for f in fields) + "};")
-    lines.append("    return v[k];\n}")
-    for spec in REDUCE_SPECS:
-        lines.append(
-            f'extern "C" const char* cwh_{spec.name}(const void* args, int gx, int gy, int bx, int by, int warp, '
-            f"const int* order) {{\n"
-            f"    cw_reduce_args a;\n    memcpy(&a, args, sizeof a);\n"
-            f"    return cwh_launch(gx, gy, bx, by, warp, order, [&a] {{ {spec.body} }});\n}}")
-    return "\n".join(lines) + "\n"
-
-
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("g++ not found: this test compiles the reduction kernels for the host with g++")
-    tmp = tmp_path_factory.mktemp("reduce_host")
-    src = tmp / "reduce_host.cpp"
-    src.write_text(_harness_source())
-    out = tmp / "libcw_reduce_host.so"
-    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-w", "-I", str(HERE), "-I", str(HIP_DIR), str(src),
-           "-o", str(out), "-lm"]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    assert proc.returncode == 0, f"g++ failed:\n{proc.stderr[-20000:]}"
-    lib = ctypes.CDLL(str(out))
-    for spec in REDUCE_SPECS:
-        getattr(lib, f"cwh_{spec.name}").restype = ctypes.c_char_p
+    fields = [f for f, _, _ in argpack.REDUCE_ARGS.fields]
+    layout = ["extern \"C\" long cwh_reduce_args_layout(int k) {",
+              "    static const long v[] = {(long)sizeof(cw_reduce_args), "
+              + ", ".join(f"(long)offsetof(cw_reduce_args, {f})" for f in fields) + "};",
+              "    return v[k];\n}"]
+    lib = build(tmp_path_factory.mktemp("reduce_host"), ["reduce.hip"], REDUCE_SPECS, layout)
     lib.cwh_reduce_args_layout.restype = ctypes.c_long
     return lib
 
 
-class _Props(fake_hip._Props):
-    multiProcessorCount = 3
-
-
-class ExecRuntime(fake_hip.FakeRuntime):
-    """fake_hip's runtime with host memory behind the device pointers and the reduction
-    kernels run by the host library (block order: ``order`` = "forward", "reverse" or
-    "shuffle")."""
-
-    def __init__(self, lib, warp=64, occupancy=2):
-        self.lib, self.warp, self.occupancy = lib, warp, occupancy
-        self.order = "forward"
-        self.rng = np.random.default_rng(7)
-        self.memory = {}
-        self.reduce_launches = []  # (kernel name, grid, block)
-        super().__init__()
-
-    def _hip_functions(self):
-        ok = fake_hip.OK
-        props = _Props()
-        props.warpSize = self.warp
-        fns = super()._hip_functions()
-        fns.update({
-            "hipGetDeviceProperties": lambda o: (ok, props),
-            "hipMemcpyHtoDAsync": self._copy,
-            "hipMemcpyDtoHAsync": self._copy,
-            "hipMemcpyDtoDAsync": self._copy,
-            "hipMemsetAsync": lambda p, byte, n, s: (ctypes.memset(p, byte, n), (ok,))[1],
-            "hipModuleOccupancyMaxActiveBlocksPerMultiprocessor": lambda f, block, shmem: (ok, self.occupancy),
-        })
-        return fns
-
-    def _copy(self, dst, src, n, stream):
-        ctypes.memmove(int(dst), int(src), n)
-        return (fake_hip.OK,)
-
-    def _malloc(self, size):
-        buf = np.full(size + 512, 0xA5, np.uint8)  # not zeroed, as device memory is not
-        ptr = (buf.ctypes.data + 511) & ~511
-        self.memory[ptr] = buf
-        return (fake_hip.OK, ptr)
-
-    def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
-        name = fn.name.decode()
-        args = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))[1]
-        if name.startswith("fill_b"):
-            self._fill(int(name[6:]), args)
-            return (fake_hip.OK,)
-        assert name.startswith("reduce_"), name
-        assert gz == 1 and bz == 1 and bx * by <= 256
-        self.reduce_launches.append((name, (gx, gy), (bx, by)))
-        n = gx * gy
-        order = {"forward": np.arange(n), "reverse": np.arange(n)[::-1],
-                 "shuffle": self.rng.permutation(n)}[self.order].astype(np.int32)
-        err = getattr(self.lib, f"cwh_{name}")(ctypes.c_void_p(args), gx, gy, bx, by, self.warp,
-                                               order.ctypes.data_as(ctypes.c_void_p))
-        assert err is None, f"{name}: {err.decode()}"
-        return (fake_hip.OK,)
-
-    def _fill(self, size, args):
-        """The contiguous fill kernel (empty reductions fill their result)."""
-        raw = ctypes.string_at(args, argpack.EW_ARGS.size)
-        v = argpack.EW_ARGS.struct.unpack(raw)
-        n, flags = v[0], v[2]
-        assert flags & argpack.CONTIGUOUS
-        ptr, offset = v[3 + argpack.MAX_DIMS], v[4 + argpack.MAX_DIMS]
-        value = v[-1][:size]
-        ctypes.memmove(ptr + offset * size, value * n, size * n)
-
-
 @pytest.fixture
 def device(lib, monkeypatch, tmp_path):
-    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    made = {}
-
-    def make(warp=64, occupancy=2):
-        rt = ExecRuntime(lib, warp, occupancy)
-        pkg = type(sys)("hip")
-        pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
-        pkg.__path__ = []
-        for mod_name, mod in {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc,
-                              "hip.hipblas": rt.hipblas}.items():
-            monkeypatch.setitem(sys.modules, mod_name, mod)
-        import rocm_backend.device as device_mod
-        from rocm_backend import RocmBackend, kernels
-
-        monkeypatch.setattr(device_mod, "_api", None)
-        monkeypatch.setattr(kernels, "_code_memory", {})
-        monkeypatch.setattr(kernels, "_version_cached", None)
-        dev = RocmBackend().device(0)
-        made["rt"] = rt
-        return rt, dev
-
-    return make
+    return device_factory(lib, monkeypatch, tmp_path)
 
 
 def test_struct_layout_matches_the_kernels(lib):
@@ -276,7 +146,7 @@ def test_every_op_and_dtype(device, op, dtype, monkeypatch):
     if op not in (ReduceOp.ARGMAX, ReduceOp.ARGMIN):
         _check(dev, op, c, c, (0, 2))  # rows, generic (two reduced axes)
         _check(dev, op, c, c, (0, 1, 2))  # everything, contiguous
-    kinds = {name.split("_" + op.value + "_")[0] for name, _, _ in rt.reduce_launches}
+    kinds = {name.split("_" + op.value + "_")[0] for name, _, _ in rt.launches}
     assert {"reduce_rows_vec", "reduce_cols_vec", "reduce_cols"} <= kinds, kinds
 
 
@@ -310,7 +180,7 @@ def test_knobs_and_warp_widths(device, monkeypatch, warp, block, group, bx, cap)
         c = _values(dtype, (4, 90, 6), rng, op)
         _check(dev, op, c, c[:, :, 1:], (1,))
         _check(dev, op, c, c.transpose(2, 0, 1), (2,))
-    assert any(g[1] > 1 for name, g, _ in rt.reduce_launches if "cols" in name)  # split cols ran
+    assert any(g[1] > 1 for name, g, _ in rt.launches if "cols" in name)  # split cols ran
 
 
 def test_block_order_changes_no_bit(device, monkeypatch):
@@ -334,7 +204,7 @@ def test_block_order_changes_no_bit(device, monkeypatch):
         for r in results[1:]:
             np.testing.assert_array_equal(r, results[0])
         np.testing.assert_allclose(results[0], want, rtol=1e-4, atol=1e-3)
-    assert any(g[0] * g[1] > 1 and "cols_vec" in name for name, g, _ in rt.reduce_launches)
+    assert any(g[0] * g[1] > 1 and "cols_vec" in name for name, g, _ in rt.launches)
 
 
 def test_arg_extremes_give_the_first_index(device, monkeypatch):
@@ -380,7 +250,7 @@ def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
         _check(dev, ReduceOp.SUM, b, b, axes)
     c = np.ones((3000, 8), np.float64)
     _check(dev, ReduceOp.SUM, c, c, (0,))
-    assert all(name.startswith("reduce_") for name, _, _ in rt.reduce_launches)
+    assert all(name.startswith("reduce_") for name, _, _ in rt.launches)
     tickets = np.empty(reductions._TICKETS, np.uint32)
     ctypes.memmove(tickets.ctypes.data, dev._reduce_scratch.tickets, tickets.nbytes)
     assert not tickets.any()

@@ -1,0 +1,150 @@
+"""The scan kernels of rocm_backend/hip/scan.hip, run on the CPU end to end (host_exec.py):
+one block per row, long rows in tiles (the tiles' totals scanned by the same code, and
+in tiles again when there are many), complex products one thread per row. Inputs are
+small integers (products: mostly 1, some -1 and 2), so every result is exact and the
+comparisons are bitwise, whatever the block order.
+
+The library is built with CW_SCAN_ITEMS=1 (a tile of 256 elements instead of the
+device's 2048) so that rows of a few thousand elements already need tiles of tiles.
+"""
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout
+from candlewick.opdefs import ScanOp
+from host_exec import build, device_factory
+from rocm_backend import ops
+
+DTYPES = [dt.int8, dt.uint16, dt.int64, dt.float16, dt.bfloat16, dt.float32, dt.float64, dt.complex64,
+          dt.complex128]
+CASES = [(ScanOp.SUM, d) for d in DTYPES] + [(ScanOp.PROD, d) for d in (dt.int32, dt.float64, dt.complex128)]
+HOST_TILE = ops.EW_BLOCK  # CW_SCAN_ITEMS=1
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    specs = [s for s in ops.TABLE.values() if s.key[0].startswith("scan") and tuple(s.key[1:]) in CASES]
+    return build(tmp_path_factory.mktemp("scan_host"), ["scan.hip"], specs, defines=["CW_SCAN_ITEMS 1"])
+
+
+@pytest.fixture
+def device(lib, monkeypatch, tmp_path):
+    from rocm_backend import scans
+
+    monkeypatch.setattr(scans, "SCAN_TILE", HOST_TILE)
+    return device_factory(lib, monkeypatch, tmp_path)
+
+
+def _values(op, dtype, shape, rng):
+    n = int(np.prod(shape))
+    if op is ScanOp.PROD:
+        a = np.where(rng.random(n) < 0.97, 1, np.where(rng.random(n) < 0.5, -1, 2))
+        if dtype.numpy.kind == "u":
+            a = np.abs(a)
+    else:
+        a = rng.integers(0 if dtype.numpy.kind == "u" else -3, 4, n)
+    if dtype.is_complex:
+        a = a + 1j * (rng.integers(-2, 3, n) if op is ScanOp.SUM else 0)
+    return a.astype(dtype.numpy).reshape(shape)
+
+
+def _expected(op, view, axis):
+    fn = np.cumsum if op is ScanOp.SUM else np.cumprod
+    if view.dtype.kind in "iu":
+        return fn(view, axis=axis, dtype=view.dtype)  # wrapping, as the kernels do
+    wide = np.complex128 if view.dtype.kind == "c" else np.float64
+    return fn(view.astype(wide), axis=axis).astype(view.dtype)
+
+
+def _check(dev, op, base, view, axis):
+    itemsize = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(s // itemsize for s in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // itemsize)
+    got = dev.storage_from_host(base).scan(op, layout, axis).to_host(Layout.contiguous(view.shape))
+    want = _expected(op, view, axis)
+    if want.dtype.kind in "iu":
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_array_equal(got.astype(np.complex128), want.astype(np.complex128))
+    return got
+
+
+def _kinds(rt):
+    return {name.split("_")[0] + "_" + name.split("_")[1] for name, _, _ in rt.launches}
+
+
+@pytest.mark.parametrize("op,dtype", CASES, ids=[f"{o.value}-{d.name}" for o, d in CASES])
+def test_rows_long_and_short_every_layout(device, op, dtype):
+    rt, dev = device(warp=64)
+    rng = np.random.default_rng(abs(hash((op.value, dtype.name))) % 2**32)
+    flat = _values(op, dtype, (1201,), rng)
+    _check(dev, op, flat, flat, 0)  # one row of 5 tiles
+    _check(dev, op, flat, flat[::-3], 0)  # reversed, strided
+    m = _values(op, dtype, (2, 700), rng)
+    _check(dev, op, m, m, 1)  # a few long rows
+    _check(dev, op, m, m[:, 7:], 1)  # starting off a tile boundary
+    mt = np.ascontiguousarray(m.T)
+    _check(dev, op, mt, mt, 0)  # along the slow axis: the input strided, the output too
+    for length in (HOST_TILE, HOST_TILE + 1, 2 * HOST_TILE):
+        r = _values(op, dtype, (2, length), rng)
+        _check(dev, op, r, r, 1)  # exactly one tile (no tiles) / one element into a second
+    short = _values(op, dtype, (40, 9), rng)
+    _check(dev, op, short, short, 1)  # many short rows: a block each
+    _check(dev, op, short, short, 0)
+    kinds = _kinds(rt)
+    if op is ScanOp.PROD and dtype.is_complex:
+        assert kinds == {"scan_seq"}
+    else:
+        assert kinds == {"scan_tiles", "scan_" + op.value}, kinds
+
+
+@pytest.mark.parametrize("op,dtype", [(ScanOp.SUM, dt.float16)])
+def test_tiles_of_tiles(device, op, dtype):
+    """A row of 274 tiles: the scan of its tile totals is itself tiled (float16 totals
+    are float32)."""
+    rt, dev = device(warp=64)
+    flat = _values(op, dtype, (70_001,), np.random.default_rng(3))
+    _check(dev, op, flat, flat, 0)
+    assert sum(name.startswith("scan_tiles") for name, _, _ in rt.launches) == 4
+
+
+def test_many_rows_in_tiles_and_grid_loops(device, monkeypatch):
+    """Rows and tiles past the grid's caps: the kernel loops over both; the totals of
+    each row are kept apart (rows of a 3-d array, reduced axis in the middle)."""
+    from rocm_backend import scans
+
+    monkeypatch.setattr(scans, "GRID_CAP", (2, 3))
+    rt, dev = device(warp=32)
+    rng = np.random.default_rng(11)
+    for dtype in (dt.int64, dt.float32):
+        c = _values(ScanOp.SUM, dtype, (3, 1100, 2), rng)
+        _check(dev, ScanOp.SUM, c, c, 1)
+        _check(dev, ScanOp.SUM, c, c[::-1, :, ::-1], 1)
+    grids = {g for name, g, _ in rt.launches if name.startswith("scan_tiles")}
+    assert grids == {(2, 3)}, grids
+
+
+def test_block_order_changes_no_bit(device):
+    rt, dev = device(warp=32)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(3000).astype(np.float32)
+    s = dev.storage_from_host(a)
+    results = []
+    for order in ("forward", "reverse", "shuffle", "shuffle"):
+        rt.order = order
+        results.append(s.scan(ScanOp.SUM, Layout.contiguous(a.shape), 0).to_host(Layout.contiguous(a.shape)))
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])
+    np.testing.assert_allclose(results[0], np.cumsum(a.astype(np.float64)), rtol=1e-4, atol=1e-3)
+
+
+def test_many_rows_keep_one_block_each(device, monkeypatch):
+    from rocm_backend import scans
+
+    monkeypatch.setattr(scans, "TILED_ROWS_MAX", 4)
+    rt, dev = device(warp=64)
+    a = _values(ScanOp.SUM, dt.int64, (5, 600), np.random.default_rng(2))
+    _check(dev, ScanOp.SUM, a, a, 1)
+    assert _kinds(rt) == {"scan_sum"}
