@@ -9,7 +9,8 @@
 3. the --steps asked for (default: conformance, rocm_tests, bench, diag), in the order of
    STEPS below: test folders with CANDLEWICK_TEST_BACKENDS=rocm, bench/run_gpu.py and
    bench/rocm_nn.py (beside torch and CuPy), bench/rocm_diag.py, bench/rocm_probe.py,
-   bench/tiny_ab.py (tiny ops of the trees in $CANDLEWICK_AB_TREES, interleaved).
+   bench/tiny_ab.py (tiny ops of the trees in $CANDLEWICK_AB_TREES, interleaved), and
+   ``script``: the Python file named by $CANDLEWICK_GPU_SCRIPT (a one-off diagnosis).
 Each step has its share of the budget and its own log under OUTDIR; summary.txt lists
 the results. Nothing here decides pass/fail: the logs are the record.
 """
@@ -39,6 +40,7 @@ STEPS = [  # name, command after the interpreter (OUT = the output folder), shar
     ("diag", ["bench/rocm_diag.py"], 0.15),
     ("probe", ["bench/rocm_probe.py"], 0.3),
     ("tiny_ab", ["bench/tiny_ab.py"], 0.2),
+    ("script", ["SCRIPT"], 0.3),  # $CANDLEWICK_GPU_SCRIPT: a one-off diagnosis in this environment
 ]
 TEST_STEPS = {"shim_tests", "conformance", "conformance_nn", "array_api", "rocm_tests", "rocm_gpu_tests"}
 
@@ -77,6 +79,7 @@ def main():
     ap.add_argument("--kernel-cache", default=str(ROOT / ".kc" / "kcache_sm90.tgz"))
     ap.add_argument("--steps", default="conformance,rocm_tests,bench,diag",
                     help="comma list of: " + ", ".join(name for name, *_ in STEPS))
+    ap.add_argument("--no-precompile", action="store_true", help="compile kernels on first use only")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -117,15 +120,17 @@ def main():
                     tar.extract(member, "/tmp/candlewick-kc")
     pre = ("import rocm_backend as r, json; s = r.precompile(progress=False, threads=os.cpu_count());"
            "print(json.dumps(s))")
-    rc, secs = run([sys.executable, "-c", "import os; " + pre], out / "precompile.log", min(150, left()), env)
-    note(f"precompile (exit {rc}, {secs:.0f}s): {Path(out / 'precompile.log').read_text()[-300:].strip()}")
+    if not args.no_precompile:
+        rc, secs = run([sys.executable, "-c", "import os; " + pre], out / "precompile.log", min(150, left()), env)
+        note(f"precompile (exit {rc}, {secs:.0f}s): {Path(out / 'precompile.log').read_text()[-300:].strip()}")
 
     env_tests = dict(env, CANDLEWICK_TEST_BACKENDS="rocm", CANDLEWICK_HYPOTHESIS_PROFILE="ci")
     wanted = args.steps.split(",")
     unknown = set(wanted) - {name for name, *_ in STEPS}
     if unknown:
         raise SystemExit(f"--steps: unknown {sorted(unknown)}")
-    steps = [(name, [sys.executable] + [str(out) if a == "OUT" else a for a in cmd], share)
+    fill = {"OUT": str(out), "SCRIPT": os.environ.get("CANDLEWICK_GPU_SCRIPT", "")}
+    steps = [(name, [sys.executable] + [fill.get(a, a) for a in cmd], share)
              for name, cmd, share in STEPS if name in wanted]
     total_share = sum(share for *_, share in steps)
     remaining_share = total_share

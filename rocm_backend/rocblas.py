@@ -2,8 +2,8 @@
 tiled kernel for integers (BLAS has no wrapping integer GEMM).
 
 hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
-Transposed views are passed as transposes, any other strided operand is copied
-contiguous first (never an error). Batch dimensions, broadcast ones (stride 0)
+Transposed views are passed as transposes, any other strided operand (a negative batch
+stride included) is copied contiguous first (never an error). Batch dimensions, broadcast ones (stride 0)
 included, are coalesced into one strided batch where possible and looped on the host
 otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
 says why).
@@ -67,12 +67,15 @@ def _materialize(storage, layout):
 
 
 def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    # a negative batch stride is copied too: cuBLAS's float16 GEMMs (behind the
+    # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
+    # hipBLAS nor cuBLAS documents the sign as allowed
     a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
-    if a_op is None or a_op[1] > _INT32_MAX:
+    if a_op is None or a_op[1] > _INT32_MAX or min(lhs_layout.strides[:-2], default=0) < 0:
         lhs, lhs_layout = _materialize(lhs, lhs_layout)
         a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
     b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
-    if b_op is None or b_op[1] > _INT32_MAX:
+    if b_op is None or b_op[1] > _INT32_MAX or min(rhs_layout.strides[:-2], default=0) < 0:
         rhs, rhs_layout = _materialize(rhs, rhs_layout)
         b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
     if max(m, n, k) > _INT32_MAX:

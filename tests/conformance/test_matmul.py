@@ -55,3 +55,24 @@ def test_matmul_transposed_and_broadcast_batch(device, dtype):
     out = a.matmul(b, a_layout, Layout.contiguous((2, 4, 5)))
     expected = matmul_expected(dtype, np.broadcast_to(host_a.T, (2, 3, 4)), host_b)
     expected.check(read_result(out, dtype, (2, 3, 5)))
+
+
+@pytest.mark.parametrize("dtype", NUMERIC)
+def test_matmul_reversed_batch(device, dtype):
+    """Operands whose batch axis runs backwards (x[::-1], flip): negative batch strides,
+    with and without a transposed matrix."""
+    rng = np.random.default_rng(1)
+    host_a = rng.integers(-3, 4, (3, 4, 5)).astype(dtype.numpy)  # (B, M, K)
+    host_b = rng.integers(-3, 4, (3, 5, 2)).astype(dtype.numpy)  # (B, K, N)
+    a = device.storage_from_host(host_a.reshape(-1))
+    b = device.storage_from_host(host_b.reshape(-1))
+    a_reversed = Layout((3, 4, 5), (-20, 5, 1), 40)
+    b_reversed = Layout((3, 5, 2), (-10, 2, 1), 20)
+    b_reversed_t = Layout((3, 5, 2), (-10, 1, 5), 20)  # rows of b's (2, 5) matrices read as columns
+    b_as_t = host_b.reshape(3, 2, 5)[::-1].transpose(0, 2, 1)
+    for a_layout, b_layout, want_a, want_b in (
+            (a_reversed, Layout.contiguous((3, 5, 2)), host_a[::-1], host_b),
+            (Layout.contiguous((3, 4, 5)), b_reversed, host_a, host_b[::-1]),
+            (a_reversed, b_reversed_t, host_a[::-1], b_as_t)):
+        out = a.matmul(b, a_layout, b_layout)
+        matmul_expected(dtype, want_a, want_b).check(read_result(out, dtype, (3, 4, 2)))

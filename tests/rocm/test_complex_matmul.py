@@ -243,3 +243,17 @@ def test_real_matmul_path_is_unchanged(mirror):
     got = _run(dev, dt.float32, a, Layout((2, 3, 4), (12, 1, 3), 0), b, Layout((2, 4, 5), (0, 5, 1), 0))
     np.testing.assert_allclose(got, np.swapaxes(a.reshape(2, 4, 3), -1, -2) @ b, rtol=1e-5)
     assert mem.launches == []
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.complex64])
+def test_reversed_batches_reach_blas_with_positive_strides(mirror, dtype):
+    """A batch axis running backwards is copied first: cuBLAS's float16 GEMMs read out of
+    bounds with a negative batch stride (seen on the GPU), and no BLAS documents one."""
+    mem, dev = mirror
+    rng = np.random.default_rng(4)
+    a = rng.integers(-3, 4, (3, 4, 5)).astype(dtype.numpy)
+    b = rng.integers(-3, 4, (3, 5, 2)).astype(dtype.numpy)
+    got = _run(dev, dtype, a, Layout((3, 4, 5), (-20, 5, 1), 40), b, Layout((3, 5, 2), (-10, 1, 5), 20))
+    want = _oracle(a[::-1], b.reshape(3, 2, 5)[::-1].transpose(0, 2, 1))
+    np.testing.assert_array_equal(got.astype(np.complex128), want)
+    assert mem.gemms and all(g[8] >= 0 and g[9] >= 0 for g in mem.gemms), mem.gemms
