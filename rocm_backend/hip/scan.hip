@@ -69,10 +69,13 @@ template <class S, class Op> __device__ inline void cw_scan_seq(const cw_ew_args
 #define CW_SCAN_ITEMS 8
 #endif
 #define CW_SCAN_TILE (CW_BLOCK * CW_SCAN_ITEMS)
+// one padding slot per 32: a thread's CW_SCAN_ITEMS consecutive elements then sit in
+// other banks than its neighbours' (no bank conflicts on the per-thread walks)
+#define CW_SCAN_PAD(k) ((k) + ((k) >> 5))
 
 template <class S, class Op> __device__ inline void cw_scan_tiles(const cw_ew_args& a) {
     typedef typename Op::C C;
-    __shared__ C tile[CW_SCAN_TILE];
+    __shared__ C tile[CW_SCAN_PAD(CW_SCAN_TILE)];
     __shared__ C sums[CW_BLOCK];
     Op op;
     const int tid = threadIdx.x;
@@ -86,32 +89,37 @@ template <class S, class Op> __device__ inline void cw_scan_tiles(const cw_ew_ar
             // coalesced loads into shared memory, then each thread owns CW_SCAN_ITEMS in a row
             for (int k = tid; k < CW_SCAN_TILE; k += CW_BLOCK) {
                 cw_i64 i = start + k;
-                tile[k] = i < len ? cw_load<S>(a.op[1].ptr, o.o[1] + i * s_in) : op.identity();
+                tile[CW_SCAN_PAD(k)] = i < len ? cw_load<S>(a.op[1].ptr, o.o[1] + i * s_in) : op.identity();
             }
             __syncthreads();
             C own = op.identity();
-            for (int k = 0; k < CW_SCAN_ITEMS; ++k) own = op(own, tile[tid * CW_SCAN_ITEMS + k]);
+            for (int k = 0; k < CW_SCAN_ITEMS; ++k) own = op(own, tile[CW_SCAN_PAD(tid * CW_SCAN_ITEMS + k)]);
             sums[tid] = own;
             __syncthreads();
-            for (int d = 1; d < CW_BLOCK; d <<= 1) {  // inclusive scan of the thread totals
-                C prev = tid >= d ? sums[tid - d] : op.identity();
-                __syncthreads();
-                if (tid >= d) sums[tid] = op(prev, sums[tid]);
-                __syncthreads();
-            }
-            if (!apply) {
-                if (tid == 0) totals[o.o[2] + t] = sums[CW_BLOCK - 1];
+            if (!apply) {  // the tile's total: a tree over the thread totals
+                for (int d = CW_BLOCK / 2; d > 0; d >>= 1) {
+                    if (tid < d) sums[tid] = op(sums[tid], sums[tid + d]);
+                    __syncthreads();
+                }
+                if (tid == 0) totals[o.o[2] + t] = sums[0];
             } else {
+                for (int d = 1; d < CW_BLOCK; d <<= 1) {  // inclusive scan of the thread totals
+                    C prev = tid >= d ? sums[tid - d] : op.identity();
+                    __syncthreads();
+                    if (tid >= d) sums[tid] = op(prev, sums[tid]);
+                    __syncthreads();
+                }
                 C carry = t > 0 ? totals[o.o[2] + t - 1] : op.identity();
                 if (tid > 0) carry = op(carry, sums[tid - 1]);
                 for (int k = 0; k < CW_SCAN_ITEMS; ++k) {
-                    carry = op(carry, tile[tid * CW_SCAN_ITEMS + k]);
-                    tile[tid * CW_SCAN_ITEMS + k] = carry;
+                    const int slot = CW_SCAN_PAD(tid * CW_SCAN_ITEMS + k);
+                    carry = op(carry, tile[slot]);
+                    tile[slot] = carry;
                 }
                 __syncthreads();
                 for (int k = tid; k < CW_SCAN_TILE; k += CW_BLOCK) {
                     cw_i64 i = start + k;
-                    if (i < len) cw_store<S>(a.op[0].ptr, o.o[0] + i * s_out, tile[k]);
+                    if (i < len) cw_store<S>(a.op[0].ptr, o.o[0] + i * s_out, tile[CW_SCAN_PAD(k)]);
                 }
             }
             __syncthreads();  // the shared tile is reused by the next (row, t)
