@@ -3,9 +3,9 @@ tiled kernel for integers (BLAS has no wrapping integer GEMM).
 
 hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
 Transposed views are passed as transposes, any other strided operand (a negative batch
-stride included) is copied contiguous first (never an error). Batch dimensions, broadcast ones (stride 0)
-included, are coalesced into one strided batch where possible and looped on the host
-otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
+stride included) is copied contiguous first (never an error). Batch dimensions,
+broadcast ones (stride 0) included, are coalesced into one strided batch where possible
+and looped on the host otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
 says why).
 """
 

@@ -2,7 +2,7 @@
 
 * Many rows, or short ones: ``cw_scan`` gives each row a block that walks it in steps
   of a block's width with a running carry.
-* Few long rows (fewer than ``TILED_ROWS_MAX`` rows, each longer than one tile): a block
+* Few long rows (at most ``TILED_ROWS_MAX`` rows, each longer than one tile): a block
   per row would leave most of the device idle and walk the row alone, so each row is
   cut into tiles of ``SCAN_TILE`` elements: one launch writes each tile's total, the
   totals are scanned (this same function, on their compute dtype), and a second launch
