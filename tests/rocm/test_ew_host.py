@@ -1,7 +1,7 @@
 """The contiguous element-wise path of rocm_backend/hip/elementwise.hip, run on the CPU.
 
-g++ compiles the element-wise kernels for the host against ``hip_host_fibers.h`` (every
-thread of a block a fiber, blocks one after another), and the backend's own contiguous
+host_exec.py has g++ compile the element-wise kernels for the host (every thread of a
+block a fiber, blocks one after another), and the backend's own contiguous
 argument packing (storage._EW_CONTIG) feeds them. Grids smaller and larger than the
 array, misaligned starts and odd sizes check that the split of the vectors over
 threads (two adjacent block-wide runs per step) covers every element exactly once and
@@ -10,20 +10,16 @@ writes nothing outside the output.
 
 import ctypes
 import itertools
-import pathlib
-import shutil
-import subprocess
 
 import numpy as np
 import pytest
 
 from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, UnaryOp
+from host_exec import build
 from rocm_backend import ops, storage
 from rocm_backend.argpack import EW_ARGS
 
-HERE = pathlib.Path(__file__).resolve().parent
-HIP_DIR = HERE.parents[1] / "rocm_backend" / "hip"
 CASES = [  # (op table key, numpy dtype, reference)
     (("unary", UnaryOp.NEGATIVE, dt.float32), np.float32, lambda x, y: -x),
     (("unary", UnaryOp.NEGATIVE, dt.float16), np.float16, lambda x, y: -x),
@@ -36,27 +32,7 @@ CASES = [  # (op table key, numpy dtype, reference)
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    gxx = shutil.which("g++")
-    if gxx is None:
-        pytest.skip("g++ not found: this test compiles the element-wise kernels for the host with g++")
-    lines = ['#include "hip_host_fibers.h"']
-    lines += [f'#include "{name}"' for name in ("common.h", "complex.h", "complex_inv.h", "math_ops.h",
-                                                   "elementwise.hip")]
-    for key, _, _ in CASES:
-        spec = ops.lookup(key)
-        lines.append(f'extern "C" const char* cwh_{spec.name}(const void* args, int gx, int bx) {{\n'
-                     f"    cw_ew_args a;\n    memcpy(&a, args, sizeof a);\n"
-                     f"    return cwh_launch(gx, 1, bx, 1, 32, nullptr, [&a] {{ {spec.body} }});\n}}")
-    tmp = tmp_path_factory.mktemp("ew_host")
-    src, out = tmp / "ew_host.cpp", tmp / "libcw_ew_host.so"
-    src.write_text("\n".join(lines) + "\n")
-    proc = subprocess.run([gxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-I", str(HERE), "-I",
-                           str(HIP_DIR), str(src), "-o", str(out), "-lm"], capture_output=True, text=True)
-    assert proc.returncode == 0, f"g++ failed:\n{proc.stderr[-20000:]}"
-    lib = ctypes.CDLL(str(out))
-    for key, _, _ in CASES:
-        getattr(lib, f"cwh_{ops.lookup(key).name}").restype = ctypes.c_char_p
-    return lib
+    return build(tmp_path_factory.mktemp("ew_host"), [], [ops.lookup(key) for key, _, _ in CASES])
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: ops.lookup(c[0]).name)
@@ -74,7 +50,7 @@ def test_contiguous_path_covers_every_element_once(lib, case):
         storage._EW_CONTIG.pack_into(args, 0, n, 1, storage._CONTIG_INDEX32, out.ctypes.data, offset,
                                      x.ctypes.data, offset, y.ctypes.data if binary else 0,
                                      offset if binary else 0, 0, 0, bytes(16))
-        err = kernel(args, gx, bx)
+        err = kernel(args, gx, 1, bx, 1, 32, None)
         assert err is None, err.decode()
         want = reference(x[offset:offset + n], y[offset:offset + n]).astype(npd)
         assert np.array_equal(out[offset:offset + n], want), (n, gx, bx, offset)
