@@ -3,7 +3,7 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
 
     python3 bench/rocm_probe.py [section ...]
     (sections: launch, launch_depth, grid, ew, kernels, reduce, conv, conv_host, nn_host,
-    conv_parts, launch_params, scan)
+    conv_parts, launch_params, launch_floor, scan)
 
 * launch: host cost of one kernel launch through hip-python, through our ctypes path
   (hipModuleLaunchKernel of the HIP-on-CUDA shim), and through libcuda's cuLaunchKernel
@@ -25,6 +25,8 @@ behind the tuning of launches, element-wise/reduction kernels, GEMM and convolut
   benchmark's figure with and without the padding fix-up.
 * launch_params: host cost of one launch by argument-struct size, through ``extra``,
   ``kernelParams`` and libcuda (bench/rocm_probe_launch.py).
+* launch_floor: one launch timed by a C loop (libcuda and the shim, no Python) beside
+  tiny ops of candlewick, torch and CuPy on the same host (bench/rocm_probe_floor.py).
 * scan: cumulative_sum of 2^24 float32 by rows x length, each scan kernel forced and the
   backend's choice, beside torch and CuPy (bench/rocm_probe_scan.py).
 * nn_host: host time of whole cw.nn calls on the benchmark shapes, of a 1x1 convolution's
@@ -44,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 from candlewick import dtypes as dt  # noqa: E402
+from rocm_probe_floor import launch_floor  # noqa: E402
 from rocm_probe_launch import launch_params  # noqa: E402
 from rocm_probe_nn import conv, conv_host, conv_parts, nn_host  # noqa: E402
 from rocm_probe_scan import scan  # noqa: E402
@@ -264,6 +267,7 @@ def main():
              "nn_host": lambda: nn_host(dev, torch),
              "conv_parts": lambda: conv_parts(dev, torch),
              "launch_params": lambda: launch_params(dev, torch, cupy),
+             "launch_floor": lambda: launch_floor(dev, torch, cupy, fill_kernel(dev)),
              "scan": lambda: scan(dev, torch, cupy)}[name]()
         except Exception as exc:  # noqa: BLE001
             import traceback
