@@ -1,9 +1,10 @@
 """Probe section ``scan``: cumulative_sum along the last axis of float32 arrays of 2^24
 elements (rows x length, from one row of 2^24 to 2^16 rows of 256), and along the first
-axis of 4096 x 4096, with rocm_backend.scans' choice, with each of its two kernels forced
-(one block per row; tiles), and beside torch.cumsum and cupy.cumsum: median time per
-call and the fraction of the copy bandwidth it reaches (read + write of the array).
-Each result is checked against NumPy's float64 cumulative sum."""
+axis of 4096 x 4096 and 256 x 65536, with rocm_backend.scans' choice, with each of its
+two kernels forced (rows by groups of threads; tiles), the row kernel with other group
+sizes than the chosen one (``rows g=N``), and beside torch.cumsum and cupy.cumsum:
+median time per call and the fraction of the copy bandwidth it reaches (read + write of
+the array). Each result is checked against NumPy's float64 cumulative sum."""
 
 import numpy as np
 
@@ -22,20 +23,25 @@ def scan(dev, torch, cupy):
     copy_s = timed(lambda: cw.asarray(x, copy=True), sync)
     print(f"copy of 2^24 float32: {copy_s * 1e6:.0f} us ({8 * n / copy_s / 1e9:.0f} GB/s read + write)")
     saved = scans.TILED_ROWS_MAX
-    cases = [(shape, -1) for shape in SHAPES] + [((4096, 4096), 0)]
+    cases = [(shape, -1) for shape in SHAPES] + [((4096, 4096), 0), ((256, 1 << 16), 0)]
     try:
         for shape, axis in cases:
             host = np.random.default_rng(1).integers(-3, 4, shape).astype(np.float32)
             a = cw.asarray(host, device=dev)
             want = np.cumsum(host.astype(np.float64), axis=axis)
             row = [f"{shape} axis {axis}:"]
-            for label, rows_max in (("chosen", saved), ("per-row", -1), ("tiles", 1 << 62)):
-                scans.TILED_ROWS_MAX = rows_max
+            length, stride = shape[axis], a._layout.strides[axis]
+            chosen_group = scans.threads_per_row(length, stride)
+            variants = [("chosen", saved, None), ("rows", -1, None), ("tiles", 1 << 62, None)]
+            variants += [(f"rows g={g}", -1, g) for g in (8, 32, 256) if g != chosen_group]
+            for label, rows_max, group in variants:
+                scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = rows_max, group
                 fn = lambda: cw.cumulative_sum(a, axis=axis)  # noqa: E731
                 ok = np.array_equal(cw.to_numpy(fn()), want)  # small integers: exact in float32
                 t = timed(fn, sync, reps=5, batches=5)
                 row.append(f"{label} {t * 1e6:9.0f} us {copy_s / t:6.1%}{'' if ok else ' WRONG'}")
-            scans.TILED_ROWS_MAX = saved
+            scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = saved, None
+            row.insert(1, f"(g={chosen_group})")
             if torch is not None:
                 ta = torch.from_numpy(host).cuda()
                 t = timed(lambda: torch.cumsum(ta, dim=axis), torch.cuda.synchronize, reps=5, batches=5)
@@ -46,4 +52,4 @@ def scan(dev, torch, cupy):
                 row.append(f"cupy {t * 1e6:9.0f} us {copy_s / t:6.1%}")
             print("  ".join(row), flush=True)
     finally:
-        scans.TILED_ROWS_MAX = saved
+        scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = saved, None

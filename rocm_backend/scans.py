@@ -1,7 +1,9 @@
-"""scan (cumulative sum and product along one axis): one block per row, or tiles.
+"""scan (cumulative sum and product along one axis): rows by groups of threads, or tiles.
 
-* Many rows, or short ones: ``cw_scan`` gives each row a block that walks it in steps
-  of a block's width with a running carry.
+* Many rows, or short ones: ``cw_scan`` gives each row a group of threads (a power of
+  two, ``threads_per_row``) that walks it in chunks of ``SCAN_ITEMS`` elements per
+  thread with a running carry; a block holds ``EW_BLOCK / group`` rows, so short rows
+  do not leave most of a block idle.
 * Few long rows (at most ``TILED_ROWS_MAX`` rows, each longer than one tile): a block
   per row would leave most of the device idle and walk the row alone, so each row is
   cut into tiles of ``SCAN_TILE`` elements: one launch writes each tile's total, the
@@ -20,8 +22,15 @@ from . import ops
 from .argpack import FLAG_A
 from .storage import RocmStorage, launch_ew
 
-#: elements per tile of the tiled scan (CW_SCAN_TILE in hip/scan.hip)
-SCAN_TILE = ops.EW_BLOCK * 8
+#: elements each thread folds per step (CW_SCAN_ITEMS in hip/scan.hip)
+SCAN_ITEMS = 8
+#: elements per tile of the tiled scan and per block step of the row scan (CW_SCAN_TILE)
+SCAN_TILE = ops.EW_BLOCK * SCAN_ITEMS
+#: rows a block takes at least when rows are strided along the scanned axis (a scan
+#: along a slow axis): the tile's loads then run across that many neighbouring rows
+STRIDED_ROWS_MIN = 32
+#: None, or a fixed threads_per_row (bench/rocm_probe_scan.py compares choices)
+FORCE_THREADS_PER_ROW = None
 #: grid limits (x: rows, y: tiles); the kernel loops over what does not fit
 GRID_CAP = (1 << 16, 65535)
 #: rows up to which long rows are scanned in tiles (bench/rocm_probe.py's ``scan``
@@ -54,14 +63,30 @@ def scan(storage, op, layout, axis):
     elif rows <= TILED_ROWS_MAX and length > SCAN_TILE:
         _tiled(storage, op, kept_shape, operands, length, layout.strides[axis], out_strides[axis], name)
     else:
+        group = threads_per_row(length, layout.strides[axis])
+        per_block = ops.EW_BLOCK // group
         launch_ew(device, ("scan", op, storage.dtype), kept_shape, operands,
-                  _scalars(length, layout.strides[axis], out_strides[axis]), name=name, dtype=storage.dtype,
-                  blocks=lambda n: min(n, GRID_CAP[0]))  # one block per row
+                  _scalars(length, layout.strides[axis], out_strides[axis], group), name=name,
+                  dtype=storage.dtype, blocks=lambda n: min(-(-n // per_block), GRID_CAP[0]))
     return out
 
 
-def _scalars(length, in_stride, out_stride, tiles=0):
-    return struct.pack("<qqqq", length, in_stride, out_stride, tiles)
+def threads_per_row(length, in_stride):
+    """Threads of a block that scan one row together: the power of two that covers the
+    row in one step of ``SCAN_ITEMS`` elements each, at most a block; for rows strided
+    along the axis, few enough that a block holds ``STRIDED_ROWS_MIN`` neighbouring rows."""
+    if FORCE_THREADS_PER_ROW is not None:
+        return FORCE_THREADS_PER_ROW
+    group = min(ops.EW_BLOCK, 1 << max(0, (-(-length // SCAN_ITEMS) - 1).bit_length()))
+    if abs(in_stride) != 1:
+        group = min(group, ops.EW_BLOCK // STRIDED_ROWS_MIN)
+    return group
+
+
+def _scalars(length, in_stride, out_stride, last=0):
+    """The kernels' scalar slots; ``last``: threads per row (cw_scan) or tiles per row
+    (cw_scan_tiles)."""
+    return struct.pack("<qqqq", length, in_stride, out_stride, last)
 
 
 def _tiled(storage, op, kept_shape, operands, length, in_stride, out_stride, name):

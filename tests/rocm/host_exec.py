@@ -49,8 +49,11 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
             f"    return cwh_launch(gx, gy, bx, by, warp, order, [&a] {{ {spec.body} }});\n}}")
     src, out = tmp / "host_kernels.cpp", tmp / "libcw_host_kernels.so"
     src.write_text("\n".join(lines) + "\n")
-    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-w", "-I", str(HERE), "-I", str(HIP_DIR), str(src),
-           "-o", str(out), "-lm"]
+    # -fno-gnu-unique: ``__shared__`` arrays are static locals of kernel templates, which
+    # g++ would make process-wide unique symbols, so two libraries built with different
+    # tile sizes would share the first one's (too small) array
+    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-fno-gnu-unique", "-w", "-I", str(HERE), "-I",
+           str(HIP_DIR), str(src), "-o", str(out), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"g++ failed:\n{proc.stderr[-20000:]}"
     lib = ctypes.CDLL(str(out))

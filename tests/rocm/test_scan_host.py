@@ -1,11 +1,13 @@
 """The scan kernels of rocm_backend/hip/scan.hip, run on the CPU end to end (host_exec.py):
-one block per row, long rows in tiles (the tiles' totals scanned by the same code, and
-in tiles again when there are many), complex products one thread per row. Inputs are
-small integers (products: mostly 1, some -1 and 2), so every result is exact and the
-comparisons are bitwise, whatever the block order.
+rows by groups of threads (every group size, several rows per block), long rows in
+tiles (the tiles' totals scanned by the same code, and in tiles again when there are
+many), complex products one thread per row. Inputs are small integers (products:
+mostly 1, some -1 and 2), so every result is exact and the comparisons are bitwise,
+whatever the block order.
 
-The library is built with CW_SCAN_ITEMS=1 (a tile of 256 elements instead of the
-device's 2048) so that rows of a few thousand elements already need tiles of tiles.
+The main library is built with CW_SCAN_ITEMS=1 (a tile of 256 elements instead of the
+device's 2048) so that rows of a few thousand elements already need tiles of tiles; a
+second one with CW_SCAN_ITEMS=4 has each thread fold several elements.
 """
 
 import numpy as np
@@ -29,11 +31,25 @@ def lib(tmp_path_factory):
     return build(tmp_path_factory.mktemp("scan_host"), ["scan.hip"], specs, defines=["CW_SCAN_ITEMS 1"])
 
 
-@pytest.fixture
-def device(lib, monkeypatch, tmp_path):
+GROUP_CASES = [(ScanOp.SUM, dt.int64), (ScanOp.SUM, dt.float16), (ScanOp.PROD, dt.float64)]
+
+
+@pytest.fixture(scope="module")
+def lib_items4(tmp_path_factory):
+    specs = [s for s in ops.TABLE.values() if s.key[0] == "scan" and tuple(s.key[1:]) in GROUP_CASES]
+    return build(tmp_path_factory.mktemp("scan_host4"), ["scan.hip"], specs, defines=["CW_SCAN_ITEMS 4"])
+
+
+def _host_items(monkeypatch, items):
     from rocm_backend import scans
 
-    monkeypatch.setattr(scans, "SCAN_TILE", HOST_TILE)
+    monkeypatch.setattr(scans, "SCAN_ITEMS", items)
+    monkeypatch.setattr(scans, "SCAN_TILE", ops.EW_BLOCK * items)
+
+
+@pytest.fixture
+def device(lib, monkeypatch, tmp_path):
+    _host_items(monkeypatch, 1)
     return device_factory(lib, monkeypatch, tmp_path)
 
 
@@ -148,3 +164,47 @@ def test_many_rows_keep_one_block_each(device, monkeypatch):
     a = _values(ScanOp.SUM, dt.int64, (5, 600), np.random.default_rng(2))
     _check(dev, ScanOp.SUM, a, a, 1)
     assert _kinds(rt) == {"scan_sum"}
+
+
+@pytest.mark.parametrize("items", [1, 4])
+@pytest.mark.parametrize("group", [1, 2, 8, 64, 256])
+def test_row_groups_every_layout(request, monkeypatch, tmp_path, items, group):
+    """cw_scan with each group size forced: rows of one element, of three chunks and a
+    bit, shorter than a chunk; rows not filling the last block; rows strided (along the
+    slow axis, reversed); the middle axis of a 3-d array; a grid looping over blocks."""
+    from rocm_backend import scans
+
+    lib = request.getfixturevalue("lib" if items == 1 else "lib_items4")
+    _host_items(monkeypatch, items)
+    monkeypatch.setattr(scans, "TILED_ROWS_MAX", -1)
+    monkeypatch.setattr(scans, "FORCE_THREADS_PER_ROW", group)
+    monkeypatch.setattr(scans, "GRID_CAP", (2, 65535))
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=32)
+    rng = np.random.default_rng(group * 10 + items)
+    per_block = ops.EW_BLOCK // group
+    rows, length = 2 * per_block + 1, 2 * group * items + 3  # three blocks of rows, three chunks
+    for op, dtype in GROUP_CASES:
+        one = _values(op, dtype, (1,), rng)
+        _check(dev, op, one, one, 0)
+        m = _values(op, dtype, (rows, length), rng)
+        _check(dev, op, m, m, 1)
+        _check(dev, op, m, m[::-1, ::-2], 1)  # reversed and strided both ways
+        mt = _values(op, dtype, (length, rows), rng)
+        _check(dev, op, mt, mt, 0)  # along the slow axis: rows strided, neighbours adjacent
+        _check(dev, op, mt, mt[1:, ::-1], 0)
+        short = _values(op, dtype, (rows, 3), rng)
+        _check(dev, op, short, short, 1)
+        c = _values(op, dtype, (2, length, per_block + 1), rng)
+        _check(dev, op, c, c[:, ::-1, :], 1)  # the middle axis of a 3-d array
+    assert _kinds(rt) == {"scan_sum", "scan_prod"}
+    assert {g for name, g, _ in rt.launches} == {(1, 1), (2, 1)}  # capped: the kernel loops
+
+
+@pytest.mark.parametrize("length,stride,group", [(1, 1, 1), (8, 1, 1), (9, 1, 2), (256, 1, 32), (2048, 1, 256),
+                                                 (10**6, 1, 256), (256, 4096, 8), (3, -7, 1)])
+def test_threads_per_row(length, stride, group):
+    """One step of SCAN_ITEMS per thread covers the row, at most a block; strided rows
+    keep STRIDED_ROWS_MIN rows per block."""
+    from rocm_backend import scans
+
+    assert scans.threads_per_row(length, stride) == group

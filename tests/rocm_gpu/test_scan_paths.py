@@ -1,5 +1,6 @@
-"""cumulative_sum / cumulative_prod on a rocm device through both scan kernels (one block
-per row; long rows in tiles, tiles of tiles), every dtype, against NumPy. Inputs are
+"""cumulative_sum / cumulative_prod on a rocm device through both scan kernels (rows by
+groups of threads: the chosen group size, one thread and 32 threads per row; long rows
+in tiles, tiles of tiles), every dtype, against NumPy. Inputs are
 small integers (products: mostly 1, some -1 and 2; no 2 in complex ones), so the results
 are exact and compared bitwise."""
 
@@ -37,13 +38,15 @@ def _expected(op, host, axis):
         return fn(host.astype(wide), axis=axis).astype(host.dtype)
 
 
-@pytest.mark.parametrize("path", ["chosen", "per-row", "tiles"])
+@pytest.mark.parametrize("path", ["chosen", "rows", "rows-g1", "rows-g32", "tiles"])
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{o.value}-{d.name}" for o, d in CASES])
 def test_scan_paths_against_numpy(rocm, monkeypatch, op, dtype, path):
     from rocm_backend import scans
 
     if path != "chosen":
-        monkeypatch.setattr(scans, "TILED_ROWS_MAX", -1 if path == "per-row" else 1 << 62)
+        monkeypatch.setattr(scans, "TILED_ROWS_MAX", 1 << 62 if path == "tiles" else -1)
+    if path.startswith("rows-g"):
+        monkeypatch.setattr(scans, "FORCE_THREADS_PER_ROW", int(path[len("rows-g"):]))
     rng = np.random.default_rng(abs(hash((op.value, dtype.name))) % 2**32)
     fn = cw.cumulative_sum if op is ScanOp.SUM else cw.cumulative_prod
     for shape, axis in (((300_001,), 0), ((3, 20_000), 1), ((9_000, 5), 0), ((40, 33), 1)):
