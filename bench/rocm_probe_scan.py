@@ -22,8 +22,8 @@ def scan(dev, torch, cupy):
     x = cw.asarray(np.random.default_rng(0).standard_normal(n, dtype=np.float32), device=dev)
     copy_s = timed(lambda: cw.asarray(x, copy=True), sync)
     print(f"copy of 2^24 float32: {copy_s * 1e6:.0f} us ({8 * n / copy_s / 1e9:.0f} GB/s read + write)")
-    saved = scans.TILED_ROWS_MAX
-    cases = [(shape, -1) for shape in SHAPES] + [((4096, 4096), 0), ((256, 1 << 16), 0)]
+    cases = [(shape, -1) for shape in SHAPES] + [((1024, 1 << 14), -1), ((4096, 4096), 0), ((256, 1 << 16), 0),
+                                                 ((1 << 16, 256), 0), ((1 << 14, 1024), 0)]
     try:
         for shape, axis in cases:
             host = np.random.default_rng(1).integers(-3, 4, shape).astype(np.float32)
@@ -31,17 +31,19 @@ def scan(dev, torch, cupy):
             want = np.cumsum(host.astype(np.float64), axis=axis)
             row = [f"{shape} axis {axis}:"]
             length, stride = shape[axis], a._layout.strides[axis]
-            chosen_group = scans.threads_per_row(length, stride)
-            variants = [("chosen", saved, None), ("rows", -1, None), ("tiles", 1 << 62, None)]
-            variants += [(f"rows g={g}", -1, g) for g in (8, 32, 256) if g != chosen_group]
-            for label, rows_max, group in variants:
-                scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = rows_max, group
+            rows = a.size // length
+            chosen_group = scans.threads_per_row(length, stride, rows, dev.multiprocessors)
+            chosen = "tiles" if scans.use_tiles(rows, length, stride) else f"rows g={chosen_group}"
+            variants = [(f"chosen ({chosen})", None, None), ("rows", "rows", None), ("tiles", "tiles", None)]
+            if rows >= 256:  # fewer rows with small groups only walk longer
+                variants += [(f"rows g={g}", "rows", g) for g in (8, 16, 32, 64, 256) if g != chosen_group]
+            for label, kernel, group in variants:
+                scans.FORCE_KERNEL, scans.FORCE_THREADS_PER_ROW = kernel, group
                 fn = lambda: cw.cumulative_sum(a, axis=axis)  # noqa: E731
                 ok = np.array_equal(cw.to_numpy(fn()), want)  # small integers: exact in float32
                 t = timed(fn, sync, reps=5, batches=5)
                 row.append(f"{label} {t * 1e6:9.0f} us {copy_s / t:6.1%}{'' if ok else ' WRONG'}")
-            scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = saved, None
-            row.insert(1, f"(g={chosen_group})")
+            scans.FORCE_KERNEL, scans.FORCE_THREADS_PER_ROW = None, None
             if torch is not None:
                 ta = torch.from_numpy(host).cuda()
                 t = timed(lambda: torch.cumsum(ta, dim=axis), torch.cuda.synchronize, reps=5, batches=5)
@@ -52,4 +54,4 @@ def scan(dev, torch, cupy):
                 row.append(f"cupy {t * 1e6:9.0f} us {copy_s / t:6.1%}")
             print("  ".join(row), flush=True)
     finally:
-        scans.TILED_ROWS_MAX, scans.FORCE_THREADS_PER_ROW = saved, None
+        scans.FORCE_KERNEL, scans.FORCE_THREADS_PER_ROW = None, None

@@ -4,8 +4,9 @@
   two, ``threads_per_row``) that walks it in chunks of ``SCAN_ITEMS`` elements per
   thread with a running carry; a block holds ``EW_BLOCK / group`` rows, so short rows
   do not leave most of a block idle.
-* Few long rows (at most ``TILED_ROWS_MAX`` rows, each longer than one tile): a block
-  per row would leave most of the device idle and walk the row alone, so each row is
+* Few long rows (each longer than one tile; at most ``TILED_ROWS_MAX`` rows, or
+  ``TILED_STRIDED_ROWS_MAX`` when rows are strided along the axis): a few blocks
+  would walk the rows alone and leave most of the device idle, so each row is
   cut into tiles of ``SCAN_TILE`` elements: one launch writes each tile's total, the
   totals are scanned (this same function, on their compute dtype), and a second launch
   scans every tile from the total of the tiles before it (hip/scan.hip).
@@ -26,16 +27,21 @@ from .storage import RocmStorage, launch_ew
 SCAN_ITEMS = 8
 #: elements per tile of the tiled scan and per block step of the row scan (CW_SCAN_TILE)
 SCAN_TILE = ops.EW_BLOCK * SCAN_ITEMS
-#: rows a block takes at least when rows are strided along the scanned axis (a scan
-#: along a slow axis): the tile's loads then run across that many neighbouring rows
-STRIDED_ROWS_MIN = 32
-#: None, or a fixed threads_per_row (bench/rocm_probe_scan.py compares choices)
-FORCE_THREADS_PER_ROW = None
+#: rows a block takes at most when rows are strided along the scanned axis (a scan
+#: along a slow axis: the tile's loads run across neighbouring rows); fewer when that
+#: would leave the device under STRIDED_BLOCKS_PER_SM blocks per multiprocessor
+STRIDED_ROWS_MAX = 32
+STRIDED_BLOCKS_PER_SM = 2
 #: grid limits (x: rows, y: tiles); the kernel loops over what does not fit
 GRID_CAP = (1 << 16, 65535)
-#: rows up to which long rows are scanned in tiles (bench/rocm_probe.py's ``scan``
-#: section measures both kernels); a module attribute so the probe can move it
-TILED_ROWS_MAX = 256
+#: rows up to which long rows are scanned in tiles, for unit-stride rows and for rows
+#: strided along the axis (bench/rocm_probe.py's ``scan`` section measures both kernels)
+TILED_ROWS_MAX = 4096
+TILED_STRIDED_ROWS_MAX = 256
+#: None, "rows" or "tiles": the kernel forced; FORCE_THREADS_PER_ROW: None or a power of
+#: two (tests and bench/rocm_probe_scan.py)
+FORCE_KERNEL = None
+FORCE_THREADS_PER_ROW = None
 
 #: the dtype a scan computes in, which is what the tiles' totals are stored as
 _COMPUTE = {dt.float16: dt.float32, dt.bfloat16: dt.float32}
@@ -60,10 +66,10 @@ def scan(storage, op, layout, axis):
         # parts come out NaN, not only the rounding)
         launch_ew(device, ("scan_seq", op, storage.dtype), kept_shape, operands,
                   _scalars(length, layout.strides[axis], out_strides[axis]), name=name, dtype=storage.dtype)
-    elif rows <= TILED_ROWS_MAX and length > SCAN_TILE:
+    elif use_tiles(rows, length, layout.strides[axis]):
         _tiled(storage, op, kept_shape, operands, length, layout.strides[axis], out_strides[axis], name)
     else:
-        group = threads_per_row(length, layout.strides[axis])
+        group = threads_per_row(length, layout.strides[axis], rows, device.multiprocessors)
         per_block = ops.EW_BLOCK // group
         launch_ew(device, ("scan", op, storage.dtype), kept_shape, operands,
                   _scalars(length, layout.strides[axis], out_strides[axis], group), name=name,
@@ -71,15 +77,26 @@ def scan(storage, op, layout, axis):
     return out
 
 
-def threads_per_row(length, in_stride):
+def use_tiles(rows, length, in_stride):
+    """Whether rows of ``length`` go through the tiled scan rather than cw_scan."""
+    if FORCE_KERNEL is not None:
+        return FORCE_KERNEL == "tiles"
+    return length > SCAN_TILE and rows <= (TILED_ROWS_MAX if abs(in_stride) == 1 else TILED_STRIDED_ROWS_MAX)
+
+
+def threads_per_row(length, in_stride, rows, multiprocessors):
     """Threads of a block that scan one row together: the power of two that covers the
-    row in one step of ``SCAN_ITEMS`` elements each, at most a block; for rows strided
-    along the axis, few enough that a block holds ``STRIDED_ROWS_MIN`` neighbouring rows."""
+    row in one step of ``SCAN_ITEMS`` elements each, at most a block. Rows strided along
+    the axis take fewer, so that a block holds up to ``STRIDED_ROWS_MAX`` neighbouring
+    rows, as long as the grid keeps ``STRIDED_BLOCKS_PER_SM`` blocks per multiprocessor."""
     if FORCE_THREADS_PER_ROW is not None:
         return FORCE_THREADS_PER_ROW
     group = min(ops.EW_BLOCK, 1 << max(0, (-(-length // SCAN_ITEMS) - 1).bit_length()))
     if abs(in_stride) != 1:
-        group = min(group, ops.EW_BLOCK // STRIDED_ROWS_MIN)
+        strided = ops.EW_BLOCK // STRIDED_ROWS_MAX
+        while strided < group and -(-rows * strided // ops.EW_BLOCK) < STRIDED_BLOCKS_PER_SM * multiprocessors:
+            strided *= 2
+        group = min(group, strided)
     return group
 
 

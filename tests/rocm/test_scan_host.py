@@ -156,7 +156,7 @@ def test_block_order_changes_no_bit(device):
     np.testing.assert_allclose(results[0], np.cumsum(a.astype(np.float64)), rtol=1e-4, atol=1e-3)
 
 
-def test_many_rows_keep_one_block_each(device, monkeypatch):
+def test_many_rows_use_the_row_kernel(device, monkeypatch):
     from rocm_backend import scans
 
     monkeypatch.setattr(scans, "TILED_ROWS_MAX", 4)
@@ -176,7 +176,7 @@ def test_row_groups_every_layout(request, monkeypatch, tmp_path, items, group):
 
     lib = request.getfixturevalue("lib" if items == 1 else "lib_items4")
     _host_items(monkeypatch, items)
-    monkeypatch.setattr(scans, "TILED_ROWS_MAX", -1)
+    monkeypatch.setattr(scans, "FORCE_KERNEL", "rows")
     monkeypatch.setattr(scans, "FORCE_THREADS_PER_ROW", group)
     monkeypatch.setattr(scans, "GRID_CAP", (2, 65535))
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=32)
@@ -200,11 +200,29 @@ def test_row_groups_every_layout(request, monkeypatch, tmp_path, items, group):
     assert {g for name, g, _ in rt.launches} == {(1, 1), (2, 1)}  # capped: the kernel loops
 
 
-@pytest.mark.parametrize("length,stride,group", [(1, 1, 1), (8, 1, 1), (9, 1, 2), (256, 1, 32), (2048, 1, 256),
-                                                 (10**6, 1, 256), (256, 4096, 8), (3, -7, 1)])
-def test_threads_per_row(length, stride, group):
+@pytest.mark.parametrize("length,stride,rows,group", [
+    (1, 1, 10, 1), (8, 1, 10, 1), (9, 1, 10, 2), (256, 1, 10, 32), (2048, 1, 10, 256), (10**6, 1, 10, 256),
+    (3, -7, 10, 1),  # strided, short: one step of one thread covers the row
+    (4096, 4096, 65536, 8),  # strided, many rows: 32 neighbouring rows per block
+    (4096, 4096, 4096, 32),  # strided, fewer rows: 8 per block keep 2 blocks per multiprocessor
+    (4096, 4096, 5, 256),  # strided, a handful of rows: a block each
+])
+def test_threads_per_row(length, stride, rows, group):
     """One step of SCAN_ITEMS per thread covers the row, at most a block; strided rows
-    keep STRIDED_ROWS_MIN rows per block."""
+    take up to STRIDED_ROWS_MAX rows per block while the grid keeps 2 blocks per
+    multiprocessor (132 of them here)."""
     from rocm_backend import scans
 
-    assert scans.threads_per_row(length, stride) == group
+    assert scans.threads_per_row(length, stride, rows, 132) == group
+
+
+@pytest.mark.parametrize("rows,length,stride,tiles", [
+    (1, 2049, 1, True), (4096, 2049, 1, True), (4097, 2049, 1, False), (1, 2048, 1, False),
+    (256, 2049, 9, True), (257, 2049, -9, False),
+])
+def test_use_tiles(rows, length, stride, tiles):
+    """Rows longer than a tile are tiled up to TILED_ROWS_MAX unit-stride rows, and up to
+    TILED_STRIDED_ROWS_MAX strided ones (strided tiles load uncoalesced)."""
+    from rocm_backend import scans
+
+    assert scans.use_tiles(rows, length, stride) is tiles

@@ -44,7 +44,7 @@ def test_scan_paths_against_numpy(rocm, monkeypatch, op, dtype, path):
     from rocm_backend import scans
 
     if path != "chosen":
-        monkeypatch.setattr(scans, "TILED_ROWS_MAX", 1 << 62 if path == "tiles" else -1)
+        monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles" if path == "tiles" else "rows")
     if path.startswith("rows-g"):
         monkeypatch.setattr(scans, "FORCE_THREADS_PER_ROW", int(path[len("rows-g"):]))
     rng = np.random.default_rng(abs(hash((op.value, dtype.name))) % 2**32)
