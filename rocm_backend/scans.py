@@ -38,8 +38,8 @@ GRID_CAP = (1 << 16, 65535)
 #: strided along the axis (bench/rocm_probe.py's ``scan`` section measures both kernels)
 TILED_ROWS_MAX = 4096
 TILED_STRIDED_ROWS_MAX = 256
-#: None, "rows" or "tiles": the kernel forced; FORCE_THREADS_PER_ROW: None or a power of
-#: two (tests and bench/rocm_probe_scan.py)
+#: None, "rows" or "tiles": the kernel forced (tiles still only for rows longer than a
+#: tile); FORCE_THREADS_PER_ROW: None or a power of two (tests, bench/rocm_probe_scan.py)
 FORCE_KERNEL = None
 FORCE_THREADS_PER_ROW = None
 
@@ -79,9 +79,11 @@ def scan(storage, op, layout, axis):
 
 def use_tiles(rows, length, in_stride):
     """Whether rows of ``length`` go through the tiled scan rather than cw_scan."""
+    if length <= SCAN_TILE:  # one tile: nothing to split (and the recursion on totals ends)
+        return False
     if FORCE_KERNEL is not None:
         return FORCE_KERNEL == "tiles"
-    return length > SCAN_TILE and rows <= (TILED_ROWS_MAX if abs(in_stride) == 1 else TILED_STRIDED_ROWS_MAX)
+    return rows <= (TILED_ROWS_MAX if abs(in_stride) == 1 else TILED_STRIDED_ROWS_MAX)
 
 
 def threads_per_row(length, in_stride, rows, multiprocessors):

@@ -220,9 +220,25 @@ def test_threads_per_row(length, stride, rows, group):
     (1, 2049, 1, True), (4096, 2049, 1, True), (4097, 2049, 1, False), (1, 2048, 1, False),
     (256, 2049, 9, True), (257, 2049, -9, False),
 ])
-def test_use_tiles(rows, length, stride, tiles):
+def test_use_tiles(rows, length, stride, tiles, monkeypatch):
     """Rows longer than a tile are tiled up to TILED_ROWS_MAX unit-stride rows, and up to
-    TILED_STRIDED_ROWS_MAX strided ones (strided tiles load uncoalesced)."""
+    TILED_STRIDED_ROWS_MAX strided ones (strided tiles load uncoalesced). Forced, tiles
+    are still only for rows longer than a tile."""
     from rocm_backend import scans
 
     assert scans.use_tiles(rows, length, stride) is tiles
+    monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles")
+    assert scans.use_tiles(rows, length, stride) is (length > scans.SCAN_TILE)
+    monkeypatch.setattr(scans, "FORCE_KERNEL", "rows")
+    assert scans.use_tiles(rows, length, stride) is False
+
+
+def test_forced_tiles_end_their_recursion(device, monkeypatch):
+    """Tiles forced: the scan of the tile totals (one tile) uses cw_scan."""
+    from rocm_backend import scans
+
+    monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles")
+    rt, dev = device(warp=32)
+    a = _values(ScanOp.SUM, dt.int64, (3, 3001), np.random.default_rng(4))
+    _check(dev, ScanOp.SUM, a, a, 1)
+    assert _kinds(rt) == {"scan_tiles", "scan_sum"}
