@@ -11,13 +11,11 @@ for its own work per op on this host.
 """
 
 import ctypes
-import os
 import statistics
-import subprocess
-import tempfile
 
 import numpy as np
 
+from rocm_probe_launch import c_function
 from run_gpu import shallow
 
 _C_SOURCE = r"""
@@ -54,17 +52,6 @@ PER_SYNC = 100
 ROUNDS = 300
 
 
-def _build_floor():
-    tmp = tempfile.mkdtemp(prefix="cw_floor_")
-    c_file, so_file = os.path.join(tmp, "floor.c"), os.path.join(tmp, "libfloor.so")
-    with open(c_file, "w") as f:
-        f.write(_C_SOURCE)
-    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", c_file, "-o", so_file], check=True)
-    fn = ctypes.CDLL(so_file).cw_launch_floor
-    fn.restype = ctypes.c_int
-    return fn
-
-
 def _address(cfunc):
     return ctypes.c_void_p(ctypes.cast(cfunc, ctypes.c_void_p).value)
 
@@ -86,7 +73,7 @@ def launch_floor(dev, torch, cupy, fill):
     from rocm_backend.launch import loaded_function, loaded_runtime_path
 
     rt, kernel, buf = fill
-    floor = _build_floor()
+    floor = c_function(_C_SOURCE, "cw_launch_floor")
     stream_arg = rt.launcher.stream_arg
     hip_path = loaded_runtime_path()
     hip_launch = loaded_function(hip_path, "hipModuleLaunchKernel")

@@ -30,19 +30,24 @@ def _source():
     return "\n".join(lines) + "\n"
 
 
+def c_function(source, symbol):
+    """ctypes ``symbol`` (returning a C int) of the C ``source``, built here with gcc."""
+    with tempfile.TemporaryDirectory() as tmp:
+        c_file, so_file = os.path.join(tmp, "probe.c"), os.path.join(tmp, "libprobe.so")
+        with open(c_file, "w") as f:
+            f.write(source)
+        subprocess.run(["gcc", "-O2", "-shared", "-fPIC", c_file, "-o", so_file], check=True)
+        fn = getattr(ctypes.CDLL(so_file), symbol)  # stays mapped once the file is gone
+    fn.restype = ctypes.c_int
+    return fn
+
+
 def _noop_call_cost(sync):
     """Microseconds of a ctypes call with 11 launch-like arguments into a no-op C function."""
-    src = ("int cw_noop11(void* f, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e, unsigned g,"
-           " unsigned s, void* st, void** p, void** x) { return 0; }\n")
-    with tempfile.TemporaryDirectory() as tmp:
-        c_file, so_file = os.path.join(tmp, "noop.c"), os.path.join(tmp, "libnoop.so")
-        with open(c_file, "w") as f:
-            f.write(src)
-        subprocess.run(["gcc", "-O2", "-shared", "-fPIC", c_file, "-o", so_file], check=True)
-        fn = ctypes.CDLL(so_file).cw_noop11
-        fn.restype = ctypes.c_int
-        a, s, x = ctypes.c_void_p(1), ctypes.c_void_p(2), ctypes.c_void_p(3)
-        return shallow(lambda: fn(a, 1, 1, 1, 128, 1, 1, 0, s, None, x), sync)
+    fn = c_function("int cw_noop11(void* f, unsigned a, unsigned b, unsigned c, unsigned d, unsigned e, "
+                    "unsigned g, unsigned s, void* st, void** p, void** x) { return 0; }\n", "cw_noop11")
+    a, s, x = ctypes.c_void_p(1), ctypes.c_void_p(2), ctypes.c_void_p(3)
+    return shallow(lambda: fn(a, 1, 1, 1, 128, 1, 1, 0, s, None, x), sync)
 
 
 def launch_params(dev, torch, cupy):
