@@ -4,7 +4,7 @@
 // of everything before them. Loads and stores go through the shared tile, so they are
 // coalesced whichever way the row lies in memory.
 
-#ifndef CW_SCAN_ITEMS  // tests/rocm/test_scan_host.py builds smaller tiles to reach the recursion
+#ifndef CW_SCAN_ITEMS  // tests/rocm/test_scan_host.py builds 1 and 4 (smaller tiles reach the recursion)
 #define CW_SCAN_ITEMS 8
 #endif
 #define CW_SCAN_TILE (CW_BLOCK * CW_SCAN_ITEMS)
