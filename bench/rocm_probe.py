@@ -51,7 +51,7 @@ from rocm_probe_launch import launch_params  # noqa: E402
 from rocm_probe_nn import conv, conv_host, conv_parts, nn_host  # noqa: E402
 from rocm_probe_scan import scan  # noqa: E402
 from rocm_probe_sweeps import ew, reduce  # noqa: E402
-from run_gpu import per_call, profile, shallow, timed  # noqa: E402
+from run_gpu import Lib, per_call, profile, shallow, timed, tiny_ops  # noqa: E402
 
 
 def fill_kernel(dev):
@@ -220,17 +220,10 @@ def launch_depth(dev, torch, cupy):
         us = shallow(lambda: raw(kernel.fn_arg, 1, 1, 1, 256, 1, 1, 0, rt.launcher.stream_arg, None,
                                  EW_ARGS.extra_arg), sync, n=n, rounds=max(3, 3000 // n))
         print(f"launch ctypes shim, {n} per synchronize: {us:.2f} us")
+    for lib in [Lib("candlewick")] + ([Lib("torch", torch)] if torch is not None else []):
+        for label, fn in tiny_ops(lib).items():
+            print(f"{lib.name} {label}, 100 per synchronize: {shallow(fn, lib.sync):.2f} us")
     x = cw.asarray(np.arange(16, dtype=np.float32), device=dev)
-    c = x > 3
-    for label, fn in (("x + x", lambda: x + x), ("sum(x)", lambda: cw.sum(x)),
-                      ("where", lambda: cw.where(c, x, x))):
-        print(f"candlewick {label}, 100 per synchronize: {shallow(fn, sync):.2f} us")
-    if torch is not None:
-        t = torch.arange(16, dtype=torch.float32, device="cuda")
-        tc = t > 3
-        for label, fn in (("x + x", lambda: t + t), ("sum(x)", lambda: t.sum()),
-                          ("where", lambda: torch.where(tc, t, t))):
-            print(f"torch {label}, 100 per synchronize: {shallow(fn, torch.cuda.synchronize):.2f} us")
     import cProfile
     import pstats
 

@@ -13,10 +13,9 @@ for its own work per op on this host.
 import ctypes
 import statistics
 
-import numpy as np
 
 from rocm_probe_launch import c_function
-from run_gpu import shallow
+from run_gpu import Lib, shallow, tiny_ops
 
 _C_SOURCE = r"""
 #include <time.h>
@@ -68,7 +67,6 @@ def _c_loop(floor, launch, sync, fn_arg, stream_arg, extra_arg):
 
 def launch_floor(dev, torch, cupy, fill):
     """``fill``: rocm_probe.fill_kernel's (runtime, kernel, buffer)."""
-    import candlewick as cw
     from rocm_backend.argpack import EW_ARGS
     from rocm_backend.launch import loaded_function, loaded_runtime_path
 
@@ -93,22 +91,8 @@ def launch_floor(dev, torch, cupy, fill):
     sync = dev.synchronize
     print(f"Python ctypes, shim hipModuleLaunchKernel, {PER_SYNC} per synchronize: "
           f"{shallow(lambda: hip_launch(kernel.fn_arg, 1, 1, 1, 128, 1, 1, 0, stream_arg, None, EW_ARGS.extra_arg), sync):.2f} us")
-    x = cw.asarray(np.arange(16, dtype=np.float32), device=dev)
-    c = x > 3
-    for label, fn in (("x + x", lambda: x + x), ("sum(x)", lambda: cw.sum(x)),
-                      ("where", lambda: cw.where(c, x, x)), ("x[1:3]", lambda: x[1:3])):
-        print(f"candlewick {label}, {PER_SYNC} per synchronize: {shallow(fn, sync):.2f} us")
-    if torch is not None:
-        t = torch.arange(16, dtype=torch.float32, device="cuda")
-        tc = t > 3
-        for label, fn in (("x + x", lambda: t + t), ("sum(x)", lambda: t.sum()),
-                          ("where", lambda: torch.where(tc, t, t)), ("x[1:3]", lambda: t[1:3])):
-            print(f"torch {label}, {PER_SYNC} per synchronize: {shallow(fn, torch.cuda.synchronize):.2f} us")
-    if cupy is not None:
-        u = cupy.arange(16, dtype=cupy.float32)
-        uc = u > 3
-        usync = cupy.cuda.runtime.deviceSynchronize
-        for label, fn in (("x + x", lambda: u + u), ("sum(x)", lambda: u.sum()),
-                          ("where", lambda: cupy.where(uc, u, u)), ("x[1:3]", lambda: u[1:3])):
-            print(f"cupy {label}, {PER_SYNC} per synchronize: {shallow(fn, usync):.2f} us")
+    peers = [Lib(name, mod) for name, mod in (("torch", torch), ("cupy", cupy)) if mod is not None]
+    for lib in [Lib("candlewick")] + peers:
+        for label, fn in tiny_ops(lib).items():
+            print(f"{lib.name} {label}, {PER_SYNC} per synchronize: {shallow(fn, lib.sync):.2f} us")
     del buf

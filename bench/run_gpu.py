@@ -248,20 +248,23 @@ def bench_gemm(libs, results, size=4096, rounds=3):
         operands.clear()
 
 
+def tiny_ops(lib):
+    """``lib``'s 16-element float32 ops of the tiny-op benchmark: {label: call}."""
+    x = lib.asarray(np.arange(16, dtype=np.float32))
+    c = x > 3
+    return {
+        "add": lambda: x + x,
+        "sum": lambda: lib.sum(x),
+        "slice x[1:3]": lambda: x[1:3],
+        "where": lambda: lib.where(c, x, x),
+    }
+
+
 def bench_tiny(libs, results):
-    a = np.arange(16, dtype=np.float32)
     for lib in libs:
         row = results.setdefault(lib.name, {})
         try:
-            x = lib.asarray(a)
-            c = x > 3
-            cases = {
-                "add": lambda: x + x,
-                "sum": lambda: lib.sum(x),
-                "slice x[1:3]": lambda: x[1:3],
-                "where": lambda: lib.where(c, x, x),
-            }
-            for label, fn in cases.items():
+            for label, fn in tiny_ops(lib).items():
                 row[label] = timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
         except Exception as exc:
             row["error"] = f"{type(exc).__name__}: {exc}"[:300]
