@@ -2,22 +2,26 @@
 
 Issue 2: add, sum, matmul at 1 element and 10^7 elements.
 Issue 3: dispatch overhead of ten common functions on tiny inputs.
-Writes a markdown table (and JSON) with device, date and every peer measured in the run.
 
-    python bench/host_overhead.py --out bench/results
+    python bench/host_overhead.py --out DIR [--large N]
+
+Writes DIR/host_overhead_<device-kind>.json and .md (bench/harness.py; the device kind
+names the host's processor, e.g. cpu-amd-epyc).
 """
 
-import argparse
-import datetime
-import json
-import pathlib
-import platform
+import os
+import statistics
+import sys
 import timeit
+from pathlib import Path
 
 import array_api_strict as xs
 import numpy as np
 
-import candlewick as cw
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import candlewick as cw  # noqa: E402
+import harness  # noqa: E402
 
 
 def calibrate(fn, budget=0.05):
@@ -105,40 +109,44 @@ def fmt(t):
     return f"{t * 1e6:.2f} µs" if t < 1e-3 else f"{t * 1e3:.2f} ms"
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="bench/results")
-    ap.add_argument("--large", type=int, default=10**7)
-    args = ap.parse_args()
-    # small cases first: while tens of MB were freshly allocated, every library's tiny
-    # calls measured ~1.6x slower on the 2-core VM this was written on
-    dispatch = run([("16 elements", n, h, c) for n, h, c in dispatch_cases()])
-    sizes = run(size_cases(1)) + run(size_cases(args.large))
-    meta = {
-        "date": datetime.date.today().isoformat(),
-        "device": f"cpu: {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores",
-        "python": platform.python_version(),
-        "numpy": np.__version__,
-        "array_api_strict": xs.__version__,
-        "candlewick": cw.__version__,
-    }
-    lines = [f"# Host overhead on cpu ({meta['date']})", "", "; ".join(f"{k}: {v}" for k, v in meta.items()), ""]
-    for title, rows in (("Issue 2: per-op cost, candlewick vs peers", sizes),
-                        ("Issue 3: dispatch overhead of common functions", dispatch)):
-        lines += [f"## {title}", "", "| case | op | NumPy | array-api-strict | candlewick | candlewick − NumPy | candlewick / NumPy |",
-                  "|---|---|---|---|---|---|---|"]
+def markdown(sections):
+    lines = []
+    for title, rows in sections:
+        lines += [f"## {title}", "", "| case | op | NumPy | array-api-strict | candlewick | candlewick − NumPy "
+                  "| candlewick / NumPy |", "|---|---|---|---|---|---|---|"]
         for r in rows:
             c, n = r["candlewick"], r["numpy"]
             diff = fmt(c - n) if c is not None and n is not None else "n/a"
             ratio = f"{c / n:.3f}" if c is not None and n else "n/a"
-            lines.append(f"| {r['case']} | {r['op']} | {fmt(n)} | {fmt(r['array-api-strict'])} | {fmt(c)} | {diff} | {ratio} |")
+            lines.append(f"| {r['case']} | {r['op']} | {fmt(n)} | {fmt(r['array-api-strict'])} | {fmt(c)} "
+                         f"| {diff} | {ratio} |")
         lines.append("")
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"host_overhead_cpu_{meta['date']}"
-    (out / f"{stem}.md").write_text("\n".join(lines) + "\n")
-    (out / f"{stem}.json").write_text(json.dumps({"meta": meta, "sizes": sizes, "dispatch": dispatch}, indent=1))
-    print("\n".join(lines))
+    return lines
+
+
+def headline(dispatch, sizes):
+    extra = [r["candlewick"] - r["numpy"] for r in dispatch if r["candlewick"] is not None and r["numpy"] is not None]
+    lines = [f"16-element ops: candlewick adds {fmt(statistics.median(extra))} to NumPy (median of {len(extra)} ops)"]
+    for r in sizes:
+        if r["candlewick"] is not None and r["numpy"]:
+            lines.append(f"{r['case']} {r['op']}: {fmt(r['candlewick'])}, {r['candlewick'] / r['numpy']:.2f}x NumPy")
+    return lines
+
+
+def main(argv=None):
+    args = harness.parse_args(__doc__, lambda p: p.add_argument("--large", type=int, default=10**7), argv)
+    # small cases first: while tens of MB were freshly allocated, every library's tiny
+    # calls measured ~1.6x slower on the 2-core VM this was written on
+    dispatch = run([("16 elements", n, h, c) for n, h, c in dispatch_cases()])
+    sizes = run(size_cases(1)) + run(size_cases(args.large))
+    sections = (("Issue 2: per-op cost, candlewick vs peers", sizes),
+                ("Issue 3: dispatch overhead of common functions", dispatch))
+    peers = {"numpy": np.__version__, "array-api-strict": xs.__version__}
+    device = f"cpu backend on {harness.cpu_name()}, {os.cpu_count()} cores"
+    _, md_path = harness.write_record(args.out, "host_overhead", "cpu", device, peers,
+                                      {"candlewick": cw.__version__, "sizes": sizes, "dispatch": dispatch},
+                                      markdown(sections), headline(dispatch, sizes))
+    print(md_path.read_text())
 
 
 if __name__ == "__main__":

@@ -1,21 +1,20 @@
-"""nn benchmark of the rocm backend beside PyTorch (cuDNN), in one process.
+"""Convolution and pooling benchmark of the rocm backend beside PyTorch (cuDNN), in one
+process.
 
     python bench/rocm_nn.py --out DIR [--reps N]
 
-Cases: conv2d N=32, C=64->64, 56x56 with a 3x3 kernel (pad 1), a 1x1 kernel and a 3x3
-stride-2 kernel; max_pool2d 3x3 stride 2 pad 1; float32 and float16. candlewick runs each
-case on both nn paths (MIOpen, im2col+GEMM fallback) through the front end
-(``candlewick.nn``). Reported per case: the first call of a new shape (MIOpen's Find,
-or cuDNN's benchmark for torch with ``cudnn.benchmark = True``; kernels already
-compiled, handles already made) and the cached call (median of batches of back-to-back
-calls, each batch ended by a device synchronize, host clock). torch runs float32
-convolutions without TF32 (``allow_tf32 = False``), as MIOpen and our GEMM compute them.
-Writes DIR/bench_rocm_nn.json and DIR/bench_rocm_nn.md.
+Writes DIR/rocm_nn_<device-kind>.json and .md (bench/harness.py). Cases: conv2d N=32,
+C=64->64, 56x56 with a 3x3 kernel (pad 1), a 1x1 kernel and a 3x3 stride-2 kernel;
+max_pool2d 3x3 stride 2 pad 1; float32 and float16. candlewick runs each case on both nn
+paths (MIOpen, im2col+GEMM fallback, chosen through ``CANDLEWICK_ROCM_NN``) through
+``candlewick.nn``. Reported per case: the first call of a new shape (MIOpen's Find, or
+cuDNN's benchmark for torch with ``cudnn.benchmark = True``; kernels already compiled,
+handles already made) and the cached call (median of batches of back-to-back calls, each
+batch ended by a device synchronize, host clock), with the device time per call from
+torch.profiler. torch runs float32 convolutions without TF32 (``allow_tf32 = False``), as
+MIOpen and candlewick's GEMM compute them.
 """
 
-import argparse
-import datetime
-import json
 import os
 import sys
 import time
@@ -23,11 +22,17 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
-from run_gpu import device_us  # noqa: E402  (bench/ is this script's sys.path[0])
-from run_gpu import timed as cached_time  # noqa: E402
+import harness  # noqa: E402
+
+try:
+    import diagnostics  # noqa: E402
+except ImportError as exc:  # the backend's internals moved: the timings still count
+    diagnostics, DIAGNOSTICS_ERROR = None, harness.error_text(exc)
+
+NN_PATH_ENV = "CANDLEWICK_ROCM_NN"  # the rocm backend's documented nn path setting
 
 CASES = [  # name, kind, x shape, weight shape (conv) or kernel (pool), stride, padding
     ("conv3x3", "conv", (32, 64, 56, 56), (64, 64, 3, 3), 1, 1),
@@ -48,19 +53,18 @@ def flops(kind, x_shape, w_shape, stride, padding):
 
 
 def timed(fn, sync, reps, batches=5):
-    """(first call seconds, median seconds per cached call)."""
+    """(first call seconds, median seconds per cached call, device µs per call or None)."""
     sync()
     t0 = time.perf_counter()
     fn()
     sync()
     first = time.perf_counter() - t0
-    return first, cached_time(fn, sync, reps=reps, batches=batches, warmup=1), device_us(fn, sync)
+    cached = harness.timed(fn, sync, reps=reps, batches=batches, warmup=1)
+    return first, cached, harness.device_us(fn, sync)
 
 
 def bench_candlewick(dev, path, case, dtype, reps):
-    from rocm_backend import miopen, nn
-
-    os.environ[nn.ENV] = path
+    os.environ[NN_PATH_ENV] = path
     name, kind, xs, ws, stride, padding = case
     rng = np.random.default_rng(0)
     x = cw.asarray(rng.standard_normal(xs).astype(dtype), device=dev)
@@ -74,16 +78,16 @@ def bench_candlewick(dev, path, case, dtype, reps):
         def fn():
             return cw.nn.max_pool2d(x, ws, stride, padding)
 
-    before = dict(nn.path_counts)
+    before = diagnostics.nn_path_counts() if diagnostics else None
     first, cached, dev_us = timed(fn, dev.synchronize, reps)
-    used = sorted({p for (op, p), v in nn.path_counts.items() if v != before.get((op, p), 0)})
-    find_ms = None
-    state = getattr(dev, "_miopen", None)
-    if path == "miopen" and kind == "conv" and isinstance(state, miopen.DeviceMIOpen):
-        plans = [p for p in state.plans.values() if isinstance(p, miopen.ConvPlan)]
-        find_ms = plans[-1].find_ms if plans else None
-    return {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "find_ms": find_ms, "path": "+".join(used),
-            "device_ms": dev_us / 1e3 if dev_us else None}
+    row = {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "device_ms": dev_us / 1e3 if dev_us else None}
+    if diagnostics is None:
+        row["diagnostics_error"] = DIAGNOSTICS_ERROR
+        return row
+    row["path"] = "+".join(diagnostics.paths_between(before, diagnostics.nn_path_counts()))
+    if path == "miopen" and kind == "conv":
+        row["find_ms"] = diagnostics.last_find_ms(dev)
+    return row
 
 
 def bench_torch(torch, case, dtype, reps):
@@ -108,10 +112,8 @@ def bench_torch(torch, case, dtype, reps):
 def warm_up(dev):
     """Compile the nn kernels and create the MIOpen/hipBLAS handles on a tiny problem of
     another shape, so that first-call figures are Find (or cuDNN benchmark) alone."""
-    from rocm_backend import nn
-
     for path in ("miopen", "fallback"):
-        os.environ[nn.ENV] = path
+        os.environ[NN_PATH_ENV] = path
         for dtype in (np.float32, np.float16):
             try:
                 x = cw.asarray(np.ones((1, 8, 9, 9), dtype), device=dev)
@@ -119,28 +121,23 @@ def warm_up(dev):
                 cw.nn.conv2d(x, w, padding=1)
                 cw.nn.max_pool2d(x, 2)
             except Exception as exc:  # noqa: BLE001 - the case rows record the error
-                print(f"warm-up {path} {np.dtype(dtype).name}: {type(exc).__name__}: {exc}")
+                print(f"warm-up {path} {np.dtype(dtype).name}: {harness.error_text(exc)}")
     dev.synchronize()
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default=".")
-    parser.add_argument("--reps", type=int, default=20)
-    args = parser.parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    dev = cw.get_device("rocm")
-    try:
-        import torch
-
+def torch_peer():
+    torch = harness.gpu_peers().get("torch")
+    if torch is not None:
         torch.backends.cudnn.benchmark = True
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cuda.matmul.allow_tf32 = False
-        torch.zeros(1, device="cuda")
-    except Exception as exc:  # noqa: BLE001
-        print(f"torch unavailable: {exc}")
-        torch = None
+    return torch
+
+
+def main(argv=None):
+    args = harness.parse_args(__doc__, lambda p: p.add_argument("--reps", type=int, default=20), argv)
+    dev = cw.get_device("rocm")
+    torch = torch_peer()
     rocm_info = next(b for b in cw.backends() if b.name == "rocm")
     warm_up(dev)
     rows = []
@@ -151,21 +148,22 @@ def main(argv=None):
             for path in ("miopen", "fallback"):
                 try:
                     row[f"candlewick_{path}"] = bench_candlewick(dev, path, case, dtype, args.reps)
-                except Exception as exc:  # noqa: BLE001 - record and go on
-                    row[f"candlewick_{path}"] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+                except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+                    row[f"candlewick_{path}"] = {"error": harness.error_text(exc)}
             if torch is not None:
                 row["torch"] = bench_torch(torch, case, dtype, args.reps)
             rows.append(row)
-            print(json.dumps(row), flush=True)
-    result = {
-        "device": dev.product_name, "arch": dev.arch,
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "rocm_nn": rocm_info.details.get("nn"), "torch": getattr(torch, "__version__", None),
-        "cudnn": torch.backends.cudnn.version() if torch is not None else None, "rows": rows,
-    }
-    (out / "bench_rocm_nn.json").write_text(json.dumps(result, indent=1))
-    (out / "bench_rocm_nn.md").write_text(markdown(result))
-    print(markdown(result))
+            print(row, flush=True)
+    os.environ.pop(NN_PATH_ENV, None)
+    figures = {"rocm_nn_path": rocm_info.details.get("nn"),
+               "cudnn": torch.backends.cudnn.version() if torch is not None else None, "rows": rows}
+    peers = {"torch": torch.__version__} if torch is not None else {}
+    gpu = harness.gpu_name()
+    device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
+              else gpu or dev.name)
+    _, md_path = harness.write_record(args.out, "rocm_nn", "gpu", device, peers, figures,
+                                      markdown(figures), headline(rows))
+    print(md_path.read_text())
 
 
 def _fmt(entry, gflop, key="cached_ms"):
@@ -177,23 +175,35 @@ def _fmt(entry, gflop, key="cached_ms"):
     return f"{ms:.3f} ms{rate}{device}"
 
 
-def markdown(result):
-    lines = [f"# candlewick nn on {result['device']} ({result['arch']}), {result['date']}", "",
-             f"rocm nn path: {result['rocm_nn']}; torch {result['torch']}, cuDNN {result['cudnn']} "
-             f"(benchmark=True, TF32 off). N=32, C=64->64, 56x56.", "",
+def markdown(figures):
+    lines = [f"rocm nn path: {figures['rocm_nn_path']}; cuDNN {figures['cudnn']} (benchmark=True, TF32 off). "
+             "N=32, C=64->64, 56x56.", "",
              "## cached call (median host clock per call; device: kernel time per call, torch.profiler)", "",
              "| case | dtype | candlewick MIOpen | candlewick fallback | torch |", "|---|---|---|---|---|"]
-    for r in result["rows"]:
+    for r in figures["rows"]:
         lines.append(f"| {r['case']} | {r['dtype']} | {_fmt(r.get('candlewick_miopen'), r['gflop'])} | "
                      f"{_fmt(r.get('candlewick_fallback'), r['gflop'])} | {_fmt(r.get('torch'), r['gflop'])} |")
     lines += ["", "## first call of the shape (MIOpen Find / cuDNN benchmark)", "",
               "| case | dtype | candlewick MIOpen (Find alone) | candlewick fallback | torch |", "|---|---|---|---|---|"]
-    for r in result["rows"]:
+    for r in figures["rows"]:
         m = r.get("candlewick_miopen") or {}
         find = f" (Find {m['find_ms']:.1f} ms)" if m.get("find_ms") is not None else ""
         lines.append(f"| {r['case']} | {r['dtype']} | {_fmt(m, 0, 'first_ms')}{find} | "
                      f"{_fmt(r.get('candlewick_fallback'), 0, 'first_ms')} | {_fmt(r.get('torch'), 0, 'first_ms')} |")
-    return "\n".join(lines) + "\n"
+    errors = [f"{r['case']} {r['dtype']} {k}: {v['error']}" for r in figures["rows"]
+              for k, v in r.items() if isinstance(v, dict) and "error" in v]
+    return lines + ([""] + errors if errors else [])
+
+
+def headline(rows):
+    """candlewick's cached time (MIOpen path) as a share of torch's, per case."""
+    lines = []
+    for r in rows:
+        ours, theirs = r.get("candlewick_miopen") or {}, r.get("torch") or {}
+        if "cached_ms" in ours and "cached_ms" in theirs:
+            lines.append(f"{r['case']} {r['dtype']}: {ours['cached_ms']:.3f} ms vs torch "
+                         f"{theirs['cached_ms']:.3f} ms ({theirs['cached_ms'] / ours['cached_ms']:.0%} of torch's speed)")
+    return lines
 
 
 if __name__ == "__main__":
