@@ -1,7 +1,7 @@
 """Fixtures for the HIP-on-CUDA shim tests (tools/hip_on_cuda).
 
 They run where hip-python is importable and its libamdhip64 is the shim with
-a GPU behind it (tools/gpu_check.sh sets ROCM_PATH to the shim build);
+a GPU behind it (tools/gpu_run.sh sets ROCM_PATH to the shim build);
 elsewhere they skip with the reason.
 """
 

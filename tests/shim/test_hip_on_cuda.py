@@ -2,7 +2,7 @@
 events, hipRTC, modules and kernel launches, and HIP's error codes.
 
 Runs on an NVIDIA GPU with ROCM_PATH pointing at tools/hip_on_cuda's build
-(tools/gpu_check.sh); skips elsewhere.
+(tools/gpu_run.sh); skips elsewhere.
 """
 
 import ctypes

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# The one GPU runner (see docs/verification.md): on a machine with an NVIDIA GPU and no
+# network, build the HIP-on-CUDA shim, install the carried wheels, run the chosen stages.
+#
+#   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
+#
+# Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
+# CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table).
+# OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
+# results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
+# Every step's failure is recorded and the run goes on; only a failed shim build stops it
+# (exit 2). A step that needs a GPU is skipped, with a line saying so, where none is found.
+# Environment: CANDLEWICK_COMMIT (the commit, for a copy without .git), GPU_RUN_BUDGET
+# (seconds for the whole run, default 540: the device tool's limit is 600 per command),
+# GPU_RUN_WORKERS (pytest-xdist workers for the suites marked so, default 8).
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+# One line per step: stages it belongs to, step name, needs (gpu|any), time limit (s),
+# command (run from the repository root; $W is the work folder, $XDIST the -n option).
+# A new stage or benchmark is one more line here.
+STEPS=(
+    "shim        shim           gpu 120 run_pytest tests/shim"
+    "tests,bench precompile     gpu 150 precompile_kernels"
+    "tests       conformance    gpu 300 run_pytest \$XDIST tests/conformance"
+    "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
+    "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
+    "bench       host_overhead  any 150 run_bench host_overhead"
+    "bench       rocm_ops       gpu 240 run_bench rocm_ops"
+    "bench       rocm_nn        gpu 150 run_bench rocm_nn"
+)
+
+if [[ "${1:-}" == --list ]]; then
+    printf '%s\n' "${STEPS[@]}"
+    exit 0
+fi
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench|all] (or --list)}"
+stages="${2:-all}"
+known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
+for s in ${stages//,/ }; do
+    [[ "$s" == all || "$known" == *" $s "* ]] || { echo "unknown stage '$s'; stages:$known" >&2; exit 64; }
+done
+budget="${GPU_RUN_BUDGET:-540}"
+export PYTHONUNBUFFERED=1
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+W="$(mktemp -d /tmp/gpu_run.XXXXXX)/gpu_run"
+mkdir -p "$W/bench"
+summary="$out/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+pack() {  # the results tarball; logs past 4 MiB keep their first and last MiB
+    cp "$summary" "$W/summary.txt"
+    find "$W" -name '*.log' -size +4M | while read -r f; do
+        { head -c 1M "$f"; printf '\n[... cut by gpu_run.sh ...]\n'; tail -c 1M "$f"; } >"$f.cut" && mv "$f.cut" "$f"
+    done
+    tar -czf "$out/results.tar.gz" -C "$(dirname "$W")" gpu_run
+    rm -rf "$(dirname "$W")"
+    note "results: $out/results.tar.gz ($(du -h "$out/results.tar.gz" | cut -f1))"
+}
+trap pack EXIT
+
+want() { [[ "$stages" == all || ",$stages," == *",$1,"* ]]; }
+has_gpu() { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
+commit="$(python3 -c 'import sys; sys.path.insert(0, "bench"); import harness; print(harness.commit())')"
+export CANDLEWICK_COMMIT="$commit"
+
+{
+    echo "date: $(date -u +%FT%TZ)"
+    echo "commit: $commit"
+    echo "stages: $stages; budget: ${budget}s"
+    echo "python: $(python3 --version 2>&1) at $(command -v python3)"
+    echo "gcc: $(gcc --version 2>/dev/null | head -n 1 || echo none)"
+    echo "--- nvidia-smi"
+    nvidia-smi 2>&1 || echo "nvidia-smi: none"
+} >"$W/env.txt"
+gpu="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)"
+note "gpu_run $(date -u +%FT%TZ) commit $commit stages $stages"
+note "gpu: ${gpu:-none found (steps that need one are skipped)}"
+
+# --- carried wheels (hip-python and friends, tools/fetch_wheels.sh) ------------------------
+if compgen -G ".whl/*.whl" >/dev/null; then
+    if python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+        --target /tmp/site .whl/*.whl >>"$W/env.txt" 2>&1; then
+        note "wheels: $(ls .whl/*.whl | wc -l) installed into /tmp/site"
+    else
+        note "wheels: install FAILED (see env.txt)"
+    fi
+    export PYTHONPATH="/tmp/site:$root${PYTHONPATH:+:$PYTHONPATH}"
+else
+    note "wheels: none in .whl/ (tools/fetch_wheels.sh fetches them)"
+    export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
+# --- the shim and the CUDA libraries it opens (the one fatal step) ---------------------------
+shim=/tmp/hip_on_cuda
+if bash tools/hip_on_cuda/build.sh "$shim" >"$W/shim_build.log" 2>&1; then
+    note "shim: built into $shim/lib"
+else
+    note "shim: build FAILED, stopping (see shim_build.log)"
+    exit 2
+fi
+nvidia_dirs() {  # the CUDA library (lib) or header (include) folders of the pip nvidia-* packages
+    python3 -c 'import glob, os, sys
+try:
+    import nvidia; bases = list(nvidia.__path__)
+except Exception: bases = []
+print(":".join(d for b in bases for d in sorted(glob.glob(os.path.join(b, "*", sys.argv[1])))))' "$1"
+}
+libdirs="$(nvidia_dirs lib)"
+[[ -d /usr/local/cuda/lib64 ]] && libdirs="/usr/local/cuda/lib64${libdirs:+:$libdirs}"
+export ROCM_PATH="$shim" HIP_ON_CUDA_LIB_PATH="$libdirs" HIP_ON_CUDA_INCLUDE_PATH="$(nvidia_dirs include)"
+export LD_LIBRARY_PATH="$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export CANDLEWICK_KERNEL_CACHE=/tmp/candlewick-kernels CANDLEWICK_HYPOTHESIS_PROFILE="${CANDLEWICK_HYPOTHESIS_PROFILE:-ci}"
+{
+    echo "ROCM_PATH=$ROCM_PATH"
+    echo "HIP_ON_CUDA_LIB_PATH=$HIP_ON_CUDA_LIB_PATH"
+    echo "HIP_ON_CUDA_INCLUDE_PATH=$HIP_ON_CUDA_INCLUDE_PATH"
+    python3 -m pip list 2>/dev/null | grep -iE '^(numpy|ml.dtypes|hip-python|rocm-bindings|cupy|torch|pytest|pytest-xdist|hypothesis|array.api.strict) '
+    python3 -c 'import candlewick as cw; [print(b) for b in cw.backends()]' 2>&1
+} >>"$W/env.txt" 2>&1
+
+XDIST=""
+python3 -c 'import xdist' 2>/dev/null && XDIST="-n ${GPU_RUN_WORKERS:-8}"
+
+# --- the step kinds of the table ---------------------------------------------------------------
+counts() {  # the last pytest summary line of a log
+    grep -E '[0-9]+ (passed|failed|error|errors|skipped)|no tests ran' "$1" | tail -n 1 | tr -d '='
+}
+run_pytest() {  # pytest over the given paths with both backends; junit xml beside the log
+    CANDLEWICK_TEST_BACKENDS=cpu,rocm timeout -k 10 "$limit" python3 -m pytest -p no:cacheprovider -q -rfE \
+        -o faulthandler_timeout=120 --junitxml="$W/$step.xml" "$@" >"$log" 2>&1
+    local rc=$?
+    echo "$(counts "$log")"
+    return $rc
+}
+run_bench() {  # python bench/NAME.py --out W/bench; its HEADLINE lines go to the summary
+    timeout -k 10 "$limit" python3 "bench/$1.py" --out "$W/bench" >"$log" 2>&1
+    local rc=$?
+    echo "$(cd "$W" && ls bench/"$1"_*.md 2>/dev/null || echo "no record written")"
+    sed -n 's/^HEADLINE: /    /p' "$log"
+    return $rc
+}
+precompile_kernels() {  # every kernel module into the disk cache, on all cores, before the suites
+    timeout -k 10 "$limit" python3 -c 'import os, rocm_backend
+print(rocm_backend.precompile(progress=False, threads=os.cpu_count()))' >"$log" 2>&1
+    local rc=$?
+    tail -n 1 "$log" | cut -c1-200
+    return $rc
+}
+
+# --- the steps ------------------------------------------------------------------------------
+for row in "${STEPS[@]}"; do
+    read -r step_stages step needs max cmd <<<"$row"
+    chosen=0
+    for s in ${step_stages//,/ }; do want "$s" && chosen=1; done
+    ((chosen)) || continue
+    if [[ "$needs" == gpu ]] && ! has_gpu; then
+        note "$step: SKIPPED (needs a GPU; nvidia-smi finds none)"
+        continue
+    fi
+    left=$((budget - SECONDS - 15))
+    if ((left < 20)); then
+        note "$step: SKIPPED (the ${budget}s budget is spent)"
+        continue
+    fi
+    limit=$((max < left ? max : left))
+    log="$W/$step.log"
+    t0=$SECONDS
+    result="$(eval "$cmd")"
+    rc=$?
+    status=ok
+    ((rc == 124 || rc == 137)) && status="TIMED OUT after ${limit}s" || { ((rc)) && status="FAILED (exit $rc)"; }
+    note "$step: $status, $((SECONDS - t0))s: $(head -n 1 <<<"$result")"
+    tail -n +2 <<<"$result" | while IFS= read -r line; do [[ -n "$line" ]] && note "$line"; done
+done
+note "total: ${SECONDS}s"
