@@ -3,8 +3,8 @@ without ROCm: every call succeeds at once and does nothing on a device.
 
 It lets the ROCm backend's Python path run end to end on a CPU (device objects,
 allocator, argument packing, kernel lookup, launches), so that tests can check what
-that path does (no synchronization on the async path, allocator reuse) and
-bench/rocm_host_profile.py can profile its host overhead without a GPU. It proves
+that path does (no synchronization on the async path, allocator reuse) and its host
+overhead can be profiled without a GPU. It proves
 nothing about results: "device memory" is never read or written.
 
 ``install()`` puts the fake modules into ``sys.modules`` (before ``rocm_backend`` is
