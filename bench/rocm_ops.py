@@ -1,7 +1,7 @@
 """Element-wise, sum, GEMM and tiny-op benchmarks of the rocm backend beside PyTorch and
 CuPy, in one process.
 
-    python bench/rocm_ops.py --out DIR [--sizes 26,28]
+    python bench/rocm_ops.py --out DIR [--sizes 26,28] [--gemm-size 4096]
 
 Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - host time per 16-element float32 op (add, sum, ``x[1:3]``, where), queued back to back;
@@ -199,7 +199,7 @@ def markdown(figures, names):
                              else row.get(f"{case}_error", "-")[:60])
             lines.append(f"| {lib} | " + " | ".join(cells) + " |" + (f" {row['error']}" if "error" in row else ""))
         lines.append("")
-    lines += ["## GEMM 4096^3 (TFLOP/s, host clock; device time per call from torch.profiler)", "",
+    lines += [f"## GEMM {figures['gemm_size']}^3 (TFLOP/s, host clock; device time per call from torch.profiler)", "",
               "| dtype | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for dtype, row in figures["gemm"].items():
         if isinstance(row, dict):
@@ -224,7 +224,7 @@ def markdown(figures, names):
     return lines
 
 
-def headline(figures):
+def headline(figures, names):
     lines = []
     for size, by_lib in figures["bandwidth"].items():
         copy_bw = copy_bandwidth(by_lib) if isinstance(by_lib, dict) else None
@@ -233,8 +233,9 @@ def headline(figures):
             lines.append(f"{size} {lib}: " + ", ".join(shares) + " of copy")
     for dtype, row in figures["gemm"].items():
         if isinstance(row, dict):
-            lines.append(f"GEMM {dtype} TFLOP/s: " + ", ".join(
-                f"{k} {v:.1f}" for k, v in row.items() if isinstance(v, float) and "_" not in k))
+            lines.append(f"GEMM {figures['gemm_size']}^3 {dtype} TFLOP/s: " + ", ".join(
+                f"{lib} {row[lib]:.1f}" if lib in row else f"{lib} {'error' if lib + '_error' in row else '-'}"
+                for lib in names))
     for lib, row in figures["tiny"].items():
         if isinstance(row, dict):
             lines.append(f"tiny µs {lib}: " + " / ".join(f"{row[k]:.1f}" if k in row else "-" for k in TINY_CASES))
@@ -242,15 +243,19 @@ def headline(figures):
 
 
 def main(argv=None):
-    args = harness.parse_args(__doc__, lambda p: p.add_argument("--sizes", default="26,28"), argv)
+    def options(parser):
+        parser.add_argument("--sizes", default="26,28", help="log2 of the element-wise sizes")
+        parser.add_argument("--gemm-size", type=int, default=4096)
+
+    args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
-    figures = {"bandwidth": {}, "gemm": {}, "tiny": {}, "compile": {}}
+    figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}}
     sections = (("compile", lambda: bench_compile(figures["compile"])),
                 ("tiny", lambda: bench_tiny(libs, figures["tiny"])),
                 ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"],
                                                       [1 << int(s) for s in args.sizes.split(",")])),
-                ("gemm", lambda: bench_gemm(libs, figures["gemm"])))
+                ("gemm", lambda: bench_gemm(libs, figures["gemm"], args.gemm_size)))
     for name, run in sections:
         t0 = time.perf_counter()
         try:
@@ -264,7 +269,7 @@ def main(argv=None):
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or libs[0].dev.name)
     _, md_path = harness.write_record(args.out, "rocm_ops", "gpu", device, peers, figures,
-                                      markdown(figures, names), headline(figures))
+                                      markdown(figures, names), headline(figures, names))
     print(md_path.read_text())
 
 

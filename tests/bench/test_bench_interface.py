@@ -1,0 +1,144 @@
+"""bench/ and tools/gpu_run.sh on a CPU: the benchmarks' one interface, the runner's list of
+benchmarks, the naming of bench/results/, and the GPU benchmarks end to end against the
+fake HIP runtime (tests/rocm/fake_hip.py; its figures mean nothing, its records' shape does).
+"""
+
+import importlib.util
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BENCH = ROOT / "bench"
+RUNNER = ROOT / "tools" / "gpu_run.sh"
+SUPPORT = {"harness", "diagnostics"}  # bench/ modules that are no benchmark
+TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests"}  # bench/results/ records of tools/gpu_run.sh's suites
+RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
+
+# by path: bench/ is no package
+_spec = importlib.util.spec_from_file_location("bench_harness", BENCH / "harness.py")
+harness = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(harness)
+
+
+def child_env(**extra):
+    """This environment with this interpreter first on PATH (the runner calls python3)."""
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ.get("PATH", "/usr/bin:/bin")
+    return dict(os.environ, PATH=path, **extra)
+
+
+def benchmarks():
+    return sorted(p.stem for p in BENCH.glob("*.py") if p.stem not in SUPPORT)
+
+
+def runner_steps():
+    listed = subprocess.run(["bash", str(RUNNER), "--list"], capture_output=True, text=True, check=True).stdout
+    return [line.split() for line in listed.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("model, kind", [
+    ("NVIDIA H100 80GB HBM3", "nvidia-h100"),
+    ("NVIDIA H200", "nvidia-h200"),
+    ("AMD Instinct MI300X", "amd-instinct-mi300x"),
+    ("Intel(R) Xeon(R) Platinum 8480+", "intel-xeon-platinum-8480"),
+    ("AMD EPYC 9654 96-Core Processor", "amd-epyc-9654"),
+    ("AMD EPYC", "amd-epyc"),
+])
+def test_device_kind_is_the_model_up_to_its_number(model, kind):
+    assert harness.slug(model) == kind
+
+
+def test_record_is_named_by_benchmark_and_device_kind(tmp_path, monkeypatch):
+    monkeypatch.setenv("CANDLEWICK_DEVICE_KIND", "nvidia-h200")
+    monkeypatch.setenv("CANDLEWICK_COMMIT", "abc1234")
+    json_path, md_path = harness.write_record(tmp_path, "demo", "gpu", "NVIDIA H200", {"torch": "2.11"},
+                                              {"x": 1.5}, ["| a |"], ["x 1.5"])
+    assert (json_path.name, md_path.name) == ("demo_nvidia-h200.json", "demo_nvidia-h200.md")
+    record = json.loads(json_path.read_text())
+    assert RECORD_KEYS <= set(record)
+    assert (record["commit"], record["peers"], record["figures"]) == ("abc1234", {"torch": "2.11"}, {"x": 1.5})
+    text = md_path.read_text()
+    assert "abc1234" in text and "torch 2.11" in text and text.rstrip().endswith("| a |")
+
+
+def test_runner_runs_every_benchmark_and_only_those():
+    steps = runner_steps()
+    listed = sorted(cmd[1] for stages, name, needs, limit, *cmd in steps if cmd[0] == "run_bench")
+    assert listed == benchmarks()
+    for stages, name, needs, limit, *cmd in steps:
+        assert needs in ("gpu", "any") and int(limit) > 0, (name, needs, limit)
+
+
+def test_results_hold_one_record_per_benchmark_and_device_kind():
+    names = set(benchmarks()) | TEST_RUN_RECORDS
+    pattern = re.compile(r"(?P<name>[a-z_]+?)_(?P<kind>(cpu-)?[a-z0-9]+(-[a-z0-9]+)*)\.(md|json)")
+    for path in (BENCH / "results").iterdir():
+        match = pattern.fullmatch(path.name)
+        assert match and match["name"] in names, f"{path.name}: not NAME_<device-kind>.md/.json of a benchmark"
+        if match["name"] in benchmarks():
+            assert path.with_suffix(".md").exists() and path.with_suffix(".json").exists(), path.name
+
+
+FAKE_RUN = """
+import importlib.util, os, sys
+spec = importlib.util.spec_from_file_location("rocm_fake_hip", {fake!r})
+fake = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fake)
+fake.install()  # a fresh interpreter: the fake stays out of the test session
+sys.path.insert(0, {bench!r})
+import {name} as bench
+{patch}
+bench.main(["--out", {out!r}] + {args!r})
+"""
+SMALL = {  # each GPU benchmark with its problems made small
+    "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
+    "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
+                " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
+    patch, args = SMALL[name]
+    script = FAKE_RUN.format(fake=str(ROOT / "tests" / "rocm" / "fake_hip.py"), bench=str(BENCH), name=name,
+                             patch=patch, out=str(tmp_path), args=args)
+    env = child_env(PYTHONPATH=str(ROOT), CANDLEWICK_DEVICE_KIND="fake", CANDLEWICK_COMMIT="test",
+                    CANDLEWICK_KERNEL_CACHE=str(tmp_path / "kc"))
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    record = json.loads((tmp_path / f"{name}_fake.json").read_text())
+    assert RECORD_KEYS <= set(record) and record["benchmark"] == name
+    assert (tmp_path / f"{name}_fake.md").exists()
+    if name == "rocm_ops":
+        assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
+        # bench/diagnostics.py reached the backend internals it lists
+        assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
+    else:
+        pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
+        assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="the runner's shim build needs gcc")
+@pytest.mark.skipif(shutil.which("nvidia-smi") is not None, reason="a GPU machine: this checks the CPU dry run")
+def test_runner_dry_run_without_gpu_skips_gpu_steps(tmp_path):
+    out = tmp_path / "out"
+    done = subprocess.run(["bash", str(RUNNER), str(out), "shim"], capture_output=True, text=True, timeout=300,
+                          env=child_env(CANDLEWICK_COMMIT="test"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = (out / "summary.txt").read_text()
+    assert "shim: built into" in summary and "shim: SKIPPED (needs a GPU" in summary, summary
+    assert sorted(p.name for p in out.iterdir()) == ["results.tar.gz", "summary.txt"]
+    with tarfile.open(out / "results.tar.gz") as tar:
+        assert {"gpu_run/env.txt", "gpu_run/shim_build.log", "gpu_run/summary.txt"} <= set(tar.getnames())
+
+
+def test_runner_refuses_an_unknown_stage(tmp_path):
+    done = subprocess.run(["bash", str(RUNNER), str(tmp_path), "bogus"], capture_output=True, text=True)
+    assert done.returncode == 64 and "unknown stage 'bogus'" in done.stderr
