@@ -4,7 +4,7 @@
 ``candlewick.array.Array`` subclasses it with the public API. Modules below
 ``candlewick.array`` (the ones its methods call: element-wise, indexing, matmul) never
 import it: they check operands against ``ArrayBase`` and build results of their
-operand's class with ``wrap_like``, so the layers import one way only.
+operand's class (``new_array(type(x), ...)``), so the layers import one way only.
 
 Hot paths (binary ops on arrays of one dtype and shape) are written to do as little
 Python work as possible: the per-op dtype tables below are built once at import.
@@ -133,12 +133,12 @@ def broadcast_layouts(*arrays):
 def scalar_array(like, value, dtype, device):
     """A 0-d array of ``like``'s class holding a Python scalar (where a primitive wants a
     storage)."""
-    return wrap_like(like, device.full((), dtype, value), (), dtype, device)
+    return new_array(type(like), device.full((), dtype, value), (), dtype, device)
 
 
-def wrap_like(like, storage, shape, dtype, device):
-    """A new array of ``like``'s class over a contiguous ``storage``."""
-    cls = type(like)
+def new_array(cls, storage, shape, dtype, device):
+    """A new array of class ``cls`` over a contiguous ``storage`` (modules below
+    ``candlewick.array`` pass their operand's class; ``candlewick.array.wrap`` passes Array)."""
     a = cls.__new__(cls)
     a._storage = storage
     a._layout = contiguous_layout(shape)

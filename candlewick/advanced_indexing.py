@@ -30,7 +30,7 @@ assignment with several index arrays may by then have written other elements.
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import ArrayBase, check_dtype_on, contiguous_layout, scalar_array, view, wrap_like
+from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import _as_int, _value_for, basic_layout, fit_value
 from .elementwise import binary
 from .errors import DeviceMismatchError, IndexOutOfBoundsError, ShapeError
@@ -65,7 +65,7 @@ def _to_array(item, x):
         dtype = check_dtype_on(x._device, _dt.from_numpy(host.dtype))
         if not host.flags.c_contiguous:
             host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
-        return wrap_like(x, x._device.storage_from_host(host), host.shape, dtype, x._device)
+        return new_array(type(x), x._device.storage_from_host(host), host.shape, dtype, x._device)
     return item
 
 
@@ -156,7 +156,8 @@ class _Plan:
             if isinstance(k, _Zeros):
                 # indexes the size-1 axis that the None just before it inserted
                 self.axes.append(v_axis - 1)
-                self.indices.append(wrap_like(x, x._device.zeros((k.n,), _int64), (k.n,), _int64, x._device))
+                zeros = x._device.zeros((k.n,), _int64)
+                self.indices.append(new_array(type(x), zeros, (k.n,), _int64, x._device))
                 continue
             n = x.shape[x_axis]
             basic.append(slice(None))
@@ -228,7 +229,7 @@ class _Plan:
             # broadcast first: an empty B looks nothing up (NumPy checks no bounds then)
             term = table.index_select(contiguous_layout((n,)), idx._storage,
                                       idx._layout.broadcast_to(self.shape), 0)
-            term = wrap_like(idx, term, self.shape, _int64, device)
+            term = new_array(type(idx), term, self.shape, _int64, device)
             flat = term if flat is None else binary(BinaryOp.ADD, flat, term, "index")
         if constant:
             flat = binary(BinaryOp.ADD, flat, constant, "index")
@@ -281,7 +282,7 @@ def advanced_getitem(x, key):
     if idx is not None:
         a = plan.axes[0]
         storage = x._storage.index_select(plan.view, idx._storage, idx._layout, a)
-        return wrap_like(x, storage, plan.result_shape(), x._dtype, device)
+        return new_array(type(x), storage, plan.result_shape(), x._dtype, device)
     front, merged, total = plan.merged()
     storage = x._storage
     if merged is None:
@@ -291,7 +292,7 @@ def advanced_getitem(x, key):
     out = storage.index_select(merged, flat._storage, flat._layout, 0)
     b = len(plan.shape)
     rest = plan.rest_shape()
-    result = wrap_like(x, out, plan.shape + rest, x._dtype, device)
+    result = new_array(type(x), out, plan.shape + rest, x._dtype, device)
     p = plan.axes[0]
     if plan.adjacent and p:
         order = list(range(b, b + p)) + list(range(b)) + list(range(b + p, b + len(rest)))
@@ -309,7 +310,7 @@ def _take_rows(x, idx):
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
-    return wrap_like(x, storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
+    return new_array(type(x), storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
 
 
 def _mask_getitem(x, mask):

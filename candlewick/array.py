@@ -7,6 +7,7 @@ operand's class; the namespace functions with no array operand import ``Array`` 
 ``wrap`` from here.
 """
 
+import functools
 import sys
 
 import numpy as np
@@ -15,7 +16,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import indexing as _indexing
 from . import linalg_ops as _linalg_ops
-from ._core import ArrayBase, contiguous_layout, is_scalar, view
+from ._core import ArrayBase, is_scalar, new_array, view
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import DeviceMismatchError, DTypeError, ShapeError
@@ -268,11 +269,5 @@ def _install_operators():
 _install_operators()
 
 
-def wrap(storage, shape, dtype, device):
-    """A new Array over a contiguous ``storage`` of ``shape``."""
-    a = Array.__new__(Array)
-    a._storage = storage
-    a._layout = contiguous_layout(shape)
-    a._dtype = dtype
-    a._device = device
-    return a
+#: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
+wrap = functools.partial(new_array, Array)

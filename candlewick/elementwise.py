@@ -8,8 +8,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    RESULT, ArrayBase, broadcast_layouts, check_accepts, promote_pair, require_array,
-    scalar_array, scalar_for, wrap_like,
+    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair,
+    require_array, scalar_array, scalar_for,
 )
 from .errors import DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
@@ -23,7 +23,7 @@ def _scalar_value(v):
 def unary(op, x, fname):
     require_array(x, fname)
     out_dtype = check_accepts(op, x._dtype, fname)
-    return wrap_like(x, x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
+    return new_array(type(x), x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
 
 def binary(op, x1, x2, fname):
@@ -39,7 +39,7 @@ def binary(op, x1, x2, fname):
         shape = l1.shape
         if shape != l2.shape:
             shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return wrap_like(x1, x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
     if isinstance(x1, ArrayBase):
         return _binary_scalar(op, x1, _scalar_value(x2), False, fname)
     if isinstance(x2, ArrayBase):
@@ -70,8 +70,9 @@ def _binary_scalar(op, x, value, reflected, fname):
         pair = (other, x) if reflected else (x, other)
         x1, x2, dtype, result = _coerce_domain(op, *pair, dtype, fname)
         shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return wrap_like(x1, x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    return wrap_like(x, x._storage.binary_scalar(op, x._layout, value, reflected), x._layout.shape, result, x._device)
+        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+    storage = x._storage.binary_scalar(op, x._layout, value, reflected)
+    return new_array(type(x), storage, x._layout.shape, result, x._device)
 
 
 def compare(op, x1, x2, fname):
@@ -86,7 +87,7 @@ def compare(op, x1, x2, fname):
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)
-    return wrap_like(x1, x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
+    return new_array(type(x1), x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
 
 
 def _make_unary(op, doc):
@@ -146,7 +147,7 @@ def positive(x, /):
     require_array(x, "positive")
     if x._dtype.is_bool:
         raise DTypeError("positive does not accept dtype bool; expected a numeric dtype")
-    return wrap_like(x, x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
+    return new_array(type(x), x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
 
 
 def clip(x, /, min=None, max=None):
@@ -159,7 +160,7 @@ def clip(x, /, min=None, max=None):
         hi = None if max is None else scalar_for(_scalar_value(max), x._dtype, "clip")[0]
         if x._dtype.is_integer:
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
-        return wrap_like(x, x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
+        return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
     for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
         if bound is None:

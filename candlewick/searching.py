@@ -11,8 +11,8 @@ buffer one element longer than the output, so no element needs a branch.
 
 from . import dtypes as _dt
 from ._core import (
-    ArrayBase, contiguous_layout, promote_pair, require_array, same_device,
-    scalar_array, scalar_for, wrap_like,
+    ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
+    scalar_array, scalar_for,
 )
 from .errors import DTypeError, ShapeError
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
@@ -79,7 +79,7 @@ class Compaction:
 
 def wrap_layout(like, storage, layout, dtype, device):
     """An array of ``like``'s class over ``storage`` viewed through ``layout``."""
-    a = wrap_like(like, storage, (), dtype, device)
+    a = new_array(type(like), storage, (), dtype, device)
     a._layout = layout
     return a
 
@@ -93,7 +93,7 @@ def flatten(x):
     """x as a 1-D array in C order (a view when possible)."""
     lay = flat_layout(x)
     if lay is None:
-        return wrap_like(x, x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
+        return new_array(type(x), x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
     Array = type(x)
     out = Array.__new__(Array)
     out._storage, out._layout, out._dtype, out._device = x._storage, lay, x._dtype, x._device
@@ -117,7 +117,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
         elif not shape[0]:
             raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
         storage = x._storage.reduce(op, layout, (0,))
-        return wrap_like(x, storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
+        return new_array(type(x), storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
     axis = normalize_axis(axis, len(shape))
     if shape[axis] == 0:
         raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
@@ -126,7 +126,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
         out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
     else:
         out_shape = shape[:axis] + shape[axis + 1 :]
-    return wrap_like(x, storage, out_shape, _int64, x._device)
+    return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
 def argmax(x, /, *, axis=None, keepdims=False):
@@ -155,7 +155,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
     else:
         out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    return wrap_like(x, storage, out_shape, _int64, x._device)
+    return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
 def nonzero(x, /):
@@ -187,7 +187,7 @@ def nonzero(x, /):
             coord = coord.binary_scalar(BinaryOp.REMAINDER, coord_layout, size, False)
         elif coord is flat:
             coord = flat.copy(line)
-        out.append(wrap_like(x, coord, (count,), _int64, device))
+        out.append(new_array(type(x), coord, (count,), _int64, device))
     return tuple(out)
 
 
@@ -216,7 +216,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x1._dtype.is_bool:
         x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
     storage = x1._storage.searchsorted(x1._layout, x2._storage, x2._layout, side == "right")
-    return wrap_like(x1, storage, x2._layout.shape, _int64, x1._device)
+    return new_array(type(x1), storage, x2._layout.shape, _int64, x1._device)
 
 
 # --- where -------------------------------------------------------------------------------
@@ -248,7 +248,7 @@ def where(condition, x1, x2, /):
         shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
         c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
     storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
-    return wrap_like(x1, storage, shape, x1._dtype, x1._device)
+    return new_array(type(x1), storage, shape, x1._dtype, x1._device)
 
 
 def _plain(value):
