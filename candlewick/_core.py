@@ -1,13 +1,21 @@
 """Dispatch helpers shared by the namespace: wrapping storages, scalars, promotion.
 
+``ArrayBase`` is the data of an array (storage, layout, dtype, device);
+``candlewick.array.Array`` subclasses it with the public API. Modules below
+``candlewick.array`` (the ones its methods call: element-wise, indexing, matmul) never
+import it: they check operands against ``ArrayBase`` and build results of their
+operand's class (``new_array(type(x), ...)``), so the layers import one way only.
+
 Hot paths (binary ops on arrays of one dtype and shape) are written to do as little
 Python work as possible: the per-op dtype tables below are built once at import.
 """
 
 import builtins
 
+import numpy as _np
+
 from . import dtypes as _dt
-from .errors import DeviceMismatchError, DTypeError
+from .errors import DeviceMismatchError, DTypeError, UnsupportedOperation
 from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 
@@ -29,13 +37,16 @@ def contiguous_layout(shape):
 
 
 
-#: the Array class, set by candlewick.array when it is defined (array.py imports this
-#: module, so it cannot be imported here); read as a module global on hot paths
-Array = None
+class ArrayBase:
+    """The data of a candlewick array; the public class is ``candlewick.array.Array``."""
+
+    __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
 
 
-def array_type():
-    return Array
+def check_dtype_on(device, dtype):
+    if dtype not in device.dtypes:
+        raise UnsupportedOperation("create", dtype, device.backend, "dtype not supported by this device")
+    return dtype
 
 
 def check_accepts(op, dtype, fname):
@@ -59,8 +70,6 @@ def same_device(a, b, fname):
 
 _INT_RANGES = {}
 for _d in _dt.INTEGER:
-    import numpy as _np
-
     _info = _np.iinfo(_d.numpy)
     _INT_RANGES[_d] = (int(_info.min), int(_info.max))
 
@@ -121,13 +130,16 @@ def broadcast_layouts(*arrays):
     return shape, [a._layout.broadcast_to(shape) for a in arrays]
 
 
-def scalar_array(value, dtype, device):
-    """A 0-d array holding a Python scalar (used where a primitive wants a storage)."""
-    return wrap(device.full((), dtype, value), (), dtype, device)
+def scalar_array(like, value, dtype, device):
+    """A 0-d array of ``like``'s class holding a Python scalar (where a primitive wants a
+    storage)."""
+    return new_array(type(like), device.full((), dtype, value), (), dtype, device)
 
 
-def wrap(storage, shape, dtype, device):
-    a = Array.__new__(Array)
+def new_array(cls, storage, shape, dtype, device):
+    """A new array of class ``cls`` over a contiguous ``storage`` (modules below
+    ``candlewick.array`` pass their operand's class; ``candlewick.array.wrap`` passes Array)."""
+    a = cls.__new__(cls)
     a._storage = storage
     a._layout = contiguous_layout(shape)
     a._dtype = dtype
@@ -147,7 +159,7 @@ def view(x, layout):
 
 
 def require_array(x, fname, argname="x"):
-    if type(x) is not Array and not isinstance(x, Array):
+    if not isinstance(x, ArrayBase):
         raise TypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")
     return x
 

@@ -30,10 +30,10 @@ assignment with several index arrays may by then have written other elements.
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, scalar_array, view, wrap
-from .array import Array
+from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array, scalar_array, view
+from .basic_indexing import _as_int, _value_for, basic_layout, fit_value
+from .elementwise import binary
 from .errors import DeviceMismatchError, IndexOutOfBoundsError, ShapeError
-from .indexing import _as_int, _value_for, basic_layout, fit_value
 from .layout import Layout, broadcast_shapes, shape_size
 from .opdefs import BinaryOp
 from .searching import Compaction, nonzero, wrap_layout
@@ -45,15 +45,13 @@ _int64 = _dt.int64
 
 def _to_array(item, x):
     """Lists and NumPy arrays in a key become index arrays on x's device."""
-    if isinstance(item, Array):
+    if isinstance(item, ArrayBase):
         if item._device is not x._device:
             raise DeviceMismatchError(
                 f"index array is on {item._device.name} but the array is on {x._device.name}"
             )
         return item
     if isinstance(item, (list, np.ndarray)):
-        from .creation import asarray
-
         try:
             host = np.asarray(item)
         except ValueError:
@@ -64,7 +62,10 @@ def _to_array(item, x):
             raise IndexError(
                 f"arrays used as indices must be of integer or boolean type, got {host.dtype}"
             )
-        return asarray(host, device=x._device)
+        dtype = check_dtype_on(x._device, _dt.from_numpy(host.dtype))
+        if not host.flags.c_contiguous:
+            host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
+        return new_array(type(x), x._device.storage_from_host(host), host.shape, dtype, x._device)
     return item
 
 
@@ -79,7 +80,7 @@ def _normalize(x, key):
             continue
         if k is Ellipsis:
             ellipses += 1
-        elif isinstance(k, Array):
+        elif isinstance(k, ArrayBase):
             if not (k._dtype.is_integer or k._dtype.is_bool):
                 raise IndexError(
                     f"arrays used as indices must be of integer or boolean type, got {k._dtype.name}"
@@ -101,7 +102,7 @@ def _normalize(x, key):
     out = []
     axis = 0
     for k in items:
-        if isinstance(k, Array) and k._dtype.is_bool:
+        if isinstance(k, ArrayBase) and k._dtype.is_bool:
             if k.ndim == 0:
                 # x[..., True] adds an axis of length 1, x[..., False] one of length 0
                 out.append(None)
@@ -155,12 +156,13 @@ class _Plan:
             if isinstance(k, _Zeros):
                 # indexes the size-1 axis that the None just before it inserted
                 self.axes.append(v_axis - 1)
-                self.indices.append(wrap(x._device.zeros((k.n,), _int64), (k.n,), _int64, x._device))
+                zeros = x._device.zeros((k.n,), _int64)
+                self.indices.append(new_array(type(x), zeros, (k.n,), _int64, x._device))
                 continue
             n = x.shape[x_axis]
             basic.append(slice(None))
             self.axes.append(v_axis)
-            if isinstance(k, Array) and k.ndim > 0:
+            if isinstance(k, ArrayBase) and k.ndim > 0:
                 if k._dtype is not _int64:
                     k = k.astype(_int64)
                 self.indices.append(k)
@@ -214,8 +216,6 @@ class _Plan:
         indices of ``i_j * stride_j``. Each term is an ``index_select`` from the table
         ``[0, stride_j, 2 stride_j, ...]`` of its axis' length, so negative indices wrap
         and out-of-range ones raise IndexError against their own axis."""
-        from .elementwise import binary
-
         sizes = [self.view.shape[a] for a in self.axes]
         stride = shape_size(sizes)
         flat = None
@@ -229,7 +229,7 @@ class _Plan:
             # broadcast first: an empty B looks nothing up (NumPy checks no bounds then)
             term = table.index_select(contiguous_layout((n,)), idx._storage,
                                       idx._layout.broadcast_to(self.shape), 0)
-            term = wrap(term, self.shape, _int64, device)
+            term = new_array(type(idx), term, self.shape, _int64, device)
             flat = term if flat is None else binary(BinaryOp.ADD, flat, term, "index")
         if constant:
             flat = binary(BinaryOp.ADD, flat, constant, "index")
@@ -244,7 +244,7 @@ def _single_mask(x, key):
     """The boolean array when ``key`` is one boolean array of ndim >= 1 (or a 1-tuple)."""
     if isinstance(key, tuple) and len(key) == 1:
         key = key[0]
-    if isinstance(key, Array) and key._dtype.is_bool and key.ndim >= 1:
+    if isinstance(key, ArrayBase) and key._dtype.is_bool and key.ndim >= 1:
         if key._device is not x._device:
             raise DeviceMismatchError(
                 f"boolean index is on {key._device.name} but the array is on {x._device.name}"
@@ -271,7 +271,7 @@ def _rows(x, k):
 # --- getitem -------------------------------------------------------------------------------
 
 def advanced_getitem(x, key):
-    if type(key) is Array and key._dtype.is_integer and key._layout.shape:
+    if isinstance(key, ArrayBase) and key._dtype.is_integer and key._layout.shape:
         return _take_rows(x, key)
     mask = _single_mask(x, key)
     if mask is not None:
@@ -282,7 +282,7 @@ def advanced_getitem(x, key):
     if idx is not None:
         a = plan.axes[0]
         storage = x._storage.index_select(plan.view, idx._storage, idx._layout, a)
-        return wrap(storage, plan.result_shape(), x._dtype, device)
+        return new_array(type(x), storage, plan.result_shape(), x._dtype, device)
     front, merged, total = plan.merged()
     storage = x._storage
     if merged is None:
@@ -292,7 +292,7 @@ def advanced_getitem(x, key):
     out = storage.index_select(merged, flat._storage, flat._layout, 0)
     b = len(plan.shape)
     rest = plan.rest_shape()
-    result = wrap(out, plan.shape + rest, x._dtype, device)
+    result = new_array(type(x), out, plan.shape + rest, x._dtype, device)
     p = plan.axes[0]
     if plan.adjacent and p:
         order = list(range(b, b + p)) + list(range(b)) + list(range(b + p, b + len(rest)))
@@ -310,7 +310,7 @@ def _take_rows(x, idx):
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
-    return wrap(storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
+    return new_array(type(x), storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
 
 
 def _mask_getitem(x, mask):
@@ -323,7 +323,7 @@ def _mask_getitem(x, mask):
         m_storage, m_layout = m_storage.copy(mask._layout), contiguous_layout((n,))
     plan = Compaction(m_storage, m_layout, n, x._device)
     out, out_layout = plan.take(storage, layout, x._dtype)
-    return wrap_layout(out, out_layout, x._dtype, x._device)
+    return wrap_layout(x, out, out_layout, x._dtype, x._device)
 
 
 # --- setitem -------------------------------------------------------------------------------
@@ -331,15 +331,15 @@ def _mask_getitem(x, mask):
 def advanced_setitem(x, key, value):
     value = _value_for(x, value)
     mask = _single_mask(x, key)
-    if mask is None and isinstance(key, Array) and key._dtype.is_bool and key.ndim == 0:
+    if mask is None and isinstance(key, ArrayBase) and key._dtype.is_bool and key.ndim == 0:
         mask = key
     if mask is not None and _mask_value_fits(x, mask, value):
         return _mask_setitem(x, mask, value)
     plan = _plan(x, key)
     device = x._device
     shape = plan.result_shape()
-    if not isinstance(value, Array):
-        value = scalar_array(value, x._dtype, device)
+    if not isinstance(value, ArrayBase):
+        value = scalar_array(x, value, x._dtype, device)
     src = fit_value(value._layout, shape)
     b = len(plan.shape)
     rest = plan.rest_shape()
@@ -393,7 +393,7 @@ def _reshaped(storage, layout, shape):
 def _mask_value_fits(x, mask, value):
     """Whether ``x[mask] = value`` can be a ``where``: the value must not depend on how
     many elements the mask selects (a scalar, or an array broadcasting to the rest)."""
-    if not isinstance(value, Array):
+    if not isinstance(value, ArrayBase):
         return True
     rest = x.shape[mask.ndim :]
     vshape = value.shape
@@ -409,8 +409,8 @@ def _mask_value_fits(x, mask, value):
 def _mask_setitem(x, mask, value):
     shape = x._layout.shape
     k = mask.ndim
-    if not isinstance(value, Array):
-        value = scalar_array(value, x._dtype, x._device)
+    if not isinstance(value, ArrayBase):
+        value = scalar_array(x, value, x._dtype, x._device)
     vlayout = value._layout
     if vlayout.ndim == len(shape) - k + 1:
         vlayout = vlayout.squeeze((0,))

@@ -1,25 +1,35 @@
 """The Array object: a storage, a Layout over it, a dtype and a device.
 
 Views (basic indexing, transposes, broadcasts, reshapes that need no copy) share the
-storage and differ only in layout. Operators delegate to the namespace functions.
+storage and differ only in layout. Operators delegate to the modules below this one
+(element-wise, indexing, matmul, DLPack export), which build their results from their
+operand's class; the namespace functions with no array operand import ``Array`` and
+``wrap`` from here.
 """
+
+import functools
+import sys
 
 import numpy as np
 
 from . import dtypes as _dt
 from . import elementwise as _ew
-from . import _core
-from ._core import is_scalar, view, wrap
+from . import indexing as _indexing
+from . import linalg_ops as _linalg_ops
+from ._core import ArrayBase, is_scalar, new_array, view
+from .backend import holds_host_memory
+from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .opdefs import BinaryOp, CompareOp
+from .registry import get_device
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
 
-class Array:
+class Array(ArrayBase):
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``."""
 
-    __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
+    __slots__ = ()
     __array_priority__ = 100  # NumPy defers mixed operators to us
 
     def __init__(self, *args, **kwargs):
@@ -115,7 +125,7 @@ class Array:
         return int(self._scalar("index"))
 
     def __array__(self, dtype=None, copy=None):
-        if self._device.backend != "cpu":
+        if not holds_host_memory(self._device):
             raise TypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
                 f"use candlewick.to_numpy(x) to copy it to the host"
@@ -126,23 +136,17 @@ class Array:
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
-        import candlewick
-
-        return candlewick
+        # the namespace is this module's package: Python loaded it before this module, so
+        # it is looked up, not imported (the namespace sits above the Array class)
+        return sys.modules[__package__]
 
     def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
-        from .dlpack import array_dlpack
-
         return array_dlpack(self, stream, max_version, dl_device, copy)
 
     def __dlpack_device__(self, /):
-        from .dlpack import array_dlpack_device
-
         return array_dlpack_device(self)
 
     def to_device(self, device, /, *, stream=None):
-        from .registry import get_device
-
         target = get_device(device)
         if target is self._device:
             return self
@@ -263,8 +267,7 @@ def _install_operators():
 
 
 _install_operators()
-_core.Array = Array
 
-# imported last: these modules use _core.Array at call time, and import this one
-from . import indexing as _indexing  # noqa: E402
-from . import linalg_ops as _linalg_ops  # noqa: E402
+
+#: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
+wrap = functools.partial(new_array, Array)

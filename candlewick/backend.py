@@ -43,6 +43,7 @@ from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
     "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage",
+    "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
@@ -327,6 +328,23 @@ class DLPackDevice(Protocol):
         memory is not on this device. Share the memory unless ``copy`` is True; with
         ``copy=False`` raise BufferError if sharing is impossible. The layout may have any
         strides (in elements) and offset within the storage."""
+
+
+@runtime_checkable
+class HostMemoryDevice(Protocol):
+    """Optional declaration (not part of ``BackendDevice``): a device whose storages live in
+    the host's memory sets ``host_memory = True``. candlewick then lets NumPy read its
+    arrays implicitly (``np.asarray(x)``, ``x.__array__()``) and lands host-memory DLPack
+    producers (kDLCPU) on it when it is the default device (``candlewick.dlpack``). A
+    device that does not declare it is taken as not host-readable: implicit conversion
+    raises and ``candlewick.to_numpy`` copies explicitly."""
+
+    host_memory: bool
+
+
+def holds_host_memory(device):
+    """Whether ``device`` declares ``host_memory = True`` (False when it declares nothing)."""
+    return getattr(device, "host_memory", False) is True
 
 
 @runtime_checkable

@@ -9,19 +9,14 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, is_scalar, scalar_for, wrap
-from .errors import DTypeError, UnsupportedOperation
+from ._core import as_shape, check_dtype_on, is_scalar, scalar_for
+from .array import Array, wrap
+from .errors import DTypeError
 from .registry import get_device
 
 
 def _resolve_device(device):
     return get_device(device)
-
-
-def _check_dtype_on(device, dtype):
-    if dtype not in device.dtypes:
-        raise UnsupportedOperation("create", dtype, device.backend, "dtype not supported by this device")
-    return dtype
 
 
 def _default_dtype_for_scalar(value):
@@ -38,8 +33,6 @@ def _default_dtype_for_scalar(value):
 
 def _infer_host(obj, dtype=None):
     """Turn a scalar / nested sequence / buffer into a host ndarray with an API dtype."""
-    from .array import Array
-
     if dtype is not None and dtype.is_integer and isinstance(obj, (list, tuple)):
         try:  # exact for Python ints beyond int64 (uint64); NumPy raises OverflowError itself
             return np.asarray(obj, dtype=dtype.numpy)
@@ -79,8 +72,6 @@ def _flatten_first(seq):
 
 
 def _arrays_to_host(obj):
-    from .array import Array
-
     if isinstance(obj, Array):
         return obj._storage.to_host(obj._layout)
     if isinstance(obj, (list, tuple)):
@@ -90,8 +81,6 @@ def _arrays_to_host(obj):
 
 def asarray(obj, /, *, dtype=None, device=None, copy=None):
     """Convert a candlewick array, Python scalar, nested sequence or buffer to an array."""
-    from .array import Array
-
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
     if isinstance(obj, Array):
@@ -130,7 +119,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             if host.dtype.kind == "c" and not dtype.is_complex:
                 raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
             host = host.astype(dtype.numpy)
-    _check_dtype_on(target, dtype)
+    check_dtype_on(target, dtype)
     shape = host.shape  # np.ascontiguousarray turns a 0-d array into shape (1,)
     host = np.ascontiguousarray(host)
     return wrap(target.storage_from_host(host), shape, dtype, target)
@@ -138,8 +127,6 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
 
 def to_numpy(x, /):
     """A NumPy array holding a copy of ``x``'s elements (synchronizes with the device)."""
-    from .array import Array
-
     if not isinstance(x, Array):
         raise TypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
     return x._storage.to_host(x._layout)
@@ -154,7 +141,7 @@ def _filled(fname, shape, dtype, device, make):
     if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
         raise ValueError(f"{fname}: shape {shape} of {dtype.name} is larger than any device can address")
     device = _resolve_device(device)
-    _check_dtype_on(device, dtype)
+    check_dtype_on(device, dtype)
     return wrap(make(device, shape, dtype), shape, dtype, device)
 
 
@@ -171,8 +158,6 @@ def empty(shape, *, dtype=None, device=None):
 
 
 def full(shape, fill_value, *, dtype=None, device=None):
-    from .array import Array
-
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
             raise ValueError("full: fill_value must be a scalar or a 0-d array")
@@ -190,8 +175,6 @@ def full(shape, fill_value, *, dtype=None, device=None):
 
 
 def _like(fname, x, dtype, device):
-    from .array import Array
-
     if not isinstance(x, Array):
         raise TypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
@@ -238,7 +221,7 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     else:
         size = max(0, math.ceil((stop - start) / step))
     device = _resolve_device(device)
-    _check_dtype_on(device, dtype)
+    check_dtype_on(device, dtype)
     if dtype.is_integer and size:
         last = start + (size - 1) * step
         scalar_for(int(start), dtype, "arange")

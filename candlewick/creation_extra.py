@@ -6,8 +6,8 @@
 import operator
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, require_array, wrap
-from .creation import _check_dtype_on
+from ._core import check_dtype_on, contiguous_layout, require_array
+from .array import wrap
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp
@@ -41,7 +41,7 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     k = _int_arg(k, "eye", "k")
     dtype = _dtype_arg(dtype, _dt.DEFAULT_FLOAT)
     device = get_device(device)
-    _check_dtype_on(device, dtype)
+    check_dtype_on(device, dtype)
     shape = (n_rows, n_cols)
     storage = device.zeros(shape, dtype)
     if k >= 0:
@@ -73,7 +73,7 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
     if is_complex and not dtype.is_complex:
         raise DTypeError(f"linspace: complex start/stop need a complex dtype, got {dtype.name}")
     device = get_device(device)
-    _check_dtype_on(device, dtype)
+    check_dtype_on(device, dtype)
     div = (num - 1) if endpoint else num
     if dtype.is_complex:
         start, stop = complex(start), complex(stop)

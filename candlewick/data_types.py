@@ -11,7 +11,8 @@ import ml_dtypes
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import array_type, scalar_for
+from ._core import scalar_for
+from .array import Array
 from .errors import DTypeError
 
 
@@ -19,7 +20,7 @@ def _dtype_of(obj, fname, argname):
     """A DType from a DType or an array; anything else is a TypeError."""
     if isinstance(obj, _dt.DType):
         return obj
-    if isinstance(obj, array_type()):
+    if isinstance(obj, Array):
         return obj._dtype
     raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {obj!r}")
 
@@ -31,7 +32,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     array to a real or integer dtype is refused (take ``real``/``abs`` first); casting
     to bool is ``x != 0``.
     """
-    if not isinstance(x, array_type()):
+    if not isinstance(x, Array):
         raise TypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
     if not isinstance(dtype, _dt.DType):
         raise DTypeError(f"astype: dtype must be a candlewick dtype, got {dtype!r}")
@@ -121,7 +122,6 @@ def result_type(*arrays_and_dtypes):
     the standard leaves open raises TypeError; an int out of an integer dtype's range
     raises OverflowError, as the operation itself would.
     """
-    Array = array_type()
     result = None
     scalars = []
     for obj in arrays_and_dtypes:

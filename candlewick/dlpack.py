@@ -1,115 +1,32 @@
-"""DLPack exchange: ``Array.__dlpack__``/``__dlpack_device__`` and ``from_dlpack``.
+"""DLPack import: ``from_dlpack`` (export, ``Array.__dlpack__``, is in
+``candlewick.dlpack_export``).
 
-The mechanism is device-agnostic and rests on two optional backend hooks (declared in
-``candlewick.backend`` as ``DLPackStorage`` and ``DLPackDevice``):
-
-* export: ``storage.dlpack_view(layout)`` returns an object with ``__dlpack__`` and
-  ``__dlpack_device__`` that shares the storage's memory as ``layout`` views it (the
-  cpu backend: a NumPy view of its host buffer, so export is zero-copy);
-* import: ``device.storage_from_dlpack(obj, copy)`` returns ``(storage, layout)`` for a
-  producer whose memory lives on that device (sharing it unless ``copy`` is True), or
-  None when the producer is elsewhere.
-
-Without the import hook, producers in host memory are still accepted by copying them
-through ``storage_from_host`` (so ``copy=False`` cannot be honoured there).
+Import rests on the optional device hook ``storage_from_dlpack(obj, copy)`` (declared in
+``candlewick.backend`` as ``DLPackDevice``): it returns ``(storage, layout)`` for a
+producer whose memory lives on that device (sharing it unless ``copy`` is True), or None
+when the producer is elsewhere. Without the hook, producers in host memory are still
+accepted by copying them through ``storage_from_host`` (so ``copy=False`` cannot be
+honoured there). Which device host memory lands on is the backends' declaration
+``host_memory`` (``candlewick.backend.holds_host_memory``).
 """
-
-import enum
 
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import array_type, contiguous_layout, view, wrap
-from .registry import all_devices, get_device
-
-
-class DLDeviceType(enum.IntEnum):
-    """DLPack's device types (dlpack.h), for ``__dlpack_device__`` results."""
-
-    CPU = 1
-    CUDA = 2
-    CUDA_HOST = 3
-    OPENCL = 4
-    VULKAN = 7
-    METAL = 8
-    VPI = 9
-    ROCM = 10
-    ROCM_HOST = 11
-    EXT_DEV = 12
-    CUDA_MANAGED = 13
-    ONE_API = 14
-
-
-#: device types whose memory the host can read directly
-HOST_READABLE = (DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOST,
-                 DLDeviceType.CUDA_MANAGED)
-
-
-def _exporter(storage, device, what):
-    export = getattr(storage, "dlpack_view", None)
-    if export is None:
-        raise BufferError(
-            f"{what}: the {device.backend} backend does not export DLPack "
-            f"(its storage has no dlpack_view); copy with candlewick.to_numpy(x) instead"
-        )
-    return export
-
-
-def array_dlpack_device(x):
-    """``x.__dlpack_device__()``: (DLPack device type, device id) of x's memory."""
-    export = _exporter(x._storage, x._device, "__dlpack_device__")
-    dev_type, dev_id = export(x._layout).__dlpack_device__()
-    dev_type = int(dev_type)
-    # a device type newer than this table is still reported, as a plain int
-    return (DLDeviceType(dev_type) if dev_type in DLDeviceType._value2member_map_ else dev_type), int(dev_id)
-
-
-def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
-    """``x.__dlpack__(...)``: a DLPack capsule of x's elements.
-
-    ``copy=None`` shares memory; ``copy=True`` exports a fresh copy made on x's device;
-    ``copy=False`` never copies (BufferError when that is impossible). ``dl_device``
-    other than x's own device is honoured only for the host (kDLCPU) through a copy.
-    """
-    storage, layout = x._storage, x._layout
-    export = _exporter(storage, x._device, "__dlpack__")
-    if copy:
-        storage = storage.copy(layout)
-        layout = contiguous_layout(layout.shape)
-    producer = storage.dlpack_view(layout) if copy else export(layout)
-    if dl_device is not None:
-        wanted = (int(dl_device[0]), int(dl_device[1]))
-        own = tuple(int(v) for v in producer.__dlpack_device__())
-        if wanted != own:
-            if copy is False:
-                raise BufferError(
-                    f"__dlpack__: dl_device={wanted} differs from the array's device {own} "
-                    f"and copy=False forbids the copy that moving it needs"
-                )
-            if wanted[0] != DLDeviceType.CPU:
-                raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
-            producer = storage.to_host(layout)  # an owning host copy
-        dl_device = None
-    if stream is not None and int(producer.__dlpack_device__()[0]) == DLDeviceType.CPU:
-        raise ValueError(f"__dlpack__: stream must be None for an export to the host, got {stream!r}")
-    kwargs = {"stream": stream}
-    if max_version is not None:
-        kwargs["max_version"] = tuple(max_version)
-    if dl_device is not None:
-        kwargs["dl_device"] = dl_device
-    if copy is False:
-        kwargs["copy"] = False
-    return producer.__dlpack__(**kwargs)
+from ._core import view
+from .array import Array, wrap
+from .backend import holds_host_memory
+from .dlpack_export import HOST_READABLE
+from .registry import FALLBACK_DEVICE, all_devices, default_device_now, get_device
 
 
 def from_dlpack(x, /, *, device=None, copy=None):
     """An array holding the data of a DLPack producer ``x``.
 
-    ``device=None`` keeps the data on the producer's device (host memory comes to the
-    cpu device). ``copy=None`` shares memory when the device can, ``copy=True`` always
+    ``device=None`` keeps the data on the producer's device (host memory comes to
+    ``host_memory_device()``). ``copy=None`` shares memory when the device can, ``copy=True`` always
     copies, ``copy=False`` never does (BufferError when sharing is impossible).
     """
-    Array = array_type()
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)
     if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
@@ -120,7 +37,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if device is not None:
         targets = [get_device(device)]
     elif dev_type in HOST_READABLE:
-        targets = [get_device("cpu")]  # host memory belongs to the host device
+        targets = [host_memory_device()]
     else:
         targets = all_devices()
     for target in targets:
@@ -149,6 +66,19 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     return wrap(target.storage_from_host(host), host.shape, dtype, target)
+
+
+def host_memory_device():
+    """The device that host memory (a kDLCPU producer) lands on when no device is named:
+    the default device when its memory is host memory, else the fallback default device;
+    whether a device holds host memory is its backend's declaration."""
+    for device in (default_device_now(), get_device(FALLBACK_DEVICE)):
+        if holds_host_memory(device):
+            return device
+    raise BufferError(
+        f"from_dlpack: neither the default device nor {FALLBACK_DEVICE!r} holds host memory; "
+        f"name the target with device=..."
+    )
 
 
 def _wrap_view(storage, layout, device):

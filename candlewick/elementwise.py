@@ -6,11 +6,10 @@ scalar rules, devices), promotes and broadcasts, then calls one storage primitiv
 
 import numpy as np
 
-from . import _core
 from . import dtypes as _dt
 from ._core import (
-    RESULT, array_type, broadcast_layouts, check_accepts, promote_pair, require_array,
-    scalar_array, scalar_for, wrap,
+    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair,
+    require_array, scalar_array, scalar_for,
 )
 from .errors import DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
@@ -24,13 +23,12 @@ def _scalar_value(v):
 def unary(op, x, fname):
     require_array(x, fname)
     out_dtype = check_accepts(op, x._dtype, fname)
-    return wrap(x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
+    return new_array(type(x), x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
 
 def binary(op, x1, x2, fname):
     """Apply a BinaryOp to two operands (arrays or one Python scalar)."""
-    Array = _core.Array
-    if type(x1) is Array and type(x2) is Array:
+    if type(x1) is type(x2) and isinstance(x1, ArrayBase):
         if x1._dtype is not x2._dtype or x1._device is not x2._device:
             x1, x2 = promote_pair(x1, x2, fname)
         dtype = x1._dtype
@@ -41,10 +39,10 @@ def binary(op, x1, x2, fname):
         shape = l1.shape
         if shape != l2.shape:
             shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return wrap(x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    if isinstance(x1, Array):
+        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+    if isinstance(x1, ArrayBase):
         return _binary_scalar(op, x1, _scalar_value(x2), False, fname)
-    if isinstance(x2, Array):
+    if isinstance(x2, ArrayBase):
         return _binary_scalar(op, x2, _scalar_value(x1), True, fname)
     raise TypeError(f"{fname}: at least one operand must be a candlewick array")
 
@@ -68,28 +66,28 @@ def _binary_scalar(op, x, value, reflected, fname):
         x = x.astype(dtype)
     result = RESULT[op].get(dtype)
     if result is None:
-        other = scalar_array(value, dtype, x._device)
+        other = scalar_array(x, value, dtype, x._device)
         pair = (other, x) if reflected else (x, other)
         x1, x2, dtype, result = _coerce_domain(op, *pair, dtype, fname)
         shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return wrap(x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    return wrap(x._storage.binary_scalar(op, x._layout, value, reflected), x._layout.shape, result, x._device)
+        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+    storage = x._storage.binary_scalar(op, x._layout, value, reflected)
+    return new_array(type(x), storage, x._layout.shape, result, x._device)
 
 
 def compare(op, x1, x2, fname):
-    Array = array_type()
-    if not isinstance(x1, Array):
-        if not isinstance(x2, Array):
+    if not isinstance(x1, ArrayBase):
+        if not isinstance(x2, ArrayBase):
             raise TypeError(f"{fname}: at least one operand must be a candlewick array")
         value, dtype = scalar_for(_scalar_value(x1), x2._dtype, fname)
-        x1 = scalar_array(value, dtype, x2._device)
-    elif not isinstance(x2, Array):
+        x1 = scalar_array(x2, value, dtype, x2._device)
+    elif not isinstance(x2, ArrayBase):
         value, dtype = scalar_for(_scalar_value(x2), x1._dtype, fname)
-        x2 = scalar_array(value, dtype, x1._device)
+        x2 = scalar_array(x1, value, dtype, x1._device)
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)
-    return wrap(x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
+    return new_array(type(x1), x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
 
 
 def _make_unary(op, doc):
@@ -149,7 +147,7 @@ def positive(x, /):
     require_array(x, "positive")
     if x._dtype.is_bool:
         raise DTypeError("positive does not accept dtype bool; expected a numeric dtype")
-    return wrap(x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
+    return new_array(type(x), x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
 
 
 def clip(x, /, min=None, max=None):
@@ -157,18 +155,17 @@ def clip(x, /, min=None, max=None):
     require_array(x, "clip")
     if x._dtype.is_complex or x._dtype.is_bool:
         raise DTypeError(f"clip does not accept dtype {x._dtype.name}; expected a real numeric dtype")
-    Array = array_type()
-    if not isinstance(min, Array) and not isinstance(max, Array):
+    if not isinstance(min, ArrayBase) and not isinstance(max, ArrayBase):
         lo = None if min is None else scalar_for(_scalar_value(min), x._dtype, "clip")[0]
         hi = None if max is None else scalar_for(_scalar_value(max), x._dtype, "clip")[0]
         if x._dtype.is_integer:
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
-        return wrap(x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
+        return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
     for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
         if bound is None:
             continue
-        if isinstance(bound, Array):
+        if isinstance(bound, ArrayBase):
             if bound._device is not x._device:
                 raise DeviceMismatchError("clip: bounds must be on the array's device")
             bound = bound.astype(x._dtype) if bound._dtype is not x._dtype else bound

@@ -7,7 +7,7 @@ ones with IndexError.
 """
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, require_array, same_device, wrap
+from ._core import contiguous_layout, new_array, require_array, same_device
 from .errors import DTypeError, ShapeError
 from .layout import Layout, normalize_axis
 
@@ -36,7 +36,7 @@ def take(x, indices, /, *, axis=None):
     shape = x._layout.shape
     storage = x._storage.index_select(x._layout, idx, idx_layout, axis)
     out_shape = shape[:axis] + idx_layout.shape + shape[axis + 1 :]
-    return wrap(storage, out_shape, x._dtype, x._device)
+    return new_array(type(x), storage, out_shape, x._dtype, x._device)
 
 
 def _broadcast_except(layout, shape, axis, argname):
@@ -86,7 +86,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
     x_layout = _broadcast_except(x._layout, shape, axis, "x")
     idx_layout = _broadcast_except(idx_layout, shape, axis, "indices")
     storage = x._storage.gather(x_layout, idx, idx_layout, axis)
-    return wrap(storage, shape, x._dtype, x._device)
+    return new_array(type(x), storage, shape, x._dtype, x._device)
 
 
 __all__ = ["take", "take_along_axis"]

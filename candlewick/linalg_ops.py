@@ -1,22 +1,22 @@
 """Linear-algebra functions of the main namespace: matmul, matrix_transpose, vecdot, tensordot."""
 
-from . import _core
 from . import dtypes as _dt
-from ._core import contiguous_layout, promote_pair, require_array, view, wrap
+from ._core import ArrayBase, contiguous_layout, new_array, promote_pair, require_array, view
+from .elementwise import conj
 from .errors import AxisError, DTypeError, ShapeError
 from .layout import broadcast_shapes, normalize_axis
 
 
 def matmul(x1, x2, /):
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions."""
-    Array = _core.Array
-    if type(x1) is Array and type(x2) is Array and x1._dtype is x2._dtype and x1._device is x2._device:
+    if (type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype
+            and x1._device is x2._device):
         # the common 2-D case, without the general path's layout bookkeeping
         l1, l2 = x1._layout, x2._layout
         s1, s2 = l1.shape, l2.shape
         if len(s1) == 2 and len(s2) == 2 and s1[1] == s2[0] and not x1._dtype.is_bool:
             storage = x1._storage.matmul(x2._storage, l1, l2)
-            return wrap(storage, (s1[0], s2[1]), x1._dtype, x1._device)
+            return new_array(type(x1), storage, (s1[0], s2[1]), x1._dtype, x1._device)
     require_array(x1, "matmul", "x1")
     require_array(x2, "matmul", "x2")
     x1, x2 = promote_pair(x1, x2, "matmul")
@@ -42,7 +42,7 @@ def matmul(x1, x2, /):
     l2 = l2.broadcast_to(batch + (k, n))
     storage = x1._storage.matmul(x2._storage, l1, l2)
     out_shape = batch + ((m,) if not squeeze_left else ()) + ((n,) if not squeeze_right else ())
-    return wrap(storage, out_shape, x1._dtype, x1._device)
+    return new_array(type(x1), storage, out_shape, x1._dtype, x1._device)
 
 
 def matrix_transpose(x, /):
@@ -96,7 +96,7 @@ def tensordot(x1, x2, /, *, axes=2):
     s2, l2 = _as_matrix(x2, ax2 + free2, k, _size(x2, free2))
     out_shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[b] for b in free2)
     # the (P, Q) product is already the C-order buffer of the output shape
-    return wrap(s1.matmul(s2, l1, l2), out_shape, x1._dtype, x1._device)
+    return new_array(type(x1), s1.matmul(s2, l1, l2), out_shape, x1._dtype, x1._device)
 
 
 def _size(x, axes):
@@ -122,8 +122,6 @@ def vecdot(x1, x2, /, *, axis=-1):
     """Dot products of the vectors along ``axis`` (``sum(conj(x1) * x2)``), broadcasting
     the other axes. ``axis`` counts from the end: it must lie in ``[-N, -1]`` with
     ``N = min(x1.ndim, x2.ndim)``, and the contracted sizes must match (no broadcasting)."""
-    from .elementwise import conj
-
     x1, x2 = _numeric_pair(x1, x2, "vecdot")
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise TypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
@@ -147,7 +145,7 @@ def vecdot(x1, x2, /, *, axis=-1):
     l1 = l1.broadcast_to(batch + (kk,)).expand_dims(len(batch))
     l2 = l2.broadcast_to(batch + (kk,)).expand_dims(len(batch) + 1)
     storage = x1._storage.matmul(x2._storage, l1, l2)
-    return wrap(storage, batch, x1._dtype, x1._device)
+    return new_array(type(x1), storage, batch, x1._dtype, x1._device)
 
 
 def _axis_last(layout, axis):

@@ -1,9 +1,12 @@
 """Manipulation functions of the Array API: views where possible, copies via ``assign``."""
 
 from . import dtypes as _dt
-from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view, wrap
+from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view
+from .array import Array, wrap
 from .errors import DeviceMismatchError, ShapeError
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
+from .opdefs import ReduceOp, ScanOp
+from .searching import arange_int64
 
 
 def _contiguous(x):
@@ -178,15 +181,13 @@ def repeat(x, repeats, /, *, axis=None):
     is an int, or an integer array of length 1 or ``x.shape[axis]`` (one host read of
     the total, as the result's length depends on the data)."""
     require_array(x, "repeat")
-    from ._core import array_type
-
     if axis is None:
         x = reshape(x, (-1,))
         axis = 0
     axis = normalize_axis(axis, x.ndim)
     shape = x._layout.shape
     n = shape[axis]
-    if not isinstance(repeats, array_type()):
+    if not isinstance(repeats, Array):
         r = _int_arg(repeats, "repeat", "repeats")
         if r < 0:
             raise ValueError(f"repeat: repeats must be non-negative, got {r}")
@@ -202,10 +203,6 @@ def repeat(x, repeats, /, *, axis=None):
 
 
 def _repeat_by_array(x, repeats, axis):
-    from . import dtypes as dt
-    from .opdefs import ReduceOp, ScanOp
-    from .searching import arange_int64
-
     if repeats._device is not x._device:
         raise DeviceMismatchError("repeat: repeats must be on x's device")
     if not repeats._dtype.is_integer:
@@ -216,14 +213,14 @@ def _repeat_by_array(x, repeats, axis):
             f"repeat: repeats of shape {repeats.shape} does not broadcast to x's axis of length {n}"
         )
     device = x._device
-    reps = repeats.astype(dt.int64) if repeats._dtype is not dt.int64 else repeats
+    reps = repeats.astype(_dt.int64) if repeats._dtype is not _dt.int64 else repeats
     line = contiguous_layout((n,))
     bounds = reps._storage.scan(ScanOp.SUM, reps._layout.broadcast_to((n,)), 0) if n else None
     total = 0
     if n:
         # one host read: the total length and the smallest repeat count together
         lowest = reps._storage.reduce(ReduceOp.MIN, reps._layout.broadcast_to((n,)), (0,))
-        pair = device.empty((2,), dt.int64)
+        pair = device.empty((2,), _dt.int64)
         pair.assign(Layout((1,), (1,), 0, True), bounds, Layout((1,), (1,), n - 1, True))
         pair.assign(Layout((1,), (1,), 1, True), lowest, contiguous_layout((1,)))
         total, least = (int(v) for v in pair.to_host(contiguous_layout((2,))))

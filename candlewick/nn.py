@@ -5,11 +5,13 @@ normalizations and embedding are composed from the Array API namespace.
 """
 
 from . import dtypes as _dt
-from . import _core
-from ._core import require_array, wrap
+from ._core import require_array
+from .array import Array, wrap
 from .elementwise import unary
-from .errors import DTypeError, ShapeError
+from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .manipulation import reshape
 from .opdefs import UnaryOp
+from .statistical import max as amax, mean, sum as asum
 
 
 def _pair(value, name, fname):
@@ -29,8 +31,7 @@ def _single(value, name, fname):
 
 
 def _floating_pair(x, weight, fname, ndim):
-    array = _core.Array  # set once the array module is loaded
-    if type(x) is not array or type(weight) is not array:  # the usual call skips two calls
+    if type(x) is not Array or type(weight) is not Array:  # the usual call skips two calls
         require_array(x, fname, "x")
         require_array(weight, fname, "weight")
     dtype = x._dtype
@@ -41,8 +42,6 @@ def _floating_pair(x, weight, fname, ndim):
     if weight._dtype is not dtype:
         raise DTypeError(f"{fname}: weight dtype {weight._dtype.name} differs from x dtype {dtype.name}")
     if weight._device is not x._device:
-        from .errors import DeviceMismatchError
-
         raise DeviceMismatchError(f"{fname}: weight and x are on different devices")
 
 
@@ -82,8 +81,6 @@ def _add_bias(out, bias, fname):
     require_array(bias, fname, "bias")
     if bias.shape != (out.shape[1],):
         raise ShapeError(f"{fname}: bias must have shape ({out.shape[1]},), got {bias.shape}")
-    from .manipulation import reshape
-
     return out + reshape(bias, (1, -1) + (1,) * (out.ndim - 2))
 
 
@@ -222,8 +219,6 @@ erf = _activation(UnaryOp.ERF)
 
 def _shifted_exponentials(x, axis, fname):
     """(x - max, exp(x - max), their sum) along ``axis``: the max shift keeps exp finite."""
-    from .statistical import max as amax, sum as asum
-
     require_array(x, fname)
     if not x._dtype.is_floating:
         raise DTypeError(f"{fname}: x must be real floating, got {x._dtype.name}")
@@ -257,8 +252,6 @@ def _norm_params(x, weight, bias, fname):
 
 def layer_norm(x, /, weight=None, bias=None, *, eps=1e-5):
     """Normalize over the last axis to zero mean, unit variance; then scale and shift."""
-    from .statistical import mean
-
     _norm_params(x, weight, bias, "layer_norm")
     centered = x - mean(x, axis=-1, keepdims=True)
     var = mean(centered * centered, axis=-1, keepdims=True)
@@ -272,8 +265,6 @@ def layer_norm(x, /, weight=None, bias=None, *, eps=1e-5):
 
 def rms_norm(x, /, weight=None, *, eps=1e-6):
     """x / sqrt(mean(x^2) + eps) over the last axis, times ``weight``."""
-    from .statistical import mean
-
     _norm_params(x, weight, None, "rms_norm")
     rms = unary(UnaryOp.SQRT, mean(x * x, axis=-1, keepdims=True) + eps, "rms_norm")
     out = x / rms
@@ -289,8 +280,6 @@ def embedding(ids, table, /):
     if table.ndim != 2:
         raise ShapeError(f"embedding: table must be 2-D (vocabulary, dim), got shape {table.shape}")
     if ids._device is not table._device:
-        from .errors import DeviceMismatchError
-
         raise DeviceMismatchError("embedding: ids and table are on different devices")
     idx = ids if ids._dtype is _dt.int64 else ids.astype(_dt.int64)
     st = table._storage.index_select(table._layout, idx._storage, idx._layout, 0)

@@ -9,7 +9,8 @@ import os
 import threading
 
 from . import dtypes as _dt
-from ._core import as_shape, wrap
+from ._core import as_shape
+from .array import wrap
 from .errors import DTypeError
 from .layout import shape_size
 from .registry import get_device

@@ -12,11 +12,14 @@ import importlib
 import os
 import threading
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 
 from .errors import BackendUnavailableError, DeviceError
 
 ENTRY_POINT_GROUP = "candlewick.backends"
 _BUILTIN = {"cpu": "cpu_backend:BACKEND", "rocm": "rocm_backend:BACKEND"}
+#: the device used when none is chosen (no default set, no CANDLEWICK_DEVICE)
+FALLBACK_DEVICE = "cpu"
 
 _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
@@ -48,8 +51,6 @@ def _discover():
         return _specs
     specs = dict(_BUILTIN)
     try:
-        from importlib.metadata import entry_points
-
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             specs[ep.name] = ep
     except Exception:  # a broken distribution must not break candlewick
@@ -166,7 +167,7 @@ def all_devices():
     for info in backends():
         if info.available:
             for i in range(info.device_count):
-                out.append(get_device(f"{info.name}:{i}" if info.name != "cpu" else "cpu"))
+                out.append(get_device(f"{info.name}:{i}"))
     return out
 
 
@@ -199,4 +200,4 @@ def default_device_now():
     if _global_default is not None:
         return _global_default
     env = os.environ.get("CANDLEWICK_DEVICE")
-    return get_device(env) if env else get_device("cpu")
+    return get_device(env or FALLBACK_DEVICE)

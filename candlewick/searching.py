@@ -10,13 +10,13 @@ buffer one element longer than the output, so no element needs a branch.
 """
 
 from . import dtypes as _dt
-from .array import Array
 from ._core import (
-    contiguous_layout, promote_pair, require_array, same_device,
-    scalar_array, scalar_for, wrap,
+    ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
+    scalar_array, scalar_for,
 )
 from .errors import DTypeError, ShapeError
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
+from .indexing_functions import take
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
 
 _int64 = _dt.int64
@@ -77,9 +77,9 @@ class Compaction:
         return out, Layout.contiguous((self.count,) + rest, shape_size(rest))
 
 
-def wrap_layout(storage, layout, dtype, device):
-    """An Array over ``storage`` viewed through ``layout``."""
-    a = wrap(storage, (), dtype, device)
+def wrap_layout(like, storage, layout, dtype, device):
+    """An array of ``like``'s class over ``storage`` viewed through ``layout``."""
+    a = new_array(type(like), storage, (), dtype, device)
     a._layout = layout
     return a
 
@@ -93,7 +93,7 @@ def flatten(x):
     """x as a 1-D array in C order (a view when possible)."""
     lay = flat_layout(x)
     if lay is None:
-        return wrap(x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
+        return new_array(type(x), x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
     Array = type(x)
     out = Array.__new__(Array)
     out._storage, out._layout, out._dtype, out._device = x._storage, lay, x._dtype, x._device
@@ -103,8 +103,7 @@ def flatten(x):
 # --- argmax / argmin ---------------------------------------------------------------------
 
 def _arg_reduce(op, x, axis, keepdims, fname):
-    if type(x) is not Array:
-        require_array(x, fname)
+    require_array(x, fname)
     if x._dtype.is_complex:
         raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
     layout = x._layout
@@ -118,7 +117,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
         elif not shape[0]:
             raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
         storage = x._storage.reduce(op, layout, (0,))
-        return wrap(storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
+        return new_array(type(x), storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
     axis = normalize_axis(axis, len(shape))
     if shape[axis] == 0:
         raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
@@ -127,7 +126,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
         out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
     else:
         out_shape = shape[:axis] + shape[axis + 1 :]
-    return wrap(storage, out_shape, _int64, x._device)
+    return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
 def argmax(x, /, *, axis=None, keepdims=False):
@@ -156,7 +155,7 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
     else:
         out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
-    return wrap(storage, out_shape, _int64, x._device)
+    return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
 def nonzero(x, /):
@@ -175,7 +174,7 @@ def nonzero(x, /):
     flat, line = plan.take(arange_int64(device, n), contiguous_layout((n,)), _int64)
     count = plan.count
     if len(shape) == 1:
-        return (wrap_layout(flat, line, _int64, device),)
+        return (wrap_layout(x, flat, line, _int64, device),)
     out = []
     stride = n
     for i, size in enumerate(shape):
@@ -188,7 +187,7 @@ def nonzero(x, /):
             coord = coord.binary_scalar(BinaryOp.REMAINDER, coord_layout, size, False)
         elif coord is flat:
             coord = flat.copy(line)
-        out.append(wrap(coord, (count,), _int64, device))
+        out.append(new_array(type(x), coord, (count,), _int64, device))
     return tuple(out)
 
 
@@ -201,14 +200,12 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
-    if not isinstance(x2, Array):
+    if not isinstance(x2, ArrayBase):
         value, dtype = scalar_for(x2, x1._dtype, "searchsorted")
-        x2 = scalar_array(value, dtype, x1._device)
+        x2 = scalar_array(x1, value, dtype, x1._device)
     if x1._dtype.is_complex or x2._dtype.is_complex:
         raise DTypeError("searchsorted: complex numbers have no order")
     if sorter is not None:
-        from .indexing_functions import take
-
         require_array(sorter, "searchsorted", "sorter")
         if sorter.ndim != 1 or sorter.shape[0] != x1.shape[0]:
             raise ShapeError(
@@ -219,7 +216,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     if x1._dtype.is_bool:
         x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
     storage = x1._storage.searchsorted(x1._layout, x2._storage, x2._layout, side == "right")
-    return wrap(storage, x2._layout.shape, _int64, x1._device)
+    return new_array(type(x1), storage, x2._layout.shape, _int64, x1._device)
 
 
 # --- where -------------------------------------------------------------------------------
@@ -230,17 +227,17 @@ def where(condition, x1, x2, /):
     require_array(condition, "where", "condition")
     if not condition._dtype.is_bool:
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
-    a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
+    a1, a2 = isinstance(x1, ArrayBase), isinstance(x2, ArrayBase)
     if not a1 and not a2:
         raise TypeError("where: at least one of x1 and x2 must be an array")
     if not a1:
         value, dtype = scalar_for(_plain(x1), x2._dtype, "where")
-        x1 = scalar_array(value, dtype, x2._device)
+        x1 = scalar_array(x2, value, dtype, x2._device)
         if dtype is not x2._dtype:
             x2 = x2.astype(dtype)
     elif not a2:
         value, dtype = scalar_for(_plain(x2), x1._dtype, "where")
-        x2 = scalar_array(value, dtype, x1._device)
+        x2 = scalar_array(x1, value, dtype, x1._device)
         if dtype is not x1._dtype:
             x1 = x1.astype(dtype)
     x1, x2 = promote_pair(x1, x2, "where")
@@ -251,12 +248,12 @@ def where(condition, x1, x2, /):
         shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
         c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
     storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
-    return wrap(storage, shape, x1._dtype, x1._device)
+    return new_array(type(x1), storage, shape, x1._dtype, x1._device)
 
 
 def _plain(value):
     item = getattr(value, "item", None)
-    if item is not None and not isinstance(value, Array):
+    if item is not None and not isinstance(value, ArrayBase):
         return item()
     return value
 

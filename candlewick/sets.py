@@ -13,7 +13,8 @@ Results come out in ascending order (NaNs last), which the standard allows.
 from typing import NamedTuple
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, require_array, wrap
+from ._core import contiguous_layout, require_array
+from .array import wrap
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .searching import Compaction, flatten, wrap_layout
@@ -82,13 +83,13 @@ class _Groups:
         if not self.n:
             return wrap(self.device.empty((0,), dtype), (0,), dtype, self.device)
         storage, layout = self.plan.take(self.values, contiguous_layout((self.n,)), dtype)
-        return wrap_layout(storage, layout, dtype, self.device)
+        return wrap_layout(self.x, storage, layout, dtype, self.device)
 
     def first_indices(self):
         if not self.n:
             return wrap(self.device.empty((0,), _int64), (0,), _int64, self.device)
         storage, layout = self.plan.take(self.perm, contiguous_layout((self.n,)), _int64)
-        return wrap_layout(storage, layout, _int64, self.device)
+        return wrap_layout(self.x, storage, layout, _int64, self.device)
 
     def group_ids(self):
         """Each sorted element's group (0-based): the inclusive scan of starts, minus one."""

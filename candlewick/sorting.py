@@ -6,7 +6,8 @@ protocol's ``sort`` is asked only for numeric dtypes); complex has no order.
 """
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, require_array, wrap
+from ._core import contiguous_layout, require_array
+from .array import wrap
 from .errors import DTypeError
 from .layout import normalize_axis
 

@@ -2,7 +2,9 @@
 sum, prod, max, min, mean, std, var, cumulative_sum, cumulative_prod."""
 
 from . import dtypes as _dt
-from ._core import RESULT, check_accepts, contiguous_layout, require_array, wrap
+from ._core import RESULT, check_accepts, contiguous_layout, require_array
+from .array import wrap
+from .elementwise import binary, unary
 from .errors import DTypeError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
@@ -162,8 +164,6 @@ def _var(x, axis, correction, keepdims):
     axes = normalize_axes(axis, len(shape))
     count = _count(shape, axes)
     center = _mean(x, axes, True)
-    from .elementwise import binary, unary
-
     deviation = binary(BinaryOp.SUBTRACT, x, center, "var")
     if deviation._dtype.is_complex:
         deviation = unary(UnaryOp.ABS, deviation, "var")

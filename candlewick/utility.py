@@ -1,10 +1,13 @@
 """Utility functions of the Array API: all, any, diff."""
 
 from . import dtypes as _dt
-from ._core import array_type, is_scalar, require_array, view, wrap
+from ._core import is_scalar, require_array, view
+from .array import Array, wrap
+from .creation import full
 from .elementwise import binary, compare
 from .errors import ShapeError
 from .layout import normalize_axes, normalize_axis
+from .manipulation import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 
 
@@ -34,15 +37,12 @@ def any(x, /, *, axis=None, keepdims=False):
 def _edge(value, x, axis, argname):
     """``prepend``/``append`` as an array of x's shape off ``axis``: an array is taken
     as is (its shape is checked by concat); a Python scalar fills one slice like NumPy."""
-    Array = array_type()
     if isinstance(value, Array):
         if value.ndim == 0:
             shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
             return view(value, value._layout.broadcast_to(shape))
         return value
     if is_scalar(value):
-        from .creation import full
-
         shape = x.shape[:axis] + (1,) + x.shape[axis + 1 :]
         dtype = x._dtype
         if isinstance(value, float) and not (dtype.is_floating or dtype.is_complex):
@@ -66,8 +66,6 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
         raise ValueError(f"diff: n must be non-negative, got {n}")
     axis = normalize_axis(axis, x.ndim)
     if prepend is not None or append is not None:
-        from .manipulation import concat
-
         parts = []
         if prepend is not None:
             parts.append(_edge(prepend, x, axis, "prepend"))

@@ -36,6 +36,8 @@ class CpuDevice:
     name = "cpu"
     dtypes = dt.ALL_DTYPES
     capabilities = frozenset({"linalg", "fft"})
+    #: storages are NumPy buffers in RAM (candlewick.backend.HostMemoryDevice)
+    host_memory = True
 
     def __repr__(self):
         return "Device(cpu)"

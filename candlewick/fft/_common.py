@@ -9,7 +9,8 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .._core import contiguous_layout, require_array, view, wrap
+from .._core import contiguous_layout, require_array, view
+from ..array import wrap
 from ..errors import DTypeError, UnsupportedOperation
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp

@@ -1,8 +1,8 @@
 """Sample frequencies and spectrum shifts; these need no "fft" primitive."""
 
 from .. import dtypes as _dt
-from .._core import contiguous_layout, require_array, wrap
-from ..creation import _check_dtype_on
+from .._core import check_dtype_on, contiguous_layout, require_array
+from ..array import wrap
 from ..errors import DTypeError
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -18,7 +18,7 @@ def _freq_setup(n, d, dtype, device, fname):
     if not isinstance(dtype, _dt.DType) or dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {dtype!r}")
     device = get_device(device)
-    _check_dtype_on(device, dtype)
+    check_dtype_on(device, dtype)
     return n, float(d), dtype, device
 
 

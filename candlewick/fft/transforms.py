@@ -6,7 +6,7 @@ Every transform: check dtype/capability, resize the input along each transformed
 
 from .. import dtypes as _dt
 from .. import elementwise as _ew
-from .._core import wrap
+from ..array import wrap
 from ._common import (
     check_axes_and_sizes, check_axis, check_input, check_length, check_norm, resized,
     scale_factor, scaled,

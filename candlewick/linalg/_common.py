@@ -3,7 +3,8 @@
 from collections import namedtuple
 
 from .. import dtypes as _dt
-from .._core import broadcast_layouts, require_array, wrap
+from .._core import broadcast_layouts, require_array
+from ..array import wrap
 from ..errors import DTypeError, ShapeError, UnsupportedOperation
 
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])

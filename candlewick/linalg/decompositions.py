@@ -5,7 +5,8 @@ the primitive does the numerics, batched over the leading dimensions.
 """
 
 from .. import dtypes as _dt
-from .._core import promote_pair, require_array, wrap
+from .._core import promote_pair, require_array
+from ..array import wrap
 from ..errors import ShapeError
 from ..layout import broadcast_shapes
 from ._common import (

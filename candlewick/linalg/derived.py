@@ -7,7 +7,8 @@ import operator
 from .. import dtypes as _dt
 from .. import elementwise as _ew
 from .. import statistical as _st
-from .._core import array_type, contiguous_layout, require_array, view, wrap
+from .._core import contiguous_layout, require_array, view
+from ..array import Array, wrap
 from ..data_types import finfo
 from ..errors import DTypeError
 from ..layout import Layout, normalize_axes
@@ -27,7 +28,7 @@ def _cutoff(s, x, rtol, fname):
     if rtol is None:
         rtol = max(x.shape[-2:]) * finfo(real).eps
     largest = _st.max(s, axis=-1, keepdims=True)
-    if isinstance(rtol, array_type()):
+    if isinstance(rtol, Array):
         if not rtol._dtype.is_floating:
             raise DTypeError(f"linalg.{fname}: rtol must have a real floating dtype, got {rtol._dtype.name}")
         rtol = view(rtol, rtol._layout.expand_dims(rtol.ndim)).astype(real, copy=False)

@@ -3,7 +3,8 @@ cross, outer, diagonal (a view), trace."""
 
 from .. import elementwise as _ew
 from .. import statistical as _st
-from .._core import promote_pair, require_array, view, wrap
+from .._core import promote_pair, require_array, view
+from ..array import wrap
 from ..errors import AxisError, DTypeError, ShapeError
 from ..layout import Layout
 from ..manipulation import stack

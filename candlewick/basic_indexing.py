@@ -1,0 +1,117 @@
+"""Basic indexing (ints, slices, ``...``, None, 0-d integer arrays) as layout views, and
+the value checks that every ``__setitem__`` shares."""
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._core import ArrayBase, scalar_for
+from .errors import DeviceMismatchError, DTypeError, IndexOutOfBoundsError
+from .layout import Layout
+
+
+def _as_int(k):
+    if isinstance(k, bool):
+        raise IndexError("a bool is not a valid index; use a bool array as a mask")
+    if isinstance(k, (int, np.integer)):
+        return int(k)
+    if isinstance(k, ArrayBase) and k.ndim == 0 and k._dtype.is_integer:
+        return int(k)
+    return None
+
+
+def is_basic(key, Array):
+    """Whether ``key`` holds only ints, slices, ``...``, None and 0-d integer arrays
+    (``Array``: the indexed array's class)."""
+    for k in key if type(key) is tuple else (key,):
+        t = type(k)
+        if t is int or t is slice or k is None or k is Ellipsis:
+            continue
+        if t is Array:
+            if k._layout.shape or not k._dtype.is_integer:
+                return False
+        elif t is list or t is np.ndarray or isinstance(k, (Array, np.ndarray, list)):
+            return False
+    return True
+
+
+def basic_layout(layout, key):
+    """The layout that ``x[key]`` views, for keys of ints, slices, ``...`` and ``None``."""
+    items = key if isinstance(key, tuple) else (key,)
+    ellipses = sum(1 for k in items if k is Ellipsis)
+    if ellipses > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
+    ndim = len(layout.shape)
+    if consumed > ndim:
+        raise IndexError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+    if not ellipses:
+        items = items + (Ellipsis,)
+    shape, strides = [], []
+    offset = layout.offset
+    axis = 0
+    for k in items:
+        if k is None:
+            shape.append(1)
+            strides.append(0)
+            continue
+        if k is Ellipsis:
+            fill = ndim - consumed
+            shape.extend(layout.shape[axis : axis + fill])
+            strides.extend(layout.strides[axis : axis + fill])
+            axis += fill
+            continue
+        n, s = layout.shape[axis], layout.strides[axis]
+        if isinstance(k, slice):
+            start, stop, step = k.indices(n)
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * s
+            shape.append(length)
+            strides.append(s * step)
+            axis += 1
+            continue
+        i = _as_int(k)
+        if i is None:
+            raise IndexError(
+                f"only integers, slices, '...', None and integer or boolean arrays are valid "
+                f"indices, got {type(k).__name__}"
+            )
+        if not -n <= i < n:
+            raise IndexOutOfBoundsError(f"index {i} is out of bounds for axis {axis} with size {n}")
+        offset += (i + n if i < 0 else i) * s
+        axis += 1
+    if 0 in shape:
+        offset = layout.offset  # an empty view reads nothing: keep it inside the buffer
+    return Layout(tuple(shape), tuple(strides), offset)
+
+
+def _value_for(x, value, fname="__setitem__"):
+    """``value`` as (storage, layout) of x's dtype or as a converted Python scalar."""
+    if isinstance(value, ArrayBase):
+        if value._device is not x._device:
+            raise DeviceMismatchError(
+                f"{fname}: value is on {value._device.name} but the array is on {x._device.name}"
+            )
+        if value._dtype is not x._dtype:
+            if _dt.promote_types(x._dtype, value._dtype) is not x._dtype:
+                raise DTypeError(
+                    f"{fname}: a {value._dtype.name} value cannot be stored in a {x._dtype.name} "
+                    f"array without losing information; cast it with astype first"
+                )
+            value = value.astype(x._dtype)
+        return value
+    if isinstance(value, np.generic):
+        value = value.item()
+    scalar, dtype = scalar_for(value, x._dtype, fname)
+    if dtype is not x._dtype:
+        raise DTypeError(f"{fname}: a {type(value).__name__} cannot be stored in a {x._dtype.name} array")
+    return scalar
+
+
+def fit_value(layout, shape):
+    """The value's layout broadcast to the target ``shape``; like NumPy, leading size-1
+    axes beyond the target's dimensions are dropped first."""
+    extra = layout.ndim - len(shape)
+    if extra > 0 and all(n == 1 for n in layout.shape[:extra]):
+        layout = layout.squeeze(tuple(range(extra)))
+    return layout.broadcast_to(shape)
