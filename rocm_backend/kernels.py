@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from candlewick.registry import get_device
+
 from . import ops
 from .argpack import ABIS
 from .error import RocmError, check
@@ -274,13 +276,14 @@ def grid_for(n, block=ops.EW_BLOCK, device=None):
 
 def precompile(device=None, modules=None, progress=True, threads=None):
     """Compile (or load from the disk cache) every module for the device's architecture,
-    on ``threads`` threads (default: one per CPU), with a tqdm progress bar."""
+    on ``threads`` threads (default: one per CPU), with a tqdm progress bar.
+
+    ``device``: a rocm device object or string (default ``"rocm"``); with none usable,
+    BackendUnavailableError says why, as ``asarray(..., device="rocm")`` does."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    if device is None:
-        from . import BACKEND
-
-        device = BACKEND.device(0)
+    # through the registry: no usable device raises BackendUnavailableError, as asarray does
+    device = get_device("rocm" if device is None else device)
     names = sorted(modules or ops.MODULES)
     bar = None
     if progress:
