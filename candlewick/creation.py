@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, is_scalar, scalar_for, wrap
+from ._core import as_shape, is_scalar, scalar_for, scalar_into, wrap
 from .errors import DTypeError, UnsupportedOperation
 from .registry import get_device
 
@@ -118,9 +118,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype.is_bool and not isinstance(obj, bool):
             value = bool(obj)
         else:
-            value, run_dtype = scalar_for(obj, dtype, "asarray")
-            if run_dtype is not dtype:
-                raise DTypeError(f"asarray: a {type(obj).__name__} cannot be stored as {dtype.name}")
+            value = scalar_into(obj, dtype, "asarray")
         host = np.asarray(value, dtype=dtype.numpy)
     else:
         host = _infer_host(obj, dtype)
@@ -177,15 +175,13 @@ def full(shape, fill_value, *, dtype=None, device=None):
         if fill_value.ndim != 0:
             raise ValueError("full: fill_value must be a scalar or a 0-d array")
         fill_value = fill_value._scalar("full").item()
-    if isinstance(fill_value, np.generic):
-        fill_value = fill_value.item()
     if dtype is None:
+        if isinstance(fill_value, np.generic):
+            fill_value = fill_value.item()
         dtype = _default_dtype_for_scalar(fill_value)
     else:
         dtype = _dt.as_dtype(dtype)
-    value, run_dtype = scalar_for(fill_value, dtype, "full")
-    if run_dtype is not dtype:
-        raise DTypeError(f"full: fill_value {fill_value!r} does not fit dtype {dtype.name}")
+    value = scalar_into(fill_value, dtype, "full")
     return _filled("full", shape, dtype, device, lambda d, s, t: d.full(s, t, value))
 
 

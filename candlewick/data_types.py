@@ -49,10 +49,7 @@ def can_cast(from_, to, /):
     from_ = _dtype_of(from_, "can_cast", "from_")
     if not isinstance(to, _dt.DType):
         raise DTypeError(f"can_cast: to must be a candlewick dtype, got {to!r}")
-    try:
-        return _dt.promote_types(from_, to) is to
-    except DTypeError:
-        return False
+    return _dt.standard_promotion(from_, to) is to
 
 
 @dataclass(frozen=True)
