@@ -15,6 +15,7 @@ step() { echo "== wheel_gate: $* ($((SECONDS - t0)) s)"; }
 # the tests run against the installed package: they hold no copy of the library
 GATE_TESTS=(
     tests/frontend/test_array_core.py
+    tests/frontend/test_first_day.py
     tests/frontend/test_promotion_rule.py
     tests/namespace/test_data_types.py
     tests/namespace/test_dlpack.py

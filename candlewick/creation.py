@@ -61,6 +61,8 @@ def _infer_host(obj, dtype=None):
         raise TypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
     if host.dtype.kind in "US":
         raise TypeError("asarray: strings are not array data")
+    if not host.dtype.isnative:  # big-endian data: every device computes in native order
+        host = host.astype(host.dtype.newbyteorder("="))
     if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
         raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
     return host

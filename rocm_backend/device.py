@@ -10,6 +10,7 @@ import threading
 
 from candlewick import dtypes as _dt
 from candlewick.errors import DeviceMemoryError
+from candlewick.named_device import NamedDevice
 
 from .error import RocmOutOfMemory, check, status_name
 from .index_checks import IndexChecks
@@ -161,7 +162,7 @@ class CachingAllocator:
             check("hipFree", hip.hipFree(ptr))
 
 
-class RocmDevice:
+class RocmDevice(NamedDevice):
     """One HIP device (``rocm:N``)."""
 
     backend = "rocm"
