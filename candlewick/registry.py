@@ -113,7 +113,8 @@ def _probe(name):
             except BackendUnavailableError as exc:
                 ok, reason = False, str(exc)
             except Exception as exc:
-                ok, reason = False, f"probe failed: {type(exc).__name__}: {exc}"
+                ok, reason = False, (f"probe failed: {type(exc).__name__}: {exc}; reinstall the "
+                                     f"package that provides the backend")
             _probes[name] = (ok, reason)
         return _probes[name]
 

@@ -56,7 +56,7 @@ def probe():
     except RuntimeError as exc:  # hip-python's dlopen of the runtime failed
         return False, f"libamdhip64.so not loadable: {exc}; {_INSTALL_ROCM}"
     except Exception as exc:
-        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}"
+        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}; {_INSTALL_ROCM}"
     status, count = result
     if int(status) != 0:
         return False, f"hipGetDeviceCount failed: {status_name(status)}; {_NO_DEVICE}"
