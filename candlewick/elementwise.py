@@ -196,7 +196,11 @@ def clip(x, /, min=None, max=None):
         if isinstance(bound, Array):
             if bound._device is not x._device:
                 raise DeviceMismatchError("clip: bounds must be on the array's device")
-            bound = bound.astype(x._dtype) if bound._dtype is not x._dtype else bound
+            if bound._dtype.level == out._dtype.level:
+                bound = bound.astype(out._dtype) if bound._dtype is not out._dtype else bound
+            else:  # another kind: the promotion rule, as for a scalar bound (strict: raises)
+                target = _dt.promote_types(out._dtype, bound._dtype)
+                out, bound = out.astype(target, copy=False), bound.astype(target, copy=False)
         out = binary(op, out, bound, "clip")
     if out._layout.shape != x._layout.shape:
         raise ValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")

@@ -106,6 +106,10 @@ def test_the_first_day_examples(device):
         np.testing.assert_allclose(cw.to_numpy(got), want)
     assert (x == 1.5).dtype is cw.bool and not cw.to_numpy(x == 1.5).any()
     np.testing.assert_array_equal(cw.to_numpy(cw.clip(x, 1.5, 3.5)), np.clip(host, 1.5, 3.5))
+    bound = cw.asarray([1.5, 2.5], device=device)
+    clipped = cw.clip(x, bound, cw.asarray(3, dtype=cw.int8, device=device))
+    assert clipped.dtype is cw.float64
+    np.testing.assert_array_equal(cw.to_numpy(clipped), np.clip(host, [1.5, 2.5], 3))
     f32 = cw.asarray([0.5, 0.25], dtype=cw.float32, device=device)
     got = x[0] + f32
     assert got.dtype is cw.float32
@@ -142,6 +146,8 @@ def test_storing_converts_to_the_target_dtype(device):
         assert "cast the array" not in str(info.value) and "strict promotion mode" in str(info.value)
         with pytest.raises(DTypeError):
             x[0] = 1.5
+        with pytest.raises(DTypeError):
+            cw.clip(x, cw.asarray([0.5], device=device))
 
 
 def test_in_place_operators_keep_the_left_dtype(device):
