@@ -145,7 +145,7 @@ def get_backend(name):
         raise DeviceError(unknown_backend_message(name, sorted(registered)))
     ok, reason = _probe(name)
     if not ok:
-        raise BackendUnavailableError(f"backend {name!r} is unavailable: {reason}")
+        raise BackendUnavailableError.of(name, reason)
     return _load(name)
 
 

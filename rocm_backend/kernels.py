@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from candlewick.registry import get_device
+from candlewick.errors import BackendUnavailableError
 
 from . import ops
 from .argpack import ABIS
@@ -278,12 +278,17 @@ def precompile(device=None, modules=None, progress=True, threads=None):
     """Compile (or load from the disk cache) every module for the device's architecture,
     on ``threads`` threads (default: one per CPU), with a tqdm progress bar.
 
-    ``device``: a rocm device object or string (default ``"rocm"``); with none usable,
+    ``device``: a rocm device object (default: device 0); with none usable,
     BackendUnavailableError says why, as ``asarray(..., device="rocm")`` does."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
-    # through the registry: no usable device raises BackendUnavailableError, as asarray does
-    device = get_device("rocm" if device is None else device)
+    if device is None:
+        from . import BACKEND
+
+        ok, reason = BACKEND.probe()
+        if not ok:  # what asarray(..., device="rocm") raises
+            raise BackendUnavailableError.of("rocm", reason)
+        device = BACKEND.device(0)
     names = sorted(modules or ops.MODULES)
     bar = None
     if progress:
