@@ -12,6 +12,7 @@ from . import _core
 from ._core import is_scalar, view, wrap
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .opdefs import BinaryOp, CompareOp
+from .registry import get_device
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
@@ -24,6 +25,12 @@ class Array:
 
     def __init__(self, *args, **kwargs):
         raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
+
+    def __reduce__(self):
+        # pickled as its elements and its device's name: unpickled in another process (a
+        # Dask or cubed chunk sent to a worker) it lands on that process's own device
+        # object, and devices compare by identity
+        return (_unpickle, (self._storage.to_host(self._layout), self._device.name))
 
     # --- attributes ------------------------------------------------------------
     @property
@@ -268,3 +275,9 @@ _core.Array = Array
 # imported last: these modules use _core.Array at call time, and import this one
 from . import indexing as _indexing  # noqa: E402
 from . import linalg_ops as _linalg_ops  # noqa: E402
+
+
+def _unpickle(host, device_name):
+    device = get_device(device_name)
+    return wrap(device.storage_from_host(np.ascontiguousarray(host)), host.shape,
+                _dt.from_numpy(host.dtype), device)
