@@ -25,7 +25,9 @@ LIBRARIES = ("sklearn", "scipy", "xarray", "dask", "distributed", "cubed", "zarr
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "ecosystem(library): the library an ecosystem case exercises")
+    config.addinivalue_line(
+        "markers", "ecosystem(library, variant=None): the library an ecosystem case exercises "
+        "(variant: a label told apart in the table, e.g. 'NaN data')")
     # scikit-learn's metric test module (whose checker table we import) uses this mark
     config.addinivalue_line("markers", "thread_unsafe: scikit-learn's own test mark")
 
@@ -100,9 +102,13 @@ def pytest_runtest_makereport(item, call):
     if report.when == "teardown" and not report.failed:
         return
     backend = item.callspec.params.get("device", "") if hasattr(item, "callspec") else ""
+    if not backend:  # a check of the module itself (a list is not empty), not a case
+        return
+    case = _case_name(item)
+    variant = marker.kwargs.get("variant")
     entry = {
         "library": marker.args[0],
-        "case": _case_name(item),
+        "case": f"{case} ({variant})" if variant else case,
         "backend": backend,
         "outcome": "xfailed" if hasattr(report, "wasxfail") and report.skipped else report.outcome,
         "reason": "",

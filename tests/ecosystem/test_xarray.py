@@ -76,6 +76,7 @@ def test_xarray(op, device, matches_numpy):
     _check(op, DATA, device, matches_numpy)
 
 
+@pytest.mark.ecosystem("xarray", variant="NaN data")
 @pytest.mark.parametrize("op", _params(NAN_CASES))
 def test_xarray_with_nan(op, device, matches_numpy):
     _check(op, DATA_NAN, device, matches_numpy)
