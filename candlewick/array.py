@@ -130,6 +130,19 @@ class Array:
         host = self._storage.to_host(self._layout)
         return host if dtype is None else host.astype(dtype, copy=False)
 
+    # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
+    # candlewick's own where it has them (see numpy_protocols); imported on first use, as
+    # the namespace functions it maps to import this module
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_protocols import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_protocols import array_function
+
+        return array_function(func, types, args, kwargs)
+
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
