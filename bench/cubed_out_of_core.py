@@ -131,8 +131,8 @@ def report(args, data_bytes, intermediate_bytes, figures, checks, types):
         f"python {platform.python_version()}; device {device}",
         f"- versions: candlewick {cw.__version__}, cubed {cubed.__version__}, zarr {zarr.__version__}, "
         f"numpy {np.__version__}",
-        f"- command: `CUBED_BACKEND_ARRAY_API_MODULE={NAMESPACE} PYTHONPATH=. python "
-        f"bench/cubed_out_of_core.py {' '.join(sys.argv[1:])}`".replace(" `", "`"),
+        "- command: `" + " ".join([f"CUBED_BACKEND_ARRAY_API_MODULE={NAMESPACE} PYTHONPATH=. python",
+                                    "bench/cubed_out_of_core.py", *sys.argv[1:]]) + "`",
         "",
         f"Input: a {args.rows:,} x {args.cols:,} float64 array, {_mb(data_bytes)}, in chunks of "
         f"{args.chunk_rows:,} rows ({_mb(args.chunk_rows * args.cols * 8)}). cubed's memory limit per "
