@@ -195,8 +195,55 @@ def _sort(fn):
     return call
 
 
+def _nan_reduction(compose):
+    """NumPy's NaN-skipping reductions (xarray's default skipna path calls them), composed
+    from candlewick's own; integer and bool arrays hold no NaN and go to NumPy's."""
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, *args, **kwargs):
+        options = dict(zip(("ddof",), args), **kwargs)
+        ddof = options.pop("ddof", 0)
+        if out is not None or dtype is not None or options or not (a.dtype.is_floating or a.dtype.is_complex):
+            return _NOT_MINE
+        valid = _ew.logical_not(_ew.isnan(a))
+        return compose(a, valid, axis, bool(keepdims), ddof)
+    return call
+
+
+def _count(valid, a, axis, keepdims):
+    real = _data_types.finfo(a.dtype).dtype
+    return _stat.sum(_data_types.astype(valid, real), axis=axis, keepdims=keepdims)
+
+
+def _nansum(a, valid, axis, keepdims, ddof):
+    return _stat.sum(_searching.where(valid, a, 0.0), axis=axis, keepdims=keepdims)
+
+
+def _nanmean(a, valid, axis, keepdims, ddof):
+    return _nansum(a, valid, axis, keepdims, ddof) / _count(valid, a, axis, keepdims)
+
+
+def _nanvar(a, valid, axis, keepdims, ddof):
+    centred = _searching.where(valid, a - _nanmean(a, valid, axis, True, 0), 0.0)
+    squares = _ew.real(centred * _ew.conj(centred)) if a.dtype.is_complex else centred * centred
+    dof = _count(valid, a, axis, keepdims) - ddof
+    # NumPy's rule: no degrees of freedom left gives NaN
+    return _searching.where(dof > 0, _stat.sum(squares, axis=axis, keepdims=keepdims) / dof, float("nan"))
+
+
+def _nan_extreme(fn, fill):
+    def compose(a, valid, axis, keepdims, ddof):
+        found = fn(_searching.where(valid, a, fill), axis=axis, keepdims=keepdims)
+        empty = _utility.all(_ew.logical_not(valid), axis=axis, keepdims=keepdims)
+        return _searching.where(empty, float("nan"), found)  # an all-NaN slice gives NaN
+    return compose
+
+
 _NOT_MINE = object()
 _FUNCTIONS = {
+    np.nansum: _nan_reduction(_nansum), np.nanmean: _nan_reduction(_nanmean),
+    np.nanvar: _nan_reduction(_nanvar),
+    np.nanstd: _nan_reduction(lambda a, valid, axis, keepdims, ddof: _ew.sqrt(_nanvar(a, valid, axis, keepdims, ddof))),
+    np.nanmax: _nan_reduction(_nan_extreme(_stat.max, float("-inf"))),
+    np.nanmin: _nan_reduction(_nan_extreme(_stat.min, float("inf"))),
     np.sum: _reduction(_stat.sum, True), np.prod: _reduction(_stat.prod, True),
     np.max: _reduction(_stat.max, False), np.min: _reduction(_stat.min, False),
     np.any: _reduction(_utility.any, False), np.all: _reduction(_utility.all, False),

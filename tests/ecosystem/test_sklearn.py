@@ -23,7 +23,7 @@ pytestmark = pytest.mark.ecosystem("scikit-learn")
 # failures that are the library's own, each checked to fail the same way on
 # array_api_strict (so not candlewick's); strict: a fix upstream shows up here
 THEIRS = {
-    "PCA": "sklearn/utils/estimator_checks.py:1241: the check's data (make_classification, "
+    "PCA": "theirs: sklearn/utils/estimator_checks.py:1241: the check's data (make_classification, "
            "10 features of rank 8) has a singular covariance; PCA.score's NumPy path gives -inf "
            "(fast_logdet of a non-positive-definite precision), its Array API path 23.57 - "
            "array_api_strict fails the same way",

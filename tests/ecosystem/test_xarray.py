@@ -44,16 +44,18 @@ CASES = {
     "align_outer": lambda a: xr.align(a.isel(x=slice(0, 3)), a.isel(x=slice(1, 4)), join="outer")[0],
     "dataset_mean": lambda a: a.to_dataset().mean("x")["v"],
     "transpose": lambda a: a.T,
+    "shift": lambda a: a.shift(x=1),
+    "shift_filled": lambda a: a.shift(x=1, fill_value=0.0),
+    "fillna": lambda a: a.fillna(0.0),
+    "isnull": lambda a: a.isnull(),
 }
-NAN_CASES = ("sum", "mean", "max", "sum_skipna_false", "mean_skipna_false")
+NAN_CASES = ("sum", "mean", "max", "sum_skipna_false", "mean_skipna_false", "fillna", "isnull")
 
-_NANMEAN = ("xarray/core/nputils.py:242: the NaN-skipping mean/var/std call NumPy's nanmean/"
-            "nanvar on any array that is not NumPy (np.nanmean converts a cpu array to NumPy "
-            "through __array__, so the result is NumPy; a rocm array is refused)")
-_FILL = ("xarray/core/dtypes.py:77: maybe_promote (the NaN fill of where/align) accepts only "
-         "numpy.dtype instances; array_api_strict arrays fail the same way")
-THEIRS = {"mean": _NANMEAN, "std": _NANMEAN, "dataset_mean": _NANMEAN,
-          "where_nan_fill": _FILL, "align_outer": _FILL}
+_FILL = ("theirs: xarray/core/dtypes.py:77: maybe_promote (the NaN fill of where/align) accepts "
+         "only numpy.dtype instances; array_api_strict arrays fail the same way")
+_PAD = ("theirs: xarray/core/duck_array_ops.py:492 calls xp.pad, which the Array API standard "
+        "does not have (NumPy's function)")
+THEIRS = {"where_nan_fill": _FILL, "align_outer": _FILL, "shift": _FILL, "shift_filled": _PAD}
 
 
 def _params(ops):
