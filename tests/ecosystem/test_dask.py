@@ -7,6 +7,9 @@ Chunk-level work goes through candlewick's own functions: directly (operators,
 ``__array_ufunc__`` route to candlewick. Dask joins chunks through the dispatch entries of
 ``candlewick.dask_dispatch`` (preloaded in every worker)."""
 
+import os
+import sys
+
 import numpy as np
 import pytest
 
@@ -35,8 +38,8 @@ def client():
 
 
 def _chunked(data, device, chunks):
-    # asarray=False keeps the chunks candlewick arrays (Dask would call np.asarray on them)
-    return da.from_array(cw.asarray(data, device=device), chunks=chunks, asarray=False)
+    # Dask keeps the chunks as they are (no np.asarray) for an array with __array_function__
+    return da.from_array(cw.asarray(data, device=device), chunks=chunks)
 
 
 def _meta(device, ndim):
@@ -110,7 +113,12 @@ def test_dask_engine_limits(case, client, device, matches_numpy):
     _compute_and_check(client, build, reference, device, matches_numpy)
 
 
+def _worker_state():
+    return os.getpid(), "candlewick.dask_dispatch" in sys.modules
+
+
 def test_runs_on_several_worker_processes(client):
-    workers = client.scheduler_info()["workers"]
-    assert len(workers) == 2
-    assert len({info["pid"] if "pid" in info else address for address, info in workers.items()}) == 2
+    states = client.run(_worker_state)
+    pids = {pid for pid, _ in states.values()}
+    assert len(states) == 2 and len(pids) == 2 and os.getpid() not in pids
+    assert all(preloaded for _, preloaded in states.values())
