@@ -19,6 +19,7 @@ from . import data_types as _data_types
 from . import elementwise as _ew
 from . import linalg_ops as _linalg_ops
 from . import manipulation as _manip
+from . import nan_reductions as _nan
 from . import searching as _searching
 from . import sorting as _sorting
 from . import statistical as _stat
@@ -75,7 +76,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     plain = not kwargs.get("out") and kwargs.get("where", True) is True and not _holds_numpy_array(inputs)
     # options left at NumPy's defaults change nothing
     extra = {k: v for k, v in kwargs.items()
-             if k not in ("out", "where") and _UFUNC_DEFAULTS.get(k, _NO_VALUE) != v}
+             if k not in ("out", "where") and not _is_default(k, v)}
     if plain and method == "__call__" and not extra:
         fn = _ufunc_function(ufunc)
         if fn is not None:
@@ -90,6 +91,15 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     return getattr(ufunc, method)(*_to_host(inputs), **_to_host(kwargs))
 
 
+def _is_default(name, value):
+    default = _UFUNC_DEFAULTS.get(name, _NO_VALUE)
+    return value is default or (isinstance(value, str) and value == default)
+
+
+def _flag(value):
+    return False if value is _NO_VALUE else bool(value)
+
+
 def _unset(*values):
     return all(v is None or v is _NO_VALUE for v in values)
 
@@ -99,7 +109,7 @@ def _reduction(fn, takes_dtype):
         if not _unset(out, initial, where) or (dtype is not None and not takes_dtype):
             return _NOT_MINE
         options = {"dtype": dtype} if dtype is not None else {}
-        return fn(a, axis=axis, keepdims=bool(keepdims), **options)
+        return fn(a, axis=axis, keepdims=_flag(keepdims), **options)
     return call
 
 
@@ -109,21 +119,21 @@ def _spread(fn):
         if not _unset(out, where, mean) or dtype is not None:
             return _NOT_MINE
         correction = ddof if correction is _NO_VALUE else correction
-        return fn(a, axis=axis, correction=correction, keepdims=bool(keepdims))
+        return fn(a, axis=axis, correction=correction, keepdims=_flag(keepdims))
     return call
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=_NO_VALUE):
     if not _unset(out, where) or dtype is not None:
         return _NOT_MINE
-    return _stat.mean(a, axis=axis, keepdims=bool(keepdims))
+    return _stat.mean(a, axis=axis, keepdims=_flag(keepdims))
 
 
 def _arg(fn):
     def call(a, axis=None, out=None, *, keepdims=False):
         if out is not None:
             return _NOT_MINE
-        return fn(a, axis=axis, keepdims=bool(keepdims))
+        return fn(a, axis=axis, keepdims=_flag(keepdims))
     return call
 
 
@@ -195,55 +205,33 @@ def _sort(fn):
     return call
 
 
-def _nan_reduction(compose):
-    """NumPy's NaN-skipping reductions (xarray's default skipna path calls them), composed
-    from candlewick's own; integer and bool arrays hold no NaN and go to NumPy's."""
-    def call(a, axis=None, dtype=None, out=None, keepdims=False, *args, **kwargs):
-        options = dict(zip(("ddof",), args), **kwargs)
-        ddof = options.pop("ddof", 0)
-        if out is not None or dtype is not None or options or not (a.dtype.is_floating or a.dtype.is_complex):
+def _nan_floating(a, *unset):
+    # integer and bool arrays hold no NaN: those go to NumPy's own function
+    return _unset(*unset) and (a.dtype.is_floating or a.dtype.is_complex)
+
+
+def _nan_reduction(fn):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+        if not _nan_floating(a, dtype, out, initial, where):
             return _NOT_MINE
-        valid = _ew.logical_not(_ew.isnan(a))
-        return compose(a, valid, axis, bool(keepdims), ddof)
+        return fn(a, axis=axis, keepdims=_flag(keepdims))
     return call
 
 
-def _count(valid, a, axis, keepdims):
-    real = _data_types.finfo(a.dtype).dtype
-    return _stat.sum(_data_types.astype(valid, real), axis=axis, keepdims=keepdims)
-
-
-def _nansum(a, valid, axis, keepdims, ddof):
-    return _stat.sum(_searching.where(valid, a, 0.0), axis=axis, keepdims=keepdims)
-
-
-def _nanmean(a, valid, axis, keepdims, ddof):
-    return _nansum(a, valid, axis, keepdims, ddof) / _count(valid, a, axis, keepdims)
-
-
-def _nanvar(a, valid, axis, keepdims, ddof):
-    centred = _searching.where(valid, a - _nanmean(a, valid, axis, True, 0), 0.0)
-    squares = _ew.real(centred * _ew.conj(centred)) if a.dtype.is_complex else centred * centred
-    dof = _count(valid, a, axis, keepdims) - ddof
-    # NumPy's rule: no degrees of freedom left gives NaN
-    return _searching.where(dof > 0, _stat.sum(squares, axis=axis, keepdims=keepdims) / dof, float("nan"))
-
-
-def _nan_extreme(fn, fill):
-    def compose(a, valid, axis, keepdims, ddof):
-        found = fn(_searching.where(valid, a, fill), axis=axis, keepdims=keepdims)
-        empty = _utility.all(_ew.logical_not(valid), axis=axis, keepdims=keepdims)
-        return _searching.where(empty, float("nan"), found)  # an all-NaN slice gives NaN
-    return compose
+def _nan_spread(fn):
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=_NO_VALUE,
+             mean=_NO_VALUE, correction=_NO_VALUE):
+        if not _nan_floating(a, dtype, out, where, mean):
+            return _NOT_MINE
+        return fn(a, axis=axis, keepdims=_flag(keepdims), ddof=ddof if correction is _NO_VALUE else correction)
+    return call
 
 
 _NOT_MINE = object()
 _FUNCTIONS = {
-    np.nansum: _nan_reduction(_nansum), np.nanmean: _nan_reduction(_nanmean),
-    np.nanvar: _nan_reduction(_nanvar),
-    np.nanstd: _nan_reduction(lambda a, valid, axis, keepdims, ddof: _ew.sqrt(_nanvar(a, valid, axis, keepdims, ddof))),
-    np.nanmax: _nan_reduction(_nan_extreme(_stat.max, float("-inf"))),
-    np.nanmin: _nan_reduction(_nan_extreme(_stat.min, float("inf"))),
+    np.nansum: _nan_reduction(_nan.nansum), np.nanmean: _nan_reduction(_nan.nanmean),
+    np.nanvar: _nan_spread(_nan.nanvar), np.nanstd: _nan_spread(_nan.nanstd),
+    np.nanmax: _nan_reduction(_nan.nanmax), np.nanmin: _nan_reduction(_nan.nanmin),
     np.sum: _reduction(_stat.sum, True), np.prod: _reduction(_stat.prod, True),
     np.max: _reduction(_stat.max, False), np.min: _reduction(_stat.min, False),
     np.any: _reduction(_utility.any, False), np.all: _reduction(_utility.all, False),

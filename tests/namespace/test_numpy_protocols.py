@@ -72,6 +72,13 @@ def test_nan_reductions_run_candlewick(name, kwargs, dtype, device):
                                equal_nan=True)
 
 
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on the all-NaN row
+def test_positional_ddof_of_nanvar(device):
+    got = np.nanvar(cw.asarray(NAN_DATA, device=device), 1, None, None, 1)
+    assert isinstance(got, cw.Array)
+    np.testing.assert_allclose(cw.to_numpy(got), np.nanvar(NAN_DATA, 1, None, None, 1), equal_nan=True)
+
+
 def test_shape_queries_need_no_host_copy(device):
     x = cw.asarray(DATA, device=device)
     assert np.shape(x) == (2, 3) and np.ndim(x) == 2 and np.size(x) == 6 and np.size(x, 1) == 3
