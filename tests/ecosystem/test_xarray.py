@@ -28,7 +28,8 @@ CASES = {
     "add": lambda a: a + a * 2.0,
     "sub_broadcast": lambda a: a - a.isel(x=0),
     "neg_abs": lambda a: abs(-a),
-    "sin": lambda a: np.sin(a) if isinstance(a.data, np.ndarray) else a.copy(data=cw.sin(a.data)),
+    "np_sin": lambda a: np.sin(a),              # xarray applies the ufunc to the data
+    "xp_sin": lambda a: a.copy(data=(cw if isinstance(a.data, cw.Array) else np).sin(a.data)),
     "sum": lambda a: a.sum("x"),
     "mean": lambda a: a.mean("y"),
     "max": lambda a: a.max(),
