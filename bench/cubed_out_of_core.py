@@ -140,7 +140,7 @@ def report(args, data_bytes, intermediate_bytes, figures, checks, types):
         f"{args.executor}" + (f" ({args.workers} worker processes)" if args.executor == "processes" else "")
         + f". Zarr intermediates on disk: {_mb(intermediate_bytes)} after the run.",
         "",
-        "| step | wall time | tasks | peak memory of a task | result type | equals NumPy |",
+        "| step | wall time | task-end events | peak memory of a task | result type | equals NumPy |",
         "|---|---|---|---|---|---|",
     ]
     for name, seconds, memory in figures:

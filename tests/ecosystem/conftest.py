@@ -45,11 +45,9 @@ def _library_line(excinfo):
 
 def _case_name(item):
     """The case's id without the backend part (the same case on every backend)."""
-    if not hasattr(item, "callspec"):
-        return item.originalname
     backend = item.callspec.params.get("device")
     parts = [p for p in item.callspec.id.split("-") if p != backend]
-    return "-".join(parts) or item.originalname
+    return "-".join(parts) or item.originalname.removeprefix("test_")
 
 
 def to_host(value):
