@@ -117,3 +117,37 @@ def test_special_cases_hold_through_operators(name):
     assert math.isnan(q[0]) and math.isnan(q[1]) and q[2] == -inf and math.isnan(q[3])
     p = to_np(a ** b)
     assert p[0] == 0 and p[1] == 1.0 and p[2] == 1.0 and math.isnan(p[3])
+
+
+@pytest.mark.parametrize("name", ["float32", "float64"])
+def test_floor_divide_infinities_through_operators(name):
+    """//, its reflected form with a Python scalar and //= give the standard's primary
+    results for infinite operands (inf // 2 = inf, 1 // -inf = -0), not Python's."""
+    inf = float("inf")
+    x = cw.asarray(np.array([inf, -inf, 1.0, -1.0], dtype=name))
+    y = cw.asarray(np.array([2.0, 2.0, -inf, inf], dtype=name))
+    want = [inf, -inf, -0.0, -0.0]
+    for got in (to_np(x // y), to_np(cw.floor_divide(x, y))):
+        assert got.tolist() == want and np.signbit(got).tolist() == [False, True, True, True]
+    assert to_np(x // 2.0).tolist() == [inf, -inf, 0.5 // 2.0, -1.0]
+    r = to_np(1.0 // y)
+    assert r[2] == 0 and np.signbit(r[2]) and r[3] == 0 and not np.signbit(r[3])
+    z = cw.asarray(np.array([inf, 1.0], dtype=name))
+    z //= cw.asarray(np.array([-2.0, -inf], dtype=name))
+    got = to_np(z)
+    assert got[0] == -inf and got[1] == 0 and np.signbit(got[1])
+
+
+@pytest.mark.parametrize("name", ["complex64", "complex128"])
+def test_complex_zero_and_infinity_signs_are_fixed(name):
+    """The known differences of the issue: sign of a signed complex zero is 0 + 0j,
+    tanh(+inf + 2j) is 1 + 0j (sin 4 < 0), expm1(-0 + 0j) is +0 + 0j."""
+    def parts(fn, re, im):
+        z = cw.asarray(np.array([complex(re, im)], dtype=name))
+        out = complex(to_np(fn(z))[0])
+        return (out.real, math.copysign(1.0, out.real)), (out.imag, math.copysign(1.0, out.imag))
+
+    assert parts(cw.sign, -0.0, -0.0) == ((0.0, 1.0), (0.0, 1.0))
+    assert parts(cw.tanh, float("inf"), 2.0) == ((1.0, 1.0), (0.0, 1.0))
+    assert parts(cw.tanh, float("inf"), -2.0) == ((1.0, 1.0), (0.0, -1.0))
+    assert parts(cw.expm1, -0.0, 0.0) == ((0.0, 1.0), (0.0, 1.0))
