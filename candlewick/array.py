@@ -13,7 +13,7 @@ from ._core import is_scalar, view, wrap
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .opdefs import BinaryOp, CompareOp
 
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class Array:

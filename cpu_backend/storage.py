@@ -318,6 +318,9 @@ class CpuStorage:
     def eigh(self, layout):
         return self._wrap_all(linalg.eigh(self._linalg_input("eigh", layout)))
 
+    def eig(self, layout):
+        return self._wrap_all(linalg.eig(self._linalg_input("eig", layout)))
+
     def solve(self, layout, rhs, rhs_layout):
         a = self._linalg_input("solve", layout)
         self._same_dtype(rhs, "rhs", "solve")

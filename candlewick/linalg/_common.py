@@ -6,6 +6,7 @@ from .. import dtypes as _dt
 from .._core import broadcast_layouts, require_array, wrap
 from ..errors import DTypeError, ShapeError, UnsupportedOperation
 
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
