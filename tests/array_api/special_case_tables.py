@@ -14,6 +14,8 @@ standard permits ("libraries may return NaN to match Python") use AnyOf.
 
 import math
 
+import numpy as np
+
 NAN = float("nan")
 INF = float("inf")
 NINF = -INF
@@ -315,3 +317,28 @@ BINARY_COMPLEX = {
     # "real-valued special cases apply independently to the component operations"
     "add": [((NZ, PZ), (NZ, NZ), (NZ, PZ)), ((INF, 1.0), (NINF, 1.0), (NAN, 2.0))],
 }
+
+
+def matches(got, expected):
+    """Whether a computed value ``got`` satisfies a table's expected result."""
+    if isinstance(expected, AnyOf):
+        return any(matches(got, option) for option in expected.options)
+    if isinstance(expected, tuple):
+        got = complex(got)
+        return matches(got.real, expected[0]) and matches(got.imag, expected[1])
+    if isinstance(expected, bool):
+        return isinstance(got, (bool, np.bool_)) and bool(got) is expected
+    got = float(got)
+    if expected is ANY_ZERO:
+        return got == 0
+    if expected is ANY_INF:
+        return math.isinf(got)
+    if expected is NAN_POS or expected is NAN_NEG:
+        return math.isnan(got) and math.copysign(1.0, got) == (-1.0 if expected is NAN_NEG else 1.0)
+    if isinstance(expected, Approx):
+        return abs(got - expected.value) <= 1e-6 * max(1.0, abs(expected.value))
+    if math.isnan(expected):
+        return math.isnan(got)
+    if expected == 0:
+        return got == 0 and math.copysign(1.0, got) == math.copysign(1.0, expected)
+    return got == expected
