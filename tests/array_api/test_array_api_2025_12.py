@@ -31,9 +31,20 @@ def revision():
     xs.set_array_api_strict_flags(api_version=strict_before)
 
 
+#: the revision this run started with (CANDLEWICK_ARRAY_API_VERSION, else 2025.12)
+STARTED = cw.array_api_version()
+
+
+@pytest.fixture(autouse=True)
+def _on_2025_12(revision):
+    """These tests are about 2025.12, whichever revision the run selected."""
+    revision("2025.12")
+
+
 # --- the version flag ----------------------------------------------------------------------
 
 def test_the_default_revision_is_2025_12():
+    assert STARTED == os.environ.get("CANDLEWICK_ARRAY_API_VERSION", "2025.12")
     assert cw.__array_api_version__ == cw.array_api_version() == "2025.12"
     assert cw.asarray(1).__array_namespace__(api_version="2025.12") is cw
 
@@ -49,9 +60,10 @@ def test_the_environment_variable_selects_2024_12():
 
 
 def test_set_array_api_version_rejects_unknown_revisions(revision):
+    before = cw.__array_api_version__
     with pytest.raises(ValueError, match="2024.12"):
         cw.set_array_api_version("2026.12")
-    assert cw.__array_api_version__ == "2025.12"
+    assert cw.__array_api_version__ == before
 
 
 @pytest.mark.parametrize("version", ["2024.12", "2025.12"])
