@@ -414,6 +414,66 @@ class RocmStorage:
     def upsample_nearest2d(self, layout, out_h, out_w):
         return _nn.upsample_nearest2d(self, layout, out_h, out_w)
 
+    # --- optional groups "linalg" (hipSOLVER) and "fft" (hipFFT): linalg*.py, fft.py ------
+    def cholesky(self, layout, upper):
+        from .linalg import cholesky
+
+        return cholesky(self, layout, upper)
+
+    def solve(self, layout, rhs, rhs_layout):
+        from .linalg import solve
+
+        return solve(self, layout, rhs, rhs_layout)
+
+    def inv(self, layout):
+        from .linalg import inv
+
+        return inv(self, layout)
+
+    def det(self, layout):
+        from .linalg import det
+
+        return det(self, layout)
+
+    def slogdet(self, layout):
+        from .linalg import slogdet
+
+        return slogdet(self, layout)
+
+    def qr(self, layout, complete):
+        from .linalg_spectral import qr
+
+        return qr(self, layout, complete)
+
+    def svd(self, layout, full_matrices):
+        from .linalg_spectral import svd
+
+        return svd(self, layout, full_matrices)
+
+    def eigh(self, layout):
+        from .linalg_spectral import eigh
+
+        return eigh(self, layout)
+
+    def eig(self, layout):
+        raise UnsupportedOperation("eig", self.dtype, "rocm",
+                                   "hipSOLVER has no geev; eig/eigvals are not implemented on rocm yet")
+
+    def fft(self, layout, axis, inverse):
+        from .fft import fft
+
+        return fft(self, layout, axis, inverse)
+
+    def rfft(self, layout, axis):
+        from .fft import rfft
+
+        return rfft(self, layout, axis)
+
+    def irfft(self, layout, axis, n):
+        from .fft import irfft
+
+        return irfft(self, layout, axis, n)
+
     # --- DLPack export (optional hook candlewick.backend.DLPackStorage) -------------------
     def dlpack_view(self, layout):
         from .dlpack import DLPackView
@@ -458,4 +518,5 @@ def _unimplemented(op, group):
 
 for _group, _ops in OPTIONAL_PRIMITIVES.items():
     for _op in _ops:
-        setattr(RocmStorage, _op, _unimplemented(_op, _group))
+        if not hasattr(RocmStorage, _op):
+            setattr(RocmStorage, _op, _unimplemented(_op, _group))
