@@ -1,12 +1,16 @@
-"""The optional ``linalg`` group, part 1: LU (getrf/getrs) for solve, inv, det and slogdet,
-and Cholesky (potrf, potrfBatched), through hipSOLVER (``linalg_common`` says how
+"""The optional ``linalg`` group, part 1: LU (hipSOLVER getrf/getrs; hipBLAS getrfBatched/
+getrsBatched for batches of small matrices) for solve, inv, det and slogdet, and Cholesky
+(potrf, potrfBatched), through hipSOLVER (``linalg_common`` says how
 row-major storages meet its column-major routines). QR, SVD and eigh: ``linalg_spectral``.
 
 The data stays on the device; ``linalg_common.raise_on_info`` is the only host read
 (the ``info`` ints, for a singular matrix in solve/inv or a failed Cholesky).
 """
 
+import numpy as np
+
 from candlewick import dtypes as dt
+from candlewick.errors import LinAlgError
 from candlewick.layout import Layout, contiguous_strides
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 
@@ -15,6 +19,8 @@ from . import solver_fft_calls as calls
 
 # potrfBatched (one call for the batch, pointer array) from this many matrices on
 POTRF_BATCHED_MIN = 2
+# hipBLAS's batched LU is built for small matrices; larger ones go through getrf per matrix
+LU_BATCHED_MAX_N = 128
 
 
 def cholesky(a, layout, upper):
@@ -46,6 +52,12 @@ def cholesky(a, layout, upper):
     return lc.keep_triangle(work, layout.shape, lower=not upper)
 
 
+def use_batched_lu(count, n):
+    """Whether LU runs as one hipBLAS getrfBatched/getrsBatched call (many small
+    matrices) rather than hipSOLVER's getrf/getrs per matrix."""
+    return count >= 2 and n <= LU_BATCHED_MAX_N
+
+
 def _lu(a, layout, op):
     """LU of every matrix of the C-contiguous copy (column-major A^T: det and solves
     with op T need no transpose). Returns (lu, ipiv, info, count, n); info not read."""
@@ -55,11 +67,14 @@ def _lu(a, layout, op):
     lu = a.copy(layout)
     device, letter = a.device, lc.LETTER[a.dtype]
     ipiv, info = lc.ints(device, count * n), lc.ints(device, count)
-    if count and n:
+    step, item = n * n * a.dtype.itemsize, 4 * n
+    if count and n and use_batched_lu(count, n):
+        ptrs = lc.pointer_array(device, lu.ptr, count, step)
+        calls.blas_lu(letter, "getrfBatched", device.blas, n, ptrs.ptr, n, ipiv.ptr, info.ptr, count)
+    elif count and n:
         h = lc.handle(device)
         lwork = calls.workspace_size(letter, "getrf", h, n, n, lu.ptr, n)
         ws = lc.workspace(device, a.dtype, lwork)
-        step, item = n * n * a.dtype.itemsize, 4 * n
         for i in range(count):  # hipSOLVER has no batched getrf in its regular API
             calls.solver(letter, "getrf", h, n, n, lu.ptr + i * step, n, ws.ptr, lwork,
                          ipiv.ptr + i * item, info.ptr + 4 * i)
@@ -71,8 +86,17 @@ def _getrs(a, lu, ipiv, count, n, rhs, k, transpose):
     if not (count and n and k):
         return
     device, letter, item = a.device, lc.LETTER[a.dtype], a.dtype.itemsize
-    h = lc.handle(device)
     trans = calls.operation(transpose)
+    if use_batched_lu(count, n):
+        a_ptrs = lc.pointer_array(device, lu.ptr, count, n * n * item)
+        b_ptrs = lc.pointer_array(device, rhs.ptr, count, n * k * item)
+        host_info = np.zeros(1, np.int32)  # getrsBatched reports argument errors on the host
+        calls.blas_lu(letter, "getrsBatched", device.blas, trans, n, k, a_ptrs.ptr, n, ipiv.ptr, b_ptrs.ptr,
+                      n, host_info.ctypes.data, count)
+        if host_info[0] != 0:
+            raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")
+        return
+    h = lc.handle(device)
     lwork = calls.workspace_size(letter, "getrs", h, trans, n, k, lu.ptr, n, ipiv.ptr, rhs.ptr, n)
     ws = lc.workspace(device, a.dtype, lwork)
     info = lc.ints(device, count)

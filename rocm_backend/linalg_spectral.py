@@ -1,4 +1,5 @@
-"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr), SVD (gesvd) and the
+"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr), SVD (gesvd; gesvdjBatched
+for batches of small matrices) and the
 Hermitian eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small
 matrices), through hipSOLVER. Layout conventions: ``linalg_common``. The only host read
 is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
@@ -8,6 +9,7 @@ import threading
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout, contiguous_strides
+from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
 from . import solver_fft_calls as calls
@@ -16,8 +18,10 @@ from .storage import RocmStorage
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
 # larger ones, or a single matrix, go through the divide-and-conquer syevd per matrix
 EIGH_JACOBI_MAX_N = 64
+# likewise for the SVD (gesvdjBatched: full U and V of each matrix, then sliced)
+SVD_JACOBI_MAX_N = 64
 _lock = threading.Lock()
-_syevj_info = {}  # device ordinal -> hipsolverSyevjInfo_t (default tolerance and sweeps)
+_params = {}  # (kind, device ordinal) -> hipsolverSyevjInfo_t / GesvdjInfo_t (defaults)
 
 
 def _eye_fill(storage, batch, rows, cols):
@@ -85,6 +89,8 @@ def svd(a, layout, full_matrices):
         _eye_fill(u, batch, m, ku)
         _eye_fill(vh, batch, kv, n)
         return u, device.zeros(batch + (k,), real), vh
+    if use_batched_svd(count, m, n):
+        return _svd_jacobi_batched(a, layout, full_matrices)
     wide = n >= m
     rows, cols = (n, m) if wide else (m, n)
     w = a.copy(layout) if wide else lc.column_major(a, layout)
@@ -111,13 +117,51 @@ def svd(a, layout, full_matrices):
     return u, s, vh
 
 
-def _syevj_params(device):
-    params = _syevj_info.get(device.ordinal)
+def use_batched_svd(count, m, n):
+    """Whether svd runs one batched Jacobi call rather than gesvd per matrix."""
+    return count >= 2 and max(m, n) <= SVD_JACOBI_MAX_N
+
+
+def _svd_jacobi_batched(a, layout, full_matrices):
+    """gesvdjBatched on A column-major: U (m x m) and V (n x n, not V^H) column-major;
+    U is read back row-major (its first k columns when reduced), Vh = conj(V)^T is V's
+    buffer read row-major and conjugated (its first k rows when reduced)."""
+    batch, count, m, n = lc.split(layout.shape)
+    k = min(m, n)
+    device, dtype = a.device, a.dtype
+    real = dt.real_dtype_of(dtype)
+    letter = lc.LETTER[dtype]
+    w = lc.column_major(a, layout)
+    u = RocmStorage.empty(device, dtype, count * m * m)
+    v = RocmStorage.empty(device, dtype, count * n * n)
+    s = RocmStorage.empty(device, real, count * k)
+    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
+    lwork = calls.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
+                                 params, count)
+    ws = lc.workspace(device, dtype, lwork)
+    info = lc.ints(device, count)
+    calls.solver(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n, ws.ptr, lwork,
+                 info.ptr, params, count)
+    lc.raise_on_info(info, count, "svd", "the SVD did not converge")
+    ku = m if full_matrices else k
+    kv = n if full_matrices else k
+    u_out = u.copy(lc.colmajor_as_rowmajor(batch, m, ku, m, m * m))
+    bstrides = tuple(st * n * n for st in contiguous_strides(batch))
+    v_rows = Layout(batch + (kv, n), bstrides + (n, 1), 0)
+    vh = v.unary(UnaryOp.CONJ, v_rows) if dtype.is_complex else v.copy(v_rows)
+    return u_out, s, vh
+
+
+def _jacobi_params(kind, device):
+    """The device's Jacobi parameter object (default tolerance and sweeps), made once."""
+    key = (kind, device.ordinal)
+    params = _params.get(key)
     if params is None:
         with _lock:
-            params = _syevj_info.get(device.ordinal)
+            params = _params.get(key)
             if params is None:
-                params = _syevj_info[device.ordinal] = calls.create_syevj_info()
+                create = calls.create_syevj_info if kind == "syevj" else calls.create_gesvdj_info
+                params = _params[key] = create()
     return params
 
 
@@ -143,7 +187,7 @@ def eigh(a, layout):
     jobz, lower = calls.eig_vectors(), calls.fill_mode(upper=False)
     info = lc.ints(device, count)
     if use_batched_jacobi(count, n):
-        params = _syevj_params(device)
+        params = _jacobi_params("syevj", device)
         lwork = calls.workspace_size(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, params, count)
         ws = lc.workspace(device, dtype, lwork)
         calls.solver(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, ws.ptr, lwork, info.ptr,

@@ -1,5 +1,5 @@
 """hipSOLVER and hipFFT through hip-python's own bindings (``hip.hipsolver``,
-``hip.hipfft``): the only module that calls them. Every status goes through
+``hip.hipfft``), and hipBLAS's batched LU: the only module that calls them. Every status goes through
 ``error.check``; pointers are passed as ints, enums as hip-python's members.
 
 hipSOLVER routines are named by a type letter (S/D/C/Z) and a routine; the complex
@@ -33,9 +33,12 @@ def _hipfft():
 
 
 def routine_name(letter, routine):
-    """'hipsolverZheevd' for ('Z', 'syevd')."""
-    name = _COMPLEX_NAME.get(routine, routine) if letter in "CZ" else routine
-    return f"hipsolver{letter}{name}"
+    """'hipsolverZheevd' for ('Z', 'syevd'), 'hipsolverCungqr_bufferSize' for
+    ('C', 'orgqr_bufferSize')."""
+    base, _, suffix = routine.partition("_")  # e.g. "syevd_bufferSize"
+    if letter in "CZ":
+        base = _COMPLEX_NAME.get(base, base)
+    return f"hipsolver{letter}{base}" + (f"_{suffix}" if suffix else "")
 
 
 def solver(letter, routine, *args):
@@ -54,6 +57,21 @@ def create_solver_handle(stream):
     handle = check("hipsolverCreate", hs.hipsolverCreate())
     check("hipsolverSetStream", hs.hipsolverSetStream(handle, stream))
     return handle
+
+
+def blas_lu(letter, routine, *args):
+    """hipBLAS's batched LU: hipblas<letter><routine> (getrfBatched, getrsBatched)."""
+    mod = _modules.get("hipblas")
+    if mod is None:  # as above
+        from hip import hipblas
+
+        mod = _modules["hipblas"] = hipblas
+    name = f"hipblas{letter}{routine}"
+    return check(name, getattr(mod, name)(*args))
+
+
+def create_gesvdj_info():
+    return check("hipsolverCreateGesvdjInfo", _hipsolver().hipsolverCreateGesvdjInfo())
 
 
 def create_syevj_info():
