@@ -10,7 +10,7 @@ last non-trivial one or the first (one ostride/odist pair covers it), else into 
 (before, after, m) buffer that one transposing copy puts in place.
 
 C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
-a private copy.
+a private copy; real input of R2C not aligned as complex is copied too (``input_aligned``).
 
 Plans are cached per device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
 (kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
@@ -108,6 +108,13 @@ def input_plan(layout, axis):
     return stride, dist, batch
 
 
+def input_aligned(kind, address, itemsize):
+    """cuFFT rejects (HIPFFT_INVALID_VALUE, seen on an H100 for a float64 view at an odd
+    element offset) real input that is not aligned as its complex counterpart, so such a
+    view is copied first; complex input is aligned by its own type."""
+    return kind not in ("R2C", "D2Z") or address % (2 * itemsize) == 0
+
+
 def output_plan(shape, axis, m):
     """(ostride, odist, direct) writing the result of length ``m`` along ``axis`` into a
     contiguous array of ``shape`` (axis resized to m): direct when one (stride, distance)
@@ -142,6 +149,8 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     if length == 0 or size == 0:
         raise UnsupportedOperation(op, x.dtype, "rocm", "a transform of length 0")
     plan_in = None if kind in ("C2R", "Z2D") else input_plan(layout, axis)
+    if plan_in is not None and not input_aligned(kind, x.ptr + layout.offset * x.dtype.itemsize, x.dtype.itemsize):
+        plan_in = None
     if plan_in is None:  # a contiguous copy with the axis last
         axes = [i for i in range(len(shape)) if i != axis] + [axis]
         x = x.copy(layout.permute(axes))

@@ -74,6 +74,11 @@ def test_input_plan_uses_views_in_place():
     assert rfft.input_plan(Layout((4, 6), (6, -1), 5), 1) is None   # reversed: copied
 
 
+def test_real_input_aligned_as_complex():
+    assert rfft.input_aligned("D2Z", 0x1000, 8) and not rfft.input_aligned("D2Z", 0x1008, 8)
+    assert not rfft.input_aligned("R2C", 0x1004, 4) and rfft.input_aligned("C2C", 0x1008, 8)
+
+
 class _Recorder:
     def __init__(self):
         self.created, self.destroyed, self.drains = [], [], 0
