@@ -1,6 +1,6 @@
 """The shim's libhipsolver and libhipfft on a CPU-only machine: hip-python calls them
 through ROCM_PATH and they forward to stand-ins for cuSOLVER and cuFFT
-(tools/hip_on_cuda/tests/fake_cusolver_cufft.c) that record what they were passed and
+(tools/hip_on_cuda/tests/fake_cusolver_cufft.c; also cuBLAS's batched LU) that record what they were passed and
 return the status the test sets. This checks the enum mapping (fill mode, operation, eig
 mode), the status mapping, handles and plan numbers, and the per-matrix loop behind
 syevjBatched past cuSOLVER's n <= 32 - without a GPU; results on one are checked by the
@@ -19,14 +19,14 @@ HOC = ROOT / "tools" / "hip_on_cuda"
 
 SCRIPT = r"""
 import ctypes, os
-from hip import hipsolver as hs, hipfft as hf
+from hip import hipsolver as hs, hipfft as hf, hipblas as hb
 d = os.environ["FAKE_DIR"]
 def lib(name):
     l = ctypes.CDLL(os.path.join(d, name))
     return {"name": (ctypes.c_char * 64).in_dll(l, "fake_last_name"),
             "args": (ctypes.c_longlong * 8).in_dll(l, "fake_last_args"),
             "status": ctypes.c_int.in_dll(l, "fake_status"), "calls": ctypes.c_int.in_dll(l, "fake_calls")}
-cs, cf = lib("libcusolver.so.12"), lib("libcufft.so.12")
+cs, cf, cb = lib("libcusolver.so.12"), lib("libcufft.so.12"), lib("libcublas.so.12")
 def last(l, n):
     return l["name"].value.decode(), list(l["args"][:n])
 def ok(r):
@@ -76,6 +76,13 @@ cf["status"].value = 0
 assert int(hf.hipfftExecC2C(None, 0x1000, 0x2000, hf.HIPFFT_FORWARD)[0]) == 1   # INVALID_PLAN
 ok((hf.hipfftDestroy(second)[0], None))
 assert last(cf, 1) == ("cufftDestroy", [1])
+b = ok(hb.hipblasCreate())
+ok((hb.hipblasDgetrfBatched(b, 6, 0x1000, 6, 0x2000, 0x3000, 9)[0], None))
+assert last(cb, 3) == ("cublasDgetrfBatched", [6, 6, 9])
+info = ctypes.c_int(0)
+ok((hb.hipblasCgetrsBatched(b, hb.hipblasOperation_t.HIPBLAS_OP_T, 6, 2, 0x1000, 6, 0x2000, 0x3000, 6,
+                             ctypes.addressof(info), 9)[0], None))
+assert last(cb, 6) == ("cublasCgetrsBatched", [1, 6, 2, 6, 6, 9])        # op T -> 1
 print("FAKE-SOLVER-FFT-OK")
 """
 
@@ -92,7 +99,7 @@ def test_hipsolver_and_hipfft_forwarding(tmp_path):
     fake.mkdir()
     cc = ["gcc", "-shared", "-fPIC", "-O1", "-fvisibility=hidden"]
     subprocess.run(cc + ["-o", str(fake / "libcuda.so.1"), str(HOC / "tests" / "fake_cuda.c")], check=True)
-    for name in ("libcusolver.so.12", "libcufft.so.12"):  # one copy each: separate records
+    for name in ("libcusolver.so.12", "libcufft.so.12", "libcublas.so.12"):  # one copy each: separate records
         subprocess.run(cc + ["-o", str(fake / name), str(HOC / "tests" / "fake_cusolver_cufft.c")], check=True)
     env = dict(os.environ, ROCM_PATH=str(tmp_path / "shim"), HIP_ON_CUDA_LIB_PATH=str(fake),
                FAKE_DIR=str(fake))

@@ -1,6 +1,6 @@
 /*
- * A stand-in libcusolver.so / libcufft.so for checking the shim's hipSOLVER
- * and hipFFT forwarding without a GPU (tests/shim/test_fake_solver_fft.py).
+ * A stand-in libcusolver.so / libcufft.so / libcublas.so for checking the
+ * shim's hipSOLVER, hipFFT and hipBLAS batched-LU forwarding without a GPU (tests/shim/test_fake_solver_fft.py).
  * Each entry point records its name and integer arguments in fake_last_*
  * (read back through ctypes) and returns a status chosen by the test
  * (fake_status), so the test sees what the shim passed on (enum mapping,
@@ -64,6 +64,19 @@ API int cusolverDnSsyevj(void *h, int jobz, int uplo, int n, void *A, int lda, v
                          int lwork, int *info, void *params)
 {
     return rec("cusolverDnSsyevj", 6, jobz, uplo, n, lda, (long long)(intptr_t)A, (long long)(intptr_t)info);
+}
+
+/* ---- cuBLAS (handle and the batched LU) ---- */
+API int cublasCreate_v2(void **h) { *h = &g_handle_token; return rec("cublasCreate_v2", 0, 0, 0, 0, 0, 0, 0); }
+API int cublasSetStream_v2(void *h, void *s) { return rec("cublasSetStream_v2", 1, (long long)(intptr_t)s, 0, 0, 0, 0, 0); }
+API int cublasDgetrfBatched(void *h, int n, void **A, int lda, int *ipiv, int *info, int batch)
+{
+    return rec("cublasDgetrfBatched", 3, n, lda, batch, 0, 0, 0);
+}
+API int cublasCgetrsBatched(void *h, int trans, int n, int nrhs, void **A, int lda, const int *ipiv, void **B,
+                            int ldb, int *info, int batch)
+{
+    return rec("cublasCgetrsBatched", 6, trans, n, nrhs, lda, ldb, batch);
 }
 
 /* ---- cuFFT ---- */
