@@ -10,7 +10,7 @@ last non-trivial one or the first (one ostride/odist pair covers it), else into 
 (before, after, m) buffer that one transposing copy puts in place.
 
 C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
-a private copy; real input of R2C not aligned as complex is copied too (``input_aligned``).
+a private copy (``_c2r_input``, which also pads or truncates the input to n//2+1); real input of R2C not aligned as complex is copied too (``input_aligned``).
 
 Plans are cached per device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
 (kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
@@ -148,7 +148,11 @@ def transform(x, layout, axis, op, n=None, inverse=False):
         return out
     if length == 0 or size == 0:
         raise UnsupportedOperation(op, x.dtype, "rocm", "a transform of length 0")
-    plan_in = None if kind in ("C2R", "Z2D") else input_plan(layout, axis)
+    if kind in ("C2R", "Z2D"):
+        x, layout = _c2r_input(x, layout, axis, n // 2 + 1)
+        plan_in = input_plan(layout, len(shape) - 1)
+    else:
+        plan_in = input_plan(layout, axis)
     if plan_in is not None and not input_aligned(kind, x.ptr + layout.offset * x.dtype.itemsize, x.dtype.itemsize):
         plan_in = None
     if plan_in is None:  # a contiguous copy with the axis last
@@ -169,6 +173,24 @@ def transform(x, layout, axis, op, n=None, inverse=False):
         view = Layout((before, m, after), (after * m, 1, m), 0)
         out.assign(Layout.contiguous((before, m, after)), target, view)
     return out
+
+
+def _c2r_input(x, layout, axis, n_in):
+    """The private copy a C2R transform reads (and may overwrite): contiguous with the axis
+    last, its first ``n_in`` entries along it (zero-padded when the input is shorter, as
+    numpy.fft.irfft does)."""
+    shape = tuple(layout.shape)
+    axes = [i for i in range(len(shape)) if i != axis] + [axis]
+    moved = layout.permute(axes)
+    keep = min(shape[axis], n_in)
+    buf_shape = moved.shape[:-1] + (n_in,)
+    if keep < n_in:
+        buf = x.device.zeros(buf_shape, x.dtype)
+    else:
+        buf = RocmStorage.empty(x.device, x.dtype, shape_size(buf_shape))
+    dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
+    buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
+    return buf, Layout.contiguous(buf_shape)
 
 
 def fft(x, layout, axis, inverse):

@@ -68,6 +68,8 @@ def _lu(a, layout, op):
     device, letter = a.device, lc.LETTER[a.dtype]
     ipiv, info = lc.ints(device, count * n), lc.ints(device, count)
     step, item = n * n * a.dtype.itemsize, 4 * n
+    if count and not n:  # nothing to factor: no info written, so none to report
+        info.slice.memset(0)
     if count and n and use_batched_lu(count, n):
         ptrs = lc.pointer_array(device, lu.ptr, count, step)
         calls.blas_lu(letter, "getrfBatched", device.blas, n, ptrs.ptr, n, ipiv.ptr, info.ptr, count)
