@@ -28,7 +28,6 @@ from candlewick.layout import Layout, shape_size
 
 from . import solver_fft_calls as calls
 from .argpack import coalesce
-from .storage import RocmStorage
 
 PLAN_CACHE_SIZE = 32
 _INT32_MAX = 2**31 - 1
@@ -143,7 +142,7 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     else:
         out_dtype, m, size = x.dtype, length, length
     out_shape = shape[:axis] + (m,) + shape[axis + 1:]
-    out = RocmStorage.empty(x.device, out_dtype, shape_size(out_shape))
+    out = x.device.empty((shape_size(out_shape),), out_dtype)
     if out.size == 0:
         return out
     if length == 0 or size == 0:
@@ -164,7 +163,7 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     ostride, odist, direct = output_plan(shape, axis, m)
     if batch > _INT32_MAX or shape_size(out_shape) // m > _INT32_MAX:
         raise UnsupportedOperation(op, x.dtype, "rocm", "more than 2^31-1 transforms in one call")
-    target = out if direct else RocmStorage.empty(x.device, out_dtype, out.size)
+    target = out if direct else x.device.empty((out.size,), out_dtype)
     plan = _cache(x.device).get((kind, size, batch, istride, idist, ostride, odist))
     src = x.ptr + layout.offset * x.dtype.itemsize
     calls.fft_exec(kind, plan, src, target.ptr, inverse=inverse)
@@ -187,7 +186,7 @@ def _c2r_input(x, layout, axis, n_in):
     if keep < n_in:
         buf = x.device.zeros(buf_shape, x.dtype)
     else:
-        buf = RocmStorage.empty(x.device, x.dtype, shape_size(buf_shape))
+        buf = x.device.empty((shape_size(buf_shape),), x.dtype)
     dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
     buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
     return buf, Layout.contiguous(buf_shape)

@@ -20,9 +20,7 @@ from candlewick.errors import LinAlgError, UnsupportedOperation
 from candlewick.layout import Layout, contiguous_strides, shape_size
 from candlewick.opdefs import CompareOp
 
-from . import creation
 from . import solver_fft_calls as calls
-from .storage import RocmStorage
 
 DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 LETTER = {dt.float32: "S", dt.float64: "D", dt.complex64: "C", dt.complex128: "Z"}
@@ -61,11 +59,11 @@ def split(shape):
 
 def workspace(device, dtype, lwork):
     """A scratch buffer of ``lwork`` elements (at least one: hipSOLVER wants a pointer)."""
-    return RocmStorage.empty(device, dtype, max(int(lwork), 1))
+    return device.empty((max(int(lwork), 1),), dtype)
 
 
 def ints(device, count):
-    return RocmStorage.empty(device, dt.int32, max(count, 1))
+    return device.empty((max(count, 1),), dt.int32)
 
 
 def column_major(storage, layout):
@@ -114,4 +112,4 @@ def pointer_array(device, base, count, step_bytes):
     """Device array of ``count`` matrix addresses ``base + i * step_bytes`` (the batched
     routines take pointer arrays; the addresses are uploaded, never the data)."""
     host = base + np.arange(count, dtype=np.int64) * step_bytes
-    return creation.from_host(device, host)
+    return device.storage_from_host(host)

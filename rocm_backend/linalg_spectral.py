@@ -13,7 +13,6 @@ from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
 from . import solver_fft_calls as calls
-from .storage import RocmStorage
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
 # larger ones, or a single matrix, go through the divide-and-conquer syevd per matrix
@@ -51,11 +50,11 @@ def qr(a, layout, complete):
     if cols == n:
         w = lc.column_major(a, layout)
     else:  # complete Q of a tall A: m columns, A in the first n
-        w = RocmStorage.empty(device, dtype, count * per)
+        w = device.empty((count * per,), dtype)
         w.assign(lc.colmajor_as_rowmajor(batch, m, n, m, per), a, layout)
     letter, item = lc.LETTER[dtype], dtype.itemsize
     h = lc.handle(device)
-    tau = RocmStorage.empty(device, dtype, count * k)
+    tau = device.empty((count * k,), dtype)
     info = lc.ints(device, count)
     lwork = max(calls.workspace_size(letter, "geqrf", h, m, n, w.ptr, m),
                 calls.workspace_size(letter, "orgqr", h, m, kq, k, w.ptr, m, tau.ptr))
@@ -96,9 +95,9 @@ def svd(a, layout, full_matrices):
     w = a.copy(layout) if wide else lc.column_major(a, layout)
     job_left = ord("A") if full_matrices else ord("S")
     left_cols = rows if full_matrices else cols
-    left = RocmStorage.empty(device, dtype, count * rows * left_cols)
-    right = RocmStorage.empty(device, dtype, count * cols * cols)
-    s = RocmStorage.empty(device, real, count * k)
+    left = device.empty((count * rows * left_cols,), dtype)
+    right = device.empty((count * cols * cols,), dtype)
+    s = device.empty((count * k,), real)
     letter, item = lc.LETTER[dtype], dtype.itemsize
     h = lc.handle(device)
     lwork = calls.workspace_size(letter, "gesvd", h, job_left, ord("A"), rows, cols)
@@ -132,9 +131,9 @@ def _svd_jacobi_batched(a, layout, full_matrices):
     real = dt.real_dtype_of(dtype)
     letter = lc.LETTER[dtype]
     w = lc.column_major(a, layout)
-    u = RocmStorage.empty(device, dtype, count * m * m)
-    v = RocmStorage.empty(device, dtype, count * n * n)
-    s = RocmStorage.empty(device, real, count * k)
+    u = device.empty((count * m * m,), dtype)
+    v = device.empty((count * n * n,), dtype)
+    s = device.empty((count * k,), real)
     h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
     lwork = calls.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
                                  params, count)
@@ -178,7 +177,7 @@ def eigh(a, layout):
     lc.check_sizes("eigh", a.dtype, n)
     device, dtype = a.device, a.dtype
     real = dt.real_dtype_of(dtype)
-    w = RocmStorage.empty(device, real, count * n)
+    w = device.empty((count * n,), real)
     if count == 0 or n == 0:
         return w, device.zeros(layout.shape, dtype)
     v = lc.column_major(a, layout)
