@@ -23,7 +23,7 @@ rpath='-Wl,-rpath,$ORIGIN'
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipblas.so -o "$lib/libhipblas.so" \
     "$src/hipblas.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipsolver.so -o "$lib/libhipsolver.so" \
-    "$src/hipsolver.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
+    "$src/hipsolver.c" "$src/hipsolver_jacobi.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipfft.so -o "$lib/libhipfft.so" \
     "$src/hipfft.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libMIOpen.so -o "$lib/libMIOpen.so" \
