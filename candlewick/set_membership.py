@@ -27,11 +27,11 @@ def _operands(x1, x2):
     if is_scalar(x1):
         require_array(x2, "isin", "x2")
         value, dtype = scalar_for(x1, x2._dtype, "isin")
-        return scalar_array(value, dtype, x2._device), x2
+        return scalar_array(x2, value, dtype, x2._device), x2
     require_array(x1, "isin", "x1")
     if is_scalar(x2):
         value, dtype = scalar_for(x2, x1._dtype, "isin")
-        return x1, scalar_array(value, dtype, x1._device)
+        return x1, scalar_array(x1, value, dtype, x1._device)
     require_array(x2, "isin", "x2")
     return x1, x2
 
