@@ -5,7 +5,8 @@
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
 # Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
-# CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table).
+# CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
+# ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -29,6 +30,8 @@ STEPS=(
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
+    "bench       linalg_fft     gpu 240 run_bench linalg_fft"
+    "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
 )
 
 if [[ "${1:-}" == --list ]]; then
