@@ -7,7 +7,7 @@ Python work as possible: the per-op dtype tables below are built once at import.
 import builtins
 
 from . import dtypes as _dt
-from .errors import DeviceMismatchError, DTypeError
+from .errors import DeviceMismatchError, DTypeError, UnsupportedOperation
 from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 
@@ -45,6 +45,18 @@ def check_accepts(op, dtype, fname):
         allowed = ", ".join(kinds[c] for c in op.domain)
         raise DTypeError(f"{fname} does not accept dtype {dtype.name}; expected {allowed}")
     return table[dtype]
+
+
+def require_declared_dtype(device, dtype, fname):
+    """A device may declare a subset of the dtypes (``BackendDevice.dtypes``: many GPUs
+    lack float64); asking it for another is an error naming the backend and the dtype."""
+    if dtype not in device.dtypes:
+        declared = ", ".join(d.name for d in device.dtypes)
+        raise UnsupportedOperation(
+            fname, dtype.name, device.backend,
+            f"device {device.name} does not support dtype {dtype.name} (it declares {declared})",
+        )
+    return dtype
 
 
 def same_device(a, b, fname):

@@ -83,6 +83,7 @@ class Array:
             raise DTypeError(
                 f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
             )
+        _core.require_declared_dtype(self._device, dtype, "astype")
         return wrap(self._storage.astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
     def _scalar(self, name):
@@ -146,6 +147,7 @@ class Array:
         target = get_device(device)
         if target is self._device:
             return self
+        _core.require_declared_dtype(target, self._dtype, "to_device")
         host = self._storage.to_host(self._layout)
         return wrap(target.storage_from_host(host), self._layout.shape, self._dtype, target)
 

@@ -9,8 +9,8 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, is_scalar, scalar_for, wrap
-from .errors import DTypeError, UnsupportedOperation
+from ._core import as_shape, is_scalar, require_declared_dtype, scalar_for, wrap
+from .errors import DTypeError
 from .registry import get_device
 
 
@@ -19,9 +19,7 @@ def _resolve_device(device):
 
 
 def _check_dtype_on(device, dtype):
-    if dtype not in device.dtypes:
-        raise UnsupportedOperation("create", dtype, device.backend, "dtype not supported by this device")
-    return dtype
+    return require_declared_dtype(device, dtype, "create")
 
 
 def _default_dtype_for_scalar(value):
