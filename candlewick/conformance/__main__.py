@@ -28,10 +28,13 @@ def parse_args(argv):
                         help="registered backend name(s), e.g. cpu or mybackend")
     parser.add_argument("--markdown", metavar="PATH", help="also write the report as Markdown")
     parser.add_argument("--json", metavar="PATH", help="also write the report as JSON")
-    parser.add_argument("--profile", choices=("ci", "dev", "gpu"), default=None,
+    parser.add_argument("--profile", choices=("smoke", "ci", "dev", "gpu"), default=None,
                         help="hypothesis profile: examples per test (default: ci, or $%s)" % PROFILE_ENV)
-    parser.add_argument("pytest_args", nargs="*", help="after --: arguments passed to pytest")
-    return parser.parse_args(argv)
+    parser.epilog = "Arguments after -- go to pytest (e.g. -- -k unary -x)."
+    ours, pytest_args = (argv[:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    args = parser.parse_args(ours)
+    args.pytest_args = pytest_args
+    return args
 
 
 def pytest_arguments(args):
@@ -46,7 +49,7 @@ def pytest_arguments(args):
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    args = parse_args(sys.argv[1:] if argv is None else list(argv))
     os.environ[BACKENDS_ENV] = ",".join(args.backends)
     if args.profile:
         os.environ[PROFILE_ENV] = args.profile

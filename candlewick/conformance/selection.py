@@ -6,7 +6,8 @@ mechanism for the conformance suite and the project's own tests (tests/conftest.
   available. A backend named there that cannot run fails the session: asking for a
   backend and silently testing nothing would hide exactly what the run was for.
 * ``CANDLEWICK_HYPOTHESIS_PROFILE``: ``ci`` (default: few examples, derandomized, so the
-  whole suite fits CI's time budget), ``dev`` or ``gpu`` (many more examples).
+  whole suite fits CI's time budget), ``smoke`` (two examples a test), ``dev`` or ``gpu``
+  (many more examples).
 """
 
 import os
@@ -29,6 +30,11 @@ def load_hypothesis_profile():
         print_blob=True,
     )
     settings.register_profile("dev", max_examples=100, deadline=None, suppress_health_check=slow_ok)
+    # every test with a couple of examples: the wheel-install check of .ci/run
+    settings.register_profile(
+        "smoke", max_examples=2, deadline=None, derandomize=True, suppress_health_check=slow_ok,
+        print_blob=True,
+    )
     # a GPU run compiles each kernel once; after that examples are cheap
     settings.register_profile("gpu", max_examples=40, deadline=None, suppress_health_check=slow_ok)
     settings.load_profile(os.environ.get(PROFILE_ENV, "ci"))

@@ -21,13 +21,16 @@ def unwrap(value):
     return value.inner if isinstance(value, TracingStorage) else value
 
 
+def _is_storage(value):
+    return hasattr(value, "to_host") and hasattr(value, "dtype")
+
+
 def wrap_result(result, device):
-    """Wrap every storage in a primitive's result (a storage, a tuple of them, an ndarray, None)."""
+    """Wrap every storage in a primitive's result (a storage, a tuple of them, an ndarray,
+    numbers such as memory_info's, None)."""
     if isinstance(result, tuple):
         return tuple(wrap_result(r, device) for r in result)
-    if result is None or isinstance(result, np.ndarray):
-        return result
-    return TracingStorage(result, device)
+    return TracingStorage(result, device) if _is_storage(result) else result
 
 
 def result_bytes(result):
@@ -35,9 +38,7 @@ def result_bytes(result):
         return sum(result_bytes(r) for r in result)
     if isinstance(result, np.ndarray):
         return result.nbytes
-    if result is None:
-        return 0
-    return result.size * result.dtype.itemsize
+    return result.size * result.dtype.itemsize if _is_storage(result) else 0
 
 
 def viewed_bytes(storages, layouts):
