@@ -9,7 +9,7 @@ import os
 import threading
 
 from . import dtypes as _dt
-from ._core import as_shape, wrap
+from ._core import as_shape, require_declared_dtype, wrap
 from .errors import DTypeError
 from .layout import shape_size
 from .registry import get_device
@@ -45,6 +45,7 @@ class Generator:
         if not dtype.is_floating:
             raise DTypeError(f"{fname}: dtype must be real floating, got {dtype.name}")
         device = get_device(device)
+        require_declared_dtype(device, dtype, fname)
         counter = self._take(shape_size(shape), dtype, normal)
         storage = getattr(device, method)(shape, dtype, self.seed, counter, float(a), float(b))
         return wrap(storage, shape, dtype, device)

@@ -86,10 +86,21 @@ def test_declared_subset(no_float64):
     lambda dev: cw.asarray([1.5, 2.5], dtype=cw.float64, device=dev),
     lambda dev: cw.arange(3, dtype=cw.float32, device=dev).astype(cw.float64),
     lambda dev: cw.asarray(np.ones(2), device="cpu").to_device(dev),
-], ids=["ones", "asarray", "astype", "to_device"])
+    lambda dev: cw.random.uniform((2,), device=dev),
+], ids=["ones", "asarray", "astype", "to_device", "random"])
 def test_undeclared_dtype_is_a_clear_error_naming_backend_and_dtype(no_float64, make):
     with pytest.raises(UnsupportedOperation, match=r"float64.*'tracing'.*tracing:0 does not support dtype float64"):
         make(no_float64)
+
+
+def test_the_device_itself_refuses_withheld_dtypes(no_float64):
+    with pytest.raises(UnsupportedOperation, match="storage_from_host.*float64"):
+        no_float64.storage_from_host(np.ones(2))
+    with pytest.raises(UnsupportedOperation, match="zeros.*complex128"):
+        no_float64.zeros((2,), cw.complex128)
+    x = no_float64.storage_from_host(np.ones(2, np.float32))
+    with pytest.raises(UnsupportedOperation, match="astype.*float64"):
+        x.astype(cw.layout.Layout.contiguous((2,)), cw.float64)
 
 
 def test_declared_dtypes_still_work(no_float64):

@@ -8,7 +8,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick import registry
 from candlewick.backend import BackendDevice
-from candlewick.errors import CandlewickError
+from candlewick.errors import CandlewickError, UnsupportedOperation
 
 from .recorder import Recorder
 from .storage import protocol_methods, result_bytes, unwrap, wrap_result
@@ -23,9 +23,10 @@ NAME = "tracing"
 
 def _traced(name):
     def primitive(self, *args, **kwargs):
+        every = list(args) + list(kwargs.values())
+        self.require_declared(name, every)
         result = getattr(self.inner, name)(*map(unwrap, args),
                                            **{k: unwrap(v) for k, v in kwargs.items()})
-        every = list(args) + list(kwargs.values())
         read = sum(a.nbytes for a in every if isinstance(a, np.ndarray))
         dtypes = [a for a in every if isinstance(a, dt.DType)] + [getattr(result, "dtype", None)]
         dtype = next((d.name for d in dtypes if isinstance(d, dt.DType)), "")
@@ -49,6 +50,13 @@ class TracingDevice:
         self.name = f"{NAME}:{inner.ordinal}"
         self.dtypes = tuple(d for d in inner.dtypes if d.name not in hidden)
         self.capabilities = tuple(g for g in inner.capabilities if g not in hidden)
+
+    def require_declared(self, name, values):
+        """Withheld dtypes are refused as on a device without them: by name, never computed."""
+        for value in values:
+            dtype = dt.from_numpy(value.dtype) if isinstance(value, np.ndarray) else value
+            if isinstance(dtype, dt.DType) and dtype not in self.dtypes:
+                raise UnsupportedOperation(name, dtype.name, NAME, f"{self.name} does not declare {dtype.name}")
 
     def same_device(self, other):
         self.recorder.record("same_device", "", "", 0, 0)

@@ -53,6 +53,8 @@ def op_name(args):
 
 def _traced(name):
     def primitive(self, *args, **kwargs):
+        if name == "astype":
+            self.device.require_declared(name, args[1:2] + tuple(kwargs.values()))
         result = getattr(self.inner, name)(*map(unwrap, args),
                                            **{k: unwrap(v) for k, v in kwargs.items()})
         every = list(args) + list(kwargs.values())
