@@ -116,12 +116,14 @@ class Matrix:
                 cell.outcomes[test_id] = (outcome, message)
 
     def status(self, row, group, column):
+        cell = self.cells.get(row, {}).get(column)
+        if cell is None:
+            return ""  # nothing asked of this primitive for this dtype (in this run)
         if group is not None and group not in self.capabilities:
             return UNDECLARED
         if column != NO_DTYPE and column not in self.declared_dtypes:
             return UNDECLARED
-        cell = self.cells.get(row, {}).get(column)
-        return cell.status if cell else ""
+        return cell.status
 
     def failures(self):
         """``[(row, column, test id, message)]`` in report order."""

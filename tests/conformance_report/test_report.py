@@ -82,10 +82,12 @@ def test_json_lists_statuses_and_failed_ids():
     m = _matrix(capabilities=())
     m.add(["where"], ["bool"], "t::w", report.FAIL, "x")
     m.add(["where"], ["int8"], "t::w8", report.PASS)
+    m.add(["linalg.qr"], ["float32"], "t::qr", report.UNDECLARED, "not declared: ...")
     data = json.loads(report.render_json([m]))["backends"][0]
     assert data["rows"]["where"]["cells"]["bool"] == {"status": "fail", "failed": ["t::w"]}
     assert data["rows"]["where"]["cells"]["int8"] == {"status": "pass"}
     assert data["rows"]["linalg.qr"]["cells"]["float32"] == {"status": "not declared"}
+    assert "float64" not in data["rows"]["where"]["cells"]  # nothing asked there
     assert data["columns"][-1] == report.NO_DTYPE and data["counts"]["fail"] == 1
 
 
