@@ -3,9 +3,9 @@
 # example backend's (examples/tracing_backend), install both into a fresh virtual
 # environment, and run `python -m candlewick.conformance` from an unrelated directory
 # against `cpu` and `tracing` (over cpu, with all dtypes and with some withheld). Every
-# test of the suite runs, with the `smoke`
-# hypothesis profile (two examples a test) to keep this step to a few minutes; the
-# project's own test run covers the suite with the `ci` profile.
+# test of the suite runs, with the `smoke` hypothesis profile (two examples a test) to
+# keep this step to a few minutes; the project's own test run covers the suite with the
+# `ci` profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work="$(mktemp -d)"

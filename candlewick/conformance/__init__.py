@@ -8,3 +8,8 @@ NumPy. The run ends with a primitive x dtype report (``candlewick.conformance.re
 Running it needs the ``conformance`` extra (pytest, hypothesis); importing candlewick
 never imports this package.
 """
+
+#: comma list of the backends a test run covers (``selection.py``)
+BACKENDS_ENV = "CANDLEWICK_TEST_BACKENDS"
+#: the hypothesis profile: smoke, ci (default), dev or gpu (``selection.py``)
+PROFILE_ENV = "CANDLEWICK_HYPOTHESIS_PROFILE"

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from .selection import BACKENDS_ENV, PROFILE_ENV
+from . import BACKENDS_ENV, PROFILE_ENV
 
 HERE = pathlib.Path(__file__).parent
 
@@ -40,7 +40,10 @@ def parse_args(argv):
 def pytest_arguments(args):
     out = [str(HERE), "-p", "candlewick.conformance.plugin", "-p", "no:cacheprovider",
            # this package's own (empty) configuration: not the caller's pytest.ini/pyproject
-           "-c", str(HERE / "suite.ini"), "--rootdir", str(HERE)]
+           "-c", str(HERE / "suite.ini"), "--rootdir", str(HERE),
+           # running this module imported candlewick before pytest could mark it for
+           # assertion rewriting; the test modules are still rewritten
+           "-W", "ignore:Module already imported so cannot be rewritten; candlewick"]
     if args.markdown:
         out += ["--conformance-markdown", os.path.abspath(args.markdown)]
     if args.json:

@@ -17,8 +17,7 @@ from hypothesis import HealthCheck, settings
 
 from candlewick import registry
 
-BACKENDS_ENV = "CANDLEWICK_TEST_BACKENDS"
-PROFILE_ENV = "CANDLEWICK_HYPOTHESIS_PROFILE"
+from . import BACKENDS_ENV, PROFILE_ENV
 
 
 def load_hypothesis_profile():
