@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PYTEST = ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "--tb=line"]
 STEPS = [  # name, command after the interpreter (OUT = the output folder), share of the budget
     ("shim_tests", PYTEST + ["tests/shim"], 0.08),
-    ("conformance", PYTEST + ["candlewick/conformance"], 0.45),
-    ("conformance_nn", PYTEST + ["candlewick/conformance/test_nn.py", "candlewick/conformance/test_matmul.py"], 0.1),
+    ("conformance", PYTEST + ["tests/conformance"], 0.45),
+    ("conformance_nn", PYTEST + ["tests/conformance/test_nn.py", "tests/conformance/test_matmul.py"], 0.1),
     ("array_api", PYTEST + ["-v", "--tb=short", "tests/array_api"], 0.6),
     ("rocm_tests", PYTEST + ["tests/rocm"], 0.08),
     ("rocm_gpu_tests", PYTEST + ["tests/rocm_gpu"], 0.3),

@@ -63,7 +63,7 @@ run_group() {  # name, time limit, pytest args...
 run_group nn_paths 75 tests/rocm_gpu/test_nn_paths.py
 timeout 60 python3 bench/rocm_nn.py --out "$out" --reps 20 >"$out/bench.log" 2>&1
 note "bench (exit $?)"
-run_group nn_conformance 50 candlewick/conformance/test_nn.py
+run_group nn_conformance 50 tests/conformance/test_nn.py
 run_group dlpack 40 tests/rocm_gpu/test_dlpack_interop.py tests/namespace/test_dlpack.py
 run_group faults 60 tests/rocm_gpu/test_faults.py
 run_group random 20 tests/rocm_gpu/test_random_cross.py
