@@ -7,22 +7,15 @@ import pathlib
 import pytest
 
 from candlewick import dtypes as dt
-from candlewick import registry
 
 from . import report
 from .plugin import PROPERTY
-from .selection import check_selected_can_run, load_hypothesis_profile, selected_backends
+from .selection import SELECTED_BACKENDS, check_selected_can_run, load_hypothesis_profile
+from .selection import device  # noqa: F401  (the fixture, shared with tests/conftest.py)
 
 _HERE = pathlib.Path(__file__).parent
 
 load_hypothesis_profile()
-SELECTED_BACKENDS = selected_backends()
-
-
-@pytest.fixture(scope="session", params=SELECTED_BACKENDS)
-def device(request):
-    """A device of each backend under test (see CANDLEWICK_TEST_BACKENDS)."""
-    return registry.get_device(request.param)
 
 
 def _params(item):
@@ -35,12 +28,12 @@ def _dtypes_declared(request):
     """A test of a dtype the device does not declare is "not declared", not a failure."""
     if "device" not in request.fixturenames:
         return
-    device = request.getfixturevalue("device")
-    declared = set(device.dtypes)
+    dev = request.getfixturevalue("device")
+    declared = set(dev.dtypes)
     missing = [v.name for v in _params(request.node).values()
                if isinstance(v, dt.DType) and v not in declared]
     if missing:
-        pytest.skip(f"{report.NOT_DECLARED}: {device.name} does not declare dtype {', '.join(missing)}")
+        pytest.skip(f"{report.NOT_DECLARED}: {dev.name} does not declare dtype {', '.join(missing)}")
 
 
 def _tags(item):

@@ -71,3 +71,13 @@ def check_selected_can_run(items, names):
                 f"backends selected for testing ({BACKENDS_ENV}={os.environ.get(BACKENDS_ENV, '')!r}, "
                 f"selected {names}) cannot run:\n" + "\n".join(problems)
             )
+
+
+#: the backends this run covers, chosen once (both conftest.py files import the fixture below)
+SELECTED_BACKENDS = selected_backends()
+
+
+@pytest.fixture(scope="session", params=SELECTED_BACKENDS)
+def device(request):
+    """A device of each backend under test (see CANDLEWICK_TEST_BACKENDS)."""
+    return registry.get_device(request.param)
