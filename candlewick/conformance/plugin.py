@@ -1,8 +1,8 @@
 """pytest plugin (entry point ``pytest11``): the conformance report.
 
-Loaded in every pytest session where candlewick is installed, so it does nothing unless
-conformance tests ran: it imports no test dependency and defines no fixture (the
-suite's fixtures live in this package's conftest.py). Options:
+Loaded in every pytest session where candlewick is installed (which imports candlewick
+and NumPy), so it does nothing else unless conformance tests ran: it defines no fixture
+(the suite's fixtures live in this package's conftest.py). Options:
 
 * ``--conformance-markdown PATH`` / ``--conformance-json PATH``: write the report there.
 * ``--no-conformance-report``: do not print the matrix at the end of the run.
@@ -10,7 +10,7 @@ suite's fixtures live in this package's conftest.py). Options:
 
 from candlewick import registry
 
-from . import report as matrix
+from . import report as matrix  # (pytest names logreport's argument "report")
 
 #: the ``user_properties`` key under which conftest.py files a test's rows and dtypes
 PROPERTY = "candlewick_conformance"
@@ -37,13 +37,11 @@ def pytest_configure(config):
 
 
 def _outcome(rep):
-    if rep.passed:
-        return matrix.PASS, ""
-    if rep.failed:
-        return matrix.FAIL, rep.longreprtext
-    reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
-    reason = reason.removeprefix("Skipped: ")
-    return (matrix.UNDECLARED if reason.startswith(matrix.NOT_DECLARED) else matrix.SKIPPED), reason
+    """``(pytest outcome, message)``: the failure text, or the skip reason."""
+    if rep.skipped:
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        return "skipped", reason.removeprefix("Skipped: ")
+    return rep.outcome, rep.longreprtext if rep.failed else ""
 
 
 class ReportCollector:
@@ -69,7 +67,7 @@ class ReportCollector:
                 device = registry.get_device(backend)
                 out[backend] = matrix.Matrix(
                     backend, tuple(d.name for d in device.dtypes), tuple(device.capabilities))
-            out[backend].add(rows, columns, test_id, outcome, message)
+            out[backend].add(rows, columns, test_id, matrix.status_of(outcome, message), message)
         return list(out.values())
 
     def pytest_terminal_summary(self, terminalreporter):

@@ -37,6 +37,15 @@ OP_PRIMITIVE = {UnaryOp: "unary", BinaryOp: "binary", CompareOp: "compare",
                 ReduceOp: "reduce", ScanOp: "scan"}
 
 
+def status_of(outcome, message):
+    """A cell status from a pytest outcome ("passed", "failed", "skipped") and its message."""
+    if outcome == "passed":
+        return PASS
+    if outcome == "failed":
+        return FAIL
+    return UNDECLARED if message.startswith(NOT_DECLARED) else SKIPPED
+
+
 def _methods(protocol):
     return [n for n, v in protocol.__dict__.items() if inspect.isfunction(v) and not n.startswith("_")]
 

@@ -94,3 +94,10 @@ def test_json_lists_statuses_and_failed_ids():
 def test_text_report_shows_every_row():
     text = report.render_text(_matrix())
     assert all(row in text for row, _ in report.ROWS)
+
+
+def test_status_of_pytest_outcomes():
+    assert report.status_of("passed", "") == report.PASS
+    assert report.status_of("failed", "AssertionError") == report.FAIL
+    assert report.status_of("skipped", "not declared: rocm:0 does not declare dtype float64") == report.UNDECLARED
+    assert report.status_of("skipped", "could not import 'mpmath'") == report.SKIPPED
