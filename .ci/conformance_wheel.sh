@@ -18,10 +18,11 @@ git ls-files -z --cached --others --exclude-standard |
     while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
     xargs -0 cp --parents -t "$work/src"
 python -m pip wheel -q --disable-pip-version-check --no-deps -w "$work/dist" "$work/src" "$work/src/examples/tracing_backend"
-python -m venv "$work/venv"
+# (without pip of its own: Debian's python lacks ensurepip; this pip installs into it)
+python -m venv --without-pip "$work/venv"
 py="$work/venv/bin/python"
-"$py" -m pip install -q --disable-pip-version-check "$(ls "$work"/dist/candlewick-[0-9]*.whl)[conformance]" \
-    "$work"/dist/candlewick_tracing_backend-*.whl
+python -m pip --python "$py" install -q --disable-pip-version-check \
+    "$(ls "$work"/dist/candlewick-[0-9]*.whl)[conformance]" "$work"/dist/candlewick_tracing_backend-*.whl
 
 mkdir "$work/elsewhere"
 cd "$work/elsewhere"
