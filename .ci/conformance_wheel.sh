@@ -8,6 +8,7 @@
 # `ci` profile.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+echo "== conformance suite from built wheels (.ci/conformance_wheel.sh)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
