@@ -24,7 +24,7 @@ cd "$root"
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
     "tests,bench precompile     gpu 150 precompile_kernels"
-    "tests       conformance    gpu 300 run_pytest \$XDIST tests/conformance"
+    "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
     "bench       host_overhead  any 150 run_bench host_overhead"
