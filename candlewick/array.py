@@ -8,7 +8,6 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import elementwise as _ew
-from . import numpy_protocols as _numpy_protocols
 from . import _core
 from ._core import is_scalar, view, wrap
 from .errors import DeviceMismatchError, DTypeError, ShapeError
@@ -132,12 +131,17 @@ class Array:
         return host if dtype is None else host.astype(dtype, copy=False)
 
     # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
-    # candlewick's own where it has them (numpy_protocols, reached through the namespace)
+    # candlewick's own where it has them (see numpy_protocols); imported on first use, as
+    # the namespace functions it maps to import this module
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        return _numpy_protocols.array_ufunc(self.__array_namespace__(), Array, ufunc, method, inputs, kwargs)
+        from .numpy_protocols import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        return _numpy_protocols.array_function(self.__array_namespace__(), Array, func, types, args, kwargs)
+        from .numpy_protocols import array_function
+
+        return array_function(func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:
