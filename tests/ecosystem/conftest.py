@@ -28,6 +28,9 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "ecosystem(library, variant=None): the library an ecosystem case exercises "
         "(variant: a label told apart in the table, e.g. 'NaN data')")
+    config.addinivalue_line(
+        "markers", "known_failure(reason): the test asserts a library's known failure; it is "
+        "recorded as 'known' with that reason")
     # scikit-learn's metric test module (whose checker table we import) uses this mark
     config.addinivalue_line("markers", "thread_unsafe: scikit-learn's own test mark")
 
@@ -114,6 +117,10 @@ def pytest_runtest_makereport(item, call):
     }
     if hasattr(report, "wasxfail"):
         entry["reason"] = report.wasxfail
+    known = item.get_closest_marker("known_failure")
+    if known is not None and report.passed:
+        entry["outcome"], entry["reason"] = "xfailed", known.args[0]
+        entry["where"] = known.args[0].split(" ", 2)[1] if known.args[0].startswith("theirs: ") else None
     if call.excinfo is not None:
         exc = call.excinfo.value
         if entry["outcome"] == "skipped" and not hasattr(report, "wasxfail"):
