@@ -8,6 +8,7 @@ appended to ``<path>`` as JSON lines; ``tools/gen_ecosystem_doc.py`` turns them 
 docs/ecosystem.md.
 """
 
+import gc
 import json
 import os
 import traceback
@@ -80,6 +81,14 @@ def assert_matches_numpy(got, expected, rtol=1e-10, atol=1e-12, candlewick_out=T
     np.testing.assert_allclose(np.asarray(to_host(got)), np.asarray(expected), rtol=rtol, atol=atol)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def collect_garbage_after_module():
+    # the same reason as in pytest_runtest_makereport: the next module's tests (and the
+    # test folders after this one) must not inherit finalizer-carrying garbage
+    yield
+    gc.collect()
+
+
 @pytest.fixture
 def matches_numpy():
     return assert_matches_numpy
@@ -92,6 +101,12 @@ def host():
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
+    if call.excinfo is not None:
+        # pytest is about to format a traceback (ast.parse). Dask/distributed and cubed leave
+        # cyclic garbage whose finalizers run Python code; collected in the middle of
+        # ast.parse, they trip CPython 3.11's "AST constructor recursion depth mismatch"
+        # SystemError, which ends the session. Collect it first.
+        gc.collect()
     outcome = yield
     path = os.environ.get(RESULTS_ENV)
     marker = item.get_closest_marker("ecosystem")
