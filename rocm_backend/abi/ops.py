@@ -5,13 +5,22 @@ Generated from ``candlewick.opdefs`` (op vocabularies and dtype domains) and
 one-line ``extern "C"`` entry point that instantiates a template body of ``hip/*.hip``.
 Nothing else names kernels; ``lookup`` raises UnsupportedOperation for a key outside
 the table.
+
+Keys have one form (``kernel_key``): a tuple of the family name and plain strings and
+ints, ops by their value and dtypes by their name, e.g. ``("binary", "add", "float32")``,
+``("copy", 4)``, ``("reduce", "rows_vec", "sum", "float64")``. The op families' hot paths
+build such keys from interned strings (hashing an enum or a DType is Python-level code).
 """
 
+import enum
 from collections import namedtuple
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
+
+from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, REDUCE_ARGS, TRANSPOSE_ARGS, TRANSPOSE_ROWS,
+                      TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
 C_TYPE = {
@@ -25,11 +34,11 @@ C_TYPE = {
 BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "cw_c128"}
 ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
 
-EW_BLOCK = 256  # CW_BLOCK in hip/common.h
-SORT_BLOCK = 1024
-SORT_SEGMENT = 2048  # CW_SORT_SEG in hip/sort.hip
-MATMUL_TILE = 16  # CW_TILE in hip/matmul.hip
-TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # CW_TR_TILE, CW_TR_ROWS in hip/transpose.hip
+SORT_BLOCK = 1024  # threads of the shared-memory bitonic stages
+NN_BLOCK = 256  # threads per block of the nn kernels
+NN_MODULE = "nn"
+NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
+NN_BYTE_SIZES = (1, 2, 4, 8, 16)
 
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
 
@@ -40,13 +49,17 @@ _HALF_FUNCTORS = {
 }
 
 
+def kernel_key(*parts):
+    """The table's key of ``parts``: enum members by value, dtypes by name, the rest as given."""
+    return tuple(p._value_ if isinstance(p, enum.Enum) else p.name if isinstance(p, dt.DType) else p
+                 for p in parts)
+
+
 def _functor(op, dtype):
     return _HALF_FUNCTORS.get((op, dtype), f"op_{op.value}")
 
 
 def _domain(letters):
-    from candlewick.opdefs import _letters
-
     return tuple(d for d in dt.ALL_DTYPES if _letters(d) in letters)
 
 
@@ -54,6 +67,7 @@ def _build():
     table = {}
 
     def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK):
+        key = kernel_key(*key)
         table[key] = KernelSpec(key, name, module, abi, body, block)
 
     for op in UnaryOp:
@@ -79,7 +93,7 @@ def _build():
         for family in ("copy", "fill", "where", "take", "put"):
             add((family, size), f"{family}_b{size}", "bytes", f"cw_{family}<{b}>(a);")
         add(("transpose", size), f"transpose_b{size}", "bytes", f"cw_transpose<{b}>(a);",
-            "cw_transpose_args", TRANSPOSE_TILE * TRANSPOSE_ROWS)
+            TRANSPOSE_ARGS.name, TRANSPOSE_TILE * TRANSPOSE_ROWS)
     for d in _domain("IFC"):
         add(("affine", d), f"affine_{d.name}", f"misc_{d.name}", f"cw_affine<{C_TYPE[d]}>(a);")
         add(("arange", d), f"arange_{d.name}", f"misc_{d.name}", f"cw_arange<{C_TYPE[d]}>(a);")
@@ -109,18 +123,36 @@ def _build():
         for d in op.dtypes():
             for shape in ("rows", "cols", "rows_vec", "cols_vec"):  # reductions.py says which
                 add(("reduce", shape, op, d), f"reduce_{shape}_{op.value}_{d.name}", f"reduce_{d.name}",
-                    f"cw_reduce_{shape}<{C_TYPE[d]}, red_{op.value}<{C_TYPE[d]}> >(a);", "cw_reduce_args")
+                    f"cw_reduce_{shape}<{C_TYPE[d]}, red_{op.value}<{C_TYPE[d]}> >(a);", REDUCE_ARGS.name)
     for d in _domain("I"):
         add(("matmul", d), f"matmul_{d.name}", "matmul", f"cw_matmul<{C_TYPE[d]}>(a);",
-            "cw_matmul_args", MATMUL_TILE * MATMUL_TILE)
+            MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
     for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
         add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
             block=block)
-    from .nn_kernels import NN_MODULE, kernel_specs  # hip/nn.hip: conv fallback, pooling
-
-    for key, name, body, abi, block in kernel_specs(C_TYPE, BYTES_TYPE):
-        add(key, name, NN_MODULE, body, abi, block)
+    for key, name, body in _nn_kernels():  # hip/nn.hip: conv fallback, pooling
+        add(key, name, NN_MODULE, body, NN_ARGS.name, NN_BLOCK)
     return table
+
+
+def nn_accumulator(dtype):
+    """The dtype the GEMM writes (and col2im sums) for a transposed convolution."""
+    return dt.float64 if dtype is dt.float64 else dt.float32
+
+
+def _nn_kernels():
+    """(key, name, body) of every kernel of hip/nn.hip."""
+    for size in NN_BYTE_SIZES:
+        raw = BYTES_TYPE[size]
+        yield ("nn", "im2col", size), f"nn_im2col_b{size}", f"cw_im2col<{raw}>(a);"
+        yield ("nn", "upsample", size), f"nn_upsample_b{size}", f"cw_upsample<{raw}>(a);"
+    for d in NN_FLOATING:
+        s, acc = C_TYPE[d], C_TYPE[nn_accumulator(d)]
+        yield ("nn", "col2im", d), f"nn_col2im_{d.name}", f"cw_col2im<{s}, {acc}>(a);"
+        yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);"
+        yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);"
+        yield ("nn", "pad_nan", d), f"nn_pad_nan_{d.name}", f"cw_pad_nan<{s}>(a);"
+        yield ("nn", "finite_flag", d), f"nn_finite_flag_{d.name}", f"cw_finite_flag<{s}>(a);"
 
 
 TABLE = _build()
@@ -131,8 +163,12 @@ del _spec
 
 
 def lookup(key, op_name=None, dtype=None):
-    """The KernelSpec for ``key``; UnsupportedOperation naming op/dtype/"rocm" if absent."""
+    """The KernelSpec for ``key`` (any spelling ``kernel_key`` accepts); UnsupportedOperation
+    naming op/dtype/"rocm" if absent."""
     spec = TABLE.get(key)
+    if spec is None:
+        key = kernel_key(*key)
+        spec = TABLE.get(key)
     if spec is None:
         raise UnsupportedOperation(op_name or "/".join(str(getattr(k, "value", k)) for k in key),
                                    dtype, "rocm")
@@ -143,7 +179,3 @@ def entry_point(spec):
     """The generated ``extern "C"`` kernel that instantiates the spec's body."""
     return (f'extern "C" __global__ void __launch_bounds__({spec.block}) '
             f"{spec.name}({spec.abi} a) {{ {spec.body} }}\n")
-
-
-def module_entry_points(module):
-    return "".join(entry_point(spec) for spec in MODULES[module])

@@ -1,25 +1,20 @@
-"""The nn kernels of ``hip/nn.hip``: their op-table entries, argument struct, grids and launch.
-
-``ops._build`` adds ``kernel_specs()`` to the op table (module ``nn``), so the kernels
-are compiled, cached and yielded by ``kernels.all_kernel_sources()`` (the AMD compile
-gate) like every other module. They take one ``cw_nn_args`` struct, laid out here.
+"""Launching the nn kernels of ``hip/nn.hip``: their grids, their ``cw_nn_args`` values,
+and prepared launches (everything decided but the two pointers) memoized per device.
+Their op-table entries are in ``abi/ops.py``, their struct in ``abi/structs.py``.
 
 Grids: the "row" kernels (im2col, pooling, upsampling) give each destination row of P
 positions L = 2^TPL * gridDim.y threads (``row_config``); col2im is a flat grid-stride
 loop; pad_nan has a block row per output channel.
-Launches go through ``launch.Launcher`` (ctypes where it can, hip-python otherwise).
+Launches go through the device's launcher (``runtime/launcher.py``).
 """
 
 import functools
 
-from candlewick import dtypes as dt
+from ..abi.ops import NN_BLOCK
+from ..abi.structs import NN_ARGS, NN_DIM_FIELDS
+from .ew_launch import kernel
 
-from .argpack import ArgLayout
-
-NN_BLOCK = 256
-NN_MODULE = "nn"
-FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
-BYTE_SIZES = (1, 2, 4, 8, 16)
+DIM_FIELDS = NN_DIM_FIELDS
 ROW_KERNELS = ("im2col", "max_pool", "avg_pool", "upsample")
 #: resident threads per multiprocessor we aim to fill (2048 on NVIDIA sm_80/90 and AMD CDNA)
 THREADS_PER_SM = 2048
@@ -28,39 +23,8 @@ THREADS_PER_SM = 2048
 INDEX32_LIMIT = (1 << 31) - (1 << 24)
 _MAX_GRID_Y = 65535
 
-#: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
-DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",
-              "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "G", "x0", "x1", "index32",
-              "rows", "P", "TPL", "x2", "x3")
 _DEFAULTS = {"SH": 1, "SW": 1, "DH": 1, "DW": 1, "KH": 1, "KW": 1, "G": 1}
 _BASE = {name: _DEFAULTS.get(name, 0) for name in DIM_FIELDS}  # in struct order
-
-NN_ARGS = ArgLayout(
-    "cw_nn_args",
-    [("out", "ptr", 1), ("in", "ptr", 1), ("in_offset", "i64", 1), ("n", "i64", 1)]
-    + [(name, "i64", 1) for name in DIM_FIELDS],
-)
-
-
-def accumulator(dtype):
-    """The dtype the GEMM writes (and col2im sums) for a transposed convolution."""
-    return dt.float64 if dtype is dt.float64 else dt.float32
-
-
-def kernel_specs(c_type, bytes_type):
-    """(key, name, body, abi, block) of every nn kernel, for ``ops._build``."""
-    abi = NN_ARGS.name
-    for size in BYTE_SIZES:
-        raw = bytes_type[size]
-        yield ("nn", "im2col", size), f"nn_im2col_b{size}", f"cw_im2col<{raw}>(a);", abi, NN_BLOCK
-        yield ("nn", "upsample", size), f"nn_upsample_b{size}", f"cw_upsample<{raw}>(a);", abi, NN_BLOCK
-    for d in FLOATING:
-        s, acc = c_type[d], c_type[accumulator(d)]
-        yield ("nn", "col2im", d), f"nn_col2im_{d.name}", f"cw_col2im<{s}, {acc}>(a);", abi, NN_BLOCK
-        yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);", abi, NN_BLOCK
-        yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);", abi, NN_BLOCK
-        yield ("nn", "pad_nan", d), f"nn_pad_nan_{d.name}", f"cw_pad_nan<{s}>(a);", abi, NN_BLOCK
-        yield ("nn", "finite_flag", d), f"nn_finite_flag_{d.name}", f"cw_finite_flag<{s}>(a);", abi, NN_BLOCK
 
 
 def span(offset, shape, strides):
@@ -144,9 +108,8 @@ class PreparedLaunch:
         self.launcher, self.kernel, self.gx, self.gy, self.rest = launcher, kernel, gx, gy, rest
 
     def __call__(self, out_ptr, in_ptr):
-        with NN_ARGS.lock:
-            NN_ARGS.struct.pack_into(NN_ARGS.buffer, 0, out_ptr, in_ptr, *self.rest)
-            self.launcher.launch_packed(self.kernel, self.gx, self.gy, 1, NN_BLOCK, 1, 1, NN_ARGS)
+        self.launcher.launch_fields(self.kernel, self.gx, self.gy, 1, NN_BLOCK, 1, 1, NN_ARGS, NN_ARGS.struct,
+                                    (out_ptr, in_ptr, *self.rest))
 
 
 def nothing(out_ptr, in_ptr):
@@ -158,11 +121,10 @@ def prepare(device, key, n, in_offset=0, extent=0, **dims):
     ``(out_ptr, in_ptr)`` that queues it on the device stream."""
     if n <= 0:
         return nothing
-    rt = kernels.runtime(device)
-    kernel = rt.kernel(ops.lookup(key, key[1]))
+    kern = kernel(device, key, key[1])
     gx, gy, dims = launch_config(key, n, dims, device.multiprocessors)
     rest = tuple(nn_values(0, 0, in_offset, n, extent, **dims)[2:])
-    return PreparedLaunch(rt.launcher, kernel, gx, gy, rest)
+    return PreparedLaunch(device.launcher, kern, gx, gy, rest)
 
 
 def launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
@@ -177,17 +139,10 @@ def memoized(device, problem, make):
     """The prepared launch of ``problem`` (a hashable description of everything but the
     pointers) on ``device``: ``make()`` builds it the first time. Kept on the device,
     at most _MEMO_SIZE problems (the table starts over when full)."""
-    table = device.__dict__.get("_nn_launches")
-    if table is None:
-        table = device._nn_launches = {}
+    table = device.nn_launches
     run = table.get(problem)
     if run is None:
         if len(table) >= _MEMO_SIZE:
             table.clear()
         run = table[problem] = make()
     return run
-
-
-# Imported last, as modules: ops builds its table from kernel_specs above while it is
-# being imported, so either module may be the one whose import is under way.
-from . import kernels, ops  # noqa: E402

@@ -1,5 +1,5 @@
-"""Which weight buffers are known to hold only finite values, learnt without waiting for
-the device.
+"""The padding fix-up's cache: which weight buffers are known to hold only finite
+values, learnt without waiting for the device.
 
 A padded MIOpen convolution needs the padding NaN fix-up (``nn.py``) only when its weight
 holds an inf or a NaN, which is a fact on the device: reading it back would synchronize.
@@ -13,33 +13,41 @@ version skip the fix-up launch; a 1 keeps the fix-up. A buffer met
 only once (a weight rewritten every step) never pays for a check.
 
 Versions: every in-place primitive (assign, fill, scatter, scatter_add, index_add) and
-every transfer into a StorageSlice increments the slice's ``version``, which voids what
+every transfer into a DeviceBuffer increments the buffer's ``version``, which voids what
 was learnt. Memory shared through DLPack may be written by other libraries: it is never
-trusted (``share``).
+trusted (``share``). What is known of each buffer is kept here, by buffer (weakly), not
+on the buffer.
 """
 
 import ctypes
 import threading
+import weakref
 
 from candlewick.errors import BackendError
 
-from . import nn_kernels
+from ..abi.ops import NN_BLOCK
+from . import nn_launch
 
 SLOTS = 4096  # int32 flags per device
 MAX_BLOCKS = 64  # flags of one check: one per block
-_PER_BLOCK = nn_kernels.NN_BLOCK * 16  # elements per block below which fewer blocks run
+_PER_BLOCK = NN_BLOCK * 16  # elements per block below which fewer blocks run
 _TAG_MASK = (1 << 30) - 1  # 2 * tag + 1 fits a non-negative int32
 _SEEN, _QUEUED, _NONFINITE = "seen", "queued", "non-finite"
-EXTERNAL = "external"  # StorageSlice.probe of memory others may write
+EXTERNAL = "external"  # the probe of memory others may write
+
+#: DeviceBuffer -> its Probe, or EXTERNAL
+_probes = weakref.WeakKeyDictionary()
 
 
 class Probe:
-    """What is known of one buffer at one version."""
+    """What is known of one buffer at one version, viewed as one dtype; ``finite_at``: the
+    version at which every element was found finite (-1: none)."""
 
-    __slots__ = ("version", "state", "start", "cells", "tag")
+    __slots__ = ("version", "dtype", "state", "start", "cells", "tag", "finite_at")
 
-    def __init__(self, version):
-        self.version, self.state, self.start, self.cells, self.tag = version, _SEEN, 0, None, 0
+    def __init__(self, version, dtype):
+        self.version, self.dtype, self.state, self.start, self.cells, self.tag = version, dtype, _SEEN, 0, None, 0
+        self.finite_at = -1
 
 
 class FiniteFlags:
@@ -67,12 +75,12 @@ class FiniteFlags:
                 self.unavailable = str(exc)
         return bool(self.host)
 
-    def queue(self, probe, slice_):
-        """Queue the finite_flag kernel over all of ``slice_`` (its own dtype) for ``probe``
-        (nothing when there are no slots)."""
+    def queue(self, probe, buffer):
+        """Queue the finite_flag kernel over all of ``buffer`` (as ``probe.dtype``) for
+        ``probe`` (nothing when there are no slots)."""
         if not self._ensure_buffer():
             return
-        n = slice_.nbytes // slice_.dtype.itemsize
+        n = buffer.nbytes // probe.dtype.itemsize
         blocks = max(1, min(MAX_BLOCKS, -(-n // _PER_BLOCK)))
         if self.next + blocks > SLOTS:
             self.next = 0
@@ -82,34 +90,44 @@ class FiniteFlags:
         probe.start, probe.cells = start, (ctypes.c_int32 * blocks).from_address(self.host + 4 * start)
         self.tag = probe.tag = (self.tag + 1) & _TAG_MASK
         probe.state = _QUEUED
-        launch = nn_kernels.prepare(self.device, ("nn", "finite_flag", slice_.dtype), n, blocks=blocks,
-                                    x0=probe.tag)
-        launch(self.mapped + 4 * start, slice_.ptr)
+        launch = nn_launch.prepare(self.device, ("nn", "finite_flag", probe.dtype.name), n, blocks=blocks,
+                                   x0=probe.tag)
+        launch(self.mapped + 4 * start, buffer.ptr)
+
+
+def probe_of(buffer):
+    """What is known of ``buffer``: its Probe, EXTERNAL, or None."""
+    return _probes.get(buffer)
 
 
 def known_finite(storage):
     """True when every element of ``storage``'s buffer is known finite at its current
-    version (recorded as ``slice.finite_at``, which hot paths may compare with
-    ``slice.version`` themselves before calling); False when unknown or not so, possibly
+    version, viewed as the storage's dtype; False when unknown or not so, possibly
     queueing a check."""
-    slice_ = storage.slice
-    if slice_.finite_at == slice_.version:
-        return True
-    if slice_.probe is EXTERNAL or storage.dtype is not slice_.dtype:
+    buffer = storage.buffer
+    probe = _probes.get(buffer)
+    if probe is EXTERNAL:
         return False
+    if probe is not None and probe.finite_at == buffer.version and probe.dtype is storage.dtype:
+        return True
+    if storage.size * storage.dtype.itemsize != buffer.nbytes:
+        return False  # a view of part of a buffer, or of another dtype's buffer: not checked
     device = storage.device
-    flags = device.__dict__.get("_finite_flags")
+    flags = device.finite_flags
     if flags is None:
-        flags = device.__dict__.setdefault("_finite_flags", FiniteFlags(device))
+        with device.family_lock:
+            flags = device.finite_flags
+            if flags is None:
+                flags = device.finite_flags = FiniteFlags(device)
     with flags.lock:
-        probe, version = slice_.probe, slice_.version
+        probe, version = _probes.get(buffer), buffer.version
         if probe is EXTERNAL:
             return False
-        if probe is None or probe.version != version:
-            slice_.probe = Probe(version)
+        if probe is None or probe.version != version or probe.dtype is not storage.dtype:
+            _probes[buffer] = Probe(version, storage.dtype)
             return False
         if probe.state == _SEEN:
-            flags.queue(probe, slice_)
+            flags.queue(probe, buffer)
             return False
         if probe.state != _QUEUED:
             return False
@@ -123,11 +141,10 @@ def known_finite(storage):
         if base + 1 in values:
             probe.state = _NONFINITE
             return False
-        slice_.finite_at = version
+        probe.finite_at = version
         return True
 
 
-def share(slice_):
+def share(buffer):
     """Mark memory that other libraries may write (DLPack): never known finite."""
-    slice_.probe = EXTERNAL
-    slice_.finite_at = -1
+    _probes[buffer] = EXTERNAL

@@ -1,7 +1,7 @@
 """The nn primitives without MIOpen: im2col + GEMM (hipBLAS) convolution, GEMM + col2im
 transposed convolution, and our own pooling and upsampling kernels (hip/nn.hip).
 
-Everything is 2-D over (N, C, H, W); ``rocm_backend.nn`` maps 1-D problems onto H = 1.
+Everything is 2-D over (N, C, H, W); ``nn.py`` maps 1-D problems onto H = 1.
 
 Convolution, per group g and batch chunk: ``cols = im2col(x)`` with shape
 (n, G, K, P) (K = Cin/G * KH * KW taps, P = OH * OW output positions), then one strided
@@ -21,9 +21,10 @@ The im2col / col2im index math is mirrored in NumPy by tests/rocm/test_nn_index_
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 
-from . import nn_kernels
-from . import blas_call
-from .storage import RocmStorage
+from ..abi.ops import nn_accumulator
+from ..bindings import hipblas
+from . import nn_launch
+from .copies import copy
 
 #: upper bound of the im2col / col2im scratch buffer; larger problems run in batch chunks
 WORKSPACE_BYTES = 1 << 29
@@ -34,7 +35,7 @@ def contiguous(storage, layout):
     """(storage, layout) with a C-contiguous layout (copied only when needed)."""
     if layout.is_contiguous:
         return storage, layout
-    return storage.copy(layout), Layout.contiguous(layout.shape)
+    return copy(storage, layout), Layout.contiguous(layout.shape)
 
 
 def out_size(n, k, stride, padding, dilation):
@@ -59,11 +60,11 @@ def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_
     if max(m, n, k, lda, ldb, ldc) > _INT32_MAX:
         raise UnsupportedOperation("conv (im2col+GEMM)", in_dtype, "rocm",
                                    "a GEMM dimension exceeds 2^31-1")
-    ab_types, c_types = blas_call.types(in_dtype), blas_call.types(out_dtype)
+    ab_types, c_types = hipblas.types(in_dtype), hipblas.types(out_dtype)
     for start in range(0, batch, 65535):
         nb = min(65535, batch - start)
-        blas_call.gemm_strided_batched(
-            device, trans_a, trans_b, m, n, k, a + start * stride_a * in_dtype.itemsize, lda, stride_a,
+        hipblas.gemm_strided_batched(
+            device.blas, trans_a, trans_b, m, n, k, a + start * stride_a * in_dtype.itemsize, lda, stride_a,
             b + start * stride_b * in_dtype.itemsize, ldb, stride_b,
             c + start * stride_c * out_dtype.itemsize, ldc, stride_c, nb, ab_types, c_types)
 
@@ -82,12 +83,12 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups):
     cout, cg, kh, kw = w_layout.shape
     oh = out_size(h, kh, stride[0], padding[0], dilation[0])
     ow = out_size(wd, kw, stride[1], padding[1], dilation[1])
-    out = RocmStorage.empty(device, dtype, n_batch * cout * oh * ow)
+    out = device.storage_type.empty(device, dtype, n_batch * cout * oh * ow)
     if out.size == 0:
         return out
     taps, positions, coutg = cg * kh * kw, oh * ow, cout // groups
     if taps == 0:
-        out.slice.memset(0)
+        out.buffer.memset(0)
         return out
     w, w_layout = contiguous(w, w_layout)
     w_ptr = w.ptr + w_layout.offset * item
@@ -106,12 +107,12 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups):
         return out
     per_item = groups * taps * positions * item
     chunk = batch_chunk(n_batch, per_item)
-    cols = RocmStorage.empty(device, dtype, chunk * groups * taps * positions)
+    cols = device.storage_type.empty(device, dtype, chunk * groups * taps * positions)
     s_n, s_c, s_h, s_w = layout.strides
-    extent = nn_kernels.span(0, (h, wd), (s_h, s_w))  # the kernel's 32-bit offsets are in-plane
+    extent = nn_launch.span(0, (h, wd), (s_h, s_w))  # the kernel's 32-bit offsets are in-plane
     for n0 in range(0, n_batch, chunk):
         nc = min(chunk, n_batch - n0)
-        nn_kernels.launch(
+        nn_launch.launch(
             device, ("nn", "im2col", item), nc * groups * taps * positions, cols.ptr, x.ptr,
             layout.offset + n0 * s_n, extent, N=nc, C=cin, H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h,
             in_sW=s_w, OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0], SW=stride[1], PH=padding[0],
@@ -128,19 +129,19 @@ def conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding, di
     cout, cig = coutg * groups, cin // groups
     oh = transpose_size(h, kh, stride[0], padding[0], output_padding[0], dilation[0])
     ow = transpose_size(wd, kw, stride[1], padding[1], output_padding[1], dilation[1])
-    out = RocmStorage.empty(device, dtype, n_batch * cout * oh * ow)
+    out = device.storage_type.empty(device, dtype, n_batch * cout * oh * ow)
     if out.size == 0:
         return out
     if cig == 0 or h * wd == 0:
-        out.slice.memset(0)
+        out.buffer.memset(0)
         return out
     x, layout = contiguous(x, layout)
     w, w_layout = contiguous(w, w_layout)
-    acc = nn_kernels.accumulator(dtype)
+    acc = nn_accumulator(dtype)
     taps, positions = coutg * kh * kw, h * wd
     x_ptr, w_ptr = x.ptr + layout.offset * item, w.ptr + w_layout.offset * item
     chunk = batch_chunk(n_batch, groups * taps * positions * acc.itemsize)
-    cols = RocmStorage.empty(device, acc, chunk * groups * taps * positions)
+    cols = device.storage_type.empty(device, acc, chunk * groups * taps * positions)
     out_batch = cout * oh * ow
     for n0 in range(0, n_batch, chunk):
         nc = min(chunk, n_batch - n0)
@@ -150,8 +151,8 @@ def conv_transpose2d(x, layout, w, w_layout, stride, padding, output_padding, di
                  x_ptr + (n0 * cin + g * cig) * positions * item, positions, cin * positions,
                  w_ptr + g * cig * taps * item, taps, 0,
                  cols.ptr + g * taps * positions * acc.itemsize, positions, groups * taps * positions, nc)
-        nn_kernels.launch(
-            device, ("nn", "col2im", dtype), nc * out_batch, out.ptr + n0 * out_batch * item, cols.ptr, 0,
+        nn_launch.launch(
+            device, ("nn", "col2im", dtype.name), nc * out_batch, out.ptr + n0 * out_batch * item, cols.ptr, 0,
             nc * groups * taps * positions, N=nc, C=cout, H=h, W=wd, OH=oh, OW=ow, KH=kh, KW=kw, SH=stride[0], SW=stride[1],
             PH=padding[0], PW=padding[1], DH=dilation[0], DW=dilation[1], G=groups, x0=coutg)
     return out
@@ -162,8 +163,8 @@ def _pool(x, layout, key, oh, ow, params, window):
     ``params``: the caller's hashable window parameters; ``window()`` -> (extent, dims),
     the kernel's window fields, asked for only the first time a problem is seen."""
     n_batch, c = layout.shape[0], layout.shape[1]
-    out = RocmStorage.empty(x.device, x.dtype, n_batch * c * oh * ow)
-    run = nn_kernels.memoized(x.device, (key, layout.shape, layout.strides, layout.offset, oh, ow, params),
+    out = x.device.storage_type.empty(x.device, x.dtype, n_batch * c * oh * ow)
+    run = nn_launch.memoized(x.device, (key, layout.shape, layout.strides, layout.offset, oh, ow, params),
                               lambda: _prepare_pool(x.device, layout, key, oh, ow, *window()))
     run(out.ptr, x.ptr)
     return out
@@ -172,15 +173,15 @@ def _pool(x, layout, key, oh, ow, params, window):
 def _prepare_pool(device, layout, key, oh, ow, extent, dims):
     n_batch, c, h, wd = layout.shape
     s_n, s_c, s_h, s_w = layout.strides
-    extent = max(extent, nn_kernels.span(0, (h, wd), (s_h, s_w)))  # 32-bit offsets are in-plane
-    return nn_kernels.prepare(device, key, n_batch * c * oh * ow, layout.offset, extent, N=n_batch, C=c,
+    extent = max(extent, nn_launch.span(0, (h, wd), (s_h, s_w)))  # 32-bit offsets are in-plane
+    return nn_launch.prepare(device, key, n_batch * c * oh * ow, layout.offset, extent, N=n_batch, C=c,
                               H=h, W=wd, in_sN=s_n, in_sC=s_c, in_sH=s_h, in_sW=s_w, OH=oh, OW=ow, **dims)
 
 
 def max_pool2d(x, layout, kernel, stride, padding, dilation):
     oh = out_size(layout.shape[2], kernel[0], stride[0], padding[0], dilation[0])
     ow = out_size(layout.shape[3], kernel[1], stride[1], padding[1], dilation[1])
-    return _pool(x, layout, ("nn", "max_pool", x.dtype), oh, ow, (kernel, stride, padding, dilation),
+    return _pool(x, layout, ("nn", "max_pool", x.dtype.name), oh, ow, (kernel, stride, padding, dilation),
                  lambda: (0, dict(KH=kernel[0], KW=kernel[1], SH=stride[0], SW=stride[1], PH=padding[0],
                                   PW=padding[1], DH=dilation[0], DW=dilation[1])))
 
@@ -188,7 +189,7 @@ def max_pool2d(x, layout, kernel, stride, padding, dilation):
 def avg_pool2d(x, layout, kernel, stride, padding, count_include_pad):
     oh = out_size(layout.shape[2], kernel[0], stride[0], padding[0], 1)
     ow = out_size(layout.shape[3], kernel[1], stride[1], padding[1], 1)
-    return _pool(x, layout, ("nn", "avg_pool", x.dtype), oh, ow, (kernel, stride, padding, count_include_pad),
+    return _pool(x, layout, ("nn", "avg_pool", x.dtype.name), oh, ow, (kernel, stride, padding, count_include_pad),
                  lambda: (0, dict(KH=kernel[0], KW=kernel[1], SH=stride[0], SW=stride[1], PH=padding[0],
                                   PW=padding[1], x0=1 if count_include_pad else 0)))
 

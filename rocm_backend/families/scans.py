@@ -19,14 +19,12 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout, contiguous_strides, shape_size
 from candlewick.opdefs import ScanOp
 
-from . import ops
-from .argpack import FLAG_A
-from .storage import RocmStorage, launch_ew
+from ..abi import structs
+from ..abi.structs import FLAG_A, SCAN_ITEMS
+from .ew_launch import launch_ew
 
-#: elements each thread folds per step (CW_SCAN_ITEMS in hip/scan.hip)
-SCAN_ITEMS = 8
 #: elements per tile of the tiled scan and per block step of the row scan (CW_SCAN_TILE)
-SCAN_TILE = ops.EW_BLOCK * SCAN_ITEMS
+SCAN_TILE = structs.EW_BLOCK * SCAN_ITEMS
 #: rows a block takes at most when rows are strided along the scanned axis (a scan
 #: along a slow axis: the tile's loads run across neighbouring rows); fewer when that
 #: would leave the device under STRIDED_BLOCKS_PER_SM blocks per multiprocessor
@@ -50,7 +48,7 @@ _COMPUTE = {dt.float16: dt.float32, dt.bfloat16: dt.float32}
 def scan(storage, op, layout, axis):
     device = storage.device
     shape = tuple(layout.shape)
-    out = RocmStorage.empty(device, storage.dtype, shape_size(shape))
+    out = device.storage_type.empty(device, storage.dtype, shape_size(shape))
     if out.size == 0:
         return out
     out_strides = contiguous_strides(shape)
@@ -70,7 +68,7 @@ def scan(storage, op, layout, axis):
         _tiled(storage, op, kept_shape, operands, length, layout.strides[axis], out_strides[axis], name)
     else:
         group = threads_per_row(length, layout.strides[axis], rows, device.multiprocessors)
-        per_block = ops.EW_BLOCK // group
+        per_block = structs.EW_BLOCK // group
         launch_ew(device, ("scan", op, storage.dtype), kept_shape, operands,
                   _scalars(length, layout.strides[axis], out_strides[axis], group), name=name,
                   dtype=storage.dtype, blocks=lambda n: min(-(-n // per_block), GRID_CAP[0]))
@@ -93,10 +91,10 @@ def threads_per_row(length, in_stride, rows, multiprocessors):
     rows, as long as the grid keeps ``STRIDED_BLOCKS_PER_SM`` blocks per multiprocessor."""
     if FORCE_THREADS_PER_ROW is not None:
         return FORCE_THREADS_PER_ROW
-    group = min(ops.EW_BLOCK, 1 << max(0, (-(-length // SCAN_ITEMS) - 1).bit_length()))
+    group = min(structs.EW_BLOCK, 1 << max(0, (-(-length // SCAN_ITEMS) - 1).bit_length()))
     if abs(in_stride) != 1:
-        strided = ops.EW_BLOCK // STRIDED_ROWS_MAX
-        while strided < group and -(-rows * strided // ops.EW_BLOCK) < STRIDED_BLOCKS_PER_SM * multiprocessors:
+        strided = structs.EW_BLOCK // STRIDED_ROWS_MAX
+        while strided < group and -(-rows * strided // structs.EW_BLOCK) < STRIDED_BLOCKS_PER_SM * multiprocessors:
             strided *= 2
         group = min(group, strided)
     return group
@@ -113,7 +111,7 @@ def _tiled(storage, op, kept_shape, operands, length, in_stride, out_stride, nam
     rows = shape_size(kept_shape)
     tiles = -(-length // SCAN_TILE)
     totals_dtype = _COMPUTE.get(dtype, dtype)
-    totals = RocmStorage.empty(device, totals_dtype, rows * tiles)
+    totals = device.storage_type.empty(device, totals_dtype, rows * tiles)
     # the totals operand walks the kept axes like the rows (row r's tiles start at r * tiles)
     totals_strides = tuple(s * tiles for s in contiguous_strides(kept_shape))
     scalars = _scalars(length, in_stride, out_stride, tiles)

@@ -1,15 +1,5 @@
-"""DLPack for device memory: zero-copy export (``RocmStorage.dlpack_view``) and import
-(``RocmDevice.storage_from_dlpack``), with DLPack's structs and capsules built in ctypes.
-
-Device type: kDLROCM (10) on AMD; kDLCUDA (2) when the HIP platform is NVIDIA (the
-HIP-on-CUDA shim reports an ``sm_XY`` architecture), so CUDA consumers (PyTorch, CuPy)
-see memory they can use.
-
-Streams (Array API): the consumer passes ``stream``: ``None`` or 0 is the default
-(legacy NULL) stream, 1 and 2 the CUDA legacy / per-thread default streams (NVIDIA only),
-a larger int a stream handle, -1 no synchronization. Unless it is our own stream, an
-event is recorded on our stream and the consumer's stream waits on it. On import we pass
-our stream to the producer, which makes it wait the same way.
+"""DLPack's structs and capsules in ctypes: making an export capsule, consuming one
+(``Imported``), and the lifetimes of both (``dlpack.py`` is the device side).
 
 Lifetimes: an exported capsule keeps our storage alive until its deleter runs (called
 by the consumer, or by the capsule's destructor when nobody consumed it). An imported
@@ -19,10 +9,8 @@ drained (queued kernels may still read it) and the producer's deleter is called.
 
 import ctypes as C
 import threading
-import weakref
 
 from candlewick import dtypes as dt
-from candlewick.layout import Layout
 
 KDL_CPU, KDL_CUDA, KDL_ROCM = 1, 2, 10
 FLAG_READ_ONLY, FLAG_IS_COPIED = 1, 2
@@ -197,111 +185,3 @@ def span(shape, strides):
     lo = sum((n - 1) * s for n, s in zip(shape, strides) if s < 0)
     hi = sum((n - 1) * s for n, s in zip(shape, strides) if s > 0)
     return lo, hi
-
-
-# --- the ROCm device side ------------------------------------------------------------
-
-def device_type(device):
-    """kDLCUDA when HIP runs on NVIDIA (an sm_XY architecture), else kDLROCM."""
-    return KDL_CUDA if str(device.arch).startswith("sm_") else KDL_ROCM
-
-
-def _consumer_stream(device, stream):
-    """The consumer's stream handle as an int (0 = the NULL stream); None: no sync."""
-    if stream is None:
-        return 0
-    if isinstance(stream, bool) or not isinstance(stream, int):
-        raise TypeError(f"__dlpack__: stream must be an int or None, got {stream!r}")
-    if stream == -1:
-        return None
-    if stream < 0 or (stream in (1, 2) and device_type(device) != KDL_CUDA):
-        raise ValueError(f"__dlpack__: stream {stream} is not valid for a {device.name} producer")
-    return stream
-
-
-def wait_for_us(device, stream):
-    """Make the consumer's ``stream`` wait for the work queued on our stream."""
-    consumer = _consumer_stream(device, stream)
-    if consumer is None or consumer == int(device.stream):
-        return
-    from .device import hip_api
-    from .error import check
-
-    hip = hip_api().hip
-    device.make_current()
-    event = check("hipEventCreateWithFlags", hip.hipEventCreateWithFlags(hip.hipEventDisableTiming))
-    try:
-        check("hipEventRecord", hip.hipEventRecord(event, device.stream))
-        check("hipStreamWaitEvent", hip.hipStreamWaitEvent(consumer, event, 0))
-    finally:
-        hip.hipEventDestroy(event)  # released once the wait is satisfied
-
-
-class DLPackView:
-    """What ``RocmStorage.dlpack_view(layout)`` returns: a DLPack producer sharing the
-    storage's memory as ``layout`` views it."""
-
-    def __init__(self, storage, layout):
-        self.storage, self.layout = storage, layout
-
-    def __dlpack_device__(self):
-        device = self.storage.device
-        return device_type(device), device.ordinal
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        storage, layout = self.storage, self.layout
-        own = self.__dlpack_device__()
-        if dl_device is not None and tuple(int(v) for v in dl_device) != own:
-            raise BufferError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
-        if copy:
-            storage, layout = storage.copy(layout), Layout.contiguous(layout.shape)
-        wait_for_us(storage.device, stream)
-        versioned = max_version is not None and int(max_version[0]) >= 1
-        data = storage.ptr + layout.offset * storage.dtype.itemsize if layout.size else storage.ptr
-        return make_capsule(storage, data, layout.shape, layout.strides, storage.dtype, own[0], own[1],
-                            versioned)
-
-
-def storage_from_dlpack(device, obj, copy):
-    """``RocmDevice.storage_from_dlpack``: (storage, layout) sharing ``obj``'s memory when it
-    lives on ``device``; None when it lives elsewhere."""
-    from .finite_weights import share
-    from .storage import RocmStorage
-    from .storage_slice import StorageSlice
-
-    where = tuple(int(v) for v in obj.__dlpack_device__())
-    if where != (device_type(device), device.ordinal):
-        return None
-    stream = int(device.stream)
-    try:
-        capsule = obj.__dlpack__(stream=stream, max_version=VERSION)
-    except TypeError:  # a producer older than DLPack 1.0's keyword
-        capsule = obj.__dlpack__(stream=stream)
-    imported = Imported(capsule)
-    if imported.device != where:
-        imported.release()
-        raise BufferError(f"from_dlpack: the capsule's device {imported.device} differs from {where}")
-    dtype, item = imported.dtype, imported.dtype.itemsize
-    if imported.data % item:
-        imported.release()
-        raise BufferError("from_dlpack: the data pointer is not aligned to the element size")
-    lo, hi = span(imported.shape, imported.strides)
-    size = hi - lo + 1
-    base = imported.data + lo * item if size else imported.data
-    slice_ = StorageSlice(device, base, size * item, 0, dtype)
-    share(slice_)  # the producer may write it
-    weakref.finalize(slice_, _release_import, device, imported)
-    storage = RocmStorage(slice_, dtype, size)
-    layout = Layout(imported.shape, imported.strides, -lo)
-    if copy or imported.read_only:
-        if copy is False:
-            raise BufferError("from_dlpack: the producer's memory is read-only and copy=False forbids a copy")
-        storage, layout = storage.copy(layout), Layout.contiguous(imported.shape)
-    return storage, layout
-
-
-def _release_import(device, imported):
-    try:
-        device.synchronize(check_errors=False)  # queued kernels may still read the buffer
-    finally:
-        imported.release()

@@ -16,10 +16,10 @@ import threading
 
 import numpy as np
 
-from candlewick import dtypes as dt
 from candlewick.errors import IndexOutOfBoundsError
 
-from .error import check
+from ..bindings import hip
+from .buffer import DeviceBuffer
 
 SLOTS = 1024
 
@@ -28,7 +28,7 @@ class IndexChecks:
     def __init__(self, device):
         self.device = device
         self.lock = threading.Lock()
-        self.buffer = None  # StorageSlice of SLOTS int32
+        self.buffer = None  # DeviceBuffer of SLOTS int32
         self.free = list(range(SLOTS - 1, -1, -1))
         self.pending = {}  # thread id -> [(slot, op name)], queued and not yet read
 
@@ -37,19 +37,15 @@ class IndexChecks:
         while True:
             with self.lock:
                 if self.buffer is None:
-                    from .storage_slice import StorageSlice
-
-                    self.buffer = StorageSlice.allocate(self.device, 4 * SLOTS, dt.int32)
+                    self.buffer = DeviceBuffer.allocate(self.device, 4 * SLOTS)
                     self.buffer.memset(0)
                 if self.free:
                     slot = self.free.pop()
                     self.pending.setdefault(threading.get_ident(), []).append((slot, op_name))
                     return self.buffer.ptr + 4 * slot
             # every slot is pending (threads that never synchronize): read them all
-            from .device import hip_api
-
             taken = self.snapshot(every_thread=True)
-            check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(self.device.stream))
+            hip.stream_synchronize(self.device.stream)
             self.raise_flagged(taken)
 
     def snapshot(self, every_thread=False):
@@ -67,13 +63,10 @@ class IndexChecks:
         raise IndexOutOfBoundsError naming the operations whose slot was set."""
         if not taken:
             return
-        from .device import hip_api
-
-        hip = hip_api().hip
         host = np.zeros(SLOTS, np.int32)
         stream = self.device.stream
-        check("hipMemcpyDtoHAsync", hip.hipMemcpyDtoHAsync(host.ctypes.data, self.buffer.ptr, host.nbytes, stream))
-        check("hipStreamSynchronize", hip.hipStreamSynchronize(stream))
+        hip.memcpy_dtoh_async(host.ctypes.data, self.buffer.ptr, host.nbytes, stream)
+        hip.stream_synchronize(stream)
         failed = []
         for slot, name in taken:
             if host[slot]:

@@ -8,36 +8,38 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, shape_size
 
-from .argpack import FLAG_A
-from .storage import RocmStorage, launch_ew, scalar_bytes
+from ..abi.ew_operands import ew_values
+from ..abi.structs import EW_ARGS, FLAG_A
+from .copies import fill
+from .ew_launch import grid_for, kernel, launch_ew, scalar_bytes
 
 
 def from_host(device, array):
     array = np.ascontiguousarray(array)
     dtype = dt.from_numpy(array.dtype)
-    out = RocmStorage.empty(device, dtype, array.size)
-    out.slice.copy_from_host(array)
+    out = device.storage_type.empty(device, dtype, array.size)
+    out.buffer.copy_from_host(array)
     return out
 
 
 def empty(device, shape, dtype):
-    return RocmStorage.empty(device, dtype, shape_size(tuple(shape)))
+    return device.storage_type.empty(device, dtype, shape_size(tuple(shape)))
 
 
 def full(device, shape, dtype, value):
     shape = tuple(shape)
-    out = RocmStorage.empty(device, dtype, shape_size(shape))
+    out = device.storage_type.empty(device, dtype, shape_size(shape))
     if out.size:
         bits = scalar_bytes(value, dtype)[: dtype.itemsize]
         if bits == bytes(len(bits)):
-            out.slice.memset(0)
+            out.buffer.memset(0)
         else:
-            out.fill(Layout.contiguous(shape), value)
+            fill(out, Layout.contiguous(shape), value)
     return out
 
 
 def arange(device, start, step, size, dtype):
-    out = RocmStorage.empty(device, dtype, size)
+    out = device.storage_type.empty(device, dtype, size)
     if dtype.is_integer:
         packed, flags = struct.pack("<qq", int(start), int(step)), FLAG_A
     else:
@@ -53,17 +55,13 @@ def rand(device, kind, shape, dtype, seed, counter, p, q):
         raise UnsupportedOperation(f"rand_{kind}", dtype, "rocm", "random numbers are floating only")
     shape = tuple(shape)
     n = shape_size(shape)
-    out = RocmStorage.empty(device, dtype, n)
+    out = device.storage_type.empty(device, dtype, n)
     packed = struct.pack("<QQdd", int(seed) & (2**64 - 1), int(counter) & (2**64 - 1), float(p), float(q))
     per_block = 2 if dtype is dt.float64 else 4
     blocks = (n + per_block - 1) // per_block
     # the kernel walks Philox blocks; n (not the block count) bounds its writes
-    from . import ops
-    from .argpack import ew_values
-    from .kernels import grid_for, runtime
-
-    spec = ops.lookup(("rand", kind, dtype), f"rand_{kind}", dtype)
+    kern = kernel(device, ("rand", kind, dtype.name), f"rand_{kind}", dtype)
     if n:
-        runtime(device).launch(spec, grid_for(blocks, spec.block, device),
+        device.launcher.launch(kern, grid_for(blocks, kern.block, device), None, EW_ARGS,
                                ew_values((n,), [(out.ptr, 0, (1,))], packed))
     return out

@@ -1,9 +1,9 @@
-"""hipblasGemmStridedBatchedEx, the one hipBLAS call of the backend, with its host cost
-kept low.
+"""hipBLAS: the handle, and hipblasGemmStridedBatchedEx (the one GEMM call of the backend)
+with its host cost kept low.
 
 hip-python converts each of the call's 23 arguments into a wrapper object on every call
 (tens of µs on the GPU hosts we measured: a GEMM-only 1x1 convolution spent ~70 µs on the
-host for 7-30 µs on the device). As for kernel launches (launch.py), the function is
+host for 7-30 µs on the device). As for kernel launches (bindings/hip.py), the function is
 called through ctypes on the very ``libhipblas`` hip-python loaded (``RTLD_NOLOAD``), with
 the enum values and the alpha/beta scalars converted once per dtype. Where that library
 cannot be found (another OS, a stand-in in tests) or ``CANDLEWICK_ROCM_RAW_BLAS=0``,
@@ -18,9 +18,8 @@ import numpy as np
 
 from candlewick import dtypes as dt
 
-from .device import hip_api
-from .error import RocmError, check
-from .launch import loaded_function, loaded_library_path
+from ..error import RocmError, check
+from .hip import hip_api, loaded_function, loaded_library_path
 
 #: dtype -> (hipDataType name, hipblasComputeType_t name, numpy type of alpha/beta)
 BLAS_TYPES = {
@@ -108,13 +107,20 @@ def types(data_dtype, compute_dtype=None):
     return found
 
 
-def gemm_strided_batched(device, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
+def create_handle(stream):
+    """A hipBLAS handle bound to ``stream``."""
+    hipblas = hip_api().hipblas
+    handle = check("hipblasCreate", hipblas.hipblasCreate())
+    check("hipblasSetStream", hipblas.hipblasSetStream(handle, stream))
+    return handle
+
+
+def gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
                          c, ldc, stride_c, batch, ab_types, c_types=None):
     """Column-major ``C = op(A) op(B)`` over ``batch`` strided matrices (pointers are
     ints; ``ab_types``/``c_types`` from ``types()``; alpha = 1, beta = 0 of ab_types)."""
     state = _state if "ops" in _state else _setup()
     c_types = c_types or ab_types
-    handle = device.blas
     raw = state["raw"]
     if raw is not None and ab_types.data is None:
         raw = None

@@ -1,5 +1,6 @@
-"""Matrix products: hipBLAS (rocBLAS on AMD) for floating and complex dtypes, our own
-tiled kernel for integers (BLAS has no wrapping integer GEMM).
+"""The BLAS layer: matrix products through hipBLAS (``bindings/hipblas.py``), which
+forwards to rocBLAS on AMD, for floating and complex dtypes; our own tiled kernel for
+integers (BLAS has no wrapping integer GEMM).
 
 hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
 Transposed views are passed as transposes, any other strided operand (a negative batch
@@ -11,19 +12,20 @@ says why).
 
 import itertools
 
-
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, contiguous_strides, shape_size
 from candlewick.opdefs import BinaryOp
 
-from . import blas_call, ops
-from .argpack import MAX_DIMS, coalesce, pad_dims
-from .kernels import runtime
-from .storage import RocmStorage, launch_ew
+from ..abi import structs
+from ..abi.ew_operands import coalesce, pad_dims
+from ..abi.structs import MATMUL_ARGS, MAX_DIMS
+from ..bindings import hipblas
+from .copies import copy
+from .ew_launch import kernel, launch_ew
 
 # real dtypes hipBLAS multiplies (complex ones run as real GEMMs: _complex_matmul)
-_BLAS_TYPES = tuple(d for d in blas_call.BLAS_TYPES if not d.is_complex)
+_BLAS_TYPES = tuple(d for d in hipblas.BLAS_TYPES if not d.is_complex)
 # complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
 _COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 _INT32_MAX = 2**31 - 1
@@ -35,11 +37,11 @@ def matmul(lhs, rhs, lhs_layout, rhs_layout):
     n = rhs_layout.shape[-1]
     batch = tuple(batch)
     out_shape = batch + (m, n)
-    out = RocmStorage.empty(lhs.device, dtype, shape_size(out_shape))
+    out = lhs.device.storage_type.empty(lhs.device, dtype, shape_size(out_shape))
     if out.size == 0:
         return out
     if k == 0:
-        out.slice.memset(0)
+        out.buffer.memset(0)
         return out
     if dtype.is_integer:
         _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
@@ -63,7 +65,7 @@ def gemm_operand(rows, cols, rs, cs):
 
 
 def _materialize(storage, layout):
-    return storage.copy(layout), Layout.contiguous(layout.shape)
+    return copy(storage, layout), Layout.contiguous(layout.shape)
 
 
 def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
@@ -85,7 +87,7 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     if not bshape:
         bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
     item = lhs.dtype.itemsize
-    types = blas_call.types(lhs.dtype)
+    types = hipblas.types(lhs.dtype)
     count = bshape[-1]
     for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
         a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
@@ -93,8 +95,8 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
         c_off = sum(i * s for i, s in zip(lead, cb))
         for start in range(0, count, 65535):  # batchCount is an int; keep launches modest
             nb = min(65535, count - start)
-            blas_call.gemm_strided_batched(
-                lhs.device, b_op[0], a_op[0], n, m, k,
+            hipblas.gemm_strided_batched(
+                lhs.device.blas, b_op[0], a_op[0], n, m, k,
                 rhs.ptr + (b_off + start * bb[-1]) * item, b_op[1], bb[-1],
                 lhs.ptr + (a_off + start * ab[-1]) * item, a_op[1], ab[-1],
                 out.ptr + (c_off + start * cb[-1]) * item, n, cb[-1], nb, types)
@@ -130,7 +132,7 @@ def _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     real = _COMPLEX_PARTS[lhs.dtype]
     a, a_layout = _parts_operand(lhs, lhs_layout, real, rows=True)
     b, b_layout = _parts_operand(rhs, rhs_layout, real, rows=False)
-    p = RocmStorage.empty(lhs.device, real, shape_size(batch) * 4 * m * n)
+    p = lhs.device.storage_type.empty(lhs.device, real, shape_size(batch) * 4 * m * n)
     _blas_matmul(a, b, a_layout, b_layout, p, batch, 2 * m, 2 * n, k)
     shape = batch + (m, n)
     # P viewed as (batch, M, part, N, part); out as (batch, M, N, part)
@@ -155,14 +157,14 @@ def _parts_operand(storage, layout, real, rows):
     batch, bstrides = tuple(batch), tuple(bstrides)
     shape = batch + ((2 * r, c) if rows else (r, 2 * c))
     if (rs if rows else cs) == 1 or (r if rows else c) == 1:
-        view = RocmStorage(storage.slice, real, 2 * storage.size)
+        view = type(storage)(storage.buffer, real, 2 * storage.size)
         strides = tuple(2 * s for s in bstrides) + ((1, 2 * cs) if rows else (2 * rs, 1))
         return view, Layout(shape, strides, 2 * layout.offset)
     cbatch = tuple(1 if s == 0 else e for e, s in zip(batch, bstrides))
     dst_shape = cbatch + ((r, 2, c) if rows else (r, c, 2))
     dst_strides = contiguous_strides(dst_shape)
     src_strides = tuple(2 * s for s in bstrides) + ((2 * rs, 1, 2 * cs) if rows else (2 * rs, 2 * cs, 1))
-    dst = RocmStorage.empty(storage.device, real, shape_size(dst_shape))
+    dst = storage.device.storage_type.empty(storage.device, real, shape_size(dst_shape))
     launch_ew(storage.device, ("copy", real.itemsize), dst_shape,
               [(dst.ptr, 0, dst_strides), (storage.ptr, 2 * layout.offset, src_strides)])
     strides = tuple(0 if s == 0 else d for s, d in zip(bstrides, dst_strides)) + ((c, 1) if rows else (2 * c, 1))
@@ -176,12 +178,12 @@ def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
         rhs, rhs_layout = _materialize(rhs, rhs_layout)
         bshape, (ab, bb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2]])
     nbatch = shape_size(batch)
-    spec = ops.lookup(("matmul", lhs.dtype), "matmul", lhs.dtype)
+    kern = kernel(lhs.device, ("matmul", lhs.dtype.name), "matmul", lhs.dtype)
     values = ([m, n, k, nbatch, len(bshape), 0] + pad_dims(bshape, 1) + pad_dims(ab) + pad_dims(bb)
               + list(lhs_layout.strides[-2:]) + list(rhs_layout.strides[-2:])
               + [lhs.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset, out.ptr])
-    tile = ops.MATMUL_TILE
+    tile = structs.MATMUL_TILE
     grid = (-(-n // tile), min(-(-m // tile), 65535), min(nbatch, 65535))
     if -(-m // tile) > 65535:
         raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "more than 2^20 rows in an integer matmul")
-    runtime(lhs.device).launch(spec, grid, values, block=(tile, tile, 1))
+    lhs.device.launcher.launch(kern, grid, (tile, tile, 1), MATMUL_ARGS, values)
