@@ -4,12 +4,15 @@ The benchmarks import this module and record an error for these figures, and go 
 when it cannot be imported (the backend's modules renamed) or a call fails.
 
 rocm backend internals used here (keep this list and the imports below in step):
-- ``rocm_backend.kernels``: ``code_object(module, arch)``, the in-memory code-object
-  cache ``_code_memory``, the disk cache directory from ``$CANDLEWICK_KERNEL_CACHE``;
-- ``rocm_backend.ops.MODULES``: the kernels of each compiled module;
-- ``rocm_backend.nn.path_counts``: calls per (op, nn path), to report the path a case took;
-- ``rocm_backend.miopen``: ``DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice._miopen``)
-  and ``ConvPlan.find_ms`` (the time of MIOpen's Find for a new convolution shape);
+- ``rocm_backend.runtime.kernels``: ``code_object(module, source, arch)``, the in-memory
+  code-object cache ``_code_memory``, the disk cache directory from ``$CANDLEWICK_KERNEL_CACHE``;
+- ``rocm_backend.abi.sources.module_source`` and ``rocm_backend.abi.ops.MODULES``: each
+  module's source and kernels;
+- ``rocm_backend.families.nn_paths.path_counts``: calls per (op, nn path), to report the path
+  a case took;
+- ``rocm_backend.families.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.miopen``)
+  and ``rocm_backend.bindings.miopen_c.ConvPlan.find_ms`` (the time of MIOpen's Find for a
+  new convolution shape);
 - ``RocmDevice.product_name`` and ``RocmDevice.arch``.
 """
 
@@ -17,7 +20,12 @@ import os
 import tempfile
 import time
 
-from rocm_backend import kernels, miopen, nn, ops
+from rocm_backend.abi import ops
+from rocm_backend.abi.sources import module_source
+from rocm_backend.bindings.miopen_c import ConvPlan
+from rocm_backend.families import nn_paths
+from rocm_backend.families.miopen import DeviceMIOpen
+from rocm_backend.runtime import kernels
 
 
 def device_facts(dev):
@@ -36,11 +44,11 @@ def compile_times(dev, modules=("binary_float32", "reduce_float32")):
             for module in modules:
                 kernels._code_memory.clear()
                 t0 = time.perf_counter()
-                kernels.code_object(module, dev.arch)
+                kernels.code_object(module, module_source(module), dev.arch)
                 compiled = time.perf_counter() - t0
                 kernels._code_memory.clear()
                 t0 = time.perf_counter()
-                kernels.code_object(module, dev.arch)
+                kernels.code_object(module, module_source(module), dev.arch)
                 hit = time.perf_counter() - t0
                 results[module] = {"kernels": len(ops.MODULES[module]), "compile_s": compiled,
                                    "disk_hit_ms": hit * 1e3}
@@ -54,7 +62,7 @@ def compile_times(dev, modules=("binary_float32", "reduce_float32")):
 
 def nn_path_counts():
     """A snapshot of the calls per (op, nn path) so far; compare two with :func:`paths_between`."""
-    return dict(nn.path_counts)
+    return dict(nn_paths.path_counts)
 
 
 def paths_between(before, after):
@@ -64,8 +72,8 @@ def paths_between(before, after):
 
 def last_find_ms(dev):
     """MIOpen's Find time (ms) for the newest convolution plan of ``dev``; None if none."""
-    state = getattr(dev, "_miopen", None)
-    if not isinstance(state, miopen.DeviceMIOpen):
+    state = getattr(dev, "miopen", None)
+    if not isinstance(state, DeviceMIOpen):
         return None
-    plans = [plan for plan in state.plans.values() if isinstance(plan, miopen.ConvPlan)]
+    plans = [plan for plan in state.plans.values() if isinstance(plan, ConvPlan)]
     return plans[-1].find_ms if plans else None

@@ -112,8 +112,7 @@ def test_cycle_finder_sees_function_level_and_relative_imports(tmp_path):
 @pytest.mark.parametrize("package", [
     "candlewick",
     "cpu_backend",
-    pytest.param("rocm_backend", marks=pytest.mark.xfail(
-        strict=True, reason="rocm_backend layering lands in its own branch")),
+    "rocm_backend",
 ])
 def test_no_import_cycle(package):
     graph = import_graph(package)

@@ -9,7 +9,7 @@ pre-includes its fp16 header and knows no gfx94x target.
 
 Library use:  ``compile_for_amd(source, name, options=(), arch="gfx90a") -> bytes``
 CLI:          ``python tools/amd_compile_gate.py [--arch gfx90a] [--jobs N]``
-              compiles every module ``rocm_backend.kernels.all_kernel_sources()``
+              compiles every module ``rocm_backend.all_kernel_sources()``
               yields (or tools/hip_on_cuda/tests/sample_kernel.hip when the backend
               does not provide that function) and exits non-zero with the
               compiler log on the first failure.
@@ -111,12 +111,12 @@ def kernel_sources():
     """(name, source, options) for everything the rocm backend can generate."""
     sys.path.insert(0, str(ROOT))
     try:
-        from rocm_backend import kernels
+        import rocm_backend
     except Exception as exc:  # noqa: BLE001 - fall back to the sample, but say why
-        print(f"amd_compile_gate: rocm_backend.kernels not importable ({exc!r}); using the sample")
-        kernels = None
-    if kernels is not None and hasattr(kernels, "all_kernel_sources"):
-        return [tuple(item) for item in kernels.all_kernel_sources()], "rocm_backend.kernels"
+        print(f"amd_compile_gate: rocm_backend not importable ({exc!r}); using the sample")
+        rocm_backend = None
+    if rocm_backend is not None and hasattr(rocm_backend, "all_kernel_sources"):
+        return [tuple(item) for item in rocm_backend.all_kernel_sources()], "rocm_backend.all_kernel_sources"
     return [("sample_kernel", SAMPLE.read_text(), [])], str(SAMPLE.relative_to(ROOT))
 
 

@@ -9,9 +9,7 @@ typedef long long cw_i64;
 typedef unsigned long long cw_u64;
 typedef unsigned int cw_u32;
 
-#define CW_MAX_DIMS 8
-#define CW_MAX_OPERANDS 4
-#define CW_BLOCK 256
+// CW_MAX_DIMS, CW_MAX_OPERANDS, CW_BLOCK and the argument structs: abi.h (generated from rocm_backend/abi/structs.py)
 // per-warp slots of block reductions: enough for 1024 threads at the narrowest width
 #define CW_MAX_WARPS 32
 
@@ -165,25 +163,9 @@ template <class S, class V> __device__ inline void cw_store(char* p, cw_i64 off,
 }
 
 // ---------------------------------------------------------------------------------
-// The one element-wise ABI. Operand 0 is the destination; an operand with a null
-// pointer reads scalar slot (k - 1) instead (binary_scalar, where with scalars).
-struct cw_operand {
-    char* ptr;
-    cw_i64 offset;
-    cw_i64 strides[CW_MAX_DIMS];
-};
-struct cw_ew_args {
-    cw_i64 n;          // number of elements (the product of shape)
-    int ndim;
-    int flags;         // CW_CONTIGUOUS | CW_INDEX32 | op-specific bits
-    cw_i64 shape[CW_MAX_DIMS];
-    cw_operand op[CW_MAX_OPERANDS];
-    cw_i64 scalar[4];  // two 16-byte slots or four 8-byte scalars, raw bits
-};
-#define CW_CONTIGUOUS 1   // every operand has unit stride in flat order: offsets are offset + i
-#define CW_INDEX32 2      // every extent fits 32 bits: cheaper index decoding
-#define CW_FLAG_A 4       // op-specific
-#define CW_FLAG_B 8       // op-specific
+// The one element-wise ABI, cw_ew_args and its flags: abi.h (generated from rocm_backend/abi/structs.py). Operand 0 is the
+// destination; an operand with a null pointer reads scalar slot (k - 1) instead
+// (binary_scalar, where with scalars); n is the number of elements (the product of shape).
 
 template <int NOPS> struct cw_offsets { cw_i64 o[NOPS]; };
 

@@ -5,7 +5,7 @@
 //   put_add: as put, accumulated atomically
 // scalar[0] = axis stride of the indexed array, scalar[1] = axis length n;
 // op3.ptr = device error flag: an index outside [-n, n) sets it and is skipped.
-// put and put_add run twice (rocm_backend/indexing.py): first with CW_FLAG_A, which only
+// put and put_add run twice (rocm_backend/families/indexing.py): first with CW_FLAG_A, which only
 // checks every index and sets the flag, then for the writes, which are all skipped when
 // the flag is set: a scatter with a bad index writes nothing, as NumPy's does.
 

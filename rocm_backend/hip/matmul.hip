@@ -1,19 +1,9 @@
 // Batched integer matrix product (hipBLAS has no wrapping integer GEMM): 16x16 tiles
 // in shared memory, accumulation wraps modulo 2^bits like the stored type.
 
-struct cw_matmul_args {
-    cw_i64 M, N, K, batch;
-    int batch_ndim, pad;
-    cw_i64 batch_shape[CW_MAX_DIMS], a_batch_strides[CW_MAX_DIMS], b_batch_strides[CW_MAX_DIMS];
-    cw_i64 a_rs, a_cs, b_rs, b_cs;  // row / column strides of each operand
-    const char* a;
-    cw_i64 a_off;
-    const char* b;
-    cw_i64 b_off;
-    char* c;  // contiguous (batch, M, N)
-};
+// struct cw_matmul_args: abi.h (generated from rocm_backend/abi/structs.py)
 
-#define CW_TILE 16
+// CW_TILE: abi.h (generated from rocm_backend/abi/structs.py)
 template <class S> __device__ inline void cw_matmul(const cw_matmul_args& g) {
     typedef typename cw_traits<S>::compute C;
     __shared__ C ta[CW_TILE][CW_TILE + 1];

@@ -1,10 +1,10 @@
-// Neural-network kernels of the fallback path (rocm_backend/nn_fallback.py) and the
+// Neural-network kernels of the fallback path (rocm_backend/families/nn_fallback.py) and the
 // primitives MIOpen does not cover: im2col (convolution = im2col + GEMM), col2im
 // (transposed convolution = GEMM + col2im), max/avg pooling, nearest upsampling, and the
-// padding NaN fix-up of MIOpen convolutions (rocm_backend/nn.py).
+// padding NaN fix-up of MIOpen convolutions (rocm_backend/families/nn.py).
 //
 // Everything is 2-D over (N, C, H, W); 1-D problems arrive with H = 1. One argument
-// struct for all of them (rocm_backend/nn_kernels.py lays it out and sizes the grids):
+// struct for all of them (rocm_backend/abi/structs.py declares it, families/nn_launch.py sizes the grids):
 //   out                 destination (always C-contiguous, offset 0)
 //   in, in_offset       source and its element offset; in_s* its strides in elements
 //   n                   number of destination elements
@@ -15,21 +15,7 @@
 //   rows, P, TPL        "row" kernels: rows of P positions each (see CW_NN_ROWS)
 // No warp-size assumptions: lane groups are a launch parameter, never the hardware width.
 
-struct cw_nn_args {
-    char* out;
-    const char* in;
-    cw_i64 in_offset;
-    cw_i64 n;
-    cw_i64 N, C, H, W;
-    cw_i64 in_sN, in_sC, in_sH, in_sW;
-    cw_i64 OH, OW;
-    cw_i64 KH, KW, SH, SW, PH, PW, DH, DW;
-    cw_i64 G;
-    cw_i64 x0, x1;
-    cw_i64 index32;
-    cw_i64 rows, P, TPL;
-    cw_i64 x2, x3;
-};
+// struct cw_nn_args: abi.h (generated from rocm_backend/abi/structs.py)
 
 // Row kernels: the destination is `rows` rows of P = OH*OW positions (a row is one
 // (n, c) plane, or one (n, c, kh, kw) row of cols for im2col). A block holds
@@ -37,7 +23,7 @@ struct cw_nn_args {
 // groups share a row, so a row's L = 2^TPL * gridDim.y threads step through its
 // positions L at a time. The row decode is paid once per thread and row, and (oh, ow)
 // advances by a constant step: no division per element. The host picks TPL and
-// gridDim.y so that L wastes few lanes and the device is full (nn_kernels.row_config).
+// gridDim.y so that L wastes few lanes and the device is full (nn_launch.row_config).
 #define CW_NN_ROWS(a, I, w, row)                                                                \
     const int cw_tp = 1 << (int)(a).TPL;                                                       \
     const int cw_slots = (int)blockDim.x >> (int)(a).TPL;                                      \

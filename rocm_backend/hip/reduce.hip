@@ -20,22 +20,7 @@
 // writes the result. ``atomicInc`` wraps the counter back to 0 on the last ticket, so the
 // counters stay zero between launches (all work of a device runs on its one stream).
 
-struct cw_reduce_args {
-    cw_i64 n_out, n_red;
-    int out_ndim, red_ndim;
-    cw_i64 out_shape[CW_MAX_DIMS], out_strides[CW_MAX_DIMS];
-    cw_i64 red_shape[CW_MAX_DIMS], red_strides[CW_MAX_DIMS];
-    const char* in;
-    cw_i64 in_offset;
-    char* out;
-    char* partial;          // splits > 1: accumulator partials (rows [n_out][splits], cols [splits][n_out])
-    unsigned int* tickets;  // splits > 1: zeroed counters (rows: one per output, cols: one per tile)
-    cw_i64 chunk;           // reduced elements per segment
-    int splits;             // segments per output
-    int vec;                // cols: adjacent outputs per thread (1, 2 or 4)
-    int group;              // rows: threads per item (power of two; blockDim.x when splits > 1)
-    int pad_;
-};
+// struct cw_reduce_args: abi.h (generated from rocm_backend/abi/structs.py)
 
 __device__ inline cw_i64 cw_dims_offset(cw_i64 i, int ndim, const cw_i64* shape, const cw_i64* strides) {
     cw_i64 off = 0;

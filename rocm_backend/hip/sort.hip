@@ -42,7 +42,7 @@ __device__ inline bool cw_pair_greater(cw_u64 ka, cw_i64 ia, cw_u64 kb, cw_i64 i
 // Bitonic stages with k <= segment size, in shared memory, one block per segment.
 // op0.ptr keys, op1.ptr indices; n = rows * P; scalar[0] = P, scalar[3] = segment size
 // (a power of two <= 2048). The direction of each pair comes from its index in the row.
-#define CW_SORT_SEG 2048
+// CW_SORT_SEG: abi.h (generated from rocm_backend/abi/structs.py)
 __device__ inline void cw_sort_bitonic_shared(const cw_ew_args& a) {
     __shared__ cw_u64 keys[CW_SORT_SEG];
     __shared__ cw_i64 idx[CW_SORT_SEG];

@@ -4,16 +4,9 @@
 // or writes with a stride on one side; here a TILE x TILE tile goes through shared
 // memory so both sides move in unit-stride runs. Block: TILE x CW_TR_ROWS threads.
 // Tiles loop over y and z, so any R and B fit the grid limits. No warp-size assumption.
-#define CW_TR_TILE 32
-#define CW_TR_ROWS 8
+// CW_TR_TILE, CW_TR_ROWS: abi.h (generated from rocm_backend/abi/structs.py)
 
-struct cw_transpose_args {
-    char* out;
-    const char* in;
-    cw_i64 out_offset, in_offset;
-    cw_i64 B, R, C;
-    cw_i64 sB, sC;  // source strides of b and c, in elements (r has stride 1)
-};
+// struct cw_transpose_args: abi.h (generated from rocm_backend/abi/structs.py)
 
 template <class T> __device__ inline void cw_transpose(const cw_transpose_args& a) {
     __shared__ T tile[CW_TR_TILE][CW_TR_TILE + 1];  // +1: no bank conflicts on the transposed read

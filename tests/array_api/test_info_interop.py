@@ -186,7 +186,7 @@ def test_dlpack_export_flags_every_copy(dev, copy, to_host):
     """__dlpack__ with every copy / dl_device combination the standard defines: a copy
     (asked for, or needed to reach the host) carries DLPACK_FLAG_BITMASK_IS_COPIED in the
     versioned capsule; copy=False to another device is a BufferError."""
-    from rocm_backend import dlpack as capsules  # the ctypes reader of DLPack capsules
+    from rocm_backend.families import dlpack_capsules as capsules  # the ctypes reader of DLPack capsules
 
     x = cw.asarray(np.arange(6.0).reshape(2, 3))
     own = x.__dlpack_device__()

@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from candlewick import registry
 from candlewick.errors import BackendUnavailableError, DeviceError
-from rocm_backend import device as rocm_device
+from rocm_backend.bindings import hip as rocm_device
 import rocm_backend
 
 

@@ -143,7 +143,7 @@ class FakeRuntime:
 def install(monkeypatch=None):
     """Put a fresh fake hip-python into sys.modules; return its FakeRuntime.
 
-    The backend's cached hip-python handle (``rocm_backend.device._api``) is reset so
+    The backend's cached hip-python handle (``rocm_backend.bindings.hip._api``) is reset so
     that the next call binds the fake. With a pytest ``monkeypatch`` everything is put
     back after the test (so a real GPU run in the same session is unaffected); without
     one (scripts) the fake stays. Devices made with the fake must not be mixed with real
@@ -153,18 +153,18 @@ def install(monkeypatch=None):
     pkg = types.ModuleType("hip")
     pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
     pkg.__path__ = []
-    import rocm_backend.device as device_mod
+    import rocm_backend.bindings.hip as hip_binding
 
     entries = {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc, "hip.hipblas": rt.hipblas}
     if monkeypatch is None:
         sys.modules.update(entries)
-        device_mod._api = None
+        hip_binding._api = None
     else:
-        from rocm_backend import kernels
+        from rocm_backend.runtime import kernels
 
         for name, mod in entries.items():
             monkeypatch.setitem(sys.modules, name, mod)
-        monkeypatch.setattr(device_mod, "_api", None)
+        monkeypatch.setattr(hip_binding, "_api", None)
         # compiled "code" of the fake must not stay in the process-wide caches
         monkeypatch.setattr(kernels, "_code_memory", {})
         monkeypatch.setattr(kernels, "_version_cached", None)

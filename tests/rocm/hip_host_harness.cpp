@@ -2,6 +2,7 @@
 // tests/rocm/test_hip_math_host.py and driven through ctypes. Each entry point applies
 // one functor to n elements; names are cwh_<kind>_<op>_<dtype>.
 #include "hip_host_prelude.h"
+#include "abi.h"
 #include "common.h"
 #include "complex.h"
 #include "complex_inv.h"

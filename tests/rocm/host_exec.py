@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from rocm_backend import argpack
+from rocm_backend.abi import structs
 
 HERE = pathlib.Path(__file__).resolve().parent
 HIP_DIR = HERE.parents[1] / "rocm_backend" / "hip"
@@ -27,8 +27,8 @@ _spec = importlib.util.spec_from_file_location("rocm_fake_hip", HERE / "fake_hip
 fake_hip = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_hip)
 
-#: what every kernel module includes, in the order kernels.py puts them
-HEADERS = ("common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip")
+#: what every kernel module includes, in the order abi/sources.py puts them
+HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip")
 
 
 def build(tmp, modules, specs, extra_lines=(), defines=()):
@@ -123,12 +123,12 @@ class ExecRuntime(fake_hip.FakeRuntime):
     def _fill(self, size, args):
         """The contiguous fill kernel (empty reductions fill their result); False for a
         strided fill, which runs the library's kernel when the library has it."""
-        raw = ctypes.string_at(args, argpack.EW_ARGS.size)
-        v = argpack.EW_ARGS.struct.unpack(raw)
+        raw = ctypes.string_at(args, structs.EW_ARGS.size)
+        v = structs.EW_ARGS.struct.unpack(raw)
         n, flags = v[0], v[2]
-        if not flags & argpack.CONTIGUOUS:
+        if not flags & structs.CONTIGUOUS:
             return False
-        ptr, offset = v[3 + argpack.MAX_DIMS], v[4 + argpack.MAX_DIMS]
+        ptr, offset = v[3 + structs.MAX_DIMS], v[4 + structs.MAX_DIMS]
         value = v[-1][:size]
         ctypes.memmove(ptr + offset * size, value * n, size * n)
         return True
@@ -146,10 +146,11 @@ def device_factory(lib, monkeypatch, tmp_path):
         for mod_name, mod in {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc,
                               "hip.hipblas": rt.hipblas}.items():
             monkeypatch.setitem(sys.modules, mod_name, mod)
-        import rocm_backend.device as device_mod
-        from rocm_backend import RocmBackend, kernels
+        import rocm_backend.bindings.hip as hip_binding
+        from rocm_backend import RocmBackend
+        from rocm_backend.runtime import kernels
 
-        monkeypatch.setattr(device_mod, "_api", None)
+        monkeypatch.setattr(hip_binding, "_api", None)
         monkeypatch.setattr(kernels, "_code_memory", {})
         monkeypatch.setattr(kernels, "_version_cached", None)
         return rt, RocmBackend().device(0)

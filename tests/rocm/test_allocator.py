@@ -5,7 +5,8 @@ import types
 import pytest
 
 from candlewick.errors import DeviceMemoryError
-from rocm_backend import device as device_mod
+from rocm_backend.bindings import hip as hip_binding
+from rocm_backend.runtime.allocator import CachingAllocator
 
 
 class _Status(int):
@@ -52,9 +53,9 @@ class FakeDevice:
 @pytest.fixture
 def fake(monkeypatch):
     hip = FakeHip(capacity=4 << 20)
-    monkeypatch.setattr(device_mod, "_api", types.SimpleNamespace(hip=hip))
+    monkeypatch.setattr(hip_binding, "_api", types.SimpleNamespace(hip=hip))
     dev = FakeDevice(hip)
-    return hip, device_mod.CachingAllocator(dev)
+    return hip, CachingAllocator(dev)
 
 
 def test_freed_blocks_are_reused_by_rounded_size(fake):

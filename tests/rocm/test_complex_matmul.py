@@ -132,10 +132,11 @@ def mirror(monkeypatch, tmp_path):
         ns = types.SimpleNamespace(**{n: n.rsplit("_", 1)[-1] for n in names})
         monkeypatch.setattr(rt.hipblas, enum, ns, raising=False)
     monkeypatch.setattr(rt.hipblas, "hipblasGemmStridedBatchedEx", mem.gemm, raising=False)
-    from rocm_backend import RocmBackend, rocblas, storage
+    from rocm_backend import RocmBackend
+    from rocm_backend.families import copies, rocblas
 
     monkeypatch.setattr(rocblas, "launch_ew", mem.launch_ew)
-    monkeypatch.setattr(storage, "launch_ew", mem.launch_ew)
+    monkeypatch.setattr(copies, "launch_ew", mem.launch_ew)
     return mem, RocmBackend().device(0)
 
 

@@ -1,4 +1,4 @@
-"""rocm_backend.dlpack's ctypes structs, capsules and lifetimes, on the CPU.
+"""rocm_backend.families.dlpack_capsules' ctypes structs, capsules and lifetimes, on the CPU.
 
 The capsule code is device-agnostic: exported with device type kDLCPU, NumPy is a real
 consumer (and producer) to check the struct layouts, both capsule versions, the
@@ -13,30 +13,30 @@ import pytest
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
-from rocm_backend import dlpack
+from rocm_backend.families import dlpack, dlpack_capsules
 from rocm_backend.storage import RocmStorage
 
 
 class HostProducer:
-    """Exports a NumPy array through rocm_backend.dlpack.make_capsule as kDLCPU memory."""
+    """Exports a NumPy array through dlpack_capsules.make_capsule as kDLCPU memory."""
 
     def __init__(self, array):
         self.array = array
 
     def __dlpack_device__(self):
-        return (dlpack.KDL_CPU, 0)
+        return (dlpack_capsules.KDL_CPU, 0)
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         a = self.array
         strides = tuple(s // a.itemsize for s in a.strides)
         versioned = max_version is not None and max_version[0] >= 1
-        return dlpack.make_capsule(a, a.ctypes.data, a.shape, strides, dt.from_numpy(a.dtype),
-                                   dlpack.KDL_CPU, 0, versioned)
+        return dlpack_capsules.make_capsule(a, a.ctypes.data, a.shape, strides, dt.from_numpy(a.dtype),
+                                   dlpack_capsules.KDL_CPU, 0, versioned)
 
 
 def _live():
     gc.collect()
-    return len(dlpack._exports)
+    return len(dlpack_capsules._exports)
 
 
 @pytest.mark.parametrize("make", [
@@ -70,25 +70,26 @@ def test_unconsumed_capsule_runs_the_deleter(versioned):
 def test_we_consume_numpy_capsules(max_version):
     a = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::-2]
     cap = a.__dlpack__() if max_version is None else a.__dlpack__(max_version=max_version)
-    imp = dlpack.Imported(cap)
+    imp = dlpack_capsules.Imported(cap)
     assert (imp.dtype, imp.shape, imp.strides, imp.device) == (dt.int16, (3, 2), (4, -2), (1, 0))
     assert imp.data == a.ctypes.data and not imp.read_only
     with pytest.raises(BufferError, match="used_dltensor"):
-        dlpack.Imported(cap)  # consumed once only
+        dlpack_capsules.Imported(cap)  # consumed once only
     imp.release()
     imp.release()  # idempotent
 
 
 def test_span():
-    assert dlpack.span((3, 4), (4, -2)) == (-6, 8)
-    assert dlpack.span((0, 4), (4, 1)) == (0, -1)
-    assert dlpack.span((), ()) == (0, 0)
+    assert dlpack_capsules.span((3, 4), (4, -2)) == (-6, 8)
+    assert dlpack_capsules.span((0, 4), (4, 1)) == (0, -1)
+    assert dlpack_capsules.span((), ()) == (0, 0)
 
 
 # --- the device side over a fake device ----------------------------------------------
 
 class FakeDevice:
     ordinal, name, stream = 0, "rocm:0", 0
+    storage_type = RocmStorage
 
     def __init__(self, arch):
         self.arch = arch
@@ -124,7 +125,7 @@ class Wrapper:
         return self.view.__dlpack__(stream=-1, max_version=max_version)
 
 
-@pytest.mark.parametrize("arch, kind", [("sm_90", dlpack.KDL_CUDA), ("gfx90a:sramecc+:xnack-", dlpack.KDL_ROCM)])
+@pytest.mark.parametrize("arch, kind", [("sm_90", dlpack_capsules.KDL_CUDA), ("gfx90a:sramecc+:xnack-", dlpack_capsules.KDL_ROCM)])
 def test_device_export_import_roundtrip(arch, kind):
     dev = FakeDevice(arch)
     st = RocmStorage.empty(dev, dt.float32, 24)

@@ -2,7 +2,7 @@
 
 host_exec.py has g++ compile the element-wise kernels for the host (every thread of a
 block a fiber, blocks one after another), and the backend's own contiguous
-argument packing (storage._EW_CONTIG) feeds them. Grids smaller and larger than the
+argument packing (ew_launch._EW_CONTIG) feeds them. Grids smaller and larger than the
 array, misaligned starts and odd sizes check that the split of the vectors over
 threads (two adjacent block-wide runs per step) covers every element exactly once and
 writes nothing outside the output.
@@ -17,8 +17,9 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, UnaryOp
 from host_exec import build
-from rocm_backend import ops, storage
-from rocm_backend.argpack import EW_ARGS
+from rocm_backend.abi import ops
+from rocm_backend.abi.structs import EW_ARGS
+from rocm_backend.families import ew_launch
 
 CASES = [  # (op table key, numpy dtype, reference)
     (("unary", UnaryOp.NEGATIVE, dt.float32), np.float32, lambda x, y: -x),
@@ -47,9 +48,9 @@ def test_contiguous_path_covers_every_element_once(lib, case):
         y = (np.arange(n + 8) % 13).astype(npd)
         out = np.full(n + 8, 77, npd)
         args = ctypes.create_string_buffer(EW_ARGS.size)
-        storage._EW_CONTIG.pack_into(args, 0, n, 1, storage._CONTIG_INDEX32, out.ctypes.data, offset,
-                                     x.ctypes.data, offset, y.ctypes.data if binary else 0,
-                                     offset if binary else 0, 0, 0, bytes(16))
+        ew_launch._EW_CONTIG.pack_into(args, 0, n, 1, ew_launch._CONTIG_INDEX32, out.ctypes.data, offset,
+                                       x.ctypes.data, offset, y.ctypes.data if binary else 0,
+                                       offset if binary else 0, 0, 0, bytes(16))
         err = kernel(args, gx, 1, bx, 1, 32, None)
         assert err is None, err.decode()
         want = reference(x[offset:offset + n], y[offset:offset + n]).astype(npd)

@@ -11,7 +11,8 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
-from rocm_backend import argpack, storage
+from rocm_backend.abi import structs
+from rocm_backend.families import ew_launch, pad_fixup_cache
 
 # by path: this folder is no package, and the name "rocm" belongs to hip-python
 _spec = importlib.util.spec_from_file_location("rocm_fake_hip", pathlib.Path(__file__).with_name("fake_hip.py"))
@@ -64,17 +65,17 @@ def test_contiguous_fast_path_packs_operands_and_flags(fake):
     y, _ = _upload(dev, np.ones(1003, dtype=np.float32))
     ly = Layout((1000,), (1,), 3)  # contiguous with an offset
     out = x.binary(BinaryOp.ADD, lx, y, ly)
-    v = argpack.EW_ARGS.struct.unpack(bytes(argpack.EW_ARGS.buffer))
+    v = structs.EW_ARGS.struct.unpack(bytes(structs.EW_ARGS.buffer))
     n, ndim, flags = v[:3]
     assert (n, ndim) == (1000, 1)
-    assert flags & argpack.CONTIGUOUS and flags & argpack.INDEX32
-    ops = 3 + argpack.MAX_DIMS
-    per = 2 + argpack.MAX_DIMS
+    assert flags & structs.CONTIGUOUS and flags & structs.INDEX32
+    ops = 3 + structs.MAX_DIMS
+    per = 2 + structs.MAX_DIMS
     assert v[ops:ops + 2] == (out.ptr, 0)
     assert v[ops + per:ops + per + 2] == (x.ptr, 0)
     assert v[ops + 2 * per:ops + 2 * per + 2] == (y.ptr, 3)
     name, grid, block = rt.launches[-1]
-    assert name == b"binary_add_float32" and grid >= 1 and block == storage._EW_CONTIG_BLOCK
+    assert name == b"binary_add_float32" and grid >= 1 and block == ew_launch.EW_CONTIG_BLOCK
 
 
 def test_allocator_hit_is_a_pop_of_the_same_block(fake):
@@ -87,13 +88,11 @@ def test_allocator_hit_is_a_pop_of_the_same_block(fake):
 
 def test_launches_go_through_hip_python_when_no_runtime_library_is_loaded(fake):
     _, dev = fake
-    from rocm_backend.kernels import runtime
-
-    assert runtime(dev).launcher.raw is None  # the fake has no libamdhip64 to open
+    assert dev.launcher.raw is None  # the fake has no libamdhip64 to open
 
 
 def test_every_write_into_existing_memory_bumps_its_version(fake):
-    """rocm_backend.finite_weights trusts what it learnt of a buffer only at the version it
+    """rocm_backend.families.pad_fixup_cache trusts what it learnt of a buffer only at the version it
     learnt it: each in-place primitive and each transfer into a slice must bump it, and
     memory shared through DLPack is never trusted."""
     rt, dev = fake
@@ -107,13 +106,13 @@ def test_every_write_into_existing_memory_bumps_its_version(fake):
         "scatter": lambda: w.scatter(lw, idx, li, src, ls, 0),
         "scatter_add": lambda: w.scatter_add(lw, idx, li, src, ls, 0),
         "index_add": lambda: w.index_add(lw, idx, li, src, ls, 0),
-        "memset": lambda: w.slice.memset(0),
-        "copy_from_host": lambda: w.slice.copy_from_host(np.zeros(16, np.float32)),
-        "copy_from_device": lambda: w.slice.copy_from_device(src.slice, 16),
+        "memset": lambda: w.buffer.memset(0),
+        "copy_from_host": lambda: w.buffer.copy_from_host(np.zeros(16, np.float32)),
+        "copy_from_device": lambda: w.buffer.copy_from_device(src.buffer, 16),
     }
     for name, write in writes.items():
-        before = w.slice.version
+        before = w.buffer.version
         write()
-        assert w.slice.version > before, f"{name} left the version unchanged"
+        assert w.buffer.version > before, f"{name} left the version unchanged"
     w.dlpack_view(lw)
-    assert w.slice.probe == "external" and w.slice.finite_at == -1
+    assert pad_fixup_cache.probe_of(w.buffer) == "external" and not pad_fixup_cache.known_finite(w)

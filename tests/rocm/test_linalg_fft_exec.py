@@ -14,7 +14,7 @@ from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 from host_exec import build, device_factory
-from rocm_backend import ops
+from rocm_backend.abi import ops
 
 pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
 from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
@@ -51,8 +51,9 @@ def lib(tmp_path_factory):
 
 @pytest.fixture
 def device(lib, monkeypatch, tmp_path):
-    from rocm_backend import fft as rfft
-    from rocm_backend import linalg_common, linalg_spectral, solver_fft_calls
+    from rocm_backend.families import fft as rfft
+    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.families import linalg_common, linalg_spectral
 
     rt, dev = device_factory(lib, monkeypatch, tmp_path)()
     solver = solver_module()

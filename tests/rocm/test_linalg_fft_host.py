@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from candlewick.layout import Layout
-from rocm_backend import fft as rfft
-from rocm_backend import linalg, linalg_spectral
-from rocm_backend.solver_fft_calls import routine_name
+from rocm_backend.families import fft as rfft
+from rocm_backend.families import linalg, linalg_spectral
+from rocm_backend.bindings.solver_fft_calls import routine_name
 
 
 def _advanced_fft(flat_in, offset, n, istride, idist, batch, flat_out, ostride, odist):
@@ -124,7 +124,7 @@ def test_batching_thresholds():
 
 
 def test_colmajor_reading():
-    from rocm_backend.linalg_common import colmajor_as_rowmajor
+    from rocm_backend.families.linalg_common import colmajor_as_rowmajor
 
     a = np.arange(2 * 3 * 4).reshape(2, 3, 4)
     buf = np.ascontiguousarray(np.swapaxes(a, -1, -2)).reshape(-1)   # column-major matrices

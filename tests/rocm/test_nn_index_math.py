@@ -1,17 +1,18 @@
 """The rocm nn fallback's index math, on the CPU (no GPU, no HIP).
 
-``rocm_backend.nn_fallback`` runs unchanged over a fake device whose "device memory" is
+``rocm_backend.families.nn_fallback`` runs unchanged over a fake device whose "device memory" is
 a host buffer: its pointer arithmetic, strides, batch chunking and GEMM arrangement are
 the real ones. The two things it queues are replaced by NumPy mirrors of the same
 algorithms: each nn kernel of ``hip/nn.hip`` (same decode, same incremental walk over
-the positions of a row for the grid ``nn_kernels.launch_config`` picks, same window
-arithmetic, reading the ``cw_nn_args`` values that ``nn_kernels.nn_values`` packs) and
+the positions of a row for the grid ``nn_launch.launch_config`` picks, same window
+arithmetic, reading the ``cw_nn_args`` values that ``nn_launch.nn_values`` packs) and
 hipBLAS's column-major strided batched GEMM. Results are compared with the cpu
 backend's vectorized nn (cpu_backend/nn.py), an independent implementation.
 tests/rocm/test_nn_pad_fixup.py reuses these mirrors for the MIOpen padding fix-up.
 """
 
 import math
+import threading
 
 import ml_dtypes
 import numpy as np
@@ -20,7 +21,8 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from cpu_backend import nn as cpu_nn
-from rocm_backend import nn_fallback, nn_kernels
+from rocm_backend.abi import ops, structs
+from rocm_backend.families import nn_fallback, nn_launch
 from rocm_backend.storage import RocmStorage
 
 
@@ -45,10 +47,15 @@ class FakeAllocator:
 
 class FakeDevice:
     name, arch, multiprocessors, stream = "rocm:fake", "fake", 4, None
+    storage_type = RocmStorage
 
     def __init__(self):
         self.heap = np.zeros(64 << 20, np.uint8)
         self.allocator = FakeAllocator(self.heap)
+        # the op families' per-device state, as runtime.hip_device.HipDevice declares it
+        self.miopen, self.nn_convs, self.nn_launches = None, {}, {}
+        self.reduce_scratch = self.finite_flags = None
+        self.family_lock = threading.Lock()
 
     def make_current(self):
         pass
@@ -79,13 +86,13 @@ _RAW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def _args(values):
-    names = ["out", "in", "in_offset", "n"] + list(nn_kernels.DIM_FIELDS)
+    names = ["out", "in", "in_offset", "n"] + list(nn_launch.DIM_FIELDS)
     return dict(zip(names, values))
 
 
 def emu_rows(a, gx):
     """Rows in the order CW_NN_ROWS visits them (each exactly once)."""
-    slots = nn_kernels.NN_BLOCK >> a["TPL"]
+    slots = ops.NN_BLOCK >> a["TPL"]
     seen = [row for bx in range(gx) for slot in range(slots)
             for row in range(bx * slots + slot, a["rows"], gx * slots)]
     assert sorted(seen) == list(range(a["rows"]))
@@ -138,7 +145,7 @@ def emu_im2col(dev, a, item, gx, gy):
 
 
 def emu_col2im(dev, a, dtype):
-    acc_np = nn_kernels.accumulator(dtype).numpy
+    acc_np = ops.nn_accumulator(dtype).numpy
     i = np.arange(a["n"])
     ow, rest = i % a["OW"], i // a["OW"]
     oh, rest = rest % a["OH"], rest // a["OH"]
@@ -262,24 +269,27 @@ def emu_pad_nan(dev, a, dtype):
 
 
 def emu_prepare(device, key, n, in_offset=0, extent=0, **dims):
-    """``nn_kernels.prepare`` on the mirrors: its launch runs the NumPy emulation."""
+    """``nn_launch.prepare`` on the mirrors: its launch runs the NumPy emulation."""
     return lambda out_ptr, in_ptr: emu_launch(device, key, n, out_ptr, in_ptr, in_offset, extent, **dims)
 
 
 def emu_finite_flag(device, a, dtype, gx):
     """cw_finite_flag: block b flags the elements of its grid-stride share (2 * tag + flag)."""
     data = device.view(a["in"], dtype.numpy)[: a["n"]].astype(np.float64)
-    block_of = (np.arange(a["n"]) // nn_kernels.NN_BLOCK) % gx
+    block_of = (np.arange(a["n"]) // ops.NN_BLOCK) % gx
     bad = ~np.isfinite(data)
     device.view(a["out"], np.int32)[:gx] = [2 * a["x0"] + int(bad[block_of == b].any()) for b in range(gx)]
+
+
+_DTYPES = {d.name: d for d in dt.ALL_DTYPES}
 
 
 def emu_launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
     if n <= 0:
         return
-    gx, gy, dims = nn_kernels.launch_config(key, n, dims, device.multiprocessors)
-    a = _args(nn_kernels.nn_values(out_ptr, in_ptr, in_offset, n, extent, **dims))
-    kind, arg = key[1], key[2]
+    gx, gy, dims = nn_launch.launch_config(key, n, dims, device.multiprocessors)
+    a = _args(nn_launch.nn_values(out_ptr, in_ptr, in_offset, n, extent, **dims))
+    kind, arg = key[1], _DTYPES.get(key[2], key[2])  # dtypes by name in the table's keys
     if kind == "im2col":
         emu_im2col(device, a, arg, gx, gy)
     elif kind == "col2im":
@@ -319,7 +329,7 @@ def emu_gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, str
 def dev(monkeypatch, request):
     """A fake device of 4 multiprocessors (few lanes per row, many rows per block) or
     132 (an H100/H200: rows shared by several block rows, gridDim.y > 1)."""
-    monkeypatch.setattr(nn_kernels, "prepare", emu_prepare)
+    monkeypatch.setattr(nn_launch, "prepare", emu_prepare)
     monkeypatch.setattr(nn_fallback, "gemm", emu_gemm)
     device = FakeDevice()
     device.multiprocessors = request.param
@@ -416,14 +426,14 @@ def test_batch_chunk_bounds():
 
 
 def test_nn_values_layout_matches_the_struct():
-    values = nn_kernels.nn_values(0x1000, 0x2000, 3, 10, KH=3, G=2)
-    assert len(values) == 4 + len(nn_kernels.DIM_FIELDS)
-    assert nn_kernels.NN_ARGS.size == 8 * len(values)  # every field is 8 bytes, no padding
+    values = nn_launch.nn_values(0x1000, 0x2000, 3, 10, KH=3, G=2)
+    assert len(values) == 4 + len(nn_launch.DIM_FIELDS)
+    assert structs.NN_ARGS.size == 8 * len(values)  # every field is 8 bytes, no padding
     a = _args(values)
     assert (a["KH"], a["KW"], a["SH"], a["G"], a["x0"], a["index32"]) == (3, 1, 1, 2, 0, 1)
-    assert _args(nn_kernels.nn_values(0, 0, 0, 1 << 31))["index32"] == 0
+    assert _args(nn_launch.nn_values(0, 0, 0, 1 << 31))["index32"] == 0
     with pytest.raises(TypeError):
-        nn_kernels.nn_values(0, 0, 0, 1, KX=1)
+        nn_launch.nn_values(0, 0, 0, 1, KX=1)
 
 
 def test_bfloat16_is_ml_dtypes():

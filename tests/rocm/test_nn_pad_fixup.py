@@ -1,11 +1,11 @@
 """The rocm nn launch geometry and the MIOpen padding NaN fix-up, on the CPU.
 
-* ``nn_kernels.row_config`` grids and the rows kernels' incremental walk, over many
+* ``nn_launch.row_config`` grids and the rows kernels' incremental walk, over many
   shapes and device sizes (the NumPy walk of test_nn_index_math asserts each position is
   visited once, at the right (oh, ow)), and larger problems end to end against the cpu
   backend with rows shared by several block rows (gridDim.y > 1).
 * The 16-bit max-pooling keys order every non-NaN float16/bfloat16 like the floats.
-* The MIOpen convolution path of ``rocm_backend.nn`` with a fake MIOpen that, like
+* The MIOpen convolution path of ``rocm_backend.families.nn`` with a fake MIOpen that, like
   MIOpen/cuDNN, skips the taps over the padding: with the pad_nan mirror its
   result must equal the cpu backend's IEEE convolution (NaN where a non-finite weight
   meets the padding) for groups, stride, dilation, conv1d and every MIOpen dtype.
@@ -22,7 +22,8 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from cpu_backend import nn as cpu_nn
-from rocm_backend import nn, nn_fallback, nn_kernels
+from rocm_backend.families import miopen, nn, nn_fallback, nn_launch, nn_paths, pad_fixup_cache
+from rocm_backend.error import RocmError
 
 _spec = importlib.util.spec_from_file_location(
     "rocm_nn_index_math", pathlib.Path(__file__).with_name("test_nn_index_math.py"))
@@ -32,7 +33,7 @@ _spec.loader.exec_module(mirror)
 
 @pytest.fixture
 def dev(monkeypatch):
-    monkeypatch.setattr(nn_kernels, "prepare", mirror.emu_prepare)
+    monkeypatch.setattr(nn_launch, "prepare", mirror.emu_prepare)
     monkeypatch.setattr(nn_fallback, "gemm", mirror.emu_gemm)
     device = mirror.FakeDevice()
     device.multiprocessors = 132
@@ -47,7 +48,7 @@ def test_row_config_and_walk(sms):
                                             [(1, 1), (1, 5), (3, 3), (7, 7), (28, 28), (56, 56),
                                              (1, 1000), (13, 97), (112, 112)]):
         positions = oh * ow
-        tpl, gx, gy = nn_kernels.row_config(rows, positions, sms)
+        tpl, gx, gy = nn_launch.row_config(rows, positions, sms)
         tp = 1 << tpl
         assert 0 <= tpl <= 8 and 1 <= gy <= 65535 and 1 <= gx < 2**31
         assert positions < 32 or tp >= 32  # coalesced lane groups on real rows
@@ -59,20 +60,20 @@ def test_row_config_and_walk(sms):
 
 def test_launch_config_kinds():
     dims = dict(N=2, C=3, OH=5, OW=7, KH=3, KW=2)
-    gx, gy, d = nn_kernels.launch_config(("nn", "im2col", 4), 2 * 3 * 6 * 35, dims, 132)
+    gx, gy, d = nn_launch.launch_config(("nn", "im2col", 4), 2 * 3 * 6 * 35, dims, 132)
     assert (d["rows"], d["P"]) == (2 * 3 * 6, 35) and d["TPL"] == 6 and gy == 1
-    gx, gy, d = nn_kernels.launch_config(("nn", "max_pool", dt.float32), 2 * 3 * 35, dims, 132)
+    gx, gy, d = nn_launch.launch_config(("nn", "max_pool", dt.float32), 2 * 3 * 35, dims, 132)
     assert (d["rows"], d["P"]) == (6, 35)
-    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_nan", dt.float32), 10**6, dict(C=64, rows=7040), 132)
+    gx, gy, _ = nn_launch.launch_config(("nn", "pad_nan", dt.float32), 10**6, dict(C=64, rows=7040), 132)
     assert gy == 64 and 1 <= gx <= 28 and gx * gy <= 132 * 2
-    gx, gy, _ = nn_kernels.launch_config(("nn", "pad_nan", dt.float32), 10**9, dict(C=10**5, rows=7), 132)
+    gx, gy, _ = nn_launch.launch_config(("nn", "pad_nan", dt.float32), 10**9, dict(C=10**5, rows=7), 132)
     assert (gx, gy) == (1, 65535)  # the kernel walks the remaining channels
 
 
 def test_index32_covers_extents():
-    assert mirror._args(nn_kernels.nn_values(0, 0, 0, 10, 2**31))["index32"] == 0
-    assert mirror._args(nn_kernels.nn_values(0, 0, 0, 10, 1000))["index32"] == 1
-    assert nn_kernels.span(5, (3, 4), (-10, 1)) == 5 + 20 + 3 + 1
+    assert mirror._args(nn_launch.nn_values(0, 0, 0, 10, 2**31))["index32"] == 0
+    assert mirror._args(nn_launch.nn_values(0, 0, 0, 10, 1000))["index32"] == 1
+    assert nn_launch.span(5, (3, 4), (-10, 1)) == 5 + 20 + 3 + 1
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.float16, dt.bfloat16], ids=lambda d: d.name)
@@ -82,7 +83,7 @@ def test_row_kernels_with_shared_rows(dev, dtype):
     x[1, 2, 5, 7] = np.nan
     x[0, 1, 10:14, 10:14] = -np.inf
     st, layout = mirror.upload(dev, x, dtype), Layout.contiguous(x.shape)
-    assert nn_kernels.row_config(6, 31 * 33, 132)[2] > 1
+    assert nn_launch.row_config(6, 31 * 33, 132)[2] > 1
     got = nn_fallback.max_pool2d(st, layout, (3, 3), (1, 1), (1, 1), (1, 1))
     ref = cpu_nn.max_pool2d(x, (3, 3), (1, 1), (1, 1), (1, 1))
     np.testing.assert_array_equal(mirror.download(dev, got, ref.shape).astype(np.float64), ref.astype(np.float64))
@@ -122,7 +123,7 @@ def test_pad_band_is_exactly_the_padded_positions():
         ow = nn_fallback.out_size(w, k[1], s[1], p[1], d[1])
         if oh < 1 or ow < 1:
             continue
-        top, bot, left, right = nn_kernels.pad_band(h, w, oh, ow, k, s, p, d)
+        top, bot, left, right = nn_launch.pad_band(h, w, oh, ow, k, s, p, d)
         band = oh * ow - (bot - top) * (right - left)
         a = dict(x0=top, x1=bot, x2=left, x3=right, OH=oh, OW=ow, P=band)
         bh, bw = mirror.band_positions(a)
@@ -163,7 +164,7 @@ class FakeMIOpen:
 
     def ready_plan(self, mode, dtype, x_shape, w_shape, y_shape, stride, padding, dilation, groups, x_ptr, w_ptr,
                    y_ptr, out_pad=(0, 0), channels_last=False):
-        assert mode == nn.miopen.CONVOLUTION and not channels_last  # NCHW forced below
+        assert mode == miopen.CONVOLUTION and not channels_last  # NCHW forced below
         return (dtype, tuple(x_shape), tuple(w_shape), tuple(y_shape), stride, padding, dilation, groups)
 
     def run(self, plan, x_ptr, w_ptr, y_ptr):
@@ -194,8 +195,8 @@ FIXUP = [  # x shape, (Cout, KH, KW), stride, padding, dilation, groups, bad tap
 def test_miopen_padding_nan_fixup(dev, monkeypatch, case, dtype):
     xs, (cout, kh, kw), stride, padding, dilation, groups, bad = case
     fake = FakeMIOpen(dev)
-    monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_, mode=None: fake)
-    monkeypatch.setenv(nn.LAYOUT_ENV, "nchw")  # the fake device has no transpose kernel
+    monkeypatch.setattr(nn_paths, "miopen_for", lambda device, op, dt_, mode=None: fake)
+    monkeypatch.setenv(nn_paths.LAYOUT_ENV, "nchw")  # the fake device has no transpose kernel
     x = mirror._data(xs, dtype, 7)
     x[0, 0, 0, :2] = 0  # real zeros under an inf weight give NaN without any fix-up
     w = mirror._data((cout, xs[1] // groups, kh, kw), dtype, 8)
@@ -243,13 +244,13 @@ def test_channels_last_layouts_map_elements_like_numpy():
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.float16], ids=lambda d: d.name)
 def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
-    """rocm_backend.finite_weights: the second call on an unchanged weight queues the
+    """rocm_backend.families.pad_fixup_cache: the second call on an unchanged weight queues the
     finite_flag check; from the third on the fix-up is skipped while the weight is
     finite. A write into the weight (its version changes) brings the fix-up back, and a
     non-finite weight keeps it."""
     fake = FakeMIOpen(dev)
-    monkeypatch.setattr(nn, "_miopen_for", lambda device, op, dt_, mode=None: fake)
-    monkeypatch.setenv(nn.LAYOUT_ENV, "nchw")
+    monkeypatch.setattr(nn_paths, "miopen_for", lambda device, op, dt_, mode=None: fake)
+    monkeypatch.setenv(nn_paths.LAYOUT_ENV, "nchw")
     launched = []
 
     def counting_prepare(device, key, n, *args, **kwargs):
@@ -260,7 +261,7 @@ def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
             run(out_ptr, in_ptr)
         return launch
 
-    monkeypatch.setattr(nn_kernels, "prepare", counting_prepare)
+    monkeypatch.setattr(nn_launch, "prepare", counting_prepare)
     xs, ws, stride, padding = (2, 3, 7, 6), (4, 3, 3, 3), (1, 1), (1, 1)
     x, w = mirror._data(xs, dtype, 3), mirror._data(ws, dtype, 4)
     xd, wd = mirror.upload(dev, x, dtype), mirror.upload(dev, w, dtype)
@@ -276,65 +277,59 @@ def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
     for _ in range(4):
         call_and_compare()
     assert launched == ["pad_nan", "finite_flag", "pad_nan"]  # calls 3 and 4 skip it
-    assert wd.slice.finite_at == wd.slice.version
+    assert pad_fixup_cache.probe_of(wd.buffer).finite_at == wd.buffer.version
 
     dev.view(wd.ptr, dtype.numpy)[5] = np.inf  # a write into the weight, as assign would make
-    wd.slice.version += 1
+    wd.buffer.version += 1
     del launched[:]
     for _ in range(4):
         call_and_compare()
     assert launched == ["pad_nan", "finite_flag", "pad_nan", "pad_nan", "pad_nan"]
-    assert wd.slice.finite_at != wd.slice.version
+    assert pad_fixup_cache.probe_of(wd.buffer).finite_at != wd.buffer.version
 
 
 def test_finite_flags_ring_forgets_overwritten_checks(dev):
     """A queued check whose slots the ring handed out again is asked anew."""
-    from rocm_backend import finite_weights
-
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    flags = dev._finite_flags = finite_weights.FiniteFlags(dev)
-    assert not finite_weights.known_finite(st)  # seen
-    assert not finite_weights.known_finite(st)  # check queued (it ran: the emulation is eager)
-    probe = st.slice.probe
+    flags = dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
+    assert not pad_fixup_cache.known_finite(st)  # seen
+    assert not pad_fixup_cache.known_finite(st)  # check queued (it ran: the emulation is eager)
+    probe = pad_fixup_cache.probe_of(st.buffer)
     flags.owner[probe.start] = object()  # its first slot went to another check
-    assert not finite_weights.known_finite(st) and probe.state == "seen"
-    assert not finite_weights.known_finite(st)  # queued again
-    assert finite_weights.known_finite(st) and st.slice.finite_at == st.slice.version
-    finite_weights.share(st.slice)  # exported through DLPack: never trusted again
-    assert not finite_weights.known_finite(st) and not finite_weights.known_finite(st)
+    assert not pad_fixup_cache.known_finite(st) and probe.state == "seen"
+    assert not pad_fixup_cache.known_finite(st)  # queued again
+    assert pad_fixup_cache.known_finite(st) and probe.finite_at == st.buffer.version
+    pad_fixup_cache.share(st.buffer)  # exported through DLPack: never trusted again
+    assert not pad_fixup_cache.known_finite(st) and not pad_fixup_cache.known_finite(st)
 
 
 def test_without_pinned_memory_nothing_is_learnt_and_nothing_fails(dev, monkeypatch):
     """No pinned host memory (hipHostMalloc fails): the convolution keeps its fix-up."""
-    from rocm_backend import finite_weights
-    from rocm_backend.error import RocmError
 
     def refuse(nbytes):
         raise RocmError("hipHostMalloc", 2)
 
     monkeypatch.setattr(dev, "host_mapped", refuse, raising=False)
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    flags = dev._finite_flags = finite_weights.FiniteFlags(dev)
-    assert not any(finite_weights.known_finite(st) for _ in range(4))
-    assert "hipHostMalloc" in flags.unavailable and st.slice.finite_at == -1
+    flags = dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
+    assert not any(pad_fixup_cache.known_finite(st) for _ in range(4))
+    assert "hipHostMalloc" in flags.unavailable and pad_fixup_cache.probe_of(st.buffer).finite_at == -1
 
 
 def test_finite_flags_ignore_values_another_check_wrote(dev, monkeypatch):
     """A recycled slot can receive a late value of the older check that had it: only
     values carrying this check's tag count."""
-    from rocm_backend import finite_weights
-
-    monkeypatch.setattr(nn_kernels, "prepare", lambda *a, **k: (lambda out_ptr, in_ptr: None))  # never runs
+    monkeypatch.setattr(nn_launch, "prepare", lambda *a, **k: (lambda out_ptr, in_ptr: None))  # never runs
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    dev._finite_flags = finite_weights.FiniteFlags(dev)
-    assert not finite_weights.known_finite(st)  # seen
-    assert not finite_weights.known_finite(st)  # queued; the kernel has not run
-    probe = st.slice.probe
+    dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
+    assert not pad_fixup_cache.known_finite(st)  # seen
+    assert not pad_fixup_cache.known_finite(st)  # queued; the kernel has not run
+    probe = pad_fixup_cache.probe_of(st.buffer)
     assert list(probe.cells) == [-1]
     probe.cells[0] = 2 * (probe.tag - 1)  # an older check's "all finite"
-    assert not finite_weights.known_finite(st) and probe.state == "queued"
+    assert not pad_fixup_cache.known_finite(st) and probe.state == "queued"
     probe.cells[0] = 2 * probe.tag + 1  # this check: an inf or NaN
-    assert not finite_weights.known_finite(st) and probe.state == "non-finite"
+    assert not pad_fixup_cache.known_finite(st) and probe.state == "non-finite"
 
 
 class _FakePlan:
@@ -352,21 +347,21 @@ def test_a_plan_miopen_declines_at_run_time_is_dropped(dev, status, declined):
     """DeviceMIOpen.run: a declining status (BadParm, NotImplemented, ...) from the forward
     call of a found plan marks its problem declined and returns False (the caller takes
     our kernels); any other failure raises."""
-    mio = object.__new__(nn.miopen.DeviceMIOpen)
+    mio = object.__new__(miopen.DeviceMIOpen)
     mio.device, mio.lock, mio._kept = dev, __import__("threading").RLock(), None
     mio.plans, mio.stats = {}, {"declined_at_run": 0}
     mio.handle = mio._one = mio._zero = None
     calls = []
     mio._forward = lambda *args: calls.append(args[-2:]) or status
-    mio._workspace = lambda nbytes: mirror.upload(dev, np.zeros(nbytes, np.uint8), dt.uint8).slice
+    mio._workspace = lambda nbytes: mirror.upload(dev, np.zeros(nbytes, np.uint8), dt.uint8).buffer
     plan = _FakePlan(("problem",))
     mio.plans[plan.key] = plan
     if declined:
         assert mio.run(plan, 1, 2, 3) is False
-        assert isinstance(mio.plans[plan.key], nn.miopen.MIOpenError) and not plan.alive
+        assert isinstance(mio.plans[plan.key], miopen.MIOpenError) and not plan.alive
         assert mio.stats["declined_at_run"] == 1 and calls[0][1] == 64  # the workspace went along
         assert mio.run(plan, 1, 2, 3) is False and len(calls) == 1  # never run again
     else:
-        with pytest.raises(nn.miopen.MIOpenError, match="InternalError"):
+        with pytest.raises(miopen.MIOpenError, match="InternalError"):
             mio.run(plan, 1, 2, 3)
         assert plan.alive

@@ -18,33 +18,20 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ReduceOp
 from host_exec import build, device_factory
-from rocm_backend import argpack, ops
+from rocm_backend.abi import ops
+from rocm_backend.families import reduce_plan
 
 REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]
 
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    fields = [f for f, _, _ in argpack.REDUCE_ARGS.fields]
-    layout = ["extern \"C\" long cwh_reduce_args_layout(int k) {",
-              "    static const long v[] = {(long)sizeof(cw_reduce_args), "
-              + ", ".join(f"(long)offsetof(cw_reduce_args, {f})" for f in fields) + "};",
-              "    return v[k];\n}"]
-    lib = build(tmp_path_factory.mktemp("reduce_host"), ["reduce.hip"], REDUCE_SPECS, layout)
-    lib.cwh_reduce_args_layout.restype = ctypes.c_long
-    return lib
+    return build(tmp_path_factory.mktemp("reduce_host"), ["reduce.hip"], REDUCE_SPECS)
 
 
 @pytest.fixture
 def device(lib, monkeypatch, tmp_path):
     return device_factory(lib, monkeypatch, tmp_path)
-
-
-def test_struct_layout_matches_the_kernels(lib):
-    layout = argpack.REDUCE_ARGS
-    assert lib.cwh_reduce_args_layout(0) == layout.size
-    for k, (name, _, _) in enumerate(layout.fields, start=1):
-        assert lib.cwh_reduce_args_layout(k) == layout.offsets[name], name
 
 
 # ---- inputs and exact expectations ------------------------------------------------------
@@ -128,10 +115,8 @@ OP_DTYPES = [(op, d) for op in ReduceOp for d in op.dtypes()]
 
 @pytest.mark.parametrize("op,dtype", OP_DTYPES, ids=[f"{o.value}-{d.name}" for o, d in OP_DTYPES])
 def test_every_op_and_dtype(device, op, dtype, monkeypatch):
-    from rocm_backend import reductions
-
-    monkeypatch.setitem(reductions.TUNING, "seg_min", 512)
-    monkeypatch.setitem(reductions.TUNING, "cols_rows_min", 2)
+    monkeypatch.setitem(reduce_plan.TUNING, "seg_min", 512)
+    monkeypatch.setitem(reduce_plan.TUNING, "cols_rows_min", 2)
     rt, dev = device(warp=64)
     rng = np.random.default_rng(hash((op.value, dtype.name)) % 2**32)
     flat = _values(dtype, (6001,), rng, op)
@@ -160,13 +145,11 @@ KNOBS = [  # (warp, block, rows_group, cols_bx, grid cap)
 
 @pytest.mark.parametrize("warp,block,group,bx,cap", KNOBS)
 def test_knobs_and_warp_widths(device, monkeypatch, warp, block, group, bx, cap):
-    from rocm_backend import reductions
-
     for key, value in (("block", block), ("rows_group", group), ("cols_bx", bx), ("seg_min", 256),
                        ("cols_rows_min", 1)):
-        monkeypatch.setitem(reductions.TUNING, key, value)
+        monkeypatch.setitem(reduce_plan.TUNING, key, value)
     if cap:  # few blocks: the kernels loop over the rest of the items and tiles
-        monkeypatch.setattr(reductions, "_GRID_CAP", cap)
+        monkeypatch.setattr(reduce_plan, "GRID_CAP", cap)
     rt, dev = device(warp=warp, occupancy=3)
     rng = np.random.default_rng(warp + block + group + bx)
     for op, dtype in ((ReduceOp.SUM, dt.int32), (ReduceOp.ARGMAX, dt.float32), (ReduceOp.ARGMIN, dt.int16),
@@ -186,10 +169,8 @@ def test_knobs_and_warp_widths(device, monkeypatch, warp, block, group, bx, cap)
 def test_block_order_changes_no_bit(device, monkeypatch):
     """Float sums round differently in another combine order: results must not depend on
     which block finishes last."""
-    from rocm_backend import reductions
-
-    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
-    monkeypatch.setitem(reductions.TUNING, "cols_rows_min", 1)
+    monkeypatch.setitem(reduce_plan.TUNING, "seg_min", 256)
+    monkeypatch.setitem(reduce_plan.TUNING, "cols_rows_min", 1)
     rt, dev = device(warp=32, occupancy=4)
     rng = np.random.default_rng(3)
     cases = [((20011,), (0,)), ((3, 5000), (1,)), ((4000, 16), (0,)), ((2000, 7), (0,)), ((6, 50, 40), (0, 2))]
@@ -208,9 +189,7 @@ def test_block_order_changes_no_bit(device, monkeypatch):
 
 
 def test_arg_extremes_give_the_first_index(device, monkeypatch):
-    from rocm_backend import reductions
-
-    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
+    monkeypatch.setitem(reduce_plan.TUNING, "seg_min", 256)
     rt, dev = device(warp=64, occupancy=2)
     n = 5003
     for dtype in (dt.float32, dt.float64, dt.int8, dt.bfloat16, dt.bool_):
@@ -235,9 +214,7 @@ def test_arg_extremes_give_the_first_index(device, monkeypatch):
 
 
 def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
-    from rocm_backend import reductions
-
-    monkeypatch.setitem(reductions.TUNING, "seg_min", 256)
+    monkeypatch.setitem(reduce_plan.TUNING, "seg_min", 256)
     rt, dev = device(warp=32, occupancy=2)
     a = np.ones((0, 5), np.float32)
     got = _run(dev, ReduceOp.SUM, a, Layout.contiguous((0, 5)), (0,), (5,))
@@ -251,8 +228,8 @@ def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
     c = np.ones((3000, 8), np.float64)
     _check(dev, ReduceOp.SUM, c, c, (0,))
     assert all(name.startswith("reduce_") for name, _, _ in rt.launches)
-    tickets = np.empty(reductions._TICKETS, np.uint32)
-    ctypes.memmove(tickets.ctypes.data, dev._reduce_scratch.tickets, tickets.nbytes)
+    tickets = np.empty(reduce_plan.TICKETS, np.uint32)
+    ctypes.memmove(tickets.ctypes.data, dev.reduce_scratch.tickets, tickets.nbytes)
     assert not tickets.any()
 
 

@@ -1,4 +1,4 @@
-"""The launch geometry of the ROCm reductions (rocm_backend/reductions.py), as pure
+"""The launch geometry of the ROCm reductions (rocm_backend/families/reduce_plan.py), as pure
 functions of shape, device and tuning: no GPU, no compiler."""
 
 import importlib
@@ -6,8 +6,8 @@ import warnings
 
 import pytest
 
-from rocm_backend import reductions
-from rocm_backend.reductions import DEFAULT_TUNING, cols_plan, parse_tuning, rows_plan, wave_splits
+from rocm_backend.families import reduce_plan
+from rocm_backend.families.reduce_plan import DEFAULT_TUNING, cols_plan, parse_tuning, rows_plan, wave_splits
 
 H200 = 132 * 8  # resident 256-thread blocks of a 32-register kernel
 
@@ -70,14 +70,14 @@ def test_parse_tuning_and_the_environment(monkeypatch):
         warnings.simplefilter("always")
         t = parse_tuning("nope=1,cols_bx=x,all_waves=2")
     assert t["all_waves"] == 2 and t["cols_bx"] == DEFAULT_TUNING["cols_bx"] and len(caught) == 2
-    monkeypatch.setenv(reductions.ENV, "cols_waves=2")
+    monkeypatch.setenv(reduce_plan.ENV, "cols_waves=2")
     try:
-        importlib.reload(reductions)
-        assert reductions.TUNING["cols_waves"] == 2
+        importlib.reload(reduce_plan)
+        assert reduce_plan.TUNING["cols_waves"] == 2
     finally:
-        monkeypatch.delenv(reductions.ENV)
-        importlib.reload(reductions)
-    assert reductions.TUNING == DEFAULT_TUNING
+        monkeypatch.delenv(reduce_plan.ENV)
+        importlib.reload(reduce_plan)
+    assert reduce_plan.TUNING == DEFAULT_TUNING
 
 
 @pytest.mark.parametrize("n_out,n_red", [(1, 7), (3, 40000), (700, 5000), (5, 3), (1 << 16, 1 << 15)])
@@ -85,7 +85,7 @@ def test_plans_cover_every_element(n_out, n_red):
     for warp in (32, 64):
         group, splits, chunk, grid = rows_plan(n_out, n_red, 4, 300, warp, DEFAULT_TUNING)
         assert splits * chunk >= n_red > (splits - 1) * chunk
-        assert grid * (256 // group) >= min(n_out * splits, reductions._GRID_CAP)
+        assert grid * (256 // group) >= min(n_out * splits, reduce_plan.GRID_CAP)
         assert group <= warp or group % warp == 0
     bx, by, splits, chunk, gx = cols_plan(n_out * 4, n_red, 4, lambda t: 300, DEFAULT_TUNING)
     assert bx * by <= 256 and splits * chunk >= n_red > (splits - 1) * chunk and gx * bx >= n_out

@@ -17,34 +17,35 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ScanOp
 from host_exec import build, device_factory
-from rocm_backend import ops
+from rocm_backend.abi import ops, structs
+from rocm_backend.families import scans
 
 DTYPES = [dt.int8, dt.uint16, dt.int64, dt.float16, dt.bfloat16, dt.float32, dt.float64, dt.complex64,
           dt.complex128]
 CASES = [(ScanOp.SUM, d) for d in DTYPES] + [(ScanOp.PROD, d) for d in (dt.int32, dt.float64, dt.complex128)]
-HOST_TILE = ops.EW_BLOCK  # CW_SCAN_ITEMS=1
+CASE_KEYS = {ops.kernel_key(op, d) for op, d in CASES}
+HOST_TILE = structs.EW_BLOCK  # CW_SCAN_ITEMS=1
 
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    specs = [s for s in ops.TABLE.values() if s.key[0].startswith("scan") and tuple(s.key[1:]) in CASES]
+    specs = [s for s in ops.TABLE.values() if s.key[0].startswith("scan") and tuple(s.key[1:]) in CASE_KEYS]
     return build(tmp_path_factory.mktemp("scan_host"), ["scan.hip"], specs, defines=["CW_SCAN_ITEMS 1"])
 
 
 GROUP_CASES = [(ScanOp.SUM, dt.int64), (ScanOp.SUM, dt.float16), (ScanOp.PROD, dt.float64)]
+GROUP_KEYS = {ops.kernel_key(op, d) for op, d in GROUP_CASES}
 
 
 @pytest.fixture(scope="module")
 def lib_items4(tmp_path_factory):
-    specs = [s for s in ops.TABLE.values() if s.key[0] == "scan" and tuple(s.key[1:]) in GROUP_CASES]
+    specs = [s for s in ops.TABLE.values() if s.key[0] == "scan" and tuple(s.key[1:]) in GROUP_KEYS]
     return build(tmp_path_factory.mktemp("scan_host4"), ["scan.hip"], specs, defines=["CW_SCAN_ITEMS 4"])
 
 
 def _host_items(monkeypatch, items):
-    from rocm_backend import scans
-
     monkeypatch.setattr(scans, "SCAN_ITEMS", items)
-    monkeypatch.setattr(scans, "SCAN_TILE", ops.EW_BLOCK * items)
+    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK * items)
 
 
 @pytest.fixture
@@ -129,8 +130,6 @@ def test_tiles_of_tiles(device, op, dtype):
 def test_many_rows_in_tiles_and_grid_loops(device, monkeypatch):
     """Rows and tiles past the grid's caps: the kernel loops over both; the totals of
     each row are kept apart (rows of a 3-d array, reduced axis in the middle)."""
-    from rocm_backend import scans
-
     monkeypatch.setattr(scans, "GRID_CAP", (2, 3))
     rt, dev = device(warp=32)
     rng = np.random.default_rng(11)
@@ -157,8 +156,6 @@ def test_block_order_changes_no_bit(device):
 
 
 def test_many_rows_use_the_row_kernel(device, monkeypatch):
-    from rocm_backend import scans
-
     monkeypatch.setattr(scans, "TILED_ROWS_MAX", 4)
     rt, dev = device(warp=64)
     a = _values(ScanOp.SUM, dt.int64, (5, 600), np.random.default_rng(2))
@@ -172,8 +169,6 @@ def test_row_groups_every_layout(request, monkeypatch, tmp_path, items, group):
     """cw_scan with each group size forced: rows of one element, of three chunks and a
     bit, shorter than a chunk; rows not filling the last block; rows strided (along the
     slow axis, reversed); the middle axis of a 3-d array; a grid looping over blocks."""
-    from rocm_backend import scans
-
     lib = request.getfixturevalue("lib" if items == 1 else "lib_items4")
     _host_items(monkeypatch, items)
     monkeypatch.setattr(scans, "FORCE_KERNEL", "rows")
@@ -181,7 +176,7 @@ def test_row_groups_every_layout(request, monkeypatch, tmp_path, items, group):
     monkeypatch.setattr(scans, "GRID_CAP", (2, 65535))
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=32)
     rng = np.random.default_rng(group * 10 + items)
-    per_block = ops.EW_BLOCK // group
+    per_block = structs.EW_BLOCK // group
     rows, length = 2 * per_block + 1, 2 * group * items + 3  # three blocks of rows, three chunks
     for op, dtype in GROUP_CASES:
         one = _values(op, dtype, (1,), rng)
@@ -211,8 +206,6 @@ def test_threads_per_row(length, stride, rows, group):
     """One step of SCAN_ITEMS per thread covers the row, at most a block; strided rows
     take up to STRIDED_ROWS_MAX rows per block while the grid keeps 2 blocks per
     multiprocessor (132 of them here)."""
-    from rocm_backend import scans
-
     assert scans.threads_per_row(length, stride, rows, 132) == group
 
 
@@ -224,8 +217,6 @@ def test_use_tiles(rows, length, stride, tiles, monkeypatch):
     """Rows longer than a tile are tiled up to TILED_ROWS_MAX unit-stride rows, and up to
     TILED_STRIDED_ROWS_MAX strided ones (strided tiles load uncoalesced). Forced, tiles
     are still only for rows longer than a tile."""
-    from rocm_backend import scans
-
     assert scans.use_tiles(rows, length, stride) is tiles
     monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles")
     assert scans.use_tiles(rows, length, stride) is (length > scans.SCAN_TILE)
@@ -235,8 +226,6 @@ def test_use_tiles(rows, length, stride, tiles, monkeypatch):
 
 def test_forced_tiles_end_their_recursion(device, monkeypatch):
     """Tiles forced: the scan of the tile totals (one tile) uses cw_scan."""
-    from rocm_backend import scans
-
     monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles")
     rt, dev = device(warp=32)
     a = _values(ScanOp.SUM, dt.int64, (3, 3001), np.random.default_rng(4))

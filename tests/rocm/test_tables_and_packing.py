@@ -1,7 +1,6 @@
 """CPU-only checks of the ROCm backend's generated tables, argument packing, kernel
 cache and import-time behaviour (no GPU, no hip-python needed)."""
 
-import ctypes
 import re
 
 import pytest
@@ -9,45 +8,47 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
-from rocm_backend import argpack, kernels, ops
+from rocm_backend import backend
+from rocm_backend.abi import ew_operands, ops, sources, structs
+from rocm_backend.runtime import kernels
 
 
 def test_every_op_and_dtype_of_opdefs_has_a_kernel():
     for family, enum in (("unary", UnaryOp), ("binary", BinaryOp), ("compare", CompareOp)):
         for op in enum:
             for d in op.dtypes():
-                assert (family, op, d) in ops.TABLE, (family, op, d)
+                assert ops.kernel_key(family, op, d) in ops.TABLE, (family, op, d)
     for op in ReduceOp:
         for d in op.dtypes():
             for shape in ("rows", "cols"):
-                assert ("reduce", shape, op, d) in ops.TABLE
+                assert ops.kernel_key("reduce", shape, op, d) in ops.TABLE
     for op in ScanOp:
         for d in op.dtypes():
-            assert ("scan", op, d) in ops.TABLE
+            assert ops.kernel_key("scan", op, d) in ops.TABLE
     for src in dt.ALL_DTYPES:
         for dst in dt.ALL_DTYPES:
             if not src.is_complex or dst.is_complex or dst.is_bool:
-                assert ("astype", src, dst) in ops.TABLE
+                assert ops.kernel_key("astype", src, dst) in ops.TABLE
     for d in dt.ALL_DTYPES:
         for family in ("copy", "fill", "where", "take", "put"):
-            assert (family, d.itemsize) in ops.TABLE
+            assert ops.kernel_key(family, d.itemsize) in ops.TABLE
     for d in dt.REAL_FLOATING:
-        assert ("rand", "uniform", d) in ops.TABLE and ("rand", "normal", d) in ops.TABLE
+        assert all(ops.kernel_key("rand", kind, d) in ops.TABLE for kind in ("uniform", "normal"))
     for d in dt.INTEGER:
-        assert ("matmul", d) in ops.TABLE
+        assert ops.kernel_key("matmul", d) in ops.TABLE
 
 
 def test_kernel_names_are_unique_and_generated_from_the_table():
     names = [spec.name for spec in ops.TABLE.values()]
     assert len(names) == len(set(names))
     for module, specs in ops.MODULES.items():
-        source = ops.module_entry_points(module)
+        source = sources.module_entry_points(module)
         for spec in specs:
             assert f" {spec.name}({spec.abi} a)" in source
 
 
 def test_every_functor_and_body_the_table_names_exists_in_the_sources():
-    prelude = kernels.prelude()
+    prelude = sources.prelude()
     defined = set(re.findall(r"struct\s+(op_\w+|red_\w+|scan_\w+)", prelude))
     defined |= set(re.findall(r"#define CW_UNARY_\w+\((\w+)", prelude))
     defined |= {f"op_{m}" for m in re.findall(r"CW_UNARY_(?:FDC|ROUNDING)\((\w+),", prelude)}
@@ -60,10 +61,18 @@ def test_every_functor_and_body_the_table_names_exists_in_the_sources():
 
 
 def test_sources_use_no_literal_warp_size_and_include_no_headers():
-    for name in kernels.PRELUDE_FILES:
-        text = (kernels.HIP_DIR / name).read_text()
+    for name in sources.PRELUDE_FILES:
+        text = (sources.HIP_DIR / name).read_text()
         assert "#include" not in text, name
         assert not re.search(r"\b(32|64)\b.*(lane|warp|wave)", text, re.I), name
+
+
+def test_table_keys_have_one_form():
+    """Every key is a tuple of str and int (ops by value, dtypes by name): the hot paths'
+    keys of interned strings find the same entries as lookups with enums and DTypes."""
+    for key, spec in ops.TABLE.items():
+        assert key == spec.key and all(type(part) in (str, int) for part in key), key
+    assert ops.lookup(("binary", BinaryOp.ADD, dt.float32)) is ops.TABLE[("binary", "add", "float32")]
 
 
 def test_lookup_outside_the_table_is_unsupported_operation():
@@ -72,41 +81,24 @@ def test_lookup_outside_the_table_is_unsupported_operation():
     assert "rocm" in str(info.value) and "int32" in str(info.value)
 
 
-def _ctypes_struct(layout):
-    kinds = {"i64": ctypes.c_int64, "i32": ctypes.c_int32, "ptr": ctypes.c_uint64}
-    fields = []
-    for name, kind, count in layout.fields:
-        base = ctypes.c_uint64 * (count // 8) if kind == "bytes" else kinds[kind]
-        fields.append((name, base if count == 1 or kind == "bytes" else base * count))
-    return type(layout.name, (ctypes.Structure,), {"_fields_": fields})
-
-
-@pytest.mark.parametrize("layout", list(argpack.ABIS.values()), ids=lambda l: l.name)
-def test_arg_layouts_match_the_c_struct_layout(layout):
-    cstruct = _ctypes_struct(layout)
-    assert ctypes.sizeof(cstruct) == layout.size
-    for name, _, _ in layout.fields:
-        assert getattr(cstruct, name).offset == layout.offsets[name], name
-
-
 def test_ew_values_pack_and_coalesce():
-    values = argpack.ew_values((4, 5), [(0x1000, 3, (5, 1)), (0x2000, 0, (5, 1))], b"\1" * 8)
-    packed = argpack.EW_ARGS.pack(values)
-    assert len(packed) == argpack.EW_ARGS.size
+    values = ew_operands.ew_values((4, 5), [(0x1000, 3, (5, 1)), (0x2000, 0, (5, 1))], b"\1" * 8)
+    packed = structs.EW_ARGS.pack(values)
+    assert len(packed) == structs.EW_ARGS.size
     n, ndim, flags = values[:3]
-    assert (n, ndim) == (20, 1) and flags & argpack.CONTIGUOUS and flags & argpack.INDEX32
+    assert (n, ndim) == (20, 1) and flags & structs.CONTIGUOUS and flags & structs.INDEX32
     # a transposed operand keeps two dims and no fast path
-    values = argpack.ew_values((4, 5), [(0x1000, 0, (5, 1)), (0x2000, 0, (1, 4))])
-    assert values[1] == 2 and not values[2] & argpack.CONTIGUOUS
+    values = ew_operands.ew_values((4, 5), [(0x1000, 0, (5, 1)), (0x2000, 0, (1, 4))])
+    assert values[1] == 2 and not values[2] & structs.CONTIGUOUS
     # > 2^31 elements: 64-bit index decoding
-    values = argpack.ew_values((1 << 16, 1 << 16), [(0x1000, 0, (1 << 16, 1)), (0x2000, 0, (1, 1 << 16))])
-    assert not values[2] & argpack.INDEX32
+    values = ew_operands.ew_values((1 << 16, 1 << 16), [(0x1000, 0, (1 << 16, 1)), (0x2000, 0, (1, 1 << 16))])
+    assert not values[2] & structs.INDEX32
 
 
 def test_split_dims_keeps_pieces_within_max_dims():
     shape = (2,) * 10
     strides = tuple(2 ** (2 * i) for i in range(10))  # never mergeable
-    pieces = list(argpack.split_dims(shape, [(0x10, 0, strides), (0x20, 0, tuple(reversed(strides)))]))
+    pieces = list(ew_operands.split_dims(shape, [(0x10, 0, strides), (0x20, 0, tuple(reversed(strides)))]))
     assert len(pieces) == 4
     for piece_shape, piece_ops in pieces:
         assert len(piece_shape) == 8
@@ -137,10 +129,10 @@ def test_cache_dir_is_private(tmp_path, monkeypatch):
 
 def test_all_kernel_sources_cover_every_kernel():
     seen = set()
-    for name, source, options in kernels.all_kernel_sources():
+    for name, source, options in backend.all_kernel_sources():
         assert isinstance(options, list)
         seen |= {spec.name for spec in ops.MODULES[name]}
-        assert source.startswith("// ---- common.h")
+        assert source.startswith("// ---- abi.h")
     assert seen == {spec.name for spec in ops.TABLE.values()}
 
 

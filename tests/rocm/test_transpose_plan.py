@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from rocm_backend.storage import transposed_copy_plan
+from rocm_backend.families.copies import transposed_copy_plan
 
 
 def mirror(flat, offset, plan):

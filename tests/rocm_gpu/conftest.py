@@ -32,11 +32,11 @@ def cpu():
 
 @pytest.fixture(params=["miopen", "fallback"])
 def nn_path(request, rocm, monkeypatch):
-    from rocm_backend import miopen, nn
+    from rocm_backend.families import miopen, nn_paths
 
     if request.param == "miopen":
         state = miopen.for_device(rocm)
         if not isinstance(state, miopen.DeviceMIOpen):
             pytest.skip(f"MIOpen unusable: {state}")
-    monkeypatch.setenv(nn.ENV, request.param)
+    monkeypatch.setenv(nn_paths.ENV, request.param)
     return request.param

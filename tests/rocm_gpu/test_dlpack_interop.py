@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from rocm_backend import dlpack
+from rocm_backend.families import dlpack_capsules
 
 DTYPES = ["float32", "float16", "bfloat16", "float64", "int64", "int8", "uint8", "bool", "complex64"]
 
@@ -133,7 +133,7 @@ def _capsule_name(cap):
 
 def test_capsule_versions_and_lifetime(rocm, torch):
     gc.collect()
-    live = len(dlpack._exports)
+    live = len(dlpack_capsules._exports)
     x = cw.asarray(np.arange(4.0), device=rocm)
     assert _capsule_name(x.__dlpack__(max_version=(1, 0))) == b"dltensor_versioned"
     legacy = x.__dlpack__()
@@ -141,14 +141,14 @@ def test_capsule_versions_and_lifetime(rocm, torch):
     t = torch.utils.dlpack.from_dlpack(legacy)
     del legacy
     gc.collect()
-    assert len(dlpack._exports) == live + 1  # held by t
+    assert len(dlpack_capsules._exports) == live + 1  # held by t
     del x
     gc.collect()
     filler = [cw.full((4,), 9.0, device=rocm) for _ in range(8)]  # may reuse freed blocks, not t's
     np.testing.assert_array_equal(t.cpu().numpy(), np.arange(4.0))
     del t, filler
     gc.collect()
-    assert len(dlpack._exports) == live
+    assert len(dlpack_capsules._exports) == live
 
 
 def test_cupy_roundtrip(rocm, cupy):

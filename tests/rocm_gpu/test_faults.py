@@ -207,20 +207,21 @@ BROKEN = 'extern "C" __global__ void broken_kernel(float* p) { p[0] = not_declar
 
 
 def test_hiprtc_failure_shows_the_log_and_the_name(rocm, monkeypatch):
-    from rocm_backend import kernels, ops
+    from rocm_backend.abi import ops
     from rocm_backend.error import RocmError
+    from rocm_backend.runtime import kernels
 
     with pytest.raises(RocmError) as info:
         kernels.compile_source("broken_kernel", BROKEN, [], rocm.arch)
     msg = str(info.value)
     assert "broken_kernel" in msg and "not_declared_anywhere" in msg, msg
     # through the runtime: the failure notes which kernel was being loaded
-    original = kernels.module_source
-    monkeypatch.setattr(kernels, "module_source",
+    original = rocm.kernels.module_source
+    monkeypatch.setattr(rocm.kernels, "module_source",
                         lambda m: BROKEN if m == "broken_module" else original(m))
     spec = ops.KernelSpec(("test", "broken"), "broken_kernel", "broken_module", "cw_ew_args", "", 256)
     with pytest.raises(RocmError) as info:
-        kernels.runtime(rocm).function(spec)
+        rocm.kernels.function(spec)
     text = str(info.value) + " ".join(getattr(info.value, "__notes__", []))
     assert "broken_kernel" in text and "not_declared_anywhere" in text
 

@@ -110,7 +110,7 @@ NONFINITE = [  # x shape, (Cout, KH, KW), stride, padding, dilation, groups, (oc
 @pytest.mark.parametrize("dtype", [dt.float16, dt.bfloat16, dt.float32], ids=ids)
 def test_conv2d_nonfinite_weights_over_padding(rocm, nn_path, dtype, case):
     """IEEE semantics of the zero padding: a tap with an inf/NaN weight over the padding
-    makes that output NaN (MIOpen skips those taps; rocm_backend.nn fixes its output up).
+    makes that output NaN (MIOpen skips those taps; rocm_backend.families.nn fixes its output up).
     Where the exact result is +-inf, MIOpen's transform-based algorithms (Winograd, FFT)
     may give NaN instead: only NaN-where-NaN and the finite values are exact contracts."""
     xs, (cout, kh, kw), stride, padding, dilation, groups, bad = case
@@ -149,7 +149,7 @@ def _nan_where_exact_nan(conv_out, x, w):
 @pytest.mark.parametrize("shape", [(4, 3, 3, 3), (64, 64, 3, 3)], ids=["1-block", "9-block"])
 @pytest.mark.parametrize("dtype", [dt.float16, dt.float32], ids=ids)
 def test_padding_fixup_returns_after_a_write_into_a_known_finite_weight(rocm, nn_path, dtype, shape):
-    """rocm_backend.finite_weights on the device: repeated convolutions learn that the
+    """rocm_backend.families.pad_fixup_cache on the device: repeated convolutions learn that the
     weight is finite (the fix-up is then skipped); an element set to inf through the front
     end (the last one: the last block of the finite_flag check) brings the NaN of the
     padded taps back, and the check that follows must find it, so the fix-up stays."""
@@ -160,16 +160,20 @@ def test_padding_fixup_returns_after_a_write_into_a_known_finite_weight(rocm, nn
     for _ in range(3):
         cw.nn.conv2d(xa, wa, padding=1)
         rocm.synchronize()
-    known = wa._storage.slice
-    assert (known.finite_at == known.version) == (nn_path == "miopen")
+    from rocm_backend.families import pad_fixup_cache
+
+    known = wa._storage.buffer
+    probe = pad_fixup_cache.probe_of(known)
+    assert (probe is not None and probe.finite_at == known.version) == (nn_path == "miopen")
     wa[-1, -1, -1, -1] = float("inf")
     w[-1, -1, -1, -1] = np.inf
     for _ in range(4):
         _nan_where_exact_nan(cw.nn.conv2d(xa, wa, padding=1), x, w)
         rocm.synchronize()
-    assert known.finite_at != known.version
+    probe = pad_fixup_cache.probe_of(known)
+    assert probe is None or probe.finite_at != known.version
     if nn_path == "miopen":
-        assert known.probe.state == "non-finite"
+        assert probe.state == "non-finite"
 
 
 def test_padding_fixup_trusts_no_weight_shared_through_dlpack(rocm, nn_path):
@@ -278,9 +282,9 @@ def test_upsample_nearest2d(rocm, nn_path, dtype):
 
 
 def test_each_path_is_the_one_used(rocm, nn_path):
-    from rocm_backend import nn
+    from rocm_backend.families import nn_paths
 
-    before = dict(nn.path_counts)
+    before = dict(nn_paths.path_counts)
     x, w = _rand((1, 2, 6, 6), dt.float32, 13), _rand((2, 2, 3, 3), dt.float32, 14)
     (xd, xl), (wd, wl) = upload(rocm, x), upload(rocm, w)
     read(xd.conv2d(xl, wd, wl, (1, 1), (0, 0), (1, 1), 1), (1, 2, 4, 4))
@@ -288,7 +292,7 @@ def test_each_path_is_the_one_used(rocm, nn_path):
     x64, w64 = x.astype(np.float64), w.astype(np.float64)
     (xd, xl), (wd, wl) = upload(rocm, x64), upload(rocm, w64)
     read(xd.conv2d(xl, wd, wl, (1, 1), (0, 0), (1, 1), 1), (1, 2, 4, 4))
-    grew = {k: v - before.get(k, 0) for k, v in nn.path_counts.items() if v != before.get(k, 0)}
+    grew = {k: v - before.get(k, 0) for k, v in nn_paths.path_counts.items() if v != before.get(k, 0)}
     if nn_path == "miopen":
         assert grew == {("conv2d", "miopen"): 1, ("max_pool2d", "miopen"): 1, ("conv2d", "fallback"): 1}
         assert "MIOpen" in rocm_details()
@@ -301,11 +305,11 @@ def test_auto_path_choices(rocm, monkeypatch):
     """Unset CANDLEWICK_ROCM_NN: MIOpen for f32 convolutions (1x1 ones too) and average
     pooling, our kernel for max pooling (a window of -inf stays -inf), padding NaN
     semantics kept."""
-    from rocm_backend import miopen, nn
+    from rocm_backend.families import miopen, nn_paths
 
-    monkeypatch.delenv(nn.ENV, raising=False)
+    monkeypatch.delenv(nn_paths.ENV, raising=False)
     have = isinstance(miopen.for_device(rocm), miopen.DeviceMIOpen)
-    before = dict(nn.path_counts)
+    before = dict(nn_paths.path_counts)
     x = _pool_input(dt.float32, 18)
     xd, xl = upload(rocm, x)
     got = read(xd.max_pool2d(xl, (3, 3), (3, 3), (0, 0), (1, 1)), (2, 3, 3, 3))
@@ -321,7 +325,7 @@ def test_auto_path_choices(rocm, monkeypatch):
     wd1, wl1 = upload(rocm, w1)
     y1 = read(xd.conv2d(xl, wd1, wl1, (1, 1), (0, 0), (1, 1), 1), (2, 4, 9, 10))
     np.testing.assert_allclose(y1, cpu_nn.conv("conv2d", x, w1, (1, 1), (0, 0), (1, 1), 1), rtol=1e-5, atol=1e-6)
-    grew = {k: v - before.get(k, 0) for k, v in nn.path_counts.items() if v != before.get(k, 0)}
+    grew = {k: v - before.get(k, 0) for k, v in nn_paths.path_counts.items() if v != before.get(k, 0)}
     want = "miopen" if have else "fallback"
     assert grew == {("max_pool2d", "fallback"): 1, ("avg_pool2d", want): 1, ("conv2d", want): 2}
 

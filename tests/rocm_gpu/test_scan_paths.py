@@ -41,7 +41,7 @@ def _expected(op, host, axis):
 @pytest.mark.parametrize("path", ["chosen", "rows", "rows-g1", "rows-g32", "tiles"])
 @pytest.mark.parametrize("op,dtype", CASES, ids=[f"{o.value}-{d.name}" for o, d in CASES])
 def test_scan_paths_against_numpy(rocm, monkeypatch, op, dtype, path):
-    from rocm_backend import scans
+    from rocm_backend.families import scans
 
     if path != "chosen":
         monkeypatch.setattr(scans, "FORCE_KERNEL", "tiles" if path == "tiles" else "rows")

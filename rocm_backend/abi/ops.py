@@ -1,0 +1,181 @@
+"""The op table: every (primitive, op, dtype) the backend runs, mapped to a kernel.
+
+Generated from ``candlewick.opdefs`` (op vocabularies and dtype domains) and
+``candlewick.dtypes``: kernel names, the module each kernel is compiled in, and the
+one-line ``extern "C"`` entry point that instantiates a template body of ``hip/*.hip``.
+Nothing else names kernels; ``lookup`` raises UnsupportedOperation for a key outside
+the table.
+
+Keys have one form (``kernel_key``): a tuple of the family name and plain strings and
+ints, ops by their value and dtypes by their name, e.g. ``("binary", "add", "float32")``,
+``("copy", 4)``, ``("reduce", "rows_vec", "sum", "float64")``. The op families' hot paths
+build such keys from interned strings (hashing an enum or a DType is Python-level code).
+"""
+
+import enum
+from collections import namedtuple
+
+from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
+
+from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, REDUCE_ARGS, TRANSPOSE_ARGS, TRANSPOSE_ROWS,
+                      TRANSPOSE_TILE)
+
+# storage type of each dtype in the kernels (hip/common.h)
+C_TYPE = {
+    dt.bool_: "cw_bool", dt.int8: "signed char", dt.int16: "short", dt.int32: "int",
+    dt.int64: "long long", dt.uint8: "unsigned char", dt.uint16: "unsigned short",
+    dt.uint32: "unsigned int", dt.uint64: "unsigned long long", dt.float16: "cw_f16",
+    dt.bfloat16: "cw_bf16", dt.float32: "float", dt.float64: "double",
+    dt.complex64: "cw_c64", dt.complex128: "cw_c128",
+}
+# raw element types for dtype-agnostic kernels (copy, fill, where, take, put)
+BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "cw_c128"}
+ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
+
+SORT_BLOCK = 1024  # threads of the shared-memory bitonic stages
+NN_BLOCK = 256  # threads per block of the nn kernels
+NN_MODULE = "nn"
+NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
+NN_BYTE_SIZES = (1, 2, 4, 8, 16)
+
+KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
+
+# functors whose half-precision form must work on the 16-bit format itself
+_HALF_FUNCTORS = {
+    (BinaryOp.NEXTAFTER, dt.float16): "op_nextafter_16<cw_f16>",
+    (BinaryOp.NEXTAFTER, dt.bfloat16): "op_nextafter_16<cw_bf16>",
+}
+
+
+def kernel_key(*parts):
+    """The table's key of ``parts``: enum members by value, dtypes by name, the rest as given."""
+    return tuple(p._value_ if isinstance(p, enum.Enum) else p.name if isinstance(p, dt.DType) else p
+                 for p in parts)
+
+
+def _functor(op, dtype):
+    return _HALF_FUNCTORS.get((op, dtype), f"op_{op.value}")
+
+
+def _domain(letters):
+    return tuple(d for d in dt.ALL_DTYPES if _letters(d) in letters)
+
+
+def _build():
+    table = {}
+
+    def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK):
+        key = kernel_key(*key)
+        table[key] = KernelSpec(key, name, module, abi, body, block)
+
+    for op in UnaryOp:
+        for d in op.dtypes():
+            add(("unary", op, d), f"unary_{op.value}_{d.name}", f"unary_{d.name}",
+                f"cw_unary<{C_TYPE[d]}, {C_TYPE[op.result_dtype(d)]}, {_functor(op, d)} >(a);")
+    for op in BinaryOp:
+        for d in op.dtypes():
+            add(("binary", op, d), f"binary_{op.value}_{d.name}", f"binary_{d.name}",
+                f"cw_binary<{C_TYPE[d]}, {C_TYPE[d]}, {_functor(op, d)} >(a);")
+    for op in CompareOp:
+        for d in op.dtypes():
+            add(("compare", op, d), f"compare_{op.value}_{d.name}", f"binary_{d.name}",
+                f"cw_binary<{C_TYPE[d]}, cw_bool, op_{op.value}>(a);")
+    for src in dt.ALL_DTYPES:
+        for dst in dt.ALL_DTYPES:
+            if src.is_complex and not (dst.is_complex or dst.is_bool):
+                continue  # complex -> real is never asked (the front end takes real/imag)
+            add(("astype", src, dst), f"astype_{src.name}_{dst.name}", f"astype_{src.name}",
+                f"cw_astype<{C_TYPE[src]}, {C_TYPE[dst]}>(a);")
+    for size in ITEMSIZES:
+        b = BYTES_TYPE[size]
+        for family in ("copy", "fill", "where", "take", "put"):
+            add((family, size), f"{family}_b{size}", "bytes", f"cw_{family}<{b}>(a);")
+        add(("transpose", size), f"transpose_b{size}", "bytes", f"cw_transpose<{b}>(a);",
+            TRANSPOSE_ARGS.name, TRANSPOSE_TILE * TRANSPOSE_ROWS)
+    for d in _domain("IFC"):
+        add(("affine", d), f"affine_{d.name}", f"misc_{d.name}", f"cw_affine<{C_TYPE[d]}>(a);")
+        add(("arange", d), f"arange_{d.name}", f"misc_{d.name}", f"cw_arange<{C_TYPE[d]}>(a);")
+        add(("put_add", d), f"put_add_{d.name}", f"misc_{d.name}", f"cw_put_add<{C_TYPE[d]}>(a);")
+    for d in _domain("IF"):
+        add(("clip", d), f"clip_{d.name}", f"misc_{d.name}", f"cw_clip<{C_TYPE[d]}>(a);")
+    for d in _domain("BIF"):
+        add(("sort_keys", d), f"sort_keys_{d.name}", f"misc_{d.name}", f"cw_sort_keys<{C_TYPE[d]}>(a);")
+        add(("searchsorted", d), f"searchsorted_{d.name}", f"misc_{d.name}",
+            f"cw_searchsorted<{C_TYPE[d]}>(a);")
+    for op in ScanOp:
+        for d in op.dtypes():
+            add(("scan", op, d), f"scan_{op.value}_{d.name}", f"misc_{d.name}",
+                f"cw_scan<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
+            if op is ScanOp.PROD and d.is_complex:  # order-exact (scans.py says why)
+                add(("scan_seq", op, d), f"scan_seq_{op.value}_{d.name}", f"misc_{d.name}",
+                    f"cw_scan_seq<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
+            else:  # long rows in tiles (scans.py)
+                add(("scan_tiles", op, d), f"scan_tiles_{op.value}_{d.name}", f"misc_{d.name}",
+                    f"cw_scan_tiles<{C_TYPE[d]}, scan_{op.value}<{C_TYPE[d]}> >(a);")
+    for d in _domain("F"):
+        for kind, normal in (("uniform", "false"), ("normal", "true")):
+            double = "true" if d is dt.float64 else "false"
+            add(("rand", kind, d), f"rand_{kind}_{d.name}", f"misc_{d.name}",
+                f"cw_random<{C_TYPE[d]}, {double}, {normal}>(a);")
+    for op in ReduceOp:
+        for d in op.dtypes():
+            for shape in ("rows", "cols", "rows_vec", "cols_vec"):  # reductions.py says which
+                add(("reduce", shape, op, d), f"reduce_{shape}_{op.value}_{d.name}", f"reduce_{d.name}",
+                    f"cw_reduce_{shape}<{C_TYPE[d]}, red_{op.value}<{C_TYPE[d]}> >(a);", REDUCE_ARGS.name)
+    for d in _domain("I"):
+        add(("matmul", d), f"matmul_{d.name}", "matmul", f"cw_matmul<{C_TYPE[d]}>(a);",
+            MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
+    for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
+        add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
+            block=block)
+    for key, name, body in _nn_kernels():  # hip/nn.hip: conv fallback, pooling
+        add(key, name, NN_MODULE, body, NN_ARGS.name, NN_BLOCK)
+    return table
+
+
+def nn_accumulator(dtype):
+    """The dtype the GEMM writes (and col2im sums) for a transposed convolution."""
+    return dt.float64 if dtype is dt.float64 else dt.float32
+
+
+def _nn_kernels():
+    """(key, name, body) of every kernel of hip/nn.hip."""
+    for size in NN_BYTE_SIZES:
+        raw = BYTES_TYPE[size]
+        yield ("nn", "im2col", size), f"nn_im2col_b{size}", f"cw_im2col<{raw}>(a);"
+        yield ("nn", "upsample", size), f"nn_upsample_b{size}", f"cw_upsample<{raw}>(a);"
+    for d in NN_FLOATING:
+        s, acc = C_TYPE[d], C_TYPE[nn_accumulator(d)]
+        yield ("nn", "col2im", d), f"nn_col2im_{d.name}", f"cw_col2im<{s}, {acc}>(a);"
+        yield ("nn", "max_pool", d), f"nn_max_pool_{d.name}", f"cw_max_pool<{s}>(a);"
+        yield ("nn", "avg_pool", d), f"nn_avg_pool_{d.name}", f"cw_avg_pool<{s}>(a);"
+        yield ("nn", "pad_nan", d), f"nn_pad_nan_{d.name}", f"cw_pad_nan<{s}>(a);"
+        yield ("nn", "finite_flag", d), f"nn_finite_flag_{d.name}", f"cw_finite_flag<{s}>(a);"
+
+
+TABLE = _build()
+MODULES = {}
+for _spec in TABLE.values():
+    MODULES.setdefault(_spec.module, []).append(_spec)
+del _spec
+
+
+def lookup(key, op_name=None, dtype=None):
+    """The KernelSpec for ``key`` (any spelling ``kernel_key`` accepts); UnsupportedOperation
+    naming op/dtype/"rocm" if absent."""
+    spec = TABLE.get(key)
+    if spec is None:
+        key = kernel_key(*key)
+        spec = TABLE.get(key)
+    if spec is None:
+        raise UnsupportedOperation(op_name or "/".join(str(getattr(k, "value", k)) for k in key),
+                                   dtype, "rocm")
+    return spec
+
+
+def entry_point(spec):
+    """The generated ``extern "C"`` kernel that instantiates the spec's body."""
+    return (f'extern "C" __global__ void __launch_bounds__({spec.block}) '
+            f"{spec.name}({spec.abi} a) {{ {spec.body} }}\n")

@@ -1,0 +1,34 @@
+"""The HIP source of each kernel module: the shared prelude (``hip/abi.h`` first, then
+every ``hip/*`` file) plus the generated ``extern "C"`` entry points that ``ops.py``
+lists for the module. Kernel bodies live in ``hip/*.hip`` (package data)."""
+
+from pathlib import Path
+
+from . import ops
+
+HIP_DIR = Path(__file__).resolve().parents[1] / "hip"
+# prelude order: the generated ABI, types, complex math, functors, then the kernel bodies
+PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce.hip",
+                 "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip",
+                 "transpose.hip")
+
+_prelude = None
+
+
+def prelude():
+    global _prelude
+    if _prelude is None:
+        parts = []
+        for name in PRELUDE_FILES:
+            parts.append(f"// ---- {name}\n")
+            parts.append((HIP_DIR / name).read_text())
+        _prelude = "".join(parts)
+    return _prelude
+
+
+def module_entry_points(module):
+    return "".join(ops.entry_point(spec) for spec in ops.MODULES[module])
+
+
+def module_source(module):
+    return prelude() + "\n// ---- generated entry points (rocm_backend/abi/ops.py)\n" + module_entry_points(module)

@@ -1,0 +1,225 @@
+"""Every kernel argument struct and shared constant, declared once.
+
+Kernels take one struct by value, passed through hipModuleLaunchKernel's ``extra``
+(HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct is declared here as fields
+(name, kind, count); its byte layout (natural alignment, as the device compilers lay it
+out) becomes a ``struct.Struct``, and ``c_header.py`` writes the same declarations into
+``hip/abi.h``, which every kernel module includes first (tests/rocm/test_abi.py checks
+the committed header is the generated one and that g++ lays each field out at the offset
+computed here). Each struct owns one preallocated launch buffer and its ``extra`` array
+(the launcher packs into it under ``lock``).
+"""
+
+import ctypes
+import struct
+import threading
+
+# --- shared constants: (Python name, C macro, value) -------------------------------------
+MAX_DIMS = 8  # dimensions of a shape or strides array in every struct
+MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
+EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
+SORT_SEGMENT = 2048  # keys a block sorts in shared memory (hip/sort.hip)
+MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
+TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
+SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
+SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
+SCALAR_BYTES = 8 * SCALAR_WORDS
+
+CONSTANTS = (
+    ("MAX_DIMS", "CW_MAX_DIMS", MAX_DIMS),
+    ("MAX_OPERANDS", "CW_MAX_OPERANDS", MAX_OPERANDS),
+    ("EW_BLOCK", "CW_BLOCK", EW_BLOCK),
+    ("SORT_SEGMENT", "CW_SORT_SEG", SORT_SEGMENT),
+    ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
+    ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
+    ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
+)
+#: constants a test build may set before the header (``#ifndef``)
+OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
+
+# flags of cw_ew_args
+CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8
+FLAGS = (
+    ("CW_CONTIGUOUS", CONTIGUOUS, "every operand has unit stride in flat order: offsets are offset + i"),
+    ("CW_INDEX32", INDEX32, "every extent fits 32 bits: cheaper index decoding"),
+    ("CW_FLAG_A", FLAG_A, "op-specific"),
+    ("CW_FLAG_B", FLAG_B, "op-specific"),
+)
+
+# HIP's launch-parameter markers (hip_runtime_api.h); the NVIDIA shim translates them
+HIP_LAUNCH_PARAM_BUFFER_POINTER = 1
+HIP_LAUNCH_PARAM_BUFFER_SIZE = 2
+HIP_LAUNCH_PARAM_END = 3
+
+#: field kinds: struct code, size, alignment, C type. 'raw' is an array of int64 words
+#: in C and one bytes value (raw bits) in Python.
+KINDS = {
+    "i64": ("q", 8, 8, "cw_i64"),
+    "i32": ("i", 4, 4, "int"),
+    "ptr": ("Q", 8, 8, "char*"),
+    "cptr": ("Q", 8, 8, "const char*"),
+    "u32ptr": ("Q", 8, 8, "unsigned int*"),
+    "raw": ("s", 8, 8, "cw_i64"),
+}
+
+
+class StructType:
+    """A C struct of scalar fields, nested as an array field of an argument struct
+    (``cw_operand`` inside ``cw_ew_args``)."""
+
+    def __init__(self, name, fields, doc=""):
+        self.name, self.fields, self.doc = name, tuple(fields), doc
+        offset, self.align = 0, 1
+        self.offsets = {}
+        for fname, kind, count in self.fields:
+            _, size, align, _ = KINDS[kind]
+            offset += -offset % align
+            self.offsets[fname] = offset
+            offset += size * count
+            self.align = max(self.align, align)
+        self.size = offset + -offset % self.align
+
+
+#: every ArgLayout by struct name (kernel specs name their ABI)
+ABIS = {}
+
+
+class ArgLayout:
+    """The byte layout of one kernel-argument struct and its launch buffer.
+
+    ``fields`` is a sequence of (name, kind, count) where kind is a key of ``KINDS`` or
+    a ``StructType`` (an array of ``count`` nested structs). ``flat`` lists the scalar
+    fields in struct order as (flat name, kind, count, offset, C path), a nested field
+    ``op`` of ``cw_operand`` giving ``op0_ptr``... with C path ``op[0].ptr``. ``pack``
+    takes the flat values in that order (count values per array field, one bytes
+    object per 'raw' field).
+    """
+
+    def __init__(self, name, fields, doc=""):
+        self.name, self.doc = name, doc
+        self.fields = tuple(fields)
+        flat, offset, align_max = [], 0, 1
+        for fname, kind, count in self.fields:
+            if isinstance(kind, StructType):
+                offset += -offset % kind.align
+                for i in range(count):
+                    base = offset + i * kind.size
+                    for sub, sub_kind, sub_count in kind.fields:
+                        flat.append((f"{fname}{i}_{sub}", sub_kind, sub_count, base + kind.offsets[sub],
+                                     f"{fname}[{i}].{sub}"))
+                offset += kind.size * count
+                align_max = max(align_max, kind.align)
+            else:
+                _, size, align, _ = KINDS[kind]
+                offset += -offset % align
+                flat.append((fname, kind, count, offset, fname))
+                offset += size * count
+                align_max = max(align_max, align)
+        self.size = offset + -offset % align_max
+        self.flat = tuple(flat)
+        self.offsets = {f[0]: f[3] for f in flat}
+        self.struct = self._packer([f[0] for f in flat])
+        # one launch buffer per struct: held from packing until hipModuleLaunchKernel
+        # returned (it copies the arguments); plain attributes, read on every launch
+        self.lock = threading.Lock()
+        self.buffer = ctypes.create_string_buffer(self.size)
+        self._size_value = ctypes.c_size_t(self.size)
+        self._extra = (ctypes.c_void_p * 5)(
+            HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(self.buffer),
+            HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(self._size_value),
+            HIP_LAUNCH_PARAM_END,
+        )
+        self.extra_address = ctypes.addressof(self._extra)
+        self.extra_arg = ctypes.c_void_p(self.extra_address)  # for the ctypes launch
+        ABIS[name] = self
+
+    @staticmethod
+    def field_bytes(kind, count):
+        return KINDS[kind][1] * count
+
+    def _packer(self, names):
+        wanted = set(names)
+        order = [f for f in self.flat if f[0] in wanted]
+        if len(order) != len(wanted):
+            raise KeyError(sorted(wanted - {f[0] for f in self.flat}))
+        fmt, pos = ["<"], 0
+        for _, kind, count, start, _ in order:
+            if start > pos:
+                fmt.append(f"{start - pos}x")
+            code = KINDS[kind][0]
+            fmt.append(f"{8 * count}s" if kind == "raw" else f"{count}{code}")
+            pos = start + self.field_bytes(kind, count)
+        if self.size > pos:
+            fmt.append(f"{self.size - pos}x")
+        packer = struct.Struct("".join(fmt))
+        assert packer.size == self.size
+        return packer
+
+    def packer(self, names):
+        """A ``struct.Struct`` over the whole struct that writes only the named fields
+        (in struct order) and zeros everything else: one ``pack_into`` per launch for
+        kernels that read only those fields (e.g. the contiguous element-wise path,
+        which never reads shape or strides)."""
+        return self._packer(names)
+
+    def pack(self, values):
+        """The struct's bytes (for tests and for callers that keep their own buffer)."""
+        return self.struct.pack(*values)
+
+
+OPERAND = StructType(
+    "cw_operand", [("ptr", "ptr", 1), ("offset", "i64", 1), ("strides", "i64", MAX_DIMS)],
+    "one operand of an element-wise kernel; a null pointer reads scalar slot (k - 1) instead")
+
+EW_ARGS = ArgLayout(
+    "cw_ew_args",
+    [("n", "i64", 1), ("ndim", "i32", 1), ("flags", "i32", 1), ("shape", "i64", MAX_DIMS),
+     ("op", OPERAND, MAX_OPERANDS), ("scalar", "raw", SCALAR_WORDS)],
+    "the one element-wise ABI: operand 0 is the destination; scalar: two 16-byte slots or four "
+    "8-byte scalars, raw bits; flags: CW_CONTIGUOUS | CW_INDEX32 | op-specific bits")
+
+TRANSPOSE_ARGS = ArgLayout(
+    "cw_transpose_args",
+    [("out", "ptr", 1), ("in", "cptr", 1), ("out_offset", "i64", 1), ("in_offset", "i64", 1),
+     ("B", "i64", 1), ("R", "i64", 1), ("C", "i64", 1), ("sB", "i64", 1), ("sC", "i64", 1)],
+    "batched transpose copy (hip/transpose.hip); sB, sC: source strides of b and c in elements "
+    "(r has stride 1)")
+
+REDUCE_ARGS = ArgLayout(
+    "cw_reduce_args",
+    [
+        ("n_out", "i64", 1), ("n_red", "i64", 1), ("out_ndim", "i32", 1), ("red_ndim", "i32", 1),
+        ("out_shape", "i64", MAX_DIMS), ("out_strides", "i64", MAX_DIMS),
+        ("red_shape", "i64", MAX_DIMS), ("red_strides", "i64", MAX_DIMS),
+        ("in", "cptr", 1), ("in_offset", "i64", 1), ("out", "ptr", 1), ("partial", "ptr", 1),
+        ("tickets", "u32ptr", 1), ("chunk", "i64", 1), ("splits", "i32", 1), ("vec", "i32", 1),
+        ("group", "i32", 1), ("pad_", "i32", 1),
+    ],
+    "strided reductions (hip/reduce.hip): partial/tickets for splits > 1; chunk: reduced elements "
+    "per segment; splits: segments per output; vec: cols' adjacent outputs per thread; group: rows' "
+    "threads per item")
+
+MATMUL_ARGS = ArgLayout(
+    "cw_matmul_args",
+    [
+        ("M", "i64", 1), ("N", "i64", 1), ("K", "i64", 1), ("batch", "i64", 1),
+        ("batch_ndim", "i32", 1), ("pad", "i32", 1),
+        ("batch_shape", "i64", MAX_DIMS), ("a_batch_strides", "i64", MAX_DIMS),
+        ("b_batch_strides", "i64", MAX_DIMS),
+        ("a_rs", "i64", 1), ("a_cs", "i64", 1), ("b_rs", "i64", 1), ("b_cs", "i64", 1),
+        ("a", "cptr", 1), ("a_off", "i64", 1), ("b", "cptr", 1), ("b_off", "i64", 1), ("c", "ptr", 1),
+    ],
+    "integer matmul (hip/matmul.hip): row / column strides of each operand; c is contiguous (batch, M, N)")
+
+#: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
+NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",
+                 "KH", "KW", "SH", "SW", "PH", "PW", "DH", "DW", "G", "x0", "x1", "index32",
+                 "rows", "P", "TPL", "x2", "x3")
+
+NN_ARGS = ArgLayout(
+    "cw_nn_args",
+    [("out", "ptr", 1), ("in", "cptr", 1), ("in_offset", "i64", 1), ("n", "i64", 1)]
+    + [(name, "i64", 1) for name in NN_DIM_FIELDS],
+    "every kernel of hip/nn.hip (its header comment says what each field means)")
+
+NESTED = (OPERAND,)

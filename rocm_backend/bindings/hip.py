@@ -1,0 +1,267 @@
+"""The HIP runtime through hip-python, imported lazily, and the few calls made through
+ctypes on the very runtime hip-python loaded.
+
+Importing this module never fails when ROCm or hip-python is missing: ``probe()`` says
+why instead, in the runtime's words. Each function below is one runtime call whose
+status goes through ``error.check``.
+
+ctypes calls: hip-python converts each argument of ``hipModuleLaunchKernel`` into a
+wrapper object and builds a ``hipError_t`` enum for the result on every call (about 5 µs
+through the HIP-on-CUDA shim on a CPU-only machine), while a ctypes call with pre-built
+``c_void_p`` arguments costs about 1.5 µs; a tiny element-wise op is one launch. The
+ctypes handle is opened with ``RTLD_NOLOAD`` on the file hip-python already loaded (found
+in ``/proc/self/maps``, or through hip-python's own path resolver), so both talk to one
+runtime instance: same context, streams and function handles. Where that is impossible
+(another OS, a stand-in runtime in tests) the calls go through hip-python.
+``CANDLEWICK_ROCM_RAW_LAUNCH=0`` forces hip-python for launches.
+"""
+
+import ctypes
+import os
+
+from ..error import RocmError, check, status_name
+
+# hipHostMallocMapped | hipHostMallocCoherent: device writes reach host memory directly (the
+# CUDA path through the shim ignores the coherence bit: its pinned memory always is)
+_HOST_MALLOC_MAPPED = 0x2 | 0x40000000
+
+_api = None
+
+
+class _HipApi:
+    """The hip-python modules, imported on first use."""
+
+    def __init__(self):
+        from hip import hip, hipblas, hiprtc  # optional library, loaded lazily
+
+        self.hip, self.hiprtc, self.hipblas = hip, hiprtc, hipblas
+
+
+def hip_api():
+    """hip-python's ``hip``, ``hiprtc`` and ``hipblas`` modules (imported on first use)."""
+    global _api
+    if _api is None:
+        _api = _HipApi()
+    return _api
+
+
+_INSTALL_ROCM = "install the ROCm runtime (ROCm 6 or newer) or set ROCM_PATH to the folder holding lib/"
+_NO_DEVICE = ("no usable AMD GPU: check the amdgpu driver, access to /dev/kfd and /dev/dri "
+              "(the render and video groups) and HIP_VISIBLE_DEVICES")
+
+
+def probe():
+    """(available, reason): reason is '' when a HIP device is usable, else the runtime's
+    words and what to install or set next."""
+    try:
+        from hip import hip  # optional library, loaded lazily
+    except ImportError as exc:
+        return False, f"hip-python is not installed ({exc}): pip install 'candlewick[rocm]'"
+    except Exception as exc:  # a broken install must not break candlewick
+        return False, (f"hip-python failed to import: {type(exc).__name__}: {exc}; "
+                       f"pip install --force-reinstall 'candlewick[rocm]'")
+    try:
+        result = hip.hipGetDeviceCount()
+    except RuntimeError as exc:  # hip-python's dlopen of the runtime failed
+        return False, f"libamdhip64.so not loadable: {exc}; {_INSTALL_ROCM}"
+    except Exception as exc:
+        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}; {_INSTALL_ROCM}"
+    status, count = result
+    if int(status) != 0:
+        return False, f"hipGetDeviceCount failed: {status_name(status)}; {_NO_DEVICE}"
+    if count < 1:
+        return False, f"hipGetDeviceCount reported 0 devices; {_NO_DEVICE}"
+    return True, ""
+
+
+def device_count():
+    ok, _ = probe()
+    if not ok:
+        return 0
+    return check("hipGetDeviceCount", hip_api().hip.hipGetDeviceCount())
+
+
+# --- device, stream, memory ------------------------------------------------------------
+
+def set_device(ordinal):
+    check("hipSetDevice", hip_api().hip.hipSetDevice(ordinal))
+
+
+def device_properties(ordinal):
+    return check("hipGetDeviceProperties", hip_api().hip.hipGetDeviceProperties(ordinal))
+
+
+def create_stream():
+    """A non-blocking stream (hip-python's handle)."""
+    hip = hip_api().hip
+    return check("hipStreamCreateWithFlags", hip.hipStreamCreateWithFlags(hip.hipStreamNonBlocking))
+
+
+def stream_synchronize(stream):
+    check("hipStreamSynchronize", hip_api().hip.hipStreamSynchronize(stream))
+
+
+def malloc(size):
+    """A device pointer (int); RocmOutOfMemory when the device has no room."""
+    return int(check("hipMalloc", hip_api().hip.hipMalloc(size)))
+
+
+def free(ptr):
+    check("hipFree", hip_api().hip.hipFree(ptr))
+
+
+def host_malloc_mapped(nbytes):
+    """(host address, device address) of pinned host memory that kernels can write."""
+    hip = hip_api().hip
+    host = int(check("hipHostMalloc", hip.hipHostMalloc(nbytes, _HOST_MALLOC_MAPPED)))
+    return host, int(check("hipHostGetDevicePointer", hip.hipHostGetDevicePointer(host, 0)))
+
+
+def mem_get_info():
+    free_bytes, total = check("hipMemGetInfo", hip_api().hip.hipMemGetInfo())
+    return int(free_bytes), int(total)
+
+
+def memset_async(ptr, byte, nbytes, stream):
+    check("hipMemsetAsync", hip_api().hip.hipMemsetAsync(ptr, byte, nbytes, stream))
+
+
+def memcpy_htod_async(dst, src_address, nbytes, stream):
+    check("hipMemcpyHtoDAsync", hip_api().hip.hipMemcpyHtoDAsync(dst, src_address, nbytes, stream))
+
+
+def memcpy_dtoh_async(dst_address, src, nbytes, stream):
+    check("hipMemcpyDtoHAsync", hip_api().hip.hipMemcpyDtoHAsync(dst_address, src, nbytes, stream))
+
+
+def memcpy_dtod_async(dst, src, nbytes, stream):
+    check("hipMemcpyDtoDAsync", hip_api().hip.hipMemcpyDtoDAsync(dst, src, nbytes, stream))
+
+
+def stream_wait_for(stream, consumer):
+    """Make stream ``consumer`` (an int handle) wait for the work queued on ``stream``."""
+    hip = hip_api().hip
+    event = check("hipEventCreateWithFlags", hip.hipEventCreateWithFlags(hip.hipEventDisableTiming))
+    try:
+        check("hipEventRecord", hip.hipEventRecord(event, stream))
+        check("hipStreamWaitEvent", hip.hipStreamWaitEvent(consumer, event, 0))
+    finally:
+        hip.hipEventDestroy(event)  # released once the wait is satisfied
+
+
+# --- modules and launches --------------------------------------------------------------
+
+def module_load_data(code):
+    return check("hipModuleLoadData", hip_api().hip.hipModuleLoadData(code))
+
+
+def module_get_function(module, name):
+    return check(f"hipModuleGetFunction({name})", hip_api().hip.hipModuleGetFunction(module, name.encode()))
+
+
+def occupancy_blocks_per_multiprocessor(fn, block):
+    """Resident blocks of ``block`` threads per multiprocessor; 0 when the runtime cannot say."""
+    try:
+        status, per_sm = hip_api().hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(fn, block, 0)
+        return int(per_sm) if int(status) == 0 else 0
+    except Exception:  # noqa: BLE001 (a runtime without the query)
+        return 0
+
+
+def module_launch_kernel(fn, gx, gy, gz, bx, by, bz, stream, extra_address, name):
+    """hipModuleLaunchKernel through hip-python (the path without ctypes)."""
+    (status,) = hip_api().hip.hipModuleLaunchKernel(fn, gx, gy, gz, bx, by, bz, 0, stream, None, extra_address)
+    if int(status):
+        raise RocmError(f"hipModuleLaunchKernel({name})", status)
+
+
+def status_enum(code):
+    """hip-python's hipError_t for a raw status (so errors name it), else the int."""
+    try:
+        return hip_api().hip.hipError_t(code)
+    except Exception:  # noqa: BLE001
+        return code
+
+
+# --- ctypes on the loaded runtime ------------------------------------------------------
+
+def loaded_library_path(name):
+    """The file of a shared library (``name``: e.g. "libamdhip64") this process has
+    loaded, from /proc/self/maps; None when none is (or on another OS)."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                if name in line:
+                    path = line.split(None, 5)[-1].strip()
+                    if os.path.exists(path):
+                        return path
+    except OSError:
+        pass
+    return None
+
+
+def loaded_runtime_path():
+    """The libamdhip64 file this process has loaded (None when none is loaded)."""
+    path = loaded_library_path("libamdhip64")
+    if path is not None:
+        return path
+    try:  # hip-python's own resolver gives the path it dlopen()s
+        from rocm.bindings.util.paths import get_library_path  # optional library, loaded lazily
+
+        path = os.fsdecode(get_library_path("amdhip64"))
+        return path if os.path.isabs(path) else None
+    except Exception:
+        return None
+
+
+def loaded_function(path, symbol):
+    """ctypes ``symbol`` (returning a C int) of the library at ``path`` that this process
+    already loaded (``RTLD_NOLOAD``: the very instance hip-python talks to); None when
+    ``path`` is None or the library or symbol is not there."""
+    if path is None:
+        return None
+    try:
+        fn = getattr(ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_NOW), symbol)
+    except (OSError, AttributeError):
+        return None
+    fn.restype = ctypes.c_int
+    return fn
+
+
+def raw_launch_function():
+    """ctypes ``hipModuleLaunchKernel`` of the already-loaded runtime, or None.
+
+    No ``argtypes``: callers pass ``c_void_p`` objects for the handles and the
+    ``extra`` array and small Python ints (C ``int``) for the dimensions, which is the
+    cheapest conversion ctypes offers. The call releases the GIL like hip-python's.
+    """
+    if os.environ.get("CANDLEWICK_ROCM_RAW_LAUNCH", "1") == "0":
+        return None
+    return loaded_function(loaded_runtime_path(), "hipModuleLaunchKernel")
+
+
+def has_int(obj):
+    """Whether a hip-python handle converts to its address (stand-ins may not)."""
+    try:
+        int(obj)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def stream_sync_function(stream):
+    """hipStreamSynchronize of ``stream`` as a call: through ctypes on the runtime
+    hip-python loaded when it can (hip-python's own call costs several microseconds
+    more per synchronize), else through hip-python."""
+    raw = loaded_function(loaded_runtime_path(), "hipStreamSynchronize")
+    if raw is not None and has_int(stream):
+        stream_arg = ctypes.c_void_p(int(stream))
+
+        def sync():
+            status = raw(stream_arg)
+            if status:  # hip-python's enum, so the error names the status as check() does
+                check("hipStreamSynchronize", status_enum(status))
+    else:
+        def sync():
+            stream_synchronize(stream)
+    return sync

@@ -1,0 +1,116 @@
+"""Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
+fill and copy."""
+
+import numpy as np
+
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, contiguous_strides, shape_size
+
+from ..abi import structs
+from ..abi.ew_operands import coalesce
+from ..abi.structs import SCALAR_BYTES, TRANSPOSE_ARGS
+from .ew_launch import kernel, launch_contiguous, launch_ew, scalar_bytes
+
+# a tiled transpose pays off once both sides of the tile have this many elements
+_TRANSPOSE_MIN = 16
+
+
+def operand(x, layout, strides=None):
+    """(pointer, offset, strides) of storage ``x`` viewed by ``layout``."""
+    return (x.ptr, layout.offset, tuple(layout.strides if strides is None else strides))
+
+
+def out_operand(out, shape):
+    return (out.ptr, 0, contiguous_strides(tuple(shape)))
+
+
+def contiguous(shape):
+    return Layout.contiguous(tuple(shape))
+
+
+def overlap(a, b):
+    """Do two layouts over one buffer touch a common element range (conservative)?"""
+    if a.size == 0 or b.size == 0:
+        return False
+    lo_a, hi_a = a.span()
+    lo_b, hi_b = b.span()
+    return not (hi_a < lo_b or hi_b < lo_a)
+
+
+def transposed_copy_plan(shape, dst_strides, src_strides):
+    """(B, R, C, sB, sC) when copying into a contiguous destination is a batched
+    transpose: after coalescing, the source has unit stride along the second-to-last
+    axis (R) and the destination along the last (C), e.g. x.T or NCHW <-> NHWC.
+    None when the generic strided copy is the better kernel."""
+    cshape, (dst, src) = coalesce(tuple(shape), [tuple(dst_strides), tuple(src_strides)])
+    if len(cshape) == 2:
+        cshape, dst, src = (1,) + cshape, (0,) + dst, (0,) + src
+    if len(cshape) != 3 or src[1] != 1 or dst[2] != 1:
+        return None
+    b, r, c = cshape
+    if r < _TRANSPOSE_MIN or c < _TRANSPOSE_MIN:
+        return None
+    return b, r, c, src[0], src[2]
+
+
+def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):
+    b, r, c, s_b, s_c = plan
+    tile = structs.TRANSPOSE_TILE
+    grid = (-(-c // tile), min(-(-r // tile), 65535), min(b, 65535))
+    device.launcher.launch(kernel(device, ("transpose", itemsize)), grid, (tile, structs.TRANSPOSE_ROWS, 1),
+                           TRANSPOSE_ARGS, (dst_ptr, src_ptr, dst_offset, src_offset, b, r, c, s_b, s_c))
+
+
+def to_host(x, layout):
+    out = np.empty(layout.shape, dtype=x.dtype.numpy)
+    if out.size == 0:
+        x.device.synchronize()
+        return out
+    if layout.is_contiguous:
+        return x.buffer.copy_to_host(out, layout.offset * x.dtype.itemsize)
+    tmp = copy(x, layout)
+    return tmp.buffer.copy_to_host(out)
+
+
+def assign(x, dst_layout, src, src_layout):
+    x.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    if src.dtype is not x.dtype:
+        raise UnsupportedOperation("assign", src.dtype, "rocm", f"source dtype {src.dtype} differs from {x.dtype}")
+    if src.buffer is x.buffer and overlap(dst_layout, src_layout):
+        src, src_layout = copy(src, src_layout), contiguous(src_layout.shape)
+    if dst_layout.is_contiguous and src_layout.is_contiguous:
+        n = shape_size(dst_layout.shape)
+        if n:
+            launch_contiguous(x.device, kernel(x.device, ("copy", x.dtype.itemsize)), n,
+                              x.ptr, dst_layout.offset, src.ptr, src_layout.offset)
+        return
+    if dst_layout.is_contiguous:
+        plan = transposed_copy_plan(dst_layout.shape, contiguous_strides(dst_layout.shape), src_layout.strides)
+        if plan is not None:
+            launch_transpose(x.device, x.dtype.itemsize, plan, x.ptr, dst_layout.offset, src.ptr,
+                             src_layout.offset)
+            return
+    launch_ew(x.device, ("copy", x.dtype.itemsize), dst_layout.shape,
+              [operand(x, dst_layout), operand(src, src_layout)])
+
+
+def fill(x, layout, value):
+    x.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    bits = scalar_bytes(value, x.dtype)
+    if layout.is_contiguous:
+        n = shape_size(layout.shape)
+        if n:
+            launch_contiguous(x.device, kernel(x.device, ("fill", x.dtype.itemsize)), n,
+                              x.ptr, layout.offset, scalar=bits.ljust(SCALAR_BYTES, b"\0"))
+        return
+    launch_ew(x.device, ("fill", x.dtype.itemsize), layout.shape, [operand(x, layout)], bits)
+
+
+def copy(x, layout):
+    """A new contiguous storage holding ``x`` as ``layout`` views it."""
+    out = x.device.storage_type.empty(x.device, x.dtype, shape_size(layout.shape))
+    if layout.is_contiguous:
+        out.buffer.copy_from_device(x.buffer, out.size * x.dtype.itemsize, 0, layout.offset * x.dtype.itemsize)
+        return out
+    assign(out, contiguous(layout.shape), x, layout)  # the strided / transposing copy
+    return out

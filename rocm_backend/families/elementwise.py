@@ -1,0 +1,116 @@
+"""Element-wise primitives: unary, binary, compare, binary_scalar, where, astype, affine
+and clip. Each has the contiguous fast path (one pack, one launch) and the strided one."""
+
+from candlewick.layout import shape_size
+
+from ..abi.structs import FLAG_A, FLAG_B, SCALAR_BYTES
+from .copies import copy, operand, out_operand
+from .ew_launch import NO_SCALAR, compute_dtype, ew_kernel, kernel, launch_contiguous, launch_ew, scalar_bytes
+
+
+def unary(x, op, layout):
+    device = x.device
+    hit = device.kernels.ew_cache.get(("unary", op._value_, x.dtype.name))
+    kern, out_dtype = hit or ew_kernel(device, "unary", op, x.dtype)
+    if layout.is_contiguous:
+        n = shape_size(layout.shape)
+        out = device.storage_type.empty(device, out_dtype, n)
+        if n:
+            launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, layout.offset)
+        return out
+    out = device.storage_type.empty(device, out_dtype, shape_size(layout.shape))
+    launch_ew(device, ("unary", op, x.dtype), layout.shape,
+              [out_operand(out, layout.shape), operand(x, layout)], name=op.value, dtype=x.dtype)
+    return out
+
+
+def binary(x, op, lhs_layout, rhs, rhs_layout, family="binary"):
+    """binary (and compare, ``family="compare"``): the contiguous hot path, else strided."""
+    device = x.device
+    hit = device.kernels.ew_cache.get((family, op._value_, x.dtype.name))
+    kern, out_dtype = hit or ew_kernel(device, family, op, x.dtype)
+    if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+        n = shape_size(lhs_layout.shape)
+        out = device.storage_type.empty(device, out_dtype, n)
+        if n:
+            launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset)
+        return out
+    out = device.storage_type.empty(device, out_dtype, shape_size(lhs_layout.shape))
+    launch_ew(device, (family, op, x.dtype), lhs_layout.shape,
+              [out_operand(out, lhs_layout.shape), operand(x, lhs_layout), operand(rhs, rhs_layout)],
+              name=op.value, dtype=x.dtype)
+    return out
+
+
+def compare(x, op, lhs_layout, rhs, rhs_layout):
+    return binary(x, op, lhs_layout, rhs, rhs_layout, "compare")
+
+
+def binary_scalar(x, op, layout, scalar, reflected):
+    device = x.device
+    kern, out_dtype = ew_kernel(device, "binary", op, x.dtype)
+    bits = scalar_bytes(scalar, x.dtype)
+    # the scalar operand has pointer 0 and reads its slot: operand 1 -> slot 0, 2 -> slot 1
+    packed = bits + b"\0" * 16 if reflected else b"\0" * 16 + bits
+    n = shape_size(layout.shape)
+    out = device.storage_type.empty(device, out_dtype, n)
+    if layout.is_contiguous:
+        if n:
+            if reflected:
+                launch_contiguous(device, kern, n, out.ptr, 0, 0, 0, x.ptr, layout.offset, scalar=packed)
+            else:
+                launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, layout.offset, scalar=packed)
+        return out
+    scalar_op = (0, 0, ())
+    operands = [scalar_op, operand(x, layout)] if reflected else [operand(x, layout), scalar_op]
+    launch_ew(device, ("binary", op, x.dtype), layout.shape,
+              [out_operand(out, layout.shape)] + operands, packed, name=op.value, dtype=x.dtype)
+    return out
+
+
+def where(cond, cond_layout, x, x_layout, y, y_layout):
+    device = cond.device
+    n = shape_size(cond_layout.shape)
+    out = device.storage_type.empty(device, x.dtype, n)
+    if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
+        if n:
+            launch_contiguous(device, kernel(device, ("where", x.dtype.itemsize)), n, out.ptr, 0,
+                              cond.ptr, cond_layout.offset, x.ptr, x_layout.offset, y.ptr, y_layout.offset)
+        return out
+    launch_ew(device, ("where", x.dtype.itemsize), cond_layout.shape,
+              [out_operand(out, cond_layout.shape), operand(cond, cond_layout),
+               operand(x, x_layout), operand(y, y_layout)])
+    return out
+
+
+def _map(x, key, layout, out_dtype, scalar=NO_SCALAR, flags=0, name=None):
+    """One input, one output (astype, affine, clip): contiguous fast path or strided."""
+    device = x.device
+    out = device.storage_type.empty(device, out_dtype, shape_size(layout.shape))
+    if layout.is_contiguous:
+        if out.size:
+            launch_contiguous(device, kernel(device, key, name, x.dtype), out.size, out.ptr, 0,
+                              x.ptr, layout.offset, scalar=scalar.ljust(SCALAR_BYTES, b"\0"), flags=flags)
+        return out
+    launch_ew(device, key, layout.shape, [out_operand(out, layout.shape), operand(x, layout)],
+              scalar, flags, name=name, dtype=x.dtype)
+    return out
+
+
+def astype(x, layout, dtype):
+    if dtype is x.dtype:
+        return copy(x, layout)
+    return _map(x, ("astype", x.dtype.name, dtype.name), layout, dtype, name=f"astype to {dtype.name}")
+
+
+def affine(x, layout, mul, add):
+    c = compute_dtype(x.dtype)
+    return _map(x, ("affine", x.dtype.name), layout, x.dtype, scalar_bytes(mul, c) + scalar_bytes(add, c),
+                name="affine")
+
+
+def clip(x, layout, lo, hi):
+    c = compute_dtype(x.dtype)
+    flags = (FLAG_A if lo is not None else 0) | (FLAG_B if hi is not None else 0)
+    packed = scalar_bytes(0 if lo is None else lo, c) + scalar_bytes(0 if hi is None else hi, c)
+    return _map(x, ("clip", x.dtype.name), layout, x.dtype, packed, flags, name="clip")

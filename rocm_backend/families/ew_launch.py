@@ -1,0 +1,96 @@
+"""Launching element-wise kernels of the op table: the contiguous fast path, the
+strided path (coalesced, split past 8 dimensions), and the per-device kernel memo."""
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.layout import shape_size
+
+from ..abi import ops, structs
+from ..abi.ew_operands import ew_values, split_dims
+from ..abi.structs import CONTIGUOUS, EW_ARGS, INDEX32, SCALAR_BYTES
+
+# The contiguous fast path packs only these fields (the kernels' CW_CONTIGUOUS path
+# reads nothing else) with one pack_into; see hip/elementwise.hip.
+_EW_CONTIG = EW_ARGS.packer(["n", "ndim", "flags"] + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset")]
+                            + ["scalar"])
+NO_SCALAR = bytes(SCALAR_BYTES)
+_INDEX32_LIMIT = 1 << 31
+_CONTIG_INDEX32 = CONTIGUOUS | INDEX32
+# elements one thread handles per grid-stride step on the contiguous path (a 16-byte
+# vector of float32, two per step): sizes the grid so small arrays get few blocks
+_EW_ITEMS_PER_THREAD = 8
+# threads per block of the contiguous path (the kernels' launch bound is structs.EW_BLOCK):
+# exp f32 measured 128.0 / 504.4 us on the device at 2^26 / 2^28 with 128, 130.7 / 516.9
+# with 256, torch 127.9 / 505.5 (H200 through the shim, bench/results/rocm_probe_*session3*)
+EW_CONTIG_BLOCK = 128
+
+
+def compute_dtype(dtype):
+    """The dtype kernels compute in: float16/bfloat16 compute in float32."""
+    return dt.float32 if dtype in (dt.float16, dt.bfloat16) else dtype
+
+
+def scalar_bytes(value, dtype):
+    """Raw bits of a scalar in ``dtype``, for a 16-byte scalar slot."""
+    return np.asarray(value).astype(dtype.numpy).tobytes().ljust(16, b"\0")
+
+
+def grid_for(n, block=structs.EW_BLOCK, device=None):
+    """Blocks for a grid-stride loop over ``n`` items: enough to fill the device."""
+    cap = 65535 * 8
+    if device is not None:
+        cap = max(device.multiprocessors * 32, 1)
+    return max(1, min((n + block - 1) // block, cap))
+
+
+def kernel(device, key, op_name=None, dtype=None):
+    """The device's BoundKernel of the table's ``key`` (an ``ops.kernel_key``), memoized:
+    after the first call one dict hit."""
+    rt = device.kernels
+    k = rt.cache.get(key)
+    if k is None:
+        k = rt.cache[key] = rt.kernel(ops.lookup(key, op_name, dtype))
+    return k
+
+
+def ew_kernel(device, family, op, dtype):
+    """(BoundKernel, result dtype) of an element-wise op of the table: after the first
+    call, one dict hit on a key of interned strings (enum and DType hashing are
+    Python-level and cost more than the rest of the lookup)."""
+    rt = device.kernels
+    key = (family, op._value_, dtype.name)
+    hit = rt.ew_cache.get(key)
+    if hit is None:
+        spec = ops.lookup(key, op.value, dtype)
+        out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
+        hit = rt.ew_cache[key] = (rt.kernel(spec), out)
+    return hit
+
+
+def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtype=None, blocks=None):
+    """Launch an element-wise kernel of the table over ``shape`` (split if > 8 dims).
+    ``blocks(n)`` overrides the grid (kernels that give a whole block to each item)."""
+    spec = ops.lookup(key, name, dtype)
+    bound = device.kernels.kernel(spec)
+    launcher = device.launcher
+    for piece_shape, piece_ops in split_dims(tuple(shape), operands):
+        n = shape_size(piece_shape)
+        if n == 0:
+            continue
+        values = ew_values(piece_shape, piece_ops, scalar, flags)
+        launcher.launch(bound, blocks(n) if blocks else grid_for(n, spec.block, device), None, EW_ARGS, values)
+
+
+def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o3=0,
+                      scalar=NO_SCALAR, flags=0):
+    """Queue an element-wise kernel whose operands are all C-contiguous over the same
+    ``n`` elements (operand k at pointer pk, element offset ok; pointer 0 = scalar slot).
+    The host hot path of every small op: no shape/stride work, one pack, one launch."""
+    block = EW_CONTIG_BLOCK
+    grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
+    if grid > device.ew_grid_cap:
+        grid = device.ew_grid_cap
+    flags |= _CONTIG_INDEX32 if n < _INDEX32_LIMIT else CONTIGUOUS
+    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
+                                  (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))

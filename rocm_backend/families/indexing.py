@@ -1,0 +1,89 @@
+"""Indexing (index_select, gather, scatter, scatter_add, index_add) on the take/put kernels.
+
+Out-of-range indices set the device's error flag; the next synchronizing call raises
+IndexOutOfBoundsError naming the operation (the backend is asynchronous). A scatter,
+scatter_add or index_add with such an index writes nothing: its indices are checked by
+a first launch before the writes.
+"""
+
+import struct
+
+from candlewick.layout import contiguous_strides, shape_size
+
+from ..abi.structs import FLAG_A
+from .copies import operand
+from .ew_launch import launch_ew
+
+
+def _zero_axis(strides, axis):
+    s = list(strides)
+    s[axis] = 0
+    return tuple(s)
+
+
+def index_select(x, layout, indices, idx_layout, axis):
+    shape, strides = tuple(layout.shape), tuple(layout.strides)
+    k = idx_layout.ndim
+    out_shape = shape[:axis] + tuple(idx_layout.shape) + shape[axis + 1:]
+    out = x.device.storage_type.empty(x.device, x.dtype, shape_size(out_shape))
+    pre, post = axis, len(shape) - axis - 1
+    x_strides = strides[:axis] + (0,) * k + strides[axis + 1:]
+    idx_strides = (0,) * pre + tuple(idx_layout.strides) + (0,) * post
+    _take(x, out, out_shape, x_strides, layout.offset, indices, idx_strides, idx_layout.offset,
+          strides[axis], shape[axis], "index_select")
+    return out
+
+
+def gather(x, layout, indices, idx_layout, axis):
+    out_shape = tuple(idx_layout.shape)
+    out = x.device.storage_type.empty(x.device, x.dtype, shape_size(out_shape))
+    _take(x, out, out_shape, _zero_axis(layout.strides, axis), layout.offset, indices,
+          tuple(idx_layout.strides), idx_layout.offset, layout.strides[axis], layout.shape[axis], "gather")
+    return out
+
+
+def _take(x, out, out_shape, x_strides, x_offset, indices, idx_strides, idx_offset, axis_stride, n, name):
+    if shape_size(out_shape) == 0:
+        return
+    device = x.device
+    out_strides = contiguous_strides(out_shape)
+    flag = device.error_flag(name)
+    launch_ew(device, ("take", x.dtype.itemsize), out_shape,
+              [(out.ptr, 0, out_strides), (x.ptr, x_offset, x_strides), (indices.ptr, idx_offset, idx_strides),
+               (flag, 0, out_strides)],
+              struct.pack("<qq", axis_stride, n), name=name, dtype=x.dtype)
+
+
+def scatter(dst, dst_layout, indices, idx_layout, src, src_layout, axis, accumulate=False):
+    dst.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    name = "scatter_add" if accumulate else "scatter"
+    _put(dst, _zero_axis(dst_layout.strides, axis), dst_layout, indices, tuple(idx_layout.strides),
+         idx_layout.offset, src, src_layout, axis, accumulate, name)
+
+
+def scatter_add(dst, dst_layout, indices, idx_layout, src, src_layout, axis):
+    scatter(dst, dst_layout, indices, idx_layout, src, src_layout, axis, accumulate=True)
+
+
+def index_add(dst, dst_layout, indices, idx_layout, src, src_layout, axis):
+    dst.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    idx_strides = [0] * src_layout.ndim
+    idx_strides[axis] = idx_layout.strides[0]
+    _put(dst, _zero_axis(dst_layout.strides, axis), dst_layout, indices, tuple(idx_strides),
+         idx_layout.offset, src, src_layout, axis, True, "index_add")
+
+
+def _put(dst, dst_strides, dst_layout, indices, idx_strides, idx_offset, src, src_layout, axis, accumulate, name):
+    shape = tuple(src_layout.shape)
+    if shape_size(shape) == 0:
+        return
+    device = dst.device
+    key = ("put_add", dst.dtype) if accumulate else ("put", dst.dtype.itemsize)
+    flag = device.error_flag(name)
+    operands = [(dst.ptr, dst_layout.offset, dst_strides), (indices.ptr, idx_offset, idx_strides),
+                operand(src, src_layout), (flag, 0, idx_strides)]
+    bounds = struct.pack("<qq", dst_layout.strides[axis], dst_layout.shape[axis])
+    # first every index is checked (FLAG_A), then the writes run unless one was out of
+    # range: a bad index leaves the destination as it was (hip/index.hip)
+    for flags in (FLAG_A, 0):
+        launch_ew(device, key, shape, operands, bounds, flags, name=name, dtype=dst.dtype)

@@ -1,0 +1,201 @@
+"""reduce: the reduction primitive, its kernel choice and its launches.
+
+Every reduction is one launch (hip/reduce.hip says how the kernels work): ``rows`` when
+the reduced elements are the closest in memory, else ``cols``; each in a ``_vec`` form
+(unit-stride 16-byte loads, no index decoding, few registers) where the layout allows,
+else the generic form (any strides). The launch geometry (groups, tiles, splits, grids
+that fill the device in whole waves) is ``reduce_plan.py``'s, from the runtime's
+occupancy query of each kernel. Split reductions meet in a last-block combine through
+per-device tickets and partials (``_Scratch``).
+"""
+
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, shape_size
+from candlewick.opdefs import ReduceOp
+
+from ..abi.ew_operands import coalesce, pad_dims
+from ..abi.structs import MAX_DIMS, REDUCE_ARGS
+from ..runtime.buffer import DeviceBuffer
+from . import reduce_plan
+from .copies import copy, fill
+from .ew_launch import kernel
+from .reduce_plan import TICKETS, block_size, cols_plan, rows_plan
+
+_EMPTY_RESULT = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True}
+_PARTIAL_BYTES = 16  # >= sizeof every accumulator (cw_arg_acc<double> and cw_c128 are 16)
+_SCRATCH_PARTIALS = 4 << 20  # bytes of partials kept per device (larger needs allocate)
+_ONES = (1,) * MAX_DIMS
+_ZEROS = (0,) * MAX_DIMS
+# the whole-array contiguous reduction (sum(x) of a contiguous x): out_ndim 0, one unit-
+# stride reduced axis; everything else of cw_reduce_args is zero and not read
+_FLAT = REDUCE_ARGS.packer(["n_out", "n_red", "out_ndim", "red_ndim", "red_shape", "red_strides", "in",
+                            "in_offset", "out", "partial", "tickets", "chunk", "splits", "vec", "group"])
+# its fields from red_shape[1:] to red_strides[1:]: constant (one tuple, unpacked per launch)
+_FLAT_MIDDLE = _ONES[1:] + (1,) + _ZEROS[1:]
+
+
+# ---- device state: last-block counters and partials ------------------------------------------
+
+class _Scratch:
+    """Per device, for its lifetime: ``TICKETS`` zeroed uint32 counters (the kernels
+    leave them at zero) and a partials area (kernels of one device run one at a time, in
+    stream order, so one area serves every launch)."""
+
+    def __init__(self, device):
+        self.buffer = DeviceBuffer.allocate(device, 4 * TICKETS + _SCRATCH_PARTIALS)
+        self.buffer.memset(0, 4 * TICKETS)  # queued on the device stream
+        self.tickets = self.buffer.ptr
+        self.partials = self.buffer.ptr + 4 * TICKETS
+
+
+def _scratch(device):
+    s = device.reduce_scratch
+    if s is None:
+        with device.family_lock:
+            s = device.reduce_scratch
+            if s is None:
+                s = device.reduce_scratch = _Scratch(device)
+    return s
+
+
+def _partials(device, nbytes):
+    """(pointer, keep-alive) of ``nbytes`` of partials for one launch."""
+    s = _scratch(device)
+    if nbytes <= _SCRATCH_PARTIALS:
+        return s.partials, None
+    tmp = DeviceBuffer.allocate(device, nbytes)  # freed after queueing: stream order keeps it
+    return tmp.ptr, tmp
+
+
+def _kernel(device, shape, op, dtype):
+    return kernel(device, ("reduce", shape, op._value_, dtype.name), op.value, dtype)
+
+
+# ---- launches -----------------------------------------------------------------------------
+
+def _group(shape, strides):
+    cshape, (cstrides,) = coalesce(tuple(shape), [tuple(strides)])
+    return cshape, cstrides
+
+
+def reduce(storage, op, layout, axes):
+    dtype = storage.dtype
+    device = storage.device
+    out_dtype = op.result_dtype(dtype)
+    ndim = len(layout.shape)
+    if layout.is_contiguous and len(axes) == ndim:  # sum(x): the host fast path
+        n_red = shape_size(layout.shape)
+        if n_red:
+            out = device.storage_type.empty(device, out_dtype, 1)
+            _flat(device, op, dtype, storage, layout.offset, out, n_red)
+            return out
+    kept = [i for i in range(ndim) if i not in axes]
+    out_shape = tuple(layout.shape[i] for i in kept)
+    n_out = shape_size(out_shape)
+    n_red = shape_size(tuple(layout.shape[i] for i in axes))
+    out = device.storage_type.empty(device, out_dtype, n_out)
+    if n_out == 0:
+        return out
+    if n_red == 0:
+        if op not in _EMPTY_RESULT:
+            raise UnsupportedOperation(op.value, dtype, "rocm", "reduction over an empty set")
+        fill(out, Layout.contiguous(out_shape), _EMPTY_RESULT[op])
+        return out
+    out_dims = _group(out_shape, [layout.strides[i] for i in kept])
+    red_dims = _group([layout.shape[i] for i in axes], [layout.strides[i] for i in axes])
+    if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):  # the index counts along the one axis
+        red_dims = ((n_red,), (layout.strides[axes[0]],)) if len(axes) == 1 else red_dims
+    if len(out_dims[0]) > MAX_DIMS or len(red_dims[0]) > MAX_DIMS:
+        storage = copy(storage, layout)
+        return reduce(storage, op, Layout.contiguous(layout.shape), axes)
+    if _use_rows(out_dims, red_dims, n_out, n_red):
+        _launch_rows(device, op, dtype, storage, layout.offset, out, out_dims, red_dims, n_out, n_red)
+    else:
+        _launch_cols(device, op, dtype, storage, layout.offset, out, out_dims, red_dims, n_out, n_red)
+    return out
+
+
+def _use_rows(out_dims, red_dims, n_out, n_red):
+    """One group of threads per output when the reduced elements are the closest in memory."""
+    if n_out == 1:
+        return True
+    red_inner = min((abs(s) for s in red_dims[1]), default=0)
+    out_inner = min((abs(s) for s in out_dims[1]), default=0)
+    return red_inner <= out_inner and n_red >= 32
+
+
+def _values(n_out, n_red, out_dims, red_dims, src_ptr, src_offset, dst_ptr, partial, tickets, chunk, splits,
+            vec, group):
+    return ([n_out, n_red, len(out_dims[0]), len(red_dims[0])]
+            + pad_dims(out_dims[0], 1) + pad_dims(out_dims[1])
+            + pad_dims(red_dims[0], 1) + pad_dims(red_dims[1])
+            + [src_ptr, src_offset, dst_ptr, partial, tickets, chunk, splits, vec, group, 0])
+
+
+def _vec_width(dtype):
+    return max(1, 16 // dtype.itemsize)
+
+
+_FLAT_PLANS = {}  # (device, op, dtype, n_red) -> the launch of _flat, and the TUNING it was planned for
+
+
+def _flat(device, op, dtype, src, offset, out, n_red):
+    """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
+    decided once per device, op, dtype, size and tuning)."""
+    key = (device, op, dtype, n_red)
+    plan = _FLAT_PLANS.get(key)
+    if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
+        kern = _kernel(device, "rows_vec", op, dtype)
+        block = block_size()
+        group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
+                                               device.warp_size)
+        if len(_FLAT_PLANS) >= 1024:
+            _FLAT_PLANS.clear()
+        plan = _FLAT_PLANS[key] = (device.launcher, kern, block, group, splits, chunk, grid,
+                                   _scratch(device).tickets, dict(reduce_plan.TUNING))
+    launcher, kern, block, group, splits, chunk, grid, tickets, _ = plan
+    partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
+    launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
+                           (1, n_red, 0, 1, n_red, *_FLAT_MIDDLE, src.ptr, offset, out.ptr, partial, tickets, chunk,
+                            splits, 1, group))
+    del keep
+
+
+def _launch_rows(device, op, dtype, src, offset, out, out_dims, red_dims, n_out, n_red):
+    fast = len(red_dims[0]) == 1 and red_dims[1][0] == 1 and len(out_dims[0]) <= 1
+    kern = _kernel(device, "rows_vec" if fast else "rows", op, dtype)
+    block = block_size()
+    vw = _vec_width(dtype) if len(red_dims[0]) == 1 and red_dims[1][0] == 1 else 1
+    group, splits, chunk, grid = rows_plan(n_out, n_red, vw, device.kernels.resident_blocks(kern, block),
+                                           device.warp_size)
+    partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
+    device.launcher.launch(
+        kern, grid, block, REDUCE_ARGS,
+        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
+                chunk, splits, 1, group))
+    del keep
+
+
+def _cols_vec(dtype, src, offset, out_dims, red_dims, n_out):
+    """Adjacent outputs per thread of the cols_vec kernel (one vector load per reduced
+    element): 4 (or 2) when the reduced axis stride and the first element allow aligned
+    vectors; else 1."""
+    size = dtype.itemsize
+    for vec in (4, 2):
+        if vec * size <= 16 and n_out % vec == 0 and red_dims[1][0] % vec == 0 \
+                and (src.ptr + offset * size) % (vec * size) == 0:
+            return vec
+    return 1
+
+
+def _launch_cols(device, op, dtype, src, offset, out, out_dims, red_dims, n_out, n_red):
+    fast = len(out_dims[0]) == 1 and out_dims[1][0] == 1 and len(red_dims[0]) == 1
+    vec = _cols_vec(dtype, src, offset, out_dims, red_dims, n_out) if fast else 1
+    kern = _kernel(device, "cols_vec" if fast else "cols", op, dtype)
+    bx, by, splits, chunk, gx = cols_plan(n_out, n_red, vec, lambda threads: device.kernels.resident_blocks(kern, threads))
+    partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
+    device.launcher.launch(
+        kern, (gx, splits, 1), (bx, by, 1), REDUCE_ARGS,
+        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
+                chunk, splits, vec, 1))
+    del keep

@@ -1,0 +1,189 @@
+"""The BLAS layer: matrix products through hipBLAS (``bindings/hipblas.py``), which
+forwards to rocBLAS on AMD, for floating and complex dtypes; our own tiled kernel for
+integers (BLAS has no wrapping integer GEMM).
+
+hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
+Transposed views are passed as transposes, any other strided operand (a negative batch
+stride included) is copied contiguous first (never an error). Batch dimensions,
+broadcast ones (stride 0) included, are coalesced into one strided batch where possible
+and looped on the host otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
+says why).
+"""
+
+import itertools
+
+from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.opdefs import BinaryOp
+
+from ..abi import structs
+from ..abi.ew_operands import coalesce, pad_dims
+from ..abi.structs import MATMUL_ARGS, MAX_DIMS
+from ..bindings import hipblas
+from .copies import copy
+from .ew_launch import kernel, launch_ew
+
+# real dtypes hipBLAS multiplies (complex ones run as real GEMMs: _complex_matmul)
+_BLAS_TYPES = tuple(d for d in hipblas.BLAS_TYPES if not d.is_complex)
+# complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
+_COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
+_INT32_MAX = 2**31 - 1
+
+
+def matmul(lhs, rhs, lhs_layout, rhs_layout):
+    dtype = lhs.dtype
+    *batch, m, k = lhs_layout.shape
+    n = rhs_layout.shape[-1]
+    batch = tuple(batch)
+    out_shape = batch + (m, n)
+    out = lhs.device.storage_type.empty(lhs.device, dtype, shape_size(out_shape))
+    if out.size == 0:
+        return out
+    if k == 0:
+        out.buffer.memset(0)
+        return out
+    if dtype.is_integer:
+        _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    elif dtype in _COMPLEX_PARTS:
+        _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    elif dtype in _BLAS_TYPES:
+        _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k)
+    else:
+        raise UnsupportedOperation("matmul", dtype, "rocm", "matmul takes numeric dtypes")
+    return out
+
+
+def gemm_operand(rows, cols, rs, cs):
+    """(transpose?, leading dimension) presenting a row-major view X (rows x cols,
+    strides rs, cs) as X^T to a column-major GEMM, or None if it needs a copy."""
+    if (cs == 1 or cols == 1) and (rows == 1 or rs >= max(cols, 1)):
+        return False, rs if rows > 1 else max(cols, 1)
+    if (rs == 1 or rows == 1) and (cols == 1 or cs >= max(rows, 1)):
+        return True, cs if cols > 1 else max(rows, 1)
+    return None
+
+
+def _materialize(storage, layout):
+    return copy(storage, layout), Layout.contiguous(layout.shape)
+
+
+def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    # a negative batch stride is copied too: cuBLAS's float16 GEMMs (behind the
+    # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
+    # hipBLAS nor cuBLAS documents the sign as allowed
+    a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
+    if a_op is None or a_op[1] > _INT32_MAX or min(lhs_layout.strides[:-2], default=0) < 0:
+        lhs, lhs_layout = _materialize(lhs, lhs_layout)
+        a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
+    b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
+    if b_op is None or b_op[1] > _INT32_MAX or min(rhs_layout.strides[:-2], default=0) < 0:
+        rhs, rhs_layout = _materialize(rhs, rhs_layout)
+        b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
+    if max(m, n, k) > _INT32_MAX:
+        raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "a matrix dimension exceeds 2^31-1")
+    out_strides = contiguous_strides(batch + (m, n))
+    bshape, (ab, bb, cb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2], out_strides[:-2]])
+    if not bshape:
+        bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
+    item = lhs.dtype.itemsize
+    types = hipblas.types(lhs.dtype)
+    count = bshape[-1]
+    for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
+        a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
+        b_off = rhs_layout.offset + sum(i * s for i, s in zip(lead, bb))
+        c_off = sum(i * s for i, s in zip(lead, cb))
+        for start in range(0, count, 65535):  # batchCount is an int; keep launches modest
+            nb = min(65535, count - start)
+            hipblas.gemm_strided_batched(
+                lhs.device.blas, b_op[0], a_op[0], n, m, k,
+                rhs.ptr + (b_off + start * bb[-1]) * item, b_op[1], bb[-1],
+                lhs.ptr + (a_off + start * ab[-1]) * item, a_op[1], ab[-1],
+                out.ptr + (c_off + start * cb[-1]) * item, n, cb[-1], nb, types)
+
+
+def _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    """Complex C = A B as one real GEMM on the parts, then a combine.
+
+    A complex GEMM (hipBLAS CGEMM/ZGEMM) scales its sum by alpha = 1+0j as a complex
+    product, so an infinite sum turns into NaN (0 * inf), and it may use other product
+    formulas; the contract is the plain product sum, re = sum(ar br - ai bi),
+    im = sum(ar bi + ai br), with IEEE real arithmetic throughout. So:
+
+    * A is presented as the real 2M x K matrix whose row 2i+p is part p of row i, B as
+      the real K x 2N matrix whose column 2j+q is part q of column j (a strided view of
+      the complex buffer itself where that axis has unit stride: B row-major, A
+      column-major such as a transposed view; else one copy with the real copy kernel,
+      broadcast batch dimensions not expanded);
+    * one real GEMM gives P (2M x 2N) with P[2i+p, 2j+q] = sum_k A_p[i,k] B_q[k,j]
+      (the four part products ArBr, ArBi, AiBr, AiBi, each a sum of K real products:
+      the same 8MNK flops as the complex GEMM and the same error bound, plus one
+      rounding in the combine; temporaries: the copies and P, 4MN reals per batch);
+    * two element-wise launches combine re = ArBr - AiBi, im = ArBi + AiBr straight
+      into the interleaved output.
+
+    Special values then match the product sum: sum_k(p_k - q_k) and
+    sum_k p_k - sum_k q_k are NaN or +-inf under the same conditions (a NaN term, or
+    infinities of both signs among the p_k and -q_k; finite overflow aside), since the
+    products themselves are the same real products. Launches: at most one copy per
+    operand (none for A.T @ B with B row-major), the GEMM (one per 65535 batches and
+    per non-coalescable batch index, as for real dtypes) and two combines.
+    """
+    real = _COMPLEX_PARTS[lhs.dtype]
+    a, a_layout = _parts_operand(lhs, lhs_layout, real, rows=True)
+    b, b_layout = _parts_operand(rhs, rhs_layout, real, rows=False)
+    p = lhs.device.storage_type.empty(lhs.device, real, shape_size(batch) * 4 * m * n)
+    _blas_matmul(a, b, a_layout, b_layout, p, batch, 2 * m, 2 * n, k)
+    shape = batch + (m, n)
+    # P viewed as (batch, M, part, N, part); out as (batch, M, N, part)
+    p_strides = contiguous_strides(batch + (2 * m, 2 * n))[:-2] + (4 * n, 2)
+    o_strides = tuple(2 * s for s in contiguous_strides(shape))
+    for op, out_part, left, right in ((BinaryOp.SUBTRACT, 0, 0, 2 * n + 1), (BinaryOp.ADD, 1, 1, 2 * n)):
+        launch_ew(lhs.device, ("binary", op, real), shape,
+                  [(out.ptr, out_part, o_strides), (p.ptr, left, p_strides), (p.ptr, right, p_strides)],
+                  name=op.value, dtype=real)
+
+
+def _parts_operand(storage, layout, real, rows):
+    """(real storage, Layout) of a complex operand (batch..., R, C) with its parts
+    interleaved along the rows ((batch..., 2R, C), row 2i+p = part p of row i) or
+    along the columns ((batch..., R, 2C), column 2j+q = part q of column j).
+
+    A view of the same buffer when that axis has unit stride or extent 1; else a copy
+    into a contiguous (batch', R, 2, C) / (batch', R, C, 2) buffer, where batch' keeps
+    broadcast (stride 0) batch dimensions at extent 1."""
+    *batch, r, c = layout.shape
+    *bstrides, rs, cs = layout.strides
+    batch, bstrides = tuple(batch), tuple(bstrides)
+    shape = batch + ((2 * r, c) if rows else (r, 2 * c))
+    if (rs if rows else cs) == 1 or (r if rows else c) == 1:
+        view = type(storage)(storage.buffer, real, 2 * storage.size)
+        strides = tuple(2 * s for s in bstrides) + ((1, 2 * cs) if rows else (2 * rs, 1))
+        return view, Layout(shape, strides, 2 * layout.offset)
+    cbatch = tuple(1 if s == 0 else e for e, s in zip(batch, bstrides))
+    dst_shape = cbatch + ((r, 2, c) if rows else (r, c, 2))
+    dst_strides = contiguous_strides(dst_shape)
+    src_strides = tuple(2 * s for s in bstrides) + ((2 * rs, 1, 2 * cs) if rows else (2 * rs, 2 * cs, 1))
+    dst = storage.device.storage_type.empty(storage.device, real, shape_size(dst_shape))
+    launch_ew(storage.device, ("copy", real.itemsize), dst_shape,
+              [(dst.ptr, 0, dst_strides), (storage.ptr, 2 * layout.offset, src_strides)])
+    strides = tuple(0 if s == 0 else d for s, d in zip(bstrides, dst_strides)) + ((c, 1) if rows else (2 * c, 1))
+    return dst, Layout(shape, strides, 0)
+
+
+def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
+    bshape, (ab, bb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2]])
+    if len(bshape) > MAX_DIMS:
+        lhs, lhs_layout = _materialize(lhs, lhs_layout)
+        rhs, rhs_layout = _materialize(rhs, rhs_layout)
+        bshape, (ab, bb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2]])
+    nbatch = shape_size(batch)
+    kern = kernel(lhs.device, ("matmul", lhs.dtype.name), "matmul", lhs.dtype)
+    values = ([m, n, k, nbatch, len(bshape), 0] + pad_dims(bshape, 1) + pad_dims(ab) + pad_dims(bb)
+              + list(lhs_layout.strides[-2:]) + list(rhs_layout.strides[-2:])
+              + [lhs.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset, out.ptr])
+    tile = structs.MATMUL_TILE
+    grid = (-(-n // tile), min(-(-m // tile), 65535), min(nbatch, 65535))
+    if -(-m // tile) > 65535:
+        raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "more than 2^20 rows in an integer matmul")
+    lhs.device.launcher.launch(kern, grid, (tile, tile, 1), MATMUL_ARGS, values)

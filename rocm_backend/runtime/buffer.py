@@ -1,0 +1,75 @@
+"""A device allocation: pointer, size and owner device, and the transfers into and out of it.
+
+The block comes from the device's caching allocator and goes back to it when the last
+reference dies (``__del__``: a weakref.finalize per allocation cost several µs on every
+small op), so views sharing a buffer keep it alive. ``version`` counts the writes into
+existing memory (every transfer here, and every in-place primitive), so that what was
+learnt of the contents (``families/pad_fixup_cache.py``) is trusted only while unchanged.
+"""
+
+import numpy as np
+
+from ..bindings import hip
+
+
+class DeviceBuffer:
+    __slots__ = ("device", "ptr", "nbytes", "_capacity", "_release", "version", "__weakref__")
+
+    def __init__(self, device, ptr, nbytes, capacity):
+        """``capacity`` 0: memory this buffer does not own (DLPack imports, size 0)."""
+        self.device = device
+        self.ptr = ptr
+        self.nbytes = nbytes
+        self._capacity = capacity
+        self._release = device.allocator.release if capacity else None
+        self.version = 0
+
+    def __del__(self):
+        release = self._release
+        if release is not None:
+            self._release = None
+            release(self.ptr, self._capacity)
+
+    @classmethod
+    def allocate(cls, device, nbytes):
+        ptr, capacity = device.allocator.allocate(nbytes)
+        return cls(device, ptr, nbytes, capacity)
+
+    def __repr__(self):
+        return f"DeviceBuffer({self.device.name}, 0x{self.ptr:x}, {self.nbytes} bytes)"
+
+    # --- transfers (queued on the device stream) -------------------------------
+    def memset(self, byte, nbytes=None, offset_bytes=0):
+        n = self.nbytes if nbytes is None else nbytes
+        self.version += 1
+        if n:
+            hip.memset_async(self.ptr + offset_bytes, byte, n, self.device.stream)
+
+    def copy_from_host(self, array):
+        """Queue a host->device copy of a C-contiguous array into the start of the buffer.
+        The array must stay alive until the copy ran: the caller keeps it or syncs."""
+        n = array.nbytes
+        self.version += 1
+        if n:
+            hip.memcpy_htod_async(self.ptr, array.ctypes.data, n, self.device.stream)
+            self.device.keep_alive(array)
+
+    def copy_to_host(self, out, offset_bytes=0):
+        """Copy ``out.nbytes`` bytes from ``offset_bytes`` into the C-contiguous ``out``,
+        waiting for every queued operation first (a synchronizing host read)."""
+        n = out.nbytes
+        if n:
+            hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, self.device.stream)
+        self.device.synchronize()
+        return out
+
+    def copy_from_device(self, src, nbytes, dst_offset=0, src_offset=0):
+        self.version += 1
+        if nbytes:
+            hip.memcpy_dtod_async(self.ptr + dst_offset, src.ptr + src_offset, nbytes, self.device.stream)
+
+    def read_int64(self):
+        out = np.zeros(1, np.int64)
+        hip.memcpy_dtoh_async(out.ctypes.data, self.ptr, 8, self.device.stream)
+        hip.stream_synchronize(self.device.stream)
+        return int(out[0])

@@ -1,0 +1,136 @@
+"""One HIP device as the runtime sees it: properties, its stream, the caching allocator,
+handles, and the per-device state the op families keep (declared here, filled lazily).
+
+Every device owns one non-blocking stream; all work is queued there and only host reads
+(``to_host``, ``synchronize``, ``memory_info``) wait for it. ``device.RocmDevice`` adds
+the protocol's creation and DLPack methods on top.
+"""
+
+import threading
+
+from ..bindings import hip, hipblas
+from .allocator import CachingAllocator
+from .index_checks import IndexChecks
+from .launcher import Launcher
+from .loader import KernelRuntime
+from .storage_slice import StorageSlice
+
+_current = threading.local()
+
+
+def _text(value):
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).split(b"\0", 1)[0].decode(errors="replace")
+    return str(value).split("\0", 1)[0]
+
+
+class HipDevice:
+    """One HIP device (``rocm:N``); ``module_source(name)`` gives a kernel module's source."""
+
+    backend = "rocm"
+    #: the class the op families make their results with (``device.RocmDevice`` sets the
+    #: protocol's storage class)
+    storage_type = StorageSlice
+
+    def __init__(self, ordinal, module_source):
+        self.ordinal = ordinal
+        self.name = f"rocm:{ordinal}"
+        hip.set_device(ordinal)
+        props = hip.device_properties(ordinal)
+        self.product_name = _text(props.name)
+        self.arch = _text(props.gcnArchName) or f"sm_{props.major}{props.minor}"
+        self.warp_size = int(props.warpSize)
+        self.multiprocessors = int(props.multiProcessorCount)
+        self.max_threads_per_block = int(props.maxThreadsPerBlock)
+        self.shared_mem_per_block = int(props.sharedMemPerBlock)
+        self.total_memory = int(props.totalGlobalMem)
+        # contiguous element-wise grids: one block per 2048 elements, no device-filling
+        # cap (a grid-stride loop over a capped grid measured 81-88% of copy bandwidth for
+        # exp at 2^26-2^28 on an H200, uncapped 99%: bench/results/rocm_probe_*); the
+        # bound keeps gridDim.x * blockDim.x below 2^32, AMD's limit on work-items
+        self.ew_grid_cap = (1 << 32) // 256 - 1
+        self.stream = hip.create_stream()
+        self.allocator = CachingAllocator(self)
+        self._blas = None
+        self._index_checks = IndexChecks(self)
+        self._keep_alive = []  # host arrays of queued host->device copies
+        self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
+        self._stream_sync = None  # made on first use
+        _current.ordinal = ordinal
+        # kernel handles and the launcher (compiles nothing yet)
+        self.kernels = KernelRuntime(self, module_source)
+        self.launcher = Launcher(self.stream)
+        # state of the op families, made on first use by the family named
+        self.miopen = None  # families/miopen.py: DeviceMIOpen, or why MIOpen is unusable (str)
+        self.nn_convs = {}  # families/nn.py: prepared MIOpen convolutions by problem
+        self.nn_launches = {}  # families/nn_launch.py: prepared nn kernel launches by problem
+        self.reduce_scratch = None  # families/reductions.py: tickets and partials
+        self.finite_flags = None  # families/pad_fixup_cache.py: the weight checks' flags
+        self.family_lock = threading.Lock()  # guards the lazy creation of the state above
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {self.product_name!r}, arch={self.arch!r})"
+
+    # --- identity -----------------------------------------------------------
+    def same_device(self, other):
+        return other is self or (
+            getattr(other, "backend", None) == "rocm" and getattr(other, "ordinal", None) == self.ordinal
+        )
+
+    def make_current(self):
+        if getattr(_current, "ordinal", None) != self.ordinal:
+            hip.set_device(self.ordinal)
+            _current.ordinal = self.ordinal
+
+    # --- synchronization and memory ----------------------------------------
+    def host_mapped(self, nbytes):
+        """(host address, device address) of ``nbytes`` of pinned host memory that kernels
+        on this device can write and the host reads with plain loads; never freed (the
+        device keeps such buffers for its lifetime)."""
+        self.make_current()
+        return hip.host_malloc_mapped(nbytes)
+
+    def keep_alive(self, host_array):
+        """Hold a host array until the copy queued from it has surely run."""
+        self._keep_alive.append(host_array)
+        if len(self._keep_alive) > 64:
+            self.synchronize(check_errors=False)
+
+    def synchronize(self, check_errors=True):
+        """Drain the stream; then raise IndexError for index checks queued before this call
+        (snapshots first: work other threads queue meanwhile stays pending)."""
+        self.make_current()
+        with self._state_lock:
+            kept, self._keep_alive = self._keep_alive, []
+        taken = self._index_checks.snapshot() if check_errors else ()
+        sync = self._stream_sync
+        if sync is None:
+            sync = self._stream_sync = hip.stream_sync_function(self.stream)
+        sync()
+        del kept
+        self._index_checks.raise_flagged(taken)
+
+    def memory_info(self):
+        self.make_current()
+        return hip.mem_get_info()
+
+    # --- device-side error flags for index checks (index_checks.py) -----------
+    def error_flag(self, op_name):
+        """Device address of an int32 slot that an index kernel sets on an out-of-range
+        index; the next synchronizing call reads it and raises IndexError naming op_name."""
+        return self._index_checks.flag_address(op_name)
+
+    def raise_index_errors(self):
+        """Drain the stream and raise for flagged index checks (same as synchronize())."""
+        self.synchronize()
+
+    # --- handles ------------------------------------------------------------
+    @property
+    def blas(self):
+        """The hipBLAS handle, bound to this device's stream (created on first GEMM)."""
+        if self._blas is None:
+            with self._state_lock:
+                if self._blas is None:
+                    self.make_current()
+                    self._blas = hipblas.create_handle(self.stream)
+        return self._blas

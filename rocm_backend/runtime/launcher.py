@@ -1,0 +1,76 @@
+"""The one launcher: every kernel of the backend is queued through ``Launcher.launch`` or
+``Launcher.launch_fields``, on its device's stream.
+
+Kernels take one argument struct by value, passed through hipModuleLaunchKernel's
+``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct's declaration
+(``abi/structs.py``) owns one preallocated launch buffer, its ``extra`` array and a
+lock; a launch packs its values into the buffer under the lock and the runtime copies
+them before hipModuleLaunchKernel returns. The call goes through ctypes on the runtime
+hip-python loaded when it can (``bindings/hip.py`` says why), else through hip-python.
+"""
+
+import ctypes
+
+from ..bindings import hip
+from ..error import RocmError
+
+_c_void_p = ctypes.c_void_p
+
+
+class BoundKernel:
+    """One loaded kernel of one device, with everything a launch needs pre-converted."""
+
+    __slots__ = ("spec", "name", "fn", "fn_arg", "block")
+
+    def __init__(self, spec, fn):
+        self.spec = spec
+        self.name = spec.name
+        self.fn = fn  # hip-python's handle (the path without ctypes and the occupancy query use it)
+        self.fn_arg = _c_void_p(int(fn)) if hip.has_int(fn) else None
+        self.block = spec.block
+
+
+class Launcher:
+    """Launches on one device's stream."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.raw = hip.raw_launch_function()
+        self.stream_arg = None
+        if self.raw is not None and hip.has_int(stream):
+            self.stream_arg = _c_void_p(int(stream))
+        else:
+            self.raw = None
+
+    def launch(self, kernel, grid, block, args, values):
+        """Queue ``kernel`` over ``grid`` blocks (an int or 3 ints) of ``block`` threads
+        (None: the kernel's own; an int or 3 ints) with every field of the argument
+        struct ``args`` packed from ``values``."""
+        if isinstance(grid, int):
+            grid = (grid, 1, 1)
+        if block is None:
+            block = (kernel.block, 1, 1)
+        elif isinstance(block, int):
+            block = (block, 1, 1)
+        self.launch_fields(kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2], args, args.struct,
+                           values)
+
+    def launch_fields(self, kernel, gx, gy, gz, bx, by, bz, args, packer, values):
+        """Queue ``kernel`` with ``packer`` (``args.struct``, or a ``args.packer(names)``
+        that writes some fields and zeros the rest) packing ``values`` into the launch
+        buffer of ``args``: the hot path of every small op (one pack, one call)."""
+        lock = args.lock
+        lock.acquire()  # acquire/release rather than `with`: half the cost
+        try:
+            packer.pack_into(args.buffer, 0, *values)
+            raw = self.raw
+            if raw is not None and kernel.fn_arg is not None:
+                status = raw(kernel.fn_arg, gx, gy, gz, bx, by, bz, 0, self.stream_arg, None, args.extra_arg)
+            else:
+                status = 0
+                hip.module_launch_kernel(kernel.fn, gx, gy, gz, bx, by, bz, self.stream, args.extra_address,
+                                         kernel.name)
+        finally:
+            lock.release()
+        if status:
+            raise RocmError(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
