@@ -23,23 +23,24 @@ DTYPES = (dt.float64, dt.complex128)
 
 
 def _wanted(spec):
-    k = spec.key
+    k = spec.key  # ops.kernel_key's form: enum values and dtype names
     fam = k[0]
+    names = {d.name for d in DTYPES}
     if fam in ("copy", "where", "transpose", "fill"):
         return True
     if fam == "arange":
-        return k[1] in (dt.int64, dt.int32)
+        return k[1] in ("int64", "int32")
     if fam == "compare":
-        return k[2] in (dt.int64, dt.int32) and k[1] in (CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL,
-                                                           CompareOp.NOT_EQUAL)
+        return k[2] in ("int64", "int32") and k[1] in ops.kernel_key(
+            CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL, CompareOp.NOT_EQUAL)
     if fam == "astype":
-        return k[1] is dt.bool_ and k[2] in DTYPES
+        return k[1] == "bool" and k[2] in names
     if fam == "binary":
-        return k[2] in DTYPES and k[1] in (BinaryOp.MULTIPLY, BinaryOp.ADD)
+        return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
     if fam == "unary":
-        return k[2] in DTYPES and k[1] in (UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
+        return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
     if fam == "reduce":
-        return k[3] in DTYPES and k[2] in (ReduceOp.PROD, ReduceOp.SUM)
+        return k[3] in names and k[2] in ops.kernel_key(ReduceOp.PROD, ReduceOp.SUM)
     return False
 
 
