@@ -5,7 +5,8 @@
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
 # Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
-# CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table).
+# CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
+# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -29,13 +30,14 @@ STEPS=(
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
+    "notebooks   notebooks      gpu 300 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )
 
 if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,notebooks|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do
