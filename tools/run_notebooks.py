@@ -47,6 +47,10 @@ def execute(path, device=None):
     nb = nbformat.read(path, as_version=4)
     env = dict(os.environ, CANDLEWICK_DEVICE=device, MPLBACKEND="module://matplotlib_inline.backend_inline")
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
+    # one BLAS thread unless the caller says otherwise: BLAS splits sums by thread count, so
+    # results would depend on the machine's cores, and spinning threads crawl on busy ones
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.setdefault(var, "1")
     client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
                             resources={"metadata": {"path": str(Path(path).parent)}})
     client.execute(env=env)

@@ -33,14 +33,15 @@ def code_cells(nb):
 
 
 def text_outputs(cell):
-    """The cell's stdout and text results, as one string per output."""
-    texts = []
+    """The cell's stdout as one string (the kernel splits a stream into outputs as its
+    timing goes) and its text results, one string each."""
+    stdout, results = [], []
     for out in cell.get("outputs", []):
         if out["output_type"] == "stream" and out["name"] == "stdout":
-            texts.append("".join(out["text"]))
+            stdout.append("".join(out["text"]))
         elif out["output_type"] == "execute_result":
-            texts.append("".join(out["data"].get("text/plain", "")))
-    return texts
+            results.append("".join(out["data"].get("text/plain", "")))
+    return ["".join(stdout)] + results
 
 
 def test_there_are_notebooks():
