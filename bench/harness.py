@@ -167,10 +167,13 @@ def timed(fn, sync, reps=10, batches=5, warmup=2):
 def kernel_times(fn, sync, reps=5):
     """[(device µs per call, launches per call, kernel name)] of ``fn``'s kernels, from
     torch.profiler (CUPTI sees every kernel of the process, candlewick's included);
-    None without torch."""
+    None without torch or a CUDA device."""
     try:
-        from torch.profiler import ProfilerActivity, profile  # optional, loaded only when present
+        import torch  # optional, loaded only when present
+        from torch.profiler import ProfilerActivity, profile
     except Exception:  # noqa: BLE001
+        return None
+    if not torch.cuda.is_available():  # a CPU-only torch has no CUDA activity to profile
         return None
     fn()
     sync()

@@ -30,6 +30,7 @@ from .manipulation import (
     squeeze, stack, unstack,
 )
 from .registry import backends, default_device, get_device, set_default_device
+from .promotion_mode import get_promotion_mode, promotion_mode, set_promotion_mode
 from .statistical import max, mean, min, prod, sum
 from .statistical import cumulative_prod, cumulative_sum, std, var
 from .manipulation import repeat, roll, tile

@@ -12,12 +12,11 @@ Python work as possible: the per-op dtype tables below are built once at import.
 
 import builtins
 
-import numpy as _np
-
 from . import dtypes as _dt
 from .errors import DeviceMismatchError, DTypeError, UnsupportedOperation
 from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
+from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
 
 # op -> {accepted dtype: result dtype}
 RESULT = {op: {d: op.result_dtype(d) for d in op.dtypes()} for enum in ALL_OP_ENUMS for op in enum}
@@ -66,49 +65,7 @@ def same_device(a, b, fname):
         )
 
 
-# --- Python scalars ------------------------------------------------------------------
-
-_INT_RANGES = {}
-for _d in _dt.INTEGER:
-    _info = _np.iinfo(_d.numpy)
-    _INT_RANGES[_d] = (int(_info.min), int(_info.max))
-
-
-def scalar_for(value, dtype, fname):
-    """Check a Python scalar against an array dtype per the Array API scalar rules and
-    return ``(value converted for that dtype, dtype the operation must run in)``."""
-    t = type(value)
-    if t is bool:
-        if dtype.is_bool:
-            return value, dtype
-        raise DTypeError(f"{fname}: a Python bool combines only with bool arrays, not {dtype.name}")
-    if t is int or (isinstance(value, int) and not isinstance(value, bool)):
-        value = int(value)
-        if dtype.is_integer:
-            lo, hi = _INT_RANGES[dtype]
-            if not lo <= value <= hi:
-                raise OverflowError(
-                    f"{fname}: Python int {value} is out of range for {dtype.name} [{lo}, {hi}]"
-                )
-            return value, dtype
-        if dtype.is_bool:
-            raise DTypeError(f"{fname}: a Python int does not combine with a bool array")
-        return (float(value) if dtype.is_floating else complex(value)), dtype
-    if t is float or isinstance(value, float):
-        if dtype.is_floating or dtype.is_complex:
-            return float(value), dtype
-        raise DTypeError(
-            f"{fname}: a Python float does not combine with a {dtype.name} array "
-            f"(mixed-kind promotion is not defined); cast the array with astype first"
-        )
-    if t is complex or isinstance(value, complex):
-        if dtype.is_complex:
-            return complex(value), dtype
-        if dtype.is_floating:
-            return complex(value), _dt.complex_dtype_of(dtype)
-        raise DTypeError(f"{fname}: a Python complex does not combine with a {dtype.name} array")
-    raise TypeError(f"{fname}: expected an array or a Python scalar, got {type(value).__name__}")
-
+# --- Python scalars: the rules live in scalars.py ---------------------------------------
 
 def is_scalar(value):
     return isinstance(value, (bool, int, float, complex))

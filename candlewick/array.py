@@ -16,7 +16,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import indexing as _indexing
 from . import linalg_ops as _linalg_ops
-from ._core import ArrayBase, is_scalar, new_array, view
+from ._core import ArrayBase, is_scalar, new_array, scalar_array, view
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import DeviceMismatchError, DTypeError, ShapeError
@@ -102,6 +102,45 @@ class Array(ArrayBase):
 
     def __bool__(self):
         return bool(self._scalar("bool"))
+
+    # --- Python objects, as NumPy gives them --------------------------------------
+    def _host_python(self):
+        """The elements on the host in a NumPy dtype whose ``tolist`` gives Python
+        scalars (ml_dtypes' bfloat16 would give its own scalar type)."""
+        host = self._storage.to_host(self._layout)
+        return host.astype(np.float32) if self._dtype is _dt.bfloat16 else host
+
+    def tolist(self):
+        """The elements as nested Python lists of Python scalars (a scalar for 0-d)."""
+        return self._host_python().tolist()
+
+    def item(self):
+        """The one element of a size-1 array as a Python scalar (ValueError otherwise)."""
+        if self._layout.size != 1:
+            raise ValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
+        return self._host_python().reshape(()).item()
+
+    def __format__(self, spec):
+        if not spec:
+            return str(self)
+        if self._layout.shape != ():
+            raise TypeError(
+                f"format spec {spec!r} needs a 0-d array, got shape {self._layout.shape}; "
+                f"format x.tolist() or its elements"
+            )
+        return format(self.item(), spec)
+
+    def __round__(self, ndigits=None):
+        """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's
+        dtype rounded to n decimals, as for NumPy scalars."""
+        if self._dtype.is_complex or self._dtype.is_bool:
+            raise TypeError(f"round() of a {self._dtype.name} array")
+        if self._layout.shape != ():
+            raise TypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
+        value = self.item()
+        if ndigits is None:
+            return round(value)
+        return scalar_array(self, round(value, ndigits), self._dtype, self._device)
 
     def __int__(self):
         if self._dtype.is_complex:

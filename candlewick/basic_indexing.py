@@ -4,9 +4,10 @@ the value checks that every ``__setitem__`` shares."""
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import ArrayBase, scalar_for
+from ._core import ArrayBase, scalar_into
 from .errors import DeviceMismatchError, DTypeError, IndexOutOfBoundsError
 from .layout import Layout
+from .promotion_mode import is_strict
 
 
 def _as_int(k):
@@ -93,19 +94,17 @@ def _value_for(x, value, fname="__setitem__"):
                 f"{fname}: value is on {value._device.name} but the array is on {x._device.name}"
             )
         if value._dtype is not x._dtype:
-            if _dt.promote_types(x._dtype, value._dtype) is not x._dtype:
+            # storing never changes x's dtype: the value is cast to it, as NumPy and PyTorch
+            # do; strict mode takes only values x's dtype holds (the standard's lattice)
+            if is_strict() and _dt.standard_promotion(x._dtype, value._dtype) is not x._dtype:
                 raise DTypeError(
                     f"{fname}: a {value._dtype.name} value cannot be stored in a {x._dtype.name} "
-                    f"array without losing information; cast it with astype first"
+                    f"array without losing information in strict promotion mode; cast it with "
+                    f"astype first"
                 )
             value = value.astype(x._dtype)
         return value
-    if isinstance(value, np.generic):
-        value = value.item()
-    scalar, dtype = scalar_for(value, x._dtype, fname)
-    if dtype is not x._dtype:
-        raise DTypeError(f"{fname}: a {type(value).__name__} cannot be stored in a {x._dtype.name} array")
-    return scalar
+    return scalar_into(value, x._dtype, fname)
 
 
 def fit_value(layout, shape):

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, check_dtype_on, is_scalar, scalar_for
+from ._core import as_shape, check_dtype_on, is_scalar, scalar_for, scalar_into
 from .array import Array, wrap
 from .errors import DTypeError
 from .registry import get_device
@@ -54,6 +54,8 @@ def _infer_host(obj, dtype=None):
         raise TypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
     if host.dtype.kind in "US":
         raise TypeError("asarray: strings are not array data")
+    if not host.dtype.isnative:  # big-endian data: every device computes in native order
+        host = host.astype(host.dtype.newbyteorder("="))
     if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
         raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
@@ -107,9 +109,7 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         if dtype.is_bool and not isinstance(obj, bool):
             value = bool(obj)
         else:
-            value, run_dtype = scalar_for(obj, dtype, "asarray")
-            if run_dtype is not dtype:
-                raise DTypeError(f"asarray: a {type(obj).__name__} cannot be stored as {dtype.name}")
+            value = scalar_into(obj, dtype, "asarray")
         host = np.asarray(value, dtype=dtype.numpy)
     else:
         host = _infer_host(obj, dtype)
@@ -162,15 +162,13 @@ def full(shape, fill_value, *, dtype=None, device=None):
         if fill_value.ndim != 0:
             raise ValueError("full: fill_value must be a scalar or a 0-d array")
         fill_value = fill_value._scalar("full").item()
-    if isinstance(fill_value, np.generic):
-        fill_value = fill_value.item()
     if dtype is None:
+        if isinstance(fill_value, np.generic):
+            fill_value = fill_value.item()
         dtype = _default_dtype_for_scalar(fill_value)
     else:
         dtype = _dt.as_dtype(dtype)
-    value, run_dtype = scalar_for(fill_value, dtype, "full")
-    if run_dtype is not dtype:
-        raise DTypeError(f"full: fill_value {fill_value!r} does not fit dtype {dtype.name}")
+    value = scalar_into(fill_value, dtype, "full")
     return _filled("full", shape, dtype, device, lambda d, s, t: d.full(s, t, value))
 
 

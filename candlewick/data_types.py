@@ -46,14 +46,12 @@ def astype(x, dtype, /, *, copy=True, device=None):
 
 def can_cast(from_, to, /):
     """True when ``from_`` (a dtype or array) promotes to ``to`` without leaving it,
-    i.e. the cast is one the promotion lattice allows (no cross-kind casts)."""
+    i.e. the cast is one the standard's promotion lattice allows (no cross-kind casts,
+    in every promotion mode)."""
     from_ = _dtype_of(from_, "can_cast", "from_")
     if not isinstance(to, _dt.DType):
         raise DTypeError(f"can_cast: to must be a candlewick dtype, got {to!r}")
-    try:
-        return _dt.promote_types(from_, to) is to
-    except DTypeError:
-        return False
+    return _dt.standard_promotion(from_, to) is to
 
 
 @dataclass(frozen=True)
@@ -115,12 +113,11 @@ def iinfo(type, /):
 def result_type(*arrays_and_dtypes):
     """The dtype an operation on these operands returns (2024.12 rules).
 
-    Arrays and dtypes promote through the standard's table first (at least one is
-    required); Python scalars then join that dtype by the scalar rules: a bool only
-    with bool, an int with integer/floating/complex, a float with floating/complex, a
-    complex with floating (giving the matching complex dtype) or complex. Any mixing
-    the standard leaves open raises TypeError; an int out of an integer dtype's range
-    raises OverflowError, as the operation itself would.
+    Arrays and dtypes promote first (at least one is required), then Python scalars join
+    that dtype, by the rule every operation follows (docs/promotion.md): the standard's
+    table and scalar rules, and where the standard leaves kinds mixed the higher kind
+    (strict promotion mode: TypeError there instead). An int out of an integer dtype's
+    range raises OverflowError, as the operation itself would.
     """
     result = None
     scalars = []

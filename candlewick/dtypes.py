@@ -2,20 +2,26 @@
 
 A ``DType`` is a small immutable object compared by identity; ``DType.numpy`` is the
 host representation (bfloat16 through ml_dtypes). Promotion follows the Array API
-table; mixing kinds the standard leaves open (integer with floating, bool with
-numeric, signed with uint64) raises ``DTypeError``.
+table; where the standard leaves kinds mixed (bool, integer, real floating, complex),
+the operand of the higher kind gives the result dtype (int32 + float32 -> float32, as
+in PyTorch and JAX), unless the promotion mode is ``"strict"`` (promotion_mode.py),
+which raises ``DTypeError``. Signed with uint64 raises in both modes: no integer dtype
+holds both ranges. docs/promotion.md states the whole rule.
 """
 
 import ml_dtypes
 import numpy as np
 
 from .errors import DTypeError
+from .promotion_mode import is_strict
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "real floating", "complex floating")
+KIND_LEVEL = {"bool": 0, "signed integer": 1, "unsigned integer": 1, "real floating": 2,
+              "complex floating": 3}
 
 
 class DType:
-    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank")
+    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank", "level")
 
     def __init__(self, name, kind, numpy_dtype, rank):
         self.name = name
@@ -23,6 +29,8 @@ class DType:
         self.numpy = np.dtype(numpy_dtype)
         self.itemsize = self.numpy.itemsize
         self._rank = rank
+        #: the kind's place in bool < integer < real floating < complex
+        self.level = KIND_LEVEL[kind]
 
     def __repr__(self):
         return f"candlewick.{self.name}"
@@ -156,17 +164,36 @@ def _same_kind_table():
 _PROMOTE = _same_kind_table()
 
 
+def standard_promotion(a, b):
+    """The Array API table's result dtype of two dtypes, or None where it has none."""
+    return a if a is b else _PROMOTE.get((a, b))
+
+
 def promote_types(a, b):
-    """The Array API result dtype of two dtypes; DTypeError where the standard has none."""
+    """The result dtype of an operation on ``a`` and ``b``: the Array API table, then
+    (outside strict mode) the operand of the higher kind; DTypeError where neither applies."""
     if a is b:
         return a
-    try:
-        return _PROMOTE[a, b]
-    except KeyError:
+    result = _PROMOTE.get((a, b))
+    if result is not None:
+        return result
+    if a.level != b.level:
+        if not is_strict():
+            return promote_kinds(a, b)
         raise DTypeError(
-            f"no promotion between {a.name} and {b.name}: mixed-kind promotion is not "
-            f"defined by the Array API; cast one operand explicitly with astype"
-        ) from None
+            f"no promotion between {a.name} and {b.name} in strict promotion mode (the Array "
+            f"API leaves mixed kinds undefined): cast one operand with astype, or use "
+            f"candlewick.set_promotion_mode('default'), where {promote_kinds(a, b).name} results"
+        )
+    raise DTypeError(
+        f"no promotion between {a.name} and {b.name}: no integer dtype holds both ranges; "
+        f"cast one operand with astype (to int64 if the unsigned values fit, else to float64)"
+    )
+
+
+def promote_kinds(a, b):
+    """The higher-kind operand's dtype: the default mode's rule for mixed kinds."""
+    return a if a.level > b.level else b
 
 
 def real_dtype_of(dtype):

@@ -14,15 +14,32 @@ from ._core import (
 from .errors import DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
+from .promotion_mode import is_strict
 
 
-def _scalar_value(v):
-    return v.item() if isinstance(v, np.generic) else v
+def _floating_only(op, dtype):
+    """A function defined on floating point only (sqrt, exp, atan2, ...), given bool or
+    integers outside strict mode: it runs in the default floating dtype, as in NumPy
+    (docs/promotion.md). Only functions returning their input's dtype: ``imag`` and
+    ``signbit`` stay errors (an integer's answer is all zeros / ``x < 0``)."""
+    if dtype.level >= 2 or "F" not in op.domain or "I" in op.domain or op.result != "same":
+        return False
+    if is_strict():
+        raise DTypeError(
+            f"{op.value} is defined on floating point and does not take {dtype.name} in strict "
+            f"promotion mode: cast with astype({_dt.DEFAULT_FLOAT.name}) first, or use "
+            f"candlewick.set_promotion_mode('default')"
+        )
+    return True
 
 
 def unary(op, x, fname):
     require_array(x, fname)
-    out_dtype = check_accepts(op, x._dtype, fname)
+    out_dtype = RESULT[op].get(x._dtype)
+    if out_dtype is None:
+        if _floating_only(op, x._dtype):
+            x = x.astype(_dt.DEFAULT_FLOAT)
+        out_dtype = check_accepts(op, x._dtype, fname)
     return new_array(type(x), x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
 
@@ -41,16 +58,17 @@ def binary(op, x1, x2, fname):
             shape, (l1, l2) = broadcast_layouts(x1, x2)
         return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
     if isinstance(x1, ArrayBase):
-        return _binary_scalar(op, x1, _scalar_value(x2), False, fname)
+        return _binary_scalar(op, x1, x2, False, fname)
     if isinstance(x2, ArrayBase):
-        return _binary_scalar(op, x2, _scalar_value(x1), True, fname)
+        return _binary_scalar(op, x2, x1, True, fname)
     raise TypeError(f"{fname}: at least one operand must be a candlewick array")
 
 
 def _coerce_domain(op, x1, x2, dtype, fname):
-    """Integer/bool true division runs in the default float dtype (NumPy's rule);
-    logical ops accept any dtype as truth values. Anything else is a dtype error."""
-    if op is BinaryOp.DIVIDE and dtype.is_integer:
+    """Integer true division runs in the default float dtype (NumPy's rule), and so do
+    the other floating-only functions outside strict mode; logical ops accept any dtype
+    as truth values. Anything else is a dtype error."""
+    if (op is BinaryOp.DIVIDE and dtype.is_integer) or _floating_only(op, dtype):
         target = _dt.DEFAULT_FLOAT
     elif op in (BinaryOp.LOGICAL_AND, BinaryOp.LOGICAL_OR, BinaryOp.LOGICAL_XOR):
         target = _dt.bool_
@@ -79,10 +97,10 @@ def compare(op, x1, x2, fname):
     if not isinstance(x1, ArrayBase):
         if not isinstance(x2, ArrayBase):
             raise TypeError(f"{fname}: at least one operand must be a candlewick array")
-        value, dtype = scalar_for(_scalar_value(x1), x2._dtype, fname)
+        value, dtype = scalar_for(x1, x2._dtype, fname)
         x1 = scalar_array(x2, value, dtype, x2._device)
     elif not isinstance(x2, ArrayBase):
-        value, dtype = scalar_for(_scalar_value(x2), x1._dtype, fname)
+        value, dtype = scalar_for(x2, x1._dtype, fname)
         x2 = scalar_array(x1, value, dtype, x1._device)
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
@@ -156,8 +174,15 @@ def clip(x, /, min=None, max=None):
     if x._dtype.is_complex or x._dtype.is_bool:
         raise DTypeError(f"clip does not accept dtype {x._dtype.name}; expected a real numeric dtype")
     if not isinstance(min, ArrayBase) and not isinstance(max, ArrayBase):
-        lo = None if min is None else scalar_for(_scalar_value(min), x._dtype, "clip")[0]
-        hi = None if max is None else scalar_for(_scalar_value(max), x._dtype, "clip")[0]
+        # a bound of a higher kind (clip(ints, 0.5, 2.5)) runs the clip in its dtype
+        dtype = x._dtype
+        for bound in (min, max):
+            if bound is not None:
+                dtype = _dt.promote_types(dtype, scalar_for(bound, dtype, "clip")[1])
+        if dtype is not x._dtype:
+            x = x.astype(dtype)
+        lo = None if min is None else scalar_for(min, dtype, "clip")[0]
+        hi = None if max is None else scalar_for(max, dtype, "clip")[0]
         if x._dtype.is_integer:
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
         return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
@@ -168,7 +193,11 @@ def clip(x, /, min=None, max=None):
         if isinstance(bound, ArrayBase):
             if bound._device is not x._device:
                 raise DeviceMismatchError("clip: bounds must be on the array's device")
-            bound = bound.astype(x._dtype) if bound._dtype is not x._dtype else bound
+            if bound._dtype.level == out._dtype.level:
+                bound = bound.astype(out._dtype) if bound._dtype is not out._dtype else bound
+            else:  # another kind: the promotion rule, as for a scalar bound (strict: raises)
+                target = _dt.promote_types(out._dtype, bound._dtype)
+                out, bound = out.astype(target, copy=False), bound.astype(target, copy=False)
         out = binary(op, out, bound, "clip")
     if out._layout.shape != x._layout.shape:
         raise ValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")

@@ -37,6 +37,12 @@ class DeviceMismatchError(DeviceError):
 class BackendUnavailableError(DeviceError, RuntimeError):
     """The backend is registered but cannot run here; the message says why."""
 
+    @classmethod
+    def of(cls, name, reason):
+        """The error for backend ``name`` that cannot run, with its reason: one wording for
+        the registry and for a backend's own entry points (``rocm_backend.precompile``)."""
+        return cls(f"backend {name!r} is unavailable: {reason}")
+
 
 class UnsupportedOperation(CandlewickError, NotImplementedError):
     """A backend lacks a primitive for this op/dtype; it never falls back to another device."""

@@ -7,6 +7,7 @@ and a backend that fails to import or probe is reported, never raised at import.
 """
 
 import contextlib
+import difflib
 import contextvars
 import importlib
 import os
@@ -66,9 +67,7 @@ def _load(name):
         else:
             spec = _discover().get(name)
             if spec is None:
-                raise DeviceError(
-                    f"unknown backend {name!r}; registered backends: {sorted(_discover())}"
-                )
+                raise DeviceError(unknown_backend_message(name, sorted(_discover())))
             try:
                 if isinstance(spec, str):
                     module, _, attr = spec.partition(":")
@@ -83,9 +82,26 @@ def _load(name):
             _loaded[name] = obj
         if isinstance(obj, Exception):
             raise BackendUnavailableError(
-                f"backend {name!r} could not be loaded: {type(obj).__name__}: {obj}"
+                f"backend {name!r} could not be loaded: {type(obj).__name__}: {obj}; "
+                f"reinstall the package that provides it"
             ) from obj
         return obj
+
+
+# names people from other GPU libraries try first, and the backend that serves them here
+_GPU_ALIASES = {"cuda": "rocm", "gpu": "rocm", "hip": "rocm", "amd": "rocm", "mps": None}
+
+
+def unknown_backend_message(name, registered):
+    """'unknown backend' with the registered names and, where one is close, a suggestion."""
+    message = f"unknown backend {name!r}; registered backends: {registered}"
+    guess = _GPU_ALIASES.get(name.lower())
+    if guess in registered:
+        return message + f"; did you mean {guess!r}? (GPUs run through the {guess!r} backend)"
+    close = difflib.get_close_matches(name.lower(), registered, n=2, cutoff=0.6)
+    if close:
+        return message + f"; did you mean {' or '.join(map(repr, close))}?"
+    return message
 
 
 def _probe(name):
@@ -98,7 +114,8 @@ def _probe(name):
             except BackendUnavailableError as exc:
                 ok, reason = False, str(exc)
             except Exception as exc:
-                ok, reason = False, f"probe failed: {type(exc).__name__}: {exc}"
+                ok, reason = False, (f"probe failed: {type(exc).__name__}: {exc}; reinstall the "
+                                     f"package that provides the backend")
             _probes[name] = (ok, reason)
         return _probes[name]
 
@@ -122,10 +139,14 @@ def backends():
 
 
 def get_backend(name):
-    """The backend object, or BackendUnavailableError saying why it cannot run."""
+    """The backend object, or BackendUnavailableError saying why it cannot run
+    (DeviceError, with a suggestion, for a name no backend is registered under)."""
+    registered = _discover()
+    if name not in registered:
+        raise DeviceError(unknown_backend_message(name, sorted(registered)))
     ok, reason = _probe(name)
     if not ok:
-        raise BackendUnavailableError(f"backend {name!r} is unavailable: {reason}")
+        raise BackendUnavailableError.of(name, reason)
     return _load(name)
 
 

@@ -9,6 +9,8 @@ device-to-host read of the scan's last element gives the output length, and a
 buffer one element longer than the output, so no element needs a branch.
 """
 
+import numpy as np
+
 from . import dtypes as _dt
 from ._core import (
     ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
@@ -252,8 +254,9 @@ def where(condition, x1, x2, /):
 
 
 def _plain(value):
+    # NumPy scalars stay as they are: scalar_for takes them by kind and names them
     item = getattr(value, "item", None)
-    if item is not None and not isinstance(value, ArrayBase):
+    if item is not None and not isinstance(value, (ArrayBase, np.generic)):
         return item()
     return value
 

@@ -13,6 +13,7 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError
+from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
 from .error import QuietBlock, unsupported
@@ -30,7 +31,7 @@ def _np_dtype(dtype, op):
         raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {dtype!r}") from None
 
 
-class CpuDevice:
+class CpuDevice(NamedDevice):
     backend = "cpu"
     ordinal = 0
     name = "cpu"

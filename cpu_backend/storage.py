@@ -14,6 +14,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
 
+from . import dlpack
 from . import fft as _fft
 from . import indexing, linalg, nn, ordering
 from .error import QuietBlock, quiet, unsupported
@@ -59,9 +60,9 @@ class CpuStorage:
         return view(self.buf, layout).copy()
 
     def dlpack_view(self, layout):
-        """The optional DLPack export hook: a NumPy view sharing this buffer (NumPy raises
-        BufferError for what DLPack cannot carry, e.g. bfloat16)."""
-        return view(self.buf, layout)
+        """The optional DLPack export hook: a NumPy view sharing this buffer (bfloat16
+        through dlpack.export_view, as DLPack's kDLBfloat)."""
+        return dlpack.export_view(view(self.buf, layout))
 
     # --- in-place ---------------------------------------------------------------------
 

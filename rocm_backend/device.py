@@ -10,6 +10,7 @@ import threading
 
 from candlewick import dtypes as _dt
 from candlewick.errors import DeviceMemoryError
+from candlewick.named_device import NamedDevice
 
 from .error import RocmOutOfMemory, check, status_name
 from .index_checks import IndexChecks
@@ -36,25 +37,31 @@ def hip_api():
     return _api
 
 
+_INSTALL_ROCM = "install the ROCm runtime (ROCm 6 or newer) or set ROCM_PATH to the folder holding lib/"
+_NO_DEVICE = ("no usable AMD GPU: check the amdgpu driver, access to /dev/kfd and /dev/dri "
+              "(the render and video groups) and HIP_VISIBLE_DEVICES")
+
+
 def probe():
     """(available, reason): reason is '' when a HIP device is usable, else the runtime's words."""
     try:
         from hip import hip
     except ImportError as exc:
-        return False, f"hip-python is not installed: {exc}"
+        return False, f"hip-python is not installed ({exc}): pip install 'candlewick[rocm]'"
     except Exception as exc:  # a broken install must not break candlewick
-        return False, f"hip-python failed to import: {type(exc).__name__}: {exc}"
+        return False, (f"hip-python failed to import: {type(exc).__name__}: {exc}; "
+                       f"pip install --force-reinstall 'candlewick[rocm]'")
     try:
         result = hip.hipGetDeviceCount()
     except RuntimeError as exc:  # hip-python's dlopen of the runtime failed
-        return False, f"libamdhip64.so not loadable: {exc}"
+        return False, f"libamdhip64.so not loadable: {exc}; {_INSTALL_ROCM}"
     except Exception as exc:
-        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}"
+        return False, f"hipGetDeviceCount raised {type(exc).__name__}: {exc}; {_INSTALL_ROCM}"
     status, count = result
     if int(status) != 0:
-        return False, f"hipGetDeviceCount failed: {status_name(status)}"
+        return False, f"hipGetDeviceCount failed: {status_name(status)}; {_NO_DEVICE}"
     if count < 1:
-        return False, "hipGetDeviceCount reported 0 devices"
+        return False, f"hipGetDeviceCount reported 0 devices; {_NO_DEVICE}"
     return True, ""
 
 
@@ -155,7 +162,7 @@ class CachingAllocator:
             check("hipFree", hip.hipFree(ptr))
 
 
-class RocmDevice:
+class RocmDevice(NamedDevice):
     """One HIP device (``rocm:N``)."""
 
     backend = "rocm"

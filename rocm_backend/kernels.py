@@ -16,6 +16,8 @@ import threading
 import time
 from pathlib import Path
 
+from candlewick.errors import BackendUnavailableError
+
 from . import ops
 from .argpack import ABIS
 from .error import RocmError, check
@@ -274,12 +276,18 @@ def grid_for(n, block=ops.EW_BLOCK, device=None):
 
 def precompile(device=None, modules=None, progress=True, threads=None):
     """Compile (or load from the disk cache) every module for the device's architecture,
-    on ``threads`` threads (default: one per CPU), with a tqdm progress bar."""
+    on ``threads`` threads (default: one per CPU), with a tqdm progress bar.
+
+    ``device``: a rocm device object (default: device 0); with none usable,
+    BackendUnavailableError says why, as ``asarray(..., device="rocm")`` does."""
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
     if device is None:
         from . import BACKEND
 
+        ok, reason = BACKEND.probe()
+        if not ok:  # what asarray(..., device="rocm") raises
+            raise BackendUnavailableError.of("rocm", reason)
         device = BACKEND.device(0)
     names = sorted(modules or ops.MODULES)
     bar = None

@@ -89,8 +89,12 @@ if not _parent_defines_device_fixture():
 
 @pytest.fixture(autouse=True)
 def _on_device_under_test(device):
-    """Make the device under test the default for everything the test creates."""
-    with cw.default_device(device):
+    """Make the device under test the default for everything the test creates, in strict
+    promotion mode: these tests check the standard's behaviour, array-api-strict's (their
+    oracle). The default mode differs only where the standard leaves mixed kinds
+    undefined; tests/frontend/test_promotion_rule.py checks it, and that both modes agree
+    on every case the standard defines."""
+    with cw.default_device(device), cw.promotion_mode("strict"):
         yield
 
 

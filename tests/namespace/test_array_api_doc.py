@@ -50,7 +50,8 @@ def test_needs_follow_the_calls(gen):
     prims, _ = needs.of(cw.linalg.matrix_rank)
     assert "svd" in prims and "reduce" in prims  # through svdvals -> svd, and sum
     prims, ops = needs.of(cw.sqrt)
-    assert prims == {"unary"} and {op.value for op in ops} == {"sqrt"}
+    # astype: integer input runs in the default floating dtype (docs/promotion.md)
+    assert prims == {"unary", "astype"} and {op.value for op in ops} == {"sqrt"}
     prims, _ = needs.of(cw.fft.rfftn)
     assert {"rfft", "fft"} <= prims and "irfft" not in prims
     assert needs.of(cw.linalg.diagonal)[0] == set()  # a pure view

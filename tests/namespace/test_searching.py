@@ -200,10 +200,11 @@ def test_where_errors(device):
         cw.where(make(np.array([1, 0]), device), x, x)  # condition must be bool
     with pytest.raises(TypeError):
         cw.where(make(np.array([True, False]), device), 1.0, 2.0)  # no array operand
-    with pytest.raises(TypeError):
-        cw.where(make(np.array([True, False]), device), make(np.array([1, 2]), device), 0.5)
-    with pytest.raises(TypeError):
-        cw.where(make(np.array([True, False]), device), x, make(np.array([1, 2], np.int64), device))
+    with cw.promotion_mode("strict"):  # mixed kinds (docs/promotion.md)
+        with pytest.raises(TypeError):
+            cw.where(make(np.array([True, False]), device), make(np.array([1, 2]), device), 0.5)
+        with pytest.raises(TypeError):
+            cw.where(make(np.array([True, False]), device), x, make(np.array([1, 2], np.int64), device))
     with pytest.raises(ValueError):
         cw.where(make(np.array([True, False, True]), device), x, x)
     with pytest.raises(OverflowError):
