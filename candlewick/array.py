@@ -35,6 +35,12 @@ class Array(ArrayBase):
     def __init__(self, *args, **kwargs):
         raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
 
+    def __reduce__(self):
+        # pickled as its elements and its device's name: unpickled in another process (a
+        # Dask or cubed chunk sent to a worker) it lands on that process's own device
+        # object, and devices compare by identity
+        return (_unpickle, (self._storage.to_host(self._layout), self._device.name))
+
     # --- attributes ------------------------------------------------------------
     @property
     def dtype(self):
@@ -171,6 +177,19 @@ class Array(ArrayBase):
             )
         host = self._storage.to_host(self._layout)
         return host if dtype is None else host.astype(dtype, copy=False)
+
+    # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
+    # candlewick's own where it has them (see numpy_protocols); imported on first use, as
+    # the namespace functions it maps to import this module
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        from .numpy_protocols import array_ufunc
+
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        from .numpy_protocols import array_function
+
+        return array_function(func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:
@@ -310,3 +329,10 @@ _install_operators()
 
 #: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 wrap = functools.partial(new_array, Array)
+
+
+
+def _unpickle(host, device_name):
+    device = get_device(device_name)
+    return wrap(device.storage_from_host(np.ascontiguousarray(host)), host.shape,
+                _dt.from_numpy(host.dtype), device)

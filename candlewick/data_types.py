@@ -17,11 +17,13 @@ from .errors import DTypeError
 
 
 def _dtype_of(obj, fname, argname):
-    """A DType from a DType or an array; anything else is a TypeError."""
+    """A DType from a dtype (candlewick, NumPy, or a name) or an array; else DTypeError."""
     if isinstance(obj, _dt.DType):
         return obj
     if isinstance(obj, Array):
         return obj._dtype
+    if _dt.is_dtype_like(obj):
+        return _dt.as_dtype(obj, argname, fname)
     raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {obj!r}")
 
 
@@ -34,8 +36,7 @@ def astype(x, dtype, /, *, copy=True, device=None):
     """
     if not isinstance(x, Array):
         raise TypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
-    if not isinstance(dtype, _dt.DType):
-        raise DTypeError(f"astype: dtype must be a candlewick dtype, got {dtype!r}")
+    dtype = _dt.as_dtype(dtype, "dtype", "astype")
     if device is not None:
         moved = x.to_device(device)
         if moved is not x:
@@ -49,9 +50,11 @@ def can_cast(from_, to, /):
     i.e. the cast is one the standard's promotion lattice allows (no cross-kind casts,
     in every promotion mode)."""
     from_ = _dtype_of(from_, "can_cast", "from_")
-    if not isinstance(to, _dt.DType):
-        raise DTypeError(f"can_cast: to must be a candlewick dtype, got {to!r}")
-    return _dt.standard_promotion(from_, to) is to
+    to = _dt.as_dtype(to, "to", "can_cast")
+    try:
+        return _dt.standard_promotion(from_, to) is to
+    except DTypeError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,8 @@ def result_type(*arrays_and_dtypes):
     for obj in arrays_and_dtypes:
         if isinstance(obj, _dt.DType):
             dtype = obj
+        elif _dt.is_dtype_like(obj):
+            dtype = _dt.as_dtype(obj, "arrays_and_dtypes", "result_type")
         elif isinstance(obj, Array):
             dtype = obj._dtype
         elif isinstance(obj, (bool, int, float, complex)):

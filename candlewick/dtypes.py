@@ -1,12 +1,18 @@
 """Data types: the 13 Array API dtypes plus float16 and bfloat16, and type promotion.
 
-A ``DType`` is a small immutable object compared by identity; ``DType.numpy`` is the
+A ``DType`` is a small immutable object (one per type); ``DType.numpy`` is the
 host representation (bfloat16 through ml_dtypes). Promotion follows the Array API
 table; where the standard leaves kinds mixed (bool, integer, real floating, complex),
 the operand of the higher kind gives the result dtype (int32 + float32 -> float32, as
 in PyTorch and JAX), unless the promotion mode is ``"strict"`` (promotion_mode.py),
 which raises ``DTypeError``. Signed with uint64 raises in both modes: no integer dtype
 holds both ranges. docs/promotion.md states the whole rule.
+
+NumPy interop (what Dask, cubed, xarray and CuPy-style code expect of a dtype):
+``np.dtype(candlewick.float32)`` is ``np.dtype("float32")`` (through the ``dtype``
+attribute NumPy reads), a candlewick dtype equals the NumPy dtype (or NumPy scalar type)
+of the same type and hashes like it, and every function that takes a dtype accepts a
+NumPy dtype or a dtype name too (``as_dtype``).
 """
 
 import ml_dtypes
@@ -21,7 +27,7 @@ KIND_LEVEL = {"bool": 0, "signed integer": 1, "unsigned integer": 1, "real float
 
 
 class DType:
-    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank", "level")
+    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank", "level", "_hash")
 
     def __init__(self, name, kind, numpy_dtype, rank):
         self.name = name
@@ -31,18 +37,37 @@ class DType:
         self._rank = rank
         #: the kind's place in bool < integer < real floating < complex
         self.level = KIND_LEVEL[kind]
+        self._hash = hash(self.numpy)
 
     def __repr__(self):
         return f"candlewick.{self.name}"
 
     __str__ = __repr__
 
-    def __eq__(self, other):
-        return self is other
+    @property
+    def dtype(self):
+        """The NumPy dtype; ``np.dtype(obj)`` reads this attribute, so NumPy-based
+        libraries (Dask, cubed, xarray) can turn a candlewick dtype into their own."""
+        return self.numpy
 
-    # identity, as __eq__; object's own slot keeps the hash in C (dtypes key the
-    # promotion and kernel tables every op looks up)
-    __hash__ = object.__hash__
+    def __eq__(self, other):
+        if self is other:
+            return True
+        if isinstance(other, DType):
+            return False
+        if isinstance(other, np.dtype):
+            return other == self.numpy
+        if isinstance(other, type) and issubclass(other, np.generic):
+            return np.dtype(other) == self.numpy
+        return NotImplemented
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    # equal to its NumPy dtype, so it hashes like it (a NumPy-keyed set or dict finds it)
+    def __hash__(self):
+        return self._hash
 
     def __reduce__(self):
         return (from_name, (self.name,))
@@ -121,16 +146,40 @@ def from_numpy(np_dtype):
         raise DTypeError(f"NumPy dtype {np_dtype!r} has no candlewick equivalent") from None
 
 
-def as_dtype(obj, argname="dtype"):
-    """Accept a DType (or a NumPy dtype / name for convenience) and return the DType."""
+def is_dtype_like(obj):
+    """Is ``obj`` a NumPy-style dtype spelling (a dtype, a scalar type or a name), so that
+    a function taking "a dtype or an array" reads it as a dtype?"""
+    if isinstance(obj, (DType, np.dtype, str)):
+        return True
+    return isinstance(obj, type) and issubclass(obj, np.generic)
+
+
+def as_dtype(obj, argname="dtype", fname=None):
+    """The DType of a candlewick dtype, a NumPy dtype, a NumPy scalar type or a dtype name
+    (``"float32"``, ``"bfloat16"``, ``"f4"``); DTypeError naming the function and argument
+    for anything else, and for a NumPy dtype candlewick has no equal of."""
     if isinstance(obj, DType):
         return obj
     if isinstance(obj, str) and obj in _BY_NAME:
         return _BY_NAME[obj]
+    where = f"{fname}: {argname}" if fname else argname
+    # only dtype spellings: an array or a scalar is not a dtype, even though np.dtype()
+    # would read an array's .dtype attribute
+    if not (isinstance(obj, (np.dtype, str)) or isinstance(obj, type)):
+        raise DTypeError(f"{where} must be a dtype, got {type(obj).__name__} {obj!r}")
     try:
-        return _BY_NUMPY[np.dtype(obj)]
+        np_dtype = np.dtype(obj)
     except Exception:
-        raise DTypeError(f"{argname} must be a candlewick dtype, got {obj!r}") from None
+        raise DTypeError(
+            f"{where} must be a candlewick dtype, a NumPy dtype or a dtype name, got {obj!r}"
+        ) from None
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise DTypeError(
+            f"{where}: NumPy dtype {np_dtype} has no candlewick equal; candlewick has "
+            f"{', '.join(d.name for d in ALL_DTYPES)}"
+        ) from None
 
 
 def _same_kind_table():
@@ -221,12 +270,14 @@ _KIND_ALIASES = {
 
 def isdtype(dtype, kind):
     """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple)."""
-    if not isinstance(dtype, DType):
-        raise DTypeError(f"isdtype: dtype must be a candlewick dtype, got {dtype!r}")
+    dtype = as_dtype(dtype, "dtype", "isdtype")
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, DType):
         return dtype is kind
+    if isinstance(kind, np.dtype) or (isinstance(kind, type) and issubclass(kind, np.generic)):
+        # a NumPy dtype candlewick lacks (datetime64, object) is simply not this dtype
+        return _BY_NUMPY.get(np.dtype(kind)) is dtype
     if isinstance(kind, str):
         try:
             return dtype.kind in _KIND_ALIASES[kind]

@@ -14,8 +14,8 @@ def _freq_setup(n, d, dtype, device, fname):
     n = check_length(n, fname)
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
-    dtype = _dt.DEFAULT_FLOAT if dtype is None else dtype
-    if not isinstance(dtype, _dt.DType) or dtype not in (_dt.float32, _dt.float64):
+    dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype, "dtype", f"fft.{fname}")
+    if dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {dtype!r}")
     device = get_device(device)
     check_dtype_on(device, dtype)

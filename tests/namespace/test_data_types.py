@@ -68,10 +68,12 @@ def test_can_cast_matches_strict(device):
         assert cw.can_cast(getattr(cw, a), getattr(cw, b)) == xp.can_cast(getattr(xp, a), getattr(xp, b)), (a, b)
     x = on(device, np.zeros(2, np.int16))
     assert cw.can_cast(x, cw.int32) and not cw.can_cast(x, cw.uint16)
-    with pytest.raises(TypeError):
-        cw.can_cast("int8", cw.int16)
-    with pytest.raises(TypeError):
-        cw.can_cast(cw.int8, np.int16)
+    # NumPy dtypes and dtype names are read as the candlewick dtype of the same type
+    assert cw.can_cast("int8", cw.int16) and cw.can_cast(cw.int8, np.int16)
+    with pytest.raises(TypeError, match="can_cast: to"):
+        cw.can_cast(cw.int8, np.dtype("datetime64[s]"))
+    with pytest.raises(TypeError, match="can_cast: from_"):
+        cw.can_cast(3, cw.int16)
 
 
 @pytest.mark.parametrize("name", ["float32", "float64", "complex64", "complex128"])
@@ -143,4 +145,7 @@ def test_result_type_rejects_bad_arguments():
     with pytest.raises(ValueError, match="at least one"):
         cw.result_type()
     with pytest.raises(TypeError):
-        cw.result_type(cw.int8, "int16")
+        cw.result_type(cw.int8, "not-a-dtype")
+    with pytest.raises(TypeError, match="no candlewick equal"):
+        cw.result_type(cw.int8, np.dtype(object))
+    assert cw.result_type(cw.int8, "int16", np.int32) is cw.int32

@@ -1,0 +1,268 @@
+"""NumPy's dispatch protocols for candlewick arrays: ``__array_ufunc__`` (NEP 13) and
+``__array_function__`` (NEP 18), as CuPy implements them.
+
+Libraries written against NumPy (Dask's chunk functions, xarray's helpers) call NumPy
+functions on the arrays they hold. With these protocols a NumPy ufunc or function that
+candlewick has an equal of runs candlewick's function, so the result stays a candlewick
+array on its device. Everything else runs NumPy on host copies, which is what NumPy did
+before these protocols existed: a call with no candlewick equal, one with NumPy-only
+options (``out=``, ``where=``, ``order=``), and one that mixes candlewick arrays with NumPy
+arrays (candlewick never moves data between host and device behind the caller's back).
+That works where ``__array__`` does (cpu) and is refused on a device whose arrays do not
+convert implicitly.
+"""
+
+import numpy as np
+
+from . import creation as _creation
+from . import data_types as _data_types
+from . import elementwise as _ew
+from . import linalg_ops as _linalg_ops
+from . import manipulation as _manip
+from . import nan_reductions as _nan
+from . import searching as _searching
+from . import sorting as _sorting
+from . import statistical as _stat
+from . import utility as _utility
+from ._core import array_type
+
+# NumPy ufunc name -> candlewick function name where the two differ
+_UFUNC_RENAMES = {
+    "true_divide": "divide", "power": "pow", "absolute": "abs", "arcsin": "asin",
+    "arccos": "acos", "arctan": "atan", "arctan2": "atan2", "arcsinh": "asinh",
+    "arccosh": "acosh", "arctanh": "atanh", "rint": "round", "conjugate": "conj",
+    "invert": "bitwise_invert", "left_shift": "bitwise_left_shift",
+    "right_shift": "bitwise_right_shift", "mod": "remainder",
+}
+# ufunc.reduce -> the reduction it is
+_UFUNC_REDUCTIONS = {
+    "add": _stat.sum, "multiply": _stat.prod, "maximum": _stat.max, "minimum": _stat.min,
+    "logical_and": _utility.all, "logical_or": _utility.any,
+}
+_NO_VALUE = np._NoValue
+_UFUNC_DEFAULTS = {"dtype": None, "casting": "same_kind", "order": "K", "subok": True, "signature": None}
+
+
+def _ufunc_function(ufunc):
+    name = _UFUNC_RENAMES.get(ufunc.__name__, ufunc.__name__)
+    if name == "matmul":
+        return _linalg_ops.matmul
+    fn = getattr(_ew, name, None)
+    return fn if callable(fn) else None
+
+
+def _as_operand(value):
+    """NumPy scalars become Python scalars, so they keep the weak-scalar rules."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _holds_numpy_array(values):
+    return any(isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and _holds_numpy_array(v))
+               for v in values)
+
+
+def _to_host(value):
+    Array = array_type()
+    if isinstance(value, Array):
+        return np.asarray(value)  # refused where the device does not convert implicitly
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_host(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _to_host(v) for k, v in value.items()}
+    return value
+
+
+def array_ufunc(ufunc, method, inputs, kwargs):
+    plain = not kwargs.get("out") and kwargs.get("where", True) is True and not _holds_numpy_array(inputs)
+    # options left at NumPy's defaults change nothing
+    extra = {k: v for k, v in kwargs.items()
+             if k not in ("out", "where") and not _is_default(k, v)}
+    if plain and method == "__call__" and not extra:
+        fn = _ufunc_function(ufunc)
+        if fn is not None:
+            return fn(*(_as_operand(v) for v in inputs))
+    if plain and method == "reduce" and len(inputs) == 1 and isinstance(inputs[0], array_type()):
+        reduction = _UFUNC_REDUCTIONS.get(ufunc.__name__)
+        axis, keepdims = extra.pop("axis", 0), extra.pop("keepdims", False)
+        dtype = extra.pop("dtype", None)
+        if reduction is not None and not extra and (dtype is None or reduction in (_stat.sum, _stat.prod)):
+            options = {"dtype": dtype} if dtype is not None else {}
+            return reduction(inputs[0], axis=axis, keepdims=keepdims, **options)
+    return getattr(ufunc, method)(*_to_host(inputs), **_to_host(kwargs))
+
+
+def _is_default(name, value):
+    default = _UFUNC_DEFAULTS.get(name, _NO_VALUE)
+    return value is default or (isinstance(value, str) and value == default)
+
+
+def _flag(value):
+    return False if value is _NO_VALUE else bool(value)
+
+
+def _unset(*values):
+    return all(v is None or v is _NO_VALUE for v in values)
+
+
+def _reduction(fn, takes_dtype):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+        if not _unset(out, initial, where) or (dtype is not None and not takes_dtype):
+            return _NOT_MINE
+        options = {"dtype": dtype} if dtype is not None else {}
+        return fn(a, axis=axis, keepdims=_flag(keepdims), **options)
+    return call
+
+
+def _spread(fn):
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=_NO_VALUE,
+             mean=_NO_VALUE, correction=_NO_VALUE):
+        if not _unset(out, where, mean) or dtype is not None:
+            return _NOT_MINE
+        correction = ddof if correction is _NO_VALUE else correction
+        return fn(a, axis=axis, correction=correction, keepdims=_flag(keepdims))
+    return call
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=_NO_VALUE):
+    if not _unset(out, where) or dtype is not None:
+        return _NOT_MINE
+    return _stat.mean(a, axis=axis, keepdims=_flag(keepdims))
+
+
+def _arg(fn):
+    def call(a, axis=None, out=None, *, keepdims=False):
+        if out is not None:
+            return _NOT_MINE
+        return fn(a, axis=axis, keepdims=_flag(keepdims))
+    return call
+
+
+def _transpose(a, axes=None):
+    return _manip.permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+
+
+def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None or dtype is not None:
+        return _NOT_MINE
+    return _manip.concat(list(arrays), axis=axis)
+
+
+def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None or dtype is not None:
+        return _NOT_MINE
+    return _manip.stack(list(arrays), axis=axis)
+
+
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if order != "C":
+        return _NOT_MINE
+    return _manip.reshape(a, tuple(np.atleast_1d(shape if shape is not None else newshape)), copy=copy)
+
+
+def _squeeze(a, axis=None):
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(a.shape) if n == 1)
+    return _manip.squeeze(a, axis=axis)
+
+
+def _where(condition, x=_NO_VALUE, y=_NO_VALUE):
+    if x is _NO_VALUE or y is _NO_VALUE:
+        return _NOT_MINE
+    return _searching.where(condition, x, y)
+
+
+def _cumulative(fn):
+    def call(a, axis=None, dtype=None, out=None):
+        if out is not None:
+            return _NOT_MINE
+        if axis is None:  # NumPy flattens first
+            a, axis = _manip.reshape(a, (-1,)), 0
+        return fn(a, axis=axis, dtype=dtype)
+    return call
+
+
+def _like(fn, make):
+    def call(a, dtype=None, order="K", subok=True, shape=None, *args, device=None, **kwargs):
+        fill = args[0] if args else kwargs.get("fill_value")
+        if shape is None:
+            return fn(a, dtype=dtype, device=device) if fill is None else fn(a, fill, dtype=dtype, device=device)
+        dtype = a.dtype if dtype is None else dtype
+        device = a.device if device is None else device
+        shape = tuple(np.atleast_1d(shape))
+        return make(shape, dtype=dtype, device=device) if fill is None else make(shape, fill, dtype=dtype, device=device)
+    return call
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(_creation.full_like, _creation.full)(a, dtype, order, subok, shape, fill_value, device=device)
+
+
+def _sort(fn):
+    def call(a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None or axis is None:
+            return _NOT_MINE
+        return fn(a, axis=axis, stable=True if stable is None else bool(stable))
+    return call
+
+
+def _nan_floating(a, *unset):
+    # integer and bool arrays hold no NaN: those go to NumPy's own function
+    return _unset(*unset) and (a.dtype.is_floating or a.dtype.is_complex)
+
+
+def _nan_reduction(fn):
+    def call(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+        if not _nan_floating(a, dtype, out, initial, where):
+            return _NOT_MINE
+        return fn(a, axis=axis, keepdims=_flag(keepdims))
+    return call
+
+
+def _nan_spread(fn):
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=_NO_VALUE,
+             mean=_NO_VALUE, correction=_NO_VALUE):
+        if not _nan_floating(a, dtype, out, where, mean):
+            return _NOT_MINE
+        return fn(a, axis=axis, keepdims=_flag(keepdims), ddof=ddof if correction is _NO_VALUE else correction)
+    return call
+
+
+_NOT_MINE = object()
+_FUNCTIONS = {
+    np.nansum: _nan_reduction(_nan.nansum), np.nanmean: _nan_reduction(_nan.nanmean),
+    np.nanvar: _nan_spread(_nan.nanvar), np.nanstd: _nan_spread(_nan.nanstd),
+    np.nanmax: _nan_reduction(_nan.nanmax), np.nanmin: _nan_reduction(_nan.nanmin),
+    np.sum: _reduction(_stat.sum, True), np.prod: _reduction(_stat.prod, True),
+    np.max: _reduction(_stat.max, False), np.min: _reduction(_stat.min, False),
+    np.any: _reduction(_utility.any, False), np.all: _reduction(_utility.all, False),
+    np.std: _spread(_stat.std), np.var: _spread(_stat.var), np.mean: _mean,
+    np.argmax: _arg(_searching.argmax), np.argmin: _arg(_searching.argmin),
+    np.transpose: _transpose, np.concatenate: _concatenate, np.stack: _stack,
+    np.reshape: _reshape, np.squeeze: _squeeze, np.where: _where,
+    np.expand_dims: lambda a, axis: _manip.expand_dims(a, axis=axis),
+    np.broadcast_to: lambda array, shape, subok=False: _manip.broadcast_to(array, tuple(np.atleast_1d(shape))),
+    np.clip: lambda a, a_min=None, a_max=None, out=None, **kw: (
+        _NOT_MINE if out is not None or kw else _ew.clip(a, a_min, a_max)),
+    np.cumsum: _cumulative(_stat.cumulative_sum), np.cumprod: _cumulative(_stat.cumulative_prod),
+    np.tensordot: lambda a, b, axes=2: _linalg_ops.tensordot(a, b, axes=axes),
+    np.zeros_like: _like(_creation.zeros_like, _creation.zeros),
+    np.ones_like: _like(_creation.ones_like, _creation.ones),
+    np.empty_like: _like(_creation.empty_like, _creation.empty),
+    np.full_like: _full_like,
+    np.astype: lambda x, dtype, /, *, copy=True, device=None: _data_types.astype(x, dtype, copy=copy),
+    np.sort: _sort(_sorting.sort), np.argsort: _sort(_sorting.argsort),
+    np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+}
+
+
+def array_function(func, types, args, kwargs):
+    Array = array_type()
+    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+        return NotImplemented
+    translate = _FUNCTIONS.get(func)
+    if translate is not None and not _holds_numpy_array(args) and not _holds_numpy_array(kwargs.values()):
+        result = translate(*args, **kwargs)
+        if result is not _NOT_MINE:
+            return result
+    return func._implementation(*_to_host(args), **_to_host(kwargs))

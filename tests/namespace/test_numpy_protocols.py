@@ -1,0 +1,116 @@
+"""NumPy's dispatch protocols on candlewick arrays (NEP 13 ``__array_ufunc__``, NEP 18
+``__array_function__``): NumPy calls that candlewick has an equal of return candlewick
+arrays on the same device; the rest run NumPy on host copies (refused where arrays do
+not convert implicitly), and mixing with NumPy arrays never moves data silently."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+
+DATA = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]])
+
+
+def _same(got, expected, device):
+    assert isinstance(got, cw.Array) and got.device == device
+    np.testing.assert_allclose(cw.to_numpy(got), expected, rtol=1e-12)
+
+
+UFUNC_CASES = [
+    ("sin", lambda m, x: m.sin(x)), ("add", lambda m, x: m.add(x, 2.5)),
+    ("power", lambda m, x: m.power(abs(x), 2)), ("arctan2", lambda m, x: m.arctan2(x, 1.0)),
+    ("maximum", lambda m, x: m.maximum(x, 0.0)), ("greater", lambda m, x: m.greater(x, 0.0)),
+    ("matmul", lambda m, x: m.matmul(x, x.T)), ("add.reduce", lambda m, x: m.add.reduce(x, axis=1)),
+    ("maximum.reduce", lambda m, x: m.maximum.reduce(x)), ("numpy scalar", lambda m, x: np.float64(2.0) * x),
+    ("dtype=None", lambda m, x: m.multiply(x, x, dtype=None)),
+]
+FUNCTION_CASES = [
+    ("sum", lambda x: np.sum(x, axis=0)), ("sum keepdims", lambda x: np.sum(x, axis=1, keepdims=True)),
+    ("mean", lambda x: np.mean(x)), ("std ddof", lambda x: np.std(x, axis=0, ddof=1)),
+    ("max", lambda x: np.max(x, axis=1)), ("argmin", lambda x: np.argmin(x, axis=0)),
+    ("transpose", lambda x: np.transpose(x)), ("concatenate", lambda x: np.concatenate([x, x], axis=1)),
+    ("stack", lambda x: np.stack([x, x])), ("reshape", lambda x: np.reshape(x, (3, 2))),
+    ("squeeze", lambda x: np.squeeze(x[:1])), ("expand_dims", lambda x: np.expand_dims(x, 0)),
+    ("broadcast_to", lambda x: np.broadcast_to(x[0], (4, 3))), ("where", lambda x: np.where(x > 0, x, 0.0)),
+    ("clip", lambda x: np.clip(x, -1.0, 1.0)), ("cumsum", lambda x: np.cumsum(x, axis=1)),
+    ("cumsum flat", lambda x: np.cumsum(x)), ("tensordot", lambda x: np.tensordot(x, x.T, axes=1)),
+    ("zeros_like", lambda x: np.zeros_like(x)), ("full_like", lambda x: np.full_like(x, 7.0)),
+    ("empty_like shape", lambda x: np.zeros_like(x, shape=(2, 2)) * 0),
+    ("sort", lambda x: np.sort(x, axis=1)), ("argsort", lambda x: np.argsort(x, axis=0)),
+]
+
+
+@pytest.mark.parametrize("name,call", UFUNC_CASES, ids=[c[0] for c in UFUNC_CASES])
+def test_ufuncs_run_candlewick(name, call, device):
+    x = cw.asarray(DATA, device=device)
+    _same(call(np, x), call(np, DATA), device)
+
+
+@pytest.mark.parametrize("name,call", FUNCTION_CASES, ids=[c[0] for c in FUNCTION_CASES])
+def test_functions_run_candlewick(name, call, device):
+    x = cw.asarray(DATA, device=device)
+    _same(call(x), call(DATA), device)
+
+
+NAN_DATA = np.array([[1.0, np.nan, 3.0], [np.nan, np.nan, np.nan], [0.5, 2.0, -1.0]])
+NAN_CASES = [(name, kwargs, dtype)
+             for name in ("nansum", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin")
+             for kwargs in ({}, {"axis": 1}, {"axis": 0, "keepdims": True})
+             for dtype in ("float64", "float32", "complex128")
+             if not (dtype == "complex128" and name in ("nanmax", "nanmin"))]  # complex: no order
+NAN_CASES += [("nanvar", {"axis": 1, "ddof": 1}, "float64"), ("nanstd", {"axis": 0, "ddof": 2}, "float64")]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on the all-NaN row
+@pytest.mark.parametrize("name,kwargs,dtype", NAN_CASES, ids=[f"{n}-{k}-{d}" for n, k, d in NAN_CASES])
+def test_nan_reductions_run_candlewick(name, kwargs, dtype, device):
+    data = NAN_DATA.astype(dtype) * (1 - 1j if dtype == "complex128" else 1)
+    got = getattr(np, name)(cw.asarray(data, device=device), **kwargs)
+    expected = getattr(np, name)(data, **kwargs)
+    assert isinstance(got, cw.Array)
+    np.testing.assert_allclose(cw.to_numpy(got), expected, rtol=1e-5 if dtype == "float32" else 1e-12,
+                               equal_nan=True)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # NumPy warns on the all-NaN row
+def test_positional_ddof_of_nanvar(device):
+    got = np.nanvar(cw.asarray(NAN_DATA, device=device), 1, None, None, 1)
+    assert isinstance(got, cw.Array)
+    np.testing.assert_allclose(cw.to_numpy(got), np.nanvar(NAN_DATA, 1, None, None, 1), equal_nan=True)
+
+
+def test_shape_queries_need_no_host_copy(device):
+    x = cw.asarray(DATA, device=device)
+    assert np.shape(x) == (2, 3) and np.ndim(x) == 2 and np.size(x) == 6 and np.size(x, 1) == 3
+
+
+def test_candlewick_errors_are_not_hidden(device):
+    x = cw.asarray(DATA, device=device)
+    with pytest.raises(IndexError):
+        np.sum(x, axis=5)
+
+
+def _host_readable(device):
+    try:
+        np.asarray(cw.asarray([1.0], device=device))
+        return True
+    except TypeError:
+        return False
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.median(x),                          # no candlewick equal
+    lambda x: np.add(x, 1.0, out=np.empty((2, 3))),  # NumPy-only option
+    lambda x: np.sum(x, where=np.ones((2, 3), bool)),
+    lambda x: x + np.ones(3),                        # mixed with a NumPy array
+    lambda x: np.concatenate([x, DATA]),
+], ids=["median", "out", "where", "mixed operator", "mixed concatenate"])
+def test_other_calls_run_numpy_on_host_copies(call, device):
+    x = cw.asarray(DATA, device=device)
+    if _host_readable(device):
+        got = call(x)
+        assert not isinstance(got, cw.Array)
+        np.testing.assert_allclose(np.asarray(got), call(DATA))
+    else:  # implicit device-to-host stays refused
+        with pytest.raises(TypeError, match="implicit conversion"):
+            call(x)
