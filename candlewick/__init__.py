@@ -41,6 +41,7 @@ from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
+from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
 
 __array_api_version__ = "2024.12"
 __version__ = "0.1.0"

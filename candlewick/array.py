@@ -20,6 +20,7 @@ from ._core import ArrayBase, is_scalar, new_array, scalar_array, view
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .numpy_protocols import array_function, array_ufunc
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
 
@@ -179,16 +180,11 @@ class Array(ArrayBase):
         return host if dtype is None else host.astype(dtype, copy=False)
 
     # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
-    # candlewick's own where it has them (see numpy_protocols); imported on first use, as
-    # the namespace functions it maps to import this module
+    # candlewick's own where it has them (see numpy_protocols)
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        from .numpy_protocols import array_ufunc
-
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func, types, args, kwargs):
-        from .numpy_protocols import array_function
-
         return array_function(func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version=None):

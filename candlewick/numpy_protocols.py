@@ -12,19 +12,36 @@ That works where ``__array__`` does (cpu) and is refused on a device whose array
 convert implicitly.
 """
 
+import sys
+
 import numpy as np
 
-from . import creation as _creation
-from . import data_types as _data_types
-from . import elementwise as _ew
-from . import linalg_ops as _linalg_ops
-from . import manipulation as _manip
-from . import nan_reductions as _nan
-from . import searching as _searching
-from . import sorting as _sorting
-from . import statistical as _stat
-from . import utility as _utility
-from ._core import array_type
+from ._core import ArrayBase
+
+
+def _candlewick(path):
+    """The candlewick function at ``path`` ("sum", "nan_reductions.nansum"), looked up when it
+    is called: the namespace modules import array.py, which imports this module, so they are
+    found through ``sys.modules`` (loaded by the package before any array exists) rather
+    than imported here, which would be an import cycle."""
+    module, _, name = path.rpartition(".")
+
+    def call(*args, **kwargs):
+        owner = sys.modules[f"{__package__}.{module}" if module else __package__]
+        return getattr(owner, name)(*args, **kwargs)
+
+    call.__name__ = name
+    return call
+
+
+class _Namespace:
+    """``_cw.sum`` is ``_candlewick("sum")``."""
+
+    def __getattr__(self, name):
+        return _candlewick(name)
+
+
+_cw = _Namespace()
 
 # NumPy ufunc name -> candlewick function name where the two differ
 _UFUNC_RENAMES = {
@@ -36,8 +53,8 @@ _UFUNC_RENAMES = {
 }
 # ufunc.reduce -> the reduction it is
 _UFUNC_REDUCTIONS = {
-    "add": _stat.sum, "multiply": _stat.prod, "maximum": _stat.max, "minimum": _stat.min,
-    "logical_and": _utility.all, "logical_or": _utility.any,
+    "add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min",
+    "logical_and": "all", "logical_or": "any",
 }
 _NO_VALUE = np._NoValue
 _UFUNC_DEFAULTS = {"dtype": None, "casting": "same_kind", "order": "K", "subok": True, "signature": None}
@@ -46,9 +63,8 @@ _UFUNC_DEFAULTS = {"dtype": None, "casting": "same_kind", "order": "K", "subok":
 def _ufunc_function(ufunc):
     name = _UFUNC_RENAMES.get(ufunc.__name__, ufunc.__name__)
     if name == "matmul":
-        return _linalg_ops.matmul
-    fn = getattr(_ew, name, None)
-    return fn if callable(fn) else None
+        return _cw.matmul
+    return _cw.__getattr__(name) if callable(getattr(sys.modules[__package__], name, None)) else None
 
 
 def _as_operand(value):
@@ -62,8 +78,7 @@ def _holds_numpy_array(values):
 
 
 def _to_host(value):
-    Array = array_type()
-    if isinstance(value, Array):
+    if isinstance(value, ArrayBase):
         return np.asarray(value)  # refused where the device does not convert implicitly
     if isinstance(value, (list, tuple)):
         return type(value)(_to_host(v) for v in value)
@@ -81,13 +96,13 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         fn = _ufunc_function(ufunc)
         if fn is not None:
             return fn(*(_as_operand(v) for v in inputs))
-    if plain and method == "reduce" and len(inputs) == 1 and isinstance(inputs[0], array_type()):
+    if plain and method == "reduce" and len(inputs) == 1 and isinstance(inputs[0], ArrayBase):
         reduction = _UFUNC_REDUCTIONS.get(ufunc.__name__)
         axis, keepdims = extra.pop("axis", 0), extra.pop("keepdims", False)
         dtype = extra.pop("dtype", None)
-        if reduction is not None and not extra and (dtype is None or reduction in (_stat.sum, _stat.prod)):
+        if reduction is not None and not extra and (dtype is None or reduction in ("sum", "prod")):
             options = {"dtype": dtype} if dtype is not None else {}
-            return reduction(inputs[0], axis=axis, keepdims=keepdims, **options)
+            return _candlewick(reduction)(inputs[0], axis=axis, keepdims=keepdims, **options)
     return getattr(ufunc, method)(*_to_host(inputs), **_to_host(kwargs))
 
 
@@ -126,7 +141,7 @@ def _spread(fn):
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=_NO_VALUE):
     if not _unset(out, where) or dtype is not None:
         return _NOT_MINE
-    return _stat.mean(a, axis=axis, keepdims=_flag(keepdims))
+    return _cw.mean(a, axis=axis, keepdims=_flag(keepdims))
 
 
 def _arg(fn):
@@ -138,37 +153,37 @@ def _arg(fn):
 
 
 def _transpose(a, axes=None):
-    return _manip.permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
+    return _cw.permute_dims(a, tuple(range(a.ndim))[::-1] if axes is None else tuple(axes))
 
 
 def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if out is not None or dtype is not None:
         return _NOT_MINE
-    return _manip.concat(list(arrays), axis=axis)
+    return _cw.concat(list(arrays), axis=axis)
 
 
 def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if out is not None or dtype is not None:
         return _NOT_MINE
-    return _manip.stack(list(arrays), axis=axis)
+    return _cw.stack(list(arrays), axis=axis)
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
     if order != "C":
         return _NOT_MINE
-    return _manip.reshape(a, tuple(np.atleast_1d(shape if shape is not None else newshape)), copy=copy)
+    return _cw.reshape(a, tuple(np.atleast_1d(shape if shape is not None else newshape)), copy=copy)
 
 
 def _squeeze(a, axis=None):
     if axis is None:
         axis = tuple(i for i, n in enumerate(a.shape) if n == 1)
-    return _manip.squeeze(a, axis=axis)
+    return _cw.squeeze(a, axis=axis)
 
 
 def _where(condition, x=_NO_VALUE, y=_NO_VALUE):
     if x is _NO_VALUE or y is _NO_VALUE:
         return _NOT_MINE
-    return _searching.where(condition, x, y)
+    return _cw.where(condition, x, y)
 
 
 def _cumulative(fn):
@@ -176,7 +191,7 @@ def _cumulative(fn):
         if out is not None:
             return _NOT_MINE
         if axis is None:  # NumPy flattens first
-            a, axis = _manip.reshape(a, (-1,)), 0
+            a, axis = _cw.reshape(a, (-1,)), 0
         return fn(a, axis=axis, dtype=dtype)
     return call
 
@@ -194,7 +209,7 @@ def _like(fn, make):
 
 
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _like(_creation.full_like, _creation.full)(a, dtype, order, subok, shape, fill_value, device=device)
+    return _like(_cw.full_like, _cw.full)(a, dtype, order, subok, shape, fill_value, device=device)
 
 
 def _sort(fn):
@@ -229,36 +244,35 @@ def _nan_spread(fn):
 
 _NOT_MINE = object()
 _FUNCTIONS = {
-    np.nansum: _nan_reduction(_nan.nansum), np.nanmean: _nan_reduction(_nan.nanmean),
-    np.nanvar: _nan_spread(_nan.nanvar), np.nanstd: _nan_spread(_nan.nanstd),
-    np.nanmax: _nan_reduction(_nan.nanmax), np.nanmin: _nan_reduction(_nan.nanmin),
-    np.sum: _reduction(_stat.sum, True), np.prod: _reduction(_stat.prod, True),
-    np.max: _reduction(_stat.max, False), np.min: _reduction(_stat.min, False),
-    np.any: _reduction(_utility.any, False), np.all: _reduction(_utility.all, False),
-    np.std: _spread(_stat.std), np.var: _spread(_stat.var), np.mean: _mean,
-    np.argmax: _arg(_searching.argmax), np.argmin: _arg(_searching.argmin),
+    np.nansum: _nan_reduction(_candlewick("nan_reductions.nansum")), np.nanmean: _nan_reduction(_candlewick("nan_reductions.nanmean")),
+    np.nanvar: _nan_spread(_candlewick("nan_reductions.nanvar")), np.nanstd: _nan_spread(_candlewick("nan_reductions.nanstd")),
+    np.nanmax: _nan_reduction(_candlewick("nan_reductions.nanmax")), np.nanmin: _nan_reduction(_candlewick("nan_reductions.nanmin")),
+    np.sum: _reduction(_cw.sum, True), np.prod: _reduction(_cw.prod, True),
+    np.max: _reduction(_cw.max, False), np.min: _reduction(_cw.min, False),
+    np.any: _reduction(_cw.any, False), np.all: _reduction(_cw.all, False),
+    np.std: _spread(_cw.std), np.var: _spread(_cw.var), np.mean: _mean,
+    np.argmax: _arg(_cw.argmax), np.argmin: _arg(_cw.argmin),
     np.transpose: _transpose, np.concatenate: _concatenate, np.stack: _stack,
     np.reshape: _reshape, np.squeeze: _squeeze, np.where: _where,
-    np.expand_dims: lambda a, axis: _manip.expand_dims(a, axis=axis),
-    np.broadcast_to: lambda array, shape, subok=False: _manip.broadcast_to(array, tuple(np.atleast_1d(shape))),
+    np.expand_dims: lambda a, axis: _cw.expand_dims(a, axis=axis),
+    np.broadcast_to: lambda array, shape, subok=False: _cw.broadcast_to(array, tuple(np.atleast_1d(shape))),
     np.clip: lambda a, a_min=None, a_max=None, out=None, **kw: (
-        _NOT_MINE if out is not None or kw else _ew.clip(a, a_min, a_max)),
-    np.cumsum: _cumulative(_stat.cumulative_sum), np.cumprod: _cumulative(_stat.cumulative_prod),
-    np.tensordot: lambda a, b, axes=2: _linalg_ops.tensordot(a, b, axes=axes),
-    np.zeros_like: _like(_creation.zeros_like, _creation.zeros),
-    np.ones_like: _like(_creation.ones_like, _creation.ones),
-    np.empty_like: _like(_creation.empty_like, _creation.empty),
+        _NOT_MINE if out is not None or kw else _cw.clip(a, a_min, a_max)),
+    np.cumsum: _cumulative(_cw.cumulative_sum), np.cumprod: _cumulative(_cw.cumulative_prod),
+    np.tensordot: lambda a, b, axes=2: _cw.tensordot(a, b, axes=axes),
+    np.zeros_like: _like(_cw.zeros_like, _cw.zeros),
+    np.ones_like: _like(_cw.ones_like, _cw.ones),
+    np.empty_like: _like(_cw.empty_like, _cw.empty),
     np.full_like: _full_like,
-    np.astype: lambda x, dtype, /, *, copy=True, device=None: _data_types.astype(x, dtype, copy=copy),
-    np.sort: _sort(_sorting.sort), np.argsort: _sort(_sorting.argsort),
+    np.astype: lambda x, dtype, /, *, copy=True, device=None: _cw.astype(x, dtype, copy=copy),
+    np.sort: _sort(_cw.sort), np.argsort: _sort(_cw.argsort),
     np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
 }
 
 
 def array_function(func, types, args, kwargs):
-    Array = array_type()
-    if not all(issubclass(t, (Array, np.ndarray)) for t in types):
+    if not all(issubclass(t, (ArrayBase, np.ndarray)) for t in types):
         return NotImplemented
     translate = _FUNCTIONS.get(func)
     if translate is not None and not _holds_numpy_array(args) and not _holds_numpy_array(kwargs.values()):
