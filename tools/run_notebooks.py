@@ -51,7 +51,8 @@ def execute(path, device=None):
     # results would depend on the machine's cores, and spinning threads crawl on busy ones
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env.setdefault(var, "1")
-    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3",
+    # no per-cell timestamps in the stored notebooks: every re-run would change them all
+    client = NotebookClient(nb, timeout=CELL_TIMEOUT_S, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(Path(path).parent)}})
     client.execute(env=env)
     nb.metadata[META_KEY] = {"device": device}
