@@ -1,13 +1,17 @@
 """candlewick: Array API arrays whose compute is done by pluggable backends.
 
-``import candlewick as cw`` gives the Array API 2024.12 namespace. Backends (``cpu``,
+``import candlewick as cw`` gives the Array API 2025.12 namespace (2024.12 on request:
+``CANDLEWICK_ARRAY_API_VERSION=2024.12`` or ``cw.set_array_api_version("2024.12")``, see
+``candlewick.api_version``). Backends (``cpu``,
 ``rocm``, third-party) are found through the ``candlewick.backends`` entry points and
 loaded only when a device of theirs is asked for.
 """
 
 import math as _math
 
+from . import api_version as _api_version
 from . import dtypes as _dtypes_module
+from .api_version import array_api_version, set_array_api_version
 from .array import Array
 from .creation import (
     arange, asarray, empty, empty_like, full, full_like, ones, ones_like, to_numpy, zeros,
@@ -26,7 +30,7 @@ from .data_types import astype, can_cast, finfo, iinfo, result_type
 from .dlpack import from_dlpack
 from .info import __array_namespace_info__
 from .manipulation import (
-    broadcast_arrays, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, reshape,
+    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, reshape,
     squeeze, stack, unstack,
 )
 from .registry import backends, default_device, get_device, set_default_device
@@ -36,6 +40,7 @@ from .statistical import cumulative_prod, cumulative_sum, std, var
 from .manipulation import repeat, roll, tile
 from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from .sorting import argsort, sort
+from .set_membership import isin
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
 from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
@@ -43,7 +48,6 @@ from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbe
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
 
-__array_api_version__ = "2024.12"
 __version__ = "0.1.0"
 
 e = _math.e
@@ -51,6 +55,14 @@ inf = float("inf")
 nan = float("nan")
 pi = _math.pi
 newaxis = None
+
+def __getattr__(name):
+    # the selected revision can change at run time (set_array_api_version), so the
+    # module attribute is computed on each read
+    if name == "__array_api_version__":
+        return _api_version.array_api_version()
+    raise AttributeError(f"module 'candlewick' has no attribute {name!r}")
+
 
 __all__ = [
     "Array", "__array_api_version__", "e", "inf", "nan", "pi", "newaxis",
@@ -73,3 +85,4 @@ __all__ += [
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "take",
     "take_along_axis", "all", "any", "diff",
 ]
+__all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "isin"]

@@ -24,7 +24,7 @@ from .numpy_protocols import array_function, array_ufunc
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
 
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class Array(ArrayBase):

@@ -54,7 +54,7 @@ OPTIONAL_CAPABILITIES = ("linalg", "fft")
 #: the ``BackendStorage`` methods of each optional group: a device that declares the
 #: group implements all of them (tools/gen_array_api_doc.py reads this table)
 OPTIONAL_PRIMITIVES = {
-    "linalg": ("cholesky", "qr", "svd", "eigh", "solve", "inv", "det", "slogdet"),
+    "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
     "fft": ("fft", "rfft", "irfft"),
 }
 
@@ -234,6 +234,12 @@ class BackendStorage(Protocol):
 
     def eigh(self, layout) -> "tuple[BackendStorage, BackendStorage]":
         """(eigenvalues ascending, real; eigenvectors as columns) of Hermitian matrices."""
+
+    def eig(self, layout) -> "tuple[BackendStorage, BackendStorage]":
+        """(eigenvalues ``(..., n)``, right eigenvectors ``(..., n, n)`` as columns) of
+        general square matrices, both complex64 for float32/complex64 input and
+        complex128 for float64/complex128; each eigenvector of unit 2-norm, as LAPACK's
+        geev gives it (in geev's order; LinAlgError where geev fails to converge)."""
 
     def solve(self, layout, rhs, rhs_layout) -> "BackendStorage":
         """X with A X = B; A ``(*B, n, n)``, B ``(*B, n, k)`` (same batch shape);

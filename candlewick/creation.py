@@ -33,11 +33,14 @@ def _default_dtype_for_scalar(value):
 
 def _infer_host(obj, dtype=None):
     """Turn a scalar / nested sequence / buffer into a host ndarray with an API dtype."""
-    if dtype is not None and dtype.is_integer and isinstance(obj, (list, tuple)):
-        try:  # exact for Python ints beyond int64 (uint64); NumPy raises OverflowError itself
-            return np.asarray(obj, dtype=dtype.numpy)
+    if dtype is not None and isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj):
+        # straight to dtype: exact for Python ints beyond int64 (uint64) and for ints past
+        # 2**64 into floats; NumPy raises OverflowError itself for an int out of range
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return np.asarray(obj, dtype=dtype.numpy)
         except (TypeError, ValueError):
-            pass
+            pass  # complex into a real dtype, ragged: reported below
 
     if isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
         obj = _arrays_to_host(obj)
@@ -59,6 +62,24 @@ def _infer_host(obj, dtype=None):
     if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
         raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
+
+
+def _host_as(host, dtype):
+    """``host`` converted to ``dtype`` as NumPy casts (complex data only to complex);
+    values out of a narrower float's range become infinities silently, as IEEE
+    conversion gives them, with no NumPy RuntimeWarning reaching the user."""
+    if host.dtype == dtype.numpy:
+        return host
+    if host.dtype.kind == "c" and not dtype.is_complex:
+        raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return host.astype(dtype.numpy)
+
+
+def _holds_only_python_scalars(seq):
+    if isinstance(seq, (list, tuple)):
+        return all(_holds_only_python_scalars(s) for s in seq)
+    return is_scalar(seq)
 
 
 def _holds_only_ints(seq):
@@ -106,19 +127,14 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         )
     target = _resolve_device(device)
     if dtype is not None and is_scalar(obj):
-        if dtype.is_bool and not isinstance(obj, bool):
-            value = bool(obj)
-        else:
-            value = scalar_into(obj, dtype, "asarray")
-        host = np.asarray(value, dtype=dtype.numpy)
+        # one rule for every kind of obj: a scalar converts as the one-element list does
+        host = _host_as(_infer_host([obj], dtype), dtype).reshape(())
     else:
         host = _infer_host(obj, dtype)
         if dtype is None:
             dtype = _dt.from_numpy(host.dtype)
-        elif host.dtype != dtype.numpy:
-            if host.dtype.kind == "c" and not dtype.is_complex:
-                raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
-            host = host.astype(dtype.numpy)
+        else:
+            host = _host_as(host, dtype)
     check_dtype_on(target, dtype)
     shape = host.shape  # np.ascontiguousarray turns a 0-d array into shape (1,)
     host = np.ascontiguousarray(host)

@@ -8,6 +8,7 @@ import operator
 from . import dtypes as _dt
 from ._core import check_dtype_on, contiguous_layout, require_array
 from .array import wrap
+from .api_version import revision_sequence
 from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp
@@ -105,7 +106,7 @@ def meshgrid(*arrays, indexing="xy"):
         if a.ndim != 1:
             raise ShapeError(f"meshgrid: every array must be 1-D, got shape {a.shape}")
     if not arrays:
-        return []
+        return revision_sequence(())
     first = arrays[0]
     for a in arrays[1:]:
         if a._dtype is not first._dtype:
@@ -125,7 +126,7 @@ def meshgrid(*arrays, indexing="xy"):
         strides[axis] = lay.strides[0]
         spread = Layout(out_shape, tuple(strides), lay.offset)
         out.append(wrap(a._storage.copy(spread), out_shape, a._dtype, a._device))
-    return out
+    return revision_sequence(out)
 
 
 def _triangle(x, k, keep_lower, fname):

@@ -9,7 +9,6 @@ backend: a NumPy view of its host buffer, so export is zero-copy).
 
 import enum
 
-from ._core import contiguous_layout
 
 
 class DLDeviceType(enum.IntEnum):
@@ -59,13 +58,13 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
     ``copy=None`` shares memory; ``copy=True`` exports a fresh copy made on x's device;
     ``copy=False`` never copies (BufferError when that is impossible). ``dl_device``
     other than x's own device is honoured only for the host (kDLCPU) through a copy.
+    Whenever a copy is made the versioned capsule carries DLPack's IS_COPIED flag, as
+    the standard asks: the producer makes the copy (``copy=True`` is passed on to it).
     """
     storage, layout = x._storage, x._layout
     export = _exporter(storage, x._device, "__dlpack__")
-    if copy:
-        storage = storage.copy(layout)
-        layout = contiguous_layout(layout.shape)
-    producer = storage.dlpack_view(layout) if copy else export(layout)
+    producer = export(layout)
+    moved_to_host = False
     if dl_device is not None:
         wanted = (int(dl_device[0]), int(dl_device[1]))
         own = tuple(int(v) for v in producer.__dlpack_device__())
@@ -78,6 +77,7 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
             if wanted[0] != DLDeviceType.CPU:
                 raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
             producer = storage.to_host(layout)  # an owning host copy
+            moved_to_host = True
         dl_device = None
     if stream is not None and int(producer.__dlpack_device__()[0]) == DLDeviceType.CPU:
         raise ValueError(f"__dlpack__: stream must be None for an export to the host, got {stream!r}")
@@ -86,6 +86,7 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
         kwargs["max_version"] = tuple(max_version)
     if dl_device is not None:
         kwargs["dl_device"] = dl_device
-    if copy is False:
-        kwargs["copy"] = False
+    if copy is not None or moved_to_host:
+        # a host copy is exported with copy=True too: NumPy then flags it as a copy
+        kwargs["copy"] = True if moved_to_host else copy
     return producer.__dlpack__(**kwargs)

@@ -73,3 +73,8 @@ class LinAlgError(CandlewickError, ValueError):
 
 class BackendError(CandlewickError, RuntimeError):
     """A failure inside a backend's runtime (driver call, compiler, library)."""
+
+
+class ApiVersionError(CandlewickError, RuntimeError):
+    """A function of a newer Array API revision than the one selected
+    (``candlewick.set_array_api_version``, ``CANDLEWICK_ARRAY_API_VERSION``)."""

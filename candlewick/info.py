@@ -6,6 +6,7 @@ declares (``BackendDevice.dtypes``) restricted to the 13 dtypes the standard nam
 """
 
 from . import dtypes as _dt
+from .api_version import revision_sequence
 from .registry import all_devices, default_device_now, get_device
 
 _KIND_MEMBERS = {
@@ -53,7 +54,7 @@ class __array_namespace_info__:
         }
 
     def devices(self):
-        return list(all_devices())
+        return revision_sequence(all_devices())
 
     def dtypes(self, *, device=None, kind=None):
         """``{name: dtype}`` of the standard dtypes ``device`` supports, of ``kind``

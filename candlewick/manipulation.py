@@ -2,9 +2,11 @@
 
 from . import dtypes as _dt
 from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view
+from .api_version import requires, revision_sequence
 from .array import Array, wrap
-from .errors import DeviceMismatchError, ShapeError
-from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
+from .errors import AxisError, DeviceMismatchError, ShapeError
+from .layout import Layout, normalize_axes, normalize_axis
+from .layout import broadcast_shapes as _broadcast_shapes
 from .opdefs import ReduceOp, ScanOp
 from .searching import arange_int64
 
@@ -56,9 +58,20 @@ def permute_dims(x, /, axes):
 
 
 def expand_dims(x, /, axis=0):
+    """A size-1 axis inserted at ``axis``, or at each position of a tuple ``axis``
+    (2025.12): positions in ``[-M, M)`` of the result, ``M = x.ndim + len(axis)``,
+    unique once normalized."""
     require_array(x, "expand_dims")
-    axis = normalize_axis(axis, x.ndim + 1)
-    return view(x, x._layout.expand_dims(axis))
+    if not isinstance(axis, tuple):
+        return view(x, x._layout.expand_dims(normalize_axis(axis, x.ndim + 1)))
+    ndim = x.ndim + len(axis)
+    positions = sorted(normalize_axis(a, ndim) for a in axis)
+    if len(set(positions)) != len(positions):
+        raise AxisError(f"expand_dims: axis {axis} names a position twice (once normalized: {positions})")
+    layout = x._layout
+    for p in positions:  # ascending, so each insertion leaves the earlier ones in place
+        layout = layout.expand_dims(p)
+    return view(x, layout)
 
 
 def squeeze(x, /, axis):
@@ -78,8 +91,19 @@ def broadcast_arrays(*arrays):
         require_array(a, "broadcast_arrays", "arrays")
         if a._device is not arrays[0]._device:
             raise DeviceMismatchError("broadcast_arrays: arrays are on different devices")
-    shape = broadcast_shapes(*(a.shape for a in arrays))
-    return [view(a, a._layout.broadcast_to(shape)) for a in arrays]
+    shape = _broadcast_shapes(*(a.shape for a in arrays))
+    return revision_sequence(view(a, a._layout.broadcast_to(shape)) for a in arrays)
+
+
+@requires("2025.12")
+def broadcast_shapes(*shapes):
+    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes); shapes
+    that do not broadcast raise ``ShapeError`` (a ValueError)."""
+    shapes = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
+    try:
+        return _broadcast_shapes(*shapes)
+    except ShapeError as exc:
+        raise ShapeError(f"broadcast_shapes: {exc}") from None
 
 
 def flip(x, /, *, axis=None):

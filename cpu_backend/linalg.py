@@ -49,6 +49,13 @@ def eigh(a):
     return _fresh(w, real), _fresh(v, a.dtype)
 
 
+def eig(a):
+    w, v = _run("eig", np.linalg.eig, a)
+    # NumPy returns real results for a real matrix whose eigenvalues are all real
+    complex_dtype = np.result_type(a.dtype, np.complex64)
+    return _fresh(w, complex_dtype), _fresh(v, complex_dtype)
+
+
 def solve(a, b):
     return _fresh(_run("solve", np.linalg.solve, a, b), a.dtype)
 

@@ -201,6 +201,10 @@ def _unary_impl(op, dtype):
         return special.complex_expm1
     if op is UnaryOp.SIGN and dtype.is_complex:
         return special.complex_sign
+    if op is UnaryOp.TANH and dtype.is_complex:
+        return special.complex_tanh
+    if op is UnaryOp.TAN and dtype.is_complex:
+        return special.complex_tan
     if op is UnaryOp.RECIPROCAL and dtype.is_complex:
         return _complex_reciprocal
     integral = dtype.is_integer or dtype.is_bool
@@ -220,6 +224,8 @@ def _binary_impl(op, dtype):
         return _int_pow
     if op is BinaryOp.POW and dtype.is_floating:
         return _float_pow
+    if op is BinaryOp.FLOOR_DIVIDE and dtype.is_floating:
+        return special.floor_divide
     if op is BinaryOp.NEXTAFTER and dtype in LOW_PRECISION:
         return _native_nextafter(dtype.numpy)
     return _BINARY[op]

@@ -1,5 +1,6 @@
 """Special functions NumPy lacks or gets wrong, vectorized: erf, gelu, sigmoid, silu,
-complex log1p (accuracy), complex expm1 (special values) and complex sign (overflow).
+complex log1p (accuracy), complex expm1, tanh and sign (special values, overflow) and
+real floor_divide (infinite operands).
 
 ``erf`` follows the piecewise rational approximations of fdlibm's ``s_erf.c``
 (Sun Microsystems, 1993; the coefficients below are its published constants), which
@@ -150,7 +151,39 @@ def complex_expm1(z):
         half = np.sin(y / 2)
         re = np.expm1(x) * np.cos(y) - 2 * half * half
         im = np.where(y == 0, y, np.exp(x) * np.sin(y))
+        # the standard: expm1(+-0 + 0j) = +0 + 0j, where expm1(-0) cos 0 - 0 is -0
+        re = np.where((x == 0) & (y == 0), 0.0, re)
         out[finite] = _complex(re, im)
+    return out
+
+
+def complex_tanh(z):
+    """NumPy's complex tanh, except for an infinite real part: the standard's
+    tanh(+inf + yj) = 1 + 0j for positive finite y (and, by tanh(conj z) = conj tanh z,
+    1 - 0j for negative y), where NumPy takes the zero's sign from sin 2y."""
+    out = np.tanh(z)
+    infinite = np.isinf(z.real)
+    if np.any(infinite):
+        zi = z[infinite]
+        out[infinite] = _complex(np.copysign(1.0, zi.real), np.copysign(0.0, zi.imag))
+    return out
+
+
+def complex_tan(z):
+    """-1j * tanh(1j * z), the standard's definition of tan's special cases, formed part
+    by part (multiplying by 1j would turn 0 * inf into NaN)."""
+    w = complex_tanh(_complex(-z.imag, z.real))
+    return _complex(w.imag, -w.real)
+
+
+def floor_divide(a, b):
+    """Real floor division with the standard's primary results for infinite operands
+    (inf // 2 = inf, 1 // -inf = -0), which are floor(a / b); NumPy follows Python's
+    divmod there (NaN, -1)."""
+    out = np.floor_divide(a, b)
+    infinite = np.isinf(a) | np.isinf(b)
+    if np.any(infinite):
+        out = np.where(infinite, np.floor(np.true_divide(a, b)), out).astype(out.dtype, copy=False)
     return out
 
 
@@ -163,4 +196,5 @@ def complex_sign(z):
     scale = np.where(zero, 1, scale)
     xs, ys = x / scale, y / scale
     magnitude = np.hypot(xs, ys)  # in [1, sqrt 2] for finite nonzero z
-    return _complex(np.where(zero, x, xs / magnitude), np.where(zero, y, ys / magnitude))
+    # sign(+-0 +-0j) = 0 + 0j, both zeros positive (the standard)
+    return _complex(np.where(zero, 0.0, xs / magnitude), np.where(zero, 0.0, ys / magnitude))

@@ -166,10 +166,11 @@ class CpuStorage:
         # does not (as a fused multiply-add would)
         wide = _AFFINE_DTYPE.get(self.dtype.name, self.dtype.numpy)
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
-        with QuietBlock():
+        with QuietBlock():  # the rounding back may overflow to inf, as IEEE says, silently
             out = np.multiply(x, wide.type(mul), dtype=wide)
             out += wide.type(add)
-        return CpuStorage(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)
+            out = out.astype(self.dtype.numpy, copy=False)
+        return CpuStorage(out.reshape(-1), self.dtype)
 
     def clip(self, layout, lo, hi):
         if not (self.dtype.is_integer or self.dtype.is_floating):
@@ -317,6 +318,9 @@ class CpuStorage:
 
     def eigh(self, layout):
         return self._wrap_all(linalg.eigh(self._linalg_input("eigh", layout)))
+
+    def eig(self, layout):
+        return self._wrap_all(linalg.eig(self._linalg_input("eig", layout)))
 
     def solve(self, layout, rhs, rhs_layout):
         a = self._linalg_input("solve", layout)

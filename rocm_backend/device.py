@@ -167,9 +167,9 @@ class RocmDevice(NamedDevice):
 
     backend = "rocm"
     dtypes = _dt.ALL_DTYPES
-    # the optional linalg and fft groups are not implemented on this backend yet; class
-    # attributes so tools (docs/array_api.md) can read them without a device
-    capabilities = frozenset()
+    # the optional groups (hipSOLVER, hipFFT: storage.py routes them); class attributes so
+    # tools (docs/array_api.md) can read them without a device
+    capabilities = frozenset({"linalg", "fft"})
 
     def __init__(self, ordinal):
         api = hip_api()

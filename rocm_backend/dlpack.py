@@ -103,7 +103,8 @@ def _capsule_destructor(capsule):
 _DELETER_ADDRESS = C.cast(_export_deleter, C.c_void_p).value
 
 
-def make_capsule(owner, data, shape, strides, dtype, device_type, device_id, versioned, read_only=False):
+def make_capsule(owner, data, shape, strides, dtype, device_type, device_id, versioned, read_only=False,
+                 copied=False):
     """A DLPack capsule viewing ``data`` (an address) with ``shape``/``strides`` (elements);
     ``owner`` stays referenced until the consumer calls the deleter."""
     if dtype not in _CODES:
@@ -115,7 +116,8 @@ def make_capsule(owner, data, shape, strides, dtype, device_type, device_id, ver
     if versioned:
         managed = DLManagedTensorVersioned()
         managed.version = DLPackVersion(*VERSION)
-        managed.flags = FLAG_READ_ONLY if read_only else 0
+        # IS_COPIED: the standard asks for it whenever the export made a copy
+        managed.flags = (FLAG_READ_ONLY if read_only else 0) | (FLAG_IS_COPIED if copied else 0)
     else:
         managed = DLManagedTensor()
     t = managed.dl_tensor
@@ -259,7 +261,7 @@ class DLPackView:
         versioned = max_version is not None and int(max_version[0]) >= 1
         data = storage.ptr + layout.offset * storage.dtype.itemsize if layout.size else storage.ptr
         return make_capsule(storage, data, layout.shape, layout.strides, storage.dtype, own[0], own[1],
-                            versioned)
+                            versioned, copied=bool(copy))
 
 
 def storage_from_dlpack(device, obj, copy):

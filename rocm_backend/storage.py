@@ -12,6 +12,9 @@ from candlewick.backend import OPTIONAL_PRIMITIVES
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import contiguous_strides, shape_size
 
+from . import fft as _fft
+from . import linalg as _linalg
+from . import linalg_spectral as _spectral
 from . import ops
 from .argpack import (CONTIGUOUS, EW_ARGS, FLAG_A, FLAG_B, INDEX32, SCALAR_BYTES, coalesce, ew_values,
                       split_dims)
@@ -414,6 +417,44 @@ class RocmStorage:
     def upsample_nearest2d(self, layout, out_h, out_w):
         return _nn.upsample_nearest2d(self, layout, out_h, out_w)
 
+    # --- optional groups "linalg" (hipSOLVER) and "fft" (hipFFT): linalg*.py, fft.py ------
+    def cholesky(self, layout, upper):
+        return _linalg.cholesky(self, layout, upper)
+
+    def solve(self, layout, rhs, rhs_layout):
+        return _linalg.solve(self, layout, rhs, rhs_layout)
+
+    def inv(self, layout):
+        return _linalg.inv(self, layout)
+
+    def det(self, layout):
+        return _linalg.det(self, layout)
+
+    def slogdet(self, layout):
+        return _linalg.slogdet(self, layout)
+
+    def qr(self, layout, complete):
+        return _spectral.qr(self, layout, complete)
+
+    def svd(self, layout, full_matrices):
+        return _spectral.svd(self, layout, full_matrices)
+
+    def eigh(self, layout):
+        return _spectral.eigh(self, layout)
+
+    def eig(self, layout):
+        raise UnsupportedOperation("eig", self.dtype, "rocm",
+                                   "hipSOLVER has no geev; eig/eigvals are not implemented on rocm yet")
+
+    def fft(self, layout, axis, inverse):
+        return _fft.fft(self, layout, axis, inverse)
+
+    def rfft(self, layout, axis):
+        return _fft.rfft(self, layout, axis)
+
+    def irfft(self, layout, axis, n):
+        return _fft.irfft(self, layout, axis, n)
+
     # --- DLPack export (optional hook candlewick.backend.DLPackStorage) -------------------
     def dlpack_view(self, layout):
         from .dlpack import DLPackView
@@ -458,4 +499,5 @@ def _unimplemented(op, group):
 
 for _group, _ops in OPTIONAL_PRIMITIVES.items():
     for _op in _ops:
-        setattr(RocmStorage, _op, _unimplemented(_op, _group))
+        if not hasattr(RocmStorage, _op):
+            setattr(RocmStorage, _op, _unimplemented(_op, _group))

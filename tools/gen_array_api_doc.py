@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Generate docs/array_api.md: every name of the Array API 2024.12 standard, whether the
-front end implements it, which storage primitives it needs, and whether each
-registered backend provides them.
+"""Generate docs/array_api.md (2025.12) and docs/array_api_2024_12.md: every name of each
+revision of the Array API standard candlewick follows, whether the front end implements
+it, which storage primitives it needs, and whether each registered backend provides them.
 
 Nothing here is written by hand:
 
-* the names come from the standard's checklist (``../shared/array_api_2024_12.md``
-  next to the repository, or ``--checklist``); without it, from the copy in
-  ``tools/array_api_2024_12_names.txt`` (refreshed with ``--print-names``);
+* the names come from the revision's checklist (``../shared/array_api_<rev>.md`` next to
+  the repository, or ``--checklist``); without it, from the copy in
+  ``tools/array_api_<rev>_names.txt`` (refreshed with ``--print-names``);
 * "needs" is found by reading the front end's source: the storage/device primitives
   (the methods of ``candlewick.backend``'s protocols) each function calls, followed
   through the candlewick functions it calls, and the op enum members it names;
@@ -16,8 +16,9 @@ Nothing here is written by hand:
   its device class declares, and the (op, dtype) pairs of its op table
   (``<backend>.ops``). Capabilities a device only sets at run time are shown as such.
 
-Usage: ``python tools/gen_array_api_doc.py`` (writes the file), ``--check`` (exit 1 if
-the committed file is stale), ``--print-names`` (the embedded list, from the checklist).
+Usage: ``python tools/gen_array_api_doc.py`` (writes every revision's file), ``--revision
+2024.12`` (one), ``--check`` (exit 1 if a committed file is stale), ``--print-names`` (the
+embedded list of ``--revision``, from its checklist).
 """
 
 import argparse
@@ -40,11 +41,31 @@ from candlewick import dtypes as _dt  # noqa: E402
 from candlewick import registry  # noqa: E402
 from candlewick.opdefs import ALL_OP_ENUMS  # noqa: E402
 
-DEFAULT_CHECKLIST = REPO.parent / "shared" / "array_api_2024_12.md"
-OUTPUT = REPO / "docs" / "array_api.md"
+REVISIONS = ("2025.12", "2024.12")
+DEFAULT_REVISION = "2025.12"
 
-# Section headings and names of the checklist ('~' stands for a space inside a name).
-EMBEDDED_NAMES = (Path(__file__).with_name("array_api_2024_12_names.txt")).read_text()
+
+def _stem(revision):
+    return "array_api_" + revision.replace(".", "_")
+
+
+def checklist_path(revision=DEFAULT_REVISION):
+    return REPO.parent / "shared" / f"{_stem(revision)}.md"
+
+
+def output_path(revision=DEFAULT_REVISION):
+    """The default revision's document is docs/array_api.md; others carry their name."""
+    return REPO / "docs" / ("array_api.md" if revision == DEFAULT_REVISION else f"{_stem(revision)}.md")
+
+
+def embedded_names(revision=DEFAULT_REVISION):
+    """Section headings and names of the checklist ('~' stands for a space inside a name)."""
+    return (Path(__file__).with_name(f"{_stem(revision)}_names.txt")).read_text()
+
+
+DEFAULT_CHECKLIST = checklist_path()
+OUTPUT = output_path()
+EMBEDDED_NAMES = embedded_names()
 
 
 # --- the list of names ------------------------------------------------------------------
@@ -65,7 +86,8 @@ def parse_checklist(text):
     return [(s, names) for s, names in sections if names]
 
 
-def parse_embedded(text=EMBEDDED_NAMES):
+def parse_embedded(text=None, revision=DEFAULT_REVISION):
+    text = embedded_names(revision) if text is None else text
     sections = []
     for line in text.splitlines():
         if line.startswith("## "):
@@ -83,11 +105,11 @@ def render_embedded(sections):
     return "\n".join(lines) + "\n"
 
 
-def load_names(checklist=None):
-    path = Path(checklist) if checklist else DEFAULT_CHECKLIST
+def load_names(checklist=None, revision=DEFAULT_REVISION):
+    path = Path(checklist) if checklist else checklist_path(revision)
     if path.is_file():
         return parse_checklist(path.read_text()), str(path.name)
-    return parse_embedded(), "the copy embedded in tools/gen_array_api_doc.py"
+    return parse_embedded(revision=revision), f"the copy in tools/{_stem(revision)}_names.txt"
 
 
 # --- what the front end needs -------------------------------------------------------------
@@ -139,7 +161,8 @@ class Needs:
             return prims, ops
         if not _is_frontend_function(obj):
             return set(), set()
-        return self._function(obj)
+        # a decorated function (api_version.requires) is read through to the one it wraps
+        return self._function(inspect.unwrap(obj))
 
     def _function(self, fn):
         if fn in self._memo:
@@ -386,16 +409,16 @@ def _needs_text(prims):
     return "; ".join(parts) if parts else "—"
 
 
-def generate(checklist=None):
-    sections, _ = load_names(checklist)
+def generate(checklist=None, revision=DEFAULT_REVISION):
+    sections, _ = load_names(checklist, revision)
     needs = Needs()
     facts = [BackendFacts(name) for name in sorted(registry._discover())]
     out = [
-        "# Array API 2024.12 coverage",
+        f"# Array API {revision} coverage",
         "",
         "<!-- Generated by tools/gen_array_api_doc.py; do not edit by hand. -->",
         "",
-        "Names from the standard's checklist (array_api_2024_12.md). For each: the front-end",
+        f"Names from the standard's checklist ({_stem(revision)}.md). For each: the front-end",
         "object that implements it; the storage/device primitives it reaches (read from the",
         "source, following the candlewick functions it calls; **bold** groups are optional",
         "capabilities or hooks); and, per backend, whether its classes implement those",
@@ -440,28 +463,33 @@ def generate(checklist=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checklist", help="path of array_api_2024_12.md (default: ../shared/)")
-    parser.add_argument("--output", default=str(OUTPUT))
-    parser.add_argument("--check", action="store_true", help="exit 1 if the output file is stale")
+    parser.add_argument("--revision", choices=REVISIONS, help="one revision (default: every one)")
+    parser.add_argument("--checklist", help="path of the revision's checklist (default: ../shared/)")
+    parser.add_argument("--output", help="output path (with --revision; default: docs/)")
+    parser.add_argument("--check", action="store_true", help="exit 1 if an output file is stale")
     parser.add_argument("--print-names", action="store_true", help="print the embedded name list")
     args = parser.parse_args(argv)
+    if (args.checklist or args.output or args.print_names) and not args.revision:
+        parser.error("--checklist, --output and --print-names apply to one --revision")
     if args.print_names:
-        sections, _ = load_names(args.checklist)
+        sections, _ = load_names(args.checklist, args.revision)
         sys.stdout.write(render_embedded(sections))
         return 0
-    print(f"names from {load_names(args.checklist)[1]}", file=sys.stderr)
-    text = generate(args.checklist)
-    path = Path(args.output)
-    if args.check:
-        current = path.read_text() if path.is_file() else ""
-        if current != text:
-            print(f"{path} is stale: run python tools/gen_array_api_doc.py", file=sys.stderr)
-            return 1
-        return 0
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    print(f"wrote {path}")
-    return 0
+    status = 0
+    for revision in [args.revision] if args.revision else REVISIONS:
+        print(f"{revision}: names from {load_names(args.checklist, revision)[1]}", file=sys.stderr)
+        text = generate(args.checklist, revision)
+        path = Path(args.output) if args.output else output_path(revision)
+        if args.check:
+            current = path.read_text() if path.is_file() else ""
+            if current != text:
+                print(f"{path} is stale: run python tools/gen_array_api_doc.py", file=sys.stderr)
+                status = 1
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        print(f"wrote {path}")
+    return status
 
 
 if __name__ == "__main__":

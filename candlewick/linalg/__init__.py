@@ -1,20 +1,20 @@
 """``candlewick.linalg``: the Array API linear-algebra extension.
 
-The decompositions (cholesky, qr, svd, eigh, solve, inv, det, slogdet and what is
+The decompositions (cholesky, qr, svd, eigh, eig, solve, inv, det, slogdet and what is
 built on them) run on the optional "linalg" primitives: on a device that does not
 declare that capability they raise ``UnsupportedOperation``. Everything else is
 composed from core primitives and runs everywhere.
 """
 
 from ..linalg_ops import matmul, matrix_transpose, tensordot, vecdot
-from ._common import EighResult, QRResult, SlogdetResult, SVDResult
-from .decompositions import cholesky, det, eigh, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
+from ._common import EigResult, EighResult, QRResult, SlogdetResult, SVDResult
+from .decompositions import cholesky, det, eig, eigh, eigvals, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
 from .derived import matrix_norm, matrix_power, matrix_rank, pinv, vector_norm
 from .products import cross, diagonal, outer, trace
 
 __all__ = [
-    "cholesky", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "matmul", "matrix_norm",
+    "cholesky", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "inv", "matmul", "matrix_norm",
     "matrix_power", "matrix_rank", "matrix_transpose", "outer", "pinv", "qr", "slogdet", "solve",
     "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
-    "EighResult", "QRResult", "SlogdetResult", "SVDResult",
+    "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult",
 ]

@@ -7,6 +7,7 @@ from .._core import broadcast_layouts, require_array
 from ..array import wrap
 from ..errors import DTypeError, ShapeError, UnsupportedOperation
 
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])

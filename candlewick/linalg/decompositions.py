@@ -7,10 +7,11 @@ the primitive does the numerics, batched over the leading dimensions.
 from .. import dtypes as _dt
 from .._core import promote_pair, require_array
 from ..array import wrap
+from ..api_version import requires
 from ..errors import ShapeError
 from ..layout import broadcast_shapes
 from ._common import (
-    EighResult, QRResult, SlogdetResult, SVDResult, require_capability, require_floating,
+    EigResult, EighResult, QRResult, SlogdetResult, SVDResult, require_capability, require_floating,
     require_matrices,
 )
 
@@ -88,6 +89,28 @@ def eigh(x, /):
 def eigvalsh(x, /):
     """Eigenvalues (real, ascending) of Hermitian matrices."""
     return eigh(x).eigenvalues
+
+
+def _eig(x, fname):
+    _square_input(x, fname)
+    values, vectors = x._storage.eig(x._layout)
+    dtype = x._dtype if x._dtype.is_complex else _dt.complex_dtype_of(x._dtype)
+    shape = x.shape
+    return EigResult(wrap(values, shape[:-1], dtype, x._device), wrap(vectors, shape, dtype, x._device))
+
+
+@requires("2025.12")
+def eig(x, /):
+    """Eigenvalues and right eigenvectors (columns, unit 2-norm) of general square
+    matrices (2025.12); both complex: complex64 for float32/complex64 x, complex128 for
+    float64/complex128. Their order is the backend's (LAPACK geev's), not sorted."""
+    return _eig(x, "eig")
+
+
+@requires("2025.12")
+def eigvals(x, /):
+    """Eigenvalues of general square matrices (2025.12), complex, as ``eig`` gives them."""
+    return _eig(x, "eigvals").eigenvalues
 
 
 def inv(x, /):

@@ -320,10 +320,8 @@ template <class R> __device__ inline cw_complex<R> cw_ccos(cw_complex<R> z) {
 template <class R> __device__ inline cw_complex<R> cw_ctanh(cw_complex<R> z) {
     R x = z.re, y = z.im;
     bool yfin = !cw_r_isnan(y) && !cw_r_isinf(y);
-    if (cw_r_isinf(x)) {  // glibc's zero signs: sin 2y's for |y| > 1, else y's
-        R s = yfin && cw_r_fabs(y) > (R)1 ? cw_r_sin(y) * cw_r_cos(y) : y;
-        return cw_cplx(cw_r_copysign((R)1, x), cw_r_copysign((R)0, s));
-    }
+    if (cw_r_isinf(x))  // the standard: tanh(+inf + yj) = 1 + 0j for y > 0, conj for y < 0
+        return cw_cplx(cw_r_copysign((R)1, x), cw_r_copysign((R)0, y));
     if (cw_r_isnan(x) && y == (R)0) return z;
     if (cw_r_isnan(x) || !yfin) return cw_cplx(x == (R)0 ? x : cw_nan<R>(), cw_nan<R>());
     const R big = sizeof(R) == 4 ? (R)11 : (R)22;
@@ -351,6 +349,7 @@ template <class R> __device__ inline cw_complex<R> cw_cexpm1(cw_complex<R> z) {
         cw_complex<R> w = cw_cexp(z);
         return cw_cplx(w.re - (R)1, w.im);
     }
+    if (x == (R)0 && y == (R)0) return cw_cplx((R)0, y);  // the standard: +0 for +-0 + 0j
     R s = cw_r_sin(y * (R)0.5);
     return cw_cplx(cw_r_expm1(x) * cw_r_cos(y) - 2 * s * s, y == (R)0 ? y : cw_r_exp(x) * cw_r_sin(y));
 }

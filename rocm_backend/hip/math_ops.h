@@ -130,7 +130,7 @@ CW_UNARY_ROUNDING(round, rintf, rint)  // half to even
 __device__ inline cw_complex<double> cw_csign(cw_complex<double> z) {
     if (cw_r_isnan(z.re) || cw_r_isnan(z.im)) return cw_cplx(cw_nan_d(), cw_nan_d());
     double m = cw_r_fabs(z.re) > cw_r_fabs(z.im) ? cw_r_fabs(z.re) : cw_r_fabs(z.im);
-    if (m == 0.0) return z;
+    if (m == 0.0) return cw_cplx(0.0, 0.0);  // the standard: 0 + 0j for any signed zeros
     if (cw_r_isinf(m)) {  // the direction of an infinite value
         double re = cw_r_isinf(z.re) ? cw_r_copysign(1.0, z.re) : cw_r_copysign(0.0, z.re);
         double im = cw_r_isinf(z.im) ? cw_r_copysign(1.0, z.im) : cw_r_copysign(0.0, z.im);
@@ -257,8 +257,16 @@ struct op_floor_divide {
         }
         return a / b;
     }
-    __device__ float operator()(float a, float b) const { float m; return cw_fdivmod(a, b, &m); }
-    __device__ double operator()(double a, double b) const { double m; return cw_fdivmod(a, b, &m); }
+    // an infinite operand: the standard's primary result floor(a / b) (inf // 2 = inf,
+    // 1 // -inf = -0), not Python's divmod (NaN, -1)
+    __device__ float operator()(float a, float b) const {
+        if (cw_r_isinf(a) || cw_r_isinf(b)) return floorf(a / b);
+        float m; return cw_fdivmod(a, b, &m);
+    }
+    __device__ double operator()(double a, double b) const {
+        if (cw_r_isinf(a) || cw_r_isinf(b)) return floor(a / b);
+        double m; return cw_fdivmod(a, b, &m);
+    }
 };
 struct op_remainder {
     template <class T> __device__ T operator()(T a, T b) const {

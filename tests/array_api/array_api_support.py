@@ -16,8 +16,9 @@ from hypothesis.extra.array_api import make_strategies_namespace
 
 import candlewick as cw
 
-# array-api-strict follows the newest standard by default; candlewick implements 2024.12.
-xs.set_array_api_strict_flags(api_version="2024.12")
+# the oracle follows the revision candlewick was started with (2025.12 unless
+# CANDLEWICK_ARRAY_API_VERSION says otherwise)
+xs.set_array_api_strict_flags(api_version=cw.__array_api_version__)
 
 with warnings.catch_warnings():
     # make_strategies_namespace probes xp.zeros(1); without a usable default backend that

@@ -111,6 +111,35 @@ def test_asarray_rejects_ints_outside_the_dtype(name):
         cw.asarray(int(np.iinfo(name).max) + 1, dtype=dt(name))
 
 
+_SCALARS = [False, True, 0, 7, -3, 1.5, -2.75, 1e300, 1 + 2j, 1e300 + 1j]
+
+
+@pytest.mark.parametrize("value", _SCALARS, ids=repr)
+@pytest.mark.parametrize("name", ["bool", "int8", "int32", "uint8", "int64", "float32", "float64",
+                                  "complex64", "complex128"])
+def test_asarray_of_a_scalar_with_a_dtype_converts_as_its_one_element_list(value, name):
+    """One rule for scalars and nested lists: asarray(v, dtype=d) is
+    asarray([v], dtype=d)[0], and both raise the same error class where they fail
+    (complex into a real dtype, a value out of an integer dtype's range). Out-of-range
+    values into a narrower float become infinities with no NumPy warning (pytest turns a
+    RuntimeWarning into an error)."""
+    dtype = getattr(cw, name)
+    outcomes = []
+    for obj in (value, [value]):
+        try:
+            got = to_np(cw.asarray(obj, dtype=dtype))
+        except (cw.errors.DTypeError, OverflowError) as exc:
+            outcomes.append(type(exc))
+        else:
+            assert got.dtype == np.dtype(name)
+            outcomes.append(got.reshape(-1)[0].tolist())
+    assert outcomes[0] == outcomes[1]
+    if not isinstance(value, complex) or name.startswith("complex"):
+        assert outcomes[0] != cw.errors.DTypeError  # bool/int/float go into every dtype
+    if not isinstance(value, complex):  # a NumPy array converts silently too
+        assert to_np(cw.asarray(np.asarray([value]), dtype=dtype)).dtype == np.dtype(name)
+
+
 def test_asarray_of_a_list_of_0d_arrays():
     parts = [cw.asarray(1.5), cw.asarray(2.5)]
     out = cw.asarray(parts)

@@ -218,10 +218,17 @@ def logaddexp_condition(a, b, values):
     return np.where(np.isfinite(terms), terms, 0.0)
 
 
+def floor_divide(a, b):
+    """The standard's floor division: NumPy's (Python's) except for an infinite operand,
+    where the standard's primary result is floor(a / b) (inf // 2 = inf, 1 // -inf = -0)."""
+    out = np.floor_divide(a, b)
+    return np.where(np.isinf(a) | np.isinf(b), np.floor(np.true_divide(a, b)), out)
+
+
 FLOAT_BINARY = {
     B.ADD: (np.add, ROUNDED), B.SUBTRACT: (np.subtract, ROUNDED),
     B.MULTIPLY: (np.multiply, ROUNDED), B.DIVIDE: (np.divide, ROUNDED),
-    B.FLOOR_DIVIDE: (np.floor_divide, ROUNDED), B.REMAINDER: (np.remainder, ROUNDED),
+    B.FLOOR_DIVIDE: (floor_divide, ROUNDED), B.REMAINDER: (np.remainder, ROUNDED),
     B.POW: (np.power, TRANSC), B.ATAN2: (np.arctan2, TRANSC), B.HYPOT: (np.hypot, TRANSC),
     B.LOGADDEXP: (_logaddexp_wide, TRANSC), B.MAXIMUM: (np.maximum, EXACT),
     B.MINIMUM: (np.minimum, EXACT),

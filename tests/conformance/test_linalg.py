@@ -138,6 +138,30 @@ def test_eigh(linalg_device, dtype, data):
     assert_close_matrix(a @ v, v * w[..., None, :], dtype, n, scale, "A V = V diag(w)")
 
 
+def _complex_of(dtype):
+    return dtype if dtype.is_complex else dt.complex_dtype_of(dtype)
+
+
+@pytest.mark.parametrize("dtype", LINALG)
+@given(data=st.data())
+def test_eig(linalg_device, dtype, data):
+    """General (non-Hermitian) matrices: complex values and right eigenvectors as
+    columns, of unit 2-norm, with A V = V diag(w); the values are LAPACK geev's."""
+    batch, n, _, rng = data.draw(matrix_case())
+    s, layout, a = _upload_matrix(linalg_device, dtype, data, _random(rng, dtype, batch + (n, n)), "A")
+    w_s, v_s = s.eig(layout)
+    cdt = _complex_of(dtype)
+    w = read_result(w_s, cdt, batch + (n,)).astype(np.complex128)
+    v = read_result(v_s, cdt, batch + (n, n)).astype(np.complex128)
+    scale = np.abs(a).max() * n
+    assert_close_matrix(np.linalg.norm(v, axis=-2), np.ones(batch + (n,)), dtype, n, 1.0, "|v| = 1")
+    assert_close_matrix(a @ v, v * w[..., None, :], dtype, n, scale, "A V = V diag(w)")
+    want = np.sort_complex(np.linalg.eigvals(a.astype(np.complex128)).reshape(-1, n))
+    got = np.sort_complex(w.reshape(-1, n))
+    # sorting can pair a conjugate pair differently where real parts tie within rounding
+    assert_close_matrix(np.abs(got), np.abs(want), dtype, n, scale * 16, "eigenvalue moduli")
+
+
 def _well_conditioned(rng, dtype, shape):
     n = shape[-1]
     return _random(rng, dtype, shape) + 2 * n * np.eye(n)

@@ -1,5 +1,6 @@
-"""docs/array_api.md is what tools/gen_array_api_doc.py generates from the code, and the
-generator's reading of the code is right on known cases."""
+"""docs/array_api.md (2025.12) and docs/array_api_2024_12.md are what
+tools/gen_array_api_doc.py generates from the code, and the generator's reading of the
+code is right on known cases."""
 
 import importlib.util
 from pathlib import Path
@@ -19,27 +20,39 @@ def gen():
     return module
 
 
-def test_committed_doc_is_up_to_date(gen):
-    committed = (REPO / "docs" / "array_api.md").read_text()
-    assert committed == gen.generate(), "docs/array_api.md is stale: run python tools/gen_array_api_doc.py"
+REVISIONS = ["2025.12", "2024.12"]
+NEW_IN_2025_12 = {"isin", "broadcast_shapes", "linalg.eig", "linalg.eigvals"}
 
 
-def test_embedded_name_list_matches_the_checklist(gen):
-    if not gen.DEFAULT_CHECKLIST.is_file():
-        pytest.skip(f"no checklist at {gen.DEFAULT_CHECKLIST}")
-    parsed = gen.parse_checklist(gen.DEFAULT_CHECKLIST.read_text())
-    assert parsed == gen.parse_embedded()
-    assert gen.render_embedded(parsed) == gen.EMBEDDED_NAMES
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_committed_doc_is_up_to_date(gen, revision):
+    path = gen.output_path(revision)
+    assert path.name == ("array_api.md" if revision == "2025.12" else "array_api_2024_12.md")
+    assert path.read_text() == gen.generate(revision=revision), (
+        f"{path.name} is stale: run python tools/gen_array_api_doc.py")
 
 
-def test_generation_without_the_checklist_gives_the_same_document(gen, tmp_path):
-    assert gen.generate(tmp_path / "absent.md") == gen.generate()
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_embedded_name_list_matches_the_checklist(gen, revision):
+    checklist = gen.checklist_path(revision)
+    if not checklist.is_file():
+        pytest.skip(f"no checklist at {checklist}")
+    parsed = gen.parse_checklist(checklist.read_text())
+    assert parsed == gen.parse_embedded(revision=revision)
+    assert gen.render_embedded(parsed) == gen.embedded_names(revision)
 
 
-def test_every_checklist_name_resolves(gen):
-    sections = gen.parse_embedded()
+@pytest.mark.parametrize("revision", REVISIONS)
+def test_generation_without_the_checklist_gives_the_same_document(gen, tmp_path, revision):
+    assert gen.generate(tmp_path / "absent.md", revision) == gen.generate(revision=revision)
+
+
+@pytest.mark.parametrize("revision, count", [("2025.12", 268), ("2024.12", 264)])
+def test_every_checklist_name_resolves(gen, revision, count):
+    sections = gen.parse_embedded(revision=revision)
     names = [n for _, ns in sections for n in ns]
-    assert len(names) == 264 and "linalg.cholesky" in names and "fft.ihfft" in names
+    assert len(names) == count and "linalg.cholesky" in names and "fft.ihfft" in names
+    assert (NEW_IN_2025_12 <= set(names)) == (revision == "2025.12")
     missing = [n for n in names if gen.resolve_name(n)[1] is None]
     assert missing == []
     assert gen.resolve_name("no_such_function") == (None, None)
@@ -55,6 +68,9 @@ def test_needs_follow_the_calls(gen):
     prims, _ = needs.of(cw.fft.rfftn)
     assert {"rfft", "fft"} <= prims and "irfft" not in prims
     assert needs.of(cw.linalg.diagonal)[0] == set()  # a pure view
+    # read through the 2025.12 functions' revision check to the function itself
+    assert needs.of(cw.linalg.eigvals)[0] == {"eig"}
+    assert {"sort", "searchsorted"} <= needs.of(cw.isin)[0]
 
 
 def test_backend_verdicts(gen):

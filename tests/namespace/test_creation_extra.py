@@ -73,7 +73,8 @@ def test_meshgrid_matches_numpy(device, indexing, sizes):
     arrays = [on(device, h) for h in hosts]
     outs = cw.meshgrid(*arrays, indexing=indexing)
     expected = np.meshgrid(*hosts, indexing=indexing)
-    assert isinstance(outs, list) and len(outs) == len(expected)
+    assert isinstance(outs, tuple if cw.__array_api_version__ >= "2025.12" else list)
+    assert len(outs) == len(expected)
     for got, want in zip(outs, expected):
         check(got, want)
 
@@ -99,7 +100,7 @@ def test_meshgrid_rejects_bad_input(device):
         cw.meshgrid(a, on(device, [[1, 2]]))
     with pytest.raises(ValueError, match="indexing"):
         cw.meshgrid(a, indexing="xz")
-    assert cw.meshgrid() == []
+    assert list(cw.meshgrid()) == []
 
 
 @pytest.mark.parametrize("fname", ["tril", "triu"])

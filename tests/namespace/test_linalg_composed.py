@@ -135,7 +135,8 @@ def test_vector_norm(device, ord, axis):
     a = random_matrix(np.random.default_rng(2), (2, 3, 4), "float64")
     a[0, 0, 0] = 0.0
     for keepdims in (False, True):
-        want = np.asarray(xp.linalg.vector_norm(xp.asarray(a), axis=axis, keepdims=keepdims, ord=ord))
+        with np.errstate(divide="ignore"):  # the oracle's 1/0 for a negative ord over a zero
+            want = np.asarray(xp.linalg.vector_norm(xp.asarray(a), axis=axis, keepdims=keepdims, ord=ord))
         check(L.vector_norm(on(device, a), axis=axis, keepdims=keepdims, ord=ord), want, rtol=1e-12)
 
 

@@ -77,7 +77,9 @@ def test_diff_prepend_append(device):
 
 def test_diff_special(device):
     data = np.array([1.0, NAN, np.inf, np.inf])
-    assert_same(cw.diff(make(data, device)), np.diff(data))
+    with np.errstate(invalid="ignore"):  # the oracle's inf - inf
+        want = np.diff(data)
+    assert_same(cw.diff(make(data, device)), want)
     assert_same(cw.diff(make(np.zeros(0), device)), np.zeros(0))
     assert_same(cw.diff(make(np.zeros((3, 0)), device), axis=0), np.zeros((2, 0)))
     u = np.array([5, 2], np.uint8)

@@ -41,7 +41,7 @@ CWH_UNARY_ALL(abs) CWH_UNARY_ALL(sign) CWH_UNARY_ALL(square)
 #define CWH_BINARY_ALL(op) CWH_BINARY_REAL(op) CWH_BINARY(op, complex64, c64) CWH_BINARY(op, complex128, c128)
 
 CWH_BINARY_ALL(divide) CWH_BINARY_ALL(multiply) CWH_BINARY_ALL(pow)
-CWH_BINARY_REAL(hypot) CWH_BINARY_REAL(atan2)
+CWH_BINARY_REAL(hypot) CWH_BINARY_REAL(atan2) CWH_BINARY_REAL(floor_divide) CWH_BINARY_REAL(remainder)
 
 // clip with scalar bounds, as cw_clip sets up its functor from the argument slots
 #define CWH_CLIP(dt, T)                                                                         \

@@ -107,8 +107,7 @@ class ExecRuntime(fake_hip.FakeRuntime):
     def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
         name = fn.name.decode()
         args = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))[1]
-        if name.startswith("fill_b"):
-            self._fill(int(name[6:]), args)
+        if name.startswith("fill_b") and self._fill(int(name[6:]), args):
             return (fake_hip.OK,)
         entry = getattr(self.lib, f"cwh_{name}", None)
         assert entry is not None, f"{name} is not in the host library"
@@ -122,14 +121,17 @@ class ExecRuntime(fake_hip.FakeRuntime):
         return (fake_hip.OK,)
 
     def _fill(self, size, args):
-        """The contiguous fill kernel (empty reductions fill their result)."""
+        """The contiguous fill kernel (empty reductions fill their result); False for a
+        strided fill, which runs the library's kernel when the library has it."""
         raw = ctypes.string_at(args, argpack.EW_ARGS.size)
         v = argpack.EW_ARGS.struct.unpack(raw)
         n, flags = v[0], v[2]
-        assert flags & argpack.CONTIGUOUS
+        if not flags & argpack.CONTIGUOUS:
+            return False
         ptr, offset = v[3 + argpack.MAX_DIMS], v[4 + argpack.MAX_DIMS]
         value = v[-1][:size]
         ctypes.memmove(ptr + offset * size, value * n, size * n)
+        return True
 
 
 def device_factory(lib, monkeypatch, tmp_path):

@@ -296,3 +296,39 @@ def test_clip_scalar_bounds(lib, dtype):
         expected = cpu("clip", x, min=lo, max=hi)
         same = (out == expected) | (np.isnan(out) & np.isnan(expected)) if floating else out == expected
         assert same.all(), f"clip({x!r}, {lo}, {hi}) = {out!r}, expected {expected!r}"
+
+
+# ---- the standard's special-case tables, through the kernels' own functors -------------
+
+def _table_cases():
+    from special_case_tables import BINARY_REAL, UNARY_COMPLEX, UNARY_REAL
+
+    for tables, dtypes, arity in ((UNARY_REAL, FLOATS, 1), (UNARY_COMPLEX, COMPLEX, 1),
+                                  (BINARY_REAL, FLOATS, 2)):
+        for fname, rows in sorted(tables.items()):
+            for dtype in dtypes:
+                yield pytest.param(fname, dtype, rows, arity, id=f"{fname}-{dtype}")
+
+
+def _column(values, dtype):
+    if np.dtype(dtype).kind == "c":
+        return np.array([complex(*v) for v in values], dtype)
+    return np.array(values, dtype)
+
+
+@pytest.mark.parametrize("fname, dtype, rows, arity", list(_table_cases()))
+def test_special_case_tables_hold_in_the_kernels(lib, fname, dtype, rows, arity):
+    """Every row of tests/array_api/special_case_tables.py that a compiled functor covers
+    gives the standard's result in the rocm kernels' math (zero signs and all), as
+    tests/array_api/test_special_cases.py checks it through the cpu backend."""
+    from special_case_tables import matches
+
+    kind = "unary" if arity == 1 else "binary"
+    if not hasattr(lib, f"cwh_{kind}_{fname}_{dtype}"):
+        pytest.skip(f"the host harness compiles no {kind} {fname} functor")
+    args = [_column([r[i] for r in rows], dtype) for i in range(arity)]
+    with np.errstate(all="ignore"):
+        out = host_unary(lib, fname, *args) if arity == 1 else host_binary(lib, fname, *args)
+    bad = [f"  {fname}{row[:-1]!r} -> {got!r}, expected {row[-1]!r}"
+           for row, got in zip(rows, out.tolist()) if not matches(got, row[-1])]
+    assert not bad, f"{fname} ({dtype}) kernel breaks {len(bad)} special case(s):\n" + "\n".join(bad)

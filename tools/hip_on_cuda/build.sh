@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build the HIP-on-CUDA shim: libamdhip64.so, libhiprtc.so, libhipblas.so and
-# libMIOpen.so into OUTDIR/lib (default: tools/hip_on_cuda/build/lib).
+# Build the HIP-on-CUDA shim: libamdhip64.so, libhiprtc.so, libhipblas.so,
+# libhipsolver.so, libhipfft.so and libMIOpen.so into OUTDIR/lib (default: tools/hip_on_cuda/build/lib).
 # Needs gcc only: no CUDA headers or libraries (they are dlopen'ed at run time).
 # Point hip-python at the result with ROCM_PATH=OUTDIR.
 set -euo pipefail
@@ -22,6 +22,10 @@ rpath='-Wl,-rpath,$ORIGIN'
     "$src/hiprtc.c" "$src/hiprtc_options.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipblas.so -o "$lib/libhipblas.so" \
     "$src/hipblas.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
+"$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipsolver.so -o "$lib/libhipsolver.so" \
+    "$src/hipsolver.c" "$src/hipsolver_jacobi.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
+"$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipfft.so -o "$lib/libhipfft.so" \
+    "$src/hipfft.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libMIOpen.so -o "$lib/libMIOpen.so" \
     "$src/miopen_common.c" "$src/miopen_conv.c" "$src/miopen_graph.c" \
     "$src/miopen_graph_cache.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
@@ -32,4 +36,7 @@ ln -sf libamdhip64.so "$lib/libamdhip64.so.6"
 ln -sf libhiprtc.so "$lib/libhiprtc.so.6"
 ln -sf libhipblas.so "$lib/libhipblas.so.2"
 ln -sf libMIOpen.so "$lib/libMIOpen.so.1"
+ln -sf libhipsolver.so "$lib/libhipsolver.so.0"
+ln -sf libhipsolver.so "$lib/libhipsolver.so.1"
+ln -sf libhipfft.so "$lib/libhipfft.so.0"
 echo "hip_on_cuda: built $(ls "$lib"/*.so | wc -l) libraries in $lib"

@@ -1,7 +1,8 @@
 /*
  * hip_on_cuda: hipBLAS forwarded to cuBLAS.  Handles are cuBLAS handles;
  * hipblasOperation_t (N/T/C = 111/112/113), hipblasComputeType_t, the GEMM
- * algorithm and the math mode are translated; hipDataType values are
+ * algorithm and the math mode are translated (the batched LU getrfBatched /
+ * getrsBatched take the same arguments in both); hipDataType values are
  * checked and passed (CUDA's cudaDataType_t uses the same numbers); cuBLAS
  * statuses come back as hipblasStatus_t.
  */
@@ -33,7 +34,11 @@ typedef int (*fn_any)();
     X(HgemmSB, "cublasHgemmStridedBatched") X(SgemmSB, "cublasSgemmStridedBatched")         \
     X(DgemmSB, "cublasDgemmStridedBatched") X(CgemmSB, "cublasCgemmStridedBatched")         \
     X(ZgemmSB, "cublasZgemmStridedBatched") X(GemmEx, "cublasGemmEx")                       \
-    X(GemmBatchedEx, "cublasGemmBatchedEx") X(GemmSBEx, "cublasGemmStridedBatchedEx")
+    X(GemmBatchedEx, "cublasGemmBatchedEx") X(GemmSBEx, "cublasGemmStridedBatchedEx")        \
+    X(SgetrfB, "cublasSgetrfBatched") X(DgetrfB, "cublasDgetrfBatched")                     \
+    X(CgetrfB, "cublasCgetrfBatched") X(ZgetrfB, "cublasZgetrfBatched")                     \
+    X(SgetrsB, "cublasSgetrsBatched") X(DgetrsB, "cublasDgetrsBatched")                     \
+    X(CgetrsB, "cublasCgetrsBatched") X(ZgetrsB, "cublasZgetrsBatched")
 
 #define DECL(field, sym) fn_any field;
 static struct { CUBLAS_FUNCS(DECL) } cb;
@@ -300,6 +305,35 @@ HOC_API hipblasStatus_t hipblasGemmStridedBatchedEx(hipblasHandle_t h, int ta, i
     return CALL(GemmSBEx, h, a, b, m, n, k, alpha, A, at, lda, (long long)sa, B, bt, ldb,
                 (long long)sb, beta, C, ct, ldc, (long long)sc, batch, c, CUBLAS_GEMM_DEFAULT);
 }
+
+/* ---- batched LU (pointer arrays; getrs's info is a host int) ---------- */
+
+#define GETRF_BATCHED(P)                                                                         \
+    HOC_API hipblasStatus_t hipblas##P##getrfBatched(hipblasHandle_t h, int n, void *const *A,   \
+                                                     int lda, int *ipiv, int *info, int batch)   \
+    {                                                                                            \
+        CHECK_HANDLE(h);                                                                         \
+        return CALL(P##getrfB, h, n, A, lda, ipiv, info, batch);                                 \
+    }
+#define GETRS_BATCHED(P)                                                                         \
+    HOC_API hipblasStatus_t hipblas##P##getrsBatched(hipblasHandle_t h, int trans, int n,        \
+                                                     int nrhs, void *const *A, int lda,          \
+                                                     const int *ipiv, void *const *B, int ldb,   \
+                                                     int *info, int batch)                       \
+    {                                                                                            \
+        CHECK_HANDLE(h);                                                                         \
+        if (op(trans) < 0)                                                                       \
+            return HIPBLAS_STATUS_INVALID_ENUM;                                                  \
+        return CALL(P##getrsB, h, op(trans), n, nrhs, A, lda, ipiv, B, ldb, info, batch);        \
+    }
+GETRF_BATCHED(S)
+GETRF_BATCHED(D)
+GETRF_BATCHED(C)
+GETRF_BATCHED(Z)
+GETRS_BATCHED(S)
+GETRS_BATCHED(D)
+GETRS_BATCHED(C)
+GETRS_BATCHED(Z)
 
 /* Not part of hipBLAS: why cuBLAS could not be loaded, for diagnostics. */
 HOC_API const char *hipblasOnCudaLoadError(void)

@@ -1,0 +1,191 @@
+"""linalg and fft on the rocm backend beside PyTorch and CuPy, in one process.
+
+    python bench/linalg_fft.py --out DIR [--cases a,b,...] [--budget SECONDS]
+
+Writes DIR/linalg_fft_<device-kind>.json and .md: device, date, commit ($BENCH_COMMIT or
+git), and per case the median milliseconds per call of candlewick and of each peer found
+(torch, cupy), measured the same way (bench/run_gpu.py's ``timed``: warm-up, then
+batches of calls ended by a device synchronize). A peer that lacks a function or fails
+on the case is recorded with its error. A library whose warm-up call of a case took
+longer than --budget seconds is timed on that one call.
+"""
+
+import argparse
+import datetime
+import json
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import candlewick as cw  # noqa: E402
+from candlewick import registry  # noqa: E402
+from run_gpu import peers, timed  # noqa: E402
+
+N = 4096
+BATCH, SMALL = 1024, 64
+
+
+def _spd(rng, shape, dtype):
+    m = rng.standard_normal(shape).astype(dtype)
+    n = shape[-1]
+    return (m @ np.swapaxes(m, -1, -2) / n + np.eye(n, dtype=dtype)).astype(dtype)
+
+
+def _inputs(case, dtype, rng):
+    kind, size = case.split("@")
+    shape = (BATCH, SMALL, SMALL) if size == "batched" else (N, N)
+    if kind == "cholesky" or kind == "eigh":
+        return [_spd(rng, shape, dtype)]
+    if kind == "solve":
+        a = rng.standard_normal(shape).astype(dtype) + shape[-1] * np.eye(shape[-1], dtype=dtype)
+        return [a, rng.standard_normal(shape[:-1] + (1,)).astype(dtype)]
+    return [rng.standard_normal(shape).astype(dtype)]
+
+
+LINALG_CASES = [f"{k}@{s}" for s in ("batched", "n4096") for k in ("solve", "cholesky", "qr", "svd", "eigh")]
+FFT_CASES = ["fft_2^24", "rfft2_4096x4096", "fft_batched_1024x4096"]
+
+
+def fft_inputs(case, rng):
+    if case == "fft_2^24":
+        x = rng.standard_normal(1 << 24) + 1j * rng.standard_normal(1 << 24)
+        return [x.astype(np.complex64)]
+    if case == "rfft2_4096x4096":
+        return [rng.standard_normal((4096, 4096)).astype(np.float32)]
+    x = rng.standard_normal((1024, 4096)) + 1j * rng.standard_normal((1024, 4096))
+    return [x.astype(np.complex64)]
+
+
+def op_of(lib, case):
+    """The call a library makes for a case (raises AttributeError where it has none)."""
+    name, mod = lib
+    la = cw.linalg if name == "candlewick" else mod.linalg
+    ff = cw.fft if name == "candlewick" else mod.fft
+    kind = case.split("@")[0]
+    if kind == "svd":
+        return lambda a: la.svd(a, full_matrices=False)
+    if kind == "qr":
+        return lambda a: la.qr(a)
+    if kind in ("solve", "cholesky", "eigh"):
+        return getattr(la, kind)
+    if case == "rfft2_4096x4096":
+        return ff.rfft2 if name != "candlewick" else (lambda x: ff.rfftn(x, axes=(-2, -1)))
+    return lambda x: ff.fft(x, axis=-1) if name != "torch" else ff.fft(x, dim=-1)
+
+
+def upload(lib, a):
+    name, mod = lib
+    if name == "candlewick":
+        return cw.asarray(a, device="rocm")
+    if name == "torch":
+        return mod.from_numpy(np.ascontiguousarray(a)).cuda()
+    return mod.asarray(a)
+
+
+def sync_of(lib, dev):
+    name, mod = lib
+    if name == "candlewick":
+        return dev.synchronize
+    if name == "torch":
+        return mod.cuda.synchronize
+    return mod.cuda.runtime.deviceSynchronize
+
+
+def run_case(libs, dev, case, args_host, budget):
+    row = {}
+    for lib in libs:
+        name = lib[0]
+        try:
+            fn = op_of(lib, case)
+            args = [upload(lib, a) for a in args_host]
+            sync = sync_of(lib, dev)
+            sync()
+            t0 = time.perf_counter()
+            fn(*args)
+            sync()
+            first = time.perf_counter() - t0
+            if first > budget:
+                row[name] = {"ms": first * 1e3, "note": "one call (over the budget)"}
+            else:
+                reps = max(1, min(10, int(0.5 / max(first, 1e-6))))
+                row[name] = {"ms": timed(lambda: fn(*args), sync, reps=reps, batches=3, warmup=1) * 1e3}
+        except Exception as exc:  # a peer lacking the function is a result, not a failure
+            row[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
+        print(case, name, row[name], flush=True)
+    return row
+
+
+def device_kind(dev):
+    return re.sub(r"[^a-z0-9]+", "-", dev.product_name.lower()).strip("-") or "unknown"
+
+
+def commit():
+    import os
+
+    if os.environ.get("BENCH_COMMIT"):
+        return os.environ["BENCH_COMMIT"]
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=HERE, check=True).stdout.strip()
+    except Exception:
+        return "unknown"
+
+
+def write_markdown(path, report):
+    names = report["libs"]
+    lines = [f"# linalg and fft: {report['device']} ({report['date']}, commit {report['commit']})", "",
+             "Median ms per call (lower is better); peers in the same process.", "",
+             "| case | dtype | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
+    for key, row in report["cases"].items():
+        case, _, dtype = key.partition(":")
+        cells = []
+        for name in names:
+            r = row.get(name, {})
+            cells.append(f"{r['ms']:.3f}" + (" (1 call)" if "note" in r else "") if "ms" in r
+                         else "n/a: " + r.get("error", "not run")[:80].replace("|", "/"))
+        lines.append(f"| {case} | {dtype} | " + " | ".join(cells) + " |")
+    path.write_text("\n".join(lines) + "\n")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--cases", default="")
+    parser.add_argument("--budget", type=float, default=5.0)
+    args = parser.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    dev = registry.get_device("rocm")
+    found = peers()
+    libs = [("candlewick", cw)] + list(found.items())
+    report = {"device": dev.product_name, "arch": dev.arch, "commit": commit(),
+              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+              "peers": list(found), "libs": [name for name, _ in libs], "cases": {}}
+    stem = out / f"linalg_fft_{device_kind(dev)}"
+    wanted = set(filter(None, args.cases.split(",")))
+    rng = np.random.default_rng(0)
+    plan = [(c, "float32", lambda c=c: fft_inputs(c, rng)) for c in FFT_CASES]
+    for dtype in (np.float32, np.float64):
+        for c in LINALG_CASES:
+            if c.endswith("batched") and dtype is np.float64:
+                continue  # the batched cases in float32 only
+            plan.append((c, np.dtype(dtype).name, lambda c=c, d=dtype: _inputs(c, d, rng)))
+    for case, dtype, make in plan:
+        if wanted and case not in wanted:
+            continue
+        report["cases"][f"{case}:{dtype}"] = run_case(libs, dev, case, make(), args.budget)
+        stem.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
+        write_markdown(stem.with_suffix(".md"), report)
+    print(stem.with_suffix(".md").read_text())
+
+
+if __name__ == "__main__":
+    main()

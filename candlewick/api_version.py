@@ -1,0 +1,70 @@
+"""Which revision of the Array API standard the namespace follows.
+
+``"2025.12"`` by default; ``"2024.12"`` is selected by the environment variable
+``CANDLEWICK_ARRAY_API_VERSION`` (read when candlewick is imported) or at run time by
+``candlewick.set_array_api_version("2024.12")``, as array-api-strict does with
+``ARRAY_API_STRICT_API_VERSION`` / ``set_array_api_strict_flags(api_version=...)``.
+``candlewick.__array_api_version__`` always names the selected revision.
+
+Where the two texts disagree, each revision behaves as its own text says:
+
+* 2025.12's new functions (``broadcast_shapes``, ``isin``, ``linalg.eig``,
+  ``linalg.eigvals``) raise ``ApiVersionError`` under 2024.12;
+* ``meshgrid``, ``broadcast_arrays`` and ``__array_namespace_info__().devices()`` return a
+  tuple under 2025.12 and a list under 2024.12.
+
+What 2025.12 only widens (a tuple ``axis`` in ``expand_dims``, negative ``axes`` in
+``permute_dims``, a scalar ``x2`` in ``searchsorted``) is accepted under both: 2024.12
+leaves those inputs undefined, so accepting them conforms to it too.
+"""
+
+import functools
+import os
+
+from .errors import ApiVersionError
+
+SUPPORTED = ("2024.12", "2025.12")
+DEFAULT = "2025.12"
+ENV_VAR = "CANDLEWICK_ARRAY_API_VERSION"
+
+
+def _checked(version, source):
+    if version not in SUPPORTED:
+        raise ValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
+    return version
+
+
+_selected = _checked(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
+
+
+def array_api_version():
+    """The selected revision, e.g. ``"2025.12"``."""
+    return _selected
+
+
+def set_array_api_version(version):
+    """Select the revision the namespace follows from now on (``"2024.12"`` or ``"2025.12"``)."""
+    global _selected
+    _selected = _checked(version, "set_array_api_version")
+
+
+def revision_sequence(items):
+    """A function's sequence result: a tuple from 2025.12 on, a list before (gh-981)."""
+    return tuple(items) if _selected >= "2025.12" else list(items)
+
+
+def requires(version):
+    """Decorate a function that the standard added in ``version``: under an earlier
+    selected revision calling it raises ``ApiVersionError``."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
+            if _selected < version:
+                raise ApiVersionError(
+                    f"{fn.__name__} is new in the Array API {version}, but candlewick follows "
+                    f"{_selected} (select it with candlewick.set_array_api_version({version!r}) "
+                    f"or {ENV_VAR}={version})"
+                )
+            return fn(*args, **kwargs)
+        return checked
+    return decorate

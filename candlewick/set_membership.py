@@ -1,0 +1,64 @@
+"""``isin`` (Array API 2025.12): whether each element of x1 equals some element of x2.
+
+Real and bool data: x2 is flattened and sorted once, each x1 element's insertion point
+is found by ``searchsorted`` and the element there compared with it by ``equal``, so the
+cost is O((n1 + n2) log n2) and only value equality decides (NaN is in nothing, -0 is
++0). Complex numbers have no order in the protocol's sort, so they compare against every
+element of x2 (an (n1, n2) equality table reduced by ``any``).
+"""
+
+from . import dtypes as _dt
+from ._core import is_scalar, promote_pair, require_array, scalar_array, scalar_for
+from .api_version import requires
+from .creation import zeros
+from .elementwise import equal, logical_not, minimum
+from .indexing_functions import take
+from .manipulation import reshape
+from .searching import searchsorted
+from .sorting import sort
+from .utility import any as _any
+
+
+def _operands(x1, x2):
+    """Both as arrays: a Python scalar takes the other operand's dtype by the standard's
+    scalar rules (so ``isin(3, x)`` is a 0-d test)."""
+    if is_scalar(x1) and is_scalar(x2):
+        raise TypeError("isin: at least one of x1 and x2 must be an array")
+    if is_scalar(x1):
+        require_array(x2, "isin", "x2")
+        value, dtype = scalar_for(x1, x2._dtype, "isin")
+        return scalar_array(x2, value, dtype, x2._device), x2
+    require_array(x1, "isin", "x1")
+    if is_scalar(x2):
+        value, dtype = scalar_for(x2, x1._dtype, "isin")
+        return x1, scalar_array(x1, value, dtype, x1._device)
+    require_array(x2, "isin", "x2")
+    return x1, x2
+
+
+@requires("2025.12")
+def isin(x1, x2, /, *, invert=False):
+    """A bool array of x1's shape: True where the element of x1 is in x2 (not in x2
+    with ``invert=True``), by value equality (``equal``) after type promotion."""
+    if not isinstance(invert, bool):
+        raise TypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
+    x1, x2 = promote_pair(*_operands(x1, x2), "isin")
+    shape = x1.shape
+    if x1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
+        x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
+    needles = reshape(x1, (-1,))
+    haystack = reshape(x2, (-1,))
+    n = haystack.shape[0]
+    if n == 0 or needles.shape[0] == 0:
+        found = zeros(needles.shape, dtype=_dt.bool_, device=needles._device)
+    elif x1._dtype.is_complex:
+        found = _any(equal(reshape(needles, (-1, 1)), reshape(haystack, (1, -1))), axis=1)
+    else:
+        haystack = sort(haystack)
+        at = minimum(searchsorted(haystack, needles), n - 1)
+        found = equal(take(haystack, at), needles)
+    found = reshape(found, shape)
+    return logical_not(found) if invert else found
+
+
+__all__ = ["isin"]

@@ -1,0 +1,205 @@
+"""The optional ``fft`` group through hipFFT: C2C/Z2Z, R2C/D2Z and C2R/Z2D along one axis,
+unnormalized both ways (the front end scales and composes n-D transforms).
+
+Each call is one batched rank-1 plan with an advanced layout. ``plan_layout`` decides it
+on the host: the input is used in place when, with the axis moved last, its other
+dimensions coalesce into one (stride, distance) pair with positive int32 strides
+(contiguous, transposed, sliced and offset views alike); otherwise it is first copied
+contiguous. The output is written in the caller's order directly when the axis is the
+last non-trivial one or the first (one ostride/odist pair covers it), else into a
+(before, after, m) buffer that one transposing copy puts in place.
+
+C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
+a private copy (``_c2r_input``, which also pads or truncates the input to n//2+1); real input of R2C not aligned as complex is copied too (``input_aligned``).
+
+Plans are cached per device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
+(kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
+direction) of the transform as hipFFT sees it (C2C plans serve both directions, the sign
+is given at execution). An evicted plan is destroyed after the stream drains (queued
+transforms may still use its work area).
+"""
+
+import collections
+import threading
+
+from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout, shape_size
+
+from . import solver_fft_calls as calls
+from .argpack import coalesce
+
+PLAN_CACHE_SIZE = 32
+_INT32_MAX = 2**31 - 1
+_KIND = {  # (op, input dtype) -> hipFFT transform
+    ("fft", dt.complex64): "C2C", ("fft", dt.complex128): "Z2Z",
+    ("rfft", dt.float32): "R2C", ("rfft", dt.float64): "D2Z",
+    ("irfft", dt.complex64): "C2R", ("irfft", dt.complex128): "Z2D",
+}
+
+
+class PlanCache:
+    """A bounded LRU of hipFFT plans of one device (created and destroyed through the
+    ``create``/``destroy`` callables, so the policy is testable without a GPU)."""
+
+    def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE):
+        self._plans = collections.OrderedDict()
+        self._create, self._destroy, self._drain = create, destroy, drain
+        self.capacity = capacity
+        self._lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._plans)
+
+    def get(self, key):
+        with self._lock:
+            plan = self._plans.get(key)
+            if plan is not None:
+                self._plans.move_to_end(key)
+                return plan
+            plan = self._plans[key] = self._create(key)
+            if len(self._plans) > self.capacity:
+                self._drain()  # queued transforms may still use the evicted plan
+                while len(self._plans) > self.capacity:
+                    _, old = self._plans.popitem(last=False)
+                    self._destroy(old)
+            return plan
+
+
+_caches = {}
+_caches_lock = threading.Lock()
+
+
+def _cache(device):
+    cache = _caches.get(device.ordinal)
+    if cache is None:
+        with _caches_lock:
+            cache = _caches.get(device.ordinal)
+            if cache is None:
+                def create(key):
+                    kind, n, batch, istride, idist, ostride, odist = key
+                    n_in = n // 2 + 1 if kind in ("C2R", "Z2D") else n
+                    n_out = n // 2 + 1 if kind in ("R2C", "D2Z") else n
+                    device.make_current()
+                    return calls.fft_plan_many(n, n_in, istride, idist, n_out, ostride, odist, kind, batch,
+                                               device.stream)
+
+                cache = _caches[device.ordinal] = PlanCache(
+                    create, calls.fft_destroy, lambda: device.synchronize(check_errors=False))
+    return cache
+
+
+def input_plan(layout, axis):
+    """(istride, idist, batch) reading ``layout`` in place along ``axis``, or None when
+    it needs a contiguous copy first. The batch enumerates the other dimensions in
+    their row-major order."""
+    shape, strides = layout.shape, layout.strides
+    others = [i for i in range(len(shape)) if i != axis]
+    bshape, (bstrides,) = coalesce(tuple(shape[i] for i in others), [tuple(strides[i] for i in others)])
+    if len(bshape) > 1:
+        return None
+    batch, dist = (bshape[0], bstrides[0]) if bshape else (1, 1)
+    stride = strides[axis] if shape[axis] > 1 else 1
+    if batch == 1:
+        dist = 1
+    if min(stride, dist) < 1 or max(stride, dist, batch) > _INT32_MAX:
+        return None
+    return stride, dist, batch
+
+
+def input_aligned(kind, address, itemsize):
+    """cuFFT rejects (HIPFFT_INVALID_VALUE, seen on an H100 for a float64 view at an odd
+    element offset) real input that is not aligned as its complex counterpart, so such a
+    view is copied first; complex input is aligned by its own type."""
+    return kind not in ("R2C", "D2Z") or address % (2 * itemsize) == 0
+
+
+def output_plan(shape, axis, m):
+    """(ostride, odist, direct) writing the result of length ``m`` along ``axis`` into a
+    contiguous array of ``shape`` (axis resized to m): direct when one (stride, distance)
+    pair covers it, else the result goes to a (before, after, m) buffer first."""
+    before = shape_size(shape[:axis])
+    after = shape_size(shape[axis + 1:])
+    if after == 1:
+        return 1, m, True
+    if before == 1:
+        return after, 1, True
+    return 1, m, False
+
+
+def transform(x, layout, axis, op, n=None, inverse=False):
+    """The one path of fft/rfft/irfft: ``n`` is the output length of irfft."""
+    kind = _KIND.get((op, x.dtype))
+    if kind is None:
+        want = "complex64/complex128" if op != "rfft" else "float32/float64"
+        raise UnsupportedOperation(op, x.dtype, "rocm", f"{op} takes {want}")
+    shape = tuple(layout.shape)
+    length = shape[axis]
+    if kind in ("C2R", "Z2D"):
+        out_dtype, m, size = dt.real_dtype_of(x.dtype), n, n
+    elif kind in ("R2C", "D2Z"):
+        out_dtype, m, size = dt.complex_dtype_of(x.dtype), length // 2 + 1, length
+    else:
+        out_dtype, m, size = x.dtype, length, length
+    out_shape = shape[:axis] + (m,) + shape[axis + 1:]
+    out = x.device.empty((shape_size(out_shape),), out_dtype)
+    if out.size == 0:
+        return out
+    if length == 0 or size == 0:
+        raise UnsupportedOperation(op, x.dtype, "rocm", "a transform of length 0")
+    if kind in ("C2R", "Z2D"):
+        x, layout = _c2r_input(x, layout, axis, n // 2 + 1)
+        plan_in = input_plan(layout, len(shape) - 1)
+    else:
+        plan_in = input_plan(layout, axis)
+    if plan_in is not None and not input_aligned(kind, x.ptr + layout.offset * x.dtype.itemsize, x.dtype.itemsize):
+        plan_in = None
+    if plan_in is None:  # a contiguous copy with the axis last
+        axes = [i for i in range(len(shape)) if i != axis] + [axis]
+        x = x.copy(layout.permute(axes))
+        layout = Layout.contiguous(tuple(shape[i] for i in axes))
+        plan_in = input_plan(layout, len(shape) - 1)
+    istride, idist, batch = plan_in
+    ostride, odist, direct = output_plan(shape, axis, m)
+    if batch > _INT32_MAX or shape_size(out_shape) // m > _INT32_MAX:
+        raise UnsupportedOperation(op, x.dtype, "rocm", "more than 2^31-1 transforms in one call")
+    target = out if direct else x.device.empty((out.size,), out_dtype)
+    plan = _cache(x.device).get((kind, size, batch, istride, idist, ostride, odist))
+    src = x.ptr + layout.offset * x.dtype.itemsize
+    calls.fft_exec(kind, plan, src, target.ptr, inverse=inverse)
+    if not direct:  # (before, after, m) -> the caller's order
+        before, after = shape_size(shape[:axis]), shape_size(shape[axis + 1:])
+        view = Layout((before, m, after), (after * m, 1, m), 0)
+        out.assign(Layout.contiguous((before, m, after)), target, view)
+    return out
+
+
+def _c2r_input(x, layout, axis, n_in):
+    """The private copy a C2R transform reads (and may overwrite): contiguous with the axis
+    last, its first ``n_in`` entries along it (zero-padded when the input is shorter, as
+    numpy.fft.irfft does)."""
+    shape = tuple(layout.shape)
+    axes = [i for i in range(len(shape)) if i != axis] + [axis]
+    moved = layout.permute(axes)
+    keep = min(shape[axis], n_in)
+    buf_shape = moved.shape[:-1] + (n_in,)
+    if keep < n_in:
+        buf = x.device.zeros(buf_shape, x.dtype)
+    else:
+        buf = x.device.empty((shape_size(buf_shape),), x.dtype)
+    dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
+    buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
+    return buf, Layout.contiguous(buf_shape)
+
+
+def fft(x, layout, axis, inverse):
+    return transform(x, layout, axis, "fft", inverse=inverse)
+
+
+def rfft(x, layout, axis):
+    return transform(x, layout, axis, "rfft")
+
+
+def irfft(x, layout, axis, n):
+    return transform(x, layout, axis, "irfft", n)
+

@@ -1,0 +1,180 @@
+"""The optional ``linalg`` group, part 1: LU (hipSOLVER getrf/getrs; hipBLAS getrfBatched/
+getrsBatched for batches of small matrices) for solve, inv, det and slogdet, and Cholesky
+(potrf, potrfBatched), through hipSOLVER (``linalg_common`` says how
+row-major storages meet its column-major routines). QR, SVD and eigh: ``linalg_spectral``.
+
+The data stays on the device; ``linalg_common.raise_on_info`` is the only host read
+(the ``info`` ints, for a singular matrix in solve/inv or a failed Cholesky).
+"""
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import LinAlgError
+from candlewick.layout import Layout, contiguous_strides
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
+
+from . import linalg_common as lc
+from . import solver_fft_calls as calls
+
+# potrfBatched (one call for the batch, pointer array) from this many matrices on
+POTRF_BATCHED_MIN = 2
+# hipBLAS's batched LU is built for small matrices; larger ones go through getrf per matrix
+LU_BATCHED_MAX_N = 128
+
+
+def cholesky(a, layout, upper):
+    """The C-contiguous copy of Hermitian A is, column-major, A^T = conj(A). Factoring
+    conj(A) = U'^H U' (fill UPPER) leaves U' column-major, whose row-major reading U'^T
+    is lower triangular with U'^T (U'^T)^H = A: the lower factor L. Symmetrically fill
+    LOWER gives the upper factor. No transpose either way; the untouched triangle
+    (still A's entries) is zeroed."""
+    lc.require("cholesky", a)
+    batch, count, n, _ = lc.split(layout.shape)
+    lc.check_sizes("cholesky", a.dtype, n)
+    work = a.copy(layout)
+    if count == 0 or n == 0:
+        return work
+    device, letter, item = a.device, lc.LETTER[a.dtype], a.dtype.itemsize
+    h = lc.handle(device)
+    fill = calls.fill_mode(upper=not upper)
+    info = lc.ints(device, count)
+    if count >= POTRF_BATCHED_MIN:
+        ptrs = lc.pointer_array(device, work.ptr, count, n * n * item)
+        lwork = calls.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count)
+        ws = lc.workspace(device, a.dtype, lwork)
+        calls.solver(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, ws.ptr, lwork, info.ptr, count)
+    else:
+        lwork = calls.workspace_size(letter, "potrf", h, fill, n, work.ptr, n)
+        ws = lc.workspace(device, a.dtype, lwork)
+        calls.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
+    lc.raise_on_info(info, count, "cholesky", "the matrix is not positive definite")
+    return lc.keep_triangle(work, layout.shape, lower=not upper)
+
+
+def use_batched_lu(count, n):
+    """Whether LU runs as one hipBLAS getrfBatched/getrsBatched call (many small
+    matrices) rather than hipSOLVER's getrf/getrs per matrix."""
+    return count >= 2 and n <= LU_BATCHED_MAX_N
+
+
+def _lu(a, layout, op):
+    """LU of every matrix of the C-contiguous copy (column-major A^T: det and solves
+    with op T need no transpose). Returns (lu, ipiv, info, count, n); info not read."""
+    lc.require(op, a)
+    batch, count, n, _ = lc.split(layout.shape)
+    lc.check_sizes(op, a.dtype, n)
+    lu = a.copy(layout)
+    device, letter = a.device, lc.LETTER[a.dtype]
+    ipiv, info = lc.ints(device, count * n), lc.ints(device, count)
+    step, item = n * n * a.dtype.itemsize, 4 * n
+    if count and not n:  # nothing to factor: no info written, so none to report
+        info.slice.memset(0)
+    if count and n and use_batched_lu(count, n):
+        ptrs = lc.pointer_array(device, lu.ptr, count, step)
+        calls.blas_lu(letter, "getrfBatched", device.blas, n, ptrs.ptr, n, ipiv.ptr, info.ptr, count)
+    elif count and n:
+        h = lc.handle(device)
+        lwork = calls.workspace_size(letter, "getrf", h, n, n, lu.ptr, n)
+        ws = lc.workspace(device, a.dtype, lwork)
+        for i in range(count):  # hipSOLVER has no batched getrf in its regular API
+            calls.solver(letter, "getrf", h, n, n, lu.ptr + i * step, n, ws.ptr, lwork,
+                         ipiv.ptr + i * item, info.ptr + 4 * i)
+    return lu, ipiv, info, count, n
+
+
+def _getrs(a, lu, ipiv, count, n, rhs, k, transpose):
+    """Solve in place: rhs holds ``count`` column-major n x k blocks."""
+    if not (count and n and k):
+        return
+    device, letter, item = a.device, lc.LETTER[a.dtype], a.dtype.itemsize
+    trans = calls.operation(transpose)
+    if use_batched_lu(count, n):
+        a_ptrs = lc.pointer_array(device, lu.ptr, count, n * n * item)
+        b_ptrs = lc.pointer_array(device, rhs.ptr, count, n * k * item)
+        host_info = np.zeros(1, np.int32)  # getrsBatched reports argument errors on the host
+        calls.blas_lu(letter, "getrsBatched", device.blas, trans, n, k, a_ptrs.ptr, n, ipiv.ptr, b_ptrs.ptr,
+                      n, host_info.ctypes.data, count)
+        if host_info[0] != 0:
+            raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")
+        return
+    h = lc.handle(device)
+    lwork = calls.workspace_size(letter, "getrs", h, trans, n, k, lu.ptr, n, ipiv.ptr, rhs.ptr, n)
+    ws = lc.workspace(device, a.dtype, lwork)
+    info = lc.ints(device, count)
+    for i in range(count):
+        calls.solver(letter, "getrs", h, trans, n, k, lu.ptr + i * n * n * item, n, ipiv.ptr + 4 * i * n,
+                     rhs.ptr + i * n * k * item, n, ws.ptr, lwork, info.ptr + 4 * i)
+
+
+def solve(a, layout, b, b_layout):
+    """lu holds A^T column-major, so getrs with op T solves A X = B; B goes in (and X
+    comes out) column-major through transposed copies."""
+    lu, ipiv, info, count, n = _lu(a, layout, "solve")
+    lc.raise_on_info(info, count, "solve", "the matrix is singular")
+    batch, _, _, k = lc.split(b_layout.shape)
+    x = lc.column_major(b, b_layout)
+    _getrs(a, lu, ipiv, count, n, x, k, transpose=True)
+    return x.copy(lc.colmajor_as_rowmajor(batch, n, k, n, n * k))
+
+
+def inv(a, layout):
+    """getrs with op N on the identity solves A^T Y = I: Y = inv(A)^T column-major, which
+    read row-major is inv(A) itself."""
+    lu, ipiv, info, count, n = _lu(a, layout, "inv")
+    lc.raise_on_info(info, count, "inv", "the matrix is singular")
+    batch = tuple(layout.shape[:-2])
+    y = a.device.zeros(layout.shape, a.dtype)
+    if count and n:
+        y.fill(Layout(batch + (n,), contiguous_strides(batch + (n, n))[:-2] + (n + 1,), 0), 1)
+    _getrs(a, lu, ipiv, count, n, y, n, transpose=False)
+    return y
+
+
+def _lu_parts(a, layout, op):
+    """(diagonal of U as a strided layout over lu, lu, the permutation's sign (storage of
+    shape batch, dtype of a), batch)."""
+    lu, ipiv, _, count, n = _lu(a, layout, op)
+    batch = tuple(layout.shape[:-2])
+    bstrides = contiguous_strides(batch + (n, n))[:-2]
+    diag = Layout(batch + (n,), bstrides + (n + 1,), 0)
+    # the permutation's sign: -1 for every row i swapped (ipiv[i] != i+1, 1-based), product
+    device = a.device
+    one_based = device.arange(1, 1, n, dt.int32)
+    shape = batch + (n,)
+    moved = ipiv.compare(CompareOp.NOT_EQUAL, Layout.contiguous(shape), one_based,
+                         Layout(shape, (0,) * len(batch) + (1,), 0))
+    flips = moved.astype(Layout.contiguous(shape), a.dtype)
+    flips = flips.binary_scalar(BinaryOp.MULTIPLY, Layout.contiguous(shape), -2, False)
+    flips = flips.binary_scalar(BinaryOp.ADD, Layout.contiguous(shape), 1, False)
+    axis = (len(batch),)
+    perm = flips.reduce(ReduceOp.PROD, Layout.contiguous(shape), axis)
+    return diag, lu, perm, batch
+
+
+def det(a, layout):
+    if layout.shape[-1] == 0:
+        return a.device.ones(layout.shape[:-2], a.dtype)
+    diag, lu, perm, batch = _lu_parts(a, layout, "det")
+    prod = lu.reduce(ReduceOp.PROD, diag, (len(batch),))
+    out = Layout.contiguous(batch)
+    return prod.binary(BinaryOp.MULTIPLY, out, perm, out)
+
+
+def slogdet(a, layout):
+    """sign = prod(sign(u_ii)) * sign(P), log|det| = sum(log|u_ii|): a zero pivot gives
+    sign 0 (sign(0) = 0 for real and complex) and -inf."""
+    real = dt.real_dtype_of(a.dtype)
+    if layout.shape[-1] == 0:
+        batch = layout.shape[:-2]
+        return a.device.ones(batch, a.dtype), a.device.zeros(batch, real)
+    diag, lu, perm, batch = _lu_parts(a, layout, "slogdet")
+    axis = (len(batch),)
+    n = layout.shape[-1]
+    flat = Layout.contiguous(batch + (n,))
+    signs = lu.unary(UnaryOp.SIGN, diag).reduce(ReduceOp.PROD, flat, axis)
+    out = Layout.contiguous(batch)
+    sign = signs.binary(BinaryOp.MULTIPLY, out, perm, out)
+    logabs = lu.unary(UnaryOp.ABS, diag).unary(UnaryOp.LOG, flat).reduce(ReduceOp.SUM, flat, axis)
+    return sign, logabs
+

@@ -1,0 +1,115 @@
+"""What the hipSOLVER op families share: the per-device solver handle, workspaces,
+the column-major views of row-major storages, the ``info`` check and triangle masks.
+
+hipSOLVER is column-major. A C-contiguous copy of a row-major (..., r, c) matrix is, read
+column-major, its transpose (c x r, leading dimension c); a C-contiguous copy of the
+transposed view is the matrix itself column-major. The op families pick whichever of the
+two saves a transpose, and say why where they do.
+
+``info``: hipSOLVER writes one int per matrix into device memory. ``raise_on_info`` is the
+one place that reads it back (a synchronizing read of ``batch`` ints, never the data),
+after every matrix of the call has been queued.
+"""
+
+import threading
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import LinAlgError, UnsupportedOperation
+from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.opdefs import CompareOp
+
+from . import solver_fft_calls as calls
+
+DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
+LETTER = {dt.float32: "S", dt.float64: "D", dt.complex64: "C", dt.complex128: "Z"}
+_INT32_MAX = 2**31 - 1
+_lock = threading.Lock()
+_handles = {}  # device ordinal -> hipSOLVER handle bound to the device's stream
+
+
+def handle(device):
+    """The device's hipSOLVER handle, created on first use on the device's stream."""
+    h = _handles.get(device.ordinal)
+    if h is None:
+        with _lock:
+            h = _handles.get(device.ordinal)
+            if h is None:
+                device.make_current()
+                h = _handles[device.ordinal] = calls.create_solver_handle(device.stream)
+    return h
+
+
+def require(op, storage):
+    if storage.dtype not in DTYPES:
+        raise UnsupportedOperation(op, storage.dtype, "rocm", "linalg takes float32/64 and complex64/128")
+
+
+def check_sizes(op, dtype, *sizes):
+    if max(sizes, default=0) > _INT32_MAX:
+        raise UnsupportedOperation(op, dtype, "rocm", "hipSOLVER takes matrix sizes below 2^31")
+
+
+def split(shape):
+    """(batch shape, number of matrices, rows, cols) of a (..., rows, cols) shape."""
+    batch = tuple(shape[:-2])
+    return batch, shape_size(batch), shape[-2], shape[-1]
+
+
+def workspace(device, dtype, lwork):
+    """A scratch buffer of ``lwork`` elements (at least one: hipSOLVER wants a pointer)."""
+    return device.empty((max(int(lwork), 1),), dtype)
+
+
+def ints(device, count):
+    return device.empty((max(count, 1),), dt.int32)
+
+
+def column_major(storage, layout):
+    """A fresh C-contiguous copy of the transposed view: the matrices column-major."""
+    return storage.copy(layout.transpose_last2())
+
+
+def colmajor_as_rowmajor(batch, rows, cols, ld, per_matrix):
+    """Layout that reads column-major matrices (leading dimension ``ld``, ``per_matrix``
+    elements apart) as row-major (batch..., rows, cols)."""
+    bstrides = tuple(s * per_matrix for s in contiguous_strides(batch))
+    return Layout(tuple(batch) + (rows, cols), bstrides + (1, ld), 0)
+
+
+def raise_on_info(info, count, op, what):
+    """Read the ``info`` ints of ``count`` matrices; LinAlgError if any is positive."""
+    if count == 0:
+        return
+    host = info.to_host(Layout.contiguous((count,)))
+    bad = np.flatnonzero(host > 0)
+    if bad.size:
+        first = int(bad[0])
+        raise LinAlgError(f"linalg.{op}: {what} (matrix {first} of the batch, hipSOLVER info "
+                          f"{int(host[first])})")
+    if (host < 0).any():  # a wrong argument: a bug here, not the user's matrix
+        raise LinAlgError(f"linalg.{op}: hipSOLVER rejected argument {-int(host.min())}")
+
+
+def keep_triangle(storage, shape, lower):
+    """A copy of contiguous (..., r, c) ``storage`` with the other strict triangle zeroed
+    (lower: keep col <= row), through the where primitive and an on-device row/column
+    comparison (no host data)."""
+    device = storage.device
+    *batch, r, c = shape
+    rows, cols = device.arange(0, 1, r, dt.int64), device.arange(0, 1, c, dt.int64)
+    op = CompareOp.GREATER_EQUAL if lower else CompareOp.LESS_EQUAL
+    # row >= col (lower) / row <= col (upper)
+    mask = rows.compare(op, Layout((r, c), (1, 0), 0), cols, Layout((r, c), (0, 1), 0))
+    full = tuple(shape)
+    mask_layout = Layout(full, (0,) * len(batch) + (c, 1), 0)
+    zero = device.zeros((1,), storage.dtype)
+    return mask.where(mask_layout, storage, Layout.contiguous(full), zero, Layout(full, (0,) * len(full), 0))
+
+
+def pointer_array(device, base, count, step_bytes):
+    """Device array of ``count`` matrix addresses ``base + i * step_bytes`` (the batched
+    routines take pointer arrays; the addresses are uploaded, never the data)."""
+    host = base + np.arange(count, dtype=np.int64) * step_bytes
+    return device.storage_from_host(host)

@@ -1,0 +1,201 @@
+"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr), SVD (gesvd; gesvdjBatched
+for batches of small matrices) and the
+Hermitian eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small
+matrices), through hipSOLVER. Layout conventions: ``linalg_common``. The only host read
+is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
+"""
+
+import threading
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout, contiguous_strides
+from candlewick.opdefs import UnaryOp
+
+from . import linalg_common as lc
+from . import solver_fft_calls as calls
+
+# batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
+# larger ones, or a single matrix, go through the divide-and-conquer syevd per matrix
+EIGH_JACOBI_MAX_N = 64
+# likewise for the SVD (gesvdjBatched: full U and V of each matrix, then sliced)
+SVD_JACOBI_MAX_N = 64
+_lock = threading.Lock()
+_params = {}  # (kind, device ordinal) -> hipsolverSyevjInfo_t / GesvdjInfo_t (defaults)
+
+
+def _eye_fill(storage, batch, rows, cols):
+    """Set the main diagonal of contiguous (batch..., rows, cols) ``storage`` to 1."""
+    k = min(rows, cols)
+    if k and storage.size:
+        bstrides = contiguous_strides(tuple(batch) + (rows, cols))[:-2]
+        storage.fill(Layout(tuple(batch) + (k,), bstrides + (cols + 1,), 0), 1)
+
+
+def qr(a, layout, complete):
+    """geqrf on A column-major (m x n, lda m) in a buffer with room for Q's columns, R read
+    from its upper part before orgqr/ungqr turns the reflectors into Q."""
+    lc.require("qr", a)
+    batch, count, m, n = lc.split(layout.shape)
+    lc.check_sizes("qr", a.dtype, m, n)
+    k = min(m, n)
+    kq = m if complete else k
+    kr = m if complete else k
+    device, dtype = a.device, a.dtype
+    if count == 0 or k == 0:
+        q = device.zeros(batch + (m, kq), dtype)
+        _eye_fill(q, batch, m, kq)
+        return q, device.zeros(batch + (kr, n), dtype)
+    cols = max(n, kq)
+    per = m * cols
+    if cols == n:
+        w = lc.column_major(a, layout)
+    else:  # complete Q of a tall A: m columns, A in the first n
+        w = device.empty((count * per,), dtype)
+        w.assign(lc.colmajor_as_rowmajor(batch, m, n, m, per), a, layout)
+    letter, item = lc.LETTER[dtype], dtype.itemsize
+    h = lc.handle(device)
+    tau = device.empty((count * k,), dtype)
+    info = lc.ints(device, count)
+    lwork = max(calls.workspace_size(letter, "geqrf", h, m, n, w.ptr, m),
+                calls.workspace_size(letter, "orgqr", h, m, kq, k, w.ptr, m, tau.ptr))
+    ws = lc.workspace(device, dtype, lwork)
+    for i in range(count):
+        calls.solver(letter, "geqrf", h, m, n, w.ptr + i * per * item, m, tau.ptr + i * k * item,
+                     ws.ptr, lwork, info.ptr + 4 * i)
+    r = w.copy(lc.colmajor_as_rowmajor(batch, kr, n, m, per))
+    for i in range(count):
+        calls.solver(letter, "orgqr", h, m, kq, k, w.ptr + i * per * item, m, tau.ptr + i * k * item,
+                     ws.ptr, lwork, info.ptr + 4 * i)
+    q = w.copy(lc.colmajor_as_rowmajor(batch, m, kq, m, per))
+    return q, lc.keep_triangle(r, batch + (kr, n), lower=False)
+
+
+def svd(a, layout, full_matrices):
+    """gesvd wants rows >= cols. For a wide or square A (n >= m) it runs on the
+    C-contiguous copy, which column-major is A^T = U1 S V1^H: then A's U is conj(V1),
+    exactly V1^H's buffer read row-major, and Vh = U1^T, U1's buffer read row-major: no
+    transposes. A tall A runs column-major (a transposed copy) and U, Vh are copied back."""
+    lc.require("svd", a)
+    batch, count, m, n = lc.split(layout.shape)
+    lc.check_sizes("svd", a.dtype, m, n)
+    k = min(m, n)
+    device, dtype = a.device, a.dtype
+    real = dt.real_dtype_of(dtype)
+    ku = m if full_matrices else k
+    kv = n if full_matrices else k
+    if count == 0 or k == 0:
+        u, vh = device.zeros(batch + (m, ku), dtype), device.zeros(batch + (kv, n), dtype)
+        _eye_fill(u, batch, m, ku)
+        _eye_fill(vh, batch, kv, n)
+        return u, device.zeros(batch + (k,), real), vh
+    if use_batched_svd(count, m, n):
+        return _svd_jacobi_batched(a, layout, full_matrices)
+    wide = n >= m
+    rows, cols = (n, m) if wide else (m, n)
+    w = a.copy(layout) if wide else lc.column_major(a, layout)
+    job_left = ord("A") if full_matrices else ord("S")
+    left_cols = rows if full_matrices else cols
+    left = device.empty((count * rows * left_cols,), dtype)
+    right = device.empty((count * cols * cols,), dtype)
+    s = device.empty((count * k,), real)
+    letter, item = lc.LETTER[dtype], dtype.itemsize
+    h = lc.handle(device)
+    lwork = calls.workspace_size(letter, "gesvd", h, job_left, ord("A"), rows, cols)
+    ws = lc.workspace(device, dtype, lwork)
+    rwork = lc.workspace(device, real, k)
+    info = lc.ints(device, count)
+    for i in range(count):
+        calls.solver(letter, "gesvd", h, job_left, ord("A"), rows, cols, w.ptr + i * rows * cols * item, rows,
+                     s.ptr + i * k * real.itemsize, left.ptr + i * rows * left_cols * item, rows,
+                     right.ptr + i * cols * cols * item, cols, ws.ptr, lwork, rwork.ptr, info.ptr + 4 * i)
+    lc.raise_on_info(info, count, "svd", "the SVD did not converge")
+    if wide:  # U = V1^H's buffer (m x m), Vh = U1's buffer (left_cols x n)
+        return right, s, left
+    u = left.copy(lc.colmajor_as_rowmajor(batch, m, left_cols, m, m * left_cols))
+    vh = right.copy(lc.colmajor_as_rowmajor(batch, n, n, n, n * n))
+    return u, s, vh
+
+
+def use_batched_svd(count, m, n):
+    """Whether svd runs one batched Jacobi call rather than gesvd per matrix."""
+    return count >= 2 and max(m, n) <= SVD_JACOBI_MAX_N
+
+
+def _svd_jacobi_batched(a, layout, full_matrices):
+    """gesvdjBatched on A column-major: U (m x m) and V (n x n, not V^H) column-major;
+    U is read back row-major (its first k columns when reduced), Vh = conj(V)^T is V's
+    buffer read row-major and conjugated (its first k rows when reduced)."""
+    batch, count, m, n = lc.split(layout.shape)
+    k = min(m, n)
+    device, dtype = a.device, a.dtype
+    real = dt.real_dtype_of(dtype)
+    letter = lc.LETTER[dtype]
+    w = lc.column_major(a, layout)
+    u = device.empty((count * m * m,), dtype)
+    v = device.empty((count * n * n,), dtype)
+    s = device.empty((count * k,), real)
+    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
+    lwork = calls.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
+                                 params, count)
+    ws = lc.workspace(device, dtype, lwork)
+    info = lc.ints(device, count)
+    calls.solver(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n, ws.ptr, lwork,
+                 info.ptr, params, count)
+    lc.raise_on_info(info, count, "svd", "the SVD did not converge")
+    ku = m if full_matrices else k
+    kv = n if full_matrices else k
+    u_out = u.copy(lc.colmajor_as_rowmajor(batch, m, ku, m, m * m))
+    bstrides = tuple(st * n * n for st in contiguous_strides(batch))
+    v_rows = Layout(batch + (kv, n), bstrides + (n, 1), 0)
+    vh = v.unary(UnaryOp.CONJ, v_rows) if dtype.is_complex else v.copy(v_rows)
+    return u_out, s, vh
+
+
+def _jacobi_params(kind, device):
+    """The device's Jacobi parameter object (default tolerance and sweeps), made once."""
+    key = (kind, device.ordinal)
+    params = _params.get(key)
+    if params is None:
+        with _lock:
+            params = _params.get(key)
+            if params is None:
+                create = calls.create_syevj_info if kind == "syevj" else calls.create_gesvdj_info
+                params = _params[key] = create()
+    return params
+
+
+def use_batched_jacobi(count, n):
+    """Whether eigh runs one batched Jacobi call rather than syevd per matrix."""
+    return count >= 2 and n <= EIGH_JACOBI_MAX_N
+
+
+def eigh(a, layout):
+    """On A column-major (its lower triangle, as NumPy's UPLO='L'); eigenvalues come
+    ascending, eigenvectors column-major, copied back row-major."""
+    lc.require("eigh", a)
+    batch, count, n, _ = lc.split(layout.shape)
+    lc.check_sizes("eigh", a.dtype, n)
+    device, dtype = a.device, a.dtype
+    real = dt.real_dtype_of(dtype)
+    w = device.empty((count * n,), real)
+    if count == 0 or n == 0:
+        return w, device.zeros(layout.shape, dtype)
+    v = lc.column_major(a, layout)
+    letter, item = lc.LETTER[dtype], dtype.itemsize
+    h = lc.handle(device)
+    jobz, lower = calls.eig_vectors(), calls.fill_mode(upper=False)
+    info = lc.ints(device, count)
+    if use_batched_jacobi(count, n):
+        params = _jacobi_params("syevj", device)
+        lwork = calls.workspace_size(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, params, count)
+        ws = lc.workspace(device, dtype, lwork)
+        calls.solver(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, ws.ptr, lwork, info.ptr,
+                     params, count)
+    else:
+        lwork = calls.workspace_size(letter, "syevd", h, jobz, lower, n, v.ptr, n, w.ptr)
+        ws = lc.workspace(device, dtype, lwork)
+        for i in range(count):
+            calls.solver(letter, "syevd", h, jobz, lower, n, v.ptr + i * n * n * item, n,
+                         w.ptr + i * n * real.itemsize, ws.ptr, lwork, info.ptr + 4 * i)
+    lc.raise_on_info(info, count, "eigh", "the eigensolver did not converge")
+    return w, v.copy(lc.colmajor_as_rowmajor(batch, n, n, n, n * n))

@@ -1,0 +1,127 @@
+"""hipSOLVER and hipFFT through hip-python's own bindings (``hip.hipsolver``,
+``hip.hipfft``), and hipBLAS's batched LU: the only module that calls them. Every status goes through
+``error.check``; pointers are passed as ints, enums as hip-python's members.
+
+hipSOLVER routines are named by a type letter (S/D/C/Z) and a routine; the complex
+spellings of the symmetric routines (orgqr -> ungqr, syevd -> heevd, ...) are chosen
+here so that callers name one routine for every dtype.
+"""
+
+from .error import check
+
+# routine -> its name for complex types
+_COMPLEX_NAME = {"orgqr": "ungqr", "syevd": "heevd", "syevjBatched": "heevjBatched"}
+_modules = {}
+
+
+def _hipsolver():
+    mod = _modules.get("hipsolver")
+    if mod is None:  # hip-python is optional: imported on first use
+        from hip import hipsolver
+
+        mod = _modules["hipsolver"] = hipsolver
+    return mod
+
+
+def _hipfft():
+    mod = _modules.get("hipfft")
+    if mod is None:  # as above
+        from hip import hipfft
+
+        mod = _modules["hipfft"] = hipfft
+    return mod
+
+
+def routine_name(letter, routine):
+    """'hipsolverZheevd' for ('Z', 'syevd'), 'hipsolverCungqr_bufferSize' for
+    ('C', 'orgqr_bufferSize')."""
+    base, _, suffix = routine.partition("_")  # e.g. "syevd_bufferSize"
+    if letter in "CZ":
+        base = _COMPLEX_NAME.get(base, base)
+    return f"hipsolver{letter}{base}" + (f"_{suffix}" if suffix else "")
+
+
+def solver(letter, routine, *args):
+    """Call hipsolver<letter><routine>(*args); its value(s) (e.g. lwork), or None."""
+    name = routine_name(letter, routine)
+    return check(name, getattr(_hipsolver(), name)(*args))
+
+
+def workspace_size(letter, routine, *args):
+    """lwork of ``routine`` (its ``_bufferSize`` query), in elements of the type."""
+    return int(solver(letter, routine + "_bufferSize", *args) or 0)
+
+
+def create_solver_handle(stream):
+    hs = _hipsolver()
+    handle = check("hipsolverCreate", hs.hipsolverCreate())
+    check("hipsolverSetStream", hs.hipsolverSetStream(handle, stream))
+    return handle
+
+
+def blas_lu(letter, routine, *args):
+    """hipBLAS's batched LU: hipblas<letter><routine> (getrfBatched, getrsBatched)."""
+    mod = _modules.get("hipblas")
+    if mod is None:  # as above
+        from hip import hipblas
+
+        mod = _modules["hipblas"] = hipblas
+    name = f"hipblas{letter}{routine}"
+    return check(name, getattr(mod, name)(*args))
+
+
+def create_gesvdj_info():
+    return check("hipsolverCreateGesvdjInfo", _hipsolver().hipsolverCreateGesvdjInfo())
+
+
+def create_syevj_info():
+    return check("hipsolverCreateSyevjInfo", _hipsolver().hipsolverCreateSyevjInfo())
+
+
+def fill_mode(upper):
+    fill = _hipsolver().hipsolverFillMode_t
+    return fill.HIPBLAS_FILL_MODE_UPPER if upper else fill.HIPBLAS_FILL_MODE_LOWER
+
+
+def operation(transpose):
+    ops = _hipsolver().hipsolverOperation_t
+    return ops.HIPBLAS_OP_T if transpose else ops.HIPBLAS_OP_N
+
+
+def eig_vectors():
+    return _hipsolver().hipsolverEigMode_t.HIPSOLVER_EIG_MODE_VECTOR
+
+
+# --- hipFFT ----------------------------------------------------------------------------
+
+def fft_type(name):
+    """The hipfftType_t member named 'C2C', 'R2C', 'C2R', 'Z2Z', 'D2Z' or 'Z2D'."""
+    return getattr(_hipfft().hipfftType_t, "HIPFFT_" + name)
+
+
+def fft_plan_many(n, inembed, istride, idist, onembed, ostride, odist, kind, batch, stream):
+    """A rank-1 advanced-layout plan (hipfftPlanMany) bound to ``stream``."""
+    hf = _hipfft()
+    plan = check("hipfftPlanMany", hf.hipfftPlanMany(1, [n], [inembed], istride, idist, [onembed],
+                                                     ostride, odist, fft_type(kind), batch))
+    try:
+        check("hipfftSetStream", hf.hipfftSetStream(plan, stream))
+    except Exception:
+        hf.hipfftDestroy(plan)
+        raise
+    return plan
+
+
+def fft_destroy(plan):
+    check("hipfftDestroy", _hipfft().hipfftDestroy(plan))
+
+
+def fft_exec(kind, plan, src, dst, inverse=False):
+    """hipfftExec<kind>: C2C/Z2Z take a direction (exponent sign + when ``inverse``)."""
+    hf = _hipfft()
+    fn = getattr(hf, "hipfftExec" + kind)
+    if kind in ("C2C", "Z2Z"):
+        direction = hf.HIPFFT_BACKWARD if inverse else hf.HIPFFT_FORWARD
+        check("hipfftExec" + kind, fn(plan, src, dst, direction))
+    else:
+        check("hipfftExec" + kind, fn(plan, src, dst))

@@ -1,0 +1,187 @@
+"""The rocm linalg and fft op families end to end on the CPU: host_exec runs the backend's
+own kernels (copies, transposes, where, compares, reductions) on host memory, and the
+library calls go to library_model.py's model of hipSOLVER / hipBLAS's batched LU / hipFFT
+(LAPACK and numpy.fft on the same memory, through the addresses the backend passes). What this checks is the backend's side:
+the column-major/row-major readings, leading dimensions, batch strides, pointer arrays,
+plan layouts and the composition of det/slogdet/triangles; that the real libraries
+compute the same is for the GPU runs (bench/results)."""
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+from candlewick.errors import LinAlgError
+from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
+from host_exec import build, device_factory
+from rocm_backend import ops
+
+pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
+from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
+
+DTYPES = (dt.float64, dt.complex128)
+
+
+def _wanted(spec):
+    k = spec.key
+    fam = k[0]
+    if fam in ("copy", "where", "transpose", "fill"):
+        return True
+    if fam == "arange":
+        return k[1] in (dt.int64, dt.int32)
+    if fam == "compare":
+        return k[2] in (dt.int64, dt.int32) and k[1] in (CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL,
+                                                           CompareOp.NOT_EQUAL)
+    if fam == "astype":
+        return k[1] is dt.bool_ and k[2] in DTYPES
+    if fam == "binary":
+        return k[2] in DTYPES and k[1] in (BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "unary":
+        return k[2] in DTYPES and k[1] in (UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
+    if fam == "reduce":
+        return k[3] in DTYPES and k[2] in (ReduceOp.PROD, ReduceOp.SUM)
+    return False
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    specs = [s for s in ops.TABLE.values() if _wanted(s)]
+    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip"], specs)
+
+
+@pytest.fixture
+def device(lib, monkeypatch, tmp_path):
+    from rocm_backend import fft as rfft
+    from rocm_backend import linalg_common, linalg_spectral, solver_fft_calls
+
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)()
+    solver = solver_module()
+    add_blas_lu(rt.hipblas, solver)
+    rt.hipblas.hipblasCreate = lambda: (0, "blas-handle")
+    monkeypatch.setattr(solver_fft_calls, "_modules", {"hipsolver": solver, "hipfft": fft_module(),
+                                                       "hipblas": rt.hipblas})
+    monkeypatch.setattr(linalg_common, "_handles", {})
+    monkeypatch.setattr(linalg_spectral, "_params", {})
+    monkeypatch.setattr(rfft, "_caches", {})
+    return dev
+
+
+def _h(m):
+    return np.conj(np.swapaxes(m, -1, -2))
+
+
+def _strided(dev, a):
+    """``a`` uploaded as a transposed view with an offset (a non-contiguous layout)."""
+    buf = np.zeros(a.size + 3, a.dtype)
+    t = np.ascontiguousarray(np.swapaxes(a, -1, -2))
+    buf[3:] = t.reshape(-1)
+    s = dev.storage_from_host(buf)
+    shape = t.shape
+    strides = list(Layout.contiguous(shape).strides)
+    strides[-1], strides[-2] = strides[-2], strides[-1]
+    return s, Layout(shape[:-2] + (shape[-1], shape[-2]), tuple(strides), 3)
+
+
+def _random(rng, dtype, shape):
+    m = rng.standard_normal(shape)
+    return (m + 1j * rng.standard_normal(shape) if dtype.is_complex else m).astype(dtype.numpy)
+
+
+def _read(s, shape):
+    return s.to_host(Layout.contiguous(shape))
+
+
+@pytest.mark.parametrize("batch", [(), (3,)], ids=["one", "batched"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_decompositions_and_solves(device, dtype, batch):
+    rng = np.random.default_rng(1)
+    n = 5
+    a = _random(rng, dtype, batch + (n, n)) + 3 * n * np.eye(n)
+    s, lay = _strided(device, a)
+    x = _read(s.inv(lay), batch + (n, n))
+    np.testing.assert_allclose(a @ x, np.broadcast_to(np.eye(n), a.shape), atol=1e-10)
+    b = _random(rng, dtype, batch + (n, 2))
+    r, r_lay = _strided(device, b)
+    np.testing.assert_allclose(a @ _read(s.solve(lay, r, r_lay), batch + (n, 2)), b, atol=1e-10)
+    np.testing.assert_allclose(_read(s.det(lay), batch), np.linalg.det(a), rtol=1e-10)
+    sign, logabs = s.slogdet(lay)
+    ref_sign, ref_log = np.linalg.slogdet(a)
+    np.testing.assert_allclose(_read(sign, batch), ref_sign, rtol=1e-10)
+    np.testing.assert_allclose(_read(logabs, batch), ref_log, rtol=1e-10)
+    spd = a @ _h(a)
+    p, p_lay = _strided(device, spd)
+    for upper in (False, True):
+        f = _read(p.cholesky(p_lay, upper), batch + (n, n))
+        np.testing.assert_allclose(f, _h(np.linalg.cholesky(spd)) if upper else np.linalg.cholesky(spd),
+                                   atol=1e-10)
+    herm = (a + _h(a)) / 2
+    e, e_lay = _strided(device, herm)
+    w_s, v_s = e.eigh(e_lay)
+    w, v = _read(w_s, batch + (n,)), _read(v_s, batch + (n, n))
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(herm), atol=1e-10)
+    np.testing.assert_allclose(herm @ v, v * w[..., None, :], atol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 6, 4), (3, 4, 6)], ids=str)
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_qr_and_svd(device, dtype, shape):
+    rng = np.random.default_rng(2)
+    a = _random(rng, dtype, shape)
+    s, lay = _strided(device, a)
+    m, n = shape[-2:]
+    k = min(m, n)
+    batch = shape[:-2]
+    for complete in (False, True):
+        q_s, r_s = s.qr(lay, complete)
+        kq = m if complete else k
+        q, r = _read(q_s, batch + (m, kq)), _read(r_s, batch + (kq, n))
+        np.testing.assert_allclose(q @ r, a, atol=1e-10)
+        np.testing.assert_allclose(_h(q) @ q, np.broadcast_to(np.eye(kq), batch + (kq, kq)), atol=1e-10)
+        assert (np.tril(r, -1) == 0).all()
+    for full in (False, True):
+        u_s, sv_s, vh_s = s.svd(lay, full)
+        u = _read(u_s, batch + (m, m if full else k))
+        sv = _read(sv_s, batch + (k,))
+        vh = _read(vh_s, batch + (n if full else k, n))
+        np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-10)
+        np.testing.assert_allclose((u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :], a, atol=1e-10)
+
+
+def test_singular_and_not_positive_definite_raise(device):
+    s = device.storage_from_host(np.array([1.0, 2.0, 2.0, 4.0]))
+    lay = Layout.contiguous((2, 2))
+    with pytest.raises(LinAlgError, match="singular"):
+        s.inv(lay)
+    with pytest.raises(LinAlgError, match="positive definite"):
+        device.storage_from_host(-np.eye(3).reshape(-1)).cholesky(Layout.contiguous((3, 3)), False)
+    sign, logabs = s.slogdet(lay)
+    assert _read(sign, ()) == 0 and _read(logabs, ()) == -np.inf
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_fft_rfft_irfft_on_views(device, axis):
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5, 4)) + 1j * rng.standard_normal((3, 5, 4))
+    s, lay = _strided(device, x)  # x as a transposed view of its storage, offset 3
+    for inverse in (False, True):
+        got = _read(s.fft(lay, axis, inverse), x.shape)
+        n = x.shape[axis]
+        want = np.fft.ifft(x, axis=axis) * n if inverse else np.fft.fft(x, axis=axis)
+        np.testing.assert_allclose(got, want, atol=1e-10)
+    real = np.ascontiguousarray(x.real)
+    rs, rlay = _strided(device, real)
+    spec_shape = list(real.shape)
+    spec_shape[axis] = real.shape[axis] // 2 + 1
+    spec = _read(rs.rfft(rlay, axis), tuple(spec_shape))
+    np.testing.assert_allclose(spec, np.fft.rfft(real, axis=axis), atol=1e-10)
+    n = real.shape[axis]
+    half, half_lay = _strided(device, np.ascontiguousarray(spec))
+    back = half.irfft(half_lay, axis, n)
+    np.testing.assert_allclose(_read(back, real.shape), real * n, atol=1e-9)
+    # a shorter half spectrum is zero-padded, as numpy.fft.irfft does
+    short = device.storage_from_host(np.ascontiguousarray(spec))
+    longer = short.irfft(Layout.contiguous(tuple(spec_shape)), axis, 2 * n + 3)
+    out_shape = list(real.shape)
+    out_shape[axis] = 2 * n + 3
+    np.testing.assert_allclose(_read(longer, tuple(out_shape)), np.fft.irfft(spec, 2 * n + 3, axis=axis) * (2 * n + 3),
+                               atol=1e-9)
