@@ -42,12 +42,6 @@ class ArrayBase:
     __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
 
 
-def check_dtype_on(device, dtype):
-    if dtype not in device.dtypes:
-        raise UnsupportedOperation("create", dtype, device.backend, "dtype not supported by this device")
-    return dtype
-
-
 def check_accepts(op, dtype, fname):
     table = RESULT[op]
     if dtype not in table:
@@ -55,6 +49,18 @@ def check_accepts(op, dtype, fname):
         allowed = ", ".join(kinds[c] for c in op.domain)
         raise DTypeError(f"{fname} does not accept dtype {dtype.name}; expected {allowed}")
     return table[dtype]
+
+
+def check_dtype_on(device, dtype, fname="create"):
+    """A device may declare a subset of the dtypes (``BackendDevice.dtypes``: many GPUs
+    lack float64); asking it for another is an error naming the backend and the dtype."""
+    if dtype not in device.dtypes:
+        declared = ", ".join(d.name for d in device.dtypes)
+        raise UnsupportedOperation(
+            fname, dtype.name, device.backend,
+            f"device {device.name} does not support dtype {dtype.name} (it declares {declared})",
+        )
+    return dtype
 
 
 def same_device(a, b, fname):

@@ -16,7 +16,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import indexing as _indexing
 from . import linalg_ops as _linalg_ops
-from ._core import ArrayBase, is_scalar, new_array, scalar_array, view
+from ._core import ArrayBase, check_dtype_on, is_scalar, new_array, scalar_array, view
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import DeviceMismatchError, DTypeError, ShapeError
@@ -100,6 +100,7 @@ class Array(ArrayBase):
             raise DTypeError(
                 f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
             )
+        check_dtype_on(self._device, dtype, "astype")
         return wrap(self._storage.astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
     def _scalar(self, name):
@@ -204,6 +205,7 @@ class Array(ArrayBase):
         target = get_device(device)
         if target is self._device:
             return self
+        check_dtype_on(target, self._dtype, "to_device")
         host = self._storage.to_host(self._layout)
         return wrap(target.storage_from_host(host), self._layout.shape, self._dtype, target)
 

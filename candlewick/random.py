@@ -9,7 +9,7 @@ import os
 import threading
 
 from . import dtypes as _dt
-from ._core import as_shape
+from ._core import as_shape, check_dtype_on
 from .array import wrap
 from .errors import DTypeError
 from .layout import shape_size
@@ -46,6 +46,7 @@ class Generator:
         if not dtype.is_floating:
             raise DTypeError(f"{fname}: dtype must be real floating, got {dtype.name}")
         device = get_device(device)
+        check_dtype_on(device, dtype, fname)
         counter = self._take(shape_size(shape), dtype, normal)
         storage = getattr(device, method)(shape, dtype, self.seed, counter, float(a), float(b))
         return wrap(storage, shape, dtype, device)

@@ -6,6 +6,7 @@
 #
 # Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
+# ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
@@ -24,12 +25,14 @@ cd "$root"
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
     "tests,bench precompile     gpu 150 precompile_kernels"
-    "tests       conformance    gpu 300 run_pytest \$XDIST tests/conformance"
+    "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
+    "bench       linalg_fft     gpu 240 run_bench linalg_fft"
+    "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
     "notebooks   notebooks      gpu 300 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )
 
@@ -37,7 +40,7 @@ if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,notebooks|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,notebooks|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do

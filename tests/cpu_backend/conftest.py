@@ -1,5 +1,5 @@
 """Fixtures for the CPU backend's own unit tests (the shared conformance suite is in
-tests/conformance; these reach into cpu_backend's modules directly)."""
+candlewick/conformance; these reach into cpu_backend's modules directly)."""
 
 import pytest
 

@@ -35,6 +35,7 @@ def test_philox_reference_known_answers(counter, key, expected):
     assert tuple(int(w) for w in philox.philox4x32_10([counter], key)[0]) == expected
 
 
+@pytest.mark.primitive("rand_uniform")
 @pytest.mark.parametrize("dtype", FLOATING)
 @given(shape=shapes(max_side=6), seed=seeds, counter=counters)
 def test_rand_uniform_words_are_bit_exact(device, dtype, shape, seed, counter):
@@ -47,6 +48,7 @@ def test_rand_uniform_words_are_bit_exact(device, dtype, shape, seed, counter):
         assert (g < 1).all()
 
 
+@pytest.mark.primitive("rand_uniform")
 @pytest.mark.parametrize("dtype", FLOATING)
 @given(shape=shapes(max_side=6), seed=seeds, counter=counters,
        low=st.floats(-100, 100), width=st.floats(0.001, 100))
@@ -63,6 +65,7 @@ def test_rand_uniform_range(device, dtype, shape, seed, counter, low, width):
     assert ((g >= lo - slack) & (g <= hi + slack)).all(), f"values outside [{low}, {high}]"
 
 
+@pytest.mark.primitive("rand_uniform")
 @pytest.mark.parametrize("dtype", FLOATING)
 @given(seed=seeds, counter=st.integers(0, 2**40))
 def test_rand_uniform_stream_positions(device, dtype, seed, counter):

@@ -43,6 +43,7 @@ def test_matmul(device, dtype, data):
     matmul_expected(dtype, a.value(), b.value()).check(got)
 
 
+@pytest.mark.primitive("matmul")
 @pytest.mark.parametrize("dtype", NUMERIC)
 def test_matmul_transposed_and_broadcast_batch(device, dtype):
     """The layouts a front end produces most: A.T @ B with a broadcast batch operand."""
@@ -57,6 +58,7 @@ def test_matmul_transposed_and_broadcast_batch(device, dtype):
     expected.check(read_result(out, dtype, (2, 3, 5)))
 
 
+@pytest.mark.primitive("matmul")
 @pytest.mark.parametrize("dtype", NUMERIC)
 def test_matmul_reversed_batch(device, dtype):
     """Operands whose batch axis runs backwards (x[::-1], flip): negative batch strides,

@@ -35,6 +35,7 @@ def _unary(device, op, dtype, values):
     return read_result(a.unary(op, layout), op.result_dtype(dtype), layout.shape)
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", INTEGERS)
 def test_integer_division_by_zero_gives_zero(device, dtype):
     info = np.iinfo(dtype.numpy)
@@ -44,6 +45,7 @@ def test_integer_division_by_zero_gives_zero(device, dtype):
         Expected(np.zeros(len(x), dtype.numpy)).check(_binary(device, op, dtype, x, zeros))
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", SIGNED)
 def test_integer_floor_division_and_remainder_signs(device, dtype):
     lo = int(np.iinfo(dtype.numpy).min)
@@ -54,12 +56,14 @@ def test_integer_floor_division_and_remainder_signs(device, dtype):
     Expected(np.array(rem, dtype.numpy)).check(_binary(device, BinaryOp.REMAINDER, dtype, lhs, rhs))
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_float_remainder_takes_the_divisor_sign(device, dtype):
     got = _binary(device, BinaryOp.REMAINDER, dtype, [-7.0, 7.0, -7.0, 7.0], [3.0, -3.0, -3.0, 3.0])
     Expected(np.array([2.0, -2.0, -1.0, 1.0], dtype.numpy)).check(got)
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", SIGNED)
 def test_integer_pow_negative_exponent(device, dtype):
     base = [1, 1, -1, -1, 2, -2, 0, 5]
@@ -68,6 +72,7 @@ def test_integer_pow_negative_exponent(device, dtype):
     Expected(np.array(expected, dtype.numpy)).check(_binary(device, BinaryOp.POW, dtype, base, exponent))
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", INTEGERS)
 def test_integer_pow_wraps(device, dtype):
     bits = dtype.bits
@@ -75,6 +80,7 @@ def test_integer_pow_wraps(device, dtype):
     Expected(np.array([0, 1, 1, 7], dtype.numpy)).check(got)  # 2**bits wraps to 0; 0**0 is 1
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", INTEGERS)
 def test_shift_counts_out_of_range(device, dtype):
     bits = dtype.bits
@@ -93,6 +99,7 @@ def test_shift_counts_out_of_range(device, dtype):
     Expected(np.array([1 << (bits - 1)], np.uint64).astype(dtype.numpy)).check(top)
 
 
+@pytest.mark.primitive("binary")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_maximum_minimum_propagate_nan(device, dtype):
     lhs, rhs = [np.nan, 1.0, np.nan, -np.inf], [1.0, np.nan, np.nan, np.nan]
@@ -100,6 +107,7 @@ def test_maximum_minimum_propagate_nan(device, dtype):
         Expected(np.full(4, np.nan, dtype.numpy)).check(_binary(device, op, dtype, lhs, rhs))
 
 
+@pytest.mark.primitive("reduce")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_min_max_reductions_propagate_nan(device, dtype):
     x, layout = _storage(device, [[1.0, np.nan, 3.0], [1.0, 2.0, 3.0]], dtype)
@@ -109,6 +117,7 @@ def test_min_max_reductions_propagate_nan(device, dtype):
         Expected(np.array(expected, dtype.numpy)).check(got)
 
 
+@pytest.mark.primitive("reduce")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_argmin_argmax_first_extreme_and_first_nan(device, dtype):
     x, layout = _storage(device, [[3.0, 1.0, 1.0, 3.0], [2.0, np.nan, 0.0, np.nan]], dtype)
@@ -118,6 +127,7 @@ def test_argmin_argmax_first_extreme_and_first_nan(device, dtype):
     Expected(np.array([0, 1])).check(argmax)
 
 
+@pytest.mark.primitive("unary")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_round_half_to_even(device, dtype):
     values = [0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 3.5]
@@ -125,12 +135,14 @@ def test_round_half_to_even(device, dtype):
     Expected(expected, zero_sign=True).check(_unary(device, UnaryOp.ROUND, dtype, values))
 
 
+@pytest.mark.primitive("unary")
 @pytest.mark.parametrize("dtype", dtype_params(dt.COMPLEX))
 def test_complex_sign_is_z_over_abs(device, dtype):
     got = _unary(device, UnaryOp.SIGN, dtype, [3 + 4j, 0j, -2j])
     Expected(np.array([0.6 + 0.8j, 0j, -1j], dtype.numpy), ulps=4).check(got)
 
 
+@pytest.mark.primitive("unary")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_gelu_is_the_erf_form_and_silu_is_x_sigmoid(device, dtype):
     # the tanh approximation gives 0.841192 at 1 and -0.158808 at -1: not these
@@ -142,6 +154,7 @@ def test_gelu_is_the_erf_form_and_silu_is_x_sigmoid(device, dtype):
     Expected(np.array(silu, np.float64).astype(dtype.numpy), ulps=2).check(got)
 
 
+@pytest.mark.primitive("astype")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_float_to_int_truncates_and_anything_to_bool_is_nonzero(device, dtype):
     x, layout = _storage(device, [-1.75, 1.75, -0.5, 0.0, 7.0], dtype)
@@ -152,6 +165,7 @@ def test_float_to_int_truncates_and_anything_to_bool_is_nonzero(device, dtype):
     Expected(np.array([False, False, True, True, True])).check(got)
 
 
+@pytest.mark.primitive("sort")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_sort_places_nan_above_inf(device, dtype):
     x, layout = _storage(device, [np.nan, 1.0, np.inf, -np.inf, np.nan, 0.0], dtype)
@@ -162,6 +176,7 @@ def test_sort_places_nan_above_inf(device, dtype):
     Expected(np.array(asc[::-1], dtype.numpy)).check(read_result(descending, dtype, (6,)))
 
 
+@pytest.mark.primitive("clip")
 @pytest.mark.parametrize("dtype", FLOATS)
 def test_clip_keeps_nan(device, dtype):
     x, layout = _storage(device, [np.nan, -5.0, 5.0, 0.5], dtype)

@@ -32,6 +32,7 @@ def _exercise(device, op, dtype):
     raise AssertionError(f"the suite does not know the op enum {type(op).__name__}: extend it")
 
 
+@pytest.mark.primitive(param="op")
 @pytest.mark.parametrize(
     "op,dtype",
     [pytest.param(op, d, id=f"{type(op).__name__}.{op.name}-{d.name}")

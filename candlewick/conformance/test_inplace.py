@@ -43,6 +43,7 @@ def test_assign(device, dtype, data):
     assert_bitwise_equal(read_flat(source), src.flat)  # the source is untouched
 
 
+@pytest.mark.primitive("assign")
 @pytest.mark.parametrize("dtype", ALL)
 @given(data=st.data())
 def test_assign_overlapping_same_storage(device, dtype, data):
@@ -57,6 +58,7 @@ def test_assign_overlapping_same_storage(device, dtype, data):
     assert_bitwise_equal(read_flat(s), expected)
 
 
+@pytest.mark.primitive("assign")
 @pytest.mark.parametrize("dtype", ALL)
 def test_assign_shifted_overlap(device, dtype):
     """The classic memmove cases: destination one element after / before the source."""
@@ -74,6 +76,7 @@ def test_assign_shifted_overlap(device, dtype):
     assert_bitwise_equal(read_flat(s), host[::-1].copy())
 
 
+@pytest.mark.primitive("assign")
 @pytest.mark.parametrize("dtype", ALL)
 @given(data=st.data())
 def test_assign_broadcast_source(device, dtype, data):

@@ -192,6 +192,7 @@ INDEXING_CALLS = {
 WRITING_CALLS = {"scatter", "scatter_add", "index_add"}
 
 
+@pytest.mark.primitive(param="name")
 @pytest.mark.parametrize("bad", [4, -5, 2**40], ids=["past_end", "before_start", "huge"])
 @pytest.mark.parametrize("name", sorted(INDEXING_CALLS))
 def test_out_of_range_index_raises(device, name, bad):

@@ -17,6 +17,7 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 
+from .report import NOT_DECLARED
 from .strategies import finfo
 
 #: tolerance classes, in ULPs of the result dtype
@@ -182,4 +183,4 @@ def sum_tolerance(abs_terms_sum, count, dtype):
 def require_capability(device, group):
     """Optional groups (backend.OPTIONAL_CAPABILITIES) are tested only where declared."""
     if group not in device.capabilities:
-        pytest.skip(f"{device.name} does not declare the optional {group!r} group")
+        pytest.skip(f"{NOT_DECLARED}: {device.name} does not declare the optional {group!r} group")

@@ -76,6 +76,7 @@ def test_cholesky(linalg_device, dtype, upper, data):
     assert (diag.real > 0).all() and np.allclose(diag.imag, 0)
 
 
+@pytest.mark.primitive("cholesky")
 @pytest.mark.parametrize("dtype", LINALG)
 def test_cholesky_not_positive_definite(linalg_device, dtype):
     a = linalg_device.storage_from_host(-np.eye(3, dtype=dtype.numpy).reshape(-1))
@@ -193,6 +194,7 @@ def test_inv(linalg_device, dtype, data):
 SINGULAR = np.array([[1.0, 2.0], [2.0, 4.0]])
 
 
+@pytest.mark.primitive(param="op")
 @pytest.mark.parametrize("op", ["solve", "inv"])
 @pytest.mark.parametrize("dtype", LINALG)
 def test_singular_raises(linalg_device, dtype, op):
@@ -203,6 +205,7 @@ def test_singular_raises(linalg_device, dtype, op):
         out.to_host(layout)
 
 
+@pytest.mark.primitive("det", "slogdet")
 @pytest.mark.parametrize("dtype", LINALG)
 @given(data=st.data())
 def test_det_and_slogdet(linalg_device, dtype, data):
@@ -220,6 +223,7 @@ def test_det_and_slogdet(linalg_device, dtype, data):
     assert (np.abs(sign * np.exp(logabs) - exact) <= _tol(dtype, n, scale)).all()
 
 
+@pytest.mark.primitive("slogdet")
 @pytest.mark.parametrize("dtype", LINALG)
 def test_slogdet_singular(linalg_device, dtype):
     a = linalg_device.storage_from_host(SINGULAR.astype(dtype.numpy).reshape(-1))

@@ -91,6 +91,7 @@ def test_reduce(device, op, dtype, data):
     reduce_expected(op, dtype, x.value(), axes).check(got)
 
 
+@pytest.mark.primitive("reduce")
 @pytest.mark.parametrize("op,dtype", [p for p in op_dtype_params(ReduceOp)
                                       if p.values[0] not in NEEDS_ELEMENTS])
 def test_reduce_empty(device, op, dtype):

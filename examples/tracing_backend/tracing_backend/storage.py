@@ -1,0 +1,102 @@
+"""``TracingStorage``: a wrapped backend's storage whose every primitive is recorded,
+then forwarded unchanged."""
+
+import enum
+
+import numpy as np
+
+from candlewick.backend import BackendStorage
+from candlewick.layout import Layout
+
+#: primitives that write into ``self`` through their first layout instead of returning
+IN_PLACE = frozenset({"assign", "fill", "scatter", "scatter_add", "index_add"})
+
+
+def protocol_methods(protocol):
+    """The primitive names a protocol class declares (its public functions)."""
+    return [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
+
+
+def unwrap(value):
+    return value.inner if isinstance(value, TracingStorage) else value
+
+
+def _is_storage(value):
+    return hasattr(value, "to_host") and hasattr(value, "dtype")
+
+
+def wrap_result(result, device):
+    """Wrap every storage in a primitive's result (a storage, a tuple of them, an ndarray,
+    numbers such as memory_info's, None)."""
+    if isinstance(result, tuple):
+        return tuple(wrap_result(r, device) for r in result)
+    return TracingStorage(result, device) if _is_storage(result) else result
+
+
+def result_bytes(result):
+    if isinstance(result, tuple):
+        return sum(result_bytes(r) for r in result)
+    if isinstance(result, np.ndarray):
+        return result.nbytes
+    return result.size * result.dtype.itemsize if _is_storage(result) else 0
+
+
+def viewed_bytes(storages, layouts):
+    """Bytes the layouts view; the n-th layout argument views the n-th storage (self first)."""
+    return sum(layout.size * storage.dtype.itemsize for storage, layout in zip(storages, layouts))
+
+
+def op_name(args):
+    """The op enum member among the arguments (unary/binary/compare/reduce/scan), or ""."""
+    return next((a.value for a in args if isinstance(a, enum.Enum)), "")
+
+
+def _traced(name):
+    def primitive(self, *args, **kwargs):
+        if name == "astype":
+            self.device.require_declared(name, args[1:2] + tuple(kwargs.values()))
+        result = getattr(self.inner, name)(*map(unwrap, args),
+                                           **{k: unwrap(v) for k, v in kwargs.items()})
+        every = list(args) + list(kwargs.values())
+        storages = [self] + [a for a in every if isinstance(a, TracingStorage)]
+        layouts = [a for a in every if isinstance(a, Layout)]
+        read = viewed_bytes(storages, layouts)
+        written = viewed_bytes(storages[:1], layouts[:1]) if name in IN_PLACE else result_bytes(result)
+        self.device.recorder.record(name, op_name(every), self.dtype.name, read, written)
+        return wrap_result(result, self.device)
+
+    primitive.__name__ = name
+    primitive.__doc__ = getattr(BackendStorage, name).__doc__
+    return primitive
+
+
+class TracingStorage:
+    """Holds the wrapped storage (``inner``) and the tracing device that owns it."""
+
+    __slots__ = ("inner", "device")
+
+    def __init__(self, inner, device):
+        self.inner = inner
+        self.device = device
+
+    @property
+    def dtype(self):
+        return self.inner.dtype
+
+    @property
+    def size(self):
+        return self.inner.size
+
+    def __getattr__(self, name):
+        # hooks outside the primitive set (DLPack export, host-memory access) are the
+        # wrapped backend's own and take no storage: forwarded as they are, untraced
+        if name == "inner" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def __repr__(self):
+        return f"TracingStorage({self.inner!r})"
+
+
+for _name in protocol_methods(BackendStorage):
+    setattr(TracingStorage, _name, _traced(_name))
