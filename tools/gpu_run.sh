@@ -7,6 +7,7 @@
 # Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
+# tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
 # notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
@@ -33,6 +34,7 @@ STEPS=(
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
+    "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 300 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )
 
@@ -40,7 +42,7 @@ if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,notebooks|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do
@@ -146,6 +148,15 @@ run_bench() {  # python bench/NAME.py --out W/bench; its HEADLINE lines go to th
     local rc=$?
     echo "$(cd "$W" && ls bench/"$1"_*.md 2>/dev/null || echo "no record written")"
     sed -n 's/^HEADLINE: /    /p' "$log"
+    return $rc
+}
+run_tracing_conformance() {  # examples/tracing_backend installed, the conformance CLI over it wrapping $1
+    python3 -m pip install -q --no-index --no-deps --no-build-isolation --target /tmp/site \
+        examples/tracing_backend >"$log" 2>&1 || { echo "tracing backend install failed"; return 1; }
+    CANDLEWICK_TRACING_WRAPS="$1" timeout -k 10 "$limit" python3 -m candlewick.conformance tracing \
+        --profile gpu --markdown "$W/tracing_$1_report.md" --json "$W/tracing_$1_report.json" >>"$log" 2>&1
+    local rc=$?
+    echo "$(counts "$log")"
     return $rc
 }
 precompile_kernels() {  # every kernel module into the disk cache, on all cores, before the suites

@@ -23,6 +23,7 @@ def batched_case(draw):
     return batch, n, np.random.default_rng(seed)
 
 
+@pytest.mark.primitive("eigh")
 @pytest.mark.parametrize("dtype", LINALG)
 @given(data=st.data())
 def test_eigh_batched(linalg_device, dtype, data):
@@ -39,6 +40,7 @@ def test_eigh_batched(linalg_device, dtype, data):
     assert_close_matrix(a @ v, v * w[..., None, :], dtype, n, scale, "A V = V diag(w)")
 
 
+@pytest.mark.primitive("svd")
 @pytest.mark.parametrize("full", [False, True], ids=["reduced", "full"])
 @pytest.mark.parametrize("dtype", LINALG)
 @given(data=st.data())
@@ -59,6 +61,7 @@ def test_svd_batched(linalg_device, dtype, full, data):
     assert_close_matrix(recon, a, dtype, max(m, n), scale, "U S Vh")
 
 
+@pytest.mark.primitive("solve", "inv", "cholesky")
 @pytest.mark.parametrize("dtype", LINALG)
 @given(data=st.data())
 def test_solve_inv_cholesky_batched(linalg_device, dtype, data):
