@@ -35,7 +35,7 @@ STEPS=(
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
-    "notebooks   notebooks      gpu 300 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
+    "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )
 
 if [[ "${1:-}" == --list ]]; then

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 # the notebooks' device, as the tool set it, is kept in their metadata under this key
 META_KEY = "candlewick"
-CELL_TIMEOUT_S = 120
+CELL_TIMEOUT_S = 300  # a hang guard: on a GPU, first use compiles kernels
 
 
 def notebooks():
