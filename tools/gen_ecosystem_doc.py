@@ -59,7 +59,8 @@ def _reason(entries):
 
 def _commit():
     try:
-        return subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True).strip()
+        # "-dirty" when the tests ran with uncommitted changes
+        return subprocess.check_output(["git", "describe", "--always", "--dirty"], cwd=ROOT, text=True).strip()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
 

@@ -104,18 +104,3 @@ def test_cubed(case, spec, device, matches_numpy):
 def test_cubed_engine_limits(case, spec, device, matches_numpy):
     build, reference, _ = THEIRS[case]
     _run(build, reference, spec, device, matches_numpy)
-
-
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "theirs: cubed/runtime/executors/dask.py:26 raises 'Cluster has no workers running': its "
-    "asynchronous client reads an empty worker list right after connecting (the same on NumPy "
-    "chunks); cubed's processes executor is the multi-process route"))
-def test_cubed_dask_executor(tmp_path, device, matches_numpy):
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
-        with distributed.Client(cluster) as client:
-            client.wait_for_workers(1)
-            spec = cubed.Spec(work_dir=str(tmp_path), allowed_mem="200MB", executor_name="dask",
-                              executor_options={"compute_kwargs": {"address": cluster.scheduler_address}})
-            _run(CASES["sum_axis0"][0], CASES["sum_axis0"][1], spec, device, matches_numpy)

@@ -106,11 +106,16 @@ def test_dask_numpy_named(case, client, device, matches_numpy):
     _compute_and_check(client, build, reference, device, matches_numpy)
 
 
-@pytest.mark.parametrize("case", [pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=entry[2]))
+@pytest.mark.parametrize("case", [pytest.param(name, marks=pytest.mark.known_failure(entry[2]))
                                   for name, entry in THEIRS.items()])
-def test_dask_engine_limits(case, client, device, matches_numpy):
-    build, reference, _ = THEIRS[case]
-    _compute_and_check(client, build, reference, device, matches_numpy)
+def test_dask_engine_limits(case, client, device):
+    # the library's own failure, asserted (not xfailed): formatting a traceback while the
+    # cluster's threads run can trip CPython 3.11's parser ("AST constructor recursion
+    # depth mismatch"), which ends the pytest session
+    build, _, _ = THEIRS[case]
+    a, b = _chunked(A, device, (4, 5)), _chunked(B, device, (5, 4))
+    with pytest.raises(AttributeError, match="'Array' object has no attribute"):
+        client.compute(build(a, b, device)).result()
 
 
 def _worker_state():

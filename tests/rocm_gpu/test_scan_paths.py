@@ -65,4 +65,6 @@ def test_long_half_rows_accumulate_in_float32(rocm):
     """A float16 running sum past 2048 stays exact in float32 and is rounded once."""
     host = np.ones(100_000, np.float16)
     got = cw.to_numpy(cw.cumulative_sum(cw.asarray(host, device=rocm)))
-    np.testing.assert_array_equal(got, np.arange(1, 100_001).astype(np.float16))
+    with np.errstate(over="ignore"):  # sums past 65504 are inf in float16, as intended
+        expected = np.arange(1, 100_001).astype(np.float16)
+    np.testing.assert_array_equal(got, expected)
