@@ -7,7 +7,8 @@
 # Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
-# tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report).
+# tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
+# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -34,13 +35,14 @@ STEPS=(
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
+    "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )
 
 if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do
