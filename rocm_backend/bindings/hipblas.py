@@ -92,8 +92,11 @@ def _setup():
             op = api.hipblas.hipblasOperation_t
             _state["enums"] = (op.HIPBLAS_OP_N, op.HIPBLAS_OP_T,
                                api.hipblas.hipblasGemmAlgo_t.HIPBLAS_GEMM_DEFAULT)
-            _state["ops"] = tuple(_as_int(e) for e in _state["enums"])
-            _state["raw"] = _raw_function() if None not in _state["ops"] else None
+            ops = tuple(_as_int(e) for e in _state["enums"])
+            _state["raw"] = _raw_function() if None not in ops else None
+            # "ops" last: callers test for it without the lock, then read "raw" (8 threads'
+            # first GEMMs raced here on the GPU: KeyError 'raw')
+            _state["ops"] = ops
     return _state
 
 

@@ -86,7 +86,7 @@ def test_python_scalar_on_either_side(op, data):
         scalar = data.draw(st.one_of(st.integers(-5, 5), st.floats(-5, 5, width=32)), label="scalar")
     method = _reflected(op) if scalar_first else op
     out = getattr(x, method)(scalar)
-    ref = strict_oracle(op, lambda a: getattr(a, method)(scalar), to_strict(x))
+    ref = strict_oracle(method, lambda a, s: getattr(a, method)(s), to_strict(x), scalar)
     assert_matches_oracle(out, ref, rtol=_rtol(fname, name), what=f"{method} with {scalar!r}: ")
     assert out.dtype == x.dtype, "a Python scalar must not change the array's dtype"
 
