@@ -3,7 +3,7 @@ array larger than the memory each task may use, with the intermediates in Zarr o
 checked against a NumPy reference computed block by block; the same run on NumPy chunks
 (the peer) in the same invocation.
 
-    python bench/cubed_out_of_core.py --out DIR               # 400 MB, 250 MB per task
+    python bench/cubed_out_of_core.py --out DIR               # 800 MB, 250 MB per task
     python bench/cubed_out_of_core.py --rows 4000 --quick     # a small smoke run, prints only
 
 Writes DIR/cubed_out_of_core_<device-kind>.json and .md (bench/harness.py). cubed reads its
@@ -184,7 +184,7 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", help="folder for cubed_out_of_core_<device-kind>.json and .md")
     parser.add_argument("--quick", action="store_true", help="print the table, write no record")
-    parser.add_argument("--rows", type=int, default=50_000)
+    parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--cols", type=int, default=1_000)
     parser.add_argument("--chunk-rows", type=int, default=2_500)
     parser.add_argument("--allowed-mem", default="250MB")
