@@ -139,9 +139,9 @@ def all_equal(runs):
                for run in runs.values())
 
 
-def markdown(args, runs):
+def markdown(args, argv, runs):
     sizes = next((run for run in runs.values() if "error" not in run), {})
-    lines = [f"Command: `python bench/{NAME}.py " + " ".join(sys.argv[1:]) + "`", "",
+    lines = [f"Command: `python bench/{NAME}.py " + " ".join(argv) + "`", "",
              f"Input: a {args.rows:,} x {args.cols:,} float64 array, {_mb(args.rows * args.cols * 8)}, in "
              f"chunks of {args.chunk_rows:,} rows ({_mb(args.chunk_rows * args.cols * 8)}). cubed's memory "
              f"limit per task (`allowed_mem`): {args.allowed_mem}. "
@@ -204,7 +204,7 @@ def main(argv=None):
         return
     with tempfile.TemporaryDirectory(prefix="cubed-out-of-core-runs-") as work:
         runs = {namespace: run_namespace(namespace, args, work) for namespace in NAMESPACES}
-    body = markdown(args, runs)
+    body = markdown(args, sys.argv[1:] if argv is None else argv, runs)
     if args.quick:
         print("\n".join(body))
     else:
