@@ -1,52 +1,38 @@
 """cubed on candlewick past a worker's memory limit: reductions and a matmul over an
-array several times larger than the memory each task may use, with the intermediates
-in Zarr on disk, checked against a NumPy reference computed block by block.
+array larger than the memory each task may use, with the intermediates in Zarr on disk,
+checked against a NumPy reference computed block by block; the same run on NumPy chunks
+(the peer) in the same invocation.
 
-    PYTHONPATH=. python bench/cubed_out_of_core.py                     # 800 MB, 250 MB per task
-    PYTHONPATH=. python bench/cubed_out_of_core.py --rows 4000 --quick  # a small smoke run
+    python bench/cubed_out_of_core.py --out DIR               # 800 MB, 250 MB per task
+    python bench/cubed_out_of_core.py --rows 4000 --quick     # a small smoke run, prints only
 
-Writes bench/results/cubed_out_of_core_<namespace>_cpu_<date>.md (date, commit, machine,
-figures). cubed reads its backend namespace when it is imported: this script makes it
-candlewick unless CUBED_BACKEND_ARRAY_API_MODULE says otherwise (=numpy gives the same run
-on NumPy chunks, to compare); CANDLEWICK_DEVICE picks candlewick's device.
+Writes DIR/cubed_out_of_core_<device-kind>.json and .md (bench/harness.py). cubed reads its
+backend namespace (CUBED_BACKEND_ARRAY_API_MODULE) when it is imported, so each namespace
+runs in a child process of this script (the hidden --child-json option); this process never
+imports cubed. CANDLEWICK_DEVICE picks candlewick's device (the record's kind is the GPU's
+when it is rocm, the processor's otherwise).
 """
 
 import argparse
-import datetime
+import json
 import os
 import pathlib
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from importlib import metadata
 
-NAMESPACE = os.environ.setdefault("CUBED_BACKEND_ARRAY_API_MODULE", "candlewick")
+import numpy as np
+import zarr
 
-import cubed  # noqa: E402
-import cubed.array_api as cxp  # noqa: E402
-import numpy as np  # noqa: E402
-import zarr  # noqa: E402
-from cubed.runtime.types import Callback  # noqa: E402
+import candlewick as cw
+import harness
 
-import candlewick as cw  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-
-
-class PeakMemory(Callback):
-    """The largest peak resident memory any task reported (cubed measures it in the
-    process that ran the task)."""
-
-    def __init__(self):
-        self.peak = 0
-        self.tasks = 0
-
-    def on_task_end(self, event):
-        self.tasks += event.num_tasks
-        if event.peak_measured_mem_end is not None:
-            self.peak = max(self.peak, event.peak_measured_mem_end)
+NAME = "cubed_out_of_core"
+NAMESPACES = ("candlewick", "numpy")
+STEPS = ("write the random input to Zarr", "sum over axis 0", "max", "x.T @ x")
 
 
 def _host(value):
@@ -75,106 +61,166 @@ def _numpy_reference(store, rows, cols, block_rows):
     return col_sum, top, gram
 
 
-def run(args):
-    work = pathlib.Path(tempfile.mkdtemp(prefix="cubed-candlewick-"))
+def measure(args):
+    """One namespace's run, in a child process whose CUBED_BACKEND_ARRAY_API_MODULE names it:
+    {step: {seconds, tasks, peak_bytes, result_type, equals_numpy}} and the sizes."""
+    # cubed fixes its backend namespace at import: imported here, in the child only
+    import cubed
+    import cubed.array_api as cxp
+    from cubed.runtime.types import Callback
+
+    class PeakMemory(Callback):
+        """The largest peak resident memory any task reported (cubed measures it in the
+        process that ran the task)."""
+
+        def __init__(self):
+            self.peak = 0
+            self.tasks = 0
+
+        def on_task_end(self, event):
+            self.tasks += event.num_tasks
+            if event.peak_measured_mem_end is not None:
+                self.peak = max(self.peak, event.peak_measured_mem_end)
+
+    work = pathlib.Path(tempfile.mkdtemp(prefix="cubed-out-of-core-"))
     spec = cubed.Spec(work_dir=str(work / "intermediates"), allowed_mem=args.allowed_mem,
                       executor_name=args.executor,
                       executor_options={"max_workers": args.workers} if args.executor == "processes" else None)
     rows, cols, chunk_rows = args.rows, args.cols, args.chunk_rows
-    data_bytes = rows * cols * 8
-    figures = []
+    steps = {}
     try:
         x = cubed.random.random((rows, cols), chunks=(chunk_rows, cols), spec=spec)
         input_store = str(work / "input.zarr")
         started = time.perf_counter()
         cubed.to_zarr(x, input_store)
-        figures.append(("write the random input to Zarr", time.perf_counter() - started, None))
+        steps[STEPS[0]] = {"seconds": time.perf_counter() - started}
         x = cubed.from_zarr(input_store, spec=spec)
 
         results = {}
-        for name, build in (("sum over axis 0", lambda: cxp.sum(x, axis=0)),
-                            ("max", lambda: cxp.max(x)),
-                            ("x.T @ x", lambda: cxp.matmul(cxp.permute_dims(x, (1, 0)), x))):
+        for name, build in ((STEPS[1], lambda: cxp.sum(x, axis=0)),
+                            (STEPS[2], lambda: cxp.max(x)),
+                            (STEPS[3], lambda: cxp.matmul(cxp.permute_dims(x, (1, 0)), x))):
             memory = PeakMemory()
             started = time.perf_counter()
             results[name] = build().compute(callbacks=[memory])
-            figures.append((name, time.perf_counter() - started, memory))
+            steps[name] = {"seconds": time.perf_counter() - started, "tasks": memory.tasks,
+                           "peak_bytes": memory.peak or None,
+                           "result_type": type(results[name]).__module__.split(".")[0]}
         intermediate_bytes = _disk_bytes(work / "intermediates")
 
         col_sum, top, gram = _numpy_reference(input_store, rows, cols, chunk_rows)
-        checks = {
-            "sum over axis 0": np.allclose(_host(results["sum over axis 0"]), col_sum, rtol=1e-10),
-            "max": float(_host(results["max"])) == top,
-            "x.T @ x": np.allclose(_host(results["x.T @ x"]), gram, rtol=1e-10),
-        }
-        types = {name: type(value).__module__.split(".")[0] for name, value in results.items()}
+        steps[STEPS[1]]["equals_numpy"] = bool(np.allclose(_host(results[STEPS[1]]), col_sum, rtol=1e-10))
+        steps[STEPS[2]]["equals_numpy"] = bool(float(_host(results[STEPS[2]])) == top)
+        steps[STEPS[3]]["equals_numpy"] = bool(np.allclose(_host(results[STEPS[3]]), gram, rtol=1e-10))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return data_bytes, intermediate_bytes, figures, checks, types
+    return {"namespace": os.environ["CUBED_BACKEND_ARRAY_API_MODULE"], "cubed": cubed.__version__,
+            "data_bytes": rows * cols * 8, "intermediate_bytes": intermediate_bytes, "steps": steps}
 
 
-def _commit():
-    try:
-        return subprocess.check_output(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, text=True).strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def run_namespace(namespace, args, work):
+    """measure() in a child process on `namespace`'s chunks; its figures, or {"error": ...}."""
+    out = pathlib.Path(work) / f"{namespace}.json"
+    options = ["--rows", str(args.rows), "--cols", str(args.cols), "--chunk-rows", str(args.chunk_rows),
+               "--allowed-mem", args.allowed_mem, "--executor", args.executor, "--workers", str(args.workers)]
+    # the child imports the candlewick this process imported, wherever it comes from
+    path = os.pathsep.join(filter(None, [str(pathlib.Path(cw.__file__).resolve().parents[1]),
+                                         os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, CUBED_BACKEND_ARRAY_API_MODULE=namespace, PYTHONPATH=path)
+    done = subprocess.run([sys.executable, __file__, *options, "--child-json", str(out)], env=env,
+                          capture_output=True, text=True)
+    if done.returncode != 0 or not out.exists():
+        return {"namespace": namespace, "error": f"exit {done.returncode}: {done.stderr.strip()[-1000:]}"}
+    return json.loads(out.read_text())
 
 
-def report(args, data_bytes, intermediate_bytes, figures, checks, types):
-    now = datetime.datetime.now(datetime.timezone.utc)
-    device = cw.get_device(None) if hasattr(cw, "get_device") else "cpu"
-    lines = [
-        f"# cubed on {NAMESPACE} chunks past the memory limit ({now:%Y-%m-%d})",
-        "",
-        f"- date: {now:%Y-%m-%d %H:%M} UTC; commit {_commit()}",
-        f"- machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
-        f"python {platform.python_version()}; device {device}",
-        f"- versions: candlewick {cw.__version__}, cubed {cubed.__version__}, zarr {zarr.__version__}, "
-        f"numpy {np.__version__}",
-        "- command: `" + " ".join([f"CUBED_BACKEND_ARRAY_API_MODULE={NAMESPACE} PYTHONPATH=. python",
-                                    "bench/cubed_out_of_core.py", *sys.argv[1:]]) + "`",
-        "",
-        f"Input: a {args.rows:,} x {args.cols:,} float64 array, {_mb(data_bytes)}, in chunks of "
-        f"{args.chunk_rows:,} rows ({_mb(args.chunk_rows * args.cols * 8)}). cubed's memory limit per "
-        f"task (`allowed_mem`): {args.allowed_mem}, so no task may hold the input at once. Executor: "
-        f"{args.executor}" + (f" ({args.workers} worker processes)" if args.executor == "processes" else "")
-        + f". Zarr intermediates on disk: {_mb(intermediate_bytes)} after the run.",
-        "",
-        "| step | wall time | task-end events | peak memory of a task | result type | equals NumPy |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, seconds, memory in figures:
-        tasks = str(memory.tasks) if memory else "-"
-        peak = _mb(memory.peak) if memory and memory.peak else "-"
-        lines.append(f"| {name} | {seconds:.2f} s | {tasks} | {peak} | {types.get(name, '-')} | "
-                     f"{'yes' if checks.get(name) else ('-' if name not in checks else 'NO')} |")
-    lines += ["", "Peak memory of a task: the largest resident memory a worker process reported "
-              "(cubed measures it after each task; the interpreter and the imported libraries, "
-              "about 100 MB, included). The NumPy reference reads the stored input back block by "
-              "block (column sums, maximum, and the sum of block.T @ block), so it too stays "
-              "within memory."]
-    return "\n".join(lines) + "\n", now
+def all_equal(runs):
+    return all("error" not in run and all(s.get("equals_numpy", True) for s in run["steps"].values())
+               for run in runs.values())
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def markdown(args, argv, runs):
+    sizes = next((run for run in runs.values() if "error" not in run), {})
+    lines = [f"Command: `python bench/{NAME}.py " + " ".join(argv) + "`", "",
+             f"Input: a {args.rows:,} x {args.cols:,} float64 array, {_mb(args.rows * args.cols * 8)}, in "
+             f"chunks of {args.chunk_rows:,} rows ({_mb(args.chunk_rows * args.cols * 8)}). cubed's memory "
+             f"limit per task (`allowed_mem`): {args.allowed_mem}. "
+             f"Executor: {args.executor}"
+             + (f" ({args.workers} worker processes)" if args.executor == "processes" else "")
+             + (f". Zarr intermediates on disk: {_mb(sizes['intermediate_bytes'])} after the run."
+                if sizes else "."), "",
+             "| step | chunks | wall time | task-end events | peak memory of a task | result type | equals NumPy |",
+             "|---|---|---|---|---|---|---|"]
+    for step in STEPS:
+        for namespace, run in runs.items():
+            if "error" in run:
+                lines.append(f"| {step} | {namespace} | failed | - | - | - | - |")
+                continue
+            s = run["steps"][step]
+            equal = "-" if "equals_numpy" not in s else ("yes" if s["equals_numpy"] else "NO")
+            peak = _mb(s["peak_bytes"]) if s.get("peak_bytes") else "-"
+            lines.append(f"| {step} | {namespace} | {s['seconds']:.2f} s | {s.get('tasks', '-')} | {peak} | "
+                         f"{s.get('result_type', '-')} | {equal} |")
+    lines += ["", "Each namespace writes its own random input and runs in its own process (cubed "
+              "fixes its namespace at import). Peak memory of a task: the largest resident memory a "
+              "worker process reported (cubed measures it after each task; the interpreter and the "
+              "imported libraries, about 100 MB, included). The NumPy reference reads the stored input "
+              "back block by block (column sums, maximum, and the sum of block.T @ block), so it too "
+              "stays within memory."]
+    for namespace, run in runs.items():
+        if "error" in run:
+            lines += ["", f"{namespace} chunks failed:", "", "```", run["error"], "```"]
+    return lines
+
+
+def headline(runs):
+    if any("error" in run for run in runs.values()):
+        return ["failed: " + ", ".join(ns for ns, run in runs.items() if "error" in run)]
+    times = ", ".join(f"{ns} {run['steps'][STEPS[3]]['seconds']:.1f} s" for ns, run in runs.items())
+    return [f"x.T @ x: {times}; all equal the NumPy reference: {'yes' if all_equal(runs) else 'NO'}"]
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", help="folder for cubed_out_of_core_<device-kind>.json and .md")
+    parser.add_argument("--quick", action="store_true", help="print the table, write no record")
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--cols", type=int, default=1_000)
     parser.add_argument("--chunk-rows", type=int, default=2_500)
     parser.add_argument("--allowed-mem", default="250MB")
     parser.add_argument("--executor", default="processes", choices=["single-threaded", "threads", "processes"])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="print the table, write no result file")
-    args = parser.parse_args()
-    data_bytes, intermediate_bytes, figures, checks, types = run(args)
-    text, now = report(args, data_bytes, intermediate_bytes, figures, checks, types)
-    print(text)
-    if not args.quick:
-        out = ROOT / "bench" / "results" / f"cubed_out_of_core_{NAMESPACE}_cpu_{now:%Y-%m-%d}.md"
-        out.write_text(text, encoding="utf-8")
-        print("wrote", out)
-    if not all(checks.values()):
-        sys.exit("a result differs from the NumPy reference")
+    parser.add_argument("--child-json", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if not (args.out or args.quick or args.child_json):
+        parser.error("give --out DIR (write the record) or --quick (print only)")
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if args.child_json:
+        pathlib.Path(args.child_json).write_text(json.dumps(measure(args)))
+        return
+    with tempfile.TemporaryDirectory(prefix="cubed-out-of-core-runs-") as work:
+        runs = {namespace: run_namespace(namespace, args, work) for namespace in NAMESPACES}
+    body = markdown(args, sys.argv[1:] if argv is None else argv, runs)
+    if args.quick:
+        print("\n".join(body))
+    else:
+        device = cw.get_device(None)
+        on_gpu = device.name == "rocm"
+        where = harness.gpu_name() if on_gpu else f"{harness.cpu_name()}, {os.cpu_count()} cores"
+        peers = {"numpy": np.__version__, "cubed": metadata.version("cubed"), "zarr": zarr.__version__}
+        figures = {"candlewick": cw.__version__, "device": repr(device), "rows": args.rows, "cols": args.cols,
+                   "chunk_rows": args.chunk_rows, "allowed_mem": args.allowed_mem, "executor": args.executor,
+                   "workers": args.workers, "runs": runs}
+        _, md_path = harness.write_record(args.out, NAME, "gpu" if on_gpu else "cpu",
+                                          f"{device.name} backend on {where}", peers, figures, body,
+                                          headline(runs))
+        print(md_path.read_text())
+    if not all_equal(runs):
+        sys.exit("a namespace failed or a result differs from the NumPy reference")
 
 
 if __name__ == "__main__":

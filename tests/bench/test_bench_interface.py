@@ -1,6 +1,7 @@
 """bench/ and tools/gpu_run.sh on a CPU: the benchmarks' one interface, the runner's list of
 benchmarks, the naming of bench/results/, and the GPU benchmarks end to end against the
-fake HIP runtime (tests/rocm/fake_hip.py; its figures mean nothing, its records' shape does).
+fake HIP runtime (tests/rocm/fake_hip.py; its figures mean nothing, its records' shape does),
+and the CPU benchmark cubed_out_of_core end to end on a small array.
 """
 
 import importlib.util
@@ -142,3 +143,23 @@ def test_runner_dry_run_without_gpu_skips_gpu_steps(tmp_path):
 def test_runner_refuses_an_unknown_stage(tmp_path):
     done = subprocess.run(["bash", str(RUNNER), str(tmp_path), "bogus"], capture_output=True, text=True)
     assert done.returncode == 64 and "unknown stage 'bogus'" in done.stderr
+
+
+@pytest.mark.skipif(importlib.util.find_spec("cubed") is None, reason="cubed is not installed")
+def test_cubed_out_of_core_records_both_namespaces(tmp_path):
+    """The CPU benchmark end to end on a small array: one record, candlewick and NumPy chunks."""
+    args = ["--rows", "400", "--cols", "20", "--chunk-rows", "100", "--executor", "single-threaded"]
+    done = subprocess.run([sys.executable, str(BENCH / "cubed_out_of_core.py"), "--out", str(tmp_path), *args],
+                          capture_output=True, text=True, timeout=300,
+                          env=child_env(PYTHONPATH=str(ROOT), CANDLEWICK_DEVICE_KIND="fake",
+                                        CANDLEWICK_COMMIT="test"))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    record = json.loads((tmp_path / "cubed_out_of_core_fake.json").read_text())
+    assert RECORD_KEYS <= set(record) and {"cubed", "zarr", "numpy"} <= set(record["peers"])
+    runs = record["figures"]["runs"]
+    assert set(runs) == {"candlewick", "numpy"}
+    for namespace, run in runs.items():
+        checked = {step: s["equals_numpy"] for step, s in run["steps"].items() if "equals_numpy" in s}
+        assert checked == {"sum over axis 0": True, "max": True, "x.T @ x": True}, (namespace, run)
+        assert {s["result_type"] for s in run["steps"].values() if "result_type" in s} == {namespace}
+    assert "| x.T @ x | numpy |" in (tmp_path / "cubed_out_of_core_fake.md").read_text()
