@@ -72,3 +72,8 @@ __all__ += [
     "unique_all", "unique_counts", "unique_inverse", "unique_values", "take",
     "take_along_axis", "all", "any", "diff",
 ]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the module: its public names (``__all__``), not its imports."""
+    return sorted(__all__)

@@ -21,7 +21,7 @@ from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the
 # op -> {accepted dtype: result dtype}
 RESULT = {op: {d: op.result_dtype(d) for d in op.dtypes()} for enum in ALL_OP_ENUMS for op in enum}
 
-_CONTIG_CACHE = {}
+_CONTIG_CACHE: dict[tuple[int, ...], Layout] = {}
 
 
 def contiguous_layout(shape):

@@ -146,7 +146,7 @@ def _triangle(x, k, keep_lower, fname):
     return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
 
 
-_MASKS = {}
+_MASKS: dict[tuple, object] = {}
 
 
 def _triangle_mask(device, m, n, k, keep_lower):

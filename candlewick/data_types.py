@@ -76,7 +76,7 @@ class iinfo_object:
     dtype: _dt.DType
 
 
-_FINFO = {}
+_FINFO: dict[_dt.DType, object] = {}
 
 
 def finfo(type, /):

@@ -291,3 +291,8 @@ __all__ = [
     "upsample_nearest2d", "relu", "gelu", "sigmoid", "silu", "erf", "softmax", "log_softmax",
     "layer_norm", "rms_norm", "embedding",
 ]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the module: its public names (``__all__``), not its imports."""
+    return sorted(__all__)

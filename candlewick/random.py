@@ -85,3 +85,8 @@ def normal(shape, *, mean=0.0, std=1.0, dtype=None, device=None):
 
 
 __all__ = ["Generator", "seed", "default_generator", "uniform", "normal"]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the module: its public names (``__all__``), not its imports."""
+    return sorted(__all__)

@@ -24,9 +24,9 @@ FALLBACK_DEVICE = "cpu"
 
 _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
-_loaded = {}  # name -> Backend object, or the exception that loading raised
-_probes = {}  # name -> (available, reason)
-_devices = {}  # (name, ordinal) -> device
+_loaded: dict[str, object] = {}  # name -> Backend object, or the exception that loading raised
+_probes: dict[str, tuple] = {}  # name -> (available, reason)
+_devices: dict[tuple, object] = {}  # (name, ordinal) -> device
 
 
 @dataclass(frozen=True)

@@ -160,7 +160,7 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
 
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min |x|), 0 (count
+    """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min ``|x|``), 0 (count
     of non-zeros), 1, 2, or any other p (``sum(|x|**p)**(1/p)``). Real result."""
     require_array(x, "linalg.vector_norm")
     if not (x._dtype.is_floating or x._dtype.is_complex):

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Type check of the package: mypy with the configuration in pyproject.toml ([tool.mypy]:
+# candlewick/, the annotated public modules held to disallow_untyped_defs). No errors allowed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install -q --disable-pip-version-check -e ".[typecheck]"
+python -m mypy
