@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Type check of the package: mypy with the configuration in pyproject.toml ([tool.mypy]:
-# candlewick/, the annotated public modules held to disallow_untyped_defs). No errors allowed.
+# Type check of the package: mypy with the configuration in pyproject.toml ([tool.mypy]);
+# the public callables are annotated, which makes mypy check their bodies. No errors allowed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python -m pip install -q --disable-pip-version-check -e ".[typecheck]"
