@@ -9,6 +9,8 @@ which raises ``DTypeError``. Signed with uint64 raises in both modes: no integer
 holds both ranges. docs/promotion.md states the whole rule.
 """
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 
@@ -121,7 +123,7 @@ def from_numpy(np_dtype):
         raise DTypeError(f"NumPy dtype {np_dtype!r} has no candlewick equivalent") from None
 
 
-def as_dtype(obj, argname="dtype"):
+def as_dtype(obj: Any, argname: str = "dtype") -> DType:
     """Accept a DType (or a NumPy dtype / name for convenience) and return the DType."""
     if isinstance(obj, DType):
         return obj

@@ -44,11 +44,7 @@ def test_all_holds_only_public_names(module):
 
 @pytest.mark.parametrize("fn", ALL_DOCUMENTED)
 def test_docstring_examples_run(fn):
-    finder = doctest.DocTestFinder(recurse=False)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for test in finder.find(fn, fn.__name__, globs={}):
-        result = runner.run(test, out=lambda text: None)
-        assert result.failed == 0, f"{fn.__name__}: {result.failed} example(s) failed"
+    _run_examples(fn)
 
 
 @pytest.mark.parametrize("fn", ALL_DOCUMENTED)
@@ -57,6 +53,32 @@ def test_public_callable_is_annotated(fn):
     missing = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
     assert not missing, f"{fn.__name__}: parameters without annotation: {missing}"
     assert sig.return_annotation is not inspect.Signature.empty, f"{fn.__name__}: no return annotation"
+
+
+ARRAY_MEMBERS = sorted(name for name in dir(cw.Array) if not name.startswith("_") or (
+    name.startswith("__") and getattr(cw.Array, name) is not getattr(object, name, None)
+    and name not in {"__slots__", "__module__", "__doc__", "__hash__", "__array_priority__", "__init__",
+                     "__repr__", "__str__", "__weakref__"}))
+
+
+@pytest.mark.parametrize("name", ARRAY_MEMBERS)
+def test_array_member_is_documented(name):
+    member = getattr(cw.Array, name)
+    fn = member.fget if isinstance(member, property) else member
+    assert fn.__doc__, f"Array.{name} has no docstring"
+    if not name.startswith("_"):  # the public methods and properties: the full numpydoc form
+        assert {"Returns", "Examples"} <= _sections(fn.__doc__), name
+        _run_examples(fn)
+
+
+def _run_examples(fn):
+    finder = doctest.DocTestFinder(recurse=False)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    tests = finder.find(fn, fn.__name__, globs={})
+    assert tests and tests[0].examples, f"{fn.__name__}: no example"
+    for test in tests:
+        result = runner.run(test, out=lambda text: None)
+        assert result.failed == 0, f"{fn.__name__}: {result.failed} example(s) failed"
 
 
 def _sections(doc):
