@@ -20,6 +20,8 @@ PUBLIC_MODULES = [cw, cw.linalg, cw.fft, cw.nn, cw.random]
 # the modules whose every public callable is annotated and documented so far
 DOCUMENTED = {
     "elementwise": [getattr(cw, name) for name in elementwise.__all__],
+    "creation": [cw.asarray, cw.to_numpy, cw.zeros, cw.ones, cw.empty, cw.full, cw.zeros_like,
+                 cw.ones_like, cw.empty_like, cw.full_like, cw.arange],
 }
 
 
