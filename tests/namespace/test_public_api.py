@@ -22,6 +22,9 @@ DOCUMENTED = {
     "elementwise": [getattr(cw, name) for name in elementwise.__all__],
     "creation": [cw.asarray, cw.to_numpy, cw.zeros, cw.ones, cw.empty, cw.full, cw.zeros_like,
                  cw.ones_like, cw.empty_like, cw.full_like, cw.arange],
+    "statistical": [cw.sum, cw.prod, cw.max, cw.min, cw.mean, cw.var, cw.std, cw.cumulative_sum,
+                    cw.cumulative_prod],
+    "utility": [cw.all, cw.any, cw.diff],
 }
 
 
