@@ -25,6 +25,9 @@ DOCUMENTED = {
     "statistical": [cw.sum, cw.prod, cw.max, cw.min, cw.mean, cw.var, cw.std, cw.cumulative_sum,
                     cw.cumulative_prod],
     "utility": [cw.all, cw.any, cw.diff],
+    "searching": [cw.argmax, cw.argmin, cw.count_nonzero, cw.nonzero, cw.searchsorted, cw.where],
+    "sorting": [cw.sort, cw.argsort],
+    "sets": [cw.unique_values, cw.unique_counts, cw.unique_inverse, cw.unique_all],
 }
 
 
