@@ -28,6 +28,9 @@ DOCUMENTED = {
     "searching": [cw.argmax, cw.argmin, cw.count_nonzero, cw.nonzero, cw.searchsorted, cw.where],
     "sorting": [cw.sort, cw.argsort],
     "sets": [cw.unique_values, cw.unique_counts, cw.unique_inverse, cw.unique_all],
+    "manipulation": [cw.reshape, cw.permute_dims, cw.expand_dims, cw.squeeze, cw.broadcast_to,
+                     cw.broadcast_arrays, cw.flip, cw.moveaxis, cw.concat, cw.stack, cw.unstack,
+                     cw.repeat, cw.tile, cw.roll],
 }
 
 
@@ -103,7 +106,8 @@ def test_public_callable_has_numpydoc_sections(fn):
         assert "Parameters" in sections, fn.__name__
     assert {"Returns", "Examples"} <= sections, f"{fn.__name__}: sections {sections}"
     # each parameter is described
-    for name in inspect.signature(fn).parameters:
+    for param in inspect.signature(fn).parameters.values():
+        name = ("*" if param.kind is param.VAR_POSITIONAL else "") + param.name
         assert f"\n{name} :" in "\n" + inspect.cleandoc(doc), f"{fn.__name__}: {name} undocumented"
 
 
