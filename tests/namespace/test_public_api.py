@@ -31,6 +31,11 @@ DOCUMENTED = {
     "manipulation": [cw.reshape, cw.permute_dims, cw.expand_dims, cw.squeeze, cw.broadcast_to,
                      cw.broadcast_arrays, cw.flip, cw.moveaxis, cw.concat, cw.stack, cw.unstack,
                      cw.repeat, cw.tile, cw.roll],
+    "data types": [cw.astype, cw.can_cast, cw.finfo, cw.iinfo, cw.result_type, cw.from_dlpack],
+    "linear algebra": [cw.matmul, cw.matrix_transpose, cw.tensordot, cw.vecdot],
+    "creation_extra": [cw.eye, cw.linspace, cw.meshgrid, cw.tril, cw.triu],
+    "devices": [cw.backends, cw.get_device, cw.set_default_device, cw.default_device],
+    "promotion": [cw.get_promotion_mode, cw.set_promotion_mode, cw.promotion_mode],
 }
 
 
