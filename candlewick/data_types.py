@@ -99,7 +99,7 @@ def can_cast(from_: DTypeLike | Array, to: DTypeLike, /) -> bool:
     Raises
     ------
     DTypeError
-        If from_ or to is not a candlewick dtype (or array).
+        If ``from_`` or ``to`` is not a candlewick dtype (or array).
 
     Examples
     --------
