@@ -38,6 +38,7 @@ DOCUMENTED = {
     "promotion": [cw.get_promotion_mode, cw.set_promotion_mode, cw.promotion_mode],
     "linalg": [getattr(cw.linalg, name) for name in cw.linalg.__all__
                if not isinstance(getattr(cw.linalg, name), type)],
+    "fft": [getattr(cw.fft, name) for name in cw.fft.__all__],
 }
 
 
