@@ -39,6 +39,7 @@ DOCUMENTED = {
     "linalg": [getattr(cw.linalg, name) for name in cw.linalg.__all__
                if not isinstance(getattr(cw.linalg, name), type)],
     "fft": [getattr(cw.fft, name) for name in cw.fft.__all__],
+    "nn": [getattr(cw.nn, name) for name in cw.nn.__all__],
 }
 
 
