@@ -40,6 +40,8 @@ DOCUMENTED = {
                if not isinstance(getattr(cw.linalg, name), type)],
     "fft": [getattr(cw.fft, name) for name in cw.fft.__all__],
     "nn": [getattr(cw.nn, name) for name in cw.nn.__all__],
+    "random": [cw.random.seed, cw.random.default_generator, cw.random.uniform, cw.random.normal,
+               cw.random.Generator.uniform, cw.random.Generator.normal],
 }
 
 
@@ -70,7 +72,8 @@ def test_docstring_examples_run(fn):
 @pytest.mark.parametrize("fn", ALL_DOCUMENTED)
 def test_public_callable_is_annotated(fn):
     sig = inspect.signature(fn)
-    missing = [p.name for p in sig.parameters.values() if p.annotation is inspect.Parameter.empty]
+    missing = [p.name for p in sig.parameters.values()
+               if p.annotation is inspect.Parameter.empty and p.name != "self"]
     assert not missing, f"{fn.__name__}: parameters without annotation: {missing}"
     assert sig.return_annotation is not inspect.Signature.empty, f"{fn.__name__}: no return annotation"
 
@@ -116,6 +119,8 @@ def test_public_callable_has_numpydoc_sections(fn):
     assert {"Returns", "Examples"} <= sections, f"{fn.__name__}: sections {sections}"
     # each parameter is described
     for param in inspect.signature(fn).parameters.values():
+        if param.name == "self":
+            continue
         name = ("*" if param.kind is param.VAR_POSITIONAL else "") + param.name
         assert f"\n{name} :" in "\n" + inspect.cleandoc(doc), f"{fn.__name__}: {name} undocumented"
 
