@@ -221,8 +221,34 @@ _KIND_ALIASES = {
 }
 
 
-def isdtype(dtype, kind):
-    """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple)."""
+def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple).
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype to test.
+    kind : DType, str or tuple
+        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric'), or a tuple of them (any matches).
+
+    Returns
+    -------
+    bool
+        Whether dtype is of kind.
+
+    Raises
+    ------
+    DTypeError
+        If dtype is not a candlewick dtype or kind is of the wrong type.
+    ValueError
+        If kind names no kind.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.isdtype(cw.float32, "real floating"), cw.isdtype(cw.int8, ("bool", cw.int16))
+    (True, False)
+    """
     if not isinstance(dtype, DType):
         raise DTypeError(f"isdtype: dtype must be a candlewick dtype, got {dtype!r}")
     if isinstance(kind, tuple):
