@@ -278,6 +278,21 @@ if TYPE_CHECKING:
     def greater(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
     def greater_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
 
+    # the generated names (logical_not among them), for type checkers' view of
+    # ``from .elementwise import *``
+    __all__ += [
+        "logical_not",
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil",
+        "conj", "cos", "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf",
+        "isnan", "log", "log1p", "log2", "log10", "negative", "real", "reciprocal", "round",
+        "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "add",
+        "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "atan2",
+        "hypot", "copysign", "nextafter", "logaddexp", "maximum", "minimum", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+        "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
+        "less_equal", "greater", "greater_equal",
+    ]
+
 
 def logical_not(x: Array, /) -> Array:
     """Element-wise logical NOT; non-bool input is taken as truth values (``x != 0``),

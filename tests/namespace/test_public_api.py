@@ -143,11 +143,14 @@ def test_elementwise_type_declarations_match_the_generated_functions():
     """elementwise.py spells the generated functions out for type checkers under
     ``if TYPE_CHECKING:``; the spelled-out names are exactly the generated ones."""
     tree = ast.parse(pathlib.Path(elementwise.__file__).read_text())
-    declared = set()
+    declared, exported = set(), set()
     for node in tree.body:
         if isinstance(node, ast.If) and getattr(node.test, "id", None) == "TYPE_CHECKING":
             declared |= {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
+            exported |= {ast.literal_eval(n.value)[i] for n in node.body if isinstance(n, ast.AugAssign)
+                         for i in range(len(n.value.elts))}
     generated = {op.value for op in elementwise._UNARY_NAMES + elementwise._BINARY_NAMES}
     generated |= {op.value for op in elementwise.CompareOp}
+    assert exported == generated  # what type checkers see ``import *`` bring
     generated.discard("logical_not")  # defined by hand below the loops, annotated there
     assert declared == generated
