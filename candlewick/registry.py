@@ -50,7 +50,7 @@ class BackendInfo:
     source: str = ""
     details: dict = field(default_factory=dict)
 
-    def __str__(self):
+    def __str__(self) -> str:
         state = f"available, {self.device_count} device(s)" if self.available else f"unavailable: {self.reason}"
         extra = "".join(f"; {k}: {v}" for k, v in self.details.items())
         return f"{self.name}: {state}{extra}"
