@@ -75,5 +75,7 @@ __all__ += [
 
 
 def __dir__() -> list[str]:
-    """``dir()`` of the module: its public names (``__all__``), not its imports."""
-    return sorted(__all__)
+    """``dir()`` of the namespace: its public names (``__all__``), the public submodules
+    outside the standard (``nn``, ``random``, ``errors``) and ``__version__``; not the
+    modules the namespace is built from."""
+    return sorted([*__all__, "nn", "random", "errors", "__version__"])
