@@ -88,7 +88,8 @@ def _arrays_to_host(obj):
     return obj
 
 
-def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None, copy: bool | None = None) -> Array:
+def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+            copy: bool | None = None) -> Array:
     """Convert a candlewick array, Python scalar, nested sequence or buffer to an array.
 
     Parameters
@@ -326,7 +327,8 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLik
     return _filled("empty", shape, dtype, device, lambda d, s, t: d.empty(s, t))
 
 
-def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
+         device: DeviceLike | None = None) -> Array:
     """An array of ``shape`` with every element ``fill_value``.
 
     Parameters
@@ -489,7 +491,8 @@ def empty_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLik
     return empty(shape, dtype=dtype, device=device)
 
 
-def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
+              device: DeviceLike | None = None) -> Array:
     """An array filled with ``fill_value`` with the shape of ``x`` (and its dtype and device unless given).
 
     Parameters
@@ -526,7 +529,8 @@ def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
     return full(shape, fill_value, dtype=dtype, device=device)
 
 
-def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """Evenly spaced values in ``[start, stop)``; int64 for ints, float64 otherwise.
 
     Parameters

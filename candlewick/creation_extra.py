@@ -42,7 +42,8 @@ def _dtype_arg(dtype: DTypeLike | None, default: _dt.DType) -> _dt.DType:
     return dtype
 
 
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
+        device: DeviceLike | None = None) -> Array:
     """A ``(n_rows, n_cols)`` array with ones on the ``k``-th diagonal and zeros elsewhere.
 
     Parameters
@@ -96,7 +97,9 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
     return wrap(storage, shape, dtype, device)
 
 
-def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None, endpoint: bool = True) -> Array:
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+             endpoint: bool = True) -> Array:
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive when ``endpoint``).
 
     Values are ``start + i * step`` computed in float64 (per component for complex) and

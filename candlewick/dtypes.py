@@ -229,7 +229,8 @@ def isdtype(dtype: DType, kind: DType | str | tuple[DType | str, ...]) -> bool:
     dtype : DType
         The dtype to test.
     kind : DType, str or tuple
-        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral', 'real floating', 'complex floating', 'numeric'), or a tuple of them (any matches).
+        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral', 'real
+        floating', 'complex floating', 'numeric'), or a tuple of them (any matches).
 
     Returns
     -------

@@ -49,7 +49,8 @@ class BackendUnavailableError(DeviceError, RuntimeError):
 class UnsupportedOperation(CandlewickError, NotImplementedError):
     """A backend lacks a primitive for this op/dtype; it never falls back to another device."""
 
-    def __init__(self, op: object, dtype: object = None, backend: str | None = None, detail: str = "") -> None:
+    def __init__(self, op: object, dtype: object = None, backend: str | None = None,
+                 detail: str = "") -> None:
         self.op, self.dtype, self.backend = op, dtype, backend
         where = f" on backend {backend!r}" if backend else ""
         of = f" for dtype {dtype}" if dtype is not None else ""

@@ -98,7 +98,8 @@ def _out_size(n, k, stride, padding, dilation, fname):
     return size
 
 
-def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1, padding: int = 0, dilation: int = 1, groups: int = 1) -> Array:
+def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1, padding: int = 0,
+           dilation: int = 1, groups: int = 1) -> Array:
     """1-D cross-correlation: x (N, Cin, L), weight (Cout, Cin/groups, K).
 
     Parameters
@@ -132,7 +133,8 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
     DTypeError
         If x is not real floating or weight's dtype differs.
     ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the channels, or the output would be empty.
+        If stride/dilation is not positive, padding is negative, groups does not divide the
+        channels, or the output would be empty.
     DeviceMismatchError
         If the operands are on different devices.
 
@@ -153,7 +155,9 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
     return _add_bias(wrap(st, (x.shape[0], weight.shape[0], lout), x._dtype, x._device), bias, "conv1d")
 
 
-def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1, groups: int = 1) -> Array:
+def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | tuple[int, int] = 1,
+           padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
+           groups: int = 1) -> Array:
     """2-D cross-correlation: x (N, Cin, H, W), weight (Cout, Cin/groups, KH, KW).
 
     Parameters
@@ -187,7 +191,8 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | 
     DTypeError
         If x is not real floating or weight's dtype differs.
     ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the channels, or the output would be empty.
+        If stride/dilation is not positive, padding is negative, groups does not divide the
+        channels, or the output would be empty.
     DeviceMismatchError
         If the operands are on different devices.
 
@@ -217,7 +222,9 @@ def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):
     return size
 
 
-def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1, padding: int = 0, output_padding: int = 0, dilation: int = 1, groups: int = 1) -> Array:
+def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1,
+                     padding: int = 0, output_padding: int = 0, dilation: int = 1,
+                     groups: int = 1) -> Array:
     """Transposed 1-D convolution: x (N, Cin, L), weight (Cin, Cout/groups, K).
 
     Parameters
@@ -253,7 +260,8 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
     DTypeError
         If x is not real floating or weight's dtype differs.
     ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the channels, or the output would be empty.
+        If stride/dilation is not positive, padding is negative, groups does not divide the
+        channels, or the output would be empty.
     DeviceMismatchError
         If the operands are on different devices.
 
@@ -275,7 +283,10 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
     return _add_bias(out, bias, "conv_transpose1d")
 
 
-def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0, output_padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1, groups: int = 1) -> Array:
+def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *,
+                     stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
+                     output_padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
+                     groups: int = 1) -> Array:
     """Transposed 2-D convolution: x (N, Cin, H, W), weight (Cin, Cout/groups, KH, KW).
 
     Parameters
@@ -311,7 +322,8 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *, stri
     DTypeError
         If x is not real floating or weight's dtype differs.
     ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the channels, or the output would be empty.
+        If stride/dilation is not positive, padding is negative, groups does not divide the
+        channels, or the output would be empty.
     DeviceMismatchError
         If the operands are on different devices.
 
@@ -334,7 +346,8 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *, stri
     return _add_bias(out, bias, "conv_transpose2d")
 
 
-def _pool_args(x, kernel_size, stride, padding, fname) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+def _pool_args(x, kernel_size, stride, padding,
+               fname) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     require_array(x, fname)
     if x.ndim != 4:
         raise ShapeError(f"{fname}: x must be 4-D (N, C, H, W), got shape {x.shape}")
@@ -349,7 +362,8 @@ def _pool_args(x, kernel_size, stride, padding, fname) -> tuple[tuple[int, int],
     return kernel, stride, padding
 
 
-def avg_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None, padding: int | tuple[int, int] = 0, *, count_include_pad: bool = True) -> Array:
+def avg_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
+               padding: int | tuple[int, int] = 0, *, count_include_pad: bool = True) -> Array:
     """Average pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``.
 
     Parameters
@@ -394,7 +408,8 @@ def avg_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple
     return wrap(st, x.shape[:2] + (ho, wo), x._dtype, x._device)
 
 
-def max_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None, padding: int | tuple[int, int] = 0, *, dilation: int | tuple[int, int] = 1) -> Array:
+def max_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
+               padding: int | tuple[int, int] = 0, *, dilation: int | tuple[int, int] = 1) -> Array:
     """Max pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``.
 
     Parameters
@@ -609,7 +624,8 @@ def _norm_params(x, weight, bias, fname):
                 raise ShapeError(f"{fname}: {name} must have shape {x.shape[-1:]}, got {p.shape}")
 
 
-def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = None, *, eps: float = 1e-5) -> Array:
+def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = None, *,
+               eps: float = 1e-5) -> Array:
     """Normalize over the last axis to zero mean, unit variance; then scale and shift.
 
     Parameters

@@ -220,7 +220,8 @@ def default_generator() -> Generator:
     return _default
 
 
-def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None) -> Array:
     """Uniform numbers in ``[low, high)`` from the default generator.
 
     Parameters
@@ -260,7 +261,8 @@ def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTy
     return _default.uniform(shape, low=low, high=high, dtype=dtype, device=device)
 
 
-def normal(shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def normal(shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
+           device: DeviceLike | None = None) -> Array:
     """Normal numbers with the given mean and standard deviation from the default generator.
 
     Parameters

@@ -315,7 +315,8 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
 
 # --- searchsorted ------------------------------------------------------------------------
 
-def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left", sorter: Array | None = None) -> Array:
+def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
+                 sorter: Array | None = None) -> Array:
     """Insertion indices of ``x2`` into the ascending 1-D ``x1`` (or ``x1[sorter]``).
 
     Parameters

@@ -68,7 +68,8 @@ def _sum_like(op, x, axis, dtype, keepdims, fname):
     return reduce_array(op, x, axis, keepdims, fname)
 
 
-def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
+def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+        keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in the default integer dtype.
 
     Parameters
@@ -107,7 +108,8 @@ def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None
     return _sum_like(ReduceOp.SUM, x, axis, dtype, keepdims, "sum")
 
 
-def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None, keepdims: bool = False) -> Array:
+def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> Array:
     """Product over ``axis``; integers accumulate in the default integer dtype.
 
     Parameters
@@ -323,7 +325,8 @@ def _mean(x, axis, keepdims):
     return _divide(total, _count(shape, axes))
 
 
-def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
     ``N - correction <= 0``. Complex input gives a real result.
 
@@ -379,7 +382,8 @@ def _var(x, axis, correction, keepdims):
     return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
 
 
-def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0, keepdims: bool = False) -> Array:
+def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
 
     Parameters
@@ -444,7 +448,8 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
     return wrap(out, out_shape, acc, device)
 
 
-def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> Array:
     """Inclusive running sum along ``axis`` (optional for 1-D); ``include_initial``
     prepends the empty sum 0. dtype rules as for ``sum``.
 
@@ -482,7 +487,8 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
     return _cumulative(ScanOp.SUM, x, axis, dtype, include_initial, "cumulative_sum")
 
 
-def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None, include_initial: bool = False) -> Array:
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    include_initial: bool = False) -> Array:
     """Inclusive running product along ``axis`` (optional for 1-D); ``include_initial``
     prepends the empty product 1. dtype rules as for ``prod``.
 

@@ -118,7 +118,8 @@ def _edge(value, x, axis, argname):
     raise TypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
-def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None, append: Array | Scalar | None = None) -> Array:
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None,
+         append: Array | Scalar | None = None) -> Array:
     """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``; ``prepend`` and
     ``append`` are joined to x along ``axis`` first. bool arrays give ``x[i+1] != x[i]``
     (as NumPy does).

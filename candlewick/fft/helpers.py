@@ -43,7 +43,8 @@ def _scaled_integers(ints, size, scale, dtype, device):
     return wrap(values, (size,), dtype, device)
 
 
-def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None) -> Array:
     """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``.
 
     Parameters
@@ -89,7 +90,8 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device
     return _scaled_integers(ints, n, 1.0 / (n * d), dtype, device)
 
 
-def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+             device: DeviceLike | None = None) -> Array:
     """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``.
 
     Parameters

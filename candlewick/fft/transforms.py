@@ -146,7 +146,8 @@ def _n_dim(x, s, axes, norm, inverse, fname):
     return x
 
 
-def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward") -> Array:
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Array:
     """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``).
 
     Parameters
@@ -187,7 +188,8 @@ def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | N
     return _n_dim(x, s, axes, norm, False, "fftn")
 
 
-def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward") -> Array:
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
     """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``).
 
     Parameters
@@ -318,7 +320,8 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True))
 
 
-def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward") -> Array:
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
     """n-dimensional transform of real ``x``: ``rfft`` over the last of ``axes``, then
     complex transforms over the others.
 
@@ -372,7 +375,8 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     return out
 
 
-def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None, norm: str = "backward") -> Array:
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str = "backward") -> Array:
     """Inverse of ``rfftn``: complex inverse transforms over all but the last of ``axes``,
     then ``irfft`` over the last (default length ``2 * (m - 1)``).
 

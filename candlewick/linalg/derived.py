@@ -285,7 +285,8 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     return out
 
 
-def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False, ord: int | float = 2) -> Array:
+def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> Array:
     """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min ``|x|``), 0 (count
     of non-zeros), 1, 2, or any other p (``sum(|x|**p)**(1/p)``). Real result.
 
