@@ -66,6 +66,8 @@ def installed(module):
         sys.exit(f"{module.__name__} imported from {path}, not from the wheel in {venv}")
 
 installed(candlewick)
+# PEP 561: the marker that tells type checkers the installed package is typed
+assert os.path.isfile(os.path.join(os.path.dirname(candlewick.__file__), "py.typed")), "py.typed missing"
 import cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg
 for module in (cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg):
     installed(module)

@@ -86,3 +86,10 @@ __all__ += [
     "take_along_axis", "all", "any", "diff",
 ]
 __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "isin"]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the namespace: its public names (``__all__``), the public submodules
+    outside the standard (``nn``, ``random``, ``errors``) and ``__version__``; not the
+    modules the namespace is built from."""
+    return sorted([*__all__, "nn", "random", "errors", "__version__"])

@@ -10,7 +10,10 @@ Hot paths (binary ops on arrays of one dtype and shape) are written to do as lit
 Python work as possible: the per-op dtype tables below are built once at import.
 """
 
+from __future__ import annotations
+
 import builtins
+from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from .errors import DeviceMismatchError, DTypeError, UnsupportedOperation
@@ -18,10 +21,13 @@ from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
 
+if TYPE_CHECKING:
+    from .backend import BackendDevice, BackendStorage
+
 # op -> {accepted dtype: result dtype}
 RESULT = {op: {d: op.result_dtype(d) for d in op.dtypes()} for enum in ALL_OP_ENUMS for op in enum}
 
-_CONTIG_CACHE = {}
+_CONTIG_CACHE: dict[tuple[int, ...], Layout] = {}
 
 
 def contiguous_layout(shape):
@@ -40,6 +46,10 @@ class ArrayBase:
     """The data of a candlewick array; the public class is ``candlewick.array.Array``."""
 
     __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
+    _storage: BackendStorage
+    _layout: Layout
+    _dtype: _dt.DType
+    _device: BackendDevice
 
 
 def check_accepts(op, dtype, fname):

@@ -7,8 +7,11 @@ operand's class; the namespace functions with no array operand import ``Array`` 
 ``wrap`` from here.
 """
 
+from __future__ import annotations
+
 import functools
 import sys
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 
@@ -24,16 +27,36 @@ from .numpy_protocols import array_function, array_ufunc
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    from ._types import DeviceLike, DTypeLike, Scalar
+    from .backend import BackendDevice
+    from .dtypes import DType
+
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
 
 class Array(ArrayBase):
-    """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``."""
+    """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``.
+
+    Arrays are not constructed directly: the creation functions (``asarray``, ``zeros``,
+    ``arange``, ...) make them. Operators (``+ - * / // % ** @ & | ^ << >> ~``,
+    comparisons) are the element-wise functions of the namespace; in-place operators
+    keep the left operand's dtype and shape.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> (x + 1).tolist()
+    [[2.0, 3.0], [4.0, 5.0]]
+    """
 
     __slots__ = ()
     __array_priority__ = 100  # NumPy defers mixed operators to us
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
 
     def __reduce__(self):
@@ -44,47 +67,144 @@ class Array(ArrayBase):
 
     # --- attributes ------------------------------------------------------------
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
+        """The data type of the elements.
+
+        Returns
+        -------
+        dtype
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([1.0, 2.0])
+        >>> x.dtype
+        candlewick.float64
+        """
         return self._dtype
 
     @property
-    def device(self):
+    def device(self) -> BackendDevice:
+        """The device holding the array; it compares equal to its name (``x.device == "cpu"``).
+
+        Returns
+        -------
+        device
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([1.0, 2.0])
+        >>> x.device == "cpu"
+        True
+        """
         return self._device
 
     @property
-    def shape(self):
+    def shape(self) -> tuple[int, ...]:
+        """The length of each dimension.
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([1.0, 2.0])
+        >>> x.shape
+        (2,)
+        """
         return self._layout.shape
 
     @property
-    def ndim(self):
+    def ndim(self) -> int:
+        """The number of dimensions.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([1.0, 2.0])
+        >>> x.ndim
+        1
+        """
         return len(self._layout.shape)
 
     @property
-    def size(self):
+    def size(self) -> int:
+        """The number of elements (the product of the shape).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([1.0, 2.0])
+        >>> x.size
+        2
+        """
         return self._layout.size
 
     @property
-    def T(self):
+    def T(self) -> Array:
+        """The transpose of a 2-D array (a view).
+
+        Returns
+        -------
+        Array
+
+        Raises
+        ------
+        ShapeError
+            If the array is not 2-D (use ``permute_dims`` or ``mT``).
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.asarray([[1, 2, 3], [4, 5, 6]]).T.shape
+        (3, 2)
+        """
         if self.ndim != 2:
             raise ShapeError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
         return view(self, self._layout.permute((1, 0)))
 
     @property
-    def mT(self):
+    def mT(self) -> Array:
+        """The matrix transpose of the last two dimensions (a view; needs ndim >= 2).
+
+        Returns
+        -------
+        Array
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> x = cw.asarray([[1, 2, 3], [4, 5, 6]])
+        >>> x.mT.shape
+        (3, 2)
+        """
         return view(self, self._layout.transpose_last2())
 
-    def __len__(self):
+    def __len__(self) -> int:
+        """The length of the first dimension (TypeError for a 0-d array)."""
         if not self._layout.shape:
             raise TypeError("len() of a 0-d array")
         return self._layout.shape[0]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Array]:
+        """The sub-arrays along the first dimension (TypeError for a 0-d array)."""
         if not self._layout.shape:
             raise TypeError("iteration over a 0-d array")
         for i in range(self._layout.shape[0]):
             yield self[i]
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         host = self._storage.to_host(self._layout)
         body = np.array2string(host, separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self._dtype.name}, device='{self._device.name}')"
@@ -92,7 +212,33 @@ class Array(ArrayBase):
     __str__ = __repr__
 
     # --- conversion ------------------------------------------------------------
-    def astype(self, dtype, /, *, copy=True):
+    def astype(self, dtype: DTypeLike, /, *, copy: bool = True) -> Array:
+        """The array converted to ``dtype`` (``candlewick.astype`` as a method).
+
+        Parameters
+        ----------
+        dtype : DType
+            The dtype to convert to.
+        copy : bool
+            False returns the array itself when it already has ``dtype``.
+
+        Returns
+        -------
+        Array
+            An array of x's shape and device with dtype ``dtype``.
+
+        Raises
+        ------
+        DTypeError
+            If dtype names no candlewick dtype, or casts complex to a real dtype (take
+            ``real()`` or ``abs()`` first).
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.asarray([1.7, -2.2]).astype(cw.int32).tolist()
+        [1, -2]
+        """
         dtype = _dt.as_dtype(dtype)
         if dtype is self._dtype and not copy:
             return self
@@ -108,7 +254,8 @@ class Array(ArrayBase):
             raise TypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
         return self._storage.to_host(self._layout)[()]
 
-    def __bool__(self):
+    def __bool__(self) -> bool:
+        """The truth value of a 0-d array (TypeError for other shapes)."""
         return bool(self._scalar("bool"))
 
     # --- Python objects, as NumPy gives them --------------------------------------
@@ -118,17 +265,47 @@ class Array(ArrayBase):
         host = self._storage.to_host(self._layout)
         return host.astype(np.float32) if self._dtype is _dt.bfloat16 else host
 
-    def tolist(self):
-        """The elements as nested Python lists of Python scalars (a scalar for 0-d)."""
+    def tolist(self) -> Any:
+        """The elements as nested Python lists of Python scalars (a scalar for 0-d).
+
+        Returns
+        -------
+        list or Python scalar
+            Nested lists of ``ndim`` levels; a 0-d array gives its one scalar.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.asarray([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
         return self._host_python().tolist()
 
-    def item(self):
-        """The one element of a size-1 array as a Python scalar (ValueError otherwise)."""
+    def item(self) -> bool | int | float | complex:
+        """The one element of a size-1 array as a Python scalar.
+
+        Returns
+        -------
+        bool, int, float or complex
+            The element, as the Python scalar of the array's kind.
+
+        Raises
+        ------
+        ValueError
+            If the array's size is not 1.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.asarray([[2.5]]).item()
+        2.5
+        """
         if self._layout.size != 1:
             raise ValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
         return self._host_python().reshape(()).item()
 
-    def __format__(self, spec):
+    def __format__(self, spec: str) -> str:
+        """``format(x, spec)``: a 0-d array formats as its scalar (``f"{x:.2f}"``)."""
         if not spec:
             return str(self)
         if self._layout.shape != ():
@@ -138,7 +315,7 @@ class Array(ArrayBase):
             )
         return format(self.item(), spec)
 
-    def __round__(self, ndigits=None):
+    def __round__(self, ndigits: int | None = None) -> int | Array:
         """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's
         dtype rounded to n decimals, as for NumPy scalars."""
         if self._dtype.is_complex or self._dtype.is_bool:
@@ -147,10 +324,11 @@ class Array(ArrayBase):
             raise TypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
         value = self.item()
         if ndigits is None:
-            return round(value)
-        return scalar_array(self, round(value, ndigits), self._dtype, self._device)
+            return round(value)  # type: ignore[arg-type]  # complex turned away above
+        return scalar_array(self, round(value, ndigits), self._dtype, self._device)  # type: ignore[arg-type]
 
-    def __int__(self):
+    def __int__(self) -> int:
+        """``int(x)`` of a 0-d real array (truncates floats)."""
         if self._dtype.is_complex:
             raise TypeError("int() of a complex array; take real() first")
         value = self._scalar("int")
@@ -158,20 +336,25 @@ class Array(ArrayBase):
             value = float(value)
         return int(value)
 
-    def __float__(self):
+    def __float__(self) -> float:
+        """``float(x)`` of a 0-d real array."""
         if self._dtype.is_complex:
             raise TypeError("float() of a complex array; take real() first")
         return float(self._scalar("float"))
 
-    def __complex__(self):
+    def __complex__(self) -> complex:
+        """``complex(x)`` of a 0-d array."""
         return complex(self._scalar("complex"))
 
-    def __index__(self):
+    def __index__(self) -> int:
+        """``operator.index(x)`` of a 0-d integer array."""
         if not (self._dtype.is_integer):
             raise TypeError(f"__index__ needs an integer array, got {self._dtype.name}")
         return int(self._scalar("index"))
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """``numpy.asarray(x)`` of an array in host memory (TypeError for a GPU array:
+        ``candlewick.to_numpy`` copies it explicitly)."""
         if not holds_host_memory(self._device):
             raise TypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
@@ -188,20 +371,51 @@ class Array(ArrayBase):
     def __array_function__(self, func, types, args, kwargs):
         return array_function(func, types, args, kwargs)
 
-    def __array_namespace__(self, /, *, api_version=None):
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
         # the namespace is this module's package: Python loaded it before this module, so
         # it is looked up, not imported (the namespace sits above the Array class)
         return sys.modules[__package__]
 
-    def __dlpack__(self, /, *, stream=None, max_version=None, dl_device=None, copy=None):
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of the array (the DLPack protocol; see ``from_dlpack``)."""
         return array_dlpack(self, stream, max_version, dl_device, copy)
 
-    def __dlpack_device__(self, /):
+    def __dlpack_device__(self, /) -> tuple[int, int]:
+        """The DLPack ``(device type, device id)`` of the array."""
         return array_dlpack_device(self)
 
-    def to_device(self, device, /, *, stream=None):
+    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Array:
+        """The array copied to ``device`` (itself when already there).
+
+        Parameters
+        ----------
+        device : str or device
+            The target device (``"cpu"``, ``"rocm:0"``, or a device object).
+        stream : None
+            Accepted for the Array API; copies are synchronous.
+
+        Returns
+        -------
+        Array
+            An array on ``device`` with x's shape, dtype and elements.
+
+        Raises
+        ------
+        DeviceError
+            If ``device`` names no device.
+        BackendUnavailableError
+            If the device's backend cannot run here.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.asarray([1, 2]).to_device("cpu").device == "cpu"
+        True
+        """
         target = get_device(device)
         if target is self._device:
             return self
@@ -210,37 +424,91 @@ class Array(ArrayBase):
         return wrap(target.storage_from_host(host), self._layout.shape, self._dtype, target)
 
     # --- indexing --------------------------------------------------------------
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Array:
+        """``x[key]``: basic indexing gives a view, integer-array and boolean indexing a copy."""
         return _indexing.getitem(self, key)
 
-    def __setitem__(self, key, value):
+    def __setitem__(self, key: Any, value: Array | Scalar) -> None:
+        """``x[key] = value``: writes value (broadcast, converted to x's dtype) in place."""
         _indexing.setitem(self, key, value)
 
     # --- operators -------------------------------------------------------------
-    def __matmul__(self, other):
+    def __matmul__(self, other: Array) -> Array:
+        """``x @ y``: ``candlewick.matmul``."""
         if not isinstance(other, Array):
             return NotImplemented
         return _linalg_ops.matmul(self, other)
 
-    def __rmatmul__(self, other):
+    def __rmatmul__(self, other: Array) -> Array:
+        """``y @ x``: ``candlewick.matmul(y, x)``."""
         if not isinstance(other, Array):
             return NotImplemented
         return _linalg_ops.matmul(other, self)
 
-    def __imatmul__(self, other):
+    def __imatmul__(self, other: Array) -> Array:
+        """``x @= y``: the matrix product written into x (same dtype and shape)."""
         return _assign_inplace(self, self.__matmul__(other), "@=")
 
-    def __neg__(self):
+    def __neg__(self) -> Array:
+        """``-x``: ``candlewick.negative``."""
         return _ew.negative(self)
 
-    def __pos__(self):
+    def __pos__(self) -> Array:
+        """``+x``: ``candlewick.positive``."""
         return _ew.positive(self)
 
-    def __abs__(self):
+    def __abs__(self) -> Array:
+        """``abs(x)``: ``candlewick.abs``."""
         return _ew.abs(self)
 
-    def __invert__(self):
+    def __invert__(self) -> Array:
+        """``~x``: ``candlewick.bitwise_invert``."""
         return _ew.bitwise_invert(self)
+
+    if TYPE_CHECKING:
+        # the operators _install_operators() sets below, spelled out for type checkers
+        def __add__(self, other: Array | Scalar, /) -> Array: ...
+        def __radd__(self, other: Array | Scalar, /) -> Array: ...
+        def __iadd__(self, other: Array | Scalar, /) -> Array: ...
+        def __sub__(self, other: Array | Scalar, /) -> Array: ...
+        def __rsub__(self, other: Array | Scalar, /) -> Array: ...
+        def __isub__(self, other: Array | Scalar, /) -> Array: ...
+        def __mul__(self, other: Array | Scalar, /) -> Array: ...
+        def __rmul__(self, other: Array | Scalar, /) -> Array: ...
+        def __imul__(self, other: Array | Scalar, /) -> Array: ...
+        def __truediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __rtruediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __itruediv__(self, other: Array | Scalar, /) -> Array: ...
+        def __floordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __rfloordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __ifloordiv__(self, other: Array | Scalar, /) -> Array: ...
+        def __mod__(self, other: Array | Scalar, /) -> Array: ...
+        def __rmod__(self, other: Array | Scalar, /) -> Array: ...
+        def __imod__(self, other: Array | Scalar, /) -> Array: ...
+        def __pow__(self, other: Array | Scalar, /) -> Array: ...
+        def __rpow__(self, other: Array | Scalar, /) -> Array: ...
+        def __ipow__(self, other: Array | Scalar, /) -> Array: ...
+        def __and__(self, other: Array | Scalar, /) -> Array: ...
+        def __rand__(self, other: Array | Scalar, /) -> Array: ...
+        def __iand__(self, other: Array | Scalar, /) -> Array: ...
+        def __or__(self, other: Array | Scalar, /) -> Array: ...
+        def __ror__(self, other: Array | Scalar, /) -> Array: ...
+        def __ior__(self, other: Array | Scalar, /) -> Array: ...
+        def __xor__(self, other: Array | Scalar, /) -> Array: ...
+        def __rxor__(self, other: Array | Scalar, /) -> Array: ...
+        def __ixor__(self, other: Array | Scalar, /) -> Array: ...
+        def __lshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rlshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __ilshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __rrshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __irshift__(self, other: Array | Scalar, /) -> Array: ...
+        def __eq__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
+        def __ne__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
+        def __lt__(self, other: Array | Scalar, /) -> Array: ...
+        def __le__(self, other: Array | Scalar, /) -> Array: ...
+        def __gt__(self, other: Array | Scalar, /) -> Array: ...
+        def __ge__(self, other: Array | Scalar, /) -> Array: ...
 
 
 def _operand(other):
@@ -286,8 +554,13 @@ def _operator_methods(op, short, symbol):
             return NotImplemented
         return _assign_inplace(self, binary(op, self, other, symbol), symbol)
 
-    for name, fn in ((fwd_name, fwd), (rev_name, rev), (in_name, inplace)):
+    plain = symbol[:-1]
+    docs = (f"``x {plain} y``: the element-wise ``{op.value}`` of x and y (an array or Python scalar).",
+            f"``y {plain} x`` with a Python scalar y: the element-wise ``{op.value}``.",
+            f"``x {symbol} y``: ``{op.value}`` written into x, which keeps its dtype and shape.")
+    for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, inplace)), docs):
         fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = doc
         yield name, fn
 
 
@@ -300,6 +573,7 @@ def _comparison_method(op, short):
         return _ew.compare(op, self, other, name)
 
     cmp.__name__ = cmp.__qualname__ = name
+    cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."
     return name, cmp
 
 

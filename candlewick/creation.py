@@ -4,7 +4,10 @@ NumPy is used here only to turn Python scalars, sequences and buffers into host
 buffers; every array's contents are then made by its device.
 """
 
+from __future__ import annotations
+
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,8 +17,12 @@ from .array import Array, wrap
 from .errors import DTypeError
 from .registry import get_device
 
+if TYPE_CHECKING:
+    from ._types import DeviceLike, DTypeLike, Scalar, ShapeLike
+    from .backend import BackendDevice
 
-def _resolve_device(device):
+
+def _resolve_device(device: DeviceLike | None) -> BackendDevice:
     return get_device(device)
 
 
@@ -102,8 +109,44 @@ def _arrays_to_host(obj):
     return obj
 
 
-def asarray(obj, /, *, dtype=None, device=None, copy=None):
-    """Convert a candlewick array, Python scalar, nested sequence or buffer to an array."""
+def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+            copy: bool | None = None) -> Array:
+    """Convert a candlewick array, Python scalar, nested sequence or buffer to an array.
+
+    Parameters
+    ----------
+    obj : Array, Python scalar, nested sequence, NumPy array or buffer
+        The data. A Python scalar or sequence takes the default dtype of its kind
+        (bool, int64, float64, complex128) when dtype is None.
+    dtype : DType or None
+        The dtype of the result; None to infer it from obj.
+    device : str, device or None
+        The device of the result; None for obj's device (an Array) or the default device.
+    copy : bool or None
+        True always copies; False never copies (ValueError when a copy is needed); None
+        copies only when needed.
+
+    Returns
+    -------
+    Array
+        An array holding obj's elements.
+
+    Raises
+    ------
+    ValueError
+        If ``copy=False`` and a copy is needed, or obj is ragged.
+    DTypeError
+        If dtype names no candlewick dtype, or complex data meets a real dtype.
+    BackendUnavailableError
+        If the device's backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1, 2], [3, 4]], dtype=cw.float32)
+    >>> x.dtype, x.shape
+    (candlewick.float32, (2, 2))
+    """
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
     if isinstance(obj, Array):
@@ -141,8 +184,30 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
     return wrap(target.storage_from_host(host), shape, dtype, target)
 
 
-def to_numpy(x, /):
-    """A NumPy array holding a copy of ``x``'s elements (synchronizes with the device)."""
+def to_numpy(x: Array, /) -> np.ndarray:
+    """A NumPy array holding a copy of ``x``'s elements (synchronizes with the device).
+
+    Parameters
+    ----------
+    x : Array
+        The array to copy to the host (from any device).
+
+    Returns
+    -------
+    numpy.ndarray
+        A host array of x's shape; bfloat16 comes as ml_dtypes' bfloat16.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.to_numpy(cw.asarray([1, 2])).tolist()
+    [1, 2]
+    """
     if not isinstance(x, Array):
         raise TypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
     return x._storage.to_host(x._layout)
@@ -161,19 +226,162 @@ def _filled(fname, shape, dtype, device, make):
     return wrap(make(device, shape, dtype), shape, dtype, device)
 
 
-def zeros(shape, *, dtype=None, device=None):
+def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of ``shape`` filled with zeros.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    dtype : DType or None
+        The dtype of the result; None for the default floating dtype (float64).
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of ``shape``, ``dtype`` and ``device``.
+
+    Raises
+    ------
+    TypeError
+        If shape is not an int or a tuple of ints.
+    ValueError
+        If a size is negative, or the array is larger than any device can address.
+    DTypeError
+        If dtype names no candlewick dtype.
+    BackendUnavailableError
+        If the device's backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.zeros((2, 3)).shape
+    (2, 3)
+    >>> cw.zeros(2).tolist()
+    [0.0, 0.0]
+    """
     return _filled("zeros", shape, dtype, device, lambda d, s, t: d.zeros(s, t))
 
 
-def ones(shape, *, dtype=None, device=None):
+def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of ``shape`` filled with ones.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    dtype : DType or None
+        The dtype of the result; None for the default floating dtype (float64).
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of ``shape``, ``dtype`` and ``device``.
+
+    Raises
+    ------
+    TypeError
+        If shape is not an int or a tuple of ints.
+    ValueError
+        If a size is negative, or the array is larger than any device can address.
+    DTypeError
+        If dtype names no candlewick dtype.
+    BackendUnavailableError
+        If the device's backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.ones((2, 3)).shape
+    (2, 3)
+    >>> cw.ones(2, dtype=cw.int32).tolist()
+    [1, 1]
+    """
     return _filled("ones", shape, dtype, device, lambda d, s, t: d.ones(s, t))
 
 
-def empty(shape, *, dtype=None, device=None):
+def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of ``shape`` whose elements are not initialized.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    dtype : DType or None
+        The dtype of the result; None for the default floating dtype (float64).
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of ``shape``, ``dtype`` and ``device``.
+
+    Raises
+    ------
+    TypeError
+        If shape is not an int or a tuple of ints.
+    ValueError
+        If a size is negative, or the array is larger than any device can address.
+    DTypeError
+        If dtype names no candlewick dtype.
+    BackendUnavailableError
+        If the device's backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.empty((2, 3)).shape
+    (2, 3)
+    >>> cw.empty(0).tolist()
+    []
+    """
     return _filled("empty", shape, dtype, device, lambda d, s, t: d.empty(s, t))
 
 
-def full(shape, fill_value, *, dtype=None, device=None):
+def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
+         device: DeviceLike | None = None) -> Array:
+    """An array of ``shape`` with every element ``fill_value``.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    fill_value : Python scalar or 0-d Array
+        The value of every element.
+    dtype : DType or None
+        The dtype of the result; None for the default dtype of fill_value's kind.
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of ``shape``.
+
+    Raises
+    ------
+    TypeError
+        If shape is not an int or a tuple of ints.
+    ValueError
+        If a size is negative, or the array is larger than any device can address.
+    DTypeError
+        If dtype names no candlewick dtype.
+    BackendUnavailableError
+        If the device's backend cannot run here.
+        A fill_value that is not 0-d also raises ValueError; one the dtype cannot hold
+        raises DTypeError.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.full((2,), 1.5).tolist()
+    [1.5, 1.5]
+    """
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
             raise ValueError("full: fill_value must be a scalar or a 0-d array")
@@ -194,28 +402,188 @@ def _like(fname, x, dtype, device):
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
 
 
-def zeros_like(x, /, *, dtype=None, device=None):
+def zeros_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of zeros with the shape of ``x`` (and its dtype and device unless given).
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and default dtype and device) the result takes.
+    dtype : DType or None
+        The dtype of the result; None for x's dtype.
+    device : str, device or None
+        The device of the result; None for x's device.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1, 2], [3, 4]])
+    >>> cw.zeros_like(x).shape
+    (2, 2)
+    """
     shape, dtype, device = _like("zeros_like", x, dtype, device)
     return zeros(shape, dtype=dtype, device=device)
 
 
-def ones_like(x, /, *, dtype=None, device=None):
+def ones_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of ones with the shape of ``x`` (and its dtype and device unless given).
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and default dtype and device) the result takes.
+    dtype : DType or None
+        The dtype of the result; None for x's dtype.
+    device : str, device or None
+        The device of the result; None for x's device.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1, 2], [3, 4]])
+    >>> cw.ones_like(x).shape
+    (2, 2)
+    """
     shape, dtype, device = _like("ones_like", x, dtype, device)
     return ones(shape, dtype=dtype, device=device)
 
 
-def empty_like(x, /, *, dtype=None, device=None):
+def empty_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """An array of uninitialized elements with the shape of ``x`` (and its dtype and device unless given).
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and default dtype and device) the result takes.
+    dtype : DType or None
+        The dtype of the result; None for x's dtype.
+    device : str, device or None
+        The device of the result; None for x's device.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1, 2], [3, 4]])
+    >>> cw.empty_like(x).shape
+    (2, 2)
+    """
     shape, dtype, device = _like("empty_like", x, dtype, device)
     return empty(shape, dtype=dtype, device=device)
 
 
-def full_like(x, /, fill_value, *, dtype=None, device=None):
+def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
+              device: DeviceLike | None = None) -> Array:
+    """An array filled with ``fill_value`` with the shape of ``x`` (and its dtype and device unless given).
+
+    Parameters
+    ----------
+    x : Array
+        The array whose shape (and default dtype and device) the result takes.
+    fill_value : Python scalar or 0-d Array
+        The value of every element.
+    dtype : DType or None
+        The dtype of the result; None for x's dtype.
+    device : str, device or None
+        The device of the result; None for x's device.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1, 2], [3, 4]])
+    >>> cw.full_like(x, 7).shape
+    (2, 2)
+    """
     shape, dtype, device = _like("full_like", x, dtype, device)
     return full(shape, fill_value, dtype=dtype, device=device)
 
 
-def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
-    """Evenly spaced values in ``[start, stop)``; int64 for ints, float64 otherwise."""
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """Evenly spaced values in ``[start, stop)``; int64 for ints, float64 otherwise.
+
+    Parameters
+    ----------
+    start : int or float
+        The first value; with stop None, the end (and the start is 0).
+    stop : int, float or None
+        The end, excluded.
+    step : int or float
+        The spacing (non-zero).
+    dtype : DType or None
+        The dtype of the result; None for int64 (all ints) or float64.
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A 1-D array of ``ceil((stop - start) / step)`` values.
+
+    Raises
+    ------
+    TypeError
+        If start, stop or step is not an int or float.
+    ValueError
+        If step is 0.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> cw.arange(1.0, 2.0, 0.25).tolist()
+    [1.0, 1.25, 1.5, 1.75]
+    """
     if stop is None:
         start, stop = 0, start
     for name, v in (("start", start), ("stop", stop), ("step", step)):

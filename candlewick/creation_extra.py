@@ -3,6 +3,10 @@
 (``from_dlpack`` lives in ``candlewick.dlpack`` with the rest of the DLPack exchange.)
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import operator
 
 from . import dtypes as _dt
@@ -13,6 +17,10 @@ from .errors import DeviceMismatchError, DTypeError, ShapeError
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
+
+if TYPE_CHECKING:
+    from ._types import DTypeLike, DeviceLike
+    from .array import Array
 
 
 def _int_arg(value, fname, argname, minimum=None):
@@ -27,7 +35,7 @@ def _int_arg(value, fname, argname, minimum=None):
     return value
 
 
-def _dtype_arg(dtype, default):
+def _dtype_arg(dtype: DTypeLike | None, default: _dt.DType) -> _dt.DType:
     if dtype is None:
         return default
     if not isinstance(dtype, _dt.DType):
@@ -35,8 +43,43 @@ def _dtype_arg(dtype, default):
     return dtype
 
 
-def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
-    """A ``(n_rows, n_cols)`` array with ones on the ``k``-th diagonal and zeros elsewhere."""
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
+        device: DeviceLike | None = None) -> Array:
+    """A ``(n_rows, n_cols)`` array with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows.
+    n_cols : int or None
+        Number of columns; None for n_rows.
+    k : int
+        The diagonal: 0 the main one, > 0 above it, < 0 below it.
+    dtype : DType or None
+        The dtype of the result; None for the default floating dtype.
+    device : str, device or None
+        The device of the result; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new 2-D array.
+
+    Raises
+    ------
+    TypeError
+        If a size or k is not an int.
+    ValueError
+        If a size is negative.
+    DTypeError
+        If dtype names no candlewick dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
     n_rows = _int_arg(n_rows, "eye", "n_rows", 0)
     n_cols = n_rows if n_cols is None else _int_arg(n_cols, "eye", "n_cols", 0)
     k = _int_arg(k, "eye", "k")
@@ -55,11 +98,48 @@ def eye(n_rows, n_cols=None, /, *, k=0, dtype=None, device=None):
     return wrap(storage, shape, dtype, device)
 
 
-def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
+def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
+             dtype: DTypeLike | None = None, device: DeviceLike | None = None,
+             endpoint: bool = True) -> Array:
     """``num`` evenly spaced values from ``start`` to ``stop`` (inclusive when ``endpoint``).
 
     Values are ``start + i * step`` computed in float64 (per component for complex) and
     rounded once to ``dtype``; with ``endpoint`` the last value is exactly ``stop``.
+
+    Parameters
+    ----------
+    start : int, float or complex
+        The first value.
+    stop : int, float or complex
+        The last value (or the end, excluded).
+    num : int
+        The number of values (>= 0).
+    dtype : DType or None
+        The dtype of the result; None for the default floating dtype.
+    device : str, device or None
+        The device of the result; None for the default device.
+    endpoint : bool
+        Include stop as the last value.
+
+    Returns
+    -------
+    Array
+        A 1-D array of num values.
+
+    Raises
+    ------
+    TypeError
+        If start or stop is not a number, or num is not an int.
+    ValueError
+        If num is negative.
+    DTypeError
+        If dtype cannot hold the values (complex bounds with a real dtype).
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linspace(0, 1, 5).tolist()
+    [0.0, 0.25, 0.5, 0.75, 1.0]
     """
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
@@ -85,9 +165,9 @@ def linspace(start, stop, /, num, *, dtype=None, device=None, endpoint=True):
         imag = imag.astype(layout, dtype).binary_scalar(BinaryOp.MULTIPLY, layout, 1j, False)
         storage = real.binary(BinaryOp.ADD, layout, imag, layout)
     else:
-        storage = _spaced(device, float(start), float(stop), num, div, dtype)
+        storage = _spaced(device, float(start), float(stop), num, div, dtype)  # type: ignore[arg-type]  # complex took the branch above
     if endpoint and num > 1:
-        storage.fill(Layout((1,), (1,), num - 1), complex(stop) if dtype.is_complex else float(stop))
+        storage.fill(Layout((1,), (1,), num - 1), complex(stop) if dtype.is_complex else float(stop))  # type: ignore[arg-type]
     return wrap(storage, (num,), dtype, device)
 
 
@@ -96,9 +176,40 @@ def _spaced(device, start, stop, num, div, dtype):
     return device.arange(start, step, num, dtype)
 
 
-def meshgrid(*arrays, indexing="xy"):
+def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     """Coordinate matrices from 1-D arrays (``'xy'``: Cartesian, ``'ij'``: matrix indexing).
-    Each output is a new contiguous array (not a broadcast view), as NumPy's default."""
+    Each output is a new contiguous array (not a broadcast view), as NumPy's default.
+
+    Parameters
+    ----------
+    *arrays : Array
+        1-D arrays of one dtype and device.
+    indexing : {'xy', 'ij'}
+        Cartesian or matrix indexing.
+
+    Returns
+    -------
+    list of Array
+        One array per input, each of the grid's shape.
+
+    Raises
+    ------
+    ValueError
+        If indexing is neither 'xy' nor 'ij', or an array is not 1-D.
+    TypeError
+        If an argument is not a candlewick array.
+    DTypeError
+        If the arrays differ in dtype.
+    DeviceMismatchError
+        If the arrays are on different devices.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> xs, ys = cw.meshgrid(cw.asarray([1, 2, 3]), cw.asarray([4, 5]))
+    >>> xs.shape
+    (2, 3)
+    """
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for a in arrays:
@@ -147,7 +258,7 @@ def _triangle(x, k, keep_lower, fname):
     return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
 
 
-_MASKS = {}
+_MASKS: dict[tuple, object] = {}
 
 
 def _triangle_mask(device, m, n, k, keep_lower):
@@ -170,11 +281,63 @@ def _triangle_mask(device, m, n, k, keep_lower):
     return mask
 
 
-def tril(x, /, *, k=0):
-    """The lower triangle of each matrix in ``x`` (elements above the k-th diagonal zeroed)."""
+def tril(x: Array, /, *, k: int = 0) -> Array:
+    """The lower triangle of each matrix in ``x`` (elements above the k-th diagonal zeroed).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of at least 2 dimensions.
+    k : int
+        The diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array or k is not an int.
+    ShapeError
+        If x has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.tril(cw.ones((2, 2))).tolist()
+    [[1.0, 0.0], [1.0, 1.0]]
+    """
     return _triangle(x, k, True, "tril")
 
 
-def triu(x, /, *, k=0):
-    """The upper triangle of each matrix in ``x`` (elements below the k-th diagonal zeroed)."""
+def triu(x: Array, /, *, k: int = 0) -> Array:
+    """The upper triangle of each matrix in ``x`` (elements below the k-th diagonal zeroed).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of at least 2 dimensions.
+    k : int
+        The diagonal: 0 the main one, > 0 above it, < 0 below it.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape and dtype.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array or k is not an int.
+    ShapeError
+        If x has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.triu(cw.ones((2, 2))).tolist()
+    [[1.0, 1.0], [0.0, 1.0]]
+    """
     return _triangle(x, k, False, "triu")

@@ -5,6 +5,10 @@ constants of ``finfo``/``iinfo`` are facts about the host representation of a dt
 (NumPy / ml_dtypes), not computations on array data.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -14,6 +18,9 @@ from . import dtypes as _dt
 from ._core import scalar_for
 from .array import Array
 from .errors import DTypeError
+
+if TYPE_CHECKING:
+    from ._types import DTypeLike, DeviceLike, Scalar
 
 
 def _dtype_of(obj, fname, argname):
@@ -27,12 +34,41 @@ def _dtype_of(obj, fname, argname):
     raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {obj!r}")
 
 
-def astype(x, dtype, /, *, copy=True, device=None):
+def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
     """Cast ``x`` to ``dtype`` (optionally on ``device``).
 
     ``copy=False`` returns ``x`` itself when nothing has to change. Casting a complex
     array to a real or integer dtype is refused (take ``real``/``abs`` first); casting
     to bool is ``x != 0``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    dtype : DType
+        The target dtype.
+    copy : bool
+        False returns x itself when dtype and device already match.
+    device : str, device or None
+        The target device; None for x's device.
+
+    Returns
+    -------
+    Array
+        x's elements in dtype (and on device).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If dtype is no candlewick dtype, or complex is cast to a real dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.astype(cw.asarray([0.0, 2.5]), cw.bool).tolist()
+    [False, True]
     """
     if not isinstance(x, Array):
         raise TypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
@@ -45,10 +81,33 @@ def astype(x, dtype, /, *, copy=True, device=None):
     return x.astype(dtype, copy=copy)
 
 
-def can_cast(from_, to, /):
-    """True when ``from_`` (a dtype or array) promotes to ``to`` without leaving it,
-    i.e. the cast is one the standard's promotion lattice allows (no cross-kind casts,
-    in every promotion mode)."""
+def can_cast(from_: DTypeLike | Array, to: DTypeLike, /) -> bool:
+    """True when ``from_`` (a dtype or array) promotes to ``to`` without leaving it
+    (the standard's promotion table: no cast between kinds).
+
+    Parameters
+    ----------
+    from_ : DType or Array
+        The source dtype, or an array of it.
+    to : DType
+        The target dtype.
+
+    Returns
+    -------
+    bool
+        Whether the cast is allowed by promotion.
+
+    Raises
+    ------
+    DTypeError
+        If ``from_`` or ``to`` is not a candlewick dtype (or array).
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.can_cast(cw.int8, cw.int32), cw.can_cast(cw.float64, cw.int32)
+    (True, False)
+    """
     from_ = _dtype_of(from_, "can_cast", "from_")
     to = _dt.as_dtype(to, "to", "can_cast")
     try:
@@ -79,12 +138,34 @@ class iinfo_object:
     dtype: _dt.DType
 
 
-_FINFO = {}
+_FINFO: dict[_dt.DType, finfo_object] = {}
 
 
-def finfo(type, /):
+def finfo(type: DTypeLike | Array, /) -> finfo_object:
     """Limits of a real or complex floating dtype; for complex, of its real component
-    (``dtype`` is then the real floating dtype, as the standard says)."""
+    (``dtype`` is then the real floating dtype, as the standard says).
+
+    Parameters
+    ----------
+    type : DType or Array
+        A floating dtype, or an array of one.
+
+    Returns
+    -------
+    finfo_object
+        ``bits``, ``eps``, ``max``, ``min``, ``smallest_normal`` and ``dtype``.
+
+    Raises
+    ------
+    DTypeError
+        If type is not a floating-point dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.finfo(cw.float32).bits
+    32
+    """
     dtype = _dtype_of(type, "finfo", "type")
     found = _FINFO.get(dtype)
     if found is not None:
@@ -104,8 +185,30 @@ def finfo(type, /):
     return found
 
 
-def iinfo(type, /):
-    """Limits of an integer dtype."""
+def iinfo(type: DTypeLike | Array, /) -> iinfo_object:
+    """Limits of an integer dtype.
+
+    Parameters
+    ----------
+    type : DType or Array
+        An integer dtype, or an array of one.
+
+    Returns
+    -------
+    iinfo_object
+        ``bits``, ``max``, ``min`` and ``dtype``.
+
+    Raises
+    ------
+    DTypeError
+        If type is not an integer dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.iinfo(cw.int8).max
+    127
+    """
     dtype = _dtype_of(type, "iinfo", "type")
     if not dtype.is_integer:
         raise DTypeError(f"iinfo: expected an integer dtype, got {dtype.name}")
@@ -113,7 +216,7 @@ def iinfo(type, /):
     return iinfo_object(bits=dtype.bits, max=int(info.max), min=int(info.min), dtype=dtype)
 
 
-def result_type(*arrays_and_dtypes):
+def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:
     """The dtype an operation on these operands returns (2024.12 rules).
 
     Arrays and dtypes promote first (at least one is required), then Python scalars join
@@ -121,6 +224,29 @@ def result_type(*arrays_and_dtypes):
     table and scalar rules, and where the standard leaves kinds mixed the higher kind
     (strict promotion mode: TypeError there instead). An int out of an integer dtype's
     range raises OverflowError, as the operation itself would.
+
+    Parameters
+    ----------
+    *arrays_and_dtypes : Array, DType or Python scalar
+        The operands.
+
+    Returns
+    -------
+    DType
+        The promoted dtype.
+
+    Raises
+    ------
+    DTypeError
+        If the operands do not promote, or none is an array or dtype.
+    OverflowError
+        If a Python int does not fit the integer dtype.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.result_type(cw.int8, cw.int16)
+    candlewick.int16
     """
     result = None
     scalars = []

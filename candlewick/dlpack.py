@@ -10,6 +10,10 @@ honoured there). Which device host memory lands on is the backends' declaration
 ``host_memory`` (``candlewick.backend.holds_host_memory``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from . import dtypes as _dt
@@ -19,13 +23,44 @@ from .backend import holds_host_memory
 from .dlpack_export import HOST_READABLE
 from .registry import FALLBACK_DEVICE, all_devices, default_device_now, get_device
 
+if TYPE_CHECKING:
+    from ._types import DeviceLike
 
-def from_dlpack(x, /, *, device=None, copy=None):
+
+def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | None = None) -> Array:
     """An array holding the data of a DLPack producer ``x``.
 
     ``device=None`` keeps the data on the producer's device (host memory comes to
     ``host_memory_device()``). ``copy=None`` shares memory when the device can, ``copy=True`` always
     copies, ``copy=False`` never does (BufferError when sharing is impossible).
+
+    Parameters
+    ----------
+    x : object
+        An object with ``__dlpack__`` and ``__dlpack_device__`` (NumPy, PyTorch, JAX, candlewick).
+    device : str, device or None
+        The device of the result; None for the producer's.
+    copy : bool or None
+        True always copies, False never does, None shares when possible.
+
+    Returns
+    -------
+    Array
+        An array over (or copied from) x's data.
+
+    Raises
+    ------
+    TypeError
+        If x does not support DLPack.
+    BufferError
+        If copy=False and sharing is impossible, or the dtype or device is not supported.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> import numpy as np
+    >>> cw.from_dlpack(np.arange(3)).tolist()
+    [0, 1, 2]
     """
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)

@@ -15,6 +15,8 @@ of the same type and hashes like it, and every function that takes a dtype accep
 NumPy dtype or a dtype name too (``as_dtype``).
 """
 
+from typing import Any
+
 import ml_dtypes
 import numpy as np
 
@@ -146,7 +148,7 @@ def from_numpy(np_dtype):
         raise DTypeError(f"NumPy dtype {np_dtype!r} has no candlewick equivalent") from None
 
 
-def is_dtype_like(obj):
+def is_dtype_like(obj: Any) -> bool:
     """Is ``obj`` a NumPy-style dtype spelling (a dtype, a scalar type or a name), so that
     a function taking "a dtype or an array" reads it as a dtype?"""
     if isinstance(obj, (DType, np.dtype, str)):
@@ -154,7 +156,7 @@ def is_dtype_like(obj):
     return isinstance(obj, type) and issubclass(obj, np.generic)
 
 
-def as_dtype(obj, argname="dtype", fname=None):
+def as_dtype(obj: Any, argname: str = "dtype", fname: str | None = None) -> DType:
     """The DType of a candlewick dtype, a NumPy dtype, a NumPy scalar type or a dtype name
     (``"float32"``, ``"bfloat16"``, ``"f4"``); DTypeError naming the function and argument
     for anything else, and for a NumPy dtype candlewick has no equal of."""
@@ -268,8 +270,35 @@ _KIND_ALIASES = {
 }
 
 
-def isdtype(dtype, kind):
-    """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple)."""
+def isdtype(dtype: DType | str | Any, kind: DType | str | tuple[DType | str, ...]) -> bool:
+    """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple).
+
+    Parameters
+    ----------
+    dtype : DType
+        The dtype to test.
+    kind : DType, str or tuple
+        A dtype, a kind name ('bool', 'signed integer', 'unsigned integer', 'integral', 'real
+        floating', 'complex floating', 'numeric'), or a tuple of them (any matches).
+
+    Returns
+    -------
+    bool
+        Whether dtype is of kind.
+
+    Raises
+    ------
+    DTypeError
+        If dtype is not a dtype (candlewick, NumPy or a name) or kind is of the wrong type.
+    ValueError
+        If kind names no kind.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.isdtype(cw.float32, "real floating"), cw.isdtype(cw.int8, ("bool", cw.int16))
+    (True, False)
+    """
     dtype = as_dtype(dtype, "dtype", "isdtype")
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)

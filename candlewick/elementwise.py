@@ -4,6 +4,10 @@ Each function checks its operands (dtype domain from ``candlewick.opdefs``, Pyth
 scalar rules, devices), promotes and broadcasts, then calls one storage primitive.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import dtypes as _dt
@@ -15,6 +19,10 @@ from .errors import DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .promotion_mode import is_strict
+
+if TYPE_CHECKING:
+    from ._types import Scalar
+    from .array import Array
 
 
 def _floating_only(op, dtype):
@@ -109,7 +117,7 @@ def compare(op, x1, x2, fname):
 
 
 def _make_unary(op, doc):
-    def fn(x, /):
+    def fn(x: Array, /) -> Array:
         return unary(op, x, op.value)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -118,7 +126,7 @@ def _make_unary(op, doc):
 
 
 def _make_binary(op, doc):
-    def fn(x1, x2, /):
+    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         return binary(op, x1, x2, op.value)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -127,7 +135,7 @@ def _make_binary(op, doc):
 
 
 def _make_compare(op, doc):
-    def fn(x1, x2, /):
+    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         return compare(op, x1, x2, op.value)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -139,37 +147,251 @@ _UNARY_NAMES = [op for op in UnaryOp if op not in (UnaryOp.ERF, UnaryOp.RELU, Un
                                                    UnaryOp.SIGMOID, UnaryOp.SILU)]
 _BINARY_NAMES = list(BinaryOp)
 
-__all__ = []
+_KIND_NAMES = {"B": "bool", "I": "integer", "F": "real floating", "C": "complex floating"}
+_RESULT_TEXT = {
+    "same": "the dtype of the (promoted) input",
+    "bool": "bool",
+    "real": "the real dtype of the input (float32 for complex64, float64 for complex128; others unchanged)",
+    "index": "int64",
+}
+
+
+def _example_values(domain):
+    if "F" in domain:
+        return "[0.25, 0.5, 0.75]"
+    if "I" in domain:
+        return "[1, 2, 3]"
+    return "[True, False, True]"
+
+
+def _docstring(op, *args):
+    """The numpydoc docstring of a generated element-wise function: the one place their
+    documentation is written, from the op's domain and result rule (``opdefs``)."""
+    kinds = ", ".join(_KIND_NAMES[c] for c in op.domain)
+    floating_only = "F" in op.domain and "I" not in op.domain and op.result == "same"
+    unary_fn = len(args) == 1
+    what = "comparison" if isinstance(op, CompareOp) else "function"
+    lines = [f"Element-wise ``{op.value}`` {what} of the Array API standard.", ""]
+    if not unary_fn:
+        lines += ["The two operands are promoted to one dtype and broadcast to one shape.", ""]
+    if floating_only:
+        lines += ["Outside strict promotion mode, bool and integer input is computed in the "
+                  "default floating dtype (docs/promotion.md).", ""]
+    lines += ["Parameters", "----------"]
+    for name in args:
+        scalar = "" if unary_fn else " (one of the two operands may be a Python scalar)"
+        lines += [f"{name} : Array{'' if unary_fn else ' or Python scalar'}",
+                  f"    Input{scalar}; dtypes accepted: {kinds}."]
+    lines += ["", "Returns", "-------", "Array",
+              f"    The element-wise result on the input's device; its dtype is {_RESULT_TEXT[op.result]}.",
+              "", "Raises", "------", "DTypeError", "    If an operand's dtype is outside the accepted dtypes.",
+              "TypeError", "    If no operand is a candlewick array."]
+    if not unary_fn:
+        lines += ["ShapeError", "    If the operands' shapes do not broadcast.",
+                  "DeviceMismatchError", "    If the operands are on different devices."]
+    call = "x" if unary_fn else "x, x"
+    lines += ["", "Examples", "--------", ">>> import candlewick as cw",
+              f">>> x = cw.asarray({_example_values(op.domain)})",
+              f">>> cw.{op.value}({call}).shape", "(3,)", ""]
+    return "\n".join(lines)
+
+
+__all__: list[str] = []
+_op: UnaryOp | BinaryOp | CompareOp
 for _op in _UNARY_NAMES:
-    globals()[_op.value] = _make_unary(_op, f"Element-wise ``{_op.value}`` (Array API).")
+    globals()[_op.value] = _make_unary(_op, _docstring(_op, "x"))
     __all__.append(_op.value)
 for _op in _BINARY_NAMES:
-    globals()[_op.value] = _make_binary(_op, f"Element-wise ``{_op.value}`` (Array API).")
+    globals()[_op.value] = _make_binary(_op, _docstring(_op, "x1", "x2"))
     __all__.append(_op.value)
 for _op in CompareOp:
-    globals()[_op.value] = _make_compare(_op, f"Element-wise ``{_op.value}`` comparison (Array API).")
+    globals()[_op.value] = _make_compare(_op, _docstring(_op, "x1", "x2"))
     __all__.append(_op.value)
 
 
-def logical_not(x, /):
+if TYPE_CHECKING:
+    # what the loops above define, spelled out for type checkers (they do not run loops);
+    # tests/namespace/test_public_api.py checks that these names are the generated ones
+
+    def abs(x: Array, /) -> Array: ...
+    def acos(x: Array, /) -> Array: ...
+    def acosh(x: Array, /) -> Array: ...
+    def asin(x: Array, /) -> Array: ...
+    def asinh(x: Array, /) -> Array: ...
+    def atan(x: Array, /) -> Array: ...
+    def atanh(x: Array, /) -> Array: ...
+    def bitwise_invert(x: Array, /) -> Array: ...
+    def ceil(x: Array, /) -> Array: ...
+    def conj(x: Array, /) -> Array: ...
+    def cos(x: Array, /) -> Array: ...
+    def cosh(x: Array, /) -> Array: ...
+    def exp(x: Array, /) -> Array: ...
+    def expm1(x: Array, /) -> Array: ...
+    def floor(x: Array, /) -> Array: ...
+    def imag(x: Array, /) -> Array: ...
+    def isfinite(x: Array, /) -> Array: ...
+    def isinf(x: Array, /) -> Array: ...
+    def isnan(x: Array, /) -> Array: ...
+    def log(x: Array, /) -> Array: ...
+    def log1p(x: Array, /) -> Array: ...
+    def log2(x: Array, /) -> Array: ...
+    def log10(x: Array, /) -> Array: ...
+    def negative(x: Array, /) -> Array: ...
+    def real(x: Array, /) -> Array: ...
+    def reciprocal(x: Array, /) -> Array: ...
+    def round(x: Array, /) -> Array: ...
+    def sign(x: Array, /) -> Array: ...
+    def signbit(x: Array, /) -> Array: ...
+    def sin(x: Array, /) -> Array: ...
+    def sinh(x: Array, /) -> Array: ...
+    def sqrt(x: Array, /) -> Array: ...
+    def square(x: Array, /) -> Array: ...
+    def tan(x: Array, /) -> Array: ...
+    def tanh(x: Array, /) -> Array: ...
+    def trunc(x: Array, /) -> Array: ...
+    def add(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def subtract(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def multiply(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def divide(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def floor_divide(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def remainder(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def pow(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def atan2(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def hypot(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def copysign(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def nextafter(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def logaddexp(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def maximum(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def minimum(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def bitwise_and(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def bitwise_or(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def bitwise_xor(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def bitwise_left_shift(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def bitwise_right_shift(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def logical_and(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def logical_or(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def logical_xor(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def not_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def less(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def less_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def greater(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+    def greater_equal(x1: Array | Scalar, x2: Array | Scalar, /) -> Array: ...
+
+    # the generated names (logical_not among them), for type checkers' view of
+    # ``from .elementwise import *``
+    __all__ += [
+        "logical_not",
+        "abs", "acos", "acosh", "asin", "asinh", "atan", "atanh", "bitwise_invert", "ceil",
+        "conj", "cos", "cosh", "exp", "expm1", "floor", "imag", "isfinite", "isinf",
+        "isnan", "log", "log1p", "log2", "log10", "negative", "real", "reciprocal", "round",
+        "sign", "signbit", "sin", "sinh", "sqrt", "square", "tan", "tanh", "trunc", "add",
+        "subtract", "multiply", "divide", "floor_divide", "remainder", "pow", "atan2",
+        "hypot", "copysign", "nextafter", "logaddexp", "maximum", "minimum", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+        "logical_and", "logical_or", "logical_xor", "equal", "not_equal", "less",
+        "less_equal", "greater", "greater_equal",
+    ]
+
+
+def logical_not(x: Array, /) -> Array:
     """Element-wise logical NOT; non-bool input is taken as truth values (``x != 0``),
-    as logical_and/or/xor take it."""
+    as logical_and/or/xor take it.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of any dtype.
+
+    Returns
+    -------
+    Array
+        A bool array of x's shape: True where x is False (zero).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.logical_not(cw.asarray([True, False])).tolist()
+    [False, True]
+    """
     require_array(x, "logical_not")
     if not x._dtype.is_bool:
         x = x.astype(_dt.bool_)
     return unary(UnaryOp.LOGICAL_NOT, x, "logical_not")
 
 
-def positive(x, /):
-    """Element-wise ``+x``: a copy of a numeric array."""
+def positive(x: Array, /) -> Array:
+    """Element-wise ``+x``: a copy of a numeric array.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a numeric dtype.
+
+    Returns
+    -------
+    Array
+        A new array equal to x (same dtype, shape and device).
+
+    Raises
+    ------
+    DTypeError
+        If x is of dtype bool.
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.positive(cw.asarray([-1, 2])).tolist()
+    [-1, 2]
+    """
     require_array(x, "positive")
     if x._dtype.is_bool:
         raise DTypeError("positive does not accept dtype bool; expected a numeric dtype")
     return new_array(type(x), x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
 
 
-def clip(x, /, min=None, max=None):
-    """Clamp ``x`` to ``[min, max]``; bounds are scalars or arrays broadcastable to x."""
+def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | None = None) -> Array:
+    """Clamp ``x`` to ``[min, max]``; bounds are scalars or arrays broadcastable to x.
+
+    A scalar bound of a higher kind than x (``clip(ints, 0.5, 2.5)``) runs the clip in
+    the promoted dtype, as for any Python scalar operand (docs/promotion.md).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a real numeric dtype.
+    min : Array, Python scalar or None
+        Lower bound; None for no lower bound.
+    max : Array, Python scalar or None
+        Upper bound; None for no upper bound.
+
+    Returns
+    -------
+    Array
+        x clamped element-wise, of x's shape.
+
+    Raises
+    ------
+    DTypeError
+        If x is complex or bool.
+    DeviceMismatchError
+        If an array bound is on another device than x.
+    ValueError
+        If array bounds do not broadcast to x's shape.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.clip(cw.asarray([-2, 0, 5]), 0, 3).tolist()
+    [0, 0, 3]
+    """
     require_array(x, "clip")
     if x._dtype.is_complex or x._dtype.is_bool:
         raise DTypeError(f"clip does not accept dtype {x._dtype.name}; expected a real numeric dtype")
@@ -187,7 +409,7 @@ def clip(x, /, min=None, max=None):
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
         return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
-    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
+    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):  # type: ignore[assignment]
         if bound is None:
             continue
         if isinstance(bound, ArrayBase):

@@ -5,6 +5,8 @@ Every class derives from the built-in exception a NumPy user would catch
 against NumPy's exceptions keeps working.
 """
 
+from __future__ import annotations
+
 
 class CandlewickError(Exception):
     """Base of every error raised by candlewick itself."""
@@ -38,7 +40,7 @@ class BackendUnavailableError(DeviceError, RuntimeError):
     """The backend is registered but cannot run here; the message says why."""
 
     @classmethod
-    def of(cls, name, reason):
+    def of(cls, name: str, reason: str) -> BackendUnavailableError:
         """The error for backend ``name`` that cannot run, with its reason: one wording for
         the registry and for a backend's own entry points (``rocm_backend.precompile``)."""
         return cls(f"backend {name!r} is unavailable: {reason}")
@@ -47,7 +49,8 @@ class BackendUnavailableError(DeviceError, RuntimeError):
 class UnsupportedOperation(CandlewickError, NotImplementedError):
     """A backend lacks a primitive for this op/dtype; it never falls back to another device."""
 
-    def __init__(self, op, dtype=None, backend=None, detail=""):
+    def __init__(self, op: object, dtype: object = None, backend: str | None = None,
+                 detail: str = "") -> None:
         self.op, self.dtype, self.backend = op, dtype, backend
         where = f" on backend {backend!r}" if backend else ""
         of = f" for dtype {dtype}" if dtype is not None else ""
@@ -58,7 +61,7 @@ class UnsupportedOperation(CandlewickError, NotImplementedError):
 class DeviceMemoryError(CandlewickError, MemoryError):
     """A device allocation failed even after the allocator released its cache."""
 
-    def __init__(self, device, requested, free=None, detail=""):
+    def __init__(self, device: object, requested: int, free: int | None = None, detail: str = "") -> None:
         self.device, self.requested, self.free = device, requested, free
         free_s = f", {free} bytes free" if free is not None else ""
         super().__init__(

@@ -6,10 +6,17 @@ Indices may be negative (counting from the end); the primitives reject out-of-ra
 ones with IndexError.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import contiguous_layout, new_array, require_array, same_device
 from .errors import DTypeError, ShapeError
 from .layout import Layout, normalize_axis
+
+if TYPE_CHECKING:
+    from .array import Array
 
 
 def index_storage(indices, fname, argname="indices"):
@@ -22,8 +29,42 @@ def index_storage(indices, fname, argname="indices"):
     return storage, contiguous_layout(indices._layout.shape)
 
 
-def take(x, indices, /, *, axis=None):
-    """Elements of ``x`` at ``indices`` along ``axis`` (optional only for 1-D x)."""
+def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at ``indices`` along ``axis`` (optional only for 1-D x).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    indices : Array
+        Integer indices (negative count from the end).
+    axis : int or None
+        The axis to select along; None only for a 1-D x.
+
+    Returns
+    -------
+    Array
+        x with axis replaced by the indices' dimensions.
+
+    Raises
+    ------
+    TypeError
+        If x or indices is not a candlewick array.
+    DTypeError
+        If indices is not integer.
+    ValueError
+        If axis is None for a multi-dimensional x.
+    IndexOutOfBoundsError
+        If an index is out of range.
+    AxisError
+        If axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.take(cw.asarray([10, 20, 30]), cw.asarray([2, 0])).tolist()
+    [30, 10]
+    """
     require_array(x, "take")
     require_array(indices, "take", "indices")
     same_device(x, indices, "take")
@@ -55,8 +96,41 @@ def _broadcast_except(layout, shape, axis, argname):
     return Layout(out_shape, tuple(strides), layout.offset)
 
 
-def take_along_axis(x, indices, /, *, axis=-1):
-    """``out[p] = x[p with p[axis] = indices[p]]``; x and indices broadcast on the other axes."""
+def take_along_axis(x: Array, indices: Array, /, *, axis: int = -1) -> Array:
+    """``out[p] = x[p with p[axis] = indices[p]]``; x and indices broadcast on the other axes.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    indices : Array
+        Integer indices with x's number of dimensions.
+    axis : int
+        The axis to select along.
+
+    Returns
+    -------
+    Array
+        Of the broadcast shape, with indices' length along axis.
+
+    Raises
+    ------
+    TypeError
+        If x or indices is not a candlewick array.
+    DTypeError
+        If indices is not integer.
+    ShapeError
+        If x is 0-d or the shapes do not fit.
+    IndexOutOfBoundsError
+        If an index is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[3, 1], [2, 4]])
+    >>> cw.take_along_axis(x, cw.argsort(x, axis=1), axis=1).tolist()
+    [[1, 3], [2, 4]]
+    """
     require_array(x, "take_along_axis")
     require_array(indices, "take_along_axis", "indices")
     same_device(x, indices, "take_along_axis")
@@ -82,7 +156,7 @@ def take_along_axis(x, indices, /, *, axis=-1):
                 f"take_along_axis: x of shape {xs} and indices of shape {ids} do not broadcast "
                 f"off axis {axis} (dimension {d}: {a} and {b})"
             )
-    shape = tuple(shape)
+    shape = tuple(shape)  # type: ignore[assignment]  # the list built above, frozen
     x_layout = _broadcast_except(x._layout, shape, axis, "x")
     idx_layout = _broadcast_except(idx_layout, shape, axis, "indices")
     storage = x._storage.gather(x_layout, idx, idx_layout, axis)

@@ -5,9 +5,19 @@ declares (``BackendDevice.dtypes``) restricted to the 13 dtypes the standard nam
 (float16/bfloat16 are candlewick extras and are not reported here).
 """
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from .api_version import revision_sequence
 from .registry import all_devices, default_device_now, get_device
+
+if TYPE_CHECKING:
+    from ._types import DeviceLike
+    from .backend import BackendDevice
+    from .dtypes import DType
 
 _KIND_MEMBERS = {
     None: _dt.ARRAY_API_DTYPES,
@@ -26,25 +36,71 @@ class __array_namespace_info__:
 
     __slots__ = ()
 
-    def capabilities(self):
+    def capabilities(self) -> dict[str, bool | int | None]:
         """Boolean-mask indexing and data-dependent shapes are composed in the front end
         (scan + scatter with one host read of the count), so every device has them.
         'max dimensions' is the smallest limit any device declares (its optional
-        ``max_dimensions`` attribute), or None when no device declares one."""
+        ``max_dimensions`` attribute), or None when no device declares one.
+
+        Returns
+        -------
+        dict
+            ``{"boolean indexing": True, "data-dependent shapes": True, "max dimensions": int or None}``.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.__array_namespace_info__().capabilities()["boolean indexing"]
+        True
+        """
         limits = [getattr(d, "max_dimensions", None) for d in all_devices()]
         limits = [n for n in limits if n is not None]
         return {
             "boolean indexing": True,
             "data-dependent shapes": True,
-            "max dimensions": min(limits) if limits else None,
+            "max dimensions": min(limits) if limits else None,  # type: ignore[type-var]  # the Nones are filtered out above
         }
 
-    def default_device(self):
+    def default_device(self) -> BackendDevice:
+        """The device arrays are created on when none is given.
+
+        Returns
+        -------
+        device
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.__array_namespace_info__().default_device() == "cpu"
+        True
+        """
         return default_device_now()
 
-    def default_dtypes(self, *, device=None):
+    def default_dtypes(self, *, device: DeviceLike | None = None) -> dict[str, DType]:
         """The front end's defaults; they do not depend on the device, but the device
-        argument is still resolved so that a bad one is reported."""
+        argument is still resolved so that a bad one is reported.
+
+        Parameters
+        ----------
+        device : str, device or None
+            The device asked about; None for the default device.
+
+        Returns
+        -------
+        dict
+            The dtypes of "real floating", "complex floating", "integral" and "indexing".
+
+        Raises
+        ------
+        DeviceError
+            If device names no device.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> cw.__array_namespace_info__().default_dtypes()["integral"]
+        candlewick.int64
+        """
         get_device(device)
         return {
             "real floating": _dt.DEFAULT_FLOAT,
@@ -53,15 +109,54 @@ class __array_namespace_info__:
             "indexing": _dt.DEFAULT_INDEX,
         }
 
-    def devices(self):
+    def devices(self) -> Sequence[BackendDevice]:
+        """Every device of the available backends.
+
+        Returns
+        -------
+        tuple of device (a list under the 2024.12 revision)
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> "cpu" in cw.__array_namespace_info__().devices()
+        True
+        """
         return revision_sequence(all_devices())
 
-    def dtypes(self, *, device=None, kind=None):
+    def dtypes(self, *, device: DeviceLike | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
         """``{name: dtype}`` of the standard dtypes ``device`` supports, of ``kind``
-        (None, a kind name, or a tuple of kind names: their union)."""
+        (None, a kind name, or a tuple of kind names: their union).
+
+        Parameters
+        ----------
+        device : str, device or None
+            The device asked about; None for the default device.
+        kind : str, tuple of str or None
+            A kind name ("bool", "integral", "real floating", ...), several, or None for all.
+
+        Returns
+        -------
+        dict
+            ``{name: dtype}``.
+
+        Raises
+        ------
+        ValueError
+            If kind names no kind.
+        DeviceError
+            If device names no device.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> sorted(cw.__array_namespace_info__().dtypes(kind="bool"))
+        ['bool']
+        """
         supported = set(get_device(device).dtypes)
         kinds = kind if isinstance(kind, tuple) else (kind,)
-        wanted = set()
+        wanted: set[DType] = set()
         for k in kinds:
             try:
                 wanted.update(_KIND_MEMBERS[k])

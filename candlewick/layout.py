@@ -106,7 +106,7 @@ class Layout:
             and all(s == o for n, s, o in zip(self.shape, self.strides, other.strides) if n > 1)
         )
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def ndim(self):

@@ -1,14 +1,53 @@
 """Linear-algebra functions of the main namespace: matmul, matrix_transpose, vecdot, tensordot."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, promote_pair, require_array, view
 from .elementwise import conj
 from .errors import AxisError, DTypeError, ShapeError
 from .layout import broadcast_shapes, normalize_axis
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from .array import Array
 
-def matmul(x1, x2, /):
-    """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions."""
+
+def matmul(x1: Array, x2: Array, /) -> Array:
+    """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions.
+
+    Parameters
+    ----------
+    x1 : Array
+        First operand (numeric).
+    x2 : Array
+        Second operand (numeric).
+
+    Returns
+    -------
+    Array
+        The product, in the operands' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If an operand is not a candlewick array.
+    DTypeError
+        If an operand is bool or the dtypes do not promote.
+    ShapeError
+        If an operand is 0-d or the contracted dimensions differ.
+    DeviceMismatchError
+        If the operands are on different devices.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.matmul(a, a).tolist()
+    [[7.0, 10.0], [15.0, 22.0]]
+    """
     if (type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype
             and x1._device is x2._device):
         # the common 2-D case, without the general path's layout bookkeeping
@@ -45,7 +84,32 @@ def matmul(x1, x2, /):
     return new_array(type(x1), storage, out_shape, x1._dtype, x1._device)
 
 
-def matrix_transpose(x, /):
+def matrix_transpose(x: Array, /) -> Array:
+    """The transpose of the last two dimensions of ``x`` (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of at least 2 dimensions.
+
+    Returns
+    -------
+    Array
+        A view with the last two dimensions swapped.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ShapeError
+        If x has fewer than 2 dimensions.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.matrix_transpose(cw.zeros((4, 2, 3))).shape
+    (4, 3, 2)
+    """
     require_array(x, "matrix_transpose")
     if x.ndim < 2:
         raise ShapeError(f"matrix_transpose needs at least 2 dimensions, got {x.ndim}")
@@ -61,10 +125,42 @@ def _numeric_pair(x1, x2, fname):
     return x1, x2
 
 
-def tensordot(x1, x2, /, *, axes=2):
+def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Sum of products over ``axes``: an int n (the last n axes of x1 with the first n of
     x2) or a pair of equal-length axis sequences. Contracted sizes must match exactly
-    (no broadcasting). Computed as one matmul of the permuted, flattened operands."""
+    (no broadcasting). Computed as one matmul of the permuted, flattened operands.
+
+    Parameters
+    ----------
+    x1 : Array
+        First operand (numeric).
+    x2 : Array
+        Second operand (numeric).
+    axes : int or pair of sequences of int
+        The axes to contract.
+
+    Returns
+    -------
+    Array
+        x1's free axes followed by x2's free axes.
+
+    Raises
+    ------
+    TypeError
+        If axes is neither an int nor a pair of sequences.
+    ValueError
+        If axes are out of range, of different lengths or repeated.
+    ShapeError
+        If contracted sizes differ.
+    DTypeError
+        If an operand is bool.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.tensordot(cw.ones((2, 3)), cw.ones((3, 4)), axes=1).shape
+    (2, 4)
+    """
     x1, x2 = _numeric_pair(x1, x2, "tensordot")
     n1, n2 = x1.ndim, x2.ndim
     if isinstance(axes, int) and not isinstance(axes, bool):
@@ -118,10 +214,42 @@ def _as_matrix(x, order, rows, cols):
     return x._storage, matrix
 
 
-def vecdot(x1, x2, /, *, axis=-1):
+def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot products of the vectors along ``axis`` (``sum(conj(x1) * x2)``), broadcasting
     the other axes. ``axis`` counts from the end: it must lie in ``[-N, -1]`` with
-    ``N = min(x1.ndim, x2.ndim)``, and the contracted sizes must match (no broadcasting)."""
+    ``N = min(x1.ndim, x2.ndim)``, and the contracted sizes must match (no broadcasting).
+
+    Parameters
+    ----------
+    x1 : Array
+        First operand (numeric).
+    x2 : Array
+        Second operand (numeric).
+    axis : int
+        The (negative) axis holding the vectors.
+
+    Returns
+    -------
+    Array
+        The dot products, of the broadcast shape without axis.
+
+    Raises
+    ------
+    TypeError
+        If axis is not an int.
+    AxisError
+        If axis is outside ``[-N, -1]``.
+    ShapeError
+        If the vector lengths differ.
+    DTypeError
+        If an operand is bool.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.vecdot(cw.asarray([1.0, 2.0]), cw.asarray([3.0, 4.0])).item()
+    11.0
+    """
     x1, x2 = _numeric_pair(x1, x2, "vecdot")
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise TypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")

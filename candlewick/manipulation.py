@@ -1,5 +1,9 @@
 """Manipulation functions of the Array API: views where possible, copies via ``assign``."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view
 from .api_version import requires, revision_sequence
@@ -10,13 +14,45 @@ from .layout import broadcast_shapes as _broadcast_shapes
 from .opdefs import ReduceOp, ScanOp
 from .searching import arange_int64
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from ._types import Axes, ShapeLike
+
 
 def _contiguous(x):
     return wrap(x._storage.copy(x._layout), x._layout.shape, x._dtype, x._device)
 
 
-def reshape(x, /, shape, *, copy=None):
-    """Reshape; a view when the layout allows, else a copy (``copy=False`` then raises)."""
+def reshape(x: Array, /, shape: ShapeLike, *, copy: bool | None = None) -> Array:
+    """Reshape; a view when the layout allows, else a copy (``copy=False`` then raises).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    shape : int or tuple of int
+        The new shape; one size may be -1 (inferred).
+    copy : bool or None
+        True always copies; False never (ValueError when needed); None when needed.
+
+    Returns
+    -------
+    Array
+        x's elements in C order with the new shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If the sizes differ, or copy=False and a copy is needed.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.reshape(cw.arange(6), (2, 3)).shape
+    (2, 3)
+    """
     require_array(x, "reshape")
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
@@ -49,7 +85,36 @@ def reshape(x, /, shape, *, copy=None):
     return view(x, layout)
 
 
-def permute_dims(x, /, axes):
+def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
+    """The dimensions of ``x`` reordered: result dimension i is x's dimension ``axes[i]`` (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axes : tuple of int
+        A permutation of ``range(x.ndim)``.
+
+    Returns
+    -------
+    Array
+        A view of x with permuted dimensions.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If axes is not a permutation of the dimensions.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.permute_dims(cw.zeros((2, 3, 4)), (2, 0, 1)).shape
+    (4, 2, 3)
+    """
     require_array(x, "permute_dims")
     axes = tuple(normalize_axis(a, x.ndim, "axes") for a in axes)
     if len(axes) != x.ndim:
@@ -57,10 +122,37 @@ def permute_dims(x, /, axes):
     return view(x, x._layout.permute(axes))
 
 
-def expand_dims(x, /, axis=0):
-    """A size-1 axis inserted at ``axis``, or at each position of a tuple ``axis``
-    (2025.12): positions in ``[-M, M)`` of the result, ``M = x.ndim + len(axis)``,
-    unique once normalized."""
+def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
+    """``x`` with a new dimension of length 1 inserted at ``axis``, or at each position of
+    a tuple ``axis`` (2025.12) (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int or tuple of int
+        The position of the new dimension in the result: in ``[-M, M)`` with
+        ``M = x.ndim + len(axis)`` for a tuple (unique once normalized), in
+        ``[-ndim-1, ndim]`` for an int.
+
+    Returns
+    -------
+    Array
+        A view of x with ``ndim + 1`` dimensions.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.expand_dims(cw.zeros((2, 3)), 1).shape
+    (2, 1, 3)
+    """
     require_array(x, "expand_dims")
     if not isinstance(axis, tuple):
         return view(x, x._layout.expand_dims(normalize_axis(axis, x.ndim + 1)))
@@ -74,19 +166,103 @@ def expand_dims(x, /, axis=0):
     return view(x, layout)
 
 
-def squeeze(x, /, axis):
+def squeeze(x: Array, /, axis: Axes) -> Array:
+    """``x`` without the given dimensions of length 1 (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int or tuple of int
+        The dimensions to remove; each must have length 1.
+
+    Returns
+    -------
+    Array
+        A view of x with those dimensions removed.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If a named dimension does not have length 1.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.squeeze(cw.zeros((2, 1, 3)), 1).shape
+    (2, 3)
+    """
     require_array(x, "squeeze")
     axes = normalize_axes(axis, x.ndim)
     return view(x, x._layout.squeeze(axes))
 
 
-def broadcast_to(x, /, shape):
+def broadcast_to(x: Array, /, shape: ShapeLike) -> Array:
+    """``x`` broadcast to ``shape`` (a read-only-by-convention view with zero strides).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    shape : int or tuple of int
+        The target shape, which x's shape broadcasts to.
+
+    Returns
+    -------
+    Array
+        A view of x with the given shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ShapeError
+        If x's shape does not broadcast to shape.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.broadcast_to(cw.asarray([1, 2]), (3, 2)).tolist()
+    [[1, 2], [1, 2], [1, 2]]
+    """
     require_array(x, "broadcast_to")
     shape = as_shape(shape, "broadcast_to")
     return view(x, x._layout.broadcast_to(shape))
 
 
-def broadcast_arrays(*arrays):
+def broadcast_arrays(*arrays: Array) -> list[Array]:
+    """The arrays broadcast against each other (views of one common shape).
+
+    Parameters
+    ----------
+    *arrays : Array
+        Arrays on one device.
+
+    Returns
+    -------
+    list of Array
+        One view per input, all of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        If an argument is not a candlewick array.
+    ShapeError
+        If the shapes do not broadcast.
+    DeviceMismatchError
+        If the arrays are on different devices.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a, b = cw.broadcast_arrays(cw.zeros((2, 1)), cw.zeros(3))
+    >>> a.shape, b.shape
+    ((2, 3), (2, 3))
+    """
     for a in arrays:
         require_array(a, "broadcast_arrays", "arrays")
         if a._device is not arrays[0]._device:
@@ -106,12 +282,70 @@ def broadcast_shapes(*shapes):
         raise ShapeError(f"broadcast_shapes: {exc}") from None
 
 
-def flip(x, /, *, axis=None):
+def flip(x: Array, /, *, axis: Axes | None = None) -> Array:
+    """``x`` with the order of elements reversed along ``axis`` (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reverse; None for all.
+
+    Returns
+    -------
+    Array
+        A view of x.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.flip(cw.asarray([1, 2, 3])).tolist()
+    [3, 2, 1]
+    """
     require_array(x, "flip")
     return view(x, x._layout.flip(normalize_axes(axis, x.ndim)))
 
 
-def moveaxis(x, source, destination, /):
+def moveaxis(x: Array, source: Axes, destination: Axes, /) -> Array:
+    """``x`` with the dimensions ``source`` moved to positions ``destination`` (a view).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    source : int or tuple of int
+        The dimensions to move.
+    destination : int or tuple of int
+        Their positions in the result (as many as source).
+
+    Returns
+    -------
+    Array
+        A view of x.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If source and destination differ in length or repeat an axis.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.moveaxis(cw.zeros((2, 3, 4)), 0, -1).shape
+    (3, 4, 2)
+    """
     require_array(x, "moveaxis")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
@@ -141,8 +375,40 @@ def _join_inputs(arrays, fname):
     return dtype, first._device
 
 
-def concat(arrays, /, *, axis=0):
-    """Join arrays along an existing axis (``axis=None`` flattens first)."""
+def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing axis (``axis=None`` flattens first).
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Arrays on one device whose shapes agree except along axis.
+    axis : int or None
+        The axis to join along; None joins the flattened arrays.
+
+    Returns
+    -------
+    Array
+        A new array, in the arrays' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If an element is not a candlewick array.
+    ShapeError
+        If the shapes disagree off the axis.
+    DTypeError
+        If the dtypes do not promote.
+    DeviceMismatchError
+        If the arrays are on different devices.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.concat([cw.asarray([1, 2]), cw.asarray([3])]).tolist()
+    [1, 2, 3]
+    """
     dtype, device = _join_inputs(arrays, "concat")
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
@@ -174,8 +440,38 @@ def concat(arrays, /, *, axis=0):
     return wrap(storage, out_shape, dtype, device)
 
 
-def stack(arrays, /, *, axis=0):
-    """Join arrays of one shape along a new axis."""
+def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
+    """Join arrays of one shape along a new axis.
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Arrays of one shape on one device.
+    axis : int
+        The position of the new axis in the result.
+
+    Returns
+    -------
+    Array
+        A new array with one more dimension, in the arrays' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If an element is not a candlewick array.
+    ShapeError
+        If the shapes differ.
+    DeviceMismatchError
+        If the arrays are on different devices.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.stack([cw.asarray([1, 2]), cw.asarray([3, 4])], axis=1).tolist()
+    [[1, 3], [2, 4]]
+    """
     _join_inputs(arrays, "stack")
     shape = arrays[0].shape
     if any(a.shape != shape for a in arrays):
@@ -184,7 +480,36 @@ def stack(arrays, /, *, axis=0):
     return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
 
 
-def unstack(x, /, *, axis=0):
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The sub-arrays of ``x`` along ``axis`` (views), the inverse of ``stack``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int
+        The axis to split along.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.shape[axis]`` views with that axis removed.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If x is 0-d.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> [a.tolist() for a in cw.unstack(cw.asarray([[1, 2], [3, 4]]))]
+    [[1, 2], [3, 4]]
+    """
     require_array(x, "unstack")
     if x.ndim == 0:
         raise ValueError("unstack: x must have at least one dimension")
@@ -200,10 +525,42 @@ def _int_arg(value, fname, argname):
     return value.__index__()
 
 
-def repeat(x, repeats, /, *, axis=None):
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element of ``x`` along ``axis`` (the flattened x when None): ``repeats``
     is an int, or an integer array of length 1 or ``x.shape[axis]`` (one host read of
-    the total, as the result's length depends on the data)."""
+    the total, as the result's length depends on the data).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    repeats : int or Array
+        How often each element repeats (non-negative).
+    axis : int or None
+        The axis to repeat along; None for the flattened x.
+
+    Returns
+    -------
+    Array
+        A new array, longer along axis.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If a repeat count is negative or repeats has the wrong length.
+    DTypeError
+        If repeats is an array of a non-integer dtype.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.repeat(cw.asarray([1, 2]), 2).tolist()
+    [1, 1, 2, 2]
+    """
     require_array(x, "repeat")
     if axis is None:
         x = reshape(x, (-1,))
@@ -261,9 +618,35 @@ def _repeat_by_array(x, repeats, axis):
     return wrap(storage, out_shape, x._dtype, device)
 
 
-def tile(x, repetitions, /):
+def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
     """``x`` repeated ``repetitions[i]`` times along each axis i (shapes aligned at the
-    right; the shorter of x.shape and repetitions is padded with leading ones)."""
+    right; the shorter of x.shape and repetitions is padded with leading ones).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    repetitions : int or tuple of int
+        Non-negative repetition counts per axis.
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If a count is negative.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.tile(cw.asarray([1, 2]), 2).tolist()
+    [1, 2, 1, 2]
+    """
     require_array(x, "tile")
     if isinstance(repetitions, int) and not isinstance(repetitions, bool):
         repetitions = (repetitions,)
@@ -288,10 +671,40 @@ def tile(x, repetitions, /):
     return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
 
 
-def roll(x, /, shift, *, axis=None):
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None) -> Array:
     """Shift elements along ``axis`` with wrap-around (the flattened x when None).
     ``shift`` and ``axis`` may be tuples (of equal length, or one of them an int);
-    shifts on a repeated axis add up."""
+    shifts on a repeated axis add up.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    shift : int or tuple of int
+        The number of places to shift (negative: backwards).
+    axis : int, tuple of int or None
+        The axes to shift; None for the flattened x.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If shift and axis are tuples of different lengths.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.roll(cw.asarray([1, 2, 3]), 1).tolist()
+    [3, 1, 2]
+    """
     require_array(x, "roll")
     if axis is None:
         if not isinstance(shift, int) or isinstance(shift, bool):
@@ -313,7 +726,7 @@ def roll(x, /, shift, *, axis=None):
         else:
             raise ValueError(f"roll: shift {shift!r} and axis {axis!r} must have the same length")
     shape = x._layout.shape
-    total = {}
+    total: dict[int, int] = {}
     for s, a in zip(shifts, axes):
         total[a] = total.get(a, 0) + s
     # per axis: the (source start, destination start, length) pieces of the rotation
@@ -325,7 +738,7 @@ def roll(x, /, shift, *, axis=None):
             pieces[a] = [(0, k, n - k), (n - k, 0, k)]
     storage = x._device.empty(shape, x._dtype)
     out_layout = contiguous_layout(shape)
-    blocks = [((), ())]
+    blocks: list[tuple[tuple, tuple]] = [((), ())]
     for d, parts in enumerate(pieces):
         blocks = [(src + ((s0, ln),), dst + ((d0, ln),)) for src, dst in blocks for s0, d0, ln in parts]
     for src, dst in blocks:

@@ -27,6 +27,9 @@ def _letters(dtype):
 class _Op(enum.Enum):
     """Base: members are (name, domain, result)."""
 
+    domain: str
+    result: str
+
     def __new__(cls, name, domain, result="same"):
         member = object.__new__(cls)
         member._value_ = name

@@ -13,10 +13,17 @@ The mode is read from ``CANDLEWICK_PROMOTION`` at import, set for the process wi
 same-kind hot paths nothing.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import contextlib
 import contextvars
 import os
 import warnings
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 ENV = "CANDLEWICK_PROMOTION"
 MODES = ("default", "strict")
@@ -41,21 +48,87 @@ _process_mode = _mode_from_environment()
 _block_mode = contextvars.ContextVar("candlewick_promotion_mode", default=None)
 
 
-def get_promotion_mode():
-    """The promotion mode in force here: ``"default"`` or ``"strict"``."""
+def get_promotion_mode() -> str:
+    """The promotion mode in force here: ``"default"`` or ``"strict"``.
+
+    Parameters
+    ----------
+
+
+    Returns
+    -------
+    str
+        ``"default"`` or ``"strict"``.
+
+    Raises
+    ------
+
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.get_promotion_mode()
+    'default'
+    """
     return _block_mode.get() or _process_mode
 
 
-def set_promotion_mode(mode):
+def set_promotion_mode(mode: str) -> None:
     """Set the process-wide promotion mode (``"default"`` or ``"strict"``); a
-    ``with promotion_mode(...)`` block still overrides it inside the block."""
+    ``with promotion_mode(...)`` block still overrides it inside the block.
+
+    Parameters
+    ----------
+    mode : {'default', 'strict'}
+        The mode (docs/promotion.md).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If mode is neither 'default' nor 'strict'.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.set_promotion_mode("strict")
+    >>> cw.get_promotion_mode()
+    'strict'
+    >>> cw.set_promotion_mode("default")
+    """
     global _process_mode
     _process_mode = _check(mode, "set_promotion_mode")
 
 
 @contextlib.contextmanager
-def promotion_mode(mode):
-    """``with candlewick.promotion_mode("strict"):`` raises on mixed kinds inside the block."""
+def promotion_mode(mode: str) -> Iterator[str]:
+    """``with candlewick.promotion_mode("strict"):`` raises on mixed kinds inside the block.
+
+    Parameters
+    ----------
+    mode : {'default', 'strict'}
+        The mode inside the block (this thread and task only).
+
+    Returns
+    -------
+    context manager
+        Yields mode.
+
+    Raises
+    ------
+    ValueError
+        If mode is neither 'default' nor 'strict'.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> with cw.promotion_mode("strict"):
+    ...     cw.get_promotion_mode()
+    'strict'
+    """
     token = _block_mode.set(_check(mode, "promotion_mode"))
     try:
         yield mode

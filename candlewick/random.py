@@ -5,6 +5,10 @@ seed gives the same numbers on every device. A ``Generator`` is a (seed, counter
 pair: each draw advances the counter by the Philox blocks it consumed.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import os
 import threading
 
@@ -15,6 +19,10 @@ from .errors import DTypeError
 from .layout import shape_size
 from .registry import get_device
 
+if TYPE_CHECKING:
+    from .array import Array
+    from ._types import DTypeLike, DeviceLike, ShapeLike
+
 
 def _blocks_used(n, dtype, normal):
     elements = 2 * ((n + 1) // 2) if normal else n
@@ -23,9 +31,28 @@ def _blocks_used(n, dtype, normal):
 
 
 class Generator:
-    """A Philox-4x32-10 stream: ``Generator(seed)``; draws are reproducible on any device."""
+    """A Philox-4x32-10 stream: ``Generator(seed)``; draws are reproducible on any device.
 
-    def __init__(self, seed=None):
+    Parameters
+    ----------
+    seed : int or None
+        The key, in ``[0, 2**64)``; None for a random one from the operating system.
+
+    Raises
+    ------
+    ValueError
+        If seed is not an int in ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a = cw.random.Generator(1).uniform(3)
+    >>> b = cw.random.Generator(1).uniform(3)
+    >>> a.tolist() == b.tolist()
+    True
+    """
+
+    def __init__(self, seed: int | None = None) -> None:
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
@@ -51,14 +78,86 @@ class Generator:
         storage = getattr(device, method)(shape, dtype, self.seed, counter, float(a), float(b))
         return wrap(storage, shape, dtype, device)
 
-    def uniform(self, shape, *, low=0.0, high=1.0, dtype=None, device=None):
-        """Uniform numbers in ``[low, high)``."""
+    def uniform(self, shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None,
+                device: DeviceLike | None = None) -> Array:
+        """Uniform numbers in ``[low, high)``.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            The shape of the result.
+        low : float
+            The lower bound (included).
+        high : float
+            The upper bound (excluded).
+        dtype : DType or None
+            A real floating dtype; None for the default (float64).
+        device : str, device or None
+            The device; None for the default device.
+
+        Returns
+        -------
+        Array
+            A new array of shape, dtype and device.
+
+        Raises
+        ------
+        ValueError
+            If the bounds are invalid (high < low, std < 0).
+        DTypeError
+            If dtype is not real floating.
+        TypeError
+            If shape is not an int or a tuple of ints.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> g = cw.random.Generator(7)
+        >>> g.uniform((2, 3)).shape
+        (2, 3)
+        """
         if not high >= low:
             raise ValueError(f"uniform: high ({high}) must be >= low ({low})")
         return self._draw("rand_uniform", shape, dtype, device, low, high, False, "uniform")
 
-    def normal(self, shape, *, mean=0.0, std=1.0, dtype=None, device=None):
-        """Normal numbers with the given mean and standard deviation."""
+    def normal(self, shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
+               device: DeviceLike | None = None) -> Array:
+        """Normal numbers with the given mean and standard deviation.
+
+        Parameters
+        ----------
+        shape : int or tuple of int
+            The shape of the result.
+        mean : float
+            The mean.
+        std : float
+            The standard deviation (>= 0).
+        dtype : DType or None
+            A real floating dtype; None for the default (float64).
+        device : str, device or None
+            The device; None for the default device.
+
+        Returns
+        -------
+        Array
+            A new array of shape, dtype and device.
+
+        Raises
+        ------
+        ValueError
+            If the bounds are invalid (high < low, std < 0).
+        DTypeError
+            If dtype is not real floating.
+        TypeError
+            If shape is not an int or a tuple of ints.
+
+        Examples
+        --------
+        >>> import candlewick as cw
+        >>> g = cw.random.Generator(7)
+        >>> g.normal(4, std=2.0).shape
+        (4,)
+        """
         if not std >= 0:
             raise ValueError(f"normal: std must be >= 0, got {std}")
         return self._draw("rand_normal", shape, dtype, device, mean, std, True, "normal")
@@ -67,22 +166,145 @@ class Generator:
 _default = Generator(0)
 
 
-def seed(value):
-    """Reset the default generator to ``value``."""
+def seed(value: int) -> None:
+    """Reset the default generator to ``value``.
+
+    Parameters
+    ----------
+    value : int
+        The new key, in ``[0, 2**64)``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If value is not an int in ``[0, 2**64)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.random.seed(3)
+    >>> a = cw.random.uniform(2)
+    >>> cw.random.seed(3)
+    >>> cw.random.uniform(2).tolist() == a.tolist()
+    True
+    """
     global _default
     _default = Generator(value)
 
 
-def default_generator():
+def default_generator() -> Generator:
+    """The generator behind ``candlewick.random.uniform`` and ``normal``.
+
+    Parameters
+    ----------
+
+
+    Returns
+    -------
+    Generator
+        The default generator (replaced by ``seed``).
+
+    Raises
+    ------
+
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> isinstance(cw.random.default_generator(), cw.random.Generator)
+    True
+    """
     return _default
 
 
-def uniform(shape, *, low=0.0, high=1.0, dtype=None, device=None):
+def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None) -> Array:
+    """Uniform numbers in ``[low, high)`` from the default generator.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    low : float
+        The lower bound (included).
+    high : float
+        The upper bound (excluded).
+    dtype : DType or None
+        A real floating dtype; None for the default (float64).
+    device : str, device or None
+        The device; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of shape, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        If the bounds are invalid (high < low, std < 0).
+    DTypeError
+        If dtype is not real floating.
+    TypeError
+        If shape is not an int or a tuple of ints.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.random.uniform((2, 2), low=-1.0, high=1.0)
+    >>> bool(cw.all((x >= -1) & (x < 1)))
+    True
+    """
     return _default.uniform(shape, low=low, high=high, dtype=dtype, device=device)
 
 
-def normal(shape, *, mean=0.0, std=1.0, dtype=None, device=None):
+def normal(shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
+           device: DeviceLike | None = None) -> Array:
+    """Normal numbers with the given mean and standard deviation from the default generator.
+
+    Parameters
+    ----------
+    shape : int or tuple of int
+        The shape of the result.
+    mean : float
+        The mean.
+    std : float
+        The standard deviation (>= 0).
+    dtype : DType or None
+        A real floating dtype; None for the default (float64).
+    device : str, device or None
+        The device; None for the default device.
+
+    Returns
+    -------
+    Array
+        A new array of shape, dtype and device.
+
+    Raises
+    ------
+    ValueError
+        If the bounds are invalid (high < low, std < 0).
+    DTypeError
+        If dtype is not real floating.
+    TypeError
+        If shape is not an int or a tuple of ints.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.random.normal((3,), dtype=cw.float32).dtype
+    candlewick.float32
+    """
     return _default.normal(shape, mean=mean, std=std, dtype=dtype, device=device)
 
 
 __all__ = ["Generator", "seed", "default_generator", "uniform", "normal"]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the module: its public names (``__all__``), not its imports."""
+    return sorted(__all__)

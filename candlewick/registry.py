@@ -6,6 +6,10 @@ works before it is installed. Nothing here imports a backend until it is asked f
 and a backend that fails to import or probe is reported, never raised at import.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import contextlib
 import difflib
 import contextvars
@@ -17,6 +21,12 @@ from importlib.metadata import entry_points
 
 from .errors import BackendUnavailableError, DeviceError
 
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from ._types import DeviceLike
+    from .backend import BackendDevice
+
 ENTRY_POINT_GROUP = "candlewick.backends"
 _BUILTIN = {"cpu": "cpu_backend:BACKEND", "rocm": "rocm_backend:BACKEND"}
 #: the device used when none is chosen (no default set, no CANDLEWICK_DEVICE)
@@ -24,9 +34,9 @@ FALLBACK_DEVICE = "cpu"
 
 _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
-_loaded = {}  # name -> Backend object, or the exception that loading raised
-_probes = {}  # name -> (available, reason)
-_devices = {}  # (name, ordinal) -> device
+_loaded: dict[str, object] = {}  # name -> Backend object, or the exception that loading raised
+_probes: dict[str, tuple] = {}  # name -> (available, reason)
+_devices: dict[tuple, BackendDevice] = {}  # (name, ordinal) -> device
 
 
 @dataclass(frozen=True)
@@ -40,7 +50,7 @@ class BackendInfo:
     source: str = ""
     details: dict = field(default_factory=dict)
 
-    def __str__(self):
+    def __str__(self) -> str:
         state = f"available, {self.device_count} device(s)" if self.available else f"unavailable: {self.reason}"
         extra = "".join(f"; {k}: {v}" for k, v in self.details.items())
         return f"{self.name}: {state}{extra}"
@@ -120,8 +130,29 @@ def _probe(name):
         return _probes[name]
 
 
-def backends():
-    """Every registered backend, available or not, with the reason it is not."""
+def backends() -> list[BackendInfo]:
+    """Every registered backend, available or not, with the reason it is not.
+
+    Parameters
+    ----------
+
+
+    Returns
+    -------
+    list of BackendInfo
+        One row per backend: ``name``, ``available``, ``reason`` (what to install or set
+        when unavailable), ``device_count``, ``source`` and ``details``.
+
+    Raises
+    ------
+
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> any(b.name == "cpu" and b.available for b in cw.backends())
+    True
+    """
     rows = []
     for name, spec in sorted(_discover().items()):
         source = spec if isinstance(spec, str) else f"{spec.value} (entry point)"
@@ -157,8 +188,32 @@ def parse_device_string(spec):
     return name, int(ordinal) if sep else 0
 
 
-def get_device(spec):
-    """Resolve ``"cpu"``, ``"rocm"``, ``"rocm:1"`` or a device object to the device object."""
+def get_device(spec: DeviceLike | None) -> BackendDevice:
+    """Resolve ``"cpu"``, ``"rocm"``, ``"rocm:1"`` or a device object to the device object.
+
+    Parameters
+    ----------
+    spec : str, device or None
+        The device; None for the default device.
+
+    Returns
+    -------
+    device
+        The device object (it compares equal to its name).
+
+    Raises
+    ------
+    DeviceError
+        If spec names no registered backend (the message suggests the registered ones) or no such device.
+    BackendUnavailableError
+        If the backend cannot run here; the message says what to install or set.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.get_device("cpu") == "cpu"
+    True
+    """
     if spec is None:
         return default_device_now()
     if isinstance(spec, str):
@@ -194,22 +249,73 @@ def all_devices():
 
 # --- default device ---------------------------------------------------------------
 
-_context_device = contextvars.ContextVar("candlewick_default_device", default=None)
+_context_device: contextvars.ContextVar[BackendDevice | None] = contextvars.ContextVar("candlewick_default_device", default=None)
 _global_default = None
 
 
-def set_default_device(device):
-    """Set the process-wide default device (a device string or object; None resets)."""
+def set_default_device(device: DeviceLike | None) -> None:
+    """Set the process-wide default device (a device string or object; None resets).
+
+    Parameters
+    ----------
+    device : str, device or None
+        The new default; None returns to CANDLEWICK_DEVICE or cpu.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    DeviceError
+        If device names no device.
+    BackendUnavailableError
+        If its backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.set_default_device("cpu")
+    >>> cw.asarray([1]).device == "cpu"
+    True
+    >>> cw.set_default_device(None)
+    """
     global _global_default
     _global_default = None if device is None else get_device(device)
 
 
 @contextlib.contextmanager
-def default_device(device):
-    """``with candlewick.default_device("rocm"):`` makes arrays there by default."""
+def default_device(device: DeviceLike) -> Iterator[BackendDevice]:
+    """``with candlewick.default_device("rocm"):`` makes arrays there by default.
+
+    Parameters
+    ----------
+    device : str or device
+        The default device inside the block (this thread and task only).
+
+    Returns
+    -------
+    context manager
+        Yields the device object.
+
+    Raises
+    ------
+    DeviceError
+        If device names no device.
+    BackendUnavailableError
+        If its backend cannot run here.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> with cw.default_device("cpu"):
+    ...     x = cw.zeros(2)
+    >>> x.device == "cpu"
+    True
+    """
     token = _context_device.set(get_device(device))
     try:
-        yield _context_device.get()
+        yield _context_device.get()  # type: ignore[misc]  # just set to a device
     finally:
         _context_device.reset(token)
 

@@ -9,6 +9,10 @@ device-to-host read of the scan's last element gives the output length, and a
 buffer one element longer than the output, so no element needs a branch.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import dtypes as _dt
@@ -20,6 +24,10 @@ from .errors import DTypeError, ShapeError
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
 from .indexing_functions import take
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
+
+if TYPE_CHECKING:
+    from .array import Array
+    from ._types import Axes, Scalar
 
 _int64 = _dt.int64
 
@@ -131,22 +139,110 @@ def _arg_reduce(op, x, axis, keepdims, fname):
     return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
-def argmax(x, /, *, axis=None, keepdims=False):
+def argmax(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first maximum along ``axis`` (the flattened array when None); the
-    first NaN counts as the maximum."""
+    first NaN counts as the maximum.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a real dtype.
+    axis : int or None
+        The axis to search; None for the flattened array.
+    keepdims : bool
+        Keep the searched axis as a dimension of length 1.
+
+    Returns
+    -------
+    Array
+        int64 indices.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is complex.
+    ValueError
+        If the searched axis is empty.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.argmax(cw.asarray([[1, 5], [7, 2]]), axis=1).tolist()
+    [1, 0]
+    """
     return _arg_reduce(ReduceOp.ARGMAX, x, axis, keepdims, "argmax")
 
 
-def argmin(x, /, *, axis=None, keepdims=False):
+def argmin(x: Array, /, *, axis: int | None = None, keepdims: bool = False) -> Array:
     """Index of the first minimum along ``axis`` (the flattened array when None); the
-    first NaN counts as the minimum."""
+    first NaN counts as the minimum.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a real dtype.
+    axis : int or None
+        The axis to search; None for the flattened array.
+    keepdims : bool
+        Keep the searched axis as a dimension of length 1.
+
+    Returns
+    -------
+    Array
+        int64 indices.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is complex.
+    ValueError
+        If the searched axis is empty.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.argmin(cw.asarray([3, 1, 2])).item()
+    1
+    """
     return _arg_reduce(ReduceOp.ARGMIN, x, axis, keepdims, "argmin")
 
 
 # --- count_nonzero / nonzero ---------------------------------------------------------------
 
-def count_nonzero(x, /, *, axis=None, keepdims=False):
-    """Number of non-zero elements over ``axis`` (int64)."""
+def count_nonzero(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+    """Number of non-zero elements over ``axis`` (int64).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to count over; None for all.
+    keepdims : bool
+        Keep the counted axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        int64 counts.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.count_nonzero(cw.asarray([0, 3, 0, 4])).item()
+    2
+    """
     require_array(x, "count_nonzero")
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
@@ -160,8 +256,32 @@ def count_nonzero(x, /, *, axis=None, keepdims=False):
     return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
-def nonzero(x, /):
-    """Indices of the non-zero elements, one int64 array per dimension, in C order."""
+def nonzero(x: Array, /) -> tuple[Array, ...]:
+    """Indices of the non-zero elements, one int64 array per dimension, in C order.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of at least one dimension.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.ndim`` 1-D int64 arrays of equal length.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If x is 0-d.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> [a.tolist() for a in cw.nonzero(cw.asarray([[0, 1], [2, 0]]))]
+    [[0, 1], [1, 0]]
+    """
     require_array(x, "nonzero")
     shape = x._layout.shape
     if not shape:
@@ -195,8 +315,41 @@ def nonzero(x, /):
 
 # --- searchsorted ------------------------------------------------------------------------
 
-def searchsorted(x1, x2, /, *, side="left", sorter=None):
-    """Insertion indices of ``x2`` into the ascending 1-D ``x1`` (or ``x1[sorter]``)."""
+def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
+                 sorter: Array | None = None) -> Array:
+    """Insertion indices of ``x2`` into the ascending 1-D ``x1`` (or ``x1[sorter]``).
+
+    Parameters
+    ----------
+    x1 : Array
+        A 1-D array, ascending (or ascending through ``sorter``).
+    x2 : Array or Python scalar
+        The values to insert.
+    side : {"left", "right"}
+        "left": the first suitable index; "right": the last.
+    sorter : Array or None
+        int64 indices that sort x1.
+
+    Returns
+    -------
+    Array
+        int64 indices of x2's shape.
+
+    Raises
+    ------
+    TypeError
+        If x1 is not a candlewick array.
+    ValueError
+        If x1 is not 1-D or side is neither "left" nor "right".
+    DTypeError
+        If x1 and x2 do not promote, or sorter is not an integer array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.searchsorted(cw.asarray([1, 3, 5]), cw.asarray([0, 3, 6])).tolist()
+    [0, 1, 3]
+    """
     require_array(x1, "searchsorted", "x1")
     if side not in ("left", "right"):
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
@@ -223,9 +376,42 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
 
 # --- where -------------------------------------------------------------------------------
 
-def where(condition, x1, x2, /):
+def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     """``x1`` where ``condition`` is True, else ``x2`` (arrays or Python scalars,
-    broadcast together; at least one of x1, x2 must be an array)."""
+    broadcast together; at least one of x1, x2 must be an array).
+
+    Parameters
+    ----------
+    condition : Array
+        A bool array (other dtypes are taken as truth values).
+    x1 : Array or Python scalar
+        Values where condition is True.
+    x2 : Array or Python scalar
+        Values where condition is False.
+
+    Returns
+    -------
+    Array
+        The broadcast shape of the three operands, in x1's and x2's promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If condition is not an array, or neither x1 nor x2 is.
+    ShapeError
+        If the operands do not broadcast.
+    DTypeError
+        If x1 and x2 do not promote.
+    DeviceMismatchError
+        If the arrays are on different devices.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, -2, 3])
+    >>> cw.where(x > 0, x, 0).tolist()
+    [1, 0, 3]
+    """
     require_array(condition, "where", "condition")
     if not condition._dtype.is_bool:
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")

@@ -10,7 +10,9 @@ element of each group (values, first indices), the group of each input element
 Results come out in ascending order (NaNs last), which the standard allows.
 """
 
-from typing import NamedTuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
@@ -20,24 +22,27 @@ from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .searching import Compaction, flatten, wrap_layout
 from .sorting import sort_storages
 
+if TYPE_CHECKING:
+    from .array import Array
+
 _int64 = _dt.int64
 
 
 class UniqueAllResult(NamedTuple):
-    values: object
-    indices: object
-    inverse_indices: object
-    counts: object
+    values: Array
+    indices: Array
+    inverse_indices: Array
+    counts: Array
 
 
 class UniqueCountsResult(NamedTuple):
-    values: object
-    counts: object
+    values: Array
+    counts: Array
 
 
 class UniqueInverseResult(NamedTuple):
-    values: object
-    inverse_indices: object
+    values: Array
+    inverse_indices: Array
 
 
 def _sorted_flat(x):
@@ -113,25 +118,117 @@ class _Groups:
         return wrap(out, (self.count,), _int64, self.device)
 
 
-def unique_values(x, /):
-    """The unique elements of x (flattened), ascending; every NaN is distinct."""
+def unique_values(x: Array, /) -> Array:
+    """The unique elements of x (flattened), ascending; every NaN is distinct.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (flattened first).
+
+    Returns
+    -------
+    Array
+        The unique values, 1-D, ascending.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([3, 1, 3, 2])
+    >>> cw.unique_values(x).tolist()
+    [1, 2, 3]
+    """
     return _Groups(x).unique_values()
 
 
-def unique_counts(x, /):
-    """(values, counts): the unique elements and how often each occurs."""
+def unique_counts(x: Array, /) -> UniqueCountsResult:
+    """(values, counts): the unique elements and how often each occurs.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (flattened first).
+
+    Returns
+    -------
+    UniqueCountsResult
+        ``values`` (1-D, ascending) and ``counts`` (int64).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([3, 1, 3, 2])
+    >>> cw.unique_counts(x).counts.tolist()
+    [1, 1, 2]
+    """
     g = _Groups(x)
     return UniqueCountsResult(g.unique_values(), g.counts())
 
 
-def unique_inverse(x, /):
-    """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape)."""
+def unique_inverse(x: Array, /) -> UniqueInverseResult:
+    """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (flattened first).
+
+    Returns
+    -------
+    UniqueInverseResult
+        ``values`` and ``inverse_indices`` (int64, x's shape).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([3, 1, 3, 2])
+    >>> cw.unique_inverse(x).inverse_indices.tolist()
+    [2, 0, 2, 1]
+    """
     g = _Groups(x)
     return UniqueInverseResult(g.unique_values(), g.inverse())
 
 
-def unique_all(x, /):
-    """(values, indices of first occurrences, inverse_indices, counts)."""
+def unique_all(x: Array, /) -> UniqueAllResult:
+    """(values, indices of first occurrences, inverse_indices, counts).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (flattened first).
+
+    Returns
+    -------
+    UniqueAllResult
+        ``values``, ``indices`` (first occurrence in the flattened x), ``inverse_indices``, ``counts``.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([3, 1, 3, 2])
+    >>> cw.unique_all(x).indices.tolist()
+    [1, 3, 0]
+    """
     g = _Groups(x)
     return UniqueAllResult(g.unique_values(), g.first_indices(), g.inverse(), g.counts())
 

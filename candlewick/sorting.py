@@ -5,11 +5,18 @@ elements in their original order in both directions. bool is sorted as uint8 (th
 protocol's ``sort`` is asked only for numeric dtypes); complex has no order.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
 from .errors import DTypeError
 from .layout import normalize_axis
+
+if TYPE_CHECKING:
+    from .array import Array
 
 
 def sort_storages(x, axis, descending, stable, fname):
@@ -31,8 +38,40 @@ def _check_flags(descending, stable, fname):
         raise TypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
 
 
-def sort(x, /, *, axis=-1, descending=False, stable=True):
-    """A sorted copy of ``x`` along ``axis``."""
+def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """A sorted copy of ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a real dtype (at least 1-D).
+    axis : int
+        The axis to sort along.
+    descending : bool
+        Sort in descending order.
+    stable : bool
+        Keep equal elements in their order (sorts are always stable here).
+
+    Returns
+    -------
+    Array
+        A sorted copy of x.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array, or descending/stable are not bools.
+    DTypeError
+        If x is complex.
+    AxisError
+        If axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.sort(cw.asarray([3, 1, 2])).tolist()
+    [1, 2, 3]
+    """
     require_array(x, "sort")
     _check_flags(descending, stable, "sort")
     axis = normalize_axis(axis, x.ndim)
@@ -40,8 +79,40 @@ def sort(x, /, *, axis=-1, descending=False, stable=True):
     return wrap(values, x._layout.shape, x._dtype, x._device)
 
 
-def argsort(x, /, *, axis=-1, descending=False, stable=True):
-    """The int64 indices that sort ``x`` along ``axis``."""
+def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
+    """The int64 indices that sort ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of a real dtype (at least 1-D).
+    axis : int
+        The axis to sort along.
+    descending : bool
+        Sort in descending order.
+    stable : bool
+        Keep equal elements in their order (sorts are always stable here).
+
+    Returns
+    -------
+    Array
+        int64 indices of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array, or descending/stable are not bools.
+    DTypeError
+        If x is complex.
+    AxisError
+        If axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.argsort(cw.asarray([3, 1, 2])).tolist()
+    [1, 2, 0]
+    """
     require_array(x, "argsort")
     _check_flags(descending, stable, "argsort")
     axis = normalize_axis(axis, x.ndim)

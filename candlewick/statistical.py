@@ -1,6 +1,10 @@
 """Statistical functions of the Array API, on the ``reduce`` and ``scan`` primitives:
 sum, prod, max, min, mean, std, var, cumulative_sum, cumulative_prod."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import RESULT, check_accepts, contiguous_layout, require_array
 from .array import wrap
@@ -8,6 +12,10 @@ from .elementwise import binary, unary
 from .errors import DTypeError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
+
+if TYPE_CHECKING:
+    from .array import Array
+    from ._types import Axes, DTypeLike
 
 
 def _keep(shape, axes, keepdims):
@@ -60,24 +68,160 @@ def _sum_like(op, x, axis, dtype, keepdims, fname):
     return reduce_array(op, x, axis, keepdims, fname)
 
 
-def sum(x, /, *, axis=None, dtype=None, keepdims=False):
-    """Sum over ``axis``; integers accumulate in the default integer dtype."""
+def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+        keepdims: bool = False) -> Array:
+    """Sum over ``axis``; integers accumulate in the default integer dtype.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    dtype : DType or None
+        The accumulation and result dtype; None for x's dtype, widened to the default
+        integer dtype for bool and integers.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If dtype is of a lower kind than x's.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.sum(x, axis=0).tolist()
+    [4.0, 6.0]
+    """
     return _sum_like(ReduceOp.SUM, x, axis, dtype, keepdims, "sum")
 
 
-def prod(x, /, *, axis=None, dtype=None, keepdims=False):
-    """Product over ``axis``; integers accumulate in the default integer dtype."""
+def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> Array:
+    """Product over ``axis``; integers accumulate in the default integer dtype.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    dtype : DType or None
+        The accumulation and result dtype; None for x's dtype, widened to the default
+        integer dtype for bool and integers.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If dtype is of a lower kind than x's.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.prod(x, axis=1).tolist()
+    [2.0, 12.0]
+    """
     return _sum_like(ReduceOp.PROD, x, axis, dtype, keepdims, "prod")
 
 
-def max(x, /, *, axis=None, keepdims=False):
-    """Maximum over ``axis``; NaN propagates; zero-size reductions raise ValueError."""
+def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+    """Maximum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If x is complex.
+    ValueError
+        If the reduction is over zero elements.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.max(x).item()
+    4.0
+    """
     _no_complex(x, "max")
     return reduce_array(ReduceOp.MAX, x, axis, keepdims, "max")
 
 
-def min(x, /, *, axis=None, keepdims=False):
-    """Minimum over ``axis``; NaN propagates; zero-size reductions raise ValueError."""
+def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+    """Minimum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If x is complex.
+    ValueError
+        If the reduction is over zero elements.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.min(x, axis=1, keepdims=True).shape
+    (2, 1)
+    """
     _no_complex(x, "min")
     return reduce_array(ReduceOp.MIN, x, axis, keepdims, "min")
 
@@ -136,9 +280,40 @@ def _rounded(a, half):
     return a if half is None else a.astype(half)
 
 
-def mean(x, /, *, axis=None, keepdims=False):
+def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
-    the mean of nothing is NaN."""
+    the mean of nothing is NaN.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If x is bool or integer in strict promotion mode.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.mean(x).item()
+    2.5
+    """
     x, half = _in_compute_dtype(x, "mean")
     return _rounded(_mean(x, axis, keepdims), half)
 
@@ -150,9 +325,43 @@ def _mean(x, axis, keepdims):
     return _divide(total, _count(shape, axes))
 
 
-def var(x, /, *, axis=None, correction=0.0, keepdims=False):
+def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
-    ``N - correction <= 0``. Complex input gives a real result."""
+    ``N - correction <= 0``. Complex input gives a real result.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    correction : int or float
+        Subtracted from the number of elements N in the divisor (1 for the sample variance).
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If x is bool or integer in strict promotion mode.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.var(x, axis=0).tolist()
+    [1.0, 1.0]
+    """
     x, half = _in_compute_dtype(x, "var")
     return _rounded(_var(x, axis, correction, keepdims), half)
 
@@ -173,8 +382,42 @@ def _var(x, axis, correction, keepdims):
     return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
 
 
-def std(x, /, *, axis=None, correction=0.0, keepdims=False):
-    """Standard deviation: the square root of ``var`` with the same arguments."""
+def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
+    """Standard deviation: the square root of ``var`` with the same arguments.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    correction : int or float
+        Subtracted from the number of elements N in the divisor (1 for the sample deviation).
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        The reduced array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    DTypeError
+        If x is bool or integer in strict promotion mode.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.std(x, axis=0).tolist()
+    [1.0, 1.0]
+    """
     x, half = _in_compute_dtype(x, "std")
     v = _var(x, axis, correction, keepdims)
     return _rounded(wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device), half)
@@ -205,15 +448,81 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
     return wrap(out, out_shape, acc, device)
 
 
-def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> Array:
     """Inclusive running sum along ``axis`` (optional for 1-D); ``include_initial``
-    prepends the empty sum 0. dtype rules as for ``sum``."""
+    prepends the empty sum 0. dtype rules as for ``sum``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int or None
+        The axis to accumulate along; may be None only for a 1-D x.
+    dtype : DType or None
+        The accumulation and result dtype; rules as for ``sum``.
+    include_initial : bool
+        Prepend the empty sum (0): the result is one longer along ``axis``.
+
+    Returns
+    -------
+    Array
+        The running sums, of x's shape (one longer along ``axis`` with include_initial).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If axis is None and x is not 1-D.
+    AxisError
+        If axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.cumulative_sum(cw.asarray([1, 2, 3, 4])).tolist()
+    [1, 3, 6, 10]
+    """
     return _cumulative(ScanOp.SUM, x, axis, dtype, include_initial, "cumulative_sum")
 
 
-def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                    include_initial: bool = False) -> Array:
     """Inclusive running product along ``axis`` (optional for 1-D); ``include_initial``
-    prepends the empty product 1. dtype rules as for ``prod``."""
+    prepends the empty product 1. dtype rules as for ``prod``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int or None
+        The axis to accumulate along; may be None only for a 1-D x.
+    dtype : DType or None
+        The accumulation and result dtype; rules as for ``prod``.
+    include_initial : bool
+        Prepend the empty product (1): the result is one longer along ``axis``.
+
+    Returns
+    -------
+    Array
+        The running products, of x's shape (one longer along ``axis`` with include_initial).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If axis is None and x is not 1-D.
+    AxisError
+        If axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.cumulative_prod(cw.asarray([1, 2, 3, 4])).tolist()
+    [1, 2, 6, 24]
+    """
     return _cumulative(ScanOp.PROD, x, axis, dtype, include_initial, "cumulative_prod")
 
 

@@ -1,5 +1,9 @@
 """Utility functions of the Array API: all, any, diff."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import is_scalar, require_array, view
 from .array import Array, wrap
@@ -9,6 +13,9 @@ from .errors import ShapeError
 from .layout import normalize_axes, normalize_axis
 from .manipulation import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
+
+if TYPE_CHECKING:
+    from ._types import Axes, Scalar
 
 
 def _truth_reduce(op, x, axis, keepdims, fname):
@@ -23,14 +30,72 @@ def _truth_reduce(op, x, axis, keepdims, fname):
     return wrap(storage, out_shape, _dt.bool_, x._device)
 
 
-def all(x, /, *, axis=None, keepdims=False):
+def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether every element over ``axis`` is non-zero (True for an empty reduction);
-    NaN counts as non-zero, complex as non-zero when either part is."""
+    NaN counts as non-zero, complex as non-zero when either part is.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        A bool array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.all(x > 1, axis=1).tolist()
+    [False, True]
+    """
     return _truth_reduce(ReduceOp.ALL, x, axis, keepdims, "all")
 
 
-def any(x, /, *, axis=None, keepdims=False):
-    """Whether some element over ``axis`` is non-zero (False for an empty reduction)."""
+def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+    """Whether some element over ``axis`` is non-zero (False for an empty reduction).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes to reduce; None for all of them.
+    keepdims : bool
+        Keep the reduced axes as dimensions of length 1.
+
+    Returns
+    -------
+    Array
+        A bool array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)`` or repeated.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.any(x > 3).item()
+    True
+    """
     return _truth_reduce(ReduceOp.ANY, x, axis, keepdims, "any")
 
 
@@ -53,10 +118,47 @@ def _edge(value, x, axis, argname):
     raise TypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
-def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
+def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None,
+         append: Array | Scalar | None = None) -> Array:
     """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``; ``prepend`` and
     ``append`` are joined to x along ``axis`` first. bool arrays give ``x[i+1] != x[i]``
-    (as NumPy does)."""
+    (as NumPy does).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (at least 1-D).
+    axis : int
+        The axis along which to take differences.
+    n : int
+        How many times to difference (>= 0).
+    prepend : Array, Python scalar or None
+        Values joined before x along axis (a scalar is broadcast).
+    append : Array, Python scalar or None
+        Values joined after x along axis (a scalar is broadcast).
+
+    Returns
+    -------
+    Array
+        The differences: ``n`` shorter than x (with prepend/append) along axis.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If n is negative or x is 0-d.
+    ShapeError
+        If prepend or append does not fit x's other dimensions.
+    AxisError
+        If axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.diff(cw.asarray([1, 4, 9, 16])).tolist()
+    [3, 5, 7]
+    """
     require_array(x, "diff")
     if x.ndim == 0:
         raise ShapeError("diff: x must have at least one dimension")

@@ -32,12 +32,33 @@ def _resolve_relative(module, is_package, level, target):
     return ".".join(base + ([target] if target else []))
 
 
+def _is_type_checking_block(node):
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): its imports never run, they
+    only name types for annotations, so they make no import cycle."""
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _runtime_nodes(tree):
+    """Every node of ``tree`` except the bodies of ``if TYPE_CHECKING:`` blocks (their
+    ``else:`` branch runs and is kept)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if _is_type_checking_block(node):
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def imported_modules(module, path, known):
     """The modules of ``known`` that ``module`` imports anywhere in its source."""
     tree = ast.parse(path.read_text(), filename=str(path))
     is_package = path.name == "__init__.py"
     found = set()
-    for node in ast.walk(tree):
+    for node in _runtime_nodes(tree):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -104,6 +125,9 @@ def test_cycle_finder_sees_function_level_and_relative_imports(tmp_path):
         ["layered_probe.a", "layered_probe.sub.b", "layered_probe.a"],
         ["layered_probe.sub.b", "layered_probe.a", "layered_probe.sub.b"],
     )
+    (pkg / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\nelse:\n    from .sub import b\n")
+    assert import_graph("layered_probe", tmp_path)["layered_probe.c"] == {"layered_probe.sub.b"}
     del graph["layered_probe.sub.b"]
     graph["layered_probe.a"] = set()
     assert find_cycle(graph) is None

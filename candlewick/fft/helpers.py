@@ -1,5 +1,9 @@
 """Sample frequencies and spectrum shifts; these need no "fft" primitive."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import dtypes as _dt
 from .._core import check_dtype_on, contiguous_layout, require_array
 from ..array import wrap
@@ -9,8 +13,14 @@ from ..opdefs import BinaryOp
 from ..registry import get_device
 from ._common import check_length
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from ..array import Array
+    from .._types import DTypeLike, DeviceLike
+    from ..backend import BackendDevice
 
-def _freq_setup(n, d, dtype, device, fname):
+
+def _freq_setup(n, d, dtype, device, fname) -> tuple[int, float, _dt.DType, BackendDevice]:
     n = check_length(n, fname)
     if isinstance(d, bool) or not isinstance(d, (int, float)):
         raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
@@ -33,8 +43,41 @@ def _scaled_integers(ints, size, scale, dtype, device):
     return wrap(values, (size,), dtype, device)
 
 
-def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
-    """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``."""
+def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+            device: DeviceLike | None = None) -> Array:
+    """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``.
+
+    Parameters
+    ----------
+    n : int
+        The window length (positive).
+    d : float
+        The sample spacing.
+    dtype : DType or None
+        A real floating dtype; None for the default.
+    device : str, device or None
+        The device; None for the default.
+
+    Returns
+    -------
+    Array
+        The n frequencies.
+
+    Raises
+    ------
+    TypeError
+        If n is not an int.
+    ValueError
+        If n is not positive.
+    DTypeError
+        If dtype is not real floating.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.fftfreq(4).tolist()
+    [0.0, 0.25, -0.5, -0.25]
+    """
     n, d, dtype, device = _freq_setup(n, d, dtype, device, "fftfreq")
     positive = (n - 1) // 2 + 1
     ints = device.empty((n,), _dt.int64)
@@ -47,8 +90,41 @@ def fftfreq(n, /, *, d=1.0, dtype=None, device=None):
     return _scaled_integers(ints, n, 1.0 / (n * d), dtype, device)
 
 
-def rfftfreq(n, /, *, d=1.0, dtype=None, device=None):
-    """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``."""
+def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
+             device: DeviceLike | None = None) -> Array:
+    """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``.
+
+    Parameters
+    ----------
+    n : int
+        The window length (positive).
+    d : float
+        The sample spacing.
+    dtype : DType or None
+        A real floating dtype; None for the default.
+    device : str, device or None
+        The device; None for the default.
+
+    Returns
+    -------
+    Array
+        The ``n//2 + 1`` frequencies.
+
+    Raises
+    ------
+    TypeError
+        If n is not an int.
+    ValueError
+        If n is not positive.
+    DTypeError
+        If dtype is not real floating.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.rfftfreq(4).tolist()
+    [0.0, 0.25, 0.5]
+    """
     n, d, dtype, device = _freq_setup(n, d, dtype, device, "rfftfreq")
     size = n // 2 + 1
     return _scaled_integers(device.arange(0, 1, size, _dt.int64), size, 1.0 / (n * d), dtype, device)
@@ -84,11 +160,63 @@ def _roll_axis(x, axis, shift):
     return wrap(storage, x.shape, x._dtype, x._device)
 
 
-def fftshift(x, /, *, axes=None):
-    """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``."""
+def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axes : int, sequence of int or None
+        The axes to shift; None for all.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.fftshift(cw.asarray([0, 1, 2, 3])).tolist()
+    [2, 3, 0, 1]
+    """
     return _roll_halves(x, axes, False, "fftshift")
 
 
-def ifftshift(x, /, *, axes=None):
-    """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``."""
+def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
+    """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axes : int, sequence of int or None
+        The axes to shift; None for all.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    AxisError
+        If an axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.ifftshift(cw.asarray([2, 3, 0, 1])).tolist()
+    [0, 1, 2, 3]
+    """
     return _roll_halves(x, axes, True, "ifftshift")

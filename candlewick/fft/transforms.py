@@ -4,6 +4,10 @@ Every transform: check dtype/capability, resize the input along each transformed
 (truncate or zero-pad), call the unnormalized primitive, scale per ``norm``.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import dtypes as _dt
 from .. import elementwise as _ew
 from ..array import wrap
@@ -11,6 +15,10 @@ from ._common import (
     check_axes_and_sizes, check_axis, check_input, check_length, check_norm, resized,
     scale_factor, scaled,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from ..array import Array
 
 
 def _c2c(x, n, axis, norm, inverse):
@@ -40,15 +48,89 @@ def _one_axis(x, axis, norm, fname, kind):
     return check_axis(x, axis, fname)
 
 
-def fft(x, /, *, n=None, axis=-1, norm="backward"):
-    """One-dimensional discrete Fourier transform of complex ``x`` along ``axis``."""
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional discrete Fourier transform of complex ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.fft.fft(x).shape
+    (4,)
+    """
     axis = _one_axis(x, axis, norm, "fft", "complex")
     n = check_length(x.shape[axis] if n is None else n, "fft")
     return _c2c(x, n, axis, norm, False)
 
 
-def ifft(x, /, *, n=None, axis=-1, norm="backward"):
-    """One-dimensional inverse discrete Fourier transform of complex ``x``."""
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform of complex ``x``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.real(cw.fft.ifft(cw.fft.fft(x))).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
     axis = _one_axis(x, axis, norm, "ifft", "complex")
     n = check_length(x.shape[axis] if n is None else n, "ifft")
     return _c2c(x, n, axis, norm, True)
@@ -64,35 +146,220 @@ def _n_dim(x, s, axes, norm, inverse, fname):
     return x
 
 
-def fftn(x, /, *, s=None, axes=None, norm="backward"):
-    """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``)."""
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Array:
+    """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.fftn(cw.ones((2, 3), dtype=cw.complex64)).shape
+    (2, 3)
+    """
     return _n_dim(x, s, axes, norm, False, "fftn")
 
 
-def ifftn(x, /, *, s=None, axes=None, norm="backward"):
-    """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``)."""
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.ifftn(cw.ones((2, 3), dtype=cw.complex64)).shape
+    (2, 3)
+    """
     return _n_dim(x, s, axes, norm, True, "ifftn")
 
 
-def rfft(x, /, *, n=None, axis=-1, norm="backward"):
-    """Transform of real ``x`` along ``axis``: the ``n//2 + 1`` non-negative frequencies."""
+def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Transform of real ``x`` along ``axis``: the ``n//2 + 1`` non-negative frequencies.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (real floating).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum of ``n//2 + 1`` frequencies along axis.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> cw.fft.rfft(x).shape
+    (3,)
+    """
     axis = _one_axis(x, axis, norm, "rfft", "real")
     n = check_length(x.shape[axis] if n is None else n, "rfft")
     storage, shape, dtype = _r2c(x, n, axis)
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
 
 
-def irfft(x, /, *, n=None, axis=-1, norm="backward"):
-    """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)``)."""
+def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128: the non-negative frequencies).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The real signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> cw.fft.irfft(cw.fft.rfft(x)).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
     axis = _one_axis(x, axis, norm, "irfft", "complex")
     n = check_length(2 * (x.shape[axis] - 1) if n is None else n, "irfft")
     storage, shape, dtype = _c2r(x, n, axis)
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True))
 
 
-def rfftn(x, /, *, s=None, axes=None, norm="backward"):
+def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
     """n-dimensional transform of real ``x``: ``rfft`` over the last of ``axes``, then
-    complex transforms over the others."""
+    complex transforms over the others.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (real floating).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum (last axis halved).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.rfftn(cw.ones((2, 4))).shape
+    (2, 3)
+    """
     check_input(x, "rfftn", "real")
     check_norm(norm, "rfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
@@ -108,9 +375,46 @@ def rfftn(x, /, *, s=None, axes=None, norm="backward"):
     return out
 
 
-def irfftn(x, /, *, s=None, axes=None, norm="backward"):
+def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+           norm: str = "backward") -> Array:
     """Inverse of ``rfftn``: complex inverse transforms over all but the last of ``axes``,
-    then ``irfft`` over the last (default length ``2 * (m - 1)``)."""
+    then ``irfft`` over the last (default length ``2 * (m - 1)``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The real signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.irfftn(cw.fft.rfftn(cw.ones((2, 4)))).shape
+    (2, 4)
+    """
     check_input(x, "irfftn", "complex")
     check_norm(norm, "irfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "irfftn")
@@ -125,18 +429,92 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, True))
 
 
-def hfft(x, /, *, n=None, axis=-1, norm="backward"):
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Transform of a Hermitian-symmetric signal given by its half ``x``: a real spectrum
     of length ``n`` (default ``2 * (m - 1)``); ``irfft(conj(x))`` scaled as a forward
-    transform."""
+    transform.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128: the half of a Hermitian-symmetric signal).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The real spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.fft.hfft(x).shape
+    (6,)
+    """
     axis = _one_axis(x, axis, norm, "hfft", "complex")
     n = check_length(2 * (x.shape[axis] - 1) if n is None else n, "hfft")
     storage, shape, dtype = _c2r(_ew.conj(x), n, axis)
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
 
 
-def ihfft(x, /, *, n=None, axis=-1, norm="backward"):
-    """Inverse of ``hfft`` for real ``x``: ``conj(rfft(x))`` scaled as an inverse transform."""
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Inverse of ``hfft`` for real ``x``: ``conj(rfft(x))`` scaled as an inverse transform.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (real floating).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex half-spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> cw.fft.ihfft(x).shape
+    (3,)
+    """
     axis = _one_axis(x, axis, norm, "ihfft", "real")
     n = check_length(x.shape[axis] if n is None else n, "ihfft")
     storage, shape, dtype = _r2c(x, n, axis)

@@ -18,3 +18,8 @@ __all__ = [
     "svd", "svdvals", "tensordot", "trace", "vecdot", "vector_norm",
     "EigResult", "EighResult", "QRResult", "SlogdetResult", "SVDResult",
 ]
+
+
+def __dir__() -> list[str]:
+    """``dir()`` of the module: its public names (``__all__``), not its imports."""
+    return sorted(__all__)

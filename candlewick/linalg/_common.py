@@ -1,17 +1,53 @@
 """Checks and small compositions shared by the functions of ``candlewick.linalg``."""
 
-from collections import namedtuple
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
 
 from .. import dtypes as _dt
 from .._core import broadcast_layouts, require_array
 from ..array import wrap
 from ..errors import DTypeError, ShapeError, UnsupportedOperation
 
-EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
-EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
-QRResult = namedtuple("QRResult", ["Q", "R"])
-SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])
-SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+if TYPE_CHECKING:
+    from ..array import Array
+
+
+class EigResult(NamedTuple):
+    """``eig``'s result: complex eigenvalues and right eigenvectors (columns)."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class EighResult(NamedTuple):
+    """``eigh``'s result: real ascending eigenvalues and the eigenvectors (columns)."""
+
+    eigenvalues: Array
+    eigenvectors: Array
+
+
+class QRResult(NamedTuple):
+    """``qr``'s result: ``x = Q R``."""
+
+    Q: Array
+    R: Array
+
+
+class SlogdetResult(NamedTuple):
+    """``slogdet``'s result: ``det = sign * exp(logabsdet)``."""
+
+    sign: Array
+    logabsdet: Array
+
+
+class SVDResult(NamedTuple):
+    """``svd``'s result: ``x = U diag(S) Vh``."""
+
+    U: Array
+    S: Array
+    Vh: Array
+
 
 #: the dtypes the optional "linalg" primitives compute in (see backend.py)
 DECOMPOSITION_DTYPES = (_dt.float32, _dt.float64, _dt.complex64, _dt.complex128)

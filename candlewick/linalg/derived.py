@@ -1,6 +1,8 @@
 """Functions composed from the decompositions and core primitives: pinv, matrix_rank,
 matrix_power, matrix_norm, vector_norm."""
 
+from __future__ import annotations
+
 import math
 import operator
 
@@ -38,9 +40,39 @@ def _cutoff(s, x, rtol, fname):
     return _ew.multiply(largest, float(rtol))
 
 
-def pinv(x, /, *, rtol=None):
+def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse ``V diag(1/S) U^H`` from the SVD, singular values
-    at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero."""
+    at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of matrices ``(..., M, N)``.
+    rtol : float, Array or None
+        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+
+    Returns
+    -------
+    Array
+        The pseudo-inverses ``(..., N, M)``.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.pinv(cw.asarray([[2.0, 0.0], [0.0, 0.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.0]]
+    """
     require_floating(x, "pinv")
     require_matrices(x, "pinv")
     *batch, m, n = x.shape
@@ -59,8 +91,38 @@ def _zero(like):
     return wrap(like._device.zeros((), like._dtype), (), like._dtype, like._device)
 
 
-def matrix_rank(x, /, *, rtol=None):
-    """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``)."""
+def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
+    """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of matrices ``(..., M, N)``.
+    rtol : float, Array or None
+        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+
+    Returns
+    -------
+    Array
+        int64 ranks.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.matrix_rank(cw.ones((3, 3))).item()
+    1
+    """
     require_floating(x, "matrix_rank")
     require_matrices(x, "matrix_rank")
     if min(x.shape[-2:]) == 0:
@@ -70,9 +132,39 @@ def matrix_rank(x, /, *, rtol=None):
     return _st.sum(_ew.greater(s, _cutoff(s, x, rtol, "matrix_rank")), axis=-1, dtype=_dt.DEFAULT_INDEX)
 
 
-def matrix_power(x, n, /):
+def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` raised to the integer power ``n`` by repeated squaring (``n = 0`` gives the
-    identity, ``n < 0`` the power of the inverse, which needs a floating dtype)."""
+    identity, ``n < 0`` the power of the inverse, which needs a floating dtype).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+    n : int
+        The power; negative powers invert first.
+
+    Returns
+    -------
+    Array
+        The powers, of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    TypeError
+        If n is not an int.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    LinAlgError
+        If n < 0 and a matrix is singular.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.matrix_power(cw.asarray([[1, 1], [0, 1]]), 3).tolist()
+    [[1, 3], [0, 1]]
+    """
     require_numeric(x, "matrix_power")
     require_matrices(x, "matrix_power", square=True)
     if isinstance(n, bool):
@@ -135,9 +227,43 @@ def _sum_of_squares(x, axes, keepdims):
 _NORM_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
-def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str = "fro") -> Array:
     """Matrix norm of each matrix: 'fro' (default), 'nuc', 1/-1 (max/min column sum),
-    2/-2 (largest/smallest singular value), inf/-inf (max/min row sum). Real result."""
+    2/-2 (largest/smallest singular value), inf/-inf (max/min row sum). Real result.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of matrices ``(..., M, N)``.
+    keepdims : bool
+        Keep the two matrix axes as length 1.
+    ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}
+        The norm.
+
+    Returns
+    -------
+    Array
+        Real norms.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    ValueError
+        If ord is not one of the above.
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.matrix_norm(cw.asarray([[3.0, 0.0], [0.0, 4.0]])).item()
+    5.0
+    """
     require_floating(x, "matrix_norm")
     require_matrices(x, "matrix_norm")
     if isinstance(ord, bool) or ord not in _NORM_ORDERS:
@@ -159,9 +285,42 @@ def matrix_norm(x, /, *, keepdims=False, ord="fro"):
     return out
 
 
-def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min |x|), 0 (count
-    of non-zeros), 1, 2, or any other p (``sum(|x|**p)**(1/p)``). Real result."""
+def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
+                ord: int | float = 2) -> Array:
+    """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min ``|x|``), 0 (count
+    of non-zeros), 1, 2, or any other p (``sum(|x|**p)**(1/p)``). Real result.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int, tuple of int or None
+        The axes; None for all elements.
+    keepdims : bool
+        Keep the reduced axes as length 1.
+    ord : int or float
+        The p of the p-norm (inf, -inf, 0 included).
+
+    Returns
+    -------
+    Array
+        Real norms.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not numeric.
+    AxisError
+        If an axis is out of range.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.vector_norm(cw.asarray([3.0, 4.0])).item()
+    5.0
+    """
     require_array(x, "linalg.vector_norm")
     if not (x._dtype.is_floating or x._dtype.is_complex):
         raise DTypeError(f"linalg.vector_norm: x must have a floating-point dtype, got {x._dtype.name}")

@@ -1,6 +1,10 @@
 """Products and diagonals of ``candlewick.linalg`` composed from core primitives:
 cross, outer, diagonal (a view), trace."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from .. import elementwise as _ew
 from .. import statistical as _st
 from .._core import promote_pair, require_array, view
@@ -10,6 +14,10 @@ from ..layout import Layout
 from ..manipulation import stack
 from ..opdefs import BinaryOp
 from ._common import require_matrices, require_numeric
+
+if TYPE_CHECKING:
+    from ..array import Array
+    from .._types import DTypeLike
 
 
 def _numeric_pair(x1, x2, fname):
@@ -21,9 +29,41 @@ def _numeric_pair(x1, x2, fname):
     return x1, x2
 
 
-def cross(x1, x2, /, *, axis=-1):
+def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-element vectors along ``axis`` (a negative axis in
-    ``[-min(x1.ndim, x2.ndim), -1]``), broadcasting the other dimensions."""
+    ``[-min(x1.ndim, x2.ndim), -1]``), broadcasting the other dimensions.
+
+    Parameters
+    ----------
+    x1 : Array
+        First operand (numeric).
+    x2 : Array
+        Second operand (numeric).
+    axis : int
+        The axis holding the 3-vectors.
+
+    Returns
+    -------
+    Array
+        The cross products, of the broadcast shape.
+
+    Raises
+    ------
+    TypeError
+        If an operand is not a candlewick array.
+    ShapeError
+        If the axis does not have length 3 in both.
+    AxisError
+        If axis is out of range.
+    DTypeError
+        If an operand is bool.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.cross(cw.asarray([1, 0, 0]), cw.asarray([0, 1, 0])).tolist()
+    [0, 0, 1]
+    """
     x1, x2 = _numeric_pair(x1, x2, "cross")
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise TypeError(f"linalg.cross: axis must be an int, got {type(axis).__name__}")
@@ -48,8 +88,36 @@ def cross(x1, x2, /, *, axis=-1):
     return stack(c, axis=axis)
 
 
-def outer(x1, x2, /):
-    """Outer product of two 1-D arrays: ``out[i, j] = x1[i] * x2[j]``."""
+def outer(x1: Array, x2: Array, /) -> Array:
+    """Outer product of two 1-D arrays: ``out[i, j] = x1[i] * x2[j]``.
+
+    Parameters
+    ----------
+    x1 : Array
+        1-D array.
+    x2 : Array
+        1-D array.
+
+    Returns
+    -------
+    Array
+        ``(len(x1), len(x2))`` products.
+
+    Raises
+    ------
+    TypeError
+        If an operand is not a candlewick array.
+    ShapeError
+        If an operand is not 1-D.
+    DTypeError
+        If an operand is bool.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.outer(cw.asarray([1, 2]), cw.asarray([3, 4])).tolist()
+    [[3, 4], [6, 8]]
+    """
     x1, x2 = _numeric_pair(x1, x2, "outer")
     l1, l2 = x1._layout, x2._layout
     if l1.ndim != 1 or l2.ndim != 1:
@@ -62,8 +130,34 @@ def outer(x1, x2, /):
     return wrap(storage, shape, x1._dtype, x1._device)
 
 
-def diagonal(x, /, *, offset=0):
-    """The ``offset``-th diagonal of each matrix, as a view of shape ``(..., L)``."""
+def diagonal(x: Array, /, *, offset: int = 0) -> Array:
+    """The ``offset``-th diagonal of each matrix, as a view of shape ``(..., L)``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of matrices ``(..., M, N)``.
+    offset : int
+        0 the main diagonal, > 0 above it, < 0 below it.
+
+    Returns
+    -------
+    Array
+        A view ``(..., L)``.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.diagonal(cw.asarray([[1, 2], [3, 4]])).tolist()
+    [1, 4]
+    """
     require_array(x, "linalg.diagonal")
     require_matrices(x, "diagonal")
     if isinstance(offset, bool) or not isinstance(offset, int):
@@ -81,8 +175,38 @@ def diagonal(x, /, *, offset=0):
     return view(x, layout)
 
 
-def trace(x, /, *, offset=0, dtype=None):
+def trace(x: Array, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Sum of the ``offset``-th diagonal of each matrix; the result dtype follows ``sum``
-    (integers accumulate in the default integer dtype unless ``dtype`` is given)."""
+    (integers accumulate in the default integer dtype unless ``dtype`` is given).
+
+    Parameters
+    ----------
+    x : Array
+        Input array of matrices ``(..., M, N)``.
+    offset : int
+        The diagonal summed.
+    dtype : DType or None
+        The accumulation dtype; rules as for ``sum``.
+
+    Returns
+    -------
+    Array
+        The traces, of shape ``x.shape[:-2]``.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    DTypeError
+        If x is bool or dtype of a lower kind.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.trace(cw.asarray([[1, 2], [3, 4]])).item()
+    5
+    """
     require_numeric(x, "trace")
     return _st.sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
