@@ -15,7 +15,8 @@
 # (exit 2). A step that needs a GPU is skipped, with a line saying so, where none is found.
 # Environment: CANDLEWICK_COMMIT (the commit, for a copy without .git), GPU_RUN_BUDGET
 # (seconds for the whole run, default 540: the device tool's limit is 600 per command),
-# GPU_RUN_WORKERS (pytest-xdist workers for the suites marked so, default 8).
+# GPU_RUN_WORKERS (pytest-xdist workers for the suites marked so, default 8), GPU_RUN_STEPS
+# (a comma list of step names: only those steps of the chosen stages run).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -174,6 +175,8 @@ for row in "${STEPS[@]}"; do
     chosen=0
     for s in ${step_stages//,/ }; do want "$s" && chosen=1; done
     ((chosen)) || continue
+    # GPU_RUN_STEPS (a comma list of step names) narrows the chosen stages to those steps
+    [[ -z "${GPU_RUN_STEPS:-}" || ",$GPU_RUN_STEPS," == *",$step,"* ]] || continue
     if [[ "$needs" == gpu ]] && ! has_gpu; then
         note "$step: SKIPPED (needs a GPU; nvidia-smi finds none)"
         continue
