@@ -27,7 +27,8 @@ sys.path.insert(0, str(HERE))
 
 import candlewick as cw  # noqa: E402
 from candlewick import registry  # noqa: E402
-from run_gpu import peers, timed  # noqa: E402
+from harness import gpu_peers as peers  # noqa: E402
+from harness import timed  # noqa: E402
 
 N = 4096
 BATCH, SMALL = 1024, 64
