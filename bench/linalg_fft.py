@@ -13,8 +13,6 @@ longer than --budget seconds is timed on that one call.
 import argparse
 import datetime
 import json
-import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -28,7 +26,7 @@ sys.path.insert(0, str(HERE))
 import candlewick as cw  # noqa: E402
 from candlewick import registry  # noqa: E402
 from harness import gpu_peers as peers  # noqa: E402
-from harness import timed  # noqa: E402
+from harness import commit, slug, timed  # noqa: E402
 
 N = 4096
 BATCH, SMALL = 1024, 64
@@ -125,19 +123,8 @@ def run_case(libs, dev, case, args_host, budget):
 
 
 def device_kind(dev):
-    return re.sub(r"[^a-z0-9]+", "-", dev.product_name.lower()).strip("-") or "unknown"
-
-
-def commit():
-    import os
-
-    if os.environ.get("BENCH_COMMIT"):
-        return os.environ["BENCH_COMMIT"]
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=HERE, check=True).stdout.strip()
-    except Exception:
-        return "unknown"
+    """The record's device kind, as every benchmark names it (harness.slug)."""
+    return slug(dev.product_name)
 
 
 def write_markdown(path, report):

@@ -35,7 +35,7 @@ STEPS=(
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
-    "ecosystem   ecosystem      gpu 240 run_pytest tests/ecosystem"
+    "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
 )

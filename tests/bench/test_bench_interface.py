@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
 SUPPORT = {"harness", "diagnostics"}  # bench/ modules that are no benchmark
-TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests"}  # bench/results/ records of tools/gpu_run.sh's suites
+TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm"}  # records of gpu_run.sh's suites
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
 
 # by path: bench/ is no package
