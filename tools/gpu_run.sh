@@ -30,6 +30,7 @@ STEPS=(
     "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
+    "tests       frontend       gpu 150 run_pytest tests/frontend"
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
