@@ -10,7 +10,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import _core
 from ._core import is_scalar, view, wrap
-from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .opdefs import BinaryOp, CompareOp
 
 API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
@@ -23,7 +23,7 @@ class Array:
     __array_priority__ = 100  # NumPy defers mixed operators to us
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
+        raise ArgumentTypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
 
     # --- attributes ------------------------------------------------------------
     @property
@@ -58,12 +58,12 @@ class Array:
 
     def __len__(self):
         if not self._layout.shape:
-            raise TypeError("len() of a 0-d array")
+            raise ArgumentTypeError("len() of a 0-d array")
         return self._layout.shape[0]
 
     def __iter__(self):
         if not self._layout.shape:
-            raise TypeError("iteration over a 0-d array")
+            raise ArgumentTypeError("iteration over a 0-d array")
         for i in range(self._layout.shape[0]):
             yield self[i]
 
@@ -87,7 +87,7 @@ class Array:
 
     def _scalar(self, name):
         if self._layout.shape != ():
-            raise TypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
+            raise ArgumentTypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
         return self._storage.to_host(self._layout)[()]
 
     def __bool__(self):
@@ -95,7 +95,7 @@ class Array:
 
     def __int__(self):
         if self._dtype.is_complex:
-            raise TypeError("int() of a complex array; take real() first")
+            raise ArgumentTypeError("int() of a complex array; take real() first")
         value = self._scalar("int")
         if self._dtype.is_floating:
             value = float(value)
@@ -103,7 +103,7 @@ class Array:
 
     def __float__(self):
         if self._dtype.is_complex:
-            raise TypeError("float() of a complex array; take real() first")
+            raise ArgumentTypeError("float() of a complex array; take real() first")
         return float(self._scalar("float"))
 
     def __complex__(self):
@@ -111,12 +111,12 @@ class Array:
 
     def __index__(self):
         if not (self._dtype.is_integer):
-            raise TypeError(f"__index__ needs an integer array, got {self._dtype.name}")
+            raise ArgumentTypeError(f"__index__ needs an integer array, got {self._dtype.name}")
         return int(self._scalar("index"))
 
     def __array__(self, dtype=None, copy=None):
         if self._device.backend != "cpu":
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
                 f"use candlewick.to_numpy(x) to copy it to the host"
             )
@@ -125,7 +125,7 @@ class Array:
 
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
+            raise ArgumentValueError(f"api_version must be one of {API_VERSIONS} or None, got {short_repr(api_version)}")
         import candlewick
 
         return candlewick

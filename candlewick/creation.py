@@ -10,7 +10,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import as_shape, is_scalar, scalar_for, wrap
-from .errors import DTypeError, UnsupportedOperation
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr, UnsupportedOperation
 from .registry import get_device
 
 
@@ -33,7 +34,7 @@ def _default_dtype_for_scalar(value):
         return _dt.DEFAULT_FLOAT
     if isinstance(value, complex):
         return _dt.DEFAULT_COMPLEX
-    raise TypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
+    raise ArgumentTypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
 
 
 def _infer_host(obj, dtype=None):
@@ -51,18 +52,18 @@ def _infer_host(obj, dtype=None):
     if is_scalar(obj):
         dtype = _default_dtype_for_scalar(obj)
         if dtype is _dt.int64 and not -(2**63) <= obj < 2**63:
-            raise OverflowError(f"asarray: Python int {obj} does not fit in int64")
+            raise OutOfRangeError(f"asarray: Python int {obj} does not fit in int64")
         return np.asarray(obj, dtype=dtype.numpy)
     try:
         host = np.asarray(obj)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"asarray: obj is not a rectangular nested sequence or buffer: {exc}") from None
+        raise ArgumentValueError(f"asarray: obj is not a rectangular nested sequence or buffer: {exc}") from None
     if host.dtype == np.object_:
-        raise TypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
+        raise ArgumentTypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
     if host.dtype.kind in "US":
-        raise TypeError("asarray: strings are not array data")
+        raise ArgumentTypeError("asarray: strings are not array data")
     if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
-        raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
+        raise OutOfRangeError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
 
 
@@ -99,17 +100,17 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         out = obj
         if target is not obj._device:
             if copy is False:
-                raise ValueError("asarray: copy=False but the array is on another device")
+                raise ArgumentValueError("asarray: copy=False but the array is on another device")
             out = out.to_device(target)
         if dtype is not None and dtype is not out._dtype:
             if copy is False:
-                raise ValueError("asarray: copy=False but a dtype conversion is needed")
+                raise ArgumentValueError("asarray: copy=False but a dtype conversion is needed")
             return out.astype(dtype)
         if copy and out is obj:
             return wrap(obj._storage.copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
         return out
     if copy is False:
-        raise ValueError(
+        raise ArgumentValueError(
             "asarray: copy=False cannot be honoured: the data is not a candlewick array, "
             "so it must be copied to the device"
         )
@@ -141,20 +142,16 @@ def to_numpy(x, /):
     from .array import Array
 
     if not isinstance(x, Array):
-        raise TypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
     return x._storage.to_host(x._layout)
-
-
-_MAX_BYTES = 2**63 - 1
 
 
 def _filled(fname, shape, dtype, device, make):
     shape = as_shape(shape, fname)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype)
-    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
-        raise ValueError(f"{fname}: shape {shape} of {dtype.name} is larger than any device can address")
     device = _resolve_device(device)
     _check_dtype_on(device, dtype)
+    check_allocation(fname, shape, dtype, device)
     return wrap(make(device, shape, dtype), shape, dtype, device)
 
 
@@ -175,7 +172,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
 
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
-            raise ValueError("full: fill_value must be a scalar or a 0-d array")
+            raise ArgumentValueError("full: fill_value must be a scalar or a 0-d array")
         fill_value = fill_value._scalar("full").item()
     if isinstance(fill_value, np.generic):
         fill_value = fill_value.item()
@@ -185,7 +182,7 @@ def full(shape, fill_value, *, dtype=None, device=None):
         dtype = _dt.as_dtype(dtype)
     value, run_dtype = scalar_for(fill_value, dtype, "full")
     if run_dtype is not dtype:
-        raise DTypeError(f"full: fill_value {fill_value!r} does not fit dtype {dtype.name}")
+        raise DTypeError(f"full: fill_value {short_repr(fill_value)} does not fit dtype {dtype.name}")
     return _filled("full", shape, dtype, device, lambda d, s, t: d.full(s, t, value))
 
 
@@ -193,7 +190,7 @@ def _like(fname, x, dtype, device):
     from .array import Array
 
     if not isinstance(x, Array):
-        raise TypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
 
 
@@ -223,9 +220,9 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         start, stop = 0, start
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+            raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
     if step == 0:
-        raise ValueError("arange: step must not be zero")
+        raise ArgumentValueError("arange: step must not be zero")
     all_int = all(isinstance(v, int) for v in (start, stop, step))
     if dtype is None:
         dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
@@ -236,9 +233,15 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
     if all_int:
         size = max(0, -((start - stop) // step))
     else:
-        size = max(0, math.ceil((stop - start) / step))
+        span = (stop - start) / step
+        if not math.isfinite(span):
+            raise ArgumentValueError(
+                f"arange: start, stop and step must give a finite length, got {start}, {stop}, {step}"
+            )
+        size = max(0, math.ceil(span))
     device = _resolve_device(device)
     _check_dtype_on(device, dtype)
+    check_allocation("arange", (size,), dtype, device)
     if dtype.is_integer and size:
         last = start + (size - 1) * step
         scalar_for(int(start), dtype, "arange")

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import array_type, scalar_for
-from .errors import DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 
 
 def _dtype_of(obj, fname, argname):
@@ -21,7 +21,7 @@ def _dtype_of(obj, fname, argname):
         return obj
     if isinstance(obj, array_type()):
         return obj._dtype
-    raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {obj!r}")
+    raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {short_repr(obj)}")
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
@@ -32,9 +32,9 @@ def astype(x, dtype, /, *, copy=True, device=None):
     to bool is ``x != 0``.
     """
     if not isinstance(x, array_type()):
-        raise TypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
     if not isinstance(dtype, _dt.DType):
-        raise DTypeError(f"astype: dtype must be a candlewick dtype, got {dtype!r}")
+        raise DTypeError(f"astype: dtype must be a candlewick dtype, got {short_repr(dtype)}")
     if device is not None:
         moved = x.to_device(device)
         if moved is not x:
@@ -48,7 +48,7 @@ def can_cast(from_, to, /):
     i.e. the cast is one the promotion lattice allows (no cross-kind casts)."""
     from_ = _dtype_of(from_, "can_cast", "from_")
     if not isinstance(to, _dt.DType):
-        raise DTypeError(f"can_cast: to must be a candlewick dtype, got {to!r}")
+        raise DTypeError(f"can_cast: to must be a candlewick dtype, got {short_repr(to)}")
     try:
         return _dt.promote_types(from_, to) is to
     except DTypeError:
@@ -139,7 +139,7 @@ def result_type(*arrays_and_dtypes):
             )
         result = dtype if result is None else _dt.promote_types(result, dtype)
     if result is None:
-        raise ValueError("result_type: at least one argument must be an array or a dtype")
+        raise ArgumentValueError("result_type: at least one argument must be an array or a dtype")
     for value in scalars:
         # as in an operation: an int outside the integer dtype's range is an OverflowError
         _, result = scalar_for(value, result, "result_type")

@@ -21,6 +21,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._core import array_type, contiguous_layout, view, wrap
 from .registry import all_devices, get_device
+from .errors import ArgumentTypeError, ArgumentValueError, DLPackError, short_repr
 
 
 class DLDeviceType(enum.IntEnum):
@@ -48,7 +49,7 @@ HOST_READABLE = (DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOS
 def _exporter(storage, device, what):
     export = getattr(storage, "dlpack_view", None)
     if export is None:
-        raise BufferError(
+        raise DLPackError(
             f"{what}: the {device.backend} backend does not export DLPack "
             f"(its storage has no dlpack_view); copy with candlewick.to_numpy(x) instead"
         )
@@ -82,16 +83,16 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
         own = tuple(int(v) for v in producer.__dlpack_device__())
         if wanted != own:
             if copy is False:
-                raise BufferError(
+                raise DLPackError(
                     f"__dlpack__: dl_device={wanted} differs from the array's device {own} "
                     f"and copy=False forbids the copy that moving it needs"
                 )
             if wanted[0] != DLDeviceType.CPU:
-                raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
+                raise DLPackError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
             producer = storage.to_host(layout)  # an owning host copy
         dl_device = None
     if stream is not None and int(producer.__dlpack_device__()[0]) == DLDeviceType.CPU:
-        raise ValueError(f"__dlpack__: stream must be None for an export to the host, got {stream!r}")
+        raise ArgumentValueError(f"__dlpack__: stream must be None for an export to the host, got {short_repr(stream)}")
     kwargs = {"stream": stream}
     if max_version is not None:
         kwargs["max_version"] = tuple(max_version)
@@ -113,7 +114,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)
     if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
         )
     dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
@@ -132,12 +133,12 @@ def from_dlpack(x, /, *, device=None, copy=None):
             storage, layout = imported
             return _wrap_view(storage, layout, target)
     if dev_type not in HOST_READABLE:
-        raise BufferError(
+        raise DLPackError(
             f"from_dlpack: no candlewick device can import memory of DLPack device "
             f"({dev_type}, {dev_id})" + (f" onto {targets[0].name}" if device is not None else "")
         )
     if copy is False:
-        raise BufferError(
+        raise DLPackError(
             "from_dlpack: copy=False, but the target device cannot share the producer's host "
             "memory (its backend has no storage_from_dlpack), so the data would be copied"
         )
@@ -145,7 +146,7 @@ def from_dlpack(x, /, *, device=None, copy=None):
     host = np.from_dlpack(x)
     dtype = _dt.from_numpy(host.dtype)
     if dtype not in target.dtypes:
-        raise BufferError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
+        raise DLPackError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     return wrap(target.storage_from_host(host), host.shape, dtype, target)
@@ -160,7 +161,7 @@ def _from_candlewick(x, device, copy):
     target = x._device if device is None else get_device(device)
     if target is not x._device:
         if copy is False:
-            raise BufferError(
+            raise DLPackError(
                 f"from_dlpack: copy=False, but moving from {x._device.name} to {target.name} copies"
             )
         return x.to_device(target)

@@ -9,7 +9,7 @@ numeric, signed with uint64) raises ``DTypeError``.
 import ml_dtypes
 import numpy as np
 
-from .errors import DTypeError
+from .errors import ArgumentValueError, DTypeError, short_repr
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "real floating", "complex floating")
 
@@ -102,7 +102,7 @@ def from_name(name):
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise DTypeError(f"unknown dtype name {name!r}; expected one of {sorted(_BY_NAME)}") from None
+        raise DTypeError(f"unknown dtype name {short_repr(name)}; expected one of {sorted(_BY_NAME)}") from None
 
 
 def from_numpy(np_dtype):
@@ -110,7 +110,7 @@ def from_numpy(np_dtype):
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
-        raise DTypeError(f"NumPy dtype {np_dtype!r} has no candlewick equivalent") from None
+        raise DTypeError(f"NumPy dtype {short_repr(np_dtype)} has no candlewick equivalent") from None
 
 
 def as_dtype(obj, argname="dtype"):
@@ -122,7 +122,7 @@ def as_dtype(obj, argname="dtype"):
     try:
         return _BY_NUMPY[np.dtype(obj)]
     except Exception:
-        raise DTypeError(f"{argname} must be a candlewick dtype, got {obj!r}") from None
+        raise DTypeError(f"{argname} must be a candlewick dtype, got {short_repr(obj)}") from None
 
 
 def _same_kind_table():
@@ -195,7 +195,7 @@ _KIND_ALIASES = {
 def isdtype(dtype, kind):
     """The Array API ``isdtype``: is ``dtype`` of ``kind`` (a dtype, kind name, or tuple)."""
     if not isinstance(dtype, DType):
-        raise DTypeError(f"isdtype: dtype must be a candlewick dtype, got {dtype!r}")
+        raise DTypeError(f"isdtype: dtype must be a candlewick dtype, got {short_repr(dtype)}")
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)
     if isinstance(kind, DType):
@@ -204,10 +204,10 @@ def isdtype(dtype, kind):
         try:
             return dtype.kind in _KIND_ALIASES[kind]
         except KeyError:
-            raise ValueError(
-                f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {kind!r}"
+            raise ArgumentValueError(
+                f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {short_repr(kind)}"
             ) from None
-    raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")
+    raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {short_repr(kind)}")
 
 
 def kind_names():

@@ -12,7 +12,7 @@ from ._core import (
     RESULT, array_type, broadcast_layouts, check_accepts, promote_pair, require_array,
     scalar_array, scalar_for, wrap,
 )
-from .errors import DeviceMismatchError, DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 
@@ -46,7 +46,7 @@ def binary(op, x1, x2, fname):
         return _binary_scalar(op, x1, _scalar_value(x2), False, fname)
     if isinstance(x2, Array):
         return _binary_scalar(op, x2, _scalar_value(x1), True, fname)
-    raise TypeError(f"{fname}: at least one operand must be a candlewick array")
+    raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
 
 
 def _coerce_domain(op, x1, x2, dtype, fname):
@@ -80,7 +80,7 @@ def compare(op, x1, x2, fname):
     Array = array_type()
     if not isinstance(x1, Array):
         if not isinstance(x2, Array):
-            raise TypeError(f"{fname}: at least one operand must be a candlewick array")
+            raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
         value, dtype = scalar_for(_scalar_value(x1), x2._dtype, fname)
         x1 = scalar_array(value, dtype, x2._device)
     elif not isinstance(x2, Array):
@@ -174,7 +174,7 @@ def clip(x, /, min=None, max=None):
             bound = bound.astype(x._dtype) if bound._dtype is not x._dtype else bound
         out = binary(op, out, bound, "clip")
     if out._layout.shape != x._layout.shape:
-        raise ValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")
+        raise ArgumentValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")
     return out
 
 

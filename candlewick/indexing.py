@@ -5,13 +5,13 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import array_type, scalar_for, view
-from .errors import DeviceMismatchError, DTypeError, IndexOutOfBoundsError
+from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBoundsError
 from .layout import Layout
 
 
 def _as_int(k):
     if isinstance(k, bool):
-        raise IndexError("a bool is not a valid index; use a bool array as a mask")
+        raise IndexKeyError("a bool is not a valid index; use a bool array as a mask")
     if isinstance(k, (int, np.integer)):
         return int(k)
     Array = array_type()
@@ -41,11 +41,11 @@ def basic_layout(layout, key):
     items = key if isinstance(key, tuple) else (key,)
     ellipses = sum(1 for k in items if k is Ellipsis)
     if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise IndexKeyError("an index can only have a single ellipsis ('...')")
     consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
     ndim = len(layout.shape)
     if consumed > ndim:
-        raise IndexError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+        raise IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
     if not ellipses:
         items = items + (Ellipsis,)
     shape, strides = [], []
@@ -74,7 +74,7 @@ def basic_layout(layout, key):
             continue
         i = _as_int(k)
         if i is None:
-            raise IndexError(
+            raise IndexKeyError(
                 f"only integers, slices, '...', None and integer or boolean arrays are valid "
                 f"indices, got {type(k).__name__}"
             )
@@ -93,7 +93,7 @@ def getitem(x, key):
         # the commonest key: one integer on the first axis
         layout = x._layout
         if not layout.shape:
-            raise IndexError("too many indices: array is 0-dimensional, but 1 was indexed")
+            raise IndexKeyError("too many indices: array is 0-dimensional, but 1 was indexed")
         n = layout.shape[0]
         if not -n <= key < n:
             raise IndexOutOfBoundsError(f"index {key} is out of bounds for axis 0 with size {n}")

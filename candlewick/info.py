@@ -7,6 +7,7 @@ declares (``BackendDevice.dtypes``) restricted to the 13 dtypes the standard nam
 
 from . import dtypes as _dt
 from .registry import all_devices, default_device_now, get_device
+from .errors import ArgumentValueError, short_repr
 
 _KIND_MEMBERS = {
     None: _dt.ARRAY_API_DTYPES,
@@ -65,8 +66,8 @@ class __array_namespace_info__:
             try:
                 wanted.update(_KIND_MEMBERS[k])
             except (KeyError, TypeError):
-                raise ValueError(
+                raise ArgumentValueError(
                     f"dtypes: kind must be None, one of {sorted(k for k in _KIND_MEMBERS if k)} "
-                    f"or a tuple of them, got {k!r}"
+                    f"or a tuple of them, got {short_repr(k)}"
                 ) from None
         return {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}

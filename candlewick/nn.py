@@ -8,7 +8,8 @@ from . import dtypes as _dt
 from . import _core
 from ._core import require_array, wrap
 from .elementwise import unary
-from .errors import DTypeError, ShapeError
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .opdefs import UnaryOp
 
 
@@ -17,14 +18,14 @@ def _pair(value, name, fname):
         return (value, value)
     if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
         return tuple(value)
-    raise TypeError(f"{fname}: {name} must be an int or a pair of ints, got {value!r}")
+    raise ArgumentTypeError(f"{fname}: {name} must be an int or a pair of ints, got {short_repr(value)}")
 
 
 def _single(value, name, fname):
     if isinstance(value, (tuple, list)) and len(value) == 1:
         value = value[0]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{fname}: {name} must be an int, got {value!r}")
+        raise ArgumentTypeError(f"{fname}: {name} must be an int, got {short_repr(value)}")
     return value
 
 
@@ -57,23 +58,23 @@ def _conv2d_params(stride, padding, dilation):
     dilation = _pair(dilation, "dilation", "conv2d")
     _check_positive("conv2d", stride=stride, dilation=dilation)
     if min(padding) < 0:
-        raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
+        raise ArgumentValueError(f"conv2d: padding must be >= 0, got {padding}")
     return stride, padding, dilation
 
 
 def _check_positive(fname, **values):
     for name, v in values.items():
         if (min(v) if isinstance(v, tuple) else v) < 1:
-            raise ValueError(f"{fname}: {name} must be >= 1, got {v}")
+            raise ArgumentValueError(f"{fname}: {name} must be >= 1, got {v}")
 
 
 def _check_groups(fname, cin, weight_cin, groups, cout=None):
     if groups < 1 or cin % groups:
-        raise ValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
+        raise ArgumentValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
     if weight_cin != cin // groups:
         raise ShapeError(f"{fname}: weight expects {weight_cin * groups} input channels, x has {cin}")
     if cout is not None and cout % groups:
-        raise ValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
+        raise ArgumentValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
 
 
 def _add_bias(out, bias, fname):
@@ -100,9 +101,10 @@ def conv1d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     stride, padding, dilation = (_single(v, n, "conv1d") for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
     _check_positive("conv1d", stride=stride, dilation=dilation)
     if padding < 0:
-        raise ValueError(f"conv1d: padding must be >= 0, got {padding}")
+        raise ArgumentValueError(f"conv1d: padding must be >= 0, got {padding}")
     _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
     lout = _out_size(x.shape[2], weight.shape[2], stride, padding, dilation, "conv1d")
+    check_allocation("conv1d", (x.shape[0], weight.shape[0], lout), x._dtype, x._device)
     st = x._storage.conv1d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
     return _add_bias(wrap(st, (x.shape[0], weight.shape[0], lout), x._dtype, x._device), bias, "conv1d")
 
@@ -115,6 +117,7 @@ def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
     ho = _out_size(xs[2], ws[2], stride[0], padding[0], dilation[0], "conv2d")
     wo = _out_size(xs[3], ws[3], stride[1], padding[1], dilation[1], "conv2d")
+    check_allocation("conv2d", (xs[0], ws[0], ho, wo), x._dtype, x._device)
     st = x._storage.conv2d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
     out = wrap(st, (xs[0], ws[0], ho, wo), x._dtype, x._device)
     return out if bias is None else _add_bias(out, bias, "conv2d")
@@ -122,7 +125,7 @@ def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
 
 def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):
     if output_padding >= stride and output_padding >= dilation:
-        raise ValueError(f"{fname}: output_padding ({output_padding}) must be smaller than stride or dilation")
+        raise ArgumentValueError(f"{fname}: output_padding ({output_padding}) must be smaller than stride or dilation")
     size = (n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
     if size < 1:
         raise ShapeError(f"{fname}: the output would be empty (size {size})")
@@ -138,6 +141,7 @@ def conv_transpose1d(x, weight, bias=None, *, stride=1, padding=0, output_paddin
     if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
         raise ShapeError(f"conv_transpose1d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     lout = _transpose_size(x.shape[2], weight.shape[2], stride, padding, output_padding, dilation, "conv_transpose1d")
+    check_allocation("conv_transpose1d", (x.shape[0], weight.shape[1] * groups, lout), x._dtype, x._device)
     st = x._storage.conv_transpose1d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
     out = wrap(st, (x.shape[0], weight.shape[1] * groups, lout), x._dtype, x._device)
     return _add_bias(out, bias, "conv_transpose1d")
@@ -153,6 +157,7 @@ def conv_transpose2d(x, weight, bias=None, *, stride=1, padding=0, output_paddin
         raise ShapeError(f"conv_transpose2d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     ho = _transpose_size(x.shape[2], weight.shape[2], stride[0], padding[0], output_padding[0], dilation[0], "conv_transpose2d")
     wo = _transpose_size(x.shape[3], weight.shape[3], stride[1], padding[1], output_padding[1], dilation[1], "conv_transpose2d")
+    check_allocation("conv_transpose2d", (x.shape[0], weight.shape[1] * groups, ho, wo), x._dtype, x._device)
     st = x._storage.conv_transpose2d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
     out = wrap(st, (x.shape[0], weight.shape[1] * groups, ho, wo), x._dtype, x._device)
     return _add_bias(out, bias, "conv_transpose2d")
@@ -169,7 +174,7 @@ def _pool_args(x, kernel_size, stride, padding, fname):
     padding = _pair(padding, "padding", fname)
     _check_positive(fname, kernel_size=kernel, stride=stride)
     if not (0 <= padding[0] <= kernel[0] // 2 and 0 <= padding[1] <= kernel[1] // 2):
-        raise ValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
+        raise ArgumentValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
     return kernel, stride, padding
 
 
@@ -200,6 +205,7 @@ def upsample_nearest2d(x, size):
         raise ShapeError(f"upsample_nearest2d: x must be 4-D (N, C, H, W), got shape {x.shape}")
     out_h, out_w = _pair(size, "size", "upsample_nearest2d")
     _check_positive("upsample_nearest2d", size=(out_h, out_w))
+    check_allocation("upsample_nearest2d", x.shape[:2] + (out_h, out_w), x._dtype, x._device)
     st = x._storage.upsample_nearest2d(x._layout, out_h, out_w)
     return wrap(st, x.shape[:2] + (out_h, out_w), x._dtype, x._device)
 

@@ -10,7 +10,7 @@ import threading
 
 from . import dtypes as _dt
 from ._core import as_shape, wrap
-from .errors import DTypeError
+from .errors import ArgumentValueError, DTypeError, short_repr
 from .layout import shape_size
 from .registry import get_device
 
@@ -28,7 +28,7 @@ class Generator:
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+            raise ArgumentValueError(f"seed must be an int in [0, 2**64), got {short_repr(seed)}")
         self.seed = seed
         self.counter = 0
         self._lock = threading.Lock()
@@ -52,13 +52,13 @@ class Generator:
     def uniform(self, shape, *, low=0.0, high=1.0, dtype=None, device=None):
         """Uniform numbers in ``[low, high)``."""
         if not high >= low:
-            raise ValueError(f"uniform: high ({high}) must be >= low ({low})")
+            raise ArgumentValueError(f"uniform: high ({high}) must be >= low ({low})")
         return self._draw("rand_uniform", shape, dtype, device, low, high, False, "uniform")
 
     def normal(self, shape, *, mean=0.0, std=1.0, dtype=None, device=None):
         """Normal numbers with the given mean and standard deviation."""
         if not std >= 0:
-            raise ValueError(f"normal: std must be >= 0, got {std}")
+            raise ArgumentValueError(f"normal: std must be >= 0, got {std}")
         return self._draw("rand_normal", shape, dtype, device, mean, std, True, "normal")
 
 

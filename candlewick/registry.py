@@ -13,7 +13,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from .errors import BackendUnavailableError, DeviceError
+from .errors import ArgumentTypeError, BackendUnavailableError, DeviceError, short_repr
 
 ENTRY_POINT_GROUP = "candlewick.backends"
 _BUILTIN = {"cpu": "cpu_backend:BACKEND", "rocm": "rocm_backend:BACKEND"}
@@ -76,7 +76,7 @@ def _load(name):
                     obj = spec.load()
                 for required in ("probe", "device_count", "device"):
                     if not callable(getattr(obj, required, None)):
-                        raise TypeError(f"backend object has no callable {required!r}")
+                        raise ArgumentTypeError(f"backend object has no callable {required!r}")
             except Exception as exc:
                 obj = exc
             _loaded[name] = obj
@@ -131,7 +131,7 @@ def get_backend(name):
 def parse_device_string(spec):
     name, sep, ordinal = spec.strip().partition(":")
     if not name or (sep and not ordinal.isdigit()):
-        raise DeviceError(f"device must look like 'cpu', 'rocm' or 'rocm:1', got {spec!r}")
+        raise DeviceError(f"device must look like 'cpu', 'rocm' or 'rocm:1', got {short_repr(spec)}")
     return name, int(ordinal) if sep else 0
 
 
@@ -157,7 +157,7 @@ def get_device(spec):
             return dev
     if hasattr(spec, "backend") and hasattr(spec, "ordinal") and hasattr(spec, "storage_from_host"):
         return spec
-    raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {spec!r}")
+    raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
 
 
 def all_devices():

@@ -15,7 +15,7 @@ from ._core import (
     contiguous_layout, promote_pair, require_array, same_device,
     scalar_array, scalar_for, wrap,
 )
-from .errors import DTypeError, ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
 
@@ -112,16 +112,16 @@ def _arg_reduce(op, x, axis, keepdims, fname):
     if axis is None:
         if len(shape) != 1:
             if layout.size == 0:
-                raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+                raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty array")
             x = flatten(x)
             layout = x._layout
         elif not shape[0]:
-            raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+            raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty array")
         storage = x._storage.reduce(op, layout, (0,))
         return wrap(storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
     axis = normalize_axis(axis, len(shape))
     if shape[axis] == 0:
-        raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
+        raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
     storage = x._storage.reduce(op, layout, (axis,))
     if keepdims:
         out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
@@ -164,7 +164,7 @@ def nonzero(x, /):
     require_array(x, "nonzero")
     shape = x._layout.shape
     if not shape:
-        raise ValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
+        raise ArgumentValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
     device = x._device
     n = x._layout.size
     mask, mask_layout = mask_of(x)
@@ -198,7 +198,7 @@ def searchsorted(x1, x2, /, *, side="left", sorter=None):
     """Insertion indices of ``x2`` into the ascending 1-D ``x1`` (or ``x1[sorter]``)."""
     require_array(x1, "searchsorted", "x1")
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {short_repr(side)}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
     if not isinstance(x2, Array):
@@ -232,7 +232,7 @@ def where(condition, x1, x2, /):
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     a1, a2 = isinstance(x1, Array), isinstance(x2, Array)
     if not a1 and not a2:
-        raise TypeError("where: at least one of x1 and x2 must be an array")
+        raise ArgumentTypeError("where: at least one of x1 and x2 must be an array")
     if not a1:
         value, dtype = scalar_for(_plain(x1), x2._dtype, "where")
         x1 = scalar_array(value, dtype, x2._device)

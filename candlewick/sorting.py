@@ -7,7 +7,7 @@ protocol's ``sort`` is asked only for numeric dtypes); complex has no order.
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array, wrap
-from .errors import DTypeError
+from .errors import ArgumentTypeError, DTypeError
 from .layout import normalize_axis
 
 
@@ -25,9 +25,9 @@ def sort_storages(x, axis, descending, stable, fname):
 
 def _check_flags(descending, stable, fname):
     if not isinstance(descending, bool):
-        raise TypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
+        raise ArgumentTypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
     if not isinstance(stable, bool):
-        raise TypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
+        raise ArgumentTypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
 
 
 def sort(x, /, *, axis=-1, descending=False, stable=True):

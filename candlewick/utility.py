@@ -3,7 +3,7 @@
 from . import dtypes as _dt
 from ._core import array_type, is_scalar, require_array, view, wrap
 from .elementwise import binary, compare
-from .errors import ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 
@@ -50,7 +50,7 @@ def _edge(value, x, axis, argname):
         elif isinstance(value, complex) and not dtype.is_complex:
             dtype = _dt.DEFAULT_COMPLEX
         return full(shape, value, dtype=dtype, device=x._device)
-    raise TypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
+    raise ArgumentTypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
 def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
@@ -61,9 +61,9 @@ def diff(x, /, *, axis=-1, n=1, prepend=None, append=None):
     if x.ndim == 0:
         raise ShapeError("diff: x must have at least one dimension")
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
+        raise ArgumentTypeError(f"diff: n must be an int, got {type(n).__name__}")
     if n < 0:
-        raise ValueError(f"diff: n must be non-negative, got {n}")
+        raise ArgumentValueError(f"diff: n must be non-negative, got {n}")
     axis = normalize_axis(axis, x.ndim)
     if prepend is not None or append is not None:
         from .manipulation import concat

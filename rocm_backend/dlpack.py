@@ -23,6 +23,7 @@ import weakref
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
+from candlewick.errors import ArgumentTypeError, ArgumentValueError, DLPackError
 
 KDL_CPU, KDL_CUDA, KDL_ROCM = 1, 2, 10
 FLAG_READ_ONLY, FLAG_IS_COPIED = 1, 2
@@ -107,7 +108,7 @@ def make_capsule(owner, data, shape, strides, dtype, device_type, device_id, ver
     """A DLPack capsule viewing ``data`` (an address) with ``shape``/``strides`` (elements);
     ``owner`` stays referenced until the consumer calls the deleter."""
     if dtype not in _CODES:
-        raise BufferError(f"DLPack has no type code for {dtype.name}")
+        raise DLPackError(f"DLPack has no type code for {dtype.name}")
     ndim = len(shape)
     shape_arr = (C.c_int64 * max(ndim, 1))(*shape)
     strides_arr = (C.c_int64 * max(ndim, 1))(*strides)
@@ -144,7 +145,7 @@ class Imported:
             self.address = _api.PyCapsule_GetPointer(cap, _NAME_VERSIONED)
             managed = DLManagedTensorVersioned.from_address(self.address)
             if managed.version.major > VERSION[0]:
-                raise BufferError(f"DLPack version {managed.version.major}.{managed.version.minor} "
+                raise DLPackError(f"DLPack version {managed.version.major}.{managed.version.minor} "
                                   f"is newer than the {VERSION[0]}.x this importer reads")
             self.flags, used = int(managed.flags), _USED_VERSIONED
         elif _api.PyCapsule_IsValid(cap, _NAME):
@@ -153,7 +154,7 @@ class Imported:
             self.flags, used = 0, _USED
         else:
             name = _api.PyCapsule_GetName(cap) if type(capsule).__name__ == "PyCapsule" else None
-            raise BufferError(f"not an unconsumed DLPack capsule (name {name!r})")
+            raise DLPackError(f"not an unconsumed DLPack capsule (name {name!r})")
         t = managed.dl_tensor
         self.data = (t.data or 0) + int(t.byte_offset)
         self.device = (int(t.device.device_type), int(t.device.device_id))
@@ -169,7 +170,7 @@ class Imported:
         _api.PyCapsule_SetName(cap, used)  # ours now: the capsule's destructor leaves it alone
         if self.dtype is None or lanes != 1:
             self.release()
-            raise BufferError(f"DLPack dtype (code {key[0]}, bits {key[1]}, lanes {lanes}) has no candlewick dtype")
+            raise DLPackError(f"DLPack dtype (code {key[0]}, bits {key[1]}, lanes {lanes}) has no candlewick dtype")
 
     @property
     def read_only(self):
@@ -211,11 +212,11 @@ def _consumer_stream(device, stream):
     if stream is None:
         return 0
     if isinstance(stream, bool) or not isinstance(stream, int):
-        raise TypeError(f"__dlpack__: stream must be an int or None, got {stream!r}")
+        raise ArgumentTypeError(f"__dlpack__: stream must be an int or None, got {stream!r}")
     if stream == -1:
         return None
     if stream < 0 or (stream in (1, 2) and device_type(device) != KDL_CUDA):
-        raise ValueError(f"__dlpack__: stream {stream} is not valid for a {device.name} producer")
+        raise ArgumentValueError(f"__dlpack__: stream {stream} is not valid for a {device.name} producer")
     return stream
 
 
@@ -252,7 +253,7 @@ class DLPackView:
         storage, layout = self.storage, self.layout
         own = self.__dlpack_device__()
         if dl_device is not None and tuple(int(v) for v in dl_device) != own:
-            raise BufferError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
+            raise DLPackError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
         if copy:
             storage, layout = storage.copy(layout), Layout.contiguous(layout.shape)
         wait_for_us(storage.device, stream)
@@ -280,11 +281,11 @@ def storage_from_dlpack(device, obj, copy):
     imported = Imported(capsule)
     if imported.device != where:
         imported.release()
-        raise BufferError(f"from_dlpack: the capsule's device {imported.device} differs from {where}")
+        raise DLPackError(f"from_dlpack: the capsule's device {imported.device} differs from {where}")
     dtype, item = imported.dtype, imported.dtype.itemsize
     if imported.data % item:
         imported.release()
-        raise BufferError("from_dlpack: the data pointer is not aligned to the element size")
+        raise DLPackError("from_dlpack: the data pointer is not aligned to the element size")
     lo, hi = span(imported.shape, imported.strides)
     size = hi - lo + 1
     base = imported.data + lo * item if size else imported.data
@@ -295,7 +296,7 @@ def storage_from_dlpack(device, obj, copy):
     layout = Layout(imported.shape, imported.strides, -lo)
     if copy or imported.read_only:
         if copy is False:
-            raise BufferError("from_dlpack: the producer's memory is read-only and copy=False forbids a copy")
+            raise DLPackError("from_dlpack: the producer's memory is read-only and copy=False forbids a copy")
         storage, layout = storage.copy(layout), Layout.contiguous(imported.shape)
     return storage, layout
 

@@ -7,6 +7,7 @@ Every transform: check dtype/capability, resize the input along each transformed
 from .. import dtypes as _dt
 from .. import elementwise as _ew
 from .._core import wrap
+from ..errors import ArgumentValueError
 from ._common import (
     check_axes_and_sizes, check_axis, check_input, check_length, check_norm, resized,
     scale_factor, scaled,
@@ -97,7 +98,7 @@ def rfftn(x, /, *, s=None, axes=None, norm="backward"):
     check_norm(norm, "rfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
     if not axes:
-        raise ValueError("fft.rfftn: at least one axis must be transformed")
+        raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
     last, n_last = axes[-1], sizes[-1]
     n_last = check_length(x.shape[last] if n_last is None else n_last, "rfftn")
     storage, shape, dtype = _r2c(x, n_last, last)
@@ -115,7 +116,7 @@ def irfftn(x, /, *, s=None, axes=None, norm="backward"):
     check_norm(norm, "irfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "irfftn")
     if not axes:
-        raise ValueError("fft.irfftn: at least one axis must be transformed")
+        raise ArgumentValueError("fft.irfftn: at least one axis must be transformed")
     last, n_last = axes[-1], sizes[-1]
     n_last = check_length(2 * (x.shape[last] - 1) if n_last is None else n_last, "irfftn")
     for axis, n in zip(axes[:-1], sizes[:-1]):

@@ -6,7 +6,7 @@ the primitive does the numerics, batched over the leading dimensions.
 
 from .. import dtypes as _dt
 from .._core import promote_pair, require_array, wrap
-from ..errors import ShapeError
+from ..errors import ArgumentValueError, ShapeError, short_repr
 from ..layout import broadcast_shapes
 from ._common import (
     EighResult, QRResult, SlogdetResult, SVDResult, require_capability, require_floating,
@@ -40,7 +40,7 @@ def qr(x, /, *, mode="reduced"):
     """QR factorization ``x = Q R``; ``mode`` 'reduced' gives Q ``(..., M, K)``, R
     ``(..., K, N)`` with K = min(M, N); 'complete' gives Q ``(..., M, M)``, R ``(..., M, N)``."""
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+        raise ArgumentValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {short_repr(mode)}")
     _matrix_input(x, "qr")
     *batch, m, n = x.shape
     batch = tuple(batch)
