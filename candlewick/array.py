@@ -10,6 +10,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import _core
 from ._core import is_scalar, view, wrap
+from .writes import check_writable
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .opdefs import BinaryOp, CompareOp
 
@@ -20,7 +21,13 @@ class Array:
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``."""
 
     __slots__ = ("_storage", "_layout", "_dtype", "_device", "__weakref__")
-    __array_priority__ = 100  # NumPy defers mixed operators to us
+    # NumPy defers every operator and ufunc to us (x + ndarray, ndarray + x, np.exp(x)
+    # all come here or raise TypeError), and its functions do not take candlewick arrays
+    __array_ufunc__ = None
+    __array_priority__ = 100
+
+    def __array_function__(self, func, types, args, kwargs):
+        return NotImplemented  # NumPy then raises TypeError naming the function
 
     def __init__(self, *args, **kwargs):
         raise ArgumentTypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
@@ -159,12 +166,12 @@ class Array:
     # --- operators -------------------------------------------------------------
     def __matmul__(self, other):
         if not isinstance(other, Array):
-            return NotImplemented
+            _foreign_operand(other, "__matmul__", arrays_only=True)
         return _linalg_ops.matmul(self, other)
 
     def __rmatmul__(self, other):
         if not isinstance(other, Array):
-            return NotImplemented
+            _foreign_operand(other, "__rmatmul__", arrays_only=True)
         return _linalg_ops.matmul(other, self)
 
     def __imatmul__(self, other):
@@ -187,9 +194,20 @@ def _operand(other):
     return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
 
 
+def _foreign_operand(other, name, arrays_only=False):
+    """The one rule for operands that are neither candlewick arrays nor scalars (NumPy
+    arrays, other libraries' arrays, lists, None): a TypeError, never NotImplemented,
+    so that neither Python's fallback (``==`` becoming identity) nor the other
+    operand's own method decides the result."""
+    expected = "a candlewick array" if arrays_only else "a candlewick array or a Python scalar"
+    raise ArgumentTypeError(
+        f"{name}: the other operand must be {expected}, got {type(other).__module__}.{type(other).__qualname__}; "
+        f"convert it with candlewick.asarray first"
+    )
+
+
 def _assign_inplace(target, result, symbol):
-    if result is NotImplemented:
-        return NotImplemented
+    check_writable(target, f"x {symbol} y")
     if result._dtype is not target._dtype:
         raise DTypeError(
             f"x {symbol} y would change x's dtype from {target._dtype.name} to {result._dtype.name}; "
@@ -213,17 +231,17 @@ def _operator_methods(op, short, symbol):
 
     def fwd(self, other, /):
         if type(other) is not Array and not _operand(other):  # the array case without a call
-            return NotImplemented
+            _foreign_operand(other, fwd_name)
         return binary(op, self, other, fwd_name)
 
     def rev(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
     def inplace(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, in_name)
         return _assign_inplace(self, binary(op, self, other, symbol), symbol)
 
     for name, fn in ((fwd_name, fwd), (rev_name, rev), (in_name, inplace)):
@@ -236,7 +254,7 @@ def _comparison_method(op, short):
 
     def cmp(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, name)
         return _ew.compare(op, self, other, name)
 
     cmp.__name__ = cmp.__qualname__ = name

@@ -122,7 +122,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
             value, run_dtype = scalar_for(obj, dtype, "asarray")
             if run_dtype is not dtype:
                 raise DTypeError(f"asarray: a {type(obj).__name__} cannot be stored as {dtype.name}")
-        host = np.asarray(value, dtype=dtype.numpy)
+        with np.errstate(over="ignore"):  # a float past a narrow dtype's range is inf, by IEEE
+            host = np.asarray(value, dtype=dtype.numpy)
     else:
         host = _infer_host(obj, dtype)
         if dtype is None:
@@ -130,7 +131,8 @@ def asarray(obj, /, *, dtype=None, device=None, copy=None):
         elif host.dtype != dtype.numpy:
             if host.dtype.kind == "c" and not dtype.is_complex:
                 raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
-            host = host.astype(dtype.numpy)
+            with np.errstate(over="ignore"):  # out-of-range floats become inf, by IEEE
+                host = host.astype(dtype.numpy)
     _check_dtype_on(target, dtype)
     shape = host.shape  # np.ascontiguousarray turns a 0-d array into shape (1,)
     host = np.ascontiguousarray(host)

@@ -16,12 +16,14 @@ through ``storage_from_host`` (so ``copy=False`` cannot be honoured there).
 
 import enum
 
+import operator
+
 import numpy as np
 
 from . import dtypes as _dt
 from ._core import array_type, contiguous_layout, view, wrap
 from .registry import all_devices, get_device
-from .errors import ArgumentTypeError, ArgumentValueError, DLPackError, short_repr
+from .errors import ArgumentTypeError, ArgumentValueError, CandlewickError, DLPackError, short_repr
 
 
 class DLDeviceType(enum.IntEnum):
@@ -72,6 +74,12 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
     ``copy=False`` never copies (BufferError when that is impossible). ``dl_device``
     other than x's own device is honoured only for the host (kDLCPU) through a copy.
     """
+    if copy is not None and not isinstance(copy, bool):
+        raise ArgumentTypeError(f"__dlpack__: copy must be None, True or False, got {short_repr(copy)}")
+    if max_version is not None:
+        max_version = _int_pair(max_version, "__dlpack__", "max_version")
+    if dl_device is not None:
+        dl_device = _int_pair(dl_device, "__dlpack__", "dl_device")
     storage, layout = x._storage, x._layout
     export = _exporter(storage, x._device, "__dlpack__")
     if copy:
@@ -79,7 +87,7 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
         layout = contiguous_layout(layout.shape)
     producer = storage.dlpack_view(layout) if copy else export(layout)
     if dl_device is not None:
-        wanted = (int(dl_device[0]), int(dl_device[1]))
+        wanted = dl_device
         own = tuple(int(v) for v in producer.__dlpack_device__())
         if wanted != own:
             if copy is False:
@@ -95,7 +103,7 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
         raise ArgumentValueError(f"__dlpack__: stream must be None for an export to the host, got {short_repr(stream)}")
     kwargs = {"stream": stream}
     if max_version is not None:
-        kwargs["max_version"] = tuple(max_version)
+        kwargs["max_version"] = max_version
     if dl_device is not None:
         kwargs["dl_device"] = dl_device
     if copy is False:
@@ -117,7 +125,32 @@ def from_dlpack(x, /, *, device=None, copy=None):
         raise ArgumentTypeError(
             f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
         )
-    dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
+    if copy is not None and not isinstance(copy, bool):
+        raise ArgumentTypeError(f"from_dlpack: copy must be None, True or False, got {short_repr(copy)}")
+    try:
+        return _import(x, device, copy)
+    except CandlewickError:
+        raise
+    except (TypeError, ValueError, AttributeError, BufferError, OverflowError, RuntimeError) as exc:
+        # the producer's own methods (and NumPy's reading of its capsule) run here:
+        # what they raise says the producer is malformed, in the producer's words
+        raise DLPackError(
+            f"from_dlpack: the producer (a {type(x).__name__}) could not be imported: "
+            f"{type(exc).__name__}: {short_repr(str(exc))}"
+        ) from exc
+
+
+def _int_pair(value, fname, argname):
+    """A pair of ints (DLPack's (device type, device id) and (major, minor))."""
+    try:
+        first, second = value
+        return operator.index(first), operator.index(second)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{fname}: {argname} must be a pair of ints, got {short_repr(value)}") from None
+
+
+def _import(x, device, copy):
+    dev_type, dev_id = _int_pair(x.__dlpack_device__(), "from_dlpack", "x.__dlpack_device__()")
     if device is not None:
         targets = [get_device(device)]
     elif dev_type in HOST_READABLE:

@@ -5,7 +5,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import array_type, scalar_for, view
-from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBoundsError
+from .writes import check_writable
+from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBoundsError, short_repr
 from .layout import Layout
 
 
@@ -64,7 +65,7 @@ def basic_layout(layout, key):
             continue
         n, s = layout.shape[axis], layout.strides[axis]
         if isinstance(k, slice):
-            start, stop, step = k.indices(n)
+            start, stop, step = _slice_bounds(k, n)
             length = len(range(start, stop, step))
             if length:
                 offset += start * s
@@ -100,7 +101,7 @@ def getitem(x, key):
         return view(x, layout.select(0, key + n if key < 0 else key))
     if type(key) is slice and x._layout.shape:
         layout = x._layout
-        return view(x, layout.slice(0, *key.indices(layout.shape[0])))
+        return view(x, layout.slice(0, *_slice_bounds(key, layout.shape[0])))
     if is_basic(key, Array):
         return view(x, basic_layout(x._layout, key))
     return advanced_getitem(x, key)
@@ -139,7 +140,20 @@ def fit_value(layout, shape):
     return layout.broadcast_to(shape)
 
 
+def _slice_bounds(k, n):
+    """``k.indices(n)`` with candlewick's errors for a zero step or non-integer bounds."""
+    if k.step is not None and _as_int(k.step) == 0:
+        raise IndexKeyError(f"slice step must not be zero, got {short_repr(k)}")
+    try:
+        return k.indices(n)
+    except TypeError:
+        raise IndexKeyError(
+            f"slice bounds must be integers or None, got {short_repr(k)}"
+        ) from None
+
+
 def setitem(x, key, value):
+    check_writable(x, "__setitem__")
     Array = type(x)
     if not is_basic(key, Array):
         return advanced_setitem(x, key, value)

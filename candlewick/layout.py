@@ -4,6 +4,8 @@ This is the only place that knows view arithmetic. Strides may be 0 (broadcast) 
 negative (reversed views). Every transform returns a new Layout and never touches data.
 """
 
+import operator
+
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 
 
@@ -26,9 +28,11 @@ def shape_size(shape):
 def normalize_axis(axis, ndim, argname="axis"):
     if not isinstance(axis, int) or isinstance(axis, bool):
         try:
-            axis = axis.__index__()
-        except AttributeError:
-            raise ArgumentTypeError(f"{argname} must be an integer, got {type(axis).__name__}") from None
+            if isinstance(axis, (bool, type)):
+                raise TypeError
+            axis = operator.index(axis)
+        except TypeError:  # also what a NumPy array of several elements raises
+            raise ArgumentTypeError(f"{argname} must be an integer, got {short_repr(axis)}") from None
     if not -ndim <= axis < ndim:
         raise AxisError(f"{argname} {axis} is out of range for an array of {ndim} dimension(s)")
     return axis + ndim if axis < 0 else axis

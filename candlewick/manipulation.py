@@ -47,6 +47,8 @@ def reshape(x, /, shape, *, copy=None):
 
 def permute_dims(x, /, axes):
     require_array(x, "permute_dims")
+    if not isinstance(axes, (tuple, list)):
+        raise ArgumentTypeError(f"permute_dims: axes must be a tuple of ints, got {short_repr(axes)}")
     axes = tuple(normalize_axis(a, x.ndim, "axes") for a in axes)
     if len(axes) != x.ndim:
         raise ArgumentValueError(f"permute_dims: axes {axes} must name each of the {x.ndim} dimensions once")

@@ -9,6 +9,7 @@ from . import _core
 from ._core import require_array, wrap
 from .elementwise import unary
 from .allocation import check_allocation
+from .arguments import real_number
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .opdefs import UnaryOp
 
@@ -68,13 +69,27 @@ def _check_positive(fname, **values):
             raise ArgumentValueError(f"{fname}: {name} must be >= 1, got {v}")
 
 
+def _int_groups(groups, fname):
+    if type(groups) is not int:
+        groups = _single(groups, "groups", fname)
+    return groups
+
+
+def _check_nonnegative(fname, **values):
+    for name, v in values.items():
+        if (min(v) if isinstance(v, tuple) else v) < 0:
+            raise ArgumentValueError(f"{fname}: {name} must be >= 0, got {v}")
+
+
 def _check_groups(fname, cin, weight_cin, groups, cout=None):
+    groups = _int_groups(groups, fname)
     if groups < 1 or cin % groups:
         raise ArgumentValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
     if weight_cin != cin // groups:
         raise ShapeError(f"{fname}: weight expects {weight_cin * groups} input channels, x has {cin}")
     if cout is not None and cout % groups:
         raise ArgumentValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
+    return groups
 
 
 def _add_bias(out, bias, fname):
@@ -102,7 +117,7 @@ def conv1d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     _check_positive("conv1d", stride=stride, dilation=dilation)
     if padding < 0:
         raise ArgumentValueError(f"conv1d: padding must be >= 0, got {padding}")
-    _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
+    groups = _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
     lout = _out_size(x.shape[2], weight.shape[2], stride, padding, dilation, "conv1d")
     check_allocation("conv1d", (x.shape[0], weight.shape[0], lout), x._dtype, x._device)
     st = x._storage.conv1d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
@@ -114,7 +129,7 @@ def conv2d(x, weight, bias=None, *, stride=1, padding=0, dilation=1, groups=1):
     _floating_pair(x, weight, "conv2d", 4)
     stride, padding, dilation = _conv2d_params(stride, padding, dilation)
     xs, ws = x._layout.shape, weight._layout.shape
-    _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
+    groups = _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
     ho = _out_size(xs[2], ws[2], stride[0], padding[0], dilation[0], "conv2d")
     wo = _out_size(xs[3], ws[3], stride[1], padding[1], dilation[1], "conv2d")
     check_allocation("conv2d", (xs[0], ws[0], ho, wo), x._dtype, x._device)
@@ -138,6 +153,8 @@ def conv_transpose1d(x, weight, bias=None, *, stride=1, padding=0, output_paddin
     vals = [_single(v, n, "conv_transpose1d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
     stride, padding, output_padding, dilation = vals
     _check_positive("conv_transpose1d", stride=stride, dilation=dilation)
+    _check_nonnegative("conv_transpose1d", padding=padding, output_padding=output_padding)
+    groups = _int_groups(groups, "conv_transpose1d")
     if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
         raise ShapeError(f"conv_transpose1d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     lout = _transpose_size(x.shape[2], weight.shape[2], stride, padding, output_padding, dilation, "conv_transpose1d")
@@ -153,6 +170,8 @@ def conv_transpose2d(x, weight, bias=None, *, stride=1, padding=0, output_paddin
     vals = [_pair(v, n, "conv_transpose2d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
     stride, padding, output_padding, dilation = vals
     _check_positive("conv_transpose2d", stride=stride, dilation=dilation)
+    _check_nonnegative("conv_transpose2d", padding=padding, output_padding=output_padding)
+    groups = _int_groups(groups, "conv_transpose2d")
     if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
         raise ShapeError(f"conv_transpose2d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     ho = _transpose_size(x.shape[2], weight.shape[2], stride[0], padding[0], output_padding[0], dilation[0], "conv_transpose2d")
@@ -266,6 +285,7 @@ def layer_norm(x, /, weight=None, bias=None, *, eps=1e-5):
     from .statistical import mean
 
     _norm_params(x, weight, bias, "layer_norm")
+    eps = real_number(eps, "layer_norm", "eps", nonnegative=True)
     centered = x - mean(x, axis=-1, keepdims=True)
     var = mean(centered * centered, axis=-1, keepdims=True)
     out = centered / unary(UnaryOp.SQRT, var + eps, "layer_norm")
@@ -281,6 +301,7 @@ def rms_norm(x, /, weight=None, *, eps=1e-6):
     from .statistical import mean
 
     _norm_params(x, weight, None, "rms_norm")
+    eps = real_number(eps, "rms_norm", "eps", nonnegative=True)
     rms = unary(UnaryOp.SQRT, mean(x * x, axis=-1, keepdims=True) + eps, "rms_norm")
     out = x / rms
     return out * weight if weight is not None else out

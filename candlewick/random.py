@@ -10,6 +10,7 @@ import threading
 
 from . import dtypes as _dt
 from ._core import as_shape, wrap
+from .arguments import real_number
 from .errors import ArgumentValueError, DTypeError, short_repr
 from .layout import shape_size
 from .registry import get_device
@@ -51,14 +52,16 @@ class Generator:
 
     def uniform(self, shape, *, low=0.0, high=1.0, dtype=None, device=None):
         """Uniform numbers in ``[low, high)``."""
+        low = real_number(low, "uniform", "low")
+        high = real_number(high, "uniform", "high")
         if not high >= low:
             raise ArgumentValueError(f"uniform: high ({high}) must be >= low ({low})")
         return self._draw("rand_uniform", shape, dtype, device, low, high, False, "uniform")
 
     def normal(self, shape, *, mean=0.0, std=1.0, dtype=None, device=None):
         """Normal numbers with the given mean and standard deviation."""
-        if not std >= 0:
-            raise ArgumentValueError(f"normal: std must be >= 0, got {std}")
+        mean = real_number(mean, "normal", "mean")
+        std = real_number(std, "normal", "std", nonnegative=True)
         return self._draw("rand_normal", shape, dtype, device, mean, std, True, "normal")
 
 

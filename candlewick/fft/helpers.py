@@ -3,6 +3,7 @@
 from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, wrap
 from ..creation import _check_dtype_on
+from ..arguments import real_number
 from ..errors import ArgumentTypeError, DTypeError, short_repr
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -12,14 +13,13 @@ from ._common import check_length
 
 def _freq_setup(n, d, dtype, device, fname):
     n = check_length(n, fname)
-    if isinstance(d, bool) or not isinstance(d, (int, float)):
-        raise ArgumentTypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
+    d = real_number(d, f"fft.{fname}", "d", nonzero=True)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else dtype
     if not isinstance(dtype, _dt.DType) or dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {short_repr(dtype)}")
     device = get_device(device)
     _check_dtype_on(device, dtype)
-    return n, float(d), dtype, device
+    return n, d, dtype, device
 
 
 def _scaled_integers(ints, size, scale, dtype, device):
