@@ -39,3 +39,10 @@ def flag(value, fname, argname):
     if type(value).__name__ == "bool_":  # NumPy's bool scalar
         return bool(value)
     raise ArgumentTypeError(f"{fname}: {argname} must be True or False, got {short_repr(value)}")
+
+
+def sequence(value, fname, argname):
+    """A tuple or list argument (``axes``, ``s``...) as a tuple; nothing else is iterated."""
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    raise ArgumentTypeError(f"{fname}: {argname} must be a tuple of ints, got {short_repr(value)}")

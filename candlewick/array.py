@@ -127,6 +127,8 @@ class Array:
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
                 f"use candlewick.to_numpy(x) to copy it to the host"
             )
+        if dtype is not None:
+            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
         host = self._storage.to_host(self._layout)
         return host if dtype is None else host.astype(dtype, copy=False)
 
@@ -192,6 +194,13 @@ class Array:
 
 def _operand(other):
     return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
+
+
+def _numpy_dtype(dtype):
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None
 
 
 def _foreign_operand(other, name, arrays_only=False):

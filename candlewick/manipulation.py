@@ -89,6 +89,9 @@ def flip(x, /, *, axis=None):
 
 def moveaxis(x, source, destination, /):
     require_array(x, "moveaxis")
+    for argname, value in (("source", source), ("destination", destination)):
+        if not isinstance(value, (int, tuple, list)) or isinstance(value, bool):
+            raise ArgumentTypeError(f"moveaxis: {argname} must be an int or a tuple of ints, got {short_repr(value)}")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):

@@ -10,6 +10,7 @@ import operator
 
 from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, view, wrap
+from ..arguments import sequence
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr, UnsupportedOperation
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -65,18 +66,18 @@ def check_axes_and_sizes(x, s, axes, fname):
         if s is None:
             axes = tuple(range(x.ndim))
         else:
-            s = tuple(s)
+            s = sequence(s, f"fft.{fname}", "s")
             if len(s) > x.ndim:
                 raise ArgumentValueError(f"fft.{fname}: s has {len(s)} entries but x has {x.ndim} dimensions")
             axes = tuple(range(x.ndim - len(s), x.ndim))
     else:
-        axes = tuple(normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes)
+        axes = tuple(normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in sequence(axes, f"fft.{fname}", "axes"))
         if len(set(axes)) != len(axes):
             raise ArgumentValueError(f"fft.{fname}: axes must not repeat an axis, got {axes}")
     if s is None:
         sizes = [None] * len(axes)
     else:
-        s = tuple(s)
+        s = sequence(s, f"fft.{fname}", "s")
         if len(s) != len(axes):
             raise ArgumentValueError(f"fft.{fname}: s and axes differ in length ({len(s)} and {len(axes)})")
         sizes = [None if n == -1 else check_length(n, fname, "s") for n in s]

@@ -10,13 +10,12 @@ class raised by a Python builtin on unvalidated input (its message names no argu
 """
 
 import os
-import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fuzz_support import (
-    call_arguments, describe_call, finding_key, format_finding, invoke, keyword_pool,
+    call_arguments, describe_call, finding_key, format_finding, invoke_checked, keyword_pool,
     problem_with, public_targets, record_findings, soft_problem_with,
 )
 
@@ -39,10 +38,9 @@ def test_fuzz_public_callable(name, fn, dev):
     @given(call=call_arguments(fn, KEYWORDS))
     def run(call):
         args, kwargs = call
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exc, result = invoke(name, fn, args, kwargs)
-        reason = problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type))
+        exc, result, warned, changed = invoke_checked(name, fn, args, kwargs)
+        reason = problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
+                              warned=warned, changed=changed)
         if reason is not None:
             key = finding_key(name, exc, reason)
             if key not in findings:
@@ -86,8 +84,6 @@ def _known_calls():
 @pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(),
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(_known_calls())])
 def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exc, result = invoke(name, fn, list(args), kwargs)
-    reason = problem_with(name, exc, result, dev.backend == "cpu")
+    exc, result, warned, changed = invoke_checked(name, fn, list(args), kwargs)
+    reason = problem_with(name, exc, result, dev.backend == "cpu", warned=warned, changed=changed)
     assert reason is None, format_finding(name, exc, reason, describe_call(name, args, kwargs))
