@@ -130,7 +130,10 @@ class Array:
         if dtype is not None:
             dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
         host = self._storage.to_host(self._layout)
-        return host if dtype is None else host.astype(dtype, copy=False)
+        if dtype is None:
+            return host
+        with np.errstate(all="ignore"):  # NaN/inf to an integer dtype: NumPy's cast result, no warning
+            return host.astype(dtype, copy=False)
 
     def __array_namespace__(self, /, *, api_version=None):
         if api_version is not None and api_version not in API_VERSIONS:

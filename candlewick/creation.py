@@ -232,6 +232,8 @@ def arange(start, /, stop=None, step=1, *, dtype=None, device=None):
         dtype = _dt.as_dtype(dtype)
         if dtype.is_bool or dtype.is_complex:
             raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
+        if dtype.is_integer and not all_int:
+            raise DTypeError(f"arange: dtype {dtype.name} needs int start, stop and step, got a float among them")
     if all_int:
         size = max(0, -((start - stop) // step))
     else:

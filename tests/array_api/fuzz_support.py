@@ -316,8 +316,9 @@ def call_arguments(fn, keyword_pool):
     takes_self = getattr(fn, "_takes_self", False)
     try:
         params = list(inspect.signature(fn).parameters.values())
+        known = True
     except (TypeError, ValueError):
-        params = []
+        params, known = [], False
     good_by_name, default_good = _good_values()
     bad = bad_values()
 
@@ -342,7 +343,7 @@ def call_arguments(fn, keyword_pool):
                     args.append(value_for(p.name, draw))
                 else:
                     kwargs[p.name] = value_for(p.name, draw)
-        if not params:
+        if not known:
             args = [draw(bad) for _ in range(draw(st.integers(0, 3)))]
         if draw(st.integers(0, 19)) == 19:
             args.append(draw(bad))  # one positional too many
