@@ -199,4 +199,10 @@ def default_device_now():
     if _global_default is not None:
         return _global_default
     env = os.environ.get("CANDLEWICK_DEVICE")
-    return get_device(env) if env else get_device("cpu")
+    if not env:
+        return get_device("cpu")
+    try:
+        return get_device(env)
+    except DeviceError as exc:  # name the variable: the user never passed this device
+        raise type(exc)(f"the environment variable CANDLEWICK_DEVICE={short_repr(env)} names no usable "
+                        f"device: {exc}") from exc
