@@ -14,6 +14,7 @@ targets it held; the other batches go on. Exit status 1 when anything was found.
 
 import argparse
 import collections
+import concurrent.futures
 import datetime
 import json
 import math
@@ -97,28 +98,37 @@ def run_worker(device, names, examples, seed, memory_bytes):
 
 # --- parent: batches in subprocesses, then the record ---------------------------------------
 
-def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed):
+def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout):
+    """(results of the batch's targets, or None; a crash description, or None)."""
+    command = [sys.executable, __file__, "--worker", "--device", device, "--examples", str(examples),
+               "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group)]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=batch_timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None, f"batch {index} ({len(group)} targets) hung past {batch_timeout} s: {group[:4]}..."
+    if done.returncode != 0:
+        tail = (done.stderr or "").strip().splitlines()[-3:]
+        return None, (f"batch {index} ({len(group)} targets: {group[:4]}...) exited with status "
+                      f"{done.returncode}: {' / '.join(tail)[:300]}")
+    print(f"batch {index + 1}: {len(group)} targets, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    return json.loads(done.stdout), None
+
+
+def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs):
     names = [name for name, _ in fuzz_support.public_targets()]
     examples = max(1, math.ceil(calls / len(names)))
     groups = [names[i::batches] for i in range(batches)]
     merged, crashes = {}, []
-    for index, group in enumerate(groups):
-        command = [sys.executable, __file__, "--worker", "--device", device, "--examples", str(examples),
-                   "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group)]
-        started = time.monotonic()
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=batch_timeout, cwd=ROOT)
-        except subprocess.TimeoutExpired:
-            crashes.append(f"batch {index} ({len(group)} targets) hung past {batch_timeout} s: {group[:4]}...")
-            continue
-        if done.returncode != 0:
-            tail = (done.stderr or "").strip().splitlines()[-3:]
-            crashes.append(f"batch {index} ({len(group)} targets) exited with status {done.returncode}: "
-                           f"{' / '.join(tail)[:300]}")
-            continue
-        merged.update(json.loads(done.stdout))
-        print(f"batch {index + 1}/{len(groups)}: {len(group)} targets, {time.monotonic() - started:.0f} s",
-              file=sys.stderr, flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:  # threads only wait on processes
+        futures = [pool.submit(_run_batch, i, g, device, examples, seed, memory_bytes, batch_timeout)
+                   for i, g in enumerate(groups)]
+        for future in futures:
+            results, crash = future.result()
+            if crash:
+                crashes.append(crash)
+            else:
+                merged.update(results)
     return merged, crashes, examples
 
 
@@ -194,6 +204,7 @@ def main(argv=None):
     parser.add_argument("--memory-gib", type=float, default=4.0, help="address-space cap of each batch process")
     parser.add_argument("--batch-timeout", type=float, default=900.0)
     parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--jobs", type=int, default=1, help="batches run at once")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--names", help=argparse.SUPPRESS)
@@ -206,7 +217,7 @@ def main(argv=None):
     started = time.monotonic()
     memory_bytes = int(args.memory_gib * 2**30)
     merged, crashes, examples = run_batches(args.device, args.calls, args.batches, memory_bytes,
-                                            args.batch_timeout, args.seed)
+                                            args.batch_timeout, args.seed, args.jobs)
     families, broken, findings, notes = summarize(merged, crashes)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
