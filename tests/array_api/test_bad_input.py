@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from candlewick import errors
 from candlewick.errors import (
-    ArgumentTypeError, ArgumentValueError, CandlewickError, DeviceMemoryError, DLPackError,
+    ArgumentTypeError, ArgumentValueError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
     IndexKeyError, OutOfRangeError, ReadOnlyError,
 )
 
@@ -83,6 +83,11 @@ def _cases(device):
         ("repeat huge", lambda: cw.repeat(x, 2**40), DeviceMemoryError),
         ("broadcast huge", lambda: cw.broadcast_to(cw.ones((1, 1), device=device), (big, 1))
          + cw.broadcast_to(cw.ones((1, 1), device=device), (1, big)), DeviceMemoryError),
+        ("moveaxis(x, None, None)", lambda: cw.moveaxis(x, None, None), ArgumentTypeError),
+        ("fft.rfftn axes=False", lambda: cw.fft.rfftn(x, axes=False), ArgumentTypeError),
+        ("fft.fftn s='ab'", lambda: cw.fft.fftn(x.astype(cw.complex128), s="ab"), ArgumentTypeError),
+        ("arange float bounds int8", lambda: cw.arange(-1.5, 0, -1, dtype=cw.int8, device=device), DTypeError),
+        ("__array__ dtype='bogus'", lambda: x.__array__(dtype="bogus"), ArgumentTypeError),
         ("upsample huge", lambda: cw.nn.upsample_nearest2d(img, (big, big)), DeviceMemoryError),
         ("conv2d huge padding", lambda: cw.nn.conv2d(img, w, padding=big), DeviceMemoryError),
         ("conv_transpose2d huge stride",
@@ -216,3 +221,11 @@ def test_write_into_read_only_import_raises():
     copy = cw.from_dlpack(source, copy=True)
     copy[0] = 5.0
     assert cw.to_numpy(copy)[0] == 5.0
+
+
+def test_array_conversion_casts_without_warnings():
+    x = cw.asarray([float("nan"), float("inf"), -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.__array__(dtype=np.uint64).dtype == np.uint64
+        assert x.__array__(dtype=cw.bool).dtype == np.bool_
