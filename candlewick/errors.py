@@ -17,6 +17,9 @@ _SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
 
 def short_repr(value):
     """``repr(value)`` cut to a bounded length, safe for any object (used in messages)."""
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and shape and hasattr(value, "dtype"):  # an array: never its elements
+        return f"<{type(value).__name__} of shape {_SHORT.repr(shape)} and dtype {getattr(value.dtype, 'name', value.dtype)}>"
     try:
         text = _SHORT.repr(value)
     except Exception:  # a user object whose __repr__ raises: its type is enough

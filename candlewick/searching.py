@@ -15,6 +15,7 @@ from ._core import (
     contiguous_layout, promote_pair, require_array, same_device,
     scalar_array, scalar_for, wrap,
 )
+from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
@@ -107,6 +108,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
         require_array(x, fname)
     if x._dtype.is_complex:
         raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
+    keepdims = flag(keepdims, fname, "keepdims")
     layout = x._layout
     shape = layout.shape
     if axis is None:
@@ -119,7 +121,7 @@ def _arg_reduce(op, x, axis, keepdims, fname):
             raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty array")
         storage = x._storage.reduce(op, layout, (0,))
         return wrap(storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
-    axis = normalize_axis(axis, len(shape))
+    axis = normalize_axis(axis, len(shape), f"{fname}: axis")
     if shape[axis] == 0:
         raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
     storage = x._storage.reduce(op, layout, (axis,))

@@ -3,6 +3,7 @@ sum, prod, max, min, mean, std, var, cumulative_sum, cumulative_prod."""
 
 from . import dtypes as _dt
 from ._core import RESULT, check_accepts, contiguous_layout, require_array, wrap
+from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
@@ -23,7 +24,8 @@ def reduce_array(op, x, axis, keepdims, fname):
     """Apply a ReduceOp over ``axis`` (None, int or tuple) with keepdims handling."""
     require_array(x, fname)
     shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape))
+    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+    keepdims = flag(keepdims, fname, "keepdims")
     out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
