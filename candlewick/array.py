@@ -129,6 +129,8 @@ class Array:
             )
         if dtype is not None:
             dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
+            if self._dtype.is_complex and dtype.kind != "c":
+                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
         host = self._storage.to_host(self._layout)
         if dtype is None:
             return host
@@ -202,7 +204,7 @@ def _operand(other):
 def _numpy_dtype(dtype):
     try:
         return np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None
 
 

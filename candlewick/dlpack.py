@@ -108,7 +108,12 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
         kwargs["dl_device"] = dl_device
     if copy is False:
         kwargs["copy"] = False
-    return producer.__dlpack__(**kwargs)
+    try:
+        return producer.__dlpack__(**kwargs)
+    except BufferError as exc:  # the exporter's own refusal (NumPy: no DLPack code for bfloat16)
+        if isinstance(exc, CandlewickError):
+            raise
+        raise DLPackError(f"__dlpack__: cannot export this {x._dtype.name} array: {exc}") from exc
 
 
 def from_dlpack(x, /, *, device=None, copy=None):

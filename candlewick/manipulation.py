@@ -1,5 +1,7 @@
 """Manipulation functions of the Array API: views where possible, copies via ``assign``."""
 
+import operator
+
 from . import dtypes as _dt
 from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view, wrap
 from .allocation import check_allocation
@@ -176,7 +178,10 @@ def unstack(x, /, *, axis=0):
 def _int_arg(value, fname, argname):
     if isinstance(value, bool) or not hasattr(value, "__index__"):
         raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {type(value).__name__}")
-    return value.__index__()
+    try:
+        return operator.index(value)
+    except TypeError:  # a type, or a NumPy array of several elements
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {short_repr(value)}") from None
 
 
 def repeat(x, repeats, /, *, axis=None):

@@ -3,7 +3,7 @@
 from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, wrap
 from ..creation import _check_dtype_on
-from ..arguments import real_number
+from ..arguments import real_number, sequence
 from ..errors import ArgumentTypeError, DTypeError, short_repr
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -60,6 +60,8 @@ def _roll_halves(x, axes, inverse, fname):
         axes = range(x.ndim)
     elif isinstance(axes, int) and not isinstance(axes, bool):
         axes = (axes,)
+    else:
+        axes = sequence(axes, f"fft.{fname}", "axes")
     # a repeated axis is rolled once per mention, as numpy.fft does
     axes = [normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes]
     out = x
