@@ -106,6 +106,8 @@ class Array:
         value = self._scalar("int")
         if self._dtype.is_floating:
             value = float(value)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArgumentValueError(f"__int__: cannot convert {value} to an integer")
         return int(value)
 
     def __float__(self):

@@ -3,6 +3,7 @@
 from . import dtypes as _dt
 from ._core import array_type, is_scalar, require_array, view, wrap
 from .elementwise import binary, compare
+from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, CompareOp, ReduceOp
@@ -11,7 +12,8 @@ from .opdefs import BinaryOp, CompareOp, ReduceOp
 def _truth_reduce(op, x, axis, keepdims, fname):
     require_array(x, fname)
     shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape))
+    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+    keepdims = flag(keepdims, fname, "keepdims")
     storage = x._storage.reduce(op, x._layout, axes)
     if keepdims:
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))

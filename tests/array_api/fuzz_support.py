@@ -531,7 +531,8 @@ def soft_problem_with(name, exc):
 
 
 _ARITY_ERROR = re.compile(r"positional argument|unexpected keyword argument|required (positional|keyword)"
-                          r"|takes no arguments|multiple values for argument")
+                          r"|takes no arguments|multiple values for argument"
+                          r"|positional-only arguments passed as keyword arguments")
 
 
 def origin_of(exc):

@@ -1,12 +1,20 @@
-"""Fuzz every public function of the namespace (and linalg/fft, the Array methods, the
-inspection object) with random bad arguments: wrong types and dtypes, bad shapes,
-out-of-range axes and indices, unknown keywords. Each call must either succeed or raise
-one of the library's documented errors (see fuzz_support for the rule).
+"""Fuzz every public callable found from the package (the namespace with its device and
+backend API, linalg, fft, nn, random, a Generator, every Array method and operator in
+both orders and in place, the inspection object) with random bad arguments: wrong types
+and dtypes, special values, views, foreign operands, huge and negative sizes, out-of-range
+axes and indices, unknown keywords. Each call must either succeed or raise one of the
+library's documented errors (see fuzz_support for the rule), with no warning escaping
+and no input changed.
+
+This is the bounded profile CI runs (``CANDLEWICK_FUZZ_EXAMPLES`` calls per callable, 30
+by default). The deep profile, ``python tools/reliability_fuzz.py --device cpu --calls
+100000``, runs the same callables, arguments and rule in memory-capped subprocess
+batches and writes ``bench/results/reliability_<device>.md``.
 
 Every distinct finding of a function is collected over all its examples and reported
 together; with CANDLEWICK_FUZZ_FINDINGS=<path> they are also appended to that file as
-markdown, with a second kind of note that does not fail the test: a documented error
-class raised by a Python builtin on unvalidated input (its message names no argument).
+markdown, with a second kind of note that does not fail the test: a candlewick error
+whose message does not name the function.
 """
 
 import os
