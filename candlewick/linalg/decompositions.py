@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .._core import promote_pair, require_array
 from ..array import wrap
 from ..api_version import requires
-from ..errors import ShapeError
+from ..errors import ArgumentValueError, ShapeError, short_repr
 from ..layout import broadcast_shapes
 from ._common import (
     EigResult, EighResult, QRResult, SlogdetResult, SVDResult, require_capability, require_floating,
@@ -118,7 +118,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     ((2, 2), (2, 2))
     """
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+        raise ArgumentValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {short_repr(mode)}")
     _matrix_input(x, "qr")
     *batch, m, n = x.shape
     batch = tuple(batch)
