@@ -37,13 +37,49 @@ def _checked(version, source):
 _selected = _checked(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
 
 
-def array_api_version():
-    """The selected revision, e.g. ``"2025.12"``."""
+def array_api_version() -> str:
+    """The Array API revision the namespace follows now.
+
+    Returns
+    -------
+    str
+        ``"2024.12"`` or ``"2025.12"``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.array_api_version() in ("2024.12", "2025.12")
+    True
+    """
     return _selected
 
 
-def set_array_api_version(version):
-    """Select the revision the namespace follows from now on (``"2024.12"`` or ``"2025.12"``)."""
+def set_array_api_version(version: str) -> None:
+    """Select the revision the namespace follows from now on.
+
+    Parameters
+    ----------
+    version : str
+        ``"2024.12"`` or ``"2025.12"``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ApiVersionError
+        If version names no supported revision.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> before = cw.array_api_version()
+    >>> cw.set_array_api_version("2024.12")
+    >>> cw.array_api_version()
+    '2024.12'
+    >>> cw.set_array_api_version(before)
+    """
     global _selected
     _selected = _checked(version, "set_array_api_version")
 

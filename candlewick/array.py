@@ -60,7 +60,8 @@ class Array(ArrayBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         raise ArgumentTypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        """Pickle support: the elements (a host copy) and the device's name."""
         # pickled as its elements and its device's name: unpickled in another process (a
         # Dask or cubed chunk sent to a worker) it lands on that process's own device
         # object, and devices compare by identity
@@ -375,10 +376,18 @@ class Array(ArrayBase):
 
     # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
     # candlewick's own where it has them (see numpy_protocols)
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NEP 13: a NumPy ufunc on candlewick arrays runs candlewick's equal (``np.exp(x)``
+        is ``candlewick.exp(x)``); one mixing them with NumPy arrays or other foreign
+        objects raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies
+        where the device's memory is host memory."""
         return array_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """NEP 18: a NumPy function on candlewick arrays runs candlewick's equal
+        (``np.sum(x)`` is ``candlewick.sum(x)``); one mixing them with NumPy arrays
+        raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies where the
+        device's memory is host memory."""
         return array_function(func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:

@@ -276,9 +276,34 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
 
 
 @requires("2025.12")
-def broadcast_shapes(*shapes):
-    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes); shapes
-    that do not broadcast raise ``ShapeError`` (a ValueError)."""
+def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes), 2025.12.
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        The shapes to broadcast together.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes do not broadcast (a ValueError).
+    ArgumentTypeError
+        If a shape is not a tuple of ints.
+    ApiVersionError
+        If the namespace follows the 2024.12 revision.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
     shapes = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
     try:
         return _broadcast_shapes(*shapes)

@@ -100,11 +100,7 @@ def _host_readable(device):
 
 @pytest.mark.parametrize("call", [
     lambda x: np.median(x),                          # no candlewick equal
-    lambda x: np.add(x, 1.0, out=np.empty((2, 3))),  # NumPy-only option
-    lambda x: np.sum(x, where=np.ones((2, 3), bool)),
-    lambda x: x + np.ones(3),                        # mixed with a NumPy array
-    lambda x: np.concatenate([x, DATA]),
-], ids=["median", "out", "where", "mixed operator", "mixed concatenate"])
+], ids=["median"])
 def test_other_calls_run_numpy_on_host_copies(call, device):
     x = cw.asarray(DATA, device=device)
     if _host_readable(device):
@@ -114,3 +110,19 @@ def test_other_calls_run_numpy_on_host_copies(call, device):
     else:  # implicit device-to-host stays refused
         with pytest.raises(TypeError, match="implicit conversion"):
             call(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.add(x, 1.0, out=np.empty((2, 3))),  # a NumPy array as out
+    lambda x: np.sum(x, where=np.ones((2, 3), bool)),
+    lambda x: np.add(np.ones(3), x),
+    lambda x: np.ones(3) + x,                        # NumPy's operator defers to the ufunc
+    lambda x: x + np.ones(3),
+    lambda x: np.concatenate([x, DATA]),
+], ids=["out", "where", "mixed ufunc", "ndarray + x", "x + ndarray", "mixed concatenate"])
+def test_calls_mixing_numpy_arrays_raise_candlewicks_type_error(call, device):
+    """One rule for NumPy arrays as operands (docs/errors.md): candlewick's TypeError,
+    whether the call is an operator, a ufunc or a NumPy function."""
+    x = cw.asarray(DATA, device=device)
+    with pytest.raises(cw.errors.ArgumentTypeError, match="candlewick"):
+        call(x)
