@@ -19,9 +19,10 @@ leaves those inputs undefined, so accepting them conforms to it too.
 """
 
 import functools
+import inspect
 import os
 
-from .errors import ApiVersionError
+from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError
 
 SUPPORTED = ("2024.12", "2025.12")
 DEFAULT = "2025.12"
@@ -30,7 +31,7 @@ ENV_VAR = "CANDLEWICK_ARRAY_API_VERSION"
 
 def _checked(version, source):
     if version not in SUPPORTED:
-        raise ValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
+        raise ArgumentValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
     return version
 
 
@@ -68,7 +69,7 @@ def set_array_api_version(version: str) -> None:
 
     Raises
     ------
-    ApiVersionError
+    ArgumentValueError
         If version names no supported revision.
 
     Examples
@@ -93,8 +94,14 @@ def requires(version):
     """Decorate a function that the standard added in ``version``: under an earlier
     selected revision calling it raises ``ApiVersionError``."""
     def decorate(fn):
+        signature = inspect.signature(fn)
+
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            try:  # a call that does not bind fails here, not inside fn, naming fn
+                signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ArgumentTypeError(f"{fn.__name__}: {exc}") from None
             if _selected < version:
                 raise ApiVersionError(
                     f"{fn.__name__} is new in the Array API {version}, but candlewick follows "

@@ -303,15 +303,17 @@ class Array(ArrayBase):
         2.5
         """
         if self._layout.size != 1:
-            raise ValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
+            raise ArgumentValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
         return self._host_python().reshape(()).item()
 
     def __format__(self, spec: str) -> str:
         """``format(x, spec)``: a 0-d array formats as its scalar (``f"{x:.2f}"``)."""
+        if not isinstance(spec, str):
+            raise ArgumentTypeError(f"__format__: format spec must be a str, got {short_repr(spec)}")
         if not spec:
             return str(self)
         if self._layout.shape != ():
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"format spec {spec!r} needs a 0-d array, got shape {self._layout.shape}; "
                 f"format x.tolist() or its elements"
             )
@@ -320,10 +322,12 @@ class Array(ArrayBase):
     def __round__(self, ndigits: int | None = None) -> int | Array:
         """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's
         dtype rounded to n decimals, as for NumPy scalars."""
+        if ndigits is not None and (isinstance(ndigits, bool) or not isinstance(ndigits, int)):
+            raise ArgumentTypeError(f"round(): ndigits must be an int or None, got {short_repr(ndigits)}")
         if self._dtype.is_complex or self._dtype.is_bool:
-            raise TypeError(f"round() of a {self._dtype.name} array")
+            raise ArgumentTypeError(f"round() of a {self._dtype.name} array")
         if self._layout.shape != ():
-            raise TypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
+            raise ArgumentTypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
         value = self.item()
         if ndigits is None:
             return round(value)  # type: ignore[arg-type]  # complex turned away above
