@@ -12,7 +12,9 @@ import sys
 
 import pytest
 
-from rocm_backend import kernels, ops
+from rocm_backend.abi import ops
+from rocm_backend.abi.sources import module_source
+from rocm_backend.runtime import kernels
 
 REPO = pathlib.Path(__file__).parents[2]
 MODULE = sorted(ops.MODULES)[0]
@@ -20,7 +22,8 @@ ARCH = "gfx90a"
 
 WORKER = '''
 import hashlib, os, pathlib, resource, signal, sys, time
-from rocm_backend import kernels
+from rocm_backend.abi.sources import module_source
+from rocm_backend.runtime import kernels
 
 rendezvous, module, arch, file_limit = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 if file_limit:  # a full disk: writes past this many bytes fail (EFBIG) instead of killing the process
@@ -38,13 +41,13 @@ def stand_in_compiler(name, source, options, arch):
 
 kernels.compile_source = stand_in_compiler
 kernels._version = lambda: "stand-in-1.0"
-code = kernels.code_object(module, arch)
+code = kernels.code_object(module, module_source(module), arch)
 print(kernels.stats["compiled"], kernels.stats["disk_hits"], hashlib.sha256(code).hexdigest())
 '''
 
 
 def _expected_digest():
-    code = hashlib.sha256((kernels.module_source(MODULE) + ARCH).encode()).digest() * 8192
+    code = hashlib.sha256((module_source(MODULE) + ARCH).encode()).digest() * 8192
     return hashlib.sha256(code).hexdigest()
 
 
