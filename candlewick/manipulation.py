@@ -304,9 +304,9 @@ def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
     >>> cw.broadcast_shapes((2, 1), (3,))
     (2, 3)
     """
-    shapes = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
+    checked = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
     try:
-        return _broadcast_shapes(*shapes)
+        return _broadcast_shapes(*checked)
     except ShapeError as exc:
         raise ShapeError(f"broadcast_shapes: {exc}") from None
 

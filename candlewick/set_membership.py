@@ -83,16 +83,17 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
     """
     if not isinstance(invert, bool):
         raise ArgumentTypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
-    x1, x2 = promote_pair(*_operands(x1, x2), "isin")
-    shape = x1.shape
-    if x1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
-        x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
-    needles = reshape(x1, (-1,))
-    haystack = reshape(x2, (-1,))
+    a1, a2 = _operands(x1, x2)
+    a1, a2 = promote_pair(a1, a2, "isin")
+    shape = a1.shape
+    if a1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
+        a1, a2 = a1.astype(_dt.uint8), a2.astype(_dt.uint8)
+    needles = reshape(a1, (-1,))
+    haystack = reshape(a2, (-1,))
     n = haystack.shape[0]
     if n == 0 or needles.shape[0] == 0:
         found = zeros(needles.shape, dtype=_dt.bool_, device=needles._device)
-    elif x1._dtype.is_complex:
+    elif a1._dtype.is_complex:
         found = _any(equal(reshape(needles, (-1, 1)), reshape(haystack, (1, -1))), axis=1)
     else:
         haystack = sort(haystack)
