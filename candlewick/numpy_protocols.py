@@ -266,6 +266,10 @@ def _nan_spread(fn):
 
 
 _NOT_MINE = object()
+# questions about memory, not operations on elements: they compute nothing from the
+# operands, so a NumPy array beside a candlewick one is no mixed operation (scikit-learn
+# asks whether its input and output share memory)
+_MEMORY_QUERIES = (np.may_share_memory, np.shares_memory)
 _FUNCTIONS = {
     np.nansum: _nan_reduction(_candlewick("nan_reductions.nansum")), np.nanmean: _nan_reduction(_candlewick("nan_reductions.nanmean")),
     np.nanvar: _nan_spread(_candlewick("nan_reductions.nanvar")), np.nanstd: _nan_spread(_candlewick("nan_reductions.nanstd")),
@@ -297,7 +301,8 @@ _FUNCTIONS = {
 def array_function(func, types, args, kwargs):
     if not all(issubclass(t, (ArrayBase, np.ndarray)) for t in types):
         return NotImplemented
-    if _holds_numpy_array(args) or _holds_numpy_array(kwargs.values()):
+    mixed = _holds_numpy_array(args) or _holds_numpy_array(kwargs.values())
+    if mixed and func not in _MEMORY_QUERIES:
         _refuse_mixed(func.__name__, [np.empty(0)])  # names the NumPy array it found
     translate = _FUNCTIONS.get(func)
     if translate is not None:

@@ -126,3 +126,15 @@ def test_calls_mixing_numpy_arrays_raise_candlewicks_type_error(call, device):
     x = cw.asarray(DATA, device=device)
     with pytest.raises(cw.errors.ArgumentTypeError, match="candlewick"):
         call(x)
+
+
+def test_memory_queries_take_a_numpy_array_beside_a_candlewick_one(device):
+    """``np.may_share_memory``/``np.shares_memory`` compute nothing from the elements, so a
+    NumPy array beside a candlewick one is no mixed operation (scikit-learn asks this)."""
+    x = cw.asarray(DATA, device=device)
+    other = np.ones(3)
+    if _host_readable(device):
+        assert np.may_share_memory(x, other) is False and np.shares_memory(x, other) is False
+    else:  # implicit device-to-host stays refused
+        with pytest.raises(TypeError, match="implicit conversion"):
+            np.may_share_memory(x, other)
