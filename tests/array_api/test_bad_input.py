@@ -192,15 +192,17 @@ def test_foreign_operand_is_a_type_error_in_every_form(form, other, device):
 
 def test_numpy_functions_run_candlewicks_own_or_raise_for_mixed_operands():
     """NumPy on candlewick arrays alone runs candlewick's function (a candlewick array);
-    a call mixing them with NumPy arrays raises candlewick's TypeError (docs/errors.md)."""
+    an operator or ufunc mixing them with NumPy arrays raises candlewick's TypeError, a
+    NumPy function mixing them runs NumPy on host copies (docs/errors.md)."""
     x = cw.ones(3)
     for got, want in ((np.exp(x), cw.exp(x)), (np.add(x, 1), x + 1), (np.sum(x), cw.sum(x))):
         assert type(got) is cw.Array
         np.testing.assert_array_equal(cw.to_numpy(got), cw.to_numpy(want))
-    for mixed in (lambda: np.add(np.ones(3), x), lambda: np.ones(3) + x, lambda: np.exp(x, out=np.empty(3)),
-                  lambda: np.concatenate([x, np.ones(3)])):
+    for mixed in (lambda: np.add(np.ones(3), x), lambda: np.ones(3) + x, lambda: np.exp(x, out=np.empty(3))):
         with pytest.raises(ArgumentTypeError):
             mixed()
+    # a NumPy function (not an operator or ufunc) with a NumPy array beside runs as NumPy
+    np.testing.assert_array_equal(np.concatenate([x, np.ones(3)]), np.ones(6))
     assert type(np.float64(2.0) + x) is cw.Array  # NumPy scalars are scalars
     np.testing.assert_array_equal(np.asarray(x), np.ones(3))  # explicit conversion still works
 
