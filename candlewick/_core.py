@@ -16,7 +16,8 @@ import builtins
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from .errors import DeviceMismatchError, DTypeError, UnsupportedOperation
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
 from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
@@ -98,8 +99,11 @@ def promote_pair(x1, x2, fname):
     return x1.astype(dtype) if x1._dtype is not dtype else x1, x2.astype(dtype) if x2._dtype is not dtype else x2
 
 
-def broadcast_layouts(*arrays):
+def broadcast_layouts(*arrays, fname="broadcast"):
     shape = broadcast_shapes(*(a._layout.shape for a in arrays))
+    first = arrays[0]
+    # the operands' sizes were checked when they were made; broadcasting can outgrow them
+    check_allocation(fname, shape, first._dtype, first._device)
     return shape, [a._layout.broadcast_to(shape) for a in arrays]
 
 
@@ -133,7 +137,7 @@ def view(x, layout):
 
 def require_array(x, fname, argname="x"):
     if not isinstance(x, ArrayBase):
-        raise TypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")
     return x
 
 
@@ -143,20 +147,20 @@ def as_shape(shape, fname, argname="shape"):
     try:
         shape = tuple(operator_index(n, fname, argname) for n in shape)
     except TypeError:
-        raise TypeError(f"{fname}: {argname} must be an int or a tuple of ints, got {shape!r}") from None
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int or a tuple of ints, got {short_repr(shape)}") from None
     for n in shape:
         if n < 0:
-            raise ValueError(f"{fname}: {argname} must have non-negative sizes, got {shape}")
+            raise ArgumentValueError(f"{fname}: {argname} must have non-negative sizes, got {shape}")
     return shape
 
 
 def operator_index(value, fname, argname):
     if isinstance(value, bool):
-        raise TypeError(f"{fname}: {argname} must be an integer, got bool")
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got bool")
     try:
         return value.__index__()
     except AttributeError:
-        raise TypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
 
 
 builtins_sum = builtins.sum

@@ -33,7 +33,7 @@ from . import dtypes as _dt
 from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import _as_int, _value_for, basic_layout, fit_value
 from .elementwise import binary
-from .errors import DeviceMismatchError, IndexOutOfBoundsError, ShapeError
+from .errors import DeviceMismatchError, IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, shape_size
 from .opdefs import BinaryOp
 from .searching import Compaction, nonzero, wrap_layout
@@ -55,11 +55,11 @@ def _to_array(item, x):
         try:
             host = np.asarray(item)
         except ValueError:
-            raise IndexError(f"an index list must be rectangular (like an array), got {item!r}") from None
+            raise IndexKeyError(f"an index list must be rectangular (like an array), got {short_repr(item)}") from None
         if host.size == 0 and host.dtype.kind == "f":
             host = host.astype(np.int64)  # an empty list indexes nothing; NumPy takes it as int
         if host.dtype.kind not in "biu":
-            raise IndexError(
+            raise IndexKeyError(
                 f"arrays used as indices must be of integer or boolean type, got {host.dtype}"
             )
         dtype = check_dtype_on(x._device, _dt.from_numpy(host.dtype))
@@ -82,17 +82,17 @@ def _normalize(x, key):
             ellipses += 1
         elif isinstance(k, ArrayBase):
             if not (k._dtype.is_integer or k._dtype.is_bool):
-                raise IndexError(
+                raise IndexKeyError(
                     f"arrays used as indices must be of integer or boolean type, got {k._dtype.name}"
                 )
             consumed += k.ndim if k._dtype.is_bool else 1
         else:
             consumed += 1
     if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise IndexKeyError("an index can only have a single ellipsis ('...')")
     ndim = x.ndim
     if consumed > ndim:
-        raise IndexError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+        raise IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
     fill = [slice(None)] * (ndim - consumed)
     if ellipses:
         at = next(i for i, k in enumerate(items) if k is Ellipsis)
@@ -110,7 +110,7 @@ def _normalize(x, key):
                 continue
             want = x.shape[axis : axis + k.ndim]
             if k.shape != want:
-                raise IndexError(
+                raise IndexKeyError(
                     f"boolean index of shape {k.shape} does not match the indexed dimensions "
                     f"{want} of the array (starting at axis {axis})"
                 )
@@ -169,7 +169,7 @@ class _Plan:
             else:
                 i = _as_int(k)
                 if i is None:
-                    raise IndexError(
+                    raise IndexKeyError(
                         f"only integers, slices, '...', None and integer or boolean arrays are "
                         f"valid indices, got {type(k).__name__}"
                     )
@@ -182,7 +182,7 @@ class _Plan:
         try:
             self.shape = broadcast_shapes(*(k.shape for k in self.indices if not isinstance(k, int)))
         except ShapeError as exc:
-            raise IndexError(f"shape mismatch: index arrays could not be broadcast together: {exc}") from None
+            raise IndexKeyError(f"shape mismatch: index arrays could not be broadcast together: {exc}") from None
         self.adjacent = self.axes == list(range(self.axes[0], self.axes[0] + len(self.axes)))
 
     def rest_shape(self):
@@ -250,7 +250,7 @@ def _single_mask(x, key):
                 f"boolean index is on {key._device.name} but the array is on {x._device.name}"
             )
         if key.shape != x.shape[: key.ndim]:
-            raise IndexError(
+            raise IndexKeyError(
                 f"boolean index of shape {key.shape} does not match the array's leading "
                 f"dimensions {x.shape[: key.ndim]}"
             )
@@ -306,7 +306,7 @@ def _take_rows(x, idx):
         raise DeviceMismatchError(f"index array is on {idx._device.name} but the array is on {x._device.name}")
     layout = x._layout
     if not layout.shape:
-        raise IndexError("too many indices: array is 0-dimensional, but 1 was indexed")
+        raise IndexKeyError("too many indices: array is 0-dimensional, but 1 was indexed")
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)

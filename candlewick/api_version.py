@@ -19,9 +19,10 @@ leaves those inputs undefined, so accepting them conforms to it too.
 """
 
 import functools
+import inspect
 import os
 
-from .errors import ApiVersionError
+from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError
 
 SUPPORTED = ("2024.12", "2025.12")
 DEFAULT = "2025.12"
@@ -30,20 +31,56 @@ ENV_VAR = "CANDLEWICK_ARRAY_API_VERSION"
 
 def _checked(version, source):
     if version not in SUPPORTED:
-        raise ValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
+        raise ArgumentValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
     return version
 
 
 _selected = _checked(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
 
 
-def array_api_version():
-    """The selected revision, e.g. ``"2025.12"``."""
+def array_api_version() -> str:
+    """The Array API revision the namespace follows now.
+
+    Returns
+    -------
+    str
+        ``"2024.12"`` or ``"2025.12"``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.array_api_version() in ("2024.12", "2025.12")
+    True
+    """
     return _selected
 
 
-def set_array_api_version(version):
-    """Select the revision the namespace follows from now on (``"2024.12"`` or ``"2025.12"``)."""
+def set_array_api_version(version: str) -> None:
+    """Select the revision the namespace follows from now on.
+
+    Parameters
+    ----------
+    version : str
+        ``"2024.12"`` or ``"2025.12"``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ArgumentValueError
+        If version names no supported revision.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> before = cw.array_api_version()
+    >>> cw.set_array_api_version("2024.12")
+    >>> cw.array_api_version()
+    '2024.12'
+    >>> cw.set_array_api_version(before)
+    """
     global _selected
     _selected = _checked(version, "set_array_api_version")
 
@@ -57,8 +94,14 @@ def requires(version):
     """Decorate a function that the standard added in ``version``: under an earlier
     selected revision calling it raises ``ApiVersionError``."""
     def decorate(fn):
+        signature = inspect.signature(fn)
+
         @functools.wraps(fn)
         def checked(*args, **kwargs):
+            try:  # a call that does not bind fails here, not inside fn, naming fn
+                signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise ArgumentTypeError(f"{fn.__name__}: {exc}") from None
             if _selected < version:
                 raise ApiVersionError(
                     f"{fn.__name__} is new in the Array API {version}, but candlewick follows "

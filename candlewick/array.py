@@ -22,7 +22,8 @@ from . import linalg_ops as _linalg_ops
 from ._core import ArrayBase, check_dtype_on, is_scalar, new_array, scalar_array, view
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
-from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .writes import check_writable
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .numpy_protocols import array_function, array_ufunc
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
@@ -57,9 +58,10 @@ class Array(ArrayBase):
     __array_priority__ = 100  # NumPy defers mixed operators to us
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
+        raise ArgumentTypeError("candlewick.Array is not constructed directly; use candlewick.asarray(...)")
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, tuple[Any, str]]:
+        """Pickle support: the elements (a host copy) and the device's name."""
         # pickled as its elements and its device's name: unpickled in another process (a
         # Dask or cubed chunk sent to a worker) it lands on that process's own device
         # object, and devices compare by identity
@@ -194,13 +196,13 @@ class Array(ArrayBase):
     def __len__(self) -> int:
         """The length of the first dimension (TypeError for a 0-d array)."""
         if not self._layout.shape:
-            raise TypeError("len() of a 0-d array")
+            raise ArgumentTypeError("len() of a 0-d array")
         return self._layout.shape[0]
 
     def __iter__(self) -> Iterator[Array]:
         """The sub-arrays along the first dimension (TypeError for a 0-d array)."""
         if not self._layout.shape:
-            raise TypeError("iteration over a 0-d array")
+            raise ArgumentTypeError("iteration over a 0-d array")
         for i in range(self._layout.shape[0]):
             yield self[i]
 
@@ -251,7 +253,7 @@ class Array(ArrayBase):
 
     def _scalar(self, name):
         if self._layout.shape != ():
-            raise TypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
+            raise ArgumentTypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
         return self._storage.to_host(self._layout)[()]
 
     def __bool__(self) -> bool:
@@ -301,15 +303,17 @@ class Array(ArrayBase):
         2.5
         """
         if self._layout.size != 1:
-            raise ValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
+            raise ArgumentValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
         return self._host_python().reshape(()).item()
 
     def __format__(self, spec: str) -> str:
         """``format(x, spec)``: a 0-d array formats as its scalar (``f"{x:.2f}"``)."""
+        if not isinstance(spec, str):
+            raise ArgumentTypeError(f"__format__: format spec must be a str, got {short_repr(spec)}")
         if not spec:
             return str(self)
         if self._layout.shape != ():
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"format spec {spec!r} needs a 0-d array, got shape {self._layout.shape}; "
                 f"format x.tolist() or its elements"
             )
@@ -318,10 +322,12 @@ class Array(ArrayBase):
     def __round__(self, ndigits: int | None = None) -> int | Array:
         """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's
         dtype rounded to n decimals, as for NumPy scalars."""
+        if ndigits is not None and (isinstance(ndigits, bool) or not isinstance(ndigits, int)):
+            raise ArgumentTypeError(f"round(): ndigits must be an int or None, got {short_repr(ndigits)}")
         if self._dtype.is_complex or self._dtype.is_bool:
-            raise TypeError(f"round() of a {self._dtype.name} array")
+            raise ArgumentTypeError(f"round() of a {self._dtype.name} array")
         if self._layout.shape != ():
-            raise TypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
+            raise ArgumentTypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
         value = self.item()
         if ndigits is None:
             return round(value)  # type: ignore[arg-type]  # complex turned away above
@@ -330,16 +336,18 @@ class Array(ArrayBase):
     def __int__(self) -> int:
         """``int(x)`` of a 0-d real array (truncates floats)."""
         if self._dtype.is_complex:
-            raise TypeError("int() of a complex array; take real() first")
+            raise ArgumentTypeError("int() of a complex array; take real() first")
         value = self._scalar("int")
         if self._dtype.is_floating:
             value = float(value)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArgumentValueError(f"__int__: cannot convert {value} to an integer")
         return int(value)
 
     def __float__(self) -> float:
         """``float(x)`` of a 0-d real array."""
         if self._dtype.is_complex:
-            raise TypeError("float() of a complex array; take real() first")
+            raise ArgumentTypeError("float() of a complex array; take real() first")
         return float(self._scalar("float"))
 
     def __complex__(self) -> complex:
@@ -349,32 +357,47 @@ class Array(ArrayBase):
     def __index__(self) -> int:
         """``operator.index(x)`` of a 0-d integer array."""
         if not (self._dtype.is_integer):
-            raise TypeError(f"__index__ needs an integer array, got {self._dtype.name}")
+            raise ArgumentTypeError(f"__index__ needs an integer array, got {self._dtype.name}")
         return int(self._scalar("index"))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
         """``numpy.asarray(x)`` of an array in host memory (TypeError for a GPU array:
         ``candlewick.to_numpy`` copies it explicitly)."""
         if not holds_host_memory(self._device):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
                 f"use candlewick.to_numpy(x) to copy it to the host"
             )
+        if dtype is not None:
+            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
+            if self._dtype.is_complex and dtype.kind != "c":
+                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
         host = self._storage.to_host(self._layout)
-        return host if dtype is None else host.astype(dtype, copy=False)
+        if dtype is None:
+            return host
+        with np.errstate(all="ignore"):  # NaN/inf to an integer dtype: NumPy's cast result, no warning
+            return host.astype(dtype, copy=False)
 
     # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
     # candlewick's own where it has them (see numpy_protocols)
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NEP 13: a NumPy ufunc on candlewick arrays runs candlewick's equal (``np.exp(x)``
+        is ``candlewick.exp(x)``); one mixing them with NumPy arrays or other foreign
+        objects raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies
+        where the device's memory is host memory."""
         return array_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func, types, args, kwargs):
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """NEP 18: a NumPy function on candlewick arrays runs candlewick's equal
+        (``np.sum(x)`` is ``candlewick.sum(x)``); one mixing them with NumPy arrays
+        raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies where the
+        device's memory is host memory."""
         return array_function(func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""
         if api_version is not None and api_version not in API_VERSIONS:
-            raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got {api_version!r}")
+            raise ArgumentValueError(f"api_version must be one of {API_VERSIONS} or None, got {short_repr(api_version)}")
         # the namespace is this module's package: Python loaded it before this module, so
         # it is looked up, not imported (the namespace sits above the Array class)
         return sys.modules[__package__]
@@ -436,13 +459,13 @@ class Array(ArrayBase):
     def __matmul__(self, other: Array) -> Array:
         """``x @ y``: ``candlewick.matmul``."""
         if not isinstance(other, Array):
-            return NotImplemented
+            _foreign_operand(other, "__matmul__", arrays_only=True)
         return _linalg_ops.matmul(self, other)
 
     def __rmatmul__(self, other: Array) -> Array:
         """``y @ x``: ``candlewick.matmul(y, x)``."""
         if not isinstance(other, Array):
-            return NotImplemented
+            _foreign_operand(other, "__rmatmul__", arrays_only=True)
         return _linalg_ops.matmul(other, self)
 
     def __imatmul__(self, other: Array) -> Array:
@@ -515,9 +538,27 @@ def _operand(other):
     return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
 
 
+def _numpy_dtype(dtype):
+    try:
+        return np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None
+
+
+def _foreign_operand(other, name, arrays_only=False):
+    """The one rule for operands that are neither candlewick arrays nor scalars (NumPy
+    arrays, other libraries' arrays, lists, None): a TypeError, never NotImplemented,
+    so that neither Python's fallback (``==`` becoming identity) nor the other
+    operand's own method decides the result."""
+    expected = "a candlewick array" if arrays_only else "a candlewick array or a Python scalar"
+    raise ArgumentTypeError(
+        f"{name}: the other operand must be {expected}, got {type(other).__module__}.{type(other).__qualname__}; "
+        f"convert it with candlewick.asarray first"
+    )
+
+
 def _assign_inplace(target, result, symbol):
-    if result is NotImplemented:
-        return NotImplemented
+    check_writable(target, f"x {symbol} y")
     if result._dtype is not target._dtype:
         raise DTypeError(
             f"x {symbol} y would change x's dtype from {target._dtype.name} to {result._dtype.name}; "
@@ -541,17 +582,17 @@ def _operator_methods(op, short, symbol):
 
     def fwd(self, other, /):
         if type(other) is not Array and not _operand(other):  # the array case without a call
-            return NotImplemented
+            _foreign_operand(other, fwd_name)
         return binary(op, self, other, fwd_name)
 
     def rev(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
     def inplace(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, in_name)
         return _assign_inplace(self, binary(op, self, other, symbol), symbol)
 
     plain = symbol[:-1]
@@ -569,7 +610,7 @@ def _comparison_method(op, short):
 
     def cmp(self, other, /):
         if type(other) is not Array and not _operand(other):
-            return NotImplemented
+            _foreign_operand(other, name)
         return _ew.compare(op, self, other, name)
 
     cmp.__name__ = cmp.__qualname__ = name

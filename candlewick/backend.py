@@ -322,6 +322,10 @@ class DLPackStorage(Protocol):
         NumPy array for host memory) that shares this storage's memory as ``layout`` views
         it, without copying. Raise BufferError if this layout cannot be exported."""
 
+    # A storage that shares memory imported read-only (``storage_from_dlpack`` with
+    # ``copy=False``) also declares ``read_only = True``: the front end then refuses every
+    # write into it with ReadOnlyError (``candlewick.writes``). Absent means writable.
+
 
 @runtime_checkable
 class DLPackDevice(Protocol):

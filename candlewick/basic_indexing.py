@@ -5,14 +5,14 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, scalar_into
-from .errors import DeviceMismatchError, DTypeError, IndexOutOfBoundsError
+from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBoundsError, short_repr
 from .layout import Layout
 from .promotion_mode import is_strict
 
 
 def _as_int(k):
     if isinstance(k, bool):
-        raise IndexError("a bool is not a valid index; use a bool array as a mask")
+        raise IndexKeyError("a bool is not a valid index; use a bool array as a mask")
     if isinstance(k, (int, np.integer)):
         return int(k)
     if isinstance(k, ArrayBase) and k.ndim == 0 and k._dtype.is_integer:
@@ -40,11 +40,11 @@ def basic_layout(layout, key):
     items = key if isinstance(key, tuple) else (key,)
     ellipses = sum(1 for k in items if k is Ellipsis)
     if ellipses > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
+        raise IndexKeyError("an index can only have a single ellipsis ('...')")
     consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
     ndim = len(layout.shape)
     if consumed > ndim:
-        raise IndexError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+        raise IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
     if not ellipses:
         items = items + (Ellipsis,)
     shape, strides = [], []
@@ -63,7 +63,7 @@ def basic_layout(layout, key):
             continue
         n, s = layout.shape[axis], layout.strides[axis]
         if isinstance(k, slice):
-            start, stop, step = k.indices(n)
+            start, stop, step = slice_bounds(k, n)
             length = len(range(start, stop, step))
             if length:
                 offset += start * s
@@ -73,7 +73,7 @@ def basic_layout(layout, key):
             continue
         i = _as_int(k)
         if i is None:
-            raise IndexError(
+            raise IndexKeyError(
                 f"only integers, slices, '...', None and integer or boolean arrays are valid "
                 f"indices, got {type(k).__name__}"
             )
@@ -114,3 +114,13 @@ def fit_value(layout, shape):
     if extra > 0 and all(n == 1 for n in layout.shape[:extra]):
         layout = layout.squeeze(tuple(range(extra)))
     return layout.broadcast_to(shape)
+
+
+def slice_bounds(k, n):
+    """``k.indices(n)`` with candlewick's errors for a zero step or non-integer bounds."""
+    if k.step is not None and _as_int(k.step) == 0:
+        raise IndexKeyError(f"slice step must not be zero, got {short_repr(k)}")
+    try:
+        return k.indices(n)
+    except TypeError:
+        raise IndexKeyError(f"slice bounds must be integers or None, got {short_repr(k)}") from None

@@ -14,7 +14,8 @@ import numpy as np
 from . import dtypes as _dt
 from ._core import as_shape, check_dtype_on, is_scalar, scalar_for, scalar_into
 from .array import Array, wrap
-from .errors import DTypeError
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
 from .registry import get_device
 
 if TYPE_CHECKING:
@@ -35,7 +36,7 @@ def _default_dtype_for_scalar(value):
         return _dt.DEFAULT_FLOAT
     if isinstance(value, complex):
         return _dt.DEFAULT_COMPLEX
-    raise TypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
+    raise ArgumentTypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
 
 
 def _infer_host(obj, dtype=None):
@@ -54,20 +55,20 @@ def _infer_host(obj, dtype=None):
     if is_scalar(obj):
         dtype = _default_dtype_for_scalar(obj)
         if dtype is _dt.int64 and not -(2**63) <= obj < 2**63:
-            raise OverflowError(f"asarray: Python int {obj} does not fit in int64")
+            raise OutOfRangeError(f"asarray: Python int {obj} does not fit in int64")
         return np.asarray(obj, dtype=dtype.numpy)
     try:
         host = np.asarray(obj)
     except (ValueError, TypeError) as exc:
-        raise ValueError(f"asarray: obj is not a rectangular nested sequence or buffer: {exc}") from None
+        raise ArgumentValueError(f"asarray: obj is not a rectangular nested sequence or buffer: {exc}") from None
     if host.dtype == np.object_:
-        raise TypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
+        raise ArgumentTypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
     if host.dtype.kind in "US":
-        raise TypeError("asarray: strings are not array data")
+        raise ArgumentTypeError("asarray: strings are not array data")
     if not host.dtype.isnative:  # big-endian data: every device computes in native order
         host = host.astype(host.dtype.newbyteorder("="))
     if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
-        raise OverflowError("asarray: Python ints above the int64 range need dtype=uint64")
+        raise OutOfRangeError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
 
 
@@ -154,17 +155,17 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike |
         out = obj
         if target is not obj._device:
             if copy is False:
-                raise ValueError("asarray: copy=False but the array is on another device")
+                raise ArgumentValueError("asarray: copy=False but the array is on another device")
             out = out.to_device(target)
         if dtype is not None and dtype is not out._dtype:
             if copy is False:
-                raise ValueError("asarray: copy=False but a dtype conversion is needed")
+                raise ArgumentValueError("asarray: copy=False but a dtype conversion is needed")
             return out.astype(dtype)
         if copy and out is obj:
             return wrap(obj._storage.copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
         return out
     if copy is False:
-        raise ValueError(
+        raise ArgumentValueError(
             "asarray: copy=False cannot be honoured: the data is not a candlewick array, "
             "so it must be copied to the device"
         )
@@ -209,20 +210,16 @@ def to_numpy(x: Array, /) -> np.ndarray:
     [1, 2]
     """
     if not isinstance(x, Array):
-        raise TypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
     return x._storage.to_host(x._layout)
-
-
-_MAX_BYTES = 2**63 - 1
 
 
 def _filled(fname, shape, dtype, device, make):
     shape = as_shape(shape, fname)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype)
-    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
-        raise ValueError(f"{fname}: shape {shape} of {dtype.name} is larger than any device can address")
     device = _resolve_device(device)
     check_dtype_on(device, dtype)
+    check_allocation(fname, shape, dtype, device)
     return wrap(make(device, shape, dtype), shape, dtype, device)
 
 
@@ -384,7 +381,7 @@ def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
     """
     if isinstance(fill_value, Array):
         if fill_value.ndim != 0:
-            raise ValueError("full: fill_value must be a scalar or a 0-d array")
+            raise ArgumentValueError("full: fill_value must be a scalar or a 0-d array")
         fill_value = fill_value._scalar("full").item()
     if dtype is None:
         if isinstance(fill_value, np.generic):
@@ -398,7 +395,7 @@ def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
 
 def _like(fname, x, dtype, device):
     if not isinstance(x, Array):
-        raise TypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
 
 
@@ -588,9 +585,9 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         start, stop = 0, start
     for name, v in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise TypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+            raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
     if step == 0:
-        raise ValueError("arange: step must not be zero")
+        raise ArgumentValueError("arange: step must not be zero")
     all_int = all(isinstance(v, int) for v in (start, stop, step))
     if dtype is None:
         dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
@@ -598,12 +595,20 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         dtype = _dt.as_dtype(dtype)
         if dtype.is_bool or dtype.is_complex:
             raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
+        if dtype.is_integer and not all_int:
+            raise DTypeError(f"arange: dtype {dtype.name} needs int start, stop and step, got a float among them")
     if all_int:
         size = max(0, -((start - stop) // step))
     else:
-        size = max(0, math.ceil((stop - start) / step))
+        span = (stop - start) / step
+        if not math.isfinite(span):
+            raise ArgumentValueError(
+                f"arange: start, stop and step must give a finite length, got {start}, {stop}, {step}"
+            )
+        size = max(0, math.ceil(span))
     device = _resolve_device(device)
     check_dtype_on(device, dtype)
+    check_allocation("arange", (size,), dtype, device)
     if dtype.is_integer and size:
         last = start + (size - 1) * step
         scalar_for(int(start), dtype, "arange")

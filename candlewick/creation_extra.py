@@ -13,7 +13,8 @@ from . import dtypes as _dt
 from ._core import check_dtype_on, contiguous_layout, require_array
 from .array import wrap
 from .api_version import revision_sequence
-from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
@@ -25,13 +26,13 @@ if TYPE_CHECKING:
 
 def _int_arg(value, fname, argname, minimum=None):
     if isinstance(value, bool):
-        raise TypeError(f"{fname}: {argname} must be an integer, got bool")
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got bool")
     try:
         value = operator.index(value)
     except TypeError:
-        raise TypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
     if minimum is not None and value < minimum:
-        raise ValueError(f"{fname}: {argname} must be >= {minimum}, got {value}")
+        raise ArgumentValueError(f"{fname}: {argname} must be >= {minimum}, got {value}")
     return value
 
 
@@ -87,6 +88,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
     device = get_device(device)
     check_dtype_on(device, dtype)
     shape = (n_rows, n_cols)
+    check_allocation("eye", shape, dtype, device)
     storage = device.zeros(shape, dtype)
     if k >= 0:
         length, offset = min(n_rows, n_cols - k), k
@@ -143,10 +145,10 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     """
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
-            raise TypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
+            raise ArgumentTypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
     num = _int_arg(num, "linspace", "num", 0)
     if not isinstance(endpoint, bool):
-        raise TypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
+        raise ArgumentTypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
     dtype = _dtype_arg(dtype, _dt.DEFAULT_COMPLEX if is_complex else _dt.DEFAULT_FLOAT)
     if not (dtype.is_floating or dtype.is_complex):
@@ -155,6 +157,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         raise DTypeError(f"linspace: complex start/stop need a complex dtype, got {dtype.name}")
     device = get_device(device)
     check_dtype_on(device, dtype)
+    check_allocation("linspace", (num,), dtype, device)
     div = (num - 1) if endpoint else num
     if dtype.is_complex:
         start, stop = complex(start), complex(stop)
@@ -211,7 +214,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     (2, 3)
     """
     if indexing not in ("xy", "ij"):
-        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+        raise ArgumentValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {short_repr(indexing)}")
     for a in arrays:
         require_array(a, "meshgrid", "arrays")
         if a.ndim != 1:

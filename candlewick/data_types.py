@@ -17,7 +17,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._core import scalar_for
 from .array import Array
-from .errors import DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 
 if TYPE_CHECKING:
     from ._types import DTypeLike, DeviceLike, Scalar
@@ -31,7 +31,7 @@ def _dtype_of(obj, fname, argname):
         return obj._dtype
     if _dt.is_dtype_like(obj):
         return _dt.as_dtype(obj, argname, fname)
-    raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {obj!r}")
+    raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {short_repr(obj)}")
 
 
 def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
@@ -71,7 +71,7 @@ def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLi
     [False, True]
     """
     if not isinstance(x, Array):
-        raise TypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
+        raise ArgumentTypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
     dtype = _dt.as_dtype(dtype, "dtype", "astype")
     if device is not None:
         moved = x.to_device(device)
@@ -267,7 +267,7 @@ def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:
             )
         result = dtype if result is None else _dt.promote_types(result, dtype)
     if result is None:
-        raise ValueError("result_type: at least one argument must be an array or a dtype")
+        raise ArgumentValueError("result_type: at least one argument must be an array or a dtype")
     for value in scalars:
         # as in an operation: an int outside the integer dtype's range is an OverflowError
         _, result = scalar_for(value, result, "result_type")

@@ -20,8 +20,9 @@ from . import dtypes as _dt
 from ._core import view
 from .array import Array, wrap
 from .backend import holds_host_memory
-from .dlpack_export import HOST_READABLE
+from .dlpack_export import HOST_READABLE, int_pair
 from .registry import FALLBACK_DEVICE, all_devices, default_device_now, get_device
+from .errors import ArgumentTypeError, CandlewickError, DLPackError, short_repr
 
 if TYPE_CHECKING:
     from ._types import DeviceLike
@@ -50,10 +51,10 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
 
     Raises
     ------
-    TypeError
-        If x does not support DLPack.
-    BufferError
-        If copy=False and sharing is impossible, or the dtype or device is not supported.
+    ArgumentTypeError
+        If x does not support DLPack, or copy is not None or a bool.
+    DLPackError
+        If the producer is malformed, or copy=False and sharing is impossible, or the dtype or device is not supported.
 
     Examples
     --------
@@ -65,10 +66,27 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)
     if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
         )
-    dev_type, dev_id = (int(v) for v in x.__dlpack_device__())
+    if copy is not None and not isinstance(copy, bool):
+        raise ArgumentTypeError(f"from_dlpack: copy must be None, True or False, got {short_repr(copy)}")
+    try:
+        return _import(x, device, copy)
+    except CandlewickError:
+        raise
+    except (TypeError, ValueError, AttributeError, BufferError, OverflowError, RuntimeError) as exc:
+        # the producer's own methods (and NumPy's reading of its capsule) run here:
+        # what they raise says the producer is malformed, in the producer's words
+        raise DLPackError(
+            f"from_dlpack: the producer (a {type(x).__name__}) could not be imported: "
+            f"{type(exc).__name__}: {short_repr(str(exc))}"
+        ) from exc
+
+
+
+def _import(x, device, copy):
+    dev_type, dev_id = int_pair(x.__dlpack_device__(), "from_dlpack", "x.__dlpack_device__()")
     if device is not None:
         targets = [get_device(device)]
     elif dev_type in HOST_READABLE:
@@ -84,12 +102,12 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
             storage, layout = imported
             return _wrap_view(storage, layout, target)
     if dev_type not in HOST_READABLE:
-        raise BufferError(
+        raise DLPackError(
             f"from_dlpack: no candlewick device can import memory of DLPack device "
             f"({dev_type}, {dev_id})" + (f" onto {targets[0].name}" if device is not None else "")
         )
     if copy is False:
-        raise BufferError(
+        raise DLPackError(
             "from_dlpack: copy=False, but the target device cannot share the producer's host "
             "memory (its backend has no storage_from_dlpack), so the data would be copied"
         )
@@ -97,7 +115,7 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     host = np.from_dlpack(x)
     dtype = _dt.from_numpy(host.dtype)
     if dtype not in target.dtypes:
-        raise BufferError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
+        raise DLPackError(f"from_dlpack: device {target.name} does not support dtype {dtype.name}")
     if not host.flags.c_contiguous:
         host = host.copy(order="C")  # (np.ascontiguousarray would turn 0-d into 1-d)
     return wrap(target.storage_from_host(host), host.shape, dtype, target)
@@ -110,7 +128,7 @@ def host_memory_device():
     for device in (default_device_now(), get_device(FALLBACK_DEVICE)):
         if holds_host_memory(device):
             return device
-    raise BufferError(
+    raise DLPackError(
         f"from_dlpack: neither the default device nor {FALLBACK_DEVICE!r} holds host memory; "
         f"name the target with device=..."
     )
@@ -125,7 +143,7 @@ def _from_candlewick(x, device, copy):
     target = x._device if device is None else get_device(device)
     if target is not x._device:
         if copy is False:
-            raise BufferError(
+            raise DLPackError(
                 f"from_dlpack: copy=False, but moving from {x._device.name} to {target.name} copies"
             )
         return x.to_device(target)

@@ -8,6 +8,9 @@ backend: a NumPy view of its host buffer, so export is zero-copy).
 """
 
 import enum
+import operator
+
+from .errors import ArgumentTypeError, ArgumentValueError, CandlewickError, DLPackError, short_repr
 
 
 
@@ -36,7 +39,7 @@ HOST_READABLE = (DLDeviceType.CPU, DLDeviceType.CUDA_HOST, DLDeviceType.ROCM_HOS
 def _exporter(storage, device, what):
     export = getattr(storage, "dlpack_view", None)
     if export is None:
-        raise BufferError(
+        raise DLPackError(
             f"{what}: the {device.backend} backend does not export DLPack "
             f"(its storage has no dlpack_view); copy with candlewick.to_numpy(x) instead"
         )
@@ -61,32 +64,54 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
     Whenever a copy is made the versioned capsule carries DLPack's IS_COPIED flag, as
     the standard asks: the producer makes the copy (``copy=True`` is passed on to it).
     """
+    if copy is not None and not isinstance(copy, bool):
+        raise ArgumentTypeError(f"__dlpack__: copy must be None, True or False, got {short_repr(copy)}")
+    if max_version is not None:
+        max_version = int_pair(max_version, "__dlpack__", "max_version")
+    if dl_device is not None:
+        dl_device = int_pair(dl_device, "__dlpack__", "dl_device")
     storage, layout = x._storage, x._layout
     export = _exporter(storage, x._device, "__dlpack__")
     producer = export(layout)
     moved_to_host = False
     if dl_device is not None:
-        wanted = (int(dl_device[0]), int(dl_device[1]))
+        wanted = dl_device
         own = tuple(int(v) for v in producer.__dlpack_device__())
         if wanted != own:
             if copy is False:
-                raise BufferError(
+                raise DLPackError(
                     f"__dlpack__: dl_device={wanted} differs from the array's device {own} "
                     f"and copy=False forbids the copy that moving it needs"
                 )
             if wanted[0] != DLDeviceType.CPU:
-                raise BufferError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
+                raise DLPackError(f"__dlpack__: can export to the host (kDLCPU) only, not to {wanted}")
             producer = storage.to_host(layout)  # an owning host copy
             moved_to_host = True
         dl_device = None
     if stream is not None and int(producer.__dlpack_device__()[0]) == DLDeviceType.CPU:
-        raise ValueError(f"__dlpack__: stream must be None for an export to the host, got {stream!r}")
+        raise ArgumentValueError(
+            f"__dlpack__: stream must be None for an export to the host, got {short_repr(stream)}"
+        )
     kwargs = {"stream": stream}
     if max_version is not None:
-        kwargs["max_version"] = tuple(max_version)
+        kwargs["max_version"] = max_version
     if dl_device is not None:
         kwargs["dl_device"] = dl_device
     if copy is not None or moved_to_host:
         # a host copy is exported with copy=True too: NumPy then flags it as a copy
         kwargs["copy"] = True if moved_to_host else copy
-    return producer.__dlpack__(**kwargs)
+    try:
+        return producer.__dlpack__(**kwargs)
+    except BufferError as exc:  # the exporter's own refusal (NumPy: no DLPack code for bfloat16)
+        if isinstance(exc, CandlewickError):
+            raise
+        raise DLPackError(f"__dlpack__: cannot export this {x._dtype.name} array: {exc}") from exc
+
+
+def int_pair(value, fname, argname):
+    """A pair of ints (DLPack's (device type, device id) and (major, minor))."""
+    try:
+        first, second = value
+        return operator.index(first), operator.index(second)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"{fname}: {argname} must be a pair of ints, got {short_repr(value)}") from None

@@ -20,7 +20,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from .errors import DTypeError
+from .errors import ArgumentValueError, DTypeError, short_repr
 from .promotion_mode import is_strict
 
 _KINDS = ("bool", "signed integer", "unsigned integer", "real floating", "complex floating")
@@ -137,7 +137,7 @@ def from_name(name):
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise DTypeError(f"unknown dtype name {name!r}; expected one of {sorted(_BY_NAME)}") from None
+        raise DTypeError(f"unknown dtype name {short_repr(name)}; expected one of {sorted(_BY_NAME)}") from None
 
 
 def from_numpy(np_dtype):
@@ -145,7 +145,7 @@ def from_numpy(np_dtype):
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
-        raise DTypeError(f"NumPy dtype {np_dtype!r} has no candlewick equivalent") from None
+        raise DTypeError(f"NumPy dtype {short_repr(np_dtype)} has no candlewick equivalent") from None
 
 
 def is_dtype_like(obj: Any) -> bool:
@@ -173,7 +173,7 @@ def as_dtype(obj: Any, argname: str = "dtype", fname: str | None = None) -> DTyp
         np_dtype = np.dtype(obj)
     except Exception:
         raise DTypeError(
-            f"{where} must be a candlewick dtype, a NumPy dtype or a dtype name, got {obj!r}"
+            f"{where} must be a candlewick dtype, a NumPy dtype or a dtype name, got {short_repr(obj)}"
         ) from None
     try:
         return _BY_NUMPY[np_dtype]
@@ -311,10 +311,10 @@ def isdtype(dtype: DType | str | Any, kind: DType | str | tuple[DType | str, ...
         try:
             return dtype.kind in _KIND_ALIASES[kind]
         except KeyError:
-            raise ValueError(
-                f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {kind!r}"
+            raise ArgumentValueError(
+                f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {short_repr(kind)}"
             ) from None
-    raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {kind!r}")
+    raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {short_repr(kind)}")
 
 
 def kind_names():

@@ -15,7 +15,7 @@ from ._core import (
     RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair,
     require_array, scalar_array, scalar_for,
 )
-from .errors import DeviceMismatchError, DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .promotion_mode import is_strict
@@ -69,7 +69,7 @@ def binary(op, x1, x2, fname):
         return _binary_scalar(op, x1, x2, False, fname)
     if isinstance(x2, ArrayBase):
         return _binary_scalar(op, x2, x1, True, fname)
-    raise TypeError(f"{fname}: at least one operand must be a candlewick array")
+    raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
 
 
 def _coerce_domain(op, x1, x2, dtype, fname):
@@ -104,7 +104,7 @@ def _binary_scalar(op, x, value, reflected, fname):
 def compare(op, x1, x2, fname):
     if not isinstance(x1, ArrayBase):
         if not isinstance(x2, ArrayBase):
-            raise TypeError(f"{fname}: at least one operand must be a candlewick array")
+            raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
         value, dtype = scalar_for(x1, x2._dtype, fname)
         x1 = scalar_array(x2, value, dtype, x2._device)
     elif not isinstance(x2, ArrayBase):
@@ -422,7 +422,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
                 out, bound = out.astype(target, copy=False), bound.astype(target, copy=False)
         out = binary(op, out, bound, "clip")
     if out._layout.shape != x._layout.shape:
-        raise ValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")
+        raise ArgumentValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")
     return out
 
 

@@ -1,11 +1,32 @@
 """Error types raised by candlewick and its backends.
 
 Every class derives from the built-in exception a NumPy user would catch
-(TypeError, ValueError, IndexError, MemoryError, RuntimeError), so code written
-against NumPy's exceptions keeps working.
+(TypeError, ValueError, IndexError, MemoryError, BufferError for DLPack, RuntimeError),
+so code written against NumPy's exceptions keeps working, and ``except CandlewickError``
+catches every error candlewick raises on bad input.
 """
 
 from __future__ import annotations
+
+import reprlib
+
+# bounded repr for messages: a huge or deeply nested argument must not make the message
+# itself expensive or raise (RecursionError from a nested list's repr)
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxstring, _SHORT.maxother = 3, 60, 60
+_SHORT.maxlist = _SHORT.maxtuple = _SHORT.maxdict = _SHORT.maxset = 6
+
+
+def short_repr(value: object) -> str:
+    """``repr(value)`` cut to a bounded length, safe for any object (used in messages)."""
+    shape = getattr(value, "shape", None)
+    if isinstance(shape, tuple) and shape and hasattr(value, "dtype"):  # an array: never its elements
+        return f"<{type(value).__name__} of shape {_SHORT.repr(shape)} and dtype {getattr(value.dtype, 'name', value.dtype)}>"
+    try:
+        text = _SHORT.repr(value)
+    except Exception:  # a user object whose __repr__ raises: its type is enough
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 class CandlewickError(Exception):
@@ -14,6 +35,32 @@ class CandlewickError(Exception):
 
 class DTypeError(CandlewickError, TypeError):
     """A dtype that the operation does not accept, or that cannot be promoted."""
+
+
+class ArgumentTypeError(CandlewickError, TypeError):
+    """An argument of a type the function does not accept (the message names both)."""
+
+
+class ArgumentValueError(CandlewickError, ValueError):
+    """An argument of the right type with a value the function does not accept."""
+
+
+class OutOfRangeError(CandlewickError, ValueError, OverflowError):
+    """A Python int that does not fit the dtype it meets (NumPy raises OverflowError; both
+    ``except ValueError`` and ``except OverflowError`` catch it)."""
+
+
+class IndexKeyError(CandlewickError, IndexError):
+    """An indexing key that is not a valid index (wrong type, zero slice step, too many indices)."""
+
+
+class ReadOnlyError(CandlewickError, ValueError):
+    """A write into memory that must not be written: a view aliasing one element several
+    times (broadcast, stride 0), or memory imported read-only (NumPy raises ValueError)."""
+
+
+class DLPackError(CandlewickError, BufferError):
+    """A DLPack export or import that cannot be done (the DLPack protocol's BufferError)."""
 
 
 class ShapeError(CandlewickError, ValueError):
@@ -59,7 +106,8 @@ class UnsupportedOperation(CandlewickError, NotImplementedError):
 
 
 class DeviceMemoryError(CandlewickError, MemoryError):
-    """A device allocation failed even after the allocator released its cache."""
+    """An allocation that cannot be made: checked before allocating on every backend, or
+    failed even after the allocator released its cache."""
 
     def __init__(self, device: object, requested: int, free: int | None = None, detail: str = "") -> None:
         self.device, self.requested, self.free = device, requested, free

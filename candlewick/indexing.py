@@ -3,8 +3,9 @@ boolean-mask keys through ``advanced_indexing``."""
 
 from ._core import view
 from .advanced_indexing import advanced_getitem, advanced_setitem
-from .basic_indexing import _value_for, basic_layout, fit_value, is_basic
-from .errors import IndexOutOfBoundsError
+from .basic_indexing import _value_for, basic_layout, fit_value, is_basic, slice_bounds
+from .writes import check_writable
+from .errors import IndexKeyError, IndexOutOfBoundsError
 
 
 def getitem(x, key):
@@ -13,20 +14,21 @@ def getitem(x, key):
         # the commonest key: one integer on the first axis
         layout = x._layout
         if not layout.shape:
-            raise IndexError("too many indices: array is 0-dimensional, but 1 was indexed")
+            raise IndexKeyError("too many indices: array is 0-dimensional, but 1 was indexed")
         n = layout.shape[0]
         if not -n <= key < n:
             raise IndexOutOfBoundsError(f"index {key} is out of bounds for axis 0 with size {n}")
         return view(x, layout.select(0, key + n if key < 0 else key))
     if type(key) is slice and x._layout.shape:
         layout = x._layout
-        return view(x, layout.slice(0, *key.indices(layout.shape[0])))
+        return view(x, layout.slice(0, *slice_bounds(key, layout.shape[0])))
     if is_basic(key, Array):
         return view(x, basic_layout(x._layout, key))
     return advanced_getitem(x, key)
 
 
 def setitem(x, key, value):
+    check_writable(x, "__setitem__")
     Array = type(x)
     if not is_basic(key, Array):
         return advanced_setitem(x, key, value)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, new_array, require_array, same_device
-from .errors import DTypeError, ShapeError
+from .errors import ArgumentValueError, DTypeError, ShapeError
 from .layout import Layout, normalize_axis
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     same_device(x, indices, "take")
     if axis is None:
         if x.ndim != 1:
-            raise ValueError(f"take: axis must be given for a {x.ndim}-D x (it may be omitted only for 1-D)")
+            raise ArgumentValueError(f"take: axis must be given for a {x.ndim}-D x (it may be omitted only for 1-D)")
         axis = 0
     axis = normalize_axis(axis, x.ndim)
     idx, idx_layout = index_storage(indices, "take")

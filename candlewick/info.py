@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from .api_version import revision_sequence
 from .registry import all_devices, default_device_now, get_device
+from .errors import ArgumentValueError, short_repr
 
 if TYPE_CHECKING:
     from ._types import DeviceLike
@@ -161,8 +162,8 @@ class __array_namespace_info__:
             try:
                 wanted.update(_KIND_MEMBERS[k])
             except (KeyError, TypeError):
-                raise ValueError(
+                raise ArgumentValueError(
                     f"dtypes: kind must be None, one of {sorted(k for k in _KIND_MEMBERS if k)} "
-                    f"or a tuple of them, got {k!r}"
+                    f"or a tuple of them, got {short_repr(k)}"
                 ) from None
         return {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}

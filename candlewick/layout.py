@@ -4,7 +4,9 @@ This is the only place that knows view arithmetic. Strides may be 0 (broadcast) 
 negative (reversed views). Every transform returns a new Layout and never touches data.
 """
 
-from .errors import AxisError, ShapeError
+import operator
+
+from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 
 
 def contiguous_strides(shape):
@@ -26,9 +28,11 @@ def shape_size(shape):
 def normalize_axis(axis, ndim, argname="axis"):
     if not isinstance(axis, int) or isinstance(axis, bool):
         try:
-            axis = axis.__index__()
-        except AttributeError:
-            raise TypeError(f"{argname} must be an integer, got {type(axis).__name__}") from None
+            if isinstance(axis, (bool, type)):
+                raise TypeError
+            axis = operator.index(axis)
+        except TypeError:  # also what a NumPy array of several elements raises
+            raise ArgumentTypeError(f"{argname} must be an integer, got {short_repr(axis)}") from None
     if not -ndim <= axis < ndim:
         raise AxisError(f"{argname} {axis} is out of range for an array of {ndim} dimension(s)")
     return axis + ndim if axis < 0 else axis
@@ -44,7 +48,7 @@ def normalize_axes(axes, ndim, argname="axis"):
     if isinstance(axes, (list, tuple)):
         out = tuple(normalize_axis(a, ndim, argname) for a in axes)
         if len(set(out)) != len(out):
-            raise ValueError(f"{argname} contains a repeated axis: {axes!r}")
+            raise ArgumentValueError(f"{argname} contains a repeated axis: {short_repr(axes)}")
         return tuple(sorted(out))
     return (normalize_axis(axes, ndim, argname),)
 

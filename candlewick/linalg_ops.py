@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, promote_pair, require_array, view
 from .elementwise import conj
-from .errors import AxisError, DTypeError, ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
 from .layout import broadcast_shapes, normalize_axis
 
 if TYPE_CHECKING:
@@ -165,7 +165,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
     n1, n2 = x1.ndim, x2.ndim
     if isinstance(axes, int) and not isinstance(axes, bool):
         if not 0 <= axes <= min(n1, n2):
-            raise ValueError(
+            raise ArgumentValueError(
                 f"tensordot: axes={axes} must be in [0, {min(n1, n2)}] for operands of "
                 f"{n1} and {n2} dimensions"
             )
@@ -174,11 +174,11 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
         ax1 = tuple(normalize_axis(a, n1, "axes") for a in axes[0])
         ax2 = tuple(normalize_axis(a, n2, "axes") for a in axes[1])
         if len(ax1) != len(ax2):
-            raise ValueError(f"tensordot: the two axis sequences differ in length: {axes!r}")
+            raise ArgumentValueError(f"tensordot: the two axis sequences differ in length: {short_repr(axes)}")
         if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
-            raise ValueError(f"tensordot: repeated axis in {axes!r}")
+            raise ArgumentValueError(f"tensordot: repeated axis in {short_repr(axes)}")
     else:
-        raise TypeError(f"tensordot: axes must be an int or a pair of axis sequences, got {axes!r}")
+        raise ArgumentTypeError(f"tensordot: axes must be an int or a pair of axis sequences, got {short_repr(axes)}")
     for a, b in zip(ax1, ax2):
         if x1.shape[a] != x2.shape[b]:
             raise ShapeError(
@@ -252,7 +252,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """
     x1, x2 = _numeric_pair(x1, x2, "vecdot")
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
+        raise ArgumentTypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
     n = min(x1.ndim, x2.ndim)
     if not -n <= axis <= -1:
         raise AxisError(

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._core import as_shape, contiguous_layout, operator_index, promote_pair, require_array, view
 from .api_version import requires, revision_sequence
 from .array import Array, wrap
-from .errors import AxisError, DeviceMismatchError, ShapeError
+from .allocation import check_allocation
+from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DeviceMismatchError, ShapeError, short_repr
 from .layout import Layout, normalize_axes, normalize_axis
 from .layout import broadcast_shapes as _broadcast_shapes
 from .opdefs import ReduceOp, ScanOp
@@ -57,17 +59,17 @@ def reshape(x: Array, /, shape: ShapeLike, *, copy: bool | None = None) -> Array
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):
-        raise TypeError(f"reshape: shape must be a tuple of ints, got {type(shape).__name__}")
+        raise ArgumentTypeError(f"reshape: shape must be a tuple of ints, got {type(shape).__name__}")
     shape = tuple(operator_index(n, "reshape", "shape") for n in shape)
     size = x._layout.size
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1:
-        raise ValueError(f"reshape: at most one dimension may be -1, got {shape}")
+        raise ArgumentValueError(f"reshape: at most one dimension may be -1, got {shape}")
     known = 1
     for n in shape:
         if n != -1:
             if n < 0:
-                raise ValueError(f"reshape: shape must hold non-negative ints (or one -1), got {shape}")
+                raise ArgumentValueError(f"reshape: shape must hold non-negative ints (or one -1), got {shape}")
             known *= n
     if unknown:
         if known == 0 or size % known:
@@ -80,7 +82,7 @@ def reshape(x: Array, /, shape: ShapeLike, *, copy: bool | None = None) -> Array
     layout = x._layout.reshape(shape)
     if layout is None:
         if copy is False:
-            raise ValueError("reshape: copy=False but the layout cannot be reshaped without a copy")
+            raise ArgumentValueError("reshape: copy=False but the layout cannot be reshaped without a copy")
         return wrap(x._storage.copy(x._layout), shape, x._dtype, x._device)
     return view(x, layout)
 
@@ -116,9 +118,11 @@ def permute_dims(x: Array, /, axes: tuple[int, ...]) -> Array:
     (4, 2, 3)
     """
     require_array(x, "permute_dims")
+    if not isinstance(axes, (tuple, list)):
+        raise ArgumentTypeError(f"permute_dims: axes must be a tuple of ints, got {short_repr(axes)}")
     axes = tuple(normalize_axis(a, x.ndim, "axes") for a in axes)
     if len(axes) != x.ndim:
-        raise ValueError(f"permute_dims: axes {axes} must name each of the {x.ndim} dimensions once")
+        raise ArgumentValueError(f"permute_dims: axes {axes} must name each of the {x.ndim} dimensions once")
     return view(x, x._layout.permute(axes))
 
 
@@ -272,12 +276,37 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
 
 
 @requires("2025.12")
-def broadcast_shapes(*shapes):
-    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes); shapes
-    that do not broadcast raise ``ShapeError`` (a ValueError)."""
-    shapes = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
+def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
+    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes), 2025.12.
+
+    Parameters
+    ----------
+    *shapes : tuple of int
+        The shapes to broadcast together.
+
+    Returns
+    -------
+    tuple of int
+        The broadcast shape.
+
+    Raises
+    ------
+    ShapeError
+        If the shapes do not broadcast (a ValueError).
+    ArgumentTypeError
+        If a shape is not a tuple of ints.
+    ApiVersionError
+        If the namespace follows the 2024.12 revision.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.broadcast_shapes((2, 1), (3,))
+    (2, 3)
+    """
+    checked = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
     try:
-        return _broadcast_shapes(*shapes)
+        return _broadcast_shapes(*checked)
     except ShapeError as exc:
         raise ShapeError(f"broadcast_shapes: {exc}") from None
 
@@ -347,14 +376,17 @@ def moveaxis(x: Array, source: Axes, destination: Axes, /) -> Array:
     (3, 4, 2)
     """
     require_array(x, "moveaxis")
+    for argname, value in (("source", source), ("destination", destination)):
+        if not isinstance(value, (int, tuple, list)) or isinstance(value, bool):
+            raise ArgumentTypeError(f"moveaxis: {argname} must be an int or a tuple of ints, got {short_repr(value)}")
     src = (source,) if isinstance(source, int) else tuple(source)
     dst = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(src) != len(dst):
-        raise ValueError("moveaxis: source and destination must have the same number of axes")
+        raise ArgumentValueError("moveaxis: source and destination must have the same number of axes")
     src = tuple(normalize_axis(a, x.ndim, "source") for a in src)
     dst = tuple(normalize_axis(a, x.ndim, "destination") for a in dst)
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise ValueError("moveaxis: source and destination must not repeat an axis")
+        raise ArgumentValueError("moveaxis: source and destination must not repeat an axis")
     order = [a for a in range(x.ndim) if a not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -363,7 +395,7 @@ def moveaxis(x: Array, source: Axes, destination: Axes, /) -> Array:
 
 def _join_inputs(arrays, fname):
     if not isinstance(arrays, (list, tuple)) or not arrays:
-        raise ValueError(f"{fname}: arrays must be a non-empty list or tuple of arrays")
+        raise ArgumentValueError(f"{fname}: arrays must be a non-empty list or tuple of arrays")
     for a in arrays:
         require_array(a, fname, "arrays")
     first = arrays[0]
@@ -415,7 +447,7 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
         axis = 0
     ndim = arrays[0].ndim
     if ndim == 0:
-        raise ValueError("concat: 0-d arrays cannot be concatenated; use stack")
+        raise ArgumentValueError("concat: 0-d arrays cannot be concatenated; use stack")
     axis = normalize_axis(axis, ndim)
     base = list(arrays[0].shape)
     total = 0
@@ -512,7 +544,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     """
     require_array(x, "unstack")
     if x.ndim == 0:
-        raise ValueError("unstack: x must have at least one dimension")
+        raise ArgumentValueError("unstack: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim)
     return tuple(view(x, x._layout.select(axis, i)) for i in range(x.shape[axis]))
 
@@ -521,8 +553,11 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 def _int_arg(value, fname, argname):
     if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise TypeError(f"{fname}: {argname} must be an int, got {type(value).__name__}")
-    return value.__index__()
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {type(value).__name__}")
+    try:
+        return operator.index(value)
+    except TypeError:  # a type, or a NumPy array of several elements
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {short_repr(value)}") from None
 
 
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
@@ -571,9 +606,8 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     if not isinstance(repeats, Array):
         r = _int_arg(repeats, "repeat", "repeats")
         if r < 0:
-            raise ValueError(f"repeat: repeats must be non-negative, got {r}")
-        if x._layout.size * r * x._dtype.itemsize > 2**63 - 1:
-            raise ValueError(f"repeat: {r} repeats of {x._layout.size} elements exceed any device's memory")
+            raise ArgumentValueError(f"repeat: repeats must be non-negative, got {r}")
+        check_allocation("repeat", (x._layout.size, r), x._dtype, x._device)
         # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
         lay = x._layout
         spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],
@@ -587,7 +621,7 @@ def _repeat_by_array(x, repeats, axis):
     if repeats._device is not x._device:
         raise DeviceMismatchError("repeat: repeats must be on x's device")
     if not repeats._dtype.is_integer:
-        raise TypeError(f"repeat: repeats must have an integer dtype, got {repeats._dtype.name}")
+        raise ArgumentTypeError(f"repeat: repeats must have an integer dtype, got {repeats._dtype.name}")
     n = x.shape[axis]
     if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
         raise ShapeError(
@@ -606,9 +640,10 @@ def _repeat_by_array(x, repeats, axis):
         pair.assign(Layout((1,), (1,), 1, True), lowest, contiguous_layout((1,)))
         total, least = (int(v) for v in pair.to_host(contiguous_layout((2,))))
         if least < 0:
-            raise ValueError(f"repeat: repeats must be non-negative, got a minimum of {least}")
+            raise ArgumentValueError(f"repeat: repeats must be non-negative, got a minimum of {least}")
     shape = x._layout.shape
     out_shape = shape[:axis] + (total,) + shape[axis + 1 :]
+    check_allocation("repeat", out_shape, x._dtype, device)
     if not total:
         return wrap(device.empty(out_shape, x._dtype), out_shape, x._dtype, device)
     # output position j comes from the first source i whose running total exceeds j
@@ -651,10 +686,10 @@ def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
     if isinstance(repetitions, int) and not isinstance(repetitions, bool):
         repetitions = (repetitions,)
     if not isinstance(repetitions, (tuple, list)):
-        raise TypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
+        raise ArgumentTypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
     reps = tuple(_int_arg(r, "tile", "repetitions") for r in repetitions)
     if any(r < 0 for r in reps):
-        raise ValueError(f"tile: repetitions must be non-negative, got {reps}")
+        raise ArgumentValueError(f"tile: repetitions must be non-negative, got {reps}")
     ndim = max(x.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
     lay = x._layout
@@ -668,6 +703,7 @@ def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
         spread_strides += [0, s]
     spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset)
     out_shape = tuple(r * n for r, n in zip(reps, shape))
+    check_allocation("tile", out_shape, x._dtype, x._device)
     return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
 
 
@@ -710,7 +746,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None)
         if not isinstance(shift, int) or isinstance(shift, bool):
             shifts = tuple(shift) if isinstance(shift, (tuple, list)) else None
             if shifts is None or len(shifts) != 1:
-                raise ValueError("roll: with axis=None, shift must be a single int")
+                raise ArgumentValueError("roll: with axis=None, shift must be a single int")
             shift = shifts[0]
         flat = reshape(x, (-1,))
         return reshape(roll(flat, shift, axis=0), x._layout.shape)
@@ -724,7 +760,7 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None)
         elif len(axes) == 1:
             axes = axes * len(shifts)
         else:
-            raise ValueError(f"roll: shift {shift!r} and axis {axis!r} must have the same length")
+            raise ArgumentValueError(f"roll: shift {short_repr(shift)} and axis {short_repr(axis)} must have the same length")
     shape = x._layout.shape
     total: dict[int, int] = {}
     for s, a in zip(shifts, axes):

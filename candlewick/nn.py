@@ -12,7 +12,9 @@ from . import dtypes as _dt
 from ._core import require_array
 from .array import Array, wrap
 from .elementwise import unary
-from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .allocation import check_allocation
+from .arguments import real_number
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .manipulation import reshape
 from .opdefs import UnaryOp
 from .statistical import max as amax, mean, sum as asum
@@ -26,14 +28,14 @@ def _pair(value, name, fname) -> tuple[int, int]:
         return (value, value)
     if isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
         return tuple(value)
-    raise TypeError(f"{fname}: {name} must be an int or a pair of ints, got {value!r}")
+    raise ArgumentTypeError(f"{fname}: {name} must be an int or a pair of ints, got {short_repr(value)}")
 
 
 def _single(value, name, fname):
     if isinstance(value, (tuple, list)) and len(value) == 1:
         value = value[0]
     if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{fname}: {name} must be an int, got {value!r}")
+        raise ArgumentTypeError(f"{fname}: {name} must be an int, got {short_repr(value)}")
     return value
 
 
@@ -63,23 +65,37 @@ def _conv2d_params(stride, padding, dilation) -> tuple[tuple[int, int], tuple[in
     dilation = _pair(dilation, "dilation", "conv2d")
     _check_positive("conv2d", stride=stride, dilation=dilation)
     if min(padding) < 0:
-        raise ValueError(f"conv2d: padding must be >= 0, got {padding}")
+        raise ArgumentValueError(f"conv2d: padding must be >= 0, got {padding}")
     return stride, padding, dilation
 
 
 def _check_positive(fname, **values):
     for name, v in values.items():
         if (min(v) if isinstance(v, tuple) else v) < 1:
-            raise ValueError(f"{fname}: {name} must be >= 1, got {v}")
+            raise ArgumentValueError(f"{fname}: {name} must be >= 1, got {v}")
+
+
+def _int_groups(groups, fname):
+    if type(groups) is not int:
+        groups = _single(groups, "groups", fname)
+    return groups
+
+
+def _check_nonnegative(fname, **values):
+    for name, v in values.items():
+        if (min(v) if isinstance(v, tuple) else v) < 0:
+            raise ArgumentValueError(f"{fname}: {name} must be >= 0, got {v}")
 
 
 def _check_groups(fname, cin, weight_cin, groups, cout=None):
+    groups = _int_groups(groups, fname)
     if groups < 1 or cin % groups:
-        raise ValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
+        raise ArgumentValueError(f"{fname}: groups={groups} must be >= 1 and divide the {cin} input channels")
     if weight_cin != cin // groups:
         raise ShapeError(f"{fname}: weight expects {weight_cin * groups} input channels, x has {cin}")
     if cout is not None and cout % groups:
-        raise ValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
+        raise ArgumentValueError(f"{fname}: groups={groups} must divide the {cout} output channels")
+    return groups
 
 
 def _add_bias(out, bias, fname):
@@ -148,9 +164,10 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
     stride, padding, dilation = (_single(v, n, "conv1d") for v, n in ((stride, "stride"), (padding, "padding"), (dilation, "dilation")))
     _check_positive("conv1d", stride=stride, dilation=dilation)
     if padding < 0:
-        raise ValueError(f"conv1d: padding must be >= 0, got {padding}")
-    _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
+        raise ArgumentValueError(f"conv1d: padding must be >= 0, got {padding}")
+    groups = _check_groups("conv1d", x.shape[1], weight.shape[1], groups, weight.shape[0])
     lout = _out_size(x.shape[2], weight.shape[2], stride, padding, dilation, "conv1d")
+    check_allocation("conv1d", (x.shape[0], weight.shape[0], lout), x._dtype, x._device)
     st = x._storage.conv1d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
     return _add_bias(wrap(st, (x.shape[0], weight.shape[0], lout), x._dtype, x._device), bias, "conv1d")
 
@@ -205,9 +222,10 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | 
     _floating_pair(x, weight, "conv2d", 4)
     stride, padding, dilation = _conv2d_params(stride, padding, dilation)
     xs, ws = x._layout.shape, weight._layout.shape
-    _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
+    groups = _check_groups("conv2d", xs[1], ws[1], groups, ws[0])
     ho = _out_size(xs[2], ws[2], stride[0], padding[0], dilation[0], "conv2d")
     wo = _out_size(xs[3], ws[3], stride[1], padding[1], dilation[1], "conv2d")
+    check_allocation("conv2d", (xs[0], ws[0], ho, wo), x._dtype, x._device)
     st = x._storage.conv2d(x._layout, weight._storage, weight._layout, stride, padding, dilation, groups)
     out = wrap(st, (xs[0], ws[0], ho, wo), x._dtype, x._device)
     return out if bias is None else _add_bias(out, bias, "conv2d")
@@ -215,7 +233,7 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | 
 
 def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):
     if output_padding >= stride and output_padding >= dilation:
-        raise ValueError(f"{fname}: output_padding ({output_padding}) must be smaller than stride or dilation")
+        raise ArgumentValueError(f"{fname}: output_padding ({output_padding}) must be smaller than stride or dilation")
     size = (n - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1
     if size < 1:
         raise ShapeError(f"{fname}: the output would be empty (size {size})")
@@ -275,9 +293,12 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
     vals = [_single(v, n, "conv_transpose1d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
     stride, padding, output_padding, dilation = vals
     _check_positive("conv_transpose1d", stride=stride, dilation=dilation)
+    _check_nonnegative("conv_transpose1d", padding=padding, output_padding=output_padding)
+    groups = _int_groups(groups, "conv_transpose1d")
     if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
         raise ShapeError(f"conv_transpose1d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     lout = _transpose_size(x.shape[2], weight.shape[2], stride, padding, output_padding, dilation, "conv_transpose1d")
+    check_allocation("conv_transpose1d", (x.shape[0], weight.shape[1] * groups, lout), x._dtype, x._device)
     st = x._storage.conv_transpose1d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
     out = wrap(st, (x.shape[0], weight.shape[1] * groups, lout), x._dtype, x._device)
     return _add_bias(out, bias, "conv_transpose1d")
@@ -337,10 +358,13 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *,
     vals = [_pair(v, n, "conv_transpose2d") for v, n in ((stride, "stride"), (padding, "padding"), (output_padding, "output_padding"), (dilation, "dilation"))]
     stride, padding, output_padding, dilation = vals
     _check_positive("conv_transpose2d", stride=stride, dilation=dilation)
+    _check_nonnegative("conv_transpose2d", padding=padding, output_padding=output_padding)
+    groups = _int_groups(groups, "conv_transpose2d")
     if x.shape[1] != weight.shape[0] or groups < 1 or x.shape[1] % groups:
         raise ShapeError(f"conv_transpose2d: weight's first dim ({weight.shape[0]}) must equal x's channels ({x.shape[1]}), divisible by groups={groups}")
     ho = _transpose_size(x.shape[2], weight.shape[2], stride[0], padding[0], output_padding[0], dilation[0], "conv_transpose2d")
     wo = _transpose_size(x.shape[3], weight.shape[3], stride[1], padding[1], output_padding[1], dilation[1], "conv_transpose2d")
+    check_allocation("conv_transpose2d", (x.shape[0], weight.shape[1] * groups, ho, wo), x._dtype, x._device)
     st = x._storage.conv_transpose2d(x._layout, weight._storage, weight._layout, stride, padding, output_padding, dilation, groups)
     out = wrap(st, (x.shape[0], weight.shape[1] * groups, ho, wo), x._dtype, x._device)
     return _add_bias(out, bias, "conv_transpose2d")
@@ -358,7 +382,7 @@ def _pool_args(x, kernel_size, stride, padding,
     padding = _pair(padding, "padding", fname)
     _check_positive(fname, kernel_size=kernel, stride=stride)
     if not (0 <= padding[0] <= kernel[0] // 2 and 0 <= padding[1] <= kernel[1] // 2):
-        raise ValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
+        raise ArgumentValueError(f"{fname}: padding {padding} must be between 0 and half the kernel {kernel}")
     return kernel, stride, padding
 
 
@@ -491,6 +515,7 @@ def upsample_nearest2d(x: Array, size: int | tuple[int, int]) -> Array:
         raise ShapeError(f"upsample_nearest2d: x must be 4-D (N, C, H, W), got shape {x.shape}")
     out_h, out_w = _pair(size, "size", "upsample_nearest2d")
     _check_positive("upsample_nearest2d", size=(out_h, out_w))
+    check_allocation("upsample_nearest2d", x.shape[:2] + (out_h, out_w), x._dtype, x._device)
     st = x._storage.upsample_nearest2d(x._layout, out_h, out_w)
     return wrap(st, x.shape[:2] + (out_h, out_w), x._dtype, x._device)
 
@@ -660,6 +685,7 @@ def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = No
     [-1.0, 1.0]
     """
     _norm_params(x, weight, bias, "layer_norm")
+    eps = real_number(eps, "layer_norm", "eps", nonnegative=True)
     centered = x - mean(x, axis=-1, keepdims=True)
     var = mean(centered * centered, axis=-1, keepdims=True)
     out = centered / unary(UnaryOp.SQRT, var + eps, "layer_norm")
@@ -703,6 +729,7 @@ def rms_norm(x: Array, /, weight: Array | None = None, *, eps: float = 1e-6) -> 
     (2,)
     """
     _norm_params(x, weight, None, "rms_norm")
+    eps = real_number(eps, "rms_norm", "eps", nonnegative=True)
     rms = unary(UnaryOp.SQRT, mean(x * x, axis=-1, keepdims=True) + eps, "rms_norm")
     out = x / rms
     return out * weight if weight is not None else out

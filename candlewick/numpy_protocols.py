@@ -16,7 +16,8 @@ import sys
 
 import numpy as np
 
-from ._core import ArrayBase
+from ._core import ArrayBase, is_scalar
+from .errors import ArgumentTypeError
 
 
 def _candlewick(path):
@@ -77,6 +78,25 @@ def _holds_numpy_array(values):
                for v in values)
 
 
+def _foreign(value):
+    """A NumPy array or another library's object: neither a candlewick array nor a scalar."""
+    if isinstance(value, (list, tuple)):
+        return next((f for f in map(_foreign, value) if f is not None), None)
+    if isinstance(value, ArrayBase) or is_scalar(value) or isinstance(value, np.generic) or value is None:
+        return None
+    return value
+
+
+def _refuse_mixed(name, values):
+    other = _foreign(list(values))
+    if other is not None:
+        raise ArgumentTypeError(
+            f"numpy.{name}: candlewick arrays do not mix with {type(other).__module__}."
+            f"{type(other).__qualname__} operands; convert with candlewick.asarray (or "
+            f"candlewick.to_numpy for the other way) first"
+        )
+
+
 def _to_host(value):
     if isinstance(value, ArrayBase):
         return np.asarray(value)  # refused where the device does not convert implicitly
@@ -88,7 +108,10 @@ def _to_host(value):
 
 
 def array_ufunc(ufunc, method, inputs, kwargs):
-    plain = not kwargs.get("out") and kwargs.get("where", True) is True and not _holds_numpy_array(inputs)
+    out = kwargs.get("out") or ()
+    _refuse_mixed(ufunc.__name__, (*inputs, *(out if isinstance(out, tuple) else (out,)),
+                                   *([kwargs["where"]] if "where" in kwargs else [])))
+    plain = not kwargs.get("out") and kwargs.get("where", True) is True
     # options left at NumPy's defaults change nothing
     extra = {k: v for k, v in kwargs.items()
              if k not in ("out", "where") and not _is_default(k, v)}
@@ -243,6 +266,9 @@ def _nan_spread(fn):
 
 
 _NOT_MINE = object()
+# questions about memory, not operations on elements: they compute nothing from the
+# operands, so a NumPy array beside a candlewick one is no mixed operation (scikit-learn
+# asks whether its input and output share memory)
 _FUNCTIONS = {
     np.nansum: _nan_reduction(_candlewick("nan_reductions.nansum")), np.nanmean: _nan_reduction(_candlewick("nan_reductions.nanmean")),
     np.nanvar: _nan_spread(_candlewick("nan_reductions.nanvar")), np.nanstd: _nan_spread(_candlewick("nan_reductions.nanstd")),
@@ -274,8 +300,13 @@ _FUNCTIONS = {
 def array_function(func, types, args, kwargs):
     if not all(issubclass(t, (ArrayBase, np.ndarray)) for t in types):
         return NotImplemented
-    translate = _FUNCTIONS.get(func)
-    if translate is not None and not _holds_numpy_array(args) and not _holds_numpy_array(kwargs.values()):
+    # A NumPy *function* given candlewick and NumPy arrays together (scikit-learn's
+    # np.average(x, weights=w)) runs as NumPy on host copies, as NumPy runs it on lists;
+    # where the memory is not host-readable (rocm) _to_host refuses it with candlewick's
+    # TypeError. Operators and ufuncs keep the strict rule (array_ufunc).
+    mixed = _holds_numpy_array(args) or _holds_numpy_array(kwargs.values())
+    translate = None if mixed else _FUNCTIONS.get(func)
+    if translate is not None:
         result = translate(*args, **kwargs)
         if result is not _NOT_MINE:
             return result

@@ -15,7 +15,8 @@ import threading
 from . import dtypes as _dt
 from ._core import as_shape, check_dtype_on
 from .array import wrap
-from .errors import DTypeError
+from .arguments import real_number
+from .errors import ArgumentValueError, DTypeError, short_repr
 from .layout import shape_size
 from .registry import get_device
 
@@ -56,7 +57,7 @@ class Generator:
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be an int in [0, 2**64), got {seed!r}")
+            raise ArgumentValueError(f"seed must be an int in [0, 2**64), got {short_repr(seed)}")
         self.seed = seed
         self.counter = 0
         self._lock = threading.Lock()
@@ -116,8 +117,10 @@ class Generator:
         >>> g.uniform((2, 3)).shape
         (2, 3)
         """
+        low = real_number(low, "uniform", "low")
+        high = real_number(high, "uniform", "high")
         if not high >= low:
-            raise ValueError(f"uniform: high ({high}) must be >= low ({low})")
+            raise ArgumentValueError(f"uniform: high ({high}) must be >= low ({low})")
         return self._draw("rand_uniform", shape, dtype, device, low, high, False, "uniform")
 
     def normal(self, shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
@@ -158,8 +161,8 @@ class Generator:
         >>> g.normal(4, std=2.0).shape
         (4,)
         """
-        if not std >= 0:
-            raise ValueError(f"normal: std must be >= 0, got {std}")
+        mean = real_number(mean, "normal", "mean")
+        std = real_number(std, "normal", "std", nonnegative=True)
         return self._draw("rand_normal", shape, dtype, device, mean, std, True, "normal")
 
 

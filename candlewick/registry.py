@@ -19,7 +19,7 @@ import threading
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
-from .errors import BackendUnavailableError, DeviceError
+from .errors import ArgumentTypeError, BackendUnavailableError, DeviceError, short_repr
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -86,7 +86,7 @@ def _load(name):
                     obj = spec.load()
                 for required in ("probe", "device_count", "device"):
                     if not callable(getattr(obj, required, None)):
-                        raise TypeError(f"backend object has no callable {required!r}")
+                        raise ArgumentTypeError(f"backend object has no callable {required!r}")
             except Exception as exc:
                 obj = exc
             _loaded[name] = obj
@@ -184,7 +184,7 @@ def get_backend(name):
 def parse_device_string(spec):
     name, sep, ordinal = spec.strip().partition(":")
     if not name or (sep and not ordinal.isdigit()):
-        raise DeviceError(f"device must look like 'cpu', 'rocm' or 'rocm:1', got {spec!r}")
+        raise DeviceError(f"device must look like 'cpu', 'rocm' or 'rocm:1', got {short_repr(spec)}")
     return name, int(ordinal) if sep else 0
 
 
@@ -234,7 +234,7 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
             return dev
     if hasattr(spec, "backend") and hasattr(spec, "ordinal") and hasattr(spec, "storage_from_host"):
         return spec
-    raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {spec!r}")
+    raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
 
 
 def all_devices():
@@ -327,4 +327,10 @@ def default_device_now():
     if _global_default is not None:
         return _global_default
     env = os.environ.get("CANDLEWICK_DEVICE")
-    return get_device(env or FALLBACK_DEVICE)
+    if not env:
+        return get_device(FALLBACK_DEVICE)
+    try:
+        return get_device(env)
+    except DeviceError as exc:  # name the variable: the user never passed this device
+        raise type(exc)(f"the environment variable CANDLEWICK_DEVICE={short_repr(env)} names no usable "
+                        f"device: {exc}") from exc

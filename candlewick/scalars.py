@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import dtypes as _dt
-from .errors import DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
 from .promotion_mode import is_strict
 
 INT_RANGES = {d: (int(np.iinfo(d.numpy).min), int(np.iinfo(d.numpy).max)) for d in _dt.INTEGER}
@@ -25,7 +25,7 @@ _PYTHON_TYPES = (bool, int, float, complex)  # by kind level
 def _in_range(value, dtype, fname):
     lo, hi = INT_RANGES[dtype]
     if not lo <= value <= hi:
-        raise OverflowError(f"{fname}: Python int {value} is out of range for {dtype.name} [{lo}, {hi}]")
+        raise OutOfRangeError(f"{fname}: Python int {value} is out of range for {dtype.name} [{lo}, {hi}]")
     return value
 
 
@@ -64,13 +64,13 @@ def _other_scalar(value, dtype, fname):
         try:
             level = _dt.from_numpy(value.dtype).level
         except DTypeError:
-            raise TypeError(f"{fname}: a NumPy {value.dtype} scalar has no candlewick dtype") from None
+            raise ArgumentTypeError(f"{fname}: a NumPy {value.dtype} scalar has no candlewick dtype") from None
         item = _PYTHON_TYPES[level](value)
         return _described(item, level, f"a NumPy {value.dtype.name} scalar", dtype, fname)
     for base in _PYTHON_TYPES[1:]:
         if isinstance(value, base):
             return scalar_for(base(value), dtype, fname)
-    raise TypeError(f"{fname}: expected an array or a Python scalar, got {type(value).__name__}")
+    raise ArgumentTypeError(f"{fname}: expected an array or a Python scalar, got {type(value).__name__}")
 
 
 def _described(value, level, what, dtype, fname):
@@ -121,5 +121,5 @@ def scalar_into(value, dtype, fname):
     if dtype.is_bool:
         return bool(converted)
     if isinstance(converted, float) and not math.isfinite(converted):
-        raise ValueError(f"{fname}: {converted} cannot be stored as {dtype.name} (integers have no NaN or infinity)")
+        raise ArgumentValueError(f"{fname}: {converted} cannot be stored as {dtype.name} (integers have no NaN or infinity)")
     return _in_range(int(converted), dtype, fname)

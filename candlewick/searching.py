@@ -20,7 +20,8 @@ from ._core import (
     ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
     scalar_array, scalar_for,
 )
-from .errors import DTypeError, ShapeError
+from .arguments import flag
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
 from .indexing_functions import take
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
@@ -116,21 +117,22 @@ def _arg_reduce(op, x, axis, keepdims, fname):
     require_array(x, fname)
     if x._dtype.is_complex:
         raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
+    keepdims = flag(keepdims, fname, "keepdims")
     layout = x._layout
     shape = layout.shape
     if axis is None:
         if len(shape) != 1:
             if layout.size == 0:
-                raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+                raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty array")
             x = flatten(x)
             layout = x._layout
         elif not shape[0]:
-            raise ValueError(f"{fname}: attempt to get {fname} of an empty array")
+            raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty array")
         storage = x._storage.reduce(op, layout, (0,))
         return new_array(type(x), storage, (1,) * len(shape) if keepdims else (), _int64, x._device)
-    axis = normalize_axis(axis, len(shape))
+    axis = normalize_axis(axis, len(shape), f"{fname}: axis")
     if shape[axis] == 0:
-        raise ValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
+        raise ArgumentValueError(f"{fname}: attempt to get {fname} of an empty sequence (axis {axis} has size 0)")
     storage = x._storage.reduce(op, layout, (axis,))
     if keepdims:
         out_shape = shape[:axis] + (1,) + shape[axis + 1 :]
@@ -285,7 +287,7 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     require_array(x, "nonzero")
     shape = x._layout.shape
     if not shape:
-        raise ValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
+        raise ArgumentValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
     device = x._device
     n = x._layout.size
     mask, mask_layout = mask_of(x)
@@ -352,7 +354,7 @@ def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
     """
     require_array(x1, "searchsorted", "x1")
     if side not in ("left", "right"):
-        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+        raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {short_repr(side)}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
     if not isinstance(x2, ArrayBase):
@@ -417,7 +419,7 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")
     a1, a2 = isinstance(x1, ArrayBase), isinstance(x2, ArrayBase)
     if not a1 and not a2:
-        raise TypeError("where: at least one of x1 and x2 must be an array")
+        raise ArgumentTypeError("where: at least one of x1 and x2 must be an array")
     if not a1:
         value, dtype = scalar_for(_plain(x1), x2._dtype, "where")
         x1 = scalar_array(x2, value, dtype, x2._device)

@@ -7,9 +7,14 @@ cost is O((n1 + n2) log n2) and only value equality decides (NaN is in nothing, 
 element of x2 (an (n1, n2) equality table reduced by ``any``).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import dtypes as _dt
 from ._core import is_scalar, promote_pair, require_array, scalar_array, scalar_for
 from .api_version import requires
+from .errors import ArgumentTypeError
 from .creation import zeros
 from .elementwise import equal, logical_not, minimum
 from .indexing_functions import take
@@ -18,12 +23,16 @@ from .searching import searchsorted
 from .sorting import sort
 from .utility import any as _any
 
+if TYPE_CHECKING:
+    from ._types import Scalar
+    from .array import Array
+
 
 def _operands(x1, x2):
     """Both as arrays: a Python scalar takes the other operand's dtype by the standard's
     scalar rules (so ``isin(3, x)`` is a 0-d test)."""
     if is_scalar(x1) and is_scalar(x2):
-        raise TypeError("isin: at least one of x1 and x2 must be an array")
+        raise ArgumentTypeError("isin: at least one of x1 and x2 must be an array")
     if is_scalar(x1):
         require_array(x2, "isin", "x2")
         value, dtype = scalar_for(x1, x2._dtype, "isin")
@@ -37,21 +46,54 @@ def _operands(x1, x2):
 
 
 @requires("2025.12")
-def isin(x1, x2, /, *, invert=False):
+def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> Array:
     """A bool array of x1's shape: True where the element of x1 is in x2 (not in x2
-    with ``invert=True``), by value equality (``equal``) after type promotion."""
+    with ``invert=True``), by value equality (``equal``) after type promotion (2025.12).
+
+    Parameters
+    ----------
+    x1 : Array or Python scalar
+        The elements to look up.
+    x2 : Array or Python scalar
+        The elements to look for.
+    invert : bool
+        True gives where x1's elements are not in x2.
+
+    Returns
+    -------
+    Array
+        A bool array of x1's shape.
+
+    Raises
+    ------
+    ArgumentTypeError
+        If invert is not a bool, or neither operand is a candlewick array.
+    DTypeError
+        If the operands' dtypes do not promote.
+    DeviceMismatchError
+        If the operands are on different devices.
+    ApiVersionError
+        If the namespace follows the 2024.12 revision.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.isin(cw.asarray([1, 2, 3]), cw.asarray([2, 5])).tolist()
+    [False, True, False]
+    """
     if not isinstance(invert, bool):
-        raise TypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
-    x1, x2 = promote_pair(*_operands(x1, x2), "isin")
-    shape = x1.shape
-    if x1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
-        x1, x2 = x1.astype(_dt.uint8), x2.astype(_dt.uint8)
-    needles = reshape(x1, (-1,))
-    haystack = reshape(x2, (-1,))
+        raise ArgumentTypeError(f"isin: invert must be a bool, got {type(invert).__name__}")
+    a1, a2 = _operands(x1, x2)
+    a1, a2 = promote_pair(a1, a2, "isin")
+    shape = a1.shape
+    if a1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
+        a1, a2 = a1.astype(_dt.uint8), a2.astype(_dt.uint8)
+    needles = reshape(a1, (-1,))
+    haystack = reshape(a2, (-1,))
     n = haystack.shape[0]
     if n == 0 or needles.shape[0] == 0:
         found = zeros(needles.shape, dtype=_dt.bool_, device=needles._device)
-    elif x1._dtype.is_complex:
+    elif a1._dtype.is_complex:
         found = _any(equal(reshape(needles, (-1, 1)), reshape(haystack, (1, -1))), axis=1)
     else:
         haystack = sort(haystack)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
-from .errors import DTypeError
+from .errors import ArgumentTypeError, DTypeError
 from .layout import normalize_axis
 
 if TYPE_CHECKING:
@@ -33,9 +33,9 @@ def sort_storages(x, axis, descending, stable, fname):
 
 def _check_flags(descending, stable, fname):
     if not isinstance(descending, bool):
-        raise TypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
+        raise ArgumentTypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
     if not isinstance(stable, bool):
-        raise TypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
+        raise ArgumentTypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
 
 
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:

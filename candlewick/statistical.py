@@ -9,7 +9,8 @@ from . import dtypes as _dt
 from ._core import RESULT, check_accepts, contiguous_layout, require_array
 from .array import wrap
 from .elementwise import binary, unary
-from .errors import DTypeError, ShapeError
+from .arguments import flag
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
 
@@ -33,10 +34,11 @@ def reduce_array(op, x, axis, keepdims, fname):
     """Apply a ReduceOp over ``axis`` (None, int or tuple) with keepdims handling."""
     require_array(x, fname)
     shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape))
+    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+    keepdims = flag(keepdims, fname, "keepdims")
     out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
-        raise ValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
+        raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
     storage = x._storage.reduce(op, x._layout, axes)
     return wrap(storage, _keep(shape, axes, keepdims), out_dtype, x._device)
 
@@ -368,7 +370,7 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
 
 def _var(x, axis, correction, keepdims):
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
-        raise TypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
+        raise ArgumentTypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
     count = _count(shape, axes)
@@ -430,7 +432,7 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
         raise ShapeError(f"{fname}: x must have at least one dimension")
     if axis is None:
         if len(shape) > 1:
-            raise ValueError(f"{fname}: axis must be given for a {len(shape)}-D array")
+            raise ArgumentValueError(f"{fname}: axis must be given for a {len(shape)}-D array")
         axis = 0
     axis = normalize_axis(axis, len(shape))
     acc = _accumulation_dtype(x, dtype, fname)

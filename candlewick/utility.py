@@ -9,7 +9,8 @@ from ._core import is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
 from .elementwise import binary, compare
-from .errors import ShapeError
+from .arguments import flag
+from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis
 from .manipulation import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
 def _truth_reduce(op, x, axis, keepdims, fname):
     require_array(x, fname)
     shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape))
+    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+    keepdims = flag(keepdims, fname, "keepdims")
     storage = x._storage.reduce(op, x._layout, axes)
     if keepdims:
         out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
@@ -115,7 +117,7 @@ def _edge(value, x, axis, argname):
         elif isinstance(value, complex) and not dtype.is_complex:
             dtype = _dt.DEFAULT_COMPLEX
         return full(shape, value, dtype=dtype, device=x._device)
-    raise TypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
+    raise ArgumentTypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None,
@@ -163,9 +165,9 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | N
     if x.ndim == 0:
         raise ShapeError("diff: x must have at least one dimension")
     if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"diff: n must be an int, got {type(n).__name__}")
+        raise ArgumentTypeError(f"diff: n must be an int, got {type(n).__name__}")
     if n < 0:
-        raise ValueError(f"diff: n must be non-negative, got {n}")
+        raise ArgumentValueError(f"diff: n must be non-negative, got {n}")
     axis = normalize_axis(axis, x.ndim)
     if prepend is not None or append is not None:
         parts = []

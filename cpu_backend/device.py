@@ -12,7 +12,7 @@ import ml_dtypes
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError
+from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError, short_repr
 from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
@@ -28,7 +28,7 @@ def _np_dtype(dtype, op):
     try:
         return dtype.numpy
     except AttributeError:
-        raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {dtype!r}") from None
+        raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {short_repr(dtype)}") from None
 
 
 class CpuDevice(NamedDevice):
@@ -204,7 +204,7 @@ class CpuBackend:
 
     def device(self, ordinal):
         if ordinal != 0:
-            raise DeviceError(f"the cpu backend has one device (ordinal 0), got ordinal {ordinal!r}")
+            raise DeviceError(f"the cpu backend has one device (ordinal 0), got ordinal {short_repr(ordinal)}")
         return CPU_DEVICE
 
     def details(self):

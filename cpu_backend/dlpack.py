@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from candlewick.layout import Layout
+from candlewick.errors import DLPackError
 
 #: DLPack device types whose memory the host reads directly (dlpack.h): CPU, CUDA host
 #: (pinned), ROCm host (pinned), CUDA managed; NumPy's from_dlpack accepts exactly these
@@ -30,7 +31,7 @@ def flat_buffer_and_layout(array):
     """(1-D buffer sharing ``array``'s memory, Layout of ``array`` within it)."""
     item = array.itemsize
     if any(s % item for s in array.strides):
-        raise BufferError(
+        raise DLPackError(
             f"from_dlpack: strides {array.strides} (bytes) are not multiples of the "
             f"element size {item}; this backend addresses memory in elements"
         )

@@ -33,6 +33,9 @@ _AFFINE_DTYPE = {
 _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
+_QUIET_CAST = {name: quiet(SCALAR_TYPE[name]) for name in ("float16", "bfloat16", "float32", "complex64")}
+
+
 class CpuStorage:
     __slots__ = ("buf", "dtype")
 
@@ -46,6 +49,11 @@ class CpuStorage:
     @property
     def size(self):
         return self.buf.size
+
+    @property
+    def read_only(self):
+        """True for memory imported from a read-only producer (never written)."""
+        return not self.buf.flags.writeable
 
     def __repr__(self):
         return f"CpuStorage({self.dtype.name}, size={self.buf.size})"
@@ -130,7 +138,10 @@ class CpuStorage:
             kernel, out_dtype = BINARY[op._value_][self.dtype.name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
-        s = SCALAR_TYPE[self.dtype.name](scalar)
+        name = self.dtype.name
+        # a Python float past a narrow float's range rounds to inf, which NumPy's cast
+        # reports as a RuntimeWarning: a defined result here, so the cast is quiet
+        s = (_QUIET_CAST.get(name) or SCALAR_TYPE[name])(scalar)
         if layout.is_contiguous:
             x = flat(self.buf, layout)
             return CpuStorage(kernel(s, x) if reflected else kernel(x, s), out_dtype)

@@ -11,7 +11,8 @@ import operator
 from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, view
 from ..array import wrap
-from ..errors import DTypeError, UnsupportedOperation
+from ..arguments import sequence
+from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr, UnsupportedOperation
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
 
@@ -38,19 +39,19 @@ def check_input(x, fname, kind):
 
 def check_norm(norm, fname):
     if norm not in NORMS:
-        raise ValueError(f"fft.{fname}: norm must be one of {NORMS}, got {norm!r}")
+        raise ArgumentValueError(f"fft.{fname}: norm must be one of {NORMS}, got {short_repr(norm)}")
     return norm
 
 
 def check_length(n, fname, argname="n"):
     if isinstance(n, bool):
-        raise TypeError(f"fft.{fname}: {argname} must be an integer, got bool")
+        raise ArgumentTypeError(f"fft.{fname}: {argname} must be an integer, got bool")
     try:
         n = operator.index(n)
     except TypeError:
-        raise TypeError(f"fft.{fname}: {argname} must be an integer, got {type(n).__name__}") from None
+        raise ArgumentTypeError(f"fft.{fname}: {argname} must be an integer, got {type(n).__name__}") from None
     if n < 1:
-        raise ValueError(f"fft.{fname}: {argname} must be at least 1, got {n}")
+        raise ArgumentValueError(f"fft.{fname}: {argname} must be at least 1, got {n}")
     return n
 
 
@@ -66,20 +67,20 @@ def check_axes_and_sizes(x, s, axes, fname):
         if s is None:
             axes = tuple(range(x.ndim))
         else:
-            s = tuple(s)
+            s = sequence(s, f"fft.{fname}", "s")
             if len(s) > x.ndim:
-                raise ValueError(f"fft.{fname}: s has {len(s)} entries but x has {x.ndim} dimensions")
+                raise ArgumentValueError(f"fft.{fname}: s has {len(s)} entries but x has {x.ndim} dimensions")
             axes = tuple(range(x.ndim - len(s), x.ndim))
     else:
-        axes = tuple(normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes)
+        axes = tuple(normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in sequence(axes, f"fft.{fname}", "axes"))
         if len(set(axes)) != len(axes):
-            raise ValueError(f"fft.{fname}: axes must not repeat an axis, got {axes}")
+            raise ArgumentValueError(f"fft.{fname}: axes must not repeat an axis, got {axes}")
     if s is None:
         sizes = [None] * len(axes)
     else:
-        s = tuple(s)
+        s = sequence(s, f"fft.{fname}", "s")
         if len(s) != len(axes):
-            raise ValueError(f"fft.{fname}: s and axes differ in length ({len(s)} and {len(axes)})")
+            raise ArgumentValueError(f"fft.{fname}: s and axes differ in length ({len(s)} and {len(axes)})")
         sizes = [None if n == -1 else check_length(n, fname, "s") for n in s]
     return list(axes), sizes
 

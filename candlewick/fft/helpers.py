@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from .. import dtypes as _dt
 from .._core import check_dtype_on, contiguous_layout, require_array
 from ..array import wrap
+from ..arguments import real_number, sequence
 from ..errors import DTypeError
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -22,14 +23,13 @@ if TYPE_CHECKING:
 
 def _freq_setup(n, d, dtype, device, fname) -> tuple[int, float, _dt.DType, BackendDevice]:
     n = check_length(n, fname)
-    if isinstance(d, bool) or not isinstance(d, (int, float)):
-        raise TypeError(f"fft.{fname}: d must be a float, got {type(d).__name__}")
+    d = real_number(d, f"fft.{fname}", "d", nonzero=True)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype, "dtype", f"fft.{fname}")
     if dtype not in (_dt.float32, _dt.float64):
         raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {dtype!r}")
     device = get_device(device)
     check_dtype_on(device, dtype)
-    return n, float(d), dtype, device
+    return n, d, dtype, device
 
 
 def _scaled_integers(ints, size, scale, dtype, device):
@@ -136,6 +136,8 @@ def _roll_halves(x, axes, inverse, fname):
         axes = range(x.ndim)
     elif isinstance(axes, int) and not isinstance(axes, bool):
         axes = (axes,)
+    else:
+        axes = sequence(axes, f"fft.{fname}", "axes")
     # a repeated axis is rolled once per mention, as numpy.fft does
     axes = [normalize_axis(a, x.ndim, f"fft.{fname}: axes") for a in axes]
     out = x

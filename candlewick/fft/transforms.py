@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .. import dtypes as _dt
 from .. import elementwise as _ew
 from ..array import wrap
+from ..errors import ArgumentValueError
 from ._common import (
     check_axes_and_sizes, check_axis, check_input, check_length, check_norm, resized,
     scale_factor, scaled,
@@ -364,7 +365,7 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     check_norm(norm, "rfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
     if not axes:
-        raise ValueError("fft.rfftn: at least one axis must be transformed")
+        raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
     last, n_last = axes[-1], sizes[-1]
     n_last = check_length(x.shape[last] if n_last is None else n_last, "rfftn")
     storage, shape, dtype = _r2c(x, n_last, last)
@@ -419,7 +420,7 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     check_norm(norm, "irfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "irfftn")
     if not axes:
-        raise ValueError("fft.irfftn: at least one axis must be transformed")
+        raise ArgumentValueError("fft.irfftn: at least one axis must be transformed")
     last, n_last = axes[-1], sizes[-1]
     n_last = check_length(2 * (x.shape[last] - 1) if n_last is None else n_last, "irfftn")
     for axis, n in zip(axes[:-1], sizes[:-1]):

@@ -12,7 +12,7 @@ from .. import dtypes as _dt
 from .._core import promote_pair, require_array
 from ..array import wrap
 from ..api_version import requires
-from ..errors import ShapeError
+from ..errors import ArgumentValueError, ShapeError, short_repr
 from ..layout import broadcast_shapes
 from ._common import (
     EigResult, EighResult, QRResult, SlogdetResult, SVDResult, require_capability, require_floating,
@@ -118,7 +118,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     ((2, 2), (2, 2))
     """
     if mode not in ("reduced", "complete"):
-        raise ValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {mode!r}")
+        raise ArgumentValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {short_repr(mode)}")
     _matrix_input(x, "qr")
     *batch, m, n = x.shape
     batch = tuple(batch)
@@ -291,16 +291,77 @@ def _eig(x, fname):
 
 
 @requires("2025.12")
-def eig(x, /):
+def eig(x: Array, /) -> EigResult:
     """Eigenvalues and right eigenvectors (columns, unit 2-norm) of general square
     matrices (2025.12); both complex: complex64 for float32/complex64 x, complex128 for
-    float64/complex128. Their order is the backend's (LAPACK geev's), not sorted."""
+    float64/complex128. Their order is the backend's (LAPACK geev's), not sorted.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+
+    Returns
+    -------
+    EigResult
+        ``eigenvalues`` ``(..., M)`` and ``eigenvectors`` ``(..., M, M)``, both complex.
+
+    Raises
+    ------
+    ArgumentTypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions or the matrices are not square.
+    ApiVersionError
+        If the namespace follows the 2024.12 revision, which has no ``eig``.
+    UnsupportedOperation
+        If the device lacks the primitive.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> w, v = cw.linalg.eig(cw.asarray([[2.0, 0.0], [0.0, 3.0]]))
+    >>> sorted(w.tolist(), key=abs), v.shape
+    ([(2+0j), (3+0j)], (2, 2))
+    """
     return _eig(x, "eig")
 
 
 @requires("2025.12")
-def eigvals(x, /):
-    """Eigenvalues of general square matrices (2025.12), complex, as ``eig`` gives them."""
+def eigvals(x: Array, /) -> Array:
+    """Eigenvalues of general square matrices (2025.12), complex, as ``eig`` gives them.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        Complex eigenvalues ``(..., M)``, in the backend's order.
+
+    Raises
+    ------
+    ArgumentTypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions or the matrices are not square.
+    ApiVersionError
+        If the namespace follows the 2024.12 revision, which has no ``eigvals``.
+    UnsupportedOperation
+        If the device lacks the primitive.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> sorted(cw.linalg.eigvals(cw.asarray([[2.0, 0.0], [0.0, 3.0]])).tolist(), key=abs)
+    [(2+0j), (3+0j)]
+    """
     return _eig(x, "eigvals").eigenvalues
 
 

@@ -12,7 +12,7 @@ from .. import statistical as _st
 from .._core import contiguous_layout, require_array, view
 from ..array import Array, wrap
 from ..data_types import finfo
-from ..errors import DTypeError
+from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 from ..layout import Layout, normalize_axes
 from ..linalg_ops import matmul
 from .decompositions import inv, svd, svdvals
@@ -36,7 +36,7 @@ def _cutoff(s, x, rtol, fname):
         rtol = view(rtol, rtol._layout.expand_dims(rtol.ndim)).astype(real, copy=False)
         return _ew.multiply(largest, rtol)
     if isinstance(rtol, bool) or not isinstance(rtol, (int, float)):
-        raise TypeError(f"linalg.{fname}: rtol must be a float, an array or None, got {type(rtol).__name__}")
+        raise ArgumentTypeError(f"linalg.{fname}: rtol must be a float, an array or None, got {type(rtol).__name__}")
     return _ew.multiply(largest, float(rtol))
 
 
@@ -168,11 +168,11 @@ def matrix_power(x: Array, n: int, /) -> Array:
     require_numeric(x, "matrix_power")
     require_matrices(x, "matrix_power", square=True)
     if isinstance(n, bool):
-        raise TypeError("linalg.matrix_power: n must be an integer, got bool")
+        raise ArgumentTypeError("linalg.matrix_power: n must be an integer, got bool")
     try:
         n = operator.index(n)
     except TypeError:
-        raise TypeError(f"linalg.matrix_power: n must be an integer, got {type(n).__name__}") from None
+        raise ArgumentTypeError(f"linalg.matrix_power: n must be an integer, got {type(n).__name__}") from None
     if n == 0:
         return _identity_like(x)
     if n < 0:
@@ -267,7 +267,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     require_floating(x, "matrix_norm")
     require_matrices(x, "matrix_norm")
     if isinstance(ord, bool) or ord not in _NORM_ORDERS:
-        raise ValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {ord!r}")
+        raise ArgumentValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {short_repr(ord)}")
     if ord == "fro":
         out = _ew.sqrt(_sum_of_squares(x, (x.ndim - 2, x.ndim - 1), False))
     elif ord in ("nuc", 2, -2):
@@ -325,7 +325,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
     if not (x._dtype.is_floating or x._dtype.is_complex):
         raise DTypeError(f"linalg.vector_norm: x must have a floating-point dtype, got {x._dtype.name}")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
-        raise TypeError(f"linalg.vector_norm: ord must be an int or float, got {type(ord).__name__}")
+        raise ArgumentTypeError(f"linalg.vector_norm: ord must be an int or float, got {type(ord).__name__}")
     axes = normalize_axes(axis, x.ndim)
     if ord == 2:
         return _ew.sqrt(_sum_of_squares(x, axes, keepdims))

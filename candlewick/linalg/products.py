@@ -9,7 +9,7 @@ from .. import elementwise as _ew
 from .. import statistical as _st
 from .._core import promote_pair, require_array, view
 from ..array import wrap
-from ..errors import AxisError, DTypeError, ShapeError
+from ..errors import ArgumentTypeError, AxisError, DTypeError, ShapeError
 from ..layout import Layout
 from ..manipulation import stack
 from ..opdefs import BinaryOp
@@ -66,7 +66,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """
     x1, x2 = _numeric_pair(x1, x2, "cross")
     if isinstance(axis, bool) or not isinstance(axis, int):
-        raise TypeError(f"linalg.cross: axis must be an int, got {type(axis).__name__}")
+        raise ArgumentTypeError(f"linalg.cross: axis must be an int, got {type(axis).__name__}")
     n = min(x1.ndim, x2.ndim)
     if not -n <= axis <= -1:
         raise AxisError(
@@ -161,7 +161,7 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     require_array(x, "linalg.diagonal")
     require_matrices(x, "diagonal")
     if isinstance(offset, bool) or not isinstance(offset, int):
-        raise TypeError(f"linalg.diagonal: offset must be an int, got {type(offset).__name__}")
+        raise ArgumentTypeError(f"linalg.diagonal: offset must be an int, got {type(offset).__name__}")
     lay = x._layout
     m, n = lay.shape[-2:]
     sm, sn = lay.strides[-2:]

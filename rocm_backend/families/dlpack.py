@@ -14,6 +14,7 @@ our stream to the producer, which makes it wait the same way.
 
 import weakref
 
+from candlewick.errors import ArgumentTypeError, ArgumentValueError, DLPackError
 from candlewick.layout import Layout
 
 from ..bindings import hip
@@ -33,11 +34,11 @@ def _consumer_stream(device, stream):
     if stream is None:
         return 0
     if isinstance(stream, bool) or not isinstance(stream, int):
-        raise TypeError(f"__dlpack__: stream must be an int or None, got {stream!r}")
+        raise ArgumentTypeError(f"__dlpack__: stream must be an int or None, got {stream!r}")
     if stream == -1:
         return None
     if stream < 0 or (stream in (1, 2) and device_type(device) != KDL_CUDA):
-        raise ValueError(f"__dlpack__: stream {stream} is not valid for a {device.name} producer")
+        raise ArgumentValueError(f"__dlpack__: stream {stream} is not valid for a {device.name} producer")
     return stream
 
 
@@ -65,7 +66,7 @@ class DLPackView:
         storage, layout = self.storage, self.layout
         own = self.__dlpack_device__()
         if dl_device is not None and tuple(int(v) for v in dl_device) != own:
-            raise BufferError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
+            raise DLPackError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
         if copy:
             storage, layout = copies.copy(storage, layout), Layout.contiguous(layout.shape)
         wait_for_us(storage.device, stream)
@@ -89,11 +90,11 @@ def storage_from_dlpack(device, obj, copy):
     imported = Imported(capsule)
     if imported.device != where:
         imported.release()
-        raise BufferError(f"from_dlpack: the capsule's device {imported.device} differs from {where}")
+        raise DLPackError(f"from_dlpack: the capsule's device {imported.device} differs from {where}")
     dtype, item = imported.dtype, imported.dtype.itemsize
     if imported.data % item:
         imported.release()
-        raise BufferError("from_dlpack: the data pointer is not aligned to the element size")
+        raise DLPackError("from_dlpack: the data pointer is not aligned to the element size")
     lo, hi = span(imported.shape, imported.strides)
     size = hi - lo + 1
     base = imported.data + lo * item if size else imported.data
@@ -104,7 +105,7 @@ def storage_from_dlpack(device, obj, copy):
     layout = Layout(imported.shape, imported.strides, -lo)
     if copy or imported.read_only:
         if copy is False:
-            raise BufferError("from_dlpack: the producer's memory is read-only and copy=False forbids a copy")
+            raise DLPackError("from_dlpack: the producer's memory is read-only and copy=False forbids a copy")
         storage, layout = copies.copy(storage, layout), Layout.contiguous(imported.shape)
     return storage, layout
 

@@ -11,6 +11,7 @@ import ctypes as C
 import threading
 
 from candlewick import dtypes as dt
+from candlewick.errors import DLPackError
 
 KDL_CPU, KDL_CUDA, KDL_ROCM = 1, 2, 10
 FLAG_READ_ONLY, FLAG_IS_COPIED = 1, 2
@@ -96,7 +97,7 @@ def make_capsule(owner, data, shape, strides, dtype, device_type, device_id, ver
     """A DLPack capsule viewing ``data`` (an address) with ``shape``/``strides`` (elements);
     ``owner`` stays referenced until the consumer calls the deleter."""
     if dtype not in _CODES:
-        raise BufferError(f"DLPack has no type code for {dtype.name}")
+        raise DLPackError(f"DLPack has no type code for {dtype.name}")
     ndim = len(shape)
     shape_arr = (C.c_int64 * max(ndim, 1))(*shape)
     strides_arr = (C.c_int64 * max(ndim, 1))(*strides)
@@ -134,7 +135,7 @@ class Imported:
             self.address = _api.PyCapsule_GetPointer(cap, _NAME_VERSIONED)
             managed = DLManagedTensorVersioned.from_address(self.address)
             if managed.version.major > VERSION[0]:
-                raise BufferError(f"DLPack version {managed.version.major}.{managed.version.minor} "
+                raise DLPackError(f"DLPack version {managed.version.major}.{managed.version.minor} "
                                   f"is newer than the {VERSION[0]}.x this importer reads")
             self.flags, used = int(managed.flags), _USED_VERSIONED
         elif _api.PyCapsule_IsValid(cap, _NAME):
@@ -143,7 +144,7 @@ class Imported:
             self.flags, used = 0, _USED
         else:
             name = _api.PyCapsule_GetName(cap) if type(capsule).__name__ == "PyCapsule" else None
-            raise BufferError(f"not an unconsumed DLPack capsule (name {name!r})")
+            raise DLPackError(f"not an unconsumed DLPack capsule (name {name!r})")
         t = managed.dl_tensor
         self.data = (t.data or 0) + int(t.byte_offset)
         self.device = (int(t.device.device_type), int(t.device.device_id))
@@ -159,7 +160,7 @@ class Imported:
         _api.PyCapsule_SetName(cap, used)  # ours now: the capsule's destructor leaves it alone
         if self.dtype is None or lanes != 1:
             self.release()
-            raise BufferError(f"DLPack dtype (code {key[0]}, bits {key[1]}, lanes {lanes}) has no candlewick dtype")
+            raise DLPackError(f"DLPack dtype (code {key[0]}, bits {key[1]}, lanes {lanes}) has no candlewick dtype")
 
     @property
     def read_only(self):

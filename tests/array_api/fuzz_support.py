@@ -1,14 +1,15 @@
-"""Building blocks of the fuzz test: the public callables, a strategy of bad (and some
-good) arguments, and the rule that sorts what a call raised into documented errors and
-findings.
+"""Building blocks of the fuzz test: the public callables (found from the package
+itself), a strategy of bad (and some good) arguments, and the rule that sorts what a
+call did into documented outcomes and findings.
 
-Documented errors: TypeError, ValueError, IndexError, OverflowError and candlewick's
-own error classes (``candlewick.errors``); BufferError from the DLPack entry points
-(the DLPack protocol's error); UnsupportedOperation only where a backend lacks a
-capability (never on the reference cpu backend except for float16/bfloat16). Anything
-else (AttributeError, KeyError, ZeroDivisionError, AssertionError, a NumPy exception
-class, an error raised inside NumPy that the front end let through, a NumPy object
-returned where an array belongs, a call that hangs) is a finding.
+Documented errors: candlewick's own error classes (``candlewick.errors``), and the
+TypeError Python itself raises when a call does not bind to the signature (wrong arity,
+unknown keyword); UnsupportedOperation only where a backend lacks a capability (never on
+the reference cpu backend except for float16/bfloat16). Anything else is a finding: a
+built-in or NumPy exception (AttributeError, ZeroDivisionError, OverflowError, a plain
+ValueError from a raise site or from NumPy...), a warning that escaped, an input array
+changed by the call (a failed call changes nothing; a successful one changes only the
+array it writes into), a NumPy object returned where an array belongs, a call that hangs.
 """
 
 import inspect
@@ -18,6 +19,7 @@ import pathlib
 import re
 import signal
 import traceback
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -26,8 +28,9 @@ from hypothesis import strategies as st
 import candlewick as cw
 from candlewick.errors import CandlewickError, UnsupportedOperation
 
-DOCUMENTED = (TypeError, ValueError, IndexError, OverflowError, CandlewickError)
-DLPACK_ENTRY_POINTS = {"from_dlpack", "Array.__dlpack__", "Array.__dlpack_device__"}
+DOCUMENTED = (CandlewickError,)
+#: targets whose success writes into their first argument (self)
+WRITES_SELF = re.compile(r"^Array\.(__setitem__|__i[a-z]+__)$")
 CALL_TIMEOUT_S = 20.0
 EXTRA_DTYPES = ("float16", "bfloat16")
 ALL_DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -39,38 +42,81 @@ _ML_DTYPES_DIR = str(pathlib.Path(ml_dtypes.__file__).parent)
 
 # --- the callables under test ----------------------------------------------------------
 
-ARRAY_METHODS = (
-    "__getitem__", "__setitem__", "astype", "to_device", "__dlpack__", "__dlpack_device__",
-    "__array_namespace__", "__bool__", "__int__", "__float__", "__complex__", "__index__",
-    "__add__", "__radd__", "__iadd__", "__sub__", "__truediv__", "__rtruediv__", "__floordiv__",
-    "__mod__", "__pow__", "__rpow__", "__ipow__", "__matmul__", "__imatmul__", "__and__",
-    "__lshift__", "__rshift__", "__ilshift__", "__lt__", "__eq__", "__neg__", "__invert__",
-    "__abs__", "__len__", "__iter__",
-)
-INFO_METHODS = ("capabilities", "default_device", "default_dtypes", "devices", "dtypes")
+#: Array attributes that are not methods a user calls (NumPy's protocol hooks, Python's
+#: object machinery)
+_NOT_USER_METHODS = {"__array_function__", "__array_ufunc__", "__init_subclass__", "__subclasshook__",
+                     "__class_getitem__", "__getattribute__", "__setattr__", "__delattr__",
+                     "__reduce__", "__reduce_ex__", "__sizeof__", "__dir__", "__getstate__", "__new__"}
+
+
+def array_method_names():
+    """Every method of ``candlewick.Array``: its public methods, operators (forward,
+    reflected, in-place, comparisons), conversions and protocol methods."""
+    names = []
+    for name, value in vars(cw.Array).items():
+        if name in _NOT_USER_METHODS or not callable(value):
+            continue
+        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+            continue
+        names.append(name)
+    return sorted(names)
+
+
+def _module_functions(module, prefix):
+    return [(f"{prefix}{name}", getattr(module, name)) for name in getattr(module, "__all__", ())
+            if callable(getattr(module, name))]
 
 
 def public_targets():
-    """``(qualified name, callable)`` for every public function of the namespace and of
-    its linalg/fft extensions, the Array methods, and the inspection object's methods."""
+    """``(qualified name, callable)`` for every public callable found from the package:
+    the namespace (which holds the device and backend API), its ``linalg``/``fft``/``nn``/
+    ``random`` modules, a Generator's methods, every Array method, and the inspection
+    object's methods."""
     targets = []
     for name in cw.__all__:
         obj = getattr(cw, name)
         if callable(obj) and not isinstance(obj, cw.Array):
             targets.append((name, obj))
-    for ext in ("linalg", "fft"):
-        module = getattr(cw, ext)
-        for name in getattr(module, "__all__", ()):
-            obj = getattr(module, name)
-            if callable(obj):
-                targets.append((f"{ext}.{name}", obj))
-    for name in ARRAY_METHODS:
+    for ext in ("linalg", "fft", "nn", "random"):
+        targets += _module_functions(getattr(cw, ext), f"{ext}.")
+    generator = cw.random.Generator(0)
+    for name in ("uniform", "normal"):
+        targets.append((f"Generator.{name}", getattr(generator, name)))
+    for name in array_method_names():
         targets.append((f"Array.{name}", _array_method(name)))
     info = cw.__array_namespace_info__()
-    for name in INFO_METHODS:
+    for name in sorted(n for n in dir(info) if not n.startswith("_") and callable(getattr(info, n))):
         targets.append((f"info.{name}", getattr(info, name)))
     return targets
 
+
+def family_of(name):
+    """The function family a target belongs to, for the reliability record."""
+    head = name.split(".", 1)[0]
+    if head in ("linalg", "fft", "nn", "random", "info"):
+        return head
+    if head == "Generator":
+        return "random"
+    if head == "Array" and "." in name:
+        method = name.split(".", 1)[1]
+        if method in ("__getitem__", "__setitem__"):
+            return "Array indexing"
+        if method.startswith("__i") and method not in ("__int__", "__index__", "__invert__", "__iter__"):
+            return "Array in-place operators"
+        if method.startswith("__r") and method not in ("__repr__", "__round__"):
+            return "Array reflected operators"
+        if "dlpack" in method:
+            return "DLPack"
+        return "Array methods and operators"
+    if "dlpack" in name:
+        return "DLPack"
+    if name in _DEVICE_API:
+        return "devices and backends"
+    return "namespace"
+
+
+_DEVICE_API = {"backends", "get_device", "set_default_device", "default_device", "devices",
+               "to_device", "__array_namespace_info__"}
 
 def _array_method(name):
     def call(self, *args, **kwargs):
@@ -128,39 +174,78 @@ STRINGS = st.sampled_from(["", "a", "cpu", "rocm:99", "nope", "cpu:1", "float32"
                            "complete", "numeric", "integral", "2024.12", "backward"])
 
 
+#: element values: ordinary, signed zeros, NaN, infinities, subnormals, and the dtype's
+#: own extremes (LOWEST/HIGHEST, replaced per dtype)
+_VALUES = [0, 1, -1, 2, 3, 0.5, -0.0, float("nan"), float("inf"), float("-inf"), 5e-324, 1e-40,
+           "LOWEST", "HIGHEST"]
+VIEW_KINDS = ("plain", "plain", "flip", "transpose", "offset", "strided", "broadcast", "0-d", "empty")
+
+
 def small_arrays(draw_dtype=st.sampled_from(ALL_DTYPE_NAMES)):
-    """Small arrays of every dtype (float16/bfloat16 included), sometimes strided views."""
+    """Small arrays of every dtype (float16/bfloat16 included), holding special values,
+    often as views: reversed (negative strides), transposed, offset, strided, broadcast
+    (stride 0), 0-d and empty."""
     @st.composite
     def build(draw):
         name = draw(draw_dtype)
+        view = draw(st.sampled_from(VIEW_KINDS))
         shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
+        if view in ("offset", "strided"):
+            shape = (draw(st.integers(2, 5)),) + shape[1:]
+        elif view == "0-d":
+            shape = ()
+        elif view == "empty":
+            shape = shape[:1] + (0,) + shape[1:]
         size = math.prod(shape)
-        values = draw(st.lists(st.sampled_from([0, 1, -1, 2, 3, 0.5, float("nan"), float("inf")]),
-                               min_size=size, max_size=size))
-        host = np.array(values, dtype=np.float64).reshape(shape)
-        with np.errstate(all="ignore"):
-            host = _host_of_dtype(host, name)
+        # one draw seeds the elements: a draw per element would make the data, not the
+        # call, the cost of a fuzzed call
+        rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+        values = [_VALUES[i] for i in rng.integers(0, len(_VALUES), size)]
+        host = _host_of_dtype(values, shape, name)
         x = cw.asarray(host)
-        view = draw(st.sampled_from(["plain", "plain", "flip", "transpose"]))
         if view == "flip" and x.ndim:
             x = x[::-1]
         elif view == "transpose" and x.ndim >= 2:
             x = x.mT
+        elif view == "offset":
+            x = x[1:]
+        elif view == "strided":
+            x = x[::2]
+        elif view == "broadcast":
+            x = cw.broadcast_to(x, (2,) + x.shape)
         return x
 
     return build()
 
 
-def _host_of_dtype(host, name):
+def _extremes(name):
     if name == "bool":
-        return host != 0
+        return False, True
     if name.startswith(("int", "uint")):
-        return np.nan_to_num(host, nan=0, posinf=5).astype(np.int64).astype(name)
-    if name == "bfloat16":
-        return host.astype(ml_dtypes.bfloat16)
-    if name.startswith("complex"):
-        return (host + 1j * host[::-1] if host.ndim else host + 0j).astype(name)
-    return host.astype(name)
+        info = np.iinfo(name)
+        return int(info.min), int(info.max)
+    info = ml_dtypes.finfo(ml_dtypes.bfloat16) if name == "bfloat16" else np.finfo(
+        name.replace("complex64", "float32").replace("complex128", "float64"))
+    return float(info.min), float(info.max)
+
+
+def _host_of_dtype(values, shape, name):
+    lowest, highest = _extremes(name)
+    if name.startswith(("int", "uint")):
+        ints = [lowest if v == "LOWEST" else highest if v == "HIGHEST" else
+                (0 if v != v or v in (float("inf"), float("-inf")) else int(v)) for v in values]
+        ints = [min(max(v, lowest), highest) for v in ints]
+        return np.array(ints, dtype=name).reshape(shape)
+    floats = [lowest if v == "LOWEST" else highest if v == "HIGHEST" else v for v in values]
+    host = np.array(floats, dtype=np.float64).reshape(shape)
+    with np.errstate(all="ignore"):
+        if name == "bool":
+            return host != 0
+        if name == "bfloat16":
+            return host.astype(ml_dtypes.bfloat16)
+        if name.startswith("complex"):
+            return (host + 1j * host[::-1] if host.ndim else host + 0j).astype(name)
+        return host.astype(name)
 
 
 def dtype_objects():
@@ -183,7 +268,9 @@ def bad_values():
     leaves = st.one_of(
         small_arrays(), small_arrays(), scalars, STRINGS, dtype_objects(),
         st.sampled_from([None, Ellipsis, b"x", object(), lambda x: x, np.float32(1.5), np.int64(3),
-                         np.ones((2, 2)), slice(1, None, -1), slice(None), slice(0, 2**63), cw.newaxis]),
+                         np.ones((2, 2)), np.ones(3, dtype=np.int8)[::-1], [1.0, 2.0, 3.0], memoryview(b"ab"),
+                         slice(1, None, -1), slice(None), slice(0, 2**63), slice(None, None, 0),
+                         slice("a", None), cw.newaxis, int, float("nan"), 2**63 - 1, -(2**63)]),
         st.builds(lambda: cw.get_device("cpu")),
     )
     return st.one_of(leaves, leaves, containers(leaves))
@@ -232,8 +319,9 @@ def call_arguments(fn, keyword_pool):
     takes_self = getattr(fn, "_takes_self", False)
     try:
         params = list(inspect.signature(fn).parameters.values())
+        known = True
     except (TypeError, ValueError):
-        params = []
+        params, known = [], False
     good_by_name, default_good = _good_values()
     bad = bad_values()
 
@@ -258,7 +346,7 @@ def call_arguments(fn, keyword_pool):
                     args.append(value_for(p.name, draw))
                 else:
                     kwargs[p.name] = value_for(p.name, draw)
-        if not params:
+        if not known:
             args = [draw(bad) for _ in range(draw(st.integers(0, 3)))]
         if draw(st.integers(0, 19)) == 19:
             args.append(draw(bad))  # one positional too many
@@ -289,24 +377,73 @@ def _on_alarm(signum, frame):
 
 
 def invoke(name, fn, args, kwargs):
-    """Run one fuzzed call; return None or an exception."""
+    """Run one fuzzed call; return (exception or None, result)."""
+    return invoke_checked(name, fn, args, kwargs)[:2]
+
+
+def invoke_checked(name, fn, args, kwargs):
+    """Run one fuzzed call, recording its warnings and comparing its inputs before and
+    after: ``(exception or None, result, warning messages, descriptions of changed inputs)``."""
+    before = _snapshot_inputs(args, kwargs)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, CALL_TIMEOUT_S)
-    try:
-        result = fn(*args, **kwargs)
-        if name == "default_device":
-            with result:
-                pass
-        return None, result
-    except BaseException as exc:  # noqa: BLE001 - sorting every outcome is the point
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        return exc, None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        if name == "set_default_device":
-            cw.set_default_device(None)
+    exc = result = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(*args, **kwargs)
+            if name == "default_device":
+                with result:
+                    pass
+        except BaseException as error:  # noqa: BLE001 - sorting every outcome is the point
+            if isinstance(error, KeyboardInterrupt):
+                raise
+            exc = error
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            if name == "set_default_device":
+                cw.set_default_device(None)
+    messages = [f"{w.category.__name__}: {w.message}" for w in caught]
+    target = args[0] if exc is None and WRITES_SELF.match(name) and args else None
+    return exc, result, messages, _changed_inputs(before, target)
+
+
+def _arrays_in(value, depth=0):
+    if isinstance(value, (cw.Array, np.ndarray)):
+        yield value
+    elif depth < 3 and isinstance(value, (list, tuple)):
+        for item in value[:16]:
+            yield from _arrays_in(item, depth + 1)
+    elif depth < 3 and isinstance(value, dict):
+        for item in list(value.values())[:16]:
+            yield from _arrays_in(item, depth + 1)
+
+
+def _bytes_of(array):
+    host = cw.to_numpy(array) if isinstance(array, cw.Array) else np.array(array, copy=True)
+    return host.shape, np.ascontiguousarray(host).view(np.uint8).tobytes()
+
+
+def _snapshot_inputs(args, kwargs):
+    seen = {}
+    for value in list(args) + list(kwargs.values()):
+        for array in _arrays_in(value):
+            if id(array) not in seen:
+                seen[id(array)] = (array, _bytes_of(array))
+    return list(seen.values())
+
+
+def _changed_inputs(before, written):
+    """Inputs whose elements differ from their snapshot (bit for bit, so NaN and -0.0
+    count), leaving out the array a successful write targets and views sharing its memory."""
+    changed = []
+    for array, snapshot in before:
+        if written is not None and isinstance(array, cw.Array) and array._storage is written._storage:
+            continue
+        if _bytes_of(array) != snapshot:
+            changed.append(f"{type(array).__name__} of shape {snapshot[0]}")
+    return changed
 
 
 def _innermost_frame(exc):
@@ -328,11 +465,16 @@ def _where(exc):
     return f"{filename}:{line}"
 
 
-def problem_with(name, exc, result, on_reference_backend, *, is_class=False):
+def problem_with(name, exc, result, on_reference_backend, *, is_class=False, warned=(), changed=()):
     """None if the outcome is acceptable, else a one-line reason (the finding).
-    ``is_class``: the target is a class (a result tuple type), which holds what it is given."""
+    ``is_class``: the target is a class (a result tuple type), which holds what it is given;
+    ``warned``/``changed``: what ``invoke_checked`` recorded."""
+    if warned:
+        return f"a warning escaped: {warned[0][:120]}"
+    if changed:
+        return f"an input changed: {changed[0]}"
     if exc is None:
-        if not is_class and name != "to_numpy" and _holds_numpy_object(result):
+        if not is_class and name not in ("to_numpy", "Array.__array__") and _holds_numpy_object(result):
             return f"returned a NumPy object ({type(result).__name__}) where a candlewick array belongs"
         return None
     if isinstance(exc, CallTimedOut):
@@ -344,30 +486,53 @@ def problem_with(name, exc, result, on_reference_backend, *, is_class=False):
         if dtype is not None and getattr(dtype, "name", str(dtype)) in EXTRA_DTYPES:
             return None
         return "UnsupportedOperation on the reference cpu backend"
-    if isinstance(exc, BufferError) and name in DLPACK_ENTRY_POINTS:
-        return None
     module = type(exc).__module__ or ""
     if module.startswith(("numpy", "ml_dtypes")):
         return f"a NumPy exception class leaked: {module}.{type(exc).__name__}"
-    if not isinstance(exc, DOCUMENTED):
-        return f"undocumented exception {type(exc).__name__}"
-    if not isinstance(exc, CandlewickError) and origin_of(exc) == "numpy":
+    if isinstance(exc, DOCUMENTED):
+        return None
+    if type(exc) is TypeError and is_binding_error(exc):
+        return None
+    if origin_of(exc) == "numpy":
         return f"{type(exc).__name__} raised inside NumPy (the input was not validated before the call)"
-    return None
+    return f"foreign exception {type(exc).__name__} (not a candlewick.errors class)"
+
+
+def is_binding_error(exc):
+    """A TypeError Python raised while binding the call to the signature (wrong arity,
+    unknown keyword): the call never reached candlewick's code."""
+    if not _ARITY_ERROR.search(str(exc)):
+        return False
+    frames = traceback.extract_tb(exc.__traceback__)
+    return not any(f"{os.sep}candlewick{os.sep}" in f.filename or f"{os.sep}cpu_backend{os.sep}" in f.filename
+                   for f in frames[1:])
+
+
+def outcome_class(exc, reason):
+    """The outcome's class for the reliability record."""
+    if reason is not None:
+        return "finding"
+    if exc is None:
+        return "returned"
+    if type(exc) is TypeError:
+        return "TypeError (call does not bind)"
+    return type(exc).__name__
 
 
 def soft_problem_with(name, exc):
-    """A documented error class, but raised by a Python builtin on unvalidated input
-    (so its message does not name the argument): reported, not failed."""
-    if exc is None or isinstance(exc, CandlewickError) or not isinstance(exc, DOCUMENTED):
+    """A candlewick error whose message does not name the function it came from (the
+    project's rule is that it should): reported, not failed."""
+    if exc is None or not isinstance(exc, CandlewickError) or isinstance(exc, UnsupportedOperation):
         return None
-    if origin_of(exc) == "builtin":
-        return f"{type(exc).__name__} from a Python builtin, not from an argument check"
+    short = name.rsplit(".", 1)[-1].strip("_")
+    if short and short not in str(exc):
+        return "the message does not name the function"
     return None
 
 
 _ARITY_ERROR = re.compile(r"positional argument|unexpected keyword argument|required (positional|keyword)"
-                          r"|takes no arguments|multiple values for argument")
+                          r"|takes no arguments|multiple values for argument"
+                          r"|positional-only arguments passed as keyword arguments")
 
 
 def origin_of(exc):

@@ -1,22 +1,29 @@
-"""Fuzz every public function of the namespace (and linalg/fft, the Array methods, the
-inspection object) with random bad arguments: wrong types and dtypes, bad shapes,
-out-of-range axes and indices, unknown keywords. Each call must either succeed or raise
-one of the library's documented errors (see fuzz_support for the rule).
+"""Fuzz every public callable found from the package (the namespace with its device and
+backend API, linalg, fft, nn, random, a Generator, every Array method and operator in
+both orders and in place, the inspection object) with random bad arguments: wrong types
+and dtypes, special values, views, foreign operands, huge and negative sizes, out-of-range
+axes and indices, unknown keywords. Each call must either succeed or raise one of the
+library's documented errors (see fuzz_support for the rule), with no warning escaping
+and no input changed.
+
+This is the bounded profile CI runs (``CANDLEWICK_FUZZ_EXAMPLES`` calls per callable, 30
+by default). The deep profile, ``python tools/reliability_fuzz.py --device cpu --calls
+100000``, runs the same callables, arguments and rule in memory-capped subprocess
+batches and writes ``bench/results/reliability_<device>.md``.
 
 Every distinct finding of a function is collected over all its examples and reported
 together; with CANDLEWICK_FUZZ_FINDINGS=<path> they are also appended to that file as
-markdown, with a second kind of note that does not fail the test: a documented error
-class raised by a Python builtin on unvalidated input (its message names no argument).
+markdown, with a second kind of note that does not fail the test: a candlewick error
+whose message does not name the function.
 """
 
 import os
-import warnings
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 
 from fuzz_support import (
-    call_arguments, describe_call, finding_key, format_finding, invoke, keyword_pool,
+    call_arguments, describe_call, finding_key, format_finding, invoke_checked, keyword_pool,
     problem_with, public_targets, record_findings, soft_problem_with,
 )
 
@@ -39,10 +46,9 @@ def test_fuzz_public_callable(name, fn, dev):
     @given(call=call_arguments(fn, KEYWORDS))
     def run(call):
         args, kwargs = call
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            exc, result = invoke(name, fn, args, kwargs)
-        reason = problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type))
+        exc, result, warned, changed = invoke_checked(name, fn, args, kwargs)
+        reason = problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
+                              warned=warned, changed=changed)
         if reason is not None:
             key = finding_key(name, exc, reason)
             if key not in findings:
@@ -86,8 +92,6 @@ def _known_calls():
 @pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(),
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(_known_calls())])
 def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exc, result = invoke(name, fn, list(args), kwargs)
-    reason = problem_with(name, exc, result, dev.backend == "cpu")
+    exc, result, warned, changed = invoke_checked(name, fn, list(args), kwargs)
+    reason = problem_with(name, exc, result, dev.backend == "cpu", warned=warned, changed=changed)
     assert reason is None, format_finding(name, exc, reason, describe_call(name, args, kwargs))

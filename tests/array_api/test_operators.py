@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import array_api_strict as xs
 import candlewick as cw
+from candlewick.errors import ArgumentTypeError
 from array_api_support import (
     INTEGER, NUMERIC, REAL_FLOAT, SIGNED, any_arrays, assert_matches_oracle, assert_matches_strict,
     assert_values, bits_of, dt, finite_arrays, int_arrays, operand_elements, quiet, shapes,
@@ -230,12 +231,13 @@ def test_operators_reject_non_array_operands(op, other):
 
 
 @pytest.mark.parametrize("other", NON_ARRAYS)
-def test_equality_with_non_arrays_falls_back_to_identity(other):
-    """``==``/``!=`` with an unsupported operand return NotImplemented, so Python compares
-    identities (as for any object) instead of raising."""
+def test_equality_with_non_arrays_raises(other):
+    """``==``/``!=`` with an unsupported operand raise candlewick's TypeError in both
+    orders: Python's identity fallback would answer a silent ``False``."""
     x = cw.asarray([1, 2])
-    assert x.__eq__(other) is NotImplemented and x.__ne__(other) is NotImplemented
-    assert (x == other) is False and (x != other) is True
+    for compare in (lambda: x == other, lambda: x != other, lambda: other == x, lambda: other != x):
+        with pytest.raises(ArgumentTypeError, match="other operand"):
+            compare()
 
 
 def test_operators_reject_arrays_on_another_device(dev):

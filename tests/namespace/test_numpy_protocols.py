@@ -100,11 +100,7 @@ def _host_readable(device):
 
 @pytest.mark.parametrize("call", [
     lambda x: np.median(x),                          # no candlewick equal
-    lambda x: np.add(x, 1.0, out=np.empty((2, 3))),  # NumPy-only option
-    lambda x: np.sum(x, where=np.ones((2, 3), bool)),
-    lambda x: x + np.ones(3),                        # mixed with a NumPy array
-    lambda x: np.concatenate([x, DATA]),
-], ids=["median", "out", "where", "mixed operator", "mixed concatenate"])
+], ids=["median"])
 def test_other_calls_run_numpy_on_host_copies(call, device):
     x = cw.asarray(DATA, device=device)
     if _host_readable(device):
@@ -114,3 +110,48 @@ def test_other_calls_run_numpy_on_host_copies(call, device):
     else:  # implicit device-to-host stays refused
         with pytest.raises(TypeError, match="implicit conversion"):
             call(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.add(x, 1.0, out=np.empty((2, 3))),  # a NumPy array as out
+    lambda x: np.add(np.ones(3), x),
+    lambda x: np.ones(3) + x,                        # NumPy's operator defers to the ufunc
+    lambda x: x + np.ones(3),
+], ids=["out", "mixed ufunc", "ndarray + x", "x + ndarray"])
+def test_operators_and_ufuncs_mixing_numpy_arrays_raise_candlewicks_type_error(call, device):
+    """One rule for NumPy arrays as operands of operators and ufuncs (docs/errors.md):
+    candlewick's TypeError, whichever side the NumPy array is on."""
+    x = cw.asarray(DATA, device=device)
+    with pytest.raises(cw.errors.ArgumentTypeError, match="candlewick"):
+        call(x)
+
+
+@pytest.mark.parametrize("call", [
+    lambda x: np.sum(x, where=np.ones((2, 3), bool)),
+    lambda x: np.concatenate([x, DATA]),
+    lambda x: np.average(x, axis=1, weights=np.arange(1.0, 4.0)),  # scikit-learn's metrics
+], ids=["where", "concatenate", "average with weights"])
+def test_numpy_functions_mixing_numpy_arrays_run_on_host_copies(call, device):
+    """A NumPy *function* given candlewick and NumPy arrays together runs as NumPy on host
+    copies (NumPy's result, as for lists) where the memory is host-readable, and is refused
+    with candlewick's TypeError where it is not (no implicit device-to-host copy)."""
+    x = cw.asarray(DATA, device=device)
+    if _host_readable(device):
+        got = call(x)
+        assert isinstance(got, (np.ndarray, np.generic))
+        np.testing.assert_allclose(got, call(DATA))
+    else:
+        with pytest.raises(TypeError, match="implicit conversion"):
+            call(x)
+
+
+def test_memory_queries_take_a_numpy_array_beside_a_candlewick_one(device):
+    """``np.may_share_memory``/``np.shares_memory`` compute nothing from the elements, so a
+    NumPy array beside a candlewick one is no mixed operation (scikit-learn asks this)."""
+    x = cw.asarray(DATA, device=device)
+    other = np.ones(3)
+    if _host_readable(device):
+        assert np.may_share_memory(x, other) is False and np.shares_memory(x, other) is False
+    else:  # implicit device-to-host stays refused
+        with pytest.raises(TypeError, match="implicit conversion"):
+            np.may_share_memory(x, other)

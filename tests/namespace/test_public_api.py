@@ -37,6 +37,7 @@ DOCUMENTED = {
     "creation_extra": [cw.eye, cw.linspace, cw.meshgrid, cw.tril, cw.triu],
     "devices": [cw.backends, cw.get_device, cw.set_default_device, cw.default_device],
     "promotion": [cw.get_promotion_mode, cw.set_promotion_mode, cw.promotion_mode],
+    "api version": [cw.array_api_version, cw.set_array_api_version, cw.broadcast_shapes, cw.isin],
     "linalg": [getattr(cw.linalg, name) for name in cw.linalg.__all__
                if not isinstance(getattr(cw.linalg, name), type)],
     "fft": [getattr(cw.fft, name) for name in cw.fft.__all__],

@@ -1,0 +1,48 @@
+"""Checks of plain Python arguments (numbers, flags) shared by the namespace functions.
+
+Each returns the value converted, or raises candlewick's error naming the function, the
+argument and what was expected; none lets a foreign exception (ZeroDivisionError,
+OverflowError, NumPy's casting errors) out of a later computation.
+"""
+
+import math
+
+from .errors import ArgumentTypeError, ArgumentValueError, short_repr
+
+
+def real_number(value, fname, argname, *, finite=True, nonzero=False, nonnegative=False):
+    """A real Python/NumPy number (not bool) as a float, checked for the stated range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) and not _is_numpy_real(value):
+        raise ArgumentTypeError(f"{fname}: {argname} must be a real number, got {short_repr(value)}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int past float's range
+        raise ArgumentValueError(f"{fname}: {argname} must fit a float, got {short_repr(value)}") from None
+    if finite and not math.isfinite(number):
+        raise ArgumentValueError(f"{fname}: {argname} must be finite, got {number}")
+    if nonzero and number == 0:
+        raise ArgumentValueError(f"{fname}: {argname} must not be zero")
+    if nonnegative and not number >= 0:
+        raise ArgumentValueError(f"{fname}: {argname} must be >= 0, got {number}")
+    return number
+
+
+def _is_numpy_real(value):
+    kind = getattr(getattr(value, "dtype", None), "kind", None)
+    return kind in ("i", "u", "f") and getattr(value, "shape", None) == ()
+
+
+def flag(value, fname, argname):
+    """A bool flag (``keepdims``, ``stable``...): only True or False."""
+    if value is True or value is False:
+        return value
+    if type(value).__name__ == "bool_":  # NumPy's bool scalar
+        return bool(value)
+    raise ArgumentTypeError(f"{fname}: {argname} must be True or False, got {short_repr(value)}")
+
+
+def sequence(value, fname, argname):
+    """A tuple or list argument (``axes``, ``s``...) as a tuple; nothing else is iterated."""
+    if isinstance(value, (tuple, list)):
+        return tuple(value)
+    raise ArgumentTypeError(f"{fname}: {argname} must be a tuple of ints, got {short_repr(value)}")

@@ -1,0 +1,244 @@
+"""Bad input anywhere (issue 21), kept as fixed examples: each call once let a foreign
+exception, a warning, a silent wrong answer or an unchecked allocation out. Every one
+must now raise the stated ``candlewick.errors`` class, leave its inputs unchanged and
+emit no warning, on every backend under test."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import errors
+from candlewick.errors import (
+    ArgumentTypeError, ArgumentValueError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
+    IndexKeyError, OutOfRangeError, ReadOnlyError,
+)
+
+
+def _nested(depth):
+    value = 1
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+class _BadCapsuleProducer:
+    def __dlpack__(self, **kwargs):
+        return 5
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+class _BadDeviceProducer:
+    def __dlpack__(self, **kwargs):
+        return None
+
+    def __dlpack_device__(self):
+        return "cpu"
+
+
+def _cases(device):
+    x = cw.ones((2, 3), device=device)
+    img = cw.ones((1, 2, 4, 4), device=device)
+    w = cw.ones((2, 2, 3, 3), device=device)
+    i8 = cw.asarray([1, 2], dtype=cw.int8, device=device)
+    big = 2**31
+    return [
+        ("int8 + 200", lambda: i8 + 200, OutOfRangeError),
+        ("asarray(2**64)", lambda: cw.asarray(2**64, device=device), OutOfRangeError),
+        ("fftfreq d=0", lambda: cw.fft.fftfreq(5, d=0, device=device), ArgumentValueError),
+        ("fftfreq d=inf", lambda: cw.fft.fftfreq(5, d=float("inf"), device=device), ArgumentValueError),
+        ("zeros(deep list)", lambda: cw.zeros(_nested(5000), device=device), ArgumentTypeError),
+        ("permute_dims(x, 1)", lambda: cw.permute_dims(x, 1), ArgumentTypeError),
+        ("sum(axis=int)", lambda: cw.sum(x, axis=int), ArgumentTypeError),
+        ("sum(axis=ndarray)", lambda: cw.sum(x, axis=np.array([0, 1])), ArgumentTypeError),
+        ("conv2d groups='2'", lambda: cw.nn.conv2d(img, w, groups="2"), ArgumentTypeError),
+        ("conv_transpose2d output_padding=-1",
+         lambda: cw.nn.conv_transpose2d(img, w, output_padding=-1), ArgumentValueError),
+        ("conv_transpose1d padding=-1",
+         lambda: cw.nn.conv_transpose1d(cw.ones((1, 2, 4), device=device), cw.ones((2, 2, 3), device=device),
+                                        padding=-1), ArgumentValueError),
+        ("layer_norm eps=None", lambda: cw.nn.layer_norm(x, eps=None), ArgumentTypeError),
+        ("rms_norm eps=nan", lambda: cw.nn.rms_norm(x, eps=float("nan")), ArgumentValueError),
+        ("normal std=1j", lambda: cw.random.normal((2,), std=1j, device=device), ArgumentTypeError),
+        ("uniform low=None", lambda: cw.random.uniform((2,), low=None, device=device), ArgumentTypeError),
+        ("x[::0]", lambda: x[::0], IndexKeyError),
+        ("x[:, ::0]", lambda: x[:, ::0], IndexKeyError),
+        ("x['a':]", lambda: x["a":], IndexKeyError),
+        ("__dlpack__ dl_device='cpu'", lambda: x.__dlpack__(dl_device="cpu"), ArgumentTypeError),
+        ("__dlpack__ dl_device triple", lambda: x.__dlpack__(dl_device=(1, 0, 5)), ArgumentTypeError),
+        ("__dlpack__ max_version=1", lambda: x.__dlpack__(max_version=1), ArgumentTypeError),
+        ("__dlpack__ copy='yes'", lambda: x.__dlpack__(copy="yes"), ArgumentTypeError),
+        ("from_dlpack bad capsule", lambda: cw.from_dlpack(_BadCapsuleProducer()), DLPackError),
+        ("from_dlpack bad device", lambda: cw.from_dlpack(_BadDeviceProducer()), ArgumentTypeError),
+        ("arange(inf)", lambda: cw.arange(float("inf"), device=device), ArgumentValueError),
+        ("arange(nan)", lambda: cw.arange(float("nan"), device=device), ArgumentValueError),
+        ("zeros(2**62)", lambda: cw.zeros(2**62, device=device), DeviceMemoryError),
+        ("full(2**62)", lambda: cw.full(2**62, 1.0, device=device), DeviceMemoryError),
+        ("linspace num=2**62", lambda: cw.linspace(0, 1, 2**62, device=device), DeviceMemoryError),
+        ("eye(2**40)", lambda: cw.eye(2**40, device=device), DeviceMemoryError),
+        ("tile huge", lambda: cw.tile(x, (2**40, 2**20)), DeviceMemoryError),
+        ("repeat huge", lambda: cw.repeat(x, 2**40), DeviceMemoryError),
+        ("broadcast huge", lambda: cw.broadcast_to(cw.ones((1, 1), device=device), (big, 1))
+         + cw.broadcast_to(cw.ones((1, 1), device=device), (1, big)), DeviceMemoryError),
+        ("moveaxis(x, None, None)", lambda: cw.moveaxis(x, None, None), ArgumentTypeError),
+        ("fft.rfftn axes=False", lambda: cw.fft.rfftn(x, axes=False), ArgumentTypeError),
+        ("fft.fftn s='ab'", lambda: cw.fft.fftn(x.astype(cw.complex128), s="ab"), ArgumentTypeError),
+        ("arange float bounds int8", lambda: cw.arange(-1.5, 0, -1, dtype=cw.int8, device=device), DTypeError),
+        ("__array__ dtype='bogus'", lambda: x.__array__(dtype="bogus"), ArgumentTypeError),
+        ("repeat by a NumPy array", lambda: cw.repeat(x, np.ones((2, 2))), ArgumentTypeError),
+        ("fft.fftshift axes=True", lambda: cw.fft.fftshift(x, axes=True), ArgumentTypeError),
+        ("sum keepdims=array", lambda: cw.sum(x, keepdims=cw.ones(2, device=device)), ArgumentTypeError),
+        ("argmax keepdims='a'", lambda: cw.argmax(x, keepdims="a"), ArgumentTypeError),
+        ("int(nan)", lambda: int(cw.asarray(float("nan"), device=device)), ArgumentValueError),
+        ("int(inf) bfloat16", lambda: int(cw.asarray(float("inf"), dtype=cw.bfloat16, device=device)),
+         ArgumentValueError),
+        ("any keepdims=ndarray", lambda: cw.any(x, keepdims=np.ones((2, 2))), ArgumentTypeError),
+        ("upsample huge", lambda: cw.nn.upsample_nearest2d(img, (big, big)), DeviceMemoryError),
+        ("conv2d huge padding", lambda: cw.nn.conv2d(img, w, padding=big), DeviceMemoryError),
+        ("conv_transpose2d huge stride",
+         lambda: cw.nn.conv_transpose2d(img, w, stride=big), DeviceMemoryError),
+    ]
+
+
+def _ids():
+    return [name for name, _, _ in _cases("cpu")]
+
+
+@pytest.mark.parametrize("index", range(len(_ids())), ids=_ids())
+def test_bad_input_raises_candlewick_error(index, device):
+    name, call, expected = _cases(device)[index]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(expected) as info:
+            call()
+    assert isinstance(info.value, CandlewickError)
+    assert not caught, f"{name}: warnings escaped: {[str(w.message) for w in caught]}"
+    assert len(str(info.value)) < 400, f"{name}: unbounded message"
+
+
+def test_error_family_subclasses_what_numpy_users_catch():
+    builtins = {
+        errors.ArgumentTypeError: TypeError, errors.DTypeError: TypeError,
+        errors.ArgumentValueError: ValueError, errors.ShapeError: ValueError,
+        errors.OutOfRangeError: (ValueError, OverflowError), errors.AxisError: (IndexError, ValueError),
+        errors.IndexKeyError: IndexError, errors.IndexOutOfBoundsError: IndexError,
+        errors.DeviceMemoryError: MemoryError, errors.DLPackError: BufferError,
+        errors.ReadOnlyError: ValueError,
+    }
+    for cls, base in builtins.items():
+        assert issubclass(cls, CandlewickError) and issubclass(cls, base), cls
+
+
+def test_out_of_memory_message_says_bytes_asked_and_free(device):
+    with pytest.raises(DeviceMemoryError, match=r"asked for \d+ bytes.*repeat") as info:
+        cw.repeat(cw.ones(6, device=device), 2**40)
+    assert info.value.requested == 6 * 2**40 * 8
+
+
+def test_short_repr_is_bounded_and_safe():
+    assert len(errors.short_repr(list(range(10**6)))) <= 120
+    assert len(errors.short_repr(_nested(100000))) <= 120
+
+    class Hostile:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    assert "Hostile" in errors.short_repr(Hostile())
+
+
+def test_narrow_float_overflow_is_inf_without_warning(device):
+    x = cw.asarray([1.0], dtype=cw.float32, device=device)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert cw.to_numpy(x + 1e308)[0] == np.inf
+        assert cw.to_numpy(cw.asarray([1e308], dtype=cw.float32, device=device))[0] == np.inf
+
+
+# --- foreign operands: one rule for operators and functions -----------------------------
+
+_FOREIGN = [np.ones(3), [1.0, 1.0, 1.0], None, object()]
+
+
+@pytest.mark.parametrize("other", _FOREIGN, ids=lambda o: type(o).__name__)
+@pytest.mark.parametrize("form", ["x + y", "y + x", "x == y", "y == x", "x != y", "x < y", "x += y",
+                                  "add(x, y)", "equal(x, y)", "x @ y", "y @ x"])
+def test_foreign_operand_is_a_type_error_in_every_form(form, other, device):
+    x = cw.ones(3, device=device)
+    before = cw.to_numpy(x).copy()
+    snapshot = np.array(other, copy=True) if isinstance(other, np.ndarray) else None
+    forms = {
+        "x + y": lambda: x + other, "y + x": lambda: other + x, "x == y": lambda: x == other,
+        "y == x": lambda: other == x, "x != y": lambda: x != other, "x < y": lambda: x < other,
+        "add(x, y)": lambda: cw.add(x, other), "equal(x, y)": lambda: cw.equal(x, other),
+        "x @ y": lambda: x @ other, "y @ x": lambda: other @ x,
+    }
+
+    def inplace():
+        y = x
+        y += other
+        return y
+
+    forms["x += y"] = inplace
+    with pytest.raises(TypeError) as info:
+        forms[form]()
+    assert isinstance(info.value, CandlewickError), info.value
+    np.testing.assert_array_equal(cw.to_numpy(x), before)
+    if snapshot is not None:
+        np.testing.assert_array_equal(other, snapshot)
+
+
+def test_numpy_functions_run_candlewicks_own_or_raise_for_mixed_operands():
+    """NumPy on candlewick arrays alone runs candlewick's function (a candlewick array);
+    an operator or ufunc mixing them with NumPy arrays raises candlewick's TypeError, a
+    NumPy function mixing them runs NumPy on host copies (docs/errors.md)."""
+    x = cw.ones(3)
+    for got, want in ((np.exp(x), cw.exp(x)), (np.add(x, 1), x + 1), (np.sum(x), cw.sum(x))):
+        assert type(got) is cw.Array
+        np.testing.assert_array_equal(cw.to_numpy(got), cw.to_numpy(want))
+    for mixed in (lambda: np.add(np.ones(3), x), lambda: np.ones(3) + x, lambda: np.exp(x, out=np.empty(3))):
+        with pytest.raises(ArgumentTypeError):
+            mixed()
+    # a NumPy function (not an operator or ufunc) with a NumPy array beside runs as NumPy
+    np.testing.assert_array_equal(np.concatenate([x, np.ones(3)]), np.ones(6))
+    assert type(np.float64(2.0) + x) is cw.Array  # NumPy scalars are scalars
+    np.testing.assert_array_equal(np.asarray(x), np.ones(3))  # explicit conversion still works
+
+
+# --- writes that would alias or reach read-only memory ----------------------------------
+
+def test_write_through_broadcast_view_raises_and_keeps_base(device):
+    base = cw.asarray([1.0, 2.0, 3.0], device=device)
+    view = cw.broadcast_to(base, (4, 3))
+    for write in (lambda: view.__setitem__(0, 5.0), lambda: view.__setitem__((slice(None), 0), 5.0),
+                  lambda: view.__iadd__(1.0), lambda: view.__setitem__(cw.asarray([0, 1], device=device), 1.0)):
+        with pytest.raises(ReadOnlyError, match="broadcast"):
+            write()
+    np.testing.assert_array_equal(cw.to_numpy(base), [1.0, 2.0, 3.0])
+    view[0][0:1]  # reading stays allowed
+    row = view[0]  # a row of the broadcast view reaches each element once: writable
+    row[0] = 7.0
+    assert cw.to_numpy(base)[0] == 7.0
+
+
+def test_write_into_read_only_import_raises():
+    source = np.arange(3.0)
+    source.flags.writeable = False
+    imported = cw.from_dlpack(source)
+    for write in (lambda: imported.__setitem__(0, 5.0), lambda: imported.__iadd__(1.0)):
+        with pytest.raises(ReadOnlyError, match="read-only"):
+            write()
+    np.testing.assert_array_equal(source, [0.0, 1.0, 2.0])
+    copy = cw.from_dlpack(source, copy=True)
+    copy[0] = 5.0
+    assert cw.to_numpy(copy)[0] == 5.0
+
+
+def test_array_conversion_casts_without_warnings():
+    x = cw.asarray([float("nan"), float("inf"), -1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert x.__array__(dtype=np.uint64).dtype == np.uint64
+        assert x.__array__(dtype=cw.bool).dtype == np.bool_

@@ -1,0 +1,34 @@
+"""The deep fuzz profile's runner (tools/reliability_fuzz.py), on a small budget: it
+writes the record with every promise counted, and a batch whose process dies (here: an
+address-space cap too small to import anything) is counted as a crash, not lost."""
+
+import importlib.util
+import pathlib
+import subprocess
+import sys
+
+REPO = pathlib.Path(__file__).parents[2]
+TOOL = REPO / "tools" / "reliability_fuzz.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("reliability_fuzz", TOOL)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_small_run_writes_the_record_with_zero_findings(tmp_path):
+    done = subprocess.run([sys.executable, str(TOOL), "--calls", "300", "--batches", "2", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=600, cwd=REPO)
+    record = (tmp_path / "reliability_cpu.md").read_text()
+    assert done.returncode == 0, record + done.stderr
+    for promise in ("foreign exceptions", "escaped warnings", "changed inputs", "crashes or hangs"):
+        assert f"| 0 {promise} | 0 |" in record, record
+    assert "| namespace |" in record and "| nn |" in record and "| Array in-place operators |" in record
+
+
+def test_a_batch_whose_process_dies_is_counted_as_a_crash():
+    results, crash = _tool()._run_batch(0, ["add"], "cpu", 1, 0, 32 * 2**20, 120)
+    assert results is None
+    assert "batch 0" in crash and "exited with status" in crash, crash

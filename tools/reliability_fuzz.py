@@ -1,0 +1,232 @@
+"""The deep profile of the project's fuzz: many calls of every public callable on one
+device, in batches run by subprocesses under a memory cap, and a record of what they did.
+
+    python tools/reliability_fuzz.py --device cpu --calls 100000 --out bench/results
+
+writes ``OUT/reliability_<device>.md``: calls per function family, outcomes by class,
+and the counts the project promises are zero (foreign exceptions, escaped warnings,
+changed inputs, crashes or hangs), with the first findings of each kind. The arguments,
+the targets and the rule come from ``tests/array_api/fuzz_support.py`` (the bounded CI
+profile, ``tests/array_api/test_fuzz.py``, uses the same). A batch whose process dies (a
+signal, the memory cap, a hang past ``--batch-timeout``) counts as a crash of the
+targets it held; the other batches go on. Exit status 1 when anything was found.
+"""
+
+import argparse
+import collections
+import concurrent.futures
+import datetime
+import json
+import math
+import os
+import pathlib
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "array_api")]
+
+import fuzz_support  # noqa: E402  (the fuzz's own building blocks, from the test folder)
+
+ZERO_KINDS = {  # finding reason prefix -> the promise it breaks
+    "foreign exception": "foreign exceptions",
+    "a NumPy exception class leaked": "foreign exceptions",
+    "raised inside NumPy": "foreign exceptions",
+    "UnsupportedOperation on the reference": "foreign exceptions",
+    "a warning escaped": "escaped warnings",
+    "an input changed": "changed inputs",
+    "the call ran for more than": "crashes or hangs",
+    "returned a NumPy object": "NumPy objects returned",
+}
+PROMISES = ("foreign exceptions", "escaped warnings", "changed inputs", "crashes or hangs",
+            "NumPy objects returned")
+
+
+def _kind_of(reason):
+    for prefix, kind in ZERO_KINDS.items():
+        if prefix in reason:
+            return kind
+    return "foreign exceptions"
+
+
+# --- worker: one batch of targets in this process ------------------------------------------
+
+def run_worker(device, names, examples, seed, memory_bytes):
+    if memory_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    import candlewick as cw
+
+    targets = dict(fuzz_support.public_targets())
+    keywords = fuzz_support.keyword_pool(list(targets.items()))
+    on_reference = cw.get_device(device).backend == "cpu"
+    report = {}
+    for name in names:
+        fn = targets[name]
+        stats = {"calls": 0, "outcomes": collections.Counter(), "findings": {}, "notes": 0}
+
+        @hypothesis_seed(seed)
+        @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @given(call=fuzz_support.call_arguments(fn, keywords))
+        def run(call):
+            args, kwargs = call
+            exc, result, warned, changed = fuzz_support.invoke_checked(name, fn, args, kwargs)
+            reason = fuzz_support.problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
+                                               warned=warned, changed=changed)
+            stats["calls"] += 1
+            stats["outcomes"][fuzz_support.outcome_class(exc, reason)] += 1
+            if reason is not None:
+                key = "|".join(map(str, fuzz_support.finding_key(name, exc, reason)))
+                if key not in stats["findings"]:
+                    call_text = fuzz_support.describe_call(name, args, kwargs)
+                    stats["findings"][key] = [reason, fuzz_support.format_finding(name, exc, reason, call_text)]
+            elif fuzz_support.soft_problem_with(name, exc):
+                stats["notes"] += 1
+
+        with cw.default_device(device):
+            run()
+        report[name] = {"calls": stats["calls"], "outcomes": dict(stats["outcomes"]),
+                        "findings": list(stats["findings"].values()), "notes": stats["notes"]}
+    json.dump(report, sys.stdout)
+
+
+# --- parent: batches in subprocesses, then the record ---------------------------------------
+
+def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout):
+    """(results of the batch's targets, or None; a crash description, or None)."""
+    command = [sys.executable, __file__, "--worker", "--device", device, "--examples", str(examples),
+               "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group)]
+    started = time.monotonic()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=batch_timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None, f"batch {index} ({len(group)} targets) hung past {batch_timeout} s: {group[:4]}..."
+    if done.returncode != 0:
+        tail = (done.stderr or "").strip().splitlines()[-3:]
+        return None, (f"batch {index} ({len(group)} targets: {group[:4]}...) exited with status "
+                      f"{done.returncode}: {' / '.join(tail)[:300]}")
+    print(f"batch {index + 1}: {len(group)} targets, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+    return json.loads(done.stdout), None
+
+
+def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs):
+    names = [name for name, _ in fuzz_support.public_targets()]
+    examples = max(1, math.ceil(calls / len(names)))
+    groups = [names[i::batches] for i in range(batches)]
+    merged, crashes = {}, []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:  # threads only wait on processes
+        futures = [pool.submit(_run_batch, i, g, device, examples, seed, memory_bytes, batch_timeout)
+                   for i, g in enumerate(groups)]
+        for future in futures:
+            results, crash = future.result()
+            if crash:
+                crashes.append(crash)
+            else:
+                merged.update(results)
+    return merged, crashes, examples
+
+
+def summarize(merged, crashes):
+    families = collections.defaultdict(lambda: {"targets": 0, "calls": 0, "outcomes": collections.Counter()})
+    broken = collections.Counter()
+    findings = collections.defaultdict(list)
+    notes = 0
+    for name, stats in merged.items():
+        family = families[fuzz_support.family_of(name)]
+        family["targets"] += 1
+        family["calls"] += stats["calls"]
+        family["outcomes"].update(stats["outcomes"])
+        notes += stats["notes"]
+        for reason, text in stats["findings"]:
+            kind = _kind_of(reason)
+            broken[kind] += 1
+            findings[kind].append(text)
+    broken["crashes or hangs"] += len(crashes)
+    findings["crashes or hangs"] += crashes
+    return families, broken, findings, notes
+
+
+def _commit():
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+                             check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                               text=True, cwd=ROOT).stdout.strip()
+        return rev + ("+dirty" if dirty else "")
+    except (OSError, subprocess.CalledProcessError):
+        return os.environ.get("CANDLEWICK_COMMIT", "unknown")
+
+
+def write_record(path, device, families, broken, findings, notes, examples, seconds, memory_bytes):
+    total = sum(f["calls"] for f in families.values())
+    classes = sorted({c for f in families.values() for c in f["outcomes"]})
+    lines = [
+        f"# Reliability: the deep fuzz profile on `{device}`",
+        "",
+        f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: `{_commit()}`; "
+        f"host: {platform.node() or 'unknown'} ({os.cpu_count()} CPUs)",
+        f"- command: `python tools/reliability_fuzz.py --device {device} --calls {total}` "
+        f"({examples} calls per callable, batches in subprocesses capped at {memory_bytes // 2**30} GiB of "
+        f"address space); {seconds:.0f} s",
+        f"- calls: **{total}** over {sum(f['targets'] for f in families.values())} public callables",
+        "",
+        "| promise | count |",
+        "|---|---|",
+    ]
+    lines += [f"| 0 {kind} | {broken.get(kind, 0)} |" for kind in PROMISES]
+    lines += ["", f"Errors whose message does not name the function (noted, not counted as findings): {notes}.",
+              "", "## Calls per function family and outcomes by class", "",
+              "| family | callables | calls | " + " | ".join(classes) + " |",
+              "|---|---|---|" + "---|" * len(classes)]
+    for name in sorted(families):
+        family = families[name]
+        cells = [str(family["outcomes"].get(c, 0)) for c in classes]
+        lines.append(f"| {name} | {family['targets']} | {family['calls']} | " + " | ".join(cells) + " |")
+    if any(findings.values()):
+        lines += ["", "## Findings (first of each kind per callable)", ""]
+        for kind in PROMISES:
+            for text in findings.get(kind, [])[:40]:
+                lines.append(text if text.startswith("- ") else f"- {text}")
+    pathlib.Path(path).write_text("\n".join(lines) + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--calls", type=int, default=100_000, help="calls in all (spread over every callable)")
+    parser.add_argument("--batches", type=int, default=12)
+    parser.add_argument("--memory-gib", type=float, default=4.0, help="address-space cap of each batch process")
+    parser.add_argument("--batch-timeout", type=float, default=900.0)
+    parser.add_argument("--seed", type=int, default=21)
+    parser.add_argument("--jobs", type=int, default=1, help="batches run at once")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--names", help=argparse.SUPPRESS)
+    parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-bytes", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        run_worker(args.device, json.loads(args.names), args.examples, args.seed, args.memory_bytes)
+        return 0
+    started = time.monotonic()
+    memory_bytes = int(args.memory_gib * 2**30)
+    merged, crashes, examples = run_batches(args.device, args.calls, args.batches, memory_bytes,
+                                            args.batch_timeout, args.seed, args.jobs)
+    families, broken, findings, notes = summarize(merged, crashes)
+    out = pathlib.Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    record = out / f"reliability_{args.device.replace(':', '-')}.md"
+    write_record(record, args.device, families, broken, findings, notes, examples,
+                 time.monotonic() - started, memory_bytes)
+    print(f"wrote {record}: {sum(broken.values())} finding(s)")
+    return 1 if sum(broken.values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
