@@ -307,7 +307,9 @@ class BackendDevice(Protocol):
         """Wait for all work queued on this device."""
 
     def memory_info(self) -> "tuple[int, int]":
-        """(free bytes, total bytes) of the device memory."""
+        """(free bytes, total bytes) of the device memory; free includes what the
+        backend's own allocator caches and would release before failing (candlewick's
+        size check before allocating compares with it)."""
 
     def same_device(self, other) -> bool: ...
 

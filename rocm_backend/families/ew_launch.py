@@ -32,8 +32,10 @@ def compute_dtype(dtype):
 
 
 def scalar_bytes(value, dtype):
-    """Raw bits of a scalar in ``dtype``, for a 16-byte scalar slot."""
-    return np.asarray(value).astype(dtype.numpy).tobytes().ljust(16, b"\0")
+    """Raw bits of a scalar in ``dtype``, for a 16-byte scalar slot; a float past the
+    dtype's range becomes inf as IEEE conversion gives it, with no NumPy warning."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(value).astype(dtype.numpy).tobytes().ljust(16, b"\0")
 
 
 def grid_for(n, block=structs.EW_BLOCK, device=None):

@@ -111,8 +111,11 @@ class HipDevice:
         self._index_checks.raise_flagged(taken)
 
     def memory_info(self):
+        """(free, total) bytes: free counts the blocks our caching allocator holds, which
+        it releases and retries with before it reports out-of-memory."""
         self.make_current()
-        return hip.mem_get_info()
+        free, total = hip.mem_get_info()
+        return free + self.allocator.cached_bytes, total
 
     # --- device-side error flags for index checks (index_checks.py) -----------
     def error_flag(self, op_name):

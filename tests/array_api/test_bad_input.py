@@ -202,7 +202,8 @@ def test_numpy_functions_run_candlewicks_own_or_raise_for_mixed_operands():
         with pytest.raises(ArgumentTypeError):
             mixed()
     # a NumPy function (not an operator or ufunc) with a NumPy array beside runs as NumPy
-    np.testing.assert_array_equal(np.concatenate([x, np.ones(3)]), np.ones(6))
+    # where memory is host memory (tests/namespace/test_numpy_protocols.py: and elsewhere)
+    np.testing.assert_array_equal(np.concatenate([cw.ones(3, device="cpu"), np.ones(3)]), np.ones(6))
     assert type(np.float64(2.0) + x) is cw.Array  # NumPy scalars are scalars
     np.testing.assert_array_equal(np.asarray(x), np.ones(3))  # explicit conversion still works
 
@@ -237,7 +238,8 @@ def test_write_into_read_only_import_raises():
 
 
 def test_array_conversion_casts_without_warnings():
-    x = cw.asarray([float("nan"), float("inf"), -1.0])
+    # __array__ is for host memory (a GPU array refuses it): on the host device
+    x = cw.asarray([float("nan"), float("inf"), -1.0], device="cpu")
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert x.__array__(dtype=np.uint64).dtype == np.uint64
