@@ -4,7 +4,7 @@
 #
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
-# Stages: shim (tests/shim), tests (conformance, Array API and tests/rocm_gpu suites with
+# Stages: shim (tests/shim), tests (conformance, Array API, namespace, rocm_gpu and frontend suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
@@ -31,6 +31,7 @@ STEPS=(
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
     "tests       frontend       gpu 150 run_pytest tests/frontend"
+    "tests       namespace      gpu 200 run_pytest \$XDIST tests/namespace"
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
