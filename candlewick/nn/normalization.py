@@ -8,7 +8,7 @@ from ..arguments import real_number
 from ..elementwise import unary
 from ..errors import DTypeError, ShapeError
 from ..opdefs import UnaryOp
-from ..statistical import mean
+from ..moments import mean
 
 
 def _norm_params(x, weight, bias, fname):
