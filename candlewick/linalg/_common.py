@@ -90,6 +90,15 @@ def require_capability(x, group, fname):
         )
 
 
+def require_linalg_input(x, fname, square=False):
+    """x as a "linalg" primitive takes it: a float32/64 or complex64/128 stack of matrices
+    (square with ``square``) on a device that declares the capability."""
+    require_floating(x, fname)
+    require_matrices(x, fname, square=square)
+    require_capability(x, "linalg", fname)
+    return x
+
+
 def select(cond, a, b):
     """``where(cond, a, b)`` for arrays of one dtype and device, broadcasting all three."""
     shape, (lc, la, lb) = broadcast_layouts(cond, a, b)

@@ -15,7 +15,8 @@ from ..data_types import finfo
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 from ..layout import Layout, normalize_axes
 from ..linalg_ops import matmul
-from .decompositions import inv, svd, svdvals
+from .decompositions import svd, svdvals
+from .linear_systems import inv
 from ._common import require_floating, require_matrices, require_numeric, select
 
 

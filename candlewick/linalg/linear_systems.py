@@ -1,0 +1,191 @@
+"""Inverse, determinants and linear solves of square matrices (inv, det, slogdet, solve),
+each one call of an optional "linalg" primitive."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import dtypes as _dt
+from .._core import promote_pair, require_array
+from ..array import wrap
+from ..errors import ShapeError
+from ..layout import broadcast_shapes
+from ._common import SlogdetResult, require_capability, require_floating, require_linalg_input, require_matrices
+
+if TYPE_CHECKING:
+    from ..array import Array
+
+
+def inv(x: Array, /) -> Array:
+    """Inverse of each square matrix; LinAlgError for a singular one.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        The inverses, of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    LinAlgError
+        If a matrix is singular.
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.linalg.inv(cw.asarray([[2.0, 0.0], [0.0, 4.0]])).tolist()
+    [[0.5, 0.0], [0.0, 0.25]]
+    """
+    require_linalg_input(x, "inv", square=True)
+    return wrap(x._storage.inv(x._layout), x.shape, x._dtype, x._device)
+
+
+def det(x: Array, /) -> Array:
+    """Determinant of each square matrix, shape ``x.shape[:-2]``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+
+    Returns
+    -------
+    Array
+        The determinants.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a = cw.asarray([[4.0, 2.0], [2.0, 3.0]])
+    >>> round(float(cw.linalg.det(a)), 6)
+    8.0
+    """
+    require_linalg_input(x, "det", square=True)
+    return wrap(x._storage.det(x._layout), x.shape[:-2], x._dtype, x._device)
+
+
+def slogdet(x: Array, /) -> SlogdetResult:
+    """(sign, log|det|) of each square matrix; sign has x's dtype (a unit complex number
+    for complex x), logabsdet is real; a singular matrix gives sign 0, logabsdet -inf.
+
+    Parameters
+    ----------
+    x : Array
+        Input array of square matrices ``(..., M, M)``.
+
+    Returns
+    -------
+    SlogdetResult
+        ``sign`` and ``logabsdet`` (real).
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If x has fewer than 2 dimensions (or the matrices are not square).
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a = cw.asarray([[4.0, 2.0], [2.0, 3.0]])
+    >>> cw.linalg.slogdet(a).sign.item()
+    1.0
+    """
+    require_linalg_input(x, "slogdet", square=True)
+    sign, logabs = x._storage.slogdet(x._layout)
+    batch = x.shape[:-2]
+    return SlogdetResult(
+        wrap(sign, batch, x._dtype, x._device),
+        wrap(logabs, batch, _dt.real_dtype_of(x._dtype), x._device),
+    )
+
+
+def solve(x1: Array, x2: Array, /) -> Array:
+    """Solve ``x1 @ out = x2`` for square ``x1`` ``(..., M, M)``. ``x2`` is ``(..., M, K)``
+    (batch dims broadcast) or, when 1-D, a single ``(M,)`` right-hand side giving
+    ``out`` of shape ``(..., M)``.
+
+    Parameters
+    ----------
+    x1 : Array
+        Square coefficient matrices ``(..., M, M)``.
+    x2 : Array
+        Right-hand sides ``(..., M, K)`` or ``(M,)``.
+
+    Returns
+    -------
+    Array
+        The solutions.
+
+    Raises
+    ------
+    TypeError
+        If an operand is not a candlewick array.
+    DTypeError
+        If x is not floating point.
+    ShapeError
+        If the shapes do not fit.
+    LinAlgError
+        If x1 is singular.
+    UnsupportedOperation
+        If the device lacks the linalg primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> a = cw.asarray([[4.0, 2.0], [2.0, 3.0]])
+    >>> cw.linalg.solve(a, cw.asarray([8.0, 7.0])).tolist()
+    [1.25, 1.5]
+    """
+    require_array(x1, "linalg.solve", "x1")
+    require_array(x2, "linalg.solve", "x2")
+    x1, x2 = promote_pair(x1, x2, "linalg.solve")
+    require_floating(x1, "solve", "x1")
+    require_matrices(x1, "solve", square=True)
+    if x2.ndim == 0:
+        raise ShapeError("linalg.solve: x2 must have at least 1 dimension")
+    require_capability(x1, "linalg", "solve")
+    m = x1.shape[-1]
+    vector_rhs = x2.ndim == 1
+    l1, l2 = x1._layout, x2._layout
+    if vector_rhs:
+        l2 = l2.expand_dims(1)
+    if l2.shape[-2] != m:
+        raise ShapeError(
+            f"linalg.solve: x2 must have {m} rows to match x1 of shape {x1.shape}, got shape {x2.shape}"
+        )
+    k = l2.shape[-1]
+    batch = broadcast_shapes(l1.shape[:-2], l2.shape[:-2])
+    l1 = l1.broadcast_to(batch + (m, m))
+    l2 = l2.broadcast_to(batch + (m, k))
+    storage = x1._storage.solve(l1, x2._storage, l2)
+    out_shape = batch + ((m,) if vector_rhs else (m, k))
+    return wrap(storage, out_shape, x1._dtype, x1._device)
