@@ -1,4 +1,5 @@
-"""Argument checks, resizing along an axis and normalization for ``candlewick.fft``.
+"""Argument checks, resizing along an axis, normalization and the one-axis transform
+steps (complex-to-complex, real-to-complex, complex-to-real) for ``candlewick.fft``.
 
 The "fft" primitives are unnormalized in both directions; the front end applies the
 ``norm`` scaling, pads with zeros or truncates to the requested length, and turns
@@ -112,3 +113,31 @@ def scaled(storage, shape, dtype, device, factor):
     if factor != 1.0:
         storage = storage.binary_scalar(BinaryOp.MULTIPLY, contiguous_layout(shape), factor, False)
     return wrap(storage, shape, dtype, device)
+
+
+def c2c(x, n, axis, norm, inverse):
+    """Complex-to-complex transform of x resized to ``n`` along ``axis``, scaled per ``norm``."""
+    x = resized(x, axis, n)
+    storage = x._storage.fft(x._layout, axis, inverse)
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, n, inverse))
+
+
+def r2c(x, n, axis):
+    """Unscaled real-to-complex transform of x resized to ``n``: the half spectrum."""
+    x = resized(x, axis, n)
+    shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1 :]
+    return x._storage.rfft(x._layout, axis), shape, _dt.complex_dtype_of(x._dtype)
+
+
+def c2r(x, n, axis):
+    """Unscaled complex-to-real transform of length ``n`` (input resized to n//2+1)."""
+    x = resized(x, axis, n // 2 + 1)
+    shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
+    return x._storage.irfft(x._layout, axis, n), shape, _dt.real_dtype_of(x._dtype)
+
+
+def one_axis(x, axis, norm, fname, kind):
+    """Checks shared by the 1-D transforms; returns the normalized axis."""
+    check_input(x, fname, kind)
+    check_norm(norm, fname)
+    return check_axis(x, axis, fname)

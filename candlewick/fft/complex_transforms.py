@@ -1,0 +1,193 @@
+"""Complex-to-complex transforms (fft, ifft, fftn, ifftn) on the optional "fft" primitives."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ._common import c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from ..array import Array
+
+
+def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional discrete Fourier transform of complex ``x`` along ``axis``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.fft.fft(x).shape
+    (4,)
+    """
+    axis = one_axis(x, axis, norm, "fft", "complex")
+    n = check_length(x.shape[axis] if n is None else n, "fft")
+    return c2c(x, n, axis, norm, False)
+
+
+def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """One-dimensional inverse discrete Fourier transform of complex ``x``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.real(cw.fft.ifft(cw.fft.fft(x))).tolist()
+    [1.0, 2.0, 3.0, 4.0]
+    """
+    axis = one_axis(x, axis, norm, "ifft", "complex")
+    n = check_length(x.shape[axis] if n is None else n, "ifft")
+    return c2c(x, n, axis, norm, True)
+
+
+def _n_dim(x, s, axes, norm, inverse, fname):
+    check_input(x, fname, "complex")
+    check_norm(norm, fname)
+    axes, sizes = check_axes_and_sizes(x, s, axes, fname)
+    for axis, n in zip(axes, sizes):
+        n = check_length(x.shape[axis] if n is None else n, fname)
+        x = c2c(x, n, axis, norm, inverse)
+    return x
+
+
+def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+         norm: str = "backward") -> Array:
+    """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.fftn(cw.ones((2, 3), dtype=cw.complex64)).shape
+    (2, 3)
+    """
+    return _n_dim(x, s, axes, norm, False, "fftn")
+
+
+def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+          norm: str = "backward") -> Array:
+    """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``).
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128).
+    s : sequence of int or None
+        The lengths along axes; None for their lengths.
+    axes : sequence of int or None
+        The axes to transform; None for the last len(s) axes (all when s is None).
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex signal.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.fft.ifftn(cw.ones((2, 3), dtype=cw.complex64)).shape
+    (2, 3)
+    """
+    return _n_dim(x, s, axes, norm, True, "ifftn")

@@ -1,0 +1,106 @@
+"""Transforms of Hermitian-symmetric signals (hfft) and their inverse (ihfft), on the
+optional "fft" primitives."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .. import elementwise as _ew
+from ..array import wrap
+from ._common import c2r, check_length, one_axis, r2c, scale_factor, scaled
+
+if TYPE_CHECKING:
+    from ..array import Array
+
+
+def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Transform of a Hermitian-symmetric signal given by its half ``x``: a real spectrum
+    of length ``n`` (default ``2 * (m - 1)``); ``irfft(conj(x))`` scaled as a forward
+    transform.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (complex64 or complex128: the half of a Hermitian-symmetric signal).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The real spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1, 2, 3, 4], dtype=cw.complex128)
+    >>> cw.fft.hfft(x).shape
+    (6,)
+    """
+    axis = one_axis(x, axis, norm, "hfft", "complex")
+    n = check_length(2 * (x.shape[axis] - 1) if n is None else n, "hfft")
+    storage, shape, dtype = c2r(_ew.conj(x), n, axis)
+    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
+
+
+def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
+    """Inverse of ``hfft`` for real ``x``: ``conj(rfft(x))`` scaled as an inverse transform.
+
+    Parameters
+    ----------
+    x : Array
+        Input array (real floating).
+    n : int or None
+        The length of the transformed axis (input cropped or zero-padded); None for its length.
+    axis : int
+        The axis to transform.
+    norm : {'backward', 'ortho', 'forward'}
+        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+
+    Returns
+    -------
+    Array
+        The complex half-spectrum.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    DTypeError
+        If x's dtype does not fit the transform.
+    ValueError
+        If n/s is not positive or norm is unknown.
+    AxisError
+        If an axis is out of range.
+    UnsupportedOperation
+        If the device lacks the fft primitives.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([1.0, 2.0, 3.0, 4.0])
+    >>> cw.fft.ihfft(x).shape
+    (3,)
+    """
+    axis = one_axis(x, axis, norm, "ihfft", "real")
+    n = check_length(x.shape[axis] if n is None else n, "ihfft")
+    storage, shape, dtype = r2c(x, n, axis)
+    half = _ew.conj(wrap(storage, shape, dtype, x._device))
+    return scaled(half._storage, shape, dtype, x._device, scale_factor(norm, n, True))
