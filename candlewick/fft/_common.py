@@ -141,3 +141,38 @@ def one_axis(x, axis, norm, fname, kind):
     check_input(x, fname, kind)
     check_norm(norm, fname)
     return check_axis(x, axis, fname)
+
+
+#: numpydoc entries the transforms share (filled in by ``docstrings.shared_doc``)
+FFT_DOCS = {
+    "fft_param_complex_x": "x : Array\n    Input array (complex64 or complex128).",
+    "fft_param_real_x": "x : Array\n    Input array (real floating).",
+    "fft_1d_params": (
+        "n : int or None\n"
+        "    The length of the transformed axis (input cropped or zero-padded); None for its length.\n"
+        "axis : int\n"
+        "    The axis to transform.\n"
+        "norm : {'backward', 'ortho', 'forward'}\n"
+        "    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
+    ),
+    "fft_nd_params": (
+        "s : sequence of int or None\n"
+        "    The lengths along axes; None for their lengths.\n"
+        "axes : sequence of int or None\n"
+        "    The axes to transform; None for the last len(s) axes (all when s is None).\n"
+        "norm : {'backward', 'ortho', 'forward'}\n"
+        "    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
+    ),
+    "fft_raises": (
+        "TypeError\n"
+        "    If x is not a candlewick array.\n"
+        "DTypeError\n"
+        "    If x's dtype does not fit the transform.\n"
+        "ValueError\n"
+        "    If n/s is not positive or norm is unknown.\n"
+        "AxisError\n"
+        "    If an axis is out of range.\n"
+        "UnsupportedOperation\n"
+        "    If the device lacks the fft primitives."
+    ),
+}

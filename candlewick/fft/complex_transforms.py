@@ -4,26 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._common import c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis
+from ..docstrings import shared_doc
+from ._common import FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from ..array import Array
 
 
+@shared_doc(FFT_DOCS)
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional discrete Fourier transform of complex ``x`` along ``axis``.
 
     Parameters
     ----------
-    x : Array
-        Input array (complex64 or complex128).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_complex_x}
+    {fft_1d_params}
 
     Returns
     -------
@@ -32,16 +28,7 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backw
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -55,19 +42,14 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backw
     return c2c(x, n, axis, norm, False)
 
 
+@shared_doc(FFT_DOCS)
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform of complex ``x``.
 
     Parameters
     ----------
-    x : Array
-        Input array (complex64 or complex128).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_complex_x}
+    {fft_1d_params}
 
     Returns
     -------
@@ -76,16 +58,7 @@ def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -109,20 +82,15 @@ def _n_dim(x, s, axes, norm, inverse, fname):
     return x
 
 
+@shared_doc(FFT_DOCS)
 def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: str = "backward") -> Array:
     """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``).
 
     Parameters
     ----------
-    x : Array
-        Input array (complex64 or complex128).
-    s : sequence of int or None
-        The lengths along axes; None for their lengths.
-    axes : sequence of int or None
-        The axes to transform; None for the last len(s) axes (all when s is None).
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_complex_x}
+    {fft_nd_params}
 
     Returns
     -------
@@ -131,16 +99,7 @@ def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | N
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -151,20 +110,15 @@ def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | N
     return _n_dim(x, s, axes, norm, False, "fftn")
 
 
+@shared_doc(FFT_DOCS)
 def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: str = "backward") -> Array:
     """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``).
 
     Parameters
     ----------
-    x : Array
-        Input array (complex64 or complex128).
-    s : sequence of int or None
-        The lengths along axes; None for their lengths.
-    axes : sequence of int or None
-        The axes to transform; None for the last len(s) axes (all when s is None).
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_complex_x}
+    {fft_nd_params}
 
     Returns
     -------
@@ -173,16 +127,7 @@ def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------

@@ -8,6 +8,7 @@ from .. import dtypes as _dt
 from .._core import check_dtype_on, contiguous_layout, require_array
 from ..array import wrap
 from ..arguments import real_number, sequence
+from ..docstrings import shared_doc
 from ..errors import DTypeError
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
@@ -162,13 +163,13 @@ def _roll_axis(x, axis, shift):
     return wrap(storage, x.shape, x._dtype, x._device)
 
 
+@shared_doc()
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``.
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     axes : int, sequence of int or None
         The axes to shift; None for all.
 
@@ -179,8 +180,7 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     AxisError
         If an axis is out of range.
 
@@ -193,13 +193,13 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _roll_halves(x, axes, False, "fftshift")
 
 
+@shared_doc()
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``.
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     axes : int, sequence of int or None
         The axes to shift; None for all.
 
@@ -210,8 +210,7 @@ def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     AxisError
         If an axis is out of range.
 

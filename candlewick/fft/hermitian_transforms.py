@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 from .. import elementwise as _ew
 from ..array import wrap
-from ._common import c2r, check_length, one_axis, r2c, scale_factor, scaled
+from ..docstrings import shared_doc
+from ._common import FFT_DOCS, c2r, check_length, one_axis, r2c, scale_factor, scaled
 
 if TYPE_CHECKING:
     from ..array import Array
 
 
+@shared_doc(FFT_DOCS)
 def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Transform of a Hermitian-symmetric signal given by its half ``x``: a real spectrum
     of length ``n`` (default ``2 * (m - 1)``); ``irfft(conj(x))`` scaled as a forward
@@ -22,12 +24,7 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     ----------
     x : Array
         Input array (complex64 or complex128: the half of a Hermitian-symmetric signal).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_1d_params}
 
     Returns
     -------
@@ -36,16 +33,7 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -60,19 +48,14 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
 
 
+@shared_doc(FFT_DOCS)
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of ``hfft`` for real ``x``: ``conj(rfft(x))`` scaled as an inverse transform.
 
     Parameters
     ----------
-    x : Array
-        Input array (real floating).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_real_x}
+    {fft_1d_params}
 
     Returns
     -------
@@ -81,16 +64,7 @@ def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------

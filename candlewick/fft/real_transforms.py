@@ -6,26 +6,25 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ArgumentValueError
-from ._common import c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, r2c, scale_factor, scaled
+from ..docstrings import shared_doc
+from ._common import (
+    FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, r2c,
+    scale_factor, scaled,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from ..array import Array
 
 
+@shared_doc(FFT_DOCS)
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Transform of real ``x`` along ``axis``: the ``n//2 + 1`` non-negative frequencies.
 
     Parameters
     ----------
-    x : Array
-        Input array (real floating).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_real_x}
+    {fft_1d_params}
 
     Returns
     -------
@@ -34,16 +33,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -58,6 +48,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
 
 
+@shared_doc(FFT_DOCS)
 def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)``).
 
@@ -65,12 +56,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     ----------
     x : Array
         Input array (complex64 or complex128: the non-negative frequencies).
-    n : int or None
-        The length of the transformed axis (input cropped or zero-padded); None for its length.
-    axis : int
-        The axis to transform.
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_1d_params}
 
     Returns
     -------
@@ -79,16 +65,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -103,6 +80,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True))
 
 
+@shared_doc(FFT_DOCS)
 def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: str = "backward") -> Array:
     """n-dimensional transform of real ``x``: ``rfft`` over the last of ``axes``, then
@@ -110,14 +88,8 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
 
     Parameters
     ----------
-    x : Array
-        Input array (real floating).
-    s : sequence of int or None
-        The lengths along axes; None for their lengths.
-    axes : sequence of int or None
-        The axes to transform; None for the last len(s) axes (all when s is None).
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_real_x}
+    {fft_nd_params}
 
     Returns
     -------
@@ -126,16 +98,7 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
@@ -158,6 +121,7 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     return out
 
 
+@shared_doc(FFT_DOCS)
 def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: str = "backward") -> Array:
     """Inverse of ``rfftn``: complex inverse transforms over all but the last of ``axes``,
@@ -165,14 +129,8 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
 
     Parameters
     ----------
-    x : Array
-        Input array (complex64 or complex128).
-    s : sequence of int or None
-        The lengths along axes; None for their lengths.
-    axes : sequence of int or None
-        The axes to transform; None for the last len(s) axes (all when s is None).
-    norm : {'backward', 'ortho', 'forward'}
-        Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n).
+    {fft_param_complex_x}
+    {fft_nd_params}
 
     Returns
     -------
@@ -181,16 +139,7 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x's dtype does not fit the transform.
-    ValueError
-        If n/s is not positive or norm is unknown.
-    AxisError
-        If an axis is out of range.
-    UnsupportedOperation
-        If the device lacks the fft primitives.
+    {fft_raises}
 
     Examples
     --------
