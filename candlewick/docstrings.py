@@ -26,6 +26,10 @@ FRAGMENTS: dict[str, str] = {
     "param_x": "x : Array\n    Input array.",
     "param_axes": "axis : int, tuple of int or None\n    The axes to reduce; None for all of them.",
     "param_keepdims": "keepdims : bool\n    Keep the reduced axes as dimensions of length 1.",
+    "param_numeric_operands": (
+        "x1 : Array\n    First operand (numeric).\n"
+        "x2 : Array\n    Second operand (numeric)."
+    ),
     # Returns
     "returns_reduced": "Array\n    The reduced array.",
     # Raises

@@ -103,3 +103,20 @@ def select(cond, a, b):
     """``where(cond, a, b)`` for arrays of one dtype and device, broadcasting all three."""
     shape, (lc, la, lb) = broadcast_layouts(cond, a, b)
     return wrap(cond._storage.where(lc, a._storage, la, b._storage, lb), shape, a._dtype, a._device)
+
+
+#: numpydoc entries the linalg functions share (filled in by ``docstrings.shared_doc``)
+LINALG_DOCS = {
+    "linalg_param_square": "x : Array\n    Input array of square matrices ``(..., M, M)``.",
+    "linalg_param_matrices": "x : Array\n    Input array of matrices ``(..., M, N)``.",
+    "linalg_raises_input": (
+        "TypeError\n"
+        "    If x is not a candlewick array.\n"
+        "DTypeError\n"
+        "    If x is not floating point.\n"
+        "ShapeError\n"
+        "    If x has fewer than 2 dimensions (or the matrices are not square)."
+    ),
+    "linalg_raises_shape": "ShapeError\n    If x has fewer than 2 dimensions (or the matrices are not square).",
+    "linalg_raises_unsupported": "UnsupportedOperation\n    If the device lacks the linalg primitives.",
+}

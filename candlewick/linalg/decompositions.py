@@ -12,21 +12,22 @@ from typing import TYPE_CHECKING
 
 from .. import dtypes as _dt
 from ..array import wrap
+from ..docstrings import shared_doc
 from ..errors import ArgumentValueError, short_repr
-from ._common import QRResult, SVDResult, require_linalg_input
+from ._common import LINALG_DOCS, QRResult, SVDResult, require_linalg_input
 
 if TYPE_CHECKING:
     from ..array import Array
 
 
+@shared_doc(LINALG_DOCS)
 def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of Hermitian positive-definite matrices: lower ``L`` with
     ``x = L L^H``, or upper ``U = L^H`` with ``x = U^H U`` when ``upper``.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
     upper : bool
         Return the upper factor U instead of L.
 
@@ -37,16 +38,10 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {linalg_raises_input}
     LinAlgError
         If a matrix is not positive definite.
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -61,14 +56,14 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     return wrap(storage, x.shape, x._dtype, x._device)
 
 
+@shared_doc(LINALG_DOCS)
 def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """QR factorization ``x = Q R``; ``mode`` 'reduced' gives Q ``(..., M, K)``, R
     ``(..., K, N)`` with K = min(M, N); 'complete' gives Q ``(..., M, M)``, R ``(..., M, N)``.
 
     Parameters
     ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_param_matrices}
     mode : {'reduced', 'complete'}
         The shapes of Q and R.
 
@@ -79,16 +74,10 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {linalg_raises_input}
     ValueError
         If mode is unknown.
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -111,13 +100,13 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     )
 
 
+@shared_doc(LINALG_DOCS)
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``x = U diag(S) Vh`` with S real and descending.
 
     Parameters
     ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_param_matrices}
     full_matrices : bool
         U ``(..., M, M)`` and Vh ``(..., N, N)`` when True, else reduced to K = min(M, N).
 
@@ -128,14 +117,8 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -158,13 +141,13 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     )
 
 
+@shared_doc(LINALG_DOCS)
 def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix, descending, shape ``(..., min(M, N))``.
 
     Parameters
     ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_param_matrices}
 
     Returns
     -------
@@ -173,14 +156,8 @@ def svdvals(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------

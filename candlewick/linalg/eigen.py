@@ -8,19 +8,20 @@ from typing import TYPE_CHECKING
 from .. import dtypes as _dt
 from ..array import wrap
 from ..api_version import requires
-from ._common import EigResult, EighResult, require_linalg_input
+from ..docstrings import shared_doc
+from ._common import LINALG_DOCS, EigResult, EighResult, require_linalg_input
 
 if TYPE_CHECKING:
     from ..array import Array
 
 
+@shared_doc(LINALG_DOCS)
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (real, ascending) and eigenvectors (columns) of Hermitian matrices.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -29,14 +30,8 @@ def eigh(x: Array, /) -> EighResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -53,13 +48,13 @@ def eigh(x: Array, /) -> EighResult:
     )
 
 
+@shared_doc(LINALG_DOCS)
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (real, ascending) of Hermitian matrices.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -68,14 +63,8 @@ def eigvalsh(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -95,6 +84,7 @@ def _eig(x, fname):
 
 
 @requires("2025.12")
+@shared_doc(LINALG_DOCS)
 def eig(x: Array, /) -> EigResult:
     """Eigenvalues and right eigenvectors (columns, unit 2-norm) of general square
     matrices (2025.12); both complex: complex64 for float32/complex64 x, complex128 for
@@ -102,8 +92,7 @@ def eig(x: Array, /) -> EigResult:
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -112,16 +101,10 @@ def eig(x: Array, /) -> EigResult:
 
     Raises
     ------
-    ArgumentTypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions or the matrices are not square.
+    {linalg_raises_input}
     ApiVersionError
         If the namespace follows the 2024.12 revision, which has no ``eig``.
-    UnsupportedOperation
-        If the device lacks the primitive.
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -134,13 +117,13 @@ def eig(x: Array, /) -> EigResult:
 
 
 @requires("2025.12")
+@shared_doc(LINALG_DOCS)
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of general square matrices (2025.12), complex, as ``eig`` gives them.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -149,16 +132,10 @@ def eigvals(x: Array, /) -> Array:
 
     Raises
     ------
-    ArgumentTypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions or the matrices are not square.
+    {linalg_raises_input}
     ApiVersionError
         If the namespace follows the 2024.12 revision, which has no ``eigvals``.
-    UnsupportedOperation
-        If the device lacks the primitive.
+    {linalg_raises_unsupported}
 
     Examples
     --------

@@ -8,21 +8,24 @@ from typing import TYPE_CHECKING
 from .. import dtypes as _dt
 from .._core import promote_pair, require_array
 from ..array import wrap
+from ..docstrings import shared_doc
 from ..errors import ShapeError
 from ..layout import broadcast_shapes
-from ._common import SlogdetResult, require_capability, require_floating, require_linalg_input, require_matrices
+from ._common import (
+    LINALG_DOCS, SlogdetResult, require_capability, require_floating, require_linalg_input, require_matrices,
+)
 
 if TYPE_CHECKING:
     from ..array import Array
 
 
+@shared_doc(LINALG_DOCS)
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix; LinAlgError for a singular one.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -31,16 +34,10 @@ def inv(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {linalg_raises_input}
     LinAlgError
         If a matrix is singular.
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -52,13 +49,13 @@ def inv(x: Array, /) -> Array:
     return wrap(x._storage.inv(x._layout), x.shape, x._dtype, x._device)
 
 
+@shared_doc(LINALG_DOCS)
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix, shape ``x.shape[:-2]``.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -67,14 +64,8 @@ def det(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -87,14 +78,14 @@ def det(x: Array, /) -> Array:
     return wrap(x._storage.det(x._layout), x.shape[:-2], x._dtype, x._device)
 
 
+@shared_doc(LINALG_DOCS)
 def slogdet(x: Array, /) -> SlogdetResult:
     """(sign, log|det|) of each square matrix; sign has x's dtype (a unit complex number
     for complex x), logabsdet is real; a singular matrix gives sign 0, logabsdet -inf.
 
     Parameters
     ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_param_square}
 
     Returns
     -------
@@ -103,14 +94,8 @@ def slogdet(x: Array, /) -> SlogdetResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_input}
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -128,6 +113,7 @@ def slogdet(x: Array, /) -> SlogdetResult:
     )
 
 
+@shared_doc(LINALG_DOCS)
 def solve(x1: Array, x2: Array, /) -> Array:
     """Solve ``x1 @ out = x2`` for square ``x1`` ``(..., M, M)``. ``x2`` is ``(..., M, K)``
     (batch dims broadcast) or, when 1-D, a single ``(M,)`` right-hand side giving
@@ -147,16 +133,14 @@ def solve(x1: Array, x2: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     DTypeError
         If x is not floating point.
     ShapeError
         If the shapes do not fit.
     LinAlgError
         If x1 is singular.
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_unsupported}
 
     Examples
     --------
