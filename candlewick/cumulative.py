@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ._core import check_accepts, contiguous_layout, require_array
 from .array import wrap
+from .docstrings import shared_doc
 from .errors import ArgumentValueError, ShapeError
 from .layout import normalize_axis
 from .opdefs import ScanOp
@@ -42,6 +43,7 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
     return wrap(out, out_shape, acc, device)
 
 
+@shared_doc()
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Array:
     """Inclusive running sum along ``axis`` (optional for 1-D); ``include_initial``
@@ -49,8 +51,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     axis : int or None
         The axis to accumulate along; may be None only for a 1-D x.
     dtype : DType or None
@@ -65,8 +66,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     ValueError
         If axis is None and x is not 1-D.
     AxisError
@@ -81,6 +81,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
     return _cumulative(ScanOp.SUM, x, axis, dtype, include_initial, "cumulative_sum")
 
 
+@shared_doc()
 def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     include_initial: bool = False) -> Array:
     """Inclusive running product along ``axis`` (optional for 1-D); ``include_initial``
@@ -88,8 +89,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | 
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     axis : int or None
         The axis to accumulate along; may be None only for a 1-D x.
     dtype : DType or None
@@ -104,8 +104,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | 
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     ValueError
         If axis is None and x is not 1-D.
     AxisError

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import require_array
 from .array import wrap
+from .docstrings import shared_doc
 from .elementwise import binary, unary
 from .errors import ArgumentTypeError
 from .layout import normalize_axes
@@ -67,30 +68,25 @@ def _rounded(a, half):
     return a if half is None else a.astype(half)
 
 
+@shared_doc()
 def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
     the mean of nothing is NaN.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_x}
+    {param_axes}
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If x is bool or integer in strict promotion mode.
 
@@ -112,6 +108,7 @@ def _mean(x, axis, keepdims):
     return _divide(total, _count(shape, axes))
 
 
+@shared_doc()
 def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
@@ -119,26 +116,20 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
+    {param_x}
+    {param_axes}
     correction : int or float
         Subtracted from the number of elements N in the divisor (1 for the sample variance).
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If x is bool or integer in strict promotion mode.
 
@@ -169,32 +160,27 @@ def _var(x, axis, correction, keepdims):
     return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
 
 
+@shared_doc()
 def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
+    {param_x}
+    {param_axes}
     correction : int or float
         Subtracted from the number of elements N in the divisor (1 for the sample deviation).
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If x is bool or integer in strict promotion mode.
 

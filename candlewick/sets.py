@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
+from .docstrings import shared_doc
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .searching import Compaction, flatten, wrap_layout
@@ -83,6 +84,7 @@ class _Groups:
         self.plan = Compaction(starts, contiguous_layout((n,)), n, device)
         self.count = self.plan.count
 
+    @shared_doc()
     def unique_values(self):
         dtype = self.x._dtype
         if not self.n:
@@ -118,6 +120,7 @@ class _Groups:
         return wrap(out, (self.count,), _int64, self.device)
 
 
+@shared_doc()
 def unique_values(x: Array, /) -> Array:
     """The unique elements of x (flattened), ascending; every NaN is distinct.
 
@@ -133,8 +136,7 @@ def unique_values(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -146,6 +148,7 @@ def unique_values(x: Array, /) -> Array:
     return _Groups(x).unique_values()
 
 
+@shared_doc()
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """(values, counts): the unique elements and how often each occurs.
 
@@ -161,8 +164,7 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -175,6 +177,7 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     return UniqueCountsResult(g.unique_values(), g.counts())
 
 
+@shared_doc()
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape).
 
@@ -190,8 +193,7 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -204,6 +206,7 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     return UniqueInverseResult(g.unique_values(), g.inverse())
 
 
+@shared_doc()
 def unique_all(x: Array, /) -> UniqueAllResult:
     """(values, indices of first occurrences, inverse_indices, counts).
 
@@ -219,8 +222,7 @@ def unique_all(x: Array, /) -> UniqueAllResult:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------

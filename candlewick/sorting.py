@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
+from .docstrings import shared_doc
 from .errors import ArgumentTypeError, DTypeError
 from .layout import normalize_axis
 
@@ -38,6 +39,7 @@ def _check_flags(descending, stable, fname):
         raise ArgumentTypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
 
 
+@shared_doc()
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis``.
 
@@ -63,8 +65,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
         If x is not a candlewick array, or descending/stable are not bools.
     DTypeError
         If x is complex.
-    AxisError
-        If axis is out of range.
+    {raises_axis}
 
     Examples
     --------
@@ -79,6 +80,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     return wrap(values, x._layout.shape, x._dtype, x._device)
 
 
+@shared_doc()
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """The int64 indices that sort ``x`` along ``axis``.
 
@@ -104,8 +106,7 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
         If x is not a candlewick array, or descending/stable are not bools.
     DTypeError
         If x is complex.
-    AxisError
-        If axis is out of range.
+    {raises_axis}
 
     Examples
     --------

@@ -10,6 +10,7 @@ from . import dtypes as _dt
 from ._core import RESULT, check_accepts, require_array
 from .array import wrap
 from .arguments import flag
+from .docstrings import shared_doc
 from .errors import ArgumentValueError, DTypeError
 from .layout import normalize_axes
 from .opdefs import ReduceOp
@@ -70,33 +71,28 @@ def _sum_like(op, x, axis, dtype, keepdims, fname):
     return reduce_array(op, x, axis, keepdims, fname)
 
 
+@shared_doc()
 def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in the default integer dtype.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
+    {param_x}
+    {param_axes}
     dtype : DType or None
         The accumulation and result dtype; None for x's dtype, widened to the default
         integer dtype for bool and integers.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If dtype is of a lower kind than x's.
 
@@ -110,33 +106,28 @@ def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None
     return _sum_like(ReduceOp.SUM, x, axis, dtype, keepdims, "sum")
 
 
+@shared_doc()
 def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Array:
     """Product over ``axis``; integers accumulate in the default integer dtype.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
+    {param_x}
+    {param_axes}
     dtype : DType or None
         The accumulation and result dtype; None for x's dtype, widened to the default
         integer dtype for bool and integers.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If dtype is of a lower kind than x's.
 
@@ -150,29 +141,24 @@ def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = Non
     return _sum_like(ReduceOp.PROD, x, axis, dtype, keepdims, "prod")
 
 
+@shared_doc()
 def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Maximum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_x}
+    {param_axes}
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If x is complex.
     ValueError
@@ -189,29 +175,24 @@ def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return reduce_array(ReduceOp.MAX, x, axis, keepdims, "max")
 
 
+@shared_doc()
 def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Minimum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_x}
+    {param_axes}
+    {param_keepdims}
 
     Returns
     -------
-    Array
-        The reduced array.
+    {returns_reduced}
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
     DTypeError
         If x is complex.
     ValueError

@@ -8,6 +8,7 @@ from . import dtypes as _dt
 from ._core import is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
+from .docstrings import shared_doc
 from .elementwise import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
@@ -32,18 +33,16 @@ def _truth_reduce(op, x, axis, keepdims, fname):
     return wrap(storage, out_shape, _dt.bool_, x._device)
 
 
+@shared_doc()
 def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether every element over ``axis`` is non-zero (True for an empty reduction);
     NaN counts as non-zero, complex as non-zero when either part is.
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_x}
+    {param_axes}
+    {param_keepdims}
 
     Returns
     -------
@@ -52,10 +51,8 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
 
     Examples
     --------
@@ -67,17 +64,15 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return _truth_reduce(ReduceOp.ALL, x, axis, keepdims, "all")
 
 
+@shared_doc()
 def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether some element over ``axis`` is non-zero (False for an empty reduction).
 
     Parameters
     ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
+    {param_x}
+    {param_axes}
+    {param_keepdims}
 
     Returns
     -------
@@ -86,10 +81,8 @@ def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {raises_x_not_array}
+    {raises_axes}
 
     Examples
     --------
@@ -120,6 +113,7 @@ def _edge(value, x, axis, argname):
     raise ArgumentTypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
+@shared_doc()
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None,
          append: Array | Scalar | None = None) -> Array:
     """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``; ``prepend`` and
@@ -146,8 +140,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | N
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     ValueError
         If n is negative or x is 0-d.
     ShapeError

@@ -143,27 +143,34 @@ def one_axis(x, axis, norm, fname, kind):
     return check_axis(x, axis, fname)
 
 
-#: numpydoc entries the transforms share (filled in by ``docstrings.shared_doc``)
+
+_COMPLEX_X = "x : Array\n    Input array (complex64 or complex128)."
+_REAL_X = "x : Array\n    Input array (real floating)."
+_NORM = "norm : {'backward', 'ortho', 'forward'}\n    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
+_N_AXIS_NORM = (
+    "n : int or None\n"
+    "    The length of the transformed axis (input cropped or zero-padded); None for its length.\n"
+    "axis : int\n"
+    "    The axis to transform.\n" + _NORM
+)
+_S_AXES_NORM = (
+    "s : sequence of int or None\n"
+    "    The lengths along axes; None for their lengths.\n"
+    "axes : sequence of int or None\n"
+    "    The axes to transform; None for the last len(s) axes (all when s is None).\n" + _NORM
+)
+_PARAMETERS = "Parameters\n----------\n"
+
+#: numpydoc entries and sections the transforms share (filled in by ``docstrings.shared_doc``)
 FFT_DOCS = {
-    "fft_param_complex_x": "x : Array\n    Input array (complex64 or complex128).",
-    "fft_param_real_x": "x : Array\n    Input array (real floating).",
-    "fft_1d_params": (
-        "n : int or None\n"
-        "    The length of the transformed axis (input cropped or zero-padded); None for its length.\n"
-        "axis : int\n"
-        "    The axis to transform.\n"
-        "norm : {'backward', 'ortho', 'forward'}\n"
-        "    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
-    ),
-    "fft_nd_params": (
-        "s : sequence of int or None\n"
-        "    The lengths along axes; None for their lengths.\n"
-        "axes : sequence of int or None\n"
-        "    The axes to transform; None for the last len(s) axes (all when s is None).\n"
-        "norm : {'backward', 'ortho', 'forward'}\n"
-        "    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
-    ),
+    "fft_params_1d_complex": _PARAMETERS + _COMPLEX_X + "\n" + _N_AXIS_NORM,
+    "fft_params_1d_real": _PARAMETERS + _REAL_X + "\n" + _N_AXIS_NORM,
+    "fft_params_nd_complex": _PARAMETERS + _COMPLEX_X + "\n" + _S_AXES_NORM,
+    "fft_params_nd_real": _PARAMETERS + _REAL_X + "\n" + _S_AXES_NORM,
+    "fft_1d_params": _N_AXIS_NORM,
     "fft_raises": (
+        "Raises\n"
+        "------\n"
         "TypeError\n"
         "    If x is not a candlewick array.\n"
         "DTypeError\n"

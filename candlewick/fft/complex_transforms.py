@@ -16,18 +16,13 @@ if TYPE_CHECKING:
 def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional discrete Fourier transform of complex ``x`` along ``axis``.
 
-    Parameters
-    ----------
-    {fft_param_complex_x}
-    {fft_1d_params}
+    {fft_params_1d_complex}
 
     Returns
     -------
     Array
         The complex spectrum.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -46,18 +41,13 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backw
 def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """One-dimensional inverse discrete Fourier transform of complex ``x``.
 
-    Parameters
-    ----------
-    {fft_param_complex_x}
-    {fft_1d_params}
+    {fft_params_1d_complex}
 
     Returns
     -------
     Array
         The complex signal.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -87,18 +77,13 @@ def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | N
          norm: str = "backward") -> Array:
     """n-dimensional discrete Fourier transform over ``axes`` (sizes ``s``).
 
-    Parameters
-    ----------
-    {fft_param_complex_x}
-    {fft_nd_params}
+    {fft_params_nd_complex}
 
     Returns
     -------
     Array
         The complex spectrum.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -115,18 +100,13 @@ def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
           norm: str = "backward") -> Array:
     """n-dimensional inverse discrete Fourier transform over ``axes`` (sizes ``s``).
 
-    Parameters
-    ----------
-    {fft_param_complex_x}
-    {fft_nd_params}
+    {fft_params_nd_complex}
 
     Returns
     -------
     Array
         The complex signal.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples

@@ -31,8 +31,6 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     Array
         The real spectrum.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -52,18 +50,13 @@ def hfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 def ihfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Inverse of ``hfft`` for real ``x``: ``conj(rfft(x))`` scaled as an inverse transform.
 
-    Parameters
-    ----------
-    {fft_param_real_x}
-    {fft_1d_params}
+    {fft_params_1d_real}
 
     Returns
     -------
     Array
         The complex half-spectrum.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples

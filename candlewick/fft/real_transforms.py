@@ -21,18 +21,13 @@ if TYPE_CHECKING:
 def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backward") -> Array:
     """Transform of real ``x`` along ``axis``: the ``n//2 + 1`` non-negative frequencies.
 
-    Parameters
-    ----------
-    {fft_param_real_x}
-    {fft_1d_params}
+    {fft_params_1d_real}
 
     Returns
     -------
     Array
         The complex spectrum of ``n//2 + 1`` frequencies along axis.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -63,8 +58,6 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     Array
         The real signal.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -86,18 +79,13 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     """n-dimensional transform of real ``x``: ``rfft`` over the last of ``axes``, then
     complex transforms over the others.
 
-    Parameters
-    ----------
-    {fft_param_real_x}
-    {fft_nd_params}
+    {fft_params_nd_real}
 
     Returns
     -------
     Array
         The complex spectrum (last axis halved).
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
@@ -127,18 +115,13 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     """Inverse of ``rfftn``: complex inverse transforms over all but the last of ``axes``,
     then ``irfft`` over the last (default length ``2 * (m - 1)``).
 
-    Parameters
-    ----------
-    {fft_param_complex_x}
-    {fft_nd_params}
+    {fft_params_nd_complex}
 
     Returns
     -------
     Array
         The real signal.
 
-    Raises
-    ------
     {fft_raises}
 
     Examples
