@@ -6,10 +6,12 @@ from typing import TYPE_CHECKING
 
 from .._core import require_array
 from ..array import Array
+from ..docstrings import shared_doc
 from ..elementwise import unary
 from ..errors import DTypeError
 from ..opdefs import UnaryOp
 from ..statistical import max as amax, sum as asum
+from ._docs import NN_DOCS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -73,29 +75,18 @@ def _shifted_exponentials(x, axis, fname):
     return shifted, e, asum(e, axis=axis, keepdims=True)
 
 
+@shared_doc(NN_DOCS)
 def softmax(x: Array, /, axis: int = -1) -> Array:
     """exp(x - max) / sum(exp(x - max)) along ``axis`` (max-shifted for stability).
 
-    Parameters
-    ----------
-    x : Array
-        Input, real floating.
-    axis : int
-        The axis normalized over.
+    {nn_softmax_params}
 
     Returns
     -------
     Array
         Probabilities summing to 1 along axis.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not real floating.
-    AxisError
-        If axis is out of range.
+    {nn_softmax_raises}
 
     Examples
     --------
@@ -107,29 +98,18 @@ def softmax(x: Array, /, axis: int = -1) -> Array:
     return e / total
 
 
+@shared_doc(NN_DOCS)
 def log_softmax(x: Array, /, axis: int = -1) -> Array:
     """x - max - log(sum(exp(x - max))) along ``axis``.
 
-    Parameters
-    ----------
-    x : Array
-        Input, real floating.
-    axis : int
-        The axis normalized over.
+    {nn_softmax_params}
 
     Returns
     -------
     Array
         Log-probabilities along axis.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not real floating.
-    AxisError
-        If axis is out of range.
+    {nn_softmax_raises}
 
     Examples
     --------

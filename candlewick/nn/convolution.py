@@ -5,8 +5,10 @@ from __future__ import annotations
 from .._core import require_array
 from ..allocation import check_allocation
 from ..array import Array, wrap
+from ..docstrings import shared_doc
 from ..errors import ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError
 from ..manipulation import reshape
+from ._docs import NN_DOCS
 from ._checks import check_nonnegative, check_positive, out_size, pair, single
 
 
@@ -66,6 +68,7 @@ def _add_bias(out, bias, fname):
     return out + reshape(bias, (1, -1) + (1,) * (out.ndim - 2))
 
 
+@shared_doc(NN_DOCS)
 def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1, padding: int = 0,
            dilation: int = 1, groups: int = 1) -> Array:
     """1-D cross-correlation: x (N, Cin, L), weight (Cout, Cin/groups, K).
@@ -76,35 +79,15 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
         Input ``(N, Cin, L)``.
     weight : Array
         Filters ``(Cout, Cin/groups, K)``.
-    bias : Array or None
-        Per-output-channel bias ``(Cout,)``.
-    stride : int
-        The step of the window.
-    padding : int
-        Zeros implicitly added on each side.
-    dilation : int
-        The spacing of the kernel's elements.
-    groups : int
-        The number of channel groups.
+    {nn_conv_window_1d}
+    {nn_conv_dilation_groups_1d}
 
     Returns
     -------
     Array
         ``(N, Cout, Lout)``.
 
-    Raises
-    ------
-    TypeError
-        If x or weight is not a candlewick array, or an int parameter is not an int (pair).
-    ShapeError
-        If x or weight has the wrong number of dimensions.
-    DTypeError
-        If x is not real floating or weight's dtype differs.
-    ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the
-        channels, or the output would be empty.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {nn_conv_raises}
 
     Examples
     --------
@@ -124,6 +107,7 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
     return _add_bias(wrap(st, (x.shape[0], weight.shape[0], lout), x._dtype, x._device), bias, "conv1d")
 
 
+@shared_doc(NN_DOCS)
 def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | tuple[int, int] = 1,
            padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
            groups: int = 1) -> Array:
@@ -135,35 +119,15 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | 
         Input ``(N, Cin, H, W)``.
     weight : Array
         Filters ``(Cout, Cin/groups, KH, KW)``.
-    bias : Array or None
-        Per-output-channel bias ``(Cout,)``.
-    stride : int or pair of int
-        The step of the window.
-    padding : int or pair of int
-        Zeros implicitly added on each side.
-    dilation : int or pair of int
-        The spacing of the kernel's elements.
-    groups : int
-        The number of channel groups.
+    {nn_conv_window_2d}
+    {nn_conv_dilation_groups_2d}
 
     Returns
     -------
     Array
         ``(N, Cout, Hout, Wout)``.
 
-    Raises
-    ------
-    TypeError
-        If x or weight is not a candlewick array, or an int parameter is not an int (pair).
-    ShapeError
-        If x or weight has the wrong number of dimensions.
-    DTypeError
-        If x is not real floating or weight's dtype differs.
-    ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the
-        channels, or the output would be empty.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {nn_conv_raises}
 
     Examples
     --------
@@ -192,6 +156,7 @@ def _transpose_size(n, k, stride, padding, output_padding, dilation, fname):
     return size
 
 
+@shared_doc(NN_DOCS)
 def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 1,
                      padding: int = 0, output_padding: int = 0, dilation: int = 1,
                      groups: int = 1) -> Array:
@@ -203,37 +168,17 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
         Input ``(N, Cin, L)``.
     weight : Array
         Filters ``(Cin, Cout/groups, K)``.
-    bias : Array or None
-        Per-output-channel bias ``(Cout,)``.
-    stride : int
-        The step of the window.
-    padding : int
-        Zeros implicitly added on each side.
+    {nn_conv_window_1d}
     output_padding : int
         Extra size added to one side of the output.
-    dilation : int
-        The spacing of the kernel's elements.
-    groups : int
-        The number of channel groups.
+    {nn_conv_dilation_groups_1d}
 
     Returns
     -------
     Array
         ``(N, Cout, Lout)``.
 
-    Raises
-    ------
-    TypeError
-        If x or weight is not a candlewick array, or an int parameter is not an int (pair).
-    ShapeError
-        If x or weight has the wrong number of dimensions.
-    DTypeError
-        If x is not real floating or weight's dtype differs.
-    ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the
-        channels, or the output would be empty.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {nn_conv_raises}
 
     Examples
     --------
@@ -256,6 +201,7 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
     return _add_bias(out, bias, "conv_transpose1d")
 
 
+@shared_doc(NN_DOCS)
 def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *,
                      stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0,
                      output_padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
@@ -268,37 +214,17 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *,
         Input ``(N, Cin, H, W)``.
     weight : Array
         Filters ``(Cin, Cout/groups, KH, KW)``.
-    bias : Array or None
-        Per-output-channel bias ``(Cout,)``.
-    stride : int or pair of int
-        The step of the window.
-    padding : int or pair of int
-        Zeros implicitly added on each side.
+    {nn_conv_window_2d}
     output_padding : int or pair of int
         Extra size added to one side of the output.
-    dilation : int or pair of int
-        The spacing of the kernel's elements.
-    groups : int
-        The number of channel groups.
+    {nn_conv_dilation_groups_2d}
 
     Returns
     -------
     Array
         ``(N, Cout, Hout, Wout)``.
 
-    Raises
-    ------
-    TypeError
-        If x or weight is not a candlewick array, or an int parameter is not an int (pair).
-    ShapeError
-        If x or weight has the wrong number of dimensions.
-    DTypeError
-        If x is not real floating or weight's dtype differs.
-    ValueError
-        If stride/dilation is not positive, padding is negative, groups does not divide the
-        channels, or the output would be empty.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {nn_conv_raises}
 
     Examples
     --------

@@ -5,9 +5,11 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._core import require_array
 from ..array import Array, wrap
+from ..docstrings import shared_doc
 from ..errors import DeviceMismatchError, DTypeError, ShapeError
 
 
+@shared_doc()
 def embedding(ids: Array, table: Array, /) -> Array:
     """Rows of ``table`` (V, D) selected by integer ``ids`` of any shape -> ids.shape + (D,).
 
@@ -25,8 +27,7 @@ def embedding(ids: Array, table: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     DTypeError
         If ids is not integer.
     ShapeError

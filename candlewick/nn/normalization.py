@@ -5,6 +5,7 @@ from __future__ import annotations
 from .._core import require_array
 from ..array import Array
 from ..arguments import real_number
+from ..docstrings import shared_doc
 from ..elementwise import unary
 from ..errors import DTypeError, ShapeError
 from ..opdefs import UnaryOp
@@ -22,6 +23,7 @@ def _norm_params(x, weight, bias, fname):
                 raise ShapeError(f"{fname}: {name} must have shape {x.shape[-1:]}, got {p.shape}")
 
 
+@shared_doc()
 def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = None, *,
                eps: float = 1e-5) -> Array:
     """Normalize over the last axis to zero mean, unit variance; then scale and shift.
@@ -44,8 +46,7 @@ def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = No
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     DTypeError
         If x is not real floating or the dtypes differ.
     ShapeError
@@ -69,6 +70,7 @@ def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = No
     return out
 
 
+@shared_doc()
 def rms_norm(x: Array, /, weight: Array | None = None, *, eps: float = 1e-6) -> Array:
     """x / sqrt(mean(x^2) + eps) over the last axis, times ``weight``.
 
@@ -88,8 +90,7 @@ def rms_norm(x: Array, /, weight: Array | None = None, *, eps: float = 1e-6) -> 
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     DTypeError
         If x is not real floating or the dtypes differ.
     ShapeError

@@ -5,7 +5,9 @@ from __future__ import annotations
 from .._core import require_array
 from ..allocation import check_allocation
 from ..array import Array, wrap
+from ..docstrings import shared_doc
 from ..errors import ArgumentValueError, DTypeError, ShapeError
+from ._docs import NN_DOCS
 from ._checks import check_positive, out_size, pair
 
 
@@ -25,38 +27,18 @@ def _pool_args(x, kernel_size, stride, padding,
     return kernel, stride, padding
 
 
+@shared_doc(NN_DOCS)
 def avg_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
                padding: int | tuple[int, int] = 0, *, count_include_pad: bool = True) -> Array:
     """Average pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``.
 
-    Parameters
-    ----------
-    x : Array
-        Input ``(N, C, H, W)``, real floating.
-    kernel_size : int or pair of int
-        The window.
-    stride : int, pair of int or None
-        The step; None for kernel_size.
+    {nn_pool_window}
     padding : int or pair of int
         Implicit zero padding (at most half the window).
     count_include_pad : bool
         Count the padding in each average's divisor.
 
-    Returns
-    -------
-    Array
-        ``(N, C, Hout, Wout)``.
-
-    Raises
-    ------
-    TypeError
-        If x is not an array or a size is not an int (pair).
-    ShapeError
-        If x is not 4-D.
-    DTypeError
-        If x is not real floating.
-    ValueError
-        If a size is out of range.
+    {nn_pool_returns_raises}
 
     Examples
     --------
@@ -71,38 +53,18 @@ def avg_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple
     return wrap(st, x.shape[:2] + (ho, wo), x._dtype, x._device)
 
 
+@shared_doc(NN_DOCS)
 def max_pool2d(x: Array, kernel_size: int | tuple[int, int], stride: int | tuple[int, int] | None = None,
                padding: int | tuple[int, int] = 0, *, dilation: int | tuple[int, int] = 1) -> Array:
     """Max pooling over (H, W) windows; ``stride`` defaults to ``kernel_size``.
 
-    Parameters
-    ----------
-    x : Array
-        Input ``(N, C, H, W)``, real floating.
-    kernel_size : int or pair of int
-        The window.
-    stride : int, pair of int or None
-        The step; None for kernel_size.
+    {nn_pool_window}
     padding : int or pair of int
         Implicit -inf padding (at most half the window).
     dilation : int or pair of int
         The spacing of the window's elements.
 
-    Returns
-    -------
-    Array
-        ``(N, C, Hout, Wout)``.
-
-    Raises
-    ------
-    TypeError
-        If x is not an array or a size is not an int (pair).
-    ShapeError
-        If x is not 4-D.
-    DTypeError
-        If x is not real floating.
-    ValueError
-        If a size is out of range.
+    {nn_pool_returns_raises}
 
     Examples
     --------
