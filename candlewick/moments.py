@@ -9,7 +9,7 @@ from . import dtypes as _dt
 from ._core import require_array
 from .array import wrap
 from .docstrings import shared_doc
-from .elementwise import binary, unary
+from .elementwise_dispatch import binary, unary
 from .errors import ArgumentTypeError
 from .layout import normalize_axes
 from .opdefs import BinaryOp, ReduceOp, UnaryOp

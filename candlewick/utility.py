@@ -9,7 +9,7 @@ from ._core import is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
 from .docstrings import shared_doc
-from .elementwise import binary, compare
+from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from .._core import require_array
 from ..array import Array
 from ..docstrings import shared_doc
-from ..elementwise import unary
+from ..elementwise_dispatch import unary
 from ..errors import DTypeError
 from ..opdefs import UnaryOp
 from ..statistical import max as amax, sum as asum

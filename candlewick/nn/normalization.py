@@ -6,7 +6,7 @@ from .._core import require_array
 from ..array import Array
 from ..arguments import real_number
 from ..docstrings import shared_doc
-from ..elementwise import unary
+from ..elementwise_dispatch import unary
 from ..errors import DTypeError, ShapeError
 from ..opdefs import UnaryOp
 from ..moments import mean
