@@ -42,6 +42,16 @@ FRAGMENTS: dict[str, str] = {
 }
 
 
+# whole sections the reductions share (their headers included)
+FRAGMENTS["params_x_axes"] = "Parameters\n----------\n" + FRAGMENTS["param_x"] + "\n" + FRAGMENTS["param_axes"]
+FRAGMENTS["raises_x_axes"] = (
+    "Raises\n------\n" + FRAGMENTS["raises_x_not_array"] + "\n" + FRAGMENTS["raises_axes"]
+)
+FRAGMENTS["returns_raises_reduction"] = (
+    "Returns\n-------\n" + FRAGMENTS["returns_reduced"] + "\n\n" + FRAGMENTS["raises_x_axes"]
+)
+
+
 def fill(template: str, *tables: Mapping[str, str]) -> str:
     """``template`` with each ``{name}`` line replaced by the entry of that name, looked
     up in ``tables`` in order and then in ``FRAGMENTS``."""

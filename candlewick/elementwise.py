@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, new_array, require_array, scalar_for
+from .docstrings import fill, shared_doc
 from .elementwise_dispatch import binary, compare, unary
 from .errors import ArgumentValueError, DeviceMismatchError, DTypeError
 from .opdefs import BinaryOp, CompareOp, UnaryOp
@@ -73,7 +74,8 @@ def _example_values(domain):
 
 def _docstring(op, *args):
     """The numpydoc docstring of a generated element-wise function: the one place their
-    documentation is written, from the op's domain and result rule (``opdefs``)."""
+    documentation is written, from the op's domain and result rule (``opdefs``), with
+    the Raises entries every binary function shares (``docstrings.fill``)."""
     kinds = ", ".join(_KIND_NAMES[c] for c in op.domain)
     floating_only = "F" in op.domain and "I" not in op.domain and op.result == "same"
     unary_fn = len(args) == 1
@@ -94,13 +96,12 @@ def _docstring(op, *args):
               "", "Raises", "------", "DTypeError", "    If an operand's dtype is outside the accepted dtypes.",
               "TypeError", "    If no operand is a candlewick array."]
     if not unary_fn:
-        lines += ["ShapeError", "    If the operands' shapes do not broadcast.",
-                  "DeviceMismatchError", "    If the operands are on different devices."]
+        lines += ["{raises_broadcast}", "{raises_devices}"]
     call = "x" if unary_fn else "x, x"
     lines += ["", "Examples", "--------", ">>> import candlewick as cw",
               f">>> x = cw.asarray({_example_values(op.domain)})",
               f">>> cw.{op.value}({call}).shape", "(3,)", ""]
-    return "\n".join(lines)
+    return fill("\n".join(lines))
 
 
 __all__: list[str] = []
@@ -201,6 +202,7 @@ if TYPE_CHECKING:
     ]
 
 
+@shared_doc()
 def logical_not(x: Array, /) -> Array:
     """Element-wise logical NOT; non-bool input is taken as truth values (``x != 0``),
     as logical_and/or/xor take it.
@@ -217,8 +219,7 @@ def logical_not(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -232,6 +233,7 @@ def logical_not(x: Array, /) -> Array:
     return unary(UnaryOp.LOGICAL_NOT, x, "logical_not")
 
 
+@shared_doc()
 def positive(x: Array, /) -> Array:
     """Element-wise ``+x``: a copy of a numeric array.
 
@@ -249,8 +251,7 @@ def positive(x: Array, /) -> Array:
     ------
     DTypeError
         If x is of dtype bool.
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------

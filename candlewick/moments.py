@@ -73,20 +73,10 @@ def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Ar
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
     the mean of nothing is NaN.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If x is bool or integer in strict promotion mode.
 
@@ -114,22 +104,12 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
     ``N - correction <= 0``. Complex input gives a real result.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     correction : int or float
         Subtracted from the number of elements N in the divisor (1 for the sample variance).
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If x is bool or integer in strict promotion mode.
 
@@ -165,22 +145,12 @@ def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     correction : int or float
         Subtracted from the number of elements N in the divisor (1 for the sample deviation).
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If x is bool or integer in strict promotion mode.
 

@@ -76,23 +76,13 @@ def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in the default integer dtype.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     dtype : DType or None
         The accumulation and result dtype; None for x's dtype, widened to the default
         integer dtype for bool and integers.
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If dtype is of a lower kind than x's.
 
@@ -111,23 +101,13 @@ def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = Non
          keepdims: bool = False) -> Array:
     """Product over ``axis``; integers accumulate in the default integer dtype.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     dtype : DType or None
         The accumulation and result dtype; None for x's dtype, widened to the default
         integer dtype for bool and integers.
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If dtype is of a lower kind than x's.
 
@@ -145,20 +125,10 @@ def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = Non
 def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Maximum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If x is complex.
     ValueError
@@ -179,20 +149,10 @@ def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
 def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Minimum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     {param_keepdims}
 
-    Returns
-    -------
-    {returns_reduced}
-
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {returns_raises_reduction}
     DTypeError
         If x is complex.
     ValueError

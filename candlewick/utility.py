@@ -38,10 +38,7 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     """Whether every element over ``axis`` is non-zero (True for an empty reduction);
     NaN counts as non-zero, complex as non-zero when either part is.
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     {param_keepdims}
 
     Returns
@@ -49,10 +46,7 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     Array
         A bool array.
 
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {raises_x_axes}
 
     Examples
     --------
@@ -68,10 +62,7 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
 def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether some element over ``axis`` is non-zero (False for an empty reduction).
 
-    Parameters
-    ----------
-    {param_x}
-    {param_axes}
+    {params_x_axes}
     {param_keepdims}
 
     Returns
@@ -79,10 +70,7 @@ def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     Array
         A bool array.
 
-    Raises
-    ------
-    {raises_x_not_array}
-    {raises_axes}
+    {raises_x_axes}
 
     Examples
     --------

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from .._core import require_array
 from ..array import Array
-from ..docstrings import shared_doc
+from ..docstrings import fill, shared_doc
 from ..elementwise_dispatch import unary
 from ..errors import DTypeError
 from ..opdefs import UnaryOp
@@ -22,7 +22,7 @@ def _activation(op: UnaryOp) -> Callable[[Array], Array]:
         return unary(op, x, op.value)
 
     fn.__name__ = fn.__qualname__ = op.value
-    fn.__doc__ = f"""Element-wise ``{op.value}`` activation.
+    fn.__doc__ = fill(f"""Element-wise ``{op.value}`` activation.
 
     Parameters
     ----------
@@ -36,8 +36,7 @@ def _activation(op: UnaryOp) -> Callable[[Array], Array]:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {{raises_x_not_array}}
     DTypeError
         If x's dtype is not accepted.
 
@@ -46,7 +45,7 @@ def _activation(op: UnaryOp) -> Callable[[Array], Array]:
     >>> import candlewick as cw
     >>> cw.nn.{op.value}(cw.asarray([-1.0, 0.0, 2.0])).shape
     (3,)
-    """
+    """)
     return fn
 
 
