@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ._core import check_accepts, contiguous_layout, require_array
 from .array import wrap
-from .docstrings import shared_doc
+from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, ShapeError
 from .layout import normalize_axis
 from .opdefs import ScanOp
@@ -16,6 +16,17 @@ from .statistical import accumulation_dtype
 if TYPE_CHECKING:
     from .array import Array
     from ._types import DTypeLike
+
+
+#: entries cumulative_sum and cumulative_prod share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "cumulative_axis": "axis : int or None\n    The axis to accumulate along; may be None only for a 1-D x.",
+    "cumulative_raises": (
+        "Raises\n------\n" + FRAGMENTS["raises_x_not_array"] + "\n"
+        "ValueError\n    If axis is None and x is not 1-D.\n"
+        "AxisError\n    If axis is outside ``[-ndim, ndim)``."
+    ),
+}
 
 
 def _cumulative(op, x, axis, dtype, include_initial, fname):
@@ -43,7 +54,7 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
     return wrap(out, out_shape, acc, device)
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Array:
     """Inclusive running sum along ``axis`` (optional for 1-D); ``include_initial``
@@ -52,8 +63,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
     Parameters
     ----------
     {param_x}
-    axis : int or None
-        The axis to accumulate along; may be None only for a 1-D x.
+    {cumulative_axis}
     dtype : DType or None
         The accumulation and result dtype; rules as for ``sum``.
     include_initial : bool
@@ -64,13 +74,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
     Array
         The running sums, of x's shape (one longer along ``axis`` with include_initial).
 
-    Raises
-    ------
-    {raises_x_not_array}
-    ValueError
-        If axis is None and x is not 1-D.
-    AxisError
-        If axis is outside ``[-ndim, ndim)``.
+    {cumulative_raises}
 
     Examples
     --------
@@ -81,7 +85,7 @@ def cumulative_sum(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | N
     return _cumulative(ScanOp.SUM, x, axis, dtype, include_initial, "cumulative_sum")
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                     include_initial: bool = False) -> Array:
     """Inclusive running product along ``axis`` (optional for 1-D); ``include_initial``
@@ -90,8 +94,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | 
     Parameters
     ----------
     {param_x}
-    axis : int or None
-        The axis to accumulate along; may be None only for a 1-D x.
+    {cumulative_axis}
     dtype : DType or None
         The accumulation and result dtype; rules as for ``prod``.
     include_initial : bool
@@ -102,13 +105,7 @@ def cumulative_prod(x: Array, /, *, axis: int | None = None, dtype: DTypeLike | 
     Array
         The running products, of x's shape (one longer along ``axis`` with include_initial).
 
-    Raises
-    ------
-    {raises_x_not_array}
-    ValueError
-        If axis is None and x is not 1-D.
-    AxisError
-        If axis is outside ``[-ndim, ndim)``.
+    {cumulative_raises}
 
     Examples
     --------

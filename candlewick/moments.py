@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ._types import Axes
 
 
+#: the Raises entry the moments share (filled in by ``docstrings.shared_doc``)
+_DOCS = {"raises_strict_floating": "DTypeError\n    If x is bool or integer in strict promotion mode."}
+
+
 def _scale(a, factor):
     """``a * factor`` for a Python float factor, in a's dtype."""
     if a._dtype.is_complex:
@@ -68,7 +72,7 @@ def _rounded(a, half):
     return a if half is None else a.astype(half)
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
     the mean of nothing is NaN.
@@ -77,8 +81,7 @@ def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Ar
     {param_keepdims}
 
     {returns_raises_reduction}
-    DTypeError
-        If x is bool or integer in strict promotion mode.
+    {raises_strict_floating}
 
     Examples
     --------
@@ -98,7 +101,7 @@ def _mean(x, axis, keepdims):
     return _divide(total, _count(shape, axes))
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
@@ -110,8 +113,7 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     {param_keepdims}
 
     {returns_raises_reduction}
-    DTypeError
-        If x is bool or integer in strict promotion mode.
+    {raises_strict_floating}
 
     Examples
     --------
@@ -140,7 +142,7 @@ def _var(x, axis, correction, keepdims):
     return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
@@ -151,8 +153,7 @@ def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     {param_keepdims}
 
     {returns_raises_reduction}
-    DTypeError
-        If x is bool or integer in strict promotion mode.
+    {raises_strict_floating}
 
     Examples
     --------

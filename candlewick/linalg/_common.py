@@ -120,3 +120,8 @@ LINALG_DOCS = {
     "linalg_raises_shape": "ShapeError\n    If x has fewer than 2 dimensions (or the matrices are not square).",
     "linalg_raises_unsupported": "UnsupportedOperation\n    If the device lacks the linalg primitives.",
 }
+# whole sections (their headers included)
+LINALG_DOCS["linalg_params_square"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_square"]
+LINALG_DOCS["linalg_params_matrices"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_matrices"]
+LINALG_DOCS["linalg_raises_head"] = "Raises\n------\n" + LINALG_DOCS["linalg_raises_input"]
+LINALG_DOCS["linalg_raises"] = LINALG_DOCS["linalg_raises_head"] + "\n" + LINALG_DOCS["linalg_raises_unsupported"]

@@ -25,9 +25,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     """Cholesky factor of Hermitian positive-definite matrices: lower ``L`` with
     ``x = L L^H``, or upper ``U = L^H`` with ``x = U^H U`` when ``upper``.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
     upper : bool
         Return the upper factor U instead of L.
 
@@ -36,9 +34,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     Array
         The triangular factor, of x's shape.
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     LinAlgError
         If a matrix is not positive definite.
     {linalg_raises_unsupported}
@@ -61,9 +57,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     """QR factorization ``x = Q R``; ``mode`` 'reduced' gives Q ``(..., M, K)``, R
     ``(..., K, N)`` with K = min(M, N); 'complete' gives Q ``(..., M, M)``, R ``(..., M, N)``.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     mode : {'reduced', 'complete'}
         The shapes of Q and R.
 
@@ -72,9 +66,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     QRResult
         ``Q`` (orthonormal columns) and ``R`` (upper triangular).
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     ValueError
         If mode is unknown.
     {linalg_raises_unsupported}
@@ -104,9 +96,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
 def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     """Singular value decomposition ``x = U diag(S) Vh`` with S real and descending.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     full_matrices : bool
         U ``(..., M, M)`` and Vh ``(..., N, N)`` when True, else reduced to K = min(M, N).
 
@@ -115,10 +105,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     SVDResult
         ``U``, ``S`` (real, descending) and ``Vh``.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -145,19 +132,14 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
 def svdvals(x: Array, /) -> Array:
     """Singular values of each matrix, descending, shape ``(..., min(M, N))``.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
 
     Returns
     -------
     Array
         Real singular values ``(..., K)``.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------

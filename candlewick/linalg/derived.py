@@ -47,9 +47,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse ``V diag(1/S) U^H`` from the SVD, singular values
     at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     rtol : float, Array or None
         Relative cutoff for small singular values; None for ``max(M, N) * eps``.
 
@@ -58,10 +56,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     Array
         The pseudo-inverses ``(..., N, M)``.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -91,9 +86,7 @@ def _zero(like):
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``).
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     rtol : float, Array or None
         Relative cutoff for small singular values; None for ``max(M, N) * eps``.
 
@@ -102,10 +95,7 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     Array
         int64 ranks.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -127,9 +117,7 @@ def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` raised to the integer power ``n`` by repeated squaring (``n = 0`` gives the
     identity, ``n < 0`` the power of the inverse, which needs a floating dtype).
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
     n : int
         The power; negative powers invert first.
 
@@ -220,9 +208,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     """Matrix norm of each matrix: 'fro' (default), 'nuc', 1/-1 (max/min column sum),
     2/-2 (largest/smallest singular value), inf/-inf (max/min row sum). Real result.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     keepdims : bool
         Keep the two matrix axes as length 1.
     ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}
@@ -233,9 +219,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     Array
         Real norms.
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     ValueError
         If ord is not one of the above.
     {linalg_raises_unsupported}

@@ -19,19 +19,14 @@ if TYPE_CHECKING:
 def eigh(x: Array, /) -> EighResult:
     """Eigenvalues (real, ascending) and eigenvectors (columns) of Hermitian matrices.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     EighResult
         ``eigenvalues`` (real, ascending) and ``eigenvectors`` (columns).
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -52,19 +47,14 @@ def eigh(x: Array, /) -> EighResult:
 def eigvalsh(x: Array, /) -> Array:
     """Eigenvalues (real, ascending) of Hermitian matrices.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     Array
         Real eigenvalues ``(..., M)``, ascending.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -90,18 +80,14 @@ def eig(x: Array, /) -> EigResult:
     matrices (2025.12); both complex: complex64 for float32/complex64 x, complex128 for
     float64/complex128. Their order is the backend's (LAPACK geev's), not sorted.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     EigResult
         ``eigenvalues`` ``(..., M)`` and ``eigenvectors`` ``(..., M, M)``, both complex.
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     ApiVersionError
         If the namespace follows the 2024.12 revision, which has no ``eig``.
     {linalg_raises_unsupported}
@@ -121,18 +107,14 @@ def eig(x: Array, /) -> EigResult:
 def eigvals(x: Array, /) -> Array:
     """Eigenvalues of general square matrices (2025.12), complex, as ``eig`` gives them.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     Array
         Complex eigenvalues ``(..., M)``, in the backend's order.
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     ApiVersionError
         If the namespace follows the 2024.12 revision, which has no ``eigvals``.
     {linalg_raises_unsupported}

@@ -23,18 +23,14 @@ if TYPE_CHECKING:
 def inv(x: Array, /) -> Array:
     """Inverse of each square matrix; LinAlgError for a singular one.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     Array
         The inverses, of x's shape.
 
-    Raises
-    ------
-    {linalg_raises_input}
+    {linalg_raises_head}
     LinAlgError
         If a matrix is singular.
     {linalg_raises_unsupported}
@@ -53,19 +49,14 @@ def inv(x: Array, /) -> Array:
 def det(x: Array, /) -> Array:
     """Determinant of each square matrix, shape ``x.shape[:-2]``.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     Array
         The determinants.
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------
@@ -83,19 +74,14 @@ def slogdet(x: Array, /) -> SlogdetResult:
     """(sign, log|det|) of each square matrix; sign has x's dtype (a unit complex number
     for complex x), logabsdet is real; a singular matrix gives sign 0, logabsdet -inf.
 
-    Parameters
-    ----------
-    {linalg_param_square}
+    {linalg_params_square}
 
     Returns
     -------
     SlogdetResult
         ``sign`` and ``logabsdet`` (real).
 
-    Raises
-    ------
-    {linalg_raises_input}
-    {linalg_raises_unsupported}
+    {linalg_raises}
 
     Examples
     --------

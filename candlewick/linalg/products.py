@@ -131,9 +131,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view of shape ``(..., L)``.
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     offset : int
         0 the main diagonal, > 0 above it, < 0 below it.
 
@@ -175,9 +173,7 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Ar
     """Sum of the ``offset``-th diagonal of each matrix; the result dtype follows ``sum``
     (integers accumulate in the default integer dtype unless ``dtype`` is given).
 
-    Parameters
-    ----------
-    {linalg_param_matrices}
+    {linalg_params_matrices}
     offset : int
         The diagonal summed.
     dtype : DType or None
