@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import require_array
 from .array import wrap
-from .docstrings import shared_doc
+from .docstrings import FRAGMENTS, shared_doc
 from .elementwise_dispatch import binary, unary
 from .errors import ArgumentTypeError
 from .layout import normalize_axes
@@ -20,8 +20,17 @@ if TYPE_CHECKING:
     from ._types import Axes
 
 
-#: the Raises entry the moments share (filled in by ``docstrings.shared_doc``)
-_DOCS = {"raises_strict_floating": "DTypeError\n    If x is bool or integer in strict promotion mode."}
+_STRICT = "DTypeError\n    If x is bool or integer in strict promotion mode."
+#: the entries and sections the moments share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "raises_strict_floating": _STRICT,
+    "spread_sections": (  # var's and std's Parameters, Returns and Raises
+        FRAGMENTS["params_x_axes"] + "\n"
+        "correction : int or float\n"
+        "    Subtracted from the number of elements N in the divisor (1 for the sample variance\n"
+        "    or deviation).\n" + FRAGMENTS["param_keepdims"] + "\n\n" + FRAGMENTS["returns_raises_reduction"] + "\n" + _STRICT
+    ),
+}
 
 
 def _scale(a, factor):
@@ -107,13 +116,7 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
     ``N - correction <= 0``. Complex input gives a real result.
 
-    {params_x_axes}
-    correction : int or float
-        Subtracted from the number of elements N in the divisor (1 for the sample variance).
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    {raises_strict_floating}
+    {spread_sections}
 
     Examples
     --------
@@ -147,13 +150,7 @@ def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
         keepdims: bool = False) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
 
-    {params_x_axes}
-    correction : int or float
-        Subtracted from the number of elements N in the divisor (1 for the sample deviation).
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    {raises_strict_floating}
+    {spread_sections}
 
     Examples
     --------

@@ -81,3 +81,5 @@ NN_DOCS = {
         "    If axis is out of range."
     ),
 }
+for _dims, _shape in (("1d", "``(N, Cout, Lout)``."), ("2d", "``(N, Cout, Hout, Wout)``.")):
+    NN_DOCS[f"nn_conv_returns_raises_{_dims}"] = f"Returns\n-------\nArray\n    {_shape}\n\n" + NN_DOCS["nn_conv_raises"]

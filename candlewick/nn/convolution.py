@@ -82,12 +82,7 @@ def conv1d(x: Array, weight: Array, bias: Array | None = None, *, stride: int = 
     {nn_conv_window_1d}
     {nn_conv_dilation_groups_1d}
 
-    Returns
-    -------
-    Array
-        ``(N, Cout, Lout)``.
-
-    {nn_conv_raises}
+    {nn_conv_returns_raises_1d}
 
     Examples
     --------
@@ -122,12 +117,7 @@ def conv2d(x: Array, weight: Array, bias: Array | None = None, *, stride: int | 
     {nn_conv_window_2d}
     {nn_conv_dilation_groups_2d}
 
-    Returns
-    -------
-    Array
-        ``(N, Cout, Hout, Wout)``.
-
-    {nn_conv_raises}
+    {nn_conv_returns_raises_2d}
 
     Examples
     --------
@@ -173,12 +163,7 @@ def conv_transpose1d(x: Array, weight: Array, bias: Array | None = None, *, stri
         Extra size added to one side of the output.
     {nn_conv_dilation_groups_1d}
 
-    Returns
-    -------
-    Array
-        ``(N, Cout, Lout)``.
-
-    {nn_conv_raises}
+    {nn_conv_returns_raises_1d}
 
     Examples
     --------
@@ -219,12 +204,7 @@ def conv_transpose2d(x: Array, weight: Array, bias: Array | None = None, *,
         Extra size added to one side of the output.
     {nn_conv_dilation_groups_2d}
 
-    Returns
-    -------
-    Array
-        ``(N, Cout, Hout, Wout)``.
-
-    {nn_conv_raises}
+    {nn_conv_returns_raises_2d}
 
     Examples
     --------
