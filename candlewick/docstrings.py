@@ -44,6 +44,7 @@ FRAGMENTS: dict[str, str] = {
 
 # whole sections the reductions share (their headers included)
 FRAGMENTS["params_x_axes"] = "Parameters\n----------\n" + FRAGMENTS["param_x"] + "\n" + FRAGMENTS["param_axes"]
+FRAGMENTS["raises_x"] = "Raises\n------\n" + FRAGMENTS["raises_x_not_array"]
 FRAGMENTS["raises_x_axes"] = (
     "Raises\n------\n" + FRAGMENTS["raises_x_not_array"] + "\n" + FRAGMENTS["raises_axes"]
 )

@@ -84,7 +84,6 @@ class _Groups:
         self.plan = Compaction(starts, contiguous_layout((n,)), n, device)
         self.count = self.plan.count
 
-    @shared_doc()
     def unique_values(self):
         dtype = self.x._dtype
         if not self.n:
@@ -120,23 +119,22 @@ class _Groups:
         return wrap(out, (self.count,), _int64, self.device)
 
 
-@shared_doc()
+#: the Parameters section the unique_* functions share (filled in by ``docstrings.shared_doc``)
+_DOCS = {"unique_params": "Parameters\n----------\nx : Array\n    Input array (flattened first)."}
+
+
+@shared_doc(_DOCS)
 def unique_values(x: Array, /) -> Array:
     """The unique elements of x (flattened), ascending; every NaN is distinct.
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     Array
         The unique values, 1-D, ascending.
 
-    Raises
-    ------
-    {raises_x_not_array}
+    {raises_x}
 
     Examples
     --------
@@ -148,23 +146,18 @@ def unique_values(x: Array, /) -> Array:
     return _Groups(x).unique_values()
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """(values, counts): the unique elements and how often each occurs.
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueCountsResult
         ``values`` (1-D, ascending) and ``counts`` (int64).
 
-    Raises
-    ------
-    {raises_x_not_array}
+    {raises_x}
 
     Examples
     --------
@@ -177,23 +170,18 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     return UniqueCountsResult(g.unique_values(), g.counts())
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape).
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueInverseResult
         ``values`` and ``inverse_indices`` (int64, x's shape).
 
-    Raises
-    ------
-    {raises_x_not_array}
+    {raises_x}
 
     Examples
     --------
@@ -206,23 +194,18 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     return UniqueInverseResult(g.unique_values(), g.inverse())
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def unique_all(x: Array, /) -> UniqueAllResult:
     """(values, indices of first occurrences, inverse_indices, counts).
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueAllResult
         ``values``, ``indices`` (first occurrence in the flattened x), ``inverse_indices``, ``counts``.
 
-    Raises
-    ------
-    {raises_x_not_array}
+    {raises_x}
 
     Examples
     --------

@@ -168,6 +168,12 @@ FFT_DOCS = {
     "fft_params_nd_complex": _PARAMETERS + _COMPLEX_X + "\n" + _S_AXES_NORM,
     "fft_params_nd_real": _PARAMETERS + _REAL_X + "\n" + _S_AXES_NORM,
     "fft_1d_params": _N_AXIS_NORM,
+    "fft_shift_sections": (  # fftshift's and ifftshift's Parameters, Returns and Raises
+        "Parameters\n----------\nx : Array\n    Input array.\n"
+        "axes : int, sequence of int or None\n    The axes to shift; None for all.\n\n"
+        "Returns\n-------\nArray\n    A new array of x's shape.\n\n"
+        "Raises\n------\nTypeError\n    If x is not a candlewick array.\nAxisError\n    If an axis is out of range."
+    ),
     "fft_raises": (
         "Raises\n"
         "------\n"

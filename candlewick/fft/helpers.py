@@ -13,7 +13,7 @@ from ..errors import DTypeError
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
 from ..registry import get_device
-from ._common import check_length
+from ._common import FFT_DOCS, check_length
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -163,26 +163,11 @@ def _roll_axis(x, axis, shift):
     return wrap(storage, x.shape, x._dtype, x._device)
 
 
-@shared_doc()
+@shared_doc(FFT_DOCS)
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``.
 
-    Parameters
-    ----------
-    {param_x}
-    axes : int, sequence of int or None
-        The axes to shift; None for all.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    {raises_x_not_array}
-    AxisError
-        If an axis is out of range.
+    {fft_shift_sections}
 
     Examples
     --------
@@ -193,26 +178,11 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _roll_halves(x, axes, False, "fftshift")
 
 
-@shared_doc()
+@shared_doc(FFT_DOCS)
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``.
 
-    Parameters
-    ----------
-    {param_x}
-    axes : int, sequence of int or None
-        The axes to shift; None for all.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    {raises_x_not_array}
-    AxisError
-        If an axis is out of range.
+    {fft_shift_sections}
 
     Examples
     --------

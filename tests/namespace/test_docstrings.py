@@ -1,7 +1,9 @@
 """candlewick.docstrings: shared numpydoc entries filled into docstrings by one mechanism,
 and no public docstring keeps an unfilled placeholder."""
 
+import ast
 import inspect
+import pathlib
 import re
 
 import pytest
@@ -55,3 +57,16 @@ def test_no_public_docstring_keeps_a_placeholder(obj):
     for member in members:
         assert not PLACEHOLDER.search(member.__doc__ or ""), f"{member.__qualname__}: unfilled placeholder"
 
+
+
+def test_every_shared_doc_decorator_has_something_to_fill():
+    """A ``@shared_doc`` on a function whose docstring names no entry is a leftover."""
+    root = pathlib.Path(cw.__file__).parent
+    idle = []
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(d, ast.Call) and getattr(d.func, "id", None) == "shared_doc" for d in node.decorator_list):
+                if not PLACEHOLDER.search(ast.get_docstring(node, clean=False) or ""):
+                    idle.append(f"{path.relative_to(root)}:{node.lineno} {node.name}")
+    assert not idle, idle
