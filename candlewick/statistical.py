@@ -10,7 +10,7 @@ from . import dtypes as _dt
 from ._core import RESULT, check_accepts, require_array
 from .array import wrap
 from .arguments import flag
-from .docstrings import shared_doc
+from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
 from .layout import normalize_axes
 from .opdefs import ReduceOp
@@ -63,6 +63,21 @@ _DEFAULT_ACCUMULATION = {
 }
 
 
+_SUM_DTYPE = (
+    "dtype : DType or None\n"
+    "    The accumulation and result dtype; None for x's dtype, widened to the default\n"
+    "    integer dtype for bool and integers.\n"
+)
+_RETURNS_RAISES = "\n\n" + FRAGMENTS["returns_raises_reduction"] + "\n"
+#: the sections sum/prod and max/min share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "sum_like_sections": FRAGMENTS["params_x_axes"] + "\n" + _SUM_DTYPE + FRAGMENTS["param_keepdims"] + _RETURNS_RAISES
+    + "DTypeError\n    If dtype is of a lower kind than x's.",
+    "extremum_sections": FRAGMENTS["params_x_axes"] + "\n" + FRAGMENTS["param_keepdims"] + _RETURNS_RAISES
+    + "DTypeError\n    If x is complex.\nValueError\n    If the reduction is over zero elements.",
+}
+
+
 def _sum_like(op, x, axis, dtype, keepdims, fname):
     require_array(x, fname)
     acc = accumulation_dtype(x, dtype, fname)
@@ -71,20 +86,12 @@ def _sum_like(op, x, axis, dtype, keepdims, fname):
     return reduce_array(op, x, axis, keepdims, fname)
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Array:
     """Sum over ``axis``; integers accumulate in the default integer dtype.
 
-    {params_x_axes}
-    dtype : DType or None
-        The accumulation and result dtype; None for x's dtype, widened to the default
-        integer dtype for bool and integers.
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    DTypeError
-        If dtype is of a lower kind than x's.
+    {sum_like_sections}
 
     Examples
     --------
@@ -96,20 +103,12 @@ def sum(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None
     return _sum_like(ReduceOp.SUM, x, axis, dtype, keepdims, "sum")
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Array:
     """Product over ``axis``; integers accumulate in the default integer dtype.
 
-    {params_x_axes}
-    dtype : DType or None
-        The accumulation and result dtype; None for x's dtype, widened to the default
-        integer dtype for bool and integers.
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    DTypeError
-        If dtype is of a lower kind than x's.
+    {sum_like_sections}
 
     Examples
     --------
@@ -121,18 +120,11 @@ def prod(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = Non
     return _sum_like(ReduceOp.PROD, x, axis, dtype, keepdims, "prod")
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Maximum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
-    {params_x_axes}
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    DTypeError
-        If x is complex.
-    ValueError
-        If the reduction is over zero elements.
+    {extremum_sections}
 
     Examples
     --------
@@ -145,18 +137,11 @@ def max(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return reduce_array(ReduceOp.MAX, x, axis, keepdims, "max")
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Minimum over ``axis``; NaN propagates; zero-size reductions raise ValueError.
 
-    {params_x_axes}
-    {param_keepdims}
-
-    {returns_raises_reduction}
-    DTypeError
-        If x is complex.
-    ValueError
-        If the reduction is over zero elements.
+    {extremum_sections}
 
     Examples
     --------

@@ -8,7 +8,7 @@ from . import dtypes as _dt
 from ._core import is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
-from .docstrings import shared_doc
+from .docstrings import FRAGMENTS, shared_doc
 from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
@@ -33,20 +33,21 @@ def _truth_reduce(op, x, axis, keepdims, fname):
     return wrap(storage, out_shape, _dt.bool_, x._device)
 
 
-@shared_doc()
+#: the sections all and any share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "truth_sections": (
+        FRAGMENTS["params_x_axes"] + "\n" + FRAGMENTS["param_keepdims"] + "\n\n"
+        "Returns\n-------\nArray\n    A bool array.\n\n" + FRAGMENTS["raises_x_axes"]
+    ),
+}
+
+
+@shared_doc(_DOCS)
 def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether every element over ``axis`` is non-zero (True for an empty reduction);
     NaN counts as non-zero, complex as non-zero when either part is.
 
-    {params_x_axes}
-    {param_keepdims}
-
-    Returns
-    -------
-    Array
-        A bool array.
-
-    {raises_x_axes}
+    {truth_sections}
 
     Examples
     --------
@@ -58,19 +59,11 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return _truth_reduce(ReduceOp.ALL, x, axis, keepdims, "all")
 
 
-@shared_doc()
+@shared_doc(_DOCS)
 def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether some element over ``axis`` is non-zero (False for an empty reduction).
 
-    {params_x_axes}
-    {param_keepdims}
-
-    Returns
-    -------
-    Array
-        A bool array.
-
-    {raises_x_axes}
+    {truth_sections}
 
     Examples
     --------
