@@ -71,7 +71,7 @@ def shared_doc(*tables: Mapping[str, str]) -> Callable[[F], F]:
     """A decorator that fills the decorated function's docstring (see ``fill``)."""
 
     def decorate(fn: F) -> F:
-        fn.__doc__ = fill(fn.__doc__ or "", *tables)  # type: ignore[attr-defined]
+        fn.__doc__ = fill(fn.__doc__ or "", *tables)
         return fn
 
     return decorate
