@@ -174,18 +174,24 @@ FFT_DOCS = {
         "Returns\n-------\nArray\n    A new array of x's shape.\n\n"
         "Raises\n------\nTypeError\n    If x is not a candlewick array.\nAxisError\n    If an axis is out of range."
     ),
-    "fft_raises": (
-        "Raises\n"
-        "------\n"
-        "TypeError\n"
-        "    If x is not a candlewick array.\n"
-        "DTypeError\n"
-        "    If x's dtype does not fit the transform.\n"
-        "ValueError\n"
-        "    If n/s is not positive or norm is unknown.\n"
-        "AxisError\n"
-        "    If an axis is out of range.\n"
-        "UnsupportedOperation\n"
-        "    If the device lacks the fft primitives."
-    ),
 }
+
+_RAISES = (
+    "Raises\n"
+    "------\n"
+    "TypeError\n"
+    "    If x is not a candlewick array.\n"
+    "DTypeError\n"
+    "    If x's dtype does not fit the transform.\n"
+    "ValueError\n"
+    "    If n/s is not positive or norm is unknown.\n"
+    "AxisError\n"
+    "    If an axis is out of range.\n"
+    "UnsupportedOperation\n"
+    "    If the device lacks the fft primitives."
+)
+FFT_DOCS["fft_raises"] = _RAISES
+# the Returns and Raises sections of the transforms that return the same thing
+for _result, _text in (("complex_spectrum", "The complex spectrum."), ("complex_signal", "The complex signal."),
+                       ("real_signal", "The real signal.")):
+    FFT_DOCS[f"fft_returns_{_result}"] = f"Returns\n-------\nArray\n    {_text}\n\n" + _RAISES

@@ -18,12 +18,7 @@ def fft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "backw
 
     {fft_params_1d_complex}
 
-    Returns
-    -------
-    Array
-        The complex spectrum.
-
-    {fft_raises}
+    {fft_returns_complex_spectrum}
 
     Examples
     --------
@@ -43,12 +38,7 @@ def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 
     {fft_params_1d_complex}
 
-    Returns
-    -------
-    Array
-        The complex signal.
-
-    {fft_raises}
+    {fft_returns_complex_signal}
 
     Examples
     --------
@@ -79,12 +69,7 @@ def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | N
 
     {fft_params_nd_complex}
 
-    Returns
-    -------
-    Array
-        The complex spectrum.
-
-    {fft_raises}
+    {fft_returns_complex_spectrum}
 
     Examples
     --------
@@ -102,12 +87,7 @@ def ifftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
 
     {fft_params_nd_complex}
 
-    Returns
-    -------
-    Array
-        The complex signal.
-
-    {fft_raises}
+    {fft_returns_complex_signal}
 
     Examples
     --------

@@ -53,12 +53,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
         Input array (complex64 or complex128: the non-negative frequencies).
     {fft_1d_params}
 
-    Returns
-    -------
-    Array
-        The real signal.
-
-    {fft_raises}
+    {fft_returns_real_signal}
 
     Examples
     --------
@@ -117,12 +112,7 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
 
     {fft_params_nd_complex}
 
-    Returns
-    -------
-    Array
-        The real signal.
-
-    {fft_raises}
+    {fft_returns_real_signal}
 
     Examples
     --------

@@ -70,6 +70,12 @@ NN_DOCS = {
         "axis : int\n"
         "    The axis normalized over."
     ),
+    "nn_norm_x_weight": "x : Array\n    Input, real floating, at least 1-D.\nweight : Array or None\n    Scale of the last axis' length.",
+    "nn_norm_returns_raises": (  # ShapeError, which differs, follows
+        "Returns\n-------\nArray\n    x normalized, of x's shape.\n\n"
+        "Raises\n------\nTypeError\n    If an operand is not a candlewick array.\n"
+        "DTypeError\n    If x is not real floating or the dtypes differ."
+    ),
     "nn_softmax_raises": (
         "Raises\n"
         "------\n"

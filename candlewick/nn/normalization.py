@@ -8,8 +8,9 @@ from ..arguments import real_number
 from ..docstrings import shared_doc
 from ..elementwise_dispatch import unary
 from ..errors import DTypeError, ShapeError
-from ..opdefs import UnaryOp
 from ..moments import mean
+from ..opdefs import UnaryOp
+from ._docs import NN_DOCS
 
 
 def _norm_params(x, weight, bias, fname):
@@ -23,32 +24,20 @@ def _norm_params(x, weight, bias, fname):
                 raise ShapeError(f"{fname}: {name} must have shape {x.shape[-1:]}, got {p.shape}")
 
 
-@shared_doc()
+@shared_doc(NN_DOCS)
 def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = None, *,
                eps: float = 1e-5) -> Array:
     """Normalize over the last axis to zero mean, unit variance; then scale and shift.
 
     Parameters
     ----------
-    x : Array
-        Input, real floating, at least 1-D.
-    weight : Array or None
-        Scale of the last axis' length.
+    {nn_norm_x_weight}
     bias : Array or None
         Shift of the last axis' length.
     eps : float
         Added to the variance.
 
-    Returns
-    -------
-    Array
-        x normalized, of x's shape.
-
-    Raises
-    ------
-    {raises_operand_not_array}
-    DTypeError
-        If x is not real floating or the dtypes differ.
+    {nn_norm_returns_raises}
     ShapeError
         If weight or bias does not match the last axis.
 
@@ -70,29 +59,17 @@ def layer_norm(x: Array, /, weight: Array | None = None, bias: Array | None = No
     return out
 
 
-@shared_doc()
+@shared_doc(NN_DOCS)
 def rms_norm(x: Array, /, weight: Array | None = None, *, eps: float = 1e-6) -> Array:
     """x / sqrt(mean(x^2) + eps) over the last axis, times ``weight``.
 
     Parameters
     ----------
-    x : Array
-        Input, real floating, at least 1-D.
-    weight : Array or None
-        Scale of the last axis' length.
+    {nn_norm_x_weight}
     eps : float
         Added to the mean square.
 
-    Returns
-    -------
-    Array
-        x normalized, of x's shape.
-
-    Raises
-    ------
-    {raises_operand_not_array}
-    DTypeError
-        If x is not real floating or the dtypes differ.
+    {nn_norm_returns_raises}
     ShapeError
         If weight does not match the last axis.
 
