@@ -168,6 +168,15 @@ FFT_DOCS = {
     "fft_params_nd_complex": _PARAMETERS + _COMPLEX_X + "\n" + _S_AXES_NORM,
     "fft_params_nd_real": _PARAMETERS + _REAL_X + "\n" + _S_AXES_NORM,
     "fft_1d_params": _N_AXIS_NORM,
+    "fft_freq_params": (  # fftfreq's and rfftfreq's
+        "Parameters\n----------\nn : int\n    The window length (positive).\nd : float\n    The sample spacing.\n"
+        "dtype : DType or None\n    A real floating dtype; None for the default.\n"
+        "device : str, device or None\n    The device; None for the default."
+    ),
+    "fft_freq_raises": (
+        "Raises\n------\nTypeError\n    If n is not an int.\nValueError\n    If n is not positive.\n"
+        "DTypeError\n    If dtype is not real floating."
+    ),
     "fft_shift_sections": (  # fftshift's and ifftshift's Parameters, Returns and Raises
         "Parameters\n----------\nx : Array\n    Input array.\n"
         "axes : int, sequence of int or None\n    The axes to shift; None for all.\n\n"

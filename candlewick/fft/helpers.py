@@ -44,34 +44,19 @@ def _scaled_integers(ints, size, scale, dtype, device):
     return wrap(values, (size,), dtype, device)
 
 
+@shared_doc(FFT_DOCS)
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
             device: DeviceLike | None = None) -> Array:
     """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``.
 
-    Parameters
-    ----------
-    n : int
-        The window length (positive).
-    d : float
-        The sample spacing.
-    dtype : DType or None
-        A real floating dtype; None for the default.
-    device : str, device or None
-        The device; None for the default.
+    {fft_freq_params}
 
     Returns
     -------
     Array
         The n frequencies.
 
-    Raises
-    ------
-    TypeError
-        If n is not an int.
-    ValueError
-        If n is not positive.
-    DTypeError
-        If dtype is not real floating.
+    {fft_freq_raises}
 
     Examples
     --------
@@ -91,34 +76,19 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return _scaled_integers(ints, n, 1.0 / (n * d), dtype, device)
 
 
+@shared_doc(FFT_DOCS)
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
              device: DeviceLike | None = None) -> Array:
     """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``.
 
-    Parameters
-    ----------
-    n : int
-        The window length (positive).
-    d : float
-        The sample spacing.
-    dtype : DType or None
-        A real floating dtype; None for the default.
-    device : str, device or None
-        The device; None for the default.
+    {fft_freq_params}
 
     Returns
     -------
     Array
         The ``n//2 + 1`` frequencies.
 
-    Raises
-    ------
-    TypeError
-        If n is not an int.
-    ValueError
-        If n is not positive.
-    DTypeError
-        If dtype is not real floating.
+    {fft_freq_raises}
 
     Examples
     --------

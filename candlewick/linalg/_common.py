@@ -123,5 +123,9 @@ LINALG_DOCS = {
 # whole sections (their headers included)
 LINALG_DOCS["linalg_params_square"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_square"]
 LINALG_DOCS["linalg_params_matrices"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_matrices"]
+LINALG_DOCS["linalg_params_rtol"] = (  # pinv's and matrix_rank's
+    LINALG_DOCS["linalg_params_matrices"] + "\nrtol : float, Array or None\n"
+    "    Relative cutoff for small singular values; None for ``max(M, N) * eps``."
+)
 LINALG_DOCS["linalg_raises_head"] = "Raises\n------\n" + LINALG_DOCS["linalg_raises_input"]
 LINALG_DOCS["linalg_raises"] = LINALG_DOCS["linalg_raises_head"] + "\n" + LINALG_DOCS["linalg_raises_unsupported"]

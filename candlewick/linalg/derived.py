@@ -47,9 +47,7 @@ def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse ``V diag(1/S) U^H`` from the SVD, singular values
     at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero.
 
-    {linalg_params_matrices}
-    rtol : float, Array or None
-        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+    {linalg_params_rtol}
 
     Returns
     -------
@@ -86,9 +84,7 @@ def _zero(like):
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``).
 
-    {linalg_params_matrices}
-    rtol : float, Array or None
-        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+    {linalg_params_rtol}
 
     Returns
     -------
