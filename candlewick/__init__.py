@@ -35,8 +35,9 @@ from .manipulation import (
 )
 from .registry import backends, default_device, get_device, set_default_device
 from .promotion_mode import get_promotion_mode, promotion_mode, set_promotion_mode
-from .statistical import max, mean, min, prod, sum
-from .statistical import cumulative_prod, cumulative_sum, std, var
+from .statistical import max, min, prod, sum
+from .moments import mean, std, var
+from .cumulative import cumulative_prod, cumulative_sum
 from .manipulation import repeat, roll, tile
 from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from .sorting import argsort, sort

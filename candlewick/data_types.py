@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes as _dt
 from ._core import scalar_for
 from .array import Array
+from .docstrings import shared_doc
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 
 if TYPE_CHECKING:
@@ -34,6 +35,7 @@ def _dtype_of(obj, fname, argname):
     raise DTypeError(f"{fname}: {argname} must be a candlewick dtype or array, got {short_repr(obj)}")
 
 
+@shared_doc()
 def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLike | None = None) -> Array:
     """Cast ``x`` to ``dtype`` (optionally on ``device``).
 
@@ -43,8 +45,7 @@ def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLi
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     dtype : DType
         The target dtype.
     copy : bool
@@ -59,8 +60,7 @@ def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLi
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     DTypeError
         If dtype is no candlewick dtype, or complex is cast to a real dtype.
 

@@ -1,7 +1,9 @@
-"""Element-wise functions of the Array API, generated from the op vocabularies.
+"""Element-wise functions of the Array API, generated from the op vocabularies, and
+the few written by hand (logical_not, positive, clip).
 
-Each function checks its operands (dtype domain from ``candlewick.opdefs``, Python
-scalar rules, devices), promotes and broadcasts, then calls one storage primitive.
+Each calls the element-wise dispatch (``elementwise_dispatch``: operand checks, promotion,
+broadcasting, one storage primitive); ``unary``, ``binary`` and ``compare`` are
+re-exported here for the modules that compose functions from them.
 """
 
 from __future__ import annotations
@@ -11,109 +13,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import (
-    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair,
-    require_array, scalar_array, scalar_for,
-)
-from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError
-from .layout import broadcast_shapes
+from ._core import ArrayBase, new_array, require_array, scalar_for
+from .docstrings import fill, shared_doc
+from .elementwise_dispatch import binary, compare, unary
+from .errors import ArgumentValueError, DeviceMismatchError, DTypeError
 from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .promotion_mode import is_strict
 
 if TYPE_CHECKING:
     from ._types import Scalar
     from .array import Array
-
-
-def _floating_only(op, dtype):
-    """A function defined on floating point only (sqrt, exp, atan2, ...), given bool or
-    integers outside strict mode: it runs in the default floating dtype, as in NumPy
-    (docs/promotion.md). Only functions returning their input's dtype: ``imag`` and
-    ``signbit`` stay errors (an integer's answer is all zeros / ``x < 0``)."""
-    if dtype.level >= 2 or "F" not in op.domain or "I" in op.domain or op.result != "same":
-        return False
-    if is_strict():
-        raise DTypeError(
-            f"{op.value} is defined on floating point and does not take {dtype.name} in strict "
-            f"promotion mode: cast with astype({_dt.DEFAULT_FLOAT.name}) first, or use "
-            f"candlewick.set_promotion_mode('default')"
-        )
-    return True
-
-
-def unary(op, x, fname):
-    require_array(x, fname)
-    out_dtype = RESULT[op].get(x._dtype)
-    if out_dtype is None:
-        if _floating_only(op, x._dtype):
-            x = x.astype(_dt.DEFAULT_FLOAT)
-        out_dtype = check_accepts(op, x._dtype, fname)
-    return new_array(type(x), x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
-
-
-def binary(op, x1, x2, fname):
-    """Apply a BinaryOp to two operands (arrays or one Python scalar)."""
-    if type(x1) is type(x2) and isinstance(x1, ArrayBase):
-        if x1._dtype is not x2._dtype or x1._device is not x2._device:
-            x1, x2 = promote_pair(x1, x2, fname)
-        dtype = x1._dtype
-        result = RESULT[op].get(dtype)
-        if result is None:
-            x1, x2, dtype, result = _coerce_domain(op, x1, x2, dtype, fname)
-        l1, l2 = x1._layout, x2._layout
-        shape = l1.shape
-        if shape != l2.shape:
-            shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    if isinstance(x1, ArrayBase):
-        return _binary_scalar(op, x1, x2, False, fname)
-    if isinstance(x2, ArrayBase):
-        return _binary_scalar(op, x2, x1, True, fname)
-    raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
-
-
-def _coerce_domain(op, x1, x2, dtype, fname):
-    """Integer true division runs in the default float dtype (NumPy's rule), and so do
-    the other floating-only functions outside strict mode; logical ops accept any dtype
-    as truth values. Anything else is a dtype error."""
-    if (op is BinaryOp.DIVIDE and dtype.is_integer) or _floating_only(op, dtype):
-        target = _dt.DEFAULT_FLOAT
-    elif op in (BinaryOp.LOGICAL_AND, BinaryOp.LOGICAL_OR, BinaryOp.LOGICAL_XOR):
-        target = _dt.bool_
-    else:
-        check_accepts(op, dtype, fname)
-    x1, x2 = x1.astype(target), x2.astype(target)
-    return x1, x2, target, RESULT[op][target]
-
-
-def _binary_scalar(op, x, value, reflected, fname):
-    value, dtype = scalar_for(value, x._dtype, fname)
-    if dtype is not x._dtype:
-        x = x.astype(dtype)
-    result = RESULT[op].get(dtype)
-    if result is None:
-        other = scalar_array(x, value, dtype, x._device)
-        pair = (other, x) if reflected else (x, other)
-        x1, x2, dtype, result = _coerce_domain(op, *pair, dtype, fname)
-        shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    storage = x._storage.binary_scalar(op, x._layout, value, reflected)
-    return new_array(type(x), storage, x._layout.shape, result, x._device)
-
-
-def compare(op, x1, x2, fname):
-    if not isinstance(x1, ArrayBase):
-        if not isinstance(x2, ArrayBase):
-            raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
-        value, dtype = scalar_for(x1, x2._dtype, fname)
-        x1 = scalar_array(x2, value, dtype, x2._device)
-    elif not isinstance(x2, ArrayBase):
-        value, dtype = scalar_for(x2, x1._dtype, fname)
-        x2 = scalar_array(x1, value, dtype, x1._device)
-    x1, x2 = promote_pair(x1, x2, fname)
-    check_accepts(op, x1._dtype, fname)
-    shape, (l1, l2) = broadcast_layouts(x1, x2)
-    return new_array(type(x1), x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
 
 
 def _make_unary(op, doc):
@@ -166,7 +74,8 @@ def _example_values(domain):
 
 def _docstring(op, *args):
     """The numpydoc docstring of a generated element-wise function: the one place their
-    documentation is written, from the op's domain and result rule (``opdefs``)."""
+    documentation is written, from the op's domain and result rule (``opdefs``), with
+    the Raises entries every binary function shares (``docstrings.fill``)."""
     kinds = ", ".join(_KIND_NAMES[c] for c in op.domain)
     floating_only = "F" in op.domain and "I" not in op.domain and op.result == "same"
     unary_fn = len(args) == 1
@@ -187,13 +96,12 @@ def _docstring(op, *args):
               "", "Raises", "------", "DTypeError", "    If an operand's dtype is outside the accepted dtypes.",
               "TypeError", "    If no operand is a candlewick array."]
     if not unary_fn:
-        lines += ["ShapeError", "    If the operands' shapes do not broadcast.",
-                  "DeviceMismatchError", "    If the operands are on different devices."]
+        lines += ["{raises_broadcast}", "{raises_devices}"]
     call = "x" if unary_fn else "x, x"
     lines += ["", "Examples", "--------", ">>> import candlewick as cw",
               f">>> x = cw.asarray({_example_values(op.domain)})",
               f">>> cw.{op.value}({call}).shape", "(3,)", ""]
-    return "\n".join(lines)
+    return fill("\n".join(lines))
 
 
 __all__: list[str] = []
@@ -294,6 +202,7 @@ if TYPE_CHECKING:
     ]
 
 
+@shared_doc()
 def logical_not(x: Array, /) -> Array:
     """Element-wise logical NOT; non-bool input is taken as truth values (``x != 0``),
     as logical_and/or/xor take it.
@@ -310,8 +219,7 @@ def logical_not(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -325,6 +233,7 @@ def logical_not(x: Array, /) -> Array:
     return unary(UnaryOp.LOGICAL_NOT, x, "logical_not")
 
 
+@shared_doc()
 def positive(x: Array, /) -> Array:
     """Element-wise ``+x``: a copy of a numeric array.
 
@@ -342,8 +251,7 @@ def positive(x: Array, /) -> Array:
     ------
     DTypeError
         If x is of dtype bool.
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
 
     Examples
     --------
@@ -437,6 +345,3 @@ def _clamp_int_bounds(dtype, lo, hi):
 
 __all__ += ["positive", "clip"]
 
-
-def broadcast_shape_of(*xs):
-    return broadcast_shapes(*(x.shape for x in xs))

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, promote_pair, require_array, view
+from .docstrings import shared_doc
 from .elementwise import conj
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
 from .layout import broadcast_shapes, normalize_axis
@@ -15,15 +16,13 @@ if TYPE_CHECKING:
     from .array import Array
 
 
+@shared_doc()
 def matmul(x1: Array, x2: Array, /) -> Array:
     """Matrix product with NumPy's rules for 1-D operands and broadcast batch dimensions.
 
     Parameters
     ----------
-    x1 : Array
-        First operand (numeric).
-    x2 : Array
-        Second operand (numeric).
+    {param_numeric_operands}
 
     Returns
     -------
@@ -32,14 +31,12 @@ def matmul(x1: Array, x2: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     DTypeError
         If an operand is bool or the dtypes do not promote.
     ShapeError
         If an operand is 0-d or the contracted dimensions differ.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {raises_devices}
 
     Examples
     --------
@@ -84,6 +81,7 @@ def matmul(x1: Array, x2: Array, /) -> Array:
     return new_array(type(x1), storage, out_shape, x1._dtype, x1._device)
 
 
+@shared_doc()
 def matrix_transpose(x: Array, /) -> Array:
     """The transpose of the last two dimensions of ``x`` (a view).
 
@@ -99,8 +97,7 @@ def matrix_transpose(x: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     ShapeError
         If x has fewer than 2 dimensions.
 
@@ -125,6 +122,7 @@ def _numeric_pair(x1, x2, fname):
     return x1, x2
 
 
+@shared_doc()
 def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Array:
     """Sum of products over ``axes``: an int n (the last n axes of x1 with the first n of
     x2) or a pair of equal-length axis sequences. Contracted sizes must match exactly
@@ -132,10 +130,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
 
     Parameters
     ----------
-    x1 : Array
-        First operand (numeric).
-    x2 : Array
-        Second operand (numeric).
+    {param_numeric_operands}
     axes : int or pair of sequences of int
         The axes to contract.
 
@@ -214,6 +209,7 @@ def _as_matrix(x, order, rows, cols):
     return x._storage, matrix
 
 
+@shared_doc()
 def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Dot products of the vectors along ``axis`` (``sum(conj(x1) * x2)``), broadcasting
     the other axes. ``axis`` counts from the end: it must lie in ``[-N, -1]`` with
@@ -221,10 +217,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
     Parameters
     ----------
-    x1 : Array
-        First operand (numeric).
-    x2 : Array
-        Second operand (numeric).
+    {param_numeric_operands}
     axis : int
         The (negative) axis holding the vectors.
 

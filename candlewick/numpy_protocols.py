@@ -12,6 +12,7 @@ That works where ``__array__`` does (cpu) and is refused on a device whose array
 convert implicitly.
 """
 
+import functools
 import sys
 
 import numpy as np
@@ -20,23 +21,29 @@ from ._core import ArrayBase, is_scalar
 from .errors import ArgumentTypeError
 
 
+@functools.cache
 def _candlewick(path):
-    """The candlewick function at ``path`` ("sum", "nan_reductions.nansum"), looked up when it
-    is called: the namespace modules import array.py, which imports this module, so they are
-    found through ``sys.modules`` (loaded by the package before any array exists) rather
-    than imported here, which would be an import cycle."""
+    """The candlewick function at ``path`` ("sum", "nan_reductions.nansum"), one caller per
+    path, made once. The function itself is looked up on the caller's first call: the
+    namespace modules import array.py, which imports this module, so they are found
+    through ``sys.modules`` (loaded by the package before any array exists) rather than
+    imported here, which would be an import cycle."""
     module, _, name = path.rpartition(".")
+    target = None
 
     def call(*args, **kwargs):
-        owner = sys.modules[f"{__package__}.{module}" if module else __package__]
-        return getattr(owner, name)(*args, **kwargs)
+        nonlocal target
+        if target is None:
+            owner = sys.modules[f"{__package__}.{module}" if module else __package__]
+            target = getattr(owner, name)
+        return target(*args, **kwargs)
 
     call.__name__ = name
     return call
 
 
 class _Namespace:
-    """``_cw.sum`` is ``_candlewick("sum")``."""
+    """``_cw.sum`` is ``_candlewick("sum")``: the same cached caller at every access."""
 
     def __getattr__(self, name):
         return _candlewick(name)
@@ -61,11 +68,13 @@ _NO_VALUE = np._NoValue
 _UFUNC_DEFAULTS = {"dtype": None, "casting": "same_kind", "order": "K", "subok": True, "signature": None}
 
 
+@functools.cache
 def _ufunc_function(ufunc):
+    """The candlewick function a NumPy ufunc maps onto, or None; decided once per ufunc."""
     name = _UFUNC_RENAMES.get(ufunc.__name__, ufunc.__name__)
     if name == "matmul":
         return _cw.matmul
-    return _cw.__getattr__(name) if callable(getattr(sys.modules[__package__], name, None)) else None
+    return _candlewick(name) if callable(getattr(sys.modules[__package__], name, None)) else None
 
 
 def _as_operand(value):

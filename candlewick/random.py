@@ -16,6 +16,7 @@ from . import dtypes as _dt
 from ._core import as_shape, check_dtype_on
 from .array import wrap
 from .arguments import real_number
+from .docstrings import shared_doc
 from .errors import ArgumentValueError, DTypeError, short_repr
 from .layout import shape_size
 from .registry import get_device
@@ -23,6 +24,28 @@ from .registry import get_device
 if TYPE_CHECKING:
     from .array import Array
     from ._types import DTypeLike, DeviceLike, ShapeLike
+
+
+_DTYPE_DEVICE = (
+    "dtype : DType or None\n    A real floating dtype; None for the default (float64).\n"
+    "device : str, device or None\n    The device; None for the default device."
+)
+#: the sections the draws (methods and module functions) share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "random_params_uniform": (
+        "Parameters\n----------\nshape : int or tuple of int\n    The shape of the result.\n"
+        "low : float\n    The lower bound (included).\nhigh : float\n    The upper bound (excluded).\n" + _DTYPE_DEVICE
+    ),
+    "random_params_normal": (
+        "Parameters\n----------\nshape : int or tuple of int\n    The shape of the result.\n"
+        "mean : float\n    The mean.\nstd : float\n    The standard deviation (>= 0).\n" + _DTYPE_DEVICE
+    ),
+    "random_returns_raises": (
+        "Returns\n-------\nArray\n    A new array of shape, dtype and device.\n\n"
+        "Raises\n------\nValueError\n    If the bounds are invalid (high < low, std < 0).\n"
+        "DTypeError\n    If dtype is not real floating.\nTypeError\n    If shape is not an int or a tuple of ints."
+    ),
+}
 
 
 def _blocks_used(n, dtype, normal):
@@ -79,36 +102,14 @@ class Generator:
         storage = getattr(device, method)(shape, dtype, self.seed, counter, float(a), float(b))
         return wrap(storage, shape, dtype, device)
 
+    @shared_doc(_DOCS)
     def uniform(self, shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None,
                 device: DeviceLike | None = None) -> Array:
         """Uniform numbers in ``[low, high)``.
 
-        Parameters
-        ----------
-        shape : int or tuple of int
-            The shape of the result.
-        low : float
-            The lower bound (included).
-        high : float
-            The upper bound (excluded).
-        dtype : DType or None
-            A real floating dtype; None for the default (float64).
-        device : str, device or None
-            The device; None for the default device.
+        {random_params_uniform}
 
-        Returns
-        -------
-        Array
-            A new array of shape, dtype and device.
-
-        Raises
-        ------
-        ValueError
-            If the bounds are invalid (high < low, std < 0).
-        DTypeError
-            If dtype is not real floating.
-        TypeError
-            If shape is not an int or a tuple of ints.
+        {random_returns_raises}
 
         Examples
         --------
@@ -123,36 +124,14 @@ class Generator:
             raise ArgumentValueError(f"uniform: high ({high}) must be >= low ({low})")
         return self._draw("rand_uniform", shape, dtype, device, low, high, False, "uniform")
 
+    @shared_doc(_DOCS)
     def normal(self, shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
                device: DeviceLike | None = None) -> Array:
         """Normal numbers with the given mean and standard deviation.
 
-        Parameters
-        ----------
-        shape : int or tuple of int
-            The shape of the result.
-        mean : float
-            The mean.
-        std : float
-            The standard deviation (>= 0).
-        dtype : DType or None
-            A real floating dtype; None for the default (float64).
-        device : str, device or None
-            The device; None for the default device.
+        {random_params_normal}
 
-        Returns
-        -------
-        Array
-            A new array of shape, dtype and device.
-
-        Raises
-        ------
-        ValueError
-            If the bounds are invalid (high < low, std < 0).
-        DTypeError
-            If dtype is not real floating.
-        TypeError
-            If shape is not an int or a tuple of ints.
+        {random_returns_raises}
 
         Examples
         --------
@@ -224,36 +203,14 @@ def default_generator() -> Generator:
     return _default
 
 
+@shared_doc(_DOCS)
 def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTypeLike | None = None,
             device: DeviceLike | None = None) -> Array:
     """Uniform numbers in ``[low, high)`` from the default generator.
 
-    Parameters
-    ----------
-    shape : int or tuple of int
-        The shape of the result.
-    low : float
-        The lower bound (included).
-    high : float
-        The upper bound (excluded).
-    dtype : DType or None
-        A real floating dtype; None for the default (float64).
-    device : str, device or None
-        The device; None for the default device.
+    {random_params_uniform}
 
-    Returns
-    -------
-    Array
-        A new array of shape, dtype and device.
-
-    Raises
-    ------
-    ValueError
-        If the bounds are invalid (high < low, std < 0).
-    DTypeError
-        If dtype is not real floating.
-    TypeError
-        If shape is not an int or a tuple of ints.
+    {random_returns_raises}
 
     Examples
     --------
@@ -265,36 +222,14 @@ def uniform(shape: ShapeLike, *, low: float = 0.0, high: float = 1.0, dtype: DTy
     return _default.uniform(shape, low=low, high=high, dtype=dtype, device=device)
 
 
+@shared_doc(_DOCS)
 def normal(shape: ShapeLike, *, mean: float = 0.0, std: float = 1.0, dtype: DTypeLike | None = None,
            device: DeviceLike | None = None) -> Array:
     """Normal numbers with the given mean and standard deviation from the default generator.
 
-    Parameters
-    ----------
-    shape : int or tuple of int
-        The shape of the result.
-    mean : float
-        The mean.
-    std : float
-        The standard deviation (>= 0).
-    dtype : DType or None
-        A real floating dtype; None for the default (float64).
-    device : str, device or None
-        The device; None for the default device.
+    {random_params_normal}
 
-    Returns
-    -------
-    Array
-        A new array of shape, dtype and device.
-
-    Raises
-    ------
-    ValueError
-        If the bounds are invalid (high < low, std < 0).
-    DTypeError
-        If dtype is not real floating.
-    TypeError
-        If shape is not an int or a tuple of ints.
+    {random_returns_raises}
 
     Examples
     --------

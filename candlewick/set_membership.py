@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import is_scalar, promote_pair, require_array, scalar_array, scalar_for
 from .api_version import requires
+from .docstrings import shared_doc
 from .errors import ArgumentTypeError
 from .creation import zeros
 from .elementwise import equal, logical_not, minimum
@@ -46,6 +47,7 @@ def _operands(x1, x2):
 
 
 @requires("2025.12")
+@shared_doc()
 def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> Array:
     """A bool array of x1's shape: True where the element of x1 is in x2 (not in x2
     with ``invert=True``), by value equality (``equal``) after type promotion (2025.12).
@@ -70,8 +72,7 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
         If invert is not a bool, or neither operand is a candlewick array.
     DTypeError
         If the operands' dtypes do not promote.
-    DeviceMismatchError
-        If the operands are on different devices.
+    {raises_devices}
     ApiVersionError
         If the namespace follows the 2024.12 revision.
 

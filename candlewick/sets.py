@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
+from .docstrings import shared_doc
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .searching import Compaction, flatten, wrap_layout
@@ -118,23 +119,22 @@ class _Groups:
         return wrap(out, (self.count,), _int64, self.device)
 
 
+#: the Parameters section the unique_* functions share (filled in by ``docstrings.shared_doc``)
+_DOCS = {"unique_params": "Parameters\n----------\nx : Array\n    Input array (flattened first)."}
+
+
+@shared_doc(_DOCS)
 def unique_values(x: Array, /) -> Array:
     """The unique elements of x (flattened), ascending; every NaN is distinct.
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     Array
         The unique values, 1-D, ascending.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x}
 
     Examples
     --------
@@ -146,23 +146,18 @@ def unique_values(x: Array, /) -> Array:
     return _Groups(x).unique_values()
 
 
+@shared_doc(_DOCS)
 def unique_counts(x: Array, /) -> UniqueCountsResult:
     """(values, counts): the unique elements and how often each occurs.
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueCountsResult
         ``values`` (1-D, ascending) and ``counts`` (int64).
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x}
 
     Examples
     --------
@@ -175,23 +170,18 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     return UniqueCountsResult(g.unique_values(), g.counts())
 
 
+@shared_doc(_DOCS)
 def unique_inverse(x: Array, /) -> UniqueInverseResult:
     """(values, inverse_indices): ``values[inverse_indices]`` rebuilds x (x's shape).
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueInverseResult
         ``values`` and ``inverse_indices`` (int64, x's shape).
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x}
 
     Examples
     --------
@@ -204,23 +194,18 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     return UniqueInverseResult(g.unique_values(), g.inverse())
 
 
+@shared_doc(_DOCS)
 def unique_all(x: Array, /) -> UniqueAllResult:
     """(values, indices of first occurrences, inverse_indices, counts).
 
-    Parameters
-    ----------
-    x : Array
-        Input array (flattened first).
+    {unique_params}
 
     Returns
     -------
     UniqueAllResult
         ``values``, ``indices`` (first occurrence in the flattened x), ``inverse_indices``, ``counts``.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x}
 
     Examples
     --------

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import contiguous_layout, require_array
 from .array import wrap
+from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
 from .layout import normalize_axis
 
@@ -38,33 +39,32 @@ def _check_flags(descending, stable, fname):
         raise ArgumentTypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
 
 
+#: the sections sort and argsort share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "sort_params": (
+        "Parameters\n----------\nx : Array\n    Input array of a real dtype (at least 1-D).\n"
+        "axis : int\n    The axis to sort along.\ndescending : bool\n    Sort in descending order.\n"
+        "stable : bool\n    Keep equal elements in their order (sorts are always stable here)."
+    ),
+    "sort_raises": (
+        "Raises\n------\nTypeError\n    If x is not a candlewick array, or descending/stable are not bools.\n"
+        "DTypeError\n    If x is complex.\n" + FRAGMENTS["raises_axis"]
+    ),
+}
+
+
+@shared_doc(_DOCS)
 def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """A sorted copy of ``x`` along ``axis``.
 
-    Parameters
-    ----------
-    x : Array
-        Input array of a real dtype (at least 1-D).
-    axis : int
-        The axis to sort along.
-    descending : bool
-        Sort in descending order.
-    stable : bool
-        Keep equal elements in their order (sorts are always stable here).
+    {sort_params}
 
     Returns
     -------
     Array
         A sorted copy of x.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array, or descending/stable are not bools.
-    DTypeError
-        If x is complex.
-    AxisError
-        If axis is out of range.
+    {sort_raises}
 
     Examples
     --------
@@ -79,33 +79,18 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     return wrap(values, x._layout.shape, x._dtype, x._device)
 
 
+@shared_doc(_DOCS)
 def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool = True) -> Array:
     """The int64 indices that sort ``x`` along ``axis``.
 
-    Parameters
-    ----------
-    x : Array
-        Input array of a real dtype (at least 1-D).
-    axis : int
-        The axis to sort along.
-    descending : bool
-        Sort in descending order.
-    stable : bool
-        Keep equal elements in their order (sorts are always stable here).
+    {sort_params}
 
     Returns
     -------
     Array
         int64 indices of x's shape.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array, or descending/stable are not bools.
-    DTypeError
-        If x is complex.
-    AxisError
-        If axis is out of range.
+    {sort_raises}
 
     Examples
     --------

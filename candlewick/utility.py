@@ -8,7 +8,8 @@ from . import dtypes as _dt
 from ._core import is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
-from .elementwise import binary, compare
+from .docstrings import FRAGMENTS, shared_doc
+from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis
@@ -32,30 +33,21 @@ def _truth_reduce(op, x, axis, keepdims, fname):
     return wrap(storage, out_shape, _dt.bool_, x._device)
 
 
+#: the sections all and any share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "truth_sections": (
+        FRAGMENTS["params_x_axes"] + "\n" + FRAGMENTS["param_keepdims"] + "\n\n"
+        "Returns\n-------\nArray\n    A bool array.\n\n" + FRAGMENTS["raises_x_axes"]
+    ),
+}
+
+
+@shared_doc(_DOCS)
 def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether every element over ``axis`` is non-zero (True for an empty reduction);
     NaN counts as non-zero, complex as non-zero when either part is.
 
-    Parameters
-    ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
-
-    Returns
-    -------
-    Array
-        A bool array.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {truth_sections}
 
     Examples
     --------
@@ -67,29 +59,11 @@ def all(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return _truth_reduce(ReduceOp.ALL, x, axis, keepdims, "all")
 
 
+@shared_doc(_DOCS)
 def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
     """Whether some element over ``axis`` is non-zero (False for an empty reduction).
 
-    Parameters
-    ----------
-    x : Array
-        Input array.
-    axis : int, tuple of int or None
-        The axes to reduce; None for all of them.
-    keepdims : bool
-        Keep the reduced axes as dimensions of length 1.
-
-    Returns
-    -------
-    Array
-        A bool array.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is outside ``[-ndim, ndim)`` or repeated.
+    {truth_sections}
 
     Examples
     --------
@@ -120,6 +94,7 @@ def _edge(value, x, axis, argname):
     raise ArgumentTypeError(f"diff: {argname} must be an array or a Python scalar, got {type(value).__name__}")
 
 
+@shared_doc()
 def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | None = None,
          append: Array | Scalar | None = None) -> Array:
     """The ``n``-th forward difference ``x[i+1] - x[i]`` along ``axis``; ``prepend`` and
@@ -146,8 +121,7 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | N
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     ValueError
         If n is negative or x is 0-d.
     ShapeError

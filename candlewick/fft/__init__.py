@@ -7,7 +7,9 @@ that capability they raise ``UnsupportedOperation``. ``fftfreq``, ``rfftfreq``,
 """
 
 from .helpers import fftfreq, fftshift, ifftshift, rfftfreq
-from .transforms import fft, fftn, hfft, ifft, ifftn, ihfft, irfft, irfftn, rfft, rfftn
+from .complex_transforms import fft, fftn, ifft, ifftn
+from .hermitian_transforms import hfft, ihfft
+from .real_transforms import irfft, irfftn, rfft, rfftn
 
 __all__ = [
     "fft", "ifft", "fftn", "ifftn", "rfft", "irfft", "rfftn", "irfftn", "hfft", "ihfft",

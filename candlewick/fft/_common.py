@@ -1,4 +1,5 @@
-"""Argument checks, resizing along an axis and normalization for ``candlewick.fft``.
+"""Argument checks, resizing along an axis, normalization and the one-axis transform
+steps (complex-to-complex, real-to-complex, complex-to-real) for ``candlewick.fft``.
 
 The "fft" primitives are unnormalized in both directions; the front end applies the
 ``norm`` scaling, pads with zeros or truncates to the requested length, and turns
@@ -112,3 +113,94 @@ def scaled(storage, shape, dtype, device, factor):
     if factor != 1.0:
         storage = storage.binary_scalar(BinaryOp.MULTIPLY, contiguous_layout(shape), factor, False)
     return wrap(storage, shape, dtype, device)
+
+
+def c2c(x, n, axis, norm, inverse):
+    """Complex-to-complex transform of x resized to ``n`` along ``axis``, scaled per ``norm``."""
+    x = resized(x, axis, n)
+    storage = x._storage.fft(x._layout, axis, inverse)
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, n, inverse))
+
+
+def r2c(x, n, axis):
+    """Unscaled real-to-complex transform of x resized to ``n``: the half spectrum."""
+    x = resized(x, axis, n)
+    shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1 :]
+    return x._storage.rfft(x._layout, axis), shape, _dt.complex_dtype_of(x._dtype)
+
+
+def c2r(x, n, axis):
+    """Unscaled complex-to-real transform of length ``n`` (input resized to n//2+1)."""
+    x = resized(x, axis, n // 2 + 1)
+    shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
+    return x._storage.irfft(x._layout, axis, n), shape, _dt.real_dtype_of(x._dtype)
+
+
+def one_axis(x, axis, norm, fname, kind):
+    """Checks shared by the 1-D transforms; returns the normalized axis."""
+    check_input(x, fname, kind)
+    check_norm(norm, fname)
+    return check_axis(x, axis, fname)
+
+
+
+_COMPLEX_X = "x : Array\n    Input array (complex64 or complex128)."
+_REAL_X = "x : Array\n    Input array (real floating)."
+_NORM = "norm : {'backward', 'ortho', 'forward'}\n    Which direction is scaled (by 1/n, 1/sqrt(n) both ways, or forward by 1/n)."
+_N_AXIS_NORM = (
+    "n : int or None\n"
+    "    The length of the transformed axis (input cropped or zero-padded); None for its length.\n"
+    "axis : int\n"
+    "    The axis to transform.\n" + _NORM
+)
+_S_AXES_NORM = (
+    "s : sequence of int or None\n"
+    "    The lengths along axes; None for their lengths.\n"
+    "axes : sequence of int or None\n"
+    "    The axes to transform; None for the last len(s) axes (all when s is None).\n" + _NORM
+)
+_PARAMETERS = "Parameters\n----------\n"
+
+#: numpydoc entries and sections the transforms share (filled in by ``docstrings.shared_doc``)
+FFT_DOCS = {
+    "fft_params_1d_complex": _PARAMETERS + _COMPLEX_X + "\n" + _N_AXIS_NORM,
+    "fft_params_1d_real": _PARAMETERS + _REAL_X + "\n" + _N_AXIS_NORM,
+    "fft_params_nd_complex": _PARAMETERS + _COMPLEX_X + "\n" + _S_AXES_NORM,
+    "fft_params_nd_real": _PARAMETERS + _REAL_X + "\n" + _S_AXES_NORM,
+    "fft_1d_params": _N_AXIS_NORM,
+    "fft_freq_params": (  # fftfreq's and rfftfreq's
+        "Parameters\n----------\nn : int\n    The window length (positive).\nd : float\n    The sample spacing.\n"
+        "dtype : DType or None\n    A real floating dtype; None for the default.\n"
+        "device : str, device or None\n    The device; None for the default."
+    ),
+    "fft_freq_raises": (
+        "Raises\n------\nTypeError\n    If n is not an int.\nValueError\n    If n is not positive.\n"
+        "DTypeError\n    If dtype is not real floating."
+    ),
+    "fft_shift_sections": (  # fftshift's and ifftshift's Parameters, Returns and Raises
+        "Parameters\n----------\nx : Array\n    Input array.\n"
+        "axes : int, sequence of int or None\n    The axes to shift; None for all.\n\n"
+        "Returns\n-------\nArray\n    A new array of x's shape.\n\n"
+        "Raises\n------\nTypeError\n    If x is not a candlewick array.\nAxisError\n    If an axis is out of range."
+    ),
+}
+
+_RAISES = (
+    "Raises\n"
+    "------\n"
+    "TypeError\n"
+    "    If x is not a candlewick array.\n"
+    "DTypeError\n"
+    "    If x's dtype does not fit the transform.\n"
+    "ValueError\n"
+    "    If n/s is not positive or norm is unknown.\n"
+    "AxisError\n"
+    "    If an axis is out of range.\n"
+    "UnsupportedOperation\n"
+    "    If the device lacks the fft primitives."
+)
+FFT_DOCS["fft_raises"] = _RAISES
+# the Returns and Raises sections of the transforms that return the same thing
+for _result, _text in (("complex_spectrum", "The complex spectrum."), ("complex_signal", "The complex signal."),
+                       ("real_signal", "The real signal.")):
+    FFT_DOCS[f"fft_returns_{_result}"] = f"Returns\n-------\nArray\n    {_text}\n\n" + _RAISES

@@ -8,11 +8,12 @@ from .. import dtypes as _dt
 from .._core import check_dtype_on, contiguous_layout, require_array
 from ..array import wrap
 from ..arguments import real_number, sequence
+from ..docstrings import shared_doc
 from ..errors import DTypeError
 from ..layout import normalize_axis
 from ..opdefs import BinaryOp
 from ..registry import get_device
-from ._common import check_length
+from ._common import FFT_DOCS, check_length
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -43,34 +44,19 @@ def _scaled_integers(ints, size, scale, dtype, device):
     return wrap(values, (size,), dtype, device)
 
 
+@shared_doc(FFT_DOCS)
 def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
             device: DeviceLike | None = None) -> Array:
     """Sample frequencies of an ``n``-point DFT: ``[0, 1, ..., -(n//2), ..., -1] / (d*n)``.
 
-    Parameters
-    ----------
-    n : int
-        The window length (positive).
-    d : float
-        The sample spacing.
-    dtype : DType or None
-        A real floating dtype; None for the default.
-    device : str, device or None
-        The device; None for the default.
+    {fft_freq_params}
 
     Returns
     -------
     Array
         The n frequencies.
 
-    Raises
-    ------
-    TypeError
-        If n is not an int.
-    ValueError
-        If n is not positive.
-    DTypeError
-        If dtype is not real floating.
+    {fft_freq_raises}
 
     Examples
     --------
@@ -90,34 +76,19 @@ def fftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return _scaled_integers(ints, n, 1.0 / (n * d), dtype, device)
 
 
+@shared_doc(FFT_DOCS)
 def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
              device: DeviceLike | None = None) -> Array:
     """Sample frequencies of ``rfft``: ``[0, 1, ..., n//2] / (d*n)``.
 
-    Parameters
-    ----------
-    n : int
-        The window length (positive).
-    d : float
-        The sample spacing.
-    dtype : DType or None
-        A real floating dtype; None for the default.
-    device : str, device or None
-        The device; None for the default.
+    {fft_freq_params}
 
     Returns
     -------
     Array
         The ``n//2 + 1`` frequencies.
 
-    Raises
-    ------
-    TypeError
-        If n is not an int.
-    ValueError
-        If n is not positive.
-    DTypeError
-        If dtype is not real floating.
+    {fft_freq_raises}
 
     Examples
     --------
@@ -162,27 +133,11 @@ def _roll_axis(x, axis, shift):
     return wrap(storage, x.shape, x._dtype, x._device)
 
 
+@shared_doc(FFT_DOCS)
 def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Move the zero-frequency term to the centre: roll each of ``axes`` by ``n // 2``.
 
-    Parameters
-    ----------
-    x : Array
-        Input array.
-    axes : int, sequence of int or None
-        The axes to shift; None for all.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is out of range.
+    {fft_shift_sections}
 
     Examples
     --------
@@ -193,27 +148,11 @@ def fftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     return _roll_halves(x, axes, False, "fftshift")
 
 
+@shared_doc(FFT_DOCS)
 def ifftshift(x: Array, /, *, axes: int | Sequence[int] | None = None) -> Array:
     """Inverse of ``fftshift``: roll each of ``axes`` by ``-(n // 2)``.
 
-    Parameters
-    ----------
-    x : Array
-        Input array.
-    axes : int, sequence of int or None
-        The axes to shift; None for all.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    AxisError
-        If an axis is out of range.
+    {fft_shift_sections}
 
     Examples
     --------

@@ -8,7 +8,9 @@ composed from core primitives and runs everywhere.
 
 from ..linalg_ops import matmul, matrix_transpose, tensordot, vecdot
 from ._common import EigResult, EighResult, QRResult, SlogdetResult, SVDResult
-from .decompositions import cholesky, det, eig, eigh, eigvals, eigvalsh, inv, qr, slogdet, solve, svd, svdvals
+from .decompositions import cholesky, qr, svd, svdvals
+from .eigen import eig, eigh, eigvals, eigvalsh
+from .linear_systems import det, inv, slogdet, solve
 from .derived import matrix_norm, matrix_power, matrix_rank, pinv, vector_norm
 from .products import cross, diagonal, outer, trace
 

@@ -90,7 +90,42 @@ def require_capability(x, group, fname):
         )
 
 
+def require_linalg_input(x, fname, square=False):
+    """x as a "linalg" primitive takes it: a float32/64 or complex64/128 stack of matrices
+    (square with ``square``) on a device that declares the capability."""
+    require_floating(x, fname)
+    require_matrices(x, fname, square=square)
+    require_capability(x, "linalg", fname)
+    return x
+
+
 def select(cond, a, b):
     """``where(cond, a, b)`` for arrays of one dtype and device, broadcasting all three."""
     shape, (lc, la, lb) = broadcast_layouts(cond, a, b)
     return wrap(cond._storage.where(lc, a._storage, la, b._storage, lb), shape, a._dtype, a._device)
+
+
+#: numpydoc entries the linalg functions share (filled in by ``docstrings.shared_doc``)
+LINALG_DOCS = {
+    "linalg_param_square": "x : Array\n    Input array of square matrices ``(..., M, M)``.",
+    "linalg_param_matrices": "x : Array\n    Input array of matrices ``(..., M, N)``.",
+    "linalg_raises_input": (
+        "TypeError\n"
+        "    If x is not a candlewick array.\n"
+        "DTypeError\n"
+        "    If x is not floating point.\n"
+        "ShapeError\n"
+        "    If x has fewer than 2 dimensions (or the matrices are not square)."
+    ),
+    "linalg_raises_shape": "ShapeError\n    If x has fewer than 2 dimensions (or the matrices are not square).",
+    "linalg_raises_unsupported": "UnsupportedOperation\n    If the device lacks the linalg primitives.",
+}
+# whole sections (their headers included)
+LINALG_DOCS["linalg_params_square"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_square"]
+LINALG_DOCS["linalg_params_matrices"] = "Parameters\n----------\n" + LINALG_DOCS["linalg_param_matrices"]
+LINALG_DOCS["linalg_params_rtol"] = (  # pinv's and matrix_rank's
+    LINALG_DOCS["linalg_params_matrices"] + "\nrtol : float, Array or None\n"
+    "    Relative cutoff for small singular values; None for ``max(M, N) * eps``."
+)
+LINALG_DOCS["linalg_raises_head"] = "Raises\n------\n" + LINALG_DOCS["linalg_raises_input"]
+LINALG_DOCS["linalg_raises"] = LINALG_DOCS["linalg_raises_head"] + "\n" + LINALG_DOCS["linalg_raises_unsupported"]

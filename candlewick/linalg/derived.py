@@ -12,11 +12,13 @@ from .. import statistical as _st
 from .._core import contiguous_layout, require_array, view
 from ..array import Array, wrap
 from ..data_types import finfo
+from ..docstrings import shared_doc
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 from ..layout import Layout, normalize_axes
 from ..linalg_ops import matmul
-from .decompositions import inv, svd, svdvals
-from ._common import require_floating, require_matrices, require_numeric, select
+from .decompositions import svd, svdvals
+from .linear_systems import inv
+from ._common import LINALG_DOCS, require_floating, require_matrices, require_numeric, select
 
 
 def _conj_transpose(x):
@@ -40,32 +42,19 @@ def _cutoff(s, x, rtol, fname):
     return _ew.multiply(largest, float(rtol))
 
 
+@shared_doc(LINALG_DOCS)
 def pinv(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Moore-Penrose pseudo-inverse ``V diag(1/S) U^H`` from the SVD, singular values
     at or below ``rtol * max(S)`` (default ``max(M, N) * eps``) treated as zero.
 
-    Parameters
-    ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
-    rtol : float, Array or None
-        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+    {linalg_params_rtol}
 
     Returns
     -------
     Array
         The pseudo-inverses ``(..., N, M)``.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises}
 
     Examples
     --------
@@ -91,31 +80,18 @@ def _zero(like):
     return wrap(like._device.zeros((), like._dtype), (), like._dtype, like._device)
 
 
+@shared_doc(LINALG_DOCS)
 def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     """Number of singular values above ``rtol * max(S)`` (default ``max(M, N) * eps``).
 
-    Parameters
-    ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
-    rtol : float, Array or None
-        Relative cutoff for small singular values; None for ``max(M, N) * eps``.
+    {linalg_params_rtol}
 
     Returns
     -------
     Array
         int64 ranks.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises}
 
     Examples
     --------
@@ -132,14 +108,12 @@ def matrix_rank(x: Array, /, *, rtol: float | Array | None = None) -> Array:
     return _st.sum(_ew.greater(s, _cutoff(s, x, rtol, "matrix_rank")), axis=-1, dtype=_dt.DEFAULT_INDEX)
 
 
+@shared_doc(LINALG_DOCS)
 def matrix_power(x: Array, n: int, /) -> Array:
     """``x`` raised to the integer power ``n`` by repeated squaring (``n = 0`` gives the
     identity, ``n < 0`` the power of the inverse, which needs a floating dtype).
 
-    Parameters
-    ----------
-    x : Array
-        Input array of square matrices ``(..., M, M)``.
+    {linalg_params_square}
     n : int
         The power; negative powers invert first.
 
@@ -150,12 +124,10 @@ def matrix_power(x: Array, n: int, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     TypeError
         If n is not an int.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {linalg_raises_shape}
     LinAlgError
         If n < 0 and a matrix is singular.
 
@@ -227,14 +199,12 @@ def _sum_of_squares(x, axes, keepdims):
 _NORM_ORDERS = ("fro", "nuc", 1, -1, 2, -2, math.inf, -math.inf)
 
 
+@shared_doc(LINALG_DOCS)
 def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str = "fro") -> Array:
     """Matrix norm of each matrix: 'fro' (default), 'nuc', 1/-1 (max/min column sum),
     2/-2 (largest/smallest singular value), inf/-inf (max/min row sum). Real result.
 
-    Parameters
-    ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_params_matrices}
     keepdims : bool
         Keep the two matrix axes as length 1.
     ord : {'fro', 'nuc', 1, -1, 2, -2, inf, -inf}
@@ -245,18 +215,10 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     Array
         Real norms.
 
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If x is not floating point.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {linalg_raises_head}
     ValueError
         If ord is not one of the above.
-    UnsupportedOperation
-        If the device lacks the linalg primitives.
+    {linalg_raises_unsupported}
 
     Examples
     --------
@@ -285,6 +247,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     return out
 
 
+@shared_doc(LINALG_DOCS)
 def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepdims: bool = False,
                 ord: int | float = 2) -> Array:
     """p-norm over ``axis`` (None: all elements): ``ord`` inf/-inf (max/min ``|x|``), 0 (count
@@ -292,8 +255,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
     Parameters
     ----------
-    x : Array
-        Input array.
+    {param_x}
     axis : int, tuple of int or None
         The axes; None for all elements.
     keepdims : bool
@@ -308,8 +270,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
+    {raises_x_not_array}
     DTypeError
         If x is not numeric.
     AxisError

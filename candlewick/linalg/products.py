@@ -9,11 +9,12 @@ from .. import elementwise as _ew
 from .. import statistical as _st
 from .._core import promote_pair, require_array, view
 from ..array import wrap
+from ..docstrings import shared_doc
 from ..errors import ArgumentTypeError, AxisError, DTypeError, ShapeError
 from ..layout import Layout
 from ..manipulation import stack
 from ..opdefs import BinaryOp
-from ._common import require_matrices, require_numeric
+from ._common import LINALG_DOCS, require_matrices, require_numeric
 
 if TYPE_CHECKING:
     from ..array import Array
@@ -29,16 +30,14 @@ def _numeric_pair(x1, x2, fname):
     return x1, x2
 
 
+@shared_doc(LINALG_DOCS)
 def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     """Cross product of 3-element vectors along ``axis`` (a negative axis in
     ``[-min(x1.ndim, x2.ndim), -1]``), broadcasting the other dimensions.
 
     Parameters
     ----------
-    x1 : Array
-        First operand (numeric).
-    x2 : Array
-        Second operand (numeric).
+    {param_numeric_operands}
     axis : int
         The axis holding the 3-vectors.
 
@@ -49,12 +48,10 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     ShapeError
         If the axis does not have length 3 in both.
-    AxisError
-        If axis is out of range.
+    {raises_axis}
     DTypeError
         If an operand is bool.
 
@@ -88,6 +85,7 @@ def cross(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     return stack(c, axis=axis)
 
 
+@shared_doc(LINALG_DOCS)
 def outer(x1: Array, x2: Array, /) -> Array:
     """Outer product of two 1-D arrays: ``out[i, j] = x1[i] * x2[j]``.
 
@@ -105,8 +103,7 @@ def outer(x1: Array, x2: Array, /) -> Array:
 
     Raises
     ------
-    TypeError
-        If an operand is not a candlewick array.
+    {raises_operand_not_array}
     ShapeError
         If an operand is not 1-D.
     DTypeError
@@ -130,13 +127,11 @@ def outer(x1: Array, x2: Array, /) -> Array:
     return wrap(storage, shape, x1._dtype, x1._device)
 
 
+@shared_doc(LINALG_DOCS)
 def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     """The ``offset``-th diagonal of each matrix, as a view of shape ``(..., L)``.
 
-    Parameters
-    ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_params_matrices}
     offset : int
         0 the main diagonal, > 0 above it, < 0 below it.
 
@@ -147,10 +142,8 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {raises_x_not_array}
+    {linalg_raises_shape}
 
     Examples
     --------
@@ -175,14 +168,12 @@ def diagonal(x: Array, /, *, offset: int = 0) -> Array:
     return view(x, layout)
 
 
+@shared_doc(LINALG_DOCS)
 def trace(x: Array, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Array:
     """Sum of the ``offset``-th diagonal of each matrix; the result dtype follows ``sum``
     (integers accumulate in the default integer dtype unless ``dtype`` is given).
 
-    Parameters
-    ----------
-    x : Array
-        Input array of matrices ``(..., M, N)``.
+    {linalg_params_matrices}
     offset : int
         The diagonal summed.
     dtype : DType or None
@@ -195,10 +186,8 @@ def trace(x: Array, /, *, offset: int = 0, dtype: DTypeLike | None = None) -> Ar
 
     Raises
     ------
-    TypeError
-        If x is not a candlewick array.
-    ShapeError
-        If x has fewer than 2 dimensions (or the matrices are not square).
+    {raises_x_not_array}
+    {linalg_raises_shape}
     DTypeError
         If x is bool or dtype of a lower kind.
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
+from candlewick import numpy_protocols
 
 DATA = np.array([[1.0, -2.0, 3.0], [0.5, 4.0, -1.5]])
 
@@ -155,3 +156,14 @@ def test_memory_queries_take_a_numpy_array_beside_a_candlewick_one(device):
     else:  # implicit device-to-host stays refused
         with pytest.raises(TypeError, match="implicit conversion"):
             np.may_share_memory(x, other)
+
+
+def test_dispatch_is_made_once_per_name():
+    """A ufunc or function call looks its candlewick function up through one cached caller
+    per name, not a new closure per call."""
+    assert numpy_protocols._cw.sum is numpy_protocols._cw.sum
+    assert numpy_protocols._ufunc_function(np.add) is numpy_protocols._ufunc_function(np.add)
+    assert numpy_protocols._ufunc_function(np.add) is numpy_protocols._cw.add
+    x = cw.asarray([1.0, 2.0])
+    assert np.add(x, x).tolist() == [2.0, 4.0]
+    assert np.add.reduce(x).item() == 3.0

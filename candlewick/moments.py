@@ -1,0 +1,167 @@
+"""The moments of the Array API's statistical functions: mean, var, std, computed in
+float32 for the half dtypes and composed from the ``reduce`` primitive and element-wise ops."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import dtypes as _dt
+from ._core import require_array
+from .array import wrap
+from .docstrings import FRAGMENTS, shared_doc
+from .elementwise_dispatch import binary, unary
+from .errors import ArgumentTypeError
+from .layout import normalize_axes
+from .opdefs import BinaryOp, ReduceOp, UnaryOp
+from .statistical import reduce_array
+
+if TYPE_CHECKING:
+    from .array import Array
+    from ._types import Axes
+
+
+_STRICT = "DTypeError\n    If x is bool or integer in strict promotion mode."
+#: the entries and sections the moments share (filled in by ``docstrings.shared_doc``)
+_DOCS = {
+    "raises_strict_floating": _STRICT,
+    "spread_sections": (  # var's and std's Parameters, Returns and Raises
+        FRAGMENTS["params_x_axes"] + "\n"
+        "correction : int or float\n"
+        "    Subtracted from the number of elements N in the divisor (1 for the sample variance\n"
+        "    or deviation).\n" + FRAGMENTS["param_keepdims"] + "\n\n" + FRAGMENTS["returns_raises_reduction"] + "\n" + _STRICT
+    ),
+}
+
+
+def _scale(a, factor):
+    """``a * factor`` for a Python float factor, in a's dtype."""
+    if a._dtype.is_complex:
+        storage = a._storage.binary_scalar(BinaryOp.MULTIPLY, a._layout, complex(factor), False)
+    else:
+        storage = a._storage.affine(a._layout, factor, 0.0)
+    return wrap(storage, a._layout.shape, a._dtype, a._device)
+
+
+def _divide(a, count):
+    """``a / count`` in a's dtype (a true division, as NumPy's mean; 0/0 gives NaN)."""
+    divisor = complex(count) if a._dtype.is_complex else float(count)
+    storage = a._storage.binary_scalar(BinaryOp.DIVIDE, a._layout, divisor, False)
+    return wrap(storage, a._layout.shape, a._dtype, a._device)
+
+
+def _floating(x, fname):
+    """x as a floating (or complex) array: bool and integers use the default float."""
+    require_array(x, fname)
+    if x._dtype.is_bool or x._dtype.is_integer:
+        return x.astype(_dt.DEFAULT_FLOAT)
+    return x
+
+
+def _count(shape, axes):
+    count = 1
+    for a in axes:
+        count *= shape[a]
+    return count
+
+
+#: float16 and bfloat16 statistics are computed in float32 and rounded once at the end
+#: (NumPy's and PyTorch's rule): their sums alone overflow or lose the low digits
+_HALF = (_dt.float16, _dt.bfloat16)
+
+
+def _in_compute_dtype(x, fname):
+    """(x, as float32 when it is a half dtype; that half dtype, or None)."""
+    x = _floating(x, fname)
+    if x._dtype in _HALF:
+        return x.astype(_dt.float32), x._dtype
+    return x, None
+
+
+def _rounded(a, half):
+    return a if half is None else a.astype(half)
+
+
+@shared_doc(_DOCS)
+def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+    """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
+    the mean of nothing is NaN.
+
+    {params_x_axes}
+    {param_keepdims}
+
+    {returns_raises_reduction}
+    {raises_strict_floating}
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.mean(x).item()
+    2.5
+    """
+    x, half = _in_compute_dtype(x, "mean")
+    return _rounded(_mean(x, axis, keepdims), half)
+
+
+def _mean(x, axis, keepdims):
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
+    return _divide(total, _count(shape, axes))
+
+
+@shared_doc(_DOCS)
+def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
+    """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
+    ``N - correction <= 0``. Complex input gives a real result.
+
+    {spread_sections}
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.var(x, axis=0).tolist()
+    [1.0, 1.0]
+    """
+    x, half = _in_compute_dtype(x, "var")
+    return _rounded(_var(x, axis, correction, keepdims), half)
+
+
+def _var(x, axis, correction, keepdims):
+    if isinstance(correction, bool) or not isinstance(correction, (int, float)):
+        raise ArgumentTypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
+    shape = x._layout.shape
+    axes = normalize_axes(axis, len(shape))
+    count = _count(shape, axes)
+    center = _mean(x, axes, True)
+    deviation = binary(BinaryOp.SUBTRACT, x, center, "var")
+    if deviation._dtype.is_complex:
+        deviation = unary(UnaryOp.ABS, deviation, "var")
+    squares = unary(UnaryOp.SQUARE, deviation, "var")
+    total = reduce_array(ReduceOp.SUM, squares, axes, keepdims, "var")
+    dof = count - correction
+    return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
+
+
+@shared_doc(_DOCS)
+def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
+        keepdims: bool = False) -> Array:
+    """Standard deviation: the square root of ``var`` with the same arguments.
+
+    {spread_sections}
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([[1.0, 2.0], [3.0, 4.0]])
+    >>> cw.std(x, axis=0).tolist()
+    [1.0, 1.0]
+    """
+    x, half = _in_compute_dtype(x, "std")
+    v = _var(x, axis, correction, keepdims)
+    return _rounded(wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device), half)
+
+
+__all__ = ["mean", "var", "std"]
