@@ -20,7 +20,7 @@ How a key is taken apart:
    stood; otherwise B leads the result.
 
 A key that is a single boolean array (the common ``x[mask]``) skips the integer
-detour: the rows of x under the mask are compacted with one scatter.
+detour: the rows of x under the mask are one ``compress`` primitive call.
 
 Bad indices raise IndexError from the primitives. On an asynchronous backend that
 error arrives at the next synchronizing call (the protocol allows it), and a failed
@@ -36,7 +36,7 @@ from .elementwise import binary
 from .errors import DeviceMismatchError, IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, shape_size
 from .opdefs import BinaryOp
-from .searching import Compaction, nonzero, wrap_layout
+from .searching import nonzero
 
 _int64 = _dt.int64
 
@@ -315,15 +315,18 @@ def _take_rows(x, idx):
 
 def _mask_getitem(x, mask):
     k = mask.ndim
+    if k == 1:  # the common case: x's rows are its leading axis already
+        storage, layout, m_storage, m_layout = x._storage, x._layout, mask._storage, mask._layout
+        out, count = storage.compress(layout, m_storage, m_layout)
+        return new_array(type(x), out, (count,) + layout.shape[1:], x._dtype, x._device)
     storage, layout = _rows(x, k)
     n = layout.shape[0]
     m_layout = mask._layout.reshape((n,))
     m_storage = mask._storage
     if m_layout is None:
         m_storage, m_layout = m_storage.copy(mask._layout), contiguous_layout((n,))
-    plan = Compaction(m_storage, m_layout, n, x._device)
-    out, out_layout = plan.take(storage, layout, x._dtype)
-    return wrap_layout(x, out, out_layout, x._dtype, x._device)
+    out, count = storage.compress(layout, m_storage, m_layout)
+    return new_array(type(x), out, (count,) + layout.shape[1:], x._dtype, x._device)
 
 
 # --- setitem -------------------------------------------------------------------------------

@@ -134,8 +134,12 @@ class CpuStorage:
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def binary_scalar(self, op, layout, scalar, reflected):
+        return self._with_scalar(BINARY, op, layout, scalar, reflected)
+
+    def _with_scalar(self, table, op, layout, scalar, reflected):
+        """A two-operand kernel from ``table`` (BINARY or COMPARE) with a Python scalar."""
         try:
-            kernel, out_dtype = BINARY[op._value_][self.dtype.name]
+            kernel, out_dtype = table[op._value_][self.dtype.name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         name = self.dtype.name
@@ -151,6 +155,9 @@ class CpuStorage:
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
         return self._pairwise(COMPARE, op, lhs_layout, rhs, rhs_layout)
+
+    def compare_scalar(self, op, layout, scalar, reflected):
+        return self._with_scalar(COMPARE, op, layout, scalar, reflected)
 
     def where(self, cond_layout, x, x_layout, y, y_layout):
         if y.dtype is not x.dtype:
@@ -218,6 +225,19 @@ class CpuStorage:
 
     # --- indexing -------------------------------------------------------------------------
 
+    def concat(self, layout, rest, axis):
+        parts = [view(self.buf, layout)]
+        for storage, part_layout in rest:
+            self._same_dtype(storage, "rest", "concat")
+            parts.append(view(storage.buf, part_layout))
+        return CpuStorage(np.concatenate(parts, axis=axis).reshape(-1), self.dtype)
+
+    def compress(self, layout, mask, mask_layout):
+        if not mask.dtype.is_bool:
+            raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
+        out = view(self.buf, layout)[view(mask.buf, mask_layout)]  # NumPy's one-pass compaction
+        return CpuStorage(out.reshape(-1), self.dtype), out.shape[0]
+
     def index_select(self, layout, indices, idx_layout, axis):
         out = indexing.index_select(view(self.buf, layout), view(indices.buf, idx_layout), axis)
         return CpuStorage(out.reshape(-1), self.dtype)
@@ -233,6 +253,17 @@ class CpuStorage:
             raise unsupported("sort", self.dtype)
         values, idx = ordering.sort(view(self.buf, layout), axis, descending, stable)
         return CpuStorage(values.reshape(-1), self.dtype), _index_storage(idx)
+
+    def sort_values(self, layout, axis, descending, stable):
+        if self.dtype.is_complex:
+            raise unsupported("sort_values", self.dtype)
+        values = ordering.sort_values(view(self.buf, layout), axis, descending, stable)
+        return CpuStorage(values.reshape(-1), self.dtype)
+
+    def argsort(self, layout, axis, descending, stable):
+        if self.dtype.is_complex:
+            raise unsupported("argsort", self.dtype)
+        return _index_storage(ordering.argsort(view(self.buf, layout), axis, descending, stable))
 
     def searchsorted(self, layout, values, values_layout, right):
         if self.dtype.is_complex:

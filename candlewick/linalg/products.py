@@ -11,7 +11,7 @@ from .._core import promote_pair, require_array, view
 from ..array import wrap
 from ..errors import ArgumentTypeError, AxisError, DTypeError, ShapeError
 from ..layout import Layout
-from ..manipulation import stack
+from ..joining import stack
 from ..opdefs import BinaryOp
 from ._common import require_matrices, require_numeric
 

@@ -50,6 +50,16 @@ def sort(x, layout, axis, descending, stable=True):
     return values, indices
 
 
+def sort_values(x, layout, axis, descending, stable=True):
+    """The values of ``sort`` (its network is stable whatever ``stable`` says)."""
+    return sort(x, layout, axis, descending, stable)[0]
+
+
+def argsort(x, layout, axis, descending, stable=True):
+    """The indices of ``sort``."""
+    return sort(x, layout, axis, descending, stable)[1]
+
+
 def _bitonic(device, keys, order, rows, padded):
     launcher = device.launcher
     total = rows * padded
