@@ -310,7 +310,9 @@ def _take_rows(x, idx):
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
-    return new_array(type(x), storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
+    shape = layout.shape
+    return new_array(type(x), storage, idx._layout.shape + shape[1:] if len(shape) > 1 else idx._layout.shape,
+                     x._dtype, x._device)
 
 
 def _mask_getitem(x, mask):

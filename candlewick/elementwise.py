@@ -108,6 +108,12 @@ def compare(op, x1, x2, fname):
         return _compare_scalar(op, x2, x1, True, fname)
     if not isinstance(x2, ArrayBase):
         return _compare_scalar(op, x1, x2, False, fname)
+    if x1._dtype is x2._dtype and x1._device is x2._device and x1._layout.shape == x2._layout.shape:
+        # the hot path: one dtype, one shape (nothing to promote or broadcast)
+        if x1._dtype not in RESULT[op]:
+            check_accepts(op, x1._dtype, fname)
+        storage = x1._storage.compare(op, x1._layout, x2._storage, x2._layout)
+        return new_array(type(x1), storage, x1._layout.shape, _dt.bool_, x1._device)
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)

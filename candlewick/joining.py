@@ -69,20 +69,19 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
         axis = 0
-    ndim = arrays[0].ndim
+    shape = arrays[0]._layout.shape
+    ndim = len(shape)
     if ndim == 0:
         raise ArgumentValueError("concat: 0-d arrays cannot be concatenated; use stack")
     axis = normalize_axis(axis, ndim)
-    base = list(arrays[0].shape)
-    off_axis = base[:axis] + base[axis + 1 :]
+    before, after = shape[:axis], shape[axis + 1 :]
     total = 0
     for a in arrays:
-        s = list(a._layout.shape)
-        if len(s) != ndim or s[:axis] + s[axis + 1 :] != off_axis:
+        s = a._layout.shape
+        if len(s) != ndim or s[:axis] != before or s[axis + 1 :] != after:
             raise ShapeError(f"concat: shapes {[x.shape for x in arrays]} differ off axis {axis}")
         total += s[axis]
-    base[axis] = total
-    out_shape = tuple(base)
+    out_shape = before + (total,) + after
     check_allocation("concat", out_shape, dtype, device)
     parts = [a if a._dtype is dtype else a.astype(dtype) for a in arrays]
     first = parts[0]

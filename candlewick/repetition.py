@@ -13,7 +13,7 @@ from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, 
 from .layout import Layout, normalize_axis
 from .opdefs import ReduceOp, ScanOp
 from .manipulation import reshape
-from .searching import arange_int64
+from .compaction import arange_int64
 
 if TYPE_CHECKING:
     from ._types import Axes

@@ -19,7 +19,7 @@ from ._core import contiguous_layout, require_array
 from .array import wrap
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .searching import Compaction, flatten, wrap_layout
+from .compaction import Compaction, flatten, wrap_layout
 from .sorting import sort_storages
 
 if TYPE_CHECKING:
