@@ -151,9 +151,10 @@ def rows():
         ("unique_inverse", lambda ns, A: ns.unique_inverse(A.dup), None),
         ("unique_values", lambda ns, A: ns.unique_values(A.dup), None),
         # --- sorting
-        ("sort", lambda ns, A: ns.sort(A.x), None),
+        # the standard's sort and argsort are stable by default: NumPy's stable kind beside them
+        ("sort", lambda ns, A: ns.sort(A.x), lambda ns, A: np.sort(A.x, kind="stable")),
         ("sort (stable=False)", lambda ns, A: ns.sort(A.x, stable=False), None),
-        ("argsort", lambda ns, A: ns.argsort(A.x), None),
+        ("argsort", lambda ns, A: ns.argsort(A.x), lambda ns, A: np.argsort(A.x, kind="stable")),
         ("argsort (stable=False)", lambda ns, A: ns.argsort(A.x, stable=False), None),
         # --- statistical
         ("cumulative_prod", lambda ns, A: ns.cumulative_prod(A.x), None),

@@ -4,9 +4,11 @@ For each op: its time per call beside NumPy's (timeit, minimum of repeats), and 
 cProfile of many calls whose own time (``tottime``) is grouped by where the code lives:
 the front end's dispatch and checks, the layout arithmetic, the device lookup, the cpu
 backend's routing (op table, NumPy views, the floating-point policy), Python builtins
-called along the way, and NumPy itself (the kernel call). cProfile adds a fixed cost to
-every Python function call, so its shares overstate the Python side; the NumPy time of
-the same call measured without it is the floor.
+called along the way, and NumPy's Python-level functions. A NumPy ufunc or C function
+called from the cpu backend is not a profiled call of its own: its time counts in the
+cpu backend's share (the NumPy column of the same call measured alone is that floor).
+cProfile adds a fixed cost to every Python function call, so its shares overstate the
+Python side.
 """
 
 import cProfile
@@ -92,8 +94,9 @@ def profile_tiny_ops():
 def markdown(rows):
     lines = ["## Where the microseconds of one tiny op go (16 elements, cpu)", "",
              "cProfile's own time of each part, as a share of the op's profiled time, times the op's "
-             "measured time (cProfile inflates every Python call alike, so the Python parts read high; "
-             "NumPy's own time for the same call is the floor).", "",
+             "measured time. cProfile inflates every Python call alike, so the Python parts read high; "
+             "NumPy's C calls (the ufunc itself) count in the cpu backend's share, and NumPy's time for "
+             "the same call, measured alone, is their floor.", "",
              "| op | candlewick | NumPy | " + " | ".join(CATEGORIES) + " |",
              "|---|---|---|" + "---|" * len(CATEGORIES)]
     for r in rows:
