@@ -82,7 +82,9 @@ class CpuDevice(NamedDevice):
     def ones(self, shape, dtype):
         np_dtype = _np_dtype(dtype, "ones")
         try:
-            return CpuStorage(np.ones(prod(shape), np_dtype), dtype)
+            buf = np.empty(prod(shape), np_dtype)
+            buf.fill(1)  # (np.ones is a Python wrapper doing the same)
+            return CpuStorage(buf, dtype)
         except (MemoryError, ValueError) as exc:
             raise _allocation_error("ones", shape, np_dtype, exc) from exc
 
