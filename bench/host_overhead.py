@@ -153,6 +153,12 @@ def main(argv=None):
     sizes_n = [int(v) for v in args.namespace_sizes.split(",")]
     namespace = {n: run_namespace(n) for n in sorted(sizes_n)}
     profile = op_profile.profile_tiny_ops()
+    try:  # bench/diagnostics.py reads the internals a layer breakdown needs
+        import diagnostics  # noqa: E402  (imported here: its failure costs only these figures)
+
+        layers = op_profile.layers(diagnostics.storage_of)
+    except Exception as exc:  # noqa: BLE001 - recorded, the rest of the run goes on
+        layers = {"error": harness.error_text(exc)}
     sizes = run(size_cases(1)) + run(size_cases(args.large))
     load_after = os.getloadavg()
     small = namespace.get(min(sizes_n), [])
@@ -165,6 +171,8 @@ def main(argv=None):
     for n, rows in namespace.items():
         md += [f"## Every namespace function at {n} elements", "", summary(rows, n), ""] + table(rows, n)
     md += op_profile.markdown(profile)
+    md += op_profile.layers_markdown(layers) if isinstance(layers, list) else [
+        f"Layer breakdown not measured: {layers['error']}", ""]
     md += ["## Issue 2: per-op cost, candlewick vs peers", ""] + table(sizes)
     coverage = namespace_cases.coverage(cw)
     md += ["Functions of `candlewick.__all__` not measured, and why: " + "; ".join(
@@ -174,7 +182,7 @@ def main(argv=None):
     peers = {"numpy": np.__version__, "array-api-strict": xs.__version__}
     device = f"cpu backend on {harness.cpu_name()}, {os.cpu_count()} cores"
     figures = {"candlewick": cw.__version__, "load_average": {"start": load_before, "end": load_after},
-               "namespace": {str(n): rows for n, rows in namespace.items()}, "profile": profile,
+               "namespace": {str(n): rows for n, rows in namespace.items()}, "profile": profile, "layers": layers,
                "sizes": sizes, "dispatch": dispatch}
     headline = [summary(rows, n) for n, rows in namespace.items()]
     _, md_path = harness.write_record(args.out, "host_overhead", "cpu", device, peers, figures, md, headline)

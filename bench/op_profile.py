@@ -18,6 +18,7 @@ import timeit
 import numpy as np
 
 import candlewick as cw
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp
 
 CATEGORIES = ("front end: dispatch, checks, promotion", "front end: layout", "front end: device lookup",
               "cpu backend: op table, views, FP policy", "Python builtins", "NumPy (the kernel call)", "other")
@@ -61,6 +62,42 @@ def cases():
     ]
 
 
+def layer_cases(storage_of):
+    """(op, candlewick call, the same storage primitive called directly with ready layouts,
+    the NumPy call the cpu backend makes): front end = first - second, backend routing =
+    second - third."""
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0.1, 0.9, 16).astype(np.float32)
+    b = rng.uniform(0.1, 0.9, 16).astype(np.float32)
+    idx = rng.integers(0, 16, 16)
+    mask = a > 0.5
+    x, y, ci, cm = cw.asarray(a), cw.asarray(b), cw.asarray(idx), cw.asarray(mask)
+    (sx, lx), (sy, ly), (si, li), (sm, lm) = (storage_of(v) for v in (x, y, ci, cm))
+    half = np.float32(0.5)
+    return [
+        ("add", lambda: x + y, lambda: sx.binary(BinaryOp.ADD, lx, sy, ly), lambda: np.add(a, b)),
+        ("x > 0.5", lambda: x > 0.5, lambda: sx.compare_scalar(CompareOp.GREATER, lx, 0.5, False),
+         lambda: np.greater(a, half)),
+        ("where(mask, x, y)", lambda: cw.where(cm, x, y), lambda: sm.where(lm, sx, lx, sy, ly),
+         lambda: np.where(mask, a, b)),
+        ("sum", lambda: cw.sum(x), lambda: sx.reduce(ReduceOp.SUM, lx, (0,)), lambda: np.add.reduce(a, (0,))),
+        ("x[idx]", lambda: x[ci], lambda: sx.index_select(lx, si, li, 0), lambda: a.take(idx, 0)),
+        ("x[mask]", lambda: x[cm], lambda: sx.compress(lx, sm, lm), lambda: a[mask]),
+        ("concat", lambda: cw.concat([x, y]), lambda: sx.concat(lx, [(sy, ly)], 0),
+         lambda: np.concatenate([a, b])),
+        ("sort", lambda: cw.sort(x), lambda: sx.sort_values(lx, 0, False, True),
+         lambda: np.sort(a, kind="stable")),
+    ]
+
+
+def layers(storage_of):
+    rows = []
+    for name, full, primitive, kernel in layer_cases(storage_of):
+        t_full, t_prim, t_kernel = _best(full), _best(primitive), _best(kernel)
+        rows.append({"op": name, "candlewick": t_full, "primitive": t_prim, "numpy kernel": t_kernel})
+    return rows
+
+
 def _best(fn, number=2000, repeat=7):
     return min(timeit.repeat(fn, number=number, repeat=repeat)) / number
 
@@ -89,6 +126,23 @@ def profile_tiny_ops():
         rows.append({"op": name, "candlewick": _best(candlewick_call), "numpy": _best(numpy_call),
                      "shares": shares, "top functions": top})
     return rows
+
+
+def layers_markdown(rows):
+    lines = ["## The layers of one tiny op (16 elements, cpu), by subtraction", "",
+             "Each op three ways in one run: the candlewick call; the backend's storage primitive "
+             "called directly with ready layouts (no front end); the NumPy call the cpu backend makes. "
+             "Front end (argument checks, dtype and device dispatch, layout arithmetic, the result "
+             "array) = the first minus the second; backend routing (op table, NumPy views of the "
+             "buffers, the floating-point policy, wrapping the result storage) = the second minus the "
+             "third; the kernel = the third.", "",
+             "| op | candlewick | front end | backend routing | NumPy kernel call |", "|---|---|---|---|---|"]
+    for r in rows:
+        front = r["candlewick"] - r["primitive"]
+        routing = r["primitive"] - r["numpy kernel"]
+        lines.append(f"| {r['op']} | {r['candlewick'] * 1e6:.2f} µs | {front * 1e6:.2f} µs | "
+                     f"{routing * 1e6:.2f} µs | {r['numpy kernel'] * 1e6:.2f} µs |")
+    return lines + [""]
 
 
 def markdown(rows):
