@@ -271,8 +271,15 @@ def _rows(x, k):
 # --- getitem -------------------------------------------------------------------------------
 
 def advanced_getitem(x, key):
-    if isinstance(key, ArrayBase) and key._dtype.is_integer and key._layout.shape:
-        return _take_rows(x, key)
+    if isinstance(key, ArrayBase) and key._layout.shape:
+        if key._dtype.is_integer:
+            return _take_rows(x, key)
+        shape = x._layout.shape
+        if (key._dtype.is_bool and len(key._layout.shape) == 1 and key._device is x._device and shape
+                and key._layout.shape[0] == shape[0]):
+            # x[mask] with a 1-D mask over x's first axis: one compress, nothing to check
+            out, count = x._storage.compress(x._layout, key._storage, key._layout)
+            return new_array(type(x), out, (count,) + shape[1:], x._dtype, x._device)
     mask = _single_mask(x, key)
     if mask is not None:
         return _mask_getitem(x, mask)

@@ -34,6 +34,7 @@ _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
 _QUIET_CAST = {name: quiet(SCALAR_TYPE[name]) for name in ("float16", "bfloat16", "float32", "complex64")}
+_NARROW_MAX = {name: float(np.finfo(SCALAR_TYPE[name]).max) for name in _QUIET_CAST}
 
 
 class CpuStorage:
@@ -144,8 +145,13 @@ class CpuStorage:
             raise unsupported(op, self.dtype) from None
         name = self.dtype.name
         # a Python float past a narrow float's range rounds to inf, which NumPy's cast
-        # reports as a RuntimeWarning: a defined result here, so the cast is quiet
-        s = (_QUIET_CAST.get(name) or SCALAR_TYPE[name])(scalar)
+        # reports as a RuntimeWarning: a defined result here, so the cast is quiet (a
+        # float within the range, the common case, casts without the quiet block's cost)
+        limit = _NARROW_MAX.get(name)
+        if limit is None or (type(scalar) is float and -limit <= scalar <= limit):
+            s = SCALAR_TYPE[name](scalar)
+        else:
+            s = _QUIET_CAST[name](scalar)
         if layout.is_contiguous:
             x = flat(self.buf, layout)
             return CpuStorage(kernel(s, x) if reflected else kernel(x, s), out_dtype)
