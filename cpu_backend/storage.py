@@ -37,6 +37,26 @@ _QUIET_CAST = {name: quiet(SCALAR_TYPE[name]) for name in ("float16", "bfloat16"
 _NARROW_MAX = {name: float(np.finfo(SCALAR_TYPE[name]).max) for name in _QUIET_CAST}
 
 
+def _pairwise(x, table, op, lhs_layout, rhs, rhs_layout):
+    """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts. A plain
+    function, with the contiguous offset-0 whole-buffer case read inline: this runs on
+    every binary op and comparison, where each Python call is a visible share of a
+    16-element op's cost."""
+    try:
+        kernel, out_dtype = table[op._value_][x.dtype.name]
+    except (KeyError, AttributeError):
+        raise unsupported(op, x.dtype) from None
+    if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+        a, b = x.buf, rhs.buf
+        if lhs_layout.offset or a.size != rhs.buf.size or rhs_layout.offset:
+            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+        elif len(lhs_layout.shape) != 1 or lhs_layout.shape[0] != a.size:
+            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+        return CpuStorage(kernel(a, b), out_dtype)
+    out = kernel(view(x.buf, lhs_layout), view(rhs.buf, rhs_layout))
+    return CpuStorage(out.reshape(-1), out_dtype)
+
+
 class CpuStorage:
     __slots__ = ("buf", "dtype")
 
@@ -121,18 +141,7 @@ class CpuStorage:
         return CpuStorage(kernel(view(self.buf, layout)).reshape(-1), out_dtype)
 
     def binary(self, op, lhs_layout, rhs, rhs_layout):
-        return self._pairwise(BINARY, op, lhs_layout, rhs, rhs_layout)
-
-    def _pairwise(self, table, op, lhs_layout, rhs, rhs_layout):
-        """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts."""
-        try:
-            kernel, out_dtype = table[op._value_][self.dtype.name]
-        except (KeyError, AttributeError):
-            raise unsupported(op, self.dtype) from None
-        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-            return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
-        out = kernel(view(self.buf, lhs_layout), view(rhs.buf, rhs_layout))
-        return CpuStorage(out.reshape(-1), out_dtype)
+        return _pairwise(self, BINARY, op, lhs_layout, rhs, rhs_layout)
 
     def binary_scalar(self, op, layout, scalar, reflected):
         return self._with_scalar(BINARY, op, layout, scalar, reflected)
@@ -160,7 +169,7 @@ class CpuStorage:
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
-        return self._pairwise(COMPARE, op, lhs_layout, rhs, rhs_layout)
+        return _pairwise(self, COMPARE, op, lhs_layout, rhs, rhs_layout)
 
     def compare_scalar(self, op, layout, scalar, reflected):
         return self._with_scalar(COMPARE, op, layout, scalar, reflected)
