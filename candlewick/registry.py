@@ -37,6 +37,7 @@ _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
 _loaded: dict[str, object] = {}  # name -> Backend object, or the exception that loading raised
 _probes: dict[str, tuple] = {}  # name -> (available, reason)
+_device_types: set[type] = set()  # classes whose instances pass get_device's device check
 _devices: dict[tuple | str, BackendDevice] = {}  # (name, ordinal), and each spelling seen -> device
 
 
@@ -237,7 +238,11 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
                 )
             dev = _devices[key] = _devices[spec] = backend.device(key[1])
             return dev
+    if type(spec) in _device_types:  # a class already seen to be a device class
+        return spec
     if hasattr(spec, "backend") and hasattr(spec, "ordinal") and hasattr(spec, "storage_from_host"):
+        if hasattr(type(spec), "storage_from_host"):  # a method of the class: every instance has it
+            _device_types.add(type(spec))
         return spec
     raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
 
