@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import require_array, view
+from ._core import ArrayBase, require_array, view
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
@@ -20,14 +20,15 @@ if TYPE_CHECKING:
 def _join_inputs(arrays, fname):
     if not isinstance(arrays, (list, tuple)) or not arrays:
         raise ArgumentValueError(f"{fname}: arrays must be a non-empty list or tuple of arrays")
-    for a in arrays:
-        require_array(a, fname, "arrays")
-    first = arrays[0]
+    first = require_array(arrays[0], fname, "arrays")
     dtype = first._dtype
-    for a in arrays[1:]:
+    for a in arrays:
+        if not isinstance(a, ArrayBase):
+            require_array(a, fname, "arrays")  # raises, naming the argument
         if a._device is not first._device:
             raise DeviceMismatchError(f"{fname}: arrays are on different devices")
-        dtype = _dt.promote_types(dtype, a._dtype)
+        if a._dtype is not dtype:
+            dtype = _dt.promote_types(dtype, a._dtype)
     return dtype, first._device
 
 
