@@ -15,7 +15,7 @@ from ._core import (
 )
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
-from .layout import broadcast_shapes, normalize_axes, normalize_axis
+from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
 from .indexing_functions import take
 from .compaction import arange_int64, flatten, mask_of
 from .opdefs import BinaryOp, ReduceOp
@@ -352,7 +352,11 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         same_device(condition, x1, "where")
     c, l1, l2 = condition._layout, x1._layout, x2._layout
     shape = c.shape
-    if not (shape == l1.shape == l2.shape):
+    if shape and shape == l1.shape and not l2.shape:  # where(cond, x, scalar): x2 spread
+        l2 = Layout(shape, (0,) * len(shape), l2.offset)
+    elif shape and shape == l2.shape and not l1.shape:
+        l1 = Layout(shape, (0,) * len(shape), l1.offset)
+    elif not (shape == l1.shape == l2.shape):
         shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
         c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
     storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
