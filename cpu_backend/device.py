@@ -118,6 +118,12 @@ class CpuDevice(NamedDevice):
     @staticmethod
     def _arange(start, step, size, dtype, np_dtype):
         if dtype.is_integer or dtype.is_bool:
+            last = start + (size - 1) * step
+            low, high = min(start, last), max(start, last)
+            if dtype.is_integer and size and -2**62 < low and high < 2**62 and (low >= 0 or np_dtype.kind == "i"):
+                # every value and the end point fit in int64 with room: NumPy's integer
+                # arange is exact there (the front end checked the values fit the dtype)
+                return np.arange(start, start + size * step, step, dtype=np_dtype)
             # int64 arithmetic is arithmetic mod 2**64; uint64 words also admit uint64 starts
             i = np.arange(size, dtype=np.uint64)
             words = np.uint64(start % 2**64) + i * np.uint64(step % 2**64)
@@ -125,7 +131,10 @@ class CpuDevice(NamedDevice):
         else:
             wide = np.complex128 if dtype.is_complex else np.float64
             with QuietBlock():
-                buf = (start + np.arange(size, dtype=wide) * step).astype(np_dtype)
+                buf = np.arange(size, dtype=wide)  # start + i * step in double, rounded once
+                buf *= step
+                buf += start
+                buf = buf.astype(np_dtype, copy=False)
         return buf
 
     def _random_dtype(self, op, dtype):
