@@ -31,6 +31,11 @@ def _np_dtype(dtype, op):
         raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {short_repr(dtype)}") from None
 
 
+# (min, max) of each signed integer NumPy dtype: where cpu arange may use np.arange
+_SIGNED_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+                  for t in (np.int8, np.int16, np.int32, np.int64)}
+
+
 class CpuDevice(NamedDevice):
     backend = "cpu"
     ordinal = 0
@@ -118,12 +123,15 @@ class CpuDevice(NamedDevice):
     @staticmethod
     def _arange(start, step, size, dtype, np_dtype):
         if dtype.is_integer or dtype.is_bool:
-            last = start + (size - 1) * step
-            low, high = min(start, last), max(start, last)
-            if dtype.is_integer and size and -2**62 < low and high < 2**62 and (low >= 0 or np_dtype.kind == "i"):
-                # every value and the end point fit in int64 with room: NumPy's integer
-                # arange is exact there (the front end checked the values fit the dtype)
-                return np.arange(start, start + size * step, step, dtype=np_dtype)
+            bounds = _SIGNED_BOUNDS.get(np_dtype)
+            if bounds is not None and size and step:
+                last = start + (size - 1) * step
+                lo, hi = bounds
+                if lo <= min(start, last, step) and max(start, last, step) <= hi:
+                    # a signed dtype holding every value and the step: NumPy's integer
+                    # arange gives exactly these values (its end point may lie past the
+                    # dtype: NumPy takes it as a Python int)
+                    return np.arange(start, start + size * step, step, dtype=np_dtype)
             # int64 arithmetic is arithmetic mod 2**64; uint64 words also admit uint64 starts
             i = np.arange(size, dtype=np.uint64)
             words = np.uint64(start % 2**64) + i * np.uint64(step % 2**64)
