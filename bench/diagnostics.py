@@ -13,7 +13,9 @@ rocm backend internals used here (keep this list and the imports below in step):
 - ``rocm_backend.families.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.miopen``)
   and ``rocm_backend.bindings.miopen_c.ConvPlan.find_ms`` (the time of MIOpen's Find for a
   new convolution shape);
-- ``RocmDevice.product_name`` and ``RocmDevice.arch``.
+- ``RocmDevice.product_name`` and ``RocmDevice.arch``;
+- candlewick's ``Array._storage`` and ``Array._layout`` (the protocol objects a primitive
+  takes), for host_overhead's layer breakdown of a tiny op (``storage_of``).
 """
 
 import os
@@ -26,6 +28,11 @@ from rocm_backend.bindings.miopen_c import ConvPlan
 from rocm_backend.families import nn_paths
 from rocm_backend.families.miopen import DeviceMIOpen
 from rocm_backend.runtime import kernels
+
+
+def storage_of(x):
+    """(storage, layout) of a candlewick array: what its backend's primitives take."""
+    return x._storage, x._layout
 
 
 def device_facts(dev):

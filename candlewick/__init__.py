@@ -30,15 +30,15 @@ from .data_types import astype, can_cast, finfo, iinfo, result_type
 from .dlpack import from_dlpack
 from .info import __array_namespace_info__
 from .manipulation import (
-    broadcast_arrays, broadcast_shapes, broadcast_to, concat, expand_dims, flip, moveaxis, permute_dims, reshape,
-    squeeze, stack, unstack,
+    broadcast_arrays, broadcast_shapes, broadcast_to, expand_dims, flip, moveaxis, permute_dims, reshape, squeeze,
 )
+from .joining import concat, stack, unstack
 from .registry import backends, default_device, get_device, set_default_device
 from .promotion_mode import get_promotion_mode, promotion_mode, set_promotion_mode
 from .statistical import max, min, prod, sum
 from .moments import mean, std, var
 from .cumulative import cumulative_prod, cumulative_sum
-from .manipulation import repeat, roll, tile
+from .repetition import repeat, roll, tile
 from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
 from .sorting import argsort, sort
 from .set_membership import isin

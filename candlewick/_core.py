@@ -62,10 +62,24 @@ def check_accepts(op, dtype, fname):
     return table[dtype]
 
 
+_DECLARED: dict[int, tuple] = {}
+
+
+def _declared_set(declared):
+    """A device's declared dtypes as a set: a DType hashes in C-speed lookups, where a
+    tuple's ``in`` calls DType.__eq__ on every element before the match."""
+    hit = _DECLARED.get(id(declared))
+    if hit is None or hit[0] is not declared:  # (the tuple is kept, so its id stays its own)
+        if len(_DECLARED) > 64:
+            _DECLARED.clear()
+        hit = _DECLARED[id(declared)] = (declared, frozenset(declared))
+    return hit[1]
+
+
 def check_dtype_on(device, dtype, fname="create"):
     """A device may declare a subset of the dtypes (``BackendDevice.dtypes``: many GPUs
     lack float64); asking it for another is an error naming the backend and the dtype."""
-    if dtype not in device.dtypes:
+    if dtype not in _declared_set(device.dtypes):
         declared = ", ".join(d.name for d in device.dtypes)
         raise UnsupportedOperation(
             fname, dtype.name, device.backend,
@@ -141,7 +155,12 @@ def require_array(x, fname, argname="x"):
     return x
 
 
+_INT_ONLY = frozenset({int})
+
+
 def as_shape(shape, fname, argname="shape"):
+    if type(shape) is tuple and set(map(type, shape)) <= _INT_ONLY and (not shape or min(shape) >= 0):
+        return shape  # the common spelling, checked in C-speed passes
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     try:

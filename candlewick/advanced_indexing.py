@@ -20,7 +20,7 @@ How a key is taken apart:
    stood; otherwise B leads the result.
 
 A key that is a single boolean array (the common ``x[mask]``) skips the integer
-detour: the rows of x under the mask are compacted with one scatter.
+detour: the rows of x under the mask are one ``compress`` primitive call.
 
 Bad indices raise IndexError from the primitives. On an asynchronous backend that
 error arrives at the next synchronizing call (the protocol allows it), and a failed
@@ -36,7 +36,7 @@ from .elementwise import binary
 from .errors import DeviceMismatchError, IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, shape_size
 from .opdefs import BinaryOp
-from .searching import Compaction, nonzero, wrap_layout
+from .searching import nonzero
 
 _int64 = _dt.int64
 
@@ -271,8 +271,15 @@ def _rows(x, k):
 # --- getitem -------------------------------------------------------------------------------
 
 def advanced_getitem(x, key):
-    if isinstance(key, ArrayBase) and key._dtype.is_integer and key._layout.shape:
-        return _take_rows(x, key)
+    if isinstance(key, ArrayBase) and key._layout.shape:
+        if key._dtype.is_integer:
+            return _take_rows(x, key)
+        shape = x._layout.shape
+        if (key._dtype.is_bool and len(key._layout.shape) == 1 and key._device is x._device and shape
+                and key._layout.shape[0] == shape[0]):
+            # x[mask] with a 1-D mask over x's first axis: one compress, nothing to check
+            out, count = x._storage.compress(x._layout, key._storage, key._layout)
+            return new_array(type(x), out, (count,) + shape[1:], x._dtype, x._device)
     mask = _single_mask(x, key)
     if mask is not None:
         return _mask_getitem(x, mask)
@@ -310,20 +317,25 @@ def _take_rows(x, idx):
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
-    return new_array(type(x), storage, idx._layout.shape + layout.shape[1:], x._dtype, x._device)
+    shape = layout.shape
+    return new_array(type(x), storage, idx._layout.shape + shape[1:] if len(shape) > 1 else idx._layout.shape,
+                     x._dtype, x._device)
 
 
 def _mask_getitem(x, mask):
     k = mask.ndim
+    if k == 1:  # the common case: x's rows are its leading axis already
+        storage, layout, m_storage, m_layout = x._storage, x._layout, mask._storage, mask._layout
+        out, count = storage.compress(layout, m_storage, m_layout)
+        return new_array(type(x), out, (count,) + layout.shape[1:], x._dtype, x._device)
     storage, layout = _rows(x, k)
     n = layout.shape[0]
     m_layout = mask._layout.reshape((n,))
     m_storage = mask._storage
     if m_layout is None:
         m_storage, m_layout = m_storage.copy(mask._layout), contiguous_layout((n,))
-    plan = Compaction(m_storage, m_layout, n, x._device)
-    out, out_layout = plan.take(storage, layout, x._dtype)
-    return wrap_layout(x, out, out_layout, x._dtype, x._device)
+    out, count = storage.compress(layout, m_storage, m_layout)
+    return new_array(type(x), out, (count,) + layout.shape[1:], x._dtype, x._device)
 
 
 # --- setitem -------------------------------------------------------------------------------

@@ -141,6 +141,11 @@ class BackendStorage(Protocol):
     def compare(self, op: CompareOp, lhs_layout, rhs, rhs_layout) -> "BackendStorage":
         """Elementwise comparison; bool result. NaN compares unequal to everything."""
 
+    def compare_scalar(self, op: CompareOp, layout, scalar, reflected) -> "BackendStorage":
+        """``op(x, scalar)``, or ``op(scalar, x)`` when ``reflected``; bool result. The
+        Python ``scalar`` is first converted to x's dtype (the front end only passes one
+        that fits), so the result equals ``compare`` against a full array of it."""
+
     def where(self, cond_layout, x, x_layout, y, y_layout) -> "BackendStorage":
         """``self`` is a bool condition; ``x``/``y`` share a dtype; all three one shape."""
 
@@ -168,6 +173,16 @@ class BackendStorage(Protocol):
         """Inclusive cumulative ``op`` along ``axis``; same shape and dtype."""
 
     # --- indexing ------------------------------------------------------------
+    def concat(self, layout, rest, axis) -> "BackendStorage":
+        """``self[layout]`` followed by each ``(storage, layout)`` of the sequence ``rest``
+        along ``axis``: one contiguous result. Every operand has ``self``'s dtype and ndim
+        and the same sizes on every other axis."""
+
+    def compress(self, layout, mask, mask_layout) -> "tuple[BackendStorage, int]":
+        """The rows (entries of the leading axis) of ``self[layout]`` where the 1-D bool
+        ``mask`` (length ``layout.shape[0]``) is True, in order: (a contiguous storage of
+        shape ``(count,) + layout.shape[1:]``, ``count``). Reads the count on the host."""
+
     def index_select(self, layout, indices, idx_layout, axis) -> "BackendStorage":
         """Take along one axis: output shape ``shape[:axis] + idx_shape + shape[axis+1:]``.
         ``indices``: int64 storage, values in ``[-n, n)`` (negatives from the end); others
@@ -183,6 +198,15 @@ class BackendStorage(Protocol):
         """Sort along ``axis``: (values, int64 indices). NaN orders above +inf (last when
         ascending, first when descending); ``stable`` keeps equal elements in their
         original order in both directions. Complex is not asked."""
+
+    def sort_values(self, layout, axis, descending, stable) -> "BackendStorage":
+        """The values of ``sort`` alone (same order rules). Without ``stable``, equal
+        elements may come out in any order (e.g. -0.0 and 0.0, or NaNs of different
+        payloads): a backend may use its fastest unstable sort."""
+
+    def argsort(self, layout, axis, descending, stable) -> "BackendStorage":
+        """The int64 indices of ``sort`` alone (same order rules). Without ``stable``, the
+        indices of equal elements may come out in any order."""
 
     def searchsorted(self, layout, values, values_layout, right) -> "BackendStorage":
         """``self`` viewed 1-D and sorted ascending (NaN last); int64 insertion indices for

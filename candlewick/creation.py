@@ -41,7 +41,19 @@ def _default_dtype_for_scalar(value):
 
 def _infer_host(obj, dtype=None):
     """Turn a scalar / nested sequence / buffer into a host ndarray with an API dtype."""
-    if dtype is not None and isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj):
+    if dtype in _INFER_FIRST and type(obj) is list:
+        # a list of Python floats into float32/64/complex: NumPy's own inference (one C
+        # pass; strings, None and other objects come out as another kind and go the long
+        # way below) then one cast, which rounds each double once, as the direct path does
+        try:
+            host = np.asarray(obj)
+        except (ValueError, TypeError):
+            host = None
+        if host is not None and host.dtype.kind == "f" and host.dtype.isnative:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return host.astype(dtype.numpy, copy=False)
+    flat_scalars = isinstance(obj, (list, tuple)) and set(map(type, obj)) <= _EXACT_SCALARS
+    if dtype is not None and (flat_scalars or isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj)):
         # straight to dtype: exact for Python ints beyond int64 (uint64) and for ints past
         # 2**64 into floats; NumPy raises OverflowError itself for an int out of range
         try:
@@ -50,7 +62,7 @@ def _infer_host(obj, dtype=None):
         except (TypeError, ValueError):
             pass  # complex into a real dtype, ragged: reported below
 
-    if isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
+    if not flat_scalars and isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
         obj = _arrays_to_host(obj)
     if is_scalar(obj):
         dtype = _default_dtype_for_scalar(obj)
@@ -84,14 +96,24 @@ def _host_as(host, dtype):
         return host.astype(dtype.numpy)
 
 
+# a flat sequence whose element types are all exactly these holds only Python scalars:
+# one C-speed pass (set(map(type, seq))) decides it instead of a Python call per element
+_EXACT_SCALARS = frozenset({bool, int, float, complex})
+_EXACT_INT = frozenset({int})
+_INFER_FIRST = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
+
+
 def _holds_only_python_scalars(seq):
     if isinstance(seq, (list, tuple)):
-        return all(_holds_only_python_scalars(s) for s in seq)
+        return set(map(type, seq)) <= _EXACT_SCALARS or all(_holds_only_python_scalars(s) for s in seq)
     return is_scalar(seq)
 
 
 def _holds_only_ints(seq):
     if isinstance(seq, (list, tuple)):
+        kinds = set(map(type, seq))
+        if kinds <= _EXACT_SCALARS:
+            return kinds == _EXACT_INT or not seq
         return all(_holds_only_ints(s) for s in seq)
     return isinstance(seq, int) and not isinstance(seq, bool)
 

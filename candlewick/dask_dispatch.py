@@ -17,7 +17,7 @@ from dask.array.dispatch import concatenate_lookup, tensordot_lookup
 
 from .array import Array
 from .linalg_ops import tensordot
-from .manipulation import concat
+from .joining import concat
 
 
 def _concatenate(arrays, axis=0):

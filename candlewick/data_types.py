@@ -139,6 +139,7 @@ class iinfo_object:
 
 
 _FINFO: dict[_dt.DType, finfo_object] = {}
+_IINFO: dict[_dt.DType, iinfo_object] = {}
 
 
 def finfo(type: DTypeLike | Array, /) -> finfo_object:
@@ -210,10 +211,14 @@ def iinfo(type: DTypeLike | Array, /) -> iinfo_object:
     127
     """
     dtype = _dtype_of(type, "iinfo", "type")
+    found = _IINFO.get(dtype)
+    if found is not None:
+        return found  # (frozen: one object per dtype, as finfo)
     if not dtype.is_integer:
         raise DTypeError(f"iinfo: expected an integer dtype, got {dtype.name}")
     info = np.iinfo(dtype.numpy)
-    return iinfo_object(bits=dtype.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    found = _IINFO[dtype] = iinfo_object(bits=dtype.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    return found
 
 
 def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:

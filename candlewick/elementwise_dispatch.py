@@ -95,12 +95,28 @@ def compare(op, x1, x2, fname):
     if not isinstance(x1, ArrayBase):
         if not isinstance(x2, ArrayBase):
             raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
-        value, dtype = scalar_for(x1, x2._dtype, fname)
-        x1 = scalar_array(x2, value, dtype, x2._device)
-    elif not isinstance(x2, ArrayBase):
-        value, dtype = scalar_for(x2, x1._dtype, fname)
-        x2 = scalar_array(x1, value, dtype, x1._device)
+        return _compare_scalar(op, x2, x1, True, fname)
+    if not isinstance(x2, ArrayBase):
+        return _compare_scalar(op, x1, x2, False, fname)
+    if x1._dtype is x2._dtype and x1._device is x2._device and x1._layout.shape == x2._layout.shape:
+        # the hot path: one dtype, one shape (nothing to promote or broadcast)
+        if x1._dtype not in RESULT[op]:
+            check_accepts(op, x1._dtype, fname)
+        storage = x1._storage.compare(op, x1._layout, x2._storage, x2._layout)
+        return new_array(type(x1), storage, x1._layout.shape, _dt.bool_, x1._device)
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)
     return new_array(type(x1), x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
+
+
+def _compare_scalar(op, x, value, reflected, fname):
+    """An array against a Python scalar: no 0-d array, no broadcasting (the result has
+    x's shape, already checked when x was made)."""
+    value, dtype = scalar_for(value, x._dtype, fname)
+    if dtype is not x._dtype:
+        x = x.astype(dtype)
+    if dtype not in RESULT[op]:
+        check_accepts(op, dtype, fname)
+    storage = x._storage.compare_scalar(op, x._layout, value, reflected)
+    return new_array(type(x), storage, x._layout.shape, _dt.bool_, x._device)

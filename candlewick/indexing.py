@@ -22,6 +22,8 @@ def getitem(x, key):
     if type(key) is slice and x._layout.shape:
         layout = x._layout
         return view(x, layout.slice(0, *slice_bounds(key, layout.shape[0])))
+    if type(key) is Array and key._layout.shape:
+        return advanced_getitem(x, key)  # an index array or a mask: never basic
     if is_basic(key, Array):
         return view(x, basic_layout(x._layout, key))
     return advanced_getitem(x, key)

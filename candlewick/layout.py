@@ -155,18 +155,17 @@ class Layout:
 
     def permute(self, axes):
         axes = tuple(axes)
-        if sorted(axes) != list(range(self.ndim)):
-            raise AxisError(f"axes {axes} is not a permutation of {tuple(range(self.ndim))}")
-        return Layout(
-            tuple(self.shape[a] for a in axes), tuple(self.strides[a] for a in axes), self.offset
-        )
+        ndim = len(self.shape)
+        if len(axes) != ndim or set(axes) != set(range(ndim)):
+            raise AxisError(f"axes {axes} is not a permutation of {tuple(range(ndim))}")
+        return Layout(tuple(map(self.shape.__getitem__, axes)), tuple(map(self.strides.__getitem__, axes)),
+                      self.offset)
 
     def transpose_last2(self):
-        if self.ndim < 2:
-            raise ShapeError(f"matrix transpose needs at least 2 dimensions, got {self.ndim}")
-        axes = list(range(self.ndim))
-        axes[-1], axes[-2] = axes[-2], axes[-1]
-        return self.permute(axes)
+        shape, strides = self.shape, self.strides
+        if len(shape) < 2:
+            raise ShapeError(f"matrix transpose needs at least 2 dimensions, got {len(shape)}")
+        return Layout(shape[:-2] + (shape[-1], shape[-2]), strides[:-2] + (strides[-1], strides[-2]), self.offset)
 
     def broadcast_to(self, shape):
         shape = tuple(shape)

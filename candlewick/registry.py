@@ -14,6 +14,7 @@ import contextlib
 import difflib
 import contextvars
 import importlib
+import functools
 import os
 import threading
 from dataclasses import dataclass, field
@@ -36,7 +37,8 @@ _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
 _loaded: dict[str, object] = {}  # name -> Backend object, or the exception that loading raised
 _probes: dict[str, tuple] = {}  # name -> (available, reason)
-_devices: dict[tuple, BackendDevice] = {}  # (name, ordinal) -> device
+_device_types: set[type] = set()  # classes whose instances pass get_device's device check
+_devices: dict[tuple | str, BackendDevice] = {}  # (name, ordinal), and each spelling seen -> device
 
 
 @dataclass(frozen=True)
@@ -217,9 +219,13 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
     if spec is None:
         return default_device_now()
     if isinstance(spec, str):
+        dev = _devices.get(spec)  # the spelling seen before (every array creation asks)
+        if dev is not None:
+            return dev
         key = parse_device_string(spec)
         dev = _devices.get(key)
         if dev is not None:
+            _devices[spec] = dev
             return dev
         with _lock:
             if key in _devices:
@@ -230,9 +236,13 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
                 raise DeviceError(
                     f"device {spec!r} does not exist: backend {key[0]!r} has {count} device(s)"
                 )
-            dev = _devices[key] = backend.device(key[1])
+            dev = _devices[key] = _devices[spec] = backend.device(key[1])
             return dev
+    if type(spec) in _device_types:  # a class already seen to be a device class
+        return spec
     if hasattr(spec, "backend") and hasattr(spec, "ordinal") and hasattr(spec, "storage_from_host"):
+        if hasattr(type(spec), "storage_from_host"):  # a method of the class: every instance has it
+            _device_types.add(type(spec))
         return spec
     raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
 
@@ -320,15 +330,31 @@ def default_device(device: DeviceLike) -> Iterator[BackendDevice]:
         _context_device.reset(token)
 
 
+def _env_reader(name):
+    """A function returning the environment variable ``name`` now (None when unset, str or
+    bytes). Every array creation without a device asks: ``os.environ.get`` of an unset
+    name costs about a microsecond (a KeyError inside); on POSIX ``os.environ`` keeps its
+    encoded entries in the dict ``_data``, which every ``os.environ`` write updates, so a
+    lookup there sees the same values in ~50 ns (rocm_backend's nn path settings do the same)."""
+    data = getattr(os.environ, "_data", None)
+    if os.name == "posix" and isinstance(data, dict):
+        return functools.partial(data.get, os.fsencode(name))
+    return functools.partial(os.environ.get, name)
+
+
+_device_setting = _env_reader("CANDLEWICK_DEVICE")
+
+
 def default_device_now():
     dev = _context_device.get()
     if dev is not None:
         return dev
     if _global_default is not None:
         return _global_default
-    env = os.environ.get("CANDLEWICK_DEVICE")
-    if not env:
+    raw = _device_setting()
+    if not raw:
         return get_device(FALLBACK_DEVICE)
+    env = os.fsdecode(raw)
     try:
         return get_device(env)
     except DeviceError as exc:  # name the variable: the user never passed this device

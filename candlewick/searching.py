@@ -1,13 +1,6 @@
 """Searching functions of the Array API: argmax, argmin, count_nonzero, nonzero,
-searchsorted, where.
-
-Also home of the stream-compaction helpers that every data-dependent shape is built
-from (nonzero here; boolean masks in ``advanced_indexing``; ``unique_*`` in ``sets``):
-an inclusive ``scan`` of the 0/1 mask gives each kept element its output slot, ONE
-device-to-host read of the scan's last element gives the output length, and a
-``scatter`` moves the kept elements. Dropped elements are scattered to slot ``-1`` of a
-buffer one element longer than the output, so no element needs a branch.
-"""
+searchsorted, where. ``nonzero`` is one ``compress`` primitive call over the flat
+positions (the data-dependent helpers live in ``compaction``)."""
 
 from __future__ import annotations
 
@@ -22,93 +15,16 @@ from ._core import (
 )
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
-from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, shape_size
+from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
 from .indexing_functions import take
-from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp
+from .compaction import arange_int64, flatten, mask_of
+from .opdefs import BinaryOp, ReduceOp
 
 if TYPE_CHECKING:
     from .array import Array
     from ._types import Axes, Scalar
 
 _int64 = _dt.int64
-
-
-# --- helpers shared with advanced_indexing, sets, manipulation -------------------------
-
-def arange_int64(device, n):
-    """``[0, 1, ..., n-1]`` as an int64 storage on ``device``."""
-    return device.arange(0, 1, n, _int64)
-
-
-def read_int(storage, index):
-    """One device-to-host read: element ``index`` of a contiguous 1-D int storage."""
-    return int(storage.to_host(Layout((), (), index, True))[()])
-
-
-def mask_of(x):
-    """``x != 0`` as a bool storage of x's shape (x itself when x is bool): the
-    ``astype`` primitive's bool conversion is exactly ``!= 0`` (NaN and complex with
-    either part non-zero count as non-zero)."""
-    if x._dtype.is_bool:
-        return x._storage, x._layout
-    return x._storage.astype(x._layout, _dt.bool_), contiguous_layout(x._layout.shape)
-
-
-class Compaction:
-    """Where each element of a 1-D bool mask of length ``n`` lands when the unmasked
-    ones are dropped. ``count`` is the number kept (one host read). ``slots`` (int64,
-    length n) is ``scan * mask``: a kept element's 1-based rank, 0 for a dropped one, so
-    row 0 of the scatter target is the spare row every dropped element lands in and the
-    result is rows ``1..count``. ``scan`` is the inclusive count of kept elements."""
-
-    __slots__ = ("device", "n", "count", "slots", "scan")
-
-    def __init__(self, mask_storage, mask_layout, n, device):
-        self.device = device
-        self.n = n
-        if n == 0:
-            self.count = 0
-            self.slots = self.scan = device.empty((0,), _int64)
-            return
-        line = contiguous_layout((n,))
-        ones = mask_storage.astype(mask_layout, _int64)
-        self.scan = ones.scan(ScanOp.SUM, line, 0)
-        self.count = read_int(self.scan, n - 1)
-        self.slots = self.scan.binary(BinaryOp.MULTIPLY, line, ones, line)
-
-    def take(self, src_storage, src_layout, dtype):
-        """The kept elements of ``src`` (leading axis of length n; trailing axes are carried
-        along): (new storage, its contiguous layout of shape ``(count,) + rest``)."""
-        rest = src_layout.shape[1:]
-        out = self.device.empty((self.count + 1,) + rest, dtype)
-        if self.n:
-            idx_layout = Layout((self.n,) + rest, (1,) + (0,) * len(rest), 0)
-            out.scatter(contiguous_layout((self.count + 1,) + rest), self.slots, idx_layout,
-                        src_storage, src_layout, 0)
-        return out, Layout.contiguous((self.count,) + rest, shape_size(rest))
-
-
-def wrap_layout(like, storage, layout, dtype, device):
-    """An array of ``like``'s class over ``storage`` viewed through ``layout``."""
-    a = new_array(type(like), storage, (), dtype, device)
-    a._layout = layout
-    return a
-
-
-def flat_layout(x):
-    """A 1-D layout viewing x's elements in C order, or None when that needs a copy."""
-    return x._layout.reshape((x._layout.size,))
-
-
-def flatten(x):
-    """x as a 1-D array in C order (a view when possible)."""
-    lay = flat_layout(x)
-    if lay is None:
-        return new_array(type(x), x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)
-    Array = type(x)
-    out = Array.__new__(Array)
-    out._storage, out._layout, out._dtype, out._device = x._storage, lay, x._dtype, x._device
-    return out
 
 
 # --- argmax / argmin ---------------------------------------------------------------------
@@ -294,11 +210,11 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     line_mask = mask_layout.reshape((n,))
     if line_mask is None:
         mask, line_mask = mask.copy(mask_layout), contiguous_layout((n,))
-    plan = Compaction(mask, line_mask, n, device)
-    flat, line = plan.take(arange_int64(device, n), contiguous_layout((n,)), _int64)
-    count = plan.count
+    # the flat positions kept by the mask: one compress primitive call
+    flat, count = arange_int64(device, n).compress(contiguous_layout((n,)), mask, line_mask)
+    line = contiguous_layout((count,))
     if len(shape) == 1:
-        return (wrap_layout(x, flat, line, _int64, device),)
+        return (new_array(type(x), flat, (count,), _int64, device),)
     out = []
     stride = n
     for i, size in enumerate(shape):
@@ -430,11 +346,17 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         x2 = scalar_array(x1, value, dtype, x1._device)
         if dtype is not x1._dtype:
             x1 = x1.astype(dtype)
-    x1, x2 = promote_pair(x1, x2, "where")
-    same_device(condition, x1, "where")
+    if x1._dtype is not x2._dtype or x1._device is not x2._device:
+        x1, x2 = promote_pair(x1, x2, "where")
+    if condition._device is not x1._device:
+        same_device(condition, x1, "where")
     c, l1, l2 = condition._layout, x1._layout, x2._layout
     shape = c.shape
-    if not (shape == l1.shape == l2.shape):
+    if shape and shape == l1.shape and not l2.shape:  # where(cond, x, scalar): x2 spread
+        l2 = Layout(shape, (0,) * len(shape), l2.offset)
+    elif shape and shape == l2.shape and not l1.shape:
+        l1 = Layout(shape, (0,) * len(shape), l1.offset)
+    elif not (shape == l1.shape == l2.shape):
         shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
         c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
     storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)

@@ -20,7 +20,7 @@ from .array import wrap
 from .docstrings import shared_doc
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .searching import Compaction, flatten, wrap_layout
+from .compaction import Compaction, flatten, wrap_layout
 from .sorting import sort_storages
 
 if TYPE_CHECKING:
@@ -57,10 +57,10 @@ def _sorted_flat(x):
         return sort_storages(flat, 0, False, True, "unique")
     real_dtype = _dt.real_dtype_of(x._dtype)
     imag = wrap(flat._storage.unary(UnaryOp.IMAG, flat._layout), (n,), real_dtype, x._device)
-    _, by_imag = sort_storages(imag, 0, False, True, "unique")
+    by_imag = imag._storage.argsort(imag._layout, 0, False, True)  # (orders only: no values gathered)
     real = flat._storage.unary(UnaryOp.REAL, flat._layout)
     real_in_imag_order = real.index_select(line, by_imag, line, 0)
-    _, by_real = real_in_imag_order.sort(line, 0, False, True)
+    by_real = real_in_imag_order.argsort(line, 0, False, True)
     perm = by_imag.index_select(line, by_real, line, 0)
     values = flat._storage.index_select(flat._layout, perm, line, 0)
     return values, perm

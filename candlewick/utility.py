@@ -13,7 +13,7 @@ from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis
-from .manipulation import concat
+from .joining import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 
 if TYPE_CHECKING:

@@ -31,6 +31,11 @@ def _np_dtype(dtype, op):
         raise DTypeError(f"{op}: dtype must be a candlewick dtype, got {short_repr(dtype)}") from None
 
 
+# (min, max) of each signed integer NumPy dtype: where cpu arange may use np.arange
+_SIGNED_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
+                  for t in (np.int8, np.int16, np.int32, np.int64)}
+
+
 class CpuDevice(NamedDevice):
     backend = "cpu"
     ordinal = 0
@@ -82,7 +87,9 @@ class CpuDevice(NamedDevice):
     def ones(self, shape, dtype):
         np_dtype = _np_dtype(dtype, "ones")
         try:
-            return CpuStorage(np.ones(prod(shape), np_dtype), dtype)
+            buf = np.empty(prod(shape), np_dtype)
+            buf.fill(1)  # (np.ones is a Python wrapper doing the same)
+            return CpuStorage(buf, dtype)
         except (MemoryError, ValueError) as exc:
             raise _allocation_error("ones", shape, np_dtype, exc) from exc
 
@@ -116,6 +123,15 @@ class CpuDevice(NamedDevice):
     @staticmethod
     def _arange(start, step, size, dtype, np_dtype):
         if dtype.is_integer or dtype.is_bool:
+            bounds = _SIGNED_BOUNDS.get(np_dtype)
+            if bounds is not None and size and step:
+                last = start + (size - 1) * step
+                lo, hi = bounds
+                if lo <= min(start, last, step) and max(start, last, step) <= hi:
+                    # a signed dtype holding every value and the step: NumPy's integer
+                    # arange gives exactly these values (its end point may lie past the
+                    # dtype: NumPy takes it as a Python int)
+                    return np.arange(start, start + size * step, step, dtype=np_dtype)
             # int64 arithmetic is arithmetic mod 2**64; uint64 words also admit uint64 starts
             i = np.arange(size, dtype=np.uint64)
             words = np.uint64(start % 2**64) + i * np.uint64(step % 2**64)
@@ -123,7 +139,10 @@ class CpuDevice(NamedDevice):
         else:
             wide = np.complex128 if dtype.is_complex else np.float64
             with QuietBlock():
-                buf = (start + np.arange(size, dtype=wide) * step).astype(np_dtype)
+                buf = np.arange(size, dtype=wide)  # start + i * step in double, rounded once
+                buf *= step
+                buf += start
+                buf = buf.astype(np_dtype, copy=False)
         return buf
 
     def _random_dtype(self, op, dtype):

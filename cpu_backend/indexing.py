@@ -40,6 +40,10 @@ def along_axis_index(idx, axis):
 
 
 def index_select(x, idx, axis):
+    if idx.ndim:
+        # the ndarray method skips np.take's Python wrapper; for a 1-D gather at 2^20 it
+        # is several times faster than fancy indexing x[idx]
+        return _bounds_checked("index_select", idx, x.shape[axis], axis, x.take, idx, axis)
     taken = _bounds_checked("index_select", idx, x.shape[axis], axis, np.take, x, idx, axis)
     return np.asarray(taken)
 

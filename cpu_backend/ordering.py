@@ -36,6 +36,18 @@ def sort(x, axis, descending, stable):
     return values, idx
 
 
+def sort_values(x, axis, descending, stable):
+    """``x`` sorted along ``axis`` by NumPy's sort itself (its default algorithm unless
+    ``stable``); float16/bfloat16 through the float32 keys of ``sort``."""
+    if x.dtype in LOW_PRECISION_NP:
+        return sort(x, axis, descending, stable)[0]
+    kind = "stable" if stable else None
+    if not descending:
+        return np.sort(x, axis=axis, kind=kind)
+    # the ascending sort of the reversed axis, read backwards (module docstring)
+    return np.flip(np.sort(np.flip(x, axis), axis=axis, kind=kind), axis)
+
+
 def searchsorted(sorted_1d, values, right):
     """int64 insertion points of ``values`` into ascending ``sorted_1d`` (NaN last)."""
     side = "right" if right else "left"

@@ -121,7 +121,7 @@ def complex_log1p(z):
     arg(1+z) = atan2(y, 1+x). Large and non-finite z keep NumPy's log(1+z)."""
     out = np.log1p(z)
     small = np.abs(z) < 0.5  # False for NaN/inf
-    if np.any(small):
+    if np.count_nonzero(small):
         zs = z[small]
         x, y = zs.real, zs.imag
         out[small] = _complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
@@ -145,7 +145,7 @@ def complex_expm1(z):
     Re = expm1(x) cos y - 2 sin^2(y/2), Im = exp(x) sin y (exactly y when y is +-0)."""
     out = np.exp(z) - 1
     finite = np.isfinite(z)
-    if np.any(finite):
+    if np.count_nonzero(finite):
         zf = z[finite]
         x, y = zf.real, zf.imag
         half = np.sin(y / 2)
@@ -163,7 +163,7 @@ def complex_tanh(z):
     1 - 0j for negative y), where NumPy takes the zero's sign from sin 2y."""
     out = np.tanh(z)
     infinite = np.isinf(z.real)
-    if np.any(infinite):
+    if np.count_nonzero(infinite):
         zi = z[infinite]
         out[infinite] = _complex(np.copysign(1.0, zi.real), np.copysign(0.0, zi.imag))
     return out
@@ -182,7 +182,7 @@ def floor_divide(a, b):
     divmod there (NaN, -1)."""
     out = np.floor_divide(a, b)
     infinite = np.isinf(a) | np.isinf(b)
-    if np.any(infinite):
+    if np.count_nonzero(infinite):
         out = np.where(infinite, np.floor(np.true_divide(a, b)), out).astype(out.dtype, copy=False)
     return out
 

@@ -34,6 +34,27 @@ _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
 _QUIET_CAST = {name: quiet(SCALAR_TYPE[name]) for name in ("float16", "bfloat16", "float32", "complex64")}
+_NARROW_MAX = {name: float(np.finfo(SCALAR_TYPE[name]).max) for name in _QUIET_CAST}
+
+
+def _pairwise(x, table, op, lhs_layout, rhs, rhs_layout):
+    """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts. A plain
+    function, with the contiguous offset-0 whole-buffer case read inline: this runs on
+    every binary op and comparison, where each Python call is a visible share of a
+    16-element op's cost."""
+    try:
+        kernel, out_dtype = table[op._value_][x.dtype.name]
+    except (KeyError, AttributeError):
+        raise unsupported(op, x.dtype) from None
+    if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+        a, b = x.buf, rhs.buf
+        if lhs_layout.offset or a.size != rhs.buf.size or rhs_layout.offset:
+            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+        elif len(lhs_layout.shape) != 1 or lhs_layout.shape[0] != a.size:
+            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+        return CpuStorage(kernel(a, b), out_dtype)
+    out = kernel(view(x.buf, lhs_layout), view(rhs.buf, rhs_layout))
+    return CpuStorage(out.reshape(-1), out_dtype)
 
 
 class CpuStorage:
@@ -120,28 +141,26 @@ class CpuStorage:
         return CpuStorage(kernel(view(self.buf, layout)).reshape(-1), out_dtype)
 
     def binary(self, op, lhs_layout, rhs, rhs_layout):
-        return self._pairwise(BINARY, op, lhs_layout, rhs, rhs_layout)
+        return _pairwise(self, BINARY, op, lhs_layout, rhs, rhs_layout)
 
-    def _pairwise(self, table, op, lhs_layout, rhs, rhs_layout):
-        """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts."""
+    def binary_scalar(self, op, layout, scalar, reflected):
+        return self._with_scalar(BINARY, op, layout, scalar, reflected)
+
+    def _with_scalar(self, table, op, layout, scalar, reflected):
+        """A two-operand kernel from ``table`` (BINARY or COMPARE) with a Python scalar."""
         try:
             kernel, out_dtype = table[op._value_][self.dtype.name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
-        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-            return CpuStorage(kernel(flat(self.buf, lhs_layout), flat(rhs.buf, rhs_layout)), out_dtype)
-        out = kernel(view(self.buf, lhs_layout), view(rhs.buf, rhs_layout))
-        return CpuStorage(out.reshape(-1), out_dtype)
-
-    def binary_scalar(self, op, layout, scalar, reflected):
-        try:
-            kernel, out_dtype = BINARY[op._value_][self.dtype.name]
-        except (KeyError, AttributeError):
-            raise unsupported(op, self.dtype) from None
         name = self.dtype.name
         # a Python float past a narrow float's range rounds to inf, which NumPy's cast
-        # reports as a RuntimeWarning: a defined result here, so the cast is quiet
-        s = (_QUIET_CAST.get(name) or SCALAR_TYPE[name])(scalar)
+        # reports as a RuntimeWarning: a defined result here, so the cast is quiet (a
+        # float within the range, the common case, casts without the quiet block's cost)
+        limit = _NARROW_MAX.get(name)
+        if limit is None or (type(scalar) is float and -limit <= scalar <= limit):
+            s = SCALAR_TYPE[name](scalar)
+        else:
+            s = _QUIET_CAST[name](scalar)
         if layout.is_contiguous:
             x = flat(self.buf, layout)
             return CpuStorage(kernel(s, x) if reflected else kernel(x, s), out_dtype)
@@ -150,7 +169,10 @@ class CpuStorage:
         return CpuStorage(out.reshape(-1), out_dtype)
 
     def compare(self, op, lhs_layout, rhs, rhs_layout):
-        return self._pairwise(COMPARE, op, lhs_layout, rhs, rhs_layout)
+        return _pairwise(self, COMPARE, op, lhs_layout, rhs, rhs_layout)
+
+    def compare_scalar(self, op, layout, scalar, reflected):
+        return self._with_scalar(COMPARE, op, layout, scalar, reflected)
 
     def where(self, cond_layout, x, x_layout, y, y_layout):
         if y.dtype is not x.dtype:
@@ -188,6 +210,11 @@ class CpuStorage:
             raise unsupported("clip", self.dtype)
         scalar = SCALAR_TYPE[self.dtype.name]
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+        if self.dtype.numpy == compute_dtype(self.dtype) and (lo is not None or hi is not None):
+            # NumPy's clip loop: one pass, NaN stays NaN, min(max(x, lo), hi) when lo > hi
+            # (np.maximum with a scalar operand is several times slower per element)
+            out = np.clip(x, None if lo is None else scalar(lo), None if hi is None else scalar(hi))
+            return CpuStorage(out.reshape(-1), self.dtype)
         with QuietBlock():
             out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
             if lo is not None:
@@ -218,6 +245,19 @@ class CpuStorage:
 
     # --- indexing -------------------------------------------------------------------------
 
+    def concat(self, layout, rest, axis):
+        parts = [view(self.buf, layout)]
+        for storage, part_layout in rest:
+            self._same_dtype(storage, "rest", "concat")
+            parts.append(view(storage.buf, part_layout))
+        return CpuStorage(np.concatenate(parts, axis=axis).reshape(-1), self.dtype)
+
+    def compress(self, layout, mask, mask_layout):
+        if not mask.dtype.is_bool:
+            raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
+        out = view(self.buf, layout)[view(mask.buf, mask_layout)]  # NumPy's one-pass compaction
+        return CpuStorage(out.reshape(-1), self.dtype), out.shape[0]
+
     def index_select(self, layout, indices, idx_layout, axis):
         out = indexing.index_select(view(self.buf, layout), view(indices.buf, idx_layout), axis)
         return CpuStorage(out.reshape(-1), self.dtype)
@@ -233,6 +273,17 @@ class CpuStorage:
             raise unsupported("sort", self.dtype)
         values, idx = ordering.sort(view(self.buf, layout), axis, descending, stable)
         return CpuStorage(values.reshape(-1), self.dtype), _index_storage(idx)
+
+    def sort_values(self, layout, axis, descending, stable):
+        if self.dtype.is_complex:
+            raise unsupported("sort_values", self.dtype)
+        values = ordering.sort_values(view(self.buf, layout), axis, descending, stable)
+        return CpuStorage(values.reshape(-1), self.dtype)
+
+    def argsort(self, layout, axis, descending, stable):
+        if self.dtype.is_complex:
+            raise unsupported("argsort", self.dtype)
+        return _index_storage(ordering.argsort(view(self.buf, layout), axis, descending, stable))
 
     def searchsorted(self, layout, values, values_layout, right):
         if self.dtype.is_complex:

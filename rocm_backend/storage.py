@@ -8,7 +8,7 @@ routing are written out; nothing else lives here.
 
 from candlewick.errors import UnsupportedOperation
 
-from .families import copies, dlpack, elementwise, indexing, nn, nn_pool, reductions, rocblas, scans
+from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans
 from .families import fft as _fft
 from .families import linalg as _linalg
 from .families import linalg_spectral as _spectral
@@ -35,6 +35,7 @@ class RocmStorage(StorageSlice):
     binary = elementwise.binary
     compare = elementwise.compare
     binary_scalar = elementwise.binary_scalar
+    compare_scalar = elementwise.compare_scalar
     where = elementwise.where
     astype = elementwise.astype
     affine = elementwise.affine
@@ -47,7 +48,11 @@ class RocmStorage(StorageSlice):
     scan = scans.scan
     index_select = indexing.index_select
     gather = indexing.gather
+    concat = joins.concat
+    compress = joins.compress
     sort = ordering.sort
+    sort_values = ordering.sort_values
+    argsort = ordering.argsort
     searchsorted = ordering.searchsorted
     matmul = rocblas.matmul
 

@@ -32,7 +32,7 @@ STEPS=(
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
     "tests       frontend       gpu 150 run_pytest tests/frontend"
     "tests       namespace      gpu 200 run_pytest \$XDIST tests/namespace"
-    "bench       host_overhead  any 150 run_bench host_overhead"
+    "bench       host_overhead  any 400 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"

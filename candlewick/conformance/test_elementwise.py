@@ -1,4 +1,5 @@
-"""unary, binary, binary_scalar, compare and where: every op x every accepted dtype."""
+"""unary, binary, binary_scalar, compare, compare_scalar and where: every op x every
+accepted dtype."""
 
 import numpy as np
 import pytest
@@ -57,6 +58,20 @@ def test_compare(device, op, dtype, data):
         b.view[...] = np.where(np.arange(b.view.size).reshape(shape) % 2 == 0, a.view, b.view)
     out = a.upload(device).compare(op, a.layout, b.upload(device), b.layout)
     ref.compare(op, a.value(), b.value()).check(read_result(out, dt.bool_, shape))
+
+
+@pytest.mark.parametrize("reflected", [False, True], ids=["x_op_s", "s_op_x"])
+@pytest.mark.parametrize("op,dtype", op_dtype_params(CompareOp))
+@given(data=st.data())
+def test_compare_scalar(device, op, dtype, reflected, data):
+    x = data.draw(host_arrays(dtype, data.draw(shapes())), label="x")
+    scalar = data.draw(scalars(dtype), label="scalar")
+    if data.draw(st.booleans(), label="scalar taken from x") and x.value().size:
+        scalar = x.value().reshape(-1)[0].item()
+    out = x.upload(device).compare_scalar(op, x.layout, scalar, reflected)
+    s = np.full(x.layout.shape, scalar, dtype.numpy)
+    a, b = (s, x.value()) if reflected else (x.value(), s)
+    ref.compare(op, a, b).check(read_result(out, dt.bool_, x.layout.shape))
 
 
 @pytest.mark.parametrize("dtype", dtype_params(dt.ALL_DTYPES))

@@ -1,4 +1,5 @@
-"""index_select, gather, scatter, scatter_add, index_add, and their IndexError."""
+"""index_select, gather, concat, compress, scatter, scatter_add, index_add, and their
+IndexError."""
 
 import numpy as np
 import pytest
@@ -43,6 +44,32 @@ def test_gather(device, dtype, data):
     out = x.upload(device).gather(x.layout, idx.upload(device), idx.layout, axis)
     expected = np.take_along_axis(x.value(), idx.value(), axis=axis)
     assert_bitwise_equal(read_result(out, dtype, idx_shape), expected)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(data=st.data())
+def test_concat(device, dtype, data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3))
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    sizes = data.draw(st.lists(st.integers(0, 4), min_size=1, max_size=4), label="sizes along axis")
+    parts = [data.draw(host_arrays(dtype, shape[:axis] + (n,) + shape[axis + 1:]), label=f"part {i}")
+             for i, n in enumerate(sizes)]
+    first, *rest = [p.upload(device) for p in parts]
+    out = first.concat(parts[0].layout, [(s, p.layout) for s, p in zip(rest, parts[1:])], axis)
+    expected = np.concatenate([p.value() for p in parts], axis=axis)
+    assert_bitwise_equal(read_result(out, dtype, expected.shape), expected)
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(data=st.data())
+def test_compress(device, dtype, data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3))
+    x = data.draw(host_arrays(dtype, shape), label="x")
+    mask = data.draw(host_arrays(dt.bool_, shape[:1]), label="mask")
+    out, count = x.upload(device).compress(x.layout, mask.upload(device), mask.layout)
+    expected = x.value()[mask.value()]
+    assert count == expected.shape[0]
+    assert_bitwise_equal(read_result(out, dtype, expected.shape), expected)
 
 
 @st.composite

@@ -1,4 +1,5 @@
-"""sort (stable and unstable, both directions, NaN placement) and searchsorted."""
+"""sort, sort_values and argsort (stable and unstable, both directions, NaN placement)
+and searchsorted."""
 
 import numpy as np
 import pytest
@@ -36,12 +37,31 @@ def ranks(x, axis):
     return np.moveaxis(r, -1, axis)
 
 
+def _expected_order(v, axis, descending):
+    """(indices, values) of the stable sort of v along axis in the contract's order."""
+    key = ranks(v, axis)
+    key = -key if descending else key
+    indices = np.argsort(key, axis=axis, kind="stable")
+    return indices, np.take_along_axis(v, indices, axis=axis)
+
+
+def _check_permutation(got_indices, shape, axis):
+    n = shape[axis]
+    perm = np.sort(got_indices, axis=axis)
+    assert (perm == np.arange(n).reshape((n,) + (1,) * (len(shape) - axis - 1))).all(), (
+        "sort indices are not a permutation along the axis")
+
+
+def _draw_case(data):
+    return data.draw(shapes(min_dims=1, max_dims=3, max_side=6))
+
+
 @pytest.mark.parametrize("stable", [True, False], ids=["stable", "unstable"])
 @pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
 @pytest.mark.parametrize("dtype", ORDERED)
 @given(data=st.data())
 def test_sort(device, dtype, descending, stable, data):
-    shape = data.draw(shapes(min_dims=1, max_dims=3, max_side=6))
+    shape = _draw_case(data)
     axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
     x = data.draw(host_arrays(dtype, shape), label="x")
     values, indices = x.upload(device).sort(x.layout, axis, descending, stable)
@@ -49,10 +69,7 @@ def test_sort(device, dtype, descending, stable, data):
     got_indices = read_result(indices, dt.int64, shape)
 
     v = x.value()
-    key = ranks(v, axis)
-    key = -key if descending else key
-    expected_indices = np.argsort(key, axis=axis, kind="stable")
-    expected_values = np.take_along_axis(v, expected_indices, axis=axis)
+    expected_indices, expected_values = _expected_order(v, axis, descending)
     if stable:
         Expected(expected_indices).check(got_indices)
         assert_bitwise_equal(got_values, expected_values)
@@ -60,11 +77,45 @@ def test_sort(device, dtype, descending, stable, data):
     # unstable: the values in order (ties of equal values interchangeable), and indices
     # that are a permutation along the axis reproducing those values
     Expected(expected_values).check(got_values)
-    n = shape[axis]
-    perm = np.sort(got_indices, axis=axis)
-    assert (perm == np.arange(n).reshape((n,) + (1,) * (len(shape) - axis - 1))).all(), (
-        "sort indices are not a permutation along the axis")
+    _check_permutation(got_indices, shape, axis)
     assert_bitwise_equal(np.take_along_axis(v, got_indices, axis=axis), got_values)
+
+
+@pytest.mark.parametrize("stable", [True, False], ids=["stable", "unstable"])
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+@pytest.mark.parametrize("dtype", ORDERED)
+@given(data=st.data())
+def test_sort_values(device, dtype, descending, stable, data):
+    shape = _draw_case(data)
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    x = data.draw(host_arrays(dtype, shape), label="x")
+    got = read_result(x.upload(device).sort_values(x.layout, axis, descending, stable), dtype, shape)
+    _, expected = _expected_order(x.value(), axis, descending)
+    if stable:
+        assert_bitwise_equal(got, expected)
+    else:  # ties of equal values (-0.0 and 0.0, NaN payloads) interchangeable
+        Expected(expected).check(got)
+
+
+@pytest.mark.parametrize("stable", [True, False], ids=["stable", "unstable"])
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+@pytest.mark.parametrize("dtype", ORDERED)
+@given(data=st.data())
+def test_argsort(device, dtype, descending, stable, data):
+    shape = _draw_case(data)
+    axis = data.draw(st.integers(0, len(shape) - 1), label="axis")
+    x = data.draw(host_arrays(dtype, shape), label="x")
+    got = read_result(x.upload(device).argsort(x.layout, axis, descending, stable), dt.int64, shape)
+    v = x.value()
+    expected, _ = _expected_order(v, axis, descending)
+    if stable:
+        Expected(expected).check(got)
+        return
+    _check_permutation(got, shape, axis)
+    key = ranks(v, axis)
+    key = -key if descending else key
+    # any order of ties: the ranks read through the indices are the sorted ranks
+    Expected(np.sort(key, axis=axis)).check(np.take_along_axis(key, got, axis=axis))
 
 
 @pytest.mark.parametrize("right", [False, True], ids=["left", "right"])

@@ -12,7 +12,7 @@ from ..array import wrap
 from ..docstrings import shared_doc
 from ..errors import ArgumentTypeError, AxisError, DTypeError, ShapeError
 from ..layout import Layout
-from ..manipulation import stack
+from ..joining import stack
 from ..opdefs import BinaryOp
 from ._common import LINALG_DOCS, require_matrices, require_numeric
 

@@ -46,9 +46,10 @@ def compare(x, op, lhs_layout, rhs, rhs_layout):
     return binary(x, op, lhs_layout, rhs, rhs_layout, "compare")
 
 
-def binary_scalar(x, op, layout, scalar, reflected):
+def binary_scalar(x, op, layout, scalar, reflected, family="binary"):
+    """binary_scalar (and compare_scalar, ``family="compare"``)."""
     device = x.device
-    kern, out_dtype = ew_kernel(device, "binary", op, x.dtype)
+    kern, out_dtype = ew_kernel(device, family, op, x.dtype)
     bits = scalar_bytes(scalar, x.dtype)
     # the scalar operand has pointer 0 and reads its slot: operand 1 -> slot 0, 2 -> slot 1
     packed = bits + b"\0" * 16 if reflected else b"\0" * 16 + bits
@@ -63,9 +64,13 @@ def binary_scalar(x, op, layout, scalar, reflected):
         return out
     scalar_op = (0, 0, ())
     operands = [scalar_op, operand(x, layout)] if reflected else [operand(x, layout), scalar_op]
-    launch_ew(device, ("binary", op, x.dtype), layout.shape,
+    launch_ew(device, (family, op, x.dtype), layout.shape,
               [out_operand(out, layout.shape)] + operands, packed, name=op.value, dtype=x.dtype)
     return out
+
+
+def compare_scalar(x, op, layout, scalar, reflected):
+    return binary_scalar(x, op, layout, scalar, reflected, "compare")
 
 
 def where(cond, cond_layout, x, x_layout, y, y_layout):

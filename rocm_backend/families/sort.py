@@ -13,13 +13,14 @@ from .copies import operand
 from .ew_launch import kernel, launch_ew
 
 
-def sort(x, layout, axis, descending, stable=True):
-    """(values, int64 indices) along ``axis``; always stable (index tie-break)."""
+def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_wanted=True):
+    """(values, int64 indices) along ``axis``; always stable (index tie-break). An output
+    not wanted (sort_values, argsort) is None, and its last pass is not launched."""
     device = x.device
     shape = tuple(layout.shape)
     n = shape_size(shape)
-    values = device.storage_type.empty(device, x.dtype, n)
-    indices = device.storage_type.empty(device, dt.int64, n)
+    values = device.storage_type.empty(device, x.dtype, n) if values_wanted else None
+    indices = device.storage_type.empty(device, dt.int64, n) if indices_wanted else None
     if n == 0:
         return values, indices
     if x.dtype.is_complex:
@@ -42,12 +43,25 @@ def sort(x, layout, axis, descending, stable=True):
     _bitonic(device, keys, order, rows, padded)
     out_strides = contiguous_strides(shape)
     pout = tuple(out_strides[i] for i in perm)
-    launch_ew(device, ("take", x.dtype.itemsize), pshape,
-              [(values.ptr, 0, pout), (x.ptr, layout.offset, pstrides[:-1] + (0,)), (order.ptr, 0, buf_strides),
-               (0, 0, ())],
-              struct.pack("<qq", pstrides[-1], length), name="sort", dtype=x.dtype)
-    launch_ew(device, ("copy", 8), pshape, [(indices.ptr, 0, pout), (order.ptr, 0, buf_strides)])
+    if values_wanted:
+        launch_ew(device, ("take", x.dtype.itemsize), pshape,
+                  [(values.ptr, 0, pout), (x.ptr, layout.offset, pstrides[:-1] + (0,)),
+                   (order.ptr, 0, buf_strides), (0, 0, ())],
+                  struct.pack("<qq", pstrides[-1], length), name="sort", dtype=x.dtype)
+    if indices_wanted:
+        launch_ew(device, ("copy", 8), pshape, [(indices.ptr, 0, pout), (order.ptr, 0, buf_strides)])
     return values, indices
+
+
+def sort_values(x, layout, axis, descending, stable=True):
+    """The values of ``sort`` (its network is stable whatever ``stable`` says), without
+    the pass that writes the indices."""
+    return sort(x, layout, axis, descending, stable, indices_wanted=False)[0]
+
+
+def argsort(x, layout, axis, descending, stable=True):
+    """The indices of ``sort``, without the gather of the values."""
+    return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
 
 
 def _bitonic(device, keys, order, rows, padded):

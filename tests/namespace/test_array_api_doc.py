@@ -70,7 +70,7 @@ def test_needs_follow_the_calls(gen):
     assert needs.of(cw.linalg.diagonal)[0] == set()  # a pure view
     # read through the 2025.12 functions' revision check to the function itself
     assert needs.of(cw.linalg.eigvals)[0] == {"eig"}
-    assert {"sort", "searchsorted"} <= needs.of(cw.isin)[0]
+    assert {"sort_values", "searchsorted"} <= needs.of(cw.isin)[0]
 
 
 def test_backend_verdicts(gen):

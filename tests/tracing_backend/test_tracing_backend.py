@@ -114,3 +114,18 @@ def test_device_calls_that_return_no_storage_pass_through(traced):
     free, total = dev.memory_info()
     assert isinstance(free, int) and isinstance(total, int) and 0 <= free <= total
     assert _tallies(backend)[("memory_info", "", "")].calls == 1
+
+
+def test_concat_and_compress_forward_their_storages_and_count_their_bytes(traced):
+    backend, dev = traced
+    a = cw.arange(4, dtype=cw.int32, device=dev)
+    b = cw.arange(10, 13, dtype=cw.int32, device=dev)
+    backend.recorder.reset()
+    joined = cw.concat([a, b])
+    np.testing.assert_array_equal(cw.to_numpy(joined), [0, 1, 2, 3, 10, 11, 12])
+    row = _tallies(backend)[("concat", "", "int32")]
+    assert (row.calls, row.bytes_read, row.bytes_written) == (1, 28, 28)
+    kept = joined[joined > 2]
+    assert kept.device is dev
+    np.testing.assert_array_equal(cw.to_numpy(kept), [3, 10, 11, 12])
+    assert _tallies(backend)[("compress", "", "int32")].calls == 1

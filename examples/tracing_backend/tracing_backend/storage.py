@@ -18,7 +18,22 @@ def protocol_methods(protocol):
 
 
 def unwrap(value):
+    """The wrapped storage; in a list or tuple argument (``concat``'s ``rest`` of
+    (storage, layout) pairs) each element unwrapped."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(unwrap(v) for v in value)
     return value.inner if isinstance(value, TracingStorage) else value
+
+
+def flattened(values):
+    """The arguments with list and tuple arguments spread out, in order."""
+    out = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            out.extend(flattened(v))
+        else:
+            out.append(v)
+    return out
 
 
 def _is_storage(value):
@@ -57,7 +72,7 @@ def _traced(name):
             self.device.require_declared(name, args[1:2] + tuple(kwargs.values()))
         result = getattr(self.inner, name)(*map(unwrap, args),
                                            **{k: unwrap(v) for k, v in kwargs.items()})
-        every = list(args) + list(kwargs.values())
+        every = flattened(list(args) + list(kwargs.values()))
         storages = [self] + [a for a in every if isinstance(a, TracingStorage)]
         layouts = [a for a in every if isinstance(a, Layout)]
         read = viewed_bytes(storages, layouts)

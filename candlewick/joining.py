@@ -1,0 +1,170 @@
+"""Joining functions of the Array API: concat and stack (one ``concat`` primitive call)
+and unstack (views)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import dtypes as _dt
+from ._core import ArrayBase, require_array, view
+from .allocation import check_allocation
+from .array import Array, wrap
+from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
+from .layout import normalize_axis
+from .manipulation import expand_dims, reshape
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+def _join_inputs(arrays, fname):
+    if not isinstance(arrays, (list, tuple)) or not arrays:
+        raise ArgumentValueError(f"{fname}: arrays must be a non-empty list or tuple of arrays")
+    first = require_array(arrays[0], fname, "arrays")
+    dtype = first._dtype
+    for a in arrays:
+        if not isinstance(a, ArrayBase):
+            require_array(a, fname, "arrays")  # raises, naming the argument
+        if a._device is not first._device:
+            raise DeviceMismatchError(f"{fname}: arrays are on different devices")
+        if a._dtype is not dtype:
+            dtype = _dt.promote_types(dtype, a._dtype)
+    return dtype, first._device
+
+
+def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
+    """Join arrays along an existing axis (``axis=None`` flattens first).
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Arrays on one device whose shapes agree except along axis.
+    axis : int or None
+        The axis to join along; None joins the flattened arrays.
+
+    Returns
+    -------
+    Array
+        A new array, in the arrays' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If an element is not a candlewick array.
+    ShapeError
+        If the shapes disagree off the axis.
+    DTypeError
+        If the dtypes do not promote.
+    DeviceMismatchError
+        If the arrays are on different devices.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.concat([cw.asarray([1, 2]), cw.asarray([3])]).tolist()
+    [1, 2, 3]
+    """
+    dtype, device = _join_inputs(arrays, "concat")
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    shape = arrays[0]._layout.shape
+    ndim = len(shape)
+    if ndim == 0:
+        raise ArgumentValueError("concat: 0-d arrays cannot be concatenated; use stack")
+    axis = normalize_axis(axis, ndim)
+    before, after = shape[:axis], shape[axis + 1 :]
+    total = 0
+    for a in arrays:
+        s = a._layout.shape
+        if len(s) != ndim or s[:axis] != before or s[axis + 1 :] != after:
+            raise ShapeError(f"concat: shapes {[x.shape for x in arrays]} differ off axis {axis}")
+        total += s[axis]
+    out_shape = before + (total,) + after
+    check_allocation("concat", out_shape, dtype, device)
+    parts = [a if a._dtype is dtype else a.astype(dtype) for a in arrays]
+    first = parts[0]
+    storage = first._storage.concat(first._layout, [(a._storage, a._layout) for a in parts[1:]], axis)
+    return wrap(storage, out_shape, dtype, device)
+
+
+def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
+    """Join arrays of one shape along a new axis.
+
+    Parameters
+    ----------
+    arrays : sequence of Array
+        Arrays of one shape on one device.
+    axis : int
+        The position of the new axis in the result.
+
+    Returns
+    -------
+    Array
+        A new array with one more dimension, in the arrays' promoted dtype.
+
+    Raises
+    ------
+    TypeError
+        If an element is not a candlewick array.
+    ShapeError
+        If the shapes differ.
+    DeviceMismatchError
+        If the arrays are on different devices.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.stack([cw.asarray([1, 2]), cw.asarray([3, 4])], axis=1).tolist()
+    [[1, 3], [2, 4]]
+    """
+    _join_inputs(arrays, "stack")
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ShapeError(f"stack: arrays must share one shape, got {[a.shape for a in arrays]}")
+    axis = normalize_axis(axis, len(shape) + 1)
+    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+
+
+def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """The sub-arrays of ``x`` along ``axis`` (views), the inverse of ``stack``.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    axis : int
+        The axis to split along.
+
+    Returns
+    -------
+    tuple of Array
+        ``x.shape[axis]`` views with that axis removed.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If x is 0-d.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> [a.tolist() for a in cw.unstack(cw.asarray([[1, 2], [3, 4]]))]
+    [[1, 2], [3, 4]]
+    """
+    require_array(x, "unstack")
+    if x.ndim == 0:
+        raise ArgumentValueError("unstack: x must have at least one dimension")
+    axis = normalize_axis(axis, x.ndim)
+    return tuple(view(x, x._layout.select(axis, i)) for i in range(x.shape[axis]))
+
+
+__all__ = ["concat", "stack", "unstack"]

@@ -1,0 +1,260 @@
+"""Repetition functions of the Array API: repeat, tile and roll (copies via ``assign``)."""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING
+
+from . import dtypes as _dt
+from ._core import contiguous_layout, require_array
+from .allocation import check_allocation
+from .array import Array, wrap
+from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError, short_repr
+from .layout import Layout, normalize_axis
+from .opdefs import ReduceOp, ScanOp
+from .manipulation import reshape
+from .compaction import arange_int64
+
+if TYPE_CHECKING:
+    from ._types import Axes
+
+
+def _int_arg(value, fname, argname):
+    if isinstance(value, bool) or not hasattr(value, "__index__"):
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {type(value).__name__}")
+    try:
+        return operator.index(value)
+    except TypeError:  # a type, or a NumPy array of several elements
+        raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {short_repr(value)}") from None
+
+
+def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
+    """Repeat each element of ``x`` along ``axis`` (the flattened x when None): ``repeats``
+    is an int, or an integer array of length 1 or ``x.shape[axis]`` (one host read of
+    the total, as the result's length depends on the data).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    repeats : int or Array
+        How often each element repeats (non-negative).
+    axis : int or None
+        The axis to repeat along; None for the flattened x.
+
+    Returns
+    -------
+    Array
+        A new array, longer along axis.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If a repeat count is negative or repeats has the wrong length.
+    DTypeError
+        If repeats is an array of a non-integer dtype.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.repeat(cw.asarray([1, 2]), 2).tolist()
+    [1, 1, 2, 2]
+    """
+    require_array(x, "repeat")
+    if axis is None:
+        x = reshape(x, (-1,))
+        axis = 0
+    axis = normalize_axis(axis, x.ndim)
+    shape = x._layout.shape
+    n = shape[axis]
+    if not isinstance(repeats, Array):
+        r = _int_arg(repeats, "repeat", "repeats")
+        if r < 0:
+            raise ArgumentValueError(f"repeat: repeats must be non-negative, got {r}")
+        check_allocation("repeat", (x._layout.size, r), x._dtype, x._device)
+        # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
+        lay = x._layout
+        spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],
+                        lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset)
+        out_shape = shape[:axis] + (n * r,) + shape[axis + 1 :]
+        return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
+    return _repeat_by_array(x, repeats, axis)
+
+
+def _repeat_by_array(x, repeats, axis):
+    if repeats._device is not x._device:
+        raise DeviceMismatchError("repeat: repeats must be on x's device")
+    if not repeats._dtype.is_integer:
+        raise ArgumentTypeError(f"repeat: repeats must have an integer dtype, got {repeats._dtype.name}")
+    n = x.shape[axis]
+    if repeats.ndim > 1 or (repeats.ndim == 1 and repeats.shape[0] not in (1, n)):
+        raise ShapeError(
+            f"repeat: repeats of shape {repeats.shape} does not broadcast to x's axis of length {n}"
+        )
+    device = x._device
+    reps = repeats.astype(_dt.int64) if repeats._dtype is not _dt.int64 else repeats
+    line = contiguous_layout((n,))
+    bounds = reps._storage.scan(ScanOp.SUM, reps._layout.broadcast_to((n,)), 0) if n else None
+    total = 0
+    if n:
+        # one host read: the total length and the smallest repeat count together
+        lowest = reps._storage.reduce(ReduceOp.MIN, reps._layout.broadcast_to((n,)), (0,))
+        pair = device.empty((2,), _dt.int64)
+        pair.assign(Layout((1,), (1,), 0, True), bounds, Layout((1,), (1,), n - 1, True))
+        pair.assign(Layout((1,), (1,), 1, True), lowest, contiguous_layout((1,)))
+        total, least = (int(v) for v in pair.to_host(contiguous_layout((2,))))
+        if least < 0:
+            raise ArgumentValueError(f"repeat: repeats must be non-negative, got a minimum of {least}")
+    shape = x._layout.shape
+    out_shape = shape[:axis] + (total,) + shape[axis + 1 :]
+    check_allocation("repeat", out_shape, x._dtype, device)
+    if not total:
+        return wrap(device.empty(out_shape, x._dtype), out_shape, x._dtype, device)
+    # output position j comes from the first source i whose running total exceeds j
+    positions = arange_int64(device, total)
+    source = bounds.searchsorted(line, positions, contiguous_layout((total,)), True)
+    storage = x._storage.index_select(x._layout, source, contiguous_layout((total,)), axis)
+    return wrap(storage, out_shape, x._dtype, device)
+
+
+def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
+    """``x`` repeated ``repetitions[i]`` times along each axis i (shapes aligned at the
+    right; the shorter of x.shape and repetitions is padded with leading ones).
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    repetitions : int or tuple of int
+        Non-negative repetition counts per axis.
+
+    Returns
+    -------
+    Array
+        A new array.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If a count is negative.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.tile(cw.asarray([1, 2]), 2).tolist()
+    [1, 2, 1, 2]
+    """
+    require_array(x, "tile")
+    if isinstance(repetitions, int) and not isinstance(repetitions, bool):
+        repetitions = (repetitions,)
+    if not isinstance(repetitions, (tuple, list)):
+        raise ArgumentTypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
+    reps = tuple(_int_arg(r, "tile", "repetitions") for r in repetitions)
+    if any(r < 0 for r in reps):
+        raise ArgumentValueError(f"tile: repetitions must be non-negative, got {reps}")
+    ndim = max(x.ndim, len(reps))
+    reps = (1,) * (ndim - len(reps)) + reps
+    lay = x._layout
+    pad = ndim - lay.ndim
+    shape = (1,) * pad + lay.shape
+    strides = (0,) * pad + lay.strides
+    # (r0, n0, r1, n1, ...) with the r axes of stride 0, copied once, then merged
+    spread_shape, spread_strides = [], []
+    for r, n, s in zip(reps, shape, strides):
+        spread_shape += [r, n]
+        spread_strides += [0, s]
+    spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset)
+    out_shape = tuple(r * n for r, n in zip(reps, shape))
+    check_allocation("tile", out_shape, x._dtype, x._device)
+    return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
+
+
+def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None) -> Array:
+    """Shift elements along ``axis`` with wrap-around (the flattened x when None).
+    ``shift`` and ``axis`` may be tuples (of equal length, or one of them an int);
+    shifts on a repeated axis add up.
+
+    Parameters
+    ----------
+    x : Array
+        Input array.
+    shift : int or tuple of int
+        The number of places to shift (negative: backwards).
+    axis : int, tuple of int or None
+        The axes to shift; None for the flattened x.
+
+    Returns
+    -------
+    Array
+        A new array of x's shape.
+
+    Raises
+    ------
+    TypeError
+        If x is not a candlewick array.
+    ValueError
+        If shift and axis are tuples of different lengths.
+    AxisError
+        If an axis is outside ``[-ndim, ndim)``.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> cw.roll(cw.asarray([1, 2, 3]), 1).tolist()
+    [3, 1, 2]
+    """
+    require_array(x, "roll")
+    if axis is None:
+        if not isinstance(shift, int) or isinstance(shift, bool):
+            shifts = tuple(shift) if isinstance(shift, (tuple, list)) else None
+            if shifts is None or len(shifts) != 1:
+                raise ArgumentValueError("roll: with axis=None, shift must be a single int")
+            shift = shifts[0]
+        flat = reshape(x, (-1,))
+        return reshape(roll(flat, shift, axis=0), x._layout.shape)
+    shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    shifts = tuple(_int_arg(s, "roll", "shift") for s in shifts)
+    axes = tuple(normalize_axis(a, x.ndim) for a in axes)
+    if len(shifts) != len(axes):
+        if len(shifts) == 1:
+            shifts = shifts * len(axes)
+        elif len(axes) == 1:
+            axes = axes * len(shifts)
+        else:
+            raise ArgumentValueError(f"roll: shift {short_repr(shift)} and axis {short_repr(axis)} must have the same length")
+    shape = x._layout.shape
+    total: dict[int, int] = {}
+    for s, a in zip(shifts, axes):
+        total[a] = total.get(a, 0) + s
+    # per axis: the (source start, destination start, length) pieces of the rotation
+    pieces = [[(0, 0, n)] for n in shape]
+    for a, s in total.items():
+        n = shape[a]
+        k = s % n if n else 0
+        if k:
+            pieces[a] = [(0, k, n - k), (n - k, 0, k)]
+    storage = x._device.empty(shape, x._dtype)
+    out_layout = contiguous_layout(shape)
+    blocks: list[tuple[tuple, tuple]] = [((), ())]
+    for d, parts in enumerate(pieces):
+        blocks = [(src + ((s0, ln),), dst + ((d0, ln),)) for src, dst in blocks for s0, d0, ln in parts]
+    for src, dst in blocks:
+        src_l, dst_l = x._layout, out_layout
+        for d, ((s0, ln), (d0, _)) in enumerate(zip(src, dst)):
+            if (s0, d0, ln) != (0, 0, shape[d]):
+                src_l = src_l.slice(d, s0, s0 + ln, 1)
+                dst_l = dst_l.slice(d, d0, d0 + ln, 1)
+        if src_l.size:
+            storage.assign(dst_l, x._storage, src_l)
+    return wrap(storage, shape, x._dtype, x._device)
+
+
+
+__all__ = ["repeat", "tile", "roll"]

@@ -1,0 +1,56 @@
+"""Joins and compaction: concat (one output, a strided copy per operand) and compress
+(the rows under a bool mask: scan of the mask, one host read of the count, a scatter)."""
+
+from candlewick import dtypes as dt
+from candlewick.errors import DTypeError
+from candlewick.layout import Layout, shape_size
+from candlewick.opdefs import BinaryOp, ScanOp
+
+from .copies import assign, copy, to_host
+from .elementwise import astype, binary
+from .indexing import scatter
+from .scans import scan
+
+
+def concat(x, layout, rest, axis):
+    """``x[layout]`` and every ``(storage, layout)`` of ``rest`` joined along ``axis``."""
+    device = x.device
+    parts = [(x, layout)] + list(rest)
+    for storage, _ in parts[1:]:
+        if storage.dtype is not x.dtype:
+            raise DTypeError(f"concat: rest has dtype {storage.dtype}, expected {x.dtype}")
+    shape = list(layout.shape)
+    shape[axis] = sum(part_layout.shape[axis] for _, part_layout in parts)
+    out_layout = Layout.contiguous(tuple(shape))
+    out = device.storage_type.empty(device, x.dtype, shape_size(shape))
+    start = 0
+    for storage, part_layout in parts:
+        n = part_layout.shape[axis]
+        if n and part_layout.size:
+            assign(out, out_layout.slice(axis, start, start + n, 1), storage, part_layout)
+        start += n
+    return out
+
+
+def compress(x, layout, mask, mask_layout):
+    """(rows of ``x[layout]`` where the 1-D ``mask`` is True, their count). A kept row's
+    1-based rank is ``scan(mask) * mask``; dropped rows land on a spare row 0."""
+    if not mask.dtype.is_bool:
+        raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
+    device = x.device
+    n = layout.shape[0]
+    rest = tuple(layout.shape[1:])
+    row = shape_size(rest)
+    if n == 0:
+        return device.storage_type.empty(device, x.dtype, 0), 0
+    line = Layout.contiguous((n,))
+    ones = astype(mask, mask_layout, dt.int64)
+    ranks = scan(ones, ScanOp.SUM, line, 0)
+    count = int(to_host(ranks, Layout((1,), (1,), n - 1))[0])
+    if count == 0 or row == 0:
+        return device.storage_type.empty(device, x.dtype, 0), count
+    slots = binary(ranks, BinaryOp.MULTIPLY, line, ones, line)
+    spare = device.storage_type.empty(device, x.dtype, (count + 1) * row)
+    idx_layout = Layout((n,) + rest, (1,) + (0,) * len(rest), 0)
+    scatter(spare, Layout.contiguous((count + 1,) + rest), slots, idx_layout, x, layout, 0)
+    return copy(spare, Layout.contiguous((count,) + rest, row)), count

@@ -1,0 +1,89 @@
+"""The rocm backend's lean-path primitives (compare_scalar, concat, compress, sort_values,
+argsort), run on the CPU end to end through the backend's own host code and its real
+kernels compiled for the host (host_exec.py), against NumPy."""
+
+import numpy as np
+import pytest
+
+from candlewick.layout import Layout
+from candlewick.opdefs import CompareOp
+from host_exec import build, device_factory
+from rocm_backend.abi import ops, structs
+from rocm_backend.families import scans
+
+KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
+        ("transpose", 4), ("take", 4), ("put", 4), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
+        ("sort_keys", "float32")}
+
+
+def _wanted(key):
+    return key in KEYS or key[0] == "sort_network" or (key[0].startswith("scan") and key[1:] == ("sum", "int64"))
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    specs = [s for s in ops.TABLE.values() if _wanted(tuple(s.key))]
+    return build(tmp_path_factory.mktemp("lean_host"), ["scan.hip", "index.hip", "sort.hip", "transpose.hip"],
+                 specs, defines=["CW_SCAN_ITEMS 1"])
+
+
+@pytest.fixture
+def dev(lib, monkeypatch, tmp_path):
+    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
+    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]
+
+
+def _layout(base, view):
+    item = base.dtype.itemsize
+    return Layout(view.shape, tuple(s // item for s in view.strides),
+                  (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
+
+
+def test_compare_scalar_both_ways_contiguous_and_strided(dev):
+    base = np.linspace(-3, 3, 1001, dtype=np.float32)
+    s = dev.storage_from_host(base)
+    for view in (base, base[::-3]):
+        layout = _layout(base, view)
+        got = s.compare_scalar(CompareOp.GREATER, layout, 0.5, False).to_host(Layout.contiguous(view.shape))
+        np.testing.assert_array_equal(got, view > np.float32(0.5))
+        got = s.compare_scalar(CompareOp.GREATER, layout, 0.5, True).to_host(Layout.contiguous(view.shape))
+        np.testing.assert_array_equal(got, np.float32(0.5) > view)
+    ints = np.arange(-40, 40, dtype=np.int32)
+    got = dev.storage_from_host(ints).compare_scalar(CompareOp.LESS_EQUAL, Layout.contiguous((80,)), 7, False)
+    np.testing.assert_array_equal(got.to_host(Layout.contiguous((80,))), ints <= 7)
+
+
+def test_concat_of_contiguous_strided_and_empty_operands(dev):
+    a = np.arange(60, dtype=np.float32).reshape(6, 10)
+    b = np.arange(100, 142, dtype=np.float32).reshape(6, 7)
+    sa, sb = dev.storage_from_host(a), dev.storage_from_host(b)
+    empty = dev.storage_from_host(np.zeros((6, 0), np.float32))
+    view = b[:, ::-2]
+    out = sa.concat(_layout(a, a), [(empty, Layout.contiguous((6, 0))), (sb, _layout(b, view))], 1)
+    want = np.concatenate([a, view], axis=1)
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous(want.shape)), want)
+
+
+@pytest.mark.parametrize("keep", ["some", "none", "all"])
+def test_compress_rows_under_a_mask(dev, keep):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((700, 3)).astype(np.float32)
+    mask = {"some": rng.random(700) < 0.4, "none": np.zeros(700, bool), "all": np.ones(700, bool)}[keep]
+    out, count = dev.storage_from_host(x).compress(Layout.contiguous(x.shape), dev.storage_from_host(mask),
+                                                   Layout.contiguous((700,)))
+    assert count == mask.sum()
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous((count, 3))), x[mask])
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_values_and_argsort(dev, descending):
+    rng = np.random.default_rng(6)
+    x = rng.integers(-50, 50, (3, 100)).astype(np.float32)
+    x[0, :4] = np.nan
+    s, layout = dev.storage_from_host(x), Layout.contiguous(x.shape)
+    want = np.flip(np.sort(np.flip(x, 1), axis=1, kind="stable"), 1) if descending else np.sort(x, axis=1)
+    values = s.sort_values(layout, 1, descending, False).to_host(layout)
+    np.testing.assert_array_equal(values, want)
+    order = s.argsort(layout, 1, descending, True).to_host(layout)
+    np.testing.assert_array_equal(np.take_along_axis(x, order, axis=1), want)
