@@ -12,10 +12,10 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair,
+    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, on_one_device, promote_pair,
     require_array, scalar_array, scalar_for,
 )
-from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .promotion_mode import is_strict
@@ -188,7 +188,8 @@ def _docstring(op, *args):
               "TypeError", "    If no operand is a candlewick array."]
     if not unary_fn:
         lines += ["ShapeError", "    If the operands' shapes do not broadcast.",
-                  "DeviceMismatchError", "    If the operands are on different devices."]
+                  "DeviceMismatchError", "    If the operands are on different devices (a 0-d array in host memory "
+                  "acts as a scalar: it follows the other operand)."]
     call = "x" if unary_fn else "x, x"
     lines += ["", "Examples", "--------", ">>> import candlewick as cw",
               f">>> x = cw.asarray({_example_values(op.domain)})",
@@ -382,7 +383,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
     DTypeError
         If x is complex or bool.
     DeviceMismatchError
-        If an array bound is on another device than x.
+        If an array bound is on another device than x (a 0-d bound in host memory follows x).
     ValueError
         If array bounds do not broadcast to x's shape.
 
@@ -413,8 +414,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
         if bound is None:
             continue
         if isinstance(bound, ArrayBase):
-            if bound._device is not x._device:
-                raise DeviceMismatchError("clip: bounds must be on the array's device")
+            bound = on_one_device(x, bound, "clip", keep_first=True)[1]
             if bound._dtype.level == out._dtype.level:
                 bound = bound.astype(out._dtype) if bound._dtype is not out._dtype else bound
             else:  # another kind: the promotion rule, as for a scalar bound (strict: raises)

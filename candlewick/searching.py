@@ -17,7 +17,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
+    ArrayBase, contiguous_layout, new_array, on_one_device, promote_pair, require_array, same_device,
     scalar_array, scalar_for,
 )
 from .arguments import flag
@@ -405,7 +405,7 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     DTypeError
         If x1 and x2 do not promote.
     DeviceMismatchError
-        If the arrays are on different devices.
+        If the arrays are on different devices (a 0-d array in host memory follows the others).
 
     Examples
     --------
@@ -431,7 +431,8 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         if dtype is not x1._dtype:
             x1 = x1.astype(dtype)
     x1, x2 = promote_pair(x1, x2, "where")
-    same_device(condition, x1, "where")
+    condition, x1 = on_one_device(condition, x1, "where")
+    condition, x2 = on_one_device(condition, x2, "where")  # x1 and x2 were 0-d host arrays
     c, l1, l2 = condition._layout, x1._layout, x2._layout
     shape = c.shape
     if not (shape == l1.shape == l2.shape):
