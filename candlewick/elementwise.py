@@ -15,7 +15,7 @@ from ._core import (
     RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, on_one_device, promote_pair,
     require_array, scalar_array, scalar_for,
 )
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
 from .layout import broadcast_shapes
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .promotion_mode import is_strict
@@ -122,7 +122,7 @@ def _make_unary(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 def _make_binary(op, doc):
@@ -131,7 +131,7 @@ def _make_binary(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 def _make_compare(op, doc):
@@ -140,7 +140,7 @@ def _make_compare(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 _UNARY_NAMES = [op for op in UnaryOp if op not in (UnaryOp.ERF, UnaryOp.RELU, UnaryOp.GELU,
