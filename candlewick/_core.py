@@ -97,16 +97,11 @@ def on_one_device(a, b, fname, keep_first=False):
     if a._device is b._device:
         return a, b
     if _host_scalar(a) and not _host_scalar(b) and not keep_first:
-        return _moved(a, b._device, fname), b
+        return a.to_device(b._device), b
     if _host_scalar(b) and not _host_scalar(a):
-        return a, _moved(b, a._device, fname)
+        return a, b.to_device(a._device)
     same_device(a, b, fname)
     return a, b
-
-
-def _moved(x, device, fname):
-    check_dtype_on(device, x._dtype, fname)
-    return new_array(type(x), device.storage_from_host(x._storage.to_host(x._layout)), (), x._dtype, device)
 
 
 # --- Python scalars: the rules live in scalars.py ---------------------------------------
