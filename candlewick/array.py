@@ -332,6 +332,8 @@ class Array(ArrayBase):
             raise ArgumentTypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
         value = self.item()
         if ndigits is None:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArgumentValueError(f"__round__: cannot round {value} to an integer")
             return round(value)  # type: ignore[arg-type]  # complex turned away above
         return scalar_array(self, round(value, ndigits), self._dtype, self._device)  # type: ignore[arg-type]
 

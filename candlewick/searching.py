@@ -353,7 +353,7 @@ def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
     [0, 1, 3]
     """
     require_array(x1, "searchsorted", "x1")
-    if side not in ("left", "right"):
+    if not isinstance(side, str) or side not in ("left", "right"):
         raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {short_repr(side)}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")

@@ -103,6 +103,12 @@ def _cases(device):
         ("tensordot 0-d axes=(0, 2)", lambda: cw.tensordot(cw.asarray(0.0, device=device), cw.asarray(0.0, device=device),
                                                           axes=(0, 2)), AxisError),
         ("tensordot axes=(0, 'x')", lambda: cw.tensordot(x, x, axes=(0, "x")), ArgumentTypeError),
+        ("round(nan)", lambda: round(cw.asarray(float("nan"), device=device)), ArgumentValueError),
+        ("round(inf) bfloat16", lambda: round(cw.asarray(float("inf"), dtype=cw.bfloat16, device=device)),
+         ArgumentValueError),
+        ("searchsorted side=ndarray",
+         lambda: cw.searchsorted(cw.asarray([1.0, 2.0], device=device), cw.asarray(1.5, device=device),
+                                 side=np.array([1, 1])), ArgumentValueError),
     ]
 
 
