@@ -37,7 +37,7 @@ _NOT_PUBLIC = (_PACKAGE + "conformance" + os.sep, os.path.abspath(__file__))
 _SUBPACKAGES = {"linalg": "linalg.", "fft": "fft.", "nn": "nn.", "random": "random."}
 
 
-def _public_name(code):
+def public_name(code):
     """The name a user calls a candlewick function by (``concat``, ``linalg.solve``,
     ``Array.__getitem__``), from its code object; None for a closure or private helper."""
     qualname = getattr(code, "co_qualname", code.co_name)
@@ -61,7 +61,7 @@ def calling_public_function():
                     or caller.f_code.co_filename.startswith(_NOT_PUBLIC):
                 entry = frame
         frame, depth = frame.f_back, depth + 1
-    return None if entry is None else _public_name(entry.f_code)
+    return None if entry is None else public_name(entry.f_code)
 
 
 def name_code(fn, qualname):
