@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from .allocation import check_allocation
+from .backend import holds_host_memory
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
 from .layout import Layout, broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
@@ -96,6 +97,27 @@ def same_device(a, b, fname):
         )
 
 
+def _host_scalar(x):
+    return not x._layout.shape and holds_host_memory(x._device)
+
+
+def on_one_device(a, b, fname, keep_first=False):
+    """(a, b) on one device for an element-wise operation. A 0-d array in host memory
+    beside an array on another device acts as a Python scalar would there: it is copied
+    to that device (as PyTorch takes 0-d CPU tensors with CUDA tensors; a fill value made
+    on the cpu meets rocm arrays). Its dtype still counts as an array's. Any other mix
+    of devices raises DeviceMismatchError. ``keep_first``: only b may move (clip's bounds
+    follow x)."""
+    if a._device is b._device:
+        return a, b
+    if _host_scalar(a) and not _host_scalar(b) and not keep_first:
+        return a.to_device(b._device), b
+    if _host_scalar(b) and not _host_scalar(a):
+        return a, b.to_device(a._device)
+    same_device(a, b, fname)
+    return a, b
+
+
 # --- Python scalars: the rules live in scalars.py ---------------------------------------
 
 def is_scalar(value):
@@ -106,7 +128,7 @@ def is_scalar(value):
 
 def promote_pair(x1, x2, fname):
     """Return (a, b) Arrays of one dtype and device (not yet broadcast)."""
-    same_device(x1, x2, fname)
+    x1, x2 = on_one_device(x1, x2, fname)
     if x1._dtype is x2._dtype:
         return x1, x2
     dtype = _dt.promote_types(x1._dtype, x2._dtype)

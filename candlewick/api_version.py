@@ -22,7 +22,7 @@ import functools
 import inspect
 import os
 
-from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError
+from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError, name_code, public_name
 
 SUPPORTED = ("2024.12", "2025.12")
 DEFAULT = "2025.12"
@@ -109,5 +109,5 @@ def requires(version):
                     f"or {ENV_VAR}={version})"
                 )
             return fn(*args, **kwargs)
-        return checked
+        return name_code(checked, public_name(fn.__code__) or fn.__qualname__)
     return decorate

@@ -23,7 +23,9 @@ from ._core import ArrayBase, check_dtype_on, is_scalar, new_array, scalar_array
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .writes import check_writable
-from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
+from .errors import (
+    ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, name_code, short_repr,
+)
 from .numpy_protocols import array_function, array_ufunc
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
@@ -330,6 +332,8 @@ class Array(ArrayBase):
             raise ArgumentTypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
         value = self.item()
         if ndigits is None:
+            if value != value or value in (float("inf"), float("-inf")):
+                raise ArgumentValueError(f"__round__: cannot round {value} to an integer")
             return round(value)  # type: ignore[arg-type]  # complex turned away above
         return scalar_array(self, round(value, ndigits), self._dtype, self._device)  # type: ignore[arg-type]
 
@@ -602,7 +606,7 @@ def _operator_methods(op, short, symbol):
     for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, inplace)), docs):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
-        yield name, fn
+        yield name, name_code(fn, f"Array.{name}")
 
 
 def _comparison_method(op, short):
@@ -615,7 +619,7 @@ def _comparison_method(op, short):
 
     cmp.__name__ = cmp.__qualname__ = name
     cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."
-    return name, cmp
+    return name, name_code(cmp, f"Array.{name}")
 
 
 def _install_operators():

@@ -38,7 +38,8 @@ FRAGMENTS: dict[str, str] = {
     "raises_axes": "AxisError\n    If an axis is outside ``[-ndim, ndim)`` or repeated.",
     "raises_axis": "AxisError\n    If axis is out of range.",
     "raises_broadcast": "ShapeError\n    If the operands' shapes do not broadcast.",
-    "raises_devices": "DeviceMismatchError\n    If the operands are on different devices.",
+    "raises_devices": ("DeviceMismatchError\n    If the operands are on different devices (a 0-d array in host "
+                       "memory acts as a scalar: it follows the other operand)."),
 }
 
 

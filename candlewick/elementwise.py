@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import ArrayBase, new_array, require_array, scalar_for
+from ._core import ArrayBase, new_array, on_one_device, require_array, scalar_for
 from .docstrings import fill, shared_doc
 from .elementwise_dispatch import binary, compare, unary
-from .errors import ArgumentValueError, DeviceMismatchError, DTypeError
+from .errors import ArgumentValueError, DTypeError, name_code
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def _make_unary(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 def _make_binary(op, doc):
@@ -39,7 +39,7 @@ def _make_binary(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 def _make_compare(op, doc):
@@ -48,7 +48,7 @@ def _make_compare(op, doc):
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
-    return fn
+    return name_code(fn, op.value)
 
 
 _UNARY_NAMES = [op for op in UnaryOp if op not in (UnaryOp.ERF, UnaryOp.RELU, UnaryOp.GELU,
@@ -290,7 +290,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
     DTypeError
         If x is complex or bool.
     DeviceMismatchError
-        If an array bound is on another device than x.
+        If an array bound is on another device than x (a 0-d bound in host memory follows x).
     ValueError
         If array bounds do not broadcast to x's shape.
 
@@ -321,8 +321,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
         if bound is None:
             continue
         if isinstance(bound, ArrayBase):
-            if bound._device is not x._device:
-                raise DeviceMismatchError("clip: bounds must be on the array's device")
+            bound = on_one_device(x, bound, "clip", keep_first=True)[1]
             if bound._dtype.level == out._dtype.level:
                 bound = bound.astype(out._dtype) if bound._dtype is not out._dtype else bound
             else:  # another kind: the promotion rule, as for a scalar bound (strict: raises)

@@ -8,7 +8,9 @@ catches every error candlewick raises on bad input.
 
 from __future__ import annotations
 
+import os
 import reprlib
+import sys
 
 # bounded repr for messages: a huge or deeply nested argument must not make the message
 # itself expensive or raise (RecursionError from a nested list's repr)
@@ -29,8 +31,68 @@ def short_repr(value: object) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the suite calls candlewick like a user; this module builds errors for its callers
+_NOT_PUBLIC = (_PACKAGE + "conformance" + os.sep, os.path.abspath(__file__))
+_SUBPACKAGES = {"linalg": "linalg.", "fft": "fft.", "nn": "nn.", "random": "random."}
+
+
+def public_name(code):
+    """The name a user calls a candlewick function by (``concat``, ``linalg.solve``,
+    ``Array.__getitem__``), from its code object; None for a closure or private helper."""
+    qualname = getattr(code, "co_qualname", code.co_name)
+    if "<" in qualname or qualname.split(".")[-1].startswith("_") and not qualname.endswith("__"):
+        return None
+    module = code.co_filename[len(_PACKAGE):].split(os.sep)[0].removesuffix(".py")
+    return (_SUBPACKAGES.get(module, "") if "." not in qualname else "") + qualname
+
+
+def calling_public_function():
+    """The public candlewick function the user's code called, found on the stack: the
+    outermost candlewick frame whose caller is not candlewick's (backend frames in
+    between are passed over). None when there is none (candlewick's own code raising
+    outside a public call, a closure)."""
+    frame, entry, depth = sys._getframe(1), None, 0
+    while frame is not None and depth < 300:
+        filename = frame.f_code.co_filename
+        if filename.startswith(_PACKAGE) and not filename.startswith(_NOT_PUBLIC):
+            caller = frame.f_back
+            if caller is None or not caller.f_code.co_filename.startswith(_PACKAGE) \
+                    or caller.f_code.co_filename.startswith(_NOT_PUBLIC):
+                entry = frame
+        frame, depth = frame.f_back, depth + 1
+    return None if entry is None else public_name(entry.f_code)
+
+
+def name_code(fn, qualname):
+    """``fn`` (a generated function: a closure) with its code object named ``qualname``
+    (``add``, ``Array.__add__``), so that an error raised inside it names it: the stack
+    holds code objects, not functions."""
+    names = {"co_name": qualname.rsplit(".", 1)[-1]}
+    if hasattr(fn.__code__, "co_qualname"):  # Python 3.11+
+        names["co_qualname"] = qualname
+    fn.__code__ = fn.__code__.replace(**names)
+    return fn
+
+
 class CandlewickError(Exception):
-    """Base of every error raised by candlewick itself."""
+    """Base of every error raised by candlewick itself.
+
+    A message that does not name the public function it came from gets that name in
+    front (``concat: axis must be an integer, got (-1,)``): the shared helpers that check
+    axes, shapes, dtypes and devices raise for every function that calls them, and the
+    one place that knows which function the user called is the stack when they raise
+    (looked at only then: the successful path pays nothing)."""
+
+    #: whether the message gets the calling function's name (runtime failures name their call)
+    names_public_function = True
+
+    def __init__(self, *args: object) -> None:
+        if self.names_public_function and len(args) == 1 and isinstance(args[0], str):
+            name = calling_public_function()
+            if name is not None and name.split(".")[-1].strip("_") not in args[0]:
+                args = (f"{name}: {args[0]}",)
+        super().__init__(*args)
 
 
 class DTypeError(CandlewickError, TypeError):
@@ -86,6 +148,8 @@ class DeviceMismatchError(DeviceError):
 class BackendUnavailableError(DeviceError, RuntimeError):
     """The backend is registered but cannot run here; the message says why."""
 
+    names_public_function = False  # one wording, whichever function asked for the device
+
     @classmethod
     def of(cls, name: str, reason: str) -> BackendUnavailableError:
         """The error for backend ``name`` that cannot run, with its reason: one wording for
@@ -124,6 +188,8 @@ class LinAlgError(CandlewickError, ValueError):
 
 class BackendError(CandlewickError, RuntimeError):
     """A failure inside a backend's runtime (driver call, compiler, library)."""
+
+    names_public_function = False  # the message names the runtime call that failed
 
 
 class ApiVersionError(CandlewickError, RuntimeError):

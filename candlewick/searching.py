@@ -10,7 +10,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    ArrayBase, contiguous_layout, new_array, promote_pair, require_array, same_device,
+    ArrayBase, contiguous_layout, new_array, on_one_device, promote_pair, require_array,
     scalar_array, scalar_for,
 )
 from .arguments import flag
@@ -269,7 +269,7 @@ def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
     [0, 1, 3]
     """
     require_array(x1, "searchsorted", "x1")
-    if side not in ("left", "right"):
+    if not isinstance(side, str) or side not in ("left", "right"):
         raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {short_repr(side)}")
     if x1.ndim != 1:
         raise ShapeError(f"searchsorted: x1 must be 1-D, got shape {x1.shape}")
@@ -321,7 +321,7 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     DTypeError
         If x1 and x2 do not promote.
     DeviceMismatchError
-        If the arrays are on different devices.
+        If the arrays are on different devices (a 0-d array in host memory follows the others).
 
     Examples
     --------
@@ -348,8 +348,9 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
             x1 = x1.astype(dtype)
     if x1._dtype is not x2._dtype or x1._device is not x2._device:
         x1, x2 = promote_pair(x1, x2, "where")
-    if condition._device is not x1._device:
-        same_device(condition, x1, "where")
+    if condition._device is not x1._device or condition._device is not x2._device:
+        condition, x1 = on_one_device(condition, x1, "where")
+        condition, x2 = on_one_device(condition, x2, "where")  # x1 and x2 were 0-d host arrays
     c, l1, l2 = condition._layout, x1._layout, x2._layout
     shape = c.shape
     if shape and shape == l1.shape and not l2.shape:  # where(cond, x, scalar): x2 spread

@@ -92,9 +92,10 @@ def erf(x):
 
 
 def gelu(x):
-    """x * (1 + erf(x / sqrt 2)) / 2, evaluated in float64 and rounded once."""
+    """x * ((1 + erf(x / sqrt 2)) / 2), evaluated in float64 and rounded once (the factor
+    halved first: x * (1 + erf) overflows for float64 x near its maximum)."""
     x64 = np.asarray(x, _F64)
-    return (x64 * (1.0 + erf64(x64 * np.sqrt(0.5))) * 0.5).astype(x.dtype, copy=False)
+    return (x64 * ((1.0 + erf64(x64 * np.sqrt(0.5))) * 0.5)).astype(x.dtype, copy=False)
 
 
 def _sigmoid64(x64):

@@ -303,8 +303,9 @@ class CpuStorage:
         a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
         if name not in _IEEE_NAMES:  # integers wrap silently
             return CpuStorage(np.matmul(a, b).reshape(-1), dtype)
-        if name in LOW_PRECISION_NAMES:  # accumulate in float32, round once
-            out = _quiet_matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
+        if name in LOW_PRECISION_NAMES:  # accumulate in float32, round once (past the range: inf, quietly)
+            with QuietBlock():
+                out = _quiet_matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
         else:
             out = _quiet_matmul(a, b)
             if name in _COMPLEX_NAMES and not np.isfinite(out).all():

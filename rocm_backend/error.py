@@ -24,7 +24,33 @@ class RocmOutOfMemory(RocmError):
     candlewick.errors.DeviceMemoryError)."""
 
 
+class RocmDeviceFault(RocmError):
+    """A kernel faulted on the device (an illegal address, a failed launch, a device-side
+    assert). The HIP runtime keeps such an error for the rest of the process: every later
+    call on the device returns it, so this class says so rather than leaving a bare
+    status. On AMD GPUs the ROCm runtime usually ends the process itself at such a fault
+    ("Memory access fault by GPU"); isolate work that may fault in a subprocess."""
+
+    def __init__(self, call, status, detail=""):
+        super().__init__(call, status, detail)
+        self.args = (
+            f"{self.args[0]}\na kernel faulted on the device ({self.status_name}); the HIP runtime keeps "
+            f"this error for the rest of the process, so the GPU cannot be used again in it (every later "
+            f"call on it raises this error). Other candlewick devices (cpu) still work; restart the "
+            f"process to use the GPU again.",
+        )
+
+
 _OOM_NAMES = ("hipErrorOutOfMemory", "hipErrorMemoryAllocation")
+# statuses the runtime keeps for the rest of the process (the context is lost)
+_FAULT_NAMES = ("hipErrorIllegalAddress", "hipErrorLaunchFailure", "hipErrorAssert", "hipErrorLaunchTimeOut")
+
+
+def error_for(call, status, detail=""):
+    """The RocmError subclass instance for a failure ``status`` of ``call``."""
+    name = status_name(status)
+    cls = RocmOutOfMemory if name in _OOM_NAMES else RocmDeviceFault if name in _FAULT_NAMES else RocmError
+    return cls(call, status, detail)
 
 
 def status_name(status):
@@ -40,8 +66,7 @@ def check(call_name, result):
     else:
         status, values = result, ()
     if int(status) != 0:
-        cls = RocmOutOfMemory if status_name(status) in _OOM_NAMES else RocmError
-        raise cls(call_name, status)
+        raise error_for(call_name, status)
     if not values:
         return None
     if len(values) == 1:

@@ -8,7 +8,9 @@
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
-# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
+# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/),
+# reliability (tools/reliability_fuzz.py's deep profile on rocm, then on cpu: records
+# bench/reliability_<device>-<device kind>.md; GPU_RUN_FUZZ_CALLS calls each, default 100000).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -26,7 +28,7 @@ cd "$root"
 # A new stage or benchmark is one more line here.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
-    "tests,bench precompile     gpu 150 precompile_kernels"
+    "tests,bench,reliability precompile gpu 150 precompile_kernels"
     "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
@@ -40,13 +42,15 @@ STEPS=(
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
+    "reliability reliability_rocm gpu 330 run_reliability rocm gpu"
+    "reliability reliability_cpu any 150 run_reliability cpu cpu"
 )
 
 if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks,reliability|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do
@@ -161,6 +165,22 @@ run_tracing_conformance() {  # examples/tracing_backend installed, the conforman
         --profile gpu --markdown "$W/tracing_$1_report.md" --json "$W/tracing_$1_report.json" >>"$log" 2>&1
     local rc=$?
     echo "$(counts "$log")"
+    return $rc
+}
+run_reliability() {  # the fuzz's deep profile on device $1 (harness kind $2), stopped before the step's limit
+    local kind jobs
+    kind="$1-$(python3 -c 'import sys; sys.path.insert(0, "bench"); import harness; print(harness.device_kind(sys.argv[1]))' "$2")"
+    kind="${kind/#cpu-cpu-/cpu-}"
+    jobs="$(nproc)"
+    timeout -k 10 "$limit" python3 tools/reliability_fuzz.py --device "$1" --kind "$kind" \
+        --device-text "$([[ "$2" == gpu ]] && echo "${gpu:-unknown GPU}" || echo "$(nproc) CPUs")" \
+        --calls "${GPU_RUN_FUZZ_CALLS:-100000}" --jobs "$jobs" --batches "$((2 * jobs))" \
+        --deadline "$((limit - 30))" --out "$W/bench" >"$log" 2>&1
+    local rc=$?
+    echo "$(cd "$W" && ls bench/reliability_"$kind".md 2>/dev/null || echo "no record written")"
+    sed -n -e 's/^- calls: /    calls: /p' -e 's/^| \(0 [a-zA-Z ]*\) | \([0-9]*\) |$/    \1: \2/p' \
+        -e 's/^- not finished by the deadline[^:]*: \([0-9]* callables\).*/    not finished: \1/p' \
+        "$W/bench/reliability_$kind.md" 2>/dev/null
     return $rc
 }
 precompile_kernels() {  # every kernel module into the disk cache, on all cores, before the suites

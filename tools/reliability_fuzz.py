@@ -3,13 +3,19 @@ device, in batches run by subprocesses under a memory cap, and a record of what 
 
     python tools/reliability_fuzz.py --device cpu --calls 100000 --out bench/results
 
-writes ``OUT/reliability_<device>.md``: calls per function family, outcomes by class,
-and the counts the project promises are zero (foreign exceptions, escaped warnings,
-changed inputs, crashes or hangs), with the first findings of each kind. The arguments,
-the targets and the rule come from ``tests/array_api/fuzz_support.py`` (the bounded CI
-profile, ``tests/array_api/test_fuzz.py``, uses the same). A batch whose process dies (a
-signal, the memory cap, a hang past ``--batch-timeout``) counts as a crash of the
-targets it held; the other batches go on. Exit status 1 when anything was found.
+writes ``OUT/reliability_<kind>.md`` (``--kind``, default the device's name):
+calls per function family, outcomes by class, and the counts the project promises are
+zero (foreign exceptions, escaped warnings, changed inputs, crashes or hangs), with the
+first findings of each kind. The arguments, the targets and the rule come from
+``tests/array_api/fuzz_support.py`` (the bounded CI profile,
+``tests/array_api/test_fuzz.py``, uses the same). A batch whose process dies (a signal,
+the memory cap, a hang past ``--batch-timeout``) counts as a crash of the targets it
+held; the other batches go on. The memory cap is an address-space limit where the
+device's memory is host memory; on a GPU (whose driver reserves far more address space
+than it uses) the parent watches each batch's resident memory instead and kills it past
+the cap. ``--deadline``: batches still running then are stopped and listed as not
+finished (not as crashes), so a run with a time limit (tools/gpu_run.sh) still writes its
+record. Exit status 1 when anything was found.
 """
 
 import argparse
@@ -24,6 +30,7 @@ import platform
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -55,12 +62,14 @@ def _kind_of(reason):
 # --- worker: one batch of targets in this process ------------------------------------------
 
 def run_worker(device, names, examples, seed, memory_bytes):
-    if memory_bytes:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
 
     import candlewick as cw
+    from candlewick.backend import holds_host_memory
+
+    if memory_bytes and holds_host_memory(cw.get_device(device)):  # else the parent watches
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
     targets = dict(fuzz_support.public_targets())
     keywords = fuzz_support.keyword_pool(list(targets.items()))
@@ -98,38 +107,73 @@ def run_worker(device, names, examples, seed, memory_bytes):
 
 # --- parent: batches in subprocesses, then the record ---------------------------------------
 
-def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout):
-    """(results of the batch's targets, or None; a crash description, or None)."""
+def _resident_bytes(pid):
+    """The resident memory of process ``pid`` (0 when it cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout, deadline):
+    """(results of the batch's targets or None, a crash description or None, True when the
+    deadline stopped it)."""
     command = [sys.executable, __file__, "--worker", "--device", device, "--examples", str(examples),
                "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group)]
     started = time.monotonic()
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=batch_timeout, cwd=ROOT)
-    except subprocess.TimeoutExpired:
-        return None, f"batch {index} ({len(group)} targets) hung past {batch_timeout} s: {group[:4]}..."
-    if done.returncode != 0:
-        tail = (done.stderr or "").strip().splitlines()[-3:]
-        return None, (f"batch {index} ({len(group)} targets: {group[:4]}...) exited with status "
-                      f"{done.returncode}: {' / '.join(tail)[:300]}")
+    what = f"batch {index} ({len(group)} targets: {group[:4]}...)"
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(command, stdout=out, stderr=err, text=True, cwd=ROOT)
+        stopped = None
+        while proc.poll() is None:
+            now = time.monotonic()
+            if deadline is not None and now > deadline:
+                stopped = "deadline"
+            elif now - started > batch_timeout:
+                stopped = f"hung past {batch_timeout:.0f} s"
+            elif memory_bytes and _resident_bytes(proc.pid) > memory_bytes:
+                stopped = f"passed the {memory_bytes // 2**20} MiB memory cap"
+            if stopped:
+                proc.kill()
+                proc.wait()
+                break
+            time.sleep(0.2)
+        if stopped == "deadline":
+            return None, None, True
+        if stopped:
+            return None, f"{what} {stopped}", False
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if proc.returncode != 0:
+        tail = stderr.strip().splitlines()[-3:]
+        return None, f"{what} exited with status {proc.returncode}: {' / '.join(tail)[:300]}", False
     print(f"batch {index + 1}: {len(group)} targets, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
-    return json.loads(done.stdout), None
+    return json.loads(stdout), None, False
 
 
-def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs):
+def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs, deadline=None):
+    """(results by target, crash descriptions, calls per callable, targets not finished)."""
     names = [name for name, _ in fuzz_support.public_targets()]
     examples = max(1, math.ceil(calls / len(names)))
     groups = [names[i::batches] for i in range(batches)]
-    merged, crashes = {}, []
+    merged, crashes, unfinished = {}, [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:  # threads only wait on processes
-        futures = [pool.submit(_run_batch, i, g, device, examples, seed, memory_bytes, batch_timeout)
+        futures = [pool.submit(_run_batch, i, g, device, examples, seed, memory_bytes, batch_timeout, deadline)
                    for i, g in enumerate(groups)]
-        for future in futures:
-            results, crash = future.result()
-            if crash:
+        for group, future in zip(groups, futures):
+            results, crash, late = future.result()
+            if late:
+                unfinished += group
+            elif crash:
                 crashes.append(crash)
             else:
                 merged.update(results)
-    return merged, crashes, examples
+    return merged, crashes, examples, unfinished
 
 
 def summarize(merged, crashes):
@@ -163,18 +207,24 @@ def _commit():
         return os.environ.get("CANDLEWICK_COMMIT", "unknown")
 
 
-def write_record(path, device, families, broken, findings, notes, examples, seconds, memory_bytes):
+def write_record(path, device, families, broken, findings, notes, examples, seconds, memory_bytes,
+                 unfinished=(), device_text=None):
     total = sum(f["calls"] for f in families.values())
     classes = sorted({c for f in families.values() for c in f["outcomes"]})
     lines = [
         f"# Reliability: the deep fuzz profile on `{device}`",
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: `{_commit()}`; "
-        f"host: {platform.node() or 'unknown'} ({os.cpu_count()} CPUs)",
+        f"host: {platform.node() or 'unknown'} ({os.cpu_count()} CPUs)" + (f"; device: {device_text}" if device_text else ""),
         f"- command: `python tools/reliability_fuzz.py --device {device} --calls {total}` "
-        f"({examples} calls per callable, batches in subprocesses capped at {memory_bytes // 2**30} GiB of "
-        f"address space); {seconds:.0f} s",
+        f"({examples} calls per callable, batches in subprocesses capped at {memory_bytes / 2**30:g} GiB of "
+        f"memory); {seconds:.0f} s",
         f"- calls: **{total}** over {sum(f['targets'] for f in families.values())} public callables",
+    ]
+    if unfinished:
+        lines.append(f"- not finished by the deadline (not run, not counted): {len(unfinished)} callables: "
+                     + ", ".join(f"`{n}`" for n in unfinished[:30]) + (" ..." if len(unfinished) > 30 else ""))
+    lines += [
         "",
         "| promise | count |",
         "|---|---|",
@@ -205,7 +255,10 @@ def main(argv=None):
     parser.add_argument("--batch-timeout", type=float, default=900.0)
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--jobs", type=int, default=1, help="batches run at once")
+    parser.add_argument("--deadline", type=float, help="seconds: stop the batches still running then")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
+    parser.add_argument("--kind", help="the record's name after reliability_ (default: the device)")
+    parser.add_argument("--device-text", help="the device in words, for the record (e.g. the GPU's model)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--names", help=argparse.SUPPRESS)
     parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
@@ -216,14 +269,15 @@ def main(argv=None):
         return 0
     started = time.monotonic()
     memory_bytes = int(args.memory_gib * 2**30)
-    merged, crashes, examples = run_batches(args.device, args.calls, args.batches, memory_bytes,
-                                            args.batch_timeout, args.seed, args.jobs)
+    deadline = None if args.deadline is None else started + args.deadline
+    merged, crashes, examples, unfinished = run_batches(args.device, args.calls, args.batches, memory_bytes,
+                                                        args.batch_timeout, args.seed, args.jobs, deadline)
     families, broken, findings, notes = summarize(merged, crashes)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    record = out / f"reliability_{args.device.replace(':', '-')}.md"
+    record = out / f"reliability_{(args.kind or args.device).replace(':', '-')}.md"
     write_record(record, args.device, families, broken, findings, notes, examples,
-                 time.monotonic() - started, memory_bytes)
+                 time.monotonic() - started, memory_bytes, unfinished, args.device_text)
     print(f"wrote {record}: {sum(broken.values())} finding(s)")
     return 1 if sum(broken.values()) else 0
 

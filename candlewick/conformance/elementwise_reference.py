@@ -26,7 +26,9 @@ def erf(x):
 
 
 def gelu(x):
-    return x * (1.0 + erf(x / math.sqrt(2.0))) / 2.0
+    # halve the factor, not the product: x * (1 + erf) overflows for x near the float64
+    # maximum, whose gelu is x itself
+    return x * ((1.0 + erf(x / math.sqrt(2.0))) / 2.0)
 
 
 def sigmoid(x):

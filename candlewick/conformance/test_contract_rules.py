@@ -11,8 +11,9 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 
+from . import elementwise_reference as ref
 from .checks import Expected, read_result
-from .strategies import dtype_params
+from .strategies import dtype_params, finfo
 
 FLOATS = dtype_params(dt.REAL_FLOATING)
 SIGNED = dtype_params(dt.SIGNED)
@@ -152,6 +153,20 @@ def test_gelu_is_the_erf_form_and_silu_is_x_sigmoid(device, dtype):
     silu = [x / (1 + math.exp(-x)) for x in (1.0, -1.0, 3.0)]
     got = _unary(device, UnaryOp.SILU, dtype, [1.0, -1.0, 3.0])
     Expected(np.array(silu, np.float64).astype(dtype.numpy), ulps=2).check(got)
+
+
+@pytest.mark.primitive("unary")
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gelu_of_the_largest_floats_stays_finite(device, dtype):
+    """gelu(x) is x for large x: the largest finite value gives itself, not the inf of
+    an intermediate x * (1 + erf) (issue 23: the float64 oracle computed inf there)."""
+    big = float(finfo(dtype).max)
+    values = np.array([big, big / 2, -big, 4.0], np.float64).astype(dtype.numpy)
+    expected = ref.unary(UnaryOp.GELU, dtype, values)
+    assert np.asarray(expected.values)[0] == values[0] and np.isfinite(np.asarray(expected.values, np.float64)).all()
+    got = _unary(device, UnaryOp.GELU, dtype, values)
+    expected.check(got)
+    assert got[0] == values[0] and got[1] == values[1]
 
 
 @pytest.mark.primitive("astype")

@@ -19,7 +19,7 @@ runtime instance: same context, streams and function handles. Where that is impo
 import ctypes
 import os
 
-from ..error import RocmError, check, status_name
+from ..error import check, error_for, status_name
 
 # hipHostMallocMapped | hipHostMallocCoherent: device writes reach host memory directly (the
 # CUDA path through the shim ignores the coherence bit: its pinned memory always is)
@@ -172,7 +172,7 @@ def module_launch_kernel(fn, gx, gy, gz, bx, by, bz, stream, extra_address, name
     """hipModuleLaunchKernel through hip-python (the path without ctypes)."""
     (status,) = hip_api().hip.hipModuleLaunchKernel(fn, gx, gy, gz, bx, by, bz, 0, stream, None, extra_address)
     if int(status):
-        raise RocmError(f"hipModuleLaunchKernel({name})", status)
+        raise error_for(f"hipModuleLaunchKernel({name})", status)
 
 
 def status_enum(code):

@@ -12,7 +12,7 @@ hip-python loaded when it can (``bindings/hip.py`` says why), else through hip-p
 import ctypes
 
 from ..bindings import hip
-from ..error import RocmError
+from ..error import error_for
 
 _c_void_p = ctypes.c_void_p
 
@@ -73,4 +73,4 @@ class Launcher:
         finally:
             lock.release()
         if status:
-            raise RocmError(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
+            raise error_for(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))

@@ -519,13 +519,23 @@ def outcome_class(exc, reason):
     return type(exc).__name__
 
 
+_IN_PLACE_SYMBOLS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/=", "ifloordiv": "//=", "imod": "%=",
+                     "ipow": "**=", "imatmul": "@=", "iand": "&=", "ior": "|=", "ixor": "^=", "ilshift": "<<=",
+                     "irshift": ">>="}
+
+
 def soft_problem_with(name, exc):
     """A candlewick error whose message does not name the function it came from (the
-    project's rule is that it should): reported, not failed."""
+    project's rule is that it should): reported, not failed. An in-place operator is
+    named as the user wrote it (``x += y``, or ``+=`` opening the message)."""
     if exc is None or not isinstance(exc, CandlewickError) or isinstance(exc, UnsupportedOperation):
         return None
     short = name.rsplit(".", 1)[-1].strip("_")
-    if short and short not in str(exc):
+    message = str(exc)
+    symbol = _IN_PLACE_SYMBOLS.get(short) if name.startswith("Array.") else None
+    if symbol and (f"x {symbol} y" in message or message.startswith(f"{symbol} ")):
+        return None
+    if short and short not in message:
         return "the message does not name the function"
     return None
 

@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from candlewick import errors
 from candlewick.errors import (
-    ArgumentTypeError, ArgumentValueError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
+    ArgumentTypeError, ArgumentValueError, AxisError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
     IndexKeyError, OutOfRangeError, ReadOnlyError,
 )
 
@@ -100,6 +100,15 @@ def _cases(device):
         ("conv2d huge padding", lambda: cw.nn.conv2d(img, w, padding=big), DeviceMemoryError),
         ("conv_transpose2d huge stride",
          lambda: cw.nn.conv_transpose2d(img, w, stride=big), DeviceMemoryError),
+        ("tensordot 0-d axes=(0, 2)", lambda: cw.tensordot(cw.asarray(0.0, device=device), cw.asarray(0.0, device=device),
+                                                          axes=(0, 2)), AxisError),
+        ("tensordot axes=(0, 'x')", lambda: cw.tensordot(x, x, axes=(0, "x")), ArgumentTypeError),
+        ("round(nan)", lambda: round(cw.asarray(float("nan"), device=device)), ArgumentValueError),
+        ("round(inf) bfloat16", lambda: round(cw.asarray(float("inf"), dtype=cw.bfloat16, device=device)),
+         ArgumentValueError),
+        ("searchsorted side=ndarray",
+         lambda: cw.searchsorted(cw.asarray([1.0, 2.0], device=device), cw.asarray(1.5, device=device),
+                                 side=np.array([1, 1])), ArgumentValueError),
     ]
 
 
@@ -155,6 +164,10 @@ def test_narrow_float_overflow_is_inf_without_warning(device):
         warnings.simplefilter("error")
         assert cw.to_numpy(x + 1e308)[0] == np.inf
         assert cw.to_numpy(cw.asarray([1e308], dtype=cw.float32, device=device))[0] == np.inf
+        # a float16 matmul accumulates in float32 and rounds once: past float16's range, inf
+        big = cw.asarray(np.full((1, 3, 1), 60000.0), dtype=cw.float16, device=device)
+        two = cw.asarray([0.0, 2.0, 0.0], dtype=cw.float16, device=device)
+        assert cw.to_numpy(two @ big).ravel().tolist() == [np.inf]
 
 
 # --- foreign operands: one rule for operators and functions -----------------------------

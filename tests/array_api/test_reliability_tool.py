@@ -1,11 +1,13 @@
 """The deep fuzz profile's runner (tools/reliability_fuzz.py), on a small budget: it
-writes the record with every promise counted, and a batch whose process dies (here: an
-address-space cap too small to import anything) is counted as a crash, not lost."""
+writes the record with every promise counted, a batch whose process dies (here: a memory
+cap too small to import anything) is counted as a crash, not lost, and a batch the
+deadline stops is listed as not finished, not as a crash."""
 
 import importlib.util
 import pathlib
 import subprocess
 import sys
+import time
 
 REPO = pathlib.Path(__file__).parents[2]
 TOOL = REPO / "tools" / "reliability_fuzz.py"
@@ -19,9 +21,9 @@ def _tool():
 
 
 def test_small_run_writes_the_record_with_zero_findings(tmp_path):
-    done = subprocess.run([sys.executable, str(TOOL), "--calls", "300", "--batches", "2", "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=600, cwd=REPO)
-    record = (tmp_path / "reliability_cpu.md").read_text()
+    done = subprocess.run([sys.executable, str(TOOL), "--calls", "300", "--batches", "2", "--out", str(tmp_path),
+                           "--kind", "cpu-small"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    record = (tmp_path / "reliability_cpu-small.md").read_text()
     assert done.returncode == 0, record + done.stderr
     for promise in ("foreign exceptions", "escaped warnings", "changed inputs", "crashes or hangs"):
         assert f"| 0 {promise} | 0 |" in record, record
@@ -29,6 +31,10 @@ def test_small_run_writes_the_record_with_zero_findings(tmp_path):
 
 
 def test_a_batch_whose_process_dies_is_counted_as_a_crash():
-    results, crash = _tool()._run_batch(0, ["add"], "cpu", 1, 0, 32 * 2**20, 120)
-    assert results is None
-    assert "batch 0" in crash and "exited with status" in crash, crash
+    results, crash, late = _tool()._run_batch(0, ["add"], "cpu", 1, 0, 32 * 2**20, 120, None)
+    assert results is None and not late
+    assert "batch 0" in crash and ("exited with status" in crash or "memory cap" in crash), crash
+
+
+def test_a_batch_the_deadline_stops_is_not_finished_rather_than_crashed():
+    assert _tool()._run_batch(0, ["add"], "cpu", 1, 0, 0, 120, time.monotonic()) == (None, None, True)

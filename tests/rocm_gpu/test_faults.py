@@ -1,7 +1,13 @@
 """Faults on a rocm device: out-of-range indices (raised at the next synchronization,
 naming the operation; a scatter with one writes nothing, and no memory out of bounds), out-of-memory and recovery, allocation churn,
-concurrent threads, and a hipRTC compile failure."""
+concurrent threads, a hipRTC compile failure, and a kernel that faults on the device (in a
+subprocess: the runtime keeps such a fault for the rest of the process)."""
 
+import json
+import os
+import pathlib
+import subprocess
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -229,3 +235,59 @@ def test_hiprtc_failure_shows_the_log_and_the_name(rocm, monkeypatch):
 def test_device_still_works_after_faults(rocm):
     s, layout = upload(rocm, np.arange(6, dtype=np.float32))
     np.testing.assert_array_equal(read(s.copy(Layout.contiguous((6,))), (6,)), np.arange(6))
+
+
+# --- a kernel that faults on the device (issue 21) -----------------------------------
+
+FAULTING = """
+struct cw_test_fault_args { float* out; const float* in; long long out_offset; long long in_offset;
+                            long long B, R, C, sB, sC; };  /* cw_transpose_args' layout */
+extern "C" __global__ void cw_test_fault(cw_test_fault_args a) { a.out[a.out_offset] = 1.0f; }
+"""
+
+FAULT_RUN = """
+import json, sys
+import numpy as np
+import candlewick as cw
+from candlewick.errors import CandlewickError
+from rocm_backend.abi import ops, structs
+from rocm_backend.error import RocmDeviceFault
+
+rocm = cw.get_device("rocm:0")
+x = cw.asarray(np.arange(4.0, dtype=np.float32), device=rocm)
+report = {"before": cw.to_numpy(x + 1).tolist()}
+original = rocm.kernels.module_source
+rocm.kernels.module_source = lambda m: FAULTING if m == "cw_test_faulting" else original(m)
+spec = ops.KernelSpec(("test", "fault"), "cw_test_fault", "cw_test_faulting", "cw_transpose_args", "", 32)
+kernel = rocm.kernels.kernel(spec)
+far = 1 << 40  # elements past x's buffer: an address nothing maps
+rocm.launcher.launch(kernel, 1, 1, structs.TRANSPOSE_ARGS, (x._storage.ptr, x._storage.ptr, far, 0, 0, 0, 0, 0, 0))
+for step, action in (("fault", rocm.synchronize), ("after", lambda: cw.to_numpy(x + 1))):
+    try:
+        action()
+        report[step] = None
+    except Exception as exc:
+        report[step] = [type(exc).__name__, isinstance(exc, RocmDeviceFault), isinstance(exc, CandlewickError), str(exc)]
+report["cpu"] = cw.to_numpy(cw.asarray([1.0, 2.0]) * 3).tolist()
+print(json.dumps(report), flush=True)
+"""
+
+
+def test_kernel_fault_says_so_and_later_calls_say_the_device_is_lost(rocm):
+    """A kernel writing far outside its buffer, queued through the one launcher: the next
+    synchronization raises RocmDeviceFault saying a kernel faulted; every later call on
+    the device raises the same error (the runtime keeps the fault); the cpu still works
+    and the process ends normally."""
+    repo = pathlib.Path(__file__).resolve().parents[2]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(repo), os.environ.get("PYTHONPATH", "")]))
+    script = f"FAULTING = {FAULTING!r}\n" + FAULT_RUN
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["before"] == [1.0, 2.0, 3.0, 4.0]
+    for step in ("fault", "after"):
+        assert report[step] is not None, f"{step}: no error raised"
+        name, is_fault, is_candlewick, message = report[step]
+        assert is_fault and is_candlewick, (step, name, message)
+        assert "kernel faulted on the device" in message and "cannot be used again" in message, message
+    assert report["cpu"] == [3.0, 6.0]
