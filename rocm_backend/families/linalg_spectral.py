@@ -12,6 +12,7 @@ from candlewick.layout import Layout, contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
+from . import svd_jacobi
 from ..bindings import solver_fft_calls as calls
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
@@ -88,6 +89,8 @@ def svd(a, layout, full_matrices):
         _eye_fill(u, batch, m, ku)
         _eye_fill(vh, batch, kv, n)
         return u, device.zeros(batch + (k,), real), vh
+    if svd_jacobi.fits(count, m, n, dtype, full_matrices):
+        return svd_jacobi.svd(a, layout, count)
     if use_batched_svd(count, m, n):
         return _svd_jacobi_batched(a, layout, full_matrices)
     wide = n >= m

@@ -12,6 +12,8 @@ typedef long long cw_i64;
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
+#define CW_SVD_MAX_N 64
+#define CW_SVD_BLOCK 256
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -93,6 +95,29 @@ struct cw_matmul_args {
     const char* b;
     cw_i64 b_off;
     char* c;
+};
+
+// batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int per matrix; v_scratch: C*C elements per matrix when V does not fit in shared memory, else null
+struct cw_svd_args {
+    const char* src;
+    char* u;
+    char* v;
+    char* s;
+    char* info;
+    char* v_scratch;
+    cw_i64 R;
+    cw_i64 C;
+    cw_i64 src_rs;
+    cw_i64 src_cs;
+    cw_i64 src_bs;
+    cw_i64 u_rs;
+    cw_i64 u_cs;
+    cw_i64 u_bs;
+    cw_i64 v_rs;
+    cw_i64 v_cs;
+    cw_i64 v_bs;
+    int max_sweeps;
+    int pad_;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)
