@@ -35,9 +35,17 @@ def ok(r):
 F, O, E = hs.hipsolverFillMode_t, hs.hipsolverOperation_t, hs.hipsolverEigMode_t
 h = ok(hs.hipsolverCreate())
 assert ok(hs.hipsolverSpotrf_bufferSize(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5)) == 15
-assert last(cs, 3) == ("cusolverDnSpotrf_bufferSize", [0, 5, 5])         # lower -> CUBLAS 0
+assert last(cs, 4) == ("cusolverDnXpotrf_bufferSize", [0, 5, 0, 5])      # 64-bit API; lower -> 0, R_32F
 ok(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 15, 0x3000))
-assert last(cs, 4) == ("cusolverDnSpotrf", [1, 5, 6, 15])                 # upper -> 1
+assert last(cs, 6) == ("cusolverDnXpotrf", [1, 5, 0, 6, 60, 1])          # upper -> 1; 15 floats = 60 bytes
+assert int(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 14, 0x3000)[0]) == 3
+ok(hs.hipsolverZpotrf(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5, 0x2000, 4, 0x3000))
+assert last(cs, 6) == ("cusolverDnXpotrf", [0, 5, 5, 5, 64, 1])          # C_64F; 4 x 16 bytes
+ctypes.c_int.in_dll(ctypes.CDLL(os.path.join(d, "libcusolver.so.12")), "fake_host_bytes").value = 8
+assert ok(hs.hipsolverSpotrf_bufferSize(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5)) == 15
+assert last(cs, 3) == ("cusolverDnSpotrf_bufferSize", [0, 5, 5])         # wants host memory: legacy API
+ok(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 15, 0x3000))
+assert last(cs, 4) == ("cusolverDnSpotrf", [1, 5, 6, 15])
 calls = cs["calls"].value
 assert int(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_FULL, 5, 0x1000, 5, 0x2000, 15, 0x3000)[0]) == 10
 assert cs["calls"].value == calls                                         # INVALID_ENUM, not forwarded
