@@ -23,6 +23,8 @@ MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
 SVD_BLOCK = 256  # its threads per block (one block per matrix)
+QR_MAX_N = 64  # largest matrix edge of the batched Householder QR kernel (hip/qr_householder.hip)
+QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
@@ -37,6 +39,8 @@ CONSTANTS = (
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
     ("SVD_MAX_N", "CW_SVD_MAX_N", SVD_MAX_N),
     ("SVD_BLOCK", "CW_SVD_BLOCK", SVD_BLOCK),
+    ("QR_MAX_N", "CW_QR_MAX_N", QR_MAX_N),
+    ("QR_BLOCK", "CW_QR_BLOCK", QR_BLOCK),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -225,6 +229,14 @@ SVD_ARGS = ArgLayout(
     "W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) "
     "and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int "
     "per matrix; v_scratch: C*C elements per matrix when V does not fit in shared memory, else null")
+
+QR_ARGS = ArgLayout(
+    "cw_qr_args",
+    [("src", "cptr", 1), ("q", "ptr", 1), ("r", "ptr", 1), ("m", "i64", 1), ("n", "i64", 1), ("kq", "i64", 1),
+     ("kr", "i64", 1), ("src_rs", "i64", 1), ("src_cs", "i64", 1), ("src_bs", "i64", 1), ("q_bs", "i64", 1),
+     ("r_bs", "i64", 1)],
+    "batched Householder QR (hip/qr_householder.hip), one block per matrix b: A (m x n) element (i, j) "
+    "at src[b*src_bs + i*src_rs + j*src_cs]; Q (m x kq) and R (kr x n) row-major, q_bs / r_bs apart")
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",

@@ -1,5 +1,6 @@
-"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr), SVD (gesvd; gesvdjBatched
-for batches of small matrices) and the
+"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr; our kernel for batches of
+small real matrices, ``qr_householder``), SVD (gesvd; gesvdjBatched for batches of small
+matrices, our kernel for real ones, ``svd_jacobi``) and the
 Hermitian eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small
 matrices), through hipSOLVER. Layout conventions: ``linalg_common``. The only host read
 is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
@@ -12,7 +13,7 @@ from candlewick.layout import Layout, contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
-from . import svd_jacobi
+from . import qr_householder, svd_jacobi
 from ..bindings import solver_fft_calls as calls
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
@@ -46,6 +47,8 @@ def qr(a, layout, complete):
         q = device.zeros(batch + (m, kq), dtype)
         _eye_fill(q, batch, m, kq)
         return q, device.zeros(batch + (kr, n), dtype)
+    if qr_householder.fits(count, m, n, dtype):
+        return qr_householder.qr(a, layout, complete, count)
     cols = max(n, kq)
     per = m * cols
     if cols == n:

@@ -14,6 +14,8 @@ typedef long long cw_i64;
 #define CW_TR_ROWS 8
 #define CW_SVD_MAX_N 64
 #define CW_SVD_BLOCK 256
+#define CW_QR_MAX_N 64
+#define CW_QR_BLOCK 64
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -118,6 +120,22 @@ struct cw_svd_args {
     cw_i64 v_bs;
     int max_sweeps;
     int pad_;
+};
+
+// batched Householder QR (hip/qr_householder.hip), one block per matrix b: A (m x n) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; Q (m x kq) and R (kr x n) row-major, q_bs / r_bs apart
+struct cw_qr_args {
+    const char* src;
+    char* q;
+    char* r;
+    cw_i64 m;
+    cw_i64 n;
+    cw_i64 kq;
+    cw_i64 kr;
+    cw_i64 src_rs;
+    cw_i64 src_cs;
+    cw_i64 src_bs;
+    cw_i64 q_bs;
+    cw_i64 r_bs;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)

@@ -26,7 +26,7 @@ def _wanted(spec):
     k = spec.key  # ops.kernel_key's form: enum values and dtype names
     fam = k[0]
     names = {d.name for d in DTYPES}
-    if fam in ("copy", "where", "transpose", "fill", "svd_jacobi"):
+    if fam in ("copy", "where", "transpose", "fill", "svd_jacobi", "qr_householder"):
         return True
     if fam == "arange":
         return k[1] in ("int64", "int32")
@@ -47,8 +47,8 @@ def _wanted(spec):
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     specs = [s for s in ops.TABLE.values() if _wanted(s)]
-    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip", "svd_jacobi.h", "svd_jacobi.hip"],
-                 specs)
+    own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
+    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip"] + own, specs)
 
 
 @pytest.fixture

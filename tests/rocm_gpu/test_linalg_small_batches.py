@@ -43,3 +43,21 @@ def test_batched_svd_kernel_rejects_nan(rocm):
     a[2, 3, 3] = np.nan
     with pytest.raises(LinAlgError):
         cw.linalg.svd(cw.asarray(a, device=rocm), full_matrices=False)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+@pytest.mark.parametrize("dtype, tol", [(np.float32, 5e-5), (np.float64, 1e-12)], ids=["float32", "float64"])
+@pytest.mark.parametrize("shape", [(1024, 64, 64), (9, 64, 20), (9, 20, 64), (5, 3, 7, 7)], ids=str)
+def test_batched_qr_kernel(rocm, dtype, tol, shape, mode):
+    rng = np.random.default_rng(sum(shape))
+    a = rng.standard_normal(shape).astype(dtype)
+    flat = a.reshape((-1,) + shape[-2:])
+    flat[0] = 0
+    flat[1, :, 0] = 0
+    q, r = cw.linalg.qr(cw.asarray(a, device=rocm), mode=mode)
+    q, r = cw.to_numpy(q), cw.to_numpy(r)
+    scale = np.abs(a).max(axis=(-2, -1), keepdims=True)
+    assert (np.abs(q @ r - a) <= tol * np.maximum(scale, 1e-30)).all()
+    kq = q.shape[-1]
+    assert np.abs(np.swapaxes(q, -1, -2) @ q - np.eye(kq)).max() < tol
+    assert (np.tril(r, -1) == 0).all()
