@@ -6,6 +6,8 @@ the column-major/row-major readings, leading dimensions, batch strides, pointer 
 plan layouts and the composition of det/slogdet/triangles; that the real libraries
 compute the same is for the GPU runs (bench/results)."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -52,7 +54,7 @@ def lib(tmp_path_factory):
 
 
 @pytest.fixture
-def device(lib, monkeypatch, tmp_path):
+def runtime_and_device(lib, monkeypatch, tmp_path):
     from rocm_backend.families import fft as rfft
     from rocm_backend.bindings import solver_fft_calls
     from rocm_backend.families import linalg_common, linalg_spectral
@@ -64,9 +66,15 @@ def device(lib, monkeypatch, tmp_path):
     monkeypatch.setattr(solver_fft_calls, "_modules", {"hipsolver": solver, "hipfft": fft_module(),
                                                        "hipblas": rt.hipblas})
     monkeypatch.setattr(linalg_common, "_handles", {})
+    monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())  # arrays of an earlier runtime
     monkeypatch.setattr(linalg_spectral, "_params", {})
     monkeypatch.setattr(rfft, "_caches", {})
-    return dev
+    return rt, dev
+
+
+@pytest.fixture
+def device(runtime_and_device):
+    return runtime_and_device[1]
 
 
 def _h(m):
@@ -148,6 +156,22 @@ def test_qr_and_svd(device, dtype, shape):
         vh = _read(vh_s, batch + (n if full else k, n))
         np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-10)
         np.testing.assert_allclose((u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :], a, atol=1e-10)
+
+
+def test_repeated_batched_cholesky_reuses_its_constants(runtime_and_device):
+    runtime, device = runtime_and_device
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 5, 5))
+    spd = a @ _h(a) + 5 * np.eye(5)
+    s = device.storage_from_host(spd.reshape(-1))
+    lay = Layout.contiguous(spd.shape)
+    first = _read(s.cholesky(lay, False), spd.shape)
+    before = len(runtime.launches)
+    second = _read(s.cholesky(lay, False), spd.shape)
+    names = [name for name, _, _ in runtime.launches[before:]]
+    assert not any(n.startswith(("compare", "arange")) for n in names), names  # the triangle mask is kept
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_allclose(second, np.linalg.cholesky(spd), atol=1e-10)
 
 
 def test_singular_and_not_positive_definite_raise(device):
