@@ -6,6 +6,7 @@ Every transform: check dtype/capability, resize the input along each transformed
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from .. import dtypes as _dt
@@ -137,14 +138,27 @@ def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     return _c2c(x, n, axis, norm, True)
 
 
+def _resized_all(x, axes, sizes, fname):
+    """x resized along each of ``axes`` (a size of None keeps the axis), and the lengths."""
+    lengths = []
+    for axis, n in zip(axes, sizes):
+        n = check_length(x.shape[axis] if n is None else n, fname)
+        x = resized(x, axis, n)
+        lengths.append(n)
+    return x, lengths
+
+
 def _n_dim(x, s, axes, norm, inverse, fname):
+    """One call of the ``fftn`` primitive over every axis (a backend transforms them at
+    once, e.g. with one multi-dimensional plan), scaled once by the product of lengths."""
     check_input(x, fname, "complex")
     check_norm(norm, fname)
     axes, sizes = check_axes_and_sizes(x, s, axes, fname)
-    for axis, n in zip(axes, sizes):
-        n = check_length(x.shape[axis] if n is None else n, fname)
-        x = _c2c(x, n, axis, norm, inverse)
-    return x
+    if not axes:
+        return x
+    x, lengths = _resized_all(x, axes, sizes, fname)
+    storage = x._storage.fftn(x._layout, tuple(axes), inverse)
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, math.prod(lengths), inverse))
 
 
 def fftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
@@ -366,14 +380,13 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
     if not axes:
         raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
-    last, n_last = axes[-1], sizes[-1]
-    n_last = check_length(x.shape[last] if n_last is None else n_last, "rfftn")
-    storage, shape, dtype = _r2c(x, n_last, last)
-    out = scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, False))
-    for axis, n in zip(axes[:-1], sizes[:-1]):
-        n = check_length(out.shape[axis] if n is None else n, "rfftn")
-        out = _c2c(out, n, axis, norm, False)
-    return out
+    x, lengths = _resized_all(x, axes, sizes, "rfftn")
+    last = axes[-1]
+    shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
+    # one primitive call: the backend may transform every axis with one plan
+    storage = x._storage.rfftn(x._layout, tuple(axes))
+    return scaled(storage, shape, _dt.complex_dtype_of(x._dtype), x._device,
+                  scale_factor(norm, math.prod(lengths), False))
 
 
 def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,

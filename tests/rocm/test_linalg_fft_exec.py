@@ -212,3 +212,24 @@ def test_fft_rfft_irfft_on_views(device, axis):
     out_shape[axis] = 2 * n + 3
     np.testing.assert_allclose(_read(longer, tuple(out_shape)), np.fft.irfft(spec, 2 * n + 3, axis=axis) * (2 * n + 3),
                                atol=1e-9)
+
+
+@pytest.mark.parametrize("axes", [(1, 2), (2, 1), (0, 1, 2), (0, 2), (1,), (2, 0)], ids=str)
+def test_fftn_and_rfftn(device, axes):
+    """One 2-D/3-D plan for trailing axes (rfftn: its real axis last), else one axis at
+    a time; strided input either way."""
+    from rocm_backend.families import fft_nd
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 5, 4)) + 1j * rng.standard_normal((3, 5, 4))
+    s, lay = _strided(device, x)
+    for inverse in (False, True):
+        size = int(np.prod([x.shape[a] for a in axes]))
+        want = np.fft.ifftn(x, axes=axes) * size if inverse else np.fft.fftn(x, axes=axes)
+        np.testing.assert_allclose(_read(s.fftn(lay, axes, inverse), x.shape), want, atol=1e-10)
+    real = np.ascontiguousarray(x.real)
+    rs, rlay = _strided(device, real)
+    want = np.fft.rfftn(real, axes=axes)
+    np.testing.assert_allclose(_read(rs.rfftn(rlay, axes), want.shape), want, atol=1e-10)
+    assert fft_nd.planned(x.shape, axes, "fft") == (axes in ((1, 2), (2, 1), (0, 1, 2)))
+    assert fft_nd.planned(x.shape, axes, "rfft") == (axes in ((1, 2), (0, 1, 2)))
