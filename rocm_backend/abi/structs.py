@@ -228,7 +228,7 @@ SVD_ARGS = ArgLayout(
     "batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix "
     "W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) "
     "and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int "
-    "per matrix; v_scratch: C*C elements per matrix when V does not fit in shared memory, else null")
+    "per matrix; v_scratch: (C+1)*C elements per matrix when V does not fit in shared memory, else null")
 
 QR_ARGS = ArgLayout(
     "cw_qr_args",

@@ -99,7 +99,7 @@ struct cw_matmul_args {
     char* c;
 };
 
-// batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int per matrix; v_scratch: C*C elements per matrix when V does not fit in shared memory, else null
+// batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int per matrix; v_scratch: (C+1)*C elements per matrix when V does not fit in shared memory, else null
 struct cw_svd_args {
     const char* src;
     char* u;

@@ -31,20 +31,23 @@ template <class T> struct cw_qr_view {
 };
 
 // Factor src (m x n) into Q (m x kq: k = min(m, n) or m columns) and R (kr x n, zero
-// below the diagonal). w: m * n scratch, tau: min(m, n) scratch, both shared by the block.
+// below the diagonal). w: (m + 1) * n scratch, tau: min(m, n) scratch, both shared by the block.
 template <class T>
 __device__ void cw_qr_householder_core(int tid, int nth, int m, int n, int kq, int kr, cw_qr_view<const T> src,
                                        cw_qr_view<T> q, cw_qr_view<T> r, T* w, T* tau) {
     typedef cw_qr_real<T> M;
     const int k = m < n ? m : n;
+    // column stride one past the height: threads own columns and walk them in step, which
+    // a stride of 64 words would put in one shared-memory bank
+    const int ld = m + 1;
     for (int idx = tid; idx < m * n; idx += nth) {
         int i = idx % m, j = idx / m;
-        w[idx] = src.ptr[i * src.rs + j * src.cs];
+        w[j * ld + i] = src.ptr[i * src.rs + j * src.cs];
     }
     __syncthreads();
     for (int j = 0; j < k; j++) {
         if (j % nth == tid) {  // the owner forms the reflector of its column j
-            T* x = w + j * m;
+            T* x = w + j * ld;
             T alpha = x[j], big = 0;
             for (int i = j + 1; i < m; i++) big = M::abs_(x[i]) > big ? M::abs_(x[i]) : big;
             T t = 0;
@@ -63,11 +66,11 @@ __device__ void cw_qr_householder_core(int tid, int nth, int m, int n, int kq, i
             tau[j] = t;
         }
         __syncthreads();
-        const T* v = w + j * m;
+        const T* v = w + j * ld;
         const T t = tau[j];
         if (t != 0) {
             for (int c = j + 1 + ((tid - (j + 1)) % nth + nth) % nth; c < n; c += nth) {
-                T* y = w + c * m;
+                T* y = w + c * ld;
                 T d = y[j];
                 for (int i = j + 1; i < m; i++) d += v[i] * y[i];
                 d *= t;
@@ -79,7 +82,7 @@ __device__ void cw_qr_householder_core(int tid, int nth, int m, int n, int kq, i
     __syncthreads();
     for (int idx = tid; idx < kr * n; idx += nth) {
         int i = idx % kr, c = idx / kr;
-        r.ptr[i * r.rs + c * r.cs] = i <= c && i < m ? w[c * m + i] : (T)0;
+        r.ptr[i * r.rs + c * r.cs] = i <= c && i < m ? w[c * ld + i] : (T)0;
     }
     for (int c = tid; c < kq; c += nth) {
         T* y = q.ptr + c * q.cs;
@@ -87,7 +90,7 @@ __device__ void cw_qr_householder_core(int tid, int nth, int m, int n, int kq, i
         for (int j = (c < k - 1 ? c : k - 1); j >= 0; j--) {
             const T t = tau[j];
             if (t == 0) continue;
-            const T* v = w + j * m;
+            const T* v = w + j * ld;
             T d = y[j * q.rs];
             for (int i = j + 1; i < m; i++) d += v[i] * y[i * q.rs];
             d *= t;

@@ -4,7 +4,7 @@
 // struct cw_qr_args, CW_QR_MAX_N, CW_QR_BLOCK: abi.h (generated from rocm_backend/abi/structs.py)
 
 template <class T> __device__ inline void cw_qr_householder(const cw_qr_args& a) {
-    __shared__ T w[CW_QR_MAX_N * CW_QR_MAX_N];
+    __shared__ T w[(CW_QR_MAX_N + 1) * CW_QR_MAX_N];  // columns padded by one (qr_householder.h)
     __shared__ T tau[CW_QR_MAX_N];
     const cw_i64 b = blockIdx.x;
     cw_qr_view<const T> src = {(const T*)a.src + b * a.src_bs, a.src_rs, a.src_cs};

@@ -45,7 +45,7 @@ template <class T> struct cw_svd_view {
     long long rs, cs;
 };
 
-// Shared scratch of one block: w (R*C), v (C*C), part (3 * max(threads, pairs)),
+// Shared scratch of one block: w ((R+1)*C), v ((C+1)*C), part (3 * max(threads, pairs)),
 // norm (C), mark (C), flag (1).
 template <class T> struct cw_svd_scratch {
     T* w;
@@ -74,6 +74,9 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
     T* w = sc.w;
     T* v = sc.v;
     T* part = sc.part;
+    // column strides one past the heights: a warp's groups read different columns at
+    // the same row, which a stride of 64 words would put in one shared-memory bank
+    const int lw = R + 1, lv = C + 1;
     if (tid == 0) *sc.flag = 0;
     __syncthreads();
     // load W and each thread's largest magnitude
@@ -82,7 +85,7 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
     for (int idx = tid; idx < R * C; idx += nth) {
         int i = idx % R, j = idx / R;
         T x = src.ptr[i * src.rs + j * src.cs];
-        w[j * R + i] = x;
+        w[j * lw + i] = x;
         finite = finite && M::finite(x);
         T ax = M::abs_(x);
         big = ax > big ? ax : big;
@@ -99,8 +102,8 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
     const T scale = sc.norm[0] > 0 ? sc.norm[0] : (T)1;
     const bool bad_input = *sc.flag != 0;
     const T inv_scale = (T)1 / scale;
-    for (int idx = tid; idx < R * C; idx += nth) w[idx] *= inv_scale;
-    for (int idx = tid; idx < C * C; idx += nth) v[idx] = (idx % C) == (idx / C) ? (T)1 : (T)0;
+    for (int idx = tid; idx < R * C; idx += nth) w[(idx / R) * lw + idx % R] *= inv_scale;
+    for (int idx = tid; idx < C * C; idx += nth) v[(idx / C) * lv + idx % C] = (idx % C) == (idx / C) ? (T)1 : (T)0;
     __syncthreads();
 
     const int cp = C + (C & 1), pairs = cp / 2;
@@ -120,8 +123,8 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
                     cw_svd_pair(cp, r, k, &p, &q);
                     T a = 0, b = 0, g = 0;
                     if (p < C && q < C) {
-                        const T* wp = w + p * R;
-                        const T* wq = w + q * R;
+                        const T* wp = w + p * lw;
+                        const T* wq = w + q * lw;
                         for (int i = lane; i < R; i += G) {
                             a += wp[i] * wp[i];
                             b += wq[i] * wq[i];
@@ -154,15 +157,15 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
                     T t = az > (T)1e15 ? (T)0.5 / az : (T)1 / (az + M::sqrt_(1 + zeta * zeta));
                     if (zeta < 0) t = -t;
                     T c = (T)1 / M::sqrt_(1 + t * t), sn = c * t;
-                    T* wp = w + p * R;
-                    T* wq = w + q * R;
+                    T* wp = w + p * lw;
+                    T* wq = w + q * lw;
                     for (int i = lane; i < R; i += G) {
                         T x = wp[i], y = wq[i];
                         wp[i] = c * x - sn * y;
                         wq[i] = sn * x + c * y;
                     }
-                    T* vp = v + p * C;
-                    T* vq = v + q * C;
+                    T* vp = v + p * lv;
+                    T* vq = v + q * lv;
                     for (int i = lane; i < C; i += G) {
                         T x = vp[i], y = vq[i];
                         vp[i] = c * x - sn * y;
@@ -180,27 +183,27 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
     // column norms (the singular values of the scaled matrix), U's columns normalized
     for (int j = tid; j < C; j += nth) {
         T a = 0;
-        for (int i = 0; i < R; i++) a += w[j * R + i] * w[j * R + i];
+        for (int i = 0; i < R; i++) a += w[j * lw + i] * w[j * lw + i];
         bool zero = !(a > negligible * (T)R);
         sc.norm[j] = zero ? (T)0 : M::sqrt_(a);
         sc.mark[j] = zero ? 0 : 1;
     }
     __syncthreads();
     for (int idx = tid; idx < R * C; idx += nth) {
-        int j = idx / R;
-        w[idx] = sc.mark[j] ? w[idx] / sc.norm[j] : (T)0;
+        int j = idx / R, at = j * lw + idx % R;
+        w[at] = sc.mark[j] ? w[at] / sc.norm[j] : (T)0;
     }
     __syncthreads();
     if (tid == 0) {  // complete U for (numerically) zero columns
         for (int j = 0; j < C; j++) {
             if (sc.mark[j]) continue;
-            T* u = w + j * R;
+            T* u = w + j * lw;
             for (int e = 0; e < R; e++) {
                 for (int i = 0; i < R; i++) u[i] = i == e ? (T)1 : (T)0;
                 for (int pass = 0; pass < 2; pass++) {
                     for (int l = 0; l < C; l++) {
                         if (!sc.mark[l]) continue;
-                        const T* ul = w + l * R;
+                        const T* ul = w + l * lw;
                         T d = 0;
                         for (int i = 0; i < R; i++) d += ul[i] * u[i];
                         for (int i = 0; i < R; i++) u[i] -= d * ul[i];
@@ -230,11 +233,11 @@ __device__ void cw_svd_jacobi_core(int tid, int nth, int R, int C, cw_svd_view<c
     __syncthreads();
     for (int idx = tid; idx < R * C; idx += nth) {
         int i = idx % R, j = idx / R;
-        dst_u.ptr[i * dst_u.rs + (int)part[j] * dst_u.cs] = w[idx];
+        dst_u.ptr[i * dst_u.rs + (int)part[j] * dst_u.cs] = w[j * lw + i];
     }
     for (int idx = tid; idx < C * C; idx += nth) {
         int i = idx % C, j = idx / C;
-        dst_v.ptr[i * dst_v.rs + (int)part[j] * dst_v.cs] = v[idx];
+        dst_v.ptr[i * dst_v.rs + (int)part[j] * dst_v.cs] = v[j * lv + i];
     }
     if (tid == 0) *info = converged && !bad_input ? 0 : 1;
 }

@@ -27,7 +27,7 @@ _DRIVER = r"""
 #include "qr_householder.h"
 #define ENTRY(T, NAME)                                                                          \
     extern "C" void NAME(const T* a, int count, int m, int n, int kq, int kr, T* q, T* r) {      \
-        static T w[64 * 64], tau[64];                                                           \
+        static T w[65 * 64], tau[64];                                                           \
         for (int b = 0; b < count; b++) {                                                       \
             cw_qr_view<const T> src = {a + (long long)b * m * n, n, 1};                         \
             cw_qr_view<T> dq = {q + (long long)b * m * kq, kq, 1};                              \

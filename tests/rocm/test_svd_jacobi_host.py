@@ -45,7 +45,7 @@ static int run(const T* a, int count, int R, int C, T* u, T* v, T* s, T* w, T* v
 }
 #define ENTRY(T, NAME)                                                                          \
     extern "C" int NAME(const T* a, int count, int R, int C, T* u, T* v, T* s) {                \
-        static T w[64 * 64], vs[64 * 64], part[3 * 64], norm[64];                              \
+        static T w[65 * 64], vs[65 * 64], part[3 * 64], norm[64];                              \
         static int mark[64];                                                                    \
         return run<T>(a, count, R, C, u, v, s, w, vs, part, norm, mark);                       \
     }
