@@ -101,8 +101,8 @@ def raise_on_info(info, count, op, what):
 
 
 def constant(device, key, make, cacheable=True):
-    """The device array ``make()`` for ``key`` (a pure function of it), from a bounded
-    LRU shared by the devices; ``cacheable=False`` makes a fresh one."""
+    """The device array (or workspace size) ``make()`` for ``key`` (a pure function of
+    it), from a bounded LRU shared by the devices; ``cacheable=False`` makes a fresh one."""
     if not cacheable:
         return make()
     full = (device.ordinal,) + tuple(key)
