@@ -121,9 +121,20 @@ def solver_module():
                 _mem(info + 4 * i, 1, np.int32)[0] = 0
             return OK
 
+        def gesvdj(h, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, t=t):
+            """One matrix; ``fake_gesvdj_info`` (a module attribute) sets its info (non-convergence)."""
+            a = np.array(_colmajor(A, m, n, lda, t))
+            u, s, vh = np.linalg.svd(a, full_matrices=not econ)
+            _mem(S, min(m, n), s.dtype)[:] = s
+            _colmajor(U, m, u.shape[1], ldu, t)[...] = u
+            _colmajor(V, n, vh.shape[0], ldv, t)[...] = vh.conj().T
+            _mem(info, 1, np.int32)[0] = getattr(mod, "fake_gesvdj_info", 0)
+            return OK
+
         names = {"getrf": getrf, "getrs": getrs, "potrf": potrf, "potrfBatched": potrf_batched, "geqrf": geqrf,
                  ("ungqr" if cplx else "orgqr"): orgqr, "gesvd": gesvd, ("heevd" if cplx else "syevd"): syevd,
-                 ("heevjBatched" if cplx else "syevjBatched"): syevj_batched, "gesvdjBatched": gesvdj_batched}
+                 ("heevjBatched" if cplx else "syevjBatched"): syevj_batched, "gesvdjBatched": gesvdj_batched,
+                 "gesvdj": gesvdj}
         for name, fn in names.items():
             setattr(mod, f"hipsolver{p}{name}", fn)
             setattr(mod, f"hipsolver{p}{name}_bufferSize", size)

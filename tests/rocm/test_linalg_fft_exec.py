@@ -39,6 +39,8 @@ def _wanted(spec):
         return k[1] == "bool" and k[2] in names
     if fam == "binary":
         return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
+        return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
     if fam == "unary":
         return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
     if fam == "reduce":
@@ -172,6 +174,35 @@ def test_repeated_batched_cholesky_reuses_its_constants(runtime_and_device):
     assert not any(n.startswith(("compare", "arange")) for n in names), names  # the triangle mask is kept
     np.testing.assert_array_equal(first, second)
     np.testing.assert_allclose(second, np.linalg.cholesky(spd), atol=1e-10)
+
+
+@pytest.mark.parametrize("converges", [True, False], ids=["gesvdj", "gesvd-fallback"])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6)], ids=str)
+@pytest.mark.parametrize("dtype", [dt.float32, dt.complex64], ids=str)
+def test_single_precision_svd_tries_gesvdj_first(device, dtype, shape, converges, monkeypatch):
+    from rocm_backend.bindings import solver_fft_calls
+
+    solver = solver_fft_calls._modules["hipsolver"]
+    monkeypatch.setattr(solver, "fake_gesvdj_info", 0 if converges else 1, raising=False)
+    called = []
+    letter = "S" if dtype is dt.float32 else "C"
+    for name in ("gesvdj", "gesvd"):
+        full = f"hipsolver{letter}{name}"
+        fn = getattr(solver, full)
+        monkeypatch.setattr(solver, full, lambda *a, fn=fn, name=name: (called.append(name), fn(*a))[1])
+    rng = np.random.default_rng(6)
+    a = _random(rng, dtype, shape)
+    s, lay = _strided(device, a)
+    m, n = shape
+    k = min(m, n)
+    for full in (False, True):
+        u_s, sv_s, vh_s = s.svd(lay, full)
+        u, sv = _read(u_s, (m, m if full else k)), _read(sv_s, (k,))
+        vh = _read(vh_s, (n if full else k, n))
+        np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
+        np.testing.assert_allclose((u[:, :k] * sv) @ vh[:k], a, atol=1e-5)
+        np.testing.assert_allclose(_h(u) @ u, np.eye(u.shape[1]), atol=1e-5)
+    assert called[0] == "gesvdj" and ("gesvd" in called) == (not converges)
 
 
 def test_singular_and_not_positive_definite_raise(device):

@@ -55,6 +55,8 @@ ok(hs.hipsolverCheevd(h, E.HIPSOLVER_EIG_MODE_VECTOR, F.HIPBLAS_FILL_MODE_LOWER,
 assert last(cs, 5) == ("cusolverDnCheevd", [1, 0, 3, 3, 9])               # vector -> 1
 ok(hs.hipsolverDgesvd(h, ord("A"), ord("S"), 6, 4, 0x1000, 6, 0x2000, 0x3000, 6, 0x4000, 4, 0x5000, 1, 0x6000, 0x7000))
 assert last(cs, 6) == ("cusolverDnDgesvd", [65, 83, 6, 4, 6, 4])
+ok(hs.hipsolverSgesvdj(h, E.HIPSOLVER_EIG_MODE_VECTOR, 1, 6, 4, 0x1000, 6, 0x2000, 0x3000, 6, 0x4000, 4, 0x5000, 7, 0x6000, 0))
+assert last(cs, 6) == ("cusolverDnSgesvdj", [1, 1, 6, 4, 6, 7])          # vector -> 1, econ as given
 ok(hs.hipsolverSsyevjBatched(h, E.HIPSOLVER_EIG_MODE_NOVECTOR, F.HIPBLAS_FILL_MODE_UPPER, 8, 0x1000, 8, 0x2000, 0x3000, 1, 0x4000, 0, 5))
 assert last(cs, 5) == ("cusolverDnSsyevjBatched", [0, 1, 8, 8, 5])
 calls = cs["calls"].value

@@ -148,6 +148,33 @@ SYEVJ_BATCHED(Z, heevjBatched, hoc_c64, double, CU_C_64F, CU_R_64F)
         }                                                                                         \
         return HIPSOLVER_STATUS_SUCCESS;                                                          \
     }
+/* gesvdj of one matrix (cuSOLVER's has no size bound). */
+#define GESVDJ(P)                                                                                 \
+    HOC_API hipsolverStatus_t hipsolver##P##gesvdj_bufferSize(                                    \
+        hipsolverHandle_t h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, \
+        int ldu, void *V, int ldv, int *lwork, hipsolverGesvdjInfo_t params)                      \
+    {                                                                                             \
+        CHECK_HANDLE(h);                                                                          \
+        if (eig_mode(jobz) < 0)                                                                   \
+            return HIPSOLVER_STATUS_INVALID_ENUM;                                                 \
+        return CALL(P##gesvdjBS, h, eig_mode(jobz), econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, \
+                    params);                                                                      \
+    }                                                                                             \
+    HOC_API hipsolverStatus_t hipsolver##P##gesvdj(                                               \
+        hipsolverHandle_t h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, \
+        int ldu, void *V, int ldv, void *work, int lwork, int *info, hipsolverGesvdjInfo_t params) \
+    {                                                                                             \
+        CHECK_HANDLE(h);                                                                          \
+        if (eig_mode(jobz) < 0)                                                                   \
+            return HIPSOLVER_STATUS_INVALID_ENUM;                                                 \
+        return CALL(P##gesvdj, h, eig_mode(jobz), econ, m, n, A, lda, S, U, ldu, V, ldv, work,    \
+                    lwork, info, params);                                                         \
+    }
+GESVDJ(S)
+GESVDJ(D)
+GESVDJ(C)
+GESVDJ(Z)
+
 GESVDJ_BATCHED(S, float, float)
 GESVDJ_BATCHED(D, double, double)
 GESVDJ_BATCHED(C, hoc_c32, float)

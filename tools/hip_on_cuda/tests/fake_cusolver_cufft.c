@@ -59,6 +59,11 @@ API int cusolverDnXpotrf(void *h, void *params, int uplo, int64_t n, int type, v
 {
     return rec("cusolverDnXpotrf", 6, uplo, n, type, lda, (long long)dev, params == &g_params_token);
 }
+API int cusolverDnSgesvdj(void *h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu,
+                          void *V, int ldv, void *w, int lwork, int *info, void *params)
+{
+    return rec("cusolverDnSgesvdj", 6, jobz, econ, m, n, lda, lwork);
+}
 API int cusolverDnZgetrs(void *h, int trans, int n, int nrhs, void *A, int lda, int *ipiv, void *B, int ldb, int *info)
 {
     return rec("cusolverDnZgetrs", 5, trans, n, nrhs, lda, ldb, 0);
