@@ -2,17 +2,15 @@
 
     python bench/linalg_fft.py --out DIR [--cases a,b,...] [--budget SECONDS]
 
-Writes DIR/linalg_fft_<device-kind>.json and .md: device, date, commit ($BENCH_COMMIT or
-git), and per case the median milliseconds per call of candlewick and of each peer found
-(torch, cupy), measured the same way (bench/run_gpu.py's ``timed``: warm-up, then
-batches of calls ended by a device synchronize). A peer that lacks a function or fails
+Writes DIR/linalg_fft_<device-kind>.json and .md through bench/harness.write_record
+(device, date, commit, peers and their versions), with per case the median milliseconds
+per call of candlewick and of each peer found (torch, cupy), measured the same way
+(harness.timed: warm-up, then batches of calls ended by a device synchronize), and
+candlewick's share of the faster peer's throughput against the issue's target. A peer that lacks a function or fails
 on the case is recorded with its error. A library whose warm-up call of a case took
 longer than --budget seconds is timed on that one call.
 """
 
-import argparse
-import datetime
-import json
 import sys
 import time
 from pathlib import Path
@@ -24,9 +22,10 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 import candlewick as cw  # noqa: E402
+import harness  # noqa: E402
 from candlewick import registry  # noqa: E402
 from harness import gpu_peers as peers  # noqa: E402
-from harness import commit, slug, timed  # noqa: E402
+from harness import timed  # noqa: E402
 
 N = 4096
 BATCH, SMALL = 1024, 64
@@ -122,42 +121,61 @@ def run_case(libs, dev, case, args_host, budget):
     return row
 
 
-def device_kind(dev):
-    """The record's device kind, as every benchmark names it (harness.slug)."""
-    return slug(dev.product_name)
+# the issue's targets: candlewick at least 90 % of the faster peer's throughput, and 10x
+# PyTorch where PyTorch loops over a batch (batched svd and eigh)
+TARGET_SHARE = 0.9
+TEN_X_TORCH = ("svd@batched", "eigh@batched")
 
 
-def write_markdown(path, report):
-    names = report["libs"]
-    lines = [f"# linalg and fft: {report['device']} ({report['date']}, commit {report['commit']})", "",
-             "Median ms per call (lower is better); peers in the same process.", "",
-             "| case | dtype | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
-    for key, row in report["cases"].items():
+def status(case, row):
+    """(candlewick's throughput as a share of the faster peer's, verdict) of one row."""
+    mine = row.get("candlewick", {}).get("ms")
+    peers = {k: v["ms"] for k, v in row.items() if k != "candlewick" and "ms" in v}
+    if mine is None or not peers:
+        return None, "no figure"
+    share = min(peers.values()) / mine
+    if case in TEN_X_TORCH and "torch" in peers:
+        return share, "met" if peers["torch"] / mine >= 10 else "missed (10x torch)"
+    return share, "met" if share >= TARGET_SHARE else "missed"
+
+
+def markdown(figures):
+    names = figures["libs"]
+    lines = ["Median ms per call (lower is better); peers in the same process. share: the faster "
+             "peer's time over candlewick's (target >= 0.9; for the batched svd and eigh, 10x torch).", "",
+             "| case | dtype | " + " | ".join(names) + " | share | target |",
+             "|---|---|" + "---|" * len(names) + "---|---|"]
+    for key, row in figures["cases"].items():
         case, _, dtype = key.partition(":")
         cells = []
         for name in names:
             r = row.get(name, {})
             cells.append(f"{r['ms']:.3f}" + (" (1 call)" if "note" in r else "") if "ms" in r
                          else "n/a: " + r.get("error", "not run")[:80].replace("|", "/"))
-        lines.append(f"| {case} | {dtype} | " + " | ".join(cells) + " |")
-    path.write_text("\n".join(lines) + "\n")
+        share, verdict = status(case, row)
+        share_text = f"{share:.2f}" if share is not None else "-"
+        lines.append(f"| {case} | {dtype} | " + " | ".join(cells) + f" | {share_text} | {verdict} |")
+    return lines
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--cases", default="")
-    parser.add_argument("--budget", type=float, default=5.0)
-    args = parser.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+def headline(figures):
+    missed = [key for key, row in figures["cases"].items() if status(key.partition(":")[0], row)[1].startswith("missed")]
+    met = sum(1 for key, row in figures["cases"].items() if status(key.partition(":")[0], row)[1] == "met")
+    return [f"{met} of {len(figures['cases'])} cases meet the target"
+            + (f"; missed: {', '.join(missed)}" if missed else "")]
+
+
+def _add_arguments(parser):
+    parser.add_argument("--cases", default="", help="comma list of cases (default: all)")
+    parser.add_argument("--budget", type=float, default=5.0, help="seconds: a slower first call is timed alone")
+
+
+def main(argv=None):
+    args = harness.parse_args(__doc__, _add_arguments, argv)
     dev = registry.get_device("rocm")
     found = peers()
     libs = [("candlewick", cw)] + list(found.items())
-    report = {"device": dev.product_name, "arch": dev.arch, "commit": commit(),
-              "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "peers": list(found), "libs": [name for name, _ in libs], "cases": {}}
-    stem = out / f"linalg_fft_{device_kind(dev)}"
+    figures = {"arch": dev.arch, "libs": [name for name, _ in libs], "cases": {}}
     wanted = set(filter(None, args.cases.split(",")))
     rng = np.random.default_rng(0)
     plan = [(c, "float32", lambda c=c: fft_inputs(c, rng)) for c in FFT_CASES]
@@ -169,10 +187,14 @@ def main():
     for case, dtype, make in plan:
         if wanted and case not in wanted:
             continue
-        report["cases"][f"{case}:{dtype}"] = run_case(libs, dev, case, make(), args.budget)
-        stem.with_suffix(".json").write_text(json.dumps(report, indent=1, default=str))
-        write_markdown(stem.with_suffix(".md"), report)
-    print(stem.with_suffix(".md").read_text())
+        figures["cases"][f"{case}:{dtype}"] = run_case(libs, dev, case, make(), args.budget)
+    gpu = harness.gpu_name()
+    device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
+              else gpu or dev.product_name)
+    versions = {name: getattr(mod, "__version__", "?") for name, mod in found.items()}
+    _, md_path = harness.write_record(args.out, "linalg_fft", "gpu", device, versions, figures,
+                                      markdown(figures), headline(figures))
+    print(md_path.read_text())
 
 
 if __name__ == "__main__":

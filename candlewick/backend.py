@@ -55,7 +55,7 @@ OPTIONAL_CAPABILITIES = ("linalg", "fft")
 #: group implements all of them (tools/gen_array_api_doc.py reads this table)
 OPTIONAL_PRIMITIVES = {
     "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
-    "fft": ("fft", "rfft", "irfft"),
+    "fft": ("fft", "rfft", "irfft", "fftn", "rfftn"),
 }
 
 PHILOX = """
@@ -287,6 +287,14 @@ class BackendStorage(Protocol):
 
     def irfft(self, layout, axis, n) -> "BackendStorage":
         """Complex (Hermitian half) to real of length ``n`` along ``axis``; no scaling."""
+
+    def fftn(self, layout, axes, inverse) -> "BackendStorage":
+        """``fft`` along each of ``axes`` (distinct ints), as one call: a backend may
+        transform them together (one multi-dimensional plan); no scaling."""
+
+    def rfftn(self, layout, axes) -> "BackendStorage":
+        """``rfft`` along the last of ``axes`` (distinct ints), then ``fft`` along the
+        others, as one call; no scaling."""
 
 
 @runtime_checkable

@@ -38,3 +38,18 @@ def irfft(x, axis, n):
     with QuietBlock():
         out = np.fft.irfft(x, n=n, axis=axis, norm="forward")
     return np.ascontiguousarray(out, dtype=_REAL_OF[x.dtype])
+
+
+def fftn(x, axes, inverse):
+    with QuietBlock():
+        if inverse:
+            out = np.fft.ifftn(x, axes=axes, norm="forward")
+        else:
+            out = np.fft.fftn(x, axes=axes, norm="backward")
+    return np.ascontiguousarray(out, dtype=x.dtype)
+
+
+def rfftn(x, axes):
+    with QuietBlock():
+        out = np.fft.rfftn(x, axes=axes, norm="backward")
+    return np.ascontiguousarray(out, dtype=_COMPLEX_OF[x.dtype])

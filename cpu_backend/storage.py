@@ -416,6 +416,16 @@ class CpuStorage:
             raise unsupported("irfft", self.dtype, "irfft takes complex64/complex128")
         return self._wrap(_fft.irfft(view(self.buf, layout), axis, n))
 
+    def fftn(self, layout, axes, inverse):
+        if self.dtype not in _fft.COMPLEX_DTYPES:
+            raise unsupported("fftn", self.dtype, "fftn takes complex64/complex128")
+        return self._wrap(_fft.fftn(view(self.buf, layout), tuple(axes), inverse))
+
+    def rfftn(self, layout, axes):
+        if self.dtype not in _fft.REAL_DTYPES:
+            raise unsupported("rfftn", self.dtype, "rfftn takes float32/float64")
+        return self._wrap(_fft.rfftn(view(self.buf, layout), tuple(axes)))
+
     # --- results whose dtype NumPy already decided (linalg, fft) ------------------------------------
 
     @staticmethod

@@ -10,6 +10,7 @@ from candlewick.errors import UnsupportedOperation
 
 from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans
 from .families import fft as _fft
+from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
 from .families import linalg_spectral as _spectral
 from .families import sort as ordering
@@ -96,6 +97,8 @@ class RocmStorage(StorageSlice):
     fft = _fft.fft
     rfft = _fft.rfft
     irfft = _fft.irfft
+    fftn = _fft_nd.fftn
+    rfftn = _fft_nd.rfftn
 
     # --- DLPack export (optional hook candlewick.backend.DLPackStorage) ----------
     dlpack_view = dlpack.dlpack_view

@@ -79,3 +79,45 @@ def test_irfft(fft_device, dtype, data):
     xw = x.value().astype(np.complex128)
     exact = np.fft.irfft(xw, n=n, axis=axis) * n
     _fft_expected(exact, xw, axis, n, out_dtype).check(got)
+
+
+def _nd_expected(exact, x_wide, axes, dtype):
+    """As ``_fft_expected`` over several axes: the bound sums |x| over all of them."""
+    size = math.prod(x_wide.shape[a] for a in axes)
+    mag = np.sum(np.abs(x_wide), axis=tuple(axes), keepdims=True)
+    atol = 8 * eps_of(dtype) * (math.log2(max(size, 1)) + 1) * mag
+    return Expected(exact.astype(dtype.numpy), ulps=1, atol=np.broadcast_to(atol, exact.shape))
+
+
+@st.composite
+def fftn_case(draw, dtype):
+    shape = draw(shapes(min_dims=1, max_dims=3, max_side=8, allow_empty=False))
+    axes = draw(st.permutations(range(len(shape))), label="order")
+    count = draw(st.integers(1, len(shape)), label="count")
+    x = draw(host_arrays(dtype, shape, values="moderate_finite"), label="x")
+    return x, tuple(axes[:count])
+
+
+@pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
+@pytest.mark.parametrize("dtype", COMPLEX)
+@given(data=st.data())
+def test_fftn(fft_device, dtype, inverse, data):
+    x, axes = data.draw(fftn_case(dtype))
+    got = read_result(x.upload(fft_device).fftn(x.layout, axes, inverse), dtype, x.layout.shape)
+    xw = x.value().astype(np.complex128)
+    size = math.prod(xw.shape[a] for a in axes)
+    exact = np.fft.ifftn(xw, axes=axes) * size if inverse else np.fft.fftn(xw, axes=axes)
+    _nd_expected(exact, xw, axes, dtype).check(got)
+
+
+@pytest.mark.parametrize("dtype", REAL)
+@given(data=st.data())
+def test_rfftn(fft_device, dtype, data):
+    x, axes = data.draw(fftn_case(dtype))
+    shape = x.layout.shape
+    last = axes[-1]
+    out_shape = shape[:last] + (shape[last] // 2 + 1,) + shape[last + 1:]
+    out_dtype = dt.complex_dtype_of(dtype)
+    got = read_result(x.upload(fft_device).rfftn(x.layout, axes), out_dtype, out_shape)
+    xw = x.value().astype(np.float64)
+    _nd_expected(np.fft.rfftn(xw, axes=axes), xw, axes, out_dtype).check(got)

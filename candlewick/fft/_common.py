@@ -100,6 +100,16 @@ def resized(x, axis, n):
     return wrap(storage, shape, x._dtype, x._device)
 
 
+def resized_all(x, axes, sizes, fname):
+    """x resized along each of ``axes`` (a size of None keeps the axis), and the lengths."""
+    lengths = []
+    for axis, n in zip(axes, sizes):
+        n = check_length(x.shape[axis] if n is None else n, fname)
+        x = resized(x, axis, n)
+        lengths.append(n)
+    return x, lengths
+
+
 def scale_factor(norm, n, inverse):
     """The factor a transform of length ``n`` is multiplied by (the primitives do none)."""
     if norm == "ortho":

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from ..docstrings import shared_doc
-from ._common import FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis
+from ._common import (
+    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, resized_all, scale_factor,
+    scaled,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,13 +57,16 @@ def ifft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
 
 
 def _n_dim(x, s, axes, norm, inverse, fname):
+    """One call of the ``fftn`` primitive over every axis (a backend transforms them at
+    once, e.g. with one multi-dimensional plan), scaled once by the product of lengths."""
     check_input(x, fname, "complex")
     check_norm(norm, fname)
     axes, sizes = check_axes_and_sizes(x, s, axes, fname)
-    for axis, n in zip(axes, sizes):
-        n = check_length(x.shape[axis] if n is None else n, fname)
-        x = c2c(x, n, axis, norm, inverse)
-    return x
+    if not axes:
+        return x
+    x, lengths = resized_all(x, axes, sizes, fname)
+    storage = x._storage.fftn(x._layout, tuple(axes), inverse)
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, math.prod(lengths), inverse))
 
 
 @shared_doc(FFT_DOCS)

@@ -3,13 +3,15 @@ spectra, on the optional "fft" primitives."""
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
+from .. import dtypes as _dt
 from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
     FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, r2c,
-    scale_factor, scaled,
+    resized_all, scale_factor, scaled,
 )
 
 if TYPE_CHECKING:
@@ -94,14 +96,13 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
     if not axes:
         raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
-    last, n_last = axes[-1], sizes[-1]
-    n_last = check_length(x.shape[last] if n_last is None else n_last, "rfftn")
-    storage, shape, dtype = r2c(x, n_last, last)
-    out = scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, False))
-    for axis, n in zip(axes[:-1], sizes[:-1]):
-        n = check_length(out.shape[axis] if n is None else n, "rfftn")
-        out = c2c(out, n, axis, norm, False)
-    return out
+    x, lengths = resized_all(x, axes, sizes, "rfftn")
+    last = axes[-1]
+    shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
+    # one primitive call: the backend may transform every axis with one plan
+    storage = x._storage.rfftn(x._layout, tuple(axes))
+    return scaled(storage, shape, _dt.complex_dtype_of(x._dtype), x._device,
+                  scale_factor(norm, math.prod(lengths), False))
 
 
 @shared_doc(FFT_DOCS)

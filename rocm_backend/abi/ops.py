@@ -19,8 +19,8 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
-from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, REDUCE_ARGS, TRANSPOSE_ARGS, TRANSPOSE_ROWS,
-                      TRANSPOSE_TILE)
+from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
+                      SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
 C_TYPE = {
@@ -39,6 +39,8 @@ NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 NN_BYTE_SIZES = (1, 2, 4, 8, 16)
+SVD_MODULE = "svd_jacobi"  # its own module: the only one that includes hip/svd_jacobi.*
+QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
 
@@ -130,6 +132,11 @@ def _build():
     for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
         add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
             block=block)
+    for d, v_shared in ((dt.float32, "true"), (dt.float64, "false")):  # hip/svd_jacobi.hip says why
+        add(("svd_jacobi", d), f"svd_jacobi_{d.name}", SVD_MODULE, f"cw_svd_jacobi<{C_TYPE[d]}, {v_shared}>(a);",
+            SVD_ARGS.name, SVD_BLOCK)
+        add(("qr_householder", d), f"qr_householder_{d.name}", QR_MODULE, f"cw_qr_householder<{C_TYPE[d]}>(a);",
+            QR_ARGS.name, QR_BLOCK)
     for key, name, body in _nn_kernels():  # hip/nn.hip: conv fallback, pooling
         add(key, name, NN_MODULE, body, NN_ARGS.name, NN_BLOCK)
     return table

@@ -12,6 +12,10 @@ PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h"
                  "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip",
                  "transpose.hip")
 
+# kernel bodies only one module needs, appended to the prelude for that module alone
+MODULE_FILES = {ops.SVD_MODULE: ("svd_jacobi.h", "svd_jacobi.hip"),
+                ops.QR_MODULE: ("qr_householder.h", "qr_householder.hip")}
+
 _prelude = None
 
 
@@ -31,4 +35,5 @@ def module_entry_points(module):
 
 
 def module_source(module):
-    return prelude() + "\n// ---- generated entry points (rocm_backend/abi/ops.py)\n" + module_entry_points(module)
+    own = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
+    return prelude() + own + "\n// ---- generated entry points (rocm_backend/abi/ops.py)\n" + module_entry_points(module)

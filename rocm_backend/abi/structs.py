@@ -21,6 +21,10 @@ EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bo
 SORT_SEGMENT = 2048  # keys a block sorts in shared memory (hip/sort.hip)
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
+SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
+SVD_BLOCK = 256  # its threads per block (one block per matrix)
+QR_MAX_N = 64  # largest matrix edge of the batched Householder QR kernel (hip/qr_householder.hip)
+QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
@@ -33,6 +37,10 @@ CONSTANTS = (
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
+    ("SVD_MAX_N", "CW_SVD_MAX_N", SVD_MAX_N),
+    ("SVD_BLOCK", "CW_SVD_BLOCK", SVD_BLOCK),
+    ("QR_MAX_N", "CW_QR_MAX_N", QR_MAX_N),
+    ("QR_BLOCK", "CW_QR_BLOCK", QR_BLOCK),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -210,6 +218,25 @@ MATMUL_ARGS = ArgLayout(
         ("a", "cptr", 1), ("a_off", "i64", 1), ("b", "cptr", 1), ("b_off", "i64", 1), ("c", "ptr", 1),
     ],
     "integer matmul (hip/matmul.hip): row / column strides of each operand; c is contiguous (batch, M, N)")
+
+SVD_ARGS = ArgLayout(
+    "cw_svd_args",
+    [("src", "cptr", 1), ("u", "ptr", 1), ("v", "ptr", 1), ("s", "ptr", 1), ("info", "ptr", 1),
+     ("v_scratch", "ptr", 1), ("R", "i64", 1), ("C", "i64", 1), ("src_rs", "i64", 1), ("src_cs", "i64", 1),
+     ("src_bs", "i64", 1), ("u_rs", "i64", 1), ("u_cs", "i64", 1), ("u_bs", "i64", 1), ("v_rs", "i64", 1),
+     ("v_cs", "i64", 1), ("v_bs", "i64", 1), ("max_sweeps", "i32", 1), ("pad_", "i32", 1)],
+    "batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix "
+    "W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) "
+    "and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int "
+    "per matrix; v_scratch: (C+1)*C elements per matrix when V does not fit in shared memory, else null")
+
+QR_ARGS = ArgLayout(
+    "cw_qr_args",
+    [("src", "cptr", 1), ("q", "ptr", 1), ("r", "ptr", 1), ("m", "i64", 1), ("n", "i64", 1), ("kq", "i64", 1),
+     ("kr", "i64", 1), ("src_rs", "i64", 1), ("src_cs", "i64", 1), ("src_bs", "i64", 1), ("q_bs", "i64", 1),
+     ("r_bs", "i64", 1)],
+    "batched Householder QR (hip/qr_householder.hip), one block per matrix b: A (m x n) element (i, j) "
+    "at src[b*src_bs + i*src_rs + j*src_cs]; Q (m x kq) and R (kr x n) row-major, q_bs / r_bs apart")
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",

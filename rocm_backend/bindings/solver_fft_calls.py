@@ -100,10 +100,11 @@ def fft_type(name):
 
 
 def fft_plan_many(n, inembed, istride, idist, onembed, ostride, odist, kind, batch, stream):
-    """A rank-1 advanced-layout plan (hipfftPlanMany) bound to ``stream``."""
+    """An advanced-layout plan (hipfftPlanMany) of rank len(n) bound to ``stream``; ``n``,
+    ``inembed``, ``onembed``: sequences of that length."""
     hf = _hipfft()
-    plan = check("hipfftPlanMany", hf.hipfftPlanMany(1, [n], [inembed], istride, idist, [onembed],
-                                                     ostride, odist, fft_type(kind), batch))
+    plan = check("hipfftPlanMany", hf.hipfftPlanMany(len(n), list(n), list(inembed), istride, idist,
+                                                     list(onembed), ostride, odist, fft_type(kind), batch))
     try:
         check("hipfftSetStream", hf.hipfftSetStream(plan, stream))
     except Exception:

@@ -31,7 +31,7 @@ from ..abi.ew_operands import coalesce
 
 PLAN_CACHE_SIZE = 32
 _INT32_MAX = 2**31 - 1
-_KIND = {  # (op, input dtype) -> hipFFT transform
+KIND = {  # (op, input dtype) -> hipFFT transform
     ("fft", dt.complex64): "C2C", ("fft", dt.complex128): "Z2Z",
     ("rfft", dt.float32): "R2C", ("rfft", dt.float64): "D2Z",
     ("irfft", dt.complex64): "C2R", ("irfft", dt.complex128): "Z2D",
@@ -70,7 +70,7 @@ _caches = {}
 _caches_lock = threading.Lock()
 
 
-def _cache(device):
+def plan_cache(device):
     cache = _caches.get(device.ordinal)
     if cache is None:
         with _caches_lock:
@@ -78,10 +78,12 @@ def _cache(device):
             if cache is None:
                 def create(key):
                     kind, n, batch, istride, idist, ostride, odist = key
-                    n_in = n // 2 + 1 if kind in ("C2R", "Z2D") else n
-                    n_out = n // 2 + 1 if kind in ("R2C", "D2Z") else n
+                    dims = n if isinstance(n, tuple) else (n,)  # (n0, ..., nk): a rank-k plan
+                    half = dims[:-1] + (dims[-1] // 2 + 1,)
+                    n_in = half if kind in ("C2R", "Z2D") else dims
+                    n_out = half if kind in ("R2C", "D2Z") else dims
                     device.make_current()
-                    return calls.fft_plan_many(n, n_in, istride, idist, n_out, ostride, odist, kind, batch,
+                    return calls.fft_plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch,
                                                device.stream)
 
                 cache = _caches[device.ordinal] = PlanCache(
@@ -129,7 +131,7 @@ def output_plan(shape, axis, m):
 
 def transform(x, layout, axis, op, n=None, inverse=False):
     """The one path of fft/rfft/irfft: ``n`` is the output length of irfft."""
-    kind = _KIND.get((op, x.dtype))
+    kind = KIND.get((op, x.dtype))
     if kind is None:
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
         raise UnsupportedOperation(op, x.dtype, "rocm", f"{op} takes {want}")
@@ -164,7 +166,7 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     if batch > _INT32_MAX or shape_size(out_shape) // m > _INT32_MAX:
         raise UnsupportedOperation(op, x.dtype, "rocm", "more than 2^31-1 transforms in one call")
     target = out if direct else x.device.empty((out.size,), out_dtype)
-    plan = _cache(x.device).get((kind, size, batch, istride, idist, ostride, odist))
+    plan = plan_cache(x.device).get((kind, size, batch, istride, idist, ostride, odist))
     src = x.ptr + layout.offset * x.dtype.itemsize
     calls.fft_exec(kind, plan, src, target.ptr, inverse=inverse)
     if not direct:  # (before, after, m) -> the caller's order

@@ -41,7 +41,8 @@ def cholesky(a, layout, upper):
     info = lc.ints(device, count)
     if count >= POTRF_BATCHED_MIN:
         ptrs = lc.pointer_array(device, work.ptr, count, n * n * item)
-        lwork = calls.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count)
+        lwork = lc.constant(device, ("lwork", letter, "potrfBatched", upper, n, count),  # sizes only
+                            lambda: calls.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count))
         ws = lc.workspace(device, a.dtype, lwork)
         calls.solver(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, ws.ptr, lwork, info.ptr, count)
     else:

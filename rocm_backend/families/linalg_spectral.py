@@ -1,5 +1,6 @@
-"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr), SVD (gesvd; gesvdjBatched
-for batches of small matrices) and the
+"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr; our kernel for batches of
+small real matrices, ``qr_householder``), SVD (gesvd; gesvdjBatched for batches of small
+matrices, our kernel for real ones, ``svd_jacobi``) and the
 Hermitian eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small
 matrices), through hipSOLVER. Layout conventions: ``linalg_common``. The only host read
 is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
@@ -12,6 +13,7 @@ from candlewick.layout import Layout, contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
+from . import qr_householder, svd_jacobi
 from ..bindings import solver_fft_calls as calls
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
@@ -19,6 +21,11 @@ from ..bindings import solver_fft_calls as calls
 EIGH_JACOBI_MAX_N = 64
 # likewise for the SVD (gesvdjBatched: full U and V of each matrix, then sliced)
 SVD_JACOBI_MAX_N = 64
+# single-precision matrices try the one-matrix Jacobi SVD (gesvdj) first, gesvd when it
+# does not converge, as PyTorch does: cuSOLVER's Sgesvdj took 1115 ms at n = 4096 where
+# Sgesvd took 1251 (H100, bench/results/linalg_fft_nvidia-h100.md); in double precision
+# the two were even, so gesvd stays
+SVD_JACOBI_FIRST = (dt.float32, dt.complex64)
 _lock = threading.Lock()
 _params = {}  # (kind, device ordinal) -> hipsolverSyevjInfo_t / GesvdjInfo_t (defaults)
 
@@ -45,6 +52,8 @@ def qr(a, layout, complete):
         q = device.zeros(batch + (m, kq), dtype)
         _eye_fill(q, batch, m, kq)
         return q, device.zeros(batch + (kr, n), dtype)
+    if qr_householder.fits(count, m, n, dtype):
+        return qr_householder.qr(a, layout, complete, count)
     cols = max(n, kq)
     per = m * cols
     if cols == n:
@@ -88,8 +97,14 @@ def svd(a, layout, full_matrices):
         _eye_fill(u, batch, m, ku)
         _eye_fill(vh, batch, kv, n)
         return u, device.zeros(batch + (k,), real), vh
+    if svd_jacobi.fits(count, m, n, dtype, full_matrices):
+        return svd_jacobi.svd(a, layout, count)
     if use_batched_svd(count, m, n):
         return _svd_jacobi_batched(a, layout, full_matrices)
+    if dtype in SVD_JACOBI_FIRST:
+        done = _svd_gesvdj(a, layout, full_matrices)
+        if done is not None:
+            return done
     wide = n >= m
     rows, cols = (n, m) if wide else (m, n)
     w = a.copy(layout) if wide else lc.column_major(a, layout)
@@ -146,6 +161,40 @@ def _svd_jacobi_batched(a, layout, full_matrices):
     kv = n if full_matrices else k
     u_out = u.copy(lc.colmajor_as_rowmajor(batch, m, ku, m, m * m))
     bstrides = tuple(st * n * n for st in contiguous_strides(batch))
+    v_rows = Layout(batch + (kv, n), bstrides + (n, 1), 0)
+    vh = v.unary(UnaryOp.CONJ, v_rows) if dtype.is_complex else v.copy(v_rows)
+    return u_out, s, vh
+
+
+def _svd_gesvdj(a, layout, full_matrices):
+    """gesvdj per matrix on A column-major (U, and V rather than V^H, column-major, read
+    back as in ``_svd_jacobi_batched``); None when a matrix did not converge (the caller
+    then runs gesvd). The info check is the one host read."""
+    batch, count, m, n = lc.split(layout.shape)
+    k = min(m, n)
+    device, dtype = a.device, a.dtype
+    real = dt.real_dtype_of(dtype)
+    letter, item = lc.LETTER[dtype], dtype.itemsize
+    ku = m if full_matrices else k
+    kv = n if full_matrices else k
+    w = lc.column_major(a, layout)
+    u = device.empty((count * m * ku,), dtype)
+    v = device.empty((count * n * kv,), dtype)
+    s = device.empty((count * k,), real)
+    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
+    econ = 0 if full_matrices else 1
+    lwork = calls.workspace_size(letter, "gesvdj", h, jobz, econ, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
+                                 params)
+    ws = lc.workspace(device, dtype, lwork)
+    info = lc.ints(device, count)
+    for i in range(count):
+        calls.solver(letter, "gesvdj", h, jobz, econ, m, n, w.ptr + i * m * n * item, m,
+                     s.ptr + i * k * real.itemsize, u.ptr + i * m * ku * item, m, v.ptr + i * n * kv * item, n,
+                     ws.ptr, lwork, info.ptr + 4 * i, params)
+    if (info.to_host(Layout.contiguous((count,))) != 0).any():
+        return None
+    u_out = u.copy(lc.colmajor_as_rowmajor(batch, m, ku, m, m * ku))
+    bstrides = tuple(st * n * kv for st in contiguous_strides(batch))
     v_rows = Layout(batch + (kv, n), bstrides + (n, 1), 0)
     vh = v.unary(UnaryOp.CONJ, v_rows) if dtype.is_complex else v.copy(v_rows)
     return u_out, s, vh

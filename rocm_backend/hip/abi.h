@@ -12,6 +12,10 @@ typedef long long cw_i64;
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
+#define CW_SVD_MAX_N 64
+#define CW_SVD_BLOCK 256
+#define CW_QR_MAX_N 64
+#define CW_QR_BLOCK 64
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -93,6 +97,45 @@ struct cw_matmul_args {
     const char* b;
     cw_i64 b_off;
     char* c;
+};
+
+// batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int per matrix; v_scratch: (C+1)*C elements per matrix when V does not fit in shared memory, else null
+struct cw_svd_args {
+    const char* src;
+    char* u;
+    char* v;
+    char* s;
+    char* info;
+    char* v_scratch;
+    cw_i64 R;
+    cw_i64 C;
+    cw_i64 src_rs;
+    cw_i64 src_cs;
+    cw_i64 src_bs;
+    cw_i64 u_rs;
+    cw_i64 u_cs;
+    cw_i64 u_bs;
+    cw_i64 v_rs;
+    cw_i64 v_cs;
+    cw_i64 v_bs;
+    int max_sweeps;
+    int pad_;
+};
+
+// batched Householder QR (hip/qr_householder.hip), one block per matrix b: A (m x n) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; Q (m x kq) and R (kr x n) row-major, q_bs / r_bs apart
+struct cw_qr_args {
+    const char* src;
+    char* q;
+    char* r;
+    cw_i64 m;
+    cw_i64 n;
+    cw_i64 kq;
+    cw_i64 kr;
+    cw_i64 src_rs;
+    cw_i64 src_cs;
+    cw_i64 src_bs;
+    cw_i64 q_bs;
+    cw_i64 r_bs;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)

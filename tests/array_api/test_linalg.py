@@ -8,7 +8,7 @@ UnsupportedOperation; those tests skip there (the fuzz test checks the error cla
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import array_api_strict as xs
@@ -192,7 +192,22 @@ def test_matrix_rank_and_pinv(data):
         got = _call(la.matrix_rank, m)
         expected = np.linalg.matrix_rank(to_np(m))
         np.testing.assert_array_equal(to_np(got), expected)
-    _close(_call(la.pinv, a), np.linalg.pinv(host), name, "pinv")
+    # pinv inverts every singular value above the cutoff, so it is a function of the
+    # matrix only where none lies near the cutoff: a numerically rank-deficient float32
+    # matrix has rounding-noise singular values (about eps * max(S)) on either side of
+    # the default cutoff max(M, N) * eps * max(S) depending on the SVD routine, and
+    # inverting one gives entries of 1 / noise (on rocm, off in 2 of 6 elements against
+    # NumPy, whose default rcond=1e-15 inverts the noise too). So: the default cutoff on
+    # well-conditioned matrices, and rtol=1e-3 (both sides cut the noise) on the others
+    # when their singular values keep clear of it.
+    s64 = np.linalg.svd(host.astype(np.float64), compute_uv=False)
+    largest = s64.max(axis=-1, keepdims=True)
+    ratio = np.divide(s64, largest, out=np.zeros_like(s64), where=largest > 0)
+    if (ratio >= 1e-2).all():
+        _close(_call(la.pinv, a), np.linalg.pinv(host), name, "pinv")
+    else:
+        assume(not ((ratio > 1e-4) & (ratio < 1e-2)).any())
+        _close(_call(la.pinv, a, rtol=1e-3), np.linalg.pinv(host, rtol=1e-3), name, "pinv(rtol=1e-3)")
 
 
 @given(data=st.data())

@@ -121,9 +121,20 @@ def solver_module():
                 _mem(info + 4 * i, 1, np.int32)[0] = 0
             return OK
 
+        def gesvdj(h, jobz, econ, m, n, A, lda, S, U, ldu, V, ldv, work, lwork, info, params, t=t):
+            """One matrix; ``fake_gesvdj_info`` (a module attribute) sets its info (non-convergence)."""
+            a = np.array(_colmajor(A, m, n, lda, t))
+            u, s, vh = np.linalg.svd(a, full_matrices=not econ)
+            _mem(S, min(m, n), s.dtype)[:] = s
+            _colmajor(U, m, u.shape[1], ldu, t)[...] = u
+            _colmajor(V, n, vh.shape[0], ldv, t)[...] = vh.conj().T
+            _mem(info, 1, np.int32)[0] = getattr(mod, "fake_gesvdj_info", 0)
+            return OK
+
         names = {"getrf": getrf, "getrs": getrs, "potrf": potrf, "potrfBatched": potrf_batched, "geqrf": geqrf,
                  ("ungqr" if cplx else "orgqr"): orgqr, "gesvd": gesvd, ("heevd" if cplx else "syevd"): syevd,
-                 ("heevjBatched" if cplx else "syevjBatched"): syevj_batched, "gesvdjBatched": gesvdj_batched}
+                 ("heevjBatched" if cplx else "syevjBatched"): syevj_batched, "gesvdjBatched": gesvdj_batched,
+                 "gesvdj": gesvdj}
         for name, fn in names.items():
             setattr(mod, f"hipsolver{p}{name}", fn)
             setattr(mod, f"hipsolver{p}{name}_bufferSize", size)
@@ -152,27 +163,35 @@ def fft_module():
     mod.HIPFFT_FORWARD, mod.HIPFFT_BACKWARD = -1, 1
     mod.hipfftType_t = types.SimpleNamespace(**{f"HIPFFT_{k}": k for k in ("C2C", "Z2Z", "R2C", "D2Z", "C2R", "Z2D")})
     mod.hipfftPlanMany = lambda rank, n, inembed, istride, idist, onembed, ostride, odist, kind, batch: (
-        0, (kind, n[0], inembed[0], istride, idist, onembed[0], ostride, odist, batch))
+        0, (kind, tuple(n[:rank]), tuple(inembed[:rank]), istride, idist, tuple(onembed[:rank]), ostride, odist,
+            batch))
     mod.hipfftSetStream = lambda plan, s: OK
     mod.hipfftDestroy = lambda plan: OK
     types_of = {"C2C": (np.complex64, np.complex64), "Z2Z": (np.complex128, np.complex128),
                 "R2C": (np.float32, np.complex64), "D2Z": (np.float64, np.complex128),
                 "C2R": (np.complex64, np.float32), "Z2D": (np.complex128, np.float64)}
 
+    def linear(dims):
+        """Each element's offset (in strides) in a row-major array of ``dims`` (the
+        advanced layout's embedding, which the backend gives as the data's extents)."""
+        return np.ravel_multi_index(np.indices(dims).reshape(len(dims), -1), dims).reshape(dims)
+
     def run(plan, src, dst, direction=None):
         kind, n, n_in, istride, idist, n_out, ostride, odist, batch = plan
         ti, to = types_of[kind]
-        inp = _mem(src, (batch - 1) * idist + (n_in - 1) * istride + 1, ti)
-        out = _mem(dst, (batch - 1) * odist + (n_out - 1) * ostride + 1, to)
+        lin_in, lin_out = linear(n_in) * istride, linear(n_out) * ostride
+        inp = _mem(src, (batch - 1) * idist + int(lin_in.max()) + 1, ti)
+        out = _mem(dst, (batch - 1) * odist + int(lin_out.max()) + 1, to)
+        size = int(np.prod(n))
         for b in range(batch):
-            x = inp[b * idist + np.arange(n_in) * istride]
+            x = inp[b * idist + lin_in]
             if kind in ("C2C", "Z2Z"):
-                y = np.fft.fft(x) if direction == -1 else np.fft.ifft(x) * n
+                y = np.fft.fftn(x) if direction == -1 else np.fft.ifftn(x) * size
             elif kind in ("R2C", "D2Z"):
-                y = np.fft.rfft(x)
+                y = np.fft.rfftn(x)
             else:
-                y = np.fft.irfft(x, n) * n
-            out[b * odist + np.arange(n_out) * ostride] = y
+                y = np.fft.irfftn(x, n, axes=tuple(range(len(n)))) * size
+            out[b * odist + lin_out] = y
         return OK
 
     for kind in types_of:

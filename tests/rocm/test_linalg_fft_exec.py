@@ -6,6 +6,8 @@ the column-major/row-major readings, leading dimensions, batch strides, pointer 
 plan layouts and the composition of det/slogdet/triangles; that the real libraries
 compute the same is for the GPU runs (bench/results)."""
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -26,7 +28,7 @@ def _wanted(spec):
     k = spec.key  # ops.kernel_key's form: enum values and dtype names
     fam = k[0]
     names = {d.name for d in DTYPES}
-    if fam in ("copy", "where", "transpose", "fill"):
+    if fam in ("copy", "where", "transpose", "fill", "svd_jacobi", "qr_householder"):
         return True
     if fam == "arange":
         return k[1] in ("int64", "int32")
@@ -37,6 +39,8 @@ def _wanted(spec):
         return k[1] == "bool" and k[2] in names
     if fam == "binary":
         return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
+        return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
     if fam == "unary":
         return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
     if fam == "reduce":
@@ -47,11 +51,12 @@ def _wanted(spec):
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     specs = [s for s in ops.TABLE.values() if _wanted(s)]
-    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip"], specs)
+    own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
+    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip"] + own, specs)
 
 
 @pytest.fixture
-def device(lib, monkeypatch, tmp_path):
+def runtime_and_device(lib, monkeypatch, tmp_path):
     from rocm_backend.families import fft as rfft
     from rocm_backend.bindings import solver_fft_calls
     from rocm_backend.families import linalg_common, linalg_spectral
@@ -63,9 +68,15 @@ def device(lib, monkeypatch, tmp_path):
     monkeypatch.setattr(solver_fft_calls, "_modules", {"hipsolver": solver, "hipfft": fft_module(),
                                                        "hipblas": rt.hipblas})
     monkeypatch.setattr(linalg_common, "_handles", {})
+    monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())  # arrays of an earlier runtime
     monkeypatch.setattr(linalg_spectral, "_params", {})
     monkeypatch.setattr(rfft, "_caches", {})
-    return dev
+    return rt, dev
+
+
+@pytest.fixture
+def device(runtime_and_device):
+    return runtime_and_device[1]
 
 
 def _h(m):
@@ -149,6 +160,51 @@ def test_qr_and_svd(device, dtype, shape):
         np.testing.assert_allclose((u[..., :, :k] * sv[..., None, :]) @ vh[..., :k, :], a, atol=1e-10)
 
 
+def test_repeated_batched_cholesky_reuses_its_constants(runtime_and_device):
+    runtime, device = runtime_and_device
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((3, 5, 5))
+    spd = a @ _h(a) + 5 * np.eye(5)
+    s = device.storage_from_host(spd.reshape(-1))
+    lay = Layout.contiguous(spd.shape)
+    first = _read(s.cholesky(lay, False), spd.shape)
+    before = len(runtime.launches)
+    second = _read(s.cholesky(lay, False), spd.shape)
+    names = [name for name, _, _ in runtime.launches[before:]]
+    assert not any(n.startswith(("compare", "arange")) for n in names), names  # the triangle mask is kept
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_allclose(second, np.linalg.cholesky(spd), atol=1e-10)
+
+
+@pytest.mark.parametrize("converges", [True, False], ids=["gesvdj", "gesvd-fallback"])
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6)], ids=str)
+@pytest.mark.parametrize("dtype", [dt.float32, dt.complex64], ids=str)
+def test_single_precision_svd_tries_gesvdj_first(device, dtype, shape, converges, monkeypatch):
+    from rocm_backend.bindings import solver_fft_calls
+
+    solver = solver_fft_calls._modules["hipsolver"]
+    monkeypatch.setattr(solver, "fake_gesvdj_info", 0 if converges else 1, raising=False)
+    called = []
+    letter = "S" if dtype is dt.float32 else "C"
+    for name in ("gesvdj", "gesvd"):
+        full = f"hipsolver{letter}{name}"
+        fn = getattr(solver, full)
+        monkeypatch.setattr(solver, full, lambda *a, fn=fn, name=name: (called.append(name), fn(*a))[1])
+    rng = np.random.default_rng(6)
+    a = _random(rng, dtype, shape)
+    s, lay = _strided(device, a)
+    m, n = shape
+    k = min(m, n)
+    for full in (False, True):
+        u_s, sv_s, vh_s = s.svd(lay, full)
+        u, sv = _read(u_s, (m, m if full else k)), _read(sv_s, (k,))
+        vh = _read(vh_s, (n if full else k, n))
+        np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
+        np.testing.assert_allclose((u[:, :k] * sv) @ vh[:k], a, atol=1e-5)
+        np.testing.assert_allclose(_h(u) @ u, np.eye(u.shape[1]), atol=1e-5)
+    assert called[0] == "gesvdj" and ("gesvd" in called) == (not converges)
+
+
 def test_singular_and_not_positive_definite_raise(device):
     s = device.storage_from_host(np.array([1.0, 2.0, 2.0, 4.0]))
     lay = Layout.contiguous((2, 2))
@@ -187,3 +243,24 @@ def test_fft_rfft_irfft_on_views(device, axis):
     out_shape[axis] = 2 * n + 3
     np.testing.assert_allclose(_read(longer, tuple(out_shape)), np.fft.irfft(spec, 2 * n + 3, axis=axis) * (2 * n + 3),
                                atol=1e-9)
+
+
+@pytest.mark.parametrize("axes", [(1, 2), (2, 1), (0, 1, 2), (0, 2), (1,), (2, 0)], ids=str)
+def test_fftn_and_rfftn(device, axes):
+    """One 2-D/3-D plan for trailing axes (rfftn: its real axis last), else one axis at
+    a time; strided input either way."""
+    from rocm_backend.families import fft_nd
+
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 5, 4)) + 1j * rng.standard_normal((3, 5, 4))
+    s, lay = _strided(device, x)
+    for inverse in (False, True):
+        size = int(np.prod([x.shape[a] for a in axes]))
+        want = np.fft.ifftn(x, axes=axes) * size if inverse else np.fft.fftn(x, axes=axes)
+        np.testing.assert_allclose(_read(s.fftn(lay, axes, inverse), x.shape), want, atol=1e-10)
+    real = np.ascontiguousarray(x.real)
+    rs, rlay = _strided(device, real)
+    want = np.fft.rfftn(real, axes=axes)
+    np.testing.assert_allclose(_read(rs.rfftn(rlay, axes), want.shape), want, atol=1e-10)
+    assert fft_nd.planned(x.shape, axes, "fft") == (axes in ((1, 2), (2, 1), (0, 1, 2)))
+    assert fft_nd.planned(x.shape, axes, "rfft") == (axes in ((1, 2), (0, 1, 2)))

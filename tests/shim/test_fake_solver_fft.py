@@ -35,9 +35,17 @@ def ok(r):
 F, O, E = hs.hipsolverFillMode_t, hs.hipsolverOperation_t, hs.hipsolverEigMode_t
 h = ok(hs.hipsolverCreate())
 assert ok(hs.hipsolverSpotrf_bufferSize(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5)) == 15
-assert last(cs, 3) == ("cusolverDnSpotrf_bufferSize", [0, 5, 5])         # lower -> CUBLAS 0
+assert last(cs, 4) == ("cusolverDnXpotrf_bufferSize", [0, 5, 0, 5])      # 64-bit API; lower -> 0, R_32F
 ok(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 15, 0x3000))
-assert last(cs, 4) == ("cusolverDnSpotrf", [1, 5, 6, 15])                 # upper -> 1
+assert last(cs, 6) == ("cusolverDnXpotrf", [1, 5, 0, 6, 60, 1])          # upper -> 1; 15 floats = 60 bytes
+assert int(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 14, 0x3000)[0]) == 3
+ok(hs.hipsolverZpotrf(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5, 0x2000, 4, 0x3000))
+assert last(cs, 6) == ("cusolverDnXpotrf", [0, 5, 5, 5, 64, 1])          # C_64F; 4 x 16 bytes
+ctypes.c_int.in_dll(ctypes.CDLL(os.path.join(d, "libcusolver.so.12")), "fake_host_bytes").value = 8
+assert ok(hs.hipsolverSpotrf_bufferSize(h, F.HIPBLAS_FILL_MODE_LOWER, 5, 0x1000, 5)) == 15
+assert last(cs, 3) == ("cusolverDnSpotrf_bufferSize", [0, 5, 5])         # wants host memory: legacy API
+ok(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_UPPER, 5, 0x1000, 6, 0x2000, 15, 0x3000))
+assert last(cs, 4) == ("cusolverDnSpotrf", [1, 5, 6, 15])
 calls = cs["calls"].value
 assert int(hs.hipsolverSpotrf(h, F.HIPBLAS_FILL_MODE_FULL, 5, 0x1000, 5, 0x2000, 15, 0x3000)[0]) == 10
 assert cs["calls"].value == calls                                         # INVALID_ENUM, not forwarded
@@ -47,6 +55,8 @@ ok(hs.hipsolverCheevd(h, E.HIPSOLVER_EIG_MODE_VECTOR, F.HIPBLAS_FILL_MODE_LOWER,
 assert last(cs, 5) == ("cusolverDnCheevd", [1, 0, 3, 3, 9])               # vector -> 1
 ok(hs.hipsolverDgesvd(h, ord("A"), ord("S"), 6, 4, 0x1000, 6, 0x2000, 0x3000, 6, 0x4000, 4, 0x5000, 1, 0x6000, 0x7000))
 assert last(cs, 6) == ("cusolverDnDgesvd", [65, 83, 6, 4, 6, 4])
+ok(hs.hipsolverSgesvdj(h, E.HIPSOLVER_EIG_MODE_VECTOR, 1, 6, 4, 0x1000, 6, 0x2000, 0x3000, 6, 0x4000, 4, 0x5000, 7, 0x6000, 0))
+assert last(cs, 6) == ("cusolverDnSgesvdj", [1, 1, 6, 4, 6, 7])          # vector -> 1, econ as given
 ok(hs.hipsolverSsyevjBatched(h, E.HIPSOLVER_EIG_MODE_NOVECTOR, F.HIPBLAS_FILL_MODE_UPPER, 8, 0x1000, 8, 0x2000, 0x3000, 1, 0x4000, 0, 5))
 assert last(cs, 5) == ("cusolverDnSsyevjBatched", [0, 1, 8, 8, 5])
 calls = cs["calls"].value

@@ -62,7 +62,8 @@ typedef int (*fn_any)();
     TYPED(X, gesvdjBatched, SgesvdjBatched, DgesvdjBatched, CgesvdjBatched, ZgesvdjBatched)     \
     X(CreateGesvdjInfo, "cusolverDnCreateGesvdjInfo") X(DestroyGesvdjInfo, "cusolverDnDestroyGesvdjInfo") \
     X(CreateParams, "cusolverDnCreateParams") X(XsyevBatchedBS, "cusolverDnXsyevBatched_bufferSize") \
-    X(XsyevBatched, "cusolverDnXsyevBatched")
+    X(XsyevBatched, "cusolverDnXsyevBatched")                                                   \
+    X(XpotrfBS, "cusolverDnXpotrf_bufferSize") X(Xpotrf, "cusolverDnXpotrf")
 
 #define DECL(field, sym) fn_any field;
 struct hoc_cusolver_api { CUSOLVER_FUNCS(DECL) };
@@ -73,6 +74,11 @@ extern struct hoc_cusolver_api hoc_cs;
 int hoc_solver_ready(void);
 /* cusolverStatus_t -> hipsolverStatus_t */
 hipsolverStatus_t hoc_from_cusolver(int s);
+/* The 64-bit API's cusolverDnParams_t (default settings, made once); NULL without it. */
+void *hoc_solver_params(void);
+
+/* cudaDataType_t of each type letter (CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F). */
+enum { CU_R_32F = 0, CU_R_64F = 1, CU_C_32F = 4, CU_C_64F = 5 };
 
 /* hipsolverFillMode_t (hipBLAS's) -> cublasFillMode_t, -1 when not lower/upper. */
 static inline int fill(int f)

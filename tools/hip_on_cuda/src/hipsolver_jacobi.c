@@ -16,9 +16,6 @@
 
 #include "hipsolver_internal.h"
 
-/* cudaDataType_t of each type letter (CUDA_R_32F, CUDA_R_64F, CUDA_C_32F, CUDA_C_64F)
- * and of its real part. */
-enum { CU_R_32F = 0, CU_R_64F = 1, CU_C_32F = 4, CU_C_64F = 5 };
 static pthread_once_t g_params_once = PTHREAD_ONCE_INIT;
 static void *g_params; /* cusolverDnParams_t of the 64-bit API, default settings */
 
@@ -28,13 +25,18 @@ static void make_params(void)
         g_params = NULL;
 }
 
+void *hoc_solver_params(void)
+{
+    pthread_once(&g_params_once, make_params);
+    return g_params;
+}
+
 /* cusolverDnXsyevBatched available (with its parameter object)? */
 static int xsyev_batched(void)
 {
     if (!hoc_cs.XsyevBatched || !hoc_cs.XsyevBatchedBS)
         return 0;
-    pthread_once(&g_params_once, make_params);
-    return g_params != NULL;
+    return hoc_solver_params() != NULL;
 }
 
 static hipsolverStatus_t xsyev_size(hipsolverHandle_t h, int jobz, int uplo, int n, void *A,
@@ -146,6 +148,33 @@ SYEVJ_BATCHED(Z, heevjBatched, hoc_c64, double, CU_C_64F, CU_R_64F)
         }                                                                                         \
         return HIPSOLVER_STATUS_SUCCESS;                                                          \
     }
+/* gesvdj of one matrix (cuSOLVER's has no size bound). */
+#define GESVDJ(P)                                                                                 \
+    HOC_API hipsolverStatus_t hipsolver##P##gesvdj_bufferSize(                                    \
+        hipsolverHandle_t h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, \
+        int ldu, void *V, int ldv, int *lwork, hipsolverGesvdjInfo_t params)                      \
+    {                                                                                             \
+        CHECK_HANDLE(h);                                                                          \
+        if (eig_mode(jobz) < 0)                                                                   \
+            return HIPSOLVER_STATUS_INVALID_ENUM;                                                 \
+        return CALL(P##gesvdjBS, h, eig_mode(jobz), econ, m, n, A, lda, S, U, ldu, V, ldv, lwork, \
+                    params);                                                                      \
+    }                                                                                             \
+    HOC_API hipsolverStatus_t hipsolver##P##gesvdj(                                               \
+        hipsolverHandle_t h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, \
+        int ldu, void *V, int ldv, void *work, int lwork, int *info, hipsolverGesvdjInfo_t params) \
+    {                                                                                             \
+        CHECK_HANDLE(h);                                                                          \
+        if (eig_mode(jobz) < 0)                                                                   \
+            return HIPSOLVER_STATUS_INVALID_ENUM;                                                 \
+        return CALL(P##gesvdj, h, eig_mode(jobz), econ, m, n, A, lda, S, U, ldu, V, ldv, work,    \
+                    lwork, info, params);                                                         \
+    }
+GESVDJ(S)
+GESVDJ(D)
+GESVDJ(C)
+GESVDJ(Z)
+
 GESVDJ_BATCHED(S, float, float)
 GESVDJ_BATCHED(D, double, double)
 GESVDJ_BATCHED(C, hoc_c32, float)

@@ -42,6 +42,28 @@ API int cusolverDnSpotrf(void *h, int uplo, int n, void *A, int lda, void *w, in
 {
     return rec("cusolverDnSpotrf", 4, uplo, n, lda, lwork, 0, 0);
 }
+/* the 64-bit potrf: device workspace 12 n bytes; fake_host_bytes of host workspace (a
+ * nonzero value sends the shim back to the legacy routine) */
+API int fake_host_bytes;
+static int g_params_token = 9;
+API int cusolverDnCreateParams(void **p) { *p = &g_params_token; return 0; }
+API int cusolverDnXpotrf_bufferSize(void *h, void *params, int uplo, int64_t n, int type, void *A, int64_t lda,
+                                    int ctype, size_t *dev, size_t *host)
+{
+    *dev = 12 * (size_t)n;
+    *host = (size_t)fake_host_bytes;
+    return rec("cusolverDnXpotrf_bufferSize", 4, uplo, n, type, lda, 0, 0);
+}
+API int cusolverDnXpotrf(void *h, void *params, int uplo, int64_t n, int type, void *A, int64_t lda, int ctype,
+                         void *work, size_t dev, void *hwork, size_t host, int *info)
+{
+    return rec("cusolverDnXpotrf", 6, uplo, n, type, lda, (long long)dev, params == &g_params_token);
+}
+API int cusolverDnSgesvdj(void *h, int jobz, int econ, int m, int n, void *A, int lda, void *S, void *U, int ldu,
+                          void *V, int ldv, void *w, int lwork, int *info, void *params)
+{
+    return rec("cusolverDnSgesvdj", 6, jobz, econ, m, n, lda, lwork);
+}
 API int cusolverDnZgetrs(void *h, int trans, int n, int nrhs, void *A, int lda, int *ipiv, void *B, int ldb, int *info)
 {
     return rec("cusolverDnZgetrs", 5, trans, n, nrhs, lda, ldb, 0);
