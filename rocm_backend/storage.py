@@ -6,11 +6,10 @@ stream and returns at once. The methods that check or reorder their arguments be
 routing are written out; nothing else lives here.
 """
 
-from candlewick.errors import UnsupportedOperation
-
 from .families import copies, dlpack, elementwise, indexing, nn, nn_pool, reductions, rocblas, scans
 from .families import fft as _fft
 from .families import linalg as _linalg
+from .families import linalg_eig as _eig
 from .families import linalg_spectral as _spectral
 from .families import sort as ordering
 from .runtime.storage_slice import StorageSlice
@@ -74,7 +73,7 @@ class RocmStorage(StorageSlice):
 
     upsample_nearest2d = nn_pool.upsample_nearest2d
 
-    # --- optional groups "linalg" (hipSOLVER) and "fft" (hipFFT): families/linalg*.py, fft.py
+    # --- optional groups "linalg" (hipSOLVER; eig: our kernel) and "fft" (hipFFT): families/linalg*.py, fft.py
     cholesky = _linalg.cholesky
     solve = _linalg.solve
     inv = _linalg.inv
@@ -84,9 +83,7 @@ class RocmStorage(StorageSlice):
     svd = _spectral.svd
     eigh = _spectral.eigh
 
-    def eig(self, layout):
-        raise UnsupportedOperation("eig", self.dtype, "rocm",
-                                   "hipSOLVER has no geev; eig/eigvals are not implemented on rocm yet")
+    eig = _eig.eig  # our own kernel (hip/eig.hip): hipSOLVER has no geev
 
     fft = _fft.fft
     rfft = _fft.rfft

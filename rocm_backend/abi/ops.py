@@ -19,8 +19,8 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
-from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, REDUCE_ARGS, TRANSPOSE_ARGS, TRANSPOSE_ROWS,
-                      TRANSPOSE_TILE)
+from .structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, REDUCE_ARGS, TRANSPOSE_ARGS,
+                      TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
 C_TYPE = {
@@ -130,6 +130,8 @@ def _build():
     for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
         add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
             block=block)
+    for d, real in ((dt.complex64, "float"), (dt.complex128, "double")):  # hip/eig.hip (families/linalg_eig.py)
+        add(("eig", d), f"eig_{d.name}", "linalg_eig", f"cw_eig<{real}>(a);", EIG_ARGS.name, EIG_BLOCK)
     for key, name, body in _nn_kernels():  # hip/nn.hip: conv fallback, pooling
         add(key, name, NN_MODULE, body, NN_ARGS.name, NN_BLOCK)
     return table

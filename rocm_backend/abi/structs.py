@@ -24,6 +24,9 @@ TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/trans
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
+EIG_BLOCK = 128  # threads per block (one block per matrix) of hip/eig.hip
+EIG_SHARED_BYTES = 32768  # shared memory hip/eig.hip keeps H (and Z) in when they fit
+EIG_NONFINITE = -1  # hip/eig.hip's info for a matrix holding inf or NaN
 
 CONSTANTS = (
     ("MAX_DIMS", "CW_MAX_DIMS", MAX_DIMS),
@@ -33,6 +36,9 @@ CONSTANTS = (
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
+    ("EIG_BLOCK", "CW_EIG_BLOCK", EIG_BLOCK),
+    ("EIG_SHARED_BYTES", "CW_EIG_SHARED_BYTES", EIG_SHARED_BYTES),
+    ("EIG_NONFINITE", "CW_EIG_NONFINITE", EIG_NONFINITE),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -59,6 +65,7 @@ KINDS = {
     "ptr": ("Q", 8, 8, "char*"),
     "cptr": ("Q", 8, 8, "const char*"),
     "u32ptr": ("Q", 8, 8, "unsigned int*"),
+    "i32ptr": ("Q", 8, 8, "int*"),
     "raw": ("s", 8, 8, "cw_i64"),
 }
 
@@ -210,6 +217,13 @@ MATMUL_ARGS = ArgLayout(
         ("a", "cptr", 1), ("a_off", "i64", 1), ("b", "cptr", 1), ("b_off", "i64", 1), ("c", "ptr", 1),
     ],
     "integer matmul (hip/matmul.hip): row / column strides of each operand; c is contiguous (batch, M, N)")
+
+EIG_ARGS = ArgLayout(
+    "cw_eig_args",
+    [("work", "ptr", 1), ("values", "ptr", 1), ("vectors", "ptr", 1), ("scratch", "ptr", 1), ("info", "i32ptr", 1),
+     ("n", "i64", 1), ("count", "i64", 1), ("want_vectors", "i32", 1), ("pad_", "i32", 1)],
+    "general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each "
+    "buffer holds)")
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",

@@ -12,6 +12,9 @@ typedef long long cw_i64;
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
+#define CW_EIG_BLOCK 128
+#define CW_EIG_SHARED_BYTES 32768
+#define CW_EIG_NONFINITE -1
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -93,6 +96,19 @@ struct cw_matmul_args {
     const char* b;
     cw_i64 b_off;
     char* c;
+};
+
+// general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each buffer holds)
+struct cw_eig_args {
+    char* work;
+    char* values;
+    char* vectors;
+    char* scratch;
+    int* info;
+    cw_i64 n;
+    cw_i64 count;
+    int want_vectors;
+    int pad_;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)
