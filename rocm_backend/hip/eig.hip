@@ -5,10 +5,10 @@
 //   1. scale by a power of two (exact) so that the largest |re| + |im| is in [0.5, 1);
 //      a non-finite entry ends the matrix with info = CW_EIG_NONFINITE;
 //   2. Householder reduction to upper Hessenberg form H = Q^H A Q, Q accumulated in Z;
-//   3. complex single-shift QR iterations (LAPACK zlahqr's algorithm: Wilkinson shifts,
-//      exceptional shifts at 10 and 20 iterations, Ahues-Tisseur deflation test) with
-//      Givens rotations, to the Schur form T = Z^H A Z; more than 30 * max(10, n)
-//      iterations for one eigenvalue ends the matrix with info = (its index + 1);
+//   3. complex single-shift QR iterations (LAPACK 3.10's zlahqr algorithm: Wilkinson
+//      shifts, an exceptional shift every 10th sweep without deflation, Ahues-Tisseur
+//      deflation test) with Givens rotations, to the Schur form T = Z^H A Z; more than
+//      30 * max(10, n) sweeps for one eigenvalue end the matrix with info = (its index + 1);
 //   4. eigenvectors of T by back substitution (one thread per vector, rescaled past
 //      CW_EIG_BIG so that nearly defective matrices do not overflow), times Z, each of
 //      unit 2-norm with its largest component real (as LAPACK's geev).
@@ -26,13 +26,16 @@
 template <class R> __device__ inline cw_complex<R> cw_eig_conj(cw_complex<R> z) { return cw_cplx(z.re, -z.im); }
 template <class R> __device__ inline R cw_eig_abs1(cw_complex<R> z) { return cw_r_fabs(z.re) + cw_r_fabs(z.im); }
 template <class R> __device__ inline cw_complex<R> cw_eig_scale(cw_complex<R> z, R s) { return cw_cplx(z.re * s, z.im * s); }
+// z / d for a real d: divided, not scaled by 1 / d, which overflows for a subnormal d
+template <class R> __device__ inline cw_complex<R> cw_eig_div(cw_complex<R> z, R d) { return cw_cplx(z.re / d, z.im / d); }
 template <class R> __device__ inline cw_complex<R> cw_eig_ldexp(cw_complex<R> z, int e) {
     return cw_cplx(cw_r_ldexp(z.re, e), cw_r_ldexp(z.im, e));
 }
 
 // what thread 0 decides for the block (read by every thread after a barrier)
 template <class R> struct cw_eig_state {
-    cw_complex<R> shift, alpha;  // QR shift; the Householder step's new subdiagonal entry
+    cw_complex<R> base, delta;   // QR shift = base + delta (base a diagonal entry of H)
+    cw_complex<R> alpha;         // the Householder step's new subdiagonal entry
     R beta, amax;                // reflector coefficient; the input's largest |re| + |im|
     int action, l, ihi, exponent;
 };
@@ -50,9 +53,9 @@ template <class R> __device__ inline R cw_eig_norm(const cw_complex<R>* x, cw_i6
         if (m > big) big = m;
     }
     if (big == (R)0) return 0;
-    R sum = 0, inv = (R)1 / big;
+    R sum = 0;
     for (cw_i64 i = 0; i < count; ++i) {
-        R re = x[i * step].re * inv, im = x[i * step].im * inv;
+        R re = x[i * step].re / big, im = x[i * step].im / big;
         sum += re * re + im * im;
     }
     return big * cw_r_sqrt(sum);
@@ -63,23 +66,23 @@ template <class R> __device__ inline void cw_eig_givens(cw_complex<R> x, cw_comp
                                                         cw_complex<R>* r) {
     R ax = cw_cabs(x), ay = cw_cabs(y);
     if (ay == (R)0) { *c = 1; *s = cw_cplx((R)0, (R)0); *r = x; return; }
-    if (ax == (R)0) { *c = 0; *s = cw_eig_scale(cw_eig_conj(y), (R)1 / ay); *r = cw_cplx(ay, (R)0); return; }
+    if (ax == (R)0) { *c = 0; *s = cw_eig_div(cw_eig_conj(y), ay); *r = cw_cplx(ay, (R)0); return; }
     R norm = cw_r_hypot(ax, ay);
-    cw_complex<R> phase = cw_eig_scale(x, (R)1 / ax);
+    cw_complex<R> phase = cw_eig_div(x, ax);
     *c = ax / norm;
-    *s = cw_eig_scale(phase * cw_eig_conj(y), (R)1 / norm);
+    *s = phase * cw_eig_div(cw_eig_conj(y), norm);
     *r = cw_eig_scale(phase, norm);
 }
 
-// Whether H[k][k-1] is negligible (zlahqr's test, with |re| + |im| for the subdiagonal)
+// Whether H[k][k-1] is negligible (zlahqr's test, |re| + |im| where it takes |re| of its real subdiagonal)
 template <class R> __device__ inline bool cw_eig_small_sub(const cw_complex<R>* h, cw_i64 n, cw_i64 k, cw_i64 ihi,
                                                            R ulp, R smlnum) {
     const R sub = cw_eig_abs1(h[k * n + k - 1]);
     if (sub <= smlnum) return true;
     R tst = cw_eig_abs1(h[(k - 1) * n + k - 1]) + cw_eig_abs1(h[k * n + k]);
     if (tst == (R)0) {
-        if (k >= 2) tst += cw_r_fabs(h[(k - 1) * n + k - 2].re);
-        if (k + 1 <= ihi) tst += cw_r_fabs(h[(k + 1) * n + k].re);
+        if (k >= 2) tst += cw_eig_abs1(h[(k - 1) * n + k - 2]);
+        if (k + 1 <= ihi) tst += cw_eig_abs1(h[(k + 1) * n + k]);
     }
     if (!(sub <= ulp * tst)) return false;
     const R up = cw_eig_abs1(h[(k - 1) * n + k]);
@@ -90,30 +93,48 @@ template <class R> __device__ inline bool cw_eig_small_sub(const cw_complex<R>* 
     return ba * (ab / s) <= (smlnum > rhs ? smlnum : rhs);
 }
 
-// zlahqr's shift for the active block [l, ihi] after ``its`` iterations on it
-template <class R> __device__ inline cw_complex<R> cw_eig_shift(const cw_complex<R>* h, cw_i64 n, cw_i64 l,
-                                                                  cw_i64 ihi, int its) {
+// zlahqr's shift (LAPACK 3.10 on) for the active block [l, ihi] in its ``kdefl``-th sweep
+// since the last deflation: exceptional every 10th sweep, Wilkinson's otherwise. It is
+// returned as base + delta, base a diagonal entry: the sweep's first rotation takes
+// (H[l][l] - base) - delta, which keeps delta's digits where base + delta would round
+// to base (nearly equal eigenvalues, whose 2 x 2 blocks then converge).
+template <class R> __device__ inline void cw_eig_shift(const cw_complex<R>* h, cw_i64 n, cw_i64 l, cw_i64 ihi,
+                                                       int kdefl, cw_complex<R>* base, cw_complex<R>* delta) {
     const R dat1 = (R)0.75;
-    if (its == 10) return cw_cplx(dat1 * cw_r_fabs(h[(l + 1) * n + l].re), (R)0) + h[l * n + l];
-    if (its == 20) return cw_cplx(dat1 * cw_r_fabs(h[ihi * n + ihi - 1].re), (R)0) + h[ihi * n + ihi];
+    // (zlahqr keeps its subdiagonal real and takes |re|; ours is complex: |re| + |im|)
+    if (kdefl % 20 == 0) {
+        *base = h[ihi * n + ihi];
+        *delta = cw_cplx(dat1 * cw_eig_abs1(h[ihi * n + ihi - 1]), (R)0);
+        return;
+    }
+    if (kdefl % 10 == 0) {
+        *base = h[l * n + l];
+        *delta = cw_cplx(dat1 * cw_eig_abs1(h[(l + 1) * n + l]), (R)0);
+        return;
+    }
     // Wilkinson: the eigenvalue of the trailing 2 x 2 block nearer its last diagonal entry
-    cw_complex<R> t = h[ihi * n + ihi];
+    const cw_complex<R> t = h[ihi * n + ihi];
+    *base = t;
+    *delta = cw_cplx((R)0, (R)0);
     cw_complex<R> u = cw_csqrt(h[(ihi - 1) * n + ihi]) * cw_csqrt(h[ihi * n + ihi - 1]);
     R s = cw_eig_abs1(u);
-    if (s == (R)0) return t;
+    if (s == (R)0) return;
     cw_complex<R> x = cw_eig_scale(h[(ihi - 1) * n + ihi - 1] - t, (R)0.5);
     R sx = cw_eig_abs1(x);
     if (sx > s) s = sx;
-    cw_complex<R> xs = cw_eig_scale(x, (R)1 / s), us = cw_eig_scale(u, (R)1 / s);
+    cw_complex<R> xs = cw_eig_div(x, s), us = cw_eig_div(u, s);
     cw_complex<R> y = cw_eig_scale(cw_csqrt(xs * xs + us * us), s);
     if (sx > (R)0) {
-        cw_complex<R> xn = cw_eig_scale(x, (R)1 / sx);
+        cw_complex<R> xn = cw_eig_div(x, sx);
         if (xn.re * y.re + xn.im * y.im < (R)0) y = -y;
     }
-    return t - u * (u / (x + y));
+    *delta = -(u * (u / (x + y)));
 }
 
-// 2. H = Q^H A Q with reflectors P = I - beta u u^H (Hermitian, unitary), Z = Q
+// 2. H = Q^H A Q with reflectors P = I - beta u u^H (Hermitian, unitary), Z = Q. P maps
+// x = H[k+1:, k] to alpha e1, alpha = -phase(x0) |x|: u = (x - alpha e1) / (|x0| + |x|),
+// so u[k+1] = phase(x0), |u_i| <= 1, and beta = 1 + |x0| / |x| in [1, 2] (no products of
+// tiny numbers: the columns of a rank-deficient matrix shrink geometrically)
 template <class R> __device__ inline void cw_eig_hessenberg(cw_complex<R>* h, cw_complex<R>* z, cw_complex<R>* u,
                                                             cw_i64 n, bool vectors, cw_eig_state<R>& st) {
     typedef cw_complex<R> C;
@@ -124,11 +145,11 @@ template <class R> __device__ inline void cw_eig_hessenberg(cw_complex<R>* h, cw
             R xnorm = cw_eig_norm(h + (k + 1) * n + k, n - k - 1, n);
             C x0 = h[(k + 1) * n + k];
             R a0 = cw_cabs(x0);
-            C phase = a0 > (R)0 ? cw_eig_scale(x0, (R)1 / a0) : cw_cplx((R)1, (R)0);
-            st.beta = xnorm > (R)0 ? (R)1 / (xnorm * (xnorm + a0)) : (R)0;
+            C phase = a0 > (R)0 ? cw_eig_div(x0, a0) : cw_cplx((R)1, (R)0);
+            st.beta = xnorm > (R)0 ? (R)1 + a0 / xnorm : (R)0;
             st.alpha = cw_eig_scale(phase, -xnorm);
-            u[k + 1] = cw_eig_scale(phase, a0 + xnorm);
-            for (cw_i64 i = k + 2; i < n; ++i) u[i] = h[i * n + k];
+            u[k + 1] = phase;
+            for (cw_i64 i = k + 2; i < n; ++i) u[i] = cw_eig_div(h[i * n + k], a0 + xnorm);
         }
         __syncthreads();
         const R beta = st.beta;
@@ -194,22 +215,22 @@ template <class R> __device__ inline bool cw_eig_schur(cw_complex<R>* h, cw_comp
                 } else {
                     st.action = CW_EIG_SWEEP;
                     st.l = (int)l;
-                    st.shift = cw_eig_shift(h, n, l, ihi, its);
                     ++its;
+                    cw_eig_shift(h, n, l, ihi, its, &st.base, &st.delta);
                 }
             }
         }
         __syncthreads();
         const int action = st.action;
         const cw_i64 l = st.l, ihi = st.ihi;
-        const C shift = st.shift;
+        const C base = st.base, delta = st.delta;
         __syncthreads();  // every thread has read st before thread 0 writes it again
         if (action == CW_EIG_DONE) return true;
         if (action == CW_EIG_FAILED) return false;
         if (action == CW_EIG_DEFLATED) continue;
         const cw_i64 jmax = vectors ? n - 1 : ihi, ilo = vectors ? 0 : l;
         for (cw_i64 k = l; k < ihi; ++k) {
-            C x = k == l ? h[l * n + l] - shift : h[k * n + k - 1];
+            C x = k == l ? (h[l * n + l] - base) - delta : h[k * n + k - 1];
             C y = k == l ? h[(l + 1) * n + l] : h[(k + 1) * n + k - 1];
             R c;
             C s, r;
@@ -294,7 +315,7 @@ template <class R> __device__ inline void cw_eig_vectors(const cw_complex<R>* t,
             if (m > best) { best = m; imax = i; }
         }
         // unit norm, and the largest component real: times conj(v_max) / |v_max|
-        C f = best > (R)0 ? cw_eig_scale(cw_eig_conj(z[imax * n + k]), (R)1 / (best * norm)) : cw_cplx((R)1, (R)0);
+        C f = best > (R)0 ? cw_eig_div(cw_eig_div(cw_eig_conj(z[imax * n + k]), best), norm) : cw_cplx((R)1, (R)0);
         for (cw_i64 i = 0; i < n; ++i) out[i * n + k] = z[i * n + k] * f;
         if (best > (R)0) out[imax * n + k] = cw_cplx(best / norm, (R)0);
     }

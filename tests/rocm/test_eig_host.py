@@ -118,6 +118,10 @@ def _cases(rng, dtype):
         ("repeated eigenvalues", repeated.astype(dtype)),
         ("nearly repeated eigenvalues", nearly.astype(dtype)),
         ("zero matrix", np.zeros((4, 4), dtype)),
+        # exactly rank one: the Hessenberg columns shrink geometrically to tiny values
+        ("rank one (all ones)", np.ones((2, 22, 22), dtype)),
+        # eigenvalues equal to working precision: shifts rounding to a diagonal entry
+        ("near identity", (np.eye(14) + 1e-7 * rng.standard_normal((12, 14, 14))).astype(dtype)),
         ("1 x 1", _complex(rng, (3, 1, 1), dtype)),
         ("2 x 2", _complex(rng, (2, 2), dtype)),
         ("tiny entries", _complex(rng, (5, 5), dtype) * (1e-30 if dtype == np.complex64 else 1e-200)),
