@@ -10,8 +10,8 @@
 //      deflation test) with Givens rotations, to the Schur form T = Z^H A Z; more than
 //      30 * max(10, n) sweeps for one eigenvalue end the matrix with info = (its index + 1);
 //   4. eigenvectors of T by back substitution (one thread per vector, rescaled past
-//      CW_EIG_BIG so that nearly defective matrices do not overflow), times Z, each of
-//      unit 2-norm with its largest component real (as LAPACK's geev).
+//      2^64 (float) / 2^498 (double) so that nearly defective matrices do not overflow),
+//      times Z, each of unit 2-norm with its largest component real (as LAPACK's geev).
 // Threads of the block share the row and column updates; thread 0 makes the scalar
 // decisions (reflector, deflation, shift) into shared memory, read after a barrier.
 // H and Z sit in shared memory when they fit in CW_EIG_SHARED_BYTES, else in the
@@ -278,7 +278,7 @@ template <class R> __device__ inline void cw_eig_vectors(const cw_complex<R>* t,
     const R ulp = cw_lim<R>::eps();
     R smin = ulp * amax;  // a perturbation of T's diagonal within the backward error
     if (smin < cw_lim<R>::min_normal()) smin = cw_lim<R>::min_normal();
-    const R big = sizeof(R) == 4 ? (R)1.8446744073709552e19 : (R)1e150;  // 2^64 / about 2^498
+    const R big = cw_r_ldexp((R)1, sizeof(R) == 4 ? 64 : 498);
     for (cw_i64 k = tid; k < n; k += nt) {
         const C lambda = t[k * n + k];
         for (cw_i64 i = k + 1; i < n; ++i) x[i * n + k] = cw_cplx((R)0, (R)0);

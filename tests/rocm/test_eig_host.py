@@ -222,3 +222,14 @@ def test_through_the_backend(device):
         bad.eig(Layout.contiguous((2, 5, 5)))
     empty_w, empty_v = bad.eig(Layout((0, 5, 5), (25, 5, 1), 0))
     assert empty_w.size == 0 and empty_v.size == 0
+
+
+def test_info_messages(device):
+    """raise_on_eig_info: the first failed matrix, non-finite or not converged."""
+    from rocm_backend.families.linalg_eig import raise_on_eig_info
+
+    _, dev = device()
+    raise_on_eig_info(dev.storage_from_host(np.zeros(3, np.int32)), 3)
+    with pytest.raises(LinAlgError, match=r"linalg.eig: the QR iteration did not converge for eigenvalue 2 "
+                                          r"\(matrix 1 of the batch\)"):
+        raise_on_eig_info(dev.storage_from_host(np.array([0, 3, EIG_NONFINITE], np.int32)), 3)
