@@ -37,11 +37,17 @@ def eig(a, layout, want_vectors=True):
     scratch = device.empty((count * (n + n * n if want_vectors else n),), cdt)
     info = lc.ints(device, count)
     k = kernel(device, ("eig", cdt.name), "eig", cdt)
-    device.launcher.launch(k, min(count, _MAX_GRID), EIG_BLOCK, EIG_ARGS,
+    device.launcher.launch(k, min(count, _MAX_GRID), block_for(n, device.warp_size), EIG_ARGS,
                            (work.ptr, values.ptr, vectors.ptr if want_vectors else 0, scratch.ptr, info.ptr,
                             n, count, 1 if want_vectors else 0, 0))
     raise_on_eig_info(info, count)
     return values, vectors
+
+
+def block_for(n, warp_size):
+    """Threads per block: whole warps, about one per row (the updates' parallelism),
+    at most the kernel's bound: small matrices leave room for more resident blocks."""
+    return min(EIG_BLOCK, -(-n // warp_size) * warp_size)
 
 
 def raise_on_eig_info(info, count):

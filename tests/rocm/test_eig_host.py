@@ -205,7 +205,7 @@ def test_through_the_backend(device):
     """RocmStorage.eig end to end: a transposed, offset float32 view (converted by the
     backend's astype kernel to a contiguous complex64 copy), batched; complex64 results;
     LinAlgError for NaN; empty batches."""
-    _, dev = device()
+    rt, dev = device()
     rng = np.random.default_rng(11)
     a = rng.standard_normal((2, 5, 5)).astype(np.float32)
     buf = np.zeros(a.size + 3, np.float32)
@@ -213,6 +213,8 @@ def test_through_the_backend(device):
     s = dev.storage_from_host(buf)
     w_s, v_s = s.eig(Layout((2, 5, 5), (25, 1, 5), 3))
     assert w_s.dtype is dt.complex64 and v_s.dtype is dt.complex64
+    # one block per matrix, one warp (64 wide here) for n = 5
+    assert [x for x in rt.launches if x[0].startswith("eig_")] == [("eig_complex64", (2, 1), (64, 1))]
     w = w_s.to_host(Layout.contiguous((2, 5)))
     v = v_s.to_host(Layout.contiguous((2, 5, 5)))
     check(a.astype(np.complex64), w, v, np.zeros(2, np.int32))
