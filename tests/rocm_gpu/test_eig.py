@@ -59,6 +59,13 @@ def test_large_batch_of_small_matrices(rocm, name):
     _check(a, cw.to_numpy(w), cw.to_numpy(v), name)
 
 
+def test_one_large_matrix(rocm):
+    """n = 256 (one block of 128 threads, H and Z in global memory)."""
+    a = _host(np.random.default_rng(4), (256, 256), "float64")
+    w, v = cw.linalg.eig(cw.asarray(a, device=rocm))
+    _check(a, cw.to_numpy(w), cw.to_numpy(v), "float64")
+
+
 def test_strided_transposed_view(rocm):
     a = _host(np.random.default_rng(2), (3, 9, 12), "float64")
     x = cw.asarray(a, device=rocm)[:, :, 1:10].mT  # a transposed, offset view
