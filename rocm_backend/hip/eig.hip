@@ -49,8 +49,9 @@ template <class R> struct cw_eig_state {
 template <class R> __device__ inline R cw_eig_norm(const cw_complex<R>* x, cw_i64 count, cw_i64 step) {
     R big = 0;
     for (cw_i64 i = 0; i < count; ++i) {
-        R m = cw_r_fabs(x[i * step].re) > cw_r_fabs(x[i * step].im) ? cw_r_fabs(x[i * step].re) : cw_r_fabs(x[i * step].im);
-        if (m > big) big = m;
+        const R re = cw_r_fabs(x[i * step].re), im = cw_r_fabs(x[i * step].im);
+        if (re > big) big = re;
+        if (im > big) big = im;
     }
     if (big == (R)0) return 0;
     R sum = 0;
