@@ -12,6 +12,7 @@ from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool,
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
+from .families import linalg_eig as _eig
 from .families import linalg_spectral as _spectral
 from .families import sort as ordering
 from .runtime.storage_slice import StorageSlice
@@ -80,7 +81,7 @@ class RocmStorage(StorageSlice):
 
     upsample_nearest2d = nn_pool.upsample_nearest2d
 
-    # --- optional groups "linalg" (hipSOLVER) and "fft" (hipFFT): families/linalg*.py, fft.py
+    # --- optional groups "linalg" (hipSOLVER; eig: our kernel) and "fft" (hipFFT): families/linalg*.py, fft.py
     cholesky = _linalg.cholesky
     solve = _linalg.solve
     inv = _linalg.inv
@@ -90,9 +91,7 @@ class RocmStorage(StorageSlice):
     svd = _spectral.svd
     eigh = _spectral.eigh
 
-    def eig(self, layout):
-        raise UnsupportedOperation("eig", self.dtype, "rocm",
-                                   "hipSOLVER has no geev; eig/eigvals are not implemented on rocm yet")
+    eig = _eig.eig  # our own kernel (hip/eig.hip): hipSOLVER has no geev
 
     fft = _fft.fft
     rfft = _fft.rfft

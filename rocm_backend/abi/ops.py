@@ -19,7 +19,7 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
-from .structs import (EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
+from .structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
                       SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
@@ -137,6 +137,8 @@ def _build():
             SVD_ARGS.name, SVD_BLOCK)
         add(("qr_householder", d), f"qr_householder_{d.name}", QR_MODULE, f"cw_qr_householder<{C_TYPE[d]}>(a);",
             QR_ARGS.name, QR_BLOCK)
+    for d, real in ((dt.complex64, "float"), (dt.complex128, "double")):  # hip/eig.hip (families/linalg_eig.py)
+        add(("eig", d), f"eig_{d.name}", "linalg_eig", f"cw_eig<{real}>(a);", EIG_ARGS.name, EIG_BLOCK)
     for key, name, body in _nn_kernels():  # hip/nn.hip: conv fallback, pooling
         add(key, name, NN_MODULE, body, NN_ARGS.name, NN_BLOCK)
     return table

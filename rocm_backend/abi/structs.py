@@ -28,6 +28,9 @@ QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
+EIG_BLOCK = 128  # threads per block (one block per matrix) of hip/eig.hip
+EIG_SHARED_BYTES = 32768  # shared memory hip/eig.hip keeps H (and Z) in when they fit
+EIG_NONFINITE = -1  # hip/eig.hip's info for a matrix holding inf or NaN
 
 CONSTANTS = (
     ("MAX_DIMS", "CW_MAX_DIMS", MAX_DIMS),
@@ -41,6 +44,9 @@ CONSTANTS = (
     ("SVD_BLOCK", "CW_SVD_BLOCK", SVD_BLOCK),
     ("QR_MAX_N", "CW_QR_MAX_N", QR_MAX_N),
     ("QR_BLOCK", "CW_QR_BLOCK", QR_BLOCK),
+    ("EIG_BLOCK", "CW_EIG_BLOCK", EIG_BLOCK),
+    ("EIG_SHARED_BYTES", "CW_EIG_SHARED_BYTES", EIG_SHARED_BYTES),
+    ("EIG_NONFINITE", "CW_EIG_NONFINITE", EIG_NONFINITE),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -67,6 +73,7 @@ KINDS = {
     "ptr": ("Q", 8, 8, "char*"),
     "cptr": ("Q", 8, 8, "const char*"),
     "u32ptr": ("Q", 8, 8, "unsigned int*"),
+    "i32ptr": ("Q", 8, 8, "int*"),
     "raw": ("s", 8, 8, "cw_i64"),
 }
 
@@ -237,6 +244,13 @@ QR_ARGS = ArgLayout(
      ("r_bs", "i64", 1)],
     "batched Householder QR (hip/qr_householder.hip), one block per matrix b: A (m x n) element (i, j) "
     "at src[b*src_bs + i*src_rs + j*src_cs]; Q (m x kq) and R (kr x n) row-major, q_bs / r_bs apart")
+
+EIG_ARGS = ArgLayout(
+    "cw_eig_args",
+    [("work", "ptr", 1), ("values", "ptr", 1), ("vectors", "ptr", 1), ("scratch", "ptr", 1), ("info", "i32ptr", 1),
+     ("n", "i64", 1), ("count", "i64", 1), ("want_vectors", "i32", 1), ("pad_", "i32", 1)],
+    "general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each "
+    "buffer holds)")
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",

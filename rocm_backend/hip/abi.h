@@ -16,6 +16,9 @@ typedef long long cw_i64;
 #define CW_SVD_BLOCK 256
 #define CW_QR_MAX_N 64
 #define CW_QR_BLOCK 64
+#define CW_EIG_BLOCK 128
+#define CW_EIG_SHARED_BYTES 32768
+#define CW_EIG_NONFINITE -1
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -136,6 +139,19 @@ struct cw_qr_args {
     cw_i64 src_bs;
     cw_i64 q_bs;
     cw_i64 r_bs;
+};
+
+// general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each buffer holds)
+struct cw_eig_args {
+    char* work;
+    char* values;
+    char* vectors;
+    char* scratch;
+    int* info;
+    cw_i64 n;
+    cw_i64 count;
+    int want_vectors;
+    int pad_;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)
