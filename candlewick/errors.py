@@ -126,6 +126,11 @@ class BackendError(CandlewickError, RuntimeError):
     """A failure inside a backend's runtime (driver call, compiler, library)."""
 
 
+class GraphCaptureError(CandlewickError, RuntimeError):
+    """A call that a graph capture cannot hold (a host read, a host copy, random numbers), or
+    a graph used against its rules (docs/graphs.md)."""
+
+
 class ApiVersionError(CandlewickError, RuntimeError):
     """A function of a newer Array API revision than the one selected
     (``candlewick.set_array_api_version``, ``CANDLEWICK_ARRAY_API_VERSION``)."""

@@ -48,7 +48,8 @@ class _Scratch:
         self.partials = self.buffer.ptr + 4 * TICKETS
 
 
-def _scratch(device):
+def scratch(device):
+    """The device's ``_Scratch`` (made on first use; ``device.py`` makes it before a graph capture)."""
     s = device.reduce_scratch
     if s is None:
         with device.family_lock:
@@ -60,7 +61,7 @@ def _scratch(device):
 
 def _partials(device, nbytes):
     """(pointer, keep-alive) of ``nbytes`` of partials for one launch."""
-    s = _scratch(device)
+    s = scratch(device)
     if nbytes <= _SCRATCH_PARTIALS:
         return s.partials, None
     tmp = DeviceBuffer.allocate(device, nbytes)  # freed after queueing: stream order keeps it
@@ -152,7 +153,7 @@ def _flat(device, op, dtype, src, offset, out, n_red):
         if len(_FLAT_PLANS) >= 1024:
             _FLAT_PLANS.clear()
         plan = _FLAT_PLANS[key] = (device.launcher, kern, block, group, splits, chunk, grid,
-                                   _scratch(device).tickets, dict(reduce_plan.TUNING))
+                                   scratch(device).tickets, dict(reduce_plan.TUNING))
     launcher, kern, block, group, splits, chunk, grid, tickets, _ = plan
     partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
     launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
@@ -171,7 +172,7 @@ def _launch_rows(device, op, dtype, src, offset, out, out_dims, red_dims, n_out,
     partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
     device.launcher.launch(
         kern, grid, block, REDUCE_ARGS,
-        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
+        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, scratch(device).tickets,
                 chunk, splits, 1, group))
     del keep
 
@@ -196,6 +197,6 @@ def _launch_cols(device, op, dtype, src, offset, out, out_dims, red_dims, n_out,
     partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
     device.launcher.launch(
         kern, (gx, splits, 1), (bx, by, 1), REDUCE_ARGS,
-        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
+        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, scratch(device).tickets,
                 chunk, splits, vec, 1))
     del keep

@@ -51,11 +51,40 @@ class CachingAllocator:
             self.in_use_bytes += size
         return ptr, size
 
-    def _malloc(self, size):
+    def take(self, size):
+        """A block of exactly ``size`` (already rounded) bytes for a graph's pool, from the
+        cache or hipMalloc, never releasing the cache (that synchronizes, which a capture
+        must not): out-of-memory raises DeviceMemoryError at once."""
+        with self._lock:
+            bucket = self._free.get(size)
+            if bucket:
+                self.cached_bytes -= size
+                self.in_use_bytes += size
+                return bucket.pop()
+        ptr = self._malloc(size, release_cache=False)
+        with self._lock:
+            self.in_use_bytes += size
+        return ptr
+
+    def route_to(self, pool):
+        """Serve ``allocate`` and ``release`` from ``pool`` (a graph's ``GraphPool``, while it
+        captures), or again from the cache (None). Instance attributes shadow the methods,
+        so the hot path pays nothing for the switch; a buffer keeps the ``release`` it was
+        made with, so blocks made during a capture go back to its graph's pool for good."""
+        if pool is None:
+            self.__dict__.pop("allocate", None)
+            self.__dict__.pop("release", None)
+        else:
+            self.allocate, self.release = pool.allocate, pool.release
+
+    def _malloc(self, size, release_cache=True):
         self._device.make_current()
         try:
             return hip.malloc(size)
-        except RocmOutOfMemory:
+        except RocmOutOfMemory as exc:
+            if not release_cache:
+                raise DeviceMemoryError(self._device.name, size, None, f"{exc} (during a graph capture, "
+                                        f"which cannot release the allocator's cache)") from None
             self.release_cache()
             try:
                 return hip.malloc(size)
@@ -68,7 +97,8 @@ class CachingAllocator:
                 raise DeviceMemoryError(self._device.name, size, free, str(exc)) from None
 
     def release(self, ptr, size):
-        """Return a block to the pool (called by a buffer's finalizer)."""
+        """Return a block to the pool (called by a buffer's finalizer, or by a closed
+        graph's pool through ``give_back``)."""
         if not size:
             return
         self._lock.acquire()  # as in allocate
@@ -82,6 +112,9 @@ class CachingAllocator:
             self.in_use_bytes -= size
         finally:
             self._lock.release()
+
+    #: ``release`` that a graph's pool calls: never shadowed by ``route_to``
+    give_back = release
 
     def release_cache(self):
         """hipFree every cached block (after the stream drains: queued work may use them)."""
