@@ -101,6 +101,7 @@ bench.main(["--out", {out!r}] + {args!r})
 """
 SMALL = {  # each GPU benchmark with its problems made small
     "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
+    "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
 }
@@ -122,6 +123,9 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
         # bench/diagnostics.py reached the backend internals it lists
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
+    elif name == "rocm_graphs":
+        row = record["figures"]["libraries"]["candlewick"]
+        assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool
