@@ -141,6 +141,7 @@ class CapturedGraph:
                                     f"replay it before or after the capture")
         device.make_current()
         hip_graph.launch(self._exec, device.stream)
+        device.replay_epoch += 1
         device.index_checks.rearm(self._slots)
 
     def close(self):

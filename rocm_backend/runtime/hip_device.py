@@ -60,6 +60,9 @@ class HipDevice:
         self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
         self._stream_sync = None  # made on first use
         self.capture = None  # the graph capture running on the stream (runtime/capture.py), else None
+        # bumped by every graph replay, which writes memory without bumping buffer versions:
+        # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
+        self.replay_epoch = 0
         _current.ordinal = ordinal
         # kernel handles and the launcher (compiles nothing yet)
         self.kernels = KernelRuntime(self, module_source)

@@ -11,7 +11,7 @@ import pytest
 
 import candlewick as cw
 from candlewick.errors import DTypeError, GraphCaptureError, ShapeError, UnsupportedOperation
-from rocm_backend.families import reductions
+from rocm_backend.families import pad_fixup_cache, reductions
 
 _spec = importlib.util.spec_from_file_location("rocm_fake_hip", pathlib.Path(__file__).with_name("fake_hip.py"))
 fake_hip = importlib.util.module_from_spec(_spec)
@@ -230,3 +230,24 @@ def test_cpu_has_no_graphs(fake):
         cw.graphs.Graph("cpu")
     with pytest.raises(UnsupportedOperation, match="graphs"):
         cw.graphs.capture(cw.exp, cw.asarray([1.0]))
+
+
+def test_a_replay_voids_what_was_learnt_of_memory_contents(fake):
+    """pad_fixup_cache trusts a weight known finite only until something writes it; a
+    replay writes without bumping buffer versions, so it voids that knowledge, and a
+    capture learns nothing."""
+    _, dev = fake
+    w, _ = _arrays(dev)
+    st = w._storage
+    assert not pad_fixup_cache.known_finite(st)  # seen
+    assert not pad_fixup_cache.known_finite(st)  # check queued
+    probe = pad_fixup_cache.probe_of(st.buffer)
+    probe.cells[:] = [2 * probe.tag] * len(probe.cells)  # as the check's kernel writes "finite"
+    assert pad_fixup_cache.known_finite(st)
+    g = cw.graphs.Graph(dev)
+    with g.capture():
+        assert not pad_fixup_cache.known_finite(st)
+        cw.exp(w)
+    assert pad_fixup_cache.known_finite(st)
+    g.replay()
+    assert not pad_fixup_cache.known_finite(st)
