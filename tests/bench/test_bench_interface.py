@@ -102,6 +102,7 @@ bench.main(["--out", {out!r}] + {args!r})
 SMALL = {  # each GPU benchmark with its problems made small
     "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
+    "rocm_host_path": ("", ["--reps", "3"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
 }
@@ -123,6 +124,13 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
         # bench/diagnostics.py reached the backend internals it lists
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
+    elif name == "rocm_host_path":
+        rows = record["figures"]["candlewick"]
+        assert record["figures"]["stages_error"] is None  # bench/diagnostics.py reached its internals
+        assert set(rows) == {"add", "sum", "where"}
+        for row in rows.values():  # the fake runtime launches through hip-python: no bare ctypes call
+            assert {"namespace call", "primitive", "allocate and free the result", "pack and launch"} <= set(row)
+            assert row["launch call"] is None
     elif name == "rocm_graphs":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
