@@ -17,8 +17,8 @@ rocm backend internals used here (keep this list and the imports below in step):
 - the host path of one tiny op (``host_path_stages``): ``RocmDevice.storage_type.empty``,
   ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
   ``rocm_backend.families.ew_launch`` (``ew_kernel``, ``kernel``, ``launch_contiguous``),
-  ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, ``_FLAT_PLANS``: the
-  launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` and
+  ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and the plans of ``_flat``,
+  ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``).
 """
 
@@ -117,7 +117,7 @@ def host_path_stages(dev, x, y, cond):
         return lambda: raw(fn, grid, 1, 1, block, 1, 1, 0, stream, None, extra)
 
     sum_launch()  # plans the reduction: the bare call takes its geometry
-    plan = reductions._FLAT_PLANS[(dev, ReduceOp.SUM, dtype, n)]
+    plan = dev.reduce_scratch.flat_plans[(ReduceOp.SUM._value_, dtype.name, n)]
     ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
     ew_block = ew_launch.EW_CONTIG_BLOCK
     layout = Layout.contiguous((n,))
@@ -126,7 +126,7 @@ def host_path_stages(dev, x, y, cond):
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
                 ("pack and launch", None, add_launch), ("launch call", add_launch, bare(add_k, EW_ARGS, ew_grid, ew_block))],
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
-                ("pack and launch", None, sum_launch), ("launch call", sum_launch, bare(sum_k, REDUCE_ARGS, plan[6], plan[2]))],
+                ("pack and launch", None, sum_launch), ("launch call", sum_launch, bare(sum_k, REDUCE_ARGS, plan[3], plan[2]))],
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
                   ("pack and launch", None, where_launch), ("launch call", where_launch, bare(where_k, EW_ARGS, ew_grid, ew_block))],
     }

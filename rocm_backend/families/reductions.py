@@ -46,6 +46,7 @@ class _Scratch:
         self.buffer.memset(0, 4 * TICKETS)  # queued on the device stream
         self.tickets = self.buffer.ptr
         self.partials = self.buffer.ptr + 4 * TICKETS
+        self.flat_plans = {}  # (op value, dtype name, n) -> the launch of _flat (_flat_plan)
 
 
 def scratch(device):
@@ -137,29 +138,39 @@ def _vec_width(dtype):
     return max(1, 16 // dtype.itemsize)
 
 
-_FLAT_PLANS = {}  # (device, op, dtype, n_red) -> the launch of _flat, and the TUNING it was planned for
-
-
 def _flat(device, op, dtype, src, offset, out, n_red):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
-    decided once per device, op, dtype, size and tuning)."""
-    key = (device, op, dtype, n_red)
-    plan = _FLAT_PLANS.get(key)
+    and constant fields decided once per device, op, dtype, size and tuning)."""
+    s = device.reduce_scratch or scratch(device)
+    # keyed by interned strings and ints: enum and DType hashing are Python-level
+    plan = s.flat_plans.get((op._value_, dtype.name, n_red))
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        kern = _kernel(device, "rows_vec", op, dtype)
-        block = block_size()
-        group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
-                                               device.warp_size)
-        if len(_FLAT_PLANS) >= 1024:
-            _FLAT_PLANS.clear()
-        plan = _FLAT_PLANS[key] = (device.launcher, kern, block, group, splits, chunk, grid,
-                                   scratch(device).tickets, dict(reduce_plan.TUNING))
-    launcher, kern, block, group, splits, chunk, grid, tickets, _ = plan
-    partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
+        plan = _flat_plan(device, s, op, dtype, n_red)
+    launcher, kern, block, grid, head, splits, tail, _ = plan
+    if splits == 1:
+        launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
+                               head + (src.ptr, offset, out.ptr, 0) + tail)
+        return
+    partial, keep = _partials(device, splits * _PARTIAL_BYTES)
     launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
-                           (1, n_red, 0, 1, n_red, *_FLAT_MIDDLE, src.ptr, offset, out.ptr, partial, tickets, chunk,
-                            splits, 1, group))
+                           head + (src.ptr, offset, out.ptr, partial) + tail)
     del keep
+
+
+def _flat_plan(device, s, op, dtype, n_red):
+    """The launch of ``_flat`` for one op, dtype and size: (launcher, kernel, block, grid,
+    the fields before the pointers, splits, the fields after them, the TUNING it was
+    planned for)."""
+    kern = _kernel(device, "rows_vec", op, dtype)
+    block = block_size()
+    group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
+                                           device.warp_size)
+    if len(s.flat_plans) >= 1024:
+        s.flat_plans.clear()
+    plan = s.flat_plans[(op._value_, dtype.name, n_red)] = (
+        device.launcher, kern, block, grid, (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE, splits,
+        (s.tickets, chunk, splits, 1, group), dict(reduce_plan.TUNING))
+    return plan
 
 
 def _launch_rows(device, op, dtype, src, offset, out, out_dims, red_dims, n_out, n_red):
