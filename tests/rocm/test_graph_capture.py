@@ -59,6 +59,7 @@ def test_capture_records_and_replay_relaunches_the_same_kernels(fake):
     (lambda a: a.to_device("cpu"), "Array.to_device"),
     (lambda a: bool(cw.all(a > 0)), "Array.__bool__"),
     (lambda a: a.device.synchronize(), "synchronize"),
+    (lambda a: a.__dlpack__(), "Array.__dlpack__"),
 ])
 def test_host_reads_inside_a_capture_raise_naming_the_function(fake, read, name):
     rt, dev = fake
