@@ -114,7 +114,12 @@ def host_path_stages(dev, x, y, cond):
         if launcher.raw is None or kernel.fn_arg is None:
             return None
         raw, stream, extra, fn = launcher.raw, launcher.stream_arg, args.extra_arg, kernel.fn_arg
-        return lambda: raw(fn, grid, 1, 1, block, 1, 1, 0, stream, None, extra)
+
+        def call():
+            status = raw(fn, grid, 1, 1, block, 1, 1, 0, stream, None, extra)
+            if status:
+                raise RuntimeError(f"the bare hipModuleLaunchKernel({kernel.name}) returned status {status}")
+        return call
 
     sum_launch()  # plans the reduction: the bare call takes its geometry
     plan = dev.reduce_scratch.flat_plans[(ReduceOp.SUM._value_, dtype.name, n)]
