@@ -12,6 +12,7 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 from rocm_backend.abi import structs
+from rocm_backend.abi.ew_operands import ew_values, split_dims
 from rocm_backend.families import ew_launch, pad_fixup_cache
 
 # by path: this folder is no package, and the name "rocm" belongs to hip-python
@@ -140,3 +141,35 @@ def test_scalar_bits_equal_numpys_conversion(dtype):
                     ew_launch.scalar_bytes(value, dtype)
                 continue
         assert ew_launch.scalar_bytes(value, dtype) == want, (value, dtype)
+
+
+def test_planned_strided_launches_pack_what_the_general_path_packs(fake):
+    """launch_ew keeps a plan per layout; each launch from a plan packs exactly the values
+    ew_values gives for its pointers, offsets and scalar, and the grid of the general path."""
+    rt, dev = fake
+    key = ("binary", BinaryOp.ADD, dt.float32)
+    cases = [  # shape, operands (pointer, offset, strides), scalar
+        ((4, 4), [(0x1000, 0, (4, 1)), (0x2000, 3, (1, 4)), (0x3000, 5, (0, 1))], b""),
+        ((4, 4), [(0x1100, 0, (4, 1)), (0x2100, 7, (1, 4)), (0x3100, 1, (0, 1))], b""),  # same layout again
+        ((3, 5, 2), [(0x1000, 0, (10, 2, 1)), (0, 0, ()), (0x2000, 2, (0, 2, 1))], b"\x01" * 16),
+        ((3, 5, 2), [(0x1200, 0, (10, 2, 1)), (0, 0, ()), (0x2200, 9, (0, 2, 1))], b"\x02" * 16),
+        ((2, 1, 3), [(0x1000, 0, (3, 3, 1)), (0x2000, 0, (3, 3, 1)), (0x3000, 4, (3, 3, 1))], b""),
+    ]
+    for shape, operands, scalar in cases:
+        before = len(rt.launches)
+        ew_launch.launch_ew(dev, key, shape, operands, scalar)
+        assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(shape, operands, scalar))
+        _, grid, _ = rt.launches[before]
+        assert grid == ew_launch.grid_for(int(np.prod(shape)), 256, dev)
+    assert len(dev.kernels.ew_plans) == 3
+    # more than 8 dimensions that do not merge: the general path splits them (no plan used)
+    shape = (2,) * 10
+    strides = tuple(2 ** (2 * i + 1) for i in range(10))[::-1]
+    operands = [(0x1000, 0, strides), (0x2000, 0, strides), (0x3000, 0, strides)]
+    before = len(rt.launches)
+    ew_launch.launch_ew(dev, key, shape, operands)
+    pieces = list(split_dims(shape, operands))
+    assert len(rt.launches) - before == len(pieces) == 4
+    assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(*pieces[-1]))
+    ew_launch.launch_ew(dev, key, (0, 4), [(0x1000, 0, (4, 1)), (0x2000, 0, (4, 1)), (0x3000, 0, (4, 1))])
+    assert len(rt.launches) - before == 4  # an empty shape launches nothing
