@@ -173,3 +173,29 @@ def test_planned_strided_launches_pack_what_the_general_path_packs(fake):
     assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(*pieces[-1]))
     ew_launch.launch_ew(dev, key, (0, 4), [(0x1000, 0, (4, 1)), (0x2000, 0, (4, 1)), (0x3000, 0, (4, 1))])
     assert len(rt.launches) - before == 4  # an empty shape launches nothing
+
+
+@pytest.mark.parametrize("axes", [(1,), (0,)], ids=["rows", "cols"])
+def test_planned_reductions_fill_in_their_pointers(fake, axes):
+    """A reduction's plan is made once per layout; a launch from it packs the same struct as
+    a fresh plan would, with its own input and output pointers."""
+    _, dev = fake
+    x1, _ = _upload(dev, np.arange(64, dtype=np.float32))
+    x2, _ = _upload(dev, np.ones(64, dtype=np.float32))
+    layout = Layout.contiguous((8, 8))
+
+    def packed(x):
+        out = x.reduce(ReduceOp.SUM, layout, axes)
+        raw = bytes(structs.REDUCE_ARGS.buffer)
+        ptr = {name: int.from_bytes(raw[structs.REDUCE_ARGS.offsets[name]:][:8], "little") for name in ("in", "out")}
+        return out, ptr, raw
+
+    x1.reduce(ReduceOp.SUM, layout, axes)
+    plans = dev.reduce_scratch.plans
+    assert len(plans) == 1
+    out2, planned, planned_raw = packed(x2)
+    plans.clear()
+    out3, fresh, fresh_raw = packed(x2)
+    assert (planned["in"], planned["out"], fresh["in"], fresh["out"]) == (x2.ptr, out2.ptr, x2.ptr, out3.ptr)
+    at = structs.REDUCE_ARGS.offsets["out"]
+    assert planned_raw[:at] == fresh_raw[:at] and planned_raw[at + 8:] == fresh_raw[at + 8:]
