@@ -16,16 +16,25 @@ rocm backend internals used here (keep this list and the imports below in step):
 - ``RocmDevice.product_name`` and ``RocmDevice.arch``;
 - candlewick's ``Array._storage`` and ``Array._layout`` (the protocol objects a primitive
   takes), for host_overhead's layer breakdown of a tiny op (``storage_of``).
+- the host path of one tiny op (``host_path_stages``): ``RocmDevice.storage_type.empty``,
+  ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
+  ``rocm_backend.families.ew_launch`` (``ew_kernel``, ``kernel``, ``launch_contiguous``),
+  ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and the plans of ``_flat``,
+  ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` and
+  the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``).
 """
 
 import os
 import tempfile
 import time
 
+from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp, ReduceOp
 from rocm_backend.abi import ops
+from rocm_backend.abi.structs import EW_ARGS, REDUCE_ARGS
 from rocm_backend.abi.sources import module_source
 from rocm_backend.bindings.miopen_c import ConvPlan
-from rocm_backend.families import nn_paths
+from rocm_backend.families import ew_launch, nn_paths, reductions
 from rocm_backend.families.miopen import DeviceMIOpen
 from rocm_backend.runtime import kernels
 
@@ -84,3 +93,52 @@ def last_find_ms(dev):
         return None
     plans = [plan for plan in state.plans.values() if isinstance(plan, ConvPlan)]
     return plans[-1].find_ms if plans else None
+
+
+def host_path_stages(dev, x, y, cond):
+    """{op: [(stage, prepare, call)]} for ``add`` (x + y), ``sum`` (all of x) and ``where``
+    (cond, x, y) on the contiguous storages ``x``, ``y`` (float) and ``cond`` (bool) of
+    ``dev``: the backend's primitive, the allocation of its result, its pack and launch
+    into a preallocated result, and the bare launch call (ctypes ``hipModuleLaunchKernel``
+    on arguments packed once by ``prepare``; None where the runtime's launch goes through
+    hip-python instead). Time ``call`` after running ``prepare``."""
+    launcher, n, dtype = dev.launcher, x.size, x.dtype
+    out, out1 = dev.storage_type.empty(dev, dtype, n), dev.storage_type.empty(dev, dtype, 1)
+    add_k, _ = ew_launch.ew_kernel(dev, "binary", BinaryOp.ADD, dtype)
+    where_k = ew_launch.kernel(dev, ("where", dtype.itemsize))
+    sum_k = reductions._kernel(dev, "rows_vec", ReduceOp.SUM, dtype)
+
+    def add_launch():
+        ew_launch.launch_contiguous(dev, add_k, n, out.ptr, 0, x.ptr, 0, y.ptr, 0)
+
+    def where_launch():
+        ew_launch.launch_contiguous(dev, where_k, n, out.ptr, 0, cond.ptr, 0, x.ptr, 0, y.ptr, 0)
+
+    def sum_launch():
+        reductions._flat(dev, ReduceOp.SUM, dtype, x, 0, out1, n)
+
+    def bare(kernel, args, grid, block):
+        if launcher.raw is None or kernel.fn_arg is None:
+            return None
+        raw, stream, extra, fn = launcher.raw, launcher.stream_arg, args.extra_arg, kernel.fn_arg
+
+        def call():
+            status = raw(fn, grid, 1, 1, block, 1, 1, 0, stream, None, extra)
+            if status:
+                raise RuntimeError(f"the bare hipModuleLaunchKernel({kernel.name}) returned status {status}")
+        return call
+
+    sum_launch()  # plans the reduction: the bare call takes its geometry
+    plan = dev.reduce_scratch.flat_plans[(ReduceOp.SUM._value_, dtype.name, n)]
+    ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
+    ew_block = ew_launch.EW_CONTIG_BLOCK
+    layout = Layout.contiguous((n,))
+    alloc = ("allocate and free the result", None, lambda: dev.storage_type.empty(dev, dtype, n))
+    return {
+        "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
+                ("pack and launch", None, add_launch), ("launch call", add_launch, bare(add_k, EW_ARGS, ew_grid, ew_block))],
+        "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
+                ("pack and launch", None, sum_launch), ("launch call", sum_launch, bare(sum_k, REDUCE_ARGS, plan[3], plan[2]))],
+        "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
+                  ("pack and launch", None, where_launch), ("launch call", where_launch, bare(where_k, EW_ARGS, ew_grid, ew_block))],
+    }

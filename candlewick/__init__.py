@@ -47,6 +47,7 @@ from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
+from . import graphs  # noqa: E402  (graph capture and replay, on devices that declare "graphs")
 from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
 
 __version__ = "0.1.0"
@@ -91,6 +92,6 @@ __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "i
 
 def __dir__() -> list[str]:
     """``dir()`` of the namespace: its public names (``__all__``), the public submodules
-    outside the standard (``nn``, ``random``, ``errors``) and ``__version__``; not the
+    outside the standard (``nn``, ``random``, ``errors``, ``graphs``) and ``__version__``; not the
     modules the namespace is built from."""
-    return sorted([*__all__, "nn", "random", "errors", "__version__"])
+    return sorted([*__all__, "nn", "random", "errors", "graphs", "__version__"])

@@ -42,14 +42,15 @@ from typing import Any, Protocol, runtime_checkable
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage",
+    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage", "GraphDevice",
     "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
-OPTIONAL_CAPABILITIES = ("linalg", "fft")
+#: ("graphs": the device methods of ``GraphDevice``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs")
 
 #: the ``BackendStorage`` methods of each optional group: a device that declares the
 #: group implements all of them (tools/gen_array_api_doc.py reads this table)
@@ -372,6 +373,28 @@ class DLPackDevice(Protocol):
         memory is not on this device. Share the memory unless ``copy`` is True; with
         ``copy=False`` raise BufferError if sharing is impossible. The layout may have any
         strides (in elements) and offset within the storage."""
+
+
+@runtime_checkable
+class GraphDevice(Protocol):
+    """Optional group ``"graphs"`` (declared in ``capabilities``): recording the work queued
+    on the device and replaying it, used by ``candlewick.Graph`` (docs/graphs.md). The
+    rules the backend enforces: between ``begin_capture`` and ``end_capture`` every
+    primitive is recorded, not run; what needs a result on the host now (``to_host``,
+    ``synchronize``, ``storage_from_host``, random numbers) raises
+    ``candlewick.errors.GraphCaptureError`` naming the function; storages allocated during
+    the capture belong to the graph and keep their memory while it lives; other threads
+    must not use the device during a capture."""
+
+    def begin_capture(self) -> None:
+        """Start recording (GraphCaptureError when a capture already runs here)."""
+
+    def end_capture(self) -> Any:
+        """Stop recording; an object with ``replay()`` (queue the recorded work again, on
+        the current contents of the same memory) and ``close()`` (free the graph)."""
+
+    def abort_capture(self) -> None:
+        """Stop recording and drop what was recorded (no-op when no capture runs)."""
 
 
 @runtime_checkable

@@ -192,6 +192,11 @@ class BackendError(CandlewickError, RuntimeError):
     names_public_function = False  # the message names the runtime call that failed
 
 
+class GraphCaptureError(CandlewickError, RuntimeError):
+    """A call that a graph capture cannot hold (a host read, a host copy, random numbers), or
+    a graph used against its rules (docs/graphs.md)."""
+
+
 class ApiVersionError(CandlewickError, RuntimeError):
     """A function of a newer Array API revision than the one selected
     (``candlewick.set_array_api_version``, ``CANDLEWICK_ARRAY_API_VERSION``)."""

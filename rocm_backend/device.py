@@ -6,7 +6,7 @@ from candlewick import dtypes as _dt
 from candlewick.named_device import NamedDevice
 
 from .abi.sources import module_source
-from .families import creation, dlpack
+from .families import creation, dlpack, reductions
 from .runtime.hip_device import HipDevice
 from .storage import RocmStorage
 
@@ -18,10 +18,17 @@ class RocmDevice(HipDevice, NamedDevice):
     dtypes = _dt.ALL_DTYPES
     # the optional groups (hipSOLVER, hipFFT: storage.py routes them); class attributes so
     # tools (docs/array_api.md) can read them without a device
-    capabilities = frozenset({"linalg", "fft"})
+    capabilities = frozenset({"linalg", "fft", "graphs"})
 
     def __init__(self, ordinal):
         super().__init__(ordinal, module_source)
+
+    # --- graph capture (optional group "graphs": runtime/capture.py) ----------------
+    def begin_capture(self):
+        # per-device state that is made (and zeroed) lazily must exist before: its
+        # zeroing would be recorded into the graph instead of running now
+        reductions.scratch(self)
+        super().begin_capture()
 
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):
@@ -46,8 +53,15 @@ class RocmDevice(HipDevice, NamedDevice):
     def arange(self, start, step, size, dtype):
         return creation.arange(self, start, step, size, dtype)
 
+    def _refuse_random(self):
+        if self.capture is not None:
+            self.capture.refuse("drawing random numbers (the seed would be frozen into the graph, so every "
+                                "replay would draw the same numbers)")
+
     def rand_uniform(self, shape, dtype, seed, counter, low, high):
+        self._refuse_random()
         return creation.rand(self, "uniform", shape, dtype, seed, counter, low, high)
 
     def rand_normal(self, shape, dtype, seed, counter, mean, std):
+        self._refuse_random()
         return creation.rand(self, "normal", shape, dtype, seed, counter, mean, std)

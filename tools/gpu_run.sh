@@ -37,6 +37,8 @@ STEPS=(
     "bench       host_overhead  any 400 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
+    "bench       rocm_graphs    gpu 120 run_bench rocm_graphs"
+    "bench       rocm_host_path gpu 120 run_bench rocm_host_path"
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"

@@ -64,6 +64,9 @@ class DLPackView:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         storage, layout = self.storage, self.layout
+        if storage.device.capture is not None:
+            storage.device.capture.refuse("a DLPack export (the consumer would read memory that the graph "
+                                          "only writes at replay)")
         own = self.__dlpack_device__()
         if dl_device is not None and tuple(int(v) for v in dl_device) != own:
             raise DLPackError(f"__dlpack__: dl_device {tuple(dl_device)} is not this array's device {own}")
@@ -82,6 +85,8 @@ def storage_from_dlpack(device, obj, copy):
     where = tuple(int(v) for v in obj.__dlpack_device__())
     if where != (device_type(device), device.ordinal):
         return None
+    if device.capture is not None:
+        device.capture.refuse("a DLPack import (the producer's stream would have to join the capture)")
     stream = int(device.stream)
     try:
         capsule = obj.__dlpack__(stream=stream, max_version=VERSION)

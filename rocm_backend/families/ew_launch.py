@@ -1,6 +1,8 @@
 """Launching element-wise kernels of the op table: the contiguous fast path, the
 strided path (coalesced, split past 8 dimensions), and the per-device kernel memo."""
 
+import struct
+
 import numpy as np
 
 from candlewick import dtypes as dt
@@ -31,9 +33,27 @@ def compute_dtype(dtype):
     return dt.float32 if dtype in (dt.float16, dt.bfloat16) else dtype
 
 
+# Python floats into float32/float64 and Python ints into the integer dtypes pack through
+# ``struct`` (a C cast, as NumPy's, in a fraction of NumPy's time); what it refuses (a
+# float past float32's range, an int past the dtype's) and every other case go through
+# NumPy, which is the definition
+_FLOAT_PACKERS = {"float32": struct.Struct("<f"), "float64": struct.Struct("<d")}
+_INT_PACKERS = {name: struct.Struct(code) for name, code in (
+    ("int8", "<b"), ("int16", "<h"), ("int32", "<i"), ("int64", "<q"),
+    ("uint8", "<B"), ("uint16", "<H"), ("uint32", "<I"), ("uint64", "<Q"))}
+_SLOT_PAD = {n: bytes(16 - n) for n in (1, 2, 4, 8)}
+
+
 def scalar_bytes(value, dtype):
     """Raw bits of a scalar in ``dtype``, for a 16-byte scalar slot; a float past the
     dtype's range becomes inf as IEEE conversion gives it, with no NumPy warning."""
+    kind = type(value)
+    packer = (_FLOAT_PACKERS if kind is float else _INT_PACKERS if kind is int else {}).get(dtype.name)
+    if packer is not None:
+        try:
+            return packer.pack(value) + _SLOT_PAD[packer.size]
+        except (OverflowError, struct.error):
+            pass
     with np.errstate(over="ignore", invalid="ignore"):
         return np.asarray(value).astype(dtype.numpy).tobytes().ljust(16, b"\0")
 
@@ -72,7 +92,36 @@ def ew_kernel(device, family, op, dtype):
 
 def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtype=None, blocks=None):
     """Launch an element-wise kernel of the table over ``shape`` (split if > 8 dims).
-    ``blocks(n)`` overrides the grid (kernels that give a whole block to each item)."""
+    ``blocks(n)`` overrides the grid (kernels that give a whole block to each item).
+
+    Without ``blocks``, the launch of a layout (kernel, grid, coalesced shape and strides)
+    is planned once per device and kept by (key, shape, flags, operand strides, which
+    operands are scalars): a repeated layout costs one dict hit, a copy of the planned
+    values with its pointers and offsets filled in, and one pack."""
+    if blocks is None:
+        shape = tuple(shape)
+        plan_key = (key, shape, flags, tuple(tuple(op[2]) if op[0] else None for op in operands))
+        plans = device.kernels.ew_plans
+        plan = plans.get(plan_key)
+        if plan is None:
+            if len(plans) >= _EW_PLANS_MAX:
+                plans.clear()
+            plan = plans[plan_key] = _ew_plan(device, key, shape, operands, flags, name, dtype)
+        if plan is not _SPLIT:
+            if plan is _EMPTY:
+                return
+            bound, grid, values = plan
+            values = values.copy()
+            slot = _OPERAND_SLOT
+            for ptr, offset, _ in operands:
+                if ptr:
+                    values[slot] = ptr
+                    values[slot + 1] = offset
+                slot += _OPERAND_FIELDS
+            if scalar:
+                values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
+            device.launcher.launch_fields(bound, grid, 1, 1, bound.block, 1, 1, EW_ARGS, EW_ARGS.struct, values)
+            return
     spec = ops.lookup(key, name, dtype)
     bound = device.kernels.kernel(spec)
     launcher = device.launcher
@@ -82,6 +131,28 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
             continue
         values = ew_values(piece_shape, piece_ops, scalar, flags)
         launcher.launch(bound, blocks(n) if blocks else grid_for(n, spec.block, device), None, EW_ARGS, values)
+
+
+# the cw_ew_args values of launch_ew's plans: (n, ndim, flags, shape...) then per operand
+# (ptr, offset, strides...), then the scalar slots
+_OPERAND_SLOT = 3 + structs.MAX_DIMS
+_OPERAND_FIELDS = 2 + structs.MAX_DIMS
+_EW_PLANS_MAX = 4096
+_SPLIT, _EMPTY = "split", "empty"  # plans of layouts that take the general path, or launch nothing
+
+
+def _ew_plan(device, key, shape, operands, flags, name, dtype):
+    """(BoundKernel, grid, values with pointer 1 / offset 0 for each array operand) of a
+    layout that needs no split; _SPLIT or _EMPTY otherwise."""
+    pieces = list(split_dims(shape, [(1 if ptr else 0, 0, strides) for ptr, _, strides in operands]))
+    if len(pieces) != 1:
+        return _SPLIT
+    n = shape_size(shape)
+    if n == 0:
+        return _EMPTY
+    spec = ops.lookup(key, name, dtype)
+    bound = device.kernels.kernel(spec)
+    return bound, grid_for(n, spec.block, device), ew_values(shape, pieces[0][1], b"", flags)
 
 
 def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o3=0,

@@ -14,7 +14,8 @@ only once (a weight rewritten every step) never pays for a check.
 
 Versions: every in-place primitive (assign, fill, scatter, scatter_add, index_add) and
 every transfer into a DeviceBuffer increments the buffer's ``version``, which voids what
-was learnt. Memory shared through DLPack may be written by other libraries: it is never
+was learnt; so does every graph replay (``device.replay_epoch``: a replay rewrites memory
+without touching versions), and nothing is learnt during a capture. Memory shared through DLPack may be written by other libraries: it is never
 trusted (``share``). What is known of each buffer is kept here, by buffer (weakly), not
 on the buffer.
 """
@@ -40,13 +41,14 @@ _probes = weakref.WeakKeyDictionary()
 
 
 class Probe:
-    """What is known of one buffer at one version, viewed as one dtype; ``finite_at``: the
-    version at which every element was found finite (-1: none)."""
+    """What is known of one buffer at one version and replay epoch, viewed as one dtype;
+    ``finite_at``: the version at which every element was found finite (-1: none)."""
 
-    __slots__ = ("version", "dtype", "state", "start", "cells", "tag", "finite_at")
+    __slots__ = ("version", "epoch", "dtype", "state", "start", "cells", "tag", "finite_at")
 
-    def __init__(self, version, dtype):
+    def __init__(self, version, epoch, dtype):
         self.version, self.dtype, self.state, self.start, self.cells, self.tag = version, dtype, _SEEN, 0, None, 0
+        self.epoch = epoch
         self.finite_at = -1
 
 
@@ -104,15 +106,19 @@ def known_finite(storage):
     """True when every element of ``storage``'s buffer is known finite at its current
     version, viewed as the storage's dtype; False when unknown or not so, possibly
     queueing a check."""
-    buffer = storage.buffer
+    buffer, device = storage.buffer, storage.device
+    if device.capture is not None:
+        return False  # in a graph: its replays rewrite memory, so the fix-up is always recorded
     probe = _probes.get(buffer)
     if probe is EXTERNAL:
         return False
-    if probe is not None and probe.finite_at == buffer.version and probe.dtype is storage.dtype:
+    # a graph replay writes memory without bumping versions: what was learnt before one is void
+    epoch = device.replay_epoch
+    if probe is not None and probe.finite_at == buffer.version and probe.epoch == epoch \
+            and probe.dtype is storage.dtype:
         return True
     if storage.size * storage.dtype.itemsize != buffer.nbytes:
         return False  # a view of part of a buffer, or of another dtype's buffer: not checked
-    device = storage.device
     flags = device.finite_flags
     if flags is None:
         with device.family_lock:
@@ -123,8 +129,8 @@ def known_finite(storage):
         probe, version = _probes.get(buffer), buffer.version
         if probe is EXTERNAL:
             return False
-        if probe is None or probe.version != version or probe.dtype is not storage.dtype:
-            _probes[buffer] = Probe(version, storage.dtype)
+        if probe is None or probe.version != version or probe.epoch != epoch or probe.dtype is not storage.dtype:
+            _probes[buffer] = Probe(version, epoch, storage.dtype)
             return False
         if probe.state == _SEEN:
             flags.queue(probe, buffer)

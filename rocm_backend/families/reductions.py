@@ -30,6 +30,8 @@ _ZEROS = (0,) * MAX_DIMS
 # stride reduced axis; everything else of cw_reduce_args is zero and not read
 _FLAT = REDUCE_ARGS.packer(["n_out", "n_red", "out_ndim", "red_ndim", "red_shape", "red_strides", "in",
                             "in_offset", "out", "partial", "tickets", "chunk", "splits", "vec", "group"])
+# where the input pointer, its offset, the output pointer and the partials go in _values
+_SRC = 4 + 4 * MAX_DIMS
 # its fields from red_shape[1:] to red_strides[1:]: constant (one tuple, unpacked per launch)
 _FLAT_MIDDLE = _ONES[1:] + (1,) + _ZEROS[1:]
 
@@ -46,9 +48,12 @@ class _Scratch:
         self.buffer.memset(0, 4 * TICKETS)  # queued on the device stream
         self.tickets = self.buffer.ptr
         self.partials = self.buffer.ptr + 4 * TICKETS
+        self.flat_plans = {}  # (op value, dtype name, n) -> the launch of _flat (_flat_plan)
+        self.plans = {}  # (op value, dtype name, shape, strides, axes, alignment) -> _plan's
 
 
-def _scratch(device):
+def scratch(device):
+    """The device's ``_Scratch`` (made on first use; ``device.py`` makes it before a graph capture)."""
     s = device.reduce_scratch
     if s is None:
         with device.family_lock:
@@ -60,7 +65,7 @@ def _scratch(device):
 
 def _partials(device, nbytes):
     """(pointer, keep-alive) of ``nbytes`` of partials for one launch."""
-    s = _scratch(device)
+    s = scratch(device)
     if nbytes <= _SCRATCH_PARTIALS:
         return s.partials, None
     tmp = DeviceBuffer.allocate(device, nbytes)  # freed after queueing: stream order keeps it
@@ -81,38 +86,69 @@ def _group(shape, strides):
 def reduce(storage, op, layout, axes):
     dtype = storage.dtype
     device = storage.device
-    out_dtype = op.result_dtype(dtype)
     ndim = len(layout.shape)
     if layout.is_contiguous and len(axes) == ndim:  # sum(x): the host fast path
         n_red = shape_size(layout.shape)
         if n_red:
-            out = device.storage_type.empty(device, out_dtype, 1)
+            out = device.storage_type.empty(device, op.result_dtype(dtype), 1)
             _flat(device, op, dtype, storage, layout.offset, out, n_red)
             return out
-    kept = [i for i in range(ndim) if i not in axes]
+    # every other reduction: planned once per layout (and the alignment its vector loads need)
+    s = device.reduce_scratch or scratch(device)
+    key = (op._value_, dtype.name, tuple(layout.shape), tuple(layout.strides), axes,
+           (storage.ptr + layout.offset * dtype.itemsize) % 16)
+    plan = s.plans.get(key)
+    if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
+        if len(s.plans) >= 1024:
+            s.plans.clear()
+        plan = s.plans[key] = _plan(device, op, dtype, storage, layout, axes)
+    kind, out_dtype, n_out = plan[:3]
+    if kind == "copy":  # more than MAX_DIMS dimensions after grouping: reduce a contiguous copy
+        return reduce(copy(storage, layout), op, Layout.contiguous(layout.shape), axes)
+    out = device.storage_type.empty(device, out_dtype, n_out)
+    if kind == "launch":
+        kern, grid, block, values, partial_bytes = plan[3:8]
+        values = values.copy()
+        values[_SRC:_SRC + 3] = storage.ptr, layout.offset, out.ptr
+        keep = None
+        if partial_bytes:
+            values[_SRC + 3], keep = _partials(device, partial_bytes)
+        device.launcher.launch_fields(kern, grid[0], grid[1], grid[2], block[0], block[1], block[2], REDUCE_ARGS,
+                                      REDUCE_ARGS.struct, values)
+        del keep
+    elif kind == "fill":
+        if op not in _EMPTY_RESULT:
+            raise UnsupportedOperation(op.value, dtype, "rocm", "reduction over an empty set")
+        fill(out, Layout.contiguous(plan[3]), _EMPTY_RESULT[op])
+    return out
+
+
+def _plan(device, op, dtype, src, layout, axes):
+    """How ``reduce`` runs on this layout: ("launch", out dtype, n_out, kernel, grid, block,
+    values with the pointers left to fill, partials' bytes), ("empty", ...), ("fill", ...,
+    out shape) or ("copy", ...); the TUNING it was planned for last."""
+    out_dtype = op.result_dtype(dtype)
+    tuning = dict(reduce_plan.TUNING)
+    kept = [i for i in range(len(layout.shape)) if i not in axes]
     out_shape = tuple(layout.shape[i] for i in kept)
     n_out = shape_size(out_shape)
     n_red = shape_size(tuple(layout.shape[i] for i in axes))
-    out = device.storage_type.empty(device, out_dtype, n_out)
     if n_out == 0:
-        return out
+        return "empty", out_dtype, n_out, tuning
     if n_red == 0:
-        if op not in _EMPTY_RESULT:
-            raise UnsupportedOperation(op.value, dtype, "rocm", "reduction over an empty set")
-        fill(out, Layout.contiguous(out_shape), _EMPTY_RESULT[op])
-        return out
+        return "fill", out_dtype, n_out, out_shape, tuning
     out_dims = _group(out_shape, [layout.strides[i] for i in kept])
     red_dims = _group([layout.shape[i] for i in axes], [layout.strides[i] for i in axes])
     if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):  # the index counts along the one axis
         red_dims = ((n_red,), (layout.strides[axes[0]],)) if len(axes) == 1 else red_dims
     if len(out_dims[0]) > MAX_DIMS or len(red_dims[0]) > MAX_DIMS:
-        storage = copy(storage, layout)
-        return reduce(storage, op, Layout.contiguous(layout.shape), axes)
+        return "copy", out_dtype, n_out, tuning
     if _use_rows(out_dims, red_dims, n_out, n_red):
-        _launch_rows(device, op, dtype, storage, layout.offset, out, out_dims, red_dims, n_out, n_red)
+        launch = _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red)
     else:
-        _launch_cols(device, op, dtype, storage, layout.offset, out, out_dims, red_dims, n_out, n_red)
-    return out
+        launch = _cols_launch(device, op, dtype, src.ptr + layout.offset * dtype.itemsize, out_dims, red_dims,
+                              n_out, n_red)
+    return ("launch", out_dtype, n_out) + launch + (tuning,)
 
 
 def _use_rows(out_dims, red_dims, n_out, n_red):
@@ -136,66 +172,74 @@ def _vec_width(dtype):
     return max(1, 16 // dtype.itemsize)
 
 
-_FLAT_PLANS = {}  # (device, op, dtype, n_red) -> the launch of _flat, and the TUNING it was planned for
-
-
 def _flat(device, op, dtype, src, offset, out, n_red):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
-    decided once per device, op, dtype, size and tuning)."""
-    key = (device, op, dtype, n_red)
-    plan = _FLAT_PLANS.get(key)
+    and constant fields decided once per device, op, dtype, size and tuning)."""
+    s = device.reduce_scratch or scratch(device)
+    # keyed by interned strings and ints: enum and DType hashing are Python-level
+    plan = s.flat_plans.get((op._value_, dtype.name, n_red))
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        kern = _kernel(device, "rows_vec", op, dtype)
-        block = block_size()
-        group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
-                                               device.warp_size)
-        if len(_FLAT_PLANS) >= 1024:
-            _FLAT_PLANS.clear()
-        plan = _FLAT_PLANS[key] = (device.launcher, kern, block, group, splits, chunk, grid,
-                                   _scratch(device).tickets, dict(reduce_plan.TUNING))
-    launcher, kern, block, group, splits, chunk, grid, tickets, _ = plan
-    partial, keep = (0, None) if splits == 1 else _partials(device, splits * _PARTIAL_BYTES)
+        plan = _flat_plan(device, s, op, dtype, n_red)
+    launcher, kern, block, grid, head, splits, tail, _ = plan
+    if splits == 1:
+        launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
+                               head + (src.ptr, offset, out.ptr, 0) + tail)
+        return
+    partial, keep = _partials(device, splits * _PARTIAL_BYTES)
     launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
-                           (1, n_red, 0, 1, n_red, *_FLAT_MIDDLE, src.ptr, offset, out.ptr, partial, tickets, chunk,
-                            splits, 1, group))
+                           head + (src.ptr, offset, out.ptr, partial) + tail)
     del keep
 
 
-def _launch_rows(device, op, dtype, src, offset, out, out_dims, red_dims, n_out, n_red):
+def _flat_plan(device, s, op, dtype, n_red):
+    """The launch of ``_flat`` for one op, dtype and size: (launcher, kernel, block, grid,
+    the fields before the pointers, splits, the fields after them, the TUNING it was
+    planned for)."""
+    kern = _kernel(device, "rows_vec", op, dtype)
+    block = block_size()
+    group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
+                                           device.warp_size)
+    if len(s.flat_plans) >= 1024:
+        s.flat_plans.clear()
+    plan = s.flat_plans[(op._value_, dtype.name, n_red)] = (
+        device.launcher, kern, block, grid, (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE, splits,
+        (s.tickets, chunk, splits, 1, group), dict(reduce_plan.TUNING))
+    return plan
+
+
+def _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red):
+    """(kernel, grid, block, values, partials' bytes) of the rows kernels."""
     fast = len(red_dims[0]) == 1 and red_dims[1][0] == 1 and len(out_dims[0]) <= 1
     kern = _kernel(device, "rows_vec" if fast else "rows", op, dtype)
     block = block_size()
     vw = _vec_width(dtype) if len(red_dims[0]) == 1 and red_dims[1][0] == 1 else 1
     group, splits, chunk, grid = rows_plan(n_out, n_red, vw, device.kernels.resident_blocks(kern, block),
                                            device.warp_size)
-    partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
-    device.launcher.launch(
-        kern, grid, block, REDUCE_ARGS,
-        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
-                chunk, splits, 1, group))
-    del keep
+    values = _values(n_out, n_red, out_dims, red_dims, 0, 0, 0, 0, scratch(device).tickets, chunk, splits, 1, group)
+    return kern, _dims3(grid), _dims3(block), values, 0 if splits == 1 else n_out * splits * _PARTIAL_BYTES
 
 
-def _cols_vec(dtype, src, offset, out_dims, red_dims, n_out):
+def _dims3(v):
+    return (v, 1, 1) if isinstance(v, int) else tuple(v)
+
+
+def _cols_vec(dtype, address, out_dims, red_dims, n_out):
     """Adjacent outputs per thread of the cols_vec kernel (one vector load per reduced
-    element): 4 (or 2) when the reduced axis stride and the first element allow aligned
-    vectors; else 1."""
+    element): 4 (or 2) when the reduced axis stride and the first element's ``address``
+    allow aligned vectors; else 1."""
     size = dtype.itemsize
     for vec in (4, 2):
-        if vec * size <= 16 and n_out % vec == 0 and red_dims[1][0] % vec == 0 \
-                and (src.ptr + offset * size) % (vec * size) == 0:
+        if vec * size <= 16 and n_out % vec == 0 and red_dims[1][0] % vec == 0 and address % (vec * size) == 0:
             return vec
     return 1
 
 
-def _launch_cols(device, op, dtype, src, offset, out, out_dims, red_dims, n_out, n_red):
+def _cols_launch(device, op, dtype, address, out_dims, red_dims, n_out, n_red):
+    """(kernel, grid, block, values, partials' bytes) of the cols kernels; ``address``: the
+    first element's (its alignment decides the vector width)."""
     fast = len(out_dims[0]) == 1 and out_dims[1][0] == 1 and len(red_dims[0]) == 1
-    vec = _cols_vec(dtype, src, offset, out_dims, red_dims, n_out) if fast else 1
+    vec = _cols_vec(dtype, address, out_dims, red_dims, n_out) if fast else 1
     kern = _kernel(device, "cols_vec" if fast else "cols", op, dtype)
     bx, by, splits, chunk, gx = cols_plan(n_out, n_red, vec, lambda threads: device.kernels.resident_blocks(kern, threads))
-    partial, keep = (0, None) if splits == 1 else _partials(device, n_out * splits * _PARTIAL_BYTES)
-    device.launcher.launch(
-        kern, (gx, splits, 1), (bx, by, 1), REDUCE_ARGS,
-        _values(n_out, n_red, out_dims, red_dims, src.ptr, offset, out.ptr, partial, _scratch(device).tickets,
-                chunk, splits, vec, 1))
-    del keep
+    values = _values(n_out, n_red, out_dims, red_dims, 0, 0, 0, 0, scratch(device).tickets, chunk, splits, vec, 1)
+    return kern, (gx, splits, 1), (bx, by, 1), values, 0 if splits == 1 else n_out * splits * _PARTIAL_BYTES

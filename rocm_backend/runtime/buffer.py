@@ -48,6 +48,8 @@ class DeviceBuffer:
     def copy_from_host(self, array):
         """Queue a host->device copy of a C-contiguous array into the start of the buffer.
         The array must stay alive until the copy ran: the caller keeps it or syncs."""
+        if self.device.capture is not None:
+            self.device.capture.refuse("a copy from host memory (the host array could be gone at replay)")
         n = array.nbytes
         self.version += 1
         if n:
@@ -57,6 +59,8 @@ class DeviceBuffer:
     def copy_to_host(self, out, offset_bytes=0):
         """Copy ``out.nbytes`` bytes from ``offset_bytes`` into the C-contiguous ``out``,
         waiting for every queued operation first (a synchronizing host read)."""
+        if self.device.capture is not None:
+            self.device.capture.refuse("a read of device memory to the host")
         n = out.nbytes
         if n:
             hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, self.device.stream)
@@ -69,6 +73,8 @@ class DeviceBuffer:
             hip.memcpy_dtod_async(self.ptr + dst_offset, src.ptr + src_offset, nbytes, self.device.stream)
 
     def read_int64(self):
+        if self.device.capture is not None:
+            self.device.capture.refuse("a read of device memory to the host")
         out = np.zeros(1, np.int64)
         hip.memcpy_dtoh_async(out.ctypes.data, self.ptr, 8, self.device.stream)
         hip.stream_synchronize(self.device.stream)

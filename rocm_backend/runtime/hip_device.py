@@ -8,7 +8,10 @@ the protocol's creation and DLPack methods on top.
 
 import threading
 
+from candlewick.errors import GraphCaptureError
+
 from ..bindings import hip, hipblas
+from . import capture as _capture
 from .allocator import CachingAllocator
 from .index_checks import IndexChecks
 from .launcher import Launcher
@@ -52,10 +55,14 @@ class HipDevice:
         self.stream = hip.create_stream()
         self.allocator = CachingAllocator(self)
         self._blas = None
-        self._index_checks = IndexChecks(self)
+        self.index_checks = IndexChecks(self)
         self._keep_alive = []  # host arrays of queued host->device copies
         self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
         self._stream_sync = None  # made on first use
+        self.capture = None  # the graph capture running on the stream (runtime/capture.py), else None
+        # bumped by every graph replay, which writes memory without bumping buffer versions:
+        # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
+        self.replay_epoch = 0
         _current.ordinal = ordinal
         # kernel handles and the launcher (compiles nothing yet)
         self.kernels = KernelRuntime(self, module_source)
@@ -99,16 +106,18 @@ class HipDevice:
     def synchronize(self, check_errors=True):
         """Drain the stream; then raise IndexError for index checks queued before this call
         (snapshots first: work other threads queue meanwhile stays pending)."""
+        if self.capture is not None:
+            self.capture.refuse("a synchronization of the device")
         self.make_current()
         with self._state_lock:
             kept, self._keep_alive = self._keep_alive, []
-        taken = self._index_checks.snapshot() if check_errors else ()
+        taken = self.index_checks.snapshot() if check_errors else ()
         sync = self._stream_sync
         if sync is None:
             sync = self._stream_sync = hip.stream_sync_function(self.stream)
         sync()
         del kept
-        self._index_checks.raise_flagged(taken)
+        self.index_checks.raise_flagged(taken)
 
     def memory_info(self):
         """(free, total) bytes: free counts the blocks our caching allocator holds, which
@@ -117,11 +126,27 @@ class HipDevice:
         free, total = hip.mem_get_info()
         return free + self.allocator.cached_bytes, total
 
+    # --- graph capture (runtime/capture.py) ---------------------------------
+    def begin_capture(self):
+        """Record, not run, the work queued on this device's stream from now on."""
+        _capture.begin(self)
+
+    def end_capture(self):
+        """Stop recording: the ``CapturedGraph`` (``replay()``, ``close()``)."""
+        if self.capture is None:
+            raise GraphCaptureError(f"end_capture on {self.name}: no capture is running")
+        return _capture.end(self)
+
+    def abort_capture(self):
+        """Stop recording and drop what was recorded (the capture raised)."""
+        if self.capture is not None:
+            _capture.abort(self)
+
     # --- device-side error flags for index checks (index_checks.py) -----------
     def error_flag(self, op_name):
         """Device address of an int32 slot that an index kernel sets on an out-of-range
         index; the next synchronizing call reads it and raises IndexError naming op_name."""
-        return self._index_checks.flag_address(op_name)
+        return self.index_checks.flag_address(op_name)
 
     def raise_index_errors(self):
         """Drain the stream and raise for flagged index checks (same as synchronize())."""

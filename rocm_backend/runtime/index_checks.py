@@ -10,6 +10,12 @@ thread's ``synchronize`` snapshots *its own* pending slots before it drains the 
 several threads, an error is reported once, in the thread that queued the operation,
 naming it. When every slot is pending, the thread that needs one drains the stream and
 reads all of them.
+
+Graphs: a slot taken while a capture runs belongs to the captured graph (``capture_slots``
+collects them; they are not pending, since the captured kernels have not run). Each
+replay makes them pending for the replaying thread (``rearm``), so the next
+synchronization raises for an index a replay found out of range; reading them never frees
+them (``kept``) until the graph is destroyed (``release_kept``).
 """
 
 import threading
@@ -31,6 +37,8 @@ class IndexChecks:
         self.buffer = None  # DeviceBuffer of SLOTS int32
         self.free = list(range(SLOTS - 1, -1, -1))
         self.pending = {}  # thread id -> [(slot, op name)], queued and not yet read
+        self.capture_slots = None  # [(slot, op name)] taken during a capture, else None
+        self.kept = set()  # slots graphs own: read after replays, never freed by the read
 
     def flag_address(self, op_name):
         """Device address of a fresh int32 slot for one queued operation."""
@@ -41,12 +49,41 @@ class IndexChecks:
                     self.buffer.memset(0)
                 if self.free:
                     slot = self.free.pop()
-                    self.pending.setdefault(threading.get_ident(), []).append((slot, op_name))
+                    if self.capture_slots is not None:
+                        self.capture_slots.append((slot, op_name))
+                        self.kept.add(slot)
+                    else:
+                        self.pending.setdefault(threading.get_ident(), []).append((slot, op_name))
                     return self.buffer.ptr + 4 * slot
             # every slot is pending (threads that never synchronize): read them all
             taken = self.snapshot(every_thread=True)
             hip.stream_synchronize(self.device.stream)
             self.raise_flagged(taken)
+
+    def ensure_buffer(self):
+        """Allocate and zero the slots now (before a capture: lazily, the zeroing would
+        be captured and never run eagerly)."""
+        with self.lock:
+            if self.buffer is None:
+                self.buffer = DeviceBuffer.allocate(self.device, 4 * SLOTS)
+                self.buffer.memset(0)
+
+    def rearm(self, slots):
+        """A replay of a graph owning ``slots`` was queued: read them at the next sync."""
+        if slots:
+            with self.lock:
+                self.pending.setdefault(threading.get_ident(), []).extend(slots)
+
+    def release_kept(self, slots):
+        """The graph owning ``slots`` is gone: zero them (queued) and free them."""
+        if not slots:
+            return
+        for slot, _ in slots:
+            self.buffer.memset(0, 4, 4 * slot)
+        with self.lock:
+            for slot, _ in slots:
+                self.kept.discard(slot)
+            self.free.extend(slot for slot, _ in slots)
 
     def snapshot(self, every_thread=False):
         """Take the calling thread's pending checks (call before draining the stream)."""
@@ -74,7 +111,7 @@ class IndexChecks:
                 if name not in failed:
                     failed.append(name)
         with self.lock:
-            self.free.extend(slot for slot, _ in taken)
+            self.free.extend({slot for slot, _ in taken} - self.kept)
         if failed:
             raise IndexOutOfBoundsError(
                 f"{' / '.join(failed)} on {self.device.name}: an index was outside the dimension it "

@@ -102,6 +102,8 @@ bench.main(["--out", {out!r}] + {args!r})
 SMALL = {  # each GPU benchmark with its problems made small
     "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
     "linalg_fft": ("bench.BATCH, bench.SMALL = 4, 8", ["--cases", "solve@batched,cholesky@batched"]),
+    "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
+    "rocm_host_path": ("", ["--reps", "3"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
 }
@@ -125,6 +127,16 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
     elif name == "linalg_fft":  # the fake runtime has no hipSOLVER: each case records its error
         assert set(record["figures"]["cases"]) == {"solve@batched:float32", "cholesky@batched:float32"}
+    elif name == "rocm_host_path":
+        rows = record["figures"]["candlewick"]
+        assert record["figures"]["stages_error"] is None  # bench/diagnostics.py reached its internals
+        assert set(rows) == {"add", "sum", "where"}
+        for row in rows.values():  # the fake runtime launches through hip-python: no bare ctypes call
+            assert {"namespace call", "primitive", "allocate and free the result", "pack and launch"} <= set(row)
+            assert row["launch call"] is None
+    elif name == "rocm_graphs":
+        row = record["figures"]["libraries"]["candlewick"]
+        assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

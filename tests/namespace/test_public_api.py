@@ -73,7 +73,7 @@ def test_all_holds_only_public_names(module):
     for name in module.__all__:
         assert not name.startswith("_") or name in allowed_dunders, name
         assert hasattr(module, name), name
-    extras = {"nn", "random", "errors", "__version__"} if module is cw else set()
+    extras = {"nn", "random", "errors", "graphs", "__version__"} if module is cw else set()
     assert dir(module) == sorted([*module.__all__, *extras])
     for name in extras:
         assert hasattr(module, name)

@@ -57,10 +57,13 @@ class FakeRuntime:
         self.launches = []  # (kernel name, grid x, block x) of every launch
         self.next_ptr = 0x10000
         self.host_blocks = []  # pinned-host stand-ins, kept alive
+        self.capturing = None  # the launches recorded by the stream capture running, else None
+        self.graphs_alive = 0  # graphs and executable graphs not destroyed yet
         self.hip = self._module("hip", self._hip_functions())
         self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
         self.hipblas = self._module("hipblas", self._hipblas_functions())
         self.hip.hipStreamNonBlocking = 1
+        self.hip.hipStreamCaptureMode = lambda mode: int(mode)
 
     def _module(self, name, functions):
         mod = types.ModuleType(f"hip.{name}")
@@ -111,10 +114,45 @@ class FakeRuntime:
             "hipModuleLaunchKernel": self._launch,
             "hipHostMalloc": self._host_malloc,
             "hipHostGetDevicePointer": lambda host, flags: (OK, host),
+            "hipStreamBeginCapture": self._begin_capture,
+            "hipStreamEndCapture": self._end_capture,
+            "hipStreamIsCapturing": lambda stream: (OK, int(self.capturing is not None)),
+            "hipGraphInstantiateWithFlags": self._instantiate,
+            "hipGraphLaunch": self._graph_launch,
+            "hipGraphExecDestroy": self._destroy,
+            "hipGraphDestroy": self._destroy,
         }
 
     def _launch(self, fn, gx, gy, gz, bx, by, bz, shmem, stream, params, extra):
-        self.launches.append((fn.name, gx, bx))
+        (self.launches if self.capturing is None else self.capturing).append((fn.name, gx, bx))
+        return (OK,)
+
+    # graphs: a capture records the launches; a replay appends them to ``launches``
+    def _begin_capture(self, stream, mode):
+        if self.capturing is not None:
+            return (Status(1, "hipErrorInvalidValue"),)
+        self.capturing = []
+        return (OK,)
+
+    def _end_capture(self, stream):
+        if self.capturing is None:
+            return (Status(1, "hipErrorInvalidValue"), None)
+        graph, self.capturing = _Handle("graph", list(self.capturing)), None
+        self.graphs_alive += 1
+        return (OK, graph)
+
+    def _instantiate(self, graph, flags):
+        self.graphs_alive += 1
+        return (OK, _Handle("graph_exec", graph.name))
+
+    def _graph_launch(self, graph_exec, stream):
+        if self.capturing is not None:
+            return (Status(1, "hipErrorInvalidValue"),)
+        self.launches.extend(graph_exec.name)
+        return (OK,)
+
+    def _destroy(self, handle):
+        self.graphs_alive -= 1
         return (OK,)
 
     def _hiprtc_functions(self):

@@ -90,6 +90,7 @@ def test_span():
 class FakeDevice:
     ordinal, name, stream = 0, "rocm:0", 0
     storage_type = RocmStorage
+    capture = None  # no graph capture running (runtime/capture.py)
 
     def __init__(self, arch):
         self.arch = arch

@@ -12,6 +12,7 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 from rocm_backend.abi import structs
+from rocm_backend.abi.ew_operands import ew_values, split_dims
 from rocm_backend.families import ew_launch, pad_fixup_cache
 
 # by path: this folder is no package, and the name "rocm" belongs to hip-python
@@ -116,3 +117,85 @@ def test_every_write_into_existing_memory_bumps_its_version(fake):
         assert w.buffer.version > before, f"{name} left the version unchanged"
     w.dlpack_view(lw)
     assert pad_fixup_cache.probe_of(w.buffer) == "external" and not pad_fixup_cache.known_finite(w)
+
+
+_EDGE_FLOATS = [0.0, -0.0, 1.5, -2.75, float("inf"), float("-inf"), float("nan"), 3.4028235e38, 3.4028236e38,
+                3.4028235677973366e38, 1e39, -1e300, 5e-324, 1e-45, 7e-46, 0.1, 1 / 3]
+_EDGE_INTS = [0, 1, -1, 127, 128, 255, 256, -128, -129, 2**31 - 1, 2**31, -2**31 - 1, 2**32, 2**63 - 1,
+              2**63, 2**64 - 1, -2**63]
+
+
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8,
+                                   dt.uint16, dt.uint32, dt.uint64], ids=lambda d: d.name)
+def test_scalar_bits_equal_numpys_conversion(dtype):
+    """The struct fast path of scalar packing gives NumPy's bits (the definition) for every
+    Python float and int, out-of-range ones included (they take NumPy's path)."""
+    rng = np.random.default_rng(0)
+    values = _EDGE_FLOATS + _EDGE_INTS + [float(v) for v in rng.standard_normal(200) * 10.0 ** rng.integers(-300, 300, 200)]
+    for value in values:
+        with np.errstate(over="ignore", invalid="ignore"):
+            try:
+                want = np.asarray(value).astype(dtype.numpy).tobytes().ljust(16, b"\0")
+            except OverflowError:
+                with pytest.raises(OverflowError):
+                    ew_launch.scalar_bytes(value, dtype)
+                continue
+        assert ew_launch.scalar_bytes(value, dtype) == want, (value, dtype)
+
+
+def test_planned_strided_launches_pack_what_the_general_path_packs(fake):
+    """launch_ew keeps a plan per layout; each launch from a plan packs exactly the values
+    ew_values gives for its pointers, offsets and scalar, and the grid of the general path."""
+    rt, dev = fake
+    key = ("binary", BinaryOp.ADD, dt.float32)
+    cases = [  # shape, operands (pointer, offset, strides), scalar
+        ((4, 4), [(0x1000, 0, (4, 1)), (0x2000, 3, (1, 4)), (0x3000, 5, (0, 1))], b""),
+        ((4, 4), [(0x1100, 0, (4, 1)), (0x2100, 7, (1, 4)), (0x3100, 1, (0, 1))], b""),  # same layout again
+        ((3, 5, 2), [(0x1000, 0, (10, 2, 1)), (0, 0, ()), (0x2000, 2, (0, 2, 1))], b"\x01" * 16),
+        ((3, 5, 2), [(0x1200, 0, (10, 2, 1)), (0, 0, ()), (0x2200, 9, (0, 2, 1))], b"\x02" * 16),
+        ((2, 1, 3), [(0x1000, 0, (3, 3, 1)), (0x2000, 0, (3, 3, 1)), (0x3000, 4, (3, 3, 1))], b""),
+    ]
+    for shape, operands, scalar in cases:
+        before = len(rt.launches)
+        ew_launch.launch_ew(dev, key, shape, operands, scalar)
+        assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(shape, operands, scalar))
+        _, grid, _ = rt.launches[before]
+        assert grid == ew_launch.grid_for(int(np.prod(shape)), 256, dev)
+    assert len(dev.kernels.ew_plans) == 3
+    # more than 8 dimensions that do not merge: the general path splits them (no plan used)
+    shape = (2,) * 10
+    strides = tuple(2 ** (2 * i + 1) for i in range(10))[::-1]
+    operands = [(0x1000, 0, strides), (0x2000, 0, strides), (0x3000, 0, strides)]
+    before = len(rt.launches)
+    ew_launch.launch_ew(dev, key, shape, operands)
+    pieces = list(split_dims(shape, operands))
+    assert len(rt.launches) - before == len(pieces) == 4
+    assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(*pieces[-1]))
+    ew_launch.launch_ew(dev, key, (0, 4), [(0x1000, 0, (4, 1)), (0x2000, 0, (4, 1)), (0x3000, 0, (4, 1))])
+    assert len(rt.launches) - before == 4  # an empty shape launches nothing
+
+
+@pytest.mark.parametrize("axes", [(1,), (0,)], ids=["rows", "cols"])
+def test_planned_reductions_fill_in_their_pointers(fake, axes):
+    """A reduction's plan is made once per layout; a launch from it packs the same struct as
+    a fresh plan would, with its own input and output pointers."""
+    _, dev = fake
+    x1, _ = _upload(dev, np.arange(64, dtype=np.float32))
+    x2, _ = _upload(dev, np.ones(64, dtype=np.float32))
+    layout = Layout.contiguous((8, 8))
+
+    def packed(x):
+        out = x.reduce(ReduceOp.SUM, layout, axes)
+        raw = bytes(structs.REDUCE_ARGS.buffer)
+        ptr = {name: int.from_bytes(raw[structs.REDUCE_ARGS.offsets[name]:][:8], "little") for name in ("in", "out")}
+        return out, ptr, raw
+
+    x1.reduce(ReduceOp.SUM, layout, axes)
+    plans = dev.reduce_scratch.plans
+    assert len(plans) == 1
+    out2, planned, planned_raw = packed(x2)
+    plans.clear()
+    out3, fresh, fresh_raw = packed(x2)
+    assert (planned["in"], planned["out"], fresh["in"], fresh["out"]) == (x2.ptr, out2.ptr, x2.ptr, out3.ptr)
+    at = structs.REDUCE_ARGS.offsets["out"]
+    assert planned_raw[:at] == fresh_raw[:at] and planned_raw[at + 8:] == fresh_raw[at + 8:]

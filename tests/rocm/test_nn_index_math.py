@@ -56,6 +56,7 @@ class FakeDevice:
         self.miopen, self.nn_convs, self.nn_launches = None, {}, {}
         self.reduce_scratch = self.finite_flags = None
         self.family_lock = threading.Lock()
+        self.capture, self.replay_epoch = None, 0  # graph state (runtime/capture.py): none here
 
     def make_current(self):
         pass

@@ -17,7 +17,7 @@ rpath='-Wl,-rpath,$ORIGIN'
 
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libamdhip64.so -o "$lib/libamdhip64.so" \
     "$src/hoc_loader.c" "$src/hip_errors.c" "$src/hip_device.c" "$src/hip_memory.c" \
-    "$src/hip_stream.c" "$src/hip_module.c" -ldl -lpthread
+    "$src/hip_stream.c" "$src/hip_graph.c" "$src/hip_module.c" -ldl -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhiprtc.so -o "$lib/libhiprtc.so" \
     "$src/hiprtc.c" "$src/hiprtc_options.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libhipblas.so -o "$lib/libhipblas.so" \

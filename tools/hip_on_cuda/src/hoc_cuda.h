@@ -20,6 +20,9 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUevent_st *CUevent;
 typedef struct CUmemPool_st *CUmemoryPool;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUgraphNode_st *CUgraphNode;
 typedef unsigned long long CUdeviceptr;
 
 /* CUresult values the shim looks at directly. */
@@ -188,7 +191,17 @@ enum {
     X(cuLaunchKernel, "cuLaunchKernel", CUresult, (CUfunction, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, unsigned int, CUstream, void **, void **), 1) \
     X(cuFuncGetAttribute, "cuFuncGetAttribute", CUresult, (int *, int, CUfunction), 1) \
     X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize", CUresult, (int *, int *, CUfunction, size_t (*)(int), size_t, int), 1) \
-    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", CUresult, (int *, CUfunction, int, size_t), 1)
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", CUresult, (int *, CUfunction, int, size_t), 1) \
+    X(cuStreamBeginCapture, "cuStreamBeginCapture_v2", CUresult, (CUstream, int), 0) \
+    X(cuStreamEndCapture, "cuStreamEndCapture", CUresult, (CUstream, CUgraph *), 0) \
+    X(cuStreamIsCapturing, "cuStreamIsCapturing", CUresult, (CUstream, int *), 0) \
+    X(cuThreadExchangeStreamCaptureMode, "cuThreadExchangeStreamCaptureMode", CUresult, (int *), 0) \
+    X(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", CUresult, (CUgraphExec *, CUgraph, unsigned long long), 0) \
+    X(cuGraphLaunch, "cuGraphLaunch", CUresult, (CUgraphExec, CUstream), 0) \
+    X(cuGraphUpload, "cuGraphUpload", CUresult, (CUgraphExec, CUstream), 0) \
+    X(cuGraphGetNodes, "cuGraphGetNodes", CUresult, (CUgraph, CUgraphNode *, size_t *), 0) \
+    X(cuGraphExecDestroy, "cuGraphExecDestroy", CUresult, (CUgraphExec), 0) \
+    X(cuGraphDestroy, "cuGraphDestroy", CUresult, (CUgraph), 0)
 
 #define HOC_DECLARE_MEMBER(name, sym, ret, args, req) ret(*name) args;
 struct hoc_cuda_api {

@@ -163,18 +163,68 @@ API CUresult cuModuleGetFunction(void **f, void *m, const char *name)
     *f = m;
     return 0;
 }
+/* Graphs: a capture counts the kernels launched on its stream; a graph is that
+ * count; a launch of an executable graph adds it to g_replayed_kernels. */
+static void *g_capturing;
+static size_t g_captured_kernels;
+static size_t g_replayed_kernels;
+struct graph { size_t kernels; };
+API CUresult cuStreamBeginCapture_v2(void *s, int mode)
+{
+    if (g_capturing || mode < 0 || mode > 2) return 1;
+    g_capturing = s ? s : (void *)1;
+    g_captured_kernels = 0;
+    return 0;
+}
+API CUresult cuStreamEndCapture(void *s, struct graph **g)
+{
+    if (g_capturing != (s ? s : (void *)1)) return 903;  /* CUDA_ERROR_STREAM_CAPTURE_UNMATCHED */
+    g_capturing = NULL;
+    *g = calloc(1, sizeof **g);
+    (*g)->kernels = g_captured_kernels;
+    return 0;
+}
+API CUresult cuStreamIsCapturing(void *s, int *status) { *status = g_capturing == (s ? s : (void *)1); return 0; }
+API CUresult cuGraphInstantiateWithFlags(struct graph **e, struct graph *g, unsigned long long f)
+{
+    (void)f;
+    *e = calloc(1, sizeof **e);
+    (*e)->kernels = g->kernels;
+    return 0;
+}
+API CUresult cuGraphLaunch(struct graph *e, void *s) { (void)s; g_replayed_kernels += e->kernels; return 0; }
+API CUresult cuGraphGetNodes(struct graph *g, void **nodes, size_t *n)
+{
+    if (!nodes) { *n = g->kernels; return 0; }
+    for (size_t i = 0; i < *n; ++i) nodes[i] = i < g->kernels ? (void *)(uintptr_t)(i + 1) : NULL;
+    if (*n > g->kernels) *n = g->kernels;
+    return 0;
+}
+API CUresult cuGraphExecDestroy(struct graph *e) { free(e); return 0; }
+API CUresult cuGraphDestroy(struct graph *g) { free(g); return 0; }
+/* not CUDA: what the test reads back */
+API size_t fakeReplayedKernels(void) { return g_replayed_kernels; }
+API CUresult cuStreamSynchronize(void *s)
+{
+    return g_capturing == (s ? s : (void *)1) ? 900 : 0;  /* CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED */
+}
+
 API CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                             unsigned bz, unsigned sh, void *s, void **params, void **extra)
 {
-    (void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)sh; (void)s;
+    (void)f; (void)gx; (void)gy; (void)gz; (void)by; (void)bz; (void)sh;
     if (bx > 1024 || (params && extra)) return 1;
     if (extra) {
         for (int i = 0; i < 16; i += 2) {
-            if (extra[i] == (void *)0) return 0;
+            if (extra[i] == (void *)0) {
+                g_captured_kernels += g_capturing && g_capturing == (s ? s : (void *)1);
+                return 0;
+            }
             if (extra[i] != (void *)1 && extra[i] != (void *)2) return 1;
         }
         return 1;
     }
+    g_captured_kernels += g_capturing && g_capturing == (s ? s : (void *)1);
     return 0;
 }
 API CUresult cuFuncGetAttribute(int *v, int a, void *f) { (void)f; *v = a == 0 ? 1024 : 32; return 0; }
@@ -189,6 +239,6 @@ NOOP(cuDeviceGetPCIBusId) NOOP(cuDeviceCanAccessPeer) NOOP(cuDevicePrimaryCtxRes
 NOOP(cuCtxSynchronize) NOOP(cuCtxGetLimit) NOOP(cuCtxSetLimit) NOOP(cuCtxGetStreamPriorityRange)
 NOOP(cuCtxEnablePeerAccess) NOOP(cuMemHostRegister_v2) NOOP(cuMemHostUnregister)
 NOOP(cuMemHostGetDevicePointer_v2) NOOP(cuMemcpyPeer) NOOP(cuMemcpyPeerAsync)
-NOOP(cuStreamDestroy_v2) NOOP(cuStreamSynchronize) NOOP(cuStreamQuery) NOOP(cuStreamWaitEvent)
+NOOP(cuStreamDestroy_v2) NOOP(cuStreamQuery) NOOP(cuStreamWaitEvent)
 NOOP(cuStreamGetFlags) NOOP(cuStreamGetPriority) NOOP(cuLaunchHostFunc) NOOP(cuEventSynchronize)
 NOOP(cuEventQuery) NOOP(cuModuleGetGlobal_v2)
