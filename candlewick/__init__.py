@@ -44,6 +44,7 @@ from .set_membership import isin
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
 from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
+from .fusion import fuse
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
@@ -86,6 +87,7 @@ __all__ += [
     "take_along_axis", "all", "any", "diff",
 ]
 __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "isin"]
+__all__ += ["fuse"]
 
 
 def __dir__() -> list[str]:
