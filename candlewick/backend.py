@@ -43,13 +43,13 @@ from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
     "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage",
-    "HostMemoryDevice", "holds_host_memory",
+    "FusionDevice", "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
-OPTIONAL_CAPABILITIES = ("linalg", "fft")
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "fusion")
 
 #: the ``BackendStorage`` methods of each optional group: a device that declares the
 #: group implements all of them (tools/gen_array_api_doc.py reads this table)
@@ -57,6 +57,7 @@ OPTIONAL_PRIMITIVES = {
     "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
     "fft": ("fft", "rfft", "irfft"),
 }
+# "fusion" adds no storage primitive: it is one device method (``FusionDevice``)
 
 PHILOX = """
 Random numbers: Philox-4x32-10 (Salmon et al., SC'11), identical on every backend.
@@ -340,6 +341,24 @@ class DLPackDevice(Protocol):
         memory is not on this device. Share the memory unless ``copy`` is True; with
         ``copy=False`` raise BufferError if sharing is impossible. The layout may have any
         strides (in elements) and offset within the storage."""
+
+
+@runtime_checkable
+class FusionDevice(Protocol):
+    """The optional ``fusion`` capability (a device that lists ``"fusion"`` in
+    ``capabilities``): compiling a graph traced by ``candlewick.fuse``. A device without it
+    runs the graph by replaying its primitive calls (``candlewick.fusion.replay``)."""
+
+    def compile_fused(self, graph) -> Any:
+        """A callable ``run(storages) -> list of storages`` for ``graph`` (a
+        ``candlewick.fusion.Graph``): ``storages`` are the argument storages in the order
+        of ``graph.inputs``; the result has one storage per entry of ``graph.outputs``,
+        holding that node's elements C-contiguously (an output that is an input node
+        returns the input's storage). Each element equals what replaying the graph's
+        primitives gives, bit for bit for exact operations and within the conformance
+        suite's tolerances for the others (floating sums and products may be reassociated).
+        Called once per traced signature; ``run`` is called for every call after it.
+        Return None for a graph the device does not compile: it is then replayed."""
 
 
 @runtime_checkable

@@ -147,9 +147,8 @@ class FusedFunction:
             record_output(graph, o)
         meta = [(o._layout, o._dtype) for o in outs]
         arr_type = type(arrays[0])
-        if "fusion" in device.capabilities:
-            run = device.compile_fused(graph)
-        else:
+        run = device.compile_fused(graph) if "fusion" in device.capabilities else None
+        if run is None:
             run = functools.partial(replay, graph)
         return _Entry(graph, run, functools.partial(_wrap, arr_type, device, meta, kind))
 

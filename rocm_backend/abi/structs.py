@@ -22,6 +22,7 @@ SORT_SEGMENT = 2048  # keys a block sorts in shared memory (hip/sort.hip)
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
+FUSED_BUFFERS = 24  # buffers (inputs, constants, results) of one fused kernel (cw_fused_args)
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
 
@@ -33,6 +34,7 @@ CONSTANTS = (
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
+    ("FUSED_BUFFERS", "CW_FUSED_BUFFERS", FUSED_BUFFERS),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -221,5 +223,12 @@ NN_ARGS = ArgLayout(
     [("out", "ptr", 1), ("in", "cptr", 1), ("in_offset", "i64", 1), ("n", "i64", 1)]
     + [(name, "i64", 1) for name in NN_DIM_FIELDS],
     "every kernel of hip/nn.hip (its header comment says what each field means)")
+
+FUSED_ARGS = ArgLayout(
+    "cw_fused_args",
+    [("n", "i64", 1), ("flags", "i32", 1), ("pad_", "i32", 1), ("ptr", "ptr", FUSED_BUFFERS)],
+    "a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or "
+    "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers; "
+    "shapes, strides and scalars are constants of the generated source")
 
 NESTED = (OPERAND,)

@@ -12,6 +12,7 @@ typedef long long cw_i64;
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
+#define CW_FUSED_BUFFERS 24
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -128,4 +129,12 @@ struct cw_nn_args {
     cw_i64 TPL;
     cw_i64 x2;
     cw_i64 x3;
+};
+
+// a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers; shapes, strides and scalars are constants of the generated source
+struct cw_fused_args {
+    cw_i64 n;
+    int flags;
+    int pad_;
+    char* ptr[24];
 };
