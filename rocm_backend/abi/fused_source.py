@@ -27,11 +27,14 @@ from .fused_exprs import Emitter, row_index_layout
 from .sources import HIP_DIR
 from .structs import EW_BLOCK, FUSED_ARGS, FUSED_BUFFERS
 
-__all__ = ["FusedKernel", "FusedPlan", "HELPERS", "ROW_MAX", "plan", "prelude"]
+__all__ = ["COMPILE_OPTIONS", "FusedKernel", "FusedPlan", "HELPERS", "ROW_MAX", "plan", "prelude"]
 
 #: the longest row the rows schedule keeps in registers (elements per thread <= 16)
 ROW_MAX = 16 * 1024
 REDUCE_BLOCK = 256
+#: no contraction of one op's product into the next op's sum (an FMA): the eager kernels
+#: round every op's result, and so must the fused ones to give their bits
+COMPILE_OPTIONS = ("-ffp-contract=off",)
 _NAME = "CW_FZ_NAME"  # kernel name placeholder until the source's digest is known
 _PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip",
                   "reduce.hip")

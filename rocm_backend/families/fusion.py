@@ -20,7 +20,7 @@ def compile_fused(device, graph):
     plan = fused_source.plan(graph)
     if plan is None:
         return None
-    kernels = [(k, device.kernels.kernel(k.spec, plan.source)) for k in plan.kernels]
+    kernels = [(k, device.kernels.kernel(k.spec, plan.source, fused_source.COMPILE_OPTIONS)) for k in plan.kernels]
     nodes = graph.nodes
     outputs = [index for index, _ in graph.outputs]
     consts = graph.consts
