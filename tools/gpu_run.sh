@@ -35,6 +35,7 @@ STEPS=(
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
+    "bench       fusion         gpu 300 run_bench fusion"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"

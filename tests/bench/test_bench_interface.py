@@ -101,6 +101,7 @@ bench.main(["--out", {out!r}] + {args!r})
 """
 SMALL = {  # each GPU benchmark with its problems made small
     "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
+    "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
 }
@@ -122,6 +123,11 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
         # bench/diagnostics.py reached the backend internals it lists
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
+    elif name == "fusion":
+        cases = record["figures"]["cases"]
+        for case in ("gelu", "softmax", "logsumexp"):
+            assert {"candlewick eager", "candlewick fused"} <= set(cases[case]), cases[case]
+            assert all("GBps" in row for name, row in cases[case].items() if name.startswith("candlewick")), cases
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool
