@@ -29,6 +29,10 @@ def softmax(x):
     return e / cw.sum(e, axis=-1, keepdims=True)
 
 
+def leaky_softmax(x):  # a scalar comparison: a constant node inside the rows schedule
+    return softmax(cw.where(x > 0, x, 0.5 * x))
+
+
 def logsumexp(x):
     m = cw.max(x, axis=-1)
     return m + cw.log(cw.sum(cw.exp(x - m[..., None]), axis=-1))
@@ -61,6 +65,7 @@ def _inputs(rng):
         (gelu_of_columns, (f32(37, 5),), 4),
         (softmax, (f32(6, 300),), 4),
         (logsumexp, (f32(3, 4, 70),), 4),
+        (leaky_softmax, (f32(7, 129),), 4),
         (column_stats, (f32(20, 9), f32(9)), 64),
         (mixed, (rng.integers(-5, 9, (8, 33)).astype(np.int16), rng.integers(-5, 9, (33,)).astype(np.int32), 3),
          0),
@@ -133,5 +138,6 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     kinds = {fused.__wrapped__.__name__: [k.kind for k in fused_source.plan(graph).kernels]
              for fused, _, _, graph in traced}
     assert kinds["softmax"] == ["rows"] and kinds["logsumexp"] == ["rows"] and kinds["row_norms"] == ["rows"]
+    assert kinds["leaky_softmax"] == ["rows"]
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
