@@ -51,13 +51,14 @@ __all__ = [
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
 OPTIONAL_CAPABILITIES = ("linalg", "fft", "fusion")
 
-#: the ``BackendStorage`` methods of each optional group: a device that declares the
-#: group implements all of them (tools/gen_array_api_doc.py reads this table)
+#: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
+#: ``compile_fused``): a device that declares the group implements all of them
+#: (tools/gen_array_api_doc.py and the conformance report read this table)
 OPTIONAL_PRIMITIVES = {
     "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
     "fft": ("fft", "rfft", "irfft"),
+    "fusion": ("compile_fused",),  # a device method (``FusionDevice``), not a storage one
 }
-# "fusion" adds no storage primitive: it is one device method (``FusionDevice``)
 
 PHILOX = """
 Random numbers: Philox-4x32-10 (Salmon et al., SC'11), identical on every backend.
