@@ -33,6 +33,14 @@ def leaky_softmax(x):  # a scalar comparison: a constant node inside the rows sc
     return softmax(cw.where(x > 0, x, 0.5 * x))
 
 
+def vector_softmax(x):  # one row: the row shape is ()
+    return softmax(x)
+
+
+def row_extremes(x):  # only reductions returned, one kept as (rows, 1)
+    return cw.max(x, axis=-1, keepdims=True), cw.min(x, axis=1)
+
+
 def logsumexp(x):
     m = cw.max(x, axis=-1)
     return m + cw.log(cw.sum(cw.exp(x - m[..., None]), axis=-1))
@@ -66,6 +74,8 @@ def _inputs(rng):
         (softmax, (f32(6, 300),), 4),
         (logsumexp, (f32(3, 4, 70),), 4),
         (leaky_softmax, (f32(7, 129),), 4),
+        (vector_softmax, (f32(77),), 4),
+        (row_extremes, (f32(9, 31),), 0),
         (column_stats, (f32(20, 9), f32(9)), 64),
         (mixed, (rng.integers(-5, 9, (8, 33)).astype(np.int16), rng.integers(-5, 9, (33,)).astype(np.int32), 3),
          0),
@@ -117,9 +127,10 @@ def _close(got, want, ulps):
         np.testing.assert_allclose(got, want, rtol=ulps * eps, atol=ulps * eps * scale)
 
 
-def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_path):
+@pytest.mark.parametrize("warp", [32, 64])
+def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_path, warp):
     lib, traced = cases
-    _, device = device_factory(lib, monkeypatch, tmp_path)()
+    _, device = device_factory(lib, monkeypatch, tmp_path)(warp=warp)
     for fused, args, ulps, _ in traced:
         dev_args = [cw.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
         cpu_args = [cw.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
@@ -138,6 +149,6 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     kinds = {fused.__wrapped__.__name__: [k.kind for k in fused_source.plan(graph).kernels]
              for fused, _, _, graph in traced}
     assert kinds["softmax"] == ["rows"] and kinds["logsumexp"] == ["rows"] and kinds["row_norms"] == ["rows"]
-    assert kinds["leaky_softmax"] == ["rows"]
+    assert kinds["leaky_softmax"] == kinds["vector_softmax"] == kinds["row_extremes"] == ["rows"]
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
