@@ -78,8 +78,12 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     row_multi = em.unravel("row", rows) if rows else []
     flats = []
     for k in range(per_thread):
-        lines.append(f"        const bool ok{k} = threadIdx.x + {k * block} < {cols};")
-        lines.append(f"        const cw_i64 c{k} = ok{k} ? (cw_i64)threadIdx.x + {k * block} : {cols - 1}ll;")
+        if cols % block == 0:  # every thread's elements exist: constant offsets from one base
+            lines.append(f"        const bool ok{k} = true;")
+            lines.append(f"        const cw_i64 c{k} = (cw_i64)threadIdx.x + {k * block};")
+        else:  # a thread past the row's end reads its last element and ignores it
+            lines.append(f"        const bool ok{k} = threadIdx.x + {k * block} < {cols};")
+            lines.append(f"        const cw_i64 c{k} = ok{k} ? (cw_i64)threadIdx.x + {k * block} : {cols - 1}ll;")
         flat = f"(rb + c{k})"
         em.unravels[(flat, full)] = row_multi + [f"c{k}"]
         flats.append(flat)

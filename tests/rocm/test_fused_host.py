@@ -72,6 +72,7 @@ def _inputs(rng):
         (gelu, (f32(1000),), 4),
         (gelu_of_columns, (f32(37, 5),), 4),
         (softmax, (f32(6, 300),), 4),
+        (softmax, (f32(3, 256),), 4),  # rows a whole number of blocks long
         (logsumexp, (f32(3, 4, 70),), 4),
         (leaky_softmax, (f32(7, 129),), 4),
         (vector_softmax, (f32(77),), 4),
