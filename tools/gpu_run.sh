@@ -31,6 +31,7 @@ STEPS=(
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
     "tests       frontend       gpu 150 run_pytest tests/frontend"
+    "tests       fusion_tests   gpu 240 CANDLEWICK_FUSION_EXAMPLES=25 run_pytest tests/fusion"
     "bench       host_overhead  any 150 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"

@@ -8,6 +8,8 @@ of floats on a device that compiles the graph (``fusion`` capability): those are
 reassociated and compared within the suite's tolerance.
 """
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -29,6 +31,9 @@ BINARY = {
 SCALARS = st.one_of(st.integers(-3, 3), st.floats(-2.5, 2.5, allow_nan=False, width=32), st.booleans())
 DTYPES = [cw.float32, cw.float64, cw.int16, cw.int32, cw.float16]
 REDUCTIONS = ["sum", "max", "min", "mean", "prod"]
+# each new graph is a kernel compile on a device with the fusion capability:
+# tools/gpu_run.sh runs fewer examples there
+EXAMPLES = int(os.environ.get("CANDLEWICK_FUSION_EXAMPLES", "60"))
 
 
 @st.composite
@@ -108,7 +113,7 @@ def _same(got, want, loose):
         np.testing.assert_array_equal(got, want)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None)
 @given(program=programs(), dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)),
        shape=st.sampled_from([(5,), (3, 4), (2, 3, 7), (1, 6)]), broadcast=st.booleans(),
        seed=st.integers(0, 2**16))
