@@ -57,8 +57,11 @@ def rows_shapes(graph, outputs):
 
 
 def _row_block(cols):
+    """Threads per row: up to 16 elements each, so that a block stays small enough (512
+    threads for 8192 columns, at most 64 registers each) for two blocks to share a
+    multiprocessor: one row's loads overlap the other's reductions."""
     block = 64
-    while block < 1024 and block * 8 < cols:
+    while block < 1024 and block * 16 < cols:
         block *= 2
     return block
 
