@@ -351,9 +351,12 @@ class FusionDevice(Protocol):
     runs the graph by replaying its primitive calls (``candlewick.fusion.replay``)."""
 
     def compile_fused(self, graph) -> Any:
-        """A callable ``run(storages) -> list of storages`` for ``graph`` (a
+        """A callable ``run(storages, scalars) -> list of storages`` for ``graph`` (a
         ``candlewick.fusion.Graph``): ``storages`` are the argument storages in the order
-        of ``graph.inputs``; the result has one storage per entry of ``graph.outputs``,
+        of ``graph.inputs``, ``scalars`` the values of the graph's run-time scalar
+        operands (a scalar operand that is a ``candlewick.opdefs.Param`` is
+        ``scalars[param.index]``, converted to the operand's dtype as the eager primitive
+        converts its scalar); the result has one storage per entry of ``graph.outputs``,
         holding that node's elements C-contiguously (an output that is an input node
         returns the input's storage). Each element equals what replaying the graph's
         primitives gives, bit for bit for exact operations and within the conformance

@@ -14,6 +14,7 @@ from .._core import ArrayBase
 from ..errors import ArgumentTypeError, DeviceMismatchError, FusionTraceError, short_repr
 from ..promotion_mode import get_promotion_mode
 from .graph import Graph
+from .params import TracedFloat, parametrize, probe_values
 from .replay import replay
 from .trace import TracedStorage, TracingDevice, input_storage, record_output
 
@@ -78,51 +79,86 @@ class _Entry:
         self.graph, self.run, self.wrap = graph, run, wrap
 
 
+class _Family:
+    """The entries of one signature up to its float arguments' values: one entry for
+    every value when they are graph parameters, else one per tuple of values."""
+
+    __slots__ = ("parametric", "entries")
+
+    def __init__(self, parametric):
+        self.parametric, self.entries = parametric, {}
+
+
 class FusedFunction:
     """The callable ``fuse`` returns."""
 
     def __init__(self, fn):
         self._fn = fn
-        self._entries = OrderedDict()
+        self._families = OrderedDict()
         self._lock = threading.Lock()
         self._stats = {"traces": 0, "hits": 0}
         functools.update_wrapper(self, fn)
 
     def cache_info(self):
-        """``{"traces": ..., "hits": ..., "signatures": ...}`` of this function."""
+        """``{"traces": ..., "hits": ..., "signatures": ...}`` of this function (a trace
+        with float arguments runs the function twice, counted as one)."""
         with self._lock:
-            return dict(self._stats, signatures=len(self._entries))
+            return dict(self._stats, signatures=sum(len(f.entries) for f in self._families.values()))
 
     def graph_for(self, *args, **kwargs):
         """The traced ``Graph`` for these arguments (tracing them if new)."""
         return self._entry(args, kwargs)[0].graph
 
     def __call__(self, *args, **kwargs):
-        entry, arrays = self._entry(args, kwargs)
+        entry, arrays, floats = self._entry(args, kwargs)
         if entry is None:  # called while tracing an enclosing fused function: inline
             return self._fn(*args, **kwargs)
-        outs = entry.run([a._storage for a in arrays])
+        outs = entry.run([a._storage for a in arrays], [v for _, v in floats])
         return entry.wrap(outs)
 
     def _entry(self, args, kwargs):
-        key, arrays = _signature(args, kwargs)
+        key, arrays, floats = _signature(args, kwargs)
         if key is None:
-            return None, arrays
+            return None, arrays, floats
+        values = tuple(repr(v) for _, v in floats)
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                self._stats["hits"] += 1
-                return entry, arrays
-        entry = self._trace(args, kwargs, arrays)
+            family = self._families.get(key)
+            if family is not None:
+                entry = family.entries.get(None if family.parametric else values)
+                if entry is not None:
+                    self._families.move_to_end(key)
+                    self._stats["hits"] += 1
+                    return entry, arrays, floats
+        entry, parametric = self._trace_signature(args, kwargs, arrays, floats, family is None)
         with self._lock:
             self._stats["traces"] += 1
-            self._entries[key] = entry
-            while len(self._entries) > MAX_SIGNATURES:
-                self._entries.popitem(last=False)
-        return entry, arrays
+            family = self._families.setdefault(key, _Family(parametric))
+            family.entries[None if family.parametric else values] = entry
+            while len(family.entries) > MAX_SIGNATURES:
+                family.entries.pop(next(iter(family.entries)))
+            while len(self._families) > MAX_SIGNATURES:
+                self._families.popitem(last=False)
+        return entry, arrays, floats
 
-    def _trace(self, args, kwargs, arrays):
+    def _trace_signature(self, args, kwargs, arrays, floats, new_family):
+        """(entry, whether the float arguments are graph parameters)."""
+        reals = [v for _, v in floats]
+        uses = []
+        graph, finish = self._trace(args, kwargs, arrays, floats, reals, uses)
+        if new_family and floats and not uses:
+            probes = probe_values(reals)
+            try:
+                probe_graph, _ = self._trace(args, kwargs, arrays, floats, probes, uses)
+            except Exception:  # noqa: BLE001 - the probe values took another path: keep values
+                probe_graph = None
+            params = None if uses else parametrize(graph, probe_graph, reals, probes)
+            if params is not None:
+                return finish(params), True
+        return finish(graph), False
+
+    def _trace(self, args, kwargs, arrays, floats, values, uses):
+        """Trace with the float arguments set to ``values``: (graph, finish) where
+        ``finish(graph)`` makes the entry that runs it."""
         device = arrays[0]._device
         graph = Graph(device)
         tracing = TracingDevice(device, graph)
@@ -132,8 +168,14 @@ class FusedFunction:
             t._storage = input_storage(graph, device, position, a._storage, tracing)
             t._layout, t._dtype, t._device = a._layout, a._dtype, tracing
             tracers[id(a)] = t
-        t_args = [tracers.get(id(a), a) for a in args]
-        t_kwargs = {k: tracers.get(id(v), v) for k, v in kwargs.items()}
+        t_args, t_kwargs = list(args), dict(kwargs)
+        for (where, _), v in zip(floats, values):
+            if isinstance(where, int):
+                t_args[where] = TracedFloat(v, uses)
+            else:
+                t_kwargs[where] = TracedFloat(v, uses)
+        t_args = [tracers.get(id(a), a) for a in t_args]
+        t_kwargs = {k: tracers.get(id(v), v) for k, v in t_kwargs.items()}
         result = self._fn(*t_args, **t_kwargs)
         if isinstance(result, ArrayBase):
             outs, kind = [result], None
@@ -147,10 +189,14 @@ class FusedFunction:
             record_output(graph, o)
         meta = [(o._layout, o._dtype) for o in outs]
         arr_type = type(arrays[0])
-        run = device.compile_fused(graph) if "fusion" in device.capabilities else None
-        if run is None:
-            run = functools.partial(replay, graph)
-        return _Entry(graph, run, functools.partial(_wrap, arr_type, device, meta, kind))
+
+        def finish(final):
+            run = device.compile_fused(final) if "fusion" in device.capabilities else None
+            if run is None:
+                run = functools.partial(replay, final)
+            return _Entry(final, run, functools.partial(_wrap, arr_type, device, meta, kind))
+
+        return graph, finish
 
 
 def _wrap(arr_type, device, meta, kind, storages):
@@ -163,16 +209,20 @@ def _wrap(arr_type, device, meta, kind, storages):
 
 
 def _signature(args, kwargs):
-    """(cache key, the array arguments in order); key None while an enclosing fused
-    function is being traced."""
-    arrays, parts = [], [get_promotion_mode()]
+    """(cache key, the array arguments in order, the float arguments as (position or
+    keyword, value)); key None while an enclosing fused function is being traced. Float
+    arguments enter the key by type only (``_Family`` keeps their values when needed)."""
+    arrays, floats, parts = [], [], [get_promotion_mode()]
     seen = {}
-    items = [(None, a) for a in args] + sorted(kwargs.items(), key=lambda kv: kv[0])
+    items = list(enumerate(args)) + sorted(kwargs.items(), key=lambda kv: kv[0])
     for name, value in items:
         parts.append(name)
-        if isinstance(value, ArrayBase):
+        if type(value) is float:
+            floats.append((name, value))
+            parts.append("float")
+        elif isinstance(value, ArrayBase):
             if isinstance(value._storage, TracedStorage):
-                return None, arrays
+                return None, arrays, floats
             if id(value) in seen:  # the same array twice: one input
                 parts.append(("same", seen[id(value)]))
                 continue
@@ -189,7 +239,7 @@ def _signature(args, kwargs):
                 hash(value)
             except TypeError:
                 raise FusionTraceError(
-                    f"candlewick.fuse: argument {name or len(parts) - 2} must be a candlewick array, a Python "
+                    f"candlewick.fuse: argument {name} must be a candlewick array, a Python "
                     f"scalar or a hashable static value, got {short_repr(value)}") from None
             parts.append(("static", type(value), value))
     if not arrays:
@@ -200,4 +250,4 @@ def _signature(args, kwargs):
             raise DeviceMismatchError(
                 f"candlewick.fuse: array arguments are on different devices ({device.name} and "
                 f"{a._device.name}); move one with .to_device(...) first")
-    return tuple(parts), arrays
+    return tuple(parts), arrays, floats

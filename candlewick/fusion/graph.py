@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ELEMENTWISE_KINDS", "Graph", "Node", "REDUCE_OPS"]
+from ..opdefs import Param
+
+__all__ = ["ELEMENTWISE_KINDS", "Graph", "Node", "Param", "REDUCE_OPS", "SCALAR_ATTRS"]
 
 #: node kinds computed element by element (a backend may inline them into a consumer)
 ELEMENTWISE_KINDS = frozenset({"unary", "binary", "binary_scalar", "compare", "where", "astype",
                                "copy", "affine", "clip", "full"})
 #: ReduceOp values a fused graph may hold (argmin/argmax give indices: not fused)
 REDUCE_OPS = frozenset({"sum", "prod", "min", "max", "any", "all"})
+#: node kind -> positions in ``attrs`` that hold a scalar operand (possibly a ``Param``)
+SCALAR_ATTRS = {"binary_scalar": (0,), "full": (0,), "affine": (0, 1), "clip": (0, 1)}
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ class Graph:
     inputs: list = field(default_factory=list)
     consts: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
+    params: int = 0  # how many float arguments the scalar operands may name (``Param``)
 
     def add(self, kind, shape, dtype, op=None, operands=(), attrs=()):
         node = Node(len(self.nodes), kind, tuple(shape), dtype, op, tuple(operands), tuple(attrs))

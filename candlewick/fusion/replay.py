@@ -6,12 +6,19 @@ skipped after the first call."""
 
 from __future__ import annotations
 
+from .graph import SCALAR_ATTRS, Param
+
 __all__ = ["replay"]
 
 
-def replay(graph, storages):
+def _scalars(attrs, scalars):
+    return tuple(a.resolve(scalars) if isinstance(a, Param) else a for a in attrs)
+
+
+def replay(graph, storages, scalars=()):
     """The output storages of ``graph`` (one per output, in order) for the argument
-    storages ``storages`` (in the order of ``graph.inputs``)."""
+    storages ``storages`` (in the order of ``graph.inputs``) and the values of its float
+    parameters ``scalars`` (``graph.params`` of them)."""
     values = {}
     device = graph.device
     for position, index in enumerate(graph.inputs):
@@ -23,8 +30,9 @@ def replay(graph, storages):
         if kind == "const":
             values[node.index] = graph.consts[node.attrs[0]]
             continue
+        attrs = _scalars(node.attrs, scalars) if kind in SCALAR_ATTRS else node.attrs
         if kind == "full":
-            values[node.index] = device.full(node.shape, node.dtype, node.attrs[0])
+            values[node.index] = device.full(node.shape, node.dtype, attrs[0])
             continue
         ops = [(values[src], layout) for src, layout in node.operands]
         (x, xl) = ops[0]
@@ -33,7 +41,7 @@ def replay(graph, storages):
         elif kind == "binary":
             out = x.binary(node.op, xl, ops[1][0], ops[1][1])
         elif kind == "binary_scalar":
-            out = x.binary_scalar(node.op, xl, node.attrs[0], node.attrs[1])
+            out = x.binary_scalar(node.op, xl, attrs[0], attrs[1])
         elif kind == "compare":
             out = x.compare(node.op, xl, ops[1][0], ops[1][1])
         elif kind == "where":
@@ -43,9 +51,9 @@ def replay(graph, storages):
         elif kind == "copy":
             out = x.copy(xl)
         elif kind == "affine":
-            out = x.affine(xl, *node.attrs)
+            out = x.affine(xl, *attrs)
         elif kind == "clip":
-            out = x.clip(xl, *node.attrs)
+            out = x.clip(xl, *attrs)
         elif kind == "reduce":
             out = x.reduce(node.op, xl, node.attrs)
         else:  # the tracer records no other kind

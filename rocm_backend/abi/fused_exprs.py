@@ -16,9 +16,12 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.layout import contiguous_strides
 
-from . import ops
+from candlewick.opdefs import Param
 
-__all__ = ["Emitter", "compute_dtype", "raw_literal", "row_index_layout"]
+from . import ops
+from .structs import FUSED_SCALARS
+
+__all__ = ["Emitter", "TooManyScalars", "compute_dtype", "raw_literal", "row_index_layout"]
 
 
 def compute_dtype(dtype):
@@ -43,6 +46,10 @@ def _compute_literal(value, dtype):
     return _load_expr(dtype, raw_literal(value, dtype))
 
 
+class TooManyScalars(Exception):
+    """A kernel would need more run-time scalar slots than ``cw_fused_args`` holds."""
+
+
 class Emitter:
     """Straight-line C code computing node values; ``value(node, flat)`` returns the name
     of a variable holding node ``node``'s compute value at flat index ``flat`` (a C
@@ -55,10 +62,14 @@ class Emitter:
     by a row kernel); ``row_values`` maps a node to a variable holding its value for the
     whole current row (a reduction computed in the same kernel) with the layout test that
     says when a read is that value (``rows``: full shape, row shape, the row index
-    variable and those variables)."""
+    variable and those variables). A scalar operand that is a graph parameter
+    (``candlewick.fusion.Param``) is read from the kernel's scalar slots (``params``)."""
 
-    def __init__(self, graph, buffers, direct=None, rows=None, indent="    "):
+    def __init__(self, graph, buffers, direct=None, rows=None, indent="    ", params=None):
         self.graph = graph
+        # (float parameter, dtype) -> its 16-byte slot of cw_fused_args.scalar (shared by
+        # the emitters of one kernel; the launch packs each value converted to its dtype)
+        self.params = params if params is not None else {}
         self.buffers = buffers
         self.direct = direct if direct is not None else {}
         # a row kernel's (full shape, row shape, row index variable, {node: row variable})
@@ -132,9 +143,22 @@ class Emitter:
             self.loads.append((node.index, flat))
             return self._var(c_type, _load_expr(dtype, f"{self.buffers[node.index]}[{flat}]"))
         if node.kind == "full":
-            return self._var(c_type, _compute_literal(node.attrs[0], dtype))
+            return self._var(c_type, self.scalar(node.attrs[0], dtype))
         args = [self.value(src, self.operand_index(src, layout, flat, node.shape)) for src, layout in node.operands]
         return self._var(c_type, self._expr(node, args))
+
+    def scalar(self, value, dtype):
+        """A compute-type expression of the scalar operand ``value`` in ``dtype``: a
+        constant of the source, or a graph parameter's run-time slot."""
+        if not isinstance(value, Param):
+            return _compute_literal(value, dtype)
+        slot = self.params.get((value.index, dtype))
+        if slot is None:
+            if len(self.params) >= FUSED_SCALARS:
+                raise TooManyScalars(f"more than {FUSED_SCALARS} run-time scalars in one kernel")
+            slot = self.params[(value.index, dtype)] = len(self.params)
+        raw = f"cw_fz_raw<{ops.C_TYPE[dtype]} >((cw_u64)a.scalar[{2 * slot}], (cw_u64)a.scalar[{2 * slot + 1}])"
+        return _load_expr(dtype, raw)
 
     def _expr(self, node, args):
         kind, dtype = node.kind, node.dtype
@@ -146,7 +170,7 @@ class Emitter:
             return f"cw_fz_round<{out} >({ops.functor(node.op, src_dtype)}()({', '.join(args)}))"
         if kind == "binary_scalar":
             scalar, reflected = node.attrs
-            s = _compute_literal(scalar, src_dtype)
+            s = self.scalar(scalar, src_dtype)
             pair = f"{s}, {args[0]}" if reflected else f"{args[0]}, {s}"
             return f"cw_fz_round<{out} >({ops.functor(node.op, src_dtype)}()({pair}))"
         if kind == "where":
@@ -156,12 +180,12 @@ class Emitter:
         c = compute_dtype(dtype)
         c_name = ops.C_TYPE[c]
         if kind == "affine":
-            mul, add = (_compute_literal(v, c) for v in node.attrs)
+            mul, add = (self.scalar(v, c) for v in node.attrs)
             return f"cw_fz_round<{out} >(cw_affine_fn<{c_name} >{{{mul}, {add}}}({args[0]}))"
         if kind == "clip":
             lo, hi = node.attrs
-            lo_c = _compute_literal(0 if lo is None else lo, c)
-            hi_c = _compute_literal(0 if hi is None else hi, c)
+            lo_c = self.scalar(0 if lo is None else lo, c)
+            hi_c = self.scalar(0 if hi is None else hi, c)
             flags = f"{'true' if lo is not None else 'false'}, {'true' if hi is not None else 'false'}"
             return f"cw_fz_round<{out} >(cw_clip_fn<{c_name} >{{{lo_c}, {hi_c}, {flags}}}({args[0]}))"
         raise AssertionError(f"no element-wise expression for node kind {kind!r}")

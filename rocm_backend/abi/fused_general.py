@@ -25,7 +25,7 @@ def _reduce_kernel(graph, node, materialized, name, module):
     kept = [(n, s) for i, (n, s) in enumerate(zip(layout.shape, layout.strides)) if i not in axes]
     red = [(n, s) for i, (n, s) in enumerate(zip(layout.shape, layout.strides)) if i in axes]
     n_red = shape_size([n for n, _ in red])
-    em = Emitter(graph, buffers, indent="            ")
+    em = Emitter(graph, buffers, indent="            ", params={})
     kept_idx = em.unravel("o", tuple(n for n, _ in kept)) if kept else []
     base_lines, em.lines = em.lines, []
     red_idx = em.unravel("r", tuple(n for n, _ in red)) if red else []
@@ -53,7 +53,8 @@ def _reduce_kernel(graph, node, materialized, name, module):
         "    }",
     ]
     kernel_spec = spec(name, module, REDUCE_BLOCK)
-    return FusedKernel(kernel_spec, "reduce", shape_size(node.shape), tuple(slots.slots), (), 0), \
+    return FusedKernel(kernel_spec, "reduce", shape_size(node.shape), tuple(slots.slots), (), 0,
+                       tuple(em.params)), \
         entry(name, REDUCE_BLOCK, "\n".join(body) + "\n")
 
 
@@ -61,7 +62,8 @@ def _ew_kernel(graph, outputs, shape, materialized, name, module):
     slots = Slots(graph)
     memory = memory_nodes(graph) | materialized
     buffers = LazyBuffers(slots, memory)
-    scalar = Emitter(graph, buffers, indent="        ")
+    params = {}
+    scalar = Emitter(graph, buffers, indent="        ", params=params)
     results = [(o, scalar.value(o, "i")) for o in outputs]
     outs = [(o, slots.pointer(o)) for o in outputs]
     direct_nodes = sorted({n for n, flat in scalar.loads if flat == "i"})
@@ -70,7 +72,7 @@ def _ew_kernel(graph, outputs, shape, materialized, name, module):
     width = max(1, 16 // max(sizes)) if vector_ok else 1
     lines = [*slots.declarations(set(outputs)), "    const cw_i64 n = a.n;", "    cw_i64 done = 0;"]
     if width > 1:
-        lines += _vector_loop(graph, buffers, direct_nodes, outputs, width, slots)
+        lines += _vector_loop(graph, buffers, direct_nodes, outputs, width, slots, params)
     lines += ["    for (cw_i64 i = done + (cw_i64)blockIdx.x * blockDim.x + threadIdx.x; i < n; "
               "i += (cw_i64)blockDim.x * gridDim.x) {", *scalar.lines]
     for (o, var), (_, ptr) in zip(results, outs):
@@ -79,18 +81,18 @@ def _ew_kernel(graph, outputs, shape, materialized, name, module):
     vector_slots = tuple(slots.names[n] for n in direct_nodes + list(outputs)) if width > 1 else ()
     kernel_spec = spec(name, module, EW_BLOCK)
     kernel = FusedKernel(kernel_spec, "ew", shape_size(shape), tuple(slots.slots),
-                         tuple(int(s[1:]) for s in vector_slots), 16 if width > 1 else 0)
+                         tuple(int(s[1:]) for s in vector_slots), 16 if width > 1 else 0, tuple(params))
     return kernel, entry(name, EW_BLOCK, "\n".join(lines) + "\n")
 
 
-def _vector_loop(graph, buffers, direct_nodes, outputs, width, slots):
+def _vector_loop(graph, buffers, direct_nodes, outputs, width, slots, params):
     """Vectors of ``width`` elements (16 bytes of the widest buffer), two per thread per
     step with their loads issued first, as the eager contiguous kernels move them."""
     lines = ["    if (a.flags & CW_CONTIGUOUS) {",
              f"        const cw_i64 nv = n / {width}, bd = blockDim.x;",
              "        for (cw_i64 j0 = (cw_i64)blockIdx.x * 2 * bd + threadIdx.x; j0 < nv; j0 += 2 * (cw_i64)gridDim.x * bd) {"]
     for half, j in ((0, "j0"), (1, "j0 + bd")):
-        em = Emitter(graph, buffers, indent="                ")
+        em = Emitter(graph, buffers, indent="                ", params=params)
         packs = {}
         for n in direct_nodes:
             c = ops.C_TYPE[graph.nodes[n].dtype]

@@ -75,7 +75,7 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     slots = Slots(graph)
     buffers = LazyBuffers(slots, memory_nodes(graph))
     row_values = {}
-    em = Emitter(graph, buffers, rows=(full, rows, "row", row_values), indent="        ")
+    em = Emitter(graph, buffers, rows=(full, rows, "row", row_values), indent="        ", params={})
     head = []
     lines = ["        const cw_i64 rb = row * %dll;" % cols]
     row_multi = em.unravel("row", rows) if rows else []
@@ -128,5 +128,5 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     body = [*head, *slots.declarations(set(outputs)),
             "    for (cw_i64 row = blockIdx.x; row < a.n; row += gridDim.x) {", *lines, "    }"]
     kernel_spec = spec(name, module, block)
-    kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), (), 0)
+    kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), (), 0, tuple(em.params))
     return kernel, entry(name, block, "\n".join(body) + "\n")

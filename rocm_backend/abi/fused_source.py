@@ -12,6 +12,7 @@ import hashlib
 from collections import namedtuple
 
 from .fused_general import general
+from .fused_exprs import TooManyScalars
 from .fused_kernels import Unsupported
 from .fused_rows import rows_kernel, rows_shapes
 from .sources import HIP_DIR
@@ -77,11 +78,11 @@ def plan(graph):
             try:
                 k, e = rows_kernel(graph, outputs, *shapes, f"{_NAME}_rows", "")
                 kernels, entries, materialized = [k], [e], set(outputs)
-            except Unsupported:
+            except (Unsupported, TooManyScalars):
                 shapes = None
         if shapes is None:
             kernels, entries, materialized = general(graph, outputs, lambda k: f"{_NAME}_{k}", "")
-    except Unsupported:
+    except (Unsupported, TooManyScalars):
         return None
     # names and module from the generated text: kernels of one name are one kernel
     digest = hashlib.sha256("".join(entries).encode()).hexdigest()[:16]

@@ -23,6 +23,7 @@ MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 FUSED_BUFFERS = 24  # buffers (inputs, constants, results) of one fused kernel (cw_fused_args)
+FUSED_SCALARS = 8  # run-time scalars (16-byte slots) of one fused kernel: float arguments
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
 
@@ -35,6 +36,7 @@ CONSTANTS = (
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
     ("FUSED_BUFFERS", "CW_FUSED_BUFFERS", FUSED_BUFFERS),
+    ("FUSED_SCALARS", "CW_FUSED_SCALARS", FUSED_SCALARS),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -226,9 +228,10 @@ NN_ARGS = ArgLayout(
 
 FUSED_ARGS = ArgLayout(
     "cw_fused_args",
-    [("n", "i64", 1), ("flags", "i32", 1), ("pad_", "i32", 1), ("ptr", "ptr", FUSED_BUFFERS)],
+    [("n", "i64", 1), ("flags", "i32", 1), ("pad_", "i32", 1), ("ptr", "ptr", FUSED_BUFFERS),
+     ("scalar", "raw", 2 * FUSED_SCALARS)],
     "a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or "
-    "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers; "
-    "shapes, strides and scalars are constants of the generated source")
+    "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the "
+    "float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source")
 
 NESTED = (OPERAND,)

@@ -6,8 +6,8 @@ launcher."""
 from candlewick.layout import shape_size
 
 from ..abi import fused_source
-from ..abi.structs import CONTIGUOUS, FUSED_ARGS, FUSED_BUFFERS
-from .ew_launch import EW_CONTIG_BLOCK
+from ..abi.structs import CONTIGUOUS, FUSED_ARGS, FUSED_BUFFERS, FUSED_SCALARS
+from .ew_launch import EW_CONTIG_BLOCK, scalar_bytes
 
 __all__ = ["compile_fused"]
 
@@ -30,7 +30,9 @@ def compile_fused(device, graph):
     empty = device.storage_type.empty
     cap = device.ew_grid_cap
 
-    def run(storages):
+    no_scalars = bytes(16 * FUSED_SCALARS)
+
+    def run(storages, scalars=()):
         made = {index: empty(device, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results}
         for plan_kernel, bound in kernels:
             n = plan_kernel.n
@@ -54,7 +56,11 @@ def compile_fused(device, graph):
             else:
                 block = plan_kernel.spec.block
                 grid = min(n, cap)
-            launcher.launch(bound, grid, block, FUSED_ARGS, [n, flags, 0, *ptrs])
+            packed = no_scalars
+            if plan_kernel.scalars:  # each float argument converted as the eager scalar slots convert it
+                packed = b"".join(scalar_bytes(scalars[k], dtype) for k, dtype in plan_kernel.scalars)
+                packed = packed.ljust(16 * FUSED_SCALARS, b"\0")
+            launcher.launch(bound, grid, block, FUSED_ARGS, [n, flags, 0, *ptrs, packed])
         out = []
         for index in outputs:
             node = nodes[index]

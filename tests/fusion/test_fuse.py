@@ -162,20 +162,54 @@ def test_traced_once_per_signature(device):
     calls = []
 
     @cw.fuse
-    def f(x, a):
+    def f(x, k):
         calls.append(1)
-        return x * a + 1
+        return x * k + 1
 
     x = cw.asarray([1.0, 2.0], device=device)
     for _ in range(3):
-        f(x, 2.0)
+        f(x, 2)
     assert len(calls) == 1 and f.cache_info() == {"traces": 1, "hits": 2, "signatures": 1}
-    f(cw.asarray([1.0, 2.0, 3.0], device=device), 2.0)  # new shape
-    f(x, 2)  # new scalar type: int scalar with a float array
-    f(x, -0.0)  # scalars are part of the signature by value (-0.0 is not 0.0)
-    f(x.astype(cw.float32), 2.0)  # new dtype
-    assert len(calls) == 5
-    np.testing.assert_array_equal(cw.to_numpy(f(x, 3.0)), [4.0, 7.0])
+    f(cw.asarray([1.0, 2.0, 3.0], device=device), 2)  # new shape
+    f(x, 3)  # int scalars are part of the signature by value
+    f(x.astype(cw.float32), 2)  # new dtype
+    f(x, True)  # new scalar type
+    assert len(calls) == 5 and f.cache_info()["traces"] == 5
+    np.testing.assert_array_equal(cw.to_numpy(f(x, 3)), [4.0, 7.0])
+
+
+def test_float_arguments_used_as_operands_are_parameters(device):
+    calls = []
+
+    def body(x, scale, fill, lo):
+        return cw.clip(cw.where(x > 0, x * scale, fill), lo, None)
+
+    @cw.fuse
+    def f(x, scale, fill, lo):
+        calls.append(1)
+        return body(x, scale, fill, lo)
+
+    x = cw.asarray([-1.0, 0.5, 2.0], device=device)
+    for scale, fill, lo in [(2.0, -3.0, -1.0), (0.5, 7.0, 0.0), (-1.0, 0.0, -0.0), (2.0, float("nan"), -1.0)]:
+        got = f(x, scale, fill, lo)
+        np.testing.assert_array_equal(cw.to_numpy(got), cw.to_numpy(body(x, scale, fill, lo)))
+    assert len(calls) == 2  # the first signature traces twice (with probe values), then never
+    assert f.cache_info() == {"traces": 1, "hits": 3, "signatures": 1}
+    graph = f.graph_for(x, 1.0, 1.0, 1.0)
+    assert graph.params == 3 and "Param" in repr([n.attrs for n in graph.nodes])
+
+
+@pytest.mark.parametrize("body", [
+    lambda x, a: x * (1.0 - a),  # Python arithmetic on the argument
+    lambda x, a: x if a > 0 else -x,  # control flow on it
+    lambda x, a: x * float(round(a)),
+])
+def test_float_arguments_used_in_python_stay_in_the_signature(device, body):
+    f = cw.fuse(body)
+    x = cw.asarray([1.0, -2.0], device=device)
+    for a in (0.25, -0.5, 1.6):
+        np.testing.assert_array_equal(cw.to_numpy(f(x, a)), cw.to_numpy(body(x, a)))
+    assert f.cache_info()["signatures"] == 3 and f.graph_for(x, 0.25).params == 0
 
 
 def test_scalar_promotion_and_views_as_eager(device):

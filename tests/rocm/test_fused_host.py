@@ -41,6 +41,14 @@ def row_extremes(x):  # only reductions returned, one kept as (rows, 1)
     return cw.max(x, axis=-1, keepdims=True), cw.min(x, axis=1)
 
 
+def tempered_softmax(x, t):  # a float argument: a run-time scalar of the rows kernel
+    return softmax(x * t)
+
+
+def scaled_where(x, s, b):  # float arguments in the element-wise kernel, f32 and f64 slots
+    return cw.where(x > 0, x * s, b), x.astype(cw.float64) * s
+
+
 def logsumexp(x):
     m = cw.max(x, axis=-1)
     return m + cw.log(cw.sum(cw.exp(x - m[..., None]), axis=-1))
@@ -77,6 +85,8 @@ def _inputs(rng):
         (leaky_softmax, (f32(7, 129),), 4),
         (vector_softmax, (f32(77),), 4),
         (row_extremes, (f32(9, 31),), 0),
+        (tempered_softmax, (f32(5, 70), 0.7), 4),
+        (scaled_where, (f32(300), 1.5, -2.25), 0),
         (column_stats, (f32(20, 9), f32(9)), 64),
         (mixed, (rng.integers(-5, 9, (8, 33)).astype(np.int16), rng.integers(-5, 9, (33,)).astype(np.int32), 3),
          0),
@@ -153,3 +163,25 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["leaky_softmax"] == kinds["vector_softmax"] == kinds["row_extremes"] == ["rows"]
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
+
+
+def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_path):
+    lib, traced = cases
+    _, device = device_factory(lib, monkeypatch, tmp_path)()
+    for fused, args, ulps, graph in traced:
+        floats = [k for k, a in enumerate(args) if type(a) is float]
+        if not floats:
+            continue
+        assert graph.params == len(floats)
+        dev_args = [cw.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
+        cpu_args = [cw.asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+        before = fused.cache_info()["traces"]
+        for delta in (0.0, 1.25, -3.5):
+            dev_call = [a + delta if k in floats else a for k, a in enumerate(dev_args)]
+            cpu_call = [a + delta if k in floats else a for k, a in enumerate(cpu_args)]
+            got, want = fused(*dev_call), fused.__wrapped__(*cpu_call)
+            got = got if isinstance(got, tuple) else (got,)
+            want = want if isinstance(want, tuple) else (want,)
+            for g, w in zip(got, want):
+                _close(cw.to_numpy(g), cw.to_numpy(w), ulps)
+        assert fused.cache_info()["traces"] == before + 1  # this device's signature, traced once
