@@ -124,7 +124,7 @@ def kernel_sources():
 def fused_samples():
     """(name, source, options) of kernels generated for ``candlewick.fuse`` graphs (the
     rows schedule, the general one with a column reduction, a vectorized element-wise
-    chain, float16 and integer dtypes); [] when this backend has no fusion generator."""
+    chain, float16 and integer dtypes, a float argument); [] when this backend has no fusion generator."""
     try:
         import numpy as np
 
@@ -137,14 +137,14 @@ def fused_samples():
         e = cw.exp(x - cw.max(x, axis=-1, keepdims=True))
         return e / cw.sum(e, axis=-1, keepdims=True)
 
-    def chain(x, i):
-        y = cw.where(x > 0, x, x * 0.5) + cw.clip(i, 0, 9)
+    def chain(x, i, slope):  # slope: a float argument, a run-time scalar of the kernels
+        y = cw.where(x > 0, x, x * slope) + cw.clip(i, 0, 9)
         return cw.sum(cw.tanh(y) * 2.0, axis=0), cw.sqrt(cw.abs(y)).astype(cw.float16)
 
     x = cw.asarray(np.ones((64, 1024), np.float32))
     i = cw.asarray(np.ones((1024,), np.int16))
     out = []
-    for fn, args in ((softmax, (x,)), (softmax, (x.astype(cw.float16),)), (chain, (x, i))):
+    for fn, args in ((softmax, (x,)), (softmax, (x.astype(cw.float16),)), (chain, (x, i, 0.5))):
         plan = fused_source.plan(cw.fuse(fn).graph_for(*args))
         out.append((plan.module, plan.source, list(fused_source.COMPILE_OPTIONS)))
     return out
