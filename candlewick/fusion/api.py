@@ -30,9 +30,10 @@ def fuse(fn: Callable[..., Any] | None = None) -> Any:
 
     ``fn`` is written with the namespace and called with candlewick arrays (and Python
     scalars or other static values). The first call with a new signature (each array's
-    shape, strides, dtype and device; each scalar's type and value; the promotion mode)
-    traces ``fn`` into a graph of primitive calls; later calls with that signature run the
-    graph without running ``fn``'s Python. A device that declares the ``fusion``
+    shape, strides, dtype and device; each scalar's type, and its value unless it is a
+    float used only as a scalar operand; the promotion mode) traces ``fn`` into a graph of
+    primitive calls; later calls with that signature run the graph without running
+    ``fn``'s Python (docs/fusion.md). A device that declares the ``fusion``
     capability compiles the graph into few kernels (on rocm one per reduction, plus one for
     the element-wise outputs); any other device replays the recorded primitive calls,
     which gives the eager results bit for bit.
