@@ -19,9 +19,9 @@ from .sources import HIP_DIR
 
 __all__ = ["COMPILE_OPTIONS", "FusedPlan", "HELPERS", "plan", "prelude"]
 
-#: no contraction of one op's product into the next op's sum (an FMA): the eager kernels
-#: round every op's result, and so must the fused ones to give their bits
-COMPILE_OPTIONS = ("-ffp-contract=off",)
+#: the eager kernels' options: within one op the compiler contracts as it does there (and
+#: the device math library is built alike); across ops ``cw_fz_opaque`` stops it
+COMPILE_OPTIONS = ()
 
 
 _NAME = "CW_FZ_NAME"  # kernel name placeholder until the source's digest is known
@@ -40,9 +40,29 @@ template <class S> __device__ inline S cw_fz_raw(cw_u64 lo, cw_u64 hi) {
     u.w[1] = hi;
     return u.s;
 }
+// A float or double the compiler cannot see through: an op's rounded result is never
+// contracted with the next op (a multiply feeding an add into one FMA), as the eager
+// kernels, which store each op's result, never contract across ops.
+template <class T> __device__ inline T cw_fz_opaque(T v) { return v; }
+__device__ inline float cw_fz_opaque(float v) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+f"(v));
+#elif defined(__AMDGCN__)
+    asm volatile("" : "+v"(v));
+#endif
+    return v;
+}
+__device__ inline double cw_fz_opaque(double v) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+d"(v));
+#elif defined(__AMDGCN__)
+    asm volatile("" : "+v"(v));
+#endif
+    return v;
+}
 // a value rounded to storage type S and back, as an eager kernel's store and the next load
 template <class S, class V> __device__ inline typename cw_traits<S>::compute cw_fz_round(V v) {
-    return cw_traits<S>::load(cw_to_storage<S>(v));
+    return cw_fz_opaque(cw_traits<S>::load(cw_to_storage<S>(v)));
 }
 """
 
