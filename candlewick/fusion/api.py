@@ -1,6 +1,6 @@
 """``candlewick.fuse``: trace a function once per input signature, then run the traced
 graph: compiled by the device when it declares the ``fusion`` capability
-(``BackendDevice.compile_fused``), else by replaying the recorded primitive calls
+(``candlewick.backend.FusionDevice.compile_fused``), else by replaying the recorded primitive calls
 (docs/fusion.md)."""
 
 from __future__ import annotations
