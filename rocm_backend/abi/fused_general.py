@@ -1,5 +1,7 @@
-"""The general schedule of a fused graph: a kernel per reduction (a block per output
-element, the reduction's element-wise operand computed in its loads), then one
+"""The general schedule of a fused graph: a kernel per reduction (the reduction's
+element-wise operand computed in its loads; a block per output element when the reduced
+elements are the closest in memory, else a thread per output element, so that the
+threads of a warp read neighbouring elements), then one
 element-wise kernel per output shape, reading and writing 16-byte vectors where every
 read is at the element's own index and the buffers are aligned (``CW_CONTIGUOUS``)."""
 
@@ -13,6 +15,7 @@ from .structs import EW_BLOCK
 __all__ = ["REDUCE_BLOCK", "general"]
 
 REDUCE_BLOCK = 256
+SERIAL_MIN_OUTPUTS = 1024  # outputs from which a thread per output fills a device
 
 
 def _reduce_kernel(graph, node, materialized, name, module):
@@ -34,6 +37,9 @@ def _reduce_kernel(graph, node, materialized, name, module):
         multi.append(next(ri) if i in axes else next(ki))
     flat = Emitter.offset_expr(layout, multi)
     x = em.value(src, flat)
+    n_out = shape_size(node.shape)
+    if _serial(layout, axes, n_out):
+        return _serial_reduce(graph, node, slots, em, base_lines, x, op, out, n_red, n_out, name, module)
     body = [
         f"    typedef {op} Op;",
         "    typedef typename Op::acc Acc;",
@@ -55,6 +61,34 @@ def _reduce_kernel(graph, node, materialized, name, module):
     kernel_spec = spec(name, module, REDUCE_BLOCK)
     return FusedKernel(kernel_spec, "reduce", shape_size(node.shape), tuple(slots.slots), (), 0,
                        tuple(em.params)), \
+        entry(name, REDUCE_BLOCK, "\n".join(body) + "\n")
+
+
+def _serial(layout, axes, n_out):
+    """A thread per output: when the operand's innermost axis (smallest stride) is kept and
+    there are outputs enough to fill the device."""
+    live = [(abs(st), i) for i, (n, st) in enumerate(zip(layout.shape, layout.strides)) if n > 1 and st]
+    return n_out >= SERIAL_MIN_OUTPUTS and bool(live) and min(live)[1] not in axes
+
+
+def _serial_reduce(graph, node, slots, em, base_lines, x, op, out, n_red, n_out, name, module):
+    body = [
+        f"    typedef {op} Op;",
+        "    Op op;",
+        *slots.declarations({node.index}),
+        "    for (cw_i64 o = (cw_i64)blockIdx.x * blockDim.x + threadIdx.x; o < a.n; "
+        "o += (cw_i64)gridDim.x * blockDim.x) {",
+        *[line[4:] for line in base_lines],
+        "        typename Op::acc acc = op.identity();",
+        f"        for (cw_i64 r = 0; r < {n_red}ll; ++r) {{",
+        *em.lines,
+        f"            acc = op.combine(acc, op.from({x}, r));",
+        "        }",
+        f"        cw_store<typename Op::out>((char*){out}, o, op.finalize(acc));",
+        "    }",
+    ]
+    kernel_spec = spec(name, module, REDUCE_BLOCK)
+    return FusedKernel(kernel_spec, "reduce_serial", n_out, tuple(slots.slots), (), 0, tuple(em.params)), \
         entry(name, REDUCE_BLOCK, "\n".join(body) + "\n")
 
 

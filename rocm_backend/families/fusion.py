@@ -50,6 +50,9 @@ def compile_fused(device, graph):
             if plan_kernel.kind == "ew":
                 block = EW_CONTIG_BLOCK
                 grid = min(max(1, -(-n // (block * _EW_ITEMS_PER_THREAD))), cap)
+            elif plan_kernel.kind == "reduce_serial":  # a thread per output
+                block = plan_kernel.spec.block
+                grid = min(-(-n // block), cap)
             else:  # a block per row ("rows") or per reduction output ("reduce")
                 block = plan_kernel.spec.block
                 grid = min(n, cap)

@@ -65,6 +65,10 @@ def mixed(x, y, k):  # exact ops: promotion, scalars, compare, where, astype, cl
     return w, cw.maximum(x, 3) // 2
 
 
+def wide_columns(x):  # many outputs, kept axis innermost: a thread per output
+    return cw.sum(x * x, axis=0), cw.max(x, axis=0)
+
+
 def half_chain(h):  # float16 rounds after every op, as the eager kernels store it
     return cw.sqrt(h * h + 1.5) - h / 3
 
@@ -88,6 +92,7 @@ def _inputs(rng):
         (tempered_softmax, (f32(5, 70), 0.7), 4),
         (scaled_where, (f32(300), 1.5, -2.25), 0),
         (column_stats, (f32(20, 9), f32(9)), 64),
+        (wide_columns, (f32(6, 1500),), 4),
         (mixed, (rng.integers(-5, 9, (8, 33)).astype(np.int16), rng.integers(-5, 9, (33,)).astype(np.int32), 3),
          0),
         (half_chain, (rng.standard_normal(301).astype(np.float16),), 0),
@@ -162,6 +167,7 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["softmax"] == ["rows"] and kinds["logsumexp"] == ["rows"] and kinds["row_norms"] == ["rows"]
     assert kinds["leaky_softmax"] == kinds["vector_softmax"] == kinds["row_extremes"] == ["rows"]
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
+    assert kinds["wide_columns"] == ["reduce_serial", "reduce_serial"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
 
 
