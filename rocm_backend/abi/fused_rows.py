@@ -74,14 +74,49 @@ def rows_kernel(graph, outputs, full, rows, name, module):
         raise Unsupported("row too long")
     slots = Slots(graph)
     buffers = LazyBuffers(slots, memory_nodes(graph))
+    params = {}
+    head, scalar_lines, loads = _row_body(graph, outputs, full, rows, block, buffers, params, slots)
+    flats = {f"(rb + c{k})" for k in range(per_thread)}
+    direct = sorted({n for n, flat in loads if flat in flats})
+    full_outputs = [o for o in outputs if graph.nodes[o].shape == full]
+    sizes = [graph.nodes[n].dtype.itemsize for n in direct + full_outputs]
+    width = 16 // max(sizes) if sizes else 1
+    loop = "    for (cw_i64 row = blockIdx.x; row < a.n; row += gridDim.x) {"
+    vector_slots = ()
+    if width > 1 and cols % (block * width) == 0:
+        # 16-byte vectors of the row where the buffers are aligned (CW_CONTIGUOUS)
+        _, vector_lines, _ = _row_body(graph, outputs, full, rows, block, buffers, params, slots, (width, direct))
+        body_lines = ["    if (a.flags & CW_CONTIGUOUS) {", loop, *vector_lines, "    }", "    } else {",
+                      loop, *scalar_lines, "    }", "    }"]
+        vector_slots = tuple(int(slots.names[n][1:]) for n in direct + full_outputs)
+    else:
+        body_lines = [loop, *scalar_lines, "    }"]
+    body = [*head, *slots.declarations(set(outputs)), *body_lines]
+    kernel_spec = spec(name, module, block)
+    kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), vector_slots,
+                         16 if vector_slots else 0, tuple(params))
+    return kernel, entry(name, block, "\n".join(body) + "\n")
+
+
+def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=None):
+    """(declarations, the body of the loop over rows, the memory reads) of the rows kernel;
+    ``vector`` = (V, nodes): thread t holds vectors t, t + block, ... of V elements, the
+    listed memory nodes are read and the full-shaped outputs written as whole vectors."""
+    cols = full[-1]
+    per_thread = -(-cols // block)
     row_values = {}
-    em = Emitter(graph, buffers, rows=(full, rows, "row", row_values), indent="        ", params={})
+    em = Emitter(graph, buffers, rows=(full, rows, "row", row_values), indent="        ", params=params)
     head = []
     lines = ["        const cw_i64 rb = row * %dll;" % cols]
     row_multi = em.unravel("row", rows) if rows else []
     flats = []
     for k in range(per_thread):
-        if cols % block == 0:  # every thread's elements exist: constant offsets from one base
+        if vector is not None:
+            width = vector[0]
+            m, lane = divmod(k, width)
+            lines.append(f"        const bool ok{k} = true;")
+            lines.append(f"        const cw_i64 c{k} = ((cw_i64)threadIdx.x + {m * block}) * {width} + {lane};")
+        elif cols % block == 0:  # every thread's elements exist: constant offsets from one base
             lines.append(f"        const bool ok{k} = true;")
             lines.append(f"        const cw_i64 c{k} = (cw_i64)threadIdx.x + {k * block};")
         else:  # a thread past the row's end reads its last element and ignores it
@@ -90,6 +125,15 @@ def rows_kernel(graph, outputs, full, rows, name, module):
         flat = f"(rb + c{k})"
         em.unravels[(flat, full)] = row_multi + [f"c{k}"]
         flats.append(flat)
+    if vector is not None:
+        width, direct = vector
+        for n in direct:
+            c = ops.C_TYPE[graph.nodes[n].dtype]
+            for m in range(per_thread // width):
+                lines.append(f"        const cw_pack<{c}, {width}> xv{m}_{n} = "
+                             f"cw_vload<{c}, {width}>({slots.pointer(n)} + rb, (cw_i64)threadIdx.x + {m * block});")
+                for lane in range(width):
+                    em.direct[(n, flats[m * width + lane])] = f"xv{m}_{n}.v[{lane}]"
     reduces = [i for i in needed(graph, outputs) if graph.nodes[i].kind == "reduce"]
     for r in reduces:
         node = graph.nodes[r]
@@ -117,16 +161,21 @@ def rows_kernel(graph, outputs, full, rows, name, module):
         node = graph.nodes[o]
         c = ops.C_TYPE[node.dtype]
         ptr = slots.pointer(o)
-        if node.shape == full:
+        if node.shape != full:
+            v = em.value(o, "row")
+            stores.append(f"        if (threadIdx.x == 0) {ptr}[row] = cw_to_storage<{c} >({v});")
+        elif vector is not None:
+            width = vector[0]
+            for m in range(per_thread // width):
+                stores.append(f"        cw_pack<{c}, {width}> yv{m}_{o};")
+                for lane in range(width):
+                    v = em.value(o, flats[m * width + lane])
+                    stores.append(f"        yv{m}_{o}.v[{lane}] = cw_to_storage<{c} >({v});")
+                stores.append(f"        cw_vstore<{c}, {width}>({ptr} + rb, (cw_i64)threadIdx.x + {m * block}, yv{m}_{o});")
+        else:
             for k, flat in enumerate(flats):
                 v = em.value(o, flat)
                 stores.append(f"        if (ok{k}) {ptr}[{flat}] = cw_to_storage<{c} >({v});")
-        else:
-            v = em.value(o, "row")
-            stores.append(f"        if (threadIdx.x == 0) {ptr}[row] = cw_to_storage<{c} >({v});")
-    lines += em.lines + stores + ["        __syncthreads();"]
-    body = [*head, *slots.declarations(set(outputs)),
-            "    for (cw_i64 row = blockIdx.x; row < a.n; row += gridDim.x) {", *lines, "    }"]
-    kernel_spec = spec(name, module, block)
-    kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), (), 0, tuple(em.params))
-    return kernel, entry(name, block, "\n".join(body) + "\n")
+    # values computed while the stores were written come before them
+    body = lines + em.lines + stores + ["        __syncthreads();"]
+    return head, body, em.loads

@@ -84,7 +84,7 @@ def _inputs(rng):
         (gelu, (f32(1000),), 4),
         (gelu_of_columns, (f32(37, 5),), 4),
         (softmax, (f32(6, 300),), 4),
-        (softmax, (f32(3, 256),), 4),  # rows a whole number of blocks long
+        (softmax, (f32(3, 256),), 4),  # rows a whole number of vector blocks long: 16-byte vectors
         (logsumexp, (f32(3, 4, 70),), 4),
         (leaky_softmax, (f32(7, 129),), 4),
         (vector_softmax, (f32(77),), 4),
@@ -97,6 +97,7 @@ def _inputs(rng):
          0),
         (half_chain, (rng.standard_normal(301).astype(np.float16),), 0),
         (row_norms, (np.abs(f32(5, 200)) + 0.5, np.abs(f32(200))), 4),
+        (row_norms, (np.abs(f32(3, 512)) + 0.5, np.abs(f32(512))), 4),  # vectors, a broadcast input
     ]
 
 
@@ -162,6 +163,9 @@ def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_p
 
 def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases):
     _, traced = cases
+    vectors = [fused_source.plan(graph).kernels[0].vector_slots for fused, args, _, graph in traced
+               if fused.__wrapped__ in (softmax, row_norms)]
+    assert vectors == [(), (0, 1), (), (0, 2)]  # (6, 300), (3, 256), (5, 200), (3, 512): x and the full output
     kinds = {fused.__wrapped__.__name__: [k.kind for k in fused_source.plan(graph).kernels]
              for fused, _, _, graph in traced}
     assert kinds["softmax"] == ["rows"] and kinds["logsumexp"] == ["rows"] and kinds["row_norms"] == ["rows"]
