@@ -106,6 +106,10 @@ class FusedFunction:
         with self._lock:
             return dict(self._stats, signatures=sum(len(f.entries) for f in self._families.values()))
 
+    def __get__(self, obj, objtype=None):
+        # a fused method: the instance is one more (static, hashable) argument
+        return self if obj is None else functools.partial(self.__call__, obj)
+
     def graph_for(self, *args, **kwargs):
         """The traced ``Graph`` for these arguments (tracing them if new)."""
         return self._entry(args, kwargs)[0].graph
