@@ -275,3 +275,17 @@ def test_same_array_twice_is_one_input(device):
     x = cw.asarray([1.5, -2.0], device=device)
     assert len(f.graph_for(x, x).inputs) == 1
     np.testing.assert_array_equal(cw.to_numpy(f(x, x)), cw.to_numpy(x * x - x))
+
+
+def test_fused_method_binds_its_instance(device):
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @cw.fuse
+        def apply(self, x):
+            return x * self.k
+
+    x = cw.asarray([1.0, 2.0], device=device)
+    np.testing.assert_array_equal(cw.to_numpy(Scaler(2.0).apply(x)), [2.0, 4.0])
+    np.testing.assert_array_equal(cw.to_numpy(Scaler(3.0).apply(x)), [3.0, 6.0])
