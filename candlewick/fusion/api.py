@@ -15,7 +15,7 @@ from ..errors import ArgumentTypeError, DeviceMismatchError, FusionTraceError, s
 from ..promotion_mode import get_promotion_mode
 from .graph import Graph
 from .params import TracedFloat, parametrize, probe_values
-from .replay import replay
+from .replay import replayer
 from .trace import TracedStorage, TracingDevice, input_storage, record_output
 
 __all__ = ["FusedFunction", "fuse"]
@@ -198,7 +198,7 @@ class FusedFunction:
         def finish(final):
             run = device.compile_fused(final) if "fusion" in device.capabilities else None
             if run is None:
-                run = functools.partial(replay, final)
+                run = replayer(final)
             return _Entry(final, run, functools.partial(_wrap, arr_type, device, meta, kind))
 
         return graph, finish
