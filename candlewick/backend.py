@@ -42,21 +42,23 @@ from typing import Any, Protocol, runtime_checkable
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage", "GraphDevice",
+    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
     "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
-#: ("graphs": the device methods of ``GraphDevice``)
-OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs")
+#: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion")
 
-#: the ``BackendStorage`` methods of each optional group: a device that declares the
-#: group implements all of them (tools/gen_array_api_doc.py reads this table)
+#: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
+#: ``compile_fused``): a device that declares the group implements all of them
+#: (tools/gen_array_api_doc.py and the conformance report read this table)
 OPTIONAL_PRIMITIVES = {
     "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
     "fft": ("fft", "rfft", "irfft", "fftn", "rfftn"),
+    "fusion": ("compile_fused",),  # a device method (``FusionDevice``), not a storage one
 }
 
 PHILOX = """
@@ -395,6 +397,26 @@ class GraphDevice(Protocol):
 
     def abort_capture(self) -> None:
         """Stop recording and drop what was recorded (no-op when no capture runs)."""
+
+
+class FusionDevice(Protocol):
+    """The optional ``fusion`` capability (a device that lists ``"fusion"`` in
+    ``capabilities``): compiling a graph traced by ``candlewick.fuse``. A device without it
+    runs the graph by replaying its primitive calls (``candlewick.fusion.replay``)."""
+
+    def compile_fused(self, graph) -> Any:
+        """A callable ``run(storages, scalars) -> list of storages`` for ``graph`` (a
+        ``candlewick.fusion.Graph``): ``storages`` are the argument storages in the order
+        of ``graph.inputs``, ``scalars`` the values of the graph's run-time scalar
+        operands (a scalar operand that is a ``candlewick.opdefs.Param`` is
+        ``scalars[param.index]``, converted to the operand's dtype as the eager primitive
+        converts its scalar); the result has one storage per entry of ``graph.outputs``,
+        holding that node's elements C-contiguously (an output that is an input node
+        returns the input's storage). Each element equals what replaying the graph's
+        primitives gives, bit for bit for exact operations and within the conformance
+        suite's tolerances for the others (floating sums and products may be reassociated).
+        Called once per traced signature; ``run`` is called for every call after it.
+        Return None for a graph the device does not compile: it is then replayed."""
 
 
 @runtime_checkable

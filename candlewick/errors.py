@@ -169,6 +169,12 @@ class UnsupportedOperation(CandlewickError, NotImplementedError):
         super().__init__(msg + (f": {detail}" if detail else ""))
 
 
+class FusionTraceError(CandlewickError, TypeError):
+    """A function given to ``candlewick.fuse`` does something tracing cannot record: an
+    operation outside element-wise functions, reductions and views, or Python control flow
+    that reads a traced value (``if x > 0``, ``float(x)``)."""
+
+
 class DeviceMemoryError(CandlewickError, MemoryError):
     """An allocation that cannot be made: checked before allocating on every backend, or
     failed even after the allocator released its cache."""

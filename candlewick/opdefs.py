@@ -158,3 +158,28 @@ class ScanOp(_Op):
 
 
 ALL_OP_ENUMS = (UnaryOp, BinaryOp, CompareOp, ReduceOp, ScanOp)
+
+
+class Param:
+    """A scalar operand that comes with each call: in a graph traced by
+    ``candlewick.fuse``, a float argument used directly as a scalar operand
+    (``binary_scalar``, ``full``, ``clip``, ``affine``) is ``Param(k)``, the call's float
+    argument number ``k``, so that one graph and one compiled kernel serve every value."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, Param) and other.index == self.index
+
+    def __hash__(self):
+        return hash(("Param", self.index))
+
+    def __repr__(self):
+        return f"Param({self.index})"
+
+    def resolve(self, scalars):
+        """This operand's value among the call's float arguments ``scalars``."""
+        return scalars[self.index]

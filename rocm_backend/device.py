@@ -6,7 +6,7 @@ from candlewick import dtypes as _dt
 from candlewick.named_device import NamedDevice
 
 from .abi.sources import module_source
-from .families import creation, dlpack, reductions
+from .families import creation, dlpack, fusion, reductions
 from .runtime.hip_device import HipDevice
 from .storage import RocmStorage
 
@@ -16,9 +16,10 @@ class RocmDevice(HipDevice, NamedDevice):
 
     storage_type = RocmStorage
     dtypes = _dt.ALL_DTYPES
-    # the optional groups (hipSOLVER, hipFFT: storage.py routes them); class attributes so
-    # tools (docs/array_api.md) can read them without a device
-    capabilities = frozenset({"linalg", "fft", "graphs"})
+    # the optional groups (hipSOLVER, hipFFT: storage.py routes them; graphs: stream capture;
+    # fusion: generated kernels, families/fusion.py); class attributes so tools
+    # (docs/array_api.md) can read them without a device
+    capabilities = frozenset({"linalg", "fft", "graphs", "fusion"})
 
     def __init__(self, ordinal):
         super().__init__(ordinal, module_source)
@@ -33,6 +34,10 @@ class RocmDevice(HipDevice, NamedDevice):
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):
         return dlpack.storage_from_dlpack(self, obj, copy)
+
+    # --- fusion (optional capability candlewick.backend.FusionDevice) -------------
+    def compile_fused(self, graph):
+        return fusion.compile_fused(self, graph)
 
     # --- creation -------------------------------------------------------------
     def storage_from_host(self, array):

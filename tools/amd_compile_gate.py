@@ -10,7 +10,7 @@ pre-includes its fp16 header and knows no gfx94x target.
 Library use:  ``compile_for_amd(source, name, options=(), arch="gfx90a") -> bytes``
 CLI:          ``python tools/amd_compile_gate.py [--arch gfx90a] [--jobs N]``
               compiles every module ``rocm_backend.all_kernel_sources()``
-              yields (or tools/hip_on_cuda/tests/sample_kernel.hip when the backend
+              yields and sample kernels generated for fused graphs (or tools/hip_on_cuda/tests/sample_kernel.hip when the backend
               does not provide that function) and exits non-zero with the
               compiler log on the first failure.
 """
@@ -116,8 +116,38 @@ def kernel_sources():
         print(f"amd_compile_gate: rocm_backend not importable ({exc!r}); using the sample")
         rocm_backend = None
     if rocm_backend is not None and hasattr(rocm_backend, "all_kernel_sources"):
-        return [tuple(item) for item in rocm_backend.all_kernel_sources()], "rocm_backend.all_kernel_sources"
+        sources = [tuple(item) for item in rocm_backend.all_kernel_sources()] + fused_samples()
+        return sources, "rocm_backend.all_kernel_sources and fused samples"
     return [("sample_kernel", SAMPLE.read_text(), [])], str(SAMPLE.relative_to(ROOT))
+
+
+def fused_samples():
+    """(name, source, options) of kernels generated for ``candlewick.fuse`` graphs (the
+    rows schedule, the general one with a column reduction, a vectorized element-wise
+    chain, float16 and integer dtypes, a float argument); [] when this backend has no fusion generator."""
+    try:
+        import numpy as np
+
+        import candlewick as cw
+        from rocm_backend.abi import fused_source
+    except ImportError:
+        return []
+
+    def softmax(x):
+        e = cw.exp(x - cw.max(x, axis=-1, keepdims=True))
+        return e / cw.sum(e, axis=-1, keepdims=True)
+
+    def chain(x, i, slope):  # slope: a float argument, a run-time scalar of the kernels
+        y = cw.where(x > 0, x, x * slope) + cw.clip(i, 0, 9)
+        return cw.sum(cw.tanh(y) * 2.0, axis=0), cw.sqrt(cw.abs(y)).astype(cw.float16)
+
+    x = cw.asarray(np.ones((64, 1024), np.float32))
+    i = cw.asarray(np.ones((1024,), np.int16))
+    out = []
+    for fn, args in ((softmax, (x,)), (softmax, (x.astype(cw.float16),)), (chain, (x, i, 0.5))):
+        plan = fused_source.plan(cw.fuse(fn).graph_for(*args))
+        out.append((plan.module, plan.source, list(fused_source.COMPILE_OPTIONS)))
+    return out
 
 
 def _compile_one(job):

@@ -57,7 +57,9 @@ def kernel_key(*parts):
                  for p in parts)
 
 
-def _functor(op, dtype):
+def functor(op, dtype):
+    """The C functor type the element-wise kernels apply for ``op`` on ``dtype`` (also the
+    fused kernels of abi/fused_source.py: one name per op, from one place)."""
     return _HALF_FUNCTORS.get((op, dtype), f"op_{op.value}")
 
 
@@ -75,11 +77,11 @@ def _build():
     for op in UnaryOp:
         for d in op.dtypes():
             add(("unary", op, d), f"unary_{op.value}_{d.name}", f"unary_{d.name}",
-                f"cw_unary<{C_TYPE[d]}, {C_TYPE[op.result_dtype(d)]}, {_functor(op, d)} >(a);")
+                f"cw_unary<{C_TYPE[d]}, {C_TYPE[op.result_dtype(d)]}, {functor(op, d)} >(a);")
     for op in BinaryOp:
         for d in op.dtypes():
             add(("binary", op, d), f"binary_{op.value}_{d.name}", f"binary_{d.name}",
-                f"cw_binary<{C_TYPE[d]}, {C_TYPE[d]}, {_functor(op, d)} >(a);")
+                f"cw_binary<{C_TYPE[d]}, {C_TYPE[d]}, {functor(op, d)} >(a);")
     for op in CompareOp:
         for d in op.dtypes():
             add(("compare", op, d), f"compare_{op.value}_{d.name}", f"binary_{d.name}",

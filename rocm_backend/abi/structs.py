@@ -26,6 +26,8 @@ SVD_BLOCK = 256  # its threads per block (one block per matrix)
 QR_MAX_N = 64  # largest matrix edge of the batched Householder QR kernel (hip/qr_householder.hip)
 QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
+FUSED_BUFFERS = 24  # buffers (inputs, constants, results) of one fused kernel (cw_fused_args)
+FUSED_SCALARS = 8  # run-time scalars (16-byte slots) of one fused kernel: float arguments
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
 EIG_BLOCK = 128  # threads per block (one block per matrix) of hip/eig.hip
@@ -47,6 +49,8 @@ CONSTANTS = (
     ("EIG_BLOCK", "CW_EIG_BLOCK", EIG_BLOCK),
     ("EIG_SHARED_BYTES", "CW_EIG_SHARED_BYTES", EIG_SHARED_BYTES),
     ("EIG_NONFINITE", "CW_EIG_NONFINITE", EIG_NONFINITE),
+    ("FUSED_BUFFERS", "CW_FUSED_BUFFERS", FUSED_BUFFERS),
+    ("FUSED_SCALARS", "CW_FUSED_SCALARS", FUSED_SCALARS),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -262,5 +266,13 @@ NN_ARGS = ArgLayout(
     [("out", "ptr", 1), ("in", "cptr", 1), ("in_offset", "i64", 1), ("n", "i64", 1)]
     + [(name, "i64", 1) for name in NN_DIM_FIELDS],
     "every kernel of hip/nn.hip (its header comment says what each field means)")
+
+FUSED_ARGS = ArgLayout(
+    "cw_fused_args",
+    [("n", "i64", 1), ("flags", "i32", 1), ("pad_", "i32", 1), ("ptr", "ptr", FUSED_BUFFERS),
+     ("scalar", "raw", 2 * FUSED_SCALARS)],
+    "a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or "
+    "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the "
+    "float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source")
 
 NESTED = (OPERAND,)

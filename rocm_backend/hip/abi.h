@@ -19,6 +19,8 @@ typedef long long cw_i64;
 #define CW_EIG_BLOCK 128
 #define CW_EIG_SHARED_BYTES 32768
 #define CW_EIG_NONFINITE -1
+#define CW_FUSED_BUFFERS 24
+#define CW_FUSED_SCALARS 8
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -187,4 +189,13 @@ struct cw_nn_args {
     cw_i64 TPL;
     cw_i64 x2;
     cw_i64 x3;
+};
+
+// a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source
+struct cw_fused_args {
+    cw_i64 n;
+    int flags;
+    int pad_;
+    char* ptr[24];
+    cw_i64 scalar[16];
 };

@@ -93,11 +93,12 @@ def compile_source(name, source, options, arch):
     return hiprtc.compile_program(name, source, options, arch)
 
 
-def code_object(module, source, arch):
+def code_object(module, source, arch, extra_options=()):
     """The compiled module ``module`` (its ``source``) for ``arch``: memory cache, then
     disk cache, then hipRTC. The compiler runs outside the lock (hip-python releases the
-    GIL there), so ``compile_all`` can build modules on several threads."""
-    options = list(COMPILE_OPTIONS)
+    GIL there), so ``compile_all`` can build modules on several threads.
+    ``extra_options`` follow ``COMPILE_OPTIONS`` (and are part of the cache key)."""
+    options = list(COMPILE_OPTIONS) + list(extra_options)
     key = cache_key(source, options, arch, _version())
     with _lock:
         code = _code_memory.get(key)

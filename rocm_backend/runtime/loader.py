@@ -30,8 +30,10 @@ class KernelRuntime:
         self._resident = {}
         self._lock = threading.Lock()
 
-    def function(self, spec):
-        """hip-python's handle of the kernel ``spec`` (module loaded on first use)."""
+    def function(self, spec, source=None, options=()):
+        """hip-python's handle of the kernel ``spec`` (module loaded on first use), from
+        ``source`` when given (generated code: the kernels of a fused graph, compiled with
+        the extra ``options``), else from the op table's module source."""
         fn = self._functions.get(spec.name)
         if fn is not None:
             return fn
@@ -39,7 +41,9 @@ class KernelRuntime:
             module = self._modules.get(spec.module)
             if module is None:
                 try:
-                    code = kernels.code_object(spec.module, self.module_source(spec.module), self.device.arch)
+                    if source is None:
+                        source = self.module_source(spec.module)
+                    code = kernels.code_object(spec.module, source, self.device.arch, options)
                 except RocmError as exc:  # the log names the line; say which kernel was wanted
                     if hasattr(exc, "add_note"):
                         exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
@@ -51,11 +55,13 @@ class KernelRuntime:
             self._functions[spec.name] = fn
         return fn
 
-    def kernel(self, spec):
-        """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch)."""
+    def kernel(self, spec, source=None, options=()):
+        """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch);
+        ``source`` and ``options`` as for ``function`` (a generated kernel's name is its
+        source's digest, so one name is one kernel)."""
         k = self._kernels.get(spec.name)
         if k is None:
-            k = self._kernels[spec.name] = BoundKernel(spec, self.function(spec))
+            k = self._kernels[spec.name] = BoundKernel(spec, self.function(spec, source, options))
         return k
 
     def resident_blocks(self, kernel, block):

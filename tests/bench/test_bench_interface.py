@@ -104,6 +104,7 @@ SMALL = {  # each GPU benchmark with its problems made small
     "linalg_fft": ("bench.BATCH, bench.SMALL = 4, 8", ["--cases", "solve@batched,cholesky@batched"]),
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_host_path": ("", ["--reps", "3"]),
+    "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
 }
@@ -137,6 +138,11 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
     elif name == "rocm_graphs":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
+    elif name == "fusion":
+        cases = record["figures"]["cases"]
+        for case in ("gelu", "softmax", "logsumexp"):
+            assert {"candlewick eager", "candlewick fused"} <= set(cases[case]), cases[case]
+            assert all("GBps" in row for name, row in cases[case].items() if name.startswith("candlewick")), cases
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

@@ -1,0 +1,202 @@
+"""``candlewick.fuse`` on the rocm backend beside PyTorch (eager and ``torch.compile``) and
+CuPy (``cupy.fuse`` and ``ElementwiseKernel``), in one process.
+
+    python bench/fusion.py --out DIR [--log2-size 26] [--rows 8192] [--cols 8192]
+
+Writes DIR/fusion_<device-kind>.json and .md (bench/harness.py). Cases:
+- the GELU-tanh chain of 8 element-wise ops on 2^26 float32 (one read, one write:
+  8 bytes per element), as GB/s and as a fraction of the device-to-device copy bandwidth
+  measured here (torch's ``clone``, else candlewick's copy);
+- row softmax and logsumexp on 8192 x 8192 float32 (softmax reads and writes the matrix,
+  logsumexp reads it and writes one value per row), beside ``torch.softmax`` /
+  ``torch.logsumexp`` and their ``torch.compile``d forms;
+- the first call of each fused function (trace and hipRTC compile, or a disk-cache hit).
+A library or mode that fails here (``torch.compile`` without a working Triton, say)
+records its error and the run goes on. Timings: warm-up, then the median of timed
+batches each ended by a device synchronize, best of 3 rounds that run the variants in
+turn.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import candlewick as cw  # noqa: E402
+import harness  # noqa: E402
+
+GELU_C = 0.7978845608028654  # sqrt(2 / pi)
+GELU_K = GELU_C * 0.044715
+
+
+def gelu(ns, x):
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) as 8 element-wise ops, written once
+    for every namespace (candlewick, torch, cupy)."""
+    e = (x * x * GELU_K + GELU_C) * x
+    return (x * 0.5) * (ns.tanh(e) + 1.0)
+
+
+def softmax(ns, x):
+    e = ns.exp(x - ns.max(x, axis=-1, keepdims=True))
+    return e / ns.sum(e, axis=-1, keepdims=True)
+
+
+def logsumexp(ns, x):
+    m = ns.max(x, axis=-1, keepdims=True)
+    return m[..., 0] + ns.log(ns.sum(ns.exp(x - m), axis=-1))
+
+
+CUPY_GELU = ("float32 x", "float32 y",
+             f"float e = (x * x * {GELU_K!r}f + {GELU_C!r}f) * x; y = (x * 0.5f) * (tanhf(e) + 1.0f)",
+             "cw_bench_gelu")
+
+
+def variants(peers):
+    """{case: {variant: (make operand, function)}} for every library found."""
+    dev = cw.get_device("rocm")
+    cw_in = lambda a: cw.asarray(a, device=dev)  # noqa: E731
+    out = {"copy": {"candlewick": (cw_in, lambda x: cw.asarray(x, copy=True))},
+           "gelu": {"candlewick eager": (cw_in, lambda x: gelu(cw, x)),
+                    "candlewick fused": (cw_in, cw.fuse(lambda x: gelu(cw, x)))},
+           "softmax": {"candlewick eager": (cw_in, lambda x: softmax(cw, x)),
+                       "candlewick fused": (cw_in, cw.fuse(lambda x: softmax(cw, x)))},
+           "logsumexp": {"candlewick eager": (cw_in, lambda x: logsumexp(cw, x)),
+                         "candlewick fused": (cw_in, cw.fuse(lambda x: logsumexp(cw, x)))}}
+    syncs = {"candlewick": dev.synchronize}
+    torch = peers.get("torch")
+    if torch is not None:
+        t_in = lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda()  # noqa: E731
+        syncs["torch"] = torch.cuda.synchronize
+        t_gelu = lambda x: gelu(torch, x)  # noqa: E731
+        t_softmax = lambda x: torch.softmax(x, dim=-1)  # noqa: E731
+        t_lse = lambda x: torch.logsumexp(x, dim=-1)  # noqa: E731
+        out["copy"]["torch"] = (t_in, lambda x: x.clone())
+        out["gelu"]["torch eager"] = (t_in, t_gelu)
+        out["softmax"]["torch.softmax"] = (t_in, t_softmax)
+        out["logsumexp"]["torch.logsumexp"] = (t_in, t_lse)
+        for case, fn in (("gelu", t_gelu), ("softmax", t_softmax), ("logsumexp", t_lse)):
+            try:
+                out[case]["torch.compile"] = (t_in, torch.compile(fn))
+            except Exception as exc:  # noqa: BLE001 - recorded below as this variant's error
+                out[case]["torch.compile"] = exc
+    cupy = peers.get("cupy")
+    if cupy is not None:
+        syncs["cupy"] = cupy.cuda.runtime.deviceSynchronize
+        c_in = cupy.asarray
+        out["gelu"]["cupy eager"] = (c_in, lambda x: gelu(cupy, x))
+        try:
+            out["gelu"]["cupy.fuse"] = (c_in, cupy.fuse(lambda x: gelu(cupy, x)))
+            out["gelu"]["cupy ElementwiseKernel"] = (c_in, cupy.ElementwiseKernel(*CUPY_GELU))
+        except Exception as exc:  # noqa: BLE001
+            out["gelu"]["cupy.fuse"] = exc
+    return out, syncs
+
+
+def library(variant):
+    return variant.split()[0].split(".")[0]
+
+
+def run_case(case, host, table, syncs, nbytes, results, rounds=3):
+    rows = results.setdefault(case, {})
+    operands = {}
+    for name, entry in table.items():
+        if isinstance(entry, Exception):
+            rows[name] = {"error": harness.error_text(entry)}
+            continue
+        make, fn = entry
+        try:
+            x = make(host)
+            t0 = time.perf_counter()
+            fn(x)
+            syncs[library(name)]()
+            rows[name] = {"first_call_s": time.perf_counter() - t0}
+            operands[name] = (x, fn)
+        except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
+            rows[name] = {"error": harness.error_text(exc)}
+    best = {}
+    for _ in range(rounds):
+        for name, (x, fn) in operands.items():
+            try:
+                t = harness.timed(lambda: fn(x), syncs[library(name)])
+                best[name] = min(best.get(name, t), t)
+            except Exception as exc:  # noqa: BLE001
+                rows[name]["error"] = harness.error_text(exc)
+    for name, t in best.items():
+        rows[name].update(us=t * 1e6, GBps=nbytes / t / 1e9)
+    operands.clear()
+
+
+def copy_bandwidth(results):
+    rows = results.get("copy", {})
+    return rows.get("torch", {}).get("GBps") or rows.get("candlewick", {}).get("GBps")
+
+
+def markdown(figures):
+    copy_bw = copy_bandwidth(figures["cases"])
+    lines = [f"Copy bandwidth measured in this run: {copy_bw or 0:.0f} GB/s "
+             f"({figures['n']} float32 elements, one read and one write).", ""]
+    titles = {"gelu": f"GELU-tanh chain, 8 element-wise ops, {figures['n']} float32",
+              "softmax": f"row softmax, {figures['rows']} x {figures['cols']} float32",
+              "logsumexp": f"row logsumexp, {figures['rows']} x {figures['cols']} float32"}
+    for case, title in titles.items():
+        lines += [f"## {title}", "", "| variant | µs per call | GB/s | of copy | first call (s) |",
+                  "|---|---|---|---|---|"]
+        for name, row in figures["cases"].get(case, {}).items():
+            if "GBps" in row:
+                share = f"{row['GBps'] / copy_bw:.0%}" if copy_bw else "-"
+                lines.append(f"| {name} | {row['us']:.1f} | {row['GBps']:.0f} | {share} | "
+                             f"{row.get('first_call_s', 0):.2f} |")
+            else:
+                lines.append(f"| {name} | {row.get('error', '-')[:120]} | | | |")
+        lines.append("")
+    return lines
+
+
+def headline(figures):
+    copy_bw = copy_bandwidth(figures["cases"])
+    lines = []
+    for case in ("gelu", "softmax", "logsumexp"):
+        rows = figures["cases"].get(case, {})
+        shares = [f"{name} {row['GBps'] / copy_bw:.0%}" for name, row in rows.items() if "GBps" in row and copy_bw]
+        lines.append(f"{case} (of copy): " + ", ".join(shares))
+    return lines
+
+
+def main(argv=None):
+    def options(parser):
+        parser.add_argument("--log2-size", type=int, default=26, help="log2 of the GELU chain's elements")
+        parser.add_argument("--rows", type=int, default=8192)
+        parser.add_argument("--cols", type=int, default=8192)
+
+    args = harness.parse_args(__doc__, options, argv)
+    peers = harness.gpu_peers()
+    n = 1 << args.log2_size
+    figures = {"n": n, "rows": args.rows, "cols": args.cols, "cases": {}}
+    table, syncs = variants(peers)
+    rng = np.random.default_rng(0)
+    vector = rng.standard_normal(n, dtype=np.float32)
+    matrix = rng.standard_normal((args.rows, args.cols), dtype=np.float32)
+    elements = args.rows * args.cols
+    plan = (("copy", vector, 8 * n), ("gelu", vector, 8 * n), ("softmax", matrix, 8 * elements),
+            ("logsumexp", matrix, 4 * elements + 4 * args.rows))
+    for case, host, nbytes in plan:
+        t0 = time.perf_counter()
+        try:
+            run_case(case, host, table[case], syncs, nbytes, figures["cases"])
+        except Exception as exc:  # noqa: BLE001 - recorded, the other cases still run
+            figures["cases"][case] = {"error": {"error": harness.error_text(exc, 500)}}
+        print(f"{case}: {time.perf_counter() - t0:.1f}s", flush=True)
+    versions = {name: mod.__version__ for name, mod in peers.items()}
+    gpu = harness.gpu_name()
+    device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
+              else gpu or cw.get_device("rocm").name)
+    _, md_path = harness.write_record(args.out, "fusion", "gpu", device, versions, figures,
+                                      markdown(figures), headline(figures))
+    print(md_path.read_text())
+
+
+if __name__ == "__main__":
+    main()

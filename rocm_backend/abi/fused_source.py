@@ -1,0 +1,115 @@
+"""HIP source of the kernels that run a ``candlewick.fuse`` graph (``plan``).
+
+Two schedules: **rows** (``fused_rows``: one kernel when every reduction is over the last
+axis and read back per row, as in softmax and logsumexp) and **general**
+(``fused_general``: a kernel per reduction, then the element-wise outputs). Node
+expressions come from ``fused_exprs`` (the eager kernels' functors and rounding). A graph
+outside both (more than ``FUSED_BUFFERS`` buffers in one kernel) gets no plan and runs
+replayed.
+"""
+
+import hashlib
+from collections import namedtuple
+
+from .fused_general import general
+from .fused_exprs import TooManyScalars
+from .fused_kernels import Unsupported
+from .fused_rows import rows_kernel, rows_shapes
+from .sources import HIP_DIR
+
+__all__ = ["COMPILE_OPTIONS", "FusedPlan", "HELPERS", "plan", "prelude"]
+
+#: the eager kernels' options: within one op the compiler contracts as it does there (and
+#: the device math library is built alike); across ops ``cw_fz_opaque`` stops it
+COMPILE_OPTIONS = ()
+
+
+_NAME = "CW_FZ_NAME"  # kernel name placeholder until the source's digest is known
+
+
+_PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip",
+                  "reduce.hip")
+
+
+HELPERS = r"""
+// ---- fused kernels (rocm_backend/abi/fused_source.py)
+// a storage value from raw bits (the scalar constants of the graph)
+template <class S> __device__ inline S cw_fz_raw(cw_u64 lo, cw_u64 hi) {
+    union { cw_u64 w[2]; S s; } u;
+    u.w[0] = lo;
+    u.w[1] = hi;
+    return u.s;
+}
+// A float or double the compiler cannot see through: an op's rounded result is never
+// contracted with the next op (a multiply feeding an add into one FMA), as the eager
+// kernels, which store each op's result, never contract across ops.
+template <class T> __device__ inline T cw_fz_opaque(T v) { return v; }
+__device__ inline float cw_fz_opaque(float v) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+f"(v));
+#elif defined(__AMDGCN__)
+    asm volatile("" : "+v"(v));
+#endif
+    return v;
+}
+__device__ inline double cw_fz_opaque(double v) {
+#if defined(__CUDA_ARCH__)
+    asm volatile("" : "+d"(v));
+#elif defined(__AMDGCN__)
+    asm volatile("" : "+v"(v));
+#endif
+    return v;
+}
+// a value rounded to storage type S and back, as an eager kernel's store and the next load
+template <class S, class V> __device__ inline typename cw_traits<S>::compute cw_fz_round(V v) {
+    return cw_fz_opaque(cw_traits<S>::load(cw_to_storage<S>(v)));
+}
+"""
+
+
+FusedPlan = namedtuple("FusedPlan", "module source kernels materialized")
+
+
+_prelude = None
+
+
+def prelude():
+    """The kernel-library part of every fused module (types, functors, reduction ops)."""
+    global _prelude
+    if _prelude is None:
+        _prelude = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in _PRELUDE_FILES) + HELPERS
+    return _prelude
+
+
+def plan(graph):
+    """The ``FusedPlan`` of ``graph`` (kernels in launch order, the module source, the
+    nodes given a buffer), or None when the generator does not cover it (it then runs
+    replayed)."""
+    outputs = []
+    for index, _ in graph.outputs:
+        if graph.nodes[index].kind not in ("input", "const") and index not in outputs:
+            outputs.append(index)
+    if not outputs:
+        return FusedPlan(None, "", (), frozenset())
+    try:
+        shapes = rows_shapes(graph, outputs)
+        entries = []
+        if shapes is not None:
+            try:
+                k, e = rows_kernel(graph, outputs, *shapes, f"{_NAME}_rows", "")
+                kernels, entries, materialized = [k], [e], set(outputs)
+            except (Unsupported, TooManyScalars):
+                shapes = None
+        if shapes is None:
+            kernels, entries, materialized = general(graph, outputs, lambda k: f"{_NAME}_{k}", "")
+    except (Unsupported, TooManyScalars):
+        return None
+    # names and module from the generated text: kernels of one name are one kernel
+    digest = hashlib.sha256("".join(entries).encode()).hexdigest()[:16]
+    name = f"fz{digest}"
+    module = f"fused_{digest}"
+    source = prelude() + "\n// ---- generated for one fused graph\n" + "".join(entries).replace(_NAME, name)
+    kernels = [k._replace(spec=k.spec._replace(module=module, name=k.spec.name.replace(_NAME, name),
+                                               key=("fused", k.spec.name.replace(_NAME, name))))
+               for k in kernels]
+    return FusedPlan(module, source, tuple(kernels), frozenset(materialized))

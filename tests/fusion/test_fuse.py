@@ -1,0 +1,291 @@
+"""``candlewick.fuse`` against the eager path, on every backend under test.
+
+Hypothesis generates chains of element-wise operations (arrays of two shapes that
+broadcast, Python scalars, mixed dtypes that promote) optionally ending in a reduction
+whose result is broadcast back (the softmax pattern). The fused result must have the
+eager result's dtype and shape, and its values bit for bit, except sums and products
+of floats on a device that compiles the graph (``fusion`` capability): those are
+reassociated and compared within the suite's tolerance.
+"""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import candlewick as cw
+from candlewick.errors import ArgumentTypeError, DeviceMismatchError, FusionTraceError
+
+UNARY = {
+    "negative": cw.negative, "abs": cw.abs, "square": cw.square, "sign": cw.sign, "floor": cw.floor,
+    "exp": lambda v: cw.exp(cw.clip(v, -20, 20)), "tanh": cw.tanh, "sin": cw.sin,
+    "sqrt_abs": lambda v: cw.sqrt(cw.abs(v)), "log1p_abs": lambda v: cw.log1p(cw.abs(v)),
+}
+BINARY = {
+    "add": cw.add, "subtract": cw.subtract, "multiply": cw.multiply, "maximum": cw.maximum,
+    "minimum": cw.minimum, "where_greater": lambda a, b: cw.where(a > b, a, b),
+    "divide": lambda a, b: a / (cw.abs(b) + 1),
+}
+SCALARS = st.one_of(st.integers(-3, 3), st.floats(-2.5, 2.5, allow_nan=False, width=32), st.booleans())
+DTYPES = [cw.float32, cw.float64, cw.int16, cw.int32, cw.float16]
+REDUCTIONS = ["sum", "max", "min", "mean", "prod"]
+# each new graph is a kernel compile on a device with the fusion capability:
+# tools/gpu_run.sh runs fewer examples there
+EXAMPLES = int(os.environ.get("CANDLEWICK_FUSION_EXAMPLES", "60"))
+
+
+@st.composite
+def programs(draw):
+    """(steps, reduction): steps refer to earlier values by index (0: x, 1: y)."""
+    steps = []
+    for k in range(draw(st.integers(1, 8))):
+        pool = 2 + k
+        kind = draw(st.sampled_from(["unary", "binary", "scalar", "astype"]))
+        if kind == "unary":
+            steps.append(("unary", draw(st.sampled_from(sorted(UNARY))), draw(st.integers(0, pool - 1))))
+        elif kind == "binary":
+            steps.append(("binary", draw(st.sampled_from(sorted(BINARY))), draw(st.integers(0, pool - 1)),
+                          draw(st.integers(0, pool - 1))))
+        elif kind == "scalar":
+            steps.append(("scalar", draw(st.sampled_from(["add", "multiply", "subtract", "maximum"])),
+                          draw(st.integers(0, pool - 1)), draw(SCALARS), draw(st.booleans())))
+        else:
+            steps.append(("astype", draw(st.sampled_from(["float32", "float64", "int32"])),
+                          draw(st.integers(0, pool - 1))))
+    reduction = draw(st.one_of(st.none(), st.tuples(st.sampled_from(REDUCTIONS), st.booleans())))
+    return steps, reduction
+
+
+def build(program):
+    steps, reduction = program
+
+    def fn(x, y):
+        values = [x, y]
+        for step in steps:
+            if step[0] == "unary":
+                v = values[step[2]]
+                if step[1] in ("exp", "tanh", "sin", "sqrt_abs", "log1p_abs") and not cw.isdtype(v.dtype, "real floating"):
+                    v = v.astype(cw.float64)
+                values.append(UNARY[step[1]](v))
+            elif step[0] == "binary":
+                values.append(BINARY[step[1]](values[step[2]], values[step[3]]))
+            elif step[0] == "scalar":
+                _, op, i, s, reflected = step
+                f = getattr(cw, op)
+                values.append(f(s, values[i]) if reflected else f(values[i], s))
+            else:
+                values.append(values[step[2]].astype(getattr(cw, step[1])))
+        out = values[-1]
+        if out.dtype == cw.bool:
+            out = out.astype(cw.int32)
+        if reduction is None:
+            return out
+        name, broadcast_back = reduction
+        if name == "mean" and not cw.isdtype(out.dtype, "real floating"):
+            out = out.astype(cw.float32)
+        r = getattr(cw, name)(out, axis=-1, keepdims=True)
+        return out - r if broadcast_back else (r, out)
+
+    return fn
+
+
+def _host(dtype, shape, rng):
+    if cw.isdtype(dtype, "integral"):
+        return rng.integers(-4, 5, shape).astype(cw.to_numpy(cw.asarray(0, dtype=dtype)).dtype)
+    return (rng.standard_normal(shape) * 2).astype(cw.to_numpy(cw.asarray(0, dtype=dtype)).dtype)
+
+
+def _reassociates(device, program):
+    reduction = program[1]
+    return "fusion" in device.capabilities and reduction is not None and reduction[0] in ("sum", "mean", "prod")
+
+
+def _same(got, want, loose):
+    got, want = cw.to_numpy(got), cw.to_numpy(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if loose and got.dtype.kind == "f":
+        eps = float(np.finfo(got.dtype).eps)
+        scale = max(1.0, float(np.max(np.abs(np.nan_to_num(want, posinf=0, neginf=0)), initial=0)))
+        np.testing.assert_allclose(got, want, rtol=64 * eps, atol=64 * eps * scale * want.shape[-1])
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(program=programs(), dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)),
+       shape=st.sampled_from([(5,), (3, 4), (2, 3, 7), (1, 6)]), broadcast=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_fused_chains_equal_eager(device, program, dtypes, shape, broadcast, seed):
+    rng = np.random.default_rng(seed)
+    x = cw.asarray(_host(dtypes[0], shape, rng), device=device)
+    y = cw.asarray(_host(dtypes[1], shape[-1:] if broadcast else shape, rng), device=device)
+    fn = build(program)
+    try:
+        want = fn(x, y)
+    except Exception as exc:  # the eager path refuses it (a dtype outside an op's domain): so must fuse
+        with pytest.raises(type(exc)):
+            cw.fuse(fn)(x, y)
+        return
+    fused = cw.fuse(fn)
+    got = fused(x, y)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.device is device
+        _same(g, w, _reassociates(device, program))
+    again = fused(x, y)  # the cached signature gives the same result
+    for g, w in zip(again if isinstance(again, tuple) else (again,), got):
+        np.testing.assert_array_equal(cw.to_numpy(g), cw.to_numpy(w))
+    assert fused.cache_info()["traces"] == 1
+
+
+def softmax(x):
+    e = cw.exp(x - cw.max(x, axis=-1, keepdims=True))
+    return e / cw.sum(e, axis=-1, keepdims=True)
+
+
+def logsumexp(x):
+    m = cw.max(x, axis=-1)
+    return m + cw.log(cw.sum(cw.exp(x - m[..., None]), axis=-1))
+
+
+@pytest.mark.parametrize("fn", [softmax, logsumexp])
+@pytest.mark.parametrize("shape", [(4, 9), (2, 3, 130), (1, 1)])
+def test_softmax_and_logsumexp(device, fn, shape):
+    x = cw.asarray(np.random.default_rng(2).standard_normal(shape).astype(np.float32), device=device)
+    got, want = cw.fuse(fn)(x), fn(x)
+    _same(got, want, "fusion" in device.capabilities)
+
+
+def test_traced_once_per_signature(device):
+    calls = []
+
+    @cw.fuse
+    def f(x, k):
+        calls.append(1)
+        return x * k + 1
+
+    x = cw.asarray([1.0, 2.0], device=device)
+    for _ in range(3):
+        f(x, 2)
+    assert len(calls) == 1 and f.cache_info() == {"traces": 1, "hits": 2, "signatures": 1}
+    f(cw.asarray([1.0, 2.0, 3.0], device=device), 2)  # new shape
+    f(x, 3)  # int scalars are part of the signature by value
+    f(x.astype(cw.float32), 2)  # new dtype
+    f(x, True)  # new scalar type
+    assert len(calls) == 5 and f.cache_info()["traces"] == 5
+    np.testing.assert_array_equal(cw.to_numpy(f(x, 3)), [4.0, 7.0])
+
+
+def test_float_arguments_used_as_operands_are_parameters(device):
+    calls = []
+
+    def body(x, scale, fill, lo):
+        return cw.clip(cw.where(x > 0, x * scale, fill), lo, None)
+
+    @cw.fuse
+    def f(x, scale, fill, lo):
+        calls.append(1)
+        return body(x, scale, fill, lo)
+
+    x = cw.asarray([-1.0, 0.5, 2.0], device=device)
+    for scale, fill, lo in [(2.0, -3.0, -1.0), (0.5, 7.0, 0.0), (-1.0, 0.0, -0.0), (2.0, float("nan"), -1.0)]:
+        got = f(x, scale, fill, lo)
+        np.testing.assert_array_equal(cw.to_numpy(got), cw.to_numpy(body(x, scale, fill, lo)))
+    assert len(calls) == 2  # the first signature traces twice (with probe values), then never
+    assert f.cache_info() == {"traces": 1, "hits": 3, "signatures": 1}
+    graph = f.graph_for(x, 1.0, 1.0, 1.0)
+    assert graph.params == 3 and "Param" in repr([n.attrs for n in graph.nodes])
+
+
+@pytest.mark.parametrize("body", [
+    lambda x, a: x * (1.0 - a),  # Python arithmetic on the argument
+    lambda x, a: x if a > 0 else -x,  # control flow on it
+    lambda x, a: x * float(round(a)),
+])
+def test_float_arguments_used_in_python_stay_in_the_signature(device, body):
+    f = cw.fuse(body)
+    x = cw.asarray([1.0, -2.0], device=device)
+    for a in (0.25, -0.5, 1.6):
+        np.testing.assert_array_equal(cw.to_numpy(f(x, a)), cw.to_numpy(body(x, a)))
+    assert f.cache_info()["signatures"] == 3 and f.graph_for(x, 0.25).params == 0
+
+
+def test_scalar_promotion_and_views_as_eager(device):
+    def f(i, x):
+        return i + 0.5, (x.T * 2)[1:], cw.sum(x, axis=0, keepdims=True), x
+
+    i = cw.asarray([1, 2, 3], dtype=cw.int16, device=device)
+    x = cw.asarray(np.arange(12.0, dtype=np.float32).reshape(3, 4), device=device)
+    for g, w in zip(cw.fuse(f)(i, x), f(i, x)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(cw.to_numpy(g), cw.to_numpy(w))
+
+
+def test_nested_fused_function_is_inlined(device):
+    inner = cw.fuse(lambda v: v * 2)
+    outer = cw.fuse(lambda v: inner(v) + 1)
+    x = cw.asarray([1.0, 2.0], device=device)
+    np.testing.assert_array_equal(cw.to_numpy(outer(x)), [3.0, 5.0])
+    assert inner.cache_info()["traces"] == 0
+
+
+def test_data_dependent_control_flow_names_fuse(device):
+    @cw.fuse
+    def f(x):
+        if cw.sum(x) > 0:
+            return x
+        return -x
+
+    with pytest.raises(FusionTraceError, match=r"candlewick\.fuse.*control flow"):
+        f(cw.asarray([1.0], device=device))
+    with pytest.raises(FusionTraceError, match=r"candlewick\.fuse"):
+        cw.fuse(lambda x: float(x[0]) * x)(cw.asarray([1.0], device=device))
+
+
+@pytest.mark.parametrize("body", [
+    lambda x: cw.sort(x),
+    lambda x: cw.argmax(x),
+    lambda x: x @ x,
+    lambda x: cw.cumulative_sum(x),
+])
+def test_untraceable_operations_name_fuse(device, body):
+    with pytest.raises(FusionTraceError, match=r"candlewick\.fuse: .*cannot be traced"):
+        cw.fuse(body)(cw.asarray([1.0, 2.0], device=device))
+
+
+def test_bad_arguments_and_results(device):
+    x = cw.asarray([1.0, 2.0], device=device)
+    closed = cw.asarray([3.0, 4.0], device=device)
+    with pytest.raises((FusionTraceError, DeviceMismatchError), match=r"candlewick\.fuse|traced by"):
+        cw.fuse(lambda v: v + closed)(x)
+    with pytest.raises(FusionTraceError, match="must return a candlewick array"):
+        cw.fuse(lambda v: 3)(x)
+    with pytest.raises(FusionTraceError, match="hashable static value"):
+        cw.fuse(lambda v, opts: v)(x, [1, 2])
+    with pytest.raises(FusionTraceError, match="at least one candlewick array"):
+        cw.fuse(lambda v: v)(1.0)
+    with pytest.raises(ArgumentTypeError, match=r"candlewick\.fuse: expected a function"):
+        cw.fuse(3)
+
+
+def test_same_array_twice_is_one_input(device):
+    f = cw.fuse(lambda a, b: a * b - a)
+    x = cw.asarray([1.5, -2.0], device=device)
+    assert len(f.graph_for(x, x).inputs) == 1
+    np.testing.assert_array_equal(cw.to_numpy(f(x, x)), cw.to_numpy(x * x - x))
+
+
+def test_fused_method_binds_its_instance(device):
+    class Scaler:
+        def __init__(self, k):
+            self.k = k
+
+        @cw.fuse
+        def apply(self, x):
+            return x * self.k
+
+    x = cw.asarray([1.0, 2.0], device=device)
+    np.testing.assert_array_equal(cw.to_numpy(Scaler(2.0).apply(x)), [2.0, 4.0])
+    np.testing.assert_array_equal(cw.to_numpy(Scaler(3.0).apply(x)), [3.0, 6.0])
