@@ -6,7 +6,7 @@ from candlewick import dtypes as _dt
 from candlewick.named_device import NamedDevice
 
 from .abi.sources import module_source
-from .families import creation, dlpack
+from .families import collectives, creation, dlpack
 from .runtime.hip_device import HipDevice
 from .storage import RocmStorage
 
@@ -26,6 +26,16 @@ class RocmDevice(HipDevice, NamedDevice):
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):
         return dlpack.storage_from_dlpack(self, obj, copy)
+
+    # --- collectives over RCCL (optional hook candlewick.backend.CollectiveDevice) ----
+    def collective_unique_id(self):
+        return collectives.unique_id()
+
+    def collective_group(self, devices):
+        return collectives.group(devices)
+
+    def collective_join(self, unique_id, size, rank):
+        return collectives.join(self, unique_id, size, rank)
 
     # --- creation -------------------------------------------------------------
     def storage_from_host(self, array):

@@ -2,7 +2,7 @@
 
 hip-python returns every call's status first in a tuple: ``(err,)``, ``(err, value)`` or
 ``(err, v1, v2, ...)``. ``check`` is the only place that unpacks those tuples, for HIP,
-hipRTC and hipBLAS alike (each status enum has 0 for success and a ``.name``).
+hipRTC, hipBLAS and RCCL alike (each status enum has 0 for success and a ``.name``).
 """
 
 from candlewick.errors import BackendError
@@ -19,6 +19,10 @@ class RocmError(BackendError):
         super().__init__(msg + (f"\n{detail}" if detail else ""))
 
 
+class RcclError(RocmError):
+    """An RCCL call returned a failure status (``ncclResult_t``: ncclInvalidUsage, ...)."""
+
+
 class RocmOutOfMemory(RocmError):
     """An allocation call reported out-of-memory (the allocator retries, then raises
     candlewick.errors.DeviceMemoryError)."""
@@ -32,15 +36,16 @@ def status_name(status):
     return name if name else f"status {int(status)}"
 
 
-def check(call_name, result):
-    """Unpack a hip-python result tuple: raise RocmError on failure, else return the
-    value (None for a status-only call, a tuple when the call returns several)."""
+def check(call_name, result, error=RocmError):
+    """Unpack a hip-python result tuple: raise ``error`` (RocmError, or RocmOutOfMemory for
+    HIP's out-of-memory statuses) on failure, else return the value (None for a
+    status-only call, a tuple when the call returns several)."""
     if isinstance(result, tuple):
         status, values = result[0], result[1:]
     else:
         status, values = result, ()
     if int(status) != 0:
-        cls = RocmOutOfMemory if status_name(status) in _OOM_NAMES else RocmError
+        cls = RocmOutOfMemory if status_name(status) in _OOM_NAMES else error
         raise cls(call_name, status)
     if not values:
         return None

@@ -71,6 +71,8 @@ _caches_lock = threading.Lock()
 
 
 def _cache(device):
+    """The device's plan cache; the device is made current, as every call on a plan needs."""
+    device.make_current()
     cache = _caches.get(device.ordinal)
     if cache is None:
         with _caches_lock:

@@ -30,7 +30,9 @@ _handles = {}  # device ordinal -> hipSOLVER handle bound to the device's stream
 
 
 def handle(device):
-    """The device's hipSOLVER handle, created on first use on the device's stream."""
+    """The device's hipSOLVER handle, created on first use on the device's stream; the
+    device is made current, as every call on the handle needs."""
+    device.make_current()
     h = _handles.get(device.ordinal)
     if h is None:
         with _lock:
