@@ -47,12 +47,14 @@ class Group:
     the ones this process drives (all of them in a group from ``new_group``, one in a
     group from ``init_process_group``). Close it (or use ``with``) to release it."""
 
-    def __init__(self, communicator: Any, spans_processes: bool) -> None:
+    def __init__(self, communicator: Any, spans_processes: bool, check: bool = True) -> None:
         self._comm = communicator
         self.size: int = communicator.size
         self.devices: tuple = tuple(communicator.devices)
         self.ranks: tuple = tuple(communicator.ranks)
         self.spans_processes = spans_processes
+        #: whether each call first agrees with the other processes (distributed_checks)
+        self.checks_peers = spans_processes and check
 
     @property
     def rank(self) -> int:
@@ -118,10 +120,14 @@ def get_unique_id(device: DeviceLike | None = None) -> bytes:
 
 
 def init_process_group(unique_id: bytes, world_size: int, rank: int, device: DeviceLike | None = None,
-                       *, default: bool = True) -> Group:
+                       *, default: bool = True, check: bool = True) -> Group:
     """Join a group of ``world_size`` processes as ``rank`` on ``device`` (default: the
     default device); returns once every rank has joined with the same ``unique_id``. With
-    ``default`` (True) the group is the one collectives use when given none."""
+    ``default`` (True) the group is the one collectives use when given none. With
+    ``check`` (True) every call first gathers each rank's description of it (one small
+    all-gather and a host read), so that input that differs between ranks raises on all
+    of them; ``check=False`` saves that round, and such input then hangs or corrupts,
+    as it does under torch.distributed."""
     global _default_group
     if not isinstance(unique_id, (bytes, bytearray)):
         raise ArgumentTypeError(f"init_process_group: unique_id must be the bytes get_unique_id gave, got "
@@ -134,7 +140,7 @@ def init_process_group(unique_id: bytes, world_size: int, rank: int, device: Dev
                                  f"world_size={world_size}, rank={rank}")
     dev = get_device(device)
     group = Group(_hook(dev, "collective_join", "init_process_group")(bytes(unique_id), world_size, rank),
-                  spans_processes=True)
+                  spans_processes=True, check=bool(check))
     if default:
         _default_group = group
     return group
@@ -192,7 +198,7 @@ def _collective(fname, x, group, extra, what, local_check=None):
     xs, error = _checks.checked(_arrays, fname, x, group)
     if error is None and local_check is not None:
         _, error = _checks.checked(local_check, xs[0])
-    if group.spans_processes:
+    if group.checks_peers:
         mine = _checks.record(error is not None, *((xs[0].dtype, xs[0].shape) if error is None else ()), extra)
         _checks.agree(fname, _checks.exchange_records(group._comm, mine), error, what)
     elif error is not None:

@@ -141,9 +141,11 @@ def send_recv(group, sends, recvs):
         if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
             raise ArgumentTypeError(f"{_FNAME}: {name} must be a sequence, got {short_repr(value)}")
     sends, recvs, error = _operations(group, sends, recvs)
-    if group.spans_processes:
+    if group.checks_peers:
         _agree_with_peers(group, sends, recvs, error)
-    else:
+    elif error is not None:
+        raise error
+    elif not group.spans_processes:
         _match_locally(group, sends, recvs)
     storages = group._comm.send_recv(
         [(m, _checks.contiguous_storage(x), shape_size(x.shape), dst) for m, x, dst in sends],
