@@ -37,13 +37,13 @@ class KernelRuntime:
         with self._lock:
             module = self._modules.get(spec.module)
             if module is None:
+                self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
                 try:
                     code = kernels.code_object(spec.module, self.module_source(spec.module), self.device.arch)
                 except RocmError as exc:  # the log names the line; say which kernel was wanted
                     if hasattr(exc, "add_note"):
                         exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
                     raise
-                self.device.make_current()
                 module = hip.module_load_data(code)
                 self._modules[spec.module] = module
             fn = hip.module_get_function(module, spec.name)

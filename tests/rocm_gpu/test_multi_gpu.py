@@ -32,7 +32,7 @@ def rccl(rocm):
 
     ok, why = binding.probe()
     if not ok:
-        pytest.skip(f"RCCL unusable: {why}")
+        pytest.skip(f"RCCL unusable: {why} (for a GPU run, tools/fetch_wheels.sh fetches the wheel)")
     return binding
 
 
