@@ -87,6 +87,56 @@ def test_librccl_forwards_every_argument_and_status_to_nccl(built):
         assert "HIP-PYTHON-RCCL-OK" in proc.stdout, proc.stdout + proc.stderr
 
 
+BINDING_SCRIPT = r"""
+import ctypes, os
+from rocm_backend.bindings import hip, rccl
+from rocm_backend.error import RcclError
+assert rccl.probe() == (True, ""), rccl.probe()
+assert rccl.version() == 22105
+uid = rccl.unique_id()
+assert len(uid) == 128 and uid.startswith(b"fake-nccl-id\0")
+(c0,) = rccl.comm_init_all([0])
+comm = rccl.comm_init_rank(2, uid, 1)
+stream = hip.create_stream()
+s = int(stream)
+rccl.group_start()
+rccl.all_reduce(0x1000, 0x2000, 10, "bfloat16", "max", comm, stream)
+rccl.all_gather(0x1000, 0x2000, 6, "uint8", c0, stream)
+rccl.reduce_scatter(0x1000, 0x2000, 3, "float64", "avg", comm, stream)
+rccl.broadcast(0x1000, 0x2000, 4, "int64", 1, comm, stream)
+rccl.recv(0x3000, 5, "uint8", 0, comm, stream)
+rccl.group_end()
+try:
+    rccl.send(0x1000, 3, "uint8", 0, comm, stream)
+except RcclError as exc:
+    assert exc.call == "ncclSend" and "ncclInvalidUsage" in str(exc), exc
+else:
+    raise AssertionError("ncclSend's status was lost")
+fake = ctypes.CDLL(os.path.join(os.environ["FAKE_DIR"], "libnccl.so.2"), mode=os.RTLD_NOLOAD | os.RTLD_NOW)
+fake.fakeNcclLog.restype = ctypes.c_char_p
+log = fake.fakeNcclLog().decode().splitlines()
+expect = ["ncclCommInitAll 1", "ncclCommInitRank 2,fake-nccl-id,1", "ncclGroupStart",
+          f"ncclAllReduce 1000,2000,10,9,2,101,{s:x}", f"ncclAllGather 1000,2000,6,1,200,{s:x}",
+          f"ncclReduceScatter 1000,2000,3,8,4,101,{s:x}", f"ncclBroadcast 1000,2000,4,4,1,101,{s:x}",
+          f"ncclRecv 3000,5,1,0,101,{s:x}", "ncclGroupEnd", f"ncclSend 1000,3,1,0,101,{s:x}"]
+assert log[-len(expect):] == expect, log
+print("BINDING-OK")
+"""
+
+
+def test_candlewick_rccl_binding_through_the_shim(built):
+    """rocm_backend/bindings/rccl.py over hip-python's real binding, the shim and the stand-in
+    NCCL: the communicator handles, dtype and reduction numbers, streams and statuses."""
+    if importlib.util.find_spec("rocm.bindings.rccl") is None:
+        pytest.skip("hip-python's RCCL binding is not installed (pip install 'hip-python[systems]')")
+    shim, fake = built
+    env = dict(os.environ, ROCM_PATH=str(shim), HIP_ON_CUDA_LIB_PATH=str(fake), FAKE_DIR=str(fake),
+               PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-c", BINDING_SCRIPT], capture_output=True, text=True, env=env,
+                          timeout=120)
+    assert "BINDING-OK" in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_librccl_without_nccl_says_why(built, tmp_path):
     shim, fake = built
     lonely = tmp_path / "no_nccl"

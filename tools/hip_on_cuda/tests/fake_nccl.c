@@ -73,6 +73,25 @@ API int ncclBroadcast(const void *s, void *r, size_t n, int dt, int root, void *
     return 0;
 }
 
+API int ncclAllGather(const void *s, void *r, size_t n, int dt, void *comm, void *stream)
+{
+    logf_("ncclAllGather %zx,%zx,%zu,%d,%zu,%zx\n", (size_t)s, (size_t)r, n, dt, (size_t)comm, (size_t)stream);
+    return 0;
+}
+
+API int ncclReduceScatter(const void *s, void *r, size_t n, int dt, int op, void *comm, void *stream)
+{
+    logf_("ncclReduceScatter %zx,%zx,%zu,%d,%d,%zu,%zx\n", (size_t)s, (size_t)r, n, dt, op, (size_t)comm,
+          (size_t)stream);
+    return 0;
+}
+
+API int ncclRecv(void *r, size_t n, int dt, int peer, void *comm, void *stream)
+{
+    logf_("ncclRecv %zx,%zu,%d,%d,%zu,%zx\n", (size_t)r, n, dt, peer, (size_t)comm, (size_t)stream);
+    return 0;
+}
+
 API int ncclSend(const void *s, size_t n, int dt, int peer, void *comm, void *stream)
 {
     logf_("ncclSend %zx,%zu,%d,%d,%zu,%zx\n", (size_t)s, n, dt, peer, (size_t)comm, (size_t)stream);
