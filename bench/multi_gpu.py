@@ -56,11 +56,12 @@ def _timed(fn, sync, nbytes, reps):
 
 # --- two worker processes ----------------------------------------------------------------
 
-def worker(rank, uid, port, sizes, reps):
-    """One rank: candlewick (checked, unchecked) then torch.distributed; prints its figures."""
+def worker(rank, uids, port, sizes, reps):
+    """One rank: candlewick (checked, unchecked: one unique id each, as an id serves one
+    group) then torch.distributed; prints its figures."""
     dev = f"rocm:{rank}"
     out = {"candlewick": {}, "candlewick_unchecked": {}, "torch": {}}
-    for label, check in (("candlewick", True), ("candlewick_unchecked", False)):
+    for (label, check), uid in zip((("candlewick", True), ("candlewick_unchecked", False)), uids):
         group = dist.init_process_group(uid, 2, rank, dev, default=False, check=check)
         device = group.devices[0]
         for nbytes in sizes:
@@ -89,7 +90,7 @@ def worker(rank, uid, port, sizes, reps):
 
 
 def two_processes(sizes, reps):
-    uid = dist.get_unique_id("rocm:0").hex()
+    uid = ",".join(dist.get_unique_id("rocm:0").hex() for _ in range(2))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -186,7 +187,8 @@ def table(title, section, libs, sizes, bus):
 def main(argv=None):
     if argv is None and len(sys.argv) > 2 and sys.argv[1] == "--worker":
         rank, uid, port, sizes, reps = sys.argv[2:7]
-        worker(int(rank), bytes.fromhex(uid), int(port), [int(n) for n in sizes.split(",")], int(reps))
+        worker(int(rank), [bytes.fromhex(u) for u in uid.split(",")], int(port), [int(n) for n in sizes.split(",")],
+               int(reps))
         return
 
     def options(parser):

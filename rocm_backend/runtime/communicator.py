@@ -15,6 +15,7 @@ import threading
 from candlewick.errors import ArgumentValueError
 
 from ..bindings import hip, rccl
+from ..error import RcclError
 
 
 class Communicator:
@@ -60,9 +61,15 @@ class Communicator:
                     _, device, comm = self.members[index]
                     device.make_current()
                     fn(*args, comm, device.stream)
-            finally:
-                hip.forget_current_device()
+            except BaseException:
+                try:  # close the group; the call's own error is the one to raise
+                    rccl.group_end()
+                except RcclError:
+                    pass
+                raise
+            else:
                 rccl.group_end()
+            finally:
                 hip.forget_current_device()
 
     def close(self):
