@@ -2,7 +2,10 @@
 needed; fake_devices.py): every call acting on a device runs with that device current,
 work on one device never synchronizes the other, copies between them are peer copies
 ordered on both streams (or go through the host without peer access), and collectives
-queue each member's call on its own device inside one RCCL group."""
+queue each member's call on its own device inside one RCCL group. With host memory
+behind the fake devices (``real_memory``), peer copies and the collectives of
+candlewick.distributed are checked by value (the fake RCCL moves and reduces the bytes;
+no kernel runs, so the inputs are plain uploads)."""
 
 import numpy as np
 import pytest
@@ -176,3 +179,56 @@ def test_process_group_joins_with_the_unique_id_on_its_device(two):
         assert not rt.violations
     finally:
         group.close()
+
+
+# --- by value: host memory behind the fake devices, RCCL's data movement done in NumPy ----
+
+@pytest.fixture
+def real(monkeypatch, tmp_path):
+    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
+    monkeypatch.setattr(peer, "_access", {})
+    rt = fake_hip.install(monkeypatch, fake_devices.MultiDeviceRuntime(devices=2, real_memory=True))
+    from rocm_backend import RocmBackend
+
+    backend = RocmBackend()
+    return rt, backend.device(0), backend.device(1)
+
+
+def test_peer_copy_moves_the_elements(real):
+    _, d0, d1 = real
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x = cw.asarray(host, device=d0)
+    y = x[1:].to_device(d1)  # an offset view: copied from its offset
+    assert y.device is d1
+    np.testing.assert_array_equal(cw.to_numpy(y), host[1:])
+
+
+@pytest.mark.parametrize("dtype,op", [("float32", "sum"), ("int64", "max"), ("float64", "avg"),
+                                      ("complex64", "sum"), ("bool", "min"), ("bfloat16", "prod"),
+                                      ("uint8", "sum")])
+def test_group_collectives_by_value(real, dtype, op):
+    _, d0, d1 = real
+    np_dtype = cw.asarray(np.zeros(1), dtype=dtype).dtype.numpy if dtype != "bool" else np.bool_
+    a = (np.arange(8).reshape(4, 2) % 3).astype(np_dtype)
+    b = (np.arange(8).reshape(4, 2) % 2 + 1).astype(np_dtype)
+    if dtype == "complex64":
+        b = b + 1j * a
+    xs = [cw.asarray(a, device=d0), cw.asarray(b, device=d1)]
+    reduce = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply,
+              "avg": lambda p, q: (p + q) / 2}[op]
+    expected = reduce(a, b).astype(a.dtype)
+    with dist.new_group([d0, d1]) as group:
+        ys = dist.all_reduce(xs, op=op, group=group)
+        for y, dev in zip(ys, (d0, d1)):
+            assert y.device is dev and y.dtype == xs[0].dtype
+            np.testing.assert_array_equal(cw.to_numpy(y), expected)
+        for y in dist.all_gather(xs, group=group):
+            np.testing.assert_array_equal(cw.to_numpy(y), np.stack([a, b]))
+        r0, r1 = dist.reduce_scatter(xs, op=op, group=group)
+        np.testing.assert_array_equal(cw.to_numpy(r0), expected[:2])
+        np.testing.assert_array_equal(cw.to_numpy(r1), expected[2:])
+        for y in dist.broadcast(xs, 1, group=group):
+            np.testing.assert_array_equal(cw.to_numpy(y), b)
+        got = dist.send_recv([(xs[0], 1), (xs[1], 0)], [((4, 2), dtype, 0, 1), ((4, 2), dtype, 1, 0)], group=group)
+        np.testing.assert_array_equal(cw.to_numpy(got[0]), a)
+        np.testing.assert_array_equal(cw.to_numpy(got[1]), b)
