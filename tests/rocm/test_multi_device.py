@@ -232,3 +232,17 @@ def test_group_collectives_by_value(real, dtype, op):
         got = dist.send_recv([(xs[0], 1), (xs[1], 0)], [((4, 2), dtype, 0, 1), ((4, 2), dtype, 1, 0)], group=group)
         np.testing.assert_array_equal(cw.to_numpy(got[0]), a)
         np.testing.assert_array_equal(cw.to_numpy(got[1]), b)
+
+
+def test_process_group_of_one_agrees_then_runs(real):
+    _, _, d1 = real
+    group = dist.init_process_group(dist.get_unique_id(d1), world_size=1, rank=0, device=d1, default=False)
+    try:
+        x = cw.asarray(np.arange(5, dtype=np.float32), device=d1)
+        np.testing.assert_array_equal(cw.to_numpy(dist.all_reduce(x, group=group)), np.arange(5))
+        np.testing.assert_array_equal(cw.to_numpy(dist.all_gather(x, group=group)), np.arange(5)[None])
+        with pytest.raises(DeviceMismatchError, match="all_reduce: array 0 is on cpu"):
+            dist.all_reduce(cw.asarray(np.arange(5.0)), group=group)  # raised after the agreement round
+        np.testing.assert_array_equal(cw.to_numpy(dist.broadcast(x, 0, group=group)), np.arange(5))
+    finally:
+        group.close()
