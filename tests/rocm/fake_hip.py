@@ -162,8 +162,8 @@ def install(monkeypatch=None, runtime=None):
     if extra is not None:
         pkg.rccl = extra
         entries["hip.rccl"] = extra
-    hip_binding.current.ordinal = None  # the fake's devices start with none current
     if monkeypatch is None:
+        hip_binding.current.ordinal = None  # the fake's devices start with none current
         sys.modules.update(entries)
         hip_binding._api = None
         rccl_binding._api = None
@@ -174,6 +174,8 @@ def install(monkeypatch=None, runtime=None):
             monkeypatch.setitem(sys.modules, name, mod)
         monkeypatch.setattr(hip_binding, "_api", None)
         monkeypatch.setattr(rccl_binding, "_api", None)
+        # the fake's devices start with none current; afterwards the real runtime's is back
+        monkeypatch.setattr(hip_binding.current, "ordinal", None, raising=False)
         # compiled "code" of the fake must not stay in the process-wide caches
         monkeypatch.setattr(kernels, "_code_memory", {})
         monkeypatch.setattr(kernels, "_version_cached", None)
