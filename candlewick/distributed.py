@@ -192,14 +192,17 @@ def _results(x, storages, shape, dtype, group):
     return out[0] if isinstance(x, Array) else out
 
 
-def _collective(fname, x, group, extra, what, local_check=None):
-    """(group, arrays) once every rank agrees (see distributed_checks)."""
+def _collective(fname, x, group, extra, what, *checks):
+    """(group, arrays) once every rank agrees (see distributed_checks). ``checks`` take
+    the first array and raise on bad arguments; in a group of processes a failed check
+    still joins the agreement round (flagged), so that the other ranks raise too."""
     group = _group(fname, group)
     xs, error = _checks.checked(_arrays, fname, x, group)
-    if error is None and local_check is not None:
-        _, error = _checks.checked(local_check, xs[0])
+    for check in checks:
+        if error is None:
+            _, error = _checks.checked(check, xs[0])
     if group.checks_peers:
-        mine = _checks.record(error is not None, *((xs[0].dtype, xs[0].shape) if error is None else ()), extra)
+        mine = _checks.record(True) if error is not None else _checks.record(False, xs[0].dtype, xs[0].shape, extra)
         _checks.agree(fname, _checks.exchange_records(group._comm, mine), error, what)
     elif error is not None:
         raise error
@@ -207,9 +210,12 @@ def _collective(fname, x, group, extra, what, local_check=None):
 
 
 def _reduction(fname, op):
-    if op not in _checks.REDUCTIONS:
-        raise ArgumentValueError(f"{fname}: op must be one of {_checks.REDUCTIONS}, got {short_repr(op)}")
-    return _checks.REDUCTIONS.index(op)
+    """(op's number, a check that raises when op is no reduction)."""
+    def check(_):
+        if op not in _checks.REDUCTIONS:
+            raise ArgumentValueError(f"{fname}: op must be one of {_checks.REDUCTIONS}, got {short_repr(op)}")
+
+    return (_checks.REDUCTIONS.index(op) if op in _checks.REDUCTIONS else -1), check
 
 
 # --- collectives ------------------------------------------------------------------------
@@ -217,8 +223,8 @@ def _reduction(fname, op):
 def all_reduce(x: Array | Sequence[Array], op: str = "sum", *, group: Group | None = None):
     """Elementwise ``op`` ("sum", "prod", "max", "min", "avg") of every rank's ``x``, on
     every rank; same shape and dtype as ``x``."""
-    code = _reduction("all_reduce", op)
-    group, xs = _collective("all_reduce", x, group, code, "op")
+    code, valid_op = _reduction("all_reduce", op)
+    group, xs = _collective("all_reduce", x, group, code, "op", valid_op)
     count = shape_size(xs[0].shape)
     storages = group._comm.all_reduce([_checks.contiguous_storage(a) for a in xs], count, op)
     return _results(x, storages, xs[0].shape, xs[0].dtype, group)
@@ -228,7 +234,7 @@ def reduce_scatter(x: Array | Sequence[Array], op: str = "sum", *, group: Group 
     """Elementwise ``op`` of every rank's ``x`` (first axis a multiple of the group's
     size), split along the first axis: rank r gets block r, of shape
     ``(x.shape[0] // size, *x.shape[1:])``."""
-    code = _reduction("reduce_scatter", op)
+    code, valid_op = _reduction("reduce_scatter", op)
     size = _group("reduce_scatter", group).size
 
     def divisible(a):
@@ -236,7 +242,7 @@ def reduce_scatter(x: Array | Sequence[Array], op: str = "sum", *, group: Group 
             raise ShapeError(f"reduce_scatter: x's first axis must be a multiple of the group's size {size}, "
                              f"got shape {a.shape}")
 
-    group, xs = _collective("reduce_scatter", x, group, code, "op", divisible)
+    group, xs = _collective("reduce_scatter", x, group, code, "op", valid_op, divisible)
     shape = (xs[0].shape[0] // size, *xs[0].shape[1:])
     storages = group._comm.reduce_scatter([_checks.contiguous_storage(a) for a in xs], shape_size(shape), op)
     return _results(x, storages, shape, xs[0].dtype, group)
@@ -253,11 +259,15 @@ def all_gather(x: Array | Sequence[Array], *, group: Group | None = None):
 def broadcast(x: Array | Sequence[Array], src: int, *, group: Group | None = None):
     """Rank ``src``'s ``x`` on every rank (the other ranks' ``x`` give only shape and
     dtype, as torch.distributed's)."""
-    g = _group("broadcast", group)
-    if isinstance(src, bool) or not isinstance(src, int) or not 0 <= src < g.size:
-        raise ArgumentValueError(f"broadcast: src must be a rank of the group (0..{g.size - 1}), got "
-                                 f"{short_repr(src)}")
-    group, xs = _collective("broadcast", x, g, src, "src")
+    size = _group("broadcast", group).size
+    valid = not isinstance(src, bool) and isinstance(src, int) and 0 <= src < size
+
+    def valid_src(_):
+        if not valid:
+            raise ArgumentValueError(f"broadcast: src must be a rank of the group (0..{size - 1}), got "
+                                     f"{short_repr(src)}")
+
+    group, xs = _collective("broadcast", x, group, src if valid else -1, "src", valid_src)
     storages = group._comm.broadcast([_checks.contiguous_storage(a) for a in xs], shape_size(xs[0].shape), src)
     return _results(x, storages, xs[0].shape, xs[0].dtype, group)
 

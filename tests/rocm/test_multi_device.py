@@ -235,7 +235,7 @@ def test_group_collectives_by_value(real, dtype, op):
 
 
 def test_process_group_of_one_agrees_then_runs(real):
-    _, _, d1 = real
+    rt, _, d1 = real
     group = dist.init_process_group(dist.get_unique_id(d1), world_size=1, rank=0, device=d1, default=False)
     try:
         x = cw.asarray(np.arange(5, dtype=np.float32), device=d1)
@@ -243,6 +243,15 @@ def test_process_group_of_one_agrees_then_runs(real):
         np.testing.assert_array_equal(cw.to_numpy(dist.all_gather(x, group=group)), np.arange(5)[None])
         with pytest.raises(DeviceMismatchError, match="all_reduce: array 0 is on cpu"):
             dist.all_reduce(cw.asarray(np.arange(5.0)), group=group)  # raised after the agreement round
+        with pytest.raises(ValueError, match="op must be one of"):
+            dist.all_reduce(x, op="bogus", group=group)
+        with pytest.raises(ValueError, match="src must be a rank"):
+            dist.broadcast(x, 1, group=group)
         np.testing.assert_array_equal(cw.to_numpy(dist.broadcast(x, 0, group=group)), np.arange(5))
+        # every call began with its agreement round (an all-gather: 6, plus all_gather's own);
+        # the bad calls queued nothing after it
+        kinds = [name for name, *_ in rt.collectives]
+        assert kinds.count("ncclAllGather") == 7 and kinds.count("ncclAllReduce") == 1, kinds
+        assert kinds.count("ncclBroadcast") == 1, kinds
     finally:
         group.close()
