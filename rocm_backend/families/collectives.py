@@ -68,9 +68,11 @@ class Collectives:
 
     def _each(self, storages, out_count, call):
         """Results of ``out_count`` elements, one per member, and ``call(input, result)``'s
-        (binding function, arguments) queued for each member as one group."""
+        (binding function, arguments) queued for each member as one group (none for empty
+        arrays: every rank has the same count, so every rank skips)."""
         outs = [self._empty(i, s.dtype, out_count) for i, s in enumerate(storages)]
-        self._comm.queue([(i, *call(s, o)) for i, (s, o) in enumerate(zip(storages, outs))])
+        if out_count:
+            self._comm.queue([(i, *call(s, o)) for i, (s, o) in enumerate(zip(storages, outs))])
         return outs
 
     def all_reduce(self, storages, count, op):
@@ -99,10 +101,12 @@ class Collectives:
         """``sends``: (member index, storage, count, peer rank); ``recvs``: (member index,
         dtype, count, peer rank); all queued as one group. The received storages."""
         outs = [self._empty(i, dtype, count) for i, dtype, count, _ in recvs]
-        calls = [(i, rccl.send, (s.ptr, count * s.dtype.itemsize, "uint8", peer)) for i, s, count, peer in sends]
+        calls = [(i, rccl.send, (s.ptr, count * s.dtype.itemsize, "uint8", peer))
+                 for i, s, count, peer in sends if count]
         calls += [(i, rccl.recv, (o.ptr, count * dtype.itemsize, "uint8", peer))
-                  for (i, dtype, count, peer), o in zip(recvs, outs)]
-        self._comm.queue(calls)
+                  for (i, dtype, count, peer), o in zip(recvs, outs) if count]
+        if calls:  # an empty array is sent by no call on either end
+            self._comm.queue(calls)
         return outs
 
     @property

@@ -255,3 +255,14 @@ def test_process_group_of_one_agrees_then_runs(real):
         assert kinds.count("ncclBroadcast") == 1, kinds
     finally:
         group.close()
+
+
+def test_empty_arrays_queue_no_rccl_call(real):
+    rt, d0, d1 = real
+    xs = [cw.asarray(np.zeros((0, 3), np.float32), device=d) for d in (d0, d1)]
+    with dist.new_group([d0, d1]) as group:
+        assert [y.shape for y in dist.all_reduce(xs, group=group)] == [(0, 3), (0, 3)]
+        assert dist.all_gather(xs, group=group)[0].shape == (2, 0, 3)
+        assert dist.reduce_scatter(xs, group=group)[1].shape == (0, 3)
+        assert dist.send_recv([(xs[0], 1)], [((0, 3), "float32", 0, 1)], group=group)[0].shape == (0, 3)
+    assert rt.collectives == []
