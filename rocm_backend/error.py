@@ -36,16 +36,15 @@ def status_name(status):
     return name if name else f"status {int(status)}"
 
 
-def check(call_name, result, error=RocmError):
-    """Unpack a hip-python result tuple: raise ``error`` (RocmError, or RocmOutOfMemory for
-    HIP's out-of-memory statuses) on failure, else return the value (None for a
-    status-only call, a tuple when the call returns several)."""
+def check(call_name, result):
+    """Unpack a hip-python result tuple: raise RocmError on failure, else return the
+    value (None for a status-only call, a tuple when the call returns several)."""
     if isinstance(result, tuple):
         status, values = result[0], result[1:]
     else:
         status, values = result, ()
     if int(status) != 0:
-        cls = RocmOutOfMemory if status_name(status) in _OOM_NAMES else error
+        cls = RocmOutOfMemory if status_name(status) in _OOM_NAMES else RocmError
         raise cls(call_name, status)
     if not values:
         return None

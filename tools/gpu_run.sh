@@ -8,9 +8,7 @@
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
-# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/),
-# multigpu (several GPUs: tests/rocm_gpu/test_multi_gpu.py, the RCCL shim test and
-# bench/multi_gpu.py; on one GPU the two-GPU parts skip and say so).
+# notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -26,6 +24,8 @@ cd "$root"
 # One line per step: stages it belongs to, step name, needs (gpu|any), time limit (s),
 # command (run from the repository root; $W is the work folder, $XDIST the -n option).
 # A new stage or benchmark is one more line here.
+# Stage multigpu (a machine with several GPUs): tests/rocm_gpu/test_multi_gpu.py, the RCCL
+# shim test and bench/multi_gpu.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
     "tests,bench precompile     gpu 150 precompile_kernels"
@@ -49,7 +49,7 @@ if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks,multigpu|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do

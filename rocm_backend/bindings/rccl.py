@@ -11,7 +11,7 @@ Buffers are device addresses (ints); streams are hip-python's handles.
 
 import ctypes
 
-from ..error import RcclError, check
+from ..error import RcclError, RocmError, check
 
 _api = None
 
@@ -50,7 +50,11 @@ def probe():
 
 
 def _check(call, result):
-    return check(call, result, RcclError)
+    """``error.check`` for an RCCL call: its failures are RcclError."""
+    try:
+        return check(call, result)
+    except RocmError as exc:
+        raise RcclError(call, exc.status) from None
 
 
 def version():
