@@ -23,8 +23,8 @@ if ! compgen -G "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5*" >/dev/null; then
 fi
 
 step "hip-python"
-if ! "$PY" -c "from hip import hip, hiprtc, hipblas" 2>/dev/null; then
-    "$PY" -m pip install -q --disable-pip-version-check "hip-python[libraries]==10.0.0.0.1.2"
+if ! "$PY" -c "from hip import hip, hiprtc, hipblas, rccl" 2>/dev/null; then
+    "$PY" -m pip install -q --disable-pip-version-check "hip-python[libraries,systems]==10.0.0.0.1.2"
 fi
 
 step "build tools/hip_on_cuda with gcc only"

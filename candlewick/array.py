@@ -447,8 +447,12 @@ class Array(ArrayBase):
         if target is self._device:
             return self
         check_dtype_on(target, self._dtype, "to_device")
-        host = self._storage.to_host(self._layout)
-        return wrap(target.storage_from_host(host), self._layout.shape, self._dtype, target)
+        # a direct copy where the backend offers one (backend.DeviceCopyStorage), else via the host
+        direct = getattr(self._storage, "to_device", None)
+        storage = direct(self._layout, target) if direct is not None else None
+        if storage is None:
+            storage = target.storage_from_host(self._storage.to_host(self._layout))
+        return wrap(storage, self._layout.shape, self._dtype, target)
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:

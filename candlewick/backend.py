@@ -42,7 +42,8 @@ from typing import Any, Protocol, runtime_checkable
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
+    "Backend", "BackendDevice", "BackendStorage", "CollectiveDevice", "Communicator", "DeviceCopyStorage",
+    "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
     "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
@@ -417,6 +418,69 @@ class FusionDevice(Protocol):
         suite's tolerances for the others (floating sums and products may be reassociated).
         Called once per traced signature; ``run`` is called for every call after it.
         Return None for a graph the device does not compile: it is then replayed."""
+
+
+class DeviceCopyStorage(Protocol):
+    """Optional hook (not part of ``BackendStorage``): a copy to another device of the same
+    backend that does not pass through host memory (a peer copy between two GPUs of one
+    host), used by ``Array.to_device``."""
+
+    def to_device(self, layout, device) -> "BackendStorage | None":
+        """A new contiguous storage on ``device`` holding the elements ``layout`` views, or
+        None when this storage cannot be copied there directly; the front end then copies
+        through the host (``to_host``, then ``device.storage_from_host``)."""
+
+
+@runtime_checkable
+class Communicator(Protocol):
+    """What ``CollectiveDevice`` hands out: this process's members of a group of ``size``
+    ranks, used by ``candlewick.distributed``. Member i is rank ``ranks[i]`` on
+    ``devices[i]``. Every method queues its work on the members' devices and returns
+    without waiting for it. Inputs are contiguous storages, one per member, already
+    checked by the front end to agree on every rank (one dtype, one element count
+    ``count``); results are new contiguous storages, one per member."""
+
+    size: int
+    ranks: tuple
+    devices: tuple
+    closed: bool
+
+    def all_reduce(self, storages, count, op) -> list:
+        """Elementwise ``op`` ("sum", "prod", "max", "min", "avg") over the ranks' inputs."""
+
+    def reduce_scatter(self, storages, count, op) -> list:
+        """Inputs of ``size * count`` elements reduced elementwise; rank r keeps block r."""
+
+    def broadcast(self, storages, count, root) -> list:
+        """Rank ``root``'s input on every rank (the other inputs are only read for size)."""
+
+    def all_gather(self, storages, count) -> list:
+        """``size * count`` elements: every rank's input in rank order."""
+
+    def send_recv(self, sends, recvs) -> list:
+        """Point to point, queued together: ``sends`` are (member index, storage, count,
+        peer rank), ``recvs`` (member index, dtype, count, peer rank); the received storages."""
+
+    def close(self) -> None:
+        """Wait for the queued work and release the group (idempotent)."""
+
+
+@runtime_checkable
+class CollectiveDevice(Protocol):
+    """Optional hook (not part of ``BackendDevice``): collectives between devices of this
+    backend (``candlewick.distributed``). Raise UnsupportedOperation or
+    BackendUnavailableError, saying why, when the library behind them is missing."""
+
+    def collective_group(self, devices) -> Communicator:
+        """A group of ``devices`` (this backend's, this device among them) driven by this
+        process, rank i on devices[i]."""
+
+    def collective_unique_id(self) -> bytes:
+        """A new id for ``collective_join``, to be handed to every process of the group."""
+
+    def collective_join(self, unique_id, size, rank) -> Communicator:
+        """This process's ``rank`` on this device of a group of ``size`` processes; returns
+        once every rank has joined with the same ``unique_id``."""
 
 
 @runtime_checkable

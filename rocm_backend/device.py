@@ -6,7 +6,7 @@ from candlewick import dtypes as _dt
 from candlewick.named_device import NamedDevice
 
 from .abi.sources import module_source
-from .families import creation, dlpack, fusion, reductions
+from .families import collectives, creation, dlpack, fusion, reductions
 from .runtime.hip_device import HipDevice
 from .storage import RocmStorage
 
@@ -38,6 +38,16 @@ class RocmDevice(HipDevice, NamedDevice):
     # --- fusion (optional capability candlewick.backend.FusionDevice) -------------
     def compile_fused(self, graph):
         return fusion.compile_fused(self, graph)
+
+    # --- collectives over RCCL (optional hook candlewick.backend.CollectiveDevice) ----
+    def collective_unique_id(self):
+        return collectives.unique_id()
+
+    def collective_group(self, devices):
+        return collectives.group(devices)
+
+    def collective_join(self, unique_id, size, rank):
+        return collectives.join(self, unique_id, size, rank)
 
     # --- creation -------------------------------------------------------------
     def storage_from_host(self, array):

@@ -2,7 +2,7 @@
 
 hip-python returns every call's status first in a tuple: ``(err,)``, ``(err, value)`` or
 ``(err, v1, v2, ...)``. ``check`` is the only place that unpacks those tuples, for HIP,
-hipRTC and hipBLAS alike (each status enum has 0 for success and a ``.name``).
+hipRTC, hipBLAS and RCCL alike (each status enum has 0 for success and a ``.name``).
 """
 
 from candlewick.errors import BackendError
@@ -17,6 +17,10 @@ class RocmError(BackendError):
         self.status_name = status_name(status)
         msg = f"{call} failed: {self.status_name}"
         super().__init__(msg + (f"\n{detail}" if detail else ""))
+
+
+class RcclError(RocmError):
+    """An RCCL call returned a failure status (``ncclResult_t``: ncclInvalidUsage, ...)."""
 
 
 class RocmOutOfMemory(RocmError):

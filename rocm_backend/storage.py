@@ -28,6 +28,7 @@ class RocmStorage(StorageSlice):
     assign = copies.assign
     fill = copies.fill
     copy = copies.copy
+    to_device = copies.to_device  # optional hook candlewick.backend.DeviceCopyStorage: peer copies
     scatter = indexing.scatter
     scatter_add = indexing.scatter_add
     index_add = indexing.index_add

@@ -20,9 +20,10 @@ download() {
 }
 
 # hip-python 10 is a thin package over the rocm-bindings wheels (see its
-# Requires-Dist): hip and core always, libraries for hipblas.
+# Requires-Dist): hip and core always, libraries for hipblas, systems for RCCL (hip.rccl).
 download "hip-python==$ROCM_BINDINGS" "rocm-bindings-hip==$ROCM_BINDINGS" \
-    "rocm-bindings-core==$ROCM_BINDINGS" "rocm-bindings-libraries==$ROCM_BINDINGS"
+    "rocm-bindings-core==$ROCM_BINDINGS" "rocm-bindings-libraries==$ROCM_BINDINGS" \
+    "rocm-bindings-systems==$ROCM_BINDINGS"
 # Not in the device image: candlewick's runtime and test dependencies.
 download "platformdirs==4.14.7" "array-api-strict==2.6.1" "array-api-compat==1.16.0"
 # Not in the device image either: the ecosystem stage's engines (Dask, distributed, cubed

@@ -26,6 +26,8 @@ cd "$root"
 # One line per step: stages it belongs to, step name, needs (gpu|any), time limit (s),
 # command (run from the repository root; $W is the work folder, $XDIST the -n option).
 # A new stage or benchmark is one more line here.
+# Stage multigpu (a machine with several GPUs): tests/rocm_gpu/test_multi_gpu.py, the RCCL
+# shim test and bench/multi_gpu.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
     "tests,bench,reliability precompile gpu 150 precompile_kernels"
@@ -43,6 +45,8 @@ STEPS=(
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
+    "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
+    "multigpu    multi_gpu_tests gpu 300 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"

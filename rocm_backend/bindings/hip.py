@@ -18,6 +18,7 @@ runtime instance: same context, streams and function handles. Where that is impo
 
 import ctypes
 import os
+import threading
 
 from ..error import check, error_for, status_name
 
@@ -83,8 +84,43 @@ def device_count():
 
 # --- device, stream, memory ------------------------------------------------------------
 
+# The device each host thread last made current through set_device: HIP keeps one current
+# device per thread, and every call that allocates, copies on a stream, launches or uses a
+# library handle acts on it. ``use_device`` skips the runtime call when it is already current.
+current = threading.local()
+
+
 def set_device(ordinal):
     check("hipSetDevice", hip_api().hip.hipSetDevice(ordinal))
+    current.ordinal = ordinal
+
+
+def use_device(ordinal):
+    """Make ``ordinal`` this thread's current device (no runtime call when it already is)."""
+    if getattr(current, "ordinal", None) != ordinal:
+        set_device(ordinal)
+
+
+def forget_current_device():
+    """After a library call that may have switched this thread's device itself (RCCL sets
+    each member's device in a group call): the next use_device asks the runtime again."""
+    current.ordinal = None
+
+
+def can_access_peer(ordinal, peer):
+    """Whether device ``ordinal`` can read and write device ``peer``'s memory directly."""
+    return bool(check("hipDeviceCanAccessPeer", hip_api().hip.hipDeviceCanAccessPeer(ordinal, peer)))
+
+
+# hipErrorPeerAccessAlreadyEnabled: a second enable of the same pair is not an error here
+_PEER_ALREADY_ENABLED = 704
+
+
+def enable_peer_access(peer):
+    """Let the current device access device ``peer``'s memory (idempotent)."""
+    (status,) = hip_api().hip.hipDeviceEnablePeerAccess(peer, 0)
+    if int(status) not in (0, _PEER_ALREADY_ENABLED):
+        check("hipDeviceEnablePeerAccess", status)
 
 
 def device_properties(ordinal):
@@ -136,6 +172,30 @@ def memcpy_dtoh_async(dst_address, src, nbytes, stream):
 
 def memcpy_dtod_async(dst, src, nbytes, stream):
     check("hipMemcpyDtoDAsync", hip_api().hip.hipMemcpyDtoDAsync(dst, src, nbytes, stream))
+
+
+def memcpy_peer_async(dst, dst_ordinal, src, src_ordinal, nbytes, stream):
+    check("hipMemcpyPeerAsync",
+          hip_api().hip.hipMemcpyPeerAsync(dst, dst_ordinal, src, src_ordinal, nbytes, stream))
+
+
+def event_create():
+    """An event without timing on the current device (for ordering streams)."""
+    hip = hip_api().hip
+    return check("hipEventCreateWithFlags", hip.hipEventCreateWithFlags(hip.hipEventDisableTiming))
+
+
+def event_record(event, stream):
+    check("hipEventRecord", hip_api().hip.hipEventRecord(event, stream))
+
+
+def stream_wait_event(stream, event):
+    check("hipStreamWaitEvent", hip_api().hip.hipStreamWaitEvent(stream, event, 0))
+
+
+def event_destroy(event):
+    """Release an event (its pending waits still complete)."""
+    check("hipEventDestroy", hip_api().hip.hipEventDestroy(event))
 
 
 def stream_wait_for(stream, consumer):

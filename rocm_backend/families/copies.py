@@ -1,5 +1,5 @@
 """Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
-fill and copy."""
+fill, copy, and to_device (a peer copy to another device of the host)."""
 
 import numpy as np
 
@@ -9,6 +9,8 @@ from candlewick.layout import Layout, contiguous_strides, shape_size
 from ..abi import structs
 from ..abi.ew_operands import coalesce
 from ..abi.structs import SCALAR_BYTES, TRANSPOSE_ARGS
+from ..runtime import peer
+from ..runtime.hip_device import HipDevice
 from .ew_launch import kernel, launch_contiguous, launch_ew, scalar_bytes
 
 # a tiled transpose pays off once both sides of the tile have this many elements
@@ -113,4 +115,21 @@ def copy(x, layout):
         out.buffer.copy_from_device(x.buffer, out.size * x.dtype.itemsize, 0, layout.offset * x.dtype.itemsize)
         return out
     assign(out, contiguous(layout.shape), x, layout)  # the strided / transposing copy
+    return out
+
+
+def to_device(x, layout, device):
+    """The elements ``layout`` views, contiguous, on another rocm ``device`` of this host,
+    by a peer copy (``runtime/peer.py``); None when ``device`` is no rocm device or the
+    pair has no peer access: the caller then copies through the host."""
+    if not isinstance(device, HipDevice) or device.same_device(x.device):
+        return None
+    if not peer.peer_access(device, x.device):
+        return None
+    src, offset = x, layout.offset
+    if not layout.is_contiguous:
+        src, offset = copy(x, layout), 0
+    n = shape_size(layout.shape)
+    out = device.storage_type.empty(device, x.dtype, n)
+    peer.copy(out.buffer, src.buffer, n * x.dtype.itemsize, offset * x.dtype.itemsize)
     return out

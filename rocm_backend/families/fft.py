@@ -42,9 +42,11 @@ class PlanCache:
     """A bounded LRU of hipFFT plans of one device (created and destroyed through the
     ``create``/``destroy`` callables, so the policy is testable without a GPU)."""
 
-    def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE):
+    def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE, use=None):
+        """``use``: called on every ``get`` (the device's ``make_current``: a plan is
+        created and run with its device current)."""
         self._plans = collections.OrderedDict()
-        self._create, self._destroy, self._drain = create, destroy, drain
+        self._create, self._destroy, self._drain, self._use = create, destroy, drain, use
         self.capacity = capacity
         self._lock = threading.Lock()
 
@@ -52,6 +54,8 @@ class PlanCache:
         return len(self._plans)
 
     def get(self, key):
+        if self._use is not None:
+            self._use()
         with self._lock:
             plan = self._plans.get(key)
             if plan is not None:
@@ -87,7 +91,8 @@ def plan_cache(device):
                                                device.stream)
 
                 cache = _caches[device.ordinal] = PlanCache(
-                    create, calls.fft_destroy, lambda: device.synchronize(check_errors=False))
+                    create, calls.fft_destroy, lambda: device.synchronize(check_errors=False),
+                    use=device.make_current)
     return cache
 
 

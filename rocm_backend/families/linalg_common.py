@@ -38,7 +38,9 @@ _constants = collections.OrderedDict()  # (device ordinal, kind, ...) -> storage
 
 
 def handle(device):
-    """The device's hipSOLVER handle, created on first use on the device's stream."""
+    """The device's hipSOLVER handle, created on first use on the device's stream; the
+    device is made current, as every call on the handle needs."""
+    device.make_current()
     h = _handles.get(device.ordinal)
     if h is None:
         with _lock:

@@ -43,6 +43,7 @@ class DeviceBuffer:
         n = self.nbytes if nbytes is None else nbytes
         self.version += 1
         if n:
+            self.device.make_current()
             hip.memset_async(self.ptr + offset_bytes, byte, n, self.device.stream)
 
     def copy_from_host(self, array):
@@ -53,6 +54,7 @@ class DeviceBuffer:
         n = array.nbytes
         self.version += 1
         if n:
+            self.device.make_current()
             hip.memcpy_htod_async(self.ptr, array.ctypes.data, n, self.device.stream)
             self.device.keep_alive(array)
 
@@ -63,6 +65,7 @@ class DeviceBuffer:
             self.device.capture.refuse("a read of device memory to the host")
         n = out.nbytes
         if n:
+            self.device.make_current()
             hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, self.device.stream)
         self.device.synchronize()
         return out
@@ -70,12 +73,14 @@ class DeviceBuffer:
     def copy_from_device(self, src, nbytes, dst_offset=0, src_offset=0):
         self.version += 1
         if nbytes:
+            self.device.make_current()
             hip.memcpy_dtod_async(self.ptr + dst_offset, src.ptr + src_offset, nbytes, self.device.stream)
 
     def read_int64(self):
         if self.device.capture is not None:
             self.device.capture.refuse("a read of device memory to the host")
         out = np.zeros(1, np.int64)
+        self.device.make_current()
         hip.memcpy_dtoh_async(out.ctypes.data, self.ptr, 8, self.device.stream)
         hip.stream_synchronize(self.device.stream)
         return int(out[0])

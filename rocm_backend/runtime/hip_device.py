@@ -4,6 +4,11 @@ handles, and the per-device state the op families keep (declared here, filled la
 Every device owns one non-blocking stream; all work is queued there and only host reads
 (``to_host``, ``synchronize``, ``memory_info``) wait for it. ``device.RocmDevice`` adds
 the protocol's creation and DLPack methods on top.
+
+Several devices: each ``rocm:N`` has its own stream, allocator, loaded kernel modules and
+library handles, and every call that acts on the current device (allocation, copies,
+launches, handles) first makes its device current (``make_current``: one thread-local
+check when it already is), so work on one device never lands on or waits for another.
 """
 
 import threading
@@ -17,8 +22,6 @@ from .index_checks import IndexChecks
 from .launcher import Launcher
 from .loader import KernelRuntime
 from .storage_slice import StorageSlice
-
-_current = threading.local()
 
 
 def _text(value):
@@ -63,10 +66,9 @@ class HipDevice:
         # bumped by every graph replay, which writes memory without bumping buffer versions:
         # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
         self.replay_epoch = 0
-        _current.ordinal = ordinal
         # kernel handles and the launcher (compiles nothing yet)
         self.kernels = KernelRuntime(self, module_source)
-        self.launcher = Launcher(self.stream)
+        self.launcher = Launcher(self.stream, ordinal)
         # state of the op families, made on first use by the family named
         self.miopen = None  # families/miopen.py: DeviceMIOpen, or why MIOpen is unusable (str)
         self.nn_convs = {}  # families/nn.py: prepared MIOpen convolutions by problem
@@ -85,9 +87,8 @@ class HipDevice:
         )
 
     def make_current(self):
-        if getattr(_current, "ordinal", None) != self.ordinal:
-            hip.set_device(self.ordinal)
-            _current.ordinal = self.ordinal
+        """Make this device the calling thread's current HIP device (a no-op when it is)."""
+        hip.use_device(self.ordinal)
 
     # --- synchronization and memory ----------------------------------------
     def host_mapped(self, nbytes):
@@ -155,7 +156,9 @@ class HipDevice:
     # --- handles ------------------------------------------------------------
     @property
     def blas(self):
-        """The hipBLAS handle, bound to this device's stream (created on first GEMM)."""
+        """The hipBLAS handle, bound to this device's stream (created on first GEMM); the
+        device is made current, as every call on the handle needs."""
+        self.make_current()
         if self._blas is None:
             with self._state_lock:
                 if self._blas is None:

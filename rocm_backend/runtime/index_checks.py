@@ -57,6 +57,7 @@ class IndexChecks:
                     return self.buffer.ptr + 4 * slot
             # every slot is pending (threads that never synchronize): read them all
             taken = self.snapshot(every_thread=True)
+            self.device.make_current()
             hip.stream_synchronize(self.device.stream)
             self.raise_flagged(taken)
 
@@ -102,6 +103,7 @@ class IndexChecks:
             return
         host = np.zeros(SLOTS, np.int32)
         stream = self.device.stream
+        self.device.make_current()
         hip.memcpy_dtoh_async(host.ctypes.data, self.buffer.ptr, host.nbytes, stream)
         hip.stream_synchronize(stream)
         failed = []

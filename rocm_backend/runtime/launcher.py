@@ -15,6 +15,7 @@ from ..bindings import hip
 from ..error import error_for
 
 _c_void_p = ctypes.c_void_p
+_current = hip.current
 
 
 class BoundKernel:
@@ -31,10 +32,12 @@ class BoundKernel:
 
 
 class Launcher:
-    """Launches on one device's stream."""
+    """Launches on one device's stream, with that device current (a kernel handle
+    belongs to the device whose module it came from)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream, ordinal):
         self.stream = stream
+        self.ordinal = ordinal
         self.raw = hip.raw_launch_function()
         self.stream_arg = None
         if self.raw is not None and hip.has_int(stream):
@@ -59,6 +62,8 @@ class Launcher:
         """Queue ``kernel`` with ``packer`` (``args.struct``, or a ``args.packer(names)``
         that writes some fields and zeros the rest) packing ``values`` into the launch
         buffer of ``args``: the hot path of every small op (one pack, one call)."""
+        if getattr(_current, "ordinal", None) != self.ordinal:  # hip.use_device, inlined
+            hip.set_device(self.ordinal)
         lock = args.lock
         lock.acquire()  # acquire/release rather than `with`: half the cost
         try:

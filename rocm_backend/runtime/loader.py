@@ -40,6 +40,7 @@ class KernelRuntime:
         with self._lock:
             module = self._modules.get(spec.module)
             if module is None:
+                self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
                 try:
                     if source is None:
                         source = self.module_source(spec.module)
@@ -48,7 +49,6 @@ class KernelRuntime:
                     if hasattr(exc, "add_note"):
                         exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
                     raise
-                self.device.make_current()
                 module = hip.module_load_data(code)
                 self._modules[spec.module] = module
             fn = hip.module_get_function(module, spec.name)

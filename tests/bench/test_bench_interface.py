@@ -107,6 +107,11 @@ SMALL = {  # each GPU benchmark with its problems made small
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
+    # two fake devices (tests/rocm/fake_devices.py); the two-process section needs real ones
+    "multi_gpu": (f"sys.path.insert(0, {str(ROOT / 'tests' / 'rocm')!r}); import fake_devices; "
+                  "fake.install(runtime=fake_devices.MultiDeviceRuntime(devices=2)); "
+                  "bench.two_processes = lambda sizes, reps: {'error': 'not run on the fake runtime'}",
+                  ["--sizes-mib", "1,2", "--reps", "2"]),
 }
 
 
@@ -122,7 +127,11 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
     record = json.loads((tmp_path / f"{name}_fake.json").read_text())
     assert RECORD_KEYS <= set(record) and record["benchmark"] == name
     assert (tmp_path / f"{name}_fake.md").exists()
-    if name == "rocm_ops":
+    if name == "multi_gpu":
+        for section in ("one_process", "peer_copy"):
+            assert set(record["figures"][section]["candlewick"]) == {"1", "2"}, record["figures"][section]
+        assert "not run" in record["figures"]["two_processes"]["error"]
+    elif name == "rocm_ops":
         assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
         # bench/diagnostics.py reached the backend internals it lists
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]

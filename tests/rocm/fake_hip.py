@@ -178,31 +178,42 @@ class FakeRuntime:
         return sum(self.calls[n] for n in ("hipStreamSynchronize", "hipMemcpyDtoHAsync", "hipDeviceSynchronize"))
 
 
-def install(monkeypatch=None):
+def install(monkeypatch=None, runtime=None):
     """Put a fresh fake hip-python into sys.modules; return its FakeRuntime.
 
+    ``runtime``: a FakeRuntime (subclass) to install instead of a fresh one.
     The backend's cached hip-python handle (``rocm_backend.bindings.hip._api``) is reset so
     that the next call binds the fake. With a pytest ``monkeypatch`` everything is put
     back after the test (so a real GPU run in the same session is unaffected); without
     one (scripts) the fake stays. Devices made with the fake must not be mixed with real
     ones: make them with ``rocm_backend.RocmBackend().device(0)``, not the registry.
     """
-    rt = FakeRuntime()
+    rt = FakeRuntime() if runtime is None else runtime
     pkg = types.ModuleType("hip")
     pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
     pkg.__path__ = []
     import rocm_backend.bindings.hip as hip_binding
+    import rocm_backend.bindings.rccl as rccl_binding
 
     entries = {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc, "hip.hipblas": rt.hipblas}
+    extra = getattr(rt, "rccl", None)  # a runtime that fakes RCCL too (fake_devices.py)
+    if extra is not None:
+        pkg.rccl = extra
+        entries["hip.rccl"] = extra
     if monkeypatch is None:
+        hip_binding.current.ordinal = None  # the fake's devices start with none current
         sys.modules.update(entries)
         hip_binding._api = None
+        rccl_binding._api = None
     else:
         from rocm_backend.runtime import kernels
 
         for name, mod in entries.items():
             monkeypatch.setitem(sys.modules, name, mod)
         monkeypatch.setattr(hip_binding, "_api", None)
+        monkeypatch.setattr(rccl_binding, "_api", None)
+        # the fake's devices start with none current; afterwards the real runtime's is back
+        monkeypatch.setattr(hip_binding.current, "ordinal", None, raising=False)
         # compiled "code" of the fake must not stay in the process-wide caches
         monkeypatch.setattr(kernels, "_code_memory", {})
         monkeypatch.setattr(kernels, "_version_cached", None)

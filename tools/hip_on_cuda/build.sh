@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the HIP-on-CUDA shim: libamdhip64.so, libhiprtc.so, libhipblas.so,
-# libhipsolver.so, libhipfft.so and libMIOpen.so into OUTDIR/lib (default: tools/hip_on_cuda/build/lib).
+# libhipsolver.so, libhipfft.so, libMIOpen.so and librccl.so into OUTDIR/lib (default: tools/hip_on_cuda/build/lib).
 # Needs gcc only: no CUDA headers or libraries (they are dlopen'ed at run time).
 # Point hip-python at the result with ROCM_PATH=OUTDIR.
 set -euo pipefail
@@ -30,6 +30,8 @@ rpath='-Wl,-rpath,$ORIGIN'
     "$src/miopen_common.c" "$src/miopen_conv.c" "$src/miopen_graph.c" \
     "$src/miopen_graph_cache.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
     "$rpath" -lpthread
+"$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,librccl.so -o "$lib/librccl.so" \
+    "$src/rccl.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 
 # Versioned names some loaders look for.
 ln -sf libamdhip64.so "$lib/libamdhip64.so.6"
@@ -39,4 +41,5 @@ ln -sf libMIOpen.so "$lib/libMIOpen.so.1"
 ln -sf libhipsolver.so "$lib/libhipsolver.so.0"
 ln -sf libhipsolver.so "$lib/libhipsolver.so.1"
 ln -sf libhipfft.so "$lib/libhipfft.so.0"
+ln -sf librccl.so "$lib/librccl.so.1"
 echo "hip_on_cuda: built $(ls "$lib"/*.so | wc -l) libraries in $lib"

@@ -80,7 +80,8 @@ class TracingDevice:
     def __getattr__(self, name):
         # other declarations of the wrapped device (host-readable memory, ...) hold for
         # the tracing device too: its storages are the wrapped device's own buffers
-        if name in ("inner", "storage_from_dlpack") or name.startswith("__"):
+        if name in ("inner", "storage_from_dlpack") or name.startswith(("__", "collective_")):
+            # (collectives would hand out the wrapped backend's storages, untraced: none here)
             raise AttributeError(name)
         return getattr(self.inner, name)
 
