@@ -17,8 +17,9 @@ HOST = (1, 0)
 MAX_VERSIONS = [None, (0, 8), (1, 0), (1, 3), (2, 0)]
 COPIES = [None, True, False]
 
-_capsule_name = ctypes.pythonapi.PyCapsule_GetName
-_capsule_name.restype, _capsule_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
+# a prototype of our own: ctypes.pythonapi's shared function objects may carry another
+# module's argtypes (the rocm backend's capsule code sets its own)
+_capsule_name = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(("PyCapsule_GetName", ctypes.pythonapi))
 
 
 class _Fixed:
