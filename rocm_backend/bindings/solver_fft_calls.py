@@ -7,6 +7,8 @@ spellings of the symmetric routines (orgqr -> ungqr, syevd -> heevd, ...) are ch
 here so that callers name one routine for every dtype.
 """
 
+import numpy as np
+
 from ..error import check
 
 # routine -> its name for complex types
@@ -103,8 +105,11 @@ def fft_plan_many(n, inembed, istride, idist, onembed, ostride, odist, kind, bat
     """An advanced-layout plan (hipfftPlanMany) of rank len(n) bound to ``stream``; ``n``,
     ``inembed``, ``onembed``: sequences of that length."""
     hf = _hipfft()
-    plan = check("hipfftPlanMany", hf.hipfftPlanMany(len(n), list(n), list(inembed), istride, idist,
-                                                     list(onembed), ostride, odist, fft_type(kind), batch))
+    # hip-python takes a list only for a single int (``PointerTo*``); arrays of C ints go as
+    # buffers
+    n, inembed, onembed = (np.ascontiguousarray(v, dtype=np.intc) for v in (n, inembed, onembed))
+    plan = check("hipfftPlanMany", hf.hipfftPlanMany(len(n), n, inembed, istride, idist,
+                                                     onembed, ostride, odist, fft_type(kind), batch))
     try:
         check("hipfftSetStream", hf.hipfftSetStream(plan, stream))
     except Exception:
