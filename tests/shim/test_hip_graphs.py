@@ -88,10 +88,14 @@ def test_synchronizing_a_capturing_stream_invalidates_the_capture(hip, stream):
     assert status(hip.hipStreamSynchronize(stream)) == CAPTURE_UNSUPPORTED
     assert status(hip.hipStreamEndCapture(stream)) == CAPTURE_INVALIDATED
     assert int(ok(hip.hipStreamIsCapturing(stream))) == 0
+    # HIP keeps the last failure as the thread's last error; reading it clears it
+    assert status(hip.hipGetLastError()) == CAPTURE_INVALIDATED
     ok(hip.hipGetLastError())
 
 
 def test_bad_arguments_are_invalid_value(hip, shim_lib, stream):
+    ok(hip.hipGetLastError())
     assert shim_lib.hipStreamBeginCapture(ctypes.c_void_p(int(stream)), 3) == 1
     assert status(hip.hipGraphLaunch(None, stream)) == 1
+    assert status(hip.hipGetLastError()) == 1  # the last failure, cleared by reading it
     ok(hip.hipGetLastError())
