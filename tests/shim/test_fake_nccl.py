@@ -131,7 +131,7 @@ def test_candlewick_rccl_binding_through_the_shim(built):
         pytest.skip("hip-python's RCCL binding is not installed (pip install 'hip-python[systems]')")
     shim, fake = built
     env = dict(os.environ, ROCM_PATH=str(shim), HIP_ON_CUDA_LIB_PATH=str(fake), FAKE_DIR=str(fake),
-               PYTHONPATH=str(ROOT))
+               PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
     proc = subprocess.run([sys.executable, "-c", BINDING_SCRIPT], capture_output=True, text=True, env=env,
                           timeout=120)
     assert "BINDING-OK" in proc.stdout, proc.stdout + proc.stderr
