@@ -167,11 +167,11 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
         ax1, ax2 = tuple(range(n1 - axes, n1)), tuple(range(axes))
     elif isinstance(axes, (tuple, list)) and len(axes) == 2:
         # as NumPy: an int in the pair is a one-axis sequence ((0, 2) contracts axis 0 with axis 2)
-        ax1, ax2 = ((a,) if isinstance(a, int) and not isinstance(a, bool) else a for a in axes)
-        if not (isinstance(ax1, (tuple, list)) and isinstance(ax2, (tuple, list))):
+        seq1, seq2 = ((a,) if isinstance(a, int) and not isinstance(a, bool) else a for a in axes)
+        if not (isinstance(seq1, (tuple, list)) and isinstance(seq2, (tuple, list))):
             raise ArgumentTypeError(f"tensordot: axes must be an int or a pair of axis sequences, got {short_repr(axes)}")
-        ax1 = tuple(normalize_axis(a, n1, "axes") for a in ax1)
-        ax2 = tuple(normalize_axis(a, n2, "axes") for a in ax2)
+        ax1 = tuple(normalize_axis(a, n1, "axes") for a in seq1)
+        ax2 = tuple(normalize_axis(a, n2, "axes") for a in seq2)
         if len(ax1) != len(ax2):
             raise ArgumentValueError(f"tensordot: the two axis sequences differ in length: {short_repr(axes)}")
         if len(set(ax1)) != len(ax1) or len(set(ax2)) != len(ax2):
