@@ -45,8 +45,8 @@ STEPS=(
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
+    "multigpu    multi_gpu_tests gpu 150 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
-    "multigpu    multi_gpu_tests gpu 300 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
@@ -84,6 +84,7 @@ pack() {  # the results tarball; logs past 4 MiB keep their first and last MiB
     note "results: $out/results.tar.gz ($(du -h "$out/results.tar.gz" | cut -f1))"
 }
 trap pack EXIT
+trap 'exit 143' TERM  # a run stopped from outside still packs what it has
 
 want() { [[ "$stages" == all || ",$stages," == *",$1,"* ]]; }
 has_gpu() { nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }
