@@ -129,13 +129,14 @@ def test_arrays_on_the_second_gpu(two_gpus):
     d0, d1 = two_gpus
     a = np.random.default_rng(0).standard_normal((64, 64))
     x = _on(d1, a)
-    in_use0 = d0.allocator.in_use_bytes
-    y = (x @ x.T + 1.0).sum(axis=0)
+    cached0, free0 = d0.allocator.cached_bytes, d0.memory_info()
+    y = cw.sum(x @ x.T + 1.0, axis=0)
     assert y.device is d1
     np.testing.assert_allclose(_np(y), (a @ a.T + 1.0).sum(axis=0), rtol=1e-10)
     np.testing.assert_allclose(_np(cw.linalg.inv(x)), np.linalg.inv(a), rtol=1e-6, atol=1e-8)
-    np.testing.assert_allclose(_np(cw.fft.fft(x[0])), np.fft.fft(a[0]), rtol=1e-9, atol=1e-9)
-    assert d0.allocator.in_use_bytes == in_use0, "work on rocm:1 allocated on rocm:0"
+    np.testing.assert_allclose(_np(cw.fft.fft(cw.astype(x[0], cw.complex128))), np.fft.fft(a[0]), rtol=1e-9, atol=1e-9)
+    d1.synchronize()
+    assert (d0.allocator.cached_bytes, d0.memory_info()) == (cached0, free0), "work on rocm:1 allocated on rocm:0"
     assert d1.stream is not d0.stream and d1.blas is not d0.blas
 
 
