@@ -30,7 +30,7 @@ cd "$root"
 # shim test and bench/multi_gpu.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
-    "tests,bench,reliability precompile gpu 150 precompile_kernels"
+    "tests,bench,reliability,tracing,notebooks,ecosystem precompile gpu 150 precompile_kernels"
     "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
@@ -45,6 +45,7 @@ STEPS=(
     "bench       linalg_fft     gpu 240 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
+    "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
     "multigpu    multi_gpu_tests gpu 150 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
