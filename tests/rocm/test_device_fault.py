@@ -4,9 +4,6 @@ runtime's sticky fault status becomes RocmDeviceFault, which says a kernel fault
 the device cannot be used again in this process, at the synchronization that finds it and
 at every later call."""
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
@@ -15,19 +12,7 @@ from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp
 from rocm_backend.error import RocmDeviceFault, RocmError, RocmOutOfMemory, error_for
 
-# by path: this folder is no package, and the name "rocm" belongs to hip-python
-_spec = importlib.util.spec_from_file_location("rocm_fake_hip", pathlib.Path(__file__).with_name("fake_hip.py"))
-fake_hip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_hip)
-
-
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    rt = fake_hip.install(monkeypatch)
-    from rocm_backend import RocmBackend
-
-    return rt, RocmBackend().device(0)
+import fake_hip  # tests/rocm is on pytest's pythonpath
 
 
 @pytest.mark.parametrize("code, name, cls", [

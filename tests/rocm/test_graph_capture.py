@@ -2,8 +2,6 @@
 records, what it refuses (naming the function), where its memory comes from and when it
 goes back. tests/rocm_gpu/test_graphs.py checks the results on a GPU."""
 
-import importlib.util
-import pathlib
 import threading
 
 import numpy as np
@@ -12,19 +10,6 @@ import pytest
 import candlewick as cw
 from candlewick.errors import DTypeError, GraphCaptureError, ShapeError, UnsupportedOperation
 from rocm_backend.families import pad_fixup_cache, reductions
-
-_spec = importlib.util.spec_from_file_location("rocm_fake_hip", pathlib.Path(__file__).with_name("fake_hip.py"))
-fake_hip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_hip)
-
-
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    rt = fake_hip.install(monkeypatch)
-    from rocm_backend import RocmBackend
-
-    return rt, RocmBackend().device(0)
 
 
 def _arrays(dev):

@@ -2,9 +2,6 @@
 asynchronous ops never wait for the device, allocations come from the cache, and the
 contiguous fast path packs exactly the fields its kernels read."""
 
-import importlib.util
-import pathlib
-
 import numpy as np
 import pytest
 
@@ -14,21 +11,6 @@ from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 from rocm_backend.abi import structs
 from rocm_backend.abi.ew_operands import ew_values, split_dims
 from rocm_backend.families import ew_launch, pad_fixup_cache
-
-# by path: this folder is no package, and the name "rocm" belongs to hip-python
-_spec = importlib.util.spec_from_file_location("rocm_fake_hip", pathlib.Path(__file__).with_name("fake_hip.py"))
-fake_hip = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fake_hip)
-
-
-@pytest.fixture
-def fake(monkeypatch, tmp_path):
-    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    rt = fake_hip.install(monkeypatch)
-    from rocm_backend import RocmBackend
-
-    dev = RocmBackend().device(0)
-    return rt, dev
 
 
 def _upload(dev, a):
