@@ -38,6 +38,11 @@ def qr(a, complete):
 
 
 def svd(a, full_matrices):
+    if not np.isfinite(a).all():
+        # LAPACK's gesdd can loop forever on a matrix holding infinity (seen with OpenBLAS:
+        # [[-1, .5, 0], [inf, .5, 0], [0, .5, 1e-40]]); NumPy raises for NaN: refuse both,
+        # as rocm's Jacobi kernel does
+        raise failure("svd", np.linalg.LinAlgError("the SVD did not converge: the input holds NaN or infinity"))
     u, s, vh = _run("svd", np.linalg.svd, a, full_matrices=full_matrices)
     real = np.empty(0, a.dtype).real.dtype
     return _fresh(u, a.dtype), _fresh(s, real), _fresh(vh, a.dtype)

@@ -12,7 +12,7 @@ import candlewick as cw
 from candlewick import errors
 from candlewick.errors import (
     ArgumentTypeError, ArgumentValueError, AxisError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
-    IndexKeyError, OutOfRangeError, ReadOnlyError,
+    IndexKeyError, LinAlgError, OutOfRangeError, ReadOnlyError,
 )
 
 
@@ -106,6 +106,9 @@ def _cases(device):
         ("round(nan)", lambda: round(cw.asarray(float("nan"), device=device)), ArgumentValueError),
         ("round(inf) bfloat16", lambda: round(cw.asarray(float("inf"), dtype=cw.bfloat16, device=device)),
          ArgumentValueError),
+        ("linalg.svd of a matrix holding inf (LAPACK's gesdd looped forever on it)",
+         lambda: cw.linalg.svd(cw.asarray([[-1.0, 0.5, 0.0], [float("inf"), 0.5, 0.0], [0.0, 0.5, 1e-40]],
+                                          dtype=cw.float32, device=device)), LinAlgError),
         ("searchsorted side=ndarray",
          lambda: cw.searchsorted(cw.asarray([1.0, 2.0], device=device), cw.asarray(1.5, device=device),
                                  side=np.array([1, 1])), ArgumentValueError),
