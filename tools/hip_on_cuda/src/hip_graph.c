@@ -15,13 +15,6 @@ typedef struct CUgraph_st *hipGraph_t;
 typedef struct CUgraphExec_st *hipGraphExec_t;
 typedef struct CUgraphNode_st *hipGraphNode_t;
 
-#define CTX_OR_RETURN()           \
-    do {                          \
-        int e_ = hoc_ctx();       \
-        if (e_)                   \
-            return hoc_ret(e_);   \
-    } while (0)
-
 #define NEED(fn)                                  \
     do {                                          \
         if (!hoc_cu.fn)                           \

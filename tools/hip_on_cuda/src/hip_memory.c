@@ -11,13 +11,6 @@
 #include "hip_types.h"
 
 #define DPTR(p) ((CUdeviceptr)(uintptr_t)(p))
-#define CTX_OR_RETURN()           \
-    do {                          \
-        int e_ = hoc_ctx();       \
-        if (e_)                   \
-            return hoc_ret(e_);   \
-    } while (0)
-
 HOC_API hipError_t hipMalloc(void **ptr, size_t size)
 {
     if (!ptr)

@@ -10,13 +10,6 @@
 #include "hoc_cuda.h"
 #include "hip_types.h"
 
-#define CTX_OR_RETURN()           \
-    do {                          \
-        int e_ = hoc_ctx();       \
-        if (e_)                   \
-            return hoc_ret(e_);   \
-    } while (0)
-
 HOC_API hipError_t hipModuleLoadData(hipModule_t *module, const void *image)
 {
     if (!module || !image)

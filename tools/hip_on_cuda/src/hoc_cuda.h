@@ -239,4 +239,13 @@ HOC_API int hoc_hip_from_cu(CUresult r);
 int hoc_ret(int hip_error);      /* records a failure, returns it */
 #define HOC_CU(call) hoc_ret(hoc_hip_from_cu(call))
 
+/* In a hip* entry point: make the thread's current device's context current, or
+ * return (and record) the error. */
+#define CTX_OR_RETURN()           \
+    do {                          \
+        int e_ = hoc_ctx();       \
+        if (e_)                   \
+            return hoc_ret(e_);   \
+    } while (0)
+
 #endif
