@@ -14,6 +14,7 @@ cholesky of (1024, 64, 64) float32.
 """
 
 import ctypes
+import os
 import time
 import types
 
@@ -146,7 +147,7 @@ def main():
         if args.profile and name.startswith(args.profile):
             profile = cProfile.Profile()
             profile.runcall(lambda: [fn() for _ in range(args.reps)])
-            pstats.Stats(profile).sort_stats("tottime").print_stats(30)
+            pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime")).print_stats(30)
 
 
 if __name__ == "__main__":
