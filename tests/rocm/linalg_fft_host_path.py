@@ -7,7 +7,7 @@ nothing either, each call counted into the runtime's ``calls``.
 prints, per case, the host µs per call (the fastest of 7 batches of ``--reps`` calls,
 after warm-up: host time only, no device runs) and what one call queues: kernel launches
 (``FakeRuntime.launches``) and library/runtime calls (``FakeRuntime.calls``).
-``--profile CASE`` adds cProfile's table of that case. test_linalg_fft_host_path.py pins
+``--profile CASE`` adds cProfile's table of that case ($SORT: its order, default tottime). test_linalg_fft_host_path.py pins
 the counts. The cases are bench/linalg_fft.py's that missed their target on the H100:
 fft along the last axis of (1024, 4096) complex64, rfftn over (4096, 4096) float32 and
 cholesky of (1024, 64, 64) float32.
@@ -145,8 +145,12 @@ def main():
         shown = ", ".join(f"{k} {v}" for k, v in sorted(calls.items()))
         print(f"| {name} | {host_us(fn, args.reps):.1f} | {len(launches)} {launches} | {shown} |")
         if args.profile and name.startswith(args.profile):
+            def calls_of(fn=fn):
+                for _ in range(args.reps):
+                    fn()  # each result dropped, as in the timing
+
             profile = cProfile.Profile()
-            profile.runcall(lambda: [fn() for _ in range(args.reps)])
+            profile.runcall(calls_of)
             pstats.Stats(profile).sort_stats(os.environ.get("SORT", "tottime")).print_stats(30)
 
 
