@@ -14,6 +14,10 @@ from ..error import check
 # routine -> its name for complex types
 _COMPLEX_NAME = {"orgqr": "ungqr", "syevd": "heevd", "syevjBatched": "heevjBatched"}
 _modules = {}
+# (module, letter, routine) -> (name, function) of hipSOLVER, (module, kind) -> (name, function,
+# directions or None) of hipFFT's exec: each name built and looked up once per module (hip-python's
+# modules do not change; a test that swaps a function does it before the first call)
+_resolved = {}
 
 
 def _hipsolver():
@@ -45,8 +49,13 @@ def routine_name(letter, routine):
 
 def solver(letter, routine, *args):
     """Call hipsolver<letter><routine>(*args); its value(s) (e.g. lwork), or None."""
-    name = routine_name(letter, routine)
-    return check(name, getattr(_hipsolver(), name)(*args))
+    mod = _hipsolver()
+    found = _resolved.get((mod, letter, routine))
+    if found is None:
+        name = routine_name(letter, routine)
+        found = _resolved[(mod, letter, routine)] = (name, getattr(mod, name))
+    name, fn = found
+    return check(name, fn(*args))
 
 
 def workspace_size(letter, routine, *args):
@@ -125,9 +134,12 @@ def fft_destroy(plan):
 def fft_exec(kind, plan, src, dst, inverse=False):
     """hipfftExec<kind>: C2C/Z2Z take a direction (exponent sign + when ``inverse``)."""
     hf = _hipfft()
-    fn = getattr(hf, "hipfftExec" + kind)
-    if kind in ("C2C", "Z2Z"):
-        direction = hf.HIPFFT_BACKWARD if inverse else hf.HIPFFT_FORWARD
-        check("hipfftExec" + kind, fn(plan, src, dst, direction))
+    found = _resolved.get((hf, kind))
+    if found is None:
+        directions = (hf.HIPFFT_FORWARD, hf.HIPFFT_BACKWARD) if kind in ("C2C", "Z2Z") else None
+        found = _resolved[(hf, kind)] = ("hipfftExec" + kind, getattr(hf, "hipfftExec" + kind), directions)
+    name, fn, directions = found
+    if directions is not None:
+        check(name, fn(plan, src, dst, directions[1 if inverse else 0]))
     else:
-        check("hipfftExec" + kind, fn(plan, src, dst))
+        check(name, fn(plan, src, dst))

@@ -12,6 +12,10 @@ last non-trivial one or the first (one ostride/odist pair covers it), else into 
 C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
 a private copy (``_c2r_input``, which also pads or truncates the input to n//2+1); real input of R2C not aligned as complex is copied too (``input_aligned``).
 
+Everything of a call that depends only on (kind, shape, strides, axis, n) is worked out
+once (``steps``, a bounded cache): the result, the plan keys in place and for the copy, the
+output's placement; a repeated call is the alignment test, the allocations and the exec.
+
 Plans are cached per device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
 (kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
 direction) of the transform as hipFFT sees it (C2C plans serve both directions, the sign
@@ -20,7 +24,9 @@ transforms may still use its work area).
 """
 
 import collections
+import functools
 import threading
+from typing import NamedTuple
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
@@ -30,12 +36,14 @@ from ..bindings import solver_fft_calls as calls
 from ..abi.ew_operands import coalesce
 
 PLAN_CACHE_SIZE = 32
+STEPS_CACHE_SIZE = 1024  # layouts whose decisions ``steps`` keeps
 _INT32_MAX = 2**31 - 1
 KIND = {  # (op, input dtype) -> hipFFT transform
     ("fft", dt.complex64): "C2C", ("fft", dt.complex128): "Z2Z",
     ("rfft", dt.float32): "R2C", ("rfft", dt.float64): "D2Z",
     ("irfft", dt.complex64): "C2R", ("irfft", dt.complex128): "Z2D",
 }
+KIND_DTYPE = {kind: dtype for (_, dtype), kind in KIND.items()}  # hipFFT transform -> input dtype
 
 
 class PlanCache:
@@ -134,50 +142,77 @@ def output_plan(shape, axis, m):
     return 1, m, False
 
 
+class Steps(NamedTuple):
+    """What a one-axis transform of a (kind, shape, strides, axis, n) does, worked out once
+    (``steps``): the result, the hipFFT plan keys reading the input in place (None: it is
+    copied) or its contiguous copy with the axis last, and how the output lands."""
+
+    out_dtype: object
+    out_size: int
+    error: object  # why it cannot run (a length of 0, too many transforms), else None
+    in_place_key: object
+    copy_axes: tuple
+    copy_layout: object
+    copy_key: tuple
+    direct: bool
+    assign: object  # (destination, source) layouts putting a (before, after, m) result in place
+
+
+@functools.lru_cache(maxsize=STEPS_CACHE_SIZE)
+def steps(kind, shape, strides, axis, n):
+    length = shape[axis]
+    if kind in ("C2R", "Z2D"):
+        out_dtype, m, size, copy_len = dt.real_dtype_of(KIND_DTYPE[kind]), n, n, n // 2 + 1
+    elif kind in ("R2C", "D2Z"):
+        out_dtype, m, size, copy_len = dt.complex_dtype_of(KIND_DTYPE[kind]), length // 2 + 1, length, length
+    else:
+        out_dtype, m, size, copy_len = KIND_DTYPE[kind], length, length, length
+    out_shape = shape[:axis] + (m,) + shape[axis + 1:]
+    out_size = shape_size(out_shape)
+    error = None
+    if length == 0 or size == 0:
+        error = "a transform of length 0"
+    elif shape_size(shape) // length > _INT32_MAX or out_size // m > _INT32_MAX:
+        error = "more than 2^31-1 transforms in one call"
+    axes = tuple(i for i in range(len(shape)) if i != axis) + (axis,)
+    copy_layout = Layout.contiguous(tuple(shape[i] for i in axes[:-1]) + (copy_len,))
+    in_place = None if kind in ("C2R", "Z2D") or error else input_plan(Layout(shape, strides), axis)
+    ostride, odist, direct = output_plan(shape, axis, m)
+
+    def key(plan_in):
+        return None if plan_in is None else (kind, size) + (plan_in[2], plan_in[0], plan_in[1], ostride, odist)
+
+    before, after = shape_size(shape[:axis]), shape_size(shape[axis + 1:])
+    assign = None if direct else (Layout.contiguous((before, m, after)),
+                                  Layout((before, m, after), (after * m, 1, m), 0))
+    copy_key = key(input_plan(copy_layout, len(shape) - 1)) if not error else None
+    return Steps(out_dtype, out_size, error, key(in_place), axes, copy_layout, copy_key, direct, assign)
+
+
 def transform(x, layout, axis, op, n=None, inverse=False):
     """The one path of fft/rfft/irfft: ``n`` is the output length of irfft."""
     kind = KIND.get((op, x.dtype))
     if kind is None:
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
         raise UnsupportedOperation(op, x.dtype, "rocm", f"{op} takes {want}")
-    shape = tuple(layout.shape)
-    length = shape[axis]
-    if kind in ("C2R", "Z2D"):
-        out_dtype, m, size = dt.real_dtype_of(x.dtype), n, n
-    elif kind in ("R2C", "D2Z"):
-        out_dtype, m, size = dt.complex_dtype_of(x.dtype), length // 2 + 1, length
-    else:
-        out_dtype, m, size = x.dtype, length, length
-    out_shape = shape[:axis] + (m,) + shape[axis + 1:]
-    out = x.device.empty((shape_size(out_shape),), out_dtype)
-    if out.size == 0:
+    plan = steps(kind, tuple(layout.shape), tuple(layout.strides), axis, n)
+    out = x.device.empty((plan.out_size,), plan.out_dtype)
+    if plan.out_size == 0:
         return out
-    if length == 0 or size == 0:
-        raise UnsupportedOperation(op, x.dtype, "rocm", "a transform of length 0")
+    if plan.error is not None:
+        raise UnsupportedOperation(op, x.dtype, "rocm", plan.error)
+    item = x.dtype.itemsize
+    key = plan.in_place_key
     if kind in ("C2R", "Z2D"):
         x, layout = _c2r_input(x, layout, axis, n // 2 + 1)
-        plan_in = input_plan(layout, len(shape) - 1)
-    else:
-        plan_in = input_plan(layout, axis)
-    if plan_in is not None and not input_aligned(kind, x.ptr + layout.offset * x.dtype.itemsize, x.dtype.itemsize):
-        plan_in = None
-    if plan_in is None:  # a contiguous copy with the axis last
-        axes = [i for i in range(len(shape)) if i != axis] + [axis]
-        x = x.copy(layout.permute(axes))
-        layout = Layout.contiguous(tuple(shape[i] for i in axes))
-        plan_in = input_plan(layout, len(shape) - 1)
-    istride, idist, batch = plan_in
-    ostride, odist, direct = output_plan(shape, axis, m)
-    if batch > _INT32_MAX or shape_size(out_shape) // m > _INT32_MAX:
-        raise UnsupportedOperation(op, x.dtype, "rocm", "more than 2^31-1 transforms in one call")
-    target = out if direct else x.device.empty((out.size,), out_dtype)
-    plan = plan_cache(x.device).get((kind, size, batch, istride, idist, ostride, odist))
-    src = x.ptr + layout.offset * x.dtype.itemsize
-    calls.fft_exec(kind, plan, src, target.ptr, inverse=inverse)
-    if not direct:  # (before, after, m) -> the caller's order
-        before, after = shape_size(shape[:axis]), shape_size(shape[axis + 1:])
-        view = Layout((before, m, after), (after * m, 1, m), 0)
-        out.assign(Layout.contiguous((before, m, after)), target, view)
+        key = plan.copy_key
+    elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
+        x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
+        key = plan.copy_key
+    target = out if plan.direct else x.device.empty((out.size,), plan.out_dtype)
+    calls.fft_exec(kind, plan_cache(x.device).get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
+    if not plan.direct:  # (before, after, m) -> the caller's order
+        out.assign(plan.assign[0], target, plan.assign[1])
     return out
 
 

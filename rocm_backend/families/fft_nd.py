@@ -9,6 +9,8 @@ The plan reads a C-contiguous input (a strided view is copied first) and writes 
 contiguous result; its plans share ``fft``'s cache, keyed by the tuple of lengths.
 """
 
+import functools
+
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, shape_size
@@ -20,6 +22,7 @@ MAX_RANK = 3  # hipFFT plans have rank 1, 2 or 3
 _INT32_MAX = 2**31 - 1
 
 
+@functools.lru_cache(maxsize=_fft.STEPS_CACHE_SIZE)
 def planned(shape, axes, op):
     """Whether ``axes`` of ``shape`` go through one multi-dimensional plan: 2 or 3 axes
     that are the trailing ones (for rfftn the real transform's axis last), int32 sizes."""
@@ -63,21 +66,30 @@ def _one_plan(x, layout, rank, op, inverse):
     if kind is None:
         want = "complex64/complex128" if op == "fft" else "float32/float64"
         raise UnsupportedOperation(op + "n", x.dtype, "rocm", f"{op}n takes {want}")
-    shape = tuple(layout.shape)
-    dims = shape[-rank:]
-    out_dims = dims[:-1] + (dims[-1] // 2 + 1,) if op == "rfft" else dims
-    batch = shape_size(shape[:-rank])
-    out_dtype = dt.complex_dtype_of(x.dtype) if op == "rfft" else x.dtype
-    out = x.device.empty((batch * shape_size(out_dims),), out_dtype)
+    out_size, out_dtype, key = _plan_steps(kind, tuple(layout.shape), rank)
+    out = x.device.empty((out_size,), out_dtype)
     if out.size == 0:
         return out
-    if min(dims) == 0:
+    if key is None:
         raise UnsupportedOperation(op + "n", x.dtype, "rocm", "a transform of length 0")
     address = x.ptr + layout.offset * x.dtype.itemsize
     if not layout.is_contiguous or not _fft.input_aligned(kind, address, x.dtype.itemsize):
         x = x.copy(layout)
         address = x.ptr
-    key = (kind, dims, batch, 1, shape_size(dims), 1, shape_size(out_dims))
     plan = _fft.plan_cache(x.device).get(key)
     calls.fft_exec(kind, plan, address, out.ptr, inverse=inverse)
     return out
+
+
+@functools.lru_cache(maxsize=_fft.STEPS_CACHE_SIZE)
+def _plan_steps(kind, shape, rank):
+    """(result size, result dtype, plan key; None for a transform of length 0) of one
+    rank-``rank`` plan over the trailing axes of a contiguous ``shape``, worked out once."""
+    dims = shape[-rank:]
+    real_in = kind in ("R2C", "D2Z")
+    out_dims = dims[:-1] + (dims[-1] // 2 + 1,) if real_in else dims
+    batch = shape_size(shape[:-rank])
+    in_dtype = _fft.KIND_DTYPE[kind]
+    out_dtype = dt.complex_dtype_of(in_dtype) if real_in else in_dtype
+    key = None if min(dims) == 0 else (kind, dims, batch, 1, shape_size(dims), 1, shape_size(out_dims))
+    return batch * shape_size(out_dims), out_dtype, key

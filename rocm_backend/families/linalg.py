@@ -24,33 +24,52 @@ LU_BATCHED_MAX_N = 128
 
 
 def cholesky(a, layout, upper):
-    """The C-contiguous copy of Hermitian A is, column-major, A^T = conj(A). Factoring
-    conj(A) = U'^H U' (fill UPPER) leaves U' column-major, whose row-major reading U'^T
-    is lower triangular with U'^T (U'^T)^H = A: the lower factor L. Symmetrically fill
-    LOWER gives the upper factor. No transpose either way; the untouched triangle
-    (still A's entries) is zeroed."""
-    lc.require("cholesky", a)
-    batch, count, n, _ = lc.split(layout.shape)
-    lc.check_sizes("cholesky", a.dtype, n)
-    work = a.copy(layout)
+    """Every factorization is potrf/potrfBatched with fill LOWER on column-major matrices:
+    cuSOLVER's UPPER ran 1.5x (potrfBatched, 1024 x 64 x 64) to 2.5x (Xpotrf, n = 4096)
+    slower on an H100, where PyTorch, which calls LOWER, was that much faster, and CuPy,
+    which calls UPPER, as slow as UPPER here.
+
+    Lower factor: the C-contiguous copy of the transposed view is A column-major; LOWER
+    leaves L there, column-major, so the row-major result is that buffer read transposed:
+    the pass that zeroes the other triangle reads it so (no transposing pass of its own).
+    Upper factor: the C-contiguous copy is, column-major, A^T = conj(A); LOWER gives conj(L)
+    column-major, whose row-major reading is conj(L)^T = L^H = U: read as it is. Either way
+    potrf reads A's lower (upper) triangle only, as NumPy's does."""
+    count, n, letter, batched, read = _cholesky_plan(a, tuple(layout.shape), upper)
+    work = a.copy(layout if upper else layout.transpose_last2())
     if count == 0 or n == 0:
         return work
-    device, letter, item = a.device, lc.LETTER[a.dtype], a.dtype.itemsize
+    device, item = a.device, a.dtype.itemsize
     h = lc.handle(device)
-    fill = calls.fill_mode(upper=not upper)
+    fill = calls.fill_mode(upper=False)
     info = lc.ints(device, count)
-    if count >= POTRF_BATCHED_MIN:
+    if batched:
         ptrs = lc.pointer_array(device, work.ptr, count, n * n * item)
-        lwork = lc.constant(device, ("lwork", letter, "potrfBatched", upper, n, count),  # sizes only
+        lwork = lc.constant(device, ("lwork", letter, "potrfBatched", n, count),  # sizes only
                             lambda: calls.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count))
         ws = lc.workspace(device, a.dtype, lwork)
         calls.solver(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, ws.ptr, lwork, info.ptr, count)
     else:
-        lwork = calls.workspace_size(letter, "potrf", h, fill, n, work.ptr, n)
+        lwork = lc.constant(device, ("lwork", letter, "potrf", n),  # sizes only
+                            lambda: calls.workspace_size(letter, "potrf", h, fill, n, work.ptr, n))
         ws = lc.workspace(device, a.dtype, lwork)
         calls.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
     lc.raise_on_info(info, count, "cholesky", "the matrix is not positive definite")
-    return lc.keep_triangle(work, layout.shape, lower=not upper)
+    return lc.keep_triangle(work, layout.shape, lower=not upper, layout=read)
+
+
+def _cholesky_plan(a, shape, upper):
+    """(count, n, type letter, batched, layout reading the factored buffer as the result)
+    of a Cholesky of ``shape``: checked and worked out once per (device, dtype, shape,
+    upper), kept in ``linalg_common.constant``'s cache."""
+    def make():
+        lc.require("cholesky", a)
+        _, count, n, _ = lc.split(shape)
+        lc.check_sizes("cholesky", a.dtype, n)
+        read = Layout.contiguous(shape)
+        return count, n, lc.LETTER[a.dtype], count >= POTRF_BATCHED_MIN, read if upper else read.transpose_last2()
+
+    return lc.constant(a.device, ("cholesky", a.dtype.name, shape, upper), make)
 
 
 def use_batched_lu(count, n):

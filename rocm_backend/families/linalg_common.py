@@ -92,7 +92,9 @@ def raise_on_info(info, count, op, what):
     """Read the ``info`` ints of ``count`` matrices; LinAlgError if any is positive."""
     if count == 0:
         return
-    host = info.to_host(Layout.contiguous((count,)))
+    host = info.buffer.copy_to_host(np.empty(count, np.int32))  # ``info`` is contiguous, from its start
+    if not host.any():  # the usual case: one test
+        return
     bad = np.flatnonzero(host > 0)
     if bad.size:
         first = int(bad[0])
@@ -121,12 +123,21 @@ def constant(device, key, make, cacheable=True):
     return value
 
 
-def keep_triangle(storage, shape, lower):
-    """A copy of contiguous (..., r, c) ``storage`` with the other strict triangle zeroed
-    (lower: keep col <= row), through the where primitive and an on-device row/column
-    comparison (no host data; the mask of a small matrix is kept, see ``constant``)."""
-    device = storage.device
+def keep_triangle(storage, shape, lower, layout=None):
+    """A contiguous copy of the (..., r, c) matrices of ``storage`` (read through ``layout``,
+    contiguous when None) with the other strict triangle zeroed (lower: keep col <= row),
+    through the where primitive and an on-device row/column comparison (no host data; the
+    mask of a small matrix is kept, see ``constant``)."""
+    mask, mask_layout, zero, zero_layout, full = triangle_select(storage.device, storage.dtype, shape, lower)
+    return mask.where(mask_layout, storage, full if layout is None else layout, zero, zero_layout)
+
+
+def triangle_select(device, dtype, shape, lower):
+    """(mask, its layout, zero, its layout, the contiguous layout of ``shape``): the operands
+    of the ``where`` that keeps one triangle of (..., r, c) matrices of ``dtype``; kept
+    per shape (one cache hit per call) while the mask is small."""
     *batch, r, c = shape
+    full = tuple(shape)
 
     def make_mask():
         rows, cols = device.arange(0, 1, r, dt.int64), device.arange(0, 1, c, dt.int64)
@@ -134,11 +145,13 @@ def keep_triangle(storage, shape, lower):
         # row >= col (lower) / row <= col (upper)
         return rows.compare(op, Layout((r, c), (1, 0), 0), cols, Layout((r, c), (0, 1), 0))
 
-    mask = constant(device, ("triangle", r, c, lower), make_mask, r * c <= MASK_CACHE_MAX)
-    zero = constant(device, ("zero", storage.dtype.name), lambda: device.zeros((1,), storage.dtype))
-    full = tuple(shape)
-    mask_layout = Layout(full, (0,) * len(batch) + (c, 1), 0)
-    return mask.where(mask_layout, storage, Layout.contiguous(full), zero, Layout(full, (0,) * len(full), 0))
+    def make():
+        mask = constant(device, ("triangle", r, c, lower), make_mask, r * c <= MASK_CACHE_MAX)
+        zero = constant(device, ("zero", dtype.name), lambda: device.zeros((1,), dtype))
+        return (mask, Layout(full, (0,) * len(batch) + (c, 1), 0), zero, Layout(full, (0,) * len(full), 0),
+                Layout.contiguous(full))
+
+    return constant(device, ("select", dtype.name, full, lower), make, r * c <= MASK_CACHE_MAX)
 
 
 def pointer_array(device, base, count, step_bytes):

@@ -176,6 +176,39 @@ def test_repeated_batched_cholesky_reuses_its_constants(runtime_and_device):
     np.testing.assert_allclose(second, np.linalg.cholesky(spd), atol=1e-10)
 
 
+@pytest.mark.parametrize("batch", [(), (3,)], ids=["potrf", "potrfBatched"])
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_cholesky_reads_one_triangle_and_factors_with_fill_lower(runtime_and_device, dtype, batch):
+    """As NumPy: L from A's lower triangle, U from its upper (the other is never read), on
+    strided views too; every hipSOLVER call is fill LOWER (cuSOLVER's UPPER was the slow one)."""
+    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.families.linalg_common import LETTER
+
+    rng = np.random.default_rng(5)
+    n = 6
+    b = _random(rng, dtype, batch + (n, n))
+    spd = b @ _h(b) + n * np.eye(n)
+    _, device = runtime_and_device
+    solver = solver_fft_calls._modules["hipsolver"]  # this test's own model: wrapped to see the fill
+    fills = []
+
+    def recording(routine):
+        return lambda h, uplo, *rest: (fills.append(uplo), routine(h, uplo, *rest))[1]
+
+    for name in ("potrf", "potrfBatched"):
+        full = f"hipsolver{LETTER[dtype]}{name}"
+        setattr(solver, full, recording(getattr(solver, full)))
+    for upper in (False, True):
+        junk = spd.copy()
+        rows, cols = np.tril_indices(n, -1) if upper else np.triu_indices(n, 1)
+        junk[..., rows, cols] = 1e3  # the triangle that must not be read
+        want = _h(np.linalg.cholesky(spd)) if upper else np.linalg.cholesky(spd)
+        contiguous = device.storage_from_host(junk.reshape(-1)), Layout.contiguous(junk.shape)
+        for s, lay in (contiguous, _strided(device, junk)):
+            np.testing.assert_allclose(_read(s.cholesky(lay, upper), batch + (n, n)), want, atol=1e-10)
+    assert len(fills) == 4 and set(fills) == {122}, fills  # HIPBLAS_FILL_MODE_LOWER
+
+
 @pytest.mark.parametrize("converges", [True, False], ids=["gesvdj", "gesvd-fallback"])
 @pytest.mark.parametrize("shape", [(6, 4), (4, 6)], ids=str)
 @pytest.mark.parametrize("dtype", [dt.float32, dt.complex64], ids=str)
