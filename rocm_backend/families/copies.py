@@ -1,6 +1,8 @@
 """Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
 fill, copy, and to_device (a peer copy to another device of the host)."""
 
+import functools
+
 import numpy as np
 
 from candlewick.errors import UnsupportedOperation
@@ -39,6 +41,7 @@ def overlap(a, b):
     return not (hi_a < lo_b or hi_b < lo_a)
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of layouts that repeat call after call
 def transposed_copy_plan(shape, dst_strides, src_strides):
     """(B, R, C, sB, sC) when copying into a contiguous destination is a batched
     transpose: after coalescing, the source has unit stride along the second-to-last
@@ -87,7 +90,7 @@ def assign(x, dst_layout, src, src_layout):
                               x.ptr, dst_layout.offset, src.ptr, src_layout.offset)
         return
     if dst_layout.is_contiguous:
-        plan = transposed_copy_plan(dst_layout.shape, contiguous_strides(dst_layout.shape), src_layout.strides)
+        plan = transposed_copy_plan(tuple(dst_layout.shape), contiguous_strides(dst_layout.shape), tuple(src_layout.strides))
         if plan is not None:
             launch_transpose(x.device, x.dtype.itemsize, plan, x.ptr, dst_layout.offset, src.ptr,
                              src_layout.offset)
