@@ -24,6 +24,8 @@ Numerics beyond raw NumPy:
 * every kernel that can set an IEEE flag runs under ``error.quiet``.
 """
 
+import inspect
+
 import numpy as np
 
 from candlewick import dtypes as dt
@@ -55,17 +57,36 @@ def accumulation_dtype(dtype):
 
 def widened(kernel, np_dtype, wide=F32):
     """``kernel`` evaluated in ``wide`` with its floating result rounded once back to
-    ``np_dtype`` (or to its real part's type, for abs of complex); bool results pass."""
+    ``np_dtype`` (or to its real part's type, for abs of complex); bool results pass.
+
+    A ufunc (or a kernel taking ``signature=``) casts its operands to ``wide`` itself, a
+    buffer at a time, so no widened copy of a whole operand is made: the same values as
+    casting first (widening is exact), without two full-size temporaries."""
     narrow_of = {wide: np_dtype}
     if wide.kind == "c":
         narrow_of[np.empty(0, wide).real.dtype] = np.empty(0, np_dtype).real.dtype
 
-    def widened_kernel(*args):
-        result = kernel(*[a.astype(wide) for a in args])
-        narrow = narrow_of.get(result.dtype)
-        return result if narrow is None else result.astype(narrow)
+    if _takes_signature(kernel):
+        def widened_kernel(*args):
+            result = kernel(*args, signature=(wide,) * len(args) + (None,))
+            narrow = narrow_of.get(result.dtype)
+            return result if narrow is None else result.astype(narrow)
+    else:
+        def widened_kernel(*args):
+            result = kernel(*[a.astype(wide) for a in args])
+            narrow = narrow_of.get(result.dtype)
+            return result if narrow is None else result.astype(narrow)
 
     return widened_kernel
+
+
+def _takes_signature(kernel):
+    if isinstance(kernel, np.ufunc):
+        return kernel.nout == 1
+    try:
+        return "signature" in inspect.signature(kernel).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _copy(x):
