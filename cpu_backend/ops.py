@@ -31,7 +31,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
-from . import special
+from . import complex_parts, special
 from .error import quiet
 
 F32 = np.dtype(np.float32)
@@ -98,14 +98,6 @@ def _zeros(x):
     return np.zeros(x.shape, x.dtype)
 
 
-def _real(x):
-    return x.real.copy()
-
-
-def _imag(x):
-    return x.imag.copy()
-
-
 def _complex_abs(z):
     # libm hypot is correctly rounded; NumPy's SIMD complex abs loop is not (~1/3 of
     # results are an ulp or more off)
@@ -164,10 +156,10 @@ _UNARY = {
     UnaryOp.ATANH: np.arctanh, UnaryOp.BITWISE_INVERT: np.invert, UnaryOp.CEIL: np.ceil,
     UnaryOp.CONJ: np.conjugate, UnaryOp.COS: np.cos, UnaryOp.COSH: np.cosh,
     UnaryOp.EXP: np.exp, UnaryOp.EXPM1: np.expm1, UnaryOp.FLOOR: np.floor,
-    UnaryOp.IMAG: _imag, UnaryOp.ISFINITE: np.isfinite, UnaryOp.ISINF: np.isinf,
+    UnaryOp.IMAG: complex_parts.imag, UnaryOp.ISFINITE: np.isfinite, UnaryOp.ISINF: np.isinf,
     UnaryOp.ISNAN: np.isnan, UnaryOp.LOG: np.log, UnaryOp.LOG1P: np.log1p,
     UnaryOp.LOG2: np.log2, UnaryOp.LOG10: np.log10, UnaryOp.LOGICAL_NOT: np.logical_not,
-    UnaryOp.NEGATIVE: np.negative, UnaryOp.REAL: _real, UnaryOp.RECIPROCAL: np.reciprocal,
+    UnaryOp.NEGATIVE: np.negative, UnaryOp.REAL: complex_parts.real, UnaryOp.RECIPROCAL: np.reciprocal,
     UnaryOp.ROUND: np.rint, UnaryOp.SIGN: np.sign, UnaryOp.SIGNBIT: np.signbit,
     UnaryOp.SIN: np.sin, UnaryOp.SINH: np.sinh, UnaryOp.SQRT: np.sqrt,
     UnaryOp.SQUARE: np.square, UnaryOp.TAN: np.tan, UnaryOp.TANH: np.tanh,
