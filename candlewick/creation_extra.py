@@ -271,7 +271,9 @@ def _triangle_mask(device, m, n, k, keep_lower):
     mask = _MASKS.get(key)
     if mask is not None:
         return mask
-    idx = _dt.int64
+    # the narrowest signed type holding k - 1 ... m + n + 1: a narrower compare is faster
+    reach = m + n + 2
+    idx = _dt.int16 if reach < 2**15 else _dt.int32 if reach < 2**31 else _dt.int64
     rows_plus_k = device.arange(k, 1, m, idx)
     cols = device.arange(0, 1, n, idx)
     op = CompareOp.LESS_EQUAL if keep_lower else CompareOp.GREATER_EQUAL

@@ -97,7 +97,7 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
     elif a1._dtype.is_complex:
         found = _any(equal(reshape(needles, (-1, 1)), reshape(haystack, (1, -1))), axis=1)
     else:
-        haystack = sort(haystack)
+        haystack = sort(haystack, stable=False)  # equal elements are interchangeable here
         at = minimum(searchsorted(haystack, needles), n - 1)
         found = equal(take(haystack, at), needles)
     found = reshape(found, shape)

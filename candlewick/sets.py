@@ -20,8 +20,8 @@ from .array import wrap
 from .docstrings import shared_doc
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .compaction import Compaction, flatten, wrap_layout
-from .sorting import sort_storages
+from .compaction import Compaction, arange_int64, flatten, wrap_layout
+from .sorting import sort, sort_storages
 
 if TYPE_CHECKING:
     from .array import Array
@@ -46,13 +46,17 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _sorted_flat(x):
+def _sorted_flat(x, with_order=True):
     """(sorted values storage, int64 permutation storage) of x flattened, stable.
     Complex values sort lexicographically by (real, imag): a stable sort by the
-    imaginary parts, then a stable sort of the real parts in that order."""
+    imaginary parts, then a stable sort of the real parts in that order. Without
+    ``with_order``, integers and bools (whose equal elements are indistinguishable) take
+    the backend's fastest sort and no permutation (None)."""
     flat = flatten(x)
     n = flat._layout.size
     line = contiguous_layout((n,))
+    if not with_order and (x._dtype.is_integer or x._dtype.is_bool):
+        return sort(flat, stable=False)._storage, None
     if not x._dtype.is_complex:
         return sort_storages(flat, 0, False, True, "unique")
     real_dtype = _dt.real_dtype_of(x._dtype)
@@ -69,12 +73,12 @@ def _sorted_flat(x):
 class _Groups:
     """The run structure of x's sorted elements (see the module docstring)."""
 
-    def __init__(self, x):
+    def __init__(self, x, with_order=True):
         require_array(x, "unique")
         self.x = x
         self.device = device = x._device
         self.n = n = x._layout.size
-        self.values, self.perm = _sorted_flat(x) if n else (None, None)
+        self.values, self.perm = _sorted_flat(x, with_order) if n else (None, None)
         starts = device.full((n,), _dt.bool_, True)
         if n > 1:
             a = Layout((n - 1,), (1,), 1, True)
@@ -110,13 +114,18 @@ class _Groups:
         return wrap(out, shape, _int64, self.device)
 
     def counts(self):
-        out = self.device.zeros((self.count,), _int64)
-        if self.n:
-            line = contiguous_layout((self.n,))
-            one = self.device.ones((1,), _int64)
-            out.scatter_add(contiguous_layout((self.count,)), self.group_ids(), line,
-                            one, Layout((self.n,), (0,), 0), 0)
-        return wrap(out, (self.count,), _int64, self.device)
+        """Each group's length: the gap between consecutive group starts (their sorted
+        positions, kept by the compaction), the last one's up to n."""
+        count, device = self.count, self.device
+        if not self.n:
+            return wrap(device.zeros((0,), _int64), (0,), _int64, device)
+        starts, layout = self.plan.take(arange_int64(device, self.n), contiguous_layout((self.n,)), _int64)
+        bounds = device.empty((count + 1,), _int64)
+        bounds.assign(contiguous_layout((count,)), starts, layout)
+        bounds.fill(Layout((1,), (1,), count, True), self.n)
+        out = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
+                            contiguous_layout((count,)))
+        return wrap(out, (count,), _int64, device)
 
 
 #: the Parameters section the unique_* functions share (filled in by ``docstrings.shared_doc``)
@@ -143,7 +152,7 @@ def unique_values(x: Array, /) -> Array:
     >>> cw.unique_values(x).tolist()
     [1, 2, 3]
     """
-    return _Groups(x).unique_values()
+    return _Groups(x, with_order=False).unique_values()
 
 
 @shared_doc(_DOCS)
@@ -166,7 +175,7 @@ def unique_counts(x: Array, /) -> UniqueCountsResult:
     >>> cw.unique_counts(x).counts.tolist()
     [1, 1, 2]
     """
-    g = _Groups(x)
+    g = _Groups(x, with_order=False)
     return UniqueCountsResult(g.unique_values(), g.counts())
 
 

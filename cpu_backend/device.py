@@ -34,6 +34,8 @@ def _np_dtype(dtype, op):
 # (min, max) of each signed integer NumPy dtype: where cpu arange may use np.arange
 _SIGNED_BOUNDS = {np.dtype(t): (int(np.iinfo(t).min), int(np.iinfo(t).max))
                   for t in (np.int8, np.int16, np.int32, np.int64)}
+# the largest magnitude up to which every whole number is exact (2 ** mantissa bits)
+_EXACT_INTEGERS = {np.dtype(np.float32): 2.0 ** 24, np.dtype(np.float64): 2.0 ** 53}
 
 
 class CpuDevice(NamedDevice):
@@ -137,6 +139,14 @@ class CpuDevice(NamedDevice):
             words = np.uint64(start % 2**64) + i * np.uint64(step % 2**64)
             buf = words.astype(np_dtype)
         else:
+            limit = _EXACT_INTEGERS.get(np_dtype)
+            if limit is not None and float(start).is_integer() and float(step).is_integer() \
+                    and abs(start) + abs(step) * size <= limit:
+                # whole numbers the dtype holds exactly: NumPy's arange (start + i * step in
+                # the dtype itself) gives the same values as the rounded double below
+                buf = np.arange(start, start + size * step, step, dtype=np_dtype) if step else None
+                if buf is not None and buf.size == size:
+                    return buf
             wide = np.complex128 if dtype.is_complex else np.float64
             with QuietBlock():
                 buf = np.arange(size, dtype=wide)  # start + i * step in double, rounded once

@@ -24,12 +24,14 @@ Numerics beyond raw NumPy:
 * every kernel that can set an IEEE flag runs under ``error.quiet``.
 """
 
+import inspect
+
 import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
-from . import special
+from . import complex_parts, special
 from .error import quiet
 
 F32 = np.dtype(np.float32)
@@ -55,17 +57,36 @@ def accumulation_dtype(dtype):
 
 def widened(kernel, np_dtype, wide=F32):
     """``kernel`` evaluated in ``wide`` with its floating result rounded once back to
-    ``np_dtype`` (or to its real part's type, for abs of complex); bool results pass."""
+    ``np_dtype`` (or to its real part's type, for abs of complex); bool results pass.
+
+    A ufunc (or a kernel taking ``signature=``) casts its operands to ``wide`` itself, a
+    buffer at a time, so no widened copy of a whole operand is made: the same values as
+    casting first (widening is exact), without two full-size temporaries."""
     narrow_of = {wide: np_dtype}
     if wide.kind == "c":
         narrow_of[np.empty(0, wide).real.dtype] = np.empty(0, np_dtype).real.dtype
 
-    def widened_kernel(*args):
-        result = kernel(*[a.astype(wide) for a in args])
-        narrow = narrow_of.get(result.dtype)
-        return result if narrow is None else result.astype(narrow)
+    if _takes_signature(kernel):
+        def widened_kernel(*args):
+            result = kernel(*args, signature=(wide,) * len(args) + (None,))
+            narrow = narrow_of.get(result.dtype)
+            return result if narrow is None else result.astype(narrow)
+    else:
+        def widened_kernel(*args):
+            result = kernel(*[a.astype(wide) for a in args])
+            narrow = narrow_of.get(result.dtype)
+            return result if narrow is None else result.astype(narrow)
 
     return widened_kernel
+
+
+def _takes_signature(kernel):
+    if isinstance(kernel, np.ufunc):
+        return kernel.nout == 1
+    try:
+        return "signature" in inspect.signature(kernel).parameters
+    except (TypeError, ValueError):
+        return False
 
 
 def _copy(x):
@@ -75,14 +96,6 @@ def _copy(x):
 
 def _zeros(x):
     return np.zeros(x.shape, x.dtype)
-
-
-def _real(x):
-    return x.real.copy()
-
-
-def _imag(x):
-    return x.imag.copy()
 
 
 def _complex_abs(z):
@@ -143,10 +156,10 @@ _UNARY = {
     UnaryOp.ATANH: np.arctanh, UnaryOp.BITWISE_INVERT: np.invert, UnaryOp.CEIL: np.ceil,
     UnaryOp.CONJ: np.conjugate, UnaryOp.COS: np.cos, UnaryOp.COSH: np.cosh,
     UnaryOp.EXP: np.exp, UnaryOp.EXPM1: np.expm1, UnaryOp.FLOOR: np.floor,
-    UnaryOp.IMAG: _imag, UnaryOp.ISFINITE: np.isfinite, UnaryOp.ISINF: np.isinf,
+    UnaryOp.IMAG: complex_parts.imag, UnaryOp.ISFINITE: np.isfinite, UnaryOp.ISINF: np.isinf,
     UnaryOp.ISNAN: np.isnan, UnaryOp.LOG: np.log, UnaryOp.LOG1P: np.log1p,
     UnaryOp.LOG2: np.log2, UnaryOp.LOG10: np.log10, UnaryOp.LOGICAL_NOT: np.logical_not,
-    UnaryOp.NEGATIVE: np.negative, UnaryOp.REAL: _real, UnaryOp.RECIPROCAL: np.reciprocal,
+    UnaryOp.NEGATIVE: np.negative, UnaryOp.REAL: complex_parts.real, UnaryOp.RECIPROCAL: np.reciprocal,
     UnaryOp.ROUND: np.rint, UnaryOp.SIGN: np.sign, UnaryOp.SIGNBIT: np.signbit,
     UnaryOp.SIN: np.sin, UnaryOp.SINH: np.sinh, UnaryOp.SQRT: np.sqrt,
     UnaryOp.SQUARE: np.square, UnaryOp.TAN: np.tan, UnaryOp.TANH: np.tanh,

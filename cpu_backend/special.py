@@ -177,14 +177,16 @@ def complex_tan(z):
     return _complex(w.imag, -w.real)
 
 
-def floor_divide(a, b):
+def floor_divide(a, b, signature=None):
     """Real floor division with the standard's primary results for infinite operands
     (inf // 2 = inf, 1 // -inf = -0), which are floor(a / b); NumPy follows Python's
-    divmod there (NaN, -1)."""
-    out = np.floor_divide(a, b)
+    divmod there (NaN, -1). ``signature`` is the ufuncs' (computing in a wider type)."""
+    wide = {} if signature is None else {"signature": signature}
+    out = np.floor_divide(a, b, **wide)
     infinite = np.isinf(a) | np.isinf(b)
     if np.count_nonzero(infinite):
-        out = np.where(infinite, np.floor(np.true_divide(a, b)), out).astype(out.dtype, copy=False)
+        exact = np.floor(np.true_divide(a, b, **wide))
+        out = np.where(infinite, exact, out).astype(out.dtype, copy=False)
     return out
 
 
