@@ -13,10 +13,8 @@ from . import api_version as _api_version
 from . import dtypes as _dtypes_module
 from .api_version import array_api_version, set_array_api_version
 from .array import Array
-from .creation import (
-    arange, asarray, empty, empty_like, full, full_like, ones, ones_like, to_numpy, zeros,
-    zeros_like,
-)
+from .conversion import asarray, to_numpy
+from .creation import arange, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like
 from .dtypes import (
     bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64, int8, int16,
     int32, int64, isdtype, uint8, uint16, uint32, uint64,

@@ -1,261 +1,72 @@
-"""Array creation functions of the Array API (and ``to_numpy``, the way back to the host).
-
-NumPy is used here only to turn Python scalars, sequences and buffers into host
-buffers; every array's contents are then made by its device.
+"""Array creation functions of the Array API: filled arrays (``zeros``, ``ones``,
+``empty``, ``full`` and their ``*_like``) and ``arange``; every array's contents are made
+by its device. Arrays from Python objects (``asarray``) are in ``conversion``.
 """
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, check_dtype_on, is_scalar, scalar_for, scalar_into
+from ._core import as_shape, check_dtype_on, scalar_for, scalar_into
 from .array import Array, wrap
 from .allocation import check_allocation
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
+from .conversion import default_dtype_for_scalar
+from .docstrings import shared_doc
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
 from .registry import get_device
 
 if TYPE_CHECKING:
     from ._types import DeviceLike, DTypeLike, Scalar, ShapeLike
-    from .backend import BackendDevice
 
 
-def _resolve_device(device: DeviceLike | None) -> BackendDevice:
-    return get_device(device)
-
-
-def _default_dtype_for_scalar(value):
-    if isinstance(value, bool):
-        return _dt.bool_
-    if isinstance(value, int):
-        return _dt.DEFAULT_INT
-    if isinstance(value, float):
-        return _dt.DEFAULT_FLOAT
-    if isinstance(value, complex):
-        return _dt.DEFAULT_COMPLEX
-    raise ArgumentTypeError(f"expected a Python bool, int, float or complex, got {type(value).__name__}")
-
-
-def _infer_host(obj, dtype=None):
-    """Turn a scalar / nested sequence / buffer into a host ndarray with an API dtype."""
-    if dtype in _INFER_FIRST and type(obj) is list:
-        # a list of Python floats into float32/64/complex: NumPy's own inference (one C
-        # pass; strings, None and other objects come out as another kind and go the long
-        # way below) then one cast, which rounds each double once, as the direct path does
-        try:
-            host = np.asarray(obj)
-        except (ValueError, TypeError):
-            host = None
-        if host is not None and host.dtype.kind == "f" and host.dtype.isnative:
-            with np.errstate(over="ignore", invalid="ignore"):
-                return host.astype(dtype.numpy, copy=False)
-    flat_scalars = isinstance(obj, (list, tuple)) and set(map(type, obj)) <= _EXACT_SCALARS
-    if dtype is not None and (flat_scalars or isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj)):
-        # straight to dtype: exact for Python ints beyond int64 (uint64) and for ints past
-        # 2**64 into floats; NumPy raises OverflowError itself for an int out of range
-        try:
-            with np.errstate(over="ignore", invalid="ignore"):
-                return np.asarray(obj, dtype=dtype.numpy)
-        except (TypeError, ValueError):
-            pass  # complex into a real dtype, ragged: reported below
-
-    if not flat_scalars and isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
-        obj = _arrays_to_host(obj)
-    if is_scalar(obj):
-        dtype = _default_dtype_for_scalar(obj)
-        if dtype is _dt.int64 and not -(2**63) <= obj < 2**63:
-            raise OutOfRangeError(f"asarray: Python int {obj} does not fit in int64")
-        return np.asarray(obj, dtype=dtype.numpy)
-    try:
-        host = np.asarray(obj)
-    except (ValueError, TypeError) as exc:
-        raise ArgumentValueError(f"asarray: obj is not a rectangular nested sequence or buffer: {exc}") from None
-    if host.dtype == np.object_:
-        raise ArgumentTypeError(f"asarray: obj must hold numbers (bool, int, float, complex), got {type(obj).__name__} of objects")
-    if host.dtype.kind in "US":
-        raise ArgumentTypeError("asarray: strings are not array data")
-    if not host.dtype.isnative:  # big-endian data: every device computes in native order
-        host = host.astype(host.dtype.newbyteorder("="))
-    if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
-        raise OutOfRangeError("asarray: Python ints above the int64 range need dtype=uint64")
-    return host
-
-
-def _host_as(host, dtype):
-    """``host`` converted to ``dtype`` as NumPy casts (complex data only to complex);
-    values out of a narrower float's range become infinities silently, as IEEE
-    conversion gives them, with no NumPy RuntimeWarning reaching the user."""
-    if host.dtype == dtype.numpy:
-        return host
-    if host.dtype.kind == "c" and not dtype.is_complex:
-        raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
-    with np.errstate(over="ignore", invalid="ignore"):
-        return host.astype(dtype.numpy)
-
-
-# a flat sequence whose element types are all exactly these holds only Python scalars:
-# one C-speed pass (set(map(type, seq))) decides it instead of a Python call per element
-_EXACT_SCALARS = frozenset({bool, int, float, complex})
-_EXACT_INT = frozenset({int})
-_INFER_FIRST = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex128})
-
-
-def _holds_only_python_scalars(seq):
-    if isinstance(seq, (list, tuple)):
-        return set(map(type, seq)) <= _EXACT_SCALARS or all(_holds_only_python_scalars(s) for s in seq)
-    return is_scalar(seq)
-
-
-def _holds_only_ints(seq):
-    if isinstance(seq, (list, tuple)):
-        kinds = set(map(type, seq))
-        if kinds <= _EXACT_SCALARS:
-            return kinds == _EXACT_INT or not seq
-        return all(_holds_only_ints(s) for s in seq)
-    return isinstance(seq, int) and not isinstance(seq, bool)
-
-
-def _flatten_first(seq):
-    while isinstance(seq, (list, tuple)) and seq:
-        yield from (s for s in seq if not isinstance(s, (list, tuple)))
-        seq = seq[0]
-
-
-def _arrays_to_host(obj):
-    if isinstance(obj, Array):
-        return obj._storage.to_host(obj._layout)
-    if isinstance(obj, (list, tuple)):
-        return [_arrays_to_host(o) for o in obj]
-    return obj
-
-
-def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None,
-            copy: bool | None = None) -> Array:
-    """Convert a candlewick array, Python scalar, nested sequence or buffer to an array.
-
-    Parameters
-    ----------
-    obj : Array, Python scalar, nested sequence, NumPy array or buffer
-        The data. A Python scalar or sequence takes the default dtype of its kind
-        (bool, int64, float64, complex128) when dtype is None.
-    dtype : DType or None
-        The dtype of the result; None to infer it from obj.
-    device : str, device or None
-        The device of the result; None for obj's device (an Array) or the default device.
-    copy : bool or None
-        True always copies; False never copies (ValueError when a copy is needed); None
-        copies only when needed.
-
-    Returns
-    -------
-    Array
-        An array holding obj's elements.
-
-    Raises
-    ------
-    ValueError
-        If ``copy=False`` and a copy is needed, or obj is ragged.
-    DTypeError
-        If dtype names no candlewick dtype, or complex data meets a real dtype.
-    BackendUnavailableError
-        If the device's backend cannot run here.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> x = cw.asarray([[1, 2], [3, 4]], dtype=cw.float32)
-    >>> x.dtype, x.shape
-    (candlewick.float32, (2, 2))
-    """
-    if dtype is not None:
-        dtype = _dt.as_dtype(dtype)
-    if isinstance(obj, Array):
-        target = obj._device if device is None else _resolve_device(device)
-        out = obj
-        if target is not obj._device:
-            if copy is False:
-                raise ArgumentValueError("asarray: copy=False but the array is on another device")
-            out = out.to_device(target)
-        if dtype is not None and dtype is not out._dtype:
-            if copy is False:
-                raise ArgumentValueError("asarray: copy=False but a dtype conversion is needed")
-            return out.astype(dtype)
-        if copy and out is obj:
-            return wrap(obj._storage.copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
-        return out
-    if copy is False:
-        raise ArgumentValueError(
-            "asarray: copy=False cannot be honoured: the data is not a candlewick array, "
-            "so it must be copied to the device"
-        )
-    target = _resolve_device(device)
-    if dtype is not None and is_scalar(obj):
-        # one rule for every kind of obj: a scalar converts as the one-element list does
-        host = _host_as(_infer_host([obj], dtype), dtype).reshape(())
-    else:
-        host = _infer_host(obj, dtype)
-        if dtype is None:
-            dtype = _dt.from_numpy(host.dtype)
-        else:
-            host = _host_as(host, dtype)
-    check_dtype_on(target, dtype)
-    shape = host.shape  # np.ascontiguousarray turns a 0-d array into shape (1,)
-    host = np.ascontiguousarray(host)
-    return wrap(target.storage_from_host(host), shape, dtype, target)
-
-
-def to_numpy(x: Array, /) -> np.ndarray:
-    """A NumPy array holding a copy of ``x``'s elements (synchronizes with the device).
-
-    Parameters
-    ----------
-    x : Array
-        The array to copy to the host (from any device).
-
-    Returns
-    -------
-    numpy.ndarray
-        A host array of x's shape; bfloat16 comes as ml_dtypes' bfloat16.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.to_numpy(cw.asarray([1, 2])).tolist()
-    [1, 2]
-    """
-    if not isinstance(x, Array):
-        raise ArgumentTypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
-    return x._storage.to_host(x._layout)
+# the docstring entries the filled-array functions share (``docstrings.shared_doc``)
+_DOCS = {
+    "param_shape": "shape : int or tuple of int\n    The shape of the result.",
+    "param_dtype_device": (
+        "dtype : DType or None\n    The dtype of the result; None for the default floating dtype (float64).\n"
+        "device : str, device or None\n    The device of the result; None for the default device."
+    ),
+    "param_fill_value": "fill_value : Python scalar or 0-d Array\n    The value of every element.",
+    "raises_shape": (
+        "TypeError\n    If shape is not an int or a tuple of ints.\n"
+        "ValueError\n    If a size is negative, or the array is larger than any device can address.\n"
+        "DTypeError\n    If dtype names no candlewick dtype.\n"
+        "BackendUnavailableError\n    If the device's backend cannot run here."
+    ),
+    "param_like": "x : Array\n    The array whose shape (and default dtype and device) the result takes.",
+    "param_like_dtype_device": (
+        "dtype : DType or None\n    The dtype of the result; None for x's dtype.\n"
+        "device : str, device or None\n    The device of the result; None for x's device."
+    ),
+    "returns_raises_like": (
+        "Returns\n-------\nArray\n    A new array of x's shape.\n\n"
+        "Raises\n------\nTypeError\n    If x is not a candlewick array.\n"
+        "DTypeError\n    If dtype names no candlewick dtype."
+    ),
+}
 
 
 def _filled(fname, shape, dtype, device, make):
     shape = as_shape(shape, fname)
     dtype = _dt.DEFAULT_FLOAT if dtype is None else _dt.as_dtype(dtype)
-    device = _resolve_device(device)
+    device = get_device(device)
     check_dtype_on(device, dtype)
     check_allocation(fname, shape, dtype, device)
     return wrap(make(device, shape, dtype), shape, dtype, device)
 
 
+@shared_doc(_DOCS)
 def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of ``shape`` filled with zeros.
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape of the result.
-    dtype : DType or None
-        The dtype of the result; None for the default floating dtype (float64).
-    device : str, device or None
-        The device of the result; None for the default device.
+    {param_shape}
+    {param_dtype_device}
 
     Returns
     -------
@@ -264,14 +75,7 @@ def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLik
 
     Raises
     ------
-    TypeError
-        If shape is not an int or a tuple of ints.
-    ValueError
-        If a size is negative, or the array is larger than any device can address.
-    DTypeError
-        If dtype names no candlewick dtype.
-    BackendUnavailableError
-        If the device's backend cannot run here.
+    {raises_shape}
 
     Examples
     --------
@@ -284,17 +88,14 @@ def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLik
     return _filled("zeros", shape, dtype, device, lambda d, s, t: d.zeros(s, t))
 
 
+@shared_doc(_DOCS)
 def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of ``shape`` filled with ones.
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape of the result.
-    dtype : DType or None
-        The dtype of the result; None for the default floating dtype (float64).
-    device : str, device or None
-        The device of the result; None for the default device.
+    {param_shape}
+    {param_dtype_device}
 
     Returns
     -------
@@ -303,14 +104,7 @@ def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike
 
     Raises
     ------
-    TypeError
-        If shape is not an int or a tuple of ints.
-    ValueError
-        If a size is negative, or the array is larger than any device can address.
-    DTypeError
-        If dtype names no candlewick dtype.
-    BackendUnavailableError
-        If the device's backend cannot run here.
+    {raises_shape}
 
     Examples
     --------
@@ -323,17 +117,14 @@ def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike
     return _filled("ones", shape, dtype, device, lambda d, s, t: d.ones(s, t))
 
 
+@shared_doc(_DOCS)
 def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of ``shape`` whose elements are not initialized.
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape of the result.
-    dtype : DType or None
-        The dtype of the result; None for the default floating dtype (float64).
-    device : str, device or None
-        The device of the result; None for the default device.
+    {param_shape}
+    {param_dtype_device}
 
     Returns
     -------
@@ -342,14 +133,7 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLik
 
     Raises
     ------
-    TypeError
-        If shape is not an int or a tuple of ints.
-    ValueError
-        If a size is negative, or the array is larger than any device can address.
-    DTypeError
-        If dtype names no candlewick dtype.
-    BackendUnavailableError
-        If the device's backend cannot run here.
+    {raises_shape}
 
     Examples
     --------
@@ -362,16 +146,15 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None, device: DeviceLik
     return _filled("empty", shape, dtype, device, lambda d, s, t: d.empty(s, t))
 
 
+@shared_doc(_DOCS)
 def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
          device: DeviceLike | None = None) -> Array:
     """An array of ``shape`` with every element ``fill_value``.
 
     Parameters
     ----------
-    shape : int or tuple of int
-        The shape of the result.
-    fill_value : Python scalar or 0-d Array
-        The value of every element.
+    {param_shape}
+    {param_fill_value}
     dtype : DType or None
         The dtype of the result; None for the default dtype of fill_value's kind.
     device : str, device or None
@@ -384,16 +167,11 @@ def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
 
     Raises
     ------
-    TypeError
-        If shape is not an int or a tuple of ints.
+    {raises_shape}
     ValueError
-        If a size is negative, or the array is larger than any device can address.
+        If fill_value is an array that is not 0-d.
     DTypeError
-        If dtype names no candlewick dtype.
-    BackendUnavailableError
-        If the device's backend cannot run here.
-        A fill_value that is not 0-d also raises ValueError; one the dtype cannot hold
-        raises DTypeError.
+        If dtype cannot hold fill_value.
 
     Examples
     --------
@@ -408,7 +186,7 @@ def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
     if dtype is None:
         if isinstance(fill_value, np.generic):
             fill_value = fill_value.item()
-        dtype = _default_dtype_for_scalar(fill_value)
+        dtype = default_dtype_for_scalar(fill_value)
     else:
         dtype = _dt.as_dtype(dtype)
     value = scalar_into(fill_value, dtype, "full")
@@ -421,29 +199,16 @@ def _like(fname, x, dtype, device):
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
 
 
+@shared_doc(_DOCS)
 def zeros_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of zeros with the shape of ``x`` (and its dtype and device unless given).
 
     Parameters
     ----------
-    x : Array
-        The array whose shape (and default dtype and device) the result takes.
-    dtype : DType or None
-        The dtype of the result; None for x's dtype.
-    device : str, device or None
-        The device of the result; None for x's device.
+    {param_like}
+    {param_like_dtype_device}
 
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If dtype names no candlewick dtype.
+    {returns_raises_like}
 
     Examples
     --------
@@ -456,29 +221,16 @@ def zeros_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLik
     return zeros(shape, dtype=dtype, device=device)
 
 
+@shared_doc(_DOCS)
 def ones_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of ones with the shape of ``x`` (and its dtype and device unless given).
 
     Parameters
     ----------
-    x : Array
-        The array whose shape (and default dtype and device) the result takes.
-    dtype : DType or None
-        The dtype of the result; None for x's dtype.
-    device : str, device or None
-        The device of the result; None for x's device.
+    {param_like}
+    {param_like_dtype_device}
 
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If dtype names no candlewick dtype.
+    {returns_raises_like}
 
     Examples
     --------
@@ -491,29 +243,16 @@ def ones_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike
     return ones(shape, dtype=dtype, device=device)
 
 
+@shared_doc(_DOCS)
 def empty_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
     """An array of uninitialized elements with the shape of ``x`` (and its dtype and device unless given).
 
     Parameters
     ----------
-    x : Array
-        The array whose shape (and default dtype and device) the result takes.
-    dtype : DType or None
-        The dtype of the result; None for x's dtype.
-    device : str, device or None
-        The device of the result; None for x's device.
+    {param_like}
+    {param_like_dtype_device}
 
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If dtype names no candlewick dtype.
+    {returns_raises_like}
 
     Examples
     --------
@@ -526,32 +265,18 @@ def empty_like(x: Array, /, *, dtype: DTypeLike | None = None, device: DeviceLik
     return empty(shape, dtype=dtype, device=device)
 
 
+@shared_doc(_DOCS)
 def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | None = None,
               device: DeviceLike | None = None) -> Array:
     """An array filled with ``fill_value`` with the shape of ``x`` (and its dtype and device unless given).
 
     Parameters
     ----------
-    x : Array
-        The array whose shape (and default dtype and device) the result takes.
-    fill_value : Python scalar or 0-d Array
-        The value of every element.
-    dtype : DType or None
-        The dtype of the result; None for x's dtype.
-    device : str, device or None
-        The device of the result; None for x's device.
+    {param_like}
+    {param_fill_value}
+    {param_like_dtype_device}
 
-    Returns
-    -------
-    Array
-        A new array of x's shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    DTypeError
-        If dtype names no candlewick dtype.
+    {returns_raises_like}
 
     Examples
     --------
@@ -628,7 +353,7 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
                 f"arange: start, stop and step must give a finite length, got {start}, {stop}, {step}"
             )
         size = max(0, math.ceil(span))
-    device = _resolve_device(device)
+    device = get_device(device)
     check_dtype_on(device, dtype)
     check_allocation("arange", (size,), dtype, device)
     if dtype.is_integer and size:

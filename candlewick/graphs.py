@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from .array import Array
 from .backend import GraphDevice
-from .creation import asarray
+from .conversion import asarray
 from .errors import ArgumentTypeError, DTypeError, GraphCaptureError, ShapeError, UnsupportedOperation, short_repr
 from .registry import get_device
 
