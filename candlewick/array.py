@@ -2,15 +2,15 @@
 
 Views (basic indexing, transposes, broadcasts, reshapes that need no copy) share the
 storage and differ only in layout. Operators delegate to the modules below this one
-(element-wise, indexing, matmul, DLPack export), which build their results from their
-operand's class; the namespace functions with no array operand import ``Array`` and
-``wrap`` from here.
+(element-wise, indexing, matmul), which build their results from their operand's class;
+the namespace functions with no array operand import ``Array`` and ``wrap`` from here.
+Conversions to Python objects are ``array_scalars``'s; NumPy, Array API namespace and
+DLPack protocols ``array_interop``'s (base classes of ``Array``).
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
@@ -19,28 +19,21 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from . import indexing as _indexing
 from . import linalg_ops as _linalg_ops
-from ._core import ArrayBase, check_dtype_on, is_scalar, new_array, scalar_array, view
-from .backend import holds_host_memory
-from .dlpack_export import array_dlpack, array_dlpack_device
+from ._core import check_dtype_on, is_scalar, new_array, view
+from .array_interop import HostInterop
+from .array_scalars import ScalarConversions
 from .writes import check_writable
-from .errors import (
-    ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, name_code, short_repr,
-)
-from .numpy_protocols import array_function, array_ufunc
+from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
 
 if TYPE_CHECKING:
-    from types import ModuleType
-
     from ._types import DeviceLike, DTypeLike, Scalar
     from .backend import BackendDevice
     from .dtypes import DType
 
-API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
 
-
-class Array(ArrayBase):
+class Array(ScalarConversions, HostInterop):
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``.
 
     Arrays are not constructed directly: the creation functions (``asarray``, ``zeros``,
@@ -253,168 +246,6 @@ class Array(ArrayBase):
         check_dtype_on(self._device, dtype, "astype")
         return wrap(self._storage.astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
-    def _scalar(self, name):
-        if self._layout.shape != ():
-            raise ArgumentTypeError(f"{name}() needs a 0-d array, got shape {self._layout.shape}")
-        return self._storage.to_host(self._layout)[()]
-
-    def __bool__(self) -> bool:
-        """The truth value of a 0-d array (TypeError for other shapes)."""
-        return bool(self._scalar("bool"))
-
-    # --- Python objects, as NumPy gives them --------------------------------------
-    def _host_python(self):
-        """The elements on the host in a NumPy dtype whose ``tolist`` gives Python
-        scalars (ml_dtypes' bfloat16 would give its own scalar type)."""
-        host = self._storage.to_host(self._layout)
-        return host.astype(np.float32) if self._dtype is _dt.bfloat16 else host
-
-    def tolist(self) -> Any:
-        """The elements as nested Python lists of Python scalars (a scalar for 0-d).
-
-        Returns
-        -------
-        list or Python scalar
-            Nested lists of ``ndim`` levels; a 0-d array gives its one scalar.
-
-        Examples
-        --------
-        >>> import candlewick as cw
-        >>> cw.asarray([[1, 2], [3, 4]]).tolist()
-        [[1, 2], [3, 4]]
-        """
-        return self._host_python().tolist()
-
-    def item(self) -> bool | int | float | complex:
-        """The one element of a size-1 array as a Python scalar.
-
-        Returns
-        -------
-        bool, int, float or complex
-            The element, as the Python scalar of the array's kind.
-
-        Raises
-        ------
-        ValueError
-            If the array's size is not 1.
-
-        Examples
-        --------
-        >>> import candlewick as cw
-        >>> cw.asarray([[2.5]]).item()
-        2.5
-        """
-        if self._layout.size != 1:
-            raise ArgumentValueError(f"item() needs an array of size 1, got shape {self._layout.shape}")
-        return self._host_python().reshape(()).item()
-
-    def __format__(self, spec: str) -> str:
-        """``format(x, spec)``: a 0-d array formats as its scalar (``f"{x:.2f}"``)."""
-        if not isinstance(spec, str):
-            raise ArgumentTypeError(f"__format__: format spec must be a str, got {short_repr(spec)}")
-        if not spec:
-            return str(self)
-        if self._layout.shape != ():
-            raise ArgumentTypeError(
-                f"format spec {spec!r} needs a 0-d array, got shape {self._layout.shape}; "
-                f"format x.tolist() or its elements"
-            )
-        return format(self.item(), spec)
-
-    def __round__(self, ndigits: int | None = None) -> int | Array:
-        """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's
-        dtype rounded to n decimals, as for NumPy scalars."""
-        if ndigits is not None and (isinstance(ndigits, bool) or not isinstance(ndigits, int)):
-            raise ArgumentTypeError(f"round(): ndigits must be an int or None, got {short_repr(ndigits)}")
-        if self._dtype.is_complex or self._dtype.is_bool:
-            raise ArgumentTypeError(f"round() of a {self._dtype.name} array")
-        if self._layout.shape != ():
-            raise ArgumentTypeError(f"round() needs a 0-d array, got shape {self._layout.shape}; use candlewick.round")
-        value = self.item()
-        if ndigits is None:
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ArgumentValueError(f"__round__: cannot round {value} to an integer")
-            return round(value)  # type: ignore[arg-type]  # complex turned away above
-        return scalar_array(self, round(value, ndigits), self._dtype, self._device)  # type: ignore[arg-type]
-
-    def __int__(self) -> int:
-        """``int(x)`` of a 0-d real array (truncates floats)."""
-        if self._dtype.is_complex:
-            raise ArgumentTypeError("int() of a complex array; take real() first")
-        value = self._scalar("int")
-        if self._dtype.is_floating:
-            value = float(value)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ArgumentValueError(f"__int__: cannot convert {value} to an integer")
-        return int(value)
-
-    def __float__(self) -> float:
-        """``float(x)`` of a 0-d real array."""
-        if self._dtype.is_complex:
-            raise ArgumentTypeError("float() of a complex array; take real() first")
-        return float(self._scalar("float"))
-
-    def __complex__(self) -> complex:
-        """``complex(x)`` of a 0-d array."""
-        return complex(self._scalar("complex"))
-
-    def __index__(self) -> int:
-        """``operator.index(x)`` of a 0-d integer array."""
-        if not (self._dtype.is_integer):
-            raise ArgumentTypeError(f"__index__ needs an integer array, got {self._dtype.name}")
-        return int(self._scalar("index"))
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
-        """``numpy.asarray(x)`` of an array in host memory (TypeError for a GPU array:
-        ``candlewick.to_numpy`` copies it explicitly)."""
-        if not holds_host_memory(self._device):
-            raise ArgumentTypeError(
-                f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
-                f"use candlewick.to_numpy(x) to copy it to the host"
-            )
-        if dtype is not None:
-            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
-            if self._dtype.is_complex and dtype.kind != "c":
-                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
-        host = self._storage.to_host(self._layout)
-        if dtype is None:
-            return host
-        with np.errstate(all="ignore"):  # NaN/inf to an integer dtype: NumPy's cast result, no warning
-            return host.astype(dtype, copy=False)
-
-    # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
-    # candlewick's own where it has them (see numpy_protocols)
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        """NEP 13: a NumPy ufunc on candlewick arrays runs candlewick's equal (``np.exp(x)``
-        is ``candlewick.exp(x)``); one mixing them with NumPy arrays or other foreign
-        objects raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies
-        where the device's memory is host memory."""
-        return array_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        """NEP 18: a NumPy function on candlewick arrays runs candlewick's equal
-        (``np.sum(x)`` is ``candlewick.sum(x)``); one mixing them with NumPy arrays
-        raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies where the
-        device's memory is host memory."""
-        return array_function(func, types, args, kwargs)
-
-    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
-        """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""
-        if api_version is not None and api_version not in API_VERSIONS:
-            raise ArgumentValueError(f"api_version must be one of {API_VERSIONS} or None, got {short_repr(api_version)}")
-        # the namespace is this module's package: Python loaded it before this module, so
-        # it is looked up, not imported (the namespace sits above the Array class)
-        return sys.modules[__package__]
-
-    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
-                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """A DLPack capsule of the array (the DLPack protocol; see ``from_dlpack``)."""
-        return array_dlpack(self, stream, max_version, dl_device, copy)
-
-    def __dlpack_device__(self, /) -> tuple[int, int]:
-        """The DLPack ``(device type, device id)`` of the array."""
-        return array_dlpack_device(self)
-
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Array:
         """The array copied to ``device`` (itself when already there).
 
@@ -544,13 +375,6 @@ class Array(ArrayBase):
 
 def _operand(other):
     return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
-
-
-def _numpy_dtype(dtype):
-    try:
-        return np.dtype(dtype)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None
 
 
 def _foreign_operand(other, name, arrays_only=False):

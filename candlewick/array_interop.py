@@ -1,0 +1,87 @@
+"""An array meeting NumPy and other libraries: ``__array__`` (host memory only), NumPy's
+dispatch protocols (NEP 13/18: ``numpy_protocols``), ``__array_namespace__`` and DLPack
+export (``dlpack_export``). ``HostInterop`` is a base class of ``candlewick.Array``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._core import ArrayBase
+from .backend import holds_host_memory
+from .dlpack_export import array_dlpack, array_dlpack_device
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+from .numpy_protocols import array_function, array_ufunc
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12", "2025.12")
+
+
+class HostInterop(ArrayBase):
+    """The NumPy, Array API namespace and DLPack protocols of ``candlewick.Array``."""
+
+    __slots__ = ()
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
+        """``numpy.asarray(x)`` of an array in host memory (TypeError for a GPU array:
+        ``candlewick.to_numpy`` copies it explicitly)."""
+        if not holds_host_memory(self._device):
+            raise ArgumentTypeError(
+                f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
+                f"use candlewick.to_numpy(x) to copy it to the host"
+            )
+        if dtype is not None:
+            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
+            if self._dtype.is_complex and dtype.kind != "c":
+                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
+        host = self._storage.to_host(self._layout)
+        if dtype is None:
+            return host
+        with np.errstate(all="ignore"):  # NaN/inf to an integer dtype: NumPy's cast result, no warning
+            return host.astype(dtype, copy=False)
+
+    # NumPy's dispatch protocols (NEP 13/18): NumPy functions on candlewick arrays run
+    # candlewick's own where it has them (see numpy_protocols)
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NEP 13: a NumPy ufunc on candlewick arrays runs candlewick's equal (``np.exp(x)``
+        is ``candlewick.exp(x)``); one mixing them with NumPy arrays or other foreign
+        objects raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies
+        where the device's memory is host memory."""
+        return array_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """NEP 18: a NumPy function on candlewick arrays runs candlewick's equal
+        (``np.sum(x)`` is ``candlewick.sum(x)``); one mixing them with NumPy arrays
+        raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies where the
+        device's memory is host memory."""
+        return array_function(func, types, args, kwargs)
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ArgumentValueError(f"api_version must be one of {API_VERSIONS} or None, got {short_repr(api_version)}")
+        # the namespace is this module's package: Python loaded it before this module, so
+        # it is looked up, not imported (the namespace sits above the Array class)
+        return sys.modules[__package__]
+
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of the array (the DLPack protocol; see ``from_dlpack``)."""
+        return array_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self, /) -> tuple[int, int]:
+        """The DLPack ``(device type, device id)`` of the array."""
+        return array_dlpack_device(self)
+
+
+def _numpy_dtype(dtype):
+    try:
+        return np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None
