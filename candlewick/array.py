@@ -11,6 +11,7 @@ DLPack protocols ``array_interop``'s (base classes of ``Array``).
 from __future__ import annotations
 
 import functools
+import types
 from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
@@ -473,6 +474,16 @@ _install_operators()
 
 
 #: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
+def _name_inherited_methods():
+    """Errors and messages name the method a user calls (``Array.item``), not the base
+    class that holds it (``ScalarConversions.item``): their code objects are renamed."""
+    for base in (ScalarConversions, HostInterop):
+        for name, member in vars(base).items():
+            if isinstance(member, types.FunctionType):
+                name_code(member, f"Array.{name}")
+
+
+_name_inherited_methods()
 wrap = functools.partial(new_array, Array)
 
 

@@ -111,12 +111,13 @@ def fft_type(name):
 
 
 def fft_plan_many(n, inembed, istride, idist, onembed, ostride, odist, kind, batch, stream):
-    """An advanced-layout plan (hipfftPlanMany) of rank len(n) bound to ``stream``; ``n``,
-    ``inembed``, ``onembed``: sequences of that length."""
+    """A plan (hipfftPlanMany) of rank len(n) bound to ``stream``; ``n``, ``inembed``,
+    ``onembed``: sequences of that length, or both embeddings None for the basic layout
+    (NULL: contiguous data, the strides and distances are then ignored)."""
     hf = _hipfft()
     # hip-python takes a list only for a single int (``PointerTo*``); arrays of C ints go as
-    # buffers
-    n, inembed, onembed = (np.ascontiguousarray(v, dtype=np.intc) for v in (n, inembed, onembed))
+    # buffers, None as NULL
+    n, inembed, onembed = (None if v is None else np.ascontiguousarray(v, dtype=np.intc) for v in (n, inembed, onembed))
     plan = check("hipfftPlanMany", hf.hipfftPlanMany(len(n), n, inembed, istride, idist,
                                                      onembed, ostride, odist, fft_type(kind), batch))
     try:

@@ -94,6 +94,13 @@ def plan_cache(device):
                     half = dims[:-1] + (dims[-1] // 2 + 1,)
                     n_in = half if kind in ("C2R", "Z2D") else dims
                     n_out = half if kind in ("R2C", "D2Z") else dims
+                    dense = batch == 1 or (idist, odist) == (shape_size(n_in), shape_size(n_out))
+                    if istride == ostride == 1 and dense:
+                        # contiguous in and out: the basic layout (NULL embeddings), as PyTorch
+                        # and CuPy plan such data. The advanced layout with these extents is the
+                        # same transform; whether it planned the H100's slower fft kernels is
+                        # not yet measured (docs/rocm_linalg_fft.md)
+                        n_in = n_out = None
                     device.make_current()
                     return calls.fft_plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch,
                                                device.stream)

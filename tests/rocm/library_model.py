@@ -162,9 +162,16 @@ def fft_module():
     mod = types.ModuleType("hip.hipfft")
     mod.HIPFFT_FORWARD, mod.HIPFFT_BACKWARD = -1, 1
     mod.hipfftType_t = types.SimpleNamespace(**{f"HIPFFT_{k}": k for k in ("C2C", "Z2Z", "R2C", "D2Z", "C2R", "Z2D")})
-    mod.hipfftPlanMany = lambda rank, n, inembed, istride, idist, onembed, ostride, odist, kind, batch: (
-        0, (kind, tuple(n[:rank]), tuple(inembed[:rank]), istride, idist, tuple(onembed[:rank]), ostride, odist,
-            batch))
+    def plan_many(rank, n, inembed, istride, idist, onembed, ostride, odist, kind, batch):
+        dims = tuple(int(d) for d in n[:rank])
+        if inembed is None and onembed is None:  # the basic layout: strides and distances ignored
+            half = dims[:-1] + (dims[-1] // 2 + 1,)
+            n_in = half if kind in ("C2R", "Z2D") else dims
+            n_out = half if kind in ("R2C", "D2Z") else dims
+            return 0, (kind, dims, n_in, 1, int(np.prod(n_in)), n_out, 1, int(np.prod(n_out)), batch)
+        return 0, (kind, dims, tuple(inembed[:rank]), istride, idist, tuple(onembed[:rank]), ostride, odist, batch)
+
+    mod.hipfftPlanMany = plan_many
     mod.hipfftSetStream = lambda plan, s: OK
     mod.hipfftDestroy = lambda plan: OK
     types_of = {"C2C": (np.complex64, np.complex64), "Z2Z": (np.complex128, np.complex128),

@@ -297,3 +297,27 @@ def test_fftn_and_rfftn(device, axes):
     np.testing.assert_allclose(_read(rs.rfftn(rlay, axes), want.shape), want, atol=1e-10)
     assert fft_nd.planned(x.shape, axes, "fft") == (axes in ((1, 2), (2, 1), (0, 1, 2)))
     assert fft_nd.planned(x.shape, axes, "rfft") == (axes in ((1, 2), (0, 1, 2)))
+
+
+def test_contiguous_transforms_plan_the_basic_layout(device, monkeypatch):
+    """Contiguous input and output are planned with NULL embeddings (the basic layout, as
+    PyTorch and CuPy plan them); a strided view keeps its advanced layout, and both give
+    numpy.fft's result."""
+    from rocm_backend.bindings import solver_fft_calls
+
+    hipfft = solver_fft_calls._modules["hipfft"]
+    plan_many, embeds = hipfft.hipfftPlanMany, []
+    monkeypatch.setattr(hipfft, "hipfftPlanMany",
+                        lambda *a: (embeds.append((a[2] is None, a[5] is None)), plan_many(*a))[1])
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((6, 8)) + 1j * rng.standard_normal((6, 8))
+    contiguous = device.storage_from_host(x.reshape(-1))
+    np.testing.assert_allclose(_read(contiguous.fft(Layout.contiguous(x.shape), 1, False), x.shape),
+                               np.fft.fft(x, axis=1), atol=1e-12)
+    real = device.storage_from_host(x.real.copy().reshape(-1))
+    np.testing.assert_allclose(_read(real.rfft(Layout.contiguous(x.shape), 1), (6, 5)),
+                               np.fft.rfft(x.real, axis=1), atol=1e-12)
+    assert embeds == [(True, True), (True, True)]
+    s, lay = _strided(device, x)  # x as a transposed view: rows are strided
+    np.testing.assert_allclose(_read(s.fft(lay, 0, False), x.shape), np.fft.fft(x, axis=0), atol=1e-12)
+    assert embeds[2] == (False, False)

@@ -93,6 +93,10 @@ info = ctypes.c_int(0)
 ok((hb.hipblasCgetrsBatched(b, hb.hipblasOperation_t.HIPBLAS_OP_T, 6, 2, 0x1000, 6, 0x2000, 0x3000, 6,
                              ctypes.addressof(info), 9)[0], None))
 assert last(cb, 6) == ("cublasCgetrsBatched", [1, 6, 2, 6, 6, 9])        # op T -> 1
+embeds_null = ctypes.c_int.in_dll(ctypes.CDLL(os.path.join(d, "libcufft.so.12")), "fake_embeds_null")
+assert embeds_null.value == 0                                             # the last plan had both embeds
+ok(hf.hipfftPlanMany(1, [16], None, 1, 16, None, 1, 16, T.HIPFFT_C2C, 4))
+assert embeds_null.value == 3                                             # None reaches cuFFT as NULL: basic layout
 print("FAKE-SOLVER-FFT-OK")
 """
 

@@ -103,6 +103,7 @@ API int cublasCgetrsBatched(void *h, int trans, int n, int nrhs, void **A, int l
 
 /* ---- cuFFT ---- */
 static int g_next_plan;  /* cuFFT numbers plans from 0 */
+API int fake_embeds_null;  /* the last cufftMakePlanMany: bit 0 inembed NULL, bit 1 onembed NULL */
 API int cufftCreate(int *plan) { *plan = g_next_plan++; return rec("cufftCreate", 1, *plan, 0, 0, 0, 0, 0); }
 API int cufftDestroy(int plan) { return rec("cufftDestroy", 1, plan, 0, 0, 0, 0, 0); }
 API int cufftSetStream(int plan, void *s) { return rec("cufftSetStream", 2, plan, (long long)(intptr_t)s, 0, 0, 0, 0); }
@@ -110,6 +111,7 @@ API int cufftMakePlanMany(int plan, int rank, int *n, int *inembed, int istride,
                           int ostride, int odist, int type, int batch, size_t *work)
 {
     *work = 0;
+    fake_embeds_null = (inembed == NULL) | (onembed == NULL) << 1;
     return rec("cufftMakePlanMany", 6, plan, n[0], istride, idist, type, batch);
 }
 API int cufftExecC2C(int plan, void *in, void *out, int dir) { return rec("cufftExecC2C", 2, plan, dir, 0, 0, 0, 0); }
