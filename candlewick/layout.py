@@ -46,7 +46,9 @@ def normalize_axes(axes, ndim, argname="axis"):
     if axes is None:
         return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
     if isinstance(axes, (list, tuple)):
-        out = tuple(normalize_axis(a, ndim, argname) for a in axes)
+        if len(axes) == 1:
+            return (normalize_axis(axes[0], ndim, argname),)
+        out = tuple([normalize_axis(a, ndim, argname) for a in axes])
         if len(set(out)) != len(out):
             raise ArgumentValueError(f"{argname} contains a repeated axis: {short_repr(axes)}")
         return tuple(sorted(out))
@@ -54,6 +56,23 @@ def normalize_axes(axes, ndim, argname="axis"):
 
 
 def broadcast_shapes(*shapes):
+    if len(shapes) == 2:  # the common case (every binary op), in two C-speed passes
+        a, b = shapes
+        if a == b:
+            return tuple(a)
+        pad = len(a) - len(b)
+        if pad:
+            a, b = ((1,) * -pad + tuple(a), b) if pad < 0 else (a, (1,) * pad + tuple(b))
+        out = []
+        for n, m in zip(a, b):
+            if m == 1 or n == m:
+                out.append(n)
+            elif n == 1:
+                out.append(m)
+            else:
+                break  # a mismatch: the general loop below names it
+        else:
+            return tuple(out)
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -168,13 +187,14 @@ class Layout:
         return Layout(shape[:-2] + (shape[-1], shape[-2]), strides[:-2] + (strides[-1], strides[-2]), self.offset)
 
     def broadcast_to(self, shape):
+        if shape == self.shape:
+            return self
         shape = tuple(shape)
-        pad = len(shape) - self.ndim
+        pad = len(shape) - len(self.shape)
         if pad < 0:
             raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}: fewer dimensions")
         strides = [0] * pad
-        for i, (n, s) in enumerate(zip(self.shape, self.strides)):
-            target = shape[pad + i]
+        for n, s, target in zip(self.shape, self.strides, shape[pad:] if pad else shape):
             if n == target:
                 strides.append(s)
             elif n == 1:

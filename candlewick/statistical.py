@@ -22,10 +22,10 @@ if TYPE_CHECKING:
 
 def _keep(shape, axes, keepdims):
     if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+        return tuple([1 if i in axes else n for i, n in enumerate(shape)])
     if len(axes) == len(shape):
         return ()
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
+    return tuple([n for i, n in enumerate(shape) if i not in axes])
 
 
 _NO_IDENTITY = (ReduceOp.MIN, ReduceOp.MAX)
