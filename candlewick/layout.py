@@ -214,7 +214,8 @@ class Layout:
         offset = self.offset + (start * strides[axis] if n and self.size else 0)
         shape[axis] = n
         strides[axis] *= step
-        return Layout(tuple(shape), tuple(strides), offset)
+        # a step-1 slice of a C-contiguous layout's leading axis is C-contiguous
+        return Layout(tuple(shape), tuple(strides), offset, True if step == 1 and not axis and self._contig else None)
 
     def select(self, axis, index):
         """Drop ``axis`` by picking ``index`` (already in range, non-negative)."""
