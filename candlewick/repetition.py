@@ -235,30 +235,17 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None)
 
 
 def _rolled(x, total):
-    """x rolled by ``total`` (axis -> shift) as a new contiguous storage: one ``assign``
-    per block of the rotation."""
-    shape = x._layout.shape
-    # per axis: the (source start, destination start, length) pieces of the rotation
-    pieces = [[(0, 0, n)] for n in shape]
+    """x rolled by ``total`` (axis -> shift) as a new contiguous storage: per rolled axis,
+    one ``concat`` of its last k entries and the rest (a copy when nothing moves)."""
+    storage, layout = x._storage, x._layout
+    shape = layout.shape
     for a, s in total.items():
         n = shape[a]
         k = s % n if n else 0
         if k:
-            pieces[a] = [(0, k, n - k), (n - k, 0, k)]
-    storage = x._device.empty(shape, x._dtype)
-    out_layout = contiguous_layout(shape)
-    blocks: list[tuple[tuple, tuple]] = [((), ())]
-    for d, parts in enumerate(pieces):
-        blocks = [(src + ((s0, ln),), dst + ((d0, ln),)) for src, dst in blocks for s0, d0, ln in parts]
-    for src, dst in blocks:
-        src_l, dst_l = x._layout, out_layout
-        for d, ((s0, ln), (d0, _)) in enumerate(zip(src, dst)):
-            if (s0, d0, ln) != (0, 0, shape[d]):
-                src_l = src_l.slice(d, s0, s0 + ln, 1)
-                dst_l = dst_l.slice(d, d0, d0 + ln, 1)
-        if src_l.size:
-            storage.assign(dst_l, x._storage, src_l)
-    return storage
+            tail, head = layout.slice(a, n - k, n, 1), layout.slice(a, 0, n - k, 1)
+            storage, layout = storage.concat(tail, [(storage, head)], a), contiguous_layout(shape)
+    return storage.copy(layout) if storage is x._storage else storage
 
 
 

@@ -22,7 +22,7 @@ from .docstrings import shared_doc
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
 from .compaction import arange_int64, flatten
-from .sorting import sort, sort_storages
+from .sorting import sort_storages, sorted_values
 
 if TYPE_CHECKING:
     from .array import Array
@@ -57,7 +57,7 @@ def _sorted_flat(x, with_order=True):
     n = flat._layout.size
     line = contiguous_layout((n,))
     if not with_order and (x._dtype.is_integer or x._dtype.is_bool):
-        return sort(flat, stable=False)._storage, None
+        return sorted_values(flat, 0, False, False, "unique"), None
     if not x._dtype.is_complex:
         return sort_storages(flat, 0, False, True, "unique")
     real_dtype = _dt.real_dtype_of(x._dtype)
@@ -81,7 +81,8 @@ class _Groups:
         self.n = n = x._layout.size
         self.line = line = contiguous_layout((n,))
         self.values, self.perm = _sorted_flat(x, with_order) if n else (None, None)
-        self.starts = starts = device.full((n,), _dt.bool_, True)
+        # n + 1 flags: element i starts a group; the last one (True) closes the last group
+        self.starts = starts = device.full((n + 1,), _dt.bool_, True)
         if n > 1:
             a = Layout((n - 1,), (1,), 1, True)
             b = contiguous_layout((n - 1,))
@@ -122,10 +123,8 @@ class _Groups:
         count, device = self.count, self.device
         if not self.n:
             return wrap(device.zeros((0,), _int64), (0,), _int64, device)
-        starts, _ = arange_int64(device, self.n).compress(self.line, self.starts, self.line)
-        bounds = device.empty((count + 1,), _int64)
-        bounds.assign(contiguous_layout((count,)), starts, contiguous_layout((count,)))
-        bounds.fill(Layout((1,), (1,), count, True), self.n)
+        line = contiguous_layout((self.n + 1,))  # the group starts, then n
+        bounds, _ = arange_int64(device, self.n + 1).compress(line, self.starts, line)
         out = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                             contiguous_layout((count,)))
         return wrap(out, (count,), _int64, device)
