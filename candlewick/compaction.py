@@ -30,7 +30,9 @@ def flat_layout(x):
 
 
 def flatten(x):
-    """x as a 1-D array in C order (a view when possible)."""
+    """x as a 1-D array in C order (a view when possible; x itself when 1-D)."""
+    if len(x._layout.shape) == 1:
+        return x
     lay = flat_layout(x)
     if lay is None:
         return new_array(type(x), x._storage.copy(x._layout), (x._layout.size,), x._dtype, x._device)

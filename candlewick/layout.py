@@ -55,6 +55,16 @@ def normalize_axes(axes, ndim, argname="axis"):
     return (normalize_axis(axes, ndim, argname),)
 
 
+def reduced_shape(shape, axes, keepdims):
+    """The shape left by a reduction over ``axes`` (normalized): the axes dropped, or
+    kept as 1 with ``keepdims``."""
+    if keepdims:
+        return tuple([1 if i in axes else n for i, n in enumerate(shape)])
+    if len(axes) == len(shape):
+        return ()
+    return tuple([n for i, n in enumerate(shape) if i not in axes])
+
+
 def broadcast_shapes(*shapes):
     if len(shapes) == 2:  # the common case (every binary op), in two C-speed passes
         a, b = shapes
@@ -257,6 +267,8 @@ class Layout:
 
     def reshape(self, shape):
         """A view with the new shape, or None when the data would have to be copied."""
+        if shape == self.shape:
+            return self
         shape = tuple(shape)
         if self.is_contiguous:
             return Layout.contiguous(shape, self.offset)

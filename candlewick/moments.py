@@ -11,9 +11,9 @@ from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError
-from .layout import normalize_axes
+from .layout import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp, UnaryOp
-from .statistical import _keep, reduce_array
+from .statistical import reduce_array
 
 if TYPE_CHECKING:
     from .array import Array
@@ -140,7 +140,7 @@ def _var(x, axis, correction, keepdims):
     axes = normalize_axes(axis, len(shape))
     keepdims = flag(keepdims, "var", "keepdims")
     count = _count(shape, axes)
-    kept = contiguous_layout(_keep(shape, axes, True))
+    kept = contiguous_layout(reduced_shape(shape, axes, True))
     divisor = complex(count) if x._dtype.is_complex else float(count)
     center = x._storage.reduce(ReduceOp.SUM, layout, axes).binary_scalar(BinaryOp.DIVIDE, kept, divisor, False)
     line = contiguous_layout(shape)
@@ -149,7 +149,7 @@ def _var(x, axis, correction, keepdims):
     if dtype.is_complex:
         deviation, dtype = deviation.unary(UnaryOp.ABS, line), RESULT[UnaryOp.ABS][dtype]
     total = deviation.unary(UnaryOp.SQUARE, line).reduce(ReduceOp.SUM, line, axes)
-    total = wrap(total, _keep(shape, axes, keepdims), dtype, x._device)
+    total = wrap(total, reduced_shape(shape, axes, keepdims), dtype, x._device)
     dof = count - correction
     return _divide(total, dof) if dof > 0 else _scale(total, float("nan"))
 
