@@ -320,7 +320,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
         return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
-    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):  # type: ignore[assignment]
+    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
         if bound is None:
             continue
         if isinstance(bound, ArrayBase):
