@@ -136,11 +136,12 @@ def promote_pair(x1, x2, fname):
 
 
 def broadcast_layouts(*arrays, fname="broadcast"):
-    shape = broadcast_shapes(*(a._layout.shape for a in arrays))
+    layouts = [a._layout for a in arrays]
+    shape = broadcast_shapes(*[lay.shape for lay in layouts])
     first = arrays[0]
     # the operands' sizes were checked when they were made; broadcasting can outgrow them
     check_allocation(fname, shape, first._dtype, first._device)
-    return shape, [a._layout.broadcast_to(shape) for a in arrays]
+    return shape, [lay if lay.shape == shape else lay.broadcast_to(shape) for lay in layouts]
 
 
 def scalar_array(like, value, dtype, device):

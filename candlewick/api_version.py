@@ -96,18 +96,25 @@ def requires(version):
     def decorate(fn):
         signature = inspect.signature(fn)
 
-        @functools.wraps(fn)
-        def checked(*args, **kwargs):
-            try:  # a call that does not bind fails here, not inside fn, naming fn
+        def bind(args, kwargs):
+            try:  # a call that does not bind fails naming fn
                 signature.bind(*args, **kwargs)
             except TypeError as exc:
                 raise ArgumentTypeError(f"{fn.__name__}: {exc}") from None
+
+        @functools.wraps(fn)
+        def checked(*args, **kwargs):
             if _selected < version:
+                bind(args, kwargs)
                 raise ApiVersionError(
                     f"{fn.__name__} is new in the Array API {version}, but candlewick follows "
                     f"{_selected} (select it with candlewick.set_array_api_version({version!r}) "
                     f"or {ENV_VAR}={version})"
                 )
-            return fn(*args, **kwargs)
+            try:
+                return fn(*args, **kwargs)
+            except TypeError:  # the binding is checked only then (binding costs ~1 µs a call)
+                bind(args, kwargs)
+                raise
         return name_code(checked, public_name(fn.__code__) or fn.__qualname__)
     return decorate

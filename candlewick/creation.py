@@ -330,12 +330,14 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
     """
     if stop is None:
         start, stop = 0, start
-    for name, v in (("start", start), ("stop", stop), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+    all_int = type(start) is int and type(stop) is int and type(step) is int  # the common call
+    if not all_int:
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+        all_int = all(isinstance(v, int) for v in (start, stop, step))
     if step == 0:
         raise ArgumentValueError("arange: step must not be zero")
-    all_int = all(isinstance(v, int) for v in (start, stop, step))
     if dtype is None:
         dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
     else:

@@ -306,18 +306,21 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
     if not isinstance(min, ArrayBase) and not isinstance(max, ArrayBase):
         # a bound of a higher kind (clip(ints, 0.5, 2.5)) runs the clip in its dtype
         dtype = x._dtype
-        for bound in (min, max):
-            if bound is not None:
-                dtype = _dt.promote_types(dtype, scalar_for(bound, dtype, "clip")[1])
+        lo = hi = None
+        if min is not None:
+            lo, dtype = scalar_for(min, dtype, "clip")
+        if max is not None:
+            hi, bound_dtype = scalar_for(max, dtype, "clip")
+            dtype = dtype if bound_dtype is dtype else _dt.promote_types(dtype, bound_dtype)
         if dtype is not x._dtype:
             x = x.astype(dtype)
-        lo = None if min is None else scalar_for(min, dtype, "clip")[0]
-        hi = None if max is None else scalar_for(max, dtype, "clip")[0]
+            lo = None if min is None else scalar_for(min, dtype, "clip")[0]
+            hi = None if max is None else scalar_for(max, dtype, "clip")[0]
         if x._dtype.is_integer:
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
         return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
-    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):  # type: ignore[assignment]
+    for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
         if bound is None:
             continue
         if isinstance(bound, ArrayBase):

@@ -82,6 +82,9 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
 
 def _broadcast_except(layout, shape, axis, argname):
     """``layout`` broadcast to ``shape`` on every axis but ``axis`` (kept as is)."""
+    own = layout.shape
+    if own[:axis] == shape[:axis] and own[axis + 1 :] == shape[axis + 1 :]:
+        return layout  # nothing to broadcast (its contiguity stays known)
     strides = list(layout.strides)
     for d, (n, target) in enumerate(zip(layout.shape, shape)):
         if d == axis or n == target:

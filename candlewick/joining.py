@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, require_array, view
+from ._core import ArrayBase, contiguous_layout, require_array, view
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
 from .layout import normalize_axis
-from .manipulation import expand_dims, reshape
+from .compaction import flatten
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -68,7 +68,7 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     """
     dtype, device = _join_inputs(arrays, "concat")
     if axis is None:
-        arrays = [reshape(a, (-1,)) for a in arrays]
+        arrays = [flatten(a) for a in arrays]
         axis = 0
     shape = arrays[0]._layout.shape
     ndim = len(shape)
@@ -82,11 +82,15 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
         if len(s) != ndim or s[:axis] != before or s[axis + 1 :] != after:
             raise ShapeError(f"concat: shapes {[x.shape for x in arrays]} differ off axis {axis}")
         total += s[axis]
-    out_shape = before + (total,) + after
-    check_allocation("concat", out_shape, dtype, device)
-    parts = [a if a._dtype is dtype else a.astype(dtype) for a in arrays]
-    first = parts[0]
-    storage = first._storage.concat(first._layout, [(a._storage, a._layout) for a in parts[1:]], axis)
+    return _joined(arrays, [a._layout for a in arrays], axis, before + (total,) + after, dtype, device, "concat")
+
+
+def _joined(arrays, layouts, axis, out_shape, dtype, device, fname):
+    """The one ``concat`` primitive call of checked arrays seen through ``layouts``."""
+    check_allocation(fname, out_shape, dtype, device)
+    parts = [(a._storage, lay) if a._dtype is dtype else (a._storage.astype(lay, dtype), contiguous_layout(lay.shape))
+             for a, lay in zip(arrays, layouts)]
+    storage = parts[0][0].concat(parts[0][1], parts[1:], axis)
     return wrap(storage, out_shape, dtype, device)
 
 
@@ -122,12 +126,13 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     >>> cw.stack([cw.asarray([1, 2]), cw.asarray([3, 4])], axis=1).tolist()
     [[1, 3], [2, 4]]
     """
-    _join_inputs(arrays, "stack")
-    shape = arrays[0].shape
-    if any(a.shape != shape for a in arrays):
+    dtype, device = _join_inputs(arrays, "stack")
+    shape = arrays[0]._layout.shape
+    if any(a._layout.shape != shape for a in arrays):
         raise ShapeError(f"stack: arrays must share one shape, got {[a.shape for a in arrays]}")
     axis = normalize_axis(axis, len(shape) + 1)
-    return concat([expand_dims(a, axis=axis) for a in arrays], axis=axis)
+    layouts = [a._layout.expand_dims(axis) for a in arrays]
+    return _joined(arrays, layouts, axis, shape[:axis] + (len(arrays),) + shape[axis:], dtype, device, "stack")
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:

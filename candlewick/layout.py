@@ -46,14 +46,43 @@ def normalize_axes(axes, ndim, argname="axis"):
     if axes is None:
         return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
     if isinstance(axes, (list, tuple)):
-        out = tuple(normalize_axis(a, ndim, argname) for a in axes)
+        if len(axes) == 1:
+            return (normalize_axis(axes[0], ndim, argname),)
+        out = tuple([normalize_axis(a, ndim, argname) for a in axes])
         if len(set(out)) != len(out):
             raise ArgumentValueError(f"{argname} contains a repeated axis: {short_repr(axes)}")
         return tuple(sorted(out))
     return (normalize_axis(axes, ndim, argname),)
 
 
+def reduced_shape(shape, axes, keepdims):
+    """The shape left by a reduction over ``axes`` (normalized): the axes dropped, or
+    kept as 1 with ``keepdims``."""
+    if keepdims:
+        return tuple([1 if i in axes else n for i, n in enumerate(shape)])
+    if len(axes) == len(shape):
+        return ()
+    return tuple([n for i, n in enumerate(shape) if i not in axes])
+
+
 def broadcast_shapes(*shapes):
+    if len(shapes) == 2:  # the common case (every binary op), in two C-speed passes
+        a, b = shapes
+        if a == b:
+            return tuple(a)
+        pad = len(a) - len(b)
+        if pad:
+            a, b = ((1,) * -pad + tuple(a), b) if pad < 0 else (a, (1,) * pad + tuple(b))
+        out = []
+        for n, m in zip(a, b):
+            if m == 1 or n == m:
+                out.append(n)
+            elif n == 1:
+                out.append(m)
+            else:
+                break  # a mismatch: the general loop below names it
+        else:
+            return tuple(out)
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for s in shapes:
@@ -168,13 +197,14 @@ class Layout:
         return Layout(shape[:-2] + (shape[-1], shape[-2]), strides[:-2] + (strides[-1], strides[-2]), self.offset)
 
     def broadcast_to(self, shape):
+        if shape == self.shape:
+            return self
         shape = tuple(shape)
-        pad = len(shape) - self.ndim
+        pad = len(shape) - len(self.shape)
         if pad < 0:
             raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}: fewer dimensions")
         strides = [0] * pad
-        for i, (n, s) in enumerate(zip(self.shape, self.strides)):
-            target = shape[pad + i]
+        for n, s, target in zip(self.shape, self.strides, shape[pad:] if pad else shape):
             if n == target:
                 strides.append(s)
             elif n == 1:
@@ -194,7 +224,8 @@ class Layout:
         offset = self.offset + (start * strides[axis] if n and self.size else 0)
         shape[axis] = n
         strides[axis] *= step
-        return Layout(tuple(shape), tuple(strides), offset)
+        # a step-1 slice of a C-contiguous layout's leading axis is C-contiguous
+        return Layout(tuple(shape), tuple(strides), offset, True if step == 1 and not axis and self._contig else None)
 
     def select(self, axis, index):
         """Drop ``axis`` by picking ``index`` (already in range, non-negative)."""
@@ -236,6 +267,8 @@ class Layout:
 
     def reshape(self, shape):
         """A view with the new shape, or None when the data would have to be copied."""
+        if shape == self.shape:
+            return self
         shape = tuple(shape)
         if self.is_contiguous:
             return Layout.contiguous(shape, self.offset)

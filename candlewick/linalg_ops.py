@@ -274,6 +274,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
 
 
 def _axis_last(layout, axis):
+    if axis == -1:
+        return layout
     order = list(range(layout.ndim))
     order.append(order.pop(axis))
     return layout.permute(order)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import require_array
+from ._core import RESULT, contiguous_layout, require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
-from .elementwise_dispatch import binary, unary
+from .arguments import flag
 from .errors import ArgumentTypeError
-from .layout import normalize_axes
+from .layout import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp, UnaryOp
 from .statistical import reduce_array
 
@@ -130,19 +130,28 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
 
 
 def _var(x, axis, correction, keepdims):
+    """The variance, as storage steps over layouts derived once (x is floating or
+    complex, every step's dtype and shape known): a sum kept as (1, ...) axes, the
+    center, the deviations (the center broadcast), |d|**2, their sum, the division."""
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
         raise ArgumentTypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
-    shape = x._layout.shape
+    layout = x._layout
+    shape = layout.shape
     axes = normalize_axes(axis, len(shape))
+    keepdims = flag(keepdims, "var", "keepdims")
     count = _count(shape, axes)
-    center = _mean(x, axes, True)
-    deviation = binary(BinaryOp.SUBTRACT, x, center, "var")
-    if deviation._dtype.is_complex:
-        deviation = unary(UnaryOp.ABS, deviation, "var")
-    squares = unary(UnaryOp.SQUARE, deviation, "var")
-    total = reduce_array(ReduceOp.SUM, squares, axes, keepdims, "var")
+    kept = contiguous_layout(reduced_shape(shape, axes, True))
+    divisor = complex(count) if x._dtype.is_complex else float(count)
+    center = x._storage.reduce(ReduceOp.SUM, layout, axes).binary_scalar(BinaryOp.DIVIDE, kept, divisor, False)
+    line = contiguous_layout(shape)
+    deviation = x._storage.binary(BinaryOp.SUBTRACT, layout, center, kept.broadcast_to(shape))
+    dtype = x._dtype
+    if dtype.is_complex:
+        deviation, dtype = deviation.unary(UnaryOp.ABS, line), RESULT[UnaryOp.ABS][dtype]
+    total = deviation.unary(UnaryOp.SQUARE, line).reduce(ReduceOp.SUM, line, axes)
+    total = wrap(total, reduced_shape(shape, axes, keepdims), dtype, x._device)
     dof = count - correction
-    return _scale(total, 1.0 / dof if dof > 0 else float("nan"))
+    return _divide(total, dof) if dof > 0 else _scale(total, float("nan"))
 
 
 @shared_doc(_DOCS)

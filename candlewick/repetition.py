@@ -12,8 +12,7 @@ from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError, short_repr
 from .layout import Layout, normalize_axis
 from .opdefs import ReduceOp, ScanOp
-from .manipulation import reshape
-from .compaction import arange_int64
+from .compaction import arange_int64, flatten
 
 if TYPE_CHECKING:
     from ._types import Axes
@@ -66,7 +65,7 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     """
     require_array(x, "repeat")
     if axis is None:
-        x = reshape(x, (-1,))
+        x = flatten(x)
         axis = 0
     axis = normalize_axis(axis, x.ndim)
     shape = x._layout.shape
@@ -216,8 +215,8 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None)
             if shifts is None or len(shifts) != 1:
                 raise ArgumentValueError("roll: with axis=None, shift must be a single int")
             shift = shifts[0]
-        flat = reshape(x, (-1,))
-        return reshape(roll(flat, shift, axis=0), x._layout.shape)
+        shift = _int_arg(shift, "roll", "shift")
+        return wrap(_rolled(flatten(x), {0: shift}), x._layout.shape, x._dtype, x._device)
     shifts = shift if isinstance(shift, (tuple, list)) else (shift,)
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     shifts = tuple(_int_arg(s, "roll", "shift") for s in shifts)
@@ -229,31 +228,24 @@ def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None)
             axes = axes * len(shifts)
         else:
             raise ArgumentValueError(f"roll: shift {short_repr(shift)} and axis {short_repr(axis)} must have the same length")
-    shape = x._layout.shape
     total: dict[int, int] = {}
     for s, a in zip(shifts, axes):
         total[a] = total.get(a, 0) + s
-    # per axis: the (source start, destination start, length) pieces of the rotation
-    pieces = [[(0, 0, n)] for n in shape]
+    return wrap(_rolled(x, total), x._layout.shape, x._dtype, x._device)
+
+
+def _rolled(x, total):
+    """x rolled by ``total`` (axis -> shift) as a new contiguous storage: per rolled axis,
+    one ``concat`` of its last k entries and the rest (a copy when nothing moves)."""
+    storage, layout = x._storage, x._layout
+    shape = layout.shape
     for a, s in total.items():
         n = shape[a]
         k = s % n if n else 0
         if k:
-            pieces[a] = [(0, k, n - k), (n - k, 0, k)]
-    storage = x._device.empty(shape, x._dtype)
-    out_layout = contiguous_layout(shape)
-    blocks: list[tuple[tuple, tuple]] = [((), ())]
-    for d, parts in enumerate(pieces):
-        blocks = [(src + ((s0, ln),), dst + ((d0, ln),)) for src, dst in blocks for s0, d0, ln in parts]
-    for src, dst in blocks:
-        src_l, dst_l = x._layout, out_layout
-        for d, ((s0, ln), (d0, _)) in enumerate(zip(src, dst)):
-            if (s0, d0, ln) != (0, 0, shape[d]):
-                src_l = src_l.slice(d, s0, s0 + ln, 1)
-                dst_l = dst_l.slice(d, d0, d0 + ln, 1)
-        if src_l.size:
-            storage.assign(dst_l, x._storage, src_l)
-    return wrap(storage, shape, x._dtype, x._device)
+            tail, head = layout.slice(a, n - k, n, 1), layout.slice(a, 0, n - k, 1)
+            storage, layout = storage.concat(tail, [(storage, head)], a), contiguous_layout(shape)
+    return storage.copy(layout) if storage is x._storage else storage
 
 
 

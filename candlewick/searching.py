@@ -15,7 +15,7 @@ from ._core import (
 )
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
-from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis
+from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape
 from .indexing_functions import take
 from .compaction import arange_int64, flatten, mask_of
 from .opdefs import BinaryOp, ReduceOp
@@ -167,10 +167,7 @@ def count_nonzero(x: Array, /, *, axis: Axes | None = None, keepdims: bool = Fal
     mask, mask_layout = mask_of(x)
     ones = mask.astype(mask_layout, _int64)
     storage = ones.reduce(ReduceOp.SUM, contiguous_layout(shape), axes)
-    if keepdims:
-        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    else:
-        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    out_shape = reduced_shape(shape, axes, keepdims)
     return new_array(type(x), storage, out_shape, _int64, x._device)
 
 

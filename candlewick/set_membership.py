@@ -12,16 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import is_scalar, promote_pair, require_array, scalar_array, scalar_for
+from ._core import contiguous_layout, is_scalar, promote_pair, require_array, scalar_array, scalar_for
+from .array import wrap
+from .compaction import flatten
+from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .api_version import requires
 from .docstrings import shared_doc
 from .errors import ArgumentTypeError
 from .creation import zeros
-from .elementwise import equal, logical_not, minimum
-from .indexing_functions import take
+from .elementwise import equal, logical_not
 from .manipulation import reshape
-from .searching import searchsorted
-from .sorting import sort
 from .utility import any as _any
 
 if TYPE_CHECKING:
@@ -89,17 +89,23 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
     shape = a1.shape
     if a1._dtype.is_bool:  # ordered as 0 < 1 for the sort below
         a1, a2 = a1.astype(_dt.uint8), a2.astype(_dt.uint8)
-    needles = reshape(a1, (-1,))
-    haystack = reshape(a2, (-1,))
-    n = haystack.shape[0]
-    if n == 0 or needles.shape[0] == 0:
-        found = zeros(needles.shape, dtype=_dt.bool_, device=needles._device)
+    device = a1._device
+    needles, haystack = flatten(a1), flatten(a2)
+    m, n = needles._layout.shape[0], haystack._layout.shape[0]
+    if n == 0 or m == 0:
+        found = zeros((m,), dtype=_dt.bool_, device=device)
     elif a1._dtype.is_complex:
         found = _any(equal(reshape(needles, (-1, 1)), reshape(haystack, (1, -1))), axis=1)
-    else:
-        haystack = sort(haystack, stable=False)  # equal elements are interchangeable here
-        at = minimum(searchsorted(haystack, needles), n - 1)
-        found = equal(take(haystack, at), needles)
+    else:  # storage steps over 1-D layouts: sorted x2, insertion points, the element there
+        line_n, line_m = contiguous_layout((n,)), contiguous_layout((m,))
+        keys = haystack._storage.sort_values(haystack._layout, 0, False, False)  # equal ones interchangeable
+        at = keys.searchsorted(line_n, needles._storage, needles._layout, False)
+        at = at.binary_scalar(BinaryOp.MINIMUM, line_m, n - 1, False)
+        hit = keys.index_select(line_n, at, line_m, 0).compare(CompareOp.EQUAL, line_m, needles._storage,
+                                                                needles._layout)
+        if invert:
+            hit = hit.unary(UnaryOp.LOGICAL_NOT, line_m)
+        return wrap(hit, shape, _dt.bool_, device)
     found = reshape(found, shape)
     return logical_not(found) if invert else found
 

@@ -3,10 +3,11 @@
 Built from primitives, no host compute: the flattened input is sorted (stable, so
 each run of equal values keeps its first occurrence first); an element starts a new
 group where it differs from its predecessor (NaN != NaN, so every NaN is its own
-group, as the standard asks); an inclusive scan numbers the groups, one host read of
-its last element gives the number of unique values, and scatters place the first
-element of each group (values, first indices), the group of each input element
-(inverse indices) and, by ``scatter_add``, the group sizes (counts).
+group, as the standard asks); one ``compress`` over that mask keeps the first element of
+each group (the unique values; its count, read on the host, is their number) and, over the
+permutation and over the positions, the first indices and the group starts (counts are
+their gaps); an inclusive scan of the mask numbers the groups, and a scatter gives each
+input element its group (inverse indices).
 Results come out in ascending order (NaNs last), which the standard allows.
 """
 
@@ -19,9 +20,9 @@ from ._core import contiguous_layout, require_array
 from .array import wrap
 from .docstrings import shared_doc
 from .layout import Layout
-from .opdefs import BinaryOp, CompareOp, UnaryOp
-from .compaction import Compaction, arange_int64, flatten, wrap_layout
-from .sorting import sort, sort_storages
+from .opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
+from .compaction import arange_int64, flatten
+from .sorting import sort_storages, sorted_values
 
 if TYPE_CHECKING:
     from .array import Array
@@ -56,7 +57,7 @@ def _sorted_flat(x, with_order=True):
     n = flat._layout.size
     line = contiguous_layout((n,))
     if not with_order and (x._dtype.is_integer or x._dtype.is_bool):
-        return sort(flat, stable=False)._storage, None
+        return sorted_values(flat, 0, False, False, "unique"), None
     if not x._dtype.is_complex:
         return sort_storages(flat, 0, False, True, "unique")
     real_dtype = _dt.real_dtype_of(x._dtype)
@@ -78,51 +79,52 @@ class _Groups:
         self.x = x
         self.device = device = x._device
         self.n = n = x._layout.size
+        self.line = line = contiguous_layout((n,))
         self.values, self.perm = _sorted_flat(x, with_order) if n else (None, None)
-        starts = device.full((n,), _dt.bool_, True)
+        # n + 1 flags: element i starts a group; the last one (True) closes the last group
+        self.starts = starts = device.full((n + 1,), _dt.bool_, True)
         if n > 1:
             a = Layout((n - 1,), (1,), 1, True)
             b = contiguous_layout((n - 1,))
             differs = self.values.compare(CompareOp.NOT_EQUAL, a, self.values, b)
             starts.assign(a, differs, b)
-        self.plan = Compaction(starts, contiguous_layout((n,)), n, device)
-        self.count = self.plan.count
+        # the first element of each group: one compress, whose count is the number of groups
+        self.unique, self.count = self.values.compress(line, starts, line) if n else (None, 0)
 
     def unique_values(self):
         dtype = self.x._dtype
         if not self.n:
             return wrap(self.device.empty((0,), dtype), (0,), dtype, self.device)
-        storage, layout = self.plan.take(self.values, contiguous_layout((self.n,)), dtype)
-        return wrap_layout(self.x, storage, layout, dtype, self.device)
+        return wrap(self.unique, (self.count,), dtype, self.device)
 
     def first_indices(self):
         if not self.n:
             return wrap(self.device.empty((0,), _int64), (0,), _int64, self.device)
-        storage, layout = self.plan.take(self.perm, contiguous_layout((self.n,)), _int64)
-        return wrap_layout(self.x, storage, layout, _int64, self.device)
+        storage, count = self.perm.compress(self.line, self.starts, self.line)
+        return wrap(storage, (count,), _int64, self.device)
 
     def group_ids(self):
         """Each sorted element's group (0-based): the inclusive scan of starts, minus one."""
-        return self.plan.scan.binary_scalar(BinaryOp.SUBTRACT, contiguous_layout((self.n,)), 1, False)
+        line = self.line
+        scan = self.starts.astype(line, _int64).scan(ScanOp.SUM, line, 0)
+        return scan.binary_scalar(BinaryOp.SUBTRACT, line, 1, False)
 
     def inverse(self):
         shape = self.x._layout.shape
         out = self.device.empty((self.n,), _int64)
         if self.n:
-            line = contiguous_layout((self.n,))
+            line = self.line
             out.scatter(line, self.perm, line, self.group_ids(), line, 0)
         return wrap(out, shape, _int64, self.device)
 
     def counts(self):
         """Each group's length: the gap between consecutive group starts (their sorted
-        positions, kept by the compaction), the last one's up to n."""
+        positions), the last one's up to n."""
         count, device = self.count, self.device
         if not self.n:
             return wrap(device.zeros((0,), _int64), (0,), _int64, device)
-        starts, layout = self.plan.take(arange_int64(device, self.n), contiguous_layout((self.n,)), _int64)
-        bounds = device.empty((count + 1,), _int64)
-        bounds.assign(contiguous_layout((count,)), starts, layout)
-        bounds.fill(Layout((1,), (1,), count, True), self.n)
+        line = contiguous_layout((self.n + 1,))  # the group starts, then n
+        bounds, _ = arange_int64(device, self.n + 1).compress(line, self.starts, line)
         out = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                             contiguous_layout((count,)))
         return wrap(out, (count,), _int64, device)

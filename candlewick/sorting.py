@@ -38,6 +38,15 @@ def sort_storages(x, axis, descending, stable, fname):
     return values, indices
 
 
+def sorted_values(x, axis, descending, stable, fname):
+    """The values storage of x sorted along a normalized ``axis`` (``sort_values``)."""
+    storage, layout = _keys(x, fname)
+    values = storage.sort_values(layout, axis, descending, stable)
+    if x._dtype.is_bool:
+        values = values.astype(layout, _dt.bool_)
+    return values
+
+
 def _check_flags(descending, stable, fname):
     if not isinstance(descending, bool):
         raise ArgumentTypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
@@ -81,11 +90,7 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     require_array(x, "sort")
     _check_flags(descending, stable, "sort")
     axis = normalize_axis(axis, x.ndim)
-    storage, layout = _keys(x, "sort")
-    values = storage.sort_values(layout, axis, descending, stable)
-    if x._dtype.is_bool:
-        values = values.astype(layout, _dt.bool_)
-    return wrap(values, x._layout.shape, x._dtype, x._device)
+    return wrap(sorted_values(x, axis, descending, stable, "sort"), x._layout.shape, x._dtype, x._device)
 
 
 @shared_doc(_DOCS)

@@ -12,20 +12,12 @@ from .array import wrap
 from .arguments import flag
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
-from .layout import normalize_axes
+from .layout import normalize_axes, reduced_shape
 from .opdefs import ReduceOp
 
 if TYPE_CHECKING:
     from .array import Array
     from ._types import Axes, DTypeLike
-
-
-def _keep(shape, axes, keepdims):
-    if keepdims:
-        return tuple(1 if i in axes else n for i, n in enumerate(shape))
-    if len(axes) == len(shape):
-        return ()
-    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 _NO_IDENTITY = (ReduceOp.MIN, ReduceOp.MAX)
@@ -41,7 +33,7 @@ def reduce_array(op, x, axis, keepdims, fname):
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
     storage = x._storage.reduce(op, x._layout, axes)
-    return wrap(storage, _keep(shape, axes, keepdims), out_dtype, x._device)
+    return wrap(storage, reduced_shape(shape, axes, keepdims), out_dtype, x._device)
 
 
 def accumulation_dtype(x, dtype, fname):

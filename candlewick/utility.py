@@ -12,7 +12,7 @@ from .docstrings import FRAGMENTS, shared_doc
 from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
-from .layout import normalize_axes, normalize_axis
+from .layout import normalize_axes, normalize_axis, reduced_shape
 from .joining import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 
@@ -26,10 +26,7 @@ def _truth_reduce(op, x, axis, keepdims, fname):
     axes = normalize_axes(axis, len(shape), f"{fname}: axis")
     keepdims = flag(keepdims, fname, "keepdims")
     storage = x._storage.reduce(op, x._layout, axes)
-    if keepdims:
-        out_shape = tuple(1 if i in axes else n for i, n in enumerate(shape))
-    else:
-        out_shape = tuple(n for i, n in enumerate(shape) if i not in axes)
+    out_shape = reduced_shape(shape, axes, keepdims)
     return wrap(storage, out_shape, _dt.bool_, x._device)
 
 

@@ -316,7 +316,8 @@ def _scan_impl(op, dtype):
     np_dtype = dtype.numpy
     acc = accumulation_dtype(dtype)
     narrow = acc != np_dtype
-    run = np.cumsum if op is ScanOp.SUM else np.cumprod
+    # the ufuncs' accumulate: np.cumsum/np.cumprod are Python wrappers around the same loop
+    run = (np.add if op is ScanOp.SUM else np.multiply).accumulate
 
     def scan(v, axis):
         r = run(v, axis=axis, dtype=acc)

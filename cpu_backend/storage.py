@@ -34,6 +34,11 @@ _AFFINE_DTYPE = {
 _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
+try:  # NumPy 2's clip ufunc (np.clip reaches it through two Python wrappers)
+    from numpy._core.umath import clip as _CLIP
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _CLIP = np.clip
+
 _QUIET_CAST = {name: quiet(SCALAR_TYPE[name]) for name in ("float16", "bfloat16", "float32", "complex64")}
 _NARROW_MAX = {name: float(np.finfo(SCALAR_TYPE[name]).max) for name in _QUIET_CAST}
 
@@ -221,7 +226,10 @@ class CpuStorage:
         if self.dtype.numpy == compute_dtype(self.dtype) and (lo is not None or hi is not None):
             # NumPy's clip loop: one pass, NaN stays NaN, min(max(x, lo), hi) when lo > hi
             # (np.maximum with a scalar operand is several times slower per element)
-            out = np.clip(x, None if lo is None else scalar(lo), None if hi is None else scalar(hi))
+            if lo is not None and hi is not None:  # the ufunc np.clip ends in, without its wrappers
+                out = _CLIP(x, scalar(lo), scalar(hi))
+            else:
+                out = np.clip(x, None if lo is None else scalar(lo), None if hi is None else scalar(hi))
             return CpuStorage(out.reshape(-1), self.dtype)
         with QuietBlock():
             out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
