@@ -52,13 +52,16 @@ _NOT_USER_METHODS = {"__array_function__", "__array_ufunc__", "__init_subclass__
 def array_method_names():
     """Every method of ``candlewick.Array``: its public methods, operators (forward,
     reflected, in-place, comparisons), conversions and protocol methods."""
-    names = []
-    for name, value in vars(cw.Array).items():
-        if name in _NOT_USER_METHODS or not callable(value):
-            continue
-        if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
-            continue
-        names.append(name)
+    names = set()
+    # Array and the candlewick base classes it inherits methods from (array_scalars,
+    # array_interop), not object's
+    for cls in (c for c in cw.Array.__mro__ if c.__module__.startswith("candlewick")):
+        for name, value in vars(cls).items():
+            if name in _NOT_USER_METHODS or not callable(value):
+                continue
+            if name.startswith("_") and not (name.startswith("__") and name.endswith("__")):
+                continue
+            names.add(name)
     return sorted(names)
 
 
