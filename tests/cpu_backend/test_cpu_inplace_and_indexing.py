@@ -74,3 +74,20 @@ def test_negative_indices_count_from_the_end():
     x, lx = upload(np.arange(10, 16))
     idx, li = upload(np.array([[-1, 0], [-6, 2]], np.int64))
     np.testing.assert_array_equal(download(x.index_select(lx, idx, li, 0), (2, 2)), [[15, 10], [10, 12]])
+
+
+@pytest.mark.parametrize("kept", [0.0, 0.01, 0.5, 0.99, 1.0])
+@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "transposed"])
+def test_compress_of_large_arrays_keeps_c_order_at_every_mask_density(kept, contiguous):
+    """Large compactions take np.compress for mixed masks and boolean indexing otherwise
+    (and for strided layouts): the same elements, in C order, and the same count."""
+    rng = np.random.default_rng(7)
+    host = rng.standard_normal((64, 128))
+    mask_host = rng.random((64, 128)) < kept
+    values, layout = upload(host if contiguous else host.T.copy())
+    if not contiguous:  # the transposed copy seen as (64, 128) through strides
+        layout = Layout((64, 128), (1, 64), 0)
+    mask, mask_layout = upload(mask_host)
+    out, count = values.compress(layout, mask, mask_layout)
+    assert count == int(mask_host.sum())
+    np.testing.assert_array_equal(download(out, (count,)), host[mask_host])
