@@ -1,9 +1,10 @@
 """``isin`` (Array API 2025.12): whether each element of x1 equals some element of x2.
 
-Real and bool data: x2 is flattened and sorted once, each x1 element's insertion point
-is found by ``searchsorted`` and the element there compared with it by ``equal``, so the
-cost is O((n1 + n2) log n2) and only value equality decides (NaN is in nothing, -0 is
-+0). Complex numbers have no order in the protocol's sort, so they compare against every
+Real and bool data: x2 is flattened, sorted once and cut to its distinct values (one
+compress, whose count is the one read to the host), each x1 element's insertion point
+among them is found by ``searchsorted`` and the element there compared with it by
+``equal``, so the cost is O((n1 + n2) log n2) and only value equality decides (NaN is in
+nothing, -0 is +0). Complex numbers have no order in the protocol's sort, so they compare against every
 element of x2 (an (n1, n2) equality table reduced by ``any``).
 """
 
@@ -19,6 +20,7 @@ from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .api_version import requires
 from .docstrings import shared_doc
 from .errors import ArgumentTypeError
+from .layout import Layout
 from .creation import zeros
 from .elementwise import equal, logical_not
 from .manipulation import reshape
@@ -99,6 +101,8 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
     else:  # storage steps over 1-D layouts: sorted x2, insertion points, the element there
         line_n, line_m = contiguous_layout((n,)), contiguous_layout((m,))
         keys = haystack._storage.sort_values(haystack._layout, 0, False, False)  # equal ones interchangeable
+        keys, n = _distinct(keys, n, device)
+        line_n = contiguous_layout((n,))
         at = keys.searchsorted(line_n, needles._storage, needles._layout, False)
         at = at.binary_scalar(BinaryOp.MINIMUM, line_m, n - 1, False)
         hit = keys.index_select(line_n, at, line_m, 0).compare(CompareOp.EQUAL, line_m, needles._storage,
@@ -108,6 +112,19 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
         return wrap(hit, shape, _dt.bool_, device)
     found = reshape(found, shape)
     return logical_not(found) if invert else found
+
+
+def _distinct(keys, n, device):
+    """The sorted ``keys`` (n of them) without repeats, and their count: each one that
+    differs from the one before it. x1's searches then run over the distinct values only
+    (a million x2 elements of six values: six), at the cost of one compare and one compress."""
+    if n < 2:
+        return keys, n
+    later, earlier = Layout((n - 1,), (1,), 1), Layout((n - 1,), (1,), 0)
+    differs = keys.compare(CompareOp.NOT_EQUAL, later, keys, earlier)
+    first = device.full((1,), _dt.bool_, True)
+    new = first.concat(contiguous_layout((1,)), [(differs, contiguous_layout((n - 1,)))], 0)
+    return keys.compress(contiguous_layout((n,)), new, contiguous_layout((n,)))
 
 
 __all__ = ["isin"]
