@@ -114,11 +114,14 @@ def isin(x1: Array | Scalar, x2: Array | Scalar, /, *, invert: bool = False) -> 
     return logical_not(found) if invert else found
 
 
+_DISTINCT_MIN = 4096
+
+
 def _distinct(keys, n, device):
     """The sorted ``keys`` (n of them) without repeats, and their count: each one that
     differs from the one before it. x1's searches then run over the distinct values only
     (a million x2 elements of six values: six), at the cost of one compare and one compress."""
-    if n < 2:
+    if n < _DISTINCT_MIN:  # a short x2 is searched as it is: the cut costs more than it saves
         return keys, n
     later, earlier = Layout((n - 1,), (1,), 1), Layout((n - 1,), (1,), 0)
     differs = keys.compare(CompareOp.NOT_EQUAL, later, keys, earlier)

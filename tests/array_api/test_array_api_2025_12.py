@@ -169,6 +169,23 @@ def test_isin_matches_the_oracle(x1, x2, invert):
     np.testing.assert_array_equal(to_np(got), want)
 
 
+@pytest.mark.parametrize("kind", ["int", "float", "bool"])
+def test_isin_against_a_long_x2_of_repeated_values(kind):
+    """x2 past the length from which isin searches its distinct values only: repeats,
+    NaNs, both zeros and values outside x1's range."""
+    rng = np.random.default_rng(11)
+    if kind == "int":
+        x1, x2 = rng.integers(-5, 20, 300), np.repeat(rng.integers(0, 15, 50), 100)
+    elif kind == "float":
+        x1 = np.concatenate([rng.integers(-3, 10, 300).astype(float), [_NAN, -0.0, 0.0, 2.5]])
+        x2 = np.concatenate([np.repeat([0.0, -0.0, _NAN, 2.5, 7.0], 1000), rng.standard_normal(100)])
+    else:
+        x1, x2 = rng.random(300) < 0.5, np.ones(5000, dtype=bool)
+    for invert in (False, True):
+        got = cw.isin(cw.asarray(x1), cw.asarray(x2), invert=invert)
+        np.testing.assert_array_equal(to_np(got), np.isin(x1, x2, invert=invert))
+
+
 def test_isin_with_scalars_and_promotion():
     x = cw.asarray([1, 2, 3], dtype=cw.int8)
     assert_matches_strict(cw.isin(x, 2), xs.isin(to_strict(x), 2))
