@@ -276,14 +276,15 @@ class CpuStorage:
     def compress(self, layout, mask, mask_layout):
         if not mask.dtype.is_bool:
             raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
-        values, keep = view(self.buf, layout), view(mask.buf, mask_layout)
+        values, keep = view(self.buf, layout), view(mask.buf, mask_layout)  # keep: 1-D, one flag a row
         if values.size >= _COMPRESS_MIN and layout.is_contiguous and mask_layout.is_contiguous:
             kept = np.count_nonzero(keep)
-            if _MIXED_LOW * values.size < kept < _MIXED_HIGH * values.size:
+            if _MIXED_LOW * keep.size < kept < _MIXED_HIGH * keep.size:
                 # np.compress copies without a branch per element: 7x NumPy's boolean
                 # indexing on a half-true random mask (4.6 -> 0.6 ms at 2^20); indexing
                 # stays faster on nearly uniform masks and small arrays
-                return CpuStorage(np.compress(keep.reshape(-1), values.reshape(-1)), self.dtype), kept
+                out = np.compress(keep, values, axis=0)
+                return CpuStorage(out.reshape(-1), self.dtype), kept
         out = values[keep]  # NumPy's one-pass compaction
         return CpuStorage(out.reshape(-1), self.dtype), out.shape[0]
 

@@ -77,17 +77,19 @@ def test_negative_indices_count_from_the_end():
 
 
 @pytest.mark.parametrize("kept", [0.0, 0.01, 0.5, 0.99, 1.0])
-@pytest.mark.parametrize("contiguous", [True, False], ids=["contiguous", "transposed"])
-def test_compress_of_large_arrays_keeps_c_order_at_every_mask_density(kept, contiguous):
+@pytest.mark.parametrize("shape, contiguous", [((8192,), True), ((4096, 3), True), ((64, 128), False)],
+                         ids=["1-d", "rows-of-3", "transposed"])
+def test_compress_of_large_arrays_keeps_the_rows_in_order_at_every_mask_density(kept, shape, contiguous):
     """Large compactions take np.compress for mixed masks and boolean indexing otherwise
-    (and for strided layouts): the same elements, in C order, and the same count."""
+    (and for strided layouts): the same rows, in order, and the same count; the mask is
+    1-D, one flag per row of the leading axis."""
     rng = np.random.default_rng(7)
-    host = rng.standard_normal((64, 128))
-    mask_host = rng.random((64, 128)) < kept
+    host = rng.standard_normal(shape)
+    mask_host = rng.random(shape[0]) < kept
     values, layout = upload(host if contiguous else host.T.copy())
-    if not contiguous:  # the transposed copy seen as (64, 128) through strides
-        layout = Layout((64, 128), (1, 64), 0)
+    if not contiguous:  # the transposed copy seen as ``shape`` through strides
+        layout = Layout(shape, (1, shape[0]), 0)
     mask, mask_layout = upload(mask_host)
     out, count = values.compress(layout, mask, mask_layout)
     assert count == int(mask_host.sum())
-    np.testing.assert_array_equal(download(out, (count,)), host[mask_host])
+    np.testing.assert_array_equal(download(out, (count,) + shape[1:]), host[mask_host])
