@@ -6,6 +6,8 @@ data-dependent step itself is the ``compress`` primitive (``x[mask]``, ``nonzero
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, new_array
+from .layout import Layout
+from .opdefs import CompareOp
 
 _int64 = _dt.int64
 
@@ -22,6 +24,18 @@ def mask_of(x):
     if x._dtype.is_bool:
         return x._storage, x._layout
     return x._storage.astype(x._layout, _dt.bool_), contiguous_layout(x._layout.shape)
+
+
+def run_starts(values, n, device, closed=False):
+    """Where runs of equal elements start in the 1-D contiguous ``values`` (n of them, sorted
+    so equal ones are adjacent): a bool storage, True at 0 and where an element differs from
+    the one before it (NaN differs from everything); with ``closed`` one more True after the
+    last element, which closes the last run."""
+    starts = device.full((n + closed,), _dt.bool_, True)
+    if n > 1:
+        later, earlier = Layout((n - 1,), (1,), 1, True), contiguous_layout((n - 1,))
+        starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
+    return starts
 
 
 def flat_layout(x):

@@ -20,8 +20,8 @@ from ._core import contiguous_layout, require_array
 from .array import wrap
 from .docstrings import shared_doc
 from .layout import Layout
-from .opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
-from .compaction import arange_int64, flatten
+from .opdefs import BinaryOp, ScanOp, UnaryOp
+from .compaction import arange_int64, flatten, run_starts
 from .sorting import sort_storages, sorted_values
 
 if TYPE_CHECKING:
@@ -82,12 +82,7 @@ class _Groups:
         self.line = line = contiguous_layout((n,))
         self.values, self.perm = _sorted_flat(x, with_order) if n else (None, None)
         # n + 1 flags: element i starts a group; the last one (True) closes the last group
-        self.starts = starts = device.full((n + 1,), _dt.bool_, True)
-        if n > 1:
-            a = Layout((n - 1,), (1,), 1, True)
-            b = contiguous_layout((n - 1,))
-            differs = self.values.compare(CompareOp.NOT_EQUAL, a, self.values, b)
-            starts.assign(a, differs, b)
+        self.starts = starts = run_starts(self.values, n, device, closed=True)
         # the first element of each group: one compress, whose count is the number of groups
         self.unique, self.count = self.values.compress(line, starts, line) if n else (None, 0)
 
