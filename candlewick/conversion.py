@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import check_dtype_on, is_scalar
+from ._core import check_dtype_on, is_scalar, require_array
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
 from .registry import get_device
@@ -226,6 +226,5 @@ def to_numpy(x: Array, /) -> np.ndarray:
     >>> cw.to_numpy(cw.asarray([1, 2])).tolist()
     [1, 2]
     """
-    if not isinstance(x, Array):
-        raise ArgumentTypeError(f"to_numpy: x must be a candlewick array, got {type(x).__name__}")
+    require_array(x, "to_numpy")
     return x._storage.to_host(x._layout)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, check_dtype_on, scalar_for, scalar_into
+from ._core import as_shape, check_dtype_on, require_array, scalar_for, scalar_into
 from .array import Array, wrap
 from .allocation import check_allocation
 from .conversion import default_dtype_for_scalar
@@ -194,8 +194,7 @@ def full(shape: ShapeLike, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
 
 
 def _like(fname, x, dtype, device):
-    if not isinstance(x, Array):
-        raise ArgumentTypeError(f"{fname}: x must be a candlewick array, got {type(x).__name__}")
+    require_array(x, fname)
     return x._layout.shape, (x._dtype if dtype is None else dtype), (x._device if device is None else device)
 
 

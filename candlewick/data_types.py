@@ -15,10 +15,10 @@ import ml_dtypes
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import scalar_for
+from ._core import require_array, scalar_for
 from .array import Array
 from .docstrings import shared_doc
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+from .errors import ArgumentValueError, DTypeError, short_repr
 
 if TYPE_CHECKING:
     from ._types import DTypeLike, DeviceLike, Scalar
@@ -70,8 +70,7 @@ def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLi
     >>> cw.astype(cw.asarray([0.0, 2.5]), cw.bool).tolist()
     [False, True]
     """
-    if not isinstance(x, Array):
-        raise ArgumentTypeError(f"astype: x must be a candlewick array, got {type(x).__name__}")
+    require_array(x, "astype")
     dtype = _dt.as_dtype(dtype, "dtype", "astype")
     if device is not None:
         moved = x.to_device(device)
