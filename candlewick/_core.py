@@ -141,7 +141,7 @@ def broadcast_layouts(*arrays, fname="broadcast"):
     first = arrays[0]
     # the operands' sizes were checked when they were made; broadcasting can outgrow them
     check_allocation(fname, shape, first._dtype, first._device)
-    return shape, [lay if lay.shape == shape else lay.broadcast_to(shape) for lay in layouts]
+    return shape, [lay.broadcast_to(shape) for lay in layouts]
 
 
 def scalar_array(like, value, dtype, device):

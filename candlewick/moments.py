@@ -42,10 +42,14 @@ def _scale(a, factor):
     return wrap(storage, a._layout.shape, a._dtype, a._device)
 
 
+def _divisor(count, dtype):
+    """``count`` as the scalar a division in ``dtype`` takes."""
+    return complex(count) if dtype.is_complex else float(count)
+
+
 def _divide(a, count):
     """``a / count`` in a's dtype (a true division, as NumPy's mean; 0/0 gives NaN)."""
-    divisor = complex(count) if a._dtype.is_complex else float(count)
-    storage = a._storage.binary_scalar(BinaryOp.DIVIDE, a._layout, divisor, False)
+    storage = a._storage.binary_scalar(BinaryOp.DIVIDE, a._layout, _divisor(count, a._dtype), False)
     return wrap(storage, a._layout.shape, a._dtype, a._device)
 
 
@@ -141,8 +145,8 @@ def _var(x, axis, correction, keepdims):
     keepdims = flag(keepdims, "var", "keepdims")
     count = _count(shape, axes)
     kept = contiguous_layout(reduced_shape(shape, axes, True))
-    divisor = complex(count) if x._dtype.is_complex else float(count)
-    center = x._storage.reduce(ReduceOp.SUM, layout, axes).binary_scalar(BinaryOp.DIVIDE, kept, divisor, False)
+    center = x._storage.reduce(ReduceOp.SUM, layout, axes).binary_scalar(BinaryOp.DIVIDE, kept,
+                                                                         _divisor(count, x._dtype), False)
     line = contiguous_layout(shape)
     deviation = x._storage.binary(BinaryOp.SUBTRACT, layout, center, kept.broadcast_to(shape))
     dtype = x._dtype

@@ -67,15 +67,16 @@ def widened(kernel, np_dtype, wide=F32):
         narrow_of[np.empty(0, wide).real.dtype] = np.empty(0, np_dtype).real.dtype
 
     if _takes_signature(kernel):
-        def widened_kernel(*args):
-            result = kernel(*args, signature=(wide,) * len(args) + (None,))
-            narrow = narrow_of.get(result.dtype)
-            return result if narrow is None else result.astype(narrow)
+        def in_wide(*args):
+            return kernel(*args, signature=(wide,) * len(args) + (None,))
     else:
-        def widened_kernel(*args):
-            result = kernel(*[a.astype(wide) for a in args])
-            narrow = narrow_of.get(result.dtype)
-            return result if narrow is None else result.astype(narrow)
+        def in_wide(*args):
+            return kernel(*[a.astype(wide) for a in args])
+
+    def widened_kernel(*args):
+        result = in_wide(*args)
+        narrow = narrow_of.get(result.dtype)
+        return result if narrow is None else result.astype(narrow)
 
     return widened_kernel
 
