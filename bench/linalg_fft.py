@@ -115,10 +115,27 @@ def run_case(libs, dev, case, args_host, budget):
             else:
                 reps = max(1, min(10, int(0.5 / max(first, 1e-6))))
                 row[name] = {"ms": timed(lambda: fn(*args), sync, reps=reps, batches=3, warmup=1) * 1e3}
+                if first < 0.05:  # a short call: where its time goes, to explain a missed target
+                    row[name]["diagnosis"] = diagnosis(fn, args, sync)
         except Exception as exc:  # a peer lacking the function is a result, not a failure
             row[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         print(case, name, row[name], flush=True)
     return row
+
+
+def diagnosis(fn, args, sync, reps=20):
+    """Host µs to issue one call (queued without waiting; a call that reads a result back,
+    as the linalg ones reading ``info`` do, waits inside) and the device kernels of a call
+    (harness.kernel_times: µs, launches, name), the heaviest five."""
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        fn(*args)
+    host_us = (time.perf_counter() - t0) / reps * 1e6
+    sync()
+    kernels = harness.kernel_times(lambda: fn(*args), sync) or []
+    return {"host_us": round(host_us, 1),
+            "kernels": [[round(us, 1), count, name[:90]] for us, count, name in kernels[:5]]}
 
 
 # the issue's targets: candlewick at least 90 % of the faster peer's throughput, and 10x
@@ -155,6 +172,15 @@ def markdown(figures):
         share, verdict = status(case, row)
         share_text = f"{share:.2f}" if share is not None else "-"
         lines.append(f"| {case} | {dtype} | " + " | ".join(cells) + f" | {share_text} | {verdict} |")
+    diagnosed = [(key, name, row[name]["diagnosis"]) for key, row in figures["cases"].items()
+                 for name in names if "diagnosis" in row.get(name, {})
+                 and status(key.partition(":")[0], row)[1].startswith("missed")]
+    if diagnosed:
+        lines += ["", "Where the time of a missed case goes: host µs to issue one call, and the device "
+                  "kernels of one call (µs, launches, name; torch.profiler).", ""]
+        for key, name, d in diagnosed:
+            kernels = "; ".join(f"{us} µs x{count} {kname}" for us, count, kname in d["kernels"])
+            lines.append(f"- {key} {name}: host {d['host_us']} µs; {kernels or 'no kernels seen'}")
     return lines
 
 
