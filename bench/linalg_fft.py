@@ -115,25 +115,24 @@ def run_case(libs, dev, case, args_host, budget):
             else:
                 reps = max(1, min(10, int(0.5 / max(first, 1e-6))))
                 row[name] = {"ms": timed(lambda: fn(*args), sync, reps=reps, batches=3, warmup=1) * 1e3}
-                if first < 0.05:  # a short call: where its time goes, to explain a missed target
-                    row[name]["diagnosis"] = diagnosis(fn, args, sync)
+                row[name]["diagnosis"] = diagnosis(fn, args, sync, reps=20 if first < 0.05 else 1)
         except Exception as exc:  # a peer lacking the function is a result, not a failure
             row[name] = {"error": f"{type(exc).__name__}: {exc}"[:300]}
         print(case, name, row[name], flush=True)
     return row
 
 
-def diagnosis(fn, args, sync, reps=20):
+def diagnosis(fn, args, sync, reps):
     """Host µs to issue one call (queued without waiting; a call that reads a result back,
     as the linalg ones reading ``info`` do, waits inside) and the device kernels of a call
-    (harness.kernel_times: µs, launches, name), the heaviest five."""
+    (harness.kernel_times: µs, launches, name), the heaviest five; ``reps`` calls each."""
     sync()
     t0 = time.perf_counter()
     for _ in range(reps):
         fn(*args)
     host_us = (time.perf_counter() - t0) / reps * 1e6
     sync()
-    kernels = harness.kernel_times(lambda: fn(*args), sync) or []
+    kernels = harness.kernel_times(lambda: fn(*args), sync, reps=min(reps, 5)) or []
     return {"host_us": round(host_us, 1),
             "kernels": [[round(us, 1), count, name[:90]] for us, count, name in kernels[:5]]}
 

@@ -18,7 +18,8 @@
 # Environment: CANDLEWICK_COMMIT (the commit, for a copy without .git), GPU_RUN_BUDGET
 # (seconds for the whole run, default 540: the device tool's limit is 600 per command),
 # GPU_RUN_WORKERS (pytest-xdist workers for the suites marked so, default 8), GPU_RUN_STEPS
-# (a comma list of step names: only those steps of the chosen stages run).
+# (a comma list of step names: only those steps of the chosen stages run), GPU_RUN_AFTER (a
+# shell command run after the steps in the same environment, its output in after.log).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -168,11 +169,11 @@ run_bench() {  # python bench/NAME.py --out W/bench; its HEADLINE lines go to th
     sed -n 's/^HEADLINE: /    /p' "$log"
     return $rc
 }
-run_tracing_conformance() {  # examples/tracing_backend installed, the conformance CLI over it wrapping $1
+run_tracing_conformance() {  # examples/tracing_backend installed, the conformance CLI over it wrapping $1 (xdist workers)
     python3 -m pip install -q --no-index --no-deps --no-build-isolation --target /tmp/site \
         examples/tracing_backend >"$log" 2>&1 || { echo "tracing backend install failed"; return 1; }
     CANDLEWICK_TRACING_WRAPS="$1" timeout -k 10 "$limit" python3 -m candlewick.conformance tracing \
-        --profile gpu --markdown "$W/tracing_$1_report.md" --json "$W/tracing_$1_report.json" >>"$log" 2>&1
+        --profile gpu --markdown "$W/tracing_$1_report.md" --json "$W/tracing_$1_report.json" -- $XDIST >>"$log" 2>&1
     local rc=$?
     echo "$(counts "$log")"
     return $rc
@@ -228,4 +229,13 @@ for row in "${STEPS[@]}"; do
     note "$step: $status, $((SECONDS - t0))s: $(head -n 1 <<<"$result")"
     tail -n +2 <<<"$result" | while IFS= read -r line; do [[ -n "$line" ]] && note "$line"; done
 done
+if [[ -n "${GPU_RUN_AFTER:-}" ]]; then  # an ad-hoc command in the prepared environment (a probe)
+    left=$((budget - SECONDS - 15))
+    if ((left >= 20)); then
+        timeout -k 10 "$left" bash -c "$GPU_RUN_AFTER" >"$W/after.log" 2>&1
+        note "after: exit $?, output in after.log"
+    else
+        note "after: SKIPPED (the ${budget}s budget is spent)"
+    fi
+fi
 note "total: ${SECONDS}s"

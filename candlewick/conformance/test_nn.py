@@ -16,14 +16,14 @@ FLOATING = dtype_params(dt.REAL_FLOATING)
 small = st.integers
 
 
-def _expected_sum(dtype, values, magnitude, terms, transform_algorithms=False):
+def _expected_sum(dtype, values, magnitude, terms, transform_algorithms=False, mask=None):
     atol = sum_tolerance(magnitude, terms, dtype)
     if transform_algorithms and dtype in (dt.float16, dt.bfloat16):
         # convolution libraries (MIOpen, cuDNN) may pick Winograd or FFT algorithms, whose
         # transformed operands are held in the storage dtype: the error then scales with its
         # eps, not the float32 accumulator's
         atol = np.maximum(atol, np.asarray(magnitude, np.float64) * float(finfo(dtype.numpy).eps) * (terms + 1))
-    return Expected(values.astype(dtype.numpy), ulps=1, atol=np.where(np.isfinite(atol), atol, 0.0))
+    return Expected(values.astype(dtype.numpy), ulps=1, atol=np.where(np.isfinite(atol), atol, 0.0), mask=mask)
 
 
 def _wide(h):
@@ -71,8 +71,21 @@ def _run_conv(device, dtype, data, dims, transposed):
     with np.errstate(all="ignore"):  # the oracle's plain loops meet inf * 0, inf - inf
         values, magnitude = getattr(ref, name)(_wide(x), _wide(w), *args)
     terms = (p["cin_g"] if not transposed else cin) * int(np.prod(p["kernel"]))
-    expected = _expected_sum(dtype, values, magnitude, terms, transform_algorithms=True)
-    expected.check(read_result(out, dtype, values.shape))
+    actual = read_result(out, dtype, values.shape)
+    _expected_sum(dtype, values, magnitude, terms, transform_algorithms=True,
+                  mask=_defined_outputs(_wide(x), _wide(w), actual)).check(actual)
+
+
+def _defined_outputs(x, w, actual):
+    """Which outputs the contract defines: all, except that a sample with a non-finite
+    input (or any non-finite weight) may have NaN outputs, even where the direct sum is
+    finite: FFT and Winograd algorithms (cuDNN, MIOpen) transform whole tiles, so 0 * inf
+    in the transform spreads NaN over the sample (seen on an H200 for conv_transpose1d)."""
+    spread = ~np.isfinite(x).reshape(x.shape[0], -1).all(axis=1)
+    if not np.isfinite(w).all():
+        spread[:] = True
+    spread = spread.reshape((-1,) + (1,) * (actual.ndim - 1))
+    return ~(spread & np.isnan(actual))
 
 
 @pytest.mark.parametrize("dtype", FLOATING)
