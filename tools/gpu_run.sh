@@ -43,7 +43,7 @@ STEPS=(
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       rocm_graphs    gpu 120 run_bench rocm_graphs"
     "bench       rocm_host_path gpu 120 run_bench rocm_host_path"
-    "bench       linalg_fft     gpu 240 run_bench linalg_fft"
+    "bench       linalg_fft     gpu 300 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
@@ -52,7 +52,7 @@ STEPS=(
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
-    "reliability reliability_rocm gpu 330 run_reliability rocm gpu"
+    "reliability reliability_rocm gpu 480 run_reliability rocm gpu"
     "reliability reliability_cpu any 150 run_reliability cpu cpu"
 )
 
