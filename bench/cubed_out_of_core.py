@@ -29,6 +29,7 @@ import zarr
 
 import candlewick as cw
 import harness
+from candlewick.backend import holds_host_memory
 
 NAME = "cubed_out_of_core"
 NAMESPACES = ("candlewick", "numpy")
@@ -126,7 +127,10 @@ def run_namespace(namespace, args, work):
     # the child imports the candlewick this process imported, wherever it comes from
     path = os.pathsep.join(filter(None, [str(pathlib.Path(cw.__file__).resolve().parents[1]),
                                          os.environ.get("PYTHONPATH")]))
-    env = dict(os.environ, CUBED_BACKEND_ARRAY_API_MODULE=namespace, PYTHONPATH=path)
+    # cubed stores every chunk in Zarr through numpy.asarray: GPU chunks need implicit host
+    # copies, which the worker processes inherit from the environment (candlewick.host_copy)
+    env = dict(os.environ, CUBED_BACKEND_ARRAY_API_MODULE=namespace, PYTHONPATH=path,
+               CANDLEWICK_IMPLICIT_HOST_COPY="1")
     done = subprocess.run([sys.executable, __file__, *options, "--child-json", str(out)], env=env,
                           capture_output=True, text=True)
     if done.returncode != 0 or not out.exists():
@@ -209,7 +213,7 @@ def main(argv=None):
         print("\n".join(body))
     else:
         device = cw.get_device(None)
-        on_gpu = device.name == "rocm"
+        on_gpu = not holds_host_memory(device)  # a device name carries its ordinal: rocm:0
         where = harness.gpu_name() if on_gpu else f"{harness.cpu_name()}, {os.cpu_count()} cores"
         peers = {"numpy": np.__version__, "cubed": metadata.version("cubed"), "zarr": zarr.__version__}
         figures = {"candlewick": cw.__version__, "device": repr(device), "rows": args.rows, "cols": args.cols,

@@ -33,6 +33,7 @@ from .manipulation import (
 from .joining import concat, stack, unstack
 from .registry import backends, default_device, get_device, set_default_device
 from .promotion_mode import get_promotion_mode, promotion_mode, set_promotion_mode
+from .host_copy import get_implicit_host_copy, set_implicit_host_copy
 from .statistical import max, min, prod, sum
 from .moments import mean, std, var
 from .cumulative import cumulative_prod, cumulative_sum

@@ -15,6 +15,7 @@ from ._core import ArrayBase
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+from .host_copy import get_implicit_host_copy
 from .numpy_protocols import array_function, array_ufunc
 
 if TYPE_CHECKING:
@@ -29,12 +30,14 @@ class HostInterop(ArrayBase):
     __slots__ = ()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
-        """``numpy.asarray(x)`` of an array in host memory (TypeError for a GPU array:
-        ``candlewick.to_numpy`` copies it explicitly)."""
-        if not holds_host_memory(self._device):
+        """``numpy.asarray(x)`` of an array in host memory; a GPU array raises TypeError
+        (``candlewick.to_numpy`` copies it explicitly) unless implicit host copies are on
+        (``candlewick.set_implicit_host_copy``, as cubed's Zarr writes need)."""
+        if not holds_host_memory(self._device) and not get_implicit_host_copy():
             raise ArgumentTypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
-                f"use candlewick.to_numpy(x) to copy it to the host"
+                f"use candlewick.to_numpy(x) to copy it to the host (or allow implicit copies: "
+                f"candlewick.set_implicit_host_copy(True) or CANDLEWICK_IMPLICIT_HOST_COPY=1)"
             )
         if dtype is not None:
             dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)

@@ -87,12 +87,16 @@ def _run(build, reference, spec, device, matches_numpy, rtol=1e-12):
     # the process default, not a with-block: cubed runs tasks on threads of its own, which do
     # not see a with-block's context variable (docs/scaling.md)
     cw.set_default_device(device)
+    # cubed stores every chunk in Zarr through numpy.asarray: GPU chunks need implicit host
+    # copies (candlewick.host_copy; docs/scaling.md)
+    cw.set_implicit_host_copy(True)
     try:
         a = cubed.from_array(A, chunks=(4, 5), spec=spec)
         b = cubed.from_array(B, chunks=(5, 4), spec=spec)
         got = build(a, b).compute()
     finally:
         cw.set_default_device(None)
+        cw.set_implicit_host_copy(False)
     matches_numpy(got, reference(A, B), rtol=rtol, atol=1e-6 if got.dtype == cw.float32 else 1e-12)
 
 

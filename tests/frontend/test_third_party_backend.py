@@ -190,6 +190,22 @@ except TypeError as exc:
 else:
     raise AssertionError("np.asarray of a sealed array did not raise")
 assert cw.to_numpy(z).tolist() == [1, 2, 3]
+# ... unless implicit host copies are on (cubed's Zarr writes), for the whole process
+cw.set_implicit_host_copy(True)
+assert np.asarray(z).tolist() == [1, 2, 3] and np.asarray(z[1:], dtype=np.float64).tolist() == [2.0, 3.0]
+cw.set_implicit_host_copy(False)
+try:
+    np.asarray(z)
+except TypeError:
+    pass
+else:
+    raise AssertionError("implicit host copies stayed on")
+try:
+    cw.set_implicit_host_copy("yes")
+except cw.errors.ArgumentTypeError as exc:
+    assert "set_implicit_host_copy" in str(exc) and "allowed" in str(exc), exc
+else:
+    raise AssertionError("set_implicit_host_copy took a string")
 assert cw.from_dlpack(source, device="sealed").device is z.device
 print("ok")
 '''
