@@ -88,7 +88,12 @@ class ScalarConversions(ArrayBase):
                 f"format spec {spec!r} needs a 0-d array, got shape {self._layout.shape}; "
                 f"format x.tolist() or its elements"
             )
-        return format(self.item(), spec)
+        value = self.item()
+        try:
+            return format(value, spec)
+        except ValueError as exc:  # a spec the scalar's type does not take ("d" for a float)
+            raise ArgumentValueError(f"__format__: format spec {spec!r} does not apply to a {self._dtype.name} "
+                                     f"value ({exc})") from None
 
     def __round__(self, ndigits: int | None = None) -> int | Array:
         """``round(x)``: a Python int (ties to even); ``round(x, n)``: a 0-d array of x's

@@ -150,6 +150,9 @@ def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout
         err.seek(0)
         stdout, stderr = out.read(), err.read()
     if proc.returncode != 0:
+        # the record keeps a line; the run's log keeps the traceback
+        print(f"{what} exited with status {proc.returncode}; its stderr ends:", *stderr.strip().splitlines()[-80:],
+              sep="\n", file=sys.stderr, flush=True)
         tail = stderr.strip().splitlines()[-3:]
         return None, f"{what} exited with status {proc.returncode}: {' / '.join(tail)[:300]}", False
     print(f"batch {index + 1}: {len(group)} targets, {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)

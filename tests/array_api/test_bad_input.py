@@ -64,6 +64,8 @@ def _cases(device):
         ("rms_norm eps=nan", lambda: cw.nn.rms_norm(x, eps=float("nan")), ArgumentValueError),
         ("normal std=1j", lambda: cw.random.normal((2,), std=1j, device=device), ArgumentTypeError),
         ("uniform low=None", lambda: cw.random.uniform((2,), low=None, device=device), ArgumentTypeError),
+        ("format(uint8 0-d, 'float32')", lambda: format(cw.asarray(0, dtype=cw.uint8, device=device), "float32"),
+         ArgumentValueError),
         ("x[::0]", lambda: x[::0], IndexKeyError),
         ("x[:, ::0]", lambda: x[:, ::0], IndexKeyError),
         ("x['a':]", lambda: x["a":], IndexKeyError),
