@@ -74,6 +74,7 @@ def run_worker(device, names, examples, seed, memory_bytes):
     targets = dict(fuzz_support.public_targets())
     keywords = fuzz_support.keyword_pool(list(targets.items()))
     on_reference = cw.get_device(device).backend == "cpu"
+    sync = cw.get_device(device).synchronize
     report = {}
     for name in names:
         fn = targets[name]
@@ -85,7 +86,7 @@ def run_worker(device, names, examples, seed, memory_bytes):
         @given(call=fuzz_support.call_arguments(fn, keywords))
         def run(call):
             args, kwargs = call
-            exc, result, warned, changed = fuzz_support.invoke_checked(name, fn, args, kwargs)
+            exc, result, warned, changed = fuzz_support.invoke_checked(name, fn, args, kwargs, sync=sync)
             reason = fuzz_support.problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
                                                warned=warned, changed=changed)
             stats["calls"] += 1
@@ -200,6 +201,8 @@ def summarize(merged, crashes):
 
 
 def _commit():
+    if os.environ.get("CANDLEWICK_COMMIT"):  # a copy whose .git is stale or absent (the GPU machine's)
+        return os.environ["CANDLEWICK_COMMIT"]
     try:
         rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
                              check=True).stdout.strip()

@@ -384,9 +384,12 @@ def invoke(name, fn, args, kwargs):
     return invoke_checked(name, fn, args, kwargs)[:2]
 
 
-def invoke_checked(name, fn, args, kwargs):
+def invoke_checked(name, fn, args, kwargs, sync=None):
     """Run one fuzzed call, recording its warnings and comparing its inputs before and
-    after: ``(exception or None, result, warning messages, descriptions of changed inputs)``."""
+    after: ``(exception or None, result, warning messages, descriptions of changed inputs)``.
+    ``sync``: the device's synchronize, run as part of the call: a GPU reports some errors
+    (an index out of bounds in a gather) at the next synchronization, and they belong to
+    the call that queued the work, not to the snapshot that reads the inputs back."""
     before = _snapshot_inputs(args, kwargs)
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, CALL_TIMEOUT_S)
@@ -395,6 +398,8 @@ def invoke_checked(name, fn, args, kwargs):
         warnings.simplefilter("always")
         try:
             result = fn(*args, **kwargs)
+            if sync is not None:
+                sync()
             if name == "default_device":
                 with result:
                     pass

@@ -46,7 +46,7 @@ def test_fuzz_public_callable(name, fn, dev):
     @given(call=call_arguments(fn, KEYWORDS))
     def run(call):
         args, kwargs = call
-        exc, result, warned, changed = invoke_checked(name, fn, args, kwargs)
+        exc, result, warned, changed = invoke_checked(name, fn, args, kwargs, sync=dev.synchronize)
         reason = problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
                               warned=warned, changed=changed)
         if reason is not None:
@@ -92,6 +92,6 @@ def _known_calls():
 @pytest.mark.parametrize("name,fn,args,kwargs", _known_calls(),
                          ids=[f"{c[0]}-{i}" for i, c in enumerate(_known_calls())])
 def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
-    exc, result, warned, changed = invoke_checked(name, fn, list(args), kwargs)
+    exc, result, warned, changed = invoke_checked(name, fn, list(args), kwargs, sync=dev.synchronize)
     reason = problem_with(name, exc, result, dev.backend == "cpu", warned=warned, changed=changed)
     assert reason is None, format_finding(name, exc, reason, describe_call(name, args, kwargs))
