@@ -37,9 +37,12 @@ General rules for every primitive (backend authors: read these first)
   NumPy's (the conformance suite checks the destination afterwards).
 """
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
+
+if TYPE_CHECKING:
+    from .layout import Layout
 
 __all__ = [
     "Backend", "BackendDevice", "BackendStorage", "CollectiveDevice", "Communicator", "DeviceCopyStorage",
@@ -296,9 +299,14 @@ class BackendStorage(Protocol):
         """``fft`` along each of ``axes`` (distinct ints), as one call: a backend may
         transform them together (one multi-dimensional plan); no scaling."""
 
-    def rfftn(self, layout, axes) -> "BackendStorage":
+    def rfftn(self, layout, axes) -> "tuple[BackendStorage, Layout]":
         """``rfft`` along the last of ``axes`` (distinct ints), then ``fft`` along the
-        others, as one call; no scaling."""
+        others, as one call; no scaling. Returns the result and its layout in that storage:
+        shape x's with the last of ``axes`` halved (n//2+1), over exactly that many elements,
+        any order of its axes (a dense permutation; ``Layout.contiguous(shape)`` for a
+        C-contiguous result). The order is the backend's because the fastest GPU libraries'
+        complex passes after the real one write their transforms' elements together
+        (PyTorch's rfft2 is such a permuted view)."""
 
 
 @runtime_checkable

@@ -454,7 +454,8 @@ class CpuStorage:
     def rfftn(self, layout, axes):
         if self.dtype not in _fft.REAL_DTYPES:
             raise unsupported("rfftn", self.dtype, "rfftn takes float32/float64")
-        return self._wrap(_fft.rfftn(view(self.buf, layout), tuple(axes)))
+        out = _fft.rfftn(view(self.buf, layout), tuple(axes))
+        return self._wrap(out), Layout.contiguous(out.shape)
 
     # --- results whose dtype NumPy already decided (linalg, fft) ------------------------------------
 

@@ -11,7 +11,7 @@ from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
     FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, r2c,
-    resized_all, scale_factor, scaled,
+    resized_all, scale_factor, scaled, scaled_view,
 )
 
 if TYPE_CHECKING:
@@ -99,10 +99,11 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     x, lengths = resized_all(x, axes, sizes, "rfftn")
     last = axes[-1]
     shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
-    # one primitive call: the backend may transform every axis with one plan
-    storage = x._storage.rfftn(x._layout, tuple(axes))
-    return scaled(storage, shape, _dt.complex_dtype_of(x._dtype), x._device,
-                  scale_factor(norm, math.prod(lengths), False))
+    # one primitive call: the backend may transform every axis with one plan, and leave
+    # the result in the order of its passes (a dense permutation of ``shape``)
+    storage, layout = x._storage.rfftn(x._layout, tuple(axes))
+    return scaled_view(storage, layout, shape, _dt.complex_dtype_of(x._dtype), x._device,
+                       scale_factor(norm, math.prod(lengths), False), "rfftn")
 
 
 @shared_doc(FFT_DOCS)

@@ -1,6 +1,7 @@
 """The fft group's transforms over several axes (``fftn``, ``rfftn``): one multi-dimensional
 hipFFT plan where the axes are the trailing ones (up to 3, as hipFFT's plans go), else
-one-axis transforms in turn (``fft.transform``).
+one-axis transforms in turn (``fft.transform``). rfftn of one matrix over both its axes
+is the exception: two passes, the result left transposed (``_rows_then_columns``).
 
 Why one plan: cuFFT/rocFFT transform the inner rows and the strided columns of a 2-D
 plan together, where two rank-1 plans read the columns with a large stride (rfft2 of
@@ -39,7 +40,42 @@ def fftn(x, layout, axes, inverse):
 
 
 def rfftn(x, layout, axes):
-    return _transform(x, layout, tuple(axes), "rfft", False)
+    """(result, its layout): a 2-D transform of the last two axes of one matrix runs as
+    the real pass along rows and one column pass that writes each column's transform
+    contiguously, leaving the result transposed in memory (``column_pass``); anything
+    else is C-contiguous."""
+    axes = tuple(axes)
+    shape = tuple(layout.shape)
+    if ("rfft", x.dtype) in _fft.KIND and _two_passes(shape, axes):
+        return _rows_then_columns(x, layout)
+    out = _transform(x, layout, axes, "rfft", False)
+    last = axes[-1]
+    return out, Layout.contiguous(shape[:last] + (shape[last] // 2 + 1,) + shape[last + 1:])
+
+
+def _two_passes(shape, axes):
+    """Whether rfftn of ``shape`` over ``axes`` takes ``_rows_then_columns``: the two
+    trailing axes of one matrix (leading dimensions of size 1), neither of length 0."""
+    return (len(shape) >= 2 and tuple(a % len(shape) for a in axes) == (len(shape) - 2, len(shape) - 1)
+            and shape_size(shape[:-2]) == 1 and min(shape[-2:]) > 0 and shape_size(shape) <= _INT32_MAX)
+
+
+def _rows_then_columns(x, layout):
+    """rfft2 of one (n0, n1) matrix as PyTorch computes it: R2C along the rows into a
+    contiguous (n0, m) buffer, then one batched C2C down its m columns (stride m) whose
+    output stride is 1: the spectrum lands as its (m, n0) transpose. cuFFT's 2-D plan writes
+    the columns with stride m instead; on an H200, 4096 x 4096 float32: 87 µs for that
+    column pass against 67 µs for this one (the row pass is 37 µs either way)."""
+    shape = tuple(layout.shape)
+    n0, n1 = shape[-2:]
+    m = n1 // 2 + 1
+    rows = _fft.transform(x, layout, len(shape) - 1, "rfft")  # contiguous (..., n0, m)
+    kind = "C2C" if rows.dtype == dt.complex64 else "Z2Z"
+    out = x.device.empty((n0 * m,), rows.dtype)
+    plan = _fft.plan_cache(x.device).get((kind, n0, m, m, 1, 1, n0))  # batch m: istride m, idist 1; ostride 1, odist n0
+    calls.fft_exec(kind, plan, rows.ptr, out.ptr, inverse=False)
+    lead = len(shape) - 2
+    return out, Layout(shape[:-1] + (m,), (n0 * m,) * lead + (1, n0), 0)
 
 
 def _transform(x, layout, axes, op, inverse):

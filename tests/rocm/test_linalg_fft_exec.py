@@ -294,7 +294,18 @@ def test_fftn_and_rfftn(device, axes):
     real = np.ascontiguousarray(x.real)
     rs, rlay = _strided(device, real)
     want = np.fft.rfftn(real, axes=axes)
-    np.testing.assert_allclose(_read(rs.rfftn(rlay, axes), want.shape), want, atol=1e-10)
+    out, out_layout = rs.rfftn(rlay, axes)
+    assert out_layout == Layout.contiguous(want.shape)  # no single matrix here: C-contiguous
+    np.testing.assert_allclose(out.to_host(out_layout), want, atol=1e-10)
+    # one matrix over both axes: rows, then columns written transposed (``_rows_then_columns``)
+    for shape in ((6, 5), (1, 7, 8), (4, 1)):
+        m = rng.standard_normal(shape)
+        ms, mlay = _strided(device, m)
+        for two_axes in ((-2, -1), (len(shape) - 2, len(shape) - 1)):
+            out, out_layout = ms.rfftn(mlay, two_axes)
+            want = np.fft.rfftn(m, axes=(-2, -1))
+            assert out_layout.strides[-2:] == (1, shape[-2]) and out.size == want.size
+            np.testing.assert_allclose(out.to_host(out_layout), want, atol=1e-10)
     assert fft_nd.planned(x.shape, axes, "fft") == (axes in ((1, 2), (2, 1), (0, 1, 2)))
     assert fft_nd.planned(x.shape, axes, "rfft") == (axes in ((1, 2), (0, 1, 2)))
 

@@ -20,8 +20,8 @@ _spec.loader.exec_module(fake_hip)
 EXPECTED = {
     # one hipFFT exec, no copy, no scaling pass ("backward": the forward transform is unscaled)
     "fft (1024, 4096) complex64, last axis": ([], {"hipfftExecC2C": 1}),
-    # one 2-D plan over the contiguous input
-    "rfftn (4096, 4096) float32": ([], {"hipfftExecR2C": 1}),
+    # the real pass along the rows, the column pass writing the result transposed; no copy
+    "rfftn (4096, 4096) float32": ([], {"hipfftExecR2C": 1, "hipfftExecC2C": 1}),
     # the transposed copy potrf LOWER factors, potrfBatched, the info read (the one sync) and
     # the pass that zeroes the upper triangle reading the factor transposed; the pointer
     # array, lwork and triangle mask come from the caches
