@@ -150,6 +150,7 @@ class ReduceOp(_Op):
     ARGMAX = ("argmax", "BIF", "index")
     ANY = ("any", "BIFC", "bool")
     ALL = ("all", "BIFC", "bool")
+    COUNT_NONZERO = ("count_nonzero", "BIFC", "index")  # int64 counts (NaN is non-zero)
 
 
 class ScanOp(_Op):

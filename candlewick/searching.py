@@ -164,9 +164,7 @@ def count_nonzero(x: Array, /, *, axis: Axes | None = None, keepdims: bool = Fal
     require_array(x, "count_nonzero")
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
-    mask, mask_layout = mask_of(x)
-    ones = mask.astype(mask_layout, _int64)
-    storage = ones.reduce(ReduceOp.SUM, contiguous_layout(shape), axes)
+    storage = x._storage.reduce(ReduceOp.COUNT_NONZERO, x._layout, axes)  # one pass, no mask
     out_shape = reduced_shape(shape, axes, keepdims)
     return new_array(type(x), storage, out_shape, _int64, x._device)
 

@@ -303,6 +303,16 @@ def _reduce_impl(op, dtype):
 
         return arg_extreme
 
+    if op is ReduceOp.COUNT_NONZERO:
+        def count(v, axes):
+            if low:  # ml_dtypes' low-precision floats: compare in float32 (NaN is non-zero)
+                v = np.not_equal(v.astype(F32), 0)
+            if len(axes) == v.ndim:  # NumPy's whole-array count is its fast path (no axis)
+                return np.array(np.count_nonzero(v), np.int64).reshape((1,) * v.ndim)
+            return np.count_nonzero(v, axis=axes, keepdims=True).astype(np.int64, copy=False)
+
+        return count
+
     ufunc = np.logical_or if op is ReduceOp.ANY else np.logical_and
 
     def truth(v, axes):
@@ -328,7 +338,8 @@ def _scan_impl(op, dtype):
 
 
 def _reduction_kernel(op, dtype, impl):
-    if dtype.is_floating or dtype.is_complex:
+    # a count compares with zero only: no floating-point flag to silence
+    if (dtype.is_floating or dtype.is_complex) and op is not ReduceOp.COUNT_NONZERO:
         return quiet(impl)
     return impl
 

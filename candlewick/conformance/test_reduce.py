@@ -40,6 +40,8 @@ def reduce_expected(op, dtype, x, axes):
             return Expected(np.any(x, axis=axes))
         if op is ReduceOp.ALL:
             return Expected(np.all(x, axis=axes))
+        if op is ReduceOp.COUNT_NONZERO:  # NaN counts, -0.0 does not
+            return Expected(np.asarray(np.count_nonzero(x, axis=axes), np.int64))
         if op in (ReduceOp.MIN, ReduceOp.MAX):
             fn = np.min if op is ReduceOp.MIN else np.max  # NaN propagates
             return Expected(fn(x, axis=axes))
@@ -95,8 +97,10 @@ def test_reduce(device, op, dtype, data):
 @pytest.mark.parametrize("op,dtype", [p for p in op_dtype_params(ReduceOp)
                                       if p.values[0] not in NEEDS_ELEMENTS])
 def test_reduce_empty(device, op, dtype):
-    """Reductions over an empty set: 0 for sum, 1 for prod, False for any, True for all."""
-    identity = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True}[op]
+    """Reductions over an empty set: 0 for sum and count_nonzero, 1 for prod, False for any,
+    True for all."""
+    identity = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True,
+                ReduceOp.COUNT_NONZERO: 0}[op]
     out_dtype = op.result_dtype(dtype)
     for shape, axes, out_shape in (((0,), (0,), ()), ((2, 0, 3), (1,), (2, 3)),
                                    ((0, 4), (0, 1), ())):

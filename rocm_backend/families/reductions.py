@@ -21,7 +21,8 @@ from .copies import copy, fill
 from .ew_launch import kernel
 from .reduce_plan import TICKETS, block_size, cols_plan, rows_plan
 
-_EMPTY_RESULT = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True}
+_EMPTY_RESULT = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True,
+                 ReduceOp.COUNT_NONZERO: 0}
 _PARTIAL_BYTES = 16  # >= sizeof every accumulator (cw_arg_acc<double> and cw_c128 are 16)
 _SCRATCH_PARTIALS = 4 << 20  # bytes of partials kept per device (larger needs allocate)
 _ONES = (1,) * MAX_DIMS

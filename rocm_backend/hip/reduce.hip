@@ -95,6 +95,14 @@ template <class S> struct red_all {
     __device__ acc combine(acc a, acc b) const { return a && b; }
     __device__ acc finalize(acc a) const { return a; }
 };
+template <class S> struct red_count_nonzero {
+    typedef long long acc;
+    typedef long long out;
+    __device__ acc identity() const { return 0; }
+    __device__ acc from(typename cw_traits<S>::compute x, cw_i64) const { return cw_cast<bool>(x) ? 1 : 0; }
+    __device__ acc combine(acc a, acc b) const { return a + b; }
+    __device__ acc finalize(acc a) const { return a; }
+};
 template <class C> struct cw_arg_acc { C v; cw_i64 i; };
 // first index of the extreme; a NaN is the extreme (its first occurrence)
 template <class S, bool MAX> struct red_arg {

@@ -59,7 +59,7 @@ def _values(dtype, shape, rng, op):
         a = a + 1j * np.where(rng.random(n) < 0.5, 0, b)
     a = a.astype(dtype.numpy).reshape(shape)
     if _floating(a):
-        if op in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.ARGMAX, ReduceOp.ARGMIN) and a.size > 40:
+        if op in (ReduceOp.MAX, ReduceOp.MIN, ReduceOp.ARGMAX, ReduceOp.ARGMIN, ReduceOp.COUNT_NONZERO) and a.size > 40:
             flat = a.reshape(-1)
             flat[rng.integers(0, n, max(1, n // 500))] = np.nan
     return a
@@ -79,6 +79,8 @@ def _expected(op, a, axes):
         return fn(a.astype(wide), axis=axes).astype(a.dtype)
     if op in (ReduceOp.ANY, ReduceOp.ALL):
         return (np.any if op is ReduceOp.ANY else np.all)(a, axis=axes)
+    if op is ReduceOp.COUNT_NONZERO:  # NaN counts, -0.0 does not
+        return np.asarray(np.count_nonzero(a, axis=axes), np.int64)
     with np.errstate(invalid="ignore"):
         if op in (ReduceOp.MAX, ReduceOp.MIN):
             return (np.max if op is ReduceOp.MAX else np.min)(a, axis=axes)
