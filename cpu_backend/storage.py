@@ -279,6 +279,8 @@ class CpuStorage:
         values, keep = view(self.buf, layout), view(mask.buf, mask_layout)  # keep: 1-D, one flag a row
         if values.size >= _COMPRESS_MIN and layout.is_contiguous and mask_layout.is_contiguous:
             kept = np.count_nonzero(keep)
+            if kept == keep.size:  # every row kept: one contiguous copy, no compaction
+                return CpuStorage(values.reshape(-1).copy(), self.dtype), kept
             if _MIXED_LOW * keep.size < kept < _MIXED_HIGH * keep.size:
                 # np.compress copies without a branch per element: 7x NumPy's boolean
                 # indexing on a half-true random mask (4.6 -> 0.6 ms at 2^20); indexing

@@ -80,9 +80,9 @@ def test_negative_indices_count_from_the_end():
 @pytest.mark.parametrize("shape, contiguous", [((8192,), True), ((4096, 3), True), ((64, 128), False)],
                          ids=["1-d", "rows-of-3", "transposed"])
 def test_compress_of_large_arrays_keeps_the_rows_in_order_at_every_mask_density(kept, shape, contiguous):
-    """Large compactions take np.compress for mixed masks and boolean indexing otherwise
-    (and for strided layouts): the same rows, in order, and the same count; the mask is
-    1-D, one flag per row of the leading axis."""
+    """Large compactions take np.compress for mixed masks, one copy for an all-true mask
+    and boolean indexing otherwise (and for strided layouts): the same rows, in order, and
+    the same count; the mask is 1-D, one flag per row of the leading axis."""
     rng = np.random.default_rng(7)
     host = rng.standard_normal(shape)
     mask_host = rng.random(shape[0]) < kept
