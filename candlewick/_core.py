@@ -172,6 +172,22 @@ def view(x, layout):
     return a
 
 
+def views(x, layouts):
+    """``view(x, layout)`` for each of ``layouts``, as a tuple (one loop, no call per view)."""
+    cls = type(x)
+    new = cls.__new__
+    storage, dtype, device = x._storage, x._dtype, x._device
+    out = []
+    for layout in layouts:
+        a = new(cls)
+        a._storage = storage
+        a._layout = layout
+        a._dtype = dtype
+        a._device = device
+        out.append(a)
+    return tuple(out)
+
+
 def require_array(x, fname, argname="x"):
     if not isinstance(x, ArrayBase):
         raise ArgumentTypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, require_array, view
+from ._core import ArrayBase, contiguous_layout, require_array, views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
@@ -169,7 +169,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     if x.ndim == 0:
         raise ArgumentValueError("unstack: x must have at least one dimension")
     axis = normalize_axis(axis, x.ndim)
-    return tuple(view(x, x._layout.select(axis, i)) for i in range(x.shape[axis]))
+    return views(x, x._layout.selections(axis))
 
 
 __all__ = ["concat", "stack", "unstack"]

@@ -235,6 +235,15 @@ class Layout:
             self.offset + index * self.strides[axis],
         )
 
+    def selections(self, axis):
+        """``select(axis, i)`` for every ``i`` along ``axis``, sharing one shape and strides
+        tuple (unstack's views; each selection of axis 0 of a C-contiguous layout is one)."""
+        shape = self.shape[:axis] + self.shape[axis + 1 :]
+        strides = self.strides[:axis] + self.strides[axis + 1 :]
+        step, offset = self.strides[axis], self.offset
+        contiguous = True if axis == 0 and self.is_contiguous else None
+        return [Layout(shape, strides, offset + i * step, contiguous) for i in range(self.shape[axis])]
+
     def expand_dims(self, axis):
         """Insert a size-1 axis at ``axis`` (in ``[0, ndim]``)."""
         return Layout(
