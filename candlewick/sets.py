@@ -47,8 +47,10 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Array
 
 
-def _sorted_flat(x, with_order=True):
-    """(sorted values storage, int64 permutation storage) of x flattened, stable.
+def _sorted_flat(x, with_order=True, stable=True):
+    """(sorted values storage, int64 permutation storage) of x flattened, stable unless
+    ``stable`` is False (``unique_inverse``: any order among equal elements gives the
+    same group of each element, as NumPy's own unique sorts with quicksort for it).
     Complex values sort lexicographically by (real, imag): a stable sort by the
     imaginary parts, then a stable sort of the real parts in that order. Without
     ``with_order``, integers and bools (whose equal elements are indistinguishable) take
@@ -59,7 +61,7 @@ def _sorted_flat(x, with_order=True):
     if not with_order and (x._dtype.is_integer or x._dtype.is_bool):
         return sorted_values(flat, 0, False, False, "unique"), None
     if not x._dtype.is_complex:
-        return sort_storages(flat, 0, False, True, "unique")
+        return sort_storages(flat, 0, False, stable, "unique")
     real_dtype = _dt.real_dtype_of(x._dtype)
     imag = wrap(flat._storage.unary(UnaryOp.IMAG, flat._layout), (n,), real_dtype, x._device)
     by_imag = imag._storage.argsort(imag._layout, 0, False, True)  # (orders only: no values gathered)
@@ -74,13 +76,13 @@ def _sorted_flat(x, with_order=True):
 class _Groups:
     """The run structure of x's sorted elements (see the module docstring)."""
 
-    def __init__(self, x, with_order=True):
+    def __init__(self, x, with_order=True, stable=True):
         require_array(x, "unique")
         self.x = x
         self.device = device = x._device
         self.n = n = x._layout.size
         self.line = line = contiguous_layout((n,))
-        self.values, self.perm = _sorted_flat(x, with_order) if n else (None, None)
+        self.values, self.perm = _sorted_flat(x, with_order, stable) if n else (None, None)
         # n + 1 flags: element i starts a group; the last one (True) closes the last group
         self.starts = starts = run_starts(self.values, n, device, closed=True)
         # the first element of each group: one compress, whose count is the number of groups
@@ -196,7 +198,7 @@ def unique_inverse(x: Array, /) -> UniqueInverseResult:
     >>> cw.unique_inverse(x).inverse_indices.tolist()
     [2, 0, 2, 1]
     """
-    g = _Groups(x)
+    g = _Groups(x, stable=False)  # no first indices asked: any order among equals will do
     return UniqueInverseResult(g.unique_values(), g.inverse())
 
 
