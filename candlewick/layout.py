@@ -235,6 +235,19 @@ class Layout:
             self.offset + index * self.strides[axis],
         )
 
+    def is_dense_permutation(self):
+        """Whether the layout covers exactly ``size`` elements from offset 0 with no gaps
+        or overlaps, its axes in any order (a C-contiguous layout with permuted axes:
+        what ``rfftn`` may return)."""
+        if self.offset != 0:
+            return False
+        expected = 1
+        for stride, size in sorted((s, n) for s, n in zip(self.strides, self.shape) if n != 1):
+            if stride != expected:
+                return False
+            expected *= size
+        return True
+
     def selections(self, axis):
         """``select(axis, i)`` for every ``i`` along ``axis``, sharing one shape and strides
         tuple (unstack's views; each selection of axis 0 of a C-contiguous layout is one)."""

@@ -47,12 +47,7 @@ def read_permuted_result(storage, layout, dtype, shape):
     permutation of ``shape`` over exactly the storage's elements, read back in ``shape``'s order."""
     shape = tuple(shape)
     assert tuple(layout.shape) == shape, f"result layout shape {tuple(layout.shape)}, expected {shape}"
-    assert layout.offset == 0, f"result layout offset {layout.offset}, expected 0"
-    dims = sorted((stride, size) for stride, size in zip(layout.strides, layout.shape) if size != 1)
-    dense = 1
-    for stride, size in dims:
-        assert stride == dense, f"result layout {layout} is not a dense permutation of {shape}"
-        dense *= size
+    assert layout.is_dense_permutation(), f"result layout {layout} is not a dense permutation of {shape}"
     read_result(storage, dtype, (math.prod(shape),))
     host = storage.to_host(layout)
     assert host.shape == shape and host.flags.c_contiguous, "to_host must return a C-contiguous array of the shape"

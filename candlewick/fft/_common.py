@@ -131,24 +131,12 @@ def scaled_view(storage, layout, shape, dtype, device, factor, fname):
     """``scaled`` of a result the backend returned with its own ``layout`` (``rfftn``): a
     dense permutation of ``shape`` over the whole storage, checked, since a wrong one
     would read memory the result does not own."""
-    if not _dense_permutation(layout, shape) or storage.size != math.prod(shape):
+    if tuple(layout.shape) != tuple(shape) or not layout.is_dense_permutation() or storage.size != math.prod(shape):
         raise BackendError(f"fft.{fname}: the backend returned a layout {layout} over {storage.size} elements, "
                            f"not a dense permutation of shape {tuple(shape)}")
     if factor != 1.0:  # the scaled copy is C-contiguous
         return scaled(storage.binary_scalar(BinaryOp.MULTIPLY, layout, factor, False), shape, dtype, device, 1.0)
     return view(wrap(storage, (storage.size,), dtype, device), layout)
-
-
-def _dense_permutation(layout, shape):
-    if tuple(layout.shape) != tuple(shape) or layout.offset != 0:
-        return False
-    order = sorted((stride, size) for stride, size in zip(layout.strides, layout.shape) if size != 1)
-    expected = 1
-    for stride, size in order:
-        if stride != expected:
-            return False
-        expected *= size
-    return True
 
 
 def c2c(x, n, axis, norm, inverse):
