@@ -47,7 +47,8 @@ def _infer_host(obj, dtype=None):
         if host is not None and host.dtype.kind == "f" and host.dtype.isnative:
             with np.errstate(over="ignore", invalid="ignore"):
                 return host.astype(dtype.numpy, copy=False)
-    flat_scalars = isinstance(obj, (list, tuple)) and set(map(type, obj)) <= _EXACT_SCALARS
+    kinds = set(map(type, obj)) if isinstance(obj, (list, tuple)) else None  # one C-speed pass, used twice
+    flat_scalars = kinds is not None and kinds <= _EXACT_SCALARS
     if dtype is not None and (flat_scalars or isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj)):
         # straight to dtype: exact for Python ints beyond int64 (uint64) and for ints past
         # 2**64 into floats; NumPy raises OverflowError itself for an int out of range
@@ -74,7 +75,8 @@ def _infer_host(obj, dtype=None):
         raise ArgumentTypeError("asarray: strings are not array data")
     if not host.dtype.isnative:  # big-endian data: every device computes in native order
         host = host.astype(host.dtype.newbyteorder("="))
-    if dtype is None and host.size and host.dtype.kind in "uf" and _holds_only_ints(obj):
+    if dtype is None and host.size and host.dtype.kind in "uf" and (
+            kinds == _EXACT_INT if flat_scalars else _holds_only_ints(obj)):
         raise OutOfRangeError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
 
