@@ -304,9 +304,7 @@ def _reduce_impl(op, dtype):
         return arg_extreme
 
     if op is ReduceOp.COUNT_NONZERO:
-        def count(v, axes):
-            if low:  # ml_dtypes' low-precision floats: compare in float32 (NaN is non-zero)
-                v = np.not_equal(v.astype(F32), 0)
+        def count(v, axes):  # NumPy counts float16 and ml_dtypes' bfloat16 as they are (NaN non-zero)
             if len(axes) == v.ndim:  # NumPy's whole-array count is its fast path (no axis)
                 return np.array(np.count_nonzero(v), np.int64).reshape((1,) * v.ndim)
             return np.count_nonzero(v, axis=axes, keepdims=True).astype(np.int64, copy=False)

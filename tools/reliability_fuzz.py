@@ -68,13 +68,14 @@ def run_worker(device, names, examples, seed, memory_bytes):
     import candlewick as cw
     from candlewick.backend import holds_host_memory
 
-    if memory_bytes and holds_host_memory(cw.get_device(device)):  # else the parent watches
+    dev = cw.get_device(device)
+    if memory_bytes and holds_host_memory(dev):  # else the parent watches
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
 
     targets = dict(fuzz_support.public_targets())
     keywords = fuzz_support.keyword_pool(list(targets.items()))
-    on_reference = cw.get_device(device).backend == "cpu"
-    sync = cw.get_device(device).synchronize
+    on_reference = dev.backend == "cpu"
+    sync = dev.synchronize
     report = {}
     for name in names:
         fn = targets[name]

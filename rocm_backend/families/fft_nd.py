@@ -42,7 +42,7 @@ def fftn(x, layout, axes, inverse):
 def rfftn(x, layout, axes):
     """(result, its layout): a 2-D transform of the last two axes of one matrix runs as
     the real pass along rows and one column pass that writes each column's transform
-    contiguously, leaving the result transposed in memory (``column_pass``); anything
+    contiguously, leaving the result transposed in memory (``_rows_then_columns``); anything
     else is C-contiguous."""
     axes = tuple(axes)
     shape = tuple(layout.shape)
