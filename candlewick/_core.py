@@ -155,7 +155,7 @@ def new_array(cls, storage, shape, dtype, device):
     ``candlewick.array`` pass their operand's class; ``candlewick.array.wrap`` passes Array)."""
     a = cls.__new__(cls)
     a._storage = storage
-    a._layout = contiguous_layout(shape)
+    a._layout = _CONTIG_CACHE.get(shape) or contiguous_layout(shape)  # (the cache read inline)
     a._dtype = dtype
     a._device = device
     return a

@@ -34,8 +34,10 @@ def _make_unary(op, doc):
 
 
 def _make_binary(op, doc):
+    name = op.value  # (Enum's value is a Python-level property: read once, not per call)
+
     def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        return binary(op, x1, x2, op.value)
+        return binary(op, x1, x2, name)
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
@@ -43,8 +45,10 @@ def _make_binary(op, doc):
 
 
 def _make_compare(op, doc):
+    name = op.value
+
     def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        return compare(op, x1, x2, op.value)
+        return compare(op, x1, x2, name)
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc

@@ -17,9 +17,11 @@ Numerics beyond raw NumPy:
 
 * float16/bfloat16 are computed in float32 and rounded once on store (``widened``);
   only ``nextafter`` runs natively, since it is defined by the narrow type's spacing.
-* complex64 math (all but the exact ops) and float32 ``logaddexp``/``floor_divide``/
-  ``remainder`` are computed in double precision and rounded once, where NumPy's
-  single-precision loops lose digits; complex64 sums and products accumulate in complex128.
+* complex64 math (all but the exact ops) is computed in double precision and rounded
+  once; complex64 sums and products accumulate in complex128. float32 ``logaddexp``,
+  ``floor_divide`` and ``remainder`` give their float64 evaluation rounded once, where
+  NumPy's single-precision loops lose digits (``float32_ops``: a float64 pass only
+  where float32 does not already give that result).
 * integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
 * every kernel that can set an IEEE flag runs under ``error.quiet``.
 """
@@ -31,7 +33,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
-from . import complex_parts, special
+from . import complex_parts, float32_ops, special
 from .error import quiet
 
 F32 = np.dtype(np.float32)
@@ -200,10 +202,13 @@ _EXACT_IN_COMPLEX64 = frozenset({
     UnaryOp.ISINF, UnaryOp.ISNAN, UnaryOp.ROUND, BinaryOp.ADD, BinaryOp.SUBTRACT,
     *CompareOp,
 })
-# Real ops evaluated in float64 for float32 (and float16/bfloat16): logaddexp cancels
-# near a zero of its result; floor_divide and remainder correct a rounded quotient or
-# modulus, which single precision can push past an integer (floor(a / b) off by one).
+# Real ops evaluated in float64 for float16/bfloat16: logaddexp cancels near a zero of
+# its result; floor_divide and remainder correct a rounded quotient or modulus, which
+# single precision can push past an integer (floor(a / b) off by one). float32 has the
+# same results from float32_ops' kernels (NumPy's own float32 loop for remainder).
 _REAL_IN_FLOAT64 = frozenset({BinaryOp.LOGADDEXP, BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER})
+_FLOAT32_KERNELS = {BinaryOp.LOGADDEXP: float32_ops.logaddexp,
+                    BinaryOp.FLOOR_DIVIDE: float32_ops.floor_divide}
 # integer kernels that can raise an IEEE flag in NumPy (division by zero)
 _INTEGER_FLAGGING = (BinaryOp.FLOOR_DIVIDE, BinaryOp.REMAINDER)
 
@@ -240,6 +245,8 @@ def _binary_impl(op, dtype):
         return _int_pow
     if op is BinaryOp.POW and dtype.is_floating:
         return _float_pow
+    if dtype is dt.float32 and op in _FLOAT32_KERNELS:
+        return _FLOAT32_KERNELS[op]
     if op is BinaryOp.FLOOR_DIVIDE and dtype.is_floating:
         return special.floor_divide
     if op is BinaryOp.NEXTAFTER and dtype in LOW_PRECISION:
@@ -257,8 +264,6 @@ def _elementwise_kernel(op, dtype, impl):
         kernel = widened(kernel, dtype.numpy, F64 if op in _REAL_IN_FLOAT64 else F32)
     elif dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
         kernel = widened(kernel, dtype.numpy, C128)
-    elif dtype is dt.float32 and op in _REAL_IN_FLOAT64:
-        kernel = widened(kernel, dtype.numpy, F64)
     if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
         kernel = quiet(kernel)
     return kernel
