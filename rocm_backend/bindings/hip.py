@@ -189,6 +189,11 @@ def event_record(event, stream):
     check("hipEventRecord", hip_api().hip.hipEventRecord(event, stream))
 
 
+def event_synchronize(event):
+    """Wait on the host until the work queued before ``event``'s record has run."""
+    check("hipEventSynchronize", hip_api().hip.hipEventSynchronize(event))
+
+
 def stream_wait_event(stream, event):
     check("hipStreamWaitEvent", hip_api().hip.hipStreamWaitEvent(stream, event, 0))
 

@@ -3,11 +3,12 @@ getrsBatched for batches of small matrices) for solve, inv, det and slogdet, and
 (potrf, potrfBatched), through hipSOLVER (``linalg_common`` says how
 row-major storages meet its column-major routines). QR, SVD and eigh: ``linalg_spectral``.
 
-The data stays on the device; ``linalg_common.raise_on_info`` is the only host read
-(the ``info`` ints, for a singular matrix in solve/inv or a failed Cholesky). It comes
-after every kernel of the call is queued: read between the factorization and the solve,
-it left the GPU idle while the host queued the rest (batched solve 0.87 of CuPy's speed
-on an H200, host-bound).
+The data stays on the device; the ``info`` ints (a singular matrix in solve/inv, a failed
+Cholesky) are the only host read: queued behind the factorization (``lc.queue_info``) and
+checked once the rest of the call is queued, waiting for that copy alone. Read between
+the factorization and the solve, they left the GPU idle while the host queued the rest
+(batched solve 0.87 of CuPy's speed on an H200); read at the end with a synchronize, the
+call waited for its last kernels too.
 """
 
 import numpy as np
@@ -57,8 +58,9 @@ def cholesky(a, layout, upper):
                             lambda: calls.workspace_size(letter, "potrf", h, fill, n, work.ptr, n))
         ws = lc.workspace(device, a.dtype, lwork)
         calls.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
+    check = lc.queue_info(info, count)
     factor = lc.keep_triangle(work, layout.shape, lower=not upper, layout=read)
-    lc.raise_on_info(info, count, "cholesky", "the matrix is not positive definite")
+    check.raise_if_failed("cholesky", "the matrix is not positive definite")
     return factor
 
 
@@ -135,11 +137,12 @@ def solve(a, layout, b, b_layout):
     """lu holds A^T column-major, so getrs with op T solves A X = B; B goes in (and X
     comes out) column-major through transposed copies."""
     lu, ipiv, info, count, n = _lu(a, layout, "solve")
+    check = lc.queue_info(info, count)
     batch, _, _, k = lc.split(b_layout.shape)
     x = lc.column_major(b, b_layout)
     _getrs(a, lu, ipiv, count, n, x, k, transpose=True)
     result = x.copy(lc.colmajor_as_rowmajor(batch, n, k, n, n * k))
-    lc.raise_on_info(info, count, "solve", "the matrix is singular")
+    check.raise_if_failed("solve", "the matrix is singular")
     return result
 
 
@@ -147,12 +150,13 @@ def inv(a, layout):
     """getrs with op N on the identity solves A^T Y = I: Y = inv(A)^T column-major, which
     read row-major is inv(A) itself."""
     lu, ipiv, info, count, n = _lu(a, layout, "inv")
+    check = lc.queue_info(info, count)
     batch = tuple(layout.shape[:-2])
     y = a.device.zeros(layout.shape, a.dtype)
     if count and n:
         y.fill(Layout(batch + (n,), contiguous_strides(batch + (n, n))[:-2] + (n + 1,), 0), 1)
     _getrs(a, lu, ipiv, count, n, y, n, transpose=False)
-    lc.raise_on_info(info, count, "inv", "the matrix is singular")
+    check.raise_if_failed("inv", "the matrix is singular")
     return y
 
 

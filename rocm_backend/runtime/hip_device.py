@@ -18,6 +18,7 @@ from candlewick.errors import GraphCaptureError
 from ..bindings import hip, hipblas
 from . import capture as _capture
 from .allocator import CachingAllocator
+from .host_reads import HostReads
 from .index_checks import IndexChecks
 from .launcher import Launcher
 from .loader import KernelRuntime
@@ -59,6 +60,7 @@ class HipDevice:
         self.allocator = CachingAllocator(self)
         self._blas = None
         self.index_checks = IndexChecks(self)
+        self.host_reads = HostReads(self)  # reads that wait only for the work before them
         self._keep_alive = []  # host arrays of queued host->device copies
         self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
         self._stream_sync = None  # made on first use

@@ -114,6 +114,7 @@ class MultiDeviceRuntime(fake_hip.FakeRuntime):
             "hipEventRecord": self._event_record,
             "hipStreamWaitEvent": lambda s, e, flags: on_stream("hipStreamWaitEvent", s) or (OK,),
             "hipEventDestroy": lambda e: (OK,),
+            "hipEventSynchronize": lambda e: (OK,),
         })
         return fns
 

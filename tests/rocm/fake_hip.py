@@ -63,6 +63,7 @@ class FakeRuntime:
         self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
         self.hipblas = self._module("hipblas", self._hipblas_functions())
         self.hip.hipStreamNonBlocking = 1
+        self.hip.hipEventDisableTiming = 2
         self.hip.hipStreamCaptureMode = lambda mode: int(mode)
 
     def _module(self, name, functions):
@@ -114,6 +115,10 @@ class FakeRuntime:
             "hipModuleLaunchKernel": self._launch,
             "hipHostMalloc": self._host_malloc,
             "hipHostGetDevicePointer": lambda host, flags: (OK, host),
+            "hipEventCreateWithFlags": lambda flags: (OK, _Handle("event")),
+            "hipEventRecord": ok,
+            "hipEventSynchronize": ok,
+            "hipEventDestroy": ok,
             "hipStreamBeginCapture": self._begin_capture,
             "hipStreamEndCapture": self._end_capture,
             "hipStreamIsCapturing": lambda stream: (OK, int(self.capturing is not None)),

@@ -21,7 +21,7 @@ import types
 FFT_KINDS = ("C2C", "Z2Z", "R2C", "D2Z", "C2R", "Z2D")
 # the runtime's calls that queue or wait for device work (the rest: bookkeeping)
 DEVICE_CALLS = ("hipMemcpyDtoDAsync", "hipMemcpyHtoDAsync", "hipMemcpyDtoHAsync", "hipMemsetAsync",
-                "hipStreamSynchronize")
+                "hipStreamSynchronize", "hipEventRecord", "hipEventSynchronize")
 
 
 def _counted(rt, name, result):
