@@ -45,7 +45,8 @@ if TYPE_CHECKING:
     from .layout import Layout
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "CollectiveDevice", "Communicator", "DeviceCopyStorage",
+    "Backend", "BackendDevice", "BackendStorage", "CollectiveDevice", "Communicator", "ComplexViewStorage",
+    "DeviceCopyStorage",
     "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
     "HostMemoryDevice", "holds_host_memory",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
@@ -437,6 +438,26 @@ class DeviceCopyStorage(Protocol):
         """A new contiguous storage on ``device`` holding the elements ``layout`` views, or
         None when this storage cannot be copied there directly; the front end then copies
         through the host (``to_host``, then ``device.storage_from_host``)."""
+
+
+class ComplexViewStorage(Protocol):
+    """Optional hook (not part of ``BackendStorage``): a complex storage seen as its real
+    components without a copy, used by ``candlewick.real``/``imag`` (views, as NumPy's,
+    CuPy's and PyTorch's). Declared by defining ``real_view`` on the storage's class; an
+    instance ``__getattr__`` that forwards to a wrapped storage declares nothing (it would
+    hand out the wrapped backend's storage). Without it ``real``/``imag`` copy the parts
+    through ``unary`` (``UnaryOp.REAL``/``IMAG``)."""
+
+    def real_view(self) -> "BackendStorage | None":
+        """For a complex storage: a storage of the real component dtype
+        (``dtypes.real_dtype_of(self.dtype)``), ``2 * self.size`` elements, on the same
+        device, sharing this storage's memory: element 2k is the real part of element k and
+        2k+1 its imaginary part (C's and NumPy's complex layout). The front end views it
+        through the complex layout with strides and offset doubled (+1 for ``imag``:
+        ``candlewick.complex_parts.part_layout``), and every primitive must accept such a
+        layout on it. Writes into either storage are seen by the other; a ``read_only``
+        storage gives a ``read_only`` one. Repeated calls may return one object. Return None
+        where this storage cannot be shared so (the front end then copies the parts)."""
 
 
 @runtime_checkable

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, new_array, on_one_device, require_array, scalar_for
+from .complex_parts import PARTS, VIEW_NOTE, complex_part
 from .docstrings import fill, shared_doc
 from .elementwise_dispatch import binary, compare, unary
 from .errors import ArgumentValueError, DTypeError, name_code
@@ -25,8 +26,10 @@ if TYPE_CHECKING:
 
 
 def _make_unary(op, doc):
+    call = complex_part if op in PARTS else unary  # real, imag: views where the backend can
+
     def fn(x: Array, /) -> Array:
-        return unary(op, x, op.value)
+        return call(op, x, op.value)
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = doc
@@ -87,6 +90,8 @@ def _docstring(op, *args):
     lines = [f"Element-wise ``{op.value}`` {what} of the Array API standard.", ""]
     if not unary_fn:
         lines += ["The two operands are promoted to one dtype and broadcast to one shape.", ""]
+    if op in PARTS:
+        lines += [VIEW_NOTE, ""]
     if floating_only:
         lines += ["Outside strict promotion mode, bool and integer input is computed in the "
                   "default floating dtype (docs/promotion.md).", ""]

@@ -1,5 +1,7 @@
-"""Real and imaginary parts of complex arrays as new arrays (``real``/``imag`` must not
-alias their input).
+"""Real and imaginary parts of complex arrays as new arrays: the ``unary`` primitive's
+``real``/``imag``, which must not alias their input. (``candlewick.real``/``imag`` take
+views through ``CpuStorage.real_view`` instead; these copies serve callers of the
+primitive, as the conformance suite and a fused graph's replay.)
 
 ``z.real.copy()`` is a strided copy (every other float), which NumPy runs several times
 slower than a contiguous one. On a little-endian host a complex64 element is one 64-bit

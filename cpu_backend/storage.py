@@ -73,7 +73,7 @@ def _pairwise(x, table, op, lhs_layout, rhs, rhs_layout):
 
 
 class CpuStorage:
-    __slots__ = ("buf", "dtype")
+    __slots__ = ("buf", "dtype", "_parts")  # _parts: real_view's storage, made on first call
 
     #: the one CPU device; set by cpu_backend.device when it creates it
     device = None
@@ -107,6 +107,17 @@ class CpuStorage:
         """The optional DLPack export hook: a NumPy view sharing this buffer (bfloat16
         through dlpack.export_view, as DLPack's kDLBfloat)."""
         return dlpack.export_view(view(self.buf, layout))
+
+    def real_view(self):
+        """The optional hook ComplexViewStorage: this complex buffer as its real components
+        (NumPy's ``view`` of the component dtype: no copy). One storage per complex
+        storage, so that ``assign``'s overlap check, which compares buffers, sees every
+        ``real``/``imag`` view of one array as one memory."""
+        parts = getattr(self, "_parts", None)
+        if parts is None:
+            dtype = dt.real_dtype_of(self.dtype)
+            parts = self._parts = CpuStorage(self.buf.view(dtype.numpy), dtype)
+        return parts
 
     # --- in-place ---------------------------------------------------------------------
 

@@ -29,6 +29,7 @@ class RocmStorage(StorageSlice):
     fill = copies.fill
     copy = copies.copy
     to_device = copies.to_device  # optional hook candlewick.backend.DeviceCopyStorage: peer copies
+    real_view = copies.real_view  # optional hook candlewick.backend.ComplexViewStorage: parts as views
     scatter = indexing.scatter
     scatter_add = indexing.scatter_add
     index_add = indexing.index_add

@@ -1,10 +1,12 @@
 """Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
-fill, copy, and to_device (a peer copy to another device of the host)."""
+fill, copy, to_device (a peer copy to another device of the host), and real_view (a
+complex storage's memory as its real components: no copy)."""
 
 import functools
 
 import numpy as np
 
+from candlewick.dtypes import real_dtype_of
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout, contiguous_strides, shape_size
 
@@ -136,3 +138,12 @@ def to_device(x, layout, device):
     out = device.storage_type.empty(device, x.dtype, n)
     peer.copy(out.buffer, src.buffer, n * x.dtype.itemsize, offset * x.dtype.itemsize)
     return out
+
+
+def real_view(x):
+    """The optional hook ``candlewick.backend.ComplexViewStorage``: complex storage ``x``'s
+    buffer as ``2 * x.size`` elements of its component dtype (the same device pointer: the
+    strided kernels read the parts' layouts, strides and offset doubled). The buffer is
+    shared, so assign's overlap check (one buffer) and the buffer's write ``version`` cover
+    writes through the view and into x alike."""
+    return type(x)(x.buffer, real_dtype_of(x.dtype), 2 * x.size)

@@ -129,3 +129,20 @@ def test_concat_and_compress_forward_their_storages_and_count_their_bytes(traced
     assert kept.device is dev
     np.testing.assert_array_equal(cw.to_numpy(kept), [3, 10, 11, 12])
     assert _tallies(backend)[("compress", "", "int32")].calls == 1
+
+
+@pytest.mark.parametrize("hide", ["", "real_view"])
+def test_real_and_imag_views_are_wrapped_and_hiding_the_hook_copies(hide):
+    """The wrapped cpu storage's real_view comes back as a tracing storage (never the cpu
+    one, which the forwarding __getattr__ would hand out); hidden, imag is a copy."""
+    backend = TracingBackend(wraps="cpu", hide=hide)
+    dev = backend.device(0)
+    z = cw.asarray(np.array([1 + 2j, 3 - 4j], np.complex64), device=dev)
+    im = cw.imag(z)
+    assert type(im._storage).__name__ == "TracingStorage" and im.device == z.device
+    assert cw.to_numpy(im).tolist() == [2.0, -4.0]
+    im[0] = 7.0
+    assert complex(cw.to_numpy(z)[0]) == (1 + 2j if hide else 1 + 7j)  # a view writes into z
+    rows = _tallies(backend)
+    assert (("real_view", "", "complex64") in rows) is not bool(hide)
+    assert (("unary", "imag", "complex64") in rows) is bool(hide)

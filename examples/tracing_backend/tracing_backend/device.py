@@ -15,8 +15,9 @@ from .storage import protocol_methods, result_bytes, unwrap, wrap_result
 
 #: which registered backend the tracing backend wraps (default: cpu)
 WRAPS_ENV = "CANDLEWICK_TRACING_WRAPS"
-#: comma list of dtypes and optional groups the tracing device does not declare, even if
-#: the wrapped one does (e.g. "float64,complex128,fft": a GPU without double precision)
+#: comma list of dtypes, optional groups and optional hooks ("real_view") the tracing
+#: device does not declare, even if the wrapped one does (e.g. "float64,complex128,fft":
+#: a GPU without double precision; "real_view": real/imag copy their parts)
 HIDE_ENV = "CANDLEWICK_TRACING_HIDE"
 NAME = "tracing"
 
@@ -50,6 +51,7 @@ class TracingDevice:
         self.name = f"{NAME}:{inner.ordinal}"
         self.dtypes = tuple(d for d in inner.dtypes if d.name not in hidden)
         self.capabilities = tuple(g for g in inner.capabilities if g not in hidden)
+        self.hidden = frozenset(hidden)  # (the storages read it for their optional hooks)
 
     def require_declared(self, name, values):
         """Withheld dtypes are refused as on a device without them: by name, never computed."""

@@ -109,6 +109,19 @@ class TracingStorage:
             raise AttributeError(name)
         return getattr(self.inner, name)
 
+    def real_view(self):
+        """The optional hook ``candlewick.backend.ComplexViewStorage`` of the wrapped
+        storage's class, its result wrapped (the hook hands out a storage, so the
+        ``__getattr__`` above must not forward it); None where the wrapped storage has no
+        such view or ``CANDLEWICK_TRACING_HIDE`` names it. Recorded with no bytes: a view
+        moves none."""
+        hook = None if "real_view" in self.device.hidden else getattr(type(self.inner), "real_view", None)
+        parts = None if hook is None else hook(self.inner)
+        if parts is None:
+            return None
+        self.device.recorder.record("real_view", "", self.dtype.name, 0, 0)
+        return TracingStorage(parts, self.device)
+
     def __repr__(self):
         return f"TracingStorage({self.inner!r})"
 
