@@ -191,6 +191,12 @@ class BackendStorage(Protocol):
         ``mask`` (length ``layout.shape[0]``) is True, in order: (a contiguous storage of
         shape ``(count,) + layout.shape[1:]``, ``count``). Reads the count on the host."""
 
+    def nonzero(self, layout) -> "tuple[tuple[BackendStorage, ...], int]":
+        """Where ``self[layout]`` (at least 1-D) is non-zero (``!= 0``: NaN counts, and a
+        complex element with either part non-zero), in C order: (a tuple of ``ndim`` int64
+        storages of ``count`` elements, the k-th holding the coordinates along axis k,
+        ``count``). Reads the count on the host."""
+
     def index_select(self, layout, indices, idx_layout, axis) -> "BackendStorage":
         """Take along one axis: output shape ``shape[:axis] + idx_shape + shape[axis+1:]``.
         ``indices``: int64 storage, values in ``[-n, n)`` (negatives from the end); others
@@ -220,6 +226,17 @@ class BackendStorage(Protocol):
         """``self`` viewed 1-D and sorted ascending (NaN last); int64 insertion indices for
         each of ``values`` (same dtype, any shape): the first index i such that
         ``x[i] >= v`` (``> v`` when ``right``)."""
+
+    def unique(self, layout, indices, inverse, counts) -> "tuple":
+        """The distinct elements of ``self[layout]`` read in C order (n >= 1 of them: the
+        front end never asks of an empty array), equal meaning ``==``: every NaN is distinct,
+        -0.0 and 0.0 are one. Returns ``(values, count, first, inverse, counts)``:
+        ``values`` the ``count`` distinct elements ascending (NaN last; bool False first;
+        complex by real part, then imaginary part, NaN last in each), ``count`` read on the
+        host; then three int64 storages, each None unless its flag is True: ``first``
+        (``count``) the C-order position of each value's first occurrence, ``inverse`` (n)
+        each element's index in ``values``, ``counts`` (``count``) each value's number of
+        elements. Each value is one of its elements (with ``indices``: the first)."""
 
     # --- linear algebra ------------------------------------------------------
     def matmul(self, rhs, lhs_layout, rhs_layout) -> "BackendStorage":

@@ -1,7 +1,8 @@
-"""Helpers of data-dependent shapes, shared by searching, sets and repetition: the
-positions ``0..n-1``, the ``!= 0`` mask of an array, its C-order flattening. The
-data-dependent step itself is the ``compress`` primitive (``x[mask]``, ``nonzero``,
-``unique_*``): the kept rows and their count, read once on the host.
+"""Helpers of data-dependent shapes, shared by searching, set_membership and repetition:
+the positions ``0..n-1``, where runs of equal sorted elements start, an array's C-order
+flattening. The data-dependent step itself is the ``compress`` primitive (``x[mask]``,
+``isin``'s distinct values): the kept rows and their count, read once on the host
+(``nonzero`` and ``unique_*`` have primitives of their own).
 """
 
 from . import dtypes as _dt
@@ -15,15 +16,6 @@ _int64 = _dt.int64
 def arange_int64(device, n):
     """``[0, 1, ..., n-1]`` as an int64 storage on ``device``."""
     return device.arange(0, 1, n, _int64)
-
-
-def mask_of(x):
-    """``x != 0`` as a bool storage of x's shape (x itself when x is bool): the
-    ``astype`` primitive's bool conversion is exactly ``!= 0`` (NaN and complex with
-    either part non-zero count as non-zero)."""
-    if x._dtype.is_bool:
-        return x._storage, x._layout
-    return x._storage.astype(x._layout, _dt.bool_), contiguous_layout(x._layout.shape)
 
 
 def run_starts(values, n, device, closed=False):

@@ -247,6 +247,14 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     >>> cw.vecdot(cw.asarray([1.0, 2.0]), cw.asarray([3.0, 4.0])).item()
     11.0
     """
+    if (type(axis) is int and axis == -1 and type(x1) is type(x2) and isinstance(x1, ArrayBase)
+            and x1._dtype is x2._dtype and x1._device is x2._device):
+        # the common case, two real arrays of one shape: one matmul of (*B, 1, K) by (*B, K, 1)
+        l1, l2 = x1._layout, x2._layout
+        shape, dtype = l1.shape, x1._dtype
+        if shape and shape == l2.shape and not (dtype.is_bool or dtype.is_complex):
+            storage = x1._storage.matmul(x2._storage, *_as_vector_products(l1, l2))
+            return new_array(type(x1), storage, shape[:-1], dtype, x1._device)
     x1, x2 = _numeric_pair(x1, x2, "vecdot")
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise ArgumentTypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
@@ -271,6 +279,24 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     l2 = l2.broadcast_to(batch + (kk,)).expand_dims(len(batch) + 1)
     storage = x1._storage.matmul(x2._storage, l1, l2)
     return new_array(type(x1), storage, batch, x1._dtype, x1._device)
+
+
+_VECTOR_LAYOUTS: dict = {}
+
+
+def _as_vector_products(l1, l2):
+    """(``l1`` as (*B, 1, K), ``l2`` as (*B, K, 1)) for one shape; made once per shape for
+    the common pair of offset-0 C-contiguous layouts (layouts are immutable)."""
+    common = l1.is_contiguous and l2.is_contiguous and not l1.offset and not l2.offset
+    pair = _VECTOR_LAYOUTS.get(l1.shape) if common else None
+    if pair is None:
+        batch = len(l1.shape) - 1
+        pair = l1.expand_dims(batch), l2.expand_dims(batch + 1)
+        if common:
+            if len(_VECTOR_LAYOUTS) > 256:
+                _VECTOR_LAYOUTS.clear()
+            _VECTOR_LAYOUTS[l1.shape] = pair
+    return pair
 
 
 def _axis_last(layout, axis):

@@ -1,6 +1,5 @@
 """Searching functions of the Array API: argmax, argmin, count_nonzero, nonzero,
-searchsorted, where. ``nonzero`` is one ``compress`` primitive call over the flat
-positions (the data-dependent helpers live in ``compaction``)."""
+searchsorted, where. ``nonzero`` is one call of its primitive (the count read on the host)."""
 
 from __future__ import annotations
 
@@ -10,15 +9,15 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    ArrayBase, contiguous_layout, new_array, on_one_device, promote_pair, require_array,
+    ArrayBase, new_array, on_one_device, promote_pair, require_array,
     scalar_array, scalar_for,
 )
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .layout import Layout, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape
 from .indexing_functions import take
-from .compaction import arange_int64, flatten, mask_of
-from .opdefs import BinaryOp, ReduceOp
+from .compaction import flatten
+from .opdefs import ReduceOp
 
 if TYPE_CHECKING:
     from .array import Array
@@ -196,34 +195,12 @@ def nonzero(x: Array, /) -> tuple[Array, ...]:
     [[0, 1], [1, 0]]
     """
     require_array(x, "nonzero")
-    shape = x._layout.shape
-    if not shape:
+    layout = x._layout
+    if not layout.shape:
         raise ArgumentValueError("nonzero: 0-d arrays are not allowed; use nonzero on a reshaped array")
-    device = x._device
-    n = x._layout.size
-    mask, mask_layout = mask_of(x)
-    line_mask = mask_layout.reshape((n,))
-    if line_mask is None:
-        mask, line_mask = mask.copy(mask_layout), contiguous_layout((n,))
-    # the flat positions kept by the mask: one compress primitive call
-    flat, count = arange_int64(device, n).compress(contiguous_layout((n,)), mask, line_mask)
-    line = contiguous_layout((count,))
-    if len(shape) == 1:
-        return (new_array(type(x), flat, (count,), _int64, device),)
-    out = []
-    stride = n
-    for i, size in enumerate(shape):
-        stride = stride // size if size else 0
-        coord, coord_layout = flat, line
-        if stride != 1:
-            coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, coord_layout, stride, False)
-            coord_layout = contiguous_layout((count,))
-        if i:
-            coord = coord.binary_scalar(BinaryOp.REMAINDER, coord_layout, size, False)
-        elif coord is flat:
-            coord = flat.copy(line)
-        out.append(new_array(type(x), coord, (count,), _int64, device))
-    return tuple(out)
+    coords, count = x._storage.nonzero(layout)  # one primitive call: every axis's coordinates
+    cls, device, shape = type(x), x._device, (count,)
+    return tuple([new_array(cls, c, shape, _int64, device) for c in coords])
 
 
 # --- searchsorted ------------------------------------------------------------------------
@@ -263,6 +240,13 @@ def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
     >>> cw.searchsorted(cw.asarray([1, 3, 5]), cw.asarray([0, 3, 6])).tolist()
     [0, 1, 3]
     """
+    if (sorter is None and type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype
+            and x1._device is x2._device and type(side) is str and (side == "left" or side == "right")):
+        # the common case, two arrays of one real dtype: no promotion, one primitive call
+        layout, dtype = x1._layout, x1._dtype
+        if len(layout.shape) == 1 and not (dtype.is_bool or dtype.is_complex):
+            storage = x1._storage.searchsorted(layout, x2._storage, x2._layout, side == "right")
+            return new_array(type(x1), storage, x2._layout.shape, _int64, x1._device)
     require_array(x1, "searchsorted", "x1")
     if not isinstance(side, str) or side not in ("left", "right"):
         raise ArgumentValueError(f"searchsorted: side must be 'left' or 'right', got {short_repr(side)}")

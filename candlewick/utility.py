@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import is_scalar, require_array, view
+from ._core import contiguous_layout, is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
 from .docstrings import FRAGMENTS, shared_doc
-from .elementwise_dispatch import binary, compare
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .layout import normalize_axes, normalize_axis, reduced_shape
@@ -148,17 +147,22 @@ def diff(x: Array, /, *, axis: int = -1, n: int = 1, prepend: Array | Scalar | N
         if append is not None:
             parts.append(_edge(append, x, axis, "append"))
         x = concat(parts, axis=axis)
+    # each pass: one storage call over two slices of x's own layout (one dtype, one shape:
+    # nothing to promote or broadcast)
+    storage, layout, dtype = x._storage, x._layout, x._dtype
     for _ in range(n):
-        length = x.shape[axis]
+        length = layout.shape[axis]
         if length == 0:
             break
-        hi = view(x, x._layout.slice(axis, 1, length, 1))
-        lo = view(x, x._layout.slice(axis, 0, length - 1, 1))
-        if x._dtype.is_bool:
-            x = compare(CompareOp.NOT_EQUAL, hi, lo, "diff")
+        hi, lo = layout.slice(axis, 1, length, 1), layout.slice(axis, 0, length - 1, 1)
+        if dtype.is_bool:
+            storage = storage.compare(CompareOp.NOT_EQUAL, hi, storage, lo)
         else:
-            x = binary(BinaryOp.SUBTRACT, hi, lo, "diff")
-    return x
+            storage = storage.binary(BinaryOp.SUBTRACT, hi, storage, lo)
+        layout = contiguous_layout(hi.shape)
+    if storage is x._storage:  # n == 0, or nothing to difference: x itself, as before
+        return x
+    return wrap(storage, layout.shape, dtype, x._device)
 
 
 __all__ = ["all", "any", "diff"]

@@ -51,5 +51,7 @@ def sort_values(x, axis, descending, stable):
 def searchsorted(sorted_1d, values, right):
     """int64 insertion points of ``values`` into ascending ``sorted_1d`` (NaN last)."""
     side = "right" if right else "left"
-    found = np.searchsorted(_key(sorted_1d), _key(values), side=side)
-    return np.asarray(found, dtype=np.int64)
+    if sorted_1d.dtype in LOW_PRECISION_NP:
+        sorted_1d, values = sorted_1d.astype(F32), values.astype(F32)
+    found = np.searchsorted(sorted_1d, values, side=side)
+    return found if type(found) is np.ndarray and found.dtype == np.int64 else np.asarray(found, dtype=np.int64)

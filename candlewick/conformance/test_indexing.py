@@ -255,3 +255,17 @@ def test_accumulate_tolerance_covers_any_order_of_half_precision_duplicates():
         expected.check(acc)
     with pytest.raises(AssertionError):
         expected.check(np.array([1.75], bf16))
+
+
+@pytest.mark.parametrize("dtype", ALL)
+@given(data=st.data())
+def test_nonzero(device, dtype, data):
+    shape = data.draw(shapes(min_dims=1, max_dims=3))
+    x = data.draw(host_arrays(dtype, shape), label="x")
+    coords, count = x.upload(device).nonzero(x.layout)
+    value = x.value()
+    expected = np.nonzero(value != np.zeros((), value.dtype))  # != 0: NaN counts, -0.0 does not
+    assert isinstance(coords, tuple) and len(coords) == len(shape), "one coordinate storage per axis"
+    assert count == expected[0].size
+    for got, want in zip(coords, expected):
+        assert_bitwise_equal(read_result(got, dt.int64, (count,)), want.astype(np.int64))

@@ -136,3 +136,45 @@ def test_searchsorted(device, dtype, right, data):
     got = read_result(out, dt.int64, vshape)
     side = "right" if right else "left"
     Expected(np.searchsorted(_orderable(sorted_x), _orderable(values.value()), side=side)).check(got)
+
+
+def _unique_reference(flat):
+    """(order, starts) of the 1-D host array: its stable ascending order (complex by real,
+    then imaginary part, NaN last in each) and where runs of ``==`` elements start in it."""
+    if flat.dtype.kind == "c":
+        wide = flat.astype(np.complex128)
+        order = np.lexsort((wide.imag, wide.real))
+    else:
+        wide = _orderable(flat)
+        order = np.argsort(wide, kind="stable")
+    s = wide[order]
+    return order, np.concatenate([[True], s[1:] != s[:-1]])
+
+
+@pytest.mark.parametrize("dtype", dtype_params(dt.ALL_DTYPES))
+@given(data=st.data())
+def test_unique(device, dtype, data):
+    shape = data.draw(shapes(min_dims=0, max_dims=3, allow_empty=False))
+    few = data.draw(st.booleans(), label="repeated values")
+    x = data.draw(host_arrays(dtype, shape), label="x")
+    if few and x.value().size > 1:  # many repeats: the values of a few of the elements
+        pick = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+        x.view[...] = pick.choice(x.value().reshape(-1), shape)
+    indices, inverse, counts = (data.draw(st.booleans(), label=f) for f in ("indices", "inverse", "counts"))
+    values, count, first, inv, sizes = x.upload(device).unique(x.layout, indices, inverse, counts)
+    flat = x.value().reshape(-1)
+    order, starts = _unique_reference(flat)
+    assert count == int(starts.sum())
+    got = read_result(values, dtype, (count,))
+    if indices:  # each value is its first occurrence, bit for bit
+        assert_bitwise_equal(got, flat[order][starts])
+    else:  # any element of its group: -0.0 or 0.0
+        Expected(flat[order][starts]).check(got)
+    groups = np.cumsum(starts) - 1
+    for flag, storage, want, n in ((indices, first, order[starts], count),
+                                   (inverse, inv, groups[np.argsort(order)], flat.size),
+                                   (counts, sizes, np.diff(np.flatnonzero(np.append(starts, True))), count)):
+        if not flag:
+            assert storage is None, "a result not asked for is None"
+        else:
+            Expected(want.astype(np.int64)).check(read_result(storage, dt.int64, (n,)))

@@ -1,0 +1,96 @@
+"""unique and nonzero, composed of this backend's own primitives (called as the storage's
+methods, each a kernel launch or two): no kernel of their own.
+
+``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
+first occurrence first; complex by a stable sort of the imaginary parts, then of the real
+parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
+its own run), one ``compress`` of the sorted values over it (its count is the one read to
+the host) and, as asked, of the sort order (first occurrences); an inclusive scan of the
+mask numbers the runs and a scatter hands each element its run (inverse); the counts are
+the gaps between the run starts' positions. ``nonzero``: one ``compress`` of the positions
+``0..n-1``, then each axis's coordinate by a floor division and a remainder.
+"""
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
+
+
+def _flat(x, layout):
+    """(storage, 1-D layout) of ``x[layout]``'s elements in C order (a copy if need be)."""
+    n = layout.size
+    line = layout.reshape((n,))
+    if line is None:
+        return x.copy(layout), Layout.contiguous((n,))
+    return x, line
+
+
+def _sorted(x, line, n, stable, with_order):
+    """(sorted values, their int64 order or None when not ``with_order``) of the 1-D view."""
+    c = Layout.contiguous((n,))
+    if x.dtype.is_complex:
+        by_imag = x.unary(UnaryOp.IMAG, line).argsort(c, 0, False, True)
+        real = x.unary(UnaryOp.REAL, line).index_select(c, by_imag, c, 0)
+        order = by_imag.index_select(c, real.argsort(c, 0, False, True), c, 0)
+        return x.index_select(line, order, c, 0), order
+    keys, key_line = (x.astype(line, dt.uint8), c) if x.dtype.is_bool else (x, line)
+    if with_order:
+        values, order = keys.sort(key_line, 0, False, stable)
+    else:
+        values, order = keys.sort_values(key_line, 0, False, stable), None
+    if x.dtype.is_bool:
+        values = values.astype(c, dt.bool_)
+    return values, order
+
+
+def unique(x, layout, indices, inverse, counts):
+    """``BackendStorage.unique`` (see the module docstring)."""
+    device = x.device
+    n = layout.size
+    x, line = _flat(x, layout)
+    c = Layout.contiguous((n,))
+    values, order = _sorted(x, line, n, indices, indices or inverse)
+    # n + 1 flags: element i starts a run; the last one (True) closes the last run
+    starts = device.full((n + 1,), dt.bool_, True)
+    if n > 1:
+        later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
+        starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
+    unique_values, count = values.compress(c, starts, c)
+    first = order.compress(c, starts, c)[0] if indices else None
+    inv = None
+    if inverse:
+        groups = starts.astype(c, dt.int64).scan(ScanOp.SUM, c, 0).binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
+        inv = device.empty((n,), dt.int64)
+        inv.scatter(c, order, c, groups, c, 0)
+    sizes = None
+    if counts:  # the run starts' positions, then n: each count is the gap to the next
+        bounds_line = Layout.contiguous((n + 1,))
+        bounds, _ = device.arange(0, 1, n + 1, dt.int64).compress(bounds_line, starts, bounds_line)
+        sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
+                              Layout.contiguous((count,)))
+    return unique_values, count, first, inv, sizes
+
+
+def nonzero(x, layout):
+    """``BackendStorage.nonzero`` (see the module docstring)."""
+    device = x.device
+    shape = tuple(layout.shape)
+    n = layout.size
+    if x.dtype.is_bool:
+        mask, mask_layout = x, layout
+    else:  # astype's bool is exactly != 0 (NaN, and complex with either part non-zero, count)
+        mask, mask_layout = x.astype(layout, dt.bool_), Layout.contiguous(shape)
+    mask, line = _flat(mask, mask_layout)
+    flat, count = device.arange(0, 1, n, dt.int64).compress(Layout.contiguous((n,)), mask, line)
+    if len(shape) == 1:
+        return (flat,), count
+    coords, stride, out = Layout.contiguous((count,)), n, []
+    for i, size in enumerate(shape):
+        stride = stride // size if size else 0
+        coord = flat
+        if stride != 1:
+            coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, coords, stride, False)
+        if i:
+            coord = coord.binary_scalar(BinaryOp.REMAINDER, coords, size, False)
+        out.append(coord)
+    return tuple(out), count
