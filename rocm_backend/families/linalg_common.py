@@ -152,13 +152,6 @@ def keep_triangle(storage, shape, lower, layout=None):
     contiguous when None) with the other strict triangle zeroed (lower: keep col <= row),
     through the where primitive and an on-device row/column comparison (no host data; the
     mask of a small matrix is kept, see ``constant``)."""
-    *batch, r, c = shape
-    if layout is not None and r == c and layout == Layout.contiguous(shape).transpose_last2():
-        # the matrices stored transposed (a column-major factor): zero the mirrored triangle
-        # in the buffer's own order, then one tiled transposing copy; a where reading the
-        # transposed layout loads one element per 256 bytes (37 us for 1024 x 64 x 64
-        # float32 on an H200, where the tiled transposing copy of the input took 14)
-        return keep_triangle(storage, shape, not lower).copy(layout)
     mask, mask_layout, zero, zero_layout, full = triangle_select(storage.device, storage.dtype, shape, lower)
     return mask.where(mask_layout, storage, full if layout is None else layout, zero, zero_layout)
 
@@ -189,8 +182,10 @@ def pointer_array(device, base, count, step_bytes):
     """Device array of ``count`` matrix addresses ``base + i * step_bytes`` (the batched
     routines take pointer arrays; the addresses are uploaded, never the data). The
     caching allocator hands a repeated call of one shape the same addresses, so the
-    array is usually found in ``constant``'s cache rather than uploaded again."""
+    array is usually found in ``constant``'s cache. A miss computes the addresses on the
+    device (an int64 arange): an upload from pageable host memory waits for the stream,
+    and the first calls of a shape, before the allocator's addresses settle, missed."""
     def make():
-        return device.storage_from_host(base + np.arange(count, dtype=np.int64) * step_bytes)
+        return device.arange(base, step_bytes, count, dt.int64)
 
     return constant(device, ("pointers", base, count, step_bytes), make)

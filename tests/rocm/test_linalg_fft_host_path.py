@@ -23,11 +23,11 @@ EXPECTED = {
     # the real pass along the rows, the column pass writing the result transposed; no copy
     "rfftn (4096, 4096) float32": ([], {"hipfftExecR2C": 1, "hipfftExecC2C": 1}),
     # the transposed copy potrf LOWER factors, potrfBatched, the info ints' copy to pinned
-    # memory with its event, the pass that zeroes the mirrored triangle in the factor's own
-    # order and the transposing copy of the result, then the wait for that event alone (no
-    # stream synchronize); the pointer array, lwork and triangle mask come from the caches
-    "cholesky (1024, 64, 64) float32": (["transpose_b4", "where_b4", "transpose_b4"], {
-        "hipModuleLaunchKernel": 3, "hipsolverSpotrfBatched": 1, "hipMemcpyDtoHAsync": 1,
+    # memory with its event, the pass that zeroes the upper triangle reading the factor
+    # transposed, then the wait for that event alone (no stream synchronize); the pointer
+    # array, lwork and triangle mask come from the caches
+    "cholesky (1024, 64, 64) float32": (["transpose_b4", "where_b4"], {
+        "hipModuleLaunchKernel": 2, "hipsolverSpotrfBatched": 1, "hipMemcpyDtoHAsync": 1,
         "hipEventRecord": 1, "hipEventSynchronize": 1}),
 }
 
