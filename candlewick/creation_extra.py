@@ -96,7 +96,8 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
         length, offset = min(n_rows + k, n_cols), -k * n_cols
     if length > 0:
         # the k-th diagonal of a C-contiguous matrix is a 1-D view of stride n_cols + 1
-        storage.fill(Layout((length,), (n_cols + 1,), offset), True if dtype.is_bool else 1)
+        # (contiguous only when it holds one element: its C-order flag set here, not derived)
+        storage.fill(Layout((length,), (n_cols + 1,), offset, length == 1), True if dtype.is_bool else 1)
     return wrap(storage, shape, dtype, device)
 
 

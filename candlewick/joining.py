@@ -10,7 +10,7 @@ from ._core import ArrayBase, contiguous_layout, require_array, views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
-from .layout import normalize_axis
+from .layout import Layout, normalize_axis
 from .compaction import flatten
 
 if TYPE_CHECKING:
@@ -18,18 +18,25 @@ if TYPE_CHECKING:
 
 
 def _join_inputs(arrays, fname):
+    """(dtype, device, shapes, mixed) of checked ``arrays``: a non-empty list or tuple of
+    arrays on one device (one pass), their promoted dtype, their shapes and whether their
+    dtypes differ."""
     if not isinstance(arrays, (list, tuple)) or not arrays:
         raise ArgumentValueError(f"{fname}: arrays must be a non-empty list or tuple of arrays")
     first = require_array(arrays[0], fname, "arrays")
-    dtype = first._dtype
+    dtype, device = first._dtype, first._device
+    shapes = []
+    mixed = False
     for a in arrays:
         if not isinstance(a, ArrayBase):
             require_array(a, fname, "arrays")  # raises, naming the argument
-        if a._device is not first._device:
+        if a._device is not device:
             raise DeviceMismatchError(f"{fname}: arrays are on different devices")
         if a._dtype is not dtype:
             dtype = _dt.promote_types(dtype, a._dtype)
-    return dtype, first._device
+            mixed = True
+        shapes.append(a._layout.shape)
+    return dtype, device, shapes, mixed
 
 
 def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
@@ -66,28 +73,46 @@ def concat(arrays: Sequence[Array], /, *, axis: int | None = 0) -> Array:
     >>> cw.concat([cw.asarray([1, 2]), cw.asarray([3])]).tolist()
     [1, 2, 3]
     """
-    dtype, device = _join_inputs(arrays, "concat")
+    dtype, device, shapes, mixed = _join_inputs(arrays, "concat")
     if axis is None:
         arrays = [flatten(a) for a in arrays]
+        shapes = [a._layout.shape for a in arrays]
         axis = 0
-    shape = arrays[0]._layout.shape
+    shape = shapes[0]
     ndim = len(shape)
     if ndim == 0:
         raise ArgumentValueError("concat: 0-d arrays cannot be concatenated; use stack")
-    axis = normalize_axis(axis, ndim)
-    before, after = shape[:axis], shape[axis + 1 :]
-    total = 0
-    for a in arrays:
-        s = a._layout.shape
-        if len(s) != ndim or s[:axis] != before or s[axis + 1 :] != after:
-            raise ShapeError(f"concat: shapes {[x.shape for x in arrays]} differ off axis {axis}")
-        total += s[axis]
-    return _joined(arrays, [a._layout for a in arrays], axis, before + (total,) + after, dtype, device, "concat")
+    if axis or type(axis) is not int:
+        axis = normalize_axis(axis, ndim)
+    if ndim == 1:  # the common case: lengths add up
+        total = 0
+        for s in shapes:
+            if len(s) != 1:
+                raise ShapeError(f"concat: shapes {shapes} differ off axis {axis}")
+            total += s[0]
+        out_shape = (total,)
+    else:
+        before, after = shape[:axis], shape[axis + 1 :]
+        total = 0
+        for s in shapes:
+            if len(s) != ndim or s[:axis] != before or s[axis + 1 :] != after:
+                raise ShapeError(f"concat: shapes {shapes} differ off axis {axis}")
+            total += s[axis]
+        out_shape = before + (total,) + after
+    return _joined(arrays, None, axis, out_shape, dtype, device, "concat", mixed)
 
 
-def _joined(arrays, layouts, axis, out_shape, dtype, device, fname):
-    """The one ``concat`` primitive call of checked arrays seen through ``layouts``."""
+def _joined(arrays, layouts, axis, out_shape, dtype, device, fname, mixed):
+    """The one ``concat`` primitive call of checked arrays seen through ``layouts`` (None:
+    their own layouts); ``mixed``: whether some must be converted to ``dtype`` first."""
     check_allocation(fname, out_shape, dtype, device)
+    if layouts is None and not mixed:
+        # one dtype (the common case): every part as it is
+        first = arrays[0]
+        storage = first._storage.concat(first._layout, [(a._storage, a._layout) for a in arrays[1:]], axis)
+        return wrap(storage, out_shape, dtype, device)
+    if layouts is None:
+        layouts = [a._layout for a in arrays]
     parts = [(a._storage, lay) if a._dtype is dtype else (a._storage.astype(lay, dtype), contiguous_layout(lay.shape))
              for a, lay in zip(arrays, layouts)]
     storage = parts[0][0].concat(parts[0][1], parts[1:], axis)
@@ -126,13 +151,19 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     >>> cw.stack([cw.asarray([1, 2]), cw.asarray([3, 4])], axis=1).tolist()
     [[1, 3], [2, 4]]
     """
-    dtype, device = _join_inputs(arrays, "stack")
-    shape = arrays[0]._layout.shape
-    if any(a._layout.shape != shape for a in arrays):
-        raise ShapeError(f"stack: arrays must share one shape, got {[a.shape for a in arrays]}")
-    axis = normalize_axis(axis, len(shape) + 1)
+    dtype, device, shapes, mixed = _join_inputs(arrays, "stack")
+    shape = shapes[0]
+    if shapes.count(shape) != len(shapes):
+        raise ShapeError(f"stack: arrays must share one shape, got {shapes}")
+    if axis or type(axis) is not int:
+        axis = normalize_axis(axis, len(shape) + 1)
+    out_shape = shape[:axis] + (len(arrays),) + shape[axis:]
+    if not axis and shape:
+        # along a new leading axis the result's C-order elements are those of the
+        # arrays joined along their own first axis: no size-1 axis to insert
+        return _joined(arrays, None, 0, out_shape, dtype, device, "stack", mixed)
     layouts = [a._layout.expand_dims(axis) for a in arrays]
-    return _joined(arrays, layouts, axis, shape[:axis] + (len(arrays),) + shape[axis:], dtype, device, "stack")
+    return _joined(arrays, layouts, axis, out_shape, dtype, device, "stack", mixed)
 
 
 def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
@@ -168,8 +199,24 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     require_array(x, "unstack")
     if x.ndim == 0:
         raise ArgumentValueError("unstack: x must have at least one dimension")
-    axis = normalize_axis(axis, x.ndim)
-    return views(x, x._layout.selections(axis))
+    lay = x._layout
+    axis = normalize_axis(axis, len(lay.shape))
+    if axis or not lay.is_contiguous:
+        return views(x, lay.selections(axis))
+    # the leading axis of a C-contiguous x (the common case): each piece's layout made
+    # in the same loop as its array, without Layout's constructor call
+    shape, strides, step = lay.shape[1:], lay.strides[1:], lay.strides[0]
+    cls, new_layout = type(x), Layout.__new__
+    new = cls.__new__
+    storage, dtype, device = x._storage, x._dtype, x._device
+    out = []
+    for offset in range(lay.offset, lay.offset + lay.shape[0] * step, step) if step else [lay.offset] * lay.shape[0]:
+        piece = new_layout(Layout)
+        piece.shape, piece.strides, piece.offset, piece._contig = shape, strides, offset, True
+        a = new(cls)
+        a._storage, a._layout, a._dtype, a._device = storage, piece, dtype, device
+        out.append(a)
+    return tuple(out)
 
 
 __all__ = ["concat", "stack", "unstack"]

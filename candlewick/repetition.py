@@ -27,6 +27,9 @@ def _int_arg(value, fname, argname):
         raise ArgumentTypeError(f"{fname}: {argname} must be an int, got {short_repr(value)}") from None
 
 
+_INT_ONLY = frozenset({int})
+
+
 def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Array:
     """Repeat each element of ``x`` along ``axis`` (the flattened x when None): ``repeats``
     is an int, or an integer array of length 1 or ``x.shape[axis]`` (one host read of
@@ -64,6 +67,13 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     [1, 1, 2, 2]
     """
     require_array(x, "repeat")
+    lay = x._layout
+    if axis is None and type(repeats) is int and len(lay.shape) == 1 and repeats >= 0:
+        # the common case, a 1-D x and an int: (n, r) with a stride-0 r axis, copied once
+        n = lay.shape[0]
+        check_allocation("repeat", (n, repeats), x._dtype, x._device)
+        spread = Layout((n, repeats), (lay.strides[0], 0), lay.offset, False if repeats > 1 and n else None)
+        return wrap(x._storage.copy(spread), (n * repeats,), x._dtype, x._device)
     if axis is None:
         x = flatten(x)
         axis = 0
@@ -77,8 +87,10 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         check_allocation("repeat", (x._layout.size, r), x._dtype, x._device)
         # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
         lay = x._layout
+        # (a stride-0 axis of length > 1 over elements that exist: never C-contiguous)
         spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],
-                        lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset)
+                        lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset,
+                        False if r > 1 and 0 not in shape else None)
         out_shape = shape[:axis] + (n * r,) + shape[axis + 1 :]
         return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
     return _repeat_by_array(x, repeats, axis)
@@ -154,8 +166,11 @@ def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
         repetitions = (repetitions,)
     if not isinstance(repetitions, (tuple, list)):
         raise ArgumentTypeError(f"tile: repetitions must be a tuple of ints, got {type(repetitions).__name__}")
-    reps = tuple(_int_arg(r, "tile", "repetitions") for r in repetitions)
-    if any(r < 0 for r in reps):
+    if type(repetitions) is tuple and set(map(type, repetitions)) <= _INT_ONLY:
+        reps = repetitions  # the common spelling, checked in C-speed passes
+    else:
+        reps = tuple(_int_arg(r, "tile", "repetitions") for r in repetitions)
+    if reps and min(reps) < 0:
         raise ArgumentValueError(f"tile: repetitions must be non-negative, got {reps}")
     ndim = max(x.ndim, len(reps))
     reps = (1,) * (ndim - len(reps)) + reps
@@ -168,8 +183,10 @@ def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
     for r, n, s in zip(reps, shape, strides):
         spread_shape += [r, n]
         spread_strides += [0, s]
-    spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset)
-    out_shape = tuple(r * n for r, n in zip(reps, shape))
+    # (a stride-0 axis of length > 1 over elements that exist: never C-contiguous)
+    broadcast = bool(reps) and 0 not in shape and max(reps) > 1
+    spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset, False if broadcast else None)
+    out_shape = tuple([r * n for r, n in zip(reps, shape)])
     check_allocation("tile", out_shape, x._dtype, x._device)
     return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
 

@@ -9,6 +9,8 @@ is then already the flat C-order buffer (this is the latency-critical path).
 """
 
 
+from math import prod
+
 import numpy as np
 
 from candlewick import dtypes as dt
@@ -132,6 +134,9 @@ class CpuStorage:
         np.copyto(target, source)
 
     def fill(self, layout, value):
+        if type(value) in _SMALL_EXACT and -_F16_MAX <= value <= _F16_MAX:
+            view(self.buf, layout).fill(value)  # exact in every dtype: no IEEE flag to quiet
+            return
         with QuietBlock():
             view(self.buf, layout).fill(value)
 
@@ -155,7 +160,7 @@ class CpuStorage:
     def copy(self, layout):
         if layout.is_contiguous:
             return CpuStorage(flat(self.buf, layout).copy(), self.dtype)
-        spread = _spread_axis(layout) if layout.size >= _REPEAT_FROM else 0
+        spread = _spread_axis(layout) if prod(layout.shape) >= _REPEAT_FROM else 0
         if spread:  # each element repeated along one stride-0 axis: NumPy's repeat
             shape, strides = layout.shape, layout.strides
             inner = Layout(shape[:spread] + shape[spread + 1 :], strides[:spread] + strides[spread + 1 :],
@@ -292,6 +297,19 @@ class CpuStorage:
     # --- indexing -------------------------------------------------------------------------
 
     def concat(self, layout, rest, axis):
+        dtype = self.dtype
+        if not axis and layout.is_contiguous:
+            # C-contiguous parts joined along the leading axis: the result's elements are
+            # the parts' flat runs one after another (no view of each part's shape)
+            runs = [flat(self.buf, layout)]
+            for storage, part_layout in rest:
+                if storage.dtype is not dtype or not part_layout.is_contiguous:
+                    break
+                buf, start = storage.buf, part_layout.offset
+                size = prod(part_layout.shape)
+                runs.append(buf if not start and size == buf.size else buf[start : start + size])
+            else:
+                return CpuStorage(np.concatenate(runs), dtype)
         parts = [view(self.buf, layout)]
         for storage, part_layout in rest:
             self._same_dtype(storage, "rest", "concat")
@@ -541,6 +559,9 @@ def _complex_matmul_ieee(a, b):
 
 # NumPy's repeat beats a strided flatten from about this many elements (measured)
 _REPEAT_FROM = 256
+# fill values that every dtype holds exactly (float16's range): no overflow to quiet
+_SMALL_EXACT = frozenset({bool, int})
+_F16_MAX = 65504
 
 
 def _spread_axis(layout):

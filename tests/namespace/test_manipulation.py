@@ -138,3 +138,71 @@ def test_existing_manipulation(device):
         cw.permute_dims(x, (0,))
     with pytest.raises(TypeError):
         cw.reshape(x, (2.0, 6))
+
+
+# --- joining: the one-dtype and leading-axis paths next to the general ones ---------------
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_concat_stack_mixed_layouts(device, layout):
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x, y = make(data, device, layout), make(data[::-1].copy(), device)
+    d2 = data[::-1]
+    xs = data
+    assert_same(cw.concat([x, y, x[1:3]]), np.concatenate([xs, d2, xs[1:3]]))
+    assert_same(cw.concat([y, x], axis=1), np.concatenate([d2, xs], axis=1))
+    assert_same(cw.concat([x[0], y[1], x[:, 2]]), np.concatenate([xs[0], d2[1], xs[:, 2]]))
+    assert_same(cw.concat([x, y], axis=None), np.concatenate([xs, d2], axis=None))
+    for axis in (0, 1, 2, -1):
+        assert_same(cw.stack([x, y, x], axis=axis), np.stack([xs, d2, xs], axis=axis))
+    assert_same(cw.stack([x[0, 0], y[1, 1]]), np.stack([xs[0, 0], d2[1, 1]]))
+    empty = np.zeros((3, 0), np.float32)
+    assert_same(cw.concat([make(empty, device), make(empty, device)]), np.concatenate([empty, empty]))
+    assert_same(cw.stack([make(empty, device)] * 2), np.stack([empty] * 2))
+
+
+def test_concat_stack_promote_and_errors(device):
+    a = np.arange(6, dtype=np.int16)
+    b = np.linspace(0, 1, 6).astype(np.float32)
+    x, y = make(a, device), make(b, device)
+    assert_same(cw.concat([x, y]), np.concatenate([a, b]))
+    assert_same(cw.stack([x, y]), np.stack([a, b]))
+    with pytest.raises(cw.errors.ShapeError, match="concat: shapes"):
+        cw.concat([x, make(np.zeros((1, 6), np.int16), device)])
+    with pytest.raises(cw.errors.ShapeError, match="stack: arrays must share one shape"):
+        cw.stack([x, x[1:]])
+    with pytest.raises(TypeError, match="concat: arrays must be a candlewick array"):
+        cw.concat([x, a])
+    with pytest.raises(TypeError, match="axis must be an integer"):
+        cw.stack([x, x], axis=False)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_unstack_views(device, layout):
+    data = np.arange(24, dtype=np.float32).reshape(4, 6)
+    x = make(data, device, layout)
+    for axis in (0, 1, -1):
+        pieces = cw.unstack(x, axis=axis)
+        assert len(pieces) == data.shape[axis]
+        for piece, expected in zip(pieces, np.unstack(data, axis=axis)):
+            assert_same(piece, expected)
+            assert piece._storage is x._storage  # views, as NumPy's
+    for shape in ((3, 0), (0, 2), (1, 5)):
+        empty = np.zeros(shape, np.float32)
+        pieces = cw.unstack(make(empty, device))
+        assert len(pieces) == shape[0]
+        for piece, expected in zip(pieces, np.unstack(empty)):
+            assert_same(piece, expected)
+
+
+def test_repeat_tile_edge_counts(device):
+    data = np.arange(5, dtype=np.float32)
+    x = make(data, device)
+    for r in (0, 1, 2):
+        assert_same(cw.repeat(x[::-2], r), np.repeat(data[::-2], r))
+        assert_same(cw.tile(x[::-2], (r,)), np.tile(data[::-2], (r,)))
+    assert_same(cw.tile(x[0], ()), np.tile(data[0], ()))
+    assert_same(cw.tile(make(np.zeros((0, 2), np.float32), device), (2, 3)), np.zeros((0, 6), np.float32))
+    with pytest.raises(ValueError, match="repeat: repeats must be non-negative"):
+        cw.repeat(x, -1)
+    with pytest.raises(TypeError, match="tile: repetitions must be an int"):
+        cw.tile(x, (True,))
