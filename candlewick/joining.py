@@ -203,18 +203,16 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
     axis = normalize_axis(axis, len(lay.shape))
     if axis or not lay.is_contiguous:
         return views(x, lay.selections(axis))
-    # the leading axis of a C-contiguous x (the common case): each piece's layout made
-    # in the same loop as its array, without Layout's constructor call
+    # the leading axis of a C-contiguous x (the common case): each piece's layout (one
+    # shape and strides tuple for all, known contiguous) made in the same loop as its array
     shape, strides, step = lay.shape[1:], lay.strides[1:], lay.strides[0]
-    cls, new_layout = type(x), Layout.__new__
+    cls = type(x)
     new = cls.__new__
     storage, dtype, device = x._storage, x._dtype, x._device
     out = []
     for offset in range(lay.offset, lay.offset + lay.shape[0] * step, step) if step else [lay.offset] * lay.shape[0]:
-        piece = new_layout(Layout)
-        piece.shape, piece.strides, piece.offset, piece._contig = shape, strides, offset, True
         a = new(cls)
-        a._storage, a._layout, a._dtype, a._device = storage, piece, dtype, device
+        a._storage, a._layout, a._dtype, a._device = storage, Layout(shape, strides, offset, True), dtype, device
         out.append(a)
     return tuple(out)
 
