@@ -177,6 +177,15 @@ class BackendStorage(Protocol):
         min/max/argmin/argmax of an empty set. sum/prod keep the input dtype (float16 and
         bfloat16 accumulate in float32)."""
 
+    def var(self, layout, axes, correction, root) -> "BackendStorage":
+        """The variance over ``axes`` (sorted, unique, non-negative; possibly none):
+        ``sum(|x - mean|**2) / (N - correction)``, N the number of elements reduced, or with
+        ``root`` its square root (the standard deviation). float32, float64, complex64 and
+        complex128 (the front end computes float16/bfloat16 in float32); the result has the
+        real dtype (float32 for complex64). Output shape as ``reduce``'s. NaN where
+        ``N - correction <= 0``, and where the set holds a NaN or an infinity;
+        ``correction`` is an int or float."""
+
     def scan(self, op: ScanOp, layout, axis) -> "BackendStorage":
         """Inclusive cumulative ``op`` along ``axis``; same shape and dtype."""
 
@@ -226,6 +235,12 @@ class BackendStorage(Protocol):
         """``self`` viewed 1-D and sorted ascending (NaN last); int64 insertion indices for
         each of ``values`` (same dtype, any shape): the first index i such that
         ``x[i] >= v`` (``> v`` when ``right``)."""
+
+    def isin(self, layout, other, other_layout, invert) -> "BackendStorage":
+        """A bool storage of ``layout.shape``: True where the element of ``self[layout]``
+        equals (``==``) some element of ``other[other_layout]`` (same dtype, any shape; either
+        may be empty), negated with ``invert``. NaN is in nothing; -0.0 and 0.0 are equal.
+        Bool, integer and real floating dtypes (complex is not asked)."""
 
     def unique(self, layout, indices, inverse, counts) -> "tuple":
         """The distinct elements of ``self[layout]`` read in C order (n >= 1 of them: the

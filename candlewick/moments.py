@@ -1,18 +1,19 @@
-"""The moments of the Array API's statistical functions: mean, var, std, computed in
-float32 for the half dtypes and composed from the ``reduce`` primitive and element-wise ops."""
+"""The moments of the Array API's statistical functions, computed in float32 for the half
+dtypes: mean (the ``reduce`` primitive's sum, divided), var and std (one ``var`` primitive
+each)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import RESULT, contiguous_layout, require_array
+from ._core import require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError
 from .layout import normalize_axes, reduced_shape
-from .opdefs import BinaryOp, ReduceOp, UnaryOp
+from .opdefs import BinaryOp, ReduceOp
 from .statistical import reduce_array
 
 if TYPE_CHECKING:
@@ -31,15 +32,6 @@ _DOCS = {
         "    or deviation).\n" + FRAGMENTS["param_keepdims"] + "\n\n" + FRAGMENTS["returns_raises_reduction"] + "\n" + _STRICT
     ),
 }
-
-
-def _scale(a, factor):
-    """``a * factor`` for a Python float factor, in a's dtype."""
-    if a._dtype.is_complex:
-        storage = a._storage.binary_scalar(BinaryOp.MULTIPLY, a._layout, complex(factor), False)
-    else:
-        storage = a._storage.affine(a._layout, factor, 0.0)
-    return wrap(storage, a._layout.shape, a._dtype, a._device)
 
 
 def _divisor(count, dtype):
@@ -130,32 +122,20 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     [1.0, 1.0]
     """
     x, half = _in_compute_dtype(x, "var")
-    return _rounded(_var(x, axis, correction, keepdims), half)
+    return _rounded(_var(x, axis, correction, keepdims, False, "var"), half)
 
 
-def _var(x, axis, correction, keepdims):
-    """The variance, as storage steps over layouts derived once (x is floating or
-    complex, every step's dtype and shape known): a sum kept as (1, ...) axes, the
-    center, the deviations (the center broadcast), |d|**2, their sum, the division."""
+def _var(x, axis, correction, keepdims, root, fname):
+    """The variance (``root``: the standard deviation) of the floating or complex x: one
+    ``var`` primitive, whose result has x's real dtype."""
     if isinstance(correction, bool) or not isinstance(correction, (int, float)):
-        raise ArgumentTypeError(f"var: correction must be an int or float, got {type(correction).__name__}")
-    layout = x._layout
-    shape = layout.shape
+        raise ArgumentTypeError(
+            f"{fname}: correction must be an int or float, got {type(correction).__name__}")
+    shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
-    keepdims = flag(keepdims, "var", "keepdims")
-    count = _count(shape, axes)
-    kept = contiguous_layout(reduced_shape(shape, axes, True))
-    center = x._storage.reduce(ReduceOp.SUM, layout, axes).binary_scalar(BinaryOp.DIVIDE, kept,
-                                                                         _divisor(count, x._dtype), False)
-    line = contiguous_layout(shape)
-    deviation = x._storage.binary(BinaryOp.SUBTRACT, layout, center, kept.broadcast_to(shape))
-    dtype = x._dtype
-    if dtype.is_complex:
-        deviation, dtype = deviation.unary(UnaryOp.ABS, line), RESULT[UnaryOp.ABS][dtype]
-    total = deviation.unary(UnaryOp.SQUARE, line).reduce(ReduceOp.SUM, line, axes)
-    total = wrap(total, reduced_shape(shape, axes, keepdims), dtype, x._device)
-    dof = count - correction
-    return _divide(total, dof) if dof > 0 else _scale(total, float("nan"))
+    keepdims = flag(keepdims, fname, "keepdims")
+    storage = x._storage.var(x._layout, axes, correction, root)
+    return wrap(storage, reduced_shape(shape, axes, keepdims), _dt.real_dtype_of(x._dtype), x._device)
 
 
 @shared_doc(_DOCS)
@@ -173,8 +153,7 @@ def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     [1.0, 1.0]
     """
     x, half = _in_compute_dtype(x, "std")
-    v = _var(x, axis, correction, keepdims)
-    return _rounded(wrap(v._storage.unary(UnaryOp.SQRT, v._layout), v._layout.shape, v._dtype, v._device), half)
+    return _rounded(_var(x, axis, correction, keepdims, True, "std"), half)
 
 
 __all__ = ["mean", "var", "std"]

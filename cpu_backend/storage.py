@@ -19,7 +19,7 @@ from candlewick.layout import Layout
 
 from . import dlpack
 from . import fft as _fft
-from . import indexing, linalg, nn, ordering, sets
+from . import indexing, linalg, moments, nn, ordering, sets
 from .error import QuietBlock, quiet, unsupported
 from .ops import (
     BINARY, COMPARE, F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype,
@@ -287,6 +287,17 @@ class CpuStorage:
         out = kernel(view(self.buf, layout), tuple(axes))
         return CpuStorage(out.reshape(-1), out_dtype)
 
+    def var(self, layout, axes, correction, root):
+        buf = self.buf
+        if buf.dtype not in moments.REAL_OF:
+            raise unsupported("var", self.dtype)
+        real = dt.real_dtype_of(self.dtype)
+        if layout.is_contiguous and len(axes) == len(layout.shape):  # over the flat buffer
+            x, axes = flat(buf, layout), (0,)
+        else:
+            x, axes = view(buf, layout), tuple(axes)
+        return CpuStorage(moments.var(x, axes, correction, root).reshape(-1), real)
+
     def scan(self, op, layout, axis):
         try:
             kernel, out_dtype = SCAN[op._value_][self.dtype.name]
@@ -372,6 +383,14 @@ class CpuStorage:
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
         v = flat(values.buf, values_layout) if values_layout.is_contiguous else view(values.buf, values_layout)
         return CpuStorage(ordering.searchsorted(x, v, right).reshape(-1), INT64)
+
+    def isin(self, layout, other, other_layout, invert):
+        if self.dtype.is_complex:
+            raise unsupported("isin", self.dtype)
+        self._same_dtype(other, "other", "isin")
+        x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+        y = flat(other.buf, other_layout) if other_layout.is_contiguous else view(other.buf, other_layout).reshape(-1)
+        return CpuStorage(sets.isin(x, y, invert), dt.bool_)
 
     def unique(self, layout, indices, inverse, counts):
         x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)

@@ -8,7 +8,7 @@ routing are written out; nothing else lives here.
 
 from candlewick.errors import UnsupportedOperation
 
-from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans, sets
+from .families import copies, dlpack, elementwise, indexing, joins, moments, nn, nn_pool, reductions, rocblas, scans, sets
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
@@ -49,6 +49,7 @@ class RocmStorage(StorageSlice):
     def reduce(self, op, layout, axes):
         return reductions.reduce(self, op, layout, tuple(axes))
 
+    var = moments.var
     scan = scans.scan
     index_select = indexing.index_select
     gather = indexing.gather
@@ -60,6 +61,7 @@ class RocmStorage(StorageSlice):
     argsort = ordering.argsort
     searchsorted = ordering.searchsorted
     unique = sets.unique
+    isin = sets.isin
     matmul = rocblas.matmul
 
     # --- nn: MIOpen where it applies, else our kernels (families/nn.py decides) ---

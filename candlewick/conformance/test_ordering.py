@@ -178,3 +178,21 @@ def test_unique(device, dtype, data):
             assert storage is None, "a result not asked for is None"
         else:
             Expected(want.astype(np.int64)).check(read_result(storage, dt.int64, (n,)))
+
+
+@pytest.mark.parametrize("dtype", dtype_params([d for d in dt.ALL_DTYPES if not d.is_complex]))
+@given(data=st.data())
+def test_isin(device, dtype, data):
+    """Each element of x against the elements of y (either may be empty), by ``==``:
+    NaN is in nothing, -0.0 is 0.0; y often holds x's values, few or many of them."""
+    x = data.draw(host_arrays(dtype, data.draw(shapes(max_dims=3), label="x shape")), label="x")
+    y = data.draw(host_arrays(dtype, data.draw(shapes(max_dims=2), label="y shape")), label="y")
+    flat = x.value().reshape(-1)
+    if flat.size and y.view.size and data.draw(st.booleans(), label="y from x"):
+        pick = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+        y.view[...] = pick.choice(flat, y.view.shape)
+    invert = data.draw(st.booleans(), label="invert")
+    out = x.upload(device).isin(x.layout, y.upload(device), y.layout, invert)
+    keys = _orderable(y.value().reshape(-1))
+    want = np.isin(_orderable(x.value()), keys[keys == keys], invert=invert)  # NaN in nothing
+    Expected(want).check(read_result(out, dt.bool_, x.layout.shape))

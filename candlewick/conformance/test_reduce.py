@@ -1,4 +1,4 @@
-"""reduce (every ReduceOp, several axis sets, empty reductions) and scan."""
+"""reduce (every ReduceOp, several axis sets, empty reductions), var and scan."""
 
 import math
 
@@ -7,11 +7,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ReduceOp, ScanOp
 
 from .checks import Expected, accumulation_dtype, eps_of, read_result, sum_tolerance
-from .strategies import host_arrays, op_dtype_params, shapes
+from .strategies import dtype_params, host_arrays, op_dtype_params, shapes
 
 #: min/max/argmin/argmax of an empty set is never asked
 NEEDS_ELEMENTS = {ReduceOp.MIN, ReduceOp.MAX, ReduceOp.ARGMIN, ReduceOp.ARGMAX}
@@ -107,6 +108,55 @@ def test_reduce_empty(device, op, dtype):
         s = device.zeros(shape, dtype)
         got = read_result(s.reduce(op, Layout.contiguous(shape), axes), out_dtype, out_shape)
         Expected(np.full(out_shape, identity, out_dtype.numpy)).check(got)
+
+
+def var_expected(dtype, x, axes, correction, root):
+    """The variance (standard deviation) in double precision, and the two-pass formula's
+    error: the deviations' rounding (a few eps of each square), the sum of the squares
+    and the mean's error (second order), over ``N - correction``. NaN where that is not
+    positive or a value is NaN or infinite (a complex one may also give +inf: |d| of a
+    NaN part beside an infinite one)."""
+    count = math.prod(x.shape[a] for a in axes)
+    dof = count - correction
+    out_shape = tuple(n for a, n in enumerate(x.shape) if a not in axes)
+    real = dt.real_dtype_of(dtype)
+    eps = eps_of(dtype)
+    with np.errstate(all="ignore"):
+        if dof <= 0:
+            return Expected(np.full(out_shape, np.nan, real.numpy))
+        wide = _wide(x)
+        mean = wide.sum(axis=axes, keepdims=True) / count
+        squares = np.abs(wide - mean) ** 2
+        total = squares.sum(axis=axes)
+        mean_error = sum_tolerance(np.abs(wide).sum(axis=axes, keepdims=True), count, dtype) / max(count, 1)
+        err = (sum_tolerance(total, count, dtype) + 4 * eps * total
+               + count * mean_error.reshape(total.shape) ** 2) / dof
+        value = total / dof
+        if root:
+            err = np.sqrt(value + err) - np.sqrt(value)
+            value = np.sqrt(value)
+        finite = np.isfinite(x).all(axis=axes)
+        value = np.where(finite, value, np.nan)
+    atol = np.where(np.isfinite(err), err, 0.0)
+    mask = finite if dtype.is_complex else None
+    return Expected(value.astype(real.numpy), ulps=2, atol=atol, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", dtype_params([dt.float32, dt.float64, dt.complex64, dt.complex128]))
+@pytest.mark.parametrize("root", [False, True], ids=["var", "std"])
+@given(data=st.data())
+def test_var(device, dtype, root, data):
+    """var over any axis set (none, all, empty sets) with corrections 0, 1, a fraction or
+    more than N; std (root) its square root."""
+    shape = data.draw(shapes(), label="shape")
+    axes = tuple(sorted(data.draw(st.lists(st.sampled_from(range(len(shape))), unique=True)
+                                  if shape else st.just([]), label="axes")))
+    correction = data.draw(st.sampled_from([0, 1, 0.5, 2.5, 7]), label="correction")
+    x = data.draw(host_arrays(dtype, shape, values="moderate"), label="x")
+    out = x.upload(device).var(x.layout, axes, correction, root)
+    out_shape = tuple(n for a, n in enumerate(x.layout.shape) if a not in axes)
+    got = read_result(out, dt.real_dtype_of(dtype), out_shape)
+    var_expected(dtype, x.value(), axes, correction, root).check(got)
 
 
 def scan_expected(op, dtype, x, axis):

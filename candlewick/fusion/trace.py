@@ -9,15 +9,16 @@ path would make, with the same layouts and the same converted scalars.
 
 What cannot be recorded raises ``FusionTraceError`` naming ``candlewick.fuse``: reading a
 traced value on the host (``bool(x)``, ``float(x)``, ``if x > 0``: data-dependent control
-flow), and any primitive other than the element-wise ones, ``reduce`` and ``copy``.
+flow), and any primitive other than the element-wise ones, ``reduce``, ``var`` (recorded as
+the element-wise steps and sums it is made of) and ``copy``.
 """
 
 from __future__ import annotations
 
 from ..dtypes import bool_
 from ..errors import FusionTraceError
-from ..layout import Layout, shape_size
-from ..opdefs import ReduceOp
+from ..layout import Layout, reduced_shape, shape_size
+from ..opdefs import BinaryOp, ReduceOp, UnaryOp
 from .graph import REDUCE_OPS, Graph
 
 __all__ = ["TracedStorage", "TracingDevice", "is_traced", "record_output"]
@@ -28,7 +29,7 @@ _FUSE = "candlewick.fuse"
 def _refuse(what):
     raise FusionTraceError(
         f"{_FUSE}: {what} cannot be traced. A fused function may use element-wise functions, "
-        f"reductions (sum, prod, min, max, mean, any, all), views (reshape, broadcast, "
+        f"reductions (sum, prod, min, max, mean, var, std, any, all), views (reshape, broadcast, "
         f"indexing with slices, transposes) and Python scalars; it may not read array values "
         f"on the host (bool(x), float(x), if/while on an array: data-dependent control flow) "
         f"or call other operations (sorting, matmul, indexing with arrays, random numbers, ...)"
@@ -159,6 +160,32 @@ class TracedStorage:
         dtype = bool_ if op in (ReduceOp.ANY, ReduceOp.ALL) else self.dtype
         shape = tuple(n for i, n in enumerate(layout.shape) if i not in axes)
         return self._add("reduce", shape, dtype, op, [(self.node.index, layout)], tuple(axes))
+
+    def var(self, layout, axes, correction, root):
+        """Recorded as the steps it is made of (each a node the fused kernels know): the
+        sum over ``axes`` kept as 1s, divided into the mean; the deviations (the mean
+        broadcast), their squares (of the magnitudes for complex), summed and divided by
+        ``N - correction`` (NaN when that is <= 0); with ``root`` their square root."""
+        shape = layout.shape
+        count = 1
+        for a in axes:
+            count *= shape[a]
+        complex_ = self.dtype.is_complex
+        kept = Layout.contiguous(reduced_shape(shape, axes, True))
+        mean = self.reduce(ReduceOp.SUM, layout, axes).binary_scalar(
+            BinaryOp.DIVIDE, kept, complex(count) if complex_ else float(count), False)
+        line = Layout.contiguous(shape)
+        deviation = self.binary(BinaryOp.SUBTRACT, layout, mean, kept.broadcast_to(shape))
+        if complex_:
+            deviation = deviation.unary(UnaryOp.ABS, line)
+        total = deviation.unary(UnaryOp.SQUARE, line).reduce(ReduceOp.SUM, line, axes)
+        out = Layout.contiguous(reduced_shape(shape, axes, False))
+        dof = count - correction
+        if dof > 0:
+            result = total.binary_scalar(BinaryOp.DIVIDE, out, float(dof), False)
+        else:
+            result = total.affine(out, float("nan"), 0.0)
+        return result.unary(UnaryOp.SQRT, out) if root else result
 
 
 def new_graph(device):

@@ -8,12 +8,18 @@ its own run), one ``compress`` of the sorted values over it (its count is the on
 the host) and, as asked, of the sort order (first occurrences); an inclusive scan of the
 mask numbers the runs and a scatter hands each element its run (inverse); the counts are
 the gaps between the run starts' positions. ``nonzero``: one ``compress`` of the positions
-``0..n-1``, then each axis's coordinate by a floor division and a remainder.
+``0..n-1``, then each axis's coordinate by a floor division and a remainder. ``isin``: x2
+sorted (cut to its distinct values when long: a million elements of six values search
+six), each x1 element's insertion point among them by ``searchsorted``, and the element
+there compared with it (``==``: NaN is in nothing, -0.0 is 0.0).
 """
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
+
+#: from this many elements of x2, isin searches its distinct values only
+DISTINCT_MIN = 4096
 
 
 def _flat(x, layout):
@@ -94,3 +100,28 @@ def nonzero(x, layout):
             coord = coord.binary_scalar(BinaryOp.REMAINDER, coords, size, False)
         out.append(coord)
     return tuple(out), count
+
+
+def isin(x, layout, other, other_layout, invert):
+    """``BackendStorage.isin`` (see the module docstring)."""
+    device = x.device
+    shape = tuple(layout.shape)
+    m, n = layout.size, other_layout.size
+    if m == 0 or n == 0:
+        return device.full(shape, dt.bool_, invert)
+    needles, line_m = _flat(x, layout)
+    keys, line_n = _flat(other, other_layout)
+    if x.dtype.is_bool:  # ordered as 0 < 1
+        needles, line_m = needles.astype(line_m, dt.uint8), Layout.contiguous((m,))
+        keys, line_n = keys.astype(line_n, dt.uint8), Layout.contiguous((n,))
+    keys, line_n = keys.sort_values(line_n, 0, False, False), Layout.contiguous((n,))
+    if n >= DISTINCT_MIN:
+        starts = device.full((n,), dt.bool_, True)
+        later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
+        starts.assign(later, keys.compare(CompareOp.NOT_EQUAL, later, keys, earlier), earlier)
+        keys, n = keys.compress(line_n, starts, line_n)
+        line_n = Layout.contiguous((n,))
+    c = Layout.contiguous((m,))
+    at = keys.searchsorted(line_n, needles, line_m, False).binary_scalar(BinaryOp.MINIMUM, c, n - 1, False)
+    hit = keys.index_select(line_n, at, c, 0).compare(CompareOp.EQUAL, c, needles, line_m)
+    return hit.unary(UnaryOp.LOGICAL_NOT, c) if invert else hit

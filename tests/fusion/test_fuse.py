@@ -298,3 +298,26 @@ def test_fused_method_binds_its_instance(device):
     x = cw.asarray([1.0, 2.0], device=device)
     np.testing.assert_array_equal(cw.to_numpy(Scaler(2.0).apply(x)), [2.0, 4.0])
     np.testing.assert_array_equal(cw.to_numpy(Scaler(3.0).apply(x)), [3.0, 6.0])
+
+
+@pytest.mark.parametrize("dtype", [cw.float32, cw.float64, cw.complex64])
+def test_var_and_std_fuse(device, dtype):
+    """var/std (one ``var`` primitive eagerly) are traced as the steps they are made of:
+    a layer norm and a corrected variance match the eager results."""
+    rng = np.random.default_rng(5)
+    host = rng.standard_normal((6, 9)) * 3 + 1
+    if dtype == cw.complex64:
+        host = host + 1j * rng.standard_normal((6, 9))
+    x = cw.asarray(host.astype(dtype.numpy), device=device)
+
+    def norm(v):
+        return (v - cw.mean(v, axis=-1, keepdims=True)) / cw.std(v, axis=-1, keepdims=True, correction=1)
+
+    def spread(v):  # correction 9 > N = 6: NaN
+        return cw.var(v, axis=0, correction=2.5), cw.var(v, axis=0, correction=9), cw.std(v) + 1
+
+    for fn in (norm, spread):
+        got, want = cw.fuse(fn)(x), fn(x)
+        for g, w in zip(got, want) if isinstance(want, tuple) else ((got, want),):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_allclose(cw.to_numpy(g), cw.to_numpy(w), rtol=1e-5, atol=1e-5, equal_nan=True)

@@ -1,6 +1,7 @@
-"""The rocm backend's unique and nonzero (composed of its own primitives: sort, compare,
-compress, scan, scatter, arange), run on the CPU end to end through the backend's host code
-and its real kernels compiled for the host (host_exec.py), against NumPy."""
+"""The rocm backend's unique, nonzero and isin (composed of its own primitives: sort,
+compare, compress, scan, scatter, arange, searchsorted, take), run on the CPU end to end
+through the backend's host code and its real kernels compiled for the host (host_exec.py),
+against NumPy."""
 
 import numpy as np
 import pytest
@@ -8,11 +9,11 @@ import pytest
 from candlewick.layout import Layout
 from host_exec import build, device_factory
 from rocm_backend.abi import ops, structs
-from rocm_backend.families import scans
+from rocm_backend.families import scans, sets
 
 DTYPES = {"int64", "float32", "bool", "uint8", "complex64"}
-OPS = {"binary": {"subtract", "multiply", "floor_divide", "remainder"}, "compare": {"not_equal"},
-       "unary": {"real", "imag"}}
+OPS = {"binary": {"subtract", "multiply", "floor_divide", "remainder", "minimum"},
+       "compare": {"not_equal", "equal"}, "unary": {"real", "imag", "logical_not"}}
 
 
 def _wanted(key):
@@ -24,7 +25,7 @@ def _wanted(key):
         return rest[0] in OPS[kind] and rest[-1] in DTYPES
     if kind.startswith("scan"):
         return "sum" in rest and "int64" in rest
-    return kind in ("astype", "sort_keys", "arange") and set(rest) <= DTYPES
+    return kind in ("astype", "sort_keys", "arange", "searchsorted") and set(rest) <= DTYPES
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +106,30 @@ def test_nonzero_against_numpy(dev, shape):
     coords, count = dev.storage_from_host(flags).nonzero(Layout.contiguous(shape))
     assert count == want[0].size
     np.testing.assert_array_equal(coords[-1].to_host(Layout.contiguous((count,))), want[-1])
+
+
+@pytest.mark.parametrize("kind", ["int64", "float32", "bool"])
+@pytest.mark.parametrize("invert", [False, True])
+def test_isin_against_numpy(dev, kind, invert, monkeypatch):
+    base, view = _cases()[kind]
+    needles = view if kind != "int64" else view[:, :7]
+    item = base.dtype.itemsize
+    offset = (needles.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item
+    layout = Layout(needles.shape, tuple(st // item for st in needles.strides), offset)
+    x = dev.storage_from_host(base)
+    for cut in (False, True):  # x2 searched as it is, and cut to its distinct values
+        monkeypatch.setattr(sets, "DISTINCT_MIN", 1 if cut else 1 << 30)
+        for haystack in (base[: base.shape[0] // 2], base[::-1][:3], base[:1]):
+            y = dev.storage_from_host(np.ascontiguousarray(haystack))
+            got = x.isin(layout, y, Layout.contiguous(haystack.shape), invert)
+            want = np.isin(needles, haystack, invert=invert)  # NaN in nothing, -0.0 == 0.0
+            np.testing.assert_array_equal(got.to_host(Layout.contiguous(needles.shape)), want)
+
+
+def test_isin_with_an_empty_operand(dev):
+    x = np.array([1.0, 2.0, np.nan], np.float32)
+    empty = dev.storage_from_host(np.zeros(0, np.float32))
+    got = dev.storage_from_host(x).isin(Layout.contiguous((3,)), empty, Layout.contiguous((0,)), True)
+    np.testing.assert_array_equal(got.to_host(Layout.contiguous((3,))), [True, True, True])
+    got = empty.isin(Layout.contiguous((0,)), dev.storage_from_host(x), Layout.contiguous((3,)), False)
+    assert got.to_host(Layout.contiguous((0,))).shape == (0,)
