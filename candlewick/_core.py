@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 
 # op -> {accepted dtype: result dtype}
 RESULT = {op: {d: op.result_dtype(d) for d in op.dtypes()} for enum in ALL_OP_ENUMS for op in enum}
+# op -> {accepted dtype's name: result dtype}: the hot paths' form (a str hashes in C, a
+# DType through its Python __hash__)
+RESULT_BY_NAME = {op: {d.name: r for d, r in table.items()} for op, table in RESULT.items()}
 
 _CONTIG_CACHE: dict[tuple[int, ...], Layout] = {}
 
@@ -42,6 +45,9 @@ def contiguous_layout(shape):
     return lay
 
 
+#: ``cached_layout(shape)``: the cached contiguous layout of ``shape`` or None (the dict's
+#: own ``get``, for hot paths that read the cache without a Python call)
+cached_layout = _CONTIG_CACHE.get
 
 
 class ArrayBase:

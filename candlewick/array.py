@@ -378,6 +378,9 @@ def _operand(other):
     return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
 
 
+_PLAIN_OPERANDS = frozenset({Array, float, int, bool, complex})  # (_operand's, tested without a call)
+
+
 def _foreign_operand(other, name, arrays_only=False):
     """The one rule for operands that are neither candlewick arrays nor scalars (NumPy
     arrays, other libraries' arrays, lists, None): a TypeError, never NotImplemented,
@@ -414,17 +417,17 @@ def _operator_methods(op, short, symbol):
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
 
     def fwd(self, other, /):
-        if type(other) is not Array and not _operand(other):  # the array case without a call
+        if type(other) not in _PLAIN_OPERANDS and not _operand(other):  # (arrays and scalars: no call)
             _foreign_operand(other, fwd_name)
         return binary(op, self, other, fwd_name)
 
     def rev(self, other, /):
-        if type(other) is not Array and not _operand(other):
+        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
             _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
     def inplace(self, other, /):
-        if type(other) is not Array and not _operand(other):
+        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
             _foreign_operand(other, in_name)
         return _assign_inplace(self, binary(op, self, other, symbol), symbol)
 
@@ -440,11 +443,12 @@ def _operator_methods(op, short, symbol):
 
 def _comparison_method(op, short):
     name = f"__{short}__"
+    compare = _ew.compare
 
     def cmp(self, other, /):
-        if type(other) is not Array and not _operand(other):
+        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
             _foreign_operand(other, name)
-        return _ew.compare(op, self, other, name)
+        return compare(op, self, other, name)
 
     cmp.__name__ = cmp.__qualname__ = name
     cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."

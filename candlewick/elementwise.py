@@ -16,7 +16,7 @@ from . import dtypes as _dt
 from ._core import ArrayBase, new_array, on_one_device, require_array, scalar_for
 from .complex_parts import PARTS, VIEW_NOTE, complex_part
 from .docstrings import fill, shared_doc
-from .elementwise_dispatch import binary, compare, unary
+from .elementwise_dispatch import binary, binary_function, compare, compare_function, unary, unary_function
 from .errors import ArgumentValueError, DTypeError, name_code
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 
@@ -26,34 +26,28 @@ if TYPE_CHECKING:
 
 
 def _make_unary(op, doc):
-    call = complex_part if op in PARTS else unary  # real, imag: views where the backend can
-
-    def fn(x: Array, /) -> Array:
-        return call(op, x, op.value)
-
-    fn.__name__ = fn.__qualname__ = op.value
-    fn.__doc__ = doc
-    return name_code(fn, op.value)
+    name = op.value  # (Enum's value: a Python-level property, read once)
+    if op in PARTS:  # real, imag: views where the backend can
+        def fn(x: Array, /) -> Array:
+            return complex_part(op, x, name)
+    else:
+        fn = unary_function(op, name)
+    return _named(fn, op, doc)
 
 
 def _make_binary(op, doc):
-    name = op.value  # (Enum's value is a Python-level property: read once, not per call)
-
-    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        return binary(op, x1, x2, name)
-
-    fn.__name__ = fn.__qualname__ = op.value
-    fn.__doc__ = doc
-    return name_code(fn, op.value)
+    return _named(binary_function(op, op.value), op, doc)
 
 
 def _make_compare(op, doc):
-    name = op.value
+    return _named(compare_function(op, op.value), op, doc)
 
-    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        return compare(op, x1, x2, name)
 
+def _named(fn, op, doc):
+    """``fn`` as this module's function ``op.value`` (its name, docstring and module, so
+    that it pickles by reference and errors name it)."""
     fn.__name__ = fn.__qualname__ = op.value
+    fn.__module__ = __name__
     fn.__doc__ = doc
     return name_code(fn, op.value)
 
@@ -236,10 +230,12 @@ def logical_not(x: Array, /) -> Array:
     >>> cw.logical_not(cw.asarray([True, False])).tolist()
     [False, True]
     """
-    require_array(x, "logical_not")
-    if not x._dtype.is_bool:
+    if isinstance(x, ArrayBase) and x._dtype is not _dt.bool_:
         x = x.astype(_dt.bool_)
-    return unary(UnaryOp.LOGICAL_NOT, x, "logical_not")
+    return _logical_not(x)  # (a non-array: its error, naming logical_not and x)
+
+
+_logical_not = unary_function(UnaryOp.LOGICAL_NOT, "logical_not")
 
 
 @shared_doc()

@@ -2,17 +2,30 @@
 Python scalar rules, devices), promotion and broadcasting, then one storage primitive.
 
 ``unary``, ``binary`` and ``compare`` serve the namespace's element-wise functions, the
-array's operators and every function composed from element-wise steps.
+array's operators and every function composed from element-wise steps;
+``unary_function``, ``binary_function`` and ``compare_function`` make the namespace's
+generated functions, with the common case (arrays of one dtype the op takes, one shape,
+one device) inline and anything else through the three. The hot paths build their
+result as ``new_array`` does, inlined: at 16 elements each Python call is a visible
+share of the function's cost.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._core import (
-    RESULT, ArrayBase, broadcast_layouts, check_accepts, new_array, promote_pair, scalar_array,
-    scalar_for, require_array,
+    RESULT, RESULT_BY_NAME, ArrayBase, broadcast_layouts, cached_layout, check_accepts,
+    contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
 from .errors import ArgumentTypeError, DTypeError
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
+
+if TYPE_CHECKING:
+    from ._types import Scalar
+    from .array import Array
 
 
 def _floating_only(op, dtype):
@@ -33,7 +46,7 @@ def _floating_only(op, dtype):
 
 def unary(op, x, fname):
     require_array(x, fname)
-    out_dtype = RESULT[op].get(x._dtype)
+    out_dtype = RESULT_BY_NAME[op].get(x._dtype.name)
     if out_dtype is None:
         if _floating_only(op, x._dtype):
             x = x.astype(_dt.DEFAULT_FLOAT)
@@ -43,19 +56,28 @@ def unary(op, x, fname):
 
 def binary(op, x1, x2, fname):
     """Apply a BinaryOp to two operands (arrays or one Python scalar)."""
-    if type(x1) is type(x2) and isinstance(x1, ArrayBase):
-        if x1._dtype is not x2._dtype or x1._device is not x2._device:
-            x1, x2 = promote_pair(x1, x2, fname)
-        dtype = x1._dtype
-        result = RESULT[op].get(dtype)
-        if result is None:
-            x1, x2, dtype, result = _coerce_domain(op, x1, x2, dtype, fname)
-        l1, l2 = x1._layout, x2._layout
-        shape = l1.shape
-        if shape != l2.shape:
-            shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
     if isinstance(x1, ArrayBase):
+        if type(x2) is type(x1):
+            if x1._dtype is not x2._dtype or x1._device is not x2._device:
+                x1, x2 = promote_pair(x1, x2, fname)
+            dtype = x1._dtype
+            result = RESULT_BY_NAME[op].get(dtype.name)
+            if result is None:
+                x1, x2, dtype, result = _coerce_domain(op, x1, x2, dtype, fname)
+            l1, l2 = x1._layout, x2._layout
+            shape = l1.shape
+            if shape != l2.shape:
+                shape, (l1, l2) = broadcast_layouts(x1, x2)
+            return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+        t2 = type(x2)
+        if (t2 is float or t2 is int) and x1._dtype.level == 2:
+            # a float or int with a real floating array: runs in x1's dtype (scalar_for's
+            # rule, inline)
+            result = RESULT_BY_NAME[op].get(x1._dtype.name)
+            if result is not None:
+                layout = x1._layout
+                storage = x1._storage.binary_scalar(op, layout, x2 if t2 is float else float(x2), False)
+                return new_array(type(x1), storage, layout.shape, result, x1._device)
         return _binary_scalar(op, x1, x2, False, fname)
     if isinstance(x2, ArrayBase):
         return _binary_scalar(op, x2, x1, True, fname)
@@ -80,7 +102,7 @@ def _binary_scalar(op, x, value, reflected, fname):
     value, dtype = scalar_for(value, x._dtype, fname)
     if dtype is not x._dtype:
         x = x.astype(dtype)
-    result = RESULT[op].get(dtype)
+    result = RESULT_BY_NAME[op].get(dtype.name)
     if result is None:
         other = scalar_array(x, value, dtype, x._device)
         pair = (other, x) if reflected else (x, other)
@@ -97,10 +119,15 @@ def compare(op, x1, x2, fname):
             raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
         return _compare_scalar(op, x2, x1, True, fname)
     if not isinstance(x2, ArrayBase):
+        t2 = type(x2)
+        if (t2 is float or t2 is int) and x1._dtype.level == 2 and x1._dtype.name in RESULT_BY_NAME[op]:
+            layout = x1._layout  # (as binary's, scalar_for's rule inline)
+            storage = x1._storage.compare_scalar(op, layout, x2 if t2 is float else float(x2), False)
+            return new_array(type(x1), storage, layout.shape, _dt.bool_, x1._device)
         return _compare_scalar(op, x1, x2, False, fname)
     if x1._dtype is x2._dtype and x1._device is x2._device and x1._layout.shape == x2._layout.shape:
         # the hot path: one dtype, one shape (nothing to promote or broadcast)
-        if x1._dtype not in RESULT[op]:
+        if x1._dtype.name not in RESULT_BY_NAME[op]:
             check_accepts(op, x1._dtype, fname)
         storage = x1._storage.compare(op, x1._layout, x2._storage, x2._layout)
         return new_array(type(x1), storage, x1._layout.shape, _dt.bool_, x1._device)
@@ -116,7 +143,78 @@ def _compare_scalar(op, x, value, reflected, fname):
     value, dtype = scalar_for(value, x._dtype, fname)
     if dtype is not x._dtype:
         x = x.astype(dtype)
-    if dtype not in RESULT[op]:
+    if dtype.name not in RESULT_BY_NAME[op]:
         check_accepts(op, dtype, fname)
     storage = x._storage.compare_scalar(op, x._layout, value, reflected)
     return new_array(type(x), storage, x._layout.shape, _dt.bool_, x._device)
+
+
+# --- the namespace's generated functions ---------------------------------------------------
+
+def unary_function(op, fname):
+    """The namespace function ``fname`` of a UnaryOp: an array of a dtype the op takes
+    inline, anything else through ``unary``."""
+    results = RESULT_BY_NAME[op]
+
+    def fn(x: Array, /) -> Array:
+        if isinstance(x, ArrayBase):
+            out_dtype = results.get(x._dtype.name)
+            if out_dtype is not None:
+                layout = x._layout
+                cls = type(x)
+                out = cls.__new__(cls)  # (new_array, inlined)
+                out._storage = x._storage.unary(op, layout)
+                shape = layout.shape
+                out._layout = cached_layout(shape) or contiguous_layout(shape)
+                out._dtype = out_dtype
+                out._device = x._device
+                return out
+        return unary(op, x, fname)
+
+    return fn
+
+
+def binary_function(op, fname):
+    """The namespace function ``fname`` of a BinaryOp: two arrays of one class, dtype
+    (one the op takes), device and shape inline, anything else through ``binary``."""
+    results = RESULT_BY_NAME[op]
+
+    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+        if type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype:
+            l1, l2 = x1._layout, x2._layout
+            shape = l1.shape
+            out_dtype = results.get(x1._dtype.name)
+            if out_dtype is not None and x1._device is x2._device and shape == l2.shape:
+                cls = type(x1)
+                out = cls.__new__(cls)  # (new_array, inlined)
+                out._storage = x1._storage.binary(op, l1, x2._storage, l2)
+                out._layout = cached_layout(shape) or contiguous_layout(shape)
+                out._dtype = out_dtype
+                out._device = x1._device
+                return out
+        return binary(op, x1, x2, fname)
+
+    return fn
+
+
+def compare_function(op, fname):
+    """The namespace function ``fname`` of a CompareOp: as ``binary_function``, the
+    result bool."""
+    accepted = RESULT_BY_NAME[op]
+    bool_ = _dt.bool_
+
+    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
+        if type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype:
+            l1, l2 = x1._layout, x2._layout
+            shape = l1.shape
+            if x1._dtype.name in accepted and x1._device is x2._device and shape == l2.shape:
+                cls = type(x1)
+                out = cls.__new__(cls)  # (new_array, inlined)
+                out._storage = x1._storage.compare(op, l1, x2._storage, l2)
+                out._layout = cached_layout(shape) or contiguous_layout(shape)
+                out._dtype = bool_
+                out._device = x1._device
+                return out
+        return compare(op, x1, x2, fname)
+
+    return fn

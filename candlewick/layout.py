@@ -5,6 +5,7 @@ negative (reversed views). Every transform returns a new Layout and never touche
 """
 
 import operator
+from math import prod
 
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 
@@ -115,13 +116,19 @@ def _dense(sizes_and_strides):
 
 
 class Layout:
-    __slots__ = ("shape", "strides", "offset", "_contig")
+    __slots__ = ("shape", "strides", "offset", "_contig", "dense_size")
 
     def __init__(self, shape, strides, offset=0, _contig=None):
         self.shape = shape
         self.strides = strides
         self.offset = offset
         self._contig = _contig
+        #: the element count of an offset-0 layout known to be C-contiguous (it views the
+        #: first ``dense_size`` elements of a flat buffer, in order), else -1 (known
+        #: otherwise, or not known yet: ``is_contiguous`` fills it in when it finds out).
+        #: ``layout.dense_size == buffer.size`` is a backend's one test for a layout that
+        #: covers its whole buffer as it lies (the element-wise hot path's common case)
+        self.dense_size = prod(shape) if _contig and not offset else -1
 
     @classmethod
     def contiguous(cls, shape, offset=0):
@@ -155,6 +162,8 @@ class Layout:
         c = self._contig
         if c is None:
             c = self._contig = self._check_contiguous()
+            if c and not self.offset:
+                self.dense_size = prod(self.shape)
         return c
 
     def _check_contiguous(self):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, new_array, promote_pair, require_array, view
+from ._core import ArrayBase, cached_layout, contiguous_layout, new_array, promote_pair, require_array, view
 from .docstrings import shared_doc
 from .elementwise import conj
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
@@ -252,9 +252,17 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         # the common case, two real arrays of one shape: one matmul of (*B, 1, K) by (*B, K, 1)
         l1, l2 = x1._layout, x2._layout
         shape, dtype = l1.shape, x1._dtype
-        if shape and shape == l2.shape and not (dtype.is_bool or dtype.is_complex):
-            storage = x1._storage.matmul(x2._storage, *_as_vector_products(l1, l2))
-            return new_array(type(x1), storage, shape[:-1], dtype, x1._device)
+        if shape and shape == l2.shape and 0 < dtype.level < 3:  # (integer or real floating)
+            pair = _VECTOR_LAYOUTS.get(shape) if l1.dense_size >= 0 and l2.dense_size >= 0 else None
+            l1, l2 = pair or _as_vector_products(l1, l2)
+            cls = type(x1)
+            out = cls.__new__(cls)  # (new_array, inlined)
+            out._storage = x1._storage.matmul(x2._storage, l1, l2)
+            shape = shape[:-1]
+            out._layout = cached_layout(shape) or contiguous_layout(shape)
+            out._dtype = dtype
+            out._device = x1._device
+            return out
     x1, x2 = _numeric_pair(x1, x2, "vecdot")
     if isinstance(axis, bool) or not isinstance(axis, int):
         raise ArgumentTypeError(f"vecdot: axis must be an int, got {type(axis).__name__}")
@@ -286,7 +294,8 @@ _VECTOR_LAYOUTS: dict = {}
 
 def _as_vector_products(l1, l2):
     """(``l1`` as (*B, 1, K), ``l2`` as (*B, K, 1)) for one shape; made once per shape for
-    the common pair of offset-0 C-contiguous layouts (layouts are immutable)."""
+    the common pair of offset-0 C-contiguous layouts (layouts are immutable; vecdot reads
+    the cache inline)."""
     common = l1.is_contiguous and l2.is_contiguous and not l1.offset and not l2.offset
     pair = _VECTOR_LAYOUTS.get(l1.shape) if common else None
     if pair is None:

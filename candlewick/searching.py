@@ -273,6 +273,8 @@ def searchsorted(x1: Array, x2: Array | Scalar, /, *, side: str = "left",
 
 # --- where -------------------------------------------------------------------------------
 
+_bool = _dt.bool_
+
 def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     """``x1`` where ``condition`` is True, else ``x2`` (arrays or Python scalars,
     broadcast together; at least one of x1, x2 must be an array).
@@ -309,6 +311,15 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     >>> cw.where(x > 0, x, 0).tolist()
     [1, 0, 3]
     """
+    if (type(x1) is type(x2) and isinstance(condition, ArrayBase) and isinstance(x1, ArrayBase)
+            and condition._dtype is _bool and x1._dtype is x2._dtype
+            and condition._device is x1._device and x1._device is x2._device):
+        # the common case: arrays of one shape, x1 and x2 of one dtype, all on one device
+        c, l1, l2 = condition._layout, x1._layout, x2._layout
+        shape = c.shape
+        if shape == l1.shape and shape == l2.shape:
+            storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
+            return new_array(type(x1), storage, shape, x1._dtype, x1._device)
     require_array(condition, "where", "condition")
     if not condition._dtype.is_bool:
         raise DTypeError(f"where: condition must have dtype bool, got {condition._dtype.name}")

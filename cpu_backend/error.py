@@ -61,7 +61,19 @@ if _set_state is not None:
         def __exit__(self, *exc):
             _reset_state(self._token)
 
+    #: for the hot paths that run a kernel quietly without ``quiet``'s wrapper call:
+    #: ``token = set_fp_state(QUIET)``, the kernel, then ``reset_fp_state(token)`` (finally)
+    QUIET, set_fp_state, reset_fp_state = _IGNORE_ALL, _set_state, _reset_state
+
 else:  # pragma: no cover
+
+    QUIET = None
+
+    def set_fp_state(_):
+        return np.seterr(all="ignore")
+
+    def reset_fp_state(token):
+        np.seterr(**token)
 
     def quiet(fn):
         def quiet_call(*args):

@@ -65,7 +65,7 @@ _BLOCK = 1 << 15  # three float64 scratch blocks of 256 KiB each stay in L2
 def logaddexp(a, b):
     """float32 logaddexp, evaluated in float64 and rounded once."""
     x, y = a, b
-    if np.ndim(a) != 1 or np.ndim(b) != 1 or a.shape != b.shape:
+    if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:  # (operands are arrays: 0-d for a scalar)
         x, y = np.broadcast_arrays(a, b)
     n = x.size
     if n < _BLOCKS_FROM or x.ndim != 1:

@@ -7,8 +7,10 @@ with no implementation here is an error when this module is imported.
 Table shapes (all keyed ``[op.value][dtype.name]``):
 
 * ``UNARY``, ``BINARY``, ``COMPARE`` -> ``(kernel, result DType)``; elementwise kernels
-  take NumPy arrays (or NumPy scalars of the compute type, see ``SCALAR_TYPE``) and
-  return a new array.
+  take NumPy arrays (or 0-d arrays of the compute type, see ``SCALAR_TYPE``) and
+  return a new array. ``UNARY_RAW``, ``BINARY_RAW``, ``COMPARE_RAW`` -> ``(kernel,
+  loud, result DType)``: the same kernels without ``error.quiet``, for callers that set
+  the quiet state themselves where ``loud`` (the storage's hot paths: no wrapper call).
 * ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
   axes (``keepdims``) so a full reduction is still an array.
 * ``SCAN`` -> ``(kernel(view, axis), result DType)``.
@@ -259,14 +261,14 @@ def _compare_impl(op, dtype):
 
 
 def _elementwise_kernel(op, dtype, impl):
+    """(kernel, loud): ``loud`` when it can set an IEEE flag, so that it must run under
+    the quiet state (the storage's hot paths set it inline, without ``quiet``'s wrapper)."""
     kernel = impl
     if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
         kernel = widened(kernel, dtype.numpy, F64 if op in _REAL_IN_FLOAT64 else F32)
     elif dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
         kernel = widened(kernel, dtype.numpy, C128)
-    if dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING:
-        kernel = quiet(kernel)
-    return kernel
+    return kernel, bool(dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING)
 
 
 # --- reductions and scans -------------------------------------------------------------
@@ -377,9 +379,25 @@ _missing = missing_ops()
 if _missing:
     raise ImportError(f"cpu_backend.ops has no implementation for {', '.join(_missing)}")
 
-UNARY = _build(UnaryOp, _unary_impl, _elementwise_kernel)
-BINARY = _build(BinaryOp, _binary_impl, _elementwise_kernel)
-COMPARE = _build(CompareOp, _compare_impl, _elementwise_kernel)
+
+
+def _build_raw(enum, impl_for):
+    """``[op.value][dtype.name] -> (kernel, result DType, loud)``: the element-wise
+    kernel without ``error.quiet`` (its caller runs it quietly where ``loud``)."""
+    return {op._value_: {d.name: (*_elementwise_kernel(op, d, impl_for(op, d)), op.result_dtype(d))
+                         for d in op.dtypes()} for op in enum}
+
+
+def _quieted(raw):
+    """A raw table as ``(kernel, result DType)`` pairs, loud kernels wrapped in ``quiet``."""
+    return {op: {name: (quiet(kernel) if loud else kernel, out) for name, (kernel, loud, out) in row.items()}
+            for op, row in raw.items()}
+
+
+UNARY_RAW = _build_raw(UnaryOp, _unary_impl)
+BINARY_RAW = _build_raw(BinaryOp, _binary_impl)
+COMPARE_RAW = _build_raw(CompareOp, _compare_impl)
+UNARY, BINARY, COMPARE = _quieted(UNARY_RAW), _quieted(BINARY_RAW), _quieted(COMPARE_RAW)
 REDUCE = _build(ReduceOp, _reduce_impl, _reduction_kernel)
 SCAN = _build(ScanOp, _scan_impl, _reduction_kernel)
 

@@ -3,9 +3,8 @@
 A storage owns one flat NumPy buffer (``storage_slice``). Each primitive views its
 operands through their layouts and hands the views to a kernel from ``ops`` (or to
 ``indexing``/``ordering``/``nn``/``linalg``/``fft``); the kernel's fresh result,
-flattened in C order, becomes the new storage. Elementwise primitives whose operands
-are all C-contiguous skip the shaped view entirely and run on 1-D slices: the result
-is then already the flat C-order buffer (this is the latency-critical path).
+flattened in C order, becomes the new storage. The element-wise primitives (the
+latency-critical path) are ``cpu_backend.elementwise``'s, bound on the class below it.
 """
 
 
@@ -19,11 +18,9 @@ from candlewick.layout import Layout
 
 from . import dlpack
 from . import fft as _fft
-from . import indexing, linalg, moments, nn, ordering, sets
-from .error import QuietBlock, quiet, unsupported
-from .ops import (
-    BINARY, COMPARE, F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, UNARY, compute_dtype,
-)
+from . import elementwise, indexing, linalg, moments, nn, ordering, sets
+from .error import QUIET, QuietBlock, quiet, reset_fp_state, set_fp_state, unsupported
+from .ops import F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, compute_dtype
 from .storage_slice import flat, view
 
 INT64 = dt.int64
@@ -41,37 +38,11 @@ try:  # NumPy 2's clip ufunc (np.clip reaches it through two Python wrappers)
 except ImportError:  # pragma: no cover - other NumPy layouts
     _CLIP = np.clip
 
-_NARROW_MAX = {name: float(np.finfo(SCALAR_TYPE[name]).max) for name in ("float16", "bfloat16", "float32", "complex64")}
-# a scalar operand reaches its kernel as a 0-d array of the compute type: a ufunc takes
-# one in about half the time it takes a NumPy scalar (np.greater at 16 elements: 0.27
-# against 0.52 us on the 2-core VM), and making it costs the same
-_SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
-_quiet_array = quiet(np.array)
-
 
 # compress through np.compress from this many elements, for masks with a kept share
 # between these bounds (measured on the 2-core VM: bench/README.md's host_overhead)
 _COMPRESS_MIN = 4096
 _MIXED_LOW, _MIXED_HIGH = 0.05, 0.95
-
-def _pairwise(x, table, op, lhs_layout, rhs, rhs_layout):
-    """A two-operand kernel from ``table`` (BINARY or COMPARE) over two layouts. A plain
-    function, with the contiguous offset-0 whole-buffer case read inline: this runs on
-    every binary op and comparison, where each Python call is a visible share of a
-    16-element op's cost."""
-    try:
-        kernel, out_dtype = table[op._value_][x.dtype.name]
-    except (KeyError, AttributeError):
-        raise unsupported(op, x.dtype) from None
-    if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-        a, b = x.buf, rhs.buf
-        if lhs_layout.offset or a.size != rhs.buf.size or rhs_layout.offset:
-            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
-        elif len(lhs_layout.shape) != 1 or lhs_layout.shape[0] != a.size:
-            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
-        return CpuStorage(kernel(a, b), out_dtype)
-    out = kernel(view(x.buf, lhs_layout), view(rhs.buf, rhs_layout))
-    return CpuStorage(out.reshape(-1), out_dtype)
 
 
 class CpuStorage:
@@ -169,67 +140,8 @@ class CpuStorage:
             return CpuStorage(out.reshape(-1), self.dtype)
         return CpuStorage(view(self.buf, layout).flatten(), self.dtype)
 
-    def unary(self, op, layout):
-        try:
-            kernel, out_dtype = UNARY[op._value_][self.dtype.name]
-        except (KeyError, AttributeError):
-            raise unsupported(op, self.dtype) from None
-        if layout.is_contiguous:
-            x = self.buf  # (the whole buffer, the common case, read inline: no flat call)
-            if layout.offset or len(layout.shape) != 1 or layout.shape[0] != x.size:
-                x = flat(x, layout)
-            return CpuStorage(kernel(x), out_dtype)
-        return CpuStorage(kernel(view(self.buf, layout)).reshape(-1), out_dtype)
-
-    def binary(self, op, lhs_layout, rhs, rhs_layout):
-        return _pairwise(self, BINARY, op, lhs_layout, rhs, rhs_layout)
-
-    def binary_scalar(self, op, layout, scalar, reflected):
-        return self._with_scalar(BINARY, op, layout, scalar, reflected)
-
-    def _with_scalar(self, table, op, layout, scalar, reflected):
-        """A two-operand kernel from ``table`` (BINARY or COMPARE) with a Python scalar."""
-        try:
-            kernel, out_dtype = table[op._value_][self.dtype.name]
-        except (KeyError, AttributeError):
-            raise unsupported(op, self.dtype) from None
-        name = self.dtype.name
-        # a Python float past a narrow float's range rounds to inf, which NumPy's cast
-        # reports as a RuntimeWarning: a defined result here, so the cast is quiet (a
-        # float within the range, the common case, casts without the quiet block's cost)
-        limit = _NARROW_MAX.get(name)
-        if limit is None or (type(scalar) is float and -limit <= scalar <= limit):
-            s = np.array(scalar, _SCALAR_DTYPE[name])
-        else:
-            s = _quiet_array(scalar, _SCALAR_DTYPE[name])
-        if layout.is_contiguous:
-            x = self.buf  # (the whole buffer, the common case, read inline: no flat call)
-            if layout.offset or len(layout.shape) != 1 or layout.shape[0] != x.size:
-                x = flat(x, layout)
-            return CpuStorage(kernel(s, x) if reflected else kernel(x, s), out_dtype)
-        x = view(self.buf, layout)
-        out = kernel(s, x) if reflected else kernel(x, s)
-        return CpuStorage(out.reshape(-1), out_dtype)
-
-    def compare(self, op, lhs_layout, rhs, rhs_layout):
-        return _pairwise(self, COMPARE, op, lhs_layout, rhs, rhs_layout)
-
-    def compare_scalar(self, op, layout, scalar, reflected):
-        return self._with_scalar(COMPARE, op, layout, scalar, reflected)
-
-    def where(self, cond_layout, x, x_layout, y, y_layout):
-        if y.dtype is not x.dtype:
-            raise DTypeError(f"where: x has dtype {x.dtype} but y has dtype {y.dtype}")
-        if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
-            c, a, b = self.buf, x.buf, y.buf
-            shape = cond_layout.shape  # (the operands' one shape)
-            if (cond_layout.offset or x_layout.offset or y_layout.offset or len(shape) != 1
-                    or not shape[0] == c.size == a.size == b.size):
-                c, a, b = flat(c, cond_layout), flat(a, x_layout), flat(b, y_layout)
-            return CpuStorage(np.where(c, a, b), x.dtype)  # 1-D already
-        else:
-            out = np.where(view(self.buf, cond_layout), view(x.buf, x_layout), view(y.buf, y_layout))
-        return CpuStorage(out.reshape(-1), x.dtype)
+    # unary, binary, binary_scalar, compare, compare_scalar and where: bound below the
+    # class, from cpu_backend.elementwise
 
     def astype(self, layout, dtype):
         with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
@@ -403,19 +315,31 @@ class CpuStorage:
     def matmul(self, rhs, lhs_layout, rhs_layout):
         dtype = self.dtype
         name = dtype.name
+        shape = lhs_layout.shape
+        if (name in _VECDOT_NAMES and rhs.dtype is dtype and len(shape) > 2 and shape[-2] == 1
+                and rhs_layout.shape[-1] == 1):
+            # (*B, 1, K) @ (*B, K, 1), vecdot's shape: NumPy's vecdot gufunc, the same dot
+            # products without matmul's per-item setup (1.1x faster on 1024 rows of 1024)
+            a, b = self.buf, rhs.buf
+            if lhs_layout.is_contiguous and rhs_layout.is_contiguous:  # one batch shape: (*B, K) rows
+                rows = shape[:-2] + shape[-1:]
+                if lhs_layout.dense_size != a.size or rhs_layout.dense_size != b.size:
+                    a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+                a, b = a.reshape(rows), b.reshape(rows)
+            else:  # dropping a size-1 axis is a view
+                a, b = view(a, lhs_layout)[..., 0, :], view(b, rhs_layout)[..., 0]
+            token = set_fp_state(QUIET)
+            try:
+                out = np.vecdot(a, b)
+            finally:
+                reset_fp_state(token)
+            result = _new_storage(CpuStorage)  # (CpuStorage(...) without the __init__ call)
+            result.buf = out if out.ndim == 1 else out.reshape(-1)
+            result.dtype = dtype
+            return result
         if name == "bool":
             raise unsupported("matmul", dtype)
         self._same_dtype(rhs, "rhs", "matmul")
-        shape = lhs_layout.shape
-        if len(shape) > 2 and shape[-2] == 1 and rhs_layout.shape[-1] == 1 and name in _VECDOT_NAMES:
-            # (*B, 1, K) @ (*B, K, 1), vecdot's shape: NumPy's vecdot gufunc, the same dot
-            # products without matmul's per-item setup (1.1x faster on 1024 rows of 1024)
-            if lhs_layout.is_contiguous and rhs_layout.is_contiguous:  # one batch shape: (*B, K) rows
-                rows = shape[:-2] + shape[-1:]
-                a, b = flat(self.buf, lhs_layout).reshape(rows), flat(rhs.buf, rhs_layout).reshape(rows)
-            else:  # dropping a size-1 axis is a view
-                a, b = view(self.buf, lhs_layout)[..., 0, :], view(rhs.buf, rhs_layout)[..., 0]
-            return CpuStorage(_quiet_vecdot(a, b).reshape(-1), dtype)
         a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
         if name not in _IEEE_NAMES:  # integers wrap silently
             return CpuStorage(np.matmul(a, b).reshape(-1), dtype)
@@ -554,8 +478,12 @@ class CpuStorage:
         return tuple(cls._wrap(a) for a in arrays)
 
 
+for _name, _method in elementwise.primitives(CpuStorage).items():
+    setattr(CpuStorage, _name, _method)
+_new_storage = CpuStorage.__new__
+
+
 _quiet_matmul = quiet(np.matmul)
-_quiet_vecdot = quiet(np.vecdot)
 #: the dtypes whose vecdot-shaped matmul goes through np.vecdot (complex: vecdot would
 #: conjugate; float16/bfloat16 accumulate in float32 through matmul's path)
 _VECDOT_NAMES = frozenset(d.name for d in dt.INTEGER + (dt.float32, dt.float64))
