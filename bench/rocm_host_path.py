@@ -18,13 +18,10 @@ synchronize (the median of 5 batches, after warm-up):
 
 The primitive minus allocation and pack-and-launch is its checks and routing; pack and
 launch minus the bare call is the argument packing. torch's whole op (``x + y``,
-``x.sum()``, ``torch.where``) is timed the same way in the same run, and so is the CUDA
-driver's own launch: ``cuLaunchKernel`` of an empty kernel (loaded by CuPy) called through
-ctypes, the floor under any launch from Python, which our launch call adds the shim to. The stages come from
+``x.sum()``, ``torch.where``) is timed the same way in the same run. The stages come from
 bench/diagnostics.py (the backend internals they use are listed there).
 """
 
-import ctypes
 import sys
 from pathlib import Path
 
@@ -89,35 +86,6 @@ def bench_torch(torch, size, reps):
     return {op: _time(fn, torch.cuda.synchronize, reps) for op, fn in calls.items()}
 
 
-DRIVER_KERNEL = 'extern "C" __global__ void cw_empty(float* x) {}'
-
-
-def bench_driver_launch(cupy, reps):
-    """Host µs of ``cuLaunchKernel`` itself: an empty kernel of CuPy's, one block, its
-    argument pointer packed once, called through ctypes as our launcher calls HIP."""
-    cuda = ctypes.CDLL("libcuda.so.1")
-    launch = cuda.cuLaunchKernel
-    launch.restype = ctypes.c_int
-    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-    kernel = cupy.RawKernel(DRIVER_KERNEL, "cw_empty")
-    x = cupy.zeros(16, cupy.float32)
-    kernel((1,), (64,), (x,))  # compiles and loads the module
-    arg = ctypes.c_void_p(x.data.ptr)
-    params = (ctypes.c_void_p * 1)(ctypes.addressof(arg))
-    fn = kernel.kernel.ptr
-    # a non-blocking stream, as our device's and torch's: the legacy default stream
-    # orders itself with every other stream, a cost of its own
-    stream = cupy.cuda.Stream(non_blocking=True)
-    handle = ctypes.c_void_p(stream.ptr)
-
-    def call():
-        status = launch(fn, 1, 1, 1, 64, 1, 1, 0, handle, params, None)
-        if status:
-            raise RuntimeError(f"cuLaunchKernel returned {status}")
-
-    return _time(call, stream.synchronize, reps)
-
-
 def markdown(figures):
     lines = [f"## Host µs per tiny op ({figures['size']} float32 elements), calls queued back to back", "",
              "| op | " + " | ".join(STAGES) + " | torch (whole op) |", "|---|" + "---|" * (len(STAGES) + 1)]
@@ -138,21 +106,6 @@ def markdown(figures):
                          + (f" | {gap:+.2f} |" if gap is not None else " | - |"))
     if figures.get("stages_error"):
         lines += ["", f"stages: {figures['stages_error']}"]
-    driver = figures.get("driver launch")
-    if driver is not None:
-        lines += ["", f"The CUDA driver's own launch (cuLaunchKernel of an empty kernel through ctypes): "
-                  f"{driver:.2f} µs per call. Our launch call minus it is what the HIP-on-CUDA shim "
-                  "adds on this machine; each namespace call minus our launch call is candlewick's "
-                  "own host work, beside torch's whole op minus the driver's launch:", "",
-                  "| op | candlewick without its launch call | torch without the driver's launch |",
-                  "|---|---|---|"]
-        for op in OPS:
-            row = figures["candlewick"].get(op, {})
-            if row.get("launch call") is not None and op in torch:
-                lines.append(f"| {op} | {row['namespace call'] - row['launch call']:.2f} | "
-                             f"{torch[op] - driver:.2f} |")
-    elif figures.get("driver_error"):
-        lines += ["", f"driver launch: {figures['driver_error']}"]
     return lines
 
 
@@ -164,8 +117,6 @@ def headline(figures):
         launch = figures["candlewick"][op].get("launch call")
         text = f"{op}: {ours:.2f} µs" + (f" (launch call {launch:.2f})" if launch is not None else "")
         out.append(text + (f", torch {torch[op]:.2f} µs" if op in torch else ""))
-    if figures.get("driver launch") is not None:
-        out.append(f"cuLaunchKernel alone: {figures['driver launch']:.2f} µs")
     return out
 
 
@@ -184,12 +135,7 @@ def main(argv=None):
             figures["torch"] = bench_torch(found["torch"], args.size, args.reps)
         except Exception as exc:  # noqa: BLE001
             figures["torch_error"] = harness.error_text(exc)
-    if "cupy" in found:
-        try:
-            figures["driver launch"] = bench_driver_launch(found["cupy"], args.reps)
-        except Exception as exc:  # noqa: BLE001 - recorded; the other figures stand
-            figures["driver_error"] = harness.error_text(exc)
-    peers = {name: found[name].__version__ for name in ("torch", "cupy") if name in found}
+    peers = {"torch": found["torch"].__version__} if "torch" in found else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or "rocm:0")
