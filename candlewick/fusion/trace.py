@@ -15,6 +15,7 @@ the element-wise steps and sums it is made of) and ``copy``.
 
 from __future__ import annotations
 
+from ..composed_primitives import var_in_steps
 from ..dtypes import bool_
 from ..errors import FusionTraceError
 from ..layout import Layout, reduced_shape, shape_size
@@ -162,30 +163,8 @@ class TracedStorage:
         return self._add("reduce", shape, dtype, op, [(self.node.index, layout)], tuple(axes))
 
     def var(self, layout, axes, correction, root):
-        """Recorded as the steps it is made of (each a node the fused kernels know): the
-        sum over ``axes`` kept as 1s, divided into the mean; the deviations (the mean
-        broadcast), their squares (of the magnitudes for complex), summed and divided by
-        ``N - correction`` (NaN when that is <= 0); with ``root`` their square root."""
-        shape = layout.shape
-        count = 1
-        for a in axes:
-            count *= shape[a]
-        complex_ = self.dtype.is_complex
-        kept = Layout.contiguous(reduced_shape(shape, axes, True))
-        mean = self.reduce(ReduceOp.SUM, layout, axes).binary_scalar(
-            BinaryOp.DIVIDE, kept, complex(count) if complex_ else float(count), False)
-        line = Layout.contiguous(shape)
-        deviation = self.binary(BinaryOp.SUBTRACT, layout, mean, kept.broadcast_to(shape))
-        if complex_:
-            deviation = deviation.unary(UnaryOp.ABS, line)
-        total = deviation.unary(UnaryOp.SQUARE, line).reduce(ReduceOp.SUM, line, axes)
-        out = Layout.contiguous(reduced_shape(shape, axes, False))
-        dof = count - correction
-        if dof > 0:
-            result = total.binary_scalar(BinaryOp.DIVIDE, out, float(dof), False)
-        else:
-            result = total.affine(out, float("nan"), 0.0)
-        return result.unary(UnaryOp.SQRT, out) if root else result
+        """Recorded as the steps it is made of (each a node the fused kernels know)."""
+        return var_in_steps(self, layout, axes, correction, root)
 
 
 def new_graph(device):

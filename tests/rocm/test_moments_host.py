@@ -1,5 +1,5 @@
 """The rocm backend's var primitive (composed of its own reduce and element-wise kernels:
-rocm_backend/families/moments.py), run on the CPU end to end through the backend's host
+candlewick.composed_primitives.var_in_steps), run on the CPU end to end through the backend's host
 code and its real kernels compiled for the host (host_exec.py), against NumPy's var/std."""
 
 import numpy as np

@@ -1,16 +1,22 @@
-"""var (and std, its square root), composed of this backend's own reductions and
-element-wise kernels (called as the storage's methods): the two-pass formula, as
-``np.var`` computes it. The sum over the axes, kept as 1s, divided into the mean; the
-deviations from the mean broadcast back, squared (the magnitudes first, for complex) and
-summed; that sum divided by ``N - correction``, or NaN where that is not positive.
+"""Primitives written in other primitives, for a backend without a kernel of its own and
+for the fusion tracer, which records them as the steps the fused kernels know.
+
+``var_in_steps`` is ``BackendStorage.var`` as ``np.var`` computes it, in two passes: the
+sum over the axes, kept as 1s, divided into the mean; the deviations from the mean
+broadcast back, squared (the magnitudes first, for complex) and summed; that sum divided
+by ``N - correction``, or NaN where that is not positive; with ``root``, its square root.
+It calls only the storage's own ``reduce``, ``binary``, ``binary_scalar``, ``unary`` and
+``affine``.
 """
 
-from candlewick.layout import Layout, reduced_shape
-from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
+from .layout import Layout, reduced_shape
+from .opdefs import BinaryOp, ReduceOp, UnaryOp
+
+__all__ = ["var_in_steps"]
 
 
-def var(x, layout, axes, correction, root):
-    """``BackendStorage.var`` (see the module docstring)."""
+def var_in_steps(x, layout, axes, correction, root):
+    """``x.var(layout, axes, correction, root)`` composed of ``x``'s other primitives."""
     axes = tuple(axes)
     shape = tuple(layout.shape)
     count = 1
