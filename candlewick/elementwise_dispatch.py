@@ -174,9 +174,10 @@ def unary_function(op, fname):
     return fn
 
 
-def binary_function(op, fname):
-    """The namespace function ``fname`` of a BinaryOp: two arrays of one class, dtype
-    (one the op takes), device and shape inline, anything else through ``binary``."""
+def _two_array_function(op, fname, method, fallback):
+    """The namespace function ``fname`` of ``op``: two arrays of one class, dtype (one the op
+    takes), device and shape call the storage's ``method`` inline, anything else goes
+    through ``fallback`` (``binary`` or ``compare``)."""
     results = RESULT_BY_NAME[op]
 
     def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
@@ -187,34 +188,21 @@ def binary_function(op, fname):
             if out_dtype is not None and x1._device is x2._device and shape == l2.shape:
                 cls = type(x1)
                 out = cls.__new__(cls)  # (new_array, inlined)
-                out._storage = x1._storage.binary(op, l1, x2._storage, l2)
+                out._storage = getattr(x1._storage, method)(op, l1, x2._storage, l2)
                 out._layout = cached_layout(shape) or contiguous_layout(shape)
                 out._dtype = out_dtype
                 out._device = x1._device
                 return out
-        return binary(op, x1, x2, fname)
+        return fallback(op, x1, x2, fname)
 
     return fn
+
+
+def binary_function(op, fname):
+    """The namespace function ``fname`` of a BinaryOp (see ``_two_array_function``)."""
+    return _two_array_function(op, fname, "binary", binary)
 
 
 def compare_function(op, fname):
-    """The namespace function ``fname`` of a CompareOp: as ``binary_function``, the
-    result bool."""
-    accepted = RESULT_BY_NAME[op]
-    bool_ = _dt.bool_
-
-    def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        if type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype:
-            l1, l2 = x1._layout, x2._layout
-            shape = l1.shape
-            if x1._dtype.name in accepted and x1._device is x2._device and shape == l2.shape:
-                cls = type(x1)
-                out = cls.__new__(cls)  # (new_array, inlined)
-                out._storage = x1._storage.compare(op, l1, x2._storage, l2)
-                out._layout = cached_layout(shape) or contiguous_layout(shape)
-                out._dtype = bool_
-                out._device = x1._device
-                return out
-        return compare(op, x1, x2, fname)
-
-    return fn
+    """The namespace function ``fname`` of a CompareOp, its result bool."""
+    return _two_array_function(op, fname, "compare", compare)
