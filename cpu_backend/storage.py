@@ -105,8 +105,15 @@ class CpuStorage:
         np.copyto(target, source)
 
     def fill(self, layout, value):
-        if type(value) in _SMALL_EXACT and -_F16_MAX <= value <= _F16_MAX:
-            view(self.buf, layout).fill(value)  # exact in every dtype: no IEEE flag to quiet
+        kind = type(value)
+        if (kind in _SMALL_EXACT and -_F16_MAX <= value <= _F16_MAX) or (
+                kind is float and self.dtype.name in _WIDE_FLOATS and -_F32_MAX <= value <= _F32_MAX):
+            # no IEEE flag to quiet: exact in every dtype, or a float float32/64 holds
+            # without overflow (a rounding raises none)
+            if layout.size == 1:
+                self.buf[layout.offset] = value
+            else:
+                view(self.buf, layout).fill(value)
             return
         with QuietBlock():
             view(self.buf, layout).fill(value)
@@ -508,6 +515,8 @@ def _complex_matmul_ieee(a, b):
 _REPEAT_FROM = 256
 # fill values that every dtype holds exactly (float16's range): no overflow to quiet
 _SMALL_EXACT = frozenset({bool, int})
+_F32_MAX = float(np.finfo(np.float32).max)
+_WIDE_FLOATS = frozenset({"float32", "float64"})
 _F16_MAX = 65504
 
 
