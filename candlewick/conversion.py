@@ -16,6 +16,7 @@ from . import dtypes as _dt
 from ._core import check_dtype_on, is_scalar, require_array
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
+from .fp_state import QUIET, reset_fp_state, set_fp_state
 from .registry import get_device
 
 if TYPE_CHECKING:
@@ -101,26 +102,15 @@ def _host_as(host, dtype):
     return _quietly(host.astype, dtype.numpy)
 
 
-try:  # NumPy >= 2 keeps its floating-point error state in a context variable (errstate's)
-    from numpy._core.umath import _extobj_contextvar, _make_extobj
-
-    _QUIET_STATE = _make_extobj(all="ignore")
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy layouts
-    _extobj_contextvar = None
-
-
 def _quietly(fn, *args, **kwargs):
     """``fn(*args, **kwargs)`` with NumPy's IEEE warnings off (a cast's overflow to inf
     and NaN into an integer are defined results): ``np.errstate``'s own context
-    variable set directly, without its ~0.5 µs of Python per entry."""
-    if _extobj_contextvar is None:  # pragma: no cover
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-    token = _extobj_contextvar.set(_QUIET_STATE)
+    variable set directly (``fp_state``), without its ~0.5 µs of Python per entry."""
+    token = set_fp_state(QUIET)
     try:
         return fn(*args, **kwargs)
     finally:
-        _extobj_contextvar.reset(token)
+        reset_fp_state(token)
 
 
 # a flat sequence whose element types are all exactly these holds only Python scalars:

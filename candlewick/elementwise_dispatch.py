@@ -181,14 +181,15 @@ def _two_array_function(op, fname, method, fallback):
     results = RESULT_BY_NAME[op]
 
     def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        if type(x1) is type(x2) and isinstance(x1, ArrayBase) and x1._dtype is x2._dtype:
-            l1, l2 = x1._layout, x2._layout
+        if type(x1) is type(x2) and isinstance(x1, ArrayBase):
+            a2: ArrayBase = x2  # type: ignore[assignment]  # x1's class, which mypy does not infer
+            l1, l2 = x1._layout, a2._layout
             shape = l1.shape
-            out_dtype = results.get(x1._dtype.name)
-            if out_dtype is not None and x1._device is x2._device and shape == l2.shape:
+            out_dtype = results.get(x1._dtype.name) if x1._dtype is a2._dtype else None
+            if out_dtype is not None and x1._device is a2._device and shape == l2.shape:
                 cls = type(x1)
                 out = cls.__new__(cls)  # (new_array, inlined)
-                out._storage = getattr(x1._storage, method)(op, l1, x2._storage, l2)
+                out._storage = getattr(x1._storage, method)(op, l1, a2._storage, l2)
                 out._layout = cached_layout(shape) or contiguous_layout(shape)
                 out._dtype = out_dtype
                 out._device = x1._device

@@ -7,13 +7,13 @@ NumPy failure into one of them.
 NumPy warns (RuntimeWarning) when an operation sets an IEEE flag: overflow to inf,
 0/0, inf-inf, integer division by zero, NaN cast to an integer. For candlewick these
 are defined results, never noise for the user, so every computing kernel runs under
-``quiet``. ``np.errstate`` costs ~1.5 us per entry (too much for the 1-element hot
-path), so ``quiet`` sets NumPy's error-state context variable directly with a
-pre-built "ignore everything" state (thread and asyncio safe, like errstate itself).
+``quiet`` (or, on the hot paths, ``set_fp_state(QUIET)`` / ``reset_fp_state`` inline):
+``candlewick.fp_state`` switches NumPy's error state without ``np.errstate``'s cost.
 """
 
 import numpy as np
 
+from candlewick.fp_state import QUIET, reset_fp_state, set_fp_state
 from candlewick.errors import (
     BackendError,
     IndexOutOfBoundsError,
@@ -24,68 +24,31 @@ from candlewick.errors import (
 
 BACKEND_NAME = "cpu"
 
-try:  # NumPy >= 2.0 keeps its floating-point error state in a context variable
-    from numpy._core.umath import _extobj_contextvar, _make_extobj
+def quiet(fn):
+    """``fn`` wrapped so that NumPy's IEEE warnings are not emitted while it runs."""
 
-    _IGNORE_ALL = _make_extobj(all="ignore")
-    _set_state = _extobj_contextvar.set
-    _reset_state = _extobj_contextvar.reset
-except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy layouts
-    _set_state = None
+    def quiet_call(*args):
+        token = set_fp_state(QUIET)
+        try:
+            return fn(*args)
+        finally:
+            reset_fp_state(token)
+
+    quiet_call.__name__ = getattr(fn, "__name__", "kernel")
+    quiet_call.__wrapped__ = fn
+    return quiet_call
 
 
-if _set_state is not None:
+class QuietBlock:
+    """``with QuietBlock():`` - the same policy for a block of statements."""
 
-    def quiet(fn):
-        """``fn`` wrapped so that NumPy's IEEE warnings are not emitted while it runs."""
+    __slots__ = ("_token",)
 
-        def quiet_call(*args):
-            token = _set_state(_IGNORE_ALL)
-            try:
-                return fn(*args)
-            finally:
-                _reset_state(token)
+    def __enter__(self):
+        self._token = set_fp_state(QUIET)
 
-        quiet_call.__name__ = getattr(fn, "__name__", "kernel")
-        quiet_call.__wrapped__ = fn
-        return quiet_call
-
-    class QuietBlock:
-        """``with QuietBlock():`` - the same policy for a block of statements."""
-
-        __slots__ = ("_token",)
-
-        def __enter__(self):
-            self._token = _set_state(_IGNORE_ALL)
-
-        def __exit__(self, *exc):
-            _reset_state(self._token)
-
-    #: for the hot paths that run a kernel quietly without ``quiet``'s wrapper call:
-    #: ``token = set_fp_state(QUIET)``, the kernel, then ``reset_fp_state(token)`` (finally)
-    QUIET, set_fp_state, reset_fp_state = _IGNORE_ALL, _set_state, _reset_state
-
-else:  # pragma: no cover
-
-    QUIET = None
-
-    def set_fp_state(_):
-        return np.seterr(all="ignore")
-
-    def reset_fp_state(token):
-        np.seterr(**token)
-
-    def quiet(fn):
-        def quiet_call(*args):
-            with np.errstate(all="ignore"):
-                return fn(*args)
-
-        quiet_call.__name__ = getattr(fn, "__name__", "kernel")
-        quiet_call.__wrapped__ = fn
-        return quiet_call
-
-    def QuietBlock():
-        return np.errstate(all="ignore")
+    def __exit__(self, *exc):
+        reset_fp_state(self._token)
 
 
 def op_name(op):
