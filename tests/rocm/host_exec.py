@@ -156,3 +156,22 @@ def device_factory(lib, monkeypatch, tmp_path):
         return rt, RocmBackend().device(0)
 
     return make
+
+
+def build_scan_sort(tmp, wanted):
+    """The scan, index, sort and transpose modules built for the host with the op table's
+    kernels whose key ``wanted(key)`` accepts, one scan item per thread (what the
+    compositions of unique, nonzero and compress use)."""
+    from rocm_backend.abi import ops
+
+    specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
+    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "transpose.hip"], specs, defines=["CW_SCAN_ITEMS 1"])
+
+
+def scan_sort_device(lib, monkeypatch, tmp_path):
+    """A rocm device over ``build_scan_sort``'s library, the scans set to its one item."""
+    from rocm_backend.families import scans
+
+    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
+    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]

@@ -7,9 +7,7 @@ import pytest
 
 from candlewick.layout import Layout
 from candlewick.opdefs import CompareOp
-from host_exec import build, device_factory
-from rocm_backend.abi import ops, structs
-from rocm_backend.families import scans
+from host_exec import build_scan_sort, scan_sort_device
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
@@ -22,16 +20,12 @@ def _wanted(key):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    specs = [s for s in ops.TABLE.values() if _wanted(tuple(s.key))]
-    return build(tmp_path_factory.mktemp("lean_host"), ["scan.hip", "index.hip", "sort.hip", "transpose.hip"],
-                 specs, defines=["CW_SCAN_ITEMS 1"])
+    return build_scan_sort(tmp_path_factory.mktemp("lean_host"), _wanted)
 
 
 @pytest.fixture
 def dev(lib, monkeypatch, tmp_path):
-    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
-    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
-    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]
+    return scan_sort_device(lib, monkeypatch, tmp_path)
 
 
 def _layout(base, view):

@@ -7,9 +7,8 @@ import numpy as np
 import pytest
 
 from candlewick.layout import Layout
-from host_exec import build, device_factory
-from rocm_backend.abi import ops, structs
-from rocm_backend.families import scans, sets
+from host_exec import build_scan_sort, scan_sort_device
+from rocm_backend.families import sets
 
 DTYPES = {"int64", "float32", "bool", "uint8", "complex64"}
 OPS = {"binary": {"subtract", "multiply", "floor_divide", "remainder", "minimum"},
@@ -30,16 +29,12 @@ def _wanted(key):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    specs = [s for s in ops.TABLE.values() if _wanted(tuple(s.key))]
-    return build(tmp_path_factory.mktemp("sets_host"), ["scan.hip", "index.hip", "sort.hip", "transpose.hip"],
-                 specs, defines=["CW_SCAN_ITEMS 1"])
+    return build_scan_sort(tmp_path_factory.mktemp("sets_host"), _wanted)
 
 
 @pytest.fixture
 def dev(lib, monkeypatch, tmp_path):
-    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
-    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
-    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]
+    return scan_sort_device(lib, monkeypatch, tmp_path)
 
 
 def _numpy_unique(flat):
