@@ -39,6 +39,18 @@ General rules for every primitive (backend authors: read these first)
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .backend_optional import (
+    CollectiveDevice,
+    Communicator,
+    ComplexViewStorage,
+    DeviceCopyStorage,
+    DLPackDevice,
+    DLPackStorage,
+    FusionDevice,
+    GraphDevice,
+    HostMemoryDevice,
+    holds_host_memory,
+)
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 if TYPE_CHECKING:
@@ -389,176 +401,6 @@ class BackendDevice(Protocol):
         size check before allocating compares with it)."""
 
     def same_device(self, other) -> bool: ...
-
-
-@runtime_checkable
-class DLPackStorage(Protocol):
-    """Optional hook (not part of ``BackendStorage``): DLPack export, used by
-    ``Array.__dlpack__``/``__dlpack_device__`` (``candlewick.dlpack``)."""
-
-    def dlpack_view(self, layout) -> Any:
-        """An object with ``__dlpack__`` and ``__dlpack_device__`` (DLPack's protocol, e.g. a
-        NumPy array for host memory) that shares this storage's memory as ``layout`` views
-        it, without copying. Raise BufferError if this layout cannot be exported."""
-
-    # A storage that shares memory imported read-only (``storage_from_dlpack`` with
-    # ``copy=False``) also declares ``read_only = True``: the front end then refuses every
-    # write into it with ReadOnlyError (``candlewick.writes``). Absent means writable.
-
-
-@runtime_checkable
-class DLPackDevice(Protocol):
-    """Optional hook (not part of ``BackendDevice``): DLPack import, used by
-    ``candlewick.from_dlpack``. Without it, host-memory producers are copied in through
-    ``storage_from_host``."""
-
-    def storage_from_dlpack(self, obj, copy) -> "tuple[BackendStorage, Any] | None":
-        """``(storage, layout)`` viewing the DLPack producer ``obj``, or None when ``obj``'s
-        memory is not on this device. Share the memory unless ``copy`` is True; with
-        ``copy=False`` raise BufferError if sharing is impossible. The layout may have any
-        strides (in elements) and offset within the storage."""
-
-
-@runtime_checkable
-class GraphDevice(Protocol):
-    """Optional group ``"graphs"`` (declared in ``capabilities``): recording the work queued
-    on the device and replaying it, used by ``candlewick.Graph`` (docs/graphs.md). The
-    rules the backend enforces: between ``begin_capture`` and ``end_capture`` every
-    primitive is recorded, not run; what needs a result on the host now (``to_host``,
-    ``synchronize``, ``storage_from_host``, random numbers) raises
-    ``candlewick.errors.GraphCaptureError`` naming the function; storages allocated during
-    the capture belong to the graph and keep their memory while it lives; other threads
-    must not use the device during a capture."""
-
-    def begin_capture(self) -> None:
-        """Start recording (GraphCaptureError when a capture already runs here)."""
-
-    def end_capture(self) -> Any:
-        """Stop recording; an object with ``replay()`` (queue the recorded work again, on
-        the current contents of the same memory) and ``close()`` (free the graph)."""
-
-    def abort_capture(self) -> None:
-        """Stop recording and drop what was recorded (no-op when no capture runs)."""
-
-
-class FusionDevice(Protocol):
-    """The optional ``fusion`` capability (a device that lists ``"fusion"`` in
-    ``capabilities``): compiling a graph traced by ``candlewick.fuse``. A device without it
-    runs the graph by replaying its primitive calls (``candlewick.fusion.replay``)."""
-
-    def compile_fused(self, graph) -> Any:
-        """A callable ``run(storages, scalars) -> list of storages`` for ``graph`` (a
-        ``candlewick.fusion.Graph``): ``storages`` are the argument storages in the order
-        of ``graph.inputs``, ``scalars`` the values of the graph's run-time scalar
-        operands (a scalar operand that is a ``candlewick.opdefs.Param`` is
-        ``scalars[param.index]``, converted to the operand's dtype as the eager primitive
-        converts its scalar); the result has one storage per entry of ``graph.outputs``,
-        holding that node's elements C-contiguously (an output that is an input node
-        returns the input's storage). Each element equals what replaying the graph's
-        primitives gives, bit for bit for exact operations and within the conformance
-        suite's tolerances for the others (floating sums and products may be reassociated).
-        Called once per traced signature; ``run`` is called for every call after it.
-        Return None for a graph the device does not compile: it is then replayed."""
-
-
-class DeviceCopyStorage(Protocol):
-    """Optional hook (not part of ``BackendStorage``): a copy to another device of the same
-    backend that does not pass through host memory (a peer copy between two GPUs of one
-    host), used by ``Array.to_device``."""
-
-    def to_device(self, layout, device) -> "BackendStorage | None":
-        """A new contiguous storage on ``device`` holding the elements ``layout`` views, or
-        None when this storage cannot be copied there directly; the front end then copies
-        through the host (``to_host``, then ``device.storage_from_host``)."""
-
-
-class ComplexViewStorage(Protocol):
-    """Optional hook (not part of ``BackendStorage``): a complex storage seen as its real
-    components without a copy, used by ``candlewick.real``/``imag`` (views, as NumPy's,
-    CuPy's and PyTorch's). Declared by defining ``real_view`` on the storage's class; an
-    instance ``__getattr__`` that forwards to a wrapped storage declares nothing (it would
-    hand out the wrapped backend's storage). Without it ``real``/``imag`` copy the parts
-    through ``unary`` (``UnaryOp.REAL``/``IMAG``)."""
-
-    def real_view(self) -> "BackendStorage | None":
-        """For a complex storage: a storage of the real component dtype
-        (``dtypes.real_dtype_of(self.dtype)``), ``2 * self.size`` elements, on the same
-        device, sharing this storage's memory: element 2k is the real part of element k and
-        2k+1 its imaginary part (C's and NumPy's complex layout). The front end views it
-        through the complex layout with strides and offset doubled (+1 for ``imag``:
-        ``candlewick.complex_parts.part_layout``), and every primitive must accept such a
-        layout on it. Writes into either storage are seen by the other; a ``read_only``
-        storage gives a ``read_only`` one. Repeated calls may return one object. Return None
-        where this storage cannot be shared so (the front end then copies the parts)."""
-
-
-@runtime_checkable
-class Communicator(Protocol):
-    """What ``CollectiveDevice`` hands out: this process's members of a group of ``size``
-    ranks, used by ``candlewick.distributed``. Member i is rank ``ranks[i]`` on
-    ``devices[i]``. Every method queues its work on the members' devices and returns
-    without waiting for it. Inputs are contiguous storages, one per member, already
-    checked by the front end to agree on every rank (one dtype, one element count
-    ``count``); results are new contiguous storages, one per member."""
-
-    size: int
-    ranks: tuple
-    devices: tuple
-    closed: bool
-
-    def all_reduce(self, storages, count, op) -> list:
-        """Elementwise ``op`` ("sum", "prod", "max", "min", "avg") over the ranks' inputs."""
-
-    def reduce_scatter(self, storages, count, op) -> list:
-        """Inputs of ``size * count`` elements reduced elementwise; rank r keeps block r."""
-
-    def broadcast(self, storages, count, root) -> list:
-        """Rank ``root``'s input on every rank (the other inputs are only read for size)."""
-
-    def all_gather(self, storages, count) -> list:
-        """``size * count`` elements: every rank's input in rank order."""
-
-    def send_recv(self, sends, recvs) -> list:
-        """Point to point, queued together: ``sends`` are (member index, storage, count,
-        peer rank), ``recvs`` (member index, dtype, count, peer rank); the received storages."""
-
-    def close(self) -> None:
-        """Wait for the queued work and release the group (idempotent)."""
-
-
-@runtime_checkable
-class CollectiveDevice(Protocol):
-    """Optional hook (not part of ``BackendDevice``): collectives between devices of this
-    backend (``candlewick.distributed``). Raise UnsupportedOperation or
-    BackendUnavailableError, saying why, when the library behind them is missing."""
-
-    def collective_group(self, devices) -> Communicator:
-        """A group of ``devices`` (this backend's, this device among them) driven by this
-        process, rank i on devices[i]."""
-
-    def collective_unique_id(self) -> bytes:
-        """A new id for ``collective_join``, to be handed to every process of the group."""
-
-    def collective_join(self, unique_id, size, rank) -> Communicator:
-        """This process's ``rank`` on this device of a group of ``size`` processes; returns
-        once every rank has joined with the same ``unique_id``."""
-
-
-@runtime_checkable
-class HostMemoryDevice(Protocol):
-    """Optional declaration (not part of ``BackendDevice``): a device whose storages live in
-    the host's memory sets ``host_memory = True``. candlewick then lets NumPy read its
-    arrays implicitly (``np.asarray(x)``, ``x.__array__()``) and lands host-memory DLPack
-    producers (kDLCPU) on it when it is the default device (``candlewick.dlpack``). A
-    device that does not declare it is taken as not host-readable: implicit conversion
-    raises and ``candlewick.to_numpy`` copies explicitly."""
-
-    host_memory: bool
-
-
-def holds_host_memory(device):
-    """Whether ``device`` declares ``host_memory = True`` (False when it declares nothing)."""
-    return getattr(device, "host_memory", False) is True
 
 
 @runtime_checkable
