@@ -17,7 +17,8 @@ from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
 from .error import QuietBlock, unsupported
-from .storage import DTYPE_OF_NUMPY, CpuStorage
+from .storage import CpuStorage
+from .storage_groups import DTYPE_OF_NUMPY
 
 # a Python float is a float64: filling these narrower types with one may overflow to inf
 # (names: str hashes are cached, DType hashes run Python code)
