@@ -6,11 +6,11 @@ with no implementation here is an error when this module is imported.
 
 Table shapes (all keyed ``[op.value][dtype.name]``):
 
-* ``UNARY``, ``BINARY``, ``COMPARE`` -> ``(kernel, result DType)``; elementwise kernels
-  take NumPy arrays (or 0-d arrays of the compute type, see ``SCALAR_TYPE``) and
-  return a new array. ``UNARY_RAW``, ``BINARY_RAW``, ``COMPARE_RAW`` -> ``(kernel,
-  loud, result DType)``: the same kernels without ``error.quiet``, for callers that set
-  the quiet state themselves where ``loud`` (the storage's hot paths: no wrapper call).
+* ``UNARY_RAW``, ``BINARY_RAW``, ``COMPARE_RAW`` -> ``(kernel, loud, result DType)``;
+  elementwise kernels take NumPy arrays (or 0-d arrays of the compute type, see
+  ``SCALAR_TYPE``) and return a new array. They are not wrapped in ``error.quiet``: the
+  caller (``cpu_backend.elementwise``, the storage's hot path) sets the quiet state
+  around a kernel that is ``loud`` (one that can set an IEEE flag).
 * ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
   axes (``keepdims``) so a full reduction is still an array.
 * ``SCAN`` -> ``(kernel(view, axis), result DType)``.
@@ -25,7 +25,8 @@ Numerics beyond raw NumPy:
   NumPy's single-precision loops lose digits (``float32_ops``: a float64 pass only
   where float32 does not already give that result).
 * integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
-* every kernel that can set an IEEE flag runs under ``error.quiet``.
+* every kernel that can set an IEEE flag runs quietly: reductions and scans wrapped in
+  ``error.quiet``, element-wise kernels under the state their caller sets (``loud``).
 """
 
 import inspect
@@ -382,22 +383,15 @@ if _missing:
 
 
 def _build_raw(enum, impl_for):
-    """``[op.value][dtype.name] -> (kernel, result DType, loud)``: the element-wise
+    """``[op.value][dtype.name] -> (kernel, loud, result DType)``: the element-wise
     kernel without ``error.quiet`` (its caller runs it quietly where ``loud``)."""
     return {op._value_: {d.name: (*_elementwise_kernel(op, d, impl_for(op, d)), op.result_dtype(d))
                          for d in op.dtypes()} for op in enum}
 
 
-def _quieted(raw):
-    """A raw table as ``(kernel, result DType)`` pairs, loud kernels wrapped in ``quiet``."""
-    return {op: {name: (quiet(kernel) if loud else kernel, out) for name, (kernel, loud, out) in row.items()}
-            for op, row in raw.items()}
-
-
 UNARY_RAW = _build_raw(UnaryOp, _unary_impl)
 BINARY_RAW = _build_raw(BinaryOp, _binary_impl)
 COMPARE_RAW = _build_raw(CompareOp, _compare_impl)
-UNARY, BINARY, COMPARE = _quieted(UNARY_RAW), _quieted(BINARY_RAW), _quieted(COMPARE_RAW)
 REDUCE = _build(ReduceOp, _reduce_impl, _reduction_kernel)
 SCAN = _build(ScanOp, _scan_impl, _reduction_kernel)
 
