@@ -67,31 +67,26 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
     [1, 1, 2, 2]
     """
     require_array(x, "repeat")
-    lay = x._layout
-    if axis is None and type(repeats) is int and len(lay.shape) == 1 and repeats >= 0:
-        # the common case, a 1-D x and an int: (n, r) with a stride-0 r axis, copied once
-        n = lay.shape[0]
-        check_allocation("repeat", (n, repeats), x._dtype, x._device)
-        spread = Layout((n, repeats), (lay.strides[0], 0), lay.offset, False if repeats > 1 and n else None)
-        return wrap(x._storage.copy(spread), (n * repeats,), x._dtype, x._device)
     if axis is None:
-        x = flatten(x)
+        x = flatten(x)  # (x itself when 1-D)
         axis = 0
-    axis = normalize_axis(axis, x.ndim)
-    shape = x._layout.shape
+    else:
+        axis = normalize_axis(axis, x.ndim)
+    lay = x._layout
+    shape = lay.shape
     n = shape[axis]
     if not isinstance(repeats, Array):
-        r = _int_arg(repeats, "repeat", "repeats")
+        r = repeats if type(repeats) is int else _int_arg(repeats, "repeat", "repeats")
         if r < 0:
             raise ArgumentValueError(f"repeat: repeats must be non-negative, got {r}")
-        check_allocation("repeat", (x._layout.size, r), x._dtype, x._device)
         # each element followed by r-1 copies of itself: a stride-0 axis after ``axis``
-        lay = x._layout
-        # (a stride-0 axis of length > 1 over elements that exist: never C-contiguous)
-        spread = Layout(shape[: axis + 1] + (r,) + shape[axis + 1 :],
-                        lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset,
+        # (of length > 1 over elements that exist: never C-contiguous)
+        inner = shape[axis + 1 :]
+        spread_shape = shape[: axis + 1] + (r,) + inner
+        check_allocation("repeat", spread_shape, x._dtype, x._device)
+        spread = Layout(spread_shape, lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset,
                         False if r > 1 and 0 not in shape else None)
-        out_shape = shape[:axis] + (n * r,) + shape[axis + 1 :]
+        out_shape = shape[:axis] + (n * r,) + inner
         return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
     return _repeat_by_array(x, repeats, axis)
 
