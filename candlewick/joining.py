@@ -10,7 +10,7 @@ from ._core import ArrayBase, contiguous_layout, require_array, views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
-from .layout import Layout, normalize_axis
+from .layout import normalize_axis
 from .compaction import flatten
 
 if TYPE_CHECKING:
@@ -201,20 +201,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
         raise ArgumentValueError("unstack: x must have at least one dimension")
     lay = x._layout
     axis = normalize_axis(axis, len(lay.shape))
-    if axis or not lay.is_contiguous:
-        return views(x, lay.selections(axis))
-    # the leading axis of a C-contiguous x (the common case): each piece's layout (one
-    # shape and strides tuple for all, known contiguous) made in the same loop as its array
-    shape, strides, step = lay.shape[1:], lay.strides[1:], lay.strides[0]
-    cls = type(x)
-    new = cls.__new__
-    storage, dtype, device = x._storage, x._dtype, x._device
-    out = []
-    for offset in range(lay.offset, lay.offset + lay.shape[0] * step, step) if step else [lay.offset] * lay.shape[0]:
-        a = new(cls)
-        a._storage, a._layout, a._dtype, a._device = storage, Layout(shape, strides, offset, True), dtype, device
-        out.append(a)
-    return tuple(out)
+    return views(x, lay.selections(axis))
 
 
 __all__ = ["concat", "stack", "unstack"]
