@@ -49,6 +49,17 @@ def _sorted(x, line, n, stable, with_order):
     return values, order
 
 
+def _run_starts(values, n, flags):
+    """``flags`` (n or n + 1) bools over the n sorted ``values``: True where element i
+    starts a run of equal elements (``!=`` its predecessor: every NaN starts its own),
+    and True past the n-th."""
+    starts = values.device.full((flags,), dt.bool_, True)
+    if n > 1:
+        later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
+        starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
+    return starts
+
+
 def unique(x, layout, indices, inverse, counts):
     """``BackendStorage.unique`` (see the module docstring)."""
     device = x.device
@@ -57,10 +68,7 @@ def unique(x, layout, indices, inverse, counts):
     c = Layout.contiguous((n,))
     values, order = _sorted(x, line, n, indices, indices or inverse)
     # n + 1 flags: element i starts a run; the last one (True) closes the last run
-    starts = device.full((n + 1,), dt.bool_, True)
-    if n > 1:
-        later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
-        starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
+    starts = _run_starts(values, n, n + 1)
     unique_values, count = values.compress(c, starts, c)
     first = order.compress(c, starts, c)[0] if indices else None
     inv = None
@@ -116,9 +124,7 @@ def isin(x, layout, other, other_layout, invert):
         keys, line_n = keys.astype(line_n, dt.uint8), Layout.contiguous((n,))
     keys, line_n = keys.sort_values(line_n, 0, False, False), Layout.contiguous((n,))
     if n >= DISTINCT_MIN:
-        starts = device.full((n,), dt.bool_, True)
-        later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
-        starts.assign(later, keys.compare(CompareOp.NOT_EQUAL, later, keys, earlier), earlier)
+        starts = _run_starts(keys, n, n)
         keys, n = keys.compress(line_n, starts, line_n)
         line_n = Layout.contiguous((n,))
     c = Layout.contiguous((m,))
