@@ -20,19 +20,25 @@ rocm backend internals used here (keep this list and the imports below in step):
   ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
   ``rocm_backend.families.ew_launch`` (``ew_kernel``, ``kernel``, ``launch_contiguous``),
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and the plans of ``_flat``,
-  ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` and
-  the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``).
+  ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
+  the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
+  ``buffer``, ``size``); ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
+  ``module_load_data``, ``module_get_function``, ``has_int``) and ``kernels.compile_source`` /
+  ``COMPILE_OPTIONS`` for the launch floor (bench/launch_floor.py).
 """
 
+import ctypes
 import os
 import tempfile
 import time
 
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp
+import launch_floor
 from rocm_backend.abi import ops
 from rocm_backend.abi.structs import EW_ARGS, REDUCE_ARGS
 from rocm_backend.abi.sources import module_source
+from rocm_backend.bindings import hip
 from rocm_backend.bindings.miopen_c import ConvPlan
 from rocm_backend.families import ew_launch, nn_paths, reductions
 from rocm_backend.families.miopen import DeviceMIOpen
@@ -101,7 +107,9 @@ def host_path_stages(dev, x, y, cond):
     ``dev``: the backend's primitive, the allocation of its result, its pack and launch
     into a preallocated result, and the bare launch call (ctypes ``hipModuleLaunchKernel``
     on arguments packed once by ``prepare``; None where the runtime's launch goes through
-    hip-python instead). Time ``call`` after running ``prepare``."""
+    hip-python instead), and that launch from C (``launch_floor.LOOP`` launches per call)
+    through HIP and, under tools/hip_on_cuda, the CUDA driver. Time ``call`` after running
+    ``prepare``. Returns (stages, why the launches from C are missing or None)."""
     launcher, n, dtype = dev.launcher, x.size, x.dtype
     out, out1 = dev.storage_type.empty(dev, dtype, n), dev.storage_type.empty(dev, dtype, 1)
     add_k, _ = ew_launch.ew_kernel(dev, "binary", BinaryOp.ADD, dtype)
@@ -128,6 +136,13 @@ def host_path_stages(dev, x, y, cond):
                 raise RuntimeError(f"the bare hipModuleLaunchKernel({kernel.name}) returned status {status}")
         return call
 
+    floor = _FromC(dev)
+
+    def launch_stages(prepare, kernel, args, grid, block):
+        return [("launch call", prepare, bare(kernel, args, grid, block)),
+                ("HIP launch from C", prepare, floor.hip(kernel.fn, args, grid, block)),
+                ("CUDA launch from C", prepare, floor.cuda(kernel.fn, args, grid, block))]
+
     sum_launch()  # plans the reduction: the bare call takes its geometry
     plan = dev.reduce_scratch.flat_plans[(ReduceOp.SUM._value_, dtype.name, n)]
     ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
@@ -136,9 +151,65 @@ def host_path_stages(dev, x, y, cond):
     alloc = ("allocate and free the result", None, lambda: dev.storage_type.empty(dev, dtype, n))
     return {
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
-                ("pack and launch", None, add_launch), ("launch call", add_launch, bare(add_k, EW_ARGS, ew_grid, ew_block))],
+                ("pack and launch", None, add_launch)] + launch_stages(add_launch, add_k, EW_ARGS, ew_grid, ew_block),
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
-                ("pack and launch", None, sum_launch), ("launch call", sum_launch, bare(sum_k, REDUCE_ARGS, plan[3], plan[2]))],
+                ("pack and launch", None, sum_launch)] + launch_stages(sum_launch, sum_k, REDUCE_ARGS, plan[3], plan[2]),
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
-                  ("pack and launch", None, where_launch), ("launch call", where_launch, bare(where_k, EW_ARGS, ew_grid, ew_block))],
-    }
+                  ("pack and launch", None, where_launch)] + launch_stages(where_launch, where_k, EW_ARGS, ew_grid,
+                                                                           ew_block),
+    }, floor.error
+
+
+class _FromC:
+    """Calls that queue ``launch_floor.LOOP`` launches from C (bench/launch_floor.py): through
+    the HIP runtime the backend loaded, and through the CUDA driver when that runtime is
+    tools/hip_on_cuda. A method returns None where that way is not available (``error``
+    says why, for the HIP one)."""
+
+    def __init__(self, dev):
+        self.loop, self.error = launch_floor.build()
+        launcher = dev.launcher
+        self.stream = launcher.stream_arg.value if launcher.stream_arg is not None else None
+        self.hip_launch = launch_floor.address(launcher.raw) if launcher.raw is not None else None
+        if self.loop is not None and self.hip_launch is None:
+            self.error = "the runtime's launch goes through hip-python (no ctypes hipModuleLaunchKernel)"
+        self.cuda_launch = launch_floor.cuda_launch_address(hip.loaded_runtime_path())
+
+    def _call(self, launch, end_tag, fn, args, grid, block):
+        if self.loop is None or launch is None or not hip.has_int(fn):
+            return None
+        return launch_floor.batch(self.loop, launch, int(fn), grid, block, self.stream,
+                                  ctypes.addressof(args.buffer), args.size, end_tag)
+
+    def hip(self, fn, args, grid, block):
+        return self._call(self.hip_launch, 3, fn, args, grid, block)  # HIP_LAUNCH_PARAM_END
+
+    def cuda(self, fn, args, grid, block):
+        return self._call(self.cuda_launch, 0, fn, args, grid, block)  # CU_LAUNCH_PARAM_END
+
+
+class _ProbeArgs:
+    """An argument buffer of ``size`` zero bytes (what ``_FromC`` reads of a struct)."""
+
+    def __init__(self, size):
+        self.size = size
+        self.buffer = ctypes.create_string_buffer(size)
+
+
+def launch_floor_by_struct_size(dev):
+    """({struct bytes: {"HIP launch from C": call, "CUDA launch from C": call or None}}, error):
+    empty kernels (launch_floor.PROBE_SOURCE) taking a struct of 16, 128 or 432 bytes, each
+    call queueing ``launch_floor.LOOP`` launches of one block of 64 threads."""
+    floor = _FromC(dev)
+    if floor.error:
+        return {}, floor.error
+    dev.make_current()
+    module = hip.module_load_data(kernels.compile_source("cw_launch_probe", launch_floor.PROBE_SOURCE,
+                                                          list(kernels.COMPILE_OPTIONS), dev.arch))
+    calls = {}
+    for size in launch_floor.PROBE_SIZES:
+        fn, args = hip.module_get_function(module, f"cw_probe_{size}"), _ProbeArgs(size)
+        calls[size] = {"HIP launch from C": floor.hip(fn, args, 1, 64),
+                       "CUDA launch from C": floor.cuda(fn, args, 1, 64)}
+    calls["module"] = module  # kept alive by the caller while the calls run
+    return calls, None

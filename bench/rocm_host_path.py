@@ -14,7 +14,12 @@ synchronize (the median of 5 batches, after warm-up):
 - allocating and freeing the result (the caching allocator, the buffer objects);
 - packing the argument struct and launching into a preallocated result;
 - the bare launch call: ctypes ``hipModuleLaunchKernel`` on arguments packed once (the
-  runtime's own cost: through tools/hip_on_cuda, the shim and the CUDA driver).
+  runtime's own cost: through tools/hip_on_cuda, the shim and the CUDA driver);
+- the same launch from C (bench/launch_floor.py), through the HIP runtime and, under
+  tools/hip_on_cuda, through the CUDA driver's cuLaunchKernel on the same handles: the
+  launch call minus HIP-from-C is what calling from Python adds, HIP minus CUDA the shim's
+  share (none on AMD hardware); and empty kernels with a 16-, 128- or 432-byte struct, for
+  what the struct's size costs the launch.
 
 The primitive minus allocation and pack-and-launch is its checks and routing; pack and
 launch minus the bare call is the argument packing. torch's whole op (``x + y``,
@@ -39,10 +44,17 @@ except ImportError as exc:  # the backend's internals moved: the namespace figur
 
 OPS = ("add", "sum", "where")
 STAGES = ("namespace call", "primitive", "allocate and free the result", "pack and launch", "launch call")
+FLOOR_STAGES = ("HIP launch from C", "CUDA launch from C")
 
 
-def _time(fn, sync, reps):
-    return harness.timed(fn, sync, reps=reps, batches=5, warmup=20) * 1e6
+def _time(fn, sync, reps, launches_per_call=1):
+    calls = max(1, reps // launches_per_call)
+    return harness.timed(fn, sync, reps=calls, batches=5, warmup=max(1, 20 // launches_per_call)) * 1e6 / launches_per_call
+
+
+def _time_stage(name, call, sync, reps):
+    per_call = diagnostics.launch_floor.LOOP if name in FLOOR_STAGES else 1
+    return _time(call, sync, reps, per_call)
 
 
 def bench_candlewick(size, reps):
@@ -53,11 +65,11 @@ def bench_candlewick(size, reps):
     calls = {"add": lambda: x + y, "sum": lambda: cw.sum(x), "where": lambda: cw.where(c, x, y)}
     rows = {op: {"namespace call": _time(fn, dev.synchronize, reps)} for op, fn in calls.items()}
     if diagnostics is None:
-        return rows, DIAGNOSTICS_ERROR
+        return rows, DIAGNOSTICS_ERROR, None
     try:
-        stages = diagnostics.host_path_stages(dev, x._storage, y._storage, c._storage)
+        stages, floor_error = diagnostics.host_path_stages(dev, x._storage, y._storage, c._storage)
     except Exception as exc:  # noqa: BLE001 - recorded, the namespace figures stand
-        return rows, harness.error_text(exc)
+        return rows, harness.error_text(exc), None
     for op, steps in stages.items():
         for name, prepare, call in steps:
             if call is None:
@@ -65,17 +77,37 @@ def bench_candlewick(size, reps):
                 continue
             if prepare is not None:
                 prepare()
-            rows[op][name] = _time(call, dev.synchronize, reps)
-    return rows, None
+            rows[op][name] = _time_stage(name, call, dev.synchronize, reps)
+    return rows, None, floor_error
+
+
+def bench_struct_sizes(reps):
+    """{struct bytes: {stage: µs per launch}} of the empty probe kernels, or an error text."""
+    dev = cw.get_device("rocm")
+    try:
+        calls, error = diagnostics.launch_floor_by_struct_size(dev)
+    except Exception as exc:  # noqa: BLE001 - recorded, the other figures stand
+        return {}, harness.error_text(exc)
+    calls.pop("module", None)
+    return {size: {name: _time_stage(name, call, dev.synchronize, reps) for name, call in ways.items()
+                   if call is not None} for size, ways in calls.items()}, error
 
 
 def breakdown(row):
-    """The namespace call split into dispatch, checks, allocation, packing and the launch call."""
+    """The namespace call split into dispatch, checks, allocation, packing and the launch call,
+    and the launch call into Python's share, the shim's and the driver's (where measured)."""
     if any(row.get(stage) is None for stage in STAGES):
         return None
     call, prim, alloc, pack, launch = (row[s] for s in STAGES)
-    return {"front-end dispatch": call - prim, "primitive's checks and routing": prim - alloc - pack,
-            "allocation": alloc, "argument packing": pack - launch, "launch call": launch}
+    parts = {"front-end dispatch": call - prim, "primitive's checks and routing": prim - alloc - pack,
+             "allocation": alloc, "argument packing": pack - launch, "launch call": launch}
+    hip_c, cuda_c = row.get("HIP launch from C"), row.get("CUDA launch from C")
+    if hip_c is not None:
+        parts["of it: the call from Python"] = launch - hip_c
+        if cuda_c is not None:
+            parts["of it: the shim"] = hip_c - cuda_c
+            parts["of it: the CUDA driver"] = cuda_c
+    return parts
 
 
 def bench_torch(torch, size, reps):
@@ -87,36 +119,83 @@ def bench_torch(torch, size, reps):
 
 
 def markdown(figures):
+    shown = STAGES + tuple(st for st in FLOOR_STAGES
+                           if any(row.get(st) is not None for row in figures["candlewick"].values()))
     lines = [f"## Host µs per tiny op ({figures['size']} float32 elements), calls queued back to back", "",
-             "| op | " + " | ".join(STAGES) + " | torch (whole op) |", "|---|" + "---|" * (len(STAGES) + 1)]
+             "| op | " + " | ".join(shown) + " | torch (whole op) |", "|---|" + "---|" * (len(shown) + 1)]
     torch = figures.get("torch") or {}
     for op in OPS:
         row = figures["candlewick"].get(op, {})
-        cells = [f"{row[s]:.2f}" if row.get(s) is not None else "-" for s in STAGES]
-        lines.append(f"| {op} | " + " | ".join(cells) + f" | {torch[op]:.2f} |" if op in torch
-                     else f"| {op} | " + " | ".join(cells) + " | - |")
-    lines += ["", "## Where the namespace call's µs go (differences of the stages above)", "",
-              "| op | front-end dispatch | primitive's checks and routing | allocation | argument packing "
-              "| launch call | namespace call - torch |", "|---|---|---|---|---|---|---|"]
-    for op in OPS:
-        parts = figures["breakdown"].get(op)
-        if parts:
-            gap = figures["candlewick"][op]["namespace call"] - torch[op] if op in torch else None
-            lines.append(f"| {op} | " + " | ".join(f"{v:.2f}" for v in parts.values())
-                         + (f" | {gap:+.2f} |" if gap is not None else " | - |"))
-    if figures.get("stages_error"):
-        lines += ["", f"stages: {figures['stages_error']}"]
+        cells = [f"{row[s]:.2f}" if row.get(s) is not None else "-" for s in shown]
+        lines.append(f"| {op} | " + " | ".join(cells) + (f" | {torch[op]:.2f} |" if op in torch else " | - |"))
+    parts = [p for p in figures["breakdown"].values() if p]
+    if parts:
+        names = list(max(parts, key=len))
+        lines += ["", "## Where the namespace call's µs go (differences of the stages above)", "",
+                  "| op | " + " | ".join(names) + " | namespace call - torch |", "|---|" + "---|" * (len(names) + 1)]
+        for op in OPS:
+            row = figures["breakdown"].get(op)
+            if row:
+                gap = figures["candlewick"][op]["namespace call"] - torch[op] if op in torch else None
+                lines.append(f"| {op} | " + " | ".join(f"{row[n]:.2f}" if n in row else "-" for n in names)
+                             + (f" | {gap:+.2f} |" if gap is not None else " | - |"))
+    verdicts = against_torch(figures)
+    if verdicts:
+        lines += ["", "## Against torch's whole op", "",
+                  "torch launches from C++; the launch call here crosses from Python into the runtime. "
+                  "The crossing is the launch call minus the same launch from C (HIP launch from C).", "",
+                  "| op | namespace call - torch | the crossing | namespace call without it | torch | verdict |",
+                  "|---|---|---|---|---|---|"]
+        for op, (gap, crossing, without, verdict) in verdicts.items():
+            lines.append(f"| {op} | {gap:+.2f} | {crossing:.2f} | {without:.2f} | {torch[op]:.2f} | {verdict} |")
+    sizes = figures.get("struct_sizes") or {}
+    if sizes:
+        ways = [w for w in FLOOR_STAGES if any(w in row for row in sizes.values())]
+        lines += ["", "## The launch from C of an empty kernel, by the size of its argument struct", "",
+                  "| struct bytes | " + " | ".join(f"{w} (µs)" for w in ways) + " |", "|---|" + "---|" * len(ways)]
+        for size, row in sizes.items():
+            lines.append(f"| {size} | " + " | ".join(f"{row[w]:.2f}" if w in row else "-" for w in ways) + " |")
+    for key, label in (("stages_error", "stages"), ("launch_floor_error", "launches from C"),
+                       ("struct_sizes_error", "struct sizes")):
+        if figures.get(key):
+            lines += ["", f"{label}: {figures[key]}"]
     return lines
+
+
+def against_torch(figures):
+    """{op: (namespace call - torch, the launch call over its launch from C, the call without
+    that crossing, verdict)}: where the call is over torch's whole op, whether the excess is
+    the launch call's crossing from Python into the runtime (torch launches from C++)."""
+    torch = figures.get("torch") or {}
+    out = {}
+    for op in OPS:
+        row = figures["candlewick"].get(op, {})
+        if op not in torch or row.get("launch call") is None or row.get("HIP launch from C") is None:
+            continue
+        gap = row["namespace call"] - torch[op]
+        crossing = row["launch call"] - row["HIP launch from C"]
+        if gap <= 0:
+            verdict = "at or below torch"
+        elif gap <= crossing:
+            verdict = "over torch by less than the launch call's crossing from Python"
+        else:
+            verdict = "over torch by more than the launch call's crossing from Python"
+        out[op] = (gap, crossing, row["namespace call"] - crossing, verdict)
+    return out
 
 
 def headline(figures):
     torch = figures.get("torch") or {}
+    verdicts = against_torch(figures)
     out = []
     for op in OPS:
         ours = figures["candlewick"][op]["namespace call"]
         launch = figures["candlewick"][op].get("launch call")
+        hip_c = figures["candlewick"][op].get("HIP launch from C")
         text = f"{op}: {ours:.2f} µs" + (f" (launch call {launch:.2f})" if launch is not None else "")
-        out.append(text + (f", torch {torch[op]:.2f} µs" if op in torch else ""))
+        text += f" (launch from C {hip_c:.2f})" if hip_c is not None else ""
+        text += f", torch {torch[op]:.2f} µs" if op in torch else ""
+        out.append(text + (f": {verdicts[op][3]}" if op in verdicts else ""))
     return out
 
 
@@ -127,9 +206,11 @@ def main(argv=None):
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
-    rows, error = bench_candlewick(args.size, args.reps)
-    figures = {"size": args.size, "candlewick": rows, "stages_error": error,
+    rows, error, floor_error = bench_candlewick(args.size, args.reps)
+    figures = {"size": args.size, "candlewick": rows, "stages_error": error, "launch_floor_error": floor_error,
                "breakdown": {op: breakdown(row) for op, row in rows.items()}}
+    if diagnostics is not None:
+        figures["struct_sizes"], figures["struct_sizes_error"] = bench_struct_sizes(args.reps)
     if "torch" in found:
         try:
             figures["torch"] = bench_torch(found["torch"], args.size, args.reps)

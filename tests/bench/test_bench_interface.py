@@ -19,7 +19,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
-SUPPORT = {"harness", "diagnostics", "namespace_cases", "op_profile"}  # bench/ modules that are no benchmark
+SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, and of tools/reliability_fuzz.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability"}
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
@@ -143,7 +143,8 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(rows) == {"add", "sum", "where"}
         for row in rows.values():  # the fake runtime launches through hip-python: no bare ctypes call
             assert {"namespace call", "primitive", "allocate and free the result", "pack and launch"} <= set(row)
-            assert row["launch call"] is None
+            assert row["launch call"] is None and row["HIP launch from C"] is None
+        assert "hip-python" in record["figures"]["launch_floor_error"]  # no ctypes launch function to call from C
     elif name == "rocm_graphs":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
