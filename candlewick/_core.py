@@ -33,6 +33,7 @@ RESULT = {op: {d: op.result_dtype(d) for d in op.dtypes()} for enum in ALL_OP_EN
 RESULT_BY_NAME = {op: {d.name: r for d, r in table.items()} for op, table in RESULT.items()}
 
 _CONTIG_CACHE: dict[tuple[int, ...], Layout] = {}
+_ALL_DTYPES = _dt.ALL_DTYPES
 
 
 def contiguous_layout(shape):
@@ -86,7 +87,10 @@ def _declared_set(declared):
 def check_dtype_on(device, dtype, fname="create"):
     """A device may declare a subset of the dtypes (``BackendDevice.dtypes``: many GPUs
     lack float64); asking it for another is an error naming the backend and the dtype."""
-    if dtype not in _declared_set(device.dtypes):
+    declared = device.dtypes
+    # a device declaring the tuple of every dtype (cpu, rocm) holds any: no set lookup
+    # on the creation path (a DType hashes through Python code)
+    if declared is not _ALL_DTYPES and dtype not in _declared_set(declared):
         declared = ", ".join(d.name for d in device.dtypes)
         raise UnsupportedOperation(
             fname, dtype.name, device.backend,
@@ -200,12 +204,17 @@ def require_array(x, fname, argname="x"):
     return x
 
 
-_INT_ONLY = frozenset({int})
-
-
 def as_shape(shape, fname, argname="shape"):
-    if type(shape) is tuple and set(map(type, shape)) <= _INT_ONLY and (not shape or min(shape) >= 0):
-        return shape  # the common spelling, checked in C-speed passes
+    # the common spellings first: a tuple of non-negative ints (a plain loop: the
+    # interpreter's specialized int tests beat set/min passes for a few sizes) or an int
+    if type(shape) is tuple:
+        for n in shape:
+            if type(n) is not int or n < 0:
+                break
+        else:
+            return shape
+    elif type(shape) is int and shape >= 0:
+        return (shape,)
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     try:

@@ -6,7 +6,7 @@ the allocator is never asked for it, so a huge request neither reaches NumPy's o
 driver's own errors nor gets the process killed by the operating system.
 """
 
-import math
+from math import prod
 
 from .errors import DeviceMemoryError, short_repr
 
@@ -18,7 +18,7 @@ _ADDRESSABLE_BYTES = 2**63 - 1
 
 def check_allocation(fname, shape, dtype, device):
     """Raise DeviceMemoryError if a ``shape`` result of ``dtype`` cannot fit on ``device``."""
-    nbytes = math.prod(shape) * dtype.itemsize
+    nbytes = prod(shape) * dtype.itemsize
     if nbytes < QUERY_ABOVE_BYTES:
         return
     free = None

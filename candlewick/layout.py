@@ -39,13 +39,22 @@ def normalize_axis(axis, ndim, argname="axis"):
     return axis + ndim if axis < 0 else axis
 
 
-_ALL_AXES = [tuple(range(n)) for n in range(65)]
+class _AxesOfRank(dict):
+    """``ALL_AXES[ndim]``: ``tuple(range(ndim))``, made once per ndim (every reduction
+    over a whole array asks; a hot caller reads it without normalize_axes's call)."""
+
+    def __missing__(self, ndim):
+        axes = self[ndim] = tuple(range(ndim))
+        return axes
+
+
+ALL_AXES = _AxesOfRank()
 
 
 def normalize_axes(axes, ndim, argname="axis"):
     """None -> all axes; int or sequence -> sorted unique tuple; duplicates raise."""
     if axes is None:
-        return _ALL_AXES[ndim] if ndim < len(_ALL_AXES) else tuple(range(ndim))
+        return ALL_AXES[ndim]
     if isinstance(axes, (list, tuple)):
         if len(axes) == 1:
             return (normalize_axis(axes[0], ndim, argname),)

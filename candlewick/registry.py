@@ -352,8 +352,8 @@ def default_device_now():
     if _global_default is not None:
         return _global_default
     raw = _device_setting()
-    if not raw:
-        return get_device(FALLBACK_DEVICE)
+    if not raw:  # (every array creation without a device comes here: the cache read inline)
+        return _devices.get(FALLBACK_DEVICE) or get_device(FALLBACK_DEVICE)
     env = os.fsdecode(raw)
     try:
         return get_device(env)

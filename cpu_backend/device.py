@@ -17,7 +17,7 @@ from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
 from .error import QuietBlock, unsupported
-from .storage import CpuStorage
+from .storage import CpuStorage, new_storage
 from .storage_groups import DTYPE_OF_NUMPY
 
 # a Python float is a float64: filling these narrower types with one may overflow to inf
@@ -80,41 +80,44 @@ class CpuDevice(NamedDevice):
         buf, layout = dlpack.flat_buffer_and_layout(array)
         return CpuStorage(buf, dtype), layout
 
+    # The fills are the creation functions' whole device side, so they do little besides
+    # NumPy's call: dtype.numpy is read inside the try (a non-dtype's AttributeError
+    # becomes _fill_error's DTypeError), NumPy takes the shape as it is (a 1-D result
+    # needs no product of it, others are flattened as views) and new_storage wraps it.
+
     def zeros(self, shape, dtype):
-        np_dtype = _np_dtype(dtype, "zeros")
         try:
-            return CpuStorage(np.zeros(prod(shape), np_dtype), dtype)
-        except (MemoryError, ValueError) as exc:
-            raise _allocation_error("zeros", shape, np_dtype, exc) from exc
+            buf = np.zeros(shape, dtype.numpy)
+        except (MemoryError, ValueError, AttributeError) as exc:
+            raise _fill_error("zeros", shape, dtype, exc) from exc
+        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def ones(self, shape, dtype):
-        np_dtype = _np_dtype(dtype, "ones")
         try:
-            buf = np.empty(prod(shape), np_dtype)
-            buf.fill(1)  # (np.ones is a Python wrapper doing the same)
-            return CpuStorage(buf, dtype)
-        except (MemoryError, ValueError) as exc:
-            raise _allocation_error("ones", shape, np_dtype, exc) from exc
+            buf = np.empty(shape, dtype.numpy)
+        except (MemoryError, ValueError, AttributeError) as exc:
+            raise _fill_error("ones", shape, dtype, exc) from exc
+        buf.fill(1)  # (np.ones is a Python wrapper doing the same)
+        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def empty(self, shape, dtype):
-        np_dtype = _np_dtype(dtype, "empty")
         try:
-            return CpuStorage(np.empty(prod(shape), np_dtype), dtype)
-        except (MemoryError, ValueError) as exc:
-            raise _allocation_error("empty", shape, np_dtype, exc) from exc
+            buf = np.empty(shape, dtype.numpy)
+        except (MemoryError, ValueError, AttributeError) as exc:
+            raise _fill_error("empty", shape, dtype, exc) from exc
+        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def full(self, shape, dtype, value):
-        np_dtype = _np_dtype(dtype, "full")
         try:
-            buf = np.empty(prod(shape), np_dtype)
-        except (MemoryError, ValueError) as exc:
-            raise _allocation_error("full", shape, np_dtype, exc) from exc
+            buf = np.empty(shape, dtype.numpy)
+        except (MemoryError, ValueError, AttributeError) as exc:
+            raise _fill_error("full", shape, dtype, exc) from exc
         if dtype.name in _NARROW_FLOATS:
             with QuietBlock():  # a finite value beyond the dtype's range becomes inf
                 buf.fill(value)
         else:
             buf.fill(value)
-        return CpuStorage(buf, dtype)
+        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def arange(self, start, step, size, dtype):
         np_dtype = _np_dtype(dtype, "arange")
@@ -190,6 +193,12 @@ class CpuDevice(NamedDevice):
         except (OSError, ValueError, KeyError):
             page = os.sysconf("SC_PAGE_SIZE")
             return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+
+
+def _fill_error(op, shape, dtype, exc):
+    """The error for a fill that failed: DTypeError for a dtype that is not a candlewick
+    dtype, else _allocation_error's."""
+    return _allocation_error(op, shape, _np_dtype(dtype, op), exc)  # (_np_dtype raises the DTypeError)
 
 
 def _allocation_error(op, shape, np_dtype, exc):

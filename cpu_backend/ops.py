@@ -39,7 +39,13 @@ from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanO
 from . import complex_parts, float32_ops, special
 from .error import quiet
 
+try:  # NumPy 2's whole-array count (np.count_nonzero without an axis calls it after a Python wrapper)
+    from numpy._core.multiarray import count_nonzero as _COUNT_ALL
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _COUNT_ALL = np.count_nonzero
+
 F32 = np.dtype(np.float32)
+I64 = np.dtype(np.int64)
 F64 = np.dtype(np.float64)
 C128 = np.dtype(np.complex128)
 LOW_PRECISION = (dt.float16, dt.bfloat16)
@@ -313,8 +319,11 @@ def _reduce_impl(op, dtype):
 
     if op is ReduceOp.COUNT_NONZERO:
         def count(v, axes):  # NumPy counts float16 and ml_dtypes' bfloat16 as they are (NaN non-zero)
-            if len(axes) == v.ndim:  # NumPy's whole-array count is its fast path (no axis)
-                return np.array(np.count_nonzero(v), np.int64).reshape((1,) * v.ndim)
+            ndim = v.ndim
+            if len(axes) == ndim:  # the whole-array count: NumPy's C function, as np.count_nonzero calls it
+                out = np.empty(1, I64)
+                out[0] = _COUNT_ALL(v)
+                return out if ndim == 1 else out.reshape((1,) * ndim)
             return np.count_nonzero(v, axis=axes, keepdims=True).astype(np.int64, copy=False)
 
         return count

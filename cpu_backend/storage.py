@@ -199,11 +199,21 @@ class CpuStorage(GroupPrimitives):
             kernel, out_dtype = REDUCE[op._value_][self.dtype.name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
-        if layout.is_contiguous and len(axes) == len(layout.shape):
-            # a full reduction runs over the flat buffer; keepdims leaves exactly (1,)
-            return CpuStorage(kernel(flat(self.buf, layout), (0,)), out_dtype)
-        out = kernel(view(self.buf, layout), tuple(axes))
-        return CpuStorage(out.reshape(-1), out_dtype)
+        x = self.buf
+        full = len(axes) == len(layout.shape)
+        # a full reduction of C-contiguous elements runs over them flat (keepdims leaves
+        # exactly (1,)): the whole buffer as it lies where the layout covers it (len: the
+        # buffer is 1-D, and len() is a C slot where .size is an attribute lookup)
+        if full and layout.dense_size == len(x):
+            out = kernel(x, (0,))
+        elif full and layout.is_contiguous:
+            out = kernel(flat(x, layout), (0,))
+        else:
+            out = kernel(view(x, layout), tuple(axes)).reshape(-1)
+        result = _new_storage(CpuStorage)  # (CpuStorage(...) without the __init__ call)
+        result.buf = out
+        result.dtype = out_dtype
+        return result
 
     def var(self, layout, axes, correction, root):
         buf = self.buf
@@ -361,6 +371,15 @@ class CpuStorage(GroupPrimitives):
 for _name, _method in elementwise.primitives(CpuStorage).items():
     setattr(CpuStorage, _name, _method)
 _new_storage = CpuStorage.__new__
+
+
+def new_storage(buf, dtype):
+    """``CpuStorage(buf, dtype)`` without the class call, whose Python ``__init__`` CPython
+    runs on its slow path (the device's fills: their own work is one NumPy call)."""
+    storage = _new_storage(CpuStorage)
+    storage.buf = buf
+    storage.dtype = dtype
+    return storage
 
 
 _quiet_matmul = quiet(np.matmul)
