@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import RESULT, check_accepts, require_array
-from .array import wrap
+from ._core import RESULT, check_accepts, new_array, require_array
 from .arguments import flag
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
-from .layout import normalize_axes, reduced_shape
+from .layout import ALL_AXES, normalize_axes, reduced_shape
 from .opdefs import ReduceOp
 
 if TYPE_CHECKING:
@@ -26,14 +25,17 @@ _NO_IDENTITY = (ReduceOp.MIN, ReduceOp.MAX)
 def reduce_array(op, x, axis, keepdims, fname):
     """Apply a ReduceOp over ``axis`` (None, int or tuple) with keepdims handling."""
     require_array(x, fname)
-    shape = x._layout.shape
-    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
-    keepdims = flag(keepdims, fname, "keepdims")
+    layout = x._layout
+    shape = layout.shape
+    if axis is None and keepdims is False:  # the whole array to a 0-d result: the common call
+        axes, out_shape = ALL_AXES[len(shape)], ()
+    else:
+        axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+        out_shape = reduced_shape(shape, axes, flag(keepdims, fname, "keepdims"))
     out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
-    storage = x._storage.reduce(op, x._layout, axes)
-    return wrap(storage, reduced_shape(shape, axes, keepdims), out_dtype, x._device)
+    return new_array(type(x), x._storage.reduce(op, layout, axes), out_shape, out_dtype, x._device)
 
 
 def accumulation_dtype(x, dtype, fname):
@@ -72,7 +74,7 @@ _DOCS = {
 
 def _sum_like(op, x, axis, dtype, keepdims, fname):
     require_array(x, fname)
-    acc = accumulation_dtype(x, dtype, fname)
+    acc = _DEFAULT_ACCUMULATION[x._dtype] if dtype is None else accumulation_dtype(x, dtype, fname)
     if acc is not x._dtype:
         x = x.astype(acc)
     return reduce_array(op, x, axis, keepdims, fname)

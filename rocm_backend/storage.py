@@ -47,8 +47,7 @@ class RocmStorage(StorageSlice):
     clip = elementwise.clip
 
     # --- reductions, indexing, ordering, linear algebra -------------------------
-    def reduce(self, op, layout, axes):
-        return reductions.reduce(self, op, layout, tuple(axes))
+    reduce = reductions.reduce
 
     var = var_in_steps  # composed of this backend's reductions and element-wise kernels
     scan = scans.scan

@@ -85,6 +85,8 @@ def _group(shape, strides):
 
 
 def reduce(storage, op, layout, axes):
+    if type(axes) is not tuple:  # the protocol's axes may be any sequence; plans key on a tuple
+        axes = tuple(axes)
     dtype = storage.dtype
     device = storage.device
     ndim = len(layout.shape)
