@@ -6,7 +6,8 @@ in one process (issue 22, item 3).
 Writes DIR/rocm_host_path_<device-kind>.json and .md (bench/harness.py). For add (x + y),
 sum (all of x) and where (cond, x, y) on ``--size`` float32 elements it times, each as
 host µs per call with the calls queued back to back and each batch ended by a device
-synchronize (the median of 5 batches, after warm-up):
+synchronize (the median of 5 batches, after warm-up; every figure, torch's included, is the
+minimum over ROUNDS rounds that time them all in turn):
 
 - the namespace call (``x + y``, ``cw.sum(x)``, ``cw.where(c, x, y)``);
 - the backend's primitive (``storage.binary`` ...): the namespace call minus it is the
@@ -47,38 +48,67 @@ STAGES = ("namespace call", "primitive", "allocate and free the result", "pack a
 FLOOR_STAGES = ("HIP launch from C", "CUDA launch from C")
 
 
+ROUNDS = 5  # every measurement once per round, in turn; each figure is its minimum over the rounds
+
+
 def _time(fn, sync, reps, launches_per_call=1):
     calls = max(1, reps // launches_per_call)
     return harness.timed(fn, sync, reps=calls, batches=5, warmup=max(1, 20 // launches_per_call)) * 1e6 / launches_per_call
 
 
+def _launches(name):
+    return diagnostics.launch_floor.LOOP if name in FLOOR_STAGES else 1
+
+
 def _time_stage(name, call, sync, reps):
-    per_call = diagnostics.launch_floor.LOOP if name in FLOOR_STAGES else 1
-    return _time(call, sync, reps, per_call)
+    return _time(call, sync, reps, _launches(name))
 
 
-def bench_candlewick(size, reps):
+def interleaved(entries, reps, rounds=ROUNDS):
+    """{key: µs per call} of ``entries`` {key: (prepare or None, call, sync, launches per call)}:
+    the minimum over ``rounds`` rounds, each timing every entry in turn, so that the host's
+    drift (these machines' host clocks wander by tens of percent within a minute) reaches
+    candlewick's stages and torch's ops alike."""
+    best = {key: float("inf") for key in entries}
+    for _ in range(rounds):
+        for key, (prepare, call, sync, launches) in entries.items():
+            if prepare is not None:
+                prepare()  # the bare launch calls read the argument bytes it packs
+            best[key] = min(best[key], _time(call, sync, reps, launches))
+    return best
+
+
+def candlewick_entries(size):
+    """({(op, stage): entry} for ``interleaved``, {(op, stage) not measurable here}, stages error,
+    launch-floor error). The calls hold the arrays they read."""
     dev = cw.get_device("rocm")
     x = cw.asarray(np.arange(size, dtype=np.float32), device=dev)
     y = cw.asarray(np.ones(size, dtype=np.float32), device=dev)
     c = x > 3
     calls = {"add": lambda: x + y, "sum": lambda: cw.sum(x), "where": lambda: cw.where(c, x, y)}
-    rows = {op: {"namespace call": _time(fn, dev.synchronize, reps)} for op, fn in calls.items()}
+    entries = {(op, "namespace call"): (None, fn, dev.synchronize, 1) for op, fn in calls.items()}
     if diagnostics is None:
-        return rows, DIAGNOSTICS_ERROR, None
+        return entries, set(), DIAGNOSTICS_ERROR, None
     try:
         stages, floor_error = diagnostics.host_path_stages(dev, x._storage, y._storage, c._storage)
     except Exception as exc:  # noqa: BLE001 - recorded, the namespace figures stand
-        return rows, harness.error_text(exc), None
+        return entries, set(), harness.error_text(exc), None
+    missing = set()
     for op, steps in stages.items():
         for name, prepare, call in steps:
             if call is None:
-                rows[op][name] = None
-                continue
-            if prepare is not None:
-                prepare()
-            rows[op][name] = _time_stage(name, call, dev.synchronize, reps)
-    return rows, None, floor_error
+                missing.add((op, name))
+            else:
+                entries[(op, name)] = (prepare, call, dev.synchronize, _launches(name))
+    return entries, missing, None, floor_error
+
+
+def torch_entries(torch, size):
+    x = torch.arange(size, dtype=torch.float32, device="cuda")
+    y = torch.ones(size, dtype=torch.float32, device="cuda")
+    c = x > 3
+    calls = {"add": lambda: x + y, "sum": lambda: x.sum(), "where": lambda: torch.where(c, x, y)}
+    return {("torch", op): (None, fn, torch.cuda.synchronize, 1) for op, fn in calls.items()}
 
 
 def bench_struct_sizes(reps):
@@ -108,14 +138,6 @@ def breakdown(row):
             parts["of it: the shim"] = hip_c - cuda_c
             parts["of it: the CUDA driver"] = cuda_c
     return parts
-
-
-def bench_torch(torch, size, reps):
-    x = torch.arange(size, dtype=torch.float32, device="cuda")
-    y = torch.ones(size, dtype=torch.float32, device="cuda")
-    c = x > 3
-    calls = {"add": lambda: x + y, "sum": lambda: x.sum(), "where": lambda: torch.where(c, x, y)}
-    return {op: _time(fn, torch.cuda.synchronize, reps) for op, fn in calls.items()}
 
 
 def markdown(figures):
@@ -206,16 +228,27 @@ def main(argv=None):
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
-    rows, error, floor_error = bench_candlewick(args.size, args.reps)
-    figures = {"size": args.size, "candlewick": rows, "stages_error": error, "launch_floor_error": floor_error,
-               "breakdown": {op: breakdown(row) for op, row in rows.items()}}
-    if diagnostics is not None:
-        figures["struct_sizes"], figures["struct_sizes_error"] = bench_struct_sizes(args.reps)
+    entries, missing, error, floor_error = candlewick_entries(args.size)
+    figures = {"size": args.size, "stages_error": error, "launch_floor_error": floor_error}
     if "torch" in found:
         try:
-            figures["torch"] = bench_torch(found["torch"], args.size, args.reps)
+            entries.update(torch_entries(found["torch"], args.size))
         except Exception as exc:  # noqa: BLE001
             figures["torch_error"] = harness.error_text(exc)
+    times = interleaved(entries, args.reps)
+    rows = {op: {} for op in OPS}
+    for (who, name), value in times.items():
+        if who != "torch":
+            rows[who][name] = value
+    for op, name in missing:
+        rows[op][name] = None
+    figures["candlewick"] = rows
+    figures["breakdown"] = {op: breakdown(row) for op, row in rows.items()}
+    if "torch" in found and "torch_error" not in figures:
+        figures["torch"] = {op: times[("torch", op)] for op in OPS}
+    figures["rounds"] = ROUNDS
+    if diagnostics is not None:
+        figures["struct_sizes"], figures["struct_sizes_error"] = bench_struct_sizes(args.reps)
     peers = {"torch": found["torch"].__version__} if "torch" in found else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
