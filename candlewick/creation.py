@@ -11,11 +11,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import (
-    as_shape, cached_layout, check_dtype_on, contiguous_layout, require_array, scalar_for, scalar_into,
-)
+from ._core import as_shape, check_dtype_on, new_array, require_array, scalar_for, scalar_into
 from .array import Array, wrap
-from .allocation import QUERY_ABOVE_BYTES, check_allocation
+from .allocation import check_allocation
 from .conversion import default_dtype_for_scalar
 from .docstrings import shared_doc
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
@@ -24,8 +22,7 @@ from .registry import default_device_now, get_device
 if TYPE_CHECKING:
     from ._types import DeviceLike, DTypeLike, Scalar, ShapeLike
 
-_DType, _ALL_DTYPES = _dt.DType, _dt.ALL_DTYPES
-_new_array = Array.__new__
+_DType = _dt.DType
 
 
 # the docstring entries the filled-array functions share (``docstrings.shared_doc``)
@@ -57,39 +54,18 @@ _DOCS = {
 
 def _filled(fname, shape, dtype, device, make, fill=None):
     """A new array of ``shape`` whose storage ``make(device, shape, dtype, fill)`` asks
-    the device for, after the checks every filled-array function makes.
-
-    The common call (a tuple of non-negative ints, a DType or None, a device declaring
-    every dtype, a result too small to ask the device's free memory about) passes the
-    helpers' fast tests written inline, and the array is built as ``new_array`` builds
-    it: each Python call saved is ~0.05 µs of a 16-element zeros, and more at 2^20
-    elements, where NumPy's fill has evicted the interpreter's caches. Anything else
-    goes to the helpers, which convert it or raise naming the function and argument."""
-    if type(shape) is tuple:
-        for n in shape:
-            if type(n) is not int or n < 0:
-                shape = as_shape(shape, fname)
-                break
-    else:
-        shape = as_shape(shape, fname)
+    the device for, after the checks every filled-array function makes (each helper
+    tests the common case first: a tuple of non-negative ints, a DType, a device
+    declaring every dtype, a result too small to ask the device's free memory about)."""
+    shape = as_shape(shape, fname)
     if dtype is None:
         dtype = _dt.DEFAULT_FLOAT
     elif type(dtype) is not _DType:
         dtype = _dt.as_dtype(dtype)
     device = default_device_now() if device is None else get_device(device)
-    if device.dtypes is not _ALL_DTYPES:
-        check_dtype_on(device, dtype)
-    # the array's layout, looked up first: its dense_size is the element count that
-    # check_allocation's threshold needs (no second product of the shape)
-    layout = cached_layout(shape) or contiguous_layout(shape)
-    if layout.dense_size * dtype.itemsize >= QUERY_ABOVE_BYTES:
-        check_allocation(fname, shape, dtype, device)
-    a = _new_array(Array)
-    a._storage = make(device, shape, dtype, fill)
-    a._layout = layout
-    a._dtype = dtype
-    a._device = device
-    return a
+    check_dtype_on(device, dtype)
+    check_allocation(fname, shape, dtype, device)
+    return new_array(Array, make(device, shape, dtype, fill), shape, dtype, device)
 
 
 # each function's device primitive, named in its own function (tools/gen_array_api_doc.py

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import (
-    ArrayBase, cached_layout, contiguous_layout, new_array, on_one_device, promote_pair, require_array,
+    ArrayBase, new_array, on_one_device, promote_pair, require_array,
     scalar_array, scalar_for,
 )
 from .arguments import flag
@@ -161,21 +161,13 @@ def count_nonzero(x: Array, /, *, axis: Axes | None = None, keepdims: bool = Fal
     >>> cw.count_nonzero(cw.asarray([0, 3, 0, 4])).item()
     2
     """
-    # written flat, as the element-wise fast paths are: a Python call here cost about as
-    # much as NumPy's whole count of 16 elements (the array is built as new_array does)
-    if not isinstance(x, ArrayBase):
-        require_array(x, "count_nonzero")  # (raises, naming the function)
+    require_array(x, "count_nonzero")
     layout = x._layout
     shape = layout.shape
     axes = ALL_AXES[len(shape)] if axis is None else normalize_axes(axis, len(shape))
     out_shape = () if axis is None and not keepdims else reduced_shape(shape, axes, keepdims)
-    cls = type(x)
-    out = cls.__new__(cls)  # (new_array, inlined)
-    out._storage = x._storage.reduce(_COUNT_NONZERO, layout, axes)  # one pass, no mask
-    out._layout = cached_layout(out_shape) or contiguous_layout(out_shape)
-    out._dtype = _int64
-    out._device = x._device
-    return out
+    storage = x._storage.reduce(_COUNT_NONZERO, layout, axes)  # one pass, no mask
+    return new_array(type(x), storage, out_shape, _int64, x._device)
 
 
 def nonzero(x: Array, /) -> tuple[Array, ...]:
