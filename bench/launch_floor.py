@@ -9,6 +9,7 @@ Needs a C compiler (``$CC`` or cc); ``build()`` returns None and the reason othe
 """
 
 import ctypes
+import functools
 import os
 import shutil
 import subprocess
@@ -23,6 +24,7 @@ PROBE_SOURCE = "\n".join(
     f'extern "C" __global__ void cw_probe_{n}(struct cw_probe_{n} a) {{ (void)a; }}' for n in PROBE_SIZES)
 
 
+@functools.cache  # one compile per process: each floor measurement asks
 def build():
     """(the C loop as a ctypes function, None), or (None, why not)."""
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
