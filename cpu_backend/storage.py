@@ -2,7 +2,7 @@
 
 A storage owns one flat NumPy buffer (``storage_slice``). Each primitive views its
 operands through their layouts and hands the views to a kernel from ``ops`` (or to
-``indexing``/``ordering``/``nn``/``linalg``/``fft``); the kernel's fresh result,
+``indexing``/``ordering``/``products``/``nn``/``linalg``/``fft``); the kernel's fresh result,
 flattened in C order, becomes the new storage. The element-wise primitives (the
 latency-critical path) are ``cpu_backend.elementwise``'s, bound on the class below it.
 """
@@ -17,19 +17,17 @@ from candlewick.errors import DTypeError
 from candlewick.layout import Layout
 
 from . import dlpack
-from . import elementwise, indexing, moments, ordering, sets
-from .error import QUIET, QuietBlock, quiet, reset_fp_state, set_fp_state, unsupported
-from .ops import F32, LOW_PRECISION_NAMES, REDUCE, SCALAR_TYPE, SCAN, compute_dtype
+from . import elementwise, indexing, moments, ordering, products, sets
+from .error import QuietBlock, unsupported
+from .ops import REDUCE, SCALAR_TYPE, SCAN, compute_dtype
 from .storage_groups import GroupPrimitives
 from .storage_slice import flat, view
 
 INT64 = dt.int64
-_IEEE_NAMES = frozenset(d.name for d in dt.REAL_FLOATING + dt.COMPLEX)
 _AFFINE_DTYPE = {
     d.name: np.dtype(np.complex128 if d.is_complex else np.float64)
     for d in (dt.float16, dt.bfloat16, dt.float32, dt.complex64)
 }
-_COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
 
 
 try:  # NumPy 2's clip ufunc (np.clip reaches it through two Python wrappers)
@@ -328,45 +326,7 @@ class CpuStorage(GroupPrimitives):
 
     # --- linear algebra ---------------------------------------------------------------------
 
-    def matmul(self, rhs, lhs_layout, rhs_layout):
-        dtype = self.dtype
-        name = dtype.name
-        shape = lhs_layout.shape
-        if (name in _VECDOT_NAMES and rhs.dtype is dtype and len(shape) > 2 and shape[-2] == 1
-                and rhs_layout.shape[-1] == 1):
-            # (*B, 1, K) @ (*B, K, 1), vecdot's shape: NumPy's vecdot gufunc, the same dot
-            # products without matmul's per-item setup (1.1x faster on 1024 rows of 1024)
-            a, b = self.buf, rhs.buf
-            if lhs_layout.is_contiguous and rhs_layout.is_contiguous:  # one batch shape: (*B, K) rows
-                rows = shape[:-2] + shape[-1:]
-                if lhs_layout.dense_size != a.size or rhs_layout.dense_size != b.size:
-                    a, b = flat(a, lhs_layout), flat(b, rhs_layout)
-                a, b = a.reshape(rows), b.reshape(rows)
-            else:  # dropping a size-1 axis is a view
-                a, b = view(a, lhs_layout)[..., 0, :], view(b, rhs_layout)[..., 0]
-            token = set_fp_state(QUIET)
-            try:
-                out = np.vecdot(a, b)
-            finally:
-                reset_fp_state(token)
-            result = _new_storage(CpuStorage)  # (CpuStorage(...) without the __init__ call)
-            result.buf = out if out.ndim == 1 else out.reshape(-1)
-            result.dtype = dtype
-            return result
-        if name == "bool":
-            raise unsupported("matmul", dtype)
-        self._same_dtype(rhs, "rhs", "matmul")
-        a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
-        if name not in _IEEE_NAMES:  # integers wrap silently
-            return CpuStorage(np.matmul(a, b).reshape(-1), dtype)
-        if name in LOW_PRECISION_NAMES:  # accumulate in float32, round once (past the range: inf, quietly)
-            with QuietBlock():
-                out = _quiet_matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
-        else:
-            out = _quiet_matmul(a, b)
-            if name in _COMPLEX_NAMES and not np.isfinite(out).all():
-                out = _complex_matmul_ieee(a, b)
-        return CpuStorage(out.reshape(-1), dtype)
+    matmul = products.matmul
 
 for _name, _method in elementwise.primitives(CpuStorage).items():
     setattr(CpuStorage, _name, _method)
@@ -380,27 +340,6 @@ def new_storage(buf, dtype):
     storage.buf = buf
     storage.dtype = dtype
     return storage
-
-
-_quiet_matmul = quiet(np.matmul)
-#: the dtypes whose vecdot-shaped matmul goes through np.vecdot (complex: vecdot would
-#: conjugate; float16/bfloat16 accumulate in float32 through matmul's path)
-_VECDOT_NAMES = frozenset(d.name for d in dt.INTEGER + (dt.float32, dt.float64))
-
-
-def _complex_matmul_ieee(a, b):
-    """Complex matmul as explicit IEEE products and sums (complex128, rounded once).
-
-    BLAS cgemm/zgemm rearrange the complex products, so with an inf or NaN among the
-    inputs they can return NaN where the products and sums give +-inf. Only called when
-    BLAS produced a non-finite value; a loop over K keeps memory at O(M*N)."""
-    wide_a, wide_b = a.astype(np.complex128), b.astype(np.complex128)
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
-    acc = np.zeros(shape, np.complex128)
-    with QuietBlock():
-        for k in range(a.shape[-1]):
-            acc += wide_a[..., :, k : k + 1] * wide_b[..., k : k + 1, :]
-        return acc.astype(a.dtype)
 
 
 # NumPy's repeat beats a strided flatten from about this many elements (measured)
