@@ -271,9 +271,24 @@ class Layout:
         tuple (unstack's views; each selection of axis 0 of a C-contiguous layout is one)."""
         shape = self.shape[:axis] + self.shape[axis + 1 :]
         strides = self.strides[:axis] + self.strides[axis + 1 :]
-        step, offset = self.strides[axis], self.offset
+        step, offset, count = self.strides[axis], self.offset, self.shape[axis]
         contiguous = True if axis == 0 and self.is_contiguous else None
-        return [Layout(shape, strides, offset + i * step, contiguous) for i in range(self.shape[axis])]
+        # one row per element along the axis (1024 of them for a 1024 x 1024 unstack):
+        # filled slot by slot, not through __init__, since the call was most of a row's
+        # cost; every row has the same shape, so only an offset-0 row can be dense
+        new, cls = object.__new__, Layout
+        out = []
+        for row_offset in range(offset, offset + count * step, step) if step else [offset] * count:
+            row = new(cls)
+            row.shape = shape
+            row.strides = strides
+            row.offset = row_offset
+            row._contig = contiguous
+            row.dense_size = -1
+            out.append(row)
+        if out and contiguous and not offset:
+            out[0].dense_size = prod(shape)
+        return out
 
     def expand_dims(self, axis):
         """Insert a size-1 axis at ``axis`` (in ``[0, ndim]``)."""
