@@ -1,11 +1,12 @@
 """The Array object: a storage, a Layout over it, a dtype and a device.
 
 Views (basic indexing, transposes, broadcasts, reshapes that need no copy) share the
-storage and differ only in layout. Operators delegate to the modules below this one
-(element-wise, indexing, matmul), which build their results from their operand's class;
-the namespace functions with no array operand import ``Array`` and ``wrap`` from here.
-Conversions to Python objects are ``array_scalars``'s; NumPy, Array API namespace and
-DLPack protocols ``array_interop``'s (base classes of ``Array``).
+storage and differ only in layout. Indexing delegates to the modules below this one,
+which build their results from their operand's class; the namespace functions with no
+array operand import ``Array`` and ``wrap`` from here. Conversions to Python objects are
+``array_scalars``'s; NumPy, Array API namespace and DLPack protocols ``array_interop``'s;
+operators ``array_operators``'s (base classes of ``Array``; the binary and comparison
+operators are set on ``Array`` itself by ``install_operators``).
 """
 
 from __future__ import annotations
@@ -17,15 +18,12 @@ from typing import TYPE_CHECKING, Any, Iterator
 import numpy as np
 
 from . import dtypes as _dt
-from . import elementwise as _ew
 from . import indexing as _indexing
-from . import linalg_ops as _linalg_ops
-from ._core import check_dtype_on, is_scalar, new_array, view
+from ._core import check_dtype_on, new_array, view
 from .array_interop import HostInterop
+from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
-from .writes import check_writable
-from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
-from .opdefs import BinaryOp, CompareOp
+from .errors import ArgumentTypeError, DTypeError, ShapeError, name_code
 from .registry import get_device
 
 if TYPE_CHECKING:
@@ -34,7 +32,7 @@ if TYPE_CHECKING:
     from .dtypes import DType
 
 
-class Array(ScalarConversions, HostInterop):
+class Array(ScalarConversions, HostInterop, Operators):
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``.
 
     Arrays are not constructed directly: the creation functions (``asarray``, ``zeros``,
@@ -295,201 +293,22 @@ class Array(ScalarConversions, HostInterop):
         """``x[key] = value``: writes value (broadcast, converted to x's dtype) in place."""
         _indexing.setitem(self, key, value)
 
-    # --- operators -------------------------------------------------------------
-    def __matmul__(self, other: Array) -> Array:
-        """``x @ y``: ``candlewick.matmul``."""
-        if not isinstance(other, Array):
-            _foreign_operand(other, "__matmul__", arrays_only=True)
-        return _linalg_ops.matmul(self, other)
 
-    def __rmatmul__(self, other: Array) -> Array:
-        """``y @ x``: ``candlewick.matmul(y, x)``."""
-        if not isinstance(other, Array):
-            _foreign_operand(other, "__rmatmul__", arrays_only=True)
-        return _linalg_ops.matmul(other, self)
-
-    def __imatmul__(self, other: Array) -> Array:
-        """``x @= y``: the matrix product written into x (same dtype and shape)."""
-        return _assign_inplace(self, self.__matmul__(other), "@=")
-
-    def __neg__(self) -> Array:
-        """``-x``: ``candlewick.negative``."""
-        return _ew.negative(self)
-
-    def __pos__(self) -> Array:
-        """``+x``: ``candlewick.positive``."""
-        return _ew.positive(self)
-
-    def __abs__(self) -> Array:
-        """``abs(x)``: ``candlewick.abs``."""
-        return _ew.abs(self)
-
-    def __invert__(self) -> Array:
-        """``~x``: ``candlewick.bitwise_invert``."""
-        return _ew.bitwise_invert(self)
-
-    if TYPE_CHECKING:
-        # the operators _install_operators() sets below, spelled out for type checkers
-        def __add__(self, other: Array | Scalar, /) -> Array: ...
-        def __radd__(self, other: Array | Scalar, /) -> Array: ...
-        def __iadd__(self, other: Array | Scalar, /) -> Array: ...
-        def __sub__(self, other: Array | Scalar, /) -> Array: ...
-        def __rsub__(self, other: Array | Scalar, /) -> Array: ...
-        def __isub__(self, other: Array | Scalar, /) -> Array: ...
-        def __mul__(self, other: Array | Scalar, /) -> Array: ...
-        def __rmul__(self, other: Array | Scalar, /) -> Array: ...
-        def __imul__(self, other: Array | Scalar, /) -> Array: ...
-        def __truediv__(self, other: Array | Scalar, /) -> Array: ...
-        def __rtruediv__(self, other: Array | Scalar, /) -> Array: ...
-        def __itruediv__(self, other: Array | Scalar, /) -> Array: ...
-        def __floordiv__(self, other: Array | Scalar, /) -> Array: ...
-        def __rfloordiv__(self, other: Array | Scalar, /) -> Array: ...
-        def __ifloordiv__(self, other: Array | Scalar, /) -> Array: ...
-        def __mod__(self, other: Array | Scalar, /) -> Array: ...
-        def __rmod__(self, other: Array | Scalar, /) -> Array: ...
-        def __imod__(self, other: Array | Scalar, /) -> Array: ...
-        def __pow__(self, other: Array | Scalar, /) -> Array: ...
-        def __rpow__(self, other: Array | Scalar, /) -> Array: ...
-        def __ipow__(self, other: Array | Scalar, /) -> Array: ...
-        def __and__(self, other: Array | Scalar, /) -> Array: ...
-        def __rand__(self, other: Array | Scalar, /) -> Array: ...
-        def __iand__(self, other: Array | Scalar, /) -> Array: ...
-        def __or__(self, other: Array | Scalar, /) -> Array: ...
-        def __ror__(self, other: Array | Scalar, /) -> Array: ...
-        def __ior__(self, other: Array | Scalar, /) -> Array: ...
-        def __xor__(self, other: Array | Scalar, /) -> Array: ...
-        def __rxor__(self, other: Array | Scalar, /) -> Array: ...
-        def __ixor__(self, other: Array | Scalar, /) -> Array: ...
-        def __lshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __rlshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __ilshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __rshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __rrshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __irshift__(self, other: Array | Scalar, /) -> Array: ...
-        def __eq__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
-        def __ne__(self, other: Array | Scalar, /) -> Array: ...  # type: ignore[override]
-        def __lt__(self, other: Array | Scalar, /) -> Array: ...
-        def __le__(self, other: Array | Scalar, /) -> Array: ...
-        def __gt__(self, other: Array | Scalar, /) -> Array: ...
-        def __ge__(self, other: Array | Scalar, /) -> Array: ...
+install_operators(Array)
 
 
-def _operand(other):
-    return isinstance(other, Array) or is_scalar(other) or isinstance(other, np.generic)
-
-
-_PLAIN_OPERANDS = frozenset({Array, float, int, bool, complex})  # (_operand's, tested without a call)
-
-
-def _foreign_operand(other, name, arrays_only=False):
-    """The one rule for operands that are neither candlewick arrays nor scalars (NumPy
-    arrays, other libraries' arrays, lists, None): a TypeError, never NotImplemented,
-    so that neither Python's fallback (``==`` becoming identity) nor the other
-    operand's own method decides the result."""
-    expected = "a candlewick array" if arrays_only else "a candlewick array or a Python scalar"
-    raise ArgumentTypeError(
-        f"{name}: the other operand must be {expected}, got {type(other).__module__}.{type(other).__qualname__}; "
-        f"convert it with candlewick.asarray first"
-    )
-
-
-def _assign_inplace(target, result, symbol):
-    check_writable(target, f"x {symbol} y")
-    if result._dtype is not target._dtype:
-        raise DTypeError(
-            f"x {symbol} y would change x's dtype from {target._dtype.name} to {result._dtype.name}; "
-            f"in-place operators keep the left operand's dtype"
-        )
-    if result._layout.shape != target._layout.shape:
-        raise ShapeError(
-            f"x {symbol} y would change x's shape from {target._layout.shape} to {result._layout.shape}"
-        )
-    if result._device is not target._device:
-        raise DeviceMismatchError(f"x {symbol} y: operands are on different devices")
-    target._storage.assign(target._layout, result._storage, result._layout)
-    return target
-
-
-def _operator_methods(op, short, symbol):
-    """The forward, reflected and in-place methods of one binary operator (closures, so
-    an extra positional argument is a TypeError rather than a hidden parameter)."""
-    binary = _ew.binary
-    fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
-
-    def fwd(self, other, /):
-        if type(other) not in _PLAIN_OPERANDS and not _operand(other):  # (arrays and scalars: no call)
-            _foreign_operand(other, fwd_name)
-        return binary(op, self, other, fwd_name)
-
-    def rev(self, other, /):
-        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
-            _foreign_operand(other, rev_name)
-        return binary(op, other, self, rev_name)
-
-    def inplace(self, other, /):
-        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
-            _foreign_operand(other, in_name)
-        return _assign_inplace(self, binary(op, self, other, symbol), symbol)
-
-    plain = symbol[:-1]
-    docs = (f"``x {plain} y``: the element-wise ``{op.value}`` of x and y (an array or Python scalar).",
-            f"``y {plain} x`` with a Python scalar y: the element-wise ``{op.value}``.",
-            f"``x {symbol} y``: ``{op.value}`` written into x, which keeps its dtype and shape.")
-    for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, inplace)), docs):
-        fn.__name__ = fn.__qualname__ = name
-        fn.__doc__ = doc
-        yield name, name_code(fn, f"Array.{name}")
-
-
-def _comparison_method(op, short):
-    name = f"__{short}__"
-    compare = _ew.compare
-
-    def cmp(self, other, /):
-        if type(other) not in _PLAIN_OPERANDS and not _operand(other):
-            _foreign_operand(other, name)
-        return compare(op, self, other, name)
-
-    cmp.__name__ = cmp.__qualname__ = name
-    cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."
-    return name, name_code(cmp, f"Array.{name}")
-
-
-def _install_operators():
-    binary_ops = {
-        "add": (BinaryOp.ADD, "+"), "sub": (BinaryOp.SUBTRACT, "-"), "mul": (BinaryOp.MULTIPLY, "*"),
-        "truediv": (BinaryOp.DIVIDE, "/"), "floordiv": (BinaryOp.FLOOR_DIVIDE, "//"),
-        "mod": (BinaryOp.REMAINDER, "%"), "pow": (BinaryOp.POW, "**"),
-        "and": (BinaryOp.BITWISE_AND, "&"), "or": (BinaryOp.BITWISE_OR, "|"),
-        "xor": (BinaryOp.BITWISE_XOR, "^"), "lshift": (BinaryOp.BITWISE_LEFT_SHIFT, "<<"),
-        "rshift": (BinaryOp.BITWISE_RIGHT_SHIFT, ">>"),
-    }
-    for short, (op, symbol) in binary_ops.items():
-        for name, fn in _operator_methods(op, short, symbol + "="):
-            setattr(Array, name, fn)
-    compare_ops = {"eq": CompareOp.EQUAL, "ne": CompareOp.NOT_EQUAL, "lt": CompareOp.LESS,
-                   "le": CompareOp.LESS_EQUAL, "gt": CompareOp.GREATER, "ge": CompareOp.GREATER_EQUAL}
-    for short, op in compare_ops.items():
-        setattr(Array, *_comparison_method(op, short))
-    Array.__hash__ = None
-
-
-_install_operators()
-
-
-#: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 def _name_inherited_methods():
     """Errors and messages name the method a user calls (``Array.item``), not the base
     class that holds it (``ScalarConversions.item``): their code objects are renamed."""
-    for base in (ScalarConversions, HostInterop):
+    for base in (ScalarConversions, HostInterop, Operators):
         for name, member in vars(base).items():
             if isinstance(member, types.FunctionType):
                 name_code(member, f"Array.{name}")
 
 
 _name_inherited_methods()
+#: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 wrap = functools.partial(new_array, Array)
-
 
 
 def _unpickle(host, device_name):
