@@ -1,8 +1,12 @@
-"""The op table: every op of ``candlewick.opdefs`` mapped to a NumPy kernel per dtype.
+"""The element-wise op tables: every ``UnaryOp``, ``BinaryOp`` and ``CompareOp`` of
+``candlewick.opdefs`` mapped to a NumPy kernel per dtype.
 
-The tables are generated from the op enums and their dtype domains, so the set of
-(op, dtype) pairs this backend serves is exactly the one ``opdefs`` declares; an op
-with no implementation here is an error when this module is imported.
+The tables are generated from the op enums and their dtype domains
+(``op_tables.build_table``), so the set of (op, dtype) pairs this backend serves is
+exactly the one ``opdefs`` declares; an op with no implementation here is an error when
+this module is imported. The reduce and scan tables live in ``reduce_ops``; this module
+re-exports them (``REDUCE``, ``SCAN``), with ``op_tables``' compute dtypes and
+``missing_ops``, so that ``cpu_backend.ops`` names every table of the backend.
 
 Table shapes (all keyed ``[op.value][dtype.name]``):
 
@@ -11,22 +15,17 @@ Table shapes (all keyed ``[op.value][dtype.name]``):
   ``SCALAR_TYPE``) and return a new array. They are not wrapped in ``error.quiet``: the
   caller (``cpu_backend.elementwise``, the storage's hot path) sets the quiet state
   around a kernel that is ``loud`` (one that can set an IEEE flag).
-* ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
-  axes (``keepdims``) so a full reduction is still an array.
-* ``SCAN`` -> ``(kernel(view, axis), result DType)``.
+* ``REDUCE``, ``SCAN``: see ``reduce_ops``.
 
 Numerics beyond raw NumPy:
 
 * float16/bfloat16 are computed in float32 and rounded once on store (``widened``);
   only ``nextafter`` runs natively, since it is defined by the narrow type's spacing.
 * complex64 math (all but the exact ops) is computed in double precision and rounded
-  once; complex64 sums and products accumulate in complex128. float32 ``logaddexp``,
-  ``floor_divide`` and ``remainder`` give their float64 evaluation rounded once, where
-  NumPy's single-precision loops lose digits (``float32_ops``: a float64 pass only
-  where float32 does not already give that result).
+  once. float32 ``logaddexp``, ``floor_divide`` and ``remainder`` give their float64
+  evaluation rounded once, where NumPy's single-precision loops lose digits
+  (``float32_ops``: a float64 pass only where float32 does not already give that result).
 * integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
-* every kernel that can set an IEEE flag runs quietly: reductions and scans wrapped in
-  ``error.quiet``, element-wise kernels under the state their caller sets (``loud``).
 """
 
 import inspect
@@ -34,36 +33,14 @@ import inspect
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.opdefs import ALL_OP_ENUMS, BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
+from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
 from . import complex_parts, float32_ops, special
-from .error import quiet
-
-try:  # NumPy 2's whole-array count (np.count_nonzero without an axis calls it after a Python wrapper)
-    from numpy._core.multiarray import count_nonzero as _COUNT_ALL
-except ImportError:  # pragma: no cover - other NumPy layouts
-    _COUNT_ALL = np.count_nonzero
-
-F32 = np.dtype(np.float32)
-I64 = np.dtype(np.int64)
-F64 = np.dtype(np.float64)
-C128 = np.dtype(np.complex128)
-LOW_PRECISION = (dt.float16, dt.bfloat16)
-LOW_PRECISION_NP = frozenset(d.numpy for d in LOW_PRECISION)
-# run-time membership tests go by name: DType's __eq__/__hash__ are Python-level calls
-LOW_PRECISION_NAMES = frozenset(d.name for d in LOW_PRECISION)
-
-
-def compute_dtype(dtype):
-    """The NumPy dtype arithmetic on ``dtype`` runs in (float32 for float16/bfloat16)."""
-    return F32 if dtype.name in LOW_PRECISION_NAMES else dtype.numpy
-
-
-def accumulation_dtype(dtype):
-    """The dtype sums and products (reductions, scans) accumulate in: float32 for
-    float16/bfloat16, complex128 for complex64 (a complex64 running product that
-    overflows one part turns into inf - inf = NaN where the wider one stays finite)."""
-    return C128 if dtype is dt.complex64 else compute_dtype(dtype)
+from .op_tables import (  # noqa: F401  (some re-exported: the modules above import them from ops)
+    C128, F32, F64, I64, LOW_PRECISION, LOW_PRECISION_NAMES, LOW_PRECISION_NP,
+    accumulation_dtype, build_table, compute_dtype, missing_ops,
+)
+from .reduce_ops import REDUCE, SCAN  # noqa: F401  (re-exported: every table is in ops)
 
 
 def widened(kernel, np_dtype, wide=F32):
@@ -278,131 +255,15 @@ def _elementwise_kernel(op, dtype, impl):
     return kernel, bool(dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING)
 
 
-# --- reductions and scans -------------------------------------------------------------
-
-
-def _reduce_impl(op, dtype):
-    np_dtype = dtype.numpy
-    low = dtype in LOW_PRECISION
-
-    if op in (ReduceOp.SUM, ReduceOp.PROD):
-        ufunc = np.add if op is ReduceOp.SUM else np.multiply
-        acc = accumulation_dtype(dtype)  # also stops NumPy promoting small ints to int64
-        narrow = acc != np_dtype
-
-        def accumulate(v, axes):
-            r = ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True)
-            return r.astype(np_dtype) if narrow else r
-
-        return accumulate
-
-    if op in (ReduceOp.MIN, ReduceOp.MAX):
-        ufunc = np.minimum if op is ReduceOp.MIN else np.maximum  # both propagate NaN
-
-        def extreme(v, axes):
-            if low:
-                return ufunc.reduce(v.astype(F32), axis=axes, keepdims=True).astype(np_dtype)
-            return ufunc.reduce(v, axis=axes, keepdims=True)
-
-        return extreme
-
-    if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):
-        find = np.argmin if op is ReduceOp.ARGMIN else np.argmax  # first extreme / first NaN
-
-        def arg_extreme(v, axes):
-            (axis,) = axes
-            if low:
-                v = v.astype(F32)
-            return find(v, axis=axis, keepdims=True).astype(np.int64, copy=False)
-
-        return arg_extreme
-
-    if op is ReduceOp.COUNT_NONZERO:
-        def count(v, axes):  # NumPy counts float16 and ml_dtypes' bfloat16 as they are (NaN non-zero)
-            ndim = v.ndim
-            if len(axes) == ndim:  # the whole-array count: NumPy's C function, as np.count_nonzero calls it
-                out = np.empty(1, I64)
-                out[0] = _COUNT_ALL(v)
-                return out if ndim == 1 else out.reshape((1,) * ndim)
-            return np.count_nonzero(v, axis=axes, keepdims=True).astype(np.int64, copy=False)
-
-        return count
-
-    ufunc = np.logical_or if op is ReduceOp.ANY else np.logical_and
-
-    def truth(v, axes):
-        if not dtype.is_bool:
-            v = np.not_equal(v.astype(F32) if low else v, 0)  # NaN counts as true
-        return ufunc.reduce(v, axis=axes, keepdims=True)
-
-    return truth
-
-
-def _scan_impl(op, dtype):
-    np_dtype = dtype.numpy
-    acc = accumulation_dtype(dtype)
-    narrow = acc != np_dtype
-    # the ufuncs' accumulate: np.cumsum/np.cumprod are Python wrappers around the same loop
-    run = (np.add if op is ScanOp.SUM else np.multiply).accumulate
-
-    def scan(v, axis):
-        r = run(v, axis=axis, dtype=acc)
-        return r.astype(np_dtype) if narrow else r
-
-    return scan
-
-
-def _reduction_kernel(op, dtype, impl):
-    # a count compares with zero only: no floating-point flag to silence
-    if (dtype.is_floating or dtype.is_complex) and op is not ReduceOp.COUNT_NONZERO:
-        return quiet(impl)
-    return impl
-
-
 # --- table generation -------------------------------------------------------------------
 
-_IMPLEMENTED = {
-    UnaryOp: set(_UNARY), BinaryOp: set(_BINARY), CompareOp: set(_COMPARE),
-    ReduceOp: set(ReduceOp), ScanOp: set(ScanOp),
-}
+UNARY_RAW = build_table(UnaryOp, _unary_impl, _elementwise_kernel, _UNARY)
+BINARY_RAW = build_table(BinaryOp, _binary_impl, _elementwise_kernel, _BINARY)
+COMPARE_RAW = build_table(CompareOp, _compare_impl, _elementwise_kernel, _COMPARE)
 
-
-def missing_ops():
-    """Ops declared in ``opdefs`` that this table has no implementation for."""
-    return sorted(
-        (repr(op) for enum in ALL_OP_ENUMS for op in enum if op not in _IMPLEMENTED.get(enum, ())),
-    )
-
-
-def _build(enum, impl_for, kernel_for):
-    # keyed by the op's value and the dtype's name: str hashes are cached, while Enum
-    # and DType hash in Python (~130 ns each), too slow for the 1-element hot path
-    table = {}
-    for op in enum:
-        table[op._value_] = {
-            d.name: (kernel_for(op, d, impl_for(op, d)), op.result_dtype(d)) for d in op.dtypes()
-        }
-    return table
-
-
-_missing = missing_ops()
+_missing = missing_ops()  # every enum of opdefs: one without any table fails here
 if _missing:
     raise ImportError(f"cpu_backend.ops has no implementation for {', '.join(_missing)}")
-
-
-
-def _build_raw(enum, impl_for):
-    """``[op.value][dtype.name] -> (kernel, loud, result DType)``: the element-wise
-    kernel without ``error.quiet`` (its caller runs it quietly where ``loud``)."""
-    return {op._value_: {d.name: (*_elementwise_kernel(op, d, impl_for(op, d)), op.result_dtype(d))
-                         for d in op.dtypes()} for op in enum}
-
-
-UNARY_RAW = _build_raw(UnaryOp, _unary_impl)
-BINARY_RAW = _build_raw(BinaryOp, _binary_impl)
-COMPARE_RAW = _build_raw(CompareOp, _compare_impl)
-REDUCE = _build(ReduceOp, _reduce_impl, _reduction_kernel)
-SCAN = _build(ScanOp, _scan_impl, _reduction_kernel)
 
 #: scalar operands of ``binary_scalar`` are converted to this NumPy scalar type first, so
 #: NumPy never promotes (float32 for float16/bfloat16: the compute type)

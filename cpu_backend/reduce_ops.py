@@ -1,0 +1,110 @@
+"""The reduce and scan tables: every ``ReduceOp`` and ``ScanOp`` of ``candlewick.opdefs``
+mapped to a NumPy kernel per dtype (built by ``op_tables.build_table``; ``ops``
+re-exports both tables beside its element-wise ones).
+
+Table shapes (keyed ``[op.value][dtype.name]``):
+
+* ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
+  axes (``keepdims``) so a full reduction is still an array.
+* ``SCAN`` -> ``(kernel(view, axis), result DType)``.
+
+Numerics beyond raw NumPy: sums and products accumulate in ``accumulation_dtype``
+(float32 for float16/bfloat16, complex128 for complex64) and are rounded once; min, max
+and their arg forms compare float16/bfloat16 in float32. Every kernel that can set an
+IEEE flag is wrapped in ``error.quiet``.
+"""
+
+import numpy as np
+
+from candlewick.opdefs import ReduceOp, ScanOp
+
+from .error import quiet
+from .op_tables import F32, I64, LOW_PRECISION, accumulation_dtype, build_table
+
+try:  # NumPy 2's whole-array count (np.count_nonzero without an axis calls it after a Python wrapper)
+    from numpy._core.multiarray import count_nonzero as _COUNT_ALL
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _COUNT_ALL = np.count_nonzero
+
+
+def _reduce_impl(op, dtype):
+    np_dtype = dtype.numpy
+    low = dtype in LOW_PRECISION
+
+    if op in (ReduceOp.SUM, ReduceOp.PROD):
+        ufunc = np.add if op is ReduceOp.SUM else np.multiply
+        acc = accumulation_dtype(dtype)  # also stops NumPy promoting small ints to int64
+        narrow = acc != np_dtype
+
+        def accumulate(v, axes):
+            r = ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True)
+            return r.astype(np_dtype) if narrow else r
+
+        return accumulate
+
+    if op in (ReduceOp.MIN, ReduceOp.MAX):
+        ufunc = np.minimum if op is ReduceOp.MIN else np.maximum  # both propagate NaN
+
+        def extreme(v, axes):
+            if low:
+                return ufunc.reduce(v.astype(F32), axis=axes, keepdims=True).astype(np_dtype)
+            return ufunc.reduce(v, axis=axes, keepdims=True)
+
+        return extreme
+
+    if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):
+        find = np.argmin if op is ReduceOp.ARGMIN else np.argmax  # first extreme / first NaN
+
+        def arg_extreme(v, axes):
+            (axis,) = axes
+            if low:
+                v = v.astype(F32)
+            return find(v, axis=axis, keepdims=True).astype(np.int64, copy=False)
+
+        return arg_extreme
+
+    if op is ReduceOp.COUNT_NONZERO:
+        def count(v, axes):  # NumPy counts float16 and ml_dtypes' bfloat16 as they are (NaN non-zero)
+            ndim = v.ndim
+            if len(axes) == ndim:  # the whole-array count: NumPy's C function, as np.count_nonzero calls it
+                out = np.empty(1, I64)
+                out[0] = _COUNT_ALL(v)
+                return out if ndim == 1 else out.reshape((1,) * ndim)
+            return np.count_nonzero(v, axis=axes, keepdims=True).astype(np.int64, copy=False)
+
+        return count
+
+    ufunc = np.logical_or if op is ReduceOp.ANY else np.logical_and
+
+    def truth(v, axes):
+        if not dtype.is_bool:
+            v = np.not_equal(v.astype(F32) if low else v, 0)  # NaN counts as true
+        return ufunc.reduce(v, axis=axes, keepdims=True)
+
+    return truth
+
+
+def _scan_impl(op, dtype):
+    np_dtype = dtype.numpy
+    acc = accumulation_dtype(dtype)
+    narrow = acc != np_dtype
+    # the ufuncs' accumulate: np.cumsum/np.cumprod are Python wrappers around the same loop
+    run = (np.add if op is ScanOp.SUM else np.multiply).accumulate
+
+    def scan(v, axis):
+        r = run(v, axis=axis, dtype=acc)
+        return r.astype(np_dtype) if narrow else r
+
+    return scan
+
+
+def _reduction_kernel(op, dtype, impl):
+    # a count compares with zero only: no floating-point flag to silence
+    if (dtype.is_floating or dtype.is_complex) and op is not ReduceOp.COUNT_NONZERO:
+        return (quiet(impl),)
+    return (impl,)
+
+
+# _reduce_impl and _scan_impl cover every op of their enum
+REDUCE = build_table(ReduceOp, _reduce_impl, _reduction_kernel, ReduceOp)
+SCAN = build_table(ScanOp, _scan_impl, _reduction_kernel, ScanOp)
