@@ -28,7 +28,7 @@ _NAME = "CW_FZ_NAME"  # kernel name placeholder until the source's digest is kno
 
 
 _PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip",
-                  "reduce.hip")
+                  "reduce_ops.h", "reduce.hip")
 
 
 HELPERS = r"""

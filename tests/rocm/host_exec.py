@@ -28,7 +28,7 @@ fake_hip = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_hip)
 
 #: what every kernel module includes, in the order abi/sources.py puts them
-HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip")
+HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce_ops.h")
 
 
 def build(tmp, modules, specs, extra_lines=(), defines=()):
