@@ -28,7 +28,7 @@ rpath='-Wl,-rpath,$ORIGIN'
     "$src/hipfft.c" -L"$lib" -lamdhip64 "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,libMIOpen.so -o "$lib/libMIOpen.so" \
     "$src/miopen_common.c" "$src/miopen_conv.c" "$src/miopen_graph.c" \
-    "$src/miopen_graph_cache.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
+    "$src/miopen_graph_desc.c" "$src/miopen_graph_cache.c" "$src/miopen_pool.c" -L"$lib" -lamdhip64 \
     "$rpath" -lpthread
 "$CC" "${CFLAGS[@]}" "${LDFLAGS[@]}" -Wl,-soname,librccl.so -o "$lib/librccl.so" \
     "$src/rccl.c" -L"$lib" -lamdhip64 "$rpath" -lpthread

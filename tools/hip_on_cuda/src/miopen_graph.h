@@ -1,7 +1,8 @@
 /*
  * hip_on_cuda: shared declarations of the cuDNN backend ("graph") path for
- * MIOpen forward convolution (miopen_graph.c: descriptors and Find;
- * miopen_graph_cache.c: loading, problem keys, the plan cache and Forward).
+ * MIOpen forward convolution (miopen_graph_desc.c: descriptors;
+ * miopen_graph.c: Find; miopen_graph_cache.c: loading, problem keys, the plan
+ * cache and Forward).
  *
  * The enum values are cuDNN 9's, as its header cudnn_graph.h numbers them
  * (checked against cuDNN 9.6's); only the ones used are declared.
@@ -93,7 +94,14 @@ int hoc_g_cache(const struct hoc_gkey *k, struct hoc_graph *g, bdesc plan, i64 w
                 const void *const ptrs[4]);
 void hoc_g_forget_problem(const struct hoc_gkey *k); /* at every alignment */
 
-/* miopen_graph.c */
+/* miopen_graph_desc.c: each returns the cuDNN status, with *what naming the failed call */
+int hoc_g_build_graph(struct hoc_graph *g, const struct hoc_gkey *k, const struct hoc_tensor *x,
+                      const struct hoc_tensor *w, const struct hoc_tensor *y, const char **what);
+/* creates up to max configurations into cfgs, *count of them */
+int hoc_g_heuristics(bdesc graph, int mode, bdesc *cfgs, int max, int *count, const char **what);
+/* 1 when cfg keeps MIOpen's numerics (this one returns no status) */
+int hoc_g_numerics_ok(bdesc cfg, int dtype, i64 *engine, int *algo, int *bad_note);
+int hoc_g_make_plan(void *cudnn, bdesc cfg, bdesc *plan, i64 *ws, const char **what);
 int hoc_g_make_pack(bdesc *pack, const void *x, const void *w, void *y, void *ws,
                     const char **what);
 
