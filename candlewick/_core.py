@@ -19,7 +19,8 @@ from . import dtypes as _dt
 from .allocation import check_allocation
 from .backend import holds_host_memory
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
-from .layout import Layout, broadcast_shapes, contiguous_strides
+from .layout import Layout
+from .shapes import broadcast_shapes, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
 

@@ -18,7 +18,8 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import _value_for, fit_value
 from .errors import DeviceMismatchError, IndexKeyError
 from .index_plan import make_plan, single_mask
-from .layout import Layout, broadcast_shapes, shape_size
+from .layout import Layout
+from .shapes import broadcast_shapes, shape_size
 
 _int64 = _dt.int64
 

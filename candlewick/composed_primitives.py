@@ -9,7 +9,8 @@ It calls only the storage's own ``reduce``, ``binary``, ``binary_scalar``, ``una
 ``affine``.
 """
 
-from .layout import Layout, reduced_shape
+from .layout import Layout
+from .shapes import reduced_shape
 from .opdefs import BinaryOp, ReduceOp, UnaryOp
 
 __all__ = ["var_in_steps"]

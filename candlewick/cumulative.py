@@ -9,7 +9,7 @@ from ._core import check_accepts, contiguous_layout, require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, ShapeError
-from .layout import normalize_axis
+from .shapes import normalize_axis
 from .opdefs import ScanOp
 from .statistical import accumulation_dtype
 

@@ -30,7 +30,7 @@ from . import distributed_p2p as _p2p
 from .array import Array, wrap
 from .errors import (ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError,
                      UnsupportedOperation, short_repr)
-from .layout import shape_size
+from .shapes import shape_size
 from .registry import get_device
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from .array import Array, wrap
 from .dtypes import as_dtype
 from .errors import (ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError,
                      short_repr)
-from .layout import Layout, shape_size
+from .layout import Layout
+from .shapes import shape_size
 
 _FNAME = "send_recv"
 

@@ -27,7 +27,7 @@ from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array
 from .basic_indexing import _as_int, basic_layout
 from .elementwise import binary
 from .errors import DeviceMismatchError, IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr
-from .layout import broadcast_shapes, shape_size
+from .shapes import broadcast_shapes, shape_size
 from .opdefs import BinaryOp
 from .searching import nonzero
 

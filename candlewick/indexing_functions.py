@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import contiguous_layout, new_array, require_array, same_device
 from .errors import ArgumentValueError, DTypeError, ShapeError
-from .layout import Layout, normalize_axis
+from .layout import Layout
+from .shapes import normalize_axis
 
 if TYPE_CHECKING:
     from .array import Array

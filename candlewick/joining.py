@@ -10,7 +10,7 @@ from ._core import ArrayBase, contiguous_layout, require_array, views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
-from .layout import normalize_axis
+from .shapes import normalize_axis
 from .compaction import flatten
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from ._core import ArrayBase, cached_layout, contiguous_layout, new_array, promo
 from .docstrings import shared_doc
 from .elementwise import conj
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
-from .layout import broadcast_shapes, normalize_axis
+from .shapes import broadcast_shapes, normalize_axis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

@@ -10,8 +10,8 @@ from ._core import as_shape, operator_index, require_array, view
 from .api_version import requires, revision_sequence
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DeviceMismatchError, ShapeError, short_repr
-from .layout import normalize_axes, normalize_axis
-from .layout import broadcast_shapes as _broadcast_shapes
+from .shapes import normalize_axes, normalize_axis
+from .shapes import broadcast_shapes as _broadcast_shapes
 
 if TYPE_CHECKING:
     from ._types import Axes, ShapeLike

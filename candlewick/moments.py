@@ -12,7 +12,7 @@ from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError
-from .layout import normalize_axes, reduced_shape
+from .shapes import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp
 from .statistical import reduce_array
 

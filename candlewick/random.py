@@ -18,7 +18,7 @@ from .array import wrap
 from .arguments import real_number
 from .docstrings import shared_doc
 from .errors import ArgumentValueError, DTypeError, short_repr
-from .layout import shape_size
+from .shapes import shape_size
 from .registry import get_device
 
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ from ._core import contiguous_layout, require_array
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError, short_repr
-from .layout import Layout, normalize_axis
+from .layout import Layout
+from .shapes import normalize_axis
 from .opdefs import ReduceOp, ScanOp
 from .compaction import arange_int64, flatten
 

@@ -14,7 +14,8 @@ from ._core import (
 )
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
-from .layout import ALL_AXES, Layout, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape
+from .layout import Layout
+from .shapes import ALL_AXES, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape
 from .indexing_functions import take
 from .compaction import flatten
 from .opdefs import ReduceOp

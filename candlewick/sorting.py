@@ -14,7 +14,7 @@ from ._core import contiguous_layout, require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
-from .layout import normalize_axis
+from .shapes import normalize_axis
 
 if TYPE_CHECKING:
     from .array import Array

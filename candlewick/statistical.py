@@ -11,7 +11,7 @@ from ._core import RESULT, check_accepts, new_array, require_array
 from .arguments import flag
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
-from .layout import ALL_AXES, normalize_axes, reduced_shape
+from .shapes import ALL_AXES, normalize_axes, reduced_shape
 from .opdefs import ReduceOp
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from .creation import full
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
-from .layout import normalize_axes, normalize_axis, reduced_shape
+from .shapes import normalize_axes, normalize_axis, reduced_shape
 from .joining import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 

@@ -16,7 +16,7 @@ from ..arguments import sequence
 from ..errors import (
     ArgumentTypeError, ArgumentValueError, BackendError, DTypeError, short_repr, UnsupportedOperation,
 )
-from ..layout import normalize_axis
+from ..shapes import normalize_axis
 from ..opdefs import BinaryOp
 
 NORMS = ("backward", "ortho", "forward")

@@ -10,7 +10,7 @@ from ..array import wrap
 from ..arguments import real_number, sequence
 from ..docstrings import shared_doc
 from ..errors import DTypeError
-from ..layout import normalize_axis
+from ..shapes import normalize_axis
 from ..opdefs import BinaryOp
 from ..registry import get_device
 from ._common import FFT_DOCS, check_length

@@ -18,7 +18,8 @@ from __future__ import annotations
 from ..composed_primitives import var_in_steps
 from ..dtypes import bool_
 from ..errors import FusionTraceError
-from ..layout import Layout, reduced_shape, shape_size
+from ..layout import Layout
+from ..shapes import reduced_shape, shape_size
 from ..opdefs import BinaryOp, ReduceOp, UnaryOp
 from .graph import REDUCE_OPS, Graph
 

@@ -14,7 +14,8 @@ from ..array import Array, wrap
 from ..data_types import finfo
 from ..docstrings import shared_doc
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
-from ..layout import Layout, normalize_axes
+from ..layout import Layout
+from ..shapes import normalize_axes
 from ..linalg_ops import matmul
 from .decompositions import svd, svdvals
 from .linear_systems import inv

@@ -10,7 +10,7 @@ from .._core import promote_pair, require_array
 from ..array import wrap
 from ..docstrings import shared_doc
 from ..errors import ShapeError
-from ..layout import broadcast_shapes
+from ..shapes import broadcast_shapes
 from ._common import (
     LINALG_DOCS, SlogdetResult, require_capability, require_floating, require_linalg_input, require_matrices,
 )

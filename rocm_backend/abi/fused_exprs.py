@@ -14,7 +14,7 @@ source (a fused kernel is compiled per traced signature), so index arithmetic fo
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.layout import contiguous_strides
+from candlewick.shapes import contiguous_strides
 
 from candlewick.opdefs import Param
 

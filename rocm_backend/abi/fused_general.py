@@ -5,7 +5,7 @@ threads of a warp read neighbouring elements), then one
 element-wise kernel per output shape, reading and writing 16-byte vectors where every
 read is at the element's own index and the buffers are aligned (``CW_CONTIGUOUS``)."""
 
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from . import ops
 from .fused_exprs import Emitter

@@ -5,7 +5,7 @@ row in registers (each input element is read from memory once); the reductions a
 block reductions in order, their results broadcast to the block through shared memory;
 then every output is written."""
 
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from . import ops
 from .fused_exprs import Emitter, row_index_layout

@@ -8,7 +8,8 @@ import numpy as np
 
 from candlewick.dtypes import real_dtype_of
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi import structs
 from ..abi.ew_operands import coalesce

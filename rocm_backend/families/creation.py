@@ -6,7 +6,8 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 
 from ..abi.ew_operands import ew_values
 from ..abi.structs import EW_ARGS, FLAG_A

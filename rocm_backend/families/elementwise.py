@@ -1,7 +1,7 @@
 """Element-wise primitives: unary, binary, compare, binary_scalar, where, astype, affine
 and clip. Each has the contiguous fast path (one pack, one launch) and the strided one."""
 
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from ..abi.structs import FLAG_A, FLAG_B, SCALAR_BYTES
 from .copies import copy, operand, out_operand

@@ -6,7 +6,7 @@ import struct
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from ..abi import ops, structs
 from ..abi.ew_operands import ew_values, split_dims

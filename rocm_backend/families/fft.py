@@ -30,7 +30,8 @@ from typing import NamedTuple
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 
 from ..bindings import solver_fft_calls as calls
 from ..abi.ew_operands import coalesce

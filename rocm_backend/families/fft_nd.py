@@ -14,7 +14,8 @@ import functools
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 
 from . import fft as _fft
 from ..bindings import solver_fft_calls as calls

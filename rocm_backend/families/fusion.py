@@ -3,7 +3,7 @@
 in memory and on disk, keyed by the generated source) and queued through the one
 launcher."""
 
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from ..abi import fused_source
 from ..abi.structs import CONTIGUOUS, FUSED_ARGS, FUSED_BUFFERS, FUSED_SCALARS

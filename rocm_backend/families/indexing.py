@@ -8,7 +8,7 @@ a first launch before the writes.
 
 import struct
 
-from candlewick.layout import contiguous_strides, shape_size
+from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi.structs import FLAG_A
 from .copies import operand

@@ -3,7 +3,8 @@
 
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 from candlewick.opdefs import BinaryOp, ScanOp
 
 from .copies import assign, copy, to_host

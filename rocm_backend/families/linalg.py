@@ -15,7 +15,8 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import LinAlgError
-from candlewick.layout import Layout, contiguous_strides
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 
 from . import linalg_common as lc

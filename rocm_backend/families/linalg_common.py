@@ -19,7 +19,8 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import LinAlgError, UnsupportedOperation
-from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import CompareOp
 
 from ..bindings import solver_fft_calls as calls

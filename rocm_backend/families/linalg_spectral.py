@@ -9,7 +9,8 @@ is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
 import threading
 
 from candlewick import dtypes as dt
-from candlewick.layout import Layout, contiguous_strides
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc

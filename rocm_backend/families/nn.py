@@ -33,7 +33,8 @@ without dilation to MIOpen, with MIOpen's semantics. ``nn_paths.describe()`` is 
 """
 
 
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 
 from . import miopen, nn_fallback, nn_launch, nn_paths
 from .copies import copy

@@ -1,6 +1,6 @@
 """Pooling and upsampling: MIOpen where it applies (``nn_paths``), else our kernels."""
 
-from candlewick.layout import shape_size
+from candlewick.shapes import shape_size
 
 from . import miopen, nn_fallback, nn_paths
 from .nn_fallback import out_size

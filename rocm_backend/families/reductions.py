@@ -10,7 +10,8 @@ per-device tickets and partials (``_Scratch``).
 """
 
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import shape_size
 from candlewick.opdefs import ReduceOp
 
 from ..abi.ew_operands import coalesce, pad_dims

@@ -14,7 +14,8 @@ import itertools
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import BinaryOp
 
 from ..abi import structs

@@ -16,7 +16,8 @@
 import struct
 
 from candlewick import dtypes as dt
-from candlewick.layout import Layout, contiguous_strides, shape_size
+from candlewick.layout import Layout
+from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import ScanOp
 
 from ..abi import structs

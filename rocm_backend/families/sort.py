@@ -4,7 +4,7 @@ import struct
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
-from candlewick.layout import contiguous_strides, shape_size
+from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi import ops, structs
 from ..abi.ew_operands import ew_values
