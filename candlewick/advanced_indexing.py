@@ -15,8 +15,8 @@ assignment with several index arrays may by then have written other elements.
 
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
-from .basic_indexing import _value_for, fit_value
-from .errors import DeviceMismatchError, IndexKeyError
+from .basic_indexing import fit_value, setitem_value, too_many_indices
+from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
 from .layout import Layout
 from .shapes import broadcast_shapes, shape_size
@@ -69,7 +69,7 @@ def _take_rows(x, idx):
         raise DeviceMismatchError(f"index array is on {idx._device.name} but the array is on {x._device.name}")
     layout = x._layout
     if not layout.shape:
-        raise IndexKeyError("too many indices: array is 0-dimensional, but 1 was indexed")
+        raise too_many_indices(0, 1)
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
@@ -107,7 +107,7 @@ def _rows(x, k):
 # --- setitem -------------------------------------------------------------------------------
 
 def advanced_setitem(x, key, value):
-    value = _value_for(x, value)
+    value = setitem_value(x, value)
     mask = single_mask(x, key)
     if mask is None and isinstance(key, ArrayBase) and key._dtype.is_bool and key.ndim == 0:
         mask = key

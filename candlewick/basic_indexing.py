@@ -10,7 +10,29 @@ from .layout import Layout
 from .promotion_mode import is_strict
 
 
-def _as_int(k):
+# the key errors every indexing path raises, built in one place (only on the error path:
+# the hot loops test inline and call these to raise)
+def too_many_indices(ndim, consumed):
+    return IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+
+
+def several_ellipses():
+    return IndexKeyError("an index can only have a single ellipsis ('...')")
+
+
+def not_an_index(k):
+    return IndexKeyError(
+        f"only integers, slices, '...', None and integer or boolean arrays are valid indices, got {type(k).__name__}"
+    )
+
+
+def out_of_bounds(i, axis, n):
+    return IndexOutOfBoundsError(f"index {i} is out of bounds for axis {axis} with size {n}")
+
+
+def as_int_index(k):
+    """``k`` as a Python int when it is an integer index (int, NumPy integer, 0-d integer
+    array), else None; a bool raises (a bool array is a mask, a bool scalar is not an index)."""
     if isinstance(k, bool):
         raise IndexKeyError("a bool is not a valid index; use a bool array as a mask")
     if isinstance(k, (int, np.integer)):
@@ -40,11 +62,11 @@ def basic_layout(layout, key):
     items = key if isinstance(key, tuple) else (key,)
     ellipses = sum(1 for k in items if k is Ellipsis)
     if ellipses > 1:
-        raise IndexKeyError("an index can only have a single ellipsis ('...')")
+        raise several_ellipses()
     consumed = sum(1 for k in items if k is not None and k is not Ellipsis)
     ndim = len(layout.shape)
     if consumed > ndim:
-        raise IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+        raise too_many_indices(ndim, consumed)
     if not ellipses:
         items = items + (Ellipsis,)
     shape, strides = [], []
@@ -71,14 +93,11 @@ def basic_layout(layout, key):
             strides.append(s * step)
             axis += 1
             continue
-        i = _as_int(k)
+        i = as_int_index(k)
         if i is None:
-            raise IndexKeyError(
-                f"only integers, slices, '...', None and integer or boolean arrays are valid "
-                f"indices, got {type(k).__name__}"
-            )
+            raise not_an_index(k)
         if not -n <= i < n:
-            raise IndexOutOfBoundsError(f"index {i} is out of bounds for axis {axis} with size {n}")
+            raise out_of_bounds(i, axis, n)
         offset += (i + n if i < 0 else i) * s
         axis += 1
     if 0 in shape:
@@ -86,7 +105,7 @@ def basic_layout(layout, key):
     return Layout(tuple(shape), tuple(strides), offset)
 
 
-def _value_for(x, value, fname="__setitem__"):
+def setitem_value(x, value, fname="__setitem__"):
     """``value`` as (storage, layout) of x's dtype or as a converted Python scalar."""
     if isinstance(value, ArrayBase):
         if value._device is not x._device:
@@ -118,7 +137,7 @@ def fit_value(layout, shape):
 
 def slice_bounds(k, n):
     """``k.indices(n)`` with candlewick's errors for a zero step or non-integer bounds."""
-    if k.step is not None and _as_int(k.step) == 0:
+    if k.step is not None and as_int_index(k.step) == 0:
         raise IndexKeyError(f"slice step must not be zero, got {short_repr(k)}")
     try:
         return k.indices(n)

@@ -24,9 +24,9 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array
-from .basic_indexing import _as_int, basic_layout
+from .basic_indexing import as_int_index, basic_layout, not_an_index, out_of_bounds, several_ellipses, too_many_indices
 from .elementwise import binary
-from .errors import DeviceMismatchError, IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr
+from .errors import DeviceMismatchError, IndexKeyError, ShapeError, short_repr
 from .shapes import broadcast_shapes, shape_size
 from .opdefs import BinaryOp
 from .searching import nonzero
@@ -82,10 +82,10 @@ def _normalize(x, key):
         else:
             consumed += 1
     if ellipses > 1:
-        raise IndexKeyError("an index can only have a single ellipsis ('...')")
+        raise several_ellipses()
     ndim = x.ndim
     if consumed > ndim:
-        raise IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+        raise too_many_indices(ndim, consumed)
     fill = [slice(None)] * (ndim - consumed)
     if ellipses:
         at = next(i for i, k in enumerate(items) if k is Ellipsis)
@@ -160,14 +160,11 @@ class _Plan:
                     k = k.astype(_int64)
                 self.indices.append(k)
             else:
-                i = _as_int(k)
+                i = as_int_index(k)
                 if i is None:
-                    raise IndexKeyError(
-                        f"only integers, slices, '...', None and integer or boolean arrays are "
-                        f"valid indices, got {type(k).__name__}"
-                    )
+                    raise not_an_index(k)
                 if not -n <= i < n:
-                    raise IndexOutOfBoundsError(f"index {i} is out of bounds for axis {x_axis} with size {n}")
+                    raise out_of_bounds(i, x_axis, n)
                 self.indices.append(i + n if i < 0 else i)
             v_axis += 1
             x_axis += 1

@@ -3,9 +3,8 @@ boolean-mask keys through ``advanced_indexing``."""
 
 from ._core import view
 from .advanced_indexing import advanced_getitem, advanced_setitem
-from .basic_indexing import _value_for, basic_layout, fit_value, is_basic, slice_bounds
+from .basic_indexing import basic_layout, fit_value, is_basic, out_of_bounds, setitem_value, slice_bounds, too_many_indices
 from .writes import check_writable
-from .errors import IndexKeyError, IndexOutOfBoundsError
 
 
 def getitem(x, key):
@@ -14,10 +13,10 @@ def getitem(x, key):
         # the commonest key: one integer on the first axis
         layout = x._layout
         if not layout.shape:
-            raise IndexKeyError("too many indices: array is 0-dimensional, but 1 was indexed")
+            raise too_many_indices(0, 1)
         n = layout.shape[0]
         if not -n <= key < n:
-            raise IndexOutOfBoundsError(f"index {key} is out of bounds for axis 0 with size {n}")
+            raise out_of_bounds(key, 0, n)
         return view(x, layout.select(0, key + n if key < 0 else key))
     if type(key) is slice and x._layout.shape:
         layout = x._layout
@@ -35,7 +34,7 @@ def setitem(x, key, value):
     if not is_basic(key, Array):
         return advanced_setitem(x, key, value)
     dst = basic_layout(x._layout, key)
-    value = _value_for(x, value)
+    value = setitem_value(x, value)
     if isinstance(value, Array):
         x._storage.assign(dst, value._storage, fit_value(value._layout, dst.shape))
     else:
