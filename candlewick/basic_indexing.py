@@ -13,7 +13,8 @@ from .promotion_mode import is_strict
 # the key errors every indexing path raises, built in one place (only on the error path:
 # the hot loops test inline and call these to raise)
 def too_many_indices(ndim, consumed):
-    return IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} were indexed")
+    verb = "was" if consumed == 1 else "were"
+    return IndexKeyError(f"too many indices: array is {ndim}-dimensional, but {consumed} {verb} indexed")
 
 
 def several_ellipses():
