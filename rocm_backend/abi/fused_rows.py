@@ -13,8 +13,10 @@ from .fused_kernels import FusedKernel, LazyBuffers, Slots, Unsupported, entry, 
 
 __all__ = ["ROW_MAX", "rows_kernel", "rows_shapes"]
 
-#: the longest row the rows schedule keeps in registers (elements per thread <= 16)
-ROW_MAX = 16 * 1024
+#: the most elements of a row one thread keeps in registers
+MAX_PER_THREAD = 16
+#: the longest row the rows schedule keeps in registers (1024 threads of MAX_PER_THREAD)
+ROW_MAX = MAX_PER_THREAD * 1024
 
 
 def _identity(layout, shape):
@@ -61,7 +63,7 @@ def _row_block(cols):
     threads for 8192 columns, at most 64 registers each) for two blocks to share a
     multiprocessor: one row's loads overlap the other's reductions."""
     block = 64
-    while block < 1024 and block * 16 < cols:
+    while block < 1024 and block * MAX_PER_THREAD < cols:
         block *= 2
     return block
 
@@ -70,7 +72,7 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     cols = full[-1]
     block = _row_block(cols)
     per_thread = -(-cols // block)
-    if per_thread > 16:
+    if per_thread > MAX_PER_THREAD:
         raise Unsupported("row too long")
     slots = Slots(graph)
     buffers = LazyBuffers(slots, memory_nodes(graph))
