@@ -8,6 +8,15 @@ from math import prod
 
 from .errors import AxisError, ShapeError
 from .shapes import contiguous_strides, shape_size
+# the shape helpers lived here until shapes.py took them; backends written against
+# ``candlewick.layout`` keep importing them from it
+from .shapes import ALL_AXES, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape  # noqa: F401
+
+__all__ = [
+    "Layout",
+    "ALL_AXES", "broadcast_shapes", "contiguous_strides", "normalize_axes", "normalize_axis", "reduced_shape",
+    "shape_size",
+]
 
 
 def _dense(sizes_and_strides):
