@@ -186,6 +186,12 @@ def test_unstack_views(device, layout):
         for piece, expected in zip(pieces, np.unstack(data, axis=axis)):
             assert_same(piece, expected)
             assert piece._storage is x._storage  # views, as NumPy's
+            # an op reads each row through its own layout (offset, and the dense test only
+            # for the row that starts the buffer)
+            assert_same(piece * 2, expected * 2)
+    row = np.arange(3, dtype=np.float32)
+    for piece in cw.unstack(cw.broadcast_to(make(row, device), (4, 3))):  # rows of stride 0
+        assert_same(piece + 1, row + 1)
     for shape in ((3, 0), (0, 2), (1, 5)):
         empty = np.zeros(shape, np.float32)
         pieces = cw.unstack(make(empty, device))
