@@ -71,6 +71,10 @@ assert os.path.isfile(os.path.join(os.path.dirname(candlewick.__file__), "py.typ
 import cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg
 for module in (cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg):
     installed(module)
+# the optional C part (setup.py): where the build must compile it, the wheel holds it
+if os.environ.get("CANDLEWICK_REQUIRE_ROWS_EXTENSION") == "1":
+    import candlewick._rows
+    installed(candlewick._rows)
 print("candlewick", candlewick.__version__, "from", os.path.dirname(candlewick.__file__))
 # the kernels' .hip/.h files are package data: every module's source must assemble
 sources = list(rocm_backend.all_kernel_sources())

@@ -199,6 +199,31 @@ def views(x, layouts):
     return tuple(out)
 
 
+try:  # unstack's rows made in C, where setup.py could build candlewick/_rows.c
+    from . import _rows
+except ImportError:
+    _rows = None  # type: ignore[assignment]
+_rows_bound = None  # the array class _rows is bound to (None: not yet, False: it cannot be)
+
+
+def row_views(x, axis):
+    """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made by
+    candlewick._rows where it is built and binds to x's class, else by ``views``."""
+    global _rows_bound
+    layout = x._layout
+    cls = type(x)
+    if _rows is not None and _rows_bound is not False:
+        if _rows_bound is not cls:
+            try:
+                _rows.bind(Layout, cls)
+                _rows_bound = cls
+            except TypeError:  # slots it cannot fill: the Python loop, from now on
+                _rows_bound = False
+                return views(x, layout.selections(axis))
+        return _rows.rows(x, *layout.selection_parts(axis))
+    return views(x, layout.selections(axis))
+
+
 def require_array(x, fname, argname="x"):
     if not isinstance(x, ArrayBase):
         raise ArgumentTypeError(f"{fname}: {argname} must be a candlewick array, got {type(x).__name__}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, require_array, views
+from ._core import ArrayBase, contiguous_layout, require_array, row_views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
@@ -201,7 +201,7 @@ def unstack(x: Array, /, *, axis: int = 0) -> tuple[Array, ...]:
         raise ArgumentValueError("unstack: x must have at least one dimension")
     lay = x._layout
     axis = normalize_axis(axis, len(lay.shape))
-    return views(x, lay.selections(axis))
+    return row_views(x, axis)
 
 
 __all__ = ["concat", "stack", "unstack"]

@@ -174,16 +174,24 @@ class Layout:
             expected *= size
         return True
 
-    def selections(self, axis):
-        """``select(axis, i)`` for every ``i`` along ``axis``, sharing one shape and strides
-        tuple (unstack's views; each selection of axis 0 of a C-contiguous layout is one)."""
+    def selection_parts(self, axis):
+        """What ``select(axis, i)`` shares for every ``i`` along ``axis``: (shape, strides,
+        first offset, offset step, count, contiguous (True or None: each selection of axis
+        0 of a C-contiguous layout is one), dense size of the first selection (that of an
+        offset-0 contiguous one, else -1))."""
         shape = self.shape[:axis] + self.shape[axis + 1 :]
         strides = self.strides[:axis] + self.strides[axis + 1 :]
-        step, offset, count = self.strides[axis], self.offset, self.shape[axis]
         contiguous = True if axis == 0 and self.is_contiguous else None
+        first_dense = prod(shape) if contiguous and not self.offset else -1
+        return shape, strides, self.offset, self.strides[axis], self.shape[axis], contiguous, first_dense
+
+    def selections(self, axis):
+        """``select(axis, i)`` for every ``i`` along ``axis``, sharing one shape and strides
+        tuple (unstack's views, where candlewick._rows is not built)."""
+        shape, strides, offset, step, count, contiguous, first_dense = self.selection_parts(axis)
         # one row per element along the axis (1024 of them for a 1024 x 1024 unstack):
         # filled slot by slot, not through __init__, since the call was most of a row's
-        # cost; every row has the same shape, so only an offset-0 row can be dense
+        # cost; every row has the same shape, so only the first can be dense
         new, cls = object.__new__, Layout
         out = []
         for row_offset in range(offset, offset + count * step, step) if step else [offset] * count:
@@ -194,8 +202,8 @@ class Layout:
             row._contig = contiguous
             row.dense_size = -1
             out.append(row)
-        if out and contiguous and not offset:
-            out[0].dense_size = prod(shape)
+        if out:
+            out[0].dense_size = first_dense
         return out
 
     def expand_dims(self, axis):

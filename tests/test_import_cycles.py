@@ -15,13 +15,15 @@ REPO = pathlib.Path(__file__).parents[1]
 
 
 def package_modules(package, root=REPO):
-    """``{module name: path}`` for every .py file of ``package`` (a folder of ``root``)."""
+    """``{module name: path}`` for every .py file of ``package`` (a folder of ``root``),
+    and every .pyi stub without one: a compiled module (candlewick/_rows.c) is known by
+    its stub, so ``from . import _rows`` names it rather than the package."""
     modules = {}
-    for path in sorted((root / package).rglob("*.py")):
+    for path in sorted((root / package).rglob("*.py")) + sorted((root / package).rglob("*.pyi")):
         parts = list(path.relative_to(root).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts.pop()
-        modules[".".join(parts)] = path
+        modules.setdefault(".".join(parts), path)
     return modules
 
 

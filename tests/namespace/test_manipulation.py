@@ -5,7 +5,19 @@ import numpy as np
 import pytest
 
 import candlewick as cw
+from candlewick import _core
 from _namespace_helpers import LAYOUTS, assert_same, make
+
+# unstack's rows are made by candlewick._rows (C) where it was built, else in Python; both
+# run every unstack test (CI requires the C one: CANDLEWICK_REQUIRE_ROWS_EXTENSION)
+ROW_MAKERS = ["python"] + (["c"] if _core._rows is not None else [])
+
+
+@pytest.fixture(params=ROW_MAKERS)
+def row_maker(request, monkeypatch):
+    if request.param == "python":
+        monkeypatch.setattr(_core, "_rows", None)
+    return request.param
 
 
 # --- repeat ------------------------------------------------------------------------------
@@ -177,7 +189,7 @@ def test_concat_stack_promote_and_errors(device):
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
-def test_unstack_views(device, layout):
+def test_unstack_views(device, layout, row_maker):
     data = np.arange(24, dtype=np.float32).reshape(4, 6)
     x = make(data, device, layout)
     for axis in (0, 1, -1):
