@@ -210,18 +210,17 @@ def row_views(x, axis):
     """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made by
     candlewick._rows where it is built and binds to x's class, else by ``views``."""
     global _rows_bound
-    layout = x._layout
-    cls = type(x)
-    if _rows is not None and _rows_bound is not False:
-        if _rows_bound is not cls:
+    if _rows is not None:
+        cls = type(x)
+        if _rows_bound is not cls and _rows_bound is not False:
             try:
                 _rows.bind(Layout, cls)
                 _rows_bound = cls
             except TypeError:  # slots it cannot fill: the Python loop, from now on
                 _rows_bound = False
-                return views(x, layout.selections(axis))
-        return _rows.rows(x, *layout.selection_parts(axis))
-    return views(x, layout.selections(axis))
+        if _rows_bound is cls:
+            return _rows.rows(x, *x._layout.selection_parts(axis))
+    return views(x, x._layout.selections(axis))
 
 
 def require_array(x, fname, argname="x"):

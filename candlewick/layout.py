@@ -187,7 +187,7 @@ class Layout:
 
     def selections(self, axis):
         """``select(axis, i)`` for every ``i`` along ``axis``, sharing one shape and strides
-        tuple (unstack's views, where candlewick._rows is not built)."""
+        tuple (unstack's views where ``_core.row_views`` cannot use candlewick._rows)."""
         shape, strides, offset, step, count, contiguous, first_dense = self.selection_parts(axis)
         # one row per element along the axis (1024 of them for a 1024 x 1024 unstack):
         # filled slot by slot, not through __init__, since the call was most of a row's

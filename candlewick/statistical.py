@@ -74,7 +74,7 @@ _DOCS = {
 
 def _sum_like(op, x, axis, dtype, keepdims, fname):
     require_array(x, fname)
-    acc = _DEFAULT_ACCUMULATION[x._dtype] if dtype is None else accumulation_dtype(x, dtype, fname)
+    acc = accumulation_dtype(x, dtype, fname)
     if acc is not x._dtype:
         x = x.astype(acc)
     return reduce_array(op, x, axis, keepdims, fname)
