@@ -1,8 +1,15 @@
-"""The one compiled part of candlewick: candlewick/_rows.c (unstack's row views made in
-C). Everything else is in pyproject.toml. The extension is optional: where no C
-compiler is found the build goes on without it and candlewick makes those views in
-Python (candlewick/_core.py, row_views)."""
+"""The one compiled part of candlewick: the optional C module candlewick._native
+(candlewick/_native*.c: unstack's row views and the element-wise functions' common case,
+made in C). Everything else is in pyproject.toml. Where no C compiler is found the build
+goes on without it and those paths run in Python (candlewick/_core.py, bind_native)."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("candlewick._rows", ["candlewick/_rows.c"], optional=True)])
+NATIVE = Extension(
+    "candlewick._native",
+    ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c"],
+    depends=["candlewick/_native.h"],
+    optional=True,
+)
+
+setup(ext_modules=[NATIVE])

@@ -16,6 +16,7 @@ step() { echo "== wheel_gate: $* ($((SECONDS - t0)) s)"; }
 GATE_TESTS=(
     tests/frontend/test_array_core.py
     tests/frontend/test_first_day.py
+    tests/frontend/test_native_elementwise.py
     tests/frontend/test_promotion_rule.py
     tests/namespace/test_data_types.py
     tests/namespace/test_dlpack.py
@@ -72,9 +73,9 @@ import cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg
 for module in (cpu_backend, rocm_backend, candlewick.fft, candlewick.linalg):
     installed(module)
 # the optional C part (setup.py): where the build must compile it, the wheel holds it
-if os.environ.get("CANDLEWICK_REQUIRE_ROWS_EXTENSION") == "1":
-    import candlewick._rows
-    installed(candlewick._rows)
+if os.environ.get("CANDLEWICK_REQUIRE_NATIVE") == "1":
+    import candlewick._native
+    installed(candlewick._native)
 print("candlewick", candlewick.__version__, "from", os.path.dirname(candlewick.__file__))
 # the kernels' .hip/.h files are package data: every module's source must assemble
 sources = list(rocm_backend.all_kernel_sources())

@@ -199,27 +199,28 @@ def views(x, layouts):
     return tuple(out)
 
 
-try:  # unstack's rows made in C, where setup.py could build candlewick/_rows.c
-    from . import _rows
+try:  # the optional C module (candlewick/_native*.c), where setup.py found a C compiler
+    from . import _native
 except ImportError:
-    _rows = None  # type: ignore[assignment]
-_rows_bound = None  # the array class _rows is bound to (None: not yet, False: it cannot be)
+    _native = None  # type: ignore[assignment]
+
+
+def bind_native(cls):
+    """Bind candlewick._native to the array class ``cls`` (``candlewick.array`` calls it
+    once the class exists): its fast paths then take arrays of exactly ``cls``. Where the
+    module is absent or cannot bind, those paths run in Python."""
+    if _native is not None:
+        try:
+            _native.bind(Layout, cls, _CONTIG_CACHE, contiguous_layout)
+        except TypeError:  # slots it cannot fill: the Python paths, from now on
+            _native.unbind()
 
 
 def row_views(x, axis):
-    """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made by
-    candlewick._rows where it is built and binds to x's class, else by ``views``."""
-    global _rows_bound
-    if _rows is not None:
-        cls = type(x)
-        if _rows_bound is not cls and _rows_bound is not False:
-            try:
-                _rows.bind(Layout, cls)
-                _rows_bound = cls
-            except TypeError:  # slots it cannot fill: the Python loop, from now on
-                _rows_bound = False
-        if _rows_bound is cls:
-            return _rows.rows(x, *x._layout.selection_parts(axis))
+    """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made in C
+    by candlewick._native where it is bound to x's class, else by ``views``."""
+    if _native is not None and _native.bound_class() is type(x):
+        return _native.rows(x, *x._layout.selection_parts(axis))
     return views(x, x._layout.selections(axis))
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import indexing as _indexing
-from ._core import check_dtype_on, new_array, view
+from ._core import bind_native, check_dtype_on, new_array, view
 from .array_interop import HostInterop
 from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
@@ -307,6 +307,7 @@ def _name_inherited_methods():
 
 
 _name_inherited_methods()
+bind_native(Array)  # candlewick._native's fast paths take Arrays (where it was built)
 #: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 wrap = functools.partial(new_array, Array)
 

@@ -16,8 +16,8 @@ REPO = pathlib.Path(__file__).parents[1]
 
 def package_modules(package, root=REPO):
     """``{module name: path}`` for every .py file of ``package`` (a folder of ``root``),
-    and every .pyi stub without one: a compiled module (candlewick/_rows.c) is known by
-    its stub, so ``from . import _rows`` names it rather than the package."""
+    and every .pyi stub without one: a compiled module (candlewick._native) is known by
+    its stub, so ``from . import _native`` names it rather than the package."""
     modules = {}
     for path in sorted((root / package).rglob("*.py")) + sorted((root / package).rglob("*.pyi")):
         parts = list(path.relative_to(root).with_suffix("").parts)

@@ -67,10 +67,12 @@ class Needs:
             return prims, ops
         if not _is_frontend_function(obj):
             return set(), set()
-        # a decorated function (api_version.requires) is read through to the one it wraps
-        return self._function(inspect.unwrap(obj))
+        return self._function(obj)
 
     def _function(self, fn):
+        # a wrapper (api_version.requires, the element-wise functions' C fast path) is read
+        # through to the function it wraps
+        fn = inspect.unwrap(fn)
         if fn in self._memo:
             return self._memo[fn]
         prims, ops = set(), set()

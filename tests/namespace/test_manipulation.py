@@ -8,15 +8,15 @@ import candlewick as cw
 from candlewick import _core
 from _namespace_helpers import LAYOUTS, assert_same, make
 
-# unstack's rows are made by candlewick._rows (C) where it was built, else in Python; both
-# run every unstack test (CI requires the C one: CANDLEWICK_REQUIRE_ROWS_EXTENSION)
-ROW_MAKERS = ["python"] + (["c"] if _core._rows is not None else [])
+# unstack's rows are made by candlewick._native (C) where it was built, else in Python;
+# both run every unstack test (CI requires the C one: CANDLEWICK_REQUIRE_NATIVE)
+ROW_MAKERS = ["python"] + (["c"] if _core._native is not None else [])
 
 
 @pytest.fixture(params=ROW_MAKERS)
 def row_maker(request, monkeypatch):
     if request.param == "python":
-        monkeypatch.setattr(_core, "_rows", None)
+        monkeypatch.setattr(_core, "_native", None)
     return request.param
 
 

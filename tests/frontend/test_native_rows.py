@@ -1,8 +1,8 @@
-"""unstack's rows from candlewick._rows (C) and from the Python loop are the same objects
-field for field, and the C module refuses what it cannot fill (the Python loop then
-runs); tests/namespace/test_manipulation.py runs unstack's results through both."""
+"""unstack's rows from candlewick._native (C) and from the Python loop are the same
+objects field for field, and rows() refuses what it cannot fill;
+tests/namespace/test_manipulation.py runs unstack's results through both, and
+test_native_module.py the binding."""
 
-import os
 import sys
 
 import numpy as np
@@ -12,13 +12,7 @@ import candlewick as cw
 from candlewick import _core
 from candlewick.layout import Layout
 
-needs_c = pytest.mark.skipif(_core._rows is None, reason="candlewick._rows was not built here (no C compiler)")
-
-
-def test_ci_built_the_extension():
-    if os.environ.get("CANDLEWICK_REQUIRE_ROWS_EXTENSION") != "1":
-        pytest.skip("only where the build is required to compile candlewick/_rows.c (CI)")
-    assert _core._rows is not None, "candlewick._rows was not built: setup.py's optional extension failed"
+needs_c = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here (no C compiler)")
 
 
 def _fields(rows):
@@ -58,24 +52,9 @@ def test_c_rows_hold_their_references():
 
 
 @needs_c
-def test_c_module_refuses_what_it_cannot_fill():
-    rows = _core._rows
-
-    class NoSlots:
-        pass
-
-    with pytest.raises(TypeError, match="NoSlots._storage is not an object slot"):
-        rows.bind(Layout, NoSlots)
-    # the failed bind left the previous one whole
+def test_c_rows_refuse_what_they_cannot_fill():
     x = cw.asarray(np.ones((2, 2), np.float32))
-    assert len(cw.unstack(x)) == 2
     with pytest.raises(TypeError, match="not of the bound array class"):
-        rows.rows(object(), (2,), (1,), 0, 2, 2, True, 2)
+        _core._native.rows(object(), (2,), (1,), 0, 2, 2, True, 2)
     with pytest.raises(ValueError, match="count must be >= 0"):
-        rows.rows(x, (2,), (1,), 0, 2, -1, True, 2)
-
-
-def test_python_loop_after_a_class_the_c_module_cannot_bind(monkeypatch):
-    monkeypatch.setattr(_core, "_rows_bound", False)  # as after bind raised for the class
-    x = cw.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
-    assert [r.tolist() for r in cw.unstack(x)] == [[0, 1, 2], [3, 4, 5]]
+        _core._native.rows(x, (2,), (1,), 0, 2, -1, True, 2)

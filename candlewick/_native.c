@@ -1,0 +1,140 @@
+/* candlewick._native: the optional C module. Two hot spots of the front end where one
+   Python object costs more than NumPy's whole call:
+   - _native_rows.c: unstack's row views (NumPy makes a view in C in about 0.06 us; a
+     Layout and an array made in Python cost about 0.16 us a row);
+   - _native_elementwise.c: the common case of the namespace's element-wise functions
+     (two arrays of one class, dtype, device and shape), about 1 us of Python on a 20 us
+     NumPy call at 2^20 elements.
+
+   setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
+   array class once that class exists (bind_native); where it is absent or cannot bind,
+   the same code paths run in Python. This file holds the binding and the module. */
+
+#include "_native.h"
+
+#include <structmember.h>
+
+Binding cw_bound;
+
+static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
+    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
+    if (descr == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+    }
+    int is_slot = descr != NULL && PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
+                  ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX;
+    if (is_slot) {
+        *at = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    Py_XDECREF(descr);
+    if (!is_slot) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native: %s.%s is not an object slot", type->tp_name, name);
+        return -1;
+    }
+    return 0;
+}
+
+static void clear_binding(void) {
+    PyTypeObject *layout = cw_bound.layout_type, *array = cw_bound.array_type;
+    PyObject *cache = cw_bound.contiguous_cache, *make = cw_bound.contiguous_layout;
+    cw_bound.layout_type = NULL; /* first: a fast path reached from a destructor below declines */
+    cw_bound.array_type = NULL;
+    cw_bound.contiguous_cache = NULL;
+    cw_bound.contiguous_layout = NULL;
+    Py_XDECREF(layout);
+    Py_XDECREF(array);
+    Py_XDECREF(cache);
+    Py_XDECREF(make);
+}
+
+PyDoc_STRVAR(bind_doc,
+"bind(layout_type, array_type, contiguous_cache, contiguous_layout)\n\n"
+"Learn where the slots of Layout (shape, strides, offset, _contig, dense_size) and of\n"
+"the array class (_storage, _layout, _dtype, _device) lie, the dict of cached\n"
+"contiguous layouts by shape and the function that makes one. TypeError if a slot is\n"
+"not an object slot or an argument has the wrong type (the previous binding then\n"
+"stands). The fast paths then take arrays of exactly array_type.");
+
+static PyObject *bind(PyObject *module, PyObject *args) {
+    (void)module;
+    PyTypeObject *layout, *array;
+    PyObject *cache, *make;
+    Py_ssize_t at[9];
+    if (!PyArg_ParseTuple(args, "O!O!O!O:bind", &PyType_Type, &layout, &PyType_Type, &array, &PyDict_Type,
+                          &cache, &make)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(make)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.bind: contiguous_layout must be callable");
+        return NULL;
+    }
+    /* every offset read before any is kept: a failed bind leaves the previous one whole */
+    if (slot_offset(layout, "shape", &at[0]) || slot_offset(layout, "strides", &at[1]) ||
+        slot_offset(layout, "offset", &at[2]) || slot_offset(layout, "_contig", &at[3]) ||
+        slot_offset(layout, "dense_size", &at[4]) || slot_offset(array, "_storage", &at[5]) ||
+        slot_offset(array, "_layout", &at[6]) || slot_offset(array, "_dtype", &at[7]) ||
+        slot_offset(array, "_device", &at[8])) {
+        return NULL;
+    }
+    clear_binding();
+    cw_bound.shape = at[0], cw_bound.strides = at[1], cw_bound.offset = at[2];
+    cw_bound.contig = at[3], cw_bound.dense = at[4];
+    cw_bound.storage = at[5], cw_bound.layout = at[6], cw_bound.dtype = at[7], cw_bound.device = at[8];
+    cw_bound.contiguous_cache = Py_NewRef(cache);
+    cw_bound.contiguous_layout = Py_NewRef(make);
+    cw_bound.array_type = (PyTypeObject *)Py_NewRef(array);
+    cw_bound.layout_type = (PyTypeObject *)Py_NewRef(layout);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(unbind_doc,
+"unbind()\n\n"
+"Forget the binding: every fast path declines and the Python code paths run (tests use\n"
+"it to run both).");
+
+static PyObject *unbind(PyObject *module, PyObject *args) {
+    (void)module, (void)args;
+    clear_binding();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(bound_class_doc, "bound_class()\n\nThe array class bound, or None.");
+
+static PyObject *bound_class(PyObject *module, PyObject *args) {
+    (void)module, (void)args;
+    return Py_NewRef(cw_bound.array_type ? (PyObject *)cw_bound.array_type : Py_None);
+}
+
+static PyMethodDef methods[] = {
+    {"bind", bind, METH_VARARGS, bind_doc},
+    {"unbind", unbind, METH_NOARGS, unbind_doc},
+    {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
+    {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "candlewick._native",
+    .m_doc = "The optional C part of candlewick's front end: unstack's rows and the element-wise fast path",
+    .m_size = -1,
+    .m_methods = methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    if (cw_elementwise_ready() < 0) {
+        return NULL;
+    }
+    PyObject *module = PyModule_Create(&module_def);
+    if (module == NULL) {
+        return NULL;
+    }
+    if (PyModule_AddObjectRef(module, "Elementwise", (PyObject *)&cw_ElementwiseType) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
+}

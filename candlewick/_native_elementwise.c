@@ -1,0 +1,224 @@
+/* candlewick._native's Elementwise: the common case of a namespace element-wise
+   function, in C.
+
+   Elementwise(arity, op, results, method, fallback) is a callable of one or two
+   positional arguments. Where they are arrays of exactly the bound class, of one dtype
+   the op takes (results: {dtype name: result dtype}), one device and one shape, it
+   calls the storage primitive (storage.<method>(op, layout) for one array,
+   storage.<method>(op, layout1, storage2, layout2) for two) and returns a new array of
+   that class over its result: the shape's cached contiguous layout, the result dtype,
+   the device. Anything else, and any call while the module is unbound, is fallback's
+   (the same function in Python, elementwise_dispatch), with the same arguments. At 2^20
+   elements the Python form of this case costs about 1 us over a 20 us NumPy call. */
+
+#include "_native.h"
+
+#include <stddef.h>
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int arity;
+    PyObject *op, *results, *method, *fallback;
+} Elementwise;
+
+static PyObject *name_attr; /* "name", interned */
+
+/* NOT_TAKEN: the case is not this fast path's; the fallback runs. */
+#define NOT_TAKEN ((PyObject *)&cw_ElementwiseType)
+
+/* The result's contiguous layout of `shape` (new reference), from the cache or made. */
+static PyObject *contiguous_layout(PyObject *shape) {
+    PyObject *layout = PyDict_GetItemWithError(cw_bound.contiguous_cache, shape);
+    if (layout != NULL) {
+        return Py_NewRef(layout);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyObject_CallOneArg(cw_bound.contiguous_layout, shape);
+}
+
+/* A new array of `cls` over `storage` (stolen) with shape's contiguous layout. */
+static PyObject *new_array(PyTypeObject *cls, PyObject *storage, PyObject *shape, PyObject *dtype,
+                           PyObject *device) {
+    PyObject *layout = contiguous_layout(shape);
+    PyObject *out = layout == NULL ? NULL : cls->tp_alloc(cls, 0);
+    if (out == NULL) {
+        Py_DECREF(storage);
+        Py_XDECREF(layout);
+        return NULL;
+    }
+    SLOT(out, cw_bound.storage) = storage;
+    SLOT(out, cw_bound.layout) = layout;
+    SLOT(out, cw_bound.dtype) = Py_NewRef(dtype);
+    SLOT(out, cw_bound.device) = Py_NewRef(device);
+    return out;
+}
+
+/* The result dtype of `dtype` under the op (borrowed), or NULL: not taken (no error
+   set) or an error. */
+static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
+    PyObject *name = PyObject_GetAttr(dtype, name_attr);
+    if (name == NULL) {
+        PyErr_Clear(); /* not a DType: the fallback's case */
+        return NULL;
+    }
+    PyObject *result = PyDict_GetItemWithError(self->results, name);
+    Py_DECREF(name);
+    return result;
+}
+
+static PyObject *one_array(Elementwise *self, PyObject *x) {
+    PyObject *storage = SLOT(x, cw_bound.storage), *layout = SLOT(x, cw_bound.layout);
+    PyObject *dtype = SLOT(x, cw_bound.dtype), *device = SLOT(x, cw_bound.device);
+    if (storage == NULL || layout == NULL || dtype == NULL || device == NULL ||
+        Py_TYPE(layout) != cw_bound.layout_type || SLOT(layout, cw_bound.shape) == NULL) {
+        return NOT_TAKEN;
+    }
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    }
+    /* held across the primitive, which runs Python code that could rebind x's slots */
+    PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device)};
+    PyObject *args[] = {storage, self->op, layout};
+    PyObject *result = PyObject_VectorcallMethod(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *out = result == NULL ? NULL
+                                   : new_array(Py_TYPE(x), result, SLOT(layout, cw_bound.shape), out_dtype, device);
+    for (int i = 0; i < 4; i++) {
+        Py_DECREF(held[i]);
+    }
+    return out;
+}
+
+static PyObject *two_arrays(Elementwise *self, PyObject *x1, PyObject *x2) {
+    PyObject *s1 = SLOT(x1, cw_bound.storage), *l1 = SLOT(x1, cw_bound.layout);
+    PyObject *s2 = SLOT(x2, cw_bound.storage), *l2 = SLOT(x2, cw_bound.layout);
+    PyObject *dtype = SLOT(x1, cw_bound.dtype), *device = SLOT(x1, cw_bound.device);
+    if (s1 == NULL || l1 == NULL || s2 == NULL || l2 == NULL || dtype == NULL || device == NULL ||
+        dtype != SLOT(x2, cw_bound.dtype) || device != SLOT(x2, cw_bound.device) ||
+        Py_TYPE(l1) != cw_bound.layout_type || Py_TYPE(l2) != cw_bound.layout_type) {
+        return NOT_TAKEN;
+    }
+    PyObject *shape = SLOT(l1, cw_bound.shape), *shape2 = SLOT(l2, cw_bound.shape);
+    if (shape == NULL || shape2 == NULL) {
+        return NOT_TAKEN;
+    }
+    if (shape != shape2) {
+        int same = PyObject_RichCompareBool(shape, shape2, Py_EQ);
+        if (same <= 0) {
+            return same < 0 ? NULL : NOT_TAKEN;
+        }
+    }
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    }
+    PyObject *held[] = {Py_NewRef(s1), Py_NewRef(l1), Py_NewRef(s2), Py_NewRef(l2),
+                        Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
+    PyObject *args[] = {s1, self->op, l1, s2, l2};
+    PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *out = result == NULL ? NULL : new_array(Py_TYPE(x1), result, shape, out_dtype, device);
+    for (int i = 0; i < 7; i++) {
+        Py_DECREF(held[i]);
+    }
+    return out;
+}
+
+static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Elementwise *self = (Elementwise *)callable;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    PyTypeObject *cls = cw_bound.array_type;
+    if (kwnames == NULL && n == self->arity && cls != NULL && Py_TYPE(args[0]) == cls &&
+        (n == 1 || Py_TYPE(args[1]) == cls)) {
+        PyObject *out = n == 1 ? one_array(self, args[0]) : two_arrays(self, args[0], args[1]);
+        if (out != NOT_TAKEN) {
+            return out;
+        }
+    }
+    return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
+}
+
+static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    int arity;
+    PyObject *op, *results, *method, *fallback;
+    static char *names[] = {"arity", "op", "results", "method", "fallback", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO!UO:Elementwise", names, &arity, &op, &PyDict_Type,
+                                     &results, &method, &fallback)) {
+        return NULL;
+    }
+    if (arity != 1 && arity != 2) {
+        PyErr_SetString(PyExc_ValueError, "candlewick._native.Elementwise: arity must be 1 or 2");
+        return NULL;
+    }
+    if (!PyCallable_Check(fallback)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.Elementwise: fallback must be callable");
+        return NULL;
+    }
+    Elementwise *self = (Elementwise *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->vectorcall = call;
+    self->arity = arity;
+    self->op = Py_NewRef(op);
+    self->results = Py_NewRef(results);
+    self->method = Py_NewRef(method);
+    PyUnicode_InternInPlace(&self->method);
+    self->fallback = Py_NewRef(fallback);
+    return (PyObject *)self;
+}
+
+static int traverse(Elementwise *self, visitproc visit, void *arg) {
+    Py_VISIT(self->op);
+    Py_VISIT(self->results);
+    Py_VISIT(self->method);
+    Py_VISIT(self->fallback);
+    return 0;
+}
+
+static int clear(Elementwise *self) {
+    Py_CLEAR(self->op);
+    Py_CLEAR(self->results);
+    Py_CLEAR(self->method);
+    Py_CLEAR(self->fallback);
+    return 0;
+}
+
+static void dealloc(Elementwise *self) {
+    PyObject_GC_UnTrack(self);
+    clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *get_fallback(Elementwise *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->fallback);
+}
+
+static PyGetSetDef getset[] = {
+    {"fallback", (getter)get_fallback, NULL, "the Python function run where the fast path declines", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+PyTypeObject cw_ElementwiseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "candlewick._native.Elementwise",
+    .tp_basicsize = sizeof(Elementwise),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "Elementwise(arity, op, results, method, fallback): a namespace element-wise function's "
+              "common case in C, anything else fallback's",
+    .tp_new = make,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Elementwise, vectorcall),
+    .tp_traverse = (traverseproc)traverse,
+    .tp_clear = (inquiry)clear,
+    .tp_dealloc = (destructor)dealloc,
+    .tp_getset = getset,
+};
+
+int cw_elementwise_ready(void) {
+    name_attr = PyUnicode_InternFromString("name");
+    return name_attr == NULL ? -1 : PyType_Ready(&cw_ElementwiseType);
+}

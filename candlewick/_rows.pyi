@@ -1,6 +1,0 @@
-# the optional C module candlewick/_rows.c (see its header)
-from typing import Any
-
-def bind(layout_type: type, array_type: type, /) -> None: ...
-def rows(x: Any, shape: tuple[int, ...], strides: tuple[int, ...], start: int, step: int, count: int,
-         contiguous: bool | None, first_dense_size: int, /) -> tuple[Any, ...]: ...

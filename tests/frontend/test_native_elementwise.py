@@ -1,0 +1,180 @@
+"""The element-wise functions' fast path in C (candlewick._native.Elementwise) gives what
+their Python path gives, field for field, for every generated function; it hands every
+other case to the Python path with the same arguments; errors and references pass
+through it intact. (test_native_module.py: the binding.)"""
+
+import gc
+import sys
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import _core, elementwise
+from candlewick.array import Array
+from candlewick.opdefs import BinaryOp, UnaryOp
+
+pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+
+FAST = [n for n in elementwise.__all__ if hasattr(getattr(elementwise, n), "__wrapped__")]
+UNARY = [n for n in FAST if getattr(elementwise, n).__code__.co_argcount == 1]
+BINARY = [n for n in FAST if n not in UNARY]
+DTYPES = ["bool", "uint8", "int32", "int64", "float32", "float64", "complex64"]
+
+
+def test_every_generated_function_has_the_fast_path():
+    written_by_hand = {"logical_not", "positive", "clip", "real", "imag"}  # (real, imag: views)
+    assert set(FAST) == set(elementwise.__all__) - written_by_hand
+
+
+def _host(dtype, seed):
+    values = np.array([[1, 2, 3, 0], [3, 1, 2, 2], [0, 1, 5, 4]]) + seed
+    if dtype in ("float32", "float64", "complex64"):
+        values = values / 8 + 0.125
+    return values.astype(dtype)
+
+
+def _operand(dtype, layout, seed):
+    x = cw.asarray(_host(dtype, seed))
+    if layout == "transposed":
+        return x.T
+    if layout == "offset":
+        return x[1:]
+    return x
+
+
+def _outcome(fn, args):
+    try:
+        out = fn(*args)
+    except Exception as exc:  # both paths must fail alike
+        return ("raised", type(exc), str(exc))
+    lay = out._layout
+    return (type(out), out._dtype, out._device, lay.shape, lay.strides, lay.offset, lay._contig,
+            lay.dense_size, cw.to_numpy(out).tobytes())
+
+
+def _both_paths(fn, args):
+    """(C path's outcome, Python path's outcome) of ``fn(*args)``."""
+    fast = _outcome(fn, args)
+    _core._native.unbind()
+    try:
+        python = _outcome(fn, args)
+    finally:
+        _core.bind_native(Array)
+    return fast, python
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "offset"])
+@pytest.mark.parametrize("name", UNARY)
+def test_unary_equals_the_python_path(name, layout):
+    fn = getattr(cw, name)
+    for dtype in DTYPES:
+        fast, python = _both_paths(fn, (_operand(dtype, layout, 0),))
+        assert fast == python, (name, dtype)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "offset"])
+@pytest.mark.parametrize("name", BINARY)
+def test_binary_equals_the_python_path(name, layout):
+    fn = getattr(cw, name)
+    for dtype in DTYPES:
+        x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
+        for args in ((x1, x2), (x1, x1)):
+            fast, python = _both_paths(fn, args)
+            assert fast == python, (name, dtype)
+
+
+@pytest.mark.parametrize("name", ["add", "less", "logical_and", "bitwise_xor", "atan2"])
+def test_other_cases_equal_the_python_path(name):
+    """Cases the C path hands on: promotion, broadcasting, Python scalars, 0-d and empty
+    arrays, a non-array operand."""
+    fn = getattr(cw, name)
+    f32, i32 = _operand("float32", "contiguous", 0), _operand("int32", "contiguous", 1)
+    for args in ((f32, i32), (i32, i32[0]), (f32, 2), (3, i32), (f32[0, 0], f32[1, 1]),
+                 (f32[:0], f32[:0]), (f32, [1, 2]), ("a", f32)):
+        fast, python = _both_paths(fn, args)
+        assert fast == python, (name, args)
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *args, **kwargs):
+        self.calls.append((args, kwargs))
+        return "fallback"
+
+
+def _arrays():
+    x = cw.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    return x, cw.asarray(np.ones((2, 3), np.float32))
+
+
+def test_the_common_case_runs_in_c():
+    fallback = Recorder()
+    add = _core._native.Elementwise(2, BinaryOp.ADD, _core.RESULT_BY_NAME[BinaryOp.ADD], "binary", fallback)
+    exp = _core._native.Elementwise(1, UnaryOp.EXP, _core.RESULT_BY_NAME[UnaryOp.EXP], "unary", fallback)
+    x, y = _arrays()
+    total, e = add(x, y), exp(x)
+    assert fallback.calls == []
+    assert type(total) is Array and total._layout is _core.contiguous_layout((2, 3))
+    assert total.tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert np.array_equal(cw.to_numpy(e), np.exp(np.arange(6, dtype=np.float32).reshape(2, 3)))
+    assert gc.is_tracked(total) and gc.is_tracked(e)
+
+
+def test_everything_else_goes_to_the_fallback_unchanged():
+    fallback = Recorder()
+    divide = _core._native.Elementwise(2, BinaryOp.DIVIDE, _core.RESULT_BY_NAME[BinaryOp.DIVIDE], "binary",
+                                       fallback)
+    x, y = _arrays()
+
+    class Sub(Array):
+        __slots__ = ()
+
+    other_device = _core.new_array(Array, x._storage, (2, 3), x._dtype, object())
+    sub = _core.new_array(Sub, x._storage, (2, 3), x._dtype, x._device)
+    ints = cw.asarray(np.ones((2, 3), np.int32))
+    cases = [(x, y.astype(cw.float64)), (x, y[0]), (x, 2.0), (2.0, x), (ints, ints), (x, other_device),
+             (sub, sub), (x,), (x, y, y), (None, None)]
+    for args in cases:
+        assert divide(*args) == "fallback"
+        assert fallback.calls[-1] == (args, {})
+    assert divide(x, x2=y) == "fallback" and fallback.calls[-1] == ((x,), {"x2": y})
+    assert divide.fallback is fallback
+
+
+def test_errors_and_references_pass_through():
+    x, _ = _arrays()
+
+    class Failing:
+        def binary(self, *args):
+            raise RuntimeError("the primitive failed")
+
+    bad = _core.new_array(Array, Failing(), (2, 3), x._dtype, x._device)
+    parts = (bad._storage, bad._layout, bad._device)
+    counts = [sys.getrefcount(p) for p in parts]
+    with pytest.raises(RuntimeError, match="the primitive failed"):
+        cw.add(bad, bad)
+    assert [sys.getrefcount(p) for p in parts] == counts
+
+    parts = (x._storage, x._layout, x._device)  # (a dtype is referenced from everywhere)
+    counts = [sys.getrefcount(p) for p in parts]
+    out = cw.multiply(x, x)
+    # the result holds one reference to its (shared) layout and device, and its storage
+    assert [sys.getrefcount(p) for p in parts] == [counts[0], counts[1] + 1, counts[2] + 1]
+    storage = out._storage
+    assert sys.getrefcount(storage) == 3  # out's slot, the local and the call's argument
+    del out
+    assert [sys.getrefcount(p) for p in parts] == counts
+    assert sys.getrefcount(storage) == 2
+
+
+def test_construction_is_checked():
+    native = _core._native
+    with pytest.raises(ValueError, match="arity must be 1 or 2"):
+        native.Elementwise(3, BinaryOp.ADD, {}, "binary", print)
+    with pytest.raises(TypeError, match="fallback must be callable"):
+        native.Elementwise(2, BinaryOp.ADD, {}, "binary", None)
+    with pytest.raises(TypeError):
+        native.Elementwise(2, BinaryOp.ADD, [], "binary", print)
