@@ -12,4 +12,5 @@ NATIVE = Extension(
     optional=True,
 )
 
-setup(ext_modules=[NATIVE])
+if __name__ == "__main__":  # (setuptools runs it so; tools/build_native.py reads NATIVE alone)
+    setup(ext_modules=[NATIVE])

@@ -144,14 +144,16 @@ class Layout:
     def slice(self, axis, start, stop, step):
         """Basic slicing on one axis; start/stop/step already normalized by ``slice.indices``."""
         n = len(range(start, stop, step))
-        shape = list(self.shape)
-        strides = list(self.strides)
+        shape, strides, offset = self.shape, self.strides, self.offset
+        stride = strides[axis]
         # an empty result keeps its offset: moving it could point past the buffer's end
-        offset = self.offset + (start * strides[axis] if n and self.size else 0)
-        shape[axis] = n
-        strides[axis] *= step
+        if n and start and 0 not in shape:
+            offset += start * stride
+        shape = shape[:axis] + (n,) + shape[axis + 1 :]
+        if step != 1:
+            strides = strides[:axis] + (stride * step,) + strides[axis + 1 :]
         # a step-1 slice of a C-contiguous layout's leading axis is C-contiguous
-        return Layout(tuple(shape), tuple(strides), offset, True if step == 1 and not axis and self._contig else None)
+        return Layout(shape, strides, offset, True if step == 1 and not axis and self._contig else None)
 
     def select(self, axis, index):
         """Drop ``axis`` by picking ``index`` (already in range, non-negative)."""

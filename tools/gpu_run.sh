@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one GPU runner (see docs/verification.md): on a machine with an NVIDIA GPU and no
-# network, build the HIP-on-CUDA shim, install the carried wheels, run the chosen stages.
+# network, build the HIP-on-CUDA shim and candlewick's optional C module
+# (tools/build_native.py), install the carried wheels, run the chosen stages.
 #
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
@@ -118,6 +119,13 @@ if compgen -G ".whl/*.whl" >/dev/null; then
 else
     note "wheels: none in .whl/ (tools/fetch_wheels.sh fetches them)"
     export PYTHONPATH="$root${PYTHONPATH:+:$PYTHONPATH}"
+fi
+
+# --- candlewick's optional C module, compiled in place as an install from source would --------
+if python3 tools/build_native.py >"$W/native_build.log" 2>&1; then
+    note "native: $(tail -n 1 "$W/native_build.log")"
+else
+    note "native: not built, the Python paths run ($(tail -n 1 "$W/native_build.log"))"
 fi
 
 # --- the shim and the CUDA libraries it opens (the one fatal step) ---------------------------
