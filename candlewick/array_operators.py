@@ -13,7 +13,8 @@ import numpy as np
 
 from . import elementwise as _ew
 from . import linalg_ops as _linalg_ops
-from ._core import ArrayBase, is_scalar
+from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
+from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
 from .opdefs import BinaryOp, CompareOp
 from .writes import check_writable
@@ -170,7 +171,8 @@ def _operator_methods(op, short, symbol, plain_operands):
     for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, inplace)), docs):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
-        yield name, name_code(fn, f"Array.{name}")
+        fn = name_code(fn, f"Array.{name}")
+        yield name, _common_case_in_c(fn, op, "binary") if fn is fwd else fn
 
 
 def _comparison_method(op, short, plain_operands):
@@ -184,7 +186,19 @@ def _comparison_method(op, short, plain_operands):
 
     cmp.__name__ = cmp.__qualname__ = name
     cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."
-    return name, name_code(cmp, f"Array.{name}")
+    return name, _common_case_in_c(name_code(cmp, f"Array.{name}"), op, "compare")
+
+
+def _common_case_in_c(method, op, primitive):
+    """The operator ``method`` with two arrays of one class, dtype, device and shape run in
+    C where candlewick._native was built (``elementwise_dispatch.in_c``: the namespace
+    function's case, the same result), named as ``method`` is."""
+    fast = in_c(method, 2, op, RESULT_BY_NAME[op], primitive)
+    if fast is not method:
+        fast.__name__ = fast.__qualname__ = method.__name__
+        fast.__doc__ = method.__doc__
+        name_code(fast, f"Array.{method.__name__}")
+    return fast
 
 
 _BINARY_OPS = {

@@ -8,7 +8,7 @@ generated functions, with the common case (arrays of one dtype the op takes, one
 one device) inline and anything else through the three. The hot paths build their
 result as ``new_array`` does, inlined: at 16 elements each Python call is a visible
 share of the function's cost. Where the optional C module candlewick._native was built,
-that inline case runs in C (``_in_c``), with the Python function as its fallback.
+that inline case runs in C (``in_c``), with the Python function as its fallback.
 """
 
 from __future__ import annotations
@@ -152,10 +152,12 @@ def _compare_scalar(op, x, value, reflected, fname):
 
 # --- the namespace's generated functions ---------------------------------------------------
 
-def _in_c(fn, arity, op, results, method):
-    """``fn`` with its inline case run in C, where candlewick._native was built: the same
-    case (arrays of exactly the bound class) calling the same primitive ``method``, and
-    anything else still ``fn``'s. At 2^20 elements the case costs about 1 us in Python."""
+def in_c(fn, arity, op, results, method):
+    """``fn`` with its common case run in C, where candlewick._native was built: arrays of
+    exactly the bound class, of one dtype in ``results`` (``RESULT_BY_NAME[op]``), one
+    device and one shape, through the storage primitive ``method``; anything else still
+    ``fn``'s. ``fn`` must give that case the same result (the generated functions' inline
+    case, the forward operators). At 2^20 elements the case costs about 1 us in Python."""
     if _native is None:
         return fn
     fast = _native.Elementwise(arity, op, results, method, fn)
@@ -189,7 +191,7 @@ def unary_function(op, fname):
                 return out
         return unary(op, x, fname)
 
-    return _in_c(fn, 1, op, results, "unary")
+    return in_c(fn, 1, op, results, "unary")
 
 
 def _two_array_function(op, fname, method, fallback):
@@ -214,7 +216,7 @@ def _two_array_function(op, fname, method, fallback):
                 return out
         return fallback(op, x1, x2, fname)
 
-    return _in_c(fn, 2, op, results, method)
+    return in_c(fn, 2, op, results, method)
 
 
 def binary_function(op, fname):

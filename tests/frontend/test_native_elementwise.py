@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick import _core, elementwise
+from candlewick import _core, array_operators, elementwise
 from candlewick.array import Array
 from candlewick.opdefs import BinaryOp, UnaryOp
 
@@ -81,6 +81,25 @@ def test_binary_equals_the_python_path(name, layout):
         x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
         for args in ((x1, x2), (x1, x1)):
             fast, python = _both_paths(fn, args)
+            assert fast == python, (name, dtype)
+
+
+OPERATORS = [f"__{short}__" for short in (*array_operators._BINARY_OPS, *array_operators._COMPARE_OPS)]
+
+
+def test_every_forward_operator_has_the_fast_path():
+    assert all(hasattr(getattr(Array, name), "__wrapped__") for name in OPERATORS)
+    assert not any(hasattr(getattr(Array, name), "__wrapped__") for name in ("__iadd__", "__radd__", "__neg__"))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+@pytest.mark.parametrize("name", OPERATORS)
+def test_operator_equals_the_python_path(name, layout):
+    method = getattr(Array, name)
+    for dtype in DTYPES:
+        x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
+        for args in ((x1, x2), (x1, 2), (x1, x2[0])):
+            fast, python = _both_paths(method, args)
             assert fast == python, (name, dtype)
 
 
