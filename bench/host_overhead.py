@@ -114,8 +114,22 @@ def run_namespace(n):
             except Exception as exc:  # a peer lacking a function is recorded, not fatal
                 row[lib] = None
                 row[f"{lib} error"] = f"{type(exc).__name__}: {exc}"[:200]
-        rows.append({**row, **interleaved(fns, rounds=7 if n > 100_000 else 9)})
+        large = n > 100_000
+        row.update(interleaved(fns, rounds=LARGE_ROUNDS if large else 9))
+        if large and meets(row, n) is False and not fixed_cost(row):
+            again = interleaved(fns, rounds=CONFIRM_ROUNDS)
+            row.update({lib: min(row[lib], again[lib]) for lib in again})
+            row["re-timed"] = True
+        rows.append(row)
     return rows
+
+
+#: interleaved rounds per row at 2^20 elements; a row over the 5 % line after them (not a
+#: fixed cost) is timed for CONFIRM_ROUNDS more, every library again, and the minimum over
+#: all rounds kept: on the shared VM one library's few rounds can all fall in a burst of
+#: other load (a row 10-20 µs over in one run and within 1 % the next)
+LARGE_ROUNDS = 7
+CONFIRM_ROUNDS = 14
 
 
 def fmt(t):
@@ -176,6 +190,10 @@ def summary(rows, n):
     wrapped = [r["op"] for r in rows if meets(r, n) is False and as_strict(r)]
     line += f" ({len(wrapped)} more no slower than array-api-strict)" if wrapped else ""
     line += f"; not: {', '.join(missed)}" if missed else ""
+    again = [r["op"] for r in rows if r.get("re-timed")]
+    if again:
+        line += (f"; re-timed for {CONFIRM_ROUNDS} more rounds after {LARGE_ROUNDS} (over the line at first): "
+                 f"{', '.join(again)}")
     if n > 16 and missed:
         fixed = [r["op"] for r in rows if meets(r, n) is False and fixed_cost(r)]
         passes = [op for op in missed if op not in fixed]
@@ -215,7 +233,9 @@ def main(argv=None):
           "(slices, reshape, broadcast_to, finfo...) cost the same at any size, so their 2^20 row is "
           "their 16-element overhead again; element-wise rows call the very NumPy function of the NumPy "
           "row, and their spread on this shared machine is that of array-api-strict, a thin wrapper over "
-          "the same call (last column).", ""]
+          "the same call (last column). A 2^20 row over the 5 % line after "
+          f"{LARGE_ROUNDS} interleaved rounds (not a fixed cost) is timed for {CONFIRM_ROUNDS} more, "
+          "every library, and the minimum over all rounds kept; the summary names those rows.", ""]
     for n, rows in namespace.items():
         md += [f"## Every namespace function at {n} elements", "",
                summary(rows, n), ""] + table(rows, n)
