@@ -50,6 +50,25 @@ static void clear_binding(void) {
     Py_XDECREF(make);
 }
 
+int cw_hold_binding(Binding *held) {
+    if (cw_bound.layout_type == NULL) {
+        return 0;
+    }
+    *held = cw_bound;
+    Py_INCREF(held->layout_type);
+    Py_INCREF(held->array_type);
+    Py_INCREF(held->contiguous_cache);
+    Py_INCREF(held->contiguous_layout);
+    return 1;
+}
+
+void cw_release_binding(Binding *held) {
+    Py_DECREF(held->layout_type);
+    Py_DECREF(held->array_type);
+    Py_DECREF(held->contiguous_cache);
+    Py_DECREF(held->contiguous_layout);
+}
+
 PyDoc_STRVAR(bind_doc,
 "bind(layout_type, array_type, contiguous_cache, contiguous_layout)\n\n"
 "Learn where the slots of Layout (shape, strides, offset, _contig, dense_size) and of\n"

@@ -24,6 +24,12 @@ typedef struct {
 
 extern Binding cw_bound;
 
+/* A copy of the binding whose objects stay alive while a fast path runs code that could
+   bind again or unbind (a primitive in Python, a finalizer run by the garbage collector
+   during an allocation): 1 and the copy held, or 0 where nothing is bound. */
+int cw_hold_binding(Binding *held);
+void cw_release_binding(Binding *held);
+
 /* _native_rows.c */
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);

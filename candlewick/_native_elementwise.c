@@ -28,31 +28,31 @@ static PyObject *name_attr; /* "name", interned */
 #define NOT_TAKEN ((PyObject *)&cw_ElementwiseType)
 
 /* The result's contiguous layout of `shape` (new reference), from the cache or made. */
-static PyObject *contiguous_layout(PyObject *shape) {
-    PyObject *layout = PyDict_GetItemWithError(cw_bound.contiguous_cache, shape);
+static PyObject *contiguous_layout(const Binding *b, PyObject *shape) {
+    PyObject *layout = PyDict_GetItemWithError(b->contiguous_cache, shape);
     if (layout != NULL) {
         return Py_NewRef(layout);
     }
     if (PyErr_Occurred()) {
         return NULL;
     }
-    return PyObject_CallOneArg(cw_bound.contiguous_layout, shape);
+    return PyObject_CallOneArg(b->contiguous_layout, shape);
 }
 
 /* A new array of `cls` over `storage` (stolen) with shape's contiguous layout. */
-static PyObject *new_array(PyTypeObject *cls, PyObject *storage, PyObject *shape, PyObject *dtype,
-                           PyObject *device) {
-    PyObject *layout = contiguous_layout(shape);
+static PyObject *new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape,
+                           PyObject *dtype, PyObject *device) {
+    PyObject *layout = contiguous_layout(b, shape);
     PyObject *out = layout == NULL ? NULL : cls->tp_alloc(cls, 0);
     if (out == NULL) {
         Py_DECREF(storage);
         Py_XDECREF(layout);
         return NULL;
     }
-    SLOT(out, cw_bound.storage) = storage;
-    SLOT(out, cw_bound.layout) = layout;
-    SLOT(out, cw_bound.dtype) = Py_NewRef(dtype);
-    SLOT(out, cw_bound.device) = Py_NewRef(device);
+    SLOT(out, b->storage) = storage;
+    SLOT(out, b->layout) = layout;
+    SLOT(out, b->dtype) = Py_NewRef(dtype);
+    SLOT(out, b->device) = Py_NewRef(device);
     return out;
 }
 
@@ -69,11 +69,11 @@ static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
     return result;
 }
 
-static PyObject *one_array(Elementwise *self, PyObject *x) {
-    PyObject *storage = SLOT(x, cw_bound.storage), *layout = SLOT(x, cw_bound.layout);
-    PyObject *dtype = SLOT(x, cw_bound.dtype), *device = SLOT(x, cw_bound.device);
+static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
     if (storage == NULL || layout == NULL || dtype == NULL || device == NULL ||
-        Py_TYPE(layout) != cw_bound.layout_type || SLOT(layout, cw_bound.shape) == NULL) {
+        Py_TYPE(layout) != b->layout_type || SLOT(layout, b->shape) == NULL) {
         return NOT_TAKEN;
     }
     PyObject *out_dtype = result_dtype(self, dtype);
@@ -85,23 +85,23 @@ static PyObject *one_array(Elementwise *self, PyObject *x) {
     PyObject *args[] = {storage, self->op, layout};
     PyObject *result = PyObject_VectorcallMethod(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     PyObject *out = result == NULL ? NULL
-                                   : new_array(Py_TYPE(x), result, SLOT(layout, cw_bound.shape), out_dtype, device);
+                                   : new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 4; i++) {
         Py_DECREF(held[i]);
     }
     return out;
 }
 
-static PyObject *two_arrays(Elementwise *self, PyObject *x1, PyObject *x2) {
-    PyObject *s1 = SLOT(x1, cw_bound.storage), *l1 = SLOT(x1, cw_bound.layout);
-    PyObject *s2 = SLOT(x2, cw_bound.storage), *l2 = SLOT(x2, cw_bound.layout);
-    PyObject *dtype = SLOT(x1, cw_bound.dtype), *device = SLOT(x1, cw_bound.device);
+static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
+    PyObject *s1 = SLOT(x1, b->storage), *l1 = SLOT(x1, b->layout);
+    PyObject *s2 = SLOT(x2, b->storage), *l2 = SLOT(x2, b->layout);
+    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
     if (s1 == NULL || l1 == NULL || s2 == NULL || l2 == NULL || dtype == NULL || device == NULL ||
-        dtype != SLOT(x2, cw_bound.dtype) || device != SLOT(x2, cw_bound.device) ||
-        Py_TYPE(l1) != cw_bound.layout_type || Py_TYPE(l2) != cw_bound.layout_type) {
+        dtype != SLOT(x2, b->dtype) || device != SLOT(x2, b->device) ||
+        Py_TYPE(l1) != b->layout_type || Py_TYPE(l2) != b->layout_type) {
         return NOT_TAKEN;
     }
-    PyObject *shape = SLOT(l1, cw_bound.shape), *shape2 = SLOT(l2, cw_bound.shape);
+    PyObject *shape = SLOT(l1, b->shape), *shape2 = SLOT(l2, b->shape);
     if (shape == NULL || shape2 == NULL) {
         return NOT_TAKEN;
     }
@@ -119,7 +119,7 @@ static PyObject *two_arrays(Elementwise *self, PyObject *x1, PyObject *x2) {
                         Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
     PyObject *args[] = {s1, self->op, l1, s2, l2};
     PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    PyObject *out = result == NULL ? NULL : new_array(Py_TYPE(x1), result, shape, out_dtype, device);
+    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);
     }
@@ -129,10 +129,13 @@ static PyObject *two_arrays(Elementwise *self, PyObject *x1, PyObject *x2) {
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Elementwise *self = (Elementwise *)callable;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
-    PyTypeObject *cls = cw_bound.array_type;
-    if (kwnames == NULL && n == self->arity && cls != NULL && Py_TYPE(args[0]) == cls &&
-        (n == 1 || Py_TYPE(args[1]) == cls)) {
-        PyObject *out = n == 1 ? one_array(self, args[0]) : two_arrays(self, args[0], args[1]);
+    Binding b;
+    if (kwnames == NULL && n == self->arity && cw_hold_binding(&b)) {
+        PyObject *out = NOT_TAKEN;
+        if (Py_TYPE(args[0]) == b.array_type && (n == 1 || Py_TYPE(args[1]) == b.array_type)) {
+            out = n == 1 ? one_array(&b, self, args[0]) : two_arrays(&b, self, args[0], args[1]);
+        }
+        cw_release_binding(&b);
         if (out != NOT_TAKEN) {
             return out;
         }

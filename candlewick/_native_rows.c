@@ -21,56 +21,62 @@ PyObject *cw_rows(PyObject *module, PyObject *args) {
                           &start, &step, &count, &contiguous, &first_dense)) {
         return NULL;
     }
-    if (cw_bound.array_type == NULL || Py_TYPE(x) != cw_bound.array_type) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.rows: x is not of the bound array class");
-        return NULL;
-    }
     if (count < 0) {
         PyErr_SetString(PyExc_ValueError, "candlewick._native.rows: count must be >= 0");
         return NULL;
     }
-    PyObject *storage = SLOT(x, cw_bound.storage), *dtype = SLOT(x, cw_bound.dtype);
-    PyObject *device = SLOT(x, cw_bound.device);
-    if (storage == NULL || dtype == NULL || device == NULL) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.rows: x is not a complete array");
+    Binding b;
+    if (!cw_hold_binding(&b)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.rows: no array class is bound");
         return NULL;
     }
-    PyObject *not_dense = PyLong_FromLong(-1);
-    PyObject *out = PyTuple_New(count);
-    if (not_dense == NULL || out == NULL) {
-        goto fail;
+    PyObject *out = NULL, *not_dense = NULL;
+    PyObject *parts[3] = {NULL, NULL, NULL}; /* x's storage, dtype and device, held while allocating */
+    if (Py_TYPE(x) != b.array_type) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.rows: x is not of the bound array class");
+        goto done;
     }
-    for (Py_ssize_t i = 0; i < count; i++) {
+    parts[0] = SLOT(x, b.storage), parts[1] = SLOT(x, b.dtype), parts[2] = SLOT(x, b.device);
+    if (parts[0] == NULL || parts[1] == NULL || parts[2] == NULL) {
+        parts[0] = parts[1] = parts[2] = NULL;
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.rows: x is not a complete array");
+        goto done;
+    }
+    for (int k = 0; k < 3; k++) {
+        Py_INCREF(parts[k]);
+    }
+    not_dense = PyLong_FromLong(-1);
+    out = not_dense == NULL ? NULL : PyTuple_New(count);
+    for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
         PyObject *offset = PyLong_FromSsize_t(start + i * step);
-        if (offset == NULL) {
-            goto fail;
-        }
-        PyObject *layout = cw_bound.layout_type->tp_alloc(cw_bound.layout_type, 0);
+        PyObject *layout = offset == NULL ? NULL : b.layout_type->tp_alloc(b.layout_type, 0);
         if (layout == NULL) {
-            Py_DECREF(offset);
-            goto fail;
+            Py_XDECREF(offset);
+            Py_CLEAR(out);
+            break;
         }
-        SLOT(layout, cw_bound.shape) = Py_NewRef(shape);
-        SLOT(layout, cw_bound.strides) = Py_NewRef(strides);
-        SLOT(layout, cw_bound.offset) = offset;
-        SLOT(layout, cw_bound.contig) = Py_NewRef(contiguous);
-        SLOT(layout, cw_bound.dense) = Py_NewRef(i == 0 ? first_dense : not_dense);
-        PyObject *array = cw_bound.array_type->tp_alloc(cw_bound.array_type, 0);
+        SLOT(layout, b.shape) = Py_NewRef(shape);
+        SLOT(layout, b.strides) = Py_NewRef(strides);
+        SLOT(layout, b.offset) = offset;
+        SLOT(layout, b.contig) = Py_NewRef(contiguous);
+        SLOT(layout, b.dense) = Py_NewRef(i == 0 ? first_dense : not_dense);
+        PyObject *array = b.array_type->tp_alloc(b.array_type, 0);
         if (array == NULL) {
             Py_DECREF(layout);
-            goto fail;
+            Py_CLEAR(out);
+            break;
         }
-        SLOT(array, cw_bound.storage) = Py_NewRef(storage);
-        SLOT(array, cw_bound.layout) = layout;
-        SLOT(array, cw_bound.dtype) = Py_NewRef(dtype);
-        SLOT(array, cw_bound.device) = Py_NewRef(device);
+        SLOT(array, b.storage) = Py_NewRef(parts[0]);
+        SLOT(array, b.layout) = layout;
+        SLOT(array, b.dtype) = Py_NewRef(parts[1]);
+        SLOT(array, b.device) = Py_NewRef(parts[2]);
         PyTuple_SET_ITEM(out, i, array);
     }
-    Py_DECREF(not_dense);
-    return out;
-
-fail:
+done:
+    for (int k = 0; k < 3; k++) {
+        Py_XDECREF(parts[k]);
+    }
     Py_XDECREF(not_dense);
-    Py_XDECREF(out);
-    return NULL;
+    cw_release_binding(&b);
+    return out;
 }

@@ -197,3 +197,25 @@ def test_construction_is_checked():
         native.Elementwise(2, BinaryOp.ADD, {}, "binary", None)
     with pytest.raises(TypeError):
         native.Elementwise(2, BinaryOp.ADD, [], "binary", print)
+
+
+def test_a_primitive_that_unbinds_the_module_mid_call():
+    """The fast path holds the binding it started with: a primitive (or a finalizer run by
+    the garbage collector) that unbinds or rebinds the module cannot leave it without
+    the cache and offsets it is using."""
+    x, _ = _arrays()
+    real = x._storage
+
+    class Unbinding:
+        def binary(self, op, l1, rhs, l2):
+            _core._native.unbind()
+            return real.binary(op, l1, real, l2)
+
+    odd = _core.new_array(Array, Unbinding(), (2, 3), x._dtype, x._device)
+    try:
+        out = cw.add(odd, odd)
+        assert _core._native.bound_class() is None
+        assert type(out) is Array and out._layout is _core.contiguous_layout((2, 3))
+        assert out.tolist() == [[0, 2, 4], [6, 8, 10]]
+    finally:
+        _core.bind_native(Array)
