@@ -88,7 +88,8 @@ def variants(peers):
         c_in = cupy.asarray
         out["gelu"]["cupy eager"] = (c_in, lambda x: gelu(cupy, x))
         try:
-            out["gelu"]["cupy.fuse"] = (c_in, cupy.fuse(lambda x: gelu(cupy, x)))
+            # cupy.fuse names its kernel after the function, and "<lambda>" is no C identifier
+            out["gelu"]["cupy.fuse"] = (c_in, cupy.fuse(kernel_name="gelu_tanh")(lambda x: gelu(cupy, x)))
             out["gelu"]["cupy ElementwiseKernel"] = (c_in, cupy.ElementwiseKernel(*CUPY_GELU))
         except Exception as exc:  # noqa: BLE001
             out["gelu"]["cupy.fuse"] = exc
@@ -150,7 +151,8 @@ def markdown(figures):
                 lines.append(f"| {name} | {row['us']:.1f} | {row['GBps']:.0f} | {share} | "
                              f"{row.get('first_call_s', 0):.2f} |")
             else:
-                lines.append(f"| {name} | {row.get('error', '-')[:120]} | | | |")
+                error = " ".join(row.get("error", "-").split()).replace("|", "/")  # one table cell
+                lines.append(f"| {name} | {error[:120]} | | | |")
         lines.append("")
     return lines
 
