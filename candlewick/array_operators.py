@@ -172,7 +172,9 @@ def _operator_methods(op, short, symbol, plain_operands):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
         fn = name_code(fn, f"Array.{name}")
-        yield name, _common_case_in_c(fn, op, "binary") if fn is fwd else fn
+        # the forward operator's two-array case in C where candlewick._native was built: the
+        # namespace function's case, the same result
+        yield name, in_c(fn, 2, op, RESULT_BY_NAME[op], "binary") if fn is fwd else fn
 
 
 def _comparison_method(op, short, plain_operands):
@@ -186,19 +188,7 @@ def _comparison_method(op, short, plain_operands):
 
     cmp.__name__ = cmp.__qualname__ = name
     cmp.__doc__ = f"The element-wise ``{op.value}`` comparison of x and y: a bool array."
-    return name, _common_case_in_c(name_code(cmp, f"Array.{name}"), op, "compare")
-
-
-def _common_case_in_c(method, op, primitive):
-    """The operator ``method`` with two arrays of one class, dtype, device and shape run in
-    C where candlewick._native was built (``elementwise_dispatch.in_c``: the namespace
-    function's case, the same result), named as ``method`` is."""
-    fast = in_c(method, 2, op, RESULT_BY_NAME[op], primitive)
-    if fast is not method:
-        fast.__name__ = fast.__qualname__ = method.__name__
-        fast.__doc__ = method.__doc__
-        name_code(fast, f"Array.{method.__name__}")
-    return fast
+    return name, in_c(name_code(cmp, f"Array.{name}"), 2, op, RESULT_BY_NAME[op], "compare")
 
 
 _BINARY_OPS = {

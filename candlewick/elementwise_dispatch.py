@@ -13,6 +13,7 @@ that inline case runs in C (``in_c``), with the Python function as its fallback.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
@@ -20,7 +21,7 @@ from ._core import (
     RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts,
     contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
-from .errors import ArgumentTypeError, DTypeError
+from .errors import ArgumentTypeError, DTypeError, name_code
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
 
@@ -157,7 +158,8 @@ def in_c(fn, arity, op, results, method):
     exactly the bound class, of one dtype in ``results`` (``RESULT_BY_NAME[op]``), one
     device and one shape, through the storage primitive ``method``; anything else still
     ``fn``'s. ``fn`` must give that case the same result (the generated functions' inline
-    case, the forward operators). At 2^20 elements the case costs about 1 us in Python."""
+    case, the forward operators). At 2^20 elements the case costs about 1 us in Python.
+    The result is named as ``fn`` is, its code object too (errors name the function)."""
     if _native is None:
         return fn
     fast = _native.Elementwise(arity, op, results, method, fn)
@@ -167,8 +169,10 @@ def in_c(fn, arity, op, results, method):
     else:
         def native_fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:  # type: ignore[misc]
             return fast(x1, x2)
-    native_fn.__wrapped__ = fn  # (what it runs, for readers of its source and inspect.signature)
-    return native_fn
+    # fn's names and docstring, and __wrapped__: what it runs, for readers of its source and
+    # inspect.signature
+    functools.update_wrapper(native_fn, fn)
+    return name_code(native_fn, getattr(fn.__code__, "co_qualname", fn.__code__.co_name))
 
 
 def unary_function(op, fname):
