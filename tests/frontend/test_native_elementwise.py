@@ -14,7 +14,7 @@ from candlewick import _core, array_operators, elementwise
 from candlewick.array import Array
 from candlewick.opdefs import BinaryOp, UnaryOp
 
-pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 
 FAST = [n for n in elementwise.__all__ if hasattr(getattr(elementwise, n), "__wrapped__")]
 UNARY = [n for n in FAST if getattr(elementwise, n).__code__.co_argcount == 1]
