@@ -4,13 +4,13 @@ The benchmarks import this module and record an error for these figures, and go 
 when it cannot be imported (the backend's modules renamed) or a call fails.
 
 rocm backend internals used here (keep this list and the imports below in step):
-- ``rocm_backend.runtime.kernels``: ``code_object(module, source, arch)``, the in-memory
+- ``rocm_backend.kernels``: ``code_object(module, source, arch)``, the in-memory
   code-object cache ``_code_memory``, the disk cache directory from ``$CANDLEWICK_KERNEL_CACHE``;
-- ``rocm_backend.abi.sources.module_source`` and ``rocm_backend.abi.ops.MODULES``: each
+- ``rocm_backend.codegen.sources.module_source`` and ``rocm_backend.ops.MODULES``: each
   module's source and kernels;
 - ``rocm_backend.families.nn_paths.path_counts``: calls per (op, nn path), to report the path
   a case took;
-- ``rocm_backend.families.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.miopen``)
+- ``rocm_backend.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.miopen``)
   and ``rocm_backend.bindings.miopen_c.ConvPlan.find_ms`` (the time of MIOpen's Find for a
   new convolution shape);
 - ``RocmDevice.product_name`` and ``RocmDevice.arch``;
@@ -18,7 +18,8 @@ rocm backend internals used here (keep this list and the imports below in step):
   takes), for host_overhead's layer breakdown of a tiny op (``storage_of``).
 - the host path of one tiny op (``host_path_stages``): ``RocmDevice.storage_type.empty``,
   ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
-  ``rocm_backend.families.ew_launch`` (``ew_kernel``, ``kernel``, ``launch_contiguous``),
+  ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``rocm_backend.families.ew_launch``
+  (``launch_contiguous``),
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and the plans of ``_flat``,
   ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
@@ -35,14 +36,13 @@ import time
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp
 import launch_floor
-from rocm_backend.abi import ops
+from rocm_backend import kernels, ops
 from rocm_backend.abi.structs import EW_ARGS, REDUCE_ARGS
-from rocm_backend.abi.sources import module_source
 from rocm_backend.bindings import hip
 from rocm_backend.bindings.miopen_c import ConvPlan
+from rocm_backend.codegen.sources import module_source
 from rocm_backend.families import ew_launch, nn_paths, reductions
-from rocm_backend.families.miopen import DeviceMIOpen
-from rocm_backend.runtime import kernels
+from rocm_backend.miopen import DeviceMIOpen
 
 
 def storage_of(x):
@@ -112,8 +112,8 @@ def host_path_stages(dev, x, y, cond):
     ``prepare``. Returns (stages, why the launches from C are missing or None)."""
     launcher, n, dtype = dev.launcher, x.size, x.dtype
     out, out1 = dev.storage_type.empty(dev, dtype, n), dev.storage_type.empty(dev, dtype, 1)
-    add_k, _ = ew_launch.ew_kernel(dev, "binary", BinaryOp.ADD, dtype)
-    where_k = ew_launch.kernel(dev, ("where", dtype.itemsize))
+    add_k, _ = kernels.ew_kernel(dev, "binary", BinaryOp.ADD, dtype)
+    where_k = kernels.kernel(dev, ("where", dtype.itemsize))
     sum_k = reductions._kernel(dev, "rows_vec", ReduceOp.SUM, dtype)
 
     def add_launch():

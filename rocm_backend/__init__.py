@@ -1,9 +1,37 @@
-"""candlewick's ROCm backend (HIP through hip-python; hipRTC kernels; hipBLAS GEMM).
+"""candlewick's ROCm backend (HIP through hip-python; hipRTC kernels; hipBLAS, hipSOLVER,
+hipFFT, MIOpen, RCCL).
 
-Importing this package never touches the HIP runtime: ``BACKEND.probe()`` says whether
-a device is usable and, if not, why, in the runtime's own words. The package is a stack
-of layers (docs/architecture.md): bindings -> runtime -> abi -> families -> storage ->
-device/backend; this module only re-exports what the entry point and users name.
+Importing this package never touches the HIP runtime: ``BACKEND.probe()`` says whether a
+device is usable and, if not, why, in the runtime's own words. This module only
+re-exports what the entry point and users name. The modules, bottom layer first (each
+imports only its own layer and those above it in this table; tests/rocm/test_layers.py
+checks it, docs/architecture.md says more):
+
+=====================  ==================================================  ==========
+module                 what it owns                                        layer
+=====================  ==================================================  ==========
+``error.py``           every error class; ``check`` of a call's status      error
+``abi/``               argument structs and shared constants, the          abi
+                       generated C header, element-wise operands
+``bindings/``          one library per module: hip, hip_graph, hiprtc,     bindings
+                       hipblas, hipsolver, hipfft, miopen_c, rccl
+``ops.py``             the op table: (primitive, op, dtype) -> kernel      ops
+``codegen/``           kernel module sources; fused-graph kernels          codegen
+``storage_slice.py``   the device buffer and its typed view                runtime
+``runtime/``           allocator, graph capture, host reads, index         runtime
+                       checks, the launcher, peer copies, communicators
+``kernels.py``         source -> hipRTC -> code-object cache -> loaded     kernels
+                       module -> the kernel lookup every family uses
+``rocblas.py``         every GEMM and BLAS call                            families
+``miopen.py``          MIOpen: handle, plan cache, workspace, declines     families
+``families/``          the primitives, one group per module                families
+``storage.py``         ``RocmStorage``: the protocol's routing table       storage
+``device.py``          ``RocmDevice``: properties, stream, allocator,      device
+                       kernels, launcher, library handles, per-device
+                       state, creation
+``backend.py``         ``RocmBackend``, ``BACKEND``, ``precompile``          device
+``__init__.py``        this shim                                           shim
+=====================  ==================================================  ==========
 """
 
 from .backend import BACKEND, RocmBackend, all_kernel_sources, precompile, probe

@@ -1,4 +1,4 @@
-"""The object behind the entry point ``rocm_backend:BACKEND``: availability, devices,
+"""[device] The object behind the entry point ``rocm_backend:BACKEND``: availability, devices,
 details, and compiling every kernel ahead of use."""
 
 import importlib.metadata
@@ -6,12 +6,11 @@ import threading
 
 from candlewick.errors import BackendUnavailableError
 
-from .abi import ops
-from .abi.sources import module_source
+from . import kernels, ops
 from .bindings import hip
+from .codegen.sources import module_source
 from .device import RocmDevice
 from .families import nn_paths
-from .runtime import kernels
 
 
 class RocmBackend:

@@ -1,19 +1,46 @@
-"""The protocol's device: a HIP device (``runtime/hip_device.py``: properties, stream,
-allocator, handles) with the protocol's creation and DLPack-import methods, whose
-results are ``RocmStorage``."""
+"""[device] The protocol's device: one HIP device (``rocm:N``) with its properties, its
+stream, the caching allocator, the loaded kernels and the launcher, the library handles
+and the per-device state of the op families, and the protocol's creation, DLPack-import,
+fusion and collective methods, whose results are ``RocmStorage``.
+
+Every device owns one non-blocking stream; all work is queued there and only host reads
+(``to_host``, ``synchronize``, ``memory_info``) wait for it.
+
+Several devices: each ``rocm:N`` has its own stream, allocator, loaded kernel modules and
+library handles, and every call that acts on the current device (allocation, copies,
+launches, handles) first makes its device current (``make_current``: one thread-local
+check when it already is), so work on one device never lands on or waits for another.
+"""
+
+import threading
 
 from candlewick import dtypes as _dt
+from candlewick.errors import GraphCaptureError
 from candlewick.named_device import NamedDevice
 
-from .abi.sources import module_source
+from .bindings import hip, hipblas
+from .codegen.sources import module_source
 from .families import collectives, creation, dlpack, fusion, reductions
-from .runtime.hip_device import HipDevice
+from .kernels import KernelRuntime
+from .runtime import capture as _capture
+from .runtime.allocator import CachingAllocator
+from .runtime.host_reads import HostReads
+from .runtime.index_checks import IndexChecks
+from .runtime.launcher import Launcher
 from .storage import RocmStorage
 
 
-class RocmDevice(HipDevice, NamedDevice):
+def _text(value):
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).split(b"\0", 1)[0].decode(errors="replace")
+    return str(value).split("\0", 1)[0]
+
+
+class RocmDevice(NamedDevice):
     """One HIP device (``rocm:N``)."""
 
+    backend = "rocm"
+    #: the class the op families make their results with: the protocol's storage
     storage_type = RocmStorage
     dtypes = _dt.ALL_DTYPES
     # the optional groups (hipSOLVER, hipFFT: storage.py routes them; graphs: stream capture;
@@ -22,14 +49,136 @@ class RocmDevice(HipDevice, NamedDevice):
     capabilities = frozenset({"linalg", "fft", "graphs", "fusion"})
 
     def __init__(self, ordinal):
-        super().__init__(ordinal, module_source)
+        self.ordinal = ordinal
+        self.name = f"rocm:{ordinal}"
+        hip.set_device(ordinal)
+        props = hip.device_properties(ordinal)
+        self.product_name = _text(props.name)
+        self.arch = _text(props.gcnArchName) or f"sm_{props.major}{props.minor}"
+        self.warp_size = int(props.warpSize)
+        self.multiprocessors = int(props.multiProcessorCount)
+        self.max_threads_per_block = int(props.maxThreadsPerBlock)
+        self.shared_mem_per_block = int(props.sharedMemPerBlock)
+        self.total_memory = int(props.totalGlobalMem)
+        # contiguous element-wise grids: one block per 2048 elements, no device-filling
+        # cap (a grid-stride loop over a capped grid measured 81-88% of copy bandwidth for
+        # exp at 2^26-2^28 on an H200, uncapped 99%: bench/results/rocm_probe_*); the
+        # bound keeps gridDim.x * blockDim.x below 2^32, AMD's limit on work-items
+        self.ew_grid_cap = (1 << 32) // 256 - 1
+        self.stream = hip.create_stream()
+        self.allocator = CachingAllocator(self)
+        self._blas = None
+        self.index_checks = IndexChecks(self)
+        self.host_reads = HostReads(self)  # reads that wait only for the work before them
+        self._keep_alive = []  # host arrays of queued host->device copies
+        self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
+        self._stream_sync = None  # made on first use
+        self.capture = None  # the graph capture running on the stream (runtime/capture.py), else None
+        # bumped by every graph replay, which writes memory without bumping buffer versions:
+        # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
+        self.replay_epoch = 0
+        # kernel handles and the launcher (compiles nothing yet)
+        self.kernels = KernelRuntime(self, module_source)
+        self.launcher = Launcher(self.stream, ordinal)
+        # state of the op families, made on first use by the family named
+        self.miopen = None  # miopen.py: DeviceMIOpen, or why MIOpen is unusable (str)
+        self.nn_convs = {}  # families/nn.py: prepared MIOpen convolutions by problem
+        self.nn_launches = {}  # families/nn_launch.py: prepared nn kernel launches by problem
+        self.reduce_scratch = None  # families/reductions.py: tickets and partials
+        self.finite_flags = None  # families/pad_fixup_cache.py: the weight checks' flags
+        self.family_lock = threading.Lock()  # guards the lazy creation of the state above
 
-    # --- graph capture (optional group "graphs": runtime/capture.py) ----------------
+    def __repr__(self):
+        return f"{type(self).__name__}({self.name!r}, {self.product_name!r}, arch={self.arch!r})"
+
+    # --- identity -----------------------------------------------------------
+    def same_device(self, other):
+        return other is self or (
+            getattr(other, "backend", None) == "rocm" and getattr(other, "ordinal", None) == self.ordinal
+        )
+
+    def make_current(self):
+        """Make this device the calling thread's current HIP device (a no-op when it is)."""
+        hip.use_device(self.ordinal)
+
+    # --- synchronization and memory ----------------------------------------
+    def host_mapped(self, nbytes):
+        """(host address, device address) of ``nbytes`` of pinned host memory that kernels
+        on this device can write and the host reads with plain loads; never freed (the
+        device keeps such buffers for its lifetime)."""
+        self.make_current()
+        return hip.host_malloc_mapped(nbytes)
+
+    def keep_alive(self, host_array):
+        """Hold a host array until the copy queued from it has surely run."""
+        self._keep_alive.append(host_array)
+        if len(self._keep_alive) > 64:
+            self.synchronize(check_errors=False)
+
+    def synchronize(self, check_errors=True):
+        """Drain the stream; then raise IndexError for index checks queued before this call
+        (snapshots first: work other threads queue meanwhile stays pending)."""
+        if self.capture is not None:
+            self.capture.refuse("a synchronization of the device")
+        self.make_current()
+        with self._state_lock:
+            kept, self._keep_alive = self._keep_alive, []
+        taken = self.index_checks.snapshot() if check_errors else ()
+        sync = self._stream_sync
+        if sync is None:
+            sync = self._stream_sync = hip.stream_sync_function(self.stream)
+        sync()
+        del kept
+        self.index_checks.raise_flagged(taken)
+
+    def memory_info(self):
+        """(free, total) bytes: free counts the blocks our caching allocator holds, which
+        it releases and retries with before it reports out-of-memory."""
+        self.make_current()
+        free, total = hip.mem_get_info()
+        return free + self.allocator.cached_bytes, total
+
+    # --- graph capture (optional group "graphs": runtime/capture.py) ---------
     def begin_capture(self):
+        """Record, not run, the work queued on this device's stream from now on."""
         # per-device state that is made (and zeroed) lazily must exist before: its
         # zeroing would be recorded into the graph instead of running now
         reductions.scratch(self)
-        super().begin_capture()
+        _capture.begin(self)
+
+    def end_capture(self):
+        """Stop recording: the ``CapturedGraph`` (``replay()``, ``close()``)."""
+        if self.capture is None:
+            raise GraphCaptureError(f"end_capture on {self.name}: no capture is running")
+        return _capture.end(self)
+
+    def abort_capture(self):
+        """Stop recording and drop what was recorded (the capture raised)."""
+        if self.capture is not None:
+            _capture.abort(self)
+
+    # --- device-side error flags for index checks (index_checks.py) -----------
+    def error_flag(self, op_name):
+        """Device address of an int32 slot that an index kernel sets on an out-of-range
+        index; the next synchronizing call reads it and raises IndexError naming op_name."""
+        return self.index_checks.flag_address(op_name)
+
+    def raise_index_errors(self):
+        """Drain the stream and raise for flagged index checks (same as synchronize())."""
+        self.synchronize()
+
+    # --- handles ------------------------------------------------------------
+    @property
+    def blas(self):
+        """The hipBLAS handle, bound to this device's stream (created on first GEMM); the
+        device is made current, as every call on the handle needs."""
+        self.make_current()
+        if self._blas is None:
+            with self._state_lock:
+                if self._blas is None:
+                    self.make_current()
+                    self._blas = hipblas.create_handle(self.stream)
+        return self._blas
 
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):

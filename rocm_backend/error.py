@@ -1,8 +1,10 @@
-"""Errors of the ROCm backend and the one helper that turns a status into an exception.
+"""[error] Every error class of the ROCm backend, and the one helper that turns a
+status into an exception.
 
 hip-python returns every call's status first in a tuple: ``(err,)``, ``(err, value)`` or
 ``(err, v1, v2, ...)``. ``check`` is the only place that unpacks those tuples, for HIP,
-hipRTC, hipBLAS and RCCL alike (each status enum has 0 for success and a ``.name``).
+hipRTC, hipBLAS and RCCL alike (each status enum has 0 for success and a ``.name``). MIOpen's C calls
+(``bindings/miopen_c.py``) return a plain ``miopenStatus_t`` int: ``MIOpenError`` names it.
 """
 
 from candlewick.errors import BackendError
@@ -43,6 +45,22 @@ class RocmDeviceFault(RocmError):
             f"call on it raises this error). Other candlewick devices (cpu) still work; restart the "
             f"process to use the GPU again.",
         )
+
+
+#: miopenStatus_t names by value
+_MIOPEN_STATUS = ("miopenStatusSuccess", "miopenStatusNotInitialized", "miopenStatusInvalidValue",
+                  "miopenStatusBadParm", "miopenStatusAllocFailed", "miopenStatusInternalError",
+                  "miopenStatusNotImplemented", "miopenStatusUnknownError", "miopenStatusUnsupportedOp")
+
+
+class MIOpenError(BackendError):
+    """A MIOpen call failed."""
+
+    def __init__(self, call, status):
+        self.call, self.status = call, int(status)
+        name = (_MIOPEN_STATUS[self.status] if 0 <= self.status < len(_MIOPEN_STATUS)
+                else f"status {self.status}")
+        super().__init__(f"{call} failed: {name}")
 
 
 _OOM_NAMES = ("hipErrorOutOfMemory", "hipErrorMemoryAllocation")

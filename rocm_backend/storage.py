@@ -1,6 +1,6 @@
-"""RocmStorage: the BackendStorage of the ROCm backend.
+"""[storage] RocmStorage: the BackendStorage of the ROCm backend, a routing table.
 
-A typed view of a device buffer (``runtime/storage_slice.py``) whose protocol methods are
+A typed view of a device buffer (``storage_slice.py``) whose protocol methods are
 the op families' functions, bound here: each primitive queues kernels on the device
 stream and returns at once. The methods that check or reorder their arguments before
 routing are written out; nothing else lives here.
@@ -9,14 +9,15 @@ routing are written out; nothing else lives here.
 from candlewick.composed_primitives import var_in_steps
 from candlewick.errors import UnsupportedOperation
 
-from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, rocblas, scans, sets
+from . import rocblas
+from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, scans, sets
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
 from .families import linalg_eig as _eig
 from .families import linalg_spectral as _spectral
 from .families import sort as ordering
-from .runtime.storage_slice import StorageSlice
+from .storage_slice import StorageSlice
 
 
 class RocmStorage(StorageSlice):

@@ -129,7 +129,7 @@ def fused_samples():
         import numpy as np
 
         import candlewick as cw
-        from rocm_backend.abi import fused_source
+        from rocm_backend.codegen import fused_source
     except ImportError:
         return []
 

@@ -1,5 +1,4 @@
-"""The ABI layer: what the Python side and the kernels must agree on. Kernel argument
-structs and shared constants (declared once, in ``structs.py``; the C header
-``hip/abi.h`` is generated from them), the op/kernel table (``ops.py``), the kernel
-sources (``sources.py``) and element-wise operand packing (``ew_operands.py``). Imports
-only the front end's contract (dtypes, opdefs, errors)."""
+"""[abi] The ABI layer: what the Python side and the kernels must agree on. Kernel argument
+structs and shared constants (declared once, in ``structs.py``; the C header ``hip/abi.h``
+is generated from them by ``c_header.py``) and element-wise operand packing
+(``ew_operands.py``). Imports only the front end's contract (dtypes, errors)."""

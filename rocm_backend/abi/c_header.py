@@ -1,4 +1,4 @@
-"""Writes ``hip/abi.h`` from ``structs.py``: the kernels' argument structs, shared
+"""[abi] Writes ``hip/abi.h`` from ``structs.py``: the kernels' argument structs, shared
 constants and flags, declared once in Python.
 
 The header is generated and committed (hipRTC compiles sources from strings with no

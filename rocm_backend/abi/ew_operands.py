@@ -1,4 +1,4 @@
-"""Element-wise operands: coalescing their axes and the flat ``cw_ew_args`` values."""
+"""[abi] Element-wise operands: coalescing their axes and the flat ``cw_ew_args`` values."""
 
 from .structs import CONTIGUOUS, INDEX32, MAX_DIMS, MAX_OPERANDS, SCALAR_BYTES
 

@@ -1,4 +1,4 @@
-"""Every kernel argument struct and shared constant, declared once.
+"""[abi] Every kernel argument struct and shared constant, declared once.
 
 Kernels take one struct by value, passed through hipModuleLaunchKernel's ``extra``
 (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct is declared here as fields
@@ -271,7 +271,7 @@ FUSED_ARGS = ArgLayout(
     "cw_fused_args",
     [("n", "i64", 1), ("flags", "i32", 1), ("pad_", "i32", 1), ("ptr", "ptr", FUSED_BUFFERS),
      ("scalar", "raw", 2 * FUSED_SCALARS)],
-    "a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or "
+    "a kernel generated for a candlewick.fuse graph (codegen/fused_source.py): n items (elements or "
     "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the "
     "float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source")
 

@@ -1,5 +1,5 @@
-"""The HIP runtime through hip-python, imported lazily, and the few calls made through
-ctypes on the very runtime hip-python loaded.
+"""[bindings] The HIP runtime through hip-python, imported lazily, and the few calls made
+through ctypes on the very runtime hip-python loaded.
 
 Importing this module never fails when ROCm or hip-python is missing: ``probe()`` says
 why instead, in the runtime's words. Each function below is one runtime call whose

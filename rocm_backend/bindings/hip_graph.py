@@ -1,4 +1,5 @@
-"""HIP graphs through hip-python: stream capture, instantiation, launch and destruction.
+"""[bindings] HIP graphs through hip-python: stream capture, instantiation, launch and
+destruction.
 
 Capture uses HIP's *relaxed* mode (``hipStreamCaptureModeRelaxed``, numbered as CUDA's
 ``CU_STREAM_CAPTURE_MODE_RELAXED``): the capturing thread may still call the runtime

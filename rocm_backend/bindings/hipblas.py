@@ -1,5 +1,5 @@
-"""hipBLAS: the handle, and hipblasGemmStridedBatchedEx (the one GEMM call of the backend)
-with its host cost kept low.
+"""[bindings] hipBLAS: the handle, hipblasGemmStridedBatchedEx (the one GEMM call of the
+backend) with its host cost kept low, and the batched LU (getrfBatched, getrsBatched).
 
 hip-python converts each of the call's 23 arguments into a wrapper object on every call
 (tens of µs on the GPU hosts we measured: a GEMM-only 1x1 convolution spent ~70 µs on the
@@ -147,3 +147,9 @@ def gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b,
         a, ab_types.data_enum, lda, stride_a, b, ab_types.data_enum, ldb, stride_b, ab_types.beta,
         c, c_types.data_enum, ldc, stride_c, batch, ab_types.compute_enum, algo)
     check("hipblasGemmStridedBatchedEx", status)
+
+
+def lu_batched(letter, routine, *args):
+    """hipBLAS's batched LU: hipblas<letter><routine> (getrfBatched, getrsBatched)."""
+    name = f"hipblas{letter}{routine}"
+    return check(name, getattr(hip_api().hipblas, name)(*args))

@@ -1,4 +1,4 @@
-"""hipRTC through hip-python: the compiler's version and one compilation."""
+"""[bindings] hipRTC through hip-python: the compiler's version and one compilation."""
 
 from ..error import RocmError, check
 from .hip import hip_api

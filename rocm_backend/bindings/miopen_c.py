@@ -1,19 +1,16 @@
-"""MIOpen's C API through ctypes (``libMIOpen.so``): the library, its descriptors, and
-the calls the nn primitives make (``families/miopen.py`` holds a device's handle, plans
-and workspace).
+"""[bindings] MIOpen's C API through ctypes (``libMIOpen.so``): the library, its
+descriptors, and the calls the nn primitives make (``miopen.py`` holds a device's handle,
+plans, workspace and the rule of which failures decline a problem).
 
 MIOpen has no Python binding; this module binds the few entry points the nn primitives
 need. The library is looked for in ``$ROCM_PATH/lib``, ``/opt/rocm/lib`` and then on the
 loader path; when it is missing (or its handle cannot be created) ``library()`` says why
-and ``rocm_backend.nn`` uses the im2col + GEMM fallback instead. Nothing here raises at
-import.
+and the nn primitives use the im2col + GEMM fallback instead. Nothing here raises at
+import; a failed call raises ``error.MIOpenError``.
 
-Convolution (forward cross-correlation and transposed): one *plan* per (mode, dtype,
-shapes, stride, padding, dilation, groups, output padding) holds the tensor and
-convolution descriptors and the algorithm ``miopenFindConvolutionForwardAlgorithm``
-picked the first time (its workspace comes from the backend's caching allocator). Plans
-are kept per device (LRU) and reused. Pooling is inference only (``do_backward = 0``),
-with the index type set explicitly.
+A convolution *plan* (``ConvPlan``) holds the tensor and convolution descriptors of one
+problem and the algorithm ``miopenFindConvolutionForwardAlgorithm`` picked for it.
+Pooling is inference only (``do_backward = 0``), with the index type set explicitly.
 """
 
 import ctypes as C
@@ -21,32 +18,14 @@ import os
 import threading
 
 from candlewick import dtypes as dt
-from candlewick.errors import BackendError
+
+from ..error import MIOpenError
 
 # miopenDataType_t
 _DTYPE = {dt.float16: 0, dt.float32: 1, dt.bfloat16: 5, dt.float64: 6}
 CONVOLUTION, TRANSPOSE = 0, 1  # miopenConvolutionMode_t
 POOL_MAX, POOL_AVG, POOL_AVG_INCLUSIVE = 0, 1, 2  # miopenPoolingMode_t
 INDEX_UINT32 = 2  # miopenIndexType_t
-_STATUS = ("miopenStatusSuccess", "miopenStatusNotInitialized", "miopenStatusInvalidValue",
-           "miopenStatusBadParm", "miopenStatusAllocFailed", "miopenStatusInternalError",
-           "miopenStatusNotImplemented", "miopenStatusUnknownError", "miopenStatusUnsupportedOp")
-#: statuses meaning "MIOpen cannot do this problem": the caller falls back to our kernels
-DECLINED = (2, 3, 6, 8)
-PLAN_CACHE_SIZE = 512
-#: bytes: a convolution workspace up to this size stays with the handle between calls
-#: (one block reused by every convolution of the device, instead of an allocation and a
-#: release per call); larger ones are allocated per call
-KEEP_WORKSPACE = 64 << 20
-
-
-class MIOpenError(BackendError):
-    """A MIOpen call failed."""
-
-    def __init__(self, call, status):
-        self.call, self.status = call, int(status)
-        name = _STATUS[self.status] if 0 <= self.status < len(_STATUS) else f"status {self.status}"
-        super().__init__(f"{call} failed: {name}")
 
 
 class ConvAlgoPerf(C.Structure):
@@ -200,8 +179,6 @@ class ConvPlan:
         """Destroy the descriptors (the plan is unusable afterwards)."""
         self.alive = False
         self.descs.destroy()
-
-
 
 
 def create_handle(lib, stream_address):

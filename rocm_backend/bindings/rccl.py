@@ -1,4 +1,4 @@
-"""RCCL, the collective communication library, through hip-python's own binding
+"""[bindings] RCCL, the collective communication library, through hip-python's own binding
 (``hip.rccl``: the ``rocm-bindings-systems`` wheel, ``pip install 'hip-python[systems]'``),
 imported lazily.
 

@@ -1,5 +1,5 @@
-"""Collectives over RCCL on rocm storages: the backend's side of ``candlewick.distributed``
-(the optional hook ``candlewick.backend.CollectiveDevice``).
+"""[families] Collectives over RCCL on rocm storages: the backend's side of
+``candlewick.distributed`` (the optional hook ``candlewick.backend.CollectiveDevice``).
 
 The front end hands over contiguous storages that already agree (one dtype, one element
 count on every rank: it checks, across processes too, before anything is queued); this

@@ -1,4 +1,4 @@
-"""Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
+"""[families] Host reads and copies: to_host, assign (strided to strided, or a tiled transpose),
 fill, copy, to_device (a peer copy to another device of the host), and real_view (a
 complex storage's memory as its real components: no copy)."""
 
@@ -14,9 +14,9 @@ from candlewick.shapes import contiguous_strides, shape_size
 from ..abi import structs
 from ..abi.ew_operands import coalesce
 from ..abi.structs import SCALAR_BYTES, TRANSPOSE_ARGS
+from ..kernels import kernel
 from ..runtime import peer
-from ..runtime.hip_device import HipDevice
-from .ew_launch import kernel, launch_contiguous, launch_ew, scalar_bytes
+from .ew_launch import launch_contiguous, launch_ew, scalar_bytes
 
 # a tiled transpose pays off once both sides of the tile have this many elements
 _TRANSPOSE_MIN = 16
@@ -128,7 +128,7 @@ def to_device(x, layout, device):
     """The elements ``layout`` views, contiguous, on another rocm ``device`` of this host,
     by a peer copy (``runtime/peer.py``); None when ``device`` is no rocm device or the
     pair has no peer access: the caller then copies through the host."""
-    if not isinstance(device, HipDevice) or device.same_device(x.device):
+    if not isinstance(device, type(x.device)) or device.same_device(x.device):
         return None
     if not peer.peer_access(device, x.device):
         return None

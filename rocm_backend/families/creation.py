@@ -1,4 +1,4 @@
-"""Storage creation on a device: host upload, empty/full, arange and Philox random."""
+"""[families] Storage creation on a device: host upload, empty/full, arange and Philox random."""
 
 import struct
 
@@ -11,8 +11,9 @@ from candlewick.shapes import shape_size
 
 from ..abi.ew_operands import ew_values
 from ..abi.structs import EW_ARGS, FLAG_A
+from ..kernels import kernel
 from .copies import fill
-from .ew_launch import grid_for, kernel, launch_ew, scalar_bytes
+from .ew_launch import grid_for, launch_ew, scalar_bytes
 
 
 def from_host(device, array):

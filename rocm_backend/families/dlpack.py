@@ -1,5 +1,6 @@
-"""DLPack for device memory: zero-copy export (``RocmStorage.dlpack_view``) and import
-(``RocmDevice.storage_from_dlpack``); the capsules are built in ``dlpack_capsules.py``.
+"""[families] DLPack for device memory: zero-copy export (``RocmStorage.dlpack_view``) and
+import (``RocmDevice.storage_from_dlpack``); the capsules are built in
+``dlpack_capsules.py``.
 
 Device type: kDLROCM (10) on AMD; kDLCUDA (2) when the HIP platform is NVIDIA (the
 HIP-on-CUDA shim reports an ``sm_XY`` architecture), so CUDA consumers (PyTorch, CuPy)
@@ -18,7 +19,7 @@ from candlewick.errors import ArgumentTypeError, ArgumentValueError, DLPackError
 from candlewick.layout import Layout
 
 from ..bindings import hip
-from ..runtime.buffer import DeviceBuffer
+from ..storage_slice import DeviceBuffer
 from . import copies
 from .dlpack_capsules import KDL_CUDA, KDL_ROCM, VERSION, Imported, make_capsule, span
 from .pad_fixup_cache import share

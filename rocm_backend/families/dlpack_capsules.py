@@ -1,4 +1,4 @@
-"""DLPack's structs and capsules in ctypes: making an export capsule, consuming one
+"""[families] DLPack's structs and capsules in ctypes: making an export capsule, consuming one
 (``Imported``), and the lifetimes of both (``dlpack.py`` is the device side).
 
 Lifetimes: an exported capsule keeps our storage alive until its deleter runs (called

@@ -1,11 +1,13 @@
-"""Element-wise primitives: unary, binary, compare, binary_scalar, where, astype, affine
-and clip. Each has the contiguous fast path (one pack, one launch) and the strided one."""
+"""[families] Element-wise primitives: unary, binary, compare, binary_scalar, where, astype,
+affine and clip. Each has the contiguous fast path (one pack, one launch) and the strided
+one."""
 
 from candlewick.shapes import shape_size
 
 from ..abi.structs import FLAG_A, FLAG_B, SCALAR_BYTES
+from ..kernels import ew_kernel, kernel
 from .copies import copy, operand, out_operand
-from .ew_launch import NO_SCALAR, compute_dtype, ew_kernel, kernel, launch_contiguous, launch_ew, scalar_bytes
+from .ew_launch import NO_SCALAR, compute_dtype, launch_contiguous, launch_ew, scalar_bytes
 
 
 def unary(x, op, layout):

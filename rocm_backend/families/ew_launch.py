@@ -1,5 +1,5 @@
-"""Launching element-wise kernels of the op table: the contiguous fast path, the
-strided path (coalesced, split past 8 dimensions), and the per-device kernel memo."""
+"""[families] Launching element-wise kernels of the op table: the contiguous fast path and
+the strided path (coalesced, split past 8 dimensions, planned once per layout)."""
 
 import struct
 
@@ -8,7 +8,8 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.shapes import shape_size
 
-from ..abi import ops, structs
+from .. import ops
+from ..abi import structs
 from ..abi.ew_operands import ew_values, split_dims
 from ..abi.structs import CONTIGUOUS, EW_ARGS, INDEX32, SCALAR_BYTES
 
@@ -64,30 +65,6 @@ def grid_for(n, block=structs.EW_BLOCK, device=None):
     if device is not None:
         cap = max(device.multiprocessors * 32, 1)
     return max(1, min((n + block - 1) // block, cap))
-
-
-def kernel(device, key, op_name=None, dtype=None):
-    """The device's BoundKernel of the table's ``key`` (an ``ops.kernel_key``), memoized:
-    after the first call one dict hit."""
-    rt = device.kernels
-    k = rt.cache.get(key)
-    if k is None:
-        k = rt.cache[key] = rt.kernel(ops.lookup(key, op_name, dtype))
-    return k
-
-
-def ew_kernel(device, family, op, dtype):
-    """(BoundKernel, result dtype) of an element-wise op of the table: after the first
-    call, one dict hit on a key of interned strings (enum and DType hashing are
-    Python-level and cost more than the rest of the lookup)."""
-    rt = device.kernels
-    key = (family, op._value_, dtype.name)
-    hit = rt.ew_cache.get(key)
-    if hit is None:
-        spec = ops.lookup(key, op.value, dtype)
-        out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
-        hit = rt.ew_cache[key] = (rt.kernel(spec), out)
-    return hit
 
 
 def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtype=None, blocks=None):

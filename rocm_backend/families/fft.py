@@ -1,5 +1,5 @@
-"""The optional ``fft`` group through hipFFT: C2C/Z2Z, R2C/D2Z and C2R/Z2D along one axis,
-unnormalized both ways (the front end scales and composes n-D transforms).
+"""[families] The optional ``fft`` group through hipFFT: C2C/Z2Z, R2C/D2Z and C2R/Z2D along
+one axis, unnormalized both ways (the front end scales and composes n-D transforms).
 
 Each call is one batched rank-1 plan with an advanced layout. ``plan_layout`` decides it
 on the host: the input is used in place when, with the axis moved last, its other
@@ -33,7 +33,7 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
-from ..bindings import solver_fft_calls as calls
+from ..bindings import hipfft
 from ..abi.ew_operands import coalesce
 
 PLAN_CACHE_SIZE = 32
@@ -103,11 +103,11 @@ def plan_cache(device):
                         # not yet measured (docs/rocm_linalg_fft.md)
                         n_in = n_out = None
                     device.make_current()
-                    return calls.fft_plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch,
+                    return hipfft.plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch,
                                                device.stream)
 
                 cache = _caches[device.ordinal] = PlanCache(
-                    create, calls.fft_destroy, lambda: device.synchronize(check_errors=False),
+                    create, hipfft.destroy, lambda: device.synchronize(check_errors=False),
                     use=device.make_current)
     return cache
 
@@ -218,7 +218,7 @@ def transform(x, layout, axis, op, n=None, inverse=False):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
         key = plan.copy_key
     target = out if plan.direct else x.device.empty((out.size,), plan.out_dtype)
-    calls.fft_exec(kind, plan_cache(x.device).get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
+    hipfft.execute(kind, plan_cache(x.device).get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
     if not plan.direct:  # (before, after, m) -> the caller's order
         out.assign(plan.assign[0], target, plan.assign[1])
     return out

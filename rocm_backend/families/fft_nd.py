@@ -1,7 +1,8 @@
-"""The fft group's transforms over several axes (``fftn``, ``rfftn``): one multi-dimensional
-hipFFT plan where the axes are the trailing ones (up to 3, as hipFFT's plans go), else
-one-axis transforms in turn (``fft.transform``). rfftn of one matrix over both its axes
-is the exception: two passes, the result left transposed (``_rows_then_columns``).
+"""[families] The fft group's transforms over several axes (``fftn``, ``rfftn``): one
+multi-dimensional hipFFT plan where the axes are the trailing ones (up to 3, as hipFFT's
+plans go), else one-axis transforms in turn (``fft.transform``). rfftn of one matrix over
+both its axes is the exception: two passes, the result left transposed
+(``_rows_then_columns``).
 
 Why one plan: cuFFT/rocFFT transform the inner rows and the strided columns of a 2-D
 plan together, where two rank-1 plans read the columns with a large stride (rfft2 of
@@ -18,7 +19,7 @@ from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
 from . import fft as _fft
-from ..bindings import solver_fft_calls as calls
+from ..bindings import hipfft
 
 MAX_RANK = 3  # hipFFT plans have rank 1, 2 or 3
 _INT32_MAX = 2**31 - 1
@@ -74,7 +75,7 @@ def _rows_then_columns(x, layout):
     kind = "C2C" if rows.dtype == dt.complex64 else "Z2Z"
     out = x.device.empty((n0 * m,), rows.dtype)
     plan = _fft.plan_cache(x.device).get((kind, n0, m, m, 1, 1, n0))  # batch m: istride m, idist 1; ostride 1, odist n0
-    calls.fft_exec(kind, plan, rows.ptr, out.ptr, inverse=False)
+    hipfft.execute(kind, plan, rows.ptr, out.ptr, inverse=False)
     lead = len(shape) - 2
     return out, Layout(shape[:-1] + (m,), (n0 * m,) * lead + (1, n0), 0)
 
@@ -114,7 +115,7 @@ def _one_plan(x, layout, rank, op, inverse):
         x = x.copy(layout)
         address = x.ptr
     plan = _fft.plan_cache(x.device).get(key)
-    calls.fft_exec(kind, plan, address, out.ptr, inverse=inverse)
+    hipfft.execute(kind, plan, address, out.ptr, inverse=inverse)
     return out
 
 

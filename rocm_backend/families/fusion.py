@@ -1,11 +1,11 @@
-"""The optional ``fusion`` capability: a ``candlewick.fuse`` graph compiled into the kernels
-``abi/fused_source.py`` generates (hipRTC, the code-object cache of ``runtime/kernels.py``:
-in memory and on disk, keyed by the generated source) and queued through the one
-launcher."""
+"""[families] The optional ``fusion`` capability: a ``candlewick.fuse`` graph compiled into
+the kernels ``codegen/fused_source.py`` generates (hipRTC, the code-object cache of
+``kernels.py``: in memory and on disk, keyed by the generated source) and queued
+through the one launcher."""
 
 from candlewick.shapes import shape_size
 
-from ..abi import fused_source
+from ..codegen import fused_source
 from ..abi.structs import CONTIGUOUS, FUSED_ARGS, FUSED_BUFFERS, FUSED_SCALARS
 from .ew_launch import EW_CONTIG_BLOCK, scalar_bytes
 

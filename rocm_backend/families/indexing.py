@@ -1,4 +1,5 @@
-"""Indexing (index_select, gather, scatter, scatter_add, index_add) on the take/put kernels.
+"""[families] Indexing (index_select, gather, scatter, scatter_add, index_add) on the
+take/put kernels.
 
 Out-of-range indices set the device's error flag; the next synchronizing call raises
 IndexOutOfBoundsError naming the operation (the backend is asynchronous). A scatter,

@@ -1,4 +1,4 @@
-"""Joins and compaction: concat (one output, a strided copy per operand) and compress
+"""[families] Joins and compaction: concat (one output, a strided copy per operand) and compress
 (the rows under a bool mask: scan of the mask, one host read of the count, a scatter)."""
 
 from candlewick import dtypes as dt

@@ -1,7 +1,8 @@
-"""The optional ``linalg`` group, part 1: LU (hipSOLVER getrf/getrs; hipBLAS getrfBatched/
-getrsBatched for batches of small matrices) for solve, inv, det and slogdet, and Cholesky
-(potrf, potrfBatched), through hipSOLVER (``linalg_common`` says how
-row-major storages meet its column-major routines). QR, SVD and eigh: ``linalg_spectral``.
+"""[families] The optional ``linalg`` group, part 1: LU (hipSOLVER getrf/getrs; hipBLAS
+getrfBatched/ getrsBatched for batches of small matrices, through ``rocblas``) for solve,
+inv, det and slogdet, and Cholesky (potrf, potrfBatched), through hipSOLVER
+(``linalg_common`` says how row-major storages meet its column-major routines). QR, SVD
+and eigh: ``linalg_spectral``.
 
 The data stays on the device; the ``info`` ints (a singular matrix in solve/inv, a failed
 Cholesky) are the only host read: queued behind the factorization (``lc.queue_info``) and
@@ -11,16 +12,14 @@ the factorization and the solve, they left the GPU idle while the host queued th
 call waited for its last kernels too.
 """
 
-import numpy as np
-
 from candlewick import dtypes as dt
-from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 
+from .. import rocblas
+from ..bindings import hipsolver
 from . import linalg_common as lc
-from ..bindings import solver_fft_calls as calls
 
 # potrfBatched (one call for the batch, pointer array) from this many matrices on
 POTRF_BATCHED_MIN = 2
@@ -46,19 +45,19 @@ def cholesky(a, layout, upper):
         return work
     device, item = a.device, a.dtype.itemsize
     h = lc.handle(device)
-    fill = calls.fill_mode(upper=False)
+    fill = hipsolver.fill_mode(upper=False)
     info = lc.ints(device, count)
     if batched:
         ptrs = lc.pointer_array(device, work.ptr, count, n * n * item)
         lwork = lc.constant(device, ("lwork", letter, "potrfBatched", n, count),  # sizes only
-                            lambda: calls.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count))
+                            lambda: hipsolver.workspace_size(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, count))
         ws = lc.workspace(device, a.dtype, lwork)
-        calls.solver(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, ws.ptr, lwork, info.ptr, count)
+        hipsolver.solver(letter, "potrfBatched", h, fill, n, ptrs.ptr, n, ws.ptr, lwork, info.ptr, count)
     else:
         lwork = lc.constant(device, ("lwork", letter, "potrf", n),  # sizes only
-                            lambda: calls.workspace_size(letter, "potrf", h, fill, n, work.ptr, n))
+                            lambda: hipsolver.workspace_size(letter, "potrf", h, fill, n, work.ptr, n))
         ws = lc.workspace(device, a.dtype, lwork)
-        calls.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
+        hipsolver.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
     check = lc.queue_info(info, count)
     factor = lc.keep_triangle(work, layout.shape, lower=not upper, layout=read)
     check.raise_if_failed("cholesky", "the matrix is not positive definite")
@@ -99,13 +98,13 @@ def _lu(a, layout, op):
         info.buffer.memset(0)
     if count and n and use_batched_lu(count, n):
         ptrs = lc.pointer_array(device, lu.ptr, count, step)
-        calls.blas_lu(letter, "getrfBatched", device.blas, n, ptrs.ptr, n, ipiv.ptr, info.ptr, count)
+        rocblas.getrf_batched(device, letter, n, ptrs.ptr, ipiv.ptr, info.ptr, count)
     elif count and n:
         h = lc.handle(device)
-        lwork = calls.workspace_size(letter, "getrf", h, n, n, lu.ptr, n)
+        lwork = hipsolver.workspace_size(letter, "getrf", h, n, n, lu.ptr, n)
         ws = lc.workspace(device, a.dtype, lwork)
         for i in range(count):  # hipSOLVER has no batched getrf in its regular API
-            calls.solver(letter, "getrf", h, n, n, lu.ptr + i * step, n, ws.ptr, lwork,
+            hipsolver.solver(letter, "getrf", h, n, n, lu.ptr + i * step, n, ws.ptr, lwork,
                          ipiv.ptr + i * item, info.ptr + 4 * i)
     return lu, ipiv, info, count, n
 
@@ -115,22 +114,18 @@ def _getrs(a, lu, ipiv, count, n, rhs, k, transpose):
     if not (count and n and k):
         return
     device, letter, item = a.device, lc.LETTER[a.dtype], a.dtype.itemsize
-    trans = calls.operation(transpose)
+    trans = hipsolver.operation(transpose)
     if use_batched_lu(count, n):
         a_ptrs = lc.pointer_array(device, lu.ptr, count, n * n * item)
         b_ptrs = lc.pointer_array(device, rhs.ptr, count, n * k * item)
-        host_info = np.zeros(1, np.int32)  # getrsBatched reports argument errors on the host
-        calls.blas_lu(letter, "getrsBatched", device.blas, trans, n, k, a_ptrs.ptr, n, ipiv.ptr, b_ptrs.ptr,
-                      n, host_info.ctypes.data, count)
-        if host_info[0] != 0:
-            raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")
+        rocblas.getrs_batched(device, letter, trans, n, k, a_ptrs.ptr, ipiv.ptr, b_ptrs.ptr, count)
         return
     h = lc.handle(device)
-    lwork = calls.workspace_size(letter, "getrs", h, trans, n, k, lu.ptr, n, ipiv.ptr, rhs.ptr, n)
+    lwork = hipsolver.workspace_size(letter, "getrs", h, trans, n, k, lu.ptr, n, ipiv.ptr, rhs.ptr, n)
     ws = lc.workspace(device, a.dtype, lwork)
     info = lc.ints(device, count)
     for i in range(count):
-        calls.solver(letter, "getrs", h, trans, n, k, lu.ptr + i * n * n * item, n, ipiv.ptr + 4 * i * n,
+        hipsolver.solver(letter, "getrs", h, trans, n, k, lu.ptr + i * n * n * item, n, ipiv.ptr + 4 * i * n,
                      rhs.ptr + i * n * k * item, n, ws.ptr, lwork, info.ptr + 4 * i)
 
 

@@ -1,4 +1,4 @@
-"""What the hipSOLVER op families share: the per-device solver handle, workspaces,
+"""[families] What the hipSOLVER op families share: the per-device solver handle, workspaces,
 the column-major views of row-major storages, the ``info`` check and triangle masks.
 
 hipSOLVER is column-major. A C-contiguous copy of a row-major (..., r, c) matrix is, read
@@ -23,7 +23,7 @@ from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import CompareOp
 
-from ..bindings import solver_fft_calls as calls
+from ..bindings import hipsolver
 
 DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 LETTER = {dt.float32: "S", dt.float64: "D", dt.complex64: "C", dt.complex128: "Z"}
@@ -49,7 +49,7 @@ def handle(device):
             h = _handles.get(device.ordinal)
             if h is None:
                 device.make_current()
-                h = _handles[device.ordinal] = calls.create_solver_handle(device.stream)
+                h = _handles[device.ordinal] = hipsolver.create_handle(device.stream)
     return h
 
 

@@ -1,10 +1,10 @@
-"""The optional ``linalg`` group, part 3: the general eigenproblem (``eig``; the front end's
-``eigvals`` takes its values). hipSOLVER and rocSOLVER have no geev, so this is our own
-kernel, ``hip/eig.hip`` (Hessenberg reduction, complex shifted QR, back substitution;
-one thread block per matrix), on a contiguous complex copy of the input. The data stays
-on the device; the one host read is the kernel's ``info`` ints (one per matrix, after the
-whole batch is queued) to raise LinAlgError for a non-finite or non-converged matrix.
-"""
+"""[families] The optional ``linalg`` group, part 3: the general eigenproblem (``eig``; the
+front end's ``eigvals`` takes its values). hipSOLVER and rocSOLVER have no geev, so this
+is our own kernel, ``hip/eig.hip`` (Hessenberg reduction, complex shifted QR, back
+substitution; one thread block per matrix), on a contiguous complex copy of the input.
+The data stays on the device; the one host read is the kernel's ``info`` ints (one per
+matrix, after the whole batch is queued) to raise LinAlgError for a non-finite or
+non-converged matrix."""
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from candlewick.layout import Layout
 
 from . import linalg_common as lc
 from ..abi.structs import EIG_ARGS, EIG_BLOCK, EIG_NONFINITE
-from .ew_launch import kernel
+from ..kernels import kernel
 
 # blocks of one launch at most (the kernel's blocks loop over the rest of the batch)
 _MAX_GRID = 1 << 20

@@ -1,10 +1,9 @@
-"""The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr; our kernel for batches of
-small real matrices, ``qr_householder``), SVD (gesvd; gesvdjBatched for batches of small
-matrices, our kernel for real ones, ``svd_jacobi``) and the
-Hermitian eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small
-matrices), through hipSOLVER. Layout conventions: ``linalg_common``. The only host read
-is the ``info`` check (a non-converged SVD or eigensolver raises LinAlgError).
-"""
+"""[families] The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr; our kernel for
+batches of small real matrices, ``qr_householder``), SVD (gesvd; gesvdjBatched for
+batches of small matrices, our kernel for real ones, ``svd_jacobi``) and the Hermitian
+eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small matrices),
+through hipSOLVER. Layout conventions: ``linalg_common``. The only host read is the
+``info`` check (a non-converged SVD or eigensolver raises LinAlgError)."""
 
 import threading
 
@@ -15,7 +14,7 @@ from candlewick.opdefs import UnaryOp
 
 from . import linalg_common as lc
 from . import qr_householder, svd_jacobi
-from ..bindings import solver_fft_calls as calls
+from ..bindings import hipsolver
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
 # larger ones, or a single matrix, go through the divide-and-conquer syevd per matrix
@@ -66,15 +65,15 @@ def qr(a, layout, complete):
     h = lc.handle(device)
     tau = device.empty((count * k,), dtype)
     info = lc.ints(device, count)
-    lwork = max(calls.workspace_size(letter, "geqrf", h, m, n, w.ptr, m),
-                calls.workspace_size(letter, "orgqr", h, m, kq, k, w.ptr, m, tau.ptr))
+    lwork = max(hipsolver.workspace_size(letter, "geqrf", h, m, n, w.ptr, m),
+                hipsolver.workspace_size(letter, "orgqr", h, m, kq, k, w.ptr, m, tau.ptr))
     ws = lc.workspace(device, dtype, lwork)
     for i in range(count):
-        calls.solver(letter, "geqrf", h, m, n, w.ptr + i * per * item, m, tau.ptr + i * k * item,
+        hipsolver.solver(letter, "geqrf", h, m, n, w.ptr + i * per * item, m, tau.ptr + i * k * item,
                      ws.ptr, lwork, info.ptr + 4 * i)
     r = w.copy(lc.colmajor_as_rowmajor(batch, kr, n, m, per))
     for i in range(count):
-        calls.solver(letter, "orgqr", h, m, kq, k, w.ptr + i * per * item, m, tau.ptr + i * k * item,
+        hipsolver.solver(letter, "orgqr", h, m, kq, k, w.ptr + i * per * item, m, tau.ptr + i * k * item,
                      ws.ptr, lwork, info.ptr + 4 * i)
     q = w.copy(lc.colmajor_as_rowmajor(batch, m, kq, m, per))
     return q, lc.keep_triangle(r, batch + (kr, n), lower=False)
@@ -116,12 +115,12 @@ def svd(a, layout, full_matrices):
     s = device.empty((count * k,), real)
     letter, item = lc.LETTER[dtype], dtype.itemsize
     h = lc.handle(device)
-    lwork = calls.workspace_size(letter, "gesvd", h, job_left, ord("A"), rows, cols)
+    lwork = hipsolver.workspace_size(letter, "gesvd", h, job_left, ord("A"), rows, cols)
     ws = lc.workspace(device, dtype, lwork)
     rwork = lc.workspace(device, real, k)
     info = lc.ints(device, count)
     for i in range(count):
-        calls.solver(letter, "gesvd", h, job_left, ord("A"), rows, cols, w.ptr + i * rows * cols * item, rows,
+        hipsolver.solver(letter, "gesvd", h, job_left, ord("A"), rows, cols, w.ptr + i * rows * cols * item, rows,
                      s.ptr + i * k * real.itemsize, left.ptr + i * rows * left_cols * item, rows,
                      right.ptr + i * cols * cols * item, cols, ws.ptr, lwork, rwork.ptr, info.ptr + 4 * i)
     lc.raise_on_info(info, count, "svd", "the SVD did not converge")
@@ -150,12 +149,12 @@ def _svd_jacobi_batched(a, layout, full_matrices):
     u = device.empty((count * m * m,), dtype)
     v = device.empty((count * n * n,), dtype)
     s = device.empty((count * k,), real)
-    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
-    lwork = calls.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
+    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
+    lwork = hipsolver.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
                                  params, count)
     ws = lc.workspace(device, dtype, lwork)
     info = lc.ints(device, count)
-    calls.solver(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n, ws.ptr, lwork,
+    hipsolver.solver(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n, ws.ptr, lwork,
                  info.ptr, params, count)
     lc.raise_on_info(info, count, "svd", "the SVD did not converge")
     ku = m if full_matrices else k
@@ -182,14 +181,14 @@ def _svd_gesvdj(a, layout, full_matrices):
     u = device.empty((count * m * ku,), dtype)
     v = device.empty((count * n * kv,), dtype)
     s = device.empty((count * k,), real)
-    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), calls.eig_vectors()
+    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
     econ = 0 if full_matrices else 1
-    lwork = calls.workspace_size(letter, "gesvdj", h, jobz, econ, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
+    lwork = hipsolver.workspace_size(letter, "gesvdj", h, jobz, econ, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
                                  params)
     ws = lc.workspace(device, dtype, lwork)
     info = lc.ints(device, count)
     for i in range(count):
-        calls.solver(letter, "gesvdj", h, jobz, econ, m, n, w.ptr + i * m * n * item, m,
+        hipsolver.solver(letter, "gesvdj", h, jobz, econ, m, n, w.ptr + i * m * n * item, m,
                      s.ptr + i * k * real.itemsize, u.ptr + i * m * ku * item, m, v.ptr + i * n * kv * item, n,
                      ws.ptr, lwork, info.ptr + 4 * i, params)
     if (info.to_host(Layout.contiguous((count,))) != 0).any():
@@ -209,7 +208,7 @@ def _jacobi_params(kind, device):
         with _lock:
             params = _params.get(key)
             if params is None:
-                create = calls.create_syevj_info if kind == "syevj" else calls.create_gesvdj_info
+                create = hipsolver.create_syevj_info if kind == "syevj" else hipsolver.create_gesvdj_info
                 params = _params[key] = create()
     return params
 
@@ -233,19 +232,19 @@ def eigh(a, layout):
     v = lc.column_major(a, layout)
     letter, item = lc.LETTER[dtype], dtype.itemsize
     h = lc.handle(device)
-    jobz, lower = calls.eig_vectors(), calls.fill_mode(upper=False)
+    jobz, lower = hipsolver.eig_vectors(), hipsolver.fill_mode(upper=False)
     info = lc.ints(device, count)
     if use_batched_jacobi(count, n):
         params = _jacobi_params("syevj", device)
-        lwork = calls.workspace_size(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, params, count)
+        lwork = hipsolver.workspace_size(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, params, count)
         ws = lc.workspace(device, dtype, lwork)
-        calls.solver(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, ws.ptr, lwork, info.ptr,
+        hipsolver.solver(letter, "syevjBatched", h, jobz, lower, n, v.ptr, n, w.ptr, ws.ptr, lwork, info.ptr,
                      params, count)
     else:
-        lwork = calls.workspace_size(letter, "syevd", h, jobz, lower, n, v.ptr, n, w.ptr)
+        lwork = hipsolver.workspace_size(letter, "syevd", h, jobz, lower, n, v.ptr, n, w.ptr)
         ws = lc.workspace(device, dtype, lwork)
         for i in range(count):
-            calls.solver(letter, "syevd", h, jobz, lower, n, v.ptr + i * n * n * item, n,
+            hipsolver.solver(letter, "syevd", h, jobz, lower, n, v.ptr + i * n * n * item, n,
                          w.ptr + i * n * real.itemsize, ws.ptr, lwork, info.ptr + 4 * i)
     lc.raise_on_info(info, count, "eigh", "the eigensolver did not converge")
     return w, v.copy(lc.colmajor_as_rowmajor(batch, n, n, n, n * n))

@@ -1,5 +1,5 @@
-"""The convolutions of the ROCm backend: which path runs each one (pooling and upsampling:
-``nn_pool.py``; the settings and MIOpen state: ``nn_paths.py``).
+"""[families] The convolutions of the ROCm backend: which path runs each one (pooling and
+upsampling: ``nn_pool.py``; the settings and MIOpen state: ``nn_paths.py``).
 
 * MIOpen (``miopen.py``), when ``libMIOpen.so`` loads and its handle can be created:
   conv1d/conv2d and conv_transpose1d/2d for float16/bfloat16/float32, and average
@@ -36,7 +36,8 @@ without dilation to MIOpen, with MIOpen's semantics. ``nn_paths.describe()`` is 
 from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
-from . import miopen, nn_fallback, nn_launch, nn_paths
+from .. import miopen
+from . import nn_fallback, nn_launch, nn_paths
 from .copies import copy
 from .nn_fallback import out_size, transpose_size
 from .nn_paths import ALIGN, MIOPEN_CONV_DTYPES, aligned, ptr

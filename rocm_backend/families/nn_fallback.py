@@ -1,5 +1,5 @@
-"""The nn primitives without MIOpen: im2col + GEMM (hipBLAS) convolution, GEMM + col2im
-transposed convolution, and our own pooling and upsampling kernels (hip/nn.hip).
+"""[families] The nn primitives without MIOpen: im2col + GEMM (hipBLAS) convolution, GEMM +
+col2im transposed convolution, and our own pooling and upsampling kernels (hip/nn.hip).
 
 Everything is 2-D over (N, C, H, W); ``nn.py`` maps 1-D problems onto H = 1.
 
@@ -18,17 +18,15 @@ The im2col / col2im index math is mirrored in NumPy by tests/rocm/test_nn_index_
 """
 
 
-from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 
-from ..abi.ops import nn_accumulator
-from ..bindings import hipblas
+from ..ops import nn_accumulator
+from ..rocblas import gemm
 from . import nn_launch
 from .copies import copy
 
 #: upper bound of the im2col / col2im scratch buffer; larger problems run in batch chunks
 WORKSPACE_BYTES = 1 << 29
-_INT32_MAX = 2**31 - 1
 
 
 def contiguous(storage, layout):
@@ -51,22 +49,6 @@ def batch_chunk(batch, bytes_per_item, budget=WORKSPACE_BYTES):
     if bytes_per_item <= 0:
         return max(batch, 1)
     return max(1, min(batch, budget // bytes_per_item))
-
-
-def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
-         c, ldc, stride_c, batch):
-    """Column-major strided batched ``C = op(A) op(B)`` through hipBLAS (pointers are ints);
-    float16/bfloat16 inputs compute in float32, float64 in float64."""
-    if max(m, n, k, lda, ldb, ldc) > _INT32_MAX:
-        raise UnsupportedOperation("conv (im2col+GEMM)", in_dtype, "rocm",
-                                   "a GEMM dimension exceeds 2^31-1")
-    ab_types, c_types = hipblas.types(in_dtype), hipblas.types(out_dtype)
-    for start in range(0, batch, 65535):
-        nb = min(65535, batch - start)
-        hipblas.gemm_strided_batched(
-            device.blas, trans_a, trans_b, m, n, k, a + start * stride_a * in_dtype.itemsize, lda, stride_a,
-            b + start * stride_b * in_dtype.itemsize, ldb, stride_b,
-            c + start * stride_c * out_dtype.itemsize, ldc, stride_c, nb, ab_types, c_types)
 
 
 def is_direct_gemm(layout, kernel, stride, padding):

@@ -1,6 +1,6 @@
-"""Launching the nn kernels of ``hip/nn.hip``: their grids, their ``cw_nn_args`` values,
-and prepared launches (everything decided but the two pointers) memoized per device.
-Their op-table entries are in ``abi/ops.py``, their struct in ``abi/structs.py``.
+"""[families] Launching the nn kernels of ``hip/nn.hip``: their grids, their ``cw_nn_args``
+values, and prepared launches (everything decided but the two pointers) memoized per
+device. Their op-table entries are in ``ops.py``, their struct in ``abi/structs.py``.
 
 Grids: the "row" kernels (im2col, pooling, upsampling) give each destination row of P
 positions L = 2^TPL * gridDim.y threads (``row_config``); col2im is a flat grid-stride
@@ -10,9 +10,9 @@ Launches go through the device's launcher (``runtime/launcher.py``).
 
 import functools
 
-from ..abi.ops import NN_BLOCK
 from ..abi.structs import NN_ARGS, NN_DIM_FIELDS
-from .ew_launch import kernel
+from ..kernels import kernel
+from ..ops import NN_BLOCK
 
 DIM_FIELDS = NN_DIM_FIELDS
 ROW_KERNELS = ("im2col", "max_pool", "avg_pool", "upsample")

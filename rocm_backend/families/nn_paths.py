@@ -1,4 +1,4 @@
-"""Which path runs an nn primitive: the settings (``CANDLEWICK_ROCM_NN``,
+"""[families] Which path runs an nn primitive: the settings (``CANDLEWICK_ROCM_NN``,
 ``CANDLEWICK_ROCM_CONV_LAYOUT``), the device's MIOpen state when it should be used,
 the per-path call counts and the ``nn`` line of the backend's details (``nn.py`` says
 what each path covers)."""
@@ -12,7 +12,7 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 
-from . import miopen
+from .. import miopen
 from .copies import copy
 from .nn_fallback import contiguous
 

@@ -1,8 +1,9 @@
-"""Pooling and upsampling: MIOpen where it applies (``nn_paths``), else our kernels."""
+"""[families] Pooling and upsampling: MIOpen where it applies (``nn_paths``), else our kernels."""
 
 from candlewick.shapes import shape_size
 
-from . import miopen, nn_fallback, nn_paths
+from .. import miopen
+from . import nn_fallback, nn_paths
 from .nn_fallback import out_size
 from .nn_paths import MIOPEN_POOL_DTYPES, aligned, count, ptr
 

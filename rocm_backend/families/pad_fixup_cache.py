@@ -1,4 +1,4 @@
-"""The padding fix-up's cache: which weight buffers are known to hold only finite
+"""[families] The padding fix-up's cache: which weight buffers are known to hold only finite
 values, learnt without waiting for the device.
 
 A padded MIOpen convolution needs the padding NaN fix-up (``nn.py``) only when its weight
@@ -26,7 +26,7 @@ import weakref
 
 from candlewick.errors import BackendError
 
-from ..abi.ops import NN_BLOCK
+from ..ops import NN_BLOCK
 from . import nn_launch
 
 SLOTS = 4096  # int32 flags per device

@@ -1,4 +1,4 @@
-"""QR of a batch of small real matrices by our own kernel (hip/qr_householder.hip:
+"""[families] QR of a batch of small real matrices by our own kernel (hip/qr_householder.hip:
 Householder reflections, one thread block per matrix in shared memory).
 
 Why a kernel: hipSOLVER's regular API has no batched QR, and although hipBLAS has
@@ -12,8 +12,8 @@ transposes, no host read.
 from candlewick import dtypes as dt
 
 from . import linalg_common as lc
-from .ew_launch import kernel
 from ..abi.structs import QR_ARGS, QR_BLOCK, QR_MAX_N
+from ..kernels import kernel
 
 DTYPES = (dt.float32, dt.float64)
 

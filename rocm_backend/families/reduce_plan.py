@@ -1,4 +1,4 @@
-"""reduce: the launch geometry of the reduction kernels and their splits.
+"""[families] reduce: the launch geometry of the reduction kernels and their splits.
 
 The choices here are all pure functions of the shape, the device and ``TUNING`` (so
 tests can check them without a GPU):

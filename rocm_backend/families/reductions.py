@@ -1,4 +1,4 @@
-"""reduce: the reduction primitive, its kernel choice and its launches.
+"""[families] reduce: the reduction primitive, its kernel choice and its launches.
 
 Every reduction is one launch (hip/reduce.hip says how the kernels work): ``rows`` when
 the reduced elements are the closest in memory, else ``cols``; each in a ``_vec`` form
@@ -16,10 +16,10 @@ from candlewick.opdefs import ReduceOp
 
 from ..abi.ew_operands import coalesce, pad_dims
 from ..abi.structs import MAX_DIMS, REDUCE_ARGS
-from ..runtime.buffer import DeviceBuffer
+from ..kernels import kernel
+from ..storage_slice import DeviceBuffer
 from . import reduce_plan
 from .copies import copy, fill
-from .ew_launch import kernel
 from .reduce_plan import TICKETS, block_size, cols_plan, rows_plan
 
 _EMPTY_RESULT = {ReduceOp.SUM: 0, ReduceOp.PROD: 1, ReduceOp.ANY: False, ReduceOp.ALL: True,

@@ -1,4 +1,5 @@
-"""scan (cumulative sum and product along one axis): rows by groups of threads, or tiles.
+"""[families] scan (cumulative sum and product along one axis): rows by groups of threads,
+or tiles.
 
 * Many rows, or short ones: ``cw_scan`` gives each row a group of threads (a power of
   two, ``threads_per_row``) that walks it in chunks of ``SCAN_ITEMS`` elements per

@@ -1,4 +1,4 @@
-"""Ordering: sort (bitonic network over padded rows of 64-bit keys) and searchsorted."""
+"""[families] Ordering: sort (bitonic network over padded rows of 64-bit keys) and searchsorted."""
 
 import struct
 
@@ -6,11 +6,13 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.shapes import contiguous_strides, shape_size
 
-from ..abi import ops, structs
+from .. import ops
+from ..abi import structs
 from ..abi.ew_operands import ew_values
 from ..abi.structs import EW_ARGS, FLAG_A
+from ..kernels import kernel
 from .copies import operand
-from .ew_launch import kernel, launch_ew
+from .ew_launch import launch_ew
 
 
 def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_wanted=True):

@@ -1,5 +1,5 @@
-"""The SVD of a batch of small real matrices by our own kernel (hip/svd_jacobi.hip: one-sided
-Jacobi, one thread block per matrix in shared memory).
+"""[families] The SVD of a batch of small real matrices by our own kernel
+(hip/svd_jacobi.hip: one-sided Jacobi, one thread block per matrix in shared memory).
 
 Why a kernel: hipSOLVER's gesvdjBatched is the library's batched SVD, but where it
 forwards to cuSOLVER (the HIP-on-CUDA shim) that takes matrices up to 32 x 32 only, and
@@ -16,8 +16,8 @@ LinAlgError as NumPy does).
 from candlewick import dtypes as dt
 
 from . import linalg_common as lc
-from .ew_launch import kernel
 from ..abi.structs import SVD_ARGS, SVD_BLOCK, SVD_MAX_N
+from ..kernels import kernel
 
 DTYPES = (dt.float32, dt.float64)
 MAX_SWEEPS = 100  # cuSOLVER's gesvdj default; random 64 x 64 matrices take about 10

@@ -191,7 +191,7 @@ struct cw_nn_args {
     cw_i64 x3;
 };
 
-// a kernel generated for a candlewick.fuse graph (abi/fused_source.py): n items (elements or reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source
+// a kernel generated for a candlewick.fuse graph (codegen/fused_source.py): n items (elements or reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source
 struct cw_fused_args {
     cw_i64 n;
     int flags;

@@ -1,7 +1,7 @@
 // The reduction ops and the combine of a thread group, apart from the kernels that walk
-// memory (reduce.hip) because the fused kernels (abi/fused_rows.py, fused_general.py)
+// memory (reduce.hip) because the fused kernels (codegen/fused_rows.py, fused_general.py)
 // reduce with them too. hipRTC gets one source and no include path, so this file is not
-// included: abi/sources.py and abi/fused_source.py concatenate it after math_ops.h and
+// included: codegen/sources.py and codegen/fused_source.py concatenate it after math_ops.h and
 // before reduce.hip.
 
 template <class T> __device__ inline T cw_red_lowest() {

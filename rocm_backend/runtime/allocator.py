@@ -1,4 +1,5 @@
-"""The caching device allocator: freed blocks are kept by rounded size and handed out again."""
+"""[runtime] The caching device allocator: freed blocks are kept by rounded size and handed
+out again."""
 
 from candlewick.errors import DeviceMemoryError
 

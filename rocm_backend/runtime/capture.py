@@ -1,4 +1,5 @@
-"""Graph capture on a device's stream: the capture state machine and the captured graph.
+"""[runtime] Graph capture on a device's stream: the capture state machine and the captured
+graph.
 
 ``begin(device)`` routes the device's allocator to a new ``GraphPool``, gives index checks
 to the graph and starts capturing the stream (relaxed mode, ``bindings/hip_graph.py``);

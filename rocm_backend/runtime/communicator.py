@@ -1,4 +1,4 @@
-"""RCCL communicators of the devices one process drives in a group, and the queuing of
+"""[runtime] RCCL communicators of the devices one process drives in a group, and the queuing of
 collective calls on those devices' streams.
 
 A group is ``size`` ranks. This process drives ``members``: (rank, device, RCCL

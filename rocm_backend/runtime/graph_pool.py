@@ -1,4 +1,5 @@
-"""The device memory a captured graph owns: every block allocated while it was captured.
+"""[runtime] The device memory a captured graph owns: every block allocated while it was
+captured.
 
 A graph's kernels read and write fixed addresses at every replay, so the blocks it
 allocated (its outputs and intermediates) must never be handed to other work while the

@@ -1,4 +1,4 @@
-"""Host reads that wait only for the work queued before them.
+"""[runtime] Host reads that wait only for the work queued before them.
 
 A synchronizing read (``DeviceBuffer.copy_to_host``) drains the whole stream. Where a
 call must look at a few device values (the ``info`` ints of a factorization) but has

@@ -1,4 +1,4 @@
-"""Device-side index checks: the error buffer that take/put kernels flag, and the read
+"""[runtime] Device-side index checks: the error buffer that take/put kernels flag, and the read
 at the next synchronization that turns a flag into IndexError naming the operation.
 
 Each queued checking operation gets its own int32 slot of a small device buffer (the
@@ -25,7 +25,7 @@ import numpy as np
 from candlewick.errors import IndexOutOfBoundsError
 
 from ..bindings import hip
-from .buffer import DeviceBuffer
+from ..storage_slice import DeviceBuffer
 
 SLOTS = 1024
 

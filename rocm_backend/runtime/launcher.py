@@ -1,5 +1,5 @@
-"""The one launcher: every kernel of the backend is queued through ``Launcher.launch`` or
-``Launcher.launch_fields``, on its device's stream.
+"""[runtime] The one launcher: every kernel of the backend is queued through
+``Launcher.launch`` or ``Launcher.launch_fields``, on its device's stream.
 
 Kernels take one argument struct by value, passed through hipModuleLaunchKernel's
 ``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct's declaration

@@ -1,5 +1,5 @@
-"""Two devices of one host: direct (peer) access between them, enabled once per pair, the
-ordering of their streams around work that touches both, and peer copies.
+"""[runtime] Two devices of one host: direct (peer) access between them, enabled once per
+pair, the ordering of their streams around work that touches both, and peer copies.
 
 A copy between devices is queued on the destination's stream, between two stream waits
 (the barrier PyTorch puts around its cross-device copies): the destination waits for the

@@ -211,7 +211,7 @@ def install(monkeypatch=None, runtime=None):
         hip_binding._api = None
         rccl_binding._api = None
     else:
-        from rocm_backend.runtime import kernels
+        from rocm_backend import kernels
 
         for name, mod in entries.items():
             monkeypatch.setitem(sys.modules, name, mod)

@@ -27,7 +27,7 @@ _spec = importlib.util.spec_from_file_location("rocm_fake_hip", HERE / "fake_hip
 fake_hip = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_hip)
 
-#: what every kernel module includes, in the order abi/sources.py puts them
+#: what every kernel module includes, in the order codegen/sources.py puts them
 HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce_ops.h")
 
 
@@ -148,7 +148,7 @@ def device_factory(lib, monkeypatch, tmp_path):
             monkeypatch.setitem(sys.modules, mod_name, mod)
         import rocm_backend.bindings.hip as hip_binding
         from rocm_backend import RocmBackend
-        from rocm_backend.runtime import kernels
+        from rocm_backend import kernels
 
         monkeypatch.setattr(hip_binding, "_api", None)
         monkeypatch.setattr(kernels, "_code_memory", {})
@@ -162,7 +162,7 @@ def build_scan_sort(tmp, wanted):
     """The scan, index, sort and transpose modules built for the host with the op table's
     kernels whose key ``wanted(key)`` accepts, one scan item per thread (what the
     compositions of unique, nonzero and compress use)."""
-    from rocm_backend.abi import ops
+    from rocm_backend import ops
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
     return build(tmp, ["scan.hip", "index.hip", "sort.hip", "transpose.hip"], specs, defines=["CW_SCAN_ITEMS 1"])

@@ -74,10 +74,11 @@ def zero_reads(rt, ok):
 def install_libraries(rt, ok, setattr_=setattr):
     """The stand-ins in place of hip-python's hipsolver/hipfft (``setattr_``: a
     monkeypatch's, to put everything back after a test)."""
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipfft, hipsolver
 
     zero_reads(rt, ok)
-    setattr_(solver_fft_calls, "_modules", {"hipsolver": noop_solver(rt), "hipfft": noop_fft(rt)})
+    setattr_(hipsolver, "_api", noop_solver(rt))
+    setattr_(hipfft, "_api", noop_fft(rt))
 
 
 def cases(dev):

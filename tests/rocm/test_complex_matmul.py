@@ -132,8 +132,8 @@ def mirror(monkeypatch, tmp_path):
         ns = types.SimpleNamespace(**{n: n.rsplit("_", 1)[-1] for n in names})
         monkeypatch.setattr(rt.hipblas, enum, ns, raising=False)
     monkeypatch.setattr(rt.hipblas, "hipblasGemmStridedBatchedEx", mem.gemm, raising=False)
-    from rocm_backend import RocmBackend
-    from rocm_backend.families import copies, rocblas
+    from rocm_backend import RocmBackend, rocblas
+    from rocm_backend.families import copies
 
     monkeypatch.setattr(rocblas, "launch_ew", mem.launch_ew)
     monkeypatch.setattr(copies, "launch_ew", mem.launch_ew)

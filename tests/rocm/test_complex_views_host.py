@@ -12,7 +12,7 @@ from candlewick.complex_parts import part_layout
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, UnaryOp
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 
 KEYS = {("copy", 4), ("copy", 8), ("fill", 4), ("fill", 8), ("transpose", 4), ("transpose", 8),
         ("unary", "real", "complex64"), ("unary", "imag", "complex64"), ("unary", "real", "complex128"),

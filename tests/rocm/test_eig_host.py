@@ -20,7 +20,7 @@ from candlewick import dtypes as dt
 from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 from rocm_backend.abi.structs import EIG_ARGS, EIG_BLOCK, EIG_NONFINITE, EIG_SHARED_BYTES
 
 SPECS = {d: ops.lookup(("eig", d.name)) for d in (dt.complex64, dt.complex128)}

@@ -17,7 +17,7 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, UnaryOp
 from host_exec import build
-from rocm_backend.abi import ops
+from rocm_backend import ops
 from rocm_backend.abi.structs import EW_ARGS
 from rocm_backend.families import ew_launch
 

@@ -1,4 +1,4 @@
-"""Kernels generated for ``candlewick.fuse`` graphs (abi/fused_source.py), run on the CPU.
+"""Kernels generated for ``candlewick.fuse`` graphs (codegen/fused_source.py), run on the CPU.
 
 host_exec.py has g++ compile the generated kernels for the host (every thread of a block
 a fiber: real barriers, warp shuffles, shared memory) and a fake HIP runtime hand the
@@ -13,7 +13,7 @@ import pytest
 
 import candlewick as cw
 from host_exec import build, device_factory
-from rocm_backend.abi import fused_source
+from rocm_backend.codegen import fused_source
 
 
 def gelu(x):

@@ -12,9 +12,8 @@ import sys
 
 import pytest
 
-from rocm_backend.abi import ops
-from rocm_backend.abi.sources import module_source
-from rocm_backend.runtime import kernels
+from rocm_backend import kernels, ops
+from rocm_backend.codegen.sources import module_source
 
 REPO = pathlib.Path(__file__).parents[2]
 MODULE = sorted(ops.MODULES)[0]
@@ -22,8 +21,8 @@ ARCH = "gfx90a"
 
 WORKER = '''
 import hashlib, os, pathlib, resource, signal, sys, time
-from rocm_backend.abi.sources import module_source
-from rocm_backend.runtime import kernels
+from rocm_backend import kernels
+from rocm_backend.codegen.sources import module_source
 
 rendezvous, module, arch, file_limit = pathlib.Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
 if file_limit:  # a full disk: writes past this many bytes fail (EFBIG) instead of killing the process

@@ -11,11 +11,17 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "rocm_backend"
 
 #: bottom to top; a module's layer is the first whose prefix its dotted name starts with
+#: (docs/architecture.md's table says what each holds; each module's docstring opens with
+#: its layer's name in brackets, checked below)
 LAYERS = (
-    ("bindings", ("rocm_backend.error", "rocm_backend.bindings")),
-    ("runtime", ("rocm_backend.runtime",)),
+    ("error", ("rocm_backend.error",)),
     ("abi", ("rocm_backend.abi",)),
-    ("families", ("rocm_backend.families",)),
+    ("bindings", ("rocm_backend.bindings",)),
+    ("ops", ("rocm_backend.ops",)),
+    ("codegen", ("rocm_backend.codegen",)),
+    ("runtime", ("rocm_backend.runtime", "rocm_backend.storage_slice")),
+    ("kernels", ("rocm_backend.kernels",)),
+    ("families", ("rocm_backend.families", "rocm_backend.rocblas", "rocm_backend.miopen")),
     ("storage", ("rocm_backend.storage",)),
     ("device", ("rocm_backend.device", "rocm_backend.backend")),
     ("shim", ("rocm_backend",)),
@@ -54,8 +60,9 @@ def imports(path, name):
                 anchor = package.split(".")
                 anchor = anchor[:len(anchor) - node.level + 1]
                 base = ".".join(anchor + ([base] if base else []))
-            # `from pkg import mod` imports the module pkg.mod when there is one
-            targets = [f"{base}.{alias.name}" for alias in node.names] + [base]
+            # `from pkg import name`: the module pkg.name when there is one, else pkg (graph()
+            # resolves an attribute to its module)
+            targets = [f"{base}.{alias.name}" for alias in node.names]
         else:
             continue
         for target in targets:
@@ -83,6 +90,17 @@ def graph():
 def test_every_module_has_a_layer():
     for name in modules():
         layer_of(name)
+
+
+@pytest.mark.parametrize("name", sorted(modules()))
+def test_docstring_names_the_layer(name):
+    """The first line of every module's docstring opens with ``[layer]`` (the shim's with
+    its package's description, its docstring being the module table)."""
+    if name == "rocm_backend":
+        return
+    doc = ast.get_docstring(ast.parse(modules()[name].read_text()), clean=False) or ""
+    layer = LAYERS[layer_of(name)][0]
+    assert doc.startswith(f"[{layer}] "), f"{name}: docstring should open with [{layer}]"
 
 
 @pytest.mark.parametrize("name", sorted(modules()))

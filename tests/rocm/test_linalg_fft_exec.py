@@ -16,7 +16,7 @@ from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 
 pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
 from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
@@ -58,15 +58,15 @@ def lib(tmp_path_factory):
 @pytest.fixture
 def runtime_and_device(lib, monkeypatch, tmp_path):
     from rocm_backend.families import fft as rfft
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipfft, hipsolver
     from rocm_backend.families import linalg_common, linalg_spectral
 
     rt, dev = device_factory(lib, monkeypatch, tmp_path)()
     solver = solver_module()
     add_blas_lu(rt.hipblas, solver)
     rt.hipblas.hipblasCreate = lambda: (0, "blas-handle")
-    monkeypatch.setattr(solver_fft_calls, "_modules", {"hipsolver": solver, "hipfft": fft_module(),
-                                                       "hipblas": rt.hipblas})
+    monkeypatch.setattr(hipsolver, "_api", solver)
+    monkeypatch.setattr(hipfft, "_api", fft_module())
     monkeypatch.setattr(linalg_common, "_handles", {})
     monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())  # arrays of an earlier runtime
     monkeypatch.setattr(linalg_spectral, "_params", {})
@@ -186,7 +186,7 @@ def test_repeated_batched_cholesky_reuses_its_constants(runtime_and_device):
 def test_cholesky_reads_one_triangle_and_factors_with_fill_lower(runtime_and_device, dtype, batch):
     """As NumPy: L from A's lower triangle, U from its upper (the other is never read), on
     strided views too; every hipSOLVER call is fill LOWER (cuSOLVER's UPPER was the slow one)."""
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipsolver
     from rocm_backend.families.linalg_common import LETTER
 
     rng = np.random.default_rng(5)
@@ -194,7 +194,7 @@ def test_cholesky_reads_one_triangle_and_factors_with_fill_lower(runtime_and_dev
     b = _random(rng, dtype, batch + (n, n))
     spd = b @ _h(b) + n * np.eye(n)
     _, device = runtime_and_device
-    solver = solver_fft_calls._modules["hipsolver"]  # this test's own model: wrapped to see the fill
+    solver = hipsolver._api  # this test's own model: wrapped to see the fill
     fills = []
 
     def recording(routine):
@@ -218,9 +218,9 @@ def test_cholesky_reads_one_triangle_and_factors_with_fill_lower(runtime_and_dev
 @pytest.mark.parametrize("shape", [(6, 4), (4, 6)], ids=str)
 @pytest.mark.parametrize("dtype", [dt.float32, dt.complex64], ids=str)
 def test_single_precision_svd_tries_gesvdj_first(device, dtype, shape, converges, monkeypatch):
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipsolver
 
-    solver = solver_fft_calls._modules["hipsolver"]
+    solver = hipsolver._api
     monkeypatch.setattr(solver, "fake_gesvdj_info", 0 if converges else 1, raising=False)
     called = []
     letter = "S" if dtype is dt.float32 else "C"
@@ -319,9 +319,9 @@ def test_contiguous_transforms_plan_the_basic_layout(device, monkeypatch):
     """Contiguous input and output are planned with NULL embeddings (the basic layout, as
     PyTorch and CuPy plan them); a strided view keeps its advanced layout, and both give
     numpy.fft's result."""
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipfft as binding
 
-    hipfft = solver_fft_calls._modules["hipfft"]
+    hipfft = binding._api
     plan_many, embeds = hipfft.hipfftPlanMany, []
     monkeypatch.setattr(hipfft, "hipfftPlanMany",
                         lambda *a: (embeds.append((a[2] is None, a[5] is None)), plan_many(*a))[1])

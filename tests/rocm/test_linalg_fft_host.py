@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from candlewick.layout import Layout
 from rocm_backend.families import fft as rfft
 from rocm_backend.families import linalg, linalg_spectral
-from rocm_backend.bindings.solver_fft_calls import routine_name
+from rocm_backend.bindings.hipsolver import routine_name
 
 
 def _advanced_fft(flat_in, offset, n, istride, idist, batch, flat_out, ostride, odist):

@@ -34,13 +34,14 @@ EXPECTED = {
 
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
-    from rocm_backend.bindings import solver_fft_calls
+    from rocm_backend.bindings import hipfft, hipsolver
     from rocm_backend.families import fft, linalg_common
 
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
     rt = fake_hip.install(monkeypatch)
     host_path.install_libraries(rt, fake_hip.OK, monkeypatch.setattr)
-    monkeypatch.setattr(solver_fft_calls, "_resolved", {})
+    monkeypatch.setattr(hipsolver, "_resolved", {})
+    monkeypatch.setattr(hipfft, "_resolved", {})
     monkeypatch.setattr(linalg_common, "_handles", {})
     monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())
     monkeypatch.setattr(fft, "_caches", {})

@@ -7,7 +7,7 @@ import pytest
 
 from candlewick.layout import Layout
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 
 DTYPES = {"float32", "float64", "complex64", "complex128"}
 OPS = {"binary": {"subtract", "divide"}, "unary": {"abs", "square", "sqrt"}}

@@ -21,7 +21,8 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from cpu_backend import nn as cpu_nn
-from rocm_backend.abi import ops, structs
+from rocm_backend import ops
+from rocm_backend.abi import structs
 from rocm_backend.families import nn_fallback, nn_launch
 from rocm_backend.storage import RocmStorage
 
@@ -52,7 +53,7 @@ class FakeDevice:
     def __init__(self):
         self.heap = np.zeros(64 << 20, np.uint8)
         self.allocator = FakeAllocator(self.heap)
-        # the op families' per-device state, as runtime.hip_device.HipDevice declares it
+        # the op families' per-device state, as device.RocmDevice declares it
         self.miopen, self.nn_convs, self.nn_launches = None, {}, {}
         self.reduce_scratch = self.finite_flags = None
         self.family_lock = threading.Lock()

@@ -22,7 +22,8 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from cpu_backend import nn as cpu_nn
-from rocm_backend.families import miopen, nn, nn_fallback, nn_launch, nn_paths, pad_fixup_cache
+from rocm_backend import miopen
+from rocm_backend.families import nn, nn_fallback, nn_launch, nn_paths, pad_fixup_cache
 from rocm_backend.error import RocmError
 
 _spec = importlib.util.spec_from_file_location(

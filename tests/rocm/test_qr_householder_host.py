@@ -15,10 +15,10 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 from rocm_backend.families import qr_householder
 
-HIP_DIR = ops.__file__.rsplit("/abi/", 1)[0] + "/hip"
+HIP_DIR = ops.__file__.rsplit("/", 1)[0] + "/hip"
 
 _DRIVER = r"""
 #include <math.h>

@@ -18,7 +18,7 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ReduceOp
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 from rocm_backend.families import reduce_plan
 
 REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]

@@ -17,7 +17,8 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import ScanOp
 from host_exec import build, device_factory
-from rocm_backend.abi import ops, structs
+from rocm_backend import ops
+from rocm_backend.abi import structs
 from rocm_backend.families import scans
 
 DTYPES = [dt.int8, dt.uint16, dt.int64, dt.float16, dt.bfloat16, dt.float32, dt.float64, dt.complex64,

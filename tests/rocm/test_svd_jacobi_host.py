@@ -18,11 +18,11 @@ from candlewick import dtypes as dt
 from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 from host_exec import build, device_factory
-from rocm_backend.abi import ops
+from rocm_backend import ops
 from rocm_backend.families import svd_jacobi
-from rocm_backend.runtime import kernels  # noqa: F401  (host_exec's factory patches it)
+from rocm_backend import kernels  # noqa: F401  (host_exec's factory patches it)
 
-HIP_DIR = ops.__file__.rsplit("/abi/", 1)[0] + "/hip"
+HIP_DIR = ops.__file__.rsplit("/", 1)[0] + "/hip"
 
 _DRIVER = r"""
 #include <math.h>

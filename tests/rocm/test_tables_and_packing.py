@@ -8,9 +8,9 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
-from rocm_backend import backend
-from rocm_backend.abi import ew_operands, ops, sources, structs
-from rocm_backend.runtime import kernels
+from rocm_backend import backend, kernels, ops
+from rocm_backend.abi import ew_operands, structs
+from rocm_backend.codegen import sources
 
 
 def test_every_op_and_dtype_of_opdefs_has_a_kernel():

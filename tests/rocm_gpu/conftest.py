@@ -32,7 +32,8 @@ def cpu():
 
 @pytest.fixture(params=["miopen", "fallback"])
 def nn_path(request, rocm, monkeypatch):
-    from rocm_backend.families import miopen, nn_paths
+    from rocm_backend import miopen
+    from rocm_backend.families import nn_paths
 
     if request.param == "miopen":
         state = miopen.for_device(rocm)

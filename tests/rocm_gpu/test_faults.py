@@ -213,9 +213,9 @@ BROKEN = 'extern "C" __global__ void broken_kernel(float* p) { p[0] = not_declar
 
 
 def test_hiprtc_failure_shows_the_log_and_the_name(rocm, monkeypatch):
-    from rocm_backend.abi import ops
+    from rocm_backend import ops
     from rocm_backend.error import RocmError
-    from rocm_backend.runtime import kernels
+    from rocm_backend import kernels
 
     with pytest.raises(RocmError) as info:
         kernels.compile_source("broken_kernel", BROKEN, [], rocm.arch)
@@ -250,7 +250,8 @@ import json, sys
 import numpy as np
 import candlewick as cw
 from candlewick.errors import CandlewickError
-from rocm_backend.abi import ops, structs
+from rocm_backend import ops
+from rocm_backend.abi import structs
 from rocm_backend.error import RocmDeviceFault
 
 rocm = cw.get_device("rocm:0")

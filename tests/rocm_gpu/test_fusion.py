@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from rocm_backend.runtime import kernels
+from rocm_backend import kernels
 
 
 def gelu(x):

@@ -305,7 +305,8 @@ def test_auto_path_choices(rocm, monkeypatch):
     """Unset CANDLEWICK_ROCM_NN: MIOpen for f32 convolutions (1x1 ones too) and average
     pooling, our kernel for max pooling (a window of -inf stays -inf), padding NaN
     semantics kept."""
-    from rocm_backend.families import miopen, nn_paths
+    from rocm_backend import miopen
+    from rocm_backend.families import nn_paths
 
     monkeypatch.delenv(nn_paths.ENV, raising=False)
     have = isinstance(miopen.for_device(rocm), miopen.DeviceMIOpen)

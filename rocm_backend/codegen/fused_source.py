@@ -1,4 +1,4 @@
-"""HIP source of the kernels that run a ``candlewick.fuse`` graph (``plan``).
+"""[codegen] HIP source of the kernels that run a ``candlewick.fuse`` graph (``plan``).
 
 Two schedules: **rows** (``fused_rows``: one kernel when every reduction is over the last
 axis and read back per row, as in softmax and logsumexp) and **general**
@@ -32,7 +32,7 @@ _PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h
 
 
 HELPERS = r"""
-// ---- fused kernels (rocm_backend/abi/fused_source.py)
+// ---- fused kernels (rocm_backend/codegen/fused_source.py)
 // a storage value from raw bits (the scalar constants of the graph)
 template <class S> __device__ inline S cw_fz_raw(cw_u64 lo, cw_u64 hi) {
     union { cw_u64 w[2]; S s; } u;

@@ -1,4 +1,4 @@
-"""The op table: every (primitive, op, dtype) the backend runs, mapped to a kernel.
+"""[ops] The op table: every (primitive, op, dtype) the backend runs, mapped to a kernel.
 
 Generated from ``candlewick.opdefs`` (op vocabularies and dtype domains) and
 ``candlewick.dtypes``: kernel names, the module each kernel is compiled in, and the
@@ -19,7 +19,7 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
-from .structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
+from .abi.structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
                       SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
@@ -59,7 +59,7 @@ def kernel_key(*parts):
 
 def functor(op, dtype):
     """The C functor type the element-wise kernels apply for ``op`` on ``dtype`` (also the
-    fused kernels of abi/fused_source.py: one name per op, from one place)."""
+    fused kernels of codegen/fused_source.py: one name per op, from one place)."""
     return _HALF_FUNCTORS.get((op, dtype), f"op_{op.value}")
 
 

@@ -1,4 +1,4 @@
-"""The general schedule of a fused graph: a kernel per reduction (the reduction's
+"""[codegen] The general schedule of a fused graph: a kernel per reduction (the reduction's
 element-wise operand computed in its loads; a block per output element when the reduced
 elements are the closest in memory, else a thread per output element, so that the
 threads of a warp read neighbouring elements), then one
@@ -7,10 +7,10 @@ read is at the element's own index and the buffers are aligned (``CW_CONTIGUOUS`
 
 from candlewick.shapes import shape_size
 
-from . import ops
+from .. import ops
 from .fused_exprs import Emitter
 from .fused_kernels import FusedKernel, LazyBuffers, Slots, entry, memory_nodes, needed, spec
-from .structs import EW_BLOCK
+from ..abi.structs import EW_BLOCK
 
 __all__ = ["REDUCE_BLOCK", "general"]
 

@@ -1,10 +1,10 @@
-"""The HIP source of each kernel module: the shared prelude (``hip/abi.h`` first, then
+"""[codegen] The HIP source of each kernel module: the shared prelude (``hip/abi.h`` first, then
 every ``hip/*`` file) plus the generated ``extern "C"`` entry points that ``ops.py``
 lists for the module. Kernel bodies live in ``hip/*.hip`` (package data)."""
 
 from pathlib import Path
 
-from . import ops
+from .. import ops
 
 HIP_DIR = Path(__file__).resolve().parents[1] / "hip"
 # prelude order: the generated ABI, types, complex math, functors, then the kernel bodies
@@ -36,4 +36,4 @@ def module_entry_points(module):
 
 def module_source(module):
     own = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
-    return prelude() + own + "\n// ---- generated entry points (rocm_backend/abi/ops.py)\n" + module_entry_points(module)
+    return prelude() + own + "\n// ---- generated entry points (rocm_backend/ops.py)\n" + module_entry_points(module)

@@ -1,12 +1,17 @@
-"""hipRTC compilation of kernel modules and the code-object cache.
+"""[kernels] From a kernel's source to its launch-ready handle: hipRTC, the code-object
+cache, the loaded modules of a device, and the one kernel lookup every family uses.
 
 A module's source (the shared prelude plus its generated entry points) is assembled by
-``abi/sources.py``; here it is compiled with hipRTC for a device's architecture the first
-time one of its kernels is launched. Code objects are cached in memory and on disk
+``codegen/sources.py``; here it is compiled with hipRTC for a device's architecture the
+first time one of its kernels is launched. Code objects are cached in memory and on disk
 (platformdirs' user cache dir, mode 0700): key = SHA-256 of source, options,
 architecture and hipRTC version; each file carries its key and a SHA-256 of the code,
 checked on load; writes are atomic (tempfile + os.replace); an entry that is corrupt or
 not ours is recompiled.
+
+A device's ``KernelRuntime`` (``device.kernels``) loads the modules and keeps the kernel
+handles; ``kernel`` and ``ew_kernel`` look a kernel up by its op-table key
+(``ops.kernel_key``), memoized per device: after the first call one dict hit.
 """
 
 import hashlib
@@ -19,7 +24,12 @@ from pathlib import Path
 
 import platformdirs
 
-from ..bindings import hiprtc
+from candlewick import dtypes as dt
+
+from . import ops
+from .bindings import hip, hiprtc
+from .error import RocmError
+from .runtime.launcher import BoundKernel
 
 COMPILE_OPTIONS = ()  # besides --offload-arch; hipRTC optimizes by default
 _CACHE_MAGIC = b"CWKCO1\n"
@@ -164,3 +174,93 @@ def compile_all(sources, arch, progress=True, threads=None):
     if bar is not None:
         bar.close()
     return dict(stats)
+
+
+# --- the kernels of one device ------------------------------------------------------
+
+class KernelRuntime:
+    """Loaded modules and kernel handles of one device. ``cache`` is the op families' memo
+    of BoundKernels by op-table key, ``ew_cache`` of (BoundKernel, result dtype) of the
+    element-wise ops by the same keys (one dict hit per launch after the first)."""
+
+    def __init__(self, device, module_source):
+        self.device = device
+        self.module_source = module_source
+        self._modules = {}
+        self._functions = {}
+        self._kernels = {}  # kernel name -> BoundKernel
+        self.cache = {}
+        self.ew_cache = {}
+        self.ew_plans = {}  # families/ew_launch.py: element-wise launch plans by layout
+        self._resident = {}
+        self._lock = threading.Lock()
+
+    def function(self, spec, source=None, options=()):
+        """hip-python's handle of the kernel ``spec`` (module loaded on first use), from
+        ``source`` when given (generated code: the kernels of a fused graph, compiled with
+        the extra ``options``), else from the op table's module source."""
+        fn = self._functions.get(spec.name)
+        if fn is not None:
+            return fn
+        with self._lock:
+            module = self._modules.get(spec.module)
+            if module is None:
+                self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
+                try:
+                    if source is None:
+                        source = self.module_source(spec.module)
+                    code = code_object(spec.module, source, self.device.arch, options)
+                except RocmError as exc:  # the log names the line; say which kernel was wanted
+                    if hasattr(exc, "add_note"):
+                        exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
+                    raise
+                module = hip.module_load_data(code)
+                self._modules[spec.module] = module
+            fn = hip.module_get_function(module, spec.name)
+            self._functions[spec.name] = fn
+        return fn
+
+    def kernel(self, spec, source=None, options=()):
+        """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch);
+        ``source`` and ``options`` as for ``function`` (a generated kernel's name is its
+        source's digest, so one name is one kernel)."""
+        k = self._kernels.get(spec.name)
+        if k is None:
+            k = self._kernels[spec.name] = BoundKernel(spec, self.function(spec, source, options))
+        return k
+
+    def resident_blocks(self, kernel, block):
+        """Blocks of ``block`` threads of ``kernel`` resident on the whole device at once
+        (the runtime's occupancy query, cached; 2048 threads per multiprocessor without one)."""
+        key = (kernel.name, block)
+        n = self._resident.get(key)
+        if n is None:
+            per_sm = hip.occupancy_blocks_per_multiprocessor(kernel.fn, block)
+            if per_sm <= 0:
+                per_sm = max(1, 2048 // block)
+            n = self._resident[key] = per_sm * self.device.multiprocessors
+        return n
+
+
+def kernel(device, key, op_name=None, dtype=None):
+    """The device's BoundKernel of the table's ``key`` (an ``ops.kernel_key``), memoized:
+    after the first call one dict hit."""
+    rt = device.kernels
+    k = rt.cache.get(key)
+    if k is None:
+        k = rt.cache[key] = rt.kernel(ops.lookup(key, op_name, dtype))
+    return k
+
+
+def ew_kernel(device, family, op, dtype):
+    """(BoundKernel, result dtype) of an element-wise op of the table: after the first
+    call, one dict hit on a key of interned strings (enum and DType hashing are
+    Python-level and cost more than the rest of the lookup)."""
+    rt = device.kernels
+    key = (family, op._value_, dtype.name)
+    hit = rt.ew_cache.get(key)
+    if hit is None:
+        spec = ops.lookup(key, op.value, dtype)
+        out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
+        hit = rt.ew_cache[key] = (rt.kernel(spec), out)
+    return hit

@@ -1,10 +1,10 @@
-"""Pieces shared by the schedules of fused kernels (``fused_general``, ``fused_rows``):
-the kernel record, pointer slots, and the graph walks."""
+"""[codegen] Pieces shared by the schedules of fused kernels (``fused_general``,
+``fused_rows``): the kernel record, pointer slots, and the graph walks."""
 
 from collections import namedtuple
 
-from . import ops
-from .structs import FUSED_ARGS, FUSED_BUFFERS
+from .. import ops
+from ..abi.structs import FUSED_ARGS, FUSED_BUFFERS
 
 __all__ = ["FusedKernel", "LazyBuffers", "Slots", "Unsupported", "entry", "memory_nodes", "needed", "spec"]
 

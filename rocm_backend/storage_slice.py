@@ -1,15 +1,22 @@
-"""A device allocation: pointer, size and owner device, and the transfers into and out of it.
+"""[runtime] A device buffer and the typed view of it every op family takes and returns.
 
-The block comes from the device's caching allocator and goes back to it when the last
-reference dies (``__del__``: a weakref.finalize per allocation cost several µs on every
-small op), so views sharing a buffer keep it alive. ``version`` counts the writes into
-existing memory (every transfer here, and every in-place primitive), so that what was
-learnt of the contents (``families/pad_fixup_cache.py``) is trusted only while unchanged.
+``DeviceBuffer`` is one allocation: pointer, size and owner device, and the transfers
+into and out of it. The block comes from the device's caching allocator and goes back to
+it when the last reference dies (``__del__``: a weakref.finalize per allocation cost
+several µs on every small op), so views sharing a buffer keep it alive. ``version``
+counts the writes into existing memory (every transfer here, and every in-place
+primitive), so that what was learnt of the contents (``families/pad_fixup_cache.py``)
+is trusted only while unchanged.
+
+``StorageSlice`` is ``size`` elements of ``dtype`` from the start of a buffer;
+``storage.RocmStorage`` is this class with the protocol's methods. An op family makes its
+results with ``device.storage_type.empty`` so that they are the protocol's storage class
+(declared by the device).
 """
 
 import numpy as np
 
-from ..bindings import hip
+from .bindings import hip
 
 
 class DeviceBuffer:
@@ -84,3 +91,25 @@ class DeviceBuffer:
         hip.memcpy_dtoh_async(out.ctypes.data, self.ptr, 8, self.device.stream)
         hip.stream_synchronize(self.device.stream)
         return int(out[0])
+
+
+class StorageSlice:
+    """``size`` elements of ``dtype`` from the start of ``buffer``."""
+
+    __slots__ = ("buffer", "dtype", "device", "size", "ptr")
+
+    def __init__(self, buffer, dtype, size):
+        self.buffer = buffer
+        self.dtype = dtype
+        self.device = buffer.device
+        self.size = size
+        self.ptr = buffer.ptr  # read on every launch: a plain slot, not a property
+
+    @classmethod
+    def empty(cls, device, dtype, size):
+        nbytes = size * dtype.itemsize
+        ptr, capacity = device.allocator.allocate(nbytes)
+        return cls(DeviceBuffer(device, ptr, nbytes, capacity), dtype, size)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.device.name}, {self.dtype}, size={self.size})"

@@ -1,4 +1,4 @@
-"""The rows schedule of a fused graph (softmax, logsumexp, normalizations): every
+"""[codegen] The rows schedule of a fused graph (softmax, logsumexp, normalizations): every
 reduction reduces the last axis of one full shape ``F = rows + (C,)`` and is read back
 one value per row. One kernel: a block per row, each thread holding ``K`` elements of the
 row in registers (each input element is read from memory once); the reductions are
@@ -7,7 +7,7 @@ then every output is written."""
 
 from candlewick.shapes import shape_size
 
-from . import ops
+from .. import ops
 from .fused_exprs import Emitter, row_index_layout
 from .fused_kernels import FusedKernel, LazyBuffers, Slots, Unsupported, entry, memory_nodes, needed, spec
 

@@ -1,6 +1,9 @@
-"""The BLAS layer: matrix products through hipBLAS (``bindings/hipblas.py``), which
-forwards to rocBLAS on AMD, for floating and complex dtypes; our own tiled kernel for
-integers (BLAS has no wrapping integer GEMM).
+"""[families] The BLAS layer: every GEMM and BLAS call of the backend. Matrix products
+through hipBLAS (``bindings/hipblas.py``), which forwards to rocBLAS on AMD, for floating
+and complex dtypes; our own tiled kernel for integers (BLAS has no wrapping integer
+GEMM); the nn fallback's im2col GEMMs; hipBLAS's batched LU (getrfBatched/getrsBatched,
+which ``families/linalg.py`` uses for batches of small matrices). Every strided batched
+GEMM goes through ``gemm``: its int32 check and its split of the batch count.
 
 hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.
 Transposed views are passed as transposes, any other strided operand (a negative batch
@@ -12,24 +15,29 @@ says why).
 
 import itertools
 
+import numpy as np
+
 from candlewick import dtypes as dt
-from candlewick.errors import UnsupportedOperation
+from candlewick.errors import LinAlgError, UnsupportedOperation
 from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import BinaryOp
 
-from ..abi import structs
-from ..abi.ew_operands import coalesce, pad_dims
-from ..abi.structs import MATMUL_ARGS, MAX_DIMS
-from ..bindings import hipblas
-from .copies import copy
-from .ew_launch import kernel, launch_ew
+from .abi import structs
+from .abi.ew_operands import coalesce, pad_dims
+from .abi.structs import MATMUL_ARGS, MAX_DIMS
+from .bindings import hipblas
+from .families.copies import copy
+from .families.ew_launch import launch_ew
+from .kernels import kernel
 
 # real dtypes hipBLAS multiplies (complex ones run as real GEMMs: _complex_matmul)
 _BLAS_TYPES = tuple(d for d in hipblas.BLAS_TYPES if not d.is_complex)
 # complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
 _COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
 _INT32_MAX = 2**31 - 1
+#: batches of one hipBLAS call at most (batchCount is an int; keep launches modest)
+GEMM_BATCH_MAX = 65535
 
 
 def matmul(lhs, rhs, lhs_layout, rhs_layout):
@@ -88,19 +96,31 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     if not bshape:
         bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
     item = lhs.dtype.itemsize
-    types = hipblas.types(lhs.dtype)
-    count = bshape[-1]
     for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
         a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
         b_off = rhs_layout.offset + sum(i * s for i, s in zip(lead, bb))
         c_off = sum(i * s for i, s in zip(lead, cb))
-        for start in range(0, count, 65535):  # batchCount is an int; keep launches modest
-            nb = min(65535, count - start)
-            hipblas.gemm_strided_batched(
-                lhs.device.blas, b_op[0], a_op[0], n, m, k,
-                rhs.ptr + (b_off + start * bb[-1]) * item, b_op[1], bb[-1],
-                lhs.ptr + (a_off + start * ab[-1]) * item, a_op[1], ab[-1],
-                out.ptr + (c_off + start * cb[-1]) * item, n, cb[-1], nb, types)
+        gemm(lhs.device, lhs.dtype, lhs.dtype, b_op[0], a_op[0], n, m, k,
+             rhs.ptr + b_off * item, b_op[1], bb[-1], lhs.ptr + a_off * item, a_op[1], ab[-1],
+             out.ptr + c_off * item, n, cb[-1], bshape[-1], "matmul")
+
+
+def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
+         c, ldc, stride_c, batch, op="conv (im2col+GEMM)"):
+    """Column-major strided batched ``C = op(A) op(B)`` through hipBLAS (pointers are ints),
+    in calls of at most GEMM_BATCH_MAX matrices; float16/bfloat16 inputs compute in
+    float32, float64 in float64. ``op`` names the primitive in the error of a size past
+    hipBLAS's int arguments."""
+    if max(m, n, k, lda, ldb, ldc) > _INT32_MAX:
+        raise UnsupportedOperation(op, in_dtype, "rocm", "a GEMM dimension exceeds 2^31-1")
+    ab_types, c_types = hipblas.types(in_dtype), hipblas.types(out_dtype)
+    in_item, out_item = in_dtype.itemsize, out_dtype.itemsize
+    for start in range(0, batch, GEMM_BATCH_MAX):
+        nb = min(GEMM_BATCH_MAX, batch - start)
+        hipblas.gemm_strided_batched(
+            device.blas, trans_a, trans_b, m, n, k, a + start * stride_a * in_item, lda, stride_a,
+            b + start * stride_b * in_item, ldb, stride_b,
+            c + start * stride_c * out_item, ldc, stride_c, nb, ab_types, c_types)
 
 
 def _complex_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
@@ -188,3 +208,23 @@ def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     if -(-m // tile) > 65535:
         raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "more than 2^20 rows in an integer matmul")
     lhs.device.launcher.launch(kern, grid, (tile, tile, 1), MATMUL_ARGS, values)
+
+
+# --- batched LU (hipBLAS) -------------------------------------------------------------
+
+def getrf_batched(device, letter, n, a_ptrs, ipiv, info, count):
+    """Queue the LU factorization of ``count`` column-major n x n matrices (leading
+    dimension n) whose addresses the device array at ``a_ptrs`` holds: pivots into
+    ``ipiv`` (n ints per matrix), one ``info`` int per matrix (hipBLAS getrfBatched)."""
+    hipblas.lu_batched(letter, "getrfBatched", device.blas, n, a_ptrs, n, ipiv, info, count)
+
+
+def getrs_batched(device, letter, trans, n, k, a_ptrs, ipiv, b_ptrs, count):
+    """Queue the solves of ``count`` factored systems in place: the n x k column-major
+    blocks at ``b_ptrs`` (hipBLAS getrsBatched, ``trans`` hipSOLVER's operation); an
+    argument it rejects (reported on the host) raises LinAlgError."""
+    host_info = np.zeros(1, np.int32)
+    hipblas.lu_batched(letter, "getrsBatched", device.blas, trans, n, k, a_ptrs, n, ipiv, b_ptrs, n,
+                       host_info.ctypes.data, count)
+    if host_info[0] != 0:
+        raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")

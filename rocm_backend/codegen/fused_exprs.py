@@ -1,4 +1,4 @@
-"""C expressions of a fused graph's element-wise nodes, evaluated at an element index.
+"""[codegen] C expressions of a fused graph's element-wise nodes, evaluated at an element index.
 
 Every node becomes the expression its eager kernel computes for one element: the same
 functor (``ops.functor``), the same storage types (``ops.C_TYPE``), the same rounding to
@@ -18,8 +18,8 @@ from candlewick.shapes import contiguous_strides
 
 from candlewick.opdefs import Param
 
-from . import ops
-from .structs import FUSED_SCALARS
+from .. import ops
+from ..abi.structs import FUSED_SCALARS
 
 __all__ = ["Emitter", "TooManyScalars", "compute_dtype", "raw_literal", "row_index_layout"]
 

@@ -1,6 +1,8 @@
-"""Convolution and pooling through MIOpen: a device's handle (bound to its stream), its
-plan cache and its workspace. The C calls are in ``bindings/miopen_c.py``; which
-problems go to MIOpen and which to our im2col + GEMM fallback is ``nn.py``'s choice.
+"""[families] Convolution and pooling through MIOpen: a device's handle (bound to its
+stream), its plan cache, its workspace, and the decline rule (``DECLINED``: the statuses
+that mean MIOpen cannot do a problem, which then runs on our kernels and is remembered).
+The C calls are in ``bindings/miopen_c.py``; which problems go to MIOpen and which to our
+im2col + GEMM fallback is ``families/nn.py``'s choice.
 
 Convolution (forward cross-correlation and transposed): one *plan* per (mode, dtype,
 shapes, stride, padding, dilation, groups, output padding) holds the tensor and
@@ -15,11 +17,15 @@ import time
 
 from candlewick.errors import DeviceMemoryError
 
-from ..bindings import miopen_c
-from ..bindings.miopen_c import (CONVOLUTION, DECLINED, POOL_AVG, POOL_AVG_INCLUSIVE, POOL_MAX, TRANSPOSE,  # noqa: F401 (re-exported: nn.py names them as miopen.X)
-                                 ConvPlan, MIOpenError, library, version)
-from ..runtime.buffer import DeviceBuffer
+from .bindings import miopen_c
+from .bindings.miopen_c import (CONVOLUTION, POOL_AVG, POOL_AVG_INCLUSIVE, POOL_MAX, TRANSPOSE,  # noqa: F401 (re-exported: nn.py names them as miopen.X)
+                                ConvPlan, library, version)
+from .error import MIOpenError
+from .storage_slice import DeviceBuffer
 
+#: miopenStatus_t values meaning "MIOpen cannot do this problem" (InvalidValue, BadParm,
+#: NotImplemented, UnsupportedOp): the caller falls back to our kernels
+DECLINED = (2, 3, 6, 8)
 PLAN_CACHE_SIZE = 512
 #: bytes: a convolution workspace up to this size stays with the handle between calls
 #: (one block reused by every convolution of the device, instead of an allocation and a
@@ -155,7 +161,7 @@ class DeviceMIOpen:
 
 def for_device(device):
     """The device's DeviceMIOpen, or the reason MIOpen is unusable there (a string),
-    remembered on the device (``HipDevice.miopen``)."""
+    remembered on the device (``RocmDevice.miopen``)."""
     state = device.miopen
     if state is None:
         lib, _, reason = library()
