@@ -108,10 +108,27 @@ def _as_dtype(key):
     return None
 
 
+#: an op enum by the family name that leads a table key of plain strings ("unary" -> UnaryOp)
+_FAMILY_ENUM = {e.__name__.removesuffix("Op").lower(): e for e in ALL_OP_ENUMS}
+
+
+def _tuple_op_dtype(key):
+    """(op, dtype) of a table key tuple: members (an op enum member and a DType), or plain
+    strings led by the op's family, as ``rocm_backend.ops.kernel_key`` writes them
+    (``("binary", "add", "float32")``, ``("reduce", "rows", "sum", "float64")``)."""
+    op = next((k for k in key if _op_member(k)), None)
+    dtype = next((k for k in key if isinstance(k, _dt.DType)), None)
+    if op is None and key and key[0] in _FAMILY_ENUM and isinstance(key[-1], str):
+        values = {member.value: member for member in _FAMILY_ENUM[key[0]]}
+        op = next((values[k] for k in key[1:-1] if isinstance(k, str) and k in values), None)
+        dtype = _as_dtype(key[-1])
+    return op, dtype
+
+
 def _op_table(module):
     """{op: {dtypes}} from the dicts of an op-table module: nested ``[op][dtype]`` (by
     member or by ``op.value`` / ``dtype.name``), or keyed by tuples holding an op and a
-    dtype."""
+    dtype (members, or strings led by the op's family)."""
     found = {}
     for table in vars(module).values():
         if not isinstance(table, dict):
@@ -122,8 +139,7 @@ def _op_table(module):
             if _op_member(op) and isinstance(value, dict):
                 found.setdefault(op, set()).update(d for d in map(_as_dtype, value) if d is not None)
             elif isinstance(key, tuple):
-                op = next((k for k in key if _op_member(k)), None)
-                dtype = next((k for k in key if isinstance(k, _dt.DType)), None)
+                op, dtype = _tuple_op_dtype(key)
                 if op is not None and dtype is not None:
                     found.setdefault(op, set()).add(dtype)
     return found or None
