@@ -20,7 +20,7 @@ from .allocation import check_allocation
 from .backend import holds_host_memory
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
 from .layout import Layout
-from .shapes import broadcast_shapes, contiguous_strides
+from .shapes import MAX_NDIM, broadcast_shapes, check_ndim, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
 
@@ -41,6 +41,9 @@ def contiguous_layout(shape):
     """The offset-0 C-contiguous layout of ``shape`` (shared: layouts are immutable)."""
     lay = _CONTIG_CACHE.get(shape)
     if lay is None:
+        # the last net of the dimension limit (the calls that could pass it check first):
+        # on a cache miss only, so the hot path pays nothing
+        check_ndim(len(shape))
         if len(_CONTIG_CACHE) > 4096:
             _CONTIG_CACHE.clear()
         lay = _CONTIG_CACHE[shape] = Layout(shape, contiguous_strides(shape), 0, True)
@@ -238,7 +241,8 @@ def as_shape(shape, fname, argname="shape"):
             if type(n) is not int or n < 0:
                 break
         else:
-            return shape
+            if len(shape) <= MAX_NDIM:
+                return shape
     elif type(shape) is int and shape >= 0:
         return (shape,)
     if isinstance(shape, int) and not isinstance(shape, bool):
@@ -249,7 +253,8 @@ def as_shape(shape, fname, argname="shape"):
         raise ArgumentTypeError(f"{fname}: {argname} must be an int or a tuple of ints, got {short_repr(shape)}") from None
     for n in shape:
         if n < 0:
-            raise ArgumentValueError(f"{fname}: {argname} must have non-negative sizes, got {shape}")
+            raise ArgumentValueError(f"{fname}: {argname} must have non-negative sizes, got {short_repr(shape)}")
+    check_ndim(len(shape))
     return shape
 
 

@@ -19,7 +19,7 @@ from .basic_indexing import fit_value, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
 from .layout import Layout
-from .shapes import broadcast_shapes, shape_size
+from .shapes import broadcast_shapes, check_ndim, shape_size
 
 _int64 = _dt.int64
 
@@ -70,6 +70,7 @@ def _take_rows(x, idx):
     layout = x._layout
     if not layout.shape:
         raise too_many_indices(0, 1)
+    check_ndim(idx.ndim + len(layout.shape) - 1)
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)

@@ -3,7 +3,11 @@
 A result whose size cannot be addressed, or that is larger than the memory the device
 reports free, is refused up front with ``DeviceMemoryError`` (bytes asked, bytes free):
 the allocator is never asked for it, so a huge request neither reaches NumPy's or the
-driver's own errors nor gets the process killed by the operating system.
+driver's own errors nor gets the process killed by the operating system. A device of
+host memory reports what the process's limits leave free (``host_memory``), not only the
+machine's memory. An allocation that passes the check and still fails is the backend's
+to report as ``DeviceMemoryError`` too (the cpu backend's primitives turn NumPy's
+MemoryError into one).
 """
 
 from math import prod
@@ -16,9 +20,10 @@ QUERY_ABOVE_BYTES = 1 << 28
 _ADDRESSABLE_BYTES = 2**63 - 1
 
 
-def check_allocation(fname, shape, dtype, device):
-    """Raise DeviceMemoryError if a ``shape`` result of ``dtype`` cannot fit on ``device``."""
-    nbytes = prod(shape) * dtype.itemsize
+def check_allocation(fname, shape, dtype, device, count=1):
+    """Raise DeviceMemoryError if ``count`` results of ``shape`` and ``dtype`` (``meshgrid``
+    makes one per input) cannot fit on ``device``."""
+    nbytes = prod(shape) * dtype.itemsize * count
     if nbytes < QUERY_ABOVE_BYTES:
         return
     free = None
@@ -30,5 +35,6 @@ def check_allocation(fname, shape, dtype, device):
         if nbytes <= free:
             return
     raise DeviceMemoryError(
-        device.name, nbytes, free, f"{fname}: a result of shape {short_repr(tuple(shape))} and dtype {dtype.name}"
+        device.name, nbytes, free, f"{fname}: {'a result' if count == 1 else f'{count} results'} of shape "
+        f"{short_repr(tuple(shape))} and dtype {dtype.name}"
     )

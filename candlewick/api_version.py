@@ -22,7 +22,7 @@ import functools
 import inspect
 import os
 
-from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError, name_code, public_name
+from .errors import ApiVersionError, ArgumentTypeError, ArgumentValueError, name_code, public_name, short_repr
 
 SUPPORTED = ("2024.12", "2025.12")
 DEFAULT = "2025.12"
@@ -30,8 +30,12 @@ ENV_VAR = "CANDLEWICK_ARRAY_API_VERSION"
 
 
 def _checked(version, source):
+    # the type first: ``in`` on an array would ask for its truth value
+    if not isinstance(version, str):
+        raise ArgumentTypeError(f"{source}: the Array API revision must be a str, one of {SUPPORTED}; "
+                                f"got {type(version).__name__} {short_repr(version)}")
     if version not in SUPPORTED:
-        raise ArgumentValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {version!r}")
+        raise ArgumentValueError(f"{source}: the Array API revision must be one of {SUPPORTED}, got {short_repr(version)}")
     return version
 
 
@@ -69,6 +73,8 @@ def set_array_api_version(version: str) -> None:
 
     Raises
     ------
+    ArgumentTypeError
+        If version is not a str.
     ArgumentValueError
         If version names no supported revision.
 

@@ -1,12 +1,15 @@
 """Basic indexing (ints, slices, ``...``, None, 0-d integer arrays) as layout views, and
 the value checks that every ``__setitem__`` shares."""
 
+import operator
+
 import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, scalar_into
 from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBoundsError, short_repr
 from .layout import Layout
+from .shapes import check_ndim
 from .promotion_mode import is_strict
 
 
@@ -33,13 +36,20 @@ def out_of_bounds(i, axis, n):
 
 def as_int_index(k):
     """``k`` as a Python int when it is an integer index (int, NumPy integer, 0-d integer
-    array), else None; a bool raises (a bool array is a mask, a bool scalar is not an index)."""
+    array, any object with ``__index__``, as the standard and Python's sequences take),
+    else None; a bool raises (a bool array is a mask, a bool scalar is not an index)."""
     if isinstance(k, bool):
         raise IndexKeyError("a bool is not a valid index; use a bool array as a mask")
     if isinstance(k, (int, np.integer)):
         return int(k)
-    if isinstance(k, ArrayBase) and k.ndim == 0 and k._dtype.is_integer:
-        return int(k)
+    if isinstance(k, ArrayBase):
+        return int(k) if k.ndim == 0 and k._dtype.is_integer else None
+    if hasattr(type(k), "__index__") and not isinstance(k, (np.ndarray, np.bool_)):
+        try:
+            index = operator.index(k)
+        except TypeError:  # an __index__ that refuses (or returns a non-int)
+            return None
+        return int(index)
     return None
 
 
@@ -91,7 +101,9 @@ def basic_layout(layout, key):
             if length:
                 offset += start * s
             shape.append(length)
-            strides.append(s * step)
+            # an axis of one element never steps: its stride is irrelevant, and a huge step
+            # (x[::2**62]) must not leave a stride no backend can address
+            strides.append(s * step if length > 1 else 0)
             axis += 1
             continue
         i = as_int_index(k)
@@ -103,6 +115,7 @@ def basic_layout(layout, key):
         axis += 1
     if 0 in shape:
         offset = layout.offset  # an empty view reads nothing: keep it inside the buffer
+    check_ndim(len(shape))
     return Layout(tuple(shape), tuple(strides), offset)
 
 

@@ -7,6 +7,7 @@ buffers; the device then makes the array from that buffer.
 
 from __future__ import annotations
 
+import math
 from array import array as _py_array
 from typing import TYPE_CHECKING, Any
 
@@ -15,9 +16,10 @@ import numpy as np
 from . import dtypes as _dt
 from ._core import check_dtype_on, is_scalar, require_array
 from .array import Array, wrap
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
 from .fp_state import QUIET, reset_fp_state, set_fp_state
 from .registry import get_device
+from .scalars import INT_RANGES
 
 if TYPE_CHECKING:
     from ._types import DeviceLike, DTypeLike
@@ -62,11 +64,12 @@ def _infer_host(obj, dtype=None):
     flat_scalars = kinds is not None and kinds <= _EXACT_SCALARS
     if dtype is not None and (flat_scalars or isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj)):
         # straight to dtype: exact for Python ints beyond int64 (uint64) and for ints past
-        # 2**64 into floats; NumPy raises OverflowError itself for an int out of range
+        # 2**64 into floats; NumPy refuses a value out of the dtype's range (OverflowError)
+        # and NaN or infinity into an integer dtype, which _refuse_unstorable names
         try:
             return _quietly(np.asarray, obj, dtype=dtype.numpy)
-        except (TypeError, ValueError):
-            pass  # complex into a real dtype, ragged: reported below
+        except (TypeError, ValueError, OverflowError):
+            _refuse_unstorable(obj, dtype)  # else complex into a real dtype, ragged: reported below
 
     if not flat_scalars and isinstance(obj, (list, tuple)) and any(isinstance(o, Array) for o in _flatten_first(obj)):
         obj = _arrays_to_host(obj)
@@ -89,6 +92,45 @@ def _infer_host(obj, dtype=None):
             kinds == _EXACT_INT if flat_scalars else _holds_only_ints(obj)):
         raise OutOfRangeError("asarray: Python ints above the int64 range need dtype=uint64")
     return host
+
+
+def _python_scalars(obj):
+    """The Python scalars of a nested sequence, depth first (iteratively: any depth)."""
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(reversed(item))
+        else:
+            yield item
+
+
+def _refuse_unstorable(obj, dtype):
+    """Raise the candlewick error for the first Python scalar of ``obj`` that ``dtype``
+    cannot hold, as ``full`` and ``x[i] = v`` do (``scalars.scalar_into``): NaN or
+    infinity into an integer dtype (ArgumentValueError), a number outside the dtype's
+    range (OutOfRangeError; a float is truncated toward zero first, as NumPy does).
+    Returns when every value fits (the conversion failed for another reason)."""
+    lo, hi = INT_RANGES.get(dtype, (None, None))
+    for value in _python_scalars(obj):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            continue
+        if lo is None:  # bool takes any number; a floating dtype all but an int past the double range
+            if isinstance(value, int) and not dtype.is_bool:
+                try:
+                    float(value)
+                except OverflowError:
+                    raise OutOfRangeError(f"asarray: Python int {short_repr(value)} is out of range for "
+                                          f"{dtype.name}") from None
+            continue
+        whole = value
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise ArgumentValueError(f"asarray: {value} cannot be stored as {dtype.name} "
+                                         f"(integers have no NaN or infinity)")
+            whole = int(value)
+        if not lo <= whole <= hi:
+            raise OutOfRangeError(f"asarray: {short_repr(value)} is out of range for {dtype.name} [{lo}, {hi}]")
 
 
 def _host_as(host, dtype):
@@ -175,7 +217,12 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike |
     Raises
     ------
     ValueError
-        If ``copy=False`` and a copy is needed, or obj is ragged.
+        If ``copy=False`` and a copy is needed, or obj is ragged, or a Python float NaN
+        or infinity meets an integer dtype (``ArgumentValueError``, as in NumPy and
+        ``full``; an array's elements are cast, as ``astype`` casts them).
+    OutOfRangeError
+        If a Python number in obj lies outside dtype's range (a float is truncated toward
+        zero first), as NumPy's OverflowError; both ValueError and OverflowError catch it.
     DTypeError
         If dtype names no candlewick dtype, or complex data meets a real dtype.
     BackendUnavailableError

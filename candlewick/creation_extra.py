@@ -18,6 +18,7 @@ from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, 
 from .layout import Layout
 from .opdefs import BinaryOp, CompareOp
 from .registry import get_device
+from .shapes import check_ndim
 
 if TYPE_CHECKING:
     from ._types import DTypeLike, DeviceLike
@@ -234,6 +235,8 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         sizes[0], sizes[1] = sizes[1], sizes[0]
         axis_of[0], axis_of[1] = 1, 0
     out_shape = tuple(sizes)
+    check_ndim(len(out_shape))
+    check_allocation("meshgrid", out_shape, first._dtype, first._device, count=len(arrays))
     out = []
     for a, axis in zip(arrays, axis_of):
         lay = a._layout

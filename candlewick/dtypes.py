@@ -168,7 +168,7 @@ def as_dtype(obj: Any, argname: str = "dtype", fname: str | None = None) -> DTyp
     # only dtype spellings: an array or a scalar is not a dtype, even though np.dtype()
     # would read an array's .dtype attribute
     if not (isinstance(obj, (np.dtype, str)) or isinstance(obj, type)):
-        raise DTypeError(f"{where} must be a dtype, got {type(obj).__name__} {obj!r}")
+        raise DTypeError(f"{where} must be a dtype, got {type(obj).__name__} {short_repr(obj)}")
     try:
         np_dtype = np.dtype(obj)
     except Exception:

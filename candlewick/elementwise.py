@@ -17,7 +17,7 @@ from ._core import ArrayBase, new_array, on_one_device, require_array, scalar_fo
 from .complex_parts import PARTS, VIEW_NOTE, complex_part
 from .docstrings import fill, shared_doc
 from .elementwise_dispatch import binary, binary_function, compare, compare_function, unary, unary_function
-from .errors import ArgumentValueError, DTypeError, name_code
+from .errors import DTypeError, name_code
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 
 if TYPE_CHECKING:
@@ -65,6 +65,19 @@ _RESULT_TEXT = {
 }
 
 
+#: what a generated function's docstring says beyond the common text: (a paragraph, Raises entries)
+_NOTES = {
+    BinaryOp.POW: (
+        "An integer base with a negative integer scalar exponent (``x ** -1``) raises, as in "
+        "NumPy and PyTorch (a check of the scalar on the host). A negative element of an "
+        "integer exponent array is not checked, which would cost a device synchronization: "
+        "it gives 1 where the base is 1, 1 or -1 where the base is -1 (by the exponent's "
+        "parity) and 0 elsewhere, the reciprocal truncated toward zero, on every backend.",
+        ["ArgumentValueError", "    If x1 is an integer array and x2 a negative integer scalar."],
+    ),
+}
+
+
 def _example_values(domain):
     if "F" in domain:
         return "[0.25, 0.5, 0.75]"
@@ -89,6 +102,9 @@ def _docstring(op, *args):
     if floating_only:
         lines += ["Outside strict promotion mode, bool and integer input is computed in the "
                   "default floating dtype (docs/promotion.md).", ""]
+    note, raises = _NOTES.get(op, (None, []))
+    if note:
+        lines += [note, ""]
     lines += ["Parameters", "----------"]
     for name in args:
         scalar = "" if unary_fn else " (one of the two operands may be a Python scalar)"
@@ -97,7 +113,7 @@ def _docstring(op, *args):
     lines += ["", "Returns", "-------", "Array",
               f"    The element-wise result on the input's device; its dtype is {_RESULT_TEXT[op.result]}.",
               "", "Raises", "------", "DTypeError", "    If an operand's dtype is outside the accepted dtypes.",
-              "TypeError", "    If no operand is a candlewick array."]
+              "TypeError", "    If no operand is a candlewick array."] + raises
     if not unary_fn:
         lines += ["{raises_broadcast}", "{raises_devices}"]
     call = "x" if unary_fn else "x, x"
@@ -271,7 +287,11 @@ def positive(x: Array, /) -> Array:
 
 
 def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | None = None) -> Array:
-    """Clamp ``x`` to ``[min, max]``; bounds are scalars or arrays broadcastable to x.
+    """Clamp ``x`` to ``[min, max]``; bounds are scalars or arrays broadcasting with x.
+
+    ``clip(x, min, max)`` is ``minimum(maximum(x, min), max)``, as in NumPy: array bounds
+    broadcast with x, so the result may be larger than x (``clip(zeros((4, 1)),
+    min=zeros(3))`` is of shape (4, 3); data-apis/array-api#715).
 
     A scalar bound of a higher kind than x (``clip(ints, 0.5, 2.5)``) runs the clip in
     the promoted dtype, as for any Python scalar operand (docs/promotion.md).
@@ -288,7 +308,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
     Returns
     -------
     Array
-        x clamped element-wise, of x's shape.
+        x clamped element-wise, of the shape x and the array bounds broadcast to.
 
     Raises
     ------
@@ -296,8 +316,8 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
         If x is complex or bool.
     DeviceMismatchError
         If an array bound is on another device than x (a 0-d bound in host memory follows x).
-    ValueError
-        If array bounds do not broadcast to x's shape.
+    ShapeError
+        If array bounds do not broadcast with x.
 
     Examples
     --------
@@ -336,8 +356,6 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
                 target = _dt.promote_types(out._dtype, bound._dtype)
                 out, bound = out.astype(target, copy=False), bound.astype(target, copy=False)
         out = binary(op, out, bound, "clip")
-    if out._layout.shape != x._layout.shape:
-        raise ArgumentValueError(f"clip: bounds of shape {out._layout.shape} do not broadcast to x's shape {x._layout.shape}")
     return out
 
 

@@ -21,7 +21,7 @@ from ._core import (
     RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts,
     contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
-from .errors import ArgumentTypeError, DTypeError, name_code
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
 
@@ -102,6 +102,13 @@ def _coerce_domain(op, x1, x2, dtype, fname):
 
 def _binary_scalar(op, x, value, reflected, fname):
     value, dtype = scalar_for(value, x._dtype, fname)
+    if op is BinaryOp.POW and not reflected and dtype.is_integer and value < 0:
+        # NumPy's and PyTorch's rule, checked on the host as PyTorch does (an exponent
+        # array is not checked: that would cost a synchronization; see pow's docstring)
+        raise ArgumentValueError(
+            f"{fname}: integers to negative integer powers are not allowed (exponent {value}); "
+            f"raise a floating array instead (x.astype(float64) ** {value})"
+        )
     if dtype is not x._dtype:
         x = x.astype(dtype)
     result = RESULT_BY_NAME[op].get(dtype.name)

@@ -27,7 +27,7 @@ from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array
 from .basic_indexing import as_int_index, basic_layout, not_an_index, out_of_bounds, several_ellipses, too_many_indices
 from .elementwise import binary
 from .errors import DeviceMismatchError, IndexKeyError, ShapeError, short_repr
-from .shapes import broadcast_shapes, shape_size
+from .shapes import broadcast_shapes, check_ndim, shape_size
 from .opdefs import BinaryOp
 from .searching import nonzero
 
@@ -102,7 +102,7 @@ def _normalize(x, key):
                 out.append(_Zeros(1 if bool(k) else 0))
                 continue
             want = x.shape[axis : axis + k.ndim]
-            if k.shape != want:
+            if not mask_fits(k.shape, want):
                 raise IndexKeyError(
                     f"boolean index of shape {k.shape} does not match the indexed dimensions "
                     f"{want} of the array (starting at axis {axis})"
@@ -174,6 +174,7 @@ class _Plan:
         except ShapeError as exc:
             raise IndexKeyError(f"shape mismatch: index arrays could not be broadcast together: {exc}") from None
         self.adjacent = self.axes == list(range(self.axes[0], self.axes[0] + len(self.axes)))
+        check_ndim(len(self.shape) + self.view.ndim - len(self.axes))
 
     def rest_shape(self):
         return tuple(n for d, n in enumerate(self.view.shape) if d not in self.axes)
@@ -240,10 +241,22 @@ def single_mask(x, key):
             raise DeviceMismatchError(
                 f"boolean index is on {key._device.name} but the array is on {x._device.name}"
             )
-        if key.shape != x.shape[: key.ndim]:
+        lead = x.shape[: key.ndim]
+        if key.shape == lead:
+            return key
+        if not mask_fits(key.shape, lead):
             raise IndexKeyError(
                 f"boolean index of shape {key.shape} does not match the array's leading "
-                f"dimensions {x.shape[: key.ndim]}"
+                f"dimensions {lead}"
             )
-        return key
+        # an empty mask selects nothing whatever the length it stands against: the
+        # all-False mask of the leading dimensions does the same on the usual path
+        return new_array(type(x), x._device.zeros(lead, _dt.bool_), lead, _dt.bool_, x._device)
     return None
+
+
+def mask_fits(mask_shape, dims):
+    """Whether a boolean index of ``mask_shape`` can index ``dims``: each of its
+    dimensions equals the array's or is 0 (the standard's rule, and NumPy's: an empty
+    mask selects nothing from an axis of any length)."""
+    return len(mask_shape) == len(dims) and all(m == n or m == 0 for m, n in zip(mask_shape, dims))

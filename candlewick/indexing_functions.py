@@ -14,7 +14,7 @@ from . import dtypes as _dt
 from ._core import contiguous_layout, new_array, require_array, same_device
 from .errors import ArgumentValueError, DTypeError, ShapeError
 from .layout import Layout
-from .shapes import normalize_axis
+from .shapes import check_ndim, normalize_axis
 
 if TYPE_CHECKING:
     from .array import Array
@@ -76,8 +76,9 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     axis = normalize_axis(axis, x.ndim)
     idx, idx_layout = index_storage(indices, "take")
     shape = x._layout.shape
-    storage = x._storage.index_select(x._layout, idx, idx_layout, axis)
     out_shape = shape[:axis] + idx_layout.shape + shape[axis + 1 :]
+    check_ndim(len(out_shape))
+    storage = x._storage.index_select(x._layout, idx, idx_layout, axis)
     return new_array(type(x), storage, out_shape, x._dtype, x._device)
 
 

@@ -10,7 +10,7 @@ from ._core import ArrayBase, contiguous_layout, require_array, row_views
 from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
-from .shapes import normalize_axis
+from .shapes import check_ndim, normalize_axis
 from .compaction import flatten
 
 if TYPE_CHECKING:
@@ -158,6 +158,7 @@ def stack(arrays: Sequence[Array], /, *, axis: int = 0) -> Array:
     if axis or type(axis) is not int:
         axis = normalize_axis(axis, len(shape) + 1)
     out_shape = shape[:axis] + (len(arrays),) + shape[axis:]
+    check_ndim(len(out_shape))
     if not axis and shape:
         # along a new leading axis the result's C-order elements are those of the
         # arrays joined along their own first axis: no size-1 axis to insert

@@ -150,8 +150,8 @@ class Layout:
         if n and start and 0 not in shape:
             offset += start * stride
         shape = shape[:axis] + (n,) + shape[axis + 1 :]
-        if step != 1:
-            strides = strides[:axis] + (stride * step,) + strides[axis + 1 :]
+        if step != 1:  # (a length-1 axis never steps: stride 0, whatever the step)
+            strides = strides[:axis] + (stride * step if n > 1 else 0,) + strides[axis + 1 :]
         # a step-1 slice of a C-contiguous layout's leading axis is C-contiguous
         return Layout(shape, strides, offset, True if step == 1 and not axis and self._contig else None)
 

@@ -9,7 +9,7 @@ from ._core import ArrayBase, cached_layout, contiguous_layout, new_array, promo
 from .docstrings import shared_doc
 from .elementwise import conj
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
-from .shapes import broadcast_shapes, normalize_axis
+from .shapes import broadcast_shapes, check_ndim, normalize_axis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -190,6 +190,7 @@ def tensordot(x1: Array, x2: Array, /, *, axes: int | tuple[Sequence[int], Seque
     s1, l1 = _as_matrix(x1, free1 + ax1, _size(x1, free1), k)
     s2, l2 = _as_matrix(x2, ax2 + free2, k, _size(x2, free2))
     out_shape = tuple(x1.shape[a] for a in free1) + tuple(x2.shape[b] for b in free2)
+    check_ndim(len(out_shape))
     # the (P, Q) product is already the C-order buffer of the output shape
     return new_array(type(x1), s1.matmul(s2, l1, l2), out_shape, x1._dtype, x1._device)
 

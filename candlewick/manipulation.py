@@ -10,7 +10,7 @@ from ._core import as_shape, operator_index, require_array, view
 from .api_version import requires, revision_sequence
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DeviceMismatchError, ShapeError, short_repr
-from .shapes import normalize_axes, normalize_axis
+from .shapes import MAX_NDIM, check_ndim, normalize_axes, normalize_axis
 from .shapes import broadcast_shapes as _broadcast_shapes
 
 if TYPE_CHECKING:
@@ -57,6 +57,7 @@ def reshape(x: Array, /, shape: ShapeLike, *, copy: bool | None = None) -> Array
     if not isinstance(shape, (tuple, list)):
         raise ArgumentTypeError(f"reshape: shape must be a tuple of ints, got {type(shape).__name__}")
     shape = tuple(operator_index(n, "reshape", "shape") for n in shape)
+    check_ndim(len(shape))
     size = x._layout.size
     unknown = [i for i, n in enumerate(shape) if n == -1]
     if len(unknown) > 1:
@@ -155,8 +156,11 @@ def expand_dims(x: Array, /, axis: int | tuple[int, ...] = 0) -> Array:
     """
     require_array(x, "expand_dims")
     if not isinstance(axis, tuple):
+        check_ndim(x.ndim + 1)
         return view(x, x._layout.expand_dims(normalize_axis(axis, x.ndim + 1)))
     ndim = x.ndim + len(axis)
+    if ndim > MAX_NDIM:  # (before the axes are looked at: each insertion below costs O(ndim))
+        check_ndim(ndim)
     positions = sorted(normalize_axis(a, ndim) for a in axis)
     if len(set(positions)) != len(positions):
         raise AxisError(f"expand_dims: axis {axis} names a position twice (once normalized: {positions})")

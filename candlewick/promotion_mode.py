@@ -22,6 +22,8 @@ import contextvars
 import os
 import warnings
 
+from .errors import ArgumentTypeError, ArgumentValueError, short_repr
+
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
@@ -30,8 +32,12 @@ MODES = ("default", "strict")
 
 
 def _check(mode, where):
+    # the type first: ``in`` on an array would ask for its truth value
+    if not isinstance(mode, str):
+        raise ArgumentTypeError(f"{where}: mode must be a str, one of {MODES}; got {type(mode).__name__} "
+                                f"{short_repr(mode)}")
     if mode not in MODES:
-        raise ValueError(f"{where}: mode must be one of {MODES}, got {mode!r}")
+        raise ArgumentValueError(f"{where}: mode must be one of {MODES}, got {short_repr(mode)}")
     return mode
 
 
@@ -88,7 +94,9 @@ def set_promotion_mode(mode: str) -> None:
 
     Raises
     ------
-    ValueError
+    ArgumentTypeError
+        If mode is not a str.
+    ArgumentValueError
         If mode is neither 'default' nor 'strict'.
 
     Examples
@@ -119,7 +127,9 @@ def promotion_mode(mode: str) -> Iterator[str]:
 
     Raises
     ------
-    ValueError
+    ArgumentTypeError
+        If mode is not a str.
+    ArgumentValueError
         If mode is neither 'default' nor 'strict'.
 
     Examples

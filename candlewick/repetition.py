@@ -11,7 +11,7 @@ from .allocation import check_allocation
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, ShapeError, short_repr
 from .layout import Layout
-from .shapes import normalize_axis
+from .shapes import MAX_NDIM, normalize_axis
 from .opdefs import ReduceOp, ScanOp
 from .compaction import arange_int64, flatten
 
@@ -85,8 +85,8 @@ def repeat(x: Array, repeats: int | Array, /, *, axis: int | None = None) -> Arr
         inner = shape[axis + 1 :]
         spread_shape = shape[: axis + 1] + (r,) + inner
         check_allocation("repeat", spread_shape, x._dtype, x._device)
-        spread = Layout(spread_shape, lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :], lay.offset,
-                        False if r > 1 and 0 not in shape else None)
+        spread = _within_ndim_limit(Layout(spread_shape, lay.strides[: axis + 1] + (0,) + lay.strides[axis + 1 :],
+                                           lay.offset, False if r > 1 and 0 not in shape else None))
         out_shape = shape[:axis] + (n * r,) + inner
         return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
     return _repeat_by_array(x, repeats, axis)
@@ -181,10 +181,22 @@ def tile(x: Array, repetitions: int | tuple[int, ...], /) -> Array:
         spread_strides += [0, s]
     # (a stride-0 axis of length > 1 over elements that exist: never C-contiguous)
     broadcast = bool(reps) and 0 not in shape and max(reps) > 1
-    spread = Layout(tuple(spread_shape), tuple(spread_strides), lay.offset, False if broadcast else None)
+    spread = _within_ndim_limit(Layout(tuple(spread_shape), tuple(spread_strides), lay.offset,
+                                       False if broadcast else None))
     out_shape = tuple([r * n for r, n in zip(reps, shape)])
     check_allocation("tile", out_shape, x._dtype, x._device)
     return wrap(x._storage.copy(spread), out_shape, x._dtype, x._device)
+
+
+def _within_ndim_limit(spread):
+    """A spread layout (one more axis per repeated axis) of more than ``MAX_NDIM`` axes
+    without its length-1 axes, which change neither its elements nor their C order: the
+    backend (NumPy) cannot view past 64 dimensions, and an addressable result has fewer
+    than 64 axes longer than 1."""
+    if spread.ndim <= MAX_NDIM:
+        return spread
+    kept = [(n, s) for n, s in zip(spread.shape, spread.strides) if n != 1]
+    return Layout(tuple(n for n, _ in kept), tuple(s for _, s in kept), spread.offset, spread._contig)
 
 
 def roll(x: Array, /, shift: int | tuple[int, ...], *, axis: Axes | None = None) -> Array:

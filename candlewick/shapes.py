@@ -8,9 +8,21 @@ import operator
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 
 __all__ = [
-    "ALL_AXES", "broadcast_shapes", "contiguous_strides", "normalize_axes", "normalize_axis",
+    "ALL_AXES", "MAX_NDIM", "broadcast_shapes", "check_ndim", "contiguous_strides", "normalize_axes", "normalize_axis",
     "reduced_shape", "shape_size",
 ]
+
+
+#: the most dimensions an array may have: NumPy's limit (NPY_MAXDIMS), which CuPy shares.
+#: An array past it could be made as a layout, but the cpu backend (NumPy) could never
+#: compute on it nor ``to_numpy`` return it, so the call that would create one refuses.
+MAX_NDIM = 64
+
+
+def check_ndim(ndim):
+    """Raise ShapeError if a result of ``ndim`` dimensions is past ``MAX_NDIM``."""
+    if ndim > MAX_NDIM:
+        raise ShapeError(f"an array has at most {MAX_NDIM} dimensions (as in NumPy); the result would have {ndim}")
 
 
 def contiguous_strides(shape):

@@ -1,17 +1,17 @@
 """The CPU device (one, ordinal 0) and the backend object the registry loads.
 
 The device creates storages: from host arrays, constant fills, ``arange`` and the
-Philox random streams. Memory is the machine's RAM (``/proc/meminfo`` on Linux,
-``os.sysconf`` elsewhere). Work is synchronous, so ``synchronize`` has nothing to wait for.
+Philox random streams. Memory is the machine's RAM, as much of it as the process's
+limits leave (``candlewick.host_memory``). Work is synchronous, so ``synchronize`` has nothing to wait for.
 """
 
-import os
 from math import prod
 
 import ml_dtypes
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.host_memory import available_memory
 from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError, short_repr
 from candlewick.named_device import NamedDevice
 
@@ -188,11 +188,9 @@ class CpuDevice(NamedDevice):
         """Nothing is queued: every CPU primitive has finished when it returns."""
 
     def memory_info(self):
-        try:
-            return _meminfo()
-        except (OSError, ValueError, KeyError):
-            page = os.sysconf("SC_PAGE_SIZE")
-            return os.sysconf("SC_AVPHYS_PAGES") * page, os.sysconf("SC_PHYS_PAGES") * page
+        """(free, total) bytes: the host memory this process may still take, under its
+        address-space and cgroup limits too (candlewick.host_memory)."""
+        return available_memory()
 
 
 def _fill_error(op, shape, dtype, exc):
@@ -213,17 +211,6 @@ def _allocation_error(op, shape, np_dtype, exc):
     except OSError:
         free = None
     return DeviceMemoryError("cpu", size * np_dtype.itemsize, free, f"{op} of {size} {np_dtype} elements: {exc}")
-
-
-def _meminfo():
-    """(available, total) bytes from /proc/meminfo."""
-    fields = {}
-    with open("/proc/meminfo") as f:
-        for line in f:
-            key, _, rest = line.partition(":")
-            if key in ("MemTotal", "MemAvailable"):
-                fields[key] = int(rest.split()[0]) * 1024  # reported in kB
-    return fields["MemAvailable"], fields["MemTotal"]
 
 
 CPU_DEVICE = CpuDevice()

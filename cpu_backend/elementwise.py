@@ -16,7 +16,7 @@ import numpy as np
 
 from candlewick.errors import DTypeError
 
-from .error import QUIET, reset_fp_state, set_fp_state, unsupported
+from .error import QUIET, out_of_memory, reset_fp_state, set_fp_state, unsupported
 from .ops import BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW
 from .storage_slice import flat, view
 
@@ -40,14 +40,17 @@ def primitives(storage):
         x = self.buf
         if layout.dense_size != x.size:  # (else the whole buffer, as it lies)
             x = flat(x, layout) if layout.is_contiguous else view(x, layout)
-        if loud:
-            token = set_fp_state(QUIET)
-            try:
+        try:
+            if loud:
+                token = set_fp_state(QUIET)
+                try:
+                    out = kernel(x)
+                finally:
+                    reset_fp_state(token)
+            else:
                 out = kernel(x)
-            finally:
-                reset_fp_state(token)
-        else:
-            out = kernel(x)
+        except MemoryError as exc:  # (a try costs nothing until it catches)
+            raise out_of_memory(op, exc) from exc
         result = new(storage)  # (storage(out, out_dtype) without the __init__ call)
         result.buf = out if out.ndim == 1 else out.reshape(-1)
         result.dtype = out_dtype
@@ -68,14 +71,17 @@ def primitives(storage):
                     a, b = flat(a, lhs_layout), flat(b, rhs_layout)
                 else:
                     a, b = view(a, lhs_layout), view(b, rhs_layout)
-            if loud:
-                token = set_fp_state(QUIET)
-                try:
+            try:
+                if loud:
+                    token = set_fp_state(QUIET)
+                    try:
+                        out = kernel(a, b)
+                    finally:
+                        reset_fp_state(token)
+                else:
                     out = kernel(a, b)
-                finally:
-                    reset_fp_state(token)
-            else:
-                out = kernel(a, b)
+            except MemoryError as exc:
+                raise out_of_memory(op, exc) from exc
             result = new(storage)
             result.buf = out if out.ndim == 1 else out.reshape(-1)
             result.dtype = out_dtype
@@ -95,18 +101,21 @@ def primitives(storage):
             x = self.buf
             if layout.dense_size != x.size:  # (else the whole buffer, as it lies)
                 x = flat(x, layout) if layout.is_contiguous else view(x, layout)
-            if loud:  # (every floating dtype): the scalar's conversion runs quietly too, as a
-                # Python float past a narrow float's range rounds to inf, which NumPy's cast
-                # reports as a RuntimeWarning
-                token = set_fp_state(QUIET)
-                try:
+            try:
+                if loud:  # (every floating dtype): the scalar's conversion runs quietly too, as a
+                    # Python float past a narrow float's range rounds to inf, which NumPy's cast
+                    # reports as a RuntimeWarning
+                    token = set_fp_state(QUIET)
+                    try:
+                        s = _array(scalar, _SCALAR_DTYPE[name])
+                        out = kernel(s, x) if reflected else kernel(x, s)
+                    finally:
+                        reset_fp_state(token)
+                else:  # integers (in range: the front end checked) and bool
                     s = _array(scalar, _SCALAR_DTYPE[name])
                     out = kernel(s, x) if reflected else kernel(x, s)
-                finally:
-                    reset_fp_state(token)
-            else:  # integers (in range: the front end checked) and bool
-                s = _array(scalar, _SCALAR_DTYPE[name])
-                out = kernel(s, x) if reflected else kernel(x, s)
+            except MemoryError as exc:
+                raise out_of_memory(op, exc) from exc
             result = new(storage)
             result.buf = out if out.ndim == 1 else out.reshape(-1)
             result.dtype = out_dtype
@@ -124,7 +133,10 @@ def primitives(storage):
                 c, a, b = flat(c, cond_layout), flat(a, x_layout), flat(b, y_layout)
             else:
                 c, a, b = view(c, cond_layout), view(a, x_layout), view(b, y_layout)
-        out = np.where(c, a, b)
+        try:
+            out = np.where(c, a, b)
+        except MemoryError as exc:
+            raise out_of_memory("where", exc) from exc
         result = new(storage)
         result.buf = out if out.ndim == 1 else out.reshape(-1)
         result.dtype = dtype

@@ -9,13 +9,23 @@ NumPy warns (RuntimeWarning) when an operation sets an IEEE flag: overflow to in
 are defined results, never noise for the user, so every computing kernel runs under
 ``quiet`` (or, on the hot paths, ``set_fp_state(QUIET)`` / ``reset_fp_state`` inline):
 ``candlewick.fp_state`` switches NumPy's error state without ``np.errstate``'s cost.
+
+A kernel whose result NumPy cannot allocate (MemoryError: the machine's memory or the
+process's limits) raises ``DeviceMemoryError`` (``out_of_memory``): every primitive
+reports it so (``reporting_out_of_memory`` wraps them; the element-wise ones catch it
+inline).
 """
+
+import functools
+
 
 import numpy as np
 
 from candlewick.fp_state import QUIET, reset_fp_state, set_fp_state
+from candlewick.host_memory import available_memory
 from candlewick.errors import (
     BackendError,
+    DeviceMemoryError,
     IndexOutOfBoundsError,
     LinAlgError,
     ShapeError,
@@ -92,3 +102,31 @@ def failure(op, exc, dtype=None):
     if isinstance(exc, ValueError):
         return ShapeError(f"{name}{of}: {exc}")
     return BackendError(f"{name}{of} failed on backend {BACKEND_NAME!r}: {type(exc).__name__}: {exc}")
+
+
+def out_of_memory(op, exc):
+    """The DeviceMemoryError for NumPy's MemoryError ``exc`` inside primitive ``op``
+    (callers let a DeviceMemoryError pass as it is)."""
+    requested = getattr(exc, "_total_size", None)  # NumPy's _ArrayMemoryError knows the request
+    try:
+        free = available_memory()[0]
+    except (OSError, ValueError):
+        free = None
+    return DeviceMemoryError(BACKEND_NAME, requested if isinstance(requested, int) else 0, free,
+                             f"{op_name(op)}: {exc}")
+
+
+def reporting_out_of_memory(name, method):
+    """``method`` (a storage primitive called ``name``) raising DeviceMemoryError where
+    NumPy raised MemoryError."""
+
+    @functools.wraps(method)
+    def primitive(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except DeviceMemoryError:
+            raise
+        except MemoryError as exc:
+            raise out_of_memory(name, exc) from exc
+
+    return primitive

@@ -13,12 +13,14 @@ from math import prod
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.backend import BackendStorage
+from candlewick.backend_optional import ComplexViewStorage, DeviceCopyStorage, DLPackStorage
 from candlewick.errors import DTypeError
 from candlewick.layout import Layout
 
 from . import dlpack
 from . import elementwise, indexing, moments, ordering, products, sets
-from .error import QuietBlock, unsupported
+from .error import QuietBlock, out_of_memory, reporting_out_of_memory, unsupported
 from .ops import REDUCE, SCALAR_TYPE, SCAN, compute_dtype
 from .storage_groups import GroupPrimitives
 from .storage_slice import flat, view
@@ -71,7 +73,10 @@ class CpuStorage(GroupPrimitives):
     # --- host transfer ---------------------------------------------------------------
 
     def to_host(self, layout):
-        return view(self.buf, layout).copy()
+        try:
+            return view(self.buf, layout).copy()
+        except MemoryError as exc:
+            raise out_of_memory("to_host", exc) from exc
 
     def dlpack_view(self, layout):
         """The optional DLPack export hook: a NumPy view sharing this buffer (bfloat16
@@ -133,26 +138,32 @@ class CpuStorage(GroupPrimitives):
     # --- element-wise -----------------------------------------------------------------
 
     def copy(self, layout):
-        if layout.is_contiguous:
-            return CpuStorage(flat(self.buf, layout).copy(), self.dtype)
-        spread = _spread_axis(layout) if prod(layout.shape) >= _REPEAT_FROM else 0
-        if spread:  # each element repeated along one stride-0 axis: NumPy's repeat
-            shape, strides = layout.shape, layout.strides
-            inner = Layout(shape[:spread] + shape[spread + 1 :], strides[:spread] + strides[spread + 1 :],
-                           layout.offset)
-            out = np.repeat(view(self.buf, inner), shape[spread], axis=spread - 1)
-            return CpuStorage(out.reshape(-1), self.dtype)
-        return CpuStorage(view(self.buf, layout).flatten(), self.dtype)
+        try:
+            if layout.is_contiguous:
+                return CpuStorage(flat(self.buf, layout).copy(), self.dtype)
+            spread = _spread_axis(layout) if prod(layout.shape) >= _REPEAT_FROM else 0
+            if spread:  # each element repeated along one stride-0 axis: NumPy's repeat
+                shape, strides = layout.shape, layout.strides
+                inner = Layout(shape[:spread] + shape[spread + 1 :], strides[:spread] + strides[spread + 1 :],
+                               layout.offset)
+                out = np.repeat(view(self.buf, inner), shape[spread], axis=spread - 1)
+                return CpuStorage(out.reshape(-1), self.dtype)
+            return CpuStorage(view(self.buf, layout).flatten(), self.dtype)
+        except MemoryError as exc:
+            raise out_of_memory("copy", exc) from exc
 
     # unary, binary, binary_scalar, compare, compare_scalar and where: bound below the
     # class, from cpu_backend.elementwise
 
     def astype(self, layout, dtype):
-        with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
-            if layout.is_contiguous:
-                out = flat(self.buf, layout).astype(dtype.numpy)
-            else:
-                out = view(self.buf, layout).astype(dtype.numpy, order="C").reshape(-1)
+        try:
+            with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
+                if layout.is_contiguous:
+                    out = flat(self.buf, layout).astype(dtype.numpy)
+                else:
+                    out = view(self.buf, layout).astype(dtype.numpy, order="C").reshape(-1)
+        except MemoryError as exc:
+            raise out_of_memory("astype", exc) from exc
         return CpuStorage(out, dtype)
 
     def affine(self, layout, mul, add):
@@ -202,12 +213,15 @@ class CpuStorage(GroupPrimitives):
         # a full reduction of C-contiguous elements runs over them flat (keepdims leaves
         # exactly (1,)): the whole buffer as it lies where the layout covers it (len: the
         # buffer is 1-D, and len() is a C slot where .size is an attribute lookup)
-        if full and layout.dense_size == len(x):
-            out = kernel(x, (0,))
-        elif full and layout.is_contiguous:
-            out = kernel(flat(x, layout), (0,))
-        else:
-            out = kernel(view(x, layout), tuple(axes)).reshape(-1)
+        try:
+            if full and layout.dense_size == len(x):
+                out = kernel(x, (0,))
+            elif full and layout.is_contiguous:
+                out = kernel(flat(x, layout), (0,))
+            else:
+                out = kernel(view(x, layout), tuple(axes)).reshape(-1)
+        except MemoryError as exc:
+            raise out_of_memory("reduce", exc) from exc
         result = _new_storage(CpuStorage)  # (CpuStorage(...) without the __init__ call)
         result.buf = out
         result.dtype = out_dtype
@@ -328,6 +342,14 @@ class CpuStorage(GroupPrimitives):
 
     matmul = products.matmul
 
+# every primitive of the protocols reports NumPy's MemoryError as DeviceMemoryError: the
+# hottest catch it inline (no wrapper call on their path), the others through a wrapper
+_INLINE = frozenset({"to_host", "copy", "astype", "reduce", "unary", "binary", "compare", "binary_scalar",
+                     "compare_scalar", "where"})
+for _protocol in (BackendStorage, ComplexViewStorage, DeviceCopyStorage, DLPackStorage):
+    for _name, _value in vars(_protocol).items():
+        if callable(_value) and not _name.startswith("_") and _name not in _INLINE and hasattr(CpuStorage, _name):
+            setattr(CpuStorage, _name, reporting_out_of_memory(_name, getattr(CpuStorage, _name)))
 for _name, _method in elementwise.primitives(CpuStorage).items():
     setattr(CpuStorage, _name, _method)
 _new_storage = CpuStorage.__new__

@@ -16,6 +16,11 @@ than it uses) the parent watches each batch's resident memory instead and kills 
 the cap. ``--deadline``: batches still running then are stopped and listed as not
 finished (not as crashes), so a run with a time limit (tools/gpu_run.sh) still writes its
 record. Exit status 1 when anything was found.
+
+``--tight-share`` (default 0.25; host-memory devices only): that share of each callable's
+calls runs again in batches under a tight limit, the process's own footprint plus
+``--tight-headroom-mib`` (256), with mid-size shapes among the integers, so that results
+the size check lets through fail in the allocator, which must report DeviceMemoryError.
 """
 
 import argparse
@@ -61,7 +66,12 @@ def _kind_of(reason):
 
 # --- worker: one batch of targets in this process ------------------------------------------
 
-def run_worker(device, names, examples, seed, memory_bytes):
+def _address_space_bytes():
+    with open("/proc/self/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+
+
+def run_worker(device, names, examples, seed, memory_bytes, tight_headroom=0):
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hypothesis_seed
 
@@ -69,11 +79,13 @@ def run_worker(device, names, examples, seed, memory_bytes):
     from candlewick.backend import holds_host_memory
 
     dev = cw.get_device(device)
-    if memory_bytes and holds_host_memory(dev):  # else the parent watches
-        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
-
     targets = dict(fuzz_support.public_targets())
     keywords = fuzz_support.keyword_pool(list(targets.items()))
+    if tight_headroom:  # (host memory only: the parent runs no tight batch elsewhere)
+        fuzz_support.MID_SIZES = True
+        memory_bytes = _address_space_bytes() + tight_headroom
+    if memory_bytes and holds_host_memory(dev):  # else the parent watches
+        resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     on_reference = dev.backend == "cpu"
     sync = dev.synchronize
     report = {}
@@ -121,13 +133,15 @@ def _resident_bytes(pid):
     return 0
 
 
-def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout, deadline):
+def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout, deadline, tight_headroom=0):
     """(results of the batch's targets or None, a crash description or None, True when the
-    deadline stopped it)."""
+    deadline stopped it). ``tight_headroom``: bytes left above the worker's footprint (a
+    tight-memory batch), 0 for the ``memory_bytes`` cap."""
     command = [sys.executable, __file__, "--worker", "--device", device, "--examples", str(examples),
-               "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group)]
+               "--seed", str(seed + index), "--memory-bytes", str(memory_bytes), "--names", json.dumps(group),
+               "--tight-headroom-bytes", str(tight_headroom)]
     started = time.monotonic()
-    what = f"batch {index} ({len(group)} targets: {group[:4]}...)"
+    what = f"{'tight-memory ' if tight_headroom else ''}batch {index} ({len(group)} targets: {group[:4]}...)"
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(command, stdout=out, stderr=err, text=True, cwd=ROOT)
         stopped = None
@@ -161,24 +175,43 @@ def _run_batch(index, group, device, examples, seed, memory_bytes, batch_timeout
     return json.loads(stdout), None, False
 
 
-def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs, deadline=None):
-    """(results by target, crash descriptions, calls per callable, targets not finished)."""
+def _merge(merged, results):
+    """Add a batch's per-target results to ``merged`` (a target may run in a normal and a
+    tight-memory batch)."""
+    for name, stats in results.items():
+        into = merged.setdefault(name, {"calls": 0, "outcomes": {}, "findings": [], "notes": 0})
+        into["calls"] += stats["calls"]
+        into["notes"] += stats["notes"]
+        for outcome, count in stats["outcomes"].items():
+            into["outcomes"][outcome] = into["outcomes"].get(outcome, 0) + count
+        known = {reason for reason, _ in into["findings"]}
+        into["findings"] += [f for f in stats["findings"] if f[0] not in known]
+
+
+def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs, deadline=None,
+                tight_share=0.0, tight_headroom=0):
+    """(results by target, crash descriptions, calls per callable, targets not finished,
+    calls per callable under the tight limit)."""
     names = [name for name, _ in fuzz_support.public_targets()]
     examples = max(1, math.ceil(calls / len(names)))
     groups = [names[i::batches] for i in range(batches)]
+    tight_examples = max(1, math.ceil(examples * tight_share)) if tight_share > 0 and tight_headroom else 0
+    runs = [(i, g, examples, 0) for i, g in enumerate(groups)]
+    if tight_examples:
+        runs += [(batches + i, g, tight_examples, tight_headroom) for i, g in enumerate(groups)]
     merged, crashes, unfinished = {}, [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:  # threads only wait on processes
-        futures = [pool.submit(_run_batch, i, g, device, examples, seed, memory_bytes, batch_timeout, deadline)
-                   for i, g in enumerate(groups)]
-        for group, future in zip(groups, futures):
+        futures = [pool.submit(_run_batch, i, g, device, n, seed, memory_bytes, batch_timeout, deadline, headroom)
+                   for i, g, n, headroom in runs]
+        for (_, group, _, _), future in zip(runs, futures):
             results, crash, late = future.result()
             if late:
-                unfinished += group
+                unfinished += [n for n in group if n not in unfinished]
             elif crash:
                 crashes.append(crash)
             else:
-                merged.update(results)
-    return merged, crashes, examples, unfinished
+                _merge(merged, results)
+    return merged, crashes, examples, unfinished, tight_examples
 
 
 def summarize(merged, crashes):
@@ -215,7 +248,7 @@ def _commit():
 
 
 def write_record(path, device, families, broken, findings, notes, examples, seconds, memory_bytes,
-                 unfinished=(), device_text=None):
+                 unfinished=(), device_text=None, tight_examples=0, tight_headroom=0):
     total = sum(f["calls"] for f in families.values())
     classes = sorted({c for f in families.values() for c in f["outcomes"]})
     lines = [
@@ -223,11 +256,15 @@ def write_record(path, device, families, broken, findings, notes, examples, seco
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: `{_commit()}`; "
         f"host: {platform.node() or 'unknown'} ({os.cpu_count()} CPUs)" + (f"; device: {device_text}" if device_text else ""),
-        f"- command: `python tools/reliability_fuzz.py --device {device} --calls {total}` "
+        f"- command: `python tools/reliability_fuzz.py --device {device} --calls {examples * len_targets(families)}` "
         f"({examples} calls per callable, batches in subprocesses capped at {memory_bytes / 2**30:g} GiB of "
         f"memory); {seconds:.0f} s",
         f"- calls: **{total}** over {sum(f['targets'] for f in families.values())} public callables",
     ]
+    if tight_examples:
+        lines.append(f"- of which {tight_examples} per callable under a tight memory limit (each batch's "
+                     f"footprint + {tight_headroom // 2**20} MiB of address space, mid-size shapes among the "
+                     f"integers: results the size check lets through fail in the allocator)")
     if unfinished:
         lines.append(f"- not finished by the deadline (not run, not counted): {len(unfinished)} callables: "
                      + ", ".join(f"`{n}`" for n in unfinished[:30]) + (" ..." if len(unfinished) > 30 else ""))
@@ -253,6 +290,19 @@ def write_record(path, device, families, broken, findings, notes, examples, seco
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 
+def _holds_host_memory(device):
+    """Whether ``device``'s memory is host memory (its own process answers: the parent
+    imports no backend)."""
+    probe = ("import sys, candlewick as cw; from candlewick.backend import holds_host_memory; "
+             "print(holds_host_memory(cw.get_device(sys.argv[1])))")
+    done = subprocess.run([sys.executable, "-c", probe, device], capture_output=True, text=True, cwd=ROOT)
+    return done.stdout.strip() == "True"
+
+
+def len_targets(families):
+    return sum(f["targets"] for f in families.values())
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--device", default="cpu")
@@ -266,25 +316,34 @@ def main(argv=None):
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("--kind", help="the record's name after reliability_ (default: the device)")
     parser.add_argument("--device-text", help="the device in words, for the record (e.g. the GPU's model)")
+    parser.add_argument("--tight-share", type=float, default=0.25,
+                        help="share of each callable's calls run again under a tight memory limit (host memory)")
+    parser.add_argument("--tight-headroom-mib", type=float, default=256.0,
+                        help="address space a tight-memory batch has above its own footprint")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--names", help=argparse.SUPPRESS)
     parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--memory-bytes", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--tight-headroom-bytes", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        run_worker(args.device, json.loads(args.names), args.examples, args.seed, args.memory_bytes)
+        run_worker(args.device, json.loads(args.names), args.examples, args.seed, args.memory_bytes,
+                   args.tight_headroom_bytes)
         return 0
     started = time.monotonic()
     memory_bytes = int(args.memory_gib * 2**30)
     deadline = None if args.deadline is None else started + args.deadline
-    merged, crashes, examples, unfinished = run_batches(args.device, args.calls, args.batches, memory_bytes,
-                                                        args.batch_timeout, args.seed, args.jobs, deadline)
+    tight_headroom = int(args.tight_headroom_mib * 2**20) if _holds_host_memory(args.device) else 0
+    merged, crashes, examples, unfinished, tight_examples = run_batches(
+        args.device, args.calls, args.batches, memory_bytes, args.batch_timeout, args.seed, args.jobs, deadline,
+        args.tight_share, tight_headroom)
     families, broken, findings, notes = summarize(merged, crashes)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     record = out / f"reliability_{(args.kind or args.device).replace(':', '-')}.md"
     write_record(record, args.device, families, broken, findings, notes, examples,
-                 time.monotonic() - started, memory_bytes, unfinished, args.device_text)
+                 time.monotonic() - started, memory_bytes, unfinished, args.device_text, tight_examples,
+                 tight_headroom)
     print(f"wrote {record}: {sum(broken.values())} finding(s)")
     return 1 if sum(broken.values()) else 0
 

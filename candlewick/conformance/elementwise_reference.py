@@ -222,8 +222,12 @@ def logaddexp_condition(a, b, values):
 
 def floor_divide(a, b):
     """The standard's floor division: NumPy's (Python's) except for an infinite operand,
-    where the standard's primary result is floor(a / b) (inf // 2 = inf, 1 // -inf = -0)."""
+    where the standard's primary result is floor(a / b) (inf // 2 = inf, 1 // -inf = -0).
+    Integers have no infinities: their quotient is NumPy's as it is (a float branch in
+    ``np.where`` would turn an int64 past 2**53 into an inexact float)."""
     out = np.floor_divide(a, b)
+    if out.dtype.kind not in "fc":
+        return out
     return np.where(np.isinf(a) | np.isinf(b), np.floor(np.true_divide(a, b)), out)
 
 

@@ -7,7 +7,8 @@ mechanism for the conformance suite and the project's own tests (tests/conftest.
   backend and silently testing nothing would hide exactly what the run was for.
 * ``CANDLEWICK_HYPOTHESIS_PROFILE``: ``ci`` (default: few examples, derandomized, so the
   whole suite fits CI's time budget), ``smoke`` (two examples a test), ``dev`` or ``gpu``
-  (many more examples).
+  (many more examples), ``thorough`` (400 a test, random: the recorded deep runs,
+  bench/results/array_api_thorough_*).
 """
 
 import os
@@ -36,6 +37,9 @@ def load_hypothesis_profile():
     )
     # a GPU run compiles each kernel once; after that examples are cheap
     settings.register_profile("gpu", max_examples=40, deadline=None, suppress_health_check=slow_ok)
+    # hundreds of examples a test, not derandomized: a recorded deep run, far past CI's budget
+    settings.register_profile("thorough", max_examples=400, deadline=None, suppress_health_check=slow_ok,
+                              print_blob=True)
     settings.load_profile(os.environ.get(PROFILE_ENV, "ci"))
 
 

@@ -211,6 +211,51 @@ def _check_permitted_extension(fname, fn, args):
     np.testing.assert_allclose(to_np(out), expected, err_msg=f"{fname} on {args[0].dtype}")
 
 
+# --- clip -------------------------------------------------------------------------------
+
+def _clip_bound(data, name, shape, label):
+    """None, a Python scalar of x's kind, or an array of x's dtype (no NaN: clip's NaN
+    bounds are tests/array_api/test_special_cases.py's) of a shape broadcasting with x's."""
+    kind = data.draw(st.sampled_from(["none", "scalar", "array", "array"]), label=f"{label} kind")
+    if kind == "none":
+        return None, None
+    if kind == "scalar":
+        ints = st.integers(0 if name.startswith("u") else -3, 3)
+        value = data.draw(ints if name in INTEGER else st.floats(-3, 3), label=label)
+        return value, value
+    bound = data.draw(finite_arrays(name, shape), label=label)
+    return bound, to_np(bound)
+
+
+@given(data=st.data())
+def test_clip_is_minimum_of_maximum_and_broadcasts(data):
+    """clip(x, min, max) is minimum(maximum(x, min), max) (NumPy's order; the standard's
+    definition), its array bounds broadcasting with x: the result may be larger than x
+    (data-apis/array-api#715)."""
+    name = data.draw(st.sampled_from(INTEGER + REAL_FLOAT), label="dtype")
+    sx, s_lo, s_hi = data.draw(xps.mutually_broadcastable_shapes(3, max_dims=3, max_side=4),
+                               label="shapes").input_shapes
+    x = data.draw(xps.arrays(dt(name), sx, elements=operand_elements("clip", name, "x")), label="x")
+    lo, host_lo = _clip_bound(data, name, s_lo, "min")
+    hi, host_hi = _clip_bound(data, name, s_hi, "max")
+    before = to_np(x).copy()
+    out = cw.clip(x, lo, hi)
+    expected = before
+    with np.errstate(all="ignore"):
+        if host_lo is not None:
+            expected = np.maximum(expected, np.asarray(host_lo, dtype=before.dtype))
+        if host_hi is not None:
+            expected = np.minimum(expected, np.asarray(host_hi, dtype=before.dtype))
+    assert out.dtype == x.dtype
+    assert_matches_oracle(out, (xs.asarray(expected), expected), rtol=0.0, what=f"clip({name}): ")
+    np.testing.assert_array_equal(to_np(x), before, err_msg="clip modified its input")
+
+
+def test_clip_with_bounds_that_do_not_broadcast_raises():
+    with pytest.raises(ValueError):
+        cw.clip(cw.zeros((4, 2)), min=cw.zeros(3))
+
+
 # --- algebraic properties the standard states for complex inputs -----------------------
 
 CONJ_SYMMETRIC = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp",

@@ -66,12 +66,19 @@ def test_integer_array_index_out_of_bounds(bad):
         cw.to_numpy(x[cw.asarray([0, bad])])
 
 
+def _mask_shape(data, dims):
+    """``dims``, or now and then with dimensions of size 0: a mask dimension must equal
+    the array's or be 0 (the standard's rule and NumPy's; an empty mask selects nothing)."""
+    return tuple(0 if n and data.draw(st.integers(0, 3), label="zero-size mask dimension") == 3 else n
+                 for n in dims)
+
+
 @given(data=st.data())
 def test_boolean_mask_indexing(data):
     name = data.draw(st.sampled_from(ALL), label="dtype")
     x = data.draw(arrays(name, shapes(min_dims=0, max_dims=3)), label="x")
     leading = data.draw(st.integers(0, x.ndim), label="mask_ndim")
-    mask = data.draw(arrays("bool", x.shape[:leading]), label="mask")
+    mask = data.draw(arrays("bool", _mask_shape(data, x.shape[:leading])), label="mask")
     out = x[mask]
     ref = to_strict(x)[to_strict(mask)]
     assert_matches_strict(out, ref, what="x[mask]: ")
@@ -160,12 +167,39 @@ def test_setitem_with_integer_arrays(data):
 def test_setitem_with_a_boolean_mask(data):
     name = data.draw(st.sampled_from(ALL), label="dtype")
     x = data.draw(arrays(name, shapes(min_dims=1, max_dims=3)), label="x")
-    mask = data.draw(arrays("bool", x.shape), label="mask")
+    leading = data.draw(st.integers(1, x.ndim), label="mask_ndim")
+    mask = data.draw(arrays("bool", _mask_shape(data, x.shape[:leading])), label="mask")
     host = to_np(x).copy()
     value = {"bool": True}.get(name, 1)
     host[to_np(mask)] = value
     x[mask] = value
     np.testing.assert_array_equal(to_np(x), host)
+
+
+@given(data=st.data())
+def test_boolean_mask_with_other_keys(data):
+    """A mask beside slices, integers and the ellipsis (the general path), its dimensions
+    possibly of size 0, read and written as NumPy does."""
+    x = data.draw(arrays("int16", shapes(min_dims=2, max_dims=3)), label="x")
+    at = data.draw(st.integers(0, x.ndim - 1), label="mask axis")
+    mask = data.draw(arrays("bool", _mask_shape(data, x.shape[at:at + 1])), label="mask")
+    key = data.draw(st.sampled_from([(Ellipsis, mask) + (slice(None),) * (x.ndim - at - 1),
+                                     (slice(None),) * at + (mask,)]), label="key")
+    host = to_np(x).copy()
+    host_key = tuple(to_np(k) if isinstance(k, cw.Array) else k for k in key)
+    np.testing.assert_array_equal(to_np(x[key]), host[host_key])
+    host[host_key] = 7
+    x[key] = 7
+    np.testing.assert_array_equal(to_np(x), host)
+
+
+def test_a_mask_whose_size_does_not_match_is_refused():
+    x = cw.zeros((2, 3))
+    for shape in [(1,), (3,), (2, 2), (0, 2)]:
+        with pytest.raises(IndexError):
+            x[cw.zeros(shape, dtype=cw.bool)]
+        with pytest.raises(IndexError):
+            x[cw.zeros(shape, dtype=cw.bool)] = 1.0
 
 
 def test_setitem_rejects_values_that_would_lose_information():
