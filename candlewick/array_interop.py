@@ -67,6 +67,9 @@ class HostInterop(ArrayBase):
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""
+        if api_version is not None and not isinstance(api_version, str):  # (``in`` would ask an array's truth)
+            raise ArgumentTypeError(f"__array_namespace__: api_version must be a str or None, got "
+                                    f"{short_repr(api_version)}")
         if api_version is not None and api_version not in API_VERSIONS:
             raise ArgumentValueError(f"api_version must be one of {API_VERSIONS} or None, got {short_repr(api_version)}")
         # the namespace is this module's package: Python loaded it before this module, so

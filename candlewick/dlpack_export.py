@@ -66,6 +66,13 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
     """
     if copy is not None and not isinstance(copy, bool):
         raise ArgumentTypeError(f"__dlpack__: copy must be None, True or False, got {short_repr(copy)}")
+    if stream is not None:
+        # a stream is an int handle (the standard), -1 for none: checked once here, so no
+        # producer meets a value it cannot pass on to its runtime (a pointer is 64 bits)
+        if isinstance(stream, bool) or not isinstance(stream, int):
+            raise ArgumentTypeError(f"__dlpack__: stream must be an int or None, got {short_repr(stream)}")
+        if not -1 <= stream < 2**64:
+            raise ArgumentValueError(f"__dlpack__: stream must be -1 or a stream handle in [0, 2**64), got {stream}")
     if max_version is not None:
         max_version = int_pair(max_version, "__dlpack__", "max_version")
     if dl_device is not None:

@@ -14,6 +14,7 @@ import threading
 
 from . import dtypes as _dt
 from ._core import as_shape, check_dtype_on
+from .allocation import check_allocation
 from .array import wrap
 from .arguments import real_number
 from .docstrings import shared_doc
@@ -98,6 +99,8 @@ class Generator:
             raise DTypeError(f"{fname}: dtype must be real floating, got {dtype.name}")
         device = get_device(device)
         check_dtype_on(device, dtype, fname)
+        # before the counter moves: a refused draw consumes nothing
+        check_allocation(fname, shape, dtype, device)
         counter = self._take(shape_size(shape), dtype, normal)
         storage = getattr(device, method)(shape, dtype, self.seed, counter, float(a), float(b))
         return wrap(storage, shape, dtype, device)

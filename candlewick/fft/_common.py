@@ -11,6 +11,7 @@ import operator
 
 from .. import dtypes as _dt
 from .._core import contiguous_layout, require_array, view
+from ..allocation import check_allocation
 from ..array import wrap
 from ..arguments import sequence
 from ..errors import (
@@ -96,6 +97,7 @@ def resized(x, axis, n):
     if n < m:
         return view(x, x._layout.slice(axis, 0, n, 1))
     shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
+    check_allocation("the zero-padded input", shape, x._dtype, x._device)
     storage = x._device.zeros(shape, x._dtype)
     if x.size:
         storage.assign(contiguous_layout(shape).slice(axis, 0, m, 1), x._storage, x._layout)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from .. import dtypes as _dt
 from .._core import check_dtype_on, contiguous_layout, require_array
+from ..allocation import check_allocation
 from ..array import wrap
 from ..arguments import real_number, sequence
 from ..docstrings import shared_doc
@@ -30,6 +31,8 @@ def _freq_setup(n, d, dtype, device, fname) -> tuple[int, float, _dt.DType, Back
         raise DTypeError(f"fft.{fname}: dtype must be float32 or float64, got {dtype!r}")
     device = get_device(device)
     check_dtype_on(device, dtype)
+    # the n int64 positions are made first, then the n results
+    check_allocation(f"fft.{fname}", (n,), _dt.int64, device, count=2)
     return n, d, dtype, device
 
 

@@ -114,6 +114,23 @@ def _cases(device):
         ("searchsorted side=ndarray",
          lambda: cw.searchsorted(cw.asarray([1.0, 2.0], device=device), cw.asarray(1.5, device=device),
                                  side=np.array([1, 1])), ArgumentValueError),
+        # issue 41: sizes only the cpu backend's NumPy refused (a GPU's allocator or launch
+        # packing met them as foreign errors), checked in the front end for every backend
+        ("random.uniform huge", lambda: cw.random.uniform((2**62,), device=device), DeviceMemoryError),
+        ("Generator.normal huge", lambda: cw.random.Generator(1).normal(2**62, device=device), DeviceMemoryError),
+        ("fft.fftfreq huge", lambda: cw.fft.fftfreq(2**62, device=device), DeviceMemoryError),
+        ("fft.rfftfreq huge", lambda: cw.fft.rfftfreq(2**62, device=device), DeviceMemoryError),
+        ("fft.rfft n huge", lambda: cw.fft.rfft(x, n=2**62), DeviceMemoryError),
+        ("fft.irfft n huge", lambda: cw.fft.irfft(x.astype(cw.complex128), n=2**62), DeviceMemoryError),
+        ("fft.fft n huge", lambda: cw.fft.fft(x.astype(cw.complex64), n=2**62), DeviceMemoryError),
+        ("fft.hfft n huge", lambda: cw.fft.hfft(x.astype(cw.complex128), n=2**62), DeviceMemoryError),
+        ("__dlpack__ stream=deep list", lambda: x.__dlpack__(stream=_nested(5000)), ArgumentTypeError),
+        ("__dlpack__ stream=2**64", lambda: x.__dlpack__(stream=2**64), ArgumentValueError),
+        ("__dlpack__ stream=True", lambda: x.__dlpack__(stream=True), ArgumentTypeError),
+        ("__array_namespace__ api_version=ndarray",
+         lambda: x.__array_namespace__(api_version=np.ones(3)), ArgumentTypeError),
+        ("set_array_api_version(ndarray)", lambda: cw.set_array_api_version(np.ones(3)), ArgumentTypeError),
+        ("set_promotion_mode('bogus')", lambda: cw.set_promotion_mode("bogus"), ArgumentValueError),
     ]
 
 
@@ -131,6 +148,14 @@ def test_bad_input_raises_candlewick_error(index, device):
     assert isinstance(info.value, CandlewickError)
     assert not caught, f"{name}: warnings escaped: {[str(w.message) for w in caught]}"
     assert len(str(info.value)) < 400, f"{name}: unbounded message"
+
+
+def test_a_refused_draw_leaves_the_generator_where_it_was(device):
+    generator = cw.random.Generator(5)
+    with pytest.raises(DeviceMemoryError):
+        generator.uniform((2**62,), device=device)
+    np.testing.assert_array_equal(cw.to_numpy(generator.uniform(4, device=device)),
+                                  cw.to_numpy(cw.random.Generator(5).uniform(4, device=device)))
 
 
 def test_error_family_subclasses_what_numpy_users_catch():
