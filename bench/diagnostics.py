@@ -10,7 +10,7 @@ rocm backend internals used here (keep this list and the imports below in step):
   module's source and kernels;
 - ``rocm_backend.families.nn_paths.path_counts``: calls per (op, nn path), to report the path
   a case took;
-- ``rocm_backend.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.miopen``)
+- ``rocm_backend.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.family_state("miopen")``)
   and ``rocm_backend.bindings.miopen_c.ConvPlan.find_ms`` (the time of MIOpen's Find for a
   new convolution shape);
 - ``RocmDevice.product_name`` and ``RocmDevice.arch``;
@@ -20,8 +20,8 @@ rocm backend internals used here (keep this list and the imports below in step):
   ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
   ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``rocm_backend.families.ew_launch``
   (``launch_contiguous``),
-  ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and the plans of ``_flat``,
-  ``RocmDevice.reduce_scratch.flat_plans``: the launch geometry), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
+  ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and ``flat_plan``: the launch
+  geometry, a ``PreparedLaunch``'s ``dims``), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
   ``buffer``, ``size``); ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
   ``module_load_data``, ``module_get_function``, ``has_int``) and ``kernels.compile_source`` /
@@ -94,7 +94,7 @@ def paths_between(before, after):
 
 def last_find_ms(dev):
     """MIOpen's Find time (ms) for the newest convolution plan of ``dev``; None if none."""
-    state = getattr(dev, "miopen", None)
+    state = dev.family_state("miopen")  # as made so far (None: never made)
     if not isinstance(state, DeviceMIOpen):
         return None
     plans = [plan for plan in state.plans.values() if isinstance(plan, ConvPlan)]
@@ -143,8 +143,7 @@ def host_path_stages(dev, x, y, cond):
                 ("HIP launch from C", prepare, floor.hip(kernel.fn, args, grid, block)),
                 ("CUDA launch from C", prepare, floor.cuda(kernel.fn, args, grid, block))]
 
-    sum_launch()  # plans the reduction: the bare call takes its geometry
-    plan = dev.reduce_scratch.flat_plans[(ReduceOp.SUM._value_, dtype.name, n)]
+    sum_plan = reductions.flat_plan(dev, ReduceOp.SUM, dtype, n)[0]  # the bare call takes its geometry
     ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
     ew_block = ew_launch.EW_CONTIG_BLOCK
     layout = Layout.contiguous((n,))
@@ -153,7 +152,8 @@ def host_path_stages(dev, x, y, cond):
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
                 ("pack and launch", None, add_launch)] + launch_stages(add_launch, add_k, EW_ARGS, ew_grid, ew_block),
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
-                ("pack and launch", None, sum_launch)] + launch_stages(sum_launch, sum_k, REDUCE_ARGS, plan[3], plan[2]),
+                ("pack and launch", None, sum_launch)] + launch_stages(sum_launch, sum_k, REDUCE_ARGS,
+                                                                       sum_plan.dims[0], sum_plan.dims[3]),
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
                   ("pack and launch", None, where_launch)] + launch_stages(where_launch, where_k, EW_ARGS, ew_grid,
                                                                            ew_block),

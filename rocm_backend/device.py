@@ -6,6 +6,12 @@ fusion and collective methods, whose results are ``RocmStorage``.
 Every device owns one non-blocking stream; all work is queued there and only host reads
 (``to_host``, ``synchronize``, ``memory_info``) wait for it.
 
+Per-device state: every library handle (hipBLAS, hipSOLVER, MIOpen, hipFFT's plans) and
+every cache or scratch area an op family keeps (reductions' tickets, the weight checks'
+flags, linalg's constants, peer access) is made on first use through one helper,
+``family_state(name, make)``, under one lock; the families' prepared launches live in one
+bounded ``LaunchMemo`` (``launches``).
+
 Several devices: each ``rocm:N`` has its own stream, allocator, loaded kernel modules and
 library handles, and every call that acts on the current device (allocation, copies,
 launches, handles) first makes its device current (``make_current``: one thread-local
@@ -18,16 +24,27 @@ from candlewick import dtypes as _dt
 from candlewick.errors import GraphCaptureError
 from candlewick.named_device import NamedDevice
 
-from .bindings import hip, hipblas
+from . import miopen
+from .bindings import hip, hipblas, hipsolver
 from .codegen.sources import module_source
-from .families import collectives, creation, dlpack, fusion, reductions
+from .families import collectives, creation, dlpack, fft, fusion, reductions
 from .kernels import KernelRuntime
 from .runtime import capture as _capture
 from .runtime.allocator import CachingAllocator
 from .runtime.host_reads import HostReads
 from .runtime.index_checks import IndexChecks
-from .runtime.launcher import Launcher
+from .runtime.launcher import LaunchMemo, Launcher
 from .storage import RocmStorage
+
+
+def _blas_handle(device):
+    device.make_current()
+    return hipblas.create_handle(device.stream)
+
+
+def _solver_handle(device):
+    device.make_current()
+    return hipsolver.create_handle(device.stream)
 
 
 def _text(value):
@@ -67,26 +84,22 @@ class RocmDevice(NamedDevice):
         self.ew_grid_cap = (1 << 32) // 256 - 1
         self.stream = hip.create_stream()
         self.allocator = CachingAllocator(self)
-        self._blas = None
         self.index_checks = IndexChecks(self)
         self.host_reads = HostReads(self)  # reads that wait only for the work before them
         self._keep_alive = []  # host arrays of queued host->device copies
-        self._state_lock = threading.Lock()  # lazily created handles, keep-alive list
+        self._keep_alive_lock = threading.Lock()
         self._stream_sync = None  # made on first use
         self.capture = None  # the graph capture running on the stream (runtime/capture.py), else None
         # bumped by every graph replay, which writes memory without bumping buffer versions:
         # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
         self.replay_epoch = 0
-        # kernel handles and the launcher (compiles nothing yet)
+        # kernel handles, the launcher and its prepared launches (compiles nothing yet)
         self.kernels = KernelRuntime(self, module_source)
         self.launcher = Launcher(self.stream, ordinal)
-        # state of the op families, made on first use by the family named
-        self.miopen = None  # miopen.py: DeviceMIOpen, or why MIOpen is unusable (str)
-        self.nn_convs = {}  # families/nn.py: prepared MIOpen convolutions by problem
-        self.nn_launches = {}  # families/nn_launch.py: prepared nn kernel launches by problem
-        self.reduce_scratch = None  # families/reductions.py: tickets and partials
-        self.finite_flags = None  # families/pad_fixup_cache.py: the weight checks' flags
-        self.family_lock = threading.Lock()  # guards the lazy creation of the state above
+        self.launches = LaunchMemo()
+        # the library handles and the op families' state, by name: family_state
+        self._families = {}
+        self._family_lock = threading.RLock()
 
     def __repr__(self):
         return f"{type(self).__name__}({self.name!r}, {self.product_name!r}, arch={self.arch!r})"
@@ -121,7 +134,7 @@ class RocmDevice(NamedDevice):
         if self.capture is not None:
             self.capture.refuse("a synchronization of the device")
         self.make_current()
-        with self._state_lock:
+        with self._keep_alive_lock:
             kept, self._keep_alive = self._keep_alive, []
         taken = self.index_checks.snapshot() if check_errors else ()
         sync = self._stream_sync
@@ -167,18 +180,45 @@ class RocmDevice(NamedDevice):
         """Drain the stream and raise for flagged index checks (same as synchronize())."""
         self.synchronize()
 
-    # --- handles ------------------------------------------------------------
+    # --- per-device state: library handles, caches, scratch ---------------------
+    def family_state(self, name, make=None):
+        """The per-device state ``name`` (any hashable) of a library or an op family: a
+        handle, a cache, scratch memory. ``make(device)`` creates it on first use, once,
+        under the device's one family lock (re-entrant: a ``make`` may ask for other
+        state); after that one dict lookup. Without ``make``: the state if it was made,
+        else None (a report must not create it)."""
+        state = self._families.get(name)
+        if state is None and make is not None:
+            with self._family_lock:
+                state = self._families.get(name)
+                if state is None:
+                    state = self._families[name] = make(self)
+        return state
+
     @property
     def blas(self):
-        """The hipBLAS handle, bound to this device's stream (created on first GEMM); the
+        """The hipBLAS handle, bound to this device's stream (created on first use); the
         device is made current, as every call on the handle needs."""
         self.make_current()
-        if self._blas is None:
-            with self._state_lock:
-                if self._blas is None:
-                    self.make_current()
-                    self._blas = hipblas.create_handle(self.stream)
-        return self._blas
+        return self.family_state("hipblas", _blas_handle)
+
+    @property
+    def solver(self):
+        """The hipSOLVER handle, bound to this device's stream (created on first use); the
+        device is made current, as every call on the handle needs."""
+        self.make_current()
+        return self.family_state("hipsolver", _solver_handle)
+
+    @property
+    def miopen(self):
+        """MIOpen on this device: its ``miopen.DeviceMIOpen`` (handle, plans, workspace),
+        or the reason MIOpen is unusable here (a string); made on first use."""
+        return self.family_state("miopen", miopen.state_for)
+
+    @property
+    def fft_plans(self):
+        """The device's hipFFT plans (``families/fft.py``'s bounded ``PlanCache``)."""
+        return self.family_state("hipfft", fft.plan_cache_for)
 
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):

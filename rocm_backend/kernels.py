@@ -191,7 +191,6 @@ class KernelRuntime:
         self._kernels = {}  # kernel name -> BoundKernel
         self.cache = {}
         self.ew_cache = {}
-        self.ew_plans = {}  # families/ew_launch.py: element-wise launch plans by layout
         self._resident = {}
         self._lock = threading.Lock()
 

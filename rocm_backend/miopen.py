@@ -31,7 +31,6 @@ PLAN_CACHE_SIZE = 512
 #: (one block reused by every convolution of the device, instead of an allocation and a
 #: release per call); larger ones are allocated per call
 KEEP_WORKSPACE = 64 << 20
-_lock = threading.Lock()
 
 
 class DeviceMIOpen:
@@ -159,21 +158,13 @@ class DeviceMIOpen:
                                      stride, padding)
 
 
-def for_device(device):
-    """The device's DeviceMIOpen, or the reason MIOpen is unusable there (a string),
-    remembered on the device (``RocmDevice.miopen``)."""
-    state = device.miopen
-    if state is None:
-        lib, _, reason = library()
-        with _lock:
-            state = device.miopen
-            if state is None:
-                if lib is None:
-                    state = reason
-                else:
-                    try:
-                        state = DeviceMIOpen(device, lib)
-                    except MIOpenError as exc:
-                        state = f"{exc}{miopen_c.shim_note(lib)}"
-                device.miopen = state
-    return state
+def state_for(device):
+    """What ``device.miopen`` holds, made once per device (``RocmDevice.family_state``): the
+    device's DeviceMIOpen, or the reason MIOpen is unusable there (a string)."""
+    lib, _, reason = library()
+    if lib is None:
+        return reason
+    try:
+        return DeviceMIOpen(device, lib)
+    except MIOpenError as exc:
+        return f"{exc}{miopen_c.shim_note(lib)}"

@@ -25,7 +25,7 @@ from candlewick.opdefs import BinaryOp
 
 from .abi import structs
 from .abi.ew_operands import coalesce, pad_dims
-from .abi.structs import MATMUL_ARGS, MAX_DIMS
+from .abi.structs import GRID_YZ_MAX, INT32_MAX, MATMUL_ARGS, MAX_DIMS
 from .bindings import hipblas
 from .families.copies import copy
 from .families.ew_launch import launch_ew
@@ -35,9 +35,9 @@ from .kernels import kernel
 _BLAS_TYPES = tuple(d for d in hipblas.BLAS_TYPES if not d.is_complex)
 # complex dtype -> the real dtype of its parts (complex GEMM runs as real GEMM)
 _COMPLEX_PARTS = {dt.complex64: dt.float32, dt.complex128: dt.float64}
-_INT32_MAX = 2**31 - 1
-#: batches of one hipBLAS call at most (batchCount is an int; keep launches modest)
-GEMM_BATCH_MAX = 65535
+#: batches of one hipBLAS call at most (batchCount is an int; keep launches modest: the
+#: grid's own limit along y and z)
+GEMM_BATCH_MAX = GRID_YZ_MAX
 
 
 def matmul(lhs, rhs, lhs_layout, rhs_layout):
@@ -82,14 +82,14 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
     # hipBLAS nor cuBLAS documents the sign as allowed
     a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
-    if a_op is None or a_op[1] > _INT32_MAX or min(lhs_layout.strides[:-2], default=0) < 0:
+    if a_op is None or a_op[1] > INT32_MAX or min(lhs_layout.strides[:-2], default=0) < 0:
         lhs, lhs_layout = _materialize(lhs, lhs_layout)
         a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
     b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
-    if b_op is None or b_op[1] > _INT32_MAX or min(rhs_layout.strides[:-2], default=0) < 0:
+    if b_op is None or b_op[1] > INT32_MAX or min(rhs_layout.strides[:-2], default=0) < 0:
         rhs, rhs_layout = _materialize(rhs, rhs_layout)
         b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
-    if max(m, n, k) > _INT32_MAX:
+    if max(m, n, k) > INT32_MAX:
         raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "a matrix dimension exceeds 2^31-1")
     out_strides = contiguous_strides(batch + (m, n))
     bshape, (ab, bb, cb) = coalesce(batch, [lhs_layout.strides[:-2], rhs_layout.strides[:-2], out_strides[:-2]])
@@ -111,7 +111,7 @@ def gemm(device, in_dtype, out_dtype, trans_a, trans_b, m, n, k, a, lda, stride_
     in calls of at most GEMM_BATCH_MAX matrices; float16/bfloat16 inputs compute in
     float32, float64 in float64. ``op`` names the primitive in the error of a size past
     hipBLAS's int arguments."""
-    if max(m, n, k, lda, ldb, ldc) > _INT32_MAX:
+    if max(m, n, k, lda, ldb, ldc) > INT32_MAX:
         raise UnsupportedOperation(op, in_dtype, "rocm", "a GEMM dimension exceeds 2^31-1")
     ab_types, c_types = hipblas.types(in_dtype), hipblas.types(out_dtype)
     in_item, out_item = in_dtype.itemsize, out_dtype.itemsize
@@ -204,8 +204,8 @@ def _integer_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
               + list(lhs_layout.strides[-2:]) + list(rhs_layout.strides[-2:])
               + [lhs.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset, out.ptr])
     tile = structs.MATMUL_TILE
-    grid = (-(-n // tile), min(-(-m // tile), 65535), min(nbatch, 65535))
-    if -(-m // tile) > 65535:
+    grid = (-(-n // tile), min(-(-m // tile), GRID_YZ_MAX), min(nbatch, GRID_YZ_MAX))
+    if -(-m // tile) > GRID_YZ_MAX:
         raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "more than 2^20 rows in an integer matmul")
     lhs.device.launcher.launch(kern, grid, (tile, tile, 1), MATMUL_ARGS, values)
 

@@ -1,6 +1,6 @@
 """[abi] Element-wise operands: coalescing their axes and the flat ``cw_ew_args`` values."""
 
-from .structs import CONTIGUOUS, INDEX32, MAX_DIMS, MAX_OPERANDS, SCALAR_BYTES
+from .structs import CONTIGUOUS, INDEX32, INDEX32_LIMIT, MAX_DIMS, MAX_OPERANDS, SCALAR_BYTES
 
 
 def pad_dims(values, fill=0):
@@ -55,7 +55,7 @@ def ew_values(shape, operands, scalar=b"", flags=0):
         raise ValueError(f"{ndim} dimensions after coalescing; split_dims first")
     if ndim <= 1 and all(not s or s[0] == 1 for s in strides):
         flags |= CONTIGUOUS
-    if n < (1 << 31):
+    if n < INDEX32_LIMIT:
         flags |= INDEX32
     values = [n, ndim, flags]
     values += pad_dims(shape, 1)

@@ -34,6 +34,12 @@ EIG_BLOCK = 128  # threads per block (one block per matrix) of hip/eig.hip
 EIG_SHARED_BYTES = 32768  # shared memory hip/eig.hip keeps H (and Z) in when they fit
 EIG_NONFINITE = -1  # hip/eig.hip's info for a matrix holding inf or NaN
 
+# --- limits every launch and library call respects, declared once (Python only) ----------
+INT32_MAX = 2**31 - 1  # the libraries' int arguments: hipBLAS, hipSOLVER and hipFFT sizes and counts
+GRID_YZ_MAX = 65535  # HIP's gridDim.y and gridDim.z
+INDEX32_LIMIT = 1 << 31  # element counts below this take the kernels' 32-bit indexing (CW_INDEX32)
+GRID_LOOP_CAP = 1 << 20  # blocks of one launch of a kernel that loops over the rest of its items
+
 CONSTANTS = (
     ("MAX_DIMS", "CW_MAX_DIMS", MAX_DIMS),
     ("MAX_OPERANDS", "CW_MAX_OPERANDS", MAX_OPERANDS),

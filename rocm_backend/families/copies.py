@@ -13,7 +13,7 @@ from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi import structs
 from ..abi.ew_operands import coalesce
-from ..abi.structs import SCALAR_BYTES, TRANSPOSE_ARGS
+from ..abi.structs import GRID_YZ_MAX, SCALAR_BYTES, TRANSPOSE_ARGS
 from ..kernels import kernel
 from ..runtime import peer
 from .ew_launch import launch_contiguous, launch_ew, scalar_bytes
@@ -64,7 +64,7 @@ def transposed_copy_plan(shape, dst_strides, src_strides):
 def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):
     b, r, c, s_b, s_c = plan
     tile = structs.TRANSPOSE_TILE
-    grid = (-(-c // tile), min(-(-r // tile), 65535), min(b, 65535))
+    grid = (-(-c // tile), min(-(-r // tile), GRID_YZ_MAX), min(b, GRID_YZ_MAX))
     device.launcher.launch(kernel(device, ("transpose", itemsize)), grid, (tile, structs.TRANSPOSE_ROWS, 1),
                            TRANSPOSE_ARGS, (dst_ptr, src_ptr, dst_offset, src_offset, b, r, c, s_b, s_c))
 

@@ -11,14 +11,14 @@ from candlewick.shapes import shape_size
 from .. import ops
 from ..abi import structs
 from ..abi.ew_operands import ew_values, split_dims
-from ..abi.structs import CONTIGUOUS, EW_ARGS, INDEX32, SCALAR_BYTES
+from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES
+from ..runtime.launcher import NOTHING, PreparedLaunch
 
 # The contiguous fast path packs only these fields (the kernels' CW_CONTIGUOUS path
 # reads nothing else) with one pack_into; see hip/elementwise.hip.
 _EW_CONTIG = EW_ARGS.packer(["n", "ndim", "flags"] + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset")]
                             + ["scalar"])
 NO_SCALAR = bytes(SCALAR_BYTES)
-_INDEX32_LIMIT = 1 << 31
 _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
 # elements one thread handles per grid-stride step on the contiguous path (a 16-byte
 # vector of float32, two per step): sizes the grid so small arrays get few blocks
@@ -61,7 +61,7 @@ def scalar_bytes(value, dtype):
 
 def grid_for(n, block=structs.EW_BLOCK, device=None):
     """Blocks for a grid-stride loop over ``n`` items: enough to fill the device."""
-    cap = 65535 * 8
+    cap = GRID_YZ_MAX * 8
     if device is not None:
         cap = max(device.multiprocessors * 32, 1)
     return max(1, min((n + block - 1) // block, cap))
@@ -72,23 +72,20 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     ``blocks(n)`` overrides the grid (kernels that give a whole block to each item).
 
     Without ``blocks``, the launch of a layout (kernel, grid, coalesced shape and strides)
-    is planned once per device and kept by (key, shape, flags, operand strides, which
-    operands are scalars): a repeated layout costs one dict hit, a copy of the planned
-    values with its pointers and offsets filled in, and one pack."""
+    is prepared once per device and kept in its launch memo by (key, shape, flags,
+    operand strides, which operands are scalars): a repeated layout costs one dict hit, its
+    pointers, offsets and scalar filled in, and one pack."""
     if blocks is None:
         shape = tuple(shape)
-        plan_key = (key, shape, flags, tuple(tuple(op[2]) if op[0] else None for op in operands))
-        plans = device.kernels.ew_plans
-        plan = plans.get(plan_key)
+        plan_key = ("ew", key, shape, flags, tuple(tuple(op[2]) if op[0] else None for op in operands))
+        launches = device.launches
+        plan = launches.get(plan_key)
         if plan is None:
-            if len(plans) >= _EW_PLANS_MAX:
-                plans.clear()
-            plan = plans[plan_key] = _ew_plan(device, key, shape, operands, flags, name, dtype)
+            plan = launches.keep(plan_key, _ew_plan(device, key, shape, operands, flags, name, dtype))
         if plan is not _SPLIT:
-            if plan is _EMPTY:
+            if plan is NOTHING:
                 return
-            bound, grid, values = plan
-            values = values.copy()
+            values = plan.values.copy()
             slot = _OPERAND_SLOT
             for ptr, offset, _ in operands:
                 if ptr:
@@ -97,7 +94,7 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
                 slot += _OPERAND_FIELDS
             if scalar:
                 values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
-            device.launcher.launch_fields(bound, grid, 1, 1, bound.block, 1, 1, EW_ARGS, EW_ARGS.struct, values)
+            plan.launch(values)
             return
     spec = ops.lookup(key, name, dtype)
     bound = device.kernels.kernel(spec)
@@ -114,22 +111,25 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
 # (ptr, offset, strides...), then the scalar slots
 _OPERAND_SLOT = 3 + structs.MAX_DIMS
 _OPERAND_FIELDS = 2 + structs.MAX_DIMS
-_EW_PLANS_MAX = 4096
-_SPLIT, _EMPTY = "split", "empty"  # plans of layouts that take the general path, or launch nothing
+_SPLIT = "split"  # the plan of a layout that takes the general path
 
 
 def _ew_plan(device, key, shape, operands, flags, name, dtype):
-    """(BoundKernel, grid, values with pointer 1 / offset 0 for each array operand) of a
-    layout that needs no split; _SPLIT or _EMPTY otherwise."""
+    """The PreparedLaunch of a layout that needs no split (its values hold pointer 1 and
+    offset 0 for each array operand, each launch fills in its own); ``NOTHING`` for an
+    empty shape; _SPLIT otherwise."""
     pieces = list(split_dims(shape, [(1 if ptr else 0, 0, strides) for ptr, _, strides in operands]))
     if len(pieces) != 1:
         return _SPLIT
     n = shape_size(shape)
     if n == 0:
-        return _EMPTY
+        return NOTHING
     spec = ops.lookup(key, name, dtype)
     bound = device.kernels.kernel(spec)
-    return bound, grid_for(n, spec.block, device), ew_values(shape, pieces[0][1], b"", flags)
+    slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
+             for field in (0, 1)]
+    return PreparedLaunch(device.launcher, bound, grid_for(n, spec.block, device), None, EW_ARGS,
+                          ew_values(shape, pieces[0][1], b"", flags), slots + [-1])
 
 
 def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o3=0,
@@ -141,6 +141,6 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
     grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
-    flags |= _CONTIG_INDEX32 if n < _INDEX32_LIMIT else CONTIGUOUS
+    flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
     device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
                                   (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))

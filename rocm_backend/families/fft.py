@@ -33,12 +33,13 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
-from ..bindings import hipfft
 from ..abi.ew_operands import coalesce
+from ..abi.structs import INT32_MAX
+from ..bindings import hipfft
+from . import creation
 
 PLAN_CACHE_SIZE = 32
 STEPS_CACHE_SIZE = 1024  # layouts whose decisions ``steps`` keeps
-_INT32_MAX = 2**31 - 1
 KIND = {  # (op, input dtype) -> hipFFT transform
     ("fft", dt.complex64): "C2C", ("fft", dt.complex128): "Z2Z",
     ("rfft", dt.float32): "R2C", ("rfft", dt.float64): "D2Z",
@@ -79,37 +80,28 @@ class PlanCache:
             return plan
 
 
-_caches = {}
-_caches_lock = threading.Lock()
+def plan_cache_for(device):
+    """A device's PlanCache (what ``device.fft_plans`` holds, made once per device): plans
+    created and run on the device's stream with the device current, an evicted one
+    destroyed after the stream drains."""
+    def create(key):
+        kind, n, batch, istride, idist, ostride, odist = key
+        dims = n if isinstance(n, tuple) else (n,)  # (n0, ..., nk): a rank-k plan
+        half = dims[:-1] + (dims[-1] // 2 + 1,)
+        n_in = half if kind in ("C2R", "Z2D") else dims
+        n_out = half if kind in ("R2C", "D2Z") else dims
+        dense = batch == 1 or (idist, odist) == (shape_size(n_in), shape_size(n_out))
+        if istride == ostride == 1 and dense:
+            # contiguous in and out: the basic layout (NULL embeddings), as PyTorch
+            # and CuPy plan such data. The advanced layout with these extents is the
+            # same transform; whether it planned the H100's slower fft kernels is
+            # not yet measured (docs/rocm_linalg_fft.md)
+            n_in = n_out = None
+        device.make_current()
+        return hipfft.plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch, device.stream)
 
-
-def plan_cache(device):
-    cache = _caches.get(device.ordinal)
-    if cache is None:
-        with _caches_lock:
-            cache = _caches.get(device.ordinal)
-            if cache is None:
-                def create(key):
-                    kind, n, batch, istride, idist, ostride, odist = key
-                    dims = n if isinstance(n, tuple) else (n,)  # (n0, ..., nk): a rank-k plan
-                    half = dims[:-1] + (dims[-1] // 2 + 1,)
-                    n_in = half if kind in ("C2R", "Z2D") else dims
-                    n_out = half if kind in ("R2C", "D2Z") else dims
-                    dense = batch == 1 or (idist, odist) == (shape_size(n_in), shape_size(n_out))
-                    if istride == ostride == 1 and dense:
-                        # contiguous in and out: the basic layout (NULL embeddings), as PyTorch
-                        # and CuPy plan such data. The advanced layout with these extents is the
-                        # same transform; whether it planned the H100's slower fft kernels is
-                        # not yet measured (docs/rocm_linalg_fft.md)
-                        n_in = n_out = None
-                    device.make_current()
-                    return hipfft.plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch,
-                                               device.stream)
-
-                cache = _caches[device.ordinal] = PlanCache(
-                    create, hipfft.destroy, lambda: device.synchronize(check_errors=False),
-                    use=device.make_current)
-    return cache
+    return PlanCache(create, hipfft.destroy, lambda: device.synchronize(check_errors=False),
+                     use=device.make_current)
 
 
 def input_plan(layout, axis):
@@ -125,7 +117,7 @@ def input_plan(layout, axis):
     stride = strides[axis] if shape[axis] > 1 else 1
     if batch == 1:
         dist = 1
-    if min(stride, dist) < 1 or max(stride, dist, batch) > _INT32_MAX:
+    if min(stride, dist) < 1 or max(stride, dist, batch) > INT32_MAX:
         return None
     return stride, dist, batch
 
@@ -180,7 +172,7 @@ def steps(kind, shape, strides, axis, n):
     error = None
     if length == 0 or size == 0:
         error = "a transform of length 0"
-    elif shape_size(shape) // length > _INT32_MAX or out_size // m > _INT32_MAX:
+    elif shape_size(shape) // length > INT32_MAX or out_size // m > INT32_MAX:
         error = "more than 2^31-1 transforms in one call"
     axes = tuple(i for i in range(len(shape)) if i != axis) + (axis,)
     copy_layout = Layout.contiguous(tuple(shape[i] for i in axes[:-1]) + (copy_len,))
@@ -204,7 +196,7 @@ def transform(x, layout, axis, op, n=None, inverse=False):
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
         raise UnsupportedOperation(op, x.dtype, "rocm", f"{op} takes {want}")
     plan = steps(kind, tuple(layout.shape), tuple(layout.strides), axis, n)
-    out = x.device.empty((plan.out_size,), plan.out_dtype)
+    out = x.device.storage_type.empty(x.device, plan.out_dtype, plan.out_size)
     if plan.out_size == 0:
         return out
     if plan.error is not None:
@@ -217,8 +209,8 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
         key = plan.copy_key
-    target = out if plan.direct else x.device.empty((out.size,), plan.out_dtype)
-    hipfft.execute(kind, plan_cache(x.device).get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
+    target = out if plan.direct else x.device.storage_type.empty(x.device, plan.out_dtype, out.size)
+    hipfft.execute(kind, x.device.fft_plans.get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
     if not plan.direct:  # (before, after, m) -> the caller's order
         out.assign(plan.assign[0], target, plan.assign[1])
     return out
@@ -234,9 +226,9 @@ def _c2r_input(x, layout, axis, n_in):
     keep = min(shape[axis], n_in)
     buf_shape = moved.shape[:-1] + (n_in,)
     if keep < n_in:
-        buf = x.device.zeros(buf_shape, x.dtype)
+        buf = creation.full(x.device, buf_shape, x.dtype, 0)
     else:
-        buf = x.device.empty((shape_size(buf_shape),), x.dtype)
+        buf = x.device.storage_type.empty(x.device, x.dtype, shape_size(buf_shape))
     dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
     buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
     return buf, Layout.contiguous(buf_shape)

@@ -18,11 +18,11 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
+from ..abi.structs import INT32_MAX
 from . import fft as _fft
 from ..bindings import hipfft
 
 MAX_RANK = 3  # hipFFT plans have rank 1, 2 or 3
-_INT32_MAX = 2**31 - 1
 
 
 @functools.lru_cache(maxsize=_fft.STEPS_CACHE_SIZE)
@@ -34,7 +34,7 @@ def planned(shape, axes, op):
         return False
     if op == "rfft" and axes[-1] != ndim - 1:
         return False
-    return shape_size(shape) <= _INT32_MAX
+    return shape_size(shape) <= INT32_MAX
 
 
 def fftn(x, layout, axes, inverse):
@@ -59,7 +59,7 @@ def _two_passes(shape, axes):
     """Whether rfftn of ``shape`` over ``axes`` takes ``_rows_then_columns``: the two
     trailing axes of one matrix (leading dimensions of size 1), neither of length 0."""
     return (len(shape) >= 2 and tuple(a % len(shape) for a in axes) == (len(shape) - 2, len(shape) - 1)
-            and shape_size(shape[:-2]) == 1 and min(shape[-2:]) > 0 and shape_size(shape) <= _INT32_MAX)
+            and shape_size(shape[:-2]) == 1 and min(shape[-2:]) > 0 and shape_size(shape) <= INT32_MAX)
 
 
 def _rows_then_columns(x, layout):
@@ -73,8 +73,8 @@ def _rows_then_columns(x, layout):
     m = n1 // 2 + 1
     rows = _fft.transform(x, layout, len(shape) - 1, "rfft")  # contiguous (..., n0, m)
     kind = "C2C" if rows.dtype == dt.complex64 else "Z2Z"
-    out = x.device.empty((n0 * m,), rows.dtype)
-    plan = _fft.plan_cache(x.device).get((kind, n0, m, m, 1, 1, n0))  # batch m: istride m, idist 1; ostride 1, odist n0
+    out = x.device.storage_type.empty(x.device, rows.dtype, n0 * m)
+    plan = x.device.fft_plans.get((kind, n0, m, m, 1, 1, n0))  # batch m: istride m, idist 1; ostride 1, odist n0
     hipfft.execute(kind, plan, rows.ptr, out.ptr, inverse=False)
     lead = len(shape) - 2
     return out, Layout(shape[:-1] + (m,), (n0 * m,) * lead + (1, n0), 0)
@@ -105,7 +105,7 @@ def _one_plan(x, layout, rank, op, inverse):
         want = "complex64/complex128" if op == "fft" else "float32/float64"
         raise UnsupportedOperation(op + "n", x.dtype, "rocm", f"{op}n takes {want}")
     out_size, out_dtype, key = _plan_steps(kind, tuple(layout.shape), rank)
-    out = x.device.empty((out_size,), out_dtype)
+    out = x.device.storage_type.empty(x.device, out_dtype, out_size)
     if out.size == 0:
         return out
     if key is None:
@@ -114,7 +114,7 @@ def _one_plan(x, layout, rank, op, inverse):
     if not layout.is_contiguous or not _fft.input_aligned(kind, address, x.dtype.itemsize):
         x = x.copy(layout)
         address = x.ptr
-    plan = _fft.plan_cache(x.device).get(key)
+    plan = x.device.fft_plans.get(key)
     hipfft.execute(kind, plan, address, out.ptr, inverse=inverse)
     return out
 

@@ -19,6 +19,7 @@ from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 
 from .. import rocblas
 from ..bindings import hipsolver
+from . import creation
 from . import linalg_common as lc
 
 # potrfBatched (one call for the batch, pointer array) from this many matrices on
@@ -44,7 +45,7 @@ def cholesky(a, layout, upper):
     if count == 0 or n == 0:
         return work
     device, item = a.device, a.dtype.itemsize
-    h = lc.handle(device)
+    h = device.solver
     fill = hipsolver.fill_mode(upper=False)
     info = lc.ints(device, count)
     if batched:
@@ -100,7 +101,7 @@ def _lu(a, layout, op):
         ptrs = lc.pointer_array(device, lu.ptr, count, step)
         rocblas.getrf_batched(device, letter, n, ptrs.ptr, ipiv.ptr, info.ptr, count)
     elif count and n:
-        h = lc.handle(device)
+        h = device.solver
         lwork = hipsolver.workspace_size(letter, "getrf", h, n, n, lu.ptr, n)
         ws = lc.workspace(device, a.dtype, lwork)
         for i in range(count):  # hipSOLVER has no batched getrf in its regular API
@@ -120,7 +121,7 @@ def _getrs(a, lu, ipiv, count, n, rhs, k, transpose):
         b_ptrs = lc.pointer_array(device, rhs.ptr, count, n * k * item)
         rocblas.getrs_batched(device, letter, trans, n, k, a_ptrs.ptr, ipiv.ptr, b_ptrs.ptr, count)
         return
-    h = lc.handle(device)
+    h = device.solver
     lwork = hipsolver.workspace_size(letter, "getrs", h, trans, n, k, lu.ptr, n, ipiv.ptr, rhs.ptr, n)
     ws = lc.workspace(device, a.dtype, lwork)
     info = lc.ints(device, count)
@@ -148,7 +149,7 @@ def inv(a, layout):
     lu, ipiv, info, count, n = _lu(a, layout, "inv")
     check = lc.queue_info(info, count)
     batch = tuple(layout.shape[:-2])
-    y = a.device.zeros(layout.shape, a.dtype)
+    y = creation.full(a.device, layout.shape, a.dtype, 0)
     if count and n:
         y.fill(Layout(batch + (n,), contiguous_strides(batch + (n, n))[:-2] + (n + 1,), 0), 1)
     _getrs(a, lu, ipiv, count, n, y, n, transpose=False)
@@ -165,7 +166,7 @@ def _lu_parts(a, layout, op):
     diag = Layout(batch + (n,), bstrides + (n + 1,), 0)
     # the permutation's sign: -1 for every row i swapped (ipiv[i] != i+1, 1-based), product
     device = a.device
-    one_based = device.arange(1, 1, n, dt.int32)
+    one_based = creation.arange(device, 1, 1, n, dt.int32)
     shape = batch + (n,)
     moved = ipiv.compare(CompareOp.NOT_EQUAL, Layout.contiguous(shape), one_based,
                          Layout(shape, (0,) * len(batch) + (1,), 0))
@@ -179,7 +180,7 @@ def _lu_parts(a, layout, op):
 
 def det(a, layout):
     if layout.shape[-1] == 0:
-        return a.device.ones(layout.shape[:-2], a.dtype)
+        return creation.full(a.device, layout.shape[:-2], a.dtype, 1)
     diag, lu, perm, batch = _lu_parts(a, layout, "det")
     prod = lu.reduce(ReduceOp.PROD, diag, (len(batch),))
     out = Layout.contiguous(batch)
@@ -192,7 +193,7 @@ def slogdet(a, layout):
     real = dt.real_dtype_of(a.dtype)
     if layout.shape[-1] == 0:
         batch = layout.shape[:-2]
-        return a.device.ones(batch, a.dtype), a.device.zeros(batch, real)
+        return creation.full(a.device, batch, a.dtype, 1), creation.full(a.device, batch, real, 0)
     diag, lu, perm, batch = _lu_parts(a, layout, "slogdet")
     axis = (len(batch),)
     n = layout.shape[-1]

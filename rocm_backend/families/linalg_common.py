@@ -1,5 +1,6 @@
-"""[families] What the hipSOLVER op families share: the per-device solver handle, workspaces,
-the column-major views of row-major storages, the ``info`` check and triangle masks.
+"""[families] What the hipSOLVER op families share: workspaces, the column-major views of
+row-major storages, the ``info`` check, triangle masks and the device's small cache of
+pointer arrays and masks (the hipSOLVER handle is the device's: ``device.solver``).
 
 hipSOLVER is column-major. A C-contiguous copy of a row-major (..., r, c) matrix is, read
 column-major, its transpose (c x r, leading dimension c); a C-contiguous copy of the
@@ -23,34 +24,26 @@ from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import CompareOp
 
-from ..bindings import hipsolver
+from ..abi.structs import INT32_MAX
+from . import creation
+
 
 DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 LETTER = {dt.float32: "S", dt.float64: "D", dt.complex64: "C", dt.complex128: "Z"}
-_INT32_MAX = 2**31 - 1
-_lock = threading.Lock()
-_handles = {}  # device ordinal -> hipSOLVER handle bound to the device's stream
 # small device arrays that are a pure function of their key (pointer arrays, triangle
 # masks), kept so that a repeated call of the same shape uploads and computes nothing:
 # with a synchronizing info read per call, each saved upload or launch is host time
 # (batched cholesky 1024 x 64 x 64 took 0.48 ms beside cuSOLVER's 0.18 in PyTorch)
 CONSTANTS_CACHE_SIZE = 64
 MASK_CACHE_MAX = 1 << 16  # elements: larger masks are rebuilt (their cost is noise there)
-_constants = collections.OrderedDict()  # (device ordinal, kind, ...) -> storage
 
 
-def handle(device):
-    """The device's hipSOLVER handle, created on first use on the device's stream; the
-    device is made current, as every call on the handle needs."""
-    device.make_current()
-    h = _handles.get(device.ordinal)
-    if h is None:
-        with _lock:
-            h = _handles.get(device.ordinal)
-            if h is None:
-                device.make_current()
-                h = _handles[device.ordinal] = hipsolver.create_handle(device.stream)
-    return h
+class _Constants:
+    """A device's bounded LRU of ``constant``'s values: (kind, ...) -> storage or size."""
+
+    def __init__(self, device):
+        self.values = collections.OrderedDict()
+        self.lock = threading.Lock()
 
 
 def require(op, storage):
@@ -59,7 +52,7 @@ def require(op, storage):
 
 
 def check_sizes(op, dtype, *sizes):
-    if max(sizes, default=0) > _INT32_MAX:
+    if max(sizes, default=0) > INT32_MAX:
         raise UnsupportedOperation(op, dtype, "rocm", "hipSOLVER takes matrix sizes below 2^31")
 
 
@@ -71,11 +64,11 @@ def split(shape):
 
 def workspace(device, dtype, lwork):
     """A scratch buffer of ``lwork`` elements (at least one: hipSOLVER wants a pointer)."""
-    return device.empty((max(int(lwork), 1),), dtype)
+    return device.storage_type.empty(device, dtype, max(int(lwork), 1))
 
 
 def ints(device, count):
-    return device.empty((max(count, 1),), dt.int32)
+    return device.storage_type.empty(device, dt.int32, max(count, 1))
 
 
 def column_major(storage, layout):
@@ -131,20 +124,21 @@ def raise_on_info(info, count, op, what):
 
 def constant(device, key, make, cacheable=True):
     """The device array (or workspace size) ``make()`` for ``key`` (a pure function of
-    it), from a bounded LRU shared by the devices; ``cacheable=False`` makes a fresh one."""
+    it), from the device's bounded LRU; ``cacheable=False`` makes a fresh one."""
     if not cacheable:
         return make()
-    full = (device.ordinal,) + tuple(key)
-    with _lock:
-        hit = _constants.get(full)
+    cache = device.family_state("linalg_constants", _Constants)
+    key = tuple(key)
+    with cache.lock:
+        hit = cache.values.get(key)
         if hit is not None:
-            _constants.move_to_end(full)
+            cache.values.move_to_end(key)
             return hit
     value = make()
-    with _lock:
-        _constants[full] = value
-        while len(_constants) > CONSTANTS_CACHE_SIZE:
-            _constants.popitem(last=False)
+    with cache.lock:
+        cache.values[key] = value
+        while len(cache.values) > CONSTANTS_CACHE_SIZE:
+            cache.values.popitem(last=False)
     return value
 
 
@@ -165,14 +159,14 @@ def triangle_select(device, dtype, shape, lower):
     full = tuple(shape)
 
     def make_mask():
-        rows, cols = device.arange(0, 1, r, dt.int64), device.arange(0, 1, c, dt.int64)
+        rows, cols = creation.arange(device, 0, 1, r, dt.int64), creation.arange(device, 0, 1, c, dt.int64)
         op = CompareOp.GREATER_EQUAL if lower else CompareOp.LESS_EQUAL
         # row >= col (lower) / row <= col (upper)
         return rows.compare(op, Layout((r, c), (1, 0), 0), cols, Layout((r, c), (0, 1), 0))
 
     def make():
         mask = constant(device, ("triangle", r, c, lower), make_mask, r * c <= MASK_CACHE_MAX)
-        zero = constant(device, ("zero", dtype.name), lambda: device.zeros((1,), dtype))
+        zero = constant(device, ("zero", dtype.name), lambda: creation.full(device, (1,), dtype, 0))
         return (mask, Layout(full, (0,) * len(batch) + (c, 1), 0), zero, Layout(full, (0,) * len(full), 0),
                 Layout.contiguous(full))
 
@@ -187,6 +181,6 @@ def pointer_array(device, base, count, step_bytes):
     device (an int64 arange): an upload from pageable host memory waits for the stream,
     and the first calls of a shape, before the allocator's addresses settle, missed."""
     def make():
-        return device.arange(base, step_bytes, count, dt.int64)
+        return creation.arange(device, base, step_bytes, count, dt.int64)
 
     return constant(device, ("pointers", base, count, step_bytes), make)

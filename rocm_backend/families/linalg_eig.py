@@ -13,11 +13,9 @@ from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
 
 from . import linalg_common as lc
-from ..abi.structs import EIG_ARGS, EIG_BLOCK, EIG_NONFINITE
+from ..abi.structs import EIG_ARGS, EIG_BLOCK, EIG_NONFINITE, GRID_LOOP_CAP
 from ..kernels import kernel
 
-# blocks of one launch at most (the kernel's blocks loop over the rest of the batch)
-_MAX_GRID = 1 << 20
 
 
 def eig(a, layout, want_vectors=True):
@@ -29,15 +27,15 @@ def eig(a, layout, want_vectors=True):
     batch, count, n, _ = lc.split(layout.shape)
     device = a.device
     cdt = a.dtype if a.dtype.is_complex else dt.complex_dtype_of(a.dtype)
-    values = device.empty((count * n,), cdt)
-    vectors = device.empty((count * n * n if want_vectors else 0,), cdt)
+    values = device.storage_type.empty(device, cdt, count * n)
+    vectors = device.storage_type.empty(device, cdt, count * n * n if want_vectors else 0)
     if count == 0 or n == 0:
         return values, vectors
     work = a.astype(layout, cdt)  # a private contiguous complex copy the kernel overwrites
-    scratch = device.empty((count * (n + n * n if want_vectors else n),), cdt)
+    scratch = device.storage_type.empty(device, cdt, count * (n + n * n if want_vectors else n))
     info = lc.ints(device, count)
     k = kernel(device, ("eig", cdt.name), "eig", cdt)
-    device.launcher.launch(k, min(count, _MAX_GRID), block_for(n, device.warp_size), EIG_ARGS,
+    device.launcher.launch(k, min(count, GRID_LOOP_CAP), block_for(n, device.warp_size), EIG_ARGS,
                            (work.ptr, values.ptr, vectors.ptr if want_vectors else 0, scratch.ptr, info.ptr,
                             n, count, 1 if want_vectors else 0, 0))
     raise_on_eig_info(info, count)

@@ -5,16 +5,14 @@ eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small matric
 through hipSOLVER. Layout conventions: ``linalg_common``. The only host read is the
 ``info`` check (a non-converged SVD or eigensolver raises LinAlgError)."""
 
-import threading
-
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import UnaryOp
 
-from . import linalg_common as lc
-from . import qr_householder, svd_jacobi
 from ..bindings import hipsolver
+from . import creation, qr_householder, svd_jacobi
+from . import linalg_common as lc
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
 # larger ones, or a single matrix, go through the divide-and-conquer syevd per matrix
@@ -26,8 +24,6 @@ SVD_JACOBI_MAX_N = 64
 # Sgesvd took 1251 (H100, bench/results/linalg_fft_nvidia-h100.md); in double precision
 # the two were even, so gesvd stays
 SVD_JACOBI_FIRST = (dt.float32, dt.complex64)
-_lock = threading.Lock()
-_params = {}  # (kind, device ordinal) -> hipsolverSyevjInfo_t / GesvdjInfo_t (defaults)
 
 
 def _eye_fill(storage, batch, rows, cols):
@@ -49,9 +45,9 @@ def qr(a, layout, complete):
     kr = m if complete else k
     device, dtype = a.device, a.dtype
     if count == 0 or k == 0:
-        q = device.zeros(batch + (m, kq), dtype)
+        q = creation.full(device, batch + (m, kq), dtype, 0)
         _eye_fill(q, batch, m, kq)
-        return q, device.zeros(batch + (kr, n), dtype)
+        return q, creation.full(device, batch + (kr, n), dtype, 0)
     if qr_householder.fits(count, m, n, dtype):
         return qr_householder.qr(a, layout, complete, count)
     cols = max(n, kq)
@@ -59,11 +55,11 @@ def qr(a, layout, complete):
     if cols == n:
         w = lc.column_major(a, layout)
     else:  # complete Q of a tall A: m columns, A in the first n
-        w = device.empty((count * per,), dtype)
+        w = device.storage_type.empty(device, dtype, count * per)
         w.assign(lc.colmajor_as_rowmajor(batch, m, n, m, per), a, layout)
     letter, item = lc.LETTER[dtype], dtype.itemsize
-    h = lc.handle(device)
-    tau = device.empty((count * k,), dtype)
+    h = device.solver
+    tau = device.storage_type.empty(device, dtype, count * k)
     info = lc.ints(device, count)
     lwork = max(hipsolver.workspace_size(letter, "geqrf", h, m, n, w.ptr, m),
                 hipsolver.workspace_size(letter, "orgqr", h, m, kq, k, w.ptr, m, tau.ptr))
@@ -93,10 +89,10 @@ def svd(a, layout, full_matrices):
     ku = m if full_matrices else k
     kv = n if full_matrices else k
     if count == 0 or k == 0:
-        u, vh = device.zeros(batch + (m, ku), dtype), device.zeros(batch + (kv, n), dtype)
+        u, vh = creation.full(device, batch + (m, ku), dtype, 0), creation.full(device, batch + (kv, n), dtype, 0)
         _eye_fill(u, batch, m, ku)
         _eye_fill(vh, batch, kv, n)
-        return u, device.zeros(batch + (k,), real), vh
+        return u, creation.full(device, batch + (k,), real, 0), vh
     if svd_jacobi.fits(count, m, n, dtype, full_matrices):
         return svd_jacobi.svd(a, layout, count)
     if use_batched_svd(count, m, n):
@@ -110,11 +106,11 @@ def svd(a, layout, full_matrices):
     w = a.copy(layout) if wide else lc.column_major(a, layout)
     job_left = ord("A") if full_matrices else ord("S")
     left_cols = rows if full_matrices else cols
-    left = device.empty((count * rows * left_cols,), dtype)
-    right = device.empty((count * cols * cols,), dtype)
-    s = device.empty((count * k,), real)
+    left = device.storage_type.empty(device, dtype, count * rows * left_cols)
+    right = device.storage_type.empty(device, dtype, count * cols * cols)
+    s = device.storage_type.empty(device, real, count * k)
     letter, item = lc.LETTER[dtype], dtype.itemsize
-    h = lc.handle(device)
+    h = device.solver
     lwork = hipsolver.workspace_size(letter, "gesvd", h, job_left, ord("A"), rows, cols)
     ws = lc.workspace(device, dtype, lwork)
     rwork = lc.workspace(device, real, k)
@@ -146,10 +142,10 @@ def _svd_jacobi_batched(a, layout, full_matrices):
     real = dt.real_dtype_of(dtype)
     letter = lc.LETTER[dtype]
     w = lc.column_major(a, layout)
-    u = device.empty((count * m * m,), dtype)
-    v = device.empty((count * n * n,), dtype)
-    s = device.empty((count * k,), real)
-    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
+    u = device.storage_type.empty(device, dtype, count * m * m)
+    v = device.storage_type.empty(device, dtype, count * n * n)
+    s = device.storage_type.empty(device, real, count * k)
+    h, params, jobz = device.solver, _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
     lwork = hipsolver.workspace_size(letter, "gesvdjBatched", h, jobz, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
                                  params, count)
     ws = lc.workspace(device, dtype, lwork)
@@ -178,10 +174,10 @@ def _svd_gesvdj(a, layout, full_matrices):
     ku = m if full_matrices else k
     kv = n if full_matrices else k
     w = lc.column_major(a, layout)
-    u = device.empty((count * m * ku,), dtype)
-    v = device.empty((count * n * kv,), dtype)
-    s = device.empty((count * k,), real)
-    h, params, jobz = lc.handle(device), _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
+    u = device.storage_type.empty(device, dtype, count * m * ku)
+    v = device.storage_type.empty(device, dtype, count * n * kv)
+    s = device.storage_type.empty(device, real, count * k)
+    h, params, jobz = device.solver, _jacobi_params("gesvdj", device), hipsolver.eig_vectors()
     econ = 0 if full_matrices else 1
     lwork = hipsolver.workspace_size(letter, "gesvdj", h, jobz, econ, m, n, w.ptr, m, s.ptr, u.ptr, m, v.ptr, n,
                                  params)
@@ -202,15 +198,8 @@ def _svd_gesvdj(a, layout, full_matrices):
 
 def _jacobi_params(kind, device):
     """The device's Jacobi parameter object (default tolerance and sweeps), made once."""
-    key = (kind, device.ordinal)
-    params = _params.get(key)
-    if params is None:
-        with _lock:
-            params = _params.get(key)
-            if params is None:
-                create = hipsolver.create_syevj_info if kind == "syevj" else hipsolver.create_gesvdj_info
-                params = _params[key] = create()
-    return params
+    create = hipsolver.create_syevj_info if kind == "syevj" else hipsolver.create_gesvdj_info
+    return device.family_state(("hipsolver", kind), lambda _: create())
 
 
 def use_batched_jacobi(count, n):
@@ -226,12 +215,12 @@ def eigh(a, layout):
     lc.check_sizes("eigh", a.dtype, n)
     device, dtype = a.device, a.dtype
     real = dt.real_dtype_of(dtype)
-    w = device.empty((count * n,), real)
+    w = device.storage_type.empty(device, real, count * n)
     if count == 0 or n == 0:
-        return w, device.zeros(layout.shape, dtype)
+        return w, creation.full(device, layout.shape, dtype, 0)
     v = lc.column_major(a, layout)
     letter, item = lc.LETTER[dtype], dtype.itemsize
-    h = lc.handle(device)
+    h = device.solver
     jobz, lower = hipsolver.eig_vectors(), hipsolver.fill_mode(upper=False)
     info = lc.ints(device, count)
     if use_batched_jacobi(count, n):

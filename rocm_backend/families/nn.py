@@ -37,6 +37,7 @@ from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 
 from .. import miopen
+from ..runtime.launcher import NOTHING
 from . import nn_fallback, nn_launch, nn_paths
 from .copies import copy
 from .nn_fallback import out_size, transpose_size
@@ -50,13 +51,13 @@ def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilati
     non-finite taps and visits the border band of the channels that have some
     (tests/rocm/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
     _fixup_launch(out.device, out.dtype, y_shape, w_layout.shape, in_hw, stride, padding,
-                  dilation)(out.ptr, ptr(w, w_layout))
+                  dilation).run(out.ptr, ptr(w, w_layout))
 
 
 def _fixup_launch(device, dtype, y_shape, w_shape, in_hw, stride, padding, dilation):
     """The padding fix-up of one problem as a prepared ``(out_ptr, w_ptr)`` launch."""
     if not any(padding):
-        return nn_launch.nothing
+        return NOTHING
     return nn_launch.memoized(device, ("pad_nan", dtype, y_shape, w_shape, in_hw, stride, padding, dilation),
                                lambda: _prepare_fixup(device, dtype, y_shape, w_shape, in_hw, stride, padding,
                                                       dilation))
@@ -85,12 +86,10 @@ def _as_2d(layout):
 
 # --- convolutions --------------------------------------------------------------
 
-_FAST_SIZE = 256  # prepared MIOpen convolutions kept per device
-
-
 class _PreparedConv:
     """A MIOpen convolution seen before: its found plan, output size and padding fix-up,
-    so a repeated call only allocates the output and queues the two launches."""
+    so a repeated call only allocates the output and queues the two launches (kept in the
+    device's launch memo)."""
 
     __slots__ = ("mio", "plan", "size", "fixup", "tally")
 
@@ -103,20 +102,20 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
     device = x.device
     item = dtype.itemsize
     # the settings' raw values are part of the key: a changed setting is a new entry
-    fast_key = (op, dtype, layout.shape, layout.strides, w_layout.shape, w_layout.strides, stride, padding,
-                dilation, groups, nn_paths.mode_setting(), nn_paths.layout_setting())
-    table = device.nn_convs
-    fast = table.get(fast_key)
+    fast_key = ("miopen_conv", op, dtype, layout.shape, layout.strides, w_layout.shape, w_layout.strides, stride,
+                padding, dilation, groups, nn_paths.mode_setting(), nn_paths.layout_setting())
+    launches = device.launches
+    fast = launches.get(fast_key)
     if fast is not None and not (layout.offset * item) % ALIGN and not (w_layout.offset * item) % ALIGN:
         out = device.storage_type.empty(device, dtype, fast.size)
         w_ptr = w.ptr + w_layout.offset * item
         if fast.mio.run(fast.plan, x.ptr + layout.offset * item, w_ptr, out.ptr):
             fixup = fast.fixup
-            if fixup is not nn_launch.nothing and not known_finite(w):
-                fixup(out.ptr, w_ptr)
+            if fixup is not NOTHING and not known_finite(w):
+                fixup.run(out.ptr, w_ptr)
             nn_paths.tally(fast.tally)
             return out
-        del table[fast_key]  # the plan left MIOpen's cache: prepare it again below
+        launches.pop(fast_key, None)  # the plan left MIOpen's cache: prepare it again below
     mode, nhwc = nn_paths.requested(), nn_paths.channels_last()
     n_batch, cin, h, wd = layout.shape
     cout, cg, kh, kw = w_layout.shape
@@ -141,10 +140,8 @@ def conv2d(x, layout, w, w_layout, stride, padding, dilation, groups, op="conv2d
             if plan is None or not mio.run(plan, x_ptr, w_ptr, out.ptr):
                 out = None
             elif px is x and pw is w:  # no copies were needed: repeated calls can skip all this
-                if len(table) >= _FAST_SIZE:
-                    table.clear()
-                table[fast_key] = _PreparedConv(mio, plan, shape_size(y_shape), _fixup_launch(
-                    device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation), op)
+                launches.keep(fast_key, _PreparedConv(mio, plan, shape_size(y_shape), _fixup_launch(
+                    device, dtype, y_shape, pwl.shape, (h, wd), stride, padding, dilation), op))
         if out is not None:
             if any(padding) and not known_finite(pw):
                 _padding_nan_fixup(out, y_shape, pw, pwl, (h, wd), stride, padding, dilation)

@@ -146,9 +146,9 @@ def _pool(x, layout, key, oh, ow, params, window):
     the kernel's window fields, asked for only the first time a problem is seen."""
     n_batch, c = layout.shape[0], layout.shape[1]
     out = x.device.storage_type.empty(x.device, x.dtype, n_batch * c * oh * ow)
-    run = nn_launch.memoized(x.device, (key, layout.shape, layout.strides, layout.offset, oh, ow, params),
-                              lambda: _prepare_pool(x.device, layout, key, oh, ow, *window()))
-    run(out.ptr, x.ptr)
+    prepared = nn_launch.memoized(x.device, (key, layout.shape, layout.strides, layout.offset, oh, ow, params),
+                                  lambda: _prepare_pool(x.device, layout, key, oh, ow, *window()))
+    prepared.run(out.ptr, x.ptr)
     return out
 
 

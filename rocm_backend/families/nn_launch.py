@@ -1,6 +1,6 @@
 """[families] Launching the nn kernels of ``hip/nn.hip``: their grids, their ``cw_nn_args``
-values, and prepared launches (everything decided but the two pointers) memoized per
-device. Their op-table entries are in ``ops.py``, their struct in ``abi/structs.py``.
+values, and their prepared launches (everything decided but the two pointers), kept in
+the device's launch memo. Their op-table entries are in ``ops.py``, their struct in ``abi/structs.py``.
 
 Grids: the "row" kernels (im2col, pooling, upsampling) give each destination row of P
 positions L = 2^TPL * gridDim.y threads (``row_config``); col2im is a flat grid-stride
@@ -10,9 +10,11 @@ Launches go through the device's launcher (``runtime/launcher.py``).
 
 import functools
 
-from ..abi.structs import NN_ARGS, NN_DIM_FIELDS
+from ..abi.structs import GRID_YZ_MAX, INT32_MAX, NN_ARGS, NN_DIM_FIELDS
+from ..abi.structs import INDEX32_LIMIT as _INDEX32
 from ..kernels import kernel
 from ..ops import NN_BLOCK
+from ..runtime.launcher import NOTHING, PreparedLaunch
 
 DIM_FIELDS = NN_DIM_FIELDS
 ROW_KERNELS = ("im2col", "max_pool", "avg_pool", "upsample")
@@ -20,8 +22,7 @@ ROW_KERNELS = ("im2col", "max_pool", "avg_pool", "upsample")
 THREADS_PER_SM = 2048
 #: index32 needs every count and offset below this (the kernels add a step of up to
 #: 2^16 to a 32-bit position before comparing it with its bound)
-INDEX32_LIMIT = (1 << 31) - (1 << 24)
-_MAX_GRID_Y = 65535
+INDEX32_LIMIT = _INDEX32 - (1 << 24)
 
 _DEFAULTS = {"SH": 1, "SW": 1, "DH": 1, "DW": 1, "KH": 1, "KW": 1, "G": 1}
 _BASE = {name: _DEFAULTS.get(name, 0) for name in DIM_FIELDS}  # in struct order
@@ -60,9 +61,9 @@ def row_config(rows, positions, multiprocessors):
     cands += range(first, max(first, -(-positions // 32) * 32) + 1, 32)[:256]
     lanes = min(cands, key=lambda l: (-(-positions // l) * l - positions, l))
     tp = lanes if lanes < 32 else min(NN_BLOCK, lanes & -lanes)
-    gy = min(lanes // tp, _MAX_GRID_Y)
+    gy = min(lanes // tp, GRID_YZ_MAX)
     slots = NN_BLOCK // tp
-    gx = max(1, min(-(-rows // slots), max(1, multiprocessors * 32 // gy), (1 << 31) - 1))
+    gx = max(1, min(-(-rows // slots), max(1, multiprocessors * 32 // gy), INT32_MAX))
     return tp.bit_length() - 1, gx, gy
 
 
@@ -90,7 +91,7 @@ def launch_config(key, n, dims, multiprocessors):
     if kind == "pad_nan":
         # every block of a channel first scans that channel's weights, so few blocks per
         # channel: the usual all-finite weight then costs little more than one read of it
-        gy = min(dims["C"], _MAX_GRID_Y)
+        gy = min(dims["C"], GRID_YZ_MAX)
         per_channel = -(-dims["rows"] // NN_BLOCK)
         return max(1, min(per_channel, multiprocessors * 2 // gy)), gy, dims
     if kind == "finite_flag":  # one flag per block: the grid is fixed by the caller
@@ -98,51 +99,26 @@ def launch_config(key, n, dims, multiprocessors):
     return max(1, min(-(-n // NN_BLOCK), multiprocessors * 32)), 1, dims
 
 
-class PreparedLaunch:
-    """One nn kernel launch decided up to its two pointers (out, in): grid, kernel and
-    every other field packed once, so repeated calls of one problem only pack and queue."""
-
-    __slots__ = ("launcher", "kernel", "gx", "gy", "rest")
-
-    def __init__(self, launcher, kernel, gx, gy, rest):
-        self.launcher, self.kernel, self.gx, self.gy, self.rest = launcher, kernel, gx, gy, rest
-
-    def __call__(self, out_ptr, in_ptr):
-        self.launcher.launch_fields(self.kernel, self.gx, self.gy, 1, NN_BLOCK, 1, 1, NN_ARGS, NN_ARGS.struct,
-                                    (out_ptr, in_ptr, *self.rest))
-
-
-def nothing(out_ptr, in_ptr):
-    """The launch of an empty problem."""
-
-
 def prepare(device, key, n, in_offset=0, extent=0, **dims):
-    """The launch of nn kernel ``key`` producing ``n`` destination elements, as a callable
-    ``(out_ptr, in_ptr)`` that queues it on the device stream."""
+    """The launch of nn kernel ``key`` producing ``n`` destination elements: a
+    ``PreparedLaunch`` whose ``run(out_ptr, in_ptr)`` queues it on the device stream
+    (``NOTHING`` for an empty problem)."""
     if n <= 0:
-        return nothing
+        return NOTHING
     kern = kernel(device, key, key[1])
     gx, gy, dims = launch_config(key, n, dims, device.multiprocessors)
-    rest = tuple(nn_values(0, 0, in_offset, n, extent, **dims)[2:])
-    return PreparedLaunch(device.launcher, kern, gx, gy, rest)
+    return PreparedLaunch(device.launcher, kern, (gx, gy, 1), NN_BLOCK, NN_ARGS,
+                          nn_values(0, 0, in_offset, n, extent, **dims), (0, 1))
 
 
 def launch(device, key, n, out_ptr, in_ptr, in_offset=0, extent=0, **dims):
     """Queue the nn kernel ``key`` producing ``n`` destination elements on the device stream."""
-    prepare(device, key, n, in_offset, extent, **dims)(int(out_ptr), int(in_ptr))
+    prepare(device, key, n, in_offset, extent, **dims).run(int(out_ptr), int(in_ptr))
 
-
-_MEMO_SIZE = 256
 
 
 def memoized(device, problem, make):
     """The prepared launch of ``problem`` (a hashable description of everything but the
-    pointers) on ``device``: ``make()`` builds it the first time. Kept on the device,
-    at most _MEMO_SIZE problems (the table starts over when full)."""
-    table = device.nn_launches
-    run = table.get(problem)
-    if run is None:
-        if len(table) >= _MEMO_SIZE:
-            table.clear()
-        run = table[problem] = make()
-    return run
+    pointers) on ``device``: ``make()`` builds it the first time, kept in the device's
+    launch memo."""
+    return device.launches.prepare(("nn", problem), make)

@@ -71,7 +71,7 @@ def miopen_for(device, op, dtype, mode=None):
     mode = mode or requested()
     if mode == "fallback":
         return None
-    state = miopen.for_device(device)
+    state = device.miopen
     if isinstance(state, miopen.DeviceMIOpen):
         return state
     if mode == "miopen":
@@ -88,7 +88,7 @@ def describe(devices=()):
     if lib is None:
         return f"im2col+GEMM fallback ({reason})"
     for device in devices:
-        state = device.miopen
+        state = device.family_state("miopen")  # as made so far: a report makes nothing
         if isinstance(state, str):
             return f"im2col+GEMM fallback (MIOpen at {path} unusable on {device.name}: {state})"
     return (f"MIOpen {miopen.version(lib)} ({path}); our kernels for float64 convolutions "

@@ -94,7 +94,7 @@ class FiniteFlags:
         probe.state = _QUEUED
         launch = nn_launch.prepare(self.device, ("nn", "finite_flag", probe.dtype.name), n, blocks=blocks,
                                    x0=probe.tag)
-        launch(self.mapped + 4 * start, buffer.ptr)
+        launch.run(self.mapped + 4 * start, buffer.ptr)
 
 
 def probe_of(buffer):
@@ -119,12 +119,7 @@ def known_finite(storage):
         return True
     if storage.size * storage.dtype.itemsize != buffer.nbytes:
         return False  # a view of part of a buffer, or of another dtype's buffer: not checked
-    flags = device.finite_flags
-    if flags is None:
-        with device.family_lock:
-            flags = device.finite_flags
-            if flags is None:
-                flags = device.finite_flags = FiniteFlags(device)
+    flags = device.family_state("finite_flags", FiniteFlags)
     with flags.lock:
         probe, version = _probes.get(buffer), buffer.version
         if probe is EXTERNAL:

@@ -31,8 +31,8 @@ def qr(a, layout, complete, count):
     x = a if layout.is_contiguous and layout.offset == 0 else a.copy(layout)
     k = min(m, n)
     kq = kr = m if complete else k
-    q = device.empty((count * m * kq,), dtype)
-    r = device.empty((count * kr * n,), dtype)
+    q = device.storage_type.empty(device, dtype, count * m * kq)
+    r = device.storage_type.empty(device, dtype, count * kr * n)
     values = (x.ptr, q.ptr, r.ptr, m, n, kq, kr, n, 1, m * n, m * kq, kr * n)
     bound = kernel(device, ("qr_householder", dtype.name), "qr", dtype)
     device.launcher.launch(bound, count, QR_BLOCK, QR_ARGS, values)

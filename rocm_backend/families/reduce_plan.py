@@ -52,8 +52,8 @@ TUNING = parse_tuning(os.environ.get(ENV))
 
 SEGMENT_ALIGN = 64  # segments start on multiples of this: their 16-byte vectors stay aligned
 TICKETS = 1 << 14  # last-block counters per device (one per output or output tile)
-GRID_CAP = 1 << 20  # blocks per launch (the kernels loop over the rest)
-SPLITS_CAP = 65535  # cols: gridDim.y
+GRID_CAP = structs.GRID_LOOP_CAP  # blocks per launch (the kernels loop over the rest)
+SPLITS_CAP = structs.GRID_YZ_MAX  # cols: gridDim.y
 
 
 def _pow2_floor(n):

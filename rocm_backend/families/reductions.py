@@ -17,6 +17,7 @@ from candlewick.opdefs import ReduceOp
 from ..abi.ew_operands import coalesce, pad_dims
 from ..abi.structs import MAX_DIMS, REDUCE_ARGS
 from ..kernels import kernel
+from ..runtime.launcher import PreparedLaunch
 from ..storage_slice import DeviceBuffer
 from . import reduce_plan
 from .copies import copy, fill
@@ -36,6 +37,7 @@ _FLAT = REDUCE_ARGS.packer(["n_out", "n_red", "out_ndim", "red_ndim", "red_shape
 _SRC = 4 + 4 * MAX_DIMS
 # its fields from red_shape[1:] to red_strides[1:]: constant (one tuple, unpacked per launch)
 _FLAT_MIDDLE = _ONES[1:] + (1,) + _ZEROS[1:]
+_FLAT_SRC = 5 + len(_FLAT_MIDDLE)  # where _FLAT's values take the input pointer
 
 
 # ---- device state: last-block counters and partials ------------------------------------------
@@ -50,19 +52,11 @@ class _Scratch:
         self.buffer.memset(0, 4 * TICKETS)  # queued on the device stream
         self.tickets = self.buffer.ptr
         self.partials = self.buffer.ptr + 4 * TICKETS
-        self.flat_plans = {}  # (op value, dtype name, n) -> the launch of _flat (_flat_plan)
-        self.plans = {}  # (op value, dtype name, shape, strides, axes, alignment) -> _plan's
 
 
 def scratch(device):
     """The device's ``_Scratch`` (made on first use; ``device.py`` makes it before a graph capture)."""
-    s = device.reduce_scratch
-    if s is None:
-        with device.family_lock:
-            s = device.reduce_scratch
-            if s is None:
-                s = device.reduce_scratch = _Scratch(device)
-    return s
+    return device.family_state("reductions", _Scratch)
 
 
 def _partials(device, nbytes):
@@ -98,27 +92,20 @@ def reduce(storage, op, layout, axes):
             _flat(device, op, dtype, storage, layout.offset, out, n_red)
             return out
     # every other reduction: planned once per layout (and the alignment its vector loads need)
-    s = device.reduce_scratch or scratch(device)
-    key = (op._value_, dtype.name, tuple(layout.shape), tuple(layout.strides), axes,
+    launches = device.launches
+    key = ("reduce", op._value_, dtype.name, tuple(layout.shape), tuple(layout.strides), axes,
            (storage.ptr + layout.offset * dtype.itemsize) % 16)
-    plan = s.plans.get(key)
+    plan = launches.get(key)
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        if len(s.plans) >= 1024:
-            s.plans.clear()
-        plan = s.plans[key] = _plan(device, op, dtype, storage, layout, axes)
+        plan = launches.keep(key, _plan(device, op, dtype, storage, layout, axes))
     kind, out_dtype, n_out = plan[:3]
     if kind == "copy":  # more than MAX_DIMS dimensions after grouping: reduce a contiguous copy
         return reduce(copy(storage, layout), op, Layout.contiguous(layout.shape), axes)
     out = device.storage_type.empty(device, out_dtype, n_out)
     if kind == "launch":
-        kern, grid, block, values, partial_bytes = plan[3:8]
-        values = values.copy()
-        values[_SRC:_SRC + 3] = storage.ptr, layout.offset, out.ptr
-        keep = None
-        if partial_bytes:
-            values[_SRC + 3], keep = _partials(device, partial_bytes)
-        device.launcher.launch_fields(kern, grid[0], grid[1], grid[2], block[0], block[1], block[2], REDUCE_ARGS,
-                                      REDUCE_ARGS.struct, values)
+        prepared, partial_bytes = plan[3:5]
+        partial, keep = _partials(device, partial_bytes) if partial_bytes else (0, None)
+        prepared.run(storage.ptr, layout.offset, out.ptr, partial)
         del keep
     elif kind == "fill":
         if op not in _EMPTY_RESULT:
@@ -128,9 +115,10 @@ def reduce(storage, op, layout, axes):
 
 
 def _plan(device, op, dtype, src, layout, axes):
-    """How ``reduce`` runs on this layout: ("launch", out dtype, n_out, kernel, grid, block,
-    values with the pointers left to fill, partials' bytes), ("empty", ...), ("fill", ...,
-    out shape) or ("copy", ...); the TUNING it was planned for last."""
+    """How ``reduce`` runs on this layout: ("launch", out dtype, n_out, the PreparedLaunch
+    (filled with the input pointer and offset, the output pointer and the partials), the
+    partials' bytes), ("empty", ...), ("fill", ..., out shape) or ("copy", ...); the TUNING
+    it was planned for last."""
     out_dtype = op.result_dtype(dtype)
     tuning = dict(reduce_plan.TUNING)
     kept = [i for i in range(len(layout.shape)) if i not in axes]
@@ -148,11 +136,12 @@ def _plan(device, op, dtype, src, layout, axes):
     if len(out_dims[0]) > MAX_DIMS or len(red_dims[0]) > MAX_DIMS:
         return "copy", out_dtype, n_out, tuning
     if _use_rows(out_dims, red_dims, n_out, n_red):
-        launch = _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red)
+        kern, grid, block, values, partial_bytes = _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red)
     else:
-        launch = _cols_launch(device, op, dtype, src.ptr + layout.offset * dtype.itemsize, out_dims, red_dims,
-                              n_out, n_red)
-    return ("launch", out_dtype, n_out) + launch + (tuning,)
+        kern, grid, block, values, partial_bytes = _cols_launch(
+            device, op, dtype, src.ptr + layout.offset * dtype.itemsize, out_dims, red_dims, n_out, n_red)
+    prepared = PreparedLaunch(device.launcher, kern, grid, block, REDUCE_ARGS, values, range(_SRC, _SRC + 4))
+    return "launch", out_dtype, n_out, prepared, partial_bytes, tuning
 
 
 def _use_rows(out_dims, red_dims, n_out, n_red):
@@ -179,36 +168,32 @@ def _vec_width(dtype):
 def _flat(device, op, dtype, src, offset, out, n_red):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
     and constant fields decided once per device, op, dtype, size and tuning)."""
-    s = device.reduce_scratch or scratch(device)
     # keyed by interned strings and ints: enum and DType hashing are Python-level
-    plan = s.flat_plans.get((op._value_, dtype.name, n_red))
+    plan = device.launches.get(("reduce_flat", op._value_, dtype.name, n_red))
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        plan = _flat_plan(device, s, op, dtype, n_red)
-    launcher, kern, block, grid, head, splits, tail, _ = plan
+        plan = flat_plan(device, op, dtype, n_red)
+    prepared, splits, _ = plan
     if splits == 1:
-        launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
-                               head + (src.ptr, offset, out.ptr, 0) + tail)
+        prepared.run(src.ptr, offset, out.ptr, 0)
         return
     partial, keep = _partials(device, splits * _PARTIAL_BYTES)
-    launcher.launch_fields(kern, grid, 1, 1, block, 1, 1, REDUCE_ARGS, _FLAT,
-                           head + (src.ptr, offset, out.ptr, partial) + tail)
+    prepared.run(src.ptr, offset, out.ptr, partial)
     del keep
 
 
-def _flat_plan(device, s, op, dtype, n_red):
-    """The launch of ``_flat`` for one op, dtype and size: (launcher, kernel, block, grid,
-    the fields before the pointers, splits, the fields after them, the TUNING it was
-    planned for)."""
+def flat_plan(device, op, dtype, n_red):
+    """The launch of ``_flat`` for one op, dtype and size, planned now: (the
+    PreparedLaunch, filled with the input pointer and offset, the output pointer and the
+    partials; the splits; the TUNING it was planned for)."""
     kern = _kernel(device, "rows_vec", op, dtype)
     block = block_size()
     group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
                                            device.warp_size)
-    if len(s.flat_plans) >= 1024:
-        s.flat_plans.clear()
-    plan = s.flat_plans[(op._value_, dtype.name, n_red)] = (
-        device.launcher, kern, block, grid, (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE, splits,
-        (s.tickets, chunk, splits, 1, group), dict(reduce_plan.TUNING))
-    return plan
+    values = (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE + (0, 0, 0, 0) + (scratch(device).tickets, chunk, splits, 1, group)
+    prepared = PreparedLaunch(device.launcher, kern, grid, block, REDUCE_ARGS, values, range(_FLAT_SRC, _FLAT_SRC + 4),
+                              _FLAT)
+    return device.launches.keep(("reduce_flat", op._value_, dtype.name, n_red),
+                                (prepared, splits, dict(reduce_plan.TUNING)))
 
 
 def _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red):
@@ -220,11 +205,7 @@ def _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red):
     group, splits, chunk, grid = rows_plan(n_out, n_red, vw, device.kernels.resident_blocks(kern, block),
                                            device.warp_size)
     values = _values(n_out, n_red, out_dims, red_dims, 0, 0, 0, 0, scratch(device).tickets, chunk, splits, 1, group)
-    return kern, _dims3(grid), _dims3(block), values, 0 if splits == 1 else n_out * splits * _PARTIAL_BYTES
-
-
-def _dims3(v):
-    return (v, 1, 1) if isinstance(v, int) else tuple(v)
+    return kern, grid, block, values, 0 if splits == 1 else n_out * splits * _PARTIAL_BYTES
 
 
 def _cols_vec(dtype, address, out_dims, red_dims, n_out):

@@ -22,7 +22,7 @@ from candlewick.shapes import contiguous_strides, shape_size
 from candlewick.opdefs import ScanOp
 
 from ..abi import structs
-from ..abi.structs import FLAG_A, SCAN_ITEMS
+from ..abi.structs import FLAG_A, GRID_YZ_MAX, SCAN_ITEMS
 from .ew_launch import launch_ew
 
 #: elements per tile of the tiled scan and per block step of the row scan (CW_SCAN_TILE)
@@ -33,7 +33,7 @@ SCAN_TILE = structs.EW_BLOCK * SCAN_ITEMS
 STRIDED_ROWS_MAX = 32
 STRIDED_BLOCKS_PER_SM = 2
 #: grid limits (x: rows, y: tiles); the kernel loops over what does not fit
-GRID_CAP = (1 << 16, 65535)
+GRID_CAP = (1 << 16, GRID_YZ_MAX)
 #: rows up to which long rows are scanned in tiles, for unit-stride rows and for rows
 #: strided along the axis (bench/rocm_probe.py's ``scan`` section measures both kernels)
 TILED_ROWS_MAX = 4096

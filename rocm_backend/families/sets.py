@@ -18,6 +18,8 @@ from candlewick import dtypes as dt
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
 
+from . import creation
+
 #: from this many elements of x2, isin searches its distinct values only
 DISTINCT_MIN = 4096
 
@@ -53,7 +55,7 @@ def _run_starts(values, n, flags):
     """``flags`` (n or n + 1) bools over the n sorted ``values``: True where element i
     starts a run of equal elements (``!=`` its predecessor: every NaN starts its own),
     and True past the n-th."""
-    starts = values.device.full((flags,), dt.bool_, True)
+    starts = creation.full(values.device, (flags,), dt.bool_, True)
     if n > 1:
         later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
         starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
@@ -74,12 +76,12 @@ def unique(x, layout, indices, inverse, counts):
     inv = None
     if inverse:
         groups = starts.astype(c, dt.int64).scan(ScanOp.SUM, c, 0).binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
-        inv = device.empty((n,), dt.int64)
+        inv = device.storage_type.empty(device, dt.int64, n)
         inv.scatter(c, order, c, groups, c, 0)
     sizes = None
     if counts:  # the run starts' positions, then n: each count is the gap to the next
         bounds_line = Layout.contiguous((n + 1,))
-        bounds, _ = device.arange(0, 1, n + 1, dt.int64).compress(bounds_line, starts, bounds_line)
+        bounds, _ = creation.arange(device, 0, 1, n + 1, dt.int64).compress(bounds_line, starts, bounds_line)
         sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                               Layout.contiguous((count,)))
     return unique_values, count, first, inv, sizes
@@ -95,7 +97,7 @@ def nonzero(x, layout):
     else:  # astype's bool is exactly != 0 (NaN, and complex with either part non-zero, count)
         mask, mask_layout = x.astype(layout, dt.bool_), Layout.contiguous(shape)
     mask, line = _flat(mask, mask_layout)
-    flat, count = device.arange(0, 1, n, dt.int64).compress(Layout.contiguous((n,)), mask, line)
+    flat, count = creation.arange(device, 0, 1, n, dt.int64).compress(Layout.contiguous((n,)), mask, line)
     if len(shape) == 1:
         return (flat,), count
     coords, stride, out = Layout.contiguous((count,)), n, []
@@ -116,7 +118,7 @@ def isin(x, layout, other, other_layout, invert):
     shape = tuple(layout.shape)
     m, n = layout.size, other_layout.size
     if m == 0 or n == 0:
-        return device.full(shape, dt.bool_, invert)
+        return creation.full(device, shape, dt.bool_, invert)
     needles, line_m = _flat(x, layout)
     keys, line_n = _flat(other, other_layout)
     if x.dtype.is_bool:  # ordered as 0 < 1

@@ -9,7 +9,7 @@ from candlewick.shapes import contiguous_strides, shape_size
 from .. import ops
 from ..abi import structs
 from ..abi.ew_operands import ew_values
-from ..abi.structs import EW_ARGS, FLAG_A
+from ..abi.structs import EW_ARGS, FLAG_A, GRID_LOOP_CAP
 from ..kernels import kernel
 from .copies import operand
 from .ew_launch import launch_ew
@@ -86,7 +86,7 @@ def _bitonic(device, keys, order, rows, padded):
     while k <= padded:
         j = k // 2
         while j >= seg:
-            launcher.launch(step, min(-(-total // step.block), 1 << 20), None, EW_ARGS, values(k, j))
+            launcher.launch(step, min(-(-total // step.block), GRID_LOOP_CAP), None, EW_ARGS, values(k, j))
             j //= 2
         launcher.launch(tail, grid, block, EW_ARGS, values(k, 0))
         k *= 2

@@ -44,9 +44,9 @@ def svd(a, layout, count):
     device, dtype = a.device, a.dtype
     x = a if layout.is_contiguous and layout.offset == 0 else a.copy(layout)
     k = min(m, n)
-    u = device.empty((count * m * k,), dtype)
-    vh = device.empty((count * k * n,), dtype)
-    s = device.empty((count * k,), dtype)
+    u = device.storage_type.empty(device, dtype, count * m * k)
+    vh = device.storage_type.empty(device, dtype, count * k * n)
+    s = device.storage_type.empty(device, dtype, count * k)
     info = lc.ints(device, count)
     if m >= n:  # W = A; U = U_w (m x k), Vh = V_w^T
         rows, cols = m, n
@@ -56,7 +56,7 @@ def svd(a, layout, count):
         rows, cols = n, m
         src, u_out, v_out = (1, n), (1, n), (m, 1)
         u_target, v_target = vh, u
-    scratch = device.empty((count * (cols + 1) * cols,), dtype) if dtype is dt.float64 else None
+    scratch = device.storage_type.empty(device, dtype, count * (cols + 1) * cols) if dtype is dt.float64 else None
     values = (x.ptr, u_target.ptr, v_target.ptr, s.ptr, info.ptr, scratch.ptr if scratch is not None else 0,
               rows, cols, src[0], src[1], m * n, u_out[0], u_out[1], rows * cols, v_out[0], v_out[1],
               cols * cols, MAX_SWEEPS, 0)

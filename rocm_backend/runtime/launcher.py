@@ -1,5 +1,7 @@
 """[runtime] The one launcher: every kernel of the backend is queued through
-``Launcher.launch`` or ``Launcher.launch_fields``, on its device's stream.
+``Launcher.launch`` or ``Launcher.launch_fields``, on its device's stream; a launch
+decided once and repeated is a ``PreparedLaunch``, kept in the device's one bounded
+``LaunchMemo``.
 
 Kernels take one argument struct by value, passed through hipModuleLaunchKernel's
 ``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct's declaration
@@ -79,3 +81,88 @@ class Launcher:
             lock.release()
         if status:
             raise error_for(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
+
+
+class PreparedLaunch:
+    """One launch of one kernel decided up to a few fields (its pointers, offsets, a
+    scalar): the grid and block, the argument struct and its packer, and every other value
+    of the struct, so that a repeated call of one problem only fills those fields, packs
+    and queues.
+
+    ``run(*fills)`` puts ``fills`` at ``slots`` (positions in the packer's values, in
+    order) and queues the launch; ``launch(values)`` queues it with values the caller
+    filled in from ``values`` (a copy of it: the element-wise family fills each operand
+    it has). Both are closures, the cheapest call Python makes (a ``__call__`` method cost
+    about 0.3 µs more per launch)."""
+
+    __slots__ = ("kernel", "dims", "args", "packer", "values", "slots", "run", "launch")
+
+    def __init__(self, launcher, kernel, grid, block, args, values, slots, packer=None):
+        """``grid``, ``block``: an int or 3 ints (block None: the kernel's own);
+        ``packer``: a partial packer of ``args`` (default: every field)."""
+        gx, gy, gz = (grid, 1, 1) if isinstance(grid, int) else grid
+        block = kernel.block if block is None else block
+        bx, by, bz = (block, 1, 1) if isinstance(block, int) else block
+        packer = args.struct if packer is None else packer
+        self.kernel, self.dims, self.args, self.packer = kernel, (gx, gy, gz, bx, by, bz), args, packer
+        self.values, self.slots = list(values), tuple(slots)
+        launch_fields = launcher.launch_fields
+
+        def launch(values):
+            launch_fields(kernel, gx, gy, gz, bx, by, bz, args, packer, values)
+
+        first = self.slots[0] if self.slots else 0
+        if self.slots == tuple(range(first, first + len(self.slots))):  # one run of fields
+            head, tail = tuple(self.values[:first]), tuple(self.values[first + len(self.slots):])
+
+            def run(*fills):
+                launch_fields(kernel, gx, gy, gz, bx, by, bz, args, packer, head + fills + tail)
+        else:
+            template, slots = self.values, self.slots
+
+            def run(*fills):
+                values = template.copy()
+                for slot, value in zip(slots, fills):
+                    values[slot] = value
+                launch_fields(kernel, gx, gy, gz, bx, by, bz, args, packer, values)
+
+        self.run, self.launch = run, launch
+
+
+def _nothing(*_):
+    pass
+
+
+class _Nothing:
+    """The prepared launch of an empty problem: queues nothing."""
+
+    __slots__ = ()
+    run = launch = staticmethod(_nothing)
+
+
+#: the prepared launch of an empty problem (queues nothing)
+NOTHING = _Nothing()
+
+
+class LaunchMemo(dict):
+    """A device's prepared launches, and the plans that hold them, by problem: one table
+    for every family (keys lead with the family's name), at most ``SIZE`` entries; full,
+    it starts over (a workload of more distinct problems than that plans again, a few
+    microseconds each). A hit is one ``dict.get``: hot paths call ``get`` and fall back to
+    ``prepare``."""
+
+    SIZE = 4096
+
+    def prepare(self, key, make):
+        """The entry of ``key``: ``make()``, made and kept the first time."""
+        hit = self.get(key)
+        if hit is None:
+            hit = self.keep(key, make())
+        return hit
+
+    def keep(self, key, value):
+        """Keep ``value`` as the entry of ``key`` (the table starts over when full)."""
+        if len(self) >= self.SIZE:
+            self.clear()
+        self[key] = value
+        return value

@@ -8,28 +8,21 @@ source waits for the copy (so a later write into the source, or the reuse of its
 the source's allocator, cannot overtake the copy). Neither device's host thread waits.
 """
 
-import threading
-
 from ..bindings import hip
-
-_lock = threading.Lock()
-_access = {}  # (device ordinal, peer ordinal) -> whether direct access is enabled
 
 
 def peer_access(device, peer):
     """Whether ``device`` can read ``peer``'s memory directly; the first call for a pair
-    asks the runtime (hipDeviceCanAccessPeer) and enables it (hipDeviceEnablePeerAccess)."""
-    key = (device.ordinal, peer.ordinal)
-    usable = _access.get(key)
-    if usable is None:
-        with _lock:
-            usable = _access.get(key)
-            if usable is None:
-                usable = hip.can_access_peer(device.ordinal, peer.ordinal)
-                if usable:
-                    device.make_current()
-                    hip.enable_peer_access(peer.ordinal)
-                _access[key] = usable
+    asks the runtime (hipDeviceCanAccessPeer) and enables it (hipDeviceEnablePeerAccess),
+    remembered as ``device``'s state."""
+    return device.family_state(("peer_access", peer.ordinal), lambda _: _enable(device, peer))
+
+
+def _enable(device, peer):
+    usable = hip.can_access_peer(device.ordinal, peer.ordinal)
+    if usable:
+        device.make_current()
+        hip.enable_peer_access(peer.ordinal)
     return usable
 
 

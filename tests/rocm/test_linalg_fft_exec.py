@@ -6,7 +6,6 @@ the column-major/row-major readings, leading dimensions, batch strides, pointer 
 plan layouts and the composition of det/slogdet/triangles; that the real libraries
 compute the same is for the GPU runs (bench/results)."""
 
-import collections
 
 import numpy as np
 import pytest
@@ -57,9 +56,7 @@ def lib(tmp_path_factory):
 
 @pytest.fixture
 def runtime_and_device(lib, monkeypatch, tmp_path):
-    from rocm_backend.families import fft as rfft
     from rocm_backend.bindings import hipfft, hipsolver
-    from rocm_backend.families import linalg_common, linalg_spectral
 
     rt, dev = device_factory(lib, monkeypatch, tmp_path)()
     solver = solver_module()
@@ -67,10 +64,6 @@ def runtime_and_device(lib, monkeypatch, tmp_path):
     rt.hipblas.hipblasCreate = lambda: (0, "blas-handle")
     monkeypatch.setattr(hipsolver, "_api", solver)
     monkeypatch.setattr(hipfft, "_api", fft_module())
-    monkeypatch.setattr(linalg_common, "_handles", {})
-    monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())  # arrays of an earlier runtime
-    monkeypatch.setattr(linalg_spectral, "_params", {})
-    monkeypatch.setattr(rfft, "_caches", {})
     return rt, dev
 
 

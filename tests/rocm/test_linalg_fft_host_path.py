@@ -3,7 +3,6 @@ library/runtime calls on the fake runtime with no-op hipSOLVER/hipFFT
 (linalg_fft_host_path.py, which also times them). An extra pass, upload or library call
 shows here before a GPU run does."""
 
-import collections
 import importlib.util
 import pathlib
 
@@ -35,16 +34,12 @@ EXPECTED = {
 @pytest.fixture
 def fake(monkeypatch, tmp_path):
     from rocm_backend.bindings import hipfft, hipsolver
-    from rocm_backend.families import fft, linalg_common
 
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
     rt = fake_hip.install(monkeypatch)
     host_path.install_libraries(rt, fake_hip.OK, monkeypatch.setattr)
     monkeypatch.setattr(hipsolver, "_resolved", {})
     monkeypatch.setattr(hipfft, "_resolved", {})
-    monkeypatch.setattr(linalg_common, "_handles", {})
-    monkeypatch.setattr(linalg_common, "_constants", collections.OrderedDict())
-    monkeypatch.setattr(fft, "_caches", {})
     from rocm_backend import RocmBackend
 
     return rt, RocmBackend().device(0)

@@ -17,13 +17,11 @@ import fake_hip
 from candlewick.errors import DeviceMismatchError, DTypeError, ShapeError
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
-from rocm_backend.runtime import peer
 
 
 @pytest.fixture
 def two(monkeypatch, tmp_path):
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    monkeypatch.setattr(peer, "_access", {})
     rt = fake_hip.install(monkeypatch, fake_devices.MultiDeviceRuntime(devices=2))
     from rocm_backend import RocmBackend
 
@@ -186,7 +184,6 @@ def test_process_group_joins_with_the_unique_id_on_its_device(two):
 @pytest.fixture
 def real(monkeypatch, tmp_path):
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
-    monkeypatch.setattr(peer, "_access", {})
     rt = fake_hip.install(monkeypatch, fake_devices.MultiDeviceRuntime(devices=2, real_memory=True))
     from rocm_backend import RocmBackend
 

@@ -12,7 +12,7 @@ tests/rocm/test_nn_pad_fixup.py reuses these mirrors for the MIOpen padding fix-
 """
 
 import math
-import threading
+import types
 
 import ml_dtypes
 import numpy as np
@@ -24,6 +24,7 @@ from cpu_backend import nn as cpu_nn
 from rocm_backend import ops
 from rocm_backend.abi import structs
 from rocm_backend.families import nn_fallback, nn_launch
+from rocm_backend.runtime.launcher import LaunchMemo
 from rocm_backend.storage import RocmStorage
 
 
@@ -53,14 +54,18 @@ class FakeDevice:
     def __init__(self):
         self.heap = np.zeros(64 << 20, np.uint8)
         self.allocator = FakeAllocator(self.heap)
-        # the op families' per-device state, as device.RocmDevice declares it
-        self.miopen, self.nn_convs, self.nn_launches = None, {}, {}
-        self.reduce_scratch = self.finite_flags = None
-        self.family_lock = threading.Lock()
+        # the op families' per-device state and prepared launches, as device.RocmDevice keeps them
+        self.launches = LaunchMemo()
+        self._families = {}
         self.capture, self.replay_epoch = None, 0  # graph state (runtime/capture.py): none here
 
     def make_current(self):
         pass
+
+    def family_state(self, name, make=None):  # RocmDevice's, without its lock (one thread here)
+        if name not in self._families and make is not None:
+            self._families[name] = make(self)
+        return self._families.get(name)
 
     def host_mapped(self, nbytes):
         ptr, _ = self.allocator.allocate(nbytes)
@@ -271,8 +276,9 @@ def emu_pad_nan(dev, a, dtype):
 
 
 def emu_prepare(device, key, n, in_offset=0, extent=0, **dims):
-    """``nn_launch.prepare`` on the mirrors: its launch runs the NumPy emulation."""
-    return lambda out_ptr, in_ptr: emu_launch(device, key, n, out_ptr, in_ptr, in_offset, extent, **dims)
+    """``nn_launch.prepare`` on the mirrors: its launch (``run``) runs the NumPy emulation."""
+    return types.SimpleNamespace(
+        run=lambda out_ptr, in_ptr: emu_launch(device, key, n, out_ptr, in_ptr, in_offset, extent, **dims))
 
 
 def emu_finite_flag(device, a, dtype, gx):

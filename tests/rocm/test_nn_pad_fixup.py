@@ -15,6 +15,7 @@ import importlib.util
 import itertools
 import math
 import pathlib
+import types
 
 import numpy as np
 import pytest
@@ -255,12 +256,12 @@ def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
     launched = []
 
     def counting_prepare(device, key, n, *args, **kwargs):
-        run = mirror.emu_prepare(device, key, n, *args, **kwargs)
+        prepared = mirror.emu_prepare(device, key, n, *args, **kwargs)
 
         def launch(out_ptr, in_ptr):
             launched.append(key[1])
-            run(out_ptr, in_ptr)
-        return launch
+            prepared.run(out_ptr, in_ptr)
+        return types.SimpleNamespace(run=launch)
 
     monkeypatch.setattr(nn_launch, "prepare", counting_prepare)
     xs, ws, stride, padding = (2, 3, 7, 6), (4, 3, 3, 3), (1, 1), (1, 1)
@@ -292,7 +293,7 @@ def test_fixup_skipped_once_the_weight_is_known_finite(dev, monkeypatch, dtype):
 def test_finite_flags_ring_forgets_overwritten_checks(dev):
     """A queued check whose slots the ring handed out again is asked anew."""
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    flags = dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
+    flags = dev.family_state("finite_flags", pad_fixup_cache.FiniteFlags)
     assert not pad_fixup_cache.known_finite(st)  # seen
     assert not pad_fixup_cache.known_finite(st)  # check queued (it ran: the emulation is eager)
     probe = pad_fixup_cache.probe_of(st.buffer)
@@ -312,7 +313,7 @@ def test_without_pinned_memory_nothing_is_learnt_and_nothing_fails(dev, monkeypa
 
     monkeypatch.setattr(dev, "host_mapped", refuse, raising=False)
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    flags = dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
+    flags = dev.family_state("finite_flags", pad_fixup_cache.FiniteFlags)
     assert not any(pad_fixup_cache.known_finite(st) for _ in range(4))
     assert "hipHostMalloc" in flags.unavailable and pad_fixup_cache.probe_of(st.buffer).finite_at == -1
 
@@ -320,9 +321,9 @@ def test_without_pinned_memory_nothing_is_learnt_and_nothing_fails(dev, monkeypa
 def test_finite_flags_ignore_values_another_check_wrote(dev, monkeypatch):
     """A recycled slot can receive a late value of the older check that had it: only
     values carrying this check's tag count."""
-    monkeypatch.setattr(nn_launch, "prepare", lambda *a, **k: (lambda out_ptr, in_ptr: None))  # never runs
+    never = types.SimpleNamespace(run=lambda out_ptr, in_ptr: None)  # the check's launch never runs
+    monkeypatch.setattr(nn_launch, "prepare", lambda *a, **k: never)
     st = mirror.upload(dev, np.ones(10, np.float32), dt.float32)
-    dev.finite_flags = pad_fixup_cache.FiniteFlags(dev)
     assert not pad_fixup_cache.known_finite(st)  # seen
     assert not pad_fixup_cache.known_finite(st)  # queued; the kernel has not run
     probe = pad_fixup_cache.probe_of(st.buffer)

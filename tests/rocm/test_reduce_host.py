@@ -19,7 +19,7 @@ from candlewick.layout import Layout
 from candlewick.opdefs import ReduceOp
 from host_exec import build, device_factory
 from rocm_backend import ops
-from rocm_backend.families import reduce_plan
+from rocm_backend.families import reduce_plan, reductions
 
 REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]
 
@@ -231,7 +231,7 @@ def test_empty_reductions_and_counters_left_at_zero(device, monkeypatch):
     _check(dev, ReduceOp.SUM, c, c, (0,))
     assert all(name.startswith("reduce_") for name, _, _ in rt.launches)
     tickets = np.empty(reduce_plan.TICKETS, np.uint32)
-    ctypes.memmove(tickets.ctypes.data, dev.reduce_scratch.tickets, tickets.nbytes)
+    ctypes.memmove(tickets.ctypes.data, reductions.scratch(dev).tickets, tickets.nbytes)
     assert not tickets.any()
 
 

@@ -36,7 +36,7 @@ def nn_path(request, rocm, monkeypatch):
     from rocm_backend.families import nn_paths
 
     if request.param == "miopen":
-        state = miopen.for_device(rocm)
+        state = rocm.miopen
         if not isinstance(state, miopen.DeviceMIOpen):
             pytest.skip(f"MIOpen unusable: {state}")
     monkeypatch.setenv(nn_paths.ENV, request.param)

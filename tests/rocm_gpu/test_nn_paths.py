@@ -309,7 +309,7 @@ def test_auto_path_choices(rocm, monkeypatch):
     from rocm_backend.families import nn_paths
 
     monkeypatch.delenv(nn_paths.ENV, raising=False)
-    have = isinstance(miopen.for_device(rocm), miopen.DeviceMIOpen)
+    have = isinstance(rocm.miopen, miopen.DeviceMIOpen)
     before = dict(nn_paths.path_counts)
     x = _pool_input(dt.float32, 18)
     xd, xl = upload(rocm, x)
