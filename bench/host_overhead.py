@@ -3,8 +3,10 @@
 Issue 2: add, sum, matmul at 1 element and 10^7 elements.
 Issue 22: every function of the namespace (bench/namespace_cases.py) at 16 and at 2^20
 elements, and a profile of where the microseconds of one tiny op go.
+Issue 39: sort at 2^16-2^24 elements beside NumPy's default sort (bench/sort_sweep.py).
 
     python bench/host_overhead.py --out DIR [--large N] [--namespace-sizes 16,1048576]
+                                  [--sort-exponents 16,18,20,22,24]
 
 Writes DIR/host_overhead_<device-kind>.json and .md (bench/harness.py; the device kind
 names the host's processor, e.g. cpu-amd-epyc).
@@ -24,6 +26,7 @@ import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
 import namespace_cases  # noqa: E402
 import op_profile  # noqa: E402
+import sort_sweep  # noqa: E402
 
 
 def calibrate(fn, budget=0.02):
@@ -207,6 +210,7 @@ def main(argv=None):
     def options(p):
         p.add_argument("--large", type=int, default=10**7)
         p.add_argument("--namespace-sizes", default="16,1048576")
+        p.add_argument("--sort-exponents", default="16,18,20,22,24")
 
     args = harness.parse_args(__doc__, options, argv)
     load_before = os.getloadavg()
@@ -222,6 +226,8 @@ def main(argv=None):
     except Exception as exc:  # noqa: BLE001 - recorded, the rest of the run goes on
         layers = {"error": harness.error_text(exc)}
     sizes = run(size_cases(1)) + run(size_cases(args.large))
+    exponents = [int(v) for v in args.sort_exponents.split(",") if v]
+    sorts = sort_sweep.run(cw, interleaved, exponents) if exponents else []
     load_after = os.getloadavg()
     small = namespace.get(min(sizes_n), [])
     dispatch = [r for r in small if r["op"] in DISPATCH_OPS]
@@ -243,6 +249,7 @@ def main(argv=None):
     md += op_profile.layers_markdown(layers) if isinstance(layers, list) else [
         f"Layer breakdown not measured: {layers['error']}", ""]
     md += ["## Issue 2: per-op cost, candlewick vs peers", ""] + table(sizes)
+    md += sort_sweep.markdown(sorts) if sorts else []
     coverage = namespace_cases.coverage(cw)
     md += ["Functions of `candlewick.__all__` not measured, and why: " + "; ".join(
         f"`{k}` ({v})" for k, v in namespace_cases.NOT_MEASURED.items()) + "."]
@@ -252,8 +259,8 @@ def main(argv=None):
     device = f"cpu backend on {harness.cpu_name()}, {os.cpu_count()} cores"
     figures = {"candlewick": cw.__version__, "load_average": {"start": load_before, "end": load_after},
                "namespace": {str(n): rows for n, rows in namespace.items()}, "profile": profile, "layers": layers,
-               "sizes": sizes, "dispatch": dispatch}
-    headline = [summary(rows, n) for n, rows in namespace.items()]
+               "sizes": sizes, "dispatch": dispatch, "sort_sizes": sorts}
+    headline = [summary(rows, n) for n, rows in namespace.items()] + ([sort_sweep.summary(sorts)] if sorts else [])
     _, md_path = harness.write_record(args.out, "host_overhead", "cpu", device, peers, figures, md, headline)
     print(md_path.read_text())
 

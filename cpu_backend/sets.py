@@ -1,15 +1,22 @@
 """unique and nonzero, the primitives whose result sizes depend on the data, and isin.
 
-``unique`` sorts the flattened elements once (NumPy's argsort, stable where the first
-occurrences are asked; ``lexsort`` by (real, imag) for complex, NaN last in each part;
-float16/bfloat16 by their exact float32 keys), marks where each run of equal elements
-starts (``!=``, so every NaN starts its own run and -0.0 joins 0.0) and derives every
-result from that mask in a few NumPy passes, with no Python loop over elements.
+``unique`` sorts the flattened elements once and marks where each run of equal elements
+starts (``!=``, so every NaN starts its own run and -0.0 joins 0.0); every result comes
+from that mask in a few NumPy passes, with no Python loop over elements. The sort is
+NumPy's fastest (``ordering``: its default kind, radix for 1-2 byte integers), and the
+results are still bitwise those of a stable sort's: the values alone come from
+``ordering.sort_values``'s stable values; with an order, the NaNs' indices (each NaN its
+own group) are put back in input order, each group's first occurrence is the minimum of
+its indices, and the zero group's value is its first element (-0.0 or 0.0). Complex
+sorts by (real, imag) through ``lexsort`` (stable, NaN last in each part);
+float16/bfloat16 by their exact float32 keys.
 """
 
 import numpy as np
 
-from .ops import F32, LOW_PRECISION_NP
+from .error import quiet
+from .ops import LOW_PRECISION_NP
+from .ordering import fastest_kind, float32_keys, sort_values
 
 
 def _run_starts(keys):
@@ -21,39 +28,59 @@ def _run_starts(keys):
     return starts
 
 
+@quiet  # comparing a signalling NaN sets the invalid flag: not an error here
 def unique(x, indices, inverse, counts):
     """(values, first indices, inverse, counts) of the 1-D ``x`` (size >= 1); an entry not
     asked for is None (see ``BackendStorage.unique``)."""
     n = x.size
-    low = x.dtype in LOW_PRECISION_NP
-    if x.dtype.kind == "c":
-        order = np.lexsort((x.imag, x.real))  # stable: real parts, then imaginary parts
-    elif indices:
-        order = np.argsort(x.astype(F32) if low else x, kind="stable")
-    elif inverse or low:  # any order among equal elements gives the same groups
-        order = np.argsort(x.astype(F32) if low else x)
+    first = inv = sizes = None
+    if not (indices or inverse or x.dtype.kind == "c"):  # complex: by (real, imag) in _order
+        values = sort_values(x, 0, False, True)
+        starts = _run_starts(float32_keys(values))
+        distinct = values[starts]
     else:
-        order = None
-    if order is None:
-        values = keys = np.sort(x)
-    else:
-        values = x[order]
-        keys = values.astype(F32) if low else values
-    starts = _run_starts(keys)
-    first = order[starts] if indices else None
-    inv = None
-    if inverse:
-        groups = np.cumsum(starts, dtype=np.int64)
-        groups -= 1
-        inv = np.empty(n, np.int64)
-        inv[order] = groups
-    sizes = None
+        order, keys = _order(x)
+        starts = _run_starts(keys)
+        if indices:
+            first = order[starts] if _stable_order(x) else np.minimum.reduceat(order, np.flatnonzero(starts))
+            distinct = x[first]
+        else:
+            distinct = x[order[starts]]
+            if keys.dtype.kind == "f":  # the zero group's value: its first element
+                zero = keys.dtype.type(0)
+                lo, hi = np.searchsorted(keys, zero, "left"), np.searchsorted(keys, zero, "right")
+                if hi - lo > 1:
+                    distinct[np.count_nonzero(starts[:lo + 1]) - 1] = x[order[lo:hi].min()]
+        if inverse:
+            groups = np.cumsum(starts, dtype=np.int64)
+            groups -= 1
+            inv = np.empty(n, np.int64)
+            inv[order] = groups
     if counts:
         bounds = np.flatnonzero(starts)
         sizes = np.empty(bounds.size, np.int64)
         np.subtract(bounds[1:], bounds[:-1], out=sizes[:-1])
         sizes[-1] = n - bounds[-1]
-    return values[starts], first, inv, sizes
+    return distinct, first, inv, sizes
+
+
+def _stable_order(x):
+    return x.dtype.kind == "c" or fastest_kind(x.dtype) == "stable"
+
+
+def _order(x):
+    """(order, keys): an ascending order of x and its sort keys in that order, the NaNs'
+    indices (each its own group) in input order as a stable sort's."""
+    if x.dtype.kind == "c":
+        order = np.lexsort((x.imag, x.real))  # stable: real parts, then imaginary parts
+        return order, x[order]
+    key = float32_keys(x)
+    order = np.argsort(key, kind=fastest_kind(x.dtype))
+    keys = key[order]
+    if keys.dtype.kind == "f" and np.isnan(keys[-1]):
+        nan_from = np.searchsorted(keys, keys[-1])  # the first NaN
+        order[nan_from:].sort()
+    return order, keys
 
 
 def nonzero(x):
@@ -76,7 +103,7 @@ def isin(x, y, invert):
     if x.dtype == np.bool_:
         x, y = x.view(np.uint8), y.view(np.uint8)
     elif x.dtype in LOW_PRECISION_NP:  # exact in float32
-        x, y = x.astype(F32), y.astype(F32)
+        x, y = float32_keys(x), float32_keys(y)
     if x.dtype.kind not in "iu":
         return np.isin(x, y, invert=invert)
     lo, hi = y.min(), y.max()

@@ -19,7 +19,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
-SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile"}  # bench/ modules that are no benchmark
+SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, and of tools/reliability_fuzz.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability"}
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
