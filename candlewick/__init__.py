@@ -44,7 +44,7 @@ from .set_membership import isin
 from .sets import unique_all, unique_counts, unique_inverse, unique_values
 from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
-from .fusion import fuse
+from .fusion import fuse, lazy
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 from . import graphs  # noqa: E402  (graph capture and replay, on devices that declare "graphs")
@@ -88,7 +88,7 @@ __all__ += [
     "take_along_axis", "all", "any", "diff",
 ]
 __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "isin"]
-__all__ += ["fuse"]
+__all__ += ["fuse", "lazy"]
 
 
 def __dir__() -> list[str]:

@@ -219,6 +219,25 @@ def bind_native(cls):
             _native.unbind()
 
 
+_suspended_class: list = []  # the class the C fast paths were bound to while lazy mode suspends them
+
+
+def suspend_native(suspend):
+    """Lazy mode's switch of the C fast paths: they compute, and while lazy mode is on
+    somewhere (``lazy_gate.GATE.on``) element-wise calls must reach the Python paths,
+    which record them. ``suspend`` unbinds the module (remembering its class), else binds
+    it again."""
+    if _native is None:
+        return
+    if suspend:
+        bound = _native.bound_class()
+        if bound is not None:
+            _suspended_class.append(bound)
+            _native.unbind()
+    elif _suspended_class:
+        bind_native(_suspended_class.pop())
+
+
 def row_views(x, axis):
     """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made in C
     by candlewick._native where it is bound to x's class, else by ``views``."""

@@ -24,6 +24,7 @@ from .array_interop import HostInterop
 from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
 from .errors import ArgumentTypeError, DTypeError, ShapeError, name_code
+from .lazy_gate import operand
 from .registry import get_device
 
 if TYPE_CHECKING:
@@ -243,7 +244,7 @@ class Array(ScalarConversions, HostInterop, Operators):
                 f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
             )
         check_dtype_on(self._device, dtype, "astype")
-        return wrap(self._storage.astype(self._layout, dtype), self._layout.shape, dtype, self._device)
+        return wrap(operand(self).astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
     def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Array:
         """The array copied to ``device`` (itself when already there).

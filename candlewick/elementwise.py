@@ -18,6 +18,7 @@ from .complex_parts import PARTS, VIEW_NOTE, complex_part
 from .docstrings import fill, shared_doc
 from .elementwise_dispatch import binary, binary_function, compare, compare_function, unary, unary_function
 from .errors import DTypeError, name_code
+from .lazy_gate import operand
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 
 if TYPE_CHECKING:
@@ -343,7 +344,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
             hi = None if max is None else scalar_for(max, dtype, "clip")[0]
         if x._dtype.is_integer:
             lo, hi = _clamp_int_bounds(x._dtype, lo, hi)
-        return new_array(type(x), x._storage.clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
+        return new_array(type(x), operand(x).clip(x._layout, lo, hi), x._layout.shape, x._dtype, x._device)
     out = x
     for bound, op in ((min, BinaryOp.MAXIMUM), (max, BinaryOp.MINIMUM)):
         if bound is None:

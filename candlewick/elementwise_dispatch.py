@@ -22,6 +22,7 @@ from ._core import (
     contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
+from .lazy_gate import GATE, operand
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
 
@@ -53,7 +54,7 @@ def unary(op, x, fname):
         if _floating_only(op, x._dtype):
             x = x.astype(_dt.DEFAULT_FLOAT)
         out_dtype = check_accepts(op, x._dtype, fname)
-    return new_array(type(x), x._storage.unary(op, x._layout), x._layout.shape, out_dtype, x._device)
+    return new_array(type(x), operand(x).unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
 
 def binary(op, x1, x2, fname):
@@ -70,7 +71,7 @@ def binary(op, x1, x2, fname):
             shape = l1.shape
             if shape != l2.shape:
                 shape, (l1, l2) = broadcast_layouts(x1, x2)
-            return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
+            return new_array(type(x1), operand(x1).binary(op, l1, x2._storage, l2), shape, result, x1._device)
         t2 = type(x2)
         if (t2 is float or t2 is int) and x1._dtype.level == 2:
             # a float or int with a real floating array: runs in x1's dtype (scalar_for's
@@ -78,7 +79,7 @@ def binary(op, x1, x2, fname):
             result = RESULT_BY_NAME[op].get(x1._dtype.name)
             if result is not None:
                 layout = x1._layout
-                storage = x1._storage.binary_scalar(op, layout, x2 if t2 is float else float(x2), False)
+                storage = operand(x1).binary_scalar(op, layout, x2 if t2 is float else float(x2), False)
                 return new_array(type(x1), storage, layout.shape, result, x1._device)
         return _binary_scalar(op, x1, x2, False, fname)
     if isinstance(x2, ArrayBase):
@@ -117,8 +118,8 @@ def _binary_scalar(op, x, value, reflected, fname):
         pair = (other, x) if reflected else (x, other)
         x1, x2, dtype, result = _coerce_domain(op, *pair, dtype, fname)
         shape, (l1, l2) = broadcast_layouts(x1, x2)
-        return new_array(type(x1), x1._storage.binary(op, l1, x2._storage, l2), shape, result, x1._device)
-    storage = x._storage.binary_scalar(op, x._layout, value, reflected)
+        return new_array(type(x1), operand(x1).binary(op, l1, x2._storage, l2), shape, result, x1._device)
+    storage = operand(x).binary_scalar(op, x._layout, value, reflected)
     return new_array(type(x), storage, x._layout.shape, result, x._device)
 
 
@@ -131,19 +132,19 @@ def compare(op, x1, x2, fname):
         t2 = type(x2)
         if (t2 is float or t2 is int) and x1._dtype.level == 2 and x1._dtype.name in RESULT_BY_NAME[op]:
             layout = x1._layout  # (as binary's, scalar_for's rule inline)
-            storage = x1._storage.compare_scalar(op, layout, x2 if t2 is float else float(x2), False)
+            storage = operand(x1).compare_scalar(op, layout, x2 if t2 is float else float(x2), False)
             return new_array(type(x1), storage, layout.shape, _dt.bool_, x1._device)
         return _compare_scalar(op, x1, x2, False, fname)
     if x1._dtype is x2._dtype and x1._device is x2._device and x1._layout.shape == x2._layout.shape:
         # the hot path: one dtype, one shape (nothing to promote or broadcast)
         if x1._dtype.name not in RESULT_BY_NAME[op]:
             check_accepts(op, x1._dtype, fname)
-        storage = x1._storage.compare(op, x1._layout, x2._storage, x2._layout)
+        storage = operand(x1).compare(op, x1._layout, x2._storage, x2._layout)
         return new_array(type(x1), storage, x1._layout.shape, _dt.bool_, x1._device)
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)
-    return new_array(type(x1), x1._storage.compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
+    return new_array(type(x1), operand(x1).compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
 
 
 def _compare_scalar(op, x, value, reflected, fname):
@@ -154,7 +155,7 @@ def _compare_scalar(op, x, value, reflected, fname):
         x = x.astype(dtype)
     if dtype.name not in RESULT_BY_NAME[op]:
         check_accepts(op, dtype, fname)
-    storage = x._storage.compare_scalar(op, x._layout, value, reflected)
+    storage = operand(x).compare_scalar(op, x._layout, value, reflected)
     return new_array(type(x), storage, x._layout.shape, _dt.bool_, x._device)
 
 
@@ -188,7 +189,7 @@ def unary_function(op, fname):
     results = RESULT_BY_NAME[op]
 
     def fn(x: Array, /) -> Array:
-        if isinstance(x, ArrayBase):
+        if isinstance(x, ArrayBase) and not GATE.on:  # (lazy mode records through unary)
             out_dtype = results.get(x._dtype.name)
             if out_dtype is not None:
                 layout = x._layout
@@ -212,7 +213,7 @@ def _two_array_function(op, fname, method, fallback):
     results = RESULT_BY_NAME[op]
 
     def fn(x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
-        if type(x1) is type(x2) and isinstance(x1, ArrayBase):
+        if type(x1) is type(x2) and isinstance(x1, ArrayBase) and not GATE.on:  # (lazy: the fallback)
             a2: ArrayBase = x2  # type: ignore[assignment]  # x1's class, which mypy does not infer
             l1, l2 = x1._layout, a2._layout
             shape = l1.shape

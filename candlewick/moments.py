@@ -12,6 +12,7 @@ from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError
+from .lazy_gate import operand
 from .shapes import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp
 from .statistical import reduce_array
@@ -41,7 +42,7 @@ def _divisor(count, dtype):
 
 def _divide(a, count):
     """``a / count`` in a's dtype (a true division, as NumPy's mean; 0/0 gives NaN)."""
-    storage = a._storage.binary_scalar(BinaryOp.DIVIDE, a._layout, _divisor(count, a._dtype), False)
+    storage = operand(a).binary_scalar(BinaryOp.DIVIDE, a._layout, _divisor(count, a._dtype), False)
     return wrap(storage, a._layout.shape, a._dtype, a._device)
 
 
@@ -134,7 +135,7 @@ def _var(x, axis, correction, keepdims, root, fname):
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
     keepdims = flag(keepdims, fname, "keepdims")
-    storage = x._storage.var(x._layout, axes, correction, root)
+    storage = operand(x).var(x._layout, axes, correction, root)
     return wrap(storage, reduced_shape(shape, axes, keepdims), _dt.real_dtype_of(x._dtype), x._device)
 
 

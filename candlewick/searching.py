@@ -15,6 +15,7 @@ from ._core import (
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, short_repr
 from .layout import Layout
+from .lazy_gate import operand
 from .shapes import ALL_AXES, broadcast_shapes, normalize_axes, normalize_axis, reduced_shape
 from .indexing_functions import take
 from .compaction import flatten
@@ -321,7 +322,7 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
         c, l1, l2 = condition._layout, x1._layout, x2._layout
         shape = c.shape
         if shape == l1.shape and shape == l2.shape:
-            storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
+            storage = operand(condition).where(c, x1._storage, l1, x2._storage, l2)
             return new_array(type(x1), storage, shape, x1._dtype, x1._device)
     require_array(condition, "where", "condition")
     if not condition._dtype.is_bool:
@@ -353,7 +354,7 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
     elif not (shape == l1.shape == l2.shape):
         shape = broadcast_shapes(c.shape, l1.shape, l2.shape)
         c, l1, l2 = c.broadcast_to(shape), l1.broadcast_to(shape), l2.broadcast_to(shape)
-    storage = condition._storage.where(c, x1._storage, l1, x2._storage, l2)
+    storage = operand(condition).where(c, x1._storage, l1, x2._storage, l2)
     return new_array(type(x1), storage, shape, x1._dtype, x1._device)
 
 

@@ -11,6 +11,7 @@ from ._core import RESULT, check_accepts, new_array, require_array
 from .arguments import flag
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
+from .lazy_gate import operand
 from .shapes import ALL_AXES, normalize_axes, reduced_shape
 from .opdefs import ReduceOp
 
@@ -35,7 +36,7 @@ def reduce_array(op, x, axis, keepdims, fname):
     out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
-    return new_array(type(x), x._storage.reduce(op, layout, axes), out_shape, out_dtype, x._device)
+    return new_array(type(x), operand(x).reduce(op, layout, axes), out_shape, out_dtype, x._device)
 
 
 def accumulation_dtype(x, dtype, fname):

@@ -59,16 +59,27 @@ def _step(node, device, consts):
 
 def replayer(graph):
     """``run(storages, scalars=()) -> output storages`` replaying ``graph``: the argument
-    storages in the order of ``graph.inputs``, the values of its float parameters."""
+    storages in the order of ``graph.inputs``, the values of its float parameters. Each
+    intermediate is let go after its last use, as the eager path's temporaries are."""
     device = graph.device
-    steps = [(n.index, _step(n, device, graph.consts)) for n in graph.nodes if n.kind != "input"]
-    inputs = list(graph.inputs)
     outputs = [index for index, _ in graph.outputs]
+    last_use = {}
+    for n in graph.nodes:
+        for src, _ in n.operands:
+            last_use[src] = n.index
+    for index in outputs:
+        last_use[index] = len(graph.nodes)  # never let go
+    steps = [(n.index, _step(n, device, graph.consts), tuple({src for src, _ in n.operands
+                                                              if last_use[src] == n.index}))
+             for n in graph.nodes if n.kind != "input"]
+    inputs = list(graph.inputs)
 
     def run(storages, scalars=()):
         values = dict(zip(inputs, storages))
-        for index, fn in steps:
+        for index, fn, done in steps:
             values[index] = fn(values, scalars)
+            for src in done:
+                del values[src]
         return [values[index] for index in outputs]
 
     return run

@@ -9,127 +9,20 @@ transcendental functions (rounded by the device's math library inside another ke
 those within tolerance.
 """
 
-import os
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import candlewick as cw
 from candlewick.errors import ArgumentTypeError, DeviceMismatchError, FusionTraceError
-
-UNARY = {
-    "negative": cw.negative, "abs": cw.abs, "square": cw.square, "sign": cw.sign, "floor": cw.floor,
-    "exp": lambda v: cw.exp(cw.clip(v, -20, 20)), "tanh": cw.tanh, "sin": cw.sin,
-    "sqrt_abs": lambda v: cw.sqrt(cw.abs(v)), "log1p_abs": lambda v: cw.log1p(cw.abs(v)),
-}
-BINARY = {
-    "add": cw.add, "subtract": cw.subtract, "multiply": cw.multiply, "maximum": cw.maximum,
-    "minimum": cw.minimum, "where_greater": lambda a, b: cw.where(a > b, a, b),
-    "divide": lambda a, b: a / (cw.abs(b) + 1),
-}
-SCALARS = st.one_of(st.integers(-3, 3), st.floats(-2.5, 2.5, allow_nan=False, width=32), st.booleans())
-DTYPES = [cw.float32, cw.float64, cw.int16, cw.int32, cw.float16]
-REDUCTIONS = ["sum", "max", "min", "mean", "prod"]
-# each new graph is a kernel compile on a device with the fusion capability:
-# tools/gpu_run.sh runs fewer examples there
-EXAMPLES = int(os.environ.get("CANDLEWICK_FUSION_EXAMPLES", "60"))
-
-
-@st.composite
-def programs(draw):
-    """(steps, reduction): steps refer to earlier values by index (0: x, 1: y)."""
-    steps = []
-    for k in range(draw(st.integers(1, 8))):
-        pool = 2 + k
-        kind = draw(st.sampled_from(["unary", "binary", "scalar", "astype"]))
-        if kind == "unary":
-            steps.append(("unary", draw(st.sampled_from(sorted(UNARY))), draw(st.integers(0, pool - 1))))
-        elif kind == "binary":
-            steps.append(("binary", draw(st.sampled_from(sorted(BINARY))), draw(st.integers(0, pool - 1)),
-                          draw(st.integers(0, pool - 1))))
-        elif kind == "scalar":
-            steps.append(("scalar", draw(st.sampled_from(["add", "multiply", "subtract", "maximum"])),
-                          draw(st.integers(0, pool - 1)), draw(SCALARS), draw(st.booleans())))
-        else:
-            steps.append(("astype", draw(st.sampled_from(["float32", "float64", "int32"])),
-                          draw(st.integers(0, pool - 1))))
-    reduction = draw(st.one_of(st.none(), st.tuples(st.sampled_from(REDUCTIONS), st.booleans())))
-    return steps, reduction
-
-
-def build(program):
-    steps, reduction = program
-
-    def fn(x, y):
-        values = [x, y]
-        for step in steps:
-            if step[0] == "unary":
-                v = values[step[2]]
-                if step[1] in ("exp", "tanh", "sin", "sqrt_abs", "log1p_abs") and not cw.isdtype(v.dtype, "real floating"):
-                    v = v.astype(cw.float64)
-                values.append(UNARY[step[1]](v))
-            elif step[0] == "binary":
-                values.append(BINARY[step[1]](values[step[2]], values[step[3]]))
-            elif step[0] == "scalar":
-                _, op, i, s, reflected = step
-                f = getattr(cw, op)
-                values.append(f(s, values[i]) if reflected else f(values[i], s))
-            else:
-                values.append(values[step[2]].astype(getattr(cw, step[1])))
-        out = values[-1]
-        if out.dtype == cw.bool:
-            out = out.astype(cw.int32)
-        if reduction is None:
-            return out
-        name, broadcast_back = reduction
-        if name == "mean" and not cw.isdtype(out.dtype, "real floating"):
-            out = out.astype(cw.float32)
-        r = getattr(cw, name)(out, axis=-1, keepdims=True)
-        return out - r if broadcast_back else (r, out)
-
-    return fn
-
-
-def _host(dtype, shape, rng):
-    if cw.isdtype(dtype, "integral"):
-        return rng.integers(-4, 5, shape).astype(cw.to_numpy(cw.asarray(0, dtype=dtype)).dtype)
-    return (rng.standard_normal(shape) * 2).astype(cw.to_numpy(cw.asarray(0, dtype=dtype)).dtype)
-
-
-TRANSCENDENTAL = {"exp", "tanh", "sin", "log1p_abs"}
-
-
-def _reassociates(device, program):
-    """Compared within tolerance on a compiling device: reassociated sums, and
-    transcendental functions (which may round differently inside a fused kernel)."""
-    steps, reduction = program
-    if "fusion" not in device.capabilities:
-        return False
-    return (reduction is not None and reduction[0] in ("sum", "mean", "prod")) or any(
-        step[0] == "unary" and step[1] in TRANSCENDENTAL for step in steps)
-
-
-def _same(got, want, loose):
-    got, want = cw.to_numpy(got), cw.to_numpy(want)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    if loose and got.dtype.kind == "f":
-        eps = float(np.finfo(got.dtype).eps)
-        scale = max(1.0, float(np.max(np.abs(np.nan_to_num(want, posinf=0, neginf=0)), initial=0)))
-        np.testing.assert_allclose(got, want, rtol=64 * eps, atol=64 * eps * scale * want.shape[-1])
-    else:
-        np.testing.assert_array_equal(got, want)
+from _chains import EXAMPLES, build, chain_cases, reassociates, same
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
-@given(program=programs(), dtypes=st.tuples(st.sampled_from(DTYPES), st.sampled_from(DTYPES)),
-       shape=st.sampled_from([(5,), (3, 4), (2, 3, 7), (1, 6)]), broadcast=st.booleans(),
-       seed=st.integers(0, 2**16))
-def test_fused_chains_equal_eager(device, program, dtypes, shape, broadcast, seed):
-    rng = np.random.default_rng(seed)
-    x = cw.asarray(_host(dtypes[0], shape, rng), device=device)
-    y = cw.asarray(_host(dtypes[1], shape[-1:] if broadcast else shape, rng), device=device)
+@given(case=chain_cases())
+def test_fused_chains_equal_eager(device, case):
+    program, x, y = case
+    x, y = cw.asarray(x, device=device), cw.asarray(y, device=device)
     fn = build(program)
     try:
         want = fn(x, y)
@@ -142,7 +35,7 @@ def test_fused_chains_equal_eager(device, program, dtypes, shape, broadcast, see
     got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
     for g, w in zip(got, want):
         assert g.device is device
-        _same(g, w, _reassociates(device, program))
+        same(g, w, reassociates(device, program))
     again = fused(x, y)  # the cached signature gives the same result
     for g, w in zip(again if isinstance(again, tuple) else (again,), got):
         np.testing.assert_array_equal(cw.to_numpy(g), cw.to_numpy(w))
@@ -164,7 +57,7 @@ def logsumexp(x):
 def test_softmax_and_logsumexp(device, fn, shape):
     x = cw.asarray(np.random.default_rng(2).standard_normal(shape).astype(np.float32), device=device)
     got, want = cw.fuse(fn)(x), fn(x)
-    _same(got, want, "fusion" in device.capabilities)
+    same(got, want, "fusion" in device.capabilities)
 
 
 def test_traced_once_per_signature(device):

@@ -44,7 +44,7 @@ DOCUMENTED = {
     "nn": [getattr(cw.nn, name) for name in cw.nn.__all__],
     "inspection": [getattr(cw.__array_namespace_info__, name)
                    for name in ("capabilities", "default_device", "default_dtypes", "devices", "dtypes")],
-    "fusion": [cw.fuse],
+    "fusion": [cw.fuse, cw.lazy],
     "random": [cw.random.seed, cw.random.default_generator, cw.random.uniform, cw.random.normal,
                cw.random.Generator.uniform, cw.random.Generator.normal],
 }

@@ -195,3 +195,63 @@ def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_p
             for g, w in zip(got, want):
                 _close(cw.to_numpy(g), cw.to_numpy(w), ulps)
         assert fused.cache_info()["traces"] == before + 1  # this device's signature, traced once
+
+
+def _lazy_graph(fn, host):
+    """The graph lazy mode runs for ``fn`` written eagerly (recorded on cpu, cut to the
+    results wanted as ``fusion.lazy_run`` cuts it): its source does not depend on the device."""
+    from candlewick.fusion import lazy_run, lazy_storage
+
+    cut = []
+    original = lazy_storage.compiled
+
+    def spy(graph, wanted):
+        cut.append(lazy_run._cut(graph, wanted)[0])
+        return original(graph, wanted)
+
+    lazy_storage.compiled = spy
+    try:
+        with cw.lazy():
+            result = fn(cw.asarray(host))  # (held: a result nothing holds is not computed)
+    finally:
+        lazy_storage.compiled = original
+    assert len(cut) == 1 and result.shape == host.shape
+    return cut[0]
+
+
+def layer_norm(x):
+    return (x - cw.mean(x, axis=-1, keepdims=True)) / cw.sqrt(cw.var(x, axis=-1, keepdims=True) + 1e-5)
+
+
+@pytest.fixture(scope="module")
+def lazy_cases(tmp_path_factory):
+    rng = np.random.default_rng(4)
+    cases = [(gelu, rng.standard_normal(1000).astype(np.float32)),
+             (softmax, rng.standard_normal((6, 300)).astype(np.float32)),
+             (layer_norm, rng.standard_normal((5, 70)).astype(np.float32))]
+    entries, specs, plans = [], [], []
+    for fn, host in cases:
+        plan = fused_source.plan(_lazy_graph(fn, host))
+        assert plan is not None
+        entries.append(plan.source[len(fused_source.prelude()):])
+        specs += [_Spec(k.spec.name) for k in plan.kernels]
+        fused = fused_source.plan(cw.fuse(fn).graph_for(cw.asarray(host)))
+        plans.append(([k.kind for k in plan.kernels], [k.kind for k in fused.kernels]))
+    lib = build(tmp_path_factory.mktemp("lazy_host"), ["reduce.hip"], specs,
+                extra_lines=[fused_source.HELPERS, *entries])
+    return lib, cases, plans
+
+
+def test_lazy_mode_runs_eager_code_as_the_generated_kernels(lazy_cases, monkeypatch, tmp_path):
+    """Eager-written GELU, softmax and layer norm in ``cw.lazy()`` on the rocm backend: the
+    kernels ``cw.fuse`` generates for them (GELU one element-wise kernel, softmax one rows
+    kernel), the eager cpu results within a few ulps."""
+    lib, cases, plans = lazy_cases
+    _, device = device_factory(lib, monkeypatch, tmp_path)()
+    assert [p[0] for p in plans[:2]] == [["ew"], ["rows"]]
+    for (fn, host), (lazily, fused) in zip(cases, plans):
+        assert lazily == fused, fn.__name__
+        x = cw.asarray(host, device=device)
+        with cw.lazy():
+            got = fn(x)
+        _close(cw.to_numpy(got), cw.to_numpy(fn(cw.asarray(host))), 8)

@@ -1,0 +1,176 @@
+"""Lazy mode: ``with candlewick.lazy():`` and ``CANDLEWICK_LAZY=1`` (docs/fusion.md).
+
+In lazy mode the element-wise primitives, the reductions ``cw.fuse`` fuses and ``var``
+are recorded (``lazy_storage``) instead of run; what is recorded runs as one graph,
+compiled by a device with the ``fusion`` capability, when a value is needed. The front
+end runs unchanged, so every check (dtypes, shapes, devices, Python scalars) raises at
+the call that fails, as in eager mode.
+
+The mode is on for a block (and its thread or task) inside ``with lazy():`` and off
+inside ``with lazy(False):``; ``CANDLEWICK_LAZY`` sets it for the process. Recorded
+calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GATE.on``
+(what the eager paths read) is True while any block is open or the variable is set, and
+the C fast paths (which compute) are suspended meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import threading
+import warnings
+from typing import TYPE_CHECKING
+
+from .._core import suspend_native
+from ..lazy_gate import GATE
+from . import lazy_storage
+from .lazy_storage import LazyStorage, Pending
+from .trace import TracedStorage
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["ENV", "flush", "is_lazy", "lazy"]
+
+ENV = "CANDLEWICK_LAZY"
+
+
+def _from_environment():
+    value = os.environ.get(ENV, "").strip().lower()
+    if value in ("", "0", "false", "no", "off"):
+        return False
+    if value in ("1", "true", "yes", "on"):
+        return True
+    # importing candlewick must not fail over a setting: say so and stay eager
+    warnings.warn(f"{ENV}={value!r} is not one of 1/0, true/false, yes/no, on/off; lazy mode stays off",
+                  stacklevel=2)
+    return False
+
+
+_process_on = _from_environment()
+_block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
+_local = threading.local()  # .pending: {device: Pending} of this thread
+_open_blocks = 0
+_gate_lock = threading.Lock()
+
+
+def is_lazy() -> bool:
+    """Whether lazy mode is on here (this thread or task): inside ``with lazy():`` or
+    with ``CANDLEWICK_LAZY=1``, and not inside ``with lazy(False):``."""
+    on = _block.get()
+    return _process_on if on is None else on
+
+
+def _pendings():
+    pendings = getattr(_local, "pending", None)
+    if pendings is None:
+        pendings = _local.pending = {}
+    return pendings
+
+
+def _recording(device):
+    """This thread's pending graph on ``device`` where lazy mode is on here, else None."""
+    on = _block.get()
+    if not (_process_on if on is None else on):
+        return None
+    pendings = _pendings()
+    pending = pendings.get(device)
+    if pending is None:
+        pending = pendings[device] = Pending(device)
+    return pending
+
+
+def _operand(x):
+    storage = x._storage
+    if type(storage) is TracedStorage:  # tracing a fused function: its own recording
+        return storage
+    pending = _recording(x._device)
+    return storage if pending is None else pending.tracer(storage)
+
+
+def flush() -> None:
+    """Run every call lazy mode holds pending in this thread, on every device (what a
+    host read, a write or the end of a ``lazy()`` block does by itself)."""
+    for pending in list(_pendings().values()):
+        pending.flush()
+
+
+def _set_gate():
+    on = _process_on or _open_blocks > 0
+    if on != GATE.on:
+        GATE.on = on
+        suspend_native(on)
+
+
+@contextlib.contextmanager
+def lazy(enabled: bool = True) -> Iterator[None]:
+    """Record element-wise chains and run each as one fused graph when a value is needed.
+
+    Inside the block (and its thread or task) the element-wise functions and operators,
+    ``where``, ``clip``, ``astype`` and the reductions ``sum``, ``prod``, ``min``,
+    ``max``, ``mean``, ``var``, ``std``, ``any``, ``all`` are recorded instead of run.
+    What is recorded runs at the first operation that needs a value (any other
+    function, a host read such as ``float(x)`` or ``to_numpy``, an in-place write), when
+    the graph reaches 128 operations, or when the block ends: compiled into few kernels
+    on a device with the ``fusion`` capability (as ``candlewick.fuse``), replayed call by
+    call elsewhere (cpu: the eager results bit for bit). Only results still referenced
+    are written to memory. Errors of dtypes, shapes and devices raise at the call that
+    causes them, as in eager mode. ``CANDLEWICK_LAZY=1`` turns the mode on for the
+    process; ``lazy(False)`` turns it off inside a block.
+
+    Parameters
+    ----------
+    enabled : bool
+        True: lazy mode inside the block; False: eager inside it.
+
+    Returns
+    -------
+    contextmanager
+        A context manager (also usable as a decorator).
+
+    Raises
+    ------
+    TypeError
+        If enabled is not a bool.
+
+    Examples
+    --------
+    >>> import candlewick as cw
+    >>> x = cw.asarray([0.0, 1.0, 2.0])
+    >>> with cw.lazy():
+    ...     y = 0.5 * x * (1.0 + cw.tanh(0.8 * x))   # recorded: nothing runs yet
+    ...     total = float(cw.sum(y))                  # runs, as one graph
+    >>> round(total, 4)
+    2.7537
+    """
+    global _open_blocks
+    if not isinstance(enabled, bool):
+        raise TypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
+    token = _block.set(enabled)
+    with _gate_lock:
+        _open_blocks += 1
+        _set_gate()
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        _block.reset(token)
+        try:
+            flush()  # what the block recorded runs before its arrays are used outside it
+        except Exception:
+            if not failed:
+                raise
+            # the block's own error goes on; what is pending runs when it is needed
+        finally:
+            with _gate_lock:
+                _open_blocks -= 1
+                _set_gate()
+
+
+lazy_storage.RECORDING[0] = _recording
+GATE.operand = _operand
+GATE.before_write = flush
+with _gate_lock:
+    _set_gate()

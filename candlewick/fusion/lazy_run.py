@@ -1,0 +1,86 @@
+"""How lazy mode runs a pending graph: cut to the results wanted, compiled by the device
+when it declares the ``fusion`` capability (else replayed), and kept by the graph's
+structure, so that a loop running the same code runs the same compiled graph.
+
+The key is the graph's every node (kind, shape, dtype, op, the operands' nodes and
+layouts, the attributes with their scalars' exact values) and the results wanted: two
+graphs with one key are the same computation on other input storages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+
+from ..layout import Layout
+from .graph import Graph
+from .replay import replayer
+
+__all__ = ["compiled"]
+
+#: compiled graphs kept (least recently used dropped first)
+MAX_GRAPHS = 256
+
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def _attr_key(value):
+    # repr keeps 0.0 and -0.0 apart and makes NaN equal to itself; the type keeps 1 and 1.0 apart
+    return (type(value).__name__, repr(value)) if isinstance(value, (bool, int, float, complex)) else value
+
+
+def _key(graph, wanted):
+    nodes = tuple((n.kind, n.shape, n.dtype.name, n.op,
+                   tuple((src, lay.shape, lay.strides, lay.offset) for src, lay in n.operands),
+                   tuple(_attr_key(a) for a in n.attrs)) for n in graph.nodes)
+    return graph.device, nodes, tuple(wanted)
+
+
+def _cut(graph, wanted):
+    """(the graph of the nodes ``wanted`` depends on, renumbered, with those as outputs;
+    each of its inputs' position among ``graph``'s inputs)."""
+    needed = set(wanted)
+    for n in reversed(graph.nodes):
+        if n.index in needed:
+            needed.update(src for src, _ in n.operands)
+    cut = Graph(graph.device)
+    new = {}
+    positions = []
+    for n in graph.nodes:
+        if n.index not in needed:
+            continue
+        new[n.index] = len(cut.nodes)
+        operands = tuple((new[src], lay) for src, lay in n.operands)
+        attrs = n.attrs
+        if n.kind == "input":
+            positions.append(n.attrs[0])
+            attrs = (len(cut.inputs),)
+            cut.inputs.append(len(cut.nodes))
+        cut.nodes.append(dataclasses.replace(n, index=len(cut.nodes), operands=operands, attrs=attrs))
+    cut.outputs = [(new[i], Layout.contiguous(graph.nodes[i].shape)) for i in wanted]
+    return cut, positions
+
+
+def compiled(graph, wanted):
+    """``run(input storages) -> [storage of each node of wanted]`` for ``graph``."""
+    key = _key(graph, wanted)
+    with _lock:
+        run = _cache.get(key)
+        if run is not None:
+            _cache.move_to_end(key)
+            return run
+    cut, positions = _cut(graph, wanted)
+    device = graph.device
+    fused = device.compile_fused(cut) if "fusion" in device.capabilities else None
+    inner = fused if fused is not None else replayer(cut)
+
+    def run(storages):
+        return inner([storages[p] for p in positions])
+
+    with _lock:
+        _cache[key] = run
+        while len(_cache) > MAX_GRAPHS:
+            _cache.popitem(last=False)
+    return run

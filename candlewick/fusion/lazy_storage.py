@@ -1,0 +1,164 @@
+"""Lazy mode's storage (docs/fusion.md, "Lazy mode"): ``LazyStorage``, the result of a
+primitive recorded in lazy mode, and ``Pending``, the graph of one thread's recorded
+calls on one device, not yet run.
+
+A ``LazyStorage`` is a ``TracedStorage`` (``fusion.trace``: the same recording of the
+element-wise primitives, ``reduce`` and ``var``, with the eager calls' layouts and
+scalars) of a ``Pending``'s graph, whose operands may also be real storages (they become
+the graph's inputs). It computes nothing until something needs its value: any other
+primitive called on it or reading it as an argument (a backend reads an argument
+storage's attributes: ``__getattr__`` runs the graph and answers for the real storage),
+a host read, a write (``lazy_gate.before_write``), the end of a ``lazy()`` block or the
+graph reaching ``MAX_NODES``. Then ``Pending.flush`` runs the whole graph once, its
+outputs being every recorded storage still referenced (the ones no array holds any more
+are intermediates a fused kernel keeps in registers), and each of those storages holds
+its real result from then on. Outside lazy mode a ``LazyStorage`` forwards every call to
+that result.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+from ..dtypes import bool_
+from ..opdefs import ReduceOp
+from .graph import REDUCE_OPS, Graph
+from .lazy_run import compiled
+from .trace import TracedStorage
+
+__all__ = ["LazyStorage", "MAX_NODES", "Pending"]
+
+#: the size bound: a graph reaching this many nodes runs at once (a fused kernel's
+#: source and compile time grow with it; long chains are rare in code written eagerly)
+MAX_NODES = 128
+
+#: (thread's pending graphs) where lazy mode records: set by ``fusion.lazy``
+RECORDING = [lambda device: None]
+
+
+class LazyStorage(TracedStorage):
+    """A recorded primitive's result (or an input of the graph: ``real`` set at once)."""
+
+    __slots__ = ("pending", "real", "__weakref__")
+
+    def __init__(self, pending, node, real=None):
+        super().__init__(pending.graph, node, pending.device)
+        self.pending = pending
+        self.real = real
+
+    def value(self):
+        """The real storage: the graph run first if it has not run yet."""
+        if self.real is None:
+            self.pending.flush()
+        return self.real
+
+    def __getattr__(self, name):
+        # every other primitive, and the attributes a backend reads of an argument storage
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.value(), name)
+
+    def __repr__(self):
+        state = "pending" if self.real is None else f"run: {self.real!r}"
+        return f"LazyStorage({self.dtype.name}, size={self.size}, {state})"
+
+    def to_host(self, layout):
+        return self.value().to_host(layout)
+
+    # --- how a recording primitive of TracedStorage builds its node --------------------
+    def _add(self, kind, shape, dtype, op=None, operands=(), attrs=()):
+        return self.pending.add(kind, shape, dtype, op, operands, attrs)
+
+    def _operand(self, storage, layout):
+        return (self.pending.index_of(storage), layout)
+
+
+def _recorded(name):
+    record = getattr(TracedStorage, name)
+
+    def method(self, *args):
+        pending = RECORDING[0](self.device)
+        if pending is None:  # lazy mode is off here: the result's own primitive
+            return getattr(self.value(), name)(*args)
+        return record(pending.tracer(self), *args)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("unary", "binary", "binary_scalar", "compare", "compare_scalar", "where", "astype", "copy",
+              "affine", "clip", "var"):
+    setattr(LazyStorage, _name, _recorded(_name))
+del _name
+
+
+def _reduce(self, op, layout, axes):
+    pending = RECORDING[0](self.device)
+    if pending is None or op.value not in REDUCE_OPS:  # argmin/argmax and the like run now
+        return self.value().reduce(op, layout, axes)
+    tracer = pending.tracer(self)
+    dtype = bool_ if op in (ReduceOp.ANY, ReduceOp.ALL) else self.dtype
+    shape = tuple(n for i, n in enumerate(layout.shape) if i not in axes)
+    return tracer._add("reduce", shape, dtype, op, [(tracer.node.index, layout)], tuple(axes))
+
+
+LazyStorage.reduce = _reduce  # type: ignore[method-assign]
+
+
+class Pending:
+    """One thread's recorded calls on ``device``: a graph, the real storages of its
+    inputs, and each recorded result's storage (weakly: a result nothing holds any more
+    is not computed into memory)."""
+
+    def __init__(self, device):
+        self.device = device
+        self.lock = threading.RLock()  # another thread may need one of these values
+        self._reset()
+
+    def _reset(self):
+        self.graph = Graph(self.device)
+        self.results = []  # (node index, weak reference to its LazyStorage)
+        self.inputs = {}  # id(real storage) -> its input node's LazyStorage
+        self.storages = []  # the inputs' real storages, in graph.inputs order (kept alive)
+
+    def add(self, kind, shape, dtype, op, operands, attrs):
+        with self.lock:
+            node = self.graph.add(kind, shape, dtype, op, operands, attrs)
+            result = LazyStorage(self, node)
+            self.results.append((node.index, weakref.ref(result)))
+            if len(self.graph.nodes) >= MAX_NODES:
+                self.flush()
+            return result
+
+    def tracer(self, storage):
+        """The LazyStorage standing for ``storage`` (recorded here, or a real storage, or
+        one recorded in a graph that has run) in this graph."""
+        if type(storage) is LazyStorage:
+            if storage.graph is self.graph:
+                return storage
+            storage = storage.value()
+        with self.lock:
+            found = self.inputs.get(id(storage))
+            if found is None:
+                graph = self.graph
+                node = graph.add("input", (storage.size,), storage.dtype, attrs=(len(graph.inputs),))
+                graph.inputs.append(node.index)
+                self.storages.append(storage)
+                found = self.inputs[id(storage)] = LazyStorage(self, node, storage)
+            return found
+
+    def index_of(self, storage):
+        return self.tracer(storage).node.index
+
+    def flush(self):
+        """Run the graph: every recorded result still referenced gets its real storage."""
+        with self.lock:
+            wanted = [(i, s) for i, ref in self.results if (s := ref()) is not None and s.real is None]
+            if wanted:
+                run = compiled(self.graph, [i for i, _ in wanted])
+                outs = run(self.storages)
+                for (_, storage), out in zip(wanted, outs):
+                    storage.real = out
+                    storage.graph = None  # (the graph holds every input: let it go)
+            self._reset()

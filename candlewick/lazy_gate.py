@@ -1,0 +1,50 @@
+"""The lazy mode's gate: the one flag the eager paths read, and the hooks behind it.
+
+Lazy mode (``candlewick.lazy``, ``candlewick/fusion/lazy.py``) records element-wise calls
+instead of running them. The eager paths must not pay for that: they read ``GATE.on``,
+False unless some block or the environment turned lazy mode on somewhere in the process,
+and only then call the hooks ``fusion/lazy.py`` installs: ``operand`` (the storage an
+element-wise primitive is called on: a recording one where lazy mode is on in this
+context) and ``before_write`` (run what is pending before an array is written).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+__all__ = ["GATE", "before_write", "operand"]
+
+
+class Gate:
+    """``on``: lazy mode may be on somewhere; ``operand``/``before_write``: its hooks."""
+
+    __slots__ = ("on", "operand", "before_write")
+
+    def __init__(self) -> None:
+        self.on = False
+        self.operand: Callable[[Any], Any] = _storage_of
+        self.before_write: Callable[[], None] = _nothing
+
+
+def _storage_of(x):
+    return x._storage
+
+
+def _nothing():
+    return None
+
+
+GATE = Gate()
+
+
+def operand(x):
+    """The storage to call an element-wise primitive of ``x`` on: ``x._storage``, or in
+    lazy mode the one that records the call."""
+    return x._storage if not GATE.on else GATE.operand(x)
+
+
+def before_write():
+    """Run the calls lazy mode holds pending, before an array is written in place (one
+    of them may read it)."""
+    if GATE.on:
+        GATE.before_write()

@@ -1,0 +1,252 @@
+"""Lazy mode (``with cw.lazy():``, ``CANDLEWICK_LAZY=1``) against the eager path, on every
+backend under test: the generated chains of test_fuse give the eager dtypes, shapes and
+values (bit for bit where the device replays; within test_fuse's tolerance where it
+compiles); errors raise at the call that causes them; what is recorded runs at a host
+read, at an operation lazy mode does not record, before a write, past the size bound and
+at the end of the block; only results still referenced are computed into memory."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import candlewick as cw
+from candlewick.errors import DeviceMismatchError, DTypeError, ShapeError
+from candlewick.fusion import lazy_run, lazy_storage
+from candlewick.fusion.lazy import is_lazy
+from _chains import EXAMPLES, build, chain_cases, reassociates, same
+
+GELU_C = 0.7978845608028654
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + cw.tanh(GELU_C * (x + 0.044715 * x * x * x)))
+
+
+def softmax(x):
+    m = cw.max(x, axis=-1, keepdims=True)
+    e = cw.exp(x - m)
+    return e / cw.sum(e, axis=-1, keepdims=True)
+
+
+def layer_norm(x):
+    return (x - cw.mean(x, axis=-1, keepdims=True)) / cw.sqrt(cw.var(x, axis=-1, keepdims=True) + 1e-5)
+
+
+def pending(a):
+    """Whether ``a`` holds a recorded result that has not run."""
+    return isinstance(a._storage, lazy_storage.LazyStorage) and a._storage.real is None
+
+
+@pytest.fixture
+def runs(monkeypatch):
+    """The results each run of a recorded graph asked for: one list per run."""
+    seen = []
+    original = lazy_run.compiled
+
+    def spy(graph, wanted):
+        seen.append([graph.nodes[i].kind for i in wanted])
+        return original(graph, wanted)
+
+    monkeypatch.setattr(lazy_storage, "compiled", spy)
+    return seen
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(case=chain_cases())
+def test_lazy_chains_equal_eager(device, case):
+    program, x, y = case
+    x, y = cw.asarray(x, device=device), cw.asarray(y, device=device)
+    fn = build(program)
+    try:
+        want = fn(x, y)
+    except Exception as exc:  # the eager path refuses it: so must lazy mode, at the same call
+        with pytest.raises(type(exc)), cw.lazy():
+            fn(x, y)
+        return
+    with cw.lazy():
+        got = fn(x, y)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for g, w in zip(got, want):
+        assert g.device is device and not pending(g)  # the block's end ran it
+        same(g, w, reassociates(device, program))
+
+
+@pytest.mark.parametrize("fn", [gelu, softmax, layer_norm])
+@pytest.mark.parametrize("shape", [(4, 9), (2, 3, 130), (1, 1)])
+def test_eager_written_functions(device, fn, shape, runs):
+    x = cw.asarray(np.random.default_rng(2).standard_normal(shape).astype(np.float32), device=device)
+    want = fn(x)
+    with cw.lazy():
+        got = fn(x)
+        assert pending(got) and not runs
+    assert len(runs) == 1 and len(runs[0]) == 1  # one graph, one result written: no intermediate
+    same(got, want, "fusion" in device.capabilities)
+    assert cw.fuse(fn)(x).shape == got.shape
+
+
+def test_a_loop_runs_one_compiled_graph(device):
+    x = cw.asarray(np.linspace(-2, 2, 64, dtype=np.float32), device=device)
+    before = len(lazy_run._cache)
+    for _ in range(3):
+        with cw.lazy():
+            y = gelu(x)
+    assert len(lazy_run._cache) == before + 1
+    same(y, gelu(x), "fusion" in device.capabilities)
+
+
+def test_errors_raise_at_the_call_that_causes_them(device):
+    x = cw.asarray([1.0, 2.0, 3.0], device=device)
+    i = cw.asarray([1, 2, 3], device=device)
+    with cw.lazy():
+        before = x * 2 + 1  # recorded, and must survive the errors below
+        with pytest.raises(DTypeError, match="bitwise_and"):
+            cw.bitwise_and(x, 1)
+        with pytest.raises(ShapeError):
+            x + cw.asarray([1.0, 2.0], device=device)
+        with pytest.raises(DTypeError):
+            cw.bitwise_left_shift(i, x)
+        assert pending(before)
+    np.testing.assert_array_equal(cw.to_numpy(before), [3.0, 5.0, 7.0])
+
+
+def test_device_errors_raise_at_the_call(device):
+    from tracing_backend import TracingBackend
+
+    elsewhere = TracingBackend(wraps="cpu", hide="").device(0) if device.name.startswith("cpu") else cw.get_device("cpu")
+    x = cw.asarray([1.0, 2.0], device=device)
+    other = cw.asarray([3.0, 4.0], device=elsewhere)
+    with cw.lazy():
+        y = x * 3
+        with pytest.raises(DeviceMismatchError):
+            y + other
+        np.testing.assert_array_equal(cw.to_numpy(y + 1), [4.0, 7.0])
+
+
+def test_host_reads_and_other_operations_run_what_is_pending(device):
+    x = cw.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3), device=device)
+    with cw.lazy():
+        y = x * 2 - 1
+        assert pending(y)
+        assert float(cw.sum(y)) == 24.0  # a host read
+        z = y + 1
+        order = cw.argsort(z, axis=-1)  # not recorded: runs z first, then itself
+        assert not pending(z)
+        np.testing.assert_array_equal(cw.to_numpy(order), [[0, 1, 2], [0, 1, 2]])
+        w = (x + 1) @ cw.ones((3, 1), dtype=cw.float32, device=device)  # a recorded argument of matmul
+        np.testing.assert_array_equal(cw.to_numpy(w), [[6.0], [15.0]])
+        v = (x * 0)[:, 1:]  # a view of a recorded result
+        np.testing.assert_array_equal(cw.to_numpy(v + x[:, :2]), cw.to_numpy(x[:, :2]))
+
+
+def test_writes_see_what_was_recorded_before_them(device):
+    x = cw.asarray([1.0, 2.0, 3.0], device=device)
+    with cw.lazy():
+        y = x * 10  # reads x as it is now
+        x[0] = 100.0
+        z = x * 10
+        x += 1
+        np.testing.assert_array_equal(cw.to_numpy(y), [10.0, 20.0, 30.0])
+        np.testing.assert_array_equal(cw.to_numpy(z), [1000.0, 20.0, 30.0])
+        y[1] = -1.0  # a write into a recorded result
+        np.testing.assert_array_equal(cw.to_numpy(y * 1), [10.0, -1.0, 30.0])
+    np.testing.assert_array_equal(cw.to_numpy(x), [101.0, 3.0, 4.0])
+
+
+def test_only_results_still_referenced_are_written(device, runs):
+    x = cw.asarray([1.0, -2.0], device=device)
+    with cw.lazy():
+        kept = x + 1
+        dropped = kept * 2
+        total = cw.sum(dropped * 3)
+        del dropped
+    assert runs == [["binary_scalar", "reduce"]]
+    assert float(total) == 6.0 and cw.to_numpy(kept).tolist() == [2.0, -1.0]
+
+
+def test_the_size_bound_runs_long_chains(device, runs):
+    x = cw.asarray([1.0, 2.0], device=device)
+    with cw.lazy():
+        y = x
+        for _ in range(lazy_storage.MAX_NODES + 10):
+            y = y + 1
+        assert len(runs) == 1 and pending(y)
+        assert len(y._storage.pending.graph.nodes) < lazy_storage.MAX_NODES
+    assert cw.to_numpy(y).tolist() == [1.0 + lazy_storage.MAX_NODES + 10, 2.0 + lazy_storage.MAX_NODES + 10]
+
+
+def test_results_used_after_the_block_and_in_eager_calls(device):
+    x = cw.asarray([1.0, 2.0, 4.0], device=device)
+    with cw.lazy():
+        y = cw.sqrt(x)
+        with cw.lazy(False):
+            assert not is_lazy()
+            eager = x * 2  # runs now
+            assert not pending(eager)
+            np.testing.assert_array_equal(cw.to_numpy(x + y), cw.to_numpy(x) + np.sqrt([1.0, 2.0, 4.0]))
+        assert is_lazy()
+    assert not is_lazy()
+    # a recorded result as either operand of eager calls, a view, a reduction, a copy
+    np.testing.assert_array_equal(cw.to_numpy(x - y), cw.to_numpy(x) - cw.to_numpy(y))
+    np.testing.assert_array_equal(cw.to_numpy(y[::-1] * x), cw.to_numpy(y)[::-1] * cw.to_numpy(x))
+    assert cw.argmax(y).item() == 2 and float(cw.sum(y)) == pytest.approx(1 + 2**0.5 + 2)
+    assert cw.asarray(y, copy=True).shape == (3,)
+
+
+def test_fused_functions_inside_lazy_mode(device):
+    fused = cw.fuse(softmax)
+    x = cw.asarray(np.random.default_rng(1).standard_normal((3, 5)).astype(np.float32), device=device)
+    with cw.lazy():
+        got = fused(x * 2)  # a recorded argument: the fused function is recorded too
+    same(got, softmax(x * 2), "fusion" in device.capabilities)
+    assert fused.cache_info()["traces"] == 0
+    with cw.lazy():
+        y = x * 2
+    same(fused(y), softmax(x * 2), "fusion" in device.capabilities)  # a run result outside lazy mode
+
+
+def test_lazy_mode_is_per_thread(device):
+    x = cw.asarray([1.0, 2.0], device=device)
+    seen = {}
+
+    def other():
+        seen["lazy"] = is_lazy()
+        seen["pending"] = pending(x * 2)
+
+    with cw.lazy():
+        thread = threading.Thread(target=other)
+        thread.start()
+        thread.join()
+        assert pending(x * 2)
+    assert seen == {"lazy": False, "pending": False}
+
+
+def test_an_error_in_the_block_leaves_recorded_results_usable(device):
+    x = cw.asarray([1.0, 2.0], device=device)
+    with pytest.raises(ZeroDivisionError), cw.lazy():
+        y = x + 1
+        1 / 0
+    assert cw.to_numpy(y).tolist() == [2.0, 3.0]
+
+
+def test_bad_flag():
+    with pytest.raises(TypeError, match="enabled must be a bool"), cw.lazy("yes"):
+        pass
+
+
+def test_environment_variable_turns_lazy_mode_on():
+    script = ("import candlewick as cw, numpy as np\n"
+              "from candlewick.fusion.lazy import is_lazy\n"
+              "x = cw.asarray(np.linspace(-1, 1, 7, dtype=np.float32))\n"
+              "y = cw.exp(x) * 2\n"
+              "assert is_lazy() and y._storage.real is None\n"
+              "np.testing.assert_array_equal(cw.to_numpy(y), np.exp(np.linspace(-1, 1, 7, dtype=np.float32)) * 2)\n"
+              "with cw.lazy(False):\n"
+              "    assert not is_lazy()\n")
+    env = dict(os.environ, CANDLEWICK_LAZY="1", CANDLEWICK_DEVICE="cpu")
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
