@@ -49,10 +49,23 @@ def widened(kernel, np_dtype, wide=F32):
 
     A ufunc (or a kernel taking ``signature=``) casts its operands to ``wide`` itself, a
     buffer at a time, so no widened copy of a whole operand is made: the same values as
-    casting first (widening is exact), without two full-size temporaries."""
+    casting first (widening is exact), without two full-size temporaries. A ufunc also
+    rounds its result into a ``np_dtype`` output a buffer at a time (``out=``): the same
+    values as rounding the wide result afterwards, without a wide result the size of the
+    output or the pass that rounds it."""
     narrow_of = {wide: np_dtype}
     if wide.kind == "c":
         narrow_of[np.empty(0, wide).real.dtype] = np.empty(0, np_dtype).real.dtype
+
+    if isinstance(kernel, np.ufunc) and kernel.nout == 1:
+        signature = (wide,) * kernel.nin + (None,)
+        narrow = narrow_of.get(kernel.resolve_dtypes((np.dtype(wide),) * kernel.nin + (None,))[-1])
+        if narrow is not None:
+            def rounded_into(*args):
+                out = np.empty(np.broadcast_shapes(*[np.shape(a) for a in args]), narrow)
+                return kernel(*args, signature=signature, out=out)
+
+            return rounded_into
 
     if _takes_signature(kernel):
         def in_wide(*args):

@@ -46,6 +46,7 @@ STEPS=(
     "bench       rocm_host_path gpu 120 run_bench rocm_host_path"
     "bench       linalg_fft     gpu 300 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
+    "bench       pydata_e2e     gpu 420 CANDLEWICK_DEVICE=rocm run_bench pydata_e2e"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
     "multigpu    multi_gpu_tests gpu 150 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"

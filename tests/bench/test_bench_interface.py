@@ -72,7 +72,8 @@ def test_record_is_named_by_benchmark_and_device_kind(tmp_path, monkeypatch):
 
 def test_runner_runs_every_benchmark_and_only_those():
     steps = runner_steps()
-    listed = sorted(cmd[1] for stages, name, needs, limit, *cmd in steps if cmd[0] == "run_bench")
+    # a step may set variables before its command (CANDLEWICK_DEVICE=rocm run_bench NAME)
+    listed = sorted({cmd[cmd.index("run_bench") + 1] for stages, name, needs, limit, *cmd in steps if "run_bench" in cmd})
     assert listed == benchmarks()
     for stages, name, needs, limit, *cmd in steps:
         assert needs in ("gpu", "any") and int(limit) > 0, (name, needs, limit)
@@ -105,6 +106,7 @@ SMALL = {  # each GPU benchmark with its problems made small
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_host_path": ("", ["--reps", "3"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
+    "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
     # two fake devices (tests/rocm/fake_devices.py); the two-process section needs real ones
@@ -153,6 +155,10 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         for case in ("gelu", "softmax", "logsumexp"):
             assert {"candlewick eager", "candlewick fused", "candlewick lazy"} <= set(cases[case]), cases[case]
             assert all("GBps" in row for name, row in cases[case].items() if name.startswith("candlewick")), cases
+    elif name == "pydata_e2e":  # every case recorded, with its time or its error, per library
+        cases = record["figures"]["cases"]
+        assert len(cases) == 9 and all({"candlewick", "candlewick lazy"} <= set(row) for row in cases.values()), cases
+        assert all("s" in v or "error" in v for row in cases.values() for v in row.values()), cases
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool
