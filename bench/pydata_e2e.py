@@ -243,7 +243,10 @@ def markdown(figures, device):
              f"rows; KMeans-like loop: {N_CLUSTERS} clusters, {KMEANS_ITERATIONS} iterations; SciPy cases on "
              f"{figures['signals']} signals of 4096 float32. Times: the minimum of {figures['rounds']} rounds "
              "(libraries in turn). Peak: memory one call holds above what it held before "
-             f"({'host, tracemalloc' if device == 'cpu' else 'device, where the library reports a high-water mark'}).",
+             f"({'host, tracemalloc' if device == 'cpu' else 'device, where the library reports a high-water mark'}). "
+             f"Threads: {', '.join(f'{k}={v}' for k, v in figures['threads'].items()) or 'library defaults'}; "
+             f"load average at the start {', '.join(f'{v:.2f}' for v in figures['load_average'])} "
+             f"on {os.cpu_count()} cores.",
              "", f"Target: candlewick {target}. " + summary(figures, device), "",
              "| case | " + " | ".join(libs) + " | candlewick / " + peer + " | lazy / eager | target met | peak: "
              + " | ".join(libs) + " |",
@@ -284,8 +287,11 @@ def main(argv=None):
     peers = {} if args.device == "cpu" else harness.gpu_peers()
     libs = libraries(args.device, peers)
     host = host_data(samples, features)
+    threads = {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+               if k in os.environ}
     figures = {"device": args.device, "samples": samples, "features": features, "rounds": args.rounds,
-               "signals": host["signals"].shape[0], "libraries": list(libs), "cases": {}}
+               "signals": host["signals"].shape[0], "libraries": list(libs), "threads": threads,
+               "load_average": os.getloadavg(), "cases": {}}
     for name in [c for c in args.cases.split(",") if c]:
         figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu")
     versions = {"numpy": np.__version__}
