@@ -14,16 +14,17 @@ from . import dtypes as _dtypes_module
 from .api_version import array_api_version, set_array_api_version
 from .array import Array
 from .conversion import asarray, to_numpy
-from .creation import arange, empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like
+from .creation import empty, empty_like, full, full_like, ones, ones_like, zeros, zeros_like
 from .dtypes import (
     bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64, int8, int16,
     int32, int64, isdtype, uint8, uint16, uint32, uint64,
 )
 from .elementwise import *  # noqa: F401,F403  (the generated element-wise functions)
 from .elementwise import __all__ as _elementwise_names
-from .linalg_ops import matmul, matrix_transpose
-from .linalg_ops import tensordot, vecdot
-from .creation_extra import eye, linspace, meshgrid, tril, triu
+from .matrix_products import matmul, matrix_transpose
+from .matrix_products import tensordot, vecdot
+from .ranges import arange, linspace, meshgrid
+from .matrices import eye, tril, triu
 from .data_types import astype, can_cast, finfo, iinfo, result_type
 from .dlpack import from_dlpack
 from .info import __array_namespace_info__

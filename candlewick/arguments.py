@@ -1,4 +1,5 @@
-"""Checks of plain Python arguments (numbers, flags) shared by the namespace functions.
+"""Checks of plain Python arguments (numbers, integers, flags, sequences) shared by the
+namespace functions.
 
 Each returns the value converted, or raises candlewick's error naming the function, the
 argument and what was expected; none lets a foreign exception (ZeroDivisionError,
@@ -6,6 +7,7 @@ OverflowError, NumPy's casting errors) out of a later computation.
 """
 
 import math
+import operator
 
 from .errors import ArgumentTypeError, ArgumentValueError, short_repr
 
@@ -25,6 +27,19 @@ def real_number(value, fname, argname, *, finite=True, nonzero=False, nonnegativ
     if nonnegative and not number >= 0:
         raise ArgumentValueError(f"{fname}: {argname} must be >= 0, got {number}")
     return number
+
+
+def integer(value, fname, argname, minimum=None):
+    """An integer (anything with ``__index__`` but bool) as an int, at least ``minimum``."""
+    if isinstance(value, bool):
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got bool")
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
+    if minimum is not None and value < minimum:
+        raise ArgumentValueError(f"{fname}: {argname} must be >= {minimum}, got {value}")
+    return value
 
 
 def _is_numpy_real(value):

@@ -2,7 +2,7 @@
 ``@`` and the unary operators, and ``install_operators``, which sets the generated binary
 and comparison operators (forward, reflected, in-place) on ``Array`` itself, together
 with the one rule for foreign operands and the checks of in-place assignment. The
-operators are the element-wise functions of ``elementwise`` and ``linalg_ops.matmul``.
+operators are the element-wise functions of ``elementwise`` and ``matrix_products.matmul``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import elementwise as _ew
-from . import linalg_ops as _linalg_ops
+from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
@@ -34,13 +34,13 @@ class Operators(ArrayBase):
         """``x @ y``: ``candlewick.matmul``."""
         if not isinstance(other, ArrayBase):
             _foreign_operand(other, "__matmul__", arrays_only=True)
-        return _linalg_ops.matmul(self, other)  # type: ignore[arg-type]  # (self: an Array)
+        return _matrix_products.matmul(self, other)  # type: ignore[arg-type]  # (self: an Array)
 
     def __rmatmul__(self, other: Array) -> Array:
         """``y @ x``: ``candlewick.matmul(y, x)``."""
         if not isinstance(other, ArrayBase):
             _foreign_operand(other, "__rmatmul__", arrays_only=True)
-        return _linalg_ops.matmul(other, self)  # type: ignore[arg-type]
+        return _matrix_products.matmul(other, self)  # type: ignore[arg-type]
 
     def __imatmul__(self, other: Array) -> Array:
         """``x @= y``: the matrix product written into x (same dtype and shape)."""

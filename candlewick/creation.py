@@ -1,22 +1,23 @@
-"""Array creation functions of the Array API: filled arrays (``zeros``, ``ones``,
-``empty``, ``full`` and their ``*_like``) and ``arange``; every array's contents are made
-by its device. Arrays from Python objects (``asarray``) are in ``conversion``.
+"""Array creation functions of the Array API, filled arrays: ``zeros``, ``ones``,
+``empty``, ``full`` and their ``*_like``; every array's contents are made by its device.
+Arrays from Python objects (``asarray``) are in ``conversion``, ranges and grids
+(``arange``, ``linspace``, ``meshgrid``) in ``ranges``, matrices by their diagonal
+(``eye``, ``tril``, ``triu``) in ``matrices``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import as_shape, check_dtype_on, new_array, require_array, scalar_for, scalar_into
+from ._core import as_shape, check_dtype_on, new_array, require_array, scalar_into
 from .array import Array, wrap
 from .allocation import check_allocation
 from .conversion import default_dtype_for_scalar
 from .docstrings import shared_doc
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
+from .errors import ArgumentValueError
 from .registry import default_device_now, get_device
 
 if TYPE_CHECKING:
@@ -314,79 +315,3 @@ def full_like(x: Array, /, fill_value: Scalar | Array, *, dtype: DTypeLike | Non
     """
     shape, dtype, device = _like("full_like", x, dtype, device)
     return full(shape, fill_value, dtype=dtype, device=device)
-
-
-def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
-           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
-    """Evenly spaced values in ``[start, stop)``; int64 for ints, float64 otherwise.
-
-    Parameters
-    ----------
-    start : int or float
-        The first value; with stop None, the end (and the start is 0).
-    stop : int, float or None
-        The end, excluded.
-    step : int or float
-        The spacing (non-zero).
-    dtype : DType or None
-        The dtype of the result; None for int64 (all ints) or float64.
-    device : str, device or None
-        The device of the result; None for the default device.
-
-    Returns
-    -------
-    Array
-        A 1-D array of ``ceil((stop - start) / step)`` values.
-
-    Raises
-    ------
-    TypeError
-        If start, stop or step is not an int or float.
-    ValueError
-        If step is 0.
-    DTypeError
-        If dtype names no candlewick dtype.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.arange(5).tolist()
-    [0, 1, 2, 3, 4]
-    >>> cw.arange(1.0, 2.0, 0.25).tolist()
-    [1.0, 1.25, 1.5, 1.75]
-    """
-    if stop is None:
-        start, stop = 0, start
-    all_int = type(start) is int and type(stop) is int and type(step) is int  # the common call
-    if not all_int:
-        for name, v in (("start", start), ("stop", stop), ("step", step)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
-        all_int = all(isinstance(v, int) for v in (start, stop, step))
-    if step == 0:
-        raise ArgumentValueError("arange: step must not be zero")
-    if dtype is None:
-        dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
-    else:
-        dtype = _dt.as_dtype(dtype)
-        if dtype.is_bool or dtype.is_complex:
-            raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
-        if dtype.is_integer and not all_int:
-            raise DTypeError(f"arange: dtype {dtype.name} needs int start, stop and step, got a float among them")
-    if all_int:
-        size = max(0, -((start - stop) // step))
-    else:
-        span = (stop - start) / step
-        if not math.isfinite(span):
-            raise ArgumentValueError(
-                f"arange: start, stop and step must give a finite length, got {start}, {stop}, {step}"
-            )
-        size = max(0, math.ceil(span))
-    device = get_device(device)
-    check_dtype_on(device, dtype)
-    check_allocation("arange", (size,), dtype, device)
-    if dtype.is_integer and size:
-        last = start + (size - 1) * step
-        scalar_for(int(start), dtype, "arange")
-        scalar_for(int(last), dtype, "arange")
-    return wrap(device.arange(start, step, size, dtype), (size,), dtype, device)

@@ -16,7 +16,7 @@ asked for.
 from dask.array.dispatch import concatenate_lookup, tensordot_lookup
 
 from .array import Array
-from .linalg_ops import tensordot
+from .matrix_products import tensordot
 from .joining import concat
 
 

@@ -6,7 +6,7 @@ declare that capability they raise ``UnsupportedOperation``. Everything else is
 composed from core primitives and runs everywhere.
 """
 
-from ..linalg_ops import matmul, matrix_transpose, tensordot, vecdot
+from ..matrix_products import matmul, matrix_transpose, tensordot, vecdot
 from ._common import EigResult, EighResult, QRResult, SlogdetResult, SVDResult
 from .decompositions import cholesky, qr, svd, svdvals
 from .eigen import eig, eigh, eigvals, eigvalsh

@@ -16,7 +16,7 @@ from ..docstrings import shared_doc
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 from ..layout import Layout
 from ..shapes import normalize_axes
-from ..linalg_ops import matmul
+from ..matrix_products import matmul
 from .decompositions import svd, svdvals
 from .linear_systems import inv
 from ._common import LINALG_DOCS, require_floating, require_matrices, require_numeric, select

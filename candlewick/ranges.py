@@ -1,105 +1,103 @@
-"""Creation functions built from layouts and primitives: eye, linspace, meshgrid, tril, triu.
-
-(``from_dlpack`` lives in ``candlewick.dlpack`` with the rest of the DLPack exchange.)
+"""Ranges and grids of the Array API's creation functions: ``arange`` and ``linspace``
+(evenly spaced values, made by the device's ``arange``) and ``meshgrid`` (coordinate
+matrices from 1-D arrays, as broadcast copies).
 """
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
-import operator
-
 from . import dtypes as _dt
-from ._core import check_dtype_on, contiguous_layout, require_array
-from .array import wrap
-from .api_version import revision_sequence
+from ._core import check_dtype_on, contiguous_layout, require_array, scalar_for
 from .allocation import check_allocation
+from .api_version import revision_sequence
+from .arguments import integer
+from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .layout import Layout
-from .opdefs import BinaryOp, CompareOp
+from .opdefs import BinaryOp
 from .registry import get_device
 from .shapes import check_ndim
 
 if TYPE_CHECKING:
     from ._types import DTypeLike, DeviceLike
-    from .array import Array
 
 
-def _int_arg(value, fname, argname, minimum=None):
-    if isinstance(value, bool):
-        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got bool")
-    try:
-        value = operator.index(value)
-    except TypeError:
-        raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
-    if minimum is not None and value < minimum:
-        raise ArgumentValueError(f"{fname}: {argname} must be >= {minimum}, got {value}")
-    return value
-
-
-def _dtype_arg(dtype: DTypeLike | None, default: _dt.DType) -> _dt.DType:
-    if dtype is None:
-        return default
-    if not isinstance(dtype, _dt.DType):
-        return _dt.as_dtype(dtype)
-    return dtype
-
-
-def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
-        device: DeviceLike | None = None) -> Array:
-    """A ``(n_rows, n_cols)`` array with ones on the ``k``-th diagonal and zeros elsewhere.
+def arange(start: int | float, /, stop: int | float | None = None, step: int | float = 1, *,
+           dtype: DTypeLike | None = None, device: DeviceLike | None = None) -> Array:
+    """Evenly spaced values in ``[start, stop)``; int64 for ints, float64 otherwise.
 
     Parameters
     ----------
-    n_rows : int
-        Number of rows.
-    n_cols : int or None
-        Number of columns; None for n_rows.
-    k : int
-        The diagonal: 0 the main one, > 0 above it, < 0 below it.
+    start : int or float
+        The first value; with stop None, the end (and the start is 0).
+    stop : int, float or None
+        The end, excluded.
+    step : int or float
+        The spacing (non-zero).
     dtype : DType or None
-        The dtype of the result; None for the default floating dtype.
+        The dtype of the result; None for int64 (all ints) or float64.
     device : str, device or None
         The device of the result; None for the default device.
 
     Returns
     -------
     Array
-        A new 2-D array.
+        A 1-D array of ``ceil((stop - start) / step)`` values.
 
     Raises
     ------
     TypeError
-        If a size or k is not an int.
+        If start, stop or step is not an int or float.
     ValueError
-        If a size is negative.
+        If step is 0.
     DTypeError
         If dtype names no candlewick dtype.
 
     Examples
     --------
     >>> import candlewick as cw
-    >>> cw.eye(2).tolist()
-    [[1.0, 0.0], [0.0, 1.0]]
+    >>> cw.arange(5).tolist()
+    [0, 1, 2, 3, 4]
+    >>> cw.arange(1.0, 2.0, 0.25).tolist()
+    [1.0, 1.25, 1.5, 1.75]
     """
-    n_rows = _int_arg(n_rows, "eye", "n_rows", 0)
-    n_cols = n_rows if n_cols is None else _int_arg(n_cols, "eye", "n_cols", 0)
-    k = _int_arg(k, "eye", "k")
-    dtype = _dtype_arg(dtype, _dt.DEFAULT_FLOAT)
+    if stop is None:
+        start, stop = 0, start
+    all_int = type(start) is int and type(stop) is int and type(step) is int  # the common call
+    if not all_int:
+        for name, v in (("start", start), ("stop", stop), ("step", step)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)):
+                raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
+        all_int = all(isinstance(v, int) for v in (start, stop, step))
+    if step == 0:
+        raise ArgumentValueError("arange: step must not be zero")
+    if dtype is None:
+        dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
+    else:
+        dtype = _dt.as_dtype(dtype)
+        if dtype.is_bool or dtype.is_complex:
+            raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
+        if dtype.is_integer and not all_int:
+            raise DTypeError(f"arange: dtype {dtype.name} needs int start, stop and step, got a float among them")
+    if all_int:
+        size = max(0, -((start - stop) // step))
+    else:
+        span = (stop - start) / step
+        if not math.isfinite(span):
+            raise ArgumentValueError(
+                f"arange: start, stop and step must give a finite length, got {start}, {stop}, {step}"
+            )
+        size = max(0, math.ceil(span))
     device = get_device(device)
     check_dtype_on(device, dtype)
-    shape = (n_rows, n_cols)
-    check_allocation("eye", shape, dtype, device)
-    storage = device.zeros(shape, dtype)
-    if k >= 0:
-        length, offset = min(n_rows, n_cols - k), k
-    else:
-        length, offset = min(n_rows + k, n_cols), -k * n_cols
-    if length > 0:
-        # the k-th diagonal of a C-contiguous matrix is a 1-D view of stride n_cols + 1
-        # (contiguous only when it holds one element: its C-order flag set here, not derived)
-        storage.fill(Layout((length,), (n_cols + 1,), offset, length == 1), True if dtype.is_bool else 1)
-    return wrap(storage, shape, dtype, device)
+    check_allocation("arange", (size,), dtype, device)
+    if dtype.is_integer and size:
+        last = start + (size - 1) * step
+        scalar_for(int(start), dtype, "arange")
+        scalar_for(int(last), dtype, "arange")
+    return wrap(device.arange(start, step, size, dtype), (size,), dtype, device)
 
 
 def linspace(start: int | float | complex, stop: int | float | complex, /, num: int, *,
@@ -148,11 +146,13 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
             raise ArgumentTypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
-    num = _int_arg(num, "linspace", "num", 0)
+    num = integer(num, "linspace", "num", 0)
     if not isinstance(endpoint, bool):
         raise ArgumentTypeError(f"linspace: endpoint must be a bool, got {type(endpoint).__name__}")
     is_complex = isinstance(start, complex) or isinstance(stop, complex)
-    dtype = _dtype_arg(dtype, _dt.DEFAULT_COMPLEX if is_complex else _dt.DEFAULT_FLOAT)
+    if dtype is None:
+        dtype = _dt.DEFAULT_COMPLEX if is_complex else _dt.DEFAULT_FLOAT
+    dtype = _dt.as_dtype(dtype)
     if not (dtype.is_floating or dtype.is_complex):
         raise DTypeError(f"linspace: dtype must be a floating-point dtype, got {dtype.name}")
     if is_complex and not dtype.is_complex:
@@ -245,108 +245,3 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
         spread = Layout(out_shape, tuple(strides), lay.offset)
         out.append(wrap(a._storage.copy(spread), out_shape, a._dtype, a._device))
     return revision_sequence(out)
-
-
-def _triangle(x, k, keep_lower, fname):
-    require_array(x, fname)
-    k = _int_arg(k, fname, "k")
-    if x.ndim < 2:
-        raise ShapeError(f"{fname}: x must have at least 2 dimensions, got shape {x.shape}")
-    m, n = x.shape[-2:]
-    device, dtype = x._device, x._dtype
-    # clamping k keeps i + k inside int64 without changing which elements are kept
-    k = max(-m - 1, min(k, n + 1))
-    mask = _triangle_mask(device, m, n, k, keep_lower)
-    shape = x._layout.shape
-    batch = len(shape) - 2
-    mask_l = Layout(shape, (0,) * batch + (n, 1), 0) if batch else contiguous_layout(shape)
-    zero_l = Layout(shape, (0,) * len(shape), 0)
-    zero = device.zeros((), dtype)
-    return wrap(mask.where(mask_l, x._storage, x._layout, zero, zero_l), shape, dtype, device)
-
-
-_MASKS: dict[tuple, object] = {}
-
-
-def _triangle_mask(device, m, n, k, keep_lower):
-    """Bool (m, n) storage: j <= i + k (lower) or j >= i + k (upper). Small masks are
-    kept (they are never written), so repeated tril/triu of one shape cost one ``where``."""
-    key = (device, m, n, k, keep_lower)
-    mask = _MASKS.get(key)
-    if mask is not None:
-        return mask
-    # the narrowest signed type holding k - 1 ... m + n + 1: a narrower compare is faster
-    reach = m + n + 2
-    idx = _dt.int16 if reach < 2**15 else _dt.int32 if reach < 2**31 else _dt.int64
-    rows_plus_k = device.arange(k, 1, m, idx)
-    cols = device.arange(0, 1, n, idx)
-    op = CompareOp.LESS_EQUAL if keep_lower else CompareOp.GREATER_EQUAL
-    mn = (m, n)
-    mask = cols.compare(op, Layout(mn, (0, 1), 0), rows_plus_k, Layout(mn, (1, 0), 0))
-    if m * n <= 4096:
-        if len(_MASKS) >= 256:
-            _MASKS.clear()
-        _MASKS[key] = mask
-    return mask
-
-
-def tril(x: Array, /, *, k: int = 0) -> Array:
-    """The lower triangle of each matrix in ``x`` (elements above the k-th diagonal zeroed).
-
-    Parameters
-    ----------
-    x : Array
-        Input array of at least 2 dimensions.
-    k : int
-        The diagonal: 0 the main one, > 0 above it, < 0 below it.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape and dtype.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array or k is not an int.
-    ShapeError
-        If x has fewer than 2 dimensions.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.tril(cw.ones((2, 2))).tolist()
-    [[1.0, 0.0], [1.0, 1.0]]
-    """
-    return _triangle(x, k, True, "tril")
-
-
-def triu(x: Array, /, *, k: int = 0) -> Array:
-    """The upper triangle of each matrix in ``x`` (elements below the k-th diagonal zeroed).
-
-    Parameters
-    ----------
-    x : Array
-        Input array of at least 2 dimensions.
-    k : int
-        The diagonal: 0 the main one, > 0 above it, < 0 below it.
-
-    Returns
-    -------
-    Array
-        A new array of x's shape and dtype.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array or k is not an int.
-    ShapeError
-        If x has fewer than 2 dimensions.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.triu(cw.ones((2, 2))).tolist()
-    [[1.0, 1.0], [0.0, 1.0]]
-    """
-    return _triangle(x, k, False, "triu")
