@@ -12,12 +12,21 @@ MemoryError into one).
 
 from math import prod
 
-from .errors import DeviceMemoryError, short_repr
+from .errors import DeviceMemoryError, ShapeError, short_repr
 
 #: results smaller than this are not checked against the free memory: asking the device
 #: costs a system or driver call, and the allocator's own error covers them
 QUERY_ABOVE_BYTES = 1 << 28
 _ADDRESSABLE_BYTES = 2**63 - 1
+
+
+def check_addressable(fname, shape, dtype):
+    """Raise ShapeError if a view of ``shape`` and ``dtype`` (a broadcast, which allocates
+    nothing) spans more bytes than an address holds: NumPy refuses to make one ("array
+    is too big"), and reading it back or copying it could never be allocated."""
+    if prod(shape) * dtype.itemsize > _ADDRESSABLE_BYTES:
+        raise ShapeError(f"{fname}: a view of shape {short_repr(tuple(shape))} and dtype {dtype.name} spans more "
+                         f"than 2**63 bytes, more than any array can (as in NumPy)")
 
 
 def check_allocation(fname, shape, dtype, device, count=1):

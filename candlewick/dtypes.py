@@ -15,6 +15,7 @@ of the same type and hashes like it, and every function that takes a dtype accep
 NumPy dtype or a dtype name too (``as_dtype``).
 """
 
+import warnings
 from typing import Any
 
 import ml_dtypes
@@ -170,7 +171,14 @@ def as_dtype(obj: Any, argname: str = "dtype", fname: str | None = None) -> DTyp
     if not (isinstance(obj, (np.dtype, str)) or isinstance(obj, type)):
         raise DTypeError(f"{where} must be a dtype, got {type(obj).__name__} {short_repr(obj)}")
     try:
-        np_dtype = np.dtype(obj)
+        if isinstance(obj, str):
+            # a name NumPy has deprecated ('a') warns there: here it is refused as any
+            # other name that is no dtype of candlewick's
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", DeprecationWarning)
+                np_dtype = np.dtype(obj)
+        else:
+            np_dtype = np.dtype(obj)
     except Exception:
         raise DTypeError(
             f"{where} must be a candlewick dtype, a NumPy dtype or a dtype name, got {short_repr(obj)}"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._core import as_shape, operator_index, require_array, view
+from .allocation import check_addressable
 from .api_version import requires, revision_sequence
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DeviceMismatchError, ShapeError, short_repr
@@ -235,7 +236,9 @@ def broadcast_to(x: Array, /, shape: ShapeLike) -> Array:
     """
     require_array(x, "broadcast_to")
     shape = as_shape(shape, "broadcast_to")
-    return view(x, x._layout.broadcast_to(shape))
+    layout = x._layout.broadcast_to(shape)
+    check_addressable("broadcast_to", shape, x._dtype)
+    return view(x, layout)
 
 
 def broadcast_arrays(*arrays: Array) -> list[Array]:
@@ -272,6 +275,8 @@ def broadcast_arrays(*arrays: Array) -> list[Array]:
         if a._device is not arrays[0]._device:
             raise DeviceMismatchError("broadcast_arrays: arrays are on different devices")
     shape = _broadcast_shapes(*(a.shape for a in arrays))
+    for a in arrays:
+        check_addressable("broadcast_arrays", shape, a._dtype)
     return revision_sequence(view(a, a._layout.broadcast_to(shape)) for a in arrays)
 
 

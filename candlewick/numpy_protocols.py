@@ -82,18 +82,34 @@ def _as_operand(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
+#: how deep operands' lists are looked into: NumPy's dimension limit (a deeper list is no array)
+_NESTING = 64
+
+
+def _leaves(values):
+    """The items of ``values`` that are not lists or tuples, and those of the lists and
+    tuples in it, to ``_NESTING`` levels, each list once (one that holds itself ends)."""
+    stack, seen = [(values, 0)], set()
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, tuple)):
+            if depth <= _NESTING and id(value) not in seen:
+                seen.add(id(value))
+                stack.extend((v, depth + 1) for v in reversed(value))
+        else:
+            yield value
+
+
 def _holds_numpy_array(values):
-    return any(isinstance(v, np.ndarray) or (isinstance(v, (list, tuple)) and _holds_numpy_array(v))
-               for v in values)
+    return any(isinstance(v, np.ndarray) for v in _leaves(values))
 
 
 def _foreign(value):
     """A NumPy array or another library's object: neither a candlewick array nor a scalar."""
-    if isinstance(value, (list, tuple)):
-        return next((f for f in map(_foreign, value) if f is not None), None)
-    if isinstance(value, ArrayBase) or is_scalar(value) or isinstance(value, np.generic) or value is None:
-        return None
-    return value
+    for leaf in _leaves(value):
+        if not (isinstance(leaf, ArrayBase) or is_scalar(leaf) or isinstance(leaf, np.generic) or leaf is None):
+            return leaf
+    return None
 
 
 def _refuse_mixed(name, values):
@@ -106,13 +122,17 @@ def _refuse_mixed(name, values):
         )
 
 
-def _to_host(value):
+def _to_host(value, depth=0):
+    """``value`` with its candlewick arrays as host arrays, through lists, tuples and dicts
+    (to ``_NESTING`` levels: deeper, or a list holding itself, is left for NumPy to refuse)."""
     if isinstance(value, ArrayBase):
         return np.asarray(value)  # refused where the device does not convert implicitly
+    if depth > _NESTING:
+        return value
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_host(v) for v in value)
+        return type(value)(_to_host(v, depth + 1) for v in value)
     if isinstance(value, dict):
-        return {k: _to_host(v) for k, v in value.items()}
+        return {k: _to_host(v, depth + 1) for k, v in value.items()}
     return value
 
 

@@ -41,6 +41,13 @@ _EXACT_BELOW = np.array(2.0**21, F32)
 _ONE_CHECK_UP_TO = 128
 
 
+def _one_shape(a, b):
+    """The two operands of a primitive (one shape, or a 0-d scalar beside an array) at
+    that shape: np.broadcast_to, as np.broadcast_arrays stops at 32 dimensions."""
+    shape = a.shape if a.ndim >= b.ndim else b.shape
+    return np.broadcast_to(a, shape), np.broadcast_to(b, shape)
+
+
 def floor_divide(a, b):
     """float32 floor division (the standard's results for infinite operands)."""
     out = np.floor_divide(a, b)
@@ -53,7 +60,7 @@ def floor_divide(a, b):
         return out
     out = np.asarray(out)  # (a 0-d operand gave a NumPy scalar)
     redo = np.logical_not(fine)
-    x, y = np.broadcast_arrays(a, b)
+    x, y = _one_shape(a, b)
     out[redo] = special.floor_divide(x[redo], y[redo], signature=_IN_F64)
     return out
 
@@ -66,7 +73,7 @@ def logaddexp(a, b):
     """float32 logaddexp, evaluated in float64 and rounded once."""
     x, y = a, b
     if a.ndim != 1 or b.ndim != 1 or a.shape != b.shape:  # (operands are arrays: 0-d for a scalar)
-        x, y = np.broadcast_arrays(a, b)
+        x, y = _one_shape(a, b)
     n = x.size
     if n < _BLOCKS_FROM or x.ndim != 1:
         return np.logaddexp(a, b, signature=_IN_F64).astype(F32)

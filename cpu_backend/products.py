@@ -7,6 +7,7 @@ caller's class."""
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.shapes import broadcast_shapes
 
 from .error import QUIET, QuietBlock, quiet, reset_fp_state, set_fp_state, unsupported
 from .ops import F32, LOW_PRECISION_NAMES
@@ -27,7 +28,8 @@ def _complex_matmul_ieee(a, b):
     inputs they can return NaN where the products and sums give +-inf. Only called when
     BLAS produced a non-finite value; a loop over K keeps memory at O(M*N)."""
     wide_a, wide_b = a.astype(np.complex128), b.astype(np.complex128)
-    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    # (candlewick's broadcast_shapes: NumPy's stops at 32 dimensions)
+    shape = broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     acc = np.zeros(shape, np.complex128)
     with QuietBlock():
         for k in range(a.shape[-1]):

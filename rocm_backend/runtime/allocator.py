@@ -7,6 +7,9 @@ from ..bindings import hip
 from ..error import RocmOutOfMemory
 
 
+_ADDRESSABLE_BYTES = 2**63 - 1
+
+
 def round_size(nbytes):
     """Pool buckets: 512-byte steps below 1 MiB, 1 MiB steps above (few distinct sizes)."""
     step = 512 if nbytes < (1 << 20) else (1 << 20)
@@ -74,6 +77,11 @@ class CachingAllocator:
             self.allocate, self.release = pool.allocate, pool.release
 
     def _malloc(self, size, release_cache=True):
+        if size > _ADDRESSABLE_BYTES:
+            # hipMalloc's size_t cannot hold it (hip-python raises OverflowError): a result no
+            # device holds, reported as every failed allocation is (a copy of a huge
+            # broadcast view asks this; the front end's size check stops the rest)
+            raise DeviceMemoryError(self._device.name, size, None, "larger than any allocation can be")
         self._device.make_current()
         try:
             return hip.malloc(size)

@@ -821,7 +821,10 @@ def describe_call(name, args, kwargs):
     def short(v):
         # an array's own repr shows its elements; anything else is cut by short_repr (a
         # deep or self-holding list's repr would overflow the stack)
-        text = repr(v) if isinstance(v, (cw.Array, np.ndarray)) and v.size <= 16 else short_repr(v)
+        try:  # (an array's repr reads it back: a device's failure there must not end the run)
+            text = repr(v) if isinstance(v, (cw.Array, np.ndarray)) and v.size <= 16 else short_repr(v)
+        except Exception as exc:  # noqa: BLE001
+            text = f"<{type(v).__name__} whose repr raised {type(exc).__name__}>"
         text = text.replace("\n", " ")
         return text if len(text) <= 90 else text[:87] + "..."
 

@@ -131,6 +131,14 @@ def _cases(device):
          lambda: x.__array_namespace__(api_version=np.ones(3)), ArgumentTypeError),
         ("set_array_api_version(ndarray)", lambda: cw.set_array_api_version(np.ones(3)), ArgumentTypeError),
         ("set_promotion_mode('bogus')", lambda: cw.set_promotion_mode("bogus"), ArgumentValueError),
+        # a view past the address space, as NumPy refuses it; a copy of a huge one that is not
+        ("broadcast_to past 2**63 bytes", lambda: cw.broadcast_to(cw.ones(1, device=device), (2**40, 2**40)),
+         errors.ShapeError),
+        ("broadcast_arrays past 2**63 bytes",
+         lambda: cw.broadcast_arrays(cw.broadcast_to(cw.ones(1, device=device), (2**31, 1)),
+                                     cw.broadcast_to(cw.ones(1, device=device), (1, 2**31))), errors.ShapeError),
+        ("to_numpy of a 2**62-byte view", lambda: cw.to_numpy(cw.broadcast_to(cw.ones(1, device=device), (2**29, 2**30))),
+         DeviceMemoryError),
     ]
 
 

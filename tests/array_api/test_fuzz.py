@@ -22,9 +22,11 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 
+import numpy as np
+
 from fuzz_support import (
-    call_arguments, describe_call, finding_key, format_finding, invoke_checked, keyword_pool,
-    problem_with, public_targets, record_findings, soft_problem_with,
+    _numpy_function_call, call_arguments, describe_call, finding_key, format_finding, invoke_checked,
+    keyword_pool, problem_with, public_targets, record_findings, soft_problem_with,
 )
 
 TARGETS = public_targets()
@@ -67,6 +69,12 @@ def test_fuzz_public_callable(name, fn, dev):
     assert not lines, f"{name}: {len(lines)} undocumented outcome(s):\n" + "\n".join(lines)
 
 
+def _self_holding():
+    seq = [1.0]
+    seq.append(seq)
+    return seq
+
+
 # Calls the fuzzer once found wrong, kept as fixed examples so that the derandomized CI
 # profile (few examples) checks them on every run.
 def _known_calls():
@@ -90,6 +98,17 @@ def _known_calls():
         # error a GPU reports at the next synchronize (the harness now synchronizes in the call)
         ("Array.__format__", lambda a, spec: format(a, spec), (cw.asarray(0, dtype=cw.uint8), "float32"), {}),
         ("take", cw.take, (cw.asarray([0, 0], dtype=cw.int32), cw.asarray([-1, 1, 3])), {}),
+        # the widened fuzz (issue 41): NumPy's broadcasting helpers stop at 32 dimensions; a
+        # list holding itself as a NumPy function's operand; a dtype name NumPy deprecated
+        ("logaddexp", cw.logaddexp, (cw.ones((1,) * 40, dtype=cw.bool),
+                                     cw.asarray([[[-0.0, 3.0]], [[3e38, 0.0]]], dtype=cw.float32)), {}),
+        ("floor_divide", cw.floor_divide, (cw.ones((1,) * 40, dtype=cw.float32), 0.0), {}),
+        ("matmul", cw.matmul, (cw.asarray([[[float("nan")]], [[1.0]], [[2.0]]], dtype=cw.complex128),
+                               cw.zeros((1,) * 62 + (1, 1), dtype=cw.int8)), {}),
+        ("numpy.function", _numpy_function_call, (np.may_share_memory, cw.ones(3), _self_holding()), {}),
+        ("numpy.function", _numpy_function_call, (np.concatenate, [cw.ones(3), _self_holding()]), {}),
+        ("astype", cw.astype, (cw.ones(2), "a"), {}),
+        ("can_cast", cw.can_cast, ("a", cw.ones(2)), {}),
     ]
 
 

@@ -83,3 +83,12 @@ def test_out_of_memory_after_retry_raises_device_memory_error(fake):
         alloc.allocate(8 << 20)
     assert isinstance(info.value, MemoryError)
     assert "8388608" in str(info.value) and "free" in str(info.value)
+
+
+def test_a_size_past_the_address_space_is_a_device_memory_error_without_asking_hip(fake):
+    """hipMalloc's size_t cannot hold it (hip-python raised OverflowError): a copy of a huge
+    broadcast view asks such a size of the backend itself."""
+    hip, alloc = fake
+    with pytest.raises(DeviceMemoryError, match="larger than any allocation"):
+        alloc.allocate(2**64 + 5)
+    assert hip.used == 0 and hip.frees == 0
