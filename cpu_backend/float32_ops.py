@@ -27,6 +27,8 @@ Every function here runs under ``error.quiet`` (``ops`` wraps it).
 
 import numpy as np
 
+from candlewick.shapes import broadcast_shapes
+
 from . import special
 
 F32 = np.dtype(np.float32)
@@ -42,9 +44,9 @@ _ONE_CHECK_UP_TO = 128
 
 
 def _one_shape(a, b):
-    """The two operands of a primitive (one shape, or a 0-d scalar beside an array) at
-    that shape: np.broadcast_to, as np.broadcast_arrays stops at 32 dimensions."""
-    shape = a.shape if a.ndim >= b.ndim else b.shape
+    """The two operands broadcast to one shape: candlewick's broadcast_shapes and
+    np.broadcast_to, as NumPy's broadcast_arrays stops at 32 dimensions."""
+    shape = broadcast_shapes(a.shape, b.shape)
     return np.broadcast_to(a, shape), np.broadcast_to(b, shape)
 
 

@@ -3,8 +3,9 @@
     python tools/array_api_thorough.py --backend cpu --out bench/results
     python tools/array_api_thorough.py --backend rocm --workers 8 --out bench/results
 
-runs ``tests/array_api`` under the Hypothesis profile ``thorough`` (400 examples a test,
-not derandomized; CI keeps ``ci``) with ``CANDLEWICK_TEST_BACKENDS=<backend>``, and writes
+runs ``tests/array_api`` (or ``--paths``) under the Hypothesis profile ``thorough`` (400
+examples a test, not derandomized; CI keeps ``ci``) with
+``CANDLEWICK_TEST_BACKENDS=<backend>``, and writes
 ``OUT/array_api_thorough_<backend>-<device kind>.md``: the pytest outcome, the examples
 each Hypothesis test ran (Hypothesis's statistics), summed per test file, and for the
 element-wise, clip and masking tests each test's count, so that the record shows
@@ -34,8 +35,8 @@ _EXAMPLES = re.compile(r"- (\d+) passing examples?, (\d+) failing examples?, (\d
 _SUMMARY = re.compile(r"=+ (.*(?:passed|failed|error).*) in ([\d.]+)s")
 
 
-def run_pytest(backend, workers, extra):
-    command = [sys.executable, "-m", "pytest", "tests/array_api", "-q", "-p", "no:cacheprovider",
+def run_pytest(backend, workers, paths, extra):
+    command = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
                "--hypothesis-show-statistics"] + (["-n", str(workers)] if workers > 1 else []) + extra
     env = dict(os.environ, CANDLEWICK_HYPOTHESIS_PROFILE="thorough", CANDLEWICK_TEST_BACKENDS=backend)
     started = time.monotonic()
@@ -108,13 +109,15 @@ def main(argv=None):
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--kind", help="the device kind in the record's name (default: harness.device_kind)")
     parser.add_argument("--workers", type=int, default=1, help="pytest-xdist workers (1: none)")
+    parser.add_argument("--paths", nargs="+", default=["tests/array_api"],
+                        help="test files or folders (default: tests/array_api)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     parser.add_argument("pytest_args", nargs="*", help="more pytest arguments (after --)")
     args = parser.parse_args(argv)
     kind = args.kind or harness.device_kind("cpu" if args.backend == "cpu" else "gpu")
     if args.backend != "cpu" and not kind.startswith(args.backend):
         kind = f"{args.backend}-{kind}"
-    command, done, seconds = run_pytest(args.backend, args.workers, args.pytest_args)
+    command, done, seconds = run_pytest(args.backend, args.workers, args.paths, args.pytest_args)
     counts = parse_statistics(done.stdout)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

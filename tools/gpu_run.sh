@@ -11,7 +11,9 @@
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
 # notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/),
 # reliability (tools/reliability_fuzz.py's deep profile on rocm, then on cpu: records
-# bench/reliability_<device>-<device kind>.md; GPU_RUN_FUZZ_CALLS calls each, default 100000).
+# bench/reliability_<device>-<device kind>.md; GPU_RUN_FUZZ_CALLS calls each, default 100000),
+# thorough (tools/array_api_thorough.py: the element-wise, clip and masking tests of tests/array_api
+# under the thorough Hypothesis profile on rocm: bench/array_api_thorough_rocm-<device kind>.md).
 # OUT receives two files: summary.txt (pass/fail counts per suite, key figures) and
 # results.tar.gz (env.txt, every step's log, junit xml, the benchmarks' json/md records).
 # Every step's failure is recorded and the run goes on; only a failed shim build stops it
@@ -56,13 +58,14 @@ STEPS=(
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
     "reliability reliability_rocm gpu 480 run_reliability rocm gpu"
     "reliability reliability_cpu any 150 run_reliability cpu cpu"
+    "thorough    array_api_thorough gpu 540 run_thorough rocm tests/array_api/test_elementwise.py tests/array_api/test_indexing.py"
 )
 
 if [[ "${1:-}" == --list ]]; then
     printf '%s\n' "${STEPS[@]}"
     exit 0
 fi
-out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks,reliability|all] (or --list)}"
+out="${1:?usage: tools/gpu_run.sh OUT [shim,tests,bench,ecosystem,tracing,notebooks,reliability,thorough|all] (or --list)}"
 stages="${2:-all}"
 known=" $(for s in "${STEPS[@]}"; do read -r st _ <<<"$s"; tr ',' '\n' <<<"$st"; done | sort -u | tr '\n' ' ')"
 for s in ${stages//,/ }; do
@@ -201,6 +204,18 @@ run_reliability() {  # the fuzz's deep profile on device $1 (harness kind $2), s
     sed -n -e 's/^- calls: /    calls: /p' -e 's/^| \(0 [a-zA-Z ]*\) | \([0-9]*\) |$/    \1: \2/p' \
         -e 's/^- not finished by the deadline[^:]*: \([0-9]* callables\).*/    not finished: \1/p' \
         "$W/bench/reliability_$kind.md" 2>/dev/null
+    return $rc
+}
+run_thorough() {  # tools/array_api_thorough.py on backend $1 over the test paths after it: its record in W/bench
+    local backend="$1"
+    shift
+    timeout -k 10 "$limit" python3 tools/array_api_thorough.py --backend "$backend" --workers "${GPU_RUN_WORKERS:-8}" \
+        --kind "$backend-$(python3 -c 'import sys; sys.path.insert(0, "bench"); import harness; print(harness.device_kind("gpu"))')" \
+        --out "$W/bench" --paths "$@" >"$log" 2>&1
+    local rc=$?
+    echo "$(cd "$W" && ls bench/array_api_thorough_*.md 2>/dev/null || echo "no record written")"
+    sed -n -e 's/^- pytest: /    pytest: /p' -e 's/^- element-wise, clip and masking tests: /    focus: /p' \
+        "$W"/bench/array_api_thorough_*.md 2>/dev/null
     return $rc
 }
 precompile_kernels() {  # every kernel module into the disk cache, on all cores, before the suites

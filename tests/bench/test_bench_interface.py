@@ -20,8 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
 SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep"}  # bench/ modules that are no benchmark
-# bench/results/ records of tools/gpu_run.sh's suites, and of tools/reliability_fuzz.py
-TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability"}
+# bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py and tools/array_api_thorough.py
+TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough"}
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
 
 # by path: bench/ is no package
