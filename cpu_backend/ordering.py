@@ -4,7 +4,7 @@ NumPy already orders NaN above +inf (last when ascending) in ``argsort`` and
 ``searchsorted``. Descending order is the ascending sort of the axis reversed, read
 backwards: equal elements of the reversed input come out in reverse original order, so
 reading backwards restores original order (stability holds in both directions) and NaN
-comes first. float16/bfloat16 keys are compared as float32 (exact).
+comes first (``sort_values`` sorts x itself and takes only its tie runs from x reversed). float16/bfloat16 keys are compared as float32 (exact).
 
 Sorted values at NumPy's default speed (issue 39). A stable sort's *values* are those
 of any sort wherever elements that compare equal are bitwise equal: integers and bools
@@ -69,12 +69,16 @@ def sort(x, axis, descending, stable):
 def sort_values(x, axis, descending, stable):
     """``x`` sorted along ``axis`` by NumPy's fastest sort; with ``stable``, bitwise the
     stable sort's values (module docstring)."""
-    if descending:  # the ascending sort of the reversed axis, read backwards
-        return np.flip(_ascending_values(np.flip(x, axis), axis, stable), axis)
-    return _ascending_values(x, axis, stable)
+    if not descending:
+        return _ascending_values(x, axis, stable, x)
+    # the ascending sort read backwards, its tie runs rewritten from x reversed: read
+    # backwards they come in x's order (NumPy sorts x itself faster than x reversed)
+    return np.flip(_ascending_values(x, axis, stable, np.flip(x, axis)), axis)
 
 
-def _ascending_values(x, axis, stable):
+def _ascending_values(x, axis, stable, ties_from):
+    """x sorted ascending; with ``stable``, its tie runs rewritten from ``ties_from`` (x,
+    or x reversed along ``axis``)."""
     if x.dtype.kind in "biu":
         return np.sort(x, axis=axis, kind=fastest_kind(x.dtype))
     keys = np.sort(float32_keys(x), axis=axis)
@@ -82,9 +86,9 @@ def _ascending_values(x, axis, stable):
     if stable and s.size:
         last = x.ndim - 1
         if axis == last:
-            restore_ties(s, x, keys)
+            restore_ties(s, ties_from, keys)
         else:  # rows along the last axis (swapaxes: a view, cheaper than moveaxis)
-            restore_ties(s.swapaxes(axis, last), x.swapaxes(axis, last), keys.swapaxes(axis, last))
+            restore_ties(s.swapaxes(axis, last), ties_from.swapaxes(axis, last), keys.swapaxes(axis, last))
     return s
 
 
@@ -97,7 +101,8 @@ def restore_ties(s, x, keys):
     its float32 keys where s's own comparison misplaces NaN (bfloat16)."""
     if s.ndim == 1:  # the common case: under a microsecond when neither run needs it
         if math.isnan(s.item(-1)):
-            nans = np.isnan(x)
+            with QuietBlock():  # (bfloat16's isnan of a signalling NaN sets the invalid flag)
+                nans = np.isnan(x)
             s[s.size - np.count_nonzero(nans):] = x[nans]
         zero = _ZERO[keys.dtype]  # of keys' dtype: a Python 0 would have them converted
         lo = keys.searchsorted(zero, "left")
