@@ -11,7 +11,9 @@ given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy
 ``cw.lazy()`` (item 4: at least as fast as without). Target: within 5 % of NumPy.
 rocm: candlewick's rocm backend beside PyTorch (CUDA) and CuPy. Target: at or below
 PyTorch. Per case and library: seconds per call (the minimum over rounds that run the
-libraries in turn, each call ended by the library's synchronize) and peak memory of one
+libraries in turn, each call ended by the library's synchronize; on cpu with
+``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1``, the process's CPU time, which other load on
+a shared machine does not inflate) and peak memory of one
 call above what was held before it: host memory through tracemalloc on cpu (NumPy's
 buffers, and so candlewick's cpu buffers, report to it), device memory where the library
 reports a high-water mark (``torch.cuda.max_memory_allocated``; candlewick's once its
@@ -186,7 +188,7 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
     return probe.max_memory_allocated() - before
 
 
-def run_case(name, fn, host, libs, rounds, host_memory):
+def run_case(name, fn, host, libs, rounds, host_memory, clock):
     row = {}
     ready = {}
     for lib, (convert, sync, probe, lazy) in libs.items():
@@ -203,10 +205,10 @@ def run_case(name, fn, host, libs, rounds, host_memory):
     for r in range(rounds if order else 0):  # in turn, rotated: machine drift hits every library alike
         for lib in order[r % len(order):] + order[:r % len(order)]:
             data, sync, lazy = ready[lib]
-            t0 = time.perf_counter()
+            t0 = clock()
             _call(fn, data, lazy)
             sync()
-            best[lib] = min(best[lib], time.perf_counter() - t0)
+            best[lib] = min(best[lib], clock() - t0)
     for lib, t in best.items():
         row[lib]["s"] = t
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"
@@ -242,7 +244,7 @@ def markdown(figures, device):
     lines = [f"X: {figures['samples']} x {figures['features']} float32; pairwise_distances on its first {PAIRS} "
              f"rows; KMeans-like loop: {N_CLUSTERS} clusters, {KMEANS_ITERATIONS} iterations; SciPy cases on "
              f"{figures['signals']} signals of 4096 float32. Times: the minimum of {figures['rounds']} rounds "
-             "(libraries in turn). Peak: memory one call holds above what it held before "
+             f"(libraries in turn), {figures['clock']}. Peak: memory one call holds above what it held before "
              f"({'host, tracemalloc' if device == 'cpu' else 'device, where the library reports a high-water mark'}). "
              f"Threads: {', '.join(f'{k}={v}' for k, v in figures['threads'].items()) or 'library defaults'}; "
              f"load average at the start {', '.join(f'{v:.2f}' for v in figures['load_average'])} "
@@ -289,11 +291,16 @@ def main(argv=None):
     host = host_data(samples, features)
     threads = {k: os.environ[k] for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
                if k in os.environ}
+    # on cpu with one BLAS thread every library computes in this thread: its CPU time,
+    # which other load on a shared machine does not inflate; else wall time
+    single = args.device == "cpu" and all(threads.get(k) == "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"))
+    clock = time.process_time if single else time.perf_counter
     figures = {"device": args.device, "samples": samples, "features": features, "rounds": args.rounds,
                "signals": host["signals"].shape[0], "libraries": list(libs), "threads": threads,
-               "load_average": os.getloadavg(), "cases": {}}
+               "load_average": os.getloadavg(), "clock": "process CPU time" if single else "wall time",
+               "cases": {}}
     for name in [c for c in args.cases.split(",") if c]:
-        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu")
+        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu", clock)
     versions = {"numpy": np.__version__}
     for name in ("sklearn", "scipy", "array_api_compat"):
         try:

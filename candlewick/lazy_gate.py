@@ -1,9 +1,9 @@
 """The lazy mode's gate: the one flag the eager paths read, and the hooks behind it.
 
-Lazy mode (``candlewick.lazy``, ``candlewick/fusion/lazy.py``) records element-wise calls
+Lazy mode (``candlewick.lazy``, ``candlewick/fusion/lazy_mode.py``) records element-wise calls
 instead of running them. The eager paths must not pay for that: they read ``GATE.on``,
 False unless some block or the environment turned lazy mode on somewhere in the process,
-and only then call the hooks ``fusion/lazy.py`` installs: ``operand`` (the storage an
+and only then call the hooks ``fusion/lazy_mode.py`` installs: ``operand`` (the storage an
 element-wise primitive is called on: a recording one where lazy mode is on in this
 context) and ``before_write`` (run what is pending before an array is written).
 """

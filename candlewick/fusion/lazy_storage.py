@@ -33,7 +33,7 @@ __all__ = ["LazyStorage", "MAX_NODES", "Pending"]
 #: source and compile time grow with it; long chains are rare in code written eagerly)
 MAX_NODES = 128
 
-#: (thread's pending graphs) where lazy mode records: set by ``fusion.lazy``
+#: (device -> its thread's pending graph, or None where lazy mode does not record): set by ``fusion.lazy_mode``
 RECORDING = [lambda device: None]
 
 

@@ -17,7 +17,8 @@ from hypothesis import given, settings
 import candlewick as cw
 from candlewick.errors import DeviceMismatchError, DTypeError, ShapeError
 from candlewick.fusion import lazy_run, lazy_storage
-from candlewick.fusion.lazy import is_lazy
+from candlewick.fusion import lazy_mode
+from candlewick.fusion.lazy_mode import is_lazy
 from _chains import EXAMPLES, build, chain_cases, reassociates, same
 
 GELU_C = 0.7978845608028654
@@ -35,6 +36,13 @@ def softmax(x):
 
 def layer_norm(x):
     return (x - cw.mean(x, axis=-1, keepdims=True)) / cw.sqrt(cw.var(x, axis=-1, keepdims=True) + 1e-5)
+
+
+@pytest.fixture(autouse=True)
+def record_everywhere(monkeypatch):
+    """Record on every backend: a device without the ``fusion`` capability (cpu) would run
+    lazy mode eagerly, and these tests are about the recording (replayed there)."""
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
 
 
 def pending(a):
@@ -238,9 +246,20 @@ def test_bad_flag():
         pass
 
 
+def test_a_device_without_fusion_runs_lazy_mode_eagerly(monkeypatch):
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)
+    x = cw.asarray([1.0, 2.0], device="cpu")
+    with cw.lazy():
+        y = cw.exp(x) * 2
+        assert is_lazy() and not isinstance(y._storage, lazy_storage.LazyStorage)
+    np.testing.assert_array_equal(cw.to_numpy(y), np.exp([1.0, 2.0]) * 2)
+
+
 def test_environment_variable_turns_lazy_mode_on():
     script = ("import candlewick as cw, numpy as np\n"
-              "from candlewick.fusion.lazy import is_lazy\n"
+              "from candlewick.fusion import lazy_mode\n"
+              "from candlewick.fusion.lazy_mode import is_lazy\n"
+              "lazy_mode.RECORD_EVERYWHERE = True  # (cpu: recorded and replayed)\n"
               "x = cw.asarray(np.linspace(-1, 1, 7, dtype=np.float32))\n"
               "y = cw.exp(x) * 2\n"
               "assert is_lazy() and y._storage.real is None\n"

@@ -200,7 +200,7 @@ def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_p
 def _lazy_graph(fn, host):
     """The graph lazy mode runs for ``fn`` written eagerly (recorded on cpu, cut to the
     results wanted as ``fusion.lazy_run`` cuts it): its source does not depend on the device."""
-    from candlewick.fusion import lazy_run, lazy_storage
+    from candlewick.fusion import lazy_mode, lazy_run, lazy_storage
 
     cut = []
     original = lazy_storage.compiled
@@ -209,12 +209,12 @@ def _lazy_graph(fn, host):
         cut.append(lazy_run._cut(graph, wanted)[0])
         return original(graph, wanted)
 
-    lazy_storage.compiled = spy
+    lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE = spy, True  # (cpu records only when asked)
     try:
         with cw.lazy():
             result = fn(cw.asarray(host))  # (held: a result nothing holds is not computed)
     finally:
-        lazy_storage.compiled = original
+        lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE = original, False
     assert len(cut) == 1 and result.shape == host.shape
     return cut[0]
 

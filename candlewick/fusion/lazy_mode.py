@@ -2,7 +2,8 @@
 
 In lazy mode the element-wise primitives, the reductions ``cw.fuse`` fuses and ``var``
 are recorded (``lazy_storage``) instead of run; what is recorded runs as one graph,
-compiled by a device with the ``fusion`` capability, when a value is needed. The front
+compiled by a device with the ``fusion`` capability, when a value is needed. A device
+without the capability runs lazy mode eagerly (``RECORD_EVERYWHERE``). The front
 end runs unchanged, so every check (dtypes, shapes, devices, Python scalars) raises at
 the call that fails, as in eager mode.
 
@@ -48,7 +49,14 @@ def _from_environment():
     return False
 
 
+#: record on devices without the ``fusion`` capability too (replayed there, call by call):
+#: the tests set it to run the recording on every backend. Off, such a device runs lazy
+#: mode eagerly: a replay makes the very calls eager mode makes, later, and the recording
+#: costs its own work and allocations (8-10 % of StandardScaler's time on cpu)
+RECORD_EVERYWHERE = False
+
 _process_on = _from_environment()
+_fuses: dict = {}  # device -> whether it declares "fusion"
 _block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
 _local = threading.local()  # .pending: {device: Pending} of this thread
 _open_blocks = 0
@@ -73,6 +81,11 @@ def _recording(device):
     """This thread's pending graph on ``device`` where lazy mode is on here, else None."""
     on = _block.get()
     if not (_process_on if on is None else on):
+        return None
+    fuses = _fuses.get(device)
+    if fuses is None:
+        fuses = _fuses[device] = "fusion" in device.capabilities
+    if not (fuses or RECORD_EVERYWHERE):
         return None
     pendings = _pendings()
     pending = pendings.get(device)
@@ -112,12 +125,13 @@ def lazy(enabled: bool = True) -> Iterator[None]:
     ``max``, ``mean``, ``var``, ``std``, ``any``, ``all`` are recorded instead of run.
     What is recorded runs at the first operation that needs a value (any other
     function, a host read such as ``float(x)`` or ``to_numpy``, an in-place write), when
-    the graph reaches 128 operations, or when the block ends: compiled into few kernels
-    on a device with the ``fusion`` capability (as ``candlewick.fuse``), replayed call by
-    call elsewhere (cpu: the eager results bit for bit). Only results still referenced
-    are written to memory. Errors of dtypes, shapes and devices raise at the call that
-    causes them, as in eager mode. ``CANDLEWICK_LAZY=1`` turns the mode on for the
-    process; ``lazy(False)`` turns it off inside a block.
+    the graph reaches 128 operations, or when the block ends, compiled into few kernels
+    as ``candlewick.fuse`` compiles them. Only results still referenced are written to
+    memory. A device without the ``fusion`` capability (cpu) runs the block eagerly: a
+    replay of the recorded calls would be the eager calls, made later. Errors of dtypes,
+    shapes and devices raise at the call that causes them, as in eager mode.
+    ``CANDLEWICK_LAZY=1`` turns the mode on for the process; ``lazy(False)`` turns it off
+    inside a block.
 
     Parameters
     ----------
