@@ -119,6 +119,16 @@ def basic_layout(layout, key):
     return Layout(tuple(shape), tuple(strides), offset)
 
 
+def element_layout(layout, key):
+    """The 0-d layout of ``x[key]`` for a tuple of one Python int per axis."""
+    offset = layout.offset
+    for axis, (i, n, s) in enumerate(zip(key, layout.shape, layout.strides)):
+        if not -n <= i < n:
+            raise out_of_bounds(i, axis, n)
+        offset += (i + n if i < 0 else i) * s
+    return Layout((), (), offset)
+
+
 def setitem_value(x, value, fname="__setitem__"):
     """``value`` as (storage, layout) of x's dtype or as a converted Python scalar."""
     if isinstance(value, ArrayBase):

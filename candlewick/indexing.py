@@ -3,7 +3,9 @@ boolean-mask keys through ``advanced_indexing``."""
 
 from ._core import view
 from .advanced_indexing import advanced_getitem, advanced_setitem
-from .basic_indexing import basic_layout, fit_value, is_basic, out_of_bounds, setitem_value, slice_bounds, too_many_indices
+from .basic_indexing import (
+    basic_layout, element_layout, fit_value, is_basic, out_of_bounds, setitem_value, slice_bounds, too_many_indices,
+)
 from .writes import check_writable
 
 
@@ -31,9 +33,12 @@ def getitem(x, key):
 def setitem(x, key, value):
     check_writable(x, "__setitem__")
     Array = type(x)
-    if not is_basic(key, Array):
+    if type(key) is tuple and len(key) == len(x._layout.shape) and all(type(k) is int for k in key):
+        dst = element_layout(x._layout, key)  # x[i, j] = v: one element (a loop's store)
+    elif not is_basic(key, Array):
         return advanced_setitem(x, key, value)
-    dst = basic_layout(x._layout, key)
+    else:
+        dst = basic_layout(x._layout, key)
     value = setitem_value(x, value)
     if isinstance(value, Array):
         x._storage.assign(dst, value._storage, fit_value(value._layout, dst.shape))

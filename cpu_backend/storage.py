@@ -98,6 +98,9 @@ class CpuStorage(GroupPrimitives):
 
     def assign(self, dst_layout, src, src_layout):
         self._same_dtype(src, "src", "assign")
+        if not dst_layout.shape:  # one element (x[i, j] = v in a loop): no views, no copyto
+            self.buf[dst_layout.offset] = src.buf[src_layout.offset]
+            return
         source = view(src.buf, src_layout)
         target = view(self.buf, dst_layout)
         if src.buf is self.buf and np.may_share_memory(target, source):
