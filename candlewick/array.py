@@ -206,7 +206,9 @@ class Array(ScalarConversions, HostInterop, Operators):
         body = np.array2string(host, separator=", ", prefix="Array(")
         return f"Array({body}, dtype={self._dtype.name}, device='{self._device.name}')"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """The elements as NumPy prints them (``[1 2 3]``; ``print(x)``), read to the host."""
+        return str(self._storage.to_host(self._layout))
 
     # --- conversion ------------------------------------------------------------
     def astype(self, dtype: DTypeLike, /, *, copy: bool = True) -> Array:

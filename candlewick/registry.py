@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
 from .errors import ArgumentTypeError, BackendUnavailableError, DeviceError, short_repr
+from .named_device import NamedDevice
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -236,7 +237,7 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
                 raise DeviceError(
                     f"device {spec!r} does not exist: backend {key[0]!r} has {count} device(s)"
                 )
-            dev = _devices[key] = _devices[spec] = backend.device(key[1])
+            dev = _devices[key] = _devices[spec] = named(backend.device(key[1]))
             return dev
     if type(spec) in _device_types:  # a class already seen to be a device class
         return spec
@@ -245,6 +246,33 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
             _device_types.add(type(spec))
         return spec
     raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
+
+
+def named(device):
+    """``device``, comparing equal to its name (``x.device == "tracing:0"``) on every
+    backend: a device class that defines no equality of its own is given
+    ``NamedDevice``'s (the instance moves to a subclass of its class that mixes it in,
+    made once per class; its identity, attributes and ``isinstance`` stay). A class
+    defining ``__eq__`` or ``__hash__`` keeps them; one whose instances cannot change class (a C type,
+    ``__slots__`` that differ) keeps identity equality, which the conformance suite reports."""
+    cls = type(device)
+    if cls.__eq__ is not object.__eq__ or cls.__hash__ is not object.__hash__ \
+            or not isinstance(getattr(device, "name", None), str):
+        return device
+    mixed = _NAMED_CLASSES.get(cls)
+    try:
+        if mixed is None:
+            # (cls first: its layout is the instance's; nothing in its MRO defines __eq__)
+            mixed = _NAMED_CLASSES[cls] = type(cls.__name__, (cls, NamedDevice), {
+                "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__})
+        device.__class__ = mixed
+    except TypeError:
+        pass
+    return device
+
+
+_NAMED_CLASSES: dict[type, type] = {}
 
 
 def all_devices():

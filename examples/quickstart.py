@@ -15,9 +15,9 @@ def main():
     print(f"\nDefault device: {device.name}")
 
     # Noisy samples of y = 3x - 2, fitted by least squares with the normal equations.
-    gen = cw.random.Generator(seed=42)
+    rng = cw.random.default_rng(42)
     x = cw.linspace(-1.0, 1.0, 1000, device=device)
-    noise = gen.normal(x.shape, std=0.1, device=device)
+    noise = rng.normal(0.0, 0.1, size=x.shape, device=device)
     y = 3.0 * x - 2.0 + noise
 
     design = cw.stack([x, cw.ones_like(x)], axis=1)          # (n, 2)

@@ -50,6 +50,7 @@ STEPS=(
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       pydata_e2e     gpu 420 CANDLEWICK_DEVICE=rocm run_bench pydata_e2e"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
+    "bench       conformance_first_report any 400 run_bench conformance_first_report"
     "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
     "multigpu    multi_gpu_tests gpu 150 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"

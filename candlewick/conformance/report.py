@@ -7,31 +7,36 @@ dtype. Each test of the suite is filed under the primitives it exercises (its
 ``primitive`` marker, else its name: ``test_unary`` tests ``unary``) and the dtypes of
 its parameters. A cell is
 
-* ``pass``: every test there passed;
-* ``fail``: a test there failed (the cell lists the failing test ids);
-* ``not declared``: the backend does not declare the dtype (``BackendDevice.dtypes``) or
-  the optional group (``BackendDevice.capabilities``): never a failure;
+* ``pass``: every test there passed (marked when the backend raised warnings there);
+* ``fail``: a test there failed (the report lists the failing tests and their assertions);
+* ``blocked``: an earlier stage failed for this backend (``stages.py``), so its tests waited;
+* ``not declared``: skipped, not declared by the backend (a dtype it leaves out of
+  ``BackendDevice.dtypes``, or an optional group out of ``capabilities``): never a failure;
 * ``skipped``: its tests were skipped for another reason (the reason is kept);
 * empty: the protocol asks nothing of that primitive for that dtype.
 
-This module is plain Python (no pytest) so the matrix can be built and rendered anywhere.
+This module is plain Python (no pytest) so the matrix can be built anywhere; the renderings
+are ``report_render``'s.
 """
 
 import inspect
-import json
 from dataclasses import dataclass, field
 
 from candlewick import dtypes as dt
 from candlewick.backend import OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
+from . import stages
+
 #: reason prefix of a skip for a dtype or optional group the backend does not declare
-NOT_DECLARED = "not declared"
+NOT_DECLARED = "not declared by the backend"
 #: the column of checks that take no dtype (the device object, synchronize, ...)
 NO_DTYPE = "no dtype"
 DTYPE_COLUMNS = tuple(d.name for d in dt.ALL_DTYPES) + (NO_DTYPE,)
 
-PASS, FAIL, UNDECLARED, SKIPPED = "pass", "fail", NOT_DECLARED, "skipped"
+#: the cell statuses (the JSON report's words); a cell shows the first that one of its tests has
+PASS, FAIL, BLOCKED, UNDECLARED, SKIPPED = "pass", "fail", stages.BLOCKED, "not declared", "skipped"
+PRECEDENCE = (FAIL, BLOCKED, PASS, SKIPPED, UNDECLARED)
 #: an op enum parameter names the primitive that runs it
 OP_PRIMITIVE = {UnaryOp: "unary", BinaryOp: "binary", CompareOp: "compare",
                 ReduceOp: "reduce", ScanOp: "scan"}
@@ -43,6 +48,8 @@ def status_of(outcome, message):
         return PASS
     if outcome == "failed":
         return FAIL
+    if message.startswith(stages.BLOCKED):
+        return BLOCKED
     return UNDECLARED if message.startswith(NOT_DECLARED) else SKIPPED
 
 
@@ -100,10 +107,7 @@ class Cell:
     @property
     def status(self):
         found = {outcome for outcome, _ in self.outcomes.values()}
-        for status in (FAIL, PASS, SKIPPED, UNDECLARED):
-            if status in found:
-                return status
-        return ""
+        return next((status for status in PRECEDENCE if status in found), "")
 
     def failed(self):
         return [test for test, (outcome, _) in self.outcomes.items() if outcome == FAIL]
@@ -117,12 +121,39 @@ class Matrix:
     declared_dtypes: tuple
     capabilities: tuple
     cells: dict = field(default_factory=dict)
+    tests: dict = field(default_factory=dict)  # test id -> (status, stage index)
+    warnings: dict = field(default_factory=dict)  # test id -> [warning text], the backend's
+    #: "complete", or what the run had reached ("in progress: ...", "interrupted: ...")
+    state: str = "complete"
 
-    def add(self, rows, dtype_columns, test_id, outcome, message=""):
+    def add(self, rows, dtype_columns, test_id, outcome, message="", stage=None, warnings=()):
         for row in rows:
             for column in dtype_columns:
                 cell = self.cells.setdefault(row, {}).setdefault(column, Cell())
                 cell.outcomes[test_id] = (outcome, message)
+        self.tests[test_id] = (outcome, stages.stage_of(rows) if stage is None else stage)
+        if warnings:
+            self.warnings[test_id] = list(warnings)
+
+    def warned(self, row, column):
+        """Whether the backend raised a warning in a test of this cell."""
+        cell = self.cells.get(row, {}).get(column)
+        return cell is not None and any(test in self.warnings for test in cell.outcomes)
+
+    def stage_counts(self):
+        """``[(stage name, {status: tests})]`` in run order (tests, not cells)."""
+        counts = [(name, {}) for name, _ in stages.STAGES]
+        for status, stage in self.tests.values():
+            tally = counts[stage][1]
+            tally[status] = tally.get(status, 0) + 1
+        return counts
+
+    def blocking_stage(self):
+        """The first stage with a failure that blocks later ones, or None."""
+        for name, tally in self.stage_counts()[:len(stages.BLOCKING)]:
+            if tally.get(FAIL):
+                return name
+        return None
 
     def status(self, row, group, column):
         cell = self.cells.get(row, {}).get(column)
@@ -135,112 +166,22 @@ class Matrix:
         return cell.status
 
     def failures(self):
-        """``[(row, column, test id, message)]`` in report order."""
-        out = []
+        """``[(test id, message, [(row, column), ...])]``: each failing test once, in report
+        order, with the failing cells it is filed under."""
+        found = {}
         for row, group in ROWS:
             for column in DTYPE_COLUMNS:
                 if self.status(row, group, column) == FAIL:
                     cell = self.cells[row][column]
-                    out += [(row, column, t, cell.outcomes[t][1]) for t in cell.failed()]
-        return out
+                    for test in cell.failed():
+                        found.setdefault(test, (cell.outcomes[test][1], []))[1].append((row, column))
+        return [(test, message, cells) for test, (message, cells) in found.items()]
 
     def counts(self):
-        counts = {PASS: 0, FAIL: 0, UNDECLARED: 0, SKIPPED: 0}
+        counts = {PASS: 0, FAIL: 0, BLOCKED: 0, UNDECLARED: 0, SKIPPED: 0}
         for row, group in ROWS:
             for column in DTYPE_COLUMNS:
                 status = self.status(row, group, column)
                 if status:
                     counts[status] += 1
         return counts
-
-    def to_json(self):
-        rows = {}
-        for row, group in ROWS:
-            cells = {}
-            for column in DTYPE_COLUMNS:
-                status = self.status(row, group, column)
-                if status:
-                    cell = {"status": status}
-                    if status == FAIL:
-                        cell["failed"] = self.cells[row][column].failed()
-                    cells[column] = cell
-            rows[row] = {"group": group, "cells": cells}
-        return {"backend": self.backend, "declared_dtypes": list(self.declared_dtypes),
-                "capabilities": list(self.capabilities), "columns": list(DTYPE_COLUMNS),
-                "counts": self.counts(), "rows": rows}
-
-
-_SHORT = {PASS: "ok", FAIL: "FAIL", UNDECLARED: "n/d", SKIPPED: "skip", "": ""}
-_ABBREV = {"bool": "bool", "bfloat16": "bf16", "complex64": "c64", "complex128": "c128", NO_DTYPE: "-"}
-
-
-def _abbrev(column):
-    if column in _ABBREV:
-        return _ABBREV[column]
-    return column.replace("uint", "u").replace("int", "i").replace("float", "f")
-
-
-def render_text(matrix):
-    """The matrix as fixed-width text for the terminal (ok, FAIL, n/d = not declared)."""
-    heads = [_abbrev(c) for c in DTYPE_COLUMNS]
-    width = max(len(r) for r, _ in ROWS)
-    colw = [max(len(h), 4) for h in heads]
-    lines = [f"conformance report for backend {matrix.backend!r} "
-             f"(ok: pass, FAIL: fail, n/d: not declared, skip: skipped, blank: not asked)",
-             " " * width + " " + " ".join(h.rjust(w) for h, w in zip(heads, colw))]
-    for row, group in ROWS:
-        cells = [_SHORT[matrix.status(row, group, c)].rjust(w) for c, w in zip(DTYPE_COLUMNS, colw)]
-        lines.append(row.ljust(width) + " " + " ".join(cells))
-    counts = matrix.counts()
-    lines.append(", ".join(f"{n} {status}" for status, n in counts.items()) + " cells")
-    for row, column, test, _ in matrix.failures():
-        lines.append(f"FAIL {row} [{column}]: {test}")
-    return "\n".join(lines)
-
-
-def _anchor(backend, index):
-    return f"fail-{backend}-{index + 1}"
-
-
-def render_markdown(matrices):
-    """Every backend's matrix as Markdown; a failing cell links to its failing test ids."""
-    parts = ["# candlewick conformance report", "",
-             "Cells: **pass**, **FAIL** (links to the failing tests), *not declared* (a dtype "
-             "or optional group the backend does not declare: not a failure), skipped, or "
-             "empty where the protocol asks nothing of that primitive for that dtype.", ""]
-    for matrix in matrices:
-        failures = matrix.failures()
-        index = {(row, column): [] for row, column, _, _ in failures}
-        for i, (row, column, _, _) in enumerate(failures):
-            index[(row, column)].append(i)
-        parts += [f"## backend `{matrix.backend}`", "",
-                  "declared dtypes: " + ", ".join(matrix.declared_dtypes) + "; optional groups: "
-                  + (", ".join(matrix.capabilities) or "none"), ""]
-        parts.append("| primitive | " + " | ".join(DTYPE_COLUMNS) + " |")
-        parts.append("|---" * (len(DTYPE_COLUMNS) + 1) + "|")
-        for row, group in ROWS:
-            cells = []
-            for column in DTYPE_COLUMNS:
-                status = matrix.status(row, group, column)
-                if status == FAIL:
-                    links = ", ".join(f"[{i + 1}](#{_anchor(matrix.backend, i)})" for i in index[(row, column)])
-                    cells.append(f"**FAIL** {links}")
-                elif status == UNDECLARED:
-                    cells.append("*not declared*")
-                else:
-                    cells.append(status)
-            parts.append(f"| {row} | " + " | ".join(cells) + " |")
-        counts = matrix.counts()
-        parts += ["", ", ".join(f"{n} {status}" for status, n in counts.items()) + " cells", ""]
-        if failures:
-            parts += ["### failing tests", ""]
-            for i, (row, column, test, message) in enumerate(failures):
-                first = message.strip().splitlines()[0] if message.strip() else ""
-                parts.append(f'{i + 1}. <a id="{_anchor(matrix.backend, i)}"></a>{row} [{column}]: `{test}`'
-                             + (f" — {first}" if first else ""))
-            parts.append("")
-    return "\n".join(parts)
-
-
-def render_json(matrices):
-    return json.dumps({"backends": [m.to_json() for m in matrices]}, indent=1)

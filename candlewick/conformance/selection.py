@@ -6,15 +6,16 @@ mechanism for the conformance suite and the project's own tests (tests/conftest.
   available. A backend named there that cannot run fails the session: asking for a
   backend and silently testing nothing would hide exactly what the run was for.
 * ``CANDLEWICK_HYPOTHESIS_PROFILE``: ``ci`` (default: few examples, derandomized, so the
-  whole suite fits CI's time budget), ``smoke`` (two examples a test), ``dev`` or ``gpu``
-  (many more examples), ``thorough`` (400 a test, random: the recorded deep runs,
-  bench/results/array_api_thorough_*).
+  whole suite fits CI's time budget), ``fast`` (a first report of a broken backend: ten
+  examples, a failure reported as found, without shrinking), ``smoke`` (two examples a
+  test), ``dev`` or ``gpu`` (many more examples), ``thorough`` (400 a test, random: the
+  recorded deep runs, bench/results/array_api_thorough_*).
 """
 
 import os
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from candlewick import registry
 
@@ -34,6 +35,12 @@ def load_hypothesis_profile():
     settings.register_profile(
         "smoke", max_examples=2, deadline=None, derandomize=True, suppress_health_check=slow_ok,
         print_blob=True,
+    )
+    # a first report of a broken backend in minutes: a failing test stops at its first
+    # failing example, unshrunk and unexplained (shrinking costs about a second a failure)
+    settings.register_profile(
+        "fast", max_examples=10, deadline=None, derandomize=True, suppress_health_check=slow_ok,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate], report_multiple_bugs=False, print_blob=False,
     )
     # a GPU run compiles each kernel once; after that examples are cheap
     settings.register_profile("gpu", max_examples=40, deadline=None, suppress_health_check=slow_ok)

@@ -9,32 +9,71 @@ from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
 from candlewick import registry
-from candlewick.backend import OPTIONAL_CAPABILITIES, Backend, BackendDevice, BackendStorage
+from candlewick.backend import OPTIONAL_CAPABILITIES, OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage
 from candlewick.layout import Layout
 
-from .checks import Expected, assert_bitwise_equal, read_flat, read_result
+from .checks import Expected, assert_bitwise_equal, read_flat, read_result, require_capability
 from .strategies import dtype_params, host_arrays, scalars, shapes
 
 ALL = dtype_params(dt.ALL_DTYPES)
+OPTIONAL_GROUP = {name: group for group, names in OPTIONAL_PRIMITIVES.items() for name in names}
 REAL_NUMERIC = dtype_params(dt.INTEGER + dt.REAL_FLOATING)
 
 
 # --- the device object ---------------------------------------------------------------
 
 
+def protocol_methods(protocol):
+    """The methods a protocol class declares (its public functions), in its order."""
+    return [name for name, member in vars(protocol).items() if callable(member) and not name.startswith("_")]
+
+
+def _missing(obj, name, protocol):
+    """The failure text of a protocol method ``obj`` lacks, naming it and its contract."""
+    contract = (getattr(protocol, name).__doc__ or "").strip().splitlines()
+    first = f" ({contract[0]})" if contract else ""
+    return (f"{type(obj).__name__} has no method {name!r}: {protocol.__name__}.{name} of candlewick/backend.py"
+            f"{first}. Every primitive must exist; one a dtype cannot do raises UnsupportedOperation")
+
+
+@pytest.mark.primitive(param="name")
+@pytest.mark.parametrize("name", protocol_methods(BackendDevice))
+def test_device_has_the_method(device, name):
+    assert callable(getattr(device, name, None)), _missing(device, name, BackendDevice)
+
+
+@pytest.mark.primitive(param="name")
+@pytest.mark.parametrize("name", protocol_methods(BackendStorage))
+def test_storage_has_the_primitive(device, name):
+    """Every primitive, each filed under its own row; an optional group's only where the
+    device declares the group (``capabilities``)."""
+    group = OPTIONAL_GROUP.get(name)
+    if group is not None:
+        require_capability(device, group)
+    storage = device.storage_from_host(np.zeros(3, np.int64))
+    assert callable(getattr(storage, name, None)), _missing(storage, name, BackendStorage)
+
+
 @pytest.mark.primitive("device object")
 def test_device_satisfies_protocol(device):
-    assert isinstance(device, BackendDevice)
+    for attr in ("backend", "ordinal", "name", "dtypes", "capabilities"):
+        assert hasattr(device, attr), f"{type(device).__name__} has no attribute {attr!r} (BackendDevice)"
     assert isinstance(device.backend, str) and device.backend
     assert isinstance(device.ordinal, int) and device.ordinal >= 0
     expected_name = "cpu" if device.backend == "cpu" else f"{device.backend}:{device.ordinal}"
     assert device.name == expected_name
+    # users write x.device == "rocm:0"; candlewick gives a device class without equality
+    # NamedDevice's, one that defines __eq__ or __hash__ must keep to it
+    assert device == device.name and hash(device) == hash(device.name), (
+        f"{device!r} does not compare equal to its name {device.name!r} (or hashes otherwise): "
+        f"inherit candlewick.named_device.NamedDevice, or define no __eq__/__hash__")
 
 
 @pytest.mark.primitive("backend object")
 def test_backend_object_satisfies_protocol(device):
     backend = registry.get_backend(device.backend)
-    assert isinstance(backend, Backend)
+    for name in protocol_methods(Backend):
+        assert callable(getattr(backend, name, None)), _missing(backend, name, Backend)
     assert backend.name == device.backend
     assert backend.probe() == (True, "")
     assert 0 <= device.ordinal < backend.device_count()
@@ -85,7 +124,8 @@ def test_synchronize_and_memory_info(device):
 @pytest.mark.parametrize("dtype", ALL)
 def test_storage_satisfies_protocol(device, dtype):
     s = device.storage_from_host(np.zeros(3, dtype.numpy))
-    assert isinstance(s, BackendStorage)
+    for attr in ("dtype", "device", "size", "to_host"):
+        assert hasattr(s, attr), f"{type(s).__name__} has no attribute {attr!r} (BackendStorage)"
     assert s.dtype is dtype and s.size == 3
     assert s.device is device
 
@@ -102,7 +142,9 @@ def test_to_host_reads_every_layout(device, dtype, data):
     assert s.size == x.flat.size and s.dtype is dtype
     assert_bitwise_equal(read_flat(s), x.flat)
     got = s.to_host(x.layout)
-    assert isinstance(got, np.ndarray) and got.flags.c_contiguous
+    assert isinstance(got, np.ndarray) and got.flags.c_contiguous, (
+        f"to_host of shape {x.layout.shape} returned {type(got).__name__}, not a C-contiguous NumPy array "
+        f"(for a 0-d layout too: a 0-d array, not a scalar)")
     assert_bitwise_equal(got, x.value())
 
 

@@ -66,6 +66,18 @@ def test_rand_uniform_range(device, dtype, shape, seed, counter, low, width):
 
 
 @pytest.mark.primitive("rand_uniform")
+@pytest.mark.parametrize("dtype", [dt.float32])
+@given(shape=shapes(max_side=6), seed=seeds, counter=counters)
+def test_rand_uniform_float32_over_2_24_is_the_words_top_bits(device, dtype, shape, seed, counter):
+    """With low=0, high=2**24 a float32 draw is each word's top 24 bits, exactly: the
+    integer draws, choices and permutations of candlewick.random are made of these, so
+    they are the same numbers on every backend."""
+    got = read_result(device.rand_uniform(shape, dtype, seed, counter, 0.0, 2.0**24), dtype, shape)
+    words = philox.words(seed, counter, math.prod(shape))
+    assert_bitwise_equal(got, (words >> np.uint32(8)).astype(np.float32).reshape(shape))
+
+
+@pytest.mark.primitive("rand_uniform")
 @pytest.mark.parametrize("dtype", FLOATING)
 @given(seed=seeds, counter=st.integers(0, 2**40))
 def test_rand_uniform_stream_positions(device, dtype, seed, counter):

@@ -114,7 +114,7 @@ def public_targets():
         targets += _module_functions(module, f"{ext}.") if hasattr(module, "__all__") else \
             _defined_functions(module, f"{ext}.")
     generator = cw.random.Generator(0)
-    for name in ("uniform", "normal"):
+    for name in (n for n in cw.random.__all__ if inspect.isfunction(getattr(cw.random.Generator, n, None))):
         targets.append((f"Generator.{name}", getattr(generator, name)))
     for name in array_method_names():
         targets.append((f"Array.{name}", _array_method(name)))

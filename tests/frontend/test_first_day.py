@@ -49,6 +49,21 @@ def test_format_and_round_of_0d_arrays(device):
         round(cw.asarray([1.5], device=device))
 
 
+@pytest.mark.parametrize("values,dtype", [
+    ([1, 2, 3], "int64"), ([[1.5, -2.0], [0.0, 1e10]], "float64"), (2.5, "float32"), (True, "bool"),
+    ([1 + 2j, -3j], "complex64"), ([0.5, 1.25], "bfloat16"), ([], "int8"), (list(range(2000)), "int32"),
+])
+def test_str_and_print_are_numpys(device, values, dtype, capsys):
+    """``str(x)`` and ``print(x)`` show the elements as NumPy does, on every backend (the
+    repr keeps its ``Array(..., dtype=..., device=...)`` form)."""
+    host = np.asarray(values, dtype=getattr(ml_dtypes, dtype, None) or dtype)
+    x = cw.asarray(host, device=device)
+    assert str(x) == str(host) and f"{x}" == str(host)
+    print(x[::-1] if x.ndim else x)
+    assert capsys.readouterr().out == str(host[::-1] if host.ndim else host) + "\n"
+    assert repr(x).startswith("Array(") and f"device='{device.name}'" in repr(x)
+
+
 def test_devices_equal_their_names(device):
     x = cw.asarray([1.0], device=device)
     name = x.device.name

@@ -17,6 +17,8 @@ import candlewick as cw
 from candlewick import elementwise
 
 PUBLIC_MODULES = [cw, cw.linalg, cw.fft, cw.nn, cw.random]
+# the draws: methods of cw.random.Generator and functions of cw.random
+RANDOM_DRAWS = [n for n in cw.random.__all__ if inspect.isfunction(getattr(cw.random.Generator, n, None))]
 # the modules whose every public callable is annotated and documented so far
 DOCUMENTED = {
     "elementwise": [getattr(cw, name) for name in elementwise.__all__],
@@ -45,8 +47,9 @@ DOCUMENTED = {
     "inspection": [getattr(cw.__array_namespace_info__, name)
                    for name in ("capabilities", "default_device", "default_dtypes", "devices", "dtypes")],
     "fusion": [cw.fuse, cw.lazy],
-    "random": [cw.random.seed, cw.random.default_generator, cw.random.uniform, cw.random.normal,
-               cw.random.Generator.uniform, cw.random.Generator.normal],
+    "random": [cw.random.seed, cw.random.default_generator, cw.random.default_rng,
+               *(getattr(cw.random, name) for name in RANDOM_DRAWS),
+               *(getattr(cw.random.Generator, name) for name in RANDOM_DRAWS)],
 }
 
 

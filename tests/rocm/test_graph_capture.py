@@ -67,7 +67,7 @@ def test_host_copies_and_random_numbers_inside_a_capture_raise(fake):
             cw.asarray([1.0, 2.0], device=dev)
     with pytest.raises(GraphCaptureError, match=r"uniform.*random numbers"):
         with g.capture():
-            cw.random.uniform((4,), device=dev)
+            cw.random.uniform(size=(4,), device=dev)
 
 
 def test_memory_allocated_in_a_capture_stays_the_graphs_until_reset(fake):

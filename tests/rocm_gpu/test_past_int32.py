@@ -236,10 +236,10 @@ def test_random_stream_past_int32(dev, kind):
     """Element e of a draw is Philox block e // 4 of the stream (float32): the same
     numbers come from a small draw whose counter starts at that block."""
     big_gen, small_gen = cw.random.Generator(1234), cw.random.Generator(1234)
-    big = getattr(big_gen, kind)((N,), dtype=cw.float32, device=dev)
+    big = getattr(big_gen, kind)(size=(N,), dtype=cw.float32, device=dev)
     for start in (PAST, N - 8):
         small_gen.counter = start // 4
-        small = getattr(small_gen, kind)((8,), dtype=cw.float32, device=dev)
+        small = getattr(small_gen, kind)(size=(8,), dtype=cw.float32, device=dev)
         np.testing.assert_array_equal(cw.to_numpy(big[start:start + 8]), cw.to_numpy(small))
     head = cw.to_numpy(big[:8])
     assert not np.array_equal(head, cw.to_numpy(big[PAST:PAST + 8]))  # no wrap to the start

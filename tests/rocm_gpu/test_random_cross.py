@@ -44,7 +44,7 @@ def test_normal_within_rounding(rocm, cpu, dtype, case):
 def test_front_end_generator_same_stream(rocm):
     g1, g2 = cw.random.Generator(42), cw.random.Generator(42)
     for _ in range(3):
-        u_cpu = cw.to_numpy(g1.uniform((5, 3), dtype=cw.float32))
-        u_gpu = cw.to_numpy(g2.uniform((5, 3), dtype=cw.float32, device=rocm))
+        u_cpu = cw.to_numpy(g1.uniform(size=(5, 3), dtype=cw.float32))
+        u_gpu = cw.to_numpy(g2.uniform(size=(5, 3), dtype=cw.float32, device=rocm))
         assert u_cpu.tobytes() == u_gpu.tobytes()
     assert g1.counter == g2.counter

@@ -86,7 +86,7 @@ def test_declared_subset(no_float64):
     lambda dev: cw.asarray([1.5, 2.5], dtype=cw.float64, device=dev),
     lambda dev: cw.arange(3, dtype=cw.float32, device=dev).astype(cw.float64),
     lambda dev: cw.asarray(np.ones(2), device="cpu").to_device(dev),
-    lambda dev: cw.random.uniform((2,), device=dev),
+    lambda dev: cw.random.uniform(size=(2,), device=dev),
 ], ids=["ones", "asarray", "astype", "to_device", "random"])
 def test_undeclared_dtype_is_a_clear_error_naming_backend_and_dtype(no_float64, make):
     with pytest.raises(UnsupportedOperation, match=r"float64.*'tracing'.*tracing:0 does not support dtype float64"):

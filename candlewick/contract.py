@@ -1,0 +1,201 @@
+"""What the conformance suite checks of a backend, rule by rule: one table, written into
+``candlewick/backend.py``'s docstring and docs/writing-a-backend.md by
+``tools/gen_contract_doc.py`` (tests/test_contract_doc.py keeps both equal to it).
+
+Each rule names the primitives it binds and says, in the words a backend author needs,
+the special case, accuracy bound or order the suite's oracles and literal cases hold a
+backend to (``candlewick/conformance``: ``checks.py``'s comparisons, the tolerances of
+each ``test_*.py``, the cases of ``test_contract_rules.py``). A rule changes here and in
+the suite together. ``eps`` is the machine epsilon of the result's (real) dtype; "ulp"
+the spacing of the result dtype at the exact value.
+"""
+
+from typing import NamedTuple
+
+
+class Rule(NamedTuple):
+    id: str
+    primitives: tuple
+    text: str
+
+
+#: (heading, rules) in the order the documents show them
+RULES = (
+    ("How results are compared", (
+        Rule("exact", ("to_host", "copy", "assign", "fill", "concat", "compress", "index_select", "gather",
+                       "scatter", "nonzero", "sort", "argsort", "unique", "where", "compare"),
+             "Integer and bool results, indices, and data movement are exact; copies and `to_host` bit for "
+             "bit (NaN payloads and the sign of zero included), `full` and `fill` with the sign of zero."),
+        Rule("float-ulps", ("unary", "binary", "binary_scalar", "reduce", "scan", "matmul", "astype"),
+             "A floating result is within the rule's bound of the exact value (computed in float64 from the "
+             "same inputs), in ulps of the result dtype plus the rule's absolute term; NaN exactly where the "
+             "exact result is NaN, infinities exactly; the sign of a zero only where IEEE 754 fixes it (abs, "
+             "ceil, floor, trunc, round, negative, conj, real, copysign, nextafter, fill, full)."),
+        Rule("complex-class", ("unary", "binary", "matmul", "reduce"),
+             "A complex result is first in the exact value's class: finite, infinite (a part is infinite, "
+             "C99 Annex G), or NaN; a finite one is within `k * eps * |exact|` of it, k the rule's bound."),
+        Rule("half-in-float32", ("unary", "binary", "affine", "reduce", "scan", "matmul", "index_add"),
+             "float16 and bfloat16 may be computed in float32 and rounded once on store: their bounds are "
+             "float32's plus that rounding; their sums and products accumulate in float32."),
+    )),
+    ("Element-wise accuracy", (
+        Rule("exact-functions", ("unary", "binary"),
+             "Exact: abs, ceil, floor, trunc, round (half to even), sign, negative, conj, real, imag, "
+             "isfinite, isinf, isnan, signbit, relu, maximum, minimum, copysign, nextafter (a step in the "
+             "operand's own dtype), the bitwise, logical and shift ops, and every comparison."),
+        Rule("rounded-functions", ("unary", "binary", "binary_scalar"),
+             "Within 1 ulp (one rounding): add, subtract, multiply, divide, floor_divide, remainder, "
+             "reciprocal, sqrt, square."),
+        Rule("transcendental-functions", ("unary", "binary"),
+             "Within 4 ulps: exp, expm1, log, log1p, log2, log10, sin, cos, tan, asin, acos, atan, sinh, "
+             "cosh, tanh, asinh, acosh, atanh, erf, sigmoid, gelu, silu, pow, atan2, hypot, logaddexp; "
+             "gelu also within `4 * eps * |x|` (its negative tail cancels), silu within `4 * "
+             "smallest_subnormal * |x|`, logaddexp(a, b) within `4 * eps * (|a| w_a + |b| w_b)`, "
+             "`w = exp(x - logaddexp(a, b))` (its condition, where the result cancels)."),
+        Rule("complex-functions", ("unary", "binary"),
+             "Complex bounds (k above): add and subtract 1; multiply, divide, pow, abs, square and sqrt 4; "
+             "reciprocal, sign and every other function 8. Complex pow is also allowed `4 * eps * |b log a| "
+             "* |exact|` and is not checked at a = 0 or for non-finite operands."),
+        Rule("complex-log1p", ("unary",),
+             "Complex log1p keeps the digits of a small z: for |z| < 0.5 it is within its bound of "
+             "`log1p(2x + x^2 + y^2) / 2 + i atan2(y, 1 + x)` (z = x + iy), not of `log(1 + z)`, which "
+             "loses them (NumPy's own complex log1p does)."),
+        Rule("complex-expm1-special", ("unary",),
+             "Complex expm1 of a z with an infinite or NaN part is `exp(z) - 1` (the standard's special "
+             "values; NumPy gives NaN+NaNj for inf+NaNj)."),
+    )),
+    ("Element-wise special cases", (
+        Rule("float-special-values", ("unary", "binary", "binary_scalar"),
+             "NaN, infinities and signed zeros give the Array API standard's primary results, which are "
+             "NumPy's except floor_divide with an infinite operand: `floor(a / b)` (`inf // 2.0` is inf, "
+             "`1.0 // -inf` is -0.0; NumPy gives NaN and -1.0)."),
+        Rule("nan-propagation", ("binary", "reduce", "clip", "max_pool2d"),
+             "maximum, minimum, the min and max reductions and max_pool2d propagate NaN; clip keeps NaN."),
+        Rule("integer-division", ("binary", "binary_scalar"),
+             "Integer floor_divide and remainder by zero give 0; remainder takes the divisor's sign and "
+             "floor_divide rounds toward -inf (-7 // 3 = -3, -7 % 3 = 2); `min // -1` wraps to min."),
+        Rule("integer-wrap", ("binary", "binary_scalar", "unary", "reduce", "scan", "matmul", "affine"),
+             "Integer arithmetic wraps modulo 2**bits (pow too: `2 ** bits` is 0); `0 ** 0` is 1."),
+        Rule("integer-pow-negative", ("binary", "binary_scalar"),
+             "Integer pow with a negative exponent: 1 for base 1, +-1 for base -1 (by the exponent's "
+             "parity), 0 otherwise."),
+        Rule("shifts", ("binary", "binary_scalar"),
+             "A shift by a count < 0 or >= bits gives 0 (-1 for a right shift of a negative value); "
+             "`1 << (bits - 1)` is the dtype's most negative value for signed dtypes."),
+        Rule("sign-and-activations", ("unary",),
+             "sign of a complex z is z/|z| (0 for 0; not checked for infinite z); gelu is the erf form "
+             "`x * (1 + erf(x / sqrt(2))) / 2` (not the tanh approximation) and gives x for the largest "
+             "finite x; silu is `x * sigmoid(x)`."),
+        Rule("astype-conversions", ("astype",),
+             "Floats to integers truncate toward zero (NaN, infinities and out-of-range values are "
+             "unspecified but must not fault); anything to bool is `!= 0` (NaN is True); a conversion to "
+             "float16 or bfloat16 from a wider type may round twice (1 ulp)."),
+        Rule("affine-bound", ("affine",),
+             "`x * mul + add` within 1 ulp plus one rounding of the product (`eps * |x * mul|`, eps of the "
+             "compute dtype: float32 for float16 and bfloat16), fused or not; integers wrap."),
+    )),
+    ("Reductions, scans, products", (
+        Rule("sum-bound", ("reduce", "scan", "matmul", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+                           "avg_pool2d", "scatter_add", "index_add"),
+             "A sum of n terms (sum, cumulative_sum, each matmul or convolution element, accumulated "
+             "scatter_add and index_add contributions) is within 1 ulp plus `(n + 1) * eps_acc * "
+             "sum(|term|)` (+ `(n + 1)` smallest subnormals), eps_acc the accumulation dtype's: any "
+             "summation order passes; complex matmul twice that."),
+        Rule("product-bound", ("reduce", "scan"),
+             "A product of n factors (prod, cumulative_prod) is within 1 ulp plus `(n + 1) * eps_acc * "
+             "|exact|` (complex: twice that)."),
+        Rule("matmul-products", ("matmul",),
+             "matmul forms every product, zeros included (`0 * inf` is NaN: no skipping of zero terms); "
+             "complex products are `(ac - bd) + (ad + bc)i`, so a result's class (finite, infinite, NaN) is "
+             "that of the sum of those products."),
+        Rule("extremes-and-empty", ("reduce",),
+             "argmin and argmax give the first index of the extreme, or of the first NaN; over an empty "
+             "set sum is 0, prod 1, any False, all True (min, max, argmin, argmax are never asked)."),
+        Rule("var-bound", ("var",),
+             "var (std with root) is the two-pass formula within 2 ulps plus its error bound "
+             "(`(sum_bound(squares) + 4 eps sum(squares) + n * mean_error**2) / (n - correction)`); NaN "
+             "where `n - correction <= 0` or the set holds a NaN or an infinity."),
+    )),
+    ("Orders and sets", (
+        Rule("sort-order", ("sort", "sort_values", "argsort"),
+             "NaN orders above +inf (last ascending, first descending); -0.0 and 0.0 are equal; a stable "
+             "sort keeps equal elements in their order in both directions; an unstable one may order equal "
+             "elements (and their indices) any way."),
+        Rule("searchsorted-order", ("searchsorted",),
+             "The sorted operand has NaN last; the result is the first i with `x[i] >= v` (`> v` with "
+             "right), NaN values going after every number."),
+        Rule("unique-order", ("unique",),
+             "Distinct values by `==` (each NaN distinct, -0.0 and 0.0 one value) in ascending order: NaN "
+             "last, False before True, complex by real part then imaginary part, NaN last in each; first "
+             "occurrence, inverse and counts exact."),
+        Rule("isin-equality", ("isin",),
+             "An element is in the other operand when it equals (`==`) one of its elements: NaN is in "
+             "nothing, -0.0 is 0.0; either operand may be empty."),
+        Rule("nonzero-order", ("nonzero",),
+             "Coordinates in C order; NaN, and a complex value with either part non-zero, count as non-zero."),
+    )),
+    ("Indexing and writes", (
+        Rule("index-range", ("index_select", "gather", "scatter", "scatter_add", "index_add"),
+             "Indices lie in `[-n, n)` (negatives from the end); any other raises IndexError and, for a "
+             "write, writes nothing (the suite reads the destination back)."),
+        Rule("duplicate-writes", ("scatter", "scatter_add", "index_add"),
+             "scatter: which of several writes to one element wins is unspecified (one of them); scatter_add "
+             "and index_add accumulate every contribution (the sum bound, in any order)."),
+        Rule("overlap", ("assign",),
+             "assign from an overlapping view of the same storage is as if the source were read first; no "
+             "element outside the destination view changes."),
+    )),
+    ("Optional groups, random numbers", (
+        Rule("linalg-bound", ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
+             "Factors reconstruct their input (L L^H, Q R, U S Vh, A V = V diag(w)) and solve, inv, det and "
+             "slogdet match float64 LAPACK within `64 * n * eps * scale` (scale: the largest |a_ij|, times n "
+             "for svd and eigh; for det the product of the row norms); Q, U, V orthonormal within "
+             "`64 * n * eps`; triangular factors exactly triangular; singular values descending, eigh's "
+             "eigenvalues ascending, eig's eigenvectors of unit 2-norm; LinAlgError for a matrix that is not "
+             "positive definite (cholesky) or singular (solve, inv)."),
+        Rule("fft-bound", ("fft", "rfft", "irfft", "fftn", "rfftn"),
+             "Unnormalized transforms within 1 ulp plus `8 * eps * (log2(n) + 1) * sum(|x|)` along each "
+             "transformed line."),
+        Rule("random-words", ("rand_uniform", "rand_normal"),
+             "The Philox words are bit-exact (`PHILOX`); with low=0 and high=1 the uniform values are too, "
+             "as is a float32 draw over `[0, 2**24)` (each word's top 24 bits); rand_normal is within the "
+             "rounding of its log, sqrt, cos and sin in the compute precision."),
+    )),
+)
+
+
+def all_rules():
+    """Every rule, in table order."""
+    return [rule for _, rules in RULES for rule in rules]
+
+
+def _wrap(text, width, first, rest):
+    """``text`` as lines of at most ``width`` characters, led by ``first`` then ``rest``."""
+    lines, line = [], first
+    for word in text.split():
+        if len(line) + len(word) + (line.strip() != "") > width and line.strip():
+            lines.append(line.rstrip())
+            line = rest
+        line += ("" if line in (first, rest) else " ") + word
+    lines.append(line.rstrip())
+    return lines
+
+
+def render_docstring(width=88):
+    """The rules as plain text for ``backend.py``'s module docstring."""
+    out = []
+    for heading, rules in RULES:
+        out += ["", heading + ":"]
+        for rule in rules:
+            where = ", ".join(rule.primitives)
+            out += _wrap(f"{rule.text} [{rule.id}: {where}]", width, "* ", "  ")
+    return out
+
+
+def render_markdown():
+    """The rules as Markdown for docs/writing-a-backend.md."""
+    out = []
+    for heading, rules in RULES:
+        out += ["", f"**{heading}**", ""]
+        out += [f"- {rule.text} *[{rule.id}: {', '.join(rule.primitives)}]*" for rule in rules]
+    return out
