@@ -2,7 +2,7 @@
 them): hooks a backend may define on its storage or device class, and the groups it
 declares in ``BackendDevice.capabilities``, each with its contract. The front end looks
 for them on the class (``holds_host_memory`` and friends); a backend without one gets
-the documented fallback (docs/writing-a-backend.md's table of what differs).
+the documented fallback (docs/architecture.md's table of what differs between backends).
 """
 
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable

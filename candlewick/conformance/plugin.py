@@ -179,6 +179,8 @@ class ReportCollector:
     def write_files(self, state):
         """Write the Markdown and JSON reports asked for (each whole, then renamed into place)."""
         self.last_write = time.monotonic()
+        if hasattr(self.config, "workerinput"):  # a pytest-xdist worker: its controller writes
+            return []
         wanted = [(self.config.getoption(option), render) for option, render in (
             ("conformance_markdown", report_render.render_markdown), ("conformance_json", report_render.render_json))]
         wanted = [(path, render) for path, render in wanted if path]

@@ -18,7 +18,9 @@ runtime instance: same context, streams and function handles. Where that is impo
 
 import ctypes
 import os
+import re
 import threading
+from importlib import metadata
 
 from ..error import check, error_for, status_name
 
@@ -51,16 +53,29 @@ _NO_DEVICE = ("no usable AMD GPU: check the amdgpu driver, access to /dev/kfd an
               "(the render and video groups) and HIP_VISIBLE_DEVICES")
 
 
+def install_hint():
+    """The command that installs what the ``rocm`` extra brings, read from candlewick's own
+    metadata (pyproject.toml pins it once), and the extra's form for a checkout: candlewick
+    is not on a package index, so ``pip install 'candlewick[rocm]'`` would find nothing."""
+    try:
+        requires = metadata.requires("candlewick") or []
+    except metadata.PackageNotFoundError:  # a source tree on sys.path, not installed
+        requires = []
+    pins = [r.split(";")[0].strip() for r in requires if re.search(r"""extra\s*==\s*["']rocm["']""", r)]
+    packages = " ".join(f"'{pin}'" for pin in pins) or "'hip-python[libraries,systems]' tqdm"
+    return f"pip install {packages} (candlewick's rocm extra; from a candlewick checkout: pip install '.[rocm]')"
+
+
 def probe():
     """(available, reason): reason is '' when a HIP device is usable, else the runtime's
     words and what to install or set next."""
     try:
         from hip import hip  # optional library, loaded lazily
     except ImportError as exc:
-        return False, f"hip-python is not installed ({exc}): pip install 'candlewick[rocm]'"
+        return False, f"hip-python is not installed ({exc}): {install_hint()}"
     except Exception as exc:  # a broken install must not break candlewick
-        return False, (f"hip-python failed to import: {type(exc).__name__}: {exc}; "
-                       f"pip install --force-reinstall 'candlewick[rocm]'")
+        return False, (f"hip-python failed to import: {type(exc).__name__}: {exc}; reinstall it: "
+                       f"{install_hint().replace('pip install', 'pip install --force-reinstall', 1)}")
     try:
         result = hip.hipGetDeviceCount()
     except RuntimeError as exc:  # hip-python's dlopen of the runtime failed

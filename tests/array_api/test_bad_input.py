@@ -116,8 +116,12 @@ def _cases(device):
                                  side=np.array([1, 1])), ArgumentValueError),
         # issue 41: sizes only the cpu backend's NumPy refused (a GPU's allocator or launch
         # packing met them as foreign errors), checked in the front end for every backend
-        ("random.uniform huge", lambda: cw.random.uniform((2**62,), device=device), DeviceMemoryError),
-        ("Generator.normal huge", lambda: cw.random.Generator(1).normal(2**62, device=device), DeviceMemoryError),
+        ("random.uniform huge", lambda: cw.random.uniform(size=(2**62,), device=device), DeviceMemoryError),
+        ("Generator.normal huge", lambda: cw.random.Generator(1).normal(size=2**62, device=device), DeviceMemoryError),
+        ("Generator.integers huge", lambda: cw.random.Generator(1).integers(9, size=2**62, device=device),
+         DeviceMemoryError),
+        ("Generator.permutation huge", lambda: cw.random.Generator(1).permutation(2**62, device=device),
+         DeviceMemoryError),
         ("fft.fftfreq huge", lambda: cw.fft.fftfreq(2**62, device=device), DeviceMemoryError),
         ("fft.rfftfreq huge", lambda: cw.fft.rfftfreq(2**62, device=device), DeviceMemoryError),
         ("fft.rfft n huge", lambda: cw.fft.rfft(x, n=2**62), DeviceMemoryError),
@@ -161,9 +165,9 @@ def test_bad_input_raises_candlewick_error(index, device):
 def test_a_refused_draw_leaves_the_generator_where_it_was(device):
     generator = cw.random.Generator(5)
     with pytest.raises(DeviceMemoryError):
-        generator.uniform((2**62,), device=device)
-    np.testing.assert_array_equal(cw.to_numpy(generator.uniform(4, device=device)),
-                                  cw.to_numpy(cw.random.Generator(5).uniform(4, device=device)))
+        generator.uniform(size=(2**62,), device=device)
+    np.testing.assert_array_equal(cw.to_numpy(generator.uniform(size=4, device=device)),
+                                  cw.to_numpy(cw.random.Generator(5).uniform(size=4, device=device)))
 
 
 def test_error_family_subclasses_what_numpy_users_catch():

@@ -46,7 +46,7 @@ def _too_many_dimensions():
         "take": lambda: cw.take(deep, idx, axis=0),
         "x[index array]": lambda: deep[idx],
         "x[index array, int, index array]": lambda: deep[idx, 0, idx],
-        "random.uniform": lambda: cw.random.uniform(shape=(1,) * 65),
+        "random.uniform": lambda: cw.random.uniform(size=(1,) * 65),
     }
 
 

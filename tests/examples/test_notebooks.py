@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import pathlib
+import re
 
 import pytest
 
@@ -90,3 +91,26 @@ def test_notebook_runs_and_reproduces_its_outputs(path):
         if VARIES_TAG in old.get("metadata", {}).get("tags", []):
             continue
         assert text_outputs(new) == text_outputs(old), f"{path.name} cell {old['execution_count']}:\n{''.join(old['source'])}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_cells_quoting_bench_records_are_checked(path):
+    """A cell that reads bench/results/ prints what the current records say: it is never
+    tagged 'varies', so the run above fails when a record changed and the stored output was
+    not regenerated (python tools/run_notebooks.py --write)."""
+    for cell in code_cells(json.loads(path.read_text())):
+        source = "".join(cell["source"])
+        if '"results"' in source and '"bench"' in source or "bench/results" in source:
+            tags = cell.get("metadata", {}).get("tags", [])
+            assert VARIES_TAG not in tags, f"{path.name} cell {cell['execution_count']} reads records but varies"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_links_to_the_standard_name_the_default_revision(path):
+    """The namespace follows the Array API revision candlewick.api_version.DEFAULT unless told
+    otherwise: the notebooks link that revision's text."""
+    from candlewick import api_version
+
+    text = "".join("".join(cell["source"]) for cell in json.loads(path.read_text())["cells"])
+    linked = set(re.findall(r"data-apis\.org/array-api/(\d{4}\.\d\d)", text))
+    assert linked <= {api_version.DEFAULT}, f"{path.name} links the Array API {sorted(linked)}, not {api_version.DEFAULT}"
