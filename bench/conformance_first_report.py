@@ -111,7 +111,7 @@ def main(argv=None):
             "file polled every 0.25 s. *first failure*: the Markdown report lists a failing test with its "
             "assertion. A run past the limit is cut off (its report says how far it got).", "",
             "| scenario | mistakes | options | first report (s) | first failure (s) | run ends (s) | tests run "
-            "| state | failing tests | blocked by |",
+            "| state | failing tests | later stages blocked by |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, row in figures["scenarios"].items():
         end = _s(row["end_s"]) if row["end_s"] is not None else f"cut off at {_s(row['cut_off_after_s'])}"

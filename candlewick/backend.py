@@ -40,6 +40,19 @@ General rules for every primitive (backend authors: read these first)
 The rules the conformance suite checks (generated from candlewick/contract.py by
 tools/gen_contract_doc.py: edit the table, not this text)
 
+Every primitive:
+* Every input layout works: contiguous, permuted, stepped, broadcast (stride 0), offset,
+  negative strides, 0-d and empty; the suite draws them all for every primitive.
+  [layouts: to_host, copy, unary, binary, reduce, matmul, sort, gather, assign]
+* A result is a new storage of exactly `prod(shape)` elements of the promised dtype
+  (`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn:
+  through the dense permutation it returns); it never aliases an input. `to_host`
+  returns an owning, C-contiguous ndarray, a 0-d one for a 0-d layout. [result-storage:
+  copy, unary, binary, reduce, astype, matmul, index_select]
+* A primitive that raises UnsupportedOperation for a dtype or group the device declares
+  fails; one that is missing fails by name (`MyStorage has no method 'isin'`).
+  [declared-means-supported: storage_from_host, unary, binary]
+
 How results are compared:
 * Integer and bool results, indices, and data movement are exact; copies and `to_host`
   bit for bit (NaN payloads and the sign of zero included), `full` and `fill` with the
@@ -153,6 +166,14 @@ Indexing and writes:
   [duplicate-writes: scatter, scatter_add, index_add]
 * assign from an overlapping view of the same storage is as if the source were read
   first; no element outside the destination view changes. [overlap: assign]
+
+Optional hooks and groups:
+* `real_view` (optional): the complex buffer as its real components (element 2k the real
+  part of element k, 2k+1 the imaginary part), sharing memory both ways; without it the
+  parts are copies through `unary` and are checked as such. [complex-part-views: unary]
+* A compiled fused graph gives what replaying its primitives gives: bit for bit for
+  exact operations, within the rules above for the others (floating sums may be
+  reassociated). [fused-equals-replay: compile_fused]
 
 Optional groups, random numbers:
 * Factors reconstruct their input (L L^H, Q R, U S Vh, A V = V diag(w)) and solve, inv,

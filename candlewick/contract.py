@@ -21,6 +21,18 @@ class Rule(NamedTuple):
 
 #: (heading, rules) in the order the documents show them
 RULES = (
+    ("Every primitive", (
+        Rule("layouts", ("to_host", "copy", "unary", "binary", "reduce", "matmul", "sort", "gather", "assign"),
+             "Every input layout works: contiguous, permuted, stepped, broadcast (stride 0), offset, "
+             "negative strides, 0-d and empty; the suite draws them all for every primitive."),
+        Rule("result-storage", ("copy", "unary", "binary", "reduce", "astype", "matmul", "index_select"),
+             "A result is a new storage of exactly `prod(shape)` elements of the promised dtype "
+             "(`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn: through "
+             "the dense permutation it returns); it never aliases an input. `to_host` returns an owning, C-contiguous ndarray, a 0-d one for a 0-d layout."),
+        Rule("declared-means-supported", ("storage_from_host", "unary", "binary"),
+             "A primitive that raises UnsupportedOperation for a dtype or group the device declares fails; "
+             "one that is missing fails by name (`MyStorage has no method 'isin'`)."),
+    )),
     ("How results are compared", (
         Rule("exact", ("to_host", "copy", "assign", "fill", "concat", "compress", "index_select", "gather",
                        "scatter", "nonzero", "sort", "argsort", "unique", "where", "compare"),
@@ -144,6 +156,15 @@ RULES = (
         Rule("overlap", ("assign",),
              "assign from an overlapping view of the same storage is as if the source were read first; no "
              "element outside the destination view changes."),
+    )),
+    ("Optional hooks and groups", (
+        Rule("complex-part-views", ("unary",),
+             "`real_view` (optional): the complex buffer as its real components (element 2k the real part of "
+             "element k, 2k+1 the imaginary part), sharing memory both ways; without it the parts are copies "
+             "through `unary` and are checked as such."),
+        Rule("fused-equals-replay", ("compile_fused",),
+             "A compiled fused graph gives what replaying its primitives gives: bit for bit for exact "
+             "operations, within the rules above for the others (floating sums may be reassociated)."),
     )),
     ("Optional groups, random numbers", (
         Rule("linalg-bound", ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),

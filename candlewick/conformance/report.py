@@ -125,6 +125,8 @@ class Matrix:
     warnings: dict = field(default_factory=dict)  # test id -> [warning text], the backend's
     #: "complete", or what the run had reached ("in progress: ...", "interrupted: ...")
     state: str = "complete"
+    #: whether a failed stage blocked the later ones (False: --no-stages)
+    staged: bool = True
 
     def add(self, rows, dtype_columns, test_id, outcome, message="", stage=None, warnings=()):
         for row in rows:
@@ -149,7 +151,9 @@ class Matrix:
         return counts
 
     def blocking_stage(self):
-        """The first stage with a failure that blocks later ones, or None."""
+        """The first stage with a failure that blocked later ones, or None."""
+        if not self.staged:
+            return None
         for name, tally in self.stage_counts()[:len(stages.BLOCKING)]:
             if tally.get(FAIL):
                 return name

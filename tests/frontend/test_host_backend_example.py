@@ -67,7 +67,7 @@ def test_its_users_get_what_cpu_users_get(tmp_path):
 
 
 def test_it_passes_the_first_conformance_stages(tmp_path):
-    tests = "test_device or test_complex_parts or test_inplace"
+    tests = "test_device or test_complex_parts"
     done = subprocess.run([sys.executable, "-m", "candlewick.conformance", "host", "--fast", "--", "-q", "-k", tests],
                           env=_registered(tmp_path), cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
