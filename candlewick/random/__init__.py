@@ -12,23 +12,15 @@ of the same names draw from one default generator, which ``seed`` resets.
 
 Modules: ``streams`` (the key and counter, and the draws everything is made of),
 ``continuous`` (the floating draws), ``sampling`` (integers, choice, permutation,
-shuffle), ``generator`` (the ``Generator`` class: NumPy's signatures over those two).
+shuffle); ``float_draws`` and ``discrete_draws`` (``Generator``'s methods, NumPy's
+signatures over those two), ``generator`` (the ``Generator`` class). The module's draws
+are the bound methods of one default generator.
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
-from typing import TYPE_CHECKING, Callable, TypeVar
-
-from ..errors import name_code
 from .generator import Generator
-
-if TYPE_CHECKING:
-    from typing import Concatenate, ParamSpec
-
-    P = ParamSpec("P")
-R = TypeVar("R")
+from .streams import Stream
 
 _default = Generator(0)
 
@@ -87,12 +79,12 @@ def seed(value: int) -> None:
     >>> cw.random.uniform(size=2).tolist() == a.tolist()
     True
     """
-    global _default
-    _default = Generator(value)
+    _default._stream = Stream(value)
 
 
 def default_generator() -> Generator:
-    """The generator behind this module's draws (``candlewick.random.uniform``, ...).
+    """The generator behind this module's draws (``candlewick.random.uniform``, ...), restarted
+    by ``seed``.
 
     Parameters
     ----------
@@ -101,7 +93,7 @@ def default_generator() -> Generator:
     Returns
     -------
     Generator
-        The default generator (replaced by ``seed``).
+        The default generator (``seed`` restarts its stream).
 
     Raises
     ------
@@ -116,31 +108,20 @@ def default_generator() -> Generator:
     return _default
 
 
-def _on_default(method: Callable[Concatenate[Generator, P], R]) -> Callable[P, R]:
-    """The module function of a ``Generator`` method: the same draw from the default
-    generator (looked up at each call: ``seed`` replaces it), the same signature and doc."""
-
-    def draw(*args: P.args, **kwargs: P.kwargs) -> R:
-        return method(_default, *args, **kwargs)
-
-    functools.update_wrapper(draw, method)
-    signature = inspect.signature(method)
-    setattr(draw, "__signature__", signature.replace(parameters=list(signature.parameters.values())[1:]))
-    draw.__module__, draw.__qualname__ = __name__, method.__name__
-    return name_code(draw, method.__name__)  # errors and capture messages name random.<draw>
-
-
-random = _on_default(Generator.random)
-uniform = _on_default(Generator.uniform)
-normal = _on_default(Generator.normal)
-standard_normal = _on_default(Generator.standard_normal)
-lognormal = _on_default(Generator.lognormal)
-exponential = _on_default(Generator.exponential)
-standard_exponential = _on_default(Generator.standard_exponential)
-integers = _on_default(Generator.integers)
-choice = _on_default(Generator.choice)
-permutation = _on_default(Generator.permutation)
-shuffle = _on_default(Generator.shuffle)
+# the module's draws are the default generator's bound methods: NumPy's signatures and
+# docstrings as they are (a call that does not bind fails before any candlewick code),
+# and ``seed`` restarts that one generator in place, as ``numpy.random.seed`` does
+random = _default.random
+uniform = _default.uniform
+normal = _default.normal
+standard_normal = _default.standard_normal
+lognormal = _default.lognormal
+exponential = _default.exponential
+standard_exponential = _default.standard_exponential
+integers = _default.integers
+choice = _default.choice
+permutation = _default.permutation
+shuffle = _default.shuffle
 
 #: the draws, each a method of ``Generator`` and a function of this module
 _DRAWS = ("random", "uniform", "normal", "standard_normal", "lognormal", "exponential", "standard_exponential",

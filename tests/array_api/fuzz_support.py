@@ -39,8 +39,8 @@ import candlewick as cw
 from candlewick.errors import CandlewickError, UnsupportedOperation, short_repr
 
 DOCUMENTED = (CandlewickError,)
-#: targets whose success writes into their first argument (self)
-WRITES_SELF = re.compile(r"^Array\.(__setitem__|__i[a-z]+__)$")
+#: targets whose success writes into their first argument (self, or shuffle's array)
+WRITES_SELF = re.compile(r"^(Array\.(__setitem__|__i[a-z]+__)|(random|Generator)\.shuffle)$")
 CALL_TIMEOUT_S = 20.0
 EXTRA_DTYPES = ("float16", "bfloat16")
 ALL_DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
