@@ -17,7 +17,7 @@ DTYPES = (np.float32, np.float64, np.int64)
 #: interleaved rounds per row up to 2^20 elements and past it; a row over the 5 % line
 #: after them is timed for twice as many more, both libraries, keeping the minimum (on a
 #: shared machine one library's few rounds can all fall in a burst of other load)
-ROUNDS, LARGE_ROUNDS = 9, 5
+ROUNDS, LARGE_ROUNDS = 15, 5
 #: quiet NaNs with payloads and both signs, as float32 bit patterns
 NAN_BITS = (0x7FC00000, 0xFFC00000, 0x7FC00001, 0xFFC12345)
 
