@@ -7,7 +7,8 @@ from setuptools import Extension, setup
 
 NATIVE = Extension(
     "candlewick._native",
-    ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c"],
+    ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
+     "candlewick/_native_launch.c"],
     depends=["candlewick/_native.h"],
     optional=True,
 )

@@ -17,6 +17,7 @@ GATE_TESTS=(
     tests/frontend/test_array_core.py
     tests/frontend/test_first_day.py
     tests/frontend/test_native_elementwise.py
+    tests/frontend/test_native_launch.py
     tests/frontend/test_promotion_rule.py
     tests/namespace/test_data_types.py
     tests/namespace/test_dlpack.py

@@ -4,7 +4,9 @@
      Layout and an array made in Python cost about 0.16 us a row);
    - _native_elementwise.c: the common case of the namespace's element-wise functions
      (two arrays of one class, dtype, device and shape), about 1 us of Python on a 20 us
-     NumPy call at 2^20 elements.
+     NumPy call at 2^20 elements;
+   - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
+     function, without ctypes' argument conversion.
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -132,6 +134,7 @@ static PyMethodDef methods[] = {
     {"unbind", unbind, METH_NOARGS, unbind_doc},
     {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
+    {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -38,4 +38,8 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
 
+/* _native_launch.c */
+extern const char cw_launch_doc[];
+PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 #endif

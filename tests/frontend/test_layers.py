@@ -121,6 +121,8 @@ def test_a_backend_imports_only_the_vocabulary_and_the_protocol(backend):
     allowed = {"vocabulary", "protocol, registry"}
     for path in sorted((REPO / backend).rglob("*.py")):
         for name in re.findall(r"^\s*(?:from|import) candlewick\.(\w+)", path.read_text(), re.M):
+            if name == "_native":  # imports nothing of ours; its launch() serves GPU backends' launchers
+                continue
             assert LAYER[name][1] in allowed, f"{path.relative_to(REPO)} imports candlewick.{name} ({LAYER[name][1]})"
 
 

@@ -1,0 +1,64 @@
+"""candlewick._native.launch: a GPU backend's kernel launch through its runtime's launch
+function (hipModuleLaunchKernel's signature), called from C. A ctypes callback of that
+signature stands in for the runtime here: it sees every argument as the runtime would."""
+
+import ctypes
+import pytest
+
+_native = pytest.importorskip("candlewick._native")
+
+LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
+                          ctypes.c_void_p, ctypes.c_void_p)
+
+
+@pytest.fixture
+def runtime():
+    """(address of a launch function, the calls it saw, a list whose first item is its status)."""
+    calls, status = [], [0]
+
+    def launch(kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        calls.append((kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra))
+        return status[0]
+
+    fn = LAUNCH(launch)
+    yield ctypes.cast(fn, ctypes.c_void_p).value, calls, status
+    del fn
+
+
+def test_every_argument_reaches_the_runtime(runtime):
+    address, calls, _ = runtime
+    extra = (ctypes.c_void_p * 5)()
+    extra_address = ctypes.addressof(extra)
+    assert _native.launch(address, 0x1000, 7, 2, 3, 256, 4, 1, 0xBEEF0, extra_address) == 0
+    kernel, gx, gy, gz, bx, by, bz, shared, stream, params, seen_extra = calls[0]
+    assert (kernel, gx, gy, gz, bx, by, bz) == (0x1000, 7, 2, 3, 256, 4, 1)
+    assert (shared, stream, params, seen_extra) == (0, 0xBEEF0, None, extra_address)
+
+
+def test_the_null_stream_and_the_largest_dimension(runtime):
+    address, calls, _ = runtime
+    _native.launch(address, 1, 2**32 - 1, 1, 1, 1, 1, 1, 0, 8)
+    assert calls[0][1] == 2**32 - 1 and calls[0][8] is None
+
+
+def test_the_runtime_status_is_returned(runtime):
+    address, calls, status = runtime
+    status[0] = 98  # hipErrorInvalidDeviceFunction
+    assert _native.launch(address, 1, 1, 1, 1, 1, 1, 1, 0, 8) == 98
+
+
+@pytest.mark.parametrize("args, error, message", [
+    ((1, 1, -1, 1, 1, 1, 1, 1, 0, 8), OverflowError, "negative"),
+    ((1, 1, 2**32, 1, 1, 1, 1, 1, 0, 8), OverflowError, "32 bits"),
+    ((1, 1, 1, 1, 1, 1, 1, 1, None, 8), TypeError, "address must be an int"),
+    ((1, 1, 1.0, 1, 1, 1, 1, 1, 0, 8), TypeError, "integer"),
+    ((1,), TypeError, "takes 10 arguments"),
+    ((1, 0, 1, 1, 1, 1, 1, 1, 0, 8), ValueError, "null launch function or kernel"),
+])
+def test_bad_arguments_are_refused_before_the_call(runtime, args, error, message):
+    address, calls, _ = runtime
+    args = (address,) + args[1:] if len(args) > 1 else args
+    with pytest.raises(error, match=message):
+        _native.launch(*args)
+    assert calls == []
+
