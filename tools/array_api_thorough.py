@@ -32,7 +32,7 @@ import harness  # noqa: E402  (device kind and commit, as the benchmarks' record
 FOCUS = re.compile(r"test_elementwise\.py::|clip|mask")
 _STATS_HEADER = re.compile(r"^(tests/array_api/\S+::\S+):$")
 _EXAMPLES = re.compile(r"- (\d+) passing examples?, (\d+) failing examples?, (\d+) invalid examples?")
-_SUMMARY = re.compile(r"=+ (.*(?:passed|failed|error).*) in ([\d.]+)s")
+_SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed|errors?)\b.*?) in ([\d.]+)s", re.MULTILINE)
 
 
 def run_pytest(backend, workers, paths, extra):
@@ -63,8 +63,8 @@ def parse_statistics(text):
 
 
 def write_record(path, backend, kind, command, done, seconds, counts, workers):
-    summary = _SUMMARY.search(done.stdout)
-    outcome = summary.group(1) if summary else f"pytest exited with status {done.returncode}"
+    summaries = _SUMMARY.findall(done.stdout)
+    outcome = summaries[-1][0] if summaries else f"pytest exited with status {done.returncode}"
     by_file = collections.defaultdict(lambda: [0, 0])
     for test, (passing, _, _) in counts.items():
         entry = by_file[test.split("::")[0]]
