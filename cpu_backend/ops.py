@@ -34,6 +34,7 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
+from candlewick.shapes import broadcast_shapes
 
 from . import complex_parts, float32_ops, special
 from .op_tables import (  # noqa: F401  (some re-exported: the modules above import them from ops)
@@ -62,7 +63,8 @@ def widened(kernel, np_dtype, wide=F32):
         narrow = narrow_of.get(kernel.resolve_dtypes((np.dtype(wide),) * kernel.nin + (None,))[-1])
         if narrow is not None:
             def rounded_into(*args):
-                out = np.empty(np.broadcast_shapes(*[np.shape(a) for a in args]), narrow)
+                # (candlewick's broadcast_shapes: NumPy's stops at 32 dimensions)
+                out = np.empty(broadcast_shapes(*[np.shape(a) for a in args]), narrow)
                 return kernel(*args, signature=signature, out=out)
 
             return rounded_into

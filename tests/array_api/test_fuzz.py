@@ -103,6 +103,8 @@ def _known_calls():
         ("logaddexp", cw.logaddexp, (cw.ones((1,) * 40, dtype=cw.bool),
                                      cw.asarray([[[-0.0, 3.0]], [[3e38, 0.0]]], dtype=cw.float32)), {}),
         ("floor_divide", cw.floor_divide, (cw.ones((1,) * 40, dtype=cw.float32), 0.0), {}),
+        ("clip", cw.clip, (cw.asarray([[[[-1.0]]], [[[-1.0]]]], dtype=cw.float16), cw.ones((1,) * 64, dtype=cw.float16)),
+         {}),
         ("matmul", cw.matmul, (cw.asarray([[[float("nan")]], [[1.0]], [[2.0]]], dtype=cw.complex128),
                                cw.zeros((1,) * 62 + (1, 1), dtype=cw.int8)), {}),
         ("numpy.function", _numpy_function_call, (np.may_share_memory, cw.ones(3), _self_holding()), {}),
