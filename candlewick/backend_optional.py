@@ -150,6 +150,21 @@ class Communicator(Protocol):
     def close(self) -> None:
         """Wait for the queued work and release the group (idempotent)."""
 
+    # Optional (looked up with getattr): the cheap cross-rank check of a group of processes
+    # (candlewick.distributed_checks.agree_by_rounds). Without them every checked call
+    # gathers every rank's record and reads it on the host.
+    #
+    # def signature_round(self, words, check=None):
+    #     """Queue an all-reduce (max) of the int64 ``words`` (the same length on every
+    #     rank) before the next collective. Without ``check``: wait for it alone and return
+    #     the reduced words. With ``check``: return None at once; before anything next
+    #     waits for a member's device (a host read, a synchronization, close), wait for
+    #     the round alone and call ``check(reduced words)``, whose error propagates there."""
+    #
+    # def abort(self):
+    #     """Release the group at once, ending what it queued (a collective whose ranks
+    #     differed, which would never finish); ``aborted`` is True afterwards."""
+
 
 @runtime_checkable
 class CollectiveDevice(Protocol):

@@ -16,7 +16,8 @@ Unlike torch.distributed, results are new arrays: inputs are never written. An o
 is one array where this process drives one device of the group, else a sequence of
 arrays, one per device of the group in this process, in rank order. The work is queued
 on the devices and the call returns without waiting for it. Bad input raises on every
-rank before anything is queued (``distributed_checks``). What a backend does is its
+rank (``distributed_checks``: before anything is queued, or, for a call like one the
+ranks agreed on before, at the next synchronization, the group then aborted). What a backend does is its
 optional hook ``CollectiveDevice`` (``candlewick.backend``).
 """
 
@@ -55,6 +56,9 @@ class Group:
         self.spans_processes = spans_processes
         #: whether each call first agrees with the other processes (distributed_checks)
         self.checks_peers = spans_processes and check
+        #: signatures the ranks agreed on (distributed_checks.agree_by_rounds), and checked calls made
+        self.agreed: dict = {}
+        self.calls = 0
 
     @property
     def rank(self) -> int:
@@ -124,10 +128,11 @@ def init_process_group(unique_id: bytes, world_size: int, rank: int, device: Dev
     """Join a group of ``world_size`` processes as ``rank`` on ``device`` (default: the
     default device); returns once every rank has joined with the same ``unique_id``. With
     ``default`` (True) the group is the one collectives use when given none. With
-    ``check`` (True) every call first gathers each rank's description of it (one small
-    all-gather and a host read), so that input that differs between ranks raises on all
-    of them; ``check=False`` saves that round, and such input then hangs or corrupts,
-    as it does under torch.distributed."""
+    ``check`` (True) input that differs between ranks raises on all of them instead of
+    hanging: each call first queues a tiny all-reduce of its signature, waited for on the
+    first call of each signature only (``distributed_checks``: the rule, and when a
+    mismatch aborts the group); ``check=False`` saves that round, and such input then
+    hangs or corrupts, as it does under torch.distributed."""
     global _default_group
     if not isinstance(unique_id, (bytes, bytearray)):
         raise ArgumentTypeError(f"init_process_group: unique_id must be the bytes get_unique_id gave, got "
@@ -157,6 +162,8 @@ def _group(fname, group):
     if not isinstance(group, Group):
         raise ArgumentTypeError(f"{fname}: group must be a candlewick.distributed.Group, got {short_repr(group)}")
     if group.closed:
+        if getattr(group._comm, "aborted", False):
+            raise ArgumentValueError(f"{fname}: the group was aborted after the ranks' calls differed: make a new one")
         raise ArgumentValueError(f"{fname}: the group is closed")
     return group
 
@@ -203,7 +210,10 @@ def _collective(fname, x, group, extra, what, *checks):
             _, error = _checks.checked(check, xs[0])
     if group.checks_peers:
         mine = _checks.record(True) if error is not None else _checks.record(False, xs[0].dtype, xs[0].shape, extra)
-        _checks.agree(fname, _checks.exchange_records(group._comm, mine), error, what)
+        if hasattr(group._comm, "signature_round"):
+            _checks.agree_by_rounds(group, fname, mine, error, what)
+        else:
+            _checks.agree(fname, _checks.exchange_records(group._comm, mine), error, what)
     elif error is not None:
         raise error
     return group, xs

@@ -2,13 +2,35 @@
 input raises a clear error on every rank instead of hanging one of them.
 
 Inside one process every operand is at hand and is checked directly. Across processes a
-rank cannot see the others' arrays, so each rank first gathers every rank's description
-of its call (a small int64 record: whether its own checks failed, the dtype, the shape,
-the root or reduction) through the group itself, and every rank compares the same table:
-all raise, or none does. A point-to-point pair does the same between its two ranks.
+rank cannot see the others' arrays. Each rank describes its call by a small int64 record
+(whether its own checks failed, the dtype, the shape, the root or reduction) and, with
+the collective's name, by a signature: a 62-bit hash of both.
+
+The rule (``agree_by_rounds``, where the backend's communicator offers signature rounds):
+every checked call first queues a round, a tiny all-reduce (max) of the words
+``(signature, -signature, queued without waiting, own checks failed)``; the ranks agree
+when the reduced words give max == min of the signatures and no failure.
+
+* A signature this group has not agreed on yet: the call waits for its round (one host
+  round trip). On agreement the signature joins the group's cache. On disagreement,
+  where every rank waited (no rank's signature was cached), the ranks gather their
+  records (``exchange_records``) and all raise the same detailed error, and the group
+  stays usable; where a rank had queued its call without waiting, that call may never
+  finish, so this rank aborts the group and raises at once.
+* A signature already agreed: the call queues its round and itself without waiting (no
+  host round trip). The round is read at the next synchronization of the device; there,
+  a disagreement aborts the group and raises, naming the call (the collective and its
+  number on the group), on every rank whose call did not wait.
+
+So a mismatch raises on every rank and never hangs, matching calls cost one tiny
+collective on the stream, and only the first call of each signature waits. A group of
+processes whose backend offers no signature rounds gathers every rank's record on every
+call (``exchange_records``, a host read). A point-to-point pair swaps its two records.
 """
 
 from __future__ import annotations
+
+import hashlib
 
 import numpy as np
 
@@ -79,6 +101,58 @@ def agree(fname, table, own_error, what):
     if len(extras) > 1:
         raise ArgumentValueError(f"{fname}: the ranks disagree on {what}: "
                                  + ", ".join(f"rank {r} {int(row[2])}" for r, row in enumerate(table)))
+
+
+#: agreed signatures a group keeps (the oldest go first)
+CACHED_SIGNATURES = 1024
+
+
+def signature(fname, row):
+    """A 62-bit hash (>= 1) of a collective's name and its record (0 for a failed one)."""
+    if row[0]:
+        return 0
+    digest = hashlib.blake2b(fname.encode() + row.tobytes(), digest_size=8).digest()
+    return (int.from_bytes(digest, "little") >> 2) or 1
+
+
+def agree_by_rounds(group, fname, mine, own_error, what):
+    """The agreement of one call of a group of processes through signature rounds (the
+    rule above). ``group`` keeps ``agreed`` (signatures, insertion-ordered) and ``calls``."""
+    comm = group._comm
+    sig = signature(fname, mine)
+    group.calls += 1
+    call = group.calls
+    if own_error is None and sig in group.agreed:
+        comm.signature_round(np.array([sig, -sig, 1, 0], np.int64),
+                             check=lambda got: _late_check(comm, fname, call, got))
+        return
+    got = comm.signature_round(np.array([sig, -sig, 0, 1 if own_error is not None else 0], np.int64))
+    if int(got[0]) == -int(got[1]) and not got[3]:
+        if len(group.agreed) >= CACHED_SIGNATURES:
+            group.agreed.pop(next(iter(group.agreed)))
+        group.agreed[sig] = None
+        return
+    if got[2]:
+        comm.abort()
+        if own_error is not None:
+            raise own_error
+        raise ArgumentValueError(f"{fname}: the ranks' calls differ (the collective, shape, dtype, reduction or "
+                                 f"root), and a rank had queued its call already: the group is aborted on every rank "
+                                 f"(make a new one)")
+    agree(fname, exchange_records(comm, mine), own_error, what)
+    raise ArgumentValueError(f"{fname}: the ranks called different collectives at the same point (call {call} on "
+                             f"this group); nothing was sent")
+
+
+def _late_check(comm, fname, call, got):
+    """A round read at the next synchronization: abort and raise where the ranks differed."""
+    if int(got[0]) == -int(got[1]) and not got[3]:
+        return
+    comm.abort()
+    raise ArgumentValueError(f"{fname} (call {call} on this group): the ranks' calls differed (the collective, "
+                             f"shape, dtype, reduction or root); found at this synchronization, since the call "
+                             f"matched one the ranks had agreed on before: the group is aborted on every rank "
+                             f"(make a new one)")
 
 
 def checked(fn, *args):

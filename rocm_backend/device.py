@@ -133,6 +133,7 @@ class RocmDevice(NamedDevice):
         (snapshots first: work other threads queue meanwhile stays pending)."""
         if self.capture is not None:
             self.capture.refuse("a synchronization of the device")
+        self.settle_collectives()
         self.make_current()
         with self._keep_alive_lock:
             kept, self._keep_alive = self._keep_alive, []
@@ -143,6 +144,14 @@ class RocmDevice(NamedDevice):
         sync()
         del kept
         self.index_checks.raise_flagged(taken)
+
+    def settle_collectives(self):
+        """Before anything waits for the stream: read the signature rounds that checked
+        collectives queued without waiting (``runtime/signature_rounds.py``); raises, the
+        group aborted, where the ranks' calls differed (their collective never finishes)."""
+        rounds = self._families.get("signature_rounds")
+        if rounds is not None:
+            rounds.settle()
 
     def memory_info(self):
         """(free, total) bytes: free counts the blocks our caching allocator holds, which

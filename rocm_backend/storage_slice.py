@@ -87,6 +87,7 @@ class DeviceBuffer:
         if self.device.capture is not None:
             self.device.capture.refuse("a read of device memory to the host")
         out = np.zeros(1, np.int64)
+        self.device.settle_collectives()
         self.device.make_current()
         hip.memcpy_dtoh_async(out.ctypes.data, self.ptr, 8, self.device.stream)
         hip.stream_synchronize(self.device.stream)

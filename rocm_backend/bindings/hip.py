@@ -209,6 +209,20 @@ def event_synchronize(event):
     check("hipEventSynchronize", hip_api().hip.hipEventSynchronize(event))
 
 
+# hipErrorNotReady: hipEventQuery's answer while the work before the event still runs
+_NOT_READY = 600
+
+
+def event_query(event):
+    """Whether the work queued before ``event``'s record has run (never waits)."""
+    result = hip_api().hip.hipEventQuery(event)
+    status = result[0] if isinstance(result, tuple) else result
+    if int(status) == _NOT_READY:
+        return False
+    check("hipEventQuery", result)
+    return True
+
+
 def stream_wait_event(stream, event):
     check("hipStreamWaitEvent", hip_api().hip.hipStreamWaitEvent(stream, event, 0))
 

@@ -1,8 +1,9 @@
 """[families] Collectives over RCCL on rocm storages: the backend's side of
 ``candlewick.distributed`` (the optional hook ``candlewick.backend.CollectiveDevice``).
 
-The front end hands over contiguous storages that already agree (one dtype, one element
-count on every rank: it checks, across processes too, before anything is queued); this
+The front end hands over contiguous storages that agree (one dtype, one element count on
+every rank: it checks, across processes through ``signature_round``, whose rounds
+``runtime/signature_rounds.py`` queues and reads, and ``abort`` where they differed); this
 module maps dtypes and reductions onto RCCL's, makes the results on each member's device
 and queues the calls (``runtime/communicator.py``). Moves (broadcast, all_gather,
 send/recv) carry bytes, so every dtype moves; reductions take RCCL's numeric types,
@@ -109,9 +110,28 @@ class Collectives:
             self._comm.queue(calls)
         return outs
 
+    # --- the cross-rank check of a process group (candlewick.distributed_checks) ---------
+    def signature_round(self, words, check=None):
+        """An all-reduce (max) of the int64 ``words`` over the ranks, queued before the next
+        collective (``runtime/signature_rounds.py``). Without ``check``: waits for it alone
+        and returns the reduced words. With ``check``: returns None at once, and
+        ``check(reduced words)`` runs before anything next waits for the device."""
+        (rounds,) = self._comm.rounds  # a process group: one member in this process
+        if check is None:
+            return rounds.now(words)
+        rounds.later(words, check)
+        return None
+
+    def abort(self):
+        self._comm.abort()
+
     @property
     def closed(self):
         return self._comm.closed
+
+    @property
+    def aborted(self):
+        return self._comm.aborted
 
     def close(self):
         self._comm.close()

@@ -16,6 +16,7 @@ from candlewick.errors import ArgumentValueError
 
 from ..bindings import hip, rccl
 from ..error import RcclError
+from .signature_rounds import SignatureRounds
 
 
 class Communicator:
@@ -26,8 +27,12 @@ class Communicator:
         self.members = tuple(members)  # (rank, device, RCCL communicator handle)
         self.ranks = tuple(rank for rank, _, _ in self.members)
         self.devices = tuple(device for _, device, _ in self.members)
-        self._lock = threading.Lock()  # an RCCL communicator is driven by one thread at a time
+        # an RCCL communicator is driven by one thread at a time; re-entrant, since closing
+        # synchronizes the devices, which reads pending signature rounds, whose check may abort
+        self._lock = threading.RLock()
         self.closed = False
+        self.aborted = False
+        self.rounds = [SignatureRounds(self, i) for i in range(len(self.members))]
 
     @classmethod
     def for_devices(cls, devices):
@@ -54,7 +59,8 @@ class Communicator:
         arguments before the communicator and stream)."""
         with self._lock:
             if self.closed:
-                raise ArgumentValueError("collective on a closed group: make a new one")
+                why = "aborted after the ranks' calls differed" if self.aborted else "closed"
+                raise ArgumentValueError(f"collective on a group that was {why}: make a new one")
             rccl.group_start()
             try:
                 for index, fn, args in calls:
@@ -73,12 +79,33 @@ class Communicator:
                 hip.forget_current_device()
 
     def close(self):
-        """Wait for each member's queued work, then destroy its communicator (once)."""
+        """Wait for each member's queued work, then destroy its communicator (once). The
+        wait reads the pending signature rounds first: a check that fails there aborts
+        the communicator and raises."""
         with self._lock:
             if self.closed:
                 return
-            self.closed = True
-            for _, device, comm in self.members:
-                device.synchronize(check_errors=False)
-                rccl.comm_destroy(comm)
+            try:
+                for _, device, _ in self.members:
+                    device.synchronize(check_errors=False)
+            finally:
+                if not self.closed:
+                    self.closed = True
+                    for rounds in self.rounds:
+                        rounds.drop()
+                    for _, _, comm in self.members:
+                        rccl.comm_destroy(comm)
+                    hip.forget_current_device()
+
+    def abort(self):
+        """Tear the communicators down at once (``ncclCommAbort``), ending what they had
+        queued: a collective whose ranks disagreed, which would never finish. Idempotent."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = self.aborted = True
+            for rounds in self.rounds:
+                rounds.drop()
+            for _, _, comm in self.members:
+                rccl.comm_abort(comm)
             hip.forget_current_device()

@@ -45,6 +45,7 @@ class PendingRead:
         slot = self._slot
         if slot is None:
             return np.empty(0, self._dtype)
+        self._reads.device.settle_collectives()
         hip.event_synchronize(slot.event)
         raw = (ctypes.c_char * (self._count * self._dtype.itemsize)).from_address(slot.host)
         out = np.frombuffer(raw, self._dtype).copy()
@@ -57,7 +58,7 @@ class HostReads:
     """One device's pinned slots for ``queue_read``."""
 
     def __init__(self, device):
-        self._device = device
+        self._device = self.device = device
         self._free = []
         self._lock = threading.Lock()
 

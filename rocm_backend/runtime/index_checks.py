@@ -57,6 +57,7 @@ class IndexChecks:
                     return self.buffer.ptr + 4 * slot
             # every slot is pending (threads that never synchronize): read them all
             taken = self.snapshot(every_thread=True)
+            self.device.settle_collectives()
             self.device.make_current()
             hip.stream_synchronize(self.device.stream)
             self.raise_flagged(taken)

@@ -245,10 +245,11 @@ def test_process_group_of_one_agrees_then_runs(real):
         with pytest.raises(ValueError, match="src must be a rank"):
             dist.broadcast(x, 1, group=group)
         np.testing.assert_array_equal(cw.to_numpy(dist.broadcast(x, 0, group=group)), np.arange(5))
-        # every call began with its agreement round (an all-gather: 6, plus all_gather's own);
-        # the bad calls queued nothing after it
+        # every call began with its signature round (a tiny all-reduce: 6, plus all_reduce's
+        # own); the three bad calls then gathered the ranks' records for their error (an
+        # all-gather each, plus all_gather's own) and queued nothing after it
         kinds = [name for name, *_ in rt.collectives]
-        assert kinds.count("ncclAllGather") == 7 and kinds.count("ncclAllReduce") == 1, kinds
+        assert kinds.count("ncclAllReduce") == 7 and kinds.count("ncclAllGather") == 4, kinds
         assert kinds.count("ncclBroadcast") == 1, kinds
     finally:
         group.close()

@@ -229,7 +229,9 @@ if rank == 0:
     dist.send(x, 1)
 else:
     out["recv"] = cw.to_numpy(dist.recv((6,), "float64", 0)).tolist()
-for name, bad in (("shape", x[: 3 + 3 * rank]), ("dtype", x if rank else x.astype(cw.float32))):
+# shapes new to the group on both ranks: both wait for the round, raise the detailed error,
+# and the group stays usable
+for name, bad in (("shape", x[: 2 + rank]), ("dtype", x[:4] if rank else x[:4].astype(cw.float32))):
     try:
         dist.all_reduce(bad)
         out[name] = "no error"
@@ -244,6 +246,16 @@ try:  # rank 1 expects a different shape than rank 0 sends: both must raise
 except Exception as exc:
     out["p2p"] = type(exc).__name__ + ": " + str(exc)
 out["after"] = cw.to_numpy(dist.all_reduce(x)).tolist()  # the group still works
+# shapes both ranks agreed on before, different now: neither waits; both raise at the next
+# synchronization and the group is aborted
+dist.all_reduce(x[:2])
+y = dist.all_reduce(x[:2] if rank else x)
+try:
+    cw.to_numpy(y)
+    out["cached"] = "no error"
+except Exception as exc:
+    out["cached"] = type(exc).__name__ + ": " + str(exc)
+out["closed"] = group.closed
 group.close()
 print("RESULT " + json.dumps(out))
 """
@@ -275,4 +287,6 @@ def test_two_processes(two_gpus, rccl):
         assert out["dtype"].startswith("DTypeError: all_reduce"), out["dtype"]
         assert out["p2p"].startswith("ShapeError: send_recv: rank 0 sends shape (6,) to rank 1"), out["p2p"]
         np.testing.assert_array_equal(out["after"], a + b)
+        assert out["cached"].startswith("ArgumentValueError: all_reduce (call "), out["cached"]
+        assert "aborted" in out["cached"] and out["closed"], out
     np.testing.assert_array_equal(results[1]["recv"], a)
