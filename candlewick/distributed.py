@@ -56,7 +56,8 @@ class Group:
         self.spans_processes = spans_processes
         #: whether each call first agrees with the other processes (distributed_checks)
         self.checks_peers = spans_processes and check
-        #: signatures the ranks agreed on (distributed_checks.agree_by_rounds), and checked calls made
+        #: calls the ranks agreed on, with their round's words (distributed_checks.agree_by_rounds),
+        #: and the checked calls made
         self.agreed: dict = {}
         self.calls = 0
 
@@ -209,11 +210,15 @@ def _collective(fname, x, group, extra, what, *checks):
         if error is None:
             _, error = _checks.checked(check, xs[0])
     if group.checks_peers:
-        mine = _checks.record(True) if error is not None else _checks.record(False, xs[0].dtype, xs[0].shape, extra)
+        def mine():
+            return _checks.record(True) if error is not None else _checks.record(False, xs[0].dtype, xs[0].shape,
+                                                                                    extra)
+
         if hasattr(group._comm, "signature_round"):
-            _checks.agree_by_rounds(group, fname, mine, error, what)
+            key = None if error is not None else (fname, xs[0].dtype, xs[0].shape, extra)
+            _checks.agree_by_rounds(group, fname, key, mine, error, what)
         else:
-            _checks.agree(fname, _checks.exchange_records(group._comm, mine), error, what)
+            _checks.agree(fname, _checks.exchange_records(group._comm, mine()), error, what)
     elif error is not None:
         raise error
     return group, xs

@@ -115,22 +115,25 @@ def signature(fname, row):
     return (int.from_bytes(digest, "little") >> 2) or 1
 
 
-def agree_by_rounds(group, fname, mine, own_error, what):
+def agree_by_rounds(group, fname, call_key, mine, own_error, what):
     """The agreement of one call of a group of processes through signature rounds (the
-    rule above). ``group`` keeps ``agreed`` (signatures, insertion-ordered) and ``calls``."""
+    rule above). ``call_key``: a hashable of the call's collective, dtype, shape and extra
+    (None when its own checks failed); ``mine()`` makes its record. ``group`` keeps
+    ``agreed`` (call key -> the words of its rounds, insertion-ordered) and ``calls``."""
     comm = group._comm
-    sig = signature(fname, mine)
     group.calls += 1
     call = group.calls
-    if own_error is None and sig in group.agreed:
-        comm.signature_round(np.array([sig, -sig, 1, 0], np.int64),
-                             check=lambda got: _late_check(comm, fname, call, got))
+    words = group.agreed.get(call_key) if own_error is None else None
+    if words is not None:
+        comm.signature_round(words, check=lambda got: _late_check(comm, fname, call, got))
         return
+    row = mine()
+    sig = signature(fname, row)
     got = comm.signature_round(np.array([sig, -sig, 0, 1 if own_error is not None else 0], np.int64))
     if int(got[0]) == -int(got[1]) and not got[3]:
         if len(group.agreed) >= CACHED_SIGNATURES:
             group.agreed.pop(next(iter(group.agreed)))
-        group.agreed[sig] = None
+        group.agreed[call_key] = np.array([sig, -sig, 1, 0], np.int64)
         return
     if got[2]:
         comm.abort()
@@ -139,7 +142,7 @@ def agree_by_rounds(group, fname, mine, own_error, what):
         raise ArgumentValueError(f"{fname}: the ranks' calls differ (the collective, shape, dtype, reduction or "
                                  f"root), and a rank had queued its call already: the group is aborted on every rank "
                                  f"(make a new one)")
-    agree(fname, exchange_records(comm, mine), own_error, what)
+    agree(fname, exchange_records(comm, row), own_error, what)
     raise ArgumentValueError(f"{fname}: the ranks called different collectives at the same point (call {call} on "
                              f"this group); nothing was sent")
 

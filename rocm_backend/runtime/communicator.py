@@ -6,8 +6,9 @@ communicator) for each of its devices in the group: every rank in a one-process 
 (``ncclCommInitAll``), one in a group of processes (``ncclCommInitRank`` with the unique
 id the caller handed to every process). Each call is queued on every member's own stream
 inside one ``ncclGroupStart``/``ncclGroupEnd``, as RCCL requires when one thread drives
-several devices; the host does not wait for the device. RCCL sets each member's device
-itself, so the thread's remembered current device is forgotten after every call.
+several devices (a single call, as a process group makes, goes alone); the host does not
+wait for the device. RCCL sets each member's device itself, so the thread's remembered
+current device is forgotten after every group.
 """
 
 import threading
@@ -61,6 +62,12 @@ class Communicator:
             if self.closed:
                 why = "aborted after the ranks' calls differed" if self.aborted else "closed"
                 raise ArgumentValueError(f"collective on a group that was {why}: make a new one")
+            if len(calls) == 1:  # one call on one device (a process group): no RCCL group, and
+                index, fn, args = calls[0]  # RCCL keeps that device current
+                _, device, comm = self.members[index]
+                device.make_current()
+                fn(*args, comm, device.stream)
+                return
             rccl.group_start()
             try:
                 for index, fn, args in calls:

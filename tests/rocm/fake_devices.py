@@ -282,6 +282,7 @@ class MultiDeviceRuntime(fake_hip.FakeRuntime):
             "ncclCommInitAll": init_all,
             "ncclCommInitRank": init_rank,
             "ncclCommDestroy": lambda comm: (NCCL_OK,),
+            "ncclCommAbort": lambda comm: (NCCL_OK,),
             "ncclGroupStart": group(1),
             "ncclGroupEnd": group(-1),
         }

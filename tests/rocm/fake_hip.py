@@ -118,6 +118,7 @@ class FakeRuntime:
             "hipEventCreateWithFlags": lambda flags: (OK, _Handle("event")),
             "hipEventRecord": ok,
             "hipEventSynchronize": ok,
+            "hipEventQuery": ok,
             "hipEventDestroy": ok,
             "hipStreamBeginCapture": self._begin_capture,
             "hipStreamEndCapture": self._end_capture,
