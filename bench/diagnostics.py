@@ -17,7 +17,7 @@ rocm backend internals used here (keep this list and the imports below in step):
 - candlewick's ``Array._storage`` and ``Array._layout`` (the protocol objects a primitive
   takes), for host_overhead's layer breakdown of a tiny op (``storage_of``).
 - the host path of one tiny op (``host_path_stages``): ``RocmDevice.storage_type.empty``,
-  ``RocmDevice.launcher`` (``raw``, ``stream_arg``, ``launch_fields``),
+  ``RocmDevice.launcher`` (``raw``, ``launch_fields``), ``RocmDevice.streams.default`` (``arg``, ``ptr``),
   ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``rocm_backend.families.ew_launch``
   (``launch_contiguous``),
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and ``flat_plan``: the launch
@@ -128,7 +128,7 @@ def host_path_stages(dev, x, y, cond):
     def bare(kernel, args, grid, block):
         if launcher.raw is None or kernel.fn_arg is None:
             return None
-        raw, stream, extra, fn = launcher.raw, launcher.stream_arg, args.extra_arg, kernel.fn_arg
+        raw, stream, extra, fn = launcher.raw, dev.streams.default.arg, args.extra_arg, kernel.fn_arg
 
         def call():
             status = raw(fn, grid, 1, 1, block, 1, 1, 0, stream, None, extra)
@@ -169,7 +169,7 @@ class _FromC:
     def __init__(self, dev):
         self.loop, self.error = launch_floor.build()
         launcher = dev.launcher
-        self.stream = launcher.stream_arg.value if launcher.stream_arg is not None else None
+        self.stream = dev.streams.default.ptr  # the device's own stream (None: handles are no addresses)
         self.hip_launch = launch_floor.address(launcher.raw) if launcher.raw is not None else None
         if self.loop is not None and self.hip_launch is None:
             self.error = "the runtime's launch goes through hip-python (no ctypes hipModuleLaunchKernel)"

@@ -5,7 +5,9 @@ Every benchmark runs as ``python bench/NAME.py --out DIR`` and writes
 :func:`write_record`: device, device kind, date, commit, the peers measured in the same
 run, and the figures. The device kind names the machine the figures belong to
 (``nvidia-h200``, ``cpu-amd-epyc``...), so bench/results/ holds one current record per
-benchmark and kind. This module uses no candlewick internals.
+benchmark and kind. Peak device memory of a figure: :class:`PeakMemory` (candlewick's
+allocator beside ``torch.cuda.max_memory_allocated``). This module uses no candlewick
+internals (only its public API, imported when a peak is measured).
 """
 
 import argparse
@@ -197,3 +199,52 @@ def device_us(fn, sync, reps=5):
 
 def error_text(exc, limit=300):
     return f"{type(exc).__name__}: {exc}"[:limit]
+
+
+class PeakMemory:
+    """The peak device memory of the work in a ``with`` block, for a record beside its times::
+
+        with harness.PeakMemory(dev, torch) as peak:
+            run()
+        row["peak_bytes"] = peak.figures()   # {"candlewick": ..., "torch": ...}
+
+    ``candlewick``: the high-water mark of the bytes candlewick's arrays held on ``device``
+    during the block (``candlewick.memory_stats``' ``peak_in_use_bytes`` after
+    ``reset_peak_memory_stats``), None where the device does not count it; ``torch``:
+    ``torch.cuda.max_memory_allocated`` over the block (after ``reset_peak_memory_stats``),
+    left out without torch. Both count the memory held when the block began.
+    """
+
+    def __init__(self, device=None, torch=None):
+        self.device, self.torch = device, torch
+        self.candlewick_bytes = self.torch_bytes = None
+
+    def __enter__(self):
+        if self.device is not None:
+            import candlewick  # the benchmark's own import: harness loads without it (gpu_run.sh)
+
+            self._cw = candlewick
+            candlewick.synchronize(self.device)
+            candlewick.reset_peak_memory_stats(self.device)
+        if self.torch is not None:
+            self.torch.cuda.synchronize()
+            self.torch.cuda.reset_peak_memory_stats()
+        return self
+
+    def __exit__(self, *exc):
+        if self.device is not None:
+            self._cw.synchronize(self.device)
+            self.candlewick_bytes = self._cw.memory_stats(self.device)["peak_in_use_bytes"]
+        if self.torch is not None:
+            self.torch.cuda.synchronize()
+            self.torch_bytes = int(self.torch.cuda.max_memory_allocated())
+        return False
+
+    def figures(self):
+        """{"candlewick": bytes or None, "torch": bytes} of what was measured."""
+        out = {}
+        if self.device is not None:
+            out["candlewick"] = self.candlewick_bytes
+        if self.torch is not None:
+            out["torch"] = self.torch_bytes
+        return out

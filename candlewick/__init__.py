@@ -49,6 +49,9 @@ from .fusion import fuse, lazy
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 from . import graphs  # noqa: E402  (graph capture and replay, on devices that declare "graphs")
+from .streams import Event, Stream, current_stream, synchronize  # noqa: E402  (streams and events: docs/gpu.md)
+from .memory import empty_cache, memory_stats, pinned_empty, reset_peak_memory_stats, set_memory_limit  # noqa: E402
+from .profiler import profile  # noqa: E402  (a profiler of the primitives: docs/gpu.md)
 from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
 
 __version__ = "0.1.0"
@@ -90,6 +93,8 @@ __all__ += [
 ]
 __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "isin"]
 __all__ += ["fuse", "lazy"]
+__all__ += ["Event", "Stream", "current_stream", "synchronize", "empty_cache", "memory_stats", "pinned_empty",
+            "reset_peak_memory_stats", "set_memory_limit", "profile"]
 
 
 def __dir__() -> list[str]:

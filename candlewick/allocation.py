@@ -1,7 +1,8 @@
 """The one size check made before any result is allocated, on every backend.
 
 A result whose size cannot be addressed, or that is larger than the memory the device
-reports free, is refused up front with ``DeviceMemoryError`` (bytes asked, bytes free):
+reports free, is refused up front with ``DeviceMemoryError`` (bytes asked, bytes free, and
+what candlewick holds there where the device counts it):
 the allocator is never asked for it, so a huge request neither reaches NumPy's or the
 driver's own errors nor gets the process killed by the operating system. A device of
 host memory reports what the process's limits leave free (``host_memory``), not only the
@@ -46,4 +47,33 @@ def check_allocation(fname, shape, dtype, device, count=1):
     raise DeviceMemoryError(
         device.name, nbytes, free, f"{fname}: {'a result' if count == 1 else f'{count} results'} of shape "
         f"{short_repr(tuple(shape))} and dtype {dtype.name}"
-    )
+        + _held_by(device))
+
+
+def byte_text(n):
+    """``n`` bytes as people read them: "3.2 GiB", "512.0 KiB", "17 bytes"."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift:
+            return f"{n / (1 << shift):.1f} {unit}"
+    return f"{n} bytes"
+
+
+def held_text(device_name, in_use, cached):
+    """What an out-of-memory message says candlewick holds on a device (one wording for the
+    front end's check and a backend's allocator)."""
+    return (f"candlewick holds {byte_text(in_use)} in arrays and {byte_text(cached)} cached on {device_name} "
+            f"(candlewick.memory_stats; candlewick.empty_cache releases the cache)")
+
+
+def _held_by(device):
+    """``held_text`` of a device that counts its memory (``backend.MemoryStatsDevice``), else ""."""
+    stats = getattr(device, "memory_stats", None)
+    if stats is None:
+        return ""
+    try:
+        counts = stats()
+        if counts["in_use_bytes"] is None:
+            return ""
+        return "; " + held_text(device.name, counts["in_use_bytes"], counts["cached_bytes"] or 0)
+    except Exception:  # the message matters more than the figures
+        return ""

@@ -23,7 +23,8 @@ from ._core import bind_native, check_dtype_on, new_array, view
 from .array_interop import HostInterop
 from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
-from .errors import ArgumentTypeError, DTypeError, ShapeError, name_code
+from .device_copies import copy_to_device
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code, short_repr
 from .lazy_gate import operand
 from .registry import get_device
 
@@ -248,15 +249,22 @@ class Array(ScalarConversions, HostInterop, Operators):
         check_dtype_on(self._device, dtype, "astype")
         return wrap(operand(self).astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
-    def to_device(self, device: DeviceLike, /, *, stream: Any = None) -> Array:
+    def to_device(self, device: DeviceLike, /, *, stream: Any = None, non_blocking: bool = False) -> Array:
         """The array copied to ``device`` (itself when already there).
 
         Parameters
         ----------
         device : str or device
             The target device (``"cpu"``, ``"rocm:0"``, or a device object).
-        stream : None
-            Accepted for the Array API; copies are synchronous.
+        stream : candlewick.Stream or None
+            The stream of the source's or the target's device the copy is queued on (None:
+            that device's current stream).
+        non_blocking : bool
+            Return before the copy ran where the memory allows it (PyTorch's flag): a copy
+            from pinned host memory (``candlewick.pinned_empty``) to a GPU, or from a GPU
+            to the host (the result then lies in pinned memory). The source must not change,
+            and a host result must not be read, until the copy's stream has passed it
+            (``stream.synchronize()``); other copies wait as with False.
 
         Returns
         -------
@@ -269,6 +277,10 @@ class Array(ScalarConversions, HostInterop, Operators):
             If ``device`` names no device.
         BackendUnavailableError
             If the device's backend cannot run here.
+        ArgumentTypeError
+            If stream is not a candlewick.Stream or non_blocking not a bool.
+        ArgumentValueError
+            If stream belongs to neither device.
 
         Examples
         --------
@@ -277,15 +289,24 @@ class Array(ScalarConversions, HostInterop, Operators):
         True
         """
         target = get_device(device)
+        if type(non_blocking) is not bool:
+            raise ArgumentTypeError(f"to_device: non_blocking must be a bool, got {short_repr(non_blocking)}")
         if target is self._device:
             return self
         check_dtype_on(target, self._dtype, "to_device")
-        # a direct copy where the backend offers one (backend.DeviceCopyStorage), else via the host
-        direct = getattr(self._storage, "to_device", None)
-        storage = direct(self._layout, target) if direct is not None else None
-        if storage is None:
-            storage = target.storage_from_host(self._storage.to_host(self._layout))
-        return wrap(storage, self._layout.shape, self._dtype, target)
+        if stream is not None:
+            if not (hasattr(stream, "__enter__") and hasattr(stream, "wait_event")):
+                raise ArgumentTypeError(f"to_device: stream must be a candlewick.Stream or None, "
+                                        f"got {short_repr(stream)}")
+            if stream.device is not self._device and stream.device is not target:
+                raise ArgumentValueError(f"to_device: the stream belongs to {stream.device.name}, neither "
+                                         f"{self._device.name} nor {target.name}")
+            with stream:
+                return self.to_device(target, non_blocking=non_blocking)
+        storage, layout = copy_to_device(self._storage, self._layout, self._device, target, non_blocking)
+        out = new_array(Array, storage, layout.shape, self._dtype, target)
+        # (an import of pinned memory may come with a layout of its own)
+        return out if layout.is_contiguous and not layout.offset else view(out, layout)
 
     # --- indexing --------------------------------------------------------------
     def __getitem__(self, key: Any) -> Array:

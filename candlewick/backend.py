@@ -195,6 +195,10 @@ Optional groups, random numbers:
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .backend_optional import (
+    MEMORY_STAT_KEYS,
+    AsyncHostCopyStorage,
+    BackendEvent,
+    BackendStream,
     CollectiveDevice,
     Communicator,
     ComplexViewStorage,
@@ -204,6 +208,10 @@ from .backend_optional import (
     FusionDevice,
     GraphDevice,
     HostMemoryDevice,
+    MemoryStatsDevice,
+    PinnedMemoryDevice,
+    ProfilerRangeDevice,
+    StreamDevice,
     holds_host_memory,
 )
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
@@ -212,10 +220,11 @@ if TYPE_CHECKING:
     from .layout import Layout
 
 __all__ = [
-    "Backend", "BackendDevice", "BackendStorage", "CollectiveDevice", "Communicator", "ComplexViewStorage",
-    "DeviceCopyStorage",
+    "AsyncHostCopyStorage", "Backend", "BackendDevice", "BackendEvent", "BackendStorage", "BackendStream",
+    "CollectiveDevice", "Communicator", "ComplexViewStorage", "DeviceCopyStorage",
     "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
-    "HostMemoryDevice", "holds_host_memory",
+    "HostMemoryDevice", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice",
+    "ProfilerRangeDevice", "StreamDevice",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]

@@ -1,4 +1,5 @@
-"""A base for backends' device objects: a device equals its own name string.
+"""A base for backends' device objects: a device equals its own name string, and makes
+streams and events (``device.Stream()``, ``device.Event()``).
 
 ``x.device == "cpu"`` and ``x.device == "rocm:1"`` are what people write (PyTorch and
 CuPy users compare devices with strings). A device equals exactly the string of its
@@ -7,11 +8,25 @@ CuPy users compare devices with strings). A device equals exactly the string of 
 device of a backend). Two device objects are equal only when they are the same object.
 """
 
+import sys
+
 
 class NamedDevice:
-    """Mixin giving a device class with a ``name`` attribute string equality and hash."""
+    """Mixin giving a device class with a ``name`` attribute string equality and hash, and
+    the ``Stream``/``Event`` constructors of ``candlewick.streams`` bound to the device."""
 
     __slots__ = ()
+
+    # The device is a backend's object, below the namespace that holds the stream classes:
+    # they are looked up in sys.modules (candlewick imports candlewick.streams before any
+    # device exists), as Array.__array_namespace__ finds the namespace.
+    def Stream(self):
+        """A new stream of this device: ``candlewick.Stream(device)``."""
+        return sys.modules["candlewick.streams"].Stream(self)
+
+    def Event(self, enable_timing=True):
+        """A new event of this device: ``candlewick.Event(device, enable_timing=...)``."""
+        return sys.modules["candlewick.streams"].Event(self, enable_timing=enable_timing)
 
     def __eq__(self, other):
         if isinstance(other, str):

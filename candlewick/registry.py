@@ -38,8 +38,9 @@ _lock = threading.RLock()
 _specs = None  # name -> "module:attr" or an EntryPoint
 _loaded: dict[str, object] = {}  # name -> Backend object, or the exception that loading raised
 _probes: dict[str, tuple] = {}  # name -> (available, reason)
-_device_types: set[type] = set()  # classes whose instances pass get_device's device check
+_device_types: dict[type, object] = {}  # classes whose instances pass get_device's device check -> the first seen
 _devices: dict[tuple | str, BackendDevice] = {}  # (name, ordinal), and each spelling seen -> device
+_listeners: list = []  # called with each device the registry opens, and each new device class seen
 
 
 @dataclass(frozen=True)
@@ -238,12 +239,16 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
                     f"device {spec!r} does not exist: backend {key[0]!r} has {count} device(s)"
                 )
             dev = _devices[key] = _devices[spec] = named(backend.device(key[1]))
+            for listener in list(_listeners):
+                listener(dev)
             return dev
     if type(spec) in _device_types:  # a class already seen to be a device class
         return spec
     if hasattr(spec, "backend") and hasattr(spec, "ordinal") and hasattr(spec, "storage_from_host"):
         if hasattr(type(spec), "storage_from_host"):  # a method of the class: every instance has it
-            _device_types.add(type(spec))
+            _device_types[type(spec)] = spec
+            for listener in list(_listeners):
+                listener(spec)
         return spec
     raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
 
@@ -273,6 +278,27 @@ def named(device):
 
 
 _NAMED_CLASSES: dict[type, type] = {}
+
+
+def opened_devices():
+    """The devices opened so far through ``get_device`` and the first device object of each
+    other class it was handed, without opening any."""
+    with _lock:
+        return list({id(d): d for d in [*_devices.values(), *_device_types.values()]}.values())
+
+
+def add_device_listener(listener):
+    """Call ``listener(device)`` for each device the registry opens from now on, and for the
+    first device object of each new class it is handed (``candlewick.profile`` wraps their
+    classes)."""
+    with _lock:
+        _listeners.append(listener)
+
+
+def remove_device_listener(listener):
+    with _lock:
+        if listener in _listeners:
+            _listeners.remove(listener)
 
 
 def all_devices():

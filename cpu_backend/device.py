@@ -11,14 +11,17 @@ import ml_dtypes
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.backend_optional import MEMORY_STAT_KEYS
 from candlewick.host_memory import available_memory
-from candlewick.errors import DeviceError, DeviceMemoryError, DTypeError, ShapeError, short_repr
+from candlewick.errors import (DeviceError, DeviceMemoryError, DeviceMismatchError, DTypeError, ShapeError,
+                               UnsupportedOperation, short_repr)
 from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
 from .error import QuietBlock, unsupported
 from .storage import CpuStorage, new_storage
 from .storage_groups import DTYPE_OF_NUMPY
+from .streams import CpuEvent, CpuStream, HostStreams
 
 # a Python float is a float64: filling these narrower types with one may overflow to inf
 # (names: str hashes are cached, DType hashes run Python code)
@@ -47,6 +50,9 @@ class CpuDevice(NamedDevice):
     capabilities = frozenset({"linalg", "fft"})
     #: storages are NumPy buffers in RAM (candlewick.backend.HostMemoryDevice)
     host_memory = True
+
+    def __init__(self):
+        self._streams = HostStreams(self)
 
     def __repr__(self):
         return "Device(cpu)"
@@ -191,6 +197,42 @@ class CpuDevice(NamedDevice):
         """(free, total) bytes: the host memory this process may still take, under its
         address-space and cgroup limits too (candlewick.host_memory)."""
         return available_memory()
+
+    # --- streams and events (optional hook candlewick.backend.StreamDevice; streams.py) ----
+    def new_stream(self):
+        return CpuStream(self)
+
+    def current_stream(self):
+        return self._streams.current()
+
+    def set_current_stream(self, stream):
+        if getattr(stream, "device", None) is not self:
+            raise DeviceMismatchError(f"set_current_stream: {stream!r} does not belong to cpu")
+        self._streams.use(stream)
+
+    def new_event(self, timing):
+        return CpuEvent(self, timing)
+
+    # --- memory statistics (optional hook candlewick.backend.MemoryStatsDevice) ---------------
+    # NumPy allocates through the C allocator and keeps no counts, so the cpu backend reports
+    # what the machine says and None for what an allocator would count; it caches nothing.
+    def memory_stats(self):
+        stats = dict.fromkeys(MEMORY_STAT_KEYS)
+        stats["cached_bytes"] = stats["pinned_bytes"] = 0
+        stats["free_bytes"], stats["total_bytes"] = self.memory_info()
+        return stats
+
+    def reset_peak_memory_stats(self):
+        pass  # no peak is counted
+
+    def empty_cache(self):
+        pass  # nothing is cached
+
+    def set_memory_limit(self, nbytes):
+        raise UnsupportedOperation("set_memory_limit", None, "cpu",
+                                   "NumPy allocates the cpu device's memory and counts none of it, so no limit "
+                                   "can be enforced (limit a process's memory with the operating system's "
+                                   "tools: ulimit -v, cgroups)")
 
 
 def _fill_error(op, shape, dtype, exc):

@@ -3,14 +3,18 @@ stream, the caching allocator, the loaded kernels and the launcher, the library 
 and the per-device state of the op families, and the protocol's creation, DLPack-import,
 fusion and collective methods, whose results are ``RocmStorage``.
 
-Every device owns one non-blocking stream; all work is queued there and only host reads
-(``to_host``, ``synchronize``, ``memory_info``) wait for it.
+Every device owns one non-blocking stream, and users make more (``new_stream``,
+``runtime/streams.py``): each host thread queues its work on its current stream
+(``device.stream``), its device's own unless it entered ``with stream:``; only host reads
+(``to_host``: the current stream; ``synchronize``: every stream) wait for it.
 
 Per-device state: every library handle (hipBLAS, hipSOLVER, MIOpen, hipFFT's plans) and
 every cache or scratch area an op family keeps (reductions' tickets, the weight checks'
 flags, linalg's constants, peer access) is made on first use through one helper,
-``family_state(name, make)``, under one lock; the families' prepared launches live in one
-bounded ``LaunchMemo`` (``launches``).
+``family_state(name, make)``, under one lock; what work on one stream uses alone (the
+library handles bound to a stream, hipFFT's plans, reductions' tickets) is per stream,
+through ``stream_state(name, make)``, kept with the stream's record. The families' prepared
+launches live in one bounded ``LaunchMemo`` (``launches``).
 
 Several devices: each ``rocm:N`` has its own stream, allocator, loaded kernel modules and
 library handles, and every call that acts on the current device (allocation, copies,
@@ -21,30 +25,33 @@ check when it already is), so work on one device never lands on or waits for ano
 import threading
 
 from candlewick import dtypes as _dt
-from candlewick.errors import GraphCaptureError
+from candlewick.errors import DeviceMismatchError, GraphCaptureError
 from candlewick.named_device import NamedDevice
 
 from . import miopen
-from .bindings import hip, hipblas, hipsolver
+from .bindings import hip, hipblas, hipsolver, roctx
 from .codegen.sources import module_source
-from .families import collectives, creation, dlpack, fft, fusion, reductions
+from .families import collectives, creation, dlpack, fft, fusion, host_copies, reductions
 from .kernels import KernelRuntime
 from .runtime import capture as _capture
 from .runtime.allocator import CachingAllocator
+from .runtime.events import RocmEvent, RocmStream
 from .runtime.host_reads import HostReads
 from .runtime.index_checks import IndexChecks
 from .runtime.launcher import LaunchMemo, Launcher
+from .runtime.pinned import PinnedPool
+from .runtime.streams import DeviceStreams
 from .storage import RocmStorage
 
 
-def _blas_handle(device):
+def _blas_handle(device, record):
     device.make_current()
-    return hipblas.create_handle(device.stream)
+    return hipblas.create_handle(record.handle)
 
 
-def _solver_handle(device):
+def _solver_handle(device, record):
     device.make_current()
-    return hipsolver.create_handle(device.stream)
+    return hipsolver.create_handle(record.handle)
 
 
 def _text(value):
@@ -82,20 +89,22 @@ class RocmDevice(NamedDevice):
         # exp at 2^26-2^28 on an H200, uncapped 99%: bench/results/rocm_probe_*); the
         # bound keeps gridDim.x * blockDim.x below 2^32, AMD's limit on work-items
         self.ew_grid_cap = (1 << 32) // 256 - 1
-        self.stream = hip.create_stream()
         self.allocator = CachingAllocator(self)
+        self.streams = DeviceStreams(self, self.allocator._free)  # the device's own stream and users'
+        self._current = self.streams.current  # per thread: the stream its work goes to
+        self._own_stream = RocmStream(self, self.streams.default)
+        self.pinned = PinnedPool(self)  # page-locked host blocks: pinned_empty, non-blocking copies
         self.index_checks = IndexChecks(self)
         self.host_reads = HostReads(self)  # reads that wait only for the work before them
-        self._keep_alive = []  # host arrays of queued host->device copies
+        self._keep_alive = []  # (stream record, host array) of queued host->device copies
         self._keep_alive_lock = threading.Lock()
-        self._stream_sync = None  # made on first use
         self.capture = None  # the graph capture running on the stream (runtime/capture.py), else None
         # bumped by every graph replay, which writes memory without bumping buffer versions:
         # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
         self.replay_epoch = 0
         # kernel handles, the launcher and its prepared launches (compiles nothing yet)
         self.kernels = KernelRuntime(self, module_source)
-        self.launcher = Launcher(self.stream, ordinal)
+        self.launcher = Launcher(self.streams, ordinal)
         self.launches = LaunchMemo()
         # the library handles and the op families' state, by name: family_state
         self._families = {}
@@ -123,25 +132,47 @@ class RocmDevice(NamedDevice):
         return hip.host_malloc_mapped(nbytes)
 
     def keep_alive(self, host_array):
-        """Hold a host array until the copy queued from it has surely run."""
-        self._keep_alive.append(host_array)
+        """Hold a host array until the copy queued from it (on the current stream) has surely run."""
+        self._keep_alive.append((self._current.stream, host_array))
         if len(self._keep_alive) > 64:
             self.synchronize(check_errors=False)
 
+    @property
+    def stream(self):
+        """The calling thread's current stream (hip-python's handle), marked used: work
+        is queued on what this returns (runtime/streams.py)."""
+        record = self._current.stream
+        record.last_use = self.allocator.clock
+        return record.handle
+
     def synchronize(self, check_errors=True):
-        """Drain the stream; then raise IndexError for index checks queued before this call
-        (snapshots first: work other threads queue meanwhile stays pending)."""
+        """Drain every stream of the device; then raise IndexError for the calling thread's
+        index checks queued before this call (snapshots first: work other threads queue
+        meanwhile stays pending)."""
+        self._drain(None, check_errors)
+
+    def synchronize_stream(self, record, check_errors=True):
+        """Drain one stream (a record of ``self.streams``; a host read drains the current
+        one); then raise IndexError for the calling thread's index checks queued on it."""
+        self._drain(record, check_errors)
+
+    def _drain(self, record, check_errors):
         if self.capture is not None:
             self.capture.refuse("a synchronization of the device")
         self.settle_collectives()
         self.make_current()
         with self._keep_alive_lock:
-            kept, self._keep_alive = self._keep_alive, []
-        taken = self.index_checks.snapshot() if check_errors else ()
-        sync = self._stream_sync
-        if sync is None:
-            sync = self._stream_sync = hip.stream_sync_function(self.stream)
-        sync()
+            if record is None:
+                kept, self._keep_alive = self._keep_alive, []
+            else:
+                kept = [item for item in self._keep_alive if item[0] is record]
+                if kept:
+                    self._keep_alive = [item for item in self._keep_alive if item[0] is not record]
+        taken = self.index_checks.snapshot(record) if check_errors else ()
+        if record is None:
+            self.streams.synchronize_all()
+        else:
+            record.sync()
         del kept
         self.index_checks.raise_flagged(taken)
 
@@ -160,10 +191,46 @@ class RocmDevice(NamedDevice):
         free, total = hip.mem_get_info()
         return free + self.allocator.cached_bytes, total
 
+    # --- memory control (optional hook candlewick.backend.MemoryStatsDevice) -------------
+    def memory_stats(self):
+        stats = self.allocator.stats()
+        stats["pinned_bytes"] = self.pinned.bytes
+        stats["free_bytes"], stats["total_bytes"] = self.memory_info()
+        return stats
+
+    def reset_peak_memory_stats(self):
+        self.allocator.reset_peak()
+
+    def empty_cache(self):
+        self.allocator.release_cache()
+        self.pinned.release_cache()
+
+    def set_memory_limit(self, nbytes):
+        self.allocator.set_limit(nbytes)
+
+    # --- streams and events (optional hook candlewick.backend.StreamDevice) --------------
+    def new_stream(self):
+        return RocmStream(self, self.streams.new())
+
+    def current_stream(self):
+        current = self._current
+        return self._own_stream if current.owner is None else current.owner
+
+    def set_current_stream(self, stream):
+        if stream.device is not self:
+            raise DeviceMismatchError(f"set_current_stream: {stream!r} belongs to {stream.device.name}, "
+                                      f"not {self.name}")
+        if self.capture is not None and stream.record is not self._current.stream:
+            self.capture.refuse("switching streams (a capture records one stream)")
+        self.streams.use(stream.record, None if stream is self._own_stream else stream)
+
+    def new_event(self, timing):
+        return RocmEvent(self, timing)
+
     # --- graph capture (optional group "graphs": runtime/capture.py) ---------
     def begin_capture(self):
-        """Record, not run, the work queued on this device's stream from now on."""
-        # per-device state that is made (and zeroed) lazily must exist before: its
+        """Record, not run, the work queued on the current stream from now on."""
+        # per-stream state that is made (and zeroed) lazily must exist before: its
         # zeroing would be recorded into the graph instead of running now
         reductions.scratch(self)
         _capture.begin(self)
@@ -204,19 +271,36 @@ class RocmDevice(NamedDevice):
                     state = self._families[name] = make(self)
         return state
 
+    def stream_state(self, name, make):
+        """The state ``name`` of a library or an op family that work on one stream uses
+        alone (a handle bound to the stream, a scratch area its kernels share): kept with
+        the calling thread's current stream record, ``make(device, record)`` on its first
+        use there (under the family lock); the stream is marked used (what the caller
+        queues with it goes there)."""
+        record = self._current.stream
+        record.last_use = self.allocator.clock
+        state = record.state.get(name)
+        if state is None:
+            with self._family_lock:
+                state = record.state.get(name)
+                if state is None:
+                    state = record.state[name] = make(self, record)
+        return state
+
     @property
     def blas(self):
-        """The hipBLAS handle, bound to this device's stream (created on first use); the
-        device is made current, as every call on the handle needs."""
+        """The hipBLAS handle of the current stream (one per stream, made on its first use
+        there, so threads on different streams never share one); the device is made
+        current, as every call on the handle needs."""
         self.make_current()
-        return self.family_state("hipblas", _blas_handle)
+        return self.stream_state("hipblas", _blas_handle)
 
     @property
     def solver(self):
-        """The hipSOLVER handle, bound to this device's stream (created on first use); the
-        device is made current, as every call on the handle needs."""
+        """The hipSOLVER handle of the current stream (one per stream, made on its first
+        use there); the device is made current, as every call on the handle needs."""
         self.make_current()
-        return self.family_state("hipsolver", _solver_handle)
+        return self.stream_state("hipsolver", _solver_handle)
 
     @property
     def miopen(self):
@@ -226,8 +310,23 @@ class RocmDevice(NamedDevice):
 
     @property
     def fft_plans(self):
-        """The device's hipFFT plans (``families/fft.py``'s bounded ``PlanCache``)."""
-        return self.family_state("hipfft", fft.plan_cache_for)
+        """The current stream's hipFFT plans (``families/fft.py``'s bounded ``PlanCache``: a
+        plan runs on the stream it was made with and holds a work area its transforms share)."""
+        return self.stream_state("hipfft", fft.plan_cache_for)
+
+    # --- profiler ranges (optional hook candlewick.backend.ProfilerRangeDevice): roctx ------
+    def range_push(self, name):
+        roctx.push(name)
+
+    def range_pop(self):
+        roctx.pop()
+
+    # --- pinned host memory (optional hook candlewick.backend.PinnedMemoryDevice) ----------
+    def pinned_empty(self, shape, dtype):
+        return host_copies.pinned_empty(self, shape, dtype)
+
+    def storage_from_host_async(self, producer):
+        return host_copies.storage_from_host_async(self, producer)
 
     # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
     def storage_from_dlpack(self, obj, copy):

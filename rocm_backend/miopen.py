@@ -1,5 +1,5 @@
-"""[families] Convolution and pooling through MIOpen: a device's handle (bound to its
-stream), its plan cache, its workspace, and the decline rule (``DECLINED``: the statuses
+"""[families] Convolution and pooling through MIOpen: a device's handles (one per stream,
+bound to it), its plan cache, its workspaces, and the decline rule (``DECLINED``: the statuses
 that mean MIOpen cannot do a problem, which then runs on our kernels and is remembered).
 The C calls are in ``bindings/miopen_c.py``; which problems go to MIOpen and which to our
 im2col + GEMM fallback is ``families/nn.py``'s choice.
@@ -28,24 +28,45 @@ from .storage_slice import DeviceBuffer
 DECLINED = (2, 3, 6, 8)
 PLAN_CACHE_SIZE = 512
 #: bytes: a convolution workspace up to this size stays with the handle between calls
-#: (one block reused by every convolution of the device, instead of an allocation and a
-#: release per call); larger ones are allocated per call
+#: (one block reused by every convolution on the handle's stream, instead of an
+#: allocation and a release per call); larger ones are allocated per call
 KEEP_WORKSPACE = 64 << 20
 
 
+class _OnStream:
+    """MIOpen's handle bound to one stream, and the workspace kept for it."""
+
+    __slots__ = ("handle", "kept")
+
+    def __init__(self, handle):
+        self.handle, self.kept = handle, None
+
+
 class DeviceMIOpen:
-    """The MIOpen handle of one device (bound to its stream) and its plan cache."""
+    """The MIOpen handles of one device (one per stream: a handle queues on the stream it
+    was made with) and its plan cache (descriptors and algorithms, shared)."""
 
     def __init__(self, device, lib):
         self.device, self.lib = device, lib
         self.lock = threading.RLock()
         self.plans = collections.OrderedDict()  # key -> ConvPlan, or a MIOpenError (declined)
         self.stats = {"find": 0, "plan_hits": 0, "declined": 0, "declined_at_run": 0}
-        device.make_current()
-        self.handle = miopen_c.create_handle(lib, int(device.stream))
         self._forward = miopen_c.forward_function(lib)
         self._one, self._zero = miopen_c.ONE, miopen_c.ZERO
-        self._kept = None  # the workspace kept between calls (KEEP_WORKSPACE)
+        self._on_stream()  # a handle now: MIOpenError here means MIOpen is unusable on the device
+
+    def _on_stream(self):
+        """The current stream's handle and kept workspace (made on first use there)."""
+        self.device.make_current()
+        return self.device.stream_state("miopen", self._new_on_stream)
+
+    def _new_on_stream(self, device, record):
+        return _OnStream(miopen_c.create_handle(self.lib, int(record.handle)))
+
+    @property
+    def handle(self):
+        """The MIOpen handle of the current stream."""
+        return self._on_stream().handle
 
     # --- convolution --------------------------------------------------------
     def _plan(self, key):
@@ -124,15 +145,15 @@ class DeviceMIOpen:
         with self.lock:
             if not plan.alive:
                 return False
-            self.device.make_current()
-            ws = self._kept
+            on = self._on_stream()
+            ws = on.kept
             if need and (ws is None or ws.nbytes < need):
                 ws = self._workspace(need)
                 if need <= KEEP_WORKSPACE:
-                    # the smaller block goes back to the allocator: the device's one stream
-                    # runs its queued uses before any later user of that block
-                    self._kept = ws
-            status = self._forward(self.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
+                    # the smaller block goes back to the allocator, which hands it out on
+                    # this stream only after the queued uses (runtime/allocator.py)
+                    on.kept = ws
+            status = self._forward(on.handle, self._one, plan.x, x_ptr, plan.w, w_ptr, plan.conv, plan.algo,
                                    self._zero, plan.y, y_ptr, ws.ptr if need else None, need)
             if status in DECLINED and plan.alive:
                 # seen once through the shim: a bfloat16 transposed convolution whose found

@@ -10,7 +10,7 @@ from candlewick.composed_primitives import var_in_steps
 from candlewick.errors import UnsupportedOperation
 
 from . import rocblas
-from .families import copies, dlpack, elementwise, indexing, joins, nn, nn_pool, reductions, scans, sets
+from .families import copies, dlpack, elementwise, host_copies, indexing, joins, nn, nn_pool, reductions, scans, sets
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
@@ -31,6 +31,7 @@ class RocmStorage(StorageSlice):
     fill = copies.fill
     copy = copies.copy
     to_device = copies.to_device  # optional hook candlewick.backend.DeviceCopyStorage: peer copies
+    to_host_async = host_copies.to_host_async  # optional hook AsyncHostCopyStorage: into pinned memory
     real_view = copies.real_view  # optional hook candlewick.backend.ComplexViewStorage: parts as views
     scatter = indexing.scatter
     scatter_add = indexing.scatter_add

@@ -45,7 +45,7 @@ class DeviceBuffer:
     def __repr__(self):
         return f"DeviceBuffer({self.device.name}, 0x{self.ptr:x}, {self.nbytes} bytes)"
 
-    # --- transfers (queued on the device stream) -------------------------------
+    # --- transfers (queued on the current stream of the device) -------------------
     def memset(self, byte, nbytes=None, offset_bytes=0):
         n = self.nbytes if nbytes is None else nbytes
         self.version += 1
@@ -61,20 +61,26 @@ class DeviceBuffer:
         n = array.nbytes
         self.version += 1
         if n:
-            self.device.make_current()
-            hip.memcpy_htod_async(self.ptr, array.ctypes.data, n, self.device.stream)
-            self.device.keep_alive(array)
+            device = self.device
+            device.make_current()
+            record = device.streams.mark()
+            hip.memcpy_htod_async(self.ptr, array.ctypes.data, n, record.handle)
+            if device.pinned.bytes and device.pinned.wait_upload(array.ctypes.data, n, record):
+                return  # from pinned memory the copy did not wait: it has run now
+            device.keep_alive(array)
 
     def copy_to_host(self, out, offset_bytes=0):
         """Copy ``out.nbytes`` bytes from ``offset_bytes`` into the C-contiguous ``out``,
-        waiting for every queued operation first (a synchronizing host read)."""
+        waiting for the work queued on the current stream first (a synchronizing host read)."""
         if self.device.capture is not None:
             self.device.capture.refuse("a read of device memory to the host")
         n = out.nbytes
+        device = self.device
+        record = device.streams.mark()  # the current stream: a read waits for it alone
         if n:
-            self.device.make_current()
-            hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, self.device.stream)
-        self.device.synchronize()
+            device.make_current()
+            hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, record.handle)
+        device.synchronize_stream(record)
         return out
 
     def copy_from_device(self, src, nbytes, dst_offset=0, src_offset=0):

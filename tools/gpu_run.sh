@@ -46,6 +46,8 @@ STEPS=(
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       rocm_graphs    gpu 120 run_bench rocm_graphs"
     "bench       rocm_host_path gpu 120 run_bench rocm_host_path"
+    "bench       rocm_transfers gpu 150 run_bench rocm_transfers"
+    "bench       rocm_streams   gpu 150 run_bench rocm_streams"
     "bench       linalg_fft     gpu 300 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
     "bench       pydata_e2e     gpu 420 CANDLEWICK_DEVICE=rocm run_bench pydata_e2e"

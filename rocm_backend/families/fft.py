@@ -16,10 +16,10 @@ Everything of a call that depends only on (kind, shape, strides, axis, n) is wor
 once (``steps``, a bounded cache): the result, the plan keys in place and for the copy, the
 output's placement; a repeated call is the alignment test, the allocations and the exec.
 
-Plans are cached per device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
+Plans are cached per stream of a device in a bounded LRU (``PLAN_CACHE_SIZE``) keyed by
 (kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
 direction) of the transform as hipFFT sees it (C2C plans serve both directions, the sign
-is given at execution). An evicted plan is destroyed after the stream drains (queued
+is given at execution). An evicted plan is destroyed after its stream drains (queued
 transforms may still use its work area).
 """
 
@@ -80,9 +80,10 @@ class PlanCache:
             return plan
 
 
-def plan_cache_for(device):
-    """A device's PlanCache (what ``device.fft_plans`` holds, made once per device): plans
-    created and run on the device's stream with the device current, an evicted one
+def plan_cache_for(device, record):
+    """The PlanCache of one stream of a device (what ``device.fft_plans`` holds, made once
+    per stream: a plan runs on the stream it was made with and holds a work area its
+    transforms share): plans created and run with the device current, an evicted one
     destroyed after the stream drains."""
     def create(key):
         kind, n, batch, istride, idist, ostride, odist = key
@@ -98,9 +99,9 @@ def plan_cache_for(device):
             # not yet measured (docs/rocm_linalg_fft.md)
             n_in = n_out = None
         device.make_current()
-        return hipfft.plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch, device.stream)
+        return hipfft.plan_many(dims, n_in, istride, idist, n_out, ostride, odist, kind, batch, record.handle)
 
-    return PlanCache(create, hipfft.destroy, lambda: device.synchronize(check_errors=False),
+    return PlanCache(create, hipfft.destroy, lambda: device.synchronize_stream(record, check_errors=False),
                      use=device.make_current)
 
 

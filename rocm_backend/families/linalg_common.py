@@ -135,6 +135,9 @@ def constant(device, key, make, cacheable=True):
             cache.values.move_to_end(key)
             return hit
     value = make()
+    if len(device.streams.records) > 1 and device.capture is None:
+        # made on this thread's stream, read later from any: wait until it is written
+        device.synchronize_stream(device.streams.mark(), check_errors=False)
     with cache.lock:
         cache.values[key] = value
         while len(cache.values) > CONSTANTS_CACHE_SIZE:

@@ -6,7 +6,8 @@ the reduced elements are the closest in memory, else ``cols``; each in a ``_vec`
 else the generic form (any strides). The launch geometry (groups, tiles, splits, grids
 that fill the device in whole waves) is ``reduce_plan.py``'s, from the runtime's
 occupancy query of each kernel. Split reductions meet in a last-block combine through
-per-device tickets and partials (``_Scratch``).
+per-stream tickets and partials (``_Scratch``): a plan holds its stream's tickets, so plans
+are kept per stream too (the stream's index ends their keys).
 """
 
 from candlewick.errors import UnsupportedOperation
@@ -43,11 +44,12 @@ _FLAT_SRC = 5 + len(_FLAT_MIDDLE)  # where _FLAT's values take the input pointer
 # ---- device state: last-block counters and partials ------------------------------------------
 
 class _Scratch:
-    """Per device, for its lifetime: ``TICKETS`` zeroed uint32 counters (the kernels
-    leave them at zero) and a partials area (kernels of one device run one at a time, in
-    stream order, so one area serves every launch)."""
+    """Per stream of a device, for its lifetime: ``TICKETS`` zeroed uint32 counters (the
+    kernels leave them at zero) and a partials area (kernels of one stream run one at a
+    time, in stream order, so one area serves every launch on it; kernels of two streams
+    may run at once, so each stream has its own)."""
 
-    def __init__(self, device):
+    def __init__(self, device, record=None):
         self.buffer = DeviceBuffer.allocate(device, 4 * TICKETS + _SCRATCH_PARTIALS)
         self.buffer.memset(0, 4 * TICKETS)  # queued on the device stream
         self.tickets = self.buffer.ptr
@@ -55,8 +57,9 @@ class _Scratch:
 
 
 def scratch(device):
-    """The device's ``_Scratch`` (made on first use; ``device.py`` makes it before a graph capture)."""
-    return device.family_state("reductions", _Scratch)
+    """The current stream's ``_Scratch`` (made on first use; ``device.py`` makes it before a
+    graph capture)."""
+    return device.stream_state("reductions", _Scratch)
 
 
 def _partials(device, nbytes):
@@ -94,7 +97,7 @@ def reduce(storage, op, layout, axes):
     # every other reduction: planned once per layout (and the alignment its vector loads need)
     launches = device.launches
     key = ("reduce", op._value_, dtype.name, tuple(layout.shape), tuple(layout.strides), axes,
-           (storage.ptr + layout.offset * dtype.itemsize) % 16)
+           (storage.ptr + layout.offset * dtype.itemsize) % 16, device._current.stream.index)
     plan = launches.get(key)
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
         plan = launches.keep(key, _plan(device, op, dtype, storage, layout, axes))
@@ -169,7 +172,7 @@ def _flat(device, op, dtype, src, offset, out, n_red):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
     and constant fields decided once per device, op, dtype, size and tuning)."""
     # keyed by interned strings and ints: enum and DType hashing are Python-level
-    plan = device.launches.get(("reduce_flat", op._value_, dtype.name, n_red))
+    plan = device.launches.get(("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index))
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
         plan = flat_plan(device, op, dtype, n_red)
     prepared, splits, _ = plan
@@ -192,7 +195,7 @@ def flat_plan(device, op, dtype, n_red):
     values = (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE + (0, 0, 0, 0) + (scratch(device).tickets, chunk, splits, 1, group)
     prepared = PreparedLaunch(device.launcher, kern, grid, block, REDUCE_ARGS, values, range(_FLAT_SRC, _FLAT_SRC + 4),
                               _FLAT)
-    return device.launches.keep(("reduce_flat", op._value_, dtype.name, n_red),
+    return device.launches.keep(("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index),
                                 (prepared, splits, dict(reduce_plan.TUNING)))
 
 

@@ -1,6 +1,34 @@
-"""[runtime] The caching device allocator: freed blocks are kept by rounded size and handed
-out again."""
+"""[runtime] The caching device allocator: freed blocks are kept by rounded size and stream and
+handed out again; its statistics, its limit and its out-of-memory rule.
 
+Streams (``runtime/streams.py``): a block belongs to the stream that was current when it
+was allocated, and a freed block is handed out again only on that stream (CuPy's pool
+per stream, PyTorch's caching allocator): the next user's work is queued behind the
+freed block's last uses on that stream. Work on *other* streams may also have used the
+block (an array made on one stream and read on another); a block freed after another
+stream was used in its lifetime gets a fence: an event recorded on each such stream at
+the free, which the block's stream waits for (on the device, ``hipStreamWaitEvent``)
+when it takes the block again. Which streams were used in a block's lifetime is read
+from the streams' ``last_use`` marks (set by every queue of work, against this
+allocator's ``clock``, which counts allocations), so no launch has to name the blocks it
+touches. Until a device makes its first stream beyond its own, none of this runs: one
+pool, no clock, no fences.
+
+Statistics (``stats``; ``torch.cuda.memory_stats`` and CuPy's ``MemoryPool`` report the
+same): bytes of blocks in use (rounded sizes, including the blocks a captured graph
+owns) and their high-water mark (``reset_peak``), bytes cached, bytes taken from the
+device (``hipMalloc``) and their high-water mark, counts. They are kept under one lock
+taken once per allocation and once per release.
+
+Out of memory (``hipMalloc`` failing, or the ``limit`` of ``set_memory_limit`` reached):
+the cache is released (every cached block ``hipFree``d, after the device's streams
+drain) and the allocation retried once; then ``DeviceMemoryError`` says what was asked,
+what is free, and what candlewick holds in arrays and in the cache.
+"""
+
+import threading
+
+from candlewick.allocation import byte_text, held_text
 from candlewick.errors import DeviceMemoryError
 
 from ..bindings import hip
@@ -17,53 +45,138 @@ def round_size(nbytes):
 
 
 class CachingAllocator:
-    """Reuses freed device blocks of the same rounded size.
-
-    All work of a device runs on its one stream, so a block freed by the host while
-    kernels that read it are still queued can be handed out again at once: the next
-    user's work is queued behind them. On out-of-memory the cache is released and the
-    allocation retried once before DeviceMemoryError.
-
-    No lock on the hot path: a block moves between the cache and its user only by
-    ``list.pop`` and ``list.append`` on its size's list, each atomic, so every cached
-    pointer is taken by exactly one caller (an allocation or ``release_cache``); a
-    size's list, once made, stays in the dict (``setdefault`` makes it atomically).
-    """
+    """Reuses freed device blocks of the same rounded size (module docstring)."""
 
     def __init__(self, device):
         self._device = device
-        self._free = {}  # rounded size -> [pointer ints]
+        self._free = {}  # the device's own stream's pool: rounded size -> [pointer ints]
+        self._lock = threading.Lock()
+        self._streams = None  # runtime/streams.DeviceStreams once the device has a second stream
+        self._owner = {}  # pointer -> (stream record, clock at allocation), streams only
+        self._fences = {}  # pointer -> [(event, stream record)] a cached block waits for
+        #: counts allocations once the device has streams (``last_use`` marks compare to it)
+        self.clock = 0
+        #: the most bytes this allocator may take from the device (None: no limit)
+        self.limit = None
+        self.in_use = self.peak_in_use = self.active = self.allocations = 0
+        self.reserved = self.peak_reserved = self.device_allocations = self.cache_flushes = 0
 
+    # --- statistics and control ----------------------------------------------------------
     @property
     def cached_bytes(self):
         """Bytes of the blocks held in the cache (free for reuse)."""
-        return sum(size * len(ptrs) for size, ptrs in list(self._free.items()))
+        with self._lock:
+            return sum(size * len(ptrs) for pool in self._pools() for size, ptrs in pool.items())
 
+    def stats(self):
+        """The counters of ``memory_stats`` (the protocol's keys, in bytes and counts)."""
+        cached = self.cached_bytes
+        with self._lock:
+            return {
+                "in_use_bytes": self.in_use, "peak_in_use_bytes": self.peak_in_use,
+                "cached_bytes": cached, "reserved_bytes": self.reserved,
+                "peak_reserved_bytes": self.peak_reserved, "active_blocks": self.active,
+                "allocations": self.allocations, "device_allocations": self.device_allocations,
+                "cache_flushes": self.cache_flushes, "limit_bytes": self.limit,
+            }
+
+    def reset_peak(self):
+        """Start the high-water marks again from what is held now."""
+        with self._lock:
+            self.peak_in_use, self.peak_reserved = self.in_use, self.reserved
+
+    def set_limit(self, nbytes):
+        """At most ``nbytes`` taken from the device from now on (None: no limit); blocks
+        already taken stay (the next allocation over the limit releases the cache)."""
+        self.limit = nbytes
+
+    def _pools(self):
+        """Every stream's pool (the lock is held)."""
+        if self._streams is None:
+            return [self._free]
+        return [record.free for record in self._streams.records]
+
+    # --- allocation -------------------------------------------------------------------------
     def allocate(self, nbytes):
-        """(pointer int, rounded size). Size 0 gives the null pointer. A cache hit is
-        one dict lookup and one list pop (no lock, no device call, no sync)."""
+        """(pointer int, rounded size). Size 0 gives the null pointer. A cache hit is one
+        dict lookup and one list pop under the lock (no device call, no sync)."""
         if nbytes <= 0:
             return 0, 0
         size = (nbytes + 511) & ~511 if nbytes < (1 << 20) else (nbytes + 0xFFFFF) & ~0xFFFFF  # round_size
-        bucket = self._free.get(size)
-        if bucket:
-            try:
-                return bucket.pop(), size
-            except IndexError:  # another thread took the last block meanwhile
-                pass
-        return self._malloc(size), size
+        if self._streams is not None:
+            return self._allocate_on_stream(size), size
+        lock = self._lock
+        lock.acquire()  # acquire/release rather than `with`: half the cost
+        try:
+            bucket = self._free.get(size)
+            ptr = bucket.pop() if bucket else 0
+            self._count_out(size)
+        finally:
+            lock.release()
+        if not ptr:
+            ptr = self._malloc_counted(size)
+        return ptr, size
+
+    def _count_out(self, size):
+        """A block handed out (the lock is held)."""
+        in_use = self.in_use + size
+        self.in_use = in_use
+        if in_use > self.peak_in_use:
+            self.peak_in_use = in_use
+        self.active += 1
+        self.allocations += 1
+
+    def _malloc_counted(self, size, release_cache=True):
+        """hipMalloc for a block already counted as handed out (uncounted if it fails)."""
+        try:
+            return self._malloc(size, release_cache)
+        except BaseException:
+            with self._lock:
+                self.in_use -= size
+                self.active -= 1
+            raise
+
+    def _allocate_on_stream(self, size):
+        """``allocate`` once the device has streams: from the current stream's pool, waiting
+        (on the device) for the fences of the block taken."""
+        streams = self._streams
+        record = streams.current.stream
+        with self._lock:
+            bucket = record.free.get(size)
+            ptr = bucket.pop() if bucket else 0
+            fences = self._fences.pop(ptr, None) if ptr else None
+            self.clock += 1
+            self._count_out(size)
+            owner = (record, self.clock)
+        if not ptr:
+            ptr = self._malloc_counted(size)
+        self._owner[ptr] = owner
+        if fences:
+            streams.wait_fences(record, fences)
+        return ptr
 
     def take(self, size):
         """A block of exactly ``size`` (already rounded) bytes for a graph's pool, from the
         cache or hipMalloc, never releasing the cache (that synchronizes, which a capture
-        must not): out-of-memory raises DeviceMemoryError at once."""
-        bucket = self._free.get(size)
-        if bucket:
-            try:
-                return bucket.pop()
-            except IndexError:
-                pass
-        return self._malloc(size, release_cache=False)
+        must not): out-of-memory raises DeviceMemoryError at once. A cached block with
+        fences waits for them on the host (a wait on another stream's event cannot join a
+        capture); it counts as in use until the graph gives it back."""
+        streams = self._streams
+        pool = self._free if streams is None else streams.current.stream.free
+        with self._lock:
+            bucket = pool.get(size)
+            ptr = bucket.pop() if bucket else 0
+            fences = self._fences.pop(ptr, None) if ptr else None
+            self.clock += 1
+            owner = (streams.current.stream if streams is not None else None, self.clock)
+            self._count_out(size)
+        if not ptr:
+            ptr = self._malloc_counted(size, release_cache=False)
+        if streams is not None:
+            self._owner[ptr] = owner
+            if fences:
+                streams.wait_fences(None, fences)
+        return ptr
 
     def route_to(self, pool):
         """Serve ``allocate`` and ``release`` from ``pool`` (a graph's ``GraphPool``, while it
@@ -82,48 +195,118 @@ class CachingAllocator:
             # device holds, reported as every failed allocation is (a copy of a huge
             # broadcast view asks this; the front end's size check stops the rest)
             raise DeviceMemoryError(self._device.name, size, None, "larger than any allocation can be")
+        limit = self.limit
+        if limit is not None and self.reserved + size > limit:
+            if release_cache:
+                self.release_cache(flush=True)
+            if self.reserved + size > limit:
+                raise self._out_of_memory(size, f"over the limit of {byte_text(limit)} set by "
+                                                f"candlewick.set_memory_limit")
         self._device.make_current()
         try:
-            return hip.malloc(size)
+            ptr = hip.malloc(size)
         except RocmOutOfMemory as exc:
             if not release_cache:
-                raise DeviceMemoryError(self._device.name, size, None, f"{exc} (during a graph capture, "
-                                        f"which cannot release the allocator's cache)") from None
-            self.release_cache()
+                raise self._out_of_memory(size, f"{exc}; during a graph capture, which cannot release the "
+                                                f"allocator's cache") from None
+            self.release_cache(flush=True)
             try:
-                return hip.malloc(size)
+                ptr = hip.malloc(size)
             except RocmOutOfMemory as exc:
-                free = None
-                try:
-                    free = self._device.memory_info()[0]
-                except Exception:
-                    pass
-                raise DeviceMemoryError(self._device.name, size, free, str(exc)) from None
+                raise self._out_of_memory(size, str(exc)) from None
+        with self._lock:
+            reserved = self.reserved + size
+            self.reserved = reserved
+            if reserved > self.peak_reserved:
+                self.peak_reserved = reserved
+            self.device_allocations += 1
+        return ptr
 
+    def _out_of_memory(self, size, why):
+        """DeviceMemoryError for ``size`` bytes (counted as in use already): what is free,
+        what candlewick holds."""
+        free = None
+        try:
+            free = self._device.memory_info()[0]
+        except Exception:  # noqa: BLE001 - the message matters more than the figure
+            pass
+        held = held_text(self._device.name, self.in_use - size, self.cached_bytes)
+        return DeviceMemoryError(self._device.name, size, free, f"{why}; {held}")
+
+    # --- release ------------------------------------------------------------------------------
     def release(self, ptr, size):
         """Return a block to the pool (called by a buffer's finalizer, or by a closed
         graph's pool through ``give_back``)."""
         if not size:
             return
-        bucket = self._free.get(size)
-        if bucket is None:
-            bucket = self._free.setdefault(size, [])
-        bucket.append(ptr)
+        if self._streams is not None:
+            self._release_on_stream(ptr, size)
+            return
+        lock = self._lock
+        lock.acquire()
+        try:
+            bucket = self._free.get(size)
+            if bucket is None:
+                bucket = self._free[size] = []
+            bucket.append(ptr)
+            self.in_use -= size
+            self.active -= 1
+        finally:
+            lock.release()
 
     #: ``release`` that a graph's pool calls: never shadowed by ``route_to``
     give_back = release
 
-    def release_cache(self):
-        """hipFree every cached block (after the stream drains: queued work may use them)."""
-        blocks = []
-        for ptrs in list(self._free.values()):
-            while True:
-                try:
-                    blocks.append(ptrs.pop())
-                except IndexError:
-                    break
+    def _release_on_stream(self, ptr, size):
+        """The block goes back to the pool of the stream it was allocated on, fenced
+        against every other stream used since (module docstring)."""
+        streams = self._streams
+        record, since = self._owner.pop(ptr, (None, 0))
+        if record is None:  # allocated before the device had streams: its own stream's
+            record = streams.default
+        try:
+            fences = streams.fence(record, since)
+        except Exception:  # noqa: BLE001 - a finalizer at exit, or a runtime gone: never reuse unfenced
+            with self._lock:
+                self.in_use -= size
+                self.active -= 1
+            return
+        with self._lock:
+            if fences:
+                self._fences[ptr] = fences
+            bucket = record.free.get(size)
+            if bucket is None:
+                bucket = record.free[size] = []
+            bucket.append(ptr)
+            self.in_use -= size
+            self.active -= 1
+
+    def use_streams(self, streams):
+        """The device has made its first stream beyond its own: pool per stream from now on
+        (``streams`` is the device's ``DeviceStreams``; its default record's pool is the
+        one this allocator had)."""
+        self._streams = streams
+
+    def release_cache(self, flush=False):
+        """hipFree every cached block (after the device's streams drain: queued work may
+        use them). ``flush``: an allocation failed (counted in ``cache_flushes``)."""
+        blocks, fences = [], []
+        with self._lock:
+            for pool in self._pools():
+                for size, ptrs in pool.items():
+                    blocks.extend((ptr, size) for ptr in ptrs)
+                    ptrs.clear()
+            for ptr, _ in blocks:
+                fences.extend(self._fences.pop(ptr, ()))
+            if flush:
+                self.cache_flushes += 1
         if not blocks:
             return
         self._device.synchronize(check_errors=False)
-        for ptr in blocks:
+        if fences:
+            self._streams.recycle_fences(fences)
+        self._device.make_current()
+        for ptr, size in blocks:
             hip.free(ptr)
+            with self._lock:
+                self.reserved -= size

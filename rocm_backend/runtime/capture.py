@@ -1,5 +1,5 @@
-"""[runtime] Graph capture on a device's stream: the capture state machine and the captured
-graph.
+"""[runtime] Graph capture on a device's stream (the capturing thread's current one): the
+capture state machine and the captured graph.
 
 ``begin(device)`` routes the device's allocator to a new ``GraphPool``, gives index checks
 to the graph and starts capturing the stream (relaxed mode, ``bindings/hip_graph.py``);
@@ -43,6 +43,7 @@ class Capture:
 
     def __init__(self, device):
         self.device = device
+        self.stream = device.streams.mark()  # the calling thread's current stream: the one captured
         self.pool = GraphPool(device.allocator, device.name)
         self.deferred = []  # graphs closed while this capture ran: freed when it ends
 
@@ -64,7 +65,7 @@ def begin(device):
     device.allocator.route_to(capture.pool)
     device.index_checks.capture_slots = []
     try:
-        hip_graph.begin_capture(device.stream)
+        hip_graph.begin_capture(capture.stream.handle)
     except BaseException:
         device.allocator.route_to(None)
         device.index_checks.capture_slots = None
@@ -87,7 +88,7 @@ def end(device):
     capture, slots = _stop(device)
     graph_exec = None
     try:
-        graph = hip_graph.end_capture(device.stream)
+        graph = hip_graph.end_capture(capture.stream.handle)
         try:
             graph_exec = hip_graph.instantiate(graph)
         finally:
@@ -105,8 +106,8 @@ def abort(device):
     """End a capture that raised: drop what was captured and free its pool."""
     capture, slots = _stop(device)
     try:
-        if hip_graph.is_capturing(device.stream):
-            hip_graph.destroy(hip_graph.end_capture(device.stream))
+        if hip_graph.is_capturing(capture.stream.handle):
+            hip_graph.destroy(hip_graph.end_capture(capture.stream.handle))
     except Exception:  # noqa: BLE001 - an invalidated capture: the original error matters
         pass
     capture.pool.close()
@@ -120,7 +121,8 @@ def _close_deferred(capture):
 
 
 class CapturedGraph:
-    """An instantiated graph of one device: ``replay`` queues it on the device's stream."""
+    """An instantiated graph of one device: ``replay`` queues it on the calling thread's
+    current stream of the device."""
 
     def __init__(self, device, graph_exec, pool, index_slots):
         self.device = device

@@ -8,8 +8,10 @@ write nothing). Pending slots are kept per Python thread: a
 thread's ``synchronize`` snapshots *its own* pending slots before it drains the stream
 (so each of them has been written when it is read) and raises for those only; with
 several threads, an error is reported once, in the thread that queued the operation,
-naming it. When every slot is pending, the thread that needs one drains the stream and
-reads all of them.
+naming it. Each pending slot remembers the stream its operation was queued on: a drain
+of one stream (a host read, ``Stream.synchronize``) reads the slots of that stream only.
+When every slot is pending, the thread that needs one drains every stream and reads all
+of them.
 
 Graphs: a slot taken while a capture runs belongs to the captured graph (``capture_slots``
 collects them; they are not pending, since the captured kernels have not run). Each
@@ -36,7 +38,7 @@ class IndexChecks:
         self.lock = threading.Lock()
         self.buffer = None  # DeviceBuffer of SLOTS int32
         self.free = list(range(SLOTS - 1, -1, -1))
-        self.pending = {}  # thread id -> [(slot, op name)], queued and not yet read
+        self.pending = {}  # thread id -> [(slot, op name, stream record)], queued and not yet read
         self.capture_slots = None  # [(slot, op name)] taken during a capture, else None
         self.kept = set()  # slots graphs own: read after replays, never freed by the read
 
@@ -45,21 +47,21 @@ class IndexChecks:
         while True:
             with self.lock:
                 if self.buffer is None:
-                    self.buffer = DeviceBuffer.allocate(self.device, 4 * SLOTS)
-                    self.buffer.memset(0)
+                    self._make_buffer()
                 if self.free:
                     slot = self.free.pop()
                     if self.capture_slots is not None:
                         self.capture_slots.append((slot, op_name))
                         self.kept.add(slot)
                     else:
-                        self.pending.setdefault(threading.get_ident(), []).append((slot, op_name))
+                        self.pending.setdefault(threading.get_ident(), []).append(
+                            (slot, op_name, self.device.streams.current.stream))
                     return self.buffer.ptr + 4 * slot
             # every slot is pending (threads that never synchronize): read them all
             taken = self.snapshot(every_thread=True)
             self.device.settle_collectives()
             self.device.make_current()
-            hip.stream_synchronize(self.device.stream)
+            self.device.streams.synchronize_all()
             self.raise_flagged(taken)
 
     def ensure_buffer(self):
@@ -67,14 +69,25 @@ class IndexChecks:
         be captured and never run eagerly)."""
         with self.lock:
             if self.buffer is None:
-                self.buffer = DeviceBuffer.allocate(self.device, 4 * SLOTS)
-                self.buffer.memset(0)
+                self._make_buffer()
+
+    def _make_buffer(self):
+        """The slots, zeroed before any kernel flags one (lock held): stream order does it
+        for the stream that zeroes them; with other streams the zeroing is waited for."""
+        buffer = DeviceBuffer.allocate(self.device, 4 * SLOTS)
+        buffer.memset(0)
+        if len(self.device.streams.records) > 1:
+            hip.stream_synchronize(self.device.stream)
+        self.buffer = buffer
 
     def rearm(self, slots):
-        """A replay of a graph owning ``slots`` was queued: read them at the next sync."""
+        """A replay of a graph owning ``slots`` ((slot, op name) pairs) was queued on the
+        current stream: read them at the next sync."""
         if slots:
+            record = self.device.streams.current.stream
             with self.lock:
-                self.pending.setdefault(threading.get_ident(), []).extend(slots)
+                self.pending.setdefault(threading.get_ident(), []).extend(
+                    (slot, name, record) for slot, name in slots)
 
     def release_kept(self, slots):
         """The graph owning ``slots`` is gone: zero them (queued) and free them."""
@@ -87,14 +100,20 @@ class IndexChecks:
                 self.kept.discard(slot)
             self.free.extend(slot for slot, _ in slots)
 
-    def snapshot(self, every_thread=False):
-        """Take the calling thread's pending checks (call before draining the stream)."""
+    def snapshot(self, record=None, every_thread=False):
+        """Take the calling thread's pending checks, those queued on the stream ``record``
+        or (None) all of them (call before draining the stream or streams)."""
         with self.lock:
             if every_thread:
                 taken = [item for items in self.pending.values() for item in items]
                 self.pending = {}
-            else:
+            elif record is None:
                 taken = self.pending.pop(threading.get_ident(), [])
+            else:
+                mine = self.pending.get(threading.get_ident(), [])
+                taken = [item for item in mine if item[2] is record]
+                if taken:
+                    self.pending[threading.get_ident()] = [item for item in mine if item[2] is not record]
         return taken
 
     def raise_flagged(self, taken):
@@ -108,13 +127,15 @@ class IndexChecks:
         hip.memcpy_dtoh_async(host.ctypes.data, self.buffer.ptr, host.nbytes, stream)
         hip.stream_synchronize(stream)
         failed = []
-        for slot, name in taken:
+        for slot, name, _ in taken:
             if host[slot]:
-                self.buffer.memset(0, 4, 4 * slot)  # queued before any reuse of the slot
+                self.buffer.memset(0, 4, 4 * slot)
                 if name not in failed:
                     failed.append(name)
+        if failed:  # the zeroing must have run before another stream's kernel takes the slot
+            hip.stream_synchronize(stream)
         with self.lock:
-            self.free.extend({slot for slot, _ in taken} - self.kept)
+            self.free.extend({slot for slot, _, _ in taken} - self.kept)
         if failed:
             raise IndexOutOfBoundsError(
                 f"{' / '.join(failed)} on {self.device.name}: an index was outside the dimension it "

@@ -1,7 +1,7 @@
 """[runtime] The one launcher: every kernel of the backend is queued through
-``Launcher.launch`` or ``Launcher.launch_fields``, on its device's stream; a launch
-decided once and repeated is a ``PreparedLaunch``, kept in the device's one bounded
-``LaunchMemo``.
+``Launcher.launch`` or ``Launcher.launch_fields``, on the calling thread's current stream
+of its device (``runtime/streams.py``; the launch marks it used); a launch decided once
+and repeated is a ``PreparedLaunch``, kept in the device's one bounded ``LaunchMemo``.
 
 Kernels take one argument struct by value, passed through hipModuleLaunchKernel's
 ``extra`` (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct's declaration
@@ -34,17 +34,15 @@ class BoundKernel:
 
 
 class Launcher:
-    """Launches on one device's stream, with that device current (a kernel handle
-    belongs to the device whose module it came from)."""
+    """Launches on one device's current stream, with that device current (a kernel
+    handle belongs to the device whose module it came from)."""
 
-    def __init__(self, stream, ordinal):
-        self.stream = stream
+    def __init__(self, streams, ordinal):
+        self._current = streams.current  # per thread: the stream record launches go to
+        self._allocator = streams.device.allocator  # whose clock marks the stream used
         self.ordinal = ordinal
         self.raw = hip.raw_launch_function()
-        self.stream_arg = None
-        if self.raw is not None and hip.has_int(stream):
-            self.stream_arg = _c_void_p(int(stream))
-        else:
+        if streams.default.arg is None:  # a runtime whose handles are not addresses
             self.raw = None
 
     def launch(self, kernel, grid, block, args, values):
@@ -66,16 +64,18 @@ class Launcher:
         buffer of ``args``: the hot path of every small op (one pack, one call)."""
         if getattr(_current, "ordinal", None) != self.ordinal:  # hip.use_device, inlined
             hip.set_device(self.ordinal)
+        record = self._current.stream
+        record.last_use = self._allocator.clock
         lock = args.lock
         lock.acquire()  # acquire/release rather than `with`: half the cost
         try:
             packer.pack_into(args.buffer, 0, *values)
             raw = self.raw
             if raw is not None and kernel.fn_arg is not None:
-                status = raw(kernel.fn_arg, gx, gy, gz, bx, by, bz, 0, self.stream_arg, None, args.extra_arg)
+                status = raw(kernel.fn_arg, gx, gy, gz, bx, by, bz, 0, record.arg, None, args.extra_arg)
             else:
                 status = 0
-                hip.module_launch_kernel(kernel.fn, gx, gy, gz, bx, by, bz, self.stream, args.extra_address,
+                hip.module_launch_kernel(kernel.fn, gx, gy, gz, bx, by, bz, record.handle, args.extra_address,
                                          kernel.name)
         finally:
             lock.release()

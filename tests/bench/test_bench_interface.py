@@ -105,6 +105,8 @@ SMALL = {  # each GPU benchmark with its problems made small
     "linalg_fft": ("bench.BATCH, bench.SMALL = 4, 8", ["--cases", "solve@batched,cholesky@batched"]),
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_host_path": ("", ["--reps", "3"]),
+    "rocm_transfers": ("", ["--sizes-mib", "1", "--reps", "2"]),
+    "rocm_streams": ("", ["--gemm", "64", "--gemms", "2", "--copy-mib", "1", "--copies", "2", "--compute", "exp"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
@@ -147,6 +149,13 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
             assert {"namespace call", "primitive", "allocate and free the result", "pack and launch"} <= set(row)
             assert row["launch call"] is None and row["HIP launch from C"] is None
         assert "hip-python" in record["figures"]["launch_floor_error"]  # no ctypes launch function to call from C
+    elif name == "rocm_transfers":  # the fake runtime moves no bytes: each copy's check records its error
+        row = record["figures"]["libraries"]["candlewick"]["1"]
+        assert set(row) == {"h2d pageable", "h2d pinned", "d2h pageable", "d2h pinned"}, row
+        assert set(record["figures"]["peak_bytes"]) >= {"candlewick"}
+    elif name == "rocm_streams":
+        row = record["figures"]["libraries"]["candlewick"]
+        assert {"compute_ms", "copies_ms", "serial_ms", "overlapped_ms", "overlap"} <= set(row), row
     elif name == "rocm_graphs":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row

@@ -47,6 +47,8 @@ DOCUMENTED = {
     "inspection": [getattr(cw.__array_namespace_info__, name)
                    for name in ("capabilities", "default_device", "default_dtypes", "devices", "dtypes")],
     "fusion": [cw.fuse, cw.lazy],
+    "gpu": [cw.current_stream, cw.synchronize, cw.memory_stats, cw.reset_peak_memory_stats, cw.empty_cache,
+            cw.set_memory_limit, cw.pinned_empty, cw.profile],
     "random": [cw.random.seed, cw.random.default_generator, cw.random.default_rng,
                *(getattr(cw.random, name) for name in RANDOM_DRAWS),
                *(getattr(cw.random.Generator, name) for name in RANDOM_DRAWS)],

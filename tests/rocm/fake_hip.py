@@ -63,6 +63,7 @@ class FakeRuntime:
         self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
         self.hipblas = self._module("hipblas", self._hipblas_functions())
         self.hip.hipStreamNonBlocking = 1
+        self.hip.hipEventDefault = 0
         self.hip.hipEventDisableTiming = 2
         self.hip.hipStreamCaptureMode = lambda mode: int(mode)
 
@@ -120,6 +121,11 @@ class FakeRuntime:
             "hipEventSynchronize": ok,
             "hipEventQuery": ok,
             "hipEventDestroy": ok,
+            "hipEventQuery": ok,
+            "hipEventElapsedTime": lambda start, end: (OK, 0.0),
+            "hipStreamWaitEvent": ok,
+            "hipStreamQuery": ok,
+            "hipHostFree": ok,
             "hipStreamBeginCapture": self._begin_capture,
             "hipStreamEndCapture": self._end_capture,
             "hipStreamIsCapturing": lambda stream: (OK, int(self.capturing is not None)),

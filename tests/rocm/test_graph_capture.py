@@ -192,7 +192,7 @@ def test_index_checks_of_a_graph_are_read_after_each_replay_and_kept(fake):
     assert slots and all(slot in checks.kept for slot, _ in slots)
     assert not checks.pending.get(threading.get_ident())
     g.replay()
-    assert set(checks.pending[threading.get_ident()]) >= set(slots)
+    assert {(slot, name) for slot, name, _ in checks.pending[threading.get_ident()]} >= set(slots)
     dev.synchronize()  # reads them (the fake's memory says "in range") and keeps them
     assert all(slot not in checks.free for slot, _ in slots)
     g.reset()

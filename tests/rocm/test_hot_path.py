@@ -10,7 +10,7 @@ from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 from rocm_backend.abi import structs
 from rocm_backend.abi.ew_operands import ew_values, split_dims
-from rocm_backend.families import ew_launch, pad_fixup_cache
+from rocm_backend.families import ew_launch, pad_fixup_cache, reductions
 
 
 def _upload(dev, a):

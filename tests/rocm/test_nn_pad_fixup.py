@@ -350,9 +350,11 @@ def test_a_plan_miopen_declines_at_run_time_is_dropped(dev, status, declined):
     call of a found plan marks its problem declined and returns False (the caller takes
     our kernels); any other failure raises."""
     mio = object.__new__(miopen.DeviceMIOpen)
-    mio.device, mio.lock, mio._kept = dev, __import__("threading").RLock(), None
+    mio.device, mio.lock = dev, __import__("threading").RLock()
     mio.plans, mio.stats = {}, {"declined_at_run": 0}
-    mio.handle = mio._one = mio._zero = None
+    on_stream = miopen._OnStream(None)  # the stream's handle (none needed) and kept workspace
+    mio._on_stream = lambda: on_stream
+    mio._one = mio._zero = None
     calls = []
     mio._forward = lambda *args: calls.append(args[-2:]) or status
     mio._workspace = lambda nbytes: mirror.upload(dev, np.zeros(nbytes, np.uint8), dt.uint8).buffer

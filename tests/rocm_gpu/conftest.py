@@ -1,6 +1,7 @@
 """Fixtures of the rocm GPU tests: skipped cleanly where no rocm device is usable.
 
-``rocm``: the rocm:0 device. ``nn_path``: each nn path in turn ("miopen", "fallback"),
+``rocm``: the rocm:0 device. ``torch``, ``cupy``: the peer library, skipped where it is
+not importable or sees no GPU. ``nn_path``: each nn path in turn ("miopen", "fallback"),
 selected through CANDLEWICK_ROCM_NN for the test's duration; "miopen" skips with the
 reason when libMIOpen.so (or the cuDNN behind the HIP-on-CUDA shim) is unusable.
 """
@@ -28,6 +29,24 @@ def rocm():
 @pytest.fixture(scope="session")
 def cpu():
     return registry.get_device("cpu")
+
+
+@pytest.fixture(scope="session")
+def torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch sees no GPU")
+    return torch
+
+
+@pytest.fixture(scope="session")
+def cupy():
+    cupy = pytest.importorskip("cupy")
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"cupy sees no GPU: {exc}")
+    return cupy
 
 
 @pytest.fixture(params=["miopen", "fallback"])

@@ -21,24 +21,6 @@ def _host(name, shape=(3, 4)):
     return data.astype(np_dtype)
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no GPU")
-    return torch
-
-
-@pytest.fixture(scope="module")
-def cupy():
-    cupy = pytest.importorskip("cupy")
-    try:
-        cupy.cuda.runtime.getDeviceCount()
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"cupy sees no GPU: {exc}")
-    return cupy
-
-
 def _torch_host(t):
     return (t.float() if str(t.dtype) == "torch.bfloat16" else t).cpu().numpy()
 

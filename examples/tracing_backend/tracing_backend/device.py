@@ -39,6 +39,10 @@ def _traced(name):
     return primitive
 
 
+_NOT_FORWARDED = frozenset({"inner", "storage_from_dlpack", "storage_from_host_async", "pinned_empty",
+                            "new_stream", "current_stream", "set_current_stream", "new_event"})
+
+
 class TracingDevice:
     """Device ``tracing:N`` over device N of the wrapped backend (``inner``)."""
 
@@ -80,10 +84,12 @@ class TracingDevice:
         return storage_from_dlpack
 
     def __getattr__(self, name):
-        # other declarations of the wrapped device (host-readable memory, ...) hold for
-        # the tracing device too: its storages are the wrapped device's own buffers
-        if name in ("inner", "storage_from_dlpack") or name.startswith(("__", "collective_")):
-            # (collectives would hand out the wrapped backend's storages, untraced: none here)
+        # other declarations of the wrapped device (host-readable memory, memory statistics,
+        # ...) hold for the tracing device too: its storages are the wrapped device's own buffers
+        if name in _NOT_FORWARDED or name.startswith(("__", "collective_")):
+            # (collectives and non-blocking uploads would hand out the wrapped backend's
+            # storages, untraced; streams and events would be the wrapped device's, whose
+            # ``device`` is not this one: none here)
             raise AttributeError(name)
         return getattr(self.inner, name)
 
