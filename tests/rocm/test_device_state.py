@@ -47,7 +47,7 @@ def test_library_handles_are_the_devices_own_and_made_once(fake):
     rt, dev = fake
     assert dev.blas is dev.blas
     assert rt.calls["hipblasCreate"] == 1
-    assert dev.family_state("hipblas") is dev.blas
+    assert dev.streams.default.state["hipblas"] is dev.blas  # bound to a stream: kept with its record
 
 
 def test_launch_memo_is_bounded_and_starts_over(monkeypatch):
