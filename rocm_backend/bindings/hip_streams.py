@@ -3,13 +3,12 @@
 hip-python (``bindings/hip.py`` holds the rest and the shared setup).
 
 Queries answer without waiting: ``hipSuccess`` is done, ``hipErrorNotReady`` (600) is not
-yet, anything else is an error.
+yet, anything else is an error (an event's query is ``hip.event_query``).
 """
 
 from ..error import check
-from .hip import hip_api
+from .hip import _NOT_READY, hip_api
 
-_NOT_READY = 600  # hipErrorNotReady
 _HOST_MALLOC_PORTABLE = 0x1  # hipHostMallocPortable: pinned for every device, not only the current one
 
 
@@ -30,11 +29,6 @@ def timed_event_create():
     """An event that records a time stamp (hipEventDefault), on the current device."""
     hip = hip_api().hip
     return check("hipEventCreateWithFlags", hip.hipEventCreateWithFlags(hip.hipEventDefault))
-
-
-def event_query(event):
-    """Whether the work before ``event``'s last record has run (True when never recorded)."""
-    return _done("hipEventQuery", hip_api().hip.hipEventQuery(event))
 
 
 def event_elapsed_ms(start, end):

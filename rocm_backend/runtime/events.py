@@ -100,7 +100,7 @@ class RocmEvent:
 
     def query(self):
         self.device.make_current()
-        return hip_streams.event_query(self.handle)
+        return hip.event_query(self.handle)
 
     def elapsed_ms(self, end):
         """Milliseconds from this event's record to ``end``'s, once ``end`` has completed

@@ -121,7 +121,6 @@ class FakeRuntime:
             "hipEventSynchronize": ok,
             "hipEventQuery": ok,
             "hipEventDestroy": ok,
-            "hipEventQuery": ok,
             "hipEventElapsedTime": lambda start, end: (OK, 0.0),
             "hipStreamWaitEvent": ok,
             "hipStreamQuery": ok,
