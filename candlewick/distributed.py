@@ -12,6 +12,8 @@ device each), in the style of ``torch.distributed`` (docs/scaling.md).
     group = dist.init_process_group(uid, world_size=2, rank=r, device=f"rocm:{r}")
     y = dist.all_reduce(x)                                 # one array per process
 
+    cluster = dist.local_gpu_cluster()     # Dask: one worker process per GPU (dask_cluster)
+
 Unlike torch.distributed, results are new arrays: inputs are never written. An operand
 is one array where this process drives one device of the group, else a sequence of
 arrays, one per device of the group in this process, in rank order. The work is queued
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import distributed_checks as _checks
 from . import distributed_p2p as _p2p
+from .dask_cluster import local_gpu_cluster
 from .array import Array, wrap
 from .errors import (ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError,
                      UnsupportedOperation, short_repr)
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from ._types import DeviceLike
 
 __all__ = ["Group", "all_gather", "all_reduce", "broadcast", "get_unique_id", "init_process_group",
-           "new_group", "recv", "reduce_scatter", "send", "send_recv"]
+           "local_gpu_cluster", "new_group", "recv", "reduce_scatter", "send", "send_recv"]
 
 _default_group: Group | None = None
 

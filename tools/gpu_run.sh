@@ -31,7 +31,8 @@ cd "$root"
 # command (run from the repository root; $W is the work folder, $XDIST the -n option).
 # A new stage or benchmark is one more line here.
 # Stage multigpu (a machine with several GPUs): tests/rocm_gpu/test_multi_gpu.py, the RCCL
-# shim test and bench/multi_gpu.py; on one GPU their two-GPU parts skip and say so.
+# shim test, the Dask cluster of one worker per GPU (tests/frontend/test_local_gpu_cluster.py),
+# bench/multi_gpu.py and bench/multi_gpu_dask.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
     "tests,bench,reliability,tracing,notebooks,ecosystem precompile gpu 150 precompile_kernels"
@@ -54,8 +55,9 @@ STEPS=(
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "bench       conformance_first_report any 400 run_bench conformance_first_report"
     "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
-    "multigpu    multi_gpu_tests gpu 150 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py"
+    "multigpu    multi_gpu_tests gpu 200 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py tests/frontend/test_local_gpu_cluster.py"
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
+    "bench,multigpu multi_gpu_dask gpu 300 run_bench multi_gpu_dask"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"

@@ -210,3 +210,21 @@ def test_cubed_out_of_core_records_both_namespaces(tmp_path):
         assert checked == {"sum over axis 0": True, "max": True, "x.T @ x": True}, (namespace, run)
         assert {s["result_type"] for s in run["steps"].values() if "result_type" in s} == {namespace}
     assert "| x.T @ x | numpy |" in (tmp_path / "cubed_out_of_core_fake.md").read_text()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask.distributed is not installed")
+def test_multi_gpu_dask_records_one_cpu_worker_without_a_gpu(tmp_path):
+    """The Dask benchmark end to end without a GPU (one cpu worker; about 15-25 s on the
+    2-core CI machine, most of it the worker process's start): a record whose results
+    equal NumPy's. On a GPU machine (tools/gpu_run.sh multigpu) it runs per GPU."""
+    args = ["--blocks-per-gpu", "2", "--rows", "256", "--cols", "32", "--reps", "1"]
+    env = child_env(PYTHONPATH=str(ROOT), CANDLEWICK_DEVICE_KIND="fake", CANDLEWICK_COMMIT="test",
+                    HIP_VISIBLE_DEVICES="")  # no GPU visible, whatever this machine has
+    done = subprocess.run([sys.executable, str(BENCH / "multi_gpu_dask.py"), "--out", str(tmp_path), *args],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    record = json.loads((tmp_path / "multi_gpu_dask_fake.json").read_text())
+    assert RECORD_KEYS <= set(record)
+    (run,) = record["figures"]["runs"].values()
+    assert run["workers"] == 1 and run["worker_devices"] == ["cpu"], run
+    assert run["column_sums_match"] and run["gram_match"], run
