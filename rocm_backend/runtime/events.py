@@ -95,6 +95,7 @@ class RocmEvent:
 
     def synchronize(self):
         """Wait on the host for the work before the last record (at once when never recorded)."""
+        self.device.settle_collectives()  # a collective the ranks differed on would never finish
         self.device.make_current()
         hip.event_synchronize(self.handle)
 
