@@ -46,6 +46,7 @@ from .sets import unique_all, unique_counts, unique_inverse, unique_values
 from .indexing_functions import take, take_along_axis
 from .utility import all, any, diff
 from .fusion import fuse, lazy
+from .custom_kernels import ElementwiseKernel, RawKernel, ReductionKernel
 from . import nn, random  # noqa: E402  (Candle's extra ops; Philox random numbers)
 from . import fft, linalg  # noqa: E402  (the Array API extensions)
 from . import graphs  # noqa: E402  (graph capture and replay, on devices that declare "graphs")
@@ -95,6 +96,7 @@ __all__ += ["array_api_version", "set_array_api_version", "broadcast_shapes", "i
 __all__ += ["fuse", "lazy"]
 __all__ += ["Event", "Stream", "current_stream", "synchronize", "empty_cache", "memory_stats", "pinned_empty",
             "reset_peak_memory_stats", "set_memory_limit", "profile"]
+__all__ += ["ElementwiseKernel", "RawKernel", "ReductionKernel"]
 
 
 def __dir__() -> list[str]:

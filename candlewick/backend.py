@@ -202,6 +202,7 @@ from .backend_optional import (
     CollectiveDevice,
     Communicator,
     ComplexViewStorage,
+    CustomKernelDevice,
     DeviceCopyStorage,
     DLPackDevice,
     DLPackStorage,
@@ -221,7 +222,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AsyncHostCopyStorage", "Backend", "BackendDevice", "BackendEvent", "BackendStorage", "BackendStream",
-    "CollectiveDevice", "Communicator", "ComplexViewStorage", "DeviceCopyStorage",
+    "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice",
+    "DeviceCopyStorage",
     "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
     "HostMemoryDevice", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice",
     "ProfilerRangeDevice", "StreamDevice",
@@ -230,8 +232,9 @@ __all__ = [
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
-#: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``)
-OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion")
+#: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``;
+#: "custom_kernels": the device methods of ``CustomKernelDevice``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels")
 
 #: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
 #: ``compile_fused``): a device that declares the group implements all of them
@@ -240,6 +243,7 @@ OPTIONAL_PRIMITIVES = {
     "linalg": ("cholesky", "qr", "svd", "eigh", "eig", "solve", "inv", "det", "slogdet"),
     "fft": ("fft", "rfft", "irfft", "fftn", "rfftn"),
     "fusion": ("compile_fused",),  # a device method (``FusionDevice``), not a storage one
+    "custom_kernels": ("raw_kernel", "elementwise_kernel", "reduction_kernel"),  # device methods too
 }
 
 PHILOX = """

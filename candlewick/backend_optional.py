@@ -12,7 +12,8 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 
 __all__ = [
     "AsyncHostCopyStorage", "BackendEvent", "BackendStream", "CollectiveDevice", "Communicator",
-    "ComplexViewStorage", "DeviceCopyStorage", "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
+    "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice", "DLPackStorage", "FusionDevice",
+    "GraphDevice",
     "HostMemoryDevice", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice", "ProfilerRangeDevice",
     "StreamDevice", "holds_host_memory",
 ]
@@ -86,6 +87,52 @@ class FusionDevice(Protocol):
         suite's tolerances for the others (floating sums and products may be reassociated).
         Called once per traced signature; ``run`` is called for every call after it.
         Return None for a graph the device does not compile: it is then replayed."""
+
+
+class CustomKernelDevice(Protocol):
+    """The optional ``custom_kernels`` capability (a device that lists ``"custom_kernels"``
+    in ``capabilities``): compiling the kernels users write in C++ through
+    ``candlewick.RawKernel``, ``ElementwiseKernel`` and ``ReductionKernel``
+    (docs/custom_kernels.md). The front end has checked every argument before any of these runs
+    (count, dtypes, one device, pointers only to C-contiguous memory, writable outputs);
+    a source the device's compiler refuses raises
+    ``candlewick.errors.KernelCompileError`` carrying the compiler's log and the line of
+    the user's text it names. Each method is called once per kernel and signature; the
+    callable it returns is called for every launch and queues the work on the device
+    without waiting. Without the capability, ``RawKernel`` raises UnsupportedOperation
+    and the other two run their C-subset bodies as graphs of the device's primitives."""
+
+    def raw_kernel(self, source, name, params, options) -> Any:
+        """``launch(grid, block, shared_mem, args)`` for the ``extern "C" __global__``
+        function ``name`` of ``source`` (compiled whole, with the extra compiler
+        ``options``). ``params``: its parameters as read from the source
+        (``candlewick.custom_kernels.definition.RawParam``: ``pointer``, ``dtype`` or
+        None for a pointer to any type, ``c_type``). ``grid`` and ``block``: 3 ints;
+        ``shared_mem``: bytes of dynamic shared memory; ``args``: per parameter a
+        ``(storage, element offset)`` pair for a pointer (the address of that element)
+        or a NumPy scalar of the parameter's dtype."""
+
+    def elementwise_kernel(self, kernel) -> Any:
+        """``run(shape, operands)`` for ``kernel`` (a
+        ``candlewick.custom_kernels.definition.KernelDefinition`` of kind
+        ``"elementwise"``, every dtype decided): the body runs once per element of
+        ``shape``, ``i`` its flat C-order index, each parameter bound by its ``role``.
+        ``operands``, one per parameter: ``(storage, layout)`` with the layout over
+        ``shape`` (broadcast: strides 0) for ``"in"`` and ``"out"`` (any strides; an out
+        layout never reaches an element twice), ``(storage, layout)`` of a C-contiguous
+        array for ``"raw_in"``/``"raw_out"`` (a pointer to its first element), a NumPy
+        scalar for ``"scalar"``. Values of float16/bfloat16 parameters are seen as
+        float; every other parameter as its dtype's C type; placeholders name those
+        types (``kernel.types``). Called only for a non-empty shape."""
+
+    def reduction_kernel(self, kernel) -> Any:
+        """``run(shape, axes, operands)`` for ``kernel`` (kind ``"reduction"``): for each
+        element of the kept shape (``shape`` without ``axes``), ``map_expr`` at every
+        element reduced into it, converted to ``kernel.reduce_type``, combined by
+        ``reduce_expr`` (over ``a`` and ``b``) from ``identity``, then ``post_map_expr``
+        with the result as ``a`` sets the out parameters. In operands' layouts are over
+        ``shape``, out operands' over the kept shape; scalars and raw operands as for
+        ``elementwise_kernel``. Called only when the kept shape has elements."""
 
 
 class DeviceCopyStorage(Protocol):

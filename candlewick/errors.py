@@ -175,6 +175,22 @@ class FusionTraceError(CandlewickError, TypeError):
     that reads a traced value (``if x > 0``, ``float(x)``)."""
 
 
+class KernelCompileError(CandlewickError, ValueError):
+    """A custom kernel's source that does not compile (``candlewick.RawKernel``,
+    ``ElementwiseKernel``, ``ReductionKernel``): the device compiler's log, or on a device
+    that runs the C subset the reason, with the offending line of the user's source.
+    ``log`` holds the compiler's whole log, ``line`` the line number in ``part`` (the
+    source, body, preamble or expression the user wrote) or None."""
+
+    names_public_function = False  # the message names the kernel and the compiler
+
+    def __init__(self, message: str, log: str = "", part: str = "", line: int | None = None,
+                 text: str = "") -> None:
+        self.log, self.part, self.line, self.text = log, part, line, text
+        where = f"\n  {part}, line {line}: {text.strip()}" if line is not None and text else ""
+        super().__init__(message + where + (f"\n{log}" if log else ""))
+
+
 class DeviceMemoryError(CandlewickError, MemoryError):
     """An allocation that cannot be made: checked before allocating on every backend, or
     failed even after the allocator released its cache."""

@@ -1,7 +1,7 @@
 """[device] The protocol's device: one HIP device (``rocm:N``) with its properties, its
 stream, the caching allocator, the loaded kernels and the launcher, the library handles
 and the per-device state of the op families, and the protocol's creation, DLPack-import,
-fusion and collective methods, whose results are ``RocmStorage``.
+fusion, custom-kernel and collective methods, whose results are ``RocmStorage``.
 
 Every device owns one non-blocking stream, and users make more (``new_stream``,
 ``runtime/streams.py``): each host thread queues its work on its current stream
@@ -31,7 +31,7 @@ from candlewick.named_device import NamedDevice
 from . import miopen
 from .bindings import hip, hipblas, hipsolver, roctx
 from .codegen.sources import module_source
-from .families import collectives, creation, dlpack, fft, fusion, host_copies, reductions
+from .families import collectives, creation, custom_kernels, dlpack, fft, fusion, host_copies, reductions
 from .kernels import KernelRuntime
 from .runtime import capture as _capture
 from .runtime.allocator import CachingAllocator
@@ -68,9 +68,10 @@ class RocmDevice(NamedDevice):
     storage_type = RocmStorage
     dtypes = _dt.ALL_DTYPES
     # the optional groups (hipSOLVER, hipFFT: storage.py routes them; graphs: stream capture;
-    # fusion: generated kernels, families/fusion.py); class attributes so tools
-    # (docs/array_api.md) can read them without a device
-    capabilities = frozenset({"linalg", "fft", "graphs", "fusion"})
+    # fusion: generated kernels, families/fusion.py; custom_kernels: users' kernels,
+    # families/custom_kernels.py); class attributes so tools (docs/array_api.md) can read
+    # them without a device
+    capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels"})
 
     def __init__(self, ordinal):
         self.ordinal = ordinal
@@ -335,6 +336,16 @@ class RocmDevice(NamedDevice):
     # --- fusion (optional capability candlewick.backend.FusionDevice) -------------
     def compile_fused(self, graph):
         return fusion.compile_fused(self, graph)
+
+    # --- users' kernels (optional capability candlewick.backend.CustomKernelDevice) ------
+    def raw_kernel(self, source, name, params, options):
+        return custom_kernels.raw_kernel(self, source, name, params, options)
+
+    def elementwise_kernel(self, kernel):
+        return custom_kernels.elementwise_kernel(self, kernel)
+
+    def reduction_kernel(self, kernel):
+        return custom_kernels.reduction_kernel(self, kernel)
 
     # --- collectives over RCCL (optional hook candlewick.backend.CollectiveDevice) ----
     def collective_unique_id(self):

@@ -16,6 +16,7 @@ class RocmError(BackendError):
     def __init__(self, call, status, detail=""):
         self.call = call
         self.status = status
+        self.detail = detail  # e.g. hipRTC's log of a failed compilation
         self.status_name = status_name(status)
         msg = f"{call} failed: {self.status_name}"
         super().__init__(msg + (f"\n{detail}" if detail else ""))

@@ -188,7 +188,7 @@ class KernelRuntime:
         self.module_source = module_source
         self._modules = {}
         self._functions = {}
-        self._kernels = {}  # kernel name -> BoundKernel
+        self._kernels = {}  # (module, kernel name) -> BoundKernel
         self.cache = {}
         self.ew_cache = {}
         self._resident = {}
@@ -198,7 +198,8 @@ class KernelRuntime:
         """hip-python's handle of the kernel ``spec`` (module loaded on first use), from
         ``source`` when given (generated code: the kernels of a fused graph, compiled with
         the extra ``options``), else from the op table's module source."""
-        fn = self._functions.get(spec.name)
+        key = (spec.module, spec.name)  # a RawKernel's name is the user's: many modules may have one
+        fn = self._functions.get(key)
         if fn is not None:
             return fn
         with self._lock:
@@ -216,16 +217,17 @@ class KernelRuntime:
                 module = hip.module_load_data(code)
                 self._modules[spec.module] = module
             fn = hip.module_get_function(module, spec.name)
-            self._functions[spec.name] = fn
+            self._functions[key] = fn
         return fn
 
     def kernel(self, spec, source=None, options=()):
         """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch);
         ``source`` and ``options`` as for ``function`` (a generated kernel's name is its
-        source's digest, so one name is one kernel)."""
-        k = self._kernels.get(spec.name)
+        source's digest, so one name is one kernel; a RawKernel's module is named by its source's)."""
+        key = (spec.module, spec.name)
+        k = self._kernels.get(key)
         if k is None:
-            k = self._kernels[spec.name] = BoundKernel(spec, self.function(spec, source, options))
+            k = self._kernels[key] = BoundKernel(spec, self.function(spec, source, options))
         return k
 
     def resident_blocks(self, kernel, block):

@@ -10,9 +10,10 @@ pre-includes its fp16 header and knows no gfx94x target.
 Library use:  ``compile_for_amd(source, name, options=(), arch="gfx90a") -> bytes``
 CLI:          ``python tools/amd_compile_gate.py [--arch gfx90a] [--jobs N]``
               compiles every module ``rocm_backend.all_kernel_sources()``
-              yields and sample kernels generated for fused graphs (or tools/hip_on_cuda/tests/sample_kernel.hip when the backend
-              does not provide that function) and exits non-zero with the
-              compiler log on the first failure.
+              yields, sample kernels generated for fused graphs and the custom
+              kernels the rocm tests generate (or tools/hip_on_cuda/tests/sample_kernel.hip
+              when the backend does not provide that function) and exits non-zero
+              with the compiler log on the first failure.
 """
 
 import argparse
@@ -117,7 +118,8 @@ def kernel_sources():
         rocm_backend = None
     if rocm_backend is not None and hasattr(rocm_backend, "all_kernel_sources"):
         sources = [tuple(item) for item in rocm_backend.all_kernel_sources()] + fused_samples()
-        return sources, "rocm_backend.all_kernel_sources and fused samples"
+        sources += custom_kernel_samples()
+        return sources, "rocm_backend.all_kernel_sources, fused samples and the tests' custom kernels"
     return [("sample_kernel", SAMPLE.read_text(), [])], str(SAMPLE.relative_to(ROOT))
 
 
@@ -148,6 +150,64 @@ def fused_samples():
         plan = fused_source.plan(cw.fuse(fn).graph_for(*args))
         out.append((plan.module, plan.source, list(fused_source.COMPILE_OPTIONS)))
     return out
+
+
+# the test files whose custom kernels the gate compiles besides tests/rocm/custom_kernel_cases.py
+# (which also holds the conformance suite's and tests/rocm_gpu's): run on the available backends
+# with tools/custom_kernel_recorder.py recording every kernel they make
+TESTED_KERNEL_FILES = ("tests/custom_kernels", "tests/rocm/test_custom_kernels_fake.py")
+
+
+def custom_kernel_samples():
+    """(name, source, options) of every custom kernel the tests make (the ElementwiseKernel
+    and ReductionKernel calls' generated sources, the RawKernel sources: those of
+    tests/rocm/custom_kernel_cases.py and those ``tested_kernels`` records) and of the C
+    subset's type oracle (static_asserts that hipRTC gives each expression the C subset
+    accepts the type the subset gives it); [] when this backend has no custom-kernel
+    generator."""
+    try:
+        from rocm_backend.codegen import custom_source
+    except ImportError:
+        return []
+    sys.path.insert(0, str(ROOT / "tests" / "rocm"))
+    import custom_kernel_cases as cases
+
+    definitions, raws = tested_kernels()
+    definitions = cases.definitions() + definitions
+    raws = [(r.name, r.source, ()) for r in cases.RAW] + raws
+    out, seen = [], set()
+    for defn in definitions:
+        src = (custom_source.elementwise if defn.kind == "elementwise" else custom_source.reduction)(defn)
+        if src.module not in seen:
+            seen.add(src.module)
+            out.append((src.module, src.source, list(custom_source.DEFAULT_OPTIONS + defn.options)))
+    for name, code, options in raws:
+        module, text = custom_source.raw(code, name)
+        if module not in seen:
+            seen.add(module)
+            out.append((module, text, list(options)))
+    oracle, _ = cases.type_oracle_source()
+    out.append(("custom_type_oracle", oracle, []))
+    return out
+
+
+def tested_kernels():
+    """([KernelDefinition], [(name, code, options)]) of the kernels the tests of
+    TESTED_KERNEL_FILES make, recorded while pytest runs them here (kernels of a test
+    marked ``not_compiled``, refused on purpose, left out). Exits if those tests fail:
+    a failed test may have stopped before making its kernels."""
+    import pytest
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from custom_kernel_recorder import KernelRecorder
+
+    recorder = KernelRecorder()
+    status = pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", "-W", "ignore::pytest.PytestAssertRewriteWarning",
+                          *[str(ROOT / f) for f in TESTED_KERNEL_FILES]], plugins=[recorder])
+    if status != 0:
+        sys.exit(f"amd_compile_gate: the tests of {', '.join(TESTED_KERNEL_FILES)} failed (exit status {status}); "
+                 f"their kernels were not all recorded")
+    return list(recorder.definitions), list(recorder.raw)
 
 
 def _compile_one(job):

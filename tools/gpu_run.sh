@@ -5,7 +5,7 @@
 #
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
-# Stages: shim (tests/shim), tests (conformance, Array API, namespace, rocm_gpu and frontend suites with
+# Stages: shim (tests/shim), tests (conformance, Array API, namespace, rocm_gpu, frontend, fusion and custom-kernel suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
@@ -42,6 +42,7 @@ STEPS=(
     "tests       frontend       gpu 150 run_pytest tests/frontend"
     "tests       namespace      gpu 200 run_pytest \$XDIST tests/namespace"
     "tests       fusion_tests   gpu 240 CANDLEWICK_FUSION_EXAMPLES=25 run_pytest tests/fusion"
+    "tests       custom_kernels gpu 150 run_pytest tests/custom_kernels"
     "bench       host_overhead  any 400 run_bench host_overhead"
     "bench       rocm_ops       gpu 240 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"

@@ -28,6 +28,8 @@ QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
 FUSED_BUFFERS = 24  # buffers (inputs, constants, results) of one fused kernel (cw_fused_args)
 FUSED_SCALARS = 8  # run-time scalars (16-byte slots) of one fused kernel: float arguments
+KERNEL_OPERANDS = 16  # arrays (per element or raw) of one custom kernel (cw_kernel_args)
+KERNEL_SCALARS = 8  # scalar parameters (16-byte slots) of one custom kernel
 SCALAR_WORDS = 4  # cw_ew_args.scalar: 4 x int64 (two 16-byte slots)
 SCALAR_BYTES = 8 * SCALAR_WORDS
 EIG_BLOCK = 128  # threads per block (one block per matrix) of hip/eig.hip
@@ -57,6 +59,8 @@ CONSTANTS = (
     ("EIG_NONFINITE", "CW_EIG_NONFINITE", EIG_NONFINITE),
     ("FUSED_BUFFERS", "CW_FUSED_BUFFERS", FUSED_BUFFERS),
     ("FUSED_SCALARS", "CW_FUSED_SCALARS", FUSED_SCALARS),
+    ("KERNEL_OPERANDS", "CW_KERNEL_OPERANDS", KERNEL_OPERANDS),
+    ("KERNEL_SCALARS", "CW_KERNEL_SCALARS", KERNEL_SCALARS),
 )
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
@@ -280,5 +284,17 @@ FUSED_ARGS = ArgLayout(
     "a kernel generated for a candlewick.fuse graph (codegen/fused_source.py): n items (elements or "
     "reduction outputs), flags (CW_CONTIGUOUS: every vector-read buffer is aligned), the buffers, the "
     "float arguments' 16-byte slots (raw bits); shapes, strides and other scalars are constants of the source")
+
+KERNEL_ARGS = ArgLayout(
+    "cw_kernel_args",
+    [("n", "i64", 1), ("n_red", "i64", 1), ("base", "i64", 1), ("ndim", "i32", 1), ("red_ndim", "i32", 1),
+     ("flags", "i32", 1), ("pad_", "i32", 1), ("shape", "i64", MAX_DIMS), ("red_shape", "i64", MAX_DIMS),
+     ("ptr", "ptr", KERNEL_OPERANDS), ("strides", "i64", KERNEL_OPERANDS * MAX_DIMS),
+     ("red_strides", "i64", KERNEL_OPERANDS * MAX_DIMS), ("scalar", "raw", 2 * KERNEL_SCALARS)],
+    "an ElementwiseKernel or ReductionKernel of candlewick.custom_kernels (codegen/custom_source.py): n items "
+    "(elements, or reduction outputs over shape), base the flat index of item 0 (a piece of a split launch), "
+    "n_red elements reduced per output over red_shape; ptr[k] operand k's first element; its strides in "
+    "elements at strides[k * CW_MAX_DIMS + d] (red_strides likewise); flags: CW_CONTIGUOUS (every per-element "
+    "operand is at index i) | CW_INDEX32; scalar: the scalar parameters' 16-byte slots (raw bits)")
 
 NESTED = (OPERAND,)

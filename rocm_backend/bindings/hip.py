@@ -262,9 +262,10 @@ def occupancy_blocks_per_multiprocessor(fn, block):
         return 0
 
 
-def module_launch_kernel(fn, gx, gy, gz, bx, by, bz, stream, extra_address, name):
+def module_launch_kernel(fn, gx, gy, gz, bx, by, bz, stream, extra_address, name, shared_mem=0):
     """hipModuleLaunchKernel through hip-python (the path without ctypes)."""
-    (status,) = hip_api().hip.hipModuleLaunchKernel(fn, gx, gy, gz, bx, by, bz, 0, stream, None, extra_address)
+    (status,) = hip_api().hip.hipModuleLaunchKernel(fn, gx, gy, gz, bx, by, bz, shared_mem, stream, None,
+                                                    extra_address)
     if int(status):
         raise error_for(f"hipModuleLaunchKernel({name})", status)
 

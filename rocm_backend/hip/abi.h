@@ -21,6 +21,8 @@ typedef long long cw_i64;
 #define CW_EIG_NONFINITE -1
 #define CW_FUSED_BUFFERS 24
 #define CW_FUSED_SCALARS 8
+#define CW_KERNEL_OPERANDS 16
+#define CW_KERNEL_SCALARS 8
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
@@ -197,5 +199,22 @@ struct cw_fused_args {
     int flags;
     int pad_;
     char* ptr[24];
+    cw_i64 scalar[16];
+};
+
+// an ElementwiseKernel or ReductionKernel of candlewick.custom_kernels (codegen/custom_source.py): n items (elements, or reduction outputs over shape), base the flat index of item 0 (a piece of a split launch), n_red elements reduced per output over red_shape; ptr[k] operand k's first element; its strides in elements at strides[k * CW_MAX_DIMS + d] (red_strides likewise); flags: CW_CONTIGUOUS (every per-element operand is at index i) | CW_INDEX32; scalar: the scalar parameters' 16-byte slots (raw bits)
+struct cw_kernel_args {
+    cw_i64 n;
+    cw_i64 n_red;
+    cw_i64 base;
+    int ndim;
+    int red_ndim;
+    int flags;
+    int pad_;
+    cw_i64 shape[8];
+    cw_i64 red_shape[8];
+    char* ptr[16];
+    cw_i64 strides[128];
+    cw_i64 red_strides[128];
     cw_i64 scalar[16];
 };

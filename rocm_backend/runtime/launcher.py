@@ -45,10 +45,11 @@ class Launcher:
         if streams.default.arg is None:  # a runtime whose handles are not addresses
             self.raw = None
 
-    def launch(self, kernel, grid, block, args, values):
+    def launch(self, kernel, grid, block, args, values, shared_mem=0):
         """Queue ``kernel`` over ``grid`` blocks (an int or 3 ints) of ``block`` threads
         (None: the kernel's own; an int or 3 ints) with every field of the argument
-        struct ``args`` packed from ``values``."""
+        struct ``args`` packed from ``values`` and ``shared_mem`` bytes of dynamic
+        shared memory."""
         if isinstance(grid, int):
             grid = (grid, 1, 1)
         if block is None:
@@ -56,12 +57,14 @@ class Launcher:
         elif isinstance(block, int):
             block = (block, 1, 1)
         self.launch_fields(kernel, grid[0], grid[1], grid[2], block[0], block[1], block[2], args, args.struct,
-                           values)
+                           values, shared_mem)
 
-    def launch_fields(self, kernel, gx, gy, gz, bx, by, bz, args, packer, values):
+    def launch_fields(self, kernel, gx, gy, gz, bx, by, bz, args, packer, values, shared_mem=0):
         """Queue ``kernel`` with ``packer`` (``args.struct``, or a ``args.packer(names)``
         that writes some fields and zeros the rest) packing ``values`` into the launch
-        buffer of ``args``: the hot path of every small op (one pack, one call)."""
+        buffer of ``args``: the hot path of every small op (one pack, one call).
+        ``args`` is a struct of ``abi/structs.py`` or a RawKernel's ``abi/kernel_params.py``
+        buffer (which alone asks for ``shared_mem`` bytes of dynamic shared memory)."""
         if getattr(_current, "ordinal", None) != self.ordinal:  # hip.use_device, inlined
             hip.set_device(self.ordinal)
         record = self._current.stream
@@ -72,11 +75,11 @@ class Launcher:
             packer.pack_into(args.buffer, 0, *values)
             raw = self.raw
             if raw is not None and kernel.fn_arg is not None:
-                status = raw(kernel.fn_arg, gx, gy, gz, bx, by, bz, 0, record.arg, None, args.extra_arg)
+                status = raw(kernel.fn_arg, gx, gy, gz, bx, by, bz, shared_mem, record.arg, None, args.extra_arg)
             else:
                 status = 0
                 hip.module_launch_kernel(kernel.fn, gx, gy, gz, bx, by, bz, record.handle, args.extra_address,
-                                         kernel.name)
+                                         kernel.name, shared_mem)
         finally:
             lock.release()
         if status:
