@@ -187,3 +187,45 @@ def test_different_collectives_with_the_same_record_raise(ranks):
 
     for got in _run(rt, devices, body):
         np.testing.assert_array_equal(got, [np.arange(4), np.arange(4) + 10])
+
+
+@pytest.mark.parametrize("name", ["all_reduce", "all_gather", "reduce_scatter", "broadcast"])
+def test_every_collective_waits_only_on_its_first_call(ranks, name):
+    rt, devices = ranks
+    call = {"all_reduce": lambda x, g: dist.all_reduce(x, op="max", group=g),
+            "all_gather": lambda x, g: dist.all_gather(x, group=g),
+            "reduce_scatter": lambda x, g: dist.reduce_scatter(x, group=g),
+            "broadcast": lambda x, g: dist.broadcast(x, 1, group=g)}[name]
+
+    def body(r, group, dev):
+        x = _x(dev, 6, r)
+        first = call(x, group)
+        before = rt.syncs()
+        later = [call(x, group) for _ in range(3)]
+        waited = rt.syncs() - before
+        return waited, [cw.to_numpy(y) for y in (first, *later)]
+
+    a, b = np.arange(6.0), np.arange(6.0) + 10
+    expected = {"all_reduce": [np.maximum(a, b)] * 2, "all_gather": [np.stack([a, b])] * 2,
+                "reduce_scatter": [(a + b)[:3], (a + b)[3:]], "broadcast": [b, b]}[name]
+    for r, (waited, got) in enumerate(_run(rt, devices, body)):
+        assert waited == 0, f"rank {r} waited for the device on a call with an agreed signature"
+        for y in got:
+            np.testing.assert_array_equal(y, expected[r])
+
+
+def test_a_full_ring_of_pending_rounds_is_read_before_the_next(ranks, monkeypatch):
+    from rocm_backend.runtime import signature_rounds
+
+    monkeypatch.setattr(signature_rounds, "SLOTS", 3)
+    rt, devices = ranks
+
+    def body(r, group, dev):
+        x = _x(dev, 4, r)
+        ys = [dist.all_reduce(x, group=group) for _ in range(8)]  # rounds 2-8 wrap the ring twice
+        return [cw.to_numpy(y) for y in ys], group._comm._comm.rounds[0].pending
+
+    for got, pending in _run(rt, devices, body):
+        assert pending == 0
+        for y in got:
+            np.testing.assert_array_equal(y, np.arange(4) * 2 + 10)
