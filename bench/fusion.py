@@ -12,7 +12,9 @@ Writes DIR/fusion_<device-kind>.json and .md (bench/harness.py). Cases:
   ``torch.logsumexp`` and their ``torch.compile``d forms;
 - the first call of each fused function (trace and hipRTC compile, or a disk-cache hit);
 - each function also written eagerly and run inside ``with cw.lazy():`` (issue 39: at
-  least 90 % of the ``cw.fuse`` figure), its share of that figure in the last column.
+  least 90 % of the ``cw.fuse`` figure), its share of that figure in the last column;
+- the peak device memory of one call of each variant, candlewick's allocator beside
+  ``torch.cuda.max_memory_allocated`` (harness.PeakTable).
 A library or mode that fails here (``torch.compile`` without a working Triton, say)
 records its error and the run goes on. Timings: warm-up, then the median of timed
 batches each ended by a device synchronize, best of 3 rounds that run the variants in
@@ -114,7 +116,7 @@ def library(variant):
     return variant.split()[0].split(".")[0]
 
 
-def run_case(case, host, table, syncs, nbytes, results, rounds=3):
+def run_case(case, host, table, syncs, nbytes, results, peaks, rounds=3):
     rows = results.setdefault(case, {})
     operands = {}
     for name, entry in table.items():
@@ -141,6 +143,8 @@ def run_case(case, host, table, syncs, nbytes, results, rounds=3):
                 rows[name]["error"] = harness.error_text(exc)
     for name, t in best.items():
         rows[name].update(us=t * 1e6, GBps=nbytes / t / 1e9)
+        x, fn = operands[name]
+        peaks.measure_after(case, name, lambda: fn(x))
     operands.clear()
 
 
@@ -170,7 +174,7 @@ def markdown(figures):
                 error = " ".join(row.get("error", "-").split()).replace("|", "/")  # one table cell
                 lines.append(f"| {name} | {error[:120]} | | | | |")
         lines.append("")
-    return lines
+    return lines + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -199,6 +203,7 @@ def main(argv=None):
     n = 1 << args.log2_size
     figures = {"n": n, "rows": args.rows, "cols": args.cols, "cases": {}}
     table, syncs = variants(peers)
+    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=peers.get("torch"))
     rng = np.random.default_rng(0)
     vector = rng.standard_normal(n, dtype=np.float32)
     matrix = rng.standard_normal((args.rows, args.cols), dtype=np.float32)
@@ -208,10 +213,11 @@ def main(argv=None):
     for case, host, nbytes in plan:
         t0 = time.perf_counter()
         try:
-            run_case(case, host, table[case], syncs, nbytes, figures["cases"])
+            run_case(case, host, table[case], syncs, nbytes, figures["cases"], peaks)
         except Exception as exc:  # noqa: BLE001 - recorded, the other cases still run
             figures["cases"][case] = {"error": {"error": harness.error_text(exc, 500)}}
         print(f"{case}: {time.perf_counter() - t0:.1f}s", flush=True)
+    figures["peak_bytes"] = peaks.rows
     versions = {name: mod.__version__ for name, mod in peers.items()}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")

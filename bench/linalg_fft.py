@@ -8,7 +8,9 @@ per call of candlewick and of each peer found (torch, cupy), measured the same w
 (harness.timed: warm-up, then batches of calls ended by a device synchronize), and
 candlewick's share of the faster peer's throughput against the issue's target. A peer that lacks a function or fails
 on the case is recorded with its error. A library whose warm-up call of a case took
-longer than --budget seconds is timed on that one call.
+longer than --budget seconds is timed on that one call. Peak device memory of a warm call
+(of that one call where it was timed alone), candlewick's allocator beside
+``torch.cuda.max_memory_allocated`` (harness.PeakTable).
 """
 
 import sys
@@ -97,7 +99,7 @@ def sync_of(lib, dev):
     return mod.cuda.runtime.deviceSynchronize
 
 
-def run_case(libs, dev, case, args_host, budget):
+def run_case(libs, dev, case, args_host, budget, peaks, key):
     row = {}
     for lib in libs:
         name = lib[0]
@@ -107,7 +109,9 @@ def run_case(libs, dev, case, args_host, budget):
             sync = sync_of(lib, dev)
             sync()
             t0 = time.perf_counter()
-            fn(*args)
+            # its peak memory (plans and workspaces made included) stands for a case timed on
+            # this one call; a warm call's replaces it below
+            peaks.measure(key, name, lambda: fn(*args))
             sync()
             first = time.perf_counter() - t0
             if first > budget:
@@ -124,6 +128,7 @@ def run_case(libs, dev, case, args_host, budget):
                 # a batch's worth of warm-up calls: a short call's caches (pointer arrays,
                 # the allocator's blocks) settle over the first few calls, in every library
                 row[name] = {"ms": timed(lambda: fn(*args), sync, reps=reps, batches=3, warmup=reps) * 1e3}
+                peaks.measure_after(key, name, lambda: fn(*args))
                 if warm < 0.1:  # where a short call's time goes (slow ones would double the run)
                     row[name]["diagnosis"] = diagnosis(fn, args, sync, reps=20)
         except Exception as exc:  # a peer lacking the function is a result, not a failure
@@ -190,7 +195,7 @@ def markdown(figures):
         for key, name, d in diagnosed:
             kernels = "; ".join(f"{us} µs x{count} {kname}" for us, count, kname in d["kernels"])
             lines.append(f"- {key} {name}: host {d['host_us']} µs; {kernels or 'no kernels seen'}")
-    return lines
+    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -212,6 +217,7 @@ def main(argv=None):
     libs = [("candlewick", cw)] + list(found.items())
     figures = {"arch": dev.arch, "libs": [name for name, _ in libs], "cases": {}}
     wanted = set(filter(None, args.cases.split(",")))
+    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
     rng = np.random.default_rng(0)
     plan = [(c, "float32", lambda c=c: fft_inputs(c, rng)) for c in FFT_CASES]
     for dtype in (np.float32, np.float64):
@@ -222,7 +228,9 @@ def main(argv=None):
     for case, dtype, make in plan:
         if wanted and case not in wanted:
             continue
-        figures["cases"][f"{case}:{dtype}"] = run_case(libs, dev, case, make(), args.budget)
+        key = f"{case}:{dtype}"
+        figures["cases"][key] = run_case(libs, dev, case, make(), args.budget, peaks, key)
+    figures["peak_bytes"] = peaks.rows
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or dev.product_name)

@@ -16,8 +16,8 @@ libraries in turn, each call ended by the library's synchronize; on cpu with
 a shared machine does not inflate) and peak memory of one
 call above what was held before it: host memory through tracemalloc on cpu (NumPy's
 buffers, and so candlewick's cpu buffers, report to it), device memory where the library
-reports a high-water mark (``torch.cuda.max_memory_allocated``; candlewick's once its
-allocator reports one, item 6). A case a library cannot run records its error.
+reports a high-water mark (``torch.cuda.max_memory_allocated``, candlewick's allocator's:
+harness.peak_bytes; CuPy's pool keeps none). A case a library cannot run records its error.
 """
 
 import os
@@ -145,8 +145,9 @@ def host_data(samples, features):
 def libraries(device, peers):
     """{name: (convert a host array, synchronize, peak-memory probe or None, run inside lazy mode)}."""
     dev = cw.get_device(device)
-    out = {"candlewick": (lambda a: cw.asarray(a, device=dev), dev.synchronize, None, False),
-           "candlewick lazy": (lambda a: cw.asarray(a, device=dev), dev.synchronize, None, True)}
+    probe = harness.memory_probe("candlewick", device=dev)  # the cpu device counts none: host memory there
+    out = {"candlewick": (lambda a: cw.asarray(a, device=dev), dev.synchronize, probe, False),
+           "candlewick lazy": (lambda a: cw.asarray(a, device=dev), dev.synchronize, probe, True)}
     if device == "cpu":
         out["numpy"] = (np.asarray, lambda: None, None, False)
         return out
@@ -181,11 +182,7 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
     if probe is None:
         return None
     sync()
-    before = probe.memory_allocated()
-    probe.reset_peak_memory_stats()
-    _call(fn, data, lazy)
-    sync()
-    return probe.max_memory_allocated() - before
+    return harness.peak_bytes(lambda: _call(fn, data, lazy), probe)
 
 
 def run_case(name, fn, host, libs, rounds, host_memory, clock):
@@ -233,7 +230,7 @@ def _fmt(row, lib, key):
         return "error"
     x = v.get(key)
     if x is None:
-        return "-"
+        return "-" if key == "s" else "n/a"  # a library that counts no peak: never estimated
     return f"{x * 1e3:.1f} ms" if key == "s" else f"{x / 2**20:.1f} MiB"
 
 

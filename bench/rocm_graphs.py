@@ -8,7 +8,7 @@ Writes DIR/rocm_graphs_<device-kind>.json and .md (bench/harness.py). The loop a
 Figures: µs per op, host clock, for the eager loop and for a replay of the captured loop
 (candlewick: ``candlewick.graphs.capture``; torch: ``torch.cuda.graph``), each the median
 of timed batches ended by a device synchronize; the replays are checked against the eager
-result first.
+result first. The peak device memory of each library's whole run (harness.PeakTable).
 """
 
 import sys
@@ -93,23 +93,20 @@ def main(argv=None):
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
-    figures = {}
-    try:
-        figures["candlewick"] = bench_candlewick(args.ops, args.size, args.reps)
-    except Exception as exc:  # noqa: BLE001 - recorded, the peers still run
-        figures["candlewick"] = {"error": harness.error_text(exc)}
+    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
+    runs = {"candlewick": lambda: bench_candlewick(args.ops, args.size, args.reps)}
     if "torch" in found:
-        try:
-            figures["torch"] = bench_torch(found["torch"], args.ops, args.size, args.reps)
-        except Exception as exc:  # noqa: BLE001
-            figures["torch"] = {"error": harness.error_text(exc)}
+        runs["torch"] = lambda: bench_torch(found["torch"], args.ops, args.size, args.reps)
+    figures = peaks.run_all("the whole run (eager loops, capture, replays)", runs)
     peers = {"torch": found["torch"].__version__} if "torch" in found else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or "rocm:0")
     _, md_path = harness.write_record(args.out, "rocm_graphs", "gpu", device, peers,
-                                      {"ops": args.ops, "size": args.size, "libraries": figures},
-                                      markdown(figures, args.ops, args.size), headline(figures))
+                                      {"ops": args.ops, "size": args.size, "libraries": figures,
+                                       "peak_bytes": peaks.rows},
+                                      markdown(figures, args.ops, args.size) + [""] + harness.peak_lines(peaks.rows),
+                                      headline(figures))
     print(md_path.read_text())
 
 

@@ -25,7 +25,9 @@ minimum over ROUNDS rounds that time them all in turn):
 The primitive minus allocation and pack-and-launch is its checks and routing; pack and
 launch minus the bare call is the argument packing. torch's whole op (``x + y``,
 ``x.sum()``, ``torch.where``) is timed the same way in the same run. The stages come from
-bench/diagnostics.py (the backend internals they use are listed there).
+bench/diagnostics.py (the backend internals they use are listed there). The peak device
+memory of one whole op, candlewick's allocator beside ``torch.cuda.max_memory_allocated``
+(harness.PeakTable).
 """
 
 import sys
@@ -181,7 +183,7 @@ def markdown(figures):
                        ("struct_sizes_error", "struct sizes")):
         if figures.get(key):
             lines += ["", f"{label}: {figures[key]}"]
-    return lines
+    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
 
 
 def against_torch(figures):
@@ -236,6 +238,11 @@ def main(argv=None):
         except Exception as exc:  # noqa: BLE001
             figures["torch_error"] = harness.error_text(exc)
     times = interleaved(entries, args.reps)
+    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
+    for (who, name), (_, call, _, _) in entries.items():  # the whole ops: candlewick's and torch's
+        if who == "torch" or name == "namespace call":
+            peaks.measure_after(name if who == "torch" else who, "torch" if who == "torch" else "candlewick", call)
+    figures["peak_bytes"] = peaks.rows
     rows = {op: {} for op in OPS}
     for (who, name), value in times.items():
         if who != "torch":

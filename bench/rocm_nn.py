@@ -12,8 +12,10 @@ headline compares the default with torch. Reported per case: the first call of a
 cuDNN's benchmark for torch with ``cudnn.benchmark = True``; kernels already compiled,
 handles already made) and the cached call (median of batches of back-to-back calls, each
 batch ended by a device synchronize, host clock), with the device time per call from
-torch.profiler. torch runs float32 convolutions without TF32 (``allow_tf32 = False``), as
-MIOpen and candlewick's GEMM compute them.
+torch.profiler, and the peak device memory of one cached call (workspaces included:
+candlewick's allocator beside ``torch.cuda.max_memory_allocated``, harness.PeakTable).
+torch runs float32 convolutions without TF32 (``allow_tf32 = False``), as MIOpen and
+candlewick's GEMM compute them.
 """
 
 import os
@@ -64,7 +66,7 @@ def timed(fn, sync, reps, batches=5):
     return first, cached, harness.device_us(fn, sync)
 
 
-def bench_candlewick(dev, path, case, dtype, reps):
+def bench_candlewick(dev, path, case, dtype, reps, peaks):
     os.environ[NN_PATH_ENV] = path
     name, kind, xs, ws, stride, padding = case
     rng = np.random.default_rng(0)
@@ -81,6 +83,7 @@ def bench_candlewick(dev, path, case, dtype, reps):
 
     before = diagnostics.nn_path_counts() if diagnostics else None
     first, cached, dev_us = timed(fn, dev.synchronize, reps)
+    peaks.measure_after(f"{name} {np.dtype(dtype).name}", f"candlewick {path}", fn)
     row = {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "device_ms": dev_us / 1e3 if dev_us else None}
     if diagnostics is None:
         row["diagnostics_error"] = DIAGNOSTICS_ERROR
@@ -91,7 +94,7 @@ def bench_candlewick(dev, path, case, dtype, reps):
     return row
 
 
-def bench_torch(torch, case, dtype, reps):
+def bench_torch(torch, case, dtype, reps, peaks):
     name, kind, xs, ws, stride, padding = case
     tdtype = torch.float16 if dtype == np.float16 else torch.float32
     g = torch.Generator(device="cuda").manual_seed(0)
@@ -107,6 +110,7 @@ def bench_torch(torch, case, dtype, reps):
             return torch.nn.functional.max_pool2d(x, ws, stride, padding)
 
     first, cached, dev_us = timed(fn, torch.cuda.synchronize, reps)
+    peaks.measure_after(f"{name} {np.dtype(dtype).name}", "torch", fn)
     return {"first_ms": first * 1e3, "cached_ms": cached * 1e3, "device_ms": dev_us / 1e3 if dev_us else None}
 
 
@@ -141,6 +145,7 @@ def main(argv=None):
     torch = torch_peer()
     rocm_info = next(b for b in cw.backends() if b.name == "rocm")
     warm_up(dev)
+    peaks = harness.PeakTable(device=dev, torch=torch)
     rows = []
     for case in CASES:
         for dtype in (np.float32, np.float16):
@@ -149,16 +154,17 @@ def main(argv=None):
             # auto (the default a user gets) runs last: its first call is the other paths' cached one
             for path in ("miopen", "fallback", "auto"):
                 try:
-                    row[f"candlewick_{path}"] = bench_candlewick(dev, path, case, dtype, args.reps)
+                    row[f"candlewick_{path}"] = bench_candlewick(dev, path, case, dtype, args.reps, peaks)
                 except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
                     row[f"candlewick_{path}"] = {"error": harness.error_text(exc)}
             if torch is not None:
-                row["torch"] = bench_torch(torch, case, dtype, args.reps)
+                row["torch"] = bench_torch(torch, case, dtype, args.reps, peaks)
             rows.append(row)
             print(row, flush=True)
     os.environ.pop(NN_PATH_ENV, None)
     figures = {"rocm_nn_path": rocm_info.details.get("nn"),
-               "cudnn": torch.backends.cudnn.version() if torch is not None else None, "rows": rows}
+               "cudnn": torch.backends.cudnn.version() if torch is not None else None, "rows": rows,
+               "peak_bytes": peaks.rows}
     peers = {"torch": torch.__version__} if torch is not None else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
@@ -198,7 +204,7 @@ def markdown(figures):
                      f"{_fmt(r.get('candlewick_fallback'), 0, 'first_ms')} | {_fmt(r.get('torch'), 0, 'first_ms')} |")
     errors = [f"{r['case']} {r['dtype']} {k}: {v['error']}" for r in figures["rows"]
               for k, v in r.items() if isinstance(v, dict) and "error" in v]
-    return lines + ([""] + errors if errors else [])
+    return lines + ([""] + errors if errors else []) + [""] + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(rows):

@@ -10,7 +10,9 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
   copy bandwidth measured here;
 - GEMM 4096^3 in float32, float16, bfloat16: TFLOP/s (host clock) and device time per
   call (torch.profiler), torch with TF32 off;
-- hipRTC first-use compile and disk-cache hit of two kernel modules (bench/diagnostics.py).
+- hipRTC first-use compile and disk-cache hit of two kernel modules (bench/diagnostics.py);
+- the peak device memory of one call of each case, candlewick's allocator beside
+  ``torch.cuda.max_memory_allocated`` (harness.PeakTable).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
 so clock or thermal drift during the run favours none of them.
@@ -79,7 +81,7 @@ class Lib:
         return cw.reshape(x, shape) if self.name == "candlewick" else x.reshape(shape)
 
 
-def bench_tiny(libs, results):
+def bench_tiny(libs, results, peaks):
     for lib in libs:
         row = results.setdefault(lib.name, {})
         try:
@@ -89,11 +91,12 @@ def bench_tiny(libs, results):
                    "where": lambda: lib.ns().where(c, x, x)}
             for label, fn in ops.items():
                 row[label] = harness.timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
+                peaks.measure_after(f"tiny {label}", lib.name, fn)
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             row["error"] = harness.error_text(exc)
 
 
-def bench_bandwidth(libs, results, sizes, rounds=3):
+def bench_bandwidth(libs, results, peaks, sizes, rounds=3):
     rng = np.random.default_rng(0)
     for n in sizes:
         a = rng.standard_normal(n, dtype=np.float32)
@@ -128,10 +131,14 @@ def bench_bandwidth(libs, results, sizes, rounds=3):
                         rows[lib.name][f"{label}_error"] = harness.error_text(exc)
             for name, t in best.items():
                 rows[name][f"{label}_GBps"] = nbytes / t / 1e9
+            for lib in libs:
+                if lib.name in best:
+                    x, y, m = operands[lib.name]
+                    peaks.measure_after(f"{label} 2^{n.bit_length() - 1}", lib.name, lambda: op(lib, x, y, m))
         operands.clear()  # free the device buffers before the next size
 
 
-def bench_gemm(libs, results, size=4096, rounds=3):
+def bench_gemm(libs, results, peaks, size=4096, rounds=3):
     rng = np.random.default_rng(1)
     for name, np_dtype in (("float32", np.float32), ("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16)):
         a = rng.standard_normal((size, size), dtype=np.float32)
@@ -162,6 +169,10 @@ def bench_gemm(libs, results, size=4096, rounds=3):
                     row[f"{lib.name}_error"] = harness.error_text(exc)
         for lib_name, t in best.items():
             row[lib_name] = 2 * size ** 3 / t / 1e12
+        for lib in libs:
+            if lib.name in best:
+                x, y = operands[lib.name]
+                peaks.measure_after(f"GEMM {size}^3 {name}", lib.name, lambda: lib.ns().matmul(x, y))
         for lib in libs:
             if lib.name in operands:
                 x, y = operands[lib.name]
@@ -221,7 +232,7 @@ def markdown(figures, names):
     for section, value in figures.items():
         if isinstance(value, dict) and "error" in value:
             lines.append(f"\n{section}: {value['error']}")
-    return lines
+    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures, names):
@@ -251,11 +262,12 @@ def main(argv=None):
     found = harness.gpu_peers()
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
     figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}}
+    peaks = harness.PeakTable(device=libs[0].dev, torch=found.get("torch"))
     sections = (("compile", lambda: bench_compile(figures["compile"])),
-                ("tiny", lambda: bench_tiny(libs, figures["tiny"])),
-                ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"],
+                ("tiny", lambda: bench_tiny(libs, figures["tiny"], peaks)),
+                ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"], peaks,
                                                       [1 << int(s) for s in args.sizes.split(",")])),
-                ("gemm", lambda: bench_gemm(libs, figures["gemm"], args.gemm_size)))
+                ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)))
     for name, run in sections:
         t0 = time.perf_counter()
         try:
@@ -263,6 +275,7 @@ def main(argv=None):
         except Exception as exc:  # noqa: BLE001 - recorded, the other sections still run
             figures[name]["error"] = harness.error_text(exc, 500)
         print(f"{name}: {time.perf_counter() - t0:.1f}s", flush=True)
+    figures["peak_bytes"] = peaks.rows
     names = [lib.name for lib in libs]
     peers = {name: mod.__version__ for name, mod in found.items()}
     gpu = harness.gpu_name()

@@ -112,9 +112,8 @@ def markdown(figures):
         lines.append(f"| {lib} | {row['compute_ms']:.2f} | {row['copies_ms']:.2f} | {row['serial_ms']:.2f} | "
                      f"{row['overlapped_ms']:.2f} | {ov} |")
     lines += ["", "overlap: the share of the shorter work hidden behind the longer (1: all, 0: none).",
-              "Peak device memory of each run (bytes): "
-              + ", ".join(f"{k} {v}" for k, v in figures["peak_bytes"].items())]
-    return lines
+              ""]
+    return lines + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -142,19 +141,12 @@ def main(argv=None):
     figures = {"gemm": args.gemm, "gemms": args.gemms, "copy_mib": args.copy_mib, "copies": args.copies,
                "compute": args.compute, "libraries": {}, "peak_bytes": {}}
     work = (args.gemm, args.gemms, args.copy_mib, args.copies, args.compute)
-    with harness.PeakMemory(dev) as peak:
-        try:
-            figures["libraries"]["candlewick"] = bench_candlewick(dev, *work)
-        except Exception as exc:  # noqa: BLE001 - recorded, the peers still run
-            figures["libraries"]["candlewick"] = {"error": harness.error_text(exc)}
-    figures["peak_bytes"].update(peak.figures())
+    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
+    runs = {"candlewick": lambda: bench_candlewick(dev, *work)}
     if "torch" in found:
-        with harness.PeakMemory(torch=found["torch"]) as peak:
-            try:
-                figures["libraries"]["torch"] = bench_torch(found["torch"], *work)
-            except Exception as exc:  # noqa: BLE001
-                figures["libraries"]["torch"] = {"error": harness.error_text(exc)}
-        figures["peak_bytes"].update(peak.figures())
+        runs["torch"] = lambda: bench_torch(found["torch"], *work)
+    figures["libraries"] = peaks.run_all("the whole run", runs)
+    figures["peak_bytes"] = peaks.rows
     peers = {"torch": found["torch"].__version__} if "torch" in found else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")

@@ -16,7 +16,7 @@ timed batches each ended by a device synchronize):
   non_blocking=True)`` (both land in pinned memory).
 
 Every copy is checked against the source once first; the peak device memory of each
-library's run is recorded (harness.PeakMemory).
+library's run is recorded (harness.PeakTable).
 """
 
 import sys
@@ -101,9 +101,7 @@ def markdown(figures, sizes_mib):
                 else:
                     cells.append(f"{cell['GBps']:.1f}" if "GBps" in cell else cell.get("error", "")[:60])
             lines.append(f"| {mib} | {direction} | " + " | ".join(cells) + " |")
-    lines += ["", "Peak device memory of each run (bytes): "
-              + ", ".join(f"{k} {v}" for k, v in figures["peak_bytes"].items())]
-    return lines
+    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures, sizes_mib):
@@ -126,19 +124,12 @@ def main(argv=None):
     found = harness.gpu_peers()
     dev = cw.get_device("rocm")
     figures = {"sizes_mib": sizes, "libraries": {}, "peak_bytes": {}}
-    with harness.PeakMemory(dev) as peak:
-        try:
-            figures["libraries"]["candlewick"] = bench_candlewick(dev, sizes, args.reps)
-        except Exception as exc:  # noqa: BLE001 - recorded, the peers still run
-            figures["libraries"]["candlewick"] = {"error": harness.error_text(exc)}
-    figures["peak_bytes"].update(peak.figures())
+    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
+    runs = {"candlewick": lambda: bench_candlewick(dev, sizes, args.reps)}
     if "torch" in found:
-        with harness.PeakMemory(torch=found["torch"]) as peak:
-            try:
-                figures["libraries"]["torch"] = bench_torch(found["torch"], sizes, args.reps)
-            except Exception as exc:  # noqa: BLE001
-                figures["libraries"]["torch"] = {"error": harness.error_text(exc)}
-        figures["peak_bytes"].update(peak.figures())
+        runs["torch"] = lambda: bench_torch(found["torch"], sizes, args.reps)
+    figures["libraries"] = peaks.run_all("the whole run", runs)
+    figures["peak_bytes"] = peaks.rows
     peers = {"torch": found["torch"].__version__} if "torch" in found else {}
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
