@@ -136,10 +136,23 @@ def host_path_stages(dev, x, y, cond):
                 raise RuntimeError(f"the bare hipModuleLaunchKernel({kernel.name}) returned status {status}")
         return call
 
+    def bare_c(kernel, args, grid, block):
+        if launcher.c_launch is None or kernel.fn_int is None:
+            return None
+        c_launch, address, stream = launcher.c_launch, launcher.raw_address, dev.streams.default.ptr
+
+        def call():
+            status = c_launch(address, kernel.fn_int, grid, 1, 1, block, 1, 1, 0, stream, args.extra_address)
+            if status:
+                raise RuntimeError(f"candlewick._native.launch({kernel.name}) returned status {status}")
+        return call
+
     floor = _FromC(dev)
 
     def launch_stages(prepare, kernel, args, grid, block):
-        return [("launch call", prepare, bare(kernel, args, grid, block)),
+        from_c = bare_c(kernel, args, grid, block)  # the call the launcher makes, where _native was built
+        return [("launch call", prepare, from_c or bare(kernel, args, grid, block)),
+                ("launch call through ctypes", prepare, bare(kernel, args, grid, block)),
                 ("HIP launch from C", prepare, floor.hip(kernel.fn, args, grid, block)),
                 ("CUDA launch from C", prepare, floor.cuda(kernel.fn, args, grid, block))]
 

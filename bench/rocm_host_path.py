@@ -14,8 +14,10 @@ minimum over ROUNDS rounds that time them all in turn):
   front end's dispatch (checks, promotion, broadcasting, layouts, the result's ``Array``);
 - allocating and freeing the result (the caching allocator, the buffer objects);
 - packing the argument struct and launching into a preallocated result;
-- the bare launch call: ctypes ``hipModuleLaunchKernel`` on arguments packed once (the
-  runtime's own cost: through tools/hip_on_cuda, the shim and the CUDA driver);
+- the bare launch call, as the launcher makes it: ``hipModuleLaunchKernel`` on arguments
+  packed once, from C through ``candlewick._native.launch`` where that module was built
+  (else through ctypes), and the same call through ctypes (the runtime's own cost: through
+  tools/hip_on_cuda, the shim and the CUDA driver);
 - the same launch from C (bench/launch_floor.py), through the HIP runtime and, under
   tools/hip_on_cuda, through the CUDA driver's cuLaunchKernel on the same handles: the
   launch call minus HIP-from-C is what calling from Python adds, HIP minus CUDA the shim's
@@ -143,7 +145,7 @@ def breakdown(row):
 
 
 def markdown(figures):
-    shown = STAGES + tuple(st for st in FLOOR_STAGES
+    shown = STAGES + tuple(st for st in ("launch call through ctypes",) + FLOOR_STAGES
                            if any(row.get(st) is not None for row in figures["candlewick"].values()))
     lines = [f"## Host µs per tiny op ({figures['size']} float32 elements), calls queued back to back", "",
              "| op | " + " | ".join(shown) + " | torch (whole op) |", "|---|" + "---|" * (len(shown) + 1)]

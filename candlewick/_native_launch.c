@@ -12,10 +12,10 @@ typedef int (*launch_function)(void *kernel, unsigned int gx, unsigned int gy, u
                                void *stream, void **params, void **extra);
 
 const char cw_launch_doc[] =
-    "launch(function, kernel, gx, gy, gz, bx, by, bz, stream, extra, /) -> int\n\n"
+    "launch(function, kernel, gx, gy, gz, bx, by, bz, shared, stream, extra, /) -> int\n\n"
     "Call the launch function at address ``function`` (hipModuleLaunchKernel's signature)\n"
-    "with the kernel handle, grid and block dimensions, no dynamic shared memory, the\n"
-    "stream, no kernel parameter array and the ``extra`` array at address ``extra``\n"
+    "with the kernel handle, grid and block dimensions, ``shared`` bytes of dynamic shared\n"
+    "memory, the stream, no kernel parameter array and the ``extra`` array at address ``extra``\n"
     "(arguments passed as one buffer). Returns the function's status (0 = success).\n"
     "Addresses are ints (0 for the null stream); the GIL is released during the call, as\n"
     "ctypes releases it. TypeError or OverflowError for an argument that is not such an int.";
@@ -26,7 +26,7 @@ static int as_dim(PyObject *obj, unsigned int *out) {
         return -1;
     }
     if (v > 0xFFFFFFFFul) {
-        PyErr_SetString(PyExc_OverflowError, "candlewick._native.launch: a dimension past 32 bits");
+        PyErr_SetString(PyExc_OverflowError, "candlewick._native.launch: a dimension or size past 32 bits");
         return -1;
     }
     *out = (unsigned int)v;
@@ -45,17 +45,17 @@ static int as_address(PyObject *obj, void **out) {
 
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 10) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native.launch takes 10 arguments (%zd given)", nargs);
+    if (nargs != 11) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.launch takes 11 arguments (%zd given)", nargs);
         return NULL;
     }
     void *function, *kernel, *stream, *extra;
-    unsigned int d[6];
-    if (as_address(args[0], &function) || as_address(args[1], &kernel) || as_address(args[8], &stream) ||
-        as_address(args[9], &extra)) {
+    unsigned int d[7]; /* grid, block, shared memory bytes */
+    if (as_address(args[0], &function) || as_address(args[1], &kernel) || as_address(args[9], &stream) ||
+        as_address(args[10], &extra)) {
         return NULL;
     }
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 7; k++) {
         if (as_dim(args[2 + k], &d[k])) {
             return NULL;
         }
@@ -66,7 +66,7 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], 0, stream, NULL,
+    status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL,
                                          (void **)extra);
     Py_END_ALLOW_THREADS
     return PyLong_FromLong(status);

@@ -29,31 +29,32 @@ def test_every_argument_reaches_the_runtime(runtime):
     address, calls, _ = runtime
     extra = (ctypes.c_void_p * 5)()
     extra_address = ctypes.addressof(extra)
-    assert _native.launch(address, 0x1000, 7, 2, 3, 256, 4, 1, 0xBEEF0, extra_address) == 0
+    assert _native.launch(address, 0x1000, 7, 2, 3, 256, 4, 1, 96, 0xBEEF0, extra_address) == 0
     kernel, gx, gy, gz, bx, by, bz, shared, stream, params, seen_extra = calls[0]
     assert (kernel, gx, gy, gz, bx, by, bz) == (0x1000, 7, 2, 3, 256, 4, 1)
-    assert (shared, stream, params, seen_extra) == (0, 0xBEEF0, None, extra_address)
+    assert (shared, stream, params, seen_extra) == (96, 0xBEEF0, None, extra_address)
 
 
 def test_the_null_stream_and_the_largest_dimension(runtime):
     address, calls, _ = runtime
-    _native.launch(address, 1, 2**32 - 1, 1, 1, 1, 1, 1, 0, 8)
+    _native.launch(address, 1, 2**32 - 1, 1, 1, 1, 1, 1, 0, 0, 8)
     assert calls[0][1] == 2**32 - 1 and calls[0][8] is None
 
 
 def test_the_runtime_status_is_returned(runtime):
     address, calls, status = runtime
     status[0] = 98  # hipErrorInvalidDeviceFunction
-    assert _native.launch(address, 1, 1, 1, 1, 1, 1, 1, 0, 8) == 98
+    assert _native.launch(address, 1, 1, 1, 1, 1, 1, 1, 0, 0, 8) == 98
 
 
 @pytest.mark.parametrize("args, error, message", [
-    ((1, 1, -1, 1, 1, 1, 1, 1, 0, 8), OverflowError, "negative"),
-    ((1, 1, 2**32, 1, 1, 1, 1, 1, 0, 8), OverflowError, "32 bits"),
-    ((1, 1, 1, 1, 1, 1, 1, 1, None, 8), TypeError, "address must be an int"),
-    ((1, 1, 1.0, 1, 1, 1, 1, 1, 0, 8), TypeError, "integer"),
-    ((1,), TypeError, "takes 10 arguments"),
-    ((1, 0, 1, 1, 1, 1, 1, 1, 0, 8), ValueError, "null launch function or kernel"),
+    ((1, 1, -1, 1, 1, 1, 1, 1, 0, 0, 8), OverflowError, "negative"),
+    ((1, 1, 2**32, 1, 1, 1, 1, 1, 0, 0, 8), OverflowError, "32 bits"),
+    ((1, 1, 1, 1, 1, 1, 1, 1, 2**32, 0, 8), OverflowError, "32 bits"),
+    ((1, 1, 1, 1, 1, 1, 1, 1, 0, None, 8), TypeError, "address must be an int"),
+    ((1, 1, 1.0, 1, 1, 1, 1, 1, 0, 0, 8), TypeError, "integer"),
+    ((1,), TypeError, "takes 11 arguments"),
+    ((1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 8), ValueError, "null launch function or kernel"),
 ])
 def test_bad_arguments_are_refused_before_the_call(runtime, args, error, message):
     address, calls, _ = runtime

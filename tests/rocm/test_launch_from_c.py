@@ -1,0 +1,84 @@
+"""The launcher's call of the runtime's hipModuleLaunchKernel: from C through
+candlewick._native.launch where that module was built, else through ctypes. Both must
+hand the runtime the same arguments; a ctypes callback of the function's signature stands
+in for the runtime (no GPU needed)."""
+
+import ctypes
+from types import SimpleNamespace
+
+import pytest
+
+from rocm_backend.abi import structs
+from rocm_backend.bindings import hip
+from rocm_backend.error import RocmError
+from rocm_backend.runtime import launcher as launcher_module
+from rocm_backend.runtime.launcher import BoundKernel, Launcher
+
+LAUNCH = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, *[ctypes.c_uint] * 7, ctypes.c_void_p,
+                          ctypes.c_void_p, ctypes.c_void_p)
+
+
+@pytest.fixture
+def runtime():
+    """(a launcher over a stand-in runtime function, the calls it saw, its status list)."""
+    calls, status = [], [0]
+
+    def launch(kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        packed = structs.EW_ARGS.struct.unpack(bytes(structs.EW_ARGS.buffer))  # the buffer as the runtime reads it
+        calls.append(((kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra), packed))
+        return status[0]
+
+    fn = LAUNCH(launch)
+    record = SimpleNamespace(ptr=0x5000, arg=ctypes.c_void_p(0x5000), handle=None, last_use=0)
+    launcher = Launcher.__new__(Launcher)  # its runtime parts are what this test stands in for
+    launcher._current = SimpleNamespace(stream=record)
+    launcher._allocator = SimpleNamespace(clock=11)
+    launcher.ordinal = getattr(hip.current, "ordinal", None)
+    launcher.raw = fn  # called from Python, a ctypes function pointer converts as the runtime's does
+    launcher.c_launch = launcher_module._c_launch
+    launcher.raw_address = ctypes.cast(fn, ctypes.c_void_p).value
+    yield launcher, calls, status, record
+    del fn
+
+
+def _kernel():
+    return BoundKernel(SimpleNamespace(name="binary_add_float32", block=256), 0xC0DE)
+
+
+def _values(n):
+    """EW_ARGS's fields: n, then zeros of each field's kind."""
+    zeros = structs.EW_ARGS.struct.unpack(bytes(structs.EW_ARGS.struct.size))
+    return [n, *zeros[1:]]
+
+
+def test_c_and_ctypes_hand_the_runtime_the_same_call(runtime):
+    launcher, calls, _, record = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    kernel = _kernel()
+    launcher.launch(kernel, (3, 2, 1), 128, structs.EW_ARGS, _values(1000), shared_mem=64)
+    launcher.c_launch = None  # the ctypes path
+    launcher.launch(kernel, (3, 2, 1), 128, structs.EW_ARGS, _values(1000), shared_mem=64)
+    assert len(calls) == 2 and calls[0] == calls[1]
+    (fn, gx, gy, gz, bx, by, bz, shared, stream, params, extra), packed = calls[0]
+    assert (fn, gx, gy, gz, bx, by, bz, shared, stream, params) == (0xC0DE, 3, 2, 1, 128, 1, 1, 64, 0x5000, None)
+    assert extra == structs.EW_ARGS.extra_address and packed[0] == 1000
+    assert record.last_use == 11  # the launch marks its stream used
+
+
+@pytest.mark.parametrize("through_c", [True, False])
+def test_a_failed_launch_raises_naming_the_kernel(runtime, through_c):
+    launcher, _, status, _ = runtime
+    if through_c and launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    if not through_c:
+        launcher.c_launch = None
+    status[0] = 98  # hipErrorInvalidDeviceFunction
+    with pytest.raises(RocmError, match="binary_add_float32"):
+        launcher.launch(_kernel(), 1, None, structs.EW_ARGS, _values(1))
+    assert not structs.EW_ARGS.lock.locked()  # the struct's buffer is free for the next launch
+
+
+def test_a_launcher_without_the_runtime_library_has_no_c_launch(fake):
+    _, dev = fake
+    assert dev.launcher.raw is None and dev.launcher.c_launch is None
