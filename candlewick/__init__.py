@@ -53,7 +53,18 @@ from . import graphs  # noqa: E402  (graph capture and replay, on devices that d
 from .streams import Event, Stream, current_stream, synchronize  # noqa: E402  (streams and events: docs/gpu.md)
 from .memory import empty_cache, memory_stats, pinned_empty, reset_peak_memory_stats, set_memory_limit  # noqa: E402
 from .profiler import profile  # noqa: E402  (a profiler of the primitives: docs/gpu.md)
-from . import nan_reductions  # noqa: E402,F401  (NumPy's nan* functions on candlewick arrays, found by numpy_protocols)
+# NumPy's names and signatures beside the standard's (xarray, Dask and cubed call these
+# on the namespace they are given, as on CuPy's; NumPy's own calls reach them through
+# numpy_functions)
+from .numpy_names import cumprod, cumsum, transpose
+from .nan_reductions import (
+    nanargmax, nanargmin, nancumprod, nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+)
+from .quantiles import median, nanmedian, nanpercentile, nanquantile, percentile, quantile
+from .padding import pad
+from .einsum import einsum
+from .gradient import gradient
+from . import lib  # noqa: E402  (NumPy's lib.stride_tricks.sliding_window_view)
 
 __version__ = "0.1.0"
 
@@ -97,10 +108,15 @@ __all__ += ["fuse", "lazy"]
 __all__ += ["Event", "Stream", "current_stream", "synchronize", "empty_cache", "memory_stats", "pinned_empty",
             "reset_peak_memory_stats", "set_memory_limit", "profile"]
 __all__ += ["ElementwiseKernel", "RawKernel", "ReductionKernel"]
+__all__ += [
+    "cumsum", "cumprod", "transpose", "nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin",
+    "nanargmax", "nanargmin", "nancumsum", "nancumprod", "quantile", "percentile", "median", "nanquantile",
+    "nanpercentile", "nanmedian", "pad", "einsum", "gradient",
+]
 
 
 def __dir__() -> list[str]:
     """``dir()`` of the namespace: its public names (``__all__``), the public submodules
-    outside the standard (``nn``, ``random``, ``errors``, ``graphs``) and ``__version__``; not the
+    outside the standard (``nn``, ``random``, ``errors``, ``graphs``, ``lib``) and ``__version__``; not the
     modules the namespace is built from."""
-    return sorted([*__all__, "nn", "random", "errors", "graphs", "__version__"])
+    return sorted([*__all__, "nn", "random", "errors", "graphs", "lib", "__version__"])

@@ -13,6 +13,7 @@ Python work as possible: the per-op dtype tables below are built once at import.
 from __future__ import annotations
 
 import builtins
+import operator
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
@@ -281,8 +282,8 @@ def operator_index(value, fname, argname):
     if isinstance(value, bool):
         raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got bool")
     try:
-        return value.__index__()
-    except AttributeError:
+        return operator.index(value)  # the type's __index__ (a class such as ``int`` has none)
+    except TypeError:
         raise ArgumentTypeError(f"{fname}: {argname} must be an integer, got {type(value).__name__}") from None
 
 

@@ -21,6 +21,7 @@ from . import dtypes as _dt
 from . import indexing as _indexing
 from ._core import bind_native, check_dtype_on, new_array, view
 from .array_interop import HostInterop
+from .array_methods import NumpyMethods
 from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
 from .device_copies import copy_to_device
@@ -34,13 +35,14 @@ if TYPE_CHECKING:
     from .dtypes import DType
 
 
-class Array(ScalarConversions, HostInterop, Operators):
+class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``.
 
     Arrays are not constructed directly: the creation functions (``asarray``, ``zeros``,
     ``arange``, ...) make them. Operators (``+ - * / // % ** @ & | ^ << >> ~``,
     comparisons) are the element-wise functions of the namespace; in-place operators
-    keep the left operand's dtype and shape.
+    keep the left operand's dtype and shape. NumPy's methods (``x.sum()``,
+    ``x.reshape(2, 3)``, ``x.mean(axis=0)``...) are NumPy's functions on the array.
 
     Examples
     --------

@@ -60,10 +60,11 @@ class HostInterop(ArrayBase):
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """NEP 18: a NumPy function on candlewick arrays runs candlewick's equal
-        (``np.sum(x)`` is ``candlewick.sum(x)``); one mixing them with NumPy arrays
-        raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies where the
-        device's memory is host memory."""
-        return array_function(func, types, args, kwargs)
+        (``np.sum(x)`` is ``candlewick.sum(x)``); one with no equal (or mixing them with
+        NumPy arrays) runs NumPy on host copies where the device's memory is host memory,
+        and raises ``ArgumentTypeError`` naming the function where not. NEP 35: a NumPy
+        creation function called with ``like=x`` makes a candlewick array on x's device."""
+        return array_function(self, func, types, args, kwargs)
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The ``candlewick`` namespace (Array API); ``api_version`` one of API_VERSIONS or None."""

@@ -232,7 +232,7 @@ def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:
     Parameters
     ----------
     *arrays_and_dtypes : Array, DType or Python scalar
-        The operands.
+        The operands (a NumPy scalar counts as a 0-d array of its dtype).
 
     Returns
     -------
@@ -261,6 +261,8 @@ def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:
             dtype = _dt.as_dtype(obj, "arrays_and_dtypes", "result_type")
         elif isinstance(obj, Array):
             dtype = obj._dtype
+        elif isinstance(obj, np.generic):  # a NumPy scalar carries its dtype, as a 0-d array
+            dtype = _dt.as_dtype(obj.dtype, "arrays_and_dtypes", "result_type")
         elif isinstance(obj, (bool, int, float, complex)):
             scalars.append(obj)
             continue

@@ -30,16 +30,24 @@ KIND_LEVEL = {"bool": 0, "signed integer": 1, "unsigned integer": 1, "real float
 
 
 class DType:
-    __slots__ = ("name", "kind", "itemsize", "numpy", "_rank", "level", "_hash")
+    """One data type. ``category`` is its Array API kind ("real floating"); ``kind``,
+    ``char``, ``itemsize`` and every other attribute of a NumPy dtype (``type``, ``str``,
+    ``byteorder``...) read as NumPy's dtype of the same type, and ``isinstance(dtype,
+    numpy.dtype)`` holds, so that code written for NumPy's dtypes (xarray's, pandas',
+    Dask's) takes a candlewick dtype as one."""
 
-    def __init__(self, name, kind, numpy_dtype, rank):
+    __slots__ = ("name", "category", "kind", "char", "itemsize", "numpy", "_rank", "level", "_hash")
+
+    def __init__(self, name, category, numpy_dtype, rank):
         self.name = name
-        self.kind = kind
+        self.category = category
         self.numpy = np.dtype(numpy_dtype)
+        self.kind = self.numpy.kind
+        self.char = self.numpy.char
         self.itemsize = self.numpy.itemsize
         self._rank = rank
         #: the kind's place in bool < integer < real floating < complex
-        self.level = KIND_LEVEL[kind]
+        self.level = KIND_LEVEL[category]
         self._hash = hash(self.numpy)
 
     def __repr__(self):
@@ -53,6 +61,20 @@ class DType:
         libraries (Dask, cubed, xarray) can turn a candlewick dtype into their own."""
         return self.numpy
 
+    # ``isinstance(x, C)`` also asks ``x.__class__`` (as for unittest.mock's spec objects):
+    # a candlewick dtype passes the ``isinstance(dtype, np.dtype)`` checks of NumPy-based
+    # code, and behaves as one there through the NumPy attributes below. ``type(x)`` stays
+    # DType, so pickling, copying and candlewick's own checks see the real class.
+    @property  # type: ignore[misc]
+    def __class__(self):
+        return type(self.numpy)
+
+    def __getattr__(self, name):
+        # the rest of a NumPy dtype's attributes (type, str, byteorder, names, fields, ...)
+        if name.startswith("__") or name in DType.__slots__:
+            raise AttributeError(name)
+        return getattr(self.numpy, name)
+
     def __eq__(self, other):
         if self is other:
             return True
@@ -62,6 +84,12 @@ class DType:
             return other == self.numpy
         if isinstance(other, type) and issubclass(other, np.generic):
             return np.dtype(other) == self.numpy
+        if isinstance(other, str):
+            # NumPy's names and codes: "int64", "i8", "<i8", "float"; not a dtype name: unequal
+            try:
+                return np.dtype(other) == self.numpy
+            except TypeError:
+                return other == self.name
         return NotImplemented
 
     def __ne__(self, other):
@@ -77,19 +105,19 @@ class DType:
 
     @property
     def is_floating(self):
-        return self.kind == "real floating"
+        return self.category == "real floating"
 
     @property
     def is_complex(self):
-        return self.kind == "complex floating"
+        return self.category == "complex floating"
 
     @property
     def is_integer(self):
-        return self.kind in ("signed integer", "unsigned integer")
+        return self.category in ("signed integer", "unsigned integer")
 
     @property
     def is_bool(self):
-        return self.kind == "bool"
+        return self.category == "bool"
 
     @property
     def bits(self):
@@ -317,7 +345,7 @@ def isdtype(dtype: DType | str | Any, kind: DType | str | tuple[DType | str, ...
         return _BY_NUMPY.get(np.dtype(kind)) is dtype
     if isinstance(kind, str):
         try:
-            return dtype.kind in _KIND_ALIASES[kind]
+            return dtype.category in _KIND_ALIASES[kind]
         except KeyError:
             raise ArgumentValueError(
                 f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {short_repr(kind)}"

@@ -11,7 +11,7 @@ from ._core import require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
-from .errors import ArgumentTypeError
+from .errors import ArgumentTypeError, ArgumentValueError
 from .lazy_gate import operand
 from .shapes import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp
@@ -19,7 +19,7 @@ from .statistical import reduce_array
 
 if TYPE_CHECKING:
     from .array import Array
-    from ._types import Axes
+    from ._types import Axes, DTypeLike
 
 
 _STRICT = "DTypeError\n    If x is bool or integer in strict promotion mode."
@@ -30,7 +30,17 @@ _DOCS = {
         FRAGMENTS["params_x_axes"] + "\n"
         "correction : int or float\n"
         "    Subtracted from the number of elements N in the divisor (1 for the sample variance\n"
-        "    or deviation).\n" + FRAGMENTS["param_keepdims"] + "\n\n" + FRAGMENTS["returns_raises_reduction"] + "\n" + _STRICT
+        "    or deviation).\n" + FRAGMENTS["param_keepdims"] + "\n"
+        "dtype : dtype, optional\n"
+        "    NumPy's extra: the dtype to compute in and return (default: x's floating dtype).\n"
+        "ddof : int or float, optional\n"
+        "    NumPy's name of ``correction``; give one of the two.\n\n"
+        + FRAGMENTS["returns_raises_reduction"] + "\n" + _STRICT
+    ),
+    "param_mean_dtype": (
+        "dtype : dtype, optional\n"
+        "    NumPy's extra: the dtype to compute in and return (default: x's floating dtype;\n"
+        "    an integer dtype truncates the floating mean, as NumPy's)."
     ),
 }
 
@@ -78,13 +88,34 @@ def _rounded(a, half):
     return a if half is None else a.astype(half)
 
 
+def _with_dtype(x, dtype, fname):
+    """x in the dtype NumPy's ``dtype=`` asks to compute in, and the dtype to return."""
+    if dtype is None:
+        return x, None
+    require_array(x, fname)
+    dtype = _dt.as_dtype(dtype, "dtype", fname)
+    if dtype.is_floating or dtype.is_complex:
+        return x.astype(dtype), None
+    return x, dtype
+
+
+def _correction(correction, ddof, fname):
+    if ddof is None:
+        return correction
+    if correction is not None:
+        raise ArgumentValueError(f"{fname}: give correction or ddof (NumPy's name of it), not both")
+    return ddof
+
+
 @shared_doc(_DOCS)
-def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Array:
+def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False,
+         dtype: DTypeLike | None = None) -> Array:
     """Arithmetic mean over ``axis`` (floating or complex; integers use the default float);
     the mean of nothing is NaN.
 
     {params_x_axes}
     {param_keepdims}
+    {param_mean_dtype}
 
     {returns_raises_reduction}
     {raises_strict_floating}
@@ -96,8 +127,9 @@ def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Ar
     >>> cw.mean(x).item()
     2.5
     """
+    x, cast = _with_dtype(x, dtype, "mean")
     x, half = _in_compute_dtype(x, "mean")
-    return _rounded(_mean(x, axis, keepdims), half)
+    return _rounded(_rounded(_mean(x, axis, keepdims), half), cast)
 
 
 def _mean(x, axis, keepdims):
@@ -108,8 +140,8 @@ def _mean(x, axis, keepdims):
 
 
 @shared_doc(_DOCS)
-def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
-        keepdims: bool = False) -> Array:
+def var(x: Array, /, *, axis: Axes | None = None, correction: int | float | None = None,
+        keepdims: bool = False, dtype: DTypeLike | None = None, ddof: int | float | None = None) -> Array:
     """Variance ``sum(|x - mean|**2) / (N - correction)`` over ``axis``; NaN where
     ``N - correction <= 0``. Complex input gives a real result.
 
@@ -122,8 +154,11 @@ def var(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     >>> cw.var(x, axis=0).tolist()
     [1.0, 1.0]
     """
+    correction = _correction(correction, ddof, "var")
+    x, cast = _with_dtype(x, dtype, "var")
     x, half = _in_compute_dtype(x, "var")
-    return _rounded(_var(x, axis, correction, keepdims, False, "var"), half)
+    spread = _var(x, axis, 0.0 if correction is None else correction, keepdims, False, "var")
+    return _rounded(_rounded(spread, half), cast)
 
 
 def _var(x, axis, correction, keepdims, root, fname):
@@ -140,8 +175,8 @@ def _var(x, axis, correction, keepdims, root, fname):
 
 
 @shared_doc(_DOCS)
-def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
-        keepdims: bool = False) -> Array:
+def std(x: Array, /, *, axis: Axes | None = None, correction: int | float | None = None,
+        keepdims: bool = False, dtype: DTypeLike | None = None, ddof: int | float | None = None) -> Array:
     """Standard deviation: the square root of ``var`` with the same arguments.
 
     {spread_sections}
@@ -153,8 +188,11 @@ def std(x: Array, /, *, axis: Axes | None = None, correction: int | float = 0.0,
     >>> cw.std(x, axis=0).tolist()
     [1.0, 1.0]
     """
+    correction = _correction(correction, ddof, "std")
+    x, cast = _with_dtype(x, dtype, "std")
     x, half = _in_compute_dtype(x, "std")
-    return _rounded(_var(x, axis, correction, keepdims, True, "std"), half)
+    spread = _var(x, axis, 0.0 if correction is None else correction, keepdims, True, "std")
+    return _rounded(_rounded(spread, half), cast)
 
 
 __all__ = ["mean", "var", "std"]

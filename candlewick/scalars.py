@@ -95,7 +95,7 @@ def _higher_kind(value, level, what, dtype, fname):
     if is_strict():
         raise DTypeError(
             f"{fname}: {what} does not combine with dtype {dtype.name} in strict promotion mode "
-            f"(the Array API leaves mixed kinds undefined): use a {dtype.kind} value, convert "
+            f"(the Array API leaves mixed kinds undefined): use a {dtype.category} value, convert "
             f"explicitly, or use candlewick.set_promotion_mode('default')"
         )
     target = _DEFAULT_OF_LEVEL[level]

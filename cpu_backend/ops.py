@@ -236,13 +236,13 @@ def _unary_impl(op, dtype):
         return _copy  # np.real of a real array is the array itself
     if op is UnaryOp.IMAG and not dtype.is_complex:
         return _zeros
-    if op is UnaryOp.RELU and dtype.kind == "unsigned integer":
+    if op is UnaryOp.RELU and dtype.category == "unsigned integer":
         return _copy
     return _UNARY[op]
 
 
 def _binary_impl(op, dtype):
-    if op is BinaryOp.POW and dtype.kind == "signed integer":
+    if op is BinaryOp.POW and dtype.category == "signed integer":
         return _int_pow
     if op is BinaryOp.POW and dtype.is_floating:
         return _float_pow

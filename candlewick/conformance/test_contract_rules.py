@@ -85,7 +85,7 @@ def test_integer_pow_wraps(device, dtype):
 @pytest.mark.parametrize("dtype", INTEGERS)
 def test_shift_counts_out_of_range(device, dtype):
     bits = dtype.bits
-    signed = dtype.kind == "signed integer"
+    signed = dtype.category == "signed integer"
     counts = [bits, bits + 1] + ([-1] if signed else [])
     ones = [1] * len(counts)
     zeros = np.zeros(len(counts), dtype.numpy)

@@ -40,8 +40,8 @@ import candlewick as cw
 from candlewick.errors import CandlewickError, UnsupportedOperation, short_repr
 
 DOCUMENTED = (CandlewickError,)
-#: targets whose success writes into their first argument (self, or shuffle's array)
-WRITES_SELF = re.compile(r"^(Array\.(__setitem__|__i[a-z]+__)|(random|Generator)\.shuffle)$")
+#: targets whose success writes into their first argument (self, or shuffle's array; the Array methods sort and fill)
+WRITES_SELF = re.compile(r"^(Array\.(__setitem__|__i[a-z]+__|sort|fill)|(random|Generator)\.shuffle)$")
 CALL_TIMEOUT_S = 20.0
 EXTRA_DTYPES = ("float16", "bfloat16")
 #: functions the reference cpu backend documents as unsupported there
@@ -611,8 +611,10 @@ def invoke_checked(name, fn, args, kwargs, sync=None):
     # NumPy's own warnings where candlewick handed a NumPy call to NumPy are NumPy's answer
     messages = [f"{w.category.__name__}: {w.message}" for w in caught
                 if not (name.startswith("numpy.") and _numpy_answered(w.filename, w.lineno))]
-    target = args[0] if exc is None and WRITES_SELF.match(name) and args else None
-    return exc, result, messages, _changed_inputs(before, target)
+    targets = [args[0]] if exc is None and WRITES_SELF.match(name) and args else []
+    if exc is None and isinstance(kwargs.get("out"), cw.Array):  # NumPy's out= is written by design
+        targets.append(kwargs["out"])
+    return exc, result, messages, _changed_inputs(before, targets)
 
 
 def _settings():
@@ -638,7 +640,8 @@ def _numpy_answered(filename, lineno):
     if filename.startswith(_NUMPY_DIR) or filename == __file__:
         return True
     if filename == _PROTOCOLS_FILE:
-        return "_to_host(" in linecache.getline(filename, lineno)
+        line = linecache.getline(filename, lineno)
+        return "_to_host(" in line or "._implementation(" in line
     return False
 
 
@@ -681,10 +684,10 @@ def _snapshot_inputs(args, kwargs):
 
 def _changed_inputs(before, written):
     """Inputs whose elements differ from their snapshot (bit for bit, so NaN and -0.0
-    count), leaving out the array a successful write targets and views sharing its memory."""
+    count), leaving out the arrays a successful write targets and views sharing their memory."""
     changed = []
     for array, snapshot in before:
-        if written is not None and isinstance(array, cw.Array) and array._storage is written._storage:
+        if isinstance(array, cw.Array) and any(array._storage is w._storage for w in written):
             continue
         if _bytes_of(array) != snapshot:
             changed.append(f"{type(array).__name__} of shape {snapshot[0]}")

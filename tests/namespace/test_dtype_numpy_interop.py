@@ -43,8 +43,13 @@ def test_differs_from_every_other_type(name):
         if other != name:
             assert dtype != getattr(cw, other)
             assert dtype != np.dtype(NUMPY_OF[other])
-    # not a string, a Python type or an array: those stay unequal
-    assert dtype != name and dtype != float and dtype is not None
+            assert dtype != other and not (other == dtype)
+    # its own name compares equal, as NumPy's dtype does ("float32" == np.dtype("float32"));
+    # a Python type, an unknown name or None does not
+    assert dtype == name and name == dtype
+    assert dtype != "not-a-dtype" and dtype is not None
+    if name not in ("float64", "complex128", "bool"):
+        assert dtype != float and dtype != complex
 
 
 @pytest.mark.parametrize("spelling", [np.float32, np.dtype("float32"), "float32", "f4"])
@@ -93,7 +98,27 @@ def test_non_dtypes_are_refused(bad, device):
         cw.astype(x, x)
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_reads_as_numpys_dtype(name):
+    """kind, char, itemsize and every other NumPy dtype attribute are NumPy's, and code
+    that checks ``isinstance(dtype, np.dtype)`` (xarray, pandas) takes it as one."""
+    dtype, numpy_dtype = getattr(cw, name), np.dtype(NUMPY_OF[name])
+    for attribute in ("kind", "char", "itemsize", "type", "str", "num", "byteorder", "alignment", "isnative"):
+        assert getattr(dtype, attribute) == getattr(numpy_dtype, attribute), attribute
+    assert isinstance(dtype, np.dtype) and type(dtype) is _dt.DType
+    for spelling in (numpy_dtype.str, numpy_dtype.char, name):
+        assert (dtype == spelling) == (numpy_dtype == spelling), spelling  # as NumPy compares
+    assert np.issubdtype(dtype, numpy_dtype.type) and np.result_type(dtype) == numpy_dtype
+
+
+def test_array_dtype_compares_with_numpy_spellings(device):
+    x = cw.asarray([1, 2], dtype=cw.int64, device=device)
+    assert x.dtype == "int64" and x.dtype == "i8" and x.dtype == np.int64 and x.dtype == np.dtype("int64")
+    assert x.dtype != "int32" and x.dtype != np.float64
+    assert x.dtype.kind == "i" and x.dtype.char == np.dtype("int64").char and x.dtype.itemsize == 8
+
+
 def test_standard_dtype_objects_keep_their_attributes():
-    assert cw.float32.kind == "real floating" and cw.float32.name == "float32"
+    assert cw.float32.category == "real floating" and cw.float32.name == "float32"
     assert repr(cw.float32) == "candlewick.float32"
     assert cw.float32 is _dt.from_name("float32")

@@ -49,6 +49,10 @@ DOCUMENTED = {
     "fusion": [cw.fuse, cw.lazy],
     "gpu": [cw.current_stream, cw.synchronize, cw.memory_stats, cw.reset_peak_memory_stats, cw.empty_cache,
             cw.set_memory_limit, cw.pinned_empty, cw.profile],
+    "numpy names": [cw.cumsum, cw.cumprod, cw.transpose, cw.nansum, cw.nanprod, cw.nanmean, cw.nanvar, cw.nanstd,
+                    cw.nanmax, cw.nanmin, cw.nanargmax, cw.nanargmin, cw.nancumsum, cw.nancumprod, cw.quantile,
+                    cw.percentile, cw.median, cw.nanquantile, cw.nanpercentile, cw.nanmedian, cw.pad, cw.einsum,
+                    cw.gradient, cw.lib.stride_tricks.sliding_window_view],
     "random": [cw.random.seed, cw.random.default_generator, cw.random.default_rng,
                *(getattr(cw.random, name) for name in RANDOM_DRAWS),
                *(getattr(cw.random.Generator, name) for name in RANDOM_DRAWS)],
@@ -79,7 +83,7 @@ def test_all_holds_only_public_names(module):
     for name in module.__all__:
         assert not name.startswith("_") or name in allowed_dunders, name
         assert hasattr(module, name), name
-    extras = {"nn", "random", "errors", "graphs", "__version__"} if module is cw else set()
+    extras = {"nn", "random", "errors", "graphs", "lib", "__version__"} if module is cw else set()
     assert dir(module) == sorted([*module.__all__, *extras])
     for name in extras:
         assert hasattr(module, name)

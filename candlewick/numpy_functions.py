@@ -1,0 +1,332 @@
+"""The NumPy functions candlewick answers through ``__array_function__`` (NEP 18): NumPy's
+function -> its translation onto candlewick's, with NumPy's semantics (``np.where`` takes
+any truthy condition and two scalars, ``np.cumsum`` flattens without an axis, ...).
+
+Where candlewick has a function of NumPy's own name and signature (``cumsum``, the
+``nan*`` functions, ``quantile``, ``pad``, ``einsum``...), the entry calls it with the
+arguments as given. Other entries translate the arguments, and answer ``NOT_MINE`` for
+options they do not take; numpy_protocols then runs NumPy's function on host copies where
+the memory is host memory, and raises candlewick's error naming the function where not.
+Functions of a dtype or a shape only (``np.shape``, ``np.ndim``) need no data at all.
+"""
+
+import functools
+import inspect
+import sys
+
+import numpy as np
+
+from ._core import ArrayBase, is_scalar, operator_index, require_array
+from .namespace_lookup import cw, namespace_function
+from .shapes import normalize_axis
+
+NOT_MINE = object()
+_NO_VALUE = np._NoValue
+
+
+def _unset(*values):
+    return all(v is None or v is _NO_VALUE for v in values)
+
+
+def _flag(value):
+    return False if value is _NO_VALUE else bool(value)
+
+
+def _direct(name):
+    """NumPy's function answered by candlewick's of the same name and signature; a call
+    with an option candlewick's does not take (``where=``) is not ours."""
+    fn = namespace_function(name)
+
+    @functools.cache
+    def signature():
+        return inspect.signature(getattr(sys.modules[__package__ or "candlewick"], name))
+
+    def call(*args, **kwargs):
+        try:
+            signature().bind(*args, **kwargs)
+        except TypeError:
+            return NOT_MINE
+        return fn(*args, **kwargs)
+    return call
+
+
+def _masked(a, where, fill):
+    return a if where is _NO_VALUE or where is True else cw.where(where, a, fill)
+
+
+def _reduction(name, identity, combine):
+    """sum, prod, max, min, any, all with NumPy's signatures, ``initial`` and ``where``;
+    ``identity`` fills the masked-out elements (max and min take ``initial`` for it, as
+    NumPy asks)."""
+    fn = namespace_function(name)
+
+    def reduce(a, axis, dtype, out, keepdims, initial, where):
+        if out is not None:
+            return NOT_MINE
+        fill = identity if identity is not None else initial
+        if fill is _NO_VALUE and where is not _NO_VALUE and where is not True:
+            return NOT_MINE  # NumPy's own error: max/min with where= need initial=
+        options = {"dtype": dtype} if dtype is not None else {}
+        result = fn(_masked(a, where, fill), axis=axis, keepdims=_flag(keepdims), **options)
+        if initial is not _NO_VALUE and combine is not None:
+            result = combine(result, initial)
+        return result
+
+    if name in ("sum", "prod"):
+        def call(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+            return reduce(a, axis, dtype, out, keepdims, initial, where)
+    elif name in ("max", "min"):
+        def call(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+            return reduce(a, axis, None, out, keepdims, initial, where)
+    else:
+        def call(a, axis=None, out=None, keepdims=False, *, where=_NO_VALUE):
+            return reduce(a, axis, None, out, keepdims, _NO_VALUE, where)
+    return call
+
+
+def _spread(name):
+    fn = namespace_function(name)
+
+    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=_NO_VALUE,
+             mean=_NO_VALUE, correction=_NO_VALUE):
+        if not _unset(out, where, mean):
+            return NOT_MINE
+        correction = ddof if correction is _NO_VALUE else correction
+        return fn(a, axis=axis, correction=correction, keepdims=_flag(keepdims), dtype=dtype)
+    return call
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=_NO_VALUE):
+    if not _unset(out, where):
+        return NOT_MINE
+    return cw.mean(a, axis=axis, keepdims=_flag(keepdims), dtype=dtype)
+
+
+def _arg(fn):
+    def call(a, axis=None, out=None, *, keepdims=False):
+        if out is not None:
+            return NOT_MINE
+        return fn(a, axis=axis, keepdims=_flag(keepdims))
+    return call
+
+
+def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None:
+        return NOT_MINE
+    arrays = list(arrays)
+    if axis is None:  # NumPy joins the flattened arrays
+        arrays, axis = [cw.reshape(x, (-1,)) for x in arrays], 0
+    joined = cw.concat(arrays, axis=axis)
+    return joined if dtype is None else cw.astype(joined, dtype)
+
+
+def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is not None:
+        return NOT_MINE
+    stacked = cw.stack(list(arrays), axis=axis)
+    return stacked if dtype is None else cw.astype(stacked, dtype)
+
+
+def _shape(shape):
+    """NumPy's shape argument: one int or a sequence (candlewick's functions check them)."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        return (int(shape),)
+    return tuple(shape) if isinstance(shape, (tuple, list)) else shape
+
+
+def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    shape = _shape(shape if shape is not None else newshape)
+    if not isinstance(shape, tuple):
+        return cw.reshape(a, shape)  # candlewick's error for the shape
+    if order == "F":  # NumPy's Fortran order: the C-order reshape of the reversed axes
+        flipped = cw.reshape(cw.permute_dims(a, tuple(range(a.ndim))[::-1]), shape[::-1], copy=copy)
+        return cw.permute_dims(flipped, tuple(range(len(shape)))[::-1])
+    if order not in ("C", "A"):
+        return NOT_MINE
+    return cw.reshape(a, shape, copy=copy)
+
+
+def _ravel(a, order="C"):
+    return _reshape(a, (-1,), order=order)
+
+
+def _squeeze(a, axis=None):
+    if axis is None:
+        axis = tuple(i for i, n in enumerate(a.shape) if n == 1)
+    return cw.squeeze(a, axis=axis)
+
+
+def _python_scalar(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _where(condition, x=_NO_VALUE, y=_NO_VALUE):
+    """NumPy's where: a condition of any dtype (its truth, nonzero), two scalars allowed
+    (NumPy's dtype of them), and the one-argument form (``nonzero``)."""
+    if not isinstance(condition, ArrayBase):
+        return NOT_MINE
+    if condition.dtype.category != "bool":
+        condition = condition != 0
+    if x is _NO_VALUE and y is _NO_VALUE:
+        return cw.nonzero(condition)
+    if x is _NO_VALUE or y is _NO_VALUE:
+        return NOT_MINE  # NumPy's own error: x and y go together
+    x, y = _python_scalar(x), _python_scalar(y)
+    if not isinstance(x, ArrayBase) and not isinstance(y, ArrayBase):
+        x = cw.asarray(x, dtype=np.result_type(x, y), device=condition.device)
+    return cw.where(condition, x, y)
+
+
+def _cumulative(name):
+    fn = namespace_function(name)
+
+    def call(a, axis=None, dtype=None, out=None):
+        if out is not None:
+            return NOT_MINE
+        return fn(a, axis, dtype)
+    return call
+
+
+def _like(fn, make):
+    def call(a, dtype=None, order="K", subok=True, shape=None, *args, device=None, **kwargs):
+        fill = args[0] if args else kwargs.get("fill_value")
+        if shape is None:
+            return fn(a, dtype=dtype, device=device) if fill is None else fn(a, fill, dtype=dtype, device=device)
+        dtype = a.dtype if dtype is None else dtype
+        device = a.device if device is None else device
+        shape = _shape(shape)
+        return make(shape, dtype=dtype, device=device) if fill is None else make(shape, fill, dtype=dtype, device=device)
+    return call
+
+
+def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    return _like(cw.full_like, cw.full)(a, dtype, order, subok, shape, fill_value, device=device)
+
+
+def _sort(fn):
+    def call(a, axis=-1, kind=None, order=None, *, stable=None):
+        if order is not None:
+            return NOT_MINE
+        if axis is None:  # NumPy sorts the flattened array
+            a, axis = cw.reshape(a, (-1,)), 0
+        return fn(a, axis=axis, stable=True if stable is None else bool(stable))
+    return call
+
+
+def _take(a, indices, axis=None, out=None, mode="raise"):
+    if out is not None or mode != "raise":
+        return NOT_MINE
+    if axis is None:
+        a, axis = cw.reshape(a, (-1,)), 0
+    if is_scalar(indices):  # NumPy drops the axis for one index
+        return cw.squeeze(cw.take(a, cw.asarray([indices], device=a.device), axis=axis), axis=axis)
+    return cw.take(a, indices if isinstance(indices, ArrayBase) else cw.asarray(indices, device=a.device), axis=axis)
+
+
+def _dot(a, b, out=None):
+    if out is not None:
+        return NOT_MINE
+    require_array(b, "dot", "b")
+    if a.ndim == 0 or b.ndim == 0:
+        return a * b
+    if b.ndim == 1:
+        return cw.tensordot(a, b, axes=([a.ndim - 1], [0]))
+    return cw.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2]))
+
+
+def _round(a, decimals=0, out=None):
+    if out is not None:
+        return NOT_MINE
+    decimals = operator_index(decimals, "round", "decimals")
+    if decimals == 0:
+        return cw.round(a)
+    scale = 10.0 ** decimals
+    return cw.round(a * scale) / scale if decimals > 0 else cw.round(a / 10.0 ** -decimals) * 10.0 ** -decimals
+
+
+def _diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    options = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not _NO_VALUE}
+    return cw.diff(a, n=n, axis=axis, **options)
+
+
+def _repeat(a, repeats, axis=None):
+    return cw.repeat(a, repeats, axis=axis)
+
+
+def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
+    if out is not None or kwargs:
+        return NOT_MINE
+    low = None if a_min is _NO_VALUE else a_min
+    high = None if a_max is _NO_VALUE else a_max
+    low = low if min is _NO_VALUE else min
+    high = high if max is _NO_VALUE else max
+    return cw.clip(a, _python_scalar(low), _python_scalar(high))
+
+
+def _atleast(ndim):
+    def call(*arys):
+        grown = []
+        for x in arys:
+            while x.ndim < ndim:
+                # NumPy's places: 1-D -> (1, n); 2-D -> (m, n, 1)
+                x = cw.expand_dims(x, axis=-1 if (ndim == 3 and x.ndim == 2) else 0)
+            grown.append(x)
+        return grown[0] if len(grown) == 1 else tuple(grown)
+    return call
+
+
+def _swapped(ndim, axis1, axis2):
+    axis1, axis2 = normalize_axis(axis1, ndim, "axis1"), normalize_axis(axis2, ndim, "axis2")
+    axes = list(range(ndim))
+    axes[axis1], axes[axis2] = axes[axis2], axes[axis1]
+    return tuple(axes)
+
+
+def _copy(a, order="K", subok=False):
+    return cw.asarray(a, copy=True)
+
+
+FUNCTIONS = {
+    np.sum: _reduction("sum", 0, lambda r, v: r + v), np.prod: _reduction("prod", 1, lambda r, v: r * v),
+    np.max: _reduction("max", None, cw.maximum), np.min: _reduction("min", None, cw.minimum),
+    np.amax: _reduction("max", None, cw.maximum), np.amin: _reduction("min", None, cw.minimum),
+    np.any: _reduction("any", False, None), np.all: _reduction("all", True, None),
+    np.std: _spread("std"), np.var: _spread("var"), np.mean: _mean,
+    np.argmax: _arg(cw.argmax), np.argmin: _arg(cw.argmin),
+    np.concatenate: _concatenate, np.stack: _stack, np.reshape: _reshape, np.ravel: _ravel,
+    np.squeeze: _squeeze, np.where: _where,
+    np.expand_dims: lambda a, axis: cw.expand_dims(a, axis=axis),
+    np.broadcast_to: lambda array, shape, subok=False: cw.broadcast_to(array, _shape(shape)),
+    np.broadcast_arrays: lambda *args, subok=False: tuple(cw.broadcast_arrays(*args)),
+    np.moveaxis: lambda a, source, destination: cw.moveaxis(a, source, destination),
+    np.swapaxes: lambda a, axis1, axis2: cw.permute_dims(a, _swapped(a.ndim, axis1, axis2)),
+    np.flip: lambda m, axis=None: cw.flip(m, axis=axis),
+    np.roll: lambda a, shift, axis=None: cw.roll(a, shift, axis=axis),
+    np.repeat: _repeat, np.tile: lambda A, reps: cw.tile(A, _shape(reps)),
+    np.clip: _clip, np.round: _round, np.around: _round,
+    np.cumsum: _cumulative("cumsum"), np.cumprod: _cumulative("cumprod"),
+    np.tensordot: lambda a, b, axes=2: cw.tensordot(a, b, axes=axes), np.dot: _dot,
+    np.zeros_like: _like(cw.zeros_like, cw.zeros), np.ones_like: _like(cw.ones_like, cw.ones),
+    np.empty_like: _like(cw.empty_like, cw.empty), np.full_like: _full_like,
+    np.astype: lambda x, dtype, /, *, copy=True, device=None: cw.astype(x, dtype, copy=copy),
+    np.copy: _copy,
+    np.sort: _sort(cw.sort), np.argsort: _sort(cw.argsort),
+    np.take: _take, np.take_along_axis: lambda arr, indices, axis=-1: cw.take_along_axis(arr, indices, axis=axis),
+    np.nonzero: lambda a: cw.nonzero(a if a.dtype.category == "bool" else a != 0),
+    np.count_nonzero: lambda a, axis=None, *, keepdims=False: cw.count_nonzero(a, axis=axis, keepdims=keepdims),
+    np.searchsorted: lambda a, v, side="left", sorter=None: cw.searchsorted(a, v, side=side, sorter=sorter),
+    np.diff: _diff, np.isin: lambda element, test_elements, assume_unique=False, invert=False, *, kind=None: (
+        cw.isin(element, test_elements, invert=invert)),
+    np.real: lambda val: cw.real(val), np.imag: lambda val: cw.imag(val),
+    np.iscomplexobj: lambda x: x.dtype.category == "complex floating",
+    np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
+    np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    np.result_type: lambda *arrays_and_dtypes: np.result_type(
+        *(x.dtype.numpy if isinstance(x, ArrayBase) else x for x in arrays_and_dtypes)),
+}
+# candlewick's functions of NumPy's own name and signature
+for _name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin",
+              "nancumsum", "nancumprod", "quantile", "percentile", "median", "nanquantile", "nanpercentile",
+              "nanmedian", "einsum", "pad", "gradient", "transpose"):
+    FUNCTIONS[getattr(np, _name)] = _direct(_name)
