@@ -47,6 +47,17 @@ def _is_numpy_real(value):
     return kind in ("i", "u", "f") and getattr(value, "shape", None) == ()
 
 
+def python_number(value):
+    """A NumPy scalar or a 0-d array (NumPy's or candlewick's) of a number as the Python
+    number it holds, for the functions that take Python numbers (arange, linspace) the
+    way NumPy's take them; anything else unchanged (their checks refuse it)."""
+    if getattr(value, "shape", None) == () and hasattr(value, "item") and not isinstance(value, (bool, int, float,
+                                                                                             complex)):
+        item = value.item()
+        return item if isinstance(item, (bool, int, float, complex)) else value
+    return value
+
+
 def flag(value, fname, argname):
     """A bool flag (``keepdims``, ``stable``...): only True or False."""
     if value is True or value is False:

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from . import dtypes as _dt
-from ._core import contiguous_layout, new_array, require_array, same_device
+from ._core import contiguous_layout, new_array, require_array, same_device, scalar_array
 from .errors import ArgumentValueError, DTypeError, ShapeError
 from .layout import Layout
 from .shapes import check_ndim, normalize_axis
@@ -30,15 +32,16 @@ def index_storage(indices, fname, argname="indices"):
     return storage, contiguous_layout(indices._layout.shape)
 
 
-def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
-    """Elements of ``x`` at ``indices`` along ``axis`` (optional only for 1-D x).
+def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array:
+    """Elements of ``x`` at ``indices`` along ``axis`` (optional only for 1-D x). A Python
+    int is one index (NumPy's ``take(x, 0, axis=1)``, which cubed calls): axis is dropped.
 
     Parameters
     ----------
     x : Array
         Input array.
-    indices : Array
-        Integer indices (negative count from the end).
+    indices : Array or int
+        Integer indices (negative count from the end), or one int.
     axis : int or None
         The axis to select along; None only for a 1-D x.
 
@@ -67,6 +70,8 @@ def take(x: Array, indices: Array, /, *, axis: int | None = None) -> Array:
     [30, 10]
     """
     require_array(x, "take")
+    if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
+        indices = scalar_array(x, int(indices), _dt.int64, x._device)
     require_array(indices, "take", "indices")
     same_device(x, indices, "take")
     if axis is None:

@@ -218,8 +218,8 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
         return NOT_MINE
     if axis is None:
         a, axis = cw.reshape(a, (-1,)), 0
-    if is_scalar(indices):  # NumPy drops the axis for one index
-        return cw.squeeze(cw.take(a, cw.asarray([indices], device=a.device), axis=axis), axis=axis)
+    if is_scalar(indices):  # one index: the axis dropped
+        return cw.take(a, indices, axis=axis)
     return cw.take(a, indices if isinstance(indices, ArrayBase) else cw.asarray(indices, device=a.device), axis=axis)
 
 

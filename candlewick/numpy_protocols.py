@@ -139,9 +139,11 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     # options left at NumPy's defaults change nothing
     extra = {k: v for k, v in kwargs.items()
              if k not in ("out", "where") and not _is_default(k, v)}
-    if plain and method == "__call__" and not extra:
+    if plain and method == "__call__" and set(extra) <= {"dtype"}:
         fn = _bool_ufunc(ufunc, inputs) or _ufunc_function(ufunc)
         if fn is not None:
+            if "dtype" in extra:  # NumPy's loop dtype: the array operands cast to it first
+                inputs = tuple(_cw.astype(v, extra["dtype"]) if isinstance(v, ArrayBase) else v for v in inputs)
             return fn(*(_as_operand(v) for v in inputs))
     if plain and method == "reduce" and len(inputs) == 1 and isinstance(inputs[0], ArrayBase):
         reduction = _UFUNC_REDUCTIONS.get(ufunc.__name__)

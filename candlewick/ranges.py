@@ -12,8 +12,9 @@ from . import dtypes as _dt
 from ._core import check_dtype_on, contiguous_layout, require_array, scalar_for
 from .allocation import check_allocation
 from .api_version import revision_sequence
-from .arguments import integer
+from .arguments import integer, python_number
 from .array import Array, wrap
+from .elementwise import floor
 from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, ShapeError, short_repr
 from .layout import Layout
 from .opdefs import BinaryOp
@@ -67,6 +68,8 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         start, stop = 0, start
     all_int = type(start) is int and type(stop) is int and type(step) is int  # the common call
     if not all_int:
+        # NumPy's scalars and 0-d arrays are numbers too (np.arange and array-api-strict take them)
+        start, stop, step = (python_number(v) for v in (start, stop, step))
         for name, v in (("start", start), ("stop", stop), ("step", step)):
             if isinstance(v, bool) or not isinstance(v, (int, float)):
                 raise ArgumentTypeError(f"arange: {name} must be an int or float, got {type(v).__name__}")
@@ -77,8 +80,10 @@ def arange(start: int | float, /, stop: int | float | None = None, step: int | f
         dtype = _dt.DEFAULT_INT if all_int else _dt.DEFAULT_FLOAT
     else:
         dtype = _dt.as_dtype(dtype)
-        if dtype.is_bool or dtype.is_complex:
-            raise DTypeError(f"arange: dtype must be a real numeric dtype, got {dtype.name}")
+        if dtype.is_bool:
+            raise DTypeError(f"arange: dtype must be a numeric dtype, got {dtype.name}")
+        if dtype.is_complex:  # NumPy's complex arange: the real values, as complex numbers
+            return arange(start, stop, step, dtype=_dt.real_dtype_of(dtype), device=device).astype(dtype)
         if dtype.is_integer and not all_int:
             raise DTypeError(f"arange: dtype {dtype.name} needs int start, stop and step, got a float among them")
     if all_int:
@@ -111,13 +116,14 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     Parameters
     ----------
     start : int, float or complex
-        The first value.
+        The first value (a NumPy scalar or a 0-d array of one is taken too).
     stop : int, float or complex
         The last value (or the end, excluded).
     num : int
         The number of values (>= 0).
     dtype : DType or None
-        The dtype of the result; None for the default floating dtype.
+        The dtype of the result; None for the default floating dtype (an integer dtype
+        floors the float64 values, as NumPy's).
     device : str, device or None
         The device of the result; None for the default device.
     endpoint : bool
@@ -143,6 +149,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     >>> cw.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    start, stop = python_number(start), python_number(stop)  # NumPy scalars, 0-d arrays
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
             raise ArgumentTypeError(f"linspace: {name} must be an int, float or complex, got {type(v).__name__}")
@@ -153,8 +160,11 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     if dtype is None:
         dtype = _dt.DEFAULT_COMPLEX if is_complex else _dt.DEFAULT_FLOAT
     dtype = _dt.as_dtype(dtype)
+    if dtype.is_integer:  # NumPy's: the float64 values, floored
+        values = linspace(start, stop, num, dtype=_dt.float64, device=device, endpoint=endpoint)
+        return floor(values).astype(dtype)
     if not (dtype.is_floating or dtype.is_complex):
-        raise DTypeError(f"linspace: dtype must be a floating-point dtype, got {dtype.name}")
+        raise DTypeError(f"linspace: dtype must be a numeric dtype, got {dtype.name}")
     if is_complex and not dtype.is_complex:
         raise DTypeError(f"linspace: complex start/stop need a complex dtype, got {dtype.name}")
     device = get_device(device)

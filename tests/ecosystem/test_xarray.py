@@ -49,14 +49,28 @@ CASES = {
     "shift_filled": lambda a: a.shift(x=1, fill_value=0.0),
     "fillna": lambda a: a.fillna(0.0),
     "isnull": lambda a: a.isnull(),
+    # NumPy's API in xarray's duck_array_ops (xp.pad, xp.einsum, xp.cumsum, xp.quantile,
+    # xp.gradient, xp.lib.stride_tricks) and its dtype checks (dtype.kind, maybe_promote)
+    "pad": lambda a: a.pad(x=(1, 2), mode="reflect"),
+    "pad_constant": lambda a: a.pad(x=1),
+    "dot": lambda a: xr.dot(a, a),
+    "cumsum": lambda a: a.cumsum("x"),
+    "cumprod_skipna_false": lambda a: a.cumprod("y", skipna=False),
+    "std_ddof": lambda a: a.std("x", ddof=1),
+    "var_skipna_false": lambda a: a.var("y", skipna=False, ddof=1),
+    "median": lambda a: a.median("y"),
+    "quantile": lambda a: a.quantile([0.25, 0.75], dim="x"),
+    "differentiate": lambda a: a.differentiate("x"),
+    "integrate": lambda a: a.integrate("x"),
+    "rolling_mean": lambda a: a.rolling(x=2).mean(),
+    "rolling_construct": lambda a: a.rolling(y=3).construct("w"),
+    "coarsen": lambda a: a.coarsen(x=3, boundary="pad").mean(),
+    "argmax": lambda a: a.argmax("y"),
+    "idxmin": lambda a: a.idxmin("x"),
 }
-NAN_CASES = ("sum", "mean", "max", "sum_skipna_false", "mean_skipna_false", "fillna", "isnull")
-
-_FILL = ("theirs: xarray/core/dtypes.py:77: maybe_promote (the NaN fill of where/align) accepts "
-         "only numpy.dtype instances; array_api_strict arrays fail the same way")
-_PAD = ("theirs: xarray/core/duck_array_ops.py:492 calls xp.pad, which the Array API standard "
-        "does not have (NumPy's function)")
-THEIRS = {"where_nan_fill": _FILL, "align_outer": _FILL, "shift": _FILL, "shift_filled": _PAD}
+NAN_CASES = ("sum", "mean", "max", "sum_skipna_false", "mean_skipna_false", "fillna", "isnull", "cumsum",
+             "median", "quantile", "std_ddof", "argmax")
+THEIRS = {}
 
 
 def _params(ops):

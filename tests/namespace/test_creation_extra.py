@@ -55,7 +55,7 @@ def test_linspace_float32_and_complex(device):
 
 def test_linspace_rejects_bad_arguments(device):
     with pytest.raises(TypeError, match="dtype"):
-        cw.linspace(0, 1, 3, dtype=cw.int32, device=device)
+        cw.linspace(0, 1, 3, dtype=cw.bool, device=device)
     with pytest.raises(TypeError, match="complex"):
         cw.linspace(0, 1j, 3, dtype=cw.float64, device=device)
     with pytest.raises(ValueError, match="num"):
@@ -64,6 +64,16 @@ def test_linspace_rejects_bad_arguments(device):
         cw.linspace(0, 1, 2.0, device=device)
     with pytest.raises(TypeError, match="start"):
         cw.linspace("0", 1, 2, device=device)
+
+
+def test_linspace_and_arange_take_numpys_numbers(device):
+    """NumPy's scalars and 0-d arrays as bounds, an integer dtype (floored), a complex arange."""
+    assert cw.linspace(0, 10, 4, dtype=cw.int32, device=device).tolist() == np.linspace(0, 10, 4, dtype=np.int32).tolist()
+    got = cw.linspace(cw.asarray(1.0, device=device), np.float32(2.0), 3, device=device)
+    assert got.tolist() == [1.0, 1.5, 2.0]
+    assert cw.arange(np.int64(3), device=device).tolist() == [0, 1, 2]
+    assert cw.arange(0, cw.asarray(2, device=device), device=device).tolist() == [0, 1]
+    assert cw.arange(3, dtype=cw.complex64, device=device).tolist() == [0j, 1 + 0j, 2 + 0j]
 
 
 @pytest.mark.parametrize("indexing", ["xy", "ij"])

@@ -14,8 +14,9 @@ through the library's own backend selection where it has one:
   (``check_array_api_same_namespace``) and the mixed-namespace checks get candlewick twins.
 - SciPy: its ``xp`` fixture (scipy/conftest.py) gets a ``candlewick`` parameter beside
   ``array_api_strict`` (the runner narrows ``SCIPY_ARRAY_API`` to strict, so NumPy and
-  Dask do not run); off host memory (rocm) candlewick joins the backends that its
-  ``cpu_only`` markers skip, as CuPy does.
+  Dask do not run); candlewick follows the 2024.12 revision, to which the conftest pins
+  strict; off host memory (rocm) candlewick joins the backends that its ``cpu_only``
+  markers skip, as CuPy does.
 - xarray: ``tests/test_duck_array_wrapping.py``'s table (``NAMESPACE_ARRAYS``, where
   xarray lists CuPy, JAX, pint and sparse) gets ``array_api_strict`` and ``candlewick``
   rows with no expected failures; ``tests/test_array_api.py``, written against
@@ -149,6 +150,9 @@ def _patch_scipy_xp_fixture(session):
         conftest = fixturedef.func.__globals__
     if conftest is None:
         return
+    # scipy/conftest.py pins array-api-strict to the 2024.12 revision: candlewick runs at
+    # the same one (its devices() fixture, for one, adds a list to the revision's list)
+    candlewick.set_array_api_version("2024.12")
     if not holds_host_memory(candlewick.get_device(None)):
         # a GPU array: SciPy's cpu_only markers skip it, as they skip CuPy's
         conftest["xp_skip_cpu_only_backends"].add(CANDLEWICK)
