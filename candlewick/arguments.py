@@ -9,6 +9,8 @@ OverflowError, NumPy's casting errors) out of a later computation.
 import math
 import operator
 
+import numpy as np
+
 from .errors import ArgumentTypeError, ArgumentValueError, short_repr
 
 
@@ -43,8 +45,10 @@ def integer(value, fname, argname, minimum=None):
 
 
 def _is_numpy_real(value):
-    kind = getattr(getattr(value, "dtype", None), "kind", None)
-    return kind in ("i", "u", "f") and getattr(value, "shape", None) == ()
+    """A NumPy integer or floating scalar, or a 0-d NumPy array of one."""
+    if not isinstance(value, (np.generic, np.ndarray)):
+        return False
+    return value.dtype.kind in ("i", "u", "f") and value.shape == ()
 
 
 def python_number(value):

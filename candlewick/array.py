@@ -198,11 +198,11 @@ class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
         return self._layout.shape[0]
 
     def __iter__(self) -> Iterator[Array]:
-        """The sub-arrays along the first dimension (TypeError for a 0-d array)."""
+        """The sub-arrays along the first dimension (TypeError for a 0-d array, raised by
+        ``iter(x)`` itself, as NumPy's: ``np.iterable(x)`` reads a 0-d array as a scalar)."""
         if not self._layout.shape:
             raise ArgumentTypeError("iteration over a 0-d array")
-        for i in range(self._layout.shape[0]):
-            yield self[i]
+        return (self[i] for i in range(self._layout.shape[0]))
 
     def __repr__(self) -> str:
         host = self._storage.to_host(self._layout)

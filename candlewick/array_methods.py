@@ -116,9 +116,8 @@ class NumpyMethods(ArrayBase):
         return _numpy(np.ravel, self, order)
 
     def transpose(self, *axes: Any) -> Array:
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
-            axes = axes[0]
-        return _numpy(np.transpose, self, tuple(axes) if axes else None)
+        given = axes[0] if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))) else axes
+        return _numpy(np.transpose, self, tuple(given) if given else None)
 
     def squeeze(self, axis: Axes | None = None) -> Array:
         return _numpy(np.squeeze, self, axis)
@@ -147,7 +146,7 @@ class NumpyMethods(ArrayBase):
 
     @property
     def real(self) -> Array:
-        return cw.real(self) if self._dtype.is_complex else self  # NumPy's: the array itself
+        return cw.real(self) if self._dtype.is_complex else self  # type: ignore[return-value]  # NumPy's: the array itself
 
     @property
     def imag(self) -> Array:
@@ -166,7 +165,7 @@ class NumpyMethods(ArrayBase):
         return _numpy(np.argsort, self, axis, kind, order, stable=stable)
 
     def sort(self, axis: int = -1, kind: str | None = None, order: Any = None, *, stable: bool | None = None) -> None:
-        self[...] = _numpy(np.sort, self, axis, kind, order, stable=stable)
+        self[...] = _numpy(np.sort, self, axis, kind, order, stable=stable)  # type: ignore[index]  # Array's
 
     def searchsorted(self, v: Any, side: str = "left", sorter: Any = None) -> Array:
         return _numpy(np.searchsorted, self, v, side, sorter)
@@ -178,7 +177,7 @@ class NumpyMethods(ArrayBase):
         return _numpy(np.dot, self, b, out=out)
 
     def fill(self, value: Scalar) -> None:
-        self[...] = value
+        self[...] = value  # type: ignore[index]  # Array's __setitem__
 
 
 # the methods' docstrings: what each is, what it returns, and an example that runs

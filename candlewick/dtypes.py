@@ -87,7 +87,7 @@ class DType:
         if isinstance(other, str):
             # NumPy's names and codes: "int64", "i8", "<i8", "float"; not a dtype name: unequal
             try:
-                return np.dtype(other) == self.numpy
+                return _numpy_dtype(other) == self.numpy
             except TypeError:
                 return other == self.name
         return NotImplemented
@@ -160,6 +160,14 @@ DEFAULT_FLOAT = float64
 DEFAULT_COMPLEX = complex128
 DEFAULT_INT = int64
 DEFAULT_INDEX = int64
+
+
+def _numpy_dtype(obj):
+    """``np.dtype(obj)``, with NumPy's deprecation warnings of old spellings ('a') kept
+    inside: the spelling is refused or compared here, not reported as NumPy's."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return np.dtype(obj)
 
 
 def from_name(name):

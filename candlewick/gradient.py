@@ -40,9 +40,12 @@ def _spacing(value, f, axis):
     # the steps of a coordinate array (1-D, small) are computed on the host: a candlewick
     # array is copied there explicitly
     try:
-        host = np.asarray(to_numpy(value) if isinstance(value, Array) else value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ArgumentTypeError("gradient: a coordinate array must hold real numbers") from None
+        host = np.asarray(to_numpy(value) if isinstance(value, Array) else value)
+    except (TypeError, ValueError, RecursionError):
+        host = np.asarray([None])
+    if host.dtype.kind not in "biuf":
+        raise ArgumentTypeError(f"gradient: a coordinate array must hold real numbers, got {host.dtype}")
+    host = host.astype(np.float64)
     if host.ndim != 1 or host.shape[0] != f.shape[axis]:
         raise ShapeError(f"gradient: the coordinates of axis {axis} must be 1-D of length {f.shape[axis]}, "
                          f"got shape {host.shape}")

@@ -8,6 +8,8 @@ first. Functions candlewick has an equal of make the array there (ones, arange, 
 the readers of host data (frombuffer, loadtxt, fromiter...) run NumPy's function on that
 host data and copy the result to the device explicitly."""
 
+from typing import Any
+
 import numpy as np
 
 from ._core import ArrayBase
@@ -102,7 +104,7 @@ def _from_host(reader):
     return call
 
 
-CREATION = {
+CREATION: dict[Any, Any] = {
     np.array: _array, np.asarray: _asarray, np.asanyarray: _asarray,
     np.ascontiguousarray: _ascontiguous, np.asfortranarray: _ascontiguous, np.require: _require,
     np.arange: _arange, np.zeros: _filled(cw.zeros), np.ones: _filled(cw.ones), np.empty: _filled(cw.empty),

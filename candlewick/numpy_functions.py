@@ -13,10 +13,12 @@ Functions of a dtype or a shape only (``np.shape``, ``np.ndim``) need no data at
 import functools
 import inspect
 import sys
+from typing import Any
 
 import numpy as np
 
 from ._core import ArrayBase, is_scalar, operator_index, require_array
+from .errors import ArgumentTypeError
 from .namespace_lookup import cw, namespace_function
 from .shapes import normalize_axis
 
@@ -72,16 +74,17 @@ def _reduction(name, identity, combine):
             result = combine(result, initial)
         return result
 
-    if name in ("sum", "prod"):
-        def call(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
-            return reduce(a, axis, dtype, out, keepdims, initial, where)
-    elif name in ("max", "min"):
-        def call(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
-            return reduce(a, axis, None, out, keepdims, initial, where)
-    else:
-        def call(a, axis=None, out=None, keepdims=False, *, where=_NO_VALUE):
-            return reduce(a, axis, None, out, keepdims, _NO_VALUE, where)
-    return call
+    def sum_like(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+        return reduce(a, axis, dtype, out, keepdims, initial, where)
+
+    def max_like(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
+        return reduce(a, axis, None, out, keepdims, initial, where)
+
+    def any_like(a, axis=None, out=None, keepdims=False, *, where=_NO_VALUE):
+        return reduce(a, axis, None, out, keepdims, _NO_VALUE, where)
+
+    # NumPy's three signatures of these reductions
+    return sum_like if name in ("sum", "prod") else max_like if name in ("max", "min") else any_like
 
 
 def _spread(name):
@@ -220,7 +223,14 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
         a, axis = cw.reshape(a, (-1,)), 0
     if is_scalar(indices):  # one index: the axis dropped
         return cw.take(a, indices, axis=axis)
-    return cw.take(a, indices if isinstance(indices, ArrayBase) else cw.asarray(indices, device=a.device), axis=axis)
+    if not isinstance(indices, ArrayBase):
+        try:  # NumPy's own reading of a nested sequence of indices (its errors, not a recursion)
+            host = np.asarray(indices)
+        except (TypeError, ValueError, RecursionError):
+            raise ArgumentTypeError(f"take: indices must be integers or a sequence of them, got "
+                                    f"{type(indices).__name__}") from None
+        indices = cw.asarray(host, device=a.device)
+    return cw.take(a, indices, axis=axis)
 
 
 def _dot(a, b, out=None):
@@ -235,13 +245,26 @@ def _dot(a, b, out=None):
 
 
 def _round(a, decimals=0, out=None):
+    """NumPy's round: half to even at ``decimals`` places (negative: tens, hundreds...);
+    integers stay integers."""
     if out is not None:
         return NOT_MINE
     decimals = operator_index(decimals, "round", "decimals")
-    if decimals == 0:
-        return cw.round(a)
-    scale = 10.0 ** decimals
-    return cw.round(a * scale) / scale if decimals > 0 else cw.round(a / 10.0 ** -decimals) * 10.0 ** -decimals
+    integral = a.dtype.category in ("bool", "signed integer", "unsigned integer")
+    if decimals == 0 or (integral and decimals > 0):
+        return cw.round(a) if not integral else cw.asarray(a, copy=True)
+    if decimals > 308:  # more places than a float holds: the values as they are
+        return cw.asarray(a, copy=True)
+    if decimals < -308:  # every finite value rounds to zero
+        return cw.where(cw.isfinite(a), cw.zeros_like(a), a) if not integral else cw.zeros_like(a)
+    work = cw.astype(a, "float64") if integral else a
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        rounded = cw.round(work * scale) / scale
+    else:
+        scale = 10.0 ** -decimals
+        rounded = cw.round(work / scale) * scale
+    return cw.astype(rounded, a.dtype) if integral else rounded
 
 
 def _diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
@@ -260,6 +283,10 @@ def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_
     high = None if a_max is _NO_VALUE else a_max
     low = low if min is _NO_VALUE else min
     high = high if max is _NO_VALUE else max
+    if any(isinstance(v, (complex, np.complexfloating)) or (isinstance(v, ArrayBase) and
+                                                            v.dtype.category == "complex floating")
+           for v in (low, high)):
+        return NOT_MINE  # the standard's clip orders real numbers only
     return cw.clip(a, _python_scalar(low), _python_scalar(high))
 
 
@@ -286,7 +313,7 @@ def _copy(a, order="K", subok=False):
     return cw.asarray(a, copy=True)
 
 
-FUNCTIONS = {
+FUNCTIONS: dict[Any, Any] = {
     np.sum: _reduction("sum", 0, lambda r, v: r + v), np.prod: _reduction("prod", 1, lambda r, v: r * v),
     np.max: _reduction("max", None, cw.maximum), np.min: _reduction("min", None, cw.minimum),
     np.amax: _reduction("max", None, cw.maximum), np.amin: _reduction("min", None, cw.minimum),
@@ -321,9 +348,9 @@ FUNCTIONS = {
     np.iscomplexobj: lambda x: x.dtype.category == "complex floating",
     np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
     np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
-    np.size: lambda a, axis=None: a.size if axis is None else a.shape[axis],
+    np.size: lambda a, axis=None: a.size if axis is None else a.shape[normalize_axis(axis, a.ndim)],
     np.result_type: lambda *arrays_and_dtypes: np.result_type(
-        *(x.dtype.numpy if isinstance(x, ArrayBase) else x for x in arrays_and_dtypes)),
+        *(x._dtype.numpy if isinstance(x, ArrayBase) else x for x in arrays_and_dtypes)),
 }
 # candlewick's functions of NumPy's own name and signature
 for _name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin",

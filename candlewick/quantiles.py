@@ -25,7 +25,7 @@ from .indexing_functions import take_along_axis
 from .manipulation import broadcast_to, expand_dims, moveaxis, permute_dims, reshape
 from .numpy_names import write_out
 from .searching import where
-from .shapes import normalize_axes
+from .shapes import broadcast_shapes, normalize_axes
 from .sorting import sort
 from .statistical import sum as _sum
 from .utility import any as _any
@@ -130,7 +130,7 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
     q_col = reshape(qs, (-1,) + (1,) * len(batch))
     below, above, weight = _virtual(n, q_col, method, fname)
     last = n - 1
-    shape = tuple(int(d) for d in np.broadcast_shapes(below.shape, (1,) + batch))
+    shape = broadcast_shapes(tuple(below.shape), (1,) + batch)
 
     def gather(index):
         index = _ew.maximum(_ew.minimum(index, last), 0.0)  # NumPy's clip to [0, count - 1]

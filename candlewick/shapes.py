@@ -120,7 +120,8 @@ def broadcast_shapes(*shapes):
                 out[pad + i] = n
             else:
                 raise ShapeError(
-                    f"shapes {' and '.join(str(tuple(x)) for x in shapes)} do not broadcast: "
+                    # NumPy's words ("cannot be broadcast"), which callers match on
+                    f"shapes {' and '.join(str(tuple(x)) for x in shapes)} cannot be broadcast together: "
                     f"dimension {pad + i} has sizes {cur} and {n}"
                 )
     return tuple(out)

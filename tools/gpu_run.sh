@@ -8,6 +8,9 @@
 # Stages: shim (tests/shim), tests (conformance, Array API, namespace, rocm_gpu, frontend, fusion and custom-kernel suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
+# pydata (tools/pydata_suites.py: scikit-learn's, SciPy's and xarray's own Array API tests with
+# array-api-strict and with candlewick on rocm; records bench/pydata_suites_*_<gpu>.json/.md, which
+# tools/gen_ecosystem_doc.py --suites merges into docs/ecosystem.md),
 # tracing (the conformance suite over examples/tracing_backend wrapping rocm, with its report),
 # notebooks (examples/*.ipynb executed with CANDLEWICK_DEVICE=rocm, kept in notebooks/),
 # reliability (tools/reliability_fuzz.py's deep profile on rocm, then on cpu: records
@@ -35,7 +38,7 @@ cd "$root"
 # bench/multi_gpu.py and bench/multi_gpu_dask.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
     "shim        shim           gpu 120 run_pytest tests/shim"
-    "tests,bench,reliability,tracing,notebooks,ecosystem precompile gpu 150 precompile_kernels"
+    "tests,bench,reliability,tracing,notebooks,ecosystem,pydata precompile gpu 150 precompile_kernels"
     "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
     "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
@@ -60,6 +63,8 @@ STEPS=(
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
     "bench,multigpu multi_gpu_dask gpu 300 run_bench multi_gpu_dask"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
+    "pydata      pydata         gpu 420 CANDLEWICK_DEVICE=rocm run_pydata sklearn,xarray"
+    "pydata      pydata_scipy   gpu 480 CANDLEWICK_DEVICE=rocm run_pydata scipy"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
     "reliability reliability_rocm gpu 480 run_reliability rocm gpu"
@@ -184,6 +189,14 @@ run_bench() {  # python bench/NAME.py --out W/bench; its HEADLINE lines go to th
     timeout -k 10 "$limit" python3 "bench/$1.py" --out "$W/bench" >"$log" 2>&1
     local rc=$?
     echo "$(cd "$W" && ls bench/"$1"_*.md 2>/dev/null || echo "no record written")"
+    sed -n 's/^HEADLINE: /    /p' "$log"
+    return $rc
+}
+run_pydata() {  # the libraries' own Array API tests, strict beside candlewick (tools/pydata_suites.py), on $1
+    timeout -k 10 "$limit" python3 tools/pydata_suites.py --libraries "$1" --jobs "${GPU_RUN_WORKERS:-8}" \
+        --deadline "$((limit - 60))" --out "$W/bench" --logs "$W/pydata_${1//,/-}" >"$log" 2>&1
+    local rc=$?
+    echo "$(cd "$W" && ls bench/pydata_suites_*.md 2>/dev/null | tr '\n' ' ' || echo "no record written")"
     sed -n 's/^HEADLINE: /    /p' "$log"
     return $rc
 }

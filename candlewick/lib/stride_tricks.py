@@ -56,13 +56,14 @@ def sliding_window_view(x: Array, window_shape: int | tuple[int, ...], axis: int
     [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
     """
     require_array(x, "sliding_window_view")
-    windows = (window_shape,) if np.ndim(window_shape) == 0 else tuple(window_shape)
+    windows: tuple[Any, ...] = (window_shape,) if np.ndim(window_shape) == 0 else tuple(window_shape)  # type: ignore[arg-type]
     if any(isinstance(w, bool) or not isinstance(w, (int, np.integer)) for w in windows):
         raise ArgumentTypeError(f"sliding_window_view: window_shape must hold ints, got {window_shape!r}")
+    axes: tuple[Any, ...]
     if axis is None:
         axes = tuple(range(x.ndim))
     else:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)
+        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)  # type: ignore[arg-type]
     if len(axes) != len(windows):
         raise ArgumentValueError(f"sliding_window_view: {len(windows)} window lengths for {len(axes)} axes")
     result = x

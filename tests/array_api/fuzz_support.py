@@ -178,7 +178,13 @@ NUMPY_FUNCTIONS = (np.sum, np.prod, np.max, np.min, np.any, np.all, np.std, np.v
                    np.ones_like, np.empty_like, np.full_like, np.astype, np.sort, np.argsort, np.shape, np.ndim,
                    np.size, np.nansum, np.nanmean, np.nanvar, np.nanstd, np.nanmax, np.nanmin, np.diff, np.tile,
                    np.repeat, np.unique, np.isin, np.round, np.take, np.einsum, np.dot, np.allclose,
-                   np.array_equal, np.may_share_memory, np.pad, np.median, np.histogram, np.average)
+                   np.array_equal, np.may_share_memory, np.pad, np.median, np.histogram, np.average,
+                   # the rest of numpy_functions' table
+                   np.amax, np.amin, np.ravel, np.moveaxis, np.swapaxes, np.flip, np.roll, np.around,
+                   np.broadcast_arrays, np.copy, np.take_along_axis, np.nonzero, np.count_nonzero, np.searchsorted,
+                   np.real, np.imag, np.iscomplexobj, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.result_type,
+                   np.nanprod, np.nanargmax, np.nanargmin, np.nancumsum, np.nancumprod, np.quantile, np.percentile,
+                   np.nanquantile, np.nanpercentile, np.nanmedian, np.gradient)
 
 
 def _numpy_ufunc_call(ufunc, method, *inputs, **kwargs):
@@ -612,9 +618,22 @@ def invoke_checked(name, fn, args, kwargs, sync=None):
     messages = [f"{w.category.__name__}: {w.message}" for w in caught
                 if not (name.startswith("numpy.") and _numpy_answered(w.filename, w.lineno))]
     targets = [args[0]] if exc is None and WRITES_SELF.match(name) and args else []
-    if exc is None and isinstance(kwargs.get("out"), cw.Array):  # NumPy's out= is written by design
-        targets.append(kwargs["out"])
+    out = _out_argument(fn, args, kwargs) if exc is None else None
+    if isinstance(out, cw.Array):  # NumPy's out= is written by design
+        targets.append(out)
     return exc, result, messages, _changed_inputs(before, targets)
+
+
+def _out_argument(fn, args, kwargs):
+    """The array given as a callable's ``out`` parameter (by keyword or by position)."""
+    if "out" in kwargs:
+        return kwargs["out"]
+    if getattr(fn, "_takes_self", False):  # an Array method: its signature leaves self out
+        args = args[1:]
+    try:
+        return inspect.signature(fn).bind_partial(*args, **kwargs).arguments.get("out")
+    except (TypeError, ValueError):
+        return None
 
 
 def _settings():

@@ -11,7 +11,8 @@ through the library's own backend selection where it has one:
   ``"array_api_strict"``; where strict's rows name its devices ``"CPU_DEVICE"`` and
   ``"device1"``, candlewick's name its default device and a second device of the same
   backend (the default again where there is none). The estimator check pinned to strict
-  (``check_array_api_same_namespace``) and the mixed-namespace checks get candlewick twins.
+  (``check_array_api_same_namespace``) and the mixed-namespace checks get candlewick twins,
+  and so does every parameter of a literal ``parametrize`` list that names strict.
 - SciPy: its ``xp`` fixture (scipy/conftest.py) gets a ``candlewick`` parameter beside
   ``array_api_strict`` (the runner narrows ``SCIPY_ARRAY_API`` to strict, so NumPy and
   Dask do not run); candlewick follows the 2024.12 revision, to which the conftest pins
@@ -193,9 +194,46 @@ def pydata_namespace(request, monkeypatch):
     return name
 
 
+def _twin_value(value):
+    """A parameter value naming strict, with candlewick (and its devices) in its place."""
+    def strict(v):
+        return isinstance(v, str) and v == STRICT
+
+    if strict(value):
+        return CANDLEWICK
+    if isinstance(value, tuple) and any(strict(v) for v in value):
+        devices = candlewick_devices()
+        return tuple(CANDLEWICK if strict(v) else devices.get(v, v) if isinstance(v, str) else v for v in value)
+    return None
+
+
+def _add_twins(values):
+    """Twins for the parameters of a literal list that names strict (scikit-learn's
+    ``@pytest.mark.parametrize("array_api", ["numpy", "array_api_strict"])``), once."""
+    twins = []
+    for value in values:
+        if isinstance(value, type(pytest.param(None))):
+            twin = _twin_value(value.values if len(value.values) > 1 else value.values[0])
+            if twin is not None:
+                twin_id = value.id.replace(STRICT, CANDLEWICK) if value.id else None
+                twins.append(pytest.param(*(twin if isinstance(twin, tuple) else (twin,)), marks=value.marks,
+                                          id=twin_id))
+        else:
+            twin = _twin_value(value)
+            if twin is not None:
+                twins.append(twin)
+    present = {repr(v) for v in values}
+    values.extend(t for t in twins if repr(t) not in present)
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_generate_tests(metafunc):
     if metafunc.module.__name__.endswith("test_array_api") and "xarray" in str(metafunc.definition.path):
         metafunc.parametrize("pydata_namespace", [STRICT, CANDLEWICK], indirect=True)
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        values = mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues")
+        if isinstance(values, list):
+            _add_twins(values)
 
 
 # --- hooks ---------------------------------------------------------------------------------
@@ -214,6 +252,23 @@ def namespace_of(nodeid):
     return CANDLEWICK if CANDLEWICK in params else STRICT if STRICT in params else None
 
 
+#: candlewick test's node id -> its strict twin's, decided at collection
+TWINS = {}
+
+
+def _same_parameters(item, strict_item):
+    """Whether strict_item's parameters, with candlewick in strict's place, are item's."""
+    mine, theirs = getattr(item, "callspec", None), getattr(strict_item, "callspec", None)
+    if mine is None or theirs is None or set(mine.params) != set(theirs.params):
+        return False
+    for name, value in theirs.params.items():
+        twin = _twin_value(value)
+        expected = value if twin is None else twin
+        if expected is not mine.params[name] and repr(expected) != repr(mine.params[name]):
+            return False
+    return True
+
+
 def pytest_collection_modifyitems(config, items):
     kept, dropped = [], []
     for item in items:
@@ -221,6 +276,21 @@ def pytest_collection_modifyitems(config, items):
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+    # the twin by name (the usual case), else by parameters: pytest numbers the ids of
+    # values it cannot print (``expected_types1``) by their place in the list
+    by_id = {item.nodeid: item for item in kept}
+    strict_of = {}
+    for item in kept:
+        if namespace_of(item.nodeid) == STRICT:
+            strict_of.setdefault(item.nodeid.partition("[")[0], []).append(item)
+    for item in kept:
+        if namespace_of(item.nodeid) != CANDLEWICK:
+            continue
+        twin = twin_of(item.nodeid)
+        if twin not in by_id:
+            found = [s for s in strict_of.get(item.nodeid.partition("[")[0], []) if _same_parameters(item, s)]
+            twin = found[0].nodeid if len(found) == 1 else twin
+        TWINS[item.nodeid] = twin
 
 
 def _library_of(path):
@@ -258,7 +328,7 @@ def pytest_runtest_makereport(item, call):
             state = "error"
         namespace = namespace_of(item.nodeid)
         entry = {"library": _library_of(item.path), "nodeid": item.nodeid, "namespace": namespace,
-                 "twin": twin_of(item.nodeid) if namespace == CANDLEWICK else None,
+                 "twin": TWINS.get(item.nodeid, twin_of(item.nodeid)) if namespace == CANDLEWICK else None,
                  "outcome": state, "error": "", "where": None, "duration": round(report.duration, 4)}
         if call.excinfo is not None:
             exc = call.excinfo.value

@@ -1,0 +1,115 @@
+"""tools/pydata_suites.py and its plugin, on their own: the twin of each candlewick test
+is the strict test it stands beside, the comparison counts and lists exactly the tests
+strict passes and candlewick does not (with the cause where one is known), and
+tools/gen_ecosystem_doc.py writes docs/ecosystem.md's section from records of several
+devices. The libraries' suites themselves run in .ci/run (the CI subset) and in
+tools/gpu_run.sh's pydata steps."""
+
+import importlib.util
+import json
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+plugin = _load("candlewick_substitute", ROOT / "tests" / "pydata_suites" / "candlewick_substitute.py")
+causes = _load("pydata_causes", ROOT / "tools" / "pydata_causes.py")
+
+
+@pytest.mark.parametrize("nodeid,twin", [
+    ("scipy/fft/tests/test_basic.py::test_fft[candlewick-float64]", "scipy/fft/tests/test_basic.py::test_fft[array_api_strict-float64]"),
+    ("xarray/tests/test_array_api.py::test_where[candlewick]", "xarray/tests/test_array_api.py::test_where[array_api_strict]"),
+    ("sklearn/utils/tests/test_array_api.py::test_x[candlewick-cpu-float64]",
+     "sklearn/utils/tests/test_array_api.py::test_x[array_api_strict-CPU_DEVICE-float64]"),
+    ("sklearn/utils/tests/test_array_api.py::test_x[candlewick-cpu-float32]",
+     "sklearn/utils/tests/test_array_api.py::test_x[array_api_strict-device1-float32]"),
+    ("sklearn/tests/test_common.py::test_estimators[PCA()-check_array_api_input(array_namespace=candlewick,"
+     "device_name=cpu,dtype_name=float64)]",
+     "sklearn/tests/test_common.py::test_estimators[PCA()-check_array_api_input(array_namespace=array_api_strict,"
+     "device_name=CPU_DEVICE,dtype_name=float64)]"),
+])
+def test_each_candlewick_test_has_the_strict_test_beside_it_as_twin(nodeid, twin, monkeypatch):
+    monkeypatch.setattr(plugin, "candlewick_devices", lambda: {"CPU_DEVICE": "cpu", "device1": "cpu"})
+    assert plugin.twin_of(nodeid) == twin
+    assert plugin.namespace_of(nodeid) == "candlewick" and plugin.namespace_of(twin) == "array_api_strict"
+    assert plugin.namespace_of("scipy/x.py::test_y[numpy]") is None
+
+
+def _entry(nodeid, outcome, error="", where=None):
+    namespace = plugin.namespace_of(nodeid)
+    return {"library": "scipy", "nodeid": nodeid, "namespace": namespace, "outcome": outcome, "error": error,
+            "where": where, "twin": nodeid.replace("candlewick", "array_api_strict") if namespace == "candlewick"
+            else None}
+
+
+@pytest.fixture
+def runner(monkeypatch):
+    module = _load("pydata_suites", ROOT / "tools" / "pydata_suites.py")
+    return module
+
+
+def test_compare_lists_exactly_what_strict_passes_and_candlewick_does_not(runner):
+    entries = {e["nodeid"]: e for e in [
+        _entry("s/t.py::a[array_api_strict]", "passed"), _entry("s/t.py::a[candlewick]", "passed"),
+        _entry("s/t.py::b[array_api_strict]", "passed"), _entry("s/t.py::b[candlewick]", "failed", "TypeError: x",
+                                                                   "scipy/foo.py:3"),
+        _entry("s/t.py::c[array_api_strict]", "failed"), _entry("s/t.py::c[candlewick]", "failed", "E"),
+        _entry("s/t.py::d[array_api_strict]", "skipped"), _entry("s/t.py::d[candlewick]", "passed"),
+        _entry("s/t.py::e[array_api_strict]", "passed"), _entry("s/t.py::e[candlewick]", "xfailed", "why"),
+        _entry("s/t.py::f[array_api_strict]", "passed"),
+    ]}
+    table = runner.compare("scipy", {"targets": ["scipy"], "seconds": 1.0, "stopped": None, "entries": entries}, "cpu")
+    assert table["strict_passed"] == 4 and table["candlewick_passed"] == 2
+    assert [f["test"] for f in table["strict_passed_candlewick_failed"]] == ["s/t.py::b[candlewick]",
+                                                                           "s/t.py::e[candlewick]"]
+    assert table["strict_passed_without_candlewick_twin"] == ["s/t.py::f[array_api_strict]"]
+    assert table["both_failed"] == 1
+
+
+def test_known_causes_of_theirs():
+    entry = _entry("scipy/special/tests/test_support_alternative_backends.py::"
+                   "test_support_alternative_backends_mismatched_dtypes[candlewick-xlogy]", "failed")
+    assert causes.cause_of("scipy", entry, "cpu").startswith("theirs: scipy/_lib/_array_api.py:507")
+    copy = _entry("scipy/x.py::t[candlewick]", "failed", "ArgumentTypeError: implicit conversion of a rocm:0 array",
+                  "scipy/ndimage/_filters.py:843")
+    assert "scipy/ndimage/_filters.py:843" in causes.cause_of("scipy", copy, "rocm")
+    assert causes.cause_of("scipy", copy, "cpu") is None
+    for library, pattern, devices, cause in causes.KNOWN:
+        assert cause.startswith("theirs: ") and library in ("sklearn", "scipy", "xarray") and devices
+
+
+def _record(device, kind, failures):
+    table = {"library": "scipy", "version": "1.17.1", "targets": ["scipy"], "seconds": 1.0, "stopped": None,
+             "strict": {"passed": 10}, "candlewick": {"passed": 9}, "strict_passed": 10, "candlewick_passed": 9,
+             "strict_passed_candlewick_failed": failures, "strict_passed_without_candlewick_twin": [],
+             "without_twin": 0, "both_failed": 0, "duck_array_table": None}
+    return {"benchmark": "pydata_suites", "device": device, "device_kind": kind, "date": "2026-11-29T00:00:00",
+            "commit": "abc1234", "figures": {"device": device, "subset": "full", "libraries": [table]}}
+
+
+def test_the_doc_section_merges_the_records_of_every_device(tmp_path):
+    gen = _load("gen_ecosystem_doc", ROOT / "tools" / "gen_ecosystem_doc.py")
+    cpu = tmp_path / "pydata_suites_cpu-x.json"
+    rocm = tmp_path / "pydata_suites_nvidia-h200.json"
+    cpu.write_text(json.dumps(_record("cpu", "cpu-x", [])))
+    failure = {"test": "scipy/ndimage/tests/test_filters.py::T::test_gauss[candlewick]", "outcome": "failed",
+               "error": "ArgumentTypeError: implicit conversion", "where": "scipy/ndimage/_filters.py:843",
+               "cause": "theirs: scipy/ndimage/_filters.py:843 converts ... implicit copies from rocm are refused"}
+    rocm.write_text(json.dumps(_record("rocm", "nvidia-h200", [failure])))
+    doc = tmp_path / "ecosystem.md"
+    doc.write_text("# title\n\n- passed: cpu 1 of 1\n\n| a | table |\n")
+    gen.write_suites(doc, [str(cpu), str(rocm)])
+    gen.write_suites(doc, [str(cpu), str(rocm)])  # again: the section is replaced, not repeated
+    text = doc.read_text()
+    assert text.count(gen.SUITES_BEGIN) == 1 and text.index(gen.SUITES_END) < text.index("| a | table |")
+    assert "| scipy | 1.17.1 | cpu (cpu-x, full)" in text and "| scipy | 1.17.1 | rocm (nvidia-h200, full)" in text
+    assert "`scipy/ndimage/_filters.py`: `T::test_gauss`" in text
