@@ -25,6 +25,10 @@ KNOWN = [
      "theirs: scipy/ndimage/tests/test_filters.py:3009 matches the error text of the libraries it names "
      "('The array_api_strict', 'Value 'a duck'', NumPy's); candlewick refuses the string cval with its own "
      "words (ArgumentTypeError: asarray: strings are not array data)"),
+    ("scipy", r"test_filters\.py::TestVectorizedFilter::test_edge_cases\[candlewick\]", ALL,
+     "theirs: scipy/ndimage/tests/test_filters.py:3037 skips the footprint=True/False part for array-api-strict, "
+     "whose indexing refuses a Python bool key (input[True]) as the standard does not specify it; candlewick "
+     "refuses it the same way (IndexKeyError), and runs the part strict skips"),
     ("sklearn", r"test_array_api\.py::test_supported_float_types\[candlewick-", ALL,
      "theirs: sklearn/utils/tests/test_array_api.py:1065 lists array-api-strict's own float types (float64, "
      "float32: strict has no float16); candlewick supports float16 as well, as NumPy and PyTorch do, whose rows "
