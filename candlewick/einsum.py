@@ -18,7 +18,7 @@ from .conversion import asarray
 from .data_types import astype, result_type
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .indexing_functions import take
-from .linalg_ops import matmul
+from .matrix_products import matmul
 from .manipulation import broadcast_to, permute_dims, reshape
 from .numpy_names import write_out
 from .statistical import sum as _sum
