@@ -171,7 +171,7 @@ def array_function(like, func, types, args, kwargs):
     # np.average(x, weights=w)) runs as NumPy on host copies, as NumPy runs it on lists;
     # where the memory is not host-readable (rocm) _to_host refuses it with candlewick's
     # TypeError. Operators and ufuncs keep the strict rule (array_ufunc).
-    mixed = _holds_numpy_array(args) or _holds_numpy_array(kwargs.values())
+    mixed = _holds_numpy_array(args) or _holds_numpy_array(list(kwargs.values()))
     translate = None if mixed else FUNCTIONS.get(func)
     if translate is not None:
         result = translate(*args, **kwargs)
