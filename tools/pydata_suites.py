@@ -259,9 +259,10 @@ def main(argv=None):
         headline = [f"{t['library']}: strict {t['strict_passed']} passed, candlewick "
                     f"{t['candlewick_passed']}, {len(t['strict_passed_candlewick_failed'])} strict-only" for t in tables]
         # one record per device kind and run: the full run of all three, else named by its part
+        # (pydata_suites_scipy_<kind>; words joined by "_", as bench/results' names allow)
         name = "pydata_suites"
         if sorted(libraries) != sorted(DISTRIBUTIONS):
-            name += "_" + "-".join(libraries)
+            name += "_" + "_".join(libraries)
         if args.subset != "full":
             name += f"_{args.subset}"
         paths = harness.write_record(args.out, name, kind, device, peers, figures, body, headline)

@@ -20,8 +20,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
 SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep"}  # bench/ modules that are no benchmark
-# bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py and tools/array_api_thorough.py
-TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough"}
+# bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py, tools/array_api_thorough.py
+# and tools/pydata_suites.py
+TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
+                    "pydata_suites"}
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
 
 # by path: bench/ is no package
@@ -84,7 +86,9 @@ def test_results_hold_one_record_per_benchmark_and_device_kind():
     pattern = re.compile(r"(?P<name>[a-z_]+?)_(?P<kind>(cpu-)?[a-z0-9]+(-[a-z0-9]+)*)\.(md|json)")
     for path in (BENCH / "results").iterdir():
         match = pattern.fullmatch(path.name)
-        assert match and match["name"] in names, f"{path.name}: not NAME_<device-kind>.md/.json of a benchmark"
+        # tools/pydata_suites.py names a run of some of its libraries after them (pydata_suites_scipy)
+        name = match and re.sub(r"^(pydata_suites)(_[a-z]+)+$", r"\1", match["name"])
+        assert match and name in names, f"{path.name}: not NAME_<device-kind>.md/.json of a benchmark"
         if match["name"] in benchmarks():
             assert path.with_suffix(".md").exists() and path.with_suffix(".json").exists(), path.name
 
