@@ -19,7 +19,8 @@ from candlewick.named_device import NamedDevice
 
 from . import dlpack, random
 from .error import QuietBlock, unsupported
-from .storage import CpuStorage, new_storage
+from .storage import CpuStorage
+from .storage_slice import new_storage
 from .storage_groups import DTYPE_OF_NUMPY
 from .streams import CpuEvent, CpuStream, HostStreams
 
@@ -96,7 +97,7 @@ class CpuDevice(NamedDevice):
             buf = np.zeros(shape, dtype.numpy)
         except (MemoryError, ValueError, AttributeError) as exc:
             raise _fill_error("zeros", shape, dtype, exc) from exc
-        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
+        return new_storage(CpuStorage, buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def ones(self, shape, dtype):
         try:
@@ -104,14 +105,14 @@ class CpuDevice(NamedDevice):
         except (MemoryError, ValueError, AttributeError) as exc:
             raise _fill_error("ones", shape, dtype, exc) from exc
         buf.fill(1)  # (np.ones is a Python wrapper doing the same)
-        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
+        return new_storage(CpuStorage, buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def empty(self, shape, dtype):
         try:
             buf = np.empty(shape, dtype.numpy)
         except (MemoryError, ValueError, AttributeError) as exc:
             raise _fill_error("empty", shape, dtype, exc) from exc
-        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
+        return new_storage(CpuStorage, buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def full(self, shape, dtype, value):
         try:
@@ -123,7 +124,7 @@ class CpuDevice(NamedDevice):
                 buf.fill(value)
         else:
             buf.fill(value)
-        return new_storage(buf if buf.ndim == 1 else buf.reshape(-1), dtype)
+        return new_storage(CpuStorage, buf if buf.ndim == 1 else buf.reshape(-1), dtype)
 
     def arange(self, start, step, size, dtype):
         np_dtype = _np_dtype(dtype, "arange")

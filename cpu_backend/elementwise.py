@@ -1,23 +1,25 @@
 """The element-wise primitives of ``CpuStorage``: ``unary``, ``binary``, ``compare``,
-their scalar forms and ``where`` (``primitives(CpuStorage)``, bound on the class by
-``storage``).
+their scalar forms, ``where``, ``astype``, ``affine`` and ``clip`` (each takes the storage
+it works on first and makes its result of that storage's class; ``storage.CpuStorage``
+binds them as its methods).
 
 These run on every element-wise call, where each Python step is a visible share of a
 16-element op's cost, so they are written flat: one table lookup (``ops.*_RAW``: the
 kernel without ``error.quiet``'s wrapper), the whole-buffer case known from one cached
 attribute (``Layout.dense_size``: no ``flat`` call), the quiet floating-point state set
 around the kernel inline where the kernel can raise a flag, and the result storage made
-without an ``__init__`` call (the class's ``__new__`` and its two slots). Other
+without an ``__init__`` call (``object.__new__`` and its two slots). Other
 contiguous operands run on 1-D slices (``flat``); the rest are viewed through their
 layouts and the result flattened in C order.
 """
 
 import numpy as np
 
+from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
 
-from .error import QUIET, out_of_memory, reset_fp_state, set_fp_state, unsupported
-from .ops import BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW
+from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
+from .ops import BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW, compute_dtype
 from .storage_slice import flat, view
 
 # a scalar operand reaches its kernel as a 0-d array of the compute type: a ufunc takes
@@ -25,123 +27,187 @@ from .storage_slice import flat, view
 # against 0.52 us on the 2-core VM), and making it costs the same
 _SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
 _array = np.array
+_new = object.__new__
+_AFFINE_DTYPE = {
+    d.name: np.dtype(np.complex128 if d.is_complex else np.float64)
+    for d in (dt.float16, dt.bfloat16, dt.float32, dt.complex64)
+}
+
+try:  # NumPy 2's clip ufunc (np.clip reaches it through two Python wrappers)
+    from numpy._core.umath import clip as _CLIP
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _CLIP = np.clip
 
 
-def primitives(storage):
-    """``{name: function}``: the element-wise primitives for the class ``storage`` (a
-    ``buf``/``dtype`` slotted storage), each making its result of that class."""
-    new = storage.__new__
+def unary(self, op, layout):
+    try:
+        kernel, loud, out_dtype = UNARY_RAW[op._value_][self.dtype.name]
+    except (KeyError, AttributeError):
+        raise unsupported(op, self.dtype) from None
+    x = self.buf
+    if layout.dense_size != x.size:  # (else the whole buffer, as it lies)
+        x = flat(x, layout) if layout.is_contiguous else view(x, layout)
+    try:
+        if loud:
+            token = set_fp_state(QUIET)
+            try:
+                out = kernel(x)
+            finally:
+                reset_fp_state(token)
+        else:
+            out = kernel(x)
+    except MemoryError as exc:  # (a try costs nothing until it catches)
+        raise out_of_memory(op, exc) from exc
+    result = _new(type(self))  # (type(self)(out, out_dtype) without the __init__ call)
+    result.buf = out if out.ndim == 1 else out.reshape(-1)
+    result.dtype = out_dtype
+    return result
 
-    def unary(self, op, layout):
+def _two_operands(table, primitive):
+    """The two-operand primitive named ``primitive`` over ``table`` (BINARY_RAW or
+    COMPARE_RAW) on two layouts of one shape."""
+
+    def two_operands(self, op, lhs_layout, rhs, rhs_layout):
         try:
-            kernel, loud, out_dtype = UNARY_RAW[op._value_][self.dtype.name]
+            kernel, loud, out_dtype = table[op._value_][self.dtype.name]
+        except (KeyError, AttributeError):
+            raise unsupported(op, self.dtype) from None
+        a, b = self.buf, rhs.buf
+        if lhs_layout.dense_size != a.size or rhs_layout.dense_size != b.size:  # (else whole buffers)
+            if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+                a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+            else:
+                a, b = view(a, lhs_layout), view(b, rhs_layout)
+        try:
+            if loud:
+                token = set_fp_state(QUIET)
+                try:
+                    out = kernel(a, b)
+                finally:
+                    reset_fp_state(token)
+            else:
+                out = kernel(a, b)
+        except MemoryError as exc:
+            raise out_of_memory(op, exc) from exc
+        result = _new(type(self))
+        result.buf = out if out.ndim == 1 else out.reshape(-1)
+        result.dtype = out_dtype
+        return result
+
+    two_operands.__name__ = two_operands.__qualname__ = primitive
+    return two_operands
+
+
+binary = _two_operands(BINARY_RAW, "binary")
+compare = _two_operands(COMPARE_RAW, "compare")
+
+
+def _with_scalar(table, primitive):
+    """The primitive named ``primitive`` over ``table`` with a Python scalar as one operand."""
+
+    def array_and_scalar(self, op, layout, scalar, reflected):
+        name = self.dtype.name
+        try:
+            kernel, loud, out_dtype = table[op._value_][name]
         except (KeyError, AttributeError):
             raise unsupported(op, self.dtype) from None
         x = self.buf
         if layout.dense_size != x.size:  # (else the whole buffer, as it lies)
             x = flat(x, layout) if layout.is_contiguous else view(x, layout)
         try:
-            if loud:
+            if loud:  # (every floating dtype): the scalar's conversion runs quietly too, as a
+                # Python float past a narrow float's range rounds to inf, which NumPy's cast
+                # reports as a RuntimeWarning
                 token = set_fp_state(QUIET)
                 try:
-                    out = kernel(x)
+                    s = _array(scalar, _SCALAR_DTYPE[name])
+                    out = kernel(s, x) if reflected else kernel(x, s)
                 finally:
                     reset_fp_state(token)
-            else:
-                out = kernel(x)
-        except MemoryError as exc:  # (a try costs nothing until it catches)
+            else:  # integers (in range: the front end checked) and bool
+                s = _array(scalar, _SCALAR_DTYPE[name])
+                out = kernel(s, x) if reflected else kernel(x, s)
+        except MemoryError as exc:
             raise out_of_memory(op, exc) from exc
-        result = new(storage)  # (storage(out, out_dtype) without the __init__ call)
+        result = _new(type(self))
         result.buf = out if out.ndim == 1 else out.reshape(-1)
         result.dtype = out_dtype
         return result
 
-    def pairwise(table):
-        """The two-operand primitive over ``table`` (BINARY_RAW or COMPARE_RAW) on two
-        layouts of one shape."""
+    array_and_scalar.__name__ = array_and_scalar.__qualname__ = primitive
+    return array_and_scalar
 
-        def two_operands(self, op, lhs_layout, rhs, rhs_layout):
-            try:
-                kernel, loud, out_dtype = table[op._value_][self.dtype.name]
-            except (KeyError, AttributeError):
-                raise unsupported(op, self.dtype) from None
-            a, b = self.buf, rhs.buf
-            if lhs_layout.dense_size != a.size or rhs_layout.dense_size != b.size:  # (else whole buffers)
-                if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-                    a, b = flat(a, lhs_layout), flat(b, rhs_layout)
-                else:
-                    a, b = view(a, lhs_layout), view(b, rhs_layout)
-            try:
-                if loud:
-                    token = set_fp_state(QUIET)
-                    try:
-                        out = kernel(a, b)
-                    finally:
-                        reset_fp_state(token)
-                else:
-                    out = kernel(a, b)
-            except MemoryError as exc:
-                raise out_of_memory(op, exc) from exc
-            result = new(storage)
-            result.buf = out if out.ndim == 1 else out.reshape(-1)
-            result.dtype = out_dtype
-            return result
 
-        return two_operands
+binary_scalar = _with_scalar(BINARY_RAW, "binary_scalar")
+compare_scalar = _with_scalar(COMPARE_RAW, "compare_scalar")
 
-    def with_scalar(table):
-        """The two-operand primitive over ``table`` with a Python scalar as one operand."""
 
-        def array_and_scalar(self, op, layout, scalar, reflected):
-            name = self.dtype.name
-            try:
-                kernel, loud, out_dtype = table[op._value_][name]
-            except (KeyError, AttributeError):
-                raise unsupported(op, self.dtype) from None
-            x = self.buf
-            if layout.dense_size != x.size:  # (else the whole buffer, as it lies)
-                x = flat(x, layout) if layout.is_contiguous else view(x, layout)
-            try:
-                if loud:  # (every floating dtype): the scalar's conversion runs quietly too, as a
-                    # Python float past a narrow float's range rounds to inf, which NumPy's cast
-                    # reports as a RuntimeWarning
-                    token = set_fp_state(QUIET)
-                    try:
-                        s = _array(scalar, _SCALAR_DTYPE[name])
-                        out = kernel(s, x) if reflected else kernel(x, s)
-                    finally:
-                        reset_fp_state(token)
-                else:  # integers (in range: the front end checked) and bool
-                    s = _array(scalar, _SCALAR_DTYPE[name])
-                    out = kernel(s, x) if reflected else kernel(x, s)
-            except MemoryError as exc:
-                raise out_of_memory(op, exc) from exc
-            result = new(storage)
-            result.buf = out if out.ndim == 1 else out.reshape(-1)
-            result.dtype = out_dtype
-            return result
+def where(self, cond_layout, x, x_layout, y, y_layout):
+    dtype = x.dtype
+    if y.dtype is not dtype:
+        raise DTypeError(f"where: x has dtype {dtype} but y has dtype {y.dtype}")
+    c, a, b = self.buf, x.buf, y.buf
+    if cond_layout.dense_size != c.size or x_layout.dense_size != a.size or y_layout.dense_size != b.size:
+        if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
+            c, a, b = flat(c, cond_layout), flat(a, x_layout), flat(b, y_layout)
+        else:
+            c, a, b = view(c, cond_layout), view(a, x_layout), view(b, y_layout)
+    try:
+        out = np.where(c, a, b)
+    except MemoryError as exc:
+        raise out_of_memory("where", exc) from exc
+    result = _new(type(self))
+    result.buf = out if out.ndim == 1 else out.reshape(-1)
+    result.dtype = dtype
+    return result
 
-        return array_and_scalar
 
-    def where(self, cond_layout, x, x_layout, y, y_layout):
-        dtype = x.dtype
-        if y.dtype is not dtype:
-            raise DTypeError(f"where: x has dtype {dtype} but y has dtype {y.dtype}")
-        c, a, b = self.buf, x.buf, y.buf
-        if cond_layout.dense_size != c.size or x_layout.dense_size != a.size or y_layout.dense_size != b.size:
-            if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
-                c, a, b = flat(c, cond_layout), flat(a, x_layout), flat(b, y_layout)
+def astype(self, layout, dtype):
+    try:
+        with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
+            if layout.is_contiguous:
+                out = flat(self.buf, layout).astype(dtype.numpy)
             else:
-                c, a, b = view(c, cond_layout), view(a, x_layout), view(b, y_layout)
-        try:
-            out = np.where(c, a, b)
-        except MemoryError as exc:
-            raise out_of_memory("where", exc) from exc
-        result = new(storage)
-        result.buf = out if out.ndim == 1 else out.reshape(-1)
-        result.dtype = dtype
-        return result
+                out = view(self.buf, layout).astype(dtype.numpy, order="C").reshape(-1)
+    except MemoryError as exc:
+        raise out_of_memory("astype", exc) from exc
+    return type(self)(out, dtype)
 
-    return {"unary": unary, "binary": pairwise(BINARY_RAW), "compare": pairwise(COMPARE_RAW),
-            "binary_scalar": with_scalar(BINARY_RAW), "compare_scalar": with_scalar(COMPARE_RAW),
-            "where": where}
+
+@reports_out_of_memory
+def affine(self, layout, mul, add):
+    if not (self.dtype.is_integer or self.dtype.is_floating or self.dtype.is_complex):
+        raise unsupported("affine", self.dtype)
+    # integers wrap in their own dtype; floating types below float64 compute in double
+    # precision and round once, so x * mul may pass the dtype's range when the sum
+    # does not (as a fused multiply-add would)
+    wide = _AFFINE_DTYPE.get(self.dtype.name, self.dtype.numpy)
+    x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+    with QuietBlock():  # the rounding back may overflow to inf, as IEEE says, silently
+        out = np.multiply(x, wide.type(mul), dtype=wide)
+        out += wide.type(add)
+        out = out.astype(self.dtype.numpy, copy=False)
+    return type(self)(out.reshape(-1), self.dtype)
+
+
+@reports_out_of_memory
+def clip(self, layout, lo, hi):
+    if not (self.dtype.is_integer or self.dtype.is_floating):
+        raise unsupported("clip", self.dtype)
+    scalar = SCALAR_TYPE[self.dtype.name]
+    x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout)
+    if self.dtype.numpy == compute_dtype(self.dtype) and (lo is not None or hi is not None):
+        # NumPy's clip loop: one pass, NaN stays NaN, min(max(x, lo), hi) when lo > hi
+        # (np.maximum with a scalar operand is several times slower per element)
+        if lo is not None and hi is not None:  # the ufunc np.clip ends in, without its wrappers
+            out = _CLIP(x, scalar(lo), scalar(hi))
+        else:
+            out = np.clip(x, None if lo is None else scalar(lo), None if hi is None else scalar(hi))
+        return type(self)(out.reshape(-1), self.dtype)
+    with QuietBlock():
+        out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
+        if lo is not None:
+            np.maximum(out, scalar(lo), out=out)  # NaN stays NaN
+        if hi is not None:
+            np.minimum(out, scalar(hi), out=out)
+    return type(self)(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)

@@ -12,8 +12,7 @@ are defined results, never noise for the user, so every computing kernel runs un
 
 A kernel whose result NumPy cannot allocate (MemoryError: the machine's memory or the
 process's limits) raises ``DeviceMemoryError`` (``out_of_memory``): every primitive
-reports it so (``reporting_out_of_memory`` wraps them; the element-wise ones catch it
-inline).
+reports it so (``reports_out_of_memory`` decorates them; the hottest catch it inline).
 """
 
 import functools
@@ -26,6 +25,7 @@ from candlewick.host_memory import available_memory
 from candlewick.errors import (
     BackendError,
     DeviceMemoryError,
+    DTypeError,
     IndexOutOfBoundsError,
     LinAlgError,
     ShapeError,
@@ -116,9 +116,10 @@ def out_of_memory(op, exc):
                              f"{op_name(op)}: {exc}")
 
 
-def reporting_out_of_memory(name, method):
-    """``method`` (a storage primitive called ``name``) raising DeviceMemoryError where
-    NumPy raised MemoryError."""
+def reports_out_of_memory(method):
+    """``method`` (a storage primitive, named as the protocol names it) raising
+    DeviceMemoryError where NumPy raised MemoryError."""
+    name = method.__name__
 
     @functools.wraps(method)
     def primitive(*args, **kwargs):
@@ -130,3 +131,10 @@ def reporting_out_of_memory(name, method):
             raise out_of_memory(name, exc) from exc
 
     return primitive
+
+
+def same_dtype(storage, other, argname, op):
+    """DTypeError unless storage ``other`` (the argument ``argname`` of primitive ``op``)
+    has ``storage``'s dtype."""
+    if other.dtype is not storage.dtype:
+        raise DTypeError(f"{op}: {argname} has dtype {other.dtype}, expected {storage.dtype}")

@@ -1,7 +1,10 @@
-"""Take and put along an axis: index_select, gather, scatter, scatter_add, index_add.
+"""Take and put along an axis, the indexing primitives of ``CpuStorage``: index_select,
+gather, scatter, scatter_add, index_add (each takes the storage it works on first;
+``storage.CpuStorage`` binds them as its methods).
 
-Functions take NumPy views (of storages through their layouts) and either return a new
-array or write into the destination view in place. Indices are int64 and may be
+Each views its operands through their layouts and hands the views to its kernel (the
+functions of the same name with a leading underscore), which returns a new array or
+writes into the destination view in place. Indices are int64 and may be
 negative (counting from the end). NumPy checks every index before it reads or writes
 anything (fancy indexing, ``take`` and ``ufunc.at`` alike), so the common case pays for
 no second pass; when it refuses, ``error.check_indices`` finds the bad index and the
@@ -12,8 +15,9 @@ import numpy as np
 
 from candlewick.errors import IndexOutOfBoundsError
 
-from .error import QuietBlock, check_indices
+from .error import QuietBlock, check_indices, reports_out_of_memory, same_dtype
 from .ops import F32, LOW_PRECISION_NP
+from .storage_slice import view
 
 
 def _bounds_checked(op, idx, size, axis, run, *args):
@@ -39,7 +43,7 @@ def along_axis_index(idx, axis):
     return tuple(index)
 
 
-def index_select(x, idx, axis):
+def _index_select(x, idx, axis):
     if idx.ndim:
         # the ndarray method skips np.take's Python wrapper; for a 1-D gather at 2^20 it
         # is several times faster than fancy indexing x[idx]
@@ -48,7 +52,7 @@ def index_select(x, idx, axis):
     return np.asarray(taken)
 
 
-def gather(x, idx, axis):
+def _gather(x, idx, axis):
     return _bounds_checked("gather", idx, x.shape[axis], axis, x.__getitem__, along_axis_index(idx, axis))
 
 
@@ -57,7 +61,7 @@ def _private(src, dst):
     return src.copy() if np.may_share_memory(src, dst) else src
 
 
-def scatter(dst, idx, src, axis):
+def _scatter(dst, idx, src, axis):
     index = along_axis_index(idx, axis)
     _bounds_checked("scatter", idx, dst.shape[axis], axis, dst.__setitem__, index, _private(src, dst))
 
@@ -76,9 +80,41 @@ def _accumulate(op, dst, idx, axis, index, src):
             _bounds_checked(op, idx, size, axis, np.add.at, dst, index, src)
 
 
-def scatter_add(dst, idx, src, axis):
+def _scatter_add(dst, idx, src, axis):
     _accumulate("scatter_add", dst, idx, axis, along_axis_index(idx, axis), src)
 
 
-def index_add(dst, idx, src, axis):
+def _index_add(dst, idx, src, axis):
     _accumulate("index_add", dst, idx, axis, (slice(None),) * axis + (idx,), src)
+
+
+# --- the primitives ----------------------------------------------------------------------
+
+@reports_out_of_memory
+def index_select(self, layout, indices, idx_layout, axis):
+    out = _index_select(view(self.buf, layout), view(indices.buf, idx_layout), axis)
+    return type(self)(out.reshape(-1), self.dtype)
+
+
+@reports_out_of_memory
+def gather(self, layout, indices, idx_layout, axis):
+    out = _gather(view(self.buf, layout), view(indices.buf, idx_layout), axis)
+    return type(self)(out.reshape(-1), self.dtype)
+
+
+@reports_out_of_memory
+def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+    same_dtype(self, src, "src", "scatter")
+    _scatter(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
+
+
+@reports_out_of_memory
+def scatter_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+    same_dtype(self, src, "src", "scatter_add")
+    _scatter_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
+
+
+@reports_out_of_memory
+def index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
+    same_dtype(self, src, "src", "index_add")
+    _index_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)

@@ -1,4 +1,6 @@
-"""sort and searchsorted.
+"""The ordering primitives of ``CpuStorage``: sort, sort_values, argsort and searchsorted
+(each takes the storage it works on first; ``storage.CpuStorage`` binds them as its
+methods), over the array kernels below them (``sorted_values`` also serves ``sets``).
 
 NumPy already orders NaN above +inf (last when ascending) in ``argsort`` and
 ``searchsorted``. Descending order is the ascending sort of the axis reversed, read
@@ -22,8 +24,11 @@ import math
 
 import numpy as np
 
-from .error import QuietBlock
+from candlewick import dtypes as dt
+
+from .error import QuietBlock, reports_out_of_memory, same_dtype, unsupported
 from .ops import F32, LOW_PRECISION_NP
+from .storage_slice import flat, view
 
 
 #: the zero of each dtype sort keys have (float16/bfloat16 keys are float32)
@@ -46,7 +51,7 @@ def fastest_kind(dtype):
     return "stable" if dtype.kind in "biu" and dtype.itemsize <= 2 else None
 
 
-def argsort(x, axis, descending, stable):
+def _argsort(x, axis, descending, stable):
     """int64 indices that sort ``x`` along ``axis`` (see the module docstring)."""
     key = float32_keys(x)
     kind = "stable" if stable else None
@@ -57,16 +62,16 @@ def argsort(x, axis, descending, stable):
     return (last - np.flip(reversed_order, axis)).astype(np.int64, copy=False)
 
 
-def sort(x, axis, descending, stable):
+def _sort(x, axis, descending, stable):
     """(values, int64 indices) of ``x`` sorted along ``axis``."""
-    idx = argsort(x, axis, descending, stable)
+    idx = _argsort(x, axis, descending, stable)
     # values are gathered through the indices, so they agree with them bit for bit
     # (-0.0 and 0.0, NaN payloads); plain fancy indexing is the fast gather for 1-D
     values = x[idx] if x.ndim == 1 else np.take_along_axis(x, idx, axis)
     return values, idx
 
 
-def sort_values(x, axis, descending, stable):
+def sorted_values(x, axis, descending, stable):
     """``x`` sorted along ``axis`` by NumPy's fastest sort; with ``stable``, bitwise the
     stable sort's values (module docstring)."""
     if not descending:
@@ -149,9 +154,48 @@ def _row_search(s, right):
     return lo
 
 
-def searchsorted(sorted_1d, values, right):
+def _searchsorted(sorted_1d, values, right):
     """int64 insertion points of ``values`` into ascending ``sorted_1d`` (NaN last)."""
     side = "right" if right else "left"
     sorted_1d, values = float32_keys(sorted_1d), float32_keys(values)
     found = np.searchsorted(sorted_1d, values, side=side)
     return found if type(found) is np.ndarray and found.dtype == np.int64 else np.asarray(found, dtype=np.int64)
+
+
+# --- the primitives ----------------------------------------------------------------------
+
+def _index_storage(like, idx):
+    return type(like)(idx.reshape(-1), dt.int64)
+
+
+@reports_out_of_memory
+def sort(self, layout, axis, descending, stable):
+    if self.dtype.is_complex:
+        raise unsupported("sort", self.dtype)
+    values, idx = _sort(view(self.buf, layout), axis, descending, stable)
+    return type(self)(values.reshape(-1), self.dtype), _index_storage(self, idx)
+
+
+@reports_out_of_memory
+def sort_values(self, layout, axis, descending, stable):
+    if self.dtype.is_complex:
+        raise unsupported("sort_values", self.dtype)
+    values = sorted_values(view(self.buf, layout), axis, descending, stable)
+    return type(self)(values.reshape(-1), self.dtype)
+
+
+@reports_out_of_memory
+def argsort(self, layout, axis, descending, stable):
+    if self.dtype.is_complex:
+        raise unsupported("argsort", self.dtype)
+    return _index_storage(self, _argsort(view(self.buf, layout), axis, descending, stable))
+
+
+@reports_out_of_memory
+def searchsorted(self, layout, values, values_layout, right):
+    if self.dtype.is_complex:
+        raise unsupported("searchsorted", self.dtype)
+    same_dtype(self, values, "values", "searchsorted")
+    x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+    v = flat(values.buf, values_layout) if values_layout.is_contiguous else view(values.buf, values_layout)
+    return type(self)(_searchsorted(x, v, right).reshape(-1), dt.int64)

@@ -9,7 +9,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.shapes import broadcast_shapes
 
-from .error import QUIET, QuietBlock, quiet, reset_fp_state, set_fp_state, unsupported
+from .error import QUIET, QuietBlock, quiet, reports_out_of_memory, reset_fp_state, same_dtype, set_fp_state, unsupported
 from .ops import F32, LOW_PRECISION_NAMES
 from .storage_slice import flat, view
 
@@ -37,6 +37,7 @@ def _complex_matmul_ieee(a, b):
         return acc.astype(a.dtype)
 
 
+@reports_out_of_memory
 def matmul(self, rhs, lhs_layout, rhs_layout):
     dtype = self.dtype
     name = dtype.name
@@ -65,7 +66,7 @@ def matmul(self, rhs, lhs_layout, rhs_layout):
         return result
     if name == "bool":
         raise unsupported("matmul", dtype)
-    self._same_dtype(rhs, "rhs", "matmul")
+    same_dtype(self, rhs, "rhs", "matmul")
     a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
     if name not in _IEEE_NAMES:  # integers wrap silently
         return type(self)(np.matmul(a, b).reshape(-1), dtype)

@@ -1,11 +1,13 @@
-"""unique and nonzero, the primitives whose result sizes depend on the data, and isin.
+"""unique and nonzero, the primitives whose result sizes depend on the data, and isin
+(each takes the storage it works on first; ``storage.CpuStorage`` binds them as its
+methods), over the array kernels of the same names with a leading underscore.
 
 ``unique`` sorts the flattened elements once and marks where each run of equal elements
 starts (``!=``, so every NaN starts its own run and -0.0 joins 0.0); every result comes
 from that mask in a few NumPy passes, with no Python loop over elements. The sort is
 NumPy's fastest (``ordering``: its default kind, radix for 1-2 byte integers), and the
 results are still bitwise those of a stable sort's: the values alone come from
-``ordering.sort_values``'s stable values; with an order, the NaNs' indices (each NaN its
+``ordering.sorted_values``'s stable values; with an order, the NaNs' indices (each NaN its
 own group) are put back in input order, each group's first occurrence is the minimum of
 its indices, and the zero group's value is its first element (-0.0 or 0.0). Complex
 sorts by (real, imag) through ``lexsort`` (stable, NaN last in each part);
@@ -14,9 +16,12 @@ float16/bfloat16 by their exact float32 keys.
 
 import numpy as np
 
-from .error import quiet
+from candlewick import dtypes as dt
+
+from .error import quiet, reports_out_of_memory, same_dtype, unsupported
 from .ops import LOW_PRECISION_NP
-from .ordering import fastest_kind, float32_keys, sort_values
+from .ordering import fastest_kind, float32_keys, sorted_values
+from .storage_slice import flat, view
 
 
 def _run_starts(keys):
@@ -29,13 +34,13 @@ def _run_starts(keys):
 
 
 @quiet  # comparing a signalling NaN sets the invalid flag: not an error here
-def unique(x, indices, inverse, counts):
+def _unique(x, indices, inverse, counts):
     """(values, first indices, inverse, counts) of the 1-D ``x`` (size >= 1); an entry not
     asked for is None (see ``BackendStorage.unique``)."""
     n = x.size
     first = inv = sizes = None
     if not (indices or inverse or x.dtype.kind == "c"):  # complex: by (real, imag) in _order
-        values = sort_values(x, 0, False, True)
+        values = sorted_values(x, 0, False, True)
         starts = _run_starts(float32_keys(values))
         distinct = values[starts]
     else:
@@ -83,7 +88,7 @@ def _order(x):
     return order, keys
 
 
-def nonzero(x):
+def _nonzero(x):
     """The coordinates of ``x``'s non-zero elements in C order, one contiguous int64 array
     per axis (NumPy's nonzero; one pass over a 1-D ``x``)."""
     if x.ndim == 1:
@@ -91,7 +96,7 @@ def nonzero(x):
     return tuple(np.ascontiguousarray(c) for c in np.nonzero(x))
 
 
-def isin(x, y, invert):
+def _isin(x, y, invert):
     """Whether each element of the 1-D ``x`` equals one of the 1-D ``y`` (one dtype; NaN is
     in nothing), negated with ``invert``. Integers (bool as uint8) whose ``y`` spans a range
     small beside the inputs look their values up in a table of that range, NumPy's
@@ -131,3 +136,32 @@ def _looked_up(x, y, lo, hi, span, invert):
     out = np.full(x.size, invert)
     out[inside] = table[np.subtract(x[inside], lo, dtype=np.intp, casting="unsafe")]
     return out
+
+
+# --- the primitives ----------------------------------------------------------------------
+
+@reports_out_of_memory
+def nonzero(self, layout):
+    x = flat(self.buf, layout) if layout.is_contiguous and len(layout.shape) == 1 else view(self.buf, layout)
+    coords = _nonzero(x)
+    cls = type(self)
+    return tuple([cls(c, dt.int64) for c in coords]), coords[0].size
+
+
+@reports_out_of_memory
+def isin(self, layout, other, other_layout, invert):
+    if self.dtype.is_complex:
+        raise unsupported("isin", self.dtype)
+    same_dtype(self, other, "other", "isin")
+    x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+    y = flat(other.buf, other_layout) if other_layout.is_contiguous else view(other.buf, other_layout).reshape(-1)
+    return type(self)(_isin(x, y, invert), dt.bool_)
+
+
+@reports_out_of_memory
+def unique(self, layout, indices, inverse, counts):
+    x = flat(self.buf, layout) if layout.is_contiguous else view(self.buf, layout).reshape(-1)
+    values, first, inv, sizes = _unique(x, indices, inverse, counts)
+    cls, int64 = type(self), dt.int64
+    return (cls(values, self.dtype), values.size, first if first is None else cls(first, int64),
+            inv if inv is None else cls(inv, int64), sizes if sizes is None else cls(sizes, int64))

@@ -14,6 +14,19 @@ from math import prod
 import numpy as np
 
 
+_object_new = object.__new__
+
+
+def new_storage(cls, buf, dtype):
+    """A storage of class ``cls`` holding ``buf`` as ``dtype``, without the class call,
+    whose Python ``__init__`` CPython runs on its slow path (the primitives of one NumPy
+    call each make their results so)."""
+    storage = _object_new(cls)
+    storage.buf = buf
+    storage.dtype = dtype
+    return storage
+
+
 def alloc(size, np_dtype):
     """A new uninitialized flat buffer of ``size`` elements."""
     return np.empty(size, np_dtype)

@@ -1,0 +1,109 @@
+"""Host transfer, in-place writes and copies of ``CpuStorage``: ``to_host``,
+``dlpack_view``, ``real_view``, ``assign``, ``fill`` and ``copy`` (each takes the storage
+it works on first; ``storage.CpuStorage`` binds them as its methods)."""
+
+from math import prod
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout
+
+from . import dlpack
+from .error import QuietBlock, out_of_memory, reports_out_of_memory, same_dtype
+from .storage_slice import flat, view
+
+# NumPy's repeat beats a strided flatten from about this many elements (measured)
+_REPEAT_FROM = 256
+# fill values that every dtype holds exactly (float16's range): no overflow to quiet
+_SMALL_EXACT = frozenset({bool, int})
+_F32_MAX = float(np.finfo(np.float32).max)
+_WIDE_FLOATS = frozenset({"float32", "float64"})
+_F16_MAX = 65504
+
+
+def to_host(x, layout):
+    try:
+        return view(x.buf, layout).copy()
+    except MemoryError as exc:
+        raise out_of_memory("to_host", exc) from exc
+
+
+@reports_out_of_memory
+def dlpack_view(x, layout):
+    """The optional DLPack export hook: a NumPy view sharing this buffer (bfloat16
+    through dlpack.export_view, as DLPack's kDLBfloat)."""
+    return dlpack.export_view(view(x.buf, layout))
+
+
+@reports_out_of_memory
+def real_view(x):
+    """The optional hook ComplexViewStorage: this complex buffer as its real components
+    (NumPy's ``view`` of the component dtype: no copy). One storage per complex
+    storage, so that ``assign``'s overlap check, which compares buffers, sees every
+    ``real``/``imag`` view of one array as one memory."""
+    parts = getattr(x, "_parts", None)
+    if parts is None:
+        dtype = dt.real_dtype_of(x.dtype)
+        parts = x._parts = type(x)(x.buf.view(dtype.numpy), dtype)
+    return parts
+
+
+@reports_out_of_memory
+def assign(x, dst_layout, src, src_layout):
+    same_dtype(x, src, "src", "assign")
+    if not dst_layout.shape:  # one element (x[i, j] = v in a loop): no views, no copyto
+        x.buf[dst_layout.offset] = src.buf[src_layout.offset]
+        return
+    source = view(src.buf, src_layout)
+    target = view(x.buf, dst_layout)
+    if src.buf is x.buf and np.may_share_memory(target, source):
+        # NumPy does not detect every overlap (e.g. 1-D views with different steps):
+        # read the source out first, as the contract says
+        source = source.copy()
+    np.copyto(target, source)
+
+
+@reports_out_of_memory
+def fill(x, layout, value):
+    kind = type(value)
+    if (kind in _SMALL_EXACT and -_F16_MAX <= value <= _F16_MAX) or (
+            kind is float and x.dtype.name in _WIDE_FLOATS and -_F32_MAX <= value <= _F32_MAX):
+        # no IEEE flag to quiet: exact in every dtype, or a float float32/64 holds
+        # without overflow (a rounding raises none)
+        if layout.size == 1:
+            x.buf[layout.offset] = value
+        else:
+            view(x.buf, layout).fill(value)
+        return
+    with QuietBlock():
+        view(x.buf, layout).fill(value)
+
+
+def copy(x, layout):
+    cls = type(x)
+    try:
+        if layout.is_contiguous:
+            return cls(flat(x.buf, layout).copy(), x.dtype)
+        spread = _spread_axis(layout) if prod(layout.shape) >= _REPEAT_FROM else 0
+        if spread:  # each element repeated along one stride-0 axis: NumPy's repeat
+            shape, strides = layout.shape, layout.strides
+            inner = Layout(shape[:spread] + shape[spread + 1 :], strides[:spread] + strides[spread + 1 :],
+                           layout.offset)
+            out = np.repeat(view(x.buf, inner), shape[spread], axis=spread - 1)
+            return cls(out.reshape(-1), x.dtype)
+        return cls(view(x.buf, layout).flatten(), x.dtype)
+    except MemoryError as exc:
+        raise out_of_memory("copy", exc) from exc
+
+
+def _spread_axis(layout):
+    """The axis k > 0 of a layout whose only stride-0 axis of length > 1 is k (a repeat
+    of each element along k - 1), else 0."""
+    found = 0
+    for k, (n, st) in enumerate(zip(layout.shape, layout.strides)):
+        if st == 0 and n > 1:
+            if found or not k:
+                return 0
+            found = k
+    return found
