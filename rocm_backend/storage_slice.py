@@ -71,12 +71,18 @@ class DeviceBuffer:
 
     def copy_to_host(self, out, offset_bytes=0):
         """Copy ``out.nbytes`` bytes from ``offset_bytes`` into the C-contiguous ``out``,
-        waiting for the work queued on the current stream first (a synchronizing host read)."""
+        waiting for the work queued on the current stream first, and on the stream the
+        memory was made on where that is another (a synchronizing host read)."""
         if self.device.capture is not None:
             self.device.capture.refuse("a read of device memory to the host")
         n = out.nbytes
         device = self.device
-        record = device.streams.mark()  # the current stream: a read waits for it alone
+        record = device.streams.mark()  # the current stream
+        owner = device.allocator.owner_stream(self.ptr)
+        if owner is not None and owner is not record:
+            # an array made inside a `with stream:` block and read after it: the value it was
+            # given there is the value the read returns (its stream drained first)
+            device.synchronize_stream(owner)
         if n:
             device.make_current()
             hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, record.handle)

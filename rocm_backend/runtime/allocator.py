@@ -257,6 +257,12 @@ class CachingAllocator:
     #: ``release`` that a graph's pool calls: never shadowed by ``route_to``
     give_back = release
 
+    def owner_stream(self, ptr):
+        """The stream record a block of this allocator was allocated on, or None (no
+        streams yet, or memory this allocator did not hand out)."""
+        entry = self._owner.get(ptr)
+        return entry[0] if entry is not None else None
+
     def _release_on_stream(self, ptr, size):
         """The block goes back to the pool of the stream it was allocated on, fenced
         against every other stream used since (module docstring)."""

@@ -172,6 +172,22 @@ def test_a_host_read_waits_for_the_current_stream_only(model):
     assert set(rt.synced_streams) == {handle(s), dev.streams.default.handle}
 
 
+def test_a_host_read_of_an_array_made_on_another_stream_waits_for_that_stream(model):
+    """An array made inside `with s:` and read after the block: its value is the one s
+    computed (the read drains s, then the current stream)."""
+    rt, dev = model
+    x = cw.asarray(np.arange(8, dtype=np.float32), device=dev)
+    s = cw.Stream(dev)
+    with s:
+        y = x + 1
+    rt.synced_streams.clear()
+    cw.to_numpy(y)  # (the model runs no kernels: what is checked is what the read waits for)
+    assert rt.synced_streams == [handle(s), dev.streams.default.handle]
+    rt.synced_streams.clear()
+    cw.to_numpy(x)  # made on the current stream: that stream alone
+    assert rt.synced_streams == [dev.streams.default.handle]
+
+
 def test_stream_and_event_calls(model):
     rt, dev = model
     s1, s2 = cw.Stream(dev), cw.Stream(dev)
