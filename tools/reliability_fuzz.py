@@ -15,7 +15,9 @@ device's memory is host memory; on a GPU (whose driver reserves far more address
 than it uses) the parent watches each batch's resident memory instead and kills it past
 the cap. ``--deadline``: batches still running then are stopped and listed as not
 finished (not as crashes), so a run with a time limit (tools/gpu_run.sh) still writes its
-record. Exit status 1 when anything was found.
+record. Exit status 1 when anything was found. ``--only REGEX``: the callables whose
+qualified name (``fft.rfft``, ``Array.__setitem__``, ``numpy.ufunc``) matches, alone (a
+check of newly added API; name the record with ``--kind``).
 
 ``--tight-share`` (default 0.25; host-memory devices only): that share of each callable's
 calls runs again in batches under a tight limit, the process's own footprint plus
@@ -32,6 +34,7 @@ import math
 import os
 import pathlib
 import platform
+import re
 import resource
 import subprocess
 import sys
@@ -189,10 +192,14 @@ def _merge(merged, results):
 
 
 def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs, deadline=None,
-                tight_share=0.0, tight_headroom=0):
+                tight_share=0.0, tight_headroom=0, only=None):
     """(results by target, crash descriptions, calls per callable, targets not finished,
-    calls per callable under the tight limit)."""
-    names = [name for name, _ in fuzz_support.public_targets()]
+    calls per callable under the tight limit). ``only``: a regular expression; the
+    callables whose qualified name it finds, alone."""
+    names = [name for name, _ in fuzz_support.public_targets() if only is None or re.search(only, name)]
+    if not names:
+        raise SystemExit(f"--only {only!r} names no public callable")
+    batches = min(batches, len(names))
     examples = max(1, math.ceil(calls / len(names)))
     groups = [names[i::batches] for i in range(batches)]
     tight_examples = max(1, math.ceil(examples * tight_share)) if tight_share > 0 and tight_headroom else 0
@@ -248,7 +255,7 @@ def _commit():
 
 
 def write_record(path, device, families, broken, findings, notes, examples, seconds, memory_bytes,
-                 unfinished=(), device_text=None, tight_examples=0, tight_headroom=0):
+                 unfinished=(), device_text=None, tight_examples=0, tight_headroom=0, only=None):
     total = sum(f["calls"] for f in families.values())
     classes = sorted({c for f in families.values() for c in f["outcomes"]})
     lines = [
@@ -256,7 +263,8 @@ def write_record(path, device, families, broken, findings, notes, examples, seco
         "",
         f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; commit: `{_commit()}`; "
         f"host: {platform.node() or 'unknown'} ({os.cpu_count()} CPUs)" + (f"; device: {device_text}" if device_text else ""),
-        f"- command: `python tools/reliability_fuzz.py --device {device} --calls {examples * len_targets(families)}` "
+        f"- command: `python tools/reliability_fuzz.py --device {device} --calls {examples * len_targets(families)}"
+        + (f" --only '{only}'" if only else "") + "` "
         f"({examples} calls per callable, batches in subprocesses capped at {memory_bytes / 2**30:g} GiB of "
         f"memory); {seconds:.0f} s",
         f"- calls: **{total}** over {sum(f['targets'] for f in families.values())} public callables",
@@ -320,6 +328,8 @@ def main(argv=None):
                         help="share of each callable's calls run again under a tight memory limit (host memory)")
     parser.add_argument("--tight-headroom-mib", type=float, default=256.0,
                         help="address space a tight-memory batch has above its own footprint")
+    parser.add_argument("--only", help="a regular expression: fuzz only the callables whose qualified name it "
+                        "finds (e.g. 'Stream|profile|Kernel'); --calls is then spread over those")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--names", help=argparse.SUPPRESS)
     parser.add_argument("--examples", type=int, help=argparse.SUPPRESS)
@@ -336,14 +346,14 @@ def main(argv=None):
     tight_headroom = int(args.tight_headroom_mib * 2**20) if _holds_host_memory(args.device) else 0
     merged, crashes, examples, unfinished, tight_examples = run_batches(
         args.device, args.calls, args.batches, memory_bytes, args.batch_timeout, args.seed, args.jobs, deadline,
-        args.tight_share, tight_headroom)
+        args.tight_share, tight_headroom, args.only)
     families, broken, findings, notes = summarize(merged, crashes)
     out = pathlib.Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     record = out / f"reliability_{(args.kind or args.device).replace(':', '-')}.md"
     write_record(record, args.device, families, broken, findings, notes, examples,
                  time.monotonic() - started, memory_bytes, unfinished, args.device_text, tight_examples,
-                 tight_headroom)
+                 tight_headroom, args.only)
     print(f"wrote {record}: {sum(broken.values())} finding(s)")
     return 1 if sum(broken.values()) else 0
 

@@ -80,8 +80,18 @@ def array_method_names():
 
 
 def _module_functions(module, prefix):
-    return [(f"{prefix}{name}", getattr(module, name)) for name in getattr(module, "__all__", ())
-            if callable(getattr(module, name))]
+    """The callables a module lists in ``__all__``, and those of the modules it lists
+    (``lib.stride_tricks``), or those it defines itself when it has no ``__all__``."""
+    if not hasattr(module, "__all__"):
+        return _defined_functions(module, prefix)
+    found = []
+    for name in module.__all__:
+        value = getattr(module, name)
+        if isinstance(value, types.ModuleType):
+            found += _module_functions(value, f"{prefix}{name}.")
+        elif callable(value):
+            found.append((f"{prefix}{name}", value))
+    return found
 
 
 def _defined_functions(module, prefix):
@@ -90,16 +100,23 @@ def _defined_functions(module, prefix):
             if not name.startswith("_") and callable(value) and getattr(value, "__module__", None) == module.__name__]
 
 
-#: the namespace's modules of public functions beyond the standard's extensions: graph
-#: capture, and NumPy's nan* reductions (which NumPy's protocols reach)
-EXTRA_MODULES = ("graphs", "nan_reductions")
+#: the namespace's modules of public functions that ``dir(candlewick)`` does not list:
+#: NumPy's nan* reductions (which NumPy's protocols reach)
+EXTRA_MODULES = ("nan_reductions",)
+
+
+def public_modules():
+    """The namespace's public modules, by name: the standard's extensions, those
+    ``dir(candlewick)`` lists (a module added there is fuzzed without a change here) and
+    the ``EXTRA_MODULES``; not ``errors`` (its classes are what the calls raise)."""
+    listed = [n for n in dir(cw) if isinstance(getattr(cw, n, None), types.ModuleType) and n != "errors"]
+    return tuple(dict.fromkeys(["linalg", "fft", "nn", "random", *listed, *EXTRA_MODULES]))
 
 
 def public_targets():
     """``(qualified name, callable)`` for every public callable found from the package:
     the namespace (which holds the device and backend API) with its callables outside
-    ``__all__`` (the settings), its ``linalg``/``fft``/``nn``/``random`` modules and the
-    ``EXTRA_MODULES``, a Generator's methods, every Array method, the inspection
+    ``__all__`` (the settings), its public modules (``public_modules``), a Generator's methods, every Array method, the inspection
     object's methods, and NumPy's entry points into candlewick (``numpy_targets``)."""
     targets = []
     for name in cw.__all__:
@@ -110,12 +127,8 @@ def public_targets():
         if (not name.startswith("_") and name not in cw.__all__ and callable(obj)
                 and not isinstance(obj, (types.ModuleType, cw.Array))):
             targets.append((name, obj))
-    for ext in ("linalg", "fft", "nn", "random"):
+    for ext in public_modules():
         targets += _module_functions(getattr(cw, ext), f"{ext}.")
-    for ext in EXTRA_MODULES:
-        module = getattr(cw, ext)
-        targets += _module_functions(module, f"{ext}.") if hasattr(module, "__all__") else \
-            _defined_functions(module, f"{ext}.")
     generator = cw.random.Generator(0)
     for name in (n for n in cw.random.__all__ if inspect.isfunction(getattr(cw.random.Generator, n, None))):
         targets.append((f"Generator.{name}", getattr(generator, name)))
@@ -130,7 +143,7 @@ def public_targets():
 def family_of(name):
     """The function family a target belongs to, for the reliability record."""
     head = name.split(".", 1)[0]
-    if head in ("linalg", "fft", "nn", "random", "info") + EXTRA_MODULES:
+    if head in ("info",) + public_modules():
         return head
     if head == "numpy":
         return "NumPy protocols"

@@ -38,3 +38,33 @@ def test_a_batch_whose_process_dies_is_counted_as_a_crash():
 
 def test_a_batch_the_deadline_stops_is_not_finished_rather_than_crashed():
     assert _tool()._run_batch(0, ["add"], "cpu", 1, 0, 0, 120, time.monotonic()) == (None, None, True)
+
+
+def test_only_fuzzes_the_callables_it_names(tmp_path):
+    done = subprocess.run([sys.executable, str(TOOL), "--calls", "20", "--batches", "4", "--out", str(tmp_path),
+                           "--kind", "cpu-only", "--only", r"^(fft\.rfft|lib\..*|Array\.__setitem__)$",
+                           "--tight-share", "0"], capture_output=True, text=True, timeout=600, cwd=REPO)
+    record = (tmp_path / "reliability_cpu-only.md").read_text()
+    assert done.returncode == 0, record + done.stderr
+    assert "--only '^(fft" in record and "| fft | 1 |" in record and "| Array indexing | 1 |" in record, record
+    assert "| namespace |" not in record, record
+
+
+def test_modules_that_dir_lists_are_fuzzed(monkeypatch):
+    import types
+
+    import candlewick as cw
+    import fuzz_support
+
+    extra = types.ModuleType("candlewick.extra_for_the_fuzz")
+    extra.helper = lambda x: x
+    extra.inner = types.ModuleType("candlewick.extra_for_the_fuzz.inner")
+    extra.inner.deep = lambda x: x
+    extra.__all__ = ["helper", "inner"]
+    extra.inner.__all__ = ["deep"]
+    monkeypatch.setattr(cw, "extra_for_the_fuzz", extra, raising=False)
+    listed = cw.__dir__()
+    monkeypatch.setattr(cw, "__dir__", lambda: [*listed, "extra_for_the_fuzz"])
+    names = dict(fuzz_support.public_targets())
+    assert "extra_for_the_fuzz.helper" in names and "extra_for_the_fuzz.inner.deep" in names
+    assert fuzz_support.family_of("extra_for_the_fuzz.inner.deep") == "extra_for_the_fuzz"
