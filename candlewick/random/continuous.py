@@ -8,6 +8,8 @@ With arrays among the parameters (NumPy broadcasts them against each other and
 
 from __future__ import annotations
 
+import operator
+
 from .. import dtypes as _dt
 from .._core import ArrayBase, as_shape
 from ..arguments import real_number
@@ -118,6 +120,9 @@ def exponential(stream, scale, size, dtype, device, fname="exponential"):
 
 def check_int(value, fname, argname):
     """A Python/NumPy integer as an int (bools and floats are refused, as NumPy's integers does)."""
-    if isinstance(value, bool) or not hasattr(value, "__index__"):
-        raise ArgumentTypeError(f"{fname}: {argname} must be an integer or an integer array, got {type(value).__name__}")
-    return value.__index__()
+    if not isinstance(value, bool):
+        try:  # (operator.index: a class's __index__ is unbound, a NumPy array's may refuse)
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ArgumentTypeError(f"{fname}: {argname} must be an integer or an integer array, got {type(value).__name__}")

@@ -111,6 +111,11 @@ def _known_calls():
         ("numpy.function", _numpy_function_call, (np.concatenate, [cw.ones(3), _self_holding()]), {}),
         ("astype", cw.astype, (cw.ones(2), "a"), {}),
         ("can_cast", cw.can_cast, ("a", cw.ones(2)), {}),
+        # the fuzz of random's new module functions (--only '^(random|Generator)\.'): an
+        # integer argument that was a NumPy array of several elements, or the class int
+        ("random.permutation", cw.random.permutation, (np.ones((2, 2)),), {"axis": None}),
+        ("Generator.shuffle", cw.random.Generator(0).shuffle, (cw.zeros((2, 2), dtype=cw.uint8), np.ones((2, 2))), {}),
+        ("random.integers", cw.random.integers, (cw.asarray([[0]], dtype=cw.int32),), {"high": int}),
     ]
 
 
