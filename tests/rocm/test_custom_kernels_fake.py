@@ -222,3 +222,25 @@ def test_launches_queue_on_the_stream_without_waiting(fake):
     for _ in range(10):
         r(k(x))
     assert runtime.synchronizing_calls == before and len(runtime.launches) == launches + 20
+
+
+def test_custom_kernels_launch_on_the_current_stream(monkeypatch, tmp_path):
+    import fake_streams  # tests/rocm is on pytest's pythonpath
+
+    monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
+    rt = fake_streams.install(monkeypatch)
+    device = RocmBackend().device(0)
+    k = cw.ElementwiseKernel("T x", "T y", "y = x * 2;", "on_stream")
+    r = cw.ReductionKernel("T x", "T y", "x", "a + b", "y = a;", "0", "on_stream_sum")
+    x = cw.zeros((300,), dtype=cw.float32, device=device)
+    out = cw.zeros((8,), dtype=cw.float64, device=device)
+    s = cw.Stream(device)
+    before = len(rt.nodes)
+    with s:
+        r(k(x))
+        PACK(1, 64, (out, 1, 2.0, 3, 4, True, 0.5, 6, 1.0, x))
+    launched = [rt.nodes[i] for i in range(before, len(rt.nodes)) if rt.nodes[i][1].startswith("kernel")]
+    assert len(launched) >= 3 and {n[0] for n in launched} == {s._backend.record.handle}
+    before = len(rt.nodes)
+    k(x)
+    assert {rt.nodes[i][0] for i in range(before, len(rt.nodes))} == {device.streams.default.handle}
