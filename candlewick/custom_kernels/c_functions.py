@@ -47,7 +47,7 @@ def call(interp, name, args, line):
     if kind == "abs":
         (x,) = _arity(interp, name, args, 1, line)
         x = interp.convert(x, c_types.promote(x.dtype), line)
-        if x.dtype.kind == "unsigned integer":
+        if x.dtype.category == "unsigned integer":
             interp.fail("abs() of an unsigned value (the device headers have no such overload)", line)
         return b.unary(UnaryOp.ABS, x)
     x, y = _arity(interp, name, args, 2, line)

@@ -80,7 +80,7 @@ def arithmetic(a, b):
     a, b = promote(a), promote(b)
     if a is b:
         return a
-    a_unsigned, b_unsigned = a.kind == "unsigned integer", b.kind == "unsigned integer"
+    a_unsigned, b_unsigned = a.category == "unsigned integer", b.category == "unsigned integer"
     if a_unsigned == b_unsigned:
         return a if a.itemsize >= b.itemsize else b
     u, s = (a, b) if a_unsigned else (b, a)

@@ -244,7 +244,7 @@ class Interpreter:
     def int_div(self, x, y):
         b = self.b
         q = b.binary(BinaryOp.FLOOR_DIVIDE, x, y)
-        if x.dtype.kind == "unsigned integer":
+        if x.dtype.category == "unsigned integer":
             return q
         fix = self._toward_zero(x, y, b.binary(BinaryOp.REMAINDER, x, y))
         return b.where(fix, b.binary(BinaryOp.ADD, q, b.full(1, x.dtype)), q)
@@ -252,7 +252,7 @@ class Interpreter:
     def int_rem(self, x, y):
         b = self.b
         r = b.binary(BinaryOp.REMAINDER, x, y)
-        if x.dtype.kind == "unsigned integer":
+        if x.dtype.category == "unsigned integer":
             return r
         return b.where(self._toward_zero(x, y, r), b.binary(BinaryOp.SUBTRACT, r, y), r)
 

@@ -243,7 +243,7 @@ def type_oracle_source():
             dtype = interp.expr(parse_expression(expr, "oracle", "type oracle")).dtype
         except KernelCompileError:
             continue  # refused by the subset
-        code = 1 if dtype.is_bool else (300 if dtype.level == 2 else 200 if dtype.kind == "unsigned integer"
+        code = 1 if dtype.is_bool else (300 if dtype.level == 2 else 200 if dtype.category == "unsigned integer"
                                          else 100) + dtype.itemsize
         lines.append(f"    CW_TYPE_IS({expr}, {code});")
         checked += 1
