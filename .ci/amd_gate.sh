@@ -6,7 +6,7 @@
 #   3. build tools/hip_on_cuda with gcc alone (no CUDA here) - it must compile
 #   4. AMD compile gate: every kernel module rocm_backend can generate, compiled by
 #      AMD's hipRTC for gfx90a (tools/amd_compile_gate.py)
-#   5. no-device behaviour with AMD's runtime (tests/rocm_nodevice), and the shim's
+#   5. no-device behaviour with AMD's runtime (tests/rocm/nodevice), and the shim's
 #      CPU-only tests (struct layouts against hip-python, the fake-driver forwarding test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,6 @@ step "AMD compile gate (gfx90a)"
 "$PY" tools/amd_compile_gate.py --arch gfx90a
 
 step "no-device behaviour with AMD's runtime; shim CPU-only tests"
-CANDLEWICK_AMD_RUNTIME_TEST=1 "$PY" -m pytest -q -p no:cacheprovider tests/rocm_nodevice tests/shim
+CANDLEWICK_AMD_RUNTIME_TEST=1 "$PY" -m pytest -q -p no:cacheprovider tests/rocm/nodevice tests/rocm/shim
 
 step "done"

@@ -39,7 +39,7 @@ step "the README's test command: every module collected, the hip-dependent ones 
 unset CANDLEWICK_REQUIRE_NATIVE  # a user's machine: the C module where a compiler is found
 export CANDLEWICK_HYPOTHESIS_PROFILE="${CANDLEWICK_HYPOTHESIS_PROFILE:-ci}"
 python -m pytest -q -p no:cacheprovider --collect-only >/dev/null
-python -m pytest -q -p no:cacheprovider tests/shim tests/rocm_nodevice tests/frontend tests/tracing_backend \
-    tests/rocm/test_hipblas_binding.py tests/rocm/test_allocator.py tests/rocm/test_tables_and_packing.py \
-    tests/rocm/test_kernel_cache_faults.py tests/rocm/test_linalg_fft_host_path.py tests/bench/test_bench_interface.py
+python -m pytest -q -p no:cacheprovider tests/rocm/shim tests/rocm/nodevice tests/frontend tests/tracing_backend \
+    tests/rocm/host/test_hipblas_binding.py tests/rocm/host/test_allocator.py tests/rocm/host/test_tables_and_packing.py \
+    tests/rocm/host/test_kernel_cache_faults.py tests/rocm/host/test_linalg_fft_host_path.py tests/bench/test_bench_interface.py
 step "passed"

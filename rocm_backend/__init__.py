@@ -4,7 +4,7 @@ hipFFT, MIOpen, RCCL).
 Importing this package never touches the HIP runtime: ``BACKEND.probe()`` says whether a
 device is usable and, if not, why, in the runtime's own words. This module only
 re-exports what the entry point and users name. The modules, bottom layer first (each
-imports only its own layer and those above it in this table; tests/rocm/test_layers.py
+imports only its own layer and those above it in this table; tests/rocm/host/test_layers.py
 checks it, docs/architecture.md says more):
 
 =====================  ==================================================  ==========

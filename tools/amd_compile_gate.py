@@ -152,16 +152,16 @@ def fused_samples():
     return out
 
 
-# the test files whose custom kernels the gate compiles besides tests/rocm/custom_kernel_cases.py
-# (which also holds the conformance suite's and tests/rocm_gpu's): run on the available backends
+# the test files whose custom kernels the gate compiles besides tests/rocm/host/custom_kernel_cases.py
+# (which also holds the conformance suite's and tests/rocm/gpu's): run on the available backends
 # with tools/custom_kernel_recorder.py recording every kernel they make
-TESTED_KERNEL_FILES = ("tests/custom_kernels", "tests/rocm/test_custom_kernels_fake.py")
+TESTED_KERNEL_FILES = ("tests/custom_kernels", "tests/rocm/host/test_custom_kernels_fake.py")
 
 
 def custom_kernel_samples():
     """(name, source, options) of every custom kernel the tests make (the ElementwiseKernel
     and ReductionKernel calls' generated sources, the RawKernel sources: those of
-    tests/rocm/custom_kernel_cases.py and those ``tested_kernels`` records) and of the C
+    tests/rocm/host/custom_kernel_cases.py and those ``tested_kernels`` records) and of the C
     subset's type oracle (static_asserts that hipRTC gives each expression the C subset
     accepts the type the subset gives it); [] when this backend has no custom-kernel
     generator."""
@@ -169,7 +169,7 @@ def custom_kernel_samples():
         from rocm_backend.codegen import custom_source
     except ImportError:
         return []
-    sys.path.insert(0, str(ROOT / "tests" / "rocm"))
+    sys.path.insert(0, str(ROOT / "tests" / "rocm" / "host"))
     import custom_kernel_cases as cases
 
     definitions, raws = tested_kernels()

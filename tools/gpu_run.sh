@@ -5,7 +5,7 @@
 #
 #   tools/gpu_run.sh OUT [STAGE,...|all]        (default: all; --list prints the steps)
 #
-# Stages: shim (tests/shim), tests (conformance, Array API, namespace, rocm_gpu, frontend, fusion and custom-kernel suites with
+# Stages: shim (tests/rocm/shim), tests (conformance, Array API, namespace, rocm_gpu, frontend, fusion and custom-kernel suites with
 # CANDLEWICK_TEST_BACKENDS=cpu,rocm), bench (every benchmark of bench/, in the STEPS table),
 # ecosystem (tests/ecosystem: scikit-learn, SciPy, xarray, Dask, cubed on both backends),
 # pydata (tools/pydata_suites.py: scikit-learn's, SciPy's and xarray's own Array API tests with
@@ -33,15 +33,15 @@ cd "$root"
 # One line per step: stages it belongs to, step name, needs (gpu|any), time limit (s),
 # command (run from the repository root; $W is the work folder, $XDIST the -n option).
 # A new stage or benchmark is one more line here.
-# Stage multigpu (a machine with several GPUs): tests/rocm_gpu/test_multi_gpu.py, the RCCL
+# Stage multigpu (a machine with several GPUs): tests/rocm/gpu/test_multi_gpu.py, the RCCL
 # shim test, the Dask cluster of one worker per GPU (tests/frontend/test_local_gpu_cluster.py),
 # bench/multi_gpu.py and bench/multi_gpu_dask.py; on one GPU their two-GPU parts skip and say so.
 STEPS=(
-    "shim        shim           gpu 120 run_pytest tests/shim"
+    "shim        shim           gpu 120 run_pytest tests/rocm/shim"
     "tests,bench,reliability,tracing,notebooks,ecosystem,pydata precompile gpu 150 precompile_kernels"
     "tests       conformance    gpu 300 run_pytest \$XDIST candlewick/conformance"
     "tests       array_api      gpu 200 run_pytest \$XDIST tests/array_api"
-    "tests       rocm_gpu       gpu 200 run_pytest tests/rocm_gpu"
+    "tests       rocm_gpu       gpu 200 run_pytest tests/rocm/gpu"
     "tests       frontend       gpu 150 run_pytest tests/frontend"
     "tests       namespace      gpu 200 run_pytest \$XDIST tests/namespace"
     "tests       fusion_tests   gpu 240 CANDLEWICK_FUSION_EXAMPLES=25 run_pytest tests/fusion"
@@ -59,7 +59,7 @@ STEPS=(
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "bench       conformance_first_report any 400 run_bench conformance_first_report"
     "bench       cubed_rocm     gpu 300 CANDLEWICK_DEVICE=rocm run_bench cubed_out_of_core"
-    "multigpu    multi_gpu_tests gpu 200 run_pytest tests/rocm_gpu/test_multi_gpu.py tests/shim/test_fake_nccl.py tests/frontend/test_local_gpu_cluster.py"
+    "multigpu    multi_gpu_tests gpu 200 run_pytest tests/rocm/gpu/test_multi_gpu.py tests/rocm/shim/test_fake_nccl.py tests/frontend/test_local_gpu_cluster.py"
     "bench,multigpu multi_gpu   gpu 420 run_bench multi_gpu"
     "bench,multigpu multi_gpu_dask gpu 300 run_bench multi_gpu_dask"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"

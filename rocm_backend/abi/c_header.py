@@ -4,7 +4,7 @@ constants and flags, declared once in Python.
 The header is generated and committed (hipRTC compiles sources from strings with no
 include path, and the AMD compile gate and the host tests read the .hip files as they
 are); ``python -m rocm_backend.abi.c_header`` rewrites it after a change to
-``structs.py``, and tests/rocm/test_abi.py fails when the committed file differs from
+``structs.py``, and tests/rocm/host/test_abi.py fails when the committed file differs from
 what this module generates.
 """
 

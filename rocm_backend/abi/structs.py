@@ -4,7 +4,7 @@ Kernels take one struct by value, passed through hipModuleLaunchKernel's ``extra
 (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct is declared here as fields
 (name, kind, count); its byte layout (natural alignment, as the device compilers lay it
 out) becomes a ``struct.Struct``, and ``c_header.py`` writes the same declarations into
-``hip/abi.h``, which every kernel module includes first (tests/rocm/test_abi.py checks
+``hip/abi.h``, which every kernel module includes first (tests/rocm/host/test_abi.py checks
 the committed header is the generated one and that g++ lays each field out at the offset
 computed here). Each struct owns one preallocated launch buffer and its ``extra`` array
 (the launcher packs into it under ``lock``).

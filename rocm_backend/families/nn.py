@@ -49,7 +49,7 @@ def _padding_nan_fixup(out, y_shape, w, w_layout, in_hw, stride, padding, dilati
     """NaN into ``out`` (a MIOpen convolution's output) wherever a tap with a non-finite
     weight lands on the padding: one pad_nan kernel flags each output channel's
     non-finite taps and visits the border band of the channels that have some
-    (tests/rocm/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
+    (tests/rocm/host/test_nn_index_math.py mirrors it). ``w`` is contiguous."""
     _fixup_launch(out.device, out.dtype, y_shape, w_layout.shape, in_hw, stride, padding,
                   dilation).run(out.ptr, ptr(w, w_layout))
 

@@ -14,7 +14,7 @@ Transposed convolution: per group, ``cols[n, g] = W_g^T (Cout/G*KH*KW x Cin/G) @
 x[n, g] (Cin/G x H*W)`` in float32 (float64 for float64), then col2im gathers each
 output element's taps (deterministic: no atomics) and rounds once.
 
-The im2col / col2im index math is mirrored in NumPy by tests/rocm/test_nn_index_math.py.
+The im2col / col2im index math is mirrored in NumPy by tests/rocm/host/test_nn_index_math.py.
 """
 
 

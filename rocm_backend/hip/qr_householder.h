@@ -1,7 +1,7 @@
 // Householder QR of one small real matrix by one thread block: the core of
 // hip/qr_householder.hip, written so that g++ compiles it for the host too (given empty
 // __device__ and __syncthreads macros and <math.h>; tests run it with one thread and
-// through tests/rocm/hip_host_fibers.h with a whole block).
+// through tests/rocm/host/hip_host_fibers.h with a whole block).
 //
 // Column c of the working copy W (m x n, column-major in shared memory) belongs to thread
 // c % threads for the whole factorization. Step j: the owner of column j turns it into a

@@ -4,7 +4,7 @@
 // of everything before them. Loads and stores go through the shared tile, so they are
 // coalesced whichever way the row lies in memory.
 
-// CW_SCAN_ITEMS: abi.h (generated from rocm_backend/abi/structs.py); tests/rocm/test_scan_host.py builds 1 and 4 (smaller tiles reach the recursion)
+// CW_SCAN_ITEMS: abi.h (generated from rocm_backend/abi/structs.py); tests/rocm/host/test_scan_host.py builds 1 and 4 (smaller tiles reach the recursion)
 #define CW_SCAN_TILE (CW_BLOCK * CW_SCAN_ITEMS)
 // one padding slot per 32: a thread's CW_SCAN_ITEMS consecutive elements then sit in
 // other banks than its neighbours' (no bank conflicts on the per-thread walks)

@@ -1,7 +1,7 @@
 // One-sided (Hestenes) Jacobi SVD of one small real matrix by one thread block: the
 // core of hip/svd_jacobi.hip, written so that g++ compiles it for the host too (given
 // empty __device__ and __syncthreads macros and <math.h>), where tests run it with one
-// thread and through tests/rocm/hip_host_fibers.h with a whole block.
+// thread and through tests/rocm/host/hip_host_fibers.h with a whole block.
 //
 // The working matrix W (R x C, R >= C, column-major in ``w``) is orthogonalized by plane
 // rotations of column pairs, each rotation also applied to V (C x C, starting at I), so

@@ -1,6 +1,6 @@
 """bench/ and tools/gpu_run.sh on a CPU: the benchmarks' one interface, the runner's list of
 benchmarks, the naming of bench/results/, and the GPU benchmarks end to end against the
-fake HIP runtime (tests/rocm/fake_hip.py; its figures mean nothing, its records' shape does),
+fake HIP runtime (tests/rocm/host/fake_hip.py; its figures mean nothing, its records' shape does),
 and the CPU benchmark cubed_out_of_core end to end on a small array.
 """
 
@@ -115,8 +115,8 @@ SMALL = {  # each GPU benchmark with its problems made small
     "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
-    # two fake devices (tests/rocm/fake_devices.py); the two-process section needs real ones
-    "multi_gpu": (f"sys.path.insert(0, {str(ROOT / 'tests' / 'rocm')!r}); import fake_devices; "
+    # two fake devices (tests/rocm/host/fake_devices.py); the two-process section needs real ones
+    "multi_gpu": (f"sys.path.insert(0, {str(ROOT / 'tests' / 'rocm' / 'host')!r}); import fake_devices; "
                   "fake.install(runtime=fake_devices.MultiDeviceRuntime(devices=2)); "
                   "bench.two_processes = lambda sizes, reps: {'error': 'not run on the fake runtime'}",
                   ["--sizes-mib", "1,2", "--reps", "2"]),
@@ -132,7 +132,7 @@ PEAKS = {"rocm_ops", "linalg_fft", "rocm_host_path", "rocm_transfers", "rocm_str
 @pytest.mark.parametrize("name", sorted(SMALL))
 def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
     patch, args = SMALL[name]
-    script = FAKE_RUN.format(fake=str(ROOT / "tests" / "rocm" / "fake_hip.py"), bench=str(BENCH), name=name,
+    script = FAKE_RUN.format(fake=str(ROOT / "tests" / "rocm" / "host" / "fake_hip.py"), bench=str(BENCH), name=name,
                              patch=patch, out=str(tmp_path), args=args)
     env = child_env(PYTHONPATH=str(ROOT), CANDLEWICK_DEVICE_KIND="fake", CANDLEWICK_COMMIT="test",
                     CANDLEWICK_KERNEL_CACHE=str(tmp_path / "kc"))

@@ -1,7 +1,7 @@
 """candlewick.distributed's front end on the CPU: argument checks, the backend hook it
 needs (the cpu backend has no collectives), and the cross-rank agreement that makes bad
 input raise on every rank alike (distributed_checks). The collectives themselves run in
-tests/rocm/test_multi_device.py (a fake two-device runtime) and tests/rocm_gpu."""
+tests/rocm/host/test_multi_device.py (a fake two-device runtime) and tests/rocm/gpu."""
 
 import numpy as np
 import pytest

@@ -104,10 +104,10 @@ def _require_export(device):
 
 
 def _require_host_export(device):
-    """NumPy consumes host memory only; device memory is tested in tests/rocm_gpu."""
+    """NumPy consumes host memory only; device memory is tested in tests/rocm/gpu."""
     _require_export(device)
     if int(on(device, [1.0]).__dlpack_device__()[0]) not in (1, 3, 11, 13):
-        pytest.skip(f"{device.name} exports device memory (tests/rocm_gpu/test_dlpack_interop.py)")
+        pytest.skip(f"{device.name} exports device memory (tests/rocm/gpu/test_dlpack_interop.py)")
 
 
 def test_export_to_numpy_is_zero_copy_on_the_host(device):

@@ -3,7 +3,7 @@
  * and the structures hip-python 10 passes by pointer.  Values follow the HIP
  * runtime API reference (and match the enums hip-python 10.0.0.0.1.2
  * exposes); layouts are checked against hip-python by
- * tests/shim/test_struct_layout.py.
+ * tests/rocm/shim/test_struct_layout.py.
  */
 #ifndef HOC_HIP_TYPES_H
 #define HOC_HIP_TYPES_H

@@ -3,7 +3,7 @@
  * memory is host memory, copies are memcpy, streams and events are tokens,
  * kernels are accepted but not run.  It lets CPU-only machines exercise the
  * shim's loader, argument translation and error mapping (see
- * tests/shim/test_fake_driver.py); it proves nothing about a real GPU.
+ * tests/rocm/shim/test_fake_driver.py); it proves nothing about a real GPU.
  */
 #define _GNU_SOURCE
 #include <stdint.h>

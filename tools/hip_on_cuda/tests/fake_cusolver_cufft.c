@@ -1,6 +1,6 @@
 /*
  * A stand-in libcusolver.so / libcufft.so / libcublas.so for checking the
- * shim's hipSOLVER, hipFFT and hipBLAS batched-LU forwarding without a GPU (tests/shim/test_fake_solver_fft.py).
+ * shim's hipSOLVER, hipFFT and hipBLAS batched-LU forwarding without a GPU (tests/rocm/shim/test_fake_solver_fft.py).
  * Each entry point records its name and integer arguments in fake_last_*
  * (read back through ctypes) and returns a status chosen by the test
  * (fake_status), so the test sees what the shim passed on (enum mapping,
