@@ -225,7 +225,7 @@ def test_launches_queue_on_the_stream_without_waiting(fake):
 
 
 def test_custom_kernels_launch_on_the_current_stream(monkeypatch, tmp_path):
-    import fake_streams  # tests/rocm is on pytest's pythonpath
+    import fake_streams  # tests/rocm/host is on pytest's pythonpath
 
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
     rt = fake_streams.install(monkeypatch)
