@@ -21,7 +21,7 @@ GATE_TESTS=(
     tests/frontend/test_promotion_rule.py
     tests/namespace/test_data_types.py
     tests/namespace/test_dlpack.py
-    tests/namespace/test_manipulation.py
+    tests/array_api/test_manipulation.py
 )
 
 step "build sdist and wheel"
@@ -43,7 +43,7 @@ VPY="$WORK/venv/bin/python"
 OUTSIDE="$WORK/outside"
 mkdir -p "$OUTSIDE"
 for t in "${GATE_TESTS[@]}" tests/conftest.py tests/namespace/_namespace_helpers.py \
-         tests/namespace/_oracle.py; do
+         tests/namespace/_oracle.py tests/array_api/conftest.py tests/array_api/array_api_support.py; do
     mkdir -p "$OUTSIDE/$(dirname "$t")"
     cp "$SRC/$t" "$OUTSIDE/$t"
 done
@@ -52,7 +52,7 @@ cp "$SRC/examples/quickstart.py" "$OUTSIDE/"
 cat >"$OUTSIDE/pytest.ini" <<'EOF'
 [pytest]
 addopts = --import-mode=importlib -p no:cacheprovider
-pythonpath = tests/namespace
+pythonpath = tests/namespace tests/array_api
 EOF
 
 cd "$OUTSIDE"

@@ -1,6 +1,6 @@
 """unstack's rows from candlewick._native (C) and from the Python loop are the same
 objects field for field, and rows() refuses what it cannot fill;
-tests/namespace/test_manipulation.py runs unstack's results through both, and
+tests/array_api/test_manipulation.py runs unstack's results through both, and
 test_native_module.py the binding."""
 
 import sys
