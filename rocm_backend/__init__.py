@@ -12,14 +12,19 @@ module                 what it owns                                        layer
 =====================  ==================================================  ==========
 ``error.py``           every error class; ``check`` of a call's status      error
 ``abi/``               argument structs and shared constants, the          abi
-                       generated C header, element-wise operands
-``bindings/``          one library per module: hip, hip_graph, hiprtc,     bindings
-                       hipblas, hipsolver, hipfft, miopen_c, rccl
+                       generated C header, element-wise operands, a
+                       ``RawKernel``'s argument buffer
+``bindings/``          one library per module: hip, hip_graph,             bindings
+                       hip_streams, hiprtc, hipblas, hipsolver, hipfft,
+                       miopen_c, rccl, roctx
 ``ops.py``             the op table: (primitive, op, dtype) -> kernel      ops
-``codegen/``           kernel module sources; fused-graph kernels          codegen
+``codegen/``           kernel module sources; fused-graph kernels; the     codegen
+                       custom kernels' sources
 ``storage_slice.py``   the device buffer and its typed view                runtime
-``runtime/``           allocator, graph capture, host reads, index         runtime
-                       checks, the launcher, peer copies, communicators
+``runtime/``           allocator, pinned host memory, streams and          runtime
+                       events, graph capture, host reads, index checks,
+                       the launcher, peer copies, communicators and
+                       their signature rounds
 ``kernels.py``         source -> hipRTC -> code-object cache -> loaded     kernels
                        module -> the kernel lookup every family uses
 ``rocblas.py``         every GEMM and BLAS call                            families

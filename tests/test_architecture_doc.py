@@ -37,3 +37,28 @@ def test_every_module_has_a_layer(package, title):
     named = set(re.findall(r"`([\w/]+)`", section(title)))
     missing = sorted(module_names(package) - named)
     assert not missing, f"docs/architecture.md's '{title}' section does not place: {missing}"
+
+
+def test_every_rocm_module_is_named():
+    """rocm_backend/'s section names each module of the package, by its path in the
+    package (`runtime/streams.py`) or by its file name in its folder's layer row, so a
+    reader finds any module, and each of the card's top-level nouns, from the doc."""
+    named = set(re.findall(r"`([\w/.]+)`", section("rocm_backend/")))
+    root = REPO / "rocm_backend"
+    missing = sorted(
+        path.relative_to(root).as_posix() for path in root.rglob("*.py")
+        if path.name != "__init__.py" and path.relative_to(root).as_posix() not in named
+        and path.name not in named
+    )
+    assert not missing, f"docs/architecture.md's 'rocm_backend/' section does not name: {missing}"
+
+
+def test_tests_section_names_every_test_folder():
+    """The tests/ section places every folder of tests/ (and tests/rocm/'s four)."""
+    named = set(re.findall(r"`(tests/[\w/]+)/`", section("tests/")))
+    folders = {p.relative_to(REPO).as_posix() for p in (REPO / "tests").iterdir()
+               if p.is_dir() and p.name != "rocm" and not p.name.startswith((".", "__"))}
+    folders |= {p.relative_to(REPO).as_posix() for p in (REPO / "tests" / "rocm").iterdir()
+                if p.is_dir() and not p.name.startswith((".", "__"))}
+    missing = sorted(folders - named)
+    assert not missing, f"docs/architecture.md's 'tests/' section does not place: {missing}"
