@@ -69,7 +69,7 @@ STEPS=(
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
     "reliability reliability_rocm gpu 480 run_reliability rocm gpu"
     "reliability reliability_cpu any 150 run_reliability cpu cpu"
-    "thorough    array_api_thorough gpu 540 run_thorough rocm tests/array_api/test_elementwise.py tests/array_api/test_indexing.py"
+    "thorough    array_api_thorough gpu 540 run_thorough rocm tests/array_api/test_elementwise.py tests/array_api/test_indexing.py tests/array_api/test_indexing_functions.py"
 )
 
 if [[ "${1:-}" == --list ]]; then

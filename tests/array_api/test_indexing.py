@@ -1,12 +1,12 @@
-"""Indexing: basic (views), integer arrays, boolean masks, take, take_along_axis, and
-``__setitem__`` in each form, against NumPy applied to the same host data."""
+"""Indexing: basic (views), integer arrays, boolean masks and ``__setitem__`` in each
+form, against NumPy applied to the same host data (take and take_along_axis:
+test_indexing_functions)."""
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import array_api_strict as xs
 import candlewick as cw
 from array_api_support import (
     ALL, any_arrays, arrays, assert_matches_strict, dt, same_memory, shapes, to_np, to_strict,
@@ -83,32 +83,6 @@ def test_boolean_mask_indexing(data):
     ref = to_strict(x)[to_strict(mask)]
     assert_matches_strict(out, ref, what="x[mask]: ")
     assert out.device == x.device
-
-
-@given(data=st.data())
-def test_take(data):
-    name = data.draw(st.sampled_from(ALL), label="dtype")
-    x = data.draw(arrays(name, shapes(min_dims=1, max_dims=3, min_side=1)), label="x")
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1) if x.ndim > 1 else st.none() | st.just(0), label="axis")
-    n = x.size if axis is None else x.shape[axis]
-    idx = data.draw(arrays("int64", shapes(min_dims=1, max_dims=1), min_value=-n, max_value=n - 1), label="indices")
-    out = cw.take(x, idx, axis=axis)
-    ref = xs.take(to_strict(x), to_strict(idx), axis=axis)
-    assert_matches_strict(out, ref, what=f"take(axis={axis}): ")
-
-
-@given(data=st.data())
-def test_take_along_axis(data):
-    name = data.draw(st.sampled_from(ALL), label="dtype")
-    x = data.draw(arrays(name, shapes(min_dims=1, max_dims=3, min_side=1)), label="x")
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
-    idx_shape = list(x.shape)
-    idx_shape[axis] = data.draw(st.integers(0, 4), label="k")
-    n = x.shape[axis]
-    idx = data.draw(arrays("int64", tuple(idx_shape), min_value=-n, max_value=n - 1), label="indices")
-    out = cw.take_along_axis(x, idx, axis=axis)
-    ref = xs.take_along_axis(to_strict(x), to_strict(idx), axis=axis)
-    assert_matches_strict(out, ref, what=f"take_along_axis(axis={axis}): ")
 
 
 # --- __setitem__ ----------------------------------------------------------------------
