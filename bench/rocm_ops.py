@@ -1,7 +1,8 @@
 """Element-wise, sum, GEMM and tiny-op benchmarks of the rocm backend beside PyTorch and
 CuPy, in one process.
 
-    python bench/rocm_ops.py --out DIR [--sizes 26,28] [--gemm-size 4096]
+    python bench/rocm_ops.py --out DIR [--sizes 26,28] [--gemm-size 4096] [--sort-sizes 10,12,...,26]
+                             [--sort-rows 4096x4096] [--sort-dtype-size 24]
 
 Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - host time per 16-element float32 op (add, sum, ``x[1:3]``, where), queued back to back;
@@ -13,6 +14,8 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - hipRTC first-use compile and disk-cache hit of two kernel modules (bench/diagnostics.py);
 - the peak device memory of one call of each case, candlewick's allocator beside
   ``torch.cuda.max_memory_allocated`` (harness.PeakTable).
+- sort and stable argsort: float32 at each of ``--sort-sizes``, the rows of ``--sort-rows``,
+  the other dtypes at 2^``--sort-dtype-size``, beside torch.sort/argsort (bench/rocm_sort.py).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
 so clock or thermal drift during the run favours none of them.
@@ -29,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import rocm_sort  # noqa: E402
 
 try:
     import diagnostics  # noqa: E402
@@ -257,17 +261,23 @@ def main(argv=None):
     def options(parser):
         parser.add_argument("--sizes", default="26,28", help="log2 of the element-wise sizes")
         parser.add_argument("--gemm-size", type=int, default=4096)
+        parser.add_argument("--sort-sizes", default="10,12,14,16,18,20,22,24,26", help="log2 of the float32 sort sizes")
+        parser.add_argument("--sort-rows", default="4096x4096", help="rows x columns of the row sort")
+        parser.add_argument("--sort-dtype-size", type=int, default=24, help="log2 of the other dtypes' sort size")
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
-    figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}}
+    figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}, "sort": {}}
     peaks = harness.PeakTable(device=libs[0].dev, torch=found.get("torch"))
+    sort_rows = tuple(int(v) for v in args.sort_rows.split("x"))
     sections = (("compile", lambda: bench_compile(figures["compile"])),
                 ("tiny", lambda: bench_tiny(libs, figures["tiny"], peaks)),
                 ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"], peaks,
                                                       [1 << int(s) for s in args.sizes.split(",")])),
-                ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)))
+                ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)),
+                ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, [int(k) for k in args.sort_sizes.split(",")],
+                                                      sort_rows, args.sort_dtype_size)))
     for name, run in sections:
         t0 = time.perf_counter()
         try:
@@ -282,7 +292,8 @@ def main(argv=None):
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or libs[0].dev.name)
     _, md_path = harness.write_record(args.out, "rocm_ops", "gpu", device, peers, figures,
-                                      markdown(figures, names), headline(figures, names))
+                                      markdown(figures, names) + rocm_sort.markdown(figures["sort"], names),
+                                      headline(figures, names) + rocm_sort.headline(figures["sort"]))
     print(md_path.read_text())
 
 

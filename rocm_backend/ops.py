@@ -19,8 +19,8 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
-from .abi.structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, REDUCE_ARGS, SVD_ARGS,
-                      SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
+from .abi.structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, RADIX_ARGS,
+                          RADIX_BLOCK, REDUCE_ARGS, SVD_ARGS, SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
 C_TYPE = {
@@ -34,7 +34,7 @@ C_TYPE = {
 BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "cw_c128"}
 ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
 
-SORT_BLOCK = 1024  # threads of the shared-memory bitonic stages
+SORT_MODULE = "sort"  # every kernel of the radix sort (hip/sort.hip), compiled at the first sort
 NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
@@ -105,7 +105,7 @@ def _build():
     for d in _domain("IF"):
         add(("clip", d), f"clip_{d.name}", f"misc_{d.name}", f"cw_clip<{C_TYPE[d]}>(a);")
     for d in _domain("BIF"):
-        add(("sort_keys", d), f"sort_keys_{d.name}", f"misc_{d.name}", f"cw_sort_keys<{C_TYPE[d]}>(a);")
+        add(("radix_keys", d), f"radix_keys_{d.name}", SORT_MODULE, f"cw_radix_keys<{C_TYPE[d]}>(a);")
         add(("searchsorted", d), f"searchsorted_{d.name}", f"misc_{d.name}",
             f"cw_searchsorted<{C_TYPE[d]}>(a);")
     for op in ScanOp:
@@ -131,9 +131,13 @@ def _build():
     for d in _domain("I"):
         add(("matmul", d), f"matmul_{d.name}", "matmul", f"cw_matmul<{C_TYPE[d]}>(a);",
             MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
-    for stage, block in (("shared", SORT_BLOCK), ("tail", SORT_BLOCK), ("step", EW_BLOCK)):
-        add(("sort_network", stage), f"sort_bitonic_{stage}", "sort", f"cw_sort_bitonic_{stage}(a);",
-            block=block)
+    for size in (1, 2, 4, 8):  # sortable itemsizes
+        add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
+    for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/sort.hip's key types
+        for stage in ("rows", "hist", "scatter"):
+            add(("radix", stage, key_bytes), f"radix_{stage}_k{key_bytes}", SORT_MODULE,
+                f"cw_radix_{stage}<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+    add(("radix", "scan"), "radix_scan", SORT_MODULE, "cw_radix_scan(a);", RADIX_ARGS.name, RADIX_BLOCK)
     for d, v_shared in ((dt.float32, "true"), (dt.float64, "false")):  # hip/svd_jacobi.hip says why
         add(("svd_jacobi", d), f"svd_jacobi_{d.name}", SVD_MODULE, f"cw_svd_jacobi<{C_TYPE[d]}, {v_shared}>(a);",
             SVD_ARGS.name, SVD_BLOCK)

@@ -18,7 +18,8 @@ import threading
 MAX_DIMS = 8  # dimensions of a shape or strides array in every struct
 MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
 EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
-SORT_SEGMENT = 2048  # keys a block sorts in shared memory (hip/sort.hip)
+RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/sort.hip)
+RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
@@ -46,7 +47,7 @@ CONSTANTS = (
     ("MAX_DIMS", "CW_MAX_DIMS", MAX_DIMS),
     ("MAX_OPERANDS", "CW_MAX_OPERANDS", MAX_OPERANDS),
     ("EW_BLOCK", "CW_BLOCK", EW_BLOCK),
-    ("SORT_SEGMENT", "CW_SORT_SEG", SORT_SEGMENT),
+    ("RADIX_BLOCK", "CW_RADIX_BLOCK", RADIX_BLOCK),
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
@@ -63,7 +64,7 @@ CONSTANTS = (
     ("KERNEL_SCALARS", "CW_KERNEL_SCALARS", KERNEL_SCALARS),
 )
 #: constants a test build may set before the header (``#ifndef``)
-OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS),)
+OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_RADIX_ITEMS", RADIX_ITEMS))
 
 # flags of cw_ew_args
 CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8
@@ -296,5 +297,14 @@ KERNEL_ARGS = ArgLayout(
     "n_red elements reduced per output over red_shape; ptr[k] operand k's first element; its strides in "
     "elements at strides[k * CW_MAX_DIMS + d] (red_strides likewise); flags: CW_CONTIGUOUS (every per-element "
     "operand is at index i) | CW_INDEX32; scalar: the scalar parameters' 16-byte slots (raw bits)")
+
+RADIX_ARGS = ArgLayout(
+    "cw_radix_args",
+    [("keys_in", "cptr", 1), ("idx_in", "cptr", 1), ("keys_out", "ptr", 1), ("idx_out", "ptr", 1),
+     ("counts", "u32ptr", 1), ("L", "i64", 1), ("rows", "i64", 1), ("chunk", "i64", 1), ("blocks", "i64", 1),
+     ("shift", "i32", 1), ("bits", "i32", 1)],
+    "one pass of the LSD radix sort of rows of L keys (hip/sort.hip): keys (unsigned, cw_u32 or cw_u64) and "
+    "their u32 positions in the row, read from *_in and written to *_out; counts: 256 u32 per block; a row "
+    "is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys")
 
 NESTED = (OPERAND,)

@@ -1,4 +1,16 @@
-"""[families] Ordering: sort (bitonic network over padded rows of 64-bit keys) and searchsorted."""
+"""[families] Ordering: sort (an LSD radix sort of each row, hip/sort.hip) and searchsorted.
+
+The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
+NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
+at most one tile (``TILE`` keys) is sorted by one block in shared memory, every 4-bit digit
+in turn, in one launch. Longer rows take one pass per 8-bit digit, three launches each:
+each block counts the digits of its range of a row, one block per row turns the counts into
+first places (digit by digit, range by range), and each block sorts its range tile by tile
+in shared memory and writes each digit's run to its places. Every pass is stable and the
+keys' row positions (u32) ride along, so the result is a stable sort's whatever ``stable``
+says: the values are gathered from the source by those positions (-0.0 and NaN payloads as
+they were) and the positions are the indices.
+"""
 
 import struct
 
@@ -6,18 +18,21 @@ from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.shapes import contiguous_strides, shape_size
 
-from .. import ops
 from ..abi import structs
-from ..abi.ew_operands import ew_values
-from ..abi.structs import EW_ARGS, FLAG_A, GRID_LOOP_CAP
+from ..abi.structs import FLAG_A, GRID_LOOP_CAP, RADIX_ARGS
 from ..kernels import kernel
 from .copies import operand
 from .ew_launch import launch_ew
 
+TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
+#: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a tile each)
+BLOCKS_PER_CU = 8
+_ROW_MAX = 1 << 32  # positions in a row are u32
+
 
 def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_wanted=True):
-    """(values, int64 indices) along ``axis``; always stable (index tie-break). An output
-    not wanted (sort_values, argsort) is None, and its last pass is not launched."""
+    """(values, int64 indices) along ``axis``; always stable. An output not wanted
+    (sort_values, argsort) is None, and nothing writes it."""
     device = x.device
     shape = tuple(layout.shape)
     n = shape_size(shape)
@@ -27,37 +42,36 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
         return values, indices
     if x.dtype.is_complex:
         raise UnsupportedOperation("sort", x.dtype, "rocm", "complex sort is not defined")
+    length = shape[axis]
+    if length >= _ROW_MAX:
+        raise UnsupportedOperation("sort", x.dtype, "rocm", f"rows of {length} elements (at most {_ROW_MAX - 1})")
     perm = [i for i in range(len(shape)) if i != axis] + [axis]
     pshape = tuple(shape[i] for i in perm)
     pstrides = tuple(layout.strides[i] for i in perm)
-    length = shape[axis]
     rows = n // length
-    padded = 1 << max(0, (length - 1).bit_length())
-    keys = device.storage_type.empty(device, dt.uint64, rows * padded)
-    order = device.storage_type.empty(device, dt.int64, rows * padded)
-    if padded != length:  # padding sorts last: largest key, index past every real one
-        keys.buffer.memset(0xFF)
-        order.buffer.memset(0x7F)
-    buf_strides = tuple(s * padded for s in contiguous_strides(pshape[:-1])) + (1,)
-    launch_ew(device, ("sort_keys", x.dtype), pshape,
-              [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides), (order.ptr, 0, buf_strides)],
-              struct.pack("<q", length), FLAG_A if descending else 0, name="sort", dtype=x.dtype)
-    _bitonic(device, keys, order, rows, padded)
+    key_bytes = 8 if x.dtype.itemsize == 8 else 4
+    bits = 1 if x.dtype.is_bool else 8 * x.dtype.itemsize
+    keys = device.storage_type.empty(device, dt.uint64 if key_bytes == 8 else dt.uint32, n)
+    buf_strides = contiguous_strides(pshape)
+    launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
+              b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
+    if length <= TILE:
+        order = device.storage_type.empty(device, dt.uint32, n)
+        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(rows, GRID_LOOP_CAP), None,
+                               RADIX_ARGS, (keys.ptr, 0, 0, order.ptr, 0, length, rows, length, 1, 0, bits))
+    else:
+        order = _passes(device, keys, key_bytes, bits, rows, length)
     out_strides = contiguous_strides(shape)
     pout = tuple(out_strides[i] for i in perm)
-    if values_wanted:
-        launch_ew(device, ("take", x.dtype.itemsize), pshape,
-                  [(values.ptr, 0, pout), (x.ptr, layout.offset, pstrides[:-1] + (0,)),
-                   (order.ptr, 0, buf_strides), (0, 0, ())],
-                  struct.pack("<qq", pstrides[-1], length), name="sort", dtype=x.dtype)
-    if indices_wanted:
-        launch_ew(device, ("copy", 8), pshape, [(indices.ptr, 0, pout), (order.ptr, 0, buf_strides)])
+    launch_ew(device, ("radix_out", x.dtype.itemsize), pshape,
+              [(values.ptr if values_wanted else 0, 0, pout), (x.ptr, layout.offset, pstrides[:-1] + (0,)),
+               (order.ptr, 0, buf_strides), (indices.ptr if indices_wanted else 0, 0, pout)],
+              struct.pack("<q", pstrides[-1]), name="sort", dtype=x.dtype)
     return values, indices
 
 
 def sort_values(x, layout, axis, descending, stable=True):
-    """The values of ``sort`` (its network is stable whatever ``stable`` says), without
-    the pass that writes the indices."""
+    """The values of ``sort`` (stable whatever ``stable`` says), without the indices."""
     return sort(x, layout, axis, descending, stable, indices_wanted=False)[0]
 
 
@@ -66,30 +80,34 @@ def argsort(x, layout, axis, descending, stable=True):
     return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
 
 
-def _bitonic(device, keys, order, rows, padded):
-    launcher = device.launcher
-    total = rows * padded
-    seg = min(padded, structs.SORT_SEGMENT)
-    if seg < 2:
-        return
-    block = min(ops.SORT_BLOCK, seg)
-    segments = total // seg
-    grid = min(segments, 1 << 16)
-
-    def values(k, j):
-        return ew_values((total,), [(keys.ptr, 0, (1,)), (order.ptr, 0, (1,))], struct.pack("<qqqq", padded, k, j, seg))
-
-    launcher.launch(kernel(device, ("sort_network", "shared")), grid, block, EW_ARGS, values(seg, 0))
-    step = kernel(device, ("sort_network", "step"))
-    tail = kernel(device, ("sort_network", "tail"))
-    k = seg * 2
-    while k <= padded:
-        j = k // 2
-        while j >= seg:
-            launcher.launch(step, min(-(-total // step.block), GRID_LOOP_CAP), None, EW_ARGS, values(k, j))
-            j //= 2
-        launcher.launch(tail, grid, block, EW_ARGS, values(k, 0))
-        k *= 2
+def _passes(device, keys, key_bytes, bits, rows, length):
+    """The u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, one
+    pass (hist, scan, scatter) per 8-bit digit between two pairs of buffers."""
+    empty = device.storage_type.empty
+    n = rows * length
+    tiles = -(-length // TILE)
+    blocks = max(1, min(tiles, device.multiprocessors * BLOCKS_PER_CU // rows))
+    chunk = -(-tiles // blocks) * TILE
+    blocks = -(-length // chunk)
+    counts = empty(device, dt.uint32, rows * blocks * 256)
+    spare = empty(device, keys.dtype, n)
+    order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
+    grid = min(rows * blocks, GRID_LOOP_CAP)
+    launch = device.launcher.launch
+    hist, scan = kernel(device, ("radix", "hist", key_bytes)), kernel(device, ("radix", "scan"))
+    scatter = kernel(device, ("radix", "scatter", key_bytes))
+    idx_in = 0
+    for shift in range(0, bits, 8):
+        last = shift + 8 >= bits
+        head = (keys.ptr, idx_in, 0 if last else spare.ptr, order.ptr, counts.ptr, length, rows, chunk, blocks,
+                shift, bits)
+        launch(hist, grid, None, RADIX_ARGS, head)
+        launch(scan, min(rows, GRID_LOOP_CAP), None, RADIX_ARGS, head)
+        launch(scatter, grid, None, RADIX_ARGS, head)
+        keys, spare = spare, keys
+        idx_in = order.ptr
+        order, order_spare = order_spare, order
+    return order_spare
 
 
 def searchsorted(x, layout, values, values_layout, right):

@@ -8,7 +8,7 @@ typedef long long cw_i64;
 #define CW_MAX_DIMS 8
 #define CW_MAX_OPERANDS 4
 #define CW_BLOCK 256
-#define CW_SORT_SEG 2048
+#define CW_RADIX_BLOCK 256
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
@@ -25,6 +25,9 @@ typedef long long cw_i64;
 #define CW_KERNEL_SCALARS 8
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
+#endif
+#ifndef CW_RADIX_ITEMS
+#define CW_RADIX_ITEMS 8
 #endif
 
 #define CW_CONTIGUOUS 1  // every operand has unit stride in flat order: offsets are offset + i
@@ -217,4 +220,19 @@ struct cw_kernel_args {
     cw_i64 strides[128];
     cw_i64 red_strides[128];
     cw_i64 scalar[16];
+};
+
+// one pass of the LSD radix sort of rows of L keys (hip/sort.hip): keys (unsigned, cw_u32 or cw_u64) and their u32 positions in the row, read from *_in and written to *_out; counts: 256 u32 per block; a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys
+struct cw_radix_args {
+    const char* keys_in;
+    const char* idx_in;
+    char* keys_out;
+    char* idx_out;
+    unsigned int* counts;
+    cw_i64 L;
+    cw_i64 rows;
+    cw_i64 chunk;
+    cw_i64 blocks;
+    int shift;
+    int bits;
 };

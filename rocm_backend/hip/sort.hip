@@ -1,9 +1,5 @@
-// Sorting and searching through order-preserving unsigned keys: NaN above +inf,
-// -0.0 equal to +0.0. Rows are padded to a power of two P with keys that sort last;
-// (key, original index) pairs are sorted with a bitonic network, so equal keys keep
-// their original order: the sort is stable in both directions (descending inverts the
-// key, not the index).
-
+// Searching through order-preserving unsigned keys (cw_sort_key: NaN above +inf, -0.0
+// equal to +0.0), and sorting rows by an LSD radix sort of such keys (cw_radix).
 __device__ inline cw_u64 cw_sort_key(bool x) { return x ? 1ull : 0ull; }
 template <class T> __device__ inline cw_u64 cw_sort_key(T x) {
     if (cw_is_signed<T>::value) return (cw_u64)(long long)x ^ 0x8000000000000000ull;
@@ -20,109 +16,6 @@ __device__ inline cw_u64 cw_sort_key(double x) {
     if (x == 0.) x = 0.;
     cw_u64 b = cw_f64_bits(x);
     return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-}
-
-// keys/indices of every row: cw_ew_args over (kept..., L); op0 keys (u64, padded row
-// layout), op1 source, op2 indices (same layout as op0); scalar[0] = L; CW_FLAG_A: descending
-template <class S> __device__ inline void cw_sort_keys(const cw_ew_args& a) {
-    const cw_i64 len = a.scalar[0];
-    const bool desc = (a.flags & CW_FLAG_A) != 0;
-    CW_GRID_STRIDE(i, a.n) {
-        cw_offsets<3> o = cw_decode<3>(a, i);
-        cw_u64 k = cw_sort_key(cw_load<S>(a.op[1].ptr, o.o[1]));
-        ((cw_u64*)a.op[0].ptr)[o.o[0]] = desc ? ~k : k;
-        ((cw_i64*)a.op[2].ptr)[o.o[2]] = i % len;
-    }
-}
-
-__device__ inline bool cw_pair_greater(cw_u64 ka, cw_i64 ia, cw_u64 kb, cw_i64 ib) {
-    return ka > kb || (ka == kb && ia > ib);
-}
-
-// Bitonic stages with k <= segment size, in shared memory, one block per segment.
-// op0.ptr keys, op1.ptr indices; n = rows * P; scalar[0] = P, scalar[3] = segment size
-// (a power of two <= 2048). The direction of each pair comes from its index in the row.
-// CW_SORT_SEG: abi.h (generated from rocm_backend/abi/structs.py)
-__device__ inline void cw_sort_bitonic_shared(const cw_ew_args& a) {
-    __shared__ cw_u64 keys[CW_SORT_SEG];
-    __shared__ cw_i64 idx[CW_SORT_SEG];
-    const cw_i64 P = a.scalar[0], seg = a.scalar[3], kmax = a.scalar[1];
-    cw_u64* gk = (cw_u64*)a.op[0].ptr;
-    cw_i64* gi = (cw_i64*)a.op[1].ptr;
-    const int tid = threadIdx.x, bd = blockDim.x;
-    for (cw_i64 s = blockIdx.x; s * seg < a.n; s += gridDim.x) {
-        cw_i64 base = s * seg, in_row = base % P;
-        for (cw_i64 t = tid; t < seg; t += bd) { keys[t] = gk[base + t]; idx[t] = gi[base + t]; }
-        __syncthreads();
-        for (cw_i64 k = 2; k <= kmax; k <<= 1) {
-            for (cw_i64 j = k >> 1; j > 0; j >>= 1) {
-                for (cw_i64 t = tid; t < seg; t += bd) {
-                    cw_i64 l = t ^ j;
-                    if (l > t) {
-                        bool up = ((in_row + t) & k) == 0;
-                        bool gt = cw_pair_greater(keys[t], idx[t], keys[l], idx[l]);
-                        if (gt == up) {
-                            cw_u64 tk = keys[t]; keys[t] = keys[l]; keys[l] = tk;
-                            cw_i64 ti = idx[t]; idx[t] = idx[l]; idx[l] = ti;
-                        }
-                    }
-                }
-                __syncthreads();
-            }
-        }
-        for (cw_i64 t = tid; t < seg; t += bd) { gk[base + t] = keys[t]; gi[base + t] = idx[t]; }
-        __syncthreads();
-    }
-}
-
-// The tail of stage k (j < segment size) in shared memory: scalar[1] = k.
-__device__ inline void cw_sort_bitonic_tail(const cw_ew_args& a) {
-    __shared__ cw_u64 keys[CW_SORT_SEG];
-    __shared__ cw_i64 idx[CW_SORT_SEG];
-    const cw_i64 P = a.scalar[0], k = a.scalar[1], seg = a.scalar[3];
-    cw_u64* gk = (cw_u64*)a.op[0].ptr;
-    cw_i64* gi = (cw_i64*)a.op[1].ptr;
-    const int tid = threadIdx.x, bd = blockDim.x;
-    for (cw_i64 s = blockIdx.x; s * seg < a.n; s += gridDim.x) {
-        cw_i64 base = s * seg, in_row = base % P;
-        for (cw_i64 t = tid; t < seg; t += bd) { keys[t] = gk[base + t]; idx[t] = gi[base + t]; }
-        __syncthreads();
-        for (cw_i64 j = seg >> 1; j > 0; j >>= 1) {
-            for (cw_i64 t = tid; t < seg; t += bd) {
-                cw_i64 l = t ^ j;
-                if (l > t) {
-                    bool up = ((in_row + t) & k) == 0;
-                    bool gt = cw_pair_greater(keys[t], idx[t], keys[l], idx[l]);
-                    if (gt == up) {
-                        cw_u64 tk = keys[t]; keys[t] = keys[l]; keys[l] = tk;
-                        cw_i64 ti = idx[t]; idx[t] = idx[l]; idx[l] = ti;
-                    }
-                }
-            }
-            __syncthreads();
-        }
-        for (cw_i64 t = tid; t < seg; t += bd) { gk[base + t] = keys[t]; gi[base + t] = idx[t]; }
-        __syncthreads();
-    }
-}
-
-// One compare-exchange step (k, j) over global memory: scalar[1] = k, scalar[2] = j.
-__device__ inline void cw_sort_bitonic_step(const cw_ew_args& a) {
-    const cw_i64 P = a.scalar[0], k = a.scalar[1], j = a.scalar[2];
-    cw_u64* gk = (cw_u64*)a.op[0].ptr;
-    cw_i64* gi = (cw_i64*)a.op[1].ptr;
-    CW_GRID_STRIDE(g, a.n) {
-        cw_i64 t = g % P, l = t ^ j;
-        if (l > t) {
-            cw_i64 gl = g - t + l;
-            bool up = (t & k) == 0;
-            bool gt = cw_pair_greater(gk[g], gi[g], gk[gl], gi[gl]);
-            if (gt == up) {
-                cw_u64 tk = gk[g]; gk[g] = gk[gl]; gk[gl] = tk;
-                cw_i64 ti = gi[g]; gi[g] = gi[gl]; gi[gl] = ti;
-            }
-        }
-    }
 }
 
 // searchsorted: op0 out int64, op1 values; sorted x at op2.ptr + op2.offset with
@@ -142,5 +35,270 @@ template <class S> __device__ inline void cw_searchsorted(const cw_ew_args& a) {
             else hi = mid;
         }
         ((cw_i64*)a.op[0].ptr)[o.o[0]] = lo;
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// LSD radix sort of rows (families/sort.py drives it). cw_radix<S>: the key type K
+// (cw_u32, or cw_u64 for 8-byte types), the key's significant bits, and key(v): an
+// unsigned key in the order of the values (NaN above +inf, every NaN equal; -0.0 equal to
+// +0.0; bool 0/1 in one bit). Each pass is stable, so equal keys keep their order in the
+// row: ascending and descending (bits inverted) sorts are both stable.
+template <class S> struct cw_radix;
+#define CW_RADIX_INT(S, KT, NB, SIGNBIT)                                            \
+    template <> struct cw_radix<S> {                                                \
+        typedef KT K;                                                               \
+        static const int bits = NB;                                                 \
+        static __device__ inline K key(S v) {                                       \
+            return (K)(cw_unsigned<S>::type)v ^ (K)(SIGNBIT);                       \
+        }                                                                           \
+    };
+CW_RADIX_INT(unsigned char, cw_u32, 8, 0u)
+CW_RADIX_INT(unsigned short, cw_u32, 16, 0u)
+CW_RADIX_INT(unsigned int, cw_u32, 32, 0u)
+CW_RADIX_INT(unsigned long long, cw_u64, 64, 0ull)
+CW_RADIX_INT(signed char, cw_u32, 8, 0x80u)
+CW_RADIX_INT(short, cw_u32, 16, 0x8000u)
+CW_RADIX_INT(int, cw_u32, 32, 0x80000000u)
+CW_RADIX_INT(long long, cw_u64, 64, 0x8000000000000000ull)
+#undef CW_RADIX_INT
+
+// IEEE bits -> key: sign is the sign bit, inf the bits of +inf, all the key's mask
+template <class U> __device__ inline U cw_radix_float(U b, U sign, U inf, U all) {
+    U mag = b & (sign - 1);
+    if (mag > inf) return all;
+    if (mag == 0) b = 0;
+    return (b & sign) ? (U)(~b & all) : (U)(b | sign);
+}
+template <> struct cw_radix<cw_bool> {
+    typedef cw_u32 K;
+    static const int bits = 1;
+    static __device__ inline K key(cw_bool v) { return v.v != 0 ? 1u : 0u; }
+};
+template <> struct cw_radix<cw_f16> {
+    typedef cw_u32 K;
+    static const int bits = 16;
+    static __device__ inline K key(cw_f16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0x7c00u, 0xffffu); }
+};
+template <> struct cw_radix<cw_bf16> {
+    typedef cw_u32 K;
+    static const int bits = 16;
+    static __device__ inline K key(cw_bf16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0x7f80u, 0xffffu); }
+};
+template <> struct cw_radix<float> {
+    typedef cw_u32 K;
+    static const int bits = 32;
+    static __device__ inline K key(float v) {
+        return cw_radix_float<cw_u32>(cw_f32_bits(v), 0x80000000u, 0x7f800000u, 0xffffffffu);
+    }
+};
+template <> struct cw_radix<double> {
+    typedef cw_u64 K;
+    static const int bits = 64;
+    static __device__ inline K key(double v) {
+        return cw_radix_float<cw_u64>(cw_f64_bits(v), 0x8000000000000000ull, 0x7ff0000000000000ull,
+                                      0xffffffffffffffffull);
+    }
+};
+
+// the keys of every row: cw_ew_args over (rows..., L); op0 keys (K, contiguous), op1 the
+// source; CW_FLAG_A: descending (the key's bits inverted)
+template <class S> __device__ inline void cw_radix_keys(const cw_ew_args& a) {
+    typedef cw_radix<S> R;
+    typedef typename R::K K;
+    const K flip = (a.flags & CW_FLAG_A) ? (K)(~(K)0 >> (8 * sizeof(K) - R::bits)) : (K)0;
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<2> o = cw_decode<2>(a, i);
+        ((K*)a.op[0].ptr)[o.o[0]] = R::key(((const S*)a.op[1].ptr)[o.o[1]]) ^ flip;
+    }
+}
+
+// the sorted rows out: cw_ew_args over (rows..., L) in the output's order; op0 values (null:
+// not wanted), op1 the source with stride 0 along the row (scalar[0]: its stride there), op2
+// the sorted positions (u32, contiguous), op3 int64 positions (null: not wanted)
+template <class B> __device__ inline void cw_radix_out(const cw_ew_args& a) {
+    const cw_i64 stride = a.scalar[0];
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<4> o = cw_decode<4>(a, i);
+        cw_i64 j = ((const cw_u32*)a.op[2].ptr)[o.o[2]];
+        if (a.op[0].ptr) ((B*)a.op[0].ptr)[o.o[0]] = ((const B*)a.op[1].ptr)[o.o[1] + j * stride];
+        if (a.op[3].ptr) ((cw_i64*)a.op[3].ptr)[o.o[3]] = j;
+    }
+}
+
+#define CW_RADIX_TILE (CW_RADIX_BLOCK * CW_RADIX_ITEMS)
+#define CW_RADIX_DIGITS 256  // an 8-bit digit per pass: the scan and scatter give one digit to each thread
+static_assert(CW_RADIX_BLOCK == CW_RADIX_DIGITS, "one thread per digit");
+
+// exclusive prefix sum of each thread's v over the block, in three barriers (part: one slot
+// per thread, group: 16): 16 threads scan 16 slots each, one thread the 16 group sums
+__device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32 v) {
+    const int t = threadIdx.x;
+    part[t] = v;
+    __syncthreads();
+    if (t < CW_RADIX_BLOCK / 16) {
+        cw_u32 run = 0u;
+        for (int j = t * 16; j < t * 16 + 16; ++j) {
+            const cw_u32 c = part[j];
+            part[j] = run;
+            run += c;
+        }
+        group[t] = run;
+    }
+    __syncthreads();
+    if (t == 0) {
+        cw_u32 run = 0u;
+        for (int g = 0; g < CW_RADIX_BLOCK / 16; ++g) {
+            const cw_u32 c = group[g];
+            group[g] = run;
+            run += c;
+        }
+    }
+    __syncthreads();
+    return part[t] + group[t / 16];
+}
+
+// cnt's slot of entry e: one pad word per 16, so that a thread's 16 consecutive entries
+// and 16 threads' same entry fall in different banks
+#define CW_RADIX_SLOT(e) ((e) + ((e) >> 4))
+
+// One stable counting pass over a tile in shared memory by the 4 bits at `shift`: thread t
+// holds keys t*ITEMS.. (consecutive), counts them per digit in its own column of cnt
+// (digit-major), whose exclusive scan gives each (digit, thread) its first place; each key
+// then goes to the next place of its (digit, thread).
+template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                                             cw_u32* group, int shift) {
+    const int t = threadIdx.x;
+    K k[CW_RADIX_ITEMS];
+    cw_u32 x[CW_RADIX_ITEMS];
+    for (int d = 0; d < 16; ++d) cnt[CW_RADIX_SLOT(d * CW_RADIX_BLOCK + t)] = 0u;
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        k[i] = key[t * CW_RADIX_ITEMS + i];
+        x[i] = idx[t * CW_RADIX_ITEMS + i];
+        cnt[CW_RADIX_SLOT(((cw_u32)(k[i] >> shift) & 15u) * CW_RADIX_BLOCK + t)] += 1u;
+    }
+    __syncthreads();
+    cw_u32 sum = 0u;
+    for (int j = 0; j < 16; ++j) sum += cnt[CW_RADIX_SLOT(t * 16 + j)];
+    cw_u32 run = cw_radix_block_scan(part, group, sum);
+    for (int j = 0; j < 16; ++j) {
+        cw_u32 c = cnt[CW_RADIX_SLOT(t * 16 + j)];
+        cnt[CW_RADIX_SLOT(t * 16 + j)] = run;
+        run += c;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        cw_u32 p = cnt[CW_RADIX_SLOT(((cw_u32)(k[i] >> shift) & 15u) * CW_RADIX_BLOCK + t)]++;
+        key[p] = k[i];
+        idx[p] = x[i];
+    }
+    __syncthreads();
+}
+
+// Rows of L <= CW_RADIX_TILE keys, one block each, every pass in shared memory: writes the
+// sorted positions (idx_out) only; cw_radix_out gathers the values from the source.
+template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
+    __shared__ K key[CW_RADIX_TILE];
+    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    const K* kin = (const K*)a.keys_in;
+    cw_u32* out = (cw_u32*)a.idx_out;
+    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
+        for (int p = threadIdx.x; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
+            key[p] = p < a.L ? kin[r * a.L + p] : ~(K)0;  // padding sorts after every key
+            idx[p] = (cw_u32)p;
+        }
+        __syncthreads();
+        for (int s = 0; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
+        for (int p = threadIdx.x; p < a.L; p += CW_RADIX_BLOCK) out[r * a.L + p] = idx[p];
+        __syncthreads();
+    }
+}
+
+// Longer rows, one pass per 8-bit digit in three launches: hist, scan, scatter. Row r is cut
+// into `blocks` ranges of `chunk` keys; block g = r * blocks + b counts the digits of its
+// range into counts[g * 256 + digit].
+template <class K> __device__ inline void cw_radix_hist(const cw_radix_args& a) {
+    __shared__ cw_u32 h[CW_RADIX_DIGITS];
+    const K* kin = (const K*)a.keys_in;
+    const int t = threadIdx.x, s = a.shift;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
+        h[t] = 0u;
+        __syncthreads();
+        const K* row = kin + r * a.L;
+        for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&h[(cw_u32)(row[p] >> s) & 255u], 1u);
+        __syncthreads();
+        a.counts[g * CW_RADIX_DIGITS + t] = h[t];
+        __syncthreads();
+    }
+}
+
+// counts -> the first place in its row of each (range, digit): the digits in order, within
+// a digit the ranges in order. One block per row, thread d owns digit d.
+__device__ inline void cw_radix_scan(const cw_radix_args& a) {
+    __shared__ cw_u32 part[CW_RADIX_BLOCK], group[16];
+    const int d = threadIdx.x;
+    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
+        cw_u32* c = a.counts + r * a.blocks * CW_RADIX_DIGITS + d;
+        cw_u32 total = 0u;
+        for (cw_i64 b = 0; b < a.blocks; ++b) total += c[b * CW_RADIX_DIGITS];
+        cw_u32 run = cw_radix_block_scan(part, group, total);
+        for (cw_i64 b = 0; b < a.blocks; ++b) {
+            cw_u32 v = c[b * CW_RADIX_DIGITS];
+            c[b * CW_RADIX_DIGITS] = run;
+            run += v;
+        }
+        __syncthreads();
+    }
+}
+
+// Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
+// passes), then each run of one digit written to the digit's next places in the row. idx_in
+// null: the positions are the keys' own (first pass); keys_out null: keys not written (last
+// pass: only the positions are read after it).
+template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
+    __shared__ K key[CW_RADIX_TILE];
+    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    __shared__ cw_u32 base[CW_RADIX_DIGITS], first[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+    const K* kin = (const K*)a.keys_in;
+    const cw_u32* xin = (const cw_u32*)a.idx_in;
+    K* kout = (K*)a.keys_out;
+    cw_u32* xout = (cw_u32*)a.idx_out;
+    const int t = threadIdx.x, s = a.shift;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
+        base[t] = a.counts[g * CW_RADIX_DIGITS + t];
+        for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
+            const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
+            for (int p = t; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
+                const bool in = p < m;
+                key[p] = in ? kin[row + t0 + p] : ~(K)0;
+                idx[p] = in ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+            }
+            first[t] = 0u;
+            end[t] = 0u;
+            __syncthreads();
+            cw_radix_tile_pass(key, idx, cnt, part, group, s);
+            if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, cnt, part, group, s + 4);
+            for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+                const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
+                if (p == 0 || ((cw_u32)(key[p - 1] >> s) & 255u) != d) first[d] = (cw_u32)p;
+                if (p == m - 1 || ((cw_u32)(key[p + 1] >> s) & 255u) != d) end[d] = (cw_u32)p + 1u;
+            }
+            __syncthreads();
+            for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+                const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
+                const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
+                if (kout) kout[o] = key[p];
+                xout[o] = idx[p];
+            }
+            __syncthreads();
+            base[t] += end[t] - first[t];
+            __syncthreads();
+        }
     }
 }

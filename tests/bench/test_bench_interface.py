@@ -19,7 +19,7 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
-SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep"}  # bench/ modules that are no benchmark
+SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep", "rocm_sort"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py, tools/array_api_thorough.py
 # and tools/pydata_suites.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
@@ -105,7 +105,8 @@ import {name} as bench
 bench.main(["--out", {out!r}] + {args!r})
 """
 SMALL = {  # each GPU benchmark with its problems made small
-    "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64"]),
+    "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64", "--sort-sizes", "10,12", "--sort-rows", "8x600",
+                      "--sort-dtype-size", "10"]),
     "linalg_fft": ("bench.BATCH, bench.SMALL = 4, 8", ["--cases", "solve@batched,cholesky@batched"]),
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_host_path": ("", ["--reps", "3"]),
@@ -161,6 +162,10 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert set(record["figures"]["tiny"]["candlewick"]) == {"add", "sum", "slice x[1:3]", "where"}
         # bench/diagnostics.py reached the backend internals it lists
         assert set(record["figures"]["compile"]) == {"binary_float32", "reduce_float32"}, record["figures"]["compile"]
+        sort = record["figures"]["sort"]
+        assert set(sort) == {"float32 2^10", "float32 2^12", "float32 rows 8x600", *(f"{d} 2^10" for d in (
+            "float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool"))}, sort
+        assert all({"candlewick_sort_ms", "candlewick_argsort_ms"} <= set(row) for row in sort.values()), sort
     elif name == "linalg_fft":  # the fake runtime has no hipSOLVER: each case records its error
         assert set(record["figures"]["cases"]) == {"solve@batched:float32", "cholesky@batched:float32"}
     elif name == "rocm_host_path":

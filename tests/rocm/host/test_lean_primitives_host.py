@@ -11,11 +11,11 @@ from host_exec import build_scan_sort, scan_sort_device
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
-        ("sort_keys", "float32")}
+        ("radix_keys", "float32")}
 
 
 def _wanted(key):
-    return key in KEYS or key[0] == "sort_network" or (key[0].startswith("scan") and key[1:] == ("sum", "int64"))
+    return key in KEYS or key[0] in ("radix", "radix_out") or (key[0].startswith("scan") and key[1:] == ("sum", "int64"))
 
 
 @pytest.fixture(scope="module")

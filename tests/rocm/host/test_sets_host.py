@@ -18,13 +18,13 @@ OPS = {"binary": {"subtract", "multiply", "floor_divide", "remainder", "minimum"
 def _wanted(key):
     """The kernels unique and nonzero launch for the dtypes above."""
     kind, rest = key[0], key[1:]
-    if kind in ("copy", "fill", "take", "put", "transpose", "sort_network"):
+    if kind in ("copy", "fill", "take", "put", "transpose", "radix", "radix_out"):
         return True
     if kind in OPS:
         return rest[0] in OPS[kind] and rest[-1] in DTYPES
     if kind.startswith("scan"):
         return "sum" in rest and "int64" in rest
-    return kind in ("astype", "sort_keys", "arange", "searchsorted") and set(rest) <= DTYPES
+    return kind in ("astype", "radix_keys", "arange", "searchsorted") and set(rest) <= DTYPES
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,63 @@
+"""The rocm radix sort (families/sort.py) on a device at the sizes the host tests cannot
+reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements, rows of a
+(4096, 4096) array, both directions, against the cpu backend's stable sort; values compared
+bit for bit (NaN payloads and zeros' signs of a stable sort), indices exactly."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import candlewick as cw
+from cpu_backend import ordering
+
+DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+          np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
+
+
+def _data(dtype, shape, seed):
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return (rng.random(n) < 0.5).reshape(shape)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        wide = rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        return np.where(rng.random(n) < 0.7, wide, rng.integers(0, 6, n).astype(dtype)).reshape(shape)
+    x = (rng.standard_normal(n) * 100).astype(np.float32).astype(dtype)
+    special = rng.random(n)
+    x[special < 0.05] = 0.0
+    x[(special >= 0.05) & (special < 0.1)] = -0.0
+    x[(special >= 0.1) & (special < 0.12)] = np.inf
+    x[(special >= 0.12) & (special < 0.14)] = -np.inf
+    nans = np.flatnonzero((special >= 0.14) & (special < 0.17))
+    raw = x.view(f"u{dtype.itemsize}")
+    quiet = np.array(np.nan, dtype).view(raw.dtype)
+    sign = raw.dtype.type(1) << raw.dtype.type(8 * dtype.itemsize - 1)
+    raw[nans] = quiet | (nans % 3).astype(raw.dtype) | np.where(nans % 2 == 1, sign, 0).astype(raw.dtype)
+    return x.reshape(shape)
+
+
+def _check(rocm, host, descending):
+    x = cw.asarray(host, device=rocm)
+    want_idx = ordering.argsort(host, host.ndim - 1, descending, True)
+    raw = np.dtype(f"u{host.dtype.itemsize}")
+    want = np.take_along_axis(host, want_idx, host.ndim - 1).view(raw)
+    np.testing.assert_array_equal(cw.to_numpy(cw.argsort(x, descending=descending)), want_idx)
+    np.testing.assert_array_equal(cw.to_numpy(cw.sort(x, descending=descending)).view(raw), want)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+def test_every_dtype_at_sizes_around_powers_of_two(rocm, dtype):
+    for n in (0, 1, 2047, 2048, 2049, 65535, 65537, 100_003, 300_007, (1 << 22) + 1):
+        host = _data(dtype, (n,), n)
+        _check(rocm, host, False)
+        _check(rocm, host, True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16], ids=lambda d: np.dtype(d).name)
+def test_rows_of_a_square(rocm, dtype):
+    host = _data(dtype, (4096, 4096), 4)
+    _check(rocm, host, False)
+    _check(rocm, host, True)
+    _check(rocm, host[:100, :1000], True)  # rows of one tile, from a strided view

@@ -1,0 +1,159 @@
+"""The rocm backend's radix sort (families/sort.py, hip/sort.hip), run on the CPU end to end
+through the backend's host code and its kernels compiled for the host (host_exec.py),
+against the cpu backend's stable sort (NumPy's, descending as its reverse with ties in
+their order): every sortable dtype, empty to multi-range rows, NaN and -0.0, descending,
+batched rows and strided views; values compared bit for bit (zeros' signs, NaN payloads).
+
+Built with 2 keys per thread (a tile of 512) so that short rows already take the
+multi-tile, multi-range passes; one build with the kernels' own tile checks that size."""
+
+import numpy as np
+import pytest
+
+from candlewick import dtypes as dt
+from candlewick.layout import Layout
+from cpu_backend import ordering
+from host_exec import build, device_factory
+from rocm_backend import ops
+from rocm_backend.abi import structs
+from rocm_backend.families import sort as sort_family
+
+SMALL_ITEMS = 2
+DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
+
+
+def _lib(tmp, items):
+    specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out")]
+    return build(tmp, ["sort.hip"], specs, defines=[f"CW_RADIX_ITEMS {items}"])
+
+
+@pytest.fixture(scope="module")
+def small_lib(tmp_path_factory):
+    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS)
+
+
+@pytest.fixture(scope="module")
+def full_lib(tmp_path_factory):
+    return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS)
+
+
+def _device(lib, monkeypatch, tmp_path, items):
+    monkeypatch.setattr(sort_family, "TILE", structs.RADIX_BLOCK * items)
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)
+
+
+@pytest.fixture
+def dev(small_lib, monkeypatch, tmp_path):
+    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
+
+
+def _data(dtype, shape, rng):
+    """Values with many ties; floats with NaNs (two payloads, both signs), -0.0 and 0.0, infs."""
+    n = int(np.prod(shape))
+    if dtype.is_bool:
+        return rng.random(shape) < 0.5
+    npd = dtype.numpy
+    if dtype.is_floating:
+        x = rng.integers(-20, 20, n).astype(np.float32) * np.float32(0.5)
+        x = x.astype(npd)
+        x[rng.random(n) < 0.1] = -0.0
+        special = rng.random(n)
+        x[special < 0.03] = np.inf
+        x[(special >= 0.03) & (special < 0.06)] = -np.inf
+        nan_at = np.flatnonzero((special >= 0.06) & (special < 0.1))
+        bits = x.view(np.uint16 if npd.itemsize == 2 else np.uint32 if npd.itemsize == 4 else np.uint64)
+        for k, i in enumerate(nan_at):  # quiet NaNs of both signs and two payloads
+            bits[i] = np.array(np.nan, npd).view(bits.dtype) | (k % 2) | ((k % 3 == 0) << (8 * npd.itemsize - 1))
+        return x.reshape(shape)
+    info = np.iinfo(npd)
+    wide = rng.integers(info.min, info.max, n, dtype=npd, endpoint=True)
+    narrow = rng.integers(max(info.min, -5), 6, n).astype(npd)
+    return np.where(rng.random(n) < 0.5, wide, narrow).reshape(shape)
+
+
+def _check(dev, base, view, axis, descending, every_call=True):
+    """sort's values (bitwise) and indices against the cpu backend's stable sort; with
+    ``every_call``, argsort's and sort_values' too (the same passes, other outputs)."""
+    item = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(s // item for s in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
+    s = dev.storage_from_host(base)
+    want_idx = ordering.argsort(view, axis, descending, True)
+    want = np.take_along_axis(view, want_idx, axis)
+    out = Layout.contiguous(view.shape)
+    values, idx = s.sort(layout, axis, descending, True)
+    raw = np.dtype(f"u{item}") if item > 1 else np.uint8
+    np.testing.assert_array_equal(idx.to_host(out), want_idx)
+    np.testing.assert_array_equal(values.to_host(out).view(raw), want.view(raw))
+    if not every_call:
+        return
+    np.testing.assert_array_equal(s.argsort(layout, axis, descending, False).to_host(out), want_idx)
+    np.testing.assert_array_equal(s.sort_values(layout, axis, descending, False).to_host(out).view(raw),
+                                  want.view(raw))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("descending", [False, True])
+def test_every_dtype_short_and_multi_range_rows(dev, dtype, descending):
+    rng = np.random.default_rng(hash((dtype.name, descending)) % 2**32)
+    for length in (1, 7, 512, 3 * 512 + 1):  # one tile; several ranges of several tiles
+        x = _data(dtype, (length,), rng)
+        _check(dev, x, x, 0, descending, length < 1000)
+
+
+@pytest.mark.parametrize("length", [0, 1, 2, 255, 511, 512, 513, 1023, 1025, 4097])
+def test_lengths_around_tiles_float32(dev, length):
+    rng = np.random.default_rng(length)
+    x = _data(dt.float32, (length,), rng)
+    for descending in (False, True):
+        _check(dev, x, x, 0, descending, length < 1000)
+
+
+@pytest.mark.parametrize("dtype, length", [(dt.float32, 20_011), (dt.int16, 16_385)], ids=str)
+def test_tens_of_tiles(dev, dtype, length):  # 10^5 and more: tests/rocm/gpu/test_radix_sort.py
+    x = _data(dtype, (length,), np.random.default_rng(3))
+    _check(dev, x, x, 0, dtype is dt.int16, False)
+
+
+@pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
+                                         ((40, 5), 1)])
+def test_batched_rows_along_any_axis(dev, shape, axis):
+    rng = np.random.default_rng(sum(shape))
+    for dtype in (dt.float32, dt.int8):
+        x = _data(dtype, shape, rng)
+        _check(dev, x, x, axis, False, False)
+        _check(dev, x, x, axis, True, False)
+
+
+def test_strided_and_offset_views(dev):
+    x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
+    _check(dev, x, x[1::2, ::-3], 1, False, False)
+    _check(dev, x, x[::-1, 5:100:2], 0, True, False)
+
+
+def test_all_equal_and_presorted_rows(dev):
+    for x in (np.zeros(2000, np.float32), np.full(2000, -0.0, np.float32), np.arange(2000, dtype=np.int32),
+              np.arange(2000, dtype=np.int32)[::-1].copy(), np.full(1500, np.nan, np.float64)):
+        _check(dev, x, x, 0, False, False)
+        _check(dev, x, x, 0, True, False)
+
+
+def test_long_rows_take_the_passes_and_short_rows_one_launch(dev, monkeypatch, tmp_path, small_lib):
+    rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
+    x = _data(dt.float32, (3, 2000), np.random.default_rng(1))
+    device.storage_from_host(x).sort(Layout.contiguous(x.shape), 1, False, True)
+    names = [name for name, _, _ in rt.launches]
+    assert names == ["radix_keys_float32"] + ["radix_hist_k4", "radix_scan", "radix_scatter_k4"] * 4 + \
+        ["radix_out_b4"]
+    rt.launches.clear()
+    device.storage_from_host(x[:, :500].copy()).sort(Layout.contiguous((3, 500)), 1, False, True)
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
+
+
+def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
+    device = _device(full_lib, monkeypatch, tmp_path, structs.RADIX_ITEMS)[1]
+    rng = np.random.default_rng(2)
+    for dtype, shape in ((dt.float32, (3, 2048)), (dt.int64, (2, 2049)), (dt.float16, (6000,)), (dt.bool_, (5000,))):
+        x = _data(dtype, shape, rng)
+        _check(device, x, x, x.ndim - 1, False, False)
+        _check(device, x, x, x.ndim - 1, True, False)
