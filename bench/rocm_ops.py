@@ -270,14 +270,14 @@ def main(argv=None):
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
     figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}, "sort": {}}
     peaks = harness.PeakTable(device=libs[0].dev, torch=found.get("torch"))
-    sort_rows = tuple(int(v) for v in args.sort_rows.split("x"))
+    sort_sizes, sort_rows = [int(k) for k in args.sort_sizes.split(",")], tuple(int(v) for v in args.sort_rows.split("x"))
     sections = (("compile", lambda: bench_compile(figures["compile"])),
                 ("tiny", lambda: bench_tiny(libs, figures["tiny"], peaks)),
                 ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"], peaks,
                                                       [1 << int(s) for s in args.sizes.split(",")])),
                 ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)),
-                ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, [int(k) for k in args.sort_sizes.split(",")],
-                                                      sort_rows, args.sort_dtype_size)))
+                ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, sort_sizes, sort_rows,
+                                                      args.sort_dtype_size)))
     for name, run in sections:
         t0 = time.perf_counter()
         try:

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from candlewick import dtypes as dt
+from candlewick import registry
 from candlewick.layout import Layout
-from cpu_backend import ordering
 from host_exec import build, device_factory
 from rocm_backend import ops
 from rocm_backend.abi import structs
@@ -78,9 +78,9 @@ def _check(dev, base, view, axis, descending, every_call=True):
     layout = Layout(view.shape, tuple(s // item for s in view.strides),
                     (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
     s = dev.storage_from_host(base)
-    want_idx = ordering.argsort(view, axis, descending, True)
-    want = np.take_along_axis(view, want_idx, axis)
     out = Layout.contiguous(view.shape)
+    want_idx = registry.get_device("cpu").storage_from_host(base).argsort(layout, axis, descending, True).to_host(out)
+    want = np.take_along_axis(view, want_idx, axis)
     values, idx = s.sort(layout, axis, descending, True)
     raw = np.dtype(f"u{item}") if item > 1 else np.uint8
     np.testing.assert_array_equal(idx.to_host(out), want_idx)
