@@ -2,8 +2,9 @@
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
 NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
-at most one tile (``TILE`` keys) is sorted by one block in shared memory, every 4-bit digit
-in turn, in one launch. Longer rows take one pass per 8-bit digit, three launches each:
+at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
+in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
+then by row). Longer rows take one pass per 8-bit digit, three launches each:
 each block counts the digits of its range of a row, one block per row turns the counts into
 first places (digit by digit, range by range), and each block sorts its range tile by tile
 in shared memory and writes each digit's run to its places. Every pass is stable and the
@@ -57,7 +58,8 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
     if length <= TILE:
         order = device.storage_type.empty(device, dt.uint32, n)
-        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(rows, GRID_LOOP_CAP), None,
+        tiles = -(-rows // (TILE // length))  # rows per tile: TILE // length
+        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(tiles, GRID_LOOP_CAP), None,
                                RADIX_ARGS, (keys.ptr, 0, 0, order.ptr, 0, length, rows, length, 1, 0, bits))
     else:
         order = _passes(device, keys, key_bytes, bits, rows, length)

@@ -162,12 +162,16 @@ __device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32
 // and 16 threads' same entry fall in different banks
 #define CW_RADIX_SLOT(e) ((e) + ((e) >> 4))
 
-// One stable counting pass over a tile in shared memory by the 4 bits at `shift`: thread t
-// holds keys t*ITEMS.. (consecutive), counts them per digit in its own column of cnt
-// (digit-major), whose exclusive scan gives each (digit, thread) its first place; each key
-// then goes to the next place of its (digit, thread).
+// One stable counting pass over a tile in shared memory by the 4 bits at `shift` of each
+// key (row_len 0) or of its row in the tile (its idx / row_len: rows of several keys share a
+// tile): thread t holds keys t*ITEMS.. (consecutive), counts them per digit in its own
+// column of cnt (digit-major), whose exclusive scan gives each (digit, thread) its first
+// place; each key then goes to the next place of its (digit, thread).
+template <class K> __device__ inline cw_u32 cw_radix_digit(K k, cw_u32 x, int shift, cw_u32 row_len) {
+    return (row_len ? (x / row_len) >> shift : (cw_u32)(k >> shift)) & 15u;
+}
 template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
-                                                             cw_u32* group, int shift) {
+                                                             cw_u32* group, int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
     K k[CW_RADIX_ITEMS];
     cw_u32 x[CW_RADIX_ITEMS];
@@ -176,7 +180,7 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
         k[i] = key[t * CW_RADIX_ITEMS + i];
         x[i] = idx[t * CW_RADIX_ITEMS + i];
-        cnt[CW_RADIX_SLOT(((cw_u32)(k[i] >> shift) & 15u) * CW_RADIX_BLOCK + t)] += 1u;
+        cnt[CW_RADIX_SLOT(cw_radix_digit(k[i], x[i], shift, row_len) * CW_RADIX_BLOCK + t)] += 1u;
     }
     __syncthreads();
     cw_u32 sum = 0u;
@@ -190,28 +194,37 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
-        cw_u32 p = cnt[CW_RADIX_SLOT(((cw_u32)(k[i] >> shift) & 15u) * CW_RADIX_BLOCK + t)]++;
+        cw_u32 p = cnt[CW_RADIX_SLOT(cw_radix_digit(k[i], x[i], shift, row_len) * CW_RADIX_BLOCK + t)]++;
         key[p] = k[i];
         idx[p] = x[i];
     }
     __syncthreads();
 }
 
-// Rows of L <= CW_RADIX_TILE keys, one block each, every pass in shared memory: writes the
-// sorted positions (idx_out) only; cw_radix_out gathers the values from the source.
+// Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
+// R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
+// the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
+// Writes the positions in the row (idx_out) only; cw_radix_out gathers the values.
 template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
     __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
     const K* kin = (const K*)a.keys_in;
     cw_u32* out = (cw_u32*)a.idx_out;
-    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
+    const cw_u32 L = (cw_u32)a.L, per_tile = CW_RADIX_TILE / L;
+    int row_bits = 0;  // bits of the largest row number in a tile, padding's included
+    while (((CW_RADIX_TILE - 1u) / L) >> row_bits) ++row_bits;
+    for (cw_i64 r0 = (cw_i64)blockIdx.x * per_tile; r0 < a.rows; r0 += (cw_i64)gridDim.x * per_tile) {
+        const cw_i64 nr = a.rows - r0 < per_tile ? a.rows - r0 : per_tile;
+        const int m = (int)(nr * L);
         for (int p = threadIdx.x; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
-            key[p] = p < a.L ? kin[r * a.L + p] : ~(K)0;  // padding sorts after every key
+            key[p] = p < m ? kin[r0 * L + p] : ~(K)0;  // padding sorts after every key
             idx[p] = (cw_u32)p;
         }
         __syncthreads();
         for (int s = 0; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
-        for (int p = threadIdx.x; p < a.L; p += CW_RADIX_BLOCK) out[r * a.L + p] = idx[p];
+        if (nr > 1)
+            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
+        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) out[r0 * L + p] = idx[p] % L;
         __syncthreads();
     }
 }

@@ -116,7 +116,7 @@ def test_tens_of_tiles(dev, dtype, length):  # 10^5 and more: tests/rocm/gpu/tes
 
 
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
-                                         ((40, 5), 1)])
+                                         ((40, 5), 1), ((700, 3), 1)])
 def test_batched_rows_along_any_axis(dev, shape, axis):
     rng = np.random.default_rng(sum(shape))
     for dtype in (dt.float32, dt.int8):
@@ -148,12 +148,17 @@ def test_long_rows_take_the_passes_and_short_rows_one_launch(dev, monkeypatch, t
     rt.launches.clear()
     device.storage_from_host(x[:, :500].copy()).sort(Layout.contiguous((3, 500)), 1, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
+    rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
+    device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
+    device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
+    assert [grid for name, grid, _ in rt.launches if name == "radix_rows_k4"] == [(1, 1), (5, 1)]
 
 
 def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
     device = _device(full_lib, monkeypatch, tmp_path, structs.RADIX_ITEMS)[1]
     rng = np.random.default_rng(2)
-    for dtype, shape in ((dt.float32, (3, 2048)), (dt.int64, (2, 2049)), (dt.float16, (6000,)), (dt.bool_, (5000,))):
+    for dtype, shape in ((dt.float32, (3, 2048)), (dt.int64, (2, 2049)), (dt.float16, (6000,)), (dt.bool_, (5000,)),
+                          (dt.float32, (300, 7))):
         x = _data(dtype, shape, rng)
         _check(device, x, x, x.ndim - 1, False, False)
         _check(device, x, x, x.ndim - 1, True, False)
