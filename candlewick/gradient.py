@@ -71,9 +71,10 @@ def _one_axis(f, axis, step, uniform, edge_order):
             right = (0.5 * part(n - 3, n - 2) - 2.0 * part(n - 2, n - 1) + 1.5 * part(n - 1, n)) / step
         return concat([left, inner, right], axis=axis)
     dx1, dx2 = step[:-1], step[1:]
-    a = -dx2 / (dx1 * (dx1 + dx2))
-    b = (dx2 - dx1) / (dx1 * dx2)
-    c = dx1 / (dx2 * (dx1 + dx2))
+    with np.errstate(all="ignore"):  # repeated coordinates: IEEE's inf/nan, silently as candlewick's arithmetic
+        a = -dx2 / (dx1 * (dx1 + dx2))
+        b = (dx2 - dx1) / (dx1 * dx2)
+        c = dx1 / (dx2 * (dx1 + dx2))
     inner = _column(a, f, axis) * part(0, n - 2) + _column(b, f, axis) * part(1, n - 1) + _column(c, f, axis) * part(2, n)
     if edge_order == 1:
         left = (part(1, 2) - part(0, 1)) / float(step[0])

@@ -292,6 +292,8 @@ def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_
 
 def _atleast(ndim):
     def call(*arys):
+        if not all(isinstance(x, ArrayBase) for x in arys):
+            return NOT_MINE  # (NumPy's conversion of a list or a scalar among them)
         grown = []
         for x in arys:
             while x.ndim < ndim:

@@ -135,6 +135,9 @@ class Stream:
         """Record ``event`` (a new one, without timing, when None) on this stream; return it."""
         if event is None:
             event = Event(self.device, enable_timing=False)
+        elif not isinstance(event, Event):
+            raise ArgumentTypeError(f"Stream.record_event: event must be a candlewick.Event or None, "
+                                    f"got {short_repr(event)}")
         event.record(self)
         return event
 
@@ -200,6 +203,8 @@ class Event:
 
     def wait(self, stream: Stream | None = None) -> None:
         """Make ``stream`` (None: the current one) wait for this event (on the device)."""
+        if stream is not None and not isinstance(stream, Stream):
+            raise ArgumentTypeError(f"Event.wait: stream must be a candlewick.Stream or None, got {short_repr(stream)}")
         (current_stream(self.device) if stream is None else stream).wait_event(self)
 
     def synchronize(self) -> None:

@@ -37,15 +37,19 @@ import numpy as np
 from hypothesis import strategies as st
 
 import candlewick as cw
+from candlewick import numpy_creation, numpy_functions
 from candlewick.errors import CandlewickError, UnsupportedOperation, short_repr
 
 DOCUMENTED = (CandlewickError,)
 #: targets whose success writes into their first argument (self, or shuffle's array; the Array methods sort and fill)
 WRITES_SELF = re.compile(r"^(Array\.(__setitem__|__i[a-z]+__|sort|fill)|(random|Generator)\.shuffle)$")
+#: callables that may write any array argument: a custom kernel's outputs given as
+#: arguments, a RawKernel's pointers
+WRITES_ARGUMENTS = re.compile(r"^(ElementwiseKernel|ReductionKernel|RawKernel)\.__call__$")
 CALL_TIMEOUT_S = 20.0
 EXTRA_DTYPES = ("float16", "bfloat16")
 #: functions the reference cpu backend documents as unsupported there
-CPU_LACKS = ("set_memory_limit",)
+CPU_LACKS = ("set_memory_limit", "RawKernel.__call__", "RawKernel.compile")
 ALL_DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                    "uint64", "float16", "bfloat16", "float32", "float64", "complex64", "complex128")
 
@@ -134,6 +138,10 @@ def public_targets():
         targets.append((f"Generator.{name}", getattr(generator, name)))
     for name in array_method_names():
         targets.append((f"Array.{name}", _array_method(name)))
+    for cls_name, (_, family) in INSTANCES.items():
+        cls = getattr(cw, cls_name)
+        for method in sorted(n for n, v in vars(cls).items() if callable(v) and (n == "__call__" or not n.startswith("_"))):
+            targets.append((f"{cls_name}.{method}", _instance_method(cls_name, method)))
     info = cw.__array_namespace_info__()
     for name in sorted(n for n in dir(info) if not n.startswith("_") and callable(getattr(info, n))):
         targets.append((f"info.{name}", getattr(info, name)))
@@ -151,6 +159,8 @@ def family_of(name):
         return "settings"
     if head == "Generator":
         return "random"
+    if head in INSTANCES and "." in name:
+        return INSTANCES[head][1]
     if head == "Array" and "." in name:
         method = name.split(".", 1)[1]
         if method in ("__getitem__", "__setitem__"):
@@ -183,21 +193,17 @@ NUMPY_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide, np.floor_divid
                 np.left_shift, np.equal, np.less, np.matmul, np.divmod, np.frexp, np.modf, np.ldexp,
                 np.arctan2, np.hypot, np.invert, np.absolute, np.rint, np.conjugate, np.remainder)
 UFUNC_METHODS = ("__call__", "__call__", "__call__", "reduce", "reduce", "accumulate", "reduceat", "outer", "at")
-#: NumPy functions: those candlewick answers itself (numpy_protocols' table) and others
-#: that NumPy runs on host copies
-NUMPY_FUNCTIONS = (np.sum, np.prod, np.max, np.min, np.any, np.all, np.std, np.var, np.mean, np.argmax,
-                   np.argmin, np.transpose, np.concatenate, np.stack, np.reshape, np.squeeze, np.where,
-                   np.expand_dims, np.broadcast_to, np.clip, np.cumsum, np.cumprod, np.tensordot, np.zeros_like,
-                   np.ones_like, np.empty_like, np.full_like, np.astype, np.sort, np.argsort, np.shape, np.ndim,
-                   np.size, np.nansum, np.nanmean, np.nanvar, np.nanstd, np.nanmax, np.nanmin, np.diff, np.tile,
-                   np.repeat, np.unique, np.isin, np.round, np.take, np.einsum, np.dot, np.allclose,
-                   np.array_equal, np.may_share_memory, np.pad, np.median, np.histogram, np.average,
-                   # the rest of numpy_functions' table
-                   np.amax, np.amin, np.ravel, np.moveaxis, np.swapaxes, np.flip, np.roll, np.around,
-                   np.broadcast_arrays, np.copy, np.take_along_axis, np.nonzero, np.count_nonzero, np.searchsorted,
-                   np.real, np.imag, np.iscomplexobj, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.result_type,
-                   np.nanprod, np.nanargmax, np.nanargmin, np.nancumsum, np.nancumprod, np.quantile, np.percentile,
-                   np.nanquantile, np.nanpercentile, np.nanmedian, np.gradient)
+#: NumPy functions: every one candlewick answers itself (numpy_functions' table, read so
+#: that an entry added there is fuzzed without an edit here) and others that NumPy runs on
+#: host copies
+NUMPY_FUNCTIONS = tuple(dict.fromkeys(
+    (np.concatenate, np.stack, np.unique, np.allclose, np.array_equal, np.may_share_memory, np.histogram,
+     np.average, np.median, np.pad, np.einsum, np.dot, np.isin, np.diff, np.tile, np.repeat)
+    + tuple(sorted(numpy_functions.FUNCTIONS, key=lambda f: getattr(f, "__name__", repr(f))))))
+#: NumPy's creation functions with ``like=`` a candlewick array (NEP 35, numpy_creation's
+#: table), without the file readers (the fuzz reads no files)
+NUMPY_CREATION = tuple(sorted((f for f in numpy_creation.CREATION if f not in (np.fromfile, np.loadtxt, np.genfromtxt)),
+                              key=lambda f: f.__name__))
 
 
 def _numpy_ufunc_call(ufunc, method, *inputs, **kwargs):
@@ -216,14 +222,58 @@ def _numpy_array_call(obj, *args, **kwargs):
     return np.array(obj, *args, **kwargs)
 
 
+def _numpy_creation_call(func, *args, **kwargs):
+    """``func(*args, like=array, ...)``: NumPy asks ``like``'s ``__array_function__``."""
+    return func(*args, **kwargs)
+
+
 def numpy_targets():
     """NumPy's entry points with candlewick arrays among the operands: a ufunc through any
-    method (``__array_ufunc__``), a NumPy function (``__array_function__``), and
-    ``numpy.array``/``numpy.asarray`` (``__array__``, with dtype and copy)."""
-    for fn, kind in ((_numpy_ufunc_call, "ufunc"), (_numpy_function_call, "function"), (_numpy_array_call, "array")):
+    method (``__array_ufunc__``), a NumPy function (``__array_function__``), a creation
+    function with ``like=`` (NEP 35), and ``numpy.array``/``numpy.asarray`` (``__array__``,
+    with dtype and copy)."""
+    kinds = {"numpy.ufunc": (_numpy_ufunc_call, "ufunc"), "numpy.function": (_numpy_function_call, "function"),
+             "numpy.creation": (_numpy_creation_call, "creation"), "numpy.array": (_numpy_array_call, "array")}
+    for fn, kind in kinds.values():
         fn._numpy_kind = kind
-    return [("numpy.ufunc", _numpy_ufunc_call), ("numpy.function", _numpy_function_call),
-            ("numpy.array", _numpy_array_call)]
+    return [(name, fn) for name, (fn, _) in kinds.items()]
+
+
+#: the namespace's classes whose instances' methods are fuzzed too: class name -> (a
+#: factory of a working instance, its family in the record). A class of the namespace
+#: (in ``__all__``) is fuzzed as a constructor anyway; this reaches what its objects do.
+INSTANCES = {
+    "Stream": (lambda: cw.Stream(), "streams and events"),
+    "Event": (lambda: cw.Event(), "streams and events"),
+    "ElementwiseKernel": (lambda: cw.ElementwiseKernel("T x, T y", "T z", "z = x * y + 1;", "fuzz_fma"),
+                          "custom kernels"),
+    "ReductionKernel": (lambda: cw.ReductionKernel("T x", "T y", "x * x", "a + b", "y = a;", "0", "fuzz_sumsq"),
+                        "custom kernels"),
+    "RawKernel": (lambda: cw.RawKernel('extern "C" __global__ void fuzz_one(float* x) { x[0] = 1.0f; }', "fuzz_one"),
+                  "custom kernels"),
+}
+_INSTANCES: dict = {}
+
+
+def _instance_method(cls_name, method):
+    """A callable calling ``method`` of one instance of ``cls_name`` made on the default
+    device of the call (kept per device: calls on it meet what earlier calls left)."""
+    def call(*args, **kwargs):
+        device = cw.get_device(None)
+        key = (cls_name, str(device))
+        if key not in _INSTANCES:
+            _INSTANCES[key] = INSTANCES[cls_name][0]()
+        target = _INSTANCES[key]
+        return target(*args, **kwargs) if method == "__call__" else getattr(target, method)(*args, **kwargs)
+
+    call.__name__ = method
+    try:  # the method's own parameters, without self
+        params = list(inspect.signature(getattr(getattr(cw, cls_name), method)).parameters.values())[1:]
+        call.__signature__ = inspect.Signature(params)
+    except (TypeError, ValueError):
+        pass
+    return call
+
 
 def _array_method(name):
     def call(self, *args, **kwargs):
@@ -567,6 +617,12 @@ def numpy_call_arguments(kind):
             if not any(isinstance(v, cw.Array) for v in inputs):
                 inputs.insert(draw(st.integers(0, len(inputs))), draw(arrays))
             return [ufunc, method] + inputs, kwargs
+        if kind == "creation":
+            func = draw(st.sampled_from(NUMPY_CREATION))
+            kwargs["like"] = draw(st.one_of(arrays, arrays, arrays, bad))
+            shape_like = st.one_of(st.integers(-1, 4), st.tuples(st.integers(0, 3), st.integers(0, 3)), INTS)
+            args = [draw(st.one_of(shape_like, arrays, st.lists(st.integers(-3, 3), max_size=4), bad))]
+            return args + [draw(operand) for _ in range(draw(st.integers(0, 2)))], kwargs
         func = draw(st.sampled_from(NUMPY_FUNCTIONS))
         first = draw(st.one_of(arrays, st.lists(arrays, min_size=1, max_size=3)))
         rest = [draw(operand) for _ in range(draw(st.integers(0, 2)))]
@@ -626,15 +682,28 @@ def invoke_checked(name, fn, args, kwargs, sync=None):
             signal.signal(signal.SIGALRM, previous)
             if name == "set_default_device":
                 cw.set_default_device(None)
+            if name == "set_memory_limit":  # a limit left set would refuse the calls after it
+                _lift_memory_limits()
             _restore_settings(settings)
     # NumPy's own warnings where candlewick handed a NumPy call to NumPy are NumPy's answer
     messages = [f"{w.category.__name__}: {w.message}" for w in caught
                 if not (name.startswith("numpy.") and _numpy_answered(w.filename, w.lineno))]
     targets = [args[0]] if exc is None and WRITES_SELF.match(name) and args else []
+    if exc is None and WRITES_ARGUMENTS.match(name):
+        targets += list(_arrays_in(args))
     out = _out_argument(fn, args, kwargs) if exc is None else None
     if isinstance(out, cw.Array):  # NumPy's out= is written by design
         targets.append(out)
     return exc, result, messages, _changed_inputs(before, targets)
+
+
+def _lift_memory_limits():
+    for backend in (b for b in cw.backends() if b.available):
+        for index in range(backend.device_count):
+            try:
+                cw.set_memory_limit(None, f"{backend.name}:{index}")
+            except CandlewickError:  # a device that takes no limit (cpu)
+                pass
 
 
 def _out_argument(fn, args, kwargs):

@@ -116,6 +116,16 @@ def _known_calls():
         ("random.permutation", cw.random.permutation, (np.ones((2, 2)),), {"axis": None}),
         ("Generator.shuffle", cw.random.Generator(0).shuffle, (cw.zeros((2, 2), dtype=cw.uint8), np.ones((2, 2))), {}),
         ("random.integers", cw.random.integers, (cw.asarray([[0]], dtype=cw.int32),), {"high": int}),
+        # the fuzz of the API landed on 2026-11-29 (streams, custom kernels, NumPy's names):
+        # an argument of another type met an attribute lookup; a list among np.atleast_3d's
+        # operands; repeated coordinates' divisions by zero warned from NumPy
+        ("Stream.record_event", lambda event: cw.Stream("cpu").record_event(event), (cw.asarray(True),), {}),
+        ("Event.wait", lambda stream: cw.Event("cpu").wait(stream), ("nope",), {}),
+        ("numpy.function", _numpy_function_call,
+         (np.atleast_3d, [cw.ones(0, dtype=cw.int8), cw.asarray([1, 2], dtype=cw.int16)], cw.ones(0, dtype=cw.int32)),
+         {}),
+        ("gradient", cw.gradient, (cw.asarray([[3.0, 2.0, float("inf")], [0.0, 1.0, 1.0], [float("inf"), 1.0, 2.0]]),
+                                   cw.asarray([0, 0, 2], dtype=cw.uint32), cw.asarray([0, 0, 2], dtype=cw.uint32)), {}),
     ]
 
 
