@@ -60,11 +60,15 @@ def log1p(z):
 
 def expm1(z):
     """expm1; for complex z with an infinite or NaN part, exp(z) - 1, which carries the
-    Array API's special values (NumPy's complex expm1 gives NaN+NaNj for inf+NaNj)."""
+    Array API's special values (NumPy's complex expm1 gives NaN+NaNj for inf+NaNj). A
+    zero imaginary part stays exact, as the standard's ``+infinity + 0j`` for ``inf + 0j``
+    (NumPy computes it as exp(a) * sin(0): NaN once exp(a) overflows)."""
     if z.dtype.kind != "c":
         return np.expm1(z)
     with np.errstate(all="ignore"):
-        return np.where(np.isfinite(z), np.expm1(z), np.exp(z) - 1)
+        values = np.array(np.where(np.isfinite(z), np.expm1(z), np.exp(z) - 1))
+    np.copyto(values.imag, np.imag(z), where=np.imag(z) == 0)  # (the zero's sign too)
+    return values
 
 
 # op -> (function on float64 / complex128, tolerance); zero_sign lists ops whose

@@ -273,6 +273,29 @@ def test_int_pow_oracle_is_exact_in_its_dtype():
         np.testing.assert_array_equal(got, np.power(base, np.array([5, 7, 9], dtype=name)))
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_expm1_of_a_real_value_keeps_its_zero_imaginary_part(dtype):
+    # NumPy computes exp(a) * sin(0): NaN once exp(a) overflows; the standard's inf + 0j
+    # for expm1(inf + 0j) and both backends keep the zero (found by the thorough profile)
+    z = np.array([710 + 0j, complex(3, -0.0), complex(float("nan"), 0.0)], dtype=dtype)
+    reference = elementwise_reference.expm1(z.astype(np.complex128))
+    np.testing.assert_array_equal(np.signbit(reference.imag), [False, True, False])
+    assert np.all(reference.imag == 0)
+    out = to_np(cw.expm1(cw.asarray(z)))
+    np.testing.assert_array_equal(out.imag, z.imag)
+    np.testing.assert_array_equal(np.signbit(out.imag), np.signbit(z.imag))
+    assert out.real[0] == np.inf and strict_oracle("expm1", xs.expm1, xs.asarray(z))[1].imag[0] == 0
+
+
+def test_the_oracle_rounds_a_python_scalar_to_the_arrays_dtype_first():
+    # the standard converts the scalar to the array's dtype: 2**24 + 1 is 2**24 in
+    # complex64, and 1j ** 2**24 is 1 (the oracle computed with the exact scalar: i)
+    x = cw.asarray(1j, dtype=cw.complex64)
+    ref = strict_oracle("pow", xs.pow, xs.asarray(1j, dtype=xs.complex64), 16777217.0)
+    assert_matches_oracle(cw.pow(x, 16777217.0), ref, what="pow: ")
+    assert abs(complex(ref[1]) - 1) < 1e-6
+
+
 # --- settings with arrays and deep sequences: candlewick errors, bounded messages -----------
 
 def _deep(depth):
