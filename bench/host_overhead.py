@@ -35,28 +35,7 @@ import op_profile  # noqa: E402
 import sort_sweep  # noqa: E402
 
 
-def calibrate(fn, budget=0.02, timer=timeit.default_timer):
-    """Calls per timing run so that one run takes about ``budget`` seconds."""
-    fn()
-    number = 1
-    while timeit.timeit(fn, number=number, timer=timer) < budget / 4 and number < 1 << 20:
-        number *= 4
-    return number
-
-
-def interleaved(fns, rounds=9, timer=timeit.default_timer):
-    """Seconds per call of each function: the minimum over ``rounds`` runs, the peers
-    measured in turn within each round so that machine drift hits them alike (the
-    minimum is the figure least disturbed by other load, as timeit's docs advise).
-    ``timer``: the clock (wall time by default; ``time.process_time`` counts only this
-    process's CPU time)."""
-    numbers = {k: calibrate(f, timer=timer) for k, f in fns.items()}
-    best = {k: float("inf") for k in fns}
-    order = list(fns)
-    for r in range(rounds):
-        for k in order[r % len(order):] + order[:r % len(order)]:
-            best[k] = min(best[k], timeit.timeit(fns[k], number=numbers[k], timer=timer) / numbers[k])
-    return best
+calibrate, interleaved = harness.calibrate, harness.interleaved
 
 
 def namespaces():

@@ -18,6 +18,7 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import fit_value, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
+from .inplace import write
 from .layout import Layout
 from .shapes import broadcast_shapes, check_ndim, shape_size
 
@@ -196,5 +197,6 @@ def _mask_setitem(x, mask, value):
     vlayout = vlayout.broadcast_to(shape)
     m = mask._layout
     cond = Layout(shape, m.strides + (0,) * (len(shape) - k), m.offset)
-    new = mask._storage.where(cond, value._storage, vlayout, x._storage, x._layout)
-    x._storage.assign(x._layout, new, contiguous_layout(shape))
+    # where(mask, value, x) written into x: only the masked elements change
+    write(x, x._dtype, shape, x._device, "__setitem__", "where", (), mask._storage, cond,
+          (value._storage, vlayout, x._storage, x._layout))

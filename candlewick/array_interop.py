@@ -1,4 +1,4 @@
-"""An array meeting NumPy and other libraries: ``__array__`` (host memory only), NumPy's
+"""An array meeting NumPy and other libraries: ``__array__`` (NumPy 2's copy contract), NumPy's
 dispatch protocols (NEP 13/18: ``numpy_protocols``), ``__array_namespace__`` and DLPack
 export (``dlpack_export``). ``HostInterop`` is a base class of ``candlewick.Array``.
 """
@@ -14,9 +14,10 @@ from . import dtypes as _dt
 from ._core import ArrayBase
 from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+from .errors import ArgumentTypeError, ArgumentValueError, CopyRequiredError, DTypeError, short_repr
 from .host_copy import get_implicit_host_copy
-from .numpy_protocols import array_function, array_ufunc
+from .numpy_out import array_ufunc
+from .numpy_writes import array_function
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -30,19 +31,33 @@ class HostInterop(ArrayBase):
     __slots__ = ()
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> Any:
-        """``numpy.asarray(x)`` of an array in host memory; a GPU array raises TypeError
-        (``candlewick.to_numpy`` copies it explicitly) unless implicit host copies are on
-        (``candlewick.set_implicit_host_copy``, as cubed's Zarr writes need)."""
-        if not holds_host_memory(self._device) and not get_implicit_host_copy():
+        """``numpy.asarray(x)`` by NumPy 2's contract. In host memory (cpu) ``copy=None``
+        and ``copy=False`` share x's memory, as NumPy's own arrays do (a write through the
+        result lands in x; a broadcast view comes out read-only), ``copy=True`` copies;
+        ``copy=False`` raises ``CopyRequiredError`` (a ValueError) where only a copy can
+        convert (a dtype change, memory the host cannot read). A GPU array converts by a
+        copy, and only where implicit host copies are on
+        (``candlewick.set_implicit_host_copy``): else TypeError naming ``candlewick.to_numpy``."""
+        if dtype is not None:
+            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
+            if self._dtype.is_complex and dtype.kind != "c":
+                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
+        host_memory = holds_host_memory(self._device)
+        if copy is not True:
+            shared = _shared_view(self) if host_memory else None
+            if shared is not None and (dtype is None or shared.dtype == dtype):
+                return shared
+            if copy is False:
+                raise CopyRequiredError(
+                    f"__array__: copy=False, but {_why_a_copy(self, shared, dtype)}; convert with "
+                    f"copy=None or copy=True, or candlewick.to_numpy(x), which copies"
+                )
+        if not host_memory and not get_implicit_host_copy():
             raise ArgumentTypeError(
                 f"implicit conversion of a {self._device.name} array to NumPy is not allowed; "
                 f"use candlewick.to_numpy(x) to copy it to the host (or allow implicit copies: "
                 f"candlewick.set_implicit_host_copy(True) or CANDLEWICK_IMPLICIT_HOST_COPY=1)"
             )
-        if dtype is not None:
-            dtype = dtype.numpy if isinstance(dtype, _dt.DType) else _numpy_dtype(dtype)
-            if self._dtype.is_complex and dtype.kind != "c":
-                raise DTypeError(f"__array__: cannot convert {self._dtype.name} to {dtype}; take real() or abs() first")
         host = self._storage.to_host(self._layout)
         if dtype is None:
             return host
@@ -85,6 +100,26 @@ class HostInterop(ArrayBase):
     def __dlpack_device__(self, /) -> tuple[int, int]:
         """The DLPack ``(device type, device id)`` of the array."""
         return array_dlpack_device(self)
+
+
+def _shared_view(x):
+    """NumPy's view of x's memory through the storage's ``host_view`` hook
+    (``backend.HostViewStorage``), or None; read-only where x is a broadcast view (a
+    write would land on one element through several indices)."""
+    hook = getattr(type(x._storage), "host_view", None)
+    shared = None if hook is None else hook(x._storage, x._layout)
+    if shared is not None and 0 in x._layout.strides and x._layout.has_broadcast:
+        shared = shared.view()
+        shared.flags.writeable = False
+    return shared
+
+
+def _why_a_copy(x, shared, dtype):
+    if shared is not None:
+        return f"converting {x._dtype.name} to {dtype} needs a copy"
+    if not holds_host_memory(x._device):
+        return f"the memory of a {x._device.name} array is not host memory, so NumPy cannot share it"
+    return f"the {x._device.backend} backend cannot share this array's memory with NumPy"
 
 
 def _numpy_dtype(dtype):

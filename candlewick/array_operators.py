@@ -16,6 +16,7 @@ from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
+from .inplace import DTypeMismatch, ShapeMismatch
 from .opdefs import BinaryOp, CompareOp
 from .writes import check_writable
 
@@ -125,20 +126,28 @@ def _foreign_operand(other, name, arrays_only=False):
 
 
 def _assign_inplace(target, result, symbol):
+    """``x @= y``: the product (a new array: a matrix product reads every element of x
+    while it writes) assigned into x, which keeps its dtype and shape."""
     check_writable(target, f"x {symbol} y")
     if result._dtype is not target._dtype:
-        raise DTypeError(
-            f"x {symbol} y would change x's dtype from {target._dtype.name} to {result._dtype.name}; "
-            f"in-place operators keep the left operand's dtype"
-        )
+        raise _changed_dtype(symbol, target, result._dtype)
     if result._layout.shape != target._layout.shape:
-        raise ShapeError(
-            f"x {symbol} y would change x's shape from {target._layout.shape} to {result._layout.shape}"
-        )
+        raise _changed_shape(symbol, target, result._layout.shape)
     if result._device is not target._device:
         raise DeviceMismatchError(f"x {symbol} y: operands are on different devices")
     target._storage.assign(target._layout, result._storage, result._layout)
     return target
+
+
+def _changed_dtype(symbol, target, dtype):
+    return DTypeError(
+        f"x {symbol} y would change x's dtype from {target._dtype.name} to {dtype.name}; "
+        f"in-place operators keep the left operand's dtype"
+    )
+
+
+def _changed_shape(symbol, target, shape):
+    return ShapeError(f"x {symbol} y would change x's shape from {target._layout.shape} to {shape}")
 
 
 def _operator_methods(op, short, symbol, plain_operands):
@@ -148,6 +157,7 @@ def _operator_methods(op, short, symbol, plain_operands):
     Python's scalars)."""
     binary = _ew.binary
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
+    expression = f"x {symbol} y"
 
     def fwd(self, other, /):
         if type(other) not in plain_operands and not _operand(other):  # (arrays and scalars: no call)
@@ -160,9 +170,16 @@ def _operator_methods(op, short, symbol, plain_operands):
         return binary(op, other, self, rev_name)
 
     def inplace(self, other, /):
+        # the result written straight into x (candlewick.inplace): one primitive call, no
+        # temporary of x's size, and one update for threads sharing x
         if type(other) not in plain_operands and not _operand(other):
             _foreign_operand(other, in_name)
-        return _assign_inplace(self, binary(op, self, other, symbol), symbol)
+        try:
+            return binary(op, self, other, expression, self)
+        except DTypeMismatch as exc:
+            raise _changed_dtype(symbol, self, exc.result_dtype) from None
+        except ShapeMismatch as exc:
+            raise _changed_shape(symbol, self, exc.result_shape) from None
 
     plain = symbol[:-1]
     docs = (f"``x {plain} y``: the element-wise ``{op.value}`` of x and y (an array or Python scalar).",

@@ -209,6 +209,7 @@ from .backend_optional import (
     FusionDevice,
     GraphDevice,
     HostMemoryDevice,
+    HostViewStorage,
     MemoryStatsDevice,
     PinnedMemoryDevice,
     ProfilerRangeDevice,
@@ -225,16 +226,17 @@ __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice",
     "DeviceCopyStorage",
     "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
-    "HostMemoryDevice", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice",
-    "ProfilerRangeDevice", "StreamDevice",
+    "HostMemoryDevice", "HostViewStorage", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice",
+    "PinnedMemoryDevice", "ProfilerRangeDevice", "StreamDevice",
     "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
 #: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``;
-#: "custom_kernels": the device methods of ``CustomKernelDevice``)
-OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels")
+#: "custom_kernels": the device methods of ``CustomKernelDevice``; "inplace": the element-wise
+#: primitives that write into a destination, ``*_into``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace")
 
 #: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
 #: ``compile_fused``): a device that declares the group implements all of them
@@ -244,6 +246,8 @@ OPTIONAL_PRIMITIVES = {
     "fft": ("fft", "rfft", "irfft", "fftn", "rfftn"),
     "fusion": ("compile_fused",),  # a device method (``FusionDevice``), not a storage one
     "custom_kernels": ("raw_kernel", "elementwise_kernel", "reduction_kernel"),  # device methods too
+    "inplace": ("unary_into", "binary_into", "binary_scalar_into", "compare_into",
+                "compare_scalar_into", "where_into"),
 }
 
 PHILOX = """
@@ -350,6 +354,40 @@ class BackendStorage(Protocol):
 
     def clip(self, layout, lo, hi) -> "BackendStorage":
         """``min(max(x, lo), hi)`` with ``lo``/``hi`` scalars or None; NaN stays NaN."""
+
+    # --- optional group "inplace": element-wise results written into ``self`` ----------
+    # Each writes ``self`` viewed by ``dst_layout`` and nothing else: any strides and
+    # offset, never a stride-0 axis longer than 1 (the front end refuses to write through
+    # broadcast views). Operands have ``dst_layout.shape`` (broadcast ones with stride 0)
+    # and the dtype ``op`` takes; ``self.dtype`` is ``op.result_dtype`` of it (bool for the
+    # comparisons). An operand may be ``self`` itself, through the same or any other
+    # layout: the result is NumPy's, as if every operand were read whole before the first
+    # write (``x[1:] += x[:-1]``, ``x += x.T``). Values are those of the out-of-place
+    # primitive of the same name, element for element. One call is one update of the
+    # destination: calls into one storage from several threads must not lose each other's
+    # writes (cpu: a lock per storage; a GPU backend: its calls run in order on one stream).
+    # A device that does not declare the group gets the front end's path: the out-of-place
+    # primitive, then ``assign`` (a temporary the size of the result).
+    def unary_into(self, op: UnaryOp, dst_layout, src, src_layout) -> None:
+        """*In-place*: ``self[dst_layout] = op(src[src_layout])`` (``unary``'s values)."""
+
+    def binary_into(self, op: BinaryOp, dst_layout, lhs, lhs_layout, rhs, rhs_layout) -> None:
+        """*In-place*: ``self[dst_layout] = op(lhs[lhs_layout], rhs[rhs_layout])``; lhs and
+        rhs share a dtype (``binary``'s values)."""
+
+    def binary_scalar_into(self, op: BinaryOp, dst_layout, src, src_layout, scalar, reflected) -> None:
+        """*In-place*: ``op(x, scalar)``, or ``op(scalar, x)`` when ``reflected``, of
+        ``x = src[src_layout]`` into ``self[dst_layout]`` (``binary_scalar``'s values)."""
+
+    def compare_into(self, op: CompareOp, dst_layout, lhs, lhs_layout, rhs, rhs_layout) -> None:
+        """*In-place*: the comparison of lhs and rhs (one dtype) into the bool ``self``."""
+
+    def compare_scalar_into(self, op: CompareOp, dst_layout, src, src_layout, scalar, reflected) -> None:
+        """*In-place*: ``compare_scalar``'s result of ``src[src_layout]`` into the bool ``self``."""
+
+    def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout) -> None:
+        """*In-place*: ``self[dst_layout] = where(cond, x, y)``; ``cond`` bool, ``x`` and
+        ``y`` of ``self``'s dtype (``x[mask] = v`` is this with ``y`` the destination)."""
 
     # --- reductions and scans ------------------------------------------------
     def reduce(self, op: ReduceOp, layout, axes) -> "BackendStorage":

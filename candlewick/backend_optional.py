@@ -14,8 +14,8 @@ __all__ = [
     "AsyncHostCopyStorage", "BackendEvent", "BackendStream", "CollectiveDevice", "Communicator",
     "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice", "DLPackStorage", "FusionDevice",
     "GraphDevice",
-    "HostMemoryDevice", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice", "ProfilerRangeDevice",
-    "StreamDevice", "holds_host_memory",
+    "HostMemoryDevice", "HostViewStorage", "MEMORY_STAT_KEYS", "MemoryStatsDevice", "PinnedMemoryDevice",
+    "ProfilerRangeDevice", "StreamDevice", "holds_host_memory",
 ]
 
 
@@ -243,6 +243,20 @@ class HostMemoryDevice(Protocol):
     raises and ``candlewick.to_numpy`` copies explicitly."""
 
     host_memory: bool
+
+
+class HostViewStorage(Protocol):
+    """Optional hook (not part of ``BackendStorage``) of a storage on a device that declares
+    ``host_memory``: NumPy's view of its memory, used by ``Array.__array__``, so that
+    ``numpy.asarray(x)`` shares x's memory as it shares a NumPy array's (NumPy 2's
+    ``copy=None``) and ``copy=False`` can be honoured. Without it (or where it returns
+    None) ``copy=None`` copies and ``copy=False`` raises ``CopyRequiredError``."""
+
+    def host_view(self, layout) -> Any:
+        """A NumPy array of dtype ``self.dtype.numpy`` and ``layout.shape`` viewing the
+        elements ``layout`` views, sharing this storage's memory (a write through it lands
+        in the storage; read-only where the storage is), or None where the memory cannot
+        be viewed so."""
 
 
 def holds_host_memory(device):

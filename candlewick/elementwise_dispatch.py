@@ -23,6 +23,7 @@ from ._core import (
 )
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
 from .lazy_gate import GATE, operand
+from .inplace import write
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
 
@@ -47,18 +48,22 @@ def _floating_only(op, dtype):
     return True
 
 
-def unary(op, x, fname):
+def unary(op, x, fname, out=None):
+    """Apply a UnaryOp to an array; with ``out`` (an array) written into it
+    (``inplace.write``: same dtype and shape as the result) and ``out`` returned."""
     require_array(x, fname)
     out_dtype = RESULT_BY_NAME[op].get(x._dtype.name)
     if out_dtype is None:
         if _floating_only(op, x._dtype):
             x = x.astype(_dt.DEFAULT_FLOAT)
         out_dtype = check_accepts(op, x._dtype, fname)
+    if out is not None:
+        return write(out, out_dtype, x._layout.shape, x._device, fname, "unary", (op,), x._storage, x._layout, ())
     return new_array(type(x), operand(x).unary(op, x._layout), x._layout.shape, out_dtype, x._device)
 
 
-def binary(op, x1, x2, fname):
-    """Apply a BinaryOp to two operands (arrays or one Python scalar)."""
+def binary(op, x1, x2, fname, out=None):
+    """Apply a BinaryOp to two operands (arrays or one Python scalar); ``out`` as ``unary``'s."""
     if isinstance(x1, ArrayBase):
         if type(x2) is type(x1):
             if x1._dtype is not x2._dtype or x1._device is not x2._device:
@@ -71,6 +76,8 @@ def binary(op, x1, x2, fname):
             shape = l1.shape
             if shape != l2.shape:
                 shape, (l1, l2) = broadcast_layouts(x1, x2)
+            if out is not None:
+                return write(out, result, shape, x1._device, fname, "binary", (op,), x1._storage, l1, (x2._storage, l2))
             return new_array(type(x1), operand(x1).binary(op, l1, x2._storage, l2), shape, result, x1._device)
         t2 = type(x2)
         if (t2 is float or t2 is int) and x1._dtype.level == 2:
@@ -79,11 +86,15 @@ def binary(op, x1, x2, fname):
             result = RESULT_BY_NAME[op].get(x1._dtype.name)
             if result is not None:
                 layout = x1._layout
-                storage = operand(x1).binary_scalar(op, layout, x2 if t2 is float else float(x2), False)
+                value = x2 if t2 is float else float(x2)
+                if out is not None:
+                    return write(out, result, layout.shape, x1._device, fname, "binary_scalar", (op,),
+                                 x1._storage, layout, (value, False))
+                storage = operand(x1).binary_scalar(op, layout, value, False)
                 return new_array(type(x1), storage, layout.shape, result, x1._device)
-        return _binary_scalar(op, x1, x2, False, fname)
+        return _binary_scalar(op, x1, x2, False, fname, out)
     if isinstance(x2, ArrayBase):
-        return _binary_scalar(op, x2, x1, True, fname)
+        return _binary_scalar(op, x2, x1, True, fname, out)
     raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
 
 
@@ -101,7 +112,7 @@ def _coerce_domain(op, x1, x2, dtype, fname):
     return x1, x2, target, RESULT[op][target]
 
 
-def _binary_scalar(op, x, value, reflected, fname):
+def _binary_scalar(op, x, value, reflected, fname, out):
     value, dtype = scalar_for(value, x._dtype, fname)
     if op is BinaryOp.POW and not reflected and dtype.is_integer and value < 0:
         # NumPy's and PyTorch's rule, checked on the host as PyTorch does (an exponent
@@ -118,24 +129,32 @@ def _binary_scalar(op, x, value, reflected, fname):
         pair = (other, x) if reflected else (x, other)
         x1, x2, dtype, result = _coerce_domain(op, *pair, dtype, fname)
         shape, (l1, l2) = broadcast_layouts(x1, x2)
+        if out is not None:
+            return write(out, result, shape, x1._device, fname, "binary", (op,), x1._storage, l1, (x2._storage, l2))
         return new_array(type(x1), operand(x1).binary(op, l1, x2._storage, l2), shape, result, x1._device)
+    if out is not None:
+        return write(out, result, x._layout.shape, x._device, fname, "binary_scalar", (op,), x._storage,
+                     x._layout, (value, reflected))
     storage = operand(x).binary_scalar(op, x._layout, value, reflected)
     return new_array(type(x), storage, x._layout.shape, result, x._device)
 
 
-def compare(op, x1, x2, fname):
+def compare(op, x1, x2, fname, out=None):
+    """Apply a CompareOp (a bool result); ``out`` as ``unary``'s."""
     if not isinstance(x1, ArrayBase):
         if not isinstance(x2, ArrayBase):
             raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
-        return _compare_scalar(op, x2, x1, True, fname)
+        return _compare_scalar(op, x2, x1, True, fname, out)
     if not isinstance(x2, ArrayBase):
         t2 = type(x2)
-        if (t2 is float or t2 is int) and x1._dtype.level == 2 and x1._dtype.name in RESULT_BY_NAME[op]:
+        if (out is None and (t2 is float or t2 is int) and x1._dtype.level == 2
+                and x1._dtype.name in RESULT_BY_NAME[op]):
             layout = x1._layout  # (as binary's, scalar_for's rule inline)
             storage = operand(x1).compare_scalar(op, layout, x2 if t2 is float else float(x2), False)
             return new_array(type(x1), storage, layout.shape, _dt.bool_, x1._device)
-        return _compare_scalar(op, x1, x2, False, fname)
-    if x1._dtype is x2._dtype and x1._device is x2._device and x1._layout.shape == x2._layout.shape:
+        return _compare_scalar(op, x1, x2, False, fname, out)
+    if (out is None and x1._dtype is x2._dtype and x1._device is x2._device
+            and x1._layout.shape == x2._layout.shape):
         # the hot path: one dtype, one shape (nothing to promote or broadcast)
         if x1._dtype.name not in RESULT_BY_NAME[op]:
             check_accepts(op, x1._dtype, fname)
@@ -144,10 +163,12 @@ def compare(op, x1, x2, fname):
     x1, x2 = promote_pair(x1, x2, fname)
     check_accepts(op, x1._dtype, fname)
     shape, (l1, l2) = broadcast_layouts(x1, x2)
+    if out is not None:
+        return write(out, _dt.bool_, shape, x1._device, fname, "compare", (op,), x1._storage, l1, (x2._storage, l2))
     return new_array(type(x1), operand(x1).compare(op, l1, x2._storage, l2), shape, _dt.bool_, x1._device)
 
 
-def _compare_scalar(op, x, value, reflected, fname):
+def _compare_scalar(op, x, value, reflected, fname, out):
     """An array against a Python scalar: no 0-d array, no broadcasting (the result has
     x's shape, already checked when x was made)."""
     value, dtype = scalar_for(value, x._dtype, fname)
@@ -155,6 +176,9 @@ def _compare_scalar(op, x, value, reflected, fname):
         x = x.astype(dtype)
     if dtype.name not in RESULT_BY_NAME[op]:
         check_accepts(op, dtype, fname)
+    if out is not None:
+        return write(out, _dt.bool_, x._layout.shape, x._device, fname, "compare_scalar", (op,), x._storage,
+                     x._layout, (value, reflected))
     storage = operand(x).compare_scalar(op, x._layout, value, reflected)
     return new_array(type(x), storage, x._layout.shape, _dt.bool_, x._device)
 

@@ -121,6 +121,11 @@ class ReadOnlyError(CandlewickError, ValueError):
     times (broadcast, stride 0), or memory imported read-only (NumPy raises ValueError)."""
 
 
+class CopyRequiredError(CandlewickError, ValueError):
+    """A request not to copy (``numpy.asarray(x, copy=False)``) that only a copy can meet:
+    memory the host cannot read, or a dtype change (NumPy 2 raises ValueError)."""
+
+
 class DLPackError(CandlewickError, BufferError):
     """A DLPack export or import that cannot be done (the DLPack protocol's BufferError)."""
 

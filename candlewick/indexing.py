@@ -41,6 +41,10 @@ def setitem(x, key, value):
         dst = basic_layout(x._layout, key)
     value = setitem_value(x, value)
     if isinstance(value, Array):
+        if value._storage is x._storage and value._layout == dst:
+            # x[key] op= y: Python stores the updated view back into the place it views,
+            # which the in-place operator has already written
+            return
         x._storage.assign(dst, value._storage, fit_value(value._layout, dst.shape))
     else:
         x._storage.fill(dst, value)

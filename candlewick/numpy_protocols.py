@@ -4,12 +4,15 @@
 Libraries written against NumPy (Dask's chunk functions, xarray's helpers) call NumPy
 functions on the arrays they hold. With these protocols a NumPy ufunc or function that
 candlewick has an equal of runs candlewick's function, so the result stays a candlewick
-array on its device. Everything else runs NumPy on host copies, which is what NumPy did
-before these protocols existed: a call with no candlewick equal, one with NumPy-only
-options (``out=``, ``where=``, ``order=``), and one that mixes candlewick arrays with NumPy
-arrays (candlewick never moves data between host and device behind the caller's back).
-That works where ``__array__`` does (cpu) and is refused on a device whose arrays do not
-convert implicitly, with candlewick's error naming the NumPy function.
+array on its device. Everything else runs NumPy on the arrays ``__array__`` gives, which
+is what NumPy did before these protocols existed: a call with no candlewick equal, one
+with NumPy-only options (``where=``, ``order=``), and one that mixes candlewick arrays
+with NumPy arrays (candlewick never moves data between host and device behind the
+caller's back). That works where ``__array__`` does (cpu, whose memory it shares) and is
+refused on a device whose arrays do not convert implicitly, with candlewick's error
+naming the NumPy function. Calls that write into a candlewick array (``out=``,
+``ufunc.at``, ``np.copyto``...) are ``numpy_out``'s and ``numpy_writes``'s, which sit
+above this module.
 
 The functions' table is ``numpy_functions.FUNCTIONS``; NEP 35's ``like=`` calls of the
 creation functions are ``numpy_creation.CREATION``'s.
@@ -160,6 +163,19 @@ def _is_default(name, value):
     return value is default or (isinstance(value, str) and value == default)
 
 
+def candlewick_equal(func, args, kwargs):
+    """What candlewick's equal of the NumPy function ``func`` returns for these arguments,
+    or ``NOT_MINE`` where there is none (no entry, options it does not take, or NumPy
+    arrays among the arguments)."""
+    # A NumPy *function* given candlewick and NumPy arrays together (scikit-learn's
+    # np.average(x, weights=w)) runs as NumPy on host copies, as NumPy runs it on lists;
+    # where the memory is not host-readable (rocm) _to_host refuses it with candlewick's
+    # TypeError. Operators and ufuncs keep the strict rule (array_ufunc).
+    mixed = _holds_numpy_array(args) or _holds_numpy_array(list(kwargs.values()))
+    translate = None if mixed else FUNCTIONS.get(func)
+    return NOT_MINE if translate is None else translate(*args, **kwargs)
+
+
 def array_function(like, func, types, args, kwargs):
     """NEP 18 for ``like`` (the array whose ``__array_function__`` NumPy called)."""
     if not all(issubclass(t, (ArrayBase, np.ndarray)) for t in types):
@@ -167,16 +183,9 @@ def array_function(like, func, types, args, kwargs):
     make = CREATION.get(func)
     if make is not None:  # NEP 35: NumPy hands ``like=`` calls over without the argument
         return make(like, *args, **kwargs)
-    # A NumPy *function* given candlewick and NumPy arrays together (scikit-learn's
-    # np.average(x, weights=w)) runs as NumPy on host copies, as NumPy runs it on lists;
-    # where the memory is not host-readable (rocm) _to_host refuses it with candlewick's
-    # TypeError. Operators and ufuncs keep the strict rule (array_ufunc).
-    mixed = _holds_numpy_array(args) or _holds_numpy_array(list(kwargs.values()))
-    translate = None if mixed else FUNCTIONS.get(func)
-    if translate is not None:
-        result = translate(*args, **kwargs)
-        if result is not NOT_MINE:
-            return result
+    result = candlewick_equal(func, args, kwargs)
+    if result is not NOT_MINE:
+        return result
     try:
         host_args, host_kwargs = _to_host(args), _to_host(kwargs)
     except ArgumentTypeError as error:  # device memory: name what asked for the copy

@@ -11,6 +11,7 @@ from candlewick.layout import Layout
 
 from . import dlpack
 from .error import QuietBlock, out_of_memory, reports_out_of_memory, same_dtype
+from .inplace import lock_of
 from .storage_slice import flat, view
 
 # NumPy's repeat beats a strided flatten from about this many elements (measured)
@@ -29,6 +30,11 @@ def to_host(x, layout):
         raise out_of_memory("to_host", exc) from exc
 
 
+def host_view(x, layout):
+    """The optional hook HostViewStorage: NumPy's view of this buffer (no copy)."""
+    return view(x.buf, layout)
+
+
 @reports_out_of_memory
 def dlpack_view(x, layout):
     """The optional DLPack export hook: a NumPy view sharing this buffer (bfloat16
@@ -45,7 +51,9 @@ def real_view(x):
     parts = getattr(x, "_parts", None)
     if parts is None:
         dtype = dt.real_dtype_of(x.dtype)
-        parts = x._parts = type(x)(x.buf.view(dtype.numpy), dtype)
+        parts = type(x)(x.buf.view(dtype.numpy), dtype)
+        parts._lock = lock_of(x)  # one memory, one lock
+        x._parts = parts
     return parts
 
 
@@ -57,11 +65,12 @@ def assign(x, dst_layout, src, src_layout):
         return
     source = view(src.buf, src_layout)
     target = view(x.buf, dst_layout)
-    if src.buf is x.buf and np.may_share_memory(target, source):
-        # NumPy does not detect every overlap (e.g. 1-D views with different steps):
-        # read the source out first, as the contract says
-        source = source.copy()
-    np.copyto(target, source)
+    with lock_of(x):
+        if src.buf is x.buf and np.may_share_memory(target, source):
+            # NumPy does not detect every overlap (e.g. 1-D views with different steps):
+            # read the source out first, as the contract says
+            source = source.copy()
+        np.copyto(target, source)
 
 
 @reports_out_of_memory
@@ -71,12 +80,13 @@ def fill(x, layout, value):
             kind is float and x.dtype.name in _WIDE_FLOATS and -_F32_MAX <= value <= _F32_MAX):
         # no IEEE flag to quiet: exact in every dtype, or a float float32/64 holds
         # without overflow (a rounding raises none)
-        if layout.size == 1:
-            x.buf[layout.offset] = value
-        else:
-            view(x.buf, layout).fill(value)
+        with lock_of(x):
+            if layout.size == 1:
+                x.buf[layout.offset] = value
+            else:
+                view(x.buf, layout).fill(value)
         return
-    with QuietBlock():
+    with QuietBlock(), lock_of(x):
         view(x.buf, layout).fill(value)
 
 

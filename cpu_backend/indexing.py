@@ -17,6 +17,7 @@ from candlewick.errors import IndexOutOfBoundsError
 
 from .error import QuietBlock, check_indices, reports_out_of_memory, same_dtype
 from .ops import F32, LOW_PRECISION_NP
+from .inplace import lock_of
 from .storage_slice import view
 
 
@@ -105,16 +106,19 @@ def gather(self, layout, indices, idx_layout, axis):
 @reports_out_of_memory
 def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
     same_dtype(self, src, "src", "scatter")
-    _scatter(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
+    with lock_of(self):
+        _scatter(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
 
 
 @reports_out_of_memory
 def scatter_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
     same_dtype(self, src, "src", "scatter_add")
-    _scatter_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
+    with lock_of(self):
+        _scatter_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
 
 
 @reports_out_of_memory
 def index_add(self, dst_layout, indices, idx_layout, src, src_layout, axis):
     same_dtype(self, src, "src", "index_add")
-    _index_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)
+    with lock_of(self):
+        _index_add(view(self.buf, dst_layout), view(indices.buf, idx_layout), view(src.buf, src_layout), axis)

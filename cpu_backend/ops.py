@@ -15,6 +15,8 @@ Table shapes (all keyed ``[op.value][dtype.name]``):
   ``SCALAR_TYPE``) and return a new array. They are not wrapped in ``error.quiet``: the
   caller (``cpu_backend.elementwise``, the storage's hot path) sets the quiet state
   around a kernel that is ``loud`` (one that can set an IEEE flag).
+* ``UNARY_INTO``, ``BINARY_INTO``, ``COMPARE_INTO``: the same ops for the in-place
+  primitives (``_into_kernel``: the ufunc to call with ``out=`` where there is one).
 * ``REDUCE``, ``SCAN``: see ``reduce_ops``.
 
 Numerics beyond raw NumPy:
@@ -259,15 +261,43 @@ def _compare_impl(op, dtype):
     return _COMPARE[op]
 
 
+# ufuncs whose NumPy loop mis-writes a strided output: NumPy 2.4's SIMD isnan, isinf,
+# isfinite and signbit on float32 and float64 (from 16 elements, on this AVX-512 host) set
+# the wrong elements of a bool output whose step is not 1; chunked instead, whose chunks
+# they write contiguously (tests/cpu_backend/test_cpu_inplace_and_indexing.py)
+_NO_STRIDED_OUT = frozenset({UnaryOp.ISNAN, UnaryOp.ISINF, UnaryOp.ISFINITE, UnaryOp.SIGNBIT})
+
+
+def _wide_dtype(op, dtype):
+    """The NumPy dtype ``op`` on ``dtype`` is computed in before one rounding on store, or
+    None where it runs in the dtype itself."""
+    if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
+        return F64 if op in _REAL_IN_FLOAT64 else F32
+    if dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
+        return C128
+    return None
+
+
 def _elementwise_kernel(op, dtype, impl):
     """(kernel, loud): ``loud`` when it can set an IEEE flag, so that it must run under
     the quiet state (the storage's hot paths set it inline, without ``quiet``'s wrapper)."""
-    kernel = impl
-    if dtype in LOW_PRECISION and op is not BinaryOp.NEXTAFTER:
-        kernel = widened(kernel, dtype.numpy, F64 if op in _REAL_IN_FLOAT64 else F32)
-    elif dtype is dt.complex64 and op not in _EXACT_IN_COMPLEX64:
-        kernel = widened(kernel, dtype.numpy, C128)
+    wide = _wide_dtype(op, dtype)
+    kernel = impl if wide is None else widened(impl, dtype.numpy, wide)
     return kernel, bool(dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING)
+
+
+def _into_kernel(op, dtype, impl):
+    """(ufunc, signature, loud, kernel) for the in-place primitives (``inplace``): where
+    the op is one NumPy ufunc, that ufunc, called with ``out=`` and, for a widened dtype,
+    the ``signature`` that computes in the wide dtype (the output cast rounds once on
+    store, as ``widened`` does); else ufunc None and the out-of-place ``kernel``, which
+    ``inplace`` runs over bounded chunks."""
+    kernel, loud = _elementwise_kernel(op, dtype, impl)
+    if not (isinstance(impl, np.ufunc) and impl.nout == 1) or op in _NO_STRIDED_OUT:
+        return None, None, loud, kernel
+    wide = _wide_dtype(op, dtype)
+    signature = None if wide is None else (wide,) * impl.nin + (None,)
+    return impl, signature, loud, kernel
 
 
 # --- table generation -------------------------------------------------------------------
@@ -275,6 +305,12 @@ def _elementwise_kernel(op, dtype, impl):
 UNARY_RAW = build_table(UnaryOp, _unary_impl, _elementwise_kernel, _UNARY)
 BINARY_RAW = build_table(BinaryOp, _binary_impl, _elementwise_kernel, _BINARY)
 COMPARE_RAW = build_table(CompareOp, _compare_impl, _elementwise_kernel, _COMPARE)
+
+#: the in-place primitives' tables: ``[op.value][dtype.name] -> (ufunc, signature, loud,
+#: kernel, result DType)`` (``_into_kernel``)
+UNARY_INTO = build_table(UnaryOp, _unary_impl, _into_kernel, _UNARY)
+BINARY_INTO = build_table(BinaryOp, _binary_impl, _into_kernel, _BINARY)
+COMPARE_INTO = build_table(CompareOp, _compare_impl, _into_kernel, _COMPARE)
 
 _missing = missing_ops()  # every enum of opdefs: one without any table fails here
 if _missing:

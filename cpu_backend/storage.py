@@ -11,11 +11,14 @@ flattened in C order. Every primitive reports NumPy's MemoryError as DeviceMemor
 lives here.
 """
 
-from . import copies, elementwise, indexing, joins, ordering, products, reductions, sets, storage_groups
+from . import copies, elementwise, indexing, inplace, joins, ordering, products, reductions, sets, storage_groups
+from .error import reports_out_of_memory
 
 
 class CpuStorage:
-    __slots__ = ("buf", "dtype", "_parts")  # _parts: real_view's storage, made on first call
+    # _parts: real_view's storage, made on first call; _lock: inplace.lock_of's, held by
+    # every write into the buffer
+    __slots__ = ("buf", "dtype", "_parts", "_lock")
 
     #: the one CPU device; set by cpu_backend.device when it creates it
     device = None
@@ -38,6 +41,7 @@ class CpuStorage:
 
     # --- host transfer, in-place writes, copies ----------------------------------
     to_host = copies.to_host
+    host_view = copies.host_view  # optional hook candlewick.backend.HostViewStorage: no copy
     dlpack_view = copies.dlpack_view  # optional hook candlewick.backend.DLPackStorage
     real_view = copies.real_view  # optional hook candlewick.backend.ComplexViewStorage: parts as views
     assign = copies.assign
@@ -100,3 +104,7 @@ class CpuStorage:
     irfft = storage_groups.irfft
     fftn = storage_groups.fftn
     rfftn = storage_groups.rfftn
+
+
+for _name, _method in inplace.primitives().items():  # the optional group "inplace"
+    setattr(CpuStorage, _name, reports_out_of_memory(_method))

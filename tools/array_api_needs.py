@@ -34,8 +34,15 @@ ALL_PRIMS = STORAGE_PRIMS | DEVICE_PRIMS | set(GROUP_OF) - {"same_device"}
 ARRAY_METHODS = {n for n, v in vars(candlewick.Array).items() if inspect.isfunction(v) and not n.startswith("__")}
 
 
+# reached only with a destination array (NumPy's out=, the in-place operators, x[mask] = v),
+# which no namespace function passes: followed, it would list assign for every element-wise
+# function (candlewick.inplace.write's fallback)
+_DESTINATION_ONLY = ("candlewick.inplace",)
+
+
 def _is_frontend_function(obj):
-    return inspect.isfunction(obj) and (obj.__module__ or "").startswith("candlewick")
+    module = getattr(obj, "__module__", None) or ""
+    return inspect.isfunction(obj) and module.startswith("candlewick") and module not in _DESTINATION_ONLY
 
 
 def _is_frontend_class(obj):

@@ -53,7 +53,7 @@ def status_of(outcome, message):
     return UNDECLARED if message.startswith(NOT_DECLARED) else SKIPPED
 
 
-def _methods(protocol):
+def protocol_methods(protocol):
     return [n for n, v in protocol.__dict__.items() if inspect.isfunction(v) and not n.startswith("_")]
 
 
@@ -61,8 +61,8 @@ def protocol_rows():
     """``(row, optional group or None)`` for every primitive, in the protocol's order."""
     optional = {name: group for group, names in OPTIONAL_PRIMITIVES.items() for name in names}
     rows = [("backend object", None), ("device object", None)]
-    rows += [(name, None) for name in _methods(BackendDevice)]
-    rows += [(name, None) for name in _methods(BackendStorage) if name not in optional]
+    rows += [(name, None) for name in protocol_methods(BackendDevice)]
+    rows += [(name, None) for name in protocol_methods(BackendStorage) if name not in optional]
     for group, names in OPTIONAL_PRIMITIVES.items():
         rows += [(f"{group}.{name}", group) for name in names]
     return rows
@@ -71,7 +71,7 @@ def protocol_rows():
 ROWS = protocol_rows()
 _ROW_NAMES = {row for row, _ in ROWS}
 _ROW_OF_PRIMITIVE = {row.split(".")[-1]: row for row, _ in ROWS}
-assert not set(_methods(Backend)) & _ROW_NAMES, "backend object methods are one row"
+assert not set(protocol_methods(Backend)) & _ROW_NAMES, "backend object methods are one row"
 
 
 def row_of(primitive):

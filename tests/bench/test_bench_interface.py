@@ -24,6 +24,7 @@ SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_prof
 # and tools/pydata_suites.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
                     "pydata_suites"}
+INPLACE_CASES = ("x += y", "x *= 2.0", "x[mask] = v", "x[::2] += 1", "np.add(x, y, out=x)")
 RECORD_KEYS = {"benchmark", "device", "device_kind", "date", "commit", "peers", "figures", "headline"}
 
 # by path: bench/ is no package
@@ -114,6 +115,7 @@ SMALL = {  # each GPU benchmark with its problems made small
     "rocm_streams": ("", ["--gemm", "64", "--gemms", "2", "--copy-mib", "1", "--copies", "2", "--compute", "exp"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1"]),
+    "inplace": ("", ["--log2-sizes", "10", "--backends", "rocm"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
     # two fake devices (tests/rocm/host/fake_devices.py); the two-process section needs real ones
@@ -183,6 +185,10 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
     elif name == "rocm_streams":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"compute_ms", "copies_ms", "serial_ms", "overlapped_ms", "overlap"} <= set(row), row
+    elif name == "inplace":
+        rows = record["figures"]["rocm"]
+        assert [r["case"] for r in rows] == list(INPLACE_CASES), rows
+        assert all("candlewick_ms" in r and "candlewick_extra_bytes" in r for r in rows), rows
     elif name == "rocm_graphs":
         row = record["figures"]["libraries"]["candlewick"]
         assert {"eager_us", "replay_us", "replay_equals_eager"} <= set(row), row
@@ -255,3 +261,18 @@ def test_multi_gpu_dask_records_one_cpu_worker_without_a_gpu(tmp_path):
     (run,) = record["figures"]["runs"].values()
     assert run["workers"] == 1 and run["worker_devices"] == ["cpu"], run
     assert run["column_sums_match"] and run["gram_match"], run
+
+
+def test_inplace_records_cpu_time_and_peak_memory_beside_numpy(tmp_path):
+    """bench/inplace.py's cpu part end to end on small arrays: every case, both libraries,
+    a peak measured in a fresh process (0 above the inputs for candlewick's updates)."""
+    done = subprocess.run([sys.executable, str(BENCH / "inplace.py"), "--out", str(tmp_path), "--log2-sizes", "20",
+                           "--backends", "cpu"], capture_output=True, text=True, timeout=300,
+                          env=child_env(PYTHONPATH=str(ROOT), CANDLEWICK_DEVICE_KIND="fake", CANDLEWICK_COMMIT="test"))
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = json.loads((tmp_path / "inplace_fake.json").read_text())["figures"]["cpu"]
+    assert [r["case"] for r in rows] == list(INPLACE_CASES)
+    for row in rows:
+        assert row["numpy_ms"] > 0 and row["candlewick_ms"] > 0, row
+        assert isinstance(row["candlewick_extra_bytes"], int), row
+        assert row["candlewick_extra_bytes"] < row["input_bytes"] // 4, row

@@ -17,7 +17,7 @@ ALL = tuple(d.name for d in dt.ALL_DTYPES)
 def test_rows_are_every_protocol_primitive_and_optional_group():
     rows = dict(report.ROWS)
     for protocol in (BackendDevice, BackendStorage):
-        for name in report._methods(protocol):
+        for name in report.protocol_methods(protocol):
             assert report.row_of(name) in rows
     for group, names in OPTIONAL_PRIMITIVES.items():
         assert all(rows[f"{group}.{name}"] == group for name in names)

@@ -6,6 +6,7 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.errors import IndexOutOfBoundsError
 from candlewick.layout import Layout
+from candlewick.opdefs import UnaryOp
 
 from cpu_helpers import download, upload
 
@@ -93,3 +94,22 @@ def test_compress_of_large_arrays_keeps_the_rows_in_order_at_every_mask_density(
     out, count = values.compress(layout, mask, mask_layout)
     assert count == int(mask_host.sum())
     np.testing.assert_array_equal(download(out, (count,) + shape[1:]), host[mask_host])
+
+
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite", "signbit"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("step", [2, -1, -3])
+def test_classification_into_a_strided_bool_destination(op, dtype, step):
+    """NumPy 2.4's SIMD isnan/isinf/isfinite/signbit write the wrong elements of a strided
+    bool ``out`` (cpu_backend.ops._NO_STRIDED_OUT): unary_into must not hand them one."""
+    n = 100
+    rng = np.random.default_rng(7)
+    host = rng.standard_normal(n).astype(dtype)
+    host[::3], host[1::7], host[2::5] = np.nan, np.inf, -0.0
+    src, layout = upload(host)
+    dst, _ = upload(np.zeros(n * abs(step), bool))
+    view = Layout((n,), (step,), 0 if step > 0 else n * abs(step) - 1)
+    dst.unary_into(UnaryOp(op), view, src, layout)
+    expected = np.zeros(n * abs(step), bool)
+    expected[:: step] = getattr(np, op)(host)
+    np.testing.assert_array_equal(download(dst, (n * abs(step),)), expected)

@@ -17,7 +17,8 @@ from .storage import protocol_methods, result_bytes, unwrap, wrap_result
 WRAPS_ENV = "CANDLEWICK_TRACING_WRAPS"
 #: comma list of dtypes, optional groups and optional hooks ("real_view") the tracing
 #: device does not declare, even if the wrapped one does (e.g. "float64,complex128,fft":
-#: a GPU without double precision; "real_view": real/imag copy their parts)
+#: a GPU without double precision; "real_view": real/imag copy their parts;
+#: "host_memory": memory the host does not read, as a GPU's)
 HIDE_ENV = "CANDLEWICK_TRACING_HIDE"
 NAME = "tracing"
 
@@ -39,7 +40,7 @@ def _traced(name):
     return primitive
 
 
-_NOT_FORWARDED = frozenset({"inner", "storage_from_dlpack", "storage_from_host_async", "pinned_empty",
+_NOT_FORWARDED = frozenset({"inner", "hidden", "storage_from_dlpack", "storage_from_host_async", "pinned_empty",
                             "new_stream", "current_stream", "set_current_stream", "new_event"})
 
 
@@ -86,7 +87,7 @@ class TracingDevice:
     def __getattr__(self, name):
         # other declarations of the wrapped device (host-readable memory, memory statistics,
         # ...) hold for the tracing device too: its storages are the wrapped device's own buffers
-        if name in _NOT_FORWARDED or name.startswith(("__", "collective_")):
+        if name in _NOT_FORWARDED or name in self.hidden or name.startswith(("__", "collective_")):
             # (collectives and non-blocking uploads would hand out the wrapped backend's
             # storages, untraced; streams and events would be the wrapped device's, whose
             # ``device`` is not this one: none here)

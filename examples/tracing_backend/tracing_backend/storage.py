@@ -5,11 +5,13 @@ import enum
 
 import numpy as np
 
-from candlewick.backend import BackendStorage
+from candlewick.backend import OPTIONAL_PRIMITIVES, BackendStorage
 from candlewick.layout import Layout
 
 #: primitives that write into ``self`` through their first layout instead of returning
-IN_PLACE = frozenset({"assign", "fill", "scatter", "scatter_add", "index_add"})
+#: (with the optional group "inplace": unary_into, binary_into, ...)
+IN_PLACE = frozenset({"assign", "fill", "scatter", "scatter_add", "index_add",
+                      *OPTIONAL_PRIMITIVES["inplace"]})
 
 
 def protocol_methods(protocol):
