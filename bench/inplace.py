@@ -11,10 +11,11 @@ rocm runs, else the processor's). Default backends: cpu, and rocm where it is av
   candlewick in turn); rocm, the median of synchronized batches (harness.timed), the three
   libraries in turn.
 - Peak memory above the inputs. cpu: each (library, case, size) in a fresh process, which
-  resets the kernel's high-water mark of its resident memory (``/proc/self/clear_refs``)
-  once its inputs exist, runs the update once and reads the mark (``VmHWM``): a
-  temporary the size of x shows as x's bytes (a fresh process, as a reused free block
-  would not grow the resident set). rocm: PyTorch's ``max_memory_allocated`` above what
+  once its inputs exist resets the kernel's high-water mark of its resident memory
+  (``/proc/self/clear_refs``) and starts tracemalloc, runs the update once and takes the
+  larger of the two growths (``VmHWM``; tracemalloc's peak, which NumPy's buffers report
+  to, for a temporary placed in memory already resident): a temporary the size of x
+  shows as x's bytes. rocm: PyTorch's ``max_memory_allocated`` above what
   was allocated before the update; CuPy's memory pool and candlewick's caching allocator
   both keep a freed temporary cached, so their growth in the device memory in use (the
   driver's ``memGetInfo``, read through CuPy or PyTorch) over the first update is the
@@ -28,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -83,13 +85,20 @@ def _status(field):
 
 
 def child(lib, case, n, dtype):
-    """In a fresh process: bytes of resident memory above the inputs while ``case`` runs once."""
+    """In a fresh process: bytes of memory above the inputs while ``case`` runs once, the
+    larger of two readings: the resident set's high-water mark (reset once the inputs
+    exist), and tracemalloc's peak, which NumPy's buffers report to and which also sees a
+    temporary that reuses memory already resident (the resident set would not grow)."""
     update(case, lib, *cpu_arrays(lib, host_inputs(1024, dtype)))  # code paths loaded first
     arrays = cpu_arrays(lib, host_inputs(n, dtype))
+    tracemalloc.start()
     Path("/proc/self/clear_refs").write_text("5")  # the high-water mark from now on
     before = _status("VmRSS")
     update(case, lib, *arrays)
-    return max(0, _status("VmHWM") - before)
+    resident = _status("VmHWM") - before
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return max(0, resident, traced)
 
 
 def cpu_peak(lib, case, n, dtype):

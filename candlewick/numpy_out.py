@@ -247,17 +247,17 @@ def numpy_on_shared(name, fn, args, kwargs, written):
     has no host view (device memory the host cannot read)."""
     shared = {id(w): (w, _shared(w, name)) for w in written if isinstance(w, ArrayBase)}
 
-    def host(value):
+    def on_host(value):
         if isinstance(value, ArrayBase):
             hit = shared.get(id(value))
             return hit[1] if hit is not None else _to_host(value)
         if isinstance(value, (list, tuple)):
-            return type(value)(host(v) for v in value)
+            return type(value)(on_host(v) for v in value)
         if isinstance(value, dict):
-            return {k: host(v) for k, v in value.items()}
+            return {k: on_host(v) for k, v in value.items()}
         return value
 
-    result = fn(*host(tuple(args)), **host(dict(kwargs)))
+    result = fn(*on_host(tuple(args)), **on_host(dict(kwargs)))  # NumPy answers the call
     back = {id(v): w for w, v in shared.values()}
     if isinstance(result, tuple):
         return tuple(back.get(id(r), r) for r in result)

@@ -157,9 +157,14 @@ def primitives():
         with lock_of(self):
             if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
                 c = c.copy()
-            if y_is_out:  # x[mask] = v: only the masked elements are written (putmask:
-                # faster than copyto's masked loop, about 1.3x at 2^16 random-half masks)
-                np.putmask(out, c, a)
+            if y_is_out:  # x[mask] = v: only the masked elements are written
+                if a.size and not any(a.strides):
+                    # one value spread over x: putmask, faster than copyto's masked loop
+                    # (1.3x at 2^16, random half masks), given the value itself (it makes
+                    # a contiguous copy of an array of values, a temporary of x's size)
+                    np.putmask(out, c, a[(0,) * a.ndim])
+                else:
+                    _copyto(out, a, where=c)
             elif x_is_out:
                 _copyto(out, b, where=np.logical_not(c))
             else:

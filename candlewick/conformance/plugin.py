@@ -172,7 +172,7 @@ class ReportCollector:
             if backend not in out:
                 device = registry.get_device(backend)
                 out[backend] = matrix.Matrix(
-                    backend, tuple(d.name for d in device.dtypes), tuple(device.capabilities), state=state,
+                    backend, tuple(d.name for d in device.dtypes), tuple(sorted(device.capabilities)), state=state,
                     staged=self.staged)
             out[backend].add(rows, columns, test_id, status, message, warnings=self.warnings.get(test_id, ()))
         return list(out.values())

@@ -731,19 +731,20 @@ def _restore_settings(settings):
     cw.set_implicit_host_copy(host_copy)
 
 
-_PROTOCOLS_FILE = str(pathlib.Path(cw.__file__).parent / "numpy_protocols.py")
+# the lines where candlewick hands a NumPy call to NumPy: numpy_protocols on host copies,
+# numpy_out on host memory shared with the arrays it writes
+_HANDOFFS = {str(pathlib.Path(cw.__file__).parent / "numpy_protocols.py"): ("_to_host(", "._implementation("),
+             str(pathlib.Path(cw.__file__).parent / "numpy_out.py"): ("(*on_host(",)}
 
 
 def _numpy_answered(filename, lineno):
     """Whether code at ``filename:lineno`` is NumPy answering a NumPy call: NumPy's own
     code, this harness calling NumPy (NumPy refused the call before asking candlewick),
-    or numpy_protocols handing the call to NumPy on host copies."""
+    or candlewick handing the call to NumPy (``_HANDOFFS``)."""
     if filename.startswith(_NUMPY_DIR) or filename == __file__:
         return True
-    if filename == _PROTOCOLS_FILE:
-        line = linecache.getline(filename, lineno)
-        return "_to_host(" in line or "._implementation(" in line
-    return False
+    line = linecache.getline(filename, lineno)
+    return any(marker in line for marker in _HANDOFFS.get(filename, ()))
 
 
 def _numpy_refusal(exc):
