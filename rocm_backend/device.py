@@ -69,9 +69,9 @@ class RocmDevice(NamedDevice):
     dtypes = _dt.ALL_DTYPES
     # the optional groups (hipSOLVER, hipFFT: storage.py routes them; graphs: stream capture;
     # fusion: generated kernels, families/fusion.py; custom_kernels: users' kernels,
-    # families/custom_kernels.py); class attributes so tools (docs/array_api.md) can read
-    # them without a device
-    capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels"})
+    # families/custom_kernels.py; inplace: families/inplace.py); class attributes so tools
+    # (docs/array_api.md) can read them without a device
+    capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace"})
 
     def __init__(self, ordinal):
         self.ordinal = ordinal

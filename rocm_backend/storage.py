@@ -10,7 +10,7 @@ from candlewick.composed_primitives import var_in_steps
 from candlewick.errors import UnsupportedOperation
 
 from . import rocblas
-from .families import copies, dlpack, elementwise, host_copies, indexing, joins, nn, nn_pool, reductions, scans, sets
+from .families import copies, dlpack, elementwise, host_copies, indexing, inplace, joins, nn, nn_pool, reductions, scans, sets
 from .families import fft as _fft
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
@@ -47,6 +47,14 @@ class RocmStorage(StorageSlice):
     astype = elementwise.astype
     affine = elementwise.affine
     clip = elementwise.clip
+
+    # --- optional group "inplace": element-wise results written into a destination ---
+    unary_into = inplace.unary_into
+    binary_into = inplace.binary_into
+    binary_scalar_into = inplace.binary_scalar_into
+    compare_into = inplace.compare_into
+    compare_scalar_into = inplace.compare_scalar_into
+    where_into = inplace.where_into
 
     # --- reductions, indexing, ordering, linear algebra -------------------------
     reduce = reductions.reduce

@@ -1,0 +1,113 @@
+"""[families] The optional group "inplace" (candlewick/backend.py): unary_into, binary_into,
+binary_scalar_into, compare_into, compare_scalar_into and where_into. Each is the op
+table's element-wise kernel of its out-of-place primitive launched with the destination
+as operand 0 at its own layout (any strides: the contiguous fast path where every layout
+is contiguous, else the strided launch), so no result is allocated.
+
+Overlap: each element's operands are read before its destination element is written,
+so an operand that views the destination element for element (``x += y``) is read as it
+is; one that shares the destination's buffer in any other way (``x[1:] += x[:-1]``,
+``x += x.T``, a complex array's ``real`` view) is copied first, which gives NumPy's result
+(as if read whole first). One call, one update: the calls of all threads into a device
+take its lock, so another thread's call cannot land between a copy and its kernel (the
+stream runs the launches in the order they were queued).
+"""
+
+import threading
+
+from candlewick.errors import UnsupportedOperation
+from candlewick.shapes import shape_size
+
+from ..kernels import ew_kernel, kernel
+from .copies import contiguous, copy, operand
+from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, scalar_bytes
+
+
+def _lock(device):
+    return device.family_state("inplace_lock", lambda _: threading.Lock())
+
+
+def _apart(dst, dst_layout, src, src_layout):
+    """``(src, src_layout)``, or a contiguous copy of it where it shares the destination's
+    buffer other than element for element."""
+    if src.buffer is not dst.buffer or src_layout.size == 0:
+        return src, src_layout
+    if src.dtype.itemsize == dst.dtype.itemsize and src_layout == dst_layout:
+        return src, src_layout
+    lo, hi = dst_layout.span()
+    slo, shi = src_layout.span()
+    d, s = dst.dtype.itemsize, src.dtype.itemsize
+    if shi * s + s <= lo * d or hi * d + d <= slo * s:  # byte ranges apart
+        return src, src_layout
+    return copy(src, src_layout), contiguous(src_layout.shape)
+
+
+def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dtype=None):
+    """Queue ``kern`` (the table's kernel ``key``) over dst's layout with ``inputs``
+    (``(storage, layout)`` pairs, None for a scalar operand reading its slot of
+    ``scalar``), under the device's lock."""
+    device = dst.device
+    with _lock(device):
+        dst.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+        inputs = [None if op is None else _apart(dst, dst_layout, *op) for op in inputs]
+        n = shape_size(dst_layout.shape)
+        if not n:
+            return
+        if dst_layout.is_contiguous and all(op is None or op[1].is_contiguous for op in inputs):
+            args = [dst.ptr, dst_layout.offset]
+            for op in inputs:
+                args += (0, 0) if op is None else (op[0].ptr, op[1].offset)
+            launch_contiguous(device, kern, n, *args, scalar=scalar)
+            return
+        operands = [operand(dst, dst_layout)] + [(0, 0, ()) if op is None else operand(*op) for op in inputs]
+        launch_ew(device, key, dst_layout.shape, operands, scalar if scalar is not NO_SCALAR else b"",
+                  name=name, dtype=dtype)
+
+
+def _checked(dst, family, op, dtype):
+    """The op's kernel for operands of ``dtype``; its result dtype must be dst's."""
+    kern, out_dtype = ew_kernel(dst.device, family, op, dtype)
+    if out_dtype is not dst.dtype:
+        raise UnsupportedOperation(f"{op.value} into a {dst.dtype.name} destination", dtype, "rocm",
+                                   f"the result is {out_dtype.name}")
+    return kern
+
+
+def unary_into(dst, op, dst_layout, src, src_layout):
+    kern = _checked(dst, "unary", op, src.dtype)
+    _launch(dst, dst_layout, ("unary", op, src.dtype), kern, [(src, src_layout)], name=op.value, dtype=src.dtype)
+
+
+def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="binary"):
+    """binary_into (and compare_into, ``family="compare"``)."""
+    if rhs.dtype is not lhs.dtype:
+        raise UnsupportedOperation(op.value, rhs.dtype, "rocm", f"operands of dtypes {lhs.dtype} and {rhs.dtype}")
+    kern = _checked(dst, family, op, lhs.dtype)
+    _launch(dst, dst_layout, (family, op, lhs.dtype), kern, [(lhs, lhs_layout), (rhs, rhs_layout)],
+            name=op.value, dtype=lhs.dtype)
+
+
+def compare_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
+    binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, "compare")
+
+
+def binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, family="binary"):
+    """binary_scalar_into (and compare_scalar_into): the scalar operand reads its slot, as
+    the out-of-place primitive's (operand 1 -> slot 0, operand 2 -> slot 1)."""
+    kern = _checked(dst, family, op, src.dtype)
+    bits = scalar_bytes(scalar, src.dtype)
+    packed = bits + bytes(16) if reflected else bytes(16) + bits
+    inputs = [None, (src, src_layout)] if reflected else [(src, src_layout), None]
+    _launch(dst, dst_layout, (family, op, src.dtype), kern, inputs, packed, name=op.value, dtype=src.dtype)
+
+
+def compare_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected):
+    binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, "compare")
+
+
+def where_into(dst, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
+    if x.dtype is not dst.dtype or y.dtype is not dst.dtype:
+        raise UnsupportedOperation("where", x.dtype, "rocm", f"x, y and the destination of dtypes {x.dtype}, "
+                                   f"{y.dtype}, {dst.dtype}")
+    key = ("where", dst.dtype.itemsize)
+    _launch(dst, dst_layout, key, kernel(dst.device, key), [(cond, cond_layout), (x, x_layout), (y, y_layout)])

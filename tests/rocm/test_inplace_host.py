@@ -1,0 +1,119 @@
+"""The rocm backend's optional group "inplace" (families/inplace.py) end to end on the CPU:
+candlewick's in-place operators, ``x[mask] = v`` and NumPy's ``out=`` on a rocm device
+whose element-wise kernels are compiled for the host (host_exec.py), against NumPy on the
+same data. The destination is the kernels' operand 0 at its own layout (contiguous fast
+path and strided launch), an operand that overlaps it other than element for element is
+copied first (NumPy's result), and no result storage is allocated."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from host_exec import build, device_factory
+from rocm_backend import ops
+
+KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
+        ("transpose", 8), ("where", 4), ("where", 8), ("binary", "add", "float32"), ("binary", "add", "float64"),
+        ("binary", "subtract", "float64"), ("binary", "multiply", "float32"), ("binary", "add", "int32"),
+        ("binary", "bitwise_or", "bool"), ("unary", "negative", "float64"), ("unary", "sqrt", "float32"),
+        ("unary", "abs", "complex64"), ("compare", "greater", "float64")}
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    specs = [s for s in ops.TABLE.values() if tuple(s.key) in KEYS]
+    return build(tmp_path_factory.mktemp("inplace_host"), ["transpose.hip"], specs)
+
+
+@pytest.fixture
+def dev(lib, monkeypatch, tmp_path):
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]
+
+
+def _data(shape, dtype, seed=3):
+    rng = np.random.default_rng(seed)
+    return (rng.integers(1, 9, shape) * 0.5).astype(dtype) if np.dtype(dtype).kind == "f" else \
+        rng.integers(1, 9, shape).astype(dtype)
+
+
+UPDATES = [  # (name, dtype, the update, spelt the same for candlewick and NumPy arrays)
+    ("x += y", np.float32, lambda x, y: x.__iadd__(y)),
+    ("x += y float64", np.float64, lambda x, y: x.__iadd__(y)),
+    ("x *= 2.0", np.float32, lambda x, y: x.__imul__(2.0)),
+    ("x[::2] += 1 (rows)", np.float64, lambda x, y: x[::2].__iadd__(1.0)),
+    ("stepped columns", np.int32, lambda x, y: x[:, 1::3].__iadd__(y[:, ::3])),
+    ("broadcast row", np.float32, lambda x, y: x.__iadd__(y[2])),
+    ("reversed destination", np.float64, lambda x, y: x[::-1, ::-1].__isub__(y)),
+    ("transposed operand", np.float64, lambda x, y: x.__iadd__(y.T)),
+    ("x[1:] += x[:-1]", np.float64, lambda x, y: x[1:].__iadd__(x[:-1])),
+    ("x[:-1] += x[1:]", np.float32, lambda x, y: x[:-1].__iadd__(x[1:])),
+    ("x += x.T", np.float64, lambda x, y: x.__iadd__(x.T)),
+    ("x -= x[::-1]", np.float64, lambda x, y: x.__isub__(x[::-1])),
+    ("x += x[0] (a row of x spread)", np.float32, lambda x, y: x.__iadd__(x[0])),
+]
+
+
+@pytest.mark.parametrize("name,dtype,update", UPDATES, ids=[u[0] for u in UPDATES])
+def test_in_place_operators_match_numpy(dev, name, dtype, update):
+    h, g = _data((24, 24), dtype), _data((24, 24), dtype, seed=5)
+    x, y = cw.asarray(h, device=dev), cw.asarray(g, device=dev)
+    update(x, y)
+    update(h, g)
+    np.testing.assert_array_equal(cw.to_numpy(x), h)
+
+
+def test_an_update_allocates_no_result(dev, monkeypatch):
+    x, y = cw.ones((64, 64), dtype=cw.float32, device=dev), cw.ones((64, 64), dtype=cw.float32, device=dev)
+    mask = cw.asarray(np.arange(64 * 64).reshape(64, 64) % 3 == 0, device=dev)
+    asked = []
+    allocate = dev.allocator.allocate
+    monkeypatch.setattr(dev.allocator, "allocate", lambda nbytes: asked.append(nbytes) or allocate(nbytes))
+    x += y
+    x *= 2.0
+    x[::2] += 1.0
+    np.add(x, y, out=x)
+    assert asked == []  # the operands view the destination element for element: no copy either
+    x[1:] += x[:-1]  # an overlapping operand: copied once, the size of the operand
+    assert asked == [63 * 64 * 4]
+    expected = np.full((64, 64), 5.0, np.float32)
+    expected[::2] += 1.0
+    expected[1:] += expected[:-1].copy()
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
+    asked.clear()
+    x[mask] = 0.5
+    assert asked == [4]  # the value, a 0-d array; where_into writes x itself
+    expected[np.arange(64 * 64).reshape(64, 64) % 3 == 0] = 0.5
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
+
+
+def test_numpy_out_and_masks_write_the_device_array(dev):
+    h = _data((6, 8), np.float32)
+    x = cw.asarray(h, device=dev)
+    assert np.sqrt(x, out=x) is x
+    np.testing.assert_allclose(cw.to_numpy(x), np.sqrt(h), rtol=1e-6)
+    a, b = _data((6, 8), np.float64), _data((6, 8), np.float64, seed=9)
+    flags = cw.zeros((6, 8), dtype=cw.bool, device=dev)
+    np.greater(cw.asarray(a, device=dev), cw.asarray(b, device=dev), out=flags[:, ::-1].T.T)
+    np.testing.assert_array_equal(cw.to_numpy(flags)[:, ::-1], a > b)
+    m = cw.asarray(a > 2.0, device=dev)
+    z = cw.asarray(b, device=dev)
+    z[m] = -1.0
+    expected = b.copy()
+    expected[a > 2.0] = -1.0
+    np.testing.assert_array_equal(cw.to_numpy(z), expected)
+    bits = cw.asarray(np.arange(12) % 3 == 0, device=dev)
+    bits[1:] |= bits[:-1]
+    hb = np.arange(12) % 3 == 0
+    hb[1:] |= hb[:-1].copy()
+    np.testing.assert_array_equal(cw.to_numpy(bits), hb)
+
+
+def test_a_complex_array_written_through_its_real_view(dev):
+    """``np.abs(z, out=z.real)``: the destination (float32) and the operand (complex64) share
+    one buffer at different element sizes: the operand is read whole first."""
+    zh = (_data(10, np.float32) + 1j * _data(10, np.float32, seed=8)).astype(np.complex64)
+    z = cw.asarray(zh, device=dev)
+    np.abs(z, out=cw.real(z))
+    expected = zh.copy()
+    expected.real = np.abs(zh)
+    np.testing.assert_allclose(cw.to_numpy(z), expected, rtol=1e-6)
