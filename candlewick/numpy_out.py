@@ -39,19 +39,47 @@ _ACCUMULATIONS = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
 _DISPATCH = ((UnaryOp, unary), (BinaryOp, binary), (CompareOp, compare))
 # ufunc.at that index_add does: the values added (negated first for subtract)
 _AT_BY_INDEX_ADD = {"add": False, "subtract": True}
+_PLAIN = frozenset({float, int, bool, complex})  # Python scalars: operands as they are
 
 
 @functools.cache
 def _element_op(ufunc):
-    """(op, dispatch function) of a ufunc that is an ``opdefs`` op, else None."""
+    """(op, dispatch function, "numpy.<name>") of a ufunc that is an ``opdefs`` op, else None."""
     name = _UFUNC_RENAMES.get(ufunc.__name__, ufunc.__name__)
     for enum, dispatch in _DISPATCH:
         if name in enum._value2member_map_:
-            return enum(name), dispatch
+            return enum(name), dispatch, f"numpy.{ufunc.__name__}"
     return None
 
 
+def _plain_operands(inputs, target):
+    """Whether ``inputs`` are arrays of target's class and shape (one at least) or Python
+    scalars."""
+    cls = type(target)
+    if not issubclass(cls, ArrayBase):
+        return False
+    shape, arrays = target._layout.shape, 0
+    for v in inputs:
+        if type(v) is cls and v._layout.shape == shape:
+            arrays += 1
+        elif type(v) not in _PLAIN:
+            return False
+    return arrays > 0
+
+
 def array_ufunc(ufunc, method, inputs, kwargs):
+    if method == "__call__" and len(kwargs) == 1:
+        # the common case inline (np.add(x, y, out=x)): arrays of out's class and shape, or
+        # Python scalars, and out alone: nothing foreign to refuse, nothing to broadcast
+        out = kwargs.get("out")
+        element = _element_op(ufunc)
+        if out is not None and len(out) == 1 and element is not None:
+            target = out[0]
+            if _plain_operands(inputs, target):
+                try:
+                    return element[1](element[0], *inputs, element[2], out=target)
+                except DTypeMismatch:
+                    pass  # (a result of another dtype: the general path casts it)
     if method == "at":
         return _at(ufunc, inputs, kwargs)
     out = kwargs.get("out")
