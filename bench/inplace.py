@@ -17,11 +17,11 @@ rocm runs, else the processor's). Default backends: cpu, and rocm where it is av
   (``/proc/self/clear_refs``) and starts tracemalloc, runs the update once and takes the
   larger of the two growths (``VmHWM``; tracemalloc's peak, which NumPy's buffers report
   to, for a temporary placed in memory already resident): a temporary the size of x
-  shows as x's bytes. rocm: PyTorch's ``max_memory_allocated`` above what
-  was allocated before the update; CuPy's memory pool and candlewick's caching allocator
-  both keep a freed temporary cached, so their growth in the device memory in use (the
-  driver's ``memGetInfo``, read through CuPy or PyTorch) over the first update is the
-  temporary (candlewick's allocator keeps no high-water mark of its own yet).
+  shows as x's bytes. rocm: each allocator's high-water mark over one update, above what
+  it held before (harness.peak_bytes): candlewick's ``memory_stats()["peak_in_use_bytes"]``
+  beside PyTorch's ``max_memory_allocated``; CuPy's pool keeps no mark: its
+  ``total_bytes`` growth over the update, the pool emptied first (every block the update
+  took, an upper bound of its peak).
 Targets: no memory above the inputs; cpu within 5 % of NumPy's time; rocm at or below
 PyTorch's.
 """
@@ -145,45 +145,29 @@ class Gpu(rocm_ops.Lib):
     def arrays(self, host):
         return [self.asarray(a) for a in host]
 
-    def extra_bytes(self, run, driver_used):
-        """Device memory above the inputs that one ``run()`` takes."""
+    def extra_bytes(self, run):
+        """Device memory above the inputs that one ``run()`` takes: the allocator's
+        high-water mark over the run above what it held before (harness.peak_bytes:
+        candlewick's ``memory_stats``, torch's ``max_memory_allocated``); CuPy's pool keeps
+        no mark, so it is emptied of cached blocks first and its growth taken (every block
+        the run took, an upper bound of its peak)."""
         self.sync()
-        if self.name == "torch":
-            torch = self.mod
-            torch.cuda.reset_peak_memory_stats()
-            before = torch.cuda.memory_allocated()
-            run()
-            self.sync()
-            return torch.cuda.max_memory_allocated() - before
+        probe = harness.memory_probe(self.name, self.dev if self.name == "candlewick" else None, self.mod)
+        if probe is not None:
+            return harness.peak_bytes(run, probe)
         if self.name == "cupy":
             pool = self.mod.get_default_memory_pool()
+            pool.free_all_blocks()
             before = pool.total_bytes()
             run()
             self.sync()
             return pool.total_bytes() - before
-        if driver_used is None:
-            return "no driver memory query here (neither torch nor CuPy)"
-        before = driver_used()
-        run()
-        self.sync()
-        return max(0, driver_used() - before)
-
-
-def _driver_used(peers):
-    """The device memory in use, as the driver reports it (every library's allocations)."""
-    if "cupy" in peers:
-        runtime = peers["cupy"].cuda.runtime
-        return lambda: (lambda free, total: total - free)(*runtime.memGetInfo())
-    if "torch" in peers:
-        cuda = peers["torch"].cuda
-        return lambda: (lambda free, total: total - free)(*cuda.mem_get_info())
-    return None
+        raise ValueError(self.name)
 
 
 def run_rocm(sizes, dtype):
     peers = harness.gpu_peers()
     libs = [Gpu("candlewick")] + [Gpu(name, mod) for name, mod in peers.items()]
-    driver_used = _driver_used(peers)
     rows = []
     for log2 in sizes:
         host = host_inputs(1 << log2, dtype)
@@ -192,8 +176,7 @@ def run_rocm(sizes, dtype):
             for lib in libs:
                 try:
                     arrays = lib.arrays(host)
-                    row[f"{lib.name}_extra_bytes"] = lib.extra_bytes(lambda: update(case, lib.name, *arrays),
-                                                                     driver_used)
+                    row[f"{lib.name}_extra_bytes"] = lib.extra_bytes(lambda: update(case, lib.name, *arrays))
                     row[f"{lib.name}_ms"] = harness.timed(lambda: update(case, lib.name, *arrays), lib.sync) * 1e3
                     del arrays
                 except Exception as exc:  # noqa: BLE001 - a library failing a case is recorded
@@ -257,8 +240,9 @@ def main(argv=None):
         figures["rocm"] = rows
         libs = ["candlewick"] + list(gpu_peers)
         body += [f"## rocm, {args.dtype}", "",
-                 "Time: median of synchronized batches. Extra MB: torch's max_memory_allocated above the "
-                 "inputs; CuPy's pool and candlewick's allocator growth (driver memGetInfo) over the first update.",
+                 "Time: median of synchronized batches. Extra MB: the allocator's high-water mark above the inputs "
+                 "over one update (candlewick's peak_in_use_bytes, torch's max_memory_allocated; CuPy's pool "
+                 "keeps none: its total_bytes growth, the pool emptied first).",
                  ""]
         body += table(rows, libs, "time_ratio_torch", "candlewick / torch") + [""]
         ratios = [r["time_ratio_torch"] for r in rows if "time_ratio_torch" in r]
