@@ -162,6 +162,12 @@ RULES = (
              "`real_view` (optional): the complex buffer as its real components (element 2k the real part of "
              "element k, 2k+1 the imaginary part), sharing memory both ways; without it the parts are copies "
              "through `unary` and are checked as such."),
+        Rule("inplace-overlap", ("unary_into", "binary_into", "binary_scalar_into", "compare_into",
+                                 "compare_scalar_into", "where_into"),
+             "The `inplace` group writes the values of the out-of-place primitive of the same name into "
+             "`self[dst_layout]` (any strides and offset), exactly as that primitive's rules bind them; an "
+             "operand sharing the destination's memory in any way (`x[1:] += x[:-1]`, `x += x.T`) gives "
+             "NumPy's result, as if read whole before the first write; no element outside the view changes."),
         Rule("fused-equals-replay", ("compile_fused",),
              "A compiled fused graph gives what replaying its primitives gives: bit for bit for exact "
              "operations, within the rules above for the others (floating sums may be reassociated)."),
