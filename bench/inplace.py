@@ -5,7 +5,8 @@ NumPy and on rocm beside PyTorch's in-place ops and CuPy, in one run.
     python bench/inplace.py --out DIR [--log2-sizes 20,26] [--dtype float32] [--backends cpu,rocm]
 
 Writes DIR/inplace_<device-kind>.json and .md (bench/harness.py; the GPU's kind where
-rocm runs, else the processor's). Default backends: cpu, and rocm where it is available.
+rocm runs, else the processor's). Default backends: rocm where it is available, else cpu:
+one record per device kind (``--backends cpu,rocm`` puts both in one).
 
 - Time: cpu, the minimum over interleaved rounds (harness.interleaved: NumPy and
   candlewick in turn) of the process's CPU time (the shared VM's other processes moved
@@ -211,14 +212,14 @@ def main(argv=None):
     def options(parser):
         parser.add_argument("--log2-sizes", default="20,26")
         parser.add_argument("--dtype", default="float32")
-        parser.add_argument("--backends", default=None, help="cpu,rocm (default: cpu, and rocm where available)")
+        parser.add_argument("--backends", default=None, help="cpu,rocm (default: rocm where available, else cpu)")
 
     args = harness.parse_args(__doc__, options, argv)
     sizes = [int(s) for s in args.log2_sizes.split(",")]
     import candlewick as cw
 
     rocm_here = any(info.name == "rocm" and info.available for info in cw.backends())
-    backends = args.backends.split(",") if args.backends else ["cpu"] + (["rocm"] if rocm_here else [])
+    backends = args.backends.split(",") if args.backends else ["rocm" if rocm_here else "cpu"]
     figures, body, headline, peers = {"dtype": args.dtype}, [], [], {"numpy": np.__version__}
     if "cpu" in backends:
         rows = run_cpu(sizes, args.dtype)
