@@ -11,8 +11,7 @@ from candlewick.layout import Layout
 
 from . import dlpack
 from .error import QuietBlock, out_of_memory, reports_out_of_memory, same_dtype
-from .inplace import lock_of
-from .storage_slice import flat, view
+from .storage_slice import flat, lock_of, view
 
 # NumPy's repeat beats a strided flatten from about this many elements (measured)
 _REPEAT_FROM = 256

@@ -17,8 +17,7 @@ from candlewick.errors import IndexOutOfBoundsError
 
 from .error import QuietBlock, check_indices, reports_out_of_memory, same_dtype
 from .ops import F32, LOW_PRECISION_NP
-from .inplace import lock_of
-from .storage_slice import view
+from .storage_slice import lock_of, view
 
 
 def _bounds_checked(op, idx, size, axis, run, *args):

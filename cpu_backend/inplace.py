@@ -1,7 +1,7 @@
 """The optional "inplace" group of ``CpuStorage``: ``unary_into``, ``binary_into``,
 ``binary_scalar_into``, ``compare_into``, ``compare_scalar_into`` and ``where_into``
-(``primitives()``, bound on the class by ``storage``), and ``lock_of``, the
-lock every write into a storage holds.
+(each takes the destination storage first; ``storage.CpuStorage`` binds them as its
+methods).
 
 An op that is one NumPy ufunc runs as that ufunc with ``out=`` the destination view
 (``ops.*_INTO``): NumPy's own overlap handling then gives NumPy's result for operands
@@ -14,19 +14,18 @@ chunks of at most ``CHUNK`` elements that ``np.nditer`` hands out, with its
 
 Why a lock: a chunked kernel reads and writes its chunk in several Python steps, and
 another thread's write could land between them and be lost. Every in-place primitive
-holds its destination's lock (``lock_of``), so each call is one update, as a single
+holds its destination's lock (``storage_slice.lock_of``, which every other write into a
+storage holds too), so each call is one update, as a single
 ufunc call is in NumPy (which holds the GIL through the loop below 500 elements).
 """
-
-import threading
 
 import numpy as np
 
 from candlewick.errors import DTypeError
 
-from .error import QUIET, reset_fp_state, set_fp_state, unsupported
+from .error import QUIET, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
 from .ops import BINARY_INTO, COMPARE_INTO, SCALAR_TYPE, UNARY_INTO
-from .storage_slice import flat, view
+from .storage_slice import flat, lock_of, view
 
 #: the most elements a chunk of the chunked path holds (a bounded temporary)
 CHUNK = 1 << 14
@@ -37,20 +36,6 @@ _SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
 _array = np.array
 _may_share_memory = np.may_share_memory
 _copyto = np.copyto
-_locks_guard = threading.Lock()
-
-
-def lock_of(storage):
-    """The lock of ``storage`` (made on first use; storages made without ``__init__`` on
-    the hot paths have none until then)."""
-    try:
-        return storage._lock
-    except AttributeError:
-        with _locks_guard:
-            lock = getattr(storage, "_lock", None)
-            if lock is None:
-                lock = storage._lock = threading.Lock()
-            return lock
 
 
 def _views(dst, dst_layout, operands):
@@ -117,62 +102,67 @@ def _same(storage, other, name):
         raise DTypeError(f"{name}: operands have dtypes {storage.dtype} and {other.dtype}")
 
 
-def primitives():
-    """``{name: function}``: the in-place primitives, for a storage class with ``buf`` and
-    ``dtype`` slots and a ``_lock`` slot (``lock_of``)."""
+@reports_out_of_memory
+def unary_into(self, op, dst_layout, src, src_layout):
+    entry = _entry(UNARY_INTO, op, src.dtype, self.dtype)
+    out, x = _views(self, dst_layout, ((src, src_layout),))
+    with lock_of(self):
+        _run(entry, out, (x,))
 
-    def unary_into(self, op, dst_layout, src, src_layout):
-        entry = _entry(UNARY_INTO, op, src.dtype, self.dtype)
+
+def _pairwise(table, name):
+    def into(self, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
+        _same(lhs, rhs, op.value)
+        entry = _entry(table, op, lhs.dtype, self.dtype)
+        out, a, b = _views(self, dst_layout, ((lhs, lhs_layout), (rhs, rhs_layout)))
+        with lock_of(self):
+            _run(entry, out, (a, b))
+
+    into.__name__ = into.__qualname__ = name
+    return reports_out_of_memory(into)
+
+
+def _with_scalar(table, name):
+    def into(self, op, dst_layout, src, src_layout, scalar, reflected):
+        entry = _entry(table, op, src.dtype, self.dtype)
         out, x = _views(self, dst_layout, ((src, src_layout),))
         with lock_of(self):
-            _run(entry, out, (x,))
+            _run(entry, out, (None, x) if reflected else (x, None), (scalar, _SCALAR_DTYPE[src.dtype.name]))
 
-    def pairwise(table):
-        def into(self, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
-            _same(lhs, rhs, op.value)
-            entry = _entry(table, op, lhs.dtype, self.dtype)
-            out, a, b = _views(self, dst_layout, ((lhs, lhs_layout), (rhs, rhs_layout)))
-            with lock_of(self):
-                _run(entry, out, (a, b))
+    into.__name__ = into.__qualname__ = name
+    return reports_out_of_memory(into)
 
-        return into
 
-    def with_scalar(table):
-        def into(self, op, dst_layout, src, src_layout, scalar, reflected):
-            entry = _entry(table, op, src.dtype, self.dtype)
-            out, x = _views(self, dst_layout, ((src, src_layout),))
-            with lock_of(self):
-                _run(entry, out, (None, x) if reflected else (x, None), (scalar, _SCALAR_DTYPE[src.dtype.name]))
+binary_into = _pairwise(BINARY_INTO, "binary_into")
+compare_into = _pairwise(COMPARE_INTO, "compare_into")
+binary_scalar_into = _with_scalar(BINARY_INTO, "binary_scalar_into")
+compare_scalar_into = _with_scalar(COMPARE_INTO, "compare_scalar_into")
 
-        return into
 
-    def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
-        if not cond.dtype.is_bool:
-            raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
-        _same(self, x, "where")
-        _same(self, y, "where")
-        out, c, a, b = _views(self, dst_layout, ((cond, cond_layout), (x, x_layout), (y, y_layout)))
-        x_is_out = x is self and x_layout == dst_layout
-        y_is_out = y is self and y_layout == dst_layout
-        with lock_of(self):
-            if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
-                c = c.copy()
-            if y_is_out:  # x[mask] = v: only the masked elements are written
-                if a.size and not any(a.strides):
-                    # one value spread over x: putmask, faster than copyto's masked loop
-                    # (1.3x at 2^16, random half masks), given the value itself (it makes
-                    # a contiguous copy of an array of values, a temporary of x's size)
-                    np.putmask(out, c, a[(0,) * a.ndim])
-                else:
-                    _copyto(out, a, where=c)
-            elif x_is_out:
-                _copyto(out, b, where=np.logical_not(c))
+@reports_out_of_memory
+def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
+    if not cond.dtype.is_bool:
+        raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
+    _same(self, x, "where")
+    _same(self, y, "where")
+    out, c, a, b = _views(self, dst_layout, ((cond, cond_layout), (x, x_layout), (y, y_layout)))
+    x_is_out = x is self and x_layout == dst_layout
+    y_is_out = y is self and y_layout == dst_layout
+    with lock_of(self):
+        if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
+            c = c.copy()
+        if y_is_out:  # x[mask] = v: only the masked elements are written
+            if a.size and not any(a.strides):
+                # one value spread over x: putmask, faster than copyto's masked loop
+                # (1.3x at 2^16, random half masks), given the value itself (it makes
+                # a contiguous copy of an array of values, a temporary of x's size)
+                np.putmask(out, c, a[(0,) * a.ndim])
             else:
-                if _may_share_memory(a, out):  # the first pass below would change it
-                    a = a.copy()
-                _copyto(out, b)  # (copyto reads an overlapping source whole first)
                 _copyto(out, a, where=c)
-
-    return {"unary_into": unary_into, "binary_into": pairwise(BINARY_INTO),
-            "compare_into": pairwise(COMPARE_INTO), "binary_scalar_into": with_scalar(BINARY_INTO),
-            "compare_scalar_into": with_scalar(COMPARE_INTO), "where_into": where_into}
+        elif x_is_out:
+            _copyto(out, b, where=np.logical_not(c))
+        else:
+            if _may_share_memory(a, out):  # the first pass below would change it
+                a = a.copy()
+            _copyto(out, b)  # (copyto reads an overlapping source whole first)
+            _copyto(out, a, where=c)

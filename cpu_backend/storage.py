@@ -12,12 +12,11 @@ lives here.
 """
 
 from . import copies, elementwise, indexing, inplace, joins, ordering, products, reductions, sets, storage_groups
-from .error import reports_out_of_memory
 
 
 class CpuStorage:
-    # _parts: real_view's storage, made on first call; _lock: inplace.lock_of's, held by
-    # every write into the buffer
+    # _parts: real_view's storage, made on first call; _lock: storage_slice.lock_of's,
+    # held by every write into the buffer
     __slots__ = ("buf", "dtype", "_parts", "_lock")
 
     #: the one CPU device; set by cpu_backend.device when it creates it
@@ -62,6 +61,14 @@ class CpuStorage:
     affine = elementwise.affine
     clip = elementwise.clip
 
+    # --- optional group "inplace": element-wise results written into self ---------
+    unary_into = inplace.unary_into
+    binary_into = inplace.binary_into
+    binary_scalar_into = inplace.binary_scalar_into
+    compare_into = inplace.compare_into
+    compare_scalar_into = inplace.compare_scalar_into
+    where_into = inplace.where_into
+
     # --- reductions, indexing, ordering, linear algebra -------------------------
     reduce = reductions.reduce
     var = reductions.var
@@ -105,6 +112,3 @@ class CpuStorage:
     fftn = storage_groups.fftn
     rfftn = storage_groups.rfftn
 
-
-for _name, _method in inplace.primitives().items():  # the optional group "inplace"
-    setattr(CpuStorage, _name, reports_out_of_memory(_method))

@@ -9,12 +9,28 @@ shape is needed), anything else a strided ``np.ndarray`` over the same memory
 (``as_strided`` does the same but costs several times more).
 """
 
+import threading
 from math import prod
 
 import numpy as np
 
 
 _object_new = object.__new__
+_locks_guard = threading.Lock()
+
+
+def lock_of(storage):
+    """The lock every write into ``storage`` holds (its ``_lock`` slot, made on first use:
+    storages made by ``new_storage`` have none until then), so that one primitive call
+    is one update against other threads' writes (docs/inplace.md, "Threads")."""
+    try:
+        return storage._lock
+    except AttributeError:
+        with _locks_guard:
+            lock = getattr(storage, "_lock", None)
+            if lock is None:
+                lock = storage._lock = threading.Lock()
+            return lock
 
 
 def new_storage(cls, buf, dtype):
