@@ -96,9 +96,11 @@ def suites_section(record_paths):
         lines += [f"- `{m}`: {', '.join(f'`{t}`' for t in sorted(tests)[:8])}{' ...' if len(tests) > 8 else ''}"
                   for m, tests in sorted(modules.items())]
     else:
-        lines += ["No GPU record of the suites yet (the lead's `tools/gpu_run.sh OUT ecosystem` run with the "
-                  "`pydata` steps writes it); the tests/ecosystem table below lists the SciPy functions found to "
-                  "convert so far (rocm rows whose reason says *converts the array with NumPy*)."]
+        lines += ["No GPU record of the suites yet: `tools/gpu_run.sh OUT pydata` writes them (its steps `pydata`, "
+                  "scikit-learn and xarray, and `pydata_scipy`: `bench/pydata_suites_<libraries>_<gpu>.json` in "
+                  "results.tar.gz, to be copied to bench/results/ before `python tools/gen_ecosystem_doc.py --suites`); "
+                  "the tests/ecosystem table below lists the SciPy functions found to convert so far (rocm rows whose "
+                  "reason says *converts the array with NumPy*)."]
     lines += ["", "What to do: SciPy computes these on the host with NumPy. Allow the copy "
               "(`candlewick.set_implicit_host_copy(True)` or `CANDLEWICK_IMPLICIT_HOST_COPY=1`): SciPy then copies "
               "the data to the host, computes, and hands back NumPy or candlewick arrays as its wrapper does; or "

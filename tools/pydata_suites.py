@@ -236,7 +236,9 @@ def main(argv=None):
     parser.add_argument("--libraries", default="sklearn,scipy,xarray", help="comma list of sklearn, scipy, xarray")
     parser.add_argument("--subset", choices=("full", "ci"), default="full")
     parser.add_argument("--jobs", type=int, default=1, help="pytest-xdist workers per library (1: none)")
-    parser.add_argument("--deadline", type=float, default=None, help="seconds per library before it is stopped")
+    parser.add_argument("--deadline", type=float, default=None,
+                        help="seconds for the whole run: each library gets what those before it left, and is "
+                             "stopped there (its table says so)")
     parser.add_argument("--out", help="folder for the record pydata_suites_<device-kind>.json/.md")
     parser.add_argument("--logs", help="folder for the pytest logs and raw results (default: a temporary one)")
     parser.add_argument("--check", action="store_true",
@@ -249,7 +251,11 @@ def main(argv=None):
     device = os.environ.get("CANDLEWICK_DEVICE") or "cpu"
     logs = pathlib.Path(args.logs or tempfile.mkdtemp(prefix="pydata_suites-"))
     logs.mkdir(parents=True, exist_ok=True)
-    tables = [compare(lib, run_library(lib, args.subset, args.jobs, args.deadline, logs), device) for lib in libraries]
+    end = None if args.deadline is None else time.monotonic() + args.deadline
+    tables = []
+    for lib in libraries:
+        left = None if end is None else max(end - time.monotonic(), 1.0)
+        tables.append(compare(lib, run_library(lib, args.subset, args.jobs, left, logs), device))
     body = markdown(tables, device, args.subset)
     print("\n".join(body))
     if args.out:
