@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ._core import ArrayBase, is_scalar, operator_index, require_array
-from .errors import ArgumentTypeError
+from .errors import ArgumentTypeError, DTypeError
 from .namespace_lookup import cw, namespace_function
 from .shapes import normalize_axis
 
@@ -311,6 +311,13 @@ def _swapped(ndim, axis1, axis2):
     return tuple(axes)
 
 
+def _result_type(*arrays_and_dtypes):
+    try:
+        return np.result_type(*(x._dtype.numpy if isinstance(x, ArrayBase) else x for x in arrays_and_dtypes))
+    except (TypeError, ValueError) as exc:  # NumPy's refusal of the other operands (a bad dtype name)
+        raise DTypeError(f"result_type: {exc}") from None
+
+
 def _copy(a, order="K", subok=False):
     return cw.asarray(a, copy=True)
 
@@ -351,8 +358,7 @@ FUNCTIONS: dict[Any, Any] = {
     np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2), np.atleast_3d: _atleast(3),
     np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.size: lambda a, axis=None: a.size if axis is None else a.shape[normalize_axis(axis, a.ndim)],
-    np.result_type: lambda *arrays_and_dtypes: np.result_type(
-        *(x._dtype.numpy if isinstance(x, ArrayBase) else x for x in arrays_and_dtypes)),
+    np.result_type: _result_type,
 }
 # candlewick's functions of NumPy's own name and signature
 for _name in ("nansum", "nanprod", "nanmean", "nanvar", "nanstd", "nanmax", "nanmin", "nanargmax", "nanargmin",

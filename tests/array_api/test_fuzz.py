@@ -124,6 +124,7 @@ def _known_calls():
         ("numpy.function", _numpy_function_call,
          (np.atleast_3d, [cw.ones(0, dtype=cw.int8), cw.asarray([1, 2], dtype=cw.int16)], cw.ones(0, dtype=cw.int32)),
          {}),
+        ("numpy.function", _numpy_function_call, (np.result_type, cw.asarray(1j, dtype=cw.complex64), [], "bogus"), {}),
         ("gradient", cw.gradient, (cw.asarray([[3.0, 2.0, float("inf")], [0.0, 1.0, 1.0], [float("inf"), 1.0, 2.0]]),
                                    cw.asarray([0, 0, 2], dtype=cw.uint32), cw.asarray([0, 0, 2], dtype=cw.uint32)), {}),
     ]
