@@ -22,7 +22,8 @@ from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, scalar_for, view
 from .basic_indexing import is_basic
 from .elementwise_dispatch import binary, compare, unary
-from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError, ShapeError,
+from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError,
+                     IndexOutOfBoundsError, ShapeError,
                      UnsupportedOperation)
 from .inplace import DTypeMismatch, write
 from .namespace_lookup import namespace_function as _candlewick
@@ -253,6 +254,12 @@ def _flat_index(a, key, name):
         host = np.asarray(key)
         if host.dtype.kind not in "iu" and host.size:
             return None
+        n = a._layout.shape[0]
+        if host.size and (host.min() < -n or host.max() >= n):
+            # known here: raised at the call, as NumPy does, not at the next synchronization
+            # (a deferred-check backend such as rocm would only report it there)
+            raise IndexOutOfBoundsError(f"{name}: an index is outside the first axis of length {n} "
+                                        f"(valid indices are {-n}..{n - 1})")
         key = _candlewick("asarray")(host.astype(np.int64).reshape(-1), device=a._device)
     if not isinstance(key, ArrayBase) or not key._dtype.is_integer:
         return None

@@ -116,8 +116,12 @@ def test_ufunc_at_applies_every_index(device):
     rows = cw.zeros((3, 2), device=device)
     np.add.at(rows, [2, 0, 2], cw.asarray([1.0, 2.0], device=device))
     np.testing.assert_array_equal(cw.to_numpy(rows), [[1, 2], [0, 0], [2, 4]])
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match="numpy.add.at"):  # a host key: checked at the call
         np.add.at(rows, [3], 1.0)
+    np.testing.assert_array_equal(cw.to_numpy(rows), [[1, 2], [0, 0], [2, 4]])
+    with pytest.raises(IndexError):  # a device key: a backend may check it at the next sync
+        np.add.at(rows, cw.asarray([1, -4], device=device), 1.0)
+        cw.to_numpy(rows)
     np.testing.assert_array_equal(cw.to_numpy(rows), [[1, 2], [0, 0], [2, 4]])
 
 
