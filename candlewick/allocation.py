@@ -14,6 +14,7 @@ MemoryError into one).
 from math import prod
 
 from .errors import DeviceMemoryError, ShapeError, short_repr
+from .host_memory import available_memory
 
 #: results smaller than this are not checked against the free memory: asking the device
 #: costs a system or driver call, and the allocator's own error covers them
@@ -48,6 +49,22 @@ def check_allocation(fname, shape, dtype, device, count=1):
         device.name, nbytes, free, f"{fname}: {'a result' if count == 1 else f'{count} results'} of shape "
         f"{short_repr(tuple(shape))} and dtype {dtype.name}"
         + _held_by(device))
+
+
+def check_host_allocation(fname, shape, dtype):
+    """Raise DeviceMemoryError (device "host") if a host array of ``shape`` and ``dtype``
+    (a device backend's copy to host memory) is larger than what this process may still
+    take (``host_memory``): NumPy's own MemoryError is never what the user sees."""
+    nbytes = prod(shape) * dtype.itemsize
+    if nbytes < QUERY_ABOVE_BYTES:
+        return
+    try:
+        free = available_memory()[0]
+    except (OSError, ValueError):  # the limits cannot be read: NumPy's allocator decides
+        return
+    if nbytes > free:
+        raise DeviceMemoryError("host", nbytes, free, f"{fname}: a host copy of shape {short_repr(tuple(shape))} "
+                                f"and dtype {dtype.name}")
 
 
 def byte_text(n):

@@ -6,6 +6,7 @@ import functools
 
 import numpy as np
 
+from candlewick.allocation import check_host_allocation
 from candlewick.dtypes import real_dtype_of
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
@@ -70,6 +71,7 @@ def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_o
 
 
 def to_host(x, layout):
+    check_host_allocation("to_host", layout.shape, x.dtype)  # not NumPy's MemoryError
     out = np.empty(layout.shape, dtype=x.dtype.numpy)
     if out.size == 0:
         x.device.synchronize()

@@ -9,6 +9,7 @@ import candlewick as cw
 import fake_devices  # tests/rocm/host is on pytest's pythonpath
 import fake_hip
 import fake_streams
+from candlewick.errors import DeviceMemoryError
 from rocm_backend import RocmBackend
 
 
@@ -122,3 +123,12 @@ def test_to_device_takes_a_stream_of_either_device(model):
         h.to_device(dev, stream=7)
     with pytest.raises(cw.errors.ArgumentTypeError, match="non_blocking"):
         h.to_device(dev, non_blocking=1)
+
+
+def test_a_host_copy_larger_than_host_memory_is_refused(real):
+    """to_numpy of a 2**62-byte broadcast view: DeviceMemoryError on "host" before NumPy is
+    asked (NumPy's _ArrayMemoryError on the H200 run at 5bf3006), as on the cpu backend."""
+    _, dev = real
+    with pytest.raises(DeviceMemoryError, match=r"out of memory on host.*to_host: a host copy of shape"):
+        cw.to_numpy(cw.broadcast_to(cw.ones(1, device=dev), (2**29, 2**30)))
+    np.testing.assert_array_equal(cw.to_numpy(cw.asarray([1.0, 2.0], device=dev)), [1.0, 2.0])  # small: no query
