@@ -18,6 +18,7 @@ import threading
 from candlewick.errors import UnsupportedOperation
 from candlewick.shapes import shape_size
 
+from ..abi.structs import FLAG_A
 from ..kernels import ew_kernel, kernel
 from .copies import contiguous, copy, operand
 from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, scalar_bytes
@@ -42,10 +43,12 @@ def _apart(dst, dst_layout, src, src_layout):
     return copy(src, src_layout), contiguous(src_layout.shape)
 
 
-def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dtype=None):
+def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dtype=None, spread=None):
     """Queue ``kern`` (the table's kernel ``key``) over dst's layout with ``inputs``
     (``(storage, layout)`` pairs, None for a scalar operand reading its slot of
-    ``scalar``), under the device's lock."""
+    ``scalar``), under the device's lock. ``spread``: the index of an input whose kernel
+    reads it as one element spread over the destination when CW_FLAG_A is set (where's
+    ``x``): taken when that input's strides are all 0, so the contiguous path serves it."""
     device = dst.device
     with _lock(device):
         dst.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
@@ -53,11 +56,14 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
         n = shape_size(dst_layout.shape)
         if not n:
             return
-        if dst_layout.is_contiguous and all(op is None or op[1].is_contiguous for op in inputs):
+        if spread is not None and any(inputs[spread][1].strides):
+            spread = None
+        if dst_layout.is_contiguous and all(op is None or k == spread or op[1].is_contiguous
+                                            for k, op in enumerate(inputs)):
             args = [dst.ptr, dst_layout.offset]
             for op in inputs:
                 args += (0, 0) if op is None else (op[0].ptr, op[1].offset)
-            launch_contiguous(device, kern, n, *args, scalar=scalar)
+            launch_contiguous(device, kern, n, *args, scalar=scalar, flags=0 if spread is None else FLAG_A)
             return
         operands = [operand(dst, dst_layout)] + [(0, 0, ()) if op is None else operand(*op) for op in inputs]
         launch_ew(device, key, dst_layout.shape, operands, scalar if scalar is not NO_SCALAR else b"",
@@ -110,4 +116,6 @@ def where_into(dst, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
         raise UnsupportedOperation("where", x.dtype, "rocm", f"x, y and the destination of dtypes {x.dtype}, "
                                    f"{y.dtype}, {dst.dtype}")
     key = ("where", dst.dtype.itemsize)
-    _launch(dst, dst_layout, key, kernel(dst.device, key), [(cond, cond_layout), (x, x_layout), (y, y_layout)])
+    # x[mask] = v spreads one value (x's strides all 0): the kernel's contiguous path reads it once
+    _launch(dst, dst_layout, key, kernel(dst.device, key), [(cond, cond_layout), (x, x_layout), (y, y_layout)],
+            spread=1)

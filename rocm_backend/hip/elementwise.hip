@@ -248,6 +248,9 @@ template <class B> __device__ inline void cw_fill(const cw_ew_args& a) {
 }
 
 // ---- out = cond ? x : y, copied as stored -------------------------------------------------
+// Contiguous path with CW_FLAG_A: x is one element (op 2's pointer + offset) spread over
+// all of out, as ``x[mask] = v`` has it: read once per thread, so the pass is masked_fill's
+// (cond and y read, out written) instead of the strided launch's per-element decode.
 template <class S> __device__ inline void cw_where(const cw_ew_args& a) {
     if (a.flags & CW_CONTIGUOUS) {
         const int V = cw_vec_width<S, S>::value;
@@ -256,20 +259,23 @@ template <class S> __device__ inline void cw_where(const cw_ew_args& a) {
         const S* y = (const S*)a.op[3].ptr + a.op[3].offset;
         S* __restrict__ out = (S*)a.op[0].ptr + a.op[0].offset;
         const cw_i64 n = a.n, t0 = CW_TID, nt = CW_NTHREADS;
+        const bool spread = (a.flags & CW_FLAG_A) != 0;
+        const S xs = spread ? x[0] : S();
+        const S* xp = spread ? (const S*)0 : x;  // null: cw_vload_or_scalar gives xs
         cw_i64 done = 0;
-        if (V > 1 && cw_vec_ok<unsigned char>(c, V) && cw_vec_ok<S>(x, V) && cw_vec_ok<S>(y, V) &&
+        if (V > 1 && cw_vec_ok<unsigned char>(c, V) && (spread || cw_vec_ok<S>(x, V)) && cw_vec_ok<S>(y, V) &&
             cw_vec_ok<S>(out, V)) {
             const cw_i64 nv = n / V;
             for (cw_i64 j = t0; j < nv; j += nt) {
                 cw_pack<unsigned char, V> cv = cw_vload<unsigned char, V>(c, j);
-                cw_pack<S, V> xv = cw_vload<S, V>(x, j), yv = cw_vload<S, V>(y, j), r;
+                cw_pack<S, V> xv = cw_vload_or_scalar<S, V>(xp, j, xs), yv = cw_vload<S, V>(y, j), r;
 #pragma unroll
                 for (int k = 0; k < V; ++k) r.v[k] = cv.v[k] ? xv.v[k] : yv.v[k];
                 cw_vstore<S, V>(out, j, r);
             }
             done = nv * V;
         }
-        for (cw_i64 i = done + t0; i < n; i += nt) out[i] = c[i] ? x[i] : y[i];
+        for (cw_i64 i = done + t0; i < n; i += nt) out[i] = c[i] ? (spread ? xs : x[i]) : y[i];
         return;
     }
     CW_GRID_STRIDE(i, a.n) {

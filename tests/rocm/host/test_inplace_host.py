@@ -13,7 +13,7 @@ from host_exec import build, device_factory
 from rocm_backend import ops
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
-        ("transpose", 8), ("where", 4), ("where", 8), ("binary", "add", "float32"), ("binary", "add", "float64"),
+        ("transpose", 8), ("where", 1), ("where", 4), ("where", 8), ("binary", "add", "float32"), ("binary", "add", "float64"),
         ("binary", "subtract", "float64"), ("binary", "multiply", "float32"), ("binary", "add", "int32"),
         ("binary", "bitwise_or", "bool"), ("unary", "negative", "float64"), ("unary", "sqrt", "float32"),
         ("unary", "abs", "complex64"), ("compare", "greater", "float64")}
@@ -117,3 +117,32 @@ def test_a_complex_array_written_through_its_real_view(dev):
     expected = zh.copy()
     expected.real = np.abs(zh)
     np.testing.assert_allclose(cw.to_numpy(z), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("n", [1, 7, 64, 1001])
+def test_mask_fill_takes_the_contiguous_path(dev, monkeypatch, dtype, n):
+    """``x[mask] = v`` (scalar v, mask of x's shape): one contiguous where pass reading v
+    once (CW_FLAG_A), as torch's masked_fill_, not the strided launch; odd sizes give the
+    vector path's tail, offset views an unaligned start."""
+    from rocm_backend.families import inplace
+    h = _data(n + 3, dtype)
+    mh = np.arange(n + 3) % 3 != 1
+    x, m = cw.asarray(h, device=dev), cw.asarray(mh, device=dev)
+    strided = []
+    monkeypatch.setattr(inplace, "launch_ew", lambda *a, **k: strided.append(a))
+    v = True if dtype is np.bool_ else 5
+    xv, mv = x[3:], m[3:]
+    xv[mv] = v
+    x[m[::-1][::-1]] = v
+    expected = h.copy()
+    expected[3:][mh[3:]] = v
+    expected[mh] = v
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
+    assert strided == []
+    z = cw.asarray(h, device=dev)
+    z[m] = cw.asarray(np.asarray(v, dtype), device=dev)  # a 0-d array value: the same path
+    expected = h.copy()
+    expected[mh] = v
+    np.testing.assert_array_equal(cw.to_numpy(z), expected)
+    assert strided == []
