@@ -24,14 +24,14 @@ from .copies import contiguous, copy, operand
 from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, scalar_bytes
 
 
-def _lock(device):
-    return device.family_state("inplace_lock", lambda _: threading.Lock())
+def _new_lock(_device):
+    return threading.Lock()
 
 
 def _apart(dst, dst_layout, src, src_layout):
-    """``(src, src_layout)``, or a contiguous copy of it where it shares the destination's
-    buffer other than element for element."""
-    if src.buffer is not dst.buffer or src_layout.size == 0:
+    """``(src, src_layout)`` (which shares dst's buffer), or a contiguous copy of it where
+    it shares it other than element for element."""
+    if src_layout.size == 0:
         return src, src_layout
     if src.dtype.itemsize == dst.dtype.itemsize and src_layout == dst_layout:
         return src, src_layout
@@ -44,26 +44,41 @@ def _apart(dst, dst_layout, src, src_layout):
 
 
 def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dtype=None, spread=None):
-    """Queue ``kern`` (the table's kernel ``key``) over dst's layout with ``inputs``
-    (``(storage, layout)`` pairs, None for a scalar operand reading its slot of
-    ``scalar``), under the device's lock. ``spread``: the index of an input whose kernel
-    reads it as one element spread over the destination when CW_FLAG_A is set (where's
-    ``x``): taken when that input's strides are all 0, so the contiguous path serves it."""
+    """Queue ``kern`` (the table's kernel ``key``) over dst's layout with ``inputs`` (a
+    list of ``(storage, layout)`` pairs, None for a scalar operand reading its slot of
+    ``scalar``; the list is the caller's to give away), under the device's lock.
+    ``spread``: the index of an input whose kernel reads it as one element spread over the
+    destination when CW_FLAG_A is set (where's ``x``): taken when that input's strides are
+    all 0, so the contiguous path serves it.
+
+    The host hot path of ``x += y``: one pass over the inputs both checks them (overlap,
+    contiguity) and gathers the contiguous launch's arguments."""
     device = dst.device
-    with _lock(device):
-        dst.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
-        inputs = [None if op is None else _apart(dst, dst_layout, *op) for op in inputs]
+    buffer = dst.buffer
+    with device.family_state("inplace_lock", _new_lock):
+        buffer.version += 1  # in place: voids what pad_fixup_cache learnt
         n = shape_size(dst_layout.shape)
         if not n:
             return
-        if spread is not None and any(inputs[spread][1].strides):
-            spread = None
-        if dst_layout.is_contiguous and all(op is None or k == spread or op[1].is_contiguous
-                                            for k, op in enumerate(inputs)):
-            args = [dst.ptr, dst_layout.offset]
-            for op in inputs:
-                args += (0, 0) if op is None else (op[0].ptr, op[1].offset)
-            launch_contiguous(device, kern, n, *args, scalar=scalar, flags=0 if spread is None else FLAG_A)
+        contiguous = dst_layout.is_contiguous
+        flags = 0
+        args = [dst.ptr, dst_layout.offset]
+        for k, op in enumerate(inputs):
+            if op is None:
+                args += (0, 0)
+                continue
+            src, layout = op
+            # x += y's x: the destination itself (the same layout object) needs no overlap analysis
+            if src.buffer is buffer and not (src is dst and layout is dst_layout):
+                src, layout = inputs[k] = _apart(dst, dst_layout, src, layout)
+            if not layout.is_contiguous:
+                if k == spread and not any(layout.strides):
+                    flags = FLAG_A
+                else:
+                    contiguous = False
+            args += (src.ptr, layout.offset)
+        if contiguous:
+            launch_contiguous(device, kern, n, *args, scalar=scalar, flags=flags)
             return
         operands = [operand(dst, dst_layout)] + [(0, 0, ()) if op is None else operand(*op) for op in inputs]
         launch_ew(device, key, dst_layout.shape, operands, scalar if scalar is not NO_SCALAR else b"",
