@@ -66,7 +66,7 @@ def flag(value, fname, argname):
     """A bool flag (``keepdims``, ``stable``...): only True or False."""
     if value is True or value is False:
         return value
-    if type(value).__name__ == "bool_":  # NumPy's bool scalar
+    if isinstance(value, np.bool_):  # NumPy's bool scalar (its class is named "bool" in NumPy 2)
         return bool(value)
     raise ArgumentTypeError(f"{fname}: {argname} must be True or False, got {short_repr(value)}")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._core import check_accepts, contiguous_layout, require_array
+from .arguments import flag
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, ShapeError
@@ -31,6 +32,7 @@ _DOCS = {
 
 def _cumulative(op, x, axis, dtype, include_initial, fname):
     require_array(x, fname)
+    include_initial = flag(include_initial, fname, "include_initial")
     shape = x._layout.shape
     if not shape:
         raise ShapeError(f"{fname}: x must have at least one dimension")

@@ -23,7 +23,7 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, scalar
 from .basic_indexing import is_basic
 from .elementwise_dispatch import binary, compare, unary
 from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError,
-                     IndexOutOfBoundsError, ShapeError,
+                     IndexOutOfBoundsError, ShapeError, short_repr,
                      UnsupportedOperation)
 from .inplace import DTypeMismatch, write
 from .namespace_lookup import namespace_function as _candlewick
@@ -211,6 +211,8 @@ def _at(ufunc, inputs, kwargs):
     a, key, *rest = inputs
     if not isinstance(a, ArrayBase):  # NumPy's array written with candlewick operands: mixed
         _refuse_mixed(f"{ufunc.__name__}.at", inputs)
+        raise ArgumentTypeError(f"{name}: the first operand is the array written in place and must be an array, "
+                                f"got {short_repr(a)}")
     _refuse_mixed(f"{ufunc.__name__}.at", (a, *rest))
     rest = [_as_operand(v) for v in rest]
     if is_basic(key, type(a)):

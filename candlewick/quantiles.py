@@ -20,12 +20,13 @@ from .conversion import asarray
 from .data_types import astype
 from .docstrings import fill
 from .arguments import flag
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError
+from .creation import full
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, IndexOutOfBoundsError
 from .indexing_functions import take_along_axis
 from .manipulation import broadcast_to, expand_dims, moveaxis, permute_dims, reshape
 from .numpy_names import write_out
 from .searching import where
-from .shapes import broadcast_shapes, normalize_axes
+from .shapes import broadcast_shapes, normalize_axes, shape_size
 from .sorting import sort
 from .statistical import sum as _sum
 from .utility import any as _any
@@ -121,7 +122,38 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
     flat, axes, batch = _reduced_last(a, axis, fname)
     values = sort(flat, axis=-1)  # NaN sorts last
     size = values.shape[-1]
-    floating = a.dtype.is_floating
+    if size == 0:  # checked here: a gather from an empty axis would fail (on a GPU at the next sync)
+        result = _of_nothing(a, qs, weak, batch, skip_nan or fname == "median", fname)
+    else:
+        result = _from_sorted(values, qs, weak, batch, method, skip_nan, a.dtype, fname)
+    if keepdims:
+        for i in sorted(axes):
+            result = expand_dims(result, axis=i + 1)
+    if qs.ndim == 0:
+        result = reshape(result, result.shape[1:])
+    return write_out(out, result, fname)
+
+
+def _float_result(dtype, qs, weak):
+    result_dtype = dtype if dtype.is_floating else _dt.float64
+    return result_dtype if weak else _dt.promote_types(result_dtype, qs.dtype)
+
+
+def _of_nothing(a, qs, weak, batch, nan, fname):
+    """The quantiles of empty slices: NaN for median and the NaN-skipping forms (NumPy's
+    result, without its warning), else NumPy's IndexError as IndexOutOfBoundsError."""
+    if not nan:
+        raise IndexOutOfBoundsError(f"{fname}: a has no elements along the reduced axes, so it has no quantiles "
+                                    f"(NumPy raises IndexError too; nanquantile and median give NaN)")
+    return full((shape_size(qs.shape),) + batch, float("nan"), dtype=_float_result(a.dtype, qs, weak),
+                device=a.device)
+
+
+def _from_sorted(values, qs, weak, batch, method, skip_nan, dtype, fname):
+    """The quantiles of the slices of ``values`` (sorted along its last axis, at least one
+    element), with q's entries first."""
+    size = values.shape[-1]
+    floating = dtype.is_floating
     if skip_nan and floating:
         n = _sum(astype(_ew.logical_not(_ew.isnan(values)), qs.dtype), axis=-1)
         n = reshape(n, (1,) + batch)
@@ -142,9 +174,7 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
     if method in _DISCRETE:
         result = low
     else:
-        result_dtype = a.dtype if floating else _dt.float64
-        if not weak:
-            result_dtype = _dt.promote_types(result_dtype, qs.dtype)
+        result_dtype = _float_result(dtype, qs, weak)
         low, high = astype(low, result_dtype), astype(gather(above), result_dtype)
         weight = astype(_broadcast(weight, shape), result_dtype)
         step = high - low
@@ -156,12 +186,7 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
             last_value = reshape(values[..., size - 1:], (1,) + batch) if size else None
             if last_value is not None:
                 result = where(_ew.isnan(last_value), float("nan"), result)  # NaN anywhere: NaN
-    if keepdims:
-        for i in sorted(axes):
-            result = expand_dims(result, axis=i + 1)
-    if qs.ndim == 0:
-        result = reshape(result, result.shape[1:])
-    return write_out(out, result, fname)
+    return result
 
 
 def _broadcast(x, shape):

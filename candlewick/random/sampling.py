@@ -25,7 +25,7 @@ from ..arguments import flag
 from ..conversion import asarray
 from ..creation import full
 from ..cumulative import cumulative_sum
-from ..data_types import astype
+from ..data_types import astype, finfo
 from ..elementwise import minimum
 from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError
 from ..indexing_functions import take
@@ -130,7 +130,7 @@ def _probabilities(p, n, device, fname):
     host = p._storage.to_host(p._layout).astype(np.float64)
     if not (np.isfinite(host).all() and (host >= 0).all()):
         raise ArgumentValueError(f"{fname}: p must hold finite probabilities >= 0")
-    atol = max(math.sqrt(np.finfo(np.float64).eps), math.sqrt(float(np.finfo(p.dtype.numpy).eps)))
+    atol = max(math.sqrt(np.finfo(np.float64).eps), math.sqrt(float(finfo(p.dtype).eps)))  # bfloat16 too
     if abs(math.fsum(host) - 1.0) > atol:
         raise ArgumentValueError(f"{fname}: probabilities do not sum to 1 (sum {math.fsum(host)!r})")
     nonzero = np.flatnonzero(host)

@@ -677,6 +677,11 @@ def invoke_checked(name, fn, args, kwargs, sync=None):
             if isinstance(error, KeyboardInterrupt):
                 raise
             exc = error
+            if sync is not None:  # work the failed call queued: its late error is this call's
+                try:
+                    sync()
+                except Exception as late:  # noqa: BLE001 - reported as the call's outcome
+                    exc = late
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
@@ -694,7 +699,30 @@ def invoke_checked(name, fn, args, kwargs, sync=None):
     out = _out_argument(fn, args, kwargs) if exc is None else None
     if isinstance(out, cw.Array):  # NumPy's out= is written by design
         targets.append(out)
+    if exc is None and fn is _numpy_ufunc_call:
+        targets += _ufunc_outputs(args, kwargs)
     return exc, result, messages, _changed_inputs(before, targets)
+
+
+#: a ufunc method's positional ``out`` (after ``(array, axis, dtype)``, reduceat's after its indices too)
+_UFUNC_OUT_POSITION = {"reduce": 3, "accumulate": 3, "reduceat": 4}
+
+
+def _ufunc_outputs(args, kwargs):
+    """The candlewick arrays a ``ufunc.method(*inputs, **kwargs)`` call writes on purpose:
+    ``out=`` (an array or a tuple), the positional outputs after a ``__call__``'s ``nin``
+    inputs (``np.divide(a, b, o)``), the positional ``out`` of reduce, accumulate and
+    reduceat, and ``at``'s first operand (written in place)."""
+    ufunc, method, inputs = args[0], args[1], args[2:]
+    out = kwargs.get("out")
+    written = list(out) if isinstance(out, tuple) else [out]
+    if method == "__call__":
+        written += inputs[getattr(ufunc, "nin", len(inputs)):]
+    elif method == "at":
+        written += inputs[:1]
+    elif method in _UFUNC_OUT_POSITION:
+        written += inputs[_UFUNC_OUT_POSITION[method]:_UFUNC_OUT_POSITION[method] + 1]
+    return [w for w in written if isinstance(w, cw.Array)]
 
 
 def _lift_memory_limits():

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 import numpy as np
 
 from fuzz_support import (
-    _numpy_function_call, call_arguments, describe_call, finding_key, format_finding, invoke_checked,
+    _numpy_function_call, _numpy_ufunc_call, _ufunc_outputs, call_arguments, describe_call, finding_key, format_finding, invoke_checked,
     keyword_pool, problem_with, public_targets, record_findings, soft_problem_with,
 )
 
@@ -127,6 +127,18 @@ def _known_calls():
         ("numpy.function", _numpy_function_call, (np.result_type, cw.asarray(1j, dtype=cw.complex64), [], "bogus"), {}),
         ("gradient", cw.gradient, (cw.asarray([[3.0, 2.0, float("inf")], [0.0, 1.0, 1.0], [float("inf"), 1.0, 2.0]]),
                                    cw.asarray([0, 0, 2], dtype=cw.uint32), cw.asarray([0, 0, 2], dtype=cw.uint32)), {}),
+        # the rocm deep fuzz on an H200 (5bf3006): a flag that was a NumPy array; ufunc.at on a
+        # scalar; bfloat16 probabilities; quantiles of an empty axis (a gather from it failed
+        # at the next sync, after out= was written); np.divide's positional out (written on purpose)
+        ("cumulative_prod", cw.cumulative_prod, (cw.asarray([], dtype=cw.uint64),), {"include_initial": np.ones((2, 2))}),
+        ("numpy.ufunc", _numpy_ufunc_call, (np.bitwise_and, "at", complex("nan+1j"), cw.ones((1, 1), dtype=cw.bool), -1.0),
+         {}),
+        ("Generator.choice", cw.random.Generator(0).choice, (cw.asarray([0], dtype=cw.bfloat16),),
+         {"p": cw.asarray([9.18355e-41], dtype=cw.bfloat16)}),
+        ("nanpercentile", cw.nanpercentile, (cw.asarray([], dtype=cw.uint64), cw.asarray(0, dtype=cw.int32)),
+         {"out": cw.asarray(False), "keepdims": False}),
+        ("quantile", cw.quantile, (cw.asarray([], dtype=cw.uint8), cw.asarray(0, dtype=cw.uint8)), {"out": cw.asarray([True])}),
+        ("numpy.ufunc", _numpy_ufunc_call, (np.divide, "__call__", 1e300, -np.inf, cw.asarray([-0.0], dtype=cw.float32)), {}),
     ]
 
 
@@ -136,3 +148,25 @@ def test_fuzz_findings_stay_fixed(name, fn, args, kwargs, dev):
     exc, result, warned, changed = invoke_checked(name, fn, list(args), kwargs, sync=dev.synchronize)
     reason = problem_with(name, exc, result, dev.backend == "cpu", warned=warned, changed=changed)
     assert reason is None, format_finding(name, exc, reason, describe_call(name, args, kwargs))
+
+
+def test_a_ufuncs_out_is_written_on_purpose():
+    """np.divide(a, b, o), out= (an array or a tuple), reduce's positional out and ufunc.at's
+    array: the fuzz does not report them as changed inputs; another operand it does."""
+    import candlewick as cw
+
+    def call(ufunc, method, *inputs, **kwargs):
+        return invoke_checked("numpy.ufunc", _numpy_ufunc_call, [ufunc, method, *inputs], kwargs)
+
+    for ufunc, method, inputs, kwargs in [
+        (np.divide, "__call__", (1.0, 4.0, cw.full(1, 5.0)), {}),
+        (np.divide, "__call__", (1.0, 4.0), {"out": cw.full(1, 5.0)}),
+        (np.divide, "__call__", (1.0, 4.0), {"out": (cw.full(1, 5.0),)}),
+        (np.add, "reduce", (cw.ones(3), 0, None, cw.full((), 5.0)), {}),
+        (np.add, "at", (cw.zeros(3), [0, 2], 1.0), {}),
+    ]:
+        exc, _, _, changed = call(ufunc, method, *inputs, **kwargs)
+        assert exc is None and not changed, (ufunc, method, exc, changed)
+    a, b, o = cw.ones(2), cw.ones(2), cw.ones(2)
+    assert [id(w) for w in _ufunc_outputs([np.divide, "__call__", a, b, o], {})] == [id(o)]  # not the operands
+    assert [id(w) for w in _ufunc_outputs([np.negative, "__call__", a], {"out": (o,)})] == [id(o)]

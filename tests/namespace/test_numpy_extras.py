@@ -133,6 +133,25 @@ def test_percentile_and_median(device):
     _check(cw.quantile(f32, np.array([0.5])), np.quantile(DATA.astype(np.float32), np.array([0.5])))
 
 
+@pytest.mark.parametrize("shape,axis", [((0,), None), ((3, 0), 1), ((0, 3), 0)])
+@pytest.mark.parametrize("dtype", [np.float32, np.uint64])
+def test_quantiles_of_an_empty_axis(shape, axis, dtype, device):
+    """NumPy's answers, checked before any gather (a GPU reports a gather from an empty axis
+    only at the next synchronization, after out= was written): NaN for median and the
+    NaN-skipping forms, IndexError for quantile and percentile, out= left as it was."""
+    data = np.zeros(shape, dtype)
+    x = cw.asarray(data, device=device)
+    for mine, theirs, q in ((cw.median, np.median, ()), (cw.nanmedian, np.nanmedian, ()),
+                            (cw.nanquantile, np.nanquantile, (0.5,)), (cw.nanpercentile, np.nanpercentile, (50,))):
+        _check(mine(x, *q, axis=axis, keepdims=True), _numpy(theirs, data, *q, axis=axis, keepdims=True))
+    for mine, q in ((cw.quantile, 0.5), (cw.percentile, 50)):
+        out = cw.full((1,), 7.0, device=device)
+        with pytest.raises(IndexError, match=mine.__name__):
+            mine(x, q, axis=axis, out=out)
+            cw.to_numpy(out)  # (a deferred error would come here)
+        np.testing.assert_array_equal(cw.to_numpy(out), [7.0])
+
+
 @pytest.mark.parametrize("call,error", [
     (lambda x: cw.quantile(x, 1.5), ArgumentValueError), (lambda x: cw.percentile(x, -1), ArgumentValueError),
     (lambda x: cw.quantile(x, 0.5, method="bogus"), ArgumentValueError),
