@@ -176,6 +176,10 @@ template <int NOPS> __device__ inline cw_offsets<NOPS> cw_decode(const cw_ew_arg
         for (int k = 0; k < NOPS; ++k) r.o[k] = a.op[k].offset + i;
         return r;
     }
+    if (a.ndim == 1) {  // one strided axis (x[::2] += 1 coalesces to it): no division per element
+        for (int k = 0; k < NOPS; ++k) r.o[k] = a.op[k].offset + i * a.op[k].strides[0];
+        return r;
+    }
     for (int k = 0; k < NOPS; ++k) r.o[k] = a.op[k].offset;
     if (a.flags & CW_INDEX32) {
         cw_u32 rem = (cw_u32)i;

@@ -146,3 +146,18 @@ def test_mask_fill_takes_the_contiguous_path(dev, monkeypatch, dtype, n):
     expected[mh] = v
     np.testing.assert_array_equal(cw.to_numpy(z), expected)
     assert strided == []
+
+
+def test_one_strided_axis(dev):
+    """``x[::2] += 1`` and kin coalesce to one strided axis, which the kernels' index
+    decode takes without a division (hip/common.h): stepped, reversed, offset and spread
+    (stride 0) operands on 1-D layouts."""
+    h, g = _data(1001, np.float64), _data(1001, np.float64, seed=7)
+    x, y = cw.asarray(h, device=dev), cw.asarray(g, device=dev)
+    x[::2] += 1.0
+    x[1::3] -= y[::-3]
+    x[5:505] += y[7]
+    h[::2] += 1.0
+    h[1::3] -= g[::-3]
+    h[5:505] += g[7]
+    np.testing.assert_array_equal(cw.to_numpy(x), h)
