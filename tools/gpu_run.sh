@@ -25,7 +25,10 @@
 # (seconds for the whole run, default 540: the device tool's limit is 600 per command),
 # GPU_RUN_WORKERS (pytest-xdist workers for the suites marked so, default 8), GPU_RUN_STEPS
 # (a comma list of step names: only those steps of the chosen stages run), GPU_RUN_AFTER (a
-# shell command run after the steps in the same environment, its output in after.log).
+# shell command run after the steps in the same environment, its output in after.log),
+# GPU_RUN_CONCURRENT (a comma list of step names started side by side in the background, each
+# under its own limit, and waited for before GPU_RUN_AFTER: test suites that time nothing, such
+# as pydata and thorough, share one call; never a benchmark, whose figures others would distort).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -247,6 +250,16 @@ print(rocm_backend.precompile(progress=False, threads=os.cpu_count()))' >"$log" 
 }
 
 # --- the steps ------------------------------------------------------------------------------
+run_step() {  # one step of the table: $step, $cmd, $limit and $log set by the loop below
+    local t0=$SECONDS result rc status
+    result="$(eval "$cmd")"
+    rc=$?
+    status=ok
+    ((rc == 124 || rc == 137)) && status="TIMED OUT after ${limit}s" || { ((rc)) && status="FAILED (exit $rc)"; }
+    note "$step: $status, $((SECONDS - t0))s: $(head -n 1 <<<"$result")"
+    tail -n +2 <<<"$result" | while IFS= read -r line; do [[ -n "$line" ]] && note "$line"; done
+}
+
 for row in "${STEPS[@]}"; do
     read -r step_stages step needs max cmd <<<"$row"
     chosen=0
@@ -265,14 +278,14 @@ for row in "${STEPS[@]}"; do
     fi
     limit=$((max < left ? max : left))
     log="$W/$step.log"
-    t0=$SECONDS
-    result="$(eval "$cmd")"
-    rc=$?
-    status=ok
-    ((rc == 124 || rc == 137)) && status="TIMED OUT after ${limit}s" || { ((rc)) && status="FAILED (exit $rc)"; }
-    note "$step: $status, $((SECONDS - t0))s: $(head -n 1 <<<"$result")"
-    tail -n +2 <<<"$result" | while IFS= read -r line; do [[ -n "$line" ]] && note "$line"; done
+    if [[ ",${GPU_RUN_CONCURRENT:-}," == *",$step,"* ]]; then
+        note "$step: started in the background (limit ${limit}s)"
+        run_step &
+    else
+        run_step
+    fi
 done
+wait  # the background steps
 if [[ -n "${GPU_RUN_AFTER:-}" ]]; then  # an ad-hoc command in the prepared environment (a probe)
     left=$((budget - SECONDS - 15))
     if ((left >= 20)); then
