@@ -31,12 +31,15 @@ import harness  # noqa: E402  (device kind and commit, as the benchmarks' record
 #: the tests the record lists one by one: every element-wise function, clip and masking
 FOCUS = re.compile(r"test_elementwise\.py::|clip|mask")
 _STATS_HEADER = re.compile(r"^(tests/array_api/\S+::\S+):$")
-_EXAMPLES = re.compile(r"- (\d+) passing examples?, (\d+) failing examples?, (\d+) invalid examples?")
+# Hypothesis's statistics line, in both of its wordings: "- 400 passing examples, 0 failing
+# examples, 50 invalid examples" (older releases) and "- 400 passing, 0 failing, and 50 invalid
+# test cases" (newer ones, e.g. on the GPU machine's wheels)
+_EXAMPLES = re.compile(r"- (\d+) passing(?: examples?)?, (\d+) failing(?: examples?)?, (?:and )?(\d+) invalid")
 _SUMMARY = re.compile(r"^=*\s*(\d+ (?:passed|failed|errors?)\b.*?) in ([\d.]+)s", re.MULTILINE)
 
 
 def run_pytest(backend, workers, paths, extra):
-    command = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider",
+    command = [sys.executable, "-m", "pytest", *paths, "-q", "-p", "no:cacheprovider", "--tb=short",
                "--hypothesis-show-statistics"] + (["-n", str(workers)] if workers > 1 else []) + extra
     env = dict(os.environ, CANDLEWICK_HYPOTHESIS_PROFILE="thorough", CANDLEWICK_TEST_BACKENDS=backend)
     started = time.monotonic()
@@ -60,6 +63,30 @@ def parse_statistics(text):
             for i, value in enumerate(found.groups()):
                 counts[current][i] += int(value)
     return {test: tuple(values) for test, values in counts.items()}
+
+
+_SECTION = re.compile(r"^_{3,} (\S.*?) _{3,}$")
+
+
+def failure_details(text, keep=25):
+    """{test: its report's telling lines}: the falsifying example and the error lines
+    (``E   ...``) of each failure section of pytest's output, at most ``keep`` lines each."""
+    details = {}
+    current = None
+    in_example = False  # inside a "Falsifying example: test(" block, whose arguments are indented
+    for line in text.splitlines():
+        section = _SECTION.match(line)
+        if section:
+            current, in_example = section.group(1), False
+            details[current] = []
+            continue
+        if line.startswith("="):
+            current = None
+            continue
+        in_example = "Falsifying" in line or (in_example and line.startswith((" ", ")")))
+        if current is not None and (line.startswith("E ") or in_example) and len(details[current]) < keep:
+            details[current].append(line.rstrip()[:300])
+    return {test: lines for test, lines in details.items() if lines}
 
 
 def write_record(path, backend, kind, command, done, seconds, counts, workers):
@@ -101,6 +128,9 @@ def write_record(path, backend, kind, command, done, seconds, counts, workers):
     failures = [line for line in done.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
     if failures:
         lines += ["", "## Failures", ""] + [f"- `{line}`" for line in failures[:60]]
+        details = failure_details(done.stdout)
+        for test, excerpt in list(details.items())[:20]:
+            lines += ["", f"### `{test}`", "", "```", *excerpt, "```"]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -123,7 +153,8 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     record = out / f"array_api_thorough_{kind}.md"
     write_record(record, args.backend, kind, command, done, seconds, counts, args.workers)
-    sys.stdout.write(done.stdout[-3000:])
+    # the whole output (tracebacks and falsifying examples included) goes to our caller's log
+    sys.stdout.write(done.stdout)
     sys.stderr.write(done.stderr[-3000:])
     print(f"wrote {record}")
     return done.returncode
