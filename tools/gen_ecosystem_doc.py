@@ -30,7 +30,7 @@ SHOWN = {"passed": "pass", "failed": "FAIL", "xfailed": "known", "skipped": "ski
 SUITES_BEGIN = "<!-- pydata-suites: generated from bench/results/pydata_suites_*.json -->"
 SUITES_END = "<!-- pydata-suites: end -->"
 SUITE_RECORDS = str(ROOT / "bench" / "results" / "pydata_suites_*.json")
-IMPLICIT_COPY = "implicit copies from"
+IMPLICIT_COPY = "hands the array to NumPy"  # tools/pydata_causes.py's words for such a cause
 
 
 def _cell(text):
@@ -89,10 +89,10 @@ def suites_section(record_paths):
     if rocm:
         modules = {}
         for f, _ in rocm:
-            module = (f["where"] or "?").rsplit(":", 1)[0]
+            module = (f.get("caller") or f["where"] or "?").rsplit(":", 1)[0]
             modules.setdefault(module, set()).add(f["test"].split("::", 1)[-1].split("[")[0])
-        lines += ["SciPy functions that convert their input with NumPy (the file of the conversion, the tests that "
-                  "met it):", ""]
+        lines += ["SciPy functions that convert their input with NumPy (SciPy's file that hands the array to NumPy, "
+                  "the tests that met it; each passes with implicit host copies allowed):", ""]
         lines += [f"- `{m}`: {', '.join(f'`{t}`' for t in sorted(tests)[:8])}{' ...' if len(tests) > 8 else ''}"
                   for m, tests in sorted(modules.items())]
     else:

@@ -27,8 +27,12 @@ through the library's own backend selection where it has one:
 
 Only the tests holding one of the two namespaces are kept. With
 ``CANDLEWICK_PYDATA_RESULTS=<path>`` every kept test's outcome is appended to ``<path>``
-as a JSON line (library, node id, namespace, outcome, the error and the innermost line of
-the library or candlewick that raised it).
+as a JSON line (library, node id, namespace, outcome, the error, the innermost line of
+the library or candlewick that raised it, and the innermost line of the library or its
+test outside candlewick and NumPy: the call that led there). With
+``CANDLEWICK_PYDATA_IMPLICIT_COPY=1`` implicit device-to-host copies are allowed for the
+session (``candlewick.set_implicit_host_copy(True)``): the runner's second pass over the
+tests that failed only on a refused copy.
 """
 
 import functools
@@ -41,6 +45,7 @@ import pytest
 
 STRICT, CANDLEWICK = "array_api_strict", "candlewick"
 RESULTS_ENV = "CANDLEWICK_PYDATA_RESULTS"
+IMPLICIT_COPY_ENV = "CANDLEWICK_PYDATA_IMPLICIT_COPY"
 LIBRARIES = {"sklearn": "scikit-learn", "scipy": "scipy", "xarray": "xarray"}
 
 
@@ -298,6 +303,26 @@ def _library_of(path):
     return LIBRARIES.get(parts[0], parts[0])
 
 
+def pytest_configure(config):
+    if os.environ.get(IMPLICIT_COPY_ENV) == "1":
+        import candlewick  # loaded here: the plugin is imported before the library's conftest
+
+        candlewick.set_implicit_host_copy(True)
+
+
+def _calling_line(tb):
+    """``path:line`` of the innermost frame of the library or its tests that is neither
+    candlewick's nor NumPy's: where a library handed candlewick's array to NumPy."""
+    for frame in reversed(traceback.extract_tb(tb)):
+        name = frame.filename.replace(os.sep, "/")
+        if "site-packages/" not in name:
+            continue
+        tail = name.split("site-packages/", 1)[1]
+        if not tail.startswith(("_pytest/", "pluggy/", "numpy/", "candlewick", "cpu_backend/", "rocm_backend/")):
+            return f"{tail}:{frame.lineno}"
+    return None
+
+
 def _raising_line(tb):
     """``path:line`` of the innermost frame in a library or in candlewick."""
     for frame in reversed(traceback.extract_tb(tb)):
@@ -335,6 +360,7 @@ def pytest_runtest_makereport(item, call):
             text = str(getattr(exc, "msg", None) or exc).strip()
             entry["error"] = (f"{type(exc).__name__}: " if state != "skipped" else "") + (text.splitlines()[0] if text else "")
             entry["where"] = _raising_line(call.excinfo.tb)
+            entry["caller"] = _calling_line(call.excinfo.tb)
         if hasattr(report, "wasxfail") and not entry["error"]:
             entry["error"] = report.wasxfail
         with open(path, "a", encoding="utf-8") as handle:
