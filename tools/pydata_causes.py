@@ -35,6 +35,11 @@ KNOWN = [
      "theirs: sklearn/utils/tests/test_array_api.py:1065 lists array-api-strict's own float types (float64, "
      "float32: strict has no float16); candlewick supports float16 as well, as NumPy and PyTorch do, whose rows "
      "of the same table list it"),
+    ("xarray", r"test_array_api\.py::test_astype\[candlewick\]", ("rocm",),
+     "theirs: xarray/tests/test_array_api.py:61 expects x86 NumPy's cast of NaN to int64 (-2**63), and its own "
+     "filterwarnings line names the invalid cast; the standard leaves casting NaN to an integer dtype "
+     "implementation-dependent (astype's note), and a GPU converts NaN to 0 (PTX cvt, AMD v_cvt), as NumPy on "
+     "aarch64 does; the test passes on rocm once implicit host copies are allowed but for that element"),
     ("xarray", r"test_duck_array_wrapping\.py::TestTopLevelMethods::test_cross\[candlewick\]", ALL,
      "theirs: xarray/computation/computation.py:473 calls np.result_type on the DataArrays, and NumPy converts an "
      "object's .dtype only when it is a numpy.dtype instance (NumPy does not let a class derive from numpy.dtype); "
@@ -44,6 +49,9 @@ KNOWN = [
 
 def cause_of(library, entry, device):
     """The known cause of a candlewick failure (a result entry of the plugin), or None."""
+    for known_library, pattern, devices, cause in KNOWN:
+        if known_library == library and device in devices and re.search(pattern, entry["nodeid"]):
+            return cause
     if IMPLICIT_COPY in (entry.get("error") or "") and device != "cpu":
         again = entry.get("with_copies", "not run")
         if again not in ("passed", "xpassed"):
@@ -52,7 +60,4 @@ def cause_of(library, entry, device):
                 f"data (a NumPy-only path: CuPy and PyTorch refuse the implicit copy of device memory the same "
                 f"way); candlewick refuses it from {device} unless candlewick.set_implicit_host_copy(True): with "
                 f"it, the test passes")
-    for known_library, pattern, devices, cause in KNOWN:
-        if known_library == library and device in devices and re.search(pattern, entry["nodeid"]):
-            return cause
     return None

@@ -17,7 +17,8 @@ through the library's own backend selection where it has one:
   ``array_api_strict`` (the runner narrows ``SCIPY_ARRAY_API`` to strict, so NumPy and
   Dask do not run); candlewick follows the 2024.12 revision, to which the conftest pins
   strict; off host memory (rocm) candlewick joins the backends that its ``cpu_only``
-  markers skip, as CuPy does.
+  markers skip, as CuPy does, and SciPy's assertion helpers move candlewick's arrays to
+  the host explicitly, as they move CuPy's and PyTorch's (nowhere else).
 - xarray: ``tests/test_duck_array_wrapping.py``'s table (``NAMESPACE_ARRAYS``, where
   xarray lists CuPy, JAX, pint and sparse) gets ``array_api_strict`` and ``candlewick``
   rows with no expected failures; ``tests/test_array_api.py``, written against
@@ -159,9 +160,61 @@ def _patch_scipy_xp_fixture(session):
     # scipy/conftest.py pins array-api-strict to the 2024.12 revision: candlewick runs at
     # the same one (its devices() fixture, for one, adds a list to the revision's list)
     candlewick.set_array_api_version("2024.12")
+    # every backend its markers may name must be known to the conftest: its skip/xfail
+    # helper keys its reasons by xp_known_backends, and a cpu_only marker walks
+    # xp_skip_cpu_only_backends (a KeyError for each marked test, strict's too, otherwise)
+    conftest["xp_known_backends"].add(CANDLEWICK)
     if not holds_host_memory(candlewick.get_device(None)):
         # a GPU array: SciPy's cpu_only markers skip it, as they skip CuPy's
         conftest["xp_skip_cpu_only_backends"].add(CANDLEWICK)
+        _move_to_host_in_scipy_assertions()
+
+
+class _HostTesting:
+    """``numpy.testing`` whose functions first move candlewick arrays to the host."""
+
+    def __init__(self, testing, to_host):
+        self._testing, self._to_host = testing, to_host
+
+    def __getattr__(self, name):
+        found = getattr(self._testing, name)
+        if not callable(found):
+            return found
+
+        def moved(*args, **kwargs):
+            return found(*map(self._to_host, args), **{k: self._to_host(v) for k, v in kwargs.items()})
+
+        return moved
+
+
+class _NumpyWithHostTesting:
+    """NumPy, with ``testing`` replaced by :class:`_HostTesting`; every other name is NumPy's."""
+
+    def __init__(self, numpy, testing):
+        self._numpy, self.testing = numpy, testing
+
+    def __getattr__(self, name):
+        return getattr(self._numpy, name)
+
+
+def _move_to_host_in_scipy_assertions():
+    """SciPy's test assertions (``scipy._lib._array_api``: ``xp_assert_close`` and the others)
+    compare with ``numpy.testing`` for every namespace except CuPy's and PyTorch's, which they
+    move to the host themselves (``.get()``, ``.cpu()``); their ``_xp_copy_to_numpy`` says a
+    new device backend needs the same explicit handling. candlewick's arrays off host memory
+    get it here: ``candlewick.to_numpy`` in those helpers only, so that a SciPy function that
+    hands the array to NumPy itself still meets the refused implicit copy."""
+    import numpy
+    from scipy._lib import _array_api as helpers
+
+    import candlewick
+
+    def to_host(value):
+        return candlewick.to_numpy(value) if isinstance(value, candlewick.Array) else value
+
+    copy_to_numpy = helpers._xp_copy_to_numpy
+    helpers._xp_copy_to_numpy = lambda x: to_host(x) if isinstance(x, candlewick.Array) else copy_to_numpy(x)
+    helpers.np = _NumpyWithHostTesting(numpy, _HostTesting(numpy.testing, to_host))
 
 
 # --- xarray --------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ tools/gpu_run.sh's pydata steps."""
 import importlib.util
 import json
 import pathlib
+import warnings
 
+import numpy as np
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -120,3 +122,53 @@ def test_the_doc_section_merges_the_records_of_every_device(tmp_path):
     assert text.count(gen.SUITES_BEGIN) == 1 and text.index(gen.SUITES_END) < text.index("| a | table |")
     assert "| scipy | 1.17.1 | cpu (cpu-x, full)" in text and "| scipy | 1.17.1 | rocm (nvidia-h200, full)" in text
     assert "`scipy/ndimage/_filters.py`: `T::test_gauss`" in text
+
+
+@pytest.mark.parametrize("host_memory", [True, False])
+def test_scipy_xp_fixture_gets_candlewick_known_to_its_markers(host_memory, monkeypatch):
+    # scipy/conftest.py keys its skip/xfail reasons by xp_known_backends: candlewick among
+    # the cpu_only backends (a device without host memory) but unknown there is a KeyError
+    # in every test with a cpu_only marker (seen on an H200 with SciPy 1.18.1)
+    import types
+
+    import array_api_strict
+    import candlewick
+    import candlewick.backend
+
+    conftest = {"xp_known_backends": {"numpy", "array_api_strict", "cupy"}, "xp_skip_cpu_only_backends": {"cupy"}}
+    fixturedef = types.SimpleNamespace(params=(pytest.param(array_api_strict, id="array_api_strict"),),
+                                       func=types.FunctionType((lambda: None).__code__, conftest))
+    session = types.SimpleNamespace(_fixturemanager=types.SimpleNamespace(_arg2fixturedefs={"xp": [fixturedef]}))
+    monkeypatch.setattr(candlewick.backend, "holds_host_memory", lambda device: host_memory)
+    helpers = pytest.importorskip("scipy._lib._array_api")
+    # restored after the test: the patch below rebinds them
+    monkeypatch.setattr(helpers, "np", helpers.np)
+    monkeypatch.setattr(helpers, "_xp_copy_to_numpy", helpers._xp_copy_to_numpy)
+    from candlewick.api_version import array_api_version
+
+    version = array_api_version()
+    try:
+        with warnings.catch_warnings():  # SciPy's conftest registers the mark; not loaded here
+            warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
+            plugin._patch_scipy_xp_fixture(session)
+    finally:
+        candlewick.set_array_api_version(version)
+    assert [p.id for p in fixturedef.params] == ["array_api_strict", "candlewick"]
+    assert "candlewick" in conftest["xp_known_backends"]
+    assert ("candlewick" in conftest["xp_skip_cpu_only_backends"]) is (not host_memory)
+    reasons = {backend: [] for backend in conftest["xp_known_backends"]}
+    for backend in conftest["xp_skip_cpu_only_backends"]:  # what the conftest's marker helper does
+        reasons[backend].append("cpu only")
+    # off host memory SciPy's assertion helpers move candlewick's arrays explicitly, as CuPy's
+    moved = []
+    to_numpy = candlewick.to_numpy
+    monkeypatch.setattr(candlewick, "to_numpy", lambda x: moved.append(x) or to_numpy(x))
+    x = candlewick.asarray([1.0, 2.0])
+    helpers.xp_assert_close(x, candlewick.asarray([1.0, 2.0 + 1e-12]), xp=candlewick, check_namespace=False)
+    if not host_memory:
+        copied = helpers._xp_copy_to_numpy(x)
+        assert isinstance(copied, np.ndarray) and copied.tolist() == [1.0, 2.0]
+    assert len(moved) == (0 if host_memory else 3)
+    assert helpers.np.float64 is np.float64
+    with pytest.raises(AssertionError):
+        helpers.xp_assert_close(x, candlewick.asarray([1.0, 3.0]), xp=candlewick, check_namespace=False)
