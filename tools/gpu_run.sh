@@ -68,7 +68,7 @@ STEPS=(
     "bench,multigpu multi_gpu_dask gpu 300 run_bench multi_gpu_dask"
     "ecosystem   ecosystem      gpu 240 CANDLEWICK_ECOSYSTEM_RESULTS=\$W/ecosystem.jsonl run_pytest tests/ecosystem"
     "pydata      pydata         gpu 420 CANDLEWICK_DEVICE=rocm run_pydata sklearn,xarray"
-    "pydata      pydata_scipy   gpu 480 CANDLEWICK_DEVICE=rocm run_pydata scipy"
+    "pydata      pydata_scipy   gpu 560 CANDLEWICK_DEVICE=rocm run_pydata scipy"
     "tracing     tracing_rocm   gpu 420 run_tracing_conformance rocm"
     "notebooks   notebooks      gpu 400 CANDLEWICK_DEVICE=rocm CANDLEWICK_NOTEBOOK_OUT=\$W/notebooks run_pytest tests/examples"
     "reliability reliability_rocm gpu 480 run_reliability rocm gpu"
