@@ -5,7 +5,8 @@ instead of running them. The eager paths must not pay for that: they read ``GATE
 False unless some block or the environment turned lazy mode on somewhere in the process,
 and only then call the hooks ``fusion/lazy_mode.py`` installs: ``operand`` (the storage an
 element-wise primitive is called on: a recording one where lazy mode is on in this
-context) and ``before_write`` (run what is pending before an array is written).
+context), ``records`` (whether a call on a device is recorded here: it allocates
+nothing now) and ``before_write`` (run what is pending before an array is written).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ __all__ = ["GATE", "before_write", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``before_write``: its hooks."""
+    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``: its hooks."""
 
-    __slots__ = ("on", "operand", "before_write")
+    __slots__ = ("on", "operand", "records", "before_write")
 
     def __init__(self) -> None:
         self.on = False
         self.operand: Callable[[Any], Any] = _storage_of
+        self.records: Callable[[Any], bool] = _never
         self.before_write: Callable[[], None] = _nothing
 
 
@@ -32,6 +34,10 @@ def _storage_of(x):
 
 def _nothing():
     return None
+
+
+def _never(device):
+    return False
 
 
 GATE = Gate()

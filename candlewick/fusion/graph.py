@@ -26,6 +26,9 @@ REDUCE_OPS = frozenset({"sum", "prod", "min", "max", "any", "all"})
 SCALAR_ATTRS = {"binary_scalar": (0,), "full": (0,), "affine": (0, 1), "clip": (0, 1)}
 
 
+_new = object.__new__
+
+
 @dataclass(frozen=True)
 class Node:
     """One step of the graph.
@@ -64,7 +67,13 @@ class Graph:
     params: int = 0  # how many float arguments the scalar operands may name (``Param``)
 
     def add(self, kind, shape, dtype, op=None, operands=(), attrs=()):
-        node = Node(len(self.nodes), kind, tuple(shape), dtype, op, tuple(operands), tuple(attrs))
+        # a frozen dataclass's __init__ sets each field through object.__setattr__: filling
+        # its __dict__ is the same node at a third of the cost (lazy mode adds a node per
+        # recorded call, on every call of a loop)
+        node = _new(Node)
+        fields = node.__dict__
+        fields["index"], fields["kind"], fields["shape"], fields["dtype"] = len(self.nodes), kind, tuple(shape), dtype
+        fields["op"], fields["operands"], fields["attrs"] = op, tuple(operands), tuple(attrs)
         self.nodes.append(node)
         return node
 

@@ -21,16 +21,12 @@ import contextvars
 import os
 import threading
 import warnings
-from typing import TYPE_CHECKING
 
 from .._core import suspend_native
 from ..lazy_gate import GATE
 from . import lazy_storage
 from .lazy_storage import LazyStorage, Pending
 from .trace import TracedStorage
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 __all__ = ["ENV", "flush", "is_lazy", "lazy"]
 
@@ -78,28 +74,38 @@ def _pendings():
 
 
 def _recording(device):
-    """This thread's pending graph on ``device`` where lazy mode is on here, else None."""
+    """This thread's pending graph on ``device`` where lazy mode is on here, else None.
+    Each recorded call asks this once or twice: the thread's last answer is kept (with
+    the ``RECORD_EVERYWHERE`` it was given under) so that a chain on one device asks no
+    dict or device hash."""
     on = _block.get()
     if not (_process_on if on is None else on):
         return None
+    local = _local
+    if getattr(local, "device", None) is device and local.everywhere is RECORD_EVERYWHERE:
+        return local.answer
     fuses = _fuses.get(device)
     if fuses is None:
         fuses = _fuses[device] = "fusion" in device.capabilities
-    if not (fuses or RECORD_EVERYWHERE):
-        return None
-    pendings = _pendings()
-    pending = pendings.get(device)
-    if pending is None:
-        pending = pendings[device] = Pending(device)
+    pending = None
+    if fuses or RECORD_EVERYWHERE:
+        pendings = _pendings()
+        pending = pendings.get(device)
+        if pending is None:
+            pending = pendings[device] = Pending(device)
+    local.device, local.everywhere, local.answer = device, RECORD_EVERYWHERE, pending
     return pending
 
 
 def _operand(x):
     storage = x._storage
-    if type(storage) is TracedStorage:  # tracing a fused function: its own recording
+    kind = type(storage)
+    if kind is TracedStorage:  # tracing a fused function: its own recording
         return storage
     pending = _recording(x._device)
-    return storage if pending is None else pending.tracer(storage)
+    if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
+        return storage
+    return pending.tracer(storage)
 
 
 def flush() -> None:
@@ -116,8 +122,7 @@ def _set_gate():
         suspend_native(on)
 
 
-@contextlib.contextmanager
-def lazy(enabled: bool = True) -> Iterator[None]:
+def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     """Record element-wise chains and run each as one fused graph when a value is needed.
 
     Inside the block (and its thread or task) the element-wise functions and operators,
@@ -140,7 +145,7 @@ def lazy(enabled: bool = True) -> Iterator[None]:
 
     Returns
     -------
-    contextmanager
+    contextlib.ContextDecorator
         A context manager (also usable as a decorator).
 
     Raises
@@ -158,33 +163,48 @@ def lazy(enabled: bool = True) -> Iterator[None]:
     >>> round(total, 4)
     2.7537
     """
-    global _open_blocks
     if not isinstance(enabled, bool):
         raise TypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
-    token = _block.set(enabled)
-    with _gate_lock:
-        _open_blocks += 1
-        _set_gate()
-    failed = True
-    try:
-        yield
-        failed = False
-    finally:
-        _block.reset(token)
+    return _Block(enabled)
+
+
+class _Block(contextlib.ContextDecorator):
+    """One ``lazy()`` block (a class, not a generator: a loop enters one on every call,
+    and a generator's context manager costs twice as much)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.tokens = []  # a stack: the same block may be entered again inside itself
+
+    def _recreate_cm(self):
+        return _Block(self.enabled)  # each call of a decorated function: a block of its own
+
+    def __enter__(self):
+        global _open_blocks
+        self.tokens.append(_block.set(self.enabled))
+        with _gate_lock:
+            _open_blocks += 1
+            _set_gate()
+
+    def __exit__(self, kind, error, traceback):
+        global _open_blocks
+        _block.reset(self.tokens.pop())
         try:
             flush()  # what the block recorded runs before its arrays are used outside it
         except Exception:
-            if not failed:
+            if kind is None:
                 raise
             # the block's own error goes on; what is pending runs when it is needed
         finally:
             with _gate_lock:
                 _open_blocks -= 1
                 _set_gate()
+        return False
 
 
 lazy_storage.RECORDING[0] = _recording
 GATE.operand = _operand
+GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 with _gate_lock:
     _set_gate()

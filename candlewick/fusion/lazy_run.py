@@ -17,7 +17,7 @@ from ..layout import Layout
 from .graph import Graph
 from .replay import replayer
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "node_key"]
 
 #: compiled graphs kept (least recently used dropped first)
 MAX_GRAPHS = 256
@@ -26,15 +26,32 @@ _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
+_SCALARS = (bool, int, float, complex)
+
+
 def _attr_key(value):
-    # repr keeps 0.0 and -0.0 apart and makes NaN equal to itself; the type keeps 1 and 1.0 apart
-    return (type(value).__name__, repr(value)) if isinstance(value, (bool, int, float, complex)) else value
+    # the type keeps 1, 1.0 and True apart; a float's value is its key but for zeros and
+    # NaN, whose repr keeps 0.0 and -0.0 apart and makes NaN equal to itself (repr is
+    # slow: a loop records these keys on every call)
+    kind = type(value)
+    if kind is float:
+        return (kind, value) if value == value and value != 0.0 else (kind, repr(value))
+    if kind is int or kind is bool:
+        return (kind, value)
+    return (kind.__name__, repr(value)) if isinstance(value, _SCALARS) else value
 
 
-def _key(graph, wanted):
-    nodes = tuple((n.kind, n.shape, n.dtype.name, n.op,
-                   tuple((src, lay.shape, lay.strides, lay.offset) for src, lay in n.operands),
-                   tuple(_attr_key(a) for a in n.attrs)) for n in graph.nodes)
+def node_key(node):
+    """The part of a graph's key that ``node`` makes (``Pending`` builds it as each node
+    is recorded, so that running a graph does not walk it again to find its key)."""
+    operands, attrs = node.operands, node.attrs
+    return (node.kind, node.shape, node.dtype.name, node.op,
+            tuple([(src, lay.shape, lay.strides, lay.offset) for src, lay in operands]) if operands else (),
+            tuple([_attr_key(a) for a in attrs]) if attrs else ())
+
+
+def _key(graph, wanted, node_keys=None):
+    nodes = tuple(node_keys) if node_keys is not None else tuple([node_key(n) for n in graph.nodes])
     return graph.device, nodes, tuple(wanted)
 
 
@@ -63,9 +80,10 @@ def _cut(graph, wanted):
     return cut, positions
 
 
-def compiled(graph, wanted):
-    """``run(input storages) -> [storage of each node of wanted]`` for ``graph``."""
-    key = _key(graph, wanted)
+def compiled(graph, wanted, node_keys=None):
+    """``run(input storages) -> [storage of each node of wanted]`` for ``graph``;
+    ``node_keys``: ``node_key`` of each of its nodes, where the caller has them."""
+    key = _key(graph, wanted, node_keys)
     with _lock:
         run = _cache.get(key)
         if run is not None:

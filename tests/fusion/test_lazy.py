@@ -56,9 +56,9 @@ def runs(monkeypatch):
     seen = []
     original = lazy_run.compiled
 
-    def spy(graph, wanted):
+    def spy(graph, wanted, *keys):
         seen.append([graph.nodes[i].kind for i in wanted])
-        return original(graph, wanted)
+        return original(graph, wanted, *keys)
 
     monkeypatch.setattr(lazy_storage, "compiled", spy)
     return seen

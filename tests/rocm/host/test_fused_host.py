@@ -205,9 +205,9 @@ def _lazy_graph(fn, host):
     cut = []
     original = lazy_storage.compiled
 
-    def spy(graph, wanted):
+    def spy(graph, wanted, *keys):
         cut.append(lazy_run._cut(graph, wanted)[0])
-        return original(graph, wanted)
+        return original(graph, wanted, *keys)
 
     lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE = spy, True  # (cpu records only when asked)
     try:
