@@ -106,6 +106,8 @@ def _build():
         add(("clip", d), f"clip_{d.name}", f"misc_{d.name}", f"cw_clip<{C_TYPE[d]}>(a);")
     for d in _domain("BIF"):
         add(("radix_keys", d), f"radix_keys_{d.name}", SORT_MODULE, f"cw_radix_keys<{C_TYPE[d]}>(a);")
+        if d.is_integer:  # keys that are their values (families/sort.py's keys-only sort)
+            add(("radix_values", d), f"radix_values_{d.name}", SORT_MODULE, f"cw_radix_values<{C_TYPE[d]}>(a);")
         add(("searchsorted", d), f"searchsorted_{d.name}", f"misc_{d.name}",
             f"cw_searchsorted<{C_TYPE[d]}>(a);")
     for op in ScanOp:
@@ -134,7 +136,7 @@ def _build():
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/sort.hip's key types
-        for stage in ("rows", "hist", "scatter"):
+        for stage in ("rows", "hist", "scatter", "pass"):
             add(("radix", stage, key_bytes), f"radix_{stage}_k{key_bytes}", SORT_MODULE,
                 f"cw_radix_{stage}<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
     add(("radix", "scan"), "radix_scan", SORT_MODULE, "cw_radix_scan(a);", RADIX_ARGS.name, RADIX_BLOCK)

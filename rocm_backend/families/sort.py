@@ -4,13 +4,16 @@ The sorted axis is made the last one and every row gets unsigned keys (order-pre
 NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
-then by row). Longer rows take one pass per 8-bit digit, three launches each:
-each block counts the digits of its range of a row, one block per row turns the counts into
-first places (digit by digit, range by range), and each block sorts its range tile by tile
-in shared memory and writes each digit's run to its places. Every pass is stable and the
-keys' row positions (u32) ride along, so the result is a stable sort's whatever ``stable``
-says: the values are gathered from the source by those positions (-0.0 and NaN payloads as
-they were) and the positions are the indices.
+then by row). Longer rows take one pass per 8-bit digit. A row of at most ``FUSED_TILES``
+tiles is cut into at most ``FUSED_BLOCKS`` ranges and a pass is one launch: each block
+counts the digits of its whole row, scans them, and sorts its range. Longer rows take
+three launches a pass: each block counts the digits of its range of a row, one block per
+row turns the counts into first places (digit by digit, range by range), and each block
+sorts its range tile by tile in shared memory and writes each digit's run to its places.
+Every pass is stable and the keys' row positions (u32) ride along, so the result is a
+stable sort's whatever ``stable`` says: the values are gathered from the source by those
+positions (-0.0 and NaN payloads as they were) and the positions are the indices. An
+integer sort without indices moves the keys alone: they are their values (bijectively).
 """
 
 import struct
@@ -28,6 +31,10 @@ from .ew_launch import launch_ew
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
 #: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a tile each)
 BLOCKS_PER_CU = 8
+#: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
+#: (each of which reads its whole row to count the digits)
+FUSED_TILES = 128
+FUSED_BLOCKS = 32
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 
@@ -62,9 +69,14 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
         device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(tiles, GRID_LOOP_CAP), None,
                                RADIX_ARGS, (keys.ptr, 0, 0, order.ptr, 0, length, rows, length, 1, 0, bits))
     else:
-        order = _passes(device, keys, key_bytes, bits, rows, length)
+        keys_only = not indices_wanted and x.dtype.is_integer
+        order, keys = _passes(device, keys, key_bytes, bits, rows, length, not keys_only)
     out_strides = contiguous_strides(shape)
     pout = tuple(out_strides[i] for i in perm)
+    if order is None:
+        launch_ew(device, ("radix_values", x.dtype), pshape, [(values.ptr, 0, pout), (keys.ptr, 0, buf_strides)],
+                  b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
+        return values, indices
     launch_ew(device, ("radix_out", x.dtype.itemsize), pshape,
               [(values.ptr if values_wanted else 0, 0, pout), (x.ptr, layout.offset, pstrides[:-1] + (0,)),
                (order.ptr, 0, buf_strides), (indices.ptr if indices_wanted else 0, 0, pout)],
@@ -82,34 +94,45 @@ def argsort(x, layout, axis, descending, stable=True):
     return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
 
 
-def _passes(device, keys, key_bytes, bits, rows, length):
-    """The u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, one
-    pass (hist, scan, scatter) per 8-bit digit between two pairs of buffers."""
+def _passes(device, keys, key_bytes, bits, rows, length, positions):
+    """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
+    None without ``positions``; the sorted keys, or the last ones written with positions),
+    one pass per 8-bit digit between two pairs of buffers."""
     empty = device.storage_type.empty
     n = rows * length
     tiles = -(-length // TILE)
     blocks = max(1, min(tiles, device.multiprocessors * BLOCKS_PER_CU // rows))
+    fused = tiles <= FUSED_TILES
+    if fused:
+        blocks = min(blocks, FUSED_BLOCKS)
     chunk = -(-tiles // blocks) * TILE
     blocks = -(-length // chunk)
-    counts = empty(device, dt.uint32, rows * blocks * 256)
-    spare = empty(device, keys.dtype, n)
-    order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
     grid = min(rows * blocks, GRID_LOOP_CAP)
+    if fused:
+        counts = 0
+        stages = [(kernel(device, ("radix", "pass", key_bytes)), grid)]
+    else:
+        counts = empty(device, dt.uint32, rows * blocks * 256).ptr
+        stages = [(kernel(device, ("radix", "hist", key_bytes)), grid),
+                  (kernel(device, ("radix", "scan")), min(rows, GRID_LOOP_CAP)),
+                  (kernel(device, ("radix", "scatter", key_bytes)), grid)]
+    spare = empty(device, keys.dtype, n)
+    order = order_spare = None
+    if positions:
+        order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
     launch = device.launcher.launch
-    hist, scan = kernel(device, ("radix", "hist", key_bytes)), kernel(device, ("radix", "scan"))
-    scatter = kernel(device, ("radix", "scatter", key_bytes))
     idx_in = 0
     for shift in range(0, bits, 8):
-        last = shift + 8 >= bits
-        head = (keys.ptr, idx_in, 0 if last else spare.ptr, order.ptr, counts.ptr, length, rows, chunk, blocks,
+        keys_out = 0 if positions and shift + 8 >= bits else spare.ptr  # the last keys: read only without positions
+        head = (keys.ptr, idx_in, keys_out, order.ptr if positions else 0, counts, length, rows, chunk, blocks,
                 shift, bits)
-        launch(hist, grid, None, RADIX_ARGS, head)
-        launch(scan, min(rows, GRID_LOOP_CAP), None, RADIX_ARGS, head)
-        launch(scatter, grid, None, RADIX_ARGS, head)
+        for stage, stage_grid in stages:
+            launch(stage, stage_grid, None, RADIX_ARGS, head)
         keys, spare = spare, keys
-        idx_in = order.ptr
-        order, order_spare = order_spare, order
-    return order_spare
+        if positions:
+            idx_in = order.ptr
+            order, order_spare = order_spare, order
+    return order_spare, keys
 
 
 def searchsorted(x, layout, values, values_layout, right):

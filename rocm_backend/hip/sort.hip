@@ -52,6 +52,9 @@ template <class S> struct cw_radix;
         static __device__ inline K key(S v) {                                       \
             return (K)(cw_unsigned<S>::type)v ^ (K)(SIGNBIT);                       \
         }                                                                           \
+        static __device__ inline S value(K k) {                                     \
+            return (S)(cw_unsigned<S>::type)(k ^ (K)(SIGNBIT));                     \
+        }                                                                           \
     };
 CW_RADIX_INT(unsigned char, cw_u32, 8, 0u)
 CW_RADIX_INT(unsigned short, cw_u32, 16, 0u)
@@ -110,6 +113,19 @@ template <class S> __device__ inline void cw_radix_keys(const cw_ew_args& a) {
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<2> o = cw_decode<2>(a, i);
         ((K*)a.op[0].ptr)[o.o[0]] = R::key(((const S*)a.op[1].ptr)[o.o[1]]) ^ flip;
+    }
+}
+
+// an integer sort's values from its sorted keys (the keys are the values, bijectively:
+// no positions needed): cw_ew_args over (rows..., L) in the output's order; op0 values,
+// op1 keys (K, contiguous); CW_FLAG_A: descending
+template <class S> __device__ inline void cw_radix_values(const cw_ew_args& a) {
+    typedef cw_radix<S> R;
+    typedef typename R::K K;
+    const K flip = (a.flags & CW_FLAG_A) ? (K)(~(K)0 >> (8 * sizeof(K) - R::bits)) : (K)0;
+    CW_GRID_STRIDE(i, a.n) {
+        cw_offsets<2> o = cw_decode<2>(a, i);
+        ((S*)a.op[0].ptr)[o.o[0]] = R::value(((const K*)a.op[1].ptr)[o.o[1]] ^ flip);
     }
 }
 
@@ -269,49 +285,92 @@ __device__ inline void cw_radix_scan(const cw_radix_args& a) {
 }
 
 // Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
-// passes), then each run of one digit written to the digit's next places in the row. idx_in
-// null: the positions are the keys' own (first pass); keys_out null: keys not written (last
-// pass: only the positions are read after it).
-template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
-    __shared__ K key[CW_RADIX_TILE];
-    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
-    __shared__ cw_u32 base[CW_RADIX_DIGITS], first[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+// passes), then each run of one digit written to the digit's next places in the row
+// (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
+// own (first pass); idx_out null: no positions carried (sort of integer keys only);
+// keys_out null: keys not written (last pass: only the positions are read after it).
+template <class K> struct cw_radix_smem {
+    K key[CW_RADIX_TILE];
+    cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    cw_u32 base[CW_RADIX_DIGITS], first[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+};
+template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* kout = (K*)a.keys_out;
     cw_u32* xout = (cw_u32*)a.idx_out;
+    K* key = m_.key;
+    cw_u32 *idx = m_.idx, *base = m_.base, *first = m_.first, *end = m_.end;
+    const int t = threadIdx.x, s = a.shift;
+    const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+    const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
+    for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
+        const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
+        for (int p = t; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
+            const bool in = p < m;
+            key[p] = in ? kin[row + t0 + p] : ~(K)0;
+            idx[p] = in && xout ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+        }
+        first[t] = 0u;
+        end[t] = 0u;
+        __syncthreads();
+        cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s);
+        if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s + 4);
+        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+            const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
+            if (p == 0 || ((cw_u32)(key[p - 1] >> s) & 255u) != d) first[d] = (cw_u32)p;
+            if (p == m - 1 || ((cw_u32)(key[p + 1] >> s) & 255u) != d) end[d] = (cw_u32)p + 1u;
+        }
+        __syncthreads();
+        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+            const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
+            const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
+            if (kout) kout[o] = key[p];
+            if (xout) xout[o] = idx[p];
+        }
+        __syncthreads();
+        base[t] += end[t] - first[t];
+        __syncthreads();
+    }
+}
+
+// the pass's scatter after hist and scan: each range's first places from counts
+template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        m_.base[threadIdx.x] = a.counts[g * CW_RADIX_DIGITS + threadIdx.x];
+        cw_radix_range(a, m_, g);
+    }
+}
+
+// The digits of row[lo, hi) counted by the block: 16 sub-counts per digit (thread t adds
+// to sub-count t % 16, in cnt at d * 17 + t % 16: same-digit lanes of a warp contend at
+// most warp/16-way, on different banks), then thread d returns digit d's total.
+template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 lo, cw_i64 hi, int s, cw_u32* cnt) {
+    const int t = threadIdx.x;
+    for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+    for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&cnt[((cw_u32)(row[p] >> s) & 255u) * 17u + (t & 15)], 1u);
+    __syncthreads();
+    cw_u32 total = 0u;
+    for (int j = 0; j < 16; ++j) total += cnt[t * 17 + j];
+    __syncthreads();
+    return total;
+}
+
+// A whole pass in one launch, for rows cut into few ranges (families/sort.py's FUSED_*):
+// each block counts the digits of its entire row itself, those before its range apart
+// from the others, and scans them into its range's first places: no counts in global
+// memory, no hist or scan launch, at the cost of reading the row once per range.
+template <class K> __device__ inline void cw_radix_pass(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
     const int t = threadIdx.x, s = a.shift;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
-        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
-        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
-        base[t] = a.counts[g * CW_RADIX_DIGITS + t];
-        for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
-            const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
-            for (int p = t; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
-                const bool in = p < m;
-                key[p] = in ? kin[row + t0 + p] : ~(K)0;
-                idx[p] = in ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
-            }
-            first[t] = 0u;
-            end[t] = 0u;
-            __syncthreads();
-            cw_radix_tile_pass(key, idx, cnt, part, group, s);
-            if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, cnt, part, group, s + 4);
-            for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-                const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
-                if (p == 0 || ((cw_u32)(key[p - 1] >> s) & 255u) != d) first[d] = (cw_u32)p;
-                if (p == m - 1 || ((cw_u32)(key[p + 1] >> s) & 255u) != d) end[d] = (cw_u32)p + 1u;
-            }
-            __syncthreads();
-            for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-                const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
-                const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
-                if (kout) kout[o] = key[p];
-                xout[o] = idx[p];
-            }
-            __syncthreads();
-            base[t] += end[t] - first[t];
-            __syncthreads();
-        }
+        const cw_i64 lo = (g % a.blocks) * a.chunk;
+        const K* row = (const K*)a.keys_in + (g / a.blocks) * a.L;
+        const cw_u32 before = cw_radix_count(row, 0, lo, s, m_.cnt);
+        const cw_u32 rest = cw_radix_count(row, lo, a.L, s, m_.cnt);
+        m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
+        cw_radix_range(a, m_, g);
     }
 }

@@ -15,7 +15,7 @@ KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), (
 
 
 def _wanted(key):
-    return key in KEYS or key[0] in ("radix", "radix_out") or (key[0].startswith("scan") and key[1:] == ("sum", "int64"))
+    return key in KEYS or key[0] in ("radix", "radix_out", "radix_values") or (key[0].startswith("scan") and key[1:] == ("sum", "int64"))
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,7 @@ def _wanted(key):
         return rest[0] in OPS[kind] and rest[-1] in DTYPES
     if kind.startswith("scan"):
         return "sum" in rest and "int64" in rest
-    return kind in ("astype", "radix_keys", "arange", "searchsorted") and set(rest) <= DTYPES
+    return kind in ("astype", "radix_keys", "radix_values", "arange", "searchsorted") and set(rest) <= DTYPES
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
 def _lib(tmp, items):
-    specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out")]
+    specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
     return build(tmp, ["sort.hip"], specs, defines=[f"CW_RADIX_ITEMS {items}"])
 
 
@@ -42,8 +42,14 @@ def _device(lib, monkeypatch, tmp_path, items):
     return device_factory(lib, monkeypatch, tmp_path)(warp=64)
 
 
-@pytest.fixture
-def dev(small_lib, monkeypatch, tmp_path):
+@pytest.fixture(params=["fused", "three_launch"])
+def dev(request, small_lib, monkeypatch, tmp_path):
+    """Rows past a tile take one launch a pass (cut into ranges of several tiles: at most 3
+    ranges here), or three (no row is short enough for one)."""
+    if request.param == "fused":
+        monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
+    else:
+        monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
 
@@ -125,6 +131,29 @@ def test_batched_rows_along_any_axis(dev, shape, axis):
         _check(dev, x, x, axis, True, False)
 
 
+def _check_values(dev, base, view, axis, descending):
+    item = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(s // item for s in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
+    got = dev.storage_from_host(base).sort_values(layout, axis, descending, False).to_host(Layout.contiguous(view.shape))
+    want = np.sort(view, axis, kind="stable")
+    np.testing.assert_array_equal(got, np.flip(want, axis) if descending else want)
+
+
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if d.is_integer], ids=lambda d: d.name)
+def test_integer_values_without_positions(dev, dtype):
+    """sort_values of integers past a tile moves the keys alone (radix_values turns them
+    back): rows of 2+ tiles, batched, along a first axis, from strided views, both ways."""
+    rng = np.random.default_rng(7)
+    for shape, axis in (((513,), 0), ((1537,), 0), ((4099,), 0), ((3, 1100), 1), ((1100, 2), 0)):
+        x = _data(dtype, shape, rng)
+        for descending in (False, True):
+            _check_values(dev, x, x, axis, descending)
+    x = _data(dtype, (5, 2400), rng)
+    _check_values(dev, x, x[::2, ::-2], 1, True)
+    _check_values(dev, x, x[1:, 3:], 1, False)
+
+
 def test_strided_and_offset_views(dev):
     x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
     _check(dev, x, x[1::2, ::-3], 1, False, False)
@@ -138,16 +167,34 @@ def test_all_equal_and_presorted_rows(dev):
         _check(dev, x, x, 0, True, False)
 
 
-def test_long_rows_take_the_passes_and_short_rows_one_launch(dev, monkeypatch, tmp_path, small_lib):
-    rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
-    x = _data(dt.float32, (3, 2000), np.random.default_rng(1))
-    device.storage_from_host(x).sort(Layout.contiguous(x.shape), 1, False, True)
-    names = [name for name, _, _ in rt.launches]
-    assert names == ["radix_keys_float32"] + ["radix_hist_k4", "radix_scan", "radix_scatter_k4"] * 4 + \
-        ["radix_out_b4"]
+def _launches(rt, device, x, indices=True):
     rt.launches.clear()
-    device.storage_from_host(x[:, :500].copy()).sort(Layout.contiguous((3, 500)), 1, False, True)
-    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
+    s = device.storage_from_host(x)
+    if indices:
+        s.sort(Layout.contiguous(x.shape), x.ndim - 1, False, True)
+    else:
+        s.sort_values(Layout.contiguous(x.shape), x.ndim - 1, False, True)
+    return [name for name, _, _ in rt.launches]
+
+
+def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
+    """Rows of one tile: one launch; of at most FUSED_TILES tiles: one a pass; longer: three
+    a pass; an integer sort without indices ends in radix_values instead of radix_out."""
+    rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
+    monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
+    x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
+    assert _launches(rt, device, x) == ["radix_keys_float32"] + ["radix_hist_k4", "radix_scan",
+                                                                 "radix_scatter_k4"] * 4 + ["radix_out_b4"]
+    assert _launches(rt, device, x[:, :2048].copy()) == ["radix_keys_float32"] + ["radix_pass_k4"] * 4 + \
+        ["radix_out_b4"]
+    assert _launches(rt, device, x[:, :513].copy()) == ["radix_keys_float32"] + ["radix_pass_k4"] * 4 + \
+        ["radix_out_b4"]
+    assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
+    i = _data(dt.int16, (2, 700), np.random.default_rng(2))
+    assert _launches(rt, device, i, False) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_values_int16"]
+    assert _launches(rt, device, i) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_out_b2"]
+    assert _launches(rt, device, _data(dt.float16, (700,), np.random.default_rng(3)), False) == \
+        ["radix_keys_float16"] + ["radix_pass_k4"] * 2 + ["radix_out_b2"]  # floats: gathered (-0.0, NaN payloads)
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
