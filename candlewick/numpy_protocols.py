@@ -75,9 +75,16 @@ def _bool_ufunc(ufunc, inputs):
     return None
 
 
+def _is_numpy_scalar(value):
+    # NumPy hands its scalar to a ufunc as a 0-d ndarray (np.float64(1) == x calls
+    # np.equal(array(1.), x)): it is the scalar the user wrote, not an array of theirs
+    return isinstance(value, np.generic) or (type(value) is np.ndarray and value.ndim == 0)
+
+
 def _as_operand(value):
-    """NumPy scalars become Python scalars, so they keep the weak-scalar rules."""
-    return value.item() if isinstance(value, np.generic) else value
+    """NumPy scalars (and the 0-d arrays NumPy makes of them) become Python scalars, so
+    they keep the weak-scalar rules."""
+    return value.item() if _is_numpy_scalar(value) else value
 
 
 #: how deep operands' lists are looked into: NumPy's dimension limit (a deeper list is no array)
@@ -105,7 +112,7 @@ def _holds_numpy_array(values):
 def _foreign(value):
     """A NumPy array or another library's object: neither a candlewick array nor a scalar."""
     for leaf in _leaves(value):
-        if not (isinstance(leaf, ArrayBase) or is_scalar(leaf) or isinstance(leaf, np.generic) or leaf is None):
+        if not (isinstance(leaf, ArrayBase) or is_scalar(leaf) or _is_numpy_scalar(leaf) or leaf is None):
             return leaf
     return None
 

@@ -127,6 +127,22 @@ def test_operators_and_ufuncs_mixing_numpy_arrays_raise_candlewicks_type_error(c
         call(x)
 
 
+@pytest.mark.parametrize("call,expected", [
+    (lambda x: np.float64(1.0) == x[0, 0], True),   # NumPy makes its scalar a 0-d array first
+    (lambda x: np.float32(2.5) < x[0], [False, False, True]),
+    (lambda x: np.int64(2) * x[1], [1.0, 8.0, -3.0]),
+    (lambda x: np.add(np.asarray(1.0), x[0]), [2.0, -1.0, 4.0]),
+], ids=["scalar == x", "scalar < x", "scalar * x", "0-d array operand"])
+def test_numpy_scalars_are_scalars_beside_candlewick_arrays(call, expected, device):
+    """A NumPy scalar (which NumPy's operators hand to the ufunc as a 0-d array) is a scalar
+    operand, as a Python one is: no mixing of arrays, the result stays on the device
+    (SciPy's tests compare np.float64 elements with candlewick ones)."""
+    x = cw.asarray(DATA, device=device)
+    got = call(x)
+    assert isinstance(got, cw.Array) and got.device == x.device
+    assert cw.to_numpy(got).tolist() == expected
+
+
 @pytest.mark.parametrize("call", [
     lambda x: np.sum(x, where=np.ones((2, 3), bool)),
     lambda x: np.concatenate([x, DATA]),

@@ -157,9 +157,10 @@ def _patch_scipy_xp_fixture(session):
         conftest = fixturedef.func.__globals__
     if conftest is None:
         return
-    # scipy/conftest.py pins array-api-strict to the 2024.12 revision: candlewick runs at
-    # the same one (its devices() fixture, for one, adds a list to the revision's list)
-    candlewick.set_array_api_version("2024.12")
+    # scipy/conftest.py pins array-api-strict to a revision (2024.12 in SciPy 1.17, 2025.12
+    # later): candlewick follows the one strict follows now (SciPy's devices() fixture, for
+    # one, adds a list to the revision's sequence; 1.18's polyroots calls linalg.eigvals)
+    candlewick.set_array_api_version(_strict_revision())
     # every backend its markers may name must be known to the conftest: its skip/xfail
     # helper keys its reasons by xp_known_backends, and a cpu_only marker walks
     # xp_skip_cpu_only_backends (a KeyError for each marked test, strict's too, otherwise)
@@ -168,6 +169,16 @@ def _patch_scipy_xp_fixture(session):
         # a GPU array: SciPy's cpu_only markers skip it, as they skip CuPy's
         conftest["xp_skip_cpu_only_backends"].add(CANDLEWICK)
         _move_to_host_in_scipy_assertions()
+
+
+def _strict_revision():
+    """The Array API revision array-api-strict follows now (where candlewick supports it)."""
+    import array_api_strict
+
+    from candlewick.api_version import SUPPORTED, array_api_version
+
+    revision = array_api_strict.get_array_api_strict_flags().get("api_version")
+    return revision if revision in SUPPORTED else array_api_version()
 
 
 class _HostTesting:

@@ -147,12 +147,17 @@ def test_scipy_xp_fixture_gets_candlewick_known_to_its_markers(host_memory, monk
     from candlewick.api_version import array_api_version
 
     version = array_api_version()
+    strict_version = array_api_strict.get_array_api_strict_flags()["api_version"]
+    # SciPy's conftest pins strict's revision; candlewick follows whichever strict follows
+    array_api_strict.set_array_api_strict_flags(api_version="2024.12")
     try:
         with warnings.catch_warnings():  # SciPy's conftest registers the mark; not loaded here
             warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
             plugin._patch_scipy_xp_fixture(session)
+        assert array_api_version() == "2024.12"
     finally:
         candlewick.set_array_api_version(version)
+        array_api_strict.set_array_api_strict_flags(api_version=strict_version)
     assert [p.id for p in fixturedef.params] == ["array_api_strict", "candlewick"]
     assert "candlewick" in conftest["xp_known_backends"]
     assert ("candlewick" in conftest["xp_skip_cpu_only_backends"]) is (not host_memory)
