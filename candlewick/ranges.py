@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from . import dtypes as _dt
 from ._core import check_dtype_on, contiguous_layout, require_array, scalar_for
 from .allocation import check_allocation
@@ -149,6 +151,7 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
     >>> cw.linspace(0, 1, 5).tolist()
     [0.0, 0.25, 0.5, 0.75, 1.0]
     """
+    narrow = _narrow_precision(start, stop)
     start, stop = python_number(start), python_number(stop)  # NumPy scalars, 0-d arrays
     for name, v in (("start", start), ("stop", stop)):
         if isinstance(v, bool) or not isinstance(v, (int, float, complex)):
@@ -179,11 +182,52 @@ def linspace(start: int | float | complex, stop: int | float | complex, /, num: 
         real = real.astype(layout, dtype)
         imag = imag.astype(layout, dtype).binary_scalar(BinaryOp.MULTIPLY, layout, 1j, False)
         storage = real.binary(BinaryOp.ADD, layout, imag, layout)
+    elif narrow is not None:
+        storage = _spaced_narrow(device, start, stop, num, div, narrow)
+        if endpoint and num > 1:  # stop rounded to the narrow dtype, as NumPy stores it there
+            storage.fill(Layout((1,), (1,), num - 1), float(np.dtype(narrow.name).type(stop)))
+        if narrow != dtype:
+            storage = storage.astype(contiguous_layout((num,)), dtype)
+        return wrap(storage, (num,), dtype, device)
     else:
         storage = _spaced(device, float(start), float(stop), num, div, dtype)  # type: ignore[arg-type]  # complex took the branch above
     if endpoint and num > 1:
         storage.fill(Layout((1,), (1,), num - 1), complex(stop) if dtype.is_complex else float(stop))  # type: ignore[arg-type]
     return wrap(storage, (num,), dtype, device)
+
+
+def _narrow_precision(start, stop):
+    """NumPy's precision for linspace of typed bounds narrower than float64 (a float32
+    NumPy scalar or 0-d array; a Python number beside it is weak): its values are computed in
+    that dtype, not in float64, so candlewick's match them bit for bit (SciPy's histogram
+    compares its bin edges with NumPy's). None where the bounds ask for float64."""
+    found = None
+    for value in (start, stop):
+        if isinstance(value, (bool, int, float, complex)):
+            continue
+        name = getattr(getattr(value, "dtype", None), "name", None)
+        if name not in ("float16", "float32") or getattr(value, "shape", None) != ():
+            return None
+        found = name if found in (None, name) else "float32"  # float16 beside float32: float32
+    return None if found is None else _dt.as_dtype(found)
+
+
+def _spaced_narrow(device, start, stop, num, div, dtype):
+    """NumPy's steps for a narrow float dtype: the step and each value rounded to it
+    (arange * step, then + start: two roundings, as NumPy's two ufuncs)."""
+    kind = np.dtype(dtype.name).type
+    first, last = kind(start), kind(stop)
+    with np.errstate(all="ignore"):  # NumPy computes the same overflow to inf
+        delta = last - first
+        step = delta / kind(div) if div > 0 else kind(0)
+    layout = contiguous_layout((num,))
+    values = device.arange(0, 1, num, dtype)
+    if div > 0 and step == 0:  # NumPy's any_step_zero branch: divide first, then scale
+        values = values.binary_scalar(BinaryOp.DIVIDE, layout, float(div), False)
+        values = values.binary_scalar(BinaryOp.MULTIPLY, layout, float(delta), False)
+    else:
+        values = values.binary_scalar(BinaryOp.MULTIPLY, layout, float(step), False)
+    return values.binary_scalar(BinaryOp.ADD, layout, float(first), False)
 
 
 def _spaced(device, start, stop, num, div, dtype):

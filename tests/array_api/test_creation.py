@@ -312,6 +312,24 @@ def test_linspace_last_value_is_stop_exactly(dev):
     assert out[-1] == 0.7 and out[0] == 0.1
 
 
+@given(data=st.data())
+def test_linspace_of_narrow_numpy_bounds_is_numpys_bit_for_bit(dev, data):
+    """float32/float16 NumPy scalars as bounds: NumPy computes in that dtype (step, then
+    arange * step + start, two roundings, stop stored in it), and so does candlewick;
+    SciPy's histogram compares its bin edges with np.histogram's."""
+    kind = data.draw(st.sampled_from([np.float32, np.float16]), label="kind")
+    floats = st.floats(-1e4, 1e4, width=16 if kind is np.float16 else 32)
+    start, stop = (data.draw(floats, label=label) for label in ("start", "stop"))
+    num = data.draw(st.integers(0, 300), label="num")
+    endpoint = data.draw(st.booleans(), label="endpoint")
+    weak_stop = data.draw(st.booleans(), label="stop a Python float")
+    bounds = (kind(start), float(kind(stop)) if weak_stop else kind(stop))
+    for name in ("float32", "float64"):
+        expected = np.linspace(*bounds, num, endpoint=endpoint, dtype=name)
+        got = cw.to_numpy(cw.linspace(*bounds, num, endpoint=endpoint, dtype=getattr(cw, name), device=dev))
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_linspace_float32_and_complex(dev):
     check(cw.linspace(0, 3, 7, dtype=cw.float32, device=dev),
           np.asarray(xs.linspace(0, 3, 7, dtype=xs.float32)))
