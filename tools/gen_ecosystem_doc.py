@@ -71,6 +71,12 @@ def suites_section(record_paths):
                               f"{duck['tests']}, {duck['xfailed_by_xarray']} are xfailed by xarray for every "
                               f"namespace; failed: {len(duck['failed'])}" + (":" if duck["failed"] else ".")]
                 lines += [f"- `{f['test'].split('::', 1)[-1]}`: {_cell(f['cause'] or f['error'])}" for f in duck["failed"]]
+            skipped = t.get("skipped_by_library_off_cpu") or {}
+            if skipped:
+                top = "; ".join(f"{count}: {_cell(reason[:100])}" for reason, count in list(skipped.items())[:5])
+                lines += ["", f"**{t['library']} on {where}:** {sum(skipped.values())} tests strict passes are skipped "
+                              f"for candlewick by {t['library']}'s own markers for arrays off the CPU (its `cpu_only`, "
+                              f"as for CuPy's and PyTorch's CUDA arrays); by reason: {top}."]
             failures = t["strict_passed_candlewick_failed"]
             if not failures:
                 continue

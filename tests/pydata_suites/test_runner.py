@@ -177,3 +177,19 @@ def test_scipy_xp_fixture_gets_candlewick_known_to_its_markers(host_memory, monk
     assert helpers.np.float64 is np.float64
     with pytest.raises(AssertionError):
         helpers.xp_assert_close(x, candlewick.asarray([1.0, 3.0]), xp=candlewick, check_namespace=False)
+
+
+def test_skips_by_the_librarys_own_markers_off_the_cpu_are_counted_apart(runner):
+    entries = {e["nodeid"]: e for e in [
+        _entry("scipy/t.py::a[array_api_strict]", "passed"),
+        _entry("scipy/t.py::a[candlewick]", "skipped", "no array-agnostic implementation", "scipy/conftest.py:507"),
+        _entry("scipy/t.py::b[array_api_strict]", "passed"),
+        _entry("scipy/t.py::b[candlewick]", "skipped", "a skip of the test's own", "scipy/stats/tests/t.py:9"),
+    ]}
+    run = {"targets": ["scipy"], "seconds": 1.0, "stopped": None, "entries": entries}
+    rocm = runner.compare("scipy", run, "rocm")
+    assert rocm["skipped_by_library_off_cpu"] == {"no array-agnostic implementation": 1}
+    assert [f["test"] for f in rocm["strict_passed_candlewick_failed"]] == ["scipy/t.py::b[candlewick]"]
+    cpu = runner.compare("scipy", run, "cpu")  # on the CPU no marker of that kind applies: both listed
+    assert cpu["skipped_by_library_off_cpu"] == {} and len(cpu["strict_passed_candlewick_failed"]) == 2
+    assert any("skipped for candlewick on rocm" in line for line in runner.markdown([rocm], "rocm", "full"))
