@@ -27,8 +27,8 @@ from .allocation import check_allocation
 from .array import Array
 from .backend_optional import MEMORY_STAT_KEYS, DLPackDevice, MemoryStatsDevice, PinnedMemoryDevice, holds_host_memory
 from .creation import empty
-from .errors import ArgumentTypeError, ArgumentValueError, BackendError, UnsupportedOperation, short_repr
-from .registry import FALLBACK_DEVICE, default_device_now, get_device
+from .errors import ArgumentTypeError, ArgumentValueError, BackendError, short_repr
+from .registry import FALLBACK_DEVICE, default_device_now, device_implementing, get_device
 
 if TYPE_CHECKING:
     from ._types import DeviceLike, DTypeLike, ShapeLike
@@ -37,12 +37,7 @@ __all__ = ["empty_cache", "memory_stats", "pinned_empty", "reset_peak_memory_sta
 
 
 def _memory_device(device: Any, what: str) -> Any:
-    dev = get_device(device)
-    if not isinstance(dev, MemoryStatsDevice):
-        raise UnsupportedOperation(what, None, dev.backend,
-                                   f"device {dev.name} reports no memory statistics (it does not implement "
-                                   f"candlewick.backend.MemoryStatsDevice)")
-    return dev
+    return device_implementing(device, MemoryStatsDevice, what, "reports no memory statistics")
 
 
 def memory_stats(device: Any = None) -> dict[str, int | None]:

@@ -20,7 +20,7 @@ import threading
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
-from .errors import ArgumentTypeError, BackendUnavailableError, DeviceError, short_repr
+from .errors import ArgumentTypeError, BackendUnavailableError, DeviceError, UnsupportedOperation, short_repr
 from .named_device import NamedDevice
 
 if TYPE_CHECKING:
@@ -251,6 +251,17 @@ def get_device(spec: DeviceLike | None) -> BackendDevice:
                 listener(spec)
         return spec
     raise DeviceError(f"device must be a string like 'cpu' or 'rocm:0' or a device object, got {short_repr(spec)}")
+
+
+def device_implementing(spec, protocol, what, lacking):
+    """The device of ``spec`` (None: the default device), which must implement the optional
+    ``protocol`` of candlewick.backend; else ``UnsupportedOperation`` naming ``what`` was
+    asked and what the device ``lacking`` (e.g. "has no streams")."""
+    dev = get_device(spec)
+    if not isinstance(dev, protocol):
+        raise UnsupportedOperation(what, None, dev.backend, f"device {dev.name} {lacking} (it does not implement "
+                                                            f"candlewick.backend.{protocol.__name__})")
+    return dev
 
 
 def named(device):

@@ -23,20 +23,15 @@ import threading
 from typing import Any
 
 from .backend_optional import StreamDevice
-from .errors import ArgumentTypeError, DeviceMismatchError, UnsupportedOperation, short_repr
-from .registry import default_device, get_device
+from .errors import ArgumentTypeError, DeviceMismatchError, short_repr
+from .registry import default_device, device_implementing, get_device
 
 __all__ = ["Event", "Stream", "current_stream", "synchronize"]
 
 
 def _stream_device(device: Any, what: str) -> Any:
     """The device object of ``device`` (None: the default device), which must have streams."""
-    dev = get_device(device)
-    if not isinstance(dev, StreamDevice):
-        raise UnsupportedOperation(what, None, dev.backend,
-                                   f"device {dev.name} has no streams (it does not implement "
-                                   f"candlewick.backend.StreamDevice)")
-    return dev
+    return device_implementing(device, StreamDevice, what, "has no streams")
 
 
 class Stream:
