@@ -30,6 +30,9 @@ FRAGMENTS: dict[str, str] = {
         "x1 : Array\n    First operand (numeric).\n"
         "x2 : Array\n    Second operand (numeric)."
     ),
+    # the device functions (memory statistics, streams)
+    "params_device": "Parameters\n----------\ndevice : str, device or None\n    The device (None: the default device).",
+    "returns_none": "Returns\n-------\nNone",
     # Returns
     "returns_reduced": "Array\n    The reduced array.",
     # Raises

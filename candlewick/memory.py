@@ -28,6 +28,7 @@ from .array import Array
 from .backend_optional import MEMORY_STAT_KEYS, DLPackDevice, MemoryStatsDevice, PinnedMemoryDevice, holds_host_memory
 from .creation import empty
 from .errors import ArgumentTypeError, ArgumentValueError, BackendError, short_repr
+from .docstrings import shared_doc
 from .registry import FALLBACK_DEVICE, default_device_now, device_implementing, get_device
 
 if TYPE_CHECKING:
@@ -36,17 +37,19 @@ if TYPE_CHECKING:
 __all__ = ["empty_cache", "memory_stats", "pinned_empty", "reset_peak_memory_stats", "set_memory_limit"]
 
 
+# this module's shared docstring entries (docstrings.shared_doc)
+_DOCS = {"raises_no_memory_stats": "Raises\n------\nUnsupportedOperation\n    If the device reports no memory statistics."}
+
+
 def _memory_device(device: Any, what: str) -> Any:
     return device_implementing(device, MemoryStatsDevice, what, "reports no memory statistics")
 
 
+@shared_doc(_DOCS)
 def memory_stats(device: Any = None) -> dict[str, int | None]:
     """The device allocator's statistics, in bytes and counts.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
 
     Returns
     -------
@@ -60,10 +63,7 @@ def memory_stats(device: Any = None) -> dict[str, int | None]:
         ``free_bytes`` and ``total_bytes`` of the device. A value the device cannot know is
         None (the cpu device's allocator counts).
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device reports no memory statistics.
+    {raises_no_memory_stats}
 
     Examples
     --------
@@ -80,22 +80,15 @@ def memory_stats(device: Any = None) -> dict[str, int | None]:
     return {key: (None if raw[key] is None else int(raw[key])) for key in MEMORY_STAT_KEYS}
 
 
+@shared_doc(_DOCS)
 def reset_peak_memory_stats(device: Any = None) -> None:
     """Restart the high-water marks (``peak_*`` of ``memory_stats``) from the current use.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
 
-    Returns
-    -------
-    None
+    {returns_none}
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device reports no memory statistics.
+    {raises_no_memory_stats}
 
     Examples
     --------
@@ -105,23 +98,16 @@ def reset_peak_memory_stats(device: Any = None) -> None:
     _memory_device(device, "reset_peak_memory_stats").reset_peak_memory_stats()
 
 
+@shared_doc(_DOCS)
 def empty_cache(device: Any = None) -> None:
     """Give the device memory the allocator keeps for reuse back to the device (after the
     device's queued work is done); memory arrays hold stays.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
 
-    Returns
-    -------
-    None
+    {returns_none}
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device reports no memory statistics.
+    {raises_no_memory_stats}
 
     Examples
     --------
@@ -131,6 +117,7 @@ def empty_cache(device: Any = None) -> None:
     _memory_device(device, "empty_cache").empty_cache()
 
 
+@shared_doc(_DOCS)
 def set_memory_limit(nbytes: int | None = None, device: Any = None, *, fraction: float | None = None) -> None:
     """Limit the memory candlewick takes from a device (CuPy's ``MemoryPool.set_limit``,
     PyTorch's ``set_per_process_memory_fraction``).
@@ -147,9 +134,7 @@ def set_memory_limit(nbytes: int | None = None, device: Any = None, *, fraction:
     fraction : float or None
         The limit as a fraction (0, 1] of the device's total memory, instead of ``nbytes``.
 
-    Returns
-    -------
-    None
+    {returns_none}
 
     Raises
     ------

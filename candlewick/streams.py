@@ -24,9 +24,14 @@ from typing import Any
 
 from .backend_optional import StreamDevice
 from .errors import ArgumentTypeError, DeviceMismatchError, short_repr
+from .docstrings import shared_doc
 from .registry import default_device, device_implementing, get_device
 
 __all__ = ["Event", "Stream", "current_stream", "synchronize"]
+
+
+# this module's shared docstring entries (docstrings.shared_doc)
+_DOCS = {"raises_no_streams": "Raises\n------\nUnsupportedOperation\n    If the device has no streams."}
 
 
 def _stream_device(device: Any, what: str) -> Any:
@@ -34,6 +39,7 @@ def _stream_device(device: Any, what: str) -> Any:
     return device_implementing(device, StreamDevice, what, "has no streams")
 
 
+@shared_doc(_DOCS)
 class Stream:
     """A queue of work on one device; ``with stream:`` makes it the calling thread's
     current stream there.
@@ -43,10 +49,7 @@ class Stream:
     device : str, device or None
         The device whose stream this is (None: the default device).
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device has no streams.
+    {raises_no_streams}
 
     Examples
     --------
@@ -146,21 +149,16 @@ class Stream:
         return f"Stream({self.device.name}, {self._backend!r})"
 
 
+@shared_doc(_DOCS)
 class Event:
     """A point in a stream's queue: to order another stream after it, wait for it on the
     host, or time the work between two of them.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
     enable_timing : bool
         Record time stamps, for ``elapsed_time`` (CuPy's default; PyTorch's is False).
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device has no streams.
+    {raises_no_streams}
 
     Examples
     --------
@@ -230,13 +228,11 @@ def _same_device(a: Any, b: Any, where: str) -> None:
                                   f"order work of one device)")
 
 
+@shared_doc(_DOCS)
 def current_stream(device: Any = None) -> Stream:
     """The calling thread's current stream of ``device``.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
 
     Returns
     -------
@@ -244,10 +240,7 @@ def current_stream(device: Any = None) -> Stream:
         The stream this thread's work on the device goes to now (the device's own
         outside ``with stream:`` blocks).
 
-    Raises
-    ------
-    UnsupportedOperation
-        If the device has no streams.
+    {raises_no_streams}
 
     Examples
     --------
@@ -260,17 +253,13 @@ def current_stream(device: Any = None) -> Stream:
     return Stream._of(_stream_device(device, "current_stream").current_stream())
 
 
+@shared_doc(_DOCS)
 def synchronize(device: Any = None) -> None:
     """Wait on the host for all work queued on ``device``, on every stream.
 
-    Parameters
-    ----------
-    device : str, device or None
-        The device (None: the default device).
+    {params_device}
 
-    Returns
-    -------
-    None
+    {returns_none}
 
     Raises
     ------
