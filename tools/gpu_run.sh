@@ -28,7 +28,8 @@
 # shell command run after the steps in the same environment, its output in after.log),
 # GPU_RUN_CONCURRENT (a comma list of step names started side by side in the background, each
 # under its own limit, and waited for before GPU_RUN_AFTER: test suites that time nothing, such
-# as pydata and thorough, share one call; never a benchmark, whose figures others would distort).
+# as pydata and thorough, share one call; never a benchmark, whose figures others would distort;
+# STEP:N gives that step N of the cores as its GPU_RUN_WORKERS).
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -278,9 +279,10 @@ for row in "${STEPS[@]}"; do
     fi
     limit=$((max < left ? max : left))
     log="$W/$step.log"
-    if [[ ",${GPU_RUN_CONCURRENT:-}," == *",$step,"* ]]; then
-        note "$step: started in the background (limit ${limit}s)"
-        run_step &
+    share="$(tr ',' '\n' <<<"${GPU_RUN_CONCURRENT:-}" | sed -n "s/^$step\(:\|$\)//p" | head -n 1)"
+    if [[ ",${GPU_RUN_CONCURRENT:-}," == *",$step,"* || ",${GPU_RUN_CONCURRENT:-}," == *",$step:"* ]]; then
+        note "$step: started in the background (limit ${limit}s${share:+, $share workers})"
+        (if [[ -n "$share" ]]; then export GPU_RUN_WORKERS="$share"; fi; run_step) &
     else
         run_step
     fi
