@@ -1,14 +1,15 @@
 """The one compiled part of candlewick: the optional C module candlewick._native
-(candlewick/_native*.c: unstack's row views and the element-wise functions' common case,
-made in C). Everything else is in pyproject.toml. Where no C compiler is found the build
-goes on without it and those paths run in Python (candlewick/_core.py, bind_native)."""
+(candlewick/_native*.c: unstack's row views, the element-wise functions' and the in-place
+operators' common cases, made in C). Everything else is in pyproject.toml. Where no C
+compiler is found the build goes on without it and those paths run in Python
+(candlewick/_core.py, bind_native)."""
 
 from setuptools import Extension, setup
 
 NATIVE = Extension(
     "candlewick._native",
     ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
-     "candlewick/_native_launch.c"],
+     "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_launch.c"],
     depends=["candlewick/_native.h"],
     optional=True,
 )

@@ -38,6 +38,14 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
 
+/* _native_inplace.c */
+extern PyTypeObject cw_UpdateType;
+int cw_update_ready(void);
+
+/* _native_ufunc.c */
+extern PyTypeObject cw_UfuncIntoType;
+int cw_ufunc_into_ready(void);
+
 /* _native_launch.c */
 extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);

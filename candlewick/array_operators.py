@@ -16,7 +16,7 @@ from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
-from .inplace import DTypeMismatch, ShapeMismatch
+from .inplace import DTypeMismatch, ShapeMismatch, updater
 from .opdefs import BinaryOp, CompareOp
 from .writes import check_writable
 
@@ -156,6 +156,7 @@ def _operator_methods(op, short, symbol, plain_operands):
     ``plain_operands``: the operand types accepted without a call (the array class and
     Python's scalars)."""
     binary = _ew.binary
+    fast = updater(op, RESULT_BY_NAME[op])
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
     expression = f"x {symbol} y"
 
@@ -171,7 +172,11 @@ def _operator_methods(op, short, symbol, plain_operands):
 
     def inplace(self, other, /):
         # the result written straight into x (candlewick.inplace): one primitive call, no
-        # temporary of x's size, and one update for threads sharing x
+        # temporary of x's size, and one update for threads sharing x; the common case
+        # through inplace.updater's short path
+        done = fast(self, other)
+        if done is not None:
+            return done
         if type(other) not in plain_operands and not _operand(other):
             _foreign_operand(other, in_name)
         try:

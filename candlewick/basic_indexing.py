@@ -161,7 +161,8 @@ def fit_value(layout, shape):
 
 def slice_bounds(k, n):
     """``k.indices(n)`` with candlewick's errors for a zero step or non-integer bounds."""
-    if k.step is not None and as_int_index(k.step) == 0:
+    step = k.step
+    if step is not None and (type(step) is not int or not step) and as_int_index(step) == 0:
         raise IndexKeyError(f"slice step must not be zero, got {short_repr(k)}")
     try:
         return k.indices(n)

@@ -13,17 +13,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QUIET", "reset_fp_state", "set_fp_state"]
+__all__ = ["QUIET", "STATE_VAR", "reset_fp_state", "set_fp_state"]
 
 QUIET: Any  # NumPy's "ignore everything" error state (None with the seterr fallback)
+STATE_VAR: Any  # the context variable that holds it (None with the seterr fallback)
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 
     QUIET = _make_extobj(all="ignore")
+    STATE_VAR = _extobj_contextvar
     set_fp_state = _extobj_contextvar.set
     reset_fp_state = _extobj_contextvar.reset
 except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy layouts
-    QUIET = None
+    QUIET = STATE_VAR = None
 
     def set_fp_state(_state):
         return np.seterr(all="ignore")

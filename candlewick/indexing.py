@@ -33,6 +33,12 @@ def getitem(x, key):
 def setitem(x, key, value):
     check_writable(x, "__setitem__")
     Array = type(x)
+    if type(key) is slice and type(value) is Array and value._storage is x._storage and x._layout.shape:
+        # x[a:b:c] op= y (as getitem's slice case): Python stores the updated view back
+        # into the place it views, which the in-place operator has already written
+        layout = x._layout
+        if value._layout == layout.slice(0, *slice_bounds(key, layout.shape[0])):
+            return
     if type(key) is tuple and len(key) == len(x._layout.shape) and all(type(k) is int for k in key):
         dst = element_layout(x._layout, key)  # x[i, j] = v: one element (a loop's store)
     elif not is_basic(key, Array):

@@ -19,13 +19,13 @@ import functools
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, scalar_for, view
+from ._core import RESULT_BY_NAME, ArrayBase, contiguous_layout, new_array, scalar_array, scalar_for, view
 from .basic_indexing import is_basic
 from .elementwise_dispatch import binary, compare, unary
 from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError,
                      IndexOutOfBoundsError, ShapeError, short_repr,
                      UnsupportedOperation)
-from .inplace import DTypeMismatch, write
+from .inplace import DTypeMismatch, updater, write
 from .namespace_lookup import namespace_function as _candlewick
 from .numpy_functions import NOT_MINE
 from .numpy_protocols import (
@@ -45,11 +45,13 @@ _PLAIN = frozenset({float, int, bool, complex})  # Python scalars: operands as t
 
 @functools.cache
 def _element_op(ufunc):
-    """(op, dispatch function, "numpy.<name>") of a ufunc that is an ``opdefs`` op, else None."""
+    """(op, dispatch function, "numpy.<name>", for a BinaryOp its ``inplace.updater`` else
+    None) of a ufunc that is an ``opdefs`` op, else None."""
     name = _UFUNC_RENAMES.get(ufunc.__name__, ufunc.__name__)
     for enum, dispatch in _DISPATCH:
         if name in enum._value2member_map_:
-            return enum(name), dispatch, f"numpy.{ufunc.__name__}"
+            op = enum(name)
+            return op, dispatch, f"numpy.{ufunc.__name__}", updater(op, RESULT_BY_NAME[op]) if enum is BinaryOp else None
     return None
 
 
@@ -76,6 +78,11 @@ def array_ufunc(ufunc, method, inputs, kwargs):
         element = _element_op(ufunc)
         if out is not None and len(out) == 1 and element is not None:
             target = out[0]
+            if element[3] is not None and len(inputs) == 2 and inputs[0] is target:
+                # np.add(x, y, out=x): x op= y, through the operators' short path
+                done = element[3](target, inputs[1])
+                if done is not None:
+                    return done
             if _plain_operands(inputs, target):
                 try:
                     return element[1](element[0], *inputs, element[2], out=target)

@@ -1,0 +1,252 @@
+"""The in-place operators' short path (candlewick.inplace.updater: candlewick._native.Update
+in C, inplace.update in Python) writes what the general path writes, takes only its own
+case (anything else returns None, for the general path), and keeps the errors: a
+read-only or broadcast destination, a dtype change, lazy mode. ``np.add(x, y, out=x)``
+takes it too. (test_native_module.py: the binding.)"""
+
+import functools
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import _core, inplace
+from candlewick.array import Array
+from candlewick.errors import DTypeError, ReadOnlyError
+from candlewick.elementwise_dispatch import binary
+from candlewick.opdefs import BinaryOp
+from cpu_backend.storage_slice import lock_of
+
+DTYPES = ["bool", "int32", "float32", "float64", "float16", "complex64"]
+OPS = ["__iadd__", "__isub__", "__imul__", "__itruediv__", "__ipow__", "__iand__", "__imod__"]
+
+
+@pytest.fixture(params=["c", "python"])
+def path(request, monkeypatch):
+    """Which short path the operators take: C where built (skipped where not), or the
+    Python one (the module unbound: the C path declines every call)."""
+    if request.param == "c":
+        if _core._native is None:
+            pytest.skip("candlewick._native was not built here (no C compiler)")
+        return "c"
+    if _core._native is not None:
+        _core._native.unbind()
+        request.addfinalizer(lambda: _core.bind_native(Array))
+    return "python"
+
+
+def _host(dtype, seed):
+    values = np.array([[1, 2, 3, 0], [3, 1, 2, 2], [0, 1, 5, 4]]) + seed
+    if dtype in ("float32", "float64", "float16", "complex64"):
+        values = values / 8 + 0.125
+    return values.astype(dtype)
+
+
+def _operands(dtype, layout, other):
+    base = cw.asarray(_host(dtype, 0))
+    x = {"contiguous": base, "transposed": base.T, "stepped": base[:, ::2]}[layout]
+    if other == "array":
+        other = cw.asarray(_host(dtype, 1))
+        other = {"contiguous": other, "transposed": other.T, "stepped": other[:, 1::2]}[layout]
+    return base, x, other
+
+
+def _outcome(update, dtype, layout, other):
+    """What ``update(x, other)`` leaves: whether it returned x, x's memory, or the error."""
+    base, x, other = _operands(dtype, layout, other)
+    try:
+        result = update(x, other)
+    except Exception as exc:  # all paths must fail alike
+        return ("raised", type(exc), str(exc))
+    return (result is x, cw.to_numpy(base).tobytes())
+
+
+OP_OF = {"__iadd__": BinaryOp.ADD, "__isub__": BinaryOp.SUBTRACT, "__imul__": BinaryOp.MULTIPLY,
+         "__itruediv__": BinaryOp.DIVIDE, "__ipow__": BinaryOp.POW, "__iand__": BinaryOp.BITWISE_AND,
+         "__imod__": BinaryOp.REMAINDER}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
+@pytest.mark.parametrize("name", OPS)
+def test_short_path_writes_what_the_general_path_writes(path, name, layout):
+    """The short path alone (where it takes the case) and the operator (short path first)
+    against the general path alone: ``binary`` with ``out``, what the operator runs when
+    the short path declines."""
+    op = OP_OF[name]
+    short = _update(path, op)
+
+    def general(x, other):
+        return binary(op, x, other, name, x)
+
+    with np.errstate(all="ignore"):
+        for dtype in DTYPES:
+            for other in ("array", 2.0, 3, True, 1e300, -0.0):
+                want = _outcome(general, dtype, layout, other)
+                taken = _outcome(short, dtype, layout, other)
+                if taken[0] is False:  # declined: returned None
+                    assert taken[1] == cw.to_numpy(_operands(dtype, layout, other)[0]).tobytes()
+                else:
+                    assert taken == want, (name, dtype, layout, other)
+                got = _outcome(getattr(Array, name), dtype, layout, other)
+                if got[0] == "raised":  # (the operator words its own message, of the same family)
+                    assert want[0] == "raised" and issubclass(want[1], got[1]), (dtype, other, got, want)
+                else:
+                    assert got == want, (name, dtype, layout, other)
+
+
+def _update(path, op=BinaryOp.ADD):
+    results = _core.RESULT_BY_NAME[op]
+    return inplace.updater(op, results) if path == "c" else functools.partial(inplace.update, op, results)
+
+
+def test_declines_what_is_not_its_case(path):
+    update = _update(path)
+    f32 = cw.asarray(np.ones(4, np.float32))
+    declined = [
+        (f32, cw.asarray(np.ones(4, np.float64))),  # another dtype: promotion
+        (f32, cw.asarray(np.ones(1, np.float32))),  # another shape: broadcasting
+        (cw.asarray(np.ones(4, np.int32)), 2.0),  # a float into an integer array
+        (f32, 2j), (f32, np.float32(2)), (f32, [1, 2, 3, 4]), (f32, "a"),
+        (cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,)), 1.0),  # a broadcast view
+        (cw.asarray(np.ones(4, bool)), True),
+    ]
+    for x, other in declined:
+        before = cw.to_numpy(x).copy()
+        assert update(x, other) is None, other
+        assert np.array_equal(cw.to_numpy(x), before)
+    x = cw.asarray(np.ones(4, np.float32))
+    assert update(x, f32) is x and update(x, 2.0) is x and update(x, 1) is x
+    assert cw.to_numpy(x).tolist() == [5.0] * 4
+
+
+def test_errors_stay_the_general_paths(path):
+    ro = np.ones(4, np.float32)
+    ro.flags.writeable = False
+    x = cw.from_dlpack(ro)
+    for other in (1.0, cw.asarray(np.ones(4, np.float32))):
+        with pytest.raises(ReadOnlyError, match="read-only"):
+            x += other
+    assert ro.tolist() == [1.0] * 4
+    b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,))
+    with pytest.raises(ReadOnlyError, match="broadcast"):
+        b += cw.asarray(np.ones(4, np.float32))
+    i = cw.asarray(np.ones(4, np.int32))
+    with pytest.raises(DTypeError, match="would change x's dtype"):
+        i += 1.5
+    assert cw.to_numpy(i).tolist() == [1] * 4
+
+
+def test_numpy_out_takes_it(path):
+    x = cw.asarray(np.arange(4, dtype=np.float32))
+    y = cw.asarray(np.ones(4, np.float32))
+    assert np.add(x, y, out=x) is x
+    assert np.multiply(x, 2.0, out=x) is x
+    assert np.subtract(x, y, out=(x,)) is x
+    assert cw.to_numpy(x).tolist() == [1.0, 3.0, 5.0, 7.0]
+    with pytest.raises(DTypeError):
+        np.add(cw.asarray(np.ones(4, np.int8)), 1.5, out=cw.asarray(np.ones(4, np.int8)), casting="no")
+
+
+def test_lazy_mode_records_instead(path):
+    x = cw.asarray(np.ones(4, np.float32))
+    with cw.lazy():
+        x += 1.0
+        x *= 3.0
+    assert cw.to_numpy(x).tolist() == [6.0] * 4
+
+
+# --- the cpu backend's binary_into / binary_scalar_into in C (_native.UfuncInto) ----------
+
+needs_c = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here (no C compiler)")
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *args):
+        self.calls.append(args)
+
+
+def _ufunc_into(scalar, ufunc, general):
+    from candlewick.fp_state import QUIET, STATE_VAR
+
+    f32 = cw.asarray(np.ones(1, np.float32))._dtype
+    table = {id(BinaryOp.ADD): {id(f32): ufunc}}
+    return _core._native.UfuncInto(scalar, table, STATE_VAR, QUIET, lambda exc: cw.errors.DeviceMemoryError(
+        "cpu", 0, None, f"binary_into: {exc}"), general)
+
+
+@needs_c
+def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
+    general = Recorder()
+    seen = []
+
+    def ufunc(a, b, out):
+        seen.append((a, b, out))
+        np.add(a, b, out=out)
+
+    into = _ufunc_into(False, ufunc, general)
+    x, y = cw.asarray(np.arange(4, dtype=np.float32)), cw.asarray(np.ones(4, np.float32))
+    s, lay = x._storage, x._layout
+    first = (s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout)
+    into(*first)  # a storage without its lock yet: the Python primitive makes it
+    assert general.calls == [first] and seen == []
+    general.calls.clear()
+    lock_of(s)
+    assert into(s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
+    assert general.calls == [] and cw.to_numpy(x).tolist() == [1, 2, 3, 4]
+    assert seen[0][0] is s.buf and seen[0][2] is s.buf and seen[0][1] is y._storage.buf
+    assert not s._lock.locked()
+    stepped = x[::2]._layout
+    i32 = cw.asarray(np.ones(4, np.int32))
+    handed_on = [
+        (s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[::2]._layout),  # not whole buffers
+        (s, BinaryOp.SUBTRACT, lay, s, lay, y._storage, y._layout),  # not in the table
+        (i32._storage, BinaryOp.ADD, lay, i32._storage, lay, i32._storage, lay),  # another dtype
+        (s, BinaryOp.ADD, lay, s, lay, i32._storage, lay),  # operands of two dtypes
+        (s, "add", lay, s, lay, y._storage, y._layout),  # not an op
+    ]
+    for args in handed_on:
+        into(*args)
+    assert general.calls == handed_on
+    scalar = _ufunc_into(True, ufunc, general)
+    general.calls.clear()
+    assert scalar(s, BinaryOp.ADD, lay, s, lay, 0.5, False) is None and general.calls == []
+    assert cw.to_numpy(x).tolist() == [1.5, 2.5, 3.5, 4.5]
+    for args in ((s, BinaryOp.ADD, lay, s, lay, 0.5, True), (s, BinaryOp.ADD, lay, s, lay, 1, False)):
+        scalar(*args)
+    assert len(general.calls) == 2
+    # the storage's class binds it as a method
+    assert type(s).binary_into.__get__(s, type(s))(BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
+
+
+@needs_c
+def test_ufunc_into_keeps_errors_the_lock_and_the_state():
+    from candlewick.fp_state import STATE_VAR
+
+    def no_memory(a, b, out):
+        assert STATE_VAR.get() is not before  # (the quiet state while it runs)
+        raise MemoryError("no room")
+
+    def broken(a, b, out):
+        raise ValueError("broken")
+
+    before = STATE_VAR.get()
+    x = cw.asarray(np.arange(4, dtype=np.float32))
+    s, lay = x._storage, x._layout
+    lock_of(s)
+    with pytest.raises(cw.errors.DeviceMemoryError, match="no room") as info:
+        _ufunc_into(False, no_memory, Recorder())(s, BinaryOp.ADD, lay, s, lay, s, lay)
+    assert isinstance(info.value.__cause__, MemoryError)
+    with pytest.raises(ValueError, match="broken"):
+        _ufunc_into(False, broken, Recorder())(s, BinaryOp.ADD, lay, s, lay, s, lay)
+    assert not s._lock.locked() and STATE_VAR.get() is before
+
+
+def test_cpu_binary_into_is_the_c_primitive_where_built():
+    from cpu_backend.storage import CpuStorage
+
+    expected = "UfuncInto" if _core._native is not None else "function"
+    assert type(CpuStorage.__dict__["binary_into"]).__name__ == expected
+    assert type(CpuStorage.__dict__["binary_scalar_into"]).__name__ == expected
