@@ -13,15 +13,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..opdefs import Param
+from ..opdefs import Param, ReduceOp
 
-__all__ = ["ELEMENTWISE_KINDS", "Graph", "Node", "Param", "REDUCE_OPS", "SCALAR_ATTRS"]
+__all__ = ["ELEMENTWISE_KINDS", "FUSED_REDUCTIONS", "Graph", "Node", "Param", "REDUCE_OPS", "SCALAR_ATTRS"]
 
 #: node kinds computed element by element (a backend may inline them into a consumer)
 ELEMENTWISE_KINDS = frozenset({"unary", "binary", "binary_scalar", "compare", "where", "astype",
                                "copy", "affine", "clip", "full"})
 #: ReduceOp values a fused graph may hold (argmin/argmax give indices: not fused)
 REDUCE_OPS = frozenset({"sum", "prod", "min", "max", "any", "all"})
+#: the ReduceOps of REDUCE_OPS (a tuple: membership by identity, no enum ``.value`` per call)
+FUSED_REDUCTIONS = tuple(op for op in ReduceOp if op.value in REDUCE_OPS)
 #: node kind -> positions in ``attrs`` that hold a scalar operand (possibly a ``Param``)
 SCALAR_ATTRS = {"binary_scalar": (0,), "full": (0,), "affine": (0, 1), "clip": (0, 1)}
 

@@ -21,10 +21,8 @@ from __future__ import annotations
 import threading
 import weakref
 
-from ..dtypes import bool_
-from ..opdefs import ReduceOp
 from ..shapes import shape_size
-from .graph import REDUCE_OPS, Graph
+from .graph import FUSED_REDUCTIONS, Graph
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -100,12 +98,9 @@ del _name
 
 def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
-    if pending is None or op.value not in REDUCE_OPS:  # argmin/argmax and the like run now
+    if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
-    tracer = pending.tracer(self)
-    dtype = bool_ if op in (ReduceOp.ANY, ReduceOp.ALL) else self.dtype
-    shape = tuple(n for i, n in enumerate(layout.shape) if i not in axes)
-    return tracer._add("reduce", shape, dtype, op, [(tracer.node.index, layout)], tuple(axes))
+    return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
 
 LazyStorage.reduce = _reduce  # type: ignore[method-assign]
@@ -123,7 +118,7 @@ class Pending:
 
     def _reset(self):
         self.graph = Graph(self.device)
-        self.results = []  # (node index, weak reference to its LazyStorage)
+        self.results = []  # a weak reference to each recorded result's LazyStorage
         self.inputs = {}  # id(real storage) -> its input node's LazyStorage
         self.storages = []  # the inputs' real storages, in graph.inputs order (kept alive)
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
@@ -134,7 +129,7 @@ class Pending:
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
             result = LazyStorage(self, node)
-            self.results.append((node.index, weakref.ref(result)))
+            self.results.append(weakref.ref(result))
             if len(graph.nodes) >= MAX_NODES:
                 self.flush()
             return result
@@ -163,11 +158,11 @@ class Pending:
     def flush(self):
         """Run the graph: every recorded result still referenced gets its real storage."""
         with self.lock:
-            wanted = [(i, s) for i, ref in self.results if (s := ref()) is not None and s.real is None]
+            wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
             if wanted:
-                run = compiled(self.graph, [i for i, _ in wanted], self.keys)
+                run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
                 outs = run(self.storages)
-                for (_, storage), out in zip(wanted, outs):
+                for storage, out in zip(wanted, outs):
                     storage.real = out
                     storage.graph = None  # (the graph holds every input: let it go)
             self._reset()

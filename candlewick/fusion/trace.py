@@ -21,7 +21,7 @@ from ..errors import FusionTraceError
 from ..layout import Layout
 from ..shapes import reduced_shape, shape_size
 from ..opdefs import BinaryOp, ReduceOp, UnaryOp
-from .graph import REDUCE_OPS, Graph
+from .graph import FUSED_REDUCTIONS, Graph
 
 __all__ = ["TracedStorage", "TracingDevice", "is_traced", "record_output"]
 
@@ -157,10 +157,10 @@ class TracedStorage:
         return self._add("clip", layout.shape, self.dtype, None, [(self.node.index, layout)], (lo, hi))
 
     def reduce(self, op, layout, axes):
-        if op.value not in REDUCE_OPS:
+        if op not in FUSED_REDUCTIONS:
             _refuse(f"the reduction {op.value!r}")
-        dtype = bool_ if op in (ReduceOp.ANY, ReduceOp.ALL) else self.dtype
-        shape = tuple(n for i, n in enumerate(layout.shape) if i not in axes)
+        dtype = bool_ if op is ReduceOp.ANY or op is ReduceOp.ALL else self.dtype
+        shape = tuple([n for i, n in enumerate(layout.shape) if i not in axes])
         return self._add("reduce", shape, dtype, op, [(self.node.index, layout)], tuple(axes))
 
     def var(self, layout, axes, correction, root):
