@@ -14,7 +14,11 @@ Writes DIR/fusion_<device-kind>.json and .md (bench/harness.py). Cases:
 - each function also written eagerly and run inside ``with cw.lazy():`` (issue 39: at
   least 90 % of the ``cw.fuse`` figure), its share of that figure in the last column;
 - the peak device memory of one call of each variant, candlewick's allocator beside
-  ``torch.cuda.max_memory_allocated`` (harness.PeakTable).
+  ``torch.cuda.max_memory_allocated`` (harness.PeakTable);
+- for candlewick's variants, the host µs a call takes to return (harness.issue_time) and
+  the device µs of its kernels (harness.device_us, through torch's profiler): lazy mode
+  runs cw.fuse's kernel, so where its time per call exceeds the fused one, the host
+  column says whether the Python per call (the eager checks and the recording) is why.
 A library or mode that fails here (``torch.compile`` without a working Triton, say)
 records its error and the run goes on. Timings: warm-up, then the median of timed
 batches each ended by a device synchronize, best of 3 rounds that run the variants in
@@ -144,6 +148,12 @@ def run_case(case, host, table, syncs, nbytes, results, peaks, rounds=3):
     for name, t in best.items():
         rows[name].update(us=t * 1e6, GBps=nbytes / t / 1e9)
         x, fn = operands[name]
+        if library(name) == "candlewick":
+            sync = syncs["candlewick"]
+            rows[name]["host_us"] = harness.issue_time(lambda: fn(x), sync) * 1e6
+            device = harness.device_us(lambda: fn(x), sync)
+            if device is not None:
+                rows[name]["device_us"] = device
         peaks.measure_after(case, name, lambda: fn(x))
     operands.clear()
 
@@ -161,18 +171,20 @@ def markdown(figures):
               "softmax": f"row softmax, {figures['rows']} x {figures['cols']} float32",
               "logsumexp": f"row logsumexp, {figures['rows']} x {figures['cols']} float32"}
     for case, title in titles.items():
-        lines += [f"## {title}", "", "| variant | µs per call | GB/s | of copy | first call (s) | of cw.fuse |",
-                  "|---|---|---|---|---|---|"]
+        lines += [f"## {title}", "", "| variant | µs per call | GB/s | of copy | first call (s) | of cw.fuse "
+                  "| host µs to return | device µs |", "|---|---|---|---|---|---|---|---|"]
         fused = figures["cases"].get(case, {}).get("candlewick fused", {}).get("GBps")
         for name, row in figures["cases"].get(case, {}).items():
             if "GBps" in row:
                 share = f"{row['GBps'] / copy_bw:.0%}" if copy_bw else "-"
                 of_fused = f"{row['GBps'] / fused:.0%}" if fused else "-"
+                host = f"{row['host_us']:.1f}" if "host_us" in row else "-"
+                device = f"{row['device_us']:.1f}" if "device_us" in row else "-"
                 lines.append(f"| {name} | {row['us']:.1f} | {row['GBps']:.0f} | {share} | "
-                             f"{row.get('first_call_s', 0):.2f} | {of_fused} |")
+                             f"{row.get('first_call_s', 0):.2f} | {of_fused} | {host} | {device} |")
             else:
                 error = " ".join(row.get("error", "-").split()).replace("|", "/")  # one table cell
-                lines.append(f"| {name} | {error[:120]} | | | | |")
+                lines.append(f"| {name} | {error[:120]} | | | | | | |")
         lines.append("")
     return lines + harness.peak_lines(figures["peak_bytes"])
 
@@ -189,6 +201,10 @@ def headline(figures):
               for case, rows in lazy.items()
               if "GBps" in rows.get("candlewick lazy", {}) and "GBps" in rows.get("candlewick fused", {})]
     lines.append("lazy mode (of cw.fuse, target >= 90 %): " + (", ".join(shares) or "not measured"))
+    hosts = [f"{case} {rows['candlewick lazy']['host_us']:.0f}" for case, rows in lazy.items()
+             if "host_us" in rows.get("candlewick lazy", {})]
+    if hosts:
+        lines.append("lazy mode, host µs to return a call: " + ", ".join(hosts))
     return lines
 
 

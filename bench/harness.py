@@ -167,6 +167,22 @@ def timed(fn, sync, reps=10, batches=5, warmup=2):
     return statistics.median(samples)
 
 
+def issue_time(fn, sync, reps=10, batches=5):
+    """Median host seconds per call of ``fn`` up to its return (its device work queued, not
+    waited for): a batch of ``reps`` calls after a ``sync``, timed before the closing
+    ``sync``. Beside ``timed``'s figure it tells a host-bound call (issue time at or above
+    the time per call) from a device-bound one."""
+    samples = []
+    for _ in range(batches):
+        sync()
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn()
+        samples.append((time.perf_counter() - t0) / reps)
+    sync()
+    return statistics.median(samples)
+
+
 def calibrate(fn, budget=0.02, timer=timeit.default_timer):
     """Calls per timing run so that one run takes about ``budget`` seconds."""
     fn()
