@@ -60,7 +60,9 @@ class Layout:
             isinstance(other, Layout)
             and self.shape == other.shape
             and self.offset == other.offset
-            and all(s == o for n, s, o in zip(self.shape, self.strides, other.strides) if n > 1)
+            # (equal strides first: one tuple comparison, the common case, no generator)
+            and (self.strides == other.strides
+                 or all(s == o for n, s, o in zip(self.shape, self.strides, other.strides) if n > 1))
         )
 
     __hash__ = None  # type: ignore[assignment]
