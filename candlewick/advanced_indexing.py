@@ -15,7 +15,7 @@ assignment with several index arrays may by then have written other elements.
 
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
-from .basic_indexing import fit_value, setitem_value, too_many_indices
+from .basic_indexing import fit_value, indexes_empty_axis, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
 from .inplace import write
@@ -72,6 +72,8 @@ def _take_rows(x, idx):
     if not layout.shape:
         raise too_many_indices(0, 1)
     check_ndim(idx.ndim + len(layout.shape) - 1)
+    if layout.shape[0] == 0 and idx.size:
+        raise indexes_empty_axis(0)
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
     storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)

@@ -34,6 +34,14 @@ def out_of_bounds(i, axis, n):
     return IndexOutOfBoundsError(f"index {i} is out of bounds for axis {axis} with size {n}")
 
 
+def indexes_empty_axis(axis):
+    """An integer index array that selects along an axis of length 0: every index is out
+    of bounds (NumPy's IndexError), though the result may have no elements for a kernel
+    to check (``x[:, [0]]`` of a (0, 0) array)."""
+    return IndexOutOfBoundsError(f"index array indexes axis {axis}, which has size 0: "
+                                 f"every index is out of bounds for it")
+
+
 def as_int_index(k):
     """``k`` as a Python int when it is an integer index (int, NumPy integer, 0-d integer
     array, any object with ``__index__``, as the standard and Python's sequences take),

@@ -24,7 +24,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, check_dtype_on, contiguous_layout, new_array
-from .basic_indexing import as_int_index, basic_layout, not_an_index, out_of_bounds, several_ellipses, too_many_indices
+from .basic_indexing import (as_int_index, basic_layout, indexes_empty_axis, not_an_index, out_of_bounds,
+                             several_ellipses, too_many_indices)
 from .elementwise import binary
 from .errors import DeviceMismatchError, IndexKeyError, ShapeError, short_repr
 from .shapes import broadcast_shapes, check_ndim, shape_size
@@ -136,6 +137,7 @@ class _Plan:
         self.indices = []  # int64 Array or Python int (already bounds-checked)
         v_axis = 0
         x_axis = 0
+        empty_axis = None  # the first x axis of length 0 that an index array selects along
         for k in items:
             if k is None:
                 basic.append(None)
@@ -156,6 +158,8 @@ class _Plan:
             basic.append(slice(None))
             self.axes.append(v_axis)
             if isinstance(k, ArrayBase) and k.ndim > 0:
+                if n == 0 and empty_axis is None:
+                    empty_axis = x_axis
                 if k._dtype is not _int64:
                     k = k.astype(_int64)
                 self.indices.append(k)
@@ -173,6 +177,10 @@ class _Plan:
             self.shape = broadcast_shapes(*(k.shape for k in self.indices if not isinstance(k, int)))
         except ShapeError as exc:
             raise IndexKeyError(f"shape mismatch: index arrays could not be broadcast together: {exc}") from None
+        if empty_axis is not None and shape_size(self.shape):
+            # NumPy checks the indices the broadcast uses, even where the result is empty
+            # (no kernel would see them); an empty broadcast uses none
+            raise indexes_empty_axis(empty_axis)
         self.adjacent = self.axes == list(range(self.axes[0], self.axes[0] + len(self.axes)))
         check_ndim(len(self.shape) + self.view.ndim - len(self.axes))
 

@@ -119,13 +119,18 @@ def silu(x):
 def complex_log1p(z):
     """log1p of complex z without forming 1 + z for small z (NumPy's complex log1p does,
     losing every digit of a tiny z): log|1+z| = log1p(2x + x^2 + y^2) / 2,
-    arg(1+z) = atan2(y, 1+x). Large and non-finite z keep NumPy's log(1+z)."""
+    arg(1+z) = atan2(y, 1+x). Large and non-finite z keep NumPy's log1p, except where
+    its |1 + z| overflows for a finite z (both parts near the dtype's maximum): there
+    NumPy's complex log, which scales, gives the finite log|1 + z|."""
     out = np.log1p(z)
     small = np.abs(z) < 0.5  # False for NaN/inf
     if np.count_nonzero(small):
         zs = z[small]
         x, y = zs.real, zs.imag
         out[small] = _complex(0.5 * np.log1p(x * (2 + x) + y * y), np.arctan2(y, 1 + x))
+    overflowed = np.isposinf(out.real) & np.isfinite(z)  # (-inf: z = -1, exact)
+    if np.count_nonzero(overflowed):
+        out[overflowed] = np.log(1 + z[overflowed])
     return out
 
 

@@ -48,13 +48,18 @@ def complex_sign(z):
 
 def log1p(z):
     """log1p; for complex z computed without forming 1 + z (which loses all digits of a
-    small z, as NumPy's own complex log1p does): log|1+z| = log1p(2x + x^2 + y^2) / 2."""
+    small z, as NumPy's own complex log1p does): log|1+z| = log1p(2x + x^2 + y^2) / 2.
+    Where NumPy's complex log1p, which forms |1 + z|, overflows to inf for a finite z
+    (both parts near the maximum), log(1 + z) through NumPy's complex log, which scales:
+    log|1 + z| is finite there (about 709.78 in float64)."""
     if z.dtype.kind != "c":
         return np.log1p(z)
     x, y = z.real, z.imag
     careful = 0.5 * np.log1p(2 * x + x * x + y * y) + 1j * np.arctan2(y, 1 + x)
-    naive = np.log1p(z)  # right for non-finite and large z
-    small = np.isfinite(z) & (np.abs(z) < 0.5)
+    naive = np.log1p(z)  # right for non-finite z, and for large z unless |1 + z| overflows
+    finite = np.isfinite(z)
+    naive = np.where(finite & np.isposinf(naive.real), np.log(1 + z), naive)
+    small = finite & (np.abs(z) < 0.5)
     return np.where(small, careful, naive)
 
 

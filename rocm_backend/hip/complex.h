@@ -365,7 +365,9 @@ template <class R> __device__ inline cw_complex<R> cw_clog1p(cw_complex<R> z) {
 template <class R> __device__ inline cw_complex<R> cw_cpow(cw_complex<R> a, cw_complex<R> b) {
     if (b.re == (R)0 && b.im == (R)0) return cw_cplx((R)1, (R)0);
     if (a.re == (R)0 && a.im == (R)0) {
-        if (b.re > (R)0 && b.im == (R)0) return cw_cplx((R)0, (R)0);
+        // NumPy's rule for a zero base: 0 when Re b > 0, whatever Im b (0 ** (1+1j) = 0);
+        // NaN otherwise (a negative or NaN real part, b = 1j)
+        if (b.re > (R)0) return cw_cplx((R)0, (R)0);
         return cw_cplx(cw_nan<R>(), cw_nan<R>());
     }
     if (b.im == (R)0 && b.re == cw_r_rint(b.re) && cw_r_fabs(b.re) <= (R)100) {

@@ -316,9 +316,13 @@ def operand_elements(fname, name, role, partner_bits=64):
         return ints.filter(lambda v: v != 0) if nonzero else ints
     if fname == "pow" and name in COMPLEX:
         # complex pow near overflow is implementation-dependent (a backend may work in
-        # double precision where NumPy's complex64 overflows in an intermediate)
+        # double precision where NumPy's complex64 overflows in an intermediate). Zeros
+        # are drawn often: a zero base's result hangs on the exponent's real part alone
+        # (0 ** (1+1j) is 0, 0 ** 1j NaN), and a zero exponent gives 1
         part = st.floats(-8, 8, width=32 if name == "complex64" else 64)
-        return st.builds(complex, part, part)
+        zero = st.sampled_from([0.0, -0.0])
+        return st.one_of(st.builds(complex, part, part), st.builds(complex, zero, zero),
+                         st.builds(complex, zero, part))
     if name in COMPLEX:
         # With an infinite or NaN component, complex results are partly implementation-
         # dependent (products/quotients: C99 one-infinity model or textbook formula; the
@@ -328,8 +332,25 @@ def operand_elements(fname, name, role, partner_bits=64):
         if fname == "reciprocal" or (fname == "divide" and role == "x2"):
             # complex division by zero: NaN by the textbook formula, infinity in C99
             return finite.filter(lambda z: z != 0)
+        if fname in NEAR_OVERFLOW:
+            return finite | _near_overflow_complex(name)
         return finite
     return xps.from_dtype(dt(name), allow_subnormal=False)
+
+
+#: complex functions whose value for finite z with both parts near the maximum is finite
+#: (or, abs, just past it) while |z| overflows: NumPy's sign and log1p overflow there
+NEAR_OVERFLOW = ("abs", "log", "log1p", "sign", "sqrt")
+
+
+def _near_overflow_complex(name):
+    """Finite complex values with both parts near the dtype's maximum (|z| at or past it)."""
+    real = np.float32 if name == "complex64" else np.float64
+    big = float(np.finfo(real).max)
+    edges = [float(real(v)) for v in (big, big / math.sqrt(2), big / 3)]  # held exactly
+    part = st.sampled_from(edges) | st.floats(big / 4, big, width=bits_of(name) // 2)
+    sign = st.sampled_from([1.0, -1.0])
+    return st.builds(lambda a, b, s, t: complex(s * a, t * b), part, part, sign, sign)
 
 
 def view_pair(x, kind):
@@ -377,9 +398,13 @@ FLOOR_DIVISIONS = {"floor_divide", "__floordiv__", "__rfloordiv__", "__ifloordiv
 SINGLE_PRECISION_ONLY = {"nextafter", "floor_divide", "remainder", "__floordiv__", "__mod__",
                          "__rfloordiv__", "__rmod__"}
 _WIDER = {"float32": "float64", "complex64": "complex128"}
-#: unary functions whose complex values come from the conformance reference, not NumPy's
-#: (NumPy's complex expm1 of a + 0j is NaN in its imaginary part once exp(a) overflows)
-REFERENCES = {"expm1": elementwise_reference.expm1}
+#: unary functions whose complex values come from the conformance reference, not NumPy's:
+#: NumPy's complex expm1 of a + 0j is NaN in its imaginary part once exp(a) overflows; its
+#: complex sign (z / |z|) and log1p (log |1 + z|) overflow |z| for finite z whose parts are
+#: both near the maximum (sign(1e308 + 1e308j) is 1j there, log1p's real part inf), where
+#: the reference scales
+REFERENCES = {"expm1": elementwise_reference.expm1, "log1p": elementwise_reference.log1p,
+              "sign": elementwise_reference.complex_sign}
 
 
 def strict_oracle(fname, fn, *args):

@@ -286,6 +286,35 @@ def test_integer_array_out_of_range(dev):
         make(np.zeros((0, 2)), dev)[make(np.array([0]), dev)]
 
 
+@pytest.mark.parametrize("shape, key", [
+    ((0, 0), (slice(None), [0, 0])),  # the thorough profile's find on rocm
+    ((0, 0), ([0],)),
+    ((3, 0), (slice(None), [0])),
+    ((0, 3), ([1, 0], slice(None))),
+    ((2, 0), ([0, 1], [0, 0])),
+    ((0, 2, 0), (slice(None), [1], [0])),
+    ((0, 4), ([[0]],)),
+])
+def test_an_index_array_into_an_axis_of_size_0_is_out_of_bounds(dev, shape, key):
+    """NumPy refuses it even where the result has no elements, so that no kernel would see
+    the indices: get and set alike, with candlewick's IndexOutOfBoundsError (an IndexError)."""
+    data = np.zeros(shape, np.int32)
+    host = tuple(np.array(k) if isinstance(k, list) else k for k in key)
+    with pytest.raises(IndexError):
+        data[host]
+    cw_key = _to_cw(host, dev)
+    with raises_index_error(dev):
+        make(data, dev)[cw_key]
+    x = make(data, dev)
+    with pytest.raises(cw.errors.IndexOutOfBoundsError, match="size 0"):
+        x[cw_key] = 1
+        dev.synchronize()
+    # an empty broadcast uses no index, so NumPy checks none: neither do we
+    empty = tuple(make(np.zeros((0, 1), np.int64), dev) if isinstance(k, np.ndarray) else k for k in host)
+    assert_same(make(data, dev)[empty], data[tuple(np.zeros((0, 1), np.int64) if isinstance(k, np.ndarray)
+                                                  else k for k in host)])
+
+
 def test_index_type_errors(dev):
     x = make(DATA, dev)
     with pytest.raises(IndexError):
