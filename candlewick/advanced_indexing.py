@@ -45,6 +45,8 @@ def advanced_getitem(x, key):
     idx = plan.single()
     if idx is not None:
         a = plan.axes[0]
+        if not shape_size(plan.result_shape()):
+            check_in_range(device, idx, plan.view.shape[a])
         storage = x._storage.index_select(plan.view, idx._storage, idx._layout, a)
         return new_array(type(x), storage, plan.result_shape(), x._dtype, device)
     front, merged, total = plan.merged()
@@ -76,10 +78,21 @@ def _take_rows(x, idx):
         raise indexes_empty_axis(0)
     if idx._dtype is not _int64:
         idx = idx.astype(_int64)
-    storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
     shape = layout.shape
-    return new_array(type(x), storage, idx._layout.shape + shape[1:] if len(shape) > 1 else idx._layout.shape,
-                     x._dtype, x._device)
+    out_shape = idx._layout.shape + shape[1:] if len(shape) > 1 else idx._layout.shape
+    if not shape_size(out_shape):
+        check_in_range(x._device, idx, shape[0])
+    storage = x._storage.index_select(layout, idx._storage, idx._layout, 0)
+    return new_array(type(x), storage, out_shape, x._dtype, x._device)
+
+
+def check_in_range(device, idx, n):
+    """Look the indices up in a table of length ``n`` (IndexError from the primitive for
+    one outside [-n, n)): where the result has no elements, no kernel would see them,
+    and NumPy checks them still (``x[:, [5]]`` of a (0, 3) array raises)."""
+    if idx.size:
+        table = device.zeros((n,), _dt.int8)
+        table.index_select(contiguous_layout((n,)), idx._storage, idx._layout, 0)
 
 
 def _mask_getitem(x, mask):
@@ -129,6 +142,8 @@ def advanced_setitem(x, key, value):
     idx = plan.single()
     if idx is not None:
         a = plan.axes[0]
+        if not shape_size(shape):
+            check_in_range(device, idx, plan.view.shape[a])
         flat_idx = _flat_storage(idx._storage, idx._layout.broadcast_to(plan.shape), k)
         dst = plan.view
         keyed = dst.shape[:a] + (k,) + dst.shape[a + 1 :]
