@@ -18,7 +18,7 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import fit_value, indexes_empty_axis, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
-from .inplace import write
+from .inplace import declares_inplace, write
 from .layout import Layout
 from .shapes import broadcast_shapes, check_ndim, shape_size
 
@@ -206,14 +206,19 @@ def _mask_value_fits(x, mask, value):
 def _mask_setitem(x, mask, value):
     shape = x._layout.shape
     k = mask.ndim
+    m = mask._layout
+    cond = m if k == len(shape) else Layout(shape, m.strides + (0,) * (len(shape) - k), m.offset)
     if not isinstance(value, ArrayBase):
+        if declares_inplace(x._device):
+            # the group's where_into takes the Python scalar itself (no device array of it)
+            write(x, x._dtype, shape, x._device, "__setitem__", "where", (), mask._storage, cond,
+                  (value, None, x._storage, x._layout))
+            return
         value = scalar_array(x, value, x._dtype, x._device)
     vlayout = value._layout
     if vlayout.ndim == len(shape) - k + 1:
         vlayout = vlayout.squeeze((0,))
     vlayout = vlayout.broadcast_to(shape)
-    m = mask._layout
-    cond = Layout(shape, m.strides + (0,) * (len(shape) - k), m.offset)
     # where(mask, value, x) written into x: only the masked elements change
     write(x, x._dtype, shape, x._device, "__setitem__", "where", (), mask._storage, cond,
           (value._storage, vlayout, x._storage, x._layout))

@@ -393,7 +393,9 @@ class BackendStorage(Protocol):
 
     def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout) -> None:
         """*In-place*: ``self[dst_layout] = where(cond, x, y)``; ``cond`` bool, ``x`` and
-        ``y`` of ``self``'s dtype (``x[mask] = v`` is this with ``y`` the destination)."""
+        ``y`` of ``self``'s dtype (``x[mask] = v`` is this with ``y`` the destination).
+        ``x`` may be a Python scalar with ``x_layout`` None (``x[mask] = 0.5``): the value
+        is stored as ``full`` stores it, with no device array made for it."""
 
     # --- reductions and scans ------------------------------------------------
     def reduce(self, op: ReduceOp, layout, axes) -> "BackendStorage":

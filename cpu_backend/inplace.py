@@ -30,7 +30,7 @@ try:  # candlewick's optional compiled module (absent where no C compiler was fo
 except ImportError:
     _native = None  # type: ignore[assignment]
 
-from .error import QUIET, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
+from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
 from .ops import BINARY_INTO, COMPARE_INTO, SCALAR_TYPE, UNARY_INTO
 from .storage_slice import flat, lock_of, view
 
@@ -232,12 +232,31 @@ binary_scalar_into = _in_c(_with_scalar(BINARY_INTO, "binary_scalar_into"), BINA
 compare_scalar_into = _with_scalar(COMPARE_INTO, "compare_scalar_into")
 
 
+def _stored(value, dtype):
+    """A Python scalar as a 0-d array of ``dtype``, converted as ``full`` stores it (a
+    finite value beyond a narrow float's range becomes inf)."""
+    a = np.empty((), dtype.numpy)
+    with QuietBlock():
+        a.fill(value)
+    return a
+
+
 @reports_out_of_memory
 def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
     if not cond.dtype.is_bool:
         raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
-    _same(self, x, "where")
     _same(self, y, "where")
+    if x_layout is None:  # x a Python scalar (x[mask] = 0.5)
+        out, c, b = _views(self, dst_layout, ((cond, cond_layout), (y, y_layout)))
+        value = _stored(x, self.dtype)
+        with lock_of(self):
+            if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
+                c = c.copy()
+            if not (y is self and y_layout == dst_layout):
+                _copyto(out, b)
+            np.putmask(out, c, value)
+        return
+    _same(self, x, "where")
     out, c, a, b = _views(self, dst_layout, ((cond, cond_layout), (x, x_layout), (y, y_layout)))
     x_is_out = x is self and x_layout == dst_layout
     y_is_out = y is self and y_layout == dst_layout

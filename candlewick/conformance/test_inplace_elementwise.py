@@ -164,6 +164,28 @@ def test_where_into(device, dtype, data):
     assert_bitwise_equal(np.array(view_of(got, dst.layout)), expected)
 
 
+@pytest.mark.primitive("where_into")
+@pytest.mark.parametrize("dtype", dtype_params(dt.ALL_DTYPES))
+@given(data=st.data())
+def test_where_into_a_scalar(device, dtype, data):
+    """``x`` a Python scalar (``x_layout`` None), as ``x[mask] = 0.5`` passes it: stored
+    where cond holds, y elsewhere (y the destination itself, or separate, or a view into
+    the destination's buffer)."""
+    require_capability(device, "inplace")
+    shape = data.draw(shapes())
+    mode = data.draw(st.sampled_from((SEPARATE, "y is dst", SHARED)), label="mode")
+    dst, (y,) = _operands(data, dtype, shape, 1, IS_DST if mode == "y is dst" else mode)
+    cond = data.draw(host_arrays(dt.bool_, shape), label="cond")
+    value = data.draw(scalars(dtype), label="value")
+    target, dst, (sc, sy) = _upload(device, dst, [cond, y], dtype, data, shape)
+    assert target.where_into(dst.layout, sc, cond.layout, value, None, sy, y.layout) is None
+    expected = np.where(cond.value(), np.full(shape, value, dtype.numpy), y.value())
+    got = read_flat(target)
+    untouched = ~covered_mask(dst.flat.size, dst.layout)
+    assert_bitwise_equal(got[untouched], dst.flat[untouched])
+    assert_bitwise_equal(np.array(view_of(got, dst.layout)), expected)
+
+
 @pytest.mark.primitive("binary_into", "binary_scalar_into")
 @pytest.mark.parametrize("dtype", dtype_params(dt.ALL_DTYPES))
 def test_into_classic_overlaps(device, dtype):

@@ -77,7 +77,7 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     pointers, offsets and scalar filled in, and one pack."""
     if blocks is None:
         shape = tuple(shape)
-        plan_key = ("ew", key, shape, flags, tuple(tuple(op[2]) if op[0] else None for op in operands))
+        plan_key = ("ew", key, shape, flags, tuple([tuple(op[2]) if op[0] else None for op in operands]))
         launches = device.launches
         plan = launches.get(plan_key)
         if plan is None:

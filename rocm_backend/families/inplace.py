@@ -20,8 +20,11 @@ from candlewick.shapes import shape_size
 
 from ..abi.structs import FLAG_A
 from ..kernels import ew_kernel, kernel
-from .copies import contiguous, copy, operand
+from .copies import contiguous, copy
 from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, scalar_bytes
+
+
+_SLOT = bytes(16)  # an unused 16-byte scalar slot
 
 
 def _new_lock(_device):
@@ -52,12 +55,18 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
     all 0, so the contiguous path serves it.
 
     The host hot path of ``x += y``: one pass over the inputs both checks them (overlap,
-    contiguity) and gathers the contiguous launch's arguments."""
+    contiguity) and gathers the contiguous launch's arguments; the lock is taken with
+    acquire/release (half the cost of ``with``)."""
     device = dst.device
     buffer = dst.buffer
-    with device.family_state("inplace_lock", _new_lock):
+    lock = device.family_state("inplace_lock", _new_lock)
+    lock.acquire()
+    try:
         buffer.version += 1  # in place: voids what pad_fixup_cache learnt
-        n = shape_size(dst_layout.shape)
+        shape = dst_layout.shape
+        n = dst_layout.dense_size
+        if n < 0:
+            n = shape_size(shape)
         if not n:
             return
         contiguous = dst_layout.is_contiguous
@@ -80,32 +89,39 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
         if contiguous:
             launch_contiguous(device, kern, n, *args, scalar=scalar, flags=flags)
             return
-        operands = [operand(dst, dst_layout)] + [(0, 0, ()) if op is None else operand(*op) for op in inputs]
-        launch_ew(device, key, dst_layout.shape, operands, scalar if scalar is not NO_SCALAR else b"",
-                  name=name, dtype=dtype)
+        # launch_ew's (pointer, offset, strides) operands, built here (a Layout's strides are a tuple)
+        operands = [(dst.ptr, dst_layout.offset, dst_layout.strides)]
+        for op in inputs:
+            operands.append((0, 0, ()) if op is None else (op[0].ptr, op[1].offset, op[1].strides))
+        launch_ew(device, key, shape, operands, scalar if scalar is not NO_SCALAR else b"", name=name, dtype=dtype)
+    finally:
+        lock.release()
 
 
 def _checked(dst, family, op, dtype):
-    """The op's kernel for operands of ``dtype``; its result dtype must be dst's."""
-    kern, out_dtype = ew_kernel(dst.device, family, op, dtype)
+    """(the op's kernel for operands of ``dtype``, its table key): the kernel cache's entry,
+    one dict hit on a key of strings (also the launch memo's: enum and DType hashing are
+    Python-level); the kernel's result dtype must be dst's."""
+    device = dst.device
+    key = (family, op._value_, dtype.name)
+    kern, out_dtype = device.kernels.ew_cache.get(key) or ew_kernel(device, family, op, dtype)
     if out_dtype is not dst.dtype:
         raise UnsupportedOperation(f"{op.value} into a {dst.dtype.name} destination", dtype, "rocm",
                                    f"the result is {out_dtype.name}")
-    return kern
+    return kern, key
 
 
 def unary_into(dst, op, dst_layout, src, src_layout):
-    kern = _checked(dst, "unary", op, src.dtype)
-    _launch(dst, dst_layout, ("unary", op, src.dtype), kern, [(src, src_layout)], name=op.value, dtype=src.dtype)
+    kern, key = _checked(dst, "unary", op, src.dtype)
+    _launch(dst, dst_layout, key, kern, [(src, src_layout)], name=op.value, dtype=src.dtype)
 
 
 def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="binary"):
     """binary_into (and compare_into, ``family="compare"``)."""
     if rhs.dtype is not lhs.dtype:
         raise UnsupportedOperation(op.value, rhs.dtype, "rocm", f"operands of dtypes {lhs.dtype} and {rhs.dtype}")
-    kern = _checked(dst, family, op, lhs.dtype)
-    _launch(dst, dst_layout, (family, op, lhs.dtype), kern, [(lhs, lhs_layout), (rhs, rhs_layout)],
-            name=op.value, dtype=lhs.dtype)
+    kern, key = _checked(dst, family, op, lhs.dtype)
+    _launch(dst, dst_layout, key, kern, [(lhs, lhs_layout), (rhs, rhs_layout)], name=op.value, dtype=lhs.dtype)
 
 
 def compare_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
@@ -115,11 +131,12 @@ def compare_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
 def binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, family="binary"):
     """binary_scalar_into (and compare_scalar_into): the scalar operand reads its slot, as
     the out-of-place primitive's (operand 1 -> slot 0, operand 2 -> slot 1)."""
-    kern = _checked(dst, family, op, src.dtype)
+    kern, key = _checked(dst, family, op, src.dtype)
     bits = scalar_bytes(scalar, src.dtype)
-    packed = bits + bytes(16) if reflected else bytes(16) + bits
-    inputs = [None, (src, src_layout)] if reflected else [(src, src_layout), None]
-    _launch(dst, dst_layout, (family, op, src.dtype), kern, inputs, packed, name=op.value, dtype=src.dtype)
+    if reflected:
+        _launch(dst, dst_layout, key, kern, [None, (src, src_layout)], bits + _SLOT, name=op.value, dtype=src.dtype)
+    else:
+        _launch(dst, dst_layout, key, kern, [(src, src_layout), None], _SLOT + bits, name=op.value, dtype=src.dtype)
 
 
 def compare_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected):
@@ -127,10 +144,18 @@ def compare_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected)
 
 
 def where_into(dst, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
-    if x.dtype is not dst.dtype or y.dtype is not dst.dtype:
-        raise UnsupportedOperation("where", x.dtype, "rocm", f"x, y and the destination of dtypes {x.dtype}, "
+    """``x`` an array, or a Python scalar (``x_layout`` None) that the kernel reads from
+    its scalar slot 0: ``x[mask] = 0.5`` makes no device array of its value."""
+    scalar = x_layout is None
+    if (not scalar and x.dtype is not dst.dtype) or y.dtype is not dst.dtype:
+        raise UnsupportedOperation("where", y.dtype if scalar else x.dtype, "rocm",
+                                   f"x, y and the destination of dtypes {'a scalar' if scalar else x.dtype}, "
                                    f"{y.dtype}, {dst.dtype}")
     key = ("where", dst.dtype.itemsize)
+    kern = kernel(dst.device, key)
+    if scalar:  # (the null pointer of operand 2 reads slot 0, bits as fill() packs them)
+        _launch(dst, dst_layout, key, kern, [(cond, cond_layout), None, (y, y_layout)],
+                scalar_bytes(x, dst.dtype) + _SLOT)
+        return
     # x[mask] = v spreads one value (x's strides all 0): the kernel's contiguous path reads it once
-    _launch(dst, dst_layout, key, kernel(dst.device, key), [(cond, cond_layout), (x, x_layout), (y, y_layout)],
-            spread=1)
+    _launch(dst, dst_layout, key, kern, [(cond, cond_layout), (x, x_layout), (y, y_layout)], spread=1)

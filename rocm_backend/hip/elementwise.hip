@@ -251,16 +251,19 @@ template <class B> __device__ inline void cw_fill(const cw_ew_args& a) {
 // Contiguous path with CW_FLAG_A: x is one element (op 2's pointer + offset) spread over
 // all of out, as ``x[mask] = v`` has it: read once per thread, so the pass is masked_fill's
 // (cond and y read, out written) instead of the strided launch's per-element decode.
+// A null x pointer (either path): x is the value in scalar slot 0, spread the same way
+// (``x[mask] = 0.5`` passes the Python scalar, no device copy of it).
 template <class S> __device__ inline void cw_where(const cw_ew_args& a) {
+    const bool x_scalar = !a.op[2].ptr;
     if (a.flags & CW_CONTIGUOUS) {
         const int V = cw_vec_width<S, S>::value;
         const unsigned char* c = (const unsigned char*)a.op[1].ptr + a.op[1].offset;
-        const S* x = (const S*)a.op[2].ptr + a.op[2].offset;
+        const S* x = x_scalar ? (const S*)0 : (const S*)a.op[2].ptr + a.op[2].offset;
         const S* y = (const S*)a.op[3].ptr + a.op[3].offset;
         S* __restrict__ out = (S*)a.op[0].ptr + a.op[0].offset;
         const cw_i64 n = a.n, t0 = CW_TID, nt = CW_NTHREADS;
-        const bool spread = (a.flags & CW_FLAG_A) != 0;
-        const S xs = spread ? x[0] : S();
+        const bool spread = x_scalar || (a.flags & CW_FLAG_A) != 0;
+        const S xs = x_scalar ? cw_scalar_raw<S>(a, 0) : spread ? x[0] : S();
         const S* xp = spread ? (const S*)0 : x;  // null: cw_vload_or_scalar gives xs
         cw_i64 done = 0;
         if (V > 1 && cw_vec_ok<unsigned char>(c, V) && (spread || cw_vec_ok<S>(x, V)) && cw_vec_ok<S>(y, V) &&
@@ -278,10 +281,12 @@ template <class S> __device__ inline void cw_where(const cw_ew_args& a) {
         for (cw_i64 i = done + t0; i < n; i += nt) out[i] = c[i] ? (spread ? xs : x[i]) : y[i];
         return;
     }
+    const S xs = x_scalar ? cw_scalar_raw<S>(a, 0) : S();
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<4> o = cw_decode<4>(a, i);
         bool c = ((const unsigned char*)a.op[1].ptr)[o.o[1]] != 0;
-        ((S*)a.op[0].ptr)[o.o[0]] = c ? ((const S*)a.op[2].ptr)[o.o[2]] : ((const S*)a.op[3].ptr)[o.o[3]];
+        ((S*)a.op[0].ptr)[o.o[0]] = c ? (x_scalar ? xs : ((const S*)a.op[2].ptr)[o.o[2]])
+                                      : ((const S*)a.op[3].ptr)[o.o[3]];
     }
 }
 

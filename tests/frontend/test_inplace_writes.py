@@ -110,7 +110,8 @@ def test_the_operand_is_the_destination_read_whole_first(traced, dtype):
 
 def test_updates_make_no_temporary_where_declared(traced):
     """``x += y``, ``x *= 2.0``, ``x[::2] += 1`` and ``x[mask] = v`` are one in-place
-    primitive each; withheld, the fallback is the out-of-place primitive and ``assign``."""
+    primitive each (the mask's scalar passed to where_into as it is: no ``full``);
+    withheld, the fallback is the out-of-place primitive and ``assign``."""
     backend, dev = traced
     declared = "inplace" in dev.capabilities
     x = cw.ones(64, device=dev)
@@ -124,7 +125,7 @@ def test_updates_make_no_temporary_where_declared(traced):
     calls = _calls(backend)
     if declared:
         assert calls == {("binary_into", "add"): 1, ("binary_scalar_into", "multiply"): 1,
-                         ("binary_scalar_into", "add"): 1, ("full", ""): 1, ("where_into", ""): 1}
+                         ("binary_scalar_into", "add"): 1, ("where_into", ""): 1}
     else:
         assert calls[("binary", "add")] == 1 and calls[("assign", "")] == 4
         assert calls[("binary_scalar", "multiply")] == 1 and calls[("where", "")] == 1

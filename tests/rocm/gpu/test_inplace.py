@@ -50,9 +50,8 @@ def test_updates_take_no_device_memory(rocm):
     def numpy_out():
         np.add(x, y, out=x)
 
-    for update in (add, scale, stepped, numpy_out):
+    for update in (add, scale, masked, stepped, numpy_out):  # (masked: where_into takes the scalar itself)
         assert _extra_bytes(rocm, update) == 0, update.__name__
-    assert _extra_bytes(rocm, masked) == round_size(4)  # the value, a 0-d array
     h += g
     h *= 2.0
     h[::2] += 1.0
@@ -108,3 +107,4 @@ def test_threads_lose_no_update(rocm):
     for w in workers:
         w.join()
     np.testing.assert_array_equal(cw.to_numpy(x), np.full(1 << 16, 400.0, np.float32))
+

@@ -13,7 +13,7 @@ from host_exec import build, device_factory
 from rocm_backend import ops
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
-        ("transpose", 8), ("where", 1), ("where", 4), ("where", 8), ("binary", "add", "float32"), ("binary", "add", "float64"),
+        ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
         ("binary", "subtract", "float64"), ("binary", "multiply", "float32"), ("binary", "add", "int32"),
         ("binary", "bitwise_or", "bool"), ("unary", "negative", "float64"), ("unary", "sqrt", "float32"),
         ("unary", "abs", "complex64"), ("compare", "greater", "float64")}
@@ -81,7 +81,7 @@ def test_an_update_allocates_no_result(dev, monkeypatch):
     np.testing.assert_array_equal(cw.to_numpy(x), expected)
     asked.clear()
     x[mask] = 0.5
-    assert asked == [4]  # the value, a 0-d array; where_into writes x itself
+    assert asked == []  # where_into takes the scalar itself and writes x itself
     expected[np.arange(64 * 64).reshape(64, 64) % 3 == 0] = 0.5
     np.testing.assert_array_equal(cw.to_numpy(x), expected)
 
@@ -161,3 +161,31 @@ def test_one_strided_axis(dev):
     h[1::3] -= g[::-3]
     h[5:505] += g[7]
     np.testing.assert_array_equal(cw.to_numpy(x), h)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32, np.uint8, np.bool_, np.complex128])
+def test_mask_fill_passes_the_scalar_to_the_kernel(dev, monkeypatch, dtype):
+    """``x[mask] = v`` with a Python scalar v: where_into gets v itself (no device array of
+    it: nothing allocated) and the where kernel reads it from its scalar slot, on the
+    contiguous path and on the strided one (a stepped destination, a transposed mask, a
+    reversed one), for every item size."""
+    v = True if dtype is np.bool_ else (2.5 - 1.5j) if dtype is np.complex128 else 7
+    h = _data((12, 10), dtype)
+    mh = (np.arange(120).reshape(12, 10) % 3) != 1
+    x, m = cw.asarray(h, device=dev), cw.asarray(mh, device=dev)
+    asked = []
+    allocate = dev.allocator.allocate
+    monkeypatch.setattr(dev.allocator, "allocate", lambda nbytes: asked.append(nbytes) or allocate(nbytes))
+    x[m] = v
+    x[::2][m[::2]] = v
+    xt = x.T
+    xt[m.T] = v
+    x[:, ::-3][m[:, :4]] = v
+    assert asked == []
+    expected = h.copy()
+    expected[mh] = v
+    expected[::2][mh[::2]] = v
+    expected.T[mh.T] = v
+    expected[:, ::-3][mh[:, :4]] = v
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
+
