@@ -46,6 +46,10 @@ template <class SO, class V> __device__ inline SO cw_to_storage(V v) {
 }
 
 #define CW_TID ((cw_i64)blockIdx.x * blockDim.x + threadIdx.x)
+// elements per thread per step of a binary kernel's one-strided-axis path (cw_binary)
+#ifndef CW_STRIDED_ITEMS
+#define CW_STRIDED_ITEMS 4
+#endif
 #define CW_NTHREADS ((cw_i64)blockDim.x * gridDim.x)
 
 // ---- one input -> one output: unary ops, astype, affine, clip --------------------------
@@ -204,10 +208,43 @@ template <class S, class SO, class Op> __device__ inline void cw_binary(const cw
         return;
     }
     Op op;
+    typedef typename cw_traits<S>::compute C;
+    if (sizeof(S) <= 4 && a.ndim == 1) {
+        // one strided axis (x[::2] += 1): CW_STRIDED_ITEMS elements per thread per step, all
+        // loads issued before the first store, so that a pass that reads half of each cache
+        // line keeps as many bytes in flight as the contiguous path's vectors (one element
+        // per step left the loads' latency exposed: 0.165 ms vs torch's 0.143 at 2^26 f32).
+        // Narrow types only, as the contiguous path's two vectors per step: wider ones
+        // (double, complex) move more bytes per load and would double the inlined code.
+        // Element j of the step is i + j * nt, so each load and store stays coalesced; the
+        // elements are distinct, so reading all before writing any changes no result (an
+        // operand that overlaps the destination otherwise was copied first on the host)
+        const int U = CW_STRIDED_ITEMS;
+        const cw_i64 n = a.n, nt = CW_NTHREADS;
+        const cw_i64 s0 = a.op[0].strides[0], s1 = a.op[1].strides[0], s2 = a.op[2].strides[0];
+        const cw_i64 o0 = a.op[0].offset, o1 = a.op[1].offset, o2 = a.op[2].offset;
+        for (cw_i64 i = CW_TID; i < n; i += U * nt) {
+            C x[U], y[U];
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const cw_i64 e = i + j * nt;
+                if (e < n) {
+                    x[j] = cw_operand_load<S>(a, 1, o1 + e * s1);
+                    y[j] = cw_operand_load<S>(a, 2, o2 + e * s2);
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < U; ++j) {
+                const cw_i64 e = i + j * nt;
+                if (e < n) cw_store<SO>(a.op[0].ptr, o0 + e * s0, op(x[j], y[j]));
+            }
+        }
+        return;
+    }
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<3> o = cw_decode<3>(a, i);
-        typename cw_traits<S>::compute x = cw_operand_load<S>(a, 1, o.o[1]);
-        typename cw_traits<S>::compute y = cw_operand_load<S>(a, 2, o.o[2]);
+        C x = cw_operand_load<S>(a, 1, o.o[1]);
+        C y = cw_operand_load<S>(a, 2, o.o[2]);
         cw_store<SO>(a.op[0].ptr, o.o[0], op(x, y));
     }
 }

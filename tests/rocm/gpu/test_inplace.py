@@ -108,3 +108,21 @@ def test_threads_lose_no_update(rocm):
         w.join()
     np.testing.assert_array_equal(cw.to_numpy(x), np.full(1 << 16, 400.0, np.float32))
 
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int8, np.float64])
+def test_one_strided_axis_past_the_grid(rocm, dtype):
+    """``x[::2] += 1`` and ``x[1::2] += y[::-2]`` at 2^24 elements, past the capped grid's
+    threads: the binary kernels' one-strided-axis path gives each thread several elements
+    a step on narrow types (CW_STRIDED_ITEMS, hip/elementwise.hip), one on wide ones; and
+    ``x[mask] = v`` with the scalar read from the kernel's slot, on strided views."""
+    n = (1 << 24) + 1001
+    h, g = (np.arange(n) % 7).astype(dtype), (np.arange(n) % 5).astype(dtype)
+    mask_h = np.arange(n) % 3 == 1
+    x, y, mask = cw.asarray(h, device=rocm), cw.asarray(g, device=rocm), cw.asarray(mask_h, device=rocm)
+    x[::2] += 1
+    x[1::2] += y[::-2][1:]
+    x[::-3][mask[::3]] = 2
+    h[::2] += 1
+    h[1::2] += g[::-2][1:]
+    h[::-3][mask_h[::3]] = 2
+    np.testing.assert_array_equal(cw.to_numpy(x), h)

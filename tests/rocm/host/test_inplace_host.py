@@ -189,3 +189,18 @@ def test_mask_fill_passes_the_scalar_to_the_kernel(dev, monkeypatch, dtype):
     expected[:, ::-3][mh[:, :4]] = v
     np.testing.assert_array_equal(cw.to_numpy(x), expected)
 
+
+def test_one_strided_axis_takes_several_elements_per_thread(dev):
+    """Past one element per thread of the capped grid (this device: 3 multiprocessors, so
+    96 blocks), the binary kernels' one-strided-axis path gives each thread
+    CW_STRIDED_ITEMS elements a step, all loaded before any is stored: every element of
+    each step must land once, with its own operands (a stepped destination, a reversed
+    operand, a scalar, a tail that ends mid-step)."""
+    n = 96 * 256 * 4 + 1001  # a step past the grid's threads x 4, then a partial one
+    h, g = _data(2 * n + 1, np.float32), _data(2 * n + 1, np.float32, seed=7)
+    x, y = cw.asarray(h, device=dev), cw.asarray(g, device=dev)
+    x[::2] += 1.0
+    x[1::2] += y[::-2][1:]
+    h[::2] += 1.0
+    h[1::2] += g[::-2][1:]
+    np.testing.assert_array_equal(cw.to_numpy(x), h)
