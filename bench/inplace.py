@@ -127,7 +127,7 @@ def run_cpu(sizes, dtype):
             ours = cpu_arrays("candlewick", host)
             arrays = {"numpy": [np.asarray(a) for a in ours], "candlewick": ours}
             times = harness.interleaved({lib: (lambda lib=lib: update(case, lib, *arrays[lib])) for lib in arrays},
-                                        rounds=15 if log2 < 24 else 5, timer=time.process_time)
+                                        rounds=15 if log2 < 26 else 5, timer=time.process_time)
             row = {"log2": log2, "case": case, "input_bytes": input_bytes(case, host)}
             for lib in arrays:
                 row[f"{lib}_ms"] = times[lib] * 1e3
