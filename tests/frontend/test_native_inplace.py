@@ -42,18 +42,18 @@ def _host(dtype, seed):
     return values.astype(dtype)
 
 
-def _operands(dtype, layout, other):
-    base = cw.asarray(_host(dtype, 0))
+def _operands(device, dtype, layout, other):
+    base = cw.asarray(_host(dtype, 0), device=device)
     x = {"contiguous": base, "transposed": base.T, "stepped": base[:, ::2]}[layout]
     if other == "array":
-        other = cw.asarray(_host(dtype, 1))
+        other = cw.asarray(_host(dtype, 1), device=device)
         other = {"contiguous": other, "transposed": other.T, "stepped": other[:, 1::2]}[layout]
     return base, x, other
 
 
-def _outcome(update, dtype, layout, other):
+def _outcome(update, device, dtype, layout, other):
     """What ``update(x, other)`` leaves: whether it returned x, x's memory, or the error."""
-    base, x, other = _operands(dtype, layout, other)
+    base, x, other = _operands(device, dtype, layout, other)
     try:
         result = update(x, other)
     except Exception as exc:  # all paths must fail alike
@@ -68,7 +68,7 @@ OP_OF = {"__iadd__": BinaryOp.ADD, "__isub__": BinaryOp.SUBTRACT, "__imul__": Bi
 
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
 @pytest.mark.parametrize("name", OPS)
-def test_short_path_writes_what_the_general_path_writes(path, name, layout):
+def test_short_path_writes_what_the_general_path_writes(device, path, name, layout):
     """The short path alone (where it takes the case) and the operator (short path first)
     against the general path alone: ``binary`` with ``out``, what the operator runs when
     the short path declines."""
@@ -81,13 +81,13 @@ def test_short_path_writes_what_the_general_path_writes(path, name, layout):
     with np.errstate(all="ignore"):
         for dtype in DTYPES:
             for other in ("array", 2.0, 3, True, 1e300, -0.0):
-                want = _outcome(general, dtype, layout, other)
-                taken = _outcome(short, dtype, layout, other)
+                want = _outcome(general, device, dtype, layout, other)
+                taken = _outcome(short, device, dtype, layout, other)
                 if taken[0] is False:  # declined: returned None
-                    assert taken[1] == cw.to_numpy(_operands(dtype, layout, other)[0]).tobytes()
+                    assert taken[1] == cw.to_numpy(_operands(device, dtype, layout, other)[0]).tobytes()
                 else:
                     assert taken == want, (name, dtype, layout, other)
-                got = _outcome(getattr(Array, name), dtype, layout, other)
+                got = _outcome(getattr(Array, name), device, dtype, layout, other)
                 if got[0] == "raised":  # (the operator words its own message, of the same family)
                     assert want[0] == "raised" and issubclass(want[1], got[1]), (dtype, other, got, want)
                 else:
@@ -99,56 +99,58 @@ def _update(path, op=BinaryOp.ADD):
     return inplace.updater(op, results) if path == "c" else functools.partial(inplace.update, op, results)
 
 
-def test_declines_what_is_not_its_case(path):
+def test_declines_what_is_not_its_case(device, path):
     update = _update(path)
-    f32 = cw.asarray(np.ones(4, np.float32))
+    f32 = cw.asarray(np.ones(4, np.float32), device=device)
     declined = [
-        (f32, cw.asarray(np.ones(4, np.float64))),  # another dtype: promotion
-        (f32, cw.asarray(np.ones(1, np.float32))),  # another shape: broadcasting
-        (cw.asarray(np.ones(4, np.int32)), 2.0),  # a float into an integer array
+        (f32, cw.asarray(np.ones(4, np.float64), device=device)),  # another dtype: promotion
+        (f32, cw.asarray(np.ones(1, np.float32), device=device)),  # another shape: broadcasting
+        (cw.asarray(np.ones(4, np.int32), device=device), 2.0),  # a float into an integer array
         (f32, 2j), (f32, np.float32(2)), (f32, [1, 2, 3, 4]), (f32, "a"),
-        (cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,)), 1.0),  # a broadcast view
-        (cw.asarray(np.ones(4, bool)), True),
+        (cw.broadcast_to(cw.asarray(np.ones(1, np.float32), device=device), (4,)), 1.0),  # a broadcast view
+        (cw.asarray(np.ones(4, bool), device=device), True),
     ]
     for x, other in declined:
         before = cw.to_numpy(x).copy()
         assert update(x, other) is None, other
         assert np.array_equal(cw.to_numpy(x), before)
-    x = cw.asarray(np.ones(4, np.float32))
+    x = cw.asarray(np.ones(4, np.float32), device=device)
     assert update(x, f32) is x and update(x, 2.0) is x and update(x, 1) is x
     assert cw.to_numpy(x).tolist() == [5.0] * 4
 
 
 def test_errors_stay_the_general_paths(path):
+    device = "cpu"  # (a read-only import: host memory)
     ro = np.ones(4, np.float32)
     ro.flags.writeable = False
     x = cw.from_dlpack(ro)
-    for other in (1.0, cw.asarray(np.ones(4, np.float32))):
+    for other in (1.0, cw.asarray(np.ones(4, np.float32), device=device)):
         with pytest.raises(ReadOnlyError, match="read-only"):
             x += other
     assert ro.tolist() == [1.0] * 4
-    b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,))
+    b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32), device=device), (4,))
     with pytest.raises(ReadOnlyError, match="broadcast"):
-        b += cw.asarray(np.ones(4, np.float32))
-    i = cw.asarray(np.ones(4, np.int32))
+        b += cw.asarray(np.ones(4, np.float32), device=device)
+    i = cw.asarray(np.ones(4, np.int32), device=device)
     with pytest.raises(DTypeError, match="would change x's dtype"):
         i += 1.5
     assert cw.to_numpy(i).tolist() == [1] * 4
 
 
-def test_numpy_out_takes_it(path):
-    x = cw.asarray(np.arange(4, dtype=np.float32))
-    y = cw.asarray(np.ones(4, np.float32))
+def test_numpy_out_takes_it(device, path):
+    x = cw.asarray(np.arange(4, dtype=np.float32), device=device)
+    y = cw.asarray(np.ones(4, np.float32), device=device)
     assert np.add(x, y, out=x) is x
     assert np.multiply(x, 2.0, out=x) is x
     assert np.subtract(x, y, out=(x,)) is x
     assert cw.to_numpy(x).tolist() == [1.0, 3.0, 5.0, 7.0]
+    i8 = cw.asarray(np.ones(4, np.int8), device=device)
     with pytest.raises(DTypeError):
-        np.add(cw.asarray(np.ones(4, np.int8)), 1.5, out=cw.asarray(np.ones(4, np.int8)), casting="no")
+        np.add(i8, 1.5, out=i8, casting="no")
 
 
-def test_lazy_mode_records_instead(path):
-    x = cw.asarray(np.ones(4, np.float32))
+def test_lazy_mode_records_instead(device, path):
+    x = cw.asarray(np.ones(4, np.float32), device=device)
     with cw.lazy():
         x += 1.0
         x *= 3.0
@@ -171,7 +173,7 @@ class Recorder:
 def _ufunc_into(scalar, ufunc, general):
     from candlewick.fp_state import QUIET, STATE_VAR
 
-    f32 = cw.asarray(np.ones(1, np.float32))._dtype
+    f32 = cw.asarray(np.ones(1, np.float32), device="cpu")._dtype
     table = {id(BinaryOp.ADD): {id(f32): ufunc}}
     return _core._native.UfuncInto(scalar, table, STATE_VAR, QUIET, lambda exc: cw.errors.DeviceMemoryError(
         "cpu", 0, None, f"binary_into: {exc}"), general)
@@ -187,7 +189,8 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
         np.add(a, b, out=out)
 
     into = _ufunc_into(False, ufunc, general)
-    x, y = cw.asarray(np.arange(4, dtype=np.float32)), cw.asarray(np.ones(4, np.float32))
+    x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
+    y = cw.asarray(np.ones(4, np.float32), device="cpu")
     s, lay = x._storage, x._layout
     first = (s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout)
     into(*first)  # a storage without its lock yet: the Python primitive makes it
@@ -199,7 +202,7 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     assert seen[0][0] is s.buf and seen[0][2] is s.buf and seen[0][1] is y._storage.buf
     assert not s._lock.locked()
     stepped = x[::2]._layout
-    i32 = cw.asarray(np.ones(4, np.int32))
+    i32 = cw.asarray(np.ones(4, np.int32), device="cpu")
     handed_on = [
         (s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[::2]._layout),  # not whole buffers
         (s, BinaryOp.SUBTRACT, lay, s, lay, y._storage, y._layout),  # not in the table
@@ -233,7 +236,7 @@ def test_ufunc_into_keeps_errors_the_lock_and_the_state():
         raise ValueError("broken")
 
     before = STATE_VAR.get()
-    x = cw.asarray(np.arange(4, dtype=np.float32))
+    x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
     s, lay = x._storage, x._layout
     lock_of(s)
     with pytest.raises(cw.errors.DeviceMemoryError, match="no room") as info:
