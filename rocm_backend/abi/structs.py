@@ -168,12 +168,20 @@ class ArgLayout:
         return KINDS[kind][1] * count
 
     def _packer(self, names):
-        wanted = set(names)
-        order = [f for f in self.flat if f[0] in wanted]
-        if len(order) != len(wanted):
-            raise KeyError(sorted(wanted - {f[0] for f in self.flat}))
+        # "field[:k]": the first k elements of an array field (the rest zeros)
+        heads = {}
+        for name in names:
+            base, sep, rest = name.partition("[:")
+            heads[base] = int(rest[:-1]) if sep else None
+        order = [f for f in self.flat if f[0] in heads]
+        if len(order) != len(heads):
+            raise KeyError(sorted(set(heads) - {f[0] for f in self.flat}))
         fmt, pos = ["<"], 0
-        for _, kind, count, start, _ in order:
+        for name, kind, count, start, _ in order:
+            if heads[name] is not None:
+                if not 0 < heads[name] <= count or kind == "raw":
+                    raise KeyError(f"{name}[:{heads[name]}]: {count} elements")
+                count = heads[name]
             if start > pos:
                 fmt.append(f"{start - pos}x")
             code = KINDS[kind][0]
@@ -189,7 +197,9 @@ class ArgLayout:
         """A ``struct.Struct`` over the whole struct that writes only the named fields
         (in struct order) and zeros everything else: one ``pack_into`` per launch for
         kernels that read only those fields (e.g. the contiguous element-wise path,
-        which never reads shape or strides)."""
+        which never reads shape or strides). ``"field[:k]"`` names the first k elements
+        of an array field (the one-strided-axis path reads ``shape[0]`` and each
+        operand's ``strides[0]``)."""
         return self._packer(names)
 
     def pack(self, values):

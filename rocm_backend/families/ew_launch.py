@@ -19,6 +19,12 @@ from ..runtime.launcher import NOTHING, PreparedLaunch
 _EW_CONTIG = EW_ARGS.packer(["n", "ndim", "flags"] + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset")]
                             + ["scalar"])
 NO_SCALAR = bytes(SCALAR_BYTES)
+# The one-strided-axis path (a 1-D layout that is not contiguous: x[::2] += 1) packs only
+# the extent and each operand's pointer, offset and first stride: with ndim 1 the kernels
+# read nothing else of shape and strides (hip/common.h cw_decode, cw_binary's 1-D loop)
+_EW_1D = EW_ARGS.packer(["n", "ndim", "flags", "shape[:1]"]
+                        + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset", "strides[:1]")] + ["scalar"])
+_NO_OPERAND = (0, 0, 0)
 _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
 # elements one thread handles per grid-stride step on the contiguous path (a 16-byte
 # vector of float32, two per step): sizes the grid so small arrays get few blocks
@@ -144,3 +150,17 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
     flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
     device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
                                   (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))
+
+
+def launch_strided_1d(device, kernel, n, operands, scalar=NO_SCALAR):
+    """Queue an element-wise kernel over one strided axis of ``n`` elements (n > 0):
+    ``operands`` up to four (pointer, offset, stride), pointer 0 for a scalar operand
+    reading its slot. The host hot path of ``x[::2] += 1``: one pack of the fields the
+    kernels read at ndim 1 (``launch_ew``'s memo of coalesced layouts is for the rest)."""
+    values = [n, 1, INDEX32 if n < INDEX32_LIMIT else 0, n]
+    for op in operands:
+        values += op
+    values += _NO_OPERAND * (4 - len(operands))
+    values.append(scalar)
+    block = kernel.block
+    device.launcher.launch_fields(kernel, grid_for(n, block, device), 1, 1, block, 1, 1, EW_ARGS, _EW_1D, values)

@@ -21,7 +21,7 @@ from candlewick.shapes import shape_size
 from ..abi.structs import FLAG_A
 from ..kernels import ew_kernel, kernel
 from .copies import contiguous, copy
-from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, scalar_bytes
+from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, launch_strided_1d, scalar_bytes
 
 
 _SLOT = bytes(16)  # an unused 16-byte scalar slot
@@ -88,6 +88,12 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
             args += (src.ptr, layout.offset)
         if contiguous:
             launch_contiguous(device, kern, n, *args, scalar=scalar, flags=flags)
+            return
+        if len(shape) == 1:  # one strided axis (x[::2] += 1): the fields its kernels read, packed
+            operands = [(dst.ptr, dst_layout.offset, dst_layout.strides[0])]
+            for op in inputs:
+                operands.append((0, 0, 0) if op is None else (op[0].ptr, op[1].offset, op[1].strides[0]))
+            launch_strided_1d(device, kern, n, operands, scalar)
             return
         # launch_ew's (pointer, offset, strides) operands, built here (a Layout's strides are a tuple)
         operands = [(dst.ptr, dst_layout.offset, dst_layout.strides)]

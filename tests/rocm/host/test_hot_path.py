@@ -181,3 +181,25 @@ def test_planned_reductions_fill_in_their_pointers(fake, axes):
     assert (planned["in"], planned["out"], fresh["in"], fresh["out"]) == (x2.ptr, out2.ptr, x2.ptr, out3.ptr)
     at = structs.REDUCE_ARGS.offsets["out"]
     assert planned_raw[:at] == fresh_raw[:at] and planned_raw[at + 8:] == fresh_raw[at + 8:]
+
+
+def test_one_strided_axis_packs_its_fields_alone(fake):
+    """An in-place update over one strided axis (x[::2] += 1) packs n, ndim 1, the extent
+    and each operand's pointer, offset and first stride (EW_ARGS.packer's "field[:1]"),
+    every other field zero, the scalar in its slot; the launch is queued once."""
+    rt, dev = fake
+    x, _ = _upload(dev, np.arange(20, dtype=np.float32))
+    stepped = Layout((10,), (2,), 0)
+    launches = len(rt.launches)
+    x.binary_scalar_into(BinaryOp.ADD, stepped, x, stepped, 1.0, False)
+    assert len(rt.launches) == launches + 1
+    v = structs.EW_ARGS.struct.unpack(bytes(structs.EW_ARGS.buffer))
+    assert v[:3] == (10, 1, structs.INDEX32)
+    assert v[3:3 + structs.MAX_DIMS] == (10,) + (0,) * (structs.MAX_DIMS - 1)
+    ops, per = 3 + structs.MAX_DIMS, 2 + structs.MAX_DIMS
+    zeros = (0,) * (structs.MAX_DIMS - 1)
+    for k, (ptr, stride) in enumerate([(x.ptr, 2), (x.ptr, 2), (0, 0), (0, 0)]):
+        assert v[ops + k * per:ops + (k + 1) * per] == (ptr, 0, stride) + zeros
+    assert v[-1] == bytes(16) + np.float32(1.0).tobytes().ljust(16, b"\0")
+    with pytest.raises(KeyError):
+        structs.EW_ARGS.packer(["shape[:9]"])

@@ -150,16 +150,25 @@ def test_mask_fill_takes_the_contiguous_path(dev, monkeypatch, dtype, n):
 
 def test_one_strided_axis(dev):
     """``x[::2] += 1`` and kin coalesce to one strided axis, which the kernels' index
-    decode takes without a division (hip/common.h): stepped, reversed, offset and spread
-    (stride 0) operands on 1-D layouts."""
+    decode takes without a division (hip/common.h) and the host packs alone
+    (ew_launch.launch_strided_1d): stepped, reversed, offset and spread (stride 0)
+    operands on 1-D layouts, binary, unary and where (a scalar value, a reversed mask)."""
     h, g = _data(1001, np.float64), _data(1001, np.float64, seed=7)
     x, y = cw.asarray(h, device=dev), cw.asarray(g, device=dev)
     x[::2] += 1.0
     x[1::3] -= y[::-3]
     x[5:505] += y[7]
+    np.negative(x[::-5], out=x[::-5])
+    mh = np.arange(1001) % 3 == 1
+    m = cw.asarray(mh, device=dev)
+    x[::2][m[::2]] = 7.0
+    x[1::2][m[::-2][1:]] = 3.0
     h[::2] += 1.0
     h[1::3] -= g[::-3]
     h[5:505] += g[7]
+    np.negative(h[::-5], out=h[::-5])
+    h[::2][mh[::2]] = 7.0
+    h[1::2][mh[::-2][1:]] = 3.0
     np.testing.assert_array_equal(cw.to_numpy(x), h)
 
 
