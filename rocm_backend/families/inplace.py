@@ -119,7 +119,7 @@ def _checked(dst, family, op, dtype):
 
 def unary_into(dst, op, dst_layout, src, src_layout):
     kern, key = _checked(dst, "unary", op, src.dtype)
-    _launch(dst, dst_layout, key, kern, [(src, src_layout)], name=op.value, dtype=src.dtype)
+    _launch(dst, dst_layout, key, kern, [(src, src_layout)], name=op._value_, dtype=src.dtype)
 
 
 def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="binary"):
@@ -127,7 +127,7 @@ def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="b
     if rhs.dtype is not lhs.dtype:
         raise UnsupportedOperation(op.value, rhs.dtype, "rocm", f"operands of dtypes {lhs.dtype} and {rhs.dtype}")
     kern, key = _checked(dst, family, op, lhs.dtype)
-    _launch(dst, dst_layout, key, kern, [(lhs, lhs_layout), (rhs, rhs_layout)], name=op.value, dtype=lhs.dtype)
+    _launch(dst, dst_layout, key, kern, [(lhs, lhs_layout), (rhs, rhs_layout)], name=op._value_, dtype=lhs.dtype)
 
 
 def compare_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
@@ -140,9 +140,9 @@ def binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, 
     kern, key = _checked(dst, family, op, src.dtype)
     bits = scalar_bytes(scalar, src.dtype)
     if reflected:
-        _launch(dst, dst_layout, key, kern, [None, (src, src_layout)], bits + _SLOT, name=op.value, dtype=src.dtype)
+        _launch(dst, dst_layout, key, kern, [None, (src, src_layout)], bits + _SLOT, name=op._value_, dtype=src.dtype)
     else:
-        _launch(dst, dst_layout, key, kern, [(src, src_layout), None], _SLOT + bits, name=op.value, dtype=src.dtype)
+        _launch(dst, dst_layout, key, kern, [(src, src_layout), None], _SLOT + bits, name=op._value_, dtype=src.dtype)
 
 
 def compare_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected):
