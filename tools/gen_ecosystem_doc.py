@@ -17,6 +17,7 @@ import datetime
 import glob
 import importlib.metadata
 import json
+import re
 import os
 import pathlib
 import subprocess
@@ -101,6 +102,14 @@ def suites_section(record_paths):
                   "the tests that met it; each passes with implicit host copies allowed):", ""]
         lines += [f"- `{m}`: {', '.join(f'`{t}`' for t in sorted(tests)[:8])}{' ...' if len(tests) > 8 else ''}"
                   for m, tests in sorted(modules.items())]
+        # scipy.special's own tests name the function in their id ([candlewick-<function>-...])
+        special = sorted({m.group(1) for f, _ in rocm
+                          for m in [re.search(r"test_support_alternative_backends\w*\[candlewick-(\w+?)-", f["test"])]
+                          if m})
+        if special:
+            lines += ["", f"The scipy.special functions among them ({len(special)}, from scipy.special's own tests; "
+                          "the statistics tests above reach them through scipy.stats): "
+                          + ", ".join(f"`{name}`" for name in special) + "."]
     else:
         lines += ["No GPU record of the suites yet: `tools/gpu_run.sh OUT pydata` writes them (its steps `pydata`, "
                   "scikit-learn and xarray, and `pydata_scipy`: `bench/pydata_suites_<libraries>_<gpu>.json` in "
