@@ -12,8 +12,9 @@ row turns the counts into first places (digit by digit, range by range), and eac
 sorts its range tile by tile in shared memory and writes each digit's run to its places.
 Every pass is stable and the keys' row positions (u32) ride along, so the result is a
 stable sort's whatever ``stable`` says: the values are gathered from the source by those
-positions (-0.0 and NaN payloads as they were) and the positions are the indices. An
-integer sort without indices moves the keys alone: they are their values (bijectively).
+positions (-0.0 and NaN payloads as they were) and the positions are the indices (an
+argsort along the last axis has its last pass write them in place). An integer sort
+without indices moves the keys alone: they are their values (bijectively).
 """
 
 import struct
@@ -63,14 +64,19 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     buf_strides = contiguous_strides(pshape)
     launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
+    # an argsort along the last axis: the last pass writes the int64 indices in their places
+    direct = indices.ptr if not values_wanted and axis == len(shape) - 1 else 0
     if length <= TILE:
-        order = device.storage_type.empty(device, dt.uint32, n)
+        order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         tiles = -(-rows // (TILE // length))  # rows per tile: TILE // length
         device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(tiles, GRID_LOOP_CAP), None,
-                               RADIX_ARGS, (keys.ptr, 0, 0, order.ptr, 0, length, rows, length, 1, 0, bits))
+                               RADIX_ARGS, (keys.ptr, 0, 0, direct or order.ptr, 0, length, rows, length, 1, 0, bits,
+                                            int(bool(direct))))
     else:
         keys_only = not indices_wanted and x.dtype.is_integer
-        order, keys = _passes(device, keys, key_bytes, bits, rows, length, not keys_only)
+        order, keys = _passes(device, keys, key_bytes, bits, rows, length, not keys_only, direct)
+    if direct:
+        return values, indices
     out_strides = contiguous_strides(shape)
     pout = tuple(out_strides[i] for i in perm)
     if order is None:
@@ -94,10 +100,11 @@ def argsort(x, layout, axis, descending, stable=True):
     return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
 
 
-def _passes(device, keys, key_bytes, bits, rows, length, positions):
+def _passes(device, keys, key_bytes, bits, rows, length, positions, direct=0):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions``; the sorted keys, or the last ones written with positions),
-    one pass per 8-bit digit between two pairs of buffers."""
+    one pass per 8-bit digit between two pairs of buffers. ``direct``: the int64 buffer
+    the last pass writes the positions to instead (the first of the pair is then None)."""
     empty = device.storage_type.empty
     n = rows * length
     tiles = -(-length // TILE)
@@ -124,15 +131,16 @@ def _passes(device, keys, key_bytes, bits, rows, length, positions):
     idx_in = 0
     for shift in range(0, bits, 8):
         keys_out = 0 if positions and shift + 8 >= bits else spare.ptr  # the last keys: read only without positions
-        head = (keys.ptr, idx_in, keys_out, order.ptr if positions else 0, counts, length, rows, chunk, blocks,
-                shift, bits)
+        wide = bool(direct) and shift + 8 >= bits
+        head = (keys.ptr, idx_in, keys_out, direct if wide else order.ptr if positions else 0, counts, length, rows,
+                chunk, blocks, shift, bits, int(wide))
         for stage, stage_grid in stages:
             launch(stage, stage_grid, None, RADIX_ARGS, head)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr
             order, order_spare = order_spare, order
-    return order_spare, keys
+    return None if direct else order_spare, keys
 
 
 def searchsorted(x, layout, values, values_layout, right):

@@ -220,7 +220,7 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
 // Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
 // R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
 // the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
-// Writes the positions in the row (idx_out) only; cw_radix_out gathers the values.
+// Writes the positions in the row (idx_out; as int64 with wide) only; cw_radix_out gathers the values.
 template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
     __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
@@ -240,28 +240,40 @@ template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) 
         for (int s = 0; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
         if (nr > 1)
             for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
-        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) out[r0 * L + p] = idx[p] % L;
+        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
+            if (a.wide) ((cw_i64*)out)[r0 * L + p] = idx[p] % L;
+            else out[r0 * L + p] = idx[p] % L;
+        }
         __syncthreads();
     }
 }
 
+// The digits of row[lo, hi) counted by the block: 16 sub-counts per digit (thread t adds
+// to sub-count t % 16, in cnt at d * 17 + t % 16: same-digit lanes of a warp contend at
+// most warp/16-way, on different banks), then thread d returns digit d's total.
+template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 lo, cw_i64 hi, int s, cw_u32* cnt) {
+    const int t = threadIdx.x;
+    for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+    for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&cnt[((cw_u32)(row[p] >> s) & 255u) * 17u + (t & 15)], 1u);
+    __syncthreads();
+    cw_u32 total = 0u;
+    for (int j = 0; j < 16; ++j) total += cnt[t * 17 + j];
+    __syncthreads();
+    return total;
+}
+
 // Longer rows, one pass per 8-bit digit in three launches: hist, scan, scatter. Row r is cut
 // into `blocks` ranges of `chunk` keys; block g = r * blocks + b counts the digits of its
-// range into counts[g * 256 + digit].
+// range into counts[g * 256 + digit] (cw_radix_count: sub-counts, so that a digit
+// most keys share, as a float's top byte, does not serialize the block's atomics).
 template <class K> __device__ inline void cw_radix_hist(const cw_radix_args& a) {
-    __shared__ cw_u32 h[CW_RADIX_DIGITS];
+    __shared__ cw_u32 cnt[17 * CW_RADIX_BLOCK];
     const K* kin = (const K*)a.keys_in;
-    const int t = threadIdx.x, s = a.shift;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        h[t] = 0u;
-        __syncthreads();
-        const K* row = kin + r * a.L;
-        for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&h[(cw_u32)(row[p] >> s) & 255u], 1u);
-        __syncthreads();
-        a.counts[g * CW_RADIX_DIGITS + t] = h[t];
-        __syncthreads();
+        a.counts[g * CW_RADIX_DIGITS + threadIdx.x] = cw_radix_count(kin + r * a.L, lo, hi, a.shift, cnt);
     }
 }
 
@@ -288,7 +300,8 @@ __device__ inline void cw_radix_scan(const cw_radix_args& a) {
 // passes), then each run of one digit written to the digit's next places in the row
 // (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
 // own (first pass); idx_out null: no positions carried (sort of integer keys only);
-// keys_out null: keys not written (last pass: only the positions are read after it).
+// keys_out null: keys not written (last pass: only the positions are read after it); wide: the
+// positions written as int64 (an argsort's last pass).
 template <class K> struct cw_radix_smem {
     K key[CW_RADIX_TILE];
     cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
@@ -326,7 +339,8 @@ template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a,
             const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
             const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
             if (kout) kout[o] = key[p];
-            if (xout) xout[o] = idx[p];
+            if (a.wide) ((cw_i64*)xout)[o] = idx[p];
+            else if (xout) xout[o] = idx[p];
         }
         __syncthreads();
         base[t] += end[t] - first[t];
@@ -341,21 +355,6 @@ template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& 
         m_.base[threadIdx.x] = a.counts[g * CW_RADIX_DIGITS + threadIdx.x];
         cw_radix_range(a, m_, g);
     }
-}
-
-// The digits of row[lo, hi) counted by the block: 16 sub-counts per digit (thread t adds
-// to sub-count t % 16, in cnt at d * 17 + t % 16: same-digit lanes of a warp contend at
-// most warp/16-way, on different banks), then thread d returns digit d's total.
-template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 lo, cw_i64 hi, int s, cw_u32* cnt) {
-    const int t = threadIdx.x;
-    for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
-    __syncthreads();
-    for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&cnt[((cw_u32)(row[p] >> s) & 255u) * 17u + (t & 15)], 1u);
-    __syncthreads();
-    cw_u32 total = 0u;
-    for (int j = 0; j < 16; ++j) total += cnt[t * 17 + j];
-    __syncthreads();
-    return total;
 }
 
 // A whole pass in one launch, for rows cut into few ranges (families/sort.py's FUSED_*):

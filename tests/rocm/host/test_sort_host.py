@@ -42,13 +42,19 @@ def _device(lib, monkeypatch, tmp_path, items):
     return device_factory(lib, monkeypatch, tmp_path)(warp=64)
 
 
+@pytest.fixture
+def dev(small_lib, monkeypatch, tmp_path):
+    """Rows past a tile take one launch a pass, cut into ranges of several tiles (at most 3
+    ranges here)."""
+    monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
+    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
+
+
 @pytest.fixture(params=["fused", "three_launch"])
-def dev(request, small_lib, monkeypatch, tmp_path):
-    """Rows past a tile take one launch a pass (cut into ranges of several tiles: at most 3
-    ranges here), or three (no row is short enough for one)."""
-    if request.param == "fused":
-        monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
-    else:
+def any_dev(request, small_lib, monkeypatch, tmp_path):
+    """dev, or one whose rows past a tile take three launches a pass (none short enough for one)."""
+    monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
+    if request.param == "three_launch":
         monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
@@ -108,27 +114,27 @@ def test_every_dtype_short_and_multi_range_rows(dev, dtype, descending):
 
 
 @pytest.mark.parametrize("length", [0, 1, 2, 255, 511, 512, 513, 1023, 1025, 4097])
-def test_lengths_around_tiles_float32(dev, length):
+def test_lengths_around_tiles_float32(any_dev, length):
     rng = np.random.default_rng(length)
     x = _data(dt.float32, (length,), rng)
     for descending in (False, True):
-        _check(dev, x, x, 0, descending, length < 1000)
+        _check(any_dev, x, x, 0, descending, length < 1000)
 
 
 @pytest.mark.parametrize("dtype, length", [(dt.float32, 20_011), (dt.int16, 16_385)], ids=str)
-def test_tens_of_tiles(dev, dtype, length):  # 10^5 and more: tests/rocm/gpu/test_radix_sort.py
+def test_tens_of_tiles(any_dev, dtype, length):  # 10^5 and more: tests/rocm/gpu/test_radix_sort.py
     x = _data(dtype, (length,), np.random.default_rng(3))
-    _check(dev, x, x, 0, dtype is dt.int16, False)
+    _check(any_dev, x, x, 0, dtype is dt.int16, False)
 
 
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
                                          ((40, 5), 1), ((700, 3), 1)])
-def test_batched_rows_along_any_axis(dev, shape, axis):
+def test_batched_rows_along_any_axis(any_dev, shape, axis):
     rng = np.random.default_rng(sum(shape))
     for dtype in (dt.float32, dt.int8):
         x = _data(dtype, shape, rng)
-        _check(dev, x, x, axis, False, False)
-        _check(dev, x, x, axis, True, False)
+        _check(any_dev, x, x, axis, False, False)
+        _check(any_dev, x, x, axis, True, False)
 
 
 def _check_values(dev, base, view, axis, descending):
@@ -145,32 +151,52 @@ def test_integer_values_without_positions(dev, dtype):
     """sort_values of integers past a tile moves the keys alone (radix_values turns them
     back): rows of 2+ tiles, batched, along a first axis, from strided views, both ways."""
     rng = np.random.default_rng(7)
-    for shape, axis in (((513,), 0), ((1537,), 0), ((4099,), 0), ((3, 1100), 1), ((1100, 2), 0)):
+    for shape, axis in (((513,), 0), ((1537,), 0), ((3, 600), 1), ((600, 2), 0)):
         x = _data(dtype, shape, rng)
         for descending in (False, True):
             _check_values(dev, x, x, axis, descending)
-    x = _data(dtype, (5, 2400), rng)
+    x = _data(dtype, (5, 1300), rng)
     _check_values(dev, x, x[::2, ::-2], 1, True)
     _check_values(dev, x, x[1:, 3:], 1, False)
 
 
-def test_strided_and_offset_views(dev):
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int8, dt.bool_], ids=lambda d: d.name)
+def test_argsort_writes_its_indices_in_the_last_pass(dev, dtype):
+    """argsort along the last axis: the last pass (or the one-tile kernel) writes the int64
+    indices in place; along another axis through radix_out."""
+    rng = np.random.default_rng(11)
+    for shape, axis in (((300,), 0), ((1537,), 0), ((3, 600), 1), ((700, 3), 1), ((600, 2), 0)):
+        x = _data(dtype, shape, rng)
+        item = x.dtype.itemsize
+        for view in (x, x[..., ::-1] if axis == x.ndim - 1 else x[::-1]):
+            layout = Layout(view.shape, tuple(s // item for s in view.strides),
+                            (view.__array_interface__["data"][0] - x.__array_interface__["data"][0]) // item)
+            for descending in (False, True):
+                want = registry.get_device("cpu").storage_from_host(x).argsort(layout, axis, descending, True)
+                got = dev.storage_from_host(x).argsort(layout, axis, descending, False)
+                out = Layout.contiguous(view.shape)
+                np.testing.assert_array_equal(got.to_host(out), want.to_host(out))
+
+
+def test_strided_and_offset_views(any_dev):
     x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
-    _check(dev, x, x[1::2, ::-3], 1, False, False)
-    _check(dev, x, x[::-1, 5:100:2], 0, True, False)
+    _check(any_dev, x, x[1::2, ::-3], 1, False, False)
+    _check(any_dev, x, x[::-1, 5:100:2], 0, True, False)
 
 
-def test_all_equal_and_presorted_rows(dev):
+def test_all_equal_and_presorted_rows(any_dev):
     for x in (np.zeros(2000, np.float32), np.full(2000, -0.0, np.float32), np.arange(2000, dtype=np.int32),
               np.arange(2000, dtype=np.int32)[::-1].copy(), np.full(1500, np.nan, np.float64)):
-        _check(dev, x, x, 0, False, False)
-        _check(dev, x, x, 0, True, False)
+        _check(any_dev, x, x, 0, False, False)
+        _check(any_dev, x, x, 0, True, False)
 
 
-def _launches(rt, device, x, indices=True):
+def _launches(rt, device, x, indices=True, indices_only=False):
     rt.launches.clear()
     s = device.storage_from_host(x)
-    if indices:
+    if indices_only:
+        s.argsort(Layout.contiguous(x.shape), x.ndim - 1, False, True)
+    elif indices:
         s.sort(Layout.contiguous(x.shape), x.ndim - 1, False, True)
     else:
         s.sort_values(Layout.contiguous(x.shape), x.ndim - 1, False, True)
@@ -179,7 +205,8 @@ def _launches(rt, device, x, indices=True):
 
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     """Rows of one tile: one launch; of at most FUSED_TILES tiles: one a pass; longer: three
-    a pass; an integer sort without indices ends in radix_values instead of radix_out."""
+    a pass; an integer sort without indices ends in radix_values instead of radix_out, an
+    argsort along the last axis in its last pass."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
     monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
@@ -190,6 +217,9 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     assert _launches(rt, device, x[:, :513].copy()) == ["radix_keys_float32"] + ["radix_pass_k4"] * 4 + \
         ["radix_out_b4"]
     assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
+    assert _launches(rt, device, x[:, :2048].copy(), indices_only=True) == ["radix_keys_float32"] + \
+        ["radix_pass_k4"] * 4  # argsort: the last pass writes the indices
+    assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4"]
     i = _data(dt.int16, (2, 700), np.random.default_rng(2))
     assert _launches(rt, device, i, False) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_values_int16"]
     assert _launches(rt, device, i) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_out_b2"]
