@@ -12,9 +12,10 @@ row turns the counts into first places (digit by digit, range by range), and eac
 sorts its range tile by tile in shared memory and writes each digit's run to its places.
 Every pass is stable and the keys' row positions (u32) ride along, so the result is a
 stable sort's whatever ``stable`` says: the values are gathered from the source by those
-positions (-0.0 and NaN payloads as they were) and the positions are the indices (an
-argsort along the last axis has its last pass write them in place). An integer sort
-without indices moves the keys alone: they are their values (bijectively).
+positions (-0.0 and NaN payloads as they were) and the positions are the indices. Along
+the last axis (of a source whose rows are evenly spaced) the last pass writes both in
+place; otherwise one more launch (radix_out) does. An integer sort without indices of rows
+past ``FUSED_TILES`` tiles moves the keys alone: they are their values (bijectively).
 """
 
 import struct
@@ -64,17 +65,24 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     buf_strides = contiguous_strides(pshape)
     launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
-    # an argsort along the last axis: the last pass writes the int64 indices in their places
-    direct = indices.ptr if not values_wanted and axis == len(shape) - 1 else 0
+    fused = length <= FUSED_TILES * TILE
+    keys_only = length > TILE and not fused and not indices_wanted and x.dtype.is_integer
+    # along the last axis of a source whose rows are one stride apart, the last pass writes
+    # the values (gathered by position) and the int64 indices in their places
+    src_row = _row_stride(pshape[:-1], pstrides[:-1])
+    direct = axis == len(shape) - 1 and src_row is not None and not keys_only
+    sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0)
+    wide = indices.ptr if direct and indices_wanted else 0
+    size = x.dtype.itemsize
     if length <= TILE:
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         tiles = -(-rows // (TILE // length))  # rows per tile: TILE // length
-        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes)), min(tiles, GRID_LOOP_CAP), None,
-                               RADIX_ARGS, (keys.ptr, 0, 0, direct or order.ptr, 0, length, rows, length, 1, 0, bits,
-                                            int(bool(direct))))
+        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes, size)), min(tiles, GRID_LOOP_CAP), None,
+                               RADIX_ARGS, (keys.ptr, 0, 0, wide or (0 if direct else order.ptr), 0, length, rows,
+                                            length, 1, 0, bits, int(bool(wide))) + sink)
     else:
-        keys_only = not indices_wanted and x.dtype.is_integer
-        order, keys = _passes(device, keys, key_bytes, bits, rows, length, not keys_only, direct)
+        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only,
+                              (wide, sink) if direct else None)
     if direct:
         return values, indices
     out_strides = contiguous_strides(shape)
@@ -100,11 +108,25 @@ def argsort(x, layout, axis, descending, stable=True):
     return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
 
 
-def _passes(device, keys, key_bytes, bits, rows, length, positions, direct=0):
+def _row_stride(shape, strides):
+    """The one stride between consecutive rows of (shape, strides), or None if they are not
+    evenly spaced (0 for a single row)."""
+    dims = [(m, st) for m, st in zip(shape, strides) if m != 1]
+    if not dims:
+        return 0
+    for (_, outer), (m, inner) in zip(dims, dims[1:]):
+        if outer != inner * m:
+            return None
+    return dims[-1][1]
+
+
+def _passes(device, keys, sizes, bits, rows, length, positions, last=None):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
-    None without ``positions``; the sorted keys, or the last ones written with positions),
-    one pass per 8-bit digit between two pairs of buffers. ``direct``: the int64 buffer
-    the last pass writes the positions to instead (the first of the pair is then None)."""
+    None without ``positions`` or with ``last``; the sorted keys, or the last ones written
+    with positions), one pass per 8-bit digit between two pairs of buffers. ``sizes``: the
+    keys' bytes and the values'. ``last``: (the int64 indices' pointer or 0, the values'
+    fields of RADIX_ARGS) that the last pass writes in place instead of the positions."""
+    key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
     tiles = -(-length // TILE)
@@ -117,30 +139,33 @@ def _passes(device, keys, key_bytes, bits, rows, length, positions, direct=0):
     grid = min(rows * blocks, GRID_LOOP_CAP)
     if fused:
         counts = 0
-        stages = [(kernel(device, ("radix", "pass", key_bytes)), grid)]
+        stages = [(kernel(device, ("radix", "pass", key_bytes, size)), grid)]
     else:
         counts = empty(device, dt.uint32, rows * blocks * 256).ptr
         stages = [(kernel(device, ("radix", "hist", key_bytes)), grid),
                   (kernel(device, ("radix", "scan")), min(rows, GRID_LOOP_CAP)),
-                  (kernel(device, ("radix", "scatter", key_bytes)), grid)]
+                  (kernel(device, ("radix", "scatter", key_bytes, size)), grid)]
     spare = empty(device, keys.dtype, n)
     order = order_spare = None
     if positions:
         order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
+    no_values = (0, 0, 0, 0, 0)
     launch = device.launcher.launch
     idx_in = 0
     for shift in range(0, bits, 8):
-        keys_out = 0 if positions and shift + 8 >= bits else spare.ptr  # the last keys: read only without positions
-        wide = bool(direct) and shift + 8 >= bits
-        head = (keys.ptr, idx_in, keys_out, direct if wide else order.ptr if positions else 0, counts, length, rows,
-                chunk, blocks, shift, bits, int(wide))
+        final = shift + 8 >= bits
+        keys_out = 0 if positions and final else spare.ptr  # the last keys: read only without positions
+        if final and last is not None:
+            tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
+        else:
+            tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + no_values
         for stage, stage_grid in stages:
-            launch(stage, stage_grid, None, RADIX_ARGS, head)
+            launch(stage, stage_grid, None, RADIX_ARGS, (keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr
             order, order_spare = order_spare, order
-    return None if direct else order_spare, keys
+    return None if last is not None else order_spare, keys
 
 
 def searchsorted(x, layout, values, values_layout, right):

@@ -221,7 +221,12 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
 // R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
 // the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
 // Writes the positions in the row (idx_out; as int64 with wide) only; cw_radix_out gathers the values.
-template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
+// the sorted value of row r's key at position j in the row to vals_out[o]
+template <class B> __device__ inline void cw_radix_value(const cw_radix_args& a, cw_i64 r, cw_i64 j, cw_i64 o) {
+    ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
+}
+
+template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
     __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
     const K* kin = (const K*)a.keys_in;
@@ -241,8 +246,10 @@ template <class K> __device__ inline void cw_radix_rows(const cw_radix_args& a) 
         if (nr > 1)
             for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
         for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
-            if (a.wide) ((cw_i64*)out)[r0 * L + p] = idx[p] % L;
-            else out[r0 * L + p] = idx[p] % L;
+            const cw_u32 j = idx[p] % L;
+            if (a.vals_out) cw_radix_value<B>(a, r0 + idx[p] / L, j, r0 * L + p);
+            if (a.wide) ((cw_i64*)out)[r0 * L + p] = j;
+            else if (out) out[r0 * L + p] = j;
         }
         __syncthreads();
     }
@@ -301,13 +308,14 @@ __device__ inline void cw_radix_scan(const cw_radix_args& a) {
 // (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
 // own (first pass); idx_out null: no positions carried (sort of integer keys only);
 // keys_out null: keys not written (last pass: only the positions are read after it); wide: the
-// positions written as int64 (an argsort's last pass).
+// positions written as int64 (the indices, in place: the last pass); vals_out: the values
+// gathered from src by the positions, in place (the last pass; B: their bytes).
 template <class K> struct cw_radix_smem {
     K key[CW_RADIX_TILE];
     cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
     cw_u32 base[CW_RADIX_DIGITS], first[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
 };
-template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
+template <class K, class B> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* kout = (K*)a.keys_out;
@@ -322,7 +330,7 @@ template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a,
         for (int p = t; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
             const bool in = p < m;
             key[p] = in ? kin[row + t0 + p] : ~(K)0;
-            idx[p] = in && xout ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+            idx[p] = in && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
         }
         first[t] = 0u;
         end[t] = 0u;
@@ -339,6 +347,7 @@ template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a,
             const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
             const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
             if (kout) kout[o] = key[p];
+            if (a.vals_out) cw_radix_value<B>(a, r, idx[p], o);
             if (a.wide) ((cw_i64*)xout)[o] = idx[p];
             else if (xout) xout[o] = idx[p];
         }
@@ -349,11 +358,11 @@ template <class K> __device__ inline void cw_radix_range(const cw_radix_args& a,
 }
 
 // the pass's scatter after hist and scan: each range's first places from counts
-template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
+template <class K, class B> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         m_.base[threadIdx.x] = a.counts[g * CW_RADIX_DIGITS + threadIdx.x];
-        cw_radix_range(a, m_, g);
+        cw_radix_range<K, B>(a, m_, g);
     }
 }
 
@@ -361,7 +370,7 @@ template <class K> __device__ inline void cw_radix_scatter(const cw_radix_args& 
 // each block counts the digits of its entire row itself, those before its range apart
 // from the others, and scans them into its range's first places: no counts in global
 // memory, no hist or scan launch, at the cost of reading the row once per range.
-template <class K> __device__ inline void cw_radix_pass(const cw_radix_args& a) {
+template <class K, class B> __device__ inline void cw_radix_pass(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     const int t = threadIdx.x, s = a.shift;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
@@ -370,6 +379,6 @@ template <class K> __device__ inline void cw_radix_pass(const cw_radix_args& a) 
         const cw_u32 before = cw_radix_count(row, 0, lo, s, m_.cnt);
         const cw_u32 rest = cw_radix_count(row, lo, a.L, s, m_.cnt);
         m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
-        cw_radix_range(a, m_, g);
+        cw_radix_range<K, B>(a, m_, g);
     }
 }

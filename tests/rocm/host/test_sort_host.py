@@ -147,17 +147,18 @@ def _check_values(dev, base, view, axis, descending):
 
 
 @pytest.mark.parametrize("dtype", [d for d in DTYPES if d.is_integer], ids=lambda d: d.name)
-def test_integer_values_without_positions(dev, dtype):
-    """sort_values of integers past a tile moves the keys alone (radix_values turns them
-    back): rows of 2+ tiles, batched, along a first axis, from strided views, both ways."""
+def test_integer_values_without_positions(any_dev, dtype):
+    """sort_values of integers past a tile: gathered in the last pass (fused) or, past
+    FUSED_TILES, the keys alone turned back by radix_values: rows of 2+ tiles, batched,
+    along a first axis, from strided views, both ways."""
     rng = np.random.default_rng(7)
     for shape, axis in (((513,), 0), ((1537,), 0), ((3, 600), 1), ((600, 2), 0)):
         x = _data(dtype, shape, rng)
         for descending in (False, True):
-            _check_values(dev, x, x, axis, descending)
+            _check_values(any_dev, x, x, axis, descending)
     x = _data(dtype, (5, 1300), rng)
-    _check_values(dev, x, x[::2, ::-2], 1, True)
-    _check_values(dev, x, x[1:, 3:], 1, False)
+    _check_values(any_dev, x, x[::2, ::-2], 1, True)
+    _check_values(any_dev, x, x[1:, 3:], 1, False)
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int8, dt.bool_], ids=lambda d: d.name)
@@ -182,6 +183,9 @@ def test_strided_and_offset_views(any_dev):
     x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
     _check(any_dev, x, x[1::2, ::-3], 1, False, False)
     _check(any_dev, x, x[::-1, 5:100:2], 0, True, False)
+    y = _data(dt.int16, (3, 4, 600), np.random.default_rng(9))
+    _check(any_dev, y, y[:, 1:3, ::-1], 2, False)  # rows not evenly spaced: radix_out gathers
+    _check(any_dev, y, y[1:, ::2, 3:], 2, True)  # evenly spaced rows (1200 apart): in place
 
 
 def test_all_equal_and_presorted_rows(any_dev):
@@ -205,30 +209,33 @@ def _launches(rt, device, x, indices=True, indices_only=False):
 
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     """Rows of one tile: one launch; of at most FUSED_TILES tiles: one a pass; longer: three
-    a pass; an integer sort without indices ends in radix_values instead of radix_out, an
-    argsort along the last axis in its last pass."""
+    a pass. Along the last axis the last one writes the values and indices; along another,
+    radix_out; an integer sort without indices past FUSED_TILES moves keys, radix_values
+    turns them back."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
     monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
-    assert _launches(rt, device, x) == ["radix_keys_float32"] + ["radix_hist_k4", "radix_scan",
-                                                                 "radix_scatter_k4"] * 4 + ["radix_out_b4"]
-    assert _launches(rt, device, x[:, :2048].copy()) == ["radix_keys_float32"] + ["radix_pass_k4"] * 4 + \
-        ["radix_out_b4"]
-    assert _launches(rt, device, x[:, :513].copy()) == ["radix_keys_float32"] + ["radix_pass_k4"] * 4 + \
-        ["radix_out_b4"]
-    assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4", "radix_out_b4"]
-    assert _launches(rt, device, x[:, :2048].copy(), indices_only=True) == ["radix_keys_float32"] + \
-        ["radix_pass_k4"] * 4  # argsort: the last pass writes the indices
-    assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4"]
-    i = _data(dt.int16, (2, 700), np.random.default_rng(2))
-    assert _launches(rt, device, i, False) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_values_int16"]
-    assert _launches(rt, device, i) == ["radix_keys_int16"] + ["radix_pass_k4"] * 2 + ["radix_out_b2"]
-    assert _launches(rt, device, _data(dt.float16, (700,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float16"] + ["radix_pass_k4"] * 2 + ["radix_out_b2"]  # floats: gathered (-0.0, NaN payloads)
+    three = ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b4"]
+    assert _launches(rt, device, x) == ["radix_keys_float32"] + three * 4  # the last pass writes both outputs
+    for cut in (2048, 513):
+        assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32"] + ["radix_pass_k4_b4"] * 4
+        assert _launches(rt, device, x[:, :cut].copy(), indices_only=True) == ["radix_keys_float32"] + \
+            ["radix_pass_k4_b4"] * 4
+    assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4_b4"]
+    assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4_b4"]
+    rt.launches.clear()  # along another axis: radix_out gathers
+    device.storage_from_host(x).sort(Layout.contiguous(x.shape), 0, False, True)
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4"]
+    i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # past FUSED_TILES: keys alone, radix_values
+    assert _launches(rt, device, i, False) == ["radix_keys_int16"] + \
+        ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b2"] * 2 + ["radix_values_int16"]
+    assert _launches(rt, device, i[:, :700].copy(), False) == ["radix_keys_int16"] + ["radix_pass_k4_b2"] * 2
+    assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
+        ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
-    assert [grid for name, grid, _ in rt.launches if name == "radix_rows_k4"] == [(1, 1), (5, 1)]
+    assert [grid for name, grid, _ in rt.launches if name == "radix_rows_k4_b4"] == [(1, 1), (5, 1)]
 
 
 def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
