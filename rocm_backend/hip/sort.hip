@@ -217,15 +217,16 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
     __syncthreads();
 }
 
-// Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
-// R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
-// the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
-// Writes the positions in the row (idx_out; as int64 with wide) only; cw_radix_out gathers the values.
 // the sorted value of row r's key at position j in the row to vals_out[o]
 template <class B> __device__ inline void cw_radix_value(const cw_radix_args& a, cw_i64 r, cw_i64 j, cw_i64 o) {
     ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
 }
 
+// Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
+// R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
+// the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
+// Writes the positions in the row (idx_out: u32, or int64 with wide; null: none) and, with
+// vals_out, the values gathered by them.
 template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
     __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
