@@ -34,9 +34,10 @@ TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shar
 #: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a tile each)
 BLOCKS_PER_CU = 8
 #: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
-#: (each of which reads its whole row to count the digits)
+#: (each of which reads its whole row to count the digits: a range of one tile up to 2^18
+#: keys, since a block sorts its range's tiles one after another)
 FUSED_TILES = 128
-FUSED_BLOCKS = 32
+FUSED_BLOCKS = 128
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 
