@@ -44,6 +44,8 @@ import traceback
 
 import pytest
 
+import scipy_support  # the SciPy part, beside this file (tools/pydata_suites.py puts the folder on the path)
+
 STRICT, CANDLEWICK = "array_api_strict", "candlewick"
 RESULTS_ENV = "CANDLEWICK_PYDATA_RESULTS"
 IMPLICIT_COPY_ENV = "CANDLEWICK_PYDATA_IMPLICIT_COPY"
@@ -138,96 +140,6 @@ if os.environ.get("CANDLEWICK_PYDATA_LIBRARY") == "sklearn":
     _patch_sklearn()
 
 
-# --- SciPy ---------------------------------------------------------------------------------
-
-def _patch_scipy_xp_fixture(session):
-    """Add candlewick to the parameters of SciPy's ``xp`` fixture (its conftest defines
-    them once, from the backends it finds installed)."""
-    import candlewick
-    from candlewick.backend import holds_host_memory
-
-    conftest = None
-    for fixturedef in session._fixturemanager._arg2fixturedefs.get("xp", ()):
-        params = tuple(fixturedef.params or ())
-        ids = {getattr(p, "id", None) for p in params}
-        if STRICT not in ids or CANDLEWICK in ids:
-            continue
-        mark = pytest.mark.array_api_backends
-        fixturedef.params = (*params, pytest.param(candlewick, id=CANDLEWICK, marks=mark))
-        conftest = fixturedef.func.__globals__
-    if conftest is None:
-        return
-    # scipy/conftest.py pins array-api-strict to a revision (2024.12 in SciPy 1.17, 2025.12
-    # later): candlewick follows the one strict follows now (SciPy's devices() fixture, for
-    # one, adds a list to the revision's sequence; 1.18's polyroots calls linalg.eigvals)
-    candlewick.set_array_api_version(_strict_revision())
-    # every backend its markers may name must be known to the conftest: its skip/xfail
-    # helper keys its reasons by xp_known_backends, and a cpu_only marker walks
-    # xp_skip_cpu_only_backends (a KeyError for each marked test, strict's too, otherwise)
-    conftest["xp_known_backends"].add(CANDLEWICK)
-    if not holds_host_memory(candlewick.get_device(None)):
-        # a GPU array: SciPy's cpu_only markers skip it, as they skip CuPy's
-        conftest["xp_skip_cpu_only_backends"].add(CANDLEWICK)
-        _move_to_host_in_scipy_assertions()
-
-
-def _strict_revision():
-    """The Array API revision array-api-strict follows now (where candlewick supports it)."""
-    import array_api_strict
-
-    from candlewick.api_version import SUPPORTED, array_api_version
-
-    revision = array_api_strict.get_array_api_strict_flags().get("api_version")
-    return revision if revision in SUPPORTED else array_api_version()
-
-
-class _HostTesting:
-    """``numpy.testing`` whose functions first move candlewick arrays to the host."""
-
-    def __init__(self, testing, to_host):
-        self._testing, self._to_host = testing, to_host
-
-    def __getattr__(self, name):
-        found = getattr(self._testing, name)
-        if not callable(found):
-            return found
-
-        def moved(*args, **kwargs):
-            return found(*map(self._to_host, args), **{k: self._to_host(v) for k, v in kwargs.items()})
-
-        return moved
-
-
-class _NumpyWithHostTesting:
-    """NumPy, with ``testing`` replaced by :class:`_HostTesting`; every other name is NumPy's."""
-
-    def __init__(self, numpy, testing):
-        self._numpy, self.testing = numpy, testing
-
-    def __getattr__(self, name):
-        return getattr(self._numpy, name)
-
-
-def _move_to_host_in_scipy_assertions():
-    """SciPy's test assertions (``scipy._lib._array_api``: ``xp_assert_close`` and the others)
-    compare with ``numpy.testing`` for every namespace except CuPy's and PyTorch's, which they
-    move to the host themselves (``.get()``, ``.cpu()``); their ``_xp_copy_to_numpy`` says a
-    new device backend needs the same explicit handling. candlewick's arrays off host memory
-    get it here: ``candlewick.to_numpy`` in those helpers only, so that a SciPy function that
-    hands the array to NumPy itself still meets the refused implicit copy."""
-    import numpy
-    from scipy._lib import _array_api as helpers
-
-    import candlewick
-
-    def to_host(value):
-        return candlewick.to_numpy(value) if isinstance(value, candlewick.Array) else value
-
-    copy_to_numpy = helpers._xp_copy_to_numpy
-    helpers._xp_copy_to_numpy = lambda x: to_host(x) if isinstance(x, candlewick.Array) else copy_to_numpy(x)
-    helpers.np = _NumpyWithHostTesting(numpy, _HostTesting(numpy.testing, to_host))
-
-
 # --- xarray --------------------------------------------------------------------------------
 
 def _is_module(collector, tail):
@@ -310,7 +222,7 @@ def pytest_generate_tests(metafunc):
 def pytest_collectstart(collector):
     # SciPy's conftest (with its fixtures) is loaded while its package is collected
     if os.environ.get("CANDLEWICK_PYDATA_LIBRARY") == "scipy":
-        _patch_scipy_xp_fixture(collector.session)
+        scipy_support.patch_xp_fixture(collector.session)
     if _is_module(collector, "xarray/tests/test_duck_array_wrapping.py"):
         _patch_duck_array_table(collector.obj)
 

@@ -8,6 +8,7 @@ tools/gpu_run.sh's pydata steps."""
 import importlib.util
 import json
 import pathlib
+import sys
 import warnings
 
 import numpy as np
@@ -23,6 +24,8 @@ def _load(name, path):
     return module
 
 
+# the plugin imports its SciPy part from beside it, as tools/pydata_suites.py's PYTHONPATH has it
+sys.path.insert(0, str(ROOT / "tests" / "pydata_suites"))
 plugin = _load("candlewick_substitute", ROOT / "tests" / "pydata_suites" / "candlewick_substitute.py")
 causes = _load("pydata_causes", ROOT / "tools" / "pydata_causes.py")
 
@@ -153,7 +156,7 @@ def test_scipy_xp_fixture_gets_candlewick_known_to_its_markers(host_memory, monk
     try:
         with warnings.catch_warnings():  # SciPy's conftest registers the mark; not loaded here
             warnings.simplefilter("ignore", pytest.PytestUnknownMarkWarning)
-            plugin._patch_scipy_xp_fixture(session)
+            plugin.scipy_support.patch_xp_fixture(session)
         assert array_api_version() == "2024.12"
     finally:
         candlewick.set_array_api_version(version)
