@@ -273,9 +273,9 @@ QR_ARGS = ArgLayout(
 EIG_ARGS = ArgLayout(
     "cw_eig_args",
     [("work", "ptr", 1), ("values", "ptr", 1), ("vectors", "ptr", 1), ("scratch", "ptr", 1), ("info", "i32ptr", 1),
-     ("n", "i64", 1), ("count", "i64", 1), ("want_vectors", "i32", 1), ("pad_", "i32", 1)],
+     ("n", "i64", 1), ("count", "i64", 1), ("want_vectors", "i32", 1), ("real_input", "i32", 1)],
     "general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each "
-    "buffer holds)")
+    "buffer holds; real_input: the matrix was real, its spectrum is made closed under conjugation)")
 
 #: the i64 fields of cw_nn_args after (out, in, in_offset, n), in struct order
 NN_DIM_FIELDS = ("N", "C", "H", "W", "in_sN", "in_sC", "in_sH", "in_sW", "OH", "OW",

@@ -1,7 +1,9 @@
 """[families] The optional ``linalg`` group, part 3: the general eigenproblem (``eig``; the
 front end's ``eigvals`` takes its values). hipSOLVER and rocSOLVER have no geev, so this
 is our own kernel, ``hip/eig.hip`` (Hessenberg reduction, complex shifted QR, back
-substitution; one thread block per matrix), on a contiguous complex copy of the input.
+substitution; one thread block per matrix), on a contiguous complex copy of the input;
+for a real input the kernel closes the spectrum under conjugation, as LAPACK's real Schur
+form gives it (exact conjugate pairs, real eigenvalues with a zero imaginary part).
 The data stays on the device; the one host read is the kernel's ``info`` ints (one per
 matrix, after the whole batch is queued) to raise LinAlgError for a non-finite or
 non-converged matrix."""
@@ -37,7 +39,7 @@ def eig(a, layout, want_vectors=True):
     k = kernel(device, ("eig", cdt.name), "eig", cdt)
     device.launcher.launch(k, min(count, GRID_LOOP_CAP), block_for(n, device.warp_size), EIG_ARGS,
                            (work.ptr, values.ptr, vectors.ptr if want_vectors else 0, scratch.ptr, info.ptr,
-                            n, count, 1 if want_vectors else 0, 0))
+                            n, count, 1 if want_vectors else 0, 0 if a.dtype.is_complex else 1))
     raise_on_eig_info(info, count)
     return values, vectors
 

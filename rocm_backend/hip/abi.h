@@ -148,7 +148,7 @@ struct cw_qr_args {
     cw_i64 r_bs;
 };
 
-// general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each buffer holds)
+// general eigenproblem, one block per matrix (hip/eig.hip, whose header comment says what each buffer holds; real_input: the matrix was real, its spectrum is made closed under conjugation)
 struct cw_eig_args {
     char* work;
     char* values;
@@ -158,7 +158,7 @@ struct cw_eig_args {
     cw_i64 n;
     cw_i64 count;
     int want_vectors;
-    int pad_;
+    int real_input;
 };
 
 // every kernel of hip/nn.hip (its header comment says what each field means)

@@ -11,7 +11,10 @@
 //      30 * max(10, n) sweeps for one eigenvalue end the matrix with info = (its index + 1);
 //   4. eigenvectors of T by back substitution (one thread per vector, rescaled past
 //      2^64 (float) / 2^498 (double) so that nearly defective matrices do not overflow),
-//      times Z, each of unit 2-norm with its largest component real (as LAPACK's geev).
+//      times Z, each of unit 2-norm with its largest component real (as LAPACK's geev);
+//   5. for a real input (real_input), the spectrum closed under conjugation as LAPACK's
+//      real Schur form gives it: complex arithmetic leaves a pair only conjugate to
+//      rounding and a real eigenvalue a tiny imaginary part (cw_eig_real_pairs).
 // Threads of the block share the row and column updates; thread 0 makes the scalar
 // decisions (reflector, deflation, shift) into shared memory, read after a barrier.
 // H and Z sit in shared memory when they fit in CW_EIG_SHARED_BYTES, else in the
@@ -322,6 +325,46 @@ template <class R> __device__ inline void cw_eig_vectors(const cw_complex<R>* t,
     }
 }
 
+// Step 5, thread 0: the eigenvalue of largest imaginary part still open is paired with the
+// open one below the real axis nearest its conjugate, if that one is nearer than its own
+// mirror image (else it is a real eigenvalue moved off the axis by rounding): the pair
+// becomes a +- ib (the means of the two), its second vector the conjugate of the first;
+// what stays open is real (imaginary part 0, real vector). partner[i]: the index whose
+// vector i's becomes the conjugate of, or i for a real one (kept as R in a scratch slot).
+template <class R> __device__ inline void cw_eig_real_pairs(cw_complex<R>* w, R* partner, cw_i64 n) {
+    for (cw_i64 i = 0; i < n; ++i) partner[i] = (R)-1;
+    for (;;) {
+        cw_i64 top = -1;
+        for (cw_i64 i = 0; i < n; ++i)
+            if (partner[i] < 0 && w[i].im > 0 && (top < 0 || w[i].im > w[top].im)) top = i;
+        if (top < 0) break;
+        const cw_complex<R> mirror = cw_eig_conj(w[top]);
+        cw_i64 best = -1;
+        R dist = 0;
+        for (cw_i64 j = 0; j < n; ++j) {
+            if (j == top || partner[j] >= 0 || w[j].im > 0) continue;
+            const R d = cw_cabs(w[j] - mirror);
+            if (best < 0 || d < dist) { best = j; dist = d; }
+        }
+        if (best >= 0 && dist < 2 * w[top].im) {
+            const R re = (w[top].re + w[best].re) / 2, im = (w[top].im - w[best].im) / 2;
+            w[top] = cw_cplx(re, im);
+            w[best] = cw_cplx(re, -im);
+            partner[top] = (R)top;
+            partner[best] = (R)top;
+        } else {
+            w[top] = cw_cplx(w[top].re, (R)0);
+            partner[top] = (R)top;
+        }
+    }
+    for (cw_i64 i = 0; i < n; ++i) {
+        if (partner[i] < 0) {
+            w[i] = cw_cplx(w[i].re, (R)0);
+            partner[i] = (R)i;
+        }
+    }
+}
+
 template <class R> __device__ inline void cw_eig(const cw_eig_args& a) {
     typedef cw_complex<R> C;
     __shared__ C shared_work[CW_EIG_SHARED_BYTES / sizeof(C)];
@@ -370,8 +413,30 @@ template <class R> __device__ inline void cw_eig(const cw_eig_args& a) {
         __syncthreads();
         cw_eig_hessenberg(h, z, u, n, vectors, st);
         if (cw_eig_schur(h, z, n, vectors, a.info + m, st)) {
-            for (cw_i64 i = tid; i < n; i += nt) ((C*)a.values)[m * n + i] = cw_eig_ldexp(h[i * n + i], e);
+            C* w = (C*)a.values + m * n;
+            for (cw_i64 i = tid; i < n; i += nt) w[i] = cw_eig_ldexp(h[i * n + i], e);
             if (vectors) cw_eig_vectors(h, z, x, out, n, amax == (R)0 ? (R)0 : cw_r_ldexp(amax, -e));
+            if (a.real_input) {
+                R* partner = (R*)u;  // the reflector's slots, free now: n complex hold n reals
+                __syncthreads();
+                if (tid == 0) cw_eig_real_pairs(w, partner, n);
+                __syncthreads();
+                if (vectors) {
+                    // a pair's second vector the conjugate of its first (both of unit norm, the
+                    // largest component real); a real eigenvalue's vector real, renormalized
+                    for (cw_i64 k = tid; k < n; k += nt) {
+                        const cw_i64 p = (cw_i64)partner[k];
+                        if (p != k) {
+                            for (cw_i64 i = 0; i < n; ++i) out[i * n + k] = cw_eig_conj(out[i * n + p]);
+                        } else if (w[k].im == (R)0) {
+                            R norm = 0;
+                            for (cw_i64 i = 0; i < n; ++i) norm = cw_r_hypot(norm, out[i * n + k].re);
+                            for (cw_i64 i = 0; i < n; ++i)
+                                out[i * n + k] = cw_cplx(norm > (R)0 ? out[i * n + k].re / norm : out[i * n + k].re, (R)0);
+                        }
+                    }
+                }
+            }
             if (tid == 0) a.info[m] = 0;
         }
         __syncthreads();  // shared memory and st are reused by the next matrix

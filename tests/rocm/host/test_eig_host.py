@@ -40,8 +40,9 @@ def lib(tmp_path_factory):
     return build(tmp_path_factory.mktemp("eig_host"), ["transpose.hip", "eig.hip"], specs)
 
 
-def run_kernel(lib, a, vectors=True, block=32, grid=None):
-    """(values, vectors, info) of the kernel on host matrices ``a`` (..., n, n), complex."""
+def run_kernel(lib, a, vectors=True, block=32, grid=None, real_input=False):
+    """(values, vectors, info) of the kernel on host matrices ``a`` (..., n, n), complex
+    (``real_input``: a real matrix in complex form, whose spectrum the kernel closes)."""
     a = np.ascontiguousarray(a)
     *batch, n, _ = a.shape
     count = int(np.prod(batch, dtype=np.int64))
@@ -51,7 +52,7 @@ def run_kernel(lib, a, vectors=True, block=32, grid=None):
     scratch = np.full(count * (n + n * n if vectors else n) + 1, np.nan, a.dtype)
     info = np.full(max(count, 1), 99, np.int32)
     args = EIG_ARGS.pack([work.ctypes.data, values.ctypes.data, vecs.ctypes.data if vectors else 0,
-                          scratch.ctypes.data, info.ctypes.data, n, count, int(vectors), 0])
+                          scratch.ctypes.data, info.ctypes.data, n, count, int(vectors), int(real_input)])
     buf = ctypes.create_string_buffer(args, len(args))
     gx = grid or max(count, 1)
     order = np.arange(gx, dtype=np.int32)
@@ -196,6 +197,48 @@ def test_non_finite_sets_info(lib):
     check(a[:1], w[:1], v[:1], info[:1])
 
 
+def _conjugate_closed(w, v=None):
+    """Each row of ``w`` equal to its own conjugate as a multiset, exactly (LAPACK's real
+    Schur form: exact pairs, real eigenvalues with a zero imaginary part); a pair's vectors
+    conjugates, a real eigenvalue's vector real."""
+    for k, row in enumerate(w.reshape(-1, w.shape[-1])):
+        assert np.array_equal(np.sort_complex(row), np.sort_complex(np.conj(row))), row
+        if v is None:
+            continue
+        vecs = v.reshape(-1, *v.shape[-2:])[k]
+        for i, lam in enumerate(row):
+            if lam.imag == 0:
+                assert not vecs[:, i].imag.any(), (i, vecs[:, i])
+            elif lam.imag < 0:
+                partners = [j for j in range(len(row)) if row[j] == np.conj(lam)]
+                assert any(np.array_equal(vecs[:, i], np.conj(vecs[:, j])) for j in partners), i
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128], ids=["complex64", "complex128"])
+@pytest.mark.parametrize("vectors", [True, False], ids=["vectors", "values"])
+def test_real_input_gives_conjugate_pairs_exactly(lib, dtype, vectors):
+    """A real matrix's spectrum closed under conjugation exactly, as NumPy's (LAPACK's dgeev)
+    is: SciPy's tf2zpk test compares the roots with their conjugates bit for bit. Still
+    NumPy's eigenvalues, A v = lambda v, unit norms."""
+    rng = np.random.default_rng(12)
+    real_dt = np.float32 if dtype == np.complex64 else np.float64
+    comb = np.zeros(61)
+    comb[0], comb[-1] = 1.0, -0.9  # z^60 - 0.9: 60 roots on a circle, 29 conjugate pairs and 2 real
+    companion = np.eye(60, k=-1) + np.pad(-comb[1:][None, :] / comb[0], ((0, 59), (0, 0)))
+    cases = [_real(rng, (4, 7, 7), real_dt), (lambda m: m + np.swapaxes(m, -1, -2))(_real(rng, (3, 6, 6), real_dt)),
+             np.array([[0.0, -1.0], [1.0, 0.0]]), np.diag([3.0, -1.0, 2.0]), companion, np.zeros((3, 3)),
+             np.eye(6, k=-1) + np.pad(-np.poly(np.arange(1.0, 7.0))[1:][None, :], ((0, 5), (0, 0)))]
+    scales = [1.0, 1.0, 1.0, 1.0, 1e2, 1.0, 1e3]
+    for a, scale in zip(cases, scales):
+        a = a.astype(real_dt).astype(dtype)
+        w, v, info = run_kernel(lib, a, vectors=vectors, block=64, real_input=True)
+        check(a, w, v, info, scale)
+        _conjugate_closed(w, v)
+    symmetric = cases[1].astype(real_dt).astype(dtype)
+    w, _, _ = run_kernel(lib, symmetric, vectors=vectors, real_input=True)
+    assert not w.imag.any()  # a symmetric matrix's eigenvalues are real: no rounding left off the axis
+
+
 @pytest.fixture
 def device(lib, monkeypatch, tmp_path):
     return device_factory(lib, monkeypatch, tmp_path)
@@ -218,6 +261,7 @@ def test_through_the_backend(device):
     w = w_s.to_host(Layout.contiguous((2, 5)))
     v = v_s.to_host(Layout.contiguous((2, 5, 5)))
     check(a.astype(np.complex64), w, v, np.zeros(2, np.int32))
+    _conjugate_closed(w, v)  # a real input: the backend asks the kernel to close the spectrum
     a[1, 0, 0] = np.nan
     bad = dev.storage_from_host(np.ascontiguousarray(a).reshape(-1))
     with pytest.raises(LinAlgError, match=r"linalg.eig: the matrix holds inf or NaN \(matrix 1"):
