@@ -145,6 +145,14 @@ def _ufunc_call(self, ufunc, a, b, out, name):
             reset_fp_state(token)
 
 
+def _fast_entry(table, op, dtype):
+    """The table's loop of ``op`` for ``dtype``, or None (not an op: the general path's error)."""
+    try:
+        return table[op._value_].get(dtype.name)
+    except (KeyError, AttributeError):
+        return None
+
+
 def _pairwise(table, name):
     def general(self, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
         _same(lhs, rhs, op.value)
@@ -157,10 +165,7 @@ def _pairwise(table, name):
 
     def into(self, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
         dtype = self.dtype
-        try:
-            entry = table[op._value_].get(dtype.name)
-        except (KeyError, AttributeError):  # (not an op: the general path's error)
-            entry = None
+        entry = _fast_entry(table, op, dtype)
         if (entry is not None and entry[1] is None and entry[0] is not None and lhs.dtype is dtype
                 and rhs.dtype is dtype and entry[-1] is dtype):
             out, a, b = self.buf, lhs.buf, rhs.buf
@@ -190,10 +195,7 @@ def _with_scalar(table, name):
 
     def into(self, op, dst_layout, src, src_layout, scalar, reflected):
         dtype = self.dtype
-        try:
-            entry = table[op._value_].get(dtype.name)
-        except (KeyError, AttributeError):  # (not an op: the general path's error)
-            entry = None
+        entry = _fast_entry(table, op, dtype)
         if entry is not None and entry[1] is None and entry[0] is not None and src.dtype is dtype \
                 and entry[-1] is dtype and not reflected:
             out, a = self.buf, src.buf
