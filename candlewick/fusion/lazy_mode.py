@@ -23,6 +23,7 @@ import threading
 import warnings
 
 from .._core import suspend_native
+from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_storage
 from .lazy_storage import LazyStorage, Pending
@@ -164,7 +165,7 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     2.7537
     """
     if not isinstance(enabled, bool):
-        raise TypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
+        raise ArgumentTypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
     return _Block(enabled)
 
 
