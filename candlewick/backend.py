@@ -201,10 +201,6 @@ Optional groups, random numbers:
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .backend_optional import (
-    MEMORY_STAT_KEYS,
-    AsyncHostCopyStorage,
-    BackendEvent,
-    BackendStream,
     CollectiveDevice,
     Communicator,
     ComplexViewStorage,
@@ -216,11 +212,17 @@ from .backend_optional import (
     GraphDevice,
     HostMemoryDevice,
     HostViewStorage,
+    holds_host_memory,
+)
+from .backend_runtime import (
+    MEMORY_STAT_KEYS,
+    AsyncHostCopyStorage,
+    BackendEvent,
+    BackendStream,
     MemoryStatsDevice,
     PinnedMemoryDevice,
     ProfilerRangeDevice,
     StreamDevice,
-    holds_host_memory,
 )
 from .opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend_optional import PinnedMemoryDevice, holds_host_memory
+from .backend_optional import holds_host_memory
+from .backend_runtime import PinnedMemoryDevice
 from .layout import Layout
 
 

@@ -25,7 +25,8 @@ from . import dtypes as _dt
 from ._core import as_shape, check_dtype_on, new_array
 from .allocation import check_allocation
 from .array import Array
-from .backend_optional import MEMORY_STAT_KEYS, DLPackDevice, MemoryStatsDevice, PinnedMemoryDevice, holds_host_memory
+from .backend_optional import DLPackDevice, holds_host_memory
+from .backend_runtime import MEMORY_STAT_KEYS, MemoryStatsDevice, PinnedMemoryDevice
 from .creation import empty
 from .errors import ArgumentTypeError, ArgumentValueError, BackendError, short_repr
 from .docstrings import shared_doc

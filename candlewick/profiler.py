@@ -32,7 +32,7 @@ from typing import Any
 from . import dtypes as _dt
 from . import registry
 from .backend import BackendDevice, BackendStorage
-from .backend_optional import ProfilerRangeDevice, StreamDevice
+from .backend_runtime import ProfilerRangeDevice, StreamDevice
 from .errors import CandlewickError
 from .layout import Layout
 from .profile_report import ProfileReport, Record

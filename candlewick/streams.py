@@ -22,7 +22,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from .backend_optional import StreamDevice
+from .backend_runtime import StreamDevice
 from .errors import ArgumentTypeError, DeviceMismatchError, short_repr
 from .docstrings import shared_doc
 from .registry import default_device, device_implementing, get_device

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from candlewick import dtypes as dt
-from candlewick.backend_optional import MEMORY_STAT_KEYS
+from candlewick.backend_runtime import MEMORY_STAT_KEYS
 from candlewick.host_memory import available_memory
 from candlewick.errors import (DeviceError, DeviceMemoryError, DeviceMismatchError, DTypeError, ShapeError,
                                UnsupportedOperation, short_repr)
