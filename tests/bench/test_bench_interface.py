@@ -84,7 +84,7 @@ def test_runner_runs_every_benchmark_and_only_those():
 
 def test_results_hold_one_record_per_benchmark_and_device_kind():
     names = set(benchmarks()) | TEST_RUN_RECORDS
-    pattern = re.compile(r"(?P<name>[a-z_]+?)_(?P<kind>(cpu-)?[a-z0-9]+(-[a-z0-9]+)*)\.(md|json)")
+    pattern = re.compile(r"(?P<name>[a-z][a-z0-9_]*?)_(?P<kind>(cpu-)?[a-z0-9]+(-[a-z0-9]+)*)\.(md|json)")
     for path in (BENCH / "results").iterdir():
         match = pattern.fullmatch(path.name)
         # tools/pydata_suites.py names a run of some of its libraries after them (pydata_suites_scipy)
