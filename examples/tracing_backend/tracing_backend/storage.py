@@ -124,6 +124,16 @@ class TracingStorage:
         self.device.recorder.record("real_view", "", self.dtype.name, 0, 0)
         return TracingStorage(parts, self.device)
 
+    def host_view(self, layout):
+        """The optional hook ``candlewick.backend.HostViewStorage`` of the wrapped storage's
+        class: NumPy's view of the wrapped buffer (the front end looks for the hook on the
+        class, so the ``__getattr__`` above does not reach it; a device forwarding
+        ``host_memory`` must share as its wrapped one does). None where the wrapped storage
+        has no such view or ``CANDLEWICK_TRACING_HIDE`` names it. Untraced, as the other
+        host-memory access: no primitive, no bytes moved."""
+        hook = None if "host_view" in self.device.hidden else getattr(type(self.inner), "host_view", None)
+        return None if hook is None else hook(self.inner, layout)
+
     def __repr__(self):
         return f"TracingStorage({self.inner!r})"
 
