@@ -122,3 +122,19 @@ def test_standard_dtype_objects_keep_their_attributes():
     assert cw.float32.category == "real floating" and cw.float32.name == "float32"
     assert repr(cw.float32) == "candlewick.float32"
     assert cw.float32 is _dt.from_name("float32")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_numpy_testing_compares_dtypes(name):
+    # numpy.testing.assert_equal takes a complex candlewick dtype for complex data (its
+    # ``dtype`` attribute) and splits it with np.real / np.imag: NumPy 2.5 recursed
+    # without end there (SciPy 1.18's test_interface.py::TestAsLinearOperator::test_xp)
+    dtype, numpy_dtype = getattr(cw, name), np.dtype(NUMPY_OF[name])
+    real, imag = np.real(dtype), np.imag(dtype)
+    assert type(real) is type(numpy_dtype) and real == numpy_dtype and imag == 0 and type(imag) is int
+    for a, b in ((dtype, numpy_dtype), (numpy_dtype, dtype), (dtype, dtype)):
+        np.testing.assert_equal(a, b)
+    other = cw.float32 if name != "float32" else cw.float64
+    for a, b in ((dtype, other), (other, dtype), (np.dtype(other.numpy), dtype)):
+        with pytest.raises(AssertionError):
+            np.testing.assert_equal(a, b)
