@@ -9,7 +9,8 @@ from setuptools import Extension, setup
 NATIVE = Extension(
     "candlewick._native",
     ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
-     "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_launch.c"],
+     "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_guard.c",
+     "candlewick/_native_launch.c"],
     depends=["candlewick/_native.h"],
     optional=True,
 )

@@ -9,6 +9,8 @@
      Python form costs microseconds of cache misses after an update of 2^20 elements;
    - _native_ufunc.c: a host backend's in-place primitive whose common case is one NumPy
      ufunc with out= (cpu_backend/inplace.py), for the same reason;
+   - _native_guard.c: what those primitives hold while they write (a storage's lock, the
+     quiet error state), taken without a Python call;
    - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
      function, without ctypes' argument conversion.
 
@@ -22,7 +24,7 @@
 
 Binding cw_bound;
 
-static int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
+int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
     if (descr == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
@@ -97,11 +99,11 @@ static PyObject *bind(PyObject *module, PyObject *args) {
         return NULL;
     }
     /* every offset read before any is kept: a failed bind leaves the previous one whole */
-    if (slot_offset(layout, "shape", &at[0]) || slot_offset(layout, "strides", &at[1]) ||
-        slot_offset(layout, "offset", &at[2]) || slot_offset(layout, "_contig", &at[3]) ||
-        slot_offset(layout, "dense_size", &at[4]) || slot_offset(array, "_storage", &at[5]) ||
-        slot_offset(array, "_layout", &at[6]) || slot_offset(array, "_dtype", &at[7]) ||
-        slot_offset(array, "_device", &at[8])) {
+    if (cw_slot_offset(layout, "shape", &at[0]) || cw_slot_offset(layout, "strides", &at[1]) ||
+        cw_slot_offset(layout, "offset", &at[2]) || cw_slot_offset(layout, "_contig", &at[3]) ||
+        cw_slot_offset(layout, "dense_size", &at[4]) || cw_slot_offset(array, "_storage", &at[5]) ||
+        cw_slot_offset(array, "_layout", &at[6]) || cw_slot_offset(array, "_dtype", &at[7]) ||
+        cw_slot_offset(array, "_device", &at[8])) {
         return NULL;
     }
     clear_binding();
@@ -151,7 +153,8 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0) {
+    if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
+        cw_guard_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -160,7 +163,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     }
     if (PyModule_AddObjectRef(module, "Elementwise", (PyObject *)&cw_ElementwiseType) < 0 ||
         PyModule_AddObjectRef(module, "Update", (PyObject *)&cw_UpdateType) < 0 ||
-        PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0) {
+        PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0 ||
+        PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

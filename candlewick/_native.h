@@ -30,6 +30,10 @@ extern Binding cw_bound;
 int cw_hold_binding(Binding *held);
 void cw_release_binding(Binding *held);
 
+/* The offset of `name`, an object slot (T_OBJECT_EX) of `type`, in *at: 0, or -1 with
+   TypeError where it is not one. */
+int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
+
 /* _native_rows.c */
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);
@@ -45,6 +49,22 @@ int cw_update_ready(void);
 /* _native_ufunc.c */
 extern PyTypeObject cw_UfuncIntoType;
 int cw_ufunc_into_ready(void);
+/* The common case of the UfuncInto `callable` run for a caller that has not asked the
+   storage's read_only (args: the primitive's seven, storage first): 1 done, 0 not the
+   case (nothing written, no error set: the caller's other path runs), -1 error. */
+int cw_ufunc_into_run(PyObject *callable, PyObject *const *args);
+
+/* _native_guard.c */
+extern PyTypeObject cw_LockType;
+int cw_lock_acquire(PyObject *lock);
+void cw_lock_release(PyObject *lock);
+/* Whether (var, quiet) is the pair the kept contexts hold (the first one asked is). */
+int cw_quiet_adopt(PyObject *var, PyObject *quiet);
+/* var set to quiet (kept: through this thread's kept context where it can), *token what
+   cw_quiet_exit takes back: 0, or -1 on error. */
+int cw_quiet_enter(PyObject *var, PyObject *quiet, int kept, PyObject **token);
+int cw_quiet_exit(PyObject *var, PyObject *token);
+int cw_guard_ready(void);
 
 /* _native_launch.c */
 extern const char cw_launch_doc[];

@@ -20,56 +20,74 @@
 
 #include <stddef.h>
 
+/* how many (op, dtype) pairs a primitive keeps found */
+#define SEEN 4
+
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     int scalar;
+    int kept; /* whether the quiet state is entered through the thread's kept context */
     PyObject *table, *var, *quiet, *memory_error, *general;
+    /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
+       are not all object slots (its calls are general's) */
+    PyTypeObject *storage_type;
+    Py_ssize_t buf_at, dtype_at, lock_at;
+    /* (op, dtype) pairs found in table before, with their ufunc (held): a look-up by
+       identity without an int object made or a dict read */
+    PyObject *seen[SEEN][3];
+    int next_seen;
 } UfuncInto;
 
-static PyObject *dtype_attr, *buf_attr, *lock_attr, *acquire_name,
-    *release_name, *out_kwnames;
+static PyObject *read_only_attr, *acquire_name, *release_name, *out_kwnames;
 
 #define NOT_TAKEN ((PyObject *)&cw_UfuncIntoType)
 
-/* The buffer of `storage` (new reference) where `layout` covers it whole and its dtype is
-   `dtype`; NOT_TAKEN (borrowed) where not; NULL on error. */
-static PyObject *whole_buffer(const Binding *b, PyObject *storage, PyObject *layout, PyObject *dtype) {
-    if (Py_TYPE(layout) != b->layout_type || SLOT(layout, b->dense) == NULL) {
+/* Learn the slots of the storage class `type`: 0, or -1 on error. */
+static int learn(UfuncInto *self, PyTypeObject *type) {
+    Py_ssize_t at[3];
+    int slots = cw_slot_offset(type, "buf", &at[0]) == 0 && cw_slot_offset(type, "dtype", &at[1]) == 0 &&
+                cw_slot_offset(type, "_lock", &at[2]) == 0;
+    if (!slots) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+            return -1;
+        }
+        PyErr_Clear(); /* (not slots: general's calls) */
+    }
+    Py_XSETREF(self->storage_type, (PyTypeObject *)Py_NewRef(type));
+    self->buf_at = slots ? at[0] : -1;
+    self->dtype_at = at[1];
+    self->lock_at = at[2];
+    return 0;
+}
+
+/* The buffer of `storage` (borrowed) where it is of the learned class, `layout` covers
+   the buffer whole and its dtype is `dtype`; NOT_TAKEN where not. */
+static PyObject *whole_buffer(const Binding *b, UfuncInto *self, PyObject *storage, PyObject *layout,
+                              PyObject *dtype) {
+    if (Py_TYPE(storage) != self->storage_type || SLOT(storage, self->dtype_at) != dtype ||
+        Py_TYPE(layout) != b->layout_type) {
         return NOT_TAKEN;
     }
-    PyObject *own = PyObject_GetAttr(storage, dtype_attr);
-    if (own == NULL) {
-        PyErr_Clear();
-        return NOT_TAKEN;
-    }
-    Py_DECREF(own); /* (compared by identity only) */
-    if (own != dtype) {
-        return NOT_TAKEN;
-    }
-    PyObject *buf = PyObject_GetAttr(storage, buf_attr);
-    if (buf == NULL) {
-        PyErr_Clear();
+    PyObject *buf = SLOT(storage, self->buf_at), *dense = SLOT(layout, b->dense);
+    if (buf == NULL || dense == NULL || !PyLong_CheckExact(dense)) {
         return NOT_TAKEN;
     }
     /* the buffer is 1-D: its length is its size */
     Py_ssize_t size = PyObject_Length(buf);
     if (size < 0) {
-        Py_DECREF(buf);
         PyErr_Clear();
         return NOT_TAKEN;
     }
-    PyObject *dense = SLOT(layout, b->dense);
-    if (!PyLong_CheckExact(dense) || PyLong_AsSsize_t(dense) != size) {
-        Py_DECREF(buf);
+    Py_ssize_t want = PyLong_AsSsize_t(dense);
+    if (want == -1 && PyErr_Occurred()) {
         PyErr_Clear(); /* (a dense size past Py_ssize_t: not the case) */
         return NOT_TAKEN;
     }
-    return buf;
+    return want == size ? buf : NOT_TAKEN;
 }
 
-/* table[id(a)] (borrowed), NOT_TAKEN or NULL on error: ops and dtypes are looked up by
-   identity (no attribute of theirs read). */
+/* table[id(a)] (borrowed), NOT_TAKEN or NULL on error. */
 static PyObject *by_id(PyObject *table, PyObject *a) {
     PyObject *key = PyLong_FromVoidPtr(a);
     if (key == NULL) {
@@ -83,49 +101,80 @@ static PyObject *by_id(PyObject *table, PyObject *a) {
     return found;
 }
 
-/* The ufunc of `op` on `dtype` (borrowed), NOT_TAKEN or NULL on error. */
+/* The ufunc of `op` on `dtype` (borrowed), NOT_TAKEN or NULL on error: ops and dtypes are
+   looked up by identity (no attribute of theirs read), those found kept in `seen`. */
 static PyObject *ufunc_of(UfuncInto *self, PyObject *op, PyObject *dtype) {
+    for (int i = 0; i < SEEN; i++) {
+        if (self->seen[i][0] == op && self->seen[i][1] == dtype) {
+            return self->seen[i][2];
+        }
+    }
     PyObject *row = by_id(self->table, op);
     if (row == NULL || row == NOT_TAKEN || !PyDict_Check(row)) {
         return row == NULL ? NULL : NOT_TAKEN;
     }
-    return by_id(row, dtype);
+    PyObject *ufunc = by_id(row, dtype);
+    if (ufunc == NULL || ufunc == NOT_TAKEN) {
+        return ufunc;
+    }
+    PyObject **slot = self->seen[self->next_seen];
+    self->next_seen = (self->next_seen + 1) % SEEN;
+    PyObject *old[3] = {slot[0], slot[1], slot[2]};
+    slot[0] = Py_NewRef(op), slot[1] = Py_NewRef(dtype), slot[2] = Py_NewRef(ufunc);
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(old[i]);
+    }
+    return ufunc;
 }
 
-/* ufunc(a, b, out=out) under the storage's lock and the quiet error state: None, or NULL
-   with the error set (a MemoryError made memory_error's). */
-static PyObject *call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject *a, PyObject *b,
-                            PyObject *out) {
-    PyObject *got = PyObject_CallMethodNoArgs(lock, acquire_name);
-    if (got == NULL) {
-        return NULL;
+/* Take (release) the storage's lock: the C lock's own calls, another lock's methods. */
+static int take(PyObject *lock) {
+    if (Py_TYPE(lock) == &cw_LockType) {
+        return cw_lock_acquire(lock);
     }
-    Py_DECREF(got);
-    PyObject *result = NULL;
-    PyObject *token = PyContextVar_Set(self->var, self->quiet);
-    if (token != NULL) {
+    PyObject *got = PyObject_CallMethodNoArgs(lock, acquire_name);
+    Py_XDECREF(got);
+    return got == NULL ? -1 : 0;
+}
+
+static int give_back(PyObject *lock) {
+    if (Py_TYPE(lock) == &cw_LockType) {
+        cw_lock_release(lock);
+        return 0;
+    }
+    PyObject *released = PyObject_CallMethodNoArgs(lock, release_name);
+    Py_XDECREF(released);
+    return released == NULL ? -1 : 0;
+}
+
+/* ufunc(a, b, out=out) under the storage's lock and the quiet error state: 0, or -1 with
+   the error set (a MemoryError made memory_error's). */
+static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject *a, PyObject *b,
+                      PyObject *out) {
+    if (take(lock) < 0) {
+        return -1;
+    }
+    PyObject *result = NULL, *token;
+    if (cw_quiet_enter(self->var, self->quiet, self->kept, &token) == 0) {
         PyObject *args[] = {a, b, out};
         result = PyObject_Vectorcall(ufunc, args, 2, out_kwnames);
         /* the state restored and the lock released whatever happened, the error kept */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
-        if (PyContextVar_Reset(self->var, token) < 0) {
+        if (cw_quiet_exit(self->var, token) < 0) {
             Py_CLEAR(result);
             Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
             PyErr_Fetch(&type, &value, &tb);
         }
-        Py_DECREF(token);
         PyErr_Restore(type, value, tb);
     }
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    PyObject *released = PyObject_CallMethodNoArgs(lock, release_name);
-    if (released == NULL) {
+    if (give_back(lock) < 0) {
         Py_CLEAR(result);
         Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
-        return NULL;
+        return -1;
     }
-    Py_DECREF(released);
     PyErr_Restore(type, value, tb);
     if (result == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
         PyErr_Fetch(&type, &value, &tb);
@@ -141,77 +190,102 @@ static PyObject *call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, Py
         }
         Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
     }
-    return result;
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
 }
 
-static PyObject *run(const Binding *bd, UfuncInto *self, PyObject *const *args) {
+/* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error. */
+static int attr_true(PyObject *obj, PyObject *name) {
+    PyObject *value = PyObject_GetAttr(obj, name);
+    if (value == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 0;
+    }
+    int truth = PyObject_IsTrue(value);
+    Py_DECREF(value);
+    return truth;
+}
+
+/* The common case: 1 done, 0 not this case (nothing written, no error), -1 error.
+   `unchecked`: the caller has not asked the storage's read_only (_native.Update): a
+   read-only destination, which NumPy refuses before it writes, is then not the case. */
+static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int unchecked) {
     PyObject *storage = args[0], *op = args[1], *dst_layout = args[2];
     PyObject *src = args[3], *src_layout = args[4], *other = args[5], *other_layout = args[6];
     if (self->scalar && (!PyFloat_CheckExact(other) || other_layout != Py_False)) {
-        return NOT_TAKEN;
+        return 0;
     }
-    PyObject *dtype = PyObject_GetAttr(storage, dtype_attr);
+    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
+        return -1;
+    }
+    if (self->buf_at < 0) {
+        return 0;
+    }
+    PyObject *dtype = SLOT(storage, self->dtype_at);
     if (dtype == NULL) {
-        PyErr_Clear();
-        return NOT_TAKEN;
+        return 0;
     }
-    PyObject *out = NOT_TAKEN, *a = NOT_TAKEN, *b = NOT_TAKEN, *lock = NULL, *result = NOT_TAKEN;
     PyObject *ufunc = ufunc_of(self, op, dtype);
     if (ufunc == NULL || ufunc == NOT_TAKEN) {
-        result = ufunc;
-        goto done;
+        return ufunc == NULL ? -1 : 0;
     }
-    Py_INCREF(ufunc); /* (held: the calls below run Python code) */
-    out = whole_buffer(bd, storage, dst_layout, dtype);
-    if (out == NULL || out == NOT_TAKEN) {
-        result = out;
-        goto done_ufunc;
+    PyObject *out = whole_buffer(bd, self, storage, dst_layout, dtype);
+    if (out == NOT_TAKEN) {
+        return 0;
     }
-    a = src == storage && src_layout == dst_layout ? Py_NewRef(out) : whole_buffer(bd, src, src_layout, dtype);
-    if (a == NULL || a == NOT_TAKEN) {
-        result = a;
-        goto done_ufunc;
+    PyObject *a = src == storage && src_layout == dst_layout ? out : whole_buffer(bd, self, src, src_layout, dtype);
+    if (a == NOT_TAKEN) {
+        return 0;
     }
-    b = self->scalar ? Py_NewRef(other) : whole_buffer(bd, other, other_layout, dtype);
-    if (b == NULL || b == NOT_TAKEN) {
-        result = b;
-        goto done_ufunc;
+    PyObject *b = self->scalar ? other : whole_buffer(bd, self, other, other_layout, dtype);
+    if (b == NOT_TAKEN) {
+        return 0;
     }
-    lock = PyObject_GetAttr(storage, lock_attr);
+    PyObject *lock = SLOT(storage, self->lock_at);
     if (lock == NULL) {
-        PyErr_Clear(); /* (made on first use by the Python primitive) */
-        goto done_ufunc;
+        return 0; /* (made on first use by the Python primitive) */
     }
-    result = call_ufunc(self, lock, ufunc, a, b, out);
-    if (result != NULL) {
-        Py_DECREF(result);
-        result = Py_None;
+    /* held: the call runs code that could rebind the storages' slots */
+    PyObject *held[] = {Py_NewRef(ufunc), Py_NewRef(out), Py_NewRef(a), Py_NewRef(b), Py_NewRef(lock)};
+    int done = call_ufunc(self, lock, ufunc, a, b, out) == 0 ? 1 : -1;
+    if (done < 0 && unchecked) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int read_only = attr_true(storage, read_only_attr);
+        if (read_only == 0) {
+            PyErr_Restore(type, value, tb);
+        } else {
+            Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
+            done = read_only < 0 ? -1 : 0; /* (the caller's path raises its error) */
+        }
     }
-done_ufunc:
-    Py_DECREF(ufunc);
-done:
-    if (out != NOT_TAKEN) {
-        Py_XDECREF(out);
+    for (int i = 0; i < 5; i++) {
+        Py_DECREF(held[i]);
     }
-    if (a != NOT_TAKEN) {
-        Py_XDECREF(a);
+    return done;
+}
+
+int cw_ufunc_into_run(PyObject *callable, PyObject *const *args) {
+    Binding b;
+    if (Py_TYPE(callable) != &cw_UfuncIntoType || !cw_hold_binding(&b)) {
+        return 0;
     }
-    if (b != NOT_TAKEN) {
-        Py_XDECREF(b);
-    }
-    Py_XDECREF(lock);
-    Py_DECREF(dtype);
-    return result;
+    int done = run(&b, (UfuncInto *)callable, args, 1);
+    cw_release_binding(&b);
+    return done;
 }
 
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     UfuncInto *self = (UfuncInto *)callable;
     Binding b;
     if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == 7 && cw_hold_binding(&b)) {
-        PyObject *out = run(&b, self, args);
+        int done = run(&b, self, args, 0);
         cw_release_binding(&b);
-        if (out != NOT_TAKEN) {
-            return out == NULL ? NULL : Py_NewRef(out);
+        if (done != 0) {
+            return done < 0 ? NULL : Py_NewRef(Py_None);
         }
     }
     return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
@@ -248,6 +322,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->quiet = Py_NewRef(quiet);
     self->memory_error = Py_NewRef(memory_error);
     self->general = Py_NewRef(general);
+    self->kept = cw_quiet_adopt(var, quiet);
     return (PyObject *)self;
 }
 
@@ -257,6 +332,12 @@ static int traverse(UfuncInto *self, visitproc visit, void *arg) {
     Py_VISIT(self->quiet);
     Py_VISIT(self->memory_error);
     Py_VISIT(self->general);
+    Py_VISIT(self->storage_type);
+    for (int i = 0; i < SEEN; i++) {
+        for (int j = 0; j < 3; j++) {
+            Py_VISIT(self->seen[i][j]);
+        }
+    }
     return 0;
 }
 
@@ -266,6 +347,12 @@ static int clear(UfuncInto *self) {
     Py_CLEAR(self->quiet);
     Py_CLEAR(self->memory_error);
     Py_CLEAR(self->general);
+    Py_CLEAR(self->storage_type);
+    for (int i = 0; i < SEEN; i++) {
+        for (int j = 0; j < 3; j++) {
+            Py_CLEAR(self->seen[i][j]);
+        }
+    }
     return 0;
 }
 
@@ -304,15 +391,13 @@ PyTypeObject cw_UfuncIntoType = {
 };
 
 int cw_ufunc_into_ready(void) {
-    dtype_attr = PyUnicode_InternFromString("dtype");
-    buf_attr = PyUnicode_InternFromString("buf");
-    lock_attr = PyUnicode_InternFromString("_lock");
+    read_only_attr = PyUnicode_InternFromString("read_only");
     acquire_name = PyUnicode_InternFromString("acquire");
     release_name = PyUnicode_InternFromString("release");
     PyObject *out = PyUnicode_InternFromString("out");
     out_kwnames = out == NULL ? NULL : PyTuple_Pack(1, out);
     Py_XDECREF(out);
-    if (dtype_attr == NULL || buf_attr == NULL || lock_attr == NULL || acquire_name == NULL || release_name == NULL || out_kwnames == NULL) {
+    if (read_only_attr == NULL || acquire_name == NULL || release_name == NULL || out_kwnames == NULL) {
         return -1;
     }
     return PyType_Ready(&cw_UfuncIntoType);

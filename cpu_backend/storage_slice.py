@@ -15,6 +15,11 @@ from math import prod
 import numpy as np
 
 
+try:  # candlewick's optional compiled module (absent where no C compiler was found)
+    from candlewick._native import Lock as _Lock
+except ImportError:
+    _Lock = threading.Lock
+
 _object_new = object.__new__
 _locks_guard = threading.Lock()
 
@@ -22,14 +27,16 @@ _locks_guard = threading.Lock()
 def lock_of(storage):
     """The lock every write into ``storage`` holds (its ``_lock`` slot, made on first use:
     storages made by ``new_storage`` have none until then), so that one primitive call
-    is one update against other threads' writes (docs/inplace.md, "Threads")."""
+    is one update against other threads' writes (docs/inplace.md, "Threads"). Where
+    candlewick._native was built, its ``Lock``, which the C primitives
+    (``_native.UfuncInto``) take without a Python call."""
     try:
         return storage._lock
     except AttributeError:
         with _locks_guard:
             lock = getattr(storage, "_lock", None)
             if lock is None:
-                lock = storage._lock = threading.Lock()
+                lock = storage._lock = _Lock()
             return lock
 
 

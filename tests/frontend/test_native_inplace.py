@@ -5,6 +5,7 @@ read-only or broadcast destination, a dtype change, lazy mode. ``np.add(x, y, ou
 takes it too. (test_native_module.py: the binding.)"""
 
 import functools
+import threading
 
 import numpy as np
 import pytest
@@ -253,3 +254,71 @@ def test_cpu_binary_into_is_the_c_primitive_where_built():
     expected = "UfuncInto" if _core._native is not None else "function"
     assert type(CpuStorage.__dict__["binary_into"]).__name__ == expected
     assert type(CpuStorage.__dict__["binary_scalar_into"]).__name__ == expected
+
+
+@needs_c
+def test_ufunc_into_runs_quiet_on_every_thread_and_nested():
+    """The quiet state through each thread's kept context, the set / reset form where a
+    ufunc writes again through a primitive (a finalizer would): quiet inside every call,
+    the caller's state after; the lock a _native.Lock taken and given back."""
+    from candlewick.fp_state import QUIET, STATE_VAR
+
+    x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
+    y = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
+    s, lay, t = x._storage, x._layout, y._storage
+    lock_of(s), lock_of(t)
+    assert type(s._lock) is _core._native.Lock
+    states = []
+
+    def inner(a, b, out):
+        states.append(STATE_VAR.get() is QUIET)
+        np.add(a, b, out=out)
+
+    inner_into = _ufunc_into(False, inner, Recorder())
+
+    def outer(a, b, out):
+        states.append(STATE_VAR.get() is QUIET)
+        inner_into(t, BinaryOp.ADD, lay, t, lay, t, lay)
+        states.append(STATE_VAR.get() is QUIET)
+        np.add(a, b, out=out)
+
+    outer_into = _ufunc_into(False, outer, Recorder())
+    before = STATE_VAR.get()
+
+    def work():
+        for _ in range(50):
+            outer_into(s, BinaryOp.ADD, lay, s, lay, s, lay)
+
+    workers = [threading.Thread(target=work) for _ in range(3)]
+    for w in workers:
+        w.start()
+    work()
+    for w in workers:
+        w.join()
+    assert len(states) == 4 * 50 * 3 and all(states)
+    assert STATE_VAR.get() is before and not s._lock.locked() and not t._lock.locked()
+    assert cw.to_numpy(y).tolist() == [0.0, np.inf, np.inf, np.inf]  # (doubled 200 times, quietly)
+
+
+@needs_c
+def test_native_lock_is_a_lock():
+    lock = _core._native.Lock()
+    with lock:
+        assert lock.locked()
+    assert not lock.locked()
+    with pytest.raises(RuntimeError):
+        lock.release()
+    counter = [0]
+
+    def work():
+        for _ in range(2000):
+            with lock:
+                value = counter[0]
+                counter[0] = value + 1
+
+    workers = [threading.Thread(target=work) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert counter[0] == 8000
