@@ -18,9 +18,11 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import fit_value, indexes_empty_axis, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
-from .inplace import declares_inplace, write
+from .inplace import GROUP, declares_inplace, write
 from .layout import Layout
+from .lazy_gate import GATE
 from .shapes import broadcast_shapes, check_ndim, shape_size
+from .writes import check_writable
 
 _int64 = _dt.int64
 
@@ -122,6 +124,25 @@ def _rows(x, k):
 
 
 # --- setitem -------------------------------------------------------------------------------
+
+def mask_fill(x, mask, value):
+    """``x[mask] = value`` in its common case, in one step: ``mask`` a boolean array of
+    x's shape (ndim >= 1) and device, ``value`` a Python float with x real floating, the
+    group "inplace" declared, lazy mode off. Returns False, having done nothing, for
+    anything else: the general path (``advanced_setitem``), which gives this case the
+    same call. Why: the general path's dozen steps (key analysis, value conversion, the
+    checks of ``write``) cost ~2 us of a 12 us update on a GPU (bench/inplace.py, rocm)."""
+    dtype = x._dtype
+    layout = x._layout
+    device = x._device
+    if (GATE.on or not mask._dtype.is_bool or dtype.level != 2 or mask._device is not device
+            or mask._layout.shape != layout.shape or not layout.shape or GROUP not in device.capabilities):
+        return False
+    check_writable(x, "__setitem__")
+    storage = x._storage
+    storage.where_into(layout, mask._storage, mask._layout, value, None, storage, layout)
+    return True
+
 
 def advanced_setitem(x, key, value):
     value = setitem_value(x, value)

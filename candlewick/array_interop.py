@@ -16,7 +16,7 @@ from .backend import holds_host_memory
 from .dlpack_export import array_dlpack, array_dlpack_device
 from .errors import ArgumentTypeError, ArgumentValueError, CopyRequiredError, DTypeError, short_repr
 from .host_copy import get_implicit_host_copy
-from .numpy_out import array_ufunc
+from .numpy_out import UPDATERS, array_ufunc
 from .numpy_writes import array_function
 
 if TYPE_CHECKING:
@@ -71,6 +71,15 @@ class HostInterop(ArrayBase):
         is ``candlewick.exp(x)``); one mixing them with NumPy arrays or other foreign
         objects raises ``ArgumentTypeError``; one with no equal runs NumPy on host copies
         where the device's memory is host memory."""
+        update = UPDATERS.get(ufunc)
+        if update is not None and method == "__call__" and len(inputs) == 2 and len(kwargs) == 1:
+            # np.add(x, y, out=x): x op= y through the operators' short path before any other
+            # step (NumPy's own dispatch has already cost more than candlewick's update)
+            out = kwargs.get("out")
+            if out is not None and len(out) == 1 and out[0] is inputs[0]:
+                done = update(inputs[0], inputs[1])
+                if done is not None:
+                    return done
         return array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:

@@ -2,7 +2,7 @@
 boolean-mask keys through ``advanced_indexing``."""
 
 from ._core import view
-from .advanced_indexing import advanced_getitem, advanced_setitem
+from .advanced_indexing import advanced_getitem, advanced_setitem, mask_fill
 from .basic_indexing import (
     basic_layout, element_layout, fit_value, is_basic, out_of_bounds, setitem_value, slice_bounds, too_many_indices,
 )
@@ -31,8 +31,10 @@ def getitem(x, key):
 
 
 def setitem(x, key, value):
-    check_writable(x, "__setitem__")
     Array = type(x)
+    if type(key) is Array and type(value) is float and mask_fill(x, key, value):
+        return  # x[mask] = 0.5
+    check_writable(x, "__setitem__")
     if type(key) is slice and type(value) is Array and value._storage is x._storage and x._layout.shape:
         # x[a:b:c] op= y (as getitem's slice case): Python stores the updated view back
         # into the place it views, which the in-place operator has already written

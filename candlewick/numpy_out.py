@@ -43,6 +43,11 @@ _AT_BY_INDEX_ADD = {"add": False, "subtract": True}
 _PLAIN = frozenset({float, int, bool, complex})  # Python scalars: operands as they are
 
 
+#: {ufunc: its ``inplace.updater``} of the BinaryOp ufuncs met so far (``_element_op``
+#: fills it): ``Array.__array_ufunc__`` takes ``np.add(x, y, out=x)`` through it first
+UPDATERS: dict = {}
+
+
 @functools.cache
 def _element_op(ufunc):
     """(op, dispatch function, "numpy.<name>", for a BinaryOp its ``inplace.updater`` else
@@ -51,7 +56,10 @@ def _element_op(ufunc):
     for enum, dispatch in _DISPATCH:
         if name in enum._value2member_map_:
             op = enum(name)
-            return op, dispatch, f"numpy.{ufunc.__name__}", updater(op, RESULT_BY_NAME[op]) if enum is BinaryOp else None
+            update = None
+            if enum is BinaryOp:
+                update = UPDATERS[ufunc] = updater(op, RESULT_BY_NAME[op])
+            return op, dispatch, f"numpy.{ufunc.__name__}", update
     return None
 
 

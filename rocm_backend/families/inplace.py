@@ -21,7 +21,8 @@ from candlewick.shapes import shape_size
 from ..abi.structs import FLAG_A
 from ..kernels import ew_kernel, kernel
 from .copies import contiguous, copy
-from .ew_launch import NO_SCALAR, launch_contiguous, launch_ew, launch_strided_1d, scalar_bytes
+from .ew_launch import (NO_SCALAR, PAIRS_LEFT, launch_contiguous_fields, launch_ew, launch_strided_1d,
+                        scalar_bytes)
 
 
 _SLOT = bytes(16)  # an unused 16-byte scalar slot
@@ -87,7 +88,9 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
                     contiguous = False
             args += (src.ptr, layout.offset)
         if contiguous:
-            launch_contiguous(device, kern, n, *args, scalar=scalar, flags=flags)
+            args += PAIRS_LEFT[len(args)]
+            args.append(scalar)
+            launch_contiguous_fields(device, kern, n, args, flags)
             return
         if len(shape) == 1:  # one strided axis (x[::2] += 1): the fields its kernels read, packed
             operands = [(dst.ptr, dst_layout.offset, dst_layout.strides[0])]

@@ -305,8 +305,24 @@ template <class S> __device__ inline void cw_where(const cw_ew_args& a) {
         cw_i64 done = 0;
         if (V > 1 && cw_vec_ok<unsigned char>(c, V) && (spread || cw_vec_ok<S>(x, V)) && cw_vec_ok<S>(y, V) &&
             cw_vec_ok<S>(out, V)) {
-            const cw_i64 nv = n / V;
-            for (cw_i64 j = t0; j < nv; j += nt) {
+            const cw_i64 nv = n / V, bd = blockDim.x;
+            // two vectors per step for narrow types, loads first, as cw_map_contig (one per
+            // step: x[mask] = v at 2^26 f32 took 0.154 ms against masked_fill_'s 0.149)
+            cw_i64 j = V >= 4 ? (cw_i64)blockIdx.x * 2 * bd + threadIdx.x : t0;
+            const cw_i64 step = V >= 4 ? 2 * nt : nt;
+            for (; V >= 4 && j + bd < nv; j += step) {
+                cw_pack<unsigned char, V> c0 = cw_vload<unsigned char, V>(c, j), c1 = cw_vload<unsigned char, V>(c, j + bd);
+                cw_pack<S, V> x0 = cw_vload_or_scalar<S, V>(xp, j, xs), y0 = cw_vload<S, V>(y, j), r0;
+                cw_pack<S, V> x1 = cw_vload_or_scalar<S, V>(xp, j + bd, xs), y1 = cw_vload<S, V>(y, j + bd), r1;
+#pragma unroll
+                for (int k = 0; k < V; ++k) {
+                    r0.v[k] = c0.v[k] ? x0.v[k] : y0.v[k];
+                    r1.v[k] = c1.v[k] ? x1.v[k] : y1.v[k];
+                }
+                cw_vstore<S, V>(out, j, r0);
+                cw_vstore<S, V>(out, j + bd, r1);
+            }
+            for (; j < nv; j += step) {  // with two per step, at most one vector is left
                 cw_pack<unsigned char, V> cv = cw_vload<unsigned char, V>(c, j);
                 cw_pack<S, V> xv = cw_vload_or_scalar<S, V>(xp, j, xs), yv = cw_vload<S, V>(y, j), r;
 #pragma unroll

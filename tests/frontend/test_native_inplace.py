@@ -158,6 +158,83 @@ def test_lazy_mode_records_instead(device, path):
     assert cw.to_numpy(x).tolist() == [6.0] * 4
 
 
+# --- x[mask] = v's short path (advanced_indexing.mask_fill) --------------------------------
+
+def _mask_fill_outcome(setter, device, dtype, layout, value, mask_of):
+    base = cw.asarray(_host(dtype, 0), device=device)
+    x = {"contiguous": base, "transposed": base.T, "stepped": base[:, ::2]}[layout]
+    m = cw.asarray(mask_of(cw.to_numpy(x).shape), device=device)
+    try:
+        setter(x, m, value)
+    except Exception as exc:  # both paths must fail alike
+        return ("raised", type(exc), str(exc))
+    return cw.to_numpy(base).tolist()
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "stepped"])
+@pytest.mark.parametrize("dtype", DTYPES + ["int8"])
+def test_mask_fill_writes_what_the_general_path_writes(device, dtype, layout, monkeypatch):
+    from candlewick import indexing
+
+    def operator(x, m, v):
+        x[m] = v
+
+    def general(x, m, v):
+        with monkeypatch.context() as patch:
+            patch.setattr(indexing, "mask_fill", lambda *args: False)
+            x[m] = v
+
+    masks = [lambda s: np.arange(np.prod(s)).reshape(s) % 3 == 1, lambda s: np.ones(s[:1], bool),
+             lambda s: np.zeros(s, bool)]
+    for value in (0.5, -2.0, float("nan"), 1e300, 3, True):
+        for mask_of in masks:
+            short = _mask_fill_outcome(operator, device, dtype, layout, value, mask_of)
+            expected = _mask_fill_outcome(general, device, dtype, layout, value, mask_of)
+            np.testing.assert_equal(short, expected, err_msg=f"{value} {dtype} {layout}")
+
+
+def test_mask_fill_takes_only_its_case(device):
+    from candlewick import advanced_indexing
+
+    def x_and_mask(dtype=np.float32, shape=(4,)):
+        return (cw.asarray(np.ones(shape, dtype), device=device),
+                cw.asarray(np.arange(np.prod(shape)).reshape(shape) % 2 == 0, device=device))
+
+    x, m = x_and_mask()
+    assert advanced_indexing.mask_fill(x, m, 0.5) is True
+    assert cw.to_numpy(x).tolist() == [0.5, 1.0, 0.5, 1.0]
+    x2, m2 = x_and_mask(shape=(2, 2))
+    declined = [
+        (*x_and_mask(np.int32), 0.5),  # a float into an integer array: converted on the general path
+        (*x_and_mask(np.complex64), 0.5),
+        (x2, m2[0], 0.5),  # a mask of the leading axes
+        (x, cw.asarray(np.arange(4), device=device), 0.5),  # an index array
+        (cw.asarray(np.float32(1), device=device), cw.asarray(np.bool_(True), device=device), 0.5),  # 0-d
+    ]
+    for x, m, v in declined:
+        before = cw.to_numpy(x).copy()
+        assert advanced_indexing.mask_fill(x, m, v) is False
+        np.testing.assert_array_equal(cw.to_numpy(x), before)
+    x, m = x_and_mask()
+    with cw.lazy():
+        assert advanced_indexing.mask_fill(x, m, 0.5) is False
+        x[m] = 0.25
+    assert cw.to_numpy(x).tolist() == [0.25, 1.0, 0.25, 1.0]
+
+
+def test_mask_fill_keeps_the_errors():
+    ro = np.ones(4, np.float32)
+    ro.flags.writeable = False
+    x = cw.from_dlpack(ro)
+    m = cw.asarray(np.array([True, False, True, False]))
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        x[m] = 0.5
+    assert ro.tolist() == [1.0] * 4
+    b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,))
+    with pytest.raises(ReadOnlyError, match="broadcast"):
+        b[m] = 0.5
+
+
 # --- the cpu backend's binary_into / binary_scalar_into in C (_native.UfuncInto) ----------
 
 needs_c = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here (no C compiler)")

@@ -148,6 +148,27 @@ def test_mask_fill_takes_the_contiguous_path(dev, monkeypatch, dtype, n):
     assert strided == []
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8])
+def test_where_contiguous_path_across_blocks(dev, dtype):
+    """The where kernel's contiguous path gives each thread two vectors a step for narrow
+    types (as the binary kernels): over several blocks, with a last block that pairs some
+    vectors and leaves single ones, a tail of elements, and an offset view (unaligned, the
+    element path): x[mask] = v, a spread 0-d value, and the out-of-place where of arrays."""
+    n = 5 * 1024 + 333
+    h, g = _data(n + 1, dtype), _data(n + 1, dtype, seed=7)
+    mh = np.random.default_rng(4).random(n + 1) < 0.5
+    x, y, m = cw.asarray(h, device=dev), cw.asarray(g, device=dev), cw.asarray(mh, device=dev)
+    x[m] = 3.0 if np.dtype(dtype).kind == "f" else 3  # (a float: advanced_indexing.mask_fill's case)
+    xv = x[1:]
+    xv[m[1:]] = cw.asarray(np.asarray(5, dtype), device=dev)
+    w = cw.where(m, x, y)
+    expected = h.copy()
+    expected[mh] = 3
+    expected[1:][mh[1:]] = 5
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
+    np.testing.assert_array_equal(cw.to_numpy(w), np.where(mh, expected, g))
+
+
 def test_one_strided_axis(dev):
     """``x[::2] += 1`` and kin coalesce to one strided axis, which the kernels' index
     decode takes without a division (hip/common.h) and the host packs alone
