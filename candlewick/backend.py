@@ -177,6 +177,11 @@ Optional hooks and groups:
   `x += x.T`) gives NumPy's result, as if read whole before the first write; no element
   outside the view changes. [inplace-overlap: unary_into, binary_into,
   binary_scalar_into, compare_into, compare_scalar_into, where_into]
+* The `reduce_dtype` group gives the values of `astype(dtype)` followed by `reduce` or
+  `scan` in `dtype`, within that primitive's rules for `dtype` (integers wrap in it; a
+  float64 sum of float32 elements is bound by float64's eps), each element converted as
+  `astype` converts it, without the converted copy. [convert-as-read: reduce_as,
+  scan_as]
 * A compiled fused graph gives what replaying its primitives gives: bit for bit for
   exact operations, within the rules above for the others (floating sums may be
   reassociated). [fused-equals-replay: compile_fused]
@@ -236,15 +241,20 @@ __all__ = [
     "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
     "HostMemoryDevice", "HostViewStorage", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice",
     "PinnedMemoryDevice", "ProfilerRangeDevice", "StreamDevice",
-    "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
+    "GROUPS_WITH_FALLBACK", "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
     "UnaryOp", "BinaryOp", "CompareOp", "ReduceOp", "ScanOp",
 ]
 
 #: optional primitive groups a device may declare in ``BackendDevice.capabilities``
 #: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``;
 #: "custom_kernels": the device methods of ``CustomKernelDevice``; "inplace": the element-wise
-#: primitives that write into a destination, ``*_into``)
-OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace")
+#: primitives that write into a destination, ``*_into``; "reduce_dtype": sums, products and their
+#: running forms into a requested dtype, ``reduce_as`` and ``scan_as``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace", "reduce_dtype")
+
+#: the optional groups whose absence loses no function: the front end takes the documented
+#: fallback instead (docs/architecture.md's table of what differs between backends)
+GROUPS_WITH_FALLBACK = ("fusion", "inplace", "reduce_dtype")
 
 #: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
 #: ``compile_fused``): a device that declares the group implements all of them
@@ -256,6 +266,7 @@ OPTIONAL_PRIMITIVES = {
     "custom_kernels": ("raw_kernel", "elementwise_kernel", "reduction_kernel"),  # device methods too
     "inplace": ("unary_into", "binary_into", "binary_scalar_into", "compare_into",
                 "compare_scalar_into", "where_into"),
+    "reduce_dtype": ("reduce_as", "scan_as"),
 }
 
 PHILOX = """
@@ -419,6 +430,23 @@ class BackendStorage(Protocol):
 
     def scan(self, op: ScanOp, layout, axis) -> "BackendStorage":
         """Inclusive cumulative ``op`` along ``axis``; same shape and dtype."""
+
+    # --- optional group "reduce_dtype": sums and products into a requested dtype --------
+    # ``sum(x, dtype=float64)`` of a float32 x (scikit-learn's accumulators, NumPy's
+    # ``np.add.reduce(x, dtype=...)``): each element is converted to ``dtype`` as it is
+    # read, as ``astype`` converts it, and the sum or product runs in ``dtype`` (its
+    # ``reduce``/``scan`` accumulation), with no converted copy of the input. ``dtype`` is
+    # numeric, never bool, float16 or bfloat16, complex when ``self.dtype`` is, and differs
+    # from ``self.dtype``; ``op`` is SUM or PROD. A device that does not declare the group
+    # gets the front end's path: ``astype`` to ``dtype``, then ``reduce``/``scan`` (a
+    # temporary the size of the input in ``dtype``, and a pass more over memory).
+    def reduce_as(self, op: ReduceOp, layout, axes, dtype) -> "BackendStorage":
+        """``reduce(op, ...)`` of ``self[layout]`` converted to ``dtype``: a storage of
+        ``dtype``, shape as ``reduce``'s (empty reductions give 0 for sum, 1 for prod)."""
+
+    def scan_as(self, op: ScanOp, layout, axis, dtype) -> "BackendStorage":
+        """``scan(op, ...)`` of ``self[layout]`` converted to ``dtype``: a storage of
+        ``dtype`` and ``layout``'s shape."""
 
     # --- indexing ------------------------------------------------------------
     def concat(self, layout, rest, axis) -> "BackendStorage":

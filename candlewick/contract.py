@@ -168,6 +168,11 @@ RULES = (
              "`self[dst_layout]` (any strides and offset), exactly as that primitive's rules bind them; an "
              "operand sharing the destination's memory in any way (`x[1:] += x[:-1]`, `x += x.T`) gives "
              "NumPy's result, as if read whole before the first write; no element outside the view changes."),
+        Rule("convert-as-read", ("reduce_as", "scan_as"),
+             "The `reduce_dtype` group gives the values of `astype(dtype)` followed by `reduce` or `scan` in "
+             "`dtype`, within that primitive's rules for `dtype` (integers wrap in it; a float64 sum of float32 "
+             "elements is bound by float64's eps), each element converted as `astype` converts it, without "
+             "the converted copy."),
         Rule("fused-equals-replay", ("compile_fused",),
              "A compiled fused graph gives what replaying its primitives gives: bit for bit for exact "
              "operations, within the rules above for the others (floating sums may be reassociated)."),

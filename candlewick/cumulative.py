@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._core import check_accepts, contiguous_layout, require_array
+from ._core import check_accepts, check_dtype_on, contiguous_layout, require_array
 from .arguments import flag
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, ShapeError
 from .shapes import normalize_axis
 from .opdefs import ScanOp
-from .statistical import accumulation_dtype
+from .statistical import accumulation_dtype, converts_as_read
 
 if TYPE_CHECKING:
     from .array import Array
@@ -42,10 +42,14 @@ def _cumulative(op, x, axis, dtype, include_initial, fname):
         axis = 0
     axis = normalize_axis(axis, len(shape))
     acc = accumulation_dtype(x, dtype, fname)
-    if acc is not x._dtype:
-        x = x.astype(acc)
     check_accepts(op, acc, fname)
-    scanned = x._storage.scan(op, x._layout, axis)
+    if converts_as_read(x, acc):  # the device converts as it reads: no cast copy of x
+        check_dtype_on(x._device, acc, fname)
+        scanned = x._storage.scan_as(op, x._layout, axis, acc)
+    else:
+        if acc is not x._dtype:
+            x = x.astype(acc)
+        scanned = x._storage.scan(op, x._layout, axis)
     if not include_initial:
         return wrap(scanned, shape, acc, x._device)
     out_shape = shape[:axis] + (shape[axis] + 1,) + shape[axis + 1 :]

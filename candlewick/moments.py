@@ -15,7 +15,7 @@ from .errors import ArgumentTypeError, ArgumentValueError
 from .lazy_gate import operand
 from .shapes import normalize_axes, reduced_shape
 from .opdefs import BinaryOp, ReduceOp
-from .statistical import reduce_array
+from .statistical import converts_as_read, reduce_array, reduce_into
 
 if TYPE_CHECKING:
     from .array import Array
@@ -127,15 +127,37 @@ def mean(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False,
     >>> cw.mean(x).item()
     2.5
     """
+    wide = _sum_dtype(x, dtype)
+    if wide is not None:  # the sum converts x as it reads it: no cast copy of x
+        return _mean(x, axis, keepdims, wide)
     x, cast = _with_dtype(x, dtype, "mean")
     x, half = _in_compute_dtype(x, "mean")
     return _rounded(_rounded(_mean(x, axis, keepdims), half), cast)
 
 
-def _mean(x, axis, keepdims):
+def _sum_dtype(x, dtype):
+    """The dtype other than x's that mean's sum reads x into where x's device converts as
+    it reads (``statistical.converts_as_read``): ``dtype`` when it is floating (NumPy's
+    ``mean(x, dtype=np.float64)``), the default float for bool and integer x; else None
+    (x is cast first, or needs no cast)."""
+    require_array(x, "mean")
+    if dtype is None:
+        target = _dt.DEFAULT_FLOAT if x._dtype.is_bool or x._dtype.is_integer else None
+    else:
+        target = _dt.as_dtype(dtype, "dtype", "mean")
+        if not (target.is_floating or target.is_complex) or (x._dtype.is_complex and not target.is_complex):
+            return None  # an integer result, or astype's error: the cast-first path
+    return target if target is not None and converts_as_read(x, target) else None
+
+
+def _mean(x, axis, keepdims, wide=None):
+    """The sum over ``axis`` divided by the count; ``wide``: the dtype the sum reads x into."""
     shape = x._layout.shape
     axes = normalize_axes(axis, len(shape))
-    total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
+    if wide is None:
+        total = reduce_array(ReduceOp.SUM, x, axes, keepdims, "mean")
+    else:
+        total = reduce_into(ReduceOp.SUM, x, axes, keepdims, wide, "mean")
     return _divide(total, _count(shape, axes))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import RESULT, check_accepts, new_array, require_array
+from ._core import RESULT, check_accepts, check_dtype_on, new_array, require_array
 from .arguments import flag
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentValueError, DTypeError
@@ -23,20 +23,49 @@ if TYPE_CHECKING:
 _NO_IDENTITY = (ReduceOp.MIN, ReduceOp.MAX)
 
 
+def _axes_and_shape(x, axis, keepdims, fname):
+    shape = x._layout.shape
+    if axis is None and keepdims is False:  # the whole array to a 0-d result: the common call
+        return ALL_AXES[len(shape)], ()
+    axes = normalize_axes(axis, len(shape), f"{fname}: axis")
+    return axes, reduced_shape(shape, axes, flag(keepdims, fname, "keepdims"))
+
+
 def reduce_array(op, x, axis, keepdims, fname):
     """Apply a ReduceOp over ``axis`` (None, int or tuple) with keepdims handling."""
     require_array(x, fname)
     layout = x._layout
     shape = layout.shape
-    if axis is None and keepdims is False:  # the whole array to a 0-d result: the common call
-        axes, out_shape = ALL_AXES[len(shape)], ()
-    else:
-        axes = normalize_axes(axis, len(shape), f"{fname}: axis")
-        out_shape = reduced_shape(shape, axes, flag(keepdims, fname, "keepdims"))
+    axes, out_shape = _axes_and_shape(x, axis, keepdims, fname)
     out_dtype = RESULT[op].get(x._dtype) or check_accepts(op, x._dtype, fname)
     if op in _NO_IDENTITY and 0 in shape and any(shape[a] == 0 for a in axes):
         raise ArgumentValueError(f"{fname}: zero-size reduction has no identity (array shape {shape}, axes {axes})")
     return new_array(type(x), operand(x).reduce(op, layout, axes), out_shape, out_dtype, x._device)
+
+
+#: the optional group of ``reduce_as``/``scan_as`` (candlewick/backend.py)
+REDUCE_DTYPE = "reduce_dtype"
+_HALF = (_dt.float16, _dt.bfloat16)
+
+
+def converts_as_read(x, dtype):
+    """Whether x's device sums or multiplies x into ``dtype`` itself, converting each
+    element as it reads it (the optional group "reduce_dtype"; never into a half dtype).
+    Where not, the caller casts x first: a temporary of x's size in ``dtype`` and a pass
+    more over memory, with the same values."""
+    return REDUCE_DTYPE in x._device.capabilities and dtype not in _HALF and dtype is not x._dtype
+
+
+def reduce_into(op, x, axis, keepdims, dtype, fname):
+    """SUM or PROD of x over ``axis`` accumulated in and returned as ``dtype`` (checked by
+    the caller: ``accumulation_dtype``), as ``reduce_array(op, x.astype(dtype), ...)``."""
+    if not converts_as_read(x, dtype):
+        return reduce_array(op, x if dtype is x._dtype else x.astype(dtype), axis, keepdims, fname)
+    check_accepts(op, dtype, fname)
+    check_dtype_on(x._device, dtype, fname)
+    axes, out_shape = _axes_and_shape(x, axis, keepdims, fname)
+    storage = operand(x).reduce_as(op, x._layout, axes, dtype)
+    return new_array(type(x), storage, out_shape, dtype, x._device)
 
 
 def accumulation_dtype(x, dtype, fname):
@@ -76,9 +105,9 @@ _DOCS = {
 def _sum_like(op, x, axis, dtype, keepdims, fname):
     require_array(x, fname)
     acc = accumulation_dtype(x, dtype, fname)
-    if acc is not x._dtype:
-        x = x.astype(acc)
-    return reduce_array(op, x, axis, keepdims, fname)
+    if acc is x._dtype:
+        return reduce_array(op, x, axis, keepdims, fname)
+    return reduce_into(op, x, axis, keepdims, acc, fname)
 
 
 @shared_doc(_DOCS)

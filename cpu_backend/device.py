@@ -48,7 +48,7 @@ class CpuDevice(NamedDevice):
     ordinal = 0
     name = "cpu"
     dtypes = dt.ALL_DTYPES
-    capabilities = frozenset({"linalg", "fft", "inplace"})
+    capabilities = frozenset({"linalg", "fft", "inplace", "reduce_dtype"})
     #: storages are NumPy buffers in RAM (candlewick.backend.HostMemoryDevice)
     host_memory = True
 

@@ -40,6 +40,7 @@ _ITER_FLAGS = ["external_loop", "buffered", "zerosize_ok", "copy_if_overlap"]
 _READ = ["readonly", "overlap_assume_elementwise"]
 _WRITE = ["writeonly", "overlap_assume_elementwise"]
 _SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
+_POW_UFUNC = ("float32", "float64")  # pow's dtypes whose table kernel is np.power but for 0.5
 _array = np.array
 _may_share_memory = np.may_share_memory
 _copyto = np.copyto
@@ -205,6 +206,14 @@ def _with_scalar(table, name):
                 else:
                     out, a = _views(self, dst_layout, ((src, src_layout),))
             _ufunc_call(self, entry[0], a, (scalar, _SCALAR_DTYPE[dtype.name]), out, name)
+            return
+        if (op is BinaryOp.POW and not reflected and src.dtype is dtype and dtype.name in _POW_UFUNC
+                and scalar != 0.5 and type(scalar) in (int, float)):
+            # x **= 2 (scikit-learn's variance): a scalar exponent other than 0.5 is NumPy's
+            # power loop itself (its fast paths for 2 and -1, square and reciprocal, are
+            # correctly rounded as pow is), not the chunked kernel that mends 0.5's sqrt
+            out, a = _views(self, dst_layout, ((src, src_layout),))
+            _ufunc_call(self, np.power, a, (scalar, _SCALAR_DTYPE[dtype.name]), out, name)
             return
         general(self, op, dst_layout, src, src_layout, scalar, reflected)
 

@@ -1,11 +1,16 @@
 """Reductions and scans of ``CpuStorage``: ``reduce`` and ``scan`` over the tables of
-``ops`` (``reduce_ops``' kernels), and ``var`` over ``moments`` (each takes the storage it
+``ops`` (``reduce_ops``' kernels), their optional "reduce_dtype" forms ``reduce_as`` and
+``scan_as`` (NumPy's ``dtype=``), and ``var`` over ``moments`` (each takes the storage it
 works on first; ``storage.CpuStorage`` binds them as its methods)."""
 
+import numpy as np
+
 from candlewick import dtypes as dt
+from candlewick.opdefs import ReduceOp, ScanOp
 
 from . import moments
-from .error import out_of_memory, reports_out_of_memory, unsupported
+from .error import QuietBlock, out_of_memory, reports_out_of_memory, unsupported
+from .op_tables import accumulation_dtype
 from .ops import REDUCE, SCAN
 from .storage_slice import flat, view
 
@@ -57,3 +62,39 @@ def scan(self, op, layout, axis):
     except (KeyError, AttributeError):
         raise unsupported(op, self.dtype) from None
     return type(self)(kernel(view(self.buf, layout), axis).reshape(-1), out_dtype)
+
+
+_UFUNC = {ReduceOp.SUM: np.add, ReduceOp.PROD: np.multiply, ScanOp.SUM: np.add, ScanOp.PROD: np.multiply}
+
+
+def _converted(self, op, dtype):
+    """(the ufunc, the NumPy dtype it accumulates in, ``dtype``'s): ``np.add.reduce(x,
+    dtype=acc)`` casts x a buffer at a time (no converted copy of x), as ``astype``
+    would (NumPy's unsafe cast of each element: float to int truncates, ints wrap)."""
+    ufunc = _UFUNC.get(op)
+    if ufunc is None or dtype.is_bool or dtype.name in ("float16", "bfloat16") or dtype not in dt.ALL_DTYPES:
+        raise unsupported(op, self.dtype)
+    return ufunc, accumulation_dtype(dtype), dtype.numpy
+
+
+@reports_out_of_memory
+def reduce_as(self, op, layout, axes, dtype):
+    ufunc, acc, out_np = _converted(self, op, dtype)
+    buf = self.buf
+    if len(axes) == len(layout.shape) and layout.is_contiguous:  # the whole array, flat
+        x, axes = flat(buf, layout), (0,)
+    else:
+        x, axes = view(buf, layout), tuple(axes)
+    with QuietBlock():
+        out = ufunc.reduce(x, axis=axes, dtype=acc)
+        out = np.asarray(out).astype(out_np, copy=False).reshape(-1)
+    return type(self)(out, dtype)
+
+
+@reports_out_of_memory
+def scan_as(self, op, layout, axis, dtype):
+    ufunc, acc, out_np = _converted(self, op, dtype)
+    with QuietBlock():
+        out = ufunc.accumulate(view(self.buf, layout), axis=axis, dtype=acc)
+        out = out.astype(out_np, copy=False).reshape(-1)
+    return type(self)(out, dtype)

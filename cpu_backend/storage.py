@@ -73,6 +73,9 @@ class CpuStorage:
     reduce = reductions.reduce
     var = reductions.var
     scan = reductions.scan
+    # the optional group "reduce_dtype": sum, prod and their running forms into a dtype
+    reduce_as = reductions.reduce_as
+    scan_as = reductions.scan_as
     index_select = indexing.index_select
     gather = indexing.gather
     concat = joins.concat

@@ -62,14 +62,18 @@ class BackendFacts:
             if self.dtypes is None:
                 return "run time"
             return "✓" if dtype in self.dtypes else "✗ dtype not declared"
-        missing = sorted(p for p in prims if not self.has(p))
+        fallback = _protocol.GROUPS_WITH_FALLBACK
+        missing = sorted(p for p in prims if not self.has(p) and GROUP_OF.get(p) not in fallback)
         if missing:
             problems.append("lacks " + ", ".join(missing))
         for group in sorted({GROUP_OF[p] for p in prims if p in GROUP_OF and GROUP_OF[p] in _protocol.OPTIONAL_CAPABILITIES}):
             if self.capabilities is None:
                 notes.append(f"'{group}' per device")
             elif group not in self.capabilities:
-                problems.append(f"'{group}' not declared")
+                if group in fallback:  # the front end's documented path runs instead
+                    notes.append(f"'{group}' not declared: fallback")
+                else:
+                    problems.append(f"'{group}' not declared")
         if self.op_dtypes is not None:
             for op in sorted(ops, key=repr):
                 have = self.op_dtypes.get(op, set())

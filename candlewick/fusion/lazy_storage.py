@@ -103,7 +103,16 @@ def _reduce(self, op, layout, axes):
     return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
 
+def _reduce_as(self, op, layout, axes, dtype):
+    pending = RECORDING[0](self.device)
+    if pending is None or op not in FUSED_REDUCTIONS:
+        return self.value().reduce_as(op, layout, axes, dtype)
+    return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
+                                   dtype)
+
+
 LazyStorage.reduce = _reduce  # type: ignore[method-assign]
+LazyStorage.reduce_as = _reduce_as  # type: ignore[method-assign]
 
 
 class Pending:

@@ -163,6 +163,11 @@ class TracedStorage:
         shape = tuple([n for i, n in enumerate(layout.shape) if i not in axes])
         return self._add("reduce", shape, dtype, op, [(self.node.index, layout)], tuple(axes))
 
+    def reduce_as(self, op, layout, axes, dtype):
+        """Recorded as its steps, ``astype`` then ``reduce`` (a fused kernel converts each
+        element as it reads it: no converted copy either way)."""
+        return self.astype(layout, dtype).reduce(op, Layout.contiguous(layout.shape), axes)
+
     def var(self, layout, axes, correction, root):
         """Recorded as the steps it is made of (each a node the fused kernels know)."""
         return var_in_steps(self, layout, axes, correction, root)
