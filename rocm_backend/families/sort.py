@@ -34,9 +34,11 @@ TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shar
 #: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a tile each)
 BLOCKS_PER_CU = 8
 #: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
-#: (each of which reads its whole row to count the digits: a range of one tile up to 2^18
-#: keys, since a block sorts its range's tiles one after another)
-FUSED_TILES = 128
+#: (each of which reads its whole row to count the digits, so a pass reads the row once a
+#: range: the work grows as the square of the tiles). On the H200 (bench/results/rocm_ops,
+#: 3bdae4e) 32 tiles (2^16 keys) took 0.111 ms fused, 128 tiles (2^18) 0.284 ms against
+#: 0.159 ms for the three launches a pass: the fitted crossover is near 75 tiles.
+FUSED_TILES = 64
 FUSED_BLOCKS = 128
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
