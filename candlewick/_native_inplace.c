@@ -16,11 +16,17 @@
 #include "_native.h"
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
-    PyObject *op, *keeps;
+    PyObject *op, *keeps, *general;
+    /* keeps' dtypes (held) and whether each is real floating: compared by identity, no
+       int object made or dict read */
+    Py_ssize_t n_kept;
+    PyObject **kept;
+    char *kept_real;
 } Update;
 
 static PyObject *capabilities_attr, *read_only_attr, *group_name;
@@ -85,17 +91,15 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
         SLOT(layout, b->shape) == NULL || SLOT(layout, b->strides) == NULL) {
         return NOT_TAKEN;
     }
-    /* keeps: {id(dtype): whether it is real floating} for the dtypes the op keeps (a
-       lookup by identity: no attribute of the dtype read) */
-    PyObject *key = PyLong_FromVoidPtr(dtype);
-    if (key == NULL) {
-        return NULL;
+    /* the dtypes the op keeps, by identity (no attribute of the dtype read) */
+    Py_ssize_t k = 0;
+    while (k < self->n_kept && self->kept[k] != dtype) {
+        k++;
     }
-    PyObject *real = PyDict_GetItemWithError(self->keeps, key);
-    Py_DECREF(key);
-    if (real == NULL) {
-        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    if (k == self->n_kept) {
+        return NOT_TAKEN;
     }
+    int real = self->kept_real[k];
     PyObject *method, *operand1, *operand2;
     if (Py_TYPE(other) == Py_TYPE(x)) {
         PyObject *s2 = SLOT(other, b->storage), *l2 = SLOT(other, b->layout);
@@ -117,7 +121,7 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
         operand1 = Py_NewRef(s2);
         operand2 = Py_NewRef(l2);
     } else if (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) {
-        if (real != Py_True) {
+        if (!real) {
             return NOT_TAKEN;
         }
         operand1 = PyNumber_Float(other);
@@ -136,11 +140,22 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
     PyObject *out = NOT_TAKEN;
     int zero = has_zero_stride(SLOT(layout, b->strides));
     int group = zero == 0 ? declares_group(device) : 0;
-    int read_only = group == 1 ? attr_true(storage, read_only_attr) : 0;
-    if (zero < 0 || group < 0 || read_only < 0) {
+    PyObject *args[] = {storage, self->op, layout, storage, layout, operand1, operand2};
+    /* a primitive that is a _native.UfuncInto (the cpu backend's) runs its common case
+       straight from here, which asks read_only only where NumPy refuses the write (the
+       property costs a Python call); anything else of it, and every other primitive,
+       after read_only is asked, through the method */
+    int direct = 0;
+    if (group == 1 && Py_TYPE(storage)->tp_dictoffset == 0) {
+        PyObject *primitive = _PyType_Lookup(Py_TYPE(storage), method);
+        direct = primitive != NULL && Py_TYPE(primitive) == &cw_UfuncIntoType ? cw_ufunc_into_run(primitive, args) : 0;
+    }
+    int read_only = group == 1 && direct == 0 ? attr_true(storage, read_only_attr) : 0;
+    if (zero < 0 || group < 0 || direct < 0 || read_only < 0) {
         out = NULL;
+    } else if (direct == 1) {
+        out = x;
     } else if (zero == 0 && group == 1 && read_only == 0) {
-        PyObject *args[] = {storage, self->op, layout, storage, layout, operand1, operand2};
         PyObject *done = PyObject_VectorcallMethod(method, args, 7 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
         if (done == NULL) {
             out = NULL;
@@ -160,6 +175,9 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Update *self = (Update *)callable;
     if (kwnames != NULL || PyVectorcall_NARGS(nargsf) != 2) {
+        if (self->general != Py_None) {
+            return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
+        }
         PyErr_SetString(PyExc_TypeError, "candlewick._native.Update takes two positional arguments (x, other)");
         return NULL;
     }
@@ -171,13 +189,20 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
         }
         cw_release_binding(&b);
     }
+    if (out == NOT_TAKEN && self->general != Py_None) {
+        return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
+    }
     return out == NULL ? NULL : Py_NewRef(out);
 }
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *op, *keeps;
-    static char *names[] = {"op", "keeps", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!:Update", names, &op, &PyDict_Type, &keeps)) {
+    PyObject *op, *keeps, *general = Py_None;
+    static char *names[] = {"op", "keeps", "general", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|O:Update", names, &op, &PyDict_Type, &keeps, &general)) {
+        return NULL;
+    }
+    if (general != Py_None && !PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.Update: general must be callable or None");
         return NULL;
     }
     Update *self = (Update *)type->tp_alloc(type, 0);
@@ -187,40 +212,108 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->vectorcall = call;
     self->op = Py_NewRef(op);
     self->keeps = Py_NewRef(keeps);
+    self->general = Py_NewRef(general);
+    Py_ssize_t n = PyDict_GET_SIZE(keeps), pos = 0, i = 0;
+    self->kept = PyMem_Calloc(n > 0 ? n : 1, sizeof(PyObject *));
+    self->kept_real = PyMem_Calloc(n > 0 ? n : 1, 1);
+    if (self->kept == NULL || self->kept_real == NULL) {
+        Py_DECREF(self);
+        return PyErr_NoMemory();
+    }
+    PyObject *dtype, *real;
+    while (PyDict_Next(keeps, &pos, &dtype, &real)) {
+        int truth = PyObject_IsTrue(real);
+        if (truth < 0) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        self->kept[i] = Py_NewRef(dtype);
+        self->kept_real[i] = (char)truth;
+        self->n_kept = ++i;
+    }
     return (PyObject *)self;
 }
 
 static int traverse(Update *self, visitproc visit, void *arg) {
     Py_VISIT(self->op);
     Py_VISIT(self->keeps);
+    Py_VISIT(self->general);
+    for (Py_ssize_t i = 0; i < self->n_kept; i++) {
+        Py_VISIT(self->kept[i]);
+    }
     return 0;
 }
 
 static int clear(Update *self) {
     Py_CLEAR(self->op);
     Py_CLEAR(self->keeps);
+    Py_CLEAR(self->general);
+    for (Py_ssize_t i = 0; i < self->n_kept; i++) {
+        Py_CLEAR(self->kept[i]);
+    }
+    self->n_kept = 0;
     return 0;
 }
 
 static void dealloc(Update *self) {
     PyObject_GC_UnTrack(self);
     clear(self);
+    PyMem_Free(self->kept);
+    PyMem_Free(self->kept_real);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+/* Bound to an instance where general is set: the in-place operator's method itself. */
+static PyObject *bind_to(PyObject *self, PyObject *obj, PyObject *type) {
+    (void)type;
+    if (obj == NULL || obj == Py_None || ((Update *)self)->general == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *get_general(Update *self, void *closure) {
+    (void)closure;
+    return Py_NewRef(self->general);
+}
+
+/* __doc__, __name__, __qualname__, __module__: general's, for readers of the method */
+static PyObject *get_of_general(Update *self, void *closure) {
+    if (self->general == Py_None) {
+        if (strcmp((const char *)closure, "__doc__") == 0) {
+            return PyUnicode_FromString(cw_UpdateType.tp_doc);
+        }
+        PyErr_Format(PyExc_AttributeError, "candlewick._native.Update has no %s without general", (const char *)closure);
+        return NULL;
+    }
+    return PyObject_GetAttrString(self->general, (const char *)closure);
+}
+
+static PyGetSetDef getset[] = {
+    {"general", (getter)get_general, NULL, "the Python method run where the short path declines (or None)", NULL},
+    {"__doc__", (getter)get_of_general, NULL, NULL, "__doc__"},
+    {"__name__", (getter)get_of_general, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)get_of_general, NULL, NULL, "__qualname__"},
+    {"__module__", (getter)get_of_general, NULL, NULL, "__module__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 PyTypeObject cw_UpdateType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "candlewick._native.Update",
     .tp_basicsize = sizeof(Update),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Update(op, keeps): (x, other) -> x after x <op>= other through the storage's in-place "
-              "primitive, in its common case; None where the Python path must run",
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "Update(op, keeps, general=None): (x, other) -> x after x <op>= other through the storage's "
+              "in-place primitive, in its common case; elsewhere general(x, other), or None where general "
+              "is None (the caller's Python path runs)",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Update, vectorcall),
     .tp_traverse = (traverseproc)traverse,
     .tp_clear = (inquiry)clear,
     .tp_dealloc = (destructor)dealloc,
+    .tp_descr_get = bind_to,
+    .tp_getset = getset,
 };
 
 int cw_update_ready(void) {

@@ -16,7 +16,7 @@ from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
-from .inplace import DTypeMismatch, ShapeMismatch, updater
+from .inplace import DTypeMismatch, ShapeMismatch, inplace_method
 from .opdefs import BinaryOp, CompareOp
 from .writes import check_writable
 
@@ -156,7 +156,6 @@ def _operator_methods(op, short, symbol, plain_operands):
     ``plain_operands``: the operand types accepted without a call (the array class and
     Python's scalars)."""
     binary = _ew.binary
-    fast = updater(op, RESULT_BY_NAME[op])
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
     expression = f"x {symbol} y"
 
@@ -170,13 +169,7 @@ def _operator_methods(op, short, symbol, plain_operands):
             _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
-    def inplace(self, other, /):
-        # the result written straight into x (candlewick.inplace): one primitive call, no
-        # temporary of x's size, and one update for threads sharing x; the common case
-        # through inplace.updater's short path
-        done = fast(self, other)
-        if done is not None:
-            return done
+    def general(self, other, /):
         if type(other) not in plain_operands and not _operand(other):
             _foreign_operand(other, in_name)
         try:
@@ -190,13 +183,20 @@ def _operator_methods(op, short, symbol, plain_operands):
     docs = (f"``x {plain} y``: the element-wise ``{op.value}`` of x and y (an array or Python scalar).",
             f"``y {plain} x`` with a Python scalar y: the element-wise ``{op.value}``.",
             f"``x {symbol} y``: ``{op.value}`` written into x, which keeps its dtype and shape.")
-    for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, inplace)), docs):
+    for (name, fn), doc in zip(((fwd_name, fwd), (rev_name, rev), (in_name, general)), docs):
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
         fn = name_code(fn, f"Array.{name}")
-        # the forward operator's two-array case in C where candlewick._native was built: the
-        # namespace function's case, the same result
-        yield name, in_c(fn, 2, op, RESULT_BY_NAME[op], "binary") if fn is fwd else fn
+        if fn is general:
+            # the result written straight into x (candlewick.inplace): one primitive call, no
+            # temporary of x's size, and one update for threads sharing x; the common case
+            # through inplace's short path, in C where built (the method is then
+            # _native.Update itself), general's for the rest
+            yield name, inplace_method(op, RESULT_BY_NAME[op], general)
+        else:
+            # the forward operator's two-array case in C where candlewick._native was built:
+            # the namespace function's case, the same result
+            yield name, in_c(fn, 2, op, RESULT_BY_NAME[op], "binary") if fn is fwd else fn
 
 
 def _comparison_method(op, short, plain_operands):

@@ -22,7 +22,7 @@ import functools
 import threading
 
 from ._core import _native, contiguous_layout
-from .errors import DeviceMismatchError, DTypeError, ShapeError
+from .errors import DeviceMismatchError, DTypeError, ShapeError, name_code
 from .lazy_gate import GATE
 from .writes import check_writable
 
@@ -63,10 +63,31 @@ def updater(op, results):
     case and primitive call without the interpreter's steps, each of which misses the
     caches after an update of 2^20 elements)."""
     if _native is not None:
-        # by identity: {id(dtype): real floating} of the dtypes the op keeps
-        keeps = {id(r): r.level == 2 for name, r in results.items() if r.name == name}
-        return _native.Update(op, keeps)
+        return _native.Update(op, _kept(results))
     return functools.partial(update, op, results)
+
+
+def inplace_method(op, results, general):
+    """The in-place operator's method: ``update``'s case, ``general(x, other)`` for every
+    other. Where candlewick._native was built, ``_native.Update`` with ``general`` (a
+    method descriptor: no Python frame before the C case; its name and docstring are
+    general's), else a Python function named as ``general``."""
+    if _native is not None:
+        return _native.Update(op, _kept(results), general)
+
+    def method(self, other, /):
+        done = update(op, results, self, other)
+        return general(self, other) if done is None else done
+
+    functools.update_wrapper(method, general)
+    del method.__wrapped__  # (what runs is this function: no C form to point to)
+    return name_code(method, getattr(general.__code__, "co_qualname", general.__qualname__))
+
+
+def _kept(results):
+    """{dtype: whether it is real floating} of the dtypes the op keeps (compared by
+    identity in C)."""
+    return {r: r.level == 2 for name, r in results.items() if r.name == name}
 
 
 def update(op, results, x, other):

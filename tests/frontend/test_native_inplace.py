@@ -128,6 +128,7 @@ def test_errors_stay_the_general_paths(path):
     for other in (1.0, cw.asarray(np.ones(4, np.float32), device=device)):
         with pytest.raises(ReadOnlyError, match="read-only"):
             x += other
+        lock_of(x._storage)  # (the second time the C primitive takes the case: NumPy refuses)
     assert ro.tolist() == [1.0] * 4
     b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32), device=device), (4,))
     with pytest.raises(ReadOnlyError, match="broadcast"):
@@ -136,6 +137,38 @@ def test_errors_stay_the_general_paths(path):
     with pytest.raises(DTypeError, match="would change x's dtype"):
         i += 1.5
     assert cw.to_numpy(i).tolist() == [1] * 4
+
+
+def test_the_operator_is_the_short_path_where_built():
+    """Where C was built ``Array.__iadd__`` is ``_native.Update`` itself (no Python frame
+    before its case), named and documented as the Python method it falls back to."""
+    method = Array.__iadd__
+    expected = "Update" if _core._native is not None else "function"
+    assert type(method).__name__ == expected
+    assert method.__name__ == "__iadd__" and "written into x" in method.__doc__
+    x = cw.asarray(np.ones(4, np.float32), device="cpu")
+    assert x.__iadd__(1.0) is x and method(x, x) is x and cw.to_numpy(x).tolist() == [4.0] * 4
+    with pytest.raises(TypeError):
+        x.__iadd__(1.0, 2.0)
+
+
+def test_the_python_method_without_c(monkeypatch):
+    """Without candlewick._native the method is a Python function: update's case, then
+    general's, named as general."""
+    monkeypatch.setattr(inplace, "_native", None)
+    calls = []
+
+    def general(x, other, /):
+        calls.append(other)
+        return "general"
+
+    general.__name__ = general.__qualname__ = "__iadd__"
+    method = inplace.inplace_method(BinaryOp.ADD, _core.RESULT_BY_NAME[BinaryOp.ADD], general)
+    assert method.__name__ == "__iadd__" and not hasattr(method, "__wrapped__")
+    x = cw.asarray(np.ones(4, np.float32), device="cpu")
+    assert method(x, 1.0) is x and calls == []
+    assert method(x, "a") == "general" and calls == ["a"]
+    assert cw.to_numpy(x).tolist() == [2.0] * 4
 
 
 def test_numpy_out_takes_it(device, path):
