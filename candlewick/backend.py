@@ -196,6 +196,10 @@ Optional groups, random numbers:
   inv). [linalg-bound: cholesky, qr, svd, eigh, eig, solve, inv, det, slogdet]
 * Unnormalized transforms within 1 ulp plus `8 * eps * (log2(n) + 1) * sum(|x|)` along
   each transformed line. [fft-bound: fft, rfft, irfft, fftn, rfftn]
+* A device that declares `fft_norm` is given NumPy's `norm` ("backward", "ortho",
+  "forward") by the front end and scales inside the transform: NumPy's result with that
+  norm, within the unnormalized bound times the same factor; without `norm` the
+  transform stays unnormalized. [fft-norm: fft, rfft, irfft, fftn, rfftn]
 * The Philox words are bit-exact (`PHILOX`); with low=0 and high=1 the uniform values
   are too, as is a float32 draw over `[0, 2**24)` (each word's top 24 bits); rand_normal
   is within the rounding of its log, sqrt, cos and sin in the compute precision.
@@ -213,10 +217,12 @@ from .backend_optional import (
     DeviceCopyStorage,
     DLPackDevice,
     DLPackStorage,
+    FFTNormDevice,
     FusionDevice,
     GraphDevice,
     HostMemoryDevice,
     HostViewStorage,
+    declares_fft_norm,
     holds_host_memory,
 )
 from .backend_runtime import (
@@ -238,7 +244,7 @@ __all__ = [
     "AsyncHostCopyStorage", "Backend", "BackendDevice", "BackendEvent", "BackendStorage", "BackendStream",
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice",
     "DeviceCopyStorage",
-    "DLPackDevice", "DLPackStorage", "FusionDevice", "GraphDevice",
+    "DLPackDevice", "DLPackStorage", "FFTNormDevice", "FusionDevice", "GraphDevice", "declares_fft_norm",
     "HostMemoryDevice", "HostViewStorage", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice",
     "PinnedMemoryDevice", "ProfilerRangeDevice", "StreamDevice",
     "GROUPS_WITH_FALLBACK", "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",
@@ -578,6 +584,8 @@ class BackendStorage(Protocol):
         """(sign, log|det|); sign 0 and logabsdet -inf for a singular matrix; logabsdet real."""
 
     # --- optional group "fft" (complex64/128 in; unnormalized in both directions) ---
+    # A device that declares ``fft_norm = True`` (``FFTNormDevice``) is also given the
+    # keyword ``norm`` by each of them: NumPy's scaling, done in the transform.
     def fft(self, layout, axis, inverse) -> "BackendStorage":
         """Complex-to-complex DFT along ``axis``; exponent sign + when ``inverse``; no scaling."""
 

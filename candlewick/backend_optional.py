@@ -14,7 +14,8 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 
 __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice",
-    "DLPackStorage", "FusionDevice", "GraphDevice", "HostMemoryDevice", "HostViewStorage", "holds_host_memory",
+    "DLPackStorage", "FFTNormDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice", "HostViewStorage",
+    "declares_fft_norm", "holds_host_memory",
 ]
 
 
@@ -261,3 +262,24 @@ class HostViewStorage(Protocol):
 def holds_host_memory(device):
     """Whether ``device`` declares ``host_memory = True`` (False when it declares nothing)."""
     return getattr(device, "host_memory", False) is True
+
+
+class FFTNormDevice(Protocol):
+    """Optional declaration (not part of ``BackendDevice``): a device whose "fft" primitives
+    scale their results themselves sets ``fft_norm = True``. Each of ``fft``, ``rfft``,
+    ``irfft``, ``fftn`` and ``rfftn`` then takes a keyword ``norm``: None (the default) for
+    the unnormalized transform, or NumPy's ``"backward"``, ``"ortho"`` or ``"forward"``
+    (the forward transforms scaled by 1, 1/sqrt(n) or 1/n, the inverse ones by 1/n,
+    1/sqrt(n) or 1; n the transform's length, the product of the lengths for fftn and
+    rfftn, irfft's ``n``), the scaling done in the transform (NumPy's and pocketfft's
+    ``norm=``, a GPU library's scale factor or the kernel's last pass), so the front end's
+    pass that multiplies the result is not made. A device that does not declare it is
+    given no ``norm``: the front end multiplies the unnormalized result (one more pass over
+    it, a temporary its size)."""
+
+    fft_norm: bool
+
+
+def declares_fft_norm(device):
+    """Whether ``device`` declares ``fft_norm = True`` (False when it declares nothing)."""
+    return getattr(device, "fft_norm", False) is True

@@ -188,6 +188,10 @@ RULES = (
         Rule("fft-bound", ("fft", "rfft", "irfft", "fftn", "rfftn"),
              "Unnormalized transforms within 1 ulp plus `8 * eps * (log2(n) + 1) * sum(|x|)` along each "
              "transformed line."),
+        Rule("fft-norm", ("fft", "rfft", "irfft", "fftn", "rfftn"),
+             "A device that declares `fft_norm` is given NumPy's `norm` (\"backward\", \"ortho\", \"forward\") "
+             "by the front end and scales inside the transform: NumPy's result with that norm, within the "
+             "unnormalized bound times the same factor; without `norm` the transform stays unnormalized."),
         Rule("random-words", ("rand_uniform", "rand_normal"),
              "The Philox words are bit-exact (`PHILOX`); with low=0 and high=1 the uniform values are too, "
              "as is a float32 draw over `[0, 2**24)` (each word's top 24 bits); rand_normal is within the "

@@ -51,6 +51,8 @@ class CpuDevice(NamedDevice):
     capabilities = frozenset({"linalg", "fft", "inplace", "reduce_dtype"})
     #: storages are NumPy buffers in RAM (candlewick.backend.HostMemoryDevice)
     host_memory = True
+    #: the fft primitives take ``norm`` (pocketfft's; candlewick.backend.FFTNormDevice)
+    fft_norm = True
 
     def __init__(self):
         self._streams = HostStreams(self)

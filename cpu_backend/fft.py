@@ -6,7 +6,10 @@ NumPy arrays (bench/pydata_e2e.py).
 
 The contract is unnormalized in both directions. NumPy's ``norm="backward"`` leaves
 the forward transform unscaled and ``norm="forward"`` leaves the inverse unscaled, so
-each direction picks the one that does no scaling. NumPy >= 2 keeps single precision:
+each direction picks the one that does no scaling where no ``norm`` is given; the device
+declares ``fft_norm`` (``candlewick.backend.FFTNormDevice``), so the front end passes its
+``norm`` along and pocketfft scales inside the transform (no pass of its own over the
+result). NumPy >= 2 keeps single precision:
 complex64 in gives complex64 out, float32 rfft gives complex64, and irfft of complex64
 gives float32 (the casts below only pin that down).
 """
@@ -35,37 +38,44 @@ _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64
 _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
 
 
-def fft(x, axis, inverse):
+def _norm(norm, inverse):
+    """The norm to give pocketfft: ``norm``, or for None the one that does not scale."""
+    if norm is None:
+        return "forward" if inverse else "backward"
+    return norm
+
+
+def fft(x, axis, inverse, norm=None):
     with QuietBlock():
         if inverse:
-            out = _fft().ifft(x, axis=axis, norm="forward")
+            out = _fft().ifft(x, axis=axis, norm=_norm(norm, True))
         else:
-            out = _fft().fft(x, axis=axis, norm="backward")
+            out = _fft().fft(x, axis=axis, norm=_norm(norm, False))
     return np.ascontiguousarray(out, dtype=x.dtype)
 
 
-def rfft(x, axis):
+def rfft(x, axis, norm=None):
     with QuietBlock():
-        out = _fft().rfft(x, axis=axis, norm="backward")
+        out = _fft().rfft(x, axis=axis, norm=_norm(norm, False))
     return np.ascontiguousarray(out, dtype=_COMPLEX_OF[x.dtype])
 
 
-def irfft(x, axis, n):
+def irfft(x, axis, n, norm=None):
     with QuietBlock():
-        out = _fft().irfft(x, n=n, axis=axis, norm="forward")
+        out = _fft().irfft(x, n=n, axis=axis, norm=_norm(norm, True))
     return np.ascontiguousarray(out, dtype=_REAL_OF[x.dtype])
 
 
-def fftn(x, axes, inverse):
+def fftn(x, axes, inverse, norm=None):
     with QuietBlock():
         if inverse:
-            out = _fft().ifftn(x, axes=axes, norm="forward")
+            out = _fft().ifftn(x, axes=axes, norm=_norm(norm, True))
         else:
-            out = _fft().fftn(x, axes=axes, norm="backward")
+            out = _fft().fftn(x, axes=axes, norm=_norm(norm, False))
     return np.ascontiguousarray(out, dtype=x.dtype)
 
 
-def rfftn(x, axes):
+def rfftn(x, axes, norm=None):
     with QuietBlock():
-        out = _fft().rfftn(x, axes=axes, norm="backward")
+        out = _fft().rfftn(x, axes=axes, norm=_norm(norm, False))
     return np.ascontiguousarray(out, dtype=_COMPLEX_OF[x.dtype])

@@ -142,38 +142,38 @@ def slogdet(self, layout):
 # --- optional group "fft" -----------------------------------------------------------------------
 
 @reports_out_of_memory
-def fft(self, layout, axis, inverse):
+def fft(self, layout, axis, inverse, norm=None):
     if self.dtype not in _fft.COMPLEX_DTYPES:
         raise unsupported("fft", self.dtype, "fft takes complex64/complex128")
-    return _wrap(self, _fft.fft(view(self.buf, layout), axis, inverse))
+    return _wrap(self, _fft.fft(view(self.buf, layout), axis, inverse, norm))
 
 
 @reports_out_of_memory
-def rfft(self, layout, axis):
+def rfft(self, layout, axis, norm=None):
     if self.dtype not in _fft.REAL_DTYPES:
         raise unsupported("rfft", self.dtype, "rfft takes float32/float64")
-    return _wrap(self, _fft.rfft(view(self.buf, layout), axis))
+    return _wrap(self, _fft.rfft(view(self.buf, layout), axis, norm))
 
 
 @reports_out_of_memory
-def irfft(self, layout, axis, n):
+def irfft(self, layout, axis, n, norm=None):
     if self.dtype not in _fft.COMPLEX_DTYPES:
         raise unsupported("irfft", self.dtype, "irfft takes complex64/complex128")
-    return _wrap(self, _fft.irfft(view(self.buf, layout), axis, n))
+    return _wrap(self, _fft.irfft(view(self.buf, layout), axis, n, norm))
 
 
 @reports_out_of_memory
-def fftn(self, layout, axes, inverse):
+def fftn(self, layout, axes, inverse, norm=None):
     if self.dtype not in _fft.COMPLEX_DTYPES:
         raise unsupported("fftn", self.dtype, "fftn takes complex64/complex128")
-    return _wrap(self, _fft.fftn(view(self.buf, layout), tuple(axes), inverse))
+    return _wrap(self, _fft.fftn(view(self.buf, layout), tuple(axes), inverse, norm))
 
 
 @reports_out_of_memory
-def rfftn(self, layout, axes):
+def rfftn(self, layout, axes, norm=None):
     if self.dtype not in _fft.REAL_DTYPES:
         raise unsupported("rfftn", self.dtype, "rfftn takes float32/float64")
-    out = _fft.rfftn(view(self.buf, layout), tuple(axes))
+    out = _fft.rfftn(view(self.buf, layout), tuple(axes), norm)
     return _wrap(self, out), Layout.contiguous(out.shape)
 
 

@@ -1,4 +1,5 @@
-"""The optional "fft" group: unnormalized in both directions, against numpy.fft."""
+"""The optional "fft" group: unnormalized in both directions, against numpy.fft; with
+``norm`` where the device declares ``fft_norm`` (``candlewick.backend.FFTNormDevice``)."""
 
 import math
 
@@ -8,8 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
+from candlewick.backend import declares_fft_norm
+from candlewick.layout import Layout
 
 from .checks import Expected, eps_of, read_permuted_result, read_result, require_capability
+from .report import NOT_DECLARED
 from .strategies import dtype_params, host_arrays, shapes, view_of
 
 COMPLEX = dtype_params(dt.COMPLEX)
@@ -122,3 +126,60 @@ def test_rfftn(fft_device, dtype, data):
     got = read_permuted_result(storage, layout, out_dtype, out_shape)
     xw = x.value().astype(np.float64)
     _nd_expected(np.fft.rfftn(xw, axes=axes), xw, axes, out_dtype).check(got)
+
+
+NORMS = ["backward", "ortho", "forward"]
+
+
+def _factor(norm, n, inverse):
+    """NumPy's scaling of a transform of length ``n``."""
+    if norm == "ortho":
+        return 1 / math.sqrt(n)
+    return 1 / n if (norm == "backward") == inverse else 1.0
+
+
+@pytest.mark.primitive("fft", "rfft", "irfft", "fftn", "rfftn")
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64], ids=["single", "double"])
+@given(data=st.data())
+def test_norm_scales_inside_the_transform(fft_device, dtype, norm, data):
+    """Each transform given ``norm`` is NumPy's with that norm (within the unnormalized
+    bound, scaled by the same factor)."""
+    if not declares_fft_norm(fft_device):
+        pytest.skip(f"{NOT_DECLARED}: {fft_device.name} does not declare fft_norm")
+    x, axes = data.draw(fftn_case(dtype))
+    axis = axes[0]
+    complex_dtype = dt.complex_dtype_of(dtype)
+    xw = x.value().astype(np.float64)
+    n = xw.shape[axis]
+    real = x.upload(fft_device)
+    shape = x.layout.shape
+    half = shape[:axis] + (n // 2 + 1,) + shape[axis + 1:]
+    size = math.prod(xw.shape[a] for a in axes)
+
+    got = read_result(real.rfft(x.layout, axis, norm=norm), complex_dtype, half)
+    _fft_expected(np.fft.rfft(xw, axis=axis, norm=norm), xw * _factor(norm, n, False), axis, n,
+                  complex_dtype).check(got)
+
+    spectrum = np.fft.rfft(xw, axis=axis)
+    half_storage = fft_device.storage_from_host(np.ascontiguousarray(spectrum.astype(complex_dtype.numpy)).reshape(-1))
+    got = read_result(half_storage.irfft(Layout.contiguous(half), axis, n, norm=norm), dtype, shape)
+    _fft_expected(np.fft.irfft(spectrum, n=n, axis=axis, norm=norm), spectrum * n * _factor(norm, n, True), axis, n,
+                  dtype).check(got)
+
+    signal = fft_device.storage_from_host(np.ascontiguousarray(xw.astype(complex_dtype.numpy)).reshape(-1))
+    contiguous = Layout.contiguous(shape)
+    for inverse in (False, True):
+        got = read_result(signal.fft(contiguous, axis, inverse, norm=norm), complex_dtype, shape)
+        exact = np.fft.ifft(xw, axis=axis, norm=norm) if inverse else np.fft.fft(xw, axis=axis, norm=norm)
+        _fft_expected(exact, xw * _factor(norm, n, inverse), axis, n, complex_dtype).check(got)
+        got = read_result(signal.fftn(contiguous, axes, inverse, norm=norm), complex_dtype, shape)
+        exact = np.fft.ifftn(xw, axes=axes, norm=norm) if inverse else np.fft.fftn(xw, axes=axes, norm=norm)
+        _nd_expected(exact, xw * _factor(norm, size, inverse), axes, complex_dtype).check(got)
+
+    last = axes[-1]
+    out_shape = shape[:last] + (shape[last] // 2 + 1,) + shape[last + 1:]
+    storage, layout = real.rfftn(x.layout, axes, norm=norm)
+    got = read_permuted_result(storage, layout, complex_dtype, out_shape)
+    _nd_expected(np.fft.rfftn(xw, axes=axes, norm=norm), xw * _factor(norm, size, False), axes,
+                 complex_dtype).check(got)

@@ -2,8 +2,9 @@
 steps (complex-to-complex, real-to-complex, complex-to-real) for ``candlewick.fft``.
 
 The "fft" primitives are unnormalized in both directions; the front end applies the
-``norm`` scaling, pads with zeros or truncates to the requested length, and turns
-multi-axis transforms into repeated 1-D ones.
+``norm`` scaling (or, where the device declares ``fft_norm``, passes ``norm`` to the
+primitive, which scales inside the transform: ``inside``), pads with zeros or truncates
+to the requested length, and turns multi-axis transforms into repeated 1-D ones.
 """
 
 import math
@@ -14,6 +15,7 @@ from .._core import contiguous_layout, require_array, view
 from ..allocation import check_allocation
 from ..array import wrap
 from ..arguments import sequence
+from ..backend_optional import declares_fft_norm
 from ..errors import (
     ArgumentTypeError, ArgumentValueError, BackendError, DTypeError, short_repr, UnsupportedOperation,
 )
@@ -114,8 +116,23 @@ def resized_all(x, axes, sizes, fname):
     return x, lengths
 
 
-def scale_factor(norm, n, inverse):
-    """The factor a transform of length ``n`` is multiplied by (the primitives do none)."""
+def inside(device, norm):
+    """The ``norm`` to pass the "fft" primitives: ``norm`` where ``device`` scales inside
+    its transforms (it declares ``fft_norm``: no pass of the front end's over the
+    result), else None (unnormalized: the caller multiplies by ``scale_factor``)."""
+    return norm if declares_fft_norm(device) else None
+
+
+def norm_kwargs(passed):
+    """The keyword arguments of a primitive call given ``inside``'s result."""
+    return {} if passed is None else {"norm": passed}
+
+
+def scale_factor(norm, n, inverse, passed=None):
+    """The factor a transform of length ``n`` is multiplied by: 1 where the primitive was
+    given ``passed`` (it scaled), else ``norm``'s (the primitives do none)."""
+    if passed is not None:
+        return 1.0
     if norm == "ortho":
         return 1.0 / math.sqrt(n)
     if (norm == "backward") == inverse:
@@ -144,22 +161,25 @@ def scaled_view(storage, layout, shape, dtype, device, factor, fname):
 def c2c(x, n, axis, norm, inverse):
     """Complex-to-complex transform of x resized to ``n`` along ``axis``, scaled per ``norm``."""
     x = resized(x, axis, n)
-    storage = x._storage.fft(x._layout, axis, inverse)
-    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, n, inverse))
+    passed = inside(x._device, norm)
+    storage = x._storage.fft(x._layout, axis, inverse, **norm_kwargs(passed))
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, n, inverse, passed))
 
 
-def r2c(x, n, axis):
-    """Unscaled real-to-complex transform of x resized to ``n``: the half spectrum."""
+def r2c(x, n, axis, passed=None):
+    """Real-to-complex transform of x resized to ``n``: the half spectrum, unscaled or
+    scaled by the primitive per ``passed`` (``inside``'s result)."""
     x = resized(x, axis, n)
     shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1 :]
-    return x._storage.rfft(x._layout, axis), shape, _dt.complex_dtype_of(x._dtype)
+    return x._storage.rfft(x._layout, axis, **norm_kwargs(passed)), shape, _dt.complex_dtype_of(x._dtype)
 
 
-def c2r(x, n, axis):
-    """Unscaled complex-to-real transform of length ``n`` (input resized to n//2+1)."""
+def c2r(x, n, axis, passed=None):
+    """Complex-to-real transform of length ``n`` (input resized to n//2+1), unscaled or
+    scaled by the primitive per ``passed`` (``inside``'s result)."""
     x = resized(x, axis, n // 2 + 1)
     shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
-    return x._storage.irfft(x._layout, axis, n), shape, _dt.real_dtype_of(x._dtype)
+    return x._storage.irfft(x._layout, axis, n, **norm_kwargs(passed)), shape, _dt.real_dtype_of(x._dtype)
 
 
 def one_axis(x, axis, norm, fname, kind):

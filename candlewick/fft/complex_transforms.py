@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 
 from ..docstrings import shared_doc
 from ._common import (
-    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, resized_all, scale_factor,
-    scaled,
+    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, one_axis,
+    resized_all, scale_factor, scaled,
 )
 
 if TYPE_CHECKING:
@@ -65,8 +65,9 @@ def _n_dim(x, s, axes, norm, inverse, fname):
     if not axes:
         return x
     x, lengths = resized_all(x, axes, sizes, fname)
-    storage = x._storage.fftn(x._layout, tuple(axes), inverse)
-    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, math.prod(lengths), inverse))
+    passed = inside(x._device, norm)
+    storage = x._storage.fftn(x._layout, tuple(axes), inverse, **norm_kwargs(passed))
+    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, math.prod(lengths), inverse, passed))
 
 
 @shared_doc(FFT_DOCS)

@@ -10,8 +10,8 @@ from .. import dtypes as _dt
 from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
-    FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, one_axis, r2c,
-    resized_all, scale_factor, scaled, scaled_view,
+    FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, one_axis,
+    r2c, resized_all, scale_factor, scaled, scaled_view,
 )
 
 if TYPE_CHECKING:
@@ -41,8 +41,9 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     """
     axis = one_axis(x, axis, norm, "rfft", "real")
     n = check_length(x.shape[axis] if n is None else n, "rfft")
-    storage, shape, dtype = r2c(x, n, axis)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False))
+    passed = inside(x._device, norm)
+    storage, shape, dtype = r2c(x, n, axis, passed)
+    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False, passed))
 
 
 @shared_doc(FFT_DOCS)
@@ -66,8 +67,9 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     """
     axis = one_axis(x, axis, norm, "irfft", "complex")
     n = check_length(2 * (x.shape[axis] - 1) if n is None else n, "irfft")
-    storage, shape, dtype = c2r(x, n, axis)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True))
+    passed = inside(x._device, norm)
+    storage, shape, dtype = c2r(x, n, axis, passed)
+    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True, passed))
 
 
 @shared_doc(FFT_DOCS)
@@ -101,9 +103,10 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
     # one primitive call: the backend may transform every axis with one plan, and leave
     # the result in the order of its passes (a dense permutation of ``shape``)
-    storage, layout = x._storage.rfftn(x._layout, tuple(axes))
+    passed = inside(x._device, norm)
+    storage, layout = x._storage.rfftn(x._layout, tuple(axes), **norm_kwargs(passed))
     return scaled_view(storage, layout, shape, _dt.complex_dtype_of(x._dtype), x._device,
-                       scale_factor(norm, math.prod(lengths), False), "rfftn")
+                       scale_factor(norm, math.prod(lengths), False, passed), "rfftn")
 
 
 @shared_doc(FFT_DOCS)
@@ -132,5 +135,6 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     for axis, n in zip(axes[:-1], sizes[:-1]):
         n = check_length(x.shape[axis] if n is None else n, "irfftn")
         x = c2c(x, n, axis, norm, True)
-    storage, shape, dtype = c2r(x, n_last, last)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, True))
+    passed = inside(x._device, norm)
+    storage, shape, dtype = c2r(x, n_last, last, passed)
+    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, True, passed))
