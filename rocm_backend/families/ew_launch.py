@@ -156,17 +156,18 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
 PAIRS_LEFT = {2: (0,) * 6, 4: (0,) * 4, 6: (0,) * 2, 8: ()}
 
 
-def launch_contiguous_fields(device, kernel, n, fields, flags=0):
-    """launch_contiguous with its fields already in one list: operand 0's pointer and
-    offset, then each other operand's (up to four pairs, PAIRS_LEFT fills the rest), then
-    the scalar slots; the list is the caller's to give away. The in-place group gathers
-    its operands so as it checks them (families/inplace.py): a call spreading them with
-    ``*`` and keywords cost 0.3 us of its 4 us host path."""
+def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=0):
+    """launch_contiguous with its operands' fields already in one list: operand 0's
+    pointer and offset, then each other operand's (four pairs: PAIRS_LEFT fills those
+    not given); the list is the caller's to give away. The in-place group gathers them
+    as it checks its operands (families/inplace.py): a call spreading them with ``*`` and
+    keywords cost 0.3 us of its 4 us host path. The signature of launch_strided_1d."""
     block = EW_CONTIG_BLOCK
     grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
     fields[:0] = (n, 1, flags | (_CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS))
+    fields.append(scalar)
     device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, fields)
 
 

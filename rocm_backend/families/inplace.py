@@ -89,8 +89,7 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
             args += (src.ptr, layout.offset)
         if contiguous:
             args += PAIRS_LEFT[len(args)]
-            args.append(scalar)
-            launch_contiguous_fields(device, kern, n, args, flags)
+            launch_contiguous_fields(device, kern, n, args, scalar, flags)
             return
         if len(shape) == 1:  # one strided axis (x[::2] += 1): the fields its kernels read, packed
             operands = [(dst.ptr, dst_layout.offset, dst_layout.strides[0])]
@@ -103,6 +102,24 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
         for op in inputs:
             operands.append((0, 0, ()) if op is None else (op[0].ptr, op[1].offset, op[1].strides))
         launch_ew(device, key, shape, operands, scalar if scalar is not NO_SCALAR else b"", name=name, dtype=dtype)
+    finally:
+        lock.release()
+
+
+def _own(dst, launch, kern, n, operands, scalar):
+    """``_launch``'s case of an update that reads, besides arrays apart from dst's buffer,
+    only dst itself element for element, over a layout the caller has looked at: ``x +=
+    y``, ``x *= 2.0``, ``x[mask] = v`` (dst dense: ``launch_contiguous_fields``, ``n`` its
+    dense_size), ``x[::2] += 1`` (one strided axis: ``launch_strided_1d``). Nothing to
+    analyse: one launch of ``operands`` under the lock. The callers test their case
+    inline, as their first step: after an update of 2^20 elements each step of the
+    general one misses the caches (bench/inplace.py, rocm: the host path was the time
+    at that size)."""
+    lock = dst.device.family_state("inplace_lock", _new_lock)
+    lock.acquire()
+    try:
+        dst.buffer.version += 1  # as _launch's
+        launch(dst.device, kern, n, operands, scalar)
     finally:
         lock.release()
 
@@ -127,6 +144,13 @@ def unary_into(dst, op, dst_layout, src, src_layout):
 
 def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="binary"):
     """binary_into (and compare_into, ``family="compare"``)."""
+    n = dst_layout.dense_size
+    if n > 0 and lhs is dst and lhs_layout is dst_layout and rhs.dtype is dst.dtype and rhs_layout.is_contiguous:
+        hit = dst.device.kernels.ew_cache.get((family, op._value_, dst.dtype.name))
+        if hit is not None and hit[1] is dst.dtype and rhs.buffer is not dst.buffer:  # x += y
+            _own(dst, launch_contiguous_fields, hit[0], n, [dst.ptr, 0, dst.ptr, 0, rhs.ptr, rhs_layout.offset, 0, 0],
+                 NO_SCALAR)
+            return
     if rhs.dtype is not lhs.dtype:
         raise UnsupportedOperation(op.value, rhs.dtype, "rocm", f"operands of dtypes {lhs.dtype} and {rhs.dtype}")
     kern, key = _checked(dst, family, op, lhs.dtype)
@@ -140,6 +164,20 @@ def compare_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout):
 def binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, family="binary"):
     """binary_scalar_into (and compare_scalar_into): the scalar operand reads its slot, as
     the out-of-place primitive's (operand 1 -> slot 0, operand 2 -> slot 1)."""
+    if src is dst and src_layout is dst_layout and not reflected:
+        hit = dst.device.kernels.ew_cache.get((family, op._value_, dst.dtype.name))
+        if hit is not None and hit[1] is dst.dtype:
+            n = dst_layout.dense_size
+            if n > 0:  # x *= 2.0
+                _own(dst, launch_contiguous_fields, hit[0], n, [dst.ptr, 0, dst.ptr, 0, 0, 0, 0, 0],
+                     _SLOT + scalar_bytes(scalar, dst.dtype))
+                return
+            shape = dst_layout.shape
+            if len(shape) == 1 and shape[0] and not dst_layout.is_contiguous:  # x[::2] += 1
+                own = (dst.ptr, dst_layout.offset, dst_layout.strides[0])
+                _own(dst, launch_strided_1d, hit[0], shape[0], [own, own, (0, 0, 0)],
+                     _SLOT + scalar_bytes(scalar, dst.dtype))
+                return
     kern, key = _checked(dst, family, op, src.dtype)
     bits = scalar_bytes(scalar, src.dtype)
     if reflected:
@@ -156,6 +194,12 @@ def where_into(dst, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
     """``x`` an array, or a Python scalar (``x_layout`` None) that the kernel reads from
     its scalar slot 0: ``x[mask] = 0.5`` makes no device array of its value."""
     scalar = x_layout is None
+    n = dst_layout.dense_size
+    if n > 0 and scalar and y is dst and y_layout is dst_layout and cond_layout.is_contiguous and cond.buffer is not \
+            dst.buffer:  # x[mask] = 0.5
+        _own(dst, launch_contiguous_fields, kernel(dst.device, ("where", dst.dtype.itemsize)), n,
+             [dst.ptr, 0, cond.ptr, cond_layout.offset, 0, 0, dst.ptr, 0], scalar_bytes(x, dst.dtype) + _SLOT)
+        return
     if (not scalar and x.dtype is not dst.dtype) or y.dtype is not dst.dtype:
         raise UnsupportedOperation("where", y.dtype if scalar else x.dtype, "rocm",
                                    f"x, y and the destination of dtypes {'a scalar' if scalar else x.dtype}, "

@@ -40,6 +40,8 @@ UPDATES = [  # (name, dtype, the update, spelt the same for candlewick and NumPy
     ("x += y", np.float32, lambda x, y: x.__iadd__(y)),
     ("x += y float64", np.float64, lambda x, y: x.__iadd__(y)),
     ("x *= 2.0", np.float32, lambda x, y: x.__imul__(2.0)),
+    ("x[:12] += y[12:] (an operand at an offset)", np.float32, lambda x, y: x[:12].__iadd__(y[12:])),
+    ("x[:12] *= 3.0", np.float32, lambda x, y: x[:12].__imul__(3.0)),
     ("x[::2] += 1 (rows)", np.float64, lambda x, y: x[::2].__iadd__(1.0)),
     ("stepped columns", np.int32, lambda x, y: x[:, 1::3].__iadd__(y[:, ::3])),
     ("broadcast row", np.float32, lambda x, y: x.__iadd__(y[2])),
