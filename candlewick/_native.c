@@ -12,7 +12,8 @@
    - _native_guard.c: what those primitives hold while they write (a storage's lock, the
      quiet error state), taken without a Python call;
    - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
-     function, without ctypes' argument conversion.
+     function, without ctypes' argument conversion (and a prepared launch's, its
+     argument struct filled in C).
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -141,6 +142,7 @@ static PyMethodDef methods[] = {
     {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
+    {"launch_filled", (PyCFunction)(void (*)(void))cw_launch_filled, METH_FASTCALL, cw_launch_filled_doc},
     {NULL, NULL, 0, NULL},
 };
 

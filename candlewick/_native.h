@@ -69,5 +69,7 @@ int cw_guard_ready(void);
 /* _native_launch.c */
 extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char cw_launch_filled_doc[];
+PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

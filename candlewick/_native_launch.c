@@ -3,9 +3,17 @@
    hipModuleLaunchKernel's (and cuLaunchKernel's) signature. Called through ctypes, the
    call's argument conversion costs about 1.5 us of a 7-8 us eager op; here the same call
    is a few unboxings. The backend hands over the function's address (it loads the
-   runtime; this module links no GPU library). */
+   runtime; this module links no GPU library).
+
+   launch_filled is the launch of a prepared launch (a kernel whose argument struct is
+   decided up to a run of 8-byte fields: pointers, offsets): the struct's bytes come
+   packed once, this call copies them to its own stack buffer, writes the run and
+   launches, so a repeated launch packs no Python values and shares no buffer (no lock:
+   the runtime copies the arguments before the launch function returns). */
 
 #include "_native.h"
+
+#include <string.h>
 
 typedef int (*launch_function)(void *kernel, unsigned int gx, unsigned int gy, unsigned int gz,
                                unsigned int bx, unsigned int by, unsigned int bz, unsigned int shared,
@@ -68,6 +76,105 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     Py_BEGIN_ALLOW_THREADS
     status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL,
                                          (void **)extra);
+    Py_END_ALLOW_THREADS
+    return PyLong_FromLong(status);
+}
+
+/* HIP_LAUNCH_PARAM_BUFFER_POINTER, _SIZE, _END (CUDA's CU_LAUNCH_PARAM_* are 1, 2, 0:
+   tools/hip_on_cuda translates HIP's) */
+#define PARAM_BUFFER_POINTER ((void *)1)
+#define PARAM_BUFFER_SIZE ((void *)2)
+#define PARAM_END ((void *)3)
+#define FILLED_MAX_BYTES 1024 /* the largest argument struct of rocm_backend is 432 bytes */
+
+const char cw_launch_filled_doc[] =
+    "launch_filled(function, kernel, gx, gy, gz, bx, by, bz, shared, stream, template, first, *fills) -> int\n\n"
+    "Like ``launch``, with the argument struct passed as bytes: ``template`` (at most 1024 bytes)\n"
+    "with each int of ``fills`` written over it as 8 little-endian bytes from byte ``first`` on\n"
+    "(a run of pointer and int64 fields), in a buffer of this call's own. Returns the function's\n"
+    "status. TypeError, OverflowError or ValueError for arguments of another kind, a run past the\n"
+    "template's end or a template too large.";
+
+static int as_word(PyObject *obj, unsigned long long *out) {
+    if (!PyLong_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled: a fill must be an int, got %.80s",
+                     Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    if (overflow > 0) { /* an address past 2^63 */
+        *out = PyLong_AsUnsignedLongLong(obj);
+        return (*out == (unsigned long long)-1 && PyErr_Occurred()) ? -1 : 0;
+    }
+    if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_OverflowError, "candlewick._native.launch_filled: a fill below -2^63");
+        }
+        return -1;
+    }
+    *out = (unsigned long long)v;
+    return 0;
+}
+
+PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs < 12) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled takes at least 12 arguments (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    void *function, *kernel, *stream;
+    unsigned int d[7]; /* grid, block, shared memory bytes */
+    if (as_address(args[0], &function) || as_address(args[1], &kernel) || as_address(args[9], &stream)) {
+        return NULL;
+    }
+    for (int k = 0; k < 7; k++) {
+        if (as_dim(args[2 + k], &d[k])) {
+            return NULL;
+        }
+    }
+    if (function == NULL || kernel == NULL) {
+        PyErr_SetString(PyExc_ValueError, "candlewick._native.launch_filled: a null launch function or kernel");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[10])) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled: template must be bytes, got %.80s",
+                     Py_TYPE(args[10])->tp_name);
+        return NULL;
+    }
+    size_t size = (size_t)PyBytes_GET_SIZE(args[10]);
+    Py_ssize_t first = PyLong_AsSsize_t(args[11]);
+    if (first == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    Py_ssize_t nfills = nargs - 12;
+    if (size > FILLED_MAX_BYTES || first < 0 || (size_t)first + 8 * (size_t)nfills > size) {
+        PyErr_Format(PyExc_ValueError,
+                     "candlewick._native.launch_filled: %zd fills from byte %zd do not fit a template of %zu bytes "
+                     "(at most %d)", nfills, first, size, FILLED_MAX_BYTES);
+        return NULL;
+    }
+    union { /* aligned for every field kind */
+        unsigned char bytes[FILLED_MAX_BYTES];
+        long double align_;
+        unsigned long long words_[1];
+    } buffer;
+    memcpy(buffer.bytes, PyBytes_AS_STRING(args[10]), size);
+    for (Py_ssize_t k = 0; k < nfills; k++) {
+        unsigned long long word;
+        if (as_word(args[12 + k], &word)) {
+            return NULL;
+        }
+        unsigned char *at = buffer.bytes + first + 8 * k;
+        for (int b = 0; b < 8; b++) { /* little-endian, as the device reads it */
+            at[b] = (unsigned char)(word >> (8 * b));
+        }
+    }
+    void *extra[5] = {PARAM_BUFFER_POINTER, buffer.bytes, PARAM_BUFFER_SIZE, &size, PARAM_END};
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL, extra);
     Py_END_ALLOW_THREADS
     return PyLong_FromLong(status);
 }

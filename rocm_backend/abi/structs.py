@@ -11,6 +11,7 @@ computed here). Each struct owns one preallocated launch buffer and its ``extra`
 """
 
 import ctypes
+import re
 import struct
 import threading
 
@@ -205,6 +206,24 @@ class ArgLayout:
     def pack(self, values):
         """The struct's bytes (for tests and for callers that keep their own buffer)."""
         return self.struct.pack(*values)
+
+    @staticmethod
+    def value_fields(packer):
+        """(byte offset, format code) of each value ``packer`` (``struct`` or a ``packer(names)``)
+        takes, in order: where a launch packed once writes its per-call fields in place."""
+        fields, pos = [], 0
+        for count, code in re.findall(r"(\d*)([a-zA-Z?])", packer.format.lstrip("<")):
+            n = int(count) if count else 1
+            if code == "x":
+                pos += n
+            elif code == "s":
+                fields.append((pos, code))
+                pos += n
+            else:
+                size = struct.calcsize("<" + code)
+                fields += [(pos + i * size, code) for i in range(n)]
+                pos += n * size
+        return fields
 
 
 OPERAND = StructType(

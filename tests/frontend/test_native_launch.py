@@ -63,3 +63,28 @@ def test_bad_arguments_are_refused_before_the_call(runtime, args, error, message
         _native.launch(*args)
     assert calls == []
 
+
+
+def test_launch_filled_writes_the_run_over_the_template(runtime):
+    address, calls, _ = runtime
+    call = (address, 0xC0DE, 1, 1, 1, 64, 1, 1, 0, 0)
+    assert _native.launch_filled(*call, bytes(range(32)), 8, 1, -2) == 0
+    assert calls[-1][:10] == (0xC0DE, 1, 1, 1, 64, 1, 1, 0, None, None) and calls[-1][10]  # extra: the call's own
+
+
+def test_launch_filled_refuses_what_it_cannot_write(runtime):
+    address, calls, _ = runtime
+    call = (address, 0xC0DE, 1, 1, 1, 64, 1, 1, 0, 0)
+    with pytest.raises(ValueError, match="do not fit"):
+        _native.launch_filled(*call, bytes(16), 8, 1, 2)  # the run past the struct's end
+    with pytest.raises(ValueError, match="do not fit"):
+        _native.launch_filled(*call, bytes(2048), 0)
+    with pytest.raises(TypeError, match="fill must be an int"):
+        _native.launch_filled(*call, bytes(16), 0, 1.5)
+    with pytest.raises(TypeError, match="template must be bytes"):
+        _native.launch_filled(*call, bytearray(16), 0)
+    with pytest.raises(OverflowError):
+        _native.launch_filled(*call, bytes(16), 0, 2**64)
+    with pytest.raises(TypeError, match="at least 12"):
+        _native.launch_filled(*call, bytes(16))
+    assert calls == []  # nothing refused reached the runtime

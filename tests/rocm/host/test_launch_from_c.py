@@ -82,3 +82,56 @@ def test_a_failed_launch_raises_naming_the_kernel(runtime, through_c):
 def test_a_launcher_without_the_runtime_library_has_no_c_launch(fake):
     _, dev = fake
     assert dev.launcher.raw is None and dev.launcher.c_launch is None
+
+
+def _capturing(launcher):
+    """Point ``launcher`` at a stand-in runtime that keeps the argument bytes each launch
+    passes through ``extra`` (the struct's pointer and size); returns their list."""
+    seen = []
+
+    def launch(kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        words = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))
+        size = ctypes.c_size_t.from_address(words[3]).value
+        seen.append(((kernel, gx, gy, gz, bx, by, bz, shared, stream, params, words[0], words[2], words[4]),
+                     ctypes.string_at(words[1], size)))
+        return 0
+
+    fn = LAUNCH(launch)
+    launcher.raw, launcher.raw_address, launcher.keep = fn, ctypes.cast(fn, ctypes.c_void_p).value, fn
+    return seen
+
+
+def test_a_prepared_run_filled_in_c_hands_the_runtime_the_bytes_python_packs(runtime):
+    """The reductions' prepared launches write their pointers and offsets in C over the
+    struct packed once: the runtime must see the bytes, and the call, of the Python path."""
+    from rocm_backend.families.reductions import _FLAT, _FLAT_SRC
+    from rocm_backend.runtime.launcher import PreparedLaunch
+
+    launcher, _, _, record = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    seen = _capturing(launcher)
+    values = list(range(100, 100 + len(structs.REDUCE_ARGS.value_fields(_FLAT))))
+    slots = range(_FLAT_SRC, _FLAT_SRC + 4)
+    launcher.c_filled = launcher_module._c_launch_filled
+    in_c = PreparedLaunch(launcher, _kernel(), (5, 1, 1), 256, structs.REDUCE_ARGS, values, slots, _FLAT)
+    launcher.c_filled = None
+    in_python = PreparedLaunch(launcher, _kernel(), (5, 1, 1), 256, structs.REDUCE_ARGS, values, slots, _FLAT)
+    launcher.c_filled = launcher_module._c_launch_filled
+    for fills in [(0x7F00_0000_1000, 3, 0x7F00_0000_2000, 0), (2**64 - 16, -5, 1, 2**63 - 1)]:
+        record.last_use = 0
+        in_c.run(*fills)
+        assert record.last_use == 11  # the launch marks its stream used
+        in_python.run(*fills)
+        assert seen[-2] == seen[-1]
+        (kernel, gx, gy, gz, bx, by, bz, shared, stream, params, *tags), raw = seen[-1]
+        assert (kernel, gx, gy, gz, bx, by, bz, shared, stream, params) == (0xC0DE, 5, 1, 1, 256, 1, 1, 0, 0x5000, None)
+        assert tags == [structs.HIP_LAUNCH_PARAM_BUFFER_POINTER, structs.HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                        structs.HIP_LAUNCH_PARAM_END]
+        assert raw == _FLAT.pack(*(values[:_FLAT_SRC] + list(fills) + values[_FLAT_SRC + 4:]))
+
+
+def test_prepared_launches_on_the_fake_runtime_stay_on_the_python_path(fake):
+    """Where the runtime's handles are no addresses (hip-python, the fake) nothing is filled in C."""
+    _, dev = fake
+    assert dev.launcher.c_filled is None
