@@ -182,4 +182,8 @@ def launch_strided_1d(device, kernel, n, operands, scalar=NO_SCALAR):
     values += _NO_OPERAND * (4 - len(operands))
     values.append(scalar)
     block = kernel.block
-    device.launcher.launch_fields(kernel, grid_for(n, block, device), 1, 1, block, 1, 1, EW_ARGS, _EW_1D, values)
+    grid = (n + block - 1) // block  # grid_for's, inline (n > 0)
+    cap = device.multiprocessors * 32
+    if grid > cap:
+        grid = cap if cap > 0 else 1
+    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_1D, values)

@@ -11,6 +11,7 @@ from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 from rocm_backend.abi import structs
 from rocm_backend.abi.ew_operands import ew_values, split_dims
 from rocm_backend.families import ew_launch, pad_fixup_cache, reductions
+from rocm_backend.kernels import ew_kernel
 
 
 def _upload(dev, a):
@@ -203,3 +204,14 @@ def test_one_strided_axis_packs_its_fields_alone(fake):
     assert v[-1] == bytes(16) + np.float32(1.0).tobytes().ljust(16, b"\0")
     with pytest.raises(KeyError):
         structs.EW_ARGS.packer(["shape[:9]"])
+
+
+def test_one_strided_axis_grid_is_grid_fors(fake):
+    """launch_strided_1d sizes its grid inline (x[::2] += 1's host path): grid_for's grid,
+    one block up to the capped grid of the device's multiprocessors."""
+    rt, dev = fake
+    kern = ew_kernel(dev, "binary", BinaryOp.ADD, dt.float32)[0]
+    for n in (1, 255, 257, dev.multiprocessors * 32 * kern.block - 1, dev.multiprocessors * 32 * kern.block * 3):
+        ew_launch.launch_strided_1d(dev, kern, n, [(0x1000, 0, 2), (0x1000, 0, 2), (0, 0, 0)])
+        _, grid, block = rt.launches[-1]
+        assert (grid, block) == (ew_launch.grid_for(n, kern.block, dev), kern.block), n
