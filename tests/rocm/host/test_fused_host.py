@@ -175,6 +175,22 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
 
 
+@pytest.mark.parametrize("fn, shape", [
+    (lambda x: cw.all(cw.isfinite(x)), (300, 100)),  # one output: one block would read them all
+    (lambda x: cw.mean(x * 2.0, axis=0), (5000, 16)),  # a block per column, strided reads
+    (lambda x: cw.sum(x + 1.0, axis=0), (5000, 2048)),  # a thread per column: 2048 threads
+])
+def test_long_reductions_into_few_outputs_run_replayed(fn, shape):
+    """A reduction of more than BLOCK_REDUCE_MAX elements per output into too few outputs
+    to fill a device gets no fused plan (it runs replayed, through the eager reductions):
+    scikit-learn's checks and column means in lazy mode took 78 ms a call fused into one
+    block on the H200. Below the bound, the same graphs are fused."""
+    x = np.ones(shape, np.float32)
+    assert fused_source.plan(cw.fuse(fn).graph_for(cw.asarray(x))) is None
+    small = np.ones((16, shape[1]), np.float32)
+    assert fused_source.plan(cw.fuse(fn).graph_for(cw.asarray(small))) is not None
+
+
 def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_path):
     lib, traced = cases
     _, device = device_factory(lib, monkeypatch, tmp_path)()
