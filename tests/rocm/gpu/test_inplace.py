@@ -127,3 +127,24 @@ def test_one_strided_axis_past_the_grid(rocm, dtype):
     h[1::2] += g[::-2][1:]
     h[::-3][mask_h[::3]] = 2
     np.testing.assert_array_equal(cw.to_numpy(x), h)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.float64, np.int8, np.bool_])
+def test_mask_fill_over_whole_arrays(rocm, dtype):
+    """``x[mask] = v`` over a whole array of 2^24 + 1001 elements and over an offset view
+    (unaligned: the kernel's element path), and ``where(mask, x, y)`` of arrays: the where
+    kernel's contiguous path, two vectors a thread a step for narrow types (cw_where,
+    hip/elementwise.hip), then the last vectors and the tail's elements."""
+    n = (1 << 24) + 1001
+    h, g = (np.arange(n) % 7).astype(dtype), (np.arange(n) % 5).astype(dtype)
+    mask_h = np.random.default_rng(2).random(n) < 0.5
+    x, y, mask = cw.asarray(h, device=rocm), cw.asarray(g, device=rocm), cw.asarray(mask_h, device=rocm)
+    v = True if dtype is np.bool_ else 3 if dtype is np.int8 else 0.5  # (a float: the short path, mask_fill)
+    x[mask] = v
+    view = x[1:]
+    view[mask[:-1]] = not v if dtype is np.bool_ else 2
+    w = cw.where(mask, x, y)
+    h[mask_h] = v
+    h[1:][mask_h[:-1]] = not v if dtype is np.bool_ else 2
+    np.testing.assert_array_equal(cw.to_numpy(x), h)
+    np.testing.assert_array_equal(cw.to_numpy(w), np.where(mask_h, h, g))
