@@ -93,19 +93,19 @@ def pairwise(d):
 def kmeans_loop(d):
     """Lloyd's iterations written on the namespace: squared distances through a matrix
     product, the nearest center, the new centers as a one-hot product."""
-    from array_api_compat import array_namespace  # optional, as above
+    from array_api_compat import array_namespace, device  # optional, as above
 
     X = d["X"]
     xp = array_namespace(X)
     centers = X[:N_CLUSTERS, :]
     x2 = xp.sum(X * X, axis=1, keepdims=True)
-    clusters = xp.arange(N_CLUSTERS)
+    clusters = xp.arange(N_CLUSTERS, device=device(X))  # (without it torch makes it on the CPU)
     for _ in range(KMEANS_ITERATIONS):
         dist = x2 - 2.0 * (X @ centers.T) + xp.sum(centers * centers, axis=1)
         nearest = xp.argmin(dist, axis=1)
         onehot = xp.astype(nearest[:, None] == clusters, X.dtype)
         counts = xp.sum(onehot, axis=0)
-        centers = (onehot.T @ X) / xp.maximum(counts, 1.0)[:, None]
+        centers = (onehot.T @ X) / xp.maximum(counts, xp.ones_like(counts))[:, None]
     return centers
 
 
