@@ -177,6 +177,9 @@ Optional hooks and groups:
   `x += x.T`) gives NumPy's result, as if read whole before the first write; no element
   outside the view changes. [inplace-overlap: unary_into, binary_into,
   binary_scalar_into, compare_into, compare_scalar_into, where_into]
+* The `binary_dtype` group gives `binary`'s values of both operands converted to `dtype`
+  as `astype` converts them, without the converted copies; operands of any two dtypes.
+  [binary-convert-as-read: binary_as]
 * The `reduce_dtype` group gives the values of `astype(dtype)` followed by `reduce` or
   `scan` in `dtype`, within that primitive's rules for `dtype` (integers wrap in it; a
   float64 sum of float32 elements is bound by float64's eps), each element converted as
@@ -255,12 +258,14 @@ __all__ = [
 #: ("graphs": the device methods of ``GraphDevice``; "fusion": ``FusionDevice.compile_fused``;
 #: "custom_kernels": the device methods of ``CustomKernelDevice``; "inplace": the element-wise
 #: primitives that write into a destination, ``*_into``; "reduce_dtype": sums, products and their
-#: running forms into a requested dtype, ``reduce_as`` and ``scan_as``)
-OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace", "reduce_dtype")
+#: running forms into a requested dtype, ``reduce_as`` and ``scan_as``; "binary_dtype": an
+#: element-wise op of operands of two dtypes, each converted as it is read, ``binary_as``)
+OPTIONAL_CAPABILITIES = ("linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace", "reduce_dtype",
+                         "binary_dtype")
 
 #: the optional groups whose absence loses no function: the front end takes the documented
 #: fallback instead (docs/architecture.md's table of what differs between backends)
-GROUPS_WITH_FALLBACK = ("fusion", "inplace", "reduce_dtype")
+GROUPS_WITH_FALLBACK = ("fusion", "inplace", "reduce_dtype", "binary_dtype")
 
 #: the methods of each optional group (``BackendStorage``'s, and ``FusionDevice``'s
 #: ``compile_fused``): a device that declares the group implements all of them
@@ -273,6 +278,7 @@ OPTIONAL_PRIMITIVES = {
     "inplace": ("unary_into", "binary_into", "binary_scalar_into", "compare_into",
                 "compare_scalar_into", "where_into"),
     "reduce_dtype": ("reduce_as", "scan_as"),
+    "binary_dtype": ("binary_as",),
 }
 
 PHILOX = """
@@ -415,6 +421,18 @@ class BackendStorage(Protocol):
         ``y`` of ``self``'s dtype (``x[mask] = v`` is this with ``y`` the destination).
         ``x`` may be a Python scalar with ``x_layout`` None (``x[mask] = 0.5``): the value
         is stored as ``full`` stores it, with no device array made for it."""
+
+    # --- optional group "binary_dtype": operands of two dtypes -----------------------
+    # ``x - mean`` with x float32 and the mean float64 (scikit-learn's StandardScaler):
+    # NumPy's ufunc casts x a buffer at a time. Each operand is converted to ``dtype`` as
+    # it is read, as ``astype`` converts it, and the op runs in ``dtype`` with ``binary``'s
+    # values, with no converted copy of either operand. ``dtype`` is float32, float64,
+    # complex64 or complex128 and differs from at least one operand's dtype; ``op``
+    # accepts it. A device that does not declare the group gets the front end's path:
+    # ``astype`` of the narrower operand, then ``binary`` (a temporary of its size).
+    def binary_as(self, op: BinaryOp, lhs_layout, rhs, rhs_layout, dtype) -> "BackendStorage":
+        """``binary(op, ...)`` of ``self[lhs_layout]`` and ``rhs[rhs_layout]`` (one shape,
+        any dtypes) converted to ``dtype``: a storage of ``op.result_dtype(dtype)``."""
 
     # --- reductions and scans ------------------------------------------------
     def reduce(self, op: ReduceOp, layout, axes) -> "BackendStorage":

@@ -168,6 +168,9 @@ RULES = (
              "`self[dst_layout]` (any strides and offset), exactly as that primitive's rules bind them; an "
              "operand sharing the destination's memory in any way (`x[1:] += x[:-1]`, `x += x.T`) gives "
              "NumPy's result, as if read whole before the first write; no element outside the view changes."),
+        Rule("binary-convert-as-read", ("binary_as",),
+             "The `binary_dtype` group gives `binary`'s values of both operands converted to `dtype` as "
+             "`astype` converts them, without the converted copies; operands of any two dtypes."),
         Rule("convert-as-read", ("reduce_as", "scan_as"),
              "The `reduce_dtype` group gives the values of `astype(dtype)` followed by `reduce` or `scan` in "
              "`dtype`, within that primitive's rules for `dtype` (integers wrap in it; a float64 sum of float32 "

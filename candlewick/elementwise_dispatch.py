@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from ._core import (
-    RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts,
+    RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts, check_dtype_on,
     contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
@@ -67,6 +67,10 @@ def binary(op, x1, x2, fname, out=None):
     if isinstance(x1, ArrayBase):
         if type(x2) is type(x1):
             if x1._dtype is not x2._dtype or x1._device is not x2._device:
+                if out is None:
+                    mixed = _binary_converting(op, x1, x2, fname)
+                    if mixed is not None:
+                        return mixed
                 x1, x2 = promote_pair(x1, x2, fname)
             dtype = x1._dtype
             result = RESULT_BY_NAME[op].get(dtype.name)
@@ -96,6 +100,31 @@ def binary(op, x1, x2, fname, out=None):
     if isinstance(x2, ArrayBase):
         return _binary_scalar(op, x2, x1, True, fname, out)
     raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
+
+
+#: the optional group of ``binary_as`` (candlewick/backend.py) and the dtypes it computes in
+BINARY_DTYPE = "binary_dtype"
+_CONVERTED = frozenset({"float32", "float64", "complex64", "complex128"})
+
+
+def _binary_converting(op, x1, x2, fname):
+    """``op`` of arrays of two dtypes on one device that declares the optional group
+    "binary_dtype" (``x - mean``, x float32 and the mean float64): each operand converted
+    as it is read, as NumPy's ufuncs do, with no cast copy of the narrower one. None
+    where that does not apply: the caller then promotes with ``astype`` (the fallback)."""
+    device = x1._device
+    if x2._device is not device or BINARY_DTYPE not in device.capabilities:
+        return None
+    dtype = _dt.promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
+    result = RESULT_BY_NAME[op].get(dtype.name)
+    if result is None or dtype.name not in _CONVERTED:
+        return None
+    check_dtype_on(device, dtype, fname)
+    l1, l2 = x1._layout, x2._layout
+    shape = l1.shape
+    if shape != l2.shape:
+        shape, (l1, l2) = broadcast_layouts(x1, x2)
+    return new_array(type(x1), operand(x1).binary_as(op, l1, x2._storage, l2, dtype), shape, result, device)
 
 
 def _coerce_domain(op, x1, x2, dtype, fname):

@@ -48,7 +48,7 @@ class CpuDevice(NamedDevice):
     ordinal = 0
     name = "cpu"
     dtypes = dt.ALL_DTYPES
-    capabilities = frozenset({"linalg", "fft", "inplace", "reduce_dtype"})
+    capabilities = frozenset({"linalg", "fft", "inplace", "reduce_dtype", "binary_dtype"})
     #: storages are NumPy buffers in RAM (candlewick.backend.HostMemoryDevice)
     host_memory = True
     #: the fft primitives take ``norm`` (pocketfft's; candlewick.backend.FFTNormDevice)

@@ -102,6 +102,27 @@ binary = _two_operands(BINARY_RAW, "binary")
 compare = _two_operands(COMPARE_RAW, "compare")
 
 
+@reports_out_of_memory
+def binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
+    """The optional group "binary_dtype": ``binary`` of both operands converted to
+    ``dtype``. A kernel that is one ufunc converts them a buffer at a time (its
+    ``signature``, NumPy's unsafe cast: astype's values), with no converted copy of
+    either; any other kernel (complex64's rounded ones, pow, floor_divide) is given
+    converted operands."""
+    try:
+        kernel, _, out_dtype = BINARY_RAW[op._value_][dtype.name]
+    except (KeyError, AttributeError):
+        raise unsupported(op, dtype) from None
+    np_dtype = dtype.numpy
+    a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
+    with QuietBlock():  # a narrowing conversion may overflow, as astype's quietly does
+        if type(kernel) is np.ufunc:
+            out = kernel(a, b, signature=(np_dtype, np_dtype, None), casting="unsafe")
+        else:
+            out = kernel(a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False))
+    return type(self)(out.reshape(-1), out_dtype)
+
+
 def _with_scalar(table, primitive):
     """The primitive named ``primitive`` over ``table`` with a Python scalar as one operand."""
 

@@ -53,6 +53,7 @@ class CpuStorage:
     # --- element-wise ------------------------------------------------------------
     unary = elementwise.unary
     binary = elementwise.binary
+    binary_as = elementwise.binary_as  # the optional group "binary_dtype"
     compare = elementwise.compare
     binary_scalar = elementwise.binary_scalar
     compare_scalar = elementwise.compare_scalar

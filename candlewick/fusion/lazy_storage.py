@@ -90,8 +90,8 @@ def _recorded(name):
     return method
 
 
-for _name in ("unary", "binary", "binary_scalar", "compare", "compare_scalar", "where", "astype", "copy",
-              "affine", "clip", "var"):
+for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compare_scalar", "where", "astype",
+              "copy", "affine", "clip", "var"):
     setattr(LazyStorage, _name, _recorded(_name))
 del _name
 

@@ -123,6 +123,12 @@ class TracedStorage:
         operands = [(self.node.index, lhs_layout), self._operand(rhs, rhs_layout)]
         return self._add("binary", lhs_layout.shape, op.result_dtype(self.dtype), op, operands)
 
+    def binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
+        """Recorded as its steps: each operand not of ``dtype`` converted (``astype``), then
+        ``binary`` (a fused kernel converts as it reads: no converted copy either way)."""
+        lhs, rhs = _converted(self, lhs_layout, dtype), _converted(rhs, rhs_layout, dtype)
+        return lhs[0].binary(op, lhs[1], rhs[0], rhs[1])
+
     def binary_scalar(self, op, layout, scalar, reflected):
         return self._add("binary_scalar", layout.shape, op.result_dtype(self.dtype), op,
                          [(self.node.index, layout)], (scalar, bool(reflected)))
@@ -171,6 +177,13 @@ class TracedStorage:
     def var(self, layout, axes, correction, root):
         """Recorded as the steps it is made of (each a node the fused kernels know)."""
         return var_in_steps(self, layout, axes, correction, root)
+
+
+def _converted(storage, layout, dtype):
+    """(storage, layout) of ``storage[layout]`` in ``dtype``: itself, or its astype node."""
+    if storage.dtype is dtype:
+        return storage, layout
+    return storage.astype(layout, dtype), Layout.contiguous(layout.shape)
 
 
 def new_graph(device):
