@@ -43,6 +43,12 @@ def setitem(x, key, value):
             return
     if type(key) is tuple and len(key) == len(x._layout.shape) and all(type(k) is int for k in key):
         dst = element_layout(x._layout, key)  # x[i, j] = v: one element (a loop's store)
+        if type(value) is Array and value._dtype is x._dtype and value._device is x._device \
+                and not value._layout.shape:
+            # a 0-d value of x's dtype (scikit-learn's fill_diagonal loop, 2048 stores per
+            # pairwise_distances call): nothing to convert or broadcast
+            x._storage.assign(dst, value._storage, value._layout)
+            return
     elif not is_basic(key, Array):
         return advanced_setitem(x, key, value)
     else:

@@ -492,6 +492,24 @@ def test_setitem_dtype_rules_and_zero_d(dev):
     assert cw.to_numpy(b).tolist() == [True, True, True]
 
 
+def test_element_stores_of_zero_d_values(dev):
+    """``x[i, j] = v`` with v a 0-d array (scikit-learn's fill_diagonal loop): a value of
+    x's dtype stored as it is, from views with an offset or from x itself."""
+    h = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    x = make(h, dev)
+    source = make(np.array([5.5, -2.25], np.float32), dev)
+    for i in range(3):
+        x[i, i] = source[1]  # a 0-d view at offset 1
+    x[-1, -1] = x[0, 1]
+    x[0, 3] = make(np.array([[0.0], [7.25]], np.float32), dev)[1, 0]  # a strided 0-d view
+    want = h.copy()
+    for i in range(3):
+        want[i, i] = -2.25
+    want[-1, -1] = want[0, 1]
+    want[0, 3] = 7.25
+    np.testing.assert_array_equal(cw.to_numpy(x), want)
+
+
 def test_setitem_errors(dev):
     x = make(DATA.copy(), dev)
     with raises_index_error(dev):
