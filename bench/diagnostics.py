@@ -23,7 +23,9 @@ rocm backend internals used here (keep this list and the imports below in step):
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and ``flat_plan``: the launch
   geometry, a ``PreparedLaunch``'s ``dims``), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
-  ``buffer``, ``size``); ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
+  ``buffer``, ``size``), ``Launcher.c_filled`` (None: the launches pack into those buffers, which the
+  bare calls read) and a ``PreparedLaunch``'s ``values``, ``slots``, ``packer``, ``args``, and
+  ``reductions.scratch``; ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
   ``module_load_data``, ``module_get_function``, ``has_int``) and ``kernels.compile_source`` /
   ``COMPILE_OPTIONS`` for the launch floor (bench/launch_floor.py).
 """
@@ -156,20 +158,39 @@ def host_path_stages(dev, x, y, cond):
                 ("HIP launch from C", prepare, floor.hip(kernel.fn, args, grid, block)),
                 ("CUDA launch from C", prepare, floor.cuda(kernel.fn, args, grid, block))]
 
-    sum_plan = reductions.flat_plan(dev, ReduceOp.SUM, dtype, n)[0]  # the bare call takes its geometry
+    sum_plan, sum_splits, _ = reductions.flat_plan(dev, ReduceOp.SUM, dtype, n)  # the bare call takes its geometry
+
+    def packed(launch):
+        """``launch`` with the struct packed into its launch buffer, which the bare calls read
+        (the launcher's fill in C, ``launch_filled``, writes a buffer of its own)."""
+        def prepare():
+            c_filled, launcher.c_filled = launcher.c_filled, None
+            try:
+                launch()
+            finally:
+                launcher.c_filled = c_filled
+        return prepare
+
+    def sum_packed():
+        values = list(sum_plan.values)
+        fills = (x.ptr, 0, out1.ptr, 0 if sum_splits == 1 else reductions.scratch(dev).partials)
+        for slot, value in zip(sum_plan.slots, fills):
+            values[slot] = value
+        sum_plan.packer.pack_into(sum_plan.args.buffer, 0, *values)
     ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
     ew_block = ew_launch.EW_CONTIG_BLOCK
     layout = Layout.contiguous((n,))
     alloc = ("allocate and free the result", None, lambda: dev.storage_type.empty(dev, dtype, n))
     return {
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
-                ("pack and launch", None, add_launch)] + launch_stages(add_launch, add_k, EW_ARGS, ew_grid, ew_block),
+                ("pack and launch", None, add_launch)] + launch_stages(packed(add_launch), add_k, EW_ARGS, ew_grid,
+                                                                       ew_block),
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
-                ("pack and launch", None, sum_launch)] + launch_stages(sum_launch, sum_k, REDUCE_ARGS,
+                ("pack and launch", None, sum_launch)] + launch_stages(sum_packed, sum_k, REDUCE_ARGS,
                                                                        sum_plan.dims[0], sum_plan.dims[3]),
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
-                  ("pack and launch", None, where_launch)] + launch_stages(where_launch, where_k, EW_ARGS, ew_grid,
-                                                                           ew_block),
+                  ("pack and launch", None, where_launch)] + launch_stages(packed(where_launch), where_k, EW_ARGS,
+                                                                           ew_grid, ew_block),
     }, floor.error
 
 

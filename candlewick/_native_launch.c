@@ -5,10 +5,10 @@
    is a few unboxings. The backend hands over the function's address (it loads the
    runtime; this module links no GPU library).
 
-   launch_filled is the launch of a prepared launch (a kernel whose argument struct is
-   decided up to a run of 8-byte fields: pointers, offsets): the struct's bytes come
-   packed once, this call copies them to its own stack buffer, writes the run and
-   launches, so a repeated launch packs no Python values and shares no buffer (no lock:
+   launch_filled is the launch of a struct decided up to a few 8-byte fields (pointers,
+   offsets, sizes: a prepared launch's, the element-wise contiguous path's): the struct's
+   bytes come packed once, this call copies them to its own stack buffer, writes the
+   fields and launches, so a launch packs no Python values and shares no buffer (no lock:
    the runtime copies the arguments before the launch function returns). */
 
 #include "_native.h"
@@ -51,6 +51,23 @@ static int as_address(PyObject *obj, void **out) {
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* The arguments both launches share: the function, the kernel, 7 dimensions, the stream. */
+static int launch_head(PyObject *const *args, void **function, void **kernel, unsigned int d[7], void **stream) {
+    if (as_address(args[0], function) || as_address(args[1], kernel) || as_address(args[9], stream)) {
+        return -1;
+    }
+    for (int k = 0; k < 7; k++) {
+        if (as_dim(args[2 + k], &d[k])) {
+            return -1;
+        }
+    }
+    if (*function == NULL || *kernel == NULL) {
+        PyErr_SetString(PyExc_ValueError, "candlewick._native.launch: a null launch function or kernel");
+        return -1;
+    }
+    return 0;
+}
+
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
     if (nargs != 11) {
@@ -59,17 +76,7 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     }
     void *function, *kernel, *stream, *extra;
     unsigned int d[7]; /* grid, block, shared memory bytes */
-    if (as_address(args[0], &function) || as_address(args[1], &kernel) || as_address(args[9], &stream) ||
-        as_address(args[10], &extra)) {
-        return NULL;
-    }
-    for (int k = 0; k < 7; k++) {
-        if (as_dim(args[2 + k], &d[k])) {
-            return NULL;
-        }
-    }
-    if (function == NULL || kernel == NULL) {
-        PyErr_SetString(PyExc_ValueError, "candlewick._native.launch: a null launch function or kernel");
+    if (launch_head(args, &function, &kernel, d, &stream) || as_address(args[10], &extra)) {
         return NULL;
     }
     int status;
@@ -88,25 +95,29 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
 #define FILLED_MAX_BYTES 1024 /* the largest argument struct of rocm_backend is 432 bytes */
 
 const char cw_launch_filled_doc[] =
-    "launch_filled(function, kernel, gx, gy, gz, bx, by, bz, shared, stream, template, first, *fills) -> int\n\n"
+    "launch_filled(function, kernel, gx, gy, gz, bx, by, bz, shared, stream, template, offsets, *fills) -> int\n\n"
     "Like ``launch``, with the argument struct passed as bytes: ``template`` (at most 1024 bytes)\n"
-    "with each int of ``fills`` written over it as 8 little-endian bytes from byte ``first`` on\n"
-    "(a run of pointer and int64 fields), in a buffer of this call's own. Returns the function's\n"
-    "status. TypeError, OverflowError or ValueError for arguments of another kind, a run past the\n"
-    "template's end or a template too large.";
+    "with each int of ``fills`` written over it as 8 little-endian bytes at the byte offset of the\n"
+    "same place in the tuple ``offsets`` (pointer and int64 fields), in a buffer of this call's\n"
+    "own. Returns the function's status. TypeError, OverflowError or ValueError for arguments of\n"
+    "another kind, offsets and fills of unequal counts, a field past the template's end or a\n"
+    "template too large.";
 
 static int as_word(PyObject *obj, unsigned long long *out) {
-    if (!PyLong_Check(obj)) {
+    PyObject *index = PyNumber_Index(obj); /* an int, or what struct's "q" also takes (__index__) */
+    if (index == NULL) {
         PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled: a fill must be an int, got %.80s",
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
     int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    long long v = PyLong_AsLongLongAndOverflow(index, &overflow);
     if (overflow > 0) { /* an address past 2^63 */
-        *out = PyLong_AsUnsignedLongLong(obj);
+        *out = PyLong_AsUnsignedLongLong(index);
+        Py_DECREF(index);
         return (*out == (unsigned long long)-1 && PyErr_Occurred()) ? -1 : 0;
     }
+    Py_DECREF(index);
     if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_OverflowError, "candlewick._native.launch_filled: a fill below -2^63");
@@ -126,16 +137,7 @@ PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t n
     }
     void *function, *kernel, *stream;
     unsigned int d[7]; /* grid, block, shared memory bytes */
-    if (as_address(args[0], &function) || as_address(args[1], &kernel) || as_address(args[9], &stream)) {
-        return NULL;
-    }
-    for (int k = 0; k < 7; k++) {
-        if (as_dim(args[2 + k], &d[k])) {
-            return NULL;
-        }
-    }
-    if (function == NULL || kernel == NULL) {
-        PyErr_SetString(PyExc_ValueError, "candlewick._native.launch_filled: a null launch function or kernel");
+    if (launch_head(args, &function, &kernel, d, &stream)) {
         return NULL;
     }
     if (!PyBytes_CheckExact(args[10])) {
@@ -144,15 +146,16 @@ PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t n
         return NULL;
     }
     size_t size = (size_t)PyBytes_GET_SIZE(args[10]);
-    Py_ssize_t first = PyLong_AsSsize_t(args[11]);
-    if (first == -1 && PyErr_Occurred()) {
+    PyObject *offsets = args[11];
+    Py_ssize_t nfills = nargs - 12;
+    if (!PyTuple_CheckExact(offsets) || PyTuple_GET_SIZE(offsets) != nfills) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: offsets must be a tuple of one offset per "
+                     "fill (%zd fills)", nfills);
         return NULL;
     }
-    Py_ssize_t nfills = nargs - 12;
-    if (size > FILLED_MAX_BYTES || first < 0 || (size_t)first + 8 * (size_t)nfills > size) {
-        PyErr_Format(PyExc_ValueError,
-                     "candlewick._native.launch_filled: %zd fills from byte %zd do not fit a template of %zu bytes "
-                     "(at most %d)", nfills, first, size, FILLED_MAX_BYTES);
+    if (size > FILLED_MAX_BYTES) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: a template of %zu bytes (at most %d)", size,
+                     FILLED_MAX_BYTES);
         return NULL;
     }
     union { /* aligned for every field kind */
@@ -162,13 +165,21 @@ PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t n
     } buffer;
     memcpy(buffer.bytes, PyBytes_AS_STRING(args[10]), size);
     for (Py_ssize_t k = 0; k < nfills; k++) {
+        Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(offsets, k));
+        if (at == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (at < 0 || (size_t)at + 8 > size) {
+            PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: a field at byte %zd does not fit a "
+                         "template of %zu bytes", at, size);
+            return NULL;
+        }
         unsigned long long word;
         if (as_word(args[12 + k], &word)) {
             return NULL;
         }
-        unsigned char *at = buffer.bytes + first + 8 * k;
         for (int b = 0; b < 8; b++) { /* little-endian, as the device reads it */
-            at[b] = (unsigned char)(word >> (8 * b));
+            buffer.bytes[at + b] = (unsigned char)(word >> (8 * b));
         }
     }
     void *extra[5] = {PARAM_BUFFER_POINTER, buffer.bytes, PARAM_BUFFER_SIZE, &size, PARAM_END};

@@ -10,7 +10,8 @@ call into C), not the runtime's launch call nor anything on a device. Without th
 or a compiler the launches go through the fake's Python functions and the figures include
 them (the output says so). The GPU figures are bench/rocm_host_path.py's and rocm_ops.py's.
 
-It prints µs per call (minimum of 7 batches) for the namespace calls of bench/rocm_ops'
+It prints µs per call (the minimum over batches, in this process's CPU time: on a shared
+machine the other processes' work stays out) for the namespace calls of bench/rocm_ops'
 tiny case (16 float32 elements: ``x + y``, ``cw.sum(x)``, ``cw.where(c, x, y)``, ``x[1:3]``,
 a loop of 100 ``z = z + y`` per op) and the stages of bench/rocm_host_path (the primitive,
 allocating and freeing the result, pack and launch), with launches counted so that a view
@@ -26,6 +27,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import timeit
 from pathlib import Path
 
@@ -126,7 +128,8 @@ def launches_per_call(dev, runtime, call):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=2000, help="calls per timed batch")
+    parser.add_argument("--reps", type=int, default=1000, help="calls per timed batch")
+    parser.add_argument("--batches", type=int, default=15, help="timed batches per case (the minimum is shown)")
     parser.add_argument("--profile", help="a case name to profile (e.g. sum)")
     args = parser.parse_args(argv)
     dev, runtime, note = fake_device()
@@ -136,7 +139,7 @@ def main(argv=None):
     for name, (call, ops) in table.items():
         call()  # first use: kernels load, plans are made
         n = max(1, args.reps // ops)
-        best = min(timeit.repeat(call, number=n, repeat=7)) / n / ops * 1e6
+        best = min(timeit.repeat(call, timer=time.process_time, number=n, repeat=args.batches)) / n / ops * 1e6
         print(f"| {name} | {best:.2f} | {launches_per_call(dev, runtime, call) if ops == 1 else '-'} |")
     if args.profile:
         call = table[args.profile][0]

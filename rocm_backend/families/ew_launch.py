@@ -25,6 +25,13 @@ NO_SCALAR = bytes(SCALAR_BYTES)
 _EW_1D = EW_ARGS.packer(["n", "ndim", "flags", "shape[:1]"]
                         + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset", "strides[:1]")] + ["scalar"])
 _NO_OPERAND = (0, 0, 0)
+# The same fields written from C (``Launcher.launch_filled``) over a zero struct when the scalar
+# slots are zero: n, ndim with flags (one 8-byte word, ndim in its low half), each operand's
+# pointer and offset
+_EW_ZERO = bytes(EW_ARGS.size)
+_EW_CONTIG_OFFSETS = (EW_ARGS.offsets["n"], EW_ARGS.offsets["ndim"]) + tuple(
+    EW_ARGS.offsets[f"op{k}_{f}"] for k in range(4) for f in ("ptr", "offset"))
+assert EW_ARGS.offsets["flags"] == EW_ARGS.offsets["ndim"] + 4
 _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
 # elements one thread handles per grid-stride step on the contiguous path (a 16-byte
 # vector of float32, two per step): sizes the grid so small arrays get few blocks
@@ -148,8 +155,13 @@ def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
     flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
-    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
-                                  (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))
+    launcher = device.launcher
+    if scalar is NO_SCALAR and launcher.c_filled is not None and kernel.fn_int is not None:
+        launcher.launch_filled(kernel, grid, 1, 1, block, 1, 1, _EW_ZERO, _EW_CONTIG_OFFSETS,
+                               (n, 1 | flags << 32, p0, o0, p1, o1, p2, o2, p3, o3))
+        return
+    launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
+                           (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))
 
 
 # launch_contiguous_fields' operand pairs after the ones given: each missing pair (0, 0)

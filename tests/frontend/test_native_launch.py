@@ -3,6 +3,7 @@ function (hipModuleLaunchKernel's signature), called from C. A ctypes callback o
 signature stands in for the runtime here: it sees every argument as the runtime would."""
 
 import ctypes
+import struct
 import pytest
 
 _native = pytest.importorskip("candlewick._native")
@@ -65,26 +66,48 @@ def test_bad_arguments_are_refused_before_the_call(runtime, args, error, message
 
 
 
-def test_launch_filled_writes_the_run_over_the_template(runtime):
-    address, calls, _ = runtime
-    call = (address, 0xC0DE, 1, 1, 1, 64, 1, 1, 0, 0)
-    assert _native.launch_filled(*call, bytes(range(32)), 8, 1, -2) == 0
-    assert calls[-1][:10] == (0xC0DE, 1, 1, 1, 64, 1, 1, 0, None, None) and calls[-1][10]  # extra: the call's own
+def test_launch_filled_writes_each_fill_at_its_offset():
+    seen = []
+
+    def launch(kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        words = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))
+        size = ctypes.c_size_t.from_address(words[3]).value
+        seen.append(((kernel, gx, gy, gz, bx, by, bz, shared, stream, params), (words[0], words[2], words[4]),
+                     ctypes.string_at(words[1], size)))
+        return 7
+
+    fn = LAUNCH(launch)
+    address = ctypes.cast(fn, ctypes.c_void_p).value
+    template = bytes(range(40))
+    status = _native.launch_filled(address, 0xC0DE, 2, 3, 4, 64, 2, 1, 128, 0x5000, template, (24, 0, 8),
+                                   2**64 - 1, -2, 0x0102030405060708)
+    assert status == 7  # the runtime's status comes back
+    call, tags, raw = seen[0]
+    assert call == (0xC0DE, 2, 3, 4, 64, 2, 1, 128, 0x5000, None)
+    assert tags == (1, 2, 3)  # HIP_LAUNCH_PARAM_BUFFER_POINTER, _SIZE, _END
+    assert raw == (struct.pack("<qQ", -2, 0x0102030405060708) + template[16:24] + struct.pack("<Q", 2**64 - 1)
+                   + template[32:])
 
 
 def test_launch_filled_refuses_what_it_cannot_write(runtime):
     address, calls, _ = runtime
     call = (address, 0xC0DE, 1, 1, 1, 64, 1, 1, 0, 0)
-    with pytest.raises(ValueError, match="do not fit"):
-        _native.launch_filled(*call, bytes(16), 8, 1, 2)  # the run past the struct's end
-    with pytest.raises(ValueError, match="do not fit"):
-        _native.launch_filled(*call, bytes(2048), 0)
+    with pytest.raises(ValueError, match="does not fit"):
+        _native.launch_filled(*call, bytes(16), (0, 9), 1, 2)  # a field past the struct's end
+    with pytest.raises(ValueError, match="does not fit"):
+        _native.launch_filled(*call, bytes(16), (-1,), 1)
+    with pytest.raises(ValueError, match="at most 1024"):
+        _native.launch_filled(*call, bytes(2048), ())
+    with pytest.raises(ValueError, match="one offset per fill"):
+        _native.launch_filled(*call, bytes(16), (0,), 1, 2)
+    with pytest.raises(ValueError, match="one offset per fill"):
+        _native.launch_filled(*call, bytes(16), [0], 1)
     with pytest.raises(TypeError, match="fill must be an int"):
-        _native.launch_filled(*call, bytes(16), 0, 1.5)
+        _native.launch_filled(*call, bytes(16), (0,), 1.5)
     with pytest.raises(TypeError, match="template must be bytes"):
-        _native.launch_filled(*call, bytearray(16), 0)
+        _native.launch_filled(*call, bytearray(16), ())
     with pytest.raises(OverflowError):
-        _native.launch_filled(*call, bytes(16), 0, 2**64)
+        _native.launch_filled(*call, bytes(16), (0,), 2**64)
     with pytest.raises(TypeError, match="at least 12"):
         _native.launch_filled(*call, bytes(16))
     assert calls == []  # nothing refused reached the runtime

@@ -135,3 +135,25 @@ def test_prepared_launches_on_the_fake_runtime_stay_on_the_python_path(fake):
     """Where the runtime's handles are no addresses (hip-python, the fake) nothing is filled in C."""
     _, dev = fake
     assert dev.launcher.c_filled is None
+
+
+@pytest.mark.parametrize("operands", [2, 3, 4])
+def test_the_contiguous_element_wise_launch_filled_in_c_matches_the_packed_one(runtime, operands):
+    """launch_contiguous writes n, ndim and flags, and each operand's pointer and offset,
+    from C over a zero struct: the runtime must see what the Python path packs."""
+    from types import SimpleNamespace as NS
+
+    from rocm_backend.families.ew_launch import launch_contiguous
+
+    launcher, _, _, _ = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    seen = _capturing(launcher)
+    device = NS(launcher=launcher, ew_grid_cap=4)
+    fields = [0x7F00_0000_0000 + 0x100 * k if k % 2 == 0 else k for k in range(2 * operands)]
+    for n in (1000, 2**31 + 5):  # INDEX32, and past it
+        launcher.c_filled = launcher_module._c_launch_filled
+        launch_contiguous(device, _kernel(), n, *fields)
+        launcher.c_filled = None
+        launch_contiguous(device, _kernel(), n, *fields)
+        assert seen[-2] == seen[-1] and seen[-1][0][1:4] == (min(4, -(-n // 1024)), 1, 1)
