@@ -1,5 +1,6 @@
 """[families] Joins and compaction: concat (one output, a strided copy per operand) and compress
-(the rows under a bool mask: scan of the mask, one host read of the count, a scatter)."""
+(the rows under a bool mask: scan of the mask, one host read of the count, a scatter of the
+elements, or of the kept rows' numbers and a gather of those rows)."""
 
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
@@ -7,9 +8,10 @@ from candlewick.layout import Layout
 from candlewick.shapes import shape_size
 from candlewick.opdefs import BinaryOp, ScanOp
 
+from . import creation
 from .copies import assign, copy, to_host
 from .elementwise import astype, binary
-from .indexing import scatter
+from .indexing import index_select, scatter
 from .scans import scan
 
 
@@ -34,8 +36,9 @@ def concat(x, layout, rest, axis):
 
 
 def compress(x, layout, mask, mask_layout):
-    """(rows of ``x[layout]`` where the 1-D ``mask`` is True, their count). A kept row's
-    1-based rank is ``scan(mask) * mask``; dropped rows land on a spare row 0."""
+    """(rows of ``x[layout]`` where the 1-D ``mask`` is True, their count). A kept element's
+    1-based rank is ``scan(mask) * mask``, where a scatter puts it (dropped ones land on a
+    spare slot 0); rows of several elements are gathered by the kept rows' numbers."""
     if not mask.dtype.is_bool:
         raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
     device = x.device
@@ -45,6 +48,15 @@ def compress(x, layout, mask, mask_layout):
     if n == 0:
         return device.storage_type.empty(device, x.dtype, 0), 0
     line = Layout.contiguous((n,))
+    if row > 1:
+        # the kept rows' numbers, then those rows gathered: a scatter of whole rows would
+        # send every dropped row's elements to one spare row, and their stores to the same
+        # addresses queue (X[y == 1] of 200000 x 256 float32 took 1.54 ms on the H200,
+        # torch's 0.15)
+        numbers, count = compress(creation.arange(device, 0, 1, n, dt.int64), line, mask, mask_layout)
+        if count == 0:
+            return device.storage_type.empty(device, x.dtype, 0), 0
+        return index_select(x, layout, numbers, Layout.contiguous((count,)), 0), count
     ones = astype(mask, mask_layout, dt.int64)
     ranks = scan(ones, ScanOp.SUM, line, 0)
     count = int(to_host(ranks, Layout((1,), (1,), n - 1))[0])

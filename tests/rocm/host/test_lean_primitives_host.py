@@ -10,8 +10,8 @@ from candlewick.opdefs import CompareOp
 from host_exec import build_scan_sort, scan_sort_device
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
-        ("transpose", 4), ("take", 4), ("put", 4), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
-        ("radix_keys", "float32")}
+        ("transpose", 4), ("take", 4), ("put", 4), ("put", 8), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
+        ("radix_keys", "float32"), ("arange", "int64")}
 
 
 def _wanted(key):
@@ -60,14 +60,19 @@ def test_concat_of_contiguous_strided_and_empty_operands(dev):
 
 
 @pytest.mark.parametrize("keep", ["some", "none", "all"])
-def test_compress_rows_under_a_mask(dev, keep):
+@pytest.mark.parametrize("rows", ["rows of 3", "elements", "strided rows"])
+def test_compress_rows_under_a_mask(dev, keep, rows):
+    """Elements go through the scatter of their ranks, rows of several elements through
+    the kept rows' numbers and a gather: both give NumPy's x[mask]."""
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((700, 3)).astype(np.float32)
+    base = rng.standard_normal((700, 6)).astype(np.float32)
+    view = {"rows of 3": base[:, :3], "elements": base[:, 2], "strided rows": base[::-1, ::2]}[rows]
     mask = {"some": rng.random(700) < 0.4, "none": np.zeros(700, bool), "all": np.ones(700, bool)}[keep]
-    out, count = dev.storage_from_host(x).compress(Layout.contiguous(x.shape), dev.storage_from_host(mask),
-                                                   Layout.contiguous((700,)))
+    out, count = dev.storage_from_host(base).compress(_layout(base, view), dev.storage_from_host(mask),
+                                                      Layout.contiguous((700,)))
     assert count == mask.sum()
-    np.testing.assert_array_equal(out.to_host(Layout.contiguous((count, 3))), x[mask])
+    want = view[mask]
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous(want.shape)), want)
 
 
 @pytest.mark.parametrize("descending", [False, True])
