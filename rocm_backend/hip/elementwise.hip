@@ -202,45 +202,69 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
     }
 }
 
+// A binary kernel's strided launch over one or two axes (x[::2] += 1; X - mean, a row
+// broadcast down a matrix): CW_STRIDED_ITEMS elements per thread per step, all loads issued
+// before the first store, so that a pass keeps as many bytes in flight as the contiguous
+// path's vectors (one element per step left the loads' latency exposed: 0.165 ms vs
+// torch's 0.143 at 2^26 f32 for x[::2] += 1; X - mean of 200000 x 256 f32 took 0.375 ms vs
+// torch's 0.163 on the H200 through the general decode). Narrow types only, as the
+// contiguous path's two vectors per step: wider ones (double, complex) move more bytes per
+// load and would double the inlined code. Element j of the step is i + j * nt, so each
+// load and store stays coalesced; the elements are distinct, so reading all before writing
+// any changes no result (an operand that overlaps the destination otherwise was copied
+// first on the host). TWO: two axes, the row found by one division (32-bit where the
+// extents allow), as cw_decode does for any rank.
+template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
+    Op op;
+    typedef typename cw_traits<S>::compute C;
+    const int U = CW_STRIDED_ITEMS;
+    const int inner = TWO ? 1 : 0;
+    const cw_i64 n = a.n, nt = CW_NTHREADS, cols = TWO ? a.shape[1] : 1;
+    const cw_i64 s0 = a.op[0].strides[inner], s1 = a.op[1].strides[inner], s2 = a.op[2].strides[inner];
+    const cw_i64 r0 = TWO ? a.op[0].strides[0] : 0, r1 = TWO ? a.op[1].strides[0] : 0,
+                 r2 = TWO ? a.op[2].strides[0] : 0;
+    const cw_i64 o0 = a.op[0].offset, o1 = a.op[1].offset, o2 = a.op[2].offset;
+    const bool narrow = (a.flags & CW_INDEX32) != 0;
+    for (cw_i64 i = CW_TID; i < n; i += U * nt) {
+        C x[U], y[U];
+        cw_i64 row[U], col[U];
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            const cw_i64 e = i + j * nt;
+            if (TWO) {
+                row[j] = narrow ? (cw_i64)((cw_u32)e / (cw_u32)cols) : e / cols;
+                col[j] = e - row[j] * cols;
+            } else {
+                row[j] = 0;
+                col[j] = e;
+            }
+            if (e < n) {
+                x[j] = cw_operand_load<S>(a, 1, o1 + row[j] * r1 + col[j] * s1);
+                y[j] = cw_operand_load<S>(a, 2, o2 + row[j] * r2 + col[j] * s2);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            if (i + j * nt < n) cw_store<SO>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]));
+        }
+    }
+}
+
 template <class S, class SO, class Op> __device__ inline void cw_binary(const cw_ew_args& a) {
     if (a.flags & CW_CONTIGUOUS) {
         cw_binary_contig<S, SO, Op>(a);
         return;
     }
-    Op op;
-    typedef typename cw_traits<S>::compute C;
     if (sizeof(S) <= 4 && a.ndim == 1) {
-        // one strided axis (x[::2] += 1): CW_STRIDED_ITEMS elements per thread per step, all
-        // loads issued before the first store, so that a pass that reads half of each cache
-        // line keeps as many bytes in flight as the contiguous path's vectors (one element
-        // per step left the loads' latency exposed: 0.165 ms vs torch's 0.143 at 2^26 f32).
-        // Narrow types only, as the contiguous path's two vectors per step: wider ones
-        // (double, complex) move more bytes per load and would double the inlined code.
-        // Element j of the step is i + j * nt, so each load and store stays coalesced; the
-        // elements are distinct, so reading all before writing any changes no result (an
-        // operand that overlaps the destination otherwise was copied first on the host)
-        const int U = CW_STRIDED_ITEMS;
-        const cw_i64 n = a.n, nt = CW_NTHREADS;
-        const cw_i64 s0 = a.op[0].strides[0], s1 = a.op[1].strides[0], s2 = a.op[2].strides[0];
-        const cw_i64 o0 = a.op[0].offset, o1 = a.op[1].offset, o2 = a.op[2].offset;
-        for (cw_i64 i = CW_TID; i < n; i += U * nt) {
-            C x[U], y[U];
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const cw_i64 e = i + j * nt;
-                if (e < n) {
-                    x[j] = cw_operand_load<S>(a, 1, o1 + e * s1);
-                    y[j] = cw_operand_load<S>(a, 2, o2 + e * s2);
-                }
-            }
-#pragma unroll
-            for (int j = 0; j < U; ++j) {
-                const cw_i64 e = i + j * nt;
-                if (e < n) cw_store<SO>(a.op[0].ptr, o0 + e * s0, op(x[j], y[j]));
-            }
-        }
+        cw_binary_steps<S, SO, Op, false>(a);
         return;
     }
+    if (sizeof(S) <= 4 && a.ndim == 2) {
+        cw_binary_steps<S, SO, Op, true>(a);
+        return;
+    }
+    Op op;
+    typedef typename cw_traits<S>::compute C;
     CW_GRID_STRIDE(i, a.n) {
         cw_offsets<3> o = cw_decode<3>(a, i);
         C x = cw_operand_load<S>(a, 1, o.o[1]);
