@@ -71,7 +71,7 @@ class RocmDevice(NamedDevice):
     # fusion: generated kernels, families/fusion.py; custom_kernels: users' kernels,
     # families/custom_kernels.py; inplace: families/inplace.py); class attributes so tools
     # (docs/array_api.md) can read them without a device
-    capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace"})
+    capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace", "reduce_dtype"})
 
     def __init__(self, ordinal):
         self.ordinal = ordinal

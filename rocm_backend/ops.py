@@ -43,6 +43,11 @@ SVD_MODULE = "svd_jacobi"  # its own module: the only one that includes hip/svd_
 QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
+#: (input, accumulation) dtypes whose sums and products the reduce kernels compute with the
+#: input converted as it is read (the optional group "reduce_dtype": families/reductions.py);
+#: any other pair is converted first (astype)
+REDUCE_AS_PAIRS = ((dt.float16, dt.float32), (dt.bfloat16, dt.float32), (dt.float16, dt.float64),
+                   (dt.bfloat16, dt.float64), (dt.float32, dt.float64))
 
 # functors whose half-precision form must work on the 16-bit format itself
 _HALF_FUNCTORS = {
@@ -130,6 +135,12 @@ def _build():
             for shape in ("rows", "cols", "rows_vec", "cols_vec"):  # reductions.py says which
                 add(("reduce", shape, op, d), f"reduce_{shape}_{op.value}_{d.name}", f"reduce_{d.name}",
                     f"cw_reduce_{shape}<{C_TYPE[d]}, red_{op.value}<{C_TYPE[d]}> >(a);", REDUCE_ARGS.name)
+    for src, dst in REDUCE_AS_PAIRS:  # reduce_as: the reduce kernels reading src, accumulating in dst
+        for op in (ReduceOp.SUM, ReduceOp.PROD):
+            for shape in ("rows", "cols", "rows_vec", "cols_vec"):
+                add(("reduce_as", shape, op, src, dst), f"reduce_as_{shape}_{op.value}_{src.name}_{dst.name}",
+                    f"reduce_as_{dst.name}", f"cw_reduce_{shape}<{C_TYPE[src]}, red_{op.value}<{C_TYPE[dst]}> >(a);",
+                    REDUCE_ARGS.name)
     for d in _domain("I"):
         add(("matmul", d), f"matmul_{d.name}", "matmul", f"cw_matmul<{C_TYPE[d]}>(a);",
             MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)

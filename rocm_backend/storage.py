@@ -58,6 +58,9 @@ class RocmStorage(StorageSlice):
 
     # --- reductions, indexing, ordering, linear algebra -------------------------
     reduce = reductions.reduce
+    # the optional group "reduce_dtype" (float32 into float64 and the half dtypes: converted as read)
+    reduce_as = reductions.reduce_as
+    scan_as = reductions.scan_as
 
     var = var_in_steps  # composed of this backend's reductions and element-wise kernels
     scan = scans.scan

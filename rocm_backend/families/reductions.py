@@ -17,6 +17,7 @@ from candlewick.opdefs import ReduceOp
 
 from ..abi.ew_operands import coalesce, pad_dims
 from ..abi.structs import MAX_DIMS, REDUCE_ARGS
+from .. import ops
 from ..kernels import kernel
 from ..runtime.launcher import PreparedLaunch
 from ..storage_slice import DeviceBuffer
@@ -71,7 +72,9 @@ def _partials(device, nbytes):
     return tmp.ptr, tmp
 
 
-def _kernel(device, shape, op, dtype):
+def _kernel(device, shape, op, dtype, into=None):
+    if into is not None:  # reduce_as: reading dtype, accumulating in and writing ``into``
+        return kernel(device, ("reduce_as", shape, op._value_, dtype.name, into.name), op.value, dtype)
     return kernel(device, ("reduce", shape, op._value_, dtype.name), op.value, dtype)
 
 
@@ -82,7 +85,9 @@ def _group(shape, strides):
     return cshape, cstrides
 
 
-def reduce(storage, op, layout, axes):
+def reduce(storage, op, layout, axes, into=None):
+    """The ``reduce`` primitive; ``into`` (reduce_as): the dtype the kernels accumulate in
+    and write, reading the input's (a pair of ``ops.REDUCE_AS_PAIRS``)."""
     if type(axes) is not tuple:  # the protocol's axes may be any sequence; plans key on a tuple
         axes = tuple(axes)
     dtype = storage.dtype
@@ -91,19 +96,20 @@ def reduce(storage, op, layout, axes):
     if layout.is_contiguous and len(axes) == ndim:  # sum(x): the host fast path
         n_red = shape_size(layout.shape)
         if n_red:
-            out = device.storage_type.empty(device, op.result_dtype(dtype), 1)
-            _flat(device, op, dtype, storage, layout.offset, out, n_red)
+            out = device.storage_type.empty(device, op.result_dtype(dtype) if into is None else into, 1)
+            _flat(device, op, dtype, storage, layout.offset, out, n_red, into)
             return out
     # every other reduction: planned once per layout (and the alignment its vector loads need)
     launches = device.launches
     key = ("reduce", op._value_, dtype.name, tuple(layout.shape), tuple(layout.strides), axes,
-           (storage.ptr + layout.offset * dtype.itemsize) % 16, device._current.stream.index)
+           (storage.ptr + layout.offset * dtype.itemsize) % 16, device._current.stream.index,
+           None if into is None else into.name)
     plan = launches.get(key)
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        plan = launches.keep(key, _plan(device, op, dtype, storage, layout, axes))
+        plan = launches.keep(key, _plan(device, op, dtype, storage, layout, axes, into))
     kind, out_dtype, n_out = plan[:3]
     if kind == "copy":  # more than MAX_DIMS dimensions after grouping: reduce a contiguous copy
-        return reduce(copy(storage, layout), op, Layout.contiguous(layout.shape), axes)
+        return reduce(copy(storage, layout), op, Layout.contiguous(layout.shape), axes, into)
     out = device.storage_type.empty(device, out_dtype, n_out)
     if kind == "launch":
         prepared, partial_bytes = plan[3:5]
@@ -117,12 +123,12 @@ def reduce(storage, op, layout, axes):
     return out
 
 
-def _plan(device, op, dtype, src, layout, axes):
+def _plan(device, op, dtype, src, layout, axes, into=None):
     """How ``reduce`` runs on this layout: ("launch", out dtype, n_out, the PreparedLaunch
     (filled with the input pointer and offset, the output pointer and the partials), the
     partials' bytes), ("empty", ...), ("fill", ..., out shape) or ("copy", ...); the TUNING
     it was planned for last."""
-    out_dtype = op.result_dtype(dtype)
+    out_dtype = op.result_dtype(dtype) if into is None else into
     tuning = dict(reduce_plan.TUNING)
     kept = [i for i in range(len(layout.shape)) if i not in axes]
     out_shape = tuple(layout.shape[i] for i in kept)
@@ -139,10 +145,11 @@ def _plan(device, op, dtype, src, layout, axes):
     if len(out_dims[0]) > MAX_DIMS or len(red_dims[0]) > MAX_DIMS:
         return "copy", out_dtype, n_out, tuning
     if _use_rows(out_dims, red_dims, n_out, n_red):
-        kern, grid, block, values, partial_bytes = _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red)
+        kern, grid, block, values, partial_bytes = _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red,
+                                                                into)
     else:
         kern, grid, block, values, partial_bytes = _cols_launch(
-            device, op, dtype, src.ptr + layout.offset * dtype.itemsize, out_dims, red_dims, n_out, n_red)
+            device, op, dtype, src.ptr + layout.offset * dtype.itemsize, out_dims, red_dims, n_out, n_red, into)
     prepared = PreparedLaunch(device.launcher, kern, grid, block, REDUCE_ARGS, values, range(_SRC, _SRC + 4))
     return "launch", out_dtype, n_out, prepared, partial_bytes, tuning
 
@@ -168,13 +175,15 @@ def _vec_width(dtype):
     return max(1, 16 // dtype.itemsize)
 
 
-def _flat(device, op, dtype, src, offset, out, n_red):
+def _flat(device, op, dtype, src, offset, out, n_red, into=None):
     """Reduce all of a contiguous array into ``out``: one pack, one launch (its geometry
     and constant fields decided once per device, op, dtype, size and tuning)."""
     # keyed by interned strings and ints: enum and DType hashing are Python-level
-    plan = device.launches.get(("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index))
+    plan = device.launches.get(("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index)
+                               if into is None else
+                               ("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index, into.name))
     if plan is None or plan[-1] != reduce_plan.TUNING:  # TUNING: a caller (the probe) may change it
-        plan = flat_plan(device, op, dtype, n_red)
+        plan = flat_plan(device, op, dtype, n_red, into)
     prepared, splits, _ = plan
     if splits == 1:
         prepared.run(src.ptr, offset, out.ptr, 0)
@@ -184,25 +193,26 @@ def _flat(device, op, dtype, src, offset, out, n_red):
     del keep
 
 
-def flat_plan(device, op, dtype, n_red):
+def flat_plan(device, op, dtype, n_red, into=None):
     """The launch of ``_flat`` for one op, dtype and size, planned now: (the
     PreparedLaunch, filled with the input pointer and offset, the output pointer and the
     partials; the splits; the TUNING it was planned for)."""
-    kern = _kernel(device, "rows_vec", op, dtype)
+    kern = _kernel(device, "rows_vec", op, dtype, into)
     block = block_size()
     group, splits, chunk, grid = rows_plan(1, n_red, _vec_width(dtype), device.kernels.resident_blocks(kern, block),
                                            device.warp_size)
     values = (1, n_red, 0, 1, n_red) + _FLAT_MIDDLE + (0, 0, 0, 0) + (scratch(device).tickets, chunk, splits, 1, group)
     prepared = PreparedLaunch(device.launcher, kern, grid, block, REDUCE_ARGS, values, range(_FLAT_SRC, _FLAT_SRC + 4),
                               _FLAT)
-    return device.launches.keep(("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index),
+    key = ("reduce_flat", op._value_, dtype.name, n_red, device._current.stream.index)
+    return device.launches.keep(key if into is None else key + (into.name,),
                                 (prepared, splits, dict(reduce_plan.TUNING)))
 
 
-def _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red):
+def _rows_launch(device, op, dtype, out_dims, red_dims, n_out, n_red, into=None):
     """(kernel, grid, block, values, partials' bytes) of the rows kernels."""
     fast = len(red_dims[0]) == 1 and red_dims[1][0] == 1 and len(out_dims[0]) <= 1
-    kern = _kernel(device, "rows_vec" if fast else "rows", op, dtype)
+    kern = _kernel(device, "rows_vec" if fast else "rows", op, dtype, into)
     block = block_size()
     vw = _vec_width(dtype) if len(red_dims[0]) == 1 and red_dims[1][0] == 1 else 1
     group, splits, chunk, grid = rows_plan(n_out, n_red, vw, device.kernels.resident_blocks(kern, block),
@@ -222,12 +232,36 @@ def _cols_vec(dtype, address, out_dims, red_dims, n_out):
     return 1
 
 
-def _cols_launch(device, op, dtype, address, out_dims, red_dims, n_out, n_red):
+def _cols_launch(device, op, dtype, address, out_dims, red_dims, n_out, n_red, into=None):
     """(kernel, grid, block, values, partials' bytes) of the cols kernels; ``address``: the
     first element's (its alignment decides the vector width)."""
     fast = len(out_dims[0]) == 1 and out_dims[1][0] == 1 and len(red_dims[0]) == 1
     vec = _cols_vec(dtype, address, out_dims, red_dims, n_out) if fast else 1
-    kern = _kernel(device, "cols_vec" if fast else "cols", op, dtype)
+    kern = _kernel(device, "cols_vec" if fast else "cols", op, dtype, into)
     bx, by, splits, chunk, gx = cols_plan(n_out, n_red, vec, lambda threads: device.kernels.resident_blocks(kern, threads))
     values = _values(n_out, n_red, out_dims, red_dims, 0, 0, 0, 0, scratch(device).tickets, chunk, splits, vec, 1)
     return kern, (gx, splits, 1), (bx, by, 1), values, 0 if splits == 1 else n_out * splits * _PARTIAL_BYTES
+
+
+# ---- the optional group "reduce_dtype" ------------------------------------------------------
+
+_CONVERTING = frozenset((src.name, dst.name) for src, dst in ops.REDUCE_AS_PAIRS)
+
+
+def reduce_as(storage, op, layout, axes, dtype):
+    """``reduce`` of the input converted to ``dtype``: the kernels read the input's dtype and
+    accumulate in ``dtype`` for the pairs of ``ops.REDUCE_AS_PAIRS`` (float32 into float64,
+    the half dtypes into float32 or float64); any other pair is converted first (astype:
+    the same values, with the converted copy)."""
+    if op in _SUM_PROD and (storage.dtype.name, dtype.name) in _CONVERTING:
+        return reduce(storage, op, layout, axes, dtype)
+    return reduce(storage.astype(layout, dtype), op, Layout.contiguous(layout.shape), axes)
+
+
+def scan_as(storage, op, layout, axis, dtype):
+    """``scan`` of the input converted to ``dtype``: converted first (the scan kernels take
+    one dtype)."""
+    return storage.astype(layout, dtype).scan(op, Layout.contiguous(layout.shape), axis)
+
+
+_SUM_PROD = (ReduceOp.SUM, ReduceOp.PROD)

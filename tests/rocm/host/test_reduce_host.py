@@ -21,7 +21,7 @@ from host_exec import build, device_factory
 from rocm_backend import ops
 from rocm_backend.families import reduce_plan, reductions
 
-REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] == "reduce"]
+REDUCE_SPECS = [s for s in ops.TABLE.values() if s.key[0] in ("reduce", "reduce_as")]
 
 
 @pytest.fixture(scope="module")
@@ -135,6 +135,49 @@ def test_every_op_and_dtype(device, op, dtype, monkeypatch):
         _check(dev, op, c, c, (0, 1, 2))  # everything, contiguous
     kinds = {name.split("_" + op.value + "_")[0] for name, _, _ in rt.launches}
     assert {"reduce_rows_vec", "reduce_cols_vec", "reduce_cols"} <= kinds, kinds
+
+
+# ---- reduce_as: the input read in its dtype, accumulated in the wider one -------------------
+
+AS_CASES = [(op, src, dst) for src, dst in ops.REDUCE_AS_PAIRS for op in (ReduceOp.SUM, ReduceOp.PROD)]
+
+
+def _check_as(dev, op, base, view, axes, into):
+    itemsize = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(st // itemsize for st in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // itemsize)
+    fn = np.sum if op is ReduceOp.SUM else np.prod
+    want = np.asarray(fn(view.astype(np.float64), axis=axes)).astype(into.numpy)
+    out = dev.storage_from_host(base).reduce_as(op, layout, tuple(axes), into)
+    assert out.dtype is into
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous(want.shape)), want)
+
+
+@pytest.mark.parametrize("op,src,dst", AS_CASES, ids=[f"{o.value}-{s.name}-{d.name}" for o, s, d in AS_CASES])
+def test_reduce_as_reads_the_input_and_accumulates_in_the_wider_dtype(device, op, src, dst, monkeypatch):
+    """The reduce kernels instantiated with the input's type and the wider accumulator
+    (ops.REDUCE_AS_PAIRS): every kernel shape, splits included; a float32 sum past 2**24
+    that only a float64 accumulator gets right."""
+    monkeypatch.setitem(reduce_plan.TUNING, "seg_min", 512)
+    monkeypatch.setitem(reduce_plan.TUNING, "cols_rows_min", 2)
+    rt, dev = device(warp=64)
+    rng = np.random.default_rng(hash((op.value, src.name, dst.name)) % 2**32)
+    flat = _values(src, (6001,), rng, op)
+    _check_as(dev, op, flat, flat, (0,), dst)  # split: the last block combines
+    _check_as(dev, op, flat, flat[5:], (0,), dst)
+    m = _values(src, (37, 203), rng, op)
+    _check_as(dev, op, m, m, (1,), dst)  # rows
+    _check_as(dev, op, m, m, (0,), dst)  # cols
+    c = _values(src, (5, 300, 8), rng, op)
+    _check_as(dev, op, c, c, (1,), dst)  # cols, generic
+    _check_as(dev, op, c, c, (0, 2), dst)  # rows, generic
+    kinds = {name.split("_" + op.value + "_")[0] for name, _, _ in rt.launches}
+    assert {"reduce_as_rows_vec", "reduce_as_cols_vec", "reduce_as_cols"} <= kinds, kinds
+    if op is ReduceOp.SUM and (src, dst) == (dt.float32, dt.float64):
+        big = np.ones(6001, np.float32)
+        big[0] = 2.0 ** 24  # float32 sums stop counting the ones there
+        _check_as(dev, op, big, big, (0,), dst)
+        assert float(np.sum(big, dtype=np.float32)) != 2.0 ** 24 + 6000  # (the case bites)
 
 
 # ---- launch geometry knobs, warp widths, block orders -------------------------------------
