@@ -72,6 +72,11 @@ class Needs:
                     prims |= p
                     ops |= o
             return prims, ops
+        general = getattr(obj, "general", None)
+        if not inspect.isfunction(obj) and inspect.isfunction(general):
+            # a C fast path standing in for a Python method (candlewick._native.Update, the
+            # in-place operators): it calls the primitives its Python form calls
+            obj = general
         if not _is_frontend_function(obj):
             return set(), set()
         return self._function(obj)
