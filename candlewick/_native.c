@@ -7,8 +7,12 @@
      NumPy call at 2^20 elements;
    - _native_inplace.c: the in-place operators' common case (x += y, x *= 2.0), whose
      Python form costs microseconds of cache misses after an update of 2^20 elements;
+   - _native_override.c: np.add(x, y, out=x)'s way in (Array.__array_ufunc__'s first
+     step), for the same reason;
    - _native_ufunc.c: a host backend's in-place primitive whose common case is one NumPy
      ufunc with out= (cpu_backend/inplace.py), for the same reason;
+   - _native_slice.c: x[a:b:c] and its store back (x[a:b:c] op= y is a get, an update and
+     a store), for the same reason;
    - _native_guard.c: what those primitives hold while they write (a storage's lock, the
      quiet error state), taken without a Python call;
    - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
@@ -45,6 +49,31 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     }
     return 0;
 }
+
+PyObject *cw_bind_method(PyObject *self, PyObject *obj, PyObject *type) {
+    (void)type;
+    if (obj == NULL || obj == Py_None) {
+        return Py_NewRef(self);
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *of_general(cw_Method *self, void *closure) {
+    if (closure == NULL) {
+        return Py_NewRef(self->general);
+    }
+    return PyObject_GetAttrString(self->general, (const char *)closure);
+}
+
+PyGetSetDef cw_method_getset[] = {
+    {"general", (getter)of_general, NULL, "the Python method run where the C one declines", NULL},
+    {"__wrapped__", (getter)of_general, NULL, NULL, NULL},
+    {"__doc__", (getter)of_general, NULL, NULL, "__doc__"},
+    {"__name__", (getter)of_general, NULL, NULL, "__name__"},
+    {"__qualname__", (getter)of_general, NULL, NULL, "__qualname__"},
+    {"__module__", (getter)of_general, NULL, NULL, "__module__"},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static void clear_binding(void) {
     PyTypeObject *layout = cw_bound.layout_type, *array = cw_bound.array_type;
@@ -156,7 +185,8 @@ static struct PyModuleDef module_def = {
 
 PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
-        cw_guard_ready() < 0) {
+        cw_guard_ready() < 0 || cw_item_ready() < 0 ||
+        cw_override_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -166,7 +196,9 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (PyModule_AddObjectRef(module, "Elementwise", (PyObject *)&cw_ElementwiseType) < 0 ||
         PyModule_AddObjectRef(module, "Update", (PyObject *)&cw_UpdateType) < 0 ||
         PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0 ||
-        PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0) {
+        PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0 ||
+        PyModule_AddObjectRef(module, "Item", (PyObject *)&cw_ItemType) < 0 ||
+        PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -34,6 +34,21 @@ void cw_release_binding(Binding *held);
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 
+/* A method made in C that stands for a Python method, `general`, run for every case the C
+   one does not take (Item, Override): its head, its binding to an instance (a method
+   descriptor, as a Python function is) and its attributes general, __wrapped__, __doc__,
+   __name__, __qualname__ and __module__, general's (inspect.signature, the API docs,
+   tools/array_api_needs.py). */
+#define CW_METHOD_HEAD \
+    PyObject_HEAD \
+    vectorcallfunc vectorcall; \
+    PyObject *general;
+typedef struct {
+    CW_METHOD_HEAD
+} cw_Method;
+PyObject *cw_bind_method(PyObject *self, PyObject *obj, PyObject *type);
+extern PyGetSetDef cw_method_getset[];
+
 /* _native_rows.c */
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);
@@ -45,21 +60,35 @@ int cw_elementwise_ready(void);
 /* _native_inplace.c */
 extern PyTypeObject cw_UpdateType;
 int cw_update_ready(void);
+/* The Update `update`'s case of x <op>= other run: 1 done, 0 not the case (nothing
+   written, no error), -1 error. */
+int cw_update_run(PyObject *update, PyObject *x, PyObject *other);
+
+/* _native_override.c */
+extern PyTypeObject cw_OverrideType;
+int cw_override_ready(void);
 
 /* _native_ufunc.c */
 extern PyTypeObject cw_UfuncIntoType;
 int cw_ufunc_into_ready(void);
 /* The common case of the UfuncInto `callable` run for a caller that has not asked the
-   storage's read_only (args: the primitive's seven, storage first): 1 done, 0 not the
-   case (nothing written, no error set: the caller's other path runs), -1 error. */
-int cw_ufunc_into_run(PyObject *callable, PyObject *const *args);
+   storage's read_only (args: the primitive's seven, storage first; b: the caller's held
+   binding): 1 done, 0 not the case (nothing written, no error set: the caller's other
+   path runs), -1 error. */
+int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args);
+
+/* _native_slice.c */
+extern PyTypeObject cw_ItemType;
+int cw_item_ready(void);
 
 /* _native_guard.c */
 extern PyTypeObject cw_LockType;
 int cw_lock_acquire(PyObject *lock);
 void cw_lock_release(PyObject *lock);
-/* Whether (var, quiet) is the pair the kept contexts hold (the first one asked is). */
-int cw_quiet_adopt(PyObject *var, PyObject *quiet);
+/* Whether (var, quiet) is the pair the kept contexts hold (the first one asked is);
+   loud (or NULL): a state that warns, with which the first call checks that NumPy's
+   state reads as expected (else the current state is never read). */
+int cw_quiet_adopt(PyObject *var, PyObject *quiet, PyObject *loud);
 /* var set to quiet (kept: through this thread's kept context where it can), *token what
    cw_quiet_exit takes back: 0, or -1 on error. */
 int cw_quiet_enter(PyObject *var, PyObject *quiet, int kept, PyObject **token);

@@ -9,10 +9,11 @@
    - the quiet error state (NumPy's context variable set to "ignore everything",
      candlewick.fp_state) entered through one context per thread that holds it
      (cw_quiet_enter / cw_quiet_exit): PyContextVar_Set / Reset allocate a mapping and a
-     token on every call, entering a kept context allocates nothing. Only NumPy's ufunc
-     loop runs inside it; where that context is already entered on this thread (a
-     finalizer run by an allocation inside the loop writing again), the set / reset form
-     runs instead. The user's own state is never changed. */
+     token on every call, entering a kept context allocates nothing; where the current
+     state already ignores everything (np.errstate(all="ignore"), np.seterr), nothing is
+     entered. Only NumPy's ufunc loop runs inside it; where that context is already
+     entered on this thread (a finalizer run by an allocation inside the loop writing
+     again), the set / reset form runs instead. The user's own state is never changed. */
 
 #include "_native.h"
 
@@ -133,12 +134,47 @@ static CW_THREAD_LOCAL PyThreadState *context_state;
 static CW_THREAD_LOCAL uint64_t context_state_id;
 static CW_THREAD_LOCAL int context_entered;
 
-int cw_quiet_adopt(PyObject *var, PyObject *quiet) {
+/* NumPy's error state as NumPy 2 keeps it in the variable: a capsule of this name over
+   this struct (numpy/_core/src/umath/extobj.h), whose errmask 0 is "ignore everything".
+   Read only where the pair given to cw_quiet_adopt reads as expected (state_readable). */
+#define EXTOBJ_NAME "numpy.ufunc.extobj"
+typedef struct {
+    int errmask;
+    Py_ssize_t bufsize;
+    PyObject *pyfunc;
+} numpy_extobj;
+static int state_readable;
+
+static const numpy_extobj *extobj_of(PyObject *state) {
+    return PyCapsule_IsValid(state, EXTOBJ_NAME) ? PyCapsule_GetPointer(state, EXTOBJ_NAME) : NULL;
+}
+
+int cw_quiet_adopt(PyObject *var, PyObject *quiet, PyObject *loud) {
     if (quiet_var == NULL) {
         quiet_var = Py_NewRef(var);
         quiet_value = Py_NewRef(quiet);
+        const numpy_extobj *q = extobj_of(quiet), *l = loud == NULL ? NULL : extobj_of(loud);
+        state_readable = q != NULL && l != NULL && q->errmask == 0 && l->errmask != 0 &&
+                         q->bufsize == l->bufsize && q->bufsize > 0;
     }
     return var == quiet_var && quiet == quiet_value;
+}
+
+/* 1 where the current value of `var` is already quiet (the value itself, or NumPy's state
+   ignoring everything, as np.errstate(all="ignore") sets it), else 0: nothing to enter. */
+static int already_quiet(PyObject *var) {
+    PyObject *value;
+    if (PyContextVar_Get(var, NULL, &value) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (value == NULL) {
+        return 0;
+    }
+    const numpy_extobj *state = value == quiet_value || !state_readable ? NULL : extobj_of(value);
+    int quiet = value == quiet_value || (state != NULL && state->errmask == 0);
+    Py_DECREF(value);
+    return quiet;
 }
 
 /* This thread's context holding the quiet state (borrowed), NULL on error. */
@@ -183,6 +219,10 @@ static PyObject *kept_context(void) {
 
 int cw_quiet_enter(PyObject *var, PyObject *quiet, int kept, PyObject **token) {
     *token = NULL;
+    if (kept && already_quiet(var)) {
+        *token = Py_NewRef(Py_None); /* (nothing to exit) */
+        return 0;
+    }
     if (kept && !context_entered) {
         PyObject *ctx = kept_context();
         if (ctx == NULL || PyContext_Enter(ctx) < 0) {
@@ -196,6 +236,10 @@ int cw_quiet_enter(PyObject *var, PyObject *quiet, int kept, PyObject **token) {
 }
 
 int cw_quiet_exit(PyObject *var, PyObject *token) {
+    if (token == Py_None) {
+        Py_DECREF(token);
+        return 0;
+    }
     if (token == NULL) {
         context_entered = 0;
         return PyContext_Exit(thread_context);

@@ -1,17 +1,22 @@
 /* candlewick._native's Update: the common case of an in-place operator, in C.
 
-   Update(op, keeps) is a callable of two positional arguments (x, other). Where x is an
-   array of exactly the bound class whose dtype the op keeps (keeps: {id(dtype): whether
-   it is real floating} of those dtypes), other an array of that class, dtype, device and
-   shape or a Python float or int with a real floating x, x has no stride 0, its device
-   declares the group "inplace" and its storage is not read-only, it calls the storage's
+   Update(op, keeps, general=None) is a callable of two positional arguments (x, other).
+   Where x is an array of exactly the bound class whose dtype the op keeps (keeps:
+   {dtype: whether it is real floating} of those dtypes, compared by identity), other an
+   array of that class, dtype, device and shape or a Python float or int with a real
+   floating x, x has no stride 0, its device declares the group "inplace" and its storage
+   is not read-only, it calls the storage's
    binary_into(op, layout, storage, layout, other's storage, other's layout) or
-   binary_scalar_into(op, layout, storage, layout, float(other), False) and returns x.
-   Anything else, and any call while the module is unbound (lazy mode unbinds it),
-   returns None: the caller's Python path runs (candlewick/inplace.py, update: the same
-   case, the same primitive call). Why in C: after an update of 2^20 elements the caches
-   hold the data, not the interpreter's objects, and the Python form of this case cost
-   about 8 us of a 320 us update there (bench/inplace.py). */
+   binary_scalar_into(op, layout, storage, layout, float(other), False) and returns x. A
+   primitive that is a _native.UfuncInto (cpu's) runs its common case straight from here
+   (cw_ufunc_into_run), read_only asked only where NumPy refuses the write. Anything
+   else, and any call while the module is unbound (lazy mode unbinds it), is
+   general(x, other), or returns None without general: the caller's Python path runs
+   (candlewick/inplace.py, update: the same case, the same primitive call). With general
+   it is a method descriptor: the operator's method itself (inplace.inplace_method). Why
+   in C: after an update of 2^20 elements the caches hold the data, not the interpreter's
+   objects, and the Python form of this case cost about 8 us of a 320 us update there
+   (bench/inplace.py). */
 
 #include "_native.h"
 
@@ -151,8 +156,12 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
        after read_only is asked, through the method */
     int direct = 0;
     if (group == 1 && Py_TYPE(storage)->tp_dictoffset == 0) {
-        PyObject *primitive = _PyType_Lookup(Py_TYPE(storage), method);
-        direct = primitive != NULL && Py_TYPE(primitive) == &cw_UfuncIntoType ? cw_ufunc_into_run(primitive, args) : 0;
+        PyObject *primitive = _PyType_Lookup(Py_TYPE(storage), method); /* (borrowed: held while it runs) */
+        if (primitive != NULL && Py_TYPE(primitive) == &cw_UfuncIntoType) {
+            Py_INCREF(primitive);
+            direct = cw_ufunc_into_run(b, primitive, args);
+            Py_DECREF(primitive);
+        }
     }
     int read_only = group == 1 && direct == 0 ? attr_true(storage, read_only_attr) : 0;
     if (zero < 0 || group < 0 || direct < 0 || read_only < 0) {
@@ -174,6 +183,18 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
         Py_DECREF(held[i]);
     }
     return out;
+}
+
+int cw_update_run(PyObject *update, PyObject *x, PyObject *other) {
+    Binding b;
+    PyObject *out = NOT_TAKEN;
+    if (Py_TYPE(update) == &cw_UpdateType && cw_hold_binding(&b)) {
+        if (Py_TYPE(x) == b.array_type) {
+            out = run(&b, (Update *)update, x, other);
+        }
+        cw_release_binding(&b);
+    }
+    return out == NULL ? -1 : out != NOT_TAKEN;
 }
 
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
@@ -267,15 +288,6 @@ static void dealloc(Update *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
-/* Bound to an instance where general is set: the in-place operator's method itself. */
-static PyObject *bind_to(PyObject *self, PyObject *obj, PyObject *type) {
-    (void)type;
-    if (obj == NULL || obj == Py_None || ((Update *)self)->general == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
-}
-
 static PyObject *get_general(Update *self, void *closure) {
     (void)closure;
     return Py_NewRef(self->general);
@@ -316,7 +328,7 @@ PyTypeObject cw_UpdateType = {
     .tp_traverse = (traverseproc)traverse,
     .tp_clear = (inquiry)clear,
     .tp_dealloc = (destructor)dealloc,
-    .tp_descr_get = bind_to,
+    .tp_descr_get = cw_bind_method,
     .tp_getset = getset,
 };
 

@@ -2,19 +2,23 @@
    one NumPy ufunc called with out= (the cpu backend's binary_into and
    binary_scalar_into: cpu_backend/inplace.py), in C.
 
-   UfuncInto(scalar, table, var, quiet, memory_error, general) is a method (a descriptor,
-   bound to the storage it is read from). Called as
+   UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None) is a method (a
+   descriptor, bound to the storage it is read from). Called as
    storage.binary_into(op, dst_layout, lhs, lhs_layout, rhs, rhs_layout) (scalar false) or
    storage.binary_scalar_into(op, dst_layout, src, src_layout, value, reflected) (scalar
-   true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every
-   operand is a storage of the destination's dtype whose layout covers its whole buffer
-   (layout.dense_size == buf.size), or a Python float not reflected: holding the
-   storage's lock (its _lock attribute) with the context variable var set to quiet
-   (NumPy's error state: no IEEE warnings), as the Python form does. A MemoryError
-   becomes memory_error(exc), raised from exc. Anything else, and any call while the
-   module is unbound, is general's (the Python primitive), with the same arguments. Why
-   in C: the ufunc over 2^20 elements leaves the caches holding its data, so each step of
-   the Python form misses (bench/inplace.py). */
+   true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every operand is
+   a storage of the destination's class (its buf, dtype and _lock object slots) and dtype,
+   of one shape, viewed as a 1-D NumPy array (the buffer itself where the layout covers
+   it whole, else a slice of it where the layout is 1-D or C-contiguous: flat_view), or a
+   Python float not reflected: holding the storage's lock (_native.Lock's C calls, another
+   lock's methods) with the context variable var set to quiet (NumPy's error state: no
+   IEEE warnings; _native_guard.c), as the Python form does. A MemoryError becomes
+   memory_error(exc), raised from exc. Anything else, and any call while the module is
+   unbound, is general's (the Python primitive), with the same arguments. loud: a NumPy
+   state that warns, for _native_guard.c's check that it can read NumPy's state. Why in
+   C: the ufunc over 2^20 elements leaves the caches holding its data, so each step of
+   the Python form misses (bench/inplace.py). _native.Update runs the common case
+   straight from C (cw_ufunc_into_run). */
 
 #include "_native.h"
 
@@ -61,30 +65,76 @@ static int learn(UfuncInto *self, PyTypeObject *type) {
     return 0;
 }
 
-/* The buffer of `storage` (borrowed) where it is of the learned class, `layout` covers
-   the buffer whole and its dtype is `dtype`; NOT_TAKEN where not. */
-static PyObject *whole_buffer(const Binding *b, UfuncInto *self, PyObject *storage, PyObject *layout,
-                              PyObject *dtype) {
+/* `storage`'s buffer as a 1-D NumPy array of the elements `layout` reaches, in C order
+   (new reference): the buffer itself where the layout covers it whole, else a slice of it
+   (NumPy's view, as the Python primitive's) where the layout is 1-D with a stride other
+   than 0, or C-contiguous; NOT_TAKEN (borrowed) where the storage is not of the learned
+   class or of `dtype`, or the layout none of those; NULL on error. Operands of one shape
+   so viewed meet element for element. */
+static PyObject *flat_view(const Binding *b, UfuncInto *self, PyObject *storage, PyObject *layout, PyObject *dtype) {
     if (Py_TYPE(storage) != self->storage_type || SLOT(storage, self->dtype_at) != dtype ||
         Py_TYPE(layout) != b->layout_type) {
         return NOT_TAKEN;
     }
     PyObject *buf = SLOT(storage, self->buf_at), *dense = SLOT(layout, b->dense);
-    if (buf == NULL || dense == NULL || !PyLong_CheckExact(dense)) {
+    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
+    PyObject *offset = SLOT(layout, b->offset), *contig = SLOT(layout, b->contig);
+    if (buf == NULL || dense == NULL || !PyLong_CheckExact(dense) || shape == NULL || !PyTuple_CheckExact(shape) ||
+        strides == NULL || !PyTuple_CheckExact(strides) || offset == NULL || !PyLong_CheckExact(offset)) {
         return NOT_TAKEN;
     }
     /* the buffer is 1-D: its length is its size */
     Py_ssize_t size = PyObject_Length(buf);
-    if (size < 0) {
-        PyErr_Clear();
-        return NOT_TAKEN;
-    }
     Py_ssize_t want = PyLong_AsSsize_t(dense);
-    if (want == -1 && PyErr_Occurred()) {
+    if (size < 0 || (want == -1 && PyErr_Occurred())) {
         PyErr_Clear(); /* (a dense size past Py_ssize_t: not the case) */
         return NOT_TAKEN;
     }
-    return want == size ? buf : NOT_TAKEN;
+    if (want == size) {
+        return Py_NewRef(buf);
+    }
+    Py_ssize_t start = PyLong_AsSsize_t(offset), step = 1, count = 1;
+    if (start == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NOT_TAKEN;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        PyObject *n = PyTuple_GET_ITEM(shape, i);
+        Py_ssize_t v = PyLong_CheckExact(n) ? PyLong_AsSsize_t(n) : -1;
+        if (v < 0) {
+            PyErr_Clear();
+            return NOT_TAKEN;
+        }
+        count *= v;
+    }
+    if (ndim == 1 && PyTuple_GET_SIZE(strides) == 1) {
+        PyObject *s = PyTuple_GET_ITEM(strides, 0);
+        step = PyLong_CheckExact(s) ? PyLong_AsSsize_t(s) : 0;
+        if (step == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            step = 0;
+        }
+    } else if (contig != Py_True) {
+        step = 0;
+    }
+    if (step == 0 || count == 0 || start < 0 || start >= size) {
+        return NOT_TAKEN;
+    }
+    Py_ssize_t last = start + (count - 1) * step; /* (within the buffer, as the layout's) */
+    if (last < 0 || last >= size) {
+        return NOT_TAKEN;
+    }
+    PyObject *lo = PyLong_FromSsize_t(start), *by = PyLong_FromSsize_t(step);
+    PyObject *hi = last + (step > 0 ? 1 : -1) >= 0 ? PyLong_FromSsize_t(last + (step > 0 ? 1 : -1)) : Py_NewRef(Py_None);
+    PyObject *key = lo == NULL || hi == NULL || by == NULL ? NULL : PySlice_New(lo, hi, by);
+    Py_XDECREF(lo), Py_XDECREF(hi), Py_XDECREF(by);
+    if (key == NULL) {
+        return NULL;
+    }
+    PyObject *view = PyObject_GetItem(buf, key);
+    Py_DECREF(key);
+    return view;
 }
 
 /* table[id(a)] (borrowed), NOT_TAKEN or NULL on error. */
@@ -232,50 +282,63 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     if (ufunc == NULL || ufunc == NOT_TAKEN) {
         return ufunc == NULL ? -1 : 0;
     }
-    PyObject *out = whole_buffer(bd, self, storage, dst_layout, dtype);
-    if (out == NOT_TAKEN) {
-        return 0;
-    }
-    PyObject *a = src == storage && src_layout == dst_layout ? out : whole_buffer(bd, self, src, src_layout, dtype);
-    if (a == NOT_TAKEN) {
-        return 0;
-    }
-    PyObject *b = self->scalar ? other : whole_buffer(bd, self, other, other_layout, dtype);
-    if (b == NOT_TAKEN) {
-        return 0;
-    }
     PyObject *lock = SLOT(storage, self->lock_at);
     if (lock == NULL) {
         return 0; /* (made on first use by the Python primitive) */
     }
-    /* held: the call runs code that could rebind the storages' slots */
-    PyObject *held[] = {Py_NewRef(ufunc), Py_NewRef(out), Py_NewRef(a), Py_NewRef(b), Py_NewRef(lock)};
-    int done = call_ufunc(self, lock, ufunc, a, b, out) == 0 ? 1 : -1;
-    if (done < 0 && unchecked) {
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        int read_only = attr_true(storage, read_only_attr);
-        if (read_only == 0) {
-            PyErr_Restore(type, value, tb);
-        } else {
-            Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
-            done = read_only < 0 ? -1 : 0; /* (the caller's path raises its error) */
+    PyObject *dst_shape = Py_TYPE(dst_layout) == bd->layout_type ? SLOT(dst_layout, bd->shape) : NULL;
+    if (dst_shape == NULL) {
+        return 0;
+    }
+    /* the operands viewed alike need one shape (the protocol's; checked, as NumPy would
+       broadcast other shapes) */
+    PyObject *layouts[] = {src_layout, self->scalar ? dst_layout : other_layout};
+    for (int i = 0; i < 2; i++) {
+        PyObject *shape = Py_TYPE(layouts[i]) == bd->layout_type ? SLOT(layouts[i], bd->shape) : NULL;
+        int same = shape == dst_shape ? 1 : shape == NULL ? 0 : PyObject_RichCompareBool(shape, dst_shape, Py_EQ);
+        if (same <= 0) {
+            return same;
+        }
+    }
+    /* held from here: the views are new, the calls run code that could rebind the slots */
+    PyObject *held[] = {Py_NewRef(ufunc), Py_NewRef(lock), NULL, NULL, NULL};
+    int done = 0;
+    PyObject *out = held[2] = flat_view(bd, self, storage, dst_layout, dtype);
+    PyObject *a = out == NULL || out == NOT_TAKEN ? out
+                  : src == storage && src_layout == dst_layout ? Py_NewRef(out)
+                  : flat_view(bd, self, src, src_layout, dtype);
+    held[3] = a;
+    PyObject *b = a == NULL || a == NOT_TAKEN ? a
+                  : self->scalar ? Py_NewRef(other) : flat_view(bd, self, other, other_layout, dtype);
+    held[4] = b;
+    if (out == NULL || a == NULL || b == NULL) {
+        done = -1;
+    } else if (out == NOT_TAKEN || a == NOT_TAKEN || b == NOT_TAKEN) {
+        done = 0;
+    } else {
+        done = call_ufunc(self, lock, ufunc, a, b, out) == 0 ? 1 : -1;
+        if (done < 0 && unchecked) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            int read_only = attr_true(storage, read_only_attr);
+            if (read_only == 0) {
+                PyErr_Restore(type, value, tb);
+            } else {
+                Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
+                done = read_only < 0 ? -1 : 0; /* (the caller's path raises its error) */
+            }
         }
     }
     for (int i = 0; i < 5; i++) {
-        Py_DECREF(held[i]);
+        if (held[i] != NOT_TAKEN) {
+            Py_XDECREF(held[i]);
+        }
     }
     return done;
 }
 
-int cw_ufunc_into_run(PyObject *callable, PyObject *const *args) {
-    Binding b;
-    if (Py_TYPE(callable) != &cw_UfuncIntoType || !cw_hold_binding(&b)) {
-        return 0;
-    }
-    int done = run(&b, (UfuncInto *)callable, args, 1);
-    cw_release_binding(&b);
-    return done;
+int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args) {
+    return Py_TYPE(callable) == &cw_UfuncIntoType ? run(b, (UfuncInto *)callable, args, 1) : 0;
 }
 
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
@@ -291,20 +354,12 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
 }
 
-static PyObject *bind_to(PyObject *self, PyObject *obj, PyObject *type) {
-    (void)type;
-    if (obj == NULL || obj == Py_None) {
-        return Py_NewRef(self);
-    }
-    return PyMethod_New(self, obj);
-}
-
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int scalar;
-    PyObject *table, *var, *quiet, *memory_error, *general;
-    static char *names[] = {"scalar", "table", "var", "quiet", "memory_error", "general", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pO!O!OOO:UfuncInto", names, &scalar, &PyDict_Type, &table,
-                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general)) {
+    PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL;
+    static char *names[] = {"scalar", "table", "var", "quiet", "memory_error", "general", "loud", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pO!O!OOO|O:UfuncInto", names, &scalar, &PyDict_Type, &table,
+                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud)) {
         return NULL;
     }
     if (!PyCallable_Check(memory_error) || !PyCallable_Check(general)) {
@@ -322,7 +377,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->quiet = Py_NewRef(quiet);
     self->memory_error = Py_NewRef(memory_error);
     self->general = Py_NewRef(general);
-    self->kept = cw_quiet_adopt(var, quiet);
+    self->kept = cw_quiet_adopt(var, quiet, loud);
     return (PyObject *)self;
 }
 
@@ -378,12 +433,12 @@ PyTypeObject cw_UfuncIntoType = {
     .tp_name = "candlewick._native.UfuncInto",
     .tp_basicsize = sizeof(UfuncInto),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "UfuncInto(scalar, table, var, quiet, memory_error, general): a host backend's in-place "
+    .tp_doc = "UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None): a host backend's in-place "
               "primitive whose common case is one NumPy ufunc with out=, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(UfuncInto, vectorcall),
-    .tp_descr_get = bind_to,
+    .tp_descr_get = cw_bind_method,
     .tp_traverse = (traverseproc)traverse,
     .tp_clear = (inquiry)clear,
     .tp_dealloc = (destructor)dealloc,

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import indexing as _indexing
-from ._core import bind_native, check_dtype_on, new_array, view
+from ._core import _native, bind_native, check_dtype_on, new_array, view
 from .array_interop import HostInterop
 from .array_methods import NumpyMethods
 from .array_operators import Operators, install_operators
@@ -27,6 +27,7 @@ from .array_scalars import ScalarConversions
 from .device_copies import copy_to_device
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code, short_repr
 from .lazy_gate import operand
+from .numpy_out import UPDATERS
 from .registry import get_device
 
 if TYPE_CHECKING:
@@ -334,6 +335,14 @@ def _name_inherited_methods():
 
 _name_inherited_methods()
 bind_native(Array)  # candlewick._native's fast paths take Arrays (where it was built)
+if _native is not None:
+    # x[a:b:c] and its store back (x[a:b:c] op= y) in C where candlewick._native was built
+    # (_native.Item: the same view, the same no-op store), every other key the Python method's
+    setattr(Array, "__getitem__", _native.Item(False, Array.__getitem__))
+    setattr(Array, "__setitem__", _native.Item(True, Array.__setitem__))
+    # np.add(x, y, out=x): __array_ufunc__'s first step (numpy_out.UPDATERS) in C
+    # (_native.Override), the rest the Python method's
+    setattr(Array, "__array_ufunc__", _native.Override(UPDATERS, Array.__array_ufunc__))
 #: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 wrap = functools.partial(new_array, Array)
 

@@ -13,19 +13,21 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QUIET", "STATE_VAR", "reset_fp_state", "set_fp_state"]
+__all__ = ["LOUD", "QUIET", "STATE_VAR", "reset_fp_state", "set_fp_state"]
 
 QUIET: Any  # NumPy's "ignore everything" error state (None with the seterr fallback)
+LOUD: Any  # one that warns: candlewick._native checks with the two that it reads NumPy's state
 STATE_VAR: Any  # the context variable that holds it (None with the seterr fallback)
 try:
     from numpy._core.umath import _extobj_contextvar, _make_extobj
 
     QUIET = _make_extobj(all="ignore")
+    LOUD = _make_extobj(all="warn")
     STATE_VAR = _extobj_contextvar
     set_fp_state = _extobj_contextvar.set
     reset_fp_state = _extobj_contextvar.reset
 except (ImportError, AttributeError, TypeError):  # pragma: no cover - other NumPy layouts
-    QUIET = STATE_VAR = None
+    QUIET = LOUD = STATE_VAR = None
 
     def set_fp_state(_state):
         return np.seterr(all="ignore")

@@ -23,7 +23,7 @@ import numpy as np
 
 from candlewick.errors import DTypeError
 from candlewick.opdefs import BinaryOp
-from candlewick.fp_state import STATE_VAR
+from candlewick.fp_state import LOUD, STATE_VAR
 
 try:  # candlewick's optional compiled module (absent where no C compiler was found)
     from candlewick import _native
@@ -222,7 +222,8 @@ def _with_scalar(table, name):
 
 
 def _in_c(into, table, scalar):
-    """``into`` with the common case of its fast path (one ufunc over whole buffers; a
+    """``into`` with the common case of its fast path (one ufunc over whole buffers, or
+    the 1-D slices of 1-D or C-contiguous layouts that ``view`` / ``flat`` make; a
     Python float, whose weak conversion equals the general path's 0-d array of the
     dtype for float32 and float64) in C where candlewick._native was built
     (``_native.UfuncInto``: the same lock, quiet state and ufunc call), ``into`` for the
@@ -234,7 +235,8 @@ def _in_c(into, table, scalar):
                                  and (not scalar or name in ("float32", "float64"))}
               for op, row in table.items()}
     name = into.__name__
-    return _native.UfuncInto(scalar, ufuncs, STATE_VAR, QUIET, lambda exc: out_of_memory(name, exc), into)
+    return _native.UfuncInto(scalar, ufuncs, STATE_VAR, QUIET, lambda exc: out_of_memory(name, exc), into,
+                             loud=LOUD)
 
 
 binary_into = _in_c(_pairwise(BINARY_INTO, "binary_into"), BINARY_INTO, False)

@@ -312,10 +312,16 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     assert general.calls == [] and cw.to_numpy(x).tolist() == [1, 2, 3, 4]
     assert seen[0][0] is s.buf and seen[0][2] is s.buf and seen[0][1] is y._storage.buf
     assert not s._lock.locked()
-    stepped = x[::2]._layout
+    stepped = x[::2]._layout  # 1-D views: NumPy's slices of the buffers
+    seen.clear()
+    assert into(s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[1::2]._layout) is None and general.calls == []
+    assert cw.to_numpy(x).tolist() == [2, 2, 4, 4] and seen[0][0].base is s.buf and seen[0][2] is seen[0][0]
+    np.add(np.asarray(x)[::2], -1, out=np.asarray(x)[::2])
+    m = cw.asarray(np.ones((2, 2), np.float32), device="cpu")
+    lock_of(m._storage)
     i32 = cw.asarray(np.ones(4, np.int32), device="cpu")
     handed_on = [
-        (s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[::2]._layout),  # not whole buffers
+        (m._storage, BinaryOp.ADD, m.T._layout, m._storage, m.T._layout, m._storage, m._layout),  # 2-D, not C order
         (s, BinaryOp.SUBTRACT, lay, s, lay, y._storage, y._layout),  # not in the table
         (i32._storage, BinaryOp.ADD, lay, i32._storage, lay, i32._storage, lay),  # another dtype
         (s, BinaryOp.ADD, lay, s, lay, i32._storage, lay),  # operands of two dtypes
@@ -432,3 +438,70 @@ def test_native_lock_is_a_lock():
     for w in workers:
         w.join()
     assert counter[0] == 8000
+
+
+@needs_c
+def test_ufunc_into_enters_nothing_where_the_state_is_already_quiet():
+    """Under np.errstate(all="ignore") the ufunc runs in the caller's own state (nothing
+    entered, nothing to undo); under any state that would warn or raise, in QUIET."""
+    from candlewick.fp_state import QUIET, STATE_VAR
+
+    x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
+    s, lay = x._storage, x._layout
+    lock_of(s)
+    states = []
+
+    def ufunc(a, b, out):
+        states.append(STATE_VAR.get())
+        np.add(a, b, out=out)
+
+    into = _ufunc_into(False, ufunc, Recorder())
+    with np.errstate(all="ignore"):
+        caller = STATE_VAR.get()
+        into(s, BinaryOp.ADD, lay, s, lay, s, lay)
+        assert STATE_VAR.get() is caller
+    for loud in ({"over": "raise"}, {"under": "warn"}, {"all": "warn"}):
+        with np.errstate(**loud):
+            caller = STATE_VAR.get()
+            into(s, BinaryOp.ADD, lay, s, lay, s, lay)
+            assert STATE_VAR.get() is caller
+    assert states[0] is not QUIET and all(state is QUIET for state in states[1:]) and len(states) == 4
+    big = cw.asarray(np.full(4, 3e38, np.float32), device="cpu")
+    with np.errstate(all="raise"):  # (the operator: quiet inside, the caller's state kept)
+        big += big
+        big *= 2.0
+    assert cw.to_numpy(big).tolist() == [np.inf] * 4
+
+
+def test_array_ufunc_takes_only_its_first_step_in_c():
+    """np.add(x, y, out=x) reaches Array.__array_ufunc__ (_native.Override where built:
+    its first step in C, the Python method for the rest): every call gives what the
+    Python method gives."""
+    method = Array.__array_ufunc__
+    python = getattr(method, "__wrapped__", method)
+    assert method.__name__ == "__array_ufunc__" and "NEP 13" in method.__doc__
+    calls = [
+        lambda x, y: np.add(x, y, out=x), lambda x, y: np.multiply(x, 2.0, out=(x,)),
+        lambda x, y: np.add(y, x, out=x), lambda x, y: np.add(x, y, out=y),
+        lambda x, y: np.subtract(x, y, out=x, where=True), lambda x, y: np.add(x, 1.5, out=x, casting="unsafe"),
+        lambda x, y: np.sqrt(x, out=x), lambda x, y: np.add.reduce(x), lambda x, y: np.add(x, y),
+        lambda x, y: np.add(x[::2], y[1::2], out=x[::2]), lambda x, y: np.maximum(x, y, out=x),
+    ]
+    for dtype in ("float32", "int32"):
+        for call in calls:
+            got = []
+            for swap in (False, True):
+                if swap:
+                    Array.__array_ufunc__ = python  # (the Python method alone)
+                try:
+                    x = cw.asarray(np.arange(6).astype(dtype), device="cpu")
+                    y = cw.asarray(np.ones(6, dtype), device="cpu")
+                    try:
+                        result = call(x, y)
+                        got.append(("ok", result is x, result is y, cw.to_numpy(x).tolist(), cw.to_numpy(y).tolist(),
+                                    None if isinstance(result, Array) else np.asarray(result).tolist()))
+                    except Exception as exc:  # noqa: BLE001 - both must fail alike
+                        got.append(("raised", type(exc), str(exc)))
+                finally:
+                    Array.__array_ufunc__ = method
+            assert got[0] == got[1], (dtype, got)

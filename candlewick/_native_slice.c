@@ -1,0 +1,313 @@
+/* candlewick._native's Item: x[a:b:c] and its store back (x[a:b:c] op= y), in C.
+
+   Item(store, general) is a method (a descriptor) of the bound array class, general the
+   Python method it stands for (Array.__getitem__ / __setitem__, candlewick/indexing.py).
+   Its case: a key that is a slice whose bounds are None or ints, on an array of the bound
+   class with at least one axis.
+   - Item(False, ...)(x, key): the view of x that Layout.slice(0, *key.indices(n)) gives
+     (the same shape, strides, offset, _contig and dense_size), made as _native_rows.c
+     makes its rows.
+   - Item(True, ...)(x, key, value): where value is an array of that class over x's
+     storage whose layout equals that view's (Layout.__eq__), x has no stride 0 and its
+     storage is not read-only, nothing (Python's x[key] op= y stores the updated view back
+     into the place it views, which the in-place operator has already written).
+   Anything else, and any call while the module is unbound (lazy mode unbinds it), is
+   general's. Why in C: `x[::2] += 1` is a get, an update and a store; after an update
+   of 2^20 elements each Python call of the get and the store (about eight each) misses
+   the caches, 1-2 us apiece on the 2-core Xeon VM (bench/inplace.py). */
+
+#include "_native.h"
+
+#include <stddef.h>
+
+typedef struct {
+    CW_METHOD_HEAD
+    int store;
+} Item;
+
+static PyObject *read_only_attr;
+
+typedef struct {
+    Py_ssize_t start, length, step; /* key.indices(n) and the view's length */
+    Py_ssize_t stride, offset;      /* x's first stride and the view's offset */
+} Cut;
+
+/* 1 where `bound` is None or an int (not a bool), else 0. */
+static int plain_bound(PyObject *bound) {
+    return bound == Py_None || PyLong_CheckExact(bound);
+}
+
+/* The cut `key` makes on x's first axis: 1, or 0 where not this case (no error set). */
+static int cut_of(const Binding *b, PyObject *layout, PyObject *key, Cut *cut) {
+    PySliceObject *slice = (PySliceObject *)key;
+    if (!PySlice_Check(key) || !plain_bound(slice->start) || !plain_bound(slice->stop) || !plain_bound(slice->step)) {
+        return 0;
+    }
+    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides), *offset = SLOT(layout, b->offset);
+    if (shape == NULL || strides == NULL || offset == NULL || !PyTuple_CheckExact(shape) ||
+        !PyTuple_CheckExact(strides) || PyTuple_GET_SIZE(shape) == 0 ||
+        PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape) || !PyLong_CheckExact(offset)) {
+        return 0;
+    }
+    Py_ssize_t start, stop, step;
+    if (PySlice_Unpack(key, &start, &stop, &step) < 0) {
+        PyErr_Clear(); /* (a zero step: general's error) */
+        return 0;
+    }
+    Py_ssize_t n = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, 0));
+    PyObject *first = PyTuple_GET_ITEM(strides, 0);
+    Py_ssize_t stride = PyLong_CheckExact(first) ? PyLong_AsSsize_t(first) : -1;
+    Py_ssize_t at = PyLong_AsSsize_t(offset);
+    if (PyErr_Occurred() || n < 0 || !PyLong_CheckExact(first)) {
+        PyErr_Clear();
+        return 0;
+    }
+    cut->length = PySlice_AdjustIndices(n, &start, &stop, step);
+    cut->start = start, cut->step = step, cut->stride = stride;
+    /* an empty view keeps its offset: moving it could point past the buffer's end */
+    int empty_axis = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        if (!PyLong_CheckExact(d)) {
+            return 0;
+        }
+        empty_axis |= PyLong_AsSsize_t(d) == 0;
+    }
+    cut->offset = cut->length && start && !empty_axis ? at + start * stride : at;
+    return 1;
+}
+
+/* The view's Layout (new reference), NULL on error. */
+static PyObject *cut_layout(const Binding *b, PyObject *layout, const Cut *cut) {
+    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    PyObject *new_shape = PyTuple_New(ndim), *new_strides = NULL, *offset = NULL, *dense = NULL;
+    if (new_shape == NULL) {
+        return NULL;
+    }
+    Py_ssize_t size = cut->length;
+    for (Py_ssize_t i = 1; i < ndim; i++) {
+        PyObject *d = PyTuple_GET_ITEM(shape, i);
+        PyTuple_SET_ITEM(new_shape, i, Py_NewRef(d));
+        size *= PyLong_AsSsize_t(d);
+    }
+    PyObject *length = PyLong_FromSsize_t(cut->length);
+    if (length == NULL) {
+        Py_DECREF(new_shape);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(new_shape, 0, length);
+    if (cut->step == 1) {
+        new_strides = Py_NewRef(strides);
+    } else {
+        /* (a length-1 axis never steps: stride 0, whatever the step) */
+        new_strides = PyTuple_New(ndim);
+        PyObject *first = new_strides == NULL ? NULL : PyLong_FromSsize_t(cut->length > 1 ? cut->stride * cut->step : 0);
+        if (first == NULL) {
+            Py_XDECREF(new_strides);
+            Py_DECREF(new_shape);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(new_strides, 0, first);
+        for (Py_ssize_t i = 1; i < ndim; i++) {
+            PyTuple_SET_ITEM(new_strides, i, Py_NewRef(PyTuple_GET_ITEM(strides, i)));
+        }
+    }
+    /* a step-1 slice of a C-contiguous layout's leading axis is C-contiguous */
+    PyObject *contig = cut->step == 1 && SLOT(layout, b->contig) == Py_True ? Py_True : Py_None;
+    offset = PyLong_FromSsize_t(cut->offset);
+    dense = PyLong_FromSsize_t(contig == Py_True && cut->offset == 0 ? size : -1);
+    PyObject *out = offset == NULL || dense == NULL ? NULL : b->layout_type->tp_alloc(b->layout_type, 0);
+    if (out == NULL) {
+        Py_XDECREF(offset), Py_XDECREF(dense);
+        Py_DECREF(new_shape), Py_DECREF(new_strides);
+        return NULL;
+    }
+    SLOT(out, b->shape) = new_shape;
+    SLOT(out, b->strides) = new_strides;
+    SLOT(out, b->offset) = offset;
+    SLOT(out, b->contig) = Py_NewRef(contig);
+    SLOT(out, b->dense) = dense;
+    return out;
+}
+
+/* x[key] (new reference), NOT_TAKEN-like NULL with no error where not the case. */
+static PyObject *get(const Binding *b, PyObject *x, PyObject *key) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
+    Cut cut;
+    if (storage == NULL || layout == NULL || dtype == NULL || device == NULL || Py_TYPE(layout) != b->layout_type ||
+        !cut_of(b, layout, key, &cut)) {
+        return NULL;
+    }
+    PyObject *view_layout = cut_layout(b, layout, &cut);
+    PyObject *view = view_layout == NULL ? NULL : b->array_type->tp_alloc(b->array_type, 0);
+    if (view == NULL) {
+        Py_XDECREF(view_layout);
+        return NULL;
+    }
+    SLOT(view, b->storage) = Py_NewRef(storage);
+    SLOT(view, b->layout) = view_layout;
+    SLOT(view, b->dtype) = Py_NewRef(dtype);
+    SLOT(view, b->device) = Py_NewRef(device);
+    return view;
+}
+
+/* 1 where `got` (a tuple of ints) holds `want` at every axis (or, with `sizes`, at every
+   axis longer than 1), 0 where not or not ints. */
+static int same_ints(PyObject *got, const Py_ssize_t *want, Py_ssize_t ndim, const Py_ssize_t *sizes) {
+    if (!PyTuple_CheckExact(got) || PyTuple_GET_SIZE(got) != ndim) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        if (sizes != NULL && sizes[i] <= 1) {
+            continue;
+        }
+        PyObject *v = PyTuple_GET_ITEM(got, i);
+        if (!PyLong_CheckExact(v) || PyLong_AsSsize_t(v) != want[i]) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
+#define MAX_AXES 64
+
+/* x[key] = value where that stores value's own place back: 1 done (nothing to write),
+   0 not the case, -1 error. */
+static int store(const Binding *b, PyObject *x, PyObject *key, PyObject *value) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    if (Py_TYPE(value) != b->array_type || storage == NULL || SLOT(value, b->storage) != storage ||
+        layout == NULL || Py_TYPE(layout) != b->layout_type) {
+        return 0;
+    }
+    PyObject *theirs = SLOT(value, b->layout);
+    Cut cut;
+    if (theirs == NULL || Py_TYPE(theirs) != b->layout_type || !cut_of(b, layout, key, &cut)) {
+        return 0;
+    }
+    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    if (ndim > MAX_AXES) {
+        return 0;
+    }
+    Py_ssize_t want_shape[MAX_AXES], want_strides[MAX_AXES];
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        want_shape[i] = i == 0 ? cut.length : PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        PyObject *s = PyTuple_GET_ITEM(strides, i);
+        want_strides[i] = PyLong_CheckExact(s) ? PyLong_AsSsize_t(s) : 0;
+        if (want_strides[i] == 0 || PyErr_Occurred()) {
+            PyErr_Clear(); /* (a stride 0 may be a broadcast: general's check) */
+            return 0;
+        }
+    }
+    if (cut.step != 1) {
+        want_strides[0] = cut.length > 1 ? cut.stride * cut.step : 0;
+    }
+    PyObject *offset = SLOT(theirs, b->offset);
+    Py_ssize_t at = offset != NULL && PyLong_CheckExact(offset) ? PyLong_AsSsize_t(offset) : -1;
+    if (at == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (at != cut.offset || !same_ints(SLOT(theirs, b->shape), want_shape, ndim, NULL) ||
+        !same_ints(SLOT(theirs, b->strides), want_strides, ndim, want_shape)) {
+        return 0;
+    }
+    /* the view is value's place: x must be writable, as general's check_writable asks */
+    PyObject *flag = PyObject_GetAttr(storage, read_only_attr);
+    if (flag == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+        return 1;
+    }
+    int read_only = PyObject_IsTrue(flag);
+    Py_DECREF(flag);
+    return read_only < 0 ? -1 : !read_only;
+}
+
+static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Item *self = (Item *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    Binding b;
+    if (kwnames == NULL && nargs == 2 + self->store && cw_hold_binding(&b)) {
+        PyObject *out = NULL;
+        int done = 0;
+        if (Py_TYPE(args[0]) == b.array_type) {
+            if (self->store) {
+                done = store(&b, args[0], args[1], args[2]);
+            } else {
+                out = get(&b, args[0], args[1]);
+                done = out != NULL ? 1 : PyErr_Occurred() ? -1 : 0;
+            }
+        }
+        cw_release_binding(&b);
+        if (done != 0) {
+            return done < 0 ? NULL : self->store ? Py_NewRef(Py_None) : out;
+        }
+    }
+    return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
+}
+
+static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    int store_flag;
+    PyObject *general;
+    static char *names[] = {"store", "general", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pO:Item", names, &store_flag, &general)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(general)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.Item: general must be callable");
+        return NULL;
+    }
+    Item *self = (Item *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->vectorcall = call;
+    self->store = store_flag;
+    self->general = Py_NewRef(general);
+    return (PyObject *)self;
+}
+
+static int traverse(Item *self, visitproc visit, void *arg) {
+    Py_VISIT(self->general);
+    return 0;
+}
+
+static int clear(Item *self) {
+    Py_CLEAR(self->general);
+    return 0;
+}
+
+static void dealloc(Item *self) {
+    PyObject_GC_UnTrack(self);
+    clear(self);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyTypeObject cw_ItemType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "candlewick._native.Item",
+    .tp_basicsize = sizeof(Item),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_new = make,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(Item, vectorcall),
+    .tp_descr_get = cw_bind_method,
+    .tp_traverse = (traverseproc)traverse,
+    .tp_clear = (inquiry)clear,
+    .tp_dealloc = (destructor)dealloc,
+    .tp_getset = cw_method_getset,
+};
+
+int cw_item_ready(void) {
+    read_only_attr = PyUnicode_InternFromString("read_only");
+    if (read_only_attr == NULL) {
+        return -1;
+    }
+    return PyType_Ready(&cw_ItemType);
+}

@@ -1,0 +1,97 @@
+"""x[a:b:c] and its store back in C (candlewick._native.Item, Array.__getitem__ /
+__setitem__ where built): the view the Python method makes (every Layout slot, before
+anything reads it), the store back a no-op only where the Python method's is, every other
+key and value the Python method's."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import _core
+from candlewick.array import Array
+from candlewick.errors import IndexKeyError, ReadOnlyError
+
+pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+
+KEYS = [slice(None), slice(None, None, 2), slice(1, None, 3), slice(None, None, -1), slice(-3, None),
+        slice(5, 2), slice(None, None, -3), slice(100, None), slice(-100, 3), slice(2, 3), slice(0, 1, 5),
+        slice(3, None, 1), slice(None, 0, -1), slice(2**70, None), slice(-(2**70), 2**70, 2)]
+BASES = {
+    "1-D": lambda: cw.asarray(np.arange(10, dtype=np.float32)),
+    "2-D": lambda: cw.asarray(np.arange(24, dtype=np.float64).reshape(6, 4)),
+    "offset": lambda: cw.asarray(np.arange(24, dtype=np.float64).reshape(6, 4))[1:],
+    "transposed": lambda: cw.asarray(np.arange(24, dtype=np.int32).reshape(4, 6)).T,
+    "stepped": lambda: cw.asarray(np.arange(30, dtype=np.int64))[::3],
+    "empty axis": lambda: cw.asarray(np.zeros((5, 0), np.float32)),
+}
+
+
+def _slots(layout):
+    return (layout.shape, layout.strides, layout.offset, layout._contig, layout.dense_size)
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_the_view_is_the_python_methods(base):
+    x = BASES[base]()
+    general = Array.__getitem__.__wrapped__
+    for key in KEYS:
+        fast, python = x[key], general(x, key)
+        assert type(fast) is Array and fast._storage is x._storage
+        assert _slots(fast._layout) == _slots(python._layout), (base, key)
+        assert np.array_equal(cw.to_numpy(fast), cw.to_numpy(x)[key])
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_the_store_back_is_a_no_op_where_the_python_methods_is(base):
+    x = BASES[base]()
+    host = cw.to_numpy(x).copy()
+    for key in KEYS:
+        x[key] = x[key]  # its own place: nothing written
+        v = x[key]
+        v += 1
+        x[key] = v  # (x[key] += 1)
+        host[key] += 1
+        assert np.array_equal(cw.to_numpy(x), host), (base, key)
+    if x.shape[0] > 2:
+        x[1:] = x[:-1]  # another place: written (NumPy's overlap rule)
+        host[1:] = host[:-1].copy()
+        assert np.array_equal(cw.to_numpy(x), host)
+
+
+def test_other_keys_values_and_errors_are_the_python_methods():
+    x = cw.asarray(np.arange(10, dtype=np.float32))
+    assert x[2] == 2 and x[(slice(1, 3),)].shape == (2,) and x[..., ::2].shape == (5,)
+    assert x[np.int64(1):np.int64(3)].shape == (2,)  # (NumPy integer bounds: the Python method)
+    with pytest.raises(IndexKeyError, match="step must not be zero"):
+        x[::0]
+    with pytest.raises(IndexKeyError, match="integers or None"):
+        x[1.5:]
+    with pytest.raises(IndexKeyError, match="step must not be zero"):
+        x[::0] = x[::1]
+    x[::2] = 7.0
+    assert cw.to_numpy(x)[::2].tolist() == [7.0] * 5
+    zero_d = cw.asarray(np.float32(1))
+    with pytest.raises(Exception):
+        zero_d[::2]
+    ro = np.arange(4, dtype=np.float32)
+    ro.flags.writeable = False
+    r = cw.from_dlpack(ro)
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        r[::2] = r[::2]
+    b = cw.broadcast_to(cw.asarray(np.ones(1, np.float32)), (4,))
+    with pytest.raises(ReadOnlyError, match="broadcast"):
+        b[::2] = b[::2]
+
+
+def test_lazy_mode_and_the_unbound_module_take_the_python_method():
+    x = cw.asarray(np.arange(6, dtype=np.float32))
+    with cw.lazy():
+        x[::2] += 1.0
+    assert cw.to_numpy(x).tolist() == [1, 1, 3, 3, 5, 5]
+    _core._native.unbind()
+    try:
+        x[1::2] += 1.0
+        assert x[::3].shape == (2,)
+    finally:
+        _core.bind_native(Array)
+    assert cw.to_numpy(x).tolist() == [1, 2, 3, 4, 5, 6]
