@@ -17,7 +17,9 @@
      quiet error state), taken without a Python call;
    - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
      function, without ctypes' argument conversion (and a prepared launch's, its
-     argument struct filled in C).
+     argument struct filled in C);
+   - _native_blocks.c: a GPU backend's caching allocator's hit path (take and give
+     back a cached block, its counts) under the allocator's lock.
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -186,7 +188,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
-        cw_override_ready() < 0) {
+        cw_override_ready() < 0 || cw_block_cache_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -198,7 +200,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0 ||
         PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0 ||
         PyModule_AddObjectRef(module, "Item", (PyObject *)&cw_ItemType) < 0 ||
-        PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0) {
+        PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0 ||
+        PyModule_AddObjectRef(module, "BlockCache", (PyObject *)&cw_BlockCacheType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -95,6 +95,10 @@ int cw_quiet_enter(PyObject *var, PyObject *quiet, int kept, PyObject **token);
 int cw_quiet_exit(PyObject *var, PyObject *token);
 int cw_guard_ready(void);
 
+/* _native_blocks.c */
+extern PyTypeObject cw_BlockCacheType;
+int cw_block_cache_ready(void);
+
 /* _native_launch.c */
 extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);

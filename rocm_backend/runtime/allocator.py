@@ -26,13 +26,12 @@ drain) and the allocation retried once; then ``DeviceMemoryError`` says what was
 what is free, and what candlewick holds in arrays and in the cache.
 """
 
-import threading
-
 from candlewick.allocation import byte_text, held_text
 from candlewick.errors import DeviceMemoryError
 
 from ..bindings import hip
 from ..error import RocmOutOfMemory
+from .block_cache import block_cache
 
 
 _ADDRESSABLE_BYTES = 2**63 - 1
@@ -50,7 +49,8 @@ class CachingAllocator:
     def __init__(self, device):
         self._device = device
         self._free = {}  # the device's own stream's pool: rounded size -> [pointer ints]
-        self._lock = threading.Lock()
+        # its hit path and the counts of blocks handed out, under the lock (block_cache.py)
+        self._blocks, self._lock = block_cache(self._free)
         self._streams = None  # runtime/streams.DeviceStreams once the device has a second stream
         self._owner = {}  # pointer -> (stream record, clock at allocation), streams only
         self._fences = {}  # pointer -> [(event, stream record)] a cached block waits for
@@ -58,7 +58,6 @@ class CachingAllocator:
         self.clock = 0
         #: the most bytes this allocator may take from the device (None: no limit)
         self.limit = None
-        self.in_use = self.peak_in_use = self.active = self.allocations = 0
         self.reserved = self.peak_reserved = self.device_allocations = self.cache_flushes = 0
 
     # --- statistics and control ----------------------------------------------------------
@@ -71,19 +70,20 @@ class CachingAllocator:
     def stats(self):
         """The counters of ``memory_stats`` (the protocol's keys, in bytes and counts)."""
         cached = self.cached_bytes
+        blocks = self._blocks
         with self._lock:
             return {
-                "in_use_bytes": self.in_use, "peak_in_use_bytes": self.peak_in_use,
+                "in_use_bytes": blocks.in_use, "peak_in_use_bytes": blocks.peak_in_use,
                 "cached_bytes": cached, "reserved_bytes": self.reserved,
-                "peak_reserved_bytes": self.peak_reserved, "active_blocks": self.active,
-                "allocations": self.allocations, "device_allocations": self.device_allocations,
+                "peak_reserved_bytes": self.peak_reserved, "active_blocks": blocks.active,
+                "allocations": blocks.allocations, "device_allocations": self.device_allocations,
                 "cache_flushes": self.cache_flushes, "limit_bytes": self.limit,
             }
 
     def reset_peak(self):
         """Start the high-water marks again from what is held now."""
         with self._lock:
-            self.peak_in_use, self.peak_reserved = self.in_use, self.reserved
+            self._blocks.peak_in_use, self.peak_reserved = self._blocks.in_use, self.reserved
 
     def set_limit(self, nbytes):
         """At most ``nbytes`` taken from the device from now on (None: no limit); blocks
@@ -103,28 +103,14 @@ class CachingAllocator:
         if nbytes <= 0:
             return 0, 0
         size = (nbytes + 511) & ~511 if nbytes < (1 << 20) else (nbytes + 0xFFFFF) & ~0xFFFFF  # round_size
+        if size > _ADDRESSABLE_BYTES:
+            raise self._too_large(size)
         if self._streams is not None:
             return self._allocate_on_stream(size), size
-        lock = self._lock
-        lock.acquire()  # acquire/release rather than `with`: half the cost
-        try:
-            bucket = self._free.get(size)
-            ptr = bucket.pop() if bucket else 0
-            self._count_out(size)
-        finally:
-            lock.release()
+        ptr = self._blocks.take(size)
         if not ptr:
             ptr = self._malloc_counted(size)
         return ptr, size
-
-    def _count_out(self, size):
-        """A block handed out (the lock is held)."""
-        in_use = self.in_use + size
-        self.in_use = in_use
-        if in_use > self.peak_in_use:
-            self.peak_in_use = in_use
-        self.active += 1
-        self.allocations += 1
 
     def _malloc_counted(self, size, release_cache=True):
         """hipMalloc for a block already counted as handed out (uncounted if it fails)."""
@@ -132,8 +118,7 @@ class CachingAllocator:
             return self._malloc(size, release_cache)
         except BaseException:
             with self._lock:
-                self.in_use -= size
-                self.active -= 1
+                self._blocks.count_in(size)
             raise
 
     def _allocate_on_stream(self, size):
@@ -146,7 +131,7 @@ class CachingAllocator:
             ptr = bucket.pop() if bucket else 0
             fences = self._fences.pop(ptr, None) if ptr else None
             self.clock += 1
-            self._count_out(size)
+            self._blocks.count_out(size)
             owner = (record, self.clock)
         if not ptr:
             ptr = self._malloc_counted(size)
@@ -161,6 +146,8 @@ class CachingAllocator:
         must not): out-of-memory raises DeviceMemoryError at once. A cached block with
         fences waits for them on the host (a wait on another stream's event cannot join a
         capture); it counts as in use until the graph gives it back."""
+        if size > _ADDRESSABLE_BYTES:
+            raise self._too_large(size)
         streams = self._streams
         pool = self._free if streams is None else streams.current.stream.free
         with self._lock:
@@ -169,7 +156,7 @@ class CachingAllocator:
             fences = self._fences.pop(ptr, None) if ptr else None
             self.clock += 1
             owner = (streams.current.stream if streams is not None else None, self.clock)
-            self._count_out(size)
+            self._blocks.count_out(size)
         if not ptr:
             ptr = self._malloc_counted(size, release_cache=False)
         if streams is not None:
@@ -189,12 +176,14 @@ class CachingAllocator:
         else:
             self.allocate, self.release = pool.allocate, pool.release
 
+    def _too_large(self, size):
+        # past _ADDRESSABLE_BYTES hipMalloc's size_t cannot hold it (hip-python raises
+        # OverflowError), nor the counts: a result no device holds, reported as every failed
+        # allocation is (a copy of a huge broadcast view asks this; the front end's size
+        # check stops the rest)
+        return DeviceMemoryError(self._device.name, size, None, "larger than any allocation can be")
+
     def _malloc(self, size, release_cache=True):
-        if size > _ADDRESSABLE_BYTES:
-            # hipMalloc's size_t cannot hold it (hip-python raises OverflowError): a result no
-            # device holds, reported as every failed allocation is (a copy of a huge
-            # broadcast view asks this; the front end's size check stops the rest)
-            raise DeviceMemoryError(self._device.name, size, None, "larger than any allocation can be")
         limit = self.limit
         if limit is not None and self.reserved + size > limit:
             if release_cache:
@@ -230,7 +219,7 @@ class CachingAllocator:
             free = self._device.memory_info()[0]
         except Exception:  # noqa: BLE001 - the message matters more than the figure
             pass
-        held = held_text(self._device.name, self.in_use - size, self.cached_bytes)
+        held = held_text(self._device.name, self._blocks.in_use - size, self.cached_bytes)
         return DeviceMemoryError(self._device.name, size, free, f"{why}; {held}")
 
     # --- release ------------------------------------------------------------------------------
@@ -242,17 +231,7 @@ class CachingAllocator:
         if self._streams is not None:
             self._release_on_stream(ptr, size)
             return
-        lock = self._lock
-        lock.acquire()
-        try:
-            bucket = self._free.get(size)
-            if bucket is None:
-                bucket = self._free[size] = []
-            bucket.append(ptr)
-            self.in_use -= size
-            self.active -= 1
-        finally:
-            lock.release()
+        self._blocks.give(ptr, size)
 
     #: ``release`` that a graph's pool calls: never shadowed by ``route_to``
     give_back = release
@@ -274,8 +253,7 @@ class CachingAllocator:
             fences = streams.fence(record, since)
         except Exception:  # noqa: BLE001 - a finalizer at exit, or a runtime gone: never reuse unfenced
             with self._lock:
-                self.in_use -= size
-                self.active -= 1
+                self._blocks.count_in(size)
             return
         with self._lock:
             if fences:
@@ -284,8 +262,7 @@ class CachingAllocator:
             if bucket is None:
                 bucket = record.free[size] = []
             bucket.append(ptr)
-            self.in_use -= size
-            self.active -= 1
+            self._blocks.count_in(size)
 
     def use_streams(self, streams):
         """The device has made its first stream beyond its own: pool per stream from now on

@@ -6,6 +6,7 @@ import pytest
 
 from candlewick.errors import DeviceMemoryError
 from rocm_backend.bindings import hip as hip_binding
+from rocm_backend.runtime import block_cache
 from rocm_backend.runtime.allocator import CachingAllocator
 
 
@@ -50,8 +51,18 @@ class FakeDevice:
         return self.hip.capacity - self.hip.used, self.hip.capacity
 
 
+@pytest.fixture(params=["C", "Python"])
+def blocks_in(request, monkeypatch):
+    """The allocator's hit path in C (candlewick._native.BlockCache) and in Python."""
+    if request.param == "C" and block_cache._NativeBlockCache is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    if request.param == "Python":
+        monkeypatch.setattr(block_cache, "_NativeBlockCache", None)
+    return request.param
+
+
 @pytest.fixture
-def fake(monkeypatch):
+def fake(monkeypatch, blocks_in):
     hip = FakeHip(capacity=4 << 20)
     monkeypatch.setattr(hip_binding, "_api", types.SimpleNamespace(hip=hip))
     dev = FakeDevice(hip)
@@ -92,3 +103,39 @@ def test_a_size_past_the_address_space_is_a_device_memory_error_without_asking_h
     with pytest.raises(DeviceMemoryError, match="larger than any allocation"):
         alloc.allocate(2**64 + 5)
     assert hip.used == 0 and hip.frees == 0
+
+
+def test_the_block_cache_hands_out_takes_back_and_counts(blocks_in):
+    free = {}
+    blocks, lock = block_cache.block_cache(free)
+    assert type(blocks).__name__ == "BlockCache" and (blocks_in == "Python") == (type(blocks) is block_cache.BlockCache)
+    assert blocks.take(512) == 0  # nothing cached: the caller allocates, counted out all the same
+    blocks.give(0x1000, 512)
+    blocks.give(0x3000, 512)
+    blocks.give(0x9000, 1 << 20)
+    assert free == {512: [0x1000, 0x3000], 1 << 20: [0x9000]}
+    assert (blocks.in_use, blocks.active, blocks.allocations) == (512 - 1024 - (1 << 20), -2, 1)
+    assert blocks.take(512) == 0x3000 and blocks.take(512) == 0x1000 and blocks.take(512) == 0
+    assert free[512] == [] and blocks.allocations == 4
+    blocks.peak_in_use = blocks.in_use = 0
+    with lock:  # the allocator's other paths count under the same lock
+        blocks.count_out(2048)
+        blocks.count_out(512)
+        blocks.count_in(2048)
+    assert (blocks.in_use, blocks.peak_in_use) == (512, 2560)
+
+
+def test_the_block_cache_waits_for_its_lock(blocks_in):
+    """take and give hold the allocator's lock: while another thread holds it they wait."""
+    import threading
+
+    blocks, lock = block_cache.block_cache({512: [0x1000]})
+    got = []
+    lock.acquire()
+    worker = threading.Thread(target=lambda: got.append(blocks.take(512)))
+    worker.start()
+    worker.join(0.2)
+    assert got == [] and worker.is_alive()
+    lock.release()
+    worker.join(5)
+    assert got == [0x1000]
