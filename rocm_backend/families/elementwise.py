@@ -14,8 +14,9 @@ def unary(x, op, layout):
     device = x.device
     hit = device.kernels.ew_cache.get(("unary", op._value_, x.dtype.name))
     kern, out_dtype = hit or ew_kernel(device, "unary", op, x.dtype)
-    if layout.is_contiguous:
-        n = shape_size(layout.shape)
+    n = layout.dense_size  # > 0: a known offset-0 C-contiguous layout, without its properties
+    if n > 0 or layout.is_contiguous:
+        n = n if n > 0 else shape_size(layout.shape)
         out = device.storage_type.empty(device, out_dtype, n)
         if n:
             launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, layout.offset)
@@ -31,8 +32,9 @@ def binary(x, op, lhs_layout, rhs, rhs_layout, family="binary"):
     device = x.device
     hit = device.kernels.ew_cache.get((family, op._value_, x.dtype.name))
     kern, out_dtype = hit or ew_kernel(device, family, op, x.dtype)
-    if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
-        n = shape_size(lhs_layout.shape)
+    n = lhs_layout.dense_size  # > 0: a known offset-0 C-contiguous layout, without its properties
+    if (n > 0 and rhs_layout.dense_size == n) or (lhs_layout.is_contiguous and rhs_layout.is_contiguous):
+        n = n if n > 0 else shape_size(lhs_layout.shape)
         out = device.storage_type.empty(device, out_dtype, n)
         if n:
             launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset)
@@ -77,9 +79,11 @@ def compare_scalar(x, op, layout, scalar, reflected):
 
 def where(cond, cond_layout, x, x_layout, y, y_layout):
     device = cond.device
-    n = shape_size(cond_layout.shape)
+    n = cond_layout.dense_size  # > 0: a known offset-0 C-contiguous layout, without its properties
+    dense = n > 0 and x_layout.dense_size == n and y_layout.dense_size == n
+    n = n if n > 0 else shape_size(cond_layout.shape)
     out = device.storage_type.empty(device, x.dtype, n)
-    if cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous:
+    if dense or (cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous):
         if n:
             launch_contiguous(device, kernel(device, ("where", x.dtype.itemsize)), n, out.ptr, 0,
                               cond.ptr, cond_layout.offset, x.ptr, x_layout.offset, y.ptr, y_layout.offset)
