@@ -93,8 +93,9 @@ def reduce(storage, op, layout, axes, into=None):
     dtype = storage.dtype
     device = storage.device
     ndim = len(layout.shape)
-    if layout.is_contiguous and len(axes) == ndim:  # sum(x): the host fast path
-        n_red = shape_size(layout.shape)
+    n_red = layout.dense_size  # > 0: a known offset-0 C-contiguous layout, without its properties
+    if (n_red > 0 or layout.is_contiguous) and len(axes) == ndim:  # sum(x): the host fast path
+        n_red = n_red if n_red > 0 else shape_size(layout.shape)
         if n_red:
             out = device.storage_type.empty(device, op.result_dtype(dtype) if into is None else into, 1)
             _flat(device, op, dtype, storage, layout.offset, out, n_red, into)
