@@ -53,8 +53,10 @@ def test_a_second_stream_runs_while_the_first_is_busy(rocm):
 def test_stream_synchronize_waits_for_its_stream_only(rocm):
     a = _square(rocm)
     s1, s2 = cw.Stream(rocm), cw.Stream(rocm)
-    with s1:
-        _long_work(a, 1)
+    for s in (s1, s2):  # compile and load the kernels, fill each stream's pool and handles,
+        with s:  # as the test above: a module's first load may wait for the device's work
+            _long_work(a, 1)
+            cw.ones(4) * 3
     cw.synchronize(rocm)
     with s1:
         y = _long_work(a, 40)
