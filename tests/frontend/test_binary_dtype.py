@@ -11,13 +11,9 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from tracing_backend import TracingBackend
 
 
-@pytest.fixture(params=["declared", "withheld"])
-def traced(request, device):
-    backend = TracingBackend(wraps=device.backend, hide="" if request.param == "declared" else "binary_dtype")
-    return backend, backend.device(device.ordinal)
+WITHHELD_GROUP = "binary_dtype"  # (the conftest's traced fixture withholds it)
 
 
 def _calls(backend):

@@ -13,7 +13,6 @@ import pytest
 import candlewick as cw
 from candlewick.conformance.checks import TRANSCENDENTAL
 from candlewick.errors import DeviceMismatchError, DTypeError, ReadOnlyError, ShapeError
-from tracing_backend import TracingBackend
 
 OPERATORS = {
     "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
@@ -29,12 +28,7 @@ FLOAT_OPS = ("+=", "-=", "*=", "/=", "//=", "%=", "**=")
 INT_OPS = ("+=", "-=", "*=", "//=", "%=", "**=", "&=", "|=", "^=", "<<=", ">>=")
 
 
-@pytest.fixture(params=["declared", "withheld"])
-def traced(request, device):
-    """(tracing backend, device): the backend under test as it declares itself, or with the
-    optional group "inplace" withheld."""
-    backend = TracingBackend(wraps=device.backend, hide="" if request.param == "declared" else "inplace")
-    return backend, backend.device(device.ordinal)
+WITHHELD_GROUP = "inplace"  # (the conftest's traced fixture withholds it)
 
 
 def _calls(backend):

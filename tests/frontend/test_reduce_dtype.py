@@ -9,15 +9,9 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from tracing_backend import TracingBackend
 
 
-@pytest.fixture(params=["declared", "withheld"])
-def traced(request, device):
-    """(tracing backend, device): the backend under test as it declares itself, or with the
-    optional group "reduce_dtype" withheld."""
-    backend = TracingBackend(wraps=device.backend, hide="" if request.param == "declared" else "reduce_dtype")
-    return backend, backend.device(device.ordinal)
+WITHHELD_GROUP = "reduce_dtype"  # (the conftest's traced fixture withholds it)
 
 
 def _calls(backend):
