@@ -34,6 +34,10 @@ void cw_release_binding(Binding *held);
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 
+/* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error
+   (a storage's read_only: the storages of most backends have none). */
+int cw_attr_true(PyObject *obj, PyObject *name);
+
 /* A method made in C that stands for a Python method, `general`, run for every case the C
    one does not take (Item, Override): its head, its binding to an instance (a method
    descriptor, as a Python function is) and its attributes general, __wrapped__, __doc__,

@@ -62,25 +62,6 @@ static int has_zero_stride(PyObject *strides) {
     return 0;
 }
 
-/* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error.
-   Absent is found without an AttributeError made and cleared (as getattr(obj, name,
-   False) finds it): the storages of most backends have no read_only, and the exception
-   cost a third of this module's part of an update. */
-static int attr_true(PyObject *obj, PyObject *name) {
-    PyObject *value;
-#if PY_VERSION_HEX >= 0x030D0000
-    int found = PyObject_GetOptionalAttr(obj, name, &value);
-#else
-    int found = _PyObject_LookupAttr(obj, name, &value);
-#endif
-    if (found <= 0) {
-        return found;
-    }
-    int truth = PyObject_IsTrue(value);
-    Py_DECREF(value);
-    return truth;
-}
-
 /* 1 where `device` declares the group "inplace", 0 where not, -1 on error. */
 static int declares_group(PyObject *device) {
     PyObject *caps = PyObject_GetAttr(device, capabilities_attr);
@@ -163,7 +144,7 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
             Py_DECREF(primitive);
         }
     }
-    int read_only = group == 1 && direct == 0 ? attr_true(storage, read_only_attr) : 0;
+    int read_only = group == 1 && direct == 0 ? cw_attr_true(storage, read_only_attr) : 0;
     if (zero < 0 || group < 0 || direct < 0 || read_only < 0) {
         out = NULL;
     } else if (direct == 1) {

@@ -216,16 +216,7 @@ static int store(const Binding *b, PyObject *x, PyObject *key, PyObject *value) 
         return 0;
     }
     /* the view is value's place: x must be writable, as general's check_writable asks */
-    PyObject *flag = PyObject_GetAttr(storage, read_only_attr);
-    if (flag == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return -1;
-        }
-        PyErr_Clear();
-        return 1;
-    }
-    int read_only = PyObject_IsTrue(flag);
-    Py_DECREF(flag);
+    int read_only = cw_attr_true(storage, read_only_attr);
     return read_only < 0 ? -1 : !read_only;
 }
 

@@ -244,21 +244,6 @@ static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject
     return result == NULL ? -1 : 0;
 }
 
-/* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error. */
-static int attr_true(PyObject *obj, PyObject *name) {
-    PyObject *value = PyObject_GetAttr(obj, name);
-    if (value == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return -1;
-        }
-        PyErr_Clear();
-        return 0;
-    }
-    int truth = PyObject_IsTrue(value);
-    Py_DECREF(value);
-    return truth;
-}
-
 /* The common case: 1 done, 0 not this case (nothing written, no error), -1 error.
    `unchecked`: the caller has not asked the storage's read_only (_native.Update): a
    read-only destination, which NumPy refuses before it writes, is then not the case. */
@@ -320,7 +305,7 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
         if (done < 0 && unchecked) {
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
-            int read_only = attr_true(storage, read_only_attr);
+            int read_only = cw_attr_true(storage, read_only_attr);
             if (read_only == 0) {
                 PyErr_Restore(type, value, tb);
             } else {
