@@ -2,7 +2,7 @@
    one NumPy ufunc called with out= (the cpu backend's binary_into and
    binary_scalar_into: cpu_backend/inplace.py), in C.
 
-   UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None) is a method (a
+   UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None, convert=None) is a method (a
    descriptor, bound to the storage it is read from). Called as
    storage.binary_into(op, dst_layout, lhs, lhs_layout, rhs, rhs_layout) (scalar false) or
    storage.binary_scalar_into(op, dst_layout, src, src_layout, value, reflected) (scalar
@@ -23,6 +23,7 @@
 #include "_native.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* how many (op, dtype) pairs a primitive keeps found */
 #define SEEN 4
@@ -41,6 +42,13 @@ typedef struct {
        identity without an int object made or a dict read */
     PyObject *seen[SEEN][3];
     int next_seen;
+    /* scalar: convert(value, dtype) makes the scalar operand a 0-d array of the compute
+       dtype, as the Python form does (NumPy then runs its contiguous loop with a stride-0
+       operand, without the buffered cast of a Python float's weak conversion: 5 % of an
+       update of 2^20 float32 in bench/inplace.py); the last one made is kept (value's bits,
+       dtype, array: the array is never handed out, the ufunc only reads it) */
+    PyObject *convert, *kept_dtype, *kept_array;
+    double kept_value;
 } UfuncInto;
 
 static PyObject *read_only_attr, *acquire_name, *release_name, *out_kwnames;
@@ -197,17 +205,39 @@ static int give_back(PyObject *lock) {
     return released == NULL ? -1 : 0;
 }
 
+/* the scalar operand `value` (a float) as convert's 0-d array of `dtype`'s compute dtype
+   (new reference; the kept one where value's bits and dtype are the last call's) */
+static PyObject *scalar_operand(UfuncInto *self, PyObject *value, PyObject *dtype) {
+    double v = PyFloat_AS_DOUBLE(value);
+    if (self->kept_array != NULL && self->kept_dtype == dtype && memcmp(&v, &self->kept_value, sizeof v) == 0) {
+        return Py_NewRef(self->kept_array);
+    }
+    PyObject *made = PyObject_CallFunctionObjArgs(self->convert, value, dtype, NULL);
+    if (made != NULL) {
+        Py_XSETREF(self->kept_array, Py_NewRef(made));
+        Py_XSETREF(self->kept_dtype, Py_NewRef(dtype));
+        self->kept_value = v;
+    }
+    return made;
+}
+
 /* ufunc(a, b, out=out) under the storage's lock and the quiet error state: 0, or -1 with
    the error set (a MemoryError made memory_error's). */
 static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject *a, PyObject *b,
-                      PyObject *out) {
+                      PyObject *out, PyObject *dtype) {
     if (take(lock) < 0) {
         return -1;
     }
     PyObject *result = NULL, *token;
     if (cw_quiet_enter(self->var, self->quiet, self->kept, &token) == 0) {
-        PyObject *args[] = {a, b, out};
-        result = PyObject_Vectorcall(ufunc, args, 2, out_kwnames);
+        /* (converted in the quiet state: a float past float32's range becomes inf unannounced,
+           as the Python form's conversion) */
+        PyObject *operand = self->scalar && self->convert != NULL ? scalar_operand(self, b, dtype) : Py_NewRef(b);
+        if (operand != NULL) {
+            PyObject *args[] = {a, operand, out};
+            result = PyObject_Vectorcall(ufunc, args, 2, out_kwnames);
+            Py_DECREF(operand);
+        }
         /* the state restored and the lock released whatever happened, the error kept */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -301,7 +331,7 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     } else if (out == NOT_TAKEN || a == NOT_TAKEN || b == NOT_TAKEN) {
         done = 0;
     } else {
-        done = call_ufunc(self, lock, ufunc, a, b, out) == 0 ? 1 : -1;
+        done = call_ufunc(self, lock, ufunc, a, b, out, dtype) == 0 ? 1 : -1;
         if (done < 0 && unchecked) {
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
@@ -341,14 +371,18 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int scalar;
-    PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL;
-    static char *names[] = {"scalar", "table", "var", "quiet", "memory_error", "general", "loud", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pO!O!OOO|O:UfuncInto", names, &scalar, &PyDict_Type, &table,
-                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud)) {
+    PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL, *convert = NULL;
+    static char *names[] = {"scalar", "table", "var", "quiet", "memory_error", "general", "loud", "convert", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "pO!O!OOO|OO:UfuncInto", names, &scalar, &PyDict_Type, &table,
+                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud, &convert)) {
         return NULL;
     }
-    if (!PyCallable_Check(memory_error) || !PyCallable_Check(general)) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncInto: memory_error and general must be callable");
+    if (convert == Py_None) {
+        convert = NULL;
+    }
+    if (!PyCallable_Check(memory_error) || !PyCallable_Check(general) || (convert != NULL && !PyCallable_Check(convert))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.UfuncInto: memory_error, general and convert must be callable");
         return NULL;
     }
     UfuncInto *self = (UfuncInto *)type->tp_alloc(type, 0);
@@ -362,6 +396,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->quiet = Py_NewRef(quiet);
     self->memory_error = Py_NewRef(memory_error);
     self->general = Py_NewRef(general);
+    self->convert = Py_XNewRef(convert);
     self->kept = cw_quiet_adopt(var, quiet, loud);
     return (PyObject *)self;
 }
@@ -373,6 +408,9 @@ static int traverse(UfuncInto *self, visitproc visit, void *arg) {
     Py_VISIT(self->memory_error);
     Py_VISIT(self->general);
     Py_VISIT(self->storage_type);
+    Py_VISIT(self->convert);
+    Py_VISIT(self->kept_dtype);
+    Py_VISIT(self->kept_array);
     for (int i = 0; i < SEEN; i++) {
         for (int j = 0; j < 3; j++) {
             Py_VISIT(self->seen[i][j]);
@@ -388,6 +426,9 @@ static int clear(UfuncInto *self) {
     Py_CLEAR(self->memory_error);
     Py_CLEAR(self->general);
     Py_CLEAR(self->storage_type);
+    Py_CLEAR(self->convert);
+    Py_CLEAR(self->kept_dtype);
+    Py_CLEAR(self->kept_array);
     for (int i = 0; i < SEEN; i++) {
         for (int j = 0; j < 3; j++) {
             Py_CLEAR(self->seen[i][j]);
@@ -418,7 +459,7 @@ PyTypeObject cw_UfuncIntoType = {
     .tp_name = "candlewick._native.UfuncInto",
     .tp_basicsize = sizeof(UfuncInto),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None): a host backend's in-place "
+    .tp_doc = "UfuncInto(scalar, table, var, quiet, memory_error, general, loud=None, convert=None): a host backend's in-place "
               "primitive whose common case is one NumPy ufunc with out=, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,

@@ -224,8 +224,8 @@ def _with_scalar(table, name):
 def _in_c(into, table, scalar):
     """``into`` with the common case of its fast path (one ufunc over whole buffers, or
     the 1-D slices of 1-D or C-contiguous layouts that ``view`` / ``flat`` make; a
-    Python float, whose weak conversion equals the general path's 0-d array of the
-    dtype for float32 and float64) in C where candlewick._native was built
+    Python float made the general path's 0-d array of the dtype, for float32 and
+    float64: ``_scalar_operand``) in C where candlewick._native was built
     (``_native.UfuncInto``: the same lock, quiet state and ufunc call), ``into`` for the
     rest."""
     if _native is None or STATE_VAR is None:
@@ -236,7 +236,13 @@ def _in_c(into, table, scalar):
               for op, row in table.items()}
     name = into.__name__
     return _native.UfuncInto(scalar, ufuncs, STATE_VAR, QUIET, lambda exc: out_of_memory(name, exc), into,
-                             loud=LOUD)
+                             loud=LOUD, convert=_scalar_operand if scalar else None)
+
+
+def _scalar_operand(value, dtype):
+    """The C path's scalar operand: the general path's 0-d array of the compute dtype
+    (made in the quiet state by the caller)."""
+    return _array(value, _SCALAR_DTYPE[dtype.name])
 
 
 binary_into = _in_c(_pairwise(BINARY_INTO, "binary_into"), BINARY_INTO, False)

@@ -6,6 +6,7 @@ takes it too. (test_native_module.py: the binding.)"""
 
 import functools
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -339,6 +340,57 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     assert len(general.calls) == 2
     # the storage's class binds it as a method
     assert type(s).binary_into.__get__(s, type(s))(BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
+
+
+
+@needs_c
+def test_ufunc_into_hands_the_ufunc_the_converted_scalar_and_keeps_the_last():
+    seen = []
+
+    def ufunc(a, b, out):
+        seen.append(b)
+        np.add(a, b, out=out)
+
+    made = []
+
+    def convert(value, dtype):
+        made.append((value, dtype))
+        return np.array(value, dtype.numpy)
+
+    from candlewick.fp_state import QUIET, STATE_VAR
+
+    f32 = cw.asarray(np.ones(1, np.float32), device="cpu")._dtype
+    into = _core._native.UfuncInto(True, {id(BinaryOp.ADD): {id(f32): ufunc}}, STATE_VAR, QUIET,
+                                   lambda exc: exc, Recorder(), convert=convert)
+    x = cw.asarray(np.zeros(3, np.float32), device="cpu")
+    s, lay = x._storage, x._layout
+    lock_of(s)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 1e39 past float32's range: converted in the quiet state
+        for v in (0.5, 0.5, -0.0, 0.0, 0.0, float("nan"), 1e39):
+            into(s, BinaryOp.ADD, lay, s, lay, v, False)
+    # a 0-d float32 array each time; made again only where the value's bits change
+    assert all(type(b) is np.ndarray and b.shape == () and b.dtype == np.float32 for b in seen)
+    bits = [np.float64(v).tobytes() for v in (0.5, -0.0, 0.0, float("nan"), 1e39)]
+    assert [np.float64(m[0]).tobytes() for m in made] == bits and all(m[1] is f32 for m in made)
+    assert seen[0] is seen[1] and seen[1] is not seen[2] and seen[3] is seen[4]
+    assert np.signbit(seen[2]) and not np.signbit(seen[3]) and np.isnan(seen[5]) and np.isinf(seen[6])
+    assert np.isnan(cw.to_numpy(x)).all()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scalar_updates_equal_numpys_through_either_path(dtype, path):
+    values = (2.0, 2.0, -0.0, 0.5, 1e39, -3.25, float("nan"), 1e-45)
+    start = np.array([1.0, -2.0, 0.0, 3.5, -0.0, 7.0], dtype)
+    x = cw.asarray(start.copy(), device="cpu")
+    expected = start.copy()
+    with np.errstate(all="ignore"):
+        for v in values:
+            x *= v
+            expected *= v
+            x += v
+            expected += v
+    np.testing.assert_array_equal(cw.to_numpy(x), expected)
 
 
 @needs_c
