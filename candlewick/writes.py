@@ -16,6 +16,7 @@ def check_writable(x, fname):
     Lazy mode's pending calls run first: one of them may read ``x``."""
     if GATE.on:  # (lazy_gate.before_write, inline: every write passes here)
         GATE.before_write()
+        GATE.settle(x)
     layout = x._layout
     if 0 in layout.strides and layout.has_broadcast:
         raise ReadOnlyError(

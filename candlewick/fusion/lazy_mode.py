@@ -112,8 +112,20 @@ def _operand(x):
 def flush() -> None:
     """Run every call lazy mode holds pending in this thread, on every device (what a
     host read, a write or the end of a ``lazy()`` block does by itself)."""
-    for pending in list(_pendings().values()):
-        pending.flush()
+    pendings = getattr(_local, "pending", None)
+    if pendings:
+        for pending in list(pendings.values()):
+            pending.flush()
+
+
+def _settle(x):
+    """Give ``x`` the real storage of its recorded one once that has run (before a write:
+    its checks and the backend's store then read the real storage's attributes, not
+    through ``LazyStorage.__getattr__``, as in eager mode; sklearn's fill_diagonal writes
+    one element 2048 times)."""
+    storage = x._storage
+    if type(storage) is LazyStorage and storage.real is not None:
+        x._storage = storage.real
 
 
 def _set_gate():
@@ -207,5 +219,6 @@ lazy_storage.RECORDING[0] = _recording
 GATE.operand = _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
+GATE.settle = _settle
 with _gate_lock:
     _set_gate()

@@ -166,6 +166,8 @@ class Pending:
 
     def flush(self):
         """Run the graph: every recorded result still referenced gets its real storage."""
+        if not self.graph.nodes:  # nothing recorded: every write in lazy mode asks (x[i] = v in a loop)
+            return
         with self.lock:
             wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
             if wanted:

@@ -165,6 +165,58 @@ def test_writes_see_what_was_recorded_before_them(device):
     np.testing.assert_array_equal(cw.to_numpy(x), [101.0, 3.0, 4.0])
 
 
+def test_a_write_gives_the_array_its_run_storage(device, monkeypatch):
+    """Once a recorded result has run, a write into its array goes to the real storage
+    directly (scikit-learn's fill_diagonal: 2048 element stores into a lazily computed
+    matrix), not attribute by attribute through the recorded storage; every write still
+    lands, and a view made before the write sees it."""
+    x = cw.asarray(np.zeros((4, 4), np.float32), device=device)
+    forwarded = []
+    original = lazy_storage.LazyStorage.__getattr__
+
+    def counted(self, name):
+        forwarded.append(name)
+        return original(self, name)
+
+    with cw.lazy():
+        y = x + 1
+        before = y[:, 0]
+        assert float(cw.sum(y)) == 16.0  # y has run
+        monkeypatch.setattr(lazy_storage.LazyStorage, "__getattr__", counted)
+        for i in range(4):
+            y[i, i] = 5.0
+        assert forwarded == [] and not isinstance(y._storage, lazy_storage.LazyStorage)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(cw.to_numpy(y), np.ones((4, 4)) + 4 * np.eye(4))
+        np.testing.assert_array_equal(cw.to_numpy(before), [5.0, 1.0, 1.0, 1.0])
+
+
+def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
+    """``sum(x, dtype=float64)`` of float32 is recorded as its steps (astype, then sum: a
+    fused kernel converts as it reads); replayed (a device without the capability, or a
+    graph the device does not compile), it is the one ``reduce_as`` call of eager mode,
+    not a converted copy and a sum over it. A cast that something else reads stays."""
+    if "reduce_dtype" not in cw.get_device(device).capabilities:
+        pytest.skip("the device does not sum into a dtype as it reads")
+    from candlewick.fusion import replay
+
+    x = cw.asarray(np.arange(12.0, dtype=np.float32).reshape(3, 4), device=device)
+    steps = []
+    original = replay._step
+    monkeypatch.setattr(replay, "_step", lambda node, *a: (steps.append(node.kind), original(node, *a))[1])
+    monkeypatch.setattr(lazy_run, "_cache", type(lazy_run._cache)())
+    monkeypatch.setattr(lazy_run, "_last", [None])
+    monkeypatch.setattr(cw.get_device(device), "compile_fused", lambda graph: None, raising=False)
+    with cw.lazy():
+        total = cw.sum(x, axis=0, dtype=cw.float64)
+        wide = x.astype(cw.float64)
+        both = cw.sum(wide, axis=1), wide  # the cast is kept: it is read twice
+        del wide
+    assert sorted(steps) == sorted(["reduce_as", "astype", "reduce"])
+    np.testing.assert_array_equal(cw.to_numpy(total), np.arange(12.0).reshape(3, 4).sum(axis=0))
+    np.testing.assert_array_equal(cw.to_numpy(both[0]), np.arange(12.0).reshape(3, 4).sum(axis=1))
+
+
 def test_only_results_still_referenced_are_written(device, runs):
     x = cw.asarray([1.0, -2.0], device=device)
     with cw.lazy():
