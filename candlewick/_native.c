@@ -19,7 +19,9 @@
      function, without ctypes' argument conversion (and a prepared launch's, its
      argument struct filled in C);
    - _native_blocks.c: a GPU backend's caching allocator's hit path (take and give
-     back a cached block, its counts) under the allocator's lock.
+     back a cached block, its counts) under the allocator's lock;
+   - _native_complex.c: a host backend's complex64 product in double precision,
+     rounded once, at about the speed of NumPy's single-precision loop.
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -191,6 +193,8 @@ static PyMethodDef methods[] = {
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"launch_filled", (PyCFunction)(void (*)(void))cw_launch_filled, METH_FASTCALL, cw_launch_filled_doc},
+    {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
+     cw_complex64_multiply_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -57,6 +57,10 @@ extern PyGetSetDef cw_method_getset[];
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);
 
+/* _native_complex.c */
+extern const char cw_complex64_multiply_doc[];
+PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* _native_elementwise.c */
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);

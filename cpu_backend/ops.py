@@ -24,7 +24,7 @@ Numerics beyond raw NumPy:
 * float16/bfloat16 are computed in float32 and rounded once on store (``widened``);
   only ``nextafter`` runs natively, since it is defined by the narrow type's spacing.
 * complex64 math (all but the exact ops) is computed in double precision and rounded
-  once. float32 ``logaddexp``, ``floor_divide`` and ``remainder`` give their float64
+  once (multiply in C where candlewick's C module was built: ``complex64_ops``). float32 ``logaddexp``, ``floor_divide`` and ``remainder`` give their float64
   evaluation rounded once, where NumPy's single-precision loops lose digits
   (``float32_ops``: a float64 pass only where float32 does not already give that result).
 * integer ``pow`` with a negative exponent (NumPy raises) follows the contract.
@@ -38,7 +38,7 @@ from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 from candlewick.shapes import broadcast_shapes
 
-from . import complex_parts, float32_ops, special
+from . import complex64_ops, complex_parts, float32_ops, special
 from .op_tables import (  # noqa: F401  (some re-exported: the modules above import them from ops)
     C128, F32, F64, I64, LOW_PRECISION, LOW_PRECISION_NAMES, LOW_PRECISION_NP,
     accumulation_dtype, build_table, compute_dtype, missing_ops,
@@ -283,6 +283,8 @@ def _elementwise_kernel(op, dtype, impl):
     the quiet state (the storage's hot paths set it inline, without ``quiet``'s wrapper)."""
     wide = _wide_dtype(op, dtype)
     kernel = impl if wide is None else widened(impl, dtype.numpy, wide)
+    if op is BinaryOp.MULTIPLY and dtype is dt.complex64:  # the same values in C, at NumPy's speed
+        kernel = complex64_ops.multiply(kernel)
     return kernel, bool(dtype.is_floating or dtype.is_complex or op in _INTEGER_FLAGGING)
 
 
