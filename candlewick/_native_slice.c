@@ -11,6 +11,8 @@
      storage whose layout equals that view's (Layout.__eq__), x has no stride 0 and its
      storage is not read-only, nothing (Python's x[key] op= y stores the updated view back
      into the place it views, which the in-place operator has already written).
+   - Item(True, ...)(x, (i, j, ...), v): one int per axis, v a 0-d array of x's class,
+     dtype and device: the storage's assign of v into that element (store_element).
    Anything else, and any call while the module is unbound (lazy mode unbinds it), is
    general's. Why in C: `x[::2] += 1` is a get, an update and a store; after an update
    of 2^20 elements each Python call of the get and the store (about eight each) misses
@@ -25,7 +27,7 @@ typedef struct {
     int store;
 } Item;
 
-static PyObject *read_only_attr;
+static PyObject *read_only_attr, *assign_attr;
 
 typedef struct {
     Py_ssize_t start, length, step; /* key.indices(n) and the view's length */
@@ -220,6 +222,74 @@ static int store(const Binding *b, PyObject *x, PyObject *key, PyObject *value) 
     return read_only < 0 ? -1 : !read_only;
 }
 
+/* x[i, j, ...] = v, one int per axis and v a 0-d array of x's class, dtype and device (a
+   loop's store: scikit-learn's fill_diagonal, 2048 of them per pairwise_distances call):
+   x's storage's assign of v's element into the element's 0-d Layout, as general's
+   tuple-of-ints case calls it. 1 done, 0 not the case (an index out of range, a stride
+   0, a read-only storage: general's errors), -1 error. */
+static int store_element(const Binding *b, PyObject *x, PyObject *key, PyObject *value) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    if (Py_TYPE(value) != b->array_type || storage == NULL || layout == NULL || Py_TYPE(layout) != b->layout_type ||
+        SLOT(value, b->dtype) != SLOT(x, b->dtype) || SLOT(value, b->device) != SLOT(x, b->device) ||
+        SLOT(x, b->dtype) == NULL || SLOT(x, b->device) == NULL) {
+        return 0;
+    }
+    PyObject *theirs = SLOT(value, b->layout), *their_storage = SLOT(value, b->storage);
+    if (theirs == NULL || their_storage == NULL || Py_TYPE(theirs) != b->layout_type) {
+        return 0;
+    }
+    PyObject *their_shape = SLOT(theirs, b->shape);
+    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides), *offset = SLOT(layout, b->offset);
+    if (their_shape == NULL || !PyTuple_CheckExact(their_shape) || PyTuple_GET_SIZE(their_shape) != 0 ||
+        shape == NULL || strides == NULL || offset == NULL || !PyTuple_CheckExact(shape) ||
+        !PyTuple_CheckExact(strides) || !PyLong_CheckExact(offset)) {
+        return 0;
+    }
+    Py_ssize_t ndim = PyTuple_GET_SIZE(key);
+    if (PyTuple_GET_SIZE(shape) != ndim || PyTuple_GET_SIZE(strides) != ndim) {
+        return 0;
+    }
+    Py_ssize_t at = PyLong_AsSsize_t(offset);
+    for (Py_ssize_t k = 0; k < ndim; k++) {
+        PyObject *i = PyTuple_GET_ITEM(key, k), *n = PyTuple_GET_ITEM(shape, k), *st = PyTuple_GET_ITEM(strides, k);
+        if (!PyLong_CheckExact(i) || !PyLong_CheckExact(n) || !PyLong_CheckExact(st)) {
+            return 0;
+        }
+        Py_ssize_t index = PyLong_AsSsize_t(i), length = PyLong_AsSsize_t(n), stride = PyLong_AsSsize_t(st);
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (index < -length || index >= length || stride == 0) {
+            return 0;
+        }
+        at += (index < 0 ? index + length : index) * stride;
+    }
+    int read_only = cw_attr_true(storage, read_only_attr);
+    if (read_only != 0) {
+        return read_only < 0 ? -1 : 0;
+    }
+    PyObject *none = PyTuple_New(0), *where = PyLong_FromSsize_t(at), *dense = PyLong_FromSsize_t(-1);
+    PyObject *element = none == NULL || where == NULL || dense == NULL ? NULL
+                                                                        : b->layout_type->tp_alloc(b->layout_type, 0);
+    if (element == NULL) {
+        Py_XDECREF(none), Py_XDECREF(where), Py_XDECREF(dense);
+        return -1;
+    }
+    SLOT(element, b->shape) = Py_NewRef(none);
+    SLOT(element, b->strides) = none;
+    SLOT(element, b->offset) = where;
+    SLOT(element, b->contig) = Py_NewRef(Py_None);
+    SLOT(element, b->dense) = dense;
+    PyObject *done = PyObject_CallMethodObjArgs(storage, assign_attr, element, their_storage, theirs, NULL);
+    Py_DECREF(element);
+    if (done == NULL) {
+        return -1;
+    }
+    Py_DECREF(done);
+    return 1;
+}
+
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Item *self = (Item *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -228,7 +298,9 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
         PyObject *out = NULL;
         int done = 0;
         if (Py_TYPE(args[0]) == b.array_type) {
-            if (self->store) {
+            if (self->store && PyTuple_CheckExact(args[1])) {
+                done = store_element(&b, args[0], args[1], args[2]);
+            } else if (self->store) {
                 done = store(&b, args[0], args[1], args[2]);
             } else {
                 out = get(&b, args[0], args[1]);
@@ -297,7 +369,8 @@ PyTypeObject cw_ItemType = {
 
 int cw_item_ready(void) {
     read_only_attr = PyUnicode_InternFromString("read_only");
-    if (read_only_attr == NULL) {
+    assign_attr = PyUnicode_InternFromString("assign");
+    if (read_only_attr == NULL || assign_attr == NULL) {
         return -1;
     }
     return PyType_Ready(&cw_ItemType);

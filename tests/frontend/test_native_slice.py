@@ -1,15 +1,17 @@
 """x[a:b:c] and its store back in C (candlewick._native.Item, Array.__getitem__ /
 __setitem__ where built): the view the Python method makes (every Layout slot, before
 anything reads it), the store back a no-op only where the Python method's is, every other
-key and value the Python method's."""
+key and value the Python method's; x[i, j] = v of a 0-d v of x's dtype (a loop's store) the
+storage's assign into the element, its errors the Python method's."""
 
 import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick import _core
+from candlewick import _core, indexing
 from candlewick.array import Array
 from candlewick.errors import IndexKeyError, ReadOnlyError
+from candlewick.layout import Layout
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
@@ -95,3 +97,56 @@ def test_lazy_mode_and_the_unbound_module_take_the_python_method():
     finally:
         _core.bind_native(Array)
     assert cw.to_numpy(x).tolist() == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("base", BASES)
+def test_an_element_store_of_a_0d_value_is_the_storages_assign(base, monkeypatch):
+    x = BASES[base]()
+    if 0 in x.shape:
+        return
+    host = cw.to_numpy(x).copy()
+    assigned = []
+    cls = type(x._storage)
+    real_assign = cls.assign
+
+    def spy(storage, dst, src, src_layout):
+        assigned.append(_slots(dst))
+        return real_assign(storage, dst, src, src_layout)
+
+    def not_reached(*args):
+        raise AssertionError("the Python method ran")
+
+    monkeypatch.setattr(cls, "assign", spy)
+    monkeypatch.setattr(indexing, "element_layout", not_reached)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        key = tuple(int(rng.integers(-n, n)) for n in x.shape)
+        value = cw.asarray(rng.integers(0, 100), dtype=x.dtype)
+        x[key] = value
+        host[key] = cw.to_numpy(value)
+        layout = x._layout
+        offset = layout.offset + sum((k % n) * s for k, n, s in zip(key, layout.shape, layout.strides))
+        assert assigned[-1] == _slots(Layout((), (), offset))
+    assert len(assigned) == 20
+    assert np.array_equal(cw.to_numpy(x), host)
+
+
+def test_element_stores_the_c_path_leaves_to_the_python_method():
+    x = cw.asarray(np.zeros((3, 4), np.float32))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[3, 0] = cw.asarray(np.float32(1))
+    with pytest.raises(IndexError, match="out of bounds"):
+        x[0, -5] = cw.asarray(np.float32(1))
+    x[1, 2] = cw.asarray(np.float64(2.5))  # another dtype: converted
+    x[2, 3] = cw.asarray(np.ones((1, 1), np.float32))  # not 0-d: broadcast
+    with pytest.raises(IndexKeyError, match="bool is not a valid index"):
+        x[True, 1] = cw.asarray(np.float32(4))  # (not an int: the Python method's rule)
+    assert cw.to_numpy(x)[1, 2] == 2.5 and cw.to_numpy(x)[2, 3] == 1 and cw.to_numpy(x).sum() == 3.5
+    ro = np.zeros((2, 2), np.float32)
+    ro.flags.writeable = False
+    r = cw.from_dlpack(ro)
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        r[0, 1] = cw.asarray(np.float32(1))
+    b = cw.broadcast_to(cw.asarray(np.ones((1, 2), np.float32)), (3, 2))
+    with pytest.raises(ReadOnlyError, match="broadcast"):
+        b[0, 1] = cw.asarray(np.float32(1))
