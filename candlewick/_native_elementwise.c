@@ -5,11 +5,15 @@
    positional arguments. Where they are arrays of exactly the bound class, of one dtype
    the op takes (results: {dtype name: result dtype}), one device and one shape, it
    calls the storage primitive (storage.<method>(op, layout) for one array,
-   storage.<method>(op, layout1, storage2, layout2) for two) and returns a new array of
+   storage.<method>(op, layout1, storage2, layout2) for two; where one of two shapes
+   broadcasts onto the other, that operand's layout broadcast as Layout.broadcast_to
+   makes it) and returns a new array of
    that class over its result: the shape's cached contiguous layout, the result dtype,
    the device. Anything else, and any call while the module is unbound, is fallback's
    (the same function in Python, elementwise_dispatch), with the same arguments. At 2^20
-   elements the Python form of this case costs about 1 us over a 20 us NumPy call. */
+   elements the Python form of this case costs about 1 us over a 20 us NumPy call; the
+   broadcast case's Python form about 9 us, 20-60 us after a NumPy call of 10^5-10^6
+   elements has evicted it from the caches (a KMeans step's x2 - 2 * X @ C.T). */
 
 #include "_native.h"
 
@@ -92,6 +96,70 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
     return out;
 }
 
+#define MAX_AXES 64
+
+/* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
+   reference: a new Layout with stride 0 on the axes it spreads, _contig None and
+   dense_size -1), or NULL: not this case (no error set: shapes that do not broadcast,
+   general's error) or an error. */
+static PyObject *broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to) {
+    PyObject *strides = SLOT(layout, b->strides), *offset = SLOT(layout, b->offset);
+    if (!PyTuple_CheckExact(from) || !PyTuple_CheckExact(to) || strides == NULL || offset == NULL ||
+        !PyTuple_CheckExact(strides) || PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(from)) {
+        return NULL;
+    }
+    Py_ssize_t n_from = PyTuple_GET_SIZE(from), n_to = PyTuple_GET_SIZE(to), pad = n_to - n_from;
+    if (pad < 0 || n_to > MAX_AXES) {
+        return NULL;
+    }
+    PyObject *new_strides = PyTuple_New(n_to);
+    if (new_strides == NULL) {
+        return NULL;
+    }
+    PyObject *zero = NULL;
+    for (Py_ssize_t k = 0; k < n_to; k++) {
+        PyObject *stride;
+        if (k < pad) {
+            stride = NULL;
+        } else {
+            PyObject *n = PyTuple_GET_ITEM(from, k - pad), *target = PyTuple_GET_ITEM(to, k);
+            if (!PyLong_CheckExact(n) || !PyLong_CheckExact(target)) {
+                Py_DECREF(new_strides);
+                return NULL;
+            }
+            Py_ssize_t have = PyLong_AsSsize_t(n), want = PyLong_AsSsize_t(target);
+            if (PyErr_Occurred() || (have != want && have != 1)) {
+                PyErr_Clear();
+                Py_DECREF(new_strides);
+                return NULL;
+            }
+            stride = have == want ? PyTuple_GET_ITEM(strides, k - pad) : NULL;
+        }
+        if (stride == NULL) {
+            if (zero == NULL && (zero = PyLong_FromLong(0)) == NULL) {
+                Py_DECREF(new_strides);
+                return NULL;
+            }
+            stride = zero;
+        }
+        PyTuple_SET_ITEM(new_strides, k, Py_NewRef(stride));
+    }
+    Py_XDECREF(zero);
+    PyObject *dense = PyLong_FromSsize_t(-1);
+    PyObject *out = dense == NULL ? NULL : b->layout_type->tp_alloc(b->layout_type, 0);
+    if (out == NULL) {
+        Py_XDECREF(dense);
+        Py_DECREF(new_strides);
+        return NULL;
+    }
+    SLOT(out, b->shape) = Py_NewRef(to);
+    SLOT(out, b->strides) = new_strides;
+    SLOT(out, b->offset) = Py_NewRef(offset);
+    SLOT(out, b->contig) = Py_NewRef(Py_None);
+    SLOT(out, b->dense) = dense;
+    return out;
+}
+
 static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
     PyObject *s1 = SLOT(x1, b->storage), *l1 = SLOT(x1, b->layout);
     PyObject *s2 = SLOT(x2, b->storage), *l2 = SLOT(x2, b->layout);
@@ -105,24 +173,46 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     if (shape == NULL || shape2 == NULL) {
         return NOT_TAKEN;
     }
+    PyObject *spread = NULL; /* the broadcast operand's layout, where the shapes differ */
+    int spread_first = 0;
     if (shape != shape2) {
         int same = PyObject_RichCompareBool(shape, shape2, Py_EQ);
-        if (same <= 0) {
-            return same < 0 ? NULL : NOT_TAKEN;
+        if (same < 0) {
+            return NULL;
+        }
+        if (!same) {
+            /* one operand broadcast onto the other's shape (x - x.mean(axis=0), a row or a
+               column against a matrix): the result is no larger than that operand, which
+               was checked when it was made; a result larger than both is general's (its
+               allocation check) */
+            spread = broadcast_layout(b, l2, shape2, shape);
+            if (spread == NULL && !PyErr_Occurred()) {
+                spread = broadcast_layout(b, l1, shape, shape2);
+                spread_first = 1;
+            }
+            if (spread == NULL) {
+                return PyErr_Occurred() ? NULL : NOT_TAKEN;
+            }
+            if (spread_first) {
+                shape = shape2;
+            }
         }
     }
     PyObject *out_dtype = result_dtype(self, dtype);
     if (out_dtype == NULL) {
+        Py_XDECREF(spread);
         return PyErr_Occurred() ? NULL : NOT_TAKEN;
     }
     PyObject *held[] = {Py_NewRef(s1), Py_NewRef(l1), Py_NewRef(s2), Py_NewRef(l2),
                         Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
-    PyObject *args[] = {s1, self->op, l1, s2, l2};
+    PyObject *args[] = {s1, self->op, spread != NULL && spread_first ? spread : l1, s2,
+                        spread != NULL && !spread_first ? spread : l2};
     PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
     PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);
     }
+    Py_XDECREF(spread);
     return out;
 }
 

@@ -79,7 +79,9 @@ def test_binary_equals_the_python_path(name, layout):
     fn = getattr(cw, name)
     for dtype in DTYPES:
         x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
-        for args in ((x1, x2), (x1, x1)):
+        # one operand broadcast onto the other (a row, a column, a leading axis added)
+        for args in ((x1, x2), (x1, x1), (x1, x2[0]), (x2[0], x1), (x1, x2[:, :1]), (x2[:, 1:2], x1),
+                     (x1[None], x2), (x1, x2[None]), (x1, x2[0, :1])):
             fast, python = _both_paths(fn, args)
             assert fast == python, (name, dtype)
 
@@ -142,6 +144,32 @@ def test_the_common_case_runs_in_c():
     assert gc.is_tracked(total) and gc.is_tracked(e)
 
 
+def test_one_operand_broadcast_onto_the_other_runs_in_c(monkeypatch):
+    fallback = Recorder()
+    add = _core._native.Elementwise(2, BinaryOp.ADD, _core.RESULT_BY_NAME[BinaryOp.ADD], "binary", fallback)
+    x, y = _arrays()
+    seen = []
+    cls = type(x._storage)
+    real = cls.binary
+
+    def spy(storage, op, l1, other, l2):
+        seen.append((l1, l2))
+        return real(storage, op, l1, other, l2)
+
+    monkeypatch.setattr(cls, "binary", spy)
+    for a, b in ((x, y[0]), (y[:, 1:2], x), (x[None], y[1]), (x.T, y[0, :2])):
+        shape = a.shape if len(a.shape) >= len(b.shape) and a.size >= b.size else b.shape
+        out = add(a, b)
+        assert fallback.calls == []
+        assert out._layout is _core.contiguous_layout(shape)
+        assert np.array_equal(cw.to_numpy(out), cw.to_numpy(a) + cw.to_numpy(b))
+        for got, operand in zip(seen[-1], (a, b)):
+            want = operand._layout.broadcast_to(shape)  # (the operand's own where it has the shape)
+            assert got is want if want is operand._layout else (
+                (got.shape, got.strides, got.offset, got.dense_size)
+                == (want.shape, want.strides, want.offset, -1))
+
+
 def test_everything_else_goes_to_the_fallback_unchanged():
     fallback = Recorder()
     divide = _core._native.Elementwise(2, BinaryOp.DIVIDE, _core.RESULT_BY_NAME[BinaryOp.DIVIDE], "binary",
@@ -154,8 +182,10 @@ def test_everything_else_goes_to_the_fallback_unchanged():
     other_device = _core.new_array(Array, x._storage, (2, 3), x._dtype, object())
     sub = _core.new_array(Sub, x._storage, (2, 3), x._dtype, x._device)
     ints = cw.asarray(np.ones((2, 3), np.int32))
-    cases = [(x, y.astype(cw.float64)), (x, y[0]), (x, 2.0), (2.0, x), (ints, ints), (x, other_device),
-             (sub, sub), (x,), (x, y, y), (None, None)]
+    # shapes that do not broadcast, and a result larger than both operands (general's
+    # allocation check)
+    cases = [(x, y.astype(cw.float64)), (x, y[:, :2]), (x[:, :1], y[:1]), (x[None, :, :1], y[:1]), (x, 2.0),
+             (2.0, x), (ints, ints), (x, other_device), (sub, sub), (x,), (x, y, y), (None, None)]
     for args in cases:
         assert divide(*args) == "fallback"
         assert fallback.calls[-1] == (args, {})
