@@ -130,3 +130,21 @@ def test_float32_affine_does_not_overflow_in_the_product():
     big = float(np.finfo(np.float32).max)
     got = download(x.affine(lx, -big, -big), (1,))
     assert got[0] == np.float32(1.5 * big - big)
+
+
+def test_fft_calls_scipys_pocketfft_functions_without_its_dispatch(monkeypatch):
+    """cpu_backend.fft takes scipy.fft._pocketfft's functions (public scipy.fft's
+    signatures, without uarray's backend lookup and the array API check) where SciPy has
+    them, the same transforms as NumPy's."""
+    from cpu_backend import fft
+
+    scipy_fft = pytest.importorskip("scipy.fft")
+    module = fft._fft()
+    assert module is getattr(scipy_fft, "_pocketfft", scipy_fft)
+    x = np.random.default_rng(0).standard_normal((3, 64)).astype(np.float32)
+    np.testing.assert_allclose(fft.rfft(x, -1), np.fft.rfft(x, axis=-1), rtol=1e-5, atol=1e-4)
+    np.testing.assert_allclose(fft.irfft(fft.rfft(x, -1), -1, 64) / 64, x, rtol=1e-5, atol=1e-5)  # (unnormalized)
+    # a SciPy without those functions: the public module
+    monkeypatch.setattr(fft, "_pocketfft", [])
+    monkeypatch.setattr(scipy_fft, "_pocketfft", object(), raising=False)
+    assert fft._fft() is scipy_fft
