@@ -7,8 +7,8 @@ and only then call the hooks ``fusion/lazy_mode.py`` installs: ``operand`` (the 
 element-wise primitive is called on: a recording one where lazy mode is on in this
 context), ``records`` (whether a call on a device is recorded here: it allocates
 nothing now), ``before_write`` (run what is pending before an array is written) and
-``settle`` (an array whose recorded storage has run given the real one, before a write:
-a loop of stores then reaches the real storage's attributes directly).
+``write_into`` (the same before ``x`` is written, and ``x`` given the real storage of its
+recorded one: a loop of stores then reaches the real storage's attributes directly).
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ __all__ = ["GATE", "before_write", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``settle``: its hooks."""
+    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``: its hooks."""
 
-    __slots__ = ("on", "operand", "records", "before_write", "settle")
+    __slots__ = ("on", "operand", "records", "before_write", "write_into")
 
     def __init__(self) -> None:
         self.on = False
         self.operand: Callable[[Any], Any] = _storage_of
         self.records: Callable[[Any], bool] = _never
         self.before_write: Callable[[], None] = _nothing
-        self.settle: Callable[[Any], None] = _leave
+        self.write_into: Callable[[Any], None] = _leave
 
 
 def _storage_of(x):

@@ -14,9 +14,8 @@ from .lazy_gate import GATE
 def check_writable(x, fname):
     """Raise ReadOnlyError if writing into ``x`` (through ``fname``) would corrupt memory.
     Lazy mode's pending calls run first: one of them may read ``x``."""
-    if GATE.on:  # (lazy_gate.before_write, inline: every write passes here)
-        GATE.before_write()
-        GATE.settle(x)
+    if GATE.on:  # (lazy_gate.before_write, for x, inline: every write passes here)
+        GATE.write_into(x)
     layout = x._layout
     if 0 in layout.strides and layout.has_broadcast:
         raise ReadOnlyError(

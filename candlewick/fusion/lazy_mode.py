@@ -103,6 +103,9 @@ def _operand(x):
     kind = type(storage)
     if kind is TracedStorage:  # tracing a fused function: its own recording
         return storage
+    if kind is LazyStorage and storage.graph is None:  # a result that has run: x holds it from now on
+        storage = x._storage = storage.real
+        kind = type(storage)
     pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
         return storage
@@ -118,13 +121,19 @@ def flush() -> None:
             pending.flush()
 
 
-def _settle(x):
-    """Give ``x`` the real storage of its recorded one once that has run (before a write:
-    its checks and the backend's store then read the real storage's attributes, not
-    through ``LazyStorage.__getattr__``, as in eager mode; sklearn's fill_diagonal writes
-    one element 2048 times)."""
+def _write_into(x):
+    """Before ``x`` is written: ``flush`` (one of the pending calls may read ``x``), then
+    ``x`` given the real storage of its recorded one once that has run (its checks and
+    the backend's store then read the real storage's attributes, not through
+    ``LazyStorage.__getattr__``, as in eager mode; scikit-learn's fill_diagonal writes
+    one element 2048 times). One call: every write in lazy mode makes it."""
+    pendings = getattr(_local, "pending", None)
+    if pendings:
+        for pending in list(pendings.values()):
+            if pending.graph.nodes:
+                pending.flush()
     storage = x._storage
-    if type(storage) is LazyStorage and storage.real is not None:
+    if type(storage) is LazyStorage and storage.graph is None:
         x._storage = storage.real
 
 
@@ -219,6 +228,6 @@ lazy_storage.RECORDING[0] = _recording
 GATE.operand = _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
-GATE.settle = _settle
+GATE.write_into = _write_into
 with _gate_lock:
     _set_gate()

@@ -1,6 +1,7 @@
 """How lazy mode runs a pending graph: cut to the results wanted, compiled by the device
-when it declares the ``fusion`` capability (else replayed), and kept by the graph's
-structure, so that a loop running the same code runs the same compiled graph.
+when it declares the ``fusion`` capability (else replayed; a graph of one primitive call
+is replayed too: nothing fuses), and kept by the graph's structure, so that a loop
+running the same code runs the same compiled graph.
 
 The key is the graph's every node (kind, shape, dtype, op, the operands' nodes and
 layouts, the attributes with their scalars' exact values) and the results wanted: two
@@ -23,9 +24,15 @@ __all__ = ["compiled", "node_key"]
 MAX_GRAPHS = 256
 
 _cache: OrderedDict = OrderedDict()
-#: (device, wanted, node keys, run) of the graph last looked up with its node keys (copies
-#: of the caller's lists); one tuple, replaced whole, so a thread reads a consistent one
-_last: list = [None]
+#: how many graphs looked up with their node keys are kept for a comparison before the
+#: hashed lookup: a loop runs a few graphs in turn (the KMeans-like loop of
+#: bench/pydata_e2e.py, three an iteration), and two lists of node keys of other lengths
+#: differ at once
+RECENT = 8
+#: ((device, wanted, node keys, run), ...) of the graphs last looked up with their node keys
+#: (copies of the caller's lists), the latest first; one tuple, replaced whole, so a
+#: thread reads a consistent one
+_last: list = [()]
 _lock = threading.Lock()
 
 
@@ -86,21 +93,25 @@ def _cut(graph, wanted):
 def compiled(graph, wanted, node_keys=None):
     """``run(input storages) -> [storage of each node of wanted]`` for ``graph``;
     ``node_keys``: ``node_key`` of each of its nodes, where the caller has them."""
-    last = _last[0]
-    if (node_keys is not None and last is not None and last[0] is graph.device and last[1] == wanted
-            and last[2] == node_keys):
-        return last[3]  # a loop running its graph again: compared, not hashed and looked up
+    if node_keys is not None:
+        device = graph.device
+        for last in _last[0]:  # a loop running its graphs again: compared, not hashed and looked up
+            if last[2] == node_keys and last[1] == wanted and last[0] is device:
+                return last[3]
     key = _key(graph, wanted, node_keys)
     with _lock:
         run = _cache.get(key)
         if run is not None:
             _cache.move_to_end(key)
             if node_keys is not None:
-                _last[0] = (graph.device, list(wanted), list(node_keys), run)
+                _remember(graph.device, wanted, node_keys, run)
             return run
     cut, positions = _cut(graph, wanted)
     device = graph.device
-    fused = device.compile_fused(cut) if "fusion" in device.capabilities else None
+    # one primitive call (x * y consumed at once): nothing to fuse, and the eager call
+    # (replayed) is what eager mode runs, with no kernel of its own to compile
+    single = sum(1 for n in cut.nodes if n.kind != "input") <= 1
+    fused = device.compile_fused(cut) if "fusion" in device.capabilities and not single else None
     inner = fused if fused is not None else replayer(cut)
 
     def run(storages):
@@ -111,5 +122,9 @@ def compiled(graph, wanted, node_keys=None):
         while len(_cache) > MAX_GRAPHS:
             _cache.popitem(last=False)
     if node_keys is not None:
-        _last[0] = (graph.device, list(wanted), list(node_keys), run)
+        _remember(graph.device, wanted, node_keys, run)
     return run
+
+
+def _remember(device, wanted, node_keys, run):
+    _last[0] = ((device, list(wanted), list(node_keys), run),) + _last[0][:RECENT - 1]

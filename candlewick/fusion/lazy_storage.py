@@ -35,6 +35,9 @@ MAX_NODES = 128
 #: (device -> its thread's pending graph, or None where lazy mode does not record): set by ``fusion.lazy_mode``
 RECORDING = [lambda device: None]
 
+_new = object.__new__
+_ref = weakref.ref
+
 
 class LazyStorage(TracedStorage):
     """A recorded primitive's result (or an input of the graph: ``real`` set at once)."""
@@ -137,8 +140,10 @@ class Pending:
             graph = self.graph
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
-            result = LazyStorage(self, node)
-            self.results.append(weakref.ref(result))
+            result = _new(LazyStorage)  # (LazyStorage.__init__'s fields, set here: a call less per recorded call)
+            result.graph, result.node, result.dtype, result.device = graph, node, dtype, self.device
+            result.size, result.pending, result.real = shape_size(node.shape), self, None
+            self.results.append(_ref(result))
             if len(graph.nodes) >= MAX_NODES:
                 self.flush()
             return result
@@ -150,15 +155,24 @@ class Pending:
             if storage.graph is self.graph:
                 return storage
             storage = storage.value()
+        found = self.inputs.get(id(storage))
+        if found is not None and found.graph is self.graph:  # read twice in one graph (x * x)
+            return found
         with self.lock:
             found = self.inputs.get(id(storage))
             if found is None:
                 graph = self.graph
-                node = graph.add("input", (storage.size,), storage.dtype, attrs=(len(graph.inputs),))
+                position = len(graph.inputs)
+                size, dtype = storage.size, storage.dtype
+                node = graph.add("input", (size,), dtype, attrs=(position,))
                 graph.inputs.append(node.index)
-                self.keys.append(node_key(node))
+                # node_key(node), written out: every real operand of a recorded call is one
+                self.keys.append(("input", (size,), dtype.name, None, (), ((int, position),)))
                 self.storages.append(storage)
-                found = self.inputs[id(storage)] = LazyStorage(self, node, storage)
+                found = _new(LazyStorage)
+                found.graph, found.node, found.dtype, found.device = graph, node, dtype, self.device
+                found.size, found.pending, found.real = size, self, storage
+                self.inputs[id(storage)] = found
             return found
 
     def index_of(self, storage):

@@ -31,45 +31,43 @@ def compile_fused(device, graph):
     cap = device.ew_grid_cap
 
     no_scalars = bytes(16 * FUSED_SCALARS)
+    struct = FUSED_ARGS.struct
+    # what each launch needs that the graph fixes (geometry, slots, padding), made once:
+    # a loop runs the same compiled graph on every call
+    prepared = []
+    for plan_kernel, bound in kernels:
+        n = plan_kernel.n
+        if n == 0:
+            continue
+        if plan_kernel.kind == "ew":
+            block = EW_CONTIG_BLOCK
+            grid = min(max(1, -(-n // (block * _EW_ITEMS_PER_THREAD))), cap)
+        elif plan_kernel.kind == "reduce_serial":  # a thread per output
+            block = plan_kernel.spec.block
+            grid = min(-(-n // block), cap)
+        else:  # a block per row ("rows") or per reduction output ("reduce")
+            block = plan_kernel.spec.block
+            grid = min(n, cap)
+        slots = tuple((0 if kind == "input" else 1 if kind == "const" else 2, ref) for kind, ref in plan_kernel.slots)
+        prepared.append((bound, grid, block, n, slots, tuple(plan_kernel.vector_slots), plan_kernel.vector_bytes,
+                         [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars))
+    made_nodes = [(index, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results]
+    returned = [(0, input_position[index]) if nodes[index].kind == "input"
+                else (1, nodes[index].attrs[0]) if nodes[index].kind == "const" else (2, index) for index in outputs]
 
     def run(storages, scalars=()):
-        made = {index: empty(device, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results}
-        for plan_kernel, bound in kernels:
-            n = plan_kernel.n
-            if n == 0:
-                continue
-            ptrs = []
-            for kind, ref in plan_kernel.slots:
-                storage = storages[ref] if kind == "input" else consts[ref] if kind == "const" else made[ref]
-                ptrs.append(storage.ptr)
+        made = {index: empty(device, dtype, size) for index, dtype, size in made_nodes}
+        sources = (storages, consts, made)
+        for bound, grid, block, n, slots, vector_slots, vector_bytes, pad, kernel_scalars in prepared:
+            ptrs = [sources[kind][ref].ptr for kind, ref in slots]
             flags = 0
-            if plan_kernel.vector_slots and all(ptrs[k] % plan_kernel.vector_bytes == 0
-                                                for k in plan_kernel.vector_slots):
+            if vector_slots and all(ptrs[k] % vector_bytes == 0 for k in vector_slots):
                 flags = CONTIGUOUS
-            ptrs += [0] * (FUSED_BUFFERS - len(ptrs))
-            if plan_kernel.kind == "ew":
-                block = EW_CONTIG_BLOCK
-                grid = min(max(1, -(-n // (block * _EW_ITEMS_PER_THREAD))), cap)
-            elif plan_kernel.kind == "reduce_serial":  # a thread per output
-                block = plan_kernel.spec.block
-                grid = min(-(-n // block), cap)
-            else:  # a block per row ("rows") or per reduction output ("reduce")
-                block = plan_kernel.spec.block
-                grid = min(n, cap)
             packed = no_scalars
-            if plan_kernel.scalars:  # each float argument converted as the eager scalar slots convert it
-                packed = b"".join(scalar_bytes(scalars[k], dtype) for k, dtype in plan_kernel.scalars)
+            if kernel_scalars:  # each float argument converted as the eager scalar slots convert it
+                packed = b"".join(scalar_bytes(scalars[k], dtype) for k, dtype in kernel_scalars)
                 packed = packed.ljust(16 * FUSED_SCALARS, b"\0")
-            launcher.launch(bound, grid, block, FUSED_ARGS, [n, flags, 0, *ptrs, packed])
-        out = []
-        for index in outputs:
-            node = nodes[index]
-            if node.kind == "input":
-                out.append(storages[input_position[index]])
-            elif node.kind == "const":
-                out.append(consts[node.attrs[0]])
-            else:
-                out.append(made[index])
-        return out
+            launcher.launch_fields(bound, grid, 1, 1, block, 1, 1, FUSED_ARGS, struct, [n, flags, 0, *ptrs, *pad, packed])
+        return [sources[kind][ref] for kind, ref in returned]
 
     return run

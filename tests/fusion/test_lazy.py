@@ -165,11 +165,12 @@ def test_writes_see_what_was_recorded_before_them(device):
     np.testing.assert_array_equal(cw.to_numpy(x), [101.0, 3.0, 4.0])
 
 
-def test_a_write_gives_the_array_its_run_storage(device, monkeypatch):
+def test_a_write_gives_the_array_its_run_storage(device):
     """Once a recorded result has run, a write into its array goes to the real storage
     directly (scikit-learn's fill_diagonal: 2048 element stores into a lazily computed
     matrix), not attribute by attribute through the recorded storage; every write still
-    lands, and a view made before the write sees it."""
+    lands, and a view made before the write sees it. A run storage recorded on is likewise
+    swapped for the real one in the array that holds it."""
     x = cw.asarray(np.zeros((4, 4), np.float32), device=device)
     forwarded = []
     original = lazy_storage.LazyStorage.__getattr__
@@ -182,13 +183,19 @@ def test_a_write_gives_the_array_its_run_storage(device, monkeypatch):
         y = x + 1
         before = y[:, 0]
         assert float(cw.sum(y)) == 16.0  # y has run
-        monkeypatch.setattr(lazy_storage.LazyStorage, "__getattr__", counted)
-        for i in range(4):
-            y[i, i] = 5.0
+        lazy_storage.LazyStorage.__getattr__ = counted
+        try:
+            for i in range(4):
+                y[i, i] = 5.0
+        finally:
+            lazy_storage.LazyStorage.__getattr__ = original
         assert forwarded == [] and not isinstance(y._storage, lazy_storage.LazyStorage)
-        monkeypatch.undo()
+        assert isinstance(before._storage, lazy_storage.LazyStorage)  # (a view of the run storage)
+        twice = before * 2
+        assert not isinstance(before._storage, lazy_storage.LazyStorage) and pending(twice)
         np.testing.assert_array_equal(cw.to_numpy(y), np.ones((4, 4)) + 4 * np.eye(4))
         np.testing.assert_array_equal(cw.to_numpy(before), [5.0, 1.0, 1.0, 1.0])
+        np.testing.assert_array_equal(cw.to_numpy(twice), [10.0, 2.0, 2.0, 2.0])
 
 
 def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
@@ -205,7 +212,7 @@ def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
     original = replay._step
     monkeypatch.setattr(replay, "_step", lambda node, *a: (steps.append(node.kind), original(node, *a))[1])
     monkeypatch.setattr(lazy_run, "_cache", type(lazy_run._cache)())
-    monkeypatch.setattr(lazy_run, "_last", [None])
+    monkeypatch.setattr(lazy_run, "_last", [()])
     monkeypatch.setattr(cw.get_device(device), "compile_fused", lambda graph: None, raising=False)
     with cw.lazy():
         total = cw.sum(x, axis=0, dtype=cw.float64)

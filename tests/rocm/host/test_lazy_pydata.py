@@ -49,3 +49,26 @@ def test_lazy_mode_adds_no_launch_and_no_host_read(fake, host, case):
     assert more == {}, f"eager kernels launched more often in lazy mode (eager, lazy): {more}"
     assert sum(lazy.values()) <= sum(eager.values())
     assert lazy_reads == eager_reads
+
+
+def test_one_call_consumed_at_once_runs_the_eager_kernel(fake):
+    """``spectrum * response`` read at once by the inverse transform (scipy.fft's case): a
+    graph of one primitive call fuses nothing, so it runs the eager kernel, with no
+    kernel of its own to generate and compile; two calls still fuse into one kernel."""
+    import numpy as np
+
+    import candlewick as cw
+
+    rt, device = fake
+    x = cw.asarray(np.ones((4, 8), np.float32), device=device)
+    y = cw.asarray(np.ones((4, 8), np.float32), device=device)
+    with cw.lazy():
+        one = x * y
+        del rt.launches[:]
+        cw.matmul(one, x.T)  # not recorded: the product runs first
+    assert [name for name, *_ in rt.launches][:1] == [b"binary_multiply_float32"]
+    with cw.lazy():
+        two = x * y + 1.0
+        del rt.launches[:]
+        cw.matmul(two, x.T)
+    assert rt.launches[0][0].startswith(b"fz") and not any(n.startswith(b"binary") for n, *_ in rt.launches)
