@@ -12,7 +12,7 @@ NATIVE = Extension(
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_guard.c",
      "candlewick/_native_slice.c", "candlewick/_native_override.c",
      "candlewick/_native_launch.c", "candlewick/_native_blocks.c",
-     "candlewick/_native_complex.c"],
+     "candlewick/_native_complex.c", "candlewick/_native_assign.c"],
     depends=["candlewick/_native.h"],
     optional=True,
 )

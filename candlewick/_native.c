@@ -21,7 +21,8 @@
    - _native_blocks.c: a GPU backend's caching allocator's hit path (take and give
      back a cached block, its counts) under the allocator's lock;
    - _native_complex.c: a host backend's complex64 product in double precision,
-     rounded once, at about the speed of NumPy's single-precision loop.
+     rounded once, at about the speed of NumPy's single-precision loop;
+   - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v).
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -209,7 +210,7 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
-        cw_override_ready() < 0 || cw_block_cache_ready() < 0) {
+        cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -222,7 +223,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0 ||
         PyModule_AddObjectRef(module, "Item", (PyObject *)&cw_ItemType) < 0 ||
         PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0 ||
-        PyModule_AddObjectRef(module, "BlockCache", (PyObject *)&cw_BlockCacheType) < 0) {
+        PyModule_AddObjectRef(module, "BlockCache", (PyObject *)&cw_BlockCacheType) < 0 ||
+        PyModule_AddObjectRef(module, "ElementAssign", (PyObject *)&cw_ElementAssignType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -57,6 +57,10 @@ extern PyGetSetDef cw_method_getset[];
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);
 
+/* _native_assign.c */
+extern PyTypeObject cw_ElementAssignType;
+int cw_element_assign_ready(void);
+
 /* _native_complex.c */
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);

@@ -13,6 +13,11 @@ lives here.
 
 from . import copies, elementwise, indexing, inplace, joins, ordering, products, reductions, sets, storage_groups
 
+try:  # candlewick's optional compiled module (absent where no C compiler was found)
+    from candlewick._native import ElementAssign as _ElementAssign
+except ImportError:
+    _ElementAssign = None
+
 
 class CpuStorage:
     # _parts: real_view's storage, made on first call; _lock: storage_slice.lock_of's,
@@ -43,7 +48,8 @@ class CpuStorage:
     host_view = copies.host_view  # optional hook candlewick.backend.HostViewStorage: no copy
     dlpack_view = copies.dlpack_view  # optional hook candlewick.backend.DLPackStorage
     real_view = copies.real_view  # optional hook candlewick.backend.ComplexViewStorage: parts as views
-    assign = copies.assign
+    # one element (a loop's x[i, j] = v) in C where candlewick._native was built
+    assign = copies.assign if _ElementAssign is None else _ElementAssign(copies.assign)
     fill = copies.fill
     copy = copies.copy
     scatter = indexing.scatter
