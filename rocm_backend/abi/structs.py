@@ -334,8 +334,8 @@ RADIX_ARGS = ArgLayout(
      ("shift", "i32", 1), ("bits", "i32", 1), ("wide", "i32", 1), ("vals_out", "ptr", 1), ("src", "cptr", 1),
      ("src_offset", "i64", 1), ("src_stride", "i64", 1), ("src_row", "i64", 1)],
     "one pass of the LSD radix sort of rows of L keys (hip/sort.hip): keys (unsigned, cw_u32 or cw_u64) and "
-    "their u32 positions in the row, read from *_in and written to *_out; counts: 256 u32 per block; a row "
-    "is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
+    "their u32 positions in the row, read from *_in and written to *_out; counts: per row, 256 digit columns "
+    "of blocks + 1 u32 (each range's count, then the digit's total); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
     "wide: the positions written to idx_out as int64 (the indices); vals_out (null: none): the sorted values "
     "written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride")
 

@@ -7,9 +7,10 @@ in one launch: a block takes as many such rows at a time as a tile holds (sorted
 then by row). Longer rows take one pass per 8-bit digit. A row of at most ``FUSED_TILES``
 tiles is cut into at most ``FUSED_BLOCKS`` ranges and a pass is one launch: each block
 counts the digits of its whole row, scans them, and sorts its range. Longer rows take
-three launches a pass: each block counts the digits of its range of a row, one block per
-row turns the counts into first places (digit by digit, range by range), and each block
-sorts its range tile by tile in shared memory and writes each digit's run to its places.
+three launches a pass: each block counts the digits of its range of a row, blocks of 16
+(row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
+totals and its range's scanned counts into first places, sorts its range tile by tile in
+shared memory and writes each digit's run to its places.
 Every pass is stable and the keys' row positions (u32) ride along, so the result is a
 stable sort's whatever ``stable`` says: the values are gathered from the source by those
 positions (-0.0 and NaN payloads as they were) and the positions are the indices. Along
@@ -40,6 +41,7 @@ BLOCKS_PER_CU = 8
 #: 0.159 ms for the three launches a pass: the fitted crossover is near 75 tiles.
 FUSED_TILES = 64
 FUSED_BLOCKS = 128
+SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 
@@ -144,9 +146,9 @@ def _passes(device, keys, sizes, bits, rows, length, positions, last=None):
         counts = 0
         stages = [(kernel(device, ("radix", "pass", key_bytes, size)), grid)]
     else:
-        counts = empty(device, dt.uint32, rows * blocks * 256).ptr
+        counts = empty(device, dt.uint32, rows * 256 * (blocks + 1)).ptr  # a column per (row, digit)
         stages = [(kernel(device, ("radix", "hist", key_bytes)), grid),
-                  (kernel(device, ("radix", "scan")), min(rows, GRID_LOOP_CAP)),
+                  (kernel(device, ("radix", "scan")), min(rows * SCAN_BLOCKS_PER_ROW, GRID_LOOP_CAP)),
                   (kernel(device, ("radix", "scatter", key_bytes, size)), grid)]
     spare = empty(device, keys.dtype, n)
     order = order_spare = None

@@ -178,26 +178,33 @@ __device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32
 // and 16 threads' same entry fall in different banks
 #define CW_RADIX_SLOT(e) ((e) + ((e) >> 4))
 
-// One stable counting pass over a tile in shared memory by the 4 bits at `shift` of each
-// key (row_len 0) or of its row in the tile (its idx / row_len: rows of several keys share a
-// tile): thread t holds keys t*ITEMS.. (consecutive), counts them per digit in its own
-// column of cnt (digit-major), whose exclusive scan gives each (digit, thread) its first
-// place; each key then goes to the next place of its (digit, thread).
+// thread t's CW_RADIX_ITEMS consecutive keys of a tile of m (padding ~0 past them, which
+// sorts last) into registers: every load issued before any is used (a store to shared
+// memory between two of them would make each wait for the one before)
+template <class K> __device__ inline void cw_radix_load(const K* src, int m, K (&k)[CW_RADIX_ITEMS]) {
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        const int p = threadIdx.x * CW_RADIX_ITEMS + i;
+        k[i] = p < m ? src[p] : ~(K)0;
+    }
+}
+
+// One stable counting pass over a tile by the 4 bits at `shift` of each key (row_len 0) or
+// of its row in the tile (its idx / row_len: rows of several keys share a tile): thread t
+// holds keys t*ITEMS.. (consecutive, in k and their positions in x), counts them per digit
+// in its own column of cnt (digit-major), whose exclusive scan gives each (digit, thread)
+// its first place; each key then goes to the next place of its (digit, thread) in key/idx.
 template <class K> __device__ inline cw_u32 cw_radix_digit(K k, cw_u32 x, int shift, cw_u32 row_len) {
     return (row_len ? (x / row_len) >> shift : (cw_u32)(k >> shift)) & 15u;
 }
-template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
-                                                             cw_u32* group, int shift, cw_u32 row_len = 0u) {
+template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_ITEMS], const cw_u32 (&x)[CW_RADIX_ITEMS],
+                                                        K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part, cw_u32* group,
+                                                        int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
-    K k[CW_RADIX_ITEMS];
-    cw_u32 x[CW_RADIX_ITEMS];
     for (int d = 0; d < 16; ++d) cnt[CW_RADIX_SLOT(d * CW_RADIX_BLOCK + t)] = 0u;
 #pragma unroll
-    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
-        k[i] = key[t * CW_RADIX_ITEMS + i];
-        x[i] = idx[t * CW_RADIX_ITEMS + i];
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i)
         cnt[CW_RADIX_SLOT(cw_radix_digit(k[i], x[i], shift, row_len) * CW_RADIX_BLOCK + t)] += 1u;
-    }
     __syncthreads();
     cw_u32 sum = 0u;
     for (int j = 0; j < 16; ++j) sum += cnt[CW_RADIX_SLOT(t * 16 + j)];
@@ -215,6 +222,19 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
         idx[p] = x[i];
     }
     __syncthreads();
+}
+// the same pass over the tile in key/idx
+template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                                             cw_u32* group, int shift, cw_u32 row_len = 0u) {
+    const int t = threadIdx.x;
+    K k[CW_RADIX_ITEMS];
+    cw_u32 x[CW_RADIX_ITEMS];
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        k[i] = key[t * CW_RADIX_ITEMS + i];
+        x[i] = idx[t * CW_RADIX_ITEMS + i];
+    }
+    cw_radix_rank(k, x, key, idx, cnt, part, group, shift, row_len);
 }
 
 // the sorted value of row r's key at position j in the row to vals_out[o]
@@ -238,12 +258,13 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
     for (cw_i64 r0 = (cw_i64)blockIdx.x * per_tile; r0 < a.rows; r0 += (cw_i64)gridDim.x * per_tile) {
         const cw_i64 nr = a.rows - r0 < per_tile ? a.rows - r0 : per_tile;
         const int m = (int)(nr * L);
-        for (int p = threadIdx.x; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
-            key[p] = p < m ? kin[r0 * L + p] : ~(K)0;  // padding sorts after every key
-            idx[p] = (cw_u32)p;
-        }
-        __syncthreads();
-        for (int s = 0; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
+        K k[CW_RADIX_ITEMS];
+        cw_u32 x[CW_RADIX_ITEMS];
+        cw_radix_load(kin + r0 * L, m, k);
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) x[i] = threadIdx.x * CW_RADIX_ITEMS + i;
+        cw_radix_rank(k, x, key, idx, cnt, part, group, 0);
+        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
         if (nr > 1)
             for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
         for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
@@ -263,7 +284,14 @@ template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 
     const int t = threadIdx.x;
     for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
     __syncthreads();
-    for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) atomicAdd(&cnt[((cw_u32)(row[p] >> s) & 255u) * 17u + (t & 15)], 1u);
+    for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_TILE) {  // a tile's loads in flight at once
+        K k[CW_RADIX_ITEMS];
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) k[i] = p0 + i * CW_RADIX_BLOCK < hi ? row[p0 + i * CW_RADIX_BLOCK] : 0;
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i)
+            if (p0 + i * CW_RADIX_BLOCK < hi) atomicAdd(&cnt[((cw_u32)(k[i] >> s) & 255u) * 17u + (t & 15)], 1u);
+    }
     __syncthreads();
     cw_u32 total = 0u;
     for (int j = 0; j < 16; ++j) total += cnt[t * 17 + j];
@@ -272,36 +300,62 @@ template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 
 }
 
 // Longer rows, one pass per 8-bit digit in three launches: hist, scan, scatter. Row r is cut
-// into `blocks` ranges of `chunk` keys; block g = r * blocks + b counts the digits of its
-// range into counts[g * 256 + digit] (cw_radix_count: sub-counts, so that a digit
-// most keys share, as a float's top byte, does not serialize the block's atomics).
+// into `blocks` ranges of `chunk` keys; the counts are digit-major, one column of blocks + 1
+// words per (row, digit) (cw_radix_column): block g = r * blocks + b counts the digits of
+// its range into entry b of each column (cw_radix_count: sub-counts, so that a digit most
+// keys share, as a float's top byte, does not serialize the block's atomics).
+__device__ inline cw_u32* cw_radix_column(const cw_radix_args& a, cw_i64 r, int d) {
+    return a.counts + (r * CW_RADIX_DIGITS + d) * (a.blocks + 1);
+}
 template <class K> __device__ inline void cw_radix_hist(const cw_radix_args& a) {
     __shared__ cw_u32 cnt[17 * CW_RADIX_BLOCK];
     const K* kin = (const K*)a.keys_in;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
-        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+        const cw_i64 r = g / a.blocks, b = g % a.blocks, lo = b * a.chunk;
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        a.counts[g * CW_RADIX_DIGITS + threadIdx.x] = cw_radix_count(kin + r * a.L, lo, hi, a.shift, cnt);
+        cw_radix_column(a, r, threadIdx.x)[b] = cw_radix_count(kin + r * a.L, lo, hi, a.shift, cnt);
     }
 }
 
-// counts -> the first place in its row of each (range, digit): the digits in order, within
-// a digit the ranges in order. One block per row, thread d owns digit d.
+// Each column in place -> its exclusive prefix sum over the ranges, the digit's total in its
+// last entry: a block scans 16 columns at once, 16 threads each, every thread a slice of
+// consecutive entries (a block per row walking the ranges digit by digit took 30-60 us a
+// pass on the H200; a block per column costs the host tests' fibers 16 times as much). The
+// scatter adds each digit's first place in the row (the scan of the totals: cw_radix_bases).
 __device__ inline void cw_radix_scan(const cw_radix_args& a) {
-    __shared__ cw_u32 part[CW_RADIX_BLOCK], group[16];
-    const int d = threadIdx.x;
-    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
-        cw_u32* c = a.counts + r * a.blocks * CW_RADIX_DIGITS + d;
-        cw_u32 total = 0u;
-        for (cw_i64 b = 0; b < a.blocks; ++b) total += c[b * CW_RADIX_DIGITS];
-        cw_u32 run = cw_radix_block_scan(part, group, total);
-        for (cw_i64 b = 0; b < a.blocks; ++b) {
-            cw_u32 v = c[b * CW_RADIX_DIGITS];
-            c[b * CW_RADIX_DIGITS] = run;
-            run += v;
+    __shared__ cw_u32 part[CW_RADIX_BLOCK];
+    const int t = threadIdx.x;
+    const cw_i64 n = a.blocks + 1, per = (n + 15) / 16;
+    const cw_i64 lo = (t % 16) * per, hi = lo + per < n ? lo + per : n;
+    for (cw_i64 c = blockIdx.x; c < a.rows * (CW_RADIX_DIGITS / 16); c += gridDim.x) {
+        cw_u32* col = a.counts + (c * 16 + t / 16) * n;
+        cw_u32 sum = 0u;
+        for (cw_i64 b = lo; b < hi && b < a.blocks; ++b) sum += col[b];
+        part[t] = sum;
+        __syncthreads();
+        if (t < 16) {  // thread j: column j's 16 slices
+            cw_u32 run = 0u;
+            for (int i = t * 16; i < t * 16 + 16; ++i) {
+                const cw_u32 v = part[i];
+                part[i] = run;
+                run += v;
+            }
         }
         __syncthreads();
+        cw_u32 run = part[t];
+        for (cw_i64 b = lo; b < hi; ++b) {
+            const cw_u32 v = b < a.blocks ? col[b] : 0u;
+            col[b] = run;
+            run += v;
+        }
     }
+}
+
+// the first place in row r of range b's keys of each digit (thread d: digit d's), from the
+// scanned columns: the digits before d in the row, then d's keys in the ranges before b
+__device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64 b, cw_u32* part, cw_u32* group) {
+    const cw_u32* col = cw_radix_column(a, r, threadIdx.x);
+    return cw_radix_block_scan(part, group, col[a.blocks]) + col[b];
 }
 
 // Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
@@ -328,15 +382,17 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
     const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
     for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
         const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
-        for (int p = t; p < CW_RADIX_TILE; p += CW_RADIX_BLOCK) {
-            const bool in = p < m;
-            key[p] = in ? kin[row + t0 + p] : ~(K)0;
-            idx[p] = in && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+        K k[CW_RADIX_ITEMS];
+        cw_u32 x[CW_RADIX_ITEMS];
+        cw_radix_load(kin + row + t0, m, k);
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+            const int p = t * CW_RADIX_ITEMS + i;
+            x[i] = p < m && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
         }
         first[t] = 0u;
         end[t] = 0u;
-        __syncthreads();
-        cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s);
+        cw_radix_rank(k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order first/end too
         if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s + 4);
         for (int p = t; p < m; p += CW_RADIX_BLOCK) {
             const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
@@ -358,11 +414,11 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
     }
 }
 
-// the pass's scatter after hist and scan: each range's first places from counts
+// the pass's scatter after hist and scan: each range's first places from the counts
 template <class K, class B> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
-        m_.base[threadIdx.x] = a.counts[g * CW_RADIX_DIGITS + threadIdx.x];
+        m_.base[threadIdx.x] = cw_radix_bases(a, g / a.blocks, g % a.blocks, m_.part, m_.group);
         cw_radix_range<K, B>(a, m_, g);
     }
 }

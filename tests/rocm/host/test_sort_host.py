@@ -127,6 +127,15 @@ def test_tens_of_tiles(any_dev, dtype, length):  # 10^5 and more: tests/rocm/gpu
     _check(any_dev, x, x, 0, dtype is dt.int16, False)
 
 
+def test_many_ranges(dev, monkeypatch):
+    """radix_scan's slices of several entries (16 threads a column): rows of 40 tiles cut
+    into a range per tile, three launches a pass."""
+    monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
+    monkeypatch.setattr(sort_family, "BLOCKS_PER_CU", 1000)
+    x = _data(dt.uint8, (2, 40 * 512 + 5), np.random.default_rng(5))
+    _check(dev, x, x, 1, False, False)
+
+
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
                                          ((40, 5), 1), ((700, 3), 1)])
 def test_batched_rows_along_any_axis(any_dev, shape, axis):
