@@ -224,23 +224,14 @@ def bind_native(cls):
             _native.unbind()
 
 
-_suspended_class: list = []  # the class the C fast paths were bound to while lazy mode suspends them
-
-
-def suspend_native(suspend):
-    """Lazy mode's switch of the C fast paths: they compute, and while lazy mode is on
-    somewhere (``lazy_gate.GATE.on``) element-wise calls must reach the Python paths,
-    which record them. ``suspend`` unbinds the module (remembering its class), else binds
-    it again."""
-    if _native is None:
-        return
-    if suspend:
-        bound = _native.bound_class()
-        if bound is not None:
-            _suspended_class.append(bound)
-            _native.unbind()
-    elif _suspended_class:
-        bind_native(_suspended_class.pop())
+def suspend_native(suspend, write_into=None):
+    """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``): while it is on
+    somewhere, the paths that compute decline (element-wise calls must reach the Python
+    paths, which record them) and the C stores call ``write_into(x)`` before they write
+    (what is pending runs first, as ``writes.check_writable`` runs it); views stay in C.
+    ``suspend`` False turns them back on."""
+    if _native is not None:
+        _native.set_lazy(write_into if suspend else None)
 
 
 def row_views(x, axis):

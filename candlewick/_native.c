@@ -33,6 +33,7 @@
 #include <structmember.h>
 
 Binding cw_bound;
+PyObject *cw_lazy_write = NULL;
 
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
@@ -180,6 +181,25 @@ static PyObject *unbind(PyObject *module, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(set_lazy_doc,
+"set_lazy(write_into)\n\n"
+"Lazy mode on somewhere (write_into: the function a write runs first, given the array\n"
+"written) or off (None). While on, the fast paths that compute (Elementwise, Update and\n"
+"the Override through it) decline, so that the Python paths record; Item's stores call\n"
+"write_into(x) before they write; views (Item's get, rows) are unchanged.");
+
+static PyObject *set_lazy(PyObject *module, PyObject *hook) {
+    (void)module;
+    if (hook != Py_None && !PyCallable_Check(hook)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.set_lazy: write_into must be callable or None");
+        return NULL;
+    }
+    PyObject *old = cw_lazy_write;
+    cw_lazy_write = hook == Py_None ? NULL : Py_NewRef(hook);
+    Py_XDECREF(old);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(bound_class_doc, "bound_class()\n\nThe array class bound, or None.");
 
 static PyObject *bound_class(PyObject *module, PyObject *args) {
@@ -191,6 +211,7 @@ static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, bind_doc},
     {"unbind", unbind, METH_NOARGS, unbind_doc},
     {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
+    {"set_lazy", set_lazy, METH_O, set_lazy_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"launch_filled", (PyCFunction)(void (*)(void))cw_launch_filled, METH_FASTCALL, cw_launch_filled_doc},

@@ -24,6 +24,10 @@ typedef struct {
 
 extern Binding cw_bound;
 
+/* Lazy mode's write hook while lazy mode is on somewhere (set_lazy), else NULL: the fast
+   paths that compute decline then, and Item's stores call it with the array first. */
+extern PyObject *cw_lazy_write;
+
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector
    during an allocation): 1 and the copy held, or 0 where nothing is bound. */

@@ -9,7 +9,8 @@
    broadcasts onto the other, that operand's layout broadcast as Layout.broadcast_to
    makes it) and returns a new array of
    that class over its result: the shape's cached contiguous layout, the result dtype,
-   the device. Anything else, and any call while the module is unbound, is fallback's
+   the device. Anything else, and any call while the module is unbound or lazy mode is on
+   (cw_lazy_write: the Python path records the call), is fallback's
    (the same function in Python, elementwise_dispatch), with the same arguments. At 2^20
    elements the Python form of this case costs about 1 us over a 20 us NumPy call; the
    broadcast case's Python form about 9 us, 20-60 us after a NumPy call of 10^5-10^6
@@ -220,7 +221,7 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     Elementwise *self = (Elementwise *)callable;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     Binding b;
-    if (kwnames == NULL && n == self->arity && cw_hold_binding(&b)) {
+    if (kwnames == NULL && n == self->arity && cw_lazy_write == NULL && cw_hold_binding(&b)) {
         PyObject *out = NOT_TAKEN;
         if (Py_TYPE(args[0]) == b.array_type && (n == 1 || Py_TYPE(args[1]) == b.array_type)) {
             out = n == 1 ? one_array(&b, self, args[0]) : two_arrays(&b, self, args[0], args[1]);

@@ -10,7 +10,7 @@
    binary_scalar_into(op, layout, storage, layout, float(other), False) and returns x. A
    primitive that is a _native.UfuncInto (cpu's) runs its common case straight from here
    (cw_ufunc_into_run), read_only asked only where NumPy refuses the write. Anything
-   else, and any call while the module is unbound (lazy mode unbinds it), is
+   else, and any call while the module is unbound or lazy mode is on (cw_lazy_write), is
    general(x, other), or returns None without general: the caller's Python path runs
    (candlewick/inplace.py, update: the same case, the same primitive call). With general
    it is a method descriptor: the operator's method itself (inplace.inplace_method). Why
@@ -169,7 +169,7 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
 int cw_update_run(PyObject *update, PyObject *x, PyObject *other) {
     Binding b;
     PyObject *out = NOT_TAKEN;
-    if (Py_TYPE(update) == &cw_UpdateType && cw_hold_binding(&b)) {
+    if (Py_TYPE(update) == &cw_UpdateType && cw_lazy_write == NULL && cw_hold_binding(&b)) {
         if (Py_TYPE(x) == b.array_type) {
             out = run(&b, (Update *)update, x, other);
         }
@@ -189,7 +189,7 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     }
     Binding b;
     PyObject *out = NOT_TAKEN;
-    if (cw_hold_binding(&b)) {
+    if (cw_lazy_write == NULL && cw_hold_binding(&b)) {
         if (Py_TYPE(args[0]) == b.array_type) {
             out = run(&b, self, args[0], args[1]);
         }

@@ -13,8 +13,9 @@
      into the place it views, which the in-place operator has already written).
    - Item(True, ...)(x, (i, j, ...), v): one int per axis, v a 0-d array of x's class,
      dtype and device: the storage's assign of v into that element (store_element).
-   Anything else, and any call while the module is unbound (lazy mode unbinds it), is
-   general's. Why in C: `x[::2] += 1` is a get, an update and a store; after an update
+   While lazy mode is on (cw_lazy_write), a store calls cw_lazy_write(x) first (what is
+   pending runs, x gets its run storage), as general's check_writable does. Anything
+   else, and any call while the module is unbound, is general's. Why in C: `x[::2] += 1` is a get, an update and a store; after an update
    of 2^20 elements each Python call of the get and the store (about eight each) misses
    the caches, 1-2 us apiece on the 2-core Xeon VM (bench/inplace.py). */
 
@@ -297,6 +298,16 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     if (kwnames == NULL && nargs == 2 + self->store && cw_hold_binding(&b)) {
         PyObject *out = NULL;
         int done = 0;
+        if (Py_TYPE(args[0]) == b.array_type && self->store && cw_lazy_write != NULL) {
+            PyObject *hook = Py_NewRef(cw_lazy_write);
+            PyObject *ran = PyObject_CallOneArg(hook, args[0]);
+            Py_DECREF(hook);
+            if (ran == NULL) {
+                cw_release_binding(&b);
+                return NULL;
+            }
+            Py_DECREF(ran);
+        }
         if (Py_TYPE(args[0]) == b.array_type) {
             if (self->store && PyTuple_CheckExact(args[1])) {
                 done = store_element(&b, args[0], args[1], args[2]);

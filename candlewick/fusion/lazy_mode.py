@@ -11,7 +11,8 @@ The mode is on for a block (and its thread or task) inside ``with lazy():`` and 
 inside ``with lazy(False):``; ``CANDLEWICK_LAZY`` sets it for the process. Recorded
 calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GATE.on``
 (what the eager paths read) is True while any block is open or the variable is set, and
-the C fast paths (which compute) are suspended meanwhile.
+meanwhile the C fast paths that compute decline and the C stores run what is pending
+first (``_core.suspend_native``).
 """
 
 from __future__ import annotations
@@ -141,7 +142,7 @@ def _set_gate():
     on = _process_on or _open_blocks > 0
     if on != GATE.on:
         GATE.on = on
-        suspend_native(on)
+        suspend_native(on, GATE.write_into)
 
 
 def lazy(enabled: bool = True) -> contextlib.ContextDecorator:

@@ -198,6 +198,30 @@ def test_a_write_gives_the_array_its_run_storage(device):
         np.testing.assert_array_equal(cw.to_numpy(twice), [10.0, 2.0, 2.0, 2.0])
 
 
+def test_views_and_stores_stay_in_c_and_see_what_was_recorded(device):
+    """Lazy mode keeps the C module bound (views and stores made in C, as in eager mode;
+    only the paths that compute decline, so that element-wise calls are recorded); a
+    store from C runs what is pending first, as the Python path does."""
+    from candlewick import _core
+
+    if _core._native is None:
+        pytest.skip("candlewick._native is not built")
+    x = cw.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3), device=device)
+    value = cw.asarray(np.float32(-1.0), device=device)
+    with cw.lazy():
+        assert _core._native.bound_class() is type(x)
+        y = x * 10
+        assert pending(y)
+        x[0, 1] = value  # a 0-d value of x's dtype and device, one int per axis: the C store
+        assert not pending(y)  # the store ran it first (it reads x)
+        z = y[1:]  # a slice view, from C
+        assert z._storage is y._storage
+        y[1, 2] = value  # into a recorded result: it runs, then the store
+    np.testing.assert_array_equal(cw.to_numpy(x), [[0.0, -1.0, 2.0], [3.0, 4.0, 5.0]])
+    np.testing.assert_array_equal(cw.to_numpy(y), [[0.0, 10.0, 20.0], [30.0, 40.0, -1.0]])
+    np.testing.assert_array_equal(cw.to_numpy(z), [[30.0, 40.0, -1.0]])
+
+
 def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
     """``sum(x, dtype=float64)`` of float32 is recorded as its steps (astype, then sum: a
     fused kernel converts as it reads); replayed (a device without the capability, or a
