@@ -26,9 +26,9 @@ MAX_GRAPHS = 256
 _cache: OrderedDict = OrderedDict()
 #: how many graphs looked up with their node keys are kept for a comparison before the
 #: hashed lookup: a loop runs a few graphs in turn (the KMeans-like loop of
-#: bench/pydata_e2e.py, three an iteration), and two lists of node keys of other lengths
-#: differ at once
-RECENT = 8
+#: bench/pydata_e2e.py, three an iteration; StandardScaler's fit_transform twelve), and
+#: two lists of node keys of other lengths differ at once
+RECENT = 16
 #: ((device, wanted, node keys, run), ...) of the graphs last looked up with their node keys
 #: (copies of the caller's lists), the latest first; one tuple, replaced whole, so a
 #: thread reads a consistent one

@@ -107,6 +107,29 @@ def test_a_loop_runs_one_compiled_graph(device):
     same(y, gelu(x), "fusion" in device.capabilities)
 
 
+def test_a_loop_of_several_graphs_finds_them_without_hashing(device, monkeypatch):
+    """A loop whose body runs several graphs in turn (the KMeans-like loop of
+    bench/pydata_e2e.py: three an iteration, each ended by an operation lazy mode does not
+    record) finds each by comparing node keys with the graphs last run, not by hashing
+    the whole key on every run."""
+    x = cw.asarray(np.linspace(-2, 2, 64, dtype=np.float32).reshape(8, 8), device=device)
+    hashed = []
+    original = lazy_run._key
+    monkeypatch.setattr(lazy_run, "_key", lambda *a: (hashed.append(1), original(*a))[1])
+
+    def body():
+        with cw.lazy():
+            a = cw.argmax(x * 2.0 + 1.0, axis=1)  # argmax is not recorded: the graph runs
+            b = cw.argmin(cw.exp(x) - 3.0, axis=0)
+            return cw.sort(cw.abs(x - 0.5), axis=1), a, b
+
+    body()
+    hashed.clear()
+    for _ in range(3):
+        body()
+    assert hashed == []
+
+
 def test_errors_raise_at_the_call_that_causes_them(device):
     x = cw.asarray([1.0, 2.0, 3.0], device=device)
     i = cw.asarray([1, 2, 3], device=device)
