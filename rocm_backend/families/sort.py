@@ -12,8 +12,9 @@ three launches a pass: each block counts the digits of its range of a row, block
 totals and its range's scanned counts into first places, sorts its range tile by tile in
 shared memory and writes each digit's run to its places.
 Every pass is stable and the keys' row positions (u32) ride along, so the result is a
-stable sort's whatever ``stable`` says: the values are gathered from the source by those
-positions (-0.0 and NaN payloads as they were) and the positions are the indices. Along
+stable sort's whatever ``stable`` says: the values are decoded from the keys, those of keys
+that stand for several values (zeros of both signs, NaN payloads) gathered from the source
+by position (as they were), and the positions are the indices. Along
 the last axis (of a source whose rows are evenly spaced) the last pass writes both in
 place; otherwise one more launch (radix_out) does. An integer sort without indices of rows
 past ``FUSED_TILES`` tiles moves the keys alone: they are their values (bijectively).
@@ -76,7 +77,8 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     # the values (gathered by position) and the int64 indices in their places
     src_row = _row_stride(pshape[:-1], pstrides[:-1])
     direct = axis == len(shape) - 1 and src_row is not None and not keys_only
-    sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0)
+    sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + \
+        _decoding(x.dtype, bits, descending)
     wide = indices.ptr if direct and indices_wanted else 0
     size = x.dtype.itemsize
     if length <= TILE:
@@ -111,6 +113,19 @@ def sort_values(x, layout, axis, descending, stable=True):
 def argsort(x, layout, axis, descending, stable=True):
     """The indices of ``sort``, without the gather of the values."""
     return sort(x, layout, axis, descending, stable, values_wanted=False)[1]
+
+
+def _decoding(dtype, bits, descending):
+    """(mask, decode) of RADIX_ARGS: how the last pass turns a key back into its value
+    (hip/sort.hip's cw_radix_value); mask as the i64 of its bits."""
+    flip = (1 << bits) - 1 if descending else 0
+    if dtype.is_bool:  # any nonzero byte is True: gathered as it was
+        return 0, structs.RADIX_GATHER
+    if dtype.is_floating:
+        mask, decode = flip, structs.RADIX_DECODE_FLOAT
+    else:  # signed keys have their sign bit flipped (cw_radix<S>::key)
+        mask, decode = flip ^ (1 << (bits - 1) if dtype.category == "signed integer" else 0), structs.RADIX_DECODE_INT
+    return mask - (1 << 64) if mask >= 1 << 63 else mask, decode
 
 
 def _row_stride(shape, strides):
@@ -154,7 +169,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, last=None):
     order = order_spare = None
     if positions:
         order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
-    no_values = (0, 0, 0, 0, 0)
+    no_values = (0,) * 7
     launch = device.launcher.launch
     idx_in = 0
     for shift in range(0, bits, 8):

@@ -237,8 +237,25 @@ template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx
     cw_radix_rank(k, x, key, idx, cnt, part, group, shift, row_len);
 }
 
-// the sorted value of row r's key at position j in the row to vals_out[o]
-template <class B> __device__ inline void cw_radix_value(const cw_radix_args& a, cw_i64 r, cw_i64 j, cw_i64 o) {
+// the sorted value of row r's key k (at position j in the row) to vals_out[o]: decoded from
+// k where that is exact (a.decode), else gathered from src. Every integer key stands for
+// one value; a float's too, but for the keys of zero (-0.0 and +0.0) and NaN (every payload):
+// only those are gathered (a stable sort keeps their bits), so the last pass reads the
+// source (at random) for few keys, not for all.
+template <class B, class K>
+__device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_i64 j, cw_i64 o) {
+    const K v = k ^ (K)a.mask;
+    if (a.decode == CW_RADIX_DECODE_INT) {
+        ((B*)a.vals_out)[o] = (B)v;
+        return;
+    }
+    if (a.decode == CW_RADIX_DECODE_FLOAT) {
+        const K sign = (K)1 << (a.bits - 1), all = sign | (sign - 1);  // all: NaN's key
+        if (v != sign && v != all) {  // not zero's key, nor NaN's: cw_radix_float undone
+            ((B*)a.vals_out)[o] = (B)((v & sign) ? v ^ sign : ~v & all);
+            return;
+        }
+    }
     ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
 }
 
@@ -269,7 +286,7 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
             for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
         for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
             const cw_u32 j = idx[p] % L;
-            if (a.vals_out) cw_radix_value<B>(a, r0 + idx[p] / L, j, r0 * L + p);
+            if (a.vals_out) cw_radix_value<B>(a, key[p], r0 + idx[p] / L, j, r0 * L + p);
             if (a.wide) ((cw_i64*)out)[r0 * L + p] = j;
             else if (out) out[r0 * L + p] = j;
         }
@@ -404,7 +421,7 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
             const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
             const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
             if (kout) kout[o] = key[p];
-            if (a.vals_out) cw_radix_value<B>(a, r, idx[p], o);
+            if (a.vals_out) cw_radix_value<B>(a, key[p], r, idx[p], o);
             if (a.wide) ((cw_i64*)xout)[o] = idx[p];
             else if (xout) xout[o] = idx[p];
         }
