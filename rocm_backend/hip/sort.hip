@@ -146,32 +146,25 @@ template <class B> __device__ inline void cw_radix_out(const cw_ew_args& a) {
 #define CW_RADIX_DIGITS 256  // an 8-bit digit per pass: the scan and scatter give one digit to each thread
 static_assert(CW_RADIX_BLOCK == CW_RADIX_DIGITS, "one thread per digit");
 
-// exclusive prefix sum of each thread's v over the block, in three barriers (part: one slot
-// per thread, group: 16): 16 threads scan 16 slots each, one thread the 16 group sums
+// exclusive prefix sum of each thread's v over the block, in two barriers (part: one slot
+// per thread, group: 16): 16 threads sum 16 slots each, then every thread adds the group
+// sums before its group and the slots before it in its group (reads that threads of a
+// group share: broadcast). Reads other threads' slots after the last barrier: a caller
+// passes a barrier before it writes part or group again (every one does).
 __device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32 v) {
-    const int t = threadIdx.x;
+    const int t = threadIdx.x, g = t / 16;
     part[t] = v;
     __syncthreads();
     if (t < CW_RADIX_BLOCK / 16) {
-        cw_u32 run = 0u;
-        for (int j = t * 16; j < t * 16 + 16; ++j) {
-            const cw_u32 c = part[j];
-            part[j] = run;
-            run += c;
-        }
-        group[t] = run;
+        cw_u32 sum = 0u;
+        for (int j = t * 16; j < t * 16 + 16; ++j) sum += part[j];
+        group[t] = sum;
     }
     __syncthreads();
-    if (t == 0) {
-        cw_u32 run = 0u;
-        for (int g = 0; g < CW_RADIX_BLOCK / 16; ++g) {
-            const cw_u32 c = group[g];
-            group[g] = run;
-            run += c;
-        }
-    }
-    __syncthreads();
-    return part[t] + group[t / 16];
+    cw_u32 run = 0u;
+    for (int h = 0; h < g; ++h) run += group[h];
+    for (int j = g * 16; j < t; ++j) run += part[j];
+    return run;
 }
 
 // cnt's slot of entry e: one pad word per 16, so that a thread's 16 consecutive entries
