@@ -182,11 +182,13 @@ template <class K> __device__ inline void cw_radix_load(const K* src, int m, K (
     }
 }
 
+static_assert(CW_RADIX_ITEMS < 16, "a thread's count of one digit fits 4 bits (cw_radix_rank)");
 // One stable counting pass over a tile by the 4 bits at `shift` of each key (row_len 0) or
 // of its row in the tile (its idx / row_len: rows of several keys share a tile): thread t
 // holds keys t*ITEMS.. (consecutive, in k and their positions in x), counts them per digit
-// in its own column of cnt (digit-major), whose exclusive scan gives each (digit, thread)
-// its first place; each key then goes to the next place of its (digit, thread) in key/idx.
+// (in registers) into its own column of cnt (digit-major), whose exclusive scan gives each
+// (digit, thread) its first place; each key then goes to that place plus its rank among
+// the thread's keys of its digit, in key/idx.
 template <class K> __device__ inline cw_u32 cw_radix_digit(K k, cw_u32 x, int shift, cw_u32 row_len) {
     return (row_len ? (x / row_len) >> shift : (cw_u32)(k >> shift)) & 15u;
 }
@@ -194,10 +196,16 @@ template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_IT
                                                         K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part, cw_u32* group,
                                                         int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
-    for (int d = 0; d < 16; ++d) cnt[CW_RADIX_SLOT(d * CW_RADIX_BLOCK + t)] = 0u;
+    cw_u32 d[CW_RADIX_ITEMS], r[CW_RADIX_ITEMS];  // each key's digit and its rank among t's keys of that digit
+    cw_u64 seen = 0ull;  // t's keys of each digit so far, 4 bits a digit: counted in registers
 #pragma unroll
-    for (int i = 0; i < CW_RADIX_ITEMS; ++i)
-        cnt[CW_RADIX_SLOT(cw_radix_digit(k[i], x[i], shift, row_len) * CW_RADIX_BLOCK + t)] += 1u;
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        d[i] = cw_radix_digit(k[i], x[i], shift, row_len);
+        r[i] = (cw_u32)(seen >> (4 * d[i])) & 15u;
+        seen += 1ull << (4 * d[i]);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) cnt[CW_RADIX_SLOT(j * CW_RADIX_BLOCK + t)] = (cw_u32)(seen >> (4 * j)) & 15u;
     __syncthreads();
     cw_u32 sum = 0u;
     for (int j = 0; j < 16; ++j) sum += cnt[CW_RADIX_SLOT(t * 16 + j)];
@@ -210,7 +218,7 @@ template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_IT
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
-        cw_u32 p = cnt[CW_RADIX_SLOT(cw_radix_digit(k[i], x[i], shift, row_len) * CW_RADIX_BLOCK + t)]++;
+        const cw_u32 p = cnt[CW_RADIX_SLOT(d[i] * CW_RADIX_BLOCK + t)] + r[i];
         key[p] = k[i];
         idx[p] = x[i];
     }
