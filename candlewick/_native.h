@@ -72,6 +72,11 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
 /* _native_elementwise.c */
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
+/* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
+   reference: a new Layout with stride 0 on the axes it spreads, _contig None and
+   dense_size -1), or NULL: not this case (no error set: shapes that do not broadcast,
+   the Python path's error) or an error. */
+PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to);
 
 /* _native_inplace.c */
 extern PyTypeObject cw_UpdateType;

@@ -99,11 +99,8 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
 
 #define MAX_AXES 64
 
-/* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
-   reference: a new Layout with stride 0 on the axes it spreads, _contig None and
-   dense_size -1), or NULL: not this case (no error set: shapes that do not broadcast,
-   general's error) or an error. */
-static PyObject *broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to) {
+/* (_native.h) */
+PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to) {
     PyObject *strides = SLOT(layout, b->strides), *offset = SLOT(layout, b->offset);
     if (!PyTuple_CheckExact(from) || !PyTuple_CheckExact(to) || strides == NULL || offset == NULL ||
         !PyTuple_CheckExact(strides) || PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(from)) {
@@ -186,9 +183,9 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
                column against a matrix): the result is no larger than that operand, which
                was checked when it was made; a result larger than both is general's (its
                allocation check) */
-            spread = broadcast_layout(b, l2, shape2, shape);
+            spread = cw_broadcast_layout(b, l2, shape2, shape);
             if (spread == NULL && !PyErr_Occurred()) {
-                spread = broadcast_layout(b, l1, shape, shape2);
+                spread = cw_broadcast_layout(b, l1, shape, shape2);
                 spread_first = 1;
             }
             if (spread == NULL) {

@@ -4,7 +4,9 @@
    Where x is an array of exactly the bound class whose dtype the op keeps (keeps:
    {dtype: whether it is real floating} of those dtypes, compared by identity), other an
    array of that class, dtype, device and shape or a Python float or int with a real
-   floating x, x has no stride 0, its device declares the group "inplace" and its storage
+   floating x (an array of another shape: broadcast onto x's, its layout as the general
+   path's broadcast_layouts makes it), x has no stride 0, its device declares the group
+   "inplace" and its storage
    is not read-only, it calls the storage's
    binary_into(op, layout, storage, layout, other's storage, other's layout) or
    binary_scalar_into(op, layout, storage, layout, float(other), False) and returns x. A
@@ -101,15 +103,19 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
         if (shape2 == NULL) {
             return NOT_TAKEN;
         }
-        if (shape != shape2) {
-            int same = PyObject_RichCompareBool(shape, shape2, Py_EQ);
-            if (same <= 0) {
-                return same < 0 ? NULL : NOT_TAKEN;
-            }
+        int same = shape == shape2 ? 1 : PyObject_RichCompareBool(shape, shape2, Py_EQ);
+        if (same < 0) {
+            return NULL;
+        }
+        /* other broadcast onto x's shape (x -= x.mean(axis=0)), as the general path's
+           broadcast_layouts makes its layout */
+        PyObject *spread = same ? Py_NewRef(l2) : cw_broadcast_layout(b, l2, shape2, shape);
+        if (spread == NULL) {
+            return PyErr_Occurred() ? NULL : NOT_TAKEN;
         }
         method = binary_into_name;
         operand1 = Py_NewRef(s2);
-        operand2 = Py_NewRef(l2);
+        operand2 = spread;
     } else if (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) {
         if (!real) {
             return NOT_TAKEN;

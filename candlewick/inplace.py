@@ -92,7 +92,8 @@ def _kept(results):
 
 def update(op, results, x, other):
     """``x <op>= other`` for the common case, written into x and x returned: ``other`` an
-    array of x's class, dtype, device and shape, or a Python float or int with a real
+    array of x's class, dtype and device whose shape broadcasts onto x's (x's own, or
+    x -= x.mean(axis=0)'s), or a Python float or int with a real
     floating x, the op keeping x's dtype (``results``: ``RESULT_BY_NAME[op]``), x
     writable in the plain way (no stride 0, memory not read-only), the group declared,
     lazy mode off. Anything else returns None, for the general path (``write``), which
@@ -110,9 +111,15 @@ def update(op, results, x, other):
     storage = x._storage
     t = type(other)
     if t is type(x):
-        if other._dtype is not dtype or other._device is not device or other._layout.shape != layout.shape:
+        if other._dtype is not dtype or other._device is not device:
             return None
-        method, operands = "binary_into", (other._storage, other._layout)
+        spread = other._layout
+        if spread.shape != layout.shape:
+            try:  # other broadcast onto x's shape (x -= x.mean(axis=0)), as broadcast_layouts does
+                spread = spread.broadcast_to(layout.shape)
+            except ShapeError:
+                return None
+        method, operands = "binary_into", (other._storage, spread)
     elif (t is float or t is int) and dtype.level == 2:
         method, operands = "binary_scalar_into", (float(other), False)
     else:

@@ -50,6 +50,10 @@ def _operands(device, dtype, layout, other):
     if other == "array":
         other = cw.asarray(_host(dtype, 1), device=device)
         other = {"contiguous": other, "transposed": other.T, "stepped": other[:, 1::2]}[layout]
+    elif other in ("row", "column", "0-d"):  # broadcast onto x's shape
+        values = _host(dtype, 1).reshape(-1)
+        shape = {"row": x.shape[1:], "column": (x.shape[0], 1), "0-d": ()}[other]
+        other = cw.asarray(values[: int(np.prod(shape))].reshape(shape), device=device)
     return base, x, other
 
 
@@ -82,7 +86,7 @@ def test_short_path_writes_what_the_general_path_writes(device, path, name, layo
 
     with np.errstate(all="ignore"):
         for dtype in DTYPES:
-            for other in ("array", 2.0, 3, True, 1e300, -0.0):
+            for other in ("array", "row", "column", "0-d", 2.0, 3, True, 1e300, -0.0):
                 want = _outcome(general, device, dtype, layout, other)
                 taken = _outcome(short, device, dtype, layout, other)
                 if taken[0] is False:  # declined: returned None
@@ -106,7 +110,8 @@ def test_declines_what_is_not_its_case(device, path):
     f32 = cw.asarray(np.ones(4, np.float32), device=device)
     declined = [
         (f32, cw.asarray(np.ones(4, np.float64), device=device)),  # another dtype: promotion
-        (f32, cw.asarray(np.ones(1, np.float32), device=device)),  # another shape: broadcasting
+        (f32, cw.asarray(np.ones((2, 4), np.float32), device=device)),  # a shape not x's after broadcasting
+        (f32, cw.asarray(np.ones(3, np.float32), device=device)),  # a shape that does not broadcast
         (cw.asarray(np.ones(4, np.int32), device=device), 2.0),  # a float into an integer array
         (f32, 2j), (f32, np.float32(2)), (f32, [1, 2, 3, 4]), (f32, "a"),
         (cw.broadcast_to(cw.asarray(np.ones(1, np.float32), device=device), (4,)), 1.0),  # a broadcast view
@@ -118,7 +123,8 @@ def test_declines_what_is_not_its_case(device, path):
         assert np.array_equal(cw.to_numpy(x), before)
     x = cw.asarray(np.ones(4, np.float32), device=device)
     assert update(x, f32) is x and update(x, 2.0) is x and update(x, 1) is x
-    assert cw.to_numpy(x).tolist() == [5.0] * 4
+    assert update(x, cw.asarray(np.ones(1, np.float32), device=device)) is x  # broadcast onto x
+    assert cw.to_numpy(x).tolist() == [6.0] * 4
 
 
 def test_errors_stay_the_general_paths(path):
