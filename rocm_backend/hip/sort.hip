@@ -451,7 +451,7 @@ template <class K, class B> __device__ inline void cw_radix_pass(const cw_radix_
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         const cw_i64 lo = (g % a.blocks) * a.chunk;
         const K* row = (const K*)a.keys_in + (g / a.blocks) * a.L;
-        const cw_u32 before = cw_radix_count(row, 0, lo, s, m_.cnt);
+        const cw_u32 before = lo ? cw_radix_count(row, 0, lo, s, m_.cnt) : 0u;  // lo: the same for the block
         const cw_u32 rest = cw_radix_count(row, lo, a.L, s, m_.cnt);
         m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
         cw_radix_range<K, B>(a, m_, g);
