@@ -11,6 +11,7 @@ import struct
 
 from candlewick.shapes import contiguous_strides, shape_size
 
+from ..abi.ew_operands import coalesce
 from ..abi.structs import FLAG_A
 from .copies import operand
 from .ew_launch import launch_ew
@@ -27,12 +28,46 @@ def index_select(x, layout, indices, idx_layout, axis):
     k = idx_layout.ndim
     out_shape = shape[:axis] + tuple(idx_layout.shape) + shape[axis + 1:]
     out = x.device.storage_type.empty(x.device, x.dtype, shape_size(out_shape))
+    if shape_size(out_shape) and _take_rows(x, out, layout, indices, idx_layout, axis):
+        return out
     pre, post = axis, len(shape) - axis - 1
     x_strides = strides[:axis] + (0,) * k + strides[axis + 1:]
     idx_strides = (0,) * pre + tuple(idx_layout.strides) + (0,) * post
     _take(x, out, out_shape, x_strides, layout.offset, indices, idx_strides, idx_layout.offset,
           strides[axis], shape[axis], "index_select")
     return out
+
+
+def _take_rows(x, out, layout, indices, idx_layout, axis):
+    """index_select through take_rows (index.hip) where it applies: nothing before ``axis``
+    but length-1 dimensions, the dimensions after it one C-contiguous run, the indices one
+    strided line. The unit moved is the widest of 16/8/4/2/1 bytes dividing the run, the
+    axis stride and the source's and output's addresses. Returns whether it launched."""
+    shape, strides = tuple(layout.shape), tuple(layout.strides)
+    if shape_size(shape[:axis]) != 1:
+        return False
+    rest = shape[axis + 1:]
+    if tuple(s for s, n in zip(strides[axis + 1:], rest) if n != 1) != tuple(
+            st for st, n in zip(contiguous_strides(rest), rest) if n != 1):
+        return False
+    idx_shape, (idx_strides,) = coalesce(tuple(idx_layout.shape), [tuple(idx_layout.strides)])
+    if len(idx_shape) > 1:
+        return False
+    item = x.dtype.itemsize
+    row = shape_size(rest) * item
+    src = x.ptr + layout.offset * item
+    stride = (strides[axis] if shape[axis] > 1 else 0) * item
+    unit = next(u for u in (16, 8, 4, 2, 1) if not (row % u or src % u or stride % u or out.ptr % u))
+    device = x.device
+    n_rows = idx_shape[0] if idx_shape else 1
+    total = n_rows * (row // unit)
+    flag = device.error_flag("index_select")
+    launch_ew(device, ("take_rows", unit), (total,),
+              [(out.ptr, 0, (1,)), (src, 0, (1,)),
+               (indices.ptr, idx_layout.offset, (1,)), (flag, 0, (1,))],
+              struct.pack("<qqqq", stride // unit, shape[axis], row // unit, idx_strides[0] if idx_strides else 0),
+              name="index_select", dtype=x.dtype)
+    return True
 
 
 def gather(x, layout, indices, idx_layout, axis):

@@ -7,11 +7,12 @@ import pytest
 
 from candlewick.layout import Layout
 from candlewick.opdefs import CompareOp
-from host_exec import build_scan_sort, scan_sort_device
+from candlewick.errors import IndexOutOfBoundsError
+from host_exec import build_scan_sort, device_factory, scan_sort_device
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("put", 8), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
-        ("radix_keys", "float32"), ("arange", "int64")}
+        ("radix_keys", "float32"), ("arange", "int64")} | {("take_rows", size) for size in (1, 2, 4, 8, 16)}
 
 
 def _wanted(key):
@@ -86,3 +87,63 @@ def test_sort_values_and_argsort(dev, descending):
     np.testing.assert_array_equal(values, want)
     order = s.argsort(layout, 1, descending, True).to_host(layout)
     np.testing.assert_array_equal(np.take_along_axis(x, order, axis=1), want)
+
+
+# (source, view, axis, indices, the take_rows unit in bytes or None for the general take)
+ROW_CASES = {
+    "float32 rows of 6 (8-byte units)": (np.arange(240, dtype=np.float32).reshape(40, 6), None, 0, [3, -1, 0, 3], 8),
+    "float32 rows of 8, 16-byte units": (np.arange(320, dtype=np.float32).reshape(40, 8), None, 0, [39, 2, 2], 16),
+    "float32 rows of 3, offset view": (np.arange(123, dtype=np.float32).reshape(41, 3), np.s_[1:, :], 0, [0, 5], 4),
+    "int8 rows of 3 (1-byte units)": (np.arange(60, dtype=np.int8).reshape(20, 3), None, 0, [7, 19, -20], 1),
+    "int16 rows, reversed": (np.arange(80, dtype=np.int16).reshape(20, 4), np.s_[::-1], 0, [0, 1, 19], 8),
+    "complex128 rows": ((np.arange(30) + 1j).reshape(10, 3), None, 0, [9, 0], 16),
+    "axis 1 after a length-1 axis": (np.arange(60, dtype=np.float32).reshape(1, 12, 5), None, 1, [11, 4], 4),
+    "a 1-D gather": (np.arange(50, dtype=np.float64), None, 0, [49, 0, -3], 8),
+    "strided rows take the general kernel": (np.arange(120, dtype=np.float32).reshape(20, 6), np.s_[:, ::2], 0,
+                                              [1, 2], None),
+    "axis 1 of several rows takes the general kernel": (np.arange(60, dtype=np.float32).reshape(3, 4, 5), None, 1,
+                                                         [3, 0], None),
+}
+
+
+@pytest.fixture
+def exec_device(lib, monkeypatch, tmp_path):
+    from rocm_backend.families import scans
+
+    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)
+
+
+@pytest.mark.parametrize("case", ROW_CASES)
+def test_index_select_of_contiguous_rows_moves_whole_units(exec_device, case):
+    """index_select over rows that are one contiguous run (x[idx], x[mask]'s gather) runs
+    take_rows, one launch, in the widest unit that divides the row, the axis stride and the
+    addresses; other layouts keep the general take. NumPy's np.take is the reference."""
+    rt, dev = exec_device
+    base, key, axis, idx, unit = ROW_CASES[case]
+    view = base if key is None else base[key]
+    indices = np.array(idx, np.int64)
+    s = dev.storage_from_host(base)
+    del rt.launches[:]
+    out = s.index_select(_layout(base, view), dev.storage_from_host(indices), Layout.contiguous(indices.shape), axis)
+    want = np.take(view, indices, axis=axis)
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous(want.shape)), want)
+    names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
+    assert names == ([f"take_rows_b{unit}"] if unit else [f"take_b{base.dtype.itemsize}"])
+
+
+def test_take_rows_with_strided_indices_and_an_index_out_of_range(exec_device):
+    """Indices read with their stride; an index outside the axis writes zeros in its row
+    and raises IndexOutOfBoundsError at the next synchronization, as the general take does."""
+    rt, dev = exec_device
+    base = np.arange(80, dtype=np.float32).reshape(20, 4)
+    idx = np.array([5, 0, -1, 0, 2, 0], np.int64)
+    s, si = dev.storage_from_host(base), dev.storage_from_host(idx)
+    out = s.index_select(Layout.contiguous(base.shape), si, Layout((3,), (2,), 0), 0)
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous((3, 4))), base[[5, -1, 2]])
+    bad = dev.storage_from_host(np.array([1, 20], np.int64))
+    out = s.index_select(Layout.contiguous(base.shape), bad, Layout.contiguous((2,)), 0)
+    with pytest.raises(IndexOutOfBoundsError):
+        dev.synchronize()
+    got = out.to_host(Layout.contiguous((2, 4)))
+    np.testing.assert_array_equal(got, np.stack([base[1], np.zeros(4, np.float32)]))
