@@ -72,6 +72,9 @@ class RocmDevice(NamedDevice):
     # families/custom_kernels.py; inplace: families/inplace.py); class attributes so tools
     # (docs/array_api.md) can read them without a device
     capabilities = frozenset({"linalg", "fft", "graphs", "fusion", "custom_kernels", "inplace", "reduce_dtype"})
+    #: the fft primitives take NumPy's ``norm`` and scale in the transform's own passes
+    #: (families/fft.py): irfft's input copy multiplies, no pass of the front end's
+    fft_norm = True
 
     def __init__(self, ordinal):
         self.ordinal = ordinal

@@ -3,6 +3,7 @@ fill, copy, to_device (a peer copy to another device of the host), and real_view
 complex storage's memory as its real components: no copy)."""
 
 import functools
+import struct
 
 import numpy as np
 
@@ -62,6 +63,35 @@ def transposed_copy_plan(shape, dst_strides, src_strides):
     return b, r, c, src[0], src[2]
 
 
+@functools.lru_cache(maxsize=1024)
+def row_copy_plan(shape, dst_strides, src_strides):
+    """(rows, row length, destination row stride, source row stride) when a strided copy
+    is rows that are each one contiguous run on both sides (after coalescing: a pad's or
+    a crop's copy), else None."""
+    cshape, (dst, src) = coalesce(tuple(shape), [tuple(dst_strides), tuple(src_strides)])
+    if len(cshape) != 2 or dst[1] != 1 or src[1] != 1:
+        return None
+    return cshape[0], cshape[1], dst[0], src[0]
+
+
+def launch_row_copy(device, itemsize, rows, row, dst, dst_stride, src, src_stride, src_rows,
+                    indices=None, idx_offset=0, idx_stride=0, name="copy"):
+    """Queue row_copy (index.hip): ``rows`` rows of ``row`` elements from the byte address
+    ``src`` (row stride ``src_stride`` elements; source row r, or ``indices[r]`` of the
+    int64 storage ``indices``, checked against ``src_rows``) to the byte address ``dst``
+    (row stride ``dst_stride``), in the widest unit of 16/8/4/2/1 bytes dividing the row,
+    the strides and both addresses."""
+    sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, dst, src)
+    unit = next(u for u in (16, 8, 4, 2, 1) if not any(v % u for v in sizes))
+    row_units = row * itemsize // unit
+    index_op = (0, 0, (0,)) if indices is None else (indices.ptr, idx_offset, (0,))
+    flag = 0 if indices is None else device.error_flag(name)
+    launch_ew(device, ("row_copy", unit), (rows * row_units,),
+              [(dst, 0, (dst_stride * itemsize // unit,)), (src, 0, (1,)), index_op, (flag, 0, (1,))],
+              struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units, idx_stride),
+              name=name)
+
+
 def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):
     b, r, c, s_b, s_c = plan
     tile = structs.TRANSPOSE_TILE
@@ -100,6 +130,12 @@ def assign(x, dst_layout, src, src_layout):
             launch_transpose(x.device, x.dtype.itemsize, plan, x.ptr, dst_layout.offset, src.ptr,
                              src_layout.offset)
             return
+    rows = row_copy_plan(tuple(dst_layout.shape), tuple(dst_layout.strides), tuple(src_layout.strides))
+    if rows is not None:  # a pad's or a crop's rows: whole units, no per-element decode
+        item = x.dtype.itemsize
+        launch_row_copy(x.device, item, rows[0], rows[1], x.ptr + dst_layout.offset * item, rows[2],
+                        src.ptr + src_layout.offset * item, rows[3], rows[0])
+        return
     launch_ew(x.device, ("copy", x.dtype.itemsize), dst_layout.shape,
               [operand(x, dst_layout), operand(src, src_layout)])
 

@@ -51,7 +51,10 @@ def compute_dtype(dtype):
 # ``struct`` (a C cast, as NumPy's, in a fraction of NumPy's time); what it refuses (a
 # float past float32's range, an int past the dtype's) and every other case go through
 # NumPy, which is the definition
-_FLOAT_PACKERS = {"float32": struct.Struct("<f"), "float64": struct.Struct("<d")}
+# (a float into complex64/complex128: its real part, the slot's zero padding the
+# imaginary part)
+_FLOAT_PACKERS = {"float32": struct.Struct("<f"), "float64": struct.Struct("<d"),
+                  "complex64": struct.Struct("<f"), "complex128": struct.Struct("<d")}
 _INT_PACKERS = {name: struct.Struct(code) for name, code in (
     ("int8", "<b"), ("int16", "<h"), ("int32", "<i"), ("int64", "<q"),
     ("uint8", "<B"), ("uint16", "<H"), ("uint32", "<I"), ("uint64", "<Q"))}

@@ -12,6 +12,13 @@ last non-trivial one or the first (one ostride/odist pair covers it), else into 
 C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
 a private copy (``_c2r_input``, which also pads or truncates the input to n//2+1); real input of R2C not aligned as complex is copied too (``input_aligned``).
 
+Normalization (the device declares ``fft_norm``): hipFFT has no scale factor, so a
+transform given a ``norm`` that scales is multiplied in place after it (one pass over the
+fresh result, no temporary), except irfft, whose private copy of the input is made by the
+multiplying kernel itself (the inverse is linear): ``irfft(rfft(x) * h)`` with NumPy's
+default norm queues the copy, the C2R and nothing more, where the front end's scaling
+added a pass over the result and a temporary its size.
+
 Everything of a call that depends only on (kind, shape, strides, axis, n) is worked out
 once (``steps``, a bounded cache): the result, the plan keys in place and for the copy, the
 output's placement; a repeated call is the alignment test, the allocations and the exec.
@@ -25,18 +32,22 @@ transforms may still use its work area).
 
 import collections
 import functools
+import math
 import threading
 from typing import NamedTuple
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp
 from candlewick.shapes import shape_size
 
 from ..abi.ew_operands import coalesce
 from ..abi.structs import INT32_MAX
 from ..bindings import hipfft
 from . import creation
+from .elementwise import binary_scalar
+from .inplace import binary_scalar_into
 
 PLAN_CACHE_SIZE = 32
 STEPS_CACHE_SIZE = 1024  # layouts whose decisions ``steps`` keeps
@@ -190,8 +201,28 @@ def steps(kind, shape, strides, axis, n):
     return Steps(out_dtype, out_size, error, key(in_place), axes, copy_layout, copy_key, direct, assign)
 
 
-def transform(x, layout, axis, op, n=None, inverse=False):
-    """The one path of fft/rfft/irfft: ``n`` is the output length of irfft."""
+def norm_factor(norm, n, inverse):
+    """What a transform of ``n`` points given ``norm`` (None: unnormalized) is multiplied
+    by: NumPy's rule (backward scales the inverse by 1/n, forward the forward one, ortho
+    both by 1/sqrt(n))."""
+    if norm is None or n == 0:
+        return 1.0
+    if norm == "ortho":
+        return 1.0 / math.sqrt(n)
+    return 1.0 / n if (norm == "backward") == inverse else 1.0
+
+
+def scale(out, factor):
+    """``out`` (a fresh contiguous result) multiplied by ``factor`` in place."""
+    if factor != 1.0 and out.size:
+        whole = Layout.contiguous((out.size,))
+        binary_scalar_into(out, BinaryOp.MULTIPLY, whole, out, whole, factor, False)
+    return out
+
+
+def transform(x, layout, axis, op, n=None, inverse=False, norm=None):
+    """The one path of fft/rfft/irfft: ``n`` is the output length of irfft; ``norm``
+    NumPy's (None: unnormalized)."""
     kind = KIND.get((op, x.dtype))
     if kind is None:
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
@@ -204,8 +235,9 @@ def transform(x, layout, axis, op, n=None, inverse=False):
         raise UnsupportedOperation(op, x.dtype, "rocm", plan.error)
     item = x.dtype.itemsize
     key = plan.in_place_key
+    factor = norm_factor(norm, n if kind in ("C2R", "Z2D") else layout.shape[axis], inverse or kind in ("C2R", "Z2D"))
     if kind in ("C2R", "Z2D"):
-        x, layout = _c2r_input(x, layout, axis, n // 2 + 1)
+        x, layout, factor = _c2r_input(x, layout, axis, n // 2 + 1, factor)
         key = plan.copy_key
     elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
@@ -214,35 +246,39 @@ def transform(x, layout, axis, op, n=None, inverse=False):
     hipfft.execute(kind, x.device.fft_plans.get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
     if not plan.direct:  # (before, after, m) -> the caller's order
         out.assign(plan.assign[0], target, plan.assign[1])
-    return out
+    return scale(out, factor)
 
 
-def _c2r_input(x, layout, axis, n_in):
-    """The private copy a C2R transform reads (and may overwrite): contiguous with the axis
-    last, its first ``n_in`` entries along it (zero-padded when the input is shorter, as
-    numpy.fft.irfft does)."""
+def _c2r_input(x, layout, axis, n_in, factor=1.0):
+    """(the private copy a C2R transform reads (and may overwrite), its layout, the factor
+    left to apply to the result): contiguous with the axis last, its first ``n_in``
+    entries along it (zero-padded when the input is shorter, as numpy.fft.irfft does),
+    multiplied by ``factor`` as it is copied where no padding is needed."""
     shape = tuple(layout.shape)
     axes = [i for i in range(len(shape)) if i != axis] + [axis]
     moved = layout.permute(axes)
     keep = min(shape[axis], n_in)
     buf_shape = moved.shape[:-1] + (n_in,)
+    if keep == n_in and factor != 1.0:  # the copy scales: no pass over the result
+        source = moved.slice(len(shape) - 1, 0, keep, 1) if shape[axis] > n_in else moved
+        return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), Layout.contiguous(buf_shape), 1.0
     if keep < n_in:
         buf = creation.full(x.device, buf_shape, x.dtype, 0)
     else:
         buf = x.device.storage_type.empty(x.device, x.dtype, shape_size(buf_shape))
     dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
     buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
-    return buf, Layout.contiguous(buf_shape)
+    return buf, Layout.contiguous(buf_shape), factor
 
 
-def fft(x, layout, axis, inverse):
-    return transform(x, layout, axis, "fft", inverse=inverse)
+def fft(x, layout, axis, inverse, norm=None):
+    return transform(x, layout, axis, "fft", inverse=inverse, norm=norm)
 
 
-def rfft(x, layout, axis):
-    return transform(x, layout, axis, "rfft")
+def rfft(x, layout, axis, norm=None):
+    return transform(x, layout, axis, "rfft", norm=norm)
 
 
-def irfft(x, layout, axis, n):
-    return transform(x, layout, axis, "irfft", n)
+def irfft(x, layout, axis, n, norm=None):
+    return transform(x, layout, axis, "irfft", n, norm=norm)
 

@@ -37,11 +37,22 @@ def planned(shape, axes, op):
     return shape_size(shape) <= INT32_MAX
 
 
-def fftn(x, layout, axes, inverse):
-    return _transform(x, layout, tuple(axes), "fft", inverse)
+def fftn(x, layout, axes, inverse, norm=None):
+    out = _transform(x, layout, tuple(axes), "fft", inverse)
+    return _fft.scale(out, _fft.norm_factor(norm, _points(layout, axes), inverse))
 
 
-def rfftn(x, layout, axes):
+def _points(layout, axes):
+    """The number of points of a transform over ``axes`` (what ``norm`` divides by)."""
+    return shape_size(tuple(layout.shape[a] for a in axes))
+
+
+def rfftn(x, layout, axes, norm=None):
+    out, out_layout = _rfftn(x, layout, axes)
+    return _fft.scale(out, _fft.norm_factor(norm, _points(layout, axes), False)), out_layout
+
+
+def _rfftn(x, layout, axes):
     """(result, its layout): a 2-D transform of the last two axes of one matrix runs as
     the real pass along rows and one column pass that writes each column's transform
     contiguously, leaving the result transposed in memory (``_rows_then_columns``); anything

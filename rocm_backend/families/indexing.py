@@ -13,7 +13,7 @@ from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi.ew_operands import coalesce
 from ..abi.structs import FLAG_A
-from .copies import operand
+from .copies import launch_row_copy, operand
 from .ew_launch import launch_ew
 
 
@@ -39,10 +39,9 @@ def index_select(x, layout, indices, idx_layout, axis):
 
 
 def _take_rows(x, out, layout, indices, idx_layout, axis):
-    """index_select through take_rows (index.hip) where it applies: nothing before ``axis``
+    """index_select through row_copy (index.hip) where it applies: nothing before ``axis``
     but length-1 dimensions, the dimensions after it one C-contiguous run, the indices one
-    strided line. The unit moved is the widest of 16/8/4/2/1 bytes dividing the run, the
-    axis stride and the source's and output's addresses. Returns whether it launched."""
+    strided line. Returns whether it launched."""
     shape, strides = tuple(layout.shape), tuple(layout.strides)
     if shape_size(shape[:axis]) != 1:
         return False
@@ -53,20 +52,10 @@ def _take_rows(x, out, layout, indices, idx_layout, axis):
     idx_shape, (idx_strides,) = coalesce(tuple(idx_layout.shape), [tuple(idx_layout.strides)])
     if len(idx_shape) > 1:
         return False
-    item = x.dtype.itemsize
-    row = shape_size(rest) * item
-    src = x.ptr + layout.offset * item
-    stride = (strides[axis] if shape[axis] > 1 else 0) * item
-    unit = next(u for u in (16, 8, 4, 2, 1) if not (row % u or src % u or stride % u or out.ptr % u))
-    device = x.device
-    n_rows = idx_shape[0] if idx_shape else 1
-    total = n_rows * (row // unit)
-    flag = device.error_flag("index_select")
-    launch_ew(device, ("take_rows", unit), (total,),
-              [(out.ptr, 0, (1,)), (src, 0, (1,)),
-               (indices.ptr, idx_layout.offset, (1,)), (flag, 0, (1,))],
-              struct.pack("<qqqq", stride // unit, shape[axis], row // unit, idx_strides[0] if idx_strides else 0),
-              name="index_select", dtype=x.dtype)
+    item, row = x.dtype.itemsize, shape_size(rest)
+    launch_row_copy(x.device, item, idx_shape[0] if idx_shape else 1, row, out.ptr, row,
+                    x.ptr + layout.offset * item, strides[axis] if shape[axis] > 1 else 0, shape[axis],
+                    indices, idx_layout.offset, idx_strides[0] if idx_strides else 0, "index_select")
     return True
 
 

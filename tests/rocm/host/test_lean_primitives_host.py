@@ -12,7 +12,7 @@ from host_exec import build_scan_sort, device_factory, scan_sort_device
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("put", 8), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
-        ("radix_keys", "float32"), ("arange", "int64")} | {("take_rows", size) for size in (1, 2, 4, 8, 16)}
+        ("radix_keys", "float32"), ("arange", "int64")} | {("row_copy", size) for size in (1, 2, 4, 8, 16)}
 
 
 def _wanted(key):
@@ -89,7 +89,7 @@ def test_sort_values_and_argsort(dev, descending):
     np.testing.assert_array_equal(np.take_along_axis(x, order, axis=1), want)
 
 
-# (source, view, axis, indices, the take_rows unit in bytes or None for the general take)
+# (source, view, axis, indices, the row_copy unit in bytes or None for the general take)
 ROW_CASES = {
     "float32 rows of 6 (8-byte units)": (np.arange(240, dtype=np.float32).reshape(40, 6), None, 0, [3, -1, 0, 3], 8),
     "float32 rows of 8, 16-byte units": (np.arange(320, dtype=np.float32).reshape(40, 8), None, 0, [39, 2, 2], 16),
@@ -117,7 +117,7 @@ def exec_device(lib, monkeypatch, tmp_path):
 @pytest.mark.parametrize("case", ROW_CASES)
 def test_index_select_of_contiguous_rows_moves_whole_units(exec_device, case):
     """index_select over rows that are one contiguous run (x[idx], x[mask]'s gather) runs
-    take_rows, one launch, in the widest unit that divides the row, the axis stride and the
+    row_copy, one launch, in the widest unit that divides the row, the axis stride and the
     addresses; other layouts keep the general take. NumPy's np.take is the reference."""
     rt, dev = exec_device
     base, key, axis, idx, unit = ROW_CASES[case]
@@ -129,10 +129,10 @@ def test_index_select_of_contiguous_rows_moves_whole_units(exec_device, case):
     want = np.take(view, indices, axis=axis)
     np.testing.assert_array_equal(out.to_host(Layout.contiguous(want.shape)), want)
     names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
-    assert names == ([f"take_rows_b{unit}"] if unit else [f"take_b{base.dtype.itemsize}"])
+    assert names == ([f"row_copy_b{unit}"] if unit else [f"take_b{base.dtype.itemsize}"])
 
 
-def test_take_rows_with_strided_indices_and_an_index_out_of_range(exec_device):
+def test_row_copy_with_strided_indices_and_an_index_out_of_range(exec_device):
     """Indices read with their stride; an index outside the axis writes zeros in its row
     and raises IndexOutOfBoundsError at the next synchronization, as the general take does."""
     rt, dev = exec_device
@@ -147,3 +147,37 @@ def test_take_rows_with_strided_indices_and_an_index_out_of_range(exec_device):
         dev.synchronize()
     got = out.to_host(Layout.contiguous((2, 4)))
     np.testing.assert_array_equal(got, np.stack([base[1], np.zeros(4, np.float32)]))
+
+
+# (destination shape, its view, source, its view, the row_copy unit in bytes or None: copy_b4)
+COPY_CASES = {
+    "into zero padding (fft's resize)": ((5, 12), np.s_[:, :8], np.arange(40, dtype=np.float32).reshape(5, 8), None,
+                                         16),
+    "a crop (fftconvolve's 'same')": ((5, 6), None, np.arange(60, dtype=np.float32).reshape(5, 12), np.s_[:, 3:9],
+                                      4),
+    "rows of 6 float32 from reversed rows": ((4, 6), None, np.arange(48, dtype=np.float32).reshape(8, 6),
+                                             np.s_[::-2], 8),
+    "rows strided in both": ((6, 10), np.s_[::2, 2:], np.arange(90, dtype=np.float32).reshape(9, 10), np.s_[::3, 1:9],
+                             4),
+    "columns take the element copy": ((5, 4), np.s_[:, ::2], np.arange(20, dtype=np.float32).reshape(5, 4),
+                                      np.s_[:, ::2], None),
+}
+
+
+@pytest.mark.parametrize("case", COPY_CASES)
+def test_strided_copies_of_contiguous_rows_move_whole_units(exec_device, case):
+    """assign between layouts whose rows are each one contiguous run runs row_copy, one
+    launch in the widest unit dividing the rows, strides and addresses; the rest keeps the
+    element copy. Checked against NumPy's assignment, the elements around untouched."""
+    rt, dev = exec_device
+    dst_shape, dst_key, src, src_key, unit = COPY_CASES[case]
+    dst = np.full(dst_shape, -1, np.float32)
+    dst_view = dst if dst_key is None else dst[dst_key]
+    src_view = src if src_key is None else src[src_key]
+    d, s = dev.storage_from_host(dst), dev.storage_from_host(src)
+    del rt.launches[:]
+    d.assign(_layout(dst, dst_view), s, _layout(src, src_view))
+    dst_view[...] = src_view
+    np.testing.assert_array_equal(d.to_host(Layout.contiguous(dst_shape)), dst)
+    names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
+    assert names == [f"row_copy_b{unit}" if unit else "copy_b4"]

@@ -276,6 +276,48 @@ def test_fft_rfft_irfft_on_views(device, axis):
                                atol=1e-9)
 
 
+NORMS = ("backward", "ortho", "forward")
+
+
+@pytest.mark.parametrize("norm", NORMS)
+@pytest.mark.parametrize("axis", [0, 2])
+def test_transforms_scale_by_norm_as_numpy(runtime_and_device, norm, axis):
+    """The device declares fft_norm: each primitive given NumPy's norm returns NumPy's
+    result (strided input, irfft's padded and truncated inputs included). irfft scales
+    in the copy it makes of its input: its launches are that one multiplying kernel and
+    nothing after the C2R; a forward transform that scales does one in-place pass."""
+    rt, device = runtime_and_device
+    assert device.fft_norm is True
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((3, 5, 4)) + 1j * rng.standard_normal((3, 5, 4))
+    s, lay = _strided(device, x)
+    for inverse in (False, True):
+        want = np.fft.ifft(x, axis=axis, norm=norm) if inverse else np.fft.fft(x, axis=axis, norm=norm)
+        np.testing.assert_allclose(_read(s.fft(lay, axis, inverse, norm=norm), x.shape), want, atol=1e-10)
+        axes = (axis, 1)
+        want = np.fft.ifftn(x, axes=axes, norm=norm) if inverse else np.fft.fftn(x, axes=axes, norm=norm)
+        np.testing.assert_allclose(_read(s.fftn(lay, axes, inverse, norm=norm), x.shape), want, atol=1e-10)
+    real = np.ascontiguousarray(x.real)
+    rs, rlay = _strided(device, real)
+    spec = np.fft.rfft(real, axis=axis, norm=norm)
+    np.testing.assert_allclose(_read(rs.rfft(rlay, axis, norm=norm), spec.shape), spec, atol=1e-10)
+    for axes in ((axis, 1), (1, 2)):
+        out, out_layout = rs.rfftn(rlay, axes, norm=norm)
+        np.testing.assert_allclose(out.to_host(out_layout), np.fft.rfftn(real, axes=axes, norm=norm), atol=1e-10)
+    hs, hlay = _strided(device, np.ascontiguousarray(spec))
+    n = real.shape[axis]
+    for length in (n, 2 * n + 3, 2):  # as long as the input, zero-padded, truncated
+        want = np.fft.irfft(spec, length, axis=axis, norm=norm)
+        del rt.launches[:]
+        got = _read(hs.irfft(hlay, axis, length, norm=norm), want.shape)
+        np.testing.assert_allclose(got, want, atol=1e-9)
+        names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
+        if norm != "forward" and length // 2 + 1 <= spec.shape[axis]:
+            assert names == ["binary_multiply_complex128"]  # the scaling copy; the C2R is the library's
+        if norm == "forward":
+            assert not any(name.startswith("binary") for name in names)
+
+
 @pytest.mark.parametrize("axes", [(1, 2), (2, 1), (0, 1, 2), (0, 2), (1,), (2, 0)], ids=str)
 def test_fftn_and_rfftn(device, axes):
     """One 2-D/3-D plan for trailing axes (rfftn: its real axis last), else one axis at
