@@ -207,9 +207,10 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
 // before the first store, so that a pass keeps as many bytes in flight as the contiguous
 // path's vectors (one element per step left the loads' latency exposed: 0.165 ms vs
 // torch's 0.143 at 2^26 f32 for x[::2] += 1; X - mean of 200000 x 256 f32 took 0.375 ms vs
-// torch's 0.163 on the H200 through the general decode). Narrow types only, as the
-// contiguous path's two vectors per step: wider ones (double, complex) move more bytes per
-// load and would double the inlined code. Element j of the step is i + j * nt, so each
+// torch's 0.163 on the H200 through the general decode). Types up to 8 bytes: complex64
+// (scipy.fft's spectrum times a response broadcast down the rows, 781 x 2049, took 13 us
+// through the decode against torch's 6) and double; complex128 stays on the decode, where
+// 16-byte loads already keep bytes in flight. Element j of the step is i + j * nt, so each
 // load and store stays coalesced; the elements are distinct, so reading all before writing
 // any changes no result (an operand that overlaps the destination otherwise was copied
 // first on the host). TWO: two axes, the row found by one division (32-bit where the
@@ -255,11 +256,11 @@ template <class S, class SO, class Op> __device__ inline void cw_binary(const cw
         cw_binary_contig<S, SO, Op>(a);
         return;
     }
-    if (sizeof(S) <= 4 && a.ndim == 1) {
+    if (sizeof(S) <= 8 && a.ndim == 1) {
         cw_binary_steps<S, SO, Op, false>(a);
         return;
     }
-    if (sizeof(S) <= 4 && a.ndim == 2) {
+    if (sizeof(S) <= 8 && a.ndim == 2) {
         cw_binary_steps<S, SO, Op, true>(a);
         return;
     }
@@ -284,6 +285,43 @@ template <class B> __device__ inline void cw_copy(const cw_ew_args& a) {
         ((B*)a.op[0].ptr)[o.o[0]] = ((const B*)a.op[1].ptr)[o.o[1]];
     }
 }
+// row_copy: whole rows that are each one contiguous run, moved in units of B (the widest
+// of 16/8/4/2/1 bytes dividing the row, the row strides and the addresses; the host picks
+// it): one division per unit, where take and copy decode every element over the whole
+// shape. Two callers: index_select of rows (x[idx], x[mask]'s gather: source row idx[r];
+// LinearDiscriminantAnalysis's X[y == k] of 200000 x 256 float32 ran at a quarter of copy
+// bandwidth through take) and the strided copy of rows (source row r: fft's zero-padding
+// and a crop's copy, families/copies.py).
+// op0 out (strides[0] = its row stride in units), op1 source, op2 int64 indices (a null
+// pointer: row r reads source row r), op3 the error flag (take's);
+// scalar[0] = source row stride in units, [1] = source rows n, [2] = row length in
+// units, [3] = the indices' stride.
+template <class B> __device__ inline void cw_row_copy(const cw_ew_args& a) {
+    const cw_i64 stride = a.scalar[0], n = a.scalar[1], row = a.scalar[2], istride = a.scalar[3];
+    const cw_i64 ostride = a.op[0].strides[0];
+    B* __restrict__ out = (B*)a.op[0].ptr + a.op[0].offset;
+    const B* __restrict__ src = (const B*)a.op[1].ptr + a.op[1].offset;
+    const cw_i64* __restrict__ idx = a.op[2].ptr ? (const cw_i64*)a.op[2].ptr + a.op[2].offset : (const cw_i64*)0;
+    const bool narrow = a.n <= 0xffffffffLL;  // 32-bit division: several times cheaper
+    CW_GRID_STRIDE(i, a.n) {
+        cw_i64 r;
+        if (narrow) r = (cw_i64)((cw_u32)i / (cw_u32)row);
+        else r = i / row;
+        const cw_i64 c = i - r * row;
+        cw_i64 j = r;
+        if (idx) {
+            j = idx[r * istride];
+            if (j < -n || j >= n) {
+                cw_flag_error(a.op[3].ptr);
+                out[r * ostride + c] = B();
+                continue;
+            }
+            if (j < 0) j += n;
+        }
+        out[r * ostride + c] = src[j * stride + c];
+    }
+}
+
 template <class B> __device__ inline void cw_fill(const cw_ew_args& a) {
     const B v = cw_scalar_raw<B>(a, 0);
     if (a.flags & CW_CONTIGUOUS) {

@@ -1,5 +1,5 @@
-// Indexing: take (index_select, gather, sort's value gather), row_copy (index_select of
-// contiguous rows, strided row copies), put (scatter) and
+// Indexing: take (index_select, gather, sort's value gather; row_copy, elementwise.hip,
+// selects contiguous rows), put (scatter) and
 // put_add (scatter_add, index_add). All over cw_ew_args:
 //   take:    op0 out, op1 source (axis stride 0), op2 int64 indices
 //   put:     op0 destination (axis stride 0), op1 int64 indices, op2 source
@@ -23,43 +23,6 @@ template <class B> __device__ inline void cw_take(const cw_ew_args& a) {
         }
         if (j < 0) j += n;
         ((B*)a.op[0].ptr)[o.o[0]] = ((const B*)a.op[1].ptr)[o.o[1] + j * stride];
-    }
-}
-
-// row_copy: whole rows that are each one contiguous run, moved in units of B (the widest
-// of 16/8/4/2/1 bytes dividing the row, the row strides and the addresses; the host picks
-// it): one division per unit, where take and copy decode every element over the whole
-// shape. Two callers: index_select of rows (x[idx], x[mask]'s gather: source row idx[r];
-// LinearDiscriminantAnalysis's X[y == k] of 200000 x 256 float32 ran at a quarter of copy
-// bandwidth through take) and the strided copy of rows (source row r: fft's zero-padding
-// and a crop's copy, families/copies.py).
-// op0 out (strides[0] = its row stride in units), op1 source, op2 int64 indices (a null
-// pointer: row r reads source row r), op3 the error flag (take's);
-// scalar[0] = source row stride in units, [1] = source rows n, [2] = row length in
-// units, [3] = the indices' stride.
-template <class B> __device__ inline void cw_row_copy(const cw_ew_args& a) {
-    const cw_i64 stride = a.scalar[0], n = a.scalar[1], row = a.scalar[2], istride = a.scalar[3];
-    const cw_i64 ostride = a.op[0].strides[0];
-    B* __restrict__ out = (B*)a.op[0].ptr + a.op[0].offset;
-    const B* __restrict__ src = (const B*)a.op[1].ptr + a.op[1].offset;
-    const cw_i64* __restrict__ idx = a.op[2].ptr ? (const cw_i64*)a.op[2].ptr + a.op[2].offset : (const cw_i64*)0;
-    const bool narrow = a.n <= 0xffffffffLL;  // 32-bit division: several times cheaper
-    CW_GRID_STRIDE(i, a.n) {
-        cw_i64 r;
-        if (narrow) r = (cw_i64)((cw_u32)i / (cw_u32)row);
-        else r = i / row;
-        const cw_i64 c = i - r * row;
-        cw_i64 j = r;
-        if (idx) {
-            j = idx[r * istride];
-            if (j < -n || j >= n) {
-                cw_flag_error(a.op[3].ptr);
-                out[r * ostride + c] = B();
-                continue;
-            }
-            if (j < 0) j += n;
-        }
-        out[r * ostride + c] = src[j * stride + c];
     }
 }
 

@@ -38,6 +38,7 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("g++ not found: these tests compile rocm_backend/hip kernels for the host with g++")
+    specs = _with_row_copies(specs)
     lines = ['#include "hip_host_fibers.h"'] + [f"#define {d}" for d in defines]
     lines += [f'#include "{name}"' for name in HEADERS + tuple(modules)]
     lines += ["#include <stddef.h>", *extra_lines]
@@ -60,6 +61,18 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
     for spec in specs:
         getattr(lib, f"cwh_{spec.name}").restype = ctypes.c_char_p
     return lib
+
+
+def _with_row_copies(specs):
+    """``specs`` and, for each strided copy kernel among them, row_copy of the same size:
+    families/copies.py copies rows that are contiguous runs through it."""
+    from rocm_backend import ops
+
+    specs = list(specs)
+    have = {tuple(spec.key) for spec in specs}
+    extra = [ops.TABLE[("row_copy", key[1])] for key in sorted(have, key=str)
+             if key[0] == "copy" and ("row_copy", key[1]) not in have]
+    return specs + extra
 
 
 class _Props(fake_hip._Props):

@@ -81,6 +81,12 @@ class Mirror:
             raw = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[key[1]]
             (dp, do, ds), (sp, so, ss) = operands
             self.view(raw, dp, do, shape, ds)[...] = self.view(raw, sp, so, shape, ss)
+        elif family == "row_copy":  # rows of key[1]-byte units, source row r (a strided copy)
+            unit = key[1]
+            (dp, _, (ds,)), (sp, _, _), _, _ = operands
+            src_stride, _, row, _ = np.frombuffer(scalar, np.int64)[:4]
+            for r in range(shape[0] // row):
+                ctypes.memmove(self.addr(dp + r * ds * unit), self.addr(sp + r * src_stride * unit), row * unit)
         elif family == "binary" and key[1] in (BinaryOp.ADD, BinaryOp.SUBTRACT):
             t = key[2].numpy
             (dp, do, ds), (ap, ao, as_), (bp, bo, bs) = operands

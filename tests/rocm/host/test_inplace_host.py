@@ -16,7 +16,8 @@ KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill"
         ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
         ("binary", "subtract", "float64"), ("binary", "multiply", "float32"), ("binary", "add", "int32"),
         ("binary", "bitwise_or", "bool"), ("unary", "negative", "float64"), ("unary", "sqrt", "float32"),
-        ("unary", "abs", "complex64"), ("compare", "greater", "float64")}
+        ("unary", "abs", "complex64"), ("compare", "greater", "float64"), ("binary", "multiply", "complex64"),
+        ("binary", "multiply", "complex128")}
 
 
 @pytest.fixture(scope="module")
@@ -236,3 +237,27 @@ def test_one_strided_axis_takes_several_elements_per_thread(dev):
     h[::2] += 1.0
     h[1::2] += g[::-2][1:]
     np.testing.assert_array_equal(cw.to_numpy(x), h)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.float64, np.complex128])
+def test_eight_byte_types_take_the_strided_steps(dev, dtype):
+    """complex64 and float64 take the one/two-strided-axes steps (a spectrum times a
+    response broadcast down its rows, X - mean, a stepped view) past one step of the capped
+    grid, each element once with its own operands; complex128 keeps the general decode.
+    Results are NumPy's."""
+    rows, cols = 300, 401  # 120300 elements: past the 96 x 256 x 4 of one step
+    rng = np.random.default_rng(11)
+
+    def data(*shape):
+        v = rng.standard_normal(shape) + (1j * rng.standard_normal(shape) if np.dtype(dtype).kind == "c" else 0)
+        return v.astype(dtype)
+
+    h, r, c = data(rows, cols), data(cols), data(rows, 1)
+    x, xr, xc = (cw.asarray(v, device=dev) for v in (h, r, c))
+    op = (lambda a, b: a * b) if np.dtype(dtype).kind == "c" else (lambda a, b: a - b)
+    np.testing.assert_array_equal(cw.to_numpy(op(x, xr)), op(h, r))  # row broadcast: two axes
+    np.testing.assert_array_equal(cw.to_numpy(op(x[:, ::-2], xc)), op(h[:, ::-2], c))
+    np.testing.assert_array_equal(cw.to_numpy(op(x.T[::2], xr[::2, None])), op(h.T[::2], r[::2, None]))
+    flat, other = data(2 * rows * cols + 1), data(rows * cols + 1)
+    f, o = cw.asarray(flat, device=dev), cw.asarray(other, device=dev)
+    np.testing.assert_array_equal(cw.to_numpy(op(f[::2], o[::-1])), op(flat[::2], other[::-1]))  # one axis

@@ -30,7 +30,7 @@ def test_every_op_and_dtype_of_opdefs_has_a_kernel():
             if not src.is_complex or dst.is_complex or dst.is_bool:
                 assert ops.kernel_key("astype", src, dst) in ops.TABLE
     for d in dt.ALL_DTYPES:
-        for family in ("copy", "fill", "where", "take", "put"):
+        for family in ("copy", "fill", "where", "take", "row_copy", "put"):
             assert ops.kernel_key(family, d.itemsize) in ops.TABLE
     for d in dt.REAL_FLOATING:
         assert all(ops.kernel_key("rand", kind, d) in ops.TABLE for kind in ("uniform", "normal"))
