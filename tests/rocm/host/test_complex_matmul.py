@@ -84,7 +84,7 @@ class Mirror:
         elif family == "row_copy":  # rows of key[1]-byte units, source row r (a strided copy)
             unit = key[1]
             (dp, _, (ds,)), (sp, _, _), _, _ = operands
-            src_stride, _, row, _ = np.frombuffer(scalar, np.int64)[:4]
+            src_stride, _, row, _ = (int(v) for v in np.frombuffer(scalar, np.int64)[:4])
             for r in range(shape[0] // row):
                 ctypes.memmove(self.addr(dp + r * ds * unit), self.addr(sp + r * src_stride * unit), row * unit)
         elif family == "binary" and key[1] in (BinaryOp.ADD, BinaryOp.SUBTRACT):
