@@ -22,7 +22,10 @@
      back a cached block, its counts) under the allocator's lock;
    - _native_complex.c: a host backend's complex64 product in double precision,
      rounded once, at about the speed of NumPy's single-precision loop;
-   - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v).
+   - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
+   - _native_sort.c: the cpu backend's sorted rows finished (reversed for descending,
+     the zero and NaN runs of a stable sort copied from the input) in one pass where
+     NumPy takes four.
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -217,6 +220,7 @@ static PyMethodDef methods[] = {
     {"launch_filled", (PyCFunction)(void (*)(void))cw_launch_filled, METH_FASTCALL, cw_launch_filled_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
+    {"sort_finish", cw_sort_finish, METH_VARARGS, cw_sort_finish_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -126,4 +126,8 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 extern const char cw_launch_filled_doc[];
 PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+/* _native_sort.c */
+extern const char cw_sort_finish_doc[];
+PyObject *cw_sort_finish(PyObject *module, PyObject *args);
+
 #endif

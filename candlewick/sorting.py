@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, require_array
+from ._core import ArrayBase, contiguous_layout, require_array
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
@@ -47,11 +47,25 @@ def sorted_values(x, axis, descending, stable, fname):
     return values
 
 
-def _check_flags(descending, stable, fname):
+#: the categories whose keys are not x itself (``_keys``: bool sorts as uint8, complex raises)
+_NOT_OWN_KEYS = frozenset({"bool", "complex floating"})
+
+
+def _checked_axis(x, axis, descending, stable, fname):
+    """``axis`` normalized for ``x`` once sort's arguments are checked: the common case
+    (an array, bool flags, an int axis in range) in one test, each check's own error
+    otherwise."""
+    if (isinstance(x, ArrayBase) and (descending is False or descending is True)
+            and (stable is True or stable is False) and type(axis) is int):
+        ndim = len(x._layout.shape)
+        if -ndim <= axis < ndim:
+            return axis + ndim if axis < 0 else axis
+    require_array(x, fname)
     if not isinstance(descending, bool):
         raise ArgumentTypeError(f"{fname}: descending must be a bool, got {type(descending).__name__}")
     if not isinstance(stable, bool):
         raise ArgumentTypeError(f"{fname}: stable must be a bool, got {type(stable).__name__}")
+    return normalize_axis(axis, x.ndim)
 
 
 #: the sections sort and argsort share (filled in by ``docstrings.shared_doc``)
@@ -87,10 +101,13 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     >>> cw.sort(cw.asarray([3, 1, 2])).tolist()
     [1, 2, 3]
     """
-    require_array(x, "sort")
-    _check_flags(descending, stable, "sort")
-    axis = normalize_axis(axis, x.ndim)
-    return wrap(sorted_values(x, axis, descending, stable, "sort"), x._layout.shape, x._dtype, x._device)
+    axis = _checked_axis(x, axis, descending, stable, "sort")
+    layout, dtype = x._layout, x._dtype
+    if dtype.category in _NOT_OWN_KEYS:
+        values = sorted_values(x, axis, descending, stable, "sort")
+    else:
+        values = x._storage.sort_values(layout, axis, descending, stable)
+    return wrap(values, layout.shape, dtype, x._device)
 
 
 @shared_doc(_DOCS)
@@ -112,10 +129,8 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     >>> cw.argsort(cw.asarray([3, 1, 2])).tolist()
     [1, 2, 0]
     """
-    require_array(x, "argsort")
-    _check_flags(descending, stable, "argsort")
-    axis = normalize_axis(axis, x.ndim)
-    storage, layout = _keys(x, "argsort")
+    axis = _checked_axis(x, axis, descending, stable, "argsort")
+    storage, layout = (x._storage, x._layout) if x._dtype.category not in _NOT_OWN_KEYS else _keys(x, "argsort")
     indices = storage.argsort(layout, axis, descending, stable)
     return wrap(indices, x._layout.shape, _dt.int64, x._device)
 

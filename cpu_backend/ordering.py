@@ -18,6 +18,13 @@ search, and rewrites a run from the input, in the input's order, only in the row
 it can differ: a NaN at the row's end, or two zeros or more (one more pass over that
 row's input). Rows with neither pay two binary searches. 1- and 2-byte integers (and bool, sorted as uint8) keep the stable
 kind: it is NumPy's radix sort, faster there than its quicksort.
+
+Where candlewick._native is built, rows along the last axis are finished by its
+``sort_finish`` in one pass over the input (both runs at once, no branch per element;
+descending rows reversed in place first); NumPy's form (``restore_ties``: a mask and a
+compaction per run) serves installs without it and rows along another axis. A storage's
+buffer is C-contiguous, so a descending result is the reversed rows' own memory (one
+pass more than ``np.flip(np.sort(x))``, which is a view).
 """
 
 import math
@@ -28,11 +35,19 @@ from candlewick import dtypes as dt
 
 from .error import QuietBlock, reports_out_of_memory, same_dtype, unsupported
 from .ops import F32, LOW_PRECISION_NP
-from .storage_slice import flat, view
+from .storage_slice import flat, new_storage, view
+
+try:  # candlewick's optional compiled module (absent where no C compiler was found)
+    from candlewick._native import sort_finish as _native_finish
+except ImportError:
+    _native_finish = None
 
 
 #: the zero of each dtype sort keys have (float16/bfloat16 keys are float32)
 _ZERO = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
+_I64 = np.dtype(np.int64)
+#: _native.sort_finish's bit-pattern format of each float dtype
+_FORMATS = {dt.float16.numpy: 0, dt.bfloat16.numpy: 1, dt.float32.numpy: 2, dt.float64.numpy: 3}
 
 
 def float32_keys(x):
@@ -55,11 +70,11 @@ def _argsort(x, axis, descending, stable):
     """int64 indices that sort ``x`` along ``axis`` (see the module docstring)."""
     key = float32_keys(x)
     kind = "stable" if stable else None
-    if not descending:
-        return np.argsort(key, axis=axis, kind=kind).astype(np.int64, copy=False)
-    last = key.shape[axis] - 1
-    reversed_order = np.argsort(np.flip(key, axis), axis=axis, kind=kind)
-    return (last - np.flip(reversed_order, axis)).astype(np.int64, copy=False)
+    if descending:
+        order = key.shape[axis] - 1 - np.flip(np.flip(key, axis).argsort(axis, kind), axis)
+    else:  # (ndarray.argsort: np.argsort without its Python-level wrapper)
+        order = key.argsort(axis, kind)
+    return order if order.dtype == _I64 else order.astype(np.int64)
 
 
 def _sort(x, axis, descending, stable):
@@ -72,21 +87,52 @@ def _sort(x, axis, descending, stable):
 
 
 def sorted_values(x, axis, descending, stable):
-    """``x`` sorted along ``axis`` by NumPy's fastest sort; with ``stable``, bitwise the
-    stable sort's values (module docstring)."""
+    """``x`` sorted along ``axis`` by NumPy's fastest sort, C-contiguous; with ``stable``,
+    bitwise the stable sort's values (module docstring)."""
+    finish = _native_finish
+    if finish is not None and axis == x.ndim - 1:
+        # rows along the last axis: sorted ascending, then reversed and their tie runs
+        # copied from x in one pass of candlewick._native (no pass where neither is needed)
+        s = _sorted_copy(x, axis)
+        fmt = _FORMATS.get(x.dtype, -1) if stable else -1
+        if (fmt >= 0 or descending) and s.size:
+            finish(s, x, fmt, descending)
+        return s
     if not descending:
         return _ascending_values(x, axis, stable, x)
-    # the ascending sort read backwards, its tie runs rewritten from x reversed: read
-    # backwards they come in x's order (NumPy sorts x itself faster than x reversed)
-    return np.flip(_ascending_values(x, axis, stable, np.flip(x, axis)), axis)
+    # the ascending sort read backwards (copied: a storage's buffer is C-contiguous), its
+    # tie runs rewritten from x reversed: read backwards they come in x's order (NumPy
+    # sorts x itself faster than x reversed)
+    return np.flip(_ascending_values(x, axis, stable, np.flip(x, axis)), axis).copy()
+
+
+def _sorted_copy(x, axis):
+    """x sorted ascending along ``axis`` (NaN last) by NumPy's fastest kind, a new
+    C-contiguous array (np.sort's own steps, a copy and an in-place sort, without its
+    Python-level wrapper)."""
+    if x.dtype.kind in "biu":
+        s = x.copy()
+        s.sort(axis, fastest_kind(x.dtype))
+        return s
+    if x.dtype in LOW_PRECISION_NP:
+        with QuietBlock():  # (a signalling NaN's cast sets the invalid flag: not an error here)
+            s = x.astype(F32, order="C")
+            s.sort(axis)
+            return s.astype(x.dtype)
+    s = x.copy()
+    s.sort(axis)
+    return s
 
 
 def _ascending_values(x, axis, stable, ties_from):
     """x sorted ascending; with ``stable``, its tie runs rewritten from ``ties_from`` (x,
-    or x reversed along ``axis``)."""
+    or x reversed along ``axis``) by NumPy (where candlewick._native is absent, or along
+    an axis that is not the last)."""
     if x.dtype.kind in "biu":
-        return np.sort(x, axis=axis, kind=fastest_kind(x.dtype))
-    keys = np.sort(float32_keys(x), axis=axis)
+        return _sorted_copy(x, axis)
+    keys = float32_keys(x)
+    keys = keys.copy() if keys is x else keys
+    keys.sort(axis)
     s = _cast(keys, x.dtype) if keys.dtype != x.dtype else keys
     if stable and s.size:
         last = x.ndim - 1
@@ -165,7 +211,7 @@ def _searchsorted(sorted_1d, values, right):
 # --- the primitives ----------------------------------------------------------------------
 
 def _index_storage(like, idx):
-    return type(like)(idx.reshape(-1), dt.int64)
+    return new_storage(type(like), idx if idx.ndim == 1 else idx.reshape(-1), dt.int64)
 
 
 @reports_out_of_memory
@@ -173,7 +219,7 @@ def sort(self, layout, axis, descending, stable):
     if self.dtype.is_complex:
         raise unsupported("sort", self.dtype)
     values, idx = _sort(view(self.buf, layout), axis, descending, stable)
-    return type(self)(values.reshape(-1), self.dtype), _index_storage(self, idx)
+    return new_storage(type(self), values.reshape(-1), self.dtype), _index_storage(self, idx)
 
 
 @reports_out_of_memory
@@ -181,7 +227,7 @@ def sort_values(self, layout, axis, descending, stable):
     if self.dtype.is_complex:
         raise unsupported("sort_values", self.dtype)
     values = sorted_values(view(self.buf, layout), axis, descending, stable)
-    return type(self)(values.reshape(-1), self.dtype)
+    return new_storage(type(self), values if values.ndim == 1 else values.reshape(-1), self.dtype)
 
 
 @reports_out_of_memory
