@@ -12,10 +12,12 @@ pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._nativ
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.uint64])
-def test_reverses_each_row_of_every_itemsize(dtype):
-    s = np.arange(12, dtype=dtype).reshape(3, 4)
+@pytest.mark.parametrize("length", [1, 2, 7, 8, 9, 17, 33])  # around the 16-byte blocks of its ends
+def test_reverses_each_row_of_every_itemsize(dtype, length):
+    rows = np.arange(3 * length, dtype=dtype).reshape(3, length)
+    s = rows.copy()
     _core._native.sort_finish(s, None, -1, True)
-    np.testing.assert_array_equal(s, np.arange(12, dtype=dtype).reshape(3, 4)[:, ::-1])
+    np.testing.assert_array_equal(s, rows[:, ::-1])
 
 
 def test_rows_of_a_strided_input_each_take_their_own_ties():
