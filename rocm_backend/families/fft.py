@@ -168,6 +168,7 @@ class Steps(NamedTuple):
     copy_key: tuple
     direct: bool
     assign: object  # (destination, source) layouts putting a (before, after, m) result in place
+    c2r_source: tuple  # C2R: (shape, strides) of the entries its private copy reads, the axis last
 
 
 @functools.lru_cache(maxsize=STEPS_CACHE_SIZE)
@@ -198,7 +199,10 @@ def steps(kind, shape, strides, axis, n):
     assign = None if direct else (Layout.contiguous((before, m, after)),
                                   Layout((before, m, after), (after * m, 1, m), 0))
     copy_key = key(input_plan(copy_layout, len(shape) - 1)) if not error else None
-    return Steps(out_dtype, out_size, error, key(in_place), axes, copy_layout, copy_key, direct, assign)
+    keep = min(length, copy_len)
+    c2r_source = (tuple(shape[i] for i in axes[:-1]) + (keep,), tuple(strides[i] for i in axes))
+    return Steps(out_dtype, out_size, error, key(in_place), axes, copy_layout, copy_key, direct, assign,
+                 c2r_source)
 
 
 def norm_factor(norm, n, inverse):
@@ -237,7 +241,7 @@ def transform(x, layout, axis, op, n=None, inverse=False, norm=None):
     key = plan.in_place_key
     factor = norm_factor(norm, n if kind in ("C2R", "Z2D") else layout.shape[axis], inverse or kind in ("C2R", "Z2D"))
     if kind in ("C2R", "Z2D"):
-        x, layout, factor = _c2r_input(x, layout, axis, n // 2 + 1, factor)
+        x, layout, factor = _c2r_input(x, layout, plan, factor)
         key = plan.copy_key
     elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
@@ -249,26 +253,23 @@ def transform(x, layout, axis, op, n=None, inverse=False, norm=None):
     return scale(out, factor)
 
 
-def _c2r_input(x, layout, axis, n_in, factor=1.0):
+def _c2r_input(x, layout, plan, factor=1.0):
     """(the private copy a C2R transform reads (and may overwrite), its layout, the factor
-    left to apply to the result): contiguous with the axis last, its first ``n_in``
-    entries along it (zero-padded when the input is shorter, as numpy.fft.irfft does),
-    multiplied by ``factor`` as it is copied where no padding is needed."""
-    shape = tuple(layout.shape)
-    axes = [i for i in range(len(shape)) if i != axis] + [axis]
-    moved = layout.permute(axes)
-    keep = min(shape[axis], n_in)
-    buf_shape = moved.shape[:-1] + (n_in,)
-    if keep == n_in and factor != 1.0:  # the copy scales: no pass over the result
-        source = moved.slice(len(shape) - 1, 0, keep, 1) if shape[axis] > n_in else moved
-        return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), Layout.contiguous(buf_shape), 1.0
-    if keep < n_in:
-        buf = creation.full(x.device, buf_shape, x.dtype, 0)
+    left to apply to the result): contiguous with the axis last, the first n//2+1 entries
+    along it (zero-padded when the input is shorter, as numpy.fft.irfft does), multiplied
+    by ``factor`` as it is copied where no padding is needed. The layouts come from
+    ``steps`` (``plan``), only the input's offset from ``layout``."""
+    buf_layout = plan.copy_layout
+    src_shape, src_strides = plan.c2r_source
+    source = Layout(src_shape, src_strides, layout.offset)
+    if src_shape == buf_layout.shape:
+        if factor != 1.0:  # the copy scales: no pass over the result
+            return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), buf_layout, 1.0
+        buf = x.device.storage_type.empty(x.device, x.dtype, buf_layout.size)
     else:
-        buf = x.device.storage_type.empty(x.device, x.dtype, shape_size(buf_shape))
-    dst = Layout(buf_shape[:-1] + (keep,), Layout.contiguous(buf_shape).strides, 0)
-    buf.assign(dst, x, moved.slice(len(shape) - 1, 0, keep, 1))
-    return buf, Layout.contiguous(buf_shape), factor
+        buf = creation.full(x.device, buf_layout.shape, x.dtype, 0)
+    buf.assign(Layout(src_shape, buf_layout.strides, 0), x, source)
+    return buf, buf_layout, factor
 
 
 def fft(x, layout, axis, inverse, norm=None):
