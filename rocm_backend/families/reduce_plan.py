@@ -30,6 +30,7 @@ DEFAULT_TUNING = {
     "cols_waves": 1,  # cols: tiles x splits aim at resident blocks x cols_waves
     "seg_min": 4096,  # fewest reduced elements per segment of a split reduction
     "cols_rows_min": 16,  # fewest reduced elements per thread of a split cols reduction
+    "cols_serial_max": 16,  # cols: at most this many reduced elements, one thread each (by = 1)
 }
 
 
@@ -136,7 +137,14 @@ def cols_plan(n_out, n_red, vec, resident_for, tuning=None):
     nthreads = n_out // vec
     bx = min(_pow2_floor(t["cols_bx"]), _pow2_ceil(nthreads), block)
     by = block // bx
-    if by > _pow2_ceil(n_red):  # short reductions: wider tiles instead of idle y-lanes
+    if n_red <= t["cols_serial_max"]:
+        # a few elements per output (argmin over the 8 columns of a (200000, 8) matrix):
+        # each thread reduces its outputs' elements alone, with no combine across y-lanes
+        # through shared memory (a barrier per halving); one lane per element took 31 us
+        # on the H200 for that argmin, torch's 20
+        by = 1
+        bx = min(block, _pow2_ceil(nthreads))
+    elif by > _pow2_ceil(n_red):  # short reductions: wider tiles instead of idle y-lanes
         by = _pow2_ceil(n_red)
         bx = min(block // by, _pow2_ceil(nthreads))
     tiles = -(-nthreads // bx)

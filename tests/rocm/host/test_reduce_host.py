@@ -130,6 +130,9 @@ def test_every_op_and_dtype(device, op, dtype, monkeypatch):
     _check(dev, op, m, m[:, 3:], (1,))  # rows starting off vector alignment
     c = _values(dtype, (5, 300, 8), rng, op)
     _check(dev, op, c, c, (1,))  # cols, generic (two output axes)
+    k = _values(dtype, (700, 8), rng, op)
+    _check(dev, op, k, k, (1,))  # a few elements per output: cols, one thread each
+    _check(dev, op, k, k[:9].T, (1,))  # the outputs contiguous, 9 elements each
     if op not in (ReduceOp.ARGMAX, ReduceOp.ARGMIN):
         _check(dev, op, c, c, (0, 2))  # rows, generic (two reduced axes)
         _check(dev, op, c, c, (0, 1, 2))  # everything, contiguous
@@ -288,3 +291,17 @@ def test_zero_dim_and_no_axes(device):
         m = _values(dtype, (7, 9), rng, op)
         _check(dev, op, m, m, ())  # no axis: every element its own output
         _check(dev, op, m, m.T, ())
+
+
+def test_a_few_elements_per_output_take_one_thread_each(device):
+    """argmin over the 8 columns of a matrix (the KMeans-like loop's nearest center): the
+    cols kernel with blocks one lane tall (each thread reduces its output's elements, no
+    combine through shared memory), NumPy's first index on ties and at a NaN."""
+    rt, dev = device(warp=64)
+    rng = np.random.default_rng(3)
+    d = rng.integers(0, 4, (5000, 8)).astype(np.float32)  # many ties
+    d[17, 5] = np.nan
+    del rt.launches[:]
+    _check(dev, ReduceOp.ARGMIN, d, d, (1,))
+    assert [(name.decode() if isinstance(name, bytes) else name, block[1]) for name, _, block in rt.launches] == [
+        ("reduce_cols_argmin_float32", 1)]

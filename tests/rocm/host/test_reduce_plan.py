@@ -56,8 +56,13 @@ def test_cols_tiles():
     # few outputs: narrow tiles, tall blocks
     bx, by, splits, _, gx = cols_plan(4, 1 << 20, 4, resident, DEFAULT_TUNING)
     assert (bx, by, gx) == (1, 256, 1) and splits > 100
-    # short reductions: wide tiles instead of idle rows of threads
-    bx, by, splits, _, gx = cols_plan(1 << 20, 3, 1, resident, DEFAULT_TUNING)
+    # a few elements per output (argmin over 8 columns): one thread reduces each, no y-lanes
+    for n_red in (3, 8, 16):
+        bx, by, splits, _, gx = cols_plan(1 << 20, n_red, 1, resident, DEFAULT_TUNING)
+        assert (bx, by, splits) == (256, 1, 1) and gx == (1 << 20) // 256
+    # short reductions past that: wide tiles instead of idle rows of threads
+    assert cols_plan(1 << 20, 17, 1, resident, DEFAULT_TUNING)[:3] == (32, 8, 1)
+    bx, by, splits, _, gx = cols_plan(1 << 20, 3, 1, resident, dict(DEFAULT_TUNING, cols_serial_max=0))
     assert (bx, by, splits) == (64, 4, 1) and gx == (1 << 20) // 64
     # many outputs: no split
     assert cols_plan(1 << 22, 64, 4, resident, DEFAULT_TUNING)[2] == 1
