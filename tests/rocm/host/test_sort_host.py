@@ -128,10 +128,12 @@ def test_tens_of_tiles(any_dev, dtype, length):  # 10^5 and more: tests/rocm/gpu
 
 
 def test_many_ranges(dev, monkeypatch):
-    """radix_scan's slices of several entries (16 threads a column): rows of 40 tiles cut
-    into a range per tile, three launches a pass."""
+    """radix_scan's slices of several entries (16 threads a column), read in more than one
+    batch: rows of 300 tiles (and 40) cut into a range per tile, three launches a pass."""
     monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
     monkeypatch.setattr(sort_family, "BLOCKS_PER_CU", 1000)
+    x = _data(dt.uint8, (300 * 512 + 5,), np.random.default_rng(4))
+    _check(dev, x, x, 0, True, False)
     x = _data(dt.uint8, (2, 40 * 512 + 5), np.random.default_rng(5))
     _check(dev, x, x, 1, False, False)
 
