@@ -400,7 +400,7 @@ __device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64
 template <class K> struct cw_radix_smem {
     K key[CW_RADIX_TILE];
     cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
-    cw_u32 base[CW_RADIX_DIGITS], first[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+    cw_u32 base[CW_RADIX_DIGITS], off[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
 };
 template <class K, class B> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
     const K* kin = (const K*)a.keys_in;
@@ -408,7 +408,7 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
     K* kout = (K*)a.keys_out;
     cw_u32* xout = (cw_u32*)a.idx_out;
     K* key = m_.key;
-    cw_u32 *idx = m_.idx, *base = m_.base, *first = m_.first, *end = m_.end;
+    cw_u32 *idx = m_.idx, *base = m_.base, *off = m_.off, *end = m_.end;
     const int t = threadIdx.x, s = a.shift;
     const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
     const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
@@ -422,26 +422,41 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
             const int p = t * CW_RADIX_ITEMS + i;
             x[i] = p < m && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
         }
-        first[t] = 0u;
+        off[t] = base[t];  // the run starting at 0 keeps it; a digit absent from the tile: base stays (end 0 + off)
         end[t] = 0u;
-        cw_radix_rank(k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order first/end too
+        cw_radix_rank(k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order off/end too
         if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s + 4);
-        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-            const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
-            if (p == 0 || ((cw_u32)(key[p - 1] >> s) & 255u) != d) first[d] = (cw_u32)p;
-            if (p == m - 1 || ((cw_u32)(key[p + 1] >> s) & 255u) != d) end[d] = (cw_u32)p + 1u;
+        // each run of one digit d in the sorted tile, [first, end): its key at p goes to
+        // base[d] + p - first, off[d] + p (u32 arithmetic: places in a row fit 32 bits).
+        // A thread keeps its keys and digits for the writes.
+        K kv[CW_RADIX_ITEMS];
+        cw_u32 dv[CW_RADIX_ITEMS];
+#pragma unroll
+        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
+            const int p = t + j * CW_RADIX_BLOCK;
+            if (p >= m) break;
+            kv[j] = key[p];
+            dv[j] = (cw_u32)(kv[j] >> s) & 255u;
+            const cw_u32 next = p + 1 < m ? (cw_u32)(key[p + 1] >> s) & 255u : CW_RADIX_DIGITS;
+            if (next != dv[j]) {
+                end[dv[j]] = (cw_u32)p + 1u;
+                if (next < CW_RADIX_DIGITS) off[next] = base[next] - ((cw_u32)p + 1u);
+            }
         }
         __syncthreads();
-        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-            const cw_u32 d = (cw_u32)(key[p] >> s) & 255u;
-            const cw_i64 o = row + base[d] + ((cw_u32)p - first[d]);
-            if (kout) kout[o] = key[p];
-            if (a.vals_out) cw_radix_value<B>(a, key[p], r, idx[p], o);
-            if (a.wide) ((cw_i64*)xout)[o] = idx[p];
-            else if (xout) xout[o] = idx[p];
+#pragma unroll
+        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
+            const int p = t + j * CW_RADIX_BLOCK;
+            if (p >= m) break;
+            const cw_i64 o = row + (cw_u32)(off[dv[j]] + (cw_u32)p);
+            const cw_u32 x = idx[p];
+            if (kout) kout[o] = kv[j];
+            if (a.vals_out) cw_radix_value<B>(a, kv[j], r, x, o);
+            if (a.wide) ((cw_i64*)xout)[o] = x;
+            else if (xout) xout[o] = x;
         }
         __syncthreads();
-        base[t] += end[t] - first[t];
+        base[t] = end[t] + off[t];  // base + end - first where the digit ran
         __syncthreads();
     }
 }
