@@ -32,6 +32,9 @@ def full(device, shape, dtype, value):
     shape = tuple(shape)
     out = device.storage_type.empty(device, dtype, shape_size(shape))
     if out.size:
+        if type(value) is int and value == 0:  # zeros (fft's padding): no packing
+            out.buffer.memset(0)
+            return out
         bits = scalar_bytes(value, dtype)[: dtype.itemsize]
         if bits == bytes(len(bits)):
             out.buffer.memset(0)

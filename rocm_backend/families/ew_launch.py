@@ -59,6 +59,7 @@ _INT_PACKERS = {name: struct.Struct(code) for name, code in (
     ("int8", "<b"), ("int16", "<h"), ("int32", "<i"), ("int64", "<q"),
     ("uint8", "<B"), ("uint16", "<H"), ("uint32", "<I"), ("uint64", "<Q"))}
 _SLOT_PAD = {n: bytes(16 - n) for n in (1, 2, 4, 8)}
+_EXACT_INT = 1 << 24  # ints float32 (and so every type of _FLOAT_PACKERS) holds exactly
 
 
 def scalar_bytes(value, dtype):
@@ -66,6 +67,8 @@ def scalar_bytes(value, dtype):
     dtype's range becomes inf as IEEE conversion gives it, with no NumPy warning."""
     kind = type(value)
     packer = (_FLOAT_PACKERS if kind is float else _INT_PACKERS if kind is int else {}).get(dtype.name)
+    if packer is None and kind is int and -_EXACT_INT <= value <= _EXACT_INT:
+        packer = _FLOAT_PACKERS.get(dtype.name)  # x * 2, zeros: an int every float type holds exactly
     if packer is not None:
         try:
             return packer.pack(value) + _SLOT_PAD[packer.size]

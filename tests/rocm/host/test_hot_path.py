@@ -105,14 +105,15 @@ def test_every_write_into_existing_memory_bumps_its_version(fake):
 _EDGE_FLOATS = [0.0, -0.0, 1.5, -2.75, float("inf"), float("-inf"), float("nan"), 3.4028235e38, 3.4028236e38,
                 3.4028235677973366e38, 1e39, -1e300, 5e-324, 1e-45, 7e-46, 0.1, 1 / 3]
 _EDGE_INTS = [0, 1, -1, 127, 128, 255, 256, -128, -129, 2**31 - 1, 2**31, -2**31 - 1, 2**32, 2**63 - 1,
-              2**63, 2**64 - 1, -2**63]
+              2**63, 2**64 - 1, -2**63, 2**24, -2**24, 2**24 + 1, -2**24 - 1]
 
 
-@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int8, dt.int16, dt.int32, dt.int64, dt.uint8,
-                                   dt.uint16, dt.uint32, dt.uint64], ids=lambda d: d.name)
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.complex64, dt.complex128, dt.int8, dt.int16, dt.int32,
+                                   dt.int64, dt.uint8, dt.uint16, dt.uint32, dt.uint64], ids=lambda d: d.name)
 def test_scalar_bits_equal_numpys_conversion(dtype):
     """The struct fast path of scalar packing gives NumPy's bits (the definition) for every
-    Python float and int, out-of-range ones included (they take NumPy's path)."""
+    Python float and int, out-of-range ones included (they take NumPy's path); a float or a
+    small int into a complex type is its real part (an fft's norm factor, x * 2)."""
     rng = np.random.default_rng(0)
     values = _EDGE_FLOATS + _EDGE_INTS + [float(v) for v in rng.standard_normal(200) * 10.0 ** rng.integers(-300, 300, 200)]
     for value in values:
