@@ -100,6 +100,10 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
         raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
     x, lengths = resized_all(x, axes, sizes, "rfftn")
     last = axes[-1]
+    if len(axes) == 1:  # one axis (scipy.signal.fftconvolve's): rfft's path, no n-D plan to choose
+        passed = inside(x._device, norm)
+        storage, shape, dtype = r2c(x, lengths[0], last, passed)
+        return scaled(storage, shape, dtype, x._device, scale_factor(norm, lengths[0], False, passed))
     shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
     # one primitive call: the backend may transform every axis with one plan, and leave
     # the result in the order of its passes (a dense permutation of ``shape``)

@@ -45,3 +45,19 @@ def test_norm_matches_numpy_with_and_without_the_declaration(traced, name, call,
     scaling = [row for row in backend.recorder.rows() if row[:2] == ("binary_scalar", "multiply")]
     if getattr(dev, "fft_norm", False):
         assert not scaling  # scaled inside the transform
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+def test_rfftn_over_one_axis_takes_the_one_axis_primitive(traced, axis):
+    """rfftn over one axis (scipy.signal.fftconvolve's, with a padded length) is rfft's
+    primitive call, not the n-D one: NumPy's values, with and without fft_norm."""
+    backend, dev = traced
+    h = np.random.default_rng(4).standard_normal((6, 10))
+    x = cw.asarray(h, device=dev)
+    for norm in ("backward", "ortho"):
+        backend.recorder.reset()
+        got = cw.fft.rfftn(x, s=(16,), axes=(axis,), norm=norm)
+        np.testing.assert_allclose(cw.to_numpy(got), np.fft.rfftn(h, s=(16,), axes=(axis,), norm=norm),
+                                   rtol=1e-10, atol=1e-10)
+        names = [row[0] for row in backend.recorder.rows()]
+        assert "rfft" in names and "rfftn" not in names
