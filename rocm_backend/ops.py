@@ -34,7 +34,7 @@ C_TYPE = {
 BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "cw_c128"}
 ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
 
-SORT_MODULE = "sort"  # every kernel of the radix sort (hip/sort.hip), compiled at the first sort
+SORT_MODULE = "sort"  # every kernel of the radix sort (hip/sort.hip, radix.hip), compiled at the first sort
 NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
@@ -146,7 +146,7 @@ def _build():
             MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
-    for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/sort.hip's key types
+    for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
         add(("radix", "hist", key_bytes), f"radix_hist_k{key_bytes}", SORT_MODULE,
             f"cw_radix_hist<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)

@@ -19,7 +19,7 @@ import threading
 MAX_DIMS = 8  # dimensions of a shape or strides array in every struct
 MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
 EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
-RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/sort.hip)
+RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/radix.hip)
 RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
 #: the source by position, or decoded from the key (an integer's: key ^ mask; a float's,
@@ -341,7 +341,7 @@ RADIX_ARGS = ArgLayout(
      ("shift", "i32", 1), ("bits", "i32", 1), ("wide", "i32", 1), ("vals_out", "ptr", 1), ("src", "cptr", 1),
      ("src_offset", "i64", 1), ("src_stride", "i64", 1), ("src_row", "i64", 1), ("mask", "i64", 1),
      ("decode", "i32", 1)],
-    "one pass of the LSD radix sort of rows of L keys (hip/sort.hip): keys (unsigned, cw_u32 or cw_u64) and "
+    "one pass of the LSD radix sort of rows of L keys (hip/radix.hip): keys (unsigned, cw_u32 or cw_u64) and "
     "their u32 positions in the row, read from *_in and written to *_out; counts: per row, 256 digit columns "
     "of blocks + 1 u32 (each range's count, then the digit's total); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
     "wide: the positions written to idx_out as int64 (the indices); vals_out (null: none): the sorted values "

@@ -1,4 +1,4 @@
-"""[families] Ordering: sort (an LSD radix sort of each row, hip/sort.hip) and searchsorted.
+"""[families] Ordering: sort (an LSD radix sort of each row, hip/radix.hip) and searchsorted.
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
 NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
@@ -117,7 +117,7 @@ def argsort(x, layout, axis, descending, stable=True):
 
 def _decoding(dtype, bits, descending):
     """(mask, decode) of RADIX_ARGS: how the last pass turns a key back into its value
-    (hip/sort.hip's cw_radix_value); mask as the i64 of its bits."""
+    (hip/radix.hip's cw_radix_value); mask as the i64 of its bits."""
     flip = (1 << bits) - 1 if descending else 0
     if dtype.is_bool:  # any nonzero byte is True: gathered as it was
         return 0, structs.RADIX_GATHER

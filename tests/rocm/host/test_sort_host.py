@@ -1,4 +1,4 @@
-"""The rocm backend's radix sort (families/sort.py, hip/sort.hip), run on the CPU end to end
+"""The rocm backend's radix sort (families/sort.py, hip/sort.hip and radix.hip), run on the CPU end to end
 through the backend's host code and its kernels compiled for the host (host_exec.py),
 against the cpu backend's stable sort (NumPy's, descending as its reverse with ties in
 their order): every sortable dtype, empty to multi-range rows, NaN and -0.0, descending,
@@ -24,7 +24,7 @@ DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 def _lib(tmp, items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
-    return build(tmp, ["sort.hip"], specs, defines=[f"CW_RADIX_ITEMS {items}"])
+    return build(tmp, ["sort.hip", "radix.hip"], specs, defines=[f"CW_RADIX_ITEMS {items}"])
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,347 @@
+// The LSD radix sort's tile and pass kernels (families/sort.py drives them; the key
+// traits cw_radix<S> are in sort.hip): appended to the sort module alone
+// (codegen/sources.py's MODULE_FILES).
+#define CW_RADIX_TILE (CW_RADIX_BLOCK * CW_RADIX_ITEMS)
+#define CW_RADIX_DIGITS 256  // an 8-bit digit per pass: the scan and scatter give one digit to each thread
+static_assert(CW_RADIX_BLOCK == CW_RADIX_DIGITS, "one thread per digit");
+
+// exclusive prefix sum of each thread's v over the block, in two barriers (part: one slot
+// per thread, group: 16): 16 threads sum 16 slots each, then every thread adds the group
+// sums before its group and the slots before it in its group (reads that threads of a
+// group share: broadcast). Reads other threads' slots after the last barrier: a caller
+// passes a barrier before it writes part or group again (every one does).
+__device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32 v) {
+    const int t = threadIdx.x, g = t / 16;
+    part[t] = v;
+    __syncthreads();
+    if (t < CW_RADIX_BLOCK / 16) {
+        cw_u32 sum = 0u;
+        for (int j = t * 16; j < t * 16 + 16; ++j) sum += part[j];
+        group[t] = sum;
+    }
+    __syncthreads();
+    cw_u32 run = 0u;
+    for (int h = 0; h < g; ++h) run += group[h];
+    for (int j = g * 16; j < t; ++j) run += part[j];
+    return run;
+}
+
+// cnt's slot of entry e: one pad word per 16, so that a thread's 16 consecutive entries
+// and 16 threads' same entry fall in different banks
+#define CW_RADIX_SLOT(e) ((e) + ((e) >> 4))
+
+// thread t's CW_RADIX_ITEMS consecutive keys of a tile of m (padding ~0 past them, which
+// sorts last) into registers: every load issued before any is used (a store to shared
+// memory between two of them would make each wait for the one before)
+template <class K> __device__ inline void cw_radix_load(const K* src, int m, K (&k)[CW_RADIX_ITEMS]) {
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        const int p = threadIdx.x * CW_RADIX_ITEMS + i;
+        k[i] = p < m ? src[p] : ~(K)0;
+    }
+}
+
+static_assert(CW_RADIX_ITEMS < 16, "a thread's count of one digit fits 4 bits (cw_radix_rank)");
+// One stable counting pass over a tile by the 4 bits at `shift` of each key (row_len 0) or
+// of its row in the tile (its idx / row_len: rows of several keys share a tile): thread t
+// holds keys t*ITEMS.. (consecutive, in k and their positions in x), counts them per digit
+// (in registers) into its own column of cnt (digit-major), whose exclusive scan gives each
+// (digit, thread) its first place; each key then goes to that place plus its rank among
+// the thread's keys of its digit, in key/idx.
+template <class K> __device__ inline cw_u32 cw_radix_digit(K k, cw_u32 x, int shift, cw_u32 row_len) {
+    return (row_len ? (x / row_len) >> shift : (cw_u32)(k >> shift)) & 15u;
+}
+template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_ITEMS], const cw_u32 (&x)[CW_RADIX_ITEMS],
+                                                        K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part, cw_u32* group,
+                                                        int shift, cw_u32 row_len = 0u) {
+    const int t = threadIdx.x;
+    cw_u32 d[CW_RADIX_ITEMS], r[CW_RADIX_ITEMS];  // each key's digit and its rank among t's keys of that digit
+    cw_u64 seen = 0ull;  // t's keys of each digit so far, 4 bits a digit: counted in registers
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        d[i] = cw_radix_digit(k[i], x[i], shift, row_len);
+        r[i] = (cw_u32)(seen >> (4 * d[i])) & 15u;
+        seen += 1ull << (4 * d[i]);
+    }
+#pragma unroll
+    for (int j = 0; j < 16; ++j) cnt[CW_RADIX_SLOT(j * CW_RADIX_BLOCK + t)] = (cw_u32)(seen >> (4 * j)) & 15u;
+    __syncthreads();
+    cw_u32 sum = 0u;
+    for (int j = 0; j < 16; ++j) sum += cnt[CW_RADIX_SLOT(t * 16 + j)];
+    cw_u32 run = cw_radix_block_scan(part, group, sum);
+    for (int j = 0; j < 16; ++j) {
+        cw_u32 c = cnt[CW_RADIX_SLOT(t * 16 + j)];
+        cnt[CW_RADIX_SLOT(t * 16 + j)] = run;
+        run += c;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        const cw_u32 p = cnt[CW_RADIX_SLOT(d[i] * CW_RADIX_BLOCK + t)] + r[i];
+        key[p] = k[i];
+        idx[p] = x[i];
+    }
+    __syncthreads();
+}
+// the same pass over the tile in key/idx
+template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                                             cw_u32* group, int shift, cw_u32 row_len = 0u) {
+    const int t = threadIdx.x;
+    K k[CW_RADIX_ITEMS];
+    cw_u32 x[CW_RADIX_ITEMS];
+#pragma unroll
+    for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+        k[i] = key[t * CW_RADIX_ITEMS + i];
+        x[i] = idx[t * CW_RADIX_ITEMS + i];
+    }
+    cw_radix_rank(k, x, key, idx, cnt, part, group, shift, row_len);
+}
+
+// the sorted value of row r's key k (at position j in the row) to vals_out[o]: decoded from
+// k where that is exact (a.decode), else gathered from src. Every integer key stands for
+// one value; a float's too, but for the keys of zero (-0.0 and +0.0) and NaN (every payload):
+// only those are gathered (a stable sort keeps their bits), so the last pass reads the
+// source (at random) for few keys, not for all.
+template <class B, class K>
+__device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_i64 j, cw_i64 o) {
+    const K v = k ^ (K)a.mask;
+    if (a.decode == CW_RADIX_DECODE_INT) {
+        ((B*)a.vals_out)[o] = (B)v;
+        return;
+    }
+    if (a.decode == CW_RADIX_DECODE_FLOAT) {
+        const K sign = (K)1 << (a.bits - 1), all = sign | (sign - 1);  // all: NaN's key
+        if (v != sign && v != all) {  // not zero's key, nor NaN's: cw_radix_float undone
+            ((B*)a.vals_out)[o] = (B)((v & sign) ? v ^ sign : ~v & all);
+            return;
+        }
+    }
+    ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
+}
+
+// Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
+// R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
+// the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
+// Writes the positions in the row (idx_out: u32, or int64 with wide; null: none) and, with
+// vals_out, the values gathered by them.
+template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
+    __shared__ K key[CW_RADIX_TILE];
+    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    const K* kin = (const K*)a.keys_in;
+    cw_u32* out = (cw_u32*)a.idx_out;
+    const cw_u32 L = (cw_u32)a.L, per_tile = CW_RADIX_TILE / L;
+    int row_bits = 0;  // bits of the largest row number in a tile, padding's included
+    while (((CW_RADIX_TILE - 1u) / L) >> row_bits) ++row_bits;
+    for (cw_i64 r0 = (cw_i64)blockIdx.x * per_tile; r0 < a.rows; r0 += (cw_i64)gridDim.x * per_tile) {
+        const cw_i64 nr = a.rows - r0 < per_tile ? a.rows - r0 : per_tile;
+        const int m = (int)(nr * L);
+        K k[CW_RADIX_ITEMS];
+        cw_u32 x[CW_RADIX_ITEMS];
+        cw_radix_load(kin + r0 * L, m, k);
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) x[i] = threadIdx.x * CW_RADIX_ITEMS + i;
+        cw_radix_rank(k, x, key, idx, cnt, part, group, 0);
+        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
+        if (nr > 1)
+            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
+        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
+            const cw_u32 j = idx[p] % L;
+            if (a.vals_out) cw_radix_value<B>(a, key[p], r0 + idx[p] / L, j, r0 * L + p);
+            if (a.wide) ((cw_i64*)out)[r0 * L + p] = j;
+            else if (out) out[r0 * L + p] = j;
+        }
+        __syncthreads();
+    }
+}
+
+// The digits of row[lo, hi) counted by the block: 16 sub-counts per digit (thread t adds
+// to sub-count t % 16, in cnt at d * 17 + t % 16: same-digit lanes of a warp contend at
+// most warp/16-way, on different banks), then thread d returns digit d's total.
+template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 lo, cw_i64 hi, int s, cw_u32* cnt) {
+    const int t = threadIdx.x;
+    for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+    for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_TILE) {  // a tile's loads in flight at once
+        K k[CW_RADIX_ITEMS];
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) k[i] = p0 + i * CW_RADIX_BLOCK < hi ? row[p0 + i * CW_RADIX_BLOCK] : 0;
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i)
+            if (p0 + i * CW_RADIX_BLOCK < hi) atomicAdd(&cnt[((cw_u32)(k[i] >> s) & 255u) * 17u + (t & 15)], 1u);
+    }
+    __syncthreads();
+    cw_u32 total = 0u;
+    for (int j = 0; j < 16; ++j) total += cnt[t * 17 + j];
+    __syncthreads();
+    return total;
+}
+
+// Longer rows, one pass per 8-bit digit in three launches: hist, scan, scatter. Row r is cut
+// into `blocks` ranges of `chunk` keys; the counts are digit-major, one column of blocks + 1
+// words per (row, digit) (cw_radix_column): block g = r * blocks + b counts the digits of
+// its range into entry b of each column (cw_radix_count: sub-counts, so that a digit most
+// keys share, as a float's top byte, does not serialize the block's atomics).
+__device__ inline cw_u32* cw_radix_column(const cw_radix_args& a, cw_i64 r, int d) {
+    return a.counts + (r * CW_RADIX_DIGITS + d) * (a.blocks + 1);
+}
+template <class K> __device__ inline void cw_radix_hist(const cw_radix_args& a) {
+    __shared__ cw_u32 cnt[17 * CW_RADIX_BLOCK];
+    const K* kin = (const K*)a.keys_in;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        const cw_i64 r = g / a.blocks, b = g % a.blocks, lo = b * a.chunk;
+        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
+        cw_radix_column(a, r, threadIdx.x)[b] = cw_radix_count(kin + r * a.L, lo, hi, a.shift, cnt);
+    }
+}
+
+// Each column in place -> its exclusive prefix sum over the ranges, the digit's total in its
+// last entry: a block scans 16 columns at once, 16 threads each, every thread a slice of
+// consecutive entries (a block per row walking the ranges digit by digit took 30-60 us a
+// pass on the H200; a block per column costs the host tests' fibers 16 times as much). The
+// scatter adds each digit's first place in the row (the scan of the totals: cw_radix_bases).
+// A slice is read CW_RADIX_SCAN_BATCH entries at a time, their loads in flight together
+// (one at a time, 65 entries a slice at 2^24 keys took 28 us a pass on the H200).
+#define CW_RADIX_SCAN_BATCH 16
+__device__ inline void cw_radix_scan(const cw_radix_args& a) {
+    __shared__ cw_u32 part[CW_RADIX_BLOCK];
+    const int t = threadIdx.x;
+    const cw_i64 n = a.blocks + 1, per = (n + 15) / 16;
+    const cw_i64 lo = (t % 16) * per, hi = lo + per < n ? lo + per : n;
+    for (cw_i64 c = blockIdx.x; c < a.rows * (CW_RADIX_DIGITS / 16); c += gridDim.x) {
+        cw_u32* col = a.counts + (c * 16 + t / 16) * n;
+        cw_u32 sum = 0u;
+        for (cw_i64 b0 = lo; b0 < hi; b0 += CW_RADIX_SCAN_BATCH) {
+            cw_u32 v[CW_RADIX_SCAN_BATCH];
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_SCAN_BATCH; ++i) v[i] = b0 + i < hi && b0 + i < a.blocks ? col[b0 + i] : 0u;
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_SCAN_BATCH; ++i) sum += v[i];
+        }
+        part[t] = sum;
+        __syncthreads();
+        if (t < 16) {  // thread j: column j's 16 slices
+            cw_u32 run = 0u;
+            for (int i = t * 16; i < t * 16 + 16; ++i) {
+                const cw_u32 v = part[i];
+                part[i] = run;
+                run += v;
+            }
+        }
+        __syncthreads();
+        cw_u32 run = part[t];
+        for (cw_i64 b0 = lo; b0 < hi; b0 += CW_RADIX_SCAN_BATCH) {
+            cw_u32 v[CW_RADIX_SCAN_BATCH];
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_SCAN_BATCH; ++i) v[i] = b0 + i < hi && b0 + i < a.blocks ? col[b0 + i] : 0u;
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_SCAN_BATCH; ++i) {
+                if (b0 + i < hi) col[b0 + i] = run;
+                run += v[i];
+            }
+        }
+    }
+}
+
+// the first place in row r of range b's keys of each digit (thread d: digit d's), from the
+// scanned columns: the digits before d in the row, then d's keys in the ranges before b
+__device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64 b, cw_u32* part, cw_u32* group) {
+    const cw_u32* col = cw_radix_column(a, r, threadIdx.x);
+    return cw_radix_block_scan(part, group, col[a.blocks]) + col[b];
+}
+
+// Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
+// passes), then each run of one digit written to the digit's next places in the row
+// (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
+// own (first pass); idx_out null: no positions carried (sort of integer keys only);
+// keys_out null: keys not written (last pass: only the positions are read after it); wide: the
+// positions written as int64 (the indices, in place: the last pass); vals_out: the values
+// gathered from src by the positions, in place (the last pass; B: their bytes).
+template <class K> struct cw_radix_smem {
+    K key[CW_RADIX_TILE];
+    cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    cw_u32 base[CW_RADIX_DIGITS], off[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+};
+template <class K, class B> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
+    const K* kin = (const K*)a.keys_in;
+    const cw_u32* xin = (const cw_u32*)a.idx_in;
+    K* kout = (K*)a.keys_out;
+    cw_u32* xout = (cw_u32*)a.idx_out;
+    K* key = m_.key;
+    cw_u32 *idx = m_.idx, *base = m_.base, *off = m_.off, *end = m_.end;
+    const int t = threadIdx.x, s = a.shift;
+    const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+    const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
+    for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
+        const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
+        K k[CW_RADIX_ITEMS];
+        cw_u32 x[CW_RADIX_ITEMS];
+        cw_radix_load(kin + row + t0, m, k);
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
+            const int p = t * CW_RADIX_ITEMS + i;
+            x[i] = p < m && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+        }
+        off[t] = base[t];  // the run starting at 0 keeps it; a digit absent from the tile: base stays (end 0 + off)
+        end[t] = 0u;
+        cw_radix_rank(k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order off/end too
+        if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s + 4);
+        // each run of one digit d in the sorted tile, [first, end): its key at p goes to
+        // base[d] + p - first, off[d] + p (u32 arithmetic: places in a row fit 32 bits).
+        // A thread keeps its keys and digits for the writes.
+        K kv[CW_RADIX_ITEMS];
+        cw_u32 dv[CW_RADIX_ITEMS];
+#pragma unroll
+        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
+            const int p = t + j * CW_RADIX_BLOCK;
+            if (p >= m) break;
+            kv[j] = key[p];
+            dv[j] = (cw_u32)(kv[j] >> s) & 255u;
+            const cw_u32 next = p + 1 < m ? (cw_u32)(key[p + 1] >> s) & 255u : CW_RADIX_DIGITS;
+            if (next != dv[j]) {
+                end[dv[j]] = (cw_u32)p + 1u;
+                if (next < CW_RADIX_DIGITS) off[next] = base[next] - ((cw_u32)p + 1u);
+            }
+        }
+        __syncthreads();
+#pragma unroll
+        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
+            const int p = t + j * CW_RADIX_BLOCK;
+            if (p >= m) break;
+            const cw_i64 o = row + (cw_u32)(off[dv[j]] + (cw_u32)p);
+            const cw_u32 x = idx[p];
+            if (kout) kout[o] = kv[j];
+            if (a.vals_out) cw_radix_value<B>(a, kv[j], r, x, o);
+            if (a.wide) ((cw_i64*)xout)[o] = x;
+            else if (xout) xout[o] = x;
+        }
+        __syncthreads();
+        base[t] = end[t] + off[t];  // base + end - first where the digit ran
+        __syncthreads();
+    }
+}
+
+// the pass's scatter after hist and scan: each range's first places from the counts
+template <class K, class B> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        m_.base[threadIdx.x] = cw_radix_bases(a, g / a.blocks, g % a.blocks, m_.part, m_.group);
+        cw_radix_range<K, B>(a, m_, g);
+    }
+}
+
+// A whole pass in one launch, for rows cut into few ranges (families/sort.py's FUSED_*):
+// each block counts the digits of its entire row itself, those before its range apart
+// from the others, and scans them into its range's first places: no counts in global
+// memory, no hist or scan launch, at the cost of reading the row once per range.
+template <class K, class B> __device__ inline void cw_radix_pass(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
+    const int t = threadIdx.x, s = a.shift;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        const cw_i64 lo = (g % a.blocks) * a.chunk;
+        const K* row = (const K*)a.keys_in + (g / a.blocks) * a.L;
+        const cw_u32 before = lo ? cw_radix_count(row, 0, lo, s, m_.cnt) : 0u;  // lo: the same for the block
+        const cw_u32 rest = cw_radix_count(row, lo, a.L, s, m_.cnt);
+        m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
+        cw_radix_range<K, B>(a, m_, g);
+    }
+}
