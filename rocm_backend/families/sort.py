@@ -37,10 +37,10 @@ TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shar
 BLOCKS_PER_CU = 8
 #: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
 #: (each of which reads its whole row to count the digits, so a pass reads the row once a
-#: range: the work grows as the square of the tiles). On the H200 (bench/results/rocm_ops,
-#: 3bdae4e) 32 tiles (2^16 keys) took 0.111 ms fused, 128 tiles (2^18) 0.284 ms against
-#: 0.159 ms for the three launches a pass: the fitted crossover is near 75 tiles.
-FUSED_TILES = 64
+#: range: the work grows as the square of the tiles). On the H200 (152fef1, float32) 32 tiles
+#: (2^16 keys) took 0.101 ms fused against 0.142 in three launches a pass, 64 tiles (2^17)
+#: 0.161 against 0.143: the crossover lies between.
+FUSED_TILES = 32
 FUSED_BLOCKS = 128
 SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
