@@ -184,9 +184,17 @@ def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=
     grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
-    fields[:0] = (n, 1, flags | (_CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS))
+    flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
+    launcher = device.launcher
+    if scalar is NO_SCALAR and launcher.c_filled is not None and kernel.fn_int is not None:
+        # (launch_contiguous's C fill: x += y at 2^20, where the host path is the time)
+        fields[:0] = (n, 1 | flags << 32)
+        fields += PAIRS_LEFT[len(fields) - 2]
+        launcher.launch_filled(kernel, grid, 1, 1, block, 1, 1, _EW_ZERO, _EW_CONTIG_OFFSETS, fields)
+        return
+    fields[:0] = (n, 1, flags)
     fields.append(scalar)
-    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, fields)
+    launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, fields)
 
 
 def launch_strided_1d(device, kernel, n, operands, scalar=NO_SCALAR):

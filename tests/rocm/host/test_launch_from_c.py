@@ -143,7 +143,7 @@ def test_the_contiguous_element_wise_launch_filled_in_c_matches_the_packed_one(r
     from C over a zero struct: the runtime must see what the Python path packs."""
     from types import SimpleNamespace as NS
 
-    from rocm_backend.families.ew_launch import launch_contiguous
+    from rocm_backend.families.ew_launch import PAIRS_LEFT, launch_contiguous, launch_contiguous_fields
 
     launcher, _, _, _ = runtime
     if launcher.c_launch is None:
@@ -157,3 +157,9 @@ def test_the_contiguous_element_wise_launch_filled_in_c_matches_the_packed_one(r
         launcher.c_filled = None
         launch_contiguous(device, _kernel(), n, *fields)
         assert seen[-2] == seen[-1] and seen[-1][0][1:4] == (min(4, -(-n // 1024)), 1, 1)
+        # the in-place family's form (its operands' fields in one list, padded as it pads them)
+        launcher.c_filled = launcher_module._c_launch_filled
+        launch_contiguous_fields(device, _kernel(), n, fields + list(PAIRS_LEFT[len(fields)]))
+        launcher.c_filled = None
+        launch_contiguous_fields(device, _kernel(), n, fields + list(PAIRS_LEFT[len(fields)]))
+        assert seen[-2] == seen[-1] == seen[-3]
