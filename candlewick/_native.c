@@ -76,6 +76,28 @@ int cw_attr_true(PyObject *obj, PyObject *name) {
     return truth;
 }
 
+PyObject *cw_new_layout(const Binding *b, PyObject *shape, PyObject *strides, PyObject *offset, PyObject *contig,
+                        PyObject *dense) {
+    PyObject *parts[] = {shape, strides, offset, contig, dense};
+    int made = 1;
+    for (int i = 0; i < 5; i++) {
+        made = made && parts[i] != NULL;
+    }
+    PyObject *out = made ? b->layout_type->tp_alloc(b->layout_type, 0) : NULL;
+    if (out == NULL) {
+        for (int i = 0; i < 5; i++) {
+            Py_XDECREF(parts[i]);
+        }
+        return NULL;
+    }
+    SLOT(out, b->shape) = shape;
+    SLOT(out, b->strides) = strides;
+    SLOT(out, b->offset) = offset;
+    SLOT(out, b->contig) = contig;
+    SLOT(out, b->dense) = dense;
+    return out;
+}
+
 PyObject *cw_bind_method(PyObject *self, PyObject *obj, PyObject *type) {
     (void)type;
     if (obj == NULL || obj == Py_None) {

@@ -42,6 +42,12 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
    (a storage's read_only: the storages of most backends have none). */
 int cw_attr_true(PyObject *obj, PyObject *name);
 
+/* A new candlewick.layout.Layout of its five slots (new reference), each argument a new
+   reference it takes (NULL where making it failed: then every other one is released and
+   NULL returned, the error kept). */
+PyObject *cw_new_layout(const Binding *b, PyObject *shape, PyObject *strides, PyObject *offset, PyObject *contig,
+                        PyObject *dense);
+
 /* A method made in C that stands for a Python method, `general`, run for every case the C
    one does not take (Item, Override): its head, its binding to an instance (a method
    descriptor, as a Python function is) and its attributes general, __wrapped__, __doc__,

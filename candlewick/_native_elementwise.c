@@ -143,19 +143,8 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
         PyTuple_SET_ITEM(new_strides, k, Py_NewRef(stride));
     }
     Py_XDECREF(zero);
-    PyObject *dense = PyLong_FromSsize_t(-1);
-    PyObject *out = dense == NULL ? NULL : b->layout_type->tp_alloc(b->layout_type, 0);
-    if (out == NULL) {
-        Py_XDECREF(dense);
-        Py_DECREF(new_strides);
-        return NULL;
-    }
-    SLOT(out, b->shape) = Py_NewRef(to);
-    SLOT(out, b->strides) = new_strides;
-    SLOT(out, b->offset) = Py_NewRef(offset);
-    SLOT(out, b->contig) = Py_NewRef(Py_None);
-    SLOT(out, b->dense) = dense;
-    return out;
+    return cw_new_layout(b, Py_NewRef(to), new_strides, Py_NewRef(offset), Py_NewRef(Py_None),
+                         PyLong_FromSsize_t(-1));
 }
 
 static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {

@@ -48,18 +48,12 @@ PyObject *cw_rows(PyObject *module, PyObject *args) {
     not_dense = PyLong_FromLong(-1);
     out = not_dense == NULL ? NULL : PyTuple_New(count);
     for (Py_ssize_t i = 0; out != NULL && i < count; i++) {
-        PyObject *offset = PyLong_FromSsize_t(start + i * step);
-        PyObject *layout = offset == NULL ? NULL : b.layout_type->tp_alloc(b.layout_type, 0);
+        PyObject *layout = cw_new_layout(&b, Py_NewRef(shape), Py_NewRef(strides), PyLong_FromSsize_t(start + i * step),
+                                         Py_NewRef(contiguous), Py_NewRef(i == 0 ? first_dense : not_dense));
         if (layout == NULL) {
-            Py_XDECREF(offset);
             Py_CLEAR(out);
             break;
         }
-        SLOT(layout, b.shape) = Py_NewRef(shape);
-        SLOT(layout, b.strides) = Py_NewRef(strides);
-        SLOT(layout, b.offset) = offset;
-        SLOT(layout, b.contig) = Py_NewRef(contiguous);
-        SLOT(layout, b.dense) = Py_NewRef(i == 0 ? first_dense : not_dense);
         PyObject *array = b.array_type->tp_alloc(b.array_type, 0);
         if (array == NULL) {
             Py_DECREF(layout);

@@ -84,7 +84,7 @@ static int cut_of(const Binding *b, PyObject *layout, PyObject *key, Cut *cut) {
 static PyObject *cut_layout(const Binding *b, PyObject *layout, const Cut *cut) {
     PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    PyObject *new_shape = PyTuple_New(ndim), *new_strides = NULL, *offset = NULL, *dense = NULL;
+    PyObject *new_shape = PyTuple_New(ndim), *new_strides = NULL;
     if (new_shape == NULL) {
         return NULL;
     }
@@ -118,20 +118,8 @@ static PyObject *cut_layout(const Binding *b, PyObject *layout, const Cut *cut) 
     }
     /* a step-1 slice of a C-contiguous layout's leading axis is C-contiguous */
     PyObject *contig = cut->step == 1 && SLOT(layout, b->contig) == Py_True ? Py_True : Py_None;
-    offset = PyLong_FromSsize_t(cut->offset);
-    dense = PyLong_FromSsize_t(contig == Py_True && cut->offset == 0 ? size : -1);
-    PyObject *out = offset == NULL || dense == NULL ? NULL : b->layout_type->tp_alloc(b->layout_type, 0);
-    if (out == NULL) {
-        Py_XDECREF(offset), Py_XDECREF(dense);
-        Py_DECREF(new_shape), Py_DECREF(new_strides);
-        return NULL;
-    }
-    SLOT(out, b->shape) = new_shape;
-    SLOT(out, b->strides) = new_strides;
-    SLOT(out, b->offset) = offset;
-    SLOT(out, b->contig) = Py_NewRef(contig);
-    SLOT(out, b->dense) = dense;
-    return out;
+    return cw_new_layout(b, new_shape, new_strides, PyLong_FromSsize_t(cut->offset), Py_NewRef(contig),
+                         PyLong_FromSsize_t(contig == Py_True && cut->offset == 0 ? size : -1));
 }
 
 /* x[key] (new reference), NOT_TAKEN-like NULL with no error where not the case. */
@@ -270,18 +258,11 @@ static int store_element(const Binding *b, PyObject *x, PyObject *key, PyObject 
     if (read_only != 0) {
         return read_only < 0 ? -1 : 0;
     }
-    PyObject *none = PyTuple_New(0), *where = PyLong_FromSsize_t(at), *dense = PyLong_FromSsize_t(-1);
-    PyObject *element = none == NULL || where == NULL || dense == NULL ? NULL
-                                                                        : b->layout_type->tp_alloc(b->layout_type, 0);
+    PyObject *element = cw_new_layout(b, PyTuple_New(0), PyTuple_New(0), PyLong_FromSsize_t(at), Py_NewRef(Py_None),
+                                      PyLong_FromSsize_t(-1));
     if (element == NULL) {
-        Py_XDECREF(none), Py_XDECREF(where), Py_XDECREF(dense);
         return -1;
     }
-    SLOT(element, b->shape) = Py_NewRef(none);
-    SLOT(element, b->strides) = none;
-    SLOT(element, b->offset) = where;
-    SLOT(element, b->contig) = Py_NewRef(Py_None);
-    SLOT(element, b->dense) = dense;
     PyObject *done = PyObject_CallMethodObjArgs(storage, assign_attr, element, their_storage, theirs, NULL);
     Py_DECREF(element);
     if (done == NULL) {
