@@ -22,7 +22,7 @@ Writes DIR/fusion_<device-kind>.json and .md (bench/harness.py). Cases:
 A library or mode that fails here (``torch.compile`` without a working Triton, say)
 records its error and the run goes on. Timings: warm-up, then the median of timed
 batches each ended by a device synchronize, best of 3 rounds that run the variants in
-turn.
+turn, rotated (harness.rotated_rounds).
 """
 
 import sys
@@ -137,14 +137,12 @@ def run_case(case, host, table, syncs, nbytes, results, peaks, rounds=3):
             operands[name] = (x, fn)
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             rows[name] = {"error": harness.error_text(exc)}
-    best = {}
-    for _ in range(rounds):
-        for name, (x, fn) in operands.items():
-            try:
-                t = harness.timed(lambda: fn(x), syncs[library(name)])
-                best[name] = min(best.get(name, t), t)
-            except Exception as exc:  # noqa: BLE001
-                rows[name]["error"] = harness.error_text(exc)
+    errors = {}
+    best = harness.rotated_rounds(
+        {name: (lambda x=x, fn=fn, sync=syncs[library(name)]: harness.timed(lambda: fn(x), sync))
+         for name, (x, fn) in operands.items()}, rounds, errors)
+    for name, text in errors.items():
+        rows[name]["error"] = text
     for name, t in best.items():
         rows[name].update(us=t * 1e6, GBps=nbytes / t / 1e9)
         x, fn = operands[name]

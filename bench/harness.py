@@ -207,6 +207,38 @@ def interleaved(fns, rounds=9, timer=timeit.default_timer):
     return best
 
 
+def rotated_rounds(turns, rounds, errors=None):
+    """The best figure of each turn of ``turns`` ({name: turn}) over ``rounds`` rounds.
+
+    Each round calls every turn once, the order rotated by one place a round, so that the
+    host's drift over the run (these hosts' clocks wander by tens of percent within a
+    minute) reaches every library alike instead of whichever one runs last. A turn returns
+    its figure for the round: seconds, or {label: seconds} for several; the best is the
+    smallest (per label). ``errors``: None lets a turn's exception propagate; a dict gets
+    the error text under the turn's name, and that turn sits out the later rounds (its
+    figures of the earlier rounds stand)."""
+    best, order = {}, list(turns)
+    for r in range(rounds if order else 0):
+        shift = r % len(order)
+        for name in order[shift:] + order[:shift]:
+            if errors is not None and name in errors:
+                continue
+            try:
+                figure = turns[name]()
+            except Exception as exc:  # noqa: BLE001 - recorded where the caller asked
+                if errors is None:
+                    raise
+                errors[name] = error_text(exc)
+                continue
+            if isinstance(figure, dict):
+                held = best.setdefault(name, {})
+                for label, value in figure.items():
+                    held[label] = min(held.get(label, value), value)
+            else:
+                best[name] = min(best.get(name, figure), figure)
+    return best
+
+
 def kernel_times(fn, sync, reps=5):
     """[(device µs per call, launches per call, kernel name)] of ``fn``'s kernels, from
     torch.profiler (CUPTI sees every kernel of the process, candlewick's included);

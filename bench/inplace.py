@@ -187,17 +187,15 @@ def run_rocm(sizes, dtype):
                     ready[lib.name] = (lib, arrays)
                 except Exception as exc:  # noqa: BLE001 - a library failing a case is recorded
                     row[f"{lib.name}_error"] = harness.error_text(exc)
-            order = list(ready)
-            for r in range(ROCM_ROUNDS if order else 0):  # in turn: the host's drift hits each alike
-                for name in order[r % len(order):] + order[:r % len(order)]:
-                    lib, arrays = ready[name]
-                    try:
-                        ms = harness.timed(lambda: update(case, name, *arrays), lib.sync) * 1e3
-                    except Exception as exc:  # noqa: BLE001 - as above
-                        row[f"{name}_error"] = harness.error_text(exc)
-                        continue
-                    row[f"{name}_ms"] = min(row.get(f"{name}_ms", ms), ms)
-            del ready
+            errors = {}
+            turns = {name: (lambda name=name, lib=lib, arrays=arrays:
+                            harness.timed(lambda: update(case, name, *arrays), lib.sync))
+                     for name, (lib, arrays) in ready.items()}
+            for name, s in harness.rotated_rounds(turns, ROCM_ROUNDS, errors).items():
+                row[f"{name}_ms"] = s * 1e3
+            for name, text in errors.items():
+                row[f"{name}_error"] = text
+            del ready, turns
             if "torch_ms" in row and "candlewick_ms" in row:
                 row["time_ratio_torch"] = row["candlewick_ms"] / row["torch_ms"]
             rows.append(row)

@@ -197,15 +197,15 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock):
             ready[lib] = (data, sync, lazy)
         except Exception as exc:  # noqa: BLE001 - recorded, the other libraries still run
             row[lib] = {"error": harness.error_text(exc)}
-    best = {lib: float("inf") for lib in ready}
-    order = list(ready)
-    for r in range(rounds if order else 0):  # in turn, rotated: machine drift hits every library alike
-        for lib in order[r % len(order):] + order[:r % len(order)]:
-            data, sync, lazy = ready[lib]
+    def turn(data, sync, lazy):
+        def once():
             t0 = clock()
             _call(fn, data, lazy)
             sync()
-            best[lib] = min(best[lib], clock() - t0)
+            return clock() - t0
+        return once
+
+    best = harness.rotated_rounds({lib: turn(*entry) for lib, entry in ready.items()}, rounds)
     for lib, t in best.items():
         row[lib]["s"] = t
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"

@@ -70,16 +70,18 @@ def _time_stage(name, call, sync, reps):
 
 def interleaved(entries, reps, rounds=ROUNDS):
     """{key: µs per call} of ``entries`` {key: (prepare or None, call, sync, launches per call)}:
-    the minimum over ``rounds`` rounds, each timing every entry in turn, so that the host's
+    the minimum over ``rounds`` rounds, each timing every entry in turn, rotated
+    (harness.rotated_rounds), so that the host's
     drift (these machines' host clocks wander by tens of percent within a minute) reaches
     candlewick's stages and torch's ops alike."""
-    best = {key: float("inf") for key in entries}
-    for _ in range(rounds):
-        for key, (prepare, call, sync, launches) in entries.items():
+    def turn(prepare, call, sync, launches):
+        def once():
             if prepare is not None:
                 prepare()  # the bare launch calls read the argument bytes it packs
-            best[key] = min(best[key], _time(call, sync, reps, launches))
-    return best
+            return _time(call, sync, reps, launches)
+        return once
+
+    return harness.rotated_rounds({key: turn(*entry) for key, entry in entries.items()}, rounds)
 
 
 def candlewick_entries(size):

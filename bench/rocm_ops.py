@@ -18,7 +18,7 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
   the other dtypes at 2^``--sort-dtype-size``, beside torch.sort/argsort (bench/rocm_sort.py).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
-so clock or thermal drift during the run favours none of them.
+rotated (harness.rotated_rounds), so clock or thermal drift during the run favours none of them.
 """
 
 import sys
@@ -106,19 +106,16 @@ def bench_tiny(libs, results, peaks):
             ready[lib.name] = (lib, _tiny_ops(lib))
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             results.setdefault(lib.name, {})["error"] = harness.error_text(exc)
-    order = list(ready)
-    for r in range(TINY_ROUNDS if order else 0):
-        for name in order[r % len(order):] + order[:r % len(order)]:
-            lib, ops = ready[name]
-            row = results.setdefault(name, {})
-            if "error" in row:
-                continue
-            try:
-                for label, fn in ops.items():
-                    t = harness.timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
-                    row[label] = min(row.get(label, t), t)
-            except Exception as exc:  # noqa: BLE001 - as above
-                row["error"] = harness.error_text(exc)
+    def turn(lib, ops):
+        return lambda: {label: harness.timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
+                        for label, fn in ops.items()}
+
+    errors = {}
+    best = harness.rotated_rounds({name: turn(lib, ops) for name, (lib, ops) in ready.items()}, TINY_ROUNDS, errors)
+    for name in ready:
+        results.setdefault(name, {}).update(best.get(name, {}))
+        if name in errors:
+            results[name]["error"] = errors[name]
     for name, (lib, ops) in ready.items():
         for label, fn in ops.items():
             peaks.measure_after(f"tiny {label}", lib.name, fn)
@@ -146,17 +143,12 @@ def bench_bandwidth(libs, results, peaks, sizes, rounds=3):
             except Exception as exc:  # noqa: BLE001
                 row["error"] = harness.error_text(exc)
         for label, nbytes, op in cases:
-            best = {}
-            for _ in range(rounds):
-                for lib in libs:
-                    if lib.name not in operands or f"{label}_error" in rows[lib.name]:
-                        continue
-                    x, y, m = operands[lib.name]
-                    try:
-                        t = harness.timed(lambda: op(lib, x, y, m), lib.sync)
-                        best[lib.name] = min(best.get(lib.name, t), t)
-                    except Exception as exc:  # noqa: BLE001
-                        rows[lib.name][f"{label}_error"] = harness.error_text(exc)
+            errors = {}
+            best = harness.rotated_rounds(
+                {lib.name: (lambda lib=lib, op=op: harness.timed(lambda: op(lib, *operands[lib.name]), lib.sync))
+                 for lib in libs if lib.name in operands}, rounds, errors)
+            for name, text in errors.items():
+                rows[name][f"{label}_error"] = text
             for name, t in best.items():
                 rows[name][f"{label}_GBps"] = nbytes / t / 1e9
             for lib in libs:
@@ -184,17 +176,13 @@ def bench_gemm(libs, results, peaks, size=4096, rounds=3):
                     operands[lib.name] = (lib.asarray(a.astype(np_dtype)), lib.asarray(b.astype(np_dtype)))
             except Exception as exc:  # noqa: BLE001
                 row[f"{lib.name}_error"] = harness.error_text(exc)
-        best = {}
-        for _ in range(rounds):
-            for lib in libs:
-                if lib.name not in operands:
-                    continue
-                x, y = operands[lib.name]
-                try:
-                    t = harness.timed(lambda: lib.ns().matmul(x, y), lib.sync, reps=20, batches=3)
-                    best[lib.name] = min(best.get(lib.name, t), t)
-                except Exception as exc:  # noqa: BLE001
-                    row[f"{lib.name}_error"] = harness.error_text(exc)
+        errors = {}
+        best = harness.rotated_rounds(
+            {lib.name: (lambda lib=lib: harness.timed(lambda: lib.ns().matmul(*operands[lib.name]), lib.sync,
+                                                      reps=20, batches=3))
+             for lib in libs if lib.name in operands}, rounds, errors)
+        for lib_name, text in errors.items():
+            row[f"{lib_name}_error"] = text
         for lib_name, t in best.items():
             row[lib_name] = 2 * size ** 3 / t / 1e12
         for lib in libs:

@@ -4,7 +4,8 @@ issue's target), ``torch.argsort(stable=True)`` and CuPy's ``sort``/``argsort`` 
 process: float32 1-D at each size asked (2^10-2^26 by default), rows along the last axis of
 a (rows, cols) float32 array, and the other dtypes at one size. Seconds per call: median of
 timed batches ended by a device synchronize (bench/harness.py), best of ``rounds`` rounds
-that run the libraries in turn; the peak device memory of one more call of each. Data: normal values with a tenth zeros of both signs.
+that run the libraries in turn, rotated (harness.rotated_rounds); the peak device memory
+of one more call of each. Data: normal values with a tenth zeros of both signs.
 """
 
 import numpy as np
@@ -50,17 +51,13 @@ def _time(libs, label, dtype, shape, results, peaks, rounds):
             row[f"{lib.name}_error"] = harness.error_text(exc)
     reps = 10 if a.size <= 1 << 22 else 3
     for case in ("sort", "argsort"):
-        best = {}
-        for _ in range(rounds):
-            for lib in libs:
-                if lib.name not in operands or f"{lib.name}_{case}_error" in row:
-                    continue
-                fn, x = _calls(lib)[case], operands[lib.name]
-                try:
-                    t = harness.timed(lambda: fn(x), lib.sync, reps=reps, batches=5)
-                    best[lib.name] = min(best.get(lib.name, t), t)
-                except Exception as exc:  # noqa: BLE001
-                    row[f"{lib.name}_{case}_error"] = harness.error_text(exc)
+        errors = {}
+        best = harness.rotated_rounds(
+            {lib.name: (lambda fn=_calls(lib)[case], x=operands[lib.name], lib=lib:
+                        harness.timed(lambda: fn(x), lib.sync, reps=reps, batches=5))
+             for lib in libs if lib.name in operands}, rounds, errors)
+        for name, text in errors.items():
+            row[f"{name}_{case}_error"] = text
         for name, t in best.items():
             row[f"{name}_{case}_ms"] = t * 1e3
         for lib in libs:
