@@ -27,6 +27,7 @@ from .._core import suspend_native
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_storage
+from .lazy_policy import Start
 from .lazy_storage import LazyStorage, Pending
 from .trace import TracedStorage
 
@@ -110,7 +111,9 @@ def _operand(x):
     pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
         return storage
-    return pending.tracer(storage)
+    if kind is LazyStorage:  # pending in another graph (another device's, another thread's)
+        return pending.tracer(storage)
+    return Start(pending, storage)  # recorded, or run at once where recording cannot pay (lazy_policy)
 
 
 def flush() -> None:

@@ -18,7 +18,7 @@ from ..layout import Layout
 from .graph import Graph
 from .replay import replayer
 
-__all__ = ["compiled", "node_key"]
+__all__ = ["attr_key", "compiled", "node_key"]
 
 #: compiled graphs kept (least recently used dropped first)
 MAX_GRAPHS = 256
@@ -39,7 +39,7 @@ _lock = threading.Lock()
 _SCALARS = (bool, int, float, complex)
 
 
-def _attr_key(value):
+def attr_key(value):
     # the type keeps 1, 1.0 and True apart; a float's value is its key but for zeros and
     # NaN, whose repr keeps 0.0 and -0.0 apart and makes NaN equal to itself (repr is
     # slow: a loop records these keys on every call)
@@ -57,7 +57,7 @@ def node_key(node):
     operands, attrs = node.operands, node.attrs
     return (node.kind, node.shape, node.dtype.name, node.op,
             tuple([(src, lay.shape, lay.strides, lay.offset) for src, lay in operands]) if operands else (),
-            tuple([_attr_key(a) for a in attrs]) if attrs else ())
+            tuple([attr_key(a) for a in attrs]) if attrs else ())
 
 
 def _key(graph, wanted, node_keys=None):
@@ -116,6 +116,11 @@ def compiled(graph, wanted, node_keys=None):
 
     def run(storages):
         return inner([storages[p] for p in positions])
+
+    # what lazy_policy learns from a run: a graph a fusing device replays costs its
+    # recording for nothing; one it fused marks its calls as worth recording (once)
+    run.replayed = fused is None and "fusion" in device.capabilities
+    run.pinned = fused is None
 
     with _lock:
         _cache[key] = run

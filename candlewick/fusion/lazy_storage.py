@@ -24,6 +24,7 @@ import weakref
 from ..dtypes import bool_
 from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
+from .lazy_policy import counted_replayed, pinned_fused, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -88,6 +89,7 @@ def _recorded(name):
         pending = RECORDING[0](self.device)
         if pending is None:  # lazy mode is off here: the result's own primitive
             return getattr(self.value(), name)(*args)
+        pending.calls.append((name, self.dtype, plain(name, args)))
         return record(self if self.graph is pending.graph else pending.tracer(self), *args)
 
     method.__name__ = method.__qualname__ = name
@@ -104,6 +106,7 @@ def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
+    pending.calls.append(("reduce", self.dtype, (op, layout, axes)))
     return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
 
@@ -111,6 +114,7 @@ def _reduce_as(self, op, layout, axes, dtype):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:
         return self.value().reduce_as(op, layout, axes, dtype)
+    pending.calls.append(("reduce_as", self.dtype, (op, layout, axes, dtype)))
     return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
                                    dtype)
 
@@ -127,6 +131,7 @@ def _two(kind):
         pending = RECORDING[0](self.device)
         if pending is None:
             return getattr(self.value(), kind)(op, lhs_layout, rhs, rhs_layout)
+        pending.calls.append((kind, self.dtype, (op, lhs_layout, rhs.dtype, rhs_layout)))
         graph = pending.graph
         lhs = self if self.graph is graph else pending.tracer(self)
         if type(rhs) is not LazyStorage or rhs.graph is not graph:
@@ -143,6 +148,7 @@ def _unary(self, op, layout):
     pending = RECORDING[0](self.device)
     if pending is None:
         return self.value().unary(op, layout)
+    pending.calls.append(("unary", self.dtype, (op, layout)))
     x = self if self.graph is pending.graph else pending.tracer(self)
     return pending.add("unary", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),), ())
 
@@ -151,6 +157,7 @@ def _binary_scalar(self, op, layout, scalar, reflected):
     pending = RECORDING[0](self.device)
     if pending is None:
         return self.value().binary_scalar(op, layout, scalar, reflected)
+    pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
     return pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
                        (scalar, bool(reflected)))
@@ -167,6 +174,8 @@ class Pending:
     inputs, and each recorded result's storage (weakly: a result nothing holds any more
     is not computed into memory)."""
 
+    lazy_type = LazyStorage  # (for lazy_policy.Start, which this module imports)
+
     def __init__(self, device):
         self.device = device
         self.lock = threading.RLock()  # another thread may need one of these values
@@ -178,6 +187,7 @@ class Pending:
         self.inputs = {}  # id(real storage) -> its input node's LazyStorage
         self.storages = []  # the inputs' real storages, in graph.inputs order (kept alive)
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
+        self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
 
     def add(self, kind, shape, dtype, op, operands, attrs):
         with self.lock:
@@ -231,6 +241,11 @@ class Pending:
             if wanted:
                 run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
                 outs = run(self.storages)
+                if run.replayed:
+                    counted_replayed(self.device, self.calls)
+                elif not run.pinned:
+                    pinned_fused(self.device, self.calls)
+                    run.pinned = True
                 for storage, out in zip(wanted, outs):
                     storage.real = out
                     storage.graph = None  # (the graph holds every input: let it go)

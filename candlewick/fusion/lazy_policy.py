@@ -1,0 +1,164 @@
+"""Which primitive calls lazy mode runs at once instead of recording them (docs/fusion.md,
+"Lazy mode").
+
+Recording a call pays only where its graph fuses. A graph that runs replayed (one
+primitive call consumed at once, as ``spectrum * response`` read by an inverse FFT; a
+graph the device's compiler has no plan for, as a column reduction over many rows) makes
+the very calls eager mode makes, after recording each (~4-5 us in Python against eager's
+~3 us in C) and running the pending graph (~10 us more). Code written eagerly runs the
+same graphs again (a loop's iterations, an estimator fitted again), so every call of a
+graph run replayed on a fusing device is counted by its key (the primitive, its
+operands' dtypes and layouts, its scalars: what its recorded node holds). A call counted
+``REPLAYS`` times whose operands are all computed runs at once (``Start``), as eager mode
+runs it, and its result is computed; then the calls reading it start their own chains,
+so a graph that never fuses runs eagerly from its next run on. A call that was part of
+a fused graph once is recorded from then on (the same call elsewhere may fuse again).
+Results are eager mode's either way: a replay makes the same primitive calls.
+"""
+
+from __future__ import annotations
+
+from ..layout import Layout
+from .graph import FUSED_REDUCTIONS
+from .lazy_run import attr_key
+
+__all__ = ["Start", "call_key", "counted_replayed", "pinned_fused", "plain", "reset"]
+
+#: how many replayed runs of a graph holding a call make it run at once (one replay may
+#: be a chain cut short once: the same call later fuses)
+REPLAYS = 2
+#: the keys kept (all dropped past it: the dict stays a small lookup)
+MAX_KEYS = 4096
+_FUSES = -1
+
+_counts: dict = {}  # call key -> replayed runs counted, or _FUSES
+
+
+def reset() -> None:
+    """Forget every count (tests start from a clean state)."""
+    _counts.clear()
+
+
+#: the positions of storage arguments in the primitives recorded (the protocol's
+#: signatures, candlewick/backend.py; the others take layouts, ops, dtypes and scalars)
+STORAGE_ARGS = {"binary": (2,), "binary_as": (2,), "compare": (2,), "where": (1, 3)}
+
+
+def plain(name, args):
+    """``args`` of a call of primitive ``name`` with each storage given as its dtype
+    (what a call's key reads of it; a pending graph's list of calls must not keep its
+    results alive)."""
+    positions = STORAGE_ARGS.get(name)
+    if positions is None:
+        return args
+    args = list(args)
+    for i in positions:
+        args[i] = args[i].dtype
+    return tuple(args)
+
+
+def call_key(device, name, dtype, args):
+    """The key of the primitive call ``name(storage of dtype, *args)`` on ``device``
+    (``args`` as ``plain`` gives them; an unhashable argument makes an unhashable key,
+    which the callers count as never seen)."""
+    key = [device, name, dtype]
+    for a in args:
+        kind = type(a)
+        if kind is Layout:
+            key.append((a.shape, a.strides, a.offset))
+        elif kind is float or kind is int or kind is bool or kind is complex:
+            key.append(attr_key(a))
+        elif kind is list:
+            key.append(tuple(a))
+        else:
+            key.append(a)
+    return tuple(key)
+
+
+def counted_replayed(device, calls):
+    """Count each call of a graph that ran replayed (``calls``: (name, dtype, plain args))."""
+    counts = _counts
+    if len(counts) > MAX_KEYS:
+        counts.clear()
+    for name, dtype, args in calls:
+        key = call_key(device, name, dtype, args)
+        try:
+            seen = counts.get(key, 0)
+        except TypeError:
+            continue
+        if seen != _FUSES:
+            counts[key] = seen + 1
+
+
+def pinned_fused(device, calls):
+    """Mark each call of a graph that fused: recorded from now on."""
+    counts = _counts
+    if len(counts) > MAX_KEYS:
+        counts.clear()
+    for name, dtype, args in calls:
+        try:
+            counts[call_key(device, name, dtype, args)] = _FUSES
+        except TypeError:
+            pass
+
+
+def _computed(name, args, lazy_type):
+    for i in STORAGE_ARGS.get(name, ()):
+        a = args[i]
+        if type(a) is lazy_type and a.real is None:
+            return False
+    return True
+
+
+class Start:
+    """The storage an element-wise call on a computed array (no pending result) is made
+    on in lazy mode: the call runs at once on ``real`` where its key was counted
+    ``REPLAYS`` times and every operand is computed, else it is recorded on ``real``'s
+    input node of the pending graph. Any other attribute is ``real``'s."""
+
+    __slots__ = ("pending", "real")
+
+    def __init__(self, pending, real):
+        self.pending = pending
+        self.real = real
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.real, name)
+
+
+def _start(name):
+    def method(self, *args):
+        real = self.real
+        counts = _counts
+        if counts:
+            pending = self.pending
+            if _computed(name, args, pending.lazy_type):
+                try:
+                    seen = counts.get(call_key(pending.device, name, real.dtype, plain(name, args)), 0)
+                except TypeError:
+                    seen = 0
+                if seen >= REPLAYS:
+                    return getattr(real, name)(*[a.real if type(a) is pending.lazy_type else a for a in args])
+        return getattr(self.pending.tracer(real), name)(*args)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compare_scalar", "where", "astype",
+              "copy", "affine", "clip", "var", "reduce_as"):
+    setattr(Start, _name, _start(_name))
+del _name
+
+_start_reduce = _start("reduce")
+
+
+def _reduce(self, op, layout, axes):
+    if op not in FUSED_REDUCTIONS:  # argmin/argmax and the like: never recorded
+        return self.real.reduce(op, layout, axes)
+    return _start_reduce(self, op, layout, axes)
+
+
+Start.reduce = _reduce  # type: ignore[attr-defined]

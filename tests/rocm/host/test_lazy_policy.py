@@ -1,0 +1,85 @@
+"""Lazy mode's policy (candlewick/fusion/lazy_policy.py) on the fake HIP runtime, a
+device that fuses: a call whose graphs ran replayed ``REPLAYS`` times runs at once, the
+eager kernel it would have replayed and nothing else; a call that fused once stays
+recorded; the counts are per call key (shapes, dtypes, scalars)."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick.fusion import lazy_policy
+from candlewick.fusion.lazy_storage import LazyStorage
+
+
+@pytest.fixture
+def arrays(fake):
+    runtime, device = fake
+    lazy_policy.reset()
+    x = cw.asarray(np.ones((20000, 16), np.float32), device=device)
+    y = cw.asarray(np.full((20000, 16), 2.0, np.float32), device=device)
+    yield runtime, x, y
+    lazy_policy.reset()
+
+
+def _run(runtime, fn):
+    """(whether each array fn returns was recorded (pending), the kernels launched)."""
+    del runtime.launches[:]
+    with cw.lazy():
+        out = fn()
+        pending = [type(a._storage) is LazyStorage and a._storage.real is None for a in out]
+        cw.argmax(out[-1])  # a consumer lazy mode does not record
+    return pending, [name.decode() for name, *_ in runtime.launches]
+
+
+def test_a_graph_without_a_fused_plan_runs_eagerly_from_its_third_run(arrays):
+    runtime, x, y = arrays
+
+    def column_sum():  # a column sum over 20 000 rows: the generator has no plan for it
+        z = x * y
+        return z, cw.sum(z, axis=0)
+
+    runs = [_run(runtime, column_sum) for _ in range(lazy_policy.REPLAYS + 2)]
+    eager_kernels = ["binary_multiply_float32", "reduce_cols_vec_sum_float32", "reduce_rows_vec_argmax_float32"]
+    for pending, launches in runs[:lazy_policy.REPLAYS]:
+        assert pending == [True, True] and launches == eager_kernels  # recorded, then replayed
+    for pending, launches in runs[lazy_policy.REPLAYS:]:
+        assert pending == [False, False] and launches == eager_kernels  # run at once: the same kernels
+
+
+def test_one_call_consumed_at_once_runs_eagerly_then(arrays):
+    runtime, x, y = arrays
+    runs = [_run(runtime, lambda: (x * y,)) for _ in range(lazy_policy.REPLAYS + 1)]
+    assert [pending for pending, _ in runs] == [[True]] * lazy_policy.REPLAYS + [[False]]
+    assert all(launches[0] == "binary_multiply_float32" for _, launches in runs)
+    # the key is the call's, not its storages': x * x is that call too
+    assert _run(runtime, lambda: (x * x,))[0] == [False]
+    # another op, shape, dtype or scalar is another call: recorded
+    assert _run(runtime, lambda: (x + y,))[0] == [True]
+    assert _run(runtime, lambda: (x[:100] * y[:100],))[0] == [True]
+    assert _run(runtime, lambda: (x * cw.astype(y, cw.float64),))[0] == [True]
+    for _ in range(lazy_policy.REPLAYS):
+        _run(runtime, lambda: (x * 2.0,))
+    assert _run(runtime, lambda: (x * 2.0,))[0] == [False]
+    assert _run(runtime, lambda: (x * 3.0,))[0] == [True]
+
+
+def test_a_call_that_fused_once_stays_recorded(arrays):
+    runtime, x, y = arrays
+    pending, launches = _run(runtime, lambda: (x * y + 1.0,))
+    assert pending == [True] and launches[0].startswith("fz")
+    for _ in range(lazy_policy.REPLAYS + 1):  # x * y alone: replayed, but it fused before
+        assert _run(runtime, lambda: (x * y,))[0] == [True]
+    pending, launches = _run(runtime, lambda: (x * y + 1.0,))
+    assert pending == [True] and launches[0].startswith("fz") and "binary_multiply_float32" not in launches
+
+
+def test_a_call_on_a_pending_operand_is_recorded(arrays):
+    """Only a call whose operands are all computed runs at once; the one reading a
+    pending result joins its graph (where it fuses, the policy never sees it replayed)."""
+    runtime, x, y = arrays
+    for _ in range(lazy_policy.REPLAYS):
+        _run(runtime, lambda: (x * y,))
+    with cw.lazy():
+        z = x + 1.0  # recorded: never replayed
+        w = z * y  # counted as x * y's key would not be: another operand
+        assert type(w._storage) is LazyStorage and w._storage.real is None
