@@ -11,7 +11,7 @@ NATIVE = Extension(
     ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_guard.c",
      "candlewick/_native_slice.c", "candlewick/_native_override.c",
-     "candlewick/_native_launch.c", "candlewick/_native_blocks.c",
+     "candlewick/_native_launch.c", "candlewick/_native_launcher.c", "candlewick/_native_blocks.c",
      "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_sort.c"],
     depends=["candlewick/_native.h"],
     optional=True,

@@ -18,13 +18,13 @@ rocm backend internals used here (keep this list and the imports below in step):
   takes), for host_overhead's layer breakdown of a tiny op (``storage_of``).
 - the host path of one tiny op (``host_path_stages``): ``RocmDevice.storage_type.empty``,
   ``RocmDevice.launcher`` (``raw``, ``launch_fields``), ``RocmDevice.streams.default`` (``arg``, ``ptr``),
-  ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``rocm_backend.families.ew_launch``
-  (``launch_contiguous``),
+  ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``RocmDevice.ew_contiguous`` (the
+  contiguous element-wise launch),
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and ``flat_plan``: the launch
   geometry, a ``PreparedLaunch``'s ``dims``), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
-  ``buffer``, ``size``), ``Launcher.c_filled`` (None: the launches pack into those buffers, which the
-  bare calls read) and a ``PreparedLaunch``'s ``values``, ``slots``, ``packer``, ``args``, and
+  ``buffer``, ``size``), ``ew_launch.launch_contiguous_fields`` (the launch that packs into those
+  buffers, which the bare calls read) and a ``PreparedLaunch``'s ``values``, ``slots``, ``packer``, ``args``, and
   ``reductions.scratch``; ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
   ``module_load_data``, ``module_get_function``, ``has_int``) and ``kernels.compile_source`` /
   ``COMPILE_OPTIONS`` for the launch floor (bench/launch_floor.py).
@@ -119,10 +119,10 @@ def host_path_stages(dev, x, y, cond):
     sum_k = reductions._kernel(dev, "rows_vec", ReduceOp.SUM, dtype)
 
     def add_launch():
-        ew_launch.launch_contiguous(dev, add_k, n, out.ptr, 0, x.ptr, 0, y.ptr, 0)
+        dev.ew_contiguous(add_k, n, (out.ptr, 0, x.ptr, 0, y.ptr, 0))
 
     def where_launch():
-        ew_launch.launch_contiguous(dev, where_k, n, out.ptr, 0, cond.ptr, 0, x.ptr, 0, y.ptr, 0)
+        dev.ew_contiguous(where_k, n, (out.ptr, 0, cond.ptr, 0, x.ptr, 0, y.ptr, 0))
 
     def sum_launch():
         reductions._flat(dev, ReduceOp.SUM, dtype, x, 0, out1, n)
@@ -160,16 +160,11 @@ def host_path_stages(dev, x, y, cond):
 
     sum_plan, sum_splits, _ = reductions.flat_plan(dev, ReduceOp.SUM, dtype, n)  # the bare call takes its geometry
 
-    def packed(launch):
-        """``launch`` with the struct packed into its launch buffer, which the bare calls read
-        (the launcher's fill in C, ``launch_filled``, writes a buffer of its own)."""
-        def prepare():
-            c_filled, launcher.c_filled = launcher.c_filled, None
-            try:
-                launch()
-            finally:
-                launcher.c_filled = c_filled
-        return prepare
+    def add_packed():  # the packed launch: the struct in its launch buffer, which the bare calls read
+        ew_launch.launch_contiguous_fields(dev, add_k, n, [out.ptr, 0, x.ptr, 0, y.ptr, 0])
+
+    def where_packed():
+        ew_launch.launch_contiguous_fields(dev, where_k, n, [out.ptr, 0, cond.ptr, 0, x.ptr, 0, y.ptr, 0])
 
     def sum_packed():
         values = list(sum_plan.values)
@@ -183,13 +178,13 @@ def host_path_stages(dev, x, y, cond):
     alloc = ("allocate and free the result", None, lambda: dev.storage_type.empty(dev, dtype, n))
     return {
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
-                ("pack and launch", None, add_launch)] + launch_stages(packed(add_launch), add_k, EW_ARGS, ew_grid,
+                ("pack and launch", None, add_launch)] + launch_stages(add_packed, add_k, EW_ARGS, ew_grid,
                                                                        ew_block),
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
                 ("pack and launch", None, sum_launch)] + launch_stages(sum_packed, sum_k, REDUCE_ARGS,
                                                                        sum_plan.dims[0], sum_plan.dims[3]),
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
-                  ("pack and launch", None, where_launch)] + launch_stages(packed(where_launch), where_k, EW_ARGS,
+                  ("pack and launch", None, where_launch)] + launch_stages(where_packed, where_k, EW_ARGS,
                                                                            ew_grid, ew_block),
     }, floor.error
 

@@ -61,13 +61,17 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
 
 /* Absent is found without an AttributeError made and cleared (as getattr(obj, name,
    False) finds it): the exception cost a third of _native_inplace.c's part of an update. */
+int cw_optional_attr(PyObject *obj, PyObject *name, PyObject **value) {
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyObject_GetOptionalAttr(obj, name, value);
+#else
+    return _PyObject_LookupAttr(obj, name, value);
+#endif
+}
+
 int cw_attr_true(PyObject *obj, PyObject *name) {
     PyObject *value;
-#if PY_VERSION_HEX >= 0x030D0000
-    int found = PyObject_GetOptionalAttr(obj, name, &value);
-#else
-    int found = _PyObject_LookupAttr(obj, name, &value);
-#endif
+    int found = cw_optional_attr(obj, name, &value);
     if (found <= 0) {
         return found;
     }
@@ -239,7 +243,6 @@ static PyMethodDef methods[] = {
     {"set_lazy", set_lazy, METH_O, set_lazy_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
-    {"launch_filled", (PyCFunction)(void (*)(void))cw_launch_filled, METH_FASTCALL, cw_launch_filled_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
     {"sort_finish", cw_sort_finish, METH_VARARGS, cw_sort_finish_doc},
@@ -257,7 +260,8 @@ static struct PyModuleDef module_def = {
 PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
-        cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0) {
+        cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
+        cw_launcher_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -271,7 +275,9 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "Item", (PyObject *)&cw_ItemType) < 0 ||
         PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0 ||
         PyModule_AddObjectRef(module, "BlockCache", (PyObject *)&cw_BlockCacheType) < 0 ||
-        PyModule_AddObjectRef(module, "ElementAssign", (PyObject *)&cw_ElementAssignType) < 0) {
+        PyModule_AddObjectRef(module, "ElementAssign", (PyObject *)&cw_ElementAssignType) < 0 ||
+        PyModule_AddObjectRef(module, "StreamLaunch", (PyObject *)&cw_StreamLaunchType) < 0 ||
+        PyModule_AddObjectRef(module, "ContiguousLaunch", (PyObject *)&cw_ContiguousLaunchType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

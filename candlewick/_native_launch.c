@@ -5,11 +5,12 @@
    is a few unboxings. The backend hands over the function's address (it loads the
    runtime; this module links no GPU library).
 
-   launch_filled is the launch of a struct decided up to a few 8-byte fields (pointers,
-   offsets, sizes: a prepared launch's, the element-wise contiguous path's): the struct's
-   bytes come packed once, this call copies them to its own stack buffer, writes the
-   fields and launches, so a launch packs no Python values and shares no buffer (no lock:
-   the runtime copies the arguments before the launch function returns). */
+   Below it, what _native_launcher.c's launches of a struct decided up to a few 8-byte
+   fields (pointers, offsets, sizes: a prepared launch's, the element-wise contiguous
+   path's) are made of: the struct's bytes come packed once, each launch copies them to
+   its own stack buffer, writes the fields and launches, so a launch packs no Python
+   values and shares no buffer (no lock: the runtime copies the arguments before the
+   launch function returns). */
 
 #include "_native.h"
 
@@ -41,7 +42,7 @@ static int as_dim(PyObject *obj, unsigned int *out) {
     return 0;
 }
 
-static int as_address(PyObject *obj, void **out) {
+int cw_as_address(PyObject *obj, void **out) {
     if (!PyLong_Check(obj)) {
         PyErr_Format(PyExc_TypeError, "candlewick._native.launch: an address must be an int, got %.80s",
                      Py_TYPE(obj)->tp_name);
@@ -53,7 +54,7 @@ static int as_address(PyObject *obj, void **out) {
 
 /* The arguments both launches share: the function, the kernel, 7 dimensions, the stream. */
 static int launch_head(PyObject *const *args, void **function, void **kernel, unsigned int d[7], void **stream) {
-    if (as_address(args[0], function) || as_address(args[1], kernel) || as_address(args[9], stream)) {
+    if (cw_as_address(args[0], function) || cw_as_address(args[1], kernel) || cw_as_address(args[9], stream)) {
         return -1;
     }
     for (int k = 0; k < 7; k++) {
@@ -76,7 +77,7 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     }
     void *function, *kernel, *stream, *extra;
     unsigned int d[7]; /* grid, block, shared memory bytes */
-    if (launch_head(args, &function, &kernel, d, &stream) || as_address(args[10], &extra)) {
+    if (launch_head(args, &function, &kernel, d, &stream) || cw_as_address(args[10], &extra)) {
         return NULL;
     }
     int status;
@@ -92,21 +93,11 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
 #define PARAM_BUFFER_POINTER ((void *)1)
 #define PARAM_BUFFER_SIZE ((void *)2)
 #define PARAM_END ((void *)3)
-#define FILLED_MAX_BYTES 1024 /* the largest argument struct of rocm_backend is 432 bytes */
 
-const char cw_launch_filled_doc[] =
-    "launch_filled(function, kernel, gx, gy, gz, bx, by, bz, shared, stream, template, offsets, *fills) -> int\n\n"
-    "Like ``launch``, with the argument struct passed as bytes: ``template`` (at most 1024 bytes)\n"
-    "with each int of ``fills`` written over it as 8 little-endian bytes at the byte offset of the\n"
-    "same place in the tuple ``offsets`` (pointer and int64 fields), in a buffer of this call's\n"
-    "own. Returns the function's status. TypeError, OverflowError or ValueError for arguments of\n"
-    "another kind, offsets and fills of unequal counts, a field past the template's end or a\n"
-    "template too large.";
-
-static int as_word(PyObject *obj, unsigned long long *out) {
+int cw_as_word(PyObject *obj, unsigned long long *out) {
     PyObject *index = PyNumber_Index(obj); /* an int, or what struct's "q" also takes (__index__) */
     if (index == NULL) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled: a fill must be an int, got %.80s",
+        PyErr_Format(PyExc_TypeError, "candlewick._native.StreamLaunch: a fill must be an int, got %.80s",
                      Py_TYPE(obj)->tp_name);
         return -1;
     }
@@ -120,7 +111,7 @@ static int as_word(PyObject *obj, unsigned long long *out) {
     Py_DECREF(index);
     if (overflow < 0 || (v == -1 && PyErr_Occurred())) {
         if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_OverflowError, "candlewick._native.launch_filled: a fill below -2^63");
+            PyErr_SetString(PyExc_OverflowError, "candlewick._native.StreamLaunch: a fill below -2^63");
         }
         return -1;
     }
@@ -128,64 +119,56 @@ static int as_word(PyObject *obj, unsigned long long *out) {
     return 0;
 }
 
-PyObject *cw_launch_filled(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    (void)module;
-    if (nargs < 12) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled takes at least 12 arguments (%zd given)",
-                     nargs);
-        return NULL;
+int cw_fill_struct(PyObject *template, PyObject *offsets, PyObject *const *fills, Py_ssize_t nfills,
+                   unsigned char *buffer, size_t *size) {
+    if (!PyBytes_CheckExact(template)) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.StreamLaunch: template must be bytes, got %.80s",
+                     Py_TYPE(template)->tp_name);
+        return -1;
     }
-    void *function, *kernel, *stream;
-    unsigned int d[7]; /* grid, block, shared memory bytes */
-    if (launch_head(args, &function, &kernel, d, &stream)) {
-        return NULL;
-    }
-    if (!PyBytes_CheckExact(args[10])) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native.launch_filled: template must be bytes, got %.80s",
-                     Py_TYPE(args[10])->tp_name);
-        return NULL;
-    }
-    size_t size = (size_t)PyBytes_GET_SIZE(args[10]);
-    PyObject *offsets = args[11];
-    Py_ssize_t nfills = nargs - 12;
-    if (!PyTuple_CheckExact(offsets) || PyTuple_GET_SIZE(offsets) != nfills) {
-        PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: offsets must be a tuple of one offset per "
+    *size = (size_t)PyBytes_GET_SIZE(template);
+    if (!PyTuple_CheckExact(offsets) || PyTuple_GET_SIZE(offsets) < nfills) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.StreamLaunch: offsets must be a tuple of one offset per "
                      "fill (%zd fills)", nfills);
-        return NULL;
+        return -1;
     }
-    if (size > FILLED_MAX_BYTES) {
-        PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: a template of %zu bytes (at most %d)", size,
-                     FILLED_MAX_BYTES);
-        return NULL;
+    if (*size > CW_FILLED_MAX_BYTES) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.StreamLaunch: a template of %zu bytes (at most %d)", *size,
+                     CW_FILLED_MAX_BYTES);
+        return -1;
     }
-    union { /* aligned for every field kind */
-        unsigned char bytes[FILLED_MAX_BYTES];
-        long double align_;
-        unsigned long long words_[1];
-    } buffer;
-    memcpy(buffer.bytes, PyBytes_AS_STRING(args[10]), size);
+    memcpy(buffer, PyBytes_AS_STRING(template), *size);
     for (Py_ssize_t k = 0; k < nfills; k++) {
         Py_ssize_t at = PyLong_AsSsize_t(PyTuple_GET_ITEM(offsets, k));
         if (at == -1 && PyErr_Occurred()) {
-            return NULL;
+            return -1;
         }
-        if (at < 0 || (size_t)at + 8 > size) {
-            PyErr_Format(PyExc_ValueError, "candlewick._native.launch_filled: a field at byte %zd does not fit a "
-                         "template of %zu bytes", at, size);
-            return NULL;
+        if (at < 0 || (size_t)at + 8 > *size) {
+            PyErr_Format(PyExc_ValueError, "candlewick._native.StreamLaunch: a field at byte %zd does not fit a "
+                         "template of %zu bytes", at, *size);
+            return -1;
         }
         unsigned long long word;
-        if (as_word(args[12 + k], &word)) {
-            return NULL;
+        if (cw_as_word(fills[k], &word)) {
+            return -1;
         }
-        for (int b = 0; b < 8; b++) { /* little-endian, as the device reads it */
-            buffer.bytes[at + b] = (unsigned char)(word >> (8 * b));
-        }
+        cw_put_word(buffer, at, word);
     }
-    void *extra[5] = {PARAM_BUFFER_POINTER, buffer.bytes, PARAM_BUFFER_SIZE, &size, PARAM_END};
+    return 0;
+}
+
+void cw_put_word(unsigned char *buffer, Py_ssize_t at, unsigned long long word) {
+    for (int b = 0; b < 8; b++) { /* little-endian, as the device reads it */
+        buffer[at + b] = (unsigned char)(word >> (8 * b));
+    }
+}
+
+int cw_launch_struct(void *function, void *kernel, const unsigned int d[7], void *stream, unsigned char *buffer,
+                     size_t size) {
+    void *extra[5] = {PARAM_BUFFER_POINTER, buffer, PARAM_BUFFER_SIZE, &size, PARAM_END};
     int status;
     Py_BEGIN_ALLOW_THREADS
     status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL, extra);
     Py_END_ALLOW_THREADS
-    return PyLong_FromLong(status);
+    return status;
 }

@@ -31,7 +31,7 @@ from candlewick.named_device import NamedDevice
 from . import miopen
 from .bindings import hip, hipblas, hipsolver, roctx
 from .codegen.sources import module_source
-from .families import collectives, creation, custom_kernels, dlpack, fft, fusion, host_copies, reductions
+from .families import collectives, creation, custom_kernels, dlpack, ew_launch, fft, fusion, host_copies, reductions
 from .kernels import KernelRuntime
 from .runtime import capture as _capture
 from .runtime.allocator import CachingAllocator
@@ -110,6 +110,9 @@ class RocmDevice(NamedDevice):
         self.kernels = KernelRuntime(self, module_source)
         self.launcher = Launcher(self.streams, ordinal)
         self.launches = LaunchMemo()
+        # the contiguous element-wise launch, (kernel, n, fields[, scalar[, flags]]): the
+        # host path of every small op (families/ew_launch.py)
+        self.ew_contiguous = ew_launch.contiguous_launch(self)
         # the library handles and the op families' state, by name: family_state
         self._families = {}
         self._family_lock = threading.RLock()

@@ -76,8 +76,14 @@ def fake_device():
     dev = _device()
     la = dev.launcher
     la.c_launch, la.raw_address = launcher._c_launch, address
-    la.c_filled = getattr(launcher, "_c_launch_filled", None)  # (absent before the prepared launch from C)
     dev.streams.default.ptr = 0
+    if hasattr(la, "make_stream_launch"):  # (absent before the launches from C had their own objects)
+        from rocm_backend.families import ew_launch
+
+        la.stream_launch = la.make_stream_launch()
+        dev.ew_contiguous = ew_launch.contiguous_launch(dev)
+    else:
+        la.c_filled = getattr(launcher, "_c_launch_filled", None)  # (absent before the prepared launch from C)
     return dev, runtime, "launches from C to a launch function that returns at once"
 
 
@@ -113,7 +119,7 @@ def cases(dev):
         "add: primitive": (lambda: xs.binary(BinaryOp.ADD, lay, ys, lay), 1),
         "sum: primitive": (lambda: xs.reduce(ReduceOp.SUM, lay, (0,)), 1),
         "allocate and free a result": (lambda: dev.storage_type.empty(dev, f32, 16), 1),
-        "add: pack and launch": (lambda: ew_launch.launch_contiguous(dev, add_k, 16, out.ptr, 0, xs.ptr, 0, ys.ptr, 0), 1),
+        "add: pack and launch": (lambda: dev.ew_contiguous(add_k, 16, (out.ptr, 0, xs.ptr, 0, ys.ptr, 0)), 1),
         "sum: pack and launch": (lambda: reductions._flat(dev, ReduceOp.SUM, f32, xs, 0, out1, 16), 1),
     }
 

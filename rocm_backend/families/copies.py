@@ -18,7 +18,7 @@ from ..abi.ew_operands import coalesce
 from ..abi.structs import GRID_YZ_MAX, SCALAR_BYTES, TRANSPOSE_ARGS
 from ..kernels import kernel
 from ..runtime import peer
-from .ew_launch import launch_contiguous, launch_ew, scalar_bytes
+from .ew_launch import launch_ew, scalar_bytes
 
 # a tiled transpose pays off once both sides of the tile have this many elements
 _TRANSPOSE_MIN = 16
@@ -121,8 +121,8 @@ def assign(x, dst_layout, src, src_layout):
     if dst_layout.is_contiguous and src_layout.is_contiguous:
         n = shape_size(dst_layout.shape)
         if n:
-            launch_contiguous(x.device, kernel(x.device, ("copy", x.dtype.itemsize)), n,
-                              x.ptr, dst_layout.offset, src.ptr, src_layout.offset)
+            x.device.ew_contiguous(kernel(x.device, ("copy", x.dtype.itemsize)), n,
+                                   (x.ptr, dst_layout.offset, src.ptr, src_layout.offset))
         return
     if dst_layout.is_contiguous:
         plan = transposed_copy_plan(tuple(dst_layout.shape), contiguous_strides(dst_layout.shape), tuple(src_layout.strides))
@@ -146,8 +146,8 @@ def fill(x, layout, value):
     if layout.is_contiguous:
         n = shape_size(layout.shape)
         if n:
-            launch_contiguous(x.device, kernel(x.device, ("fill", x.dtype.itemsize)), n,
-                              x.ptr, layout.offset, scalar=bits.ljust(SCALAR_BYTES, b"\0"))
+            x.device.ew_contiguous(kernel(x.device, ("fill", x.dtype.itemsize)), n, (x.ptr, layout.offset),
+                                   bits.ljust(SCALAR_BYTES, b"\0"))
         return
     launch_ew(x.device, ("fill", x.dtype.itemsize), layout.shape, [operand(x, layout)], bits)
 

@@ -7,7 +7,7 @@ from candlewick.shapes import shape_size
 from ..abi.structs import FLAG_A, FLAG_B, SCALAR_BYTES
 from ..kernels import ew_kernel, kernel
 from .copies import copy, operand, out_operand
-from .ew_launch import NO_SCALAR, compute_dtype, launch_contiguous, launch_ew, scalar_bytes
+from .ew_launch import NO_SCALAR, compute_dtype, launch_ew, scalar_bytes
 
 
 def unary(x, op, layout):
@@ -19,7 +19,7 @@ def unary(x, op, layout):
         n = n if n > 0 else shape_size(layout.shape)
         out = device.storage_type.empty(device, out_dtype, n)
         if n:
-            launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, layout.offset)
+            device.ew_contiguous(kern, n, (out.ptr, 0, x.ptr, layout.offset))
         return out
     out = device.storage_type.empty(device, out_dtype, shape_size(layout.shape))
     launch_ew(device, ("unary", op, x.dtype), layout.shape,
@@ -37,7 +37,7 @@ def binary(x, op, lhs_layout, rhs, rhs_layout, family="binary"):
         n = n if n > 0 else shape_size(lhs_layout.shape)
         out = device.storage_type.empty(device, out_dtype, n)
         if n:
-            launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset)
+            device.ew_contiguous(kern, n, (out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset))
         return out
     out = device.storage_type.empty(device, out_dtype, shape_size(lhs_layout.shape))
     launch_ew(device, (family, op, x.dtype), lhs_layout.shape,
@@ -62,9 +62,9 @@ def binary_scalar(x, op, layout, scalar, reflected, family="binary"):
     if layout.is_contiguous:
         if n:
             if reflected:
-                launch_contiguous(device, kern, n, out.ptr, 0, 0, 0, x.ptr, layout.offset, scalar=packed)
+                device.ew_contiguous(kern, n, (out.ptr, 0, 0, 0, x.ptr, layout.offset), packed)
             else:
-                launch_contiguous(device, kern, n, out.ptr, 0, x.ptr, layout.offset, scalar=packed)
+                device.ew_contiguous(kern, n, (out.ptr, 0, x.ptr, layout.offset), packed)
         return out
     scalar_op = (0, 0, ())
     operands = [scalar_op, operand(x, layout)] if reflected else [operand(x, layout), scalar_op]
@@ -85,8 +85,8 @@ def where(cond, cond_layout, x, x_layout, y, y_layout):
     out = device.storage_type.empty(device, x.dtype, n)
     if dense or (cond_layout.is_contiguous and x_layout.is_contiguous and y_layout.is_contiguous):
         if n:
-            launch_contiguous(device, kernel(device, ("where", x.dtype.itemsize)), n, out.ptr, 0,
-                              cond.ptr, cond_layout.offset, x.ptr, x_layout.offset, y.ptr, y_layout.offset)
+            device.ew_contiguous(kernel(device, ("where", x.dtype.itemsize)), n,
+                                 (out.ptr, 0, cond.ptr, cond_layout.offset, x.ptr, x_layout.offset, y.ptr, y_layout.offset))
         return out
     launch_ew(device, ("where", x.dtype.itemsize), cond_layout.shape,
               [out_operand(out, cond_layout.shape), operand(cond, cond_layout),
@@ -100,8 +100,8 @@ def _map(x, key, layout, out_dtype, scalar=NO_SCALAR, flags=0, name=None):
     out = device.storage_type.empty(device, out_dtype, shape_size(layout.shape))
     if layout.is_contiguous:
         if out.size:
-            launch_contiguous(device, kernel(device, key, name, x.dtype), out.size, out.ptr, 0,
-                              x.ptr, layout.offset, scalar=scalar.ljust(SCALAR_BYTES, b"\0"), flags=flags)
+            device.ew_contiguous(kernel(device, key, name, x.dtype), out.size, (out.ptr, 0, x.ptr, layout.offset),
+                                 scalar.ljust(SCALAR_BYTES, b"\0"), flags)
         return out
     launch_ew(device, key, layout.shape, [out_operand(out, layout.shape), operand(x, layout)],
               scalar, flags, name=name, dtype=x.dtype)

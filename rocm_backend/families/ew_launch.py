@@ -1,6 +1,7 @@
 """[families] Launching element-wise kernels of the op table: the contiguous fast path and
 the strided path (coalesced, split past 8 dimensions, planned once per layout)."""
 
+import functools
 import struct
 
 import numpy as np
@@ -14,6 +15,11 @@ from ..abi.ew_operands import ew_values, split_dims
 from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES
 from ..runtime.launcher import NOTHING, PreparedLaunch
 
+try:  # candlewick's optional compiled module (absent where no C compiler was found)
+    from candlewick._native import ContiguousLaunch
+except ImportError:
+    ContiguousLaunch = None
+
 # The contiguous fast path packs only these fields (the kernels' CW_CONTIGUOUS path
 # reads nothing else) with one pack_into; see hip/elementwise.hip.
 _EW_CONTIG = EW_ARGS.packer(["n", "ndim", "flags"] + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset")]
@@ -25,9 +31,8 @@ NO_SCALAR = bytes(SCALAR_BYTES)
 _EW_1D = EW_ARGS.packer(["n", "ndim", "flags", "shape[:1]"]
                         + [f"op{k}_{f}" for k in range(4) for f in ("ptr", "offset", "strides[:1]")] + ["scalar"])
 _NO_OPERAND = (0, 0, 0)
-# The same fields written from C (``Launcher.launch_filled``) over a zero struct when the scalar
-# slots are zero: n, ndim with flags (one 8-byte word, ndim in its low half), each operand's
-# pointer and offset
+# The same fields written from C (``contiguous_launch``) over a zero struct: n, ndim with
+# flags (one 8-byte word, ndim in its low half), each operand's pointer and offset
 _EW_ZERO = bytes(EW_ARGS.size)
 _EW_CONTIG_OFFSETS = (EW_ARGS.offsets["n"], EW_ARGS.offsets["ndim"]) + tuple(
     EW_ARGS.offsets[f"op{k}_{f}"] for k in range(4) for f in ("ptr", "offset"))
@@ -151,50 +156,41 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype):
                           ew_values(shape, pieces[0][1], b"", flags), slots + [-1])
 
 
-def launch_contiguous(device, kernel, n, p0, o0, p1=0, o1=0, p2=0, o2=0, p3=0, o3=0,
-                      scalar=NO_SCALAR, flags=0):
+def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=0):
     """Queue an element-wise kernel whose operands are all C-contiguous over the same
-    ``n`` elements (operand k at pointer pk, element offset ok; pointer 0 = scalar slot).
-    The host hot path of every small op: no shape/stride work, one pack, one launch."""
+    ``n`` elements (n > 0): ``fields`` operand 0's pointer and offset, then each other
+    operand's (at most four pairs; pointer 0 reads the scalar slot), ``scalar`` the slots'
+    bytes, ``flags`` or'ed into the kernel's. The packed launch: where candlewick._native
+    is built, ``device.ew_contiguous`` (``contiguous_launch``) writes the same struct in C
+    and calls this only for a kernel whose handle is no address."""
     block = EW_CONTIG_BLOCK
     grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
     flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
-    launcher = device.launcher
-    if scalar is NO_SCALAR and launcher.c_filled is not None and kernel.fn_int is not None:
-        launcher.launch_filled(kernel, grid, 1, 1, block, 1, 1, _EW_ZERO, _EW_CONTIG_OFFSETS,
-                               (n, 1 | flags << 32, p0, o0, p1, o1, p2, o2, p3, o3))
-        return
-    launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG,
-                           (n, 1, flags, p0, o0, p1, o1, p2, o2, p3, o3, scalar))
+    values = [n, 1, flags, *fields]
+    values += PAIRS_LEFT[len(fields)]
+    values.append(scalar)
+    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, values)
+
+
+def contiguous_launch(device):
+    """The device's contiguous element-wise launch, called ``(kernel, n, fields[, scalar[,
+    flags]])`` as ``launch_contiguous_fields`` without its device: a
+    ``candlewick._native.ContiguousLaunch`` over the launcher's ``StreamLaunch`` where
+    both exist (the host path of every small op: no Python frame between the op family
+    and the runtime), else that function bound to ``device``."""
+    general = functools.partial(launch_contiguous_fields, device)
+    stream_launch = getattr(device.launcher, "stream_launch", None)
+    if ContiguousLaunch is None or stream_launch is None:
+        return general
+    return ContiguousLaunch(stream_launch, _EW_ZERO, _EW_CONTIG_OFFSETS, EW_ARGS.offsets["scalar"], EW_CONTIG_BLOCK,
+                            _EW_ITEMS_PER_THREAD, device.ew_grid_cap, INDEX32_LIMIT, _CONTIG_INDEX32, CONTIGUOUS,
+                            general)
 
 
 # launch_contiguous_fields' operand pairs after the ones given: each missing pair (0, 0)
 PAIRS_LEFT = {2: (0,) * 6, 4: (0,) * 4, 6: (0,) * 2, 8: ()}
-
-
-def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=0):
-    """launch_contiguous with its operands' fields already in one list: operand 0's
-    pointer and offset, then each other operand's (four pairs: PAIRS_LEFT fills those
-    not given); the list is the caller's to give away. The in-place group gathers them
-    as it checks its operands (families/inplace.py): a call spreading them with ``*`` and
-    keywords cost 0.3 us of its 4 us host path. The signature of launch_strided_1d."""
-    block = EW_CONTIG_BLOCK
-    grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
-    if grid > device.ew_grid_cap:
-        grid = device.ew_grid_cap
-    flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
-    launcher = device.launcher
-    if scalar is NO_SCALAR and launcher.c_filled is not None and kernel.fn_int is not None:
-        # (launch_contiguous's C fill: x += y at 2^20, where the host path is the time)
-        fields[:0] = (n, 1 | flags << 32)
-        fields += PAIRS_LEFT[len(fields) - 2]
-        launcher.launch_filled(kernel, grid, 1, 1, block, 1, 1, _EW_ZERO, _EW_CONTIG_OFFSETS, fields)
-        return
-    fields[:0] = (n, 1, flags)
-    fields.append(scalar)
-    launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, fields)
 
 
 def launch_strided_1d(device, kernel, n, operands, scalar=NO_SCALAR):

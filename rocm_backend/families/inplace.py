@@ -21,8 +21,7 @@ from candlewick.shapes import shape_size
 from ..abi.structs import FLAG_A
 from ..kernels import ew_kernel, kernel
 from .copies import contiguous, copy
-from .ew_launch import (NO_SCALAR, PAIRS_LEFT, launch_contiguous_fields, launch_ew, launch_strided_1d,
-                        scalar_bytes)
+from .ew_launch import NO_SCALAR, launch_ew, launch_strided_1d, scalar_bytes
 
 
 _SLOT = bytes(16)  # an unused 16-byte scalar slot
@@ -88,8 +87,7 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
                     contiguous = False
             args += (src.ptr, layout.offset)
         if contiguous:
-            args += PAIRS_LEFT[len(args)]
-            launch_contiguous_fields(device, kern, n, args, scalar, flags)
+            device.ew_contiguous(kern, n, args, scalar, flags)
             return
         if len(shape) == 1:  # one strided axis (x[::2] += 1): the fields its kernels read, packed
             operands = [(dst.ptr, dst_layout.offset, dst_layout.strides[0])]
@@ -106,20 +104,25 @@ def _launch(dst, dst_layout, key, kern, inputs, scalar=NO_SCALAR, name=None, dty
         lock.release()
 
 
-def _own(dst, launch, kern, n, operands, scalar):
+def _own(dst, kern, n, operands, scalar, strided=False):
     """``_launch``'s case of an update that reads, besides arrays apart from dst's buffer,
     only dst itself element for element, over a layout the caller has looked at: ``x +=
-    y``, ``x *= 2.0``, ``x[mask] = v`` (dst dense: ``launch_contiguous_fields``, ``n`` its
-    dense_size), ``x[::2] += 1`` (one strided axis: ``launch_strided_1d``). Nothing to
+    y``, ``x *= 2.0``, ``x[mask] = v`` (dst dense: the device's ``ew_contiguous``, ``n`` its
+    dense_size, ``operands`` its fields), ``x[::2] += 1`` (one strided axis, ``strided``:
+    ``launch_strided_1d``, ``operands`` its triples). Nothing to
     analyse: one launch of ``operands`` under the lock. The callers test their case
     inline, as their first step: after an update of 2^20 elements each step of the
     general one misses the caches (bench/inplace.py, rocm: the host path was the time
     at that size)."""
-    lock = dst.device.family_state("inplace_lock", _new_lock)
+    device = dst.device
+    lock = device.family_state("inplace_lock", _new_lock)
     lock.acquire()
     try:
         dst.buffer.version += 1  # as _launch's
-        launch(dst.device, kern, n, operands, scalar)
+        if strided:
+            launch_strided_1d(device, kern, n, operands, scalar)
+        else:
+            device.ew_contiguous(kern, n, operands, scalar)
     finally:
         lock.release()
 
@@ -148,8 +151,7 @@ def binary_into(dst, op, dst_layout, lhs, lhs_layout, rhs, rhs_layout, family="b
     if n > 0 and lhs is dst and lhs_layout is dst_layout and rhs.dtype is dst.dtype and rhs_layout.is_contiguous:
         hit = dst.device.kernels.ew_cache.get((family, op._value_, dst.dtype.name))
         if hit is not None and hit[1] is dst.dtype and rhs.buffer is not dst.buffer:  # x += y
-            _own(dst, launch_contiguous_fields, hit[0], n, [dst.ptr, 0, dst.ptr, 0, rhs.ptr, rhs_layout.offset, 0, 0],
-                 NO_SCALAR)
+            _own(dst, hit[0], n, (dst.ptr, 0, dst.ptr, 0, rhs.ptr, rhs_layout.offset), NO_SCALAR)
             return
     if rhs.dtype is not lhs.dtype:
         raise UnsupportedOperation(op.value, rhs.dtype, "rocm", f"operands of dtypes {lhs.dtype} and {rhs.dtype}")
@@ -169,14 +171,12 @@ def binary_scalar_into(dst, op, dst_layout, src, src_layout, scalar, reflected, 
         if hit is not None and hit[1] is dst.dtype:
             n = dst_layout.dense_size
             if n > 0:  # x *= 2.0
-                _own(dst, launch_contiguous_fields, hit[0], n, [dst.ptr, 0, dst.ptr, 0, 0, 0, 0, 0],
-                     _SLOT + scalar_bytes(scalar, dst.dtype))
+                _own(dst, hit[0], n, (dst.ptr, 0, dst.ptr, 0), _SLOT + scalar_bytes(scalar, dst.dtype))
                 return
             shape = dst_layout.shape
             if len(shape) == 1 and shape[0] and not dst_layout.is_contiguous:  # x[::2] += 1
                 own = (dst.ptr, dst_layout.offset, dst_layout.strides[0])
-                _own(dst, launch_strided_1d, hit[0], shape[0], [own, own, (0, 0, 0)],
-                     _SLOT + scalar_bytes(scalar, dst.dtype))
+                _own(dst, hit[0], shape[0], [own, own, (0, 0, 0)], _SLOT + scalar_bytes(scalar, dst.dtype), True)
                 return
     kern, key = _checked(dst, family, op, src.dtype)
     bits = scalar_bytes(scalar, src.dtype)
@@ -197,8 +197,8 @@ def where_into(dst, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
     n = dst_layout.dense_size
     if n > 0 and scalar and y is dst and y_layout is dst_layout and cond_layout.is_contiguous and cond.buffer is not \
             dst.buffer:  # x[mask] = 0.5
-        _own(dst, launch_contiguous_fields, kernel(dst.device, ("where", dst.dtype.itemsize)), n,
-             [dst.ptr, 0, cond.ptr, cond_layout.offset, 0, 0, dst.ptr, 0], scalar_bytes(x, dst.dtype) + _SLOT)
+        _own(dst, kernel(dst.device, ("where", dst.dtype.itemsize)), n,
+             (dst.ptr, 0, cond.ptr, cond_layout.offset, 0, 0, dst.ptr, 0), scalar_bytes(x, dst.dtype) + _SLOT)
         return
     if (not scalar and x.dtype is not dst.dtype) or y.dtype is not dst.dtype:
         raise UnsupportedOperation("where", y.dtype if scalar else x.dtype, "rocm",

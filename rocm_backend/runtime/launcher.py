@@ -13,21 +13,25 @@ loaded when it can (``bindings/hip.py`` says why): from C through
 cost about 1.5 us of a 7-8 us eager op), else through ctypes; without that runtime,
 through hip-python. A launch whose struct is decided but for a few 8-byte int fields
 (a prepared launch's pointers and offsets, the element-wise contiguous path's) goes
-through ``candlewick._native.launch_filled`` there: its struct packed once, the fields
-written and launched in C, no lock (the struct's bytes are the call's own); the
-reductions' launch cost about 1 us less on the host than packing its 29 values per call.
+through ``Launcher.stream_launch`` there (``candlewick._native.StreamLaunch``): its struct
+packed once, the fields written, the stream found and marked and the kernel launched in
+C, no lock (the struct's bytes are the call's own); the reductions' launch cost about 1 us
+less on the host than packing its 29 values per call, and the Python frames of the
+element-wise contiguous launch (``RocmDevice.ew_contiguous``) 0.7 us of x + y's 2.5 us
+host path (tools/rocm_host_steps.py's fake runtime).
 """
 
 import ctypes
+import functools
 
 from ..bindings import hip
 from ..error import error_for
 
 try:  # candlewick's optional compiled module (absent where no C compiler was found)
+    from candlewick._native import StreamLaunch
     from candlewick._native import launch as _c_launch
-    from candlewick._native import launch_filled as _c_launch_filled
 except ImportError:
-    _c_launch = _c_launch_filled = None
+    _c_launch = StreamLaunch = None
 
 _c_void_p = ctypes.c_void_p
 _current = hip.current
@@ -61,7 +65,18 @@ class Launcher:
         # the launch from C: candlewick._native.launch and the runtime function's address
         self.c_launch = _c_launch if self.raw is not None else None
         self.raw_address = ctypes.cast(self.raw, _c_void_p).value if self.c_launch is not None else None
-        self.c_filled = _c_launch_filled if self.c_launch is not None else None
+        self.stream_launch = self.make_stream_launch()
+
+    def make_stream_launch(self):
+        """A launch of a struct decided up to a few 8-byte int fields, written and launched
+        in C on the calling thread's stream (``candlewick._native.StreamLaunch``, called
+        ``(kernel, gx, gy, gz, bx, by, bz, template, offsets, *fills)``: the struct's bytes,
+        the fields' byte offsets and values), where candlewick._native was built and the
+        runtime's handles are addresses; else None (such launches pack, launch_fields)."""
+        if self.c_launch is None or StreamLaunch is None:
+            return None
+        return StreamLaunch(self.raw_address, _current, self.ordinal, self._current, self._allocator, hip.set_device,
+                            _failed)
 
     def launch(self, kernel, grid, block, args, values, shared_mem=0):
         """Queue ``kernel`` over ``grid`` blocks (an int or 3 ints) of ``block`` threads
@@ -105,21 +120,12 @@ class Launcher:
         finally:
             lock.release()
         if status:
-            raise error_for(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
+            raise _failed(kernel, status)
 
-    def launch_filled(self, kernel, gx, gy, gz, bx, by, bz, template, offsets, fills):
-        """Queue ``kernel`` (``fn_int`` set) with the argument struct's bytes ``template``,
-        each of ``fills`` written over it as an 8-byte int at the byte offset of the same
-        place in ``offsets``, from C (``c_filled`` set: candlewick._native built): a
-        ``PreparedLaunch``'s run, the element-wise contiguous path."""
-        if getattr(_current, "ordinal", None) != self.ordinal:  # hip.use_device, inlined
-            hip.set_device(self.ordinal)
-        record = self._current.stream
-        record.last_use = self._allocator.clock
-        status = self.c_filled(self.raw_address, kernel.fn_int, gx, gy, gz, bx, by, bz, 0, record.ptr, template,
-                               offsets, *fills)
-        if status:
-            raise error_for(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
+
+def _failed(kernel, status):
+    """The error of a failed launch of ``kernel`` (status: the runtime's code)."""
+    return error_for(f"hipModuleLaunchKernel({kernel.name})", hip.status_enum(status))
 
 
 class PreparedLaunch:
@@ -132,7 +138,8 @@ class PreparedLaunch:
     order) and queues the launch; ``launch(values)`` queues it with values the caller
     filled in from ``values`` (a copy of it: the element-wise family fills each operand
     it has). Both are closures, the cheapest call Python makes (a ``__call__`` method cost
-    about 0.3 µs more per launch)."""
+    about 0.3 µs more per launch), or where the fields are written in C, ``run`` a partial
+    of the launcher's ``stream_launch`` (no Python frame at all)."""
 
     __slots__ = ("kernel", "dims", "args", "packer", "values", "slots", "run", "launch")
 
@@ -152,11 +159,9 @@ class PreparedLaunch:
 
         first = self.slots[0] if self.slots else 0
         offsets = _filled_offsets(launcher, kernel, args, packer, self.slots)
-        if offsets is not None:  # the struct packed once, the fields written in C
-            template, launch_filled = packer.pack(*self.values), launcher.launch_filled
-
-            def run(*fills):
-                launch_filled(kernel, gx, gy, gz, bx, by, bz, template, offsets, fills)
+        if offsets is not None:  # the struct packed once, the fields written in C: run(*fills) is C's
+            run = functools.partial(launcher.stream_launch, kernel, gx, gy, gz, bx, by, bz,
+                                    packer.pack(*self.values), offsets)
         elif self.slots == tuple(range(first, first + len(self.slots))):  # one run of fields
             head, tail = tuple(self.values[:first]), tuple(self.values[first + len(self.slots):])
 
@@ -175,11 +180,11 @@ class PreparedLaunch:
 
 
 def _filled_offsets(launcher, kernel, args, packer, slots):
-    """The byte offsets of ``slots`` when ``launcher.launch_filled`` can run the launch
+    """The byte offsets of ``slots`` when ``launcher.stream_launch`` can run the launch
     (candlewick._native built, the kernel's handle an int) and each is an 8-byte int field
     of the struct; else None."""
     value_fields = getattr(args, "value_fields", None)  # a RawKernel's parameter buffer has none
-    if not slots or value_fields is None or getattr(launcher, "c_filled", None) is None or kernel.fn_int is None:
+    if not slots or value_fields is None or getattr(launcher, "stream_launch", None) is None or kernel.fn_int is None:
         return None
     fields = value_fields(packer)
     if all(fields[slot][1] in "qQ" for slot in slots):

@@ -66,48 +66,101 @@ def test_bad_arguments_are_refused_before_the_call(runtime, args, error, message
 
 
 
-def test_launch_filled_writes_each_fill_at_its_offset():
-    seen = []
+def _stream_launch(address, seen_ordinals=None):
+    """A StreamLaunch over stand-ins of a launcher's parts: the thread's device 0, a stream
+    record at 0x5000, an allocator at clock 5; failed(kernel, status) names both."""
+    from types import SimpleNamespace as NS
+
+    parts = NS(thread=NS(ordinal=0), record=NS(ptr=0x5000, last_use=0), allocator=NS(clock=5), switched=[])
+    streams = NS(stream=parts.record)
+
+    def set_device(ordinal):
+        parts.switched.append(ordinal)
+        parts.thread.ordinal = ordinal
+
+    def failed(kernel, status):
+        return RuntimeError(f"{kernel.name} failed with {status}")
+
+    return _native.StreamLaunch(address, parts.thread, 0, streams, parts.allocator, set_device, failed), parts
+
+
+def _kernel(handle=0xC0DE):
+    from types import SimpleNamespace as NS
+
+    return NS(fn_int=handle, name="binary_add_float32")
+
+
+def test_stream_launch_writes_each_fill_at_its_offset():
+    seen, status = [], [0]
 
     def launch(kernel, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         words = ctypes.cast(extra, ctypes.POINTER(ctypes.c_void_p))
         size = ctypes.c_size_t.from_address(words[3]).value
         seen.append(((kernel, gx, gy, gz, bx, by, bz, shared, stream, params), (words[0], words[2], words[4]),
                      ctypes.string_at(words[1], size)))
-        return 7
+        return status[0]
 
     fn = LAUNCH(launch)
-    address = ctypes.cast(fn, ctypes.c_void_p).value
+    run, parts = _stream_launch(ctypes.cast(fn, ctypes.c_void_p).value)
     template = bytes(range(40))
-    status = _native.launch_filled(address, 0xC0DE, 2, 3, 4, 64, 2, 1, 128, 0x5000, template, (24, 0, 8),
-                                   2**64 - 1, -2, 0x0102030405060708)
-    assert status == 7  # the runtime's status comes back
+    run(_kernel(), 2, 3, 4, 64, 2, 1, template, (24, 0, 8), 2**64 - 1, -2, 0x0102030405060708)
     call, tags, raw = seen[0]
-    assert call == (0xC0DE, 2, 3, 4, 64, 2, 1, 128, 0x5000, None)
+    assert call == (0xC0DE, 2, 3, 4, 64, 2, 1, 0, 0x5000, None)
     assert tags == (1, 2, 3)  # HIP_LAUNCH_PARAM_BUFFER_POINTER, _SIZE, _END
     assert raw == (struct.pack("<qQ", -2, 0x0102030405060708) + template[16:24] + struct.pack("<Q", 2**64 - 1)
                    + template[32:])
+    assert parts.record.last_use == 5 and parts.switched == []  # the stream marked used; device 0 already current
+    parts.thread.ordinal = 1  # another device current on this thread: made this launcher's first
+    run(_kernel(), 1, 1, 1, 1, 1, 1, template, ())
+    assert parts.switched == [0] and len(seen) == 2
+    status[0] = 98  # the runtime's failure raises what failed() makes of it
+    with pytest.raises(RuntimeError, match="binary_add_float32 failed with 98"):
+        run(_kernel(), 1, 1, 1, 1, 1, 1, template, ())
 
 
-def test_launch_filled_refuses_what_it_cannot_write(runtime):
+def test_stream_launch_refuses_what_it_cannot_write(runtime):
     address, calls, _ = runtime
-    call = (address, 0xC0DE, 1, 1, 1, 64, 1, 1, 0, 0)
+    run, _ = _stream_launch(address)
+    call = (_kernel(), 1, 1, 1, 64, 1, 1)
     with pytest.raises(ValueError, match="does not fit"):
-        _native.launch_filled(*call, bytes(16), (0, 9), 1, 2)  # a field past the struct's end
+        run(*call, bytes(16), (0, 9), 1, 2)  # a field past the struct's end
     with pytest.raises(ValueError, match="does not fit"):
-        _native.launch_filled(*call, bytes(16), (-1,), 1)
+        run(*call, bytes(16), (-1,), 1)
     with pytest.raises(ValueError, match="at most 1024"):
-        _native.launch_filled(*call, bytes(2048), ())
+        run(*call, bytes(2048), ())
     with pytest.raises(ValueError, match="one offset per fill"):
-        _native.launch_filled(*call, bytes(16), (0,), 1, 2)
+        run(*call, bytes(16), (0,), 1, 2)
     with pytest.raises(ValueError, match="one offset per fill"):
-        _native.launch_filled(*call, bytes(16), [0], 1)
+        run(*call, bytes(16), [0], 1)
     with pytest.raises(TypeError, match="fill must be an int"):
-        _native.launch_filled(*call, bytes(16), (0,), 1.5)
+        run(*call, bytes(16), (0,), 1.5)
     with pytest.raises(TypeError, match="template must be bytes"):
-        _native.launch_filled(*call, bytearray(16), ())
+        run(*call, bytearray(16), ())
     with pytest.raises(OverflowError):
-        _native.launch_filled(*call, bytes(16), (0,), 2**64)
-    with pytest.raises(TypeError, match="at least 12"):
-        _native.launch_filled(*call, bytes(16))
+        run(*call, bytes(16), (0,), 2**64)
+    with pytest.raises(TypeError, match="9 positional"):
+        run(*call, bytes(16))
+    with pytest.raises(TypeError, match="address must be an int"):
+        run(_kernel(None), 1, 1, 1, 64, 1, 1, bytes(16), ())
+    with pytest.raises(OverflowError, match="32 bits"):
+        run(_kernel(), 2**32, 1, 1, 64, 1, 1, bytes(16), ())
     assert calls == []  # nothing refused reached the runtime
+
+
+def test_contiguous_launch_refuses_what_it_cannot_write(runtime):
+    address, calls, _ = runtime
+    run, _ = _stream_launch(address)
+    general = []
+    contiguous = _native.ContiguousLaunch(run, bytes(64), (0, 8, 16, 24), 32, 128, 8, 4, 2**31, 3, 1,
+                                          lambda *args: general.append(args))
+    with pytest.raises(ValueError, match="at most 2"):
+        contiguous(_kernel(), 10, (1, 2, 3))
+    with pytest.raises(ValueError, match="scalar must be bytes"):
+        contiguous(_kernel(), 10, (1, 2), bytes(40))
+    with pytest.raises(TypeError, match="3 to 5 positional"):
+        contiguous(_kernel(), 10)
+    assert calls == [] and general == []
+    contiguous(_kernel(None), 10, (1, 2))  # a kernel without an address: the general launch's
+    assert general == [(_kernel(None), 10, (1, 2))]
+    with pytest.raises(ValueError, match="out of range"):
+        _native.ContiguousLaunch(run, bytes(16), (0, 12), 0, 128, 8, 4, 2**31, 3, 1, print)  # a field past the end

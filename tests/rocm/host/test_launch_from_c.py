@@ -113,11 +113,10 @@ def test_a_prepared_run_filled_in_c_hands_the_runtime_the_bytes_python_packs(run
     seen = _capturing(launcher)
     values = list(range(100, 100 + len(structs.REDUCE_ARGS.value_fields(_FLAT))))
     slots = range(_FLAT_SRC, _FLAT_SRC + 4)
-    launcher.c_filled = launcher_module._c_launch_filled
+    launcher.stream_launch = _stream_launch(launcher)
     in_c = PreparedLaunch(launcher, _kernel(), (5, 1, 1), 256, structs.REDUCE_ARGS, values, slots, _FLAT)
-    launcher.c_filled = None
+    launcher.stream_launch = None
     in_python = PreparedLaunch(launcher, _kernel(), (5, 1, 1), 256, structs.REDUCE_ARGS, values, slots, _FLAT)
-    launcher.c_filled = launcher_module._c_launch_filled
     for fills in [(0x7F00_0000_1000, 3, 0x7F00_0000_2000, 0), (2**64 - 16, -5, 1, 2**63 - 1)]:
         record.last_use = 0
         in_c.run(*fills)
@@ -134,32 +133,86 @@ def test_a_prepared_run_filled_in_c_hands_the_runtime_the_bytes_python_packs(run
 def test_prepared_launches_on_the_fake_runtime_stay_on_the_python_path(fake):
     """Where the runtime's handles are no addresses (hip-python, the fake) nothing is filled in C."""
     _, dev = fake
-    assert dev.launcher.c_filled is None
+    assert dev.launcher.stream_launch is None
 
 
-@pytest.mark.parametrize("operands", [2, 3, 4])
-def test_the_contiguous_element_wise_launch_filled_in_c_matches_the_packed_one(runtime, operands):
-    """launch_contiguous writes n, ndim and flags, and each operand's pointer and offset,
-    from C over a zero struct: the runtime must see what the Python path packs."""
+def _stream_launch(launcher):
+    """``launcher``'s StreamLaunch over its current stand-in runtime, as Launcher.__init__ makes it."""
+    return launcher_module.StreamLaunch(launcher.raw_address, hip.current, launcher.ordinal, launcher._current,
+                                        launcher._allocator, hip.set_device, launcher_module._failed)
+
+
+@pytest.mark.parametrize("operands", [1, 2, 3, 4])
+@pytest.mark.parametrize("scalar", [None, bytes(range(1, 33))])
+def test_the_contiguous_element_wise_launch_in_c_matches_the_packed_one(runtime, operands, scalar):
+    """ContiguousLaunch writes n, ndim and flags, each operand's pointer and offset and the
+    scalar slots from C over a zero struct: the runtime must see the bytes, and the call,
+    of the Python path (launch_contiguous_fields, which packs every field)."""
     from types import SimpleNamespace as NS
 
-    from rocm_backend.families.ew_launch import PAIRS_LEFT, launch_contiguous, launch_contiguous_fields
+    from rocm_backend.families.ew_launch import NO_SCALAR, contiguous_launch, launch_contiguous_fields
+
+    launcher, _, _, record = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    seen = _capturing(launcher)
+    launcher.stream_launch = _stream_launch(launcher)
+    device = NS(launcher=launcher, ew_grid_cap=4)
+    in_c = contiguous_launch(device)
+    assert type(in_c).__name__ == "ContiguousLaunch"
+    fields = [0x7F00_0000_0000 + 0x100 * k if k % 2 == 0 else k for k in range(2 * operands)]
+    packed_scalar = NO_SCALAR if scalar is None else scalar
+    for n, flags in [(1000, 0), (2**31 + 5, 0), (77, 1 << 20)]:  # INDEX32, past it, an op's own flag
+        record.last_use = 0
+        in_c(_kernel(), n, fields, scalar, flags)
+        assert record.last_use == 11  # the launch marks its stream used
+        launch_contiguous_fields(device, _kernel(), n, list(fields), packed_scalar, flags)
+        assert seen[-2] == seen[-1] and seen[-1][0][1:5] == (min(4, -(-n // 1024)), 1, 1, 128)
+
+
+def test_the_contiguous_launch_leaves_a_kernel_without_an_address_to_the_packed_path(runtime):
+    from types import SimpleNamespace as NS
+
+    from rocm_backend.families.ew_launch import contiguous_launch
 
     launcher, _, _, _ = runtime
     if launcher.c_launch is None:
         pytest.skip("candlewick._native was not built here (no C compiler)")
-    seen = _capturing(launcher)
-    device = NS(launcher=launcher, ew_grid_cap=4)
-    fields = [0x7F00_0000_0000 + 0x100 * k if k % 2 == 0 else k for k in range(2 * operands)]
-    for n in (1000, 2**31 + 5):  # INDEX32, and past it
-        launcher.c_filled = launcher_module._c_launch_filled
-        launch_contiguous(device, _kernel(), n, *fields)
-        launcher.c_filled = None
-        launch_contiguous(device, _kernel(), n, *fields)
-        assert seen[-2] == seen[-1] and seen[-1][0][1:4] == (min(4, -(-n // 1024)), 1, 1)
-        # the in-place family's form (its operands' fields in one list, padded as it pads them)
-        launcher.c_filled = launcher_module._c_launch_filled
-        launch_contiguous_fields(device, _kernel(), n, fields + list(PAIRS_LEFT[len(fields)]))
-        launcher.c_filled = None
-        launch_contiguous_fields(device, _kernel(), n, fields + list(PAIRS_LEFT[len(fields)]))
-        assert seen[-2] == seen[-1] == seen[-3]
+    launcher.stream_launch = _stream_launch(launcher)
+    calls = []
+    launcher.launch_fields = lambda kernel, *args: calls.append((kernel.name, args[:6]))
+    in_c = contiguous_launch(NS(launcher=launcher, ew_grid_cap=4))
+    kernel = _kernel()
+    kernel.fn_int = None  # hip-python's handles: no address
+    in_c(kernel, 5000, (1, 0, 2, 0))
+    assert calls == [("binary_add_float32", (4, 1, 1, 128, 1, 1))]
+
+
+def test_the_stream_launch_switches_to_its_device_and_refuses_bad_fields(runtime, monkeypatch):
+    """StreamLaunch makes its device the thread's current one where another is (once), and
+    a bad argument reaches no runtime (the bytes it writes: the prepared-run test above)."""
+    launcher, calls, _, _ = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    switched = []
+    monkeypatch.setattr(hip, "set_device", lambda ordinal: (switched.append(ordinal),
+                                                            setattr(hip.current, "ordinal", ordinal)))
+    monkeypatch.setattr(hip.current, "ordinal", 1, raising=False)
+    launcher.ordinal = 3
+    in_c = _stream_launch(launcher)
+    template, offsets = bytes(range(40)), (0, 16, 24)
+    for fills in [(1, 2, 3), [2**64 - 1, -1, 0x7F00_0000_1000]]:
+        in_c(_kernel(), 7, 2, 1, 256, 1, 1, template, offsets, *fills)
+    assert switched == [3] and len(calls) == 2  # once: the thread's device is the launcher's after it
+    with pytest.raises(ValueError, match="does not fit"):
+        in_c(_kernel(), 1, 1, 1, 1, 1, 1, template, (36,), 5)
+    assert len(calls) == 2
+
+
+def test_a_failed_stream_launch_raises_naming_the_kernel(runtime):
+    launcher, _, status, _ = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    status[0] = 98  # hipErrorInvalidDeviceFunction
+    with pytest.raises(RocmError, match="binary_add_float32"):
+        _stream_launch(launcher)(_kernel(), 1, 1, 1, 1, 1, 1, bytes(structs.EW_ARGS.size), (0,), 1)
