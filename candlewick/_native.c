@@ -261,7 +261,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
-        cw_launcher_ready() < 0) {
+        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

@@ -154,8 +154,16 @@ int cw_launch_struct(void *function, void *kernel, const unsigned int d[7], void
                      size_t size);
 
 /* _native_launcher.c */
-extern PyTypeObject cw_StreamLaunchType, cw_ContiguousLaunchType;
+extern PyTypeObject cw_StreamLaunchType;
 int cw_launcher_ready(void);
+/* Queue `kernel` (its fn_int the handle) with the struct in buffer (size bytes) through
+   the StreamLaunch `launch`, on the calling thread's stream of its device: 0, or -1 with
+   the error set. */
+int cw_stream_run(PyObject *launch, PyObject *kernel, const unsigned int d[7], unsigned char *buffer, size_t size);
+
+/* _native_contiguous.c */
+extern PyTypeObject cw_ContiguousLaunchType;
+int cw_contiguous_launch_ready(void);
 /* The value of the attribute `name` of obj in *value (new reference) and 1, or 0 where
    it has none (no AttributeError made), -1 on another error. */
 int cw_optional_attr(PyObject *obj, PyObject *name, PyObject **value);
