@@ -17,7 +17,13 @@ import bisect
 import threading
 
 from ..bindings import hip, hip_streams
-from .allocator import round_size
+
+
+def round_size(nbytes):
+    """Pinned buckets: 512-byte steps below 1 MiB, 1 MiB steps above (few distinct sizes:
+    hipHostMalloc costs far more than a device block's hipMalloc)."""
+    step = 512 if nbytes < (1 << 20) else (1 << 20)
+    return (nbytes + step - 1) // step * step
 
 
 class PinnedBlock:

@@ -7,7 +7,7 @@ import pytest
 from candlewick.errors import DeviceMemoryError
 from rocm_backend.bindings import hip as hip_binding
 from rocm_backend.runtime import block_cache
-from rocm_backend.runtime.allocator import CachingAllocator
+from rocm_backend.runtime.allocator import CachingAllocator, round_size
 
 
 class _Status(int):
@@ -77,6 +77,39 @@ def test_freed_blocks_are_reused_by_rounded_size(fake):
     p2, _ = alloc.allocate(900)
     assert p2 == p1 and hip.used == 1024
     assert alloc.allocate(0) == (0, 0)
+
+
+def test_blocks_of_every_size_are_rounded_to_512_bytes(fake):
+    """scipy.fft's (781, 4096) float32 signals: 12 795 904 bytes held as such, not as 13 MiB
+    (PyTorch's allocator counts the same blocks)."""
+    hip, alloc = fake
+    hip.capacity = 64 << 20
+    p, size = alloc.allocate(12_795_904)
+    assert size == 12_795_904 and hip.used == size
+    q, size = alloc.allocate(12_802_152)  # its spectrum, (781, 2049) complex64
+    assert size == 12_802_560 and hip.used == 12_795_904 + 12_802_560
+    assert alloc.stats()["in_use_bytes"] == hip.used == alloc.stats()["peak_in_use_bytes"]
+
+
+def test_a_cached_block_a_little_larger_serves_a_request_and_counts_its_own_size(fake):
+    hip, alloc = fake
+    p, size = alloc.allocate(2 << 20)
+    alloc.release(p, size)
+    alloc.reset_peak()
+    q, got = alloc.allocate((2 << 20) - 40_000)  # within 1/32: the cached block, no hipMalloc
+    assert (q, got) == (p, 2 << 20) and hip.used == 2 << 20 and alloc.stats()["device_allocations"] == 1
+    stats = alloc.stats()
+    assert stats["in_use_bytes"] == stats["peak_in_use_bytes"] == 2 << 20 and stats["active_blocks"] == 1
+    alloc.release(q, got)
+    assert alloc.cached_bytes == 2 << 20 and alloc.stats()["in_use_bytes"] == 0
+    r, got = alloc.allocate((2 << 20) - 80_000)  # past the slack: a block of its own
+    assert r != p and got == round_size((2 << 20) - 80_000) and hip.used == (2 << 20) + got
+    alloc.release(r, got)
+    s_, got = alloc.allocate((2 << 20) - 80_000)  # its own size first, though both are cached
+    assert s_ == r and alloc.stats()["device_allocations"] == 2
+    alloc.release(s_, got)
+    t, got = alloc.allocate(600_000)  # small requests take their own size only
+    assert t not in (p, r) and got == round_size(600_000)
 
 
 def test_out_of_memory_releases_the_cache_and_retries_once(fake):

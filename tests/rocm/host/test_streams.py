@@ -28,11 +28,11 @@ def handle(stream):
 
 # --- the allocator across streams ---------------------------------------------------------------
 
-def _use_on_two_streams_then_reuse(dev):
+def _use_on_two_streams_then_reuse(dev, size=4096, again_size=4096):
     """A block made and written on s1, written on s2, freed, then reused on s1."""
     s1, s2 = cw.Stream(dev), cw.Stream(dev)
     with s1:
-        buf = DeviceBuffer.allocate(dev, 4096)
+        buf = DeviceBuffer.allocate(dev, size)
         buf.memset(0)
     s2.wait_stream(s1)  # the user orders s2's use after s1's write
     with s2:
@@ -40,16 +40,21 @@ def _use_on_two_streams_then_reuse(dev):
     ptr = buf.ptr
     del buf
     with s1:
-        again = DeviceBuffer.allocate(dev, 4096)
+        again = DeviceBuffer.allocate(dev, again_size)
         again.memset(2)
     return ptr, again
 
 
-def test_a_block_used_on_another_stream_is_reused_only_after_that_use(model):
+@pytest.mark.parametrize("sizes", [(4096, 4096), (2 << 20, (2 << 20) - 8192)], ids=["same size", "a little smaller"])
+def test_a_block_used_on_another_stream_is_reused_only_after_that_use(model, sizes):
+    """(A request a little smaller than a cached block of 1 MiB or more takes it whole, as
+    on the device's own stream: fenced alike, counted in the block's size.)"""
     rt, dev = model
-    ptr, again = _use_on_two_streams_then_reuse(dev)
+    before = cw.memory_stats(dev)["in_use_bytes"]
+    ptr, again = _use_on_two_streams_then_reuse(dev, *sizes)
     assert again.ptr == ptr, "the freed block was not reused on its stream"
     assert rt.races == []
+    assert cw.memory_stats(dev)["in_use_bytes"] - before == sizes[0]
 
 
 def test_the_model_sees_the_race_the_fences_prevent(model, monkeypatch):
