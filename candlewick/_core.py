@@ -13,13 +13,14 @@ Python work as possible: the per-op dtype tables below are built once at import.
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
 from .allocation import check_allocation
 from .backend import holds_host_memory
-from .errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
+from .errors import ArgumentTypeError, ArgumentValueError, BackendError, DeviceMismatchError, DTypeError, short_repr, UnsupportedOperation
 from .layout import Layout
 from .lazy_gate import GATE
 from .shapes import MAX_NDIM, broadcast_shapes, check_ndim, contiguous_strides
@@ -177,6 +178,19 @@ def new_array(cls, storage, shape, dtype, device):
     a._layout = _CONTIG_CACHE.get(shape) or contiguous_layout(shape)  # (the cache read inline)
     a._dtype = dtype
     a._device = device
+    return a
+
+
+def permuted_array(cls, storage, layout, shape, dtype, device, fname):
+    """A new array of class ``cls`` over a primitive's result that came with its own
+    ``layout`` (``rfftn``; ``qr``'s Q): a dense permutation of ``shape`` over exactly the
+    storage's elements, checked, since a wrong one would read memory the result does not own."""
+    shape = tuple(shape)
+    if tuple(layout.shape) != shape or not layout.is_dense_permutation() or storage.size != math.prod(shape):
+        raise BackendError(f"{fname}: the backend returned a layout {layout} over {storage.size} elements, "
+                           f"not a dense permutation of shape {shape}")
+    a = cls.__new__(cls)
+    a._storage, a._layout, a._dtype, a._device = storage, layout, dtype, device
     return a
 
 

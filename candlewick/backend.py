@@ -45,10 +45,11 @@ Every primitive:
   negative strides, 0-d and empty; the suite draws them all for every primitive.
   [layouts: to_host, copy, unary, binary, reduce, matmul, sort, gather, assign]
 * A result is a new storage of exactly `prod(shape)` elements of the promised dtype
-  (`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn:
-  through the dense permutation it returns); it never aliases an input. `to_host`
-  returns an owning, C-contiguous ndarray, a 0-d one for a 0-d layout. [result-storage:
-  copy, unary, binary, reduce, astype, matmul, index_select]
+  (`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn,
+  and qr's Q where it comes with a layout: through the dense permutation returned); it
+  never aliases an input. `to_host` returns an owning, C-contiguous ndarray, a 0-d one
+  for a 0-d layout. [result-storage: copy, unary, binary, reduce, astype, matmul,
+  index_select]
 * A primitive that raises UnsupportedOperation for a dtype or group the device declares
   fails; one that is missing fails by name (`MyStorage has no method 'isin'`).
   [declared-means-supported: storage_from_host, unary, binary]
@@ -573,8 +574,11 @@ class BackendStorage(Protocol):
     def cholesky(self, layout, upper) -> "BackendStorage":
         """Lower (or upper) Cholesky factor; LinAlgError if not positive definite."""
 
-    def qr(self, layout, complete) -> "tuple[BackendStorage, BackendStorage]":
-        """(Q, R); reduced shapes (M,K),(K,N) with K=min(M,N), complete (M,M),(M,N)."""
+    def qr(self, layout, complete) -> "tuple[BackendStorage | tuple[BackendStorage, Layout], BackendStorage]":
+        """(Q, R); reduced shapes (M,K),(K,N) with K=min(M,N), complete (M,M),(M,N). Q may
+        be a ``(storage, layout)`` pair, the layout a dense permutation of Q's shape over
+        exactly that storage (column-major matrices, as LAPACK's orgqr leaves them: no copy
+        of Q, which PyTorch's Q does not make either)."""
 
     def svd(self, layout, full_matrices) -> "tuple[BackendStorage, BackendStorage, BackendStorage]":
         """(U, S, Vh), S real and descending."""

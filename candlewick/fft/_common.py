@@ -11,13 +11,13 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .._core import contiguous_layout, require_array, view
+from .._core import contiguous_layout, permuted_array, require_array, view
 from ..allocation import check_allocation
-from ..array import wrap
+from ..array import Array, wrap
 from ..arguments import sequence
 from ..backend_optional import declares_fft_norm
 from ..errors import (
-    ArgumentTypeError, ArgumentValueError, BackendError, DTypeError, short_repr, UnsupportedOperation,
+    ArgumentTypeError, ArgumentValueError, DTypeError, short_repr, UnsupportedOperation,
 )
 from ..shapes import normalize_axis
 from ..opdefs import BinaryOp
@@ -147,15 +147,11 @@ def scaled(storage, shape, dtype, device, factor):
 
 
 def scaled_view(storage, layout, shape, dtype, device, factor, fname):
-    """``scaled`` of a result the backend returned with its own ``layout`` (``rfftn``): a
-    dense permutation of ``shape`` over the whole storage, checked, since a wrong one
-    would read memory the result does not own."""
-    if tuple(layout.shape) != tuple(shape) or not layout.is_dense_permutation() or storage.size != math.prod(shape):
-        raise BackendError(f"fft.{fname}: the backend returned a layout {layout} over {storage.size} elements, "
-                           f"not a dense permutation of shape {tuple(shape)}")
+    """``scaled`` of a result the backend returned with its own ``layout`` (``rfftn``)."""
+    result = permuted_array(Array, storage, layout, shape, dtype, device, f"fft.{fname}")
     if factor != 1.0:  # the scaled copy is C-contiguous
         return scaled(storage.binary_scalar(BinaryOp.MULTIPLY, layout, factor, False), shape, dtype, device, 1.0)
-    return view(wrap(storage, (storage.size,), dtype, device), layout)
+    return result
 
 
 def c2c(x, n, axis, norm, inverse):

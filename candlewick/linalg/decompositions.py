@@ -8,16 +8,12 @@ the primitive does the numerics, batched over the leading dimensions.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .. import dtypes as _dt
-from ..array import wrap
+from .._core import permuted_array
+from ..array import Array, wrap
 from ..docstrings import shared_doc
 from ..errors import ArgumentValueError, short_repr
 from ._common import LINALG_DOCS, QRResult, SVDResult, require_linalg_input
-
-if TYPE_CHECKING:
-    from ..array import Array
 
 
 @shared_doc(LINALG_DOCS)
@@ -86,8 +82,11 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     batch = tuple(batch)
     k = m if mode == "complete" else min(m, n)
     q, r = x._storage.qr(x._layout, mode == "complete")
+    q_shape = batch + (m, k)
     return QRResult(
-        wrap(q, batch + (m, k), x._dtype, x._device),
+        # Q may come with its layout (column-major, as LAPACK leaves it): see the protocol
+        permuted_array(Array, *q, q_shape, x._dtype, x._device, "linalg.qr") if isinstance(q, tuple)
+        else wrap(q, q_shape, x._dtype, x._device),
         wrap(r, batch + (k, n), x._dtype, x._device),
     )
 

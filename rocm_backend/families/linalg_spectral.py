@@ -36,7 +36,8 @@ def _eye_fill(storage, batch, rows, cols):
 
 def qr(a, layout, complete):
     """geqrf on A column-major (m x n, lda m) in a buffer with room for Q's columns, R read
-    from its upper part before orgqr/ungqr turns the reflectors into Q."""
+    from its upper part before orgqr/ungqr turns the reflectors into Q, which is returned
+    in that buffer column-major where the buffer holds exactly Q (not a wide A's reduced Q)."""
     lc.require("qr", a)
     batch, count, m, n = lc.split(layout.shape)
     lc.check_sizes("qr", a.dtype, m, n)
@@ -67,12 +68,15 @@ def qr(a, layout, complete):
     for i in range(count):
         hipsolver.solver(letter, "geqrf", h, m, n, w.ptr + i * per * item, m, tau.ptr + i * k * item,
                      ws.ptr, lwork, info.ptr + 4 * i)
-    r = w.copy(lc.colmajor_as_rowmajor(batch, kr, n, m, per))
+    # R from w's upper part, in one pass (queued before orgqr overwrites it)
+    r = lc.keep_triangle(w, batch + (kr, n), False, lc.colmajor_as_rowmajor(batch, kr, n, m, per))
     for i in range(count):
         hipsolver.solver(letter, "orgqr", h, m, kq, k, w.ptr + i * per * item, m, tau.ptr + i * k * item,
                      ws.ptr, lwork, info.ptr + 4 * i)
-    q = w.copy(lc.colmajor_as_rowmajor(batch, m, kq, m, per))
-    return q, lc.keep_triangle(r, batch + (kr, n), lower=False)
+    q_layout = lc.colmajor_as_rowmajor(batch, m, kq, m, per)
+    if cols == kq:  # w holds Q and nothing else: Q is w read column-major, no copy (the protocol's pair)
+        return (w, q_layout), r
+    return w.copy(q_layout), r
 
 
 def svd(a, layout, full_matrices):

@@ -1,6 +1,6 @@
-"""``rfftn``'s result layout (the one primitive that returns one): the front end takes a
-dense permutation as a view and refuses anything else with a BackendError, since a wrong
-layout would read memory the result does not own."""
+"""The primitives whose result may come with its layout (``rfftn``; ``qr``'s Q): the front
+end takes a dense permutation as a view and refuses anything else with a BackendError,
+since a wrong layout would read memory the result does not own."""
 
 import numpy as np
 import pytest
@@ -36,3 +36,28 @@ def test_scaled_view_takes_a_transposed_result_and_refuses_a_bad_layout():
         scaled_view(stored, Layout((4, 3), (1, 5), 0), (4, 3), cw.complex64, device, 1.0, "rfftn")
     with pytest.raises(BackendError, match="not a dense permutation of shape"):
         scaled_view(stored, Layout.contiguous((4, 3)), (3, 4), cw.complex64, device, 1.0, "rfftn")
+
+
+def test_qr_takes_a_column_major_q_and_refuses_a_bad_layout(monkeypatch):
+    """A backend's qr may return Q as (storage, layout), column-major as LAPACK leaves it;
+    a backend that returns plain storages (the cpu one) is read C-contiguous as before."""
+    device = cw.get_device("cpu")
+    a = np.random.default_rng(0).standard_normal((6, 4))
+    x = cw.asarray(a, device=device)
+    q_np, r_np = np.linalg.qr(a)
+    plain_q, plain_r = cw.linalg.qr(x)
+    np.testing.assert_allclose(cw.to_numpy(plain_q), q_np, atol=1e-12)
+    storage_type = type(x._storage)
+    q_layout = Layout((6, 4), (1, 6), 0)
+
+    def column_major_q(self, layout, complete):
+        return (device.storage_from_host(np.ascontiguousarray(q_np.T)), q_layout), device.storage_from_host(r_np)
+
+    monkeypatch.setattr(storage_type, "qr", column_major_q)
+    q, r = cw.linalg.qr(x)
+    assert q._layout == q_layout and q.shape == (6, 4)
+    np.testing.assert_array_equal(cw.to_numpy(q), q_np)
+    np.testing.assert_array_equal(cw.to_numpy(r), r_np)
+    q_layout = Layout((6, 4), (1, 7), 0)  # gaps: past the storage's 24 elements
+    with pytest.raises(BackendError, match=r"linalg\.qr: the backend returned a layout"):
+        cw.linalg.qr(x)
