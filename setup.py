@@ -1,6 +1,6 @@
 """The one compiled part of candlewick: the optional C module candlewick._native
 (candlewick/_native*.c: unstack's row views, the element-wise functions' and the in-place
-operators' common cases, the cpu sort's finishing pass, made in C). Everything else is in
+operators' common cases, the cpu sort's rows, made in C). Everything else is in
 pyproject.toml. Where no C compiler is found the build goes on without it and those paths
 run in Python (candlewick/_core.py, bind_native)."""
 
@@ -13,7 +13,8 @@ NATIVE = Extension(
      "candlewick/_native_slice.c", "candlewick/_native_override.c",
      "candlewick/_native_launch.c", "candlewick/_native_launcher.c", "candlewick/_native_contiguous.c",
      "candlewick/_native_blocks.c",
-     "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_sort.c"],
+     "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_sort.c",
+     "candlewick/_native_sort_runs.c"],
     depends=["candlewick/_native.h"],
     optional=True,
 )

@@ -23,9 +23,8 @@
    - _native_complex.c: a host backend's complex64 product in double precision,
      rounded once, at about the speed of NumPy's single-precision loop;
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
-   - _native_sort.c: the cpu backend's sorted rows finished (reversed for descending,
-     the zero and NaN runs of a stable sort copied from the input) in one pass where
-     NumPy takes four.
+   - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
+     sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
@@ -245,7 +244,7 @@ static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
-    {"sort_finish", cw_sort_finish, METH_VARARGS, cw_sort_finish_doc},
+    {"sort_rows", cw_sort_rows, METH_VARARGS, cw_sort_rows_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -74,6 +74,13 @@ int cw_element_assign_ready(void);
 /* _native_complex.c */
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort.c, _native_sort_runs.c) */
+#define CW_HAVE_AVX2_PATH 1
+#include <immintrin.h>
+/* 2 AVX-512F, 1 AVX2, 0 neither (the CPU's, asked once). */
+int cw_vector_level(void);
+#endif
 
 /* _native_elementwise.c */
 extern PyTypeObject cw_ElementwiseType;
@@ -168,8 +175,29 @@ int cw_contiguous_launch_ready(void);
    it has none (no AttributeError made), -1 on another error. */
 int cw_optional_attr(PyObject *obj, PyObject *name, PyObject **value);
 
+/* _native_sort_runs.c: a row of a sort's input read, its zeros' signs and NaNs collected */
+/* A row's NaNs in the order read, appended; `ends` (in sort_rows) keeps where each row's
+   end. */
+typedef struct {
+    char *data;
+    Py_ssize_t count, capacity;
+} Run;
+
+/* The signs of a row's zeros in the order read, one bit each (1: -0.0), appended: all a
+   zero run holds, cheaper to collect than the zeros themselves. */
+typedef struct {
+    unsigned long long *words;
+    Py_ssize_t count, capacity; /* bits, words */
+} Signs;
+
+/* The row's n elements (step bytes apart from x, any sign) copied into dst (contiguous;
+   NULL: only read), its zeros' signs and NaNs appended (format 0-3; -1: a copy): 0, or -1
+   where memory ran out. */
+int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
+                        Signs *signs, Run *nans);
+
 /* _native_sort.c */
-extern const char cw_sort_finish_doc[];
-PyObject *cw_sort_finish(PyObject *module, PyObject *args);
+extern const char cw_sort_rows_doc[];
+PyObject *cw_sort_rows(PyObject *module, PyObject *args);
 
 #endif

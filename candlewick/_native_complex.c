@@ -25,10 +25,6 @@
 #include <fenv.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define CW_HAVE_AVX2_PATH 1
-#include <immintrin.h>
-#endif
 
 #define MAX_AXES 64
 
@@ -96,8 +92,7 @@ __attribute__((target("avx512f"))) static void multiply_contiguous_avx512(const 
     multiply_strided((const char *)(a + 2 * i), (const char *)(b + 2 * i), (char *)(o + 2 * i), n - i, 8, 8, 8);
 }
 
-/* 2 AVX-512F, 1 AVX2, 0 neither. */
-static int vector_level(void) {
+int cw_vector_level(void) {
     static int known = -1;
     if (known < 0) {
         __builtin_cpu_init();
@@ -181,7 +176,7 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
     if (total > 0) {
         int level = 0;
 #ifdef CW_HAVE_AVX2_PATH
-        level = vector_level();
+        level = cw_vector_level();
 #endif
         level = level < widest ? level : (int)(widest < 0 ? 0 : widest);
         Py_ssize_t inner = ndim ? vo.shape[ndim - 1] : 1;

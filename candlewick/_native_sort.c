@@ -1,15 +1,22 @@
-/* candlewick._native's sort_finish(): the cpu backend's sorted rows finished in one pass.
+/* candlewick._native's sort_rows(): the cpu backend's stable sort of values at the speed
+   of NumPy's default (SIMD quick)sort (cpu_backend/ordering.py).
 
-   The cpu backend sorts values with NumPy's default (SIMD quick)sort and makes them a
-   stable sort's bit for bit afterwards (cpu_backend/ordering.py): only two runs of an
-   ascending row can differ, its zeros (-0.0 == 0.0) and its NaNs (any sign and payload),
-   and a stable sort holds there the input's zeros and NaNs in input order. NumPy takes
-   four passes over the input for that (isnan, a compaction, == 0, a compaction); here
-   one pass copies both runs, stopping once both are full. A descending row is the
-   ascending one reversed in place first (contiguous, as a storage's buffer must be),
-   its runs then filled in input order as well. Elements are read as bit patterns
-   (float16, bfloat16, float32, float64): zero is every bit but the sign 0, NaN a
-   magnitude above the exponent mask. */
+   A stable sort's values are any sort's but in two runs of an ascending row: its zeros
+   (-0.0 == 0.0) and its NaNs (any sign and payload), where a stable sort holds the
+   input's zeros and NaNs in input order; NumPy's quicksort rewrites NaNs as one quiet NaN
+   and its min/max networks can duplicate one of two equal zeros, so the input is the
+   only witness. Here the rows of x are copied into s (the copy np.sort makes anyway)
+   while each row's zeros and NaNs are collected in the order read; s is sorted by NumPy
+   (s.sort(-1, kind)); the collected runs are written over the sorted row's NaNs and its
+   zeros (where two or more). No pass over the input of its own (_native_sort_runs.c):
+   finding the runs after the sort cost a second read of x (1.15-1.3x np.sort on data with
+   a tenth zeros).
+
+   x may be read backwards (a negative stride): a stable descending sort is the stable
+   ascending sort of x reversed, read backwards, and the front end views the result so
+   (as NumPy's `np.flip(np.sort(x))`: no pass to reverse it); `reverse` reverses the rows
+   in place for the protocol's own descending sort. The zeros are written back from their
+   signs, 64 a step by AVX-512's masked moves where the CPU has it. */
 
 #include "_native.h"
 
@@ -18,76 +25,16 @@
 #include <emmintrin.h>
 #endif
 
-const char cw_sort_finish_doc[] =
-"sort_finish(s, x, format, descending)\n\n"
-"Finish s, x's rows (its last axis) each sorted ascending by value with NaN last (a\n"
-"writable C-contiguous buffer of x's shape and itemsize): each row reversed where\n"
-"descending; with format 0-3 (float16, bfloat16, float32, float64), each row's zero run\n"
-"(where it holds two zeros or more) and NaN run then rewritten with x's zeros and NaNs\n"
-"of that row in x's order. x: any strides, not overlapping s; unread (None allowed)\n"
-"where format is -1 (reverse only, any itemsize of 1, 2, 4 or 8 bytes).";
-
-/* The sign bit and exponent mask of each format's bit pattern. */
-static const unsigned long long SIGN[4] = {0x8000u, 0x8000u, 0x80000000u, 0x8000000000000000ull};
-static const unsigned long long EXPONENT[4] = {0x7C00u, 0x7F80u, 0x7F800000u, 0x7FF0000000000000ull};
-
-/* The index of mask's lowest set bit (mask != 0). */
-static inline int lowest_bit(unsigned long long mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(mask);
-#else
-    int k = 0;
-    for (; !(mask & 1); mask >>= 1) {
-        k++;
-    }
-    return k;
-#endif
-}
-
-/* The bits of a block of m <= 64 elements (step bytes apart) that are zeros or NaNs (the
-   magnitude less one at or above the exponent mask); where SSE2 is there, 4 float32 or 2
-   float64 at a time by integer compares (no floating-point flag raised), float64's from
-   its high words alone: a superset (denormals of high word 0, infinities), which the
-   caller's visit tests bit for bit. */
-static inline unsigned long long special_mask(const char *block, int m, Py_ssize_t step, int format) {
-    unsigned long long mask = 0;
-    int k = 0;
-#if defined(__SSE2__)
-    const __m128i magnitude = _mm_set1_epi32(0x7FFFFFFF), zero = _mm_setzero_si128();
-    if (format == 2 && step == 4) {
-        const __m128i exponent = _mm_set1_epi32(0x7F800000);
-        for (; k + 4 <= m; k += 4) {
-            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(block + 4 * k)), magnitude);
-            __m128i s = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpgt_epi32(v, exponent));
-            mask |= (unsigned long long)_mm_movemask_ps(_mm_castsi128_ps(s)) << k;
-        }
-    } else if (format == 3 && step == 8) {
-        const __m128i below_exponent = _mm_set1_epi32(0x7FEFFFFF);
-        for (; k + 2 <= m; k += 2) {
-            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(block + 8 * k)), magnitude);
-            __m128i s = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpgt_epi32(v, below_exponent));
-            mask |= (unsigned long long)_mm_movemask_pd(_mm_castsi128_pd(s)) << k; /* high words' */
-        }
-    }
-#endif
-    const unsigned long long sign = SIGN[format], exponent = EXPONENT[format];
-    for (; k < m; k++) {
-        const char *at = block + k * step;
-        unsigned long long u;
-        if (format == 3) {
-            unsigned long long w;
-            memcpy(&w, at, 8), u = w;
-        } else if (format == 2) {
-            unsigned int w;
-            memcpy(&w, at, 4), u = w;
-        } else {
-            unsigned short w;
-            memcpy(&w, at, 2), u = w;
-        }
-        mask |= (unsigned long long)((u & ~sign) - 1 >= exponent) << k;
-    }
-    return mask;
-}
+const char cw_sort_rows_doc[] =
+"sort_rows(s, x, format, reverse[, kind])\n\n"
+"s: a writable C-contiguous ndarray of x's shape and itemsize. With kind (None for NumPy's\n"
+"default sort, or a kind's name), s is first filled with x's rows (its last axis; x any\n"
+"strides, negative ones included, not overlapping s) and sorted by s.sort(-1, kind);\n"
+"without it, s already holds x's rows sorted ascending with NaN last. With format 0-3\n"
+"(float16, bfloat16, float32, float64), each row's NaN run and its zero run (where it\n"
+"holds two zeros or more) are then x's NaNs and zeros of that row in x's order; with -1\n"
+"x is read only to fill s (None allowed without kind). Each row is then reversed where\n"
+"reverse. Itemsize 1, 2, 4 or 8 bytes.";
 
 /* Reverses the row's two ends, 16 bytes from each at a time where SSE2 is there (the
    compiler does not vectorize an in-place swap); returns how many elements of each end
@@ -117,17 +64,55 @@ static inline Py_ssize_t reverse_ends(char *row, Py_ssize_t n, Py_ssize_t size) 
     return i;
 }
 
+/* The 64 bits of `signs` from bit j on. */
+static inline unsigned long long signs_at(const Signs *signs, Py_ssize_t j) {
+    const unsigned long long *w = signs->words + (j >> 6);
+    int off = (int)(j & 63);
+    return off ? w[0] >> off | w[1] << (64 - off) : w[0];
+}
+
+#ifdef CW_HAVE_AVX2_PATH
+/* zc zeros of 4 or 8 bytes from their signs (bits z0.. of `signs`), 64 a step by masked
+   moves of the sign bit; returns how many it wrote (the caller writes the rest). */
+__attribute__((target("avx512f"))) static Py_ssize_t write_zeros_avx512(char *dst, Py_ssize_t zc, Py_ssize_t size,
+                                                                       const Signs *signs, Py_ssize_t z0) {
+    const __m512i sign32 = _mm512_set1_epi32((int)0x80000000u), sign64 = _mm512_set1_epi64((long long)(1ull << 63));
+    Py_ssize_t k = 0;
+    for (; k + 64 <= zc; k += 64, dst += 64 * size) {
+        unsigned long long bits = signs_at(signs, z0 + k);
+        for (int t = 0; t < 64; t += 64 / (int)size) {
+            __m512i v = size == 4 ? _mm512_maskz_mov_epi32((__mmask16)(bits >> t), sign32)
+                                  : _mm512_maskz_mov_epi64((__mmask8)(bits >> t), sign64);
+            _mm512_storeu_si512((void *)(dst + t * size), v);
+        }
+    }
+    return k;
+}
+#endif
+
+static Py_ssize_t write_zeros(char *dst, Py_ssize_t zc, Py_ssize_t size, const Signs *signs, Py_ssize_t z0) {
+#ifdef CW_HAVE_AVX2_PATH
+    if ((size == 4 || size == 8) && cw_vector_level() == 2) {
+        return write_zeros_avx512(dst, zc, size, signs, z0);
+    }
+#else
+    (void)dst, (void)size, (void)signs, (void)z0;
+#endif
+    return 0;
+}
+
+/* A sorted row finished: its last nc elements (the NaNs) and, where zc >= 2, its zeros
+   (found by a binary search below the NaNs) overwritten by the runs (the zeros from their
+   signs, bits z0.. of `signs`); reversed where `reverse`. */
 #define DEFINE_FINISH_ROW(NAME, T)                                                             \
-    static void NAME(T *row, const char *x, Py_ssize_t n, Py_ssize_t step, int format,         \
-                     int descending) {                                                         \
-        Py_ssize_t nan_lo = n, lo = 0, hi = 0;                                                 \
-        T sign = 0, exponent = 0;                                                              \
-        if (format >= 0) {                                                                     \
-            sign = (T)SIGN[format], exponent = (T)EXPONENT[format];                            \
-            while (nan_lo > 0 && (T)(row[nan_lo - 1] & ~sign) > exponent) {                    \
-                nan_lo--;                                                                      \
-            }                                                                                  \
-            Py_ssize_t below = nan_lo; /* the first element not below zero: a binary search */ \
+    static void NAME(T *row, Py_ssize_t n, int format, const Signs *signs, Py_ssize_t z0,      \
+                     Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse) {            \
+        if (nc > 0) {                                                                          \
+            memcpy(row + n - nc, nans, (size_t)nc * sizeof(T));                                \
+        }                                                                                      \
+        if (zc >= 2) { /* one zero or none: nothing a sort could reorder */                   \
+            const T sign = (T)((T)1 << (8 * sizeof(T) - 1));                                   \
+            Py_ssize_t lo = 0, below = n - nc; /* the first element not below zero */          \
             while (lo < below) {                                                               \
                 Py_ssize_t mid = lo + (below - lo) / 2;                                        \
                 if ((row[mid] & sign) && (T)(row[mid] & ~sign) != 0) {                         \
@@ -136,43 +121,17 @@ static inline Py_ssize_t reverse_ends(char *row, Py_ssize_t n, Py_ssize_t size) 
                     below = mid;                                                               \
                 }                                                                              \
             }                                                                                  \
-            for (hi = lo; hi < nan_lo && (T)(row[hi] & ~sign) == 0; hi++) {                    \
+            Py_ssize_t k = write_zeros((char *)(row + lo), zc, sizeof(T), signs, z0);          \
+            for (Py_ssize_t j = z0 + k; k < zc; k++, j++) {                                    \
+                row[lo + k] = (T)((signs->words[j >> 6] >> (j & 63)) & 1) << (8 * sizeof(T) - 1); \
             }                                                                                  \
         }                                                                                      \
-        Py_ssize_t nan_start = nan_lo, nan_end = n;                                            \
-        if (descending) {                                                                      \
+        if (reverse) {                                                                         \
             Py_ssize_t i = reverse_ends((char *)row, n, sizeof(T));                            \
             for (Py_ssize_t j = n - 1 - i; i < j; i++, j--) {                                  \
                 T t = row[i];                                                                  \
                 row[i] = row[j];                                                               \
                 row[j] = t;                                                                    \
-            }                                                                                  \
-            nan_start = 0, nan_end = n - nan_lo;                                               \
-            Py_ssize_t zero_lo = n - hi;                                                       \
-            hi = n - lo, lo = zero_lo;                                                         \
-        }                                                                                      \
-        if (hi - lo < 2) { /* one zero or none: nothing a sort could reorder */               \
-            hi = lo;                                                                           \
-        }                                                                                      \
-        /* zeros and NaNs found as a bit mask per block of 64 (special_mask), without a     \
-           branch per element (a tenth zeros mispredicts often); only their bits visited */ \
-        T *zeros = row + lo, *nans = row + nan_start;                                          \
-        Py_ssize_t zeros_left = hi - lo, nans_left = nan_end - nan_start;                      \
-        for (Py_ssize_t i = 0; i < n && (zeros_left > 0 || nans_left > 0); i += 64) {          \
-            int m = n - i < 64 ? (int)(n - i) : 64;                                            \
-            const char *block = x + i * step;                                                  \
-            unsigned long long mask = special_mask(block, m, step, format);                    \
-            for (; mask != 0; mask &= mask - 1) {                                              \
-                T u;                                                                           \
-                memcpy(&u, block + lowest_bit(mask) * step, sizeof(T));                        \
-                T magnitude = (T)(u & ~sign); /* (a candidate may be neither: below) */        \
-                if (magnitude == 0) {                                                          \
-                    if (zeros_left > 0) {                                                      \
-                        *zeros++ = u, zeros_left--;                                            \
-                    }                                                                          \
-                } else if (magnitude > exponent && nans_left > 0) {                            \
-                    *nans++ = u, nans_left--;                                                  \
-                }                                                                              \
             }                                                                                  \
         }                                                                                      \
     }
@@ -182,15 +141,28 @@ DEFINE_FINISH_ROW(finish_row16, unsigned short)
 DEFINE_FINISH_ROW(finish_row32, unsigned int)
 DEFINE_FINISH_ROW(finish_row64, unsigned long long)
 
-PyObject *cw_sort_finish(PyObject *module, PyObject *args) {
+/* x's row after `row` (index: the current row's index over x's leading axes). */
+static const char *next_row(const char *xrow, const Py_buffer *x, Py_ssize_t *index) {
+    for (Py_ssize_t d = x->ndim - 2; d >= 0; d--) {
+        xrow += x->strides[d];
+        if (++index[d] < x->shape[d]) {
+            break;
+        }
+        xrow -= x->strides[d] * x->shape[d];
+        index[d] = 0;
+    }
+    return xrow;
+}
+
+PyObject *cw_sort_rows(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *s_obj, *x_obj;
-    int format, descending;
-    if (!PyArg_ParseTuple(args, "OOip:sort_finish", &s_obj, &x_obj, &format, &descending)) {
+    PyObject *s_obj, *x_obj, *kind = NULL;
+    int format, reverse;
+    if (!PyArg_ParseTuple(args, "OOip|O:sort_rows", &s_obj, &x_obj, &format, &reverse, &kind)) {
         return NULL;
     }
     if (format < -1 || format > 3) {
-        PyErr_Format(PyExc_ValueError, "candlewick._native.sort_finish: format must be -1 to 3, got %d", format);
+        PyErr_Format(PyExc_ValueError, "candlewick._native.sort_rows: format must be -1 to 3, got %d", format);
         return NULL;
     }
     Py_buffer s, x;
@@ -198,7 +170,7 @@ PyObject *cw_sort_finish(PyObject *module, PyObject *args) {
     if (PyObject_GetBuffer(s_obj, &s, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
         return NULL;
     }
-    int reads_x = format >= 0;
+    int fills = kind != NULL, reads_x = fills || format >= 0;
     if (reads_x && PyObject_GetBuffer(x_obj, &x, PyBUF_STRIDES) < 0) {
         PyBuffer_Release(&s);
         return NULL;
@@ -209,51 +181,82 @@ PyObject *cw_sort_finish(PyObject *module, PyObject *args) {
         wrong = "s must have an axis";
     } else if (s.itemsize != 1 && s.itemsize != 2 && s.itemsize != 4 && s.itemsize != 8) {
         wrong = "s's itemsize must be 1, 2, 4 or 8";
-    } else if (reads_x && s.itemsize != FORMAT_SIZE[format]) {
+    } else if (format >= 0 && s.itemsize != FORMAT_SIZE[format]) {
         wrong = "s's itemsize is not the format's";
     } else if (reads_x && (x.itemsize != s.itemsize || x.ndim != s.ndim ||
                            memcmp(x.shape, s.shape, (size_t)s.ndim * sizeof(Py_ssize_t)) != 0)) {
         wrong = "x must have s's shape and itemsize";
     }
-    if (wrong != NULL) {
-        PyErr_Format(PyExc_ValueError, "candlewick._native.sort_finish: %s", wrong);
-        goto done;
+    int failed = wrong != NULL;
+    if (failed) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.sort_rows: %s", wrong);
     }
-    Py_ssize_t last = s.ndim - 1, n = s.shape[last], rows = 1;
+    Py_ssize_t last = s.ndim - 1, n = failed ? 0 : s.shape[last], rows = 1, size = s.itemsize;
     for (Py_ssize_t d = 0; d < last; d++) {
         rows *= s.shape[d];
     }
+    Signs signs = {NULL, 0, 0};
+    Run nans = {NULL, 0, 0};
+    Py_ssize_t *ends = NULL; /* where each row's zeros' signs and NaNs end in the runs */
     if (n == 0 || rows == 0) {
         goto done;
     }
-    Py_ssize_t index[64] = {0}; /* the current row's index over x's leading axes (PEP 3118: ndim <= 64) */
-    const char *xrow = reads_x ? (const char *)x.buf : NULL;
-    Py_ssize_t step = reads_x ? x.strides[last] : 0;
-    char *srow = (char *)s.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t r = 0; r < rows; r++, srow += n * s.itemsize) {
-        switch (s.itemsize) {
-        case 1: finish_row8((unsigned char *)srow, xrow, n, step, format, descending); break;
-        case 2: finish_row16((unsigned short *)srow, xrow, n, step, format, descending); break;
-        case 4: finish_row32((unsigned int *)srow, xrow, n, step, format, descending); break;
-        default: finish_row64((unsigned long long *)srow, xrow, n, step, format, descending); break;
-        }
-        for (Py_ssize_t d = last - 1; reads_x && d >= 0; d--) { /* x's next row */
-            xrow += x.strides[d];
-            if (++index[d] < x.shape[d]) {
-                break;
+    if (format >= 0 && (ends = (Py_ssize_t *)PyMem_RawMalloc((size_t)rows * 2 * sizeof(Py_ssize_t))) == NULL) {
+        PyErr_NoMemory(), failed = 1;
+        goto done;
+    }
+    if (reads_x) {
+        Py_ssize_t index[64] = {0}; /* the current row's index over x's leading axes (PEP 3118: ndim <= 64) */
+        const char *xrow = (const char *)x.buf;
+        char *srow = (char *)s.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t r = 0; r < rows && !failed; r++, srow += n * size) {
+            failed = cw_sort_collect_row(xrow, n, x.strides[last], fills ? srow : NULL, size, format, &signs, &nans) < 0;
+            if (ends != NULL) {
+                ends[2 * r] = signs.count, ends[2 * r + 1] = nans.count;
             }
-            xrow -= x.strides[d] * x.shape[d];
-            index[d] = 0;
+            xrow = next_row(xrow, &x, index);
+        }
+        Py_END_ALLOW_THREADS
+        if (failed) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (fills) {
+        PyObject *sorted = PyObject_CallMethod(s_obj, "sort", "iO", -1, kind);
+        if (sorted == NULL) {
+            failed = 1;
+            goto done;
+        }
+        Py_DECREF(sorted);
+    }
+    if (format < 0 && !reverse) {
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    char *srow = (char *)s.buf;
+    for (Py_ssize_t r = 0; r < rows; r++, srow += n * size) {
+        Py_ssize_t z0 = r && ends ? ends[2 * r - 2] : 0, q0 = r && ends ? ends[2 * r - 1] : 0;
+        Py_ssize_t zc = ends ? ends[2 * r] - z0 : 0, nc = ends ? ends[2 * r + 1] - q0 : 0;
+        const char *qrun = nc ? nans.data + q0 * size : NULL;
+        switch (size) {
+        case 1: finish_row8((unsigned char *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
+        case 2: finish_row16((unsigned short *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
+        case 4: finish_row32((unsigned int *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
+        default: finish_row64((unsigned long long *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
         }
     }
     Py_END_ALLOW_THREADS
 done:
+    PyMem_RawFree(ends);
+    PyMem_RawFree(signs.words);
+    PyMem_RawFree(nans.data);
     if (reads_x) {
         PyBuffer_Release(&x);
     }
     PyBuffer_Release(&s);
-    if (wrong != NULL) {
+    if (failed) {
         return NULL;
     }
     Py_RETURN_NONE;

@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 
 __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice",
-    "DLPackStorage", "FFTNormDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice", "HostViewStorage",
-    "declares_fft_norm", "holds_host_memory",
+    "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice",
+    "HostViewStorage", "declares_descending_sort_view", "declares_fft_norm", "holds_host_memory",
 ]
 
 
@@ -283,3 +283,23 @@ class FFTNormDevice(Protocol):
 def declares_fft_norm(device):
     """Whether ``device`` declares ``fft_norm = True`` (False when it declares nothing)."""
     return getattr(device, "fft_norm", False) is True
+
+
+class DescendingSortViewDevice(Protocol):
+    """Optional declaration (not part of ``BackendDevice``): a device whose ``sort_values``
+    of x read backwards along the axis (a layout with a negative stride there) costs what
+    its descending sort of x costs less a pass over the result sets
+    ``descending_sort_view = True``. The front end then makes ``sort(x, descending=True)``
+    the ascending sort of x reversed along the axis, viewed reversed: the same values and
+    order (a stable sort's included: equal elements of x reversed come out in reverse order,
+    read backwards in x's), no pass to reverse them, the result a view with a negative
+    stride (as NumPy's ``np.flip(np.sort(x))``). A device that does not declare it is asked
+    for the descending sort and gives a C-contiguous result."""
+
+    descending_sort_view: bool
+
+
+def declares_descending_sort_view(device):
+    """Whether ``device`` declares ``descending_sort_view = True`` (False when it declares
+    nothing)."""
+    return getattr(device, "descending_sort_view", False) is True

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, require_array
+from ._core import ArrayBase, contiguous_layout, require_array, view
+from .backend_optional import declares_descending_sort_view
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
@@ -105,6 +106,11 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     layout, dtype = x._layout, x._dtype
     if dtype.category in _NOT_OWN_KEYS:
         values = sorted_values(x, axis, descending, stable, "sort")
+    elif descending and declares_descending_sort_view(x._device):
+        # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice)
+        values = x._storage.sort_values(layout.flip((axis,)), axis, False, stable)
+        result = wrap(values, layout.shape, dtype, x._device)
+        return view(result, result._layout.flip((axis,)))
     else:
         values = x._storage.sort_values(layout, axis, descending, stable)
     return wrap(values, layout.shape, dtype, x._device)

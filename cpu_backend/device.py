@@ -53,6 +53,9 @@ class CpuDevice(NamedDevice):
     host_memory = True
     #: the fft primitives take ``norm`` (pocketfft's; candlewick.backend.FFTNormDevice)
     fft_norm = True
+    #: sort_values of x read backwards costs no more than of x (ordering.py, candlewick._native's
+    #: sort_rows): a descending sort is that, viewed reversed (candlewick.backend.DescendingSortViewDevice)
+    descending_sort_view = True
 
     def __init__(self):
         self._streams = HostStreams(self)

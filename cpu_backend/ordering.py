@@ -13,18 +13,18 @@ of any sort wherever elements that compare equal are bitwise equal: integers and
 always, floats except in two runs, the zeros (-0.0 == 0.0) and the NaNs (their signs
 and payloads, which NumPy's SIMD quicksort also rewrites as one quiet NaN). So the
 stable ``sort_values`` sorts with NumPy's default kind (20-25x its stable kind on
-floats at 2^16-2^24 elements), finds those two runs in each sorted row by binary
-search, and rewrites a run from the input, in the input's order, only in the rows where
-it can differ: a NaN at the row's end, or two zeros or more (one more pass over that
-row's input). Rows with neither pay two binary searches. 1- and 2-byte integers (and bool, sorted as uint8) keep the stable
+floats at 2^16-2^24 elements) and rewrites those two runs of each sorted row from the
+input, in the input's order, where they can differ: the NaNs, and the zeros where a row
+holds two or more. 1- and 2-byte integers (and bool, sorted as uint8) keep the stable
 kind: it is NumPy's radix sort, faster there than its quicksort.
 
-Where candlewick._native is built, rows along the last axis are finished by its
-``sort_finish`` in one pass over the input (both runs at once, no branch per element;
-descending rows reversed in place first); NumPy's form (``restore_ties``: a mask and a
-compaction per run) serves installs without it and rows along another axis. A storage's
-buffer is C-contiguous, so a descending result is the reversed rows' own memory (one
-pass more than ``np.flip(np.sort(x))``, which is a view).
+Where candlewick._native is built, rows along the last axis are sorted by its
+``sort_rows``: the input copied, its zeros and NaNs collected in the same pass (no pass
+of its own), NumPy's sort, the runs written back; a descending row is the ascending sort
+of the row read backwards, reversed in place (the front end asks the ascending sort of x
+reversed instead and views it reversed: ``descending_sort_view``, no reversal pass).
+NumPy's form (``restore_ties``: a mask and a compaction per run, after the sort) serves
+installs without it and rows along another axis.
 """
 
 import math
@@ -38,15 +38,15 @@ from .ops import F32, LOW_PRECISION_NP
 from .storage_slice import flat, new_storage, view
 
 try:  # candlewick's optional compiled module (absent where no C compiler was found)
-    from candlewick._native import sort_finish as _native_finish
+    from candlewick._native import sort_rows as _native_rows
 except ImportError:
-    _native_finish = None
+    _native_rows = None
 
 
 #: the zero of each dtype sort keys have (float16/bfloat16 keys are float32)
 _ZERO = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 _I64 = np.dtype(np.int64)
-#: _native.sort_finish's bit-pattern format of each float dtype
+#: _native.sort_rows's bit-pattern format of each float dtype
 _FORMATS = {dt.float16.numpy: 0, dt.bfloat16.numpy: 1, dt.float32.numpy: 2, dt.float64.numpy: 3}
 
 
@@ -89,14 +89,19 @@ def _sort(x, axis, descending, stable):
 def sorted_values(x, axis, descending, stable):
     """``x`` sorted along ``axis`` by NumPy's fastest sort, C-contiguous; with ``stable``,
     bitwise the stable sort's values (module docstring)."""
-    finish = _native_finish
-    if finish is not None and axis == x.ndim - 1:
-        # rows along the last axis: sorted ascending, then reversed and their tie runs
-        # copied from x in one pass of candlewick._native (no pass where neither is needed)
-        s = _sorted_copy(x, axis)
+    rows = _native_rows
+    if rows is not None and axis == x.ndim - 1 and x.size:
+        # rows along the last axis: read backwards where descending, sorted ascending with
+        # their tie runs as read, reversed (no pass where neither is needed)
         fmt = _FORMATS.get(x.dtype, -1) if stable else -1
-        if (fmt >= 0 or descending) and s.size:
-            finish(s, x, fmt, descending)
+        source = np.flip(x, axis) if descending else x
+        if x.dtype in LOW_PRECISION_NP:  # sorted through float32 keys, then finished
+            s = _sorted_copy(x, axis)
+            if fmt >= 0 or descending:
+                rows(s, source, fmt, descending)
+        else:
+            s = np.empty(x.shape, x.dtype)
+            rows(s, source, fmt, descending, fastest_kind(x.dtype))
         return s
     if not descending:
         return _ascending_values(x, axis, stable, x)

@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import candlewick as cw
+from candlewick.backend import declares_descending_sort_view
 from cpu_backend import ordering
 from _namespace_helpers import LAYOUTS, assert_same, make
 from array_api_support import REAL, REAL_FLOAT, arrays, assert_matches_strict, shapes, small_arrays, to_np, to_strict
@@ -236,18 +237,23 @@ def stable_order(host, axis, descending):
     return np.moveaxis(order, -1, axis)
 
 
-@pytest.fixture(params=["c", "numpy"], ids=["finish-in-c", "finish-in-numpy"])
+@pytest.fixture(params=["c", "c-asked-descending", "numpy"])
 def sort_finish(request, dev, monkeypatch):
-    """The cpu backend's two forms of finishing a sort (descending rows reversed, tie runs
-    copied from the input): candlewick._native's one pass, and NumPy's passes (installs
-    without the C module, rows along another axis). Other backends run once."""
+    """The cpu backend's forms of a stable sort's values (tie runs copied from the input):
+    candlewick._native's sort_rows, with the front end's descending sort as the ascending
+    sort of x reversed viewed reversed (the device's ``descending_sort_view``) or asked of
+    the backend (reversed in place), and NumPy's passes (installs without the C module,
+    rows along another axis). Other backends run once."""
     if dev.backend != "cpu":
-        if request.param == "numpy":
+        if request.param != "c":
             pytest.skip("a form of the cpu backend")
     elif request.param == "numpy":
-        monkeypatch.setattr(ordering, "_native_finish", None)
-    elif ordering._native_finish is None:
+        monkeypatch.setattr(ordering, "_native_rows", None)
+    elif ordering._native_rows is None:
         pytest.skip("candlewick._native is not built")
+    if request.param == "c-asked-descending":
+        monkeypatch.setattr(dev, "descending_sort_view", False)
+    return request.param
 
 
 @pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
@@ -262,6 +268,10 @@ def test_stable_sort_values_are_bitwise_the_stable_order(dev, sort_finish, desce
     np.testing.assert_array_equal(bits(got), bits(want))
     # a view of it with negative strides reads the same (a descending row's memory is its own)
     np.testing.assert_array_equal(bits(cw.to_numpy(cw.flip(result))), bits(np.flip(want)))
+    # where the device declares it, the ascending sort of x reversed viewed reversed; else (and
+    # for bool, sorted as uint8 keys) C-contiguous
+    viewed = descending and declares_descending_sort_view(dev) and dtype is not np.bool_
+    assert (result._layout.strides[axis] < 0) == viewed
     # argsort stays stable by default: the same order, index for index
     order = cw.to_numpy(cw.argsort(make(host, dev), axis=axis, descending=descending))
     np.testing.assert_array_equal(order, stable_order(host, axis, descending))

@@ -1,6 +1,8 @@
-"""candlewick._native.sort_finish, the cpu backend's sorted rows finished in one pass (its
-results through cw.sort: tests/array_api/test_sorting.py, both forms): every itemsize's
-rows reversed, and what it refuses."""
+"""candlewick._native.sort_rows, the cpu backend's rows sorted with a stable sort's zero
+and NaN runs (its results through cw.sort: tests/array_api/test_sorting.py, with and
+without it): rows read forwards, backwards and strided (the vector path and the block
+path, a row's tail), runs of every length around the 64-element steps, each row its own
+runs, every itemsize reversed, and what it refuses."""
 
 import ml_dtypes
 import numpy as np
@@ -10,40 +12,104 @@ from candlewick import _core
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
+FORMATS = {np.dtype(np.float16): 0, np.dtype(ml_dtypes.bfloat16): 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
+#: how x is read: forwards (the vector path), backwards (a descending sort's), every other (the block path)
+READS = {"forwards": lambda a: a, "backwards": lambda a: a[..., ::-1], "strided": lambda a: a[..., ::2]}
+
+
+def bits(a):
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def tied(dtype, shape, seed):
+    """Values with a third zeros of both signs and a tenth NaNs of distinct payloads."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, shape).astype(dtype)
+    x[rng.random(shape) < 0.35] = 0
+    x[rng.random(shape) < 0.5 * (x == 0)] = -0.0
+    udt = f"u{np.dtype(dtype).itemsize}"
+    nan = np.array(np.nan, dtype).view(udt)
+    payloads = (nan | np.arange(1, 9, dtype=udt)) | (np.arange(8, dtype=udt) % 2 << (8 * np.dtype(dtype).itemsize - 1))
+    where = rng.random(shape) < 0.1
+    x[where] = payloads.view(dtype)[rng.integers(0, 8, int(where.sum()))]
+    return x
+
+
+def stable(x):
+    """The stable ascending sort of x's rows (NaN last), bit for bit."""
+    wide = x.astype(np.float64) if x.dtype == ml_dtypes.bfloat16 else x
+    return np.take_along_axis(x, np.argsort(wide, axis=-1, kind="stable"), -1)
+
+
+@pytest.mark.parametrize("dtype", list(FORMATS))
+@pytest.mark.parametrize("read", list(READS))
+@pytest.mark.parametrize("length", [1, 2, 63, 64, 65, 200, 1000, 4099])  # around its 64-element steps
+def test_each_row_holds_its_own_runs_in_the_order_read(dtype, read, length):
+    x = READS[read](tied(dtype, (3, 2 * length), length))
+    s = np.empty(x.shape, x.dtype)
+    if x.dtype.itemsize == 2:  # half precision: sorted by the caller (through float32 keys)
+        s[...] = np.sort(x.astype(np.float32), axis=-1).astype(x.dtype)
+        _core._native.sort_rows(s, x, FORMATS[x.dtype], False)
+    else:
+        _core._native.sort_rows(s, x, FORMATS[x.dtype], False, None)
+    np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_rows_reversed_after_their_runs_are_placed(dtype):
+    x = tied(dtype, (2, 300), 0)
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x[:, ::-1], FORMATS[np.dtype(dtype)], True, None)
+    # a stable descending sort: the ascending stable sort of the rows reversed, read backwards
+    np.testing.assert_array_equal(bits(s), bits(stable(x[:, ::-1])[:, ::-1]))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.uint64])
+@pytest.mark.parametrize("read", list(READS))
+def test_fills_and_sorts_every_itemsize(dtype, read):
+    rng = np.random.default_rng(1)
+    x = READS[read](rng.integers(0, 100, (4, 260)).astype(dtype))
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x, -1, False, "stable" if x.dtype.itemsize <= 2 else None)
+    np.testing.assert_array_equal(s, np.sort(x, axis=-1))
+
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.int32, np.uint64])
 @pytest.mark.parametrize("length", [1, 2, 7, 8, 9, 17, 33])  # around the 16-byte blocks of its ends
 def test_reverses_each_row_of_every_itemsize(dtype, length):
     rows = np.arange(3 * length, dtype=dtype).reshape(3, length)
     s = rows.copy()
-    _core._native.sort_finish(s, None, -1, True)
+    _core._native.sort_rows(s, None, -1, True)
     np.testing.assert_array_equal(s, rows[:, ::-1])
 
 
-def test_rows_of_a_strided_input_each_take_their_own_ties():
-    x = np.array([[0.0, 1.0, -0.0], [-0.0, np.nan, 0.0]], np.float32).T.copy().T  # columns contiguous
-    s = np.sort(np.ascontiguousarray(x), axis=-1)
-    _core._native.sort_finish(s, x, 2, False)
-    bits = s.view(np.uint32)
-    assert bits[0, :2].tolist() == [0, 0x80000000] and bits[1, :2].tolist() == [0x80000000, 0]
+def test_the_oracle_sees_what_numpy_default_sort_loses():
+    """The cases above can fail: NumPy's default sort alone loses the payloads and the
+    zeros' order that sort_rows keeps."""
+    x = tied(np.float32, (1, 4000), 2)
+    assert not np.array_equal(bits(np.sort(x, axis=-1)), bits(stable(x)))
 
 
 def test_refuses_what_it_cannot_finish():
-    finish = _core._native.sort_finish
+    rows = _core._native.sort_rows
     s = np.zeros(4, np.float32)
     with pytest.raises(ValueError, match="format must be -1 to 3"):
-        finish(s, s.copy(), 4, False)
+        rows(s, s.copy(), 4, False)
     with pytest.raises(ValueError, match="x must have s's shape and itemsize"):
-        finish(s, np.zeros(5, np.float32), 2, False)
+        rows(s, np.zeros(5, np.float32), 2, False)
     with pytest.raises(ValueError, match="not the format's"):
-        finish(s, s.copy(), 3, False)
+        rows(s, s.copy(), 3, False)
     with pytest.raises(ValueError, match="x must have s's shape and itemsize"):
-        finish(np.zeros(4, ml_dtypes.bfloat16), s, 1, False)
+        rows(np.zeros(4, ml_dtypes.bfloat16), s, 1, False)
     with pytest.raises(ValueError, match="not C-contiguous"):  # NumPy's own refusals
-        finish(np.zeros(8, np.float32)[::2], s, 2, False)
+        rows(np.zeros(8, np.float32)[::2], s, 2, False)
     read_only = s.copy()
     read_only.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
-        finish(read_only, s, 2, False)
+        rows(read_only, s, 2, False)
     with pytest.raises(ValueError, match="s must have an axis"):
-        finish(np.zeros((), np.float32), np.zeros((), np.float32), 2, False)
+        rows(np.zeros((), np.float32), np.zeros((), np.float32), 2, False)
+    with pytest.raises(TypeError):  # filling needs an x to read
+        rows(s, None, -1, False, None)
+    with pytest.raises(ValueError, match="kind"):  # NumPy's sort refuses the kind: nothing kept
+        rows(s, s.copy(), 2, False, "no such kind")

@@ -1,0 +1,283 @@
+/* candlewick._native's sort_rows (_native_sort.c), its reading pass: a row of the input
+   copied into the buffer NumPy then sorts, its zeros' signs and its NaNs collected in the
+   order read, in the same pass (no pass over the input of its own).
+
+   Elements are bit patterns (float16, bfloat16, float32, float64): zero is every bit but
+   the sign 0, NaN a magnitude above the exponent mask; tested by integer compares (no
+   floating-point flag raised). With AVX-512 and BMI2 (x86-64, GCC or Clang, chosen at run
+   time) 64 elements a step of 4- or 8-byte elements read forwards or backwards: copied,
+   reversed by a lane permutation, one compare a vector telling normal data apart, then
+   the zero, sign and NaN masks and the zeros' signs by one pext. Every other case 64
+   elements a block, found by SSE2 masks where there. */
+
+#include "_native.h"
+
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The sign bit and exponent mask of each format's bit pattern. */
+static const unsigned long long SIGN[4] = {0x8000u, 0x8000u, 0x80000000u, 0x8000000000000000ull};
+static const unsigned long long EXPONENT[4] = {0x7C00u, 0x7F80u, 0x7F800000u, 0x7FF0000000000000ull};
+
+/* *data grown to hold `need` items of `size` bytes: 0, or -1 where memory ran out (run
+   without the GIL: PyMem_Raw*). */
+static int grow(void **data, Py_ssize_t *capacity, Py_ssize_t need, Py_ssize_t size) {
+    if (need <= *capacity) {
+        return 0;
+    }
+    Py_ssize_t more = *capacity ? 2 * *capacity : 1024;
+    while (more < need) {
+        more *= 2;
+    }
+    void *grown = PyMem_RawRealloc(*data, (size_t)(more * size));
+    if (grown == NULL) {
+        return -1;
+    }
+    *data = grown, *capacity = more;
+    return 0;
+}
+
+static inline int reserve(Run *r, Py_ssize_t more, Py_ssize_t size) {
+    return grow((void **)&r->data, &r->capacity, r->count + more, size);
+}
+
+static inline int reserve_signs(Signs *s, Py_ssize_t more) {
+    return grow((void **)&s->words, &s->capacity, (s->count + more) / 64 + 2, 8);
+}
+
+/* The k low bits of `bits` appended (room reserved); the word past them left zero. */
+static inline void append_signs(Signs *s, unsigned long long bits, int k) {
+    Py_ssize_t w = s->count >> 6;
+    int off = (int)(s->count & 63);
+    s->words[w] = (off ? s->words[w] : 0) | bits << off;
+    s->words[w + 1] = off ? bits >> (64 - off) : 0;
+    s->count += k;
+}
+
+static inline int count_bits(unsigned long long mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_popcountll(mask);
+#else
+    int k = 0;
+    for (; mask != 0; mask &= mask - 1) {
+        k++;
+    }
+    return k;
+#endif
+}
+
+static inline unsigned long long load_bits(const char *at, Py_ssize_t size) {
+    if (size == 8) {
+        unsigned long long w;
+        memcpy(&w, at, 8);
+        return w;
+    }
+    if (size == 4) {
+        unsigned int w;
+        memcpy(&w, at, 4);
+        return w;
+    }
+    unsigned short w;
+    memcpy(&w, at, 2);
+    return w;
+}
+
+/* The index of mask's lowest set bit (mask != 0). */
+static inline int lowest_bit(unsigned long long mask) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(mask);
+#else
+    int k = 0;
+    for (; !(mask & 1); mask >>= 1) {
+        k++;
+    }
+    return k;
+#endif
+}
+
+/* The bits of a block of m <= 64 elements (step bytes apart) that are zeros or NaNs (the
+   magnitude less one at or above the exponent mask); where SSE2 is there, 4 float32 or 2
+   float64 at a time by integer compares (no floating-point flag raised), float64's from
+   its high words alone: a superset (denormals of high word 0, infinities), which the
+   caller tests bit for bit. */
+static inline unsigned long long special_mask(const char *block, int m, Py_ssize_t step, int format) {
+    unsigned long long mask = 0;
+    int k = 0;
+#if defined(__SSE2__)
+    const __m128i magnitude = _mm_set1_epi32(0x7FFFFFFF), zero = _mm_setzero_si128();
+    if (format == 2 && step == 4) {
+        const __m128i exponent = _mm_set1_epi32(0x7F800000);
+        for (; k + 4 <= m; k += 4) {
+            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(block + 4 * k)), magnitude);
+            __m128i s = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpgt_epi32(v, exponent));
+            mask |= (unsigned long long)_mm_movemask_ps(_mm_castsi128_ps(s)) << k;
+        }
+    } else if (format == 3 && step == 8) {
+        const __m128i below_exponent = _mm_set1_epi32(0x7FEFFFFF);
+        for (; k + 2 <= m; k += 2) {
+            __m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(block + 8 * k)), magnitude);
+            __m128i s = _mm_or_si128(_mm_cmpeq_epi32(v, zero), _mm_cmpgt_epi32(v, below_exponent));
+            mask |= (unsigned long long)_mm_movemask_pd(_mm_castsi128_pd(s)) << k; /* high words' */
+        }
+    }
+#endif
+    const unsigned long long sign = SIGN[format], exponent = EXPONENT[format];
+    for (; k < m; k++) {
+        unsigned long long u = load_bits(block + k * step, format == 3 ? 8 : format == 2 ? 4 : 2);
+        mask |= (unsigned long long)((u & ~sign) - 1 >= exponent) << k;
+    }
+    return mask;
+}
+
+/* m elements of `size` bytes, `step` bytes apart in x, into contiguous dst. */
+#define COPY_AS(T)                                                                             \
+    for (Py_ssize_t k = 0; k < m; k++) {                                                       \
+        T v;                                                                                   \
+        memcpy(&v, x + k * step, sizeof v);                                                    \
+        memcpy(dst + k * (Py_ssize_t)sizeof v, &v, sizeof v);                                  \
+    }
+static void copy_block(char *dst, const char *x, Py_ssize_t m, Py_ssize_t step, Py_ssize_t size) {
+    if (step == size) {
+        memcpy(dst, x, (size_t)(m * size));
+    } else if (size == 8) {
+        COPY_AS(unsigned long long)
+    } else if (size == 4) {
+        COPY_AS(unsigned int)
+    } else if (size == 2) {
+        COPY_AS(unsigned short)
+    } else {
+        COPY_AS(unsigned char)
+    }
+}
+
+/* The elements of `block` (step bytes apart) marked in `mask` appended to nans. */
+static int append_marked(Run *nans, const char *block, Py_ssize_t step, Py_ssize_t size, unsigned long long mask) {
+    if (reserve(nans, count_bits(mask), size) < 0) {
+        return -1;
+    }
+    for (; mask != 0; mask &= mask - 1) {
+        memcpy(nans->data + nans->count++ * size, block + lowest_bit(mask) * step, (size_t)size);
+    }
+    return 0;
+}
+
+/* The row's n elements (step bytes apart from x) copied into dst (contiguous; NULL: only
+   read), its zeros' signs and its NaNs appended (format >= 0), 64 elements a block: 0,
+   or -1 where memory ran out. */
+static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
+                          Signs *signs, Run *nans) {
+    if (format < 0) {
+        copy_block(dst, x, n, step, size);
+        return 0;
+    }
+    const unsigned long long sign = SIGN[format], exponent = EXPONENT[format];
+    for (Py_ssize_t i = 0; i < n; i += 64) {
+        int m = n - i < 64 ? (int)(n - i) : 64;
+        const char *seen = x + i * step;
+        Py_ssize_t seen_step = step;
+        if (dst != NULL) { /* the block's copy, still in L1, is what is tested */
+            copy_block(dst + i * size, seen, m, step, size);
+            seen = dst + i * size, seen_step = size;
+        }
+        unsigned long long zeros = 0, negative = 0, nan = 0;
+        for (unsigned long long mask = special_mask(seen, m, seen_step, format); mask != 0; mask &= mask - 1) {
+            int k = lowest_bit(mask);
+            unsigned long long u = load_bits(seen + k * seen_step, size), magnitude = u & ~sign;
+            zeros |= (unsigned long long)(magnitude == 0) << k;
+            negative |= (unsigned long long)((u & sign) != 0) << k;
+            nan |= (unsigned long long)(magnitude > exponent) << k;
+        }
+        unsigned long long bits = 0; /* the zeros' signs in order (BMI2's pext) */
+        int count = 0;
+        for (unsigned long long z = zeros; z != 0; z &= z - 1) {
+            bits |= ((negative >> lowest_bit(z)) & 1) << count++;
+        }
+        if (reserve_signs(signs, 64) < 0 || (nan != 0 && append_marked(nans, seen, seen_step, size, nan) < 0)) {
+            return -1;
+        }
+        append_signs(signs, bits, count);
+    }
+    return 0;
+}
+
+#ifdef CW_HAVE_AVX2_PATH
+/* collect_blocks for 4- and 8-byte elements read forwards or backwards (step +-size) in
+   AVX-512, 64 elements a step: copied (reversed by a lane permutation), their zero, sign
+   and NaN masks from integer compares (no flag raised), the zeros' signs taken by one
+   pext, no branch on the data but for NaNs. Returns how many leading elements it did (a
+   multiple of 64), or -1 where memory ran out. */
+#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP, REVERSED)                      \
+    __attribute__((target("avx512f,bmi2,popcnt"))) static Py_ssize_t NAME(                     \
+        const char *x, Py_ssize_t n, int backwards, char *dst, int format, Signs *signs, Run *nans) { \
+        const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
+        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512(), reversed = REVERSED; \
+        const Py_ssize_t size = BITS / 8;                                                      \
+        Py_ssize_t i = 0;                                                                      \
+        for (; i + 64 <= n; i += 64) {                                                         \
+            unsigned special = 0; /* a zero or NaN somewhere: magnitude - 1 >= exponent */     \
+            for (int j = 0; j < 64; j += LANES) {                                              \
+                __m512i v;                                                                     \
+                if (backwards) {                                                               \
+                    v = _mm512_loadu_si512((const void *)(x - (i + j + LANES - 1) * size));    \
+                    v = _mm512_permutexvar_epi##BITS(reversed, v);                             \
+                } else {                                                                       \
+                    v = _mm512_loadu_si512((const void *)(x + (i + j) * size));                \
+                }                                                                              \
+                _mm512_storeu_si512((void *)(dst + (i + j) * size), v);                        \
+                __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
+                special |= _mm512_cmpge_epu##BITS##_mask(m, exponent);                         \
+            }                                                                                  \
+            if (format < 0 || special == 0) { /* (normal data: only this, no branch missed) */ \
+                continue;                                                                      \
+            }                                                                                  \
+            unsigned long long zeros = 0, negative = 0, nan = 0; /* from the copy, in L1 */    \
+            for (int j = 0; j < 64; j += LANES) {                                              \
+                __m512i v = _mm512_loadu_si512((const void *)(dst + (i + j) * size));          \
+                __m512i a = _mm512_and_si512(v, magnitude);                                    \
+                zeros |= (unsigned long long)_mm512_cmpeq_epi##BITS##_mask(a, zero) << j;      \
+                nan |= (unsigned long long)_mm512_cmpgt_epi##BITS##_mask(a, exponent) << j;    \
+                negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
+            }                                                                                  \
+            if (reserve_signs(signs, 64) < 0 ||                                                \
+                (nan != 0 && append_marked(nans, dst + i * size, size, size, nan) < 0)) {      \
+                return -1;                                                                     \
+            }                                                                                  \
+            append_signs(signs, _pext_u64(negative, zeros), __builtin_popcountll(zeros));      \
+        }                                                                                      \
+        return i;                                                                              \
+    }
+
+DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000,
+                      _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll,
+                      _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7))
+
+/* AVX-512F with BMI2 (every CPU with the first has the second; asked once). */
+static int has_avx512_bmi2(void) {
+    static int known = -1;
+    if (known < 0) {
+        known = cw_vector_level() == 2 && __builtin_cpu_supports("bmi2");
+    }
+    return known;
+}
+#endif
+
+int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
+                       Signs *signs, Run *nans) {
+    if (dst != NULL && step == size && format < 0) {
+        memcpy(dst, x, (size_t)(n * size));
+        return 0;
+    }
+#ifdef CW_HAVE_AVX2_PATH
+    if (dst != NULL && (size == 4 || size == 8) && (step == size || step == -size) && has_avx512_bmi2()) {
+        Py_ssize_t done = (size == 4 ? collect32_avx512 : collect64_avx512)(x, n, step < 0, dst, format, signs, nans);
+        if (done < 0) {
+            return -1;
+        }
+        x += done * step, dst += done * size, n -= done;
+    }
+#endif
+    return collect_blocks(x, n, step, dst, size, format, signs, nans);
+}
