@@ -2,6 +2,7 @@
 the strided path (coalesced, split past 8 dimensions, planned once per layout)."""
 
 import functools
+import math
 import struct
 
 import numpy as np
@@ -152,8 +153,26 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype):
     bound = device.kernels.kernel(spec)
     slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
              for field in (0, 1)]
-    return PreparedLaunch(device.launcher, bound, grid_for(n, spec.block, device), None, EW_ARGS,
-                          ew_values(shape, pieces[0][1], b"", flags), slots + [-1])
+    values = ew_values(shape, pieces[0][1], b"", flags)
+    grid = grid_for(n, spec.block, device)
+    if key[0] in _COLUMN_FAMILIES and values[1] == 2:
+        grid = whole_rows_grid(grid, spec.block, values[4])
+    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots + [-1])
+
+
+# the kernels whose two-axes steps keep one column per thread where the grid's threads are
+# a multiple of the row length (hip/elementwise.hip, cw_binary_column)
+_COLUMN_FAMILIES = ("binary", "compare")
+
+
+def whole_rows_grid(grid, block, cols):
+    """``grid`` rounded down to blocks whose threads are a multiple of ``cols`` (rows of a
+    (rows, cols) launch), where that keeps at least half of it: a spectrum times a
+    response spread down its 2049-element rows then divides no index per element."""
+    unit = cols // math.gcd(cols, block)
+    if unit > grid:
+        return grid
+    return grid - grid % unit
 
 
 def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=0):

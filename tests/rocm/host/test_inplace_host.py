@@ -11,6 +11,7 @@ import pytest
 import candlewick as cw
 from host_exec import build, device_factory
 from rocm_backend import ops
+from rocm_backend.families.ew_launch import whole_rows_grid
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
         ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
@@ -267,3 +268,34 @@ def test_eight_byte_types_take_the_strided_steps(dev, dtype):
     flat, other = data(2 * rows * cols + 1), data(rows * cols + 1)
     f, o = cw.asarray(flat, device=dev), cw.asarray(other, device=dev)
     same(op(f[::2], o[::-1]), op(flat[::2], other[::-1]))  # one axis
+
+
+def test_whole_rows_grid():
+    assert whole_rows_grid(4224, 256, 2049) == 4098  # the H200's cap, scipy.fft's spectrum rows
+    assert whole_rows_grid(4224, 256, 8) == 4224
+    assert whole_rows_grid(96, 256, 40) == 95
+    assert whole_rows_grid(25, 256, 2049) == 25  # fewer blocks than a whole-rows grid needs: kept
+
+
+@pytest.mark.parametrize("cols", [8, 3, 96, 40, 401], ids=lambda c: f"{c} columns")
+def test_short_rows_broadcast_take_one_column_per_thread(dev, cols):
+    """Where the grid's threads (this device: 96 blocks of 256, 95 for 40 columns) are a
+    multiple of the row length, each thread of the two-axes steps keeps one column and
+    steps its row (no division per element): KMeans's x2 - d, d + c2 and its one-hot
+    compare, a column and a row spread down a matrix, past several steps and ending
+    mid-step; 401 columns divide no grid here and take the division per element. Results
+    are NumPy's."""
+    rows = 96 * 256 * 4 * 3 // cols + 7
+    rng = np.random.default_rng(cols)
+    d = rng.standard_normal((rows, cols)).astype(np.float32)
+    x2 = rng.standard_normal((rows, 1)).astype(np.float32)
+    c2 = rng.standard_normal(cols).astype(np.float32)
+    cd, cx2, cc2 = (cw.asarray(v, device=dev) for v in (d, x2, c2))
+    np.testing.assert_array_equal(cw.to_numpy(cx2 + cd), x2 + d)
+    np.testing.assert_array_equal(cw.to_numpy(cd + cc2), d + c2)
+    np.testing.assert_array_equal(cw.to_numpy(cd[::-1] * cc2[::-1]), d[::-1] * c2[::-1])
+    near = rng.standard_normal((rows, 1))
+    centers = rng.standard_normal(cols)
+    cn, cc = cw.asarray(near, device=dev), cw.asarray(centers, device=dev)
+    np.testing.assert_array_equal(cw.to_numpy(cn > cc), near > centers)  # both operands spread
+    np.testing.assert_array_equal(cw.to_numpy(cn - cc), near - centers)
