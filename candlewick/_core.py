@@ -194,6 +194,14 @@ def permuted_array(cls, storage, layout, shape, dtype, device, fname):
     return a
 
 
+def result_array(cls, result, shape, dtype, device, fname):
+    """An array of class ``cls`` over a primitive's result that may come with its layout
+    (qr's Q, svd's U and Vh: a ``(storage, layout)`` pair) or be a C-contiguous storage."""
+    if isinstance(result, tuple):
+        return permuted_array(cls, *result, shape, dtype, device, fname)
+    return new_array(cls, result, tuple(shape), dtype, device)
+
+
 def view(x, layout):
     """An Array sharing ``x``'s storage with a new layout."""
     Array = type(x)

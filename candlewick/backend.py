@@ -46,10 +46,10 @@ Every primitive:
   [layouts: to_host, copy, unary, binary, reduce, matmul, sort, gather, assign]
 * A result is a new storage of exactly `prod(shape)` elements of the promised dtype
   (`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn,
-  and qr's Q where it comes with a layout: through the dense permutation returned); it
-  never aliases an input. `to_host` returns an owning, C-contiguous ndarray, a 0-d one
-  for a 0-d layout. [result-storage: copy, unary, binary, reduce, astype, matmul,
-  index_select]
+  and qr's Q, svd's U and Vh where they come with a layout: through the dense
+  permutation returned); it never aliases an input. `to_host` returns an owning,
+  C-contiguous ndarray, a 0-d one for a 0-d layout. [result-storage: copy, unary,
+  binary, reduce, astype, matmul, index_select]
 * A primitive that raises UnsupportedOperation for a dtype or group the device declares
   fails; one that is missing fails by name (`MyStorage has no method 'isin'`).
   [declared-means-supported: storage_from_host, unary, binary]
@@ -583,8 +583,9 @@ class BackendStorage(Protocol):
         exactly that storage (column-major matrices, as LAPACK's orgqr leaves them: no copy
         of Q, which PyTorch's Q does not make either)."""
 
-    def svd(self, layout, full_matrices) -> "tuple[BackendStorage, BackendStorage, BackendStorage]":
-        """(U, S, Vh), S real and descending."""
+    def svd(self, layout, full_matrices) -> "tuple[BackendStorage | tuple[BackendStorage, Layout], BackendStorage, BackendStorage | tuple[BackendStorage, Layout]]":
+        """(U, S, Vh), S real and descending; U and Vh may each be a ``(storage, layout)``
+        pair, as qr's Q."""
 
     def eigh(self, layout) -> "tuple[BackendStorage, BackendStorage]":
         """(eigenvalues ascending, real; eigenvectors as columns) of Hermitian matrices."""

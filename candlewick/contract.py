@@ -27,8 +27,8 @@ RULES = (
              "negative strides, 0-d and empty; the suite draws them all for every primitive."),
         Rule("result-storage", ("copy", "unary", "binary", "reduce", "astype", "matmul", "index_select"),
              "A result is a new storage of exactly `prod(shape)` elements of the promised dtype "
-             "(`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn, and qr's Q "
-             "where it comes with a layout: through the dense permutation returned); it never aliases an input. `to_host` returns an owning, C-contiguous ndarray, a 0-d one for a 0-d layout."),
+             "(`op.result_dtype`), read back C-contiguous through `Layout.contiguous(shape)` (rfftn, and qr's Q, svd's U "
+             "and Vh where they come with a layout: through the dense permutation returned); it never aliases an input. `to_host` returns an owning, C-contiguous ndarray, a 0-d one for a 0-d layout."),
         Rule("declared-means-supported", ("storage_from_host", "unary", "binary"),
              "A primitive that raises UnsupportedOperation for a dtype or group the device declares fails; "
              "one that is missing fails by name (`MyStorage has no method 'isin'`)."),

@@ -54,6 +54,14 @@ def read_permuted_result(storage, layout, dtype, shape):
     return host
 
 
+def read_factor(result, dtype, shape):
+    """``read_result``, or ``read_permuted_result`` of a ``(storage, layout)`` pair: the
+    factors the protocol lets come with their layout (qr's Q, svd's U and Vh)."""
+    if isinstance(result, tuple):
+        return read_permuted_result(*result, dtype, shape)
+    return read_result(result, dtype, shape)
+
+
 def read_flat(storage):
     """Every element of a storage, in buffer order."""
     return storage.to_host(Layout.contiguous((storage.size,)))

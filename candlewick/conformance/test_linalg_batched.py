@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
 
-from .checks import read_result
+from .checks import read_factor, read_result
 from .test_linalg import (LINALG, _h, _random, _upload_matrix, _well_conditioned,  # noqa: F401
                           assert_close_matrix, linalg_device)
 
@@ -50,9 +50,9 @@ def test_svd_batched(linalg_device, dtype, full, data):
     s, layout, a = _upload_matrix(linalg_device, dtype, data, _random(rng, dtype, batch + (m, n)), "A")
     k = min(m, n)
     u_s, s_s, vh_s = s.svd(layout, full)
-    u = read_result(u_s, dtype, batch + (m, m if full else k)).astype(np.complex128)
+    u = read_factor(u_s, dtype, batch + (m, m if full else k)).astype(np.complex128)
     sv = read_result(s_s, dt.real_dtype_of(dtype), batch + (k,)).astype(np.float64)
-    vh = read_result(vh_s, dtype, batch + (n if full else k, n)).astype(np.complex128)
+    vh = read_factor(vh_s, dtype, batch + (n if full else k, n)).astype(np.complex128)
     scale = np.abs(a).max() * max(m, n)
     assert (np.diff(sv, axis=-1) <= 0).all(), "S not descending"
     assert_close_matrix(_h(u) @ u, np.eye(u.shape[-1]), dtype, m, 1.0, "U^H U")

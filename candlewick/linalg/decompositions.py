@@ -9,7 +9,7 @@ the primitive does the numerics, batched over the leading dimensions.
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._core import permuted_array
+from .._core import result_array
 from ..array import Array, wrap
 from ..docstrings import shared_doc
 from ..errors import ArgumentValueError, short_repr
@@ -82,11 +82,9 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     batch = tuple(batch)
     k = m if mode == "complete" else min(m, n)
     q, r = x._storage.qr(x._layout, mode == "complete")
-    q_shape = batch + (m, k)
     return QRResult(
         # Q may come with its layout (column-major, as LAPACK leaves it): see the protocol
-        permuted_array(Array, *q, q_shape, x._dtype, x._device, "linalg.qr") if isinstance(q, tuple)
-        else wrap(q, q_shape, x._dtype, x._device),
+        result_array(Array, q, batch + (m, k), x._dtype, x._device, "linalg.qr"),
         wrap(r, batch + (k, n), x._dtype, x._device),
     )
 
@@ -120,10 +118,10 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     u_cols, vh_rows = (m, n) if full_matrices else (k, k)
     u, s, vh = x._storage.svd(x._layout, bool(full_matrices))
     real = _dt.real_dtype_of(x._dtype)
-    return SVDResult(
-        wrap(u, batch + (m, u_cols), x._dtype, x._device),
+    return SVDResult(  # U and Vh may come with their layouts: see the protocol
+        result_array(Array, u, batch + (m, u_cols), x._dtype, x._device, "linalg.svd"),
         wrap(s, batch + (k,), real, x._device),
-        wrap(vh, batch + (vh_rows, n), x._dtype, x._device),
+        result_array(Array, vh, batch + (vh_rows, n), x._dtype, x._device, "linalg.svd"),
     )
 
 

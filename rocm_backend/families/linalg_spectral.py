@@ -83,7 +83,8 @@ def svd(a, layout, full_matrices):
     """gesvd wants rows >= cols. For a wide or square A (n >= m) it runs on the
     C-contiguous copy, which column-major is A^T = U1 S V1^H: then A's U is conj(V1),
     exactly V1^H's buffer read row-major, and Vh = U1^T, U1's buffer read row-major: no
-    transposes. A tall A runs column-major (a transposed copy) and U, Vh are copied back."""
+    transposes. A tall A runs column-major (a transposed copy); U and Vh are returned in
+    their buffers with column-major layouts (the protocol's pairs)."""
     lc.require("svd", a)
     batch, count, m, n = lc.split(layout.shape)
     lc.check_sizes("svd", a.dtype, m, n)
@@ -124,12 +125,11 @@ def svd(a, layout, full_matrices):
                      s.ptr + i * k * real.itemsize, left.ptr + i * rows * left_cols * item, rows,
                      right.ptr + i * cols * cols * item, cols, ws.ptr, lwork, rwork.ptr, info.ptr + 4 * i)
     lc.raise_on_info(info, count, "svd", "the SVD did not converge")
-    del w, ws, rwork  # (read back above: freed before the copies, as in _svd_gesvdj)
     if wide:  # U = V1^H's buffer (m x m), Vh = U1's buffer (left_cols x n)
         return right, s, left
-    u = left.copy(lc.colmajor_as_rowmajor(batch, m, left_cols, m, m * left_cols))
-    vh = right.copy(lc.colmajor_as_rowmajor(batch, n, n, n, n * n))
-    return u, s, vh
+    # U and Vh are the buffers read column-major (the protocol's pairs: no copies)
+    return (left, lc.colmajor_as_rowmajor(batch, m, left_cols, m, m * left_cols)), s, \
+        (right, lc.colmajor_as_rowmajor(batch, n, n, n, n * n))
 
 
 def use_batched_svd(count, m, n):
@@ -194,14 +194,11 @@ def _svd_gesvdj(a, layout, full_matrices):
                      ws.ptr, lwork, info.ptr + 4 * i, params)
     if (info.to_host(Layout.contiguous((count,))) != 0).any():
         return None
-    # A's copy and the workspace go back to the pool before U is copied out: at the peak
-    # they are not held beside two U's (PCA and Ridge of 200000 x 256 float32 held one
-    # input's size more than torch on the H200 at 6843373)
-    del w, ws
-    u_out = u.copy(lc.colmajor_as_rowmajor(batch, m, ku, m, m * ku))
-    bstrides = tuple(st * n * kv for st in contiguous_strides(batch))
-    v_rows = Layout(batch + (kv, n), bstrides + (n, 1), 0)
-    vh = v.unary(UnaryOp.CONJ, v_rows) if dtype.is_complex else v.copy(v_rows)
+    # U is gesvdj's buffer read column-major (the protocol's pair: no copy of a 200000 x 256
+    # U, which PCA, Ridge and LDA make); V's column-major buffer read row-major is V^T,
+    # C-contiguous: Vh itself for a real A, conjugated for a complex one
+    u_out = (u, lc.colmajor_as_rowmajor(batch, m, ku, m, m * ku))
+    vh = v.unary(UnaryOp.CONJ, Layout.contiguous(batch + (kv, n))) if dtype.is_complex else v
     return u_out, s, vh
 
 

@@ -61,3 +61,27 @@ def test_qr_takes_a_column_major_q_and_refuses_a_bad_layout(monkeypatch):
     q_layout = Layout((6, 4), (1, 7), 0)  # gaps: past the storage's 24 elements
     with pytest.raises(BackendError, match=r"linalg\.qr: the backend returned a layout"):
         cw.linalg.qr(x)
+
+
+def test_svd_takes_column_major_u_and_vh(monkeypatch):
+    """svd's U and Vh may each come with a layout, as qr's Q (hipSOLVER leaves them
+    column-major); the front end checks each against its shape."""
+    device = cw.get_device("cpu")
+    a = np.random.default_rng(1).standard_normal((6, 4))
+    x = cw.asarray(a, device=device)
+    u_np, s_np, vh_np = np.linalg.svd(a, full_matrices=False)
+    layouts = {"u": Layout((6, 4), (1, 6), 0), "vh": Layout((4, 4), (1, 4), 0)}
+
+    def column_major_factors(self, layout, full_matrices):
+        return ((device.storage_from_host(np.ascontiguousarray(u_np.T)), layouts["u"]), device.storage_from_host(s_np),
+                (device.storage_from_host(np.ascontiguousarray(vh_np.T)), layouts["vh"]))
+
+    monkeypatch.setattr(type(x._storage), "svd", column_major_factors)
+    u, s, vh = cw.linalg.svd(x, full_matrices=False)
+    assert u._layout == layouts["u"] and vh._layout == layouts["vh"]
+    np.testing.assert_array_equal(cw.to_numpy(u), u_np)
+    np.testing.assert_array_equal(cw.to_numpy(vh), vh_np)
+    np.testing.assert_array_equal(cw.to_numpy(s), s_np)
+    layouts["vh"] = Layout((4, 4), (1, 5), 0)
+    with pytest.raises(BackendError, match=r"linalg\.svd: the backend returned a layout"):
+        cw.linalg.svd(x, full_matrices=False)
