@@ -15,8 +15,10 @@ and payloads, which NumPy's SIMD quicksort also rewrites as one quiet NaN). So t
 stable ``sort_values`` sorts with NumPy's default kind (20-25x its stable kind on
 floats at 2^16-2^24 elements) and rewrites those two runs of each sorted row from the
 input, in the input's order, where they can differ: the NaNs, and the zeros where a row
-holds two or more. 1- and 2-byte integers (and bool, sorted as uint8) keep the stable
-kind: it is NumPy's radix sort, faster there than its quicksort.
+holds two or more. 1-byte integers (and bool, sorted as uint8) keep the stable kind: it
+is NumPy's radix sort, faster there than its quicksort; so do 2-byte ones, and float16 is
+sorted through float32 keys, except where NumPy's default sort of 2-byte elements is its
+AVX-512 quicksort (``SIMD_16BIT``), faster than both.
 
 Where candlewick._native is built, rows along the last axis are sorted by its
 ``sort_rows``: the input copied, its zeros and NaNs collected in the same pass (no pass
@@ -41,6 +43,17 @@ try:  # candlewick's optional compiled module (absent where no C compiler was fo
     from candlewick._native import sort_rows as _native_rows
 except ImportError:
     _native_rows = None
+try:  # NumPy 2's CPU dispatch tables (private: where absent, its 16-bit sort is taken as generic)
+    from numpy._core._multiarray_umath import __cpu_dispatch__ as _DISPATCH
+    from numpy._core._multiarray_umath import __cpu_features__ as _FEATURES
+except ImportError:
+    _DISPATCH, _FEATURES = (), {}
+
+#: whether NumPy's default sort of 2-byte elements is its AVX-512 quicksort here (x86-simd-sort,
+#: dispatched from AVX512_ICL on): faster than its radix sort of int16 (3.5 against 4.8 ms at
+#: 2^20 on a Xeon with AVX512_SPR) and than sorting float16 through float32 keys (8.0 against
+#: 10.2 ms); elsewhere its 16-bit quicksort is generic, slower than both
+SIMD_16BIT = any(t in _DISPATCH and _FEATURES.get(t) is True for t in ("AVX512_ICL", "AVX512_SPR"))
 
 
 #: the zero of each dtype sort keys have (float16/bfloat16 keys are float32)
@@ -61,9 +74,23 @@ def _cast(x, dtype):
 
 
 def fastest_kind(dtype):
-    """NumPy's fastest sort kind for ``dtype`` whose equal elements are bitwise equal
+    """NumPy's fastest argsort kind for ``dtype`` whose equal elements are bitwise equal
     (integers, bool): radix ("stable") for 1-2 byte integers, else its default."""
     return "stable" if dtype.kind in "biu" and dtype.itemsize <= 2 else None
+
+
+def value_kind(dtype):
+    """NumPy's fastest kind for sorting the values of ``dtype``: radix ("stable") for 1-byte
+    integers and bool, and for 2-byte ones where its default is not SIMD (``SIMD_16BIT``),
+    else its default."""
+    if dtype.kind in "biu" and (dtype.itemsize == 1 or dtype.itemsize == 2 and not SIMD_16BIT):
+        return "stable"
+    return None
+
+
+#: the dtypes whose values are sorted through float32 keys: bfloat16 (ml_dtypes' comparison
+#: misplaces NaN and is no SIMD sort), and float16 where NumPy's sort of it is generic
+KEYED = LOW_PRECISION_NP - {np.dtype(np.float16)} if SIMD_16BIT else LOW_PRECISION_NP
 
 
 def _argsort(x, axis, descending, stable):
@@ -95,13 +122,13 @@ def sorted_values(x, axis, descending, stable):
         # their tie runs as read, reversed (no pass where neither is needed)
         fmt = _FORMATS.get(x.dtype, -1) if stable else -1
         source = np.flip(x, axis) if descending else x
-        if x.dtype in LOW_PRECISION_NP:  # sorted through float32 keys, then finished
+        if x.dtype in KEYED:  # sorted through float32 keys, then finished
             s = _sorted_copy(x, axis)
             if fmt >= 0 or descending:
                 rows(s, source, fmt, descending)
         else:
             s = np.empty(x.shape, x.dtype)
-            rows(s, source, fmt, descending, fastest_kind(x.dtype))
+            rows(s, source, fmt, descending, value_kind(x.dtype))
         return s
     if not descending:
         return _ascending_values(x, axis, stable, x)
@@ -117,9 +144,9 @@ def _sorted_copy(x, axis):
     Python-level wrapper)."""
     if x.dtype.kind in "biu":
         s = x.copy()
-        s.sort(axis, fastest_kind(x.dtype))
+        s.sort(axis, value_kind(x.dtype))
         return s
-    if x.dtype in LOW_PRECISION_NP:
+    if x.dtype in KEYED:
         with QuietBlock():  # (a signalling NaN's cast sets the invalid flag: not an error here)
             s = x.astype(F32, order="C")
             s.sort(axis)
