@@ -111,7 +111,7 @@ def _build():
         add(("clip", d), f"clip_{d.name}", f"misc_{d.name}", f"cw_clip<{C_TYPE[d]}>(a);")
     for d in _domain("BIF"):
         add(("radix_keys", d), f"radix_keys_{d.name}", SORT_MODULE, f"cw_radix_keys<{C_TYPE[d]}>(a);")
-        if d.is_integer:  # keys that are their values (families/sort.py's keys-only sort)
+        if not d.is_bool:  # keys that stand for one value each (families/sort.py's keys-only sort)
             add(("radix_values", d), f"radix_values_{d.name}", SORT_MODULE, f"cw_radix_values<{C_TYPE[d]}>(a);")
         add(("searchsorted", d), f"searchsorted_{d.name}", f"misc_{d.name}",
             f"cw_searchsorted<{C_TYPE[d]}>(a);")

@@ -22,8 +22,8 @@ EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bo
 RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/radix.hip)
 RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
-#: the source by position, or decoded from the key (an integer's: key ^ mask; a float's,
-#: mask undoing a descending sort's inversion, unless its key stands for several values)
+#: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,
+#: mask undoing a descending sort's inversion: its keys are one to one too)
 RADIX_GATHER, RADIX_DECODE_INT, RADIX_DECODE_FLOAT = 0, 1, 2
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
@@ -340,12 +340,13 @@ RADIX_ARGS = ArgLayout(
      ("counts", "u32ptr", 1), ("L", "i64", 1), ("rows", "i64", 1), ("chunk", "i64", 1), ("blocks", "i64", 1),
      ("shift", "i32", 1), ("bits", "i32", 1), ("wide", "i32", 1), ("vals_out", "ptr", 1), ("src", "cptr", 1),
      ("src_offset", "i64", 1), ("src_stride", "i64", 1), ("src_row", "i64", 1), ("mask", "i64", 1),
-     ("decode", "i32", 1)],
+     ("decode", "i32", 1), ("inf", "i64", 1)],
     "one pass of the LSD radix sort of rows of L keys (hip/radix.hip): keys (unsigned, cw_u32 or cw_u64) and "
     "their u32 positions in the row, read from *_in and written to *_out; counts: per row, 256 digit columns "
     "of blocks + 1 u32 (each range's count, then the digit's total); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
     "wide: the positions written to idx_out as int64 (the indices); vals_out (null: none): the sorted values "
     "written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, "
-    "or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips)")
+    "or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a "
+    "float's +inf bits (its keys' classes: cw_radix_class)")
 
 NESTED = (OPERAND,)

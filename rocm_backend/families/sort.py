@@ -11,16 +11,19 @@ three launches a pass: each block counts the digits of its range of a row, block
 (row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
 totals and its range's scanned counts into first places, sorts its range tile by tile in
 shared memory and writes each digit's run to its places.
-Every pass is stable and the keys' row positions (u32) ride along, so the result is a
-stable sort's whatever ``stable`` says: the values are decoded from the keys, those of keys
-that stand for several values (zeros of both signs, NaN payloads) gathered from the source
-by position (as they were), and the positions are the indices. Along
-the last axis (of a source whose rows are evenly spaced) the last pass writes both in
-place; otherwise one more launch (radix_out) does. An integer sort without indices of rows
-past ``FUSED_TILES`` tiles moves the keys alone: they are their values (bijectively).
+Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
+stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
+digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
+NaN too), so the values are decoded from the keys. The keys' row positions (u32) ride along
+where the indices are wanted, and for bool (whose values are gathered by them); a sort of
+values alone past a tile moves the keys alone. Along the last axis (of a source whose rows
+are evenly spaced) the last pass writes the values and indices in place; otherwise one
+more launch does (radix_out from the positions, radix_values from the keys).
 """
 
 import struct
+
+import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
@@ -71,14 +74,13 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     buf_strides = contiguous_strides(pshape)
     launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
-    fused = length <= FUSED_TILES * TILE
-    keys_only = length > TILE and not fused and not indices_wanted and x.dtype.is_integer
+    keys_only = length > TILE and not indices_wanted and not x.dtype.is_bool
     # along the last axis of a source whose rows are one stride apart, the last pass writes
-    # the values (gathered by position) and the int64 indices in their places
+    # the values (decoded, or gathered by position) and the int64 indices in their places
     src_row = _row_stride(pshape[:-1], pstrides[:-1])
-    direct = axis == len(shape) - 1 and src_row is not None and not keys_only
-    sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + \
-        _decoding(x.dtype, bits, descending)
+    direct = axis == len(shape) - 1 and src_row is not None
+    decoding = _decoding(x.dtype, bits, descending)
+    sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
     size = x.dtype.itemsize
     if length <= TILE:
@@ -88,7 +90,7 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
                                RADIX_ARGS, (keys.ptr, 0, 0, wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
     else:
-        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only,
+        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only, decoding,
                               (wide, sink) if direct else None)
     if direct:
         return values, indices
@@ -116,16 +118,19 @@ def argsort(x, layout, axis, descending, stable=True):
 
 
 def _decoding(dtype, bits, descending):
-    """(mask, decode) of RADIX_ARGS: how the last pass turns a key back into its value
-    (hip/radix.hip's cw_radix_value); mask as the i64 of its bits."""
+    """(mask, decode, inf) of RADIX_ARGS: how the last pass turns a key back into its value
+    (hip/radix.hip's cw_radix_value) and, for a float, which keys every pass takes as equal
+    (cw_radix_class: inf, the bits of +inf); mask as the i64 of its bits."""
     flip = (1 << bits) - 1 if descending else 0
     if dtype.is_bool:  # any nonzero byte is True: gathered as it was
-        return 0, structs.RADIX_GATHER
+        return 0, structs.RADIX_GATHER, 0
+    inf = 0
     if dtype.is_floating:
         mask, decode = flip, structs.RADIX_DECODE_FLOAT
+        inf = int(np.array(np.inf, dtype.numpy).view(f"u{dtype.itemsize}"))
     else:  # signed keys have their sign bit flipped (cw_radix<S>::key)
         mask, decode = flip ^ (1 << (bits - 1) if dtype.category == "signed integer" else 0), structs.RADIX_DECODE_INT
-    return mask - (1 << 64) if mask >= 1 << 63 else mask, decode
+    return mask - (1 << 64) if mask >= 1 << 63 else mask, decode, inf
 
 
 def _row_stride(shape, strides):
@@ -140,12 +145,13 @@ def _row_stride(shape, strides):
     return dims[-1][1]
 
 
-def _passes(device, keys, sizes, bits, rows, length, positions, last=None):
+def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
-    with positions), one pass per 8-bit digit between two pairs of buffers. ``sizes``: the
-    keys' bytes and the values'. ``last``: (the int64 indices' pointer or 0, the values'
-    fields of RADIX_ARGS) that the last pass writes in place instead of the positions."""
+    with positions or with ``last``), one pass per 8-bit digit between two pairs of buffers.
+    ``sizes``: the keys' bytes and the values'; ``decoding``: _decoding's fields.
+    ``last``: (the int64 indices' pointer or 0, the values' fields of RADIX_ARGS) that the
+    last pass writes in place instead of the positions and keys."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
@@ -169,12 +175,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, last=None):
     order = order_spare = None
     if positions:
         order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
-    no_values = (0,) * 7
+    no_values = (0,) * 5 + decoding
     launch = device.launcher.launch
     idx_in = 0
     for shift in range(0, bits, 8):
         final = shift + 8 >= bits
-        keys_out = 0 if positions and final else spare.ptr  # the last keys: read only without positions
+        # the last keys: read only without positions or values written in place
+        keys_out = 0 if final and (positions or last is not None) else spare.ptr
         if final and last is not None:
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:

@@ -41,25 +41,53 @@ template <class K> __device__ inline void cw_radix_load(const K* src, int m, K (
     }
 }
 
+// the key of k's class (the keys the sort takes as equal): k but for a float's zeros (both
+// signs: +0.0's key) and NaNs (every payload and sign: all ones, above +inf's), which
+// cw_radix<S>::key keeps apart so that the values decode exactly. Every digit a pass sorts
+// by is its class key's; a descending sort's keys carry its flip (a.mask).
+template <class K> struct cw_radix_class {
+    K flip, zero, nan, lo, hi;  // hi, lo: +inf's and -inf's keys (a NaN's lies outside)
+    bool on;
+    __device__ explicit cw_radix_class(const cw_radix_args& a) {
+        const K sign = (K)1 << (a.bits - 1), all = sign | (sign - 1);
+        on = a.decode == CW_RADIX_DECODE_FLOAT;
+        flip = (K)a.mask;
+        zero = sign;
+        nan = all;
+        hi = sign | (K)a.inf;
+        lo = ~hi & all;
+    }
+    __device__ inline K operator()(K k) const {
+        if (!on) return k;
+        const K e = k ^ flip;
+        if (e == zero - 1) return zero ^ flip;  // -0.0's key
+        return e > hi || e < lo ? nan ^ flip : k;
+    }
+};
+
 static_assert(CW_RADIX_ITEMS < 16, "a thread's count of one digit fits 4 bits (cw_radix_rank)");
-// One stable counting pass over a tile by the 4 bits at `shift` of each key (row_len 0) or
-// of its row in the tile (its idx / row_len: rows of several keys share a tile): thread t
-// holds keys t*ITEMS.. (consecutive, in k and their positions in x), counts them per digit
+// One stable counting pass over a tile of m keys by the 4 bits at `shift` of each key's class
+// (row_len 0) or of its row in the tile (its idx / row_len: rows of several keys share a
+// tile); the padding past m (at the tile's end before the pass and after it) takes the
+// last digit. Thread t holds keys t*ITEMS.. (consecutive, in k and their positions in x;
+// idx null: the positions are not carried), counts them per digit
 // (in registers) into its own column of cnt (digit-major), whose exclusive scan gives each
 // (digit, thread) its first place; each key then goes to that place plus its rank among
 // the thread's keys of its digit, in key/idx.
-template <class K> __device__ inline cw_u32 cw_radix_digit(K k, cw_u32 x, int shift, cw_u32 row_len) {
-    return (row_len ? (x / row_len) >> shift : (cw_u32)(k >> shift)) & 15u;
+template <class K>
+__device__ inline cw_u32 cw_radix_digit(const cw_radix_class<K>& c, K k, cw_u32 x, int shift, cw_u32 row_len) {
+    return (row_len ? (x / row_len) >> shift : (cw_u32)(c(k) >> shift)) & 15u;
 }
-template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_ITEMS], const cw_u32 (&x)[CW_RADIX_ITEMS],
-                                                        K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part, cw_u32* group,
-                                                        int shift, cw_u32 row_len = 0u) {
+template <class K>
+__device__ inline void cw_radix_rank(const cw_radix_class<K>& c, int m, const K (&k)[CW_RADIX_ITEMS],
+                                     const cw_u32 (&x)[CW_RADIX_ITEMS], K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                     cw_u32* group, int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
     cw_u32 d[CW_RADIX_ITEMS], r[CW_RADIX_ITEMS];  // each key's digit and its rank among t's keys of that digit
     cw_u64 seen = 0ull;  // t's keys of each digit so far, 4 bits a digit: counted in registers
 #pragma unroll
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
-        d[i] = cw_radix_digit(k[i], x[i], shift, row_len);
+        d[i] = t * CW_RADIX_ITEMS + i < m ? cw_radix_digit(c, k[i], x[i], shift, row_len) : 15u;
         r[i] = (cw_u32)(seen >> (4 * d[i])) & 15u;
         seen += 1ull << (4 * d[i]);
     }
@@ -79,29 +107,28 @@ template <class K> __device__ inline void cw_radix_rank(const K (&k)[CW_RADIX_IT
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
         const cw_u32 p = cnt[CW_RADIX_SLOT(d[i] * CW_RADIX_BLOCK + t)] + r[i];
         key[p] = k[i];
-        idx[p] = x[i];
+        if (idx) idx[p] = x[i];
     }
     __syncthreads();
 }
 // the same pass over the tile in key/idx
-template <class K> __device__ inline void cw_radix_tile_pass(K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
-                                                             cw_u32* group, int shift, cw_u32 row_len = 0u) {
+template <class K>
+__device__ inline void cw_radix_tile_pass(const cw_radix_class<K>& c, int m, K* key, cw_u32* idx, cw_u32* cnt,
+                                          cw_u32* part, cw_u32* group, int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
     K k[CW_RADIX_ITEMS];
     cw_u32 x[CW_RADIX_ITEMS];
 #pragma unroll
     for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
         k[i] = key[t * CW_RADIX_ITEMS + i];
-        x[i] = idx[t * CW_RADIX_ITEMS + i];
+        x[i] = idx ? idx[t * CW_RADIX_ITEMS + i] : 0u;
     }
-    cw_radix_rank(k, x, key, idx, cnt, part, group, shift, row_len);
+    cw_radix_rank(c, m, k, x, key, idx, cnt, part, group, shift, row_len);
 }
 
 // the sorted value of row r's key k (at position j in the row) to vals_out[o]: decoded from
-// k where that is exact (a.decode), else gathered from src. Every integer key stands for
-// one value; a float's too, but for the keys of zero (-0.0 and +0.0) and NaN (every payload):
-// only those are gathered (a stable sort keeps their bits), so the last pass reads the
-// source (at random) for few keys, not for all.
+// k (a.decode: an integer's or a float's keys stand for one value each), or gathered from
+// src (a bool's: any nonzero byte is True).
 template <class B, class K>
 __device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_i64 j, cw_i64 o) {
     const K v = k ^ (K)a.mask;
@@ -110,11 +137,9 @@ __device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_
         return;
     }
     if (a.decode == CW_RADIX_DECODE_FLOAT) {
-        const K sign = (K)1 << (a.bits - 1), all = sign | (sign - 1);  // all: NaN's key
-        if (v != sign && v != all) {  // not zero's key, nor NaN's: cw_radix_float undone
-            ((B*)a.vals_out)[o] = (B)((v & sign) ? v ^ sign : ~v & all);
-            return;
-        }
+        const K sign = (K)1 << (a.bits - 1);
+        ((B*)a.vals_out)[o] = (B)cw_radix_unfloat<K>(v, sign, sign | (sign - 1));
+        return;
     }
     ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
 }
@@ -130,6 +155,7 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
     const K* kin = (const K*)a.keys_in;
     cw_u32* out = (cw_u32*)a.idx_out;
     const cw_u32 L = (cw_u32)a.L, per_tile = CW_RADIX_TILE / L;
+    const cw_radix_class<K> c(a);
     int row_bits = 0;  // bits of the largest row number in a tile, padding's included
     while (((CW_RADIX_TILE - 1u) / L) >> row_bits) ++row_bits;
     for (cw_i64 r0 = (cw_i64)blockIdx.x * per_tile; r0 < a.rows; r0 += (cw_i64)gridDim.x * per_tile) {
@@ -140,10 +166,10 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
         cw_radix_load(kin + r0 * L, m, k);
 #pragma unroll
         for (int i = 0; i < CW_RADIX_ITEMS; ++i) x[i] = threadIdx.x * CW_RADIX_ITEMS + i;
-        cw_radix_rank(k, x, key, idx, cnt, part, group, 0);
-        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s);
+        cw_radix_rank(c, m, k, x, key, idx, cnt, part, group, 0);
+        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, part, group, s);
         if (nr > 1)
-            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(key, idx, cnt, part, group, s, L);
+            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, part, group, s, L);
         for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
             const cw_u32 j = idx[p] % L;
             if (a.vals_out) cw_radix_value<B>(a, key[p], r0 + idx[p] / L, j, r0 * L + p);
@@ -157,7 +183,9 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
 // The digits of row[lo, hi) counted by the block: 16 sub-counts per digit (thread t adds
 // to sub-count t % 16, in cnt at d * 17 + t % 16: same-digit lanes of a warp contend at
 // most warp/16-way, on different banks), then thread d returns digit d's total.
-template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 lo, cw_i64 hi, int s, cw_u32* cnt) {
+template <class K>
+__device__ inline cw_u32 cw_radix_count(const cw_radix_class<K>& c, const K* row, cw_i64 lo, cw_i64 hi, int s,
+                                        cw_u32* cnt) {
     const int t = threadIdx.x;
     for (int j = t; j < 17 * CW_RADIX_BLOCK; j += CW_RADIX_BLOCK) cnt[j] = 0u;
     __syncthreads();
@@ -167,7 +195,7 @@ template <class K> __device__ inline cw_u32 cw_radix_count(const K* row, cw_i64 
         for (int i = 0; i < CW_RADIX_ITEMS; ++i) k[i] = p0 + i * CW_RADIX_BLOCK < hi ? row[p0 + i * CW_RADIX_BLOCK] : 0;
 #pragma unroll
         for (int i = 0; i < CW_RADIX_ITEMS; ++i)
-            if (p0 + i * CW_RADIX_BLOCK < hi) atomicAdd(&cnt[((cw_u32)(k[i] >> s) & 255u) * 17u + (t & 15)], 1u);
+            if (p0 + i * CW_RADIX_BLOCK < hi) atomicAdd(&cnt[((cw_u32)(c(k[i]) >> s) & 255u) * 17u + (t & 15)], 1u);
     }
     __syncthreads();
     cw_u32 total = 0u;
@@ -187,10 +215,11 @@ __device__ inline cw_u32* cw_radix_column(const cw_radix_args& a, cw_i64 r, int 
 template <class K> __device__ inline void cw_radix_hist(const cw_radix_args& a) {
     __shared__ cw_u32 cnt[17 * CW_RADIX_BLOCK];
     const K* kin = (const K*)a.keys_in;
+    const cw_radix_class<K> c(a);
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         const cw_i64 r = g / a.blocks, b = g % a.blocks, lo = b * a.chunk;
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        cw_radix_column(a, r, threadIdx.x)[b] = cw_radix_count(kin + r * a.L, lo, hi, a.shift, cnt);
+        cw_radix_column(a, r, threadIdx.x)[b] = cw_radix_count(c, kin + r * a.L, lo, hi, a.shift, cnt);
     }
 }
 
@@ -252,7 +281,8 @@ __device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64
 // Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
 // passes), then each run of one digit written to the digit's next places in the row
 // (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
-// own (first pass); idx_out null: no positions carried (sort of integer keys only);
+// own (first pass); idx_out null: no positions carried (a sort of values only, but bool's,
+// whose values are gathered by them);
 // keys_out null: keys not written (last pass: only the positions are read after it); wide: the
 // positions written as int64 (the indices, in place: the last pass); vals_out: the values
 // gathered from src by the positions, in place (the last pass; B: their bytes).
@@ -271,6 +301,9 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
     const int t = threadIdx.x, s = a.shift;
     const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
     const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
+    const cw_radix_class<K> c(a);
+    const bool carry = xout || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
+    if (!carry) idx = nullptr;
     for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
         const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
         K k[CW_RADIX_ITEMS];
@@ -279,12 +312,12 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
 #pragma unroll
         for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
             const int p = t * CW_RADIX_ITEMS + i;
-            x[i] = p < m && (xout || a.vals_out) ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
+            x[i] = p < m && carry ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
         }
         off[t] = base[t];  // the run starting at 0 keeps it; a digit absent from the tile: base stays (end 0 + off)
         end[t] = 0u;
-        cw_radix_rank(k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order off/end too
-        if (s + 4 < a.bits) cw_radix_tile_pass(key, idx, m_.cnt, m_.part, m_.group, s + 4);
+        cw_radix_rank(c, m, k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order off/end too
+        if (s + 4 < a.bits) cw_radix_tile_pass(c, m, key, idx, m_.cnt, m_.part, m_.group, s + 4);
         // each run of one digit d in the sorted tile, [first, end): its key at p goes to
         // base[d] + p - first, off[d] + p (u32 arithmetic: places in a row fit 32 bits).
         // A thread keeps its keys and digits for the writes.
@@ -295,8 +328,8 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
             const int p = t + j * CW_RADIX_BLOCK;
             if (p >= m) break;
             kv[j] = key[p];
-            dv[j] = (cw_u32)(kv[j] >> s) & 255u;
-            const cw_u32 next = p + 1 < m ? (cw_u32)(key[p + 1] >> s) & 255u : CW_RADIX_DIGITS;
+            dv[j] = (cw_u32)(c(kv[j]) >> s) & 255u;
+            const cw_u32 next = p + 1 < m ? (cw_u32)(c(key[p + 1]) >> s) & 255u : CW_RADIX_DIGITS;
             if (next != dv[j]) {
                 end[dv[j]] = (cw_u32)p + 1u;
                 if (next < CW_RADIX_DIGITS) off[next] = base[next] - ((cw_u32)p + 1u);
@@ -308,7 +341,7 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
             const int p = t + j * CW_RADIX_BLOCK;
             if (p >= m) break;
             const cw_i64 o = row + (cw_u32)(off[dv[j]] + (cw_u32)p);
-            const cw_u32 x = idx[p];
+            const cw_u32 x = carry ? idx[p] : 0u;
             if (kout) kout[o] = kv[j];
             if (a.vals_out) cw_radix_value<B>(a, kv[j], r, x, o);
             if (a.wide) ((cw_i64*)xout)[o] = x;
@@ -336,11 +369,12 @@ template <class K, class B> __device__ inline void cw_radix_scatter(const cw_rad
 template <class K, class B> __device__ inline void cw_radix_pass(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     const int t = threadIdx.x, s = a.shift;
+    const cw_radix_class<K> c(a);
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         const cw_i64 lo = (g % a.blocks) * a.chunk;
         const K* row = (const K*)a.keys_in + (g / a.blocks) * a.L;
-        const cw_u32 before = lo ? cw_radix_count(row, 0, lo, s, m_.cnt) : 0u;  // lo: the same for the block
-        const cw_u32 rest = cw_radix_count(row, lo, a.L, s, m_.cnt);
+        const cw_u32 before = lo ? cw_radix_count(c, row, 0, lo, s, m_.cnt) : 0u;  // lo: the same for the block
+        const cw_u32 rest = cw_radix_count(c, row, lo, a.L, s, m_.cnt);
         m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
         cw_radix_range<K, B>(a, m_, g);
     }

@@ -67,12 +67,15 @@ CW_RADIX_INT(int, cw_u32, 32, 0x80000000u)
 CW_RADIX_INT(long long, cw_u64, 64, 0x8000000000000000ull)
 #undef CW_RADIX_INT
 
-// IEEE bits -> key: sign is the sign bit, inf the bits of +inf, all the key's mask
-template <class U> __device__ inline U cw_radix_float(U b, U sign, U inf, U all) {
-    U mag = b & (sign - 1);
-    if (mag > inf) return all;
-    if (mag == 0) b = 0;
+// IEEE bits <-> key, one to one (the values decode exactly, zeros' signs and NaN payloads
+// included): sign is the sign bit, all the key's mask. The order of the keys is the values'
+// but for the classes the sort takes as equal (zeros of both signs, every NaN above +inf):
+// the passes take each key's digits from its class's key (cw_radix_class, radix.hip).
+template <class U> __device__ inline U cw_radix_float(U b, U sign, U all) {
     return (b & sign) ? (U)(~b & all) : (U)(b | sign);
+}
+template <class U> __device__ inline U cw_radix_unfloat(U k, U sign, U all) {
+    return (k & sign) ? (U)(k ^ sign) : (U)(~k & all);
 }
 template <> struct cw_radix<cw_bool> {
     typedef cw_u32 K;
@@ -82,26 +85,37 @@ template <> struct cw_radix<cw_bool> {
 template <> struct cw_radix<cw_f16> {
     typedef cw_u32 K;
     static const int bits = 16;
-    static __device__ inline K key(cw_f16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0x7c00u, 0xffffu); }
+    static __device__ inline K key(cw_f16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0xffffu); }
+    static __device__ inline cw_f16 value(K k) {
+        cw_f16 v;
+        v.bits = (unsigned short)cw_radix_unfloat<cw_u32>(k, 0x8000u, 0xffffu);
+        return v;
+    }
 };
 template <> struct cw_radix<cw_bf16> {
     typedef cw_u32 K;
     static const int bits = 16;
-    static __device__ inline K key(cw_bf16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0x7f80u, 0xffffu); }
+    static __device__ inline K key(cw_bf16 v) { return cw_radix_float<cw_u32>(v.bits, 0x8000u, 0xffffu); }
+    static __device__ inline cw_bf16 value(K k) {
+        cw_bf16 v;
+        v.bits = (unsigned short)cw_radix_unfloat<cw_u32>(k, 0x8000u, 0xffffu);
+        return v;
+    }
 };
 template <> struct cw_radix<float> {
     typedef cw_u32 K;
     static const int bits = 32;
-    static __device__ inline K key(float v) {
-        return cw_radix_float<cw_u32>(cw_f32_bits(v), 0x80000000u, 0x7f800000u, 0xffffffffu);
-    }
+    static __device__ inline K key(float v) { return cw_radix_float<cw_u32>(cw_f32_bits(v), 0x80000000u, 0xffffffffu); }
+    static __device__ inline float value(K k) { return cw_bits_f32(cw_radix_unfloat<cw_u32>(k, 0x80000000u, 0xffffffffu)); }
 };
 template <> struct cw_radix<double> {
     typedef cw_u64 K;
     static const int bits = 64;
     static __device__ inline K key(double v) {
-        return cw_radix_float<cw_u64>(cw_f64_bits(v), 0x8000000000000000ull, 0x7ff0000000000000ull,
-                                      0xffffffffffffffffull);
+        return cw_radix_float<cw_u64>(cw_f64_bits(v), 0x8000000000000000ull, 0xffffffffffffffffull);
+    }
+    static __device__ inline double value(K k) {
+        return cw_bits_f64(cw_radix_unfloat<cw_u64>(k, 0x8000000000000000ull, 0xffffffffffffffffull));
     }
 };
 
@@ -117,8 +131,8 @@ template <class S> __device__ inline void cw_radix_keys(const cw_ew_args& a) {
     }
 }
 
-// an integer sort's values from its sorted keys (the keys are the values, bijectively:
-// no positions needed): cw_ew_args over (rows..., L) in the output's order; op0 values,
+// a sort's values from its sorted keys (the keys are the values, one to one: no
+// positions needed): cw_ew_args over (rows..., L) in the output's order; op0 values,
 // op1 keys (K, contiguous); CW_FLAG_A: descending
 template <class S> __device__ inline void cw_radix_values(const cw_ew_args& a) {
     typedef cw_radix<S> R;

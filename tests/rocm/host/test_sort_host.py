@@ -149,19 +149,23 @@ def test_batched_rows_along_any_axis(any_dev, shape, axis):
 
 
 def _check_values(dev, base, view, axis, descending):
+    """sort_values against the cpu backend's stable sort, bit for bit."""
     item = base.dtype.itemsize
     layout = Layout(view.shape, tuple(s // item for s in view.strides),
                     (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
-    got = dev.storage_from_host(base).sort_values(layout, axis, descending, False).to_host(Layout.contiguous(view.shape))
-    want = np.sort(view, axis, kind="stable")
-    np.testing.assert_array_equal(got, np.flip(want, axis) if descending else want)
+    out = Layout.contiguous(view.shape)
+    got = dev.storage_from_host(base).sort_values(layout, axis, descending, False).to_host(out)
+    want_idx = registry.get_device("cpu").storage_from_host(base).argsort(layout, axis, descending, True).to_host(out)
+    raw = np.dtype(f"u{item}")
+    np.testing.assert_array_equal(got.view(raw), np.take_along_axis(view, want_idx, axis).view(raw))
 
 
-@pytest.mark.parametrize("dtype", [d for d in DTYPES if d.is_integer], ids=lambda d: d.name)
-def test_integer_values_without_positions(any_dev, dtype):
-    """sort_values of integers past a tile: gathered in the last pass (fused) or, past
-    FUSED_TILES, the keys alone turned back by radix_values: rows of 2+ tiles, batched,
-    along a first axis, from strided views, both ways."""
+@pytest.mark.parametrize("dtype", [d for d in DTYPES if not d.is_bool], ids=lambda d: d.name)
+def test_values_without_positions(any_dev, dtype):
+    """sort_values past a tile moves the keys alone (no positions: a float's keys keep
+    zeros' signs and NaN payloads, its passes take them as equal), the last pass decoding
+    them in place, or radix_values along another axis or from rows not evenly spaced: rows
+    of 2+ tiles, batched, along a first axis, from strided views, both ways."""
     rng = np.random.default_rng(7)
     for shape, axis in (((513,), 0), ((1537,), 0), ((3, 600), 1), ((600, 2), 0)):
         x = _data(dtype, shape, rng)
@@ -170,6 +174,8 @@ def test_integer_values_without_positions(any_dev, dtype):
     x = _data(dtype, (5, 1300), rng)
     _check_values(any_dev, x, x[::2, ::-2], 1, True)
     _check_values(any_dev, x, x[1:, 3:], 1, False)
+    y = _data(dtype, (3, 4, 600), rng)
+    _check_values(any_dev, y, y[:, 1:3, ::-1], 2, True)  # rows not evenly spaced
 
 
 @pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int8, dt.bool_], ids=lambda d: d.name)
@@ -221,8 +227,8 @@ def _launches(rt, device, x, indices=True, indices_only=False):
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     """Rows of one tile: one launch; of at most FUSED_TILES tiles: one a pass; longer: three
     a pass. Along the last axis the last one writes the values and indices; along another,
-    radix_out; an integer sort without indices past FUSED_TILES moves keys, radix_values
-    turns them back."""
+    radix_out; a sort without indices past a tile moves keys alone, written back as values
+    by the last pass along the last axis, by radix_values along another."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
     monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
@@ -237,9 +243,17 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     rt.launches.clear()  # along another axis: radix_out gathers
     device.storage_from_host(x).sort(Layout.contiguous(x.shape), 0, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4"]
-    i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # past FUSED_TILES: keys alone, radix_values
+    i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # past FUSED_TILES: keys alone
     assert _launches(rt, device, i, False) == ["radix_keys_int16"] + \
-        ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b2"] * 2 + ["radix_values_int16"]
+        ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b2"] * 2
+    rt.launches.clear()
+    device.storage_from_host(x).sort_values(Layout.contiguous(x.shape), 0, False, True)  # rows of 3: one tile
+    device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 1, False, True)  # evenly spaced
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4",
+                                                     "radix_keys_float32", "radix_rows_k4_b4"]
+    rt.launches.clear()
+    device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 0, False, True)
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32"] + three * 4 + ["radix_values_float32"]
     assert _launches(rt, device, i[:, :700].copy(), False) == ["radix_keys_int16"] + ["radix_pass_k4_b2"] * 2
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
