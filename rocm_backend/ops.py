@@ -150,7 +150,7 @@ def _build():
         add(("radix", "hist", key_bytes), f"radix_hist_k{key_bytes}", SORT_MODULE,
             f"cw_radix_hist<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)
-            for stage in ("rows", "scatter", "pass"):
+            for stage in ("rows", "block", "scatter", "pass"):
                 add(("radix", stage, key_bytes, size), f"radix_{stage}_k{key_bytes}_b{size}", SORT_MODULE,
                     f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
     add(("radix", "scan"), "radix_scan", SORT_MODULE, "cw_radix_scan(a);", RADIX_ARGS.name, RADIX_BLOCK)

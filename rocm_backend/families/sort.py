@@ -4,13 +4,15 @@ The sorted axis is made the last one and every row gets unsigned keys (order-pre
 NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
-then by row). Longer rows take one pass per 8-bit digit. A row of at most ``FUSED_TILES``
+then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
+in turn (radix_block). Longer rows take one pass per 8-bit digit. A row of at most ``FUSED_TILES``
 tiles is cut into at most ``FUSED_BLOCKS`` ranges and a pass is one launch: each block
 counts the digits of its whole row, scans them, and sorts its range. Longer rows take
 three launches a pass: each block counts the digits of its range of a row, blocks of 16
 (row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
-totals and its range's scanned counts into first places, sorts its range tile by tile in
-shared memory and writes each digit's run to its places.
+totals and its range's scanned counts into first places, ranks its range tile by tile
+(``RANGE_TILE`` keys: the 8-bit digit at once, by warp votes) in shared memory and writes
+each digit's run to its places.
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
 stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
 digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
@@ -36,7 +38,9 @@ from .copies import operand
 from .ew_launch import launch_ew
 
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
-#: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a tile each)
+#: keys a block ranks at a time in a long row's pass, by key bytes (hip/radix.hip's cw_radix_range)
+RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
+#: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a range tile each)
 BLOCKS_PER_CU = 8
 #: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
 #: (each of which reads its whole row to count the digits, so a pass reads the row once a
@@ -74,7 +78,7 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     buf_strides = contiguous_strides(pshape)
     launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
-    keys_only = length > TILE and not indices_wanted and not x.dtype.is_bool
+    keys_only = not indices_wanted and not x.dtype.is_bool
     # along the last axis of a source whose rows are one stride apart, the last pass writes
     # the values (decoded, or gathered by position) and the int64 indices in their places
     src_row = _row_stride(pshape[:-1], pstrides[:-1])
@@ -83,10 +87,10 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
     size = x.dtype.itemsize
-    if length <= TILE:
+    if length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
-        tiles = -(-rows // (TILE // length))  # rows per tile: TILE // length
-        device.launcher.launch(kernel(device, ("radix", "rows", key_bytes, size)), min(tiles, GRID_LOOP_CAP), None,
+        stage, grid = ("rows", -(-rows // (TILE // length))) if length <= TILE else ("block", rows)
+        device.launcher.launch(kernel(device, ("radix", stage, key_bytes, size)), min(grid, GRID_LOOP_CAP), None,
                                RADIX_ARGS, (keys.ptr, 0, 0, wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
     else:
@@ -155,12 +159,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    tiles = -(-length // TILE)
+    tile = RANGE_TILE[key_bytes]
+    tiles = -(-length // tile)
     blocks = max(1, min(tiles, device.multiprocessors * BLOCKS_PER_CU // rows))
-    fused = tiles <= FUSED_TILES
+    fused = length <= FUSED_TILES * TILE
     if fused:
         blocks = min(blocks, FUSED_BLOCKS)
-    chunk = -(-tiles // blocks) * TILE
+    chunk = -(-tiles // blocks) * tile
     blocks = -(-length // chunk)
     grid = min(rows * blocks, GRID_LOOP_CAP)
     if fused:

@@ -278,77 +278,192 @@ __device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64
     return cw_radix_block_scan(part, group, col[a.blocks]) + col[b];
 }
 
-// Each range, tile by tile: the tile sorted by the digit in shared memory (two 4-bit
-// passes), then each run of one digit written to the digit's next places in the row
-// (base[d]: digit d's first place for the range). idx_in null: the positions are the keys'
-// own (first pass); idx_out null: no positions carried (a sort of values only, but bool's,
-// whose values are gathered by them);
-// keys_out null: keys not written (last pass: only the positions are read after it); wide: the
-// positions written as int64 (the indices, in place: the last pass); vals_out: the values
-// gathered from src by the positions, in place (the last pass; B: their bytes).
-template <class K> struct cw_radix_smem {
-    K key[CW_RADIX_TILE];
-    cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
-    cw_u32 base[CW_RADIX_DIGITS], off[CW_RADIX_DIGITS], end[CW_RADIX_DIGITS];
+// A tile of m keys ranked by the 8-bit digit at s of their classes (cw_radix_class), and put
+// in that order (stable) in key and idx (null: the positions not carried), from registers:
+// warp w holds the w-th segment of the tile, lane l its keys l, l + warpSize, ...
+// (coalesced loads, and the keys in the tile's order taken lane by lane, item by item).
+// Each key's lanes of the same digit are found with 8 votes (a match of the digit's bits);
+// the lowest of them adds their number to the warp's count of the digit (cnt[d *
+// CW_RADIX_WARPS + w]) and hands the old count to the others. The exclusive scan of the
+// counts, digit-major, gives each (digit, warp) its first place in the tile. Warps of 64
+// lanes (AMD) or 32 (CUDA): the votes' masks are 64 bits. Returns digit t's first place
+// in the tile to thread t (total: its keys there); the caller passes a barrier before it
+// reads key or idx.
+// the lanes of a warp wait for each other (after a branch some of them took, before a
+// shuffle among all): CUDA's lanes may run apart; an AMD wavefront's run in lockstep
+#if defined(__AMDGCN__)
+#define cw_warp_sync() __builtin_amdgcn_wave_barrier()
+#else
+#define cw_warp_sync() __syncwarp()
+#endif
+#define CW_RADIX_WARPS (CW_RADIX_BLOCK / 32)  // a block's warps at most (warps of 32 lanes)
+template <class K, int ITEMS>
+__device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
+                                        const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                        cw_u32* group, cw_u32& total) {
+    const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
+    const int seg = w * ws * ITEMS + lane;  // the tile place of this lane's first key
+    const cw_u64 lanes = ws == 64 ? ~0ull : (1ull << ws) - 1ull, below = (1ull << lane) - 1ull;
+    cw_u32 d[ITEMS], rank[ITEMS];
+    for (int j = t; j < CW_RADIX_DIGITS * CW_RADIX_WARPS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const bool valid = seg + i * ws < m;  // padding: no place, not counted
+        d[i] = (cw_u32)(c(k[i]) >> s) & 255u;
+        cw_u64 peers = lanes;
+#pragma unroll
+        for (int b = 0; b < 8; ++b) {
+            const bool bit = (d[i] >> b) & 1u;
+            const cw_u64 vote = (cw_u64)__ballot(bit);
+            peers &= bit ? vote : ~vote;
+        }
+        const cw_u64 vote = (cw_u64)__ballot(valid);
+        peers &= valid ? vote : ~vote;
+        const int leader = __ffsll((long long)peers) - 1;
+        cw_u32 old = 0u;
+        if (valid && lane == leader) old = atomicAdd(&cnt[d[i] * CW_RADIX_WARPS + w], (cw_u32)__popcll(peers));
+        cw_warp_sync();
+        old = (cw_u32)__shfl((int)old, leader);
+        rank[i] = old + (cw_u32)__popcll(peers & below);
+    }
+    __syncthreads();
+    total = 0u;
+    for (int v = 0; v < nw; ++v) total += cnt[t * CW_RADIX_WARPS + v];
+    const cw_u32 first = cw_radix_block_scan(part, group, total);
+    cw_u32 run = first;
+    for (int v = 0; v < nw; ++v) {
+        const cw_u32 n = cnt[t * CW_RADIX_WARPS + v];
+        cnt[t * CW_RADIX_WARPS + v] = run;
+        run += n;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        if (seg + i * ws >= m) continue;
+        const cw_u32 q = cnt[d[i] * CW_RADIX_WARPS + w] + rank[i];
+        key[q] = k[i];
+        if (idx) idx[q] = x[i];
+    }
+    return first;
+}
+
+// the shared memory of a long row's pass (cw_radix_range) and of a row in one tile
+// (cw_radix_block): a tile of cw_radix_range_items<K> keys a thread
+template <class K> struct cw_radix_range_items {
+    static const int value = sizeof(K) == 4 ? CW_RADIX_RANGE_ITEMS_K4 : CW_RADIX_RANGE_ITEMS_K8;
 };
-template <class K, class B> __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g) {
+template <class K> struct cw_radix_smem {
+    static const int tile = CW_RADIX_BLOCK * cw_radix_range_items<K>::value;
+    union {
+        struct {
+            K key[tile];
+            cw_u32 idx[tile];
+        } t;
+        cw_u32 sub[17 * CW_RADIX_BLOCK];  // cw_radix_count's sub-counts (radix_pass's, before any tile)
+    } u;
+    cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], part[CW_RADIX_BLOCK], group[16], off[CW_RADIX_DIGITS];
+};
+
+// Each range, tile by tile: the tile ranked by the digit into shared memory
+// (cw_radix_rank8), then each digit's run written to the digit's next places in the row
+// (base: thread d's, digit d's next place). idx_in null: the positions are the keys' own
+// (first pass); idx_out null: no positions carried (a sort of values only, but bool's,
+// whose values are gathered by them); keys_out null: keys not written (last pass: only the
+// positions are read after it); wide: the positions written as int64 (the indices, in
+// place: the last pass); vals_out: the values decoded from the keys (or gathered from src
+// by the positions), in place (the last pass; B: their bytes).
+template <class K, class B>
+__device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g, cw_u32 base) {
+    const int ITEMS = cw_radix_range_items<K>::value, TILE = cw_radix_smem<K>::tile;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* kout = (K*)a.keys_out;
     cw_u32* xout = (cw_u32*)a.idx_out;
-    K* key = m_.key;
-    cw_u32 *idx = m_.idx, *base = m_.base, *off = m_.off, *end = m_.end;
-    const int t = threadIdx.x, s = a.shift;
+    K* key = m_.u.t.key;
+    const int t = threadIdx.x, s = a.shift, ws = warpSize;
+    const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_rank8's places of this lane's keys
     const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
     const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L, row = r * a.L;
     const cw_radix_class<K> c(a);
     const bool carry = xout || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
-    if (!carry) idx = nullptr;
-    for (cw_i64 t0 = lo; t0 < hi; t0 += CW_RADIX_TILE) {
-        const int m = (int)(hi - t0 < CW_RADIX_TILE ? hi - t0 : CW_RADIX_TILE);
-        K k[CW_RADIX_ITEMS];
-        cw_u32 x[CW_RADIX_ITEMS];
-        cw_radix_load(kin + row + t0, m, k);
+    cw_u32* idx = carry ? m_.u.t.idx : nullptr;
+    for (cw_i64 t0 = lo; t0 < hi; t0 += TILE) {
+        const int m = (int)(hi - t0 < TILE ? hi - t0 : TILE);
+        K k[ITEMS];
+        cw_u32 x[ITEMS];
 #pragma unroll
-        for (int i = 0; i < CW_RADIX_ITEMS; ++i) {
-            const int p = t * CW_RADIX_ITEMS + i;
+        for (int i = 0; i < ITEMS; ++i) {
+            const int p = seg + i * ws;
+            k[i] = p < m ? kin[row + t0 + p] : (K)0;
+        }
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int p = seg + i * ws;
             x[i] = p < m && carry ? (xin ? xin[row + t0 + p] : (cw_u32)(t0 + p)) : 0u;
         }
-        off[t] = base[t];  // the run starting at 0 keeps it; a digit absent from the tile: base stays (end 0 + off)
-        end[t] = 0u;
-        cw_radix_rank(c, m, k, x, key, idx, m_.cnt, m_.part, m_.group, s);  // its barriers order off/end too
-        if (s + 4 < a.bits) cw_radix_tile_pass(c, m, key, idx, m_.cnt, m_.part, m_.group, s + 4);
-        // each run of one digit d in the sorted tile, [first, end): its key at p goes to
-        // base[d] + p - first, off[d] + p (u32 arithmetic: places in a row fit 32 bits).
-        // A thread keeps its keys and digits for the writes.
-        K kv[CW_RADIX_ITEMS];
-        cw_u32 dv[CW_RADIX_ITEMS];
+        cw_u32 total;
+        const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+        m_.off[t] = base - first;  // digit t's key at tile place p goes to row place off[t] + p (u32: a row's places fit)
+        base += total;
+        __syncthreads();
+        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+            const K kv = key[p];
+            const cw_i64 o = row + (cw_u32)(m_.off[(cw_u32)(c(kv) >> s) & 255u] + (cw_u32)p);
+            const cw_u32 xv = carry ? idx[p] : 0u;
+            if (kout) kout[o] = kv;
+            if (a.vals_out) cw_radix_value<B>(a, kv, r, xv, o);
+            if (a.wide) ((cw_i64*)xout)[o] = xv;
+            else if (xout) xout[o] = xv;
+        }
+        __syncthreads();
+    }
+}
+
+// Rows of TILE < L <= the range tile, one a block at a time, sorted in one launch: every
+// 8-bit digit ranked in shared memory (cw_radix_rank8), the keys taken back into
+// registers between digits; then written as cw_radix_rows does (idx_out: the positions in
+// the row, u32 or int64 with wide; vals_out: the values).
+template <class K, class B> __device__ inline void cw_radix_block(const cw_radix_args& a) {
+    const int ITEMS = cw_radix_range_items<K>::value;
+    __shared__ cw_radix_smem<K> m_;
+    K* key = m_.u.t.key;
+    cw_u32* out = (cw_u32*)a.idx_out;
+    const int t = threadIdx.x, ws = warpSize, m = (int)a.L;
+    const int seg = (t / ws) * ws * ITEMS + t % ws;
+    const cw_radix_class<K> c(a);
+    const bool carry = out || (a.vals_out && a.decode == CW_RADIX_GATHER);
+    cw_u32* idx = carry ? m_.u.t.idx : nullptr;
+    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
+        const K* kin = (const K*)a.keys_in + r * a.L;
+        K k[ITEMS];
+        cw_u32 x[ITEMS];
 #pragma unroll
-        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
-            const int p = t + j * CW_RADIX_BLOCK;
-            if (p >= m) break;
-            kv[j] = key[p];
-            dv[j] = (cw_u32)(c(kv[j]) >> s) & 255u;
-            const cw_u32 next = p + 1 < m ? (cw_u32)(c(key[p + 1]) >> s) & 255u : CW_RADIX_DIGITS;
-            if (next != dv[j]) {
-                end[dv[j]] = (cw_u32)p + 1u;
-                if (next < CW_RADIX_DIGITS) off[next] = base[next] - ((cw_u32)p + 1u);
+        for (int i = 0; i < ITEMS; ++i) {
+            const int p = seg + i * ws;
+            k[i] = p < m ? kin[p] : (K)0;
+            x[i] = (cw_u32)p;
+        }
+        for (int s = 0; s < a.bits; s += 8) {
+            cw_u32 total;
+            cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+            __syncthreads();
+            if (s + 8 >= a.bits) break;
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {  // rank8's next barrier orders these reads before its writes
+                const int p = seg + i * ws;
+                if (p < m) {
+                    k[i] = key[p];
+                    if (carry) x[i] = idx[p];
+                }
             }
         }
-        __syncthreads();
-#pragma unroll
-        for (int j = 0; j < CW_RADIX_ITEMS; ++j) {
-            const int p = t + j * CW_RADIX_BLOCK;
-            if (p >= m) break;
-            const cw_i64 o = row + (cw_u32)(off[dv[j]] + (cw_u32)p);
-            const cw_u32 x = carry ? idx[p] : 0u;
-            if (kout) kout[o] = kv[j];
-            if (a.vals_out) cw_radix_value<B>(a, kv[j], r, x, o);
-            if (a.wide) ((cw_i64*)xout)[o] = x;
-            else if (xout) xout[o] = x;
+        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+            const cw_u32 j = carry ? idx[p] : 0u;
+            if (a.vals_out) cw_radix_value<B>(a, key[p], r, j, r * a.L + p);
+            if (a.wide) ((cw_i64*)out)[r * a.L + p] = j;
+            else if (out) out[r * a.L + p] = j;
         }
-        __syncthreads();
-        base[t] = end[t] + off[t];  // base + end - first where the digit ran
         __syncthreads();
     }
 }
@@ -357,8 +472,9 @@ template <class K, class B> __device__ inline void cw_radix_range(const cw_radix
 template <class K, class B> __device__ inline void cw_radix_scatter(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
-        m_.base[threadIdx.x] = cw_radix_bases(a, g / a.blocks, g % a.blocks, m_.part, m_.group);
-        cw_radix_range<K, B>(a, m_, g);
+        const cw_u32 base = cw_radix_bases(a, g / a.blocks, g % a.blocks, m_.part, m_.group);
+        __syncthreads();  // the scan's part and group read before the range's scans write them
+        cw_radix_range<K, B>(a, m_, g, base);
     }
 }
 
@@ -373,9 +489,10 @@ template <class K, class B> __device__ inline void cw_radix_pass(const cw_radix_
     for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
         const cw_i64 lo = (g % a.blocks) * a.chunk;
         const K* row = (const K*)a.keys_in + (g / a.blocks) * a.L;
-        const cw_u32 before = lo ? cw_radix_count(c, row, 0, lo, s, m_.cnt) : 0u;  // lo: the same for the block
-        const cw_u32 rest = cw_radix_count(c, row, lo, a.L, s, m_.cnt);
-        m_.base[t] = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
-        cw_radix_range<K, B>(a, m_, g);
+        const cw_u32 before = lo ? cw_radix_count(c, row, 0, lo, s, m_.u.sub) : 0u;  // lo: the same for the block
+        const cw_u32 rest = cw_radix_count(c, row, lo, a.L, s, m_.u.sub);
+        const cw_u32 base = cw_radix_block_scan(m_.part, m_.group, before + rest) + before;
+        __syncthreads();  // the scan's part and group read before the range's scans write them
+        cw_radix_range<K, B>(a, m_, g, base);
     }
 }

@@ -150,6 +150,37 @@ inline int __shfl_down(int v, int delta) {
     return r;
 }
 
+// the value of v at lane src of the warp (HIP's __shfl, width warpSize)
+inline int __shfl(int v, int src) {
+    const int id = cwh::linear_id(), w = id / warpSize, lane = id % warpSize;
+    cwh::shuffle_slots[(size_t)w * warpSize + lane] = v;
+    cwh::arrive(cwh::warp_barriers[w]);
+    src = ((src % warpSize) + warpSize) % warpSize;
+    if (src >= cwh::warp_barriers[w].count) {
+        cwh::error = "shuffle from a lane the block lacks";
+        cwh::yield();
+    }
+    const int r = cwh::shuffle_slots[(size_t)w * warpSize + src];
+    cwh::arrive(cwh::warp_barriers[w]);
+    return r;
+}
+
+// a warp's vote (HIP's __ballot): bit l set where lane l's p is nonzero
+inline unsigned long long __ballot(int p) {
+    const int id = cwh::linear_id(), w = id / warpSize, lane = id % warpSize;
+    cwh::shuffle_slots[(size_t)w * warpSize + lane] = p != 0;
+    cwh::arrive(cwh::warp_barriers[w]);
+    unsigned long long r = 0ull;
+    for (int l = 0; l < cwh::warp_barriers[w].count; ++l)
+        if (cwh::shuffle_slots[(size_t)w * warpSize + l]) r |= 1ull << l;
+    cwh::arrive(cwh::warp_barriers[w]);
+    return r;
+}
+// the lanes of the warp wait for each other (CUDA's __syncwarp)
+inline void __syncwarp() { cwh::arrive(cwh::warp_barriers[cwh::linear_id() / warpSize]); }
+inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
+inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+
 // Run a kernel body over a grid of gx x gy blocks of bx x by threads, blocks in the
 // order given (a permutation of gx * gy block numbers, x fastest); nullptr or an error.
 inline const char* cwh_launch(int gx, int gy, int bx, int by, int warp, const int* order,

@@ -19,27 +19,32 @@ from rocm_backend.abi import structs
 from rocm_backend.families import sort as sort_family
 
 SMALL_ITEMS = 2
+SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a long row's tiles: at most 768 keys
 DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
-def _lib(tmp, items):
+def _lib(tmp, items, range_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
-    return build(tmp, ["sort.hip", "radix.hip"], specs, defines=[f"CW_RADIX_ITEMS {items}"])
+    return build(tmp, ["sort.hip", "radix.hip"], specs,
+                 defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
+                          f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}"])
 
 
 @pytest.fixture(scope="module")
 def small_lib(tmp_path_factory):
-    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS)
+    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS)
 
 
 @pytest.fixture(scope="module")
 def full_lib(tmp_path_factory):
-    return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS)
+    return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS)
 
 
-def _device(lib, monkeypatch, tmp_path, items):
+def _device(lib, monkeypatch, tmp_path, items, warp=64):
     monkeypatch.setattr(sort_family, "TILE", structs.RADIX_BLOCK * items)
-    return device_factory(lib, monkeypatch, tmp_path)(warp=64)
+    range_items = structs.RADIX_RANGE_ITEMS if items == structs.RADIX_ITEMS else SMALL_RANGE_ITEMS
+    monkeypatch.setattr(sort_family, "RANGE_TILE", {k: structs.RADIX_BLOCK * v for k, v in range_items.items()})
+    return device_factory(lib, monkeypatch, tmp_path)(warp=warp)
 
 
 @pytest.fixture
@@ -50,13 +55,15 @@ def dev(small_lib, monkeypatch, tmp_path):
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
 
-@pytest.fixture(params=["fused", "three_launch"])
+@pytest.fixture(params=["fused", "three_launch", "three_launch_warp32"])
 def any_dev(request, small_lib, monkeypatch, tmp_path):
-    """dev, or one whose rows past a tile take three launches a pass (none short enough for one)."""
+    """dev, or one whose rows past a tile take three launches a pass (none short enough for
+    one), with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes)."""
     monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
-    if request.param == "three_launch":
+    if request.param != "fused":
         monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
-    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
+    warp = 32 if request.param.endswith("warp32") else 64
+    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS, warp)[1]
 
 
 def _data(dtype, shape, rng):
@@ -108,7 +115,7 @@ def _check(dev, base, view, axis, descending, every_call=True):
 @pytest.mark.parametrize("descending", [False, True])
 def test_every_dtype_short_and_multi_range_rows(dev, dtype, descending):
     rng = np.random.default_rng(hash((dtype.name, descending)) % 2**32)
-    for length in (1, 7, 512, 3 * 512 + 1):  # one tile; several ranges of several tiles
+    for length in (1, 7, 512, 700, 3 * 512 + 1):  # one tile; one range tile; several ranges of several tiles
         x = _data(dtype, (length,), rng)
         _check(dev, x, x, 0, descending, length < 1000)
 
@@ -139,7 +146,7 @@ def test_many_ranges(dev, monkeypatch):
 
 
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
-                                         ((40, 5), 1), ((700, 3), 1)])
+                                         ((40, 5), 1), ((700, 3), 1), ((5, 600), 1), ((600, 4), 0)])
 def test_batched_rows_along_any_axis(any_dev, shape, axis):
     rng = np.random.default_rng(sum(shape))
     for dtype in (dt.float32, dt.int8):
@@ -225,8 +232,8 @@ def _launches(rt, device, x, indices=True, indices_only=False):
 
 
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
-    """Rows of one tile: one launch; of at most FUSED_TILES tiles: one a pass; longer: three
-    a pass. Along the last axis the last one writes the values and indices; along another,
+    """Rows of one tile or one range tile: one launch; of at most FUSED_TILES tiles: one a
+    pass; longer: three a pass. Along the last axis the last one writes the values and indices; along another,
     radix_out; a sort without indices past a tile moves keys alone, written back as values
     by the last pass along the last axis, by radix_values along another."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
@@ -234,10 +241,13 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
     three = ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b4"]
     assert _launches(rt, device, x) == ["radix_keys_float32"] + three * 4  # the last pass writes both outputs
-    for cut in (2048, 513):
+    for cut in (2048, 769):
         assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32"] + ["radix_pass_k4_b4"] * 4
         assert _launches(rt, device, x[:, :cut].copy(), indices_only=True) == ["radix_keys_float32"] + \
             ["radix_pass_k4_b4"] * 4
+    for cut in (768, 513):  # a row in a range tile: one launch
+        assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32", "radix_block_k4_b4"]
+        assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_keys_float32", "radix_block_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4_b4"]
     rt.launches.clear()  # along another axis: radix_out gathers
@@ -254,9 +264,11 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 0, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32"] + three * 4 + ["radix_values_float32"]
-    assert _launches(rt, device, i[:, :700].copy(), False) == ["radix_keys_int16"] + ["radix_pass_k4_b2"] * 2
-    assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
+    assert _launches(rt, device, i[:, :900].copy(), False) == ["radix_keys_int16"] + ["radix_pass_k4_b2"] * 2
+    assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
+    assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
+        ["radix_keys_float64", "radix_block_k8_b8"]
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
@@ -267,7 +279,7 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
     device = _device(full_lib, monkeypatch, tmp_path, structs.RADIX_ITEMS)[1]
     rng = np.random.default_rng(2)
     for dtype, shape in ((dt.float32, (3, 2048)), (dt.int64, (2, 2049)), (dt.float16, (6000,)), (dt.bool_, (5000,)),
-                          (dt.float32, (300, 7))):
+                          (dt.float32, (300, 7)), (dt.float32, (2, 4096)), (dt.int16, (3001,))):
         x = _data(dtype, shape, rng)
         _check(device, x, x, x.ndim - 1, False, False)
         _check(device, x, x, x.ndim - 1, True, False)
