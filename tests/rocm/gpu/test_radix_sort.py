@@ -1,6 +1,7 @@
 """The rocm radix sort (families/sort.py) on a device at the sizes the host tests cannot
-reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements (one tile, one
-launch a pass up to 2^18, three a pass past it; integer sort without indices: keys alone), rows of a
+reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements (one tile; a
+row in one block up to 4096 float32 keys; one launch a pass up to 2^16, three a pass past it; sort
+without indices: keys alone), rows of a
 (4096, 4096) array, both directions, against the cpu backend's stable sort; values compared
 bit for bit (NaN payloads and zeros' signs of a stable sort), indices exactly."""
 
@@ -49,7 +50,8 @@ def _check(rocm, host, descending):
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_every_dtype_at_sizes_around_powers_of_two(rocm, dtype):
-    for n in (0, 1, 2047, 2048, 2049, 65535, 65537, 100_003, 1 << 18, (1 << 18) + 1, 300_007, (1 << 22) + 1):
+    for n in (0, 1, 2047, 2048, 2049, 4096, 4097, 65535, 65537, 100_003, 1 << 18, (1 << 18) + 1, 300_007,
+              (1 << 22) + 1):
         host = _data(dtype, (n,), n)
         _check(rocm, host, False)
         _check(rocm, host, True)
