@@ -246,14 +246,16 @@ def bind_native(cls):
             _native.unbind()
 
 
-def suspend_native(suspend, write_into=None):
+def suspend_native(suspend, write_into=None, operand=None):
     """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``): while it is on
-    somewhere, the paths that compute decline (element-wise calls must reach the Python
-    paths, which record them) and the C stores call ``write_into(x)`` before they write
+    somewhere, the in-place paths decline (the Python paths run what is pending first),
+    the element-wise functions' common case calls its primitive on ``operand(x)`` (the
+    storage that records it where lazy mode is on here, as the Python path does; without
+    ``operand`` it declines too) and the C stores call ``write_into(x)`` before they write
     (what is pending runs first, as ``writes.check_writable`` runs it); views stay in C.
     ``suspend`` False turns them back on."""
     if _native is not None:
-        _native.set_lazy(write_into if suspend else None)
+        _native.set_lazy(write_into if suspend else None, operand if suspend else None)
 
 
 def row_views(x, axis):

@@ -36,6 +36,7 @@
 
 Binding cw_bound;
 PyObject *cw_lazy_write = NULL;
+PyObject *cw_lazy_operand = NULL;
 
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
@@ -210,21 +211,30 @@ static PyObject *unbind(PyObject *module, PyObject *args) {
 }
 
 PyDoc_STRVAR(set_lazy_doc,
-"set_lazy(write_into)\n\n"
+"set_lazy(write_into, operand=None)\n\n"
 "Lazy mode on somewhere (write_into: the function a write runs first, given the array\n"
-"written) or off (None). While on, the fast paths that compute (Elementwise, Update and\n"
-"the Override through it) decline, so that the Python paths record; Item's stores call\n"
-"write_into(x) before they write; views (Item's get, rows) are unchanged.");
+"written) or off (None). While on, the fast paths that compute (Update and the Override\n"
+"through it) decline, so that the Python paths record; Elementwise declines too unless\n"
+"operand is given (operand(x): the storage to call x's primitive on, a recording one\n"
+"where lazy mode is on in this context); Item's stores call write_into(x) before they\n"
+"write; views (Item's get, rows) are unchanged.");
 
-static PyObject *set_lazy(PyObject *module, PyObject *hook) {
+static PyObject *set_lazy(PyObject *module, PyObject *args) {
     (void)module;
-    if (hook != Py_None && !PyCallable_Check(hook)) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.set_lazy: write_into must be callable or None");
+    PyObject *hook, *operand = Py_None;
+    if (!PyArg_UnpackTuple(args, "set_lazy", 1, 2, &hook, &operand)) {
         return NULL;
     }
-    PyObject *old = cw_lazy_write;
+    if ((hook != Py_None && !PyCallable_Check(hook)) || (operand != Py_None && !PyCallable_Check(operand))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.set_lazy: write_into and operand must be callable or None");
+        return NULL;
+    }
+    PyObject *old = cw_lazy_write, *old_operand = cw_lazy_operand;
     cw_lazy_write = hook == Py_None ? NULL : Py_NewRef(hook);
+    cw_lazy_operand = hook == Py_None || operand == Py_None ? NULL : Py_NewRef(operand);
     Py_XDECREF(old);
+    Py_XDECREF(old_operand);
     Py_RETURN_NONE;
 }
 
@@ -239,7 +249,7 @@ static PyMethodDef methods[] = {
     {"bind", bind, METH_VARARGS, bind_doc},
     {"unbind", unbind, METH_NOARGS, unbind_doc},
     {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
-    {"set_lazy", set_lazy, METH_O, set_lazy_doc},
+    {"set_lazy", set_lazy, METH_VARARGS, set_lazy_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,

@@ -27,6 +27,9 @@ extern Binding cw_bound;
 /* Lazy mode's write hook while lazy mode is on somewhere (set_lazy), else NULL: the fast
    paths that compute decline then, and Item's stores call it with the array first. */
 extern PyObject *cw_lazy_write;
+/* lazy mode's operand(x) (the storage x's element-wise primitive is called on), set
+   with cw_lazy_write where the Elementwise path may run in lazy mode; else NULL */
+extern PyObject *cw_lazy_operand;
 
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector

@@ -11,8 +11,9 @@ The mode is on for a block (and its thread or task) inside ``with lazy():`` and 
 inside ``with lazy(False):``; ``CANDLEWICK_LAZY`` sets it for the process. Recorded
 calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GATE.on``
 (what the eager paths read) is True while any block is open or the variable is set, and
-meanwhile the C fast paths that compute decline and the C stores run what is pending
-first (``_core.suspend_native``).
+meanwhile the C in-place paths decline, the C element-wise path calls its primitive
+on ``_operand(x)`` as the Python path does, and the C stores run what is pending first
+(``_core.suspend_native``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_storage
 from .lazy_policy import Start
-from .lazy_storage import LazyStorage, Pending
+from .lazy_storage import LIVE, LazyStorage, Pending
 from .trace import TracedStorage
 
 __all__ = ["ENV", "flush", "is_lazy", "lazy"]
@@ -119,7 +120,7 @@ def _operand(x):
 def flush() -> None:
     """Run every call lazy mode holds pending in this thread, on every device (what a
     host read, a write or the end of a ``lazy()`` block does by itself)."""
-    pendings = getattr(_local, "pending", None)
+    pendings = getattr(_local, "pending", None) if LIVE else None
     if pendings:
         for pending in list(pendings.values()):
             pending.flush()
@@ -131,11 +132,12 @@ def _write_into(x):
     the backend's store then read the real storage's attributes, not through
     ``LazyStorage.__getattr__``, as in eager mode; scikit-learn's fill_diagonal writes
     one element 2048 times). One call: every write in lazy mode makes it."""
-    pendings = getattr(_local, "pending", None)
-    if pendings:
-        for pending in list(pendings.values()):
-            if pending.graph.nodes:
-                pending.flush()
+    if LIVE:
+        pendings = getattr(_local, "pending", None)
+        if pendings:
+            for pending in list(pendings.values()):
+                if pending.graph.nodes:
+                    pending.flush()
     storage = x._storage
     if type(storage) is LazyStorage and storage.graph is None:
         x._storage = storage.real
@@ -145,7 +147,7 @@ def _set_gate():
     on = _process_on or _open_blocks > 0
     if on != GATE.on:
         GATE.on = on
-        suspend_native(on, GATE.write_into)
+        suspend_native(on, GATE.write_into, GATE.operand)
 
 
 def lazy(enabled: bool = True) -> contextlib.ContextDecorator:

@@ -18,6 +18,7 @@ Results are eager mode's either way: a replay makes the same primitive calls.
 
 from __future__ import annotations
 
+from ..dtypes import DType
 from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
@@ -32,11 +33,13 @@ MAX_KEYS = 4096
 _FUSES = -1
 
 _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
+_ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
 
 
 def reset() -> None:
     """Forget every count (tests start from a clean state)."""
     _counts.clear()
+    _ripe.clear()
 
 
 #: the positions of storage arguments in the primitives recorded (the protocol's
@@ -61,13 +64,17 @@ def call_key(device, name, dtype, args):
     """The key of the primitive call ``name(storage of dtype, *args)`` on ``device``
     (``args`` as ``plain`` gives them; an unhashable argument makes an unhashable key,
     which the callers count as never seen)."""
-    key = [device, name, dtype]
+    # the device by id and dtypes by name: their own hashes run Python code, and a key is
+    # made for each call lazy mode may run at once (a reused id only shares counts)
+    key = [id(device), name, dtype.name]
     for a in args:
         kind = type(a)
         if kind is Layout:
             key.append((a.shape, a.strides, a.offset))
         elif kind is float or kind is int or kind is bool or kind is complex:
             key.append(attr_key(a))
+        elif kind is DType:
+            key.append(a.name)
         elif kind is list:
             key.append(tuple(a))
         else:
@@ -79,7 +86,7 @@ def counted_replayed(device, calls):
     """Count each call of a graph that ran replayed (``calls``: (name, dtype, plain args))."""
     counts = _counts
     if len(counts) > MAX_KEYS:
-        counts.clear()
+        reset()
     for name, dtype, args in calls:
         key = call_key(device, name, dtype, args)
         try:
@@ -88,13 +95,15 @@ def counted_replayed(device, calls):
             continue
         if seen != _FUSES:
             counts[key] = seen + 1
+            if seen + 1 >= REPLAYS:
+                _ripe.add(name)
 
 
 def pinned_fused(device, calls):
     """Mark each call of a graph that fused: recorded from now on."""
     counts = _counts
     if len(counts) > MAX_KEYS:
-        counts.clear()
+        reset()
     for name, dtype, args in calls:
         try:
             counts[call_key(device, name, dtype, args)] = _FUSES
@@ -131,8 +140,8 @@ class Start:
 def _start(name):
     def method(self, *args):
         real = self.real
-        counts = _counts
-        if counts:
+        if name in _ripe:
+            counts = _counts
             pending = self.pending
             if _computed(name, args, pending.lazy_type):
                 try:

@@ -37,6 +37,10 @@ MAX_NODES = 128
 #: (device -> its thread's pending graph, or None where lazy mode does not record): set by ``fusion.lazy_mode``
 RECORDING = [lambda device: None]
 
+#: the ``Pending`` graphs holding nodes, of every thread: while it is empty a write has
+#: nothing to run first (a store in a loop, scikit-learn's fill_diagonal, asks each time)
+LIVE: set = set()
+
 _new = object.__new__
 _ref = weakref.ref
 
@@ -182,6 +186,7 @@ class Pending:
         self._reset()
 
     def _reset(self):
+        LIVE.discard(self)
         self.graph = Graph(self.device)
         self.results = []  # a weak reference to each recorded result's LazyStorage
         self.inputs = {}  # id(real storage) -> its input node's LazyStorage
@@ -192,6 +197,8 @@ class Pending:
     def add(self, kind, shape, dtype, op, operands, attrs):
         with self.lock:
             graph = self.graph
+            if not graph.nodes:
+                LIVE.add(self)
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
             result = _new(LazyStorage)  # (LazyStorage.__init__'s fields, set here: a call less per recorded call)
@@ -218,6 +225,8 @@ class Pending:
                 graph = self.graph
                 position = len(graph.inputs)
                 size, dtype = storage.size, storage.dtype
+                if not graph.nodes:
+                    LIVE.add(self)
                 node = graph.add("input", (size,), dtype, attrs=(position,))
                 graph.inputs.append(node.index)
                 # node_key(node), written out: every real operand of a recorded call is one

@@ -245,6 +245,38 @@ def test_views_and_stores_stay_in_c_and_see_what_was_recorded(device):
     np.testing.assert_array_equal(cw.to_numpy(z), [[30.0, 40.0, -1.0]])
 
 
+def test_the_c_elementwise_path_records(device, monkeypatch):
+    """In lazy mode the element-wise functions' common case stays in C (candlewick._native's
+    Elementwise), its primitive called on the recording storage, as the Python path calls
+    it: recorded, with eager mode's values and errors."""
+    from candlewick import _core
+    from candlewick.lazy_gate import GATE
+
+    if _core._native is None:
+        pytest.skip("candlewick._native is not built")
+    x = cw.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3), device=device)
+    y = cw.asarray(np.full((2, 3), 0.5, np.float32), device=device)
+    row = cw.asarray(np.float32([1.0, 2.0, 3.0]), device=device)
+    eager = [cw.to_numpy(r) for r in (cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y))]
+    with cw.lazy():
+        # the Python path asks GATE.operand; C was handed the hook when the block opened
+        python_path = []
+        original = GATE.operand
+        monkeypatch.setattr(GATE, "operand", lambda a: (python_path.append(1), original(a))[1])
+        results = [cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y)]
+        chained = results[0] * results[1]  # a recorded operand: recorded too
+        assert python_path == [] and all(pending(r) for r in results + [chained])
+        with pytest.raises(ShapeError):
+            x + cw.asarray([1.0, 2.0], device=device)
+        assert all(pending(r) for r in results)
+        x * 2.0  # a Python scalar: the Python path, which records the same way
+        assert python_path == [1]
+    for got, want in zip(results, eager):
+        np.testing.assert_array_equal(cw.to_numpy(got), want)
+    np.testing.assert_array_equal(cw.to_numpy(chained), eager[0] * eager[1])
+    assert not lazy_storage.LIVE  # nothing pending anywhere: a store asks nothing more
+
+
 def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
     """``sum(x, dtype=float64)`` of float32 is recorded as its steps (astype, then sum: a
     fused kernel converts as it reads); replayed (a device without the capability, or a
