@@ -56,6 +56,7 @@ def _from_environment():
 RECORD_EVERYWHERE = False
 
 _process_on = _from_environment()
+_new = object.__new__
 _fuses: dict = {}  # device -> whether it declares "fusion"
 _block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
 _local = threading.local()  # .pending: {device: Pending} of this thread
@@ -114,7 +115,9 @@ def _operand(x):
         return storage
     if kind is LazyStorage:  # pending in another graph (another device's, another thread's)
         return pending.tracer(storage)
-    return Start(pending, storage)  # recorded, or run at once where recording cannot pay (lazy_policy)
+    start = _new(Start)  # recorded, or run at once where recording cannot pay (lazy_policy)
+    start.pending, start.real = pending, storage
+    return start
 
 
 def flush() -> None:

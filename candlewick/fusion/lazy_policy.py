@@ -11,8 +11,10 @@ graph run replayed on a fusing device is counted by its key (the primitive, its
 operands' dtypes and layouts, its scalars: what its recorded node holds). A call counted
 ``REPLAYS`` times whose operands are all computed runs at once (``Start``), as eager mode
 runs it, and its result is computed; then the calls reading it start their own chains,
-so a graph that never fuses runs eagerly from its next run on. A call that was part of
-a fused graph once is recorded from then on (the same call elsewhere may fuse again).
+so a graph that never fuses runs eagerly from its next run on. A fused graph of small
+arrays only (``SMALL_ELEMENTS``) is counted the same way. A call that was part of a
+larger fused graph once is recorded from then on (the same call elsewhere may fuse
+again).
 Results are eager mode's either way: a replay makes the same primitive calls.
 """
 
@@ -23,11 +25,17 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "counted_replayed", "pinned_fused", "plain", "reset"]
+__all__ = ["Start", "call_key", "counted_replayed", "learn", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
 REPLAYS = 2
+#: a fused graph none of whose nodes (inputs included) holds more elements does not pay
+#: for its recording either: the memory passes it saves take less device time than a
+#: launch, so all it saves is launches, and recording its calls costs about as much host
+#: time as launching them (StandardScaler's statistics of 256 columns, a KMeans step's
+#: new centers); its calls are counted as a replayed graph's
+SMALL_ELEMENTS = 2048
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1
@@ -82,6 +90,18 @@ def call_key(device, name, dtype, args):
     return tuple(key)
 
 
+def learn(run, device, calls):
+    """What a run of ``calls`` (a pending graph's, run by ``run`` of lazy_run.compiled on
+    a fusing device) teaches: replayed, or fused with no node above ``SMALL_ELEMENTS``,
+    its calls are counted; fused and larger, they are recorded from now on (``run`` is
+    then marked, so that its next runs ask nothing)."""
+    if run.fused and run.largest > SMALL_ELEMENTS:
+        pinned_fused(device, calls)
+        run.pinned = True
+    else:
+        counted_replayed(device, calls)
+
+
 def counted_replayed(device, calls):
     """Count each call of a graph that ran replayed (``calls``: (name, dtype, plain args))."""
     counts = _counts
@@ -111,14 +131,6 @@ def pinned_fused(device, calls):
             pass
 
 
-def _computed(name, args, lazy_type):
-    for i in STORAGE_ARGS.get(name, ()):
-        a = args[i]
-        if type(a) is lazy_type and a.real is None:
-            return False
-    return True
-
-
 class Start:
     """The storage an element-wise call on a computed array (no pending result) is made
     on in lazy mode: the call runs at once on ``real`` where its key was counted
@@ -138,18 +150,32 @@ class Start:
 
 
 def _start(name):
+    positions = STORAGE_ARGS.get(name, ())
+
     def method(self, *args):
         real = self.real
-        if name in _ripe:
-            counts = _counts
+        if name in _ripe:  # (a key is made only for a primitive that has a ripe one)
             pending = self.pending
-            if _computed(name, args, pending.lazy_type):
+            lazy_type = pending.lazy_type
+            call_args = key_args = args
+            computed = True
+            if positions:
+                call_args, key_args = list(args), list(args)
+                for i in positions:
+                    a = args[i]
+                    if type(a) is lazy_type:
+                        a = call_args[i] = a.real
+                        if a is None:  # a pending operand: the call joins its graph
+                            computed = False
+                            break
+                    key_args[i] = a.dtype
+            if computed:
                 try:
-                    seen = counts.get(call_key(pending.device, name, real.dtype, plain(name, args)), 0)
-                except TypeError:
+                    seen = _counts.get(call_key(pending.device, name, real.dtype, key_args), 0)
+                except TypeError:  # an unhashable argument: never counted
                     seen = 0
                 if seen >= REPLAYS:
-                    return getattr(real, name)(*[a.real if type(a) is pending.lazy_type else a for a in args])
+                    return getattr(real, name)(*call_args)
         return getattr(self.pending.tracer(real), name)(*args)
 
     method.__name__ = method.__qualname__ = name

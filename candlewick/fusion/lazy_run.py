@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 
 from ..layout import Layout
+from ..shapes import shape_size
 from .graph import Graph
 from .replay import replayer
 
@@ -117,10 +118,12 @@ def compiled(graph, wanted, node_keys=None):
     def run(storages):
         return inner([storages[p] for p in positions])
 
-    # what lazy_policy learns from a run: a graph a fusing device replays costs its
-    # recording for nothing; one it fused marks its calls as worth recording (once)
-    run.replayed = fused is None and "fusion" in device.capabilities
-    run.pinned = fused is None
+    # what lazy_policy learns from a run: whether the device fuses and compiled it, and
+    # its largest node (inputs included: a sum over a large input is a large graph)
+    run.fusing = "fusion" in device.capabilities
+    run.fused = fused is not None
+    run.largest = max(shape_size(n.shape) for n in cut.nodes)
+    run.pinned = False
 
     with _lock:
         _cache[key] = run

@@ -24,7 +24,7 @@ import weakref
 from ..dtypes import bool_
 from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
-from .lazy_policy import counted_replayed, pinned_fused, plain
+from .lazy_policy import learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -250,11 +250,8 @@ class Pending:
             if wanted:
                 run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
                 outs = run(self.storages)
-                if run.replayed:
-                    counted_replayed(self.device, self.calls)
-                elif not run.pinned:
-                    pinned_fused(self.device, self.calls)
-                    run.pinned = True
+                if run.fusing and not run.pinned:
+                    learn(run, self.device, self.calls)
                 for storage, out in zip(wanted, outs):
                     storage.real = out
                     storage.graph = None  # (the graph holds every input: let it go)

@@ -83,3 +83,23 @@ def test_a_call_on_a_pending_operand_is_recorded(arrays):
         z = x + 1.0  # recorded: never replayed
         w = z * y  # counted as x * y's key would not be: another operand
         assert type(w._storage) is LazyStorage and w._storage.real is None
+
+
+def test_a_small_fused_graph_runs_eagerly_from_its_third_run(fake):
+    """A fused graph with no node above SMALL_ELEMENTS saves launches only (its memory
+    passes cost less than a launch): its calls are counted as a replayed graph's."""
+    runtime, device = fake
+    lazy_policy.reset()
+    small = int(np.sqrt(lazy_policy.SMALL_ELEMENTS))
+    x = cw.asarray(np.ones((small, small), np.float32), device=device)
+    y = cw.asarray(np.ones((small, small), np.float32), device=device)
+    runs = [_run(runtime, lambda: (x * y + 1.0,)) for _ in range(lazy_policy.REPLAYS + 1)]
+    for pending, launches in runs[:lazy_policy.REPLAYS]:
+        assert pending == [True] and launches[0].startswith("fz")  # recorded and fused
+    pending, launches = runs[-1]
+    assert pending == [False] and launches[:2] == ["binary_multiply_float32", "binary_add_float32"]
+    big = cw.asarray(np.ones((small, small + 1), np.float32), device=device)
+    for _ in range(lazy_policy.REPLAYS + 1):  # one element more: fused from then on
+        pending, launches = _run(runtime, lambda: (big * big + 1.0,))
+        assert pending == [True] and launches[0].startswith("fz")
+    lazy_policy.reset()
