@@ -246,16 +246,20 @@ def bind_native(cls):
             _native.unbind()
 
 
-def suspend_native(suspend, write_into=None, operand=None):
+def suspend_native(suspend, write_into=None, operand=None, live=None, lazy_type=None):
     """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``): while it is on
     somewhere, the in-place paths decline (the Python paths run what is pending first),
     the element-wise functions' common case calls its primitive on ``operand(x)`` (the
     storage that records it where lazy mode is on here, as the Python path does; without
     ``operand`` it declines too) and the C stores call ``write_into(x)`` before they write
-    (what is pending runs first, as ``writes.check_writable`` runs it); views stay in C.
+    (what is pending runs first, as ``writes.check_writable`` runs it), except while the
+    set ``live`` is empty and x's storage is not of ``lazy_type``; views stay in C.
     ``suspend`` False turns them back on."""
     if _native is not None:
-        _native.set_lazy(write_into if suspend else None, operand if suspend else None)
+        if suspend:
+            _native.set_lazy(write_into, operand, live, lazy_type)
+        else:
+            _native.set_lazy(None)
 
 
 def row_views(x, axis):

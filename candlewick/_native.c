@@ -37,6 +37,8 @@
 Binding cw_bound;
 PyObject *cw_lazy_write = NULL;
 PyObject *cw_lazy_operand = NULL;
+PyObject *cw_lazy_live = NULL;
+PyObject *cw_lazy_type = NULL;
 
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
@@ -211,18 +213,20 @@ static PyObject *unbind(PyObject *module, PyObject *args) {
 }
 
 PyDoc_STRVAR(set_lazy_doc,
-"set_lazy(write_into, operand=None)\n\n"
+"set_lazy(write_into, operand=None, live=None, lazy_type=None)\n\n"
 "Lazy mode on somewhere (write_into: the function a write runs first, given the array\n"
 "written) or off (None). While on, the fast paths that compute (Update and the Override\n"
 "through it) decline, so that the Python paths record; Elementwise declines too unless\n"
 "operand is given (operand(x): the storage to call x's primitive on, a recording one\n"
 "where lazy mode is on in this context); Item's stores call write_into(x) before they\n"
-"write; views (Item's get, rows) are unchanged.");
+"write, but where live (a set: the pending graphs holding nodes) is empty and x's\n"
+"storage is not of lazy_type (nothing to run, nothing to swap); views (Item's get,\n"
+"rows) are unchanged.");
 
 static PyObject *set_lazy(PyObject *module, PyObject *args) {
     (void)module;
-    PyObject *hook, *operand = Py_None;
-    if (!PyArg_UnpackTuple(args, "set_lazy", 1, 2, &hook, &operand)) {
+    PyObject *hook, *operand = Py_None, *live = Py_None, *lazy_type = Py_None;
+    if (!PyArg_UnpackTuple(args, "set_lazy", 1, 4, &hook, &operand, &live, &lazy_type)) {
         return NULL;
     }
     if ((hook != Py_None && !PyCallable_Check(hook)) || (operand != Py_None && !PyCallable_Check(operand))) {
@@ -230,11 +234,21 @@ static PyObject *set_lazy(PyObject *module, PyObject *args) {
                         "candlewick._native.set_lazy: write_into and operand must be callable or None");
         return NULL;
     }
-    PyObject *old = cw_lazy_write, *old_operand = cw_lazy_operand;
-    cw_lazy_write = hook == Py_None ? NULL : Py_NewRef(hook);
-    cw_lazy_operand = hook == Py_None || operand == Py_None ? NULL : Py_NewRef(operand);
-    Py_XDECREF(old);
-    Py_XDECREF(old_operand);
+    if ((live == Py_None) != (lazy_type == Py_None) || (live != Py_None && !PySet_CheckExact(live)) ||
+        (lazy_type != Py_None && !PyType_Check(lazy_type))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.set_lazy: live must be a set and lazy_type a type, both or neither");
+        return NULL;
+    }
+    PyObject *old[] = {cw_lazy_write, cw_lazy_operand, cw_lazy_live, cw_lazy_type};
+    int on = hook != Py_None;
+    cw_lazy_write = on ? Py_NewRef(hook) : NULL;
+    cw_lazy_operand = on && operand != Py_None ? Py_NewRef(operand) : NULL;
+    cw_lazy_live = on && live != Py_None ? Py_NewRef(live) : NULL;
+    cw_lazy_type = on && lazy_type != Py_None ? Py_NewRef(lazy_type) : NULL;
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(old[i]);
+    }
     Py_RETURN_NONE;
 }
 

@@ -30,6 +30,10 @@ extern PyObject *cw_lazy_write;
 /* lazy mode's operand(x) (the storage x's element-wise primitive is called on), set
    with cw_lazy_write where the Elementwise path may run in lazy mode; else NULL */
 extern PyObject *cw_lazy_operand;
+/* with cw_lazy_write, where given: the set of pending graphs holding nodes and the
+   recorded storages' type (a store need not call cw_lazy_write while the set is empty
+   and the array's storage is not of that type); else NULL */
+extern PyObject *cw_lazy_live, *cw_lazy_type;
 
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector

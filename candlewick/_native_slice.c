@@ -13,7 +13,8 @@
      into the place it views, which the in-place operator has already written).
    - Item(True, ...)(x, (i, j, ...), v): one int per axis, v a 0-d array of x's class,
      dtype and device: the storage's assign of v into that element (store_element).
-   While lazy mode is on (cw_lazy_write), a store calls cw_lazy_write(x) first (what is
+   While lazy mode is on (cw_lazy_write), a store calls cw_lazy_write(x) first, unless
+   nothing is pending and x holds no recorded storage (idle) (what is
    pending runs, x gets its run storage), as general's check_writable does. Anything
    else, and any call while the module is unbound, is general's. Why in C: `x[::2] += 1` is a get, an update and a store; after an update
    of 2^20 elements each Python call of the get and the store (about eight each) misses
@@ -272,6 +273,14 @@ static int store_element(const Binding *b, PyObject *x, PyObject *key, PyObject 
     return 1;
 }
 
+/* Whether a store into x has nothing to ask of lazy mode: no graph pending anywhere and
+   x's storage not a recorded one (scikit-learn's fill_diagonal stores 2048 times). */
+static int idle(const Binding *b, PyObject *x) {
+    PyObject *storage = SLOT(x, b->storage);
+    return cw_lazy_live != NULL && PySet_GET_SIZE(cw_lazy_live) == 0 && storage != NULL &&
+           (PyObject *)Py_TYPE(storage) != cw_lazy_type;
+}
+
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Item *self = (Item *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
@@ -279,7 +288,7 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     if (kwnames == NULL && nargs == 2 + self->store && cw_hold_binding(&b)) {
         PyObject *out = NULL;
         int done = 0;
-        if (Py_TYPE(args[0]) == b.array_type && self->store && cw_lazy_write != NULL) {
+        if (Py_TYPE(args[0]) == b.array_type && self->store && cw_lazy_write != NULL && !idle(&b, args[0])) {
             PyObject *hook = Py_NewRef(cw_lazy_write);
             PyObject *ran = PyObject_CallOneArg(hook, args[0]);
             Py_DECREF(hook);

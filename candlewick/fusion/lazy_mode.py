@@ -150,7 +150,7 @@ def _set_gate():
     on = _process_on or _open_blocks > 0
     if on != GATE.on:
         GATE.on = on
-        suspend_native(on, GATE.write_into, GATE.operand)
+        suspend_native(on, GATE.write_into, GATE.operand, LIVE, LazyStorage)
 
 
 def lazy(enabled: bool = True) -> contextlib.ContextDecorator:

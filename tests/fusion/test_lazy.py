@@ -277,6 +277,33 @@ def test_the_c_elementwise_path_records(device, monkeypatch):
     assert not lazy_storage.LIVE  # nothing pending anywhere: a store asks nothing more
 
 
+def test_a_c_store_asks_lazy_mode_only_when_something_is_pending(device, monkeypatch):
+    """A store from C calls lazy mode's write hook only while a graph holds nodes or the
+    array holds a recorded storage: a loop of stores with nothing pending (scikit-learn's
+    fill_diagonal) asks nothing."""
+    from candlewick import _core
+    from candlewick.lazy_gate import GATE
+
+    if _core._native is None:
+        pytest.skip("candlewick._native is not built")
+    asked = []
+    original = GATE.write_into
+    monkeypatch.setattr(GATE, "write_into", lambda a: (asked.append(a), original(a))[1])  # before the block opens
+    x = cw.asarray(np.zeros((3, 3), np.float32), device=device)
+    value = cw.asarray(np.float32(1.0), device=device)
+    with cw.lazy():
+        for i in range(3):
+            x[i, i] = value
+        assert asked == []
+        y = x * 2  # pending: the next store runs it first
+        x[0, 1] = value
+        assert len(asked) == 1 and not pending(y)
+        y[0, 0] = value  # y holds its run recorded storage: the hook gives y the real one
+        assert len(asked) == 2 and not isinstance(y._storage, lazy_storage.LazyStorage)
+    np.testing.assert_array_equal(cw.to_numpy(x), [[1, 1, 0], [0, 1, 0], [0, 0, 1]])
+    np.testing.assert_array_equal(cw.to_numpy(y), [[1, 0, 0], [0, 2, 0], [0, 0, 2]])
+
+
 def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
     """``sum(x, dtype=float64)`` of float32 is recorded as its steps (astype, then sum: a
     fused kernel converts as it reads); replayed (a device without the capability, or a
