@@ -110,7 +110,16 @@ def _operand(x):
     if kind is LazyStorage and storage.graph is None:  # a result that has run: x holds it from now on
         storage = x._storage = storage.real
         kind = type(storage)
-    pending = _recording(x._device)
+    # _recording(x._device), its common answers inline (every element-wise call in lazy
+    # mode asks, on a device that records or not)
+    on = _block.get()
+    if not (_process_on if on is None else on):
+        return storage
+    local = _local
+    if getattr(local, "device", None) is x._device and local.everywhere is RECORD_EVERYWHERE:
+        pending = local.answer
+    else:
+        pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
         return storage
     if kind is LazyStorage:  # pending in another graph (another device's, another thread's)
