@@ -147,10 +147,11 @@ def _build():
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
-        add(("radix", "hist", key_bytes), f"radix_hist_k{key_bytes}", SORT_MODULE,
-            f"cw_radix_hist<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+        for stage in ("hist", "digits"):
+            add(("radix", stage, key_bytes), f"radix_{stage}_k{key_bytes}", SORT_MODULE,
+                f"cw_radix_{stage}<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)
-            for stage in ("rows", "block", "scatter", "pass"):
+            for stage in ("rows", "block", "scatter", "pass", "sweep"):
                 add(("radix", stage, key_bytes, size), f"radix_{stage}_k{key_bytes}_b{size}", SORT_MODULE,
                     f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
     add(("radix", "scan"), "radix_scan", SORT_MODULE, "cw_radix_scan(a);", RADIX_ARGS.name, RADIX_BLOCK)

@@ -12,7 +12,9 @@ three launches a pass: each block counts the digits of its range of a row, block
 (row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
 totals and its range's scanned counts into first places, ranks its range tile by tile
 (``RANGE_TILE`` keys: the 8-bit digit at once, by warp votes) in shared memory and writes
-each digit's run to its places.
+each digit's run to its places. With ``SWEEP``, one launch counts every pass's digits of
+each row, then a pass is one launch: a block a range tile, each finding its first places by
+looking back over the ranges before it (the counts they post).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
 stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
 digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
@@ -49,6 +51,10 @@ BLOCKS_PER_CU = 8
 #: 0.161 against 0.143: the crossover lies between.
 FUSED_TILES = 32
 FUSED_BLOCKS = 128
+#: long rows' passes one launch each, a range tile a block, each range's first places
+#: found by looking back over the ranges before it (radix_digits once, then radix_sweep a
+#: pass), instead of FUSED_TILES' passes and the three-launch ones
+SWEEP = False
 SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
@@ -168,7 +174,18 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     chunk = -(-tiles // blocks) * tile
     blocks = -(-length // chunk)
     grid = min(rows * blocks, GRID_LOOP_CAP)
-    if fused:
+    no_values = (0,) * 5 + decoding
+    launch = device.launcher.launch
+    if SWEEP:
+        chunk, blocks = tile, tiles
+        grid = min(rows * blocks, GRID_LOOP_CAP)
+        state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))  # radix.hip's cw_radix_states
+        state.buffer.memset(0)
+        counts = state.ptr
+        launch(kernel(device, ("radix", "digits", key_bytes)), grid, None, RADIX_ARGS,
+               (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
+        stages = [(kernel(device, ("radix", "sweep", key_bytes, size)), grid)]
+    elif fused:
         counts = 0
         stages = [(kernel(device, ("radix", "pass", key_bytes, size)), grid)]
     else:
@@ -180,8 +197,6 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     order = order_spare = None
     if positions:
         order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
-    no_values = (0,) * 5 + decoding
-    launch = device.launcher.launch
     idx_in = 0
     for shift in range(0, bits, 8):
         final = shift + 8 >= bits

@@ -365,6 +365,20 @@ template <class K> struct cw_radix_smem {
     cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], part[CW_RADIX_BLOCK], group[16], off[CW_RADIX_DIGITS];
 };
 
+// One launch a pass with no count launches (radix_sweep, after radix_digits): a.counts as
+// u64 words, zeroed before the first pass: [0, 8) a ticket counter per pass; then per row
+// and pass the whole row's count of each digit (radix_digits); then per row, range and
+// digit the range's state for the pass being run: (pass + 1) << 40 | flag << 32 | count,
+// flag 1: the range's own count, 2: with every range before it (a stale pass's word reads
+// as not yet written). Ranges are a range tile each (a.chunk).
+#define CW_RADIX_OWN 1ull
+#define CW_RADIX_SUM 2ull
+__device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
+    return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
+}
+__device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i64 b) {
+    return (cw_u64*)a.counts + 8 + a.rows * ((a.bits + 7) / 8) * CW_RADIX_DIGITS + (r * a.blocks + b) * CW_RADIX_DIGITS;
+}
 // Each range, tile by tile: the tile ranked by the digit into shared memory
 // (cw_radix_rank8), then each digit's run written to the digit's next places in the row
 // (base: thread d's, digit d's next place). idx_in null: the positions are the keys' own
@@ -374,7 +388,8 @@ template <class K> struct cw_radix_smem {
 // place: the last pass); vals_out: the values decoded from the keys (or gathered from src
 // by the positions), in place (the last pass; B: their bytes).
 template <class K, class B>
-__device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g, cw_u32 base) {
+__device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 g, cw_u32 base,
+                                      cw_i64 look = -1, cw_u64 epoch = 0ull) {
     const int ITEMS = cw_radix_range_items<K>::value, TILE = cw_radix_smem<K>::tile;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
@@ -404,6 +419,20 @@ __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& 
         }
         cw_u32 total;
         const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+        if (look >= 0) {  // radix_sweep's range look (one tile): post, look back, post the sum
+            cw_u64* own = cw_radix_states(a, r, look) + t;
+            atomicExch(own, epoch | (look ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
+            cw_u32 sum = 0u;
+            for (cw_i64 j = look - 1; j >= 0;) {
+                const cw_u64 v = atomicAdd(cw_radix_states(a, r, j) + t, 0ull);
+                if ((v >> 40) != (epoch >> 40)) continue;  // not posted yet: its block runs
+                sum += (cw_u32)v;
+                if (((v >> 32) & 3ull) == CW_RADIX_SUM) break;
+                --j;
+            }
+            if (look) atomicExch(own, epoch | CW_RADIX_SUM << 32 | (cw_u64)(sum + total));
+            base += sum;
+        }
         m_.off[t] = base - first;  // digit t's key at tile place p goes to row place off[t] + p (u32: a row's places fit)
         base += total;
         __syncthreads();
@@ -465,6 +494,51 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
             else if (out) out[r * a.L + p] = j;
         }
         __syncthreads();
+    }
+}
+
+// every pass's digit counts of each row, added up over the blocks (ranges of a.chunk keys)
+template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
+    __shared__ cw_u32 cnt[8 * CW_RADIX_DIGITS];
+    const K* kin = (const K*)a.keys_in;
+    const cw_radix_class<K> c(a);
+    const int t = threadIdx.x, passes = (a.bits + 7) / 8;
+    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
+        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+        __syncthreads();
+        for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) {
+            const K k = c(kin[r * a.L + p]);
+            for (int q = 0; q < passes; ++q) atomicAdd(&cnt[q * CW_RADIX_DIGITS + ((cw_u32)(k >> (8 * q)) & 255u)], 1u);
+        }
+        __syncthreads();
+        cw_u64* tot = cw_radix_totals(a, r);
+        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK)
+            if (cnt[j]) atomicAdd(&tot[j], (cw_u64)cnt[j]);
+        __syncthreads();
+    }
+}
+// the pass: each block takes the next range (a ticket, so that every range before it
+// belongs to a block already running), ranks its tile, posts its digits' counts, adds up
+// those of the ranges before it (looking back until a range that posted its sum), posts
+// the sum, and writes the tile as cw_radix_range does
+template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
+    __shared__ cw_i64 ticket;
+    const int t = threadIdx.x, pass = a.shift / 8;
+    const cw_u64 epoch = (cw_u64)(pass + 1) << 40;
+    for (;;) {
+        if (t == 0) ticket = (cw_i64)atomicAdd((cw_u64*)a.counts + pass, 1ull);
+        __syncthreads();
+        const cw_i64 g = ticket;
+        __syncthreads();  // ticket read by every thread before thread 0 takes the next
+        if (g >= a.rows * a.blocks) return;
+        const cw_i64 r = g / a.blocks, b = g % a.blocks;
+        // digit t's first place in the row: the digits before it, then its keys in the ranges before b
+        const cw_u32 before = cw_radix_block_scan(m_.part, m_.group, (cw_u32)cw_radix_totals(a, r)[pass * CW_RADIX_DIGITS + t]);
+        __syncthreads();
+        cw_radix_range<K, B>(a, m_, g, before, b, epoch);
     }
 }
 

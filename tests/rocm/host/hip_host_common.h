@@ -14,6 +14,7 @@
 #define __launch_bounds__(...)
 
 template <class T> inline T atomicAdd(T* p, T v) { T old = *p; *p = old + v; return old; }
+template <class T> inline T atomicExch(T* p, T v) { T old = *p; *p = v; return old; }
 inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned v) {
     unsigned old = *p;
     if (old == expected) *p = v;

@@ -55,13 +55,15 @@ def dev(small_lib, monkeypatch, tmp_path):
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
 
-@pytest.fixture(params=["fused", "three_launch", "three_launch_warp32"])
+@pytest.fixture(params=["fused", "three_launch", "three_launch_warp32", "sweep"])
 def any_dev(request, small_lib, monkeypatch, tmp_path):
     """dev, or one whose rows past a tile take three launches a pass (none short enough for
-    one), with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes)."""
+    one), with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes), or one
+    radix_sweep a pass (SWEEP)."""
     monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
     if request.param != "fused":
         monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
+    monkeypatch.setattr(sort_family, "SWEEP", request.param == "sweep")
     warp = 32 if request.param.endswith("warp32") else 64
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS, warp)[1]
 
@@ -134,11 +136,13 @@ def test_tens_of_tiles(any_dev, dtype, length):  # 10^5 and more: tests/rocm/gpu
     _check(any_dev, x, x, 0, dtype is dt.int16, False)
 
 
-def test_many_ranges(dev, monkeypatch):
+@pytest.mark.parametrize("sweep", [False, True])
+def test_many_ranges(dev, monkeypatch, sweep):
     """radix_scan's slices of several entries (16 threads a column), read in more than one
     batch: rows of 300 tiles (and 40) cut into a range per tile, three launches a pass."""
     monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
     monkeypatch.setattr(sort_family, "BLOCKS_PER_CU", 1000)
+    monkeypatch.setattr(sort_family, "SWEEP", sweep)
     x = _data(dt.uint8, (300 * 512 + 5,), np.random.default_rng(4))
     _check(dev, x, x, 0, True, False)
     x = _data(dt.uint8, (2, 40 * 512 + 5), np.random.default_rng(5))
@@ -269,6 +273,10 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64", "radix_block_k8_b8"]
+    monkeypatch.setattr(sort_family, "SWEEP", True)  # a count launch, then one a pass
+    assert _launches(rt, device, x) == ["radix_keys_float32", "radix_digits_k4"] + ["radix_sweep_k4_b4"] * 4
+    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_k4_b2"] * 2
+    monkeypatch.setattr(sort_family, "SWEEP", False)
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
