@@ -24,8 +24,7 @@
      rounded once, at about the speed of NumPy's single-precision loop;
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
-     sort's zero and NaN runs, collected while the input is copied (no pass of its own:
-     _native_sort_runs.c, its AVX-512 path _native_sort_avx512.c).
+     sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,

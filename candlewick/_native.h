@@ -82,7 +82,7 @@ int cw_element_assign_ready(void);
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort.c, _native_sort_avx512.c) */
+/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort.c, _native_sort_runs.c) */
 #define CW_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 /* 2 AVX-512F, 1 AVX2, 0 neither (the CPU's, asked once). */
@@ -196,40 +196,6 @@ typedef struct {
     unsigned long long *words;
     Py_ssize_t count, capacity; /* bits, words */
 } Signs;
-
-/* The exponent mask of each format's bit pattern (float16, bfloat16, float32, float64). */
-extern const unsigned long long CW_SORT_EXPONENT[4];
-
-/* *data grown to hold `need` items of `size` bytes: 0, or -1 where memory ran out (run
-   without the GIL: PyMem_Raw*). */
-int cw_sort_grow(void **data, Py_ssize_t *capacity, Py_ssize_t need, Py_ssize_t size);
-
-static inline int reserve(Run *r, Py_ssize_t more, Py_ssize_t size) {
-    return cw_sort_grow((void **)&r->data, &r->capacity, r->count + more, size);
-}
-
-static inline int reserve_signs(Signs *s, Py_ssize_t more) {
-    return cw_sort_grow((void **)&s->words, &s->capacity, (s->count + more) / 64 + 2, 8);
-}
-
-/* The index of mask's lowest set bit (mask != 0). */
-static inline int lowest_bit(unsigned long long mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(mask);
-#else
-    int k = 0;
-    for (; !(mask & 1); mask >>= 1) {
-        k++;
-    }
-    return k;
-#endif
-}
-
-/* The leading elements of the row (a multiple of 64) read and collected as below by
-   AVX-512 where the CPU has it and step is +-size (dst NULL: forwards only): how many, 0
-   where it took none, or -1 where memory ran out (_native_sort_avx512.c). */
-Py_ssize_t cw_sort_collect_avx512(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
-                                  Signs *signs, Run *nans);
 
 /* The row's n elements (step bytes apart from x, any sign) copied into dst (contiguous;
    NULL: only read), its zeros' signs and NaNs appended (format 0-3; -1: a copy): 0, or -1
