@@ -7,7 +7,9 @@
    calls the storage primitive (storage.<method>(op, layout) for one array,
    storage.<method>(op, layout1, storage2, layout2) for two; where one of two shapes
    broadcasts onto the other, that operand's layout broadcast as Layout.broadcast_to
-   makes it) and returns a new array of
+   makes it; where both broadcast onto a larger shape, both layouts, while the result
+   stays below the size the Python path checks against the device's free memory) and
+   returns a new array of
    that class over its result: the shape's cached contiguous layout, the result dtype,
    the device. While lazy mode is on (cw_lazy_write), the first operand's storage is
    cw_lazy_operand(x) (the one that records the call where lazy mode is on here: the
@@ -159,6 +161,101 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
                          PyLong_FromSsize_t(-1));
 }
 
+/* The shape `s1` and `s2` broadcast to (a new tuple, NumPy's rule: aligned at the
+   right, each pair equal or one of them 1), or NULL: they do not broadcast, a dimension
+   is not an int, or the result holds `limit` elements or more (no error set: general's
+   case and errors), or an error. */
+static PyObject *broadcast_shape(PyObject *s1, PyObject *s2, Py_ssize_t limit) {
+    if (!PyTuple_CheckExact(s1) || !PyTuple_CheckExact(s2)) {
+        return NULL;
+    }
+    Py_ssize_t n1 = PyTuple_GET_SIZE(s1), n2 = PyTuple_GET_SIZE(s2), n = n1 > n2 ? n1 : n2;
+    if (n > MAX_AXES) {
+        return NULL;
+    }
+    Py_ssize_t dims[MAX_AXES], size = 1;
+    int from[MAX_AXES]; /* 1: the dimension object of s1, 2: of s2 (reused in the tuple) */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d1 = k - (n - n1) >= 0 ? PyTuple_GET_ITEM(s1, k - (n - n1)) : NULL;
+        PyObject *d2 = k - (n - n2) >= 0 ? PyTuple_GET_ITEM(s2, k - (n - n2)) : NULL;
+        if ((d1 != NULL && !PyLong_CheckExact(d1)) || (d2 != NULL && !PyLong_CheckExact(d2))) {
+            return NULL;
+        }
+        Py_ssize_t a = d1 != NULL ? PyLong_AsSsize_t(d1) : 1, c = d2 != NULL ? PyLong_AsSsize_t(d2) : 1;
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return NULL;
+        }
+        if (a != c && a != 1 && c != 1) {
+            return NULL;
+        }
+        dims[k] = a == 1 ? c : a;
+        from[k] = a == 1 ? 2 : 1;
+        if (d1 == NULL) {
+            from[k] = 2;
+        } else if (d2 == NULL) {
+            from[k] = 1;
+        }
+        if (dims[k] != 0 && size > limit / dims[k]) {
+            return NULL;
+        }
+        size *= dims[k];
+    }
+    if (size >= limit) {
+        return NULL;
+    }
+    PyObject *shape = PyTuple_New(n);
+    if (shape == NULL) {
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *d = from[k] == 1 ? PyTuple_GET_ITEM(s1, k - (n - n1)) : PyTuple_GET_ITEM(s2, k - (n - n2));
+        PyTuple_SET_ITEM(shape, k, Py_NewRef(d));
+    }
+    return shape;
+}
+
+/* Below this many bytes general's allocation check asks the device nothing
+   (candlewick.allocation.QUERY_ABOVE_BYTES), so a result smaller needs no check here. */
+#define UNCHECKED_BYTES ((Py_ssize_t)1 << 28)
+#define WIDEST_ITEM 16 /* complex128: every dtype's item is at most this wide */
+
+/* Two arrays (checked by two_arrays) of shapes that each broadcast onto a third, larger
+   than both: both layouts broadcast to it, where the result stays below general's
+   allocation check (else, and shapes that do not broadcast, NOT_TAKEN). */
+static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
+    PyObject *l1 = SLOT(x1, b->layout), *l2 = SLOT(x2, b->layout);
+    PyObject *s1 = SLOT(l1, b->shape), *s2 = SLOT(l2, b->shape);
+    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    }
+    PyObject *shape = broadcast_shape(s1, s2, UNCHECKED_BYTES / WIDEST_ITEM);
+    if (shape == NULL) {
+        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    }
+    PyObject *spread1 = cw_broadcast_layout(b, l1, s1, shape);
+    PyObject *spread2 = spread1 == NULL ? NULL : cw_broadcast_layout(b, l2, s2, shape);
+    if (spread2 == NULL) {
+        Py_DECREF(shape);
+        Py_XDECREF(spread1);
+        return PyErr_Occurred() ? NULL : NOT_TAKEN;
+    }
+    PyObject *s_1 = SLOT(x1, b->storage), *s_2 = SLOT(x2, b->storage);
+    PyObject *held[] = {Py_NewRef(s_1), Py_NewRef(s_2), Py_NewRef(out_dtype), Py_NewRef(device)};
+    PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
+    PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    for (int i = 0; i < 4; i++) {
+        Py_DECREF(held[i]);
+    }
+    Py_DECREF(shape);
+    Py_DECREF(spread1);
+    Py_DECREF(spread2);
+    return out;
+}
+
 static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
     PyObject *s1 = SLOT(x1, b->storage), *l1 = SLOT(x1, b->layout);
     PyObject *s2 = SLOT(x2, b->storage), *l2 = SLOT(x2, b->layout);
@@ -182,15 +279,19 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
         if (!same) {
             /* one operand broadcast onto the other's shape (x - x.mean(axis=0), a row or a
                column against a matrix): the result is no larger than that operand, which
-               was checked when it was made; a result larger than both is general's (its
-               allocation check) */
+               was checked when it was made */
             spread = cw_broadcast_layout(b, l2, shape2, shape);
             if (spread == NULL && !PyErr_Occurred()) {
                 spread = cw_broadcast_layout(b, l1, shape, shape2);
                 spread_first = 1;
             }
+            if (spread == NULL && !PyErr_Occurred()) {
+                /* both broadcast (a column against a row: a KMeans step's
+                   nearest[:, None] == clusters) */
+                return both_spread(b, self, x1, x2);
+            }
             if (spread == NULL) {
-                return PyErr_Occurred() ? NULL : NOT_TAKEN;
+                return NULL;
             }
             if (spread_first) {
                 shape = shape2;

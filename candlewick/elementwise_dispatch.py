@@ -217,8 +217,9 @@ def _compare_scalar(op, x, value, reflected, fname, out):
 def in_c(fn, arity, op, results, method):
     """``fn`` with its common case run in C, where candlewick._native was built: arrays of
     exactly the bound class, of one dtype in ``results`` (``RESULT_BY_NAME[op]``), one
-    device and one shape (or one operand's shape broadcast onto the other's: the result
-    no larger than that operand), through the storage primitive ``method``; anything else still
+    device and one shape (or one operand's shape broadcast onto the other's, or both onto a
+    larger one below ``allocation.QUERY_ABOVE_BYTES``), through the storage primitive
+    ``method``; anything else still
     ``fn``'s. ``fn`` must give that case the same result (the generated functions' inline
     case, the forward operators). At 2^20 elements the case costs about 1 us in Python.
     The result is named as ``fn`` is, its code object too (errors name the function)."""

@@ -137,7 +137,10 @@ def _int_pow(base, exp):
 def _float_pow(base, exp):
     """np.power, except that NumPy's fast path for an exponent of 0.5 (taken whenever the
     exponent has stride 0, i.e. is a scalar or broadcast) is sqrt, which gives NaN for
-    -inf where pow gives +inf."""
+    -inf where pow gives +inf. A scalar exponent of 2 is np.square, as NumPy's ``x ** 2``
+    takes it (x*x, correctly rounded as pow is; power's loop is not vectorized)."""
+    if exp.ndim == 0 and exp == 2:
+        return np.square(base)
     result = np.power(base, exp)
     if exp.ndim == 1 and base.ndim == 1 and exp.strides[0] and exp.size > 1:
         return result  # (a 1-D exponent with a nonzero stride never takes the sqrt path)

@@ -2,6 +2,7 @@
 
 import cmath
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -127,3 +128,25 @@ def test_pow_of_minus_infinity_by_one_half_is_infinity(dtype):
     half, _ = upload(np.array(0.5, dtype.numpy))
     broadcast = x.binary(BinaryOp.POW, lx, half, Layout((3,), (0,), 0))
     assert download(broadcast, (3,)).tolist() == expected
+
+
+@pytest.mark.parametrize("dtype", [dt.float64, dt.float32, dt.float16, dt.bfloat16])
+@pytest.mark.parametrize("exponent", [2, 2.0])
+def test_pow_by_two_is_numpys_power_bit_for_bit(dtype, exponent):
+    # a scalar exponent of 2 runs as np.square (NumPy's own x ** 2): the values of pow
+    from candlewick.opdefs import BinaryOp
+
+    finfo = ml_dtypes.finfo(dtype.numpy)
+    special = [np.inf, -np.inf, np.nan, -0.0, 0.0, float(finfo.max), -float(finfo.max),
+               float(finfo.smallest_subnormal), -float(finfo.tiny), 1.5, -3.25]
+    host = np.concatenate([np.array(special), np.random.default_rng(0).standard_normal(997) * 100])
+    host = host.astype(dtype.numpy)
+    with np.errstate(all="ignore"):
+        expected = np.power(host.astype(np.float64), 2.0).astype(dtype.numpy)
+        if dtype in (dt.float32, dt.float64):
+            expected = np.power(host, dtype.numpy.type(2))
+    x, lx = upload(host)
+    got = download(x.binary_scalar(BinaryOp.POW, lx, exponent, False), host.shape)
+    np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+    x.binary_scalar_into(BinaryOp.POW, lx, x, lx, exponent, False)  # x **= 2
+    np.testing.assert_array_equal(download(x, host.shape).view(np.uint8), expected.view(np.uint8))

@@ -12,7 +12,7 @@ import pytest
 import candlewick as cw
 from candlewick import _core, array_operators, elementwise
 from candlewick.array import Array
-from candlewick.opdefs import BinaryOp, UnaryOp
+from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 
@@ -79,9 +79,11 @@ def test_binary_equals_the_python_path(name, layout):
     fn = getattr(cw, name)
     for dtype in DTYPES:
         x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
-        # one operand broadcast onto the other (a row, a column, a leading axis added)
+        # one operand broadcast onto the other (a row, a column, a leading axis added),
+        # both onto a larger shape (a column and a row)
         for args in ((x1, x2), (x1, x1), (x1, x2[0]), (x2[0], x1), (x1, x2[:, :1]), (x2[:, 1:2], x1),
-                     (x1[None], x2), (x1, x2[None]), (x1, x2[0, :1])):
+                     (x1[None], x2), (x1, x2[None]), (x1, x2[0, :1]), (x1[:, :1], x2[0]), (x2[:1], x1[:, 2:3]),
+                     (x1[None, :, :1], x2[:1]), (x1[:, None, :], x2[:2, :1, None])):
             fast, python = _both_paths(fn, args)
             assert fast == python, (name, dtype)
 
@@ -100,7 +102,7 @@ def test_operator_equals_the_python_path(name, layout):
     method = getattr(Array, name)
     for dtype in DTYPES:
         x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
-        for args in ((x1, x2), (x1, 2), (x1, x2[0])):
+        for args in ((x1, x2), (x1, 2), (x1, x2[0]), (x1[:, :1], x2[0])):
             fast, python = _both_paths(method, args)
             assert fast == python, (name, dtype)
 
@@ -170,6 +172,34 @@ def test_one_operand_broadcast_onto_the_other_runs_in_c(monkeypatch):
                 == (want.shape, want.strides, want.offset, -1))
 
 
+def test_both_operands_broadcast_onto_a_larger_shape_run_in_c(monkeypatch):
+    fallback = Recorder()
+    equal = _core._native.Elementwise(2, CompareOp.EQUAL, _core.RESULT_BY_NAME[CompareOp.EQUAL], "compare",
+                                      fallback)
+    seen = []
+    cls = type(_arrays()[0]._storage)
+    real = cls.compare
+
+    def spy(storage, op, l1, other, l2):
+        seen.append((l1, l2))
+        return real(storage, op, l1, other, l2)
+
+    monkeypatch.setattr(cls, "compare", spy)
+    nearest, clusters = cw.asarray(np.array([2, 0, 1, 2], np.int64)), cw.arange(3)
+    x, y = _arrays()
+    for a, b in ((nearest[:, None], clusters), (clusters, nearest[:, None]), (x[None, :, :1], y[:1]),
+                 (x.T[:, None, :1], y[:, None, None]), (x[:, :1], y[0, :0])):
+        shape = np.broadcast_shapes(a.shape, b.shape)
+        assert shape not in (a.shape, b.shape)
+        out = equal(a, b)
+        assert fallback.calls == []
+        assert out._dtype is cw.bool and out._layout is _core.contiguous_layout(shape)
+        assert np.array_equal(cw.to_numpy(out), cw.to_numpy(a) == cw.to_numpy(b))
+        for got, operand in zip(seen[-1], (a, b)):
+            want = operand._layout.broadcast_to(shape)
+            assert (got.shape, got.strides, got.offset) == (want.shape, want.strides, want.offset)
+
+
 def test_everything_else_goes_to_the_fallback_unchanged():
     fallback = Recorder()
     divide = _core._native.Elementwise(2, BinaryOp.DIVIDE, _core.RESULT_BY_NAME[BinaryOp.DIVIDE], "binary",
@@ -182,10 +212,12 @@ def test_everything_else_goes_to_the_fallback_unchanged():
     other_device = _core.new_array(Array, x._storage, (2, 3), x._dtype, object())
     sub = _core.new_array(Sub, x._storage, (2, 3), x._dtype, x._device)
     ints = cw.asarray(np.ones((2, 3), np.int32))
-    # shapes that do not broadcast, and a result larger than both operands (general's
-    # allocation check)
-    cases = [(x, y.astype(cw.float64)), (x, y[:, :2]), (x[:, :1], y[:1]), (x[None, :, :1], y[:1]), (x, 2.0),
-             (2.0, x), (ints, ints), (x, other_device), (sub, sub), (x,), (x, y, y), (None, None)]
+    # shapes that do not broadcast, and a result larger than both operands that general's
+    # allocation check asks the device about (2^24 float32 of a column and a row: 2^28 bytes
+    # of complex128, the widest item, where the C path declines)
+    column, row = cw.zeros((1 << 12, 1), dtype=cw.float32), cw.zeros((1 << 12,), dtype=cw.float32)
+    cases = [(x, y.astype(cw.float64)), (x, y[:, :2]), (x[:, :2], y[:1, :, None]), (column, row), (row, column),
+             (x, 2.0), (2.0, x), (ints, ints), (x, other_device), (sub, sub), (x,), (x, y, y), (None, None)]
     for args in cases:
         assert divide(*args) == "fallback"
         assert fallback.calls[-1] == (args, {})
