@@ -93,3 +93,27 @@ def test_lazy_and_fused_give_the_eager_values(device):
     np.testing.assert_allclose(lazy, eager, rtol=1e-12)
     np.testing.assert_allclose(fused, eager, rtol=1e-12)
     np.testing.assert_allclose(eager, np.sum(h.astype(np.float64) * 2 - 1, axis=0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["sum", "prod"])
+def test_every_argument_form_gives_numpys_result_or_the_general_error(device, fn):
+    """sum/prod's one-step path (all axes or one int, keepdims a bool, dtype None, x's own
+    or a float accumulator) and the general path agree with NumPy; what the one-step path
+    does not take (a tuple, a bool or out-of-range axis, a non-bool keepdims, dtype names
+    and NumPy dtypes) gets the general path's result or error."""
+    h = _data()[:6] / 2
+    x = cw.asarray(h, device=device)
+    ours, theirs = getattr(cw, fn), getattr(np, fn)
+    for axis in (None, 0, 1, -1, -2, (0,), (1, 0)):
+        for keepdims in (False, True):
+            for dtype in (None, cw.float32, cw.float64, "float64", np.float64):
+                got = ours(x, axis=axis, keepdims=keepdims, dtype=dtype)
+                want = theirs(h, axis=axis, keepdims=keepdims, dtype=np.dtype(dtype or np.float32))
+                assert got.dtype == want.dtype and got.shape == want.shape, (axis, keepdims, dtype)
+                np.testing.assert_allclose(cw.to_numpy(got), want, rtol=1e-6)
+    ints = cw.asarray(np.arange(12, dtype=np.int8).reshape(3, 4), device=device)
+    assert ours(ints, axis=1).dtype == cw.int64 and ours(ints, axis=-1, dtype=cw.float64).dtype == cw.float64
+    for bad in ({"axis": 2}, {"axis": -3}, {"axis": True}, {"axis": 1.0}, {"keepdims": 1}, {"dtype": cw.bool}):
+        with pytest.raises(cw.errors.CandlewickError) as raised:
+            ours(x, **bad)
+        assert fn in str(raised.value)
