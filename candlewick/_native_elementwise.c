@@ -244,11 +244,18 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
     }
     PyObject *s_1 = SLOT(x1, b->storage), *s_2 = SLOT(x2, b->storage);
     PyObject *held[] = {Py_NewRef(s_1), Py_NewRef(s_2), Py_NewRef(out_dtype), Py_NewRef(device)};
-    PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
-    PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    PyObject *out = NULL;
+    if (cw_lazy_operand != NULL) { /* (as two_arrays: the storage that records the call) */
+        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x1));
+        s_1 = held[0];
+    }
+    if (s_1 != NULL) {
+        PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
+        PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    }
     for (int i = 0; i < 4; i++) {
-        Py_DECREF(held[i]);
+        Py_XDECREF(held[i]);
     }
     Py_DECREF(shape);
     Py_DECREF(spread1);

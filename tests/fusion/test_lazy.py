@@ -257,13 +257,14 @@ def test_the_c_elementwise_path_records(device, monkeypatch):
     x = cw.asarray(np.arange(6.0, dtype=np.float32).reshape(2, 3), device=device)
     y = cw.asarray(np.full((2, 3), 0.5, np.float32), device=device)
     row = cw.asarray(np.float32([1.0, 2.0, 3.0]), device=device)
-    eager = [cw.to_numpy(r) for r in (cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y))]
+    column = x[:, :1]  # (with row: both operands broadcast)
+    eager = [cw.to_numpy(r) for r in (cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y), column * row)]
     with cw.lazy():
         # the Python path asks GATE.operand; C was handed the hook when the block opened
         python_path = []
         original = GATE.operand
         monkeypatch.setattr(GATE, "operand", lambda a: (python_path.append(1), original(a))[1])
-        results = [cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y)]
+        results = [cw.multiply(x, y), x - y, x * row, cw.exp(x), cw.less(x, y), column * row]
         chained = results[0] * results[1]  # a recorded operand: recorded too
         assert python_path == [] and all(pending(r) for r in results + [chained])
         with pytest.raises(ShapeError):
