@@ -15,7 +15,6 @@ import threading
 from collections import OrderedDict
 
 from ..layout import Layout
-from ..shapes import shape_size
 from .graph import Graph
 from .replay import replayer
 
@@ -118,11 +117,9 @@ def compiled(graph, wanted, node_keys=None):
     def run(storages):
         return inner([storages[p] for p in positions])
 
-    # what lazy_policy learns from a run: whether the device fuses and compiled it, and
-    # its largest node (inputs included: a sum over a large input is a large graph)
+    # what lazy_policy learns from a run: whether the device fuses and compiled it
     run.fusing = "fusion" in device.capabilities
     run.fused = fused is not None
-    run.largest = max(shape_size(n.shape) for n in cut.nodes)
     run.pinned = False
 
     with _lock:
