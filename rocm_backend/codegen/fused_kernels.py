@@ -12,11 +12,8 @@ __all__ = ["FusedKernel", "LazyBuffers", "Slots", "Unsupported", "entry", "memor
 #: slots: per pointer slot ("input", position) | ("const", index) | ("node", node index);
 #: kind "ew" (n = elements, grid over vectors), "reduce" (n = outputs, a block each),
 #: "reduce_serial" (n = outputs, a thread each), "rows" (n = rows);
-#: scalars: per run-time scalar slot (float argument number, dtype it is converted to);
-#: resident: the kernel loops over its items with as many blocks as the device holds at
-#: once (a rows kernel that loads a block's next row ahead), not a block per item
-FusedKernel = namedtuple("FusedKernel", "spec kind n slots vector_slots vector_bytes scalars resident",
-                         defaults=(False,))
+#: scalars: per run-time scalar slot (float argument number, dtype it is converted to)
+FusedKernel = namedtuple("FusedKernel", "spec kind n slots vector_slots vector_bytes scalars")
 
 
 class Unsupported(Exception):

@@ -2,8 +2,8 @@
 reduction reduces the last axis of one full shape ``F = rows + (C,)`` and is read back
 one value per row. One kernel: a block per row, each thread holding ``K`` elements of the
 row in registers (each input element is read from memory once); the reductions are
-block reductions in order, each leaving its result in every thread after one barrier
-(``cw_block_allreduce``); then every output is written."""
+block reductions in order, their results broadcast to the block through shared memory;
+then every output is written."""
 
 from candlewick.shapes import shape_size
 
@@ -17,8 +17,6 @@ __all__ = ["ROW_MAX", "rows_kernel", "rows_shapes"]
 MAX_PER_THREAD = 16
 #: the longest row the rows schedule keeps in registers (1024 threads of MAX_PER_THREAD)
 ROW_MAX = MAX_PER_THREAD * 1024
-#: on the vector path, load a block's next row while it reduces this one (``_row_body``)
-PREFETCH = True
 
 
 def _identity(layout, shape):
@@ -87,14 +85,10 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     width = 16 // max(sizes) if sizes else 1
     loop = "    for (cw_i64 row = blockIdx.x; row < a.n; row += gridDim.x) {"
     vector_slots = ()
-    prefetch = False
     if width > 1 and cols % (block * width) == 0:
         # 16-byte vectors of the row where the buffers are aligned (CW_CONTIGUOUS)
-        prefetch = PREFETCH and bool(direct)
-        vector = (width, direct, prefetch)
-        _, vector_lines, _ = _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector)
-        before = _prefetch_first(graph, cols, block, per_thread, vector, slots) if prefetch else []
-        body_lines = ["    if (a.flags & CW_CONTIGUOUS) {", *before, loop, *vector_lines, "    }", "    } else {",
+        _, vector_lines, _ = _row_body(graph, outputs, full, rows, block, buffers, params, slots, (width, direct))
+        body_lines = ["    if (a.flags & CW_CONTIGUOUS) {", loop, *vector_lines, "    }", "    } else {",
                       loop, *scalar_lines, "    }", "    }"]
         vector_slots = tuple(int(slots.names[n][1:]) for n in direct + full_outputs)
     else:
@@ -102,42 +96,14 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     body = [*head, *slots.declarations(set(outputs)), *body_lines]
     kernel_spec = spec(name, module, block)
     kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), vector_slots,
-                         16 if vector_slots else 0, tuple(params), prefetch)
+                         16 if vector_slots else 0, tuple(params))
     return kernel, entry(name, block, "\n".join(body) + "\n")
-
-
-def _vector_loads(graph, cols, block, per_thread, vector, slots, target, row):
-    """Lines loading the vectors of ``row`` (a C expression) that thread t holds into
-    ``target(m, n)`` (vector m of memory node n)."""
-    width, direct, _ = vector
-    lines = []
-    for n in direct:
-        c = ops.C_TYPE[graph.nodes[n].dtype]
-        for m in range(per_thread // width):
-            lines.append(f"{target(m, n)} = cw_vload<{c}, {width}>({slots.pointer(n)} + ({row}) * {cols}ll, "
-                         f"(cw_i64)threadIdx.x + {m * block});")
-    return lines
-
-
-def _prefetch_first(graph, cols, block, per_thread, vector, slots):
-    """Before the loop over rows: the next-row registers declared, the block's first row
-    loaded into them."""
-    width, direct, _ = vector
-    lines = [f"    cw_pack<{ops.C_TYPE[graph.nodes[n].dtype]}, {width}> nv{m}_{n};"
-             for n in direct for m in range(per_thread // width)]
-    loads = _vector_loads(graph, cols, block, per_thread, vector, slots, lambda m, n: f"nv{m}_{n}", "blockIdx.x")
-    return lines + ["    if (blockIdx.x < a.n) {", *(f"        {line}" for line in loads), "    }"]
 
 
 def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=None):
     """(declarations, the body of the loop over rows, the memory reads) of the rows kernel;
-    ``vector`` = (V, nodes, prefetch): thread t holds vectors t, t + block, ... of V
-    elements, the listed memory nodes are read and the full-shaped outputs written as
-    whole vectors; with ``prefetch`` the row's vectors come from the registers the
-    previous row filled (``_prefetch_first`` before the loop), and the next row of the
-    block is loaded into them before this one is reduced, so that a block keeps a row's
-    reads in flight while it reduces and writes (the kernel then runs as many blocks as
-    the device holds at once: ``FusedKernel.resident``)."""
+    ``vector`` = (V, nodes): thread t holds vectors t, t + block, ... of V elements, the
+    listed memory nodes are read and the full-shaped outputs written as whole vectors."""
     cols = full[-1]
     per_thread = -(-cols // block)
     row_values = {}
@@ -162,25 +128,21 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
         em.unravels[(flat, full)] = row_multi + [f"c{k}"]
         flats.append(flat)
     if vector is not None:
-        width, direct, prefetch = vector
+        width, direct = vector
         for n in direct:
             c = ops.C_TYPE[graph.nodes[n].dtype]
             for m in range(per_thread // width):
-                source = (f"nv{m}_{n}" if prefetch else
-                          f"cw_vload<{c}, {width}>({slots.pointer(n)} + rb, (cw_i64)threadIdx.x + {m * block})")
-                lines.append(f"        const cw_pack<{c}, {width}> xv{m}_{n} = {source};")
+                lines.append(f"        const cw_pack<{c}, {width}> xv{m}_{n} = "
+                             f"cw_vload<{c}, {width}>({slots.pointer(n)} + rb, (cw_i64)threadIdx.x + {m * block});")
                 for lane in range(width):
                     em.direct[(n, flats[m * width + lane])] = f"xv{m}_{n}.v[{lane}]"
-        if prefetch:
-            loads = _vector_loads(graph, cols, block, per_thread, vector, slots, lambda m, n: f"nv{m}_{n}",
-                                  "row + gridDim.x")
-            lines += ["        if (row + gridDim.x < a.n) {", *(f"            {line}" for line in loads), "        }"]
     reduces = [i for i in needed(graph, outputs) if graph.nodes[i].kind == "reduce"]
     for r in reduces:
         node = graph.nodes[r]
         src, layout = node.operands[0]
         head += [f"    typedef red_{node.op.value}<{ops.C_TYPE[graph.nodes[src].dtype]} > Op{r};",
-                 f"    __shared__ typename Op{r}::acc smem{r}[CW_MAX_WARPS];"]
+                 f"    __shared__ typename Op{r}::acc smem{r}[CW_MAX_WARPS];",
+                 f"    __shared__ typename Op{r}::acc all{r};"]
         lines += em.lines
         em.lines = []
         values = [em.value(src, em.operand_index(src, layout, flat, full)) for flat in flats]
@@ -190,9 +152,11 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
         lines.append(f"        typename Op{r}::acc acc{r} = op{r}.identity();")
         for k, v in enumerate(values):
             lines.append(f"        if (ok{k}) acc{r} = op{r}.combine(acc{r}, op{r}.from({v}, 0));")
-        lines += [f"        acc{r} = cw_block_allreduce(op{r}, acc{r}, smem{r}, {block});",
+        lines += [f"        acc{r} = cw_group_reduce(op{r}, acc{r}, smem{r}, {block});",
+                  f"        if (threadIdx.x == 0) all{r} = acc{r};",
+                  "        __syncthreads();",
                   f"        const typename cw_traits<{ops.C_TYPE[node.dtype]} >::compute rv{r} = "
-                  f"cw_fz_round<{ops.C_TYPE[node.dtype]} >(op{r}.finalize(acc{r}));"]
+                  f"cw_fz_round<{ops.C_TYPE[node.dtype]} >(op{r}.finalize(all{r}));"]
         row_values[r] = f"rv{r}"
     stores = []
     for o in outputs:
@@ -214,9 +178,6 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
             for k, flat in enumerate(flats):
                 v = em.value(o, flat)
                 stores.append(f"        if (ok{k}) {ptr}[{flat}] = cw_to_storage<{c} >({v});")
-    # values computed while the stores were written come before them. Each reduction's
-    # shared entries are read after its barrier: with two or more, the next row's write of
-    # one comes after every thread passed a later reduction's barrier, so only a single
-    # reduction needs a barrier at the end of the row
-    body = lines + em.lines + stores + (["        __syncthreads();"] if len(reduces) < 2 else [])
+    # values computed while the stores were written come before them
+    body = lines + em.lines + stores + ["        __syncthreads();"]
     return head, body, em.loads

@@ -47,7 +47,7 @@ def compile_fused(device, graph):
             grid = min(-(-n // block), cap)
         else:  # a block per row ("rows") or per reduction output ("reduce")
             block = plan_kernel.spec.block
-            grid = min(n, device.kernels.resident_blocks(bound, block) if plan_kernel.resident else cap)
+            grid = min(n, cap)
         slots = tuple((0 if kind == "input" else 1 if kind == "const" else 2, ref) for kind, ref in plan_kernel.slots)
         prepared.append((bound, grid, block, n, slots, tuple(plan_kernel.vector_slots), plan_kernel.vector_bytes,
                          [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars))

@@ -126,20 +126,3 @@ template <class Op> __device__ inline typename Op::acc cw_group_reduce(const Op&
     }
     return acc;
 }
-
-// The combined accumulator of the whole 1-D block of G threads (G a power of two, at
-// least warpSize or the whole block inside one warp), in every thread after one barrier:
-// the shuffle tree inside each warp, then every thread combines the warps' results in
-// order from ``smem`` (cw_group_reduce's value, bit for bit, with its two barriers and
-// the broadcast through shared memory saved). ``smem`` is still being read when this
-// returns: a barrier must separate the call from the next write of ``smem``.
-template <class Op> __device__ inline typename Op::acc cw_block_allreduce(const Op& op, typename Op::acc acc,
-                                                                          typename Op::acc* smem, int G) {
-    const int width = G < warpSize ? G : warpSize;
-    for (int d = width / 2; d > 0; d >>= 1) acc = op.combine(acc, cw_shfl_down(acc, d));
-    if (threadIdx.x % warpSize == 0) smem[threadIdx.x / warpSize] = acc;
-    __syncthreads();
-    acc = smem[0];
-    for (int k = 1; k < G / width; ++k) acc = op.combine(acc, smem[k]);
-    return acc;
-}
