@@ -12,9 +12,10 @@ three launches a pass: each block counts the digits of its range of a row, block
 (row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
 totals and its range's scanned counts into first places, ranks its range tile by tile
 (``RANGE_TILE`` keys: the 8-bit digit at once, by warp votes) in shared memory and writes
-each digit's run to its places. With ``SWEEP``, one launch counts every pass's digits of
-each row, then a pass is one launch: a block a range tile, each finding its first places by
-looking back over the ranges before it (the counts they post).
+each digit's run to its places. Rows of at most ``SWEEP_MAX`` keys (the default, which
+leaves the FUSED_TILES passes to a lower SWEEP_MAX) take one launch that counts every pass's
+digits of each row, then one launch a pass: a block a range tile, each finding its first
+places by looking back over the ranges before it (the counts they post).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
 stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
 digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
@@ -42,8 +43,9 @@ from .ew_launch import launch_ew
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
 #: keys a block ranks at a time in a long row's pass, by key bytes (hip/radix.hip's cw_radix_range)
 RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
-#: blocks per multiprocessor the long-row passes aim for (ranges of a row, at least a range tile each)
-BLOCKS_PER_CU = 8
+#: blocks per multiprocessor the three-launch passes aim for (ranges of a row, at least a range
+#: tile each): on the H200 (2347add, float32 2^24) 4 took 1.078 ms, 8 1.113, 16 1.199
+BLOCKS_PER_CU = 4
 #: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
 #: (each of which reads its whole row to count the digits, so a pass reads the row once a
 #: range: the work grows as the square of the tiles). On the H200 (152fef1, float32) 32 tiles
@@ -51,10 +53,12 @@ BLOCKS_PER_CU = 8
 #: 0.161 against 0.143: the crossover lies between.
 FUSED_TILES = 32
 FUSED_BLOCKS = 128
-#: long rows' passes one launch each, a range tile a block, each range's first places
-#: found by looking back over the ranges before it (radix_digits once, then radix_sweep a
-#: pass), instead of FUSED_TILES' passes and the three-launch ones
-SWEEP = False
+#: rows of at most SWEEP_MAX keys past a range tile take one launch a pass, a range tile a
+#: block, each range's first places found by looking back over the ranges before it
+#: (radix_digits once, then radix_sweep a pass); longer ones, three. On the H200 (2347add,
+#: float32) the sweep took 0.105 / 0.107 / 0.127 / 1.255 ms at 2^16 / 2^18 / 2^20 / 2^24
+#: against 0.162 (FUSED_TILES' passes) / 0.151 / 0.157 / 1.113 (three launches a pass)
+SWEEP_MAX = 1 << 20
 SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
@@ -176,7 +180,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
     launch = device.launcher.launch
-    if SWEEP:
+    if length <= SWEEP_MAX:
         chunk, blocks = tile, tiles
         grid = min(rows * blocks, GRID_LOOP_CAP)
         state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))  # radix.hip's cw_radix_states

@@ -49,8 +49,9 @@ def _device(lib, monkeypatch, tmp_path, items, warp=64):
 
 @pytest.fixture
 def dev(small_lib, monkeypatch, tmp_path):
-    """Rows past a tile take one launch a pass, cut into ranges of several tiles (at most 3
-    ranges here)."""
+    """The default passes: rows past a range tile take radix_digits, then one radix_sweep a
+    pass (SWEEP_MAX); below a lower SWEEP_MAX, the FUSED_TILES passes would be cut into at
+    most 3 ranges."""
     monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
@@ -59,11 +60,11 @@ def dev(small_lib, monkeypatch, tmp_path):
 def any_dev(request, small_lib, monkeypatch, tmp_path):
     """dev, or one whose rows past a tile take three launches a pass (none short enough for
     one), with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes), or one
-    radix_sweep a pass (SWEEP)."""
+    radix_sweep a pass (SWEEP_MAX)."""
     monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
     if request.param != "fused":
         monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
-    monkeypatch.setattr(sort_family, "SWEEP", request.param == "sweep")
+    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40 if request.param == "sweep" else 0)
     warp = 32 if request.param.endswith("warp32") else 64
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS, warp)[1]
 
@@ -142,7 +143,7 @@ def test_many_ranges(dev, monkeypatch, sweep):
     batch: rows of 300 tiles (and 40) cut into a range per tile, three launches a pass."""
     monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
     monkeypatch.setattr(sort_family, "BLOCKS_PER_CU", 1000)
-    monkeypatch.setattr(sort_family, "SWEEP", sweep)
+    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40 if sweep else 0)
     x = _data(dt.uint8, (300 * 512 + 5,), np.random.default_rng(4))
     _check(dev, x, x, 0, True, False)
     x = _data(dt.uint8, (2, 40 * 512 + 5), np.random.default_rng(5))
@@ -242,6 +243,7 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     by the last pass along the last axis, by radix_values along another."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
     monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
+    monkeypatch.setattr(sort_family, "SWEEP_MAX", 0)
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
     three = ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b4"]
     assert _launches(rt, device, x) == ["radix_keys_float32"] + three * 4  # the last pass writes both outputs
@@ -273,10 +275,10 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64", "radix_block_k8_b8"]
-    monkeypatch.setattr(sort_family, "SWEEP", True)  # a count launch, then one a pass
+    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40)  # a count launch, then one a pass
     assert _launches(rt, device, x) == ["radix_keys_float32", "radix_digits_k4"] + ["radix_sweep_k4_b4"] * 4
     assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_k4_b2"] * 2
-    monkeypatch.setattr(sort_family, "SWEEP", False)
+    monkeypatch.setattr(sort_family, "SWEEP_MAX", 0)
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
