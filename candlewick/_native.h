@@ -77,6 +77,10 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 /* _native_assign.c */
 extern PyTypeObject cw_ElementAssignType;
 int cw_element_assign_ready(void);
+/* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
+   (flat offsets), where both are of one class and DType and their buffers export 1-D
+   views of one itemsize holding those elements: 1 done, 0 not the case (no error set). */
+int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from);
 
 /* _native_complex.c */
 extern const char cw_complex64_multiply_doc[];

@@ -5,8 +5,8 @@
    hold their elements in `buf` (a 1-D C-contiguous object with the buffer protocol) and
    their DType in `dtype`; general is the Python primitive it stands for. Its case:
    storage.assign(dst, src, src_layout) where dst and src_layout are 0-d Layouts of the
-   bound class, src a storage of the storage's own class and DType, and both buffers
-   export one format: the element at src_layout.offset copied into the one at
+   bound class, src a storage of the storage's own class and DType (so one element
+   format), and both buffers of one itemsize: the element at src_layout.offset copied into the one at
    dst.offset (general's one-element case, `x.buf[i] = src.buf[j]`). Anything else (and
    any call while the module is unbound) is general's, errors included. Why in C:
    scikit-learn's fill_diagonal stores 2048 elements one by one per pairwise_distances
@@ -51,11 +51,9 @@ static PyObject *attr(PyObject *obj, PyObject *name) {
     return value;
 }
 
-/* The copy: 1 done, 0 not the case (no error set). */
-static int copy_element(const Binding *b, PyObject *const *args) {
-    PyObject *storage = args[0], *dst = args[1], *src = args[2], *src_layout = args[3];
-    Py_ssize_t to, from;
-    if (Py_TYPE(src) != Py_TYPE(storage) || !element_at(b, dst, &to) || !element_at(b, src_layout, &from)) {
+/* (_native.h) */
+int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from) {
+    if (Py_TYPE(src) != Py_TYPE(storage)) {
         return 0;
     }
     PyObject *dtype = attr(storage, dtype_attr), *src_dtype = attr(src, dtype_attr);
@@ -68,10 +66,12 @@ static int copy_element(const Binding *b, PyObject *const *args) {
     int done = 0;
     Py_buffer out, in;
     if (dst_buf != NULL && src_buf != NULL) {
-        if (PyObject_GetBuffer(dst_buf, &out, PyBUF_ND | PyBUF_FORMAT | PyBUF_WRITABLE) == 0) {
-            if (PyObject_GetBuffer(src_buf, &in, PyBUF_ND | PyBUF_FORMAT) == 0) {
-                if (out.ndim == 1 && in.ndim == 1 && out.itemsize == in.itemsize && out.format != NULL &&
-                    in.format != NULL && strcmp(out.format, in.format) == 0 && 0 <= to && to < out.shape[0] &&
+        /* one storage class and one DType: one element format (the class's buf holds the
+           DType's elements), so the buffers' itemsizes are compared, not their format
+           strings, which NumPy builds on every export that asks for one */
+        if (PyObject_GetBuffer(dst_buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
+            if (PyObject_GetBuffer(src_buf, &in, PyBUF_ND) == 0) {
+                if (out.ndim == 1 && in.ndim == 1 && out.itemsize == in.itemsize && 0 <= to && to < out.shape[0] &&
                     0 <= from && from < in.shape[0]) {
                     memmove((char *)out.buf + to * out.itemsize, (const char *)in.buf + from * in.itemsize,
                             (size_t)out.itemsize);
@@ -85,6 +85,16 @@ static int copy_element(const Binding *b, PyObject *const *args) {
     }
     Py_XDECREF(dst_buf), Py_XDECREF(src_buf);
     return done;
+}
+
+/* The copy of a call's arguments: 1 done, 0 not the case (no error set). */
+static int copy_element(const Binding *b, PyObject *const *args) {
+    PyObject *storage = args[0], *dst = args[1], *src = args[2], *src_layout = args[3];
+    Py_ssize_t to, from;
+    if (!element_at(b, dst, &to) || !element_at(b, src_layout, &from)) {
+        return 0;
+    }
+    return cw_element_copy(storage, to, src, from);
 }
 
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {

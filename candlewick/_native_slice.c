@@ -259,6 +259,20 @@ static int store_element(const Binding *b, PyObject *x, PyObject *key, PyObject 
     if (read_only != 0) {
         return read_only < 0 ? -1 : 0;
     }
+    /* where the storage's assign is ElementAssign (no instance dict to shadow it), its copy
+       directly: no bound method, no 0-d Layout made (half of a store's ~0.45 us) */
+    PyTypeObject *kind = Py_TYPE(storage);
+    PyObject *assign = kind->tp_dictoffset == 0 ? _PyType_Lookup(kind, assign_attr) : NULL;
+    PyObject *their_offset = SLOT(theirs, b->offset);
+    if (assign != NULL && Py_TYPE(assign) == &cw_ElementAssignType && their_offset != NULL &&
+        PyLong_CheckExact(their_offset)) {
+        Py_ssize_t from = PyLong_AsSsize_t(their_offset);
+        if (from == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+        } else if (cw_element_copy(storage, at, their_storage, from)) {
+            return 1;
+        }
+    }
     PyObject *element = cw_new_layout(b, PyTuple_New(0), PyTuple_New(0), PyLong_FromSsize_t(at), Py_NewRef(Py_None),
                                       PyLong_FromSsize_t(-1));
     if (element == NULL) {

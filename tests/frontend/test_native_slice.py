@@ -131,6 +131,31 @@ def test_an_element_store_of_a_0d_value_is_the_storages_assign(base, monkeypatch
     assert np.array_equal(cw.to_numpy(x), host)
 
 
+@pytest.mark.parametrize("base", BASES)
+def test_an_element_store_copies_through_element_assign_directly(base, monkeypatch):
+    """With the storage class's own assign (an ElementAssign), the store copies the element
+    from C without calling it: NumPy's values, every other element untouched, a value
+    that is itself a view of another array read at its offset."""
+    x = BASES[base]()
+    if 0 in x.shape:
+        return
+    assert type(type(x._storage).__dict__["assign"]) is _core._native.ElementAssign
+
+    def not_reached(*args):
+        raise AssertionError("the Python method ran")
+
+    monkeypatch.setattr(indexing, "element_layout", not_reached)
+    host = cw.to_numpy(x).copy()
+    source = cw.asarray(np.arange(50, 150).astype(host.dtype))
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        key = tuple(int(rng.integers(-n, n)) for n in x.shape)
+        at = int(rng.integers(0, 100))
+        x[key] = source[at]  # a 0-d view at an offset of another storage
+        host[key] = 50 + at
+    assert np.array_equal(cw.to_numpy(x), host)
+
+
 def test_element_stores_the_c_path_leaves_to_the_python_method():
     x = cw.asarray(np.zeros((3, 4), np.float32))
     with pytest.raises(IndexError, match="out of bounds"):
