@@ -31,7 +31,7 @@ from typing import Any
 
 from . import dtypes as _dt
 from . import registry
-from .backend import BackendDevice, BackendStorage
+from .backend import BackendDevice, BackendStorage, protocol_methods
 from .backend_runtime import ProfilerRangeDevice, StreamDevice
 from .errors import CandlewickError
 from .layout import Layout
@@ -58,8 +58,7 @@ _event_pools: dict[Any, list] = {}  # device -> timing events free for reuse
 
 
 def _primitive_names(protocol, hooks):
-    names = [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
-    return [n for n in names + list(hooks) if n not in _NOT_WRAPPED]
+    return [n for n in protocol_methods(protocol) + list(hooks) if n not in _NOT_WRAPPED]
 
 
 _STORAGE_NAMES = _primitive_names(BackendStorage, _STORAGE_HOOKS)

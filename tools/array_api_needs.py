@@ -21,7 +21,7 @@ from candlewick.opdefs import ALL_OP_ENUMS
 # --- what the front end needs -------------------------------------------------------------
 
 def _protocol_methods(cls):
-    return {n for n, v in vars(cls).items() if inspect.isfunction(v) and not n.startswith("_")}
+    return set(_protocol.protocol_methods(cls))
 
 
 STORAGE_PRIMS = _protocol_methods(_protocol.BackendStorage)

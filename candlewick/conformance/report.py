@@ -19,11 +19,10 @@ This module is plain Python (no pytest) so the matrix can be built anywhere; the
 are ``report_render``'s.
 """
 
-import inspect
 from dataclasses import dataclass, field
 
 from candlewick import dtypes as dt
-from candlewick.backend import OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage
+from candlewick.backend import OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage, protocol_methods
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp
 
 from . import stages
@@ -51,10 +50,6 @@ def status_of(outcome, message):
     if message.startswith(stages.BLOCKED):
         return BLOCKED
     return UNDECLARED if message.startswith(NOT_DECLARED) else SKIPPED
-
-
-def protocol_methods(protocol):
-    return [n for n, v in protocol.__dict__.items() if inspect.isfunction(v) and not n.startswith("_")]
 
 
 def protocol_rows():

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
 from candlewick import registry
-from candlewick.backend import OPTIONAL_CAPABILITIES, OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage
+from candlewick.backend import (OPTIONAL_CAPABILITIES, OPTIONAL_PRIMITIVES, Backend, BackendDevice, BackendStorage,
+                                protocol_methods)
 from candlewick.layout import Layout
 
 from .checks import Expected, assert_bitwise_equal, read_flat, read_result, require_capability
@@ -21,11 +22,6 @@ REAL_NUMERIC = dtype_params(dt.INTEGER + dt.REAL_FLOATING)
 
 
 # --- the device object ---------------------------------------------------------------
-
-
-def protocol_methods(protocol):
-    """The methods a protocol class declares (its public functions), in its order."""
-    return [name for name, member in vars(protocol).items() if callable(member) and not name.startswith("_")]
 
 
 def _missing(obj, name, protocol):

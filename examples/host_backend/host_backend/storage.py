@@ -11,7 +11,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from candlewick import dtypes as dt
-from candlewick.backend import BackendStorage
+from candlewick.backend import BackendStorage, protocol_methods
 
 from cpu_backend import CpuStorage
 
@@ -107,7 +107,6 @@ def _reference_primitive(name):
 
 
 #: every other primitive of the protocol (optional groups included: the device declares them)
-REFERENCE_PRIMITIVES = [name for name, member in vars(BackendStorage).items()
-                        if callable(member) and not name.startswith("_") and not hasattr(HostStorage, name)]
+REFERENCE_PRIMITIVES = [name for name in protocol_methods(BackendStorage) if not hasattr(HostStorage, name)]
 for _name in REFERENCE_PRIMITIVES:
     setattr(HostStorage, _name, _reference_primitive(_name))

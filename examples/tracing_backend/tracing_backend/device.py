@@ -7,11 +7,11 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick import registry
-from candlewick.backend import BackendDevice
+from candlewick.backend import BackendDevice, protocol_methods
 from candlewick.errors import CandlewickError, UnsupportedOperation
 
 from .recorder import Recorder
-from .storage import protocol_methods, result_bytes, unwrap, wrap_result
+from .storage import result_bytes, unwrap, wrap_result
 
 #: which registered backend the tracing backend wraps (default: cpu)
 WRAPS_ENV = "CANDLEWICK_TRACING_WRAPS"

@@ -5,18 +5,13 @@ import enum
 
 import numpy as np
 
-from candlewick.backend import OPTIONAL_PRIMITIVES, BackendStorage
+from candlewick.backend import OPTIONAL_PRIMITIVES, BackendStorage, protocol_methods
 from candlewick.layout import Layout
 
 #: primitives that write into ``self`` through their first layout instead of returning
 #: (with the optional group "inplace": unary_into, binary_into, ...)
 IN_PLACE = frozenset({"assign", "fill", "scatter", "scatter_add", "index_add",
                       *OPTIONAL_PRIMITIVES["inplace"]})
-
-
-def protocol_methods(protocol):
-    """The primitive names a protocol class declares (its public functions)."""
-    return [n for n, v in vars(protocol).items() if callable(v) and not n.startswith("_")]
 
 
 def unwrap(value):
