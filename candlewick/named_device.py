@@ -1,5 +1,6 @@
 """A base for backends' device objects: a device equals its own name string, and makes
-streams and events (``device.Stream()``, ``device.Event()``).
+streams and events (``device.Stream()``, ``device.Event()``); ``named`` gives it to a
+device class that defines no equality of its own.
 
 ``x.device == "cpu"`` and ``x.device == "rocm:1"`` are what people write (PyTorch and
 CuPy users compare devices with strings). A device equals exactly the string of its
@@ -9,6 +10,8 @@ device of a backend). Two device objects are equal only when they are the same o
 """
 
 import sys
+
+_NAMED_CLASSES: dict[type, type] = {}  # a device class -> its subclass mixing in NamedDevice
 
 
 class NamedDevice:
@@ -39,3 +42,27 @@ class NamedDevice:
 
     def __hash__(self):
         return hash(self.name)
+
+
+def named(device):
+    """``device``, comparing equal to its name (``x.device == "tracing:0"``) on every
+    backend: a device class that defines no equality of its own is given
+    ``NamedDevice``'s (the instance moves to a subclass of its class that mixes it in,
+    made once per class; its identity, attributes and ``isinstance`` stay). A class
+    defining ``__eq__`` or ``__hash__`` keeps them; one whose instances cannot change class (a C type,
+    ``__slots__`` that differ) keeps identity equality, which the conformance suite reports."""
+    cls = type(device)
+    if cls.__eq__ is not object.__eq__ or cls.__hash__ is not object.__hash__ \
+            or not isinstance(getattr(device, "name", None), str):
+        return device
+    mixed = _NAMED_CLASSES.get(cls)
+    try:
+        if mixed is None:
+            # (cls first: its layout is the instance's; nothing in its MRO defines __eq__)
+            mixed = _NAMED_CLASSES[cls] = type(cls.__name__, (cls, NamedDevice), {
+                "__slots__": (), "__module__": cls.__module__, "__qualname__": cls.__qualname__,
+                "__doc__": cls.__doc__})
+        device.__class__ = mixed
+    except TypeError:
+        pass
+    return device

@@ -10,7 +10,7 @@ import inspect
 from array_api_needs import DEVICE_PRIMS, GROUP_OF, _op_member
 from candlewick import backend as _protocol
 from candlewick import dtypes as _dt
-from candlewick import registry
+from candlewick import backend_discovery
 from candlewick.opdefs import ALL_OP_ENUMS
 
 
@@ -25,7 +25,7 @@ class BackendFacts:
         self.dtypes = None
         self.op_dtypes = None  # {op: set(dtypes)} or None when no op table was found
         try:
-            backend = registry._load(name)
+            backend = backend_discovery._load(name)
         except Exception as exc:
             self.error = f"not loadable: {exc}"
             return

@@ -42,7 +42,7 @@ from array_api_needs import (  # noqa: E402,F401
     resolve_name)
 from backend_facts import BackendFacts, _as_dtype, _enum_named_by, _op_table  # noqa: E402,F401
 from candlewick import dtypes as _dt  # noqa: E402
-from candlewick import registry  # noqa: E402
+from candlewick import backend_discovery  # noqa: E402
 
 
 # --- rendering ------------------------------------------------------------------------------
@@ -59,7 +59,7 @@ def _needs_text(prims):
 def generate(checklist=None, revision=DEFAULT_REVISION):
     sections, _ = load_names(checklist, revision)
     needs = Needs()
-    facts = [BackendFacts(name) for name in sorted(registry._discover())]
+    facts = [BackendFacts(name) for name in sorted(backend_discovery._discover())]
     out = [
         f"# Array API {revision} coverage",
         "",

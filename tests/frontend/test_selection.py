@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import candlewick as cw
-from candlewick import errors, registry
+from candlewick import backend_discovery, errors
 
 
 def test_backends_lists_cpu_and_rocm_with_reasons():
@@ -60,11 +60,11 @@ def test_device_objects_are_canonical():
 
 
 def test_broken_third_party_entry_point_is_reported_not_raised(monkeypatch):
-    specs = dict(registry._discover())
+    specs = dict(backend_discovery._discover())
     specs["broken"] = "candlewick_no_such_module:BACKEND"
-    monkeypatch.setattr(registry, "_specs", specs)
-    monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
-    monkeypatch.setattr(registry, "_probes", dict(registry._probes))
+    monkeypatch.setattr(backend_discovery, "_specs", specs)
+    monkeypatch.setattr(backend_discovery, "_loaded", dict(backend_discovery._loaded))
+    monkeypatch.setattr(backend_discovery, "_probes", dict(backend_discovery._probes))
     rows = {b.name: b for b in cw.backends()}
     assert not rows["broken"].available
     assert "ModuleNotFoundError" in rows["broken"].reason
