@@ -174,10 +174,12 @@ int cw_launch_struct(void *function, void *kernel, const unsigned int d[7], void
 /* _native_launcher.c */
 extern PyTypeObject cw_StreamLaunchType;
 int cw_launcher_ready(void);
-/* Queue `kernel` (its fn_int the handle) with the struct in buffer (size bytes) through
-   the StreamLaunch `launch`, on the calling thread's stream of its device: 0, or -1 with
-   the error set. */
-int cw_stream_run(PyObject *launch, PyObject *kernel, const unsigned int d[7], unsigned char *buffer, size_t size);
+/* Queue `kernel` with the struct in buffer (size bytes) through the StreamLaunch `launch`,
+   on the calling thread's stream of its device: 0, or -1 with the error set. `fn` is the
+   kernel's fn_int, the handle, which the caller has read (ContiguousLaunch reads it to
+   choose its path); `kernel` itself names a failed launch. */
+int cw_stream_run(PyObject *launch, PyObject *kernel, PyObject *fn, const unsigned int d[7], unsigned char *buffer,
+                  size_t size);
 
 /* _native_contiguous.c */
 extern PyTypeObject cw_ContiguousLaunchType;

@@ -26,27 +26,8 @@ typedef struct {
 
 static PyObject *fn_int_name;
 
-/* (kernel, n, fields[, scalar[, flags]]): n > 0 elements, fields the operands' (pointer,
-   offset) pairs (at most 4 pairs; the others stay 0), scalar None or the bytes of the
-   scalar slots, flags or'ed into the struct's. */
-static PyObject *contiguous_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    ContiguousLaunch *self = (ContiguousLaunch *)callable;
-    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (kwnames != NULL || nargs < 3 || nargs > 5) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.ContiguousLaunch takes 3 to 5 positional arguments "
-                        "(kernel, n, fields, scalar, flags)");
-        return NULL;
-    }
-    PyObject *fn;
-    int found = cw_optional_attr(args[0], fn_int_name, &fn);
-    if (found < 0) {
-        return NULL;
-    }
-    int addressed = found == 1 && fn != Py_None;
-    Py_XDECREF(fn);
-    if (!addressed) { /* (a runtime whose handles are no addresses: the packed launch) */
-        return PyObject_Vectorcall(self->general, args, nargs, NULL);
-    }
+/* contiguous_call's launch from C, the kernel's handle `fn` read. */
+static PyObject *contiguous_run(ContiguousLaunch *self, PyObject *const *args, Py_ssize_t nargs, PyObject *fn) {
     unsigned long long n = PyLong_AsUnsignedLongLong(args[1]);
     if (n == (unsigned long long)-1 && PyErr_Occurred()) {
         return NULL;
@@ -94,10 +75,35 @@ static PyObject *contiguous_call(PyObject *callable, PyObject *const *args, size
     unsigned long long grid = (n + per_block - 1) / per_block;
     unsigned int d[7] = {(unsigned int)(grid > self->grid_cap ? self->grid_cap : grid), 1, 1,
                          (unsigned int)self->block, 1, 1, 0};
-    if (cw_stream_run(self->launch, args[0], d, buffer.bytes, size)) {
+    if (cw_stream_run(self->launch, args[0], fn, d, buffer.bytes, size)) {
         return NULL;
     }
     Py_RETURN_NONE;
+}
+
+/* (kernel, n, fields[, scalar[, flags]]): n > 0 elements, fields the operands' (pointer,
+   offset) pairs (at most 4 pairs; the others stay 0), scalar None or the bytes of the
+   scalar slots, flags or'ed into the struct's. */
+static PyObject *contiguous_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    ContiguousLaunch *self = (ContiguousLaunch *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames != NULL || nargs < 3 || nargs > 5) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.ContiguousLaunch takes 3 to 5 positional arguments "
+                        "(kernel, n, fields, scalar, flags)");
+        return NULL;
+    }
+    PyObject *fn;
+    int found = cw_optional_attr(args[0], fn_int_name, &fn);
+    if (found < 0) {
+        return NULL;
+    }
+    if (found == 0 || fn == Py_None) { /* (a runtime whose handles are no addresses: the packed launch) */
+        Py_XDECREF(fn);
+        return PyObject_Vectorcall(self->general, args, nargs, NULL);
+    }
+    PyObject *result = contiguous_run(self, args, nargs, fn);
+    Py_DECREF(fn);
+    return result;
 }
 
 static PyObject *contiguous_make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {

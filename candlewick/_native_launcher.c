@@ -28,7 +28,7 @@ typedef struct {
 
 static PyObject *ordinal_name, *stream_name, *clock_name, *last_use_name, *ptr_name, *fn_int_name;
 
-int cw_stream_run(PyObject *launch, PyObject *kernel, const unsigned int d[7], unsigned char *buffer,
+int cw_stream_run(PyObject *launch, PyObject *kernel, PyObject *fn, const unsigned int d[7], unsigned char *buffer,
                   size_t size) {
     StreamLaunch *self = (StreamLaunch *)launch;
     PyObject *current;
@@ -57,14 +57,12 @@ int cw_stream_run(PyObject *launch, PyObject *kernel, const unsigned int d[7], u
     }
     PyObject *clock = PyObject_GetAttr(self->allocator, clock_name);
     PyObject *ptr = clock == NULL ? NULL : PyObject_GetAttr(record, ptr_name);
-    PyObject *fn = ptr == NULL ? NULL : PyObject_GetAttr(kernel, fn_int_name);
     void *stream = NULL, *handle = NULL;
-    int failed = fn == NULL || PyObject_SetAttr(record, last_use_name, clock) < 0 ||
+    int failed = ptr == NULL || PyObject_SetAttr(record, last_use_name, clock) < 0 ||
                  cw_as_address(ptr, &stream) < 0 || cw_as_address(fn, &handle) < 0;
     Py_DECREF(record);
     Py_XDECREF(clock);
     Py_XDECREF(ptr);
-    Py_XDECREF(fn);
     if (failed) {
         return -1;
     }
@@ -119,8 +117,13 @@ static PyObject *stream_call(PyObject *callable, PyObject *const *args, size_t n
     }
     CW_STRUCT_BUFFER(buffer);
     size_t size;
-    if (cw_fill_struct(args[7], args[8], args + 9, nfills, buffer.bytes, &size) ||
-        cw_stream_run(callable, args[0], d, buffer.bytes, size)) {
+    if (cw_fill_struct(args[7], args[8], args + 9, nfills, buffer.bytes, &size)) {
+        return NULL;
+    }
+    PyObject *fn = PyObject_GetAttr(args[0], fn_int_name);
+    int failed = fn == NULL || cw_stream_run(callable, args[0], fn, d, buffer.bytes, size);
+    Py_XDECREF(fn);
+    if (failed) {
         return NULL;
     }
     Py_RETURN_NONE;

@@ -77,13 +77,10 @@ def fake_device():
     la = dev.launcher
     la.c_launch, la.raw_address = launcher._c_launch, address
     dev.streams.default.ptr = 0
-    if hasattr(la, "make_stream_launch"):  # (absent before the launches from C had their own objects)
-        from rocm_backend.families import ew_launch
+    from rocm_backend.families import ew_launch
 
-        la.stream_launch = la.make_stream_launch()
-        dev.ew_contiguous = ew_launch.contiguous_launch(dev)
-    else:
-        la.c_filled = getattr(launcher, "_c_launch_filled", None)  # (absent before the prepared launch from C)
+    la.stream_launch = la.make_stream_launch()
+    dev.ew_contiguous = ew_launch.contiguous_launch(dev)
     return dev, runtime, "launches from C to a launch function that returns at once"
 
 
