@@ -139,6 +139,10 @@ def fused_samples():
         e = cw.exp(x - cw.max(x, axis=-1, keepdims=True))
         return e / cw.sum(e, axis=-1, keepdims=True)
 
+    def logsumexp(x):  # max and sum of exp(x - max) in one reduction of pairs (fused_rows.ONLINE)
+        m = cw.max(x, axis=-1, keepdims=True)
+        return m[..., 0] + cw.log(cw.sum(cw.exp(x - m), axis=-1))
+
     def chain(x, i, slope):  # slope: a float argument, a run-time scalar of the kernels
         y = cw.where(x > 0, x, x * slope) + cw.clip(i, 0, 9)
         return cw.sum(cw.tanh(y) * 2.0, axis=0), cw.sqrt(cw.abs(y)).astype(cw.float16)
@@ -146,7 +150,8 @@ def fused_samples():
     x = cw.asarray(np.ones((64, 1024), np.float32))
     i = cw.asarray(np.ones((1024,), np.int16))
     out = []
-    for fn, args in ((softmax, (x,)), (softmax, (x.astype(cw.float16),)), (chain, (x, i, 0.5))):
+    for fn, args in ((softmax, (x,)), (softmax, (x.astype(cw.float16),)), (logsumexp, (x,)),
+                     (logsumexp, (x.astype(cw.float64),)), (chain, (x, i, 0.5))):
         plan = fused_source.plan(cw.fuse(fn).graph_for(*args))
         out.append((plan.module, plan.source, list(fused_source.COMPILE_OPTIONS)))
     return out

@@ -17,6 +17,12 @@ __all__ = ["ROW_MAX", "rows_kernel", "rows_shapes"]
 MAX_PER_THREAD = 16
 #: the longest row the rows schedule keeps in registers (1024 threads of MAX_PER_THREAD)
 ROW_MAX = MAX_PER_THREAD * 1024
+#: which sums of exp(x - max(x)) reduce together with their max, in one block reduction of
+#: (max, sum) pairs (``_online_pairs``): "lse" where nothing else reads exp(x - max) (a
+#: logsumexp), "all" also where an output does (softmax recomputes it), "" none
+ONLINE = "lse"
+#: bytes of the vectors the vector path reads and writes a row in
+VECTOR_BYTES = 16
 
 
 def _identity(layout, shape):
@@ -82,11 +88,11 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     direct = sorted({n for n, flat in loads if flat in flats})
     full_outputs = [o for o in outputs if graph.nodes[o].shape == full]
     sizes = [graph.nodes[n].dtype.itemsize for n in direct + full_outputs]
-    width = 16 // max(sizes) if sizes else 1
+    width = VECTOR_BYTES // max(sizes) if sizes else 1
     loop = "    for (cw_i64 row = blockIdx.x; row < a.n; row += gridDim.x) {"
     vector_slots = ()
     if width > 1 and cols % (block * width) == 0:
-        # 16-byte vectors of the row where the buffers are aligned (CW_CONTIGUOUS)
+        # vectors of the row where the buffers are aligned (CW_CONTIGUOUS)
         _, vector_lines, _ = _row_body(graph, outputs, full, rows, block, buffers, params, slots, (width, direct))
         body_lines = ["    if (a.flags & CW_CONTIGUOUS) {", loop, *vector_lines, "    }", "    } else {",
                       loop, *scalar_lines, "    }", "    }"]
@@ -96,8 +102,68 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     body = [*head, *slots.declarations(set(outputs)), *body_lines]
     kernel_spec = spec(name, module, block)
     kernel = FusedKernel(kernel_spec, "rows", shape_size(rows), tuple(slots.slots), vector_slots,
-                         16 if vector_slots else 0, tuple(params))
+                         VECTOR_BYTES if vector_slots else 0, tuple(params))
     return kernel, entry(name, block, "\n".join(body) + "\n")
+
+
+def _online_pairs(graph, outputs, reduces, full, rows):
+    """{max reduction: sum reduction} of the sums of exp(x - max(x)) over a row, x float32
+    or float64 and the max's own operand, that ``ONLINE`` lets reduce with their max."""
+    if not ONLINE:
+        return {}
+    used = needed(graph, outputs)
+    readers = {}
+    for i in used:
+        for src, _ in graph.nodes[i].operands:
+            readers[src] = readers.get(src, 0) + 1
+    pairs = {}
+    for s in reduces:
+        sn = graph.nodes[s]
+        e, e_layout = sn.operands[0]
+        en = graph.nodes[e]
+        if sn.op.value != "sum" or en.kind != "unary" or en.op.value != "exp" or not _identity(e_layout, full):
+            continue
+        d, d_layout = en.operands[0]
+        dn = graph.nodes[d]
+        if dn.kind != "binary" or dn.op.value != "subtract" or not _identity(d_layout, full):
+            continue
+        (x, x_layout), (m, m_layout) = dn.operands
+        mn = graph.nodes[m]
+        if mn.kind != "reduce" or mn.op.value != "max" or mn.operands[0] != (x, x_layout) or m in pairs:
+            continue
+        if not _identity(x_layout, full) or not row_index_layout(m_layout, rows, full[-1]):
+            continue
+        if {graph.nodes[i].dtype.name for i in (x, m, d, e, s)} not in ({"float32"}, {"float64"}):
+            continue
+        private = readers.get(e) == 1 and readers.get(d) == 1 and not {d, e} & set(outputs)
+        if ONLINE == "all" or private:
+            pairs[m] = s
+    return pairs
+
+
+def _online_lines(graph, m, s, values, block, lines):
+    """Declarations; and appended to ``lines``: the (max, sum of exp(x - max)) of the row
+    from this thread's max ``acc{m}`` of its ``values``, in one block reduction, as
+    ``rv{m}`` and ``rv{s}``."""
+    c = ops.C_TYPE[graph.nodes[m].dtype]
+    t = f"cw_traits<{c} >::compute"
+    lines += [f"        OpL{m} opl{m};",
+              f"        cw_lse_acc<{t} > q{m};",
+              f"        q{m}.m = acc{m};",
+              f"        q{m}.s = ({t})0;",
+              f"        if (!(acc{m} == cw_red_lowest<{t} >())) {{"]
+    lines += [f"            if (ok{k}) q{m}.s = q{m}.s + cw_fz_round<{c} >(op_exp()("
+              f"cw_fz_round<{c} >(op_subtract()({v}, acc{m}))));" for k, v in enumerate(values)]
+    lines += ["        }",
+              f"        q{m} = cw_group_reduce(opl{m}, q{m}, smemL{m}, {block});",
+              f"        if (threadIdx.x == 0) allL{m} = q{m};",
+              "        __syncthreads();",
+              f"        const {t} rv{m} = cw_fz_round<{c} >(allL{m}.m);",
+              f"        const {t} d{m} = rv{m} - rv{m};  // 0, or NaN where the max is not finite",
+              f"        const {t} rv{s} = cw_fz_round<{c} >(d{m} == ({t})0 ? allL{m}.s : d{m});"]
+    return [f"    typedef red_online_lse<cw_traits<{c} >::compute> OpL{m};",
+            f"    __shared__ typename OpL{m}::acc smemL{m}[CW_MAX_WARPS];",
+            f"    __shared__ typename OpL{m}::acc allL{m};"]
 
 
 def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=None):
@@ -137,7 +203,10 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
                 for lane in range(width):
                     em.direct[(n, flats[m * width + lane])] = f"xv{m}_{n}.v[{lane}]"
     reduces = [i for i in needed(graph, outputs) if graph.nodes[i].kind == "reduce"]
+    online = _online_pairs(graph, outputs, reduces, full, rows)
     for r in reduces:
+        if r in online.values():
+            continue  # reduced with its max
         node = graph.nodes[r]
         src, layout = node.operands[0]
         head += [f"    typedef red_{node.op.value}<{ops.C_TYPE[graph.nodes[src].dtype]} > Op{r};",
@@ -152,6 +221,11 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
         lines.append(f"        typename Op{r}::acc acc{r} = op{r}.identity();")
         for k, v in enumerate(values):
             lines.append(f"        if (ok{k}) acc{r} = op{r}.combine(acc{r}, op{r}.from({v}, 0));")
+        if r in online:
+            s = online[r]
+            head += _online_lines(graph, r, s, values, block, lines)
+            row_values[r], row_values[s] = f"rv{r}", f"rv{s}"
+            continue
         lines += [f"        acc{r} = cw_group_reduce(op{r}, acc{r}, smem{r}, {block});",
                   f"        if (threadIdx.x == 0) all{r} = acc{r};",
                   "        __syncthreads();",

@@ -78,6 +78,18 @@ def row_norms(x, b):  # rows schedule with a broadcast input and a row-shaped ou
     return x / cw.sqrt(s)[:, None], s
 
 
+def _special_rows(x):
+    """Rows of x where logsumexp's online (max, sum) pairs meet -inf, inf and NaN: all -inf;
+    every element of thread 3 (64 threads) -inf; an inf; a NaN; -inf beside a finite max."""
+    x = x.copy()
+    x[0] = -np.inf
+    x[1, 3::64] = -np.inf
+    x[2, 5] = np.inf
+    x[3, 7] = np.nan
+    x[4, ::3] = -np.inf
+    return x
+
+
 def _inputs(rng):
     f32 = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     return [
@@ -87,6 +99,8 @@ def _inputs(rng):
         (softmax, (f32(3, 256),), 4),  # rows a whole number of vector blocks long: 16-byte vectors
         (logsumexp, (f32(3, 4, 70),), 4),
         (logsumexp, (f32(9, 4096),), 4),  # 256 threads: 8 or 4 warps combined
+        (logsumexp, (_special_rows(f32(6, 300)),), 4),
+        (logsumexp, (_special_rows(f32(6, 256)).astype(np.float64),), 4),  # vectors of 2
         (softmax, (f32(13, 512),), 4),  # vectors, 13 rows
         (leaky_softmax, (f32(7, 129),), 4),
         (vector_softmax, (f32(77),), 4),
