@@ -12,7 +12,8 @@
    binary_scalar_into(op, layout, storage, layout, float(other), False) and returns x. A
    primitive that is a _native.UfuncInto (cpu's) runs its common case straight from here
    (cw_ufunc_into_run), read_only asked only where NumPy refuses the write. Anything
-   else, and any call while the module is unbound or lazy mode is on (cw_lazy_write), is
+   else, and any call while the module is unbound or lazy mode is on (cw_lazy_write) with
+   a graph pending or x's or other's storage a recorded one (lazy_idle), is
    general(x, other), or returns None without general: the caller's Python path runs
    (candlewick/inplace.py, update: the same case, the same primitive call). With general
    it is a method descriptor: the operator's method itself (inplace.inplace_method). Why
@@ -74,6 +75,27 @@ static int declares_group(PyObject *device) {
     int has = PySequence_Contains(caps, group_name);
     Py_DECREF(caps);
     return has;
+}
+
+/* Whether lazy mode has nothing to run or swap before x <op>= other: off, or no graph
+   pending anywhere and neither storage a recorded one (the update then runs as eager
+   mode runs it; scikit-learn's pairwise_distances makes 12 a call). */
+static int lazy_idle(const Binding *b, PyObject *x, PyObject *other) {
+    if (cw_lazy_write == NULL) {
+        return 1;
+    }
+    if (cw_lazy_live == NULL || PySet_GET_SIZE(cw_lazy_live) != 0) {
+        return 0;
+    }
+    PyObject *storage = SLOT(x, b->storage);
+    if (storage == NULL || (PyObject *)Py_TYPE(storage) == cw_lazy_type) {
+        return 0;
+    }
+    if (Py_TYPE(other) == Py_TYPE(x)) {
+        PyObject *s2 = SLOT(other, b->storage);
+        return s2 != NULL && (PyObject *)Py_TYPE(s2) != cw_lazy_type;
+    }
+    return 1;
 }
 
 static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *other) {
@@ -175,8 +197,8 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
 int cw_update_run(PyObject *update, PyObject *x, PyObject *other) {
     Binding b;
     PyObject *out = NOT_TAKEN;
-    if (Py_TYPE(update) == &cw_UpdateType && cw_lazy_write == NULL && cw_hold_binding(&b)) {
-        if (Py_TYPE(x) == b.array_type) {
+    if (Py_TYPE(update) == &cw_UpdateType && cw_hold_binding(&b)) {
+        if (Py_TYPE(x) == b.array_type && lazy_idle(&b, x, other)) {
             out = run(&b, (Update *)update, x, other);
         }
         cw_release_binding(&b);
@@ -195,8 +217,8 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     }
     Binding b;
     PyObject *out = NOT_TAKEN;
-    if (cw_lazy_write == NULL && cw_hold_binding(&b)) {
-        if (Py_TYPE(args[0]) == b.array_type) {
+    if (cw_hold_binding(&b)) {
+        if (Py_TYPE(args[0]) == b.array_type && lazy_idle(&b, args[0], args[1])) {
             out = run(&b, self, args[0], args[1]);
         }
         cw_release_binding(&b);

@@ -2,11 +2,22 @@
 for the conformance suite (``candlewick/conformance/selection.py``:
 ``CANDLEWICK_TEST_BACKENDS``, ``CANDLEWICK_HYPOTHESIS_PROFILE``)."""
 
+import pytest
+
 from candlewick.conformance.selection import SELECTED_BACKENDS, check_selected_can_run, load_hypothesis_profile
 from candlewick.conformance.selection import device  # noqa: F401  (the fixture)
+from candlewick.fusion import lazy_policy
 
 load_hypothesis_profile()
 
 
 def pytest_collection_modifyitems(config, items):
     check_selected_can_run(items, SELECTED_BACKENDS)
+
+
+@pytest.fixture(autouse=True)
+def lazy_records_small_arrays(monkeypatch):
+    """The tests' arrays are a few elements: lazy mode records calls on them as it records
+    calls on large arrays (``lazy_policy.RECORD_BYTES`` 0; tests/fusion/test_lazy.py's
+    test of the bound sets its own)."""
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 0)

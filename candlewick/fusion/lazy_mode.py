@@ -27,7 +27,7 @@ import warnings
 from .._core import suspend_native
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
-from . import lazy_storage
+from . import lazy_policy, lazy_storage
 from .lazy_policy import Start
 from .lazy_storage import LIVE, LazyStorage, Pending
 from .trace import TracedStorage
@@ -110,6 +110,10 @@ def _operand(x):
     if kind is LazyStorage and storage.graph is None:  # a result that has run: x holds it from now on
         storage = x._storage = storage.real
         kind = type(storage)
+    if not LIVE and kind is not LazyStorage and storage.size * storage.dtype.itemsize < lazy_policy.RECORD_BYTES:
+        # nothing pending anywhere: every operand is computed, and x is too small for
+        # fusing to pay (lazy_policy.RECORD_BYTES): x's own primitive, at once
+        return storage
     # _recording(x._device), its common answers inline (every element-wise call in lazy
     # mode asks, on a device that records or not)
     on = _block.get()

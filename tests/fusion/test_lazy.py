@@ -245,6 +245,32 @@ def test_views_and_stores_stay_in_c_and_see_what_was_recorded(device):
     np.testing.assert_array_equal(cw.to_numpy(z), [[30.0, 40.0, -1.0]])
 
 
+def test_calls_on_small_computed_arrays_run_at_once(device, monkeypatch):
+    """A call whose operands are all computed and each hold fewer than
+    ``lazy_policy.RECORD_BYTES`` runs at once (fusing a chain of small arrays saves less
+    device time than recording it costs host time); a call on a large operand or a pending
+    one is recorded, whatever else is pending. Values are eager mode's either way."""
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 64)
+    small = cw.asarray(np.arange(4.0, dtype=np.float32), device=device)  # 16 bytes
+    large = cw.asarray(np.linspace(-1, 1, 64, dtype=np.float32), device=device)  # 256 bytes
+    want = [cw.to_numpy(r) for r in (cw.exp(small) * 2.0, small + small, large * 2.0, small - 1.0, small + cw.sum(large))]
+    with cw.lazy():
+        at_once = [cw.exp(small) * 2.0, small + small]  # nothing pending: the C path's operand hook
+        assert not any(pending(r) for r in at_once) and not lazy_storage.LIVE
+        recorded = large * 2.0
+        assert pending(recorded) and lazy_storage.LIVE
+        also_at_once = small - 1.0  # something pending: lazy_policy.Start's test
+        total = cw.sum(large)
+        joined = small + total  # a pending operand: recorded, though both are small
+        assert not pending(also_at_once) and pending(total) and pending(joined)
+        got = at_once + [recorded, also_at_once, joined]
+    fused = "fusion" in device.capabilities
+    for g, w in zip(got, want):
+        same(g, cw.asarray(w, device=device), fused)
+
+
 def test_the_c_elementwise_path_records(device, monkeypatch):
     """In lazy mode the element-wise functions' common case stays in C (candlewick._native's
     Elementwise), its primitive called on the recording storage, as the Python path calls
@@ -270,12 +296,14 @@ def test_the_c_elementwise_path_records(device, monkeypatch):
         with pytest.raises(ShapeError):
             x + cw.asarray([1.0, 2.0], device=device)
         assert all(pending(r) for r in results)
-        x * 2.0  # a Python scalar: the Python path, which records the same way
-        assert python_path  # (asked once on cpu, twice on rocm)
+        scaled = x * 2.0  # a Python scalar: the Python path, which records the same way
+        # (it asks the hook once on cpu, twice on rocm: H200, c3b9a48)
+        assert python_path and pending(scaled)
     fused = "fusion" in device.capabilities  # (a fused exp is within the conformance tolerances)
     for got, want in zip(results, eager):
         same(got, cw.asarray(want, device=device), fused)
     same(chained, cw.asarray(eager[0] * eager[1], device=device), fused)
+    same(scaled, cw.asarray(cw.to_numpy(x) * np.float32(2.0), device=device), fused)
     assert not lazy_storage.LIVE  # nothing pending anywhere: a store asks nothing more
 
 
@@ -304,6 +332,30 @@ def test_a_c_store_asks_lazy_mode_only_when_something_is_pending(device, monkeyp
         assert len(asked) == 2 and not isinstance(y._storage, lazy_storage.LazyStorage)
     np.testing.assert_array_equal(cw.to_numpy(x), [[1, 1, 0], [0, 1, 0], [0, 0, 1]])
     np.testing.assert_array_equal(cw.to_numpy(y), [[1, 0, 0], [0, 2, 0], [0, 0, 2]])
+
+
+def test_an_update_with_nothing_pending_stays_in_c(device, monkeypatch):
+    """``x += y`` in lazy mode with no graph pending and neither storage a recorded one runs
+    in C as eager mode runs it (scikit-learn's pairwise_distances makes 12 a call); with a
+    graph pending it takes the general path, which runs what is pending first."""
+    from candlewick import _core
+    from candlewick.lazy_gate import GATE
+
+    if _core._native is None:
+        pytest.skip("candlewick._native is not built")
+    asked = []
+    original = GATE.write_into
+    monkeypatch.setattr(GATE, "write_into", lambda a: (asked.append(a), original(a))[1])  # before the block opens
+    x = cw.asarray(np.arange(4.0, dtype=np.float32), device=device)
+    y = cw.asarray(np.full(4, 0.5, np.float32), device=device)
+    with cw.lazy():
+        x += y
+        x *= 2.0
+        assert asked == [] and not lazy_storage.LIVE
+        z = y * 3.0  # recorded
+        x += z
+        assert asked == [x]
+    np.testing.assert_array_equal(cw.to_numpy(x), (np.arange(4.0, dtype=np.float32) + 0.5) * 2 + 1.5)
 
 
 def test_a_sum_into_a_wider_dtype_replays_as_one_call(device, monkeypatch):
@@ -424,9 +476,10 @@ def test_a_device_without_fusion_runs_lazy_mode_eagerly(monkeypatch):
 
 def test_environment_variable_turns_lazy_mode_on():
     script = ("import candlewick as cw, numpy as np\n"
-              "from candlewick.fusion import lazy_mode\n"
+              "from candlewick.fusion import lazy_mode, lazy_policy\n"
               "from candlewick.fusion.lazy_mode import is_lazy\n"
               "lazy_mode.RECORD_EVERYWHERE = True  # (cpu: recorded and replayed)\n"
+              "lazy_policy.RECORD_BYTES = 0  # (the tests' arrays are small: recorded all the same)\n"
               "x = cw.asarray(np.linspace(-1, 1, 7, dtype=np.float32))\n"
               "y = cw.exp(x) * 2\n"
               "assert is_lazy() and y._storage.real is None\n"

@@ -233,7 +233,7 @@ def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_p
 def _lazy_graph(fn, host):
     """The graph lazy mode runs for ``fn`` written eagerly (recorded on cpu, cut to the
     results wanted as ``fusion.lazy_run`` cuts it): its source does not depend on the device."""
-    from candlewick.fusion import lazy_mode, lazy_run, lazy_storage
+    from candlewick.fusion import lazy_mode, lazy_policy, lazy_run, lazy_storage
 
     cut = []
     original = lazy_storage.compiled
@@ -242,12 +242,14 @@ def _lazy_graph(fn, host):
         cut.append(lazy_run._cut(graph, wanted)[0])
         return original(graph, wanted, *keys)
 
-    lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE = spy, True  # (cpu records only when asked)
+    # (cpu records only when asked; the module's fixture runs outside conftest's RECORD_BYTES 0)
+    record_bytes = lazy_policy.RECORD_BYTES
+    lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE, lazy_policy.RECORD_BYTES = spy, True, 0
     try:
         with cw.lazy():
             result = fn(cw.asarray(host))  # (held: a result nothing holds is not computed)
     finally:
-        lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE = original, False
+        lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE, lazy_policy.RECORD_BYTES = original, False, record_bytes
     assert len(cut) == 1 and result.shape == host.shape
     return cut[0]
 
