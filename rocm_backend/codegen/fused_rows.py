@@ -23,6 +23,9 @@ ROW_MAX = MAX_PER_THREAD * 1024
 ONLINE = "lse"
 #: bytes of the vectors the vector path reads and writes a row in
 VECTOR_BYTES = 16
+#: how a block reduction combines its warps' results: "serial" in thread 0
+#: (cw_group_reduce), "tree" a shuffle tree in warp 0 (cw_block_reduce_tree)
+COMBINE = "serial"
 
 
 def _identity(layout, shape):
@@ -106,6 +109,10 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     return kernel, entry(name, block, "\n".join(body) + "\n")
 
 
+def _combine():
+    return "cw_block_reduce_tree" if COMBINE == "tree" else "cw_group_reduce"
+
+
 def _online_pairs(graph, outputs, reduces, full, rows):
     """{max reduction: sum reduction} of the sums of exp(x - max(x)) over a row, x float32
     or float64 and the max's own operand, that ``ONLINE`` lets reduce with their max."""
@@ -155,7 +162,7 @@ def _online_lines(graph, m, s, values, block, lines):
     lines += [f"            if (ok{k}) q{m}.s = q{m}.s + cw_fz_round<{c} >(op_exp()("
               f"cw_fz_round<{c} >(op_subtract()({v}, acc{m}))));" for k, v in enumerate(values)]
     lines += ["        }",
-              f"        q{m} = cw_group_reduce(opl{m}, q{m}, smemL{m}, {block});",
+              f"        q{m} = {_combine()}(opl{m}, q{m}, smemL{m}, {block});",
               f"        if (threadIdx.x == 0) allL{m} = q{m};",
               "        __syncthreads();",
               f"        const {t} rv{m} = cw_fz_round<{c} >(allL{m}.m);",
@@ -226,7 +233,7 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
             head += _online_lines(graph, r, s, values, block, lines)
             row_values[r], row_values[s] = f"rv{r}", f"rv{s}"
             continue
-        lines += [f"        acc{r} = cw_group_reduce(op{r}, acc{r}, smem{r}, {block});",
+        lines += [f"        acc{r} = {_combine()}(op{r}, acc{r}, smem{r}, {block});",
                   f"        if (threadIdx.x == 0) all{r} = acc{r};",
                   "        __syncthreads();",
                   f"        const typename cw_traits<{ops.C_TYPE[node.dtype]} >::compute rv{r} = "
