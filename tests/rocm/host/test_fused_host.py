@@ -13,7 +13,7 @@ import pytest
 
 import candlewick as cw
 from host_exec import build, device_factory
-from rocm_backend.codegen import fused_source
+from rocm_backend.codegen import fused_rows, fused_source
 
 
 def gelu(x):
@@ -133,18 +133,34 @@ class _Spec:
         self.name, self.abi, self.body = name, "cw_fused_args", f"{name}(a);"
 
 
-@pytest.fixture(scope="module")
-def cases(tmp_path_factory):
-    traced = _traced(np.random.default_rng(3))
-    entries, specs = [], []
-    for *_, graph in traced:
-        plan = fused_source.plan(graph)
-        assert plan is not None
-        entries.append(plan.source[len(fused_source.prelude()):])
-        specs += [_Spec(k.spec.name) for k in plan.kernels]
-    lib = build(tmp_path_factory.mktemp("fused_host"), ["reduce.hip"], specs,
-                extra_lines=[fused_source.HELPERS, *entries])
-    return lib, traced
+@pytest.fixture(scope="module", params=[("lse", "serial"), ("", "tree"), ("all", "tree")],
+                ids=["online-lse", "two-reductions-tree", "online-all-tree"])
+def cases(request, tmp_path_factory):
+    """(library of every case's kernels, the traced cases, knobs): the kernels generated
+    under one setting of fused_rows' knobs, which sums of exp(x - max) reduce with their
+    max (ONLINE) and how a block combines its warps (COMBINE); a test sets the same knobs
+    (``_knobs``) so that the device generates those kernels again."""
+    saved = fused_rows.ONLINE, fused_rows.COMBINE
+    fused_rows.ONLINE, fused_rows.COMBINE = request.param
+    try:
+        traced = _traced(np.random.default_rng(3))
+        entries, specs = [], []
+        for *_, graph in traced:
+            plan = fused_source.plan(graph)
+            assert plan is not None
+            entries.append(plan.source[len(fused_source.prelude()):])
+            specs += [_Spec(k.spec.name) for k in plan.kernels]
+        lib = build(tmp_path_factory.mktemp("fused_host"), ["reduce.hip"], specs,
+                    extra_lines=[fused_source.HELPERS, *entries])
+    finally:
+        fused_rows.ONLINE, fused_rows.COMBINE = saved
+    return lib, traced, request.param
+
+
+def _knobs(monkeypatch, cases):
+    monkeypatch.setattr(fused_rows, "ONLINE", cases[2][0])
+    monkeypatch.setattr(fused_rows, "COMBINE", cases[2][1])
+    return cases[:2]
 
 
 def _close(got, want, ulps):
@@ -162,7 +178,7 @@ def _close(got, want, ulps):
 
 @pytest.mark.parametrize("warp", [32, 64])
 def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_path, warp):
-    lib, traced = cases
+    lib, traced = _knobs(monkeypatch, cases)
     _, device = device_factory(lib, monkeypatch, tmp_path)(warp=warp)
     for fused, args, ulps, _ in traced:
         dev_args = [cw.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
@@ -177,8 +193,8 @@ def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_p
             _close(cw.to_numpy(g), cw.to_numpy(w), ulps)
 
 
-def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases):
-    _, traced = cases
+def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases, monkeypatch):
+    _, traced = _knobs(monkeypatch, cases)
     vectors = [fused_source.plan(graph).kernels[0].vector_slots for fused, args, _, graph in traced
                if fused.__wrapped__ in (softmax, row_norms)]
     # (6, 300), (3, 256), (13, 512), (5, 200), (3, 512): x and the full output
@@ -190,6 +206,14 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
     assert kinds["wide_columns"] == ["reduce_serial", "reduce_serial"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
+    # which sums of exp(x - max) reduce with their max, and how the warps combine
+    generated = {fused.__wrapped__.__name__: fused_source.plan(graph).source.split("generated for one fused graph")[1]
+                 for fused, _, _, graph in traced}
+    online, combine = cases[2]
+    assert ("red_online_lse<" in generated["logsumexp"]) == bool(online)
+    assert ("red_online_lse<" in generated["softmax"]) == (online == "all")
+    assert "red_online_lse<" not in generated["row_norms"]  # a sum of something else
+    assert ("cw_block_reduce_tree(" in generated["softmax"]) == (combine == "tree")
 
 
 @pytest.mark.parametrize("fn, shape", [
@@ -209,7 +233,7 @@ def test_long_reductions_into_few_outputs_run_replayed(fn, shape):
 
 
 def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_path):
-    lib, traced = cases
+    lib, traced = _knobs(monkeypatch, cases)
     _, device = device_factory(lib, monkeypatch, tmp_path)()
     for fused, args, ulps, graph in traced:
         floats = [k for k, a in enumerate(args) if type(a) is float]
