@@ -43,6 +43,37 @@ def test_the_view_is_the_python_methods(base):
         assert np.array_equal(cw.to_numpy(fast), cw.to_numpy(x)[key])
 
 
+def _expand_keys(ndim):
+    """Keys of one `:` per axis with Nones placed before, between and after them."""
+    full = (slice(None),) * ndim
+    return [full[:i] + (None,) * k + full[i:] for i in range(ndim + 1) for k in (1, 2)] + [
+        (None,) + full + (None,), tuple(x for a in full for x in (a, None))]
+
+
+@pytest.mark.parametrize("base", [*BASES, "length 1", "0-d"])
+def test_new_axes_view_is_the_python_methods(base):
+    # x[:, None] in C (a KMeans-like loop's nearest[:, None]): every slot as basic_layout's
+    x = {"length 1": lambda: cw.asarray(np.arange(4.0).reshape(1, 4))[:, 1:3],
+         "0-d": lambda: cw.asarray(np.float32(2))}.get(base, BASES.get(base))()
+    general = Array.__getitem__.__wrapped__
+    for key in _expand_keys(x.ndim):
+        fast, python = x[key], general(x, key)
+        assert type(fast) is Array and fast._storage is x._storage
+        assert _slots(fast._layout) == _slots(python._layout), (base, key)
+        assert np.array_equal(cw.to_numpy(fast), cw.to_numpy(x)[key])
+
+
+def test_new_axes_keys_the_fast_path_leaves_to_the_python_method():
+    x = cw.asarray(np.arange(6.0).reshape(2, 3))
+    assert x[:, None].shape == (2, 1, 3)  # fewer `:` than axes
+    assert x[::2, None, :].shape == (1, 1, 3) and x[1:, :, None].shape == (1, 3, 1)  # bounded slices
+    assert x[..., None].shape == (2, 3, 1) and x[0, None].shape == (1, 3)
+    with pytest.raises(IndexKeyError):
+        x[:, :, :, None]  # too many indices: the Python method's error
+    with pytest.raises(Exception):
+        x[(slice(None),) * 2 + (None,) * 70]  # past 64 axes
+
+
 @pytest.mark.parametrize("base", BASES)
 def test_the_store_back_is_a_no_op_where_the_python_methods_is(base):
     x = BASES[base]()
