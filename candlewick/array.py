@@ -171,9 +171,10 @@ class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
         >>> cw.asarray([[1, 2, 3], [4, 5, 6]]).T.shape
         (3, 2)
         """
-        if self.ndim != 2:
+        layout = self._layout
+        if len(layout.shape) != 2:
             raise ShapeError(f"x.T needs a 2-D array, got {self.ndim}-D; use permute_dims or mT")
-        return view(self, self._layout.permute((1, 0)))
+        return view(self, layout.transpose_2d())
 
     @property
     def mT(self) -> Array:

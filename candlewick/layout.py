@@ -118,6 +118,13 @@ class Layout:
         return Layout(tuple(map(self.shape.__getitem__, axes)), tuple(map(self.strides.__getitem__, axes)),
                       self.offset)
 
+    def transpose_2d(self):
+        """The transpose of a 2-D layout (``x.T``), with no permutation checks; a
+        C-contiguous one with both axes longer than 1 is known not to be C-contiguous
+        after (no primitive viewing it checks again)."""
+        (m, n), (a, b) = self.shape, self.strides
+        return Layout((n, m), (b, a), self.offset, False if self._contig and m > 1 and n > 1 else None)
+
     def transpose_last2(self):
         shape, strides = self.shape, self.strides
         if len(shape) < 2:

@@ -9,7 +9,9 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.shapes import broadcast_shapes
 
-from .error import QUIET, QuietBlock, quiet, reports_out_of_memory, reset_fp_state, same_dtype, set_fp_state, unsupported
+from .error import (
+    QUIET, QuietBlock, out_of_memory, quiet, reports_out_of_memory, reset_fp_state, same_dtype, set_fp_state, unsupported,
+)
 from .ops import F32, LOW_PRECISION_NAMES
 from .storage_slice import flat, view
 
@@ -37,8 +39,32 @@ def _complex_matmul_ieee(a, b):
         return acc.astype(a.dtype)
 
 
-@reports_out_of_memory
+_REAL_BLAS_NAMES = frozenset(("float32", "float64"))
+_new = object.__new__
+
+
 def matmul(self, rhs, lhs_layout, rhs_layout):
+    dtype = self.dtype
+    if len(lhs_layout.shape) == 2 and dtype.name in _REAL_BLAS_NAMES and rhs.dtype is dtype:
+        # the common case, a real 2-D product (a KMeans-like loop makes two an iteration):
+        # np.matmul under the quiet state, without general's wrappers and checks
+        a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
+        token = set_fp_state(QUIET)
+        try:
+            out = np.matmul(a, b)
+        except MemoryError as exc:
+            raise out_of_memory("matmul", exc) from exc
+        finally:
+            reset_fp_state(token)
+        result = _new(type(self))  # (type(self)(...) without the __init__ call)
+        result.buf = out.reshape(-1)
+        result.dtype = dtype
+        return result
+    return _general_matmul(self, rhs, lhs_layout, rhs_layout)
+
+
+@reports_out_of_memory
+def _general_matmul(self, rhs, lhs_layout, rhs_layout):
     dtype = self.dtype
     name = dtype.name
     shape = lhs_layout.shape
