@@ -129,10 +129,21 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
         return NULL;
     }
     PyObject *zero = NULL;
+    /* an axis stretched from 1 (or added) to a length > 1 rereads its elements: not
+       C-contiguous, known now (the primitive viewing it need not check), unless an empty
+       axis makes the layout empty (Layout's check calls an empty layout contiguous) */
+    int stretched = 0, empty = 0;
     for (Py_ssize_t k = 0; k < n_to; k++) {
         PyObject *stride;
+        PyObject *length = PyTuple_GET_ITEM(to, k);
+        Py_ssize_t want_length = PyLong_CheckExact(length) ? PyLong_AsSsize_t(length) : -1;
+        if (want_length == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+        }
+        empty |= want_length == 0;
         if (k < pad) {
             stride = NULL;
+            stretched |= want_length > 1;
         } else {
             PyObject *n = PyTuple_GET_ITEM(from, k - pad), *target = PyTuple_GET_ITEM(to, k);
             if (!PyLong_CheckExact(n) || !PyLong_CheckExact(target)) {
@@ -146,6 +157,7 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
                 return NULL;
             }
             stride = have == want ? PyTuple_GET_ITEM(strides, k - pad) : NULL;
+            stretched |= have != want && want > 1;
         }
         if (stride == NULL) {
             if (zero == NULL && (zero = PyLong_FromLong(0)) == NULL) {
@@ -157,8 +169,8 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
         PyTuple_SET_ITEM(new_strides, k, Py_NewRef(stride));
     }
     Py_XDECREF(zero);
-    return cw_new_layout(b, Py_NewRef(to), new_strides, Py_NewRef(offset), Py_NewRef(Py_None),
-                         PyLong_FromSsize_t(-1));
+    return cw_new_layout(b, Py_NewRef(to), new_strides, Py_NewRef(offset),
+                         Py_NewRef(stretched && !empty ? Py_False : Py_None), PyLong_FromSsize_t(-1));
 }
 
 /* The shape `s1` and `s2` broadcast to (a new tuple, NumPy's rule: aligned at the

@@ -170,6 +170,7 @@ def test_one_operand_broadcast_onto_the_other_runs_in_c(monkeypatch):
             assert got is want if want is operand._layout else (
                 (got.shape, got.strides, got.offset, got.dense_size)
                 == (want.shape, want.strides, want.offset, -1))
+            assert got._contig == got._check_contiguous()  # (where C said False, rightly)
 
 
 def test_both_operands_broadcast_onto_a_larger_shape_run_in_c(monkeypatch):
@@ -198,6 +199,8 @@ def test_both_operands_broadcast_onto_a_larger_shape_run_in_c(monkeypatch):
         for got, operand in zip(seen[-1], (a, b)):
             want = operand._layout.broadcast_to(shape)
             assert (got.shape, got.strides, got.offset) == (want.shape, want.strides, want.offset)
+            # (C says False where an axis is stretched; right, as the check says)
+            assert got._contig == got._check_contiguous()
 
 
 def test_everything_else_goes_to_the_fallback_unchanged():
