@@ -158,12 +158,14 @@ class RocmDevice(NamedDevice):
         meanwhile stays pending)."""
         self._drain(None, check_errors)
 
-    def synchronize_stream(self, record, check_errors=True):
+    def synchronize_stream(self, record, check_errors=True, read=None):
         """Drain one stream (a record of ``self.streams``; a host read drains the current
-        one); then raise IndexError for the calling thread's index checks queued on it."""
-        self._drain(record, check_errors)
+        one); then raise IndexError for the calling thread's index checks queued on it.
+        ``read``: (host address, device address, bytes) of a host read to queue on the
+        stream first (after the checks' flags: the one wait serves both)."""
+        self._drain(record, check_errors, read)
 
-    def _drain(self, record, check_errors):
+    def _drain(self, record, check_errors, read=None):
         if self.capture is not None:
             self.capture.refuse("a synchronization of the device")
         self.settle_collectives()
@@ -176,12 +178,15 @@ class RocmDevice(NamedDevice):
                 if kept:
                     self._keep_alive = [item for item in self._keep_alive if item[0] is not record]
         taken = self.index_checks.snapshot(record) if check_errors else ()
+        flags = self.index_checks.queue_flags(taken)
+        if read is not None:
+            hip.memcpy_dtoh_async(*read, record.handle)
         if record is None:
             self.streams.synchronize_all()
         else:
             record.sync()
         del kept
-        self.index_checks.raise_flagged(taken)
+        self.index_checks.raise_flagged(taken, flags)
 
     def settle_collectives(self):
         """Before anything waits for the stream: read the signature rounds that checked

@@ -83,10 +83,7 @@ class DeviceBuffer:
             # an array made inside a `with stream:` block and read after it: the value it was
             # given there is the value the read returns (its stream drained first)
             device.synchronize_stream(owner)
-        if n:
-            device.make_current()
-            hip.memcpy_dtoh_async(out.ctypes.data, self.ptr + offset_bytes, n, record.handle)
-        device.synchronize_stream(record)
+        device.synchronize_stream(record, read=(out.ctypes.data, self.ptr + offset_bytes, n) if n else None)
         return out
 
     def copy_from_device(self, src, nbytes, dst_offset=0, src_offset=0):

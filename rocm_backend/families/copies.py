@@ -75,17 +75,17 @@ def row_copy_plan(shape, dst_strides, src_strides):
 
 
 def launch_row_copy(device, itemsize, rows, row, dst, dst_stride, src, src_stride, src_rows,
-                    indices=None, idx_offset=0, idx_stride=0, name="copy"):
+                    indices=None, idx_offset=0, idx_stride=0, name="copy", checked=True):
     """Queue row_copy (index.hip): ``rows`` rows of ``row`` elements from the byte address
     ``src`` (row stride ``src_stride`` elements; source row r, or ``indices[r]`` of the
     int64 storage ``indices``, checked against ``src_rows``) to the byte address ``dst``
     (row stride ``dst_stride``), in the widest unit of 16/8/4/2/1 bytes dividing the row,
-    the strides and both addresses."""
+    the strides and both addresses; not ``checked``: indices known to be in range, no flag."""
     sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, dst, src)
     unit = next(u for u in (16, 8, 4, 2, 1) if not any(v % u for v in sizes))
     row_units = row * itemsize // unit
     index_op = (0, 0, (0,)) if indices is None else (indices.ptr, idx_offset, (0,))
-    flag = 0 if indices is None else device.error_flag(name)
+    flag = device.error_flag(name) if indices is not None and checked else 0
     launch_ew(device, ("row_copy", unit), (rows * row_units,),
               [(dst, 0, (dst_stride * itemsize // unit,)), (src, 0, (1,)), index_op, (flag, 0, (1,))],
               struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units, idx_stride),

@@ -4,10 +4,12 @@ storage's methods, each a kernel launch or two): no kernel of their own.
 ``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real
 parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
-its own run), one ``compress`` of the sorted values over it (its count is the one read to
-the host) and, as asked, of the sort order (first occurrences); an inclusive scan of the
-mask numbers the runs and a scatter hands each element its run (inverse); the counts are
-the gaps between the run starts' positions. ``nonzero``: one ``compress`` of the positions
+its own run) and its inclusive scan, which numbers the runs; one host read of the runs'
+count; then, over that one scan (``joins.compress_ranked``), compressions of the sorted
+values and, as asked, of the sort order (first occurrences) and of the positions (the
+counts are the gaps between the run starts'); a scatter hands each element its run
+(inverse). Their indices are computed here, in range: no index check (no flag for the
+next host read to fetch). ``nonzero``: one ``compress`` of the positions
 ``0..n-1``, then each axis's coordinate by a floor division and a remainder. ``isin``: x2
 sorted (cut to its distinct values when long: a million elements of six values search
 six), each x1 element's insertion point among them by ``searchsorted``, and the element
@@ -16,9 +18,9 @@ there compared with it (``==``: NaN is in nothing, -0.0 is 0.0).
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
-from candlewick.opdefs import BinaryOp, CompareOp, ScanOp, UnaryOp
+from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
-from . import creation
+from . import creation, indexing, joins
 
 #: from this many elements of x2, isin searches its distinct values only
 DISTINCT_MIN = 4096
@@ -38,9 +40,9 @@ def _sorted(x, line, n, stable, with_order):
     c = Layout.contiguous((n,))
     if x.dtype.is_complex:
         by_imag = x.unary(UnaryOp.IMAG, line).argsort(c, 0, False, True)
-        real = x.unary(UnaryOp.REAL, line).index_select(c, by_imag, c, 0)
-        order = by_imag.index_select(c, real.argsort(c, 0, False, True), c, 0)
-        return x.index_select(line, order, c, 0), order
+        real = indexing.select_in_range(x.unary(UnaryOp.REAL, line), c, by_imag, c, 0)
+        order = indexing.select_in_range(by_imag, c, real.argsort(c, 0, False, True), c, 0)
+        return indexing.select_in_range(x, line, order, c, 0), order
     keys, key_line = (x.astype(line, dt.uint8), c) if x.dtype.is_bool else (x, line)
     if with_order:
         values, order = keys.sort(key_line, 0, False, stable)
@@ -69,19 +71,22 @@ def unique(x, layout, indices, inverse, counts):
     x, line = _flat(x, layout)
     c = Layout.contiguous((n,))
     values, order = _sorted(x, line, n, indices, indices or inverse)
-    # n + 1 flags: element i starts a run; the last one (True) closes the last run
+    # n + 1 flags: element i starts a run; the last one (True) closes the last run. One
+    # scan of them serves every compress below, and one host read their count
     starts = _run_starts(values, n, n + 1)
-    unique_values, count = values.compress(c, starts, c)
-    first = order.compress(c, starts, c)[0] if indices else None
+    ones, ranks = joins.mask_ranks(starts, Layout.contiguous((n + 1,)))
+    count = joins.read_count(ranks, n)
+    unique_values = joins.compress_ranked(values, c, ones, ranks, count)
+    first = joins.compress_ranked(order, c, ones, ranks, count) if indices else None
     inv = None
-    if inverse:
-        groups = starts.astype(c, dt.int64).scan(ScanOp.SUM, c, 0).binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
+    if inverse:  # each element's run: the rank of its run's start, less one
+        groups = ranks.binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
         inv = device.storage_type.empty(device, dt.int64, n)
-        inv.scatter(c, order, c, groups, c, 0)
+        indexing.scatter_in_range(inv, c, order, c, groups, c, 0)
     sizes = None
     if counts:  # the run starts' positions, then n: each count is the gap to the next
-        bounds_line = Layout.contiguous((n + 1,))
-        bounds, _ = creation.arange(device, 0, 1, n + 1, dt.int64).compress(bounds_line, starts, bounds_line)
+        bounds = joins.compress_ranked(creation.arange(device, 0, 1, n + 1, dt.int64),
+                                       Layout.contiguous((n + 1,)), ones, ranks, count + 1)
         sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                               Layout.contiguous((count,)))
     return unique_values, count, first, inv, sizes
@@ -131,5 +136,5 @@ def isin(x, layout, other, other_layout, invert):
         line_n = Layout.contiguous((n,))
     c = Layout.contiguous((m,))
     at = keys.searchsorted(line_n, needles, line_m, False).binary_scalar(BinaryOp.MINIMUM, c, n - 1, False)
-    hit = keys.index_select(line_n, at, c, 0).compare(CompareOp.EQUAL, c, needles, line_m)
+    hit = indexing.select_in_range(keys, line_n, at, c, 0).compare(CompareOp.EQUAL, c, needles, line_m)
     return hit.unary(UnaryOp.LOGICAL_NOT, c) if invert else hit

@@ -9,6 +9,10 @@ run while the host returns and issues the next call. (A batched Cholesky that re
 ``info`` at the end waited for the triangle-zeroing pass too: up to a third of the call
 on an H200.)
 
+A drain of the stream serves such a read too: the index checks' flags are queued this way
+before the stream a host read drains is waited for, and read after it with ``values(drained=True)``
+(no second copy and wait, runtime/index_checks.py).
+
 Pinned slots and events are made once per device and reused; a slot is taken from the
 read's queuing to its ``values()`` (threads each take their own).
 """
@@ -40,13 +44,15 @@ class PendingRead:
     def __init__(self, reads, slot, count, dtype):
         self._reads, self._slot, self._count, self._dtype = reads, slot, count, dtype
 
-    def values(self):
-        """A host copy of the values (waits for the copy, not for later work)."""
+    def values(self, drained=False):
+        """A host copy of the values (waits for the copy, not for later work; ``drained``:
+        the stream the copy was queued on has been waited for since, so nothing to wait for)."""
         slot = self._slot
         if slot is None:
             return np.empty(0, self._dtype)
-        self._reads.device.settle_collectives()
-        hip.event_synchronize(slot.event)
+        if not drained:
+            self._reads.device.settle_collectives()
+            hip.event_synchronize(slot.event)
         raw = (ctypes.c_char * (self._count * self._dtype.itemsize)).from_address(slot.host)
         out = np.frombuffer(raw, self._dtype).copy()
         self._slot = None
@@ -62,8 +68,9 @@ class HostReads:
         self._free = []
         self._lock = threading.Lock()
 
-    def queue_read(self, ptr, count, dtype):
-        """Queue a copy of ``count`` ``dtype`` values at device address ``ptr`` to the host."""
+    def queue_read(self, ptr, count, dtype, stream=None):
+        """Queue a copy of ``count`` ``dtype`` values at device address ``ptr`` to the host
+        on ``stream`` (a hip stream handle; the current stream where None)."""
         device, dtype = self._device, np.dtype(dtype)
         if device.capture is not None:
             device.capture.refuse("a read of device memory to the host")
@@ -72,8 +79,10 @@ class HostReads:
             return PendingRead(self, None, 0, dtype)
         slot = self._take(nbytes)
         device.make_current()
-        hip.memcpy_dtoh_async(slot.host, ptr, nbytes, device.stream)
-        hip.event_record(slot.event, device.stream)
+        if stream is None:
+            stream = device.stream
+        hip.memcpy_dtoh_async(slot.host, ptr, nbytes, stream)
+        hip.event_record(slot.event, stream)
         return PendingRead(self, slot, count, dtype)
 
     def _take(self, nbytes):

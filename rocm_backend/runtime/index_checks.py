@@ -10,6 +10,9 @@ thread's ``synchronize`` snapshots *its own* pending slots before it drains the 
 several threads, an error is reported once, in the thread that queued the operation,
 naming it. Each pending slot remembers the stream its operation was queued on: a drain
 of one stream (a host read, ``Stream.synchronize``) reads the slots of that stream only.
+The copy of the slots to the host is queued on that stream before it is waited for
+(``queue_flags``), so one wait serves the drain (a host read's copy included) and the
+check: read after the wait with a wait of its own, a host read took two round trips.
 When every slot is pending, the thread that needs one drains every stream and reads all
 of them.
 
@@ -116,16 +119,32 @@ class IndexChecks:
                     self.pending[threading.get_ident()] = [item for item in mine if item[2] is not record]
         return taken
 
-    def raise_flagged(self, taken):
-        """After the stream drained: read the slots of ``taken``, reset and free them, and
-        raise IndexOutOfBoundsError naming the operations whose slot was set."""
+    def queue_flags(self, taken):
+        """Before the drain that reads ``taken`` (a snapshot): the copy of their slots to
+        the host queued on their stream, read by ``raise_flagged`` once the stream drained;
+        None where they were queued on several streams (read after the drain then)."""
+        if not taken:
+            return None
+        record = taken[0][2]
+        if any(item[2] is not record for item in taken):
+            return None
+        count = max(slot for slot, _, _ in taken) + 1
+        return self.device.host_reads.queue_read(self.buffer.ptr, count, np.int32, record.handle)
+
+    def raise_flagged(self, taken, queued=None):
+        """After the stream drained: read the slots of ``taken`` (``queued``: from the copy
+        ``queue_flags`` queued before the drain), reset and free them, and raise
+        IndexOutOfBoundsError naming the operations whose slot was set."""
         if not taken:
             return
-        host = np.zeros(SLOTS, np.int32)
         stream = self.device.stream
-        self.device.make_current()
-        hip.memcpy_dtoh_async(host.ctypes.data, self.buffer.ptr, host.nbytes, stream)
-        hip.stream_synchronize(stream)
+        if queued is not None:
+            host = queued.values(drained=True)
+        else:
+            host = np.zeros(SLOTS, np.int32)
+            self.device.make_current()
+            hip.memcpy_dtoh_async(host.ctypes.data, self.buffer.ptr, host.nbytes, stream)
+            hip.stream_synchronize(stream)
         failed = []
         for slot, name, _ in taken:
             if host[slot]:
