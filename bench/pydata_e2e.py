@@ -3,7 +3,7 @@ take any Array API namespace, and a KMeans-like loop written on the namespace, o
 candlewick beside the libraries users would otherwise run them on (issue 39, item 2).
 
     python bench/pydata_e2e.py --out DIR [--device cpu|rocm] [--samples N] [--features D]
-                                         [--cases NAME,NAME] [--rounds R]
+                                         [--cases NAME,NAME] [--rounds R] [--sample-s S]
 
 cpu (the default, or ``CANDLEWICK_DEVICE``): candlewick's cpu backend beside NumPy, both
 given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy with
@@ -11,7 +11,10 @@ given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy
 ``cw.lazy()`` (item 4: at least as fast as without). Target: within 5 % of NumPy.
 rocm: candlewick's rocm backend beside PyTorch (CUDA) and CuPy. Target: at or below
 PyTorch. Per case and library: seconds per call (the minimum over rounds that run the
-libraries in turn, each call ended by the library's synchronize; on cpu with
+libraries in turn of a sample's mean, each call ended by the library's synchronize; a
+sample is as many calls as make the fastest library's take ``--sample-s`` (default 0.02 s),
+the same count for every library: a 0.1 ms call timed alone moved its ratio to the peer by
+0.3 between runs; on cpu with
 ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1``, the process's CPU time, which other load on
 a shared machine does not inflate) and peak memory of one
 call above what was held before it: host memory through tracemalloc on cpu (NumPy's
@@ -20,6 +23,7 @@ reports a high-water mark (``torch.cuda.max_memory_allocated``, candlewick's all
 harness.peak_bytes; CuPy's pool keeps none). A case a library cannot run records its error.
 """
 
+import math
 import os
 import sys
 import time
@@ -40,6 +44,7 @@ import harness  # noqa: E402
 #: 2-core VM this was written on
 DEFAULTS = {"cpu": (20_000, 64), "rocm": (200_000, 256)}
 N_COMPONENTS, N_CLUSTERS, KMEANS_ITERATIONS, PAIRS = 16, 8, 10, 2048
+SAMPLE_S = 0.02  # the least time a sample of calls takes (the fastest library's)
 
 
 def _sklearn(fn):
@@ -185,7 +190,14 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
     return harness.peak_bytes(lambda: _call(fn, data, lazy), probe)
 
 
-def run_case(name, fn, host, libs, rounds, host_memory, clock):
+def calls_per_sample(turns, sample_s):
+    """How many calls make a sample of ``sample_s`` seconds for the fastest of ``turns``
+    ({library: one call's seconds}), each timed once after its warm-up; at least one."""
+    fastest = min(turn() for turn in turns.values())
+    return max(1, math.ceil(sample_s / max(fastest, 1e-9)))
+
+
+def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S):
     row = {}
     ready = {}
     for lib, (convert, sync, probe, lazy) in libs.items():
@@ -197,17 +209,20 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock):
             ready[lib] = (data, sync, lazy)
         except Exception as exc:  # noqa: BLE001 - recorded, the other libraries still run
             row[lib] = {"error": harness.error_text(exc)}
-    def turn(data, sync, lazy):
-        def once():
+    def turn(data, sync, lazy, calls=1):
+        def sample():
             t0 = clock()
-            _call(fn, data, lazy)
-            sync()
-            return clock() - t0
-        return once
+            for _ in range(calls):
+                _call(fn, data, lazy)
+                sync()
+            return (clock() - t0) / calls
+        return sample
 
-    best = harness.rotated_rounds({lib: turn(*entry) for lib, entry in ready.items()}, rounds)
+    calls = calls_per_sample({lib: turn(*entry) for lib, entry in ready.items()}, sample_s) if ready else 1
+    best = harness.rotated_rounds({lib: turn(*entry, calls) for lib, entry in ready.items()}, rounds)
     for lib, t in best.items():
         row[lib]["s"] = t
+        row[lib]["calls_per_sample"] = calls
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"
                                   for lib, v in row.items()), flush=True)
     return row
@@ -240,8 +255,11 @@ def markdown(figures, device):
     target = "within 5 % of NumPy" if device == "cpu" else "at or below PyTorch"
     lines = [f"X: {figures['samples']} x {figures['features']} float32; pairwise_distances on its first {PAIRS} "
              f"rows; KMeans-like loop: {N_CLUSTERS} clusters, {KMEANS_ITERATIONS} iterations; SciPy cases on "
-             f"{figures['signals']} signals of 4096 float32. Times: the minimum of {figures['rounds']} rounds "
-             f"(libraries in turn), {figures['clock']}. Peak: memory one call holds above what it held before "
+             f"{figures['signals']} signals of 4096 float32. Times: per call, the minimum over {figures['rounds']} "
+             f"rounds (libraries in turn) of a sample's mean, {figures['clock']}; a sample is as many calls "
+             f"(each ended by the library's synchronize) as make the fastest library's take "
+             f"{figures.get('sample_s', SAMPLE_S) * 1e3:g} ms, the same for every library (calls per sample: "
+             f"{_calls_text(figures)}). Peak: memory one call holds above what it held before "
              f"({'host, tracemalloc' if device == 'cpu' else 'device, where the library reports a high-water mark'}). "
              f"Threads: {', '.join(f'{k}={v}' for k, v in figures['threads'].items()) or 'library defaults'}; "
              f"load average at the start {', '.join(f'{v:.2f}' for v in figures['load_average'])} "
@@ -264,6 +282,12 @@ def markdown(figures, device):
     return lines + [""]
 
 
+def _calls_text(figures):
+    calls = {name: next((v["calls_per_sample"] for v in row.values() if "calls_per_sample" in v), None)
+             for name, row in figures["cases"].items()}
+    return ", ".join(f"{name} {n}" for name, n in calls.items() if n is not None) or "none timed"
+
+
 def summary(figures, device):
     verdicts = {name: verdict(row, device) for name, row in figures["cases"].items()}
     missed = [name for name, v in verdicts.items() if v is False]
@@ -279,6 +303,8 @@ def main(argv=None):
         p.add_argument("--features", type=int)
         p.add_argument("--cases", default=",".join(CASES))
         p.add_argument("--rounds", type=int, default=5)
+        p.add_argument("--sample-s", type=float, default=SAMPLE_S,
+                       help="the least seconds a sample of calls takes (the fastest library's)")
 
     args = harness.parse_args(__doc__, options, argv)
     samples = args.samples or DEFAULTS.get(args.device, DEFAULTS["cpu"])[0]
@@ -293,11 +319,13 @@ def main(argv=None):
     single = args.device == "cpu" and all(threads.get(k) == "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"))
     clock = time.process_time if single else time.perf_counter
     figures = {"device": args.device, "samples": samples, "features": features, "rounds": args.rounds,
+               "sample_s": args.sample_s,
                "signals": host["signals"].shape[0], "libraries": list(libs), "threads": threads,
                "load_average": os.getloadavg(), "clock": "process CPU time" if single else "wall time",
                "cases": {}}
     for name in [c for c in args.cases.split(",") if c]:
-        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu", clock)
+        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu", clock,
+                                          args.sample_s)
     versions = {"numpy": np.__version__}
     for name in ("sklearn", "scipy", "array_api_compat"):
         try:

@@ -114,7 +114,8 @@ SMALL = {  # each GPU benchmark with its problems made small
     "rocm_transfers": ("", ["--sizes-mib", "1", "--reps", "2"]),
     "rocm_streams": ("", ["--gemm", "64", "--gemms", "2", "--copy-mib", "1", "--copies", "2", "--compute", "exp"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
-    "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1"]),
+    "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1",
+                        "--sample-s", "0.001"]),
     "inplace": ("", ["--log2-sizes", "10", "--backends", "rocm"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
@@ -201,6 +202,8 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         cases = record["figures"]["cases"]
         assert len(cases) == 9 and all({"candlewick", "candlewick lazy"} <= set(row) for row in cases.values()), cases
         assert all("s" in v or "error" in v for row in cases.values() for v in row.values()), cases
+        for row in cases.values():  # one count of calls per sample, the same for every library timed
+            assert len({v["calls_per_sample"] for v in row.values() if "s" in v}) <= 1, row
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

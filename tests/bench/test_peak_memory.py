@@ -93,3 +93,14 @@ def test_pydata_e2e_measures_candlewick_through_the_same_probe():
     assert pydata.peak_bytes(lambda d: d["x"] * 2, data, False, sync, probe, False) is None
     assert pydata.peak_bytes(lambda d: d["x"] * 2, data, False, sync, probe, True) > 0  # host: tracemalloc
     assert pydata._fmt({"candlewick": {"s": 1.0, "peak_bytes": None}}, "candlewick", "peak_bytes") == "n/a"
+
+
+def test_pydata_e2e_times_every_library_with_one_count_of_calls_per_sample():
+    """A sample is as many calls as make the fastest library's last ``sample_s``, the same
+    count for every library (a 0.1 ms call timed alone is mostly the timer's and the
+    host's noise): here 0.02 s over the fastest call's 0.8 ms."""
+    spec = importlib.util.spec_from_file_location("bench_pydata_e2e", ROOT / "bench" / "pydata_e2e.py")
+    pydata = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pydata)
+    assert pydata.calls_per_sample({"a": lambda: 0.004, "b": lambda: 0.0008}, 0.02) == 25
+    assert pydata.calls_per_sample({"a": lambda: 0.5}, 0.02) == 1
