@@ -99,7 +99,7 @@ def _build():
                 f"cw_astype<{C_TYPE[src]}, {C_TYPE[dst]}>(a);")
     for size in ITEMSIZES:
         b = BYTES_TYPE[size]
-        for family in ("copy", "fill", "where", "take", "row_copy", "put"):
+        for family in ("copy", "fill", "where", "take", "row_copy", "put", "compact"):
             add((family, size), f"{family}_b{size}", "bytes", f"cw_{family}<{b}>(a);")
         add(("transpose", size), f"transpose_b{size}", "bytes", f"cw_transpose<{b}>(a);",
             TRANSPOSE_ARGS.name, TRANSPOSE_TILE * TRANSPOSE_ROWS)

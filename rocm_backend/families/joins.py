@@ -1,18 +1,19 @@
 """[families] Joins and compaction: concat (one output, a strided copy per operand) and compress
-(the rows under a bool mask: scan of the mask, one host read of the count, a scatter of the
-elements, or of the kept rows' numbers and a gather of those rows; the scan and its count
-are shared by compressions over one mask, as unique's)."""
+(the rows under a bool mask: scan of the mask, one host read of the count, the kept
+elements packed by one ``compact`` launch, or rows gathered at the kept positions; the scan
+and its count serve every compression over one mask, as unique's)."""
 
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
 from candlewick.layout import Layout
 from candlewick.shapes import shape_size
-from candlewick.opdefs import BinaryOp, ScanOp
+from candlewick.opdefs import ScanOp
 
-from . import creation
-from .copies import assign, copy, to_host
-from .elementwise import astype, binary
-from .indexing import scatter_in_range, select_in_range
+from ..abi.structs import FLAG_A
+from .copies import assign, operand, to_host
+from .ew_launch import launch_ew
+from .elementwise import astype
+from .indexing import select_in_range
 from .scans import scan
 
 
@@ -38,24 +39,33 @@ def concat(x, layout, rest, axis):
 
 def compress(x, layout, mask, mask_layout):
     """(rows of ``x[layout]`` where the 1-D ``mask`` is True, their count): the mask's
-    ranks (``mask_ranks``), their count read to the host, the rows moved (``compress_ranked``)."""
+    ranks (``mask_ranks``), their count read to the host, then the kept elements packed by
+    one ``compact``, or rows of several elements gathered at the kept positions."""
     if not mask.dtype.is_bool:
         raise DTypeError(f"compress: mask has dtype {mask.dtype}, expected bool")
     device = x.device
     n = layout.shape[0]
     if n == 0:
         return device.storage_type.empty(device, x.dtype, 0), 0
-    ones, ranks = mask_ranks(mask, mask_layout)
+    ranks = mask_ranks(mask, mask_layout)
     count = read_count(ranks, n)
-    return compress_ranked(x, layout, ones, ranks, count), count
+    if count == 0 or layout.size == 0:
+        return device.storage_type.empty(device, x.dtype, 0), count
+    if layout.ndim == 1:
+        return compact(x, layout, mask, mask_layout, ranks, count), count
+    # rows of several elements: the kept rows' positions, then those rows gathered (a
+    # scatter of whole rows sent every dropped row's elements to one spare row, and their
+    # stores to the same addresses queued: X[y == 1] of 200000 x 256 float32 took 1.54 ms
+    # on the H200, torch's 0.15)
+    positions = compact(None, None, mask, mask_layout, ranks, count)
+    return select_in_range(x, layout, positions, Layout.contiguous((count,)), 0), count
 
 
 def mask_ranks(mask, mask_layout):
-    """(the 1-D bool ``mask`` as int64 ones, their inclusive scan: a kept element's 1-based
-    rank among the kept), both contiguous: what every compress over the mask shares."""
+    """The inclusive scan of the 1-D bool ``mask`` as int64 (contiguous): a kept
+    element's 1-based rank among the kept, what every compress over the mask shares."""
     line = Layout.contiguous(tuple(mask_layout.shape))
-    ones = astype(mask, mask_layout, dt.int64)
-    return ones, scan(ones, ScanOp.SUM, line, 0)
+    return scan(astype(mask, mask_layout, dt.int64), ScanOp.SUM, line, 0)
 
 
 def read_count(ranks, n):
@@ -63,28 +73,18 @@ def read_count(ranks, n):
     return int(to_host(ranks, Layout((1,), (1,), n - 1))[0]) if n else 0
 
 
-def compress_ranked(x, layout, ones, ranks, count):
-    """The rows of ``x[layout]`` (n of them) kept by the mask whose first n ``ones`` and
-    ``ranks`` (mask_ranks') are given, ``count`` of them. A kept element's rank is where
-    a scatter puts it (dropped ones land on a spare slot 0); rows of several elements are
-    gathered by the kept rows' numbers. The indices are this function's own, in range:
-    no index check (indexing.py)."""
-    device = x.device
-    n = layout.shape[0]
-    rest = tuple(layout.shape[1:])
-    row = shape_size(rest)
-    if count == 0 or row == 0:
-        return device.storage_type.empty(device, x.dtype, 0)
-    line = Layout.contiguous((n,))
-    if row > 1:
-        # the kept rows' numbers, then those rows gathered: a scatter of whole rows would
-        # send every dropped row's elements to one spare row, and their stores to the same
-        # addresses queue (X[y == 1] of 200000 x 256 float32 took 1.54 ms on the H200,
-        # torch's 0.15)
-        numbers = compress_ranked(creation.arange(device, 0, 1, n, dt.int64), line, ones, ranks, count)
-        return select_in_range(x, layout, numbers, Layout.contiguous((count,)), 0)
-    slots = binary(ranks, BinaryOp.MULTIPLY, line, ones, line)
-    spare = device.storage_type.empty(device, x.dtype, (count + 1) * row)
-    idx_layout = Layout((n,) + rest, (1,) + (0,) * len(rest), 0)
-    scatter_in_range(spare, Layout.contiguous((count + 1,) + rest), slots, idx_layout, x, layout, 0)
-    return copy(spare, Layout.contiguous((count,) + rest, row))
+def compact(x, layout, mask, mask_layout, ranks, count):
+    """The ``count`` elements of the 1-D ``x[layout]`` that the 1-D bool ``mask`` keeps,
+    packed in order by one launch (``ranks``: the mask's, ``mask_ranks``); ``x`` None:
+    the kept positions (int64). Over the mask's first ``layout``'s length elements."""
+    device = mask.device
+    positions = x is None
+    out = device.storage_type.empty(device, dt.int64 if positions else x.dtype, count)
+    if count:
+        n = mask_layout.shape[0] if positions else layout.shape[0]
+        source = (0, 0, (0,)) if positions else operand(x, layout)
+        launch_ew(device, ("compact", 8 if positions else x.dtype.itemsize), (n,),
+                  [(out.ptr, 0, (1,)), (ranks.ptr, 0, (1,)), source,
+                   (mask.ptr, mask_layout.offset, (mask_layout.strides[0],))],
+                  flags=FLAG_A if positions else 0, name="compress")
+    return out

@@ -5,12 +5,12 @@ storage's methods, each a kernel launch or two): no kernel of their own.
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real
 parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
 its own run) and its inclusive scan, which numbers the runs; one host read of the runs'
-count; then, over that one scan (``joins.compress_ranked``), compressions of the sorted
-values and, as asked, of the sort order (first occurrences) and of the positions (the
-counts are the gaps between the run starts'); a scatter hands each element its run
-(inverse). Their indices are computed here, in range: no index check (no flag for the
-next host read to fetch). ``nonzero``: one ``compress`` of the positions
-``0..n-1``, then each axis's coordinate by a floor division and a remainder. ``isin``: x2
+count; over that one scan, the sorted values at the run starts packed by one launch
+(``joins.compact``) and, as asked, the sort order there (first occurrences) and the start
+positions (the counts are the gaps between them); a scatter hands each element its run
+(inverse), its indices computed here, in range: no index check (no flag for the next host
+read to fetch). ``nonzero``: the mask's kept positions (compress's scan, read and
+``compact``), then each axis's coordinate by a floor division and a remainder. ``isin``: x2
 sorted (cut to its distinct values when long: a million elements of six values search
 six), each x1 element's insertion point among them by ``searchsorted``, and the element
 there compared with it (``==``: NaN is in nothing, -0.0 is 0.0).
@@ -72,12 +72,13 @@ def unique(x, layout, indices, inverse, counts):
     c = Layout.contiguous((n,))
     values, order = _sorted(x, line, n, indices, indices or inverse)
     # n + 1 flags: element i starts a run; the last one (True) closes the last run. One
-    # scan of them serves every compress below, and one host read their count
+    # scan of them and one host read of the runs' count serve everything below
+    flags = Layout.contiguous((n + 1,))
     starts = _run_starts(values, n, n + 1)
-    ones, ranks = joins.mask_ranks(starts, Layout.contiguous((n + 1,)))
+    ranks = joins.mask_ranks(starts, flags)
     count = joins.read_count(ranks, n)
-    unique_values = joins.compress_ranked(values, c, ones, ranks, count)
-    first = joins.compress_ranked(order, c, ones, ranks, count) if indices else None
+    unique_values = joins.compact(values, c, starts, flags, ranks, count)
+    first = joins.compact(order, c, starts, flags, ranks, count) if indices else None
     inv = None
     if inverse:  # each element's run: the rank of its run's start, less one
         groups = ranks.binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
@@ -85,8 +86,7 @@ def unique(x, layout, indices, inverse, counts):
         indexing.scatter_in_range(inv, c, order, c, groups, c, 0)
     sizes = None
     if counts:  # the run starts' positions, then n: each count is the gap to the next
-        bounds = joins.compress_ranked(creation.arange(device, 0, 1, n + 1, dt.int64),
-                                       Layout.contiguous((n + 1,)), ones, ranks, count + 1)
+        bounds = joins.compact(None, None, starts, flags, ranks, count + 1)
         sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                               Layout.contiguous((count,)))
     return unique_values, count, first, inv, sizes
@@ -102,7 +102,9 @@ def nonzero(x, layout):
     else:  # astype's bool is exactly != 0 (NaN, and complex with either part non-zero, count)
         mask, mask_layout = x.astype(layout, dt.bool_), Layout.contiguous(shape)
     mask, line = _flat(mask, mask_layout)
-    flat, count = creation.arange(device, 0, 1, n, dt.int64).compress(Layout.contiguous((n,)), mask, line)
+    ranks = joins.mask_ranks(mask, line) if n else None
+    count = joins.read_count(ranks, n)
+    flat = joins.compact(None, None, mask, line, ranks, count)
     if len(shape) == 1:
         return (flat,), count
     coords, stride, out = Layout.contiguous((count,)), n, []

@@ -75,8 +75,8 @@ def test_unique_reads_one_count_and_leaves_no_check_pending(dev, asked):
 
 @pytest.mark.parametrize("rows", [(), (4,)])
 def test_compress_reads_its_count_once_and_checks_nothing(dev, rows):
-    """x[mask] of a vector (a scatter by rank: one launch, no check pass) and of rows (the
-    kept rows' numbers, then a gather of them): one read, and the next read one wait."""
+    """x[mask] of a vector and of rows (the kept positions searched in the mask's scan,
+    then a gather of them, unchecked): one read, and the next read one wait."""
     device, counted = dev
     x = np.arange(LABELS.size * int(np.prod(rows)), dtype=np.float32).reshape(LABELS.shape + rows)
     mask = LABELS == 1
