@@ -37,7 +37,7 @@ def _wanted(spec):
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     specs = [s for s in ops.TABLE.values() if _wanted(s)]
-    return build(tmp_path_factory.mktemp("eig_host"), ["transpose.hip", "eig.hip"], specs)
+    return build(tmp_path_factory.mktemp("eig_host"), ["transpose.hip", "eig_schur.h", "eig.hip"], specs)
 
 
 def run_kernel(lib, a, vectors=True, block=32, grid=None, real_input=False):
