@@ -122,6 +122,14 @@ int cw_ufunc_into_ready(void);
    path runs), -1 error. */
 int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args);
 
+/* _native_flat_view.c */
+/* `buf` (a host storage's 1-D NumPy buffer) as the 1-D array of the elements `layout`
+   reaches, in C order: the buffer itself where the layout covers it whole, else a slice of
+   it (NumPy's view) where the layout is 1-D with a stride other than 0, or C-contiguous.
+   1 with *view a new reference; 0 for any other layout (nothing set, no error); -1 on
+   error. */
+int cw_flat_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **view);
+
 /* _native_slice.c */
 extern PyTypeObject cw_ItemType;
 int cw_item_ready(void);

@@ -9,7 +9,7 @@
    true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every operand is
    a storage of the destination's class (its buf, dtype and _lock object slots) and dtype,
    of one shape, viewed as a 1-D NumPy array (the buffer itself where the layout covers
-   it whole, else a slice of it where the layout is 1-D or C-contiguous: flat_view), or a
+   it whole, else a slice of it where the layout is 1-D or C-contiguous: _native_flat_view.c), or a
    Python float not reflected: holding the storage's lock (_native.Lock's C calls, another
    lock's methods) with the context variable var set to quiet (NumPy's error state: no
    IEEE warnings; _native_guard.c), as the Python form does. A MemoryError becomes
@@ -73,76 +73,19 @@ static int learn(UfuncInto *self, PyTypeObject *type) {
     return 0;
 }
 
-/* `storage`'s buffer as a 1-D NumPy array of the elements `layout` reaches, in C order
-   (new reference): the buffer itself where the layout covers it whole, else a slice of it
-   (NumPy's view, as the Python primitive's) where the layout is 1-D with a stride other
-   than 0, or C-contiguous; NOT_TAKEN (borrowed) where the storage is not of the learned
-   class or of `dtype`, or the layout none of those; NULL on error. Operands of one shape
-   so viewed meet element for element. */
+/* `storage`'s elements that `layout` reaches as a 1-D NumPy array (new reference;
+   cw_flat_view); NOT_TAKEN (borrowed) where the storage is not of the learned class or of
+   `dtype`, or cw_flat_view declines the layout; NULL on error. */
 static PyObject *flat_view(const Binding *b, UfuncInto *self, PyObject *storage, PyObject *layout, PyObject *dtype) {
-    if (Py_TYPE(storage) != self->storage_type || SLOT(storage, self->dtype_at) != dtype ||
-        Py_TYPE(layout) != b->layout_type) {
+    if (Py_TYPE(storage) != self->storage_type || SLOT(storage, self->dtype_at) != dtype) {
         return NOT_TAKEN;
     }
-    PyObject *buf = SLOT(storage, self->buf_at), *dense = SLOT(layout, b->dense);
-    PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
-    PyObject *offset = SLOT(layout, b->offset), *contig = SLOT(layout, b->contig);
-    if (buf == NULL || dense == NULL || !PyLong_CheckExact(dense) || shape == NULL || !PyTuple_CheckExact(shape) ||
-        strides == NULL || !PyTuple_CheckExact(strides) || offset == NULL || !PyLong_CheckExact(offset)) {
+    PyObject *buf = SLOT(storage, self->buf_at), *view;
+    if (buf == NULL) {
         return NOT_TAKEN;
     }
-    /* the buffer is 1-D: its length is its size */
-    Py_ssize_t size = PyObject_Length(buf);
-    Py_ssize_t want = PyLong_AsSsize_t(dense);
-    if (size < 0 || (want == -1 && PyErr_Occurred())) {
-        PyErr_Clear(); /* (a dense size past Py_ssize_t: not the case) */
-        return NOT_TAKEN;
-    }
-    if (want == size) {
-        return Py_NewRef(buf);
-    }
-    Py_ssize_t start = PyLong_AsSsize_t(offset), step = 1, count = 1;
-    if (start == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return NOT_TAKEN;
-    }
-    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    for (Py_ssize_t i = 0; i < ndim; i++) {
-        PyObject *n = PyTuple_GET_ITEM(shape, i);
-        Py_ssize_t v = PyLong_CheckExact(n) ? PyLong_AsSsize_t(n) : -1;
-        if (v < 0) {
-            PyErr_Clear();
-            return NOT_TAKEN;
-        }
-        count *= v;
-    }
-    if (ndim == 1 && PyTuple_GET_SIZE(strides) == 1) {
-        PyObject *s = PyTuple_GET_ITEM(strides, 0);
-        step = PyLong_CheckExact(s) ? PyLong_AsSsize_t(s) : 0;
-        if (step == -1 && PyErr_Occurred()) {
-            PyErr_Clear();
-            step = 0;
-        }
-    } else if (contig != Py_True) {
-        step = 0;
-    }
-    if (step == 0 || count == 0 || start < 0 || start >= size) {
-        return NOT_TAKEN;
-    }
-    Py_ssize_t last = start + (count - 1) * step; /* (within the buffer, as the layout's) */
-    if (last < 0 || last >= size) {
-        return NOT_TAKEN;
-    }
-    PyObject *lo = PyLong_FromSsize_t(start), *by = PyLong_FromSsize_t(step);
-    PyObject *hi = last + (step > 0 ? 1 : -1) >= 0 ? PyLong_FromSsize_t(last + (step > 0 ? 1 : -1)) : Py_NewRef(Py_None);
-    PyObject *key = lo == NULL || hi == NULL || by == NULL ? NULL : PySlice_New(lo, hi, by);
-    Py_XDECREF(lo), Py_XDECREF(hi), Py_XDECREF(by);
-    if (key == NULL) {
-        return NULL;
-    }
-    PyObject *view = PyObject_GetItem(buf, key);
-    Py_DECREF(key);
-    return view;
+    int made = cw_flat_view(b, buf, layout, &view);
+    return made < 0 ? NULL : made == 0 ? NOT_TAKEN : view;
 }
 
 /* table[id(a)] (borrowed), NOT_TAKEN or NULL on error. */
