@@ -9,6 +9,7 @@ from setuptools import Extension, setup
 NATIVE = Extension(
     "candlewick._native",
     ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
+     "candlewick/_native_broadcast.c",
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_flat_view.c",
      "candlewick/_native_guard.c",
      "candlewick/_native_slice.c", "candlewick/_native_override.c",

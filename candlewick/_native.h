@@ -96,11 +96,18 @@ int cw_vector_level(void);
 /* _native_elementwise.c */
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
+
+/* _native_broadcast.c */
 /* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
-   reference: a new Layout with stride 0 on the axes it spreads, _contig None and
-   dense_size -1), or NULL: not this case (no error set: shapes that do not broadcast,
+   reference: a new Layout with stride 0 on the axes it spreads, dense_size -1, _contig
+   False where an axis is stretched from 1 (or added) to a length > 1 and none is empty,
+   else None), or NULL: not this case (no error set: shapes that do not broadcast,
    the Python path's error) or an error. */
 PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to);
+/* The shape `s1` and `s2` broadcast to (a new tuple), or NULL: they do not broadcast, a
+   dimension is not an int, or the result holds `limit` elements or more (no error set),
+   or an error. */
+PyObject *cw_broadcast_shape(PyObject *s1, PyObject *s2, Py_ssize_t limit);
 
 /* _native_inplace.c */
 extern PyTypeObject cw_UpdateType;
