@@ -187,6 +187,25 @@ def test_an_element_store_copies_through_element_assign_directly(base, monkeypat
     assert np.array_equal(cw.to_numpy(x), host)
 
 
+def test_an_element_store_asks_read_only_where_a_subclass_defines_its_own():
+    # the C store lets the writable buffer export answer read_only only for the storage
+    # class whose read_only is the buffer's writability (CpuStorage's)
+    x = cw.asarray(np.zeros((2, 2), np.float32))
+    base = type(x._storage)
+
+    class Frozen(base):
+        __slots__ = ()
+        read_only = property(lambda self: True)
+
+    x._storage.__class__ = Frozen
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        x[0, 1] = cw.asarray(np.float32(1))
+    assert cw.to_numpy(x).sum() == 0
+    x._storage.__class__ = base
+    x[0, 1] = cw.asarray(np.float32(1))
+    assert cw.to_numpy(x)[0, 1] == 1
+
+
 def test_element_stores_the_c_path_leaves_to_the_python_method():
     x = cw.asarray(np.zeros((3, 4), np.float32))
     with pytest.raises(IndexError, match="out of bounds"):
