@@ -14,6 +14,7 @@ from .. import ops
 from ..abi import structs
 from ..abi.ew_operands import ew_values, split_dims
 from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES
+from ..kernels import kernel
 from ..runtime.launcher import NOTHING, PreparedLaunch
 
 try:  # candlewick's optional compiled module (absent where no C compiler was found)
@@ -121,8 +122,8 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
                 values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
             plan.launch(values)
             return
-    spec = ops.lookup(key, name, dtype)
-    bound = device.kernels.kernel(spec)
+    bound = kernel(device, key, name, dtype)  # memoized: the table's lookup spells the key anew
+    spec = bound.spec
     launcher = device.launcher
     for piece_shape, piece_ops in split_dims(tuple(shape), operands):
         n = shape_size(piece_shape)
