@@ -59,6 +59,9 @@ FUSED_BLOCKS = 128
 #: float32) the sweep took 0.105 / 0.107 / 0.127 / 1.255 ms at 2^16 / 2^18 / 2^20 / 2^24
 #: against 0.162 (FUSED_TILES' passes) / 0.151 / 0.157 / 1.113 (three launches a pass)
 SWEEP_MAX = 1 << 20
+#: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
+#: counts to its totals once)
+DIGITS_BLOCKS_PER_CU = 4
 SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
@@ -186,7 +189,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))  # radix.hip's cw_radix_states
         state.buffer.memset(0)
         counts = state.ptr
-        launch(kernel(device, ("radix", "digits", key_bytes)), grid, None, RADIX_ARGS,
+        launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
+               None, RADIX_ARGS,
                (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
         stages = [(kernel(device, ("radix", "sweep", key_bytes, size)), grid)]
     elif fused:

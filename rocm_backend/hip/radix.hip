@@ -297,13 +297,47 @@ __device__ inline cw_u32 cw_radix_bases(const cw_radix_args& a, cw_i64 r, cw_i64
 #define cw_warp_sync() __syncwarp()
 #endif
 #define CW_RADIX_WARPS (CW_RADIX_BLOCK / 32)  // a block's warps at most (warps of 32 lanes)
+// a warp's vote over all its lanes (bit l: lane l's p), as wide as the warp: on NVIDIA 32
+// bits with the full mask (HIP's __ballot reads the active lanes first, a 64-bit result:
+// three more instructions a vote, 8 votes a key). CW_RADIX_VOTE 0: HIP's __ballot everywhere.
+#ifndef CW_RADIX_VOTE
+#define CW_RADIX_VOTE 1
+#endif
+#if defined(__HIP_PLATFORM_NVIDIA__) && CW_RADIX_VOTE
+typedef unsigned int cw_lanes;
+#define cw_vote(p) __ballot_sync(0xffffffffu, (p))
+#define cw_lanes_first(m) (__ffs((int)(m)) - 1)
+#define cw_lanes_count(m) __popc(m)
+#define cw_lane_value(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#else
+typedef cw_u64 cw_lanes;
+#define cw_vote(p) ((cw_u64)__ballot(p))
+#define cw_lanes_first(m) (__ffsll((long long)(m)) - 1)
+#define cw_lanes_count(m) __popcll(m)
+#define cw_lane_value(v, l) __shfl((v), (l))
+#endif
+// the lanes of the warp whose digit (9 bits: 256 for padding) is d's
+__device__ inline cw_lanes cw_radix_peers(cw_u32 d) {
+#if defined(__HIP_PLATFORM_NVIDIA__) && CW_RADIX_VOTE == 2
+    return __match_any_sync(0xffffffffu, d);
+#else
+    const cw_lanes all = (cw_lanes)0 - (cw_lanes)1;
+    cw_lanes peers = warpSize >= 8 * (int)sizeof(cw_lanes) ? all : ((cw_lanes)1 << warpSize) - (cw_lanes)1;
+#pragma unroll
+    for (int b = 0; b < 9; ++b) {
+        const cw_lanes vote = cw_vote((d >> b) & 1u);
+        peers &= ((d >> b) & 1u) ? vote : ~vote;
+    }
+    return peers;
+#endif
+}
 template <class K, int ITEMS>
 __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
                                         const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
                                         cw_u32* group, cw_u32& total) {
     const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
     const int seg = w * ws * ITEMS + lane;  // the tile place of this lane's first key
-    const cw_u64 lanes = ws == 64 ? ~0ull : (1ull << ws) - 1ull, below = (1ull << lane) - 1ull;
+    const cw_lanes below = ((cw_lanes)1 << lane) - (cw_lanes)1;
     cw_u32 d[ITEMS], rank[ITEMS];
     for (int j = t; j < CW_RADIX_DIGITS * CW_RADIX_WARPS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
     __syncthreads();
@@ -311,21 +345,13 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = seg + i * ws < m;  // padding: no place, not counted
         d[i] = (cw_u32)(c(k[i]) >> s) & 255u;
-        cw_u64 peers = lanes;
-#pragma unroll
-        for (int b = 0; b < 8; ++b) {
-            const bool bit = (d[i] >> b) & 1u;
-            const cw_u64 vote = (cw_u64)__ballot(bit);
-            peers &= bit ? vote : ~vote;
-        }
-        const cw_u64 vote = (cw_u64)__ballot(valid);
-        peers &= valid ? vote : ~vote;
-        const int leader = __ffsll((long long)peers) - 1;
+        const cw_lanes peers = cw_radix_peers(valid ? d[i] : 256u);
+        const int leader = cw_lanes_first(peers);
         cw_u32 old = 0u;
-        if (valid && lane == leader) old = atomicAdd(&cnt[d[i] * CW_RADIX_WARPS + w], (cw_u32)__popcll(peers));
+        if (valid && lane == leader) old = atomicAdd(&cnt[d[i] * CW_RADIX_WARPS + w], (cw_u32)cw_lanes_count(peers));
         cw_warp_sync();
-        old = (cw_u32)__shfl((int)old, leader);
-        rank[i] = old + (cw_u32)__popcll(peers & below);
+        old = (cw_u32)cw_lane_value((int)old, leader);
+        rank[i] = old + (cw_u32)cw_lanes_count(peers & below);
     }
     __syncthreads();
     total = 0u;
@@ -372,6 +398,19 @@ template <class K> struct cw_radix_smem {
 // flag 1: the range's own count, 2: with every range before it (a stale pass's word reads
 // as not yet written). Ranges are a range tile each (a.chunk).
 #define CW_RADIX_OWN 1ull
+// a range's posted state read while it may change: a plain 64-bit load that no cache keeps
+// (the word is written whole by atomicExch, so a load sees the old word or the new one);
+// CW_RADIX_LOOK 0: an atomic add of 0 (a read-modify-write in L2 per look)
+#ifndef CW_RADIX_LOOK
+#define CW_RADIX_LOOK 1
+#endif
+__device__ inline cw_u64 cw_radix_look(cw_u64* p) {
+#if CW_RADIX_LOOK
+    return *(volatile cw_u64*)p;
+#else
+    return atomicAdd(p, 0ull);
+#endif
+}
 #define CW_RADIX_SUM 2ull
 __device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
     return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
@@ -424,7 +463,7 @@ __device__ inline void cw_radix_range(const cw_radix_args& a, cw_radix_smem<K>& 
             atomicExch(own, epoch | (look ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
             cw_u32 sum = 0u;
             for (cw_i64 j = look - 1; j >= 0;) {
-                const cw_u64 v = atomicAdd(cw_radix_states(a, r, j) + t, 0ull);
+                const cw_u64 v = cw_radix_look(cw_radix_states(a, r, j) + t);
                 if ((v >> 40) != (epoch >> 40)) continue;  // not posted yet: its block runs
                 sum += (cw_u32)v;
                 if (((v >> 32) & 3ull) == CW_RADIX_SUM) break;
@@ -497,25 +536,55 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
     }
 }
 
-// every pass's digit counts of each row, added up over the blocks (ranges of a.chunk keys)
+// every pass's digit counts of each row: block b counts the ranges [b * per, (b + 1) * per)
+// of the rows' ranges in turn (a.chunk keys each), and adds its counts of a row to the
+// row's totals when it leaves the row (once a block for a one-row sort). Each count has
+// CW_RADIX_DIGIT_COPIES copies (a key adds to copy t % copies): the lanes of a warp that
+// share a digit (a float's top byte is most keys') contend copies-fold less.
+#ifndef CW_RADIX_DIGIT_COPIES
+#define CW_RADIX_DIGIT_COPIES 4
+#endif
+#define CW_RADIX_DIGIT_LOADS 4  // keys a thread loads before it counts them (loads in flight together)
 template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
-    __shared__ cw_u32 cnt[8 * CW_RADIX_DIGITS];
+    const int COPIES = CW_RADIX_DIGIT_COPIES;
+    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
     const K* kin = (const K*)a.keys_in;
     const cw_radix_class<K> c(a);
-    const int t = threadIdx.x, passes = (a.bits + 7) / 8;
-    for (cw_i64 g = blockIdx.x; g < a.rows * a.blocks; g += gridDim.x) {
+    const int t = threadIdx.x, passes = (a.bits + 7) / 8, copy = t % COPIES;
+    const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x;
+    const cw_i64 g0 = (cw_i64)blockIdx.x * per, g1 = g0 + per < n ? g0 + per : n;
+    for (int j = t; j < passes * CW_RADIX_DIGITS * COPIES; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+    for (cw_i64 g = g0; g < g1; ++g) {
         const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
-        __syncthreads();
-        for (cw_i64 p = lo + t; p < hi; p += CW_RADIX_BLOCK) {
-            const K k = c(kin[r * a.L + p]);
-            for (int q = 0; q < passes; ++q) atomicAdd(&cnt[q * CW_RADIX_DIGITS + ((cw_u32)(k >> (8 * q)) & 255u)], 1u);
+        const K* row = kin + r * a.L;
+        for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
+            K k[CW_RADIX_DIGIT_LOADS];
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
+                const cw_i64 p = p0 + i * CW_RADIX_BLOCK;
+                k[i] = p < hi ? row[p] : (K)0;
+            }
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
+                if (p0 + i * CW_RADIX_BLOCK >= hi) break;
+                const K e = c(k[i]);
+                for (int q = 0; q < passes; ++q)
+                    atomicAdd(&cnt[((cw_u32)q * CW_RADIX_DIGITS + ((cw_u32)(e >> (8 * q)) & 255u)) * COPIES + copy], 1u);
+            }
         }
-        __syncthreads();
+        if (g + 1 < g1 && (g + 1) / a.blocks == r) continue;
+        __syncthreads();  // the block's counts of row r, to its totals
         cw_u64* tot = cw_radix_totals(a, r);
-        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK)
-            if (cnt[j]) atomicAdd(&tot[j], (cw_u64)cnt[j]);
+        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) {
+            cw_u32 v = 0u;
+            for (int h = 0; h < COPIES; ++h) {
+                v += cnt[j * COPIES + h];
+                cnt[j * COPIES + h] = 0u;
+            }
+            if (v) atomicAdd(&tot[j], (cw_u64)v);
+        }
         __syncthreads();
     }
 }
