@@ -147,14 +147,12 @@ def _build():
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
-        for stage in ("hist", "digits"):
-            add(("radix", stage, key_bytes), f"radix_{stage}_k{key_bytes}", SORT_MODULE,
-                f"cw_radix_{stage}<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+        add(("radix", "digits", key_bytes), f"radix_digits_k{key_bytes}", SORT_MODULE,
+            f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)
-            for stage in ("rows", "block", "scatter", "pass", "sweep"):
+            for stage in ("rows", "block", "sweep"):
                 add(("radix", stage, key_bytes, size), f"radix_{stage}_k{key_bytes}_b{size}", SORT_MODULE,
                     f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
-    add(("radix", "scan"), "radix_scan", SORT_MODULE, "cw_radix_scan(a);", RADIX_ARGS.name, RADIX_BLOCK)
     for d, v_shared in ((dt.float32, "true"), (dt.float64, "false")):  # hip/svd_jacobi.hip says why
         add(("svd_jacobi", d), f"svd_jacobi_{d.name}", SVD_MODULE, f"cw_svd_jacobi<{C_TYPE[d]}, {v_shared}>(a);",
             SVD_ARGS.name, SVD_BLOCK)

@@ -21,7 +21,7 @@ MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
 EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
 RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/radix.hip)
 RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
-#: keys each thread ranks in a tile of a long row's pass (hip/radix.hip's cw_radix_range), by
+#: keys each thread ranks in a tile of a long row's pass (hip/radix_sweep.hip) or of a row in one tile, by
 #: key bytes: as many as the 48 KiB of static shared memory hold (keys, u32 positions, counts)
 RADIX_RANGE_ITEMS = {4: 16, 8: 8}
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
@@ -347,8 +347,9 @@ RADIX_ARGS = ArgLayout(
      ("src_offset", "i64", 1), ("src_stride", "i64", 1), ("src_row", "i64", 1), ("mask", "i64", 1),
      ("decode", "i32", 1), ("inf", "i64", 1)],
     "one pass of the LSD radix sort of rows of L keys (hip/radix.hip): keys (unsigned, cw_u32 or cw_u64) and "
-    "their u32 positions in the row, read from *_in and written to *_out; counts: per row, 256 digit columns "
-    "of blocks + 1 u32 (each range's count, then the digit's total); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
+    "their u32 positions in the row, read from *_in and written to *_out; counts: the onesweep's u64 words "
+    "(tickets, each row's digit totals, each range's look-back states: hip/radix_sweep.hip); a row is cut into "
+    "`blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
     "wide: the positions written to idx_out as int64 (the indices); vals_out (null: none): the sorted values "
     "written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, "
     "or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a "

@@ -1,21 +1,17 @@
-"""[families] Ordering: sort (an LSD radix sort of each row, hip/radix.hip) and searchsorted.
+"""[families] Ordering: sort (an LSD radix sort of each row, hip/radix.hip and radix_sweep.hip)
+and searchsorted.
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
 NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
-in turn (radix_block). Longer rows take one pass per 8-bit digit. A row of at most ``FUSED_TILES``
-tiles is cut into at most ``FUSED_BLOCKS`` ranges and a pass is one launch: each block
-counts the digits of its whole row, scans them, and sorts its range. Longer rows take
-three launches a pass: each block counts the digits of its range of a row, blocks of 16
-(row, digit) columns scan each digit's counts over the ranges, and each block turns the digits'
-totals and its range's scanned counts into first places, ranks its range tile by tile
-(``RANGE_TILE`` keys: the 8-bit digit at once, by warp votes) in shared memory and writes
-each digit's run to its places. Rows of at most ``SWEEP_MAX`` keys (the default, which
-leaves the FUSED_TILES passes to a lower SWEEP_MAX) take one launch that counts every pass's
-digits of each row, then one launch a pass: a block a range tile, each finding its first
-places by looking back over the ranges before it (the counts they post).
+in turn (radix_block). Longer rows take a onesweep: one launch counts every pass's digits
+of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
+whole array: each block takes the next range tile of a row (a ticket), ranks it in shared
+memory (the 8-bit digit at once, by warp votes), finds each digit's first places by looking
+back over the ranges before it (the counts they post) and writes each digit's run to its
+places.
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
 stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
 digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
@@ -41,28 +37,11 @@ from .copies import operand
 from .ew_launch import launch_ew
 
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
-#: keys a block ranks at a time in a long row's pass, by key bytes (hip/radix.hip's cw_radix_range)
+#: keys a block ranks at a time (a range of a long row's pass, hip/radix_sweep.hip), by key bytes
 RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
-#: blocks per multiprocessor the three-launch passes aim for (ranges of a row, at least a range
-#: tile each): on the H200 (2347add, float32 2^24) 4 took 1.078 ms, 8 1.113, 16 1.199
-BLOCKS_PER_CU = 4
-#: rows of at most FUSED_TILES tiles take one launch a pass, in at most FUSED_BLOCKS ranges
-#: (each of which reads its whole row to count the digits, so a pass reads the row once a
-#: range: the work grows as the square of the tiles). On the H200 (152fef1, float32) 32 tiles
-#: (2^16 keys) took 0.101 ms fused against 0.142 in three launches a pass, 64 tiles (2^17)
-#: 0.161 against 0.143: the crossover lies between.
-FUSED_TILES = 32
-FUSED_BLOCKS = 128
-#: rows of at most SWEEP_MAX keys past a range tile take one launch a pass, a range tile a
-#: block, each range's first places found by looking back over the ranges before it
-#: (radix_digits once, then radix_sweep a pass); longer ones, three. On the H200 (2347add,
-#: float32) the sweep took 0.105 / 0.107 / 0.127 / 1.255 ms at 2^16 / 2^18 / 2^20 / 2^24
-#: against 0.162 (FUSED_TILES' passes) / 0.151 / 0.157 / 1.113 (three launches a pass)
-SWEEP_MAX = 1 << 20
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
 #: counts to its totals once)
 DIGITS_BLOCKS_PER_CU = 4
-SCAN_BLOCKS_PER_ROW = 16  # radix_scan's blocks take 16 of a row's 256 digit columns each
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 
@@ -165,42 +144,26 @@ def _row_stride(shape, strides):
 def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
-    with positions or with ``last``), one pass per 8-bit digit between two pairs of buffers.
+    with positions or with ``last``): radix_digits, then one radix_sweep per 8-bit digit
+    between two pairs of buffers.
     ``sizes``: the keys' bytes and the values'; ``decoding``: _decoding's fields.
     ``last``: (the int64 indices' pointer or 0, the values' fields of RADIX_ARGS) that the
     last pass writes in place instead of the positions and keys."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    tile = RANGE_TILE[key_bytes]
-    tiles = -(-length // tile)
-    blocks = max(1, min(tiles, device.multiprocessors * BLOCKS_PER_CU // rows))
-    fused = length <= FUSED_TILES * TILE
-    if fused:
-        blocks = min(blocks, FUSED_BLOCKS)
-    chunk = -(-tiles // blocks) * tile
-    blocks = -(-length // chunk)
+    chunk = RANGE_TILE[key_bytes]
+    blocks = -(-length // chunk)  # ranges of a row: a range tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
     launch = device.launcher.launch
-    if length <= SWEEP_MAX:
-        chunk, blocks = tile, tiles
-        grid = min(rows * blocks, GRID_LOOP_CAP)
-        state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))  # radix.hip's cw_radix_states
-        state.buffer.memset(0)
-        counts = state.ptr
-        launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
-               None, RADIX_ARGS,
-               (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
-        stages = [(kernel(device, ("radix", "sweep", key_bytes, size)), grid)]
-    elif fused:
-        counts = 0
-        stages = [(kernel(device, ("radix", "pass", key_bytes, size)), grid)]
-    else:
-        counts = empty(device, dt.uint32, rows * 256 * (blocks + 1)).ptr  # a column per (row, digit)
-        stages = [(kernel(device, ("radix", "hist", key_bytes)), grid),
-                  (kernel(device, ("radix", "scan")), min(rows * SCAN_BLOCKS_PER_ROW, GRID_LOOP_CAP)),
-                  (kernel(device, ("radix", "scatter", key_bytes, size)), grid)]
+    # radix_sweep.hip's words: 8 tickets, each row's totals of every pass, each range's states
+    state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))
+    state.buffer.memset(0)
+    counts = state.ptr
+    launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
+           None, RADIX_ARGS, (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
+    sweep = kernel(device, ("radix", "sweep", key_bytes, size))
     spare = empty(device, keys.dtype, n)
     order = order_spare = None
     if positions:
@@ -214,8 +177,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:
             tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + no_values
-        for stage, stage_grid in stages:
-            launch(stage, stage_grid, None, RADIX_ARGS, (keys.ptr, idx_in, keys_out) + tail)
+        launch(sweep, grid, None, RADIX_ARGS, (keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr

@@ -1,6 +1,6 @@
 // Searching through order-preserving unsigned keys (cw_sort_key: NaN above +inf, -0.0
 // equal to +0.0), and the radix sort's keys and element-wise kernels (cw_radix; its tile
-// and pass kernels, which only the sort module needs, are in radix.hip).
+// and pass kernels, which only the sort module needs, are in radix.hip and radix_sweep.hip).
 __device__ inline cw_u64 cw_sort_key(bool x) { return x ? 1ull : 0ull; }
 template <class T> __device__ inline cw_u64 cw_sort_key(T x) {
     if (cw_is_signed<T>::value) return (cw_u64)(long long)x ^ 0x8000000000000000ull;

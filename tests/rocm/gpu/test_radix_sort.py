@@ -1,9 +1,9 @@
 """The rocm radix sort (families/sort.py) on a device at the sizes the host tests cannot
 reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements (one tile; a
-row in one block up to 4096 float32 keys; one launch a pass up to 2^16, three a pass past it; sort
-without indices: keys alone), rows of a
-(4096, 4096) array, both directions, against the cpu backend's stable sort; values compared
-bit for bit (NaN payloads and zeros' signs of a stable sort), indices exactly."""
+row in one block up to 4096 float32 keys; past it a count launch, then one onesweep launch a
+pass; sort without indices: keys alone), a few dtypes at 2^24 + 3, rows of a (4096, 4096)
+array, both directions, against the cpu backend's stable sort; values compared bit for bit
+(NaN payloads and zeros' signs of a stable sort), indices exactly."""
 
 import ml_dtypes
 import numpy as np
@@ -51,10 +51,17 @@ def _check(rocm, host, descending):
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 def test_every_dtype_at_sizes_around_powers_of_two(rocm, dtype):
     for n in (0, 1, 2047, 2048, 2049, 4096, 4097, 65535, 65537, 100_003, 1 << 18, (1 << 18) + 1, 300_007,
-              (1 << 22) + 1):
+              (1 << 20) + 1, (1 << 22) + 1):
         host = _data(dtype, (n,), n)
         _check(rocm, host, False)
         _check(rocm, host, True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16], ids=lambda d: np.dtype(d).name)
+def test_one_long_row(rocm, dtype):  # thousands of ranges looking back in each onesweep pass
+    host = _data(dtype, ((1 << 24) + 3,), 5)
+    _check(rocm, host, False)
+    _check(rocm, host, True)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16], ids=lambda d: np.dtype(d).name)

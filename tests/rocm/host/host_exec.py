@@ -179,7 +179,8 @@ def build_scan_sort(tmp, wanted):
     from rocm_backend import ops
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
-    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "radix.hip", "transpose.hip"], specs, defines=["CW_SCAN_ITEMS 1"])
+    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "radix.hip", "radix_sweep.hip", "transpose.hip"], specs,
+                 defines=["CW_SCAN_ITEMS 1"])
 
 
 def scan_sort_device(lib, monkeypatch, tmp_path):

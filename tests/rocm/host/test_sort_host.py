@@ -1,5 +1,5 @@
-"""The rocm backend's radix sort (families/sort.py, hip/sort.hip and radix.hip), run on the CPU end to end
-through the backend's host code and its kernels compiled for the host (host_exec.py),
+"""The rocm backend's radix sort (families/sort.py, hip/sort.hip, radix.hip and radix_sweep.hip), run
+on the CPU end to end through the backend's host code and its kernels compiled for the host (host_exec.py),
 against the cpu backend's stable sort (NumPy's, descending as its reverse with ties in
 their order): every sortable dtype, empty to multi-range rows, NaN and -0.0, descending,
 batched rows and strided views; values compared bit for bit (zeros' signs, NaN payloads).
@@ -25,7 +25,7 @@ DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 def _lib(tmp, items, range_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
-    return build(tmp, ["sort.hip", "radix.hip"], specs,
+    return build(tmp, ["sort.hip", "radix.hip", "radix_sweep.hip"], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}"])
 
@@ -49,24 +49,14 @@ def _device(lib, monkeypatch, tmp_path, items, warp=64):
 
 @pytest.fixture
 def dev(small_lib, monkeypatch, tmp_path):
-    """The default passes: rows past a range tile take radix_digits, then one radix_sweep a
-    pass (SWEEP_MAX); below a lower SWEEP_MAX, the FUSED_TILES passes would be cut into at
-    most 3 ranges."""
-    monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
+    """Rows past a range tile take radix_digits, then one radix_sweep a pass; warps of 64 lanes."""
     return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
 
 
-@pytest.fixture(params=["fused", "three_launch", "three_launch_warp32", "sweep"])
+@pytest.fixture(params=["warp64", "warp32"])
 def any_dev(request, small_lib, monkeypatch, tmp_path):
-    """dev, or one whose rows past a tile take three launches a pass (none short enough for
-    one), with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes), or one
-    radix_sweep a pass (SWEEP_MAX)."""
-    monkeypatch.setattr(sort_family, "FUSED_BLOCKS", 3)
-    if request.param != "fused":
-        monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
-    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40 if request.param == "sweep" else 0)
-    warp = 32 if request.param.endswith("warp32") else 64
-    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS, warp)[1]
+    """dev with warps of 64 lanes (AMD's) or 32 (CUDA's: the ranking's votes)."""
+    return _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS, 64 if request.param == "warp64" else 32)[1]
 
 
 def _data(dtype, shape, rng):
@@ -137,17 +127,13 @@ def test_tens_of_tiles(any_dev, dtype, length):  # 10^5 and more: tests/rocm/gpu
     _check(any_dev, x, x, 0, dtype is dt.int16, False)
 
 
-@pytest.mark.parametrize("sweep", [False, True])
-def test_many_ranges(dev, monkeypatch, sweep):
-    """radix_scan's slices of several entries (16 threads a column), read in more than one
-    batch: rows of 300 tiles (and 40) cut into a range per tile, three launches a pass."""
-    monkeypatch.setattr(sort_family, "FUSED_TILES", 0)
-    monkeypatch.setattr(sort_family, "BLOCKS_PER_CU", 1000)
-    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40 if sweep else 0)
-    x = _data(dt.uint8, (300 * 512 + 5,), np.random.default_rng(4))
-    _check(dev, x, x, 0, True, False)
-    x = _data(dt.uint8, (2, 40 * 512 + 5), np.random.default_rng(5))
-    _check(dev, x, x, 1, False, False)
+def test_many_ranges(any_dev):
+    """Rows of 200 range tiles (and 40): each range looks back over many before it, and
+    radix_digits' blocks count several ranges each, of one row and across rows."""
+    x = _data(dt.uint8, (200 * 768 + 5,), np.random.default_rng(4))
+    _check(any_dev, x, x, 0, True, False)
+    x = _data(dt.uint8, (2, 40 * 768 + 5), np.random.default_rng(5))
+    _check(any_dev, x, x, 1, False, False)
 
 
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
@@ -237,20 +223,15 @@ def _launches(rt, device, x, indices=True, indices_only=False):
 
 
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
-    """Rows of one tile or one range tile: one launch; of at most FUSED_TILES tiles: one a
-    pass; longer: three a pass. Along the last axis the last one writes the values and indices; along another,
+    """Rows of one tile or one range tile: one launch; longer: a count launch, then one a
+    pass. Along the last axis the last one writes the values and indices; along another,
     radix_out; a sort without indices past a tile moves keys alone, written back as values
     by the last pass along the last axis, by radix_values along another."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
-    monkeypatch.setattr(sort_family, "FUSED_TILES", 4)  # tiles of 512: rows of at most 2048 fused
-    monkeypatch.setattr(sort_family, "SWEEP_MAX", 0)
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
-    three = ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b4"]
-    assert _launches(rt, device, x) == ["radix_keys_float32"] + three * 4  # the last pass writes both outputs
-    for cut in (2048, 769):
-        assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32"] + ["radix_pass_k4_b4"] * 4
-        assert _launches(rt, device, x[:, :cut].copy(), indices_only=True) == ["radix_keys_float32"] + \
-            ["radix_pass_k4_b4"] * 4
+    sweep = ["radix_digits_k4"] + ["radix_sweep_k4_b4"] * 4
+    assert _launches(rt, device, x) == ["radix_keys_float32"] + sweep  # the last pass writes both outputs
+    assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == ["radix_keys_float32"] + sweep
     for cut in (768, 513):  # a row in a range tile: one launch
         assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32", "radix_block_k4_b4"]
         assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_keys_float32", "radix_block_k4_b4"]
@@ -259,9 +240,8 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     rt.launches.clear()  # along another axis: radix_out gathers
     device.storage_from_host(x).sort(Layout.contiguous(x.shape), 0, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4"]
-    i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # past FUSED_TILES: keys alone
-    assert _launches(rt, device, i, False) == ["radix_keys_int16"] + \
-        ["radix_hist_k4", "radix_scan", "radix_scatter_k4_b2"] * 2
+    i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # keys alone
+    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_k4_b2"] * 2
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout.contiguous(x.shape), 0, False, True)  # rows of 3: one tile
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 1, False, True)  # evenly spaced
@@ -269,16 +249,11 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
                                                      "radix_keys_float32", "radix_rows_k4_b4"]
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 0, False, True)
-    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32"] + three * 4 + ["radix_values_float32"]
-    assert _launches(rt, device, i[:, :900].copy(), False) == ["radix_keys_int16"] + ["radix_pass_k4_b2"] * 2
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32"] + sweep + ["radix_values_float32"]
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float64"] + ["radix_pass_k8_b8"] * 8
+        ["radix_keys_float64", "radix_digits_k8"] + ["radix_sweep_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64", "radix_block_k8_b8"]
-    monkeypatch.setattr(sort_family, "SWEEP_MAX", 1 << 40)  # a count launch, then one a pass
-    assert _launches(rt, device, x) == ["radix_keys_float32", "radix_digits_k4"] + ["radix_sweep_k4_b4"] * 4
-    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_k4_b2"] * 2
-    monkeypatch.setattr(sort_family, "SWEEP_MAX", 0)
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)

@@ -1,0 +1,170 @@
+// The onesweep passes of the LSD radix sort (Adinets & Merrill's scheme, written for these
+// kernels): rows longer than one tile. radix_digits counts every pass's digits of each row
+// in one launch; then one radix_sweep a pass cuts each row into ranges of a tile each and
+// finds each range's first places by looking back over the ranges before it.
+// families/sort.py drives them; the tile ranking (cw_radix_rank8) is radix.hip's.
+//
+// a.counts as u64 words, zeroed before the first pass: [0, 8) a ticket counter per pass;
+// then per row and pass the whole row's count of each digit (radix_digits); then per row,
+// range and digit the range's state for the pass being run:
+// (pass + 1) << 40 | flag << 32 | count, flag 1: the range's own count, 2: with every range
+// before it (a stale pass's word reads as not yet written).
+#define CW_RADIX_OWN 1ull
+#define CW_RADIX_SUM 2ull
+// a range's posted state read while it may change: a plain 64-bit load that no cache keeps
+// (the word is written whole by atomicExch, so a load sees the old word or the new one);
+// CW_RADIX_LOOK 0: an atomic add of 0 (a read-modify-write in L2 per look)
+#ifndef CW_RADIX_LOOK
+#define CW_RADIX_LOOK 1
+#endif
+__device__ inline cw_u64 cw_radix_look(cw_u64* p) {
+#if CW_RADIX_LOOK
+    return *(volatile cw_u64*)p;
+#else
+    return atomicAdd(p, 0ull);
+#endif
+}
+__device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
+    return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
+}
+__device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i64 b) {
+    return (cw_u64*)a.counts + 8 + a.rows * ((a.bits + 7) / 8) * CW_RADIX_DIGITS + (r * a.blocks + b) * CW_RADIX_DIGITS;
+}
+
+// every pass's digit counts of each row: block b counts the ranges [b * per, (b + 1) * per)
+// of the rows' ranges in turn (a.chunk keys each), and adds its counts of a row to the
+// row's totals when it leaves the row (once a block for a one-row sort). Each count has
+// CW_RADIX_DIGIT_COPIES copies (a key adds to copy t % copies): the lanes of a warp that
+// share a digit (a float's top byte is most keys') contend copies-fold less.
+#ifndef CW_RADIX_DIGIT_COPIES
+#define CW_RADIX_DIGIT_COPIES 4
+#endif
+#define CW_RADIX_DIGIT_LOADS 4  // keys a thread loads before it counts them (loads in flight together)
+template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
+    const int COPIES = CW_RADIX_DIGIT_COPIES;
+    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
+    const K* kin = (const K*)a.keys_in;
+    const cw_radix_class<K> c(a);
+    const int t = threadIdx.x, passes = (a.bits + 7) / 8, copy = t % COPIES;
+    const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x;
+    const cw_i64 g0 = (cw_i64)blockIdx.x * per, g1 = g0 + per < n ? g0 + per : n;
+    for (int j = t; j < passes * CW_RADIX_DIGITS * COPIES; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    __syncthreads();
+    for (cw_i64 g = g0; g < g1; ++g) {
+        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
+        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
+        const K* row = kin + r * a.L;
+        for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
+            K k[CW_RADIX_DIGIT_LOADS];
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
+                const cw_i64 p = p0 + i * CW_RADIX_BLOCK;
+                k[i] = p < hi ? row[p] : (K)0;
+            }
+#pragma unroll
+            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
+                if (p0 + i * CW_RADIX_BLOCK >= hi) break;
+                const K e = c(k[i]);
+                for (int q = 0; q < passes; ++q)
+                    atomicAdd(&cnt[((cw_u32)q * CW_RADIX_DIGITS + ((cw_u32)(e >> (8 * q)) & 255u)) * COPIES + copy], 1u);
+            }
+        }
+        if (g + 1 < g1 && (g + 1) / a.blocks == r) continue;
+        __syncthreads();  // the block's counts of row r, to its totals
+        cw_u64* tot = cw_radix_totals(a, r);
+        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) {
+            cw_u32 v = 0u;
+            for (int h = 0; h < COPIES; ++h) {
+                v += cnt[j * COPIES + h];
+                cnt[j * COPIES + h] = 0u;
+            }
+            if (v) atomicAdd(&tot[j], (cw_u64)v);
+        }
+        __syncthreads();
+    }
+}
+// One pass: each block takes the next range (a ticket, so that every range before it
+// belongs to a block already running): range b of row r, a tile of a.chunk keys. The tile
+// is ranked by the digit into shared memory (cw_radix_rank8); the block posts its digits'
+// counts, adds up those of the ranges before it (looking back until a range that posted
+// its sum: thread d for digit d), posts the sum, and writes each digit's run to its places
+// in the row: the digits before it in the row (the totals' scan), its keys in the ranges
+// before b, its rank in the tile.
+// idx_in null: the positions are the keys' own (first pass); idx_out null: no positions
+// carried (a sort of values only, but bool's, whose values are gathered by them); keys_out
+// null: keys not written (last pass: only the positions are read after it); wide: the
+// positions written as int64 (the indices, in place: the last pass); vals_out: the values
+// decoded from the keys (or gathered from src by the positions), in place (the last pass;
+// B: their bytes).
+template <class K, class B>
+__device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 r, cw_i64 b,
+                                            cw_u64 epoch) {
+    const int ITEMS = cw_radix_range_items<K>::value;
+    const K* kin = (const K*)a.keys_in;
+    const cw_u32* xin = (const cw_u32*)a.idx_in;
+    K* kout = (K*)a.keys_out;
+    cw_u32* xout = (cw_u32*)a.idx_out;
+    K* key = m_.key;
+    const int t = threadIdx.x, s = a.shift, ws = warpSize, pass = s / 8;
+    const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_rank8's places of this lane's keys
+    const cw_i64 lo = b * a.chunk, row = r * a.L;
+    const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
+    const cw_radix_class<K> c(a);
+    const bool carry = xout || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
+    cw_u32* idx = carry ? m_.idx : nullptr;
+    K k[ITEMS];
+    cw_u32 x[ITEMS];
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int p = seg + i * ws;
+        k[i] = p < m ? kin[row + lo + p] : (K)0;
+    }
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int p = seg + i * ws;
+        x[i] = p < m && carry ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
+    }
+    // digit t's first place in the row: the digits before it (then its keys in the ranges before b)
+    cw_u32 base = cw_radix_block_scan(m_.part, m_.group, (cw_u32)cw_radix_totals(a, r)[pass * CW_RADIX_DIGITS + t]);
+    __syncthreads();  // the scan's part and group read before the ranking's scan writes them
+    cw_u32 total;
+    const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+    cw_u64* own = cw_radix_states(a, r, b) + t;
+    atomicExch(own, epoch | (b ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
+    cw_u32 sum = 0u;
+    for (cw_i64 j = b - 1; j >= 0;) {
+        const cw_u64 v = cw_radix_look(cw_radix_states(a, r, j) + t);
+        if ((v >> 40) != (epoch >> 40)) continue;  // not posted yet: its block runs
+        sum += (cw_u32)v;
+        if (((v >> 32) & 3ull) == CW_RADIX_SUM) break;
+        --j;
+    }
+    if (b) atomicExch(own, epoch | CW_RADIX_SUM << 32 | (cw_u64)(sum + total));
+    base += sum;
+    m_.off[t] = base - first;  // digit t's key at tile place p goes to row place off[t] + p (u32: a row's places fit)
+    __syncthreads();
+    for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+        const K kv = key[p];
+        const cw_i64 o = row + (cw_u32)(m_.off[(cw_u32)(c(kv) >> s) & 255u] + (cw_u32)p);
+        const cw_u32 xv = carry ? idx[p] : 0u;
+        if (kout) kout[o] = kv;
+        if (a.vals_out) cw_radix_value<B>(a, kv, r, xv, o);
+        if (a.wide) ((cw_i64*)xout)[o] = xv;
+        else if (xout) xout[o] = xv;
+    }
+    __syncthreads();
+}
+template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K> m_;
+    __shared__ cw_i64 ticket;
+    const int t = threadIdx.x;
+    const cw_u64 epoch = (cw_u64)(a.shift / 8 + 1) << 40;
+    for (;;) {
+        if (t == 0) ticket = (cw_i64)atomicAdd((cw_u64*)a.counts + a.shift / 8, 1ull);
+        __syncthreads();
+        const cw_i64 g = ticket;
+        __syncthreads();  // ticket read by every thread before thread 0 takes the next
+        if (g >= a.rows * a.blocks) return;
+        cw_radix_sweep_range<K, B>(a, m_, g / a.blocks, g % a.blocks, epoch);
+    }
+}
