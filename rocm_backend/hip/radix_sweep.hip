@@ -24,6 +24,10 @@ __device__ inline cw_u64 cw_radix_look(cw_u64* p) {
     return atomicAdd(p, 0ull);
 #endif
 }
+// ranges a look-back step reads together (their loads in flight at once)
+#ifndef CW_RADIX_WINDOW
+#define CW_RADIX_WINDOW 4
+#endif
 __device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
     return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
 }
@@ -132,12 +136,22 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_sme
     cw_u64* own = cw_radix_states(a, r, b) + t;
     atomicExch(own, epoch | (b ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
     cw_u32 sum = 0u;
-    for (cw_i64 j = b - 1; j >= 0;) {
-        const cw_u64 v = cw_radix_look(cw_radix_states(a, r, j) + t);
-        if ((v >> 40) != (epoch >> 40)) continue;  // not posted yet: its block runs
-        sum += (cw_u32)v;
-        if (((v >> 32) & 3ull) == CW_RADIX_SUM) break;
-        --j;
+    for (cw_i64 j = b - 1; j >= 0;) {  // CW_RADIX_WINDOW ranges read at once, nearest first
+        cw_u64 v[CW_RADIX_WINDOW];
+#pragma unroll
+        for (int i = 0; i < CW_RADIX_WINDOW; ++i) v[i] = j >= i ? cw_radix_look(cw_radix_states(a, r, j - i) + t) : 0ull;
+        int i = 0;
+        bool found = false;
+        for (; i < CW_RADIX_WINDOW && j >= i; ++i) {
+            if ((v[i] >> 40) != (epoch >> 40)) break;  // not posted yet (its block runs): read again from it
+            sum += (cw_u32)v[i];
+            if (((v[i] >> 32) & 3ull) == CW_RADIX_SUM) {
+                found = true;
+                break;
+            }
+        }
+        if (found) break;
+        j -= i;
     }
     if (b) atomicExch(own, epoch | CW_RADIX_SUM << 32 | (cw_u64)(sum + total));
     base += sum;
