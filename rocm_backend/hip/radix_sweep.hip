@@ -92,8 +92,8 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
 // is ranked by the digit into shared memory (cw_radix_rank8); the block posts its digits'
 // counts, adds up those of the ranges before it (looking back until a range that posted
 // its sum: thread d for digit d), posts the sum, and writes each digit's run to its places
-// in the row: the digits before it in the row (the totals' scan), its keys in the ranges
-// before b, its rank in the tile.
+// in the row: base (digit t's: the digits before it in the row, the totals' scan), its keys
+// in the ranges before b, its rank in the tile.
 // idx_in null: the positions are the keys' own (first pass); idx_out null: no positions
 // carried (a sort of values only, but bool's, whose values are gathered by them); keys_out
 // null: keys not written (last pass: only the positions are read after it); wide: the
@@ -102,14 +102,14 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
 // B: their bytes).
 template <class K, class B>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 r, cw_i64 b,
-                                            cw_u64 epoch) {
+                                            cw_u32 base, cw_u64 epoch) {
     const int ITEMS = cw_radix_range_items<K>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* kout = (K*)a.keys_out;
     cw_u32* xout = (cw_u32*)a.idx_out;
     K* key = m_.key;
-    const int t = threadIdx.x, s = a.shift, ws = warpSize, pass = s / 8;
+    const int t = threadIdx.x, s = a.shift, ws = warpSize;
     const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_rank8's places of this lane's keys
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
@@ -128,9 +128,6 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_sme
         const int p = seg + i * ws;
         x[i] = p < m && carry ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
     }
-    // digit t's first place in the row: the digits before it (then its keys in the ranges before b)
-    cw_u32 base = cw_radix_block_scan(m_.part, m_.group, (cw_u32)cw_radix_totals(a, r)[pass * CW_RADIX_DIGITS + t]);
-    __syncthreads();  // the scan's part and group read before the ranking's scan writes them
     cw_u32 total;
     const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
     cw_u64* own = cw_radix_states(a, r, b) + t;
@@ -171,14 +168,21 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_sme
 template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K> m_;
     __shared__ cw_i64 ticket;
-    const int t = threadIdx.x;
-    const cw_u64 epoch = (cw_u64)(a.shift / 8 + 1) << 40;
+    const int t = threadIdx.x, pass = a.shift / 8;
+    const cw_u64 epoch = (cw_u64)(pass + 1) << 40;
+    cw_i64 row = -1;
+    cw_u32 before = 0u;  // digit t's first place in the row: the digits before it (scanned once a row)
     for (;;) {
-        if (t == 0) ticket = (cw_i64)atomicAdd((cw_u64*)a.counts + a.shift / 8, 1ull);
+        if (t == 0) ticket = (cw_i64)atomicAdd((cw_u64*)a.counts + pass, 1ull);
         __syncthreads();
         const cw_i64 g = ticket;
         __syncthreads();  // ticket read by every thread before thread 0 takes the next
         if (g >= a.rows * a.blocks) return;
-        cw_radix_sweep_range<K, B>(a, m_, g / a.blocks, g % a.blocks, epoch);
+        if (g / a.blocks != row) {  // the same for the block
+            row = g / a.blocks;
+            before = cw_radix_block_scan(m_.part, m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
+            __syncthreads();  // the scan's part and group read before the ranking's scan writes them
+        }
+        cw_radix_sweep_range<K, B>(a, m_, row, g % a.blocks, before, epoch);
     }
 }
