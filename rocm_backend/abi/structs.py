@@ -21,9 +21,11 @@ MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
 EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
 RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/radix.hip)
 RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
-#: keys each thread ranks in a tile of a long row's pass (hip/radix_sweep.hip) or of a row in one tile, by
+#: keys each thread ranks in a row sorted in one tile (hip/radix.hip's cw_radix_block), by
 #: key bytes: as many as the 48 KiB of static shared memory hold (keys, u32 positions, counts)
 RADIX_RANGE_ITEMS = {4: 16, 8: 8}
+#: keys each thread ranks in a range tile of a onesweep pass (hip/radix_sweep.hip), by key bytes
+RADIX_SWEEP_ITEMS = {4: 16, 8: 8}
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
 #: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,
 #: mask undoing a descending sort's inversion: its keys are one to one too)
@@ -77,7 +79,9 @@ CONSTANTS = (
 #: constants a test build may set before the header (``#ifndef``)
 OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_RADIX_ITEMS", RADIX_ITEMS),
                ("RADIX_RANGE_ITEMS[4]", "CW_RADIX_RANGE_ITEMS_K4", RADIX_RANGE_ITEMS[4]),
-               ("RADIX_RANGE_ITEMS[8]", "CW_RADIX_RANGE_ITEMS_K8", RADIX_RANGE_ITEMS[8]))
+               ("RADIX_RANGE_ITEMS[8]", "CW_RADIX_RANGE_ITEMS_K8", RADIX_RANGE_ITEMS[8]),
+               ("RADIX_SWEEP_ITEMS[4]", "CW_RADIX_SWEEP_ITEMS_K4", RADIX_SWEEP_ITEMS[4]),
+               ("RADIX_SWEEP_ITEMS[8]", "CW_RADIX_SWEEP_ITEMS_K8", RADIX_SWEEP_ITEMS[8]))
 
 # flags of cw_ew_args
 CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8

@@ -8,7 +8,7 @@ in one launch: a block takes as many such rows at a time as a tile holds (sorted
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
 in turn (radix_block). Longer rows take a onesweep: one launch counts every pass's digits
 of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
-whole array: each block takes the next range tile of a row (a ticket), ranks it in shared
+whole array: each block takes the next range of a row (``SWEEP_TILE`` keys; a ticket), ranks it in shared
 memory (the 8-bit digit at once, by warp votes), finds each digit's first places by looking
 back over the ranges before it (the counts they post) and writes each digit's run to its
 places.
@@ -37,8 +37,10 @@ from .copies import operand
 from .ew_launch import launch_ew
 
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
-#: keys a block ranks at a time (a range of a long row's pass, hip/radix_sweep.hip), by key bytes
+#: keys of the longest row sorted by one block, every 8-bit digit in turn (radix_block), by key bytes
 RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
+#: keys a block ranks at a time in a onesweep pass (a range, hip/radix_sweep.hip), by key bytes
+SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_ITEMS.items()}
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
 #: counts to its totals once)
 DIGITS_BLOCKS_PER_CU = 4
@@ -152,8 +154,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    chunk = RANGE_TILE[key_bytes]
-    blocks = -(-length // chunk)  # ranges of a row: a range tile each
+    chunk = SWEEP_TILE[key_bytes]
+    blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
     launch = device.launcher.launch

@@ -277,13 +277,13 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
     return first;
 }
 
-// the shared memory of a tile of cw_radix_range_items<K> keys a thread: a row in one tile
-// (cw_radix_block) or a range of a onesweep pass (radix_sweep.hip)
+// the shared memory of a tile of ITEMS keys a thread: a row in one tile (cw_radix_block:
+// cw_radix_range_items<K>) or a range of a onesweep pass (radix_sweep.hip's items)
 template <class K> struct cw_radix_range_items {
     static const int value = sizeof(K) == 4 ? CW_RADIX_RANGE_ITEMS_K4 : CW_RADIX_RANGE_ITEMS_K8;
 };
-template <class K> struct cw_radix_smem {
-    static const int tile = CW_RADIX_BLOCK * cw_radix_range_items<K>::value;
+template <class K, int ITEMS> struct cw_radix_smem {
+    static const int tile = CW_RADIX_BLOCK * ITEMS;
     K key[tile];
     cw_u32 idx[tile];
     cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], part[CW_RADIX_BLOCK], group[16], off[CW_RADIX_DIGITS];
@@ -295,7 +295,7 @@ template <class K> struct cw_radix_smem {
 // the row, u32 or int64 with wide; vals_out: the values).
 template <class K, class B> __device__ inline void cw_radix_block(const cw_radix_args& a) {
     const int ITEMS = cw_radix_range_items<K>::value;
-    __shared__ cw_radix_smem<K> m_;
+    __shared__ cw_radix_smem<K, ITEMS> m_;
     K* key = m_.key;
     cw_u32* out = (cw_u32*)a.idx_out;
     const int t = threadIdx.x, ws = warpSize, m = (int)a.L;

@@ -9,6 +9,9 @@
 // range and digit the range's state for the pass being run:
 // (pass + 1) << 40 | flag << 32 | count, flag 1: the range's own count, 2: with every range
 // before it (a stale pass's word reads as not yet written).
+template <class K> struct cw_radix_sweep_items {
+    static const int value = sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8;
+};
 #define CW_RADIX_OWN 1ull
 #define CW_RADIX_SUM 2ull
 // a range's posted state read while it may change: a plain 64-bit load that no cache keeps
@@ -101,9 +104,10 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
 // decoded from the keys (or gathered from src by the positions), in place (the last pass;
 // B: their bytes).
 template <class K, class B>
-__device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_smem<K>& m_, cw_i64 r, cw_i64 b,
-                                            cw_u32 base, cw_u64 epoch) {
-    const int ITEMS = cw_radix_range_items<K>::value;
+__device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
+                                            cw_radix_smem<K, cw_radix_sweep_items<K>::value>& m_, cw_i64 r,
+                                            cw_i64 b, cw_u32 base, cw_u64 epoch) {
+    const int ITEMS = cw_radix_sweep_items<K>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* kout = (K*)a.keys_out;
@@ -166,7 +170,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a, cw_radix_sme
     __syncthreads();
 }
 template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
-    __shared__ cw_radix_smem<K> m_;
+    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K>::value> m_;
     __shared__ cw_i64 ticket;
     const int t = threadIdx.x, pass = a.shift / 8;
     const cw_u64 epoch = (cw_u64)(pass + 1) << 40;

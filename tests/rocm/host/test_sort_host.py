@@ -19,31 +19,35 @@ from rocm_backend.abi import structs
 from rocm_backend.families import sort as sort_family
 
 SMALL_ITEMS = 2
-SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a long row's tiles: at most 768 keys
+SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a onesweep's ranges: at most 768 keys
 DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
-def _lib(tmp, items, range_items):
+def _lib(tmp, items, range_items, sweep_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
     return build(tmp, ["sort.hip", "radix.hip", "radix_sweep.hip"], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
-                          f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}"])
+                          f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
+                          f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}"])
 
 
 @pytest.fixture(scope="module")
 def small_lib(tmp_path_factory):
-    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS)
+    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS, SMALL_RANGE_ITEMS)
 
 
 @pytest.fixture(scope="module")
 def full_lib(tmp_path_factory):
-    return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS)
+    return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS,
+                structs.RADIX_SWEEP_ITEMS)
 
 
 def _device(lib, monkeypatch, tmp_path, items, warp=64):
     monkeypatch.setattr(sort_family, "TILE", structs.RADIX_BLOCK * items)
-    range_items = structs.RADIX_RANGE_ITEMS if items == structs.RADIX_ITEMS else SMALL_RANGE_ITEMS
-    monkeypatch.setattr(sort_family, "RANGE_TILE", {k: structs.RADIX_BLOCK * v for k, v in range_items.items()})
+    full = items == structs.RADIX_ITEMS
+    for name, sizes in (("RANGE_TILE", structs.RADIX_RANGE_ITEMS if full else SMALL_RANGE_ITEMS),
+                        ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS)):
+        monkeypatch.setattr(sort_family, name, {k: structs.RADIX_BLOCK * v for k, v in sizes.items()})
     return device_factory(lib, monkeypatch, tmp_path)(warp=warp)
 
 
