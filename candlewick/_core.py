@@ -248,7 +248,8 @@ def bind_native(cls):
 
 def suspend_native(suspend, write_into=None, operand=None, live=None, lazy_type=None):
     """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``): while it is on
-    somewhere, the in-place paths decline (the Python paths run what is pending first),
+    somewhere, the in-place paths decline (the Python paths run what is pending first)
+    unless the set ``live`` is empty and neither storage is of ``lazy_type``,
     the element-wise functions' common case calls its primitive on ``operand(x)`` (the
     storage that records it where lazy mode is on here, as the Python path does; without
     ``operand`` it declines too) and the C stores call ``write_into(x)`` before they write
