@@ -299,3 +299,33 @@ def test_short_rows_broadcast_take_one_column_per_thread(dev, cols):
     cn, cc = cw.asarray(near, device=dev), cw.asarray(centers, device=dev)
     np.testing.assert_array_equal(cw.to_numpy(cn > cc), near > centers)  # both operands spread
     np.testing.assert_array_equal(cw.to_numpy(cn - cc), near - centers)
+
+
+def test_steps_grid_gives_each_thread_four_elements():
+    """A strided binary of one or two axes: a grid of STRIDED_ITEMS elements a thread
+    (KMeans's (200000, 8) broadcasts on the H200's 132 multiprocessors: 1563 blocks, not
+    the cap's 4224), whole rows where the row length allows, one whole-rows unit where four
+    a thread would not hold one (scipy.fft's 2049-element rows), the capped grid for
+    16-byte types, three axes and contiguous launches."""
+    from types import SimpleNamespace
+
+    from rocm_backend.abi.structs import CONTIGUOUS
+    from rocm_backend.families.ew_launch import grid_for, steps_grid
+
+    h200 = SimpleNamespace(multiprocessors=132)
+
+    def values(shape, flags=0):
+        n = int(np.prod(shape))
+        return [n, len(shape), flags, *shape]
+
+    def grid(shape, itemsize=4, flags=0):
+        n = int(np.prod(shape))
+        return steps_grid(grid_for(n, 256, h200), 256, h200, n, values(shape, flags), itemsize)
+
+    assert grid((200000, 8)) == 1563
+    assert grid((1600000,)) == 1563
+    assert grid((781, 2049), 8) == 2049
+    assert grid((200000, 8), 16) == 4224
+    assert grid((2000, 10, 80)) == 4224
+    assert grid((200000, 8), flags=CONTIGUOUS) == 4224
+    assert grid((16,)) == 1
