@@ -256,12 +256,16 @@ def kernel(device, key, op_name=None, dtype=None):
 def ew_kernel(device, family, op, dtype):
     """(BoundKernel, result dtype) of an element-wise op of the table: after the first
     call, one dict hit on a key of interned strings (enum and DType hashing are
-    Python-level and cost more than the rest of the lookup)."""
+    Python-level and cost more than the rest of the lookup). The kernel is for the
+    contiguous launch and the one-strided-axis launch (``RocmDevice.ew_contiguous``,
+    ``ew_launch.launch_strided_1d``): the op's flat entry where the table has one (fewer
+    registers: hip/elementwise.hip's cw_binary_flat), else its entry; ``launch_ew`` looks
+    up the full entry by key for every other layout."""
     rt = device.kernels
     key = (family, op._value_, dtype.name)
     hit = rt.ew_cache.get(key)
     if hit is None:
-        spec = ops.lookup(key, op.value, dtype)
+        spec = ops.TABLE.get((f"{family}_flat",) + key[1:]) or ops.lookup(key, op.value, dtype)
         out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
         hit = rt.ew_cache[key] = (rt.kernel(spec), out)
     return hit

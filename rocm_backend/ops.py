@@ -83,14 +83,15 @@ def _build():
         for d in op.dtypes():
             add(("unary", op, d), f"unary_{op.value}_{d.name}", f"unary_{d.name}",
                 f"cw_unary<{C_TYPE[d]}, {C_TYPE[op.result_dtype(d)]}, {functor(op, d)} >(a);")
-    for op in BinaryOp:
-        for d in op.dtypes():
-            add(("binary", op, d), f"binary_{op.value}_{d.name}", f"binary_{d.name}",
-                f"cw_binary<{C_TYPE[d]}, {C_TYPE[d]}, {functor(op, d)} >(a);")
-    for op in CompareOp:
-        for d in op.dtypes():
-            add(("compare", op, d), f"compare_{op.value}_{d.name}", f"binary_{d.name}",
-                f"cw_binary<{C_TYPE[d]}, cw_bool, op_{op.value}>(a);")
+    for family, ops, result in (("binary", BinaryOp, None), ("compare", CompareOp, "cw_bool")):
+        for op in ops:
+            for d in op.dtypes():
+                args = f"{C_TYPE[d]}, {result or C_TYPE[d]}, {functor(op, d) if result is None else f'op_{op.value}'} "
+                add((family, op, d), f"{family}_{op.value}_{d.name}", f"binary_{d.name}", f"cw_binary<{args}>(a);")
+                if d.itemsize <= 8:  # hip/elementwise.hip's cw_binary_rows and cw_binary_flat say which launches
+                    for entry, body in (("column", "cw_binary_rows"), ("flat", "cw_binary_flat")):
+                        add((f"{family}_{entry}", op, d), f"{family}_{entry}_{op.value}_{d.name}", f"binary_{d.name}",
+                            f"{body}<{args}>(a);")
     for src in dt.ALL_DTYPES:
         for dst in dt.ALL_DTYPES:
             if src.is_complex and not (dst.is_complex or dst.is_bool):

@@ -171,10 +171,7 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
 
     Inside the block (and its thread or task) the element-wise functions and operators,
     ``where``, ``clip``, ``astype`` and the reductions ``sum``, ``prod``, ``min``,
-    ``max``, ``mean``, ``var``, ``std``, ``any``, ``all`` are recorded instead of run
-    (but a call whose operands are all computed and each smaller than
-    ``fusion.lazy_policy.RECORD_BYTES``, 8 MiB, runs at once: fusing it would save less
-    device time than recording it costs host time).
+    ``max``, ``mean``, ``var``, ``std``, ``any``, ``all`` are recorded instead of run.
     What is recorded runs at the first operation that needs a value (any other
     function, a host read such as ``float(x)`` or ``to_numpy``, an in-place write), when
     the graph reaches 128 operations, or when the block ends, compiled into few kernels
@@ -205,7 +202,7 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     >>> import candlewick as cw
     >>> x = cw.asarray([0.0, 1.0, 2.0])
     >>> with cw.lazy():
-    ...     y = 0.5 * x * (1.0 + cw.tanh(0.8 * x))   # recorded where x is large
+    ...     y = 0.5 * x * (1.0 + cw.tanh(0.8 * x))   # recorded: nothing runs yet
     ...     total = float(cw.sum(y))                  # runs, as one graph
     >>> round(total, 4)
     2.7537

@@ -1,6 +1,6 @@
 """How lazy mode runs a pending graph: cut to the results wanted, compiled by the device
-when it declares the ``fusion`` capability (else replayed; a graph with nothing to fuse,
-no call reading another's result and no input read by two calls, is replayed too), and kept by the graph's structure, so that a loop
+when it declares the ``fusion`` capability (else replayed; a graph of one primitive call
+is replayed too: nothing fuses), and kept by the graph's structure, so that a loop
 running the same code runs the same compiled graph.
 
 The key is the graph's every node (kind, shape, dtype, op, the operands' nodes and
@@ -90,26 +90,6 @@ def _cut(graph, wanted):
     return cut, positions
 
 
-def _nothing_to_fuse(cut):
-    """Whether fusing ``cut`` would move the bytes its calls move one by one: no call
-    reads another's result and no input is read by two calls."""
-    read = set()
-    for n in cut.nodes:
-        if n.kind == "input":
-            continue
-        inputs = set()
-        for src, _ in n.operands:
-            kind = cut.nodes[src].kind
-            if kind == "input":
-                inputs.add(src)
-            elif kind not in ("const", "full"):
-                return False
-        if inputs & read:
-            return False
-        read |= inputs
-    return True
-
-
 def compiled(graph, wanted, node_keys=None):
     """``run(input storages) -> [storage of each node of wanted]`` for ``graph``;
     ``node_keys``: ``node_key`` of each of its nodes, where the caller has them."""
@@ -128,10 +108,10 @@ def compiled(graph, wanted, node_keys=None):
             return run
     cut, positions = _cut(graph, wanted)
     device = graph.device
-    # nothing to fuse (x * y consumed at once; scikit-learn LDA's three centered class
-    # blocks read by one concat): the eager calls (replayed) are what eager mode runs,
-    # with no kernel of their own to compile
-    fused = device.compile_fused(cut) if "fusion" in device.capabilities and not _nothing_to_fuse(cut) else None
+    # one primitive call (x * y consumed at once): nothing to fuse, and the eager call
+    # (replayed) is what eager mode runs, with no kernel of its own to compile
+    single = sum(1 for n in cut.nodes if n.kind != "input") <= 1
+    fused = device.compile_fused(cut) if "fusion" in device.capabilities and not single else None
     inner = fused if fused is not None else replayer(cut)
 
     def run(storages):

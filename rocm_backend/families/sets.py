@@ -1,6 +1,5 @@
 """[families] unique and nonzero, composed of this backend's own primitives (called as the
-storage's methods, each a kernel launch or two) and compress's steps (``joins``: the mask's
-scan, the count's read, ``compact``): no kernel of their own.
+storage's methods, each a kernel launch or two): no kernel of their own.
 
 ``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real

@@ -51,6 +51,13 @@ template <class SO, class V> __device__ inline SO cw_to_storage(V v) {
 #define CW_STRIDED_ITEMS 4
 #endif
 #define CW_NTHREADS ((cw_i64)blockDim.x * gridDim.x)
+// a launch an entry point is never given (its host-side contract broken): stop the kernel,
+// so the stream reports an error, rather than write through a layout it does not read
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__CUDACC_RTC__)
+#define CW_UNREACHABLE() __trap()
+#else
+#define CW_UNREACHABLE() __builtin_trap()
+#endif
 
 // ---- one input -> one output: unary ops, astype, affine, clip --------------------------
 // F maps the input's compute type to a value the output type converts from.
@@ -251,10 +258,6 @@ template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binar
     const int U = CW_STRIDED_ITEMS;
     const int inner = TWO ? 1 : 0;
     const cw_i64 n = a.n, nt = CW_NTHREADS, cols = TWO ? a.shape[1] : 1;
-    if (TWO && nt % cols == 0) {
-        cw_binary_column<S, SO, Op>(a);
-        return;
-    }
     const cw_i64 s0 = a.op[0].strides[inner], s1 = a.op[1].strides[inner], s2 = a.op[2].strides[inner];
     const cw_i64 r0 = TWO ? a.op[0].strides[0] : 0, r1 = TWO ? a.op[1].strides[0] : 0,
                  r2 = TWO ? a.op[2].strides[0] : 0;
@@ -285,17 +288,13 @@ template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binar
     }
 }
 
+// An op's full entry (binary_*, compare_*): any layout, the general decode past the
+// contiguous path. Layouts of one or two axes with types up to 8 bytes take the flat and
+// column entries below (launch_ew's plans, kernels.ew_kernel), whose steps' registers would
+// otherwise set the occupancy of every launch of this one.
 template <class S, class SO, class Op> __device__ inline void cw_binary(const cw_ew_args& a) {
     if (a.flags & CW_CONTIGUOUS) {
         cw_binary_contig<S, SO, Op>(a);
-        return;
-    }
-    if (sizeof(S) <= 8 && a.ndim == 1) {
-        cw_binary_steps<S, SO, Op, false>(a);
-        return;
-    }
-    if (sizeof(S) <= 8 && a.ndim == 2) {
-        cw_binary_steps<S, SO, Op, true>(a);
         return;
     }
     Op op;
@@ -305,6 +304,37 @@ template <class S, class SO, class Op> __device__ inline void cw_binary(const cw
         C x = cw_operand_load<S>(a, 1, o.o[1]);
         C y = cw_operand_load<S>(a, 2, o.o[2]);
         cw_store<SO>(a.op[0].ptr, o.o[0], op(x, y));
+    }
+}
+
+// The column steps are their own entry point (binary_column_*, compare_column_*), launched
+// only by launch_ew's plans of two axes with types up to 8 bytes, with the grid rounded to
+// whole rows where it could be (ew_launch.whole_rows_grid): inside cw_binary their registers
+// set every binary launch's occupancy (58 registers against 48 on the H200, 8 blocks of 128
+// a multiprocessor against 10: x[::2] += 1 at 2^26 went from 0.999x to 1.007x torch).
+template <class S, class SO, class Op> __device__ inline void cw_binary_rows(const cw_ew_args& a) {
+    if (a.ndim != 2 || (a.flags & CW_CONTIGUOUS)) {
+        CW_UNREACHABLE();
+    } else if ((cw_i64)CW_NTHREADS % a.shape[1] == 0) {
+        cw_binary_column<S, SO, Op>(a);
+    } else {
+        cw_binary_steps<S, SO, Op, true>(a);
+    }
+}
+
+// The flat entry (binary_flat_*, compare_flat_*: kernels.ew_kernel's kernel for types up to 8
+// bytes), for the two launches given that kernel: every operand contiguous
+// (RocmDevice.ew_contiguous) and one strided axis (ew_launch.launch_strided_1d); any other
+// layout takes the op's full entry through launch_ew. Without the decode and the two-axes
+// steps its registers are fewer (AMD gfx90a: 40 VGPRs against the full entry's 77), so
+// more blocks of the bandwidth-bound launches (x += y, x[::2] += 1) are resident.
+template <class S, class SO, class Op> __device__ inline void cw_binary_flat(const cw_ew_args& a) {
+    if (a.flags & CW_CONTIGUOUS) {
+        cw_binary_contig<S, SO, Op>(a);
+    } else if (a.ndim == 1) {
+        cw_binary_steps<S, SO, Op, false>(a);
+    } else {
+        CW_UNREACHABLE();
     }
 }
 

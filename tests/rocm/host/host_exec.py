@@ -38,7 +38,7 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
     gxx = shutil.which("g++")
     if gxx is None:
         pytest.skip("g++ not found: these tests compile rocm_backend/hip kernels for the host with g++")
-    specs = _with_row_copies(specs)
+    specs = _with_launch_twins(specs)
     lines = ['#include "hip_host_fibers.h"'] + [f"#define {d}" for d in defines]
     lines += [f'#include "{name}"' for name in HEADERS + tuple(modules)]
     lines += ["#include <stddef.h>", *extra_lines]
@@ -63,17 +63,21 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
     return lib
 
 
-def _with_row_copies(specs):
-    """``specs`` and, where a strided copy kernel is among them, row_copy of every unit size:
-    families/copies.py copies rows that are contiguous runs through it, in the widest unit
-    (up to 16 bytes) dividing them."""
+def _with_launch_twins(specs):
+    """``specs`` and the kernels the launch path may take in their place: where a strided
+    copy kernel is among them, row_copy of every unit size (families/copies.py copies rows
+    that are contiguous runs through it, in the widest unit up to 16 bytes dividing them);
+    a binary or compare kernel's column and flat entries (ew_launch's whole-rows grids,
+    kernels.ew_kernel's kernel)."""
     from rocm_backend import ops
 
     specs = list(specs)
     have = {tuple(spec.key) for spec in specs if hasattr(spec, "key")}  # (a test's own specs have none)
-    if not any(key[0] == "copy" for key in have):
-        return specs
-    return specs + [spec for key, spec in ops.TABLE.items() if key[0] == "row_copy" and tuple(key) not in have]
+    twins = [ops.TABLE.get(ops.kernel_key(f"{key[0]}_{entry}", *key[1:])) for key in have
+             if key[0] in ("binary", "compare") for entry in ("column", "flat")]
+    if any(key[0] == "copy" for key in have):
+        twins += [spec for key, spec in ops.TABLE.items() if key[0] == "row_copy"]
+    return specs + [t for t in twins if t is not None and tuple(t.key) not in have]
 
 
 class _Props(fake_hip._Props):

@@ -59,7 +59,7 @@ def test_contiguous_fast_path_packs_operands_and_flags(fake):
     assert v[ops + per:ops + per + 2] == (x.ptr, 0)
     assert v[ops + 2 * per:ops + 2 * per + 2] == (y.ptr, 3)
     name, grid, block = rt.launches[-1]
-    assert name == b"binary_add_float32" and grid >= 1 and block == ew_launch.EW_CONTIG_BLOCK
+    assert name == b"binary_flat_add_float32" and grid >= 1 and block == ew_launch.EW_CONTIG_BLOCK
 
 
 def test_allocator_hit_is_a_pop_of_the_same_block(fake):
@@ -207,12 +207,13 @@ def test_one_strided_axis_packs_its_fields_alone(fake):
         structs.EW_ARGS.packer(["shape[:9]"])
 
 
-def test_one_strided_axis_grid_is_grid_fors(fake):
-    """launch_strided_1d sizes its grid inline (x[::2] += 1's host path): grid_for's grid,
-    one block up to the capped grid of the device's multiprocessors."""
+def test_one_strided_axis_grid(fake):
+    """launch_strided_1d sizes its grid inline (x[::2] += 1's host path): a block a block's
+    worth of elements, up to 64 blocks a multiprocessor (ew_launch says why)."""
     rt, dev = fake
     kern = ew_kernel(dev, "binary", BinaryOp.ADD, dt.float32)[0]
-    for n in (1, 255, 257, dev.multiprocessors * 32 * kern.block - 1, dev.multiprocessors * 32 * kern.block * 3):
+    cap = dev.multiprocessors * 64
+    for n, want in ((1, 1), (255, 1), (257, 2), (cap * kern.block - 1, cap), (cap * kern.block * 3, cap)):
         ew_launch.launch_strided_1d(dev, kern, n, [(0x1000, 0, 2), (0x1000, 0, 2), (0, 0, 0)])
         _, grid, block = rt.launches[-1]
-        assert (grid, block) == (ew_launch.grid_for(n, kern.block, dev), kern.block), n
+        assert (grid, block) == (want, kern.block), n

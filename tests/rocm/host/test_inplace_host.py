@@ -278,13 +278,15 @@ def test_whole_rows_grid():
 
 
 @pytest.mark.parametrize("cols", [8, 3, 96, 40, 401], ids=lambda c: f"{c} columns")
-def test_short_rows_broadcast_take_one_column_per_thread(dev, cols):
+def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_path, cols):
     """Where the grid's threads (this device: 96 blocks of 256, 95 for 40 columns) are a
     multiple of the row length, each thread of the two-axes steps keeps one column and
     steps its row (no division per element): KMeans's x2 - d, d + c2 and its one-hot
     compare, a column and a row spread down a matrix, past several steps and ending
-    mid-step; 401 columns divide no grid here and take the division per element. Results
-    are NumPy's."""
+    mid-step; 401 columns divide no grid here and take the division per element. Two-axes
+    layouts take their own entry (binary_column_*, compare_column_*), so that these steps'
+    registers do not set the occupancy of every other binary launch. Results are NumPy's."""
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
     rows = 96 * 256 * 4 * 3 // cols + 7
     rng = np.random.default_rng(cols)
     d = rng.standard_normal((rows, cols)).astype(np.float32)
@@ -299,6 +301,9 @@ def test_short_rows_broadcast_take_one_column_per_thread(dev, cols):
     cn, cc = cw.asarray(near, device=dev), cw.asarray(centers, device=dev)
     np.testing.assert_array_equal(cw.to_numpy(cn > cc), near > centers)  # both operands spread
     np.testing.assert_array_equal(cw.to_numpy(cn - cc), near - centers)
+    assert {name for name, _, _ in rt.launches} == {
+        "binary_column_add_float32", "binary_column_multiply_float32", "compare_column_greater_float64",
+        "binary_column_subtract_float64"}
 
 
 def test_steps_grid_gives_each_thread_four_elements():

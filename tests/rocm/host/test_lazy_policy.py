@@ -39,7 +39,7 @@ def test_a_graph_without_a_fused_plan_runs_eagerly_from_its_third_run(arrays):
         return z, cw.sum(z, axis=0)
 
     runs = [_run(runtime, column_sum) for _ in range(lazy_policy.REPLAYS + 2)]
-    eager_kernels = ["binary_multiply_float32", "reduce_cols_vec_sum_float32", "reduce_rows_vec_argmax_float32"]
+    eager_kernels = ["binary_flat_multiply_float32", "reduce_cols_vec_sum_float32", "reduce_rows_vec_argmax_float32"]
     for pending, launches in runs[:lazy_policy.REPLAYS]:
         assert pending == [True, True] and launches == eager_kernels  # recorded, then replayed
     for pending, launches in runs[lazy_policy.REPLAYS:]:
@@ -50,7 +50,7 @@ def test_one_call_consumed_at_once_runs_eagerly_then(arrays):
     runtime, x, y = arrays
     runs = [_run(runtime, lambda: (x * y,)) for _ in range(lazy_policy.REPLAYS + 1)]
     assert [pending for pending, _ in runs] == [[True]] * lazy_policy.REPLAYS + [[False]]
-    assert all(launches[0] == "binary_multiply_float32" for _, launches in runs)
+    assert all(launches[0] == "binary_flat_multiply_float32" for _, launches in runs)
     # the key is the call's, not its storages': x * x is that call too
     assert _run(runtime, lambda: (x * x,))[0] == [False]
     # another op, shape, dtype or scalar is another call: recorded
@@ -70,7 +70,7 @@ def test_a_call_that_fused_once_stays_recorded(arrays):
     for _ in range(lazy_policy.REPLAYS + 1):  # x * y alone: replayed, but it fused before
         assert _run(runtime, lambda: (x * y,))[0] == [True]
     pending, launches = _run(runtime, lambda: (x * y + 1.0,))
-    assert pending == [True] and launches[0].startswith("fz") and "binary_multiply_float32" not in launches
+    assert pending == [True] and launches[0].startswith("fz") and "binary_flat_multiply_float32" not in launches
 
 
 def test_a_call_on_a_pending_operand_is_recorded(arrays):
