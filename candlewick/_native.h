@@ -141,6 +141,28 @@ int cw_flat_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **v
 extern PyTypeObject cw_ItemType;
 int cw_item_ready(void);
 
+/* _native_slice_layout.c */
+/* The cut a slice key makes on a layout's first axis: key.indices(n), the view's length,
+   the first stride and the view's offset. */
+typedef struct {
+    Py_ssize_t start, length, step; /* key.indices(n) and the view's length */
+    Py_ssize_t stride, offset;      /* x's first stride and the view's offset */
+} Cut;
+/* The cut `key` makes on the first axis of `layout` (a key that is a slice whose bounds
+   are None or ints, a layout with at least one axis of int slots): 1, or 0 where not this
+   case (no error set). */
+int cw_cut_of(const Binding *b, PyObject *layout, PyObject *key, Cut *cut);
+/* The view's Layout for a cut cw_cut_of made (new reference), NULL on error. */
+PyObject *cw_cut_layout(const Binding *b, PyObject *layout, const Cut *cut);
+/* x[:, None]'s layout: see _native_slice_layout.c (new reference; NULL, with no error
+   where not that case). */
+PyObject *cw_expand_layout(const Binding *b, PyObject *layout, PyObject *key);
+
+/* _native_element_store.c */
+/* x[i, j, ...] = v: 1 done, 0 not the case (general's errors), -1 error. */
+int cw_store_element(const Binding *b, PyObject *x, PyObject *key, PyObject *value);
+int cw_element_store_ready(void);
+
 /* _native_guard.c */
 extern PyTypeObject cw_LockType;
 int cw_lock_acquire(PyObject *lock);
