@@ -129,6 +129,33 @@ int cw_ufunc_into_ready(void);
    path runs), -1 error. */
 int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args);
 
+/* _native_ufunc_table.c */
+/* how many (op, dtype) pairs a UfuncInto keeps found */
+#define CW_UFUNCS_SEEN 4
+/* table (a dict: id(op) -> {id(dtype): ufunc}) and the pairs found in it before, with
+   their ufunc (all held) */
+typedef struct {
+    PyObject *table;
+    PyObject *seen[CW_UFUNCS_SEEN][3];
+    int next_seen;
+} UfuncTable;
+/* The ufunc of `op` on `dtype` (borrowed); NULL where the table has none (no error set)
+   or on error. */
+PyObject *cw_ufunc_table_find(UfuncTable *t, PyObject *op, PyObject *dtype);
+int cw_ufunc_table_traverse(UfuncTable *t, visitproc visit, void *arg);
+void cw_ufunc_table_clear(UfuncTable *t);
+
+/* _native_write_guard.c */
+typedef struct {
+    PyObject *lock, *var, *token; /* (borrowed: the caller holds the lock and var) */
+} WriteGuard;
+/* The storage's lock taken, then var set to quiet (cw_quiet_enter): 0, or -1 with the
+   error set and nothing held. */
+int cw_write_guard_enter(WriteGuard *guard, PyObject *lock, PyObject *var, PyObject *quiet, int kept);
+/* Both left: 0 with the error set before it (if any) kept, or -1 with leaving's error. */
+int cw_write_guard_exit(WriteGuard *guard);
+int cw_write_guard_ready(void);
+
 /* _native_flat_view.c */
 /* `buf` (a host storage's 1-D NumPy buffer) as the 1-D array of the elements `layout`
    reaches, in C order: the buffer itself where the layout covers it whole, else a slice of

@@ -12,7 +12,8 @@
    it whole, else a slice of it where the layout is 1-D or C-contiguous: _native_flat_view.c), or a
    Python float not reflected: holding the storage's lock (_native.Lock's C calls, another
    lock's methods) with the context variable var set to quiet (NumPy's error state: no
-   IEEE warnings; _native_guard.c), as the Python form does. A MemoryError becomes
+   IEEE warnings; _native_guard.c, held through _native_write_guard.c), as the Python
+   form does; the ufunc found by identity (_native_ufunc_table.c). A MemoryError becomes
    memory_error(exc), raised from exc. Anything else, and any call while the module is
    unbound, is general's (the Python primitive), with the same arguments. loud: a NumPy
    state that warns, for _native_guard.c's check that it can read NumPy's state. Why in
@@ -25,23 +26,17 @@
 #include <stddef.h>
 #include <string.h>
 
-/* how many (op, dtype) pairs a primitive keeps found */
-#define SEEN 4
-
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     int scalar;
     int kept; /* whether the quiet state is entered through the thread's kept context */
-    PyObject *table, *var, *quiet, *memory_error, *general;
+    UfuncTable table;
+    PyObject *var, *quiet, *memory_error, *general;
     /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
        are not all object slots (its calls are general's) */
     PyTypeObject *storage_type;
     Py_ssize_t buf_at, dtype_at, lock_at;
-    /* (op, dtype) pairs found in table before, with their ufunc (held): a look-up by
-       identity without an int object made or a dict read */
-    PyObject *seen[SEEN][3];
-    int next_seen;
     /* scalar: convert(value, dtype) makes the scalar operand a 0-d array of the compute
        dtype, as the Python form does (NumPy then runs its contiguous loop with a stride-0
        operand, without the buffered cast of a Python float's weak conversion: 5 % of an
@@ -51,7 +46,7 @@ typedef struct {
     double kept_value;
 } UfuncInto;
 
-static PyObject *read_only_attr, *acquire_name, *release_name, *out_kwnames;
+static PyObject *read_only_attr, *out_kwnames;
 
 #define NOT_TAKEN ((PyObject *)&cw_UfuncIntoType)
 
@@ -88,66 +83,6 @@ static PyObject *flat_view(const Binding *b, UfuncInto *self, PyObject *storage,
     return made < 0 ? NULL : made == 0 ? NOT_TAKEN : view;
 }
 
-/* table[id(a)] (borrowed), NOT_TAKEN or NULL on error. */
-static PyObject *by_id(PyObject *table, PyObject *a) {
-    PyObject *key = PyLong_FromVoidPtr(a);
-    if (key == NULL) {
-        return NULL;
-    }
-    PyObject *found = PyDict_GetItemWithError(table, key);
-    Py_DECREF(key);
-    if (found == NULL) {
-        return PyErr_Occurred() ? NULL : NOT_TAKEN;
-    }
-    return found;
-}
-
-/* The ufunc of `op` on `dtype` (borrowed), NOT_TAKEN or NULL on error: ops and dtypes are
-   looked up by identity (no attribute of theirs read), those found kept in `seen`. */
-static PyObject *ufunc_of(UfuncInto *self, PyObject *op, PyObject *dtype) {
-    for (int i = 0; i < SEEN; i++) {
-        if (self->seen[i][0] == op && self->seen[i][1] == dtype) {
-            return self->seen[i][2];
-        }
-    }
-    PyObject *row = by_id(self->table, op);
-    if (row == NULL || row == NOT_TAKEN || !PyDict_Check(row)) {
-        return row == NULL ? NULL : NOT_TAKEN;
-    }
-    PyObject *ufunc = by_id(row, dtype);
-    if (ufunc == NULL || ufunc == NOT_TAKEN) {
-        return ufunc;
-    }
-    PyObject **slot = self->seen[self->next_seen];
-    self->next_seen = (self->next_seen + 1) % SEEN;
-    PyObject *old[3] = {slot[0], slot[1], slot[2]};
-    slot[0] = Py_NewRef(op), slot[1] = Py_NewRef(dtype), slot[2] = Py_NewRef(ufunc);
-    for (int i = 0; i < 3; i++) {
-        Py_XDECREF(old[i]);
-    }
-    return ufunc;
-}
-
-/* Take (release) the storage's lock: the C lock's own calls, another lock's methods. */
-static int take(PyObject *lock) {
-    if (Py_TYPE(lock) == &cw_LockType) {
-        return cw_lock_acquire(lock);
-    }
-    PyObject *got = PyObject_CallMethodNoArgs(lock, acquire_name);
-    Py_XDECREF(got);
-    return got == NULL ? -1 : 0;
-}
-
-static int give_back(PyObject *lock) {
-    if (Py_TYPE(lock) == &cw_LockType) {
-        cw_lock_release(lock);
-        return 0;
-    }
-    PyObject *released = PyObject_CallMethodNoArgs(lock, release_name);
-    Py_XDECREF(released);
-    return released == NULL ? -1 : 0;
-}
-
 /* the scalar operand `value` (a float) as convert's 0-d array of `dtype`'s compute dtype
    (new reference; the kept one where value's bits and dtype are the last call's) */
 static PyObject *scalar_operand(UfuncInto *self, PyObject *value, PyObject *dtype) {
@@ -168,11 +103,9 @@ static PyObject *scalar_operand(UfuncInto *self, PyObject *value, PyObject *dtyp
    the error set (a MemoryError made memory_error's). */
 static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject *a, PyObject *b,
                       PyObject *out, PyObject *dtype) {
-    if (take(lock) < 0) {
-        return -1;
-    }
-    PyObject *result = NULL, *token;
-    if (cw_quiet_enter(self->var, self->quiet, self->kept, &token) == 0) {
+    WriteGuard guard;
+    PyObject *result = NULL;
+    if (cw_write_guard_enter(&guard, lock, self->var, self->quiet, self->kept) == 0) {
         /* (converted in the quiet state: a float past float32's range becomes inf unannounced,
            as the Python form's conversion) */
         PyObject *operand = self->scalar && self->convert != NULL ? scalar_operand(self, b, dtype) : Py_NewRef(b);
@@ -181,25 +114,12 @@ static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject
             result = PyObject_Vectorcall(ufunc, args, 2, out_kwnames);
             Py_DECREF(operand);
         }
-        /* the state restored and the lock released whatever happened, the error kept */
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        if (cw_quiet_exit(self->var, token) < 0) {
+        if (cw_write_guard_exit(&guard) < 0) {
             Py_CLEAR(result);
-            Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
-            PyErr_Fetch(&type, &value, &tb);
         }
-        PyErr_Restore(type, value, tb);
     }
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    if (give_back(lock) < 0) {
-        Py_CLEAR(result);
-        Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(tb);
-        return -1;
-    }
-    PyErr_Restore(type, value, tb);
     if (result == NULL && PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
         PyErr_NormalizeException(&type, &value, &tb);
         if (tb != NULL) {
@@ -236,9 +156,9 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     if (dtype == NULL) {
         return 0;
     }
-    PyObject *ufunc = ufunc_of(self, op, dtype);
-    if (ufunc == NULL || ufunc == NOT_TAKEN) {
-        return ufunc == NULL ? -1 : 0;
+    PyObject *ufunc = cw_ufunc_table_find(&self->table, op, dtype);
+    if (ufunc == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
     }
     PyObject *lock = SLOT(storage, self->lock_at);
     if (lock == NULL) {
@@ -334,7 +254,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     }
     self->vectorcall = call;
     self->scalar = scalar;
-    self->table = Py_NewRef(table);
+    self->table.table = Py_NewRef(table);
     self->var = Py_NewRef(var);
     self->quiet = Py_NewRef(quiet);
     self->memory_error = Py_NewRef(memory_error);
@@ -345,7 +265,9 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
 }
 
 static int traverse(UfuncInto *self, visitproc visit, void *arg) {
-    Py_VISIT(self->table);
+    if (cw_ufunc_table_traverse(&self->table, visit, arg) < 0) {
+        return -1;
+    }
     Py_VISIT(self->var);
     Py_VISIT(self->quiet);
     Py_VISIT(self->memory_error);
@@ -354,16 +276,11 @@ static int traverse(UfuncInto *self, visitproc visit, void *arg) {
     Py_VISIT(self->convert);
     Py_VISIT(self->kept_dtype);
     Py_VISIT(self->kept_array);
-    for (int i = 0; i < SEEN; i++) {
-        for (int j = 0; j < 3; j++) {
-            Py_VISIT(self->seen[i][j]);
-        }
-    }
     return 0;
 }
 
 static int clear(UfuncInto *self) {
-    Py_CLEAR(self->table);
+    cw_ufunc_table_clear(&self->table);
     Py_CLEAR(self->var);
     Py_CLEAR(self->quiet);
     Py_CLEAR(self->memory_error);
@@ -372,11 +289,6 @@ static int clear(UfuncInto *self) {
     Py_CLEAR(self->convert);
     Py_CLEAR(self->kept_dtype);
     Py_CLEAR(self->kept_array);
-    for (int i = 0; i < SEEN; i++) {
-        for (int j = 0; j < 3; j++) {
-            Py_CLEAR(self->seen[i][j]);
-        }
-    }
     return 0;
 }
 
@@ -416,12 +328,10 @@ PyTypeObject cw_UfuncIntoType = {
 
 int cw_ufunc_into_ready(void) {
     read_only_attr = PyUnicode_InternFromString("read_only");
-    acquire_name = PyUnicode_InternFromString("acquire");
-    release_name = PyUnicode_InternFromString("release");
     PyObject *out = PyUnicode_InternFromString("out");
     out_kwnames = out == NULL ? NULL : PyTuple_Pack(1, out);
     Py_XDECREF(out);
-    if (read_only_attr == NULL || acquire_name == NULL || release_name == NULL || out_kwnames == NULL) {
+    if (read_only_attr == NULL || out_kwnames == NULL || cw_write_guard_ready() < 0) {
         return -1;
     }
     return PyType_Ready(&cw_UfuncIntoType);
