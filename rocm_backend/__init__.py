@@ -33,7 +33,8 @@ module                 what it owns                                        layer
 ``storage.py``         ``RocmStorage``: the protocol's routing table       storage
 ``device.py``          ``RocmDevice``: properties, stream, allocator,      device
                        kernels, launcher, library handles, per-device
-                       state, creation
+                       state (creation and the families' other calls:
+                       ``families/device_calls.py``)
 ``backend.py``         ``RocmBackend``, ``BACKEND``, ``precompile``          device
 ``__init__.py``        this shim                                           shim
 =====================  ==================================================  ==========

@@ -1,7 +1,8 @@
 """[device] The protocol's device: one HIP device (``rocm:N``) with its properties, its
 stream, the caching allocator, the loaded kernels and the launcher, the library handles
-and the per-device state of the op families, and the protocol's creation, DLPack-import,
-fusion, custom-kernel and collective methods, whose results are ``RocmStorage``.
+and the per-device state of the op families. The protocol's creation, DLPack-import,
+fusion, custom-kernel and collective methods, whose results are ``RocmStorage``, are each
+one op family's call: ``families/device_calls.py`` (``FamilyCalls``, mixed in).
 
 Every device owns one non-blocking stream, and users make more (``new_stream``,
 ``runtime/streams.py``): each host thread queues its work on its current stream
@@ -31,7 +32,8 @@ from candlewick.named_device import NamedDevice
 from . import miopen
 from .bindings import hip, hipblas, hipsolver, roctx
 from .codegen.sources import module_source
-from .families import collectives, creation, custom_kernels, dlpack, ew_launch, fft, fusion, host_copies, reductions
+from .families import ew_launch, fft, reductions
+from .families.device_calls import FamilyCalls
 from .kernels import KernelRuntime
 from .runtime import capture as _capture
 from .runtime.allocator import CachingAllocator
@@ -60,8 +62,8 @@ def _text(value):
     return str(value).split("\0", 1)[0]
 
 
-class RocmDevice(NamedDevice):
-    """One HIP device (``rocm:N``)."""
+class RocmDevice(FamilyCalls, NamedDevice):
+    """One HIP device (``rocm:N``); its calls into the op families are ``FamilyCalls``'."""
 
     backend = "rocm"
     #: the class the op families make their results with: the protocol's storage
@@ -332,70 +334,3 @@ class RocmDevice(NamedDevice):
 
     def range_pop(self):
         roctx.pop()
-
-    # --- pinned host memory (optional hook candlewick.backend.PinnedMemoryDevice) ----------
-    def pinned_empty(self, shape, dtype):
-        return host_copies.pinned_empty(self, shape, dtype)
-
-    def storage_from_host_async(self, producer):
-        return host_copies.storage_from_host_async(self, producer)
-
-    # --- DLPack import (optional hook candlewick.backend.DLPackDevice) ------------
-    def storage_from_dlpack(self, obj, copy):
-        return dlpack.storage_from_dlpack(self, obj, copy)
-
-    # --- fusion (optional capability candlewick.backend.FusionDevice) -------------
-    def compile_fused(self, graph):
-        return fusion.compile_fused(self, graph)
-
-    # --- users' kernels (optional capability candlewick.backend.CustomKernelDevice) ------
-    def raw_kernel(self, source, name, params, options):
-        return custom_kernels.raw_kernel(self, source, name, params, options)
-
-    def elementwise_kernel(self, kernel):
-        return custom_kernels.elementwise_kernel(self, kernel)
-
-    def reduction_kernel(self, kernel):
-        return custom_kernels.reduction_kernel(self, kernel)
-
-    # --- collectives over RCCL (optional hook candlewick.backend.CollectiveDevice) ----
-    def collective_unique_id(self):
-        return collectives.unique_id()
-
-    def collective_group(self, devices):
-        return collectives.group(devices)
-
-    def collective_join(self, unique_id, size, rank):
-        return collectives.join(self, unique_id, size, rank)
-
-    # --- creation -------------------------------------------------------------
-    def storage_from_host(self, array):
-        return creation.from_host(self, array)
-
-    def empty(self, shape, dtype):
-        return creation.empty(self, shape, dtype)
-
-    def zeros(self, shape, dtype):
-        return creation.full(self, shape, dtype, 0)
-
-    def ones(self, shape, dtype):
-        return creation.full(self, shape, dtype, 1)
-
-    def full(self, shape, dtype, value):
-        return creation.full(self, shape, dtype, value)
-
-    def arange(self, start, step, size, dtype):
-        return creation.arange(self, start, step, size, dtype)
-
-    def _refuse_random(self):
-        if self.capture is not None:
-            self.capture.refuse("drawing random numbers (the seed would be frozen into the graph, so every "
-                                "replay would draw the same numbers)")
-
-    def rand_uniform(self, shape, dtype, seed, counter, low, high):
-        self._refuse_random()
-        return creation.rand(self, "uniform", shape, dtype, seed, counter, low, high)
-
-    def rand_normal(self, shape, dtype, seed, counter, mean, std):
-        self._refuse_random()
-        return creation.rand(self, "normal", shape, dtype, seed, counter, mean, std)
