@@ -28,9 +28,8 @@ from .matrices import eye, tril, triu
 from .data_types import astype, can_cast, finfo, iinfo, result_type
 from .dlpack import from_dlpack
 from .info import __array_namespace_info__
-from .manipulation import (
-    broadcast_arrays, broadcast_shapes, broadcast_to, expand_dims, flip, moveaxis, permute_dims, reshape, squeeze,
-)
+from .manipulation import expand_dims, flip, moveaxis, permute_dims, reshape, squeeze
+from .broadcasting import broadcast_arrays, broadcast_shapes, broadcast_to
 from .joining import concat, stack, unstack
 from .registry import backends, default_device, get_device, set_default_device
 from .promotion_mode import get_promotion_mode, promotion_mode, set_promotion_mode

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._core import require_array
+from .broadcasting import broadcast_to
 from .conversion import asarray
 from .data_types import astype, result_type
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .indexing_functions import take
 from .matrix_products import matmul
-from .manipulation import broadcast_to, permute_dims, reshape
+from .manipulation import permute_dims, reshape
 from .numpy_names import write_out
 from .statistical import sum as _sum
 

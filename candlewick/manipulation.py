@@ -1,18 +1,15 @@
 """Manipulation functions of the Array API that change a layout (reshape, permute_dims,
-expand_dims, squeeze, broadcast, flip, moveaxis): views where possible. Joining lives in
-``joining``, repetition in ``repetition``."""
+expand_dims, squeeze, flip, moveaxis): views where possible. Broadcasting lives in
+``broadcasting``, joining in ``joining``, repetition in ``repetition``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._core import as_shape, operator_index, require_array, view
-from .allocation import check_addressable
-from .api_version import requires, revision_sequence
+from ._core import operator_index, require_array, view
 from .array import Array, wrap
-from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DeviceMismatchError, ShapeError, short_repr
+from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 from .shapes import MAX_NDIM, check_ndim, normalize_axes, normalize_axis
-from .shapes import broadcast_shapes as _broadcast_shapes
 
 if TYPE_CHECKING:
     from ._types import Axes, ShapeLike
@@ -204,113 +201,6 @@ def squeeze(x: Array, /, axis: Axes) -> Array:
     require_array(x, "squeeze")
     axes = normalize_axes(axis, x.ndim)
     return view(x, x._layout.squeeze(axes))
-
-
-def broadcast_to(x: Array, /, shape: ShapeLike) -> Array:
-    """``x`` broadcast to ``shape`` (a read-only-by-convention view with zero strides).
-
-    Parameters
-    ----------
-    x : Array
-        Input array.
-    shape : int or tuple of int
-        The target shape, which x's shape broadcasts to.
-
-    Returns
-    -------
-    Array
-        A view of x with the given shape.
-
-    Raises
-    ------
-    TypeError
-        If x is not a candlewick array.
-    ShapeError
-        If x's shape does not broadcast to shape.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.broadcast_to(cw.asarray([1, 2]), (3, 2)).tolist()
-    [[1, 2], [1, 2], [1, 2]]
-    """
-    require_array(x, "broadcast_to")
-    shape = as_shape(shape, "broadcast_to")
-    layout = x._layout.broadcast_to(shape)
-    check_addressable("broadcast_to", shape, x._dtype)
-    return view(x, layout)
-
-
-def broadcast_arrays(*arrays: Array) -> list[Array]:
-    """The arrays broadcast against each other (views of one common shape).
-
-    Parameters
-    ----------
-    *arrays : Array
-        Arrays on one device.
-
-    Returns
-    -------
-    list of Array
-        One view per input, all of the broadcast shape.
-
-    Raises
-    ------
-    TypeError
-        If an argument is not a candlewick array.
-    ShapeError
-        If the shapes do not broadcast.
-    DeviceMismatchError
-        If the arrays are on different devices.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> a, b = cw.broadcast_arrays(cw.zeros((2, 1)), cw.zeros(3))
-    >>> a.shape, b.shape
-    ((2, 3), (2, 3))
-    """
-    for a in arrays:
-        require_array(a, "broadcast_arrays", "arrays")
-        if a._device is not arrays[0]._device:
-            raise DeviceMismatchError("broadcast_arrays: arrays are on different devices")
-    shape = _broadcast_shapes(*(a.shape for a in arrays))
-    for a in arrays:
-        check_addressable("broadcast_arrays", shape, a._dtype)
-    return revision_sequence(view(a, a._layout.broadcast_to(shape)) for a in arrays)
-
-
-@requires("2025.12")
-def broadcast_shapes(*shapes: ShapeLike) -> tuple[int, ...]:
-    """The shape that arrays of ``shapes`` broadcast to (``()`` for no shapes), 2025.12.
-
-    Parameters
-    ----------
-    *shapes : tuple of int
-        The shapes to broadcast together.
-
-    Returns
-    -------
-    tuple of int
-        The broadcast shape.
-
-    Raises
-    ------
-    ShapeError
-        If the shapes do not broadcast (a ValueError).
-    ArgumentTypeError
-        If a shape is not a tuple of ints.
-    ApiVersionError
-        If the namespace follows the 2024.12 revision.
-
-    Examples
-    --------
-    >>> import candlewick as cw
-    >>> cw.broadcast_shapes((2, 1), (3,))
-    (2, 3)
-    """
-    checked = [as_shape(s, "broadcast_shapes", "shapes") for s in shapes]
-    return _broadcast_shapes(*checked)  # its ShapeError names this function (errors.CandlewickError)
 
 
 def flip(x: Array, /, *, axis: Axes | None = None) -> Array:

@@ -17,13 +17,14 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from ._core import is_scalar, require_array
 from .array import Array
+from .broadcasting import broadcast_to
 from .conversion import asarray
 from .creation import empty, full
 from .data_types import astype
 from .errors import ArgumentTypeError, ArgumentValueError
 from .indexing_functions import take
 from .joining import concat
-from .manipulation import broadcast_to, flip, reshape
+from .manipulation import flip, reshape
 from .moments import mean
 from .quantiles import median
 from .searching import where

@@ -16,6 +16,7 @@ from . import dtypes as _dt
 from . import elementwise as _ew
 from ._core import require_array
 from .array import Array
+from .broadcasting import broadcast_to
 from .conversion import asarray
 from .data_types import astype
 from .docstrings import fill
@@ -23,7 +24,7 @@ from .arguments import flag
 from .creation import full
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, IndexOutOfBoundsError
 from .indexing_functions import take_along_axis
-from .manipulation import broadcast_to, expand_dims, moveaxis, permute_dims, reshape
+from .manipulation import expand_dims, moveaxis, permute_dims, reshape
 from .numpy_names import write_out
 from .searching import where
 from .shapes import broadcast_shapes, normalize_axes, shape_size
