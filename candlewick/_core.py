@@ -26,6 +26,7 @@ from .lazy_gate import GATE
 from .shapes import MAX_NDIM, broadcast_shapes, check_ndim, contiguous_strides
 from .opdefs import ALL_OP_ENUMS
 from .scalars import scalar_for, scalar_into  # noqa: F401  (re-exported for the namespace)
+from .type_promotion import promote_types
 
 if TYPE_CHECKING:
     from .backend import BackendDevice, BackendStorage
@@ -148,7 +149,7 @@ def promote_pair(x1, x2, fname):
     x1, x2 = on_one_device(x1, x2, fname)
     if x1._dtype is x2._dtype:
         return x1, x2
-    dtype = _dt.promote_types(x1._dtype, x2._dtype)
+    dtype = promote_types(x1._dtype, x2._dtype)
     return x1.astype(dtype) if x1._dtype is not dtype else x1, x2.astype(dtype) if x2._dtype is not dtype else x2
 
 

@@ -11,6 +11,7 @@ from .errors import DeviceMismatchError, DTypeError, IndexKeyError, IndexOutOfBo
 from .layout import Layout
 from .shapes import check_ndim
 from .promotion_mode import is_strict
+from .type_promotion import standard_promotion
 
 
 # the key errors every indexing path raises, built in one place (only on the error path:
@@ -147,7 +148,7 @@ def setitem_value(x, value, fname="__setitem__"):
         if value._dtype is not x._dtype:
             # storing never changes x's dtype: the value is cast to it, as NumPy and PyTorch
             # do; strict mode takes only values x's dtype holds (the standard's lattice)
-            if is_strict() and _dt.standard_promotion(x._dtype, value._dtype) is not x._dtype:
+            if is_strict() and standard_promotion(x._dtype, value._dtype) is not x._dtype:
                 raise DTypeError(
                     f"{fname}: a {value._dtype.name} value cannot be stored in a {x._dtype.name} "
                     f"array without losing information in strict promotion mode; cast it with "

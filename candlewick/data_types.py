@@ -19,6 +19,7 @@ from ._core import require_array, scalar_for
 from .array import Array
 from .docstrings import shared_doc
 from .errors import ArgumentValueError, DTypeError, short_repr
+from .type_promotion import promote_types, standard_promotion
 
 if TYPE_CHECKING:
     from ._types import DTypeLike, DeviceLike, Scalar
@@ -110,7 +111,7 @@ def can_cast(from_: DTypeLike | Array, to: DTypeLike, /) -> bool:
     from_ = _dtype_of(from_, "can_cast", "from_")
     to = _dt.as_dtype(to, "to", "can_cast")
     try:
-        return _dt.standard_promotion(from_, to) is to
+        return standard_promotion(from_, to) is to
     except DTypeError:
         return False
 
@@ -271,7 +272,7 @@ def result_type(*arrays_and_dtypes: Array | DTypeLike | Scalar) -> _dt.DType:
                 f"result_type: arguments must be candlewick arrays, dtypes or Python scalars, "
                 f"got {type(obj).__name__}"
             )
-        result = dtype if result is None else _dt.promote_types(result, dtype)
+        result = dtype if result is None else promote_types(result, dtype)
     if result is None:
         raise ArgumentValueError("result_type: at least one argument must be an array or a dtype")
     for value in scalars:

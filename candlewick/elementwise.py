@@ -20,6 +20,7 @@ from .elementwise_dispatch import binary, binary_function, compare, compare_func
 from .errors import DTypeError, name_code
 from .lazy_gate import operand
 from .opdefs import BinaryOp, CompareOp, UnaryOp
+from .type_promotion import promote_types
 
 if TYPE_CHECKING:
     from ._types import Scalar
@@ -337,7 +338,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
             lo, dtype = scalar_for(min, dtype, "clip")
         if max is not None:
             hi, bound_dtype = scalar_for(max, dtype, "clip")
-            dtype = dtype if bound_dtype is dtype else _dt.promote_types(dtype, bound_dtype)
+            dtype = dtype if bound_dtype is dtype else promote_types(dtype, bound_dtype)
         if dtype is not x._dtype:
             x = x.astype(dtype)
             lo = None if min is None else scalar_for(min, dtype, "clip")[0]
@@ -354,7 +355,7 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
             if bound._dtype.level == out._dtype.level:
                 bound = bound.astype(out._dtype) if bound._dtype is not out._dtype else bound
             else:  # another kind: the promotion rule, as for a scalar bound (strict: raises)
-                target = _dt.promote_types(out._dtype, bound._dtype)
+                target = promote_types(out._dtype, bound._dtype)
                 out, bound = out.astype(target, copy=False), bound.astype(target, copy=False)
         out = binary(op, out, bound, "clip")
     return out

@@ -26,6 +26,7 @@ from .lazy_gate import GATE, operand
 from .inplace import write
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
+from .type_promotion import promote_types
 
 if TYPE_CHECKING:
     from ._types import Scalar
@@ -115,7 +116,7 @@ def _binary_converting(op, x1, x2, fname):
     device = x1._device
     if x2._device is not device or BINARY_DTYPE not in device.capabilities:
         return None
-    dtype = _dt.promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
+    dtype = promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
     result = RESULT_BY_NAME[op].get(dtype.name)
     if result is None or dtype.name not in _CONVERTED:
         return None

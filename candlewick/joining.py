@@ -12,6 +12,7 @@ from .array import Array, wrap
 from .errors import ArgumentValueError, DeviceMismatchError, ShapeError
 from .shapes import check_ndim, normalize_axis
 from .compaction import flatten
+from .type_promotion import promote_types
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -33,7 +34,7 @@ def _join_inputs(arrays, fname):
         if a._device is not device:
             raise DeviceMismatchError(f"{fname}: arrays are on different devices")
         if a._dtype is not dtype:
-            dtype = _dt.promote_types(dtype, a._dtype)
+            dtype = promote_types(dtype, a._dtype)
             mixed = True
         shapes.append(a._layout.shape)
     return dtype, device, shapes, mixed

@@ -35,6 +35,7 @@ from .numpy_protocols import array_ufunc as _write_nothing
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .shapes import broadcast_shapes
 from .writes import check_writable
+from .type_promotion import promote_types
 
 _ACCUMULATIONS = {"add": "cumulative_sum", "multiply": "cumulative_prod"}
 _DISPATCH = ((UnaryOp, unary), (BinaryOp, binary), (CompareOp, compare))
@@ -246,7 +247,7 @@ def _at(ufunc, inputs, kwargs):
         value, dtype = scalar_for(values, a._dtype, name)
         values = scalar_array(a, value, dtype, a._device)
     elif values._dtype is not a._dtype:
-        values = values.astype(_dt.promote_types(a._dtype, values._dtype))
+        values = values.astype(promote_types(a._dtype, values._dtype))
     if negate:
         values = unary(UnaryOp.NEGATIVE, values, name)
     rows = a._layout.shape[1:]

@@ -31,6 +31,7 @@ from .shapes import broadcast_shapes, normalize_axes, shape_size
 from .sorting import sort
 from .statistical import sum as _sum
 from .utility import any as _any
+from .type_promotion import promote_types
 
 if TYPE_CHECKING:
     from ._types import Axes
@@ -137,7 +138,7 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
 
 def _float_result(dtype, qs, weak):
     result_dtype = dtype if dtype.is_floating else _dt.float64
-    return result_dtype if weak else _dt.promote_types(result_dtype, qs.dtype)
+    return result_dtype if weak else promote_types(result_dtype, qs.dtype)
 
 
 def _of_nothing(a, qs, weak, batch, nan, fname):
