@@ -14,9 +14,10 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import ArrayBase, new_array, on_one_device, require_array, scalar_for
-from .complex_parts import PARTS, VIEW_NOTE, complex_part
-from .docstrings import fill, shared_doc
+from .complex_parts import PARTS, complex_part
+from .docstrings import shared_doc
 from .elementwise_dispatch import binary, binary_function, compare, compare_function, unary, unary_function
+from .elementwise_docs import docstring
 from .errors import DTypeError, name_code
 from .lazy_gate import operand
 from .opdefs import BinaryOp, CompareOp, UnaryOp
@@ -58,83 +59,16 @@ _UNARY_NAMES = [op for op in UnaryOp if op not in (UnaryOp.ERF, UnaryOp.RELU, Un
                                                    UnaryOp.SIGMOID, UnaryOp.SILU)]
 _BINARY_NAMES = list(BinaryOp)
 
-_KIND_NAMES = {"B": "bool", "I": "integer", "F": "real floating", "C": "complex floating"}
-_RESULT_TEXT = {
-    "same": "the dtype of the (promoted) input",
-    "bool": "bool",
-    "real": "the real dtype of the input (float32 for complex64, float64 for complex128; others unchanged)",
-    "index": "int64",
-}
-
-
-#: what a generated function's docstring says beyond the common text: (a paragraph, Raises entries)
-_NOTES = {
-    BinaryOp.POW: (
-        "An integer base with a negative integer scalar exponent (``x ** -1``) raises, as in "
-        "NumPy and PyTorch (a check of the scalar on the host). A negative element of an "
-        "integer exponent array is not checked, which would cost a device synchronization: "
-        "it gives 1 where the base is 1, 1 or -1 where the base is -1 (by the exponent's "
-        "parity) and 0 elsewhere, the reciprocal truncated toward zero, on every backend.",
-        ["ArgumentValueError", "    If x1 is an integer array and x2 a negative integer scalar."],
-    ),
-}
-
-
-def _example_values(domain):
-    if "F" in domain:
-        return "[0.25, 0.5, 0.75]"
-    if "I" in domain:
-        return "[1, 2, 3]"
-    return "[True, False, True]"
-
-
-def _docstring(op, *args):
-    """The numpydoc docstring of a generated element-wise function: the one place their
-    documentation is written, from the op's domain and result rule (``opdefs``), with
-    the Raises entries every binary function shares (``docstrings.fill``)."""
-    kinds = ", ".join(_KIND_NAMES[c] for c in op.domain)
-    floating_only = "F" in op.domain and "I" not in op.domain and op.result == "same"
-    unary_fn = len(args) == 1
-    what = "comparison" if isinstance(op, CompareOp) else "function"
-    lines = [f"Element-wise ``{op.value}`` {what} of the Array API standard.", ""]
-    if not unary_fn:
-        lines += ["The two operands are promoted to one dtype and broadcast to one shape.", ""]
-    if op in PARTS:
-        lines += [VIEW_NOTE, ""]
-    if floating_only:
-        lines += ["Outside strict promotion mode, bool and integer input is computed in the "
-                  "default floating dtype (docs/promotion.md).", ""]
-    note, raises = _NOTES.get(op, (None, []))
-    if note:
-        lines += [note, ""]
-    lines += ["Parameters", "----------"]
-    for name in args:
-        scalar = "" if unary_fn else " (one of the two operands may be a Python scalar)"
-        lines += [f"{name} : Array{'' if unary_fn else ' or Python scalar'}",
-                  f"    Input{scalar}; dtypes accepted: {kinds}."]
-    lines += ["", "Returns", "-------", "Array",
-              f"    The element-wise result on the input's device; its dtype is {_RESULT_TEXT[op.result]}.",
-              "", "Raises", "------", "DTypeError", "    If an operand's dtype is outside the accepted dtypes.",
-              "TypeError", "    If no operand is a candlewick array."] + raises
-    if not unary_fn:
-        lines += ["{raises_broadcast}", "{raises_devices}"]
-    call = "x" if unary_fn else "x, x"
-    lines += ["", "Examples", "--------", ">>> import candlewick as cw",
-              f">>> x = cw.asarray({_example_values(op.domain)})",
-              f">>> cw.{op.value}({call}).shape", "(3,)", ""]
-    return fill("\n".join(lines))
-
-
 __all__: list[str] = []
 _op: UnaryOp | BinaryOp | CompareOp
 for _op in _UNARY_NAMES:
-    globals()[_op.value] = _make_unary(_op, _docstring(_op, "x"))
+    globals()[_op.value] = _make_unary(_op, docstring(_op, "x"))
     __all__.append(_op.value)
 for _op in _BINARY_NAMES:
-    globals()[_op.value] = _make_binary(_op, _docstring(_op, "x1", "x2"))
+    globals()[_op.value] = _make_binary(_op, docstring(_op, "x1", "x2"))
     __all__.append(_op.value)
 for _op in CompareOp:
-    globals()[_op.value] = _make_compare(_op, _docstring(_op, "x1", "x2"))
+    globals()[_op.value] = _make_compare(_op, docstring(_op, "x1", "x2"))
     __all__.append(_op.value)
 
 
