@@ -38,7 +38,8 @@ from .statistical import max, min, prod, sum
 from .moments import mean, std, var
 from .cumulative import cumulative_prod, cumulative_sum
 from .repetition import repeat, roll, tile
-from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted, where
+from .searching import argmax, argmin, count_nonzero, nonzero, searchsorted
+from .selection import where
 from .sorting import argsort, sort
 from .set_membership import isin
 from .sets import unique_all, unique_counts, unique_inverse, unique_values

@@ -20,6 +20,7 @@ from .data_types import astype, finfo
 from .docstrings import fill
 from .errors import ArgumentValueError
 from .numpy_names import cumprod, cumsum, write_out
+from .selection import where
 
 if TYPE_CHECKING:
     from .array import Array
@@ -50,7 +51,7 @@ def _has_nan(a):
 
 
 def _filled(a, value):
-    return _searching.where(_ew.isnan(a), value, a)
+    return where(_ew.isnan(a), value, a)
 
 
 def _count(a, axis, keepdims):
@@ -93,11 +94,11 @@ def _nanvar(a, axis, dtype, keepdims, ddof, correction, root, fname):
         spread = _moments.std if root else _moments.var
         return spread(a, axis=axis, correction=ddof, keepdims=keepdims)
     valid = _ew.logical_not(_ew.isnan(a))
-    centred = _searching.where(valid, a - nanmean(a, axis, None, None, True), 0.0)
+    centred = where(valid, a - nanmean(a, axis, None, None, True), 0.0)
     squares = _ew.real(centred * _ew.conj(centred)) if a.dtype.is_complex else centred * centred
     dof = _count(a, axis, keepdims) - ddof
     # NumPy's rule: a slice with no degrees of freedom left gives NaN
-    variance = _searching.where(dof > 0, _stat.sum(squares, axis=axis, keepdims=keepdims) / dof, float("nan"))
+    variance = where(dof > 0, _stat.sum(squares, axis=axis, keepdims=keepdims) / dof, float("nan"))
     return _ew.sqrt(variance) if root else variance
 
 
@@ -118,9 +119,9 @@ def _extreme(reduce, fill_value, a, axis, keepdims, fname):
     if not _has_nan(a):
         return reduce(a, axis=axis, keepdims=keepdims)
     nan = _ew.isnan(a)
-    found = reduce(_searching.where(nan, fill_value, a), axis=axis, keepdims=keepdims)
+    found = reduce(where(nan, fill_value, a), axis=axis, keepdims=keepdims)
     empty = _utility.all(nan, axis=axis, keepdims=keepdims)
-    return _searching.where(empty, float("nan"), found)  # an all-NaN slice gives NaN
+    return where(empty, float("nan"), found)  # an all-NaN slice gives NaN
 
 
 def nanmax(a: Array, axis: Axes | None = None, out: Array | None = None, keepdims: bool = False) -> Array:
@@ -139,7 +140,7 @@ def _nanarg(arg, fill_value, a, axis, keepdims, fname):
     # NumPy refuses a slice with nothing but NaN (an index would be meaningless)
     if bool(_utility.any(_utility.all(nan, axis=axis))):
         raise ArgumentValueError(f"{fname}: All-NaN slice encountered")
-    return arg(_searching.where(nan, fill_value, a), axis=axis, keepdims=keepdims)
+    return arg(where(nan, fill_value, a), axis=axis, keepdims=keepdims)
 
 
 def nanargmax(a: Array, axis: int | None = None, out: Array | None = None, *, keepdims: bool = False) -> Array:

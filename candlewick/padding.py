@@ -27,7 +27,7 @@ from .joining import concat
 from .manipulation import flip, reshape
 from .moments import mean
 from .quantiles import median
-from .searching import where
+from .selection import where
 from .statistical import max as _max
 from .statistical import min as _min
 

@@ -26,7 +26,7 @@ from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, IndexOutO
 from .indexing_functions import take_along_axis
 from .manipulation import expand_dims, moveaxis, permute_dims, reshape
 from .numpy_names import write_out
-from .searching import where
+from .selection import where
 from .shapes import broadcast_shapes, normalize_axes, shape_size
 from .sorting import sort
 from .statistical import sum as _sum

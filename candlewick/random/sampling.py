@@ -31,7 +31,8 @@ from ..errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeErr
 from ..indexing_functions import take
 from ..manipulation import reshape
 from ..registry import get_device
-from ..searching import searchsorted, where
+from ..searching import searchsorted
+from ..selection import where
 from ..shapes import broadcast_shapes, normalize_axis, shape_size
 from ..sorting import argsort
 from ..statistical import max as _max, min as _min
