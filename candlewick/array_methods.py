@@ -20,7 +20,8 @@ from ._core import ArrayBase
 from .docstrings import fill as _fill
 from .errors import ArgumentValueError, short_repr
 from .namespace_lookup import cw, namespace_function
-from .numpy_functions import FUNCTIONS, NOT_MINE
+from .numpy_args import NOT_MINE
+from .numpy_functions import FUNCTIONS
 
 if TYPE_CHECKING:
     from .array import Array

@@ -8,6 +8,8 @@ arguments as given. Other entries translate the arguments, and answer ``NOT_MINE
 options they do not take; numpy_protocols then runs NumPy's function on host copies where
 the memory is host memory, and raises candlewick's error naming the function where not.
 Functions of a dtype or a shape only (``np.shape``, ``np.ndim``) need no data at all.
+The reductions' translations are ``numpy_reduction_calls``; the conventions every
+translation shares (``NOT_MINE``, NumPy's no-value default) are ``numpy_args``.
 """
 
 import functools
@@ -20,18 +22,9 @@ import numpy as np
 from ._core import ArrayBase, is_scalar, operator_index, require_array
 from .errors import ArgumentTypeError, DTypeError
 from .namespace_lookup import cw, namespace_function
+from .numpy_args import NO_VALUE, NOT_MINE, python_scalar, shape_arg
+from .numpy_reduction_calls import arg_reduction, cumulative, mean, reduction, spread
 from .shapes import normalize_axis
-
-NOT_MINE = object()
-_NO_VALUE = np._NoValue
-
-
-def _unset(*values):
-    return all(v is None or v is _NO_VALUE for v in values)
-
-
-def _flag(value):
-    return False if value is _NO_VALUE else bool(value)
 
 
 def _direct(name):
@@ -52,67 +45,6 @@ def _direct(name):
     return call
 
 
-def _masked(a, where, fill):
-    return a if where is _NO_VALUE or where is True else cw.where(where, a, fill)
-
-
-def _reduction(name, identity, combine):
-    """sum, prod, max, min, any, all with NumPy's signatures, ``initial`` and ``where``;
-    ``identity`` fills the masked-out elements (max and min take ``initial`` for it, as
-    NumPy asks)."""
-    fn = namespace_function(name)
-
-    def reduce(a, axis, dtype, out, keepdims, initial, where):
-        if out is not None:
-            return NOT_MINE
-        fill = identity if identity is not None else initial
-        if fill is _NO_VALUE and where is not _NO_VALUE and where is not True:
-            return NOT_MINE  # NumPy's own error: max/min with where= need initial=
-        options = {"dtype": dtype} if dtype is not None else {}
-        result = fn(_masked(a, where, fill), axis=axis, keepdims=_flag(keepdims), **options)
-        if initial is not _NO_VALUE and combine is not None:
-            result = combine(result, initial)
-        return result
-
-    def sum_like(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
-        return reduce(a, axis, dtype, out, keepdims, initial, where)
-
-    def max_like(a, axis=None, out=None, keepdims=False, initial=_NO_VALUE, where=_NO_VALUE):
-        return reduce(a, axis, None, out, keepdims, initial, where)
-
-    def any_like(a, axis=None, out=None, keepdims=False, *, where=_NO_VALUE):
-        return reduce(a, axis, None, out, keepdims, _NO_VALUE, where)
-
-    # NumPy's three signatures of these reductions
-    return sum_like if name in ("sum", "prod") else max_like if name in ("max", "min") else any_like
-
-
-def _spread(name):
-    fn = namespace_function(name)
-
-    def call(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=_NO_VALUE,
-             mean=_NO_VALUE, correction=_NO_VALUE):
-        if not _unset(out, where, mean):
-            return NOT_MINE
-        correction = ddof if correction is _NO_VALUE else correction
-        return fn(a, axis=axis, correction=correction, keepdims=_flag(keepdims), dtype=dtype)
-    return call
-
-
-def _mean(a, axis=None, dtype=None, out=None, keepdims=False, where=_NO_VALUE):
-    if not _unset(out, where):
-        return NOT_MINE
-    return cw.mean(a, axis=axis, keepdims=_flag(keepdims), dtype=dtype)
-
-
-def _arg(fn):
-    def call(a, axis=None, out=None, *, keepdims=False):
-        if out is not None:
-            return NOT_MINE
-        return fn(a, axis=axis, keepdims=_flag(keepdims))
-    return call
-
-
 def _concatenate(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     if out is not None:
         return NOT_MINE
@@ -130,15 +62,8 @@ def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return stacked if dtype is None else cw.astype(stacked, dtype)
 
 
-def _shape(shape):
-    """NumPy's shape argument: one int or a sequence (candlewick's functions check them)."""
-    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
-        return (int(shape),)
-    return tuple(shape) if isinstance(shape, (tuple, list)) else shape
-
-
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
-    shape = _shape(shape if shape is not None else newshape)
+    shape = shape_arg(shape if shape is not None else newshape)
     if not isinstance(shape, tuple):
         return cw.reshape(a, shape)  # candlewick's error for the shape
     if order == "F":  # NumPy's Fortran order: the C-order reshape of the reversed axes
@@ -159,35 +84,21 @@ def _squeeze(a, axis=None):
     return cw.squeeze(a, axis=axis)
 
 
-def _python_scalar(value):
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _where(condition, x=_NO_VALUE, y=_NO_VALUE):
+def _where(condition, x=NO_VALUE, y=NO_VALUE):
     """NumPy's where: a condition of any dtype (its truth, nonzero), two scalars allowed
     (NumPy's dtype of them), and the one-argument form (``nonzero``)."""
     if not isinstance(condition, ArrayBase):
         return NOT_MINE
     if condition.dtype.category != "bool":
         condition = condition != 0
-    if x is _NO_VALUE and y is _NO_VALUE:
+    if x is NO_VALUE and y is NO_VALUE:
         return cw.nonzero(condition)
-    if x is _NO_VALUE or y is _NO_VALUE:
+    if x is NO_VALUE or y is NO_VALUE:
         return NOT_MINE  # NumPy's own error: x and y go together
-    x, y = _python_scalar(x), _python_scalar(y)
+    x, y = python_scalar(x), python_scalar(y)
     if not isinstance(x, ArrayBase) and not isinstance(y, ArrayBase):
         x = cw.asarray(x, dtype=np.result_type(x, y), device=condition.device)
     return cw.where(condition, x, y)
-
-
-def _cumulative(name):
-    fn = namespace_function(name)
-
-    def call(a, axis=None, dtype=None, out=None):
-        if out is not None:
-            return NOT_MINE
-        return fn(a, axis, dtype)
-    return call
 
 
 def _like(fn, make):
@@ -197,7 +108,7 @@ def _like(fn, make):
             return fn(a, dtype=dtype, device=device) if fill is None else fn(a, fill, dtype=dtype, device=device)
         dtype = a.dtype if dtype is None else dtype
         device = a.device if device is None else device
-        shape = _shape(shape)
+        shape = shape_arg(shape)
         return make(shape, dtype=dtype, device=device) if fill is None else make(shape, fill, dtype=dtype, device=device)
     return call
 
@@ -267,8 +178,8 @@ def _round(a, decimals=0, out=None):
     return cw.astype(rounded, a.dtype) if integral else rounded
 
 
-def _diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
-    options = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not _NO_VALUE}
+def _diff(a, n=1, axis=-1, prepend=NO_VALUE, append=NO_VALUE):
+    options = {k: v for k, v in (("prepend", prepend), ("append", append)) if v is not NO_VALUE}
     return cw.diff(a, n=n, axis=axis, **options)
 
 
@@ -276,18 +187,18 @@ def _repeat(a, repeats, axis=None):
     return cw.repeat(a, repeats, axis=axis)
 
 
-def _clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
+def _clip(a, a_min=NO_VALUE, a_max=NO_VALUE, out=None, *, min=NO_VALUE, max=NO_VALUE, **kwargs):
     if out is not None or kwargs:
         return NOT_MINE
-    low = None if a_min is _NO_VALUE else a_min
-    high = None if a_max is _NO_VALUE else a_max
-    low = low if min is _NO_VALUE else min
-    high = high if max is _NO_VALUE else max
+    low = None if a_min is NO_VALUE else a_min
+    high = None if a_max is NO_VALUE else a_max
+    low = low if min is NO_VALUE else min
+    high = high if max is NO_VALUE else max
     if any(isinstance(v, (complex, np.complexfloating)) or (isinstance(v, ArrayBase) and
                                                             v.dtype.category == "complex floating")
            for v in (low, high)):
         return NOT_MINE  # the standard's clip orders real numbers only
-    return cw.clip(a, _python_scalar(low), _python_scalar(high))
+    return cw.clip(a, python_scalar(low), python_scalar(high))
 
 
 def _atleast(ndim):
@@ -323,24 +234,24 @@ def _copy(a, order="K", subok=False):
 
 
 FUNCTIONS: dict[Any, Any] = {
-    np.sum: _reduction("sum", 0, lambda r, v: r + v), np.prod: _reduction("prod", 1, lambda r, v: r * v),
-    np.max: _reduction("max", None, cw.maximum), np.min: _reduction("min", None, cw.minimum),
-    np.amax: _reduction("max", None, cw.maximum), np.amin: _reduction("min", None, cw.minimum),
-    np.any: _reduction("any", False, None), np.all: _reduction("all", True, None),
-    np.std: _spread("std"), np.var: _spread("var"), np.mean: _mean,
-    np.argmax: _arg(cw.argmax), np.argmin: _arg(cw.argmin),
+    np.sum: reduction("sum", 0, lambda r, v: r + v), np.prod: reduction("prod", 1, lambda r, v: r * v),
+    np.max: reduction("max", None, cw.maximum), np.min: reduction("min", None, cw.minimum),
+    np.amax: reduction("max", None, cw.maximum), np.amin: reduction("min", None, cw.minimum),
+    np.any: reduction("any", False, None), np.all: reduction("all", True, None),
+    np.std: spread("std"), np.var: spread("var"), np.mean: mean,
+    np.argmax: arg_reduction(cw.argmax), np.argmin: arg_reduction(cw.argmin),
     np.concatenate: _concatenate, np.stack: _stack, np.reshape: _reshape, np.ravel: _ravel,
     np.squeeze: _squeeze, np.where: _where,
     np.expand_dims: lambda a, axis: cw.expand_dims(a, axis=axis),
-    np.broadcast_to: lambda array, shape, subok=False: cw.broadcast_to(array, _shape(shape)),
+    np.broadcast_to: lambda array, shape, subok=False: cw.broadcast_to(array, shape_arg(shape)),
     np.broadcast_arrays: lambda *args, subok=False: tuple(cw.broadcast_arrays(*args)),
     np.moveaxis: lambda a, source, destination: cw.moveaxis(a, source, destination),
     np.swapaxes: lambda a, axis1, axis2: cw.permute_dims(a, _swapped(a.ndim, axis1, axis2)),
     np.flip: lambda m, axis=None: cw.flip(m, axis=axis),
     np.roll: lambda a, shift, axis=None: cw.roll(a, shift, axis=axis),
-    np.repeat: _repeat, np.tile: lambda A, reps: cw.tile(A, _shape(reps)),
+    np.repeat: _repeat, np.tile: lambda A, reps: cw.tile(A, shape_arg(reps)),
     np.clip: _clip, np.round: _round, np.around: _round,
-    np.cumsum: _cumulative("cumsum"), np.cumprod: _cumulative("cumprod"),
+    np.cumsum: cumulative("cumsum"), np.cumprod: cumulative("cumprod"),
     np.tensordot: lambda a, b, axes=2: cw.tensordot(a, b, axes=axes), np.dot: _dot,
     np.zeros_like: _like(cw.zeros_like, cw.zeros), np.ones_like: _like(cw.ones_like, cw.ones),
     np.empty_like: _like(cw.empty_like, cw.empty), np.full_like: _full_like,

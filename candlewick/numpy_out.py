@@ -27,7 +27,7 @@ from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, 
                      UnsupportedOperation)
 from .inplace import DTypeMismatch, updater, write
 from .namespace_lookup import namespace_function as _candlewick
-from .numpy_functions import NOT_MINE
+from .numpy_args import NOT_MINE
 from .numpy_protocols import (
     _UFUNC_REDUCTIONS, _UFUNC_RENAMES, _as_operand, _is_default, _refuse_mixed, _to_host, _ufunc_function,
 )

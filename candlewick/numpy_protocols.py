@@ -27,7 +27,8 @@ from .errors import ArgumentTypeError
 from .namespace_lookup import cw as _cw
 from .namespace_lookup import has_function, namespace_function
 from .numpy_creation import CREATION
-from .numpy_functions import FUNCTIONS, NOT_MINE
+from .numpy_args import NOT_MINE
+from .numpy_functions import FUNCTIONS
 
 # NumPy ufunc name -> candlewick function name where the two differ
 _UFUNC_RENAMES = {

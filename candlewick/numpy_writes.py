@@ -23,7 +23,7 @@ from .errors import ArgumentValueError, ShapeError
 from .layout import Layout
 from .numpy_out import numpy_on_shared, spread, store, store_where
 from .namespace_lookup import namespace_function as _candlewick
-from .numpy_functions import NOT_MINE
+from .numpy_args import NOT_MINE
 from .numpy_protocols import _as_operand, candlewick_equal
 from .numpy_protocols import array_function as _write_nothing
 from .writes import check_writable
