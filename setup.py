@@ -11,6 +11,7 @@ NATIVE = Extension(
     ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
      "candlewick/_native_broadcast.c",
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_ufunc_table.c",
+     "candlewick/_native_ufunc_new.c", "candlewick/_native_buffer_views.c",
      "candlewick/_native_flat_view.c", "candlewick/_native_write_guard.c",
      "candlewick/_native_guard.c",
      "candlewick/_native_slice.c", "candlewick/_native_slice_layout.c", "candlewick/_native_element_store.c",

@@ -281,7 +281,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 ||
+    if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0) {
@@ -294,6 +294,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (PyModule_AddObjectRef(module, "Elementwise", (PyObject *)&cw_ElementwiseType) < 0 ||
         PyModule_AddObjectRef(module, "Update", (PyObject *)&cw_UpdateType) < 0 ||
         PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0 ||
+        PyModule_AddObjectRef(module, "UfuncNew", (PyObject *)&cw_UfuncNewType) < 0 ||
         PyModule_AddObjectRef(module, "Lock", (PyObject *)&cw_LockType) < 0 ||
         PyModule_AddObjectRef(module, "Item", (PyObject *)&cw_ItemType) < 0 ||
         PyModule_AddObjectRef(module, "Override", (PyObject *)&cw_OverrideType) < 0 ||

@@ -156,6 +156,23 @@ int cw_write_guard_enter(WriteGuard *guard, PyObject *lock, PyObject *var, PyObj
 int cw_write_guard_exit(WriteGuard *guard);
 int cw_write_guard_ready(void);
 
+/* _native_buffer_views.c */
+/* Two operands' buffers viewed for NumPy's broadcasting (UfuncNew's broadcast form):
+   layouts of one shape, each C-contiguous but for its stride-0 axes, every axis longer
+   than 1 unstretched in one of them; each buffer's elements reshaped to its layout's
+   shape with 1 on its stretched axes. 1 with *a, *b new references; 0 for any other
+   pair (no error set); -1 on error. */
+int cw_spread_views(const Binding *b, PyObject *buf1, PyObject *l1, PyObject *buf2, PyObject *l2, PyObject **a,
+                    PyObject **bv);
+/* A 2-D layout that is a matrix or its transpose in `buf` viewed with its strides: 1
+   with *view a new reference, 0 for any other layout (no error set), -1 on error. */
+int cw_matrix_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **view);
+int cw_buffer_views_ready(void);
+
+/* _native_ufunc_new.c */
+extern PyTypeObject cw_UfuncNewType;
+int cw_ufunc_new_ready(void);
+
 /* _native_flat_view.c */
 /* `buf` (a host storage's 1-D NumPy buffer) as the 1-D array of the elements `layout`
    reaches, in C order: the buffer itself where the layout covers it whole, else a slice of

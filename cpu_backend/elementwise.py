@@ -17,6 +17,13 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
+from candlewick.fp_state import LOUD, STATE_VAR
+from candlewick.opdefs import BinaryOp, CompareOp
+
+try:  # optional: the two-operand primitives' common case in C (_in_c)
+    from candlewick import _native
+except ImportError:  # pragma: no cover - built where a C compiler was found
+    _native = None  # type: ignore[assignment]
 
 from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
 from .ops import BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW, compute_dtype
@@ -98,8 +105,25 @@ def _two_operands(table, primitive):
     return two_operands
 
 
-binary = _two_operands(BINARY_RAW, "binary")
-compare = _two_operands(COMPARE_RAW, "compare")
+def _in_c(primitive, table, ops):
+    """``primitive`` (a two-operand one over ``table``) with its common case in C where
+    candlewick._native was built (``_native.UfuncNew``: an op whose kernel is one NumPy
+    ufunc, on 1-D views of the buffers, or on the buffers reshaped so that NumPy
+    broadcasts them to the layouts' strides; the same quiet state, result and errors),
+    ``primitive`` for the rest. After a NumPy call over 10^5-10^6 elements this
+    primitive's Python frame costs 15-25 us of cache misses (bench/pydata_e2e.py's
+    KMeans-like loop makes eight such calls an iteration)."""
+    if _native is None or STATE_VAR is None:
+        return primitive
+    entries = {id(ops(op)): {id(dt.from_name(name)): (kernel, bool(loud), out_dtype)  # (by identity)
+                             for name, (kernel, loud, out_dtype) in row.items()
+                             if type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1}
+               for op, row in table.items()}
+    return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD)
+
+
+binary = _in_c(_two_operands(BINARY_RAW, "binary"), BINARY_RAW, BinaryOp)
+compare = _in_c(_two_operands(COMPARE_RAW, "compare"), COMPARE_RAW, CompareOp)
 
 
 @reports_out_of_memory

@@ -7,6 +7,7 @@ caller's class."""
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.fp_state import STATE_VAR
 from candlewick.shapes import broadcast_shapes
 
 from .error import (
@@ -14,6 +15,11 @@ from .error import (
 )
 from .ops import F32, LOW_PRECISION_NAMES
 from .storage_slice import flat, view
+
+try:  # optional: the real 2-D product's common case in C (_in_c)
+    from candlewick import _native
+except ImportError:  # pragma: no cover - built where a C compiler was found
+    _native = None  # type: ignore[assignment]
 
 _IEEE_NAMES = frozenset(d.name for d in dt.REAL_FLOATING + dt.COMPLEX)
 _COMPLEX_NAMES = frozenset(d.name for d in dt.COMPLEX)
@@ -104,3 +110,19 @@ def _general_matmul(self, rhs, lhs_layout, rhs_layout):
         if name in _COMPLEX_NAMES and not np.isfinite(out).all():
             out = _complex_matmul_ieee(a, b)
     return type(self)(out.reshape(-1), dtype)
+
+
+def _in_c(primitive):
+    """``primitive`` (``matmul``) with its common case in C where candlewick._native was
+    built (``_native.UfuncNew``'s matrix form: a float32 or float64 product of two 2-D
+    operands each a matrix or its transpose in the buffer, np.matmul on views with the
+    layouts' strides under the quiet state, as ``matmul``'s first branch), ``primitive``
+    for the rest. After a NumPy call over 10^5-10^6 elements the Python form's frames cost
+    tens of us of cache misses (a KMeans-like loop makes two products an iteration)."""
+    if _native is None or STATE_VAR is None:
+        return primitive
+    table = {id(None): {id(d): (np.matmul, True, d) for d in (dt.float32, dt.float64)}}  # (by identity)
+    return _native.UfuncNew(table, STATE_VAR, QUIET, out_of_memory, primitive, matrix=True)
+
+
+matmul = _in_c(matmul)

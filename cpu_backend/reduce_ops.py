@@ -53,9 +53,9 @@ def _reduce_impl(op, dtype):
         return extreme
 
     if op in (ReduceOp.ARGMIN, ReduceOp.ARGMAX):
-        find = np.argmin if op is ReduceOp.ARGMIN else np.argmax  # first extreme / first NaN
-        # the ndarray method: np.argmax's own call without its keyword handling
-        find_flat = np.ndarray.argmin if op is ReduceOp.ARGMIN else np.ndarray.argmax
+        # first extreme / first NaN: the ndarray method, which np.argmin calls after two
+        # Python wrappers (fromnumeric's and _wrapfunc: a KMeans step's argmin along rows)
+        find = np.ndarray.argmin if op is ReduceOp.ARGMIN else np.ndarray.argmax
 
         def arg_extreme(v, axes):
             (axis,) = axes
@@ -63,7 +63,7 @@ def _reduce_impl(op, dtype):
                 v = v.astype(F32)
             if v.ndim == 1:  # a whole run (the flat buffer or a 1-D view): its index as a 1-element result
                 out = np.empty(1, I64)
-                out[0] = find_flat(v)
+                out[0] = find(v)
                 return out
             return find(v, axis=axis, keepdims=True).astype(np.int64, copy=False)
 

@@ -1,0 +1,246 @@
+"""The cpu backend's two-operand primitives ``binary`` and ``compare`` in C
+(candlewick._native.UfuncNew): the result, dtype and warnings of the Python primitive for
+every op whose kernel is one ufunc, on operands of one shape and operands broadcast onto
+it; every other call handed to the Python primitive unchanged; a MemoryError made the
+backend's error; the inputs never written. (test_native_elementwise.py: the namespace
+functions over it, against the whole Python path.)"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick.fp_state import LOUD, QUIET, STATE_VAR
+from candlewick.opdefs import BinaryOp, CompareOp
+from cpu_backend import elementwise
+from cpu_backend.ops import BINARY_RAW, COMPARE_RAW
+from cpu_backend.storage import CpuStorage
+
+_native = pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
+
+DTYPES = ["bool", "uint8", "int32", "int64", "float32", "float64", "complex64", "complex128"]
+SPECIAL = [0.0, -0.0, 1.0, -3.5, np.inf, -np.inf, np.nan, 3e38, 7.0, 2.0, -1.0, 1e-40]
+
+
+def _array(dtype, seed, shape=(3, 4)):
+    n = int(np.prod(shape))
+    values = np.array([SPECIAL[(i * (seed + 2) + seed) % len(SPECIAL)] for i in range(n)])
+    if dtype == "bool":
+        host = values > 0
+    elif np.dtype(dtype).kind in "iu":
+        host = (np.nan_to_num(values, posinf=200, neginf=-7) % 250).astype(dtype)  # (zeros included)
+    else:
+        host = values.astype(dtype)
+    return cw.asarray(host.reshape(shape))
+
+
+def _pairs(dtype):
+    """(lhs storage, lhs layout, rhs storage, rhs layout): one shape; a column, a row, a
+    column against a row, broadcast as the front end broadcasts them; 1-D slices."""
+    x, y = _array(dtype, 0), _array(dtype, 1)
+    col, row = _array(dtype, 2, (3, 1)), _array(dtype, 3, (4,))
+    full = (3, 4)
+    yield x._storage, x._layout, y._storage, y._layout
+    yield x._storage, x._layout, col._storage, col._layout.broadcast_to(full)
+    yield row._storage, row._layout.broadcast_to(full), y._storage, y._layout
+    yield col._storage, col._layout.broadcast_to(full), row._storage, row._layout.broadcast_to(full)
+    flat_x, flat_y = cw.reshape(x, (12,)), cw.reshape(y, (12,))
+    a, b = flat_x[1:7], flat_y[::2]
+    yield a._storage, a._layout, b._storage, b._layout
+
+
+def _outcome(primitive, storage, op, l1, rhs, l2):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            out = primitive(storage, op, l1, rhs, l2)
+        except Exception as exc:  # both forms must fail alike
+            return ("raised", type(exc), str(exc), [])
+    assert type(out) is type(storage) and out.buf.ndim == 1
+    assert not np.shares_memory(out.buf, storage.buf) and not np.shares_memory(out.buf, rhs.buf)
+    return (out.dtype, out.buf.dtype, out.buf.tobytes(), [(w.category, str(w.message)) for w in seen])
+
+
+@pytest.mark.parametrize("name, table, ops", [("binary", BINARY_RAW, BinaryOp), ("compare", COMPARE_RAW, CompareOp)])
+def test_equals_the_python_primitive(name, table, ops):
+    assert type(getattr(CpuStorage, name)) is _native.UfuncNew
+    general = getattr(CpuStorage, name).general
+    handed_on = []
+
+    def spy(*args):
+        handed_on.append(args)
+        return general(*args)
+
+    primitive = elementwise._in_c(spy, table, ops)  # the same C primitive, its hand-ons seen
+    before = np.geterr()
+    for value, row in table.items():
+        op = ops(value)
+        for dtype in DTYPES:
+            if dtype not in row:
+                continue
+            in_c = type(row[dtype][0]) is np.ufunc
+            for s1, l1, s2, l2 in _pairs(dtype):
+                inputs = (s1.buf.tobytes(), s2.buf.tobytes())
+                handed_on.clear()
+                fast = _outcome(primitive, s1, op, l1, s2, l2)
+                assert bool(handed_on) is not in_c, (name, value, dtype, l1, l2)
+                assert fast == _outcome(general, s1, op, l1, s2, l2), (name, value, dtype, l1, l2)
+                assert (s1.buf.tobytes(), s2.buf.tobytes()) == inputs
+    assert np.geterr() == before  # the quiet state left behind nowhere
+
+
+class Recorder:
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *args):
+        self.calls.append(args)
+        return "general's"
+
+
+def _made(general, kernel=np.add, loud=True):
+    f32 = cw.float32
+    table = {id(BinaryOp.ADD): {id(f32): (kernel, loud, f32)}}
+    return _native.UfuncNew(table, STATE_VAR, QUIET, lambda op, exc: cw.errors.DeviceMemoryError(
+        "cpu", 0, None, f"{op}: {exc}"), general, loud=LOUD)
+
+
+def test_every_other_call_goes_to_the_python_primitive_unchanged():
+    general = Recorder()
+    primitive = _made(general)
+    x = cw.asarray(np.ones((3, 4), np.float32))
+    s, lay = x._storage, x._layout
+    assert primitive(s, BinaryOp.ADD, lay, s, lay).buf.tolist() == [2.0] * 12 and general.calls == []
+    col = cw.asarray(np.ones((1, 4), np.float32))
+    i32 = cw.asarray(np.ones((3, 4), np.int32))
+    stretched = col._layout.broadcast_to((3, 4))
+
+    class Other(CpuStorage):
+        __slots__ = ()
+
+    other = Other(np.ones(12, np.float32), cw.float32)
+    declined = [
+        (s, BinaryOp.SUBTRACT, lay, s, lay),  # an op not in the table
+        (s, BinaryOp.ADD, x.T._layout, s, x.T._layout),  # transposed: neither form's views
+        (col._storage, BinaryOp.ADD, stretched, col._storage, stretched),  # one axis stretched in both
+        (s, BinaryOp.ADD, lay, i32._storage, i32._layout),  # another dtype
+        (s, BinaryOp.ADD, lay, other, lay),  # another class
+        (i32._storage, BinaryOp.ADD, lay, i32._storage, lay),  # a dtype not in the table
+    ]
+    for args in declined:
+        general.calls.clear()
+        assert primitive(*args) == "general's" and general.calls == [args]
+    general.calls.clear()
+    assert primitive(s, BinaryOp.ADD, lay, s, lay, "extra") == "general's" and len(general.calls) == 1
+
+
+def test_a_memory_error_becomes_the_backends_error():
+    def exhausted(a, b):
+        raise MemoryError("no room")
+
+    primitive = _made(Recorder(), kernel=exhausted)
+    x = cw.asarray(np.ones(4, np.float32))
+    before = np.geterr()
+    with pytest.raises(cw.errors.DeviceMemoryError, match="no room") as info:
+        primitive(x._storage, BinaryOp.ADD, x._layout, x._storage, x._layout)
+    assert isinstance(info.value.__cause__, MemoryError)
+    assert np.geterr() == before  # the state restored: the next NumPy call warns as before
+    with pytest.warns(RuntimeWarning):
+        np.float32(3e38) * np.float32(10)
+
+
+def test_loud_entries_run_quietly_and_others_do_not():
+    seen = []
+
+    def kernel(a, b):
+        seen.append(np.geterr()["over"])
+        return np.add(a, b)
+
+    x = cw.asarray(np.ones(4, np.float32))
+    args = (x._storage, BinaryOp.ADD, x._layout, x._storage, x._layout)
+    with np.errstate(over="raise"):
+        _made(Recorder(), kernel=kernel, loud=True)(*args)
+        _made(Recorder(), kernel=kernel, loud=False)(*args)
+        assert np.geterr()["over"] == "raise"
+    assert seen == ["ignore", "raise"]
+
+
+def test_a_large_overflow_warns_nowhere():
+    big = cw.asarray(np.full(1 << 12, 3e38, np.float32))
+    col = cw.asarray(np.full((1 << 10, 1), 3e38, np.float32))
+    wide = cw.reshape(big, (1 << 10, 4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bool(cw.all(cw.isinf(big * big)))
+        assert bool(cw.all(cw.isinf(wide * col)))
+        out = elementwise.binary(big._storage, BinaryOp.MULTIPLY, big._layout, big._storage, big._layout)
+        assert bool(np.all(out.buf == np.inf))
+
+
+# --- the matrix form: CpuStorage.matmul's real 2-D product ----------------------------------
+
+def _matrices(dtype):
+    """(lhs, rhs, whether the C form takes them): matrices and transposes in their
+    buffers (offset ones too, and size-1 axes) taken; strided or stretched ones not."""
+    a, b = _array(dtype, 0, (5, 3)), _array(dtype, 1, (4, 3))
+    yield a, b.T, True
+    yield a.T, a, True
+    yield b[1:3], a.T, True
+    yield a[:, :1], b[:1, :1], False  # (a column of a matrix: strided)
+    yield cw.reshape(a, (15, 1)), b[:1, :1], True
+    yield a[2:3], b.T, True
+    yield a[::2], b.T, False
+    yield a[:, 1:], b[:, 1:].T, False
+    yield cw.broadcast_to(a[:1], (5, 3)), b.T, False
+
+
+def test_the_matrix_form_equals_the_python_primitive():
+    primitive = CpuStorage.matmul
+    assert type(primitive) is _native.UfuncNew
+    general = primitive.general
+    handed_on = []
+
+    def spy(*args):
+        handed_on.append(args)
+        return general(*args)
+
+    from cpu_backend import products
+
+    fast = products._in_c(spy)
+    for dtype in ("float32", "float64", "int64", "complex64"):
+        for x, y, in_c in _matrices(dtype):
+            args = (x._storage, y._storage, x._layout, y._layout)
+            inputs = (x._storage.buf.tobytes(), y._storage.buf.tobytes())
+            handed_on.clear()
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")  # (inf and NaN among the values: quiet, as the Python form)
+                out, expected = fast(*args), general(*args)
+            assert bool(handed_on) is not (in_c and dtype in ("float32", "float64")), (dtype, x.shape, y.shape)
+            assert type(out) is CpuStorage and out.dtype is expected.dtype and out.buf.ndim == 1
+            assert out.buf.tobytes() == expected.buf.tobytes(), (dtype, x.shape, y.shape)
+            assert (x._storage.buf.tobytes(), y._storage.buf.tobytes()) == inputs
+            assert not np.shares_memory(out.buf, x._storage.buf) and not np.shares_memory(out.buf, y._storage.buf)
+
+
+def test_the_matrix_form_hands_other_calls_on_and_reports_memory():
+    general = Recorder()
+    f32 = cw.float32
+
+    def exhausted(a, b):
+        raise MemoryError("no room")
+
+    primitive = _native.UfuncNew({id(None): {id(f32): (exhausted, True, f32)}}, STATE_VAR, QUIET,
+                                 lambda op, exc: cw.errors.DeviceMemoryError("cpu", 0, None, f"{op}: {exc}"),
+                                 general, loud=LOUD, matrix=True)
+    a = cw.asarray(np.ones((2, 3), np.float32))
+    i = cw.asarray(np.ones((3, 2), np.int32))
+    with pytest.raises(cw.errors.DeviceMemoryError, match="matmul: no room") as info:
+        primitive(a._storage, a.T._storage, a._layout, a.T._layout)
+    assert isinstance(info.value.__cause__, MemoryError)
+    batched = cw.reshape(a, (1, 2, 3))
+    for args in ((a._storage, i._storage, a._layout, i._layout),
+                 (batched._storage, batched._storage, batched._layout, cw.matrix_transpose(batched)._layout),
+                 (i._storage, i._storage, i._layout, i.T._layout)):
+        general.calls.clear()
+        assert primitive(*args) == "general's" and general.calls == [args]
