@@ -25,8 +25,8 @@ rocm backend internals used here (keep this list and the imports below in step):
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
   ``buffer``, ``size``), ``ew_launch.launch_contiguous_fields`` (the launch that packs into those
   buffers, which the bare calls read) and a ``PreparedLaunch``'s ``values``, ``slots``, ``packer``, ``args``, and
-  ``reductions.scratch``; ``rocm_backend.bindings.hip`` (``loaded_runtime_path``,
-  ``module_load_data``, ``module_get_function``, ``has_int``) and ``kernels.compile_source`` /
+  ``reductions.scratch``; ``rocm_backend.bindings.hip`` (``module_load_data``,
+  ``module_get_function``) and ``hip_ctypes`` (``loaded_runtime_path``, ``has_int``) and ``kernels.compile_source`` /
   ``COMPILE_OPTIONS`` for the launch floor (bench/launch_floor.py).
 """
 
@@ -40,7 +40,7 @@ from candlewick.opdefs import BinaryOp, ReduceOp
 import launch_floor
 from rocm_backend import kernels, ops
 from rocm_backend.abi.structs import EW_ARGS, REDUCE_ARGS
-from rocm_backend.bindings import hip
+from rocm_backend.bindings import hip, hip_ctypes
 from rocm_backend.bindings.miopen_c import ConvPlan
 from rocm_backend.codegen.sources import module_source
 from rocm_backend.families import ew_launch, nn_paths, reductions
@@ -202,10 +202,10 @@ class _FromC:
         self.hip_launch = launch_floor.address(launcher.raw) if launcher.raw is not None else None
         if self.loop is not None and self.hip_launch is None:
             self.error = "the runtime's launch goes through hip-python (no ctypes hipModuleLaunchKernel)"
-        self.cuda_launch = launch_floor.cuda_launch_address(hip.loaded_runtime_path())
+        self.cuda_launch = launch_floor.cuda_launch_address(hip_ctypes.loaded_runtime_path())
 
     def _call(self, launch, end_tag, fn, args, grid, block):
-        if self.loop is None or launch is None or not hip.has_int(fn):
+        if self.loop is None or launch is None or not hip_ctypes.has_int(fn):
             return None
         return launch_floor.batch(self.loop, launch, int(fn), grid, block, self.stream,
                                   ctypes.addressof(args.buffer), args.size, end_tag)

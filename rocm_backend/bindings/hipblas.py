@@ -3,7 +3,7 @@ backend) with its host cost kept low, and the batched LU (getrfBatched, getrsBat
 
 hip-python converts each of the call's 23 arguments into a wrapper object on every call
 (tens of µs on the GPU hosts we measured: a GEMM-only 1x1 convolution spent ~70 µs on the
-host for 7-30 µs on the device). As for kernel launches (bindings/hip.py), the function is
+host for 7-30 µs on the device). As for kernel launches (bindings/hip_ctypes.py), the function is
 called through ctypes on the very ``libhipblas`` hip-python loaded (``RTLD_NOLOAD``), with
 the enum values and the alpha/beta scalars converted once per dtype. Where that library
 cannot be found (another OS, a stand-in in tests) or ``CANDLEWICK_ROCM_RAW_BLAS=0``,
@@ -19,7 +19,8 @@ import numpy as np
 from candlewick import dtypes as dt
 
 from ..error import RocmError, check
-from .hip import hip_api, loaded_function, loaded_library_path
+from .hip import hip_api
+from .hip_ctypes import loaded_function, loaded_library_path
 
 #: dtype -> (hipDataType name, hipblasComputeType_t name, numpy type of alpha/beta)
 BLAS_TYPES = {

@@ -8,7 +8,7 @@ Kernels take one argument struct by value, passed through hipModuleLaunchKernel'
 (``abi/structs.py``) owns one preallocated launch buffer, its ``extra`` array and a
 lock; a launch packs its values into the buffer under the lock and the runtime copies
 them before hipModuleLaunchKernel returns. The call goes to the runtime hip-python
-loaded when it can (``bindings/hip.py`` says why): from C through
+loaded when it can (``bindings/hip_ctypes.py`` says why): from C through
 ``candlewick._native.launch`` where that module was built (ctypes' argument conversion
 cost about 1.5 us of a 7-8 us eager op), else through ctypes; without that runtime,
 through hip-python. A launch whose struct is decided but for a few 8-byte int fields
@@ -24,7 +24,7 @@ host path (tools/rocm_host_steps.py's fake runtime).
 import ctypes
 import functools
 
-from ..bindings import hip
+from ..bindings import hip, hip_ctypes
 from ..error import error_for
 
 try:  # candlewick's optional compiled module (absent where no C compiler was found)
@@ -46,7 +46,7 @@ class BoundKernel:
         self.spec = spec
         self.name = spec.name
         self.fn = fn  # hip-python's handle (the path without ctypes and the occupancy query use it)
-        self.fn_arg = _c_void_p(int(fn)) if hip.has_int(fn) else None
+        self.fn_arg = _c_void_p(int(fn)) if hip_ctypes.has_int(fn) else None
         self.fn_int = int(fn) if self.fn_arg is not None else None  # for the launch from C
         self.block = spec.block
 
@@ -59,7 +59,7 @@ class Launcher:
         self._current = streams.current  # per thread: the stream record launches go to
         self._allocator = streams.device.allocator  # whose clock marks the stream used
         self.ordinal = ordinal
-        self.raw = hip.raw_launch_function()
+        self.raw = hip_ctypes.raw_launch_function()
         if streams.default.arg is None:  # a runtime whose handles are not addresses
             self.raw = None
         # the launch from C: candlewick._native.launch and the runtime function's address

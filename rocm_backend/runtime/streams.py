@@ -18,7 +18,7 @@ reason). Work still queued on a spare stream runs; a new user of it queues behin
 import ctypes
 import threading
 
-from ..bindings import hip
+from ..bindings import hip, hip_ctypes
 
 
 class StreamRecord:
@@ -30,9 +30,9 @@ class StreamRecord:
 
     def __init__(self, handle, free, index):
         self.handle = handle  # hip-python's hipStream_t
-        self.ptr = int(handle) if hip.has_int(handle) else None
+        self.ptr = int(handle) if hip_ctypes.has_int(handle) else None
         self.arg = ctypes.c_void_p(self.ptr) if self.ptr is not None else None  # for ctypes launches
-        self.sync = hip.stream_sync_function(handle)
+        self.sync = hip_ctypes.stream_sync_function(handle)
         self.last_use = -1  # the allocator's clock when work was last queued here (-1: never)
         self.free = free  # rounded size -> [pointer ints]: the allocator's pool of this stream
         self.state = {}
