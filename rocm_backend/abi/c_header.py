@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from . import structs
+from .arg_layout import KINDS, StructType
 
 HEADER = Path(__file__).resolve().parents[1] / "hip" / "abi.h"
 
@@ -20,10 +21,10 @@ def _struct_lines(name, fields, doc):
     lines = [f"// {doc}"] if doc else []
     lines.append(f"struct {name} {{")
     for fname, kind, count in fields:
-        if isinstance(kind, structs.StructType):
+        if isinstance(kind, StructType):
             c_type = kind.name
         else:
-            c_type = structs.KINDS[kind][3]
+            c_type = KINDS[kind][3]
         lines.append(f"    {c_type} {fname}{f'[{count}]' if count != 1 or kind == 'raw' else ''};")
     lines.append("};")
     return lines

@@ -5,16 +5,13 @@ through hipModuleLaunchKernel's ``extra`` like the backend's own argument struct
 The buffer's size is the end of the last parameter (no trailing padding: the kernel's
 explicit argument segment; CUDA's cuLaunchKernel, behind the HIP-on-CUDA shim, refuses a
 size that counts tail padding, as LLVM's offload runtime found: llvm-project PR 172249),
-and it carries the same launch attributes as a
-``structs.ArgLayout`` (``buffer``, ``lock``, ``extra_arg``, ``extra_address``), so the one
-launcher packs and launches it alike.
+and it is an ``arg_layout.LaunchBuffer`` as the backend's own structs are (``buffer``,
+``lock``, ``extra_arg``, ``extra_address``), so the one launcher packs and launches it alike.
 """
 
-import ctypes
 import struct
-import threading
 
-from .structs import HIP_LAUNCH_PARAM_BUFFER_POINTER, HIP_LAUNCH_PARAM_BUFFER_SIZE, HIP_LAUNCH_PARAM_END
+from .arg_layout import LaunchBuffer
 
 __all__ = ["KernelParams", "param_layout"]
 
@@ -41,7 +38,7 @@ def param_layout(params):
     return tuple(offsets), pos
 
 
-class KernelParams:
+class KernelParams(LaunchBuffer):
     """The argument buffer of one kernel's parameter list: ``pack`` takes per parameter
     a device address (pointers) or the value's bytes (scalars)."""
 
@@ -56,17 +53,8 @@ class KernelParams:
             pos = offset + size
         self.struct = struct.Struct("".join(fmt))
         assert self.struct.size == self.size
-        self.lock = threading.Lock()
         # room past the end: a reader may copy the padded struct (the host harness does)
-        self.buffer = ctypes.create_string_buffer(self.size + 16)
-        self._size_value = ctypes.c_size_t(self.size)
-        self._extra = (ctypes.c_void_p * 5)(
-            HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(self.buffer),
-            HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(self._size_value),
-            HIP_LAUNCH_PARAM_END,
-        )
-        self.extra_address = ctypes.addressof(self._extra)
-        self.extra_arg = ctypes.c_void_p(self.extra_address)
+        super().__init__(self.size, room=16)
 
     def pack(self, values):
         """The buffer's bytes for ``values`` (tests)."""

@@ -2,18 +2,15 @@
 
 Kernels take one struct by value, passed through hipModuleLaunchKernel's ``extra``
 (HIP_LAUNCH_PARAM_BUFFER_POINTER / SIZE / END). Each struct is declared here as fields
-(name, kind, count); its byte layout (natural alignment, as the device compilers lay it
-out) becomes a ``struct.Struct``, and ``c_header.py`` writes the same declarations into
-``hip/abi.h``, which every kernel module includes first (tests/rocm/host/test_abi.py checks
-the committed header is the generated one and that g++ lays each field out at the offset
-computed here). Each struct owns one preallocated launch buffer and its ``extra`` array
-(the launcher packs into it under ``lock``).
+(name, kind, count); ``arg_layout.py`` computes its byte layout (natural alignment, as the
+device compilers lay it out) as a ``struct.Struct`` and gives it one preallocated launch
+buffer and its ``extra`` array (the launcher packs into it under ``lock``); ``c_header.py``
+writes the same declarations into ``hip/abi.h``, which every kernel module includes first
+(tests/rocm/host/test_abi.py checks the committed header is the generated one and that g++
+lays each field out at the offset computed here).
 """
 
-import ctypes
-import re
-import struct
-import threading
+from .arg_layout import ArgLayout, StructType
 
 # --- shared constants: (Python name, C macro, value) -------------------------------------
 MAX_DIMS = 8  # dimensions of a shape or strides array in every struct
@@ -91,156 +88,6 @@ FLAGS = (
     ("CW_FLAG_A", FLAG_A, "op-specific"),
     ("CW_FLAG_B", FLAG_B, "op-specific"),
 )
-
-# HIP's launch-parameter markers (hip_runtime_api.h); the NVIDIA shim translates them
-HIP_LAUNCH_PARAM_BUFFER_POINTER = 1
-HIP_LAUNCH_PARAM_BUFFER_SIZE = 2
-HIP_LAUNCH_PARAM_END = 3
-
-#: field kinds: struct code, size, alignment, C type. 'raw' is an array of int64 words
-#: in C and one bytes value (raw bits) in Python.
-KINDS = {
-    "i64": ("q", 8, 8, "cw_i64"),
-    "i32": ("i", 4, 4, "int"),
-    "ptr": ("Q", 8, 8, "char*"),
-    "cptr": ("Q", 8, 8, "const char*"),
-    "u32ptr": ("Q", 8, 8, "unsigned int*"),
-    "i32ptr": ("Q", 8, 8, "int*"),
-    "raw": ("s", 8, 8, "cw_i64"),
-}
-
-
-class StructType:
-    """A C struct of scalar fields, nested as an array field of an argument struct
-    (``cw_operand`` inside ``cw_ew_args``)."""
-
-    def __init__(self, name, fields, doc=""):
-        self.name, self.fields, self.doc = name, tuple(fields), doc
-        offset, self.align = 0, 1
-        self.offsets = {}
-        for fname, kind, count in self.fields:
-            _, size, align, _ = KINDS[kind]
-            offset += -offset % align
-            self.offsets[fname] = offset
-            offset += size * count
-            self.align = max(self.align, align)
-        self.size = offset + -offset % self.align
-
-
-#: every ArgLayout by struct name (kernel specs name their ABI)
-ABIS = {}
-
-
-class ArgLayout:
-    """The byte layout of one kernel-argument struct and its launch buffer.
-
-    ``fields`` is a sequence of (name, kind, count) where kind is a key of ``KINDS`` or
-    a ``StructType`` (an array of ``count`` nested structs). ``flat`` lists the scalar
-    fields in struct order as (flat name, kind, count, offset, C path), a nested field
-    ``op`` of ``cw_operand`` giving ``op0_ptr``... with C path ``op[0].ptr``. ``pack``
-    takes the flat values in that order (count values per array field, one bytes
-    object per 'raw' field).
-    """
-
-    def __init__(self, name, fields, doc=""):
-        self.name, self.doc = name, doc
-        self.fields = tuple(fields)
-        flat, offset, align_max = [], 0, 1
-        for fname, kind, count in self.fields:
-            if isinstance(kind, StructType):
-                offset += -offset % kind.align
-                for i in range(count):
-                    base = offset + i * kind.size
-                    for sub, sub_kind, sub_count in kind.fields:
-                        flat.append((f"{fname}{i}_{sub}", sub_kind, sub_count, base + kind.offsets[sub],
-                                     f"{fname}[{i}].{sub}"))
-                offset += kind.size * count
-                align_max = max(align_max, kind.align)
-            else:
-                _, size, align, _ = KINDS[kind]
-                offset += -offset % align
-                flat.append((fname, kind, count, offset, fname))
-                offset += size * count
-                align_max = max(align_max, align)
-        self.size = offset + -offset % align_max
-        self.flat = tuple(flat)
-        self.offsets = {f[0]: f[3] for f in flat}
-        self.struct = self._packer([f[0] for f in flat])
-        # one launch buffer per struct: held from packing until hipModuleLaunchKernel
-        # returned (it copies the arguments); plain attributes, read on every launch
-        self.lock = threading.Lock()
-        self.buffer = ctypes.create_string_buffer(self.size)
-        self._size_value = ctypes.c_size_t(self.size)
-        self._extra = (ctypes.c_void_p * 5)(
-            HIP_LAUNCH_PARAM_BUFFER_POINTER, ctypes.addressof(self.buffer),
-            HIP_LAUNCH_PARAM_BUFFER_SIZE, ctypes.addressof(self._size_value),
-            HIP_LAUNCH_PARAM_END,
-        )
-        self.extra_address = ctypes.addressof(self._extra)
-        self.extra_arg = ctypes.c_void_p(self.extra_address)  # for the ctypes launch
-        ABIS[name] = self
-
-    @staticmethod
-    def field_bytes(kind, count):
-        return KINDS[kind][1] * count
-
-    def _packer(self, names):
-        # "field[:k]": the first k elements of an array field (the rest zeros)
-        heads = {}
-        for name in names:
-            base, sep, rest = name.partition("[:")
-            heads[base] = int(rest[:-1]) if sep else None
-        order = [f for f in self.flat if f[0] in heads]
-        if len(order) != len(heads):
-            raise KeyError(sorted(set(heads) - {f[0] for f in self.flat}))
-        fmt, pos = ["<"], 0
-        for name, kind, count, start, _ in order:
-            if heads[name] is not None:
-                if not 0 < heads[name] <= count or kind == "raw":
-                    raise KeyError(f"{name}[:{heads[name]}]: {count} elements")
-                count = heads[name]
-            if start > pos:
-                fmt.append(f"{start - pos}x")
-            code = KINDS[kind][0]
-            fmt.append(f"{8 * count}s" if kind == "raw" else f"{count}{code}")
-            pos = start + self.field_bytes(kind, count)
-        if self.size > pos:
-            fmt.append(f"{self.size - pos}x")
-        packer = struct.Struct("".join(fmt))
-        assert packer.size == self.size
-        return packer
-
-    def packer(self, names):
-        """A ``struct.Struct`` over the whole struct that writes only the named fields
-        (in struct order) and zeros everything else: one ``pack_into`` per launch for
-        kernels that read only those fields (e.g. the contiguous element-wise path,
-        which never reads shape or strides). ``"field[:k]"`` names the first k elements
-        of an array field (the one-strided-axis path reads ``shape[0]`` and each
-        operand's ``strides[0]``)."""
-        return self._packer(names)
-
-    def pack(self, values):
-        """The struct's bytes (for tests and for callers that keep their own buffer)."""
-        return self.struct.pack(*values)
-
-    @staticmethod
-    def value_fields(packer):
-        """(byte offset, format code) of each value ``packer`` (``struct`` or a ``packer(names)``)
-        takes, in order: where a launch packed once writes its per-call fields in place."""
-        fields, pos = [], 0
-        for count, code in re.findall(r"(\d*)([a-zA-Z?])", packer.format.lstrip("<")):
-            n = int(count) if count else 1
-            if code == "x":
-                pos += n
-            elif code == "s":
-                fields.append((pos, code))
-                pos += n
-            else:
-                size = struct.calcsize("<" + code)
-                fields += [(pos + i * size, code) for i in range(n)]
-                pos += n * size
-        return fields
-
 
 OPERAND = StructType(
     "cw_operand", [("ptr", "ptr", 1), ("offset", "i64", 1), ("strides", "i64", MAX_DIMS)],
@@ -360,3 +207,6 @@ RADIX_ARGS = ArgLayout(
     "float's +inf bits (its keys' classes: cw_radix_class)")
 
 NESTED = (OPERAND,)
+#: every argument struct declared above, by name, in declaration order (the order c_header.py
+#: writes them in): read from the module, so declaring a struct is the one step
+ABIS = {value.name: value for value in list(globals().values()) if isinstance(value, ArgLayout)}

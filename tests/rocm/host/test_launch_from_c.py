@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from rocm_backend.abi import structs
+from rocm_backend.abi import arg_layout, structs
 from rocm_backend.bindings import hip
 from rocm_backend.error import RocmError
 from rocm_backend.runtime import launcher as launcher_module
@@ -125,8 +125,8 @@ def test_a_prepared_run_filled_in_c_hands_the_runtime_the_bytes_python_packs(run
         assert seen[-2] == seen[-1]
         (kernel, gx, gy, gz, bx, by, bz, shared, stream, params, *tags), raw = seen[-1]
         assert (kernel, gx, gy, gz, bx, by, bz, shared, stream, params) == (0xC0DE, 5, 1, 1, 256, 1, 1, 0, 0x5000, None)
-        assert tags == [structs.HIP_LAUNCH_PARAM_BUFFER_POINTER, structs.HIP_LAUNCH_PARAM_BUFFER_SIZE,
-                        structs.HIP_LAUNCH_PARAM_END]
+        assert tags == [arg_layout.HIP_LAUNCH_PARAM_BUFFER_POINTER, arg_layout.HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                        arg_layout.HIP_LAUNCH_PARAM_END]
         assert raw == _FLAT.pack(*(values[:_FLAT_SRC] + list(fills) + values[_FLAT_SRC + 4:]))
 
 
