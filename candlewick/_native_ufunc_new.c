@@ -20,7 +20,11 @@
    storage.matmul(rhs, lhs_layout, rhs_layout) on two 2-D layouts each a matrix or its
    transpose in the buffer, viewed with the layouts' strides (_native_buffer_views.c, as
    are the broadcast form's operands), the product flattened; memory_error's op is
-   "matmul". Anything else is general's (the Python primitive), with the same arguments. Why in C: after a NumPy call over 10^5-10^6 elements has evicted the
+   "matmul". The scalar form (convert given; entries (ufunc, loud, result dtype, scalar
+   dtype)) is storage.binary_scalar(op, layout, value, reflected) (binary_scalar and
+   compare_scalar) on the storage's 1-D view: ufunc(x, s), or ufunc(s, x) where
+   reflected, s = convert(value, scalar dtype) made in the call's error state, as the
+   Python form's 0-d array. Anything else is general's (the Python primitive), with the same arguments. Why in C: after a NumPy call over 10^5-10^6 elements has evicted the
    caches, the Python form's frame costs 15-25 us of misses on the 2-core VM (a KMeans
    step's x2 - 2 * X @ C.T: bench/pydata_e2e.py). */
 
@@ -34,6 +38,10 @@ typedef struct {
     vectorcallfunc vectorcall;
     int kept;   /* whether the quiet state is entered through the thread's kept context */
     int matrix; /* the matrix product's form: storage.matmul(rhs, lhs_layout, rhs_layout) */
+    /* the scalar form's (storage.binary_scalar(op, layout, value, reflected)): convert(value,
+       the entry's scalar dtype) makes the scalar operand, in the error state of the call;
+       NULL in the other forms */
+    PyObject *convert;
     /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None) */
     UfuncTable entries;
     PyObject *var, *quiet, *memory_error, *general;
@@ -62,26 +70,43 @@ static int learn(UfuncNew *self, PyTypeObject *type) {
     return 0;
 }
 
-/* The entry (ufunc, loud, result dtype) of `op` on `dtype` (borrowed, a checked 3-tuple),
+/* The entry (ufunc, loud, result dtype[, scalar dtype]) of `op` on `dtype` (borrowed, a checked tuple),
    NOT_TAKEN or NULL on error (_native_ufunc_table.c's look-up by identity). */
 static PyObject *entry_of(UfuncNew *self, PyObject *op, PyObject *dtype) {
     PyObject *entry = cw_ufunc_table_find(&self->entries, op, dtype);
     if (entry == NULL) {
         return PyErr_Occurred() ? NULL : NOT_TAKEN;
     }
-    return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == 3 ? entry : NOT_TAKEN;
+    Py_ssize_t size = self->convert != NULL ? 4 : 3;
+    return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == size ? entry : NOT_TAKEN;
 }
 
-/* ufunc(a, b), in the quiet error state where `loud`: new reference, or NULL with the
+/* apply's call, in the quiet error state where `loud`: new reference, or NULL with the
    error set (a MemoryError made memory_error's). */
-static PyObject *call_ufunc(UfuncNew *self, PyObject *op, PyObject *ufunc, int loud, PyObject *a, PyObject *b) {
+/* ufunc(a, b), or where `scalar_dtype` is given (b a Python scalar) ufunc(a, s) or, where
+   `reflected`, ufunc(s, a), s = convert(b, scalar_dtype) */
+static PyObject *apply(UfuncNew *self, PyObject *ufunc, PyObject *a, PyObject *b, PyObject *scalar_dtype, int reflected) {
+    if (scalar_dtype == NULL) {
+        PyObject *args[] = {a, b};
+        return PyObject_Vectorcall(ufunc, args, 2, NULL);
+    }
+    PyObject *s = PyObject_CallFunctionObjArgs(self->convert, b, scalar_dtype, NULL);
+    if (s == NULL) {
+        return NULL;
+    }
+    PyObject *args[] = {reflected ? s : a, reflected ? a : s};
+    PyObject *result = PyObject_Vectorcall(ufunc, args, 2, NULL);
+    Py_DECREF(s);
+    return result;
+}
+
+static PyObject *call_ufunc(UfuncNew *self, PyObject *op, PyObject *ufunc, int loud, PyObject *a, PyObject *b,
+                            PyObject *scalar_dtype, int reflected) {
     PyObject *result = NULL, *token = NULL;
     if (!loud) {
-        PyObject *args[] = {a, b};
-        result = PyObject_Vectorcall(ufunc, args, 2, NULL);
+        result = apply(self, ufunc, a, b, scalar_dtype, reflected);
     } else if (cw_quiet_enter(self->var, self->quiet, self->kept, &token) == 0) {
-        PyObject *args[] = {a, b};
-        result = PyObject_Vectorcall(ufunc, args, 2, NULL);
+        result = apply(self, ufunc, a, b, scalar_dtype, reflected);
         /* the state restored whatever happened, the error kept */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
@@ -168,7 +193,7 @@ static PyObject *run(const Binding *bd, UfuncNew *self, PyObject *const *args) {
     if (made < 0) {
         out = NULL;
     } else if (made == 1) {
-        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4]);
+        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4], NULL, 0);
         if (result != NULL && !flat) {
             Py_SETREF(result, PyObject_CallMethodOneArg(result, reshape_name, minus_one));
         }
@@ -213,7 +238,7 @@ static PyObject *run_matrix(const Binding *bd, UfuncNew *self, PyObject *const *
     if (made < 0) {
         out = NULL;
     } else if (made == 1) {
-        PyObject *result = call_ufunc(self, matmul_name, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4]);
+        PyObject *result = call_ufunc(self, matmul_name, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4], NULL, 0);
         if (result != NULL) {
             Py_SETREF(result, PyObject_CallMethodOneArg(result, reshape_name, minus_one));
         }
@@ -225,11 +250,52 @@ static PyObject *run_matrix(const Binding *bd, UfuncNew *self, PyObject *const *
     return out;
 }
 
+/* The scalar form's common case (args: storage, op, layout, value, reflected): as run, on
+   the 1-D view of the storage that _native_flat_view.c makes. */
+static PyObject *run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args) {
+    PyObject *storage = args[0], *op = args[1], *layout = args[2], *value = args[3];
+    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
+        return NULL;
+    }
+    if (self->buf_at < 0) {
+        return NOT_TAKEN;
+    }
+    PyObject *dtype = SLOT(storage, self->dtype_at), *buf = SLOT(storage, self->buf_at);
+    if (dtype == NULL || buf == NULL) {
+        return NOT_TAKEN;
+    }
+    PyObject *entry = entry_of(self, op, dtype);
+    if (entry == NULL || entry == NOT_TAKEN) {
+        return entry;
+    }
+    int loud = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1)), reflected = PyObject_IsTrue(args[4]);
+    if (loud < 0 || reflected < 0) {
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
+    Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
+    PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf), Py_NewRef(value), NULL, (PyObject *)type};
+    PyObject *out = NOT_TAKEN;
+    int made = cw_flat_view(bd, buf, layout, &held[3]);
+    if (made < 0) {
+        out = NULL;
+    } else if (made == 1) {
+        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], value,
+                                      PyTuple_GET_ITEM(entry, 3), reflected);
+        out = result == NULL ? NULL : fresh_storage(type, buf_at, dtype_at, result, PyTuple_GET_ITEM(entry, 2));
+    }
+    for (int i = 0; i < 5; i++) {
+        Py_XDECREF(held[i]);
+    }
+    return out;
+}
+
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     UfuncNew *self = (UfuncNew *)callable;
     Binding b;
     if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == (self->matrix ? 4 : 5) && cw_hold_binding(&b)) {
-        PyObject *out = self->matrix ? run_matrix(&b, self, args) : run(&b, self, args);
+        PyObject *out = self->matrix ? run_matrix(&b, self, args)
+                        : self->convert != NULL ? run_scalar(&b, self, args) : run(&b, self, args);
         cw_release_binding(&b);
         if (out != NOT_TAKEN) {
             return out;
@@ -240,10 +306,19 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL;
+    PyObject *convert = NULL;
     int matrix = 0;
-    static char *names[] = {"table", "var", "quiet", "memory_error", "general", "loud", "matrix", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|Op:UfuncNew", names, &PyDict_Type, &table,
-                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud, &matrix)) {
+    static char *names[] = {"table", "var", "quiet", "memory_error", "general", "loud", "matrix", "convert", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|OpO:UfuncNew", names, &PyDict_Type, &table,
+                                     &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud, &matrix,
+                                     &convert)) {
+        return NULL;
+    }
+    if (convert == Py_None) {
+        convert = NULL;
+    }
+    if (convert != NULL && (matrix || !PyCallable_Check(convert))) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncNew: convert must be callable, and not with matrix");
         return NULL;
     }
     if (!PyCallable_Check(memory_error) || !PyCallable_Check(general)) {
@@ -256,6 +331,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     }
     self->vectorcall = call;
     self->matrix = matrix;
+    self->convert = Py_XNewRef(convert);
     self->entries.table = Py_NewRef(table);
     self->var = Py_NewRef(var);
     self->quiet = Py_NewRef(quiet);
@@ -274,6 +350,7 @@ static int traverse(UfuncNew *self, visitproc visit, void *arg) {
     Py_VISIT(self->memory_error);
     Py_VISIT(self->general);
     Py_VISIT(self->storage_type);
+    Py_VISIT(self->convert);
     return 0;
 }
 
@@ -284,6 +361,7 @@ static int clear(UfuncNew *self) {
     Py_CLEAR(self->memory_error);
     Py_CLEAR(self->general);
     Py_CLEAR(self->storage_type);
+    Py_CLEAR(self->convert);
     return 0;
 }
 
@@ -309,7 +387,7 @@ PyTypeObject cw_UfuncNewType = {
     .tp_name = "candlewick._native.UfuncNew",
     .tp_basicsize = sizeof(UfuncNew),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False): a host backend's two-operand primitive "
+    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None): a host backend's two-operand primitive "
               "whose common case is one NumPy ufunc making a new buffer, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,

@@ -99,6 +99,14 @@ def binary(op, x1, x2, fname, out=None):
                 return new_array(type(x1), storage, layout.shape, result, x1._device)
         return _binary_scalar(op, x1, x2, False, fname, out)
     if isinstance(x2, ArrayBase):
+        t1 = type(x1)
+        if out is None and (t1 is float or t1 is int) and x2._dtype.level == 2:
+            # the same case reflected (2.0 * x: a KMeans step's, pairwise_distances' -2 * d)
+            result = RESULT_BY_NAME[op].get(x2._dtype.name)
+            if result is not None:
+                layout = x2._layout
+                storage = operand(x2).binary_scalar(op, layout, x1 if t1 is float else float(x1), True)
+                return new_array(type(x2), storage, layout.shape, result, x2._device)
         return _binary_scalar(op, x2, x1, True, fname, out)
     raise ArgumentTypeError(f"{fname}: at least one operand must be a candlewick array")
 

@@ -105,21 +105,25 @@ def _two_operands(table, primitive):
     return two_operands
 
 
-def _in_c(primitive, table, ops):
-    """``primitive`` (a two-operand one over ``table``) with its common case in C where
-    candlewick._native was built (``_native.UfuncNew``: an op whose kernel is one NumPy
-    ufunc, on 1-D views of the buffers, or on the buffers reshaped so that NumPy
-    broadcasts them to the layouts' strides; the same quiet state, result and errors),
+def _in_c(primitive, table, ops, scalar=False):
+    """``primitive`` (a two-operand one over ``table``; with ``scalar``, an array and a
+    Python scalar) with its common case in C where candlewick._native was built
+    (``_native.UfuncNew``: an op whose kernel is one NumPy ufunc, on 1-D views of the
+    buffers, or on the buffers reshaped so that NumPy broadcasts them to the layouts'
+    strides; the scalar the same 0-d array; the same quiet state, result and errors),
     ``primitive`` for the rest. After a NumPy call over 10^5-10^6 elements this
     primitive's Python frame costs 15-25 us of cache misses (bench/pydata_e2e.py's
     KMeans-like loop makes eight such calls an iteration)."""
     if _native is None or STATE_VAR is None:
         return primitive
     entries = {id(ops(op)): {id(dt.from_name(name)): (kernel, bool(loud), out_dtype)  # (by identity)
+                                                     + ((_SCALAR_DTYPE[name],) if scalar else ())
                              for name, (kernel, loud, out_dtype) in row.items()
-                             if type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1}
+                             if type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1
+                             and (not scalar or name in _SCALAR_DTYPE)}
                for op, row in table.items()}
-    return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD)
+    return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD,
+                            convert=_array if scalar else None)
 
 
 binary = _in_c(_two_operands(BINARY_RAW, "binary"), BINARY_RAW, BinaryOp)
@@ -183,8 +187,8 @@ def _with_scalar(table, primitive):
     return array_and_scalar
 
 
-binary_scalar = _with_scalar(BINARY_RAW, "binary_scalar")
-compare_scalar = _with_scalar(COMPARE_RAW, "compare_scalar")
+binary_scalar = _in_c(_with_scalar(BINARY_RAW, "binary_scalar"), BINARY_RAW, BinaryOp, scalar=True)
+compare_scalar = _in_c(_with_scalar(COMPARE_RAW, "compare_scalar"), COMPARE_RAW, CompareOp, scalar=True)
 
 
 def where(self, cond_layout, x, x_layout, y, y_layout):

@@ -104,9 +104,14 @@ def _scan_impl(op, dtype):
     return scan
 
 
+#: a count compares with zero only, and NumPy's argmin/argmax (no ufunc) consult no error
+#: state: no floating-point flag to silence (nor a Python frame and a context variable's
+#: set and reset a call: a KMeans step's argmin along rows)
+_NEVER_LOUD = frozenset((ReduceOp.COUNT_NONZERO, ReduceOp.ARGMIN, ReduceOp.ARGMAX))
+
+
 def _reduction_kernel(op, dtype, impl):
-    # a count compares with zero only: no floating-point flag to silence
-    if (dtype.is_floating or dtype.is_complex) and op is not ReduceOp.COUNT_NONZERO:
+    if (dtype.is_floating or dtype.is_complex) and op not in _NEVER_LOUD:
         return (quiet(impl),)
     return (impl,)
 

@@ -90,6 +90,52 @@ def test_equals_the_python_primitive(name, table, ops):
     assert np.geterr() == before  # the quiet state left behind nowhere
 
 
+
+def _scalar_outcome(primitive, storage, op, layout, value, reflected):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            out = primitive(storage, op, layout, value, reflected)
+        except Exception as exc:  # both forms must fail alike
+            return ("raised", type(exc), str(exc), [])
+    assert type(out) is type(storage) and out.buf.ndim == 1 and not np.shares_memory(out.buf, storage.buf)
+    return (out.dtype, out.buf.dtype, out.buf.tobytes(), [(w.category, str(w.message)) for w in seen])
+
+
+@pytest.mark.parametrize("name, table, ops", [("binary_scalar", BINARY_RAW, BinaryOp),
+                                              ("compare_scalar", COMPARE_RAW, CompareOp)])
+def test_the_scalar_form_equals_the_python_primitive(name, table, ops):
+    assert type(getattr(CpuStorage, name)) is _native.UfuncNew
+    general = getattr(CpuStorage, name).general
+    handed_on = []
+
+    def spy(*args):
+        handed_on.append(args)
+        return general(*args)
+
+    primitive = elementwise._in_c(spy, table, ops, scalar=True)
+    values = {"b": [True, False], "i": [3, 0, -2], "u": [3, 0], "f": [2.0, -0.0, np.inf, np.nan, 3e38, 1e-300, -3],
+              "c": [2.0, complex(1, -2), complex(np.inf, 0)]}
+    for value, row in table.items():
+        op = ops(value)
+        for dtype in DTYPES:
+            if dtype not in row:
+                continue
+            x = _array(dtype, 0)
+            flat_x = cw.reshape(x, (12,))
+            in_c = type(row[dtype][0]) is np.ufunc and dtype in elementwise._SCALAR_DTYPE
+            for v, lay, taken in ((x, x._layout, True), (flat_x[1:7], flat_x[1:7]._layout, True),
+                                  (flat_x[::3], flat_x[::3]._layout, True), (x.T, x.T._layout, False)):
+                for scalar in values[np.dtype(dtype).kind]:
+                    for reflected in (False, True):
+                        before = v._storage.buf.tobytes()
+                        handed_on.clear()
+                        fast = _scalar_outcome(primitive, v._storage, op, lay, scalar, reflected)
+                        assert bool(handed_on) is not (in_c and taken), (name, value, dtype, scalar)
+                        assert fast == _scalar_outcome(general, v._storage, op, lay, scalar, reflected), (
+                            name, value, dtype, scalar, reflected)
+                        assert v._storage.buf.tobytes() == before
+
 class Recorder:
     def __init__(self):
         self.calls = []
@@ -244,3 +290,23 @@ def test_the_matrix_form_hands_other_calls_on_and_reports_memory():
                  (i._storage, i._storage, i._layout, i.T._layout)):
         general.calls.clear()
         assert primitive(*args) == "general's" and general.calls == [args]
+
+
+@pytest.mark.parametrize("symbol", ["+", "-", "*", "/", "//", "%", "**"])
+def test_a_reflected_scalar_takes_the_forward_operators_inline_case(symbol):
+    """``2.0 * x`` (elementwise_dispatch.binary's inline case, reflected) gives what the
+    general scalar path gives."""
+    from candlewick import elementwise_dispatch as dispatch
+    from candlewick.array_operators import _BINARY_OPS
+
+    op = next(o for o, s in _BINARY_OPS.values() if s == symbol)
+    for dtype in ("float32", "float64"):
+        x = _array(dtype, 0)
+        for scalar in (2.0, 3, -0.0, np.inf, -5):
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                fast = eval(f"scalar {symbol} x")
+                general = dispatch._binary_scalar(op, x, scalar, True, "general", None)
+            assert not seen
+            assert (fast.dtype, fast.shape) == (general.dtype, general.shape)
+            assert cw.to_numpy(fast).tobytes() == cw.to_numpy(general).tobytes(), (symbol, dtype, scalar)
