@@ -1,4 +1,4 @@
-"""DLPack hooks, empty strided views, complex expm1 special values, allocation errors."""
+"""DLPack hooks, empty strided views, complex expm1 special values, allocation errors (sort_values's too)."""
 
 import cmath
 
@@ -6,11 +6,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import candlewick as cw
 from candlewick import dtypes as dt
 from candlewick.errors import DeviceMemoryError
 from candlewick.layout import Layout
 from candlewick.opdefs import UnaryOp
 
+from cpu_backend import ordering
 from cpu_helpers import download, upload
 
 
@@ -150,3 +152,16 @@ def test_pow_by_two_is_numpys_power_bit_for_bit(dtype, exponent):
     np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
     x.binary_scalar_into(BinaryOp.POW, lx, x, lx, exponent, False)  # x **= 2
     np.testing.assert_array_equal(download(x, host.shape).view(np.uint8), expected.view(np.uint8))
+
+
+def test_sort_values_reports_memory_as_the_device_error(monkeypatch):
+    def exhausted(*args):
+        raise MemoryError("no room")
+
+    x = cw.asarray(np.arange(8, dtype=np.float32)[::-1].copy())
+    assert cw.to_numpy(cw.sort(x)).tolist() == list(range(8))  # (the whole buffer as it lies)
+    assert cw.to_numpy(cw.sort(cw.reshape(x, (2, 4))[:, 1:])).tolist() == [[4, 5, 6], [0, 1, 2]]
+    monkeypatch.setattr(ordering, "sorted_values", exhausted)
+    with pytest.raises(DeviceMemoryError, match="sort_values: no room") as info:
+        cw.sort(x)
+    assert isinstance(info.value.__cause__, MemoryError)
