@@ -13,6 +13,9 @@
 
 #define SLOT(obj, at) (*(PyObject **)((char *)(obj) + (at)))
 
+/* the most axes a layout the fast paths take has (NumPy's limit; more: the Python paths) */
+#define CW_MAX_AXES 64
+
 typedef struct {
     PyTypeObject *layout_type; /* NULL: not bound (every fast path declines) */
     PyTypeObject *array_type;

@@ -4,8 +4,6 @@
 
 #include "_native.h"
 
-#define MAX_AXES 64
-
 /* (_native.h) */
 PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from, PyObject *to) {
     PyObject *strides = SLOT(layout, b->strides), *offset = SLOT(layout, b->offset);
@@ -14,7 +12,7 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
         return NULL;
     }
     Py_ssize_t n_from = PyTuple_GET_SIZE(from), n_to = PyTuple_GET_SIZE(to), pad = n_to - n_from;
-    if (pad < 0 || n_to > MAX_AXES) {
+    if (pad < 0 || n_to > CW_MAX_AXES) {
         return NULL;
     }
     PyObject *new_strides = PyTuple_New(n_to);
@@ -72,11 +70,11 @@ PyObject *cw_broadcast_shape(PyObject *s1, PyObject *s2, Py_ssize_t limit) {
         return NULL;
     }
     Py_ssize_t n1 = PyTuple_GET_SIZE(s1), n2 = PyTuple_GET_SIZE(s2), n = n1 > n2 ? n1 : n2;
-    if (n > MAX_AXES) {
+    if (n > CW_MAX_AXES) {
         return NULL;
     }
-    Py_ssize_t dims[MAX_AXES], size = 1;
-    int from[MAX_AXES]; /* 1: the dimension object of s1, 2: of s2 (reused in the tuple) */
+    Py_ssize_t dims[CW_MAX_AXES], size = 1;
+    int from[CW_MAX_AXES]; /* 1: the dimension object of s1, 2: of s2 (reused in the tuple) */
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *d1 = k - (n - n1) >= 0 ? PyTuple_GET_ITEM(s1, k - (n - n1)) : NULL;
         PyObject *d2 = k - (n - n2) >= 0 ? PyTuple_GET_ITEM(s2, k - (n - n2)) : NULL;

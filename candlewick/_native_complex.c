@@ -26,8 +26,6 @@
 #include <string.h>
 
 
-#define MAX_AXES 64
-
 /* n elements at byte strides sa, sb, so (scalar loop). */
 static void multiply_strided(const char *a, const char *b, char *o, Py_ssize_t n, Py_ssize_t sa, Py_ssize_t sb,
                              Py_ssize_t so) {
@@ -161,7 +159,7 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
         PyErr_SetString(PyExc_TypeError, "complex64_multiply: a, b and out must be complex64 buffers");
         goto done;
     }
-    if (va.ndim != ndim || vb.ndim != ndim || ndim > MAX_AXES) {
+    if (va.ndim != ndim || vb.ndim != ndim || ndim > CW_MAX_AXES) {
         PyErr_SetString(PyExc_ValueError, "complex64_multiply: a, b and out must have one shape");
         goto done;
     }
@@ -182,7 +180,7 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
         Py_ssize_t inner = ndim ? vo.shape[ndim - 1] : 1;
         Py_ssize_t sa = ndim ? va.strides[ndim - 1] : 8, sb = ndim ? vb.strides[ndim - 1] : 8;
         Py_ssize_t so = ndim ? vo.strides[ndim - 1] : 8;
-        Py_ssize_t index[MAX_AXES] = {0};
+        Py_ssize_t index[CW_MAX_AXES] = {0};
         const char *pa = va.buf, *pb = vb.buf;
         char *po = vo.buf;
         Py_BEGIN_ALLOW_THREADS

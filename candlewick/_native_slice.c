@@ -25,8 +25,6 @@
 
 #include <stddef.h>
 
-#define MAX_AXES 64
-
 typedef struct {
     CW_METHOD_HEAD
     int store;
@@ -99,10 +97,10 @@ static int store(const Binding *b, PyObject *x, PyObject *key, PyObject *value) 
     }
     PyObject *shape = SLOT(layout, b->shape), *strides = SLOT(layout, b->strides);
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    if (ndim > MAX_AXES) {
+    if (ndim > CW_MAX_AXES) {
         return 0;
     }
-    Py_ssize_t want_shape[MAX_AXES], want_strides[MAX_AXES];
+    Py_ssize_t want_shape[CW_MAX_AXES], want_strides[CW_MAX_AXES];
     for (Py_ssize_t i = 0; i < ndim; i++) {
         want_shape[i] = i == 0 ? cut.length : PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
         PyObject *s = PyTuple_GET_ITEM(strides, i);

@@ -6,8 +6,6 @@
 
 #include "_native.h"
 
-#define MAX_AXES 64
-
 /* 1 where `bound` is None or an int (not a bool), else 0. */
 static int plain_bound(PyObject *bound) {
     return bound == Py_None || PyLong_CheckExact(bound);
@@ -106,7 +104,7 @@ PyObject *cw_expand_layout(const Binding *b, PyObject *layout, PyObject *key) {
     Py_ssize_t count = PyTuple_GET_SIZE(key), axes = 0;
     if (shape == NULL || strides == NULL || offset == NULL ||
         !PyTuple_CheckExact(shape) || !PyTuple_CheckExact(strides) ||
-        PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape) || count > MAX_AXES) {
+        PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape) || count > CW_MAX_AXES) {
         return NULL;
     }
     for (Py_ssize_t k = 0; k < count; k++) {
