@@ -11,12 +11,13 @@ checks it, docs/architecture.md says more):
 module                 what it owns                                        layer
 =====================  ==================================================  ==========
 ``error.py``           every error class; ``check`` of a call's status      error
-``abi/``               argument structs and shared constants, the          abi
-                       generated C header, element-wise operands, a
-                       ``RawKernel``'s argument buffer
-``bindings/``          one library per module: hip, hip_graph,             bindings
-                       hip_streams, hiprtc, hipblas, hipsolver, hipfft,
-                       miopen_c, rccl, roctx
+``abi/``               argument structs and shared constants, their        abi
+                       byte layout and launch buffer, the generated C
+                       header, element-wise operands, a ``RawKernel``'s
+                       argument buffer
+``bindings/``          one library per module: hip (its ctypes calls:      bindings
+                       hip_ctypes), hip_graph, hip_streams, hiprtc,
+                       hipblas, hipsolver, hipfft, miopen_c, rccl, roctx
 ``ops.py``             the op table: (primitive, op, dtype) -> kernel      ops
 ``codegen/``           kernel module sources; fused-graph kernels; the     codegen
                        custom kernels' sources
