@@ -212,15 +212,25 @@ def where(self, cond_layout, x, x_layout, y, y_layout):
 
 
 def astype(self, layout, dtype):
+    x = self.buf
+    # the quiet state set inline (QuietBlock's enter and exit are two Python frames more
+    # on a call that a KMeans step and pairwise_distances make after large NumPy calls)
+    token = set_fp_state(QUIET)  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
     try:
-        with QuietBlock():  # NaN/inf/out-of-range to int is defined as "unspecified", not a warning
-            if layout.is_contiguous:
-                out = flat(self.buf, layout).astype(dtype.numpy)
-            else:
-                out = view(self.buf, layout).astype(dtype.numpy, order="C").reshape(-1)
+        if layout.dense_size == x.size:  # (the whole buffer, as it lies)
+            out = x.astype(dtype.numpy)
+        elif layout.is_contiguous:
+            out = flat(x, layout).astype(dtype.numpy)
+        else:
+            out = view(x, layout).astype(dtype.numpy, order="C").reshape(-1)
     except MemoryError as exc:
         raise out_of_memory("astype", exc) from exc
-    return type(self)(out, dtype)
+    finally:
+        reset_fp_state(token)
+    result = _new(type(self))  # (type(self)(out, dtype) without the __init__ call)
+    result.buf = out
+    result.dtype = dtype
+    return result
 
 
 @reports_out_of_memory

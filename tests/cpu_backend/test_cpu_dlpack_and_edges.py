@@ -1,6 +1,7 @@
 """DLPack hooks, empty strided views, complex expm1 special values, allocation errors (sort_values's too)."""
 
 import cmath
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -165,3 +166,20 @@ def test_sort_values_reports_memory_as_the_device_error(monkeypatch):
     with pytest.raises(DeviceMemoryError, match="sort_values: no room") as info:
         cw.sort(x)
     assert isinstance(info.value.__cause__, MemoryError)
+
+
+def test_astype_is_quiet_and_copies_on_every_layout():
+    host = np.array([[np.nan, np.inf, -np.inf, 3e9], [1.5, -2.5, 0.0, 7.0]], np.float64)
+    x = cw.asarray(host)
+    flat = cw.reshape(x, (8,))
+    with np.errstate(all="ignore"):
+        cases = [(x, host), (flat[2:6], host.reshape(-1)[2:6]), (x.T, host.T), (flat[::3], host.reshape(-1)[::3])]
+        for v, expected in cases:
+            for dtype in (cw.int32, cw.int64, cw.float32, cw.float64):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")  # NaN/inf/out of range to int: unspecified, not a warning
+                    out = cw.astype(v, dtype)
+                got = cw.to_numpy(out)
+                assert got.dtype == dtype.numpy and got.tobytes() == np.ascontiguousarray(
+                    expected.astype(dtype.numpy)).tobytes()
+                assert not np.shares_memory(got, cw.to_numpy(x))
