@@ -10,8 +10,8 @@ from .. import dtypes as _dt
 from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
-    FFT_DOCS, c2c, c2r, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, one_axis,
-    r2c, resized_all, scale_factor, scaled, scaled_view,
+    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, real_one_axis,
+    real_transform, resized_all, scale_factor, scaled_view,
 )
 
 if TYPE_CHECKING:
@@ -39,11 +39,7 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     >>> cw.fft.rfft(x).shape
     (3,)
     """
-    axis = one_axis(x, axis, norm, "rfft", "real")
-    n = check_length(x.shape[axis] if n is None else n, "rfft")
-    passed = inside(x._device, norm)
-    storage, shape, dtype = r2c(x, n, axis, passed)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, False, passed))
+    return real_transform(x, n, axis, norm, "rfft", False)
 
 
 @shared_doc(FFT_DOCS)
@@ -65,11 +61,7 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     >>> cw.fft.irfft(cw.fft.rfft(x)).tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
-    axis = one_axis(x, axis, norm, "irfft", "complex")
-    n = check_length(2 * (x.shape[axis] - 1) if n is None else n, "irfft")
-    passed = inside(x._device, norm)
-    storage, shape, dtype = c2r(x, n, axis, passed)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n, True, passed))
+    return real_transform(x, n, axis, norm, "irfft", True)
 
 
 @shared_doc(FFT_DOCS)
@@ -98,12 +90,11 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
     if not axes:
         raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
-    x, lengths = resized_all(x, axes, sizes, "rfftn")
     last = axes[-1]
     if len(axes) == 1:  # one axis (scipy.signal.fftconvolve's): rfft's path, no n-D plan to choose
-        passed = inside(x._device, norm)
-        storage, shape, dtype = r2c(x, lengths[0], last, passed)
-        return scaled(storage, shape, dtype, x._device, scale_factor(norm, lengths[0], False, passed))
+        return real_one_axis(x, last, check_length(x.shape[last], "rfftn") if sizes[0] is None else sizes[0],
+                             norm, False)
+    x, lengths = resized_all(x, axes, sizes, "rfftn")
     shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
     # one primitive call: the backend may transform every axis with one plan, and leave
     # the result in the order of its passes (a dense permutation of ``shape``)
@@ -139,6 +130,4 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     for axis, n in zip(axes[:-1], sizes[:-1]):
         n = check_length(x.shape[axis] if n is None else n, "irfftn")
         x = c2c(x, n, axis, norm, True)
-    passed = inside(x._device, norm)
-    storage, shape, dtype = c2r(x, n_last, last, passed)
-    return scaled(storage, shape, dtype, x._device, scale_factor(norm, n_last, True, passed))
+    return real_one_axis(x, last, n_last, norm, True)

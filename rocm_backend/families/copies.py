@@ -81,15 +81,25 @@ def launch_row_copy(device, itemsize, rows, row, dst, dst_stride, src, src_strid
     int64 storage ``indices``, checked against ``src_rows``) to the byte address ``dst``
     (row stride ``dst_stride``), in the widest unit of 16/8/4/2/1 bytes dividing the row,
     the strides and both addresses; not ``checked``: indices known to be in range, no flag."""
-    sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, dst, src)
-    unit = next(u for u in (16, 8, 4, 2, 1) if not any(v % u for v in sizes))
-    row_units = row * itemsize // unit
+    unit, row_units, dst_units, packed = _row_units(itemsize, row, dst_stride, src_stride, src_rows, idx_stride,
+                                                    (dst | src) & 15)
     index_op = (0, 0, (0,)) if indices is None else (indices.ptr, idx_offset, (0,))
     flag = device.error_flag(name) if indices is not None and checked else 0
     launch_ew(device, ("row_copy", unit), (rows * row_units,),
-              [(dst, 0, (dst_stride * itemsize // unit,)), (src, 0, (1,)), index_op, (flag, 0, (1,))],
-              struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units, idx_stride),
-              name=name)
+              [(dst, 0, dst_units), (src, 0, (1,)), index_op, (flag, 0, (1,))], packed, name=name)
+
+
+@functools.lru_cache(maxsize=1024)  # a pad's or a crop's copy repeats its shapes call after call
+def _row_units(itemsize, row, dst_stride, src_stride, src_rows, idx_stride, misalign):
+    """(unit, row length in units, destination strides in units, packed arguments) of a
+    row copy whose two addresses are ``misalign`` (their OR, mod 16) off 16 bytes: the
+    widest unit of 16/8/4/2/1 bytes dividing the row, both strides and both addresses
+    (for powers of two, dividing both addresses is dividing their OR)."""
+    sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, misalign)
+    unit = next(u for u in (16, 8, 4, 2, 1) if not any(v % u for v in sizes))
+    row_units = row * itemsize // unit
+    return (unit, row_units, (dst_stride * itemsize // unit,),
+            struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units, idx_stride))
 
 
 def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):

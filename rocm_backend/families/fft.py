@@ -168,7 +168,7 @@ class Steps(NamedTuple):
     copy_key: tuple
     direct: bool
     assign: object  # (destination, source) layouts putting a (before, after, m) result in place
-    c2r_source: tuple  # C2R: (shape, strides) of the entries its private copy reads, the axis last
+    c2r_source: tuple  # C2R: (shape, strides, contiguous) of the entries its private copy reads, the axis last
 
 
 @functools.lru_cache(maxsize=STEPS_CACHE_SIZE)
@@ -200,7 +200,9 @@ def steps(kind, shape, strides, axis, n):
                                   Layout((before, m, after), (after * m, 1, m), 0))
     copy_key = key(input_plan(copy_layout, len(shape) - 1)) if not error else None
     keep = min(length, copy_len)
-    c2r_source = (tuple(shape[i] for i in axes[:-1]) + (keep,), tuple(strides[i] for i in axes))
+    src_shape = tuple(shape[i] for i in axes[:-1]) + (keep,)
+    src_strides = tuple(strides[i] for i in axes)
+    c2r_source = (src_shape, src_strides, Layout(src_shape, src_strides).is_contiguous)
     return Steps(out_dtype, out_size, error, key(in_place), axes, copy_layout, copy_key, direct, assign,
                  c2r_source)
 
@@ -260,8 +262,8 @@ def _c2r_input(x, layout, plan, factor=1.0):
     by ``factor`` as it is copied where no padding is needed. The layouts come from
     ``steps`` (``plan``), only the input's offset from ``layout``."""
     buf_layout = plan.copy_layout
-    src_shape, src_strides = plan.c2r_source
-    source = Layout(src_shape, src_strides, layout.offset)
+    src_shape, src_strides, contiguous = plan.c2r_source
+    source = Layout(src_shape, src_strides, layout.offset, contiguous)  # (known: no test per call)
     if src_shape == buf_layout.shape:
         if factor != 1.0:  # the copy scales: no pass over the result
             return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), buf_layout, 1.0
