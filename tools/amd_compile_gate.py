@@ -139,7 +139,7 @@ def fused_samples():
         e = cw.exp(x - cw.max(x, axis=-1, keepdims=True))
         return e / cw.sum(e, axis=-1, keepdims=True)
 
-    def logsumexp(x):  # max and sum of exp(x - max) in one reduction of pairs (fused_rows.ONLINE)
+    def logsumexp(x):  # the float32 sum of exp(x - max) with the hardware exp (fused_rows._sum_exps)
         m = cw.max(x, axis=-1, keepdims=True)
         return m[..., 0] + cw.log(cw.sum(cw.exp(x - m), axis=-1))
 

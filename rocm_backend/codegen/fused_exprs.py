@@ -78,6 +78,9 @@ class Emitter:
         self.memo = {}
         self.unravels = {}
         self.loads = []  # (node, flat) of every memory read, for the caller's vector analysis
+        # node -> the functor its element-wise op is computed with, in place of the eager
+        # kernel's (a row kernel's logsumexp sum: fused_rows._sum_exps)
+        self.functors = {}
         self.indent = indent
         self._n = 0
 
@@ -167,7 +170,8 @@ class Emitter:
             return args[0]
         src_dtype = self.graph.nodes[node.operands[0][0]].dtype
         if kind in ("unary", "binary", "compare"):
-            return f"cw_fz_round<{out} >({ops.functor(node.op, src_dtype)}()({', '.join(args)}))"
+            functor = self.functors.get(node.index) or ops.functor(node.op, src_dtype)
+            return f"cw_fz_round<{out} >({functor}()({', '.join(args)}))"
         if kind == "binary_scalar":
             scalar, reflected = node.attrs
             s = self.scalar(scalar, src_dtype)

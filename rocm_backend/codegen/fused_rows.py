@@ -17,20 +17,8 @@ __all__ = ["ROW_MAX", "rows_kernel", "rows_shapes"]
 MAX_PER_THREAD = 16
 #: the longest row the rows schedule keeps in registers (1024 threads of MAX_PER_THREAD)
 ROW_MAX = MAX_PER_THREAD * 1024
-#: which sums of exp(x - max(x)) reduce together with their max, in one block reduction of
-#: (max, sum) pairs (``_online_pairs``): "lse" where nothing else reads exp(x - max) (a
-#: logsumexp), "all" also where an output does (softmax recomputes it), "" none. None by
-#: default: on the H200 (2026-11-30, 8192 x 8192 float32) logsumexp took 89 us paired
-#: against 74 us as two reductions (the pairs' combine puts two exps on each step of the
-#: block reduction's critical path), 88 against 73 us at 16384 x 4096
-ONLINE = ""
 #: bytes of the vectors the vector path reads and writes a row in
 VECTOR_BYTES = 16
-#: how a block reduction combines its warps' results: "serial" in thread 0
-#: (cw_group_reduce), "tree" a shuffle tree in warp 0 (cw_block_reduce_tree). Serial by
-#: default: on the H200 (2026-11-30) the tree took logsumexp 8192 x 8192 from 74 to 76 us
-#: and softmax from 135.4 to 134.4 us (within the run's noise)
-COMBINE = "serial"
 
 
 def _identity(layout, shape):
@@ -114,21 +102,23 @@ def rows_kernel(graph, outputs, full, rows, name, module):
     return kernel, entry(name, block, "\n".join(body) + "\n")
 
 
-def _combine():
-    return "cw_block_reduce_tree" if COMBINE == "tree" else "cw_group_reduce"
-
-
-def _online_pairs(graph, outputs, reduces, full, rows):
-    """{max reduction: sum reduction} of the sums of exp(x - max(x)) over a row, x float32
-    or float64 and the max's own operand, that ``ONLINE`` lets reduce with their max."""
-    if not ONLINE:
-        return {}
+def _sum_exps(graph, outputs, reduces, full, rows):
+    """The exp nodes of a logsumexp's sum of exp(x - max(x)) over the row, float32, whose
+    values nothing else reads: the kernel computes them with the hardware's exp
+    (``op_exp_sum``, fused_source.HELPERS). Each such value is at most 1 and the max's
+    own element adds exactly 1, so the sum is at least 1: a term's relative error (2 +
+    1.2 |x - max| ulps at most) is weighted by the term, and the sum's relative error stays
+    within about 2 + 1.2 ln(C) ulps (12 at C = 8192), the rounding a reassociated sum of C
+    terms already has; terms the fast exp flushes to zero are below 2^-126 and vanish in a
+    sum of at least 1 anyway. torch.compile's Triton kernels compute every float32 exp
+    this way; here only these private values do: logsumexp 8192 x 8192 float32 took 70.3
+    us against 73.4 with ``expf`` on the H200 (2026-11-30), torch.compile's 72.0."""
     used = needed(graph, outputs)
     readers = {}
     for i in used:
         for src, _ in graph.nodes[i].operands:
             readers[src] = readers.get(src, 0) + 1
-    pairs = {}
+    exps = set()
     for s in reduces:
         sn = graph.nodes[s]
         e, e_layout = sn.operands[0]
@@ -141,41 +131,15 @@ def _online_pairs(graph, outputs, reduces, full, rows):
             continue
         (x, x_layout), (m, m_layout) = dn.operands
         mn = graph.nodes[m]
-        if mn.kind != "reduce" or mn.op.value != "max" or mn.operands[0] != (x, x_layout) or m in pairs:
+        if mn.kind != "reduce" or mn.op.value != "max" or mn.operands[0] != (x, x_layout):
             continue
         if not _identity(x_layout, full) or not row_index_layout(m_layout, rows, full[-1]):
             continue
-        if {graph.nodes[i].dtype.name for i in (x, m, d, e, s)} not in ({"float32"}, {"float64"}):
+        if {graph.nodes[i].dtype.name for i in (x, m, d, e, s)} != {"float32"}:
             continue
-        private = readers.get(e) == 1 and readers.get(d) == 1 and not {d, e} & set(outputs)
-        if ONLINE == "all" or private:
-            pairs[m] = s
-    return pairs
-
-
-def _online_lines(graph, m, s, values, block, lines):
-    """Declarations; and appended to ``lines``: the (max, sum of exp(x - max)) of the row
-    from this thread's max ``acc{m}`` of its ``values``, in one block reduction, as
-    ``rv{m}`` and ``rv{s}``."""
-    c = ops.C_TYPE[graph.nodes[m].dtype]
-    t = f"cw_traits<{c} >::compute"
-    lines += [f"        OpL{m} opl{m};",
-              f"        cw_lse_acc<{t} > q{m};",
-              f"        q{m}.m = acc{m};",
-              f"        q{m}.s = ({t})0;",
-              f"        if (!(acc{m} == cw_red_lowest<{t} >())) {{"]
-    lines += [f"            if (ok{k}) q{m}.s = q{m}.s + cw_fz_round<{c} >(op_exp()("
-              f"cw_fz_round<{c} >(op_subtract()({v}, acc{m}))));" for k, v in enumerate(values)]
-    lines += ["        }",
-              f"        q{m} = {_combine()}(opl{m}, q{m}, smemL{m}, {block});",
-              f"        if (threadIdx.x == 0) allL{m} = q{m};",
-              "        __syncthreads();",
-              f"        const {t} rv{m} = cw_fz_round<{c} >(allL{m}.m);",
-              f"        const {t} d{m} = rv{m} - rv{m};  // 0, or NaN where the max is not finite",
-              f"        const {t} rv{s} = cw_fz_round<{c} >(d{m} == ({t})0 ? allL{m}.s : d{m});"]
-    return [f"    typedef red_online_lse<cw_traits<{c} >::compute> OpL{m};",
-            f"    __shared__ typename OpL{m}::acc smemL{m}[CW_MAX_WARPS];",
-            f"    __shared__ typename OpL{m}::acc allL{m};"]
+        if readers.get(e) == 1 and readers.get(d) == 1 and not {d, e} & set(outputs):
+            exps.add(e)
+    return exps
 
 
 def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=None):
@@ -215,10 +179,8 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
                 for lane in range(width):
                     em.direct[(n, flats[m * width + lane])] = f"xv{m}_{n}.v[{lane}]"
     reduces = [i for i in needed(graph, outputs) if graph.nodes[i].kind == "reduce"]
-    online = _online_pairs(graph, outputs, reduces, full, rows)
+    em.functors.update(dict.fromkeys(_sum_exps(graph, outputs, reduces, full, rows), "op_exp_sum"))
     for r in reduces:
-        if r in online.values():
-            continue  # reduced with its max
         node = graph.nodes[r]
         src, layout = node.operands[0]
         head += [f"    typedef red_{node.op.value}<{ops.C_TYPE[graph.nodes[src].dtype]} > Op{r};",
@@ -233,12 +195,7 @@ def _row_body(graph, outputs, full, rows, block, buffers, params, slots, vector=
         lines.append(f"        typename Op{r}::acc acc{r} = op{r}.identity();")
         for k, v in enumerate(values):
             lines.append(f"        if (ok{k}) acc{r} = op{r}.combine(acc{r}, op{r}.from({v}, 0));")
-        if r in online:
-            s = online[r]
-            head += _online_lines(graph, r, s, values, block, lines)
-            row_values[r], row_values[s] = f"rv{r}", f"rv{s}"
-            continue
-        lines += [f"        acc{r} = {_combine()}(op{r}, acc{r}, smem{r}, {block});",
+        lines += [f"        acc{r} = cw_group_reduce(op{r}, acc{r}, smem{r}, {block});",
                   f"        if (threadIdx.x == 0) all{r} = acc{r};",
                   "        __syncthreads();",
                   f"        const typename cw_traits<{ops.C_TYPE[node.dtype]} >::compute rv{r} = "

@@ -40,23 +40,11 @@ template <class S> __device__ inline S cw_fz_raw(cw_u64 lo, cw_u64 hi) {
     u.w[1] = hi;
     return u.s;
 }
-// The online pair of a row's logsumexp (codegen/fused_rows.py): a part's largest element m
-// and the sum s of exp(x - m) over the part, so that a row's max and its sum of exp(x - max)
-// take one block reduction; a part whose m is -inf adds nothing (m = -inf, s = 0 is the
-// identity) and the row's sum is NaN where its max is not finite, as exp(x - max) is there.
-template <class C> struct cw_lse_acc { C m; C s; };
-template <class C> struct red_online_lse {
-    typedef cw_lse_acc<C> acc;
-    __device__ acc identity() const { acc a; a.m = cw_red_lowest<C>(); a.s = (C)0; return a; }
-    __device__ acc combine(acc a, acc b) const {
-        if (a.m == cw_red_lowest<C>()) return b;
-        if (b.m == cw_red_lowest<C>()) return a;
-        const C m = op_maximum()(a.m, b.m);
-        acc r;
-        r.m = m;
-        r.s = a.s * op_exp()(a.m - m) + b.s * op_exp()(b.m - m);
-        return r;
-    }
+// exp(x - max(x)) summed by a row kernel's logsumexp (codegen/fused_rows._sum_exps): the
+// hardware's exp for float32 (error bounded there), the accurate one otherwise.
+struct op_exp_sum {
+    __device__ float operator()(float x) const { return __expf(x); }
+    __device__ double operator()(double x) const { return exp(x); }
 };
 // A float or double the compiler cannot see through: an op's rounded result is never
 // contracted with the next op (a multiply feeding an add into one FMA), as the eager

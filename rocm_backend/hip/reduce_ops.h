@@ -127,23 +127,3 @@ template <class Op> __device__ inline typename Op::acc cw_group_reduce(const Op&
     return acc;
 }
 
-// The combined accumulator of the whole 1-D block of G threads (G a power of two, at least
-// warpSize or the whole block inside one warp), valid in thread 0: each warp's shuffle
-// tree, then warp 0's shuffle tree over the warps' results from ``smem`` (cw_group_reduce
-// combines them one after another in thread 0). One barrier: the caller's barrier after
-// reading the result must come before the next write of ``smem``.
-template <class Op> __device__ inline typename Op::acc cw_block_reduce_tree(const Op& op, typename Op::acc acc,
-                                                                            typename Op::acc* smem, int G) {
-    const int width = G < warpSize ? G : warpSize;
-    for (int d = width / 2; d > 0; d >>= 1) acc = op.combine(acc, cw_shfl_down(acc, d));
-    if (G > warpSize) {
-        const int warp = threadIdx.x / warpSize, lane = threadIdx.x % warpSize, n = G / warpSize;
-        if (lane == 0) smem[warp] = acc;
-        __syncthreads();
-        if (warp == 0) {
-            acc = smem[lane < n ? lane : 0];
-            for (int d = n / 2; d > 0; d >>= 1) acc = op.combine(acc, cw_shfl_down(acc, d));
-        }
-    }
-    return acc;
-}

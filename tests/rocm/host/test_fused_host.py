@@ -79,7 +79,7 @@ def row_norms(x, b):  # rows schedule with a broadcast input and a row-shaped ou
 
 
 def _special_rows(x):
-    """Rows of x where logsumexp's online (max, sum) pairs meet -inf, inf and NaN: all -inf;
+    """Rows of x where logsumexp's max and sum of exp meet -inf, inf and NaN: all -inf;
     every element of thread 3 (64 threads) -inf; an inf; a NaN; -inf beside a finite max."""
     x = x.copy()
     x[0] = -np.inf
@@ -133,34 +133,19 @@ class _Spec:
         self.name, self.abi, self.body = name, "cw_fused_args", f"{name}(a);"
 
 
-@pytest.fixture(scope="module", params=[("lse", "serial"), ("", "tree"), ("all", "tree")],
-                ids=["online-lse", "two-reductions-tree", "online-all-tree"])
-def cases(request, tmp_path_factory):
-    """(library of every case's kernels, the traced cases, knobs): the kernels generated
-    under one setting of fused_rows' knobs, which sums of exp(x - max) reduce with their
-    max (ONLINE) and how a block combines its warps (COMBINE); a test sets the same knobs
-    (``_knobs``) so that the device generates those kernels again."""
-    saved = fused_rows.ONLINE, fused_rows.COMBINE
-    fused_rows.ONLINE, fused_rows.COMBINE = request.param
-    try:
-        traced = _traced(np.random.default_rng(3))
-        entries, specs = [], []
-        for *_, graph in traced:
-            plan = fused_source.plan(graph)
-            assert plan is not None
-            entries.append(plan.source[len(fused_source.prelude()):])
-            specs += [_Spec(k.spec.name) for k in plan.kernels]
-        lib = build(tmp_path_factory.mktemp("fused_host"), ["reduce.hip"], specs,
-                    extra_lines=[fused_source.HELPERS, *entries])
-    finally:
-        fused_rows.ONLINE, fused_rows.COMBINE = saved
-    return lib, traced, request.param
-
-
-def _knobs(monkeypatch, cases):
-    monkeypatch.setattr(fused_rows, "ONLINE", cases[2][0])
-    monkeypatch.setattr(fused_rows, "COMBINE", cases[2][1])
-    return cases[:2]
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory):
+    """(library of every case's kernels, the traced cases)."""
+    traced = _traced(np.random.default_rng(3))
+    entries, specs = [], []
+    for *_, graph in traced:
+        plan = fused_source.plan(graph)
+        assert plan is not None
+        entries.append(plan.source[len(fused_source.prelude()):])
+        specs += [_Spec(k.spec.name) for k in plan.kernels]
+    lib = build(tmp_path_factory.mktemp("fused_host"), ["reduce.hip"], specs,
+                extra_lines=[fused_source.HELPERS, *entries])
+    return lib, traced
 
 
 def _close(got, want, ulps):
@@ -178,7 +163,7 @@ def _close(got, want, ulps):
 
 @pytest.mark.parametrize("warp", [32, 64])
 def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_path, warp):
-    lib, traced = _knobs(monkeypatch, cases)
+    lib, traced = cases
     _, device = device_factory(lib, monkeypatch, tmp_path)(warp=warp)
     for fused, args, ulps, _ in traced:
         dev_args = [cw.asarray(a, device=device) if isinstance(a, np.ndarray) else a for a in args]
@@ -193,8 +178,8 @@ def test_generated_kernels_match_the_eager_cpu_results(cases, monkeypatch, tmp_p
             _close(cw.to_numpy(g), cw.to_numpy(w), ulps)
 
 
-def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases, monkeypatch):
-    _, traced = _knobs(monkeypatch, cases)
+def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases):
+    _, traced = cases
     vectors = [fused_source.plan(graph).kernels[0].vector_slots for fused, args, _, graph in traced
                if fused.__wrapped__ in (softmax, row_norms)]
     # (6, 300), (3, 256), (13, 512), (5, 200), (3, 512): x and the full output
@@ -206,14 +191,13 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
     assert kinds["wide_columns"] == ["reduce_serial", "reduce_serial"]
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
-    # which sums of exp(x - max) reduce with their max, and how the warps combine
-    generated = {fused.__wrapped__.__name__: fused_source.plan(graph).source.split("generated for one fused graph")[1]
+    # the hardware exp only in a float32 logsumexp's sum of exp(x - max): nowhere else
+    generated = {(fused.__wrapped__.__name__, graph.nodes[0].dtype.name):
+                 fused_source.plan(graph).source.split("generated for one fused graph")[1]
                  for fused, _, _, graph in traced}
-    online, combine = cases[2]
-    assert ("red_online_lse<" in generated["logsumexp"]) == bool(online)
-    assert ("red_online_lse<" in generated["softmax"]) == (online == "all")
-    assert "red_online_lse<" not in generated["row_norms"]  # a sum of something else
-    assert ("cw_block_reduce_tree(" in generated["softmax"]) == (combine == "tree")
+    assert "op_exp_sum()(" in generated[("logsumexp", "float32")]
+    assert "op_exp_sum()(" not in generated[("logsumexp", "float64")]
+    assert all("op_exp_sum()(" not in src for (name, _), src in generated.items() if name != "logsumexp")
 
 
 @pytest.mark.parametrize("fn, shape", [
@@ -233,7 +217,7 @@ def test_long_reductions_into_few_outputs_run_replayed(fn, shape):
 
 
 def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_path):
-    lib, traced = _knobs(monkeypatch, cases)
+    lib, traced = cases
     _, device = device_factory(lib, monkeypatch, tmp_path)()
     for fused, args, ulps, graph in traced:
         floats = [k for k, a in enumerate(args) if type(a) is float]
