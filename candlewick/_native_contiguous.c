@@ -24,7 +24,7 @@ typedef struct {
     PyObject *general;    /* general(kernel, n, fields, scalar, flags): the Python launch */
 } ContiguousLaunch;
 
-static PyObject *fn_int_name;
+static PyObject *fn_int_name, *items_name;
 
 /* contiguous_call's launch from C, the kernel's handle `fn` read. */
 static PyObject *contiguous_run(ContiguousLaunch *self, PyObject *const *args, Py_ssize_t nargs, PyObject *fn) {
@@ -71,7 +71,24 @@ static PyObject *contiguous_run(ContiguousLaunch *self, PyObject *const *args, P
     flags |= n < self->index_limit ? self->flags_below : self->flags_above;
     cw_put_word(buffer.bytes, self->at[0], n);
     cw_put_word(buffer.bytes, self->at[1], 1 | flags << 32);
-    unsigned long long per_block = self->block * self->items;
+    /* the kernel's elements a thread a step (rocm_backend's KernelSpec.items), else the default */
+    unsigned long long per_thread = self->items;
+    PyObject *own;
+    int found = cw_optional_attr(args[0], items_name, &own);
+    if (found < 0) {
+        return NULL;
+    }
+    if (found) {
+        per_thread = PyLong_Check(own) ? PyLong_AsUnsignedLongLong(own) : 0;
+        Py_DECREF(own);
+        if (per_thread == 0 || per_thread > 0xFFFFull) {
+            PyErr_Clear();
+            PyErr_SetString(PyExc_ValueError, "candlewick._native.ContiguousLaunch: the kernel's items must be an int "
+                            "from 1 to 65535");
+            return NULL;
+        }
+    }
+    unsigned long long per_block = self->block * per_thread;
     unsigned long long grid = (n + per_block - 1) / per_block;
     unsigned int d[7] = {(unsigned int)(grid > self->grid_cap ? self->grid_cap : grid), 1, 1,
                          (unsigned int)self->block, 1, 1, 0};
@@ -183,8 +200,8 @@ PyTypeObject cw_ContiguousLaunchType = {
               "template with n and 1 | flags << 32 at offsets[0] and offsets[1], the operand fields at the\n"
               "offsets after them, scalar's bytes at scalar_at; flags or'ed with flags_below where n <\n"
               "index_limit, else flags_above; ceil(n / (block * items)) blocks (at most grid_cap) of block\n"
-              "threads, queued through the StreamLaunch `launch`. A kernel whose fn_int is None goes to\n"
-              "general, called with the same arguments.",
+              "threads (items: the kernel's own `items` where it has one), queued through the StreamLaunch\n"
+              "`launch`. A kernel whose fn_int is None goes to general, called with the same arguments.",
     .tp_basicsize = sizeof(ContiguousLaunch),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_new = contiguous_make,
@@ -197,7 +214,8 @@ PyTypeObject cw_ContiguousLaunchType = {
 
 int cw_contiguous_launch_ready(void) {
     fn_int_name = PyUnicode_InternFromString("fn_int");
-    if (fn_int_name == NULL) {
+    items_name = PyUnicode_InternFromString("items");
+    if (fn_int_name == NULL || items_name == NULL) {
         return -1;
     }
     return PyType_Ready(&cw_ContiguousLaunchType);

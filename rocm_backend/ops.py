@@ -42,7 +42,13 @@ NN_BYTE_SIZES = (1, 2, 4, 8, 16)
 SVD_MODULE = "svd_jacobi"  # its own module: the only one that includes hip/svd_jacobi.*
 QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 
-KernelSpec = namedtuple("KernelSpec", "key name module abi body block")
+#: elements a thread takes a grid step on the contiguous path (hip/elementwise.hip's
+#: cw_map_contig and cw_where: two 16-byte vectors of float32), which sizes that launch's
+#: grid (``KernelSpec.items``); the binary arithmetic kernels take one vector a step
+#: (BINARY_ITEMS: cw_binary_contig's P, elementwise.hip says why)
+EW_ITEMS = 8
+BINARY_ITEMS = 4
+KernelSpec = namedtuple("KernelSpec", "key name module abi body block items", defaults=(EW_ITEMS,))
 #: (input, accumulation) dtypes whose sums and products the reduce kernels compute with the
 #: input converted as it is read (the optional group "reduce_dtype": families/reductions.py);
 #: any other pair is converted first (astype)
@@ -75,9 +81,9 @@ def _domain(letters):
 def _build():
     table = {}
 
-    def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK):
+    def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK, items=EW_ITEMS):
         key = kernel_key(*key)
-        table[key] = KernelSpec(key, name, module, abi, body, block)
+        table[key] = KernelSpec(key, name, module, abi, body, block, items)
 
     for op in UnaryOp:
         for d in op.dtypes():
@@ -86,12 +92,15 @@ def _build():
     for family, ops, result in (("binary", BinaryOp, None), ("compare", CompareOp, "cw_bool")):
         for op in ops:
             for d in op.dtypes():
-                args = f"{C_TYPE[d]}, {result or C_TYPE[d]}, {functor(op, d) if result is None else f'op_{op.value}'} "
-                add((family, op, d), f"{family}_{op.value}_{d.name}", f"binary_{d.name}", f"cw_binary<{args}>(a);")
+                items = BINARY_ITEMS if result is None else EW_ITEMS
+                args = f"{C_TYPE[d]}, {result or C_TYPE[d]}, {functor(op, d) if result is None else f'op_{op.value}'}"
+                add((family, op, d), f"{family}_{op.value}_{d.name}", f"binary_{d.name}",
+                    f"cw_binary<{args}, {items // 4}>(a);", items=items)
                 if d.itemsize <= 8:  # hip/elementwise.hip's cw_binary_rows and cw_binary_flat say which launches
-                    for entry, body in (("column", "cw_binary_rows"), ("flat", "cw_binary_flat")):
-                        add((f"{family}_{entry}", op, d), f"{family}_{entry}_{op.value}_{d.name}", f"binary_{d.name}",
-                            f"{body}<{args}>(a);")
+                    add((f"{family}_column", op, d), f"{family}_column_{op.value}_{d.name}", f"binary_{d.name}",
+                        f"cw_binary_rows<{args} >(a);", items=items)
+                    add((f"{family}_flat", op, d), f"{family}_flat_{op.value}_{d.name}", f"binary_{d.name}",
+                        f"cw_binary_flat<{args}, {items // 4}>(a);", items=items)
     for src in dt.ALL_DTYPES:
         for dst in dt.ALL_DTYPES:
             if src.is_complex and not (dst.is_complex or dst.is_bool):

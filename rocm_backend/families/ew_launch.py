@@ -40,9 +40,6 @@ _EW_CONTIG_OFFSETS = (EW_ARGS.offsets["n"], EW_ARGS.offsets["ndim"]) + tuple(
     EW_ARGS.offsets[f"op{k}_{f}"] for k in range(4) for f in ("ptr", "offset"))
 assert EW_ARGS.offsets["flags"] == EW_ARGS.offsets["ndim"] + 4
 _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
-# elements one thread handles per grid-stride step on the contiguous path (a 16-byte
-# vector of float32, two per step): sizes the grid so small arrays get few blocks
-_EW_ITEMS_PER_THREAD = 8
 # threads per block of the contiguous path (the kernels' launch bound is structs.EW_BLOCK):
 # exp f32 measured 128.0 / 504.4 us on the device at 2^26 / 2^28 with 128, 130.7 / 516.9
 # with 256, torch 127.9 / 505.5 (H200 through the shim, bench/results/rocm_probe_*session3*)
@@ -212,15 +209,15 @@ def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=
     bytes, ``flags`` or'ed into the kernel's. The packed launch: where candlewick._native
     is built, ``device.ew_contiguous`` (``contiguous_launch``) writes the same struct in C
     and calls this only for a kernel whose handle is no address."""
-    block = EW_CONTIG_BLOCK
-    grid = (n + block * _EW_ITEMS_PER_THREAD - 1) // (block * _EW_ITEMS_PER_THREAD)
+    per_block = EW_CONTIG_BLOCK * kernel.items  # (the kernel's elements a thread a step: ops.EW_ITEMS)
+    grid = (n + per_block - 1) // per_block
     if grid > device.ew_grid_cap:
         grid = device.ew_grid_cap
     flags |= _CONTIG_INDEX32 if n < INDEX32_LIMIT else CONTIGUOUS
     values = [n, 1, flags, *fields]
     values += PAIRS_LEFT[len(fields)]
     values.append(scalar)
-    device.launcher.launch_fields(kernel, grid, 1, 1, block, 1, 1, EW_ARGS, _EW_CONTIG, values)
+    device.launcher.launch_fields(kernel, grid, 1, 1, EW_CONTIG_BLOCK, 1, 1, EW_ARGS, _EW_CONTIG, values)
 
 
 def contiguous_launch(device):
@@ -234,7 +231,7 @@ def contiguous_launch(device):
     if ContiguousLaunch is None or stream_launch is None:
         return general
     return ContiguousLaunch(stream_launch, _EW_ZERO, _EW_CONTIG_OFFSETS, EW_ARGS.offsets["scalar"], EW_CONTIG_BLOCK,
-                            _EW_ITEMS_PER_THREAD, device.ew_grid_cap, INDEX32_LIMIT, _CONTIG_INDEX32, CONTIGUOUS,
+                            ops.EW_ITEMS, device.ew_grid_cap, INDEX32_LIMIT, _CONTIG_INDEX32, CONTIGUOUS,
                             general)
 
 

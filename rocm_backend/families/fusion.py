@@ -11,8 +11,6 @@ from .ew_launch import EW_CONTIG_BLOCK, scalar_bytes
 
 __all__ = ["compile_fused"]
 
-_EW_ITEMS_PER_THREAD = 8  # as ew_launch's contiguous path: elements per thread per grid step
-
 
 def compile_fused(device, graph):
     """The run function of ``graph`` on ``device`` (``candlewick.backend.FusionDevice``),
@@ -41,7 +39,7 @@ def compile_fused(device, graph):
             continue
         if plan_kernel.kind == "ew":
             block = EW_CONTIG_BLOCK
-            grid = min(max(1, -(-n // (block * _EW_ITEMS_PER_THREAD))), cap)
+            grid = min(max(1, -(-n // (block * plan_kernel.spec.items))), cap)
         elif plan_kernel.kind == "reduce_serial":  # a thread per output
             block = plan_kernel.spec.block
             grid = min(-(-n // block), cap)

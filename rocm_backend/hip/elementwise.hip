@@ -167,7 +167,13 @@ template <class S, int V> __device__ inline cw_pack<S, V> cw_vload_or_scalar(con
     return r;
 }
 
-template <class S, class SO, class Op> __device__ inline void cw_binary_contig(const cw_ew_args& a) {
+// P vectors a thread a step (for types whose vector holds 4 or more elements): 1 for the
+// arithmetic ops, 2 for the comparisons (ops.py's BINARY_ITEMS and EW_ITEMS, which size the
+// contiguous launch's grid). One: x += y at 2^26 float32 on the H200 0.996x torch's add_,
+// x + y 0.998x, against 1.001-1.005x and 0.999-1.003x with two (one process, torch in the
+// same rotated rounds, 2026-11-30): a thread's two reads of 16 bytes are in flight enough;
+// unary ops and where keep two (exp 1.08x, x[mask] = v 1.09x with one)
+template <class S, class SO, class Op, int P> __device__ inline void cw_binary_contig(const cw_ew_args& a) {
     typedef typename cw_traits<S>::compute C;
     const int V = cw_vec_width<S, SO>::value;
     Op op;
@@ -179,9 +185,10 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_contig(c
     cw_i64 done = 0;
     if (V > 1 && cw_vec_ok<S>(x, V) && cw_vec_ok<S>(y, V) && cw_vec_ok<SO>(out, V)) {
         const cw_i64 nv = n / V, bd = blockDim.x;
-        cw_i64 j = V >= 4 ? (cw_i64)blockIdx.x * 2 * bd + threadIdx.x : t0;  // as cw_map_contig
-        const cw_i64 step = V >= 4 ? 2 * nt : nt;
-        for (; V >= 4 && j + bd < nv; j += step) {
+        const bool two = V >= 4 && P == 2;
+        cw_i64 j = two ? (cw_i64)blockIdx.x * 2 * bd + threadIdx.x : t0;  // as cw_map_contig
+        const cw_i64 step = two ? 2 * nt : nt;
+        for (; two && j + bd < nv; j += step) {
             cw_pack<S, V> a0 = cw_vload_or_scalar<S, V>(x, j, xs), b0 = cw_vload_or_scalar<S, V>(y, j, ys);
             cw_pack<S, V> a1 = cw_vload_or_scalar<S, V>(x, j + bd, xs), b1 = cw_vload_or_scalar<S, V>(y, j + bd, ys);
             cw_pack<SO, V> r0, r1;
@@ -292,9 +299,9 @@ template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binar
 // contiguous path. Layouts of one or two axes with types up to 8 bytes take the flat and
 // column entries below (launch_ew's plans, kernels.ew_kernel), whose steps' registers would
 // otherwise set the occupancy of every launch of this one.
-template <class S, class SO, class Op> __device__ inline void cw_binary(const cw_ew_args& a) {
+template <class S, class SO, class Op, int P> __device__ inline void cw_binary(const cw_ew_args& a) {
     if (a.flags & CW_CONTIGUOUS) {
-        cw_binary_contig<S, SO, Op>(a);
+        cw_binary_contig<S, SO, Op, P>(a);
         return;
     }
     Op op;
@@ -328,9 +335,9 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_rows(con
 // layout takes the op's full entry through launch_ew. Without the decode and the two-axes
 // steps its registers are fewer (AMD gfx90a: 40 VGPRs against the full entry's 77), so
 // more blocks of the bandwidth-bound launches (x += y, x[::2] += 1) are resident.
-template <class S, class SO, class Op> __device__ inline void cw_binary_flat(const cw_ew_args& a) {
+template <class S, class SO, class Op, int P> __device__ inline void cw_binary_flat(const cw_ew_args& a) {
     if (a.flags & CW_CONTIGUOUS) {
-        cw_binary_contig<S, SO, Op>(a);
+        cw_binary_contig<S, SO, Op, P>(a);
     } else if (a.ndim == 1) {
         cw_binary_steps<S, SO, Op, false>(a);
     } else {

@@ -40,7 +40,7 @@ _current = hip.current
 class BoundKernel:
     """One loaded kernel of one device, with everything a launch needs pre-converted."""
 
-    __slots__ = ("spec", "name", "fn", "fn_arg", "fn_int", "block")
+    __slots__ = ("spec", "name", "fn", "fn_arg", "fn_int", "block", "items")
 
     def __init__(self, spec, fn):
         self.spec = spec
@@ -49,6 +49,7 @@ class BoundKernel:
         self.fn_arg = _c_void_p(int(fn)) if hip_ctypes.has_int(fn) else None
         self.fn_int = int(fn) if self.fn_arg is not None else None  # for the launch from C
         self.block = spec.block
+        self.items = spec.items  # elements a thread a step on the contiguous path (sizes its grid)
 
 
 class Launcher:

@@ -164,3 +164,20 @@ def test_contiguous_launch_refuses_what_it_cannot_write(runtime):
     assert general == [(_kernel(None), 10, (1, 2))]
     with pytest.raises(ValueError, match="out of range"):
         _native.ContiguousLaunch(run, bytes(16), (0, 12), 0, 128, 8, 4, 2**31, 3, 1, print)  # a field past the end
+
+
+def test_contiguous_launch_sizes_the_grid_by_the_kernels_own_items(runtime):
+    """A kernel's ``items`` (elements a thread a step: rocm_backend's KernelSpec.items)
+    sizes the grid in place of the launch's default; a bad one is refused unlaunched."""
+    from types import SimpleNamespace as NS
+
+    address, calls, _ = runtime
+    run, _ = _stream_launch(address)
+    contiguous = _native.ContiguousLaunch(run, bytes(64), (0, 8, 16, 24), 32, 128, 8, 2**20, 2**31, 3, 1, print)
+    contiguous(_kernel(), 5000, (1, 2))  # no items of its own: 8 a thread
+    contiguous(NS(fn_int=0xC0DE, name="binary_add_float32", items=4), 5000, (1, 2))
+    assert [c[1] for c in calls] == [-(-5000 // 1024), -(-5000 // 512)]
+    for bad in (0, -1, 2**16, 2.0, None):
+        with pytest.raises(ValueError, match="items must be an int from 1"):
+            contiguous(NS(fn_int=0xC0DE, name="k", items=bad), 5000, (1, 2))
+    assert len(calls) == 2

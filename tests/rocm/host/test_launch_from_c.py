@@ -41,8 +41,8 @@ def runtime():
     del fn
 
 
-def _kernel():
-    return BoundKernel(SimpleNamespace(name="binary_add_float32", block=256), 0xC0DE)
+def _kernel(items=8):
+    return BoundKernel(SimpleNamespace(name="binary_add_float32", block=256, items=items), 0xC0DE)
 
 
 def _values(n):
@@ -144,7 +144,8 @@ def _stream_launch(launcher):
 
 @pytest.mark.parametrize("operands", [1, 2, 3, 4])
 @pytest.mark.parametrize("scalar", [None, bytes(range(1, 33))])
-def test_the_contiguous_element_wise_launch_in_c_matches_the_packed_one(runtime, operands, scalar):
+@pytest.mark.parametrize("items", [8, 4])
+def test_the_contiguous_element_wise_launch_in_c_matches_the_packed_one(runtime, operands, scalar, items):
     """ContiguousLaunch writes n, ndim and flags, each operand's pointer and offset and the
     scalar slots from C over a zero struct: the runtime must see the bytes, and the call,
     of the Python path (launch_contiguous_fields, which packs every field)."""
@@ -157,17 +158,17 @@ def test_the_contiguous_element_wise_launch_in_c_matches_the_packed_one(runtime,
         pytest.skip("candlewick._native was not built here (no C compiler)")
     seen = _capturing(launcher)
     launcher.stream_launch = _stream_launch(launcher)
-    device = NS(launcher=launcher, ew_grid_cap=4)
+    device = NS(launcher=launcher, ew_grid_cap=2**20 if items == 4 else 4)
     in_c = contiguous_launch(device)
     assert type(in_c).__name__ == "ContiguousLaunch"
     fields = [0x7F00_0000_0000 + 0x100 * k if k % 2 == 0 else k for k in range(2 * operands)]
     packed_scalar = NO_SCALAR if scalar is None else scalar
     for n, flags in [(1000, 0), (2**31 + 5, 0), (77, 1 << 20)]:  # INDEX32, past it, an op's own flag
         record.last_use = 0
-        in_c(_kernel(), n, fields, scalar, flags)
+        in_c(_kernel(items), n, fields, scalar, flags)
         assert record.last_use == 11  # the launch marks its stream used
-        launch_contiguous_fields(device, _kernel(), n, list(fields), packed_scalar, flags)
-        assert seen[-2] == seen[-1] and seen[-1][0][1:5] == (min(4, -(-n // 1024)), 1, 1, 128)
+        launch_contiguous_fields(device, _kernel(items), n, list(fields), packed_scalar, flags)
+        assert seen[-2] == seen[-1] and seen[-1][0][1:5] == (min(device.ew_grid_cap, -(-n // (128 * items))), 1, 1, 128)
 
 
 def test_the_contiguous_launch_leaves_a_kernel_without_an_address_to_the_packed_path(runtime):
