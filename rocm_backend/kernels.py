@@ -265,7 +265,7 @@ def ew_kernel(device, family, op, dtype):
     key = (family, op._value_, dtype.name)
     hit = rt.ew_cache.get(key)
     if hit is None:
-        spec = ops.TABLE.get((f"{family}_flat",) + key[1:]) or ops.lookup(key, op.value, dtype)
+        spec = ops.entry(key, "flat") or ops.lookup(key, op.value, dtype)
         out = dt.bool_ if family == "compare" else op.result_dtype(dtype)
         hit = rt.ew_cache[key] = (rt.kernel(spec), out)
     return hit

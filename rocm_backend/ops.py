@@ -202,6 +202,21 @@ for _spec in TABLE.values():
 del _spec
 
 
+#: the families whose kernels have an entry of their own for a layout kind, types up to 8
+#: bytes (hip/elementwise.hip's cw_binary_flat: contiguous or one strided axis;
+#: cw_binary_rows: two strided axes): their registers stay out of the full entry's launches
+ENTRY_FAMILIES = ("binary", "compare")
+ENTRIES = ("flat", "column")
+
+
+def entry(key, kind):
+    """The KernelSpec of the ``kind`` entry (``ENTRIES``) of the table's binary or compare
+    kernel ``key``; None for another family or a type without one."""
+    if key[0] not in ENTRY_FAMILIES:
+        return None
+    return TABLE.get(kernel_key(f"{key[0]}_{kind}", *key[1:]))
+
+
 def lookup(key, op_name=None, dtype=None):
     """The KernelSpec for ``key`` (any spelling ``kernel_key`` accepts); UnsupportedOperation
     naming op/dtype/"rocm" if absent."""

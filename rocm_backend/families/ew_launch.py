@@ -148,26 +148,19 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype):
     if n == 0:
         return NOTHING
     spec = ops.lookup(key, name, dtype)
-    bound = device.kernels.kernel(spec)
     slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
              for field in (0, 1)]
     values = ew_values(shape, pieces[0][1], b"", flags)
     grid = grid_for(n, spec.block, device)
-    if key[0] in _STEP_FAMILIES:
+    if key[0] in ops.ENTRY_FAMILIES:
         grid = steps_grid(grid, spec.block, device, n, values, getattr(key[-1], "itemsize", 16))
         ndim = values[1]
-        if 0 < ndim <= 2 and not values[2] & CONTIGUOUS:
-            steps = ops.TABLE.get(ops.kernel_key(_STEP_FAMILIES[key[0]][ndim - 1], *key[1:]))
-            if steps is not None:  # (types up to 8 bytes)
-                bound = device.kernels.kernel(steps)
+        if 0 < ndim <= 2 and not values[2] & CONTIGUOUS:  # the layout's own entry (types up to 8 bytes)
+            spec = ops.entry(key, ops.ENTRIES[ndim - 1]) or spec
+    bound = device.kernels.kernel(spec)
     return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots + [-1])
 
 
-# the families whose layouts of one and two strided axes take entries of their own (their
-# flat and column entries, hip/elementwise.hip's cw_binary_flat and cw_binary_rows); the
-# column entry keeps one column per thread where the grid's threads are a multiple of the
-# row length
-_STEP_FAMILIES = {family: (f"{family}_flat", f"{family}_column") for family in ("binary", "compare")}
 #: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/elementwise.hip)
 STRIDED_ITEMS = 4
 

@@ -73,8 +73,7 @@ def _with_launch_twins(specs):
 
     specs = list(specs)
     have = {tuple(spec.key) for spec in specs if hasattr(spec, "key")}  # (a test's own specs have none)
-    twins = [ops.TABLE.get(ops.kernel_key(f"{key[0]}_{entry}", *key[1:])) for key in have
-             if key[0] in ("binary", "compare") for entry in ("column", "flat")]
+    twins = [ops.entry(key, kind) for key in have for kind in ops.ENTRIES]
     if any(key[0] == "copy" for key in have):
         twins += [spec for key, spec in ops.TABLE.items() if key[0] == "row_copy"]
     return specs + [t for t in twins if t is not None and tuple(t.key) not in have]
