@@ -259,7 +259,7 @@ def ew_kernel(device, family, op, dtype):
     Python-level and cost more than the rest of the lookup). The kernel is for the
     contiguous launch and the one-strided-axis launch (``RocmDevice.ew_contiguous``,
     ``ew_launch.launch_strided_1d``): the op's flat entry where the table has one (fewer
-    registers: hip/elementwise.hip's cw_binary_flat), else its entry; ``launch_ew`` looks
+    registers: hip/binary.hip's cw_binary_flat), else its entry; ``launch_ew`` looks
     up the full entry by key for every other layout."""
     rt = device.kernels
     key = (family, op._value_, dtype.name)

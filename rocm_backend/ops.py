@@ -96,7 +96,7 @@ def _build():
                 args = f"{C_TYPE[d]}, {result or C_TYPE[d]}, {functor(op, d) if result is None else f'op_{op.value}'}"
                 add((family, op, d), f"{family}_{op.value}_{d.name}", f"binary_{d.name}",
                     f"cw_binary<{args}, {items // 4}>(a);", items=items)
-                if d.itemsize <= 8:  # hip/elementwise.hip's cw_binary_rows and cw_binary_flat say which launches
+                if d.itemsize <= 8:  # hip/binary.hip's cw_binary_rows and cw_binary_flat say which launches
                     add((f"{family}_column", op, d), f"{family}_column_{op.value}_{d.name}", f"binary_{d.name}",
                         f"cw_binary_rows<{args} >(a);", items=items)
                     add((f"{family}_flat", op, d), f"{family}_flat_{op.value}_{d.name}", f"binary_{d.name}",
@@ -203,7 +203,7 @@ del _spec
 
 
 #: the families whose kernels have an entry of their own for a layout kind, types up to 8
-#: bytes (hip/elementwise.hip's cw_binary_flat: contiguous or one strided axis;
+#: bytes (hip/binary.hip's cw_binary_flat: contiguous or one strided axis;
 #: cw_binary_rows: two strided axes): their registers stay out of the full entry's launches
 ENTRY_FAMILIES = ("binary", "compare")
 ENTRIES = ("flat", "column")

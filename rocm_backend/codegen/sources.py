@@ -8,8 +8,8 @@ from .. import ops
 
 HIP_DIR = Path(__file__).resolve().parents[1] / "hip"
 # prelude order: the generated ABI, types, complex math, functors, then the kernel bodies
-PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce_ops.h",
-                 "reduce.hip", "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip",
+PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "binary.hip",
+                 "reduce_ops.h", "reduce.hip", "scan.hip", "index.hip", "sort.hip", "random.hip", "matmul.hip", "nn.hip",
                  "transpose.hip", "eig_schur.h", "eig.hip")
 
 # kernel bodies only one module needs, appended to the prelude for that module alone

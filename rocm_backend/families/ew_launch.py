@@ -161,7 +161,7 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype):
     return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots + [-1])
 
 
-#: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/elementwise.hip)
+#: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/binary.hip)
 STRIDED_ITEMS = 4
 
 

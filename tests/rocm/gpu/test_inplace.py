@@ -114,7 +114,7 @@ def test_threads_lose_no_update(rocm):
 def test_one_strided_axis_past_the_grid(rocm, dtype):
     """``x[::2] += 1`` and ``x[1::2] += y[::-2]`` at 2^24 elements, past the capped grid's
     threads: the binary kernels' one-strided-axis path gives each thread several elements
-    a step on narrow types (CW_STRIDED_ITEMS, hip/elementwise.hip), one on wide ones; and
+    a step on narrow types (CW_STRIDED_ITEMS, hip/binary.hip), one on wide ones; and
     ``x[mask] = v`` with the scalar read from the kernel's slot, on strided views."""
     n = (1 << 24) + 1001
     h, g = (np.arange(n) % 7).astype(dtype), (np.arange(n) % 5).astype(dtype)

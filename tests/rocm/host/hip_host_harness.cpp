@@ -8,6 +8,7 @@
 #include "complex_inv.h"
 #include "math_ops.h"
 #include "elementwise.hip"
+#include "binary.hip"
 
 typedef cw_complex<float> c64;
 typedef cw_complex<double> c128;

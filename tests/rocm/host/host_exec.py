@@ -28,7 +28,8 @@ fake_hip = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(fake_hip)
 
 #: what every kernel module includes, in the order codegen/sources.py puts them
-HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "reduce_ops.h")
+HEADERS = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h", "elementwise.hip", "binary.hip",
+           "reduce_ops.h")
 
 
 def build(tmp, modules, specs, extra_lines=(), defines=()):
