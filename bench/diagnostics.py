@@ -21,7 +21,7 @@ rocm backend internals used here (keep this list and the imports below in step):
   ``rocm_backend.kernels`` (``ew_kernel``, ``kernel``), ``RocmDevice.ew_contiguous`` (the
   contiguous element-wise launch),
   ``rocm_backend.families.reductions`` (``_flat``, ``_kernel``, and ``flat_plan``: the launch
-  geometry, a ``PreparedLaunch``'s ``dims``), ``ew_launch.EW_CONTIG_BLOCK`` / ``_EW_ITEMS_PER_THREAD``, ``BoundKernel.fn_arg`` / ``fn`` and
+  geometry, a ``PreparedLaunch``'s ``dims``), ``ew_launch.EW_CONTIG_BLOCK`` / ``BoundKernel.items``, ``BoundKernel.fn_arg`` / ``fn`` and
   the argument structs ``rocm_backend.abi.structs.EW_ARGS`` / ``REDUCE_ARGS`` (``extra_arg``,
   ``buffer``, ``size``), ``ew_launch.launch_contiguous_fields`` (the launch that packs into those
   buffers, which the bare calls read) and a ``PreparedLaunch``'s ``values``, ``slots``, ``packer``, ``args``, and
@@ -172,20 +172,22 @@ def host_path_stages(dev, x, y, cond):
         for slot, value in zip(sum_plan.slots, fills):
             values[slot] = value
         sum_plan.packer.pack_into(sum_plan.args.buffer, 0, *values)
-    ew_grid = -(-n // (ew_launch.EW_CONTIG_BLOCK * ew_launch._EW_ITEMS_PER_THREAD))
+    def ew_grid(k):  # the contiguous launch's grid for kernel k (its elements a thread a step)
+        return -(-n // (ew_launch.EW_CONTIG_BLOCK * k.items))
+
     ew_block = ew_launch.EW_CONTIG_BLOCK
     layout = Layout.contiguous((n,))
     alloc = ("allocate and free the result", None, lambda: dev.storage_type.empty(dev, dtype, n))
     return {
         "add": [("primitive", None, lambda: x.binary(BinaryOp.ADD, layout, y, layout)), alloc,
-                ("pack and launch", None, add_launch)] + launch_stages(add_packed, add_k, EW_ARGS, ew_grid,
+                ("pack and launch", None, add_launch)] + launch_stages(add_packed, add_k, EW_ARGS, ew_grid(add_k),
                                                                        ew_block),
         "sum": [("primitive", None, lambda: x.reduce(ReduceOp.SUM, layout, (0,))), alloc,
                 ("pack and launch", None, sum_launch)] + launch_stages(sum_packed, sum_k, REDUCE_ARGS,
                                                                        sum_plan.dims[0], sum_plan.dims[3]),
         "where": [("primitive", None, lambda: cond.where(layout, x, layout, y, layout)), alloc,
                   ("pack and launch", None, where_launch)] + launch_stages(where_packed, where_k, EW_ARGS,
-                                                                           ew_grid, ew_block),
+                                                                           ew_grid(where_k), ew_block),
     }, floor.error
 
 
