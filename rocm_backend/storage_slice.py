@@ -16,7 +16,7 @@ results with ``device.storage_type.empty`` so that they are the protocol's stora
 
 import numpy as np
 
-from .bindings import hip
+from .bindings import hip, hip_ctypes
 
 
 class DeviceBuffer:
@@ -51,7 +51,7 @@ class DeviceBuffer:
         self.version += 1
         if n:
             self.device.make_current()
-            hip.memset_async(self.ptr + offset_bytes, byte, n, self.device.stream)
+            hip_ctypes.memset_async(self.ptr + offset_bytes, byte, n, self.device.stream)
 
     def copy_from_host(self, array):
         """Queue a host->device copy of a C-contiguous array into the start of the buffer.

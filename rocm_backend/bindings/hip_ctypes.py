@@ -1,6 +1,7 @@
 """[bindings] The few HIP runtime calls made through ctypes on the very runtime hip-python
 loaded (``hip.py`` makes the others through hip-python): kernel launches and stream
-synchronizes, and the look-up of an already loaded library's functions (hipblas.py's).
+synchronizes, memsets, and the look-up of an already loaded library's functions (hipblas.py's,
+hipfft.py's).
 
 hip-python converts each argument of ``hipModuleLaunchKernel`` into a
 wrapper object and builds a ``hipError_t`` enum for the result on every call (about 5 µs
@@ -10,7 +11,7 @@ ctypes handle is opened with ``RTLD_NOLOAD`` on the file hip-python already load
 in ``/proc/self/maps``, or through hip-python's own path resolver), so both talk to one
 runtime instance: same context, streams and function handles. Where that is impossible
 (another OS, a stand-in runtime in tests) the calls go through hip-python.
-``CANDLEWICK_ROCM_RAW_LAUNCH=0`` forces hip-python for launches.
+``CANDLEWICK_ROCM_RAW_LAUNCH=0`` forces hip-python for launches and memsets.
 """
 
 import ctypes
@@ -100,3 +101,34 @@ def stream_sync_function(stream):
         def sync():
             hip.stream_synchronize(stream)
     return sync
+
+
+_MEMSET_ARGS = (ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p)  # (ptr, byte, bytes, stream)
+_raw_memset: list = [None, None]  # [the hip-python api it was resolved beside, ctypes hipMemsetAsync or None]
+
+
+def raw_function(symbol, argtypes):
+    """ctypes ``symbol`` of the runtime hip-python loaded, its argument types set, or None
+    (no such runtime loaded: a stand-in in tests; or ``CANDLEWICK_ROCM_RAW_LAUNCH=0``)."""
+    if os.environ.get("CANDLEWICK_ROCM_RAW_LAUNCH", "1") == "0":
+        return None
+    fn = loaded_function(loaded_runtime_path(), symbol)
+    if fn is not None:
+        fn.argtypes = argtypes
+    return fn
+
+
+def memset_async(ptr, byte, nbytes, stream):
+    """hipMemsetAsync through ctypes where the runtime is found and ``stream`` is an
+    address (hip-python's call costs several microseconds more; an fft's zero padding
+    makes one per padded transform), else ``hip.memset_async``."""
+    api = hip.hip_api()
+    if _raw_memset[0] is not api:
+        _raw_memset[:] = [api, raw_function("hipMemsetAsync", _MEMSET_ARGS)]
+    raw = _raw_memset[1]
+    if raw is not None and has_int(stream):
+        status = raw(ptr, byte, nbytes, int(stream))
+        if status:
+            check("hipMemsetAsync", hip.status_enum(status))
+        return
+    hip.memset_async(ptr, byte, nbytes, stream)
