@@ -25,6 +25,13 @@ BLOCK_REDUCE_MAX = 4096
 #: outputs from which a thread per output keeps a device's loads in flight when each
 #: thread reduces more than BLOCK_REDUCE_MAX elements (fewer: replayed, as above)
 SERIAL_FILL = 32768
+#: reduced elements per output below which a block per output (REDUCE_BLOCK threads, a
+#: block reduction per output) keeps too few loads in flight: past ROW_BOUND_TOTAL
+#: elements in all, such a graph runs replayed, through the eager kernels (the bench's
+#: KMeans-like loop in lazy mode, H200 2026-11-30: sum(X * X, axis=1) of 200000 x 256
+#: fused took 335 us, the eager multiply and row sum about 160 us)
+BLOCK_ROW_MIN = 4 * REDUCE_BLOCK
+ROW_BOUND_TOTAL = 1 << 22
 
 
 def _reduce_kernel(graph, node, materialized, name, module):
@@ -50,6 +57,8 @@ def _reduce_kernel(graph, node, materialized, name, module):
     serial = _serial(layout, axes, n_out)
     if n_red > BLOCK_REDUCE_MAX and n_out < (SERIAL_FILL if serial else SERIAL_MIN_OUTPUTS):
         raise Unsupported(f"a reduction of {n_red} elements into {n_out} outputs: too few threads")
+    if not serial and n_red < BLOCK_ROW_MIN and n_out * n_red >= ROW_BOUND_TOTAL:
+        raise Unsupported(f"a reduction of {n_red} elements into each of {n_out} outputs: a block per output is slower")
     if serial:
         return _serial_reduce(graph, node, slots, em, base_lines, x, op, out, n_red, n_out, name, module)
     body = [
