@@ -184,8 +184,8 @@ _REAL_IN = (_dt.float32, _dt.float64)
 _COMPLEX_IN = (_dt.complex64, _dt.complex128)
 
 
-def real_transform(x, n, axis, norm, fname, inverse):
-    """``rfft`` (``inverse`` False) or ``irfft`` of ``x`` along ``axis``, checked: the
+def real_arguments(x, n, axis, norm, fname, inverse):
+    """(axis, n) of ``rfft`` (``inverse`` False) or ``irfft`` of ``x``, checked: the
     common case (an array of a dtype the transform takes, an int axis in range, n None or
     a positive int, a known norm) tested inline, anything else through the checks that
     raise. scipy.fft and scipy.signal.fftconvolve call these once or twice per call, so
@@ -206,28 +206,38 @@ def real_transform(x, n, axis, norm, fname, inverse):
         n = 2 * (shape[axis] - 1) if inverse else shape[axis]
     if type(n) is not int or n < 1:
         n = check_length(n, fname)
-    return real_one_axis(x, axis, n, norm, inverse)
+    return axis, n
 
 
-def real_one_axis(x, axis, n, norm, inverse):
-    """``real_transform`` once its arguments are checked (rfftn's and irfftn's one-axis
-    case too): ``n`` the signal's length, the input resized to ``n`` (rfft) or
-    ``n//2 + 1`` (irfft) along ``axis``."""
-    keep = n // 2 + 1 if inverse else n
-    if x._layout.shape[axis] != keep:
-        x = resized(x, axis, keep)
-    device, dtype, layout = x._device, x._dtype, x._layout
+# The one-axis transforms once their arguments are checked (rfft's and irfft's, and rfftn's
+# and irfftn's along one axis): ``n`` the signal's length. Two functions, not one with a
+# direction flag: each calls only its own primitive (the needs table of docs/array_api*.md
+# follows the calls).
+def forward_one_axis(x, axis, n, norm):
+    """``rfft`` of ``x`` resized to ``n`` along ``axis``: the ``n//2 + 1`` frequencies."""
+    if x._layout.shape[axis] != n:
+        x = resized(x, axis, n)
+    device, layout = x._device, x._layout
     shape = layout.shape
     passed = norm if declares_fft_norm(device) else None
-    if inverse:
-        out_shape, out_dtype = shape[:axis] + (n,) + shape[axis + 1:], _dt.float32 if dtype is _dt.complex64 else _dt.float64
-        storage = (x._storage.irfft(layout, axis, n) if passed is None
-                   else x._storage.irfft(layout, axis, n, norm=passed))
-    else:
-        out_shape = shape[:axis] + (n // 2 + 1,) + shape[axis + 1:]
-        out_dtype = _dt.complex64 if dtype is _dt.float32 else _dt.complex128
-        storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
-    return scaled(storage, out_shape, out_dtype, device, scale_factor(norm, n, inverse, passed))
+    storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
+    out_dtype = _dt.complex64 if x._dtype is _dt.float32 else _dt.complex128
+    return scaled(storage, shape[:axis] + (n // 2 + 1,) + shape[axis + 1:], out_dtype, device,
+                  scale_factor(norm, n, False, passed))
+
+
+def inverse_one_axis(x, axis, n, norm):
+    """``irfft`` of ``x`` resized to ``n//2 + 1`` along ``axis``: a real signal of ``n``."""
+    if x._layout.shape[axis] != n // 2 + 1:
+        x = resized(x, axis, n // 2 + 1)
+    device, layout = x._device, x._layout
+    shape = layout.shape
+    passed = norm if declares_fft_norm(device) else None
+    storage = (x._storage.irfft(layout, axis, n) if passed is None
+               else x._storage.irfft(layout, axis, n, norm=passed))
+    out_dtype = _dt.float32 if x._dtype is _dt.complex64 else _dt.float64
+    return scaled(storage, shape[:axis] + (n,) + shape[axis + 1:], out_dtype, device,
+                  scale_factor(norm, n, True, passed))
 
 
 def one_axis(x, axis, norm, fname, kind):

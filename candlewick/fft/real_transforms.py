@@ -10,8 +10,8 @@ from .. import dtypes as _dt
 from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
-    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, real_one_axis,
-    real_transform, resized_all, scale_factor, scaled_view,
+    FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, forward_one_axis,
+    inverse_one_axis, real_arguments, resized_all, scale_factor, scaled_view,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +39,8 @@ def rfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "back
     >>> cw.fft.rfft(x).shape
     (3,)
     """
-    return real_transform(x, n, axis, norm, "rfft", False)
+    axis, n = real_arguments(x, n, axis, norm, "rfft", False)
+    return forward_one_axis(x, axis, n, norm)
 
 
 @shared_doc(FFT_DOCS)
@@ -61,7 +62,8 @@ def irfft(x: Array, /, *, n: int | None = None, axis: int = -1, norm: str = "bac
     >>> cw.fft.irfft(cw.fft.rfft(x)).tolist()
     [1.0, 2.0, 3.0, 4.0]
     """
-    return real_transform(x, n, axis, norm, "irfft", True)
+    axis, n = real_arguments(x, n, axis, norm, "irfft", True)
+    return inverse_one_axis(x, axis, n, norm)
 
 
 @shared_doc(FFT_DOCS)
@@ -92,8 +94,8 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
         raise ArgumentValueError("fft.rfftn: at least one axis must be transformed")
     last = axes[-1]
     if len(axes) == 1:  # one axis (scipy.signal.fftconvolve's): rfft's path, no n-D plan to choose
-        return real_one_axis(x, last, check_length(x.shape[last], "rfftn") if sizes[0] is None else sizes[0],
-                             norm, False)
+        return forward_one_axis(x, last, check_length(x.shape[last], "rfftn") if sizes[0] is None else sizes[0],
+                                norm)
     x, lengths = resized_all(x, axes, sizes, "rfftn")
     shape = x.shape[:last] + (lengths[-1] // 2 + 1,) + x.shape[last + 1 :]
     # one primitive call: the backend may transform every axis with one plan, and leave
@@ -130,4 +132,4 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     for axis, n in zip(axes[:-1], sizes[:-1]):
         n = check_length(x.shape[axis] if n is None else n, "irfftn")
         x = c2c(x, n, axis, norm, True)
-    return real_one_axis(x, last, n_last, norm, True)
+    return inverse_one_axis(x, last, n_last, norm)
