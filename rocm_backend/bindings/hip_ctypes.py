@@ -104,7 +104,9 @@ def stream_sync_function(stream):
 
 
 _MEMSET_ARGS = (ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p)  # (ptr, byte, bytes, stream)
-_raw_memset: list = [None, None]  # [the hip-python api it was resolved beside, ctypes hipMemsetAsync or None]
+#: [id of the hip-python api it was resolved beside, ctypes hipMemsetAsync or None]: the id, not
+#: the api, so that a stand-in runtime of a test is not kept alive past its test
+_raw_memset: list = [None, None]
 
 
 def raw_function(symbol, argtypes):
@@ -123,8 +125,8 @@ def memset_async(ptr, byte, nbytes, stream):
     address (hip-python's call costs several microseconds more; an fft's zero padding
     makes one per padded transform), else ``hip.memset_async``."""
     api = hip.hip_api()
-    if _raw_memset[0] is not api:
-        _raw_memset[:] = [api, raw_function("hipMemsetAsync", _MEMSET_ARGS)]
+    if _raw_memset[0] != id(api):
+        _raw_memset[:] = [id(api), raw_function("hipMemsetAsync", _MEMSET_ARGS)]
     raw = _raw_memset[1]
     if raw is not None and has_int(stream):
         status = raw(ptr, byte, nbytes, int(stream))
