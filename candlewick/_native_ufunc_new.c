@@ -149,28 +149,41 @@ static PyObject *fresh_storage(PyTypeObject *type, Py_ssize_t buf_at, Py_ssize_t
     return storage;
 }
 
-/* The common case: a new storage, NOT_TAKEN (borrowed; nothing done, no error), or NULL
-   on error. */
-static PyObject *run(const Binding *bd, UfuncNew *self, PyObject *const *args) {
-    PyObject *storage = args[0], *op = args[1], *l1 = args[2], *rhs = args[3], *l2 = args[4];
+/* What run and run_matrix read first: the storages' buffers (borrowed) and the table's
+   entry for (key, their dtype) with its loud flag; NULL on error, NOT_TAKEN where the
+   operands are not two storages of the learnt class and one dtype, or the table has no
+   entry, else the entry (borrowed). */
+static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyObject *key, PyObject **buf1,
+                          PyObject **buf2, int *loud) {
     if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
         return NULL;
     }
     if (self->buf_at < 0 || Py_TYPE(rhs) != self->storage_type) {
         return NOT_TAKEN;
     }
-    PyObject *dtype = SLOT(storage, self->dtype_at), *buf1 = SLOT(storage, self->buf_at);
-    PyObject *buf2 = SLOT(rhs, self->buf_at);
-    if (dtype == NULL || buf1 == NULL || buf2 == NULL || SLOT(rhs, self->dtype_at) != dtype) {
+    PyObject *dtype = SLOT(storage, self->dtype_at);
+    *buf1 = SLOT(storage, self->buf_at);
+    *buf2 = SLOT(rhs, self->buf_at);
+    if (dtype == NULL || *buf1 == NULL || *buf2 == NULL || SLOT(rhs, self->dtype_at) != dtype) {
         return NOT_TAKEN;
     }
-    PyObject *entry = entry_of(self, op, dtype);
+    PyObject *entry = entry_of(self, key, dtype);
     if (entry == NULL || entry == NOT_TAKEN) {
         return entry;
     }
-    int loud = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
-    if (loud < 0) {
-        return NULL;
+    *loud = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+    return *loud < 0 ? NULL : entry;
+}
+
+/* The common case: a new storage, NOT_TAKEN (borrowed; nothing done, no error), or NULL
+   on error. */
+static PyObject *run(const Binding *bd, UfuncNew *self, PyObject *const *args) {
+    PyObject *storage = args[0], *op = args[1], *l1 = args[2], *rhs = args[3], *l2 = args[4];
+    PyObject *buf1, *buf2;
+    int loud;
+    PyObject *entry = operands(self, storage, rhs, op, &buf1, &buf2, &loud);
+    if (entry == NULL || entry == NOT_TAKEN) {
+        return entry;
     }
     /* held from here: the calls run code that could rebind the slots, or learn another
        class (a finalizer's call) */
@@ -208,24 +221,11 @@ static PyObject *run(const Binding *bd, UfuncNew *self, PyObject *const *args) {
 /* The matrix product's common case (args: storage, rhs, lhs_layout, rhs_layout): as run. */
 static PyObject *run_matrix(const Binding *bd, UfuncNew *self, PyObject *const *args) {
     PyObject *storage = args[0], *rhs = args[1], *l1 = args[2], *l2 = args[3];
-    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
-        return NULL;
-    }
-    if (self->buf_at < 0 || Py_TYPE(rhs) != self->storage_type) {
-        return NOT_TAKEN;
-    }
-    PyObject *dtype = SLOT(storage, self->dtype_at), *buf1 = SLOT(storage, self->buf_at);
-    PyObject *buf2 = SLOT(rhs, self->buf_at);
-    if (dtype == NULL || buf1 == NULL || buf2 == NULL || SLOT(rhs, self->dtype_at) != dtype) {
-        return NOT_TAKEN;
-    }
-    PyObject *entry = entry_of(self, Py_None, dtype);
+    PyObject *buf1, *buf2;
+    int loud;
+    PyObject *entry = operands(self, storage, rhs, Py_None, &buf1, &buf2, &loud);
     if (entry == NULL || entry == NOT_TAKEN) {
         return entry;
-    }
-    int loud = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
-    if (loud < 0) {
-        return NULL;
     }
     PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
     Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
