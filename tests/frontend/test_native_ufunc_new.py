@@ -62,8 +62,9 @@ def _outcome(primitive, storage, op, l1, rhs, l2):
     return (out.dtype, out.buf.dtype, out.buf.tobytes(), [(w.category, str(w.message)) for w in seen])
 
 
-@pytest.mark.parametrize("name, table, ops", [("binary", BINARY_RAW, BinaryOp), ("compare", COMPARE_RAW, CompareOp)])
-def test_equals_the_python_primitive(name, table, ops):
+def _spied(name, table, ops, **kwargs):
+    """(the same C primitive as CpuStorage's ``name``, its Python primitive, the calls it
+    handed on to that): the primitive built again over a spy of its general form."""
     assert type(getattr(CpuStorage, name)) is _native.UfuncNew
     general = getattr(CpuStorage, name).general
     handed_on = []
@@ -72,7 +73,12 @@ def test_equals_the_python_primitive(name, table, ops):
         handed_on.append(args)
         return general(*args)
 
-    primitive = elementwise._in_c(spy, table, ops)  # the same C primitive, its hand-ons seen
+    return elementwise._in_c(spy, table, ops, **kwargs), general, handed_on
+
+
+@pytest.mark.parametrize("name, table, ops", [("binary", BINARY_RAW, BinaryOp), ("compare", COMPARE_RAW, CompareOp)])
+def test_equals_the_python_primitive(name, table, ops):
+    primitive, general, handed_on = _spied(name, table, ops)
     before = np.geterr()
     for value, row in table.items():
         op = ops(value)
@@ -105,15 +111,7 @@ def _scalar_outcome(primitive, storage, op, layout, value, reflected):
 @pytest.mark.parametrize("name, table, ops", [("binary_scalar", BINARY_RAW, BinaryOp),
                                               ("compare_scalar", COMPARE_RAW, CompareOp)])
 def test_the_scalar_form_equals_the_python_primitive(name, table, ops):
-    assert type(getattr(CpuStorage, name)) is _native.UfuncNew
-    general = getattr(CpuStorage, name).general
-    handed_on = []
-
-    def spy(*args):
-        handed_on.append(args)
-        return general(*args)
-
-    primitive = elementwise._in_c(spy, table, ops, scalar=True)
+    primitive, general, handed_on = _spied(name, table, ops, scalar=True)
     values = {"b": [True, False], "i": [3, 0, -2], "u": [3, 0], "f": [2.0, -0.0, np.inf, np.nan, 3e38, 1e-300, -3],
               "c": [2.0, complex(1, -2), complex(np.inf, 0)]}
     for value, row in table.items():
