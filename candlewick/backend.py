@@ -204,6 +204,10 @@ Optional groups, random numbers:
   "forward") by the front end and scales inside the transform: NumPy's result with that
   norm, within the unnormalized bound times the same factor; without `norm` the
   transform stays unnormalized. [fft-norm: fft, rfft, irfft, fftn, rfftn]
+* A device that declares `fft_pad` is given fft's and rfft's `n` where it is longer than
+  the input's axis: NumPy's transform with that `n` (the input zero-padded to it),
+  within the bound over the padded line, scaled by that `n` where `norm` is given too.
+  [fft-pad: fft, rfft]
 * The Philox words are bit-exact (`PHILOX`); with low=0 and high=1 the uniform values
   are too, as is a float32 draw over `[0, 2**24)` (each word's top 24 bits); rand_normal
   is within the rounding of its log, sqrt, cos and sin in the compute precision.
@@ -228,12 +232,14 @@ from .backend_optional import (
     DLPackStorage,
     DescendingSortViewDevice,
     FFTNormDevice,
+    FFTPadDevice,
     FusionDevice,
     GraphDevice,
     HostMemoryDevice,
     HostViewStorage,
     declares_descending_sort_view,
     declares_fft_norm,
+    declares_fft_pad,
     holds_host_memory,
 )
 from .backend_runtime import (
@@ -253,8 +259,8 @@ __all__ = [
     "AsyncHostCopyStorage", "Backend", "BackendDevice", "BackendEvent", "BackendStorage", "BackendStream",
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice",
     "DeviceCopyStorage",
-    "DLPackDevice", "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FusionDevice", "GraphDevice",
-    "declares_descending_sort_view", "declares_fft_norm",
+    "DLPackDevice", "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FFTPadDevice", "FusionDevice",
+    "GraphDevice", "declares_descending_sort_view", "declares_fft_norm", "declares_fft_pad",
     "HostMemoryDevice", "HostViewStorage", "holds_host_memory", "MEMORY_STAT_KEYS", "MemoryStatsDevice",
     "PinnedMemoryDevice", "ProfilerRangeDevice", "StreamDevice",
     "GROUPS_WITH_FALLBACK", "OPTIONAL_CAPABILITIES", "OPTIONAL_PRIMITIVES", "PHILOX",

@@ -14,8 +14,8 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 
 __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice",
-    "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice",
-    "HostViewStorage", "declares_descending_sort_view", "declares_fft_norm", "holds_host_memory",
+    "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FFTPadDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice",
+    "HostViewStorage", "declares_descending_sort_view", "declares_fft_norm", "declares_fft_pad", "holds_host_memory",
 ]
 
 
@@ -283,6 +283,24 @@ class FFTNormDevice(Protocol):
 def declares_fft_norm(device):
     """Whether ``device`` declares ``fft_norm = True`` (False when it declares nothing)."""
     return getattr(device, "fft_norm", False) is True
+
+
+class FFTPadDevice(Protocol):
+    """Optional declaration (not part of ``BackendDevice``): a device whose ``fft`` and
+    ``rfft`` zero-pad their input themselves sets ``fft_pad = True``. Each then takes a
+    keyword ``n``, given only where it is longer than the input along ``axis``: the
+    transform of the input padded with zeros to ``n`` there (NumPy's ``n=``; the result's
+    axis ``n`` long, ``n//2 + 1`` for rfft; ``fft_norm``'s scaling by that ``n``), the
+    padded copy being the one the transform reads. A device that does not declare it is
+    given a padded array the front end made (a buffer of zeros and a copy into it: on a
+    GPU, two launches where the transform's own copy is one)."""
+
+    fft_pad: bool
+
+
+def declares_fft_pad(device):
+    """Whether ``device`` declares ``fft_pad = True`` (False when it declares nothing)."""
+    return getattr(device, "fft_pad", False) is True
 
 
 class DescendingSortViewDevice(Protocol):

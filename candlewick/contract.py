@@ -195,6 +195,10 @@ RULES = (
              "A device that declares `fft_norm` is given NumPy's `norm` (\"backward\", \"ortho\", \"forward\") "
              "by the front end and scales inside the transform: NumPy's result with that norm, within the "
              "unnormalized bound times the same factor; without `norm` the transform stays unnormalized."),
+        Rule("fft-pad", ("fft", "rfft"),
+             "A device that declares `fft_pad` is given fft's and rfft's `n` where it is longer than the "
+             "input's axis: NumPy's transform with that `n` (the input zero-padded to it), within the bound "
+             "over the padded line, scaled by that `n` where `norm` is given too."),
         Rule("random-words", ("rand_uniform", "rand_normal"),
              "The Philox words are bit-exact (`PHILOX`); with low=0 and high=1 the uniform values are too, "
              "as is a float32 draw over `[0, 2**24)` (each word's top 24 bits); rand_normal is within the "

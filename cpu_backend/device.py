@@ -53,6 +53,8 @@ class CpuDevice(NamedDevice):
     host_memory = True
     #: the fft primitives take ``norm`` (pocketfft's; candlewick.backend.FFTNormDevice)
     fft_norm = True
+    #: fft and rfft take ``n`` and zero-pad (fft.padded; candlewick.backend.FFTPadDevice)
+    fft_pad = True
     #: sort_values of x read backwards costs no more than of x (ordering.py, candlewick._native's
     #: sort_rows): a descending sort is that, viewed reversed (candlewick.backend.DescendingSortViewDevice)
     descending_sort_view = True

@@ -17,6 +17,7 @@ gives float32 (the casts below only pin that down).
 import numpy as np
 
 from candlewick import dtypes as dt
+from candlewick.errors import UnsupportedOperation
 
 from .error import QuietBlock
 
@@ -84,6 +85,19 @@ COMPLEX_DTYPES = (dt.complex64, dt.complex128)
 REAL_DTYPES = (dt.float32, dt.float64)
 _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64), np.dtype(np.float64): np.dtype(np.complex128)}
 _REAL_OF = {c: r for r, c in _COMPLEX_OF.items()}
+
+
+def padded(x, axis, n, op):
+    """x zero-padded to ``n`` along ``axis`` (fft_pad: ``n`` None or the axis's length: x);
+    the copy pocketfft's own ``n=`` makes, made here so that the transform is the direct one."""
+    if n is None or n == x.shape[axis]:
+        return x
+    if type(n) is not int or n < x.shape[axis]:
+        raise UnsupportedOperation(op, dt.from_numpy(x.dtype), "cpu", f"n={n!r} must be an int of at least the "
+                                   f"axis's length {x.shape[axis]} (a shorter transform is a view the caller makes)")
+    out = np.zeros(x.shape[:axis] + (n,) + x.shape[axis + 1:], dtype=x.dtype)
+    out[(slice(None),) * axis + (slice(0, x.shape[axis]),)] = x
+    return out
 
 
 def _norm(norm, inverse):

@@ -142,17 +142,17 @@ def slogdet(self, layout):
 # --- optional group "fft" -----------------------------------------------------------------------
 
 @reports_out_of_memory
-def fft(self, layout, axis, inverse, norm=None):
+def fft(self, layout, axis, inverse, norm=None, n=None):
     if self.dtype not in _fft.COMPLEX_DTYPES:
         raise unsupported("fft", self.dtype, "fft takes complex64/complex128")
-    return _wrap(self, _fft.fft(view(self.buf, layout), axis, inverse, norm))
+    return _wrap(self, _fft.fft(_fft.padded(view(self.buf, layout), axis, n, "fft"), axis, inverse, norm))
 
 
 @reports_out_of_memory
-def rfft(self, layout, axis, norm=None):
+def rfft(self, layout, axis, norm=None, n=None):
     if self.dtype not in _fft.REAL_DTYPES:
         raise unsupported("rfft", self.dtype, "rfft takes float32/float64")
-    return _wrap(self, _fft.rfft(view(self.buf, layout), axis, norm))
+    return _wrap(self, _fft.rfft(_fft.padded(view(self.buf, layout), axis, n, "rfft"), axis, norm))
 
 
 @reports_out_of_memory

@@ -77,6 +77,9 @@ class RocmDevice(FamilyCalls, NamedDevice):
     #: the fft primitives take NumPy's ``norm`` and scale in the transform's own passes
     #: (families/fft.py): irfft's input copy multiplies, no pass of the front end's
     fft_norm = True
+    #: fft and rfft take ``n`` and pad in the copy the transform reads (families/fft.py;
+    #: candlewick.backend.FFTPadDevice): one launch where the front end's padding is two
+    fft_pad = True
 
     def __init__(self, ordinal):
         self.ordinal = ordinal

@@ -1,5 +1,6 @@
 """The optional "fft" group: unnormalized in both directions, against numpy.fft; with
-``norm`` where the device declares ``fft_norm`` (``candlewick.backend.FFTNormDevice``)."""
+``norm`` where the device declares ``fft_norm`` (``candlewick.backend.FFTNormDevice``), with
+``n`` (zero-padding) where it declares ``fft_pad`` (``FFTPadDevice``)."""
 
 import math
 
@@ -9,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from candlewick import dtypes as dt
-from candlewick.backend import declares_fft_norm
+from candlewick.backend import declares_fft_norm, declares_fft_pad
 from candlewick.layout import Layout
 
 from .checks import Expected, eps_of, read_permuted_result, read_result, require_capability
@@ -183,3 +184,38 @@ def test_norm_scales_inside_the_transform(fft_device, dtype, norm, data):
     got = read_permuted_result(storage, layout, complex_dtype, out_shape)
     _nd_expected(np.fft.rfftn(xw, axes=axes, norm=norm), xw * _factor(norm, size, False), axes,
                  complex_dtype).check(got)
+
+
+@pytest.mark.primitive("fft", "rfft")
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64], ids=["single", "double"])
+@given(data=st.data())
+def test_pad_inside_the_transform(fft_device, dtype, data):
+    """fft and rfft given ``n`` past the axis's length transform the input zero-padded to
+    ``n`` (NumPy's ``n=``), scaled by that ``n`` where the device declares fft_norm too."""
+    if not declares_fft_pad(fft_device):
+        pytest.skip(f"{NOT_DECLARED}: {fft_device.name} does not declare fft_pad")
+    x, axis = data.draw(fft_case(dtype))
+    shape = x.layout.shape
+    n = shape[axis] + data.draw(st.integers(1, 9), label="padding")
+    norms = st.sampled_from([None] + NORMS) if declares_fft_norm(fft_device) else st.none()
+    norm = data.draw(norms, label="norm")
+    given_norm = {} if norm is None else {"norm": norm}
+    complex_dtype = dt.complex_dtype_of(dtype)
+    xw = x.value().astype(np.float64)
+    padded_shape = shape[:axis] + (n,) + shape[axis + 1:]
+    padded = np.zeros(padded_shape)
+    padded[tuple(slice(0, m) for m in shape)] = xw
+
+    half = shape[:axis] + (n // 2 + 1,) + shape[axis + 1:]
+    got = read_result(x.upload(fft_device).rfft(x.layout, axis, n=n, **given_norm), complex_dtype, half)
+    scale = 1.0 if norm is None else _factor(norm, n, False)
+    _fft_expected(np.fft.rfft(xw, n=n, axis=axis) * scale, padded * scale, axis, n, complex_dtype).check(got)
+
+    signal = fft_device.storage_from_host(np.ascontiguousarray(xw.astype(complex_dtype.numpy)).reshape(-1))
+    for inverse in (False, True):
+        got = read_result(signal.fft(Layout.contiguous(shape), axis, inverse, n=n, **given_norm), complex_dtype,
+                          padded_shape)
+        scale = 1.0 if norm is None else _factor(norm, n, inverse)  # NumPy's scaling; none without norm
+        # the unnormalized inverse is n * numpy's ifft
+        exact = (np.fft.ifft(xw, n=n, axis=axis) * n if inverse else np.fft.fft(xw, n=n, axis=axis)) * scale
+        _fft_expected(exact, padded * scale, axis, n, complex_dtype).check(got)

@@ -3,8 +3,10 @@ steps (complex-to-complex, real-to-complex, complex-to-real) for ``candlewick.ff
 
 The "fft" primitives are unnormalized in both directions; the front end applies the
 ``norm`` scaling (or, where the device declares ``fft_norm``, passes ``norm`` to the
-primitive, which scales inside the transform: ``inside``), pads with zeros or truncates
-to the requested length, and turns multi-axis transforms into repeated 1-D ones.
+primitive, which scales inside the transform: ``inside``), pads with zeros (or, where the
+device declares ``fft_pad``, passes fft's and rfft's ``n`` to the primitive, which pads)
+or truncates to the requested length, and turns multi-axis transforms into repeated 1-D
+ones.
 """
 
 import math
@@ -15,7 +17,7 @@ from .._core import ArrayBase, contiguous_layout, permuted_array, require_array,
 from ..allocation import check_allocation
 from ..array import Array, wrap
 from ..arguments import sequence
-from ..backend_optional import declares_fft_norm
+from ..backend_optional import declares_fft_norm, declares_fft_pad
 from ..layout import Layout
 from ..errors import (
     ArgumentTypeError, ArgumentValueError, DTypeError, short_repr, UnsupportedOperation,
@@ -156,20 +158,39 @@ def scaled_view(storage, layout, shape, dtype, device, factor, fname):
     return result
 
 
+def padding(x, axis, n):
+    """(x, the ``n`` to pass a primitive): x cropped to ``n`` along ``axis`` (a view), or
+    where ``n`` is longer, zero-padded by the primitive (the device declares ``fft_pad``: the
+    padded copy is the one the transform reads) or here (a fill and a copy)."""
+    m = x._layout.shape[axis]
+    if n <= m or not declares_fft_pad(x._device):
+        return resized(x, axis, n), None
+    shape = x._layout.shape
+    check_allocation("the zero-padded input", shape[:axis] + (n,) + shape[axis + 1:], x._dtype, x._device)
+    return x, n
+
+
 def c2c(x, n, axis, norm, inverse):
     """Complex-to-complex transform of x resized to ``n`` along ``axis``, scaled per ``norm``."""
-    x = resized(x, axis, n)
+    x, pad = padding(x, axis, n)
     passed = inside(x._device, norm)
-    storage = x._storage.fft(x._layout, axis, inverse, **norm_kwargs(passed))
-    return scaled(storage, x.shape, x._dtype, x._device, scale_factor(norm, n, inverse, passed))
+    kwargs = norm_kwargs(passed)
+    if pad is not None:
+        kwargs["n"] = pad
+    storage = x._storage.fft(x._layout, axis, inverse, **kwargs)
+    shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+    return scaled(storage, shape, x._dtype, x._device, scale_factor(norm, n, inverse, passed))
 
 
 def r2c(x, n, axis, passed=None):
     """Real-to-complex transform of x resized to ``n``: the half spectrum, unscaled or
     scaled by the primitive per ``passed`` (``inside``'s result)."""
-    x = resized(x, axis, n)
+    x, pad = padding(x, axis, n)
+    kwargs = norm_kwargs(passed)
+    if pad is not None:
+        kwargs["n"] = pad
     shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1 :]
-    return x._storage.rfft(x._layout, axis, **norm_kwargs(passed)), shape, _dt.complex_dtype_of(x._dtype)
+    return x._storage.rfft(x._layout, axis, **kwargs), shape, _dt.complex_dtype_of(x._dtype)
 
 
 def c2r(x, n, axis, passed=None):
@@ -215,12 +236,17 @@ def real_arguments(x, n, axis, norm, fname, inverse):
 # follows the calls).
 def forward_one_axis(x, axis, n, norm):
     """``rfft`` of ``x`` resized to ``n`` along ``axis``: the ``n//2 + 1`` frequencies."""
+    pad = None
     if x._layout.shape[axis] != n:
-        x = resized(x, axis, n)
+        x, pad = padding(x, axis, n)
     device, layout = x._device, x._layout
     shape = layout.shape
     passed = norm if declares_fft_norm(device) else None
-    storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
+    if pad is not None:
+        storage = (x._storage.rfft(layout, axis, n=pad) if passed is None
+                   else x._storage.rfft(layout, axis, norm=passed, n=pad))
+    else:
+        storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
     out_dtype = _dt.complex64 if x._dtype is _dt.float32 else _dt.complex128
     return scaled(storage, shape[:axis] + (n // 2 + 1,) + shape[axis + 1:], out_dtype, device,
                   scale_factor(norm, n, False, passed))

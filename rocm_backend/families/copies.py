@@ -75,31 +75,37 @@ def row_copy_plan(shape, dst_strides, src_strides):
 
 
 def launch_row_copy(device, itemsize, rows, row, dst, dst_stride, src, src_stride, src_rows,
-                    indices=None, idx_offset=0, idx_stride=0, name="copy", checked=True):
-    """Queue row_copy (index.hip): ``rows`` rows of ``row`` elements from the byte address
-    ``src`` (row stride ``src_stride`` elements; source row r, or ``indices[r]`` of the
-    int64 storage ``indices``, checked against ``src_rows``) to the byte address ``dst``
+                    indices=None, idx_offset=0, idx_stride=0, name="copy", checked=True, keep=None):
+    """Queue row_copy (elementwise.hip): ``rows`` rows of ``row`` elements from the byte
+    address ``src`` (row stride ``src_stride`` elements; source row r, or ``indices[r]`` of
+    the int64 storage ``indices``, checked against ``src_rows``) to the byte address ``dst``
     (row stride ``dst_stride``), in the widest unit of 16/8/4/2/1 bytes dividing the row,
-    the strides and both addresses; not ``checked``: indices known to be in range, no flag."""
-    unit, row_units, dst_units, packed = _row_units(itemsize, row, dst_stride, src_stride, src_rows, idx_stride,
-                                                    (dst | src) & 15)
+    the strides and both addresses; not ``checked``: indices known to be in range, no flag.
+    ``keep`` (no ``indices``): each source row holds that many elements, the rest of each
+    destination row is written zero (a zero-padded copy)."""
+    pad = keep is not None and keep < row
+    unit, row_units, dst_units, packed = _row_units(itemsize, row, dst_stride, src_stride, src_rows,
+                                                    keep if pad else idx_stride, (dst | src) & 15, pad)
     index_op = (0, 0, (0,)) if indices is None else (indices.ptr, idx_offset, (0,))
     flag = device.error_flag(name) if indices is not None and checked else 0
     launch_ew(device, ("row_copy", unit), (rows * row_units,),
-              [(dst, 0, dst_units), (src, 0, (1,)), index_op, (flag, 0, (1,))], packed, name=name)
+              [(dst, 0, dst_units), (src, 0, (1,)), index_op, (flag, 0, (1,))], packed,
+              flags=structs.FLAG_A if pad else 0, name=name)
 
 
 @functools.lru_cache(maxsize=1024)  # a pad's or a crop's copy repeats its shapes call after call
-def _row_units(itemsize, row, dst_stride, src_stride, src_rows, idx_stride, misalign):
+def _row_units(itemsize, row, dst_stride, src_stride, src_rows, last, misalign, pad=False):
     """(unit, row length in units, destination strides in units, packed arguments) of a
     row copy whose two addresses are ``misalign`` (their OR, mod 16) off 16 bytes: the
     widest unit of 16/8/4/2/1 bytes dividing the row, both strides and both addresses
-    (for powers of two, dividing both addresses is dividing their OR)."""
-    sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, misalign)
+    (for powers of two, dividing both addresses is dividing their OR), and with ``pad``
+    the source row's length ``last`` (else ``last`` is the indices' stride)."""
+    sizes = (row * itemsize, dst_stride * itemsize, src_stride * itemsize, misalign) + ((last * itemsize,) if pad else ())
     unit = next(u for u in (16, 8, 4, 2, 1) if not any(v % u for v in sizes))
     row_units = row * itemsize // unit
     return (unit, row_units, (dst_stride * itemsize // unit,),
-            struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units, idx_stride))
+            struct.pack("<qqqq", src_stride * itemsize // unit, src_rows, row_units,
+                        last * itemsize // unit if pad else last))
 
 
 def launch_transpose(device, itemsize, plan, dst_ptr, dst_offset, src_ptr, src_offset):
@@ -148,6 +154,31 @@ def assign(x, dst_layout, src, src_layout):
         return
     launch_ew(x.device, ("copy", x.dtype.itemsize), dst_layout.shape,
               [operand(x, dst_layout), operand(src, src_layout)])
+
+
+def padded_copy(x, layout, shape):
+    """A new C-contiguous storage of ``shape``: the elements ``layout`` views in its leading
+    corner (``layout.shape`` no longer than ``shape`` along any axis), zeros elsewhere. Where
+    only the last axis is padded and the source's rows are runs, one zero-padding row copy
+    (no fill of the whole buffer before the copy: an fft's padded input, fft_pad); else a
+    fill and the strided copy."""
+    shape = tuple(shape)
+    out = x.device.storage_type.empty(x.device, x.dtype, shape_size(shape))
+    if not out.size:
+        return out
+    strides = contiguous_strides(shape)
+    rows = None
+    if layout.size and tuple(layout.shape[:-1]) == shape[:-1]:
+        rows = row_copy_plan(tuple(layout.shape), strides, tuple(layout.strides))
+    if rows is not None and rows[1] == layout.shape[-1] and rows[2] == shape[-1]:
+        item = x.dtype.itemsize
+        launch_row_copy(x.device, item, rows[0], shape[-1], out.ptr, rows[2], x.ptr + layout.offset * item, rows[3],
+                        rows[0], keep=rows[1])
+        return out
+    out.buffer.memset(0)
+    if layout.size:
+        assign(out, Layout(tuple(layout.shape), strides, 0), x, layout)
+    return out
 
 
 def fill(x, layout, value):

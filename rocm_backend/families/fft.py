@@ -19,6 +19,11 @@ multiplying kernel itself (the inverse is linear): ``irfft(rfft(x) * h)`` with N
 default norm queues the copy, the C2R and nothing more, where the front end's scaling
 added a pass over the result and a temporary its size.
 
+Zero-padding (the device declares ``fft_pad``): fft's and rfft's ``n`` past the axis's
+length pads the input in the one copy the transform reads (``copies.padded_copy``: a row
+copy that writes the zeros too), where the front end's padding filled a buffer and copied
+into it, two launches; a padded irfft input is made the same way.
+
 Everything of a call that depends only on (kind, shape, strides, axis, n) is worked out
 once (``steps``, a bounded cache): the result, the plan keys in place and for the copy, the
 output's placement; a repeated call is the alignment test, the allocations and the exec.
@@ -45,7 +50,7 @@ from candlewick.shapes import shape_size
 from ..abi.ew_operands import coalesce
 from ..abi.structs import INT32_MAX
 from ..bindings import hipfft
-from . import creation
+from .copies import padded_copy
 from .elementwise import binary_scalar
 from .inplace import binary_scalar_into
 
@@ -226,13 +231,16 @@ def scale(out, factor):
     return out
 
 
-def transform(x, layout, axis, op, n=None, inverse=False, norm=None):
+def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None):
     """The one path of fft/rfft/irfft: ``n`` is the output length of irfft; ``norm``
-    NumPy's (None: unnormalized)."""
+    NumPy's (None: unnormalized); ``pad``: fft's and rfft's ``n`` (fft_pad), the input
+    zero-padded to that length along ``axis`` first."""
     kind = KIND.get((op, x.dtype))
     if kind is None:
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
         raise UnsupportedOperation(op, x.dtype, "rocm", f"{op} takes {want}")
+    if pad is not None and pad != layout.shape[axis]:
+        x, layout = _padded(x, layout, axis, pad, op)
     plan = steps(kind, tuple(layout.shape), tuple(layout.strides), axis, n)
     out = x.device.storage_type.empty(x.device, plan.out_dtype, plan.out_size)
     if plan.out_size == 0:
@@ -264,22 +272,33 @@ def _c2r_input(x, layout, plan, factor=1.0):
     buf_layout = plan.copy_layout
     src_shape, src_strides, contiguous = plan.c2r_source
     source = Layout(src_shape, src_strides, layout.offset, contiguous)  # (known: no test per call)
-    if src_shape == buf_layout.shape:
-        if factor != 1.0:  # the copy scales: no pass over the result
-            return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), buf_layout, 1.0
-        buf = x.device.storage_type.empty(x.device, x.dtype, buf_layout.size)
-    else:
-        buf = creation.full(x.device, buf_layout.shape, x.dtype, 0)
+    if src_shape != buf_layout.shape:
+        return padded_copy(x, source, buf_layout.shape), buf_layout, factor
+    if factor != 1.0:  # the copy scales: no pass over the result
+        return binary_scalar(x, BinaryOp.MULTIPLY, source, factor, False), buf_layout, 1.0
+    buf = x.device.storage_type.empty(x.device, x.dtype, buf_layout.size)
     buf.assign(Layout(src_shape, buf_layout.strides, 0), x, source)
     return buf, buf_layout, factor
 
 
-def fft(x, layout, axis, inverse, norm=None):
-    return transform(x, layout, axis, "fft", inverse=inverse, norm=norm)
+def _padded(x, layout, axis, length, op):
+    """(x as ``layout`` views it zero-padded to ``length`` along ``axis``: a new C-contiguous
+    storage, its layout); a length shorter than the axis is the caller's error."""
+    if type(length) is not int or length < layout.shape[axis]:
+        raise UnsupportedOperation(op, x.dtype, "rocm", f"n={length!r} must be an int of at least the axis's "
+                                   f"length {layout.shape[axis]} (a shorter transform is a view the caller makes)")
+    shape = tuple(layout.shape[:axis]) + (length,) + tuple(layout.shape[axis + 1:])
+    return padded_copy(x, layout, shape), Layout.contiguous(shape)
 
 
-def rfft(x, layout, axis, norm=None):
-    return transform(x, layout, axis, "rfft", norm=norm)
+def fft(x, layout, axis, inverse, norm=None, n=None):
+    return transform(x, layout, axis, "fft", inverse=inverse, norm=norm, pad=n)
+
+
+def rfft(x, layout, axis, norm=None, n=None):
+    return transform(x, layout, axis, "rfft", norm=norm, pad=n)
+
+
 
 
 def irfft(x, layout, axis, n, norm=None):

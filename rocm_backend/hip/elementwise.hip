@@ -176,9 +176,12 @@ template <class B> __device__ inline void cw_copy(const cw_ew_args& a) {
 // op0 out (strides[0] = its row stride in units), op1 source, op2 int64 indices (a null
 // pointer: row r reads source row r), op3 the error flag (take's);
 // scalar[0] = source row stride in units, [1] = source rows n, [2] = row length in
-// units, [3] = the indices' stride.
+// units, [3] = the indices' stride; or, with CW_FLAG_A (no indices), the source rows'
+// length in units, the rest of each row written zero: a zero-padded copy in one pass
+// (an fft's padded input: no fill of the whole buffer before the copy).
 template <class B> __device__ inline void cw_row_copy(const cw_ew_args& a) {
     const cw_i64 stride = a.scalar[0], n = a.scalar[1], row = a.scalar[2], istride = a.scalar[3];
+    const cw_i64 keep = (a.flags & CW_FLAG_A) ? istride : row;
     const cw_i64 ostride = a.op[0].strides[0];
     B* __restrict__ out = (B*)a.op[0].ptr + a.op[0].offset;
     const B* __restrict__ src = (const B*)a.op[1].ptr + a.op[1].offset;
@@ -189,6 +192,10 @@ template <class B> __device__ inline void cw_row_copy(const cw_ew_args& a) {
         if (narrow) r = (cw_i64)((cw_u32)i / (cw_u32)row);
         else r = i / row;
         const cw_i64 c = i - r * row;
+        if (c >= keep) {
+            out[r * ostride + c] = B();
+            continue;
+        }
         cw_i64 j = r;
         if (idx) {
             j = idx[r * istride];

@@ -9,6 +9,7 @@ from candlewick.layout import Layout
 from candlewick.opdefs import CompareOp
 from candlewick.errors import IndexOutOfBoundsError
 from host_exec import build_scan_sort, device_factory, scan_sort_device
+from rocm_backend.families.copies import padded_copy
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("put", 8), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
@@ -181,3 +182,33 @@ def test_strided_copies_of_contiguous_rows_move_whole_units(exec_device, case):
     np.testing.assert_array_equal(d.to_host(Layout.contiguous(dst_shape)), dst)
     names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
     assert names == [f"row_copy_b{unit}" if unit else "copy_b4"]
+
+
+# (source, its view, the padded shape, the launches: one zero-padding row copy in that unit,
+# or the fill and copy where more than the last axis grows or the rows are not runs)
+PAD_CASES = {
+    "rows padded (fft_pad's rfft)": (np.arange(40, dtype=np.float32).reshape(5, 8), None, (5, 12), ["row_copy_b16"]),
+    "odd rows padded": (np.arange(35, dtype=np.float32).reshape(5, 7), None, (5, 9), ["row_copy_b4"]),
+    "a strided crop padded (irfft's input)": (np.arange(60, dtype=np.float32).reshape(6, 10), np.s_[::2, 1:6], (3, 8),
+                                              ["row_copy_b4"]),
+    "complex64 rows padded": ((np.arange(12) + 1j).astype(np.complex64).reshape(3, 4), None, (3, 6), ["row_copy_b16"]),
+    "a leading axis padded": (np.arange(12, dtype=np.float32).reshape(3, 4), None, (5, 4), ["memset", "copy_b4"]),
+}
+
+
+@pytest.mark.parametrize("case", PAD_CASES)
+def test_padded_copy_writes_rows_and_zeros_in_one_launch(exec_device, case):
+    """copies.padded_copy (fft_pad's padded input): the view in the leading corner of a new
+    C-contiguous storage, zeros elsewhere; where only the last axis grows, one row copy
+    that writes the zeros too (no fill of the buffer first). Against NumPy."""
+    rt, dev = exec_device
+    src, key, shape, launches = PAD_CASES[case]
+    view = src if key is None else src[key]
+    s = dev.storage_from_host(src)
+    del rt.launches[:]
+    out = padded_copy(s, _layout(src, view), shape)
+    want = np.zeros(shape, src.dtype)
+    want[tuple(slice(0, m) for m in view.shape)] = view
+    np.testing.assert_array_equal(out.to_host(Layout.contiguous(shape)), want)
+    names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
+    assert names == [n for n in launches if n != "memset"], names

@@ -288,6 +288,35 @@ def test_fft_rfft_irfft_on_views(device, axis):
                                atol=1e-9)
 
 
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_fft_and_rfft_pad_their_input(runtime_and_device, axis):
+    """The device declares fft_pad: fft and rfft given ``n`` past the axis's length are
+    NumPy's with that ``n`` (strided views, every axis; norm too); where the axis is the
+    rows' last, the padded copy is one row copy (no buffer of zeros filled first)."""
+    rt, device = runtime_and_device
+    assert device.fft_pad is True
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 5, 4)) + 1j * rng.standard_normal((3, 5, 4))
+    n = x.shape[axis] + 3
+    s, lay = _strided(device, x)
+    shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
+    for inverse in (False, True):
+        want = np.fft.ifft(x, n=n, axis=axis, norm="forward") if inverse else np.fft.fft(x, n=n, axis=axis)
+        np.testing.assert_allclose(_read(s.fft(lay, axis, inverse, n=n), shape), want, atol=1e-10)
+    real = np.ascontiguousarray(x.real)
+    rs, rlay = _strided(device, real)
+    half = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1:]
+    for norm in (None, "ortho"):
+        got = rs.rfft(rlay, axis, n=n) if norm is None else rs.rfft(rlay, axis, n=n, norm=norm)
+        np.testing.assert_allclose(_read(got, half), np.fft.rfft(real, n=n, axis=axis, norm=norm), atol=1e-10)
+    rows = device.storage_from_host(np.ascontiguousarray(real))  # contiguous: rows along the last axis
+    del rt.launches[:]
+    got = rows.rfft(Layout.contiguous(real.shape), 2, n=7)
+    np.testing.assert_allclose(_read(got, real.shape[:2] + (4,)), np.fft.rfft(real, n=7, axis=2), atol=1e-10)
+    names = [name.decode() if isinstance(name, bytes) else name for name, _, _ in rt.launches]
+    assert names == ["row_copy_b8"], names
+
+
 NORMS = ("backward", "ortho", "forward")
 
 
