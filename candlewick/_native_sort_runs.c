@@ -5,10 +5,10 @@
    Elements are bit patterns (float16, bfloat16, float32, float64): zero is every bit but
    the sign 0, NaN a magnitude above the exponent mask; tested by integer compares (no
    floating-point flag raised). With AVX-512 (F, BW) and BMI2 (x86-64, GCC or Clang, chosen at run
-   time) 64 elements a step of 2-, 4- or 8-byte elements read forwards or backwards: copied,
-   reversed by a lane permutation, one compare a vector telling normal data apart, then
-   the zero, sign and NaN masks and the zeros' signs by one pext. Every other case 64
-   elements a block, found by SSE2 masks where there. */
+   time) 64 elements a step of 2-, 4- or 8-byte elements read forwards: copied, one compare
+   a vector telling normal data apart, then the zero, sign and NaN masks and the zeros'
+   signs by one pext (sort_rows reads a row that runs backwards in memory order). Every
+   other case 64 elements a block, found by SSE2 masks where there. */
 
 #include "_native.h"
 
@@ -217,28 +217,22 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
 }
 
 #ifdef CW_HAVE_AVX2_PATH
-/* collect_blocks for 2-, 4- and 8-byte elements read forwards or backwards (step +-size) in
-   AVX-512, 64 elements a step: copied (reversed by a lane permutation), their zero, sign
+/* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) in
+   AVX-512, 64 elements a step: copied, their zero, sign
    and NaN masks from integer compares (no flag raised), the zeros' signs taken by one
    pext, no branch on the data but for NaNs. Returns how many leading elements it did (a
    multiple of 64), or -1 where memory ran out. */
-#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP, REVERSED)                      \
+#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
     __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
-        const char *x, Py_ssize_t n, int backwards, char *dst, int format, Signs *signs, Run *nans) { \
+        const char *x, Py_ssize_t n, char *dst, int format, Signs *signs, Run *nans) {         \
         const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
-        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512(), reversed = REVERSED; \
+        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512();           \
         const Py_ssize_t size = BITS / 8;                                                      \
         Py_ssize_t i = 0;                                                                      \
         for (; i + 64 <= n; i += 64) {                                                         \
             unsigned special = 0; /* a zero or NaN somewhere: magnitude - 1 >= exponent */     \
             for (int j = 0; j < 64; j += LANES) {                                              \
-                __m512i v;                                                                     \
-                if (backwards) {                                                               \
-                    v = _mm512_loadu_si512((const void *)(x - (i + j + LANES - 1) * size));    \
-                    v = _mm512_permutexvar_epi##BITS(reversed, v);                             \
-                } else {                                                                       \
-                    v = _mm512_loadu_si512((const void *)(x + (i + j) * size));                \
-                }                                                                              \
+                __m512i v = _mm512_loadu_si512((const void *)(x + (i + j) * size));            \
                 _mm512_storeu_si512((void *)(dst + (i + j) * size), v);                        \
                 __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
                 special |= _mm512_cmpge_epu##BITS##_mask(m, exponent);                         \
@@ -263,17 +257,9 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
         return i;                                                                              \
     }
 
-DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000,
-                      _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
-DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll,
-                      _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7))
-/* 16-bit lane k of a dword lane m is 2m + k: lane 2m gets index 31 - 2m, 2m + 1 gets 30 - 2m */
-#define REVERSED16(m) (((30 - 2 * (m)) << 16) | (31 - 2 * (m)))
-DEFINE_COLLECT_AVX512(collect16_avx512, 16, 32, 0x7FFF, 0x7C00,
-                      _mm512_set_epi32(REVERSED16(15), REVERSED16(14), REVERSED16(13), REVERSED16(12),
-                                       REVERSED16(11), REVERSED16(10), REVERSED16(9), REVERSED16(8),
-                                       REVERSED16(7), REVERSED16(6), REVERSED16(5), REVERSED16(4),
-                                       REVERSED16(3), REVERSED16(2), REVERSED16(1), REVERSED16(0)))
+DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000)
+DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll)
+DEFINE_COLLECT_AVX512(collect16_avx512, 16, 32, 0x7FFF, 0x7C00)
 
 /* AVX-512F, BW and BMI2 (every CPU with the first two has the third; asked once). */
 static int has_avx512_bw_bmi2(void) {
@@ -292,9 +278,9 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
         return 0;
     }
 #ifdef CW_HAVE_AVX2_PATH
-    if (dst != NULL && size >= 2 && (step == size || step == -size) && has_avx512_bw_bmi2()) {
+    if (dst != NULL && size >= 2 && step == size && has_avx512_bw_bmi2()) {
         Py_ssize_t done = (size == 2 ? collect16_avx512 : size == 4 ? collect32_avx512 : collect64_avx512)(
-            x, n, step < 0, dst, format, signs, nans);
+            x, n, dst, format, signs, nans);
         if (done < 0) {
             return -1;
         }

@@ -13,8 +13,10 @@ from candlewick import _core
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
 FORMATS = {np.dtype(np.float16): 0, np.dtype(ml_dtypes.bfloat16): 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
-#: how x is read: forwards (the vector path), backwards (a descending sort's), every other (the block path)
-READS = {"forwards": lambda a: a, "backwards": lambda a: a[..., ::-1], "strided": lambda a: a[..., ::2]}
+#: how x is read: forwards (the vector path), backwards (a descending sort's: read in memory order, its
+#: runs written back in reverse), every other (the block path), every other backwards (both)
+READS = {"forwards": lambda a: a, "backwards": lambda a: a[..., ::-1], "strided": lambda a: a[..., ::2],
+         "strided-backwards": lambda a: a[..., ::-2]}
 
 
 def bits(a):
