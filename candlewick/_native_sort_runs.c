@@ -228,14 +228,14 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
 }
 
 #ifdef CW_HAVE_AVX2_PATH
-/* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) in
-   AVX-512, 64 elements a step: copied, their zero, sign
-   and NaN masks from integer compares (no flag raised), the zeros' signs taken by one
-   pext, no branch on the data but on a block's second NaN. Returns how many leading elements it did (a
-   multiple of 64), or -1 where memory ran out. */
+/* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) into dst, format
+   0-3, in AVX-512, 64 elements a step: copied, their zero, sign and NaN masks from integer
+   compares (no flag raised), the zeros' signs taken by one pext, no branch on the data
+   but on a block's second NaN. Returns how many leading elements it did (a multiple of
+   64), or -1 where memory ran out. */
 #define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
     __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
-        const char *x, Py_ssize_t n, char *dst, int format, Signs *signs, Run *nans) {         \
+        const char *x, Py_ssize_t n, char *dst, Signs *signs, Run *nans) {                     \
         const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
         const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512();           \
         const Py_ssize_t size = BITS / 8;                                                      \
@@ -248,7 +248,7 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
                 __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
                 special |= _mm512_cmpge_epu##BITS##_mask(m, exponent);                         \
             }                                                                                  \
-            if (format < 0 || special == 0) { /* (normal data: only this, no branch missed) */ \
+            if (special == 0) { /* (normal data: only this, no branch missed) */               \
                 continue;                                                                      \
             }                                                                                  \
             unsigned long long zeros = 0, negative = 0, nan = 0; /* from the copy, in L1 */    \
@@ -290,7 +290,7 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
 #ifdef CW_HAVE_AVX2_PATH
     if (dst != NULL && size >= 2 && step == size && has_avx512_bw_bmi2()) {
         Py_ssize_t done = (size == 2 ? collect16_avx512 : size == 4 ? collect32_avx512 : collect64_avx512)(
-            x, n, dst, format, signs, nans);
+            x, n, dst, signs, nans);
         if (done < 0) {
             return -1;
         }
