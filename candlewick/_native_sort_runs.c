@@ -229,10 +229,11 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
 
 #ifdef CW_HAVE_AVX2_PATH
 /* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) into dst, format
-   0-3, in AVX-512, 64 elements a step: copied, their zero, sign and NaN masks from integer
-   compares (no flag raised), the zeros' signs taken by one pext, no branch on the data
-   but on a block's second NaN. Returns how many leading elements it did (a multiple of
-   64), or -1 where memory ran out. */
+   0-3, in AVX-512, 64 elements a step: copied, the zeros and NaNs marked by one integer
+   compare a vector (no flag raised), and in a step that holds any, the zeros and signs
+   (the NaNs: the marks less the zeros), the zeros' signs taken by one pext; no branch on
+   the data but on a step's second NaN. Returns how many leading elements it did (a
+   multiple of 64), or -1 where memory ran out. */
 #define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
     __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
         const char *x, Py_ssize_t n, char *dst, Signs *signs, Run *nans) {                     \
@@ -241,24 +242,23 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
         const Py_ssize_t size = BITS / 8;                                                      \
         Py_ssize_t i = 0;                                                                      \
         for (; i + 64 <= n; i += 64) {                                                         \
-            unsigned special = 0; /* a zero or NaN somewhere: magnitude - 1 >= exponent */     \
+            unsigned long long special = 0; /* the zeros and NaNs: magnitude - 1 >= exponent */ \
             for (int j = 0; j < 64; j += LANES) {                                              \
                 __m512i v = _mm512_loadu_si512((const void *)(x + (i + j) * size));            \
                 _mm512_storeu_si512((void *)(dst + (i + j) * size), v);                        \
                 __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
-                special |= _mm512_cmpge_epu##BITS##_mask(m, exponent);                         \
+                special |= (unsigned long long)_mm512_cmpge_epu##BITS##_mask(m, exponent) << j; \
             }                                                                                  \
             if (special == 0) { /* (normal data: only this, no branch missed) */               \
                 continue;                                                                      \
             }                                                                                  \
-            unsigned long long zeros = 0, negative = 0, nan = 0; /* from the copy, in L1 */    \
+            unsigned long long zeros = 0, negative = 0; /* from the copy, in L1 */             \
             for (int j = 0; j < 64; j += LANES) {                                              \
                 __m512i v = _mm512_loadu_si512((const void *)(dst + (i + j) * size));          \
-                __m512i a = _mm512_and_si512(v, magnitude);                                    \
-                zeros |= (unsigned long long)_mm512_cmpeq_epi##BITS##_mask(a, zero) << j;      \
-                nan |= (unsigned long long)_mm512_cmpgt_epi##BITS##_mask(a, exponent) << j;    \
+                zeros |= (unsigned long long)_mm512_testn_epi##BITS##_mask(v, magnitude) << j; \
                 negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
             }                                                                                  \
+            unsigned long long nan = special & ~zeros;                                         \
             if (reserve_signs(signs, 64) < 0 || append_marked(nans, dst + i * size, size, size, nan) < 0) { \
                 return -1;                                                                     \
             }                                                                                  \
