@@ -15,8 +15,13 @@
    x may be read backwards (a negative stride): a stable descending sort is the stable
    ascending sort of x reversed, read backwards, and the front end views the result so
    (as NumPy's `np.flip(np.sort(x))`: no pass to reverse it); `reverse` reverses the rows
-   in place for the protocol's own descending sort. The zeros are written back from their
-   signs, 64 a step by AVX-512's masked moves where the CPU has it. */
+   in place for the protocol's own descending sort. Such a row is read in memory order
+   (x's rows mirrored) and its runs written back in reverse: the values sorted are the same
+   multiset, so the same sorted row, but NumPy sorts them in the order np.sort(x) does
+   (its quicksort's pivots, sampled at fixed places, differ for the reversed order: 2-8 %
+   more time or less, from one array to the next) and they are copied without a lane
+   permutation. The zeros are written back from their signs, 64 a step by AVX-512's
+   masked moves where the CPU has it. */
 
 #include "_native.h"
 
@@ -64,6 +69,16 @@ static inline Py_ssize_t reverse_ends(char *row, Py_ssize_t n, Py_ssize_t size) 
     return i;
 }
 
+/* v's bits in reverse order (bit 63 - k is bit k of v). */
+static inline unsigned long long reverse_bits(unsigned long long v) {
+    v = (v >> 1 & 0x5555555555555555ull) | (v & 0x5555555555555555ull) << 1;
+    v = (v >> 2 & 0x3333333333333333ull) | (v & 0x3333333333333333ull) << 2;
+    v = (v >> 4 & 0x0F0F0F0F0F0F0F0Full) | (v & 0x0F0F0F0F0F0F0F0Full) << 4;
+    v = (v >> 8 & 0x00FF00FF00FF00FFull) | (v & 0x00FF00FF00FF00FFull) << 8;
+    v = (v >> 16 & 0x0000FFFF0000FFFFull) | (v & 0x0000FFFF0000FFFFull) << 16;
+    return v >> 32 | v << 32;
+}
+
 /* The 64 bits of `signs` from bit j on. */
 static inline unsigned long long signs_at(const Signs *signs, Py_ssize_t j) {
     const unsigned long long *w = signs->words + (j >> 6);
@@ -72,14 +87,16 @@ static inline unsigned long long signs_at(const Signs *signs, Py_ssize_t j) {
 }
 
 #ifdef CW_HAVE_AVX2_PATH
-/* zc zeros of 4 or 8 bytes from their signs (bits z0.. of `signs`), 64 a step by masked
-   moves of the sign bit; returns how many it wrote (the caller writes the rest). */
+/* zc zeros of 4 or 8 bytes from their signs (bits z0.. of `signs`, taken from the last
+   where `mirrored`), 64 a step by masked moves of the sign bit; returns how many it wrote
+   (the caller writes the rest). */
 __attribute__((target("avx512f"))) static Py_ssize_t write_zeros_avx512(char *dst, Py_ssize_t zc, Py_ssize_t size,
-                                                                       const Signs *signs, Py_ssize_t z0) {
+                                                                       const Signs *signs, Py_ssize_t z0,
+                                                                       int mirrored) {
     const __m512i sign32 = _mm512_set1_epi32((int)0x80000000u), sign64 = _mm512_set1_epi64((long long)(1ull << 63));
     Py_ssize_t k = 0;
     for (; k + 64 <= zc; k += 64, dst += 64 * size) {
-        unsigned long long bits = signs_at(signs, z0 + k);
+        unsigned long long bits = mirrored ? reverse_bits(signs_at(signs, z0 + zc - 64 - k)) : signs_at(signs, z0 + k);
         for (int t = 0; t < 64; t += 64 / (int)size) {
             __m512i v = size == 4 ? _mm512_maskz_mov_epi32((__mmask16)(bits >> t), sign32)
                                   : _mm512_maskz_mov_epi64((__mmask8)(bits >> t), sign64);
@@ -90,25 +107,30 @@ __attribute__((target("avx512f"))) static Py_ssize_t write_zeros_avx512(char *ds
 }
 #endif
 
-static Py_ssize_t write_zeros(char *dst, Py_ssize_t zc, Py_ssize_t size, const Signs *signs, Py_ssize_t z0) {
+static Py_ssize_t write_zeros(char *dst, Py_ssize_t zc, Py_ssize_t size, const Signs *signs, Py_ssize_t z0,
+                              int mirrored) {
 #ifdef CW_HAVE_AVX2_PATH
     if ((size == 4 || size == 8) && cw_vector_level() == 2) {
-        return write_zeros_avx512(dst, zc, size, signs, z0);
+        return write_zeros_avx512(dst, zc, size, signs, z0, mirrored);
     }
 #else
-    (void)dst, (void)size, (void)signs, (void)z0;
+    (void)dst, (void)size, (void)signs, (void)z0, (void)mirrored;
 #endif
     return 0;
 }
 
 /* A sorted row finished: its last nc elements (the NaNs) and, where zc >= 2, its zeros
    (found by a binary search below the NaNs) overwritten by the runs (the zeros from their
-   signs, bits z0.. of `signs`); reversed where `reverse`. */
+   signs, bits z0.. of `signs`), each in reverse where `mirrored`; reversed where
+   `reverse`. */
 #define DEFINE_FINISH_ROW(NAME, T)                                                             \
-    static void NAME(T *row, Py_ssize_t n, int format, const Signs *signs, Py_ssize_t z0,      \
+    static void NAME(T *row, Py_ssize_t n, int mirrored, const Signs *signs, Py_ssize_t z0,    \
                      Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse) {            \
-        if (nc > 0) {                                                                          \
+        if (nc > 0 && !mirrored) {                                                             \
             memcpy(row + n - nc, nans, (size_t)nc * sizeof(T));                                \
+        }                                                                                      \
+        for (Py_ssize_t k = 0; k < nc && mirrored; k++) {                                      \
+            memcpy(row + n - 1 - k, nans + k * (Py_ssize_t)sizeof(T), sizeof(T));              \
         }                                                                                      \
         if (zc >= 2) { /* one zero or none: nothing a sort could reorder */                   \
             const T sign = (T)((T)1 << (8 * sizeof(T) - 1));                                   \
@@ -121,8 +143,9 @@ static Py_ssize_t write_zeros(char *dst, Py_ssize_t zc, Py_ssize_t size, const S
                     below = mid;                                                               \
                 }                                                                              \
             }                                                                                  \
-            Py_ssize_t k = write_zeros((char *)(row + lo), zc, sizeof(T), signs, z0);          \
-            for (Py_ssize_t j = z0 + k; k < zc; k++, j++) {                                    \
+            Py_ssize_t k = write_zeros((char *)(row + lo), zc, sizeof(T), signs, z0, mirrored); \
+            for (; k < zc; k++) {                                                              \
+                Py_ssize_t j = mirrored ? z0 + zc - 1 - k : z0 + k;                            \
                 row[lo + k] = (T)((signs->words[j >> 6] >> (j & 63)) & 1) << (8 * sizeof(T) - 1); \
             }                                                                                  \
         }                                                                                      \
@@ -205,13 +228,16 @@ PyObject *cw_sort_rows(PyObject *module, PyObject *args) {
         PyErr_NoMemory(), failed = 1;
         goto done;
     }
+    /* x's rows read backwards: read in memory order instead, the runs written back in reverse */
+    int mirrored = reads_x && x.strides[last] < 0;
     if (reads_x) {
         Py_ssize_t index[64] = {0}; /* the current row's index over x's leading axes (PEP 3118: ndim <= 64) */
         const char *xrow = (const char *)x.buf;
         char *srow = (char *)s.buf;
+        Py_ssize_t step = mirrored ? -x.strides[last] : x.strides[last], far = mirrored ? (n - 1) * x.strides[last] : 0;
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t r = 0; r < rows && !failed; r++, srow += n * size) {
-            failed = cw_sort_collect_row(xrow, n, x.strides[last], fills ? srow : NULL, size, format, &signs, &nans) < 0;
+            failed = cw_sort_collect_row(xrow + far, n, step, fills ? srow : NULL, size, format, &signs, &nans) < 0;
             if (ends != NULL) {
                 ends[2 * r] = signs.count, ends[2 * r + 1] = nans.count;
             }
@@ -241,10 +267,10 @@ PyObject *cw_sort_rows(PyObject *module, PyObject *args) {
         Py_ssize_t zc = ends ? ends[2 * r] - z0 : 0, nc = ends ? ends[2 * r + 1] - q0 : 0;
         const char *qrun = nc ? nans.data + q0 * size : NULL;
         switch (size) {
-        case 1: finish_row8((unsigned char *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
-        case 2: finish_row16((unsigned short *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
-        case 4: finish_row32((unsigned int *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
-        default: finish_row64((unsigned long long *)srow, n, format, &signs, z0, zc, qrun, nc, reverse); break;
+        case 1: finish_row8((unsigned char *)srow, n, mirrored, &signs, z0, zc, qrun, nc, reverse); break;
+        case 2: finish_row16((unsigned short *)srow, n, mirrored, &signs, z0, zc, qrun, nc, reverse); break;
+        case 4: finish_row32((unsigned int *)srow, n, mirrored, &signs, z0, zc, qrun, nc, reverse); break;
+        default: finish_row64((unsigned long long *)srow, n, mirrored, &signs, z0, zc, qrun, nc, reverse); break;
         }
     }
     Py_END_ALLOW_THREADS

@@ -5,10 +5,10 @@
    Elements are bit patterns (float16, bfloat16, float32, float64): zero is every bit but
    the sign 0, NaN a magnitude above the exponent mask; tested by integer compares (no
    floating-point flag raised). With AVX-512 (F, BW) and BMI2 (x86-64, GCC or Clang, chosen at run
-   time) 64 elements a step of 2-, 4- or 8-byte elements read forwards or backwards: copied,
-   reversed by a lane permutation, one compare a vector telling normal data apart, then
-   the zero, sign and NaN masks and the zeros' signs by one pext. Every other case 64
-   elements a block, found by SSE2 masks where there. */
+   time) 64 elements a step of 2-, 4- or 8-byte elements read forwards: copied, one compare
+   a vector telling normal data apart, then the zero, sign and NaN masks and the zeros'
+   signs by one pext (sort_rows reads a row that runs backwards in memory order). Every
+   other case 64 elements a block, found by SSE2 masks where there. */
 
 #include "_native.h"
 
@@ -154,16 +154,27 @@ static void copy_block(char *dst, const char *x, Py_ssize_t m, Py_ssize_t step, 
 
 /* The marked elements of `block` (step bytes apart) appended to `into`, each copied as
    one T (a fixed-size memcpy is one move; one of a size known only at run time was a
-   libc call per NaN: 0.16 ms of a 5.5 ms sort of 2^20 float32 with a hundredth NaNs) */
-#define APPEND_AS(T)                                                                               for (; mask != 0; mask &= mask - 1) {                                                              memcpy(into + count++ * (Py_ssize_t)sizeof(T), block + lowest_bit(mask) * step, sizeof(T));     }
+   libc call per NaN: 0.16 ms of a 5.5 ms sort of 2^20 float32 with a hundredth NaNs).
+   The first is written whether or not one is marked (element 0 where none is) and
+   counted where one is. */
+#define APPEND_AS(T)                                                                           \
+    memcpy(into + count * (Py_ssize_t)sizeof(T), block + first * step, sizeof(T));             \
+    count += mask != 0;                                                                        \
+    for (mask &= mask - 1; mask != 0; mask &= mask - 1) {                                      \
+        memcpy(into + count++ * (Py_ssize_t)sizeof(T), block + lowest_bit(mask) * step, sizeof(T)); \
+    }
 
-/* The elements of `block` (step bytes apart) marked in `mask` appended to nans. */
+/* The elements of `block` (step bytes apart) marked in `mask` appended to nans, with no
+   branch on whether there is one: about half the 64-element blocks of data with a
+   hundredth NaNs hold one, and a branch on it, missed every other block, cost 3-4 % of a
+   sort of 2^18 float32 (bench/sort_sweep.py's ties; the predictor learns a row sorted
+   over and over at 2^16). */
 static int append_marked(Run *nans, const char *block, Py_ssize_t step, Py_ssize_t size, unsigned long long mask) {
-    if (reserve(nans, count_bits(mask), size) < 0) {
+    if (reserve(nans, count_bits(mask) + 1, size) < 0) { /* (+1: the slot written when none is marked) */
         return -1;
     }
     char *into = nans->data;
-    Py_ssize_t count = nans->count;
+    Py_ssize_t count = nans->count, first = (Py_ssize_t)lowest_bit(mask | 1ull << 63) * (mask != 0);
     if (size == 8) {
         APPEND_AS(unsigned long long)
     } else if (size == 4) {
@@ -208,7 +219,7 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
         for (unsigned long long z = zeros; z != 0; z &= z - 1) {
             bits |= ((negative >> lowest_bit(z)) & 1) << count++;
         }
-        if (reserve_signs(signs, 64) < 0 || (nan != 0 && append_marked(nans, seen, seen_step, size, nan) < 0)) {
+        if (reserve_signs(signs, 64) < 0 || append_marked(nans, seen, seen_step, size, nan) < 0) {
             return -1;
         }
         append_signs(signs, bits, count);
@@ -217,45 +228,38 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
 }
 
 #ifdef CW_HAVE_AVX2_PATH
-/* collect_blocks for 2-, 4- and 8-byte elements read forwards or backwards (step +-size) in
-   AVX-512, 64 elements a step: copied (reversed by a lane permutation), their zero, sign
-   and NaN masks from integer compares (no flag raised), the zeros' signs taken by one
-   pext, no branch on the data but for NaNs. Returns how many leading elements it did (a
+/* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) into dst, format
+   0-3, in AVX-512, 64 elements a step: copied, the zeros and NaNs marked by one integer
+   compare a vector (no flag raised), and in a step that holds any, the zeros and signs
+   (the NaNs: the marks less the zeros), the zeros' signs taken by one pext; no branch on
+   the data but on a step's second NaN. Returns how many leading elements it did (a
    multiple of 64), or -1 where memory ran out. */
-#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP, REVERSED)                      \
+#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
     __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
-        const char *x, Py_ssize_t n, int backwards, char *dst, int format, Signs *signs, Run *nans) { \
+        const char *x, Py_ssize_t n, char *dst, Signs *signs, Run *nans) {                     \
         const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
-        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512(), reversed = REVERSED; \
+        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512();           \
         const Py_ssize_t size = BITS / 8;                                                      \
         Py_ssize_t i = 0;                                                                      \
         for (; i + 64 <= n; i += 64) {                                                         \
-            unsigned special = 0; /* a zero or NaN somewhere: magnitude - 1 >= exponent */     \
+            unsigned long long special = 0; /* the zeros and NaNs: magnitude - 1 >= exponent */ \
             for (int j = 0; j < 64; j += LANES) {                                              \
-                __m512i v;                                                                     \
-                if (backwards) {                                                               \
-                    v = _mm512_loadu_si512((const void *)(x - (i + j + LANES - 1) * size));    \
-                    v = _mm512_permutexvar_epi##BITS(reversed, v);                             \
-                } else {                                                                       \
-                    v = _mm512_loadu_si512((const void *)(x + (i + j) * size));                \
-                }                                                                              \
+                __m512i v = _mm512_loadu_si512((const void *)(x + (i + j) * size));            \
                 _mm512_storeu_si512((void *)(dst + (i + j) * size), v);                        \
                 __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
-                special |= _mm512_cmpge_epu##BITS##_mask(m, exponent);                         \
+                special |= (unsigned long long)_mm512_cmpge_epu##BITS##_mask(m, exponent) << j; \
             }                                                                                  \
-            if (format < 0 || special == 0) { /* (normal data: only this, no branch missed) */ \
+            if (special == 0) { /* (normal data: only this, no branch missed) */               \
                 continue;                                                                      \
             }                                                                                  \
-            unsigned long long zeros = 0, negative = 0, nan = 0; /* from the copy, in L1 */    \
+            unsigned long long zeros = 0, negative = 0; /* from the copy, in L1 */             \
             for (int j = 0; j < 64; j += LANES) {                                              \
                 __m512i v = _mm512_loadu_si512((const void *)(dst + (i + j) * size));          \
-                __m512i a = _mm512_and_si512(v, magnitude);                                    \
-                zeros |= (unsigned long long)_mm512_cmpeq_epi##BITS##_mask(a, zero) << j;      \
-                nan |= (unsigned long long)_mm512_cmpgt_epi##BITS##_mask(a, exponent) << j;    \
+                zeros |= (unsigned long long)_mm512_testn_epi##BITS##_mask(v, magnitude) << j; \
                 negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
             }                                                                                  \
-            if (reserve_signs(signs, 64) < 0 ||                                                \
-                (nan != 0 && append_marked(nans, dst + i * size, size, size, nan) < 0)) {      \
+            unsigned long long nan = special & ~zeros;                                         \
+            if (reserve_signs(signs, 64) < 0 || append_marked(nans, dst + i * size, size, size, nan) < 0) { \
                 return -1;                                                                     \
             }                                                                                  \
             append_signs(signs, _pext_u64(negative, zeros), __builtin_popcountll(zeros));      \
@@ -263,17 +267,9 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
         return i;                                                                              \
     }
 
-DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000,
-                      _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
-DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll,
-                      _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7))
-/* 16-bit lane k of a dword lane m is 2m + k: lane 2m gets index 31 - 2m, 2m + 1 gets 30 - 2m */
-#define REVERSED16(m) (((30 - 2 * (m)) << 16) | (31 - 2 * (m)))
-DEFINE_COLLECT_AVX512(collect16_avx512, 16, 32, 0x7FFF, 0x7C00,
-                      _mm512_set_epi32(REVERSED16(15), REVERSED16(14), REVERSED16(13), REVERSED16(12),
-                                       REVERSED16(11), REVERSED16(10), REVERSED16(9), REVERSED16(8),
-                                       REVERSED16(7), REVERSED16(6), REVERSED16(5), REVERSED16(4),
-                                       REVERSED16(3), REVERSED16(2), REVERSED16(1), REVERSED16(0)))
+DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000)
+DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll)
+DEFINE_COLLECT_AVX512(collect16_avx512, 16, 32, 0x7FFF, 0x7C00)
 
 /* AVX-512F, BW and BMI2 (every CPU with the first two has the third; asked once). */
 static int has_avx512_bw_bmi2(void) {
@@ -292,9 +288,9 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
         return 0;
     }
 #ifdef CW_HAVE_AVX2_PATH
-    if (dst != NULL && size >= 2 && (step == size || step == -size) && has_avx512_bw_bmi2()) {
+    if (dst != NULL && size >= 2 && step == size && has_avx512_bw_bmi2()) {
         Py_ssize_t done = (size == 2 ? collect16_avx512 : size == 4 ? collect32_avx512 : collect64_avx512)(
-            x, n, step < 0, dst, format, signs, nans);
+            x, n, dst, signs, nans);
         if (done < 0) {
             return -1;
         }

@@ -240,12 +240,14 @@ class Layout:
 
     def flip(self, axes):
         shape, strides, offset = self.shape, list(self.strides), self.offset
-        empty = self.size == 0  # an empty view keeps its offset (it reads nothing)
+        empty = 0 in shape  # an empty view keeps its offset (it reads nothing)
+        backwards = False  # an axis of two or more elements read backwards: not C-contiguous
         for a in axes:
-            if shape[a] > 0 and not empty:
+            if not empty:
                 offset += (shape[a] - 1) * strides[a]
             strides[a] = -strides[a]
-        return Layout(shape, tuple(strides), offset)
+            backwards = backwards or strides[a] < 0 and shape[a] > 1
+        return Layout(shape, tuple(strides), offset, False if backwards and not empty else None)
 
     def reshape(self, shape):
         """A view with the new shape, or None when the data would have to be copied."""

@@ -107,10 +107,12 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     if dtype.category in _NOT_OWN_KEYS:
         values = sorted_values(x, axis, descending, stable, "sort")
     elif descending and declares_descending_sort_view(x._device):
-        # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice)
-        values = x._storage.sort_values(layout.flip((axis,)), axis, False, stable)
-        result = wrap(values, layout.shape, dtype, x._device)
-        return view(result, result._layout.flip((axis,)))
+        # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice);
+        # where x is C-contiguous from its buffer's start, x reversed is that view's layout too
+        flipped = layout.flip((axis,))
+        values = x._storage.sort_values(flipped, axis, False, stable)
+        viewed = flipped if layout.dense_size >= 0 else contiguous_layout(layout.shape).flip((axis,))
+        return view(wrap(values, layout.shape, dtype, x._device), viewed)
     else:
         values = x._storage.sort_values(layout, axis, descending, stable)
     return wrap(values, layout.shape, dtype, x._device)

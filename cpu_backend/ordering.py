@@ -25,6 +25,8 @@ Where candlewick._native is built, rows along the last axis are sorted by its
 of its own), NumPy's sort, the runs written back; a descending row is the ascending sort
 of the row read backwards, reversed in place (the front end asks the ascending sort of x
 reversed instead and views it reversed: ``descending_sort_view``, no reversal pass).
+sort_rows reads a row that runs backwards in memory order and writes its runs back
+reversed: NumPy then sorts the values in the order ``np.sort(x)`` does.
 NumPy's form (``restore_ties``: a mask and a compaction per run, after the sort) serves
 installs without it and rows along another axis.
 """

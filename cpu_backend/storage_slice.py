@@ -72,9 +72,10 @@ def view(buf, layout):
         return elements if len(shape) == 1 else elements.reshape(shape)
     if 0 in shape:  # empty, and strided: its offset may point anywhere, even past the end
         return buf[:0].reshape(shape)
-    if len(shape) == 1 and layout.strides[0] > 0:  # a stepped run: a basic slice (cheaper)
+    if len(shape) == 1 and layout.strides[0]:  # a stepped run, forwards or backwards: a basic slice (cheaper)
         step, start = layout.strides[0], layout.offset
-        return buf[start : start + (shape[0] - 1) * step + 1 : step]
+        stop = start + (shape[0] - 1) * step + (1 if step > 0 else -1)
+        return buf[start : stop if stop >= 0 else None : step]
     item = buf.itemsize
     return np.ndarray(
         shape, buf.dtype, buf, layout.offset * item, tuple([s * item for s in layout.strides])

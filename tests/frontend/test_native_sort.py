@@ -13,16 +13,18 @@ from candlewick import _core
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
 FORMATS = {np.dtype(np.float16): 0, np.dtype(ml_dtypes.bfloat16): 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
-#: how x is read: forwards (the vector path), backwards (a descending sort's), every other (the block path)
-READS = {"forwards": lambda a: a, "backwards": lambda a: a[..., ::-1], "strided": lambda a: a[..., ::2]}
+#: how x is read: forwards (the vector path), backwards (a descending sort's: read in memory order, its
+#: runs written back in reverse), every other (the block path), every other backwards (both)
+READS = {"forwards": lambda a: a, "backwards": lambda a: a[..., ::-1], "strided": lambda a: a[..., ::2],
+         "strided-backwards": lambda a: a[..., ::-2]}
 
 
 def bits(a):
     return a.view(f"u{a.dtype.itemsize}")
 
 
-def tied(dtype, shape, seed):
-    """Values with a third zeros of both signs and a tenth NaNs of distinct payloads."""
+def tied(dtype, shape, seed, nans=0.1):
+    """Values with a third zeros of both signs and a tenth NaNs (or ``nans``) of distinct payloads."""
     rng = np.random.default_rng(seed)
     x = rng.integers(-3, 4, shape).astype(dtype)
     x[rng.random(shape) < 0.35] = 0
@@ -30,7 +32,7 @@ def tied(dtype, shape, seed):
     udt = f"u{np.dtype(dtype).itemsize}"
     nan = np.array(np.nan, dtype).view(udt)
     payloads = (nan | np.arange(1, 9, dtype=udt)) | (np.arange(8, dtype=udt) % 2 << (8 * np.dtype(dtype).itemsize - 1))
-    where = rng.random(shape) < 0.1
+    where = rng.random(shape) < nans
     x[where] = payloads.view(dtype)[rng.integers(0, 8, int(where.sum()))]
     return x
 
@@ -53,6 +55,18 @@ def test_each_row_holds_its_own_runs_in_the_order_read(dtype, read, length, fill
     else:  # s sorted by the caller (the cpu backend: half precision through float32 keys)
         s[...] = np.sort(x.astype(np.float32), axis=-1).astype(x.dtype)
         _core._native.sort_rows(s, x, FORMATS[x.dtype], False)
+    np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("read", list(READS))
+@pytest.mark.parametrize("nans", [0.01, 0.002])
+def test_blocks_without_nans_among_blocks_with_some(dtype, read, nans):
+    """A block's first NaN is written whether or not the block holds one (counted only where
+    it does): with NaNs sparse, most blocks hold none, some one, a few two or more."""
+    x = READS[read](tied(dtype, (2, 2 * 6000), 7, nans))
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
