@@ -1,0 +1,93 @@
+"""Temporary elision: ``-2 * (a @ b)`` writes its result into the product's memory, as
+NumPy does, instead of a new buffer (the operators of ``array_operators`` call
+``scalar_into`` first).
+
+An operand may be written only where nothing can read it again: it is a temporary of the
+expression being evaluated, proven by candlewick._native's ``temporary`` (the C call path
+from the interpreter's operator instruction to this module is the one recorded for the
+operator, and the array's reference count is what that path holds; see
+candlewick/_native_temporary.c), nothing else shares its memory (the storage's optional
+hook ``unshared``, ``backend.UnsharedStorage``: no view, export or other storage), it
+has no weak reference (a pending lazy graph that reads it holds it, its storage or its
+buffer, or it is a lazy result whose storage has no ``unshared``: lazy mode needs no
+check of its own). The result
+is the one the new buffer would hold: the same primitive family (``binary_scalar_into``,
+the group "inplace"), the operand's dtype and shape.
+
+Why: a new buffer of a large expression is memory the process has not touched since it
+was last given back, and its first write costs a page fault every 4 KiB; scikit-learn's
+pairwise distances of 2048 rows made three 9 MB products a call, ``-2 *`` each (1.5x
+NumPy's time for those steps, and 8 MiB more at the peak). Below ``FROM_BYTES`` (NumPy's
+threshold) a new buffer costs less than the check.
+"""
+
+from __future__ import annotations
+
+import sys
+from _weakref import getweakrefcount
+
+from ._core import _native
+from .inplace import GROUP
+
+#: the least bytes an operand has for its operator to check it (NumPy's NPY_MIN_ELIDE_BYTES)
+FROM_BYTES = 1 << 18
+#: the references to the operand on the recorded path: the value stack's operand, the
+#: operator method's parameter, scalar_into's (the call moves the argument into it) and
+#: its argument to temporary
+PATH_REFS = 4
+_getrefcount = sys.getrefcount
+_temporary = getattr(_native, "temporary", None)
+#: {key: op symbol}: the operator methods given a key, in order (key = index)
+_KEYS: list[tuple[str, bool]] = []
+
+
+def key_for(symbol, reflected):
+    """A key for ``temporary``: one per operator method (``symbol``, ``reflected``)."""
+    _KEYS.append((symbol, reflected))
+    return len(_KEYS) - 1
+
+
+def scalar_into(op, results, x, value, reflected, key):
+    """``x <op> value`` (``value <op> x`` where ``reflected``) written into x and x returned,
+    where x is a temporary whose memory nothing else shares, of a real floating dtype the
+    op keeps, ``value`` a Python float or int; else None (the caller computes a new
+    array). Called straight from the operator method (the recorded path: no other frame
+    between)."""
+    if _temporary is None:
+        return None
+    dtype = x._dtype
+    layout = x._layout
+    if (dtype.level != 2 or results.get(dtype.name) is not dtype
+            or layout.dense_size * dtype.itemsize < FROM_BYTES):
+        return None
+    storage = x._storage
+    unshared = getattr(storage, "unshared", None)
+    if unshared is None or layout.dense_size != storage.size or GROUP not in x._device.capabilities:
+        return None
+    temporary = _temporary(x, key)
+    if temporary is None:  # (the first large operand of this method: record its path)
+        _calibrate(key, dtype, x._device)
+        temporary = _temporary(x, key)
+    # storage's references: x's slot, the local and the argument here, the bound method's
+    if not temporary or getweakrefcount(x) or _getrefcount(storage) != 4 or not unshared():
+        return None
+    storage.binary_scalar_into(op, layout, storage, layout, float(value), reflected)
+    return x
+
+
+def _calibrate(key, dtype, device):
+    """Record ``key``'s path: a controlled ``2.0 <symbol> make()`` (or ``make() <symbol>
+    2.0``) through the operator, ``make()`` a new temporary; where the count there is not
+    PATH_REFS, the key stays off."""
+    symbol, reflected = _KEYS[key]
+    from .creation import zeros  # (creation sits above the operators)
+
+    expression = f"2.0 {symbol} make()" if reflected else f"make() {symbol} 2.0"
+    probe = eval(f"lambda make: {expression}")  # noqa: S307 - a fixed operator symbol
+    count = -(-FROM_BYTES // dtype.itemsize)
+
+    def run():
+        probe(lambda: zeros(count, dtype=dtype, device=device))
+
+    # the probe's operator method is one interpreter frame below the expression's
+    _native.calibrate_temporary(key, 1, PATH_REFS, run)
