@@ -66,7 +66,7 @@ def scalar_into(op, results, x, value, reflected, key):
         return None
     temporary = _temporary(x, key)
     if temporary is None:  # (the first large operand of this method: record its path)
-        _calibrate(key, dtype, x._device)
+        _calibrate(key, x)
         temporary = _temporary(x, key)
     # storage's references: x's slot, the local and the argument here, the bound method's
     if not temporary or getweakrefcount(x) or _getrefcount(storage) != 4 or not unshared():
@@ -75,19 +75,16 @@ def scalar_into(op, results, x, value, reflected, key):
     return x
 
 
-def _calibrate(key, dtype, device):
+def _calibrate(key, x):
     """Record ``key``'s path: a controlled ``2.0 <symbol> make()`` (or ``make() <symbol>
-    2.0``) through the operator, ``make()`` a new temporary; where the count there is not
-    PATH_REFS, the key stays off."""
+    2.0``) through the operator, ``make()`` a new temporary (``x * 1.0``: x's dtype, size
+    and device); where the count there is not PATH_REFS, the key stays off."""
     symbol, reflected = _KEYS[key]
-    from .creation import zeros  # (creation sits above the operators)
-
     expression = f"2.0 {symbol} make()" if reflected else f"make() {symbol} 2.0"
     probe = eval(f"lambda make: {expression}")  # noqa: S307 - a fixed operator symbol
-    count = -(-FROM_BYTES // dtype.itemsize)
 
     def run():
-        probe(lambda: zeros(count, dtype=dtype, device=device))
+        probe(lambda: x * 1.0)
 
     # the probe's operator method is one interpreter frame below the expression's
     _native.calibrate_temporary(key, 1, PATH_REFS, run)
