@@ -162,6 +162,7 @@ def _operator_methods(op, short, symbol, plain_operands):
     results = RESULT_BY_NAME[op]
     elide = op in _ELIDED
     scalar_into = _elision.scalar_into
+    elide_from = _elision.FROM_BYTES // 8  # (elements: the widest real dtype's; scalar_into checks bytes)
     rev_key = _elision.key_for(symbol[:-1], True) if elide else None
 
     def fwd(self, other, /):
@@ -173,7 +174,8 @@ def _operator_methods(op, short, symbol, plain_operands):
         t = type(other)
         if t is float or t is int:
             # -2 * (a @ b): into the product where it is a temporary (candlewick.elision)
-            if elide and (done := scalar_into(op, results, self, other, True, rev_key)) is not None:
+            if (elide and self._layout.dense_size >= elide_from
+                    and (done := scalar_into(op, results, self, other, True, rev_key)) is not None):
                 return done
         elif t not in plain_operands and not _operand(other):
             _foreign_operand(other, rev_name)
