@@ -16,7 +16,9 @@
      PyNumber_<op> on the two operands of its value stack, CPython's dispatch to the array
      class's slot and the operator method, which hands x here. No C extension, no other
      path (operator.mul, a weakref proxy's or a mapping proxy's forwarding slot, a sort's
-     key call, a debugger's or profiler's call hooks) gives the same sequence.
+     key call, a debugger's or profiler's call hooks) gives the same sequence. A PEP 523
+     frame evaluator (whose own code would sit between) turns the check off; a path is
+     recorded only from the thread that armed the calibration.
    - the references. x's reference count is exactly the references that path holds (the
      operand slot of the value stack, the method's parameter and its argument here, as
      recorded with the calibration), so nothing else refers to x.
@@ -53,6 +55,7 @@ typedef struct {
 
 static Path paths[KEYS];
 static int armed = -1;     /* the key calibrate_temporary records on the next call, or -1 */
+static PyThreadState *armer; /* the thread that armed it: another thread's call records nothing */
 #if CW_TEMPORARY
 static uintptr_t eval_start, eval_end; /* _PyEval_EvalFrameDefault's code; end 0: unknown */
 static int eval_known;                 /* 0 not looked up, 1 found, -1 not found */
@@ -128,7 +131,12 @@ PyObject *cw_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     }
     Path *p = &paths[key];
 #if CW_TEMPORARY
-    if (armed == key) {
+    if (_PyInterpreterState_GetEvalFrameFunc(PyInterpreterState_Get()) != _PyEval_EvalFrameDefault) {
+        /* a PEP 523 frame evaluator (a debugger's, a JIT's) runs the frames: its own code
+           between them, whose references this path does not know */
+        Py_RETURN_FALSE;
+    }
+    if (armed == key && armer == PyThreadState_Get()) {
         armed = -1;
         p->state = -1;
         if (find_eval()) {
@@ -138,10 +146,10 @@ PyObject *cw_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs
         }
         Py_RETURN_FALSE;
     }
-    if (p->state == 0) {
+    if (p->state == 0 && armed != key) {
         Py_RETURN_NONE;
     }
-    if (p->state < 0 || Py_REFCNT(args[0]) != p->refs) {
+    if (p->state <= 0 || Py_REFCNT(args[0]) != p->refs) {
         Py_RETURN_FALSE;
     }
     void *here[DEPTH];
@@ -186,6 +194,7 @@ PyObject *cw_calibrate_temporary(PyObject *module, PyObject *const *args, Py_ssi
     p->state = -1;
     p->evals = (int)evals;
     armed = key;
+    armer = PyThreadState_Get();
     PyObject *out = PyObject_CallNoArgs(args[3]);
     int recorded = armed == -1 && p->state == 1 && p->refs == refs;
     armed = -1;
