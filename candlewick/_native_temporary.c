@@ -60,19 +60,31 @@ static PyThreadState *armer; /* the thread that armed it: another thread's call 
 static uintptr_t eval_start, eval_end; /* _PyEval_EvalFrameDefault's code; end 0: unknown */
 static int eval_known;                 /* 0 not looked up, 1 found, -1 not found */
 
+/* the interpreter's frame evaluator and its getter, looked up by name at run time (no
+   declaration needed from the headers, which differ between versions): the check is off
+   where either is missing */
+typedef void *(*eval_getter)(PyInterpreterState *);
+static void *eval_function;
+static eval_getter get_eval;
+
 static int find_eval(void) {
     if (eval_known == 0) {
         Dl_info info;
         const ElfW(Sym) *sym = NULL;
         eval_known = -1;
-        if (dladdr1((void *)&_PyEval_EvalFrameDefault, &info, (void **)&sym, RTLD_DL_SYMENT) && sym != NULL &&
-            sym->st_size > 0 && info.dli_saddr != NULL) {
+        eval_function = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
+        get_eval = (eval_getter)dlsym(RTLD_DEFAULT, "_PyInterpreterState_GetEvalFrameFunc");
+        if (eval_function != NULL && get_eval != NULL &&
+            dladdr1(eval_function, &info, (void **)&sym, RTLD_DL_SYMENT) && sym != NULL && sym->st_size > 0 &&
+            info.dli_saddr == eval_function) {
             eval_start = (uintptr_t)info.dli_saddr;
             eval_end = eval_start + (uintptr_t)sym->st_size;
             eval_known = 1;
         }
     }
-    return eval_known == 1;
+    /* a PEP 523 frame evaluator (a debugger's, a JIT's) runs the frames: its own code
+       between them, whose references this path does not know */
+    return eval_known == 1 && get_eval(PyInterpreterState_Get()) == eval_function;
 }
 
 /* The return addresses above the first interpreter frame (the operator method's, which
@@ -131,19 +143,14 @@ PyObject *cw_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     }
     Path *p = &paths[key];
 #if CW_TEMPORARY
-    if (_PyInterpreterState_GetEvalFrameFunc(PyInterpreterState_Get()) != _PyEval_EvalFrameDefault) {
-        /* a PEP 523 frame evaluator (a debugger's, a JIT's) runs the frames: its own code
-           between them, whose references this path does not know */
+    if (!find_eval()) {
         Py_RETURN_FALSE;
     }
     if (armed == key && armer == PyThreadState_Get()) {
         armed = -1;
-        p->state = -1;
-        if (find_eval()) {
-            p->length = walk(p->path, p->evals);
-            p->refs = Py_REFCNT(args[0]);
-            p->state = p->length > 0 ? 1 : -1;
-        }
+        p->length = walk(p->path, p->evals);
+        p->refs = Py_REFCNT(args[0]);
+        p->state = p->length > 0 ? 1 : -1;
         Py_RETURN_FALSE;
     }
     if (p->state == 0 && armed != key) {
