@@ -1,6 +1,6 @@
-"""Temporary elision: ``-2 * (a @ b)`` writes its result into the product's memory, as
-NumPy does, instead of a new buffer (the operators of ``array_operators`` call
-``scalar_into`` first).
+"""Temporary elision: ``-2 * (a @ b)`` and ``(a @ b) / n`` write their result into the
+product's memory, as NumPy does, instead of a new buffer (the operators of
+``array_operators`` with a Python scalar call ``scalar_into`` first).
 
 An operand may be written only where nothing can read it again: it is a temporary of the
 expression being evaluated, proven by candlewick._native's ``temporary`` (the C call path
@@ -26,18 +26,22 @@ from __future__ import annotations
 import sys
 from _weakref import getweakrefcount
 
-from ._core import _native
+from ._core import _native, new_array
 from .inplace import GROUP
 
 #: the least bytes an operand has for its operator to check it (NumPy's NPY_MIN_ELIDE_BYTES)
 FROM_BYTES = 1 << 18
-#: the references to the operand on the recorded path: the value stack's operand, the
-#: operator method's parameter, scalar_into's (the call moves the argument into it) and
-#: its argument to temporary
-PATH_REFS = 4
+#: the references to the operand on each recorded path, and the interpreter frames between
+#: the operator method's and the expression's: reflected (``2.0 * t``: the slot calls the
+#: method) the value stack's operand, the method's parameter, scalar_into's (the call
+#: moves the argument into it) and its argument to temporary, the expression's frame the
+#: next one up; forward (``t * 2.0``: the slot calls the C wrapper's Python frame,
+#: ``elementwise_dispatch.in_c``'s, whose C case hands scalars to the method) two more,
+#: the wrapper's parameter and its argument, and the wrapper's frame between
+PATHS = {True: (4, 1), False: (6, 2)}
 _getrefcount = sys.getrefcount
 _temporary = getattr(_native, "temporary", None)
-#: {key: op symbol}: the operator methods given a key, in order (key = index)
+#: the operator methods given a key, (symbol, reflected), in order (key = index)
 _KEYS: list[tuple[str, bool]] = []
 
 
@@ -52,7 +56,7 @@ def scalar_into(op, results, x, value, reflected, key):
     where x is a temporary whose memory nothing else shares, of a real floating dtype the
     op keeps, ``value`` a Python float or int; else None (the caller computes a new
     array). Called straight from the operator method (the recorded path: no other frame
-    between)."""
+    between); the forward method is reached through ``in_c``'s wrapper only (PATHS)."""
     if _temporary is None:
         return None
     dtype = x._dtype
@@ -77,14 +81,16 @@ def scalar_into(op, results, x, value, reflected, key):
 
 def _calibrate(key, x):
     """Record ``key``'s path: a controlled ``2.0 <symbol> make()`` (or ``make() <symbol>
-    2.0``) through the operator, ``make()`` a new temporary (``x * 1.0``: x's dtype, size
-    and device); where the count there is not PATH_REFS, the key stays off."""
+    2.0``) through the operator, ``make()`` a new temporary (a copy of x through its
+    storage's ``copy``: no operator, whose own call would be the one recorded); where the
+    count there is not the path's (``PATHS``), the key stays off."""
     symbol, reflected = _KEYS[key]
     expression = f"2.0 {symbol} make()" if reflected else f"make() {symbol} 2.0"
     probe = eval(f"lambda make: {expression}")  # noqa: S307 - a fixed operator symbol
+    refs, evals = PATHS[reflected]
+    layout = x._layout
 
     def run():
-        probe(lambda: x * 1.0)
+        probe(lambda: new_array(type(x), x._storage.copy(layout), layout.shape, x._dtype, x._device))
 
-    # the probe's operator method is one interpreter frame below the expression's
-    _native.calibrate_temporary(key, 1, PATH_REFS, run)
+    _native.calibrate_temporary(key, evals, refs, run)

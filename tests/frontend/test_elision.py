@@ -1,4 +1,4 @@
-"""Temporary elision (candlewick.elision, candlewick/_native_temporary.c): ``-2 * (a @ b)``
+"""Temporary elision (candlewick.elision, candlewick/_native_temporary.c): ``-2 * (a @ b)`` and ``(a @ b) * 2.0``
 writes into the product's memory (no second buffer at the peak) with the values a new
 array would hold; an operand that anything else can read again is never written: a
 variable, a parameter, a list's element during a sort's key call, memory shared with a
@@ -43,6 +43,10 @@ def _peak_buffers(fn):
     (lambda a: 2.0 - (a * 3.0), lambda h: 2.0 - (h * 3.0)),
     (lambda a: 1.5 / (a + 4.0), lambda h: 1.5 / (h + 4.0)),
     (lambda a: 0.5 + (a @ a), lambda h: 0.5 + (h @ h)),
+    (lambda a: (a @ a) * 2.0, lambda h: (h @ h) * 2.0),
+    (lambda a: (a + 1.0) - 3, lambda h: (h + 1.0) - 3),
+    (lambda a: (a * 3.0) / 7.0, lambda h: (h * 3.0) / 7.0),
+    (lambda a: (a - 1.0) + 0.25, lambda h: (h - 1.0) + 0.25),
 ])
 def test_a_temporary_is_written_in_place_with_a_new_arrays_values(expression, expected):
     a = _a()
@@ -64,8 +68,10 @@ def test_a_variable_is_not_written():
     a = _a()
     t = a + 1.0
     out = -2 * t
+    forward = t / 4.0
     np.testing.assert_array_equal(np.asarray(t), HOST + 1.0)
     np.testing.assert_array_equal(np.asarray(out), -2 * (HOST + 1.0))
+    np.testing.assert_array_equal(np.asarray(forward), (HOST + 1.0) / 4.0)
 
 
 def test_a_parameter_is_not_written():
@@ -86,11 +92,12 @@ def test_a_list_element_under_a_sort_key_call_is_not_written():
     """list.sort holds its elements with one reference each while it calls the key (no
     other), then puts them back: the path check refuses this call."""
     a = _a()
-    items = [a + 1.0, a + 2.0]
-    with pytest.raises(Exception):  # noqa: B017 - comparing two arrays' keys has no truth value
-        items.sort(key=functools.partial(operator.mul, 2))
-    np.testing.assert_array_equal(np.asarray(items[0]), HOST + 1.0)
-    np.testing.assert_array_equal(np.asarray(items[1]), HOST + 2.0)
+    for key in (functools.partial(operator.mul, 2), operator.methodcaller("__mul__", 2.0)):
+        items = [a + 1.0, a + 2.0]
+        with pytest.raises(Exception):  # noqa: B017 - comparing two arrays' keys has no truth value
+            items.sort(key=key)
+        np.testing.assert_array_equal(np.asarray(items[0]), HOST + 1.0)
+        np.testing.assert_array_equal(np.asarray(items[1]), HOST + 2.0)
 
 
 def test_operator_functions_give_the_same_values():
@@ -101,25 +108,27 @@ def test_operator_functions_give_the_same_values():
 
 def test_memory_shared_elsewhere_is_not_written():
     a = _a()
-    kept = []
+    numpy_views, array_views = [], []
 
     def with_numpy_view():
         y = a + 1.0
-        kept.append(np.asarray(y))  # NumPy's view of y's memory
+        numpy_views.append(np.asarray(y))  # NumPy's view of y's memory
         return y
 
     def with_array_view():
         y = a + 2.0
-        kept.append(y[1:])  # another array on y's storage
+        array_views.append(y[1:])  # another array on y's storage
         return y
 
     host = HOST.copy()
     for make, value in ((with_numpy_view, HOST + 1.0), (with_array_view, HOST + 2.0),
                         (lambda: cw.from_dlpack(host), HOST)):  # (an import: host's memory)
-        out = -2 * make()
-        np.testing.assert_array_equal(np.asarray(out), -2 * value)
-    np.testing.assert_array_equal(kept[0], HOST + 1.0)
-    np.testing.assert_array_equal(np.asarray(kept[1]), (HOST + 2.0)[1:])
+        np.testing.assert_array_equal(np.asarray(-2 * make()), -2 * value)
+        np.testing.assert_array_equal(np.asarray(make() * 3.0), value * 3.0)
+    for view in numpy_views:
+        np.testing.assert_array_equal(view, HOST + 1.0)
+    for view in array_views:
+        np.testing.assert_array_equal(np.asarray(view), (HOST + 2.0)[1:])
     np.testing.assert_array_equal(host, HOST)
 
 
