@@ -73,6 +73,11 @@ typedef struct {
 PyObject *cw_bind_method(PyObject *self, PyObject *obj, PyObject *type);
 extern PyGetSetDef cw_method_getset[];
 
+/* _native_temporary.c */
+extern const char cw_temporary_doc[], cw_calibrate_temporary_doc[];
+PyObject *cw_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+PyObject *cw_calibrate_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* _native_rows.c */
 extern const char cw_rows_doc[];
 PyObject *cw_rows(PyObject *module, PyObject *args);

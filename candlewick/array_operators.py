@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import elementwise as _ew
+from . import elision as _elision
 from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
@@ -158,14 +159,33 @@ def _operator_methods(op, short, symbol, plain_operands):
     binary = _ew.binary
     fwd_name, rev_name, in_name = f"__{short}__", f"__r{short}__", f"__i{short}__"
     expression = f"x {symbol} y"
+    results = RESULT_BY_NAME[op]
+    elide = op in _ELIDED
+    scalar_into = _elision.scalar_into
+    elide_from = _elision.FROM_BYTES // 8  # (elements: the widest real dtype's; scalar_into checks bytes)
+    rev_key = _elision.key_for(symbol[:-1], True) if elide else None
+    fwd_key = _elision.key_for(symbol[:-1], False) if elide else None
 
     def fwd(self, other, /):
-        if type(other) not in plain_operands and not _operand(other):  # (arrays and scalars: no call)
+        t = type(other)
+        if t is float or t is int:
+            # (a @ b) * 2.0: into the product where it is a temporary (candlewick.elision; the
+            # C wrapper in_c makes hands a scalar operand here)
+            if (elide and self._layout.dense_size >= elide_from
+                    and (done := scalar_into(op, results, self, other, False, fwd_key)) is not None):
+                return done
+        elif t not in plain_operands and not _operand(other):  # (arrays and scalars: no call)
             _foreign_operand(other, fwd_name)
         return binary(op, self, other, fwd_name)
 
     def rev(self, other, /):
-        if type(other) not in plain_operands and not _operand(other):
+        t = type(other)
+        if t is float or t is int:
+            # -2 * (a @ b): into the product where it is a temporary (candlewick.elision)
+            if (elide and self._layout.dense_size >= elide_from
+                    and (done := scalar_into(op, results, self, other, True, rev_key)) is not None):
+                return done
+        elif t not in plain_operands and not _operand(other):
             _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
@@ -221,6 +241,9 @@ _BINARY_OPS = {
     "xor": (BinaryOp.BITWISE_XOR, "^"), "lshift": (BinaryOp.BITWISE_LEFT_SHIFT, "<<"),
     "rshift": (BinaryOp.BITWISE_RIGHT_SHIFT, ">>"),
 }
+#: the operators whose forms with a Python scalar write into a temporary operand (NumPy
+#: elides these and the rest; these are what expressions scale and shift by)
+_ELIDED = frozenset({BinaryOp.ADD, BinaryOp.SUBTRACT, BinaryOp.MULTIPLY, BinaryOp.DIVIDE})
 _COMPARE_OPS = {"eq": CompareOp.EQUAL, "ne": CompareOp.NOT_EQUAL, "lt": CompareOp.LESS,
                 "le": CompareOp.LESS_EQUAL, "gt": CompareOp.GREATER, "ge": CompareOp.GREATER_EQUAL}
 

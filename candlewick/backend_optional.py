@@ -14,8 +14,9 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 
 __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice",
-    "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FFTPadDevice", "FusionDevice", "GraphDevice", "HostMemoryDevice",
-    "HostViewStorage", "declares_descending_sort_view", "declares_fft_norm", "declares_fft_pad", "holds_host_memory",
+    "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FFTPadDevice", "FusionDevice", "GraphDevice",
+    "HostMemoryDevice", "HostViewStorage", "UnsharedStorage", "declares_descending_sort_view", "declares_fft_norm",
+    "declares_fft_pad", "holds_host_memory",
 ]
 
 
@@ -245,6 +246,19 @@ class HostMemoryDevice(Protocol):
     host_memory: bool
 
 
+@runtime_checkable
+class UnsharedStorage(Protocol):
+    """Optional hook (not part of ``BackendStorage``) of a storage on a device that declares
+    the group "inplace": whether an operator may write its result into the memory of a
+    temporary operand (``-2 * (a @ b)``: candlewick.elision, NumPy's temporary elision).
+    Without it every result is a new array."""
+
+    def unshared(self) -> bool:
+        """True where nothing but this storage refers to its memory (no view, export,
+        import or other storage), and the memory is writable; False where unsure."""
+
+
+@runtime_checkable
 class HostViewStorage(Protocol):
     """Optional hook (not part of ``BackendStorage``) of a storage on a device that declares
     ``host_memory``: NumPy's view of its memory, used by ``Array.__array__``, so that

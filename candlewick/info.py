@@ -32,6 +32,12 @@ _KIND_MEMBERS = {
 }
 
 
+#: {(device, kind): dtypes()'s answer}: a device's dtypes are fixed once it is open, and
+#: scikit-learn asks about ten times a call (its float dtypes, through
+#: _max_precision_float_dtype and supported_float_dtypes)
+_ANSWERS: dict = {}
+
+
 class __array_namespace_info__:
     """The inspection object of the Array API (2023.12+)."""
 
@@ -155,7 +161,12 @@ class __array_namespace_info__:
         >>> sorted(cw.__array_namespace_info__().dtypes(kind="bool"))
         ['bool']
         """
-        supported = set(get_device(device).dtypes)
+        dev = get_device(device)
+        try:
+            return dict(_ANSWERS[dev, kind])
+        except (KeyError, TypeError):  # (TypeError: an unhashable kind, named below)
+            pass
+        supported = set(dev.dtypes)
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted: set[DType] = set()
         for k in kinds:
@@ -166,4 +177,5 @@ class __array_namespace_info__:
                     f"dtypes: kind must be None, one of {sorted(k for k in _KIND_MEMBERS if k)} "
                     f"or a tuple of them, got {short_repr(k)}"
                 ) from None
-        return {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}
+        answer = _ANSWERS[dev, kind] = {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}
+        return dict(answer)

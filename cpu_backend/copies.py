@@ -1,7 +1,8 @@
 """Host transfer, in-place writes and copies of ``CpuStorage``: ``to_host``,
-``dlpack_view``, ``real_view``, ``assign``, ``fill`` and ``copy`` (each takes the storage
+``host_view``, ``unshared``, ``dlpack_view``, ``real_view``, ``assign``, ``fill`` and ``copy`` (each takes the storage
 it works on first; ``storage.CpuStorage`` binds them as its methods)."""
 
+import sys
 from math import prod
 
 import numpy as np
@@ -20,6 +21,8 @@ _SMALL_EXACT = frozenset({bool, int})
 _F32_MAX = float(np.finfo(np.float32).max)
 _WIDE_FLOATS = frozenset({"float32", "float64"})
 _F16_MAX = 65504
+_getrefcount = sys.getrefcount
+_ndarray = np.ndarray
 
 
 def to_host(x, layout):
@@ -32,6 +35,23 @@ def to_host(x, layout):
 def host_view(x, layout):
     """The optional hook HostViewStorage: NumPy's view of this buffer (no copy)."""
     return view(x.buf, layout)
+
+
+def unshared(self):
+    """The optional hook UnsharedStorage: whether nothing but this storage refers to its
+    buffer's memory (no NumPy view of it, no export, no other storage), which is then
+    writable, so that the front end's temporary elision may write a result into it. A
+    kernel's result reshaped flat (matmul's ``out.reshape(-1)``) is a view of its owner,
+    which nothing else holds either."""
+    buf = self.buf
+    if not buf.flags.writeable:
+        return False
+    base = buf.base
+    if base is None:
+        return _getrefcount(buf) == 3  # (the slot, the local, the argument)
+    # base's references: buf's, the local, the argument
+    return (type(base) is _ndarray and base.base is None and base.flags.owndata and _getrefcount(base) == 3
+            and _getrefcount(buf) == 3)
 
 
 @reports_out_of_memory

@@ -75,6 +75,7 @@ class CpuStorage:
     compare_into = inplace.compare_into
     compare_scalar_into = inplace.compare_scalar_into
     where_into = inplace.where_into
+    unshared = copies.unshared  # optional hook candlewick.backend.UnsharedStorage: temporary elision
 
     # --- reductions, indexing, ordering, linear algebra -------------------------
     reduce = reductions.reduce
