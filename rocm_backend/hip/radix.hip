@@ -186,9 +186,11 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
 // warp w holds the w-th segment of the tile, lane l its keys l, l + warpSize, ...
 // (coalesced loads, and the keys in the tile's order taken lane by lane, item by item).
 // Each key's lanes of the same digit are found with 8 votes (a match of the digit's bits);
-// the lowest of them adds their number to the warp's count of the digit (cnt[d *
-// CW_RADIX_WARPS + w]) and hands the old count to the others. The exclusive scan of the
-// counts, digit-major, gives each (digit, warp) its first place in the tile. Warps of 64
+// the lowest of them adds their number to the warp's count of the digit (cnt[w *
+// CW_RADIX_DIGITS + d]: a warp's counts are consecutive words, so the leaders of different
+// digits mostly hit different banks, where digit-major counts, d * CW_RADIX_WARPS + w, put
+// digits 4 apart in one) and hands the old count to the others. The exclusive scan of the counts in
+// digit-major order gives each (digit, warp) its first place in the tile. Warps of 64
 // lanes (AMD) or 32 (CUDA): the votes' masks are 64 bits. Returns digit t's first place
 // in the tile to thread t (total: its keys there); the caller passes a barrier before it
 // reads key or idx.
@@ -246,26 +248,26 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
         const cw_lanes peers = cw_radix_peers(valid ? d[i] : 256u);
         const int leader = cw_lanes_first(peers);
         cw_u32 old = 0u;
-        if (valid && lane == leader) old = atomicAdd(&cnt[d[i] * CW_RADIX_WARPS + w], (cw_u32)cw_lanes_count(peers));
+        if (valid && lane == leader) old = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d[i]], (cw_u32)cw_lanes_count(peers));
         cw_warp_sync();
         old = (cw_u32)cw_lane_value((int)old, leader);
         rank[i] = old + (cw_u32)cw_lanes_count(peers & below);
     }
     __syncthreads();
-    total = 0u;
-    for (int v = 0; v < nw; ++v) total += cnt[t * CW_RADIX_WARPS + v];
+    total = 0u;  // thread t: digit t's keys, warp by warp (consecutive threads, consecutive words)
+    for (int v = 0; v < nw; ++v) total += cnt[v * CW_RADIX_DIGITS + t];
     const cw_u32 first = cw_radix_block_scan(part, group, total);
     cw_u32 run = first;
     for (int v = 0; v < nw; ++v) {
-        const cw_u32 n = cnt[t * CW_RADIX_WARPS + v];
-        cnt[t * CW_RADIX_WARPS + v] = run;
+        const cw_u32 n = cnt[v * CW_RADIX_DIGITS + t];
+        cnt[v * CW_RADIX_DIGITS + t] = run;
         run += n;
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         if (seg + i * ws >= m) continue;
-        const cw_u32 q = cnt[d[i] * CW_RADIX_WARPS + w] + rank[i];
+        const cw_u32 q = cnt[w * CW_RADIX_DIGITS + d[i]] + rank[i];
         key[q] = k[i];
         if (idx) idx[q] = x[i];
     }
@@ -283,6 +285,18 @@ template <class K, int ITEMS> struct cw_radix_smem {
     cw_u32 idx[tile];
     cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], part[CW_RADIX_BLOCK], group[16], off[CW_RADIX_DIGITS];
 };
+
+// f(p) for each place p of thread t's column (t, t + BLOCK, ...) below m in a tile of ITEMS
+// keys a thread: unrolled, each item behind its own bound, so the shared-memory reads of
+// every item are issued before the global writes that wait on them (a loop to m runs its
+// items one after another)
+template <int ITEMS, class F> __device__ inline void cw_radix_each_place(int m, F f) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int p = (int)threadIdx.x + i * CW_RADIX_BLOCK;
+        if (p < m) f(p);
+    }
+}
 
 // Rows of TILE < L <= the range tile, one a block at a time, sorted in one launch: every
 // 8-bit digit ranked in shared memory (cw_radix_rank8), the keys taken back into
@@ -322,12 +336,12 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
                 }
             }
         }
-        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+        cw_radix_each_place<ITEMS>(m, [&](int p) {
             const cw_u32 j = carry ? idx[p] : 0u;
             if (a.vals_out) cw_radix_value<B>(a, key[p], r, j, r * a.L + p);
             if (a.wide) ((cw_i64*)out)[r * a.L + p] = j;
             else if (out) out[r * a.L + p] = j;
-        }
+        });
         __syncthreads();
     }
 }

@@ -145,7 +145,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     base += sum;
     m_.off[t] = base - first;  // digit t's key at tile place p goes to row place off[t] + p (u32: a row's places fit)
     __syncthreads();
-    for (int p = t; p < m; p += CW_RADIX_BLOCK) {
+    cw_radix_each_place<ITEMS>(m, [&](int p) {
         const K kv = key[p];
         const cw_i64 o = row + (cw_u32)(m_.off[(cw_u32)(c(kv) >> s) & 255u] + (cw_u32)p);
         const cw_u32 xv = carry ? idx[p] : 0u;
@@ -153,7 +153,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         if (a.vals_out) cw_radix_value<B>(a, kv, r, xv, o);
         if (a.wide) ((cw_i64*)xout)[o] = xv;
         else if (xout) xout[o] = xv;
-    }
+    });
     __syncthreads();
 }
 template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
