@@ -42,7 +42,7 @@ typedef long long cw_i64;
 #define CW_RADIX_SWEEP_ITEMS_K4 16
 #endif
 #ifndef CW_RADIX_SWEEP_ITEMS_K8
-#define CW_RADIX_SWEEP_ITEMS_K8 8
+#define CW_RADIX_SWEEP_ITEMS_K8 12
 #endif
 
 #define CW_CONTIGUOUS 1  // every operand has unit stride in flat order: offsets are offset + i

@@ -6,25 +6,48 @@
 #define CW_RADIX_DIGITS 256  // an 8-bit digit per pass: the scans and look-backs give one digit to each thread
 static_assert(CW_RADIX_BLOCK == CW_RADIX_DIGITS, "one thread per digit");
 
-// exclusive prefix sum of each thread's v over the block, in two barriers (part: one slot
-// per thread, group: 16): 16 threads sum 16 slots each, then every thread adds the group
-// sums before its group and the slots before it in its group (reads that threads of a
-// group share: broadcast). Reads other threads' slots after the last barrier: a caller
-// passes a barrier before it writes part or group again (every one does).
-__device__ inline cw_u32 cw_radix_block_scan(cw_u32* part, cw_u32* group, cw_u32 v) {
-    const int t = threadIdx.x, g = t / 16;
-    part[t] = v;
-    __syncthreads();
-    if (t < CW_RADIX_BLOCK / 16) {
-        cw_u32 sum = 0u;
-        for (int j = t * 16; j < t * 16 + 16; ++j) sum += part[j];
-        group[t] = sum;
+// the lanes of a warp wait for each other (after a branch some of them took, before a
+// shuffle among all): CUDA's lanes may run apart; an AMD wavefront's run in lockstep
+#if defined(__AMDGCN__)
+#define cw_warp_sync() __builtin_amdgcn_wave_barrier()
+#else
+#define cw_warp_sync() __syncwarp()
+#endif
+#define CW_RADIX_WARPS (CW_RADIX_BLOCK / 32)  // a block's warps at most (warps of 32 lanes)
+// a warp's vote over all its lanes (bit l: lane l's p), as wide as the warp: on NVIDIA 32
+// bits with the full mask (HIP's __ballot reads the active lanes first, a 64-bit result:
+// three more instructions a vote; on the H200 at d21b3af a float32 sort of 2^24 took 1.109
+// ms against 1.180 with HIP's __ballot and the look-back's atomic reads, and
+// __match_any_sync in place of the votes 1.594)
+#if defined(__HIP_PLATFORM_NVIDIA__)
+typedef unsigned int cw_lanes;
+#define cw_vote(p) __ballot_sync(0xffffffffu, (p))
+#define cw_lanes_first(m) (__ffs((int)(m)) - 1)
+#define cw_lanes_count(m) __popc(m)
+#define cw_lane_value(v, l) __shfl_sync(0xffffffffu, (v), (l))
+#else
+typedef cw_u64 cw_lanes;
+#define cw_vote(p) ((cw_u64)__ballot(p))
+#define cw_lanes_first(m) (__ffsll((long long)(m)) - 1)
+#define cw_lanes_count(m) __popcll(m)
+#define cw_lane_value(v, l) __shfl((v), (l))
+#endif
+// exclusive prefix sum of each thread's v over the block, in one barrier: an inclusive scan
+// in each warp by shuffles, each warp's total to group[w], then every thread adds the totals
+// of the warps before its own (broadcast reads), where 16 threads summed 16 slots each and
+// every thread read up to 30 more, behind two barriers. Reads group after the barrier: a
+// caller passes a barrier before it writes group again (every one does).
+__device__ inline cw_u32 cw_radix_block_scan(cw_u32* group, cw_u32 v) {
+    const int t = threadIdx.x, ws = warpSize, lane = t % ws, w = t / ws;
+    cw_u32 run = v;
+    for (int o = 1; o < ws; o *= 2) {
+        const cw_u32 u = (cw_u32)cw_lane_value((int)run, lane >= o ? lane - o : lane);
+        if (lane >= o) run += u;
     }
+    if (lane == ws - 1) group[w] = run;
     __syncthreads();
-    cw_u32 run = 0u;
-    for (int h = 0; h < g; ++h) run += group[h];
-    for (int j = g * 16; j < t; ++j) run += part[j];
-    return run;
+    for (int h = 0; h < w; ++h) run += group[h];
+    return run - v;
 }
 
 // cnt's slot of entry e: one pad word per 16, so that a thread's 16 consecutive entries
@@ -81,7 +104,7 @@ __device__ inline cw_u32 cw_radix_digit(const cw_radix_class<K>& c, K k, cw_u32 
 }
 template <class K>
 __device__ inline void cw_radix_rank(const cw_radix_class<K>& c, int m, const K (&k)[CW_RADIX_ITEMS],
-                                     const cw_u32 (&x)[CW_RADIX_ITEMS], K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                     const cw_u32 (&x)[CW_RADIX_ITEMS], K* key, cw_u32* idx, cw_u32* cnt,
                                      cw_u32* group, int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
     cw_u32 d[CW_RADIX_ITEMS], r[CW_RADIX_ITEMS];  // each key's digit and its rank among t's keys of that digit
@@ -97,7 +120,7 @@ __device__ inline void cw_radix_rank(const cw_radix_class<K>& c, int m, const K 
     __syncthreads();
     cw_u32 sum = 0u;
     for (int j = 0; j < 16; ++j) sum += cnt[CW_RADIX_SLOT(t * 16 + j)];
-    cw_u32 run = cw_radix_block_scan(part, group, sum);
+    cw_u32 run = cw_radix_block_scan(group, sum);
     for (int j = 0; j < 16; ++j) {
         cw_u32 c = cnt[CW_RADIX_SLOT(t * 16 + j)];
         cnt[CW_RADIX_SLOT(t * 16 + j)] = run;
@@ -115,7 +138,7 @@ __device__ inline void cw_radix_rank(const cw_radix_class<K>& c, int m, const K 
 // the same pass over the tile in key/idx
 template <class K>
 __device__ inline void cw_radix_tile_pass(const cw_radix_class<K>& c, int m, K* key, cw_u32* idx, cw_u32* cnt,
-                                          cw_u32* part, cw_u32* group, int shift, cw_u32 row_len = 0u) {
+                                          cw_u32* group, int shift, cw_u32 row_len = 0u) {
     const int t = threadIdx.x;
     K k[CW_RADIX_ITEMS];
     cw_u32 x[CW_RADIX_ITEMS];
@@ -124,7 +147,7 @@ __device__ inline void cw_radix_tile_pass(const cw_radix_class<K>& c, int m, K* 
         k[i] = key[t * CW_RADIX_ITEMS + i];
         x[i] = idx ? idx[t * CW_RADIX_ITEMS + i] : 0u;
     }
-    cw_radix_rank(c, m, k, x, key, idx, cnt, part, group, shift, row_len);
+    cw_radix_rank(c, m, k, x, key, idx, cnt, group, shift, row_len);
 }
 
 // the sorted value of row r's key k (at position j in the row) to vals_out[o]: decoded from
@@ -152,7 +175,7 @@ __device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_
 // vals_out, the values gathered by them.
 template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
-    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], part[CW_RADIX_BLOCK], group[16];
+    __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], group[16];
     const K* kin = (const K*)a.keys_in;
     cw_u32* out = (cw_u32*)a.idx_out;
     const cw_u32 L = (cw_u32)a.L, per_tile = CW_RADIX_TILE / L;
@@ -167,10 +190,10 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
         cw_radix_load(kin + r0 * L, m, k);
 #pragma unroll
         for (int i = 0; i < CW_RADIX_ITEMS; ++i) x[i] = threadIdx.x * CW_RADIX_ITEMS + i;
-        cw_radix_rank(c, m, k, x, key, idx, cnt, part, group, 0);
-        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, part, group, s);
+        cw_radix_rank(c, m, k, x, key, idx, cnt, group, 0);
+        for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, group, s);
         if (nr > 1)
-            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, part, group, s, L);
+            for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, group, s, L);
         for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
             const cw_u32 j = idx[p] % L;
             if (a.vals_out) cw_radix_value<B>(a, key[p], r0 + idx[p] / L, j, r0 * L + p);
@@ -181,43 +204,6 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
     }
 }
 
-// A tile of m keys ranked by the 8-bit digit at s of their classes (cw_radix_class), and put
-// in that order (stable) in key and idx (null: the positions not carried), from registers:
-// warp w holds the w-th segment of the tile, lane l its keys l, l + warpSize, ...
-// (coalesced loads, and the keys in the tile's order taken lane by lane, item by item).
-// Each key's lanes of the same digit are found with 8 votes (a match of the digit's bits);
-// the lowest of them adds their number to the warp's count of the digit (cnt[d *
-// CW_RADIX_WARPS + w]) and hands the old count to the others. The exclusive scan of the
-// counts, digit-major, gives each (digit, warp) its first place in the tile. Warps of 64
-// lanes (AMD) or 32 (CUDA): the votes' masks are 64 bits. Returns digit t's first place
-// in the tile to thread t (total: its keys there); the caller passes a barrier before it
-// reads key or idx.
-// the lanes of a warp wait for each other (after a branch some of them took, before a
-// shuffle among all): CUDA's lanes may run apart; an AMD wavefront's run in lockstep
-#if defined(__AMDGCN__)
-#define cw_warp_sync() __builtin_amdgcn_wave_barrier()
-#else
-#define cw_warp_sync() __syncwarp()
-#endif
-#define CW_RADIX_WARPS (CW_RADIX_BLOCK / 32)  // a block's warps at most (warps of 32 lanes)
-// a warp's vote over all its lanes (bit l: lane l's p), as wide as the warp: on NVIDIA 32
-// bits with the full mask (HIP's __ballot reads the active lanes first, a 64-bit result:
-// three more instructions a vote; on the H200 at d21b3af a float32 sort of 2^24 took 1.109
-// ms against 1.180 with HIP's __ballot and the look-back's atomic reads, and
-// __match_any_sync in place of the votes 1.594)
-#if defined(__HIP_PLATFORM_NVIDIA__)
-typedef unsigned int cw_lanes;
-#define cw_vote(p) __ballot_sync(0xffffffffu, (p))
-#define cw_lanes_first(m) (__ffs((int)(m)) - 1)
-#define cw_lanes_count(m) __popc(m)
-#define cw_lane_value(v, l) __shfl_sync(0xffffffffu, (v), (l))
-#else
-typedef cw_u64 cw_lanes;
-#define cw_vote(p) ((cw_u64)__ballot(p))
-#define cw_lanes_first(m) (__ffsll((long long)(m)) - 1)
-#define cw_lanes_count(m) __popcll(m)
-#define cw_lane_value(v, l) __shfl((v), (l))
-#endif
 // the lanes of the warp whose digit (9 bits: 256 for padding) is d's: a vote a bit
 __device__ inline cw_lanes cw_radix_peers(cw_u32 d) {
     const cw_lanes all = (cw_lanes)0 - (cw_lanes)1;
@@ -229,9 +215,23 @@ __device__ inline cw_lanes cw_radix_peers(cw_u32 d) {
     }
     return peers;
 }
+
+// A tile of m keys ranked by the 8-bit digit at s of their classes (cw_radix_class), and put
+// in that order (stable) in key and idx (null: the positions not carried), from registers:
+// warp w holds the w-th segment of the tile, lane l its keys l, l + warpSize, ...
+// (coalesced loads, and the keys in the tile's order taken lane by lane, item by item).
+// Each key's lanes of the same digit are found with 9 votes (cw_radix_peers);
+// the lowest of them adds their number to the warp's count of the digit (cnt[w *
+// CW_RADIX_DIGITS + d]: a warp's counts are consecutive words, so the leaders of different
+// digits mostly hit different banks, where digit-major counts, d * CW_RADIX_WARPS + w, put
+// digits 4 apart in one) and hands the old count to the others. The exclusive scan of the
+// counts in digit-major order gives each (digit, warp) its first place in the tile. Warps of 64
+// lanes (AMD) or 32 (CUDA): the votes' masks are 64 bits. Returns digit t's first place
+// in the tile to thread t (total: its keys there); the caller passes a barrier before it
+// reads key or idx.
 template <class K, int ITEMS>
 __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
-                                        const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt, cw_u32* part,
+                                        const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt,
                                         cw_u32* group, cw_u32& total) {
     const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
     const int seg = w * ws * ITEMS + lane;  // the tile place of this lane's first key
@@ -246,26 +246,26 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
         const cw_lanes peers = cw_radix_peers(valid ? d[i] : 256u);
         const int leader = cw_lanes_first(peers);
         cw_u32 old = 0u;
-        if (valid && lane == leader) old = atomicAdd(&cnt[d[i] * CW_RADIX_WARPS + w], (cw_u32)cw_lanes_count(peers));
+        if (valid && lane == leader) old = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d[i]], (cw_u32)cw_lanes_count(peers));
         cw_warp_sync();
         old = (cw_u32)cw_lane_value((int)old, leader);
         rank[i] = old + (cw_u32)cw_lanes_count(peers & below);
     }
     __syncthreads();
-    total = 0u;
-    for (int v = 0; v < nw; ++v) total += cnt[t * CW_RADIX_WARPS + v];
-    const cw_u32 first = cw_radix_block_scan(part, group, total);
+    total = 0u;  // thread t: digit t's keys, warp by warp (consecutive threads, consecutive words)
+    for (int v = 0; v < nw; ++v) total += cnt[v * CW_RADIX_DIGITS + t];
+    const cw_u32 first = cw_radix_block_scan(group, total);
     cw_u32 run = first;
     for (int v = 0; v < nw; ++v) {
-        const cw_u32 n = cnt[t * CW_RADIX_WARPS + v];
-        cnt[t * CW_RADIX_WARPS + v] = run;
+        const cw_u32 n = cnt[v * CW_RADIX_DIGITS + t];
+        cnt[v * CW_RADIX_DIGITS + t] = run;
         run += n;
     }
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         if (seg + i * ws >= m) continue;
-        const cw_u32 q = cnt[d[i] * CW_RADIX_WARPS + w] + rank[i];
+        const cw_u32 q = cnt[w * CW_RADIX_DIGITS + d[i]] + rank[i];
         key[q] = k[i];
         if (idx) idx[q] = x[i];
     }
@@ -281,8 +281,25 @@ template <class K, int ITEMS> struct cw_radix_smem {
     static const int tile = CW_RADIX_BLOCK * ITEMS;
     K key[tile];
     cw_u32 idx[tile];
-    cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], part[CW_RADIX_BLOCK], group[16], off[CW_RADIX_DIGITS];
+    cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], group[16], off[CW_RADIX_DIGITS];
 };
+
+// thread t's column of a ranked tile of m keys (places t + i * BLOCK, i < ITEMS; key, and
+// idx where not null) into registers, every read issued before the caller's first global
+// store: a store through a generic pointer may alias shared memory, so the compiler keeps
+// a shared read behind it (read item by item, each store waited for its own reads). With
+// the shuffle scan (cw_radix_block_scan), on the H200 at b24414d: a float32 sort of 2^24
+// 1.044 ms against 1.063 (its four radix_sweep passes 915 us against 933), 2^26 4.041
+// against 4.101, rows of 4096x4096 0.569 against 0.580, int64 2^24 2.157 against 2.203
+template <class K, int ITEMS>
+__device__ inline void cw_radix_column(const K* key, const cw_u32* idx, int m, K (&k)[ITEMS], cw_u32 (&x)[ITEMS]) {
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        const int p = (int)threadIdx.x + i * CW_RADIX_BLOCK;
+        k[i] = p < m ? key[p] : (K)0;
+        x[i] = p < m && idx ? idx[p] : 0u;
+    }
+}
 
 // Rows of TILE < L <= the range tile, one a block at a time, sorted in one launch: every
 // 8-bit digit ranked in shared memory (cw_radix_rank8), the keys taken back into
@@ -310,7 +327,7 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
         }
         for (int s = 0; s < a.bits; s += 8) {
             cw_u32 total;
-            cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+            cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.group, total);
             __syncthreads();
             if (s + 8 >= a.bits) break;
 #pragma unroll
@@ -322,11 +339,14 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
                 }
             }
         }
-        for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-            const cw_u32 j = carry ? idx[p] : 0u;
-            if (a.vals_out) cw_radix_value<B>(a, key[p], r, j, r * a.L + p);
-            if (a.wide) ((cw_i64*)out)[r * a.L + p] = j;
-            else if (out) out[r * a.L + p] = j;
+        cw_radix_column(key, idx, m, k, x);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int p = t + i * CW_RADIX_BLOCK;
+            if (p >= m) continue;
+            if (a.vals_out) cw_radix_value<B>(a, k[i], r, x[i], r * a.L + p);
+            if (a.wide) ((cw_i64*)out)[r * a.L + p] = x[i];
+            else if (out) out[r * a.L + p] = x[i];
         }
         __syncthreads();
     }

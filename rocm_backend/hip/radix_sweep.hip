@@ -120,7 +120,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         x[i] = p < m && carry ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
     }
     cw_u32 total;
-    const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.part, m_.group, total);
+    const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.group, total);
     cw_u64* own = cw_radix_states(a, r, b) + t;
     atomicExch(own, epoch | (b ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
     cw_u32 sum = 0u;
@@ -145,14 +145,18 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     base += sum;
     m_.off[t] = base - first;  // digit t's key at tile place p goes to row place off[t] + p (u32: a row's places fit)
     __syncthreads();
-    for (int p = t; p < m; p += CW_RADIX_BLOCK) {
-        const K kv = key[p];
-        const cw_i64 o = row + (cw_u32)(m_.off[(cw_u32)(c(kv) >> s) & 255u] + (cw_u32)p);
-        const cw_u32 xv = carry ? idx[p] : 0u;
-        if (kout) kout[o] = kv;
-        if (a.vals_out) cw_radix_value<B>(a, kv, r, xv, o);
-        if (a.wide) ((cw_i64*)xout)[o] = xv;
-        else if (xout) xout[o] = xv;
+    cw_radix_column(key, idx, m, k, x);
+    cw_u32 at[ITEMS];  // each key's place in the row
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) at[i] = m_.off[(cw_u32)(c(k[i]) >> s) & 255u] + (cw_u32)(t + i * CW_RADIX_BLOCK);
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) {
+        if (t + i * CW_RADIX_BLOCK >= m) continue;
+        const cw_i64 o = row + at[i];
+        if (kout) kout[o] = k[i];
+        if (a.vals_out) cw_radix_value<B>(a, k[i], r, x[i], o);
+        if (a.wide) ((cw_i64*)xout)[o] = x[i];
+        else if (xout) xout[o] = x[i];
     }
     __syncthreads();
 }
@@ -171,8 +175,8 @@ template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix
         if (g >= a.rows * a.blocks) return;
         if (g / a.blocks != row) {  // the same for the block
             row = g / a.blocks;
-            before = cw_radix_block_scan(m_.part, m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
-            __syncthreads();  // the scan's part and group read before the ranking's scan writes them
+            before = cw_radix_block_scan(m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
+            __syncthreads();  // the scan's group read before the ranking's scan writes it
         }
         cw_radix_sweep_range<K, B>(a, m_, row, g % a.blocks, before, epoch);
     }
