@@ -65,9 +65,12 @@ def scalar_into(op, results, x, value, reflected, key):
             or layout.dense_size * dtype.itemsize < FROM_BYTES):
         return None
     storage = x._storage
-    unshared = getattr(storage, "unshared", None)
-    if unshared is None or layout.dense_size != storage.size or GROUP not in x._device.capabilities:
+    # the hook looked up on the class: a storage that answers any attribute (cw.fuse's
+    # tracer refuses every primitive it does not trace) has none
+    if (getattr(type(storage), "unshared", None) is None or layout.dense_size != storage.size
+            or GROUP not in x._device.capabilities):
         return None
+    unshared = storage.unshared
     temporary = _temporary(x, key)
     if temporary is None:  # (the first large operand of this method: record its path)
         _calibrate(key, x)

@@ -163,6 +163,17 @@ def test_lazy_mode_gives_the_same_values():
     np.testing.assert_array_equal(np.asarray(shifted), 1.0 - (HOST + 1.0))
 
 
+@pytest.mark.parametrize("fn", [lambda y: cw.tanh(y) * 2.0, lambda y: 2.0 - cw.exp(y), lambda y: (y + 1.0) / 3.0],
+                         ids=["forward", "reflected", "divide"])
+def test_a_fused_functions_temporaries_are_traced_not_elided(fn):
+    """Inside cw.fuse's trace a temporary's storage is the tracer's, which refuses any
+    primitive it does not trace: the elision check must not ask it for ``unshared``."""
+    a = _a()
+    fn(a)  # (records the operator's path outside the trace)
+    got = cw.fuse(fn)(a)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(fn(cw.asarray(HOST))), rtol=1e-12)
+
+
 def test_without_the_c_module_nothing_is_elided(monkeypatch):
     monkeypatch.setattr(elision, "_temporary", None)
     a = _a()
