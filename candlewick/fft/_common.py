@@ -127,9 +127,13 @@ def inside(device, norm):
     return norm if declares_fft_norm(device) else None
 
 
-def norm_kwargs(passed):
-    """The keyword arguments of a primitive call given ``inside``'s result."""
-    return {} if passed is None else {"norm": passed}
+def norm_kwargs(passed, pad=None):
+    """The keyword arguments of a primitive call given ``inside``'s result and
+    ``padding``'s ``n`` (None: the primitive pads nothing)."""
+    kwargs = {} if passed is None else {"norm": passed}
+    if pad is not None:
+        kwargs["n"] = pad
+    return kwargs
 
 
 def scale_factor(norm, n, inverse, passed=None):
@@ -174,10 +178,7 @@ def c2c(x, n, axis, norm, inverse):
     """Complex-to-complex transform of x resized to ``n`` along ``axis``, scaled per ``norm``."""
     x, pad = padding(x, axis, n)
     passed = inside(x._device, norm)
-    kwargs = norm_kwargs(passed)
-    if pad is not None:
-        kwargs["n"] = pad
-    storage = x._storage.fft(x._layout, axis, inverse, **kwargs)
+    storage = x._storage.fft(x._layout, axis, inverse, **norm_kwargs(passed, pad))
     shape = x.shape[:axis] + (n,) + x.shape[axis + 1:]
     return scaled(storage, shape, x._dtype, x._device, scale_factor(norm, n, inverse, passed))
 
@@ -186,11 +187,8 @@ def r2c(x, n, axis, passed=None):
     """Real-to-complex transform of x resized to ``n``: the half spectrum, unscaled or
     scaled by the primitive per ``passed`` (``inside``'s result)."""
     x, pad = padding(x, axis, n)
-    kwargs = norm_kwargs(passed)
-    if pad is not None:
-        kwargs["n"] = pad
     shape = x.shape[:axis] + (n // 2 + 1,) + x.shape[axis + 1 :]
-    return x._storage.rfft(x._layout, axis, **kwargs), shape, _dt.complex_dtype_of(x._dtype)
+    return x._storage.rfft(x._layout, axis, **norm_kwargs(passed, pad)), shape, _dt.complex_dtype_of(x._dtype)
 
 
 def c2r(x, n, axis, passed=None):
@@ -243,9 +241,8 @@ def forward_one_axis(x, axis, n, norm):
     shape = layout.shape
     passed = norm if declares_fft_norm(device) else None
     if pad is not None:
-        storage = (x._storage.rfft(layout, axis, n=pad) if passed is None
-                   else x._storage.rfft(layout, axis, norm=passed, n=pad))
-    else:
+        storage = x._storage.rfft(layout, axis, **norm_kwargs(passed, pad))
+    else:  # (the common call: no keyword dict built)
         storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
     out_dtype = _dt.complex64 if x._dtype is _dt.float32 else _dt.complex128
     return scaled(storage, shape[:axis] + (n // 2 + 1,) + shape[axis + 1:], out_dtype, device,

@@ -299,8 +299,6 @@ def rfft(x, layout, axis, norm=None, n=None):
     return transform(x, layout, axis, "rfft", norm=norm, pad=n)
 
 
-
-
 def irfft(x, layout, axis, n, norm=None):
     return transform(x, layout, axis, "irfft", n, norm=norm)
 

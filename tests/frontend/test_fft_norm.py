@@ -11,13 +11,7 @@ from tracing_backend import TracingBackend
 
 
 WITHHELD_GROUP = "fft_norm"  # (the conftest's traced fixture withholds it)
-
-
-@pytest.fixture
-def traced(traced, device):
-    if "fft" not in device.capabilities:
-        pytest.skip(f"{device.name} does not declare the optional 'fft' group")
-    return traced
+NEEDS_GROUP = "fft"  # (the conftest's traced fixture skips a device without it)
 
 
 CALLS = [
