@@ -156,6 +156,8 @@ def _build():
             MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
+    add(("radix", "fill", 1), "radix_fill_b1", SORT_MODULE, "cw_radix_fill<unsigned char>(a);", RADIX_ARGS.name,
+        RADIX_BLOCK)  # hip/radix_fill.hip: 1-byte values sorted by counting
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
         add(("radix", "digits", key_bytes), f"radix_digits_k{key_bytes}", SORT_MODULE,
             f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)

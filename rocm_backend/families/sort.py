@@ -12,6 +12,8 @@ whole array: each block takes the next range of a row (``SWEEP_TILE`` keys; a ti
 memory (the 8-bit digit at once, by warp votes), finds each digit's first places by looking
 back over the ranges before it (the counts they post) and writes each digit's run to its
 places.
+A sort of 1-byte values alone (bool, int8, uint8) past a range tile is a counting sort: the
+digit totals are the sorted row (radix_fill writes it run by run, no pass ranks a key).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
 stands for one value (a float's keep zeros' signs and NaN payloads; each pass takes its
 digit from the key of the key's class, cw_radix_class: zeros of both signs are equal, every
@@ -67,20 +69,23 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     pstrides = tuple(layout.strides[i] for i in perm)
     rows = n // length
     key_bytes = 8 if x.dtype.itemsize == 8 else 4
-    bits = 1 if x.dtype.is_bool else 8 * x.dtype.itemsize
+    size = x.dtype.itemsize
+    bits = 1 if x.dtype.is_bool else 8 * size
     keys = device.storage_type.empty(device, dt.uint64 if key_bytes == 8 else dt.uint32, n)
     buf_strides = contiguous_strides(pshape)
     launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
               b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
-    keys_only = not indices_wanted and not x.dtype.is_bool
+    if axis == len(shape) - 1 and not indices_wanted and size == 1 and length > RANGE_TILE[key_bytes]:
+        _counted(device, keys, values, bits, rows, length, descending, x.dtype.category == "signed integer")
+        return values, indices
     # along the last axis of a source whose rows are one stride apart, the last pass writes
     # the values (decoded, or gathered by position) and the int64 indices in their places
     src_row = _row_stride(pshape[:-1], pstrides[:-1])
     direct = axis == len(shape) - 1 and src_row is not None
+    keys_only = not indices_wanted and not x.dtype.is_bool
     decoding = _decoding(x.dtype, bits, descending)
     sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
-    size = x.dtype.itemsize
     if length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         stage, grid = ("rows", -(-rows // (TILE // length))) if length <= TILE else ("block", rows)
@@ -141,6 +146,25 @@ def _row_stride(shape, strides):
         if outer != inner * m:
             return None
     return dims[-1][1]
+
+
+def _counted(device, keys, values, bits, rows, length, descending, signed):
+    """The sorted values of rows of 1-byte keys (rows x length, contiguous) into ``values``
+    (contiguous): equal 1-byte values are one value, so each row's digit totals
+    (radix_digits, one pass) are its sorted row, written run by run (radix_fill): two
+    launches and no ranking, where a onesweep pass ranks and moves every key."""
+    chunk = SWEEP_TILE[4]
+    blocks = -(-length // chunk)
+    grid = min(rows * blocks, GRID_LOOP_CAP)
+    state = device.storage_type.empty(device, dt.uint64, 8 + rows * 256)
+    state.buffer.memset(0)
+    flip = (1 << bits) - 1 if descending else 0
+    mask = flip ^ (0x80 if signed else 0)
+    args = (keys.ptr, 0, 0, 0, state.ptr, length, rows, chunk, blocks, 0, bits, 0)
+    device.launcher.launch(kernel(device, ("radix", "digits", 4)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
+                           None, RADIX_ARGS, args + (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0))
+    device.launcher.launch(kernel(device, ("radix", "fill", 1)), grid, None, RADIX_ARGS,
+                           args + (values.ptr, 0, 0, 0, 0, mask, structs.RADIX_DECODE_INT, 0))
 
 
 def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None):

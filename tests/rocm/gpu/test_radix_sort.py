@@ -57,7 +57,7 @@ def test_every_dtype_at_sizes_around_powers_of_two(rocm, dtype):
         _check(rocm, host, True)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16, np.int8, np.bool_], ids=lambda d: np.dtype(d).name)
 def test_one_long_row(rocm, dtype):  # thousands of ranges looking back in each onesweep pass
     host = _data(dtype, ((1 << 24) + 3,), 5)
     _check(rocm, host, False)

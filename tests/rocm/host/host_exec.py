@@ -183,7 +183,7 @@ def build_scan_sort(tmp, wanted):
     from rocm_backend import ops
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
-    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "radix.hip", "radix_sweep.hip", "transpose.hip"], specs,
+    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "radix.hip", "radix_sweep.hip", "radix_fill.hip", "transpose.hip"], specs,
                  defines=["CW_SCAN_ITEMS 1"])
 
 

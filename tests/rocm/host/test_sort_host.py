@@ -25,7 +25,7 @@ DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 def _lib(tmp, items, range_items, sweep_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
-    return build(tmp, ["sort.hip", "radix.hip", "radix_sweep.hip"], specs,
+    return build(tmp, ["sort.hip", "radix.hip", "radix_sweep.hip", "radix_fill.hip"], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
                           f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}"])
@@ -162,7 +162,7 @@ def _check_values(dev, base, view, axis, descending):
     np.testing.assert_array_equal(got.view(raw), np.take_along_axis(view, want_idx, axis).view(raw))
 
 
-@pytest.mark.parametrize("dtype", [d for d in DTYPES if not d.is_bool], ids=lambda d: d.name)
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 def test_values_without_positions(any_dev, dtype):
     """sort_values past a tile moves the keys alone (no positions: a float's keys keep
     zeros' signs and NaN payloads, its passes take them as equal), the last pass decoding
@@ -258,6 +258,10 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_keys_float64", "radix_digits_k8"] + ["radix_sweep_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_keys_float64", "radix_block_k8_b8"]
+    for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted
+        b = _data(dtype, (2, 2100), np.random.default_rng(4))
+        assert _launches(rt, device, b, False) == [f"radix_keys_{dtype.name}", "radix_digits_k4", "radix_fill_b1"]
+        assert _launches(rt, device, b[:, :700].copy(), False)[1:] == ["radix_block_k4_b1"]
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
@@ -272,3 +276,7 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
         x = _data(dtype, shape, rng)
         _check(device, x, x, x.ndim - 1, False, False)
         _check(device, x, x, x.ndim - 1, True, False)
+    for dtype, shape in ((dt.bool_, (5000,)), (dt.int8, (2, 9000)), (dt.uint8, (3, 4097))):  # counted
+        x = _data(dtype, shape, rng)
+        _check_values(device, x, x, x.ndim - 1, False)
+        _check_values(device, x, x[..., ::-1], x.ndim - 1, True)
