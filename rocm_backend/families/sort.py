@@ -43,6 +43,8 @@ TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shar
 RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
 #: keys a block ranks at a time in a onesweep pass (a range, hip/radix_sweep.hip), by key bytes
 SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_ITEMS.items()}
+#: places of a sorted row one block of radix_fill writes (64 a thread)
+FILL_TILE = structs.RADIX_BLOCK * 64
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
 #: counts to its totals once)
 DIGITS_BLOCKS_PER_CU = 4
@@ -153,18 +155,19 @@ def _counted(device, keys, values, bits, rows, length, descending, signed):
     (contiguous): equal 1-byte values are one value, so each row's digit totals
     (radix_digits, one pass) are its sorted row, written run by run (radix_fill): two
     launches and no ranking, where a onesweep pass ranks and moves every key."""
-    chunk = SWEEP_TILE[4]
-    blocks = -(-length // chunk)
-    grid = min(rows * blocks, GRID_LOOP_CAP)
+    blocks = -(-length // SWEEP_TILE[4])  # radix_digits' ranges
+    fill_blocks = -(-length // FILL_TILE)
     state = device.storage_type.empty(device, dt.uint64, 8 + rows * 256)
     state.buffer.memset(0)
     flip = (1 << bits) - 1 if descending else 0
     mask = flip ^ (0x80 if signed else 0)
-    args = (keys.ptr, 0, 0, 0, state.ptr, length, rows, chunk, blocks, 0, bits, 0)
-    device.launcher.launch(kernel(device, ("radix", "digits", 4)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
-                           None, RADIX_ARGS, args + (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0))
-    device.launcher.launch(kernel(device, ("radix", "fill", 1)), grid, None, RADIX_ARGS,
-                           args + (values.ptr, 0, 0, 0, 0, mask, structs.RADIX_DECODE_INT, 0))
+    head = (keys.ptr, 0, 0, 0, state.ptr, length, rows)
+    device.launcher.launch(kernel(device, ("radix", "digits", 4)),
+                           min(rows * blocks, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS,
+                           head + (SWEEP_TILE[4], blocks, 0, bits, 0) + (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0))
+    device.launcher.launch(kernel(device, ("radix", "fill", 1)), min(rows * fill_blocks, GRID_LOOP_CAP), None,
+                           RADIX_ARGS, head + (FILL_TILE, fill_blocks, 0, bits, 0, values.ptr, 0, 0, 0, 0, mask,
+                                               structs.RADIX_DECODE_INT, 0))
 
 
 def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None):

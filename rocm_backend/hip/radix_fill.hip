@@ -21,8 +21,13 @@ template <class B> __device__ inline void cw_radix_fill(const cw_radix_args& a) 
             in = 1 - in;
         }
         __syncthreads();
+        // the last digit whose run starts at or before lo (a binary search: every thread
+        // looping over all 256 digits cost more than the writes), then each run up to hi
+        int d = 0;
+        for (int half = CW_RADIX_DIGITS / 2; half > 0; half /= 2)
+            if (d + half < digits && first[in][d + half] <= lo) d += half;
         B* out = (B*)a.vals_out + r * a.L;
-        for (int d = 0; d < digits; ++d) {
+        for (; d < digits && first[in][d] < hi; ++d) {
             const cw_i64 s = first[in][d] > lo ? first[in][d] : lo;
             const cw_i64 e = first[in][d + 1] < hi ? first[in][d + 1] : hi;
             const B v = (B)((cw_u32)d ^ (cw_u32)a.mask);

@@ -45,6 +45,8 @@ def full_lib(tmp_path_factory):
 def _device(lib, monkeypatch, tmp_path, items, warp=64):
     monkeypatch.setattr(sort_family, "TILE", structs.RADIX_BLOCK * items)
     full = items == structs.RADIX_ITEMS
+    if not full:  # a counted row's fill in ranges of a tile: runs that span ranges
+        monkeypatch.setattr(sort_family, "FILL_TILE", structs.RADIX_BLOCK * items)
     for name, sizes in (("RANGE_TILE", structs.RADIX_RANGE_ITEMS if full else SMALL_RANGE_ITEMS),
                         ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS)):
         monkeypatch.setattr(sort_family, name, {k: structs.RADIX_BLOCK * v for k, v in sizes.items()})
