@@ -326,6 +326,6 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
 
 /* _native_sort.c */
 extern const char cw_sort_rows_doc[];
-PyObject *cw_sort_rows(PyObject *module, PyObject *args);
+PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -176,3 +176,9 @@ def test_refuses_what_it_cannot_finish():
         rows(s, None, -1, False, None)
     with pytest.raises(ValueError, match="kind"):  # NumPy's sort refuses the kind: nothing kept
         rows(s, s.copy(), 2, False, "no such kind")
+    with pytest.raises(TypeError, match="takes"):
+        rows(s, s.copy(), 2)
+    with pytest.raises(TypeError, match="takes"):
+        rows(s, s.copy(), 2, False, None, None)
+    with pytest.raises(TypeError):
+        rows(s, s.copy(), 2.0, False)
