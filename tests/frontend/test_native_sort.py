@@ -71,12 +71,13 @@ def test_blocks_without_nans_among_blocks_with_some(dtype, read, nans):
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("read", ["forwards", "backwards"])
 @pytest.mark.parametrize("length", [1, 5, 40, 64, 300])
-def test_any_alignment_of_the_copy(dtype, length):
+def test_any_alignment_of_the_copy(dtype, read, length):
     """The vector path starts at the copy's first 64-byte boundary (the elements before it
     by blocks): every offset of s, x at another."""
     size = np.dtype(dtype).itemsize
-    x = tied(dtype, (2, length), length + 1)
+    x = READS[read](tied(dtype, (2, length), length + 1))
     for offset in range(0, 64, size):
         room = np.empty(x.size * size + 128, np.uint8)
         start = offset - room.ctypes.data % 64 + 64
