@@ -268,7 +268,7 @@ static PyMethodDef methods[] = {
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
-    {"sort_rows", cw_sort_rows, METH_VARARGS, cw_sort_rows_doc},
+    {"sort_rows", (PyCFunction)(void (*)(void))cw_sort_rows, METH_FASTCALL, cw_sort_rows_doc},
     {"temporary", (PyCFunction)(void (*)(void))cw_temporary, METH_FASTCALL, cw_temporary_doc},
     {"calibrate_temporary", (PyCFunction)(void (*)(void))cw_calibrate_temporary, METH_FASTCALL,
      cw_calibrate_temporary_doc},

@@ -177,9 +177,35 @@ int cw_spread_views(const Binding *b, PyObject *buf1, PyObject *l1, PyObject *bu
 int cw_matrix_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **view);
 int cw_buffer_views_ready(void);
 
-/* _native_ufunc_new.c */
+/* _native_ufunc_new.c: UfuncNew, the class; _native_ufunc_new_run.c: its common cases */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int kept;   /* whether the quiet state is entered through the thread's kept context */
+    int matrix; /* the matrix product's form: storage.matmul(rhs, lhs_layout, rhs_layout) */
+    /* the scalar form's (storage.binary_scalar(op, layout, value, reflected)): convert(value,
+       the entry's scalar dtype) makes the scalar operand, in the error state of the call;
+       NULL in the other forms */
+    PyObject *convert;
+    /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None) */
+    UfuncTable entries;
+    PyObject *var, *quiet, *memory_error, *general;
+    /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
+       are not both object slots (its calls are general's) */
+    PyTypeObject *storage_type;
+    Py_ssize_t buf_at, dtype_at;
+} UfuncNew;
 extern PyTypeObject cw_UfuncNewType;
 int cw_ufunc_new_ready(void);
+/* what a common case answers where it declines (nothing done, no error set): general's
+   call then */
+#define CW_UFUNC_NEW_DECLINED ((PyObject *)&cw_UfuncNewType)
+/* Each form's common case (args as the call takes them): a new storage,
+   CW_UFUNC_NEW_DECLINED, or NULL on error. */
+PyObject *cw_ufunc_new_run(const Binding *bd, UfuncNew *self, PyObject *const *args);
+PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *const *args);
+PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args);
+int cw_ufunc_new_run_ready(void);
 
 /* _native_flat_view.c */
 /* `buf` (a host storage's 1-D NumPy buffer) as the 1-D array of the elements `layout`
@@ -300,6 +326,6 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
 
 /* _native_sort.c */
 extern const char cw_sort_rows_doc[];
-PyObject *cw_sort_rows(PyObject *module, PyObject *args);
+PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -289,6 +289,16 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
     }
 #ifdef CW_HAVE_AVX2_PATH
     if (dst != NULL && size >= 2 && step == size && has_avx512_bw_bmi2()) {
+        /* the first elements by blocks, up to dst's first 64-byte boundary: NumPy's buffers
+           are 16-byte aligned, and each 64-byte store across two cache lines (a load too,
+           where x lies as dst does) cost the loop 0.5-2 us of a 2^16 float32 row's 13 and
+           2-4 us of a float64 row's 23 */
+        Py_ssize_t head = (uintptr_t)dst % size ? 0 : (Py_ssize_t)(-(uintptr_t)dst & 63) / size;
+        head = head < n ? head : n;
+        if (head > 0 && collect_blocks(x, head, step, dst, size, format, signs, nans) < 0) {
+            return -1;
+        }
+        x += head * step, dst += head * size, n -= head;
         Py_ssize_t done = (size == 2 ? collect16_avx512 : size == 4 ? collect32_avx512 : collect64_avx512)(
             x, n, dst, signs, nans);
         if (done < 0) {

@@ -112,16 +112,23 @@ static int walk(void **out, int evals) {
 }
 #endif
 
-static int key_of(PyObject *arg, const char *fname) {
-    long key = PyLong_AsLong(arg);
+/* The path of the key args[key_at] of a call of `fname`, which takes `want` arguments
+   (`signature`); NULL with the error set where the count or the key is wrong. */
+static Path *path_of(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t want, int key_at, const char *fname,
+                     const char *signature) {
+    if (nargs != want) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.%s: takes (%s)", fname, signature);
+        return NULL;
+    }
+    long key = PyLong_AsLong(args[key_at]);
     if (key == -1 && PyErr_Occurred()) {
-        return -1;
+        return NULL;
     }
     if (key < 0 || key >= KEYS) {
         PyErr_Format(PyExc_ValueError, "candlewick._native.%s: key must be in [0, %d), got %ld", fname, KEYS, key);
-        return -1;
+        return NULL;
     }
-    return (int)key;
+    return &paths[key];
 }
 
 const char cw_temporary_doc[] =
@@ -133,16 +140,12 @@ const char cw_temporary_doc[] =
 
 PyObject *cw_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.temporary: takes (x, key)");
+    Path *p = path_of(args, nargs, 2, 1, "temporary", "x, key");
+    if (p == NULL) {
         return NULL;
     }
-    int key = key_of(args[1], "temporary");
-    if (key < 0) {
-        return NULL;
-    }
-    Path *p = &paths[key];
 #if CW_TEMPORARY
+    int key = (int)(p - paths);
     if (!find_eval()) {
         Py_RETURN_FALSE;
     }
@@ -183,24 +186,22 @@ const char cw_calibrate_temporary_doc[] =
 
 PyObject *cw_calibrate_temporary(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    if (nargs != 4) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.calibrate_temporary: takes (key, evals, refs, probe)");
+    Path *p = path_of(args, nargs, 4, 0, "calibrate_temporary", "key, evals, refs, probe");
+    if (p == NULL) {
         return NULL;
     }
-    int key = key_of(args[0], "calibrate_temporary");
     long evals = PyLong_AsLong(args[1]);
-    Py_ssize_t refs = PyLong_AsSsize_t(args[2]);
-    if (key < 0 || PyErr_Occurred()) {
+    Py_ssize_t refs = evals == -1 && PyErr_Occurred() ? -1 : PyLong_AsSsize_t(args[2]);
+    if (refs == -1 && PyErr_Occurred()) {
         return NULL;
     }
     if (evals < 1 || evals > DEPTH || refs < 1) {
         PyErr_SetString(PyExc_ValueError, "candlewick._native.calibrate_temporary: evals in [1, 48], refs >= 1");
         return NULL;
     }
-    Path *p = &paths[key];
     p->state = -1;
     p->evals = (int)evals;
-    armed = key;
+    armed = (int)(p - paths);
     armer = PyThreadState_Get();
     PyObject *out = PyObject_CallNoArgs(args[3]);
     int recorded = armed == -1 && p->state == 1 && p->refs == refs;

@@ -70,6 +70,55 @@ def test_blocks_without_nans_among_blocks_with_some(dtype, read, nans):
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("read", ["forwards", "backwards"])
+@pytest.mark.parametrize("length", [1, 5, 40, 64, 300])
+def test_any_alignment_of_the_copy(dtype, read, length):
+    """The vector path starts at the copy's first 64-byte boundary (the elements before it
+    by blocks): every offset of s, x at another."""
+    size = np.dtype(dtype).itemsize
+    x = READS[read](tied(dtype, (2, length), length + 1))
+    for offset in range(0, 64, size):
+        room = np.empty(x.size * size + 128, np.uint8)
+        start = offset - room.ctypes.data % 64 + 64
+        s = room[start:start + x.size * size].view(dtype).reshape(x.shape)
+        assert s.ctypes.data % 64 == offset
+        _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+        np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
+def _payloads(dtype, count):
+    udt = f"u{np.dtype(dtype).itemsize}"
+    top = 8 * np.dtype(dtype).itemsize - 1
+    nan = np.array(np.nan, dtype).view(udt)
+    return ((nan | np.arange(1, count + 1, dtype=udt)) | (np.arange(count, dtype=udt) % 2 << top)).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("read", list(READS))
+@pytest.mark.parametrize("length", [3, 64, 150])
+def test_rows_of_only_zeros_or_only_nans(dtype, read, length):
+    """Rows whose runs are the whole row or nothing: zeros of both signs, zeros of one sign,
+    NaNs of distinct payloads, one zero among NaNs, no zero or NaN at all."""
+    n = 2 * length
+    signs = np.arange(n) % 3 == 1
+    mixed = np.where(signs, -0.0, 0.0).astype(dtype)
+    rows = [mixed, np.zeros(n, dtype), np.full(n, -0.0, dtype), _payloads(dtype, n),
+            np.concatenate([_payloads(dtype, n - 1), [-0.0]]).astype(dtype), np.arange(1, n + 1).astype(dtype)]
+    x = READS[read](np.stack(rows))
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5)])
+def test_empty_rows(shape):
+    x = np.zeros(shape, np.float32)
+    s = np.full(shape, 7, np.float32)
+    assert _core._native.sort_rows(s, x, 2, False, None) is None
+    assert _core._native.sort_rows(s, x, 2, True, None) is None
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_rows_reversed_after_their_runs_are_placed(dtype):
     x = tied(dtype, (2, 300), 0)
@@ -128,3 +177,9 @@ def test_refuses_what_it_cannot_finish():
         rows(s, None, -1, False, None)
     with pytest.raises(ValueError, match="kind"):  # NumPy's sort refuses the kind: nothing kept
         rows(s, s.copy(), 2, False, "no such kind")
+    with pytest.raises(TypeError, match="takes"):
+        rows(s, s.copy(), 2)
+    with pytest.raises(TypeError, match="takes"):
+        rows(s, s.copy(), 2, False, None, None)
+    with pytest.raises(TypeError):
+        rows(s, s.copy(), 2.0, False)
