@@ -94,31 +94,31 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     """Launch an element-wise kernel of the table over ``shape`` (split if > 8 dims).
     ``blocks(n)`` overrides the grid (kernels that give a whole block to each item).
 
-    Without ``blocks``, the launch of a layout (kernel, grid, coalesced shape and strides)
+    The launch of a layout (kernel, grid, coalesced shape and strides)
     is prepared once per device and kept in its launch memo by (key, shape, flags,
-    operand strides, which operands are scalars): a repeated layout costs one dict hit, its
+    operand strides, which operands are scalars, the grid ``blocks`` gave): a repeated layout costs one dict hit, its
     pointers, offsets and scalar filled in, and one pack."""
-    if blocks is None:
-        shape = tuple(shape)
-        plan_key = ("ew", key, shape, flags, tuple([tuple(op[2]) if op[0] else None for op in operands]))
-        launches = device.launches
-        plan = launches.get(plan_key)
-        if plan is None:
-            plan = launches.keep(plan_key, _ew_plan(device, key, shape, operands, flags, name, dtype))
-        if plan is not _SPLIT:
-            if plan is NOTHING:
-                return
-            values = plan.values.copy()
-            slot = _OPERAND_SLOT
-            for ptr, offset, _ in operands:
-                if ptr:
-                    values[slot] = ptr
-                    values[slot + 1] = offset
-                slot += _OPERAND_FIELDS
-            if scalar:
-                values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
-            plan.launch(values)
+    shape = tuple(shape)
+    grid = None if blocks is None else blocks(shape_size(shape))
+    plan_key = ("ew", key, shape, flags, grid, tuple([tuple(op[2]) if op[0] else None for op in operands]))
+    launches = device.launches
+    plan = launches.get(plan_key)
+    if plan is None:
+        plan = launches.keep(plan_key, _ew_plan(device, key, shape, operands, flags, name, dtype, grid))
+    if plan is not _SPLIT:
+        if plan is NOTHING:
             return
+        values = plan.values.copy()
+        slot = _OPERAND_SLOT
+        for ptr, offset, _ in operands:
+            if ptr:
+                values[slot] = ptr
+                values[slot + 1] = offset
+            slot += _OPERAND_FIELDS
+        if scalar:
+            values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
+        plan.launch(values)
+        return
     bound = kernel(device, key, name, dtype)  # memoized: the table's lookup spells the key anew
     spec = bound.spec
     launcher = device.launcher
@@ -137,10 +137,10 @@ _OPERAND_FIELDS = 2 + structs.MAX_DIMS
 _SPLIT = "split"  # the plan of a layout that takes the general path
 
 
-def _ew_plan(device, key, shape, operands, flags, name, dtype):
+def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
     """The PreparedLaunch of a layout that needs no split (its values hold pointer 1 and
     offset 0 for each array operand, each launch fills in its own); ``NOTHING`` for an
-    empty shape; _SPLIT otherwise."""
+    empty shape; _SPLIT otherwise. ``grid``: launch_ew's ``blocks`` decided it."""
     pieces = list(split_dims(shape, [(1 if ptr else 0, 0, strides) for ptr, _, strides in operands]))
     if len(pieces) != 1:
         return _SPLIT
@@ -151,6 +151,8 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype):
     slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
              for field in (0, 1)]
     values = ew_values(shape, pieces[0][1], b"", flags)
+    if grid is not None:
+        return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots + [-1])
     grid = grid_for(n, spec.block, device)
     if key[0] in ops.ENTRY_FAMILIES:
         grid = steps_grid(grid, spec.block, device, n, values, getattr(key[-1], "itemsize", 16))

@@ -7,7 +7,7 @@ import pytest
 
 from candlewick import dtypes as dt
 from candlewick.layout import Layout
-from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
+from candlewick.opdefs import BinaryOp, ReduceOp, ScanOp, UnaryOp
 from rocm_backend.abi import structs
 from rocm_backend.abi.ew_operands import ew_values, split_dims
 from rocm_backend.families import ew_launch, pad_fixup_cache, reductions
@@ -157,6 +157,24 @@ def test_planned_strided_launches_pack_what_the_general_path_packs(fake):
     assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values(*pieces[-1]))
     ew_launch.launch_ew(dev, key, (0, 4), [(0x1000, 0, (4, 1)), (0x2000, 0, (4, 1)), (0x3000, 0, (4, 1))])
     assert len(rt.launches) - before == 4  # an empty shape launches nothing
+
+
+def test_launches_with_their_own_grid_are_planned_too(fake):
+    """A launch whose grid its caller gives (``blocks``: the scans) is planned per layout and
+    grid like the others: the same struct and grid as the general path's, one plan for a
+    repeated layout, another for another grid."""
+    rt, dev = fake
+    key = ("scan_tiles", ScanOp.SUM, dt.int64)
+    operands = [(0x1000, 0, (1,)), (0x2000, 0, (3,)), (0x3000, 0, (1,))]
+    scalar = b"\x05" * 32
+    for blocks, want in ((lambda n: (n, 7, 1), 3), (lambda n: (n, 7, 1), 3), (lambda n: 9, 9)):  # grid x
+        before = len(rt.launches)
+        ew_launch.launch_ew(dev, key, (3,), operands, scalar, blocks=blocks)
+        assert bytes(structs.EW_ARGS.buffer) == structs.EW_ARGS.struct.pack(*ew_values((3,), operands, scalar))
+        _, grid, _ = rt.launches[before]
+        assert grid == want
+        operands = [(ptr + 0x40, offset, strides) for ptr, offset, strides in operands]
+    assert sum(k[0] == "ew" and k[1] == key for k in dev.launches) == 2
 
 
 @pytest.mark.parametrize("axes", [(1,), (0,)], ids=["rows", "cols"])
