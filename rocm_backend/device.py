@@ -184,13 +184,14 @@ class RocmDevice(FamilyCalls, NamedDevice):
                     self._keep_alive = [item for item in self._keep_alive if item[0] is not record]
         taken = self.index_checks.snapshot(record) if check_errors else ()
         flags = self.index_checks.queue_flags(taken)
-        if read is not None:
-            hip.memcpy_dtoh_async(*read, record.handle)
+        finish = self.host_reads.copy_staged(*read, record.handle) if read is not None else None
         if record is None:
             self.streams.synchronize_all()
         else:
             record.sync()
         del kept
+        if finish is not None:
+            finish()
         self.index_checks.raise_flagged(taken, flags)
 
     def settle_collectives(self):

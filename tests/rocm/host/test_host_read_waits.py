@@ -122,3 +122,25 @@ def test_a_scatter_out_of_range_still_writes_nothing_and_raises_at_the_read(dev)
     with pytest.raises(IndexOutOfBoundsError, match="scatter"):
         dst.to_host(line)
     np.testing.assert_array_equal(dst.to_host(line), np.zeros(6, np.float32))
+
+
+def test_small_reads_copy_through_a_pinned_slot(dev, monkeypatch):
+    """A host read up to STAGED_MAX bytes is copied into one of the device's pinned slots and
+    from there into the array (a copy into pageable memory waits inside the copy call);
+    a larger one straight into the array. Values equal either way, one wait each."""
+    from rocm_backend.runtime import host_reads
+
+    device, counted = dev
+    targets = []
+    real = host_reads.hip.memcpy_dtoh_async
+    monkeypatch.setattr(host_reads.hip, "memcpy_dtoh_async",
+                        lambda dst, *rest: (targets.append(dst), real(dst, *rest))[1])
+    for n in (3, host_reads.STAGED_MAX // 4, host_reads.STAGED_MAX // 4 + 1):
+        x = np.arange(n, dtype=np.float32)
+        s = device.storage_from_host(x)
+        targets.clear()
+        out = np.empty(n, np.float32)
+        _, calls = counted(lambda: s.buffer.copy_to_host(out))
+        np.testing.assert_array_equal(out, x)
+        assert calls["waits"] == 1 and len(targets) == 1
+        assert (targets[0] == out.ctypes.data) == (n * 4 > host_reads.STAGED_MAX)
