@@ -232,9 +232,9 @@ typedef struct {
 int cw_cut_of(const Binding *b, PyObject *layout, PyObject *key, Cut *cut);
 /* The view's Layout for a cut cw_cut_of made (new reference), NULL on error. */
 PyObject *cw_cut_layout(const Binding *b, PyObject *layout, const Cut *cut);
-/* x[:, None]'s layout: see _native_slice_layout.c (new reference; NULL, with no error
-   where not that case). */
-PyObject *cw_expand_layout(const Binding *b, PyObject *layout, PyObject *key);
+/* x[key]'s layout for a tuple key of slices, ints, None and `...`, as basic_layout makes
+   it: see _native_slice_layout.c (new reference; NULL, with no error where not that case). */
+PyObject *cw_basic_layout(const Binding *b, PyObject *layout, PyObject *key);
 
 /* _native_element_store.c */
 /* x[i, j, ...] = v: 1 done, 0 not the case (general's errors), -1 error. */

@@ -10,7 +10,7 @@ static PyObject *read_only_attr, *assign_attr;
 /* 1 where `kind`'s read_only is the one defined beside its ElementAssign `assign` (the cpu
    storage's: its buffer not writable), so a writable buffer export answers it; 0 where a
    subclass (or anything else) defines its own. */
-static int read_only_is_writability(PyTypeObject *kind, PyObject *assign) {
+static int read_only_is_writability_now(PyTypeObject *kind, PyObject *assign) {
     PyObject *mro = kind->tp_mro, *mine = _PyType_Lookup(kind, read_only_attr);
     if (mro == NULL || mine == NULL || !PyTuple_Check(mro)) {
         return 0;
@@ -27,6 +27,28 @@ static int read_only_is_writability(PyTypeObject *kind, PyObject *assign) {
         }
     }
     return 0;
+}
+
+/* read_only_is_writability_now's answer, kept for the last class asked while its type
+   version tag (which any change to the class or its bases replaces) stays the same: the
+   walk of its MRO was a tenth of each of fill_diagonal's 2048 stores. */
+static PyTypeObject *known_kind;
+static unsigned int known_tag;
+static PyObject *known_assign;
+static int known_answer;
+
+static int read_only_is_writability(PyTypeObject *kind, PyObject *assign) {
+    int tagged = PyType_HasFeature(kind, Py_TPFLAGS_VALID_VERSION_TAG) && kind->tp_version_tag != 0;
+    if (tagged && kind == known_kind && kind->tp_version_tag == known_tag && assign == known_assign) {
+        return known_answer;
+    }
+    int answer = read_only_is_writability_now(kind, assign);
+    if (tagged) {
+        /* (borrowed: a class and its `assign` are compared by identity only, and a class
+           freed and another made at its address gets a new version tag) */
+        known_kind = kind, known_tag = kind->tp_version_tag, known_assign = assign, known_answer = answer;
+    }
+    return answer;
 }
 
 /* cw_element_copy of v's element (at `their_offset`, an int) into element `at`: 1 done, 0 not. */

@@ -6,7 +6,8 @@
    class with at least one axis.
    - Item(False, ...)(x, key): the view of x that Layout.slice(0, *key.indices(n)) gives
      (the same shape, strides, offset, _contig and dense_size; _native_slice_layout.c),
-     made as _native_rows.c makes its rows.
+     made as _native_rows.c makes its rows; for a tuple key of slices, ints, None and one
+     `...`, the view basic_layout gives (cw_basic_layout).
    - Item(True, ...)(x, key, value): where value is an array of that class over x's
      storage whose layout equals that view's (Layout.__eq__), x has no stride 0 and its
      storage is not read-only, nothing (Python's x[key] op= y stores the updated view back
@@ -42,7 +43,7 @@ static PyObject *get(const Binding *b, PyObject *x, PyObject *key) {
     }
     PyObject *view_layout;
     if (PyTuple_CheckExact(key)) {
-        view_layout = cw_expand_layout(b, layout, key);
+        view_layout = cw_basic_layout(b, layout, key);
         if (view_layout == NULL) {
             return NULL;
         }

@@ -18,6 +18,7 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import fit_value, indexes_empty_axis, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
+from .searching import nonzero
 from .inplace import GROUP, declares_inplace, write
 from .layout import Layout
 from .lazy_gate import GATE
@@ -151,6 +152,8 @@ def advanced_setitem(x, key, value):
         mask = key
     if mask is not None and _mask_value_fits(x, mask, value):
         return _mask_setitem(x, mask, value)
+    if mask is not None and mask.ndim == 1 and isinstance(value, ArrayBase):
+        return _mask_rows_setitem(x, mask, value)
     plan = make_plan(x, key)
     device = x._device
     shape = plan.result_shape()
@@ -191,6 +194,25 @@ def advanced_setitem(x, key, value):
     work_layout = contiguous_layout((total,) + rest)
     work.scatter(work_layout, flat_idx, idx_layout, src_storage, src_layout, 0)
     x._storage.assign(front, work, contiguous_layout(front.shape))
+
+
+def _mask_rows_setitem(x, mask, value):
+    """``x[mask] = value`` for a 1-D mask over x's first axis and a value with a row per
+    selected element: the scatter the general path makes of it (make_plan turns the mask
+    into its nonzero indices, the one advanced index on axis 0 of x's own layout), without
+    the plan's normalization (scikit-learn's StandardScaler stores
+    ``var[zeros] = new_var[zeros]`` once per fit: 70 us on the general path against
+    NumPy's 1.4 on this project's VM, 2026-11-30)."""
+    (idx,) = nonzero(mask)
+    k = idx._layout.shape[0]
+    keyed = (k,) + x._layout.shape[1:]
+    src = fit_value(value._layout, keyed)
+    if not shape_size(keyed):
+        check_in_range(x._device, idx, x._layout.shape[0])
+    flat_idx = _flat_storage(idx._storage, idx._layout, k)
+    idx_layout = Layout(keyed, (1,) + (0,) * (len(keyed) - 1), 0)
+    src_storage, src_layout = _reshaped(value._storage, src, keyed)
+    x._storage.scatter(x._layout, flat_idx, idx_layout, src_storage, src_layout, 0)
 
 
 def _flat_storage(storage, layout, k):

@@ -71,7 +71,7 @@ def _direct_call(name, x, axis, *args):
     """The binding's ``name`` of x along ``axis`` (``args``: what follows the axes), or
     None where there is none or it refused the call (a SciPy whose binding takes other
     arguments: the public functions from then on)."""
-    found = _binding()
+    found = _direct[0] if _direct else _binding()
     if found is None or x.shape[axis] < 1:
         return None
     binding, workers = found
@@ -107,30 +107,33 @@ def _norm(norm, inverse):
     return norm
 
 
+# The one-axis transforms call the binding outside QuietBlock: pocketfft's C++ reads no
+# NumPy error state (the block, two np.seterr calls, was a sixth of a 64-element rfft's
+# cost on this project's VM); the public functions it falls back to are NumPy code.
 def fft(x, axis, inverse, norm=None):
-    with QuietBlock():
-        code = _INORM[_norm(norm, inverse)]
-        out = _direct_call("c2c", x, axis, not inverse, 2 - code if inverse else code)
-        if out is None:
+    code = _INORM[_norm(norm, inverse)]
+    out = _direct_call("c2c", x, axis, not inverse, 2 - code if inverse else code)
+    if out is None:
+        with QuietBlock():
             public = _fft()
             out = (public.ifft if inverse else public.fft)(x, axis=axis, norm=_norm(norm, inverse))
     return np.ascontiguousarray(out, dtype=x.dtype)
 
 
 def rfft(x, axis, norm=None):
-    with QuietBlock():
-        out = _direct_call("r2c", x, axis, True, _INORM[_norm(norm, False)])
-        if out is None:
+    out = _direct_call("r2c", x, axis, True, _INORM[_norm(norm, False)])
+    if out is None:
+        with QuietBlock():
             out = _fft().rfft(x, axis=axis, norm=_norm(norm, False))
     return np.ascontiguousarray(out, dtype=_COMPLEX_OF[x.dtype])
 
 
 def irfft(x, axis, n, norm=None):
-    with QuietBlock():
-        out = None
-        if n >= 1 and x.shape[axis] == n // 2 + 1:  # (else the public function pads or crops it)
-            out = _direct_call("c2r", x, axis, n, False, 2 - _INORM[_norm(norm, True)])
-        if out is None:
+    out = None
+    if n >= 1 and x.shape[axis] == n // 2 + 1:  # (else the public function pads or crops it)
+        out = _direct_call("c2r", x, axis, n, False, 2 - _INORM[_norm(norm, True)])
+    if out is None:
+        with QuietBlock():
             out = _fft().irfft(x, n=n, axis=axis, norm=_norm(norm, True))
     return np.ascontiguousarray(out, dtype=_REAL_OF[x.dtype])
 

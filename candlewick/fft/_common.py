@@ -13,7 +13,7 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .._core import ArrayBase, contiguous_layout, permuted_array, require_array, view
+from .._core import contiguous_layout, permuted_array, require_array, view
 from ..allocation import check_allocation
 from ..array import Array, wrap
 from ..arguments import sequence
@@ -197,35 +197,6 @@ def c2r(x, n, axis, passed=None):
     x = resized(x, axis, n // 2 + 1)
     shape = x.shape[:axis] + (n,) + x.shape[axis + 1 :]
     return x._storage.irfft(x._layout, axis, n, **norm_kwargs(passed)), shape, _dt.real_dtype_of(x._dtype)
-
-
-_REAL_IN = (_dt.float32, _dt.float64)
-_COMPLEX_IN = (_dt.complex64, _dt.complex128)
-
-
-def real_arguments(x, n, axis, norm, fname, inverse):
-    """(axis, n) of ``rfft`` (``inverse`` False) or ``irfft`` of ``x``, checked: the
-    common case (an array of a dtype the transform takes, an int axis in range, n None or
-    a positive int, a known norm) tested inline, anything else through the checks that
-    raise. scipy.fft and scipy.signal.fftconvolve call these once or twice per call, so
-    each Python step shows (about 5 us of checks and helper calls on a 3.5 us primitive
-    on this project's VM, 2026-11-30)."""
-    if not isinstance(x, ArrayBase) or x._dtype not in (_COMPLEX_IN if inverse else _REAL_IN) \
-            or "fft" not in x._device.capabilities:
-        check_input(x, fname, "complex" if inverse else "real")
-    if norm not in NORMS:
-        check_norm(norm, fname)
-    shape = x._layout.shape
-    ndim = len(shape)
-    if type(axis) is not int or not -ndim <= axis < ndim:
-        axis = check_axis(x, axis, fname)
-    elif axis < 0:
-        axis += ndim
-    if n is None:
-        n = 2 * (shape[axis] - 1) if inverse else shape[axis]
-    if type(n) is not int or n < 1:
-        n = check_length(n, fname)
-    return axis, n
 
 
 # The one-axis transforms once their arguments are checked (rfft's and irfft's, and rfftn's

@@ -11,8 +11,9 @@ from ..errors import ArgumentValueError
 from ..docstrings import shared_doc
 from ._common import (
     FFT_DOCS, c2c, check_axes_and_sizes, check_input, check_length, check_norm, inside, norm_kwargs, forward_one_axis,
-    inverse_one_axis, real_arguments, resized_all, scale_factor, scaled_view,
+    inverse_one_axis, resized_all, scale_factor, scaled_view,
 )
+from ._arguments import one_axis_arguments, real_arguments
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -87,6 +88,9 @@ def rfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     >>> cw.fft.rfftn(cw.ones((2, 4))).shape
     (2, 3)
     """
+    one = one_axis_arguments(x, s, axes, norm, False)
+    if one is not None:
+        return forward_one_axis(x, one[0], one[1], norm)
     check_input(x, "rfftn", "real")
     check_norm(norm, "rfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "rfftn")
@@ -122,6 +126,9 @@ def irfftn(x: Array, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     >>> cw.fft.irfftn(cw.fft.rfftn(cw.ones((2, 4)))).shape
     (2, 4)
     """
+    one = one_axis_arguments(x, s, axes, norm, True)
+    if one is not None:
+        return inverse_one_axis(x, one[0], one[1], norm)
     check_input(x, "irfftn", "complex")
     check_norm(norm, "irfftn")
     axes, sizes = check_axes_and_sizes(x, s, axes, "irfftn")

@@ -206,6 +206,29 @@ def test_an_element_store_asks_read_only_where_a_subclass_defines_its_own():
     assert cw.to_numpy(x)[0, 1] == 1
 
 
+
+def test_an_element_store_asks_again_once_the_storage_class_changes():
+    # the C store keeps its answer for the last storage class it asked while the class's
+    # type version tag stands: a read_only given to that class after stores that kept
+    # the answer (the buffer's writability) is asked from then on
+    x = cw.asarray(np.zeros((2, 2), np.float32))
+    base = type(x._storage)
+
+    class Later(base):
+        __slots__ = ()
+
+    one = cw.asarray(np.float32(1))
+    x._storage.__class__ = one._storage.__class__ = Later  # (the copy takes one storage class)
+    for _ in range(3):
+        x[0, 0] = one
+    Later.read_only = property(lambda self: True)
+    with pytest.raises(ReadOnlyError, match="read-only"):
+        x[0, 1] = one
+    x._storage.__class__ = base
+    x[0, 1] = cw.asarray(np.float32(2))
+    assert cw.to_numpy(x).tolist() == [[1, 2], [0, 0]]
+
+
 def test_element_stores_the_c_path_leaves_to_the_python_method():
     x = cw.asarray(np.zeros((3, 4), np.float32))
     with pytest.raises(IndexError, match="out of bounds"):
