@@ -58,7 +58,7 @@ def test_a_temporary_is_written_in_place_with_a_new_arrays_values(expression, ex
 
 def test_float32_keeps_its_dtype_and_values():
     a = cw.asarray(HOST.astype(np.float32))
-    -2 * (a + 1.0)  # (records the operator's path: alone, the first call's record is in the peak)
+    _ = -2 * (a + 1.0)  # (records the operator's path: alone, the first call's record is in the peak)
     out, peak = _peak_buffers(lambda: -2 * (a + 1.0))
     assert out.dtype == cw.float32
     np.testing.assert_array_equal(np.asarray(out), -2 * (HOST.astype(np.float32) + np.float32(1.0)))
