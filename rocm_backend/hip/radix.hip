@@ -168,16 +168,25 @@ __device__ inline void cw_radix_value(const cw_radix_args& a, K k, cw_i64 r, cw_
     ((B*)a.vals_out)[o] = ((const B*)a.src)[a.src_offset + r * a.src_row + j * a.src_stride];
 }
 
+// the sorted key k of row r, at position j in the row, to place o of every output the pass
+// writes: keys_out (the keys for the next pass), vals_out (the value: cw_radix_value) and
+// idx_out (the position: int64 with wide, else u32); each null where not written
+template <class B, class K>
+__device__ inline void cw_radix_put(const cw_radix_args& a, K k, cw_i64 r, cw_u32 j, cw_i64 o) {
+    if (a.keys_out) ((K*)a.keys_out)[o] = k;
+    if (a.vals_out) cw_radix_value<B>(a, k, r, j, o);
+    if (a.wide) ((cw_i64*)a.idx_out)[o] = j;
+    else if (a.idx_out) ((cw_u32*)a.idx_out)[o] = j;
+}
+
 // Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of
 // R = TILE / L rows at a time (positions idx in the tile; padding after the last row), by
 // the keys' digits, then by their rows' (idx / L: stable, so each row's keys stay in order).
-// Writes the positions in the row (idx_out: u32, or int64 with wide; null: none) and, with
-// vals_out, the values gathered by them.
+// Writes the positions in the row and the values (cw_radix_put; keys_out null).
 template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_args& a) {
     __shared__ K key[CW_RADIX_TILE];
     __shared__ cw_u32 idx[CW_RADIX_TILE], cnt[17 * CW_RADIX_BLOCK], group[16];
     const K* kin = (const K*)a.keys_in;
-    cw_u32* out = (cw_u32*)a.idx_out;
     const cw_u32 L = (cw_u32)a.L, per_tile = CW_RADIX_TILE / L;
     const cw_radix_class<K> c(a);
     int row_bits = 0;  // bits of the largest row number in a tile, padding's included
@@ -194,12 +203,8 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
         for (int s = 4; s < a.bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, group, s);
         if (nr > 1)
             for (int s = 0; s < row_bits; s += 4) cw_radix_tile_pass(c, m, key, idx, cnt, group, s, L);
-        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK) {
-            const cw_u32 j = idx[p] % L;
-            if (a.vals_out) cw_radix_value<B>(a, key[p], r0 + idx[p] / L, j, r0 * L + p);
-            if (a.wide) ((cw_i64*)out)[r0 * L + p] = j;
-            else if (out) out[r0 * L + p] = j;
-        }
+        for (int p = threadIdx.x; p < m; p += CW_RADIX_BLOCK)
+            cw_radix_put<B>(a, key[p], r0 + idx[p] / L, idx[p] % L, r0 * L + p);
         __syncthreads();
     }
 }
@@ -303,17 +308,15 @@ __device__ inline void cw_radix_column(const K* key, const cw_u32* idx, int m, K
 
 // Rows of TILE < L <= the range tile, one a block at a time, sorted in one launch: every
 // 8-bit digit ranked in shared memory (cw_radix_rank8), the keys taken back into
-// registers between digits; then written as cw_radix_rows does (idx_out: the positions in
-// the row, u32 or int64 with wide; vals_out: the values).
+// registers between digits; then written as cw_radix_rows does (cw_radix_put).
 template <class K, class B> __device__ inline void cw_radix_block(const cw_radix_args& a) {
     const int ITEMS = cw_radix_range_items<K>::value;
     __shared__ cw_radix_smem<K, ITEMS> m_;
     K* key = m_.key;
-    cw_u32* out = (cw_u32*)a.idx_out;
     const int t = threadIdx.x, ws = warpSize, m = (int)a.L;
     const int seg = (t / ws) * ws * ITEMS + t % ws;
     const cw_radix_class<K> c(a);
-    const bool carry = out || (a.vals_out && a.decode == CW_RADIX_GATHER);
+    const bool carry = a.idx_out || (a.vals_out && a.decode == CW_RADIX_GATHER);
     cw_u32* idx = carry ? m_.idx : nullptr;
     for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
         const K* kin = (const K*)a.keys_in + r * a.L;
@@ -343,10 +346,7 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             const int p = t + i * CW_RADIX_BLOCK;
-            if (p >= m) continue;
-            if (a.vals_out) cw_radix_value<B>(a, k[i], r, x[i], r * a.L + p);
-            if (a.wide) ((cw_i64*)out)[r * a.L + p] = x[i];
-            else if (out) out[r * a.L + p] = x[i];
+            if (p < m) cw_radix_put<B>(a, k[i], r, x[i], r * a.L + p);
         }
         __syncthreads();
     }

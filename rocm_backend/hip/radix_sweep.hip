@@ -97,15 +97,13 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const int ITEMS = cw_radix_sweep_items<K>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
-    K* kout = (K*)a.keys_out;
-    cw_u32* xout = (cw_u32*)a.idx_out;
     K* key = m_.key;
     const int t = threadIdx.x, s = a.shift, ws = warpSize;
     const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_rank8's places of this lane's keys
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
     const cw_radix_class<K> c(a);
-    const bool carry = xout || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
+    const bool carry = a.idx_out || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
     cw_u32* idx = carry ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
@@ -150,14 +148,8 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) at[i] = m_.off[(cw_u32)(c(k[i]) >> s) & 255u] + (cw_u32)(t + i * CW_RADIX_BLOCK);
 #pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        if (t + i * CW_RADIX_BLOCK >= m) continue;
-        const cw_i64 o = row + at[i];
-        if (kout) kout[o] = k[i];
-        if (a.vals_out) cw_radix_value<B>(a, k[i], r, x[i], o);
-        if (a.wide) ((cw_i64*)xout)[o] = x[i];
-        else if (xout) xout[o] = x[i];
-    }
+    for (int i = 0; i < ITEMS; ++i)
+        if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, x[i], row + at[i]);
     __syncthreads();
 }
 template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
