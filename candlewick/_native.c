@@ -61,6 +61,19 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     return 0;
 }
 
+int cw_storage_slots(PyTypeObject *type, const char *const *names, int count, Py_ssize_t *at) {
+    for (int k = 0; k < count; k++) {
+        if (cw_slot_offset(type, names[k], &at[k]) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+                return -1;
+            }
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* Absent is found without an AttributeError made and cleared (as getattr(obj, name,
    False) finds it): the exception cost a third of _native_inplace.c's part of an update. */
 int cw_optional_attr(PyObject *obj, PyObject *name, PyObject **value) {

@@ -48,6 +48,12 @@ void cw_release_binding(Binding *held);
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 
+/* The offsets of the object slots `names` (count of them) of a storage class in at[]: 1,
+   0 where one is no object slot (the class is not the learnt kind: the general path's), or
+   -1 on another error (the host backends' UfuncInto and UfuncNew learn their storage class
+   by it). */
+int cw_storage_slots(PyTypeObject *type, const char *const *names, int count, Py_ssize_t *at);
+
 /* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error
    (a storage's read_only: the storages of most backends have none). */
 int cw_attr_true(PyObject *obj, PyObject *name);

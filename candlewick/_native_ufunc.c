@@ -52,14 +52,11 @@ static PyObject *read_only_attr, *out_kwnames;
 
 /* Learn the slots of the storage class `type`: 0, or -1 on error. */
 static int learn(UfuncInto *self, PyTypeObject *type) {
+    static const char *const names[] = {"buf", "dtype", "_lock"};
     Py_ssize_t at[3];
-    int slots = cw_slot_offset(type, "buf", &at[0]) == 0 && cw_slot_offset(type, "dtype", &at[1]) == 0 &&
-                cw_slot_offset(type, "_lock", &at[2]) == 0;
-    if (!slots) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return -1;
-        }
-        PyErr_Clear(); /* (not slots: general's calls) */
+    int slots = cw_storage_slots(type, names, 3, at);
+    if (slots < 0) {
+        return -1;
     }
     Py_XSETREF(self->storage_type, (PyTypeObject *)Py_NewRef(type));
     self->buf_at = slots ? at[0] : -1;

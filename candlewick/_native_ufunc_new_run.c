@@ -21,13 +21,11 @@
 static PyObject *reshape_name, *minus_one, *matmul_name;
 
 static int learn(UfuncNew *self, PyTypeObject *type) {
+    static const char *const names[] = {"buf", "dtype"};
     Py_ssize_t at[2];
-    int slots = cw_slot_offset(type, "buf", &at[0]) == 0 && cw_slot_offset(type, "dtype", &at[1]) == 0;
-    if (!slots) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return -1;
-        }
-        PyErr_Clear(); /* (not slots: general's calls) */
+    int slots = cw_storage_slots(type, names, 2, at);
+    if (slots < 0) {
+        return -1;
     }
     Py_XSETREF(self->storage_type, (PyTypeObject *)Py_NewRef(type));
     self->buf_at = slots ? at[0] : -1;
