@@ -352,11 +352,14 @@ def test_the_profiler_times_each_primitive_with_events_and_roctx_ranges(model, m
         with s:
             cw.exp(x)
     assert [(r.primitive, r.op, r.dtype) for r in p.records] == [("unary", "exp", "float32")]
-    assert rt.calls["hipEventRecord"] == records + 2 and rt.calls["hipEventElapsedTime"] >= 1
-    kernel = next(i for i, node in enumerate(rt.nodes) if "unary_exp" in node[1])
-    starts, ends = kernel - 1, kernel + 1  # the kernel between the two event records, on the stream
-    assert [rt.nodes[i][1] for i in (starts, ends)] == ["event record", "event record"]
-    assert {rt.nodes[i][0] for i in (starts, kernel, ends)} == {s._backend.record.handle}
+    assert rt.calls["hipEventRecord"] >= records + 2 and rt.calls["hipEventElapsedTime"] >= 1
+    # on the profiled stream: the kernel between the profiler's two event records, and no
+    # other event (the allocator may order a block freed on another stream there by one of
+    # its own, on that stream: how many depends on what the collector freed before)
+    on_s = [node[1] for node in rt.nodes if node[0] == s._backend.record.handle]
+    kernel = next(i for i, what in enumerate(on_s) if "unary_exp" in what)
+    assert on_s[kernel - 1:kernel + 2] == ["event record", on_s[kernel], "event record"]
+    assert on_s.count("event record") == 2
     assert lib.calls == [("push", b"unary:exp"), ("pop",)]
 
 
