@@ -17,7 +17,8 @@ module                 what it owns                                        layer
                        argument buffer
 ``bindings/``          one library per module: hip (its ctypes calls:      bindings
                        hip_ctypes), hip_graph, hip_streams, hiprtc,
-                       hipblas, hipsolver, hipfft, miopen_c, rccl, roctx
+                       hipblas, hipsolver, hipfft, miopen_c, rccl, roctx;
+                       hip_python: each hip-python library opened once
 ``ops.py``             the op table: (primitive, op, dtype) -> kernel      ops
 ``codegen/``           kernel module sources; fused-graph kernels; the     codegen
                        custom kernels' sources

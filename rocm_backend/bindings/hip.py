@@ -11,6 +11,7 @@ import threading
 from importlib import metadata
 
 from ..error import check, error_for, status_name
+from .hip_python import opened
 
 # hipHostMallocMapped | hipHostMallocCoherent: device writes reach host memory directly (the
 # CUDA path through the shim ignores the coherence bit: its pinned memory always is)
@@ -23,9 +24,7 @@ class _HipApi:
     """The hip-python modules, imported on first use."""
 
     def __init__(self):
-        from hip import hip, hipblas, hiprtc  # optional library, loaded lazily
-
-        self.hip, self.hiprtc, self.hipblas = hip, hiprtc, hipblas
+        self.hip, self.hiprtc, self.hipblas = opened("hip"), opened("hiprtc"), opened("hipblas")
 
 
 def hip_api():
@@ -58,7 +57,7 @@ def probe():
     """(available, reason): reason is '' when a HIP device is usable, else the runtime's
     words and what to install or set next."""
     try:
-        from hip import hip  # optional library, loaded lazily
+        hip = opened("hip")
     except ImportError as exc:
         return False, f"hip-python is not installed ({exc}): {install_hint()}"
     except Exception as exc:  # a broken install must not break candlewick

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..error import check
 from .hip_ctypes import has_int, loaded_function, loaded_library_path
+from .hip_python import opened
 
 _api = None
 # kind -> (name, function, directions or None) of hipFFT's exec: each looked up once per
@@ -20,9 +21,7 @@ _resolved = {}
 def _hipfft():
     global _api
     if _api is None:  # hip-python is optional: imported on first use
-        from hip import hipfft
-
-        _api = hipfft
+        _api = opened("hipfft")
     return _api
 
 

@@ -9,6 +9,7 @@ here so that callers name one routine for every dtype.
 """
 
 from ..error import check
+from .hip_python import opened
 
 # routine -> its name for complex types
 _COMPLEX_NAME = {"orgqr": "ungqr", "syevd": "heevd", "syevjBatched": "heevjBatched"}
@@ -22,9 +23,7 @@ _resolved = {}
 def _hipsolver():
     global _api
     if _api is None:  # hip-python is optional: imported on first use
-        from hip import hipsolver
-
-        _api = hipsolver
+        _api = opened("hipsolver")
     return _api
 
 

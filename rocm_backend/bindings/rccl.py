@@ -12,6 +12,7 @@ Buffers are device addresses (ints); streams are hip-python's handles.
 import ctypes
 
 from ..error import RcclError, RocmError, check
+from .hip_python import opened
 
 _api = None
 
@@ -28,9 +29,7 @@ def rccl_api():
     """hip-python's ``rccl`` module (imported on first use)."""
     global _api
     if _api is None:
-        from hip import rccl  # optional library, loaded lazily
-
-        _api = rccl
+        _api = opened("rccl")
     return _api
 
 

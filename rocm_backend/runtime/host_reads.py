@@ -30,10 +30,6 @@ _MIN_SLOT_BYTES = 4096
 STAGED_MAX = 1 << 16
 
 
-def _nothing():
-    return None
-
-
 class _Slot:
     __slots__ = ("host", "nbytes", "event")
 
@@ -95,13 +91,14 @@ class HostReads:
     def copy_staged(self, host_address, ptr, nbytes, stream):
         """Queue a synchronizing read's copy of ``nbytes`` at device address ``ptr`` on
         ``stream``, to be waited for by the caller's drain of it; returns the call that puts
-        the bytes at ``host_address`` after that drain. A small read goes through a pinned
+        the bytes at ``host_address`` after that drain, or None where the copy lands there
+        itself (a read past STAGED_MAX, copied straight in). A small read goes through a pinned
         slot: a copy into pageable memory is staged by the runtime and waited for inside
         the copy call (LinearDiscriminantAnalysis's 20 reads a fit on the H200 were
         "Device -> Pageable" copies, PyTorch's "Device -> Pinned")."""
         if nbytes > STAGED_MAX:
             hip.memcpy_dtoh_async(host_address, ptr, nbytes, stream)
-            return _nothing
+            return None
         slot = self._take(nbytes)
         hip.memcpy_dtoh_async(slot.host, ptr, nbytes, stream)
 
