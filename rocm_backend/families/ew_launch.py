@@ -108,6 +108,9 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     if plan is not _SPLIT:
         if plan is NOTHING:
             return
+        if not scalar:  # pointers and offsets alone: written into the packed struct in C where built
+            plan.run(*[field for ptr, offset, _ in operands if ptr for field in (ptr, offset)])
+            return
         values = plan.values.copy()
         slot = _OPERAND_SLOT
         for ptr, offset, _ in operands:
@@ -148,11 +151,14 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
     if n == 0:
         return NOTHING
     spec = ops.lookup(key, name, dtype)
+    # run(*fills) fills the array operands' pointers and offsets (the C-written fields of
+    # PreparedLaunch where candlewick._native is built: no per-launch pack of the ~60
+    # fields); a launch with scalar bytes fills its values through launch(values)
     slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
              for field in (0, 1)]
     values = ew_values(shape, pieces[0][1], b"", flags)
     if grid is not None:
-        return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots + [-1])
+        return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots)
     grid = grid_for(n, spec.block, device)
     if key[0] in ops.ENTRY_FAMILIES:
         grid = steps_grid(grid, spec.block, device, n, values, getattr(key[-1], "itemsize", 16))
@@ -160,7 +166,7 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
         if 0 < ndim <= 2 and not values[2] & CONTIGUOUS:  # the layout's own entry (types up to 8 bytes)
             spec = ops.entry(key, ops.ENTRIES[ndim - 1]) or spec
     bound = device.kernels.kernel(spec)
-    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots + [-1])
+    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots)
 
 
 #: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/binary.hip)
