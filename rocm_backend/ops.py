@@ -35,6 +35,11 @@ BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "un
 ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
 
 SORT_MODULE = "sort"  # every kernel of the radix sort (hip/sort.hip, radix.hip), compiled at the first sort
+#: blocks a multiprocessor each radix kernel is compiled for (KernelSpec.min_blocks), by stage;
+#: "keys": the kernels of a sort of values alone. Unbounded, ptxas gave the keys-only tile kernels
+#: 165-180 registers (one block an SM); on the H200 (session 11, probe 1) these bounds took rows
+#: of 4096x4096 from 1.049x torch.sort to 0.880x, float64 2^24 1.277x to 1.238x
+RADIX_MIN_BLOCKS = {"rows": 4, "block": 2, "sweep": 2, "keys": 3}
 NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
@@ -48,7 +53,9 @@ QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 #: (BINARY_ITEMS: cw_binary_contig's P, elementwise.hip says why)
 EW_ITEMS = 8
 BINARY_ITEMS = 4
-KernelSpec = namedtuple("KernelSpec", "key name module abi body block items", defaults=(EW_ITEMS,))
+#: ``KernelSpec.min_blocks``: blocks a multiprocessor the compiler keeps room for (the second
+#: argument of ``__launch_bounds__``, a register cap; 0: none)
+KernelSpec = namedtuple("KernelSpec", "key name module abi body block items min_blocks", defaults=(EW_ITEMS, 0))
 #: (input, accumulation) dtypes whose sums and products the reduce kernels compute with the
 #: input converted as it is read (the optional group "reduce_dtype": families/reductions.py);
 #: any other pair is converted first (astype)
@@ -81,9 +88,9 @@ def _domain(letters):
 def _build():
     table = {}
 
-    def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK, items=EW_ITEMS):
+    def add(key, name, module, body, abi="cw_ew_args", block=EW_BLOCK, items=EW_ITEMS, min_blocks=0):
         key = kernel_key(*key)
-        table[key] = KernelSpec(key, name, module, abi, body, block, items)
+        table[key] = KernelSpec(key, name, module, abi, body, block, items, min_blocks)
 
     for op in UnaryOp:
         for d in op.dtypes():
@@ -164,7 +171,12 @@ def _build():
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)
             for stage in ("rows", "block", "sweep"):
                 add(("radix", stage, key_bytes, size), f"radix_{stage}_k{key_bytes}_b{size}", SORT_MODULE,
-                    f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+                    f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                    min_blocks=RADIX_MIN_BLOCKS.get(stage, 0))
+            for stage in ("block", "sweep"):  # a sort of values alone: no positions carried, fewer registers
+                add(("radix", f"{stage}_keys", key_bytes, size), f"radix_{stage}_keys_k{key_bytes}_b{size}",
+                    SORT_MODULE, f"cw_radix_{stage}<{key_type}, {BYTES_TYPE[size]}, false>(a);", RADIX_ARGS.name,
+                    RADIX_BLOCK, min_blocks=RADIX_MIN_BLOCKS["keys"])
     for d, v_shared in ((dt.float32, "true"), (dt.float64, "false")):  # hip/svd_jacobi.hip says why
         add(("svd_jacobi", d), f"svd_jacobi_{d.name}", SVD_MODULE, f"cw_svd_jacobi<{C_TYPE[d]}, {v_shared}>(a);",
             SVD_ARGS.name, SVD_BLOCK)
@@ -234,5 +246,6 @@ def lookup(key, op_name=None, dtype=None):
 
 def entry_point(spec):
     """The generated ``extern "C"`` kernel that instantiates the spec's body."""
-    return (f'extern "C" __global__ void __launch_bounds__({spec.block}) '
+    bounds = f"{spec.block}, {spec.min_blocks}" if spec.min_blocks else f"{spec.block}"
+    return (f'extern "C" __global__ void __launch_bounds__({bounds}) '
             f"{spec.name}({spec.abi} a) {{ {spec.body} }}\n")

@@ -90,7 +90,9 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     wide = indices.ptr if direct and indices_wanted else 0
     if length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
-        stage, grid = ("rows", -(-rows // (TILE // length))) if length <= TILE else ("block", rows)
+        # radix_block_keys: no positions carried (values decoded in place: a sort of values alone)
+        block = "block_keys" if direct and keys_only else "block"
+        stage, grid = ("rows", -(-rows // (TILE // length))) if length <= TILE else (block, rows)
         device.launcher.launch(kernel(device, ("radix", stage, key_bytes, size)), min(grid, GRID_LOOP_CAP), None,
                                RADIX_ARGS, (keys.ptr, 0, 0, wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
@@ -192,7 +194,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     counts = state.ptr
     launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
            None, RADIX_ARGS, (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
-    sweep = kernel(device, ("radix", "sweep", key_bytes, size))
+    sweep = kernel(device, ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
     spare = empty(device, keys.dtype, n)
     order = order_spare = None
     if positions:

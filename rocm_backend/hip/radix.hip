@@ -241,17 +241,17 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
     const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
     const int seg = w * ws * ITEMS + lane;  // the tile place of this lane's first key
     const cw_lanes below = ((cw_lanes)1 << lane) - (cw_lanes)1;
-    cw_u32 d[ITEMS], rank[ITEMS];
+    cw_u32 rank[ITEMS];  // each key's rank among the warp's keys of its digit (the digit: made again from the key)
     for (int j = t; j < CW_RADIX_DIGITS * CW_RADIX_WARPS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
     __syncthreads();
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = seg + i * ws < m;  // padding: no place, not counted
-        d[i] = (cw_u32)(c(k[i]) >> s) & 255u;
-        const cw_lanes peers = cw_radix_peers(valid ? d[i] : 256u);
+        const cw_u32 d = (cw_u32)(c(k[i]) >> s) & 255u;
+        const cw_lanes peers = cw_radix_peers(valid ? d : 256u);
         const int leader = cw_lanes_first(peers);
         cw_u32 old = 0u;
-        if (valid && lane == leader) old = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d[i]], (cw_u32)cw_lanes_count(peers));
+        if (valid && lane == leader) old = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d], (cw_u32)cw_lanes_count(peers));
         cw_warp_sync();
         old = (cw_u32)cw_lane_value((int)old, leader);
         rank[i] = old + (cw_u32)cw_lanes_count(peers & below);
@@ -270,7 +270,7 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         if (seg + i * ws >= m) continue;
-        const cw_u32 q = cnt[w * CW_RADIX_DIGITS + d[i]] + rank[i];
+        const cw_u32 q = cnt[w * CW_RADIX_DIGITS + ((cw_u32)(c(k[i]) >> s) & 255u)] + rank[i];
         key[q] = k[i];
         if (idx) idx[q] = x[i];
     }
@@ -278,14 +278,16 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
 }
 
 // the shared memory of a tile of ITEMS keys a thread: a row in one tile (cw_radix_block:
-// cw_radix_range_items<K>) or a range of a onesweep pass (radix_sweep.hip's items)
+// cw_radix_range_items<K>) or a range of a onesweep pass (radix_sweep.hip's items); CARRY:
+// with the keys' positions (the kernels' template parameter: a sort of values alone, but
+// bool's, carries none, and its kernels hold no position registers)
 template <class K> struct cw_radix_range_items {
     static const int value = sizeof(K) == 4 ? CW_RADIX_RANGE_ITEMS_K4 : CW_RADIX_RANGE_ITEMS_K8;
 };
-template <class K, int ITEMS> struct cw_radix_smem {
+template <class K, int ITEMS, bool CARRY> struct cw_radix_smem {
     static const int tile = CW_RADIX_BLOCK * ITEMS;
     K key[tile];
-    cw_u32 idx[tile];
+    cw_u32 idx[CARRY ? tile : 1];
     cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], group[16], off[CW_RADIX_DIGITS];
 };
 
@@ -309,15 +311,14 @@ __device__ inline void cw_radix_column(const K* key, const cw_u32* idx, int m, K
 // Rows of TILE < L <= the range tile, one a block at a time, sorted in one launch: every
 // 8-bit digit ranked in shared memory (cw_radix_rank8), the keys taken back into
 // registers between digits; then written as cw_radix_rows does (cw_radix_put).
-template <class K, class B> __device__ inline void cw_radix_block(const cw_radix_args& a) {
+template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_block(const cw_radix_args& a) {
     const int ITEMS = cw_radix_range_items<K>::value;
-    __shared__ cw_radix_smem<K, ITEMS> m_;
+    __shared__ cw_radix_smem<K, ITEMS, CARRY> m_;
     K* key = m_.key;
     const int t = threadIdx.x, ws = warpSize, m = (int)a.L;
     const int seg = (t / ws) * ws * ITEMS + t % ws;
     const cw_radix_class<K> c(a);
-    const bool carry = a.idx_out || (a.vals_out && a.decode == CW_RADIX_GATHER);
-    cw_u32* idx = carry ? m_.idx : nullptr;
+    cw_u32* idx = CARRY ? m_.idx : nullptr;
     for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
         const K* kin = (const K*)a.keys_in + r * a.L;
         K k[ITEMS];
@@ -338,7 +339,7 @@ template <class K, class B> __device__ inline void cw_radix_block(const cw_radix
                 const int p = seg + i * ws;
                 if (p < m) {
                     k[i] = key[p];
-                    if (carry) x[i] = idx[p];
+                    if (CARRY) x[i] = idx[p];
                 }
             }
         }

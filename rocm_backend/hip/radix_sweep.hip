@@ -84,15 +84,15 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
 // its sum: thread d for digit d), posts the sum, and writes each digit's run to its places
 // in the row: base (digit t's: the digits before it in the row, the totals' scan), its keys
 // in the ranges before b, its rank in the tile.
-// idx_in null: the positions are the keys' own (first pass); idx_out null: no positions
+// idx_in null: the positions are the keys' own (first pass); CARRY false: no positions
 // carried (a sort of values only, but bool's, whose values are gathered by them); keys_out
 // null: keys not written (last pass: only the positions are read after it); wide: the
 // positions written as int64 (the indices, in place: the last pass); vals_out: the values
 // decoded from the keys (or gathered from src by the positions), in place (the last pass;
 // B: their bytes).
-template <class K, class B>
+template <class K, class B, bool CARRY>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
-                                            cw_radix_smem<K, cw_radix_sweep_items<K>::value>& m_, cw_i64 r,
+                                            cw_radix_smem<K, cw_radix_sweep_items<K>::value, CARRY>& m_, cw_i64 r,
                                             cw_i64 b, cw_u32 base, cw_u64 epoch) {
     const int ITEMS = cw_radix_sweep_items<K>::value;
     const K* kin = (const K*)a.keys_in;
@@ -103,8 +103,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
     const cw_radix_class<K> c(a);
-    const bool carry = a.idx_out || (a.vals_out && a.decode == CW_RADIX_GATHER);  // the positions wanted
-    cw_u32* idx = carry ? m_.idx : nullptr;
+    cw_u32* idx = CARRY ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
 #pragma unroll
@@ -115,7 +114,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int p = seg + i * ws;
-        x[i] = p < m && carry ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
+        x[i] = p < m && CARRY ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
     }
     cw_u32 total;
     const cw_u32 first = cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.group, total);
@@ -152,8 +151,8 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, x[i], row + at[i]);
     __syncthreads();
 }
-template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
-    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K>::value> m_;
+template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
+    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K>::value, CARRY> m_;
     __shared__ cw_i64 ticket;
     const int t = threadIdx.x, pass = a.shift / 8;
     const cw_u64 epoch = (cw_u64)(pass + 1) << 40;
@@ -170,6 +169,6 @@ template <class K, class B> __device__ inline void cw_radix_sweep(const cw_radix
             before = cw_radix_block_scan(m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
             __syncthreads();  // the scan's group read before the ranking's scan writes it
         }
-        cw_radix_sweep_range<K, B>(a, m_, row, g % a.blocks, before, epoch);
+        cw_radix_sweep_range<K, B, CARRY>(a, m_, row, g % a.blocks, before, epoch);
     }
 }

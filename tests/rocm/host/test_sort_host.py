@@ -240,14 +240,14 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == ["radix_keys_float32"] + sweep
     for cut in (768, 513):  # a row in a range tile: one launch
         assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32", "radix_block_k4_b4"]
-        assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_keys_float32", "radix_block_k4_b4"]
+        assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_keys_float32", "radix_block_keys_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4_b4"]
     rt.launches.clear()  # along another axis: radix_out gathers
     device.storage_from_host(x).sort(Layout.contiguous(x.shape), 0, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4"]
     i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # keys alone
-    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_k4_b2"] * 2
+    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_keys_k4_b2"] * 2
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout.contiguous(x.shape), 0, False, True)  # rows of 3: one tile
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 1, False, True)  # evenly spaced
@@ -255,15 +255,17 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
                                                      "radix_keys_float32", "radix_rows_k4_b4"]
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 0, False, True)
-    assert [name for name, _, _ in rt.launches] == ["radix_keys_float32"] + sweep + ["radix_values_float32"]
+    assert [name for name, _, _ in rt.launches] == \
+        ["radix_keys_float32", "radix_digits_k4"] + ["radix_sweep_keys_k4_b4"] * 4 + ["radix_values_float32"]
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float64", "radix_digits_k8"] + ["radix_sweep_k8_b8"] * 8
+        ["radix_keys_float64", "radix_digits_k8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float64", "radix_block_k8_b8"]
+        ["radix_keys_float64", "radix_block_keys_k8_b8"]
     for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted
         b = _data(dtype, (2, 2100), np.random.default_rng(4))
         assert _launches(rt, device, b, False) == [f"radix_keys_{dtype.name}", "radix_digits_k4", "radix_fill_b1"]
-        assert _launches(rt, device, b[:, :700].copy(), False)[1:] == ["radix_block_k4_b1"]
+        block = "radix_block_k4_b1" if dtype == dt.bool_ else "radix_block_keys_k4_b1"  # a bool's values: gathered
+        assert _launches(rt, device, b[:, :700].copy(), False)[1:] == [block]
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
