@@ -14,20 +14,15 @@ static_assert(CW_RADIX_BLOCK == CW_RADIX_DIGITS, "one thread per digit");
 #define cw_warp_sync() __syncwarp()
 #endif
 #define CW_RADIX_WARPS (CW_RADIX_BLOCK / 32)  // a block's warps at most (warps of 32 lanes)
-// a warp's vote over all its lanes (bit l: lane l's p), as wide as the warp: on NVIDIA 32
-// bits with the full mask (HIP's __ballot reads the active lanes first, a 64-bit result:
-// three more instructions a vote; on the H200 at d21b3af a float32 sort of 2^24 took 1.109
-// ms against 1.180 with HIP's __ballot and the look-back's atomic reads, and
-// __match_any_sync in place of the votes 1.594)
+// a set of a warp's lanes (bit l: lane l), as wide as the warp: on NVIDIA 32 bits, shuffles
+// with the full mask (HIP's forms read the active lanes first)
 #if defined(__HIP_PLATFORM_NVIDIA__)
 typedef unsigned int cw_lanes;
-#define cw_vote(p) __ballot_sync(0xffffffffu, (p))
 #define cw_lanes_first(m) (__ffs((int)(m)) - 1)
 #define cw_lanes_count(m) __popc(m)
 #define cw_lane_value(v, l) __shfl_sync(0xffffffffu, (v), (l))
 #else
 typedef cw_u64 cw_lanes;
-#define cw_vote(p) ((cw_u64)__ballot(p))
 #define cw_lanes_first(m) (__ffsll((long long)(m)) - 1)
 #define cw_lanes_count(m) __popcll(m)
 #define cw_lane_value(v, l) __shfl((v), (l))
@@ -209,56 +204,71 @@ template <class K, class B> __device__ inline void cw_radix_rows(const cw_radix_
     }
 }
 
-// the lanes of the warp whose digit (9 bits: 256 for padding) is d's: a vote a bit
-__device__ inline cw_lanes cw_radix_peers(cw_u32 d) {
-    const cw_lanes all = (cw_lanes)0 - (cw_lanes)1;
-    cw_lanes peers = warpSize >= 8 * (int)sizeof(cw_lanes) ? all : ((cw_lanes)1 << warpSize) - (cw_lanes)1;
-#pragma unroll
-    for (int b = 0; b < 9; ++b) {
-        const cw_lanes vote = cw_vote((d >> b) & 1u);
-        peers &= ((d >> b) & 1u) ? vote : ~vote;
-    }
-    return peers;
-}
-
 // A tile of m keys ranked by the 8-bit digit at s of their classes (cw_radix_class), and put
 // in that order (stable) in key and idx (null: the positions not carried), from registers:
 // warp w holds the w-th segment of the tile, lane l its keys l, l + warpSize, ...
 // (coalesced loads, and the keys in the tile's order taken lane by lane, item by item).
-// Each key's lanes of the same digit are found with 9 votes (cw_radix_peers);
-// the lowest of them adds their number to the warp's count of the digit (cnt[w *
+// cw_radix_count8 counts: each lane sets its bit in its warp's word of its key's digit (an
+// atomicOr in shared memory) and reads the word back: the key's peers, the lanes of the same
+// digit; the lowest of them adds their number to the warp's count of the digit (cnt[w *
 // CW_RADIX_DIGITS + d]: a warp's counts are consecutive words, so the leaders of different
-// digits mostly hit different banks, where digit-major counts, d * CW_RADIX_WARPS + w, put
-// digits 4 apart in one) and hands the old count to the others. The exclusive scan of the
-// counts in digit-major order gives each (digit, warp) its first place in the tile. Warps of 64
-// lanes (AMD) or 32 (CUDA): the votes' masks are 64 bits. Returns digit t's first place
-// in the tile to thread t (total: its keys there); the caller passes a barrier before it
-// reads key or idx.
+// digits mostly hit different banks) and clears the word. The old counts go to the peers by
+// shuffles after every item's add was issued (a warp's adds to one word take effect in the
+// order it issued them): the adds' round trips overlap the next items. The words come in two
+// sets, items alternating: an item's words are cleared while the next item's are set, and
+// the item after that waits for both at its first sync. Against the peers found by 9 votes
+// (__ballot_sync a bit), on the H200 at 7f3240d (session 12, probe 1; both with the counts
+// posted early, radix_sweep.hip): a float32 sort of 2^24 0.769 ms against 0.992 (a onesweep
+// pass 150-171 us against 211-220), 2^26 2.905 against 3.834, rows of 4096x4096 0.389 against
+// 0.530, int64 2^24 1.636 against 1.934; with the votes, the adds pipelined changed little
+// (within 2 %). Returns digit t's keys in the tile
+// to thread t, after a barrier. cw_radix_place8: the exclusive scan of the counts in
+// digit-major order gives each (digit, warp) its first place in the tile; each key goes to
+// its place (rank: count8's). Returns digit t's first place in the tile to thread t; the
+// caller passes a barrier before it reads key or idx. cw_radix_rank8: both at once. The match
+// words lie in the key tile (cw_radix_smem): a caller passes a barrier between its last read
+// of the tile and count8.
 template <class K, int ITEMS>
-__device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
-                                        const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt,
-                                        cw_u32* group, cw_u32& total) {
+__device__ inline cw_u32 cw_radix_count8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
+                                         cw_lanes* match, cw_u32* cnt, cw_u32 (&rank)[ITEMS]) {
     const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
     const int seg = w * ws * ITEMS + lane;  // the tile place of this lane's first key
     const cw_lanes below = ((cw_lanes)1 << lane) - (cw_lanes)1;
-    cw_u32 rank[ITEMS];  // each key's rank among the warp's keys of its digit (the digit: made again from the key)
     for (int j = t; j < CW_RADIX_DIGITS * CW_RADIX_WARPS; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    for (int j = t; j < 2 * nw * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) match[j] = (cw_lanes)0;
     __syncthreads();
+    cw_u32 lead[ITEMS];  // each key's leader's lane | its rank among its peers << 8
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const bool valid = seg + i * ws < m;  // padding: no place, not counted
-        const cw_u32 d = (cw_u32)(c(k[i]) >> s) & 255u;
-        const cw_lanes peers = cw_radix_peers(valid ? d : 256u);
-        const int leader = cw_lanes_first(peers);
-        cw_u32 old = 0u;
-        if (valid && lane == leader) old = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d], (cw_u32)cw_lanes_count(peers));
+        const cw_u32 d = (cw_u32)(c(k[i]) >> s) & 255u;  // (made again from the key where needed: fewer registers)
+        cw_lanes* word = match + ((i & 1) * nw + w) * CW_RADIX_DIGITS + d;
+        if (valid) atomicOr(word, (cw_lanes)1 << lane);
         cw_warp_sync();
-        old = (cw_u32)cw_lane_value((int)old, leader);
-        rank[i] = old + (cw_u32)cw_lanes_count(peers & below);
+        const cw_lanes peers = valid ? *(volatile cw_lanes*)word : (cw_lanes)0;
+        cw_warp_sync();
+        const int leader = valid ? cw_lanes_first(peers) : 0;
+        rank[i] = 0u;
+        if (valid && lane == leader) {
+            rank[i] = atomicAdd(&cnt[w * CW_RADIX_DIGITS + d], (cw_u32)cw_lanes_count(peers));
+            *word = (cw_lanes)0;
+        }
+        lead[i] = (cw_u32)leader | (cw_u32)cw_lanes_count(peers & below) << 8;
     }
+    cw_warp_sync();
+#pragma unroll
+    for (int i = 0; i < ITEMS; ++i) rank[i] = (cw_u32)cw_lane_value((int)rank[i], (int)(lead[i] & 255u)) + (lead[i] >> 8);
     __syncthreads();
-    total = 0u;  // thread t: digit t's keys, warp by warp (consecutive threads, consecutive words)
+    cw_u32 total = 0u;  // thread t: digit t's keys, warp by warp (consecutive threads, consecutive words)
     for (int v = 0; v < nw; ++v) total += cnt[v * CW_RADIX_DIGITS + t];
+    return total;
+}
+template <class K, int ITEMS>
+__device__ inline cw_u32 cw_radix_place8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
+                                         const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt,
+                                         cw_u32* group, cw_u32 total, const cw_u32 (&rank)[ITEMS]) {
+    const int t = threadIdx.x, ws = warpSize, w = t / ws, lane = t % ws, nw = CW_RADIX_BLOCK / ws;
+    const int seg = w * ws * ITEMS + lane;
     const cw_u32 first = cw_radix_block_scan(group, total);
     cw_u32 run = first;
     for (int v = 0; v < nw; ++v) {
@@ -276,6 +286,14 @@ __device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s
     }
     return first;
 }
+template <class K, int ITEMS>
+__device__ inline cw_u32 cw_radix_rank8(const cw_radix_class<K>& c, int m, int s, const K (&k)[ITEMS],
+                                        const cw_u32 (&x)[ITEMS], K* key, cw_u32* idx, cw_u32* cnt,
+                                        cw_u32* group, cw_u32& total) {
+    cw_u32 rank[ITEMS];  // each key's rank among the warp's keys of its digit
+    total = cw_radix_count8(c, m, s, k, (cw_lanes*)key, cnt, rank);
+    return cw_radix_place8(c, m, s, k, x, key, idx, cnt, group, total, rank);
+}
 
 // the shared memory of a tile of ITEMS keys a thread: a row in one tile (cw_radix_block:
 // cw_radix_range_items<K>) or a range of a onesweep pass (radix_sweep.hip's items); CARRY:
@@ -286,7 +304,10 @@ template <class K> struct cw_radix_range_items {
 };
 template <class K, int ITEMS, bool CARRY> struct cw_radix_smem {
     static const int tile = CW_RADIX_BLOCK * ITEMS;
-    K key[tile];
+    union {  // the keys, or cw_radix_count8's match words before they are placed (warps of 32: 16 KiB)
+        K key[tile];
+        cw_lanes match[2 * CW_RADIX_DIGITS * CW_RADIX_WARPS];
+    };
     cw_u32 idx[CARRY ? tile : 1];
     cw_u32 cnt[CW_RADIX_DIGITS * CW_RADIX_WARPS], group[16], off[CW_RADIX_DIGITS];
 };
@@ -342,6 +363,7 @@ template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_b
                     if (CARRY) x[i] = idx[p];
                 }
             }
+            __syncthreads();  // the key tile read before count8 clears its match words there
         }
         cw_radix_column(key, idx, m, k, x);
 #pragma unroll

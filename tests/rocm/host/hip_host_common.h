@@ -21,6 +21,11 @@ inline unsigned atomicCAS(unsigned* p, unsigned expected, unsigned v) {
     return old;
 }
 inline unsigned atomicOr(unsigned* p, unsigned v) { unsigned old = *p; *p = old | v; return old; }
+inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) {
+    unsigned long long old = *p;
+    *p = old | v;
+    return old;
+}
 inline unsigned atomicInc(unsigned* p, unsigned limit) {
     unsigned old = *p;
     *p = old >= limit ? 0u : old + 1u;

@@ -216,6 +216,22 @@ def test_all_equal_and_presorted_rows(any_dev):
         _check(any_dev, x, x, 0, True, False)
 
 
+@pytest.mark.parametrize("dtype", [dt.uint32, dt.uint64], ids=lambda d: d.name)
+def test_peers_in_a_warp(any_dev, dtype):
+    """The ranking finds a key's lanes of the same digit from its warp's word of the digit in
+    shared memory (two sets of words, items alternating, each cleared by its digit's lowest
+    lane): every digit byte the same pattern of the key's place, so that all lanes share a
+    word, each has its own, neighbours alternate, or one lane's items alternate (places a
+    warp apart); in one tile and in several ranges, with positions carried and without."""
+    ones = np.array(0x0101010101010101 if dtype.itemsize == 8 else 0x01010101, dtype.numpy)
+    for length in (700, 2500):
+        j = np.arange(length)
+        for digit in (j % 1, j % 2, j % 3, j % 33, j % 256, (j // 32) % 2, (j // 64) % 3, (j * 7) % 64):
+            x = digit.astype(dtype.numpy) * ones
+            _check(any_dev, x, x, 0, False)
+            _check(any_dev, x, x, 0, True, False)
+
+
 def _launches(rt, device, x, indices=True, indices_only=False):
     rt.launches.clear()
     s = device.storage_from_host(x)
