@@ -7,7 +7,8 @@
    storage.binary_into(op, dst_layout, lhs, lhs_layout, rhs, rhs_layout) (scalar false) or
    storage.binary_scalar_into(op, dst_layout, src, src_layout, value, reflected) (scalar
    true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every operand is
-   a storage of the destination's class (its buf, dtype and _lock object slots) and dtype,
+   a storage of the destination's class (its buf, dtype and _lock object slots; a _lock not
+   yet made is made here, a _native.Lock as storage_slice.lock_of makes it) and dtype,
    of one shape, viewed as a 1-D NumPy array (the buffer itself where the layout covers
    it whole, else a slice of it where the layout is 1-D or C-contiguous: _native_flat_view.c),
    or, for x op= other (the left operand the destination itself), other's layout broadcast
@@ -192,7 +193,20 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     }
     PyObject *lock = SLOT(storage, self->lock_at);
     if (lock == NULL) {
-        return 0; /* (made on first use by the Python primitive) */
+        /* a storage's lock is made on its first write (storage_slice.lock_of): here, as a
+           fresh result's first update (scikit-learn's temp **= 2, X -= mean) would else be
+           the Python primitive's, ~5 us at 64 elements. Made, then the slot read again: the
+           allocation may run a finalizer that lets another thread set one first */
+        PyObject *made = PyObject_CallNoArgs((PyObject *)&cw_LockType);
+        if (made == NULL) {
+            return -1;
+        }
+        if (SLOT(storage, self->lock_at) == NULL) {
+            SLOT(storage, self->lock_at) = made;
+        } else {
+            Py_DECREF(made);
+        }
+        lock = SLOT(storage, self->lock_at);
     }
     PyObject *dst_shape = Py_TYPE(dst_layout) == bd->layout_type ? SLOT(dst_layout, bd->shape) : NULL;
     if (dst_shape == NULL) {

@@ -310,15 +310,11 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
     y = cw.asarray(np.ones(4, np.float32), device="cpu")
     s, lay = x._storage, x._layout
-    first = (s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout)
-    into(*first)  # a storage without its lock yet: the Python primitive makes it
-    assert general.calls == [first] and seen == []
-    general.calls.clear()
-    lock_of(s)
+    assert not hasattr(s, "_lock")  # a fresh storage: its lock is made on its first write, here
     assert into(s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
     assert general.calls == [] and cw.to_numpy(x).tolist() == [1, 2, 3, 4]
     assert seen[0][0] is s.buf and seen[0][2] is s.buf and seen[0][1] is y._storage.buf
-    assert not s._lock.locked()
+    assert type(s._lock) is _core._native.Lock and lock_of(s) is s._lock and not s._lock.locked()
     stepped = x[::2]._layout  # 1-D views: NumPy's slices of the buffers
     seen.clear()
     assert into(s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[1::2]._layout) is None and general.calls == []
