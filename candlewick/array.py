@@ -355,8 +355,9 @@ def _name_inherited_methods():
 _name_inherited_methods()
 bind_native(Array)  # candlewick._native's fast paths take Arrays (where it was built)
 if _native is not None:
-    # x[a:b:c] and its store back (x[a:b:c] op= y) in C where candlewick._native was built
-    # (_native.Item: the same view, the same no-op store), every other key the Python method's
+    # x[a:b:c], x[basic tuple key] and their stores (x[a:b:c] op= y's store back, x[i, j] = v,
+    # x[tuple key] = array) in C where candlewick._native was built (_native.Item: the same
+    # view, the same assign), every other key the Python method's
     setattr(Array, "__getitem__", _native.Item(False, Array.__getitem__))
     setattr(Array, "__setitem__", _native.Item(True, Array.__setitem__))
     # np.add(x, y, out=x): __array_ufunc__'s first step (numpy_out.UPDATERS) in C
