@@ -245,6 +245,9 @@ PyObject *cw_basic_layout(const Binding *b, PyObject *layout, PyObject *key);
 /* _native_element_store.c */
 /* x[i, j, ...] = v: 1 done, 0 not the case (general's errors), -1 error. */
 int cw_store_element(const Binding *b, PyObject *x, PyObject *key, PyObject *value);
+/* x[tuple of slices, ints, None, `...`] = v, an array of x's class, dtype and device: 1
+   done, 0 not the case (general's errors), -1 error. */
+int cw_store_basic(const Binding *b, PyObject *x, PyObject *key, PyObject *value);
 int cw_element_store_ready(void);
 
 /* _native_guard.c */

@@ -1,7 +1,8 @@
-/* candlewick._native's store of one element, x[i, j, ...] = v (one int per axis, v a 0-d
-   array of x's class, dtype and device), for _native_slice.c's Item: a loop's store
-   (scikit-learn's fill_diagonal, 2048 of them per pairwise_distances call), through the
-   storage's assign, or ElementAssign's copy directly where the storage's assign is that. */
+/* candlewick._native's stores for _native_slice.c's Item: one element, x[i, j, ...] = v
+   (one int per axis, v a 0-d array of x's class, dtype and device: a loop's store,
+   scikit-learn's fill_diagonal, 2048 of them per pairwise_distances call), through the
+   storage's assign, or ElementAssign's copy directly where the storage's assign is that;
+   and x[basic tuple key] = array (cw_store_basic), through the storage's assign. */
 
 #include "_native.h"
 
@@ -139,6 +140,64 @@ int cw_store_element(const Binding *b, PyObject *x, PyObject *key, PyObject *val
     }
     Py_DECREF(done);
     return 1;
+}
+
+/* x[key] = v for a tuple key of slices, ints, None and `...` (cw_basic_layout's) and v an
+   array of x's class, dtype and device over another storage of x's storage class, of no
+   more dimensions than x[key]: x's storage's assign of v into x[key]'s layout, v's layout
+   broadcast onto it, as general's basic case calls it (scikit-learn's chunked stores,
+   distances[i:j, k:l] = block: 12 us in Python against NumPy's 1 at 32x32). 1 done, 0 not
+   the case (a stride-0 or read-only destination, a key or shapes general raises for, a
+   value to convert or squeeze, a recorded lazy storage: general's), -1 error. */
+int cw_store_basic(const Binding *b, PyObject *x, PyObject *key, PyObject *value) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    PyObject *their_storage = SLOT(value, b->storage), *theirs = SLOT(value, b->layout);
+    if (Py_TYPE(value) != b->array_type || storage == NULL || layout == NULL || Py_TYPE(layout) != b->layout_type ||
+        SLOT(x, b->dtype) == NULL || SLOT(value, b->dtype) != SLOT(x, b->dtype) || SLOT(x, b->device) == NULL ||
+        SLOT(value, b->device) != SLOT(x, b->device) || their_storage == NULL || their_storage == storage ||
+        Py_TYPE(their_storage) != Py_TYPE(storage) || (PyObject *)Py_TYPE(storage) == cw_lazy_type ||
+        theirs == NULL || Py_TYPE(theirs) != b->layout_type) {
+        return 0;
+    }
+    PyObject *strides = SLOT(layout, b->strides);
+    if (strides == NULL || !PyTuple_CheckExact(strides)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(strides); i++) {
+        PyObject *st = PyTuple_GET_ITEM(strides, i);
+        Py_ssize_t v = PyLong_CheckExact(st) ? PyLong_AsSsize_t(st) : 0;
+        if (v == 0 || PyErr_Occurred()) { /* (a stride 0 may be a broadcast: general's check) */
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    PyObject *dst = cw_basic_layout(b, layout, key);
+    if (dst == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *dst_shape = SLOT(dst, b->shape), *their_shape = SLOT(theirs, b->shape);
+    PyObject *src = NULL;
+    int same = 0;
+    if (dst_shape != NULL && their_shape != NULL && PyTuple_CheckExact(dst_shape) && PyTuple_CheckExact(their_shape) &&
+        PyTuple_GET_SIZE(their_shape) <= PyTuple_GET_SIZE(dst_shape)) {
+        same = PyObject_RichCompareBool(their_shape, dst_shape, Py_EQ);
+        src = same < 0 ? NULL : same ? Py_NewRef(theirs) : cw_broadcast_layout(b, theirs, their_shape, dst_shape);
+    }
+    int done = src == NULL ? (PyErr_Occurred() ? -1 : 0) : cw_attr_true(storage, read_only_attr);
+    if (src != NULL && done == 0) {
+        /* held across the call, which runs Python code that could rebind the slots */
+        PyObject *mine = Py_NewRef(storage), *source = Py_NewRef(their_storage);
+        PyObject *ran = PyObject_CallMethodObjArgs(mine, assign_attr, dst, source, src, NULL);
+        done = ran == NULL ? -1 : 1;
+        Py_XDECREF(ran);
+        Py_DECREF(mine);
+        Py_DECREF(source);
+    } else if (done == 1) {
+        done = 0; /* read-only: general's error */
+    }
+    Py_XDECREF(src);
+    Py_DECREF(dst);
+    return done;
 }
 
 int cw_element_store_ready(void) {

@@ -15,6 +15,9 @@
    - Item(True, ...)(x, (i, j, ...), v): one int per axis, v a 0-d array of x's class,
      dtype and device: the storage's assign of v into that element
      (_native_element_store.c).
+   - Item(True, ...)(x, key, v) for another tuple key of slices, ints, None and `...`, v an
+     array of x's class, dtype and device over another storage of x's storage class: the
+     storage's assign of v (its layout broadcast) into x[key]'s layout (cw_store_basic).
    While lazy mode is on (cw_lazy_write), a store calls cw_lazy_write(x) first, unless
    nothing is pending and x holds no recorded storage (idle) (what is
    pending runs, x gets its run storage), as general's check_writable does. Anything
@@ -158,6 +161,9 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
         if (Py_TYPE(args[0]) == b.array_type) {
             if (self->store && PyTuple_CheckExact(args[1])) {
                 done = cw_store_element(&b, args[0], args[1], args[2]);
+                if (done == 0) {
+                    done = cw_store_basic(&b, args[0], args[1], args[2]);
+                }
             } else if (self->store) {
                 done = store(&b, args[0], args[1], args[2]);
             } else {

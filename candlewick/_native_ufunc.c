@@ -7,9 +7,12 @@
    storage.binary_into(op, dst_layout, lhs, lhs_layout, rhs, rhs_layout) (scalar false) or
    storage.binary_scalar_into(op, dst_layout, src, src_layout, value, reflected) (scalar
    true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every operand is
-   a storage of the destination's class (its buf, dtype and _lock object slots) and dtype,
+   a storage of the destination's class (its buf, dtype and _lock object slots; a _lock not
+   yet made is made here, a _native.Lock as storage_slice.lock_of makes it) and dtype,
    of one shape, viewed as a 1-D NumPy array (the buffer itself where the layout covers
-   it whole, else a slice of it where the layout is 1-D or C-contiguous: _native_flat_view.c), or a
+   it whole, else a slice of it where the layout is 1-D or C-contiguous: _native_flat_view.c),
+   or, for x op= other (the left operand the destination itself), other's layout broadcast
+   onto x's (stride-0 axes) viewed for NumPy's broadcasting (spread_operands), or a
    Python float not reflected: holding the storage's lock (_native.Lock's C calls, another
    lock's methods) with the context variable var set to quiet (NumPy's error state: no
    IEEE warnings; _native_guard.c, held through _native_write_guard.c), as the Python
@@ -46,7 +49,7 @@ typedef struct {
     double kept_value;
 } UfuncInto;
 
-static PyObject *read_only_attr, *out_kwnames;
+static PyObject *read_only_attr, *out_kwnames, *shape_attr;
 
 #define NOT_TAKEN ((PyObject *)&cw_UfuncIntoType)
 
@@ -134,6 +137,37 @@ static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject
     return result == NULL ? -1 : 0;
 }
 
+/* x op= other where other's layout is broadcast onto x's shape (stride-0 axes: scikit-learn's
+   X -= mean, pairwise_distances' d += XX): x's elements viewed with x's shape (*whole) and
+   other's reshaped with 1 on its stretched axes (*spread), so that NumPy broadcasts them as
+   the Python form's strided view does (cw_spread_views: UfuncNew's broadcast form). 1 with
+   both new references, 0 not this case (x itself stretched, other not of x's class and
+   dtype, a layout not C-contiguous but for stride-0 axes), -1 on error. */
+static int spread_operands(const Binding *bd, UfuncInto *self, PyObject *storage, PyObject *dst_layout,
+                           PyObject *other, PyObject *other_layout, PyObject *dtype, PyObject *dst_shape,
+                           PyObject **whole, PyObject **spread) {
+    if (Py_TYPE(other) != self->storage_type || SLOT(other, self->dtype_at) != dtype) {
+        return 0;
+    }
+    PyObject *buf = SLOT(storage, self->buf_at), *other_buf = SLOT(other, self->buf_at);
+    if (buf == NULL || other_buf == NULL) {
+        return 0;
+    }
+    int made = cw_spread_views(bd, buf, dst_layout, other_buf, other_layout, whole, spread);
+    if (made != 1) {
+        return made;
+    }
+    /* x's view keeps every axis only where x has no stride 0 (a store through one is general's error) */
+    PyObject *shape = PyObject_GetAttr(*whole, shape_attr);
+    int same = shape == NULL ? -1 : PyObject_RichCompareBool(shape, dst_shape, Py_EQ);
+    Py_XDECREF(shape);
+    if (same != 1) {
+        Py_CLEAR(*whole);
+        Py_CLEAR(*spread);
+    }
+    return same;
+}
+
 /* The common case: 1 done, 0 not this case (nothing written, no error), -1 error.
    `unchecked`: the caller has not asked the storage's read_only (_native.Update): a
    read-only destination, which NumPy refuses before it writes, is then not the case. */
@@ -159,7 +193,20 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     }
     PyObject *lock = SLOT(storage, self->lock_at);
     if (lock == NULL) {
-        return 0; /* (made on first use by the Python primitive) */
+        /* a storage's lock is made on its first write (storage_slice.lock_of): here, as a
+           fresh result's first update (scikit-learn's temp **= 2, X -= mean) would else be
+           the Python primitive's, ~5 us at 64 elements. Made, then the slot read again: the
+           allocation may run a finalizer that lets another thread set one first */
+        PyObject *made = PyObject_CallNoArgs((PyObject *)&cw_LockType);
+        if (made == NULL) {
+            return -1;
+        }
+        if (SLOT(storage, self->lock_at) == NULL) {
+            SLOT(storage, self->lock_at) = made;
+        } else {
+            Py_DECREF(made);
+        }
+        lock = SLOT(storage, self->lock_at);
     }
     PyObject *dst_shape = Py_TYPE(dst_layout) == bd->layout_type ? SLOT(dst_layout, bd->shape) : NULL;
     if (dst_shape == NULL) {
@@ -186,6 +233,18 @@ static int run(const Binding *bd, UfuncInto *self, PyObject *const *args, int un
     PyObject *b = a == NULL || a == NOT_TAKEN ? a
                   : self->scalar ? Py_NewRef(other) : flat_view(bd, self, other, other_layout, dtype);
     held[4] = b;
+    if (b == NOT_TAKEN && !self->scalar && a == out && out != NOT_TAKEN) {
+        /* x op= other broadcast onto x's shape (x itself the left operand) */
+        PyObject *whole = NULL, *spread = NULL;
+        int made = spread_operands(bd, self, storage, dst_layout, other, other_layout, dtype, dst_shape, &whole, &spread);
+        if (made != 0) {
+            Py_DECREF(held[2]);
+            Py_DECREF(held[3]);
+            held[2] = out = whole;
+            held[3] = a = Py_XNewRef(whole);
+            held[4] = b = spread;
+        }
+    }
     if (out == NULL || a == NULL || b == NULL) {
         done = -1;
     } else if (out == NOT_TAKEN || a == NOT_TAKEN || b == NOT_TAKEN) {
@@ -325,10 +384,11 @@ PyTypeObject cw_UfuncIntoType = {
 
 int cw_ufunc_into_ready(void) {
     read_only_attr = PyUnicode_InternFromString("read_only");
+    shape_attr = PyUnicode_InternFromString("shape");
     PyObject *out = PyUnicode_InternFromString("out");
     out_kwnames = out == NULL ? NULL : PyTuple_Pack(1, out);
     Py_XDECREF(out);
-    if (read_only_attr == NULL || out_kwnames == NULL || cw_write_guard_ready() < 0) {
+    if (read_only_attr == NULL || shape_attr == NULL || out_kwnames == NULL || cw_write_guard_ready() < 0) {
         return -1;
     }
     return PyType_Ready(&cw_UfuncIntoType);

@@ -5,21 +5,22 @@ storage and differ only in layout. Indexing delegates to the modules below this 
 which build their results from their operand's class; the namespace functions with no
 array operand import ``Array`` and ``wrap`` from here. Conversions to Python objects are
 ``array_scalars``'s; NumPy, Array API namespace and DLPack protocols ``array_interop``'s;
-operators ``array_operators``'s (base classes of ``Array``; the binary and comparison
-operators are set on ``Array`` itself by ``install_operators``).
+operators ``array_operators``'s (the bases of ``Array``'s class statement, whose members
+``_one_level`` copies into ``Array``, which derives from ``ArrayBase`` alone; the binary and
+comparison operators are set on ``Array`` itself by ``install_operators``).
 """
 
 from __future__ import annotations
 
 import functools
 import types
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, TypeVar
 
 import numpy as np
 
 from . import dtypes as _dt
 from . import indexing as _indexing
-from ._core import _native, bind_native, check_dtype_on, new_array, view
+from ._core import ArrayBase, _native, bind_native, check_dtype_on, new_array, view
 from .array_interop import HostInterop
 from .array_methods import NumpyMethods
 from .array_operators import Operators, install_operators
@@ -35,7 +36,24 @@ if TYPE_CHECKING:
     from .backend import BackendDevice
     from .dtypes import DType
 
+_C = TypeVar("_C", bound=type)
 
+
+def _one_level(cls: _C) -> _C:
+    """``cls`` rebuilt on ``ArrayBase`` alone, holding its base classes' members itself
+    (each name resolved as the MRO resolves it). The bases keep ``array``'s modules small;
+    a short MRO keeps the libraries' static attribute probes cheap: scikit-learn's checks
+    run narwhals' ``inspect.getattr_static``, whose cost grows with the MRO (28.9 us for
+    the seven-class MRO against NumPy's 10.1, 2-core VM), several times an estimator's fit."""
+    members: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__[:cls.__mro__.index(ArrayBase)]):
+        members.update(vars(klass))
+    for name in ("__dict__", "__weakref__"):  # (ArrayBase's slots own them)
+        members.pop(name, None)
+    return type(cls)(cls.__name__, (ArrayBase,), members)
+
+
+@_one_level
 class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
     """An n-dimensional array on a candlewick device. Create with ``candlewick.asarray``.
 
@@ -337,8 +355,9 @@ def _name_inherited_methods():
 _name_inherited_methods()
 bind_native(Array)  # candlewick._native's fast paths take Arrays (where it was built)
 if _native is not None:
-    # x[a:b:c] and its store back (x[a:b:c] op= y) in C where candlewick._native was built
-    # (_native.Item: the same view, the same no-op store), every other key the Python method's
+    # x[a:b:c], x[basic tuple key] and their stores (x[a:b:c] op= y's store back, x[i, j] = v,
+    # x[tuple key] = array) in C where candlewick._native was built (_native.Item: the same
+    # view, the same assign), every other key the Python method's
     setattr(Array, "__getitem__", _native.Item(False, Array.__getitem__))
     setattr(Array, "__setitem__", _native.Item(True, Array.__setitem__))
     # np.add(x, y, out=x): __array_ufunc__'s first step (numpy_out.UPDATERS) in C

@@ -1,6 +1,7 @@
 """An array meeting NumPy and other libraries: ``__array__`` (NumPy 2's copy contract), NumPy's
 dispatch protocols (NEP 13/18: ``numpy_protocols``), ``__array_namespace__`` and DLPack
-export (``dlpack_export``). ``HostInterop`` is a base class of ``candlewick.Array``.
+export (``dlpack_export``). ``HostInterop`` is a declared base of ``candlewick.Array``
+(which holds its members itself: ``array._one_level``).
 """
 
 from __future__ import annotations

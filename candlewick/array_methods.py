@@ -1,7 +1,8 @@
 """NumPy's array methods on ``candlewick.Array`` (``x.sum()``, ``x.reshape(2, 3)``,
 ``x.astype`` aside), with NumPy's signatures: NumPy, CuPy, PyTorch and JAX arrays have
 them, and Dask calls them on its chunks (``chunk.sum(axis=..., keepdims=True)``,
-``chunk.squeeze(axis)``). ``NumpyMethods`` is a base class of ``candlewick.Array``.
+``chunk.squeeze(axis)``). ``NumpyMethods`` is a declared base of ``candlewick.Array``
+(which holds its members itself: ``array._one_level``).
 
 Each method is NumPy's function of the same name on the array, through the translation a
 NumPy call on a candlewick array takes (``numpy_functions.FUNCTIONS``), so a method and

@@ -1,4 +1,4 @@
-"""The operators of ``candlewick.Array``: ``Operators``, a base class of ``Array`` with
+"""The operators of ``candlewick.Array``: ``Operators``, a declared base of ``Array`` with
 ``@`` and the unary operators, and ``install_operators``, which sets the generated binary
 and comparison operators (forward, reflected, in-place) on ``Array`` itself, together
 with the one rule for foreign operands and the checks of in-place assignment. The

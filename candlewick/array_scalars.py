@@ -1,7 +1,7 @@
 """Python objects from an array, as NumPy gives them: ``tolist``, ``item``, and the
 conversions Python's built-ins call (``bool``, ``int``, ``float``, ``complex``,
-``operator.index``, ``format``, ``round``). ``ScalarConversions`` is a base class of
-``candlewick.Array``.
+``operator.index``, ``format``, ``round``). ``ScalarConversions`` is a declared base of
+``candlewick.Array`` (which holds its members itself: ``array._one_level``).
 """
 
 from __future__ import annotations

@@ -30,8 +30,11 @@ HOOKS = {"dlpack": _protocol_methods(_protocol.DLPackStorage) | _protocol_method
 GROUP_OF = {p: g for g, prims in _protocol.OPTIONAL_PRIMITIVES.items() for p in prims}
 GROUP_OF.update({p: g for g, prims in HOOKS.items() for p in prims})
 ALL_PRIMS = STORAGE_PRIMS | DEVICE_PRIMS | set(GROUP_OF) - {"same_device"}
-# methods called by name on arrays (dunders run implicitly and would only add noise)
-ARRAY_METHODS = {n for n, v in vars(candlewick.Array).items() if inspect.isfunction(v) and not n.startswith("__")}
+# methods called by name on arrays (dunders run implicitly and would only add noise); not
+# NumPy's methods (array_methods: NumPy's functions through a table filled on first use, so
+# what they reach would depend on what ran before)
+ARRAY_METHODS = {n for n, v in vars(candlewick.Array).items() if inspect.isfunction(v) and not n.startswith("__")
+                 and v.__module__ != "candlewick.array_methods"}
 
 
 # reached only with a destination array (NumPy's out=, the in-place operators, x[mask] = v),

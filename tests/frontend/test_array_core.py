@@ -112,3 +112,25 @@ def test_scalar_conversions(device):
         [1][cw.asarray(0.0, device=device)]
     with pytest.raises(TypeError):
         float(cw.ones(2, device=device))
+
+
+def test_array_holds_its_declared_bases_members():
+    # Array derives from ArrayBase alone, holding its class statement's bases' members
+    # itself: inspect.getattr_static (narwhals' probes in scikit-learn's checks) walks the MRO
+    import inspect
+
+    from candlewick._core import ArrayBase
+    from candlewick.array_interop import HostInterop
+    from candlewick.array_methods import NumpyMethods
+    from candlewick.array_operators import Operators
+    from candlewick.array_scalars import ScalarConversions
+
+    assert cw.Array.__mro__ == (cw.Array, ArrayBase, object)
+    replaced = {"__array_ufunc__"}  # wrapped by candlewick._native's Override after the class is made
+    for base in (ScalarConversions, HostInterop, Operators, NumpyMethods):
+        for name, member in vars(base).items():
+            if name not in {"__module__", "__doc__", "__slots__", "__qualname__"} | replaced:
+                assert inspect.getattr_static(cw.Array, name) is member, (base.__name__, name)
+    x = cw.asarray([1.5, 2.0])
+    assert x.tolist() == [1.5, 2.0] and float(x.sum()) == 3.5 and (-x).tolist() == [-1.5, -2.0]
+    assert cw.Array.__doc__.startswith("An n-dimensional array") and cw.Array.__module__ == "candlewick.array"

@@ -310,15 +310,11 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     x = cw.asarray(np.arange(4, dtype=np.float32), device="cpu")
     y = cw.asarray(np.ones(4, np.float32), device="cpu")
     s, lay = x._storage, x._layout
-    first = (s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout)
-    into(*first)  # a storage without its lock yet: the Python primitive makes it
-    assert general.calls == [first] and seen == []
-    general.calls.clear()
-    lock_of(s)
+    assert not hasattr(s, "_lock")  # a fresh storage: its lock is made on its first write, here
     assert into(s, BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
     assert general.calls == [] and cw.to_numpy(x).tolist() == [1, 2, 3, 4]
     assert seen[0][0] is s.buf and seen[0][2] is s.buf and seen[0][1] is y._storage.buf
-    assert not s._lock.locked()
+    assert type(s._lock) is _core._native.Lock and lock_of(s) is s._lock and not s._lock.locked()
     stepped = x[::2]._layout  # 1-D views: NumPy's slices of the buffers
     seen.clear()
     assert into(s, BinaryOp.ADD, stepped, s, stepped, y._storage, y[1::2]._layout) is None and general.calls == []
@@ -347,6 +343,41 @@ def test_ufunc_into_runs_the_common_case_and_hands_on_the_rest():
     # the storage's class binds it as a method
     assert type(s).binary_into.__get__(s, type(s))(BinaryOp.ADD, lay, s, lay, y._storage, y._layout) is None
 
+
+
+@needs_c
+def test_ufunc_into_runs_a_broadcast_update_in_c():
+    # x op= other with other's layout broadcast onto x's (X -= mean): x viewed with its
+    # shape, other with 1 on its stretched axes, NumPy broadcasting them
+    general = Recorder()
+    seen = []
+
+    def ufunc(a, b, out):
+        seen.append((a.shape, b.shape, out is a))
+        np.add(a, b, out=out)
+
+    into = _ufunc_into(False, ufunc, general)
+    m = cw.asarray(np.zeros((3, 2), np.float32), device="cpu")
+    s, lay = m._storage, m._layout
+    lock_of(s)
+    row = cw.asarray(np.array([10, 20], np.float32), device="cpu")
+    column = cw.asarray(np.array([[1], [2], [3]], np.float32), device="cpu")
+    assert into(s, BinaryOp.ADD, lay, s, lay, row._storage, row._layout.broadcast_to((3, 2))) is None
+    assert into(s, BinaryOp.ADD, lay, s, lay, column._storage, column._layout.broadcast_to((3, 2))) is None
+    assert general.calls == [] and seen == [((3, 2), (1, 2), True), ((3, 2), (3, 1), True)]
+    assert cw.to_numpy(m).tolist() == [[11, 21], [12, 22], [13, 23]]
+    other = cw.asarray(np.ones((3, 2), np.float32), device="cpu")
+    wide = cw.asarray(np.ones((3, 4), np.float32), device="cpu")
+    stretched = row._layout.broadcast_to((3, 2))
+    handed_on = [
+        (s, BinaryOp.ADD, lay, other._storage, other._layout, row._storage, stretched),  # left operand not x
+        (row._storage, BinaryOp.ADD, stretched, row._storage, stretched, s, lay),  # x itself stretched
+        (s, BinaryOp.ADD, lay, s, lay, wide._storage, wide[:, ::2]._layout),  # other stepped, not broadcast
+    ]
+    lock_of(row._storage)
+    for args in handed_on:
+        into(*args)
+    assert general.calls == handed_on and len(seen) == 2
 
 
 @needs_c
