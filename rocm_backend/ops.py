@@ -34,7 +34,9 @@ C_TYPE = {
 BYTES_TYPE = {1: "unsigned char", 2: "unsigned short", 4: "unsigned int", 8: "unsigned long long", 16: "cw_c128"}
 ITEMSIZES = tuple(sorted({d.itemsize for d in dt.ALL_DTYPES}))
 
-SORT_MODULE = "sort"  # every kernel of the radix sort (hip/sort.hip, radix.hip), compiled at the first sort
+# every kernel of the radix sort (hip/sort.hip and codegen/sources.py MODULE_FILES' radix files),
+# compiled at the first sort
+SORT_MODULE = "sort"
 #: blocks a multiprocessor each radix kernel is compiled for (KernelSpec.min_blocks), by stage;
 #: "keys": the kernels of a sort of values alone. Unbounded, ptxas gave the keys-only tile kernels
 #: 165-180 registers (one block an SM); on the H200 (session 11, probe 1) these bounds took rows

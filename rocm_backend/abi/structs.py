@@ -18,7 +18,7 @@ MAX_OPERANDS = 4  # operands of cw_ew_args (operand 0 is the destination)
 EW_BLOCK = 256  # threads per block of the element-wise kernels (their launch bound)
 RADIX_BLOCK = 256  # threads per block of the radix sort kernels (hip/radix.hip)
 RADIX_ITEMS = 8  # keys each of them holds: a tile of RADIX_BLOCK * RADIX_ITEMS sorted in shared memory
-#: keys each thread ranks in a row sorted in one tile (hip/radix.hip's cw_radix_block), by
+#: keys each thread ranks in a row sorted in one tile (hip/radix_block.hip's cw_radix_block), by
 #: key bytes: as many as the 48 KiB of static shared memory hold (keys, u32 positions, counts)
 RADIX_RANGE_ITEMS = {4: 16, 8: 8}
 #: keys each thread ranks in a range tile of a onesweep pass (hip/radix_sweep.hip), by key bytes.

@@ -1,4 +1,4 @@
-"""[families] Ordering: sort (an LSD radix sort of each row, hip/radix.hip and radix_sweep.hip)
+"""[families] Ordering: sort (an LSD radix sort of each row, hip/radix.hip, radix_block.hip and radix_sweep.hip)
 and searchsorted.
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:

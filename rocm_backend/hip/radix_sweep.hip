@@ -2,7 +2,8 @@
 // kernels): rows longer than one tile. radix_digits counts every pass's digits of each row
 // in one launch; then one radix_sweep a pass cuts each row into ranges of a tile each and
 // finds each range's first places by looking back over the ranges before it.
-// families/sort.py drives them; the tile ranking (cw_radix_rank8) is radix.hip's.
+// families/sort.py drives them; the tile ranking (cw_radix_count8 / cw_radix_place8) is
+// radix_block.hip's.
 //
 // a.counts as u64 words, zeroed before the first pass: [0, 8) a ticket counter per pass;
 // then per row and pass the whole row's count of each digit (radix_digits); then per row,

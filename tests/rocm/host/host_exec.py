@@ -181,9 +181,10 @@ def build_scan_sort(tmp, wanted):
     kernels whose key ``wanted(key)`` accepts, one scan item per thread (what the
     compositions of unique, nonzero and compress use)."""
     from rocm_backend import ops
+    from rocm_backend.codegen.sources import MODULE_FILES
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
-    return build(tmp, ["scan.hip", "index.hip", "sort.hip", "radix.hip", "radix_sweep.hip", "radix_fill.hip", "transpose.hip"], specs,
+    return build(tmp, ["scan.hip", "index.hip", "sort.hip", *MODULE_FILES[ops.SORT_MODULE], "transpose.hip"], specs,
                  defines=["CW_SCAN_ITEMS 1"])
 
 

@@ -1,4 +1,4 @@
-"""The rocm backend's radix sort (families/sort.py, hip/sort.hip, radix.hip and radix_sweep.hip), run
+"""The rocm backend's radix sort (families/sort.py, hip/sort.hip and the radix files), run
 on the CPU end to end through the backend's host code and its kernels compiled for the host (host_exec.py),
 against the cpu backend's stable sort (NumPy's, descending as its reverse with ties in
 their order): every sortable dtype, empty to multi-range rows, NaN and -0.0, descending,
@@ -16,6 +16,7 @@ from candlewick.layout import Layout
 from host_exec import build, device_factory
 from rocm_backend import ops
 from rocm_backend.abi import structs
+from rocm_backend.codegen.sources import MODULE_FILES
 from rocm_backend.families import sort as sort_family
 
 SMALL_ITEMS = 2
@@ -25,7 +26,7 @@ DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 def _lib(tmp, items, range_items, sweep_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
-    return build(tmp, ["sort.hip", "radix.hip", "radix_sweep.hip", "radix_fill.hip"], specs,
+    return build(tmp, ["sort.hip", *MODULE_FILES[ops.SORT_MODULE]], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
                           f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}"])
