@@ -47,12 +47,21 @@ static inline int reserve_signs(Signs *s, Py_ssize_t more) {
     return grow((void **)&s->words, &s->capacity, (s->count + more) / 64 + 2, 8);
 }
 
-/* The k low bits of `bits` appended (room reserved); the word past them left zero. */
+/* The k low bits of `bits` put at bit `count` of `words` (room reserved), whose word there
+   holds `word` (its bits below count); the word past them left zero. Returns the word
+   that then holds bit count + k: a caller that keeps it reads no word back (a store and
+   its load again each step were a chain the loop waited on). */
+static inline unsigned long long put_signs(unsigned long long *words, Py_ssize_t count, unsigned long long word,
+                                           unsigned long long bits, int k) {
+    Py_ssize_t w = count >> 6;
+    int off = (int)(count & 63);
+    unsigned long long low = word | bits << off, high = off ? bits >> (64 - off) : 0;
+    words[w] = low, words[w + 1] = high;
+    return off + k >= 64 ? high : low;
+}
+
 static inline void append_signs(Signs *s, unsigned long long bits, int k) {
-    Py_ssize_t w = s->count >> 6;
-    int off = (int)(s->count & 63);
-    s->words[w] = (off ? s->words[w] : 0) | bits << off;
-    s->words[w + 1] = off ? bits >> (64 - off) : 0;
+    put_signs(s->words, s->count, s->count & 63 ? s->words[s->count >> 6] : 0, bits, k);
     s->count += k;
 }
 
@@ -152,39 +161,41 @@ static void copy_block(char *dst, const char *x, Py_ssize_t m, Py_ssize_t step, 
     }
 }
 
-/* The marked elements of `block` (step bytes apart) appended to `into`, each copied as
-   one T (a fixed-size memcpy is one move; one of a size known only at run time was a
-   libc call per NaN: 0.16 ms of a 5.5 ms sort of 2^20 float32 with a hundredth NaNs).
-   The first is written whether or not one is marked (element 0 where none is) and
-   counted where one is. */
-#define APPEND_AS(T)                                                                           \
+/* The marked elements of `block` (step bytes apart) put at `into`, each copied as one T
+   (a fixed-size memcpy is one move; one of a size known only at run time was a libc call
+   per NaN: 0.16 ms of a 5.5 ms sort of 2^20 float32 with a hundredth NaNs). The first is
+   written whether or not one is marked (element 0 where none is) and counted where one
+   is: about half the 64-element blocks of data with a hundredth NaNs hold one, and a
+   branch on it, missed every other block, cost 3-4 % of a sort of 2^18 float32
+   (bench/sort_sweep.py's ties; the predictor learns a row sorted over and over at 2^16). */
+#define PUT_AS(T)                                                                              \
     memcpy(into + count * (Py_ssize_t)sizeof(T), block + first * step, sizeof(T));             \
     count += mask != 0;                                                                        \
     for (mask &= mask - 1; mask != 0; mask &= mask - 1) {                                      \
         memcpy(into + count++ * (Py_ssize_t)sizeof(T), block + lowest_bit(mask) * step, sizeof(T)); \
     }
 
-/* The elements of `block` (step bytes apart) marked in `mask` appended to nans, with no
-   branch on whether there is one: about half the 64-element blocks of data with a
-   hundredth NaNs hold one, and a branch on it, missed every other block, cost 3-4 % of a
-   sort of 2^18 float32 (bench/sort_sweep.py's ties; the predictor learns a row sorted
-   over and over at 2^16). */
+/* Returns the count after them (`count` before; room reserved for one more than marked). */
+static inline Py_ssize_t put_marked(char *into, Py_ssize_t count, const char *block, Py_ssize_t step,
+                                    Py_ssize_t size, unsigned long long mask) {
+    Py_ssize_t first = (Py_ssize_t)lowest_bit(mask | 1ull << 63) * (mask != 0);
+    if (size == 8) {
+        PUT_AS(unsigned long long)
+    } else if (size == 4) {
+        PUT_AS(unsigned int)
+    } else if (size == 2) {
+        PUT_AS(unsigned short)
+    } else {
+        PUT_AS(unsigned char)
+    }
+    return count;
+}
+
 static int append_marked(Run *nans, const char *block, Py_ssize_t step, Py_ssize_t size, unsigned long long mask) {
-    if (reserve(nans, count_bits(mask) + 1, size) < 0) { /* (+1: the slot written when none is marked) */
+    if (reserve(nans, count_bits(mask) + 1, size) < 0) {
         return -1;
     }
-    char *into = nans->data;
-    Py_ssize_t count = nans->count, first = (Py_ssize_t)lowest_bit(mask | 1ull << 63) * (mask != 0);
-    if (size == 8) {
-        APPEND_AS(unsigned long long)
-    } else if (size == 4) {
-        APPEND_AS(unsigned int)
-    } else if (size == 2) {
-        APPEND_AS(unsigned short)
-    } else {
-        APPEND_AS(unsigned char)
-    }
-    nans->count = count;
+    nans->count = put_marked(nans->data, nans->count, block, step, size, mask);
     return 0;
 }
 
@@ -232,15 +243,18 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
    0-3, in AVX-512, 64 elements a step: copied, the zeros and NaNs marked by one integer
    compare a vector (no flag raised), and in a step that holds any, the zeros and signs
    (the NaNs: the marks less the zeros), the zeros' signs taken by one pext; no branch on
-   the data but on a step's second NaN. Returns how many leading elements it did (a
-   multiple of 64), or -1 where memory ran out. */
+   the data but on a step's second NaN. The runs' counts and the signs' last word are
+   kept in registers (the structs' fields, which dst's stores might alias, were read back
+   from memory each step). Returns how many leading elements it did (a multiple of 64),
+   or -1 where memory ran out. */
 #define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
     __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
         const char *x, Py_ssize_t n, char *dst, Signs *signs, Run *nans) {                     \
         const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
         const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512();           \
         const Py_ssize_t size = BITS / 8;                                                      \
-        Py_ssize_t i = 0;                                                                      \
+        Py_ssize_t i = 0, signed_count = signs->count, nan_count = nans->count;                \
+        unsigned long long word = signed_count & 63 ? signs->words[signed_count >> 6] : 0;    \
         for (; i + 64 <= n; i += 64) {                                                         \
             unsigned long long special = 0; /* the zeros and NaNs: magnitude - 1 >= exponent */ \
             for (int j = 0; j < 64; j += LANES) {                                              \
@@ -258,12 +272,18 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
                 zeros |= (unsigned long long)_mm512_testn_epi##BITS##_mask(v, magnitude) << j; \
                 negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
             }                                                                                  \
-            unsigned long long nan = special & ~zeros;                                         \
-            if (reserve_signs(signs, 64) < 0 || append_marked(nans, dst + i * size, size, size, nan) < 0) { \
-                return -1;                                                                     \
+            if ((signed_count + 64) / 64 + 2 > signs->capacity || nan_count + 65 > nans->capacity) { \
+                signs->count = signed_count, nans->count = nan_count;                          \
+                if (reserve_signs(signs, 64) < 0 || reserve(nans, 65, size) < 0) {             \
+                    return -1;                                                                 \
+                }                                                                              \
             }                                                                                  \
-            append_signs(signs, _pext_u64(negative, zeros), __builtin_popcountll(zeros));      \
+            nan_count = put_marked(nans->data, nan_count, dst + i * size, size, size, special & ~zeros); \
+            int k = __builtin_popcountll(zeros);                                               \
+            word = put_signs(signs->words, signed_count, word, _pext_u64(negative, zeros), k); \
+            signed_count += k;                                                                 \
         }                                                                                      \
+        signs->count = signed_count, nans->count = nan_count;                                  \
         return i;                                                                              \
     }
 

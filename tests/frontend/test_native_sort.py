@@ -111,6 +111,24 @@ def test_rows_of_only_zeros_or_only_nans(dtype, read, length):
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("read", ["forwards", "backwards"])
+def test_runs_that_outgrow_their_first_room(dtype, read):
+    """One row whose zeros' signs outgrow their first 1024 words (65536 bits) and whose NaNs
+    outgrow their first 1024 slots while the vector path runs (it keeps both counts and the
+    signs' last word in registers, the structs' fields written back where they grow)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(300_000).astype(dtype)
+    x[rng.random(x.size) < 0.6] = 0
+    x[rng.random(x.size) < 0.5 * (x == 0)] = -0.0
+    where = rng.random(x.size) < 0.05
+    x[where] = _payloads(dtype, 8)[rng.integers(0, 8, int(where.sum()))]
+    x = READS[read](x)
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5)])
 def test_empty_rows(shape):
     x = np.zeros(shape, np.float32)
