@@ -10,7 +10,10 @@
    (s.sort(-1, kind)); the collected runs are written over the sorted row's NaNs and its
    zeros (where two or more). No pass over the input of its own (_native_sort_runs.c):
    finding the runs after the sort cost a second read of x (1.15-1.3x np.sort on data with
-   a tenth zeros).
+   a tenth zeros). Nor are the runs left out of what NumPy sorts: on data with a tenth
+   zeros and a hundredth NaNs its quicksort sorts the other 89 % only 3-4 % faster (it
+   sorts repeated values cheaply), less than a compacting copy and the move that opens
+   the zero run cost (1.10x np.sort at 2^16 float32, against 1.06x).
 
    x may be read backwards (a negative stride): a stable descending sort is the stable
    ascending sort of x reversed, read backwards, and the front end views the result so
