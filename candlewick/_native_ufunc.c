@@ -8,7 +8,9 @@
    descriptor, bound to the storage it is read from). Called as
    storage.binary_into(op, dst_layout, lhs, lhs_layout, rhs, rhs_layout) (scalar false) or
    storage.binary_scalar_into(op, dst_layout, src, src_layout, value, reflected) (scalar
-   true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) where every operand is
+   true), it runs table[id(op)][id(storage.dtype)](a, b, out=out) (in the scalar form an
+   entry may be {value: one-operand ufunc}: ufunc(a, out=out) where the value is one of
+   them, x **= 2 as np.square; general's otherwise) where every operand is
    a storage of the destination's class (its buf, dtype and _lock object slots; a _lock not
    yet made is made here, a _native.Lock as storage_slice.lock_of makes it) and dtype,
    of one shape, viewed as a 1-D NumPy array (the buffer itself where the layout covers

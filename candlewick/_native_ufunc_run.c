@@ -57,8 +57,8 @@ static PyObject *scalar_operand(UfuncInto *self, PyObject *value, PyObject *dtyp
     return made;
 }
 
-/* ufunc(a, b, out=out) under the storage's lock and the quiet error state: 0, or -1 with
-   the error set (a MemoryError made memory_error's). */
+/* ufunc(a, b, out=out) (ufunc(a, out=out) where b is NULL) under the storage's lock and
+   the quiet error state: 0, or -1 with the error set (a MemoryError made memory_error's). */
 static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject *a, PyObject *b,
                       PyObject *out, PyObject *dtype) {
     WriteGuard guard;
@@ -66,11 +66,15 @@ static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject
     if (cw_write_guard_enter(&guard, lock, self->var, self->quiet, self->kept) == 0) {
         /* (converted in the quiet state: a float past float32's range becomes inf unannounced,
            as the Python form's conversion) */
-        PyObject *operand = self->scalar && self->convert != NULL ? scalar_operand(self, b, dtype) : Py_NewRef(b);
-        if (operand != NULL) {
+        PyObject *operand = b == NULL ? NULL
+                            : self->scalar && self->convert != NULL ? scalar_operand(self, b, dtype) : Py_NewRef(b);
+        if (operand != NULL || b == NULL) {
             PyObject *args[] = {a, operand, out};
-            result = PyObject_Vectorcall(ufunc, args, 2, out_kwnames);
-            Py_DECREF(operand);
+            if (b == NULL) {
+                args[1] = out;
+            }
+            result = PyObject_Vectorcall(ufunc, args, b == NULL ? 1 : 2, out_kwnames);
+            Py_XDECREF(operand);
         }
         if (cw_write_guard_exit(&guard) < 0) {
             Py_CLEAR(result);
@@ -146,6 +150,13 @@ int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args
         return 0;
     }
     PyObject *ufunc = cw_ufunc_table_find(&self->table, op, dtype);
+    int unary = 0;
+    if (ufunc != NULL && PyDict_CheckExact(ufunc)) {
+        /* a kernel that is a one-operand ufunc at some values of the scalar ({value: ufunc}:
+           x **= 2 as np.square, cpu_backend/ops.py's AT_SCALAR) is that ufunc at them */
+        ufunc = self->scalar ? PyDict_GetItemWithError(ufunc, other) : NULL;
+        unary = 1;
+    }
     if (ufunc == NULL) {
         return PyErr_Occurred() ? -1 : 0;
     }
@@ -208,7 +219,7 @@ int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args
     } else if (out == NOT_TAKEN || a == NOT_TAKEN || b == NOT_TAKEN) {
         done = 0;
     } else {
-        done = call_ufunc(self, lock, ufunc, a, b, out, dtype) == 0 ? 1 : -1;
+        done = call_ufunc(self, lock, ufunc, a, unary ? NULL : b, out, dtype) == 0 ? 1 : -1;
         if (done < 0 && unchecked) {
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
