@@ -29,10 +29,13 @@ def reduce(self, op, layout, axes):
     # exactly (1,)): the whole buffer as it lies where the layout covers it (len: the
     # buffer is 1-D, and len() is a C slot where .size is an attribute lookup)
     try:
-        if full and layout.dense_size == len(x):
+        whole = layout.dense_size == len(x)
+        if full and whole:
             out = kernel(x, (0,))
         elif full and layout.is_contiguous:
             out = kernel(flat(x, layout), (0,))
+        elif whole:  # the whole buffer as it lies, reshaped (view's answer without its frames)
+            out = kernel(x.reshape(layout.shape), tuple(axes)).reshape(-1)
         else:
             out = kernel(view(x, layout), tuple(axes)).reshape(-1)
     except MemoryError as exc:
@@ -88,6 +91,8 @@ def reduce_as(self, op, layout, axes, dtype):
     buf = self.buf
     if len(axes) == len(layout.shape) and layout.is_contiguous:  # the whole array, flat
         x, axes = flat(buf, layout), (0,)
+    elif layout.dense_size == len(buf):  # the whole buffer as it lies, reshaped
+        x, axes = buf.reshape(layout.shape), tuple(axes)
     else:
         x, axes = view(buf, layout), tuple(axes)
     token = set_fp_state(QUIET)
