@@ -241,7 +241,9 @@ PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *c
        np.square, cpu_backend/ops.py's AT_SCALAR) is that ufunc at them, else general's */
     PyObject *ufunc = PyTuple_GET_ITEM(entry, 0), *scalar_dtype = PyTuple_GET_ITEM(entry, 3);
     if (PyDict_CheckExact(ufunc)) {
-        ufunc = reflected ? NULL : PyDict_GetItemWithError(ufunc, value);
+        ufunc = reflected || !(PyFloat_CheckExact(value) || PyLong_CheckExact(value))
+                    ? NULL /* (anything else, hashable or not, is general's to judge) */
+                    : PyDict_GetItemWithError(ufunc, value);
         if (ufunc == NULL) {
             return PyErr_Occurred() ? NULL : CW_UFUNC_NEW_DECLINED;
         }
