@@ -134,15 +134,6 @@ int cw_update_run(PyObject *update, PyObject *x, PyObject *other);
 extern PyTypeObject cw_OverrideType;
 int cw_override_ready(void);
 
-/* _native_ufunc.c */
-extern PyTypeObject cw_UfuncIntoType;
-int cw_ufunc_into_ready(void);
-/* The common case of the UfuncInto `callable` run for a caller that has not asked the
-   storage's read_only (args: the primitive's seven, storage first; b: the caller's held
-   binding): 1 done, 0 not the case (nothing written, no error set: the caller's other
-   path runs), -1 error. */
-int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args);
-
 /* _native_ufunc_table.c */
 /* how many (op, dtype) pairs a UfuncInto keeps found */
 #define CW_UFUNCS_SEEN 4
@@ -158,6 +149,40 @@ typedef struct {
 PyObject *cw_ufunc_table_find(UfuncTable *t, PyObject *op, PyObject *dtype);
 int cw_ufunc_table_traverse(UfuncTable *t, visitproc visit, void *arg);
 void cw_ufunc_table_clear(UfuncTable *t);
+
+/* _native_ufunc.c: UfuncInto, the class; _native_ufunc_run.c: its common case */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int scalar;
+    int kept; /* whether the quiet state is entered through the thread's kept context */
+    UfuncTable table;
+    PyObject *var, *quiet, *memory_error, *general;
+    /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
+       are not all object slots (its calls are general's) */
+    PyTypeObject *storage_type;
+    Py_ssize_t buf_at, dtype_at, lock_at;
+    /* scalar: convert(value, dtype) makes the scalar operand a 0-d array of the compute
+       dtype, as the Python form does (NumPy then runs its contiguous loop with a stride-0
+       operand, without the buffered cast of a Python float's weak conversion: 5 % of an
+       update of 2^20 float32 in bench/inplace.py); the last one made is kept (value's bits,
+       dtype, array: the array is never handed out, the ufunc only reads it) */
+    PyObject *convert, *kept_dtype, *kept_array;
+    double kept_value;
+} UfuncInto;
+extern PyTypeObject cw_UfuncIntoType;
+int cw_ufunc_into_ready(void);
+/* The common case of `self` (args: the primitive's seven, storage first; bd: the caller's
+   held binding; unchecked: the caller has not asked the storage's read_only, and a
+   read-only destination is then not the case): 1 done, 0 not the case (nothing written,
+   no error set), -1 error. */
+int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args, int unchecked);
+int cw_ufunc_into_run_ready(void);
+/* The common case of the UfuncInto `callable` run for a caller that has not asked the
+   storage's read_only (args: the primitive's seven, storage first; b: the caller's held
+   binding): 1 done, 0 not the case (nothing written, no error set: the caller's other
+   path runs), -1 error. */
+int cw_ufunc_into_run(const Binding *b, PyObject *callable, PyObject *const *args);
 
 /* _native_write_guard.c */
 typedef struct {

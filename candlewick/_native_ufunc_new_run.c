@@ -45,13 +45,13 @@ static PyObject *entry_of(UfuncNew *self, PyObject *op, PyObject *dtype) {
     return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == size ? entry : CW_UFUNC_NEW_DECLINED;
 }
 
-/* ufunc(a, b), or where `scalar_dtype` is given (b a Python scalar) ufunc(a, s) or, where
-   `reflected`, ufunc(s, a), s = convert(b, scalar_dtype) */
+/* ufunc(a, b), ufunc(a) where b is NULL, or where `scalar_dtype` is given (b a Python
+   scalar) ufunc(a, s) or, where `reflected`, ufunc(s, a), s = convert(b, scalar_dtype) */
 static PyObject *apply(UfuncNew *self, PyObject *ufunc, PyObject *a, PyObject *b, PyObject *scalar_dtype,
                        int reflected) {
     if (scalar_dtype == NULL) {
         PyObject *args[] = {a, b};
-        return PyObject_Vectorcall(ufunc, args, 2, NULL);
+        return PyObject_Vectorcall(ufunc, args, b == NULL ? 1 : 2, NULL);
     }
     PyObject *s = PyObject_CallFunctionObjArgs(self->convert, b, scalar_dtype, NULL);
     if (s == NULL) {
@@ -237,19 +237,32 @@ PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *c
     if (loud < 0 || reflected < 0) {
         return NULL;
     }
+    /* a kernel that is a one-operand ufunc at some values ({value: ufunc}: x ** 2 as
+       np.square, cpu_backend/ops.py's AT_SCALAR) is that ufunc at them, else general's */
+    PyObject *ufunc = PyTuple_GET_ITEM(entry, 0), *scalar_dtype = PyTuple_GET_ITEM(entry, 3);
+    if (PyDict_CheckExact(ufunc)) {
+        ufunc = reflected || !(PyFloat_CheckExact(value) || PyLong_CheckExact(value))
+                    ? NULL /* (anything else, hashable or not, is general's to judge) */
+                    : PyDict_GetItemWithError(ufunc, value);
+        if (ufunc == NULL) {
+            return PyErr_Occurred() ? NULL : CW_UFUNC_NEW_DECLINED;
+        }
+        scalar_dtype = NULL;
+    }
     PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
     Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
-    PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf), Py_NewRef(value), NULL, (PyObject *)type};
+    PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf), Py_NewRef(value), NULL, (PyObject *)type,
+                        Py_NewRef(ufunc)};
     PyObject *out = CW_UFUNC_NEW_DECLINED;
     int made = cw_flat_view(bd, buf, layout, &held[3]);
     if (made < 0) {
         out = NULL;
     } else if (made == 1) {
-        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], value,
-                                      PyTuple_GET_ITEM(entry, 3), reflected);
+        PyObject *result = call_ufunc(self, op, ufunc, loud, held[3], scalar_dtype == NULL ? NULL : value,
+                                      scalar_dtype, reflected);
         out = result == NULL ? NULL : fresh_storage(type, buf_at, dtype_at, result, PyTuple_GET_ITEM(entry, 2));
     }
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         Py_XDECREF(held[i]);
     }
     return out;

@@ -28,6 +28,7 @@ from _weakref import getweakrefcount
 
 from ._core import _native, new_array
 from .inplace import GROUP
+from .opdefs import BinaryOp
 
 #: the least bytes an operand has for its operator to check it (NumPy's NPY_MIN_ELIDE_BYTES)
 FROM_BYTES = 1 << 18
@@ -40,6 +41,10 @@ FROM_BYTES = 1 << 18
 #: the wrapper's parameter and its argument, and the wrapper's frame between
 PATHS = {True: (4, 1), False: (6, 2)}
 _getrefcount = sys.getrefcount
+#: the ops whose reflected form is the forward one: IEEE's sum and product commute, and a
+#: NaN result carries x's NaN where the scalar is not one (compared by identity: an Enum
+#: member hashes through Python code)
+_ADD, _MULTIPLY = BinaryOp.ADD, BinaryOp.MULTIPLY
 _temporary = getattr(_native, "temporary", None)
 #: the operator methods given a key, (symbol, reflected), in order (key = index)
 _KEYS: list[tuple[str, bool]] = []
@@ -78,7 +83,13 @@ def scalar_into(op, results, x, value, reflected, key):
     # storage's references: x's slot, the local and the argument here, the bound method's
     if not temporary or getweakrefcount(x) or _getrefcount(storage) != 4 or not unshared():
         return None
-    storage.binary_scalar_into(op, layout, storage, layout, float(value), reflected)
+    value = float(value)
+    if reflected and (op is _MULTIPLY or op is _ADD) and value == value:
+        # -2 * (a @ b) as (a @ b) * -2.0: the same values, and the primitive's C path takes
+        # the forward form only (the reflected one ran its Python general path, ~10 frames
+        # after the product had evicted them: pairwise_distances' and a KMeans step's)
+        reflected = False
+    storage.binary_scalar_into(op, layout, storage, layout, value, reflected)
     return x
 
 

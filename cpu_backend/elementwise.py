@@ -26,7 +26,7 @@ except ImportError:  # pragma: no cover - built where a C compiler was found
     _native = None  # type: ignore[assignment]
 
 from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
-from .ops import BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW, compute_dtype
+from .ops import AT_SCALAR, BINARY_RAW, COMPARE_RAW, SCALAR_TYPE, UNARY_RAW, compute_dtype
 from .storage_slice import flat, view
 
 # a scalar operand reaches its kernel as a 0-d array of the compute type: a ufunc takes
@@ -110,16 +110,19 @@ def _in_c(primitive, table, ops, scalar=False):
     Python scalar) with its common case in C where candlewick._native was built
     (``_native.UfuncNew``: an op whose kernel is one NumPy ufunc, on 1-D views of the
     buffers, or on the buffers reshaped so that NumPy broadcasts them to the layouts'
-    strides; the scalar the same 0-d array; the same quiet state, result and errors),
+    strides; the scalar the same 0-d array; a kernel of ``ops.AT_SCALAR`` the one-operand
+    ufunc it is at the scalar's value, ``x ** 2`` as np.square; the same quiet state,
+    result and errors),
     ``primitive`` for the rest. After a NumPy call over 10^5-10^6 elements this
     primitive's Python frame costs 15-25 us of cache misses (bench/pydata_e2e.py's
     KMeans-like loop makes eight such calls an iteration)."""
     if _native is None or STATE_VAR is None:
         return primitive
-    entries = {id(ops(op)): {id(dt.from_name(name)): (kernel, bool(loud), out_dtype)  # (by identity)
-                                                     + ((_SCALAR_DTYPE[name],) if scalar else ())
+    entries = {id(ops(op)): {id(dt.from_name(name)): (AT_SCALAR.get(kernel, kernel), bool(loud), out_dtype)
+                                                     + ((_SCALAR_DTYPE[name],) if scalar else ())  # (by identity)
                              for name, (kernel, loud, out_dtype) in row.items()
-                             if type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1
+                             if (type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1
+                                 or scalar and kernel in AT_SCALAR)
                              and (not scalar or name in _SCALAR_DTYPE)}
                for op, row in table.items()}
     return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD,
@@ -130,25 +133,39 @@ binary = _in_c(_two_operands(BINARY_RAW, "binary"), BINARY_RAW, BinaryOp)
 compare = _in_c(_two_operands(COMPARE_RAW, "compare"), COMPARE_RAW, CompareOp)
 
 
-@reports_out_of_memory
 def binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
     """The optional group "binary_dtype": ``binary`` of both operands converted to
     ``dtype``. A kernel that is one ufunc converts them a buffer at a time (its
     ``signature``, NumPy's unsafe cast: astype's values), with no converted copy of
     either; any other kernel (complex64's rounded ones, pow, floor_divide) is given
-    converted operands."""
+    converted operands. Flat as ``binary`` (scikit-learn's ``X - mean``, float32 and
+    float64, once a StandardScaler fit: the general helpers' frames cost ~40 us there
+    after NumPy's calls over the data have evicted them)."""
     try:
         kernel, _, out_dtype = BINARY_RAW[op._value_][dtype.name]
     except (KeyError, AttributeError):
         raise unsupported(op, dtype) from None
     np_dtype = dtype.numpy
-    a, b = view(self.buf, lhs_layout), view(rhs.buf, rhs_layout)
-    with QuietBlock():  # a narrowing conversion may overflow, as astype's quietly does
+    a, b = self.buf, rhs.buf
+    if lhs_layout.dense_size != a.size or rhs_layout.dense_size != b.size:  # (else whole buffers)
+        if lhs_layout.is_contiguous and rhs_layout.is_contiguous:
+            a, b = flat(a, lhs_layout), flat(b, rhs_layout)
+        else:
+            a, b = view(a, lhs_layout), view(b, rhs_layout)
+    token = set_fp_state(QUIET)  # a narrowing conversion may overflow, as astype's quietly does
+    try:
         if type(kernel) is np.ufunc:
             out = kernel(a, b, signature=(np_dtype, np_dtype, None), casting="unsafe")
         else:
             out = kernel(a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False))
-    return type(self)(out.reshape(-1), out_dtype)
+    except MemoryError as exc:
+        raise out_of_memory("binary_as", exc) from exc
+    finally:
+        reset_fp_state(token)
+    result = _new(type(self))
+    result.buf = out if out.ndim == 1 else out.reshape(-1)
+    result.dtype = out_dtype
+    return result
 
 
 def _with_scalar(table, primitive):

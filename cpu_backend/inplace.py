@@ -31,7 +31,7 @@ except ImportError:
     _native = None  # type: ignore[assignment]
 
 from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
-from .ops import BINARY_INTO, COMPARE_INTO, SCALAR_TYPE, UNARY_INTO
+from .ops import AT_SCALAR, BINARY_INTO, COMPARE_INTO, POW_AT, SCALAR_TYPE, UNARY_INTO
 from .storage_slice import flat, lock_of, view
 
 #: the most elements a chunk of the chunked path holds (a bounded temporary)
@@ -218,8 +218,9 @@ def _with_scalar(table, name):
             # is: the same values; power's loop ran 3.8x square's instructions, 1.4x its
             # time at 20000 x 64 float64)
             out, a = _views(self, dst_layout, ((src, src_layout),))
-            if scalar == 2:
-                _ufunc_call(self, np.square, a, None, out, name)
+            at = POW_AT.get(scalar)
+            if at is not None:
+                _ufunc_call(self, at, a, None, out, name)
             else:
                 _ufunc_call(self, np.power, a, (scalar, _SCALAR_DTYPE[dtype.name]), out, name)
             return
@@ -233,14 +234,16 @@ def _in_c(into, table, scalar):
     """``into`` with the common case of its fast path (one ufunc over whole buffers, or
     the 1-D slices of 1-D or C-contiguous layouts that ``view`` / ``flat`` make; a
     Python float made the general path's 0-d array of the dtype, for float32 and
-    float64: ``_scalar_operand``) in C where candlewick._native was built
-    (``_native.UfuncInto``: the same lock, quiet state and ufunc call), ``into`` for the
-    rest."""
+    float64: ``_scalar_operand``; a kernel of ``ops.AT_SCALAR`` the one-operand ufunc it
+    is at the scalar's value: ``x **= 2`` as np.square) in C where candlewick._native was
+    built (``_native.UfuncInto``: the same lock, quiet state and ufunc call), ``into``
+    for the rest."""
     if _native is None or STATE_VAR is None:
         return into
-    ufuncs = {id(BinaryOp(op)): {id(e[-1]): e[0] for name, e in row.items()  # (by identity)
-                                 if e[0] is not None and e[1] is None and e[-1].name == name
-                                 and (not scalar or name in ("float32", "float64"))}
+    ufuncs = {id(BinaryOp(op)): {id(e[-1]): e[0] if e[0] is not None else AT_SCALAR[e[3]]  # (by identity)
+                                 for name, e in row.items()
+                                 if (e[0] is not None or scalar and e[3] in AT_SCALAR) and e[1] is None
+                                 and e[-1].name == name and (not scalar or name in ("float32", "float64"))}
               for op, row in table.items()}
     name = into.__name__
     return _native.UfuncInto(scalar, ufuncs, STATE_VAR, QUIET, lambda exc: out_of_memory(name, exc), into,

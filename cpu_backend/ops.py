@@ -134,13 +134,20 @@ def _int_pow(base, exp):
     return np.where(negative, at_negative, result).astype(result.dtype, copy=False)
 
 
+#: the scalar exponents at which float pow is a one-operand ufunc: 2 is np.square, as
+#: NumPy's ``x ** 2`` takes it (x*x, correctly rounded as pow is; power's loop is not
+#: vectorized). ``_float_pow`` and the C paths of the scalar forms read it (AT_SCALAR)
+POW_AT = {2.0: np.square}
+
+
 def _float_pow(base, exp):
     """np.power, except that NumPy's fast path for an exponent of 0.5 (taken whenever the
     exponent has stride 0, i.e. is a scalar or broadcast) is sqrt, which gives NaN for
-    -inf where pow gives +inf. A scalar exponent of 2 is np.square, as NumPy's ``x ** 2``
-    takes it (x*x, correctly rounded as pow is; power's loop is not vectorized)."""
-    if exp.ndim == 0 and exp == 2:
-        return np.square(base)
+    -inf where pow gives +inf; a scalar exponent in POW_AT is its ufunc."""
+    if exp.ndim == 0:
+        at = POW_AT.get(float(exp))
+        if at is not None:
+            return at(base)
     result = np.power(base, exp)
     if exp.ndim == 1 and base.ndim == 1 and exp.strides[0] and exp.size > 1:
         return result  # (a 1-D exponent with a nonzero stride never takes the sqrt path)
@@ -320,6 +327,11 @@ COMPARE_INTO = build_table(CompareOp, _compare_impl, _into_kernel, _COMPARE)
 _missing = missing_ops()  # every enum of opdefs: one without any table fails here
 if _missing:
     raise ImportError(f"cpu_backend.ops has no implementation for {', '.join(_missing)}")
+
+#: kernels that are a one-operand ufunc at some values of a scalar right operand (not
+#: reflected): kernel -> {value: ufunc}, for the scalar forms' C paths (elementwise,
+#: inplace), which call that ufunc where the value is one of them and decline otherwise
+AT_SCALAR = {_float_pow: POW_AT}
 
 #: scalar operands of ``binary_scalar`` are converted to this NumPy scalar type first, so
 #: NumPy never promotes (float32 for float16/bfloat16: the compute type)

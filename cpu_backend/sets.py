@@ -91,8 +91,8 @@ def _order(x):
 def _nonzero(x):
     """The coordinates of ``x``'s non-zero elements in C order, one contiguous int64 array
     per axis (NumPy's nonzero; one pass over a 1-D ``x``)."""
-    if x.ndim == 1:
-        return (np.flatnonzero(x),)
+    if x.ndim == 1:  # (the method: np.flatnonzero is np.nonzero(np.ravel(x)) through six Python frames)
+        return (x.nonzero()[0],)
     return tuple(np.ascontiguousarray(c) for c in np.nonzero(x))
 
 

@@ -65,6 +65,42 @@ def test_float32_keeps_its_dtype_and_values():
     assert peak < 1.5 / 2 * 1.01 + 0.01
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("scalar", [-2, 0.5, -0.0, float("inf"), float("nan")])
+def test_a_reflected_sum_or_product_gives_a_new_arrays_bits(dtype, scalar):
+    # scalar * t and scalar + t run as t * scalar and t + scalar (the primitive's forward
+    # form, in C where built) unless the scalar is NaN: the bits of a new array's result
+    host = HOST.astype(dtype)
+    host[0, :4] = [np.nan, -0.0, np.inf, -np.inf]
+    a = cw.asarray(host)
+    for expression, expected in ((lambda t: scalar * (t + 0.0), lambda h: dtype(scalar) * (h + dtype(0.0))),
+                                 (lambda t: scalar + (t * 1.0), lambda h: dtype(scalar) + h * dtype(1.0))):
+        expression(a)  # (records the operator's path)
+        out, peak = _peak_buffers(lambda: expression(a))
+        with np.errstate(all="ignore"):
+            want = expected(host)
+        assert np.asarray(out).tobytes() == want.tobytes()
+        assert peak < 1.5
+
+
+def test_a_reflected_product_runs_the_forward_primitive(monkeypatch):
+    seen = []
+    storage_class = type(_a()._storage)
+    real = storage_class.binary_scalar_into
+
+    def spy(self, *args):
+        seen.append(args[-1])  # reflected
+        return real.__get__(self, storage_class)(*args)
+
+    monkeypatch.setattr(storage_class, "binary_scalar_into", spy)
+    a = _a()
+    for scalar in (-2, float("nan")):
+        _ = scalar * (a + 0.0)  # (records the operator's path)
+        seen.clear()
+        _ = scalar * (a + 0.0)
+        assert seen == [scalar != scalar]  # forward (reflected False) but for NaN
+
+
 def test_a_variable_is_not_written():
     a = _a()
     t = a + 1.0

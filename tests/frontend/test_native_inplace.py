@@ -415,6 +415,46 @@ def test_ufunc_into_hands_the_ufunc_the_converted_scalar_and_keeps_the_last():
     assert np.isnan(cw.to_numpy(x)).all()
 
 
+@needs_c
+def test_ufunc_into_runs_a_one_operand_ufunc_at_its_values():
+    # an entry {value: ufunc} (cpu_backend.ops.AT_SCALAR: x **= 2 as np.square) runs
+    # ufunc(x, out=x) where the scalar is one of its values, not reflected; the rest is general's
+    from candlewick.fp_state import QUIET, STATE_VAR
+
+    general = Recorder()
+    seen = []
+
+    def square(a, out):
+        seen.append((a, out))
+        np.square(a, out=out)
+
+    f32 = cw.asarray(np.ones(1, np.float32), device="cpu")._dtype
+    into = _core._native.UfuncInto(True, {id(BinaryOp.POW): {id(f32): {2.0: square}}}, STATE_VAR, QUIET,
+                                   lambda exc: exc, general, convert=lambda v, d: np.array(v, d.numpy))
+    x = cw.asarray(np.array([1.5, -3, 4], np.float32), device="cpu")
+    s, lay = x._storage, x._layout
+    assert into(s, BinaryOp.POW, lay, s, lay, 2.0, False) is None
+    assert general.calls == [] and seen[0][0] is s.buf and seen[0][1] is s.buf
+    assert cw.to_numpy(x).tolist() == [2.25, 9, 16]
+    handed_on = [(s, BinaryOp.POW, lay, s, lay, 3.0, False), (s, BinaryOp.POW, lay, s, lay, 2.0, True)]
+    for args in handed_on:
+        into(*args)
+    assert general.calls == handed_on and len(seen) == 1
+    # the cpu primitive's table holds it: x **= 2 runs no Python frame (x **= 3 does)
+    import sys
+
+    for exponent, python in ((2.0, False), (3.0, True)):
+        y = cw.asarray(np.array([1.5, -3], np.float64), device="cpu")
+        frames = []
+        sys.setprofile(lambda frame, event, arg: frames.append(frame.f_code.co_name) if event == "call" else None)
+        try:
+            y._storage.binary_scalar_into(BinaryOp.POW, y._layout, y._storage, y._layout, exponent, False)
+        finally:
+            sys.setprofile(None)
+        assert bool(frames) is python, frames
+        assert cw.to_numpy(y).tolist() == [1.5 ** exponent, (-3) ** exponent]
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_scalar_updates_equal_numpys_through_either_path(dtype, path):
     values = (2.0, 2.0, -0.0, 0.5, 1e39, -3.25, float("nan"), 1e-45)
