@@ -285,9 +285,11 @@ def sort_values(self, layout, axis, descending, stable):
 
 @reports_out_of_memory
 def argsort(self, layout, axis, descending, stable):
-    if self.dtype.is_complex:
+    buf = self.buf  # (as sort_values: NumPy's dtype tested, a whole 1-D buffer taken as it lies)
+    if buf.dtype.kind == "c":
         raise unsupported("argsort", self.dtype)
-    return _index_storage(self, _argsort(view(self.buf, layout), axis, descending, stable))
+    x = buf if layout.dense_size == len(buf) and len(layout.shape) == 1 else view(buf, layout)
+    return _index_storage(self, _argsort(x, axis, descending, stable))
 
 
 @reports_out_of_memory
