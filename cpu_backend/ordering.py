@@ -63,6 +63,7 @@ SIMD_16BIT = any(t in _DISPATCH and _FEATURES.get(t) is True for t in ("AVX512_I
 _ZERO = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 _I64 = np.dtype(np.int64)
 _BACK = slice(None, None, -1)
+_ONE_BACK = (-1,)  # the strides of a 1-D layout read backwards
 #: _native.sort_rows's bit-pattern format of each float dtype
 _FORMATS = {dt.float16.numpy: 0, dt.bfloat16.numpy: 1, dt.float32.numpy: 2, dt.float64.numpy: 3}
 
@@ -273,7 +274,13 @@ def sort_values(self, layout, axis, descending, stable):
     buf = self.buf
     if buf.dtype.kind == "c":  # (NumPy's dtype: DType.is_complex is a Python property)
         raise unsupported("sort_values", self.dtype)
-    x = buf if layout.dense_size == len(buf) and len(layout.shape) == 1 else view(buf, layout)
+    n = len(buf)
+    if layout.dense_size == n and len(layout.shape) == 1:
+        x = buf
+    elif layout.offset == n - 1 and layout.strides == _ONE_BACK and layout.shape[0] == n:
+        x = buf[::-1]  # the whole buffer read backwards: the front end's descending view asks it
+    else:
+        x = view(buf, layout)
     try:
         values = sorted_values(x, axis, descending, stable)
     except DeviceMemoryError:
