@@ -198,13 +198,20 @@ def interleaved(fns, rounds=9, timer=timeit.default_timer):
     hits them alike (the minimum is the figure least disturbed by other load, as timeit's
     docs advise). ``timer``: the clock (wall time by default; ``time.process_time`` counts
     only this process's CPU time)."""
+    return {k: min(times) for k, times in interleaved_rounds(fns, rounds, timer).items()}
+
+
+def interleaved_rounds(fns, rounds=9, timer=timeit.default_timer):
+    """``interleaved``'s runs themselves: {name: [seconds per call in each round]}, the
+    k-th entry of every list from the same round (peers in turn, the order rotated by one
+    place a round), for figures that pair the peers round by round."""
     numbers = {k: calibrate(f, timer=timer) for k, f in fns.items()}
-    best = {k: float("inf") for k in fns}
+    times = {k: [] for k in fns}
     order = list(fns)
     for r in range(rounds):
         for k in order[r % len(order):] + order[:r % len(order)]:
-            best[k] = min(best[k], timeit.timeit(fns[k], number=numbers[k], timer=timer) / numbers[k])
-    return best
+            times[k].append(timeit.timeit(fns[k], number=numbers[k], timer=timer) / numbers[k])
+    return times
 
 
 def rotated_rounds(turns, rounds, errors=None):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import ArrayBase, contiguous_layout, require_array, view
+from ._core import ArrayBase, contiguous_layout, require_array
 from .backend_optional import declares_descending_sort_view
 from .array import wrap
 from .docstrings import FRAGMENTS, shared_doc
@@ -69,6 +69,19 @@ def _checked_axis(x, axis, descending, stable, fname):
     return normalize_axis(axis, x.ndim)
 
 
+#: (shape, axis) -> the offset-0 C-contiguous layout of shape read backwards along axis:
+#: a descending sort's view of its result (shared, as _core's contiguous layouts: layouts
+#: are immutable), made once per shape instead of a Layout.flip per call
+_BACKWARDS: dict = {}
+
+
+def _backwards(shape, axis):
+    if len(_BACKWARDS) > 4096:  # (bounded as _core's cache of contiguous layouts)
+        _BACKWARDS.clear()
+    layout = _BACKWARDS[shape, axis] = contiguous_layout(shape).flip((axis,))
+    return layout
+
+
 #: the sections sort and argsort share (filled in by ``docstrings.shared_doc``)
 _DOCS = {
     "sort_params": (
@@ -109,10 +122,12 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     elif descending and declares_descending_sort_view(x._device):
         # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice);
         # where x is C-contiguous from its buffer's start, x reversed is that view's layout too
-        flipped = layout.flip((axis,))
-        values = x._storage.sort_values(flipped, axis, False, stable)
-        viewed = flipped if layout.dense_size >= 0 else contiguous_layout(layout.shape).flip((axis,))
-        return view(wrap(values, layout.shape, dtype, x._device), viewed)
+        shape = layout.shape
+        viewed = _BACKWARDS.get((shape, axis)) or _backwards(shape, axis)
+        values = x._storage.sort_values(viewed if layout.dense_size >= 0 else layout.flip((axis,)), axis, False, stable)
+        out = wrap(values, shape, dtype, x._device)
+        out._layout = viewed  # (the new array viewed so in place: one array made, not two)
+        return out
     else:
         values = x._storage.sort_values(layout, axis, descending, stable)
     return wrap(values, layout.shape, dtype, x._device)

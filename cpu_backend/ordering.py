@@ -62,6 +62,8 @@ SIMD_16BIT = any(t in _DISPATCH and _FEATURES.get(t) is True for t in ("AVX512_I
 #: the zero of each dtype sort keys have (float16/bfloat16 keys are float32)
 _ZERO = {np.dtype(np.float32): np.float32(0), np.dtype(np.float64): np.float64(0)}
 _I64 = np.dtype(np.int64)
+_BACK = slice(None, None, -1)
+_ONE_BACK = (-1,)  # the strides of a 1-D layout read backwards
 #: _native.sort_rows's bit-pattern format of each float dtype
 _FORMATS = {dt.float16.numpy: 0, dt.bfloat16.numpy: 1, dt.float32.numpy: 2, dt.float64.numpy: 3}
 
@@ -95,13 +97,21 @@ def value_kind(dtype):
 #: misplaces NaN and is no SIMD sort), and float16 where NumPy's sort of it is generic
 KEYED = LOW_PRECISION_NP - {np.dtype(np.float16)} if SIMD_16BIT else LOW_PRECISION_NP
 
+#: sort_rows's (format, kind) for each dtype it sorts itself (not through float32 keys),
+#: stable (the format of its tie runs) and not (-1: none): made once, so that the common
+#: call reads one table instead of calling value_kind and reading _FORMATS
+_ROW_PLANS = {stable: {d.numpy: (_FORMATS.get(d.numpy, -1) if stable else -1, value_kind(d.numpy))
+                       for d in dt.ALL_DTYPES if not d.is_complex and d.numpy not in KEYED}
+              for stable in (True, False)}
+
 
 def _argsort(x, axis, descending, stable):
     """int64 indices that sort ``x`` along ``axis`` (see the module docstring)."""
     key = float32_keys(x)
     kind = "stable" if stable else None
-    if descending:
-        order = key.shape[axis] - 1 - np.flip(np.flip(key, axis).argsort(axis, kind), axis)
+    if descending:  # (np.flip's steps, its axis checks left out: a basic slice each way)
+        back = (slice(None),) * axis + (_BACK,)
+        order = (key.shape[axis] - 1) - key[back].argsort(axis, kind)[back]
     else:  # (ndarray.argsort: np.argsort without its Python-level wrapper)
         order = key.argsort(axis, kind)
     return order if order.dtype == _I64 else order.astype(np.int64)
@@ -123,16 +133,17 @@ def sorted_values(x, axis, descending, stable):
     if rows is not None and axis == x.ndim - 1 and x.size:
         # rows along the last axis: read backwards where descending, sorted ascending with
         # their tie runs as read, reversed (no pass where neither is needed)
-        fmt = _FORMATS.get(x.dtype, -1) if stable else -1
-        source = np.flip(x, axis) if descending else x
+        source = x[..., ::-1] if descending else x
+        plan = _ROW_PLANS[stable].get(x.dtype)
+        if plan is not None:  # (the common case: one look-up, no call but the two below)
+            s = np.empty(x.shape, x.dtype)
+            rows(s, source, plan[0], descending, plan[1])
+            return s
         if x.dtype in KEYED:  # sorted through float32 keys, then finished
             s = _sorted_copy(x, axis)
-            if fmt >= 0 or descending:
-                rows(s, source, fmt, descending)
-        else:
-            s = np.empty(x.shape, x.dtype)
-            rows(s, source, fmt, descending, value_kind(x.dtype))
-        return s
+            if stable or descending:
+                rows(s, source, _FORMATS[x.dtype] if stable else -1, descending)
+            return s
     if not descending:
         return _ascending_values(x, axis, stable, x)
     # the ascending sort read backwards (copied: a storage's buffer is C-contiguous), its
@@ -260,10 +271,16 @@ def sort(self, layout, axis, descending, stable):
 def sort_values(self, layout, axis, descending, stable):
     # (reports_out_of_memory's conversion inline, and a whole 1-D buffer taken as it lies:
     # two Python frames less on a call whose NumPy sort leaves the caches cold)
-    if self.dtype.is_complex:
-        raise unsupported("sort_values", self.dtype)
     buf = self.buf
-    x = buf if layout.dense_size == len(buf) and len(layout.shape) == 1 else view(buf, layout)
+    if buf.dtype.kind == "c":  # (NumPy's dtype: DType.is_complex is a Python property)
+        raise unsupported("sort_values", self.dtype)
+    n = len(buf)
+    if layout.dense_size == n and len(layout.shape) == 1:
+        x = buf
+    elif layout.offset == n - 1 and layout.strides == _ONE_BACK and layout.shape[0] == n:
+        x = buf[::-1]  # the whole buffer read backwards: the front end's descending view asks it
+    else:
+        x = view(buf, layout)
     try:
         values = sorted_values(x, axis, descending, stable)
     except DeviceMemoryError:
@@ -275,9 +292,11 @@ def sort_values(self, layout, axis, descending, stable):
 
 @reports_out_of_memory
 def argsort(self, layout, axis, descending, stable):
-    if self.dtype.is_complex:
+    buf = self.buf  # (as sort_values: NumPy's dtype tested, a whole 1-D buffer taken as it lies)
+    if buf.dtype.kind == "c":
         raise unsupported("argsort", self.dtype)
-    return _index_storage(self, _argsort(view(self.buf, layout), axis, descending, stable))
+    x = buf if layout.dense_size == len(buf) and len(layout.shape) == 1 else view(buf, layout)
+    return _index_storage(self, _argsort(x, axis, descending, stable))
 
 
 @reports_out_of_memory

@@ -129,6 +129,24 @@ def test_runs_that_outgrow_their_first_room(dtype, read):
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("read", ["forwards", "backwards"])
+@pytest.mark.parametrize("shape", [(1, 255), (1, 256), (1, 257), (2, 128), (4, 64), (256, 1), (257, 1), (8, 33)])
+@pytest.mark.parametrize("what", ["zeros", "nans", "both"])
+def test_small_sorts_whose_runs_fill_their_room_on_the_stack(dtype, read, shape, what):
+    """Sorts of up to 256 elements (all rows) keep their runs and each row's ends on the
+    stack, room for the most the runs can hold: every element a zero or a NaN, in one row
+    or in many, at that size and just past it (the runs then on the heap)."""
+    n = shape[0] * shape[1]
+    zeros = np.where(np.arange(n) % 3 == 1, -0.0, 0.0).astype(dtype)
+    nans = _payloads(dtype, n)
+    x = {"zeros": zeros, "nans": nans, "both": np.where(np.arange(n) % 2 == 0, zeros, nans)}[what]
+    x = READS[read](x.reshape(shape))
+    s = np.empty(x.shape, x.dtype)
+    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    np.testing.assert_array_equal(bits(s), bits(stable(x)))
+
+
 @pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 5)])
 def test_empty_rows(shape):
     x = np.zeros(shape, np.float32)
