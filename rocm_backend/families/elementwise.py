@@ -39,11 +39,13 @@ def binary(x, op, lhs_layout, rhs, rhs_layout, family="binary"):
         if n:
             device.ew_contiguous(kern, n, (out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset))
         return out
-    # (op._value_: op.value, without the enum's Python-level property; n: known where > 0)
+    # (op._value_: op.value, without the enum's Python-level property; n: known where > 0;
+    # the operands as ``operand`` makes them, inline: a broadcast x * row's host path)
     out = device.storage_type.empty(device, out_dtype, n if n > 0 else shape_size(lhs_layout.shape))
-    launch_ew(device, (family, op, x.dtype), lhs_layout.shape,
-              [out_operand(out, lhs_layout.shape), operand(x, lhs_layout), operand(rhs, rhs_layout)],
-              name=op._value_, dtype=x.dtype)
+    shape = lhs_layout.shape
+    launch_ew(device, (family, op, x.dtype), shape,
+              [out_operand(out, shape), (x.ptr, lhs_layout.offset, lhs_layout.strides),
+               (rhs.ptr, rhs_layout.offset, rhs_layout.strides)], name=op._value_, dtype=x.dtype)
     return out
 
 

@@ -107,7 +107,17 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     its pointers, offsets and scalar words filled in (in C where built: ``PreparedLaunch.run``)."""
     shape = tuple(shape)
     grid = None if blocks is None else blocks(shape_size(shape))
-    plan_key = ("ew", key, shape, flags, grid, tuple([tuple(op[2]) if op[0] else None for op in operands]))
+    # one pass over the operands for the memo's key and the fills (a loop, not two
+    # comprehensions: each is a call of its own on every launch)
+    strides_key, fills = [], []
+    for ptr, offset, strides in operands:
+        if ptr:
+            strides_key.append(tuple(strides))
+            fills.append(ptr)
+            fills.append(offset)
+        else:
+            strides_key.append(None)
+    plan_key = ("ew", key, shape, flags, grid, tuple(strides_key))
     launches = device.launches
     plan = launches.get(plan_key)
     if plan is None:
@@ -115,8 +125,8 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     if plan is not _SPLIT:
         if plan is NOTHING:
             return
-        words = _SCALAR_WORDS.unpack(scalar.ljust(SCALAR_BYTES, b"\0")) if scalar else _NO_WORDS
-        plan.run(*[field for ptr, offset, _ in operands if ptr for field in (ptr, offset)], *words)
+        fills += _SCALAR_WORDS.unpack(scalar.ljust(SCALAR_BYTES, b"\0")) if scalar else _NO_WORDS
+        plan.run(*fills)
         return
     bound = kernel(device, key, name, dtype)  # memoized: the table's lookup spells the key anew
     spec = bound.spec
