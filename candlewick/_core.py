@@ -13,6 +13,7 @@ Python work as possible: the per-op dtype tables below are built once at import.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import operator
 from typing import TYPE_CHECKING
@@ -247,21 +248,24 @@ def bind_native(cls):
             _native.unbind()
 
 
-def suspend_native(suspend, write_into=None, operand=None, live=None, lazy_type=None):
-    """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``): while it is on
-    somewhere, the in-place paths decline (the Python paths run what is pending first)
-    unless the set ``live`` is empty and neither storage is of ``lazy_type``,
-    the element-wise functions' common case calls its primitive on ``operand(x)`` (the
-    storage that records it where lazy mode is on here, as the Python path does; without
-    ``operand`` it declines too) and the C stores call ``write_into(x)`` before they write
-    (what is pending runs first, as ``writes.check_writable`` runs it), except while the
-    set ``live`` is empty and x's storage is not of ``lazy_type``; views stay in C.
-    ``suspend`` False turns them back on."""
-    if _native is not None:
-        if suspend:
-            _native.set_lazy(write_into, operand, live, lazy_type)
-        else:
-            _native.set_lazy(None)
+def native_switch():
+    """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``), as ``(on, off)``,
+    each one call of C where candlewick._native is built (a loop entering a ``lazy()``
+    block per call flips it twice a call). After ``on(write_into, operand, live,
+    lazy_type)`` the in-place paths decline (the Python paths run what is pending first)
+    unless the set ``live`` is empty and neither storage is of ``lazy_type``, the
+    element-wise functions' common case calls its primitive on ``operand(x)`` (the
+    storage that records it where lazy mode is on here, as the Python path does) and
+    the C stores call ``write_into(x)`` before they write (what is pending runs first,
+    as ``writes.check_writable`` runs it), except while the set ``live`` is empty and
+    x's storage is not of ``lazy_type``; views stay in C. ``off()`` turns them back on."""
+    if _native is None:
+        return _nothing, _nothing
+    return _native.set_lazy, functools.partial(_native.set_lazy, None)
+
+
+def _nothing(*_):
+    return None
 
 
 def row_views(x, axis):

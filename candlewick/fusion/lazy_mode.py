@@ -13,7 +13,7 @@ calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GAT
 (what the eager paths read) is True while any block is open or the variable is set, and
 meanwhile the C in-place paths decline, the C element-wise path calls its primitive
 on ``_operand(x)`` as the Python path does, and the C stores run what is pending first
-(``_core.suspend_native``).
+(``_core.native_switch``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import os
 import threading
 import warnings
 
-from .._core import suspend_native
+from .._core import native_switch
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -160,10 +160,17 @@ def _write_into(x):
 
 
 def _set_gate():
+    """``GATE.on`` and the C fast paths' switch made what the open blocks and the
+    environment say (under ``_gate_lock``). A loop that enters a block per call
+    (``with cw.lazy(): f(x)``) turns both on and off each time: the switch is one call
+    of C (``_core.native_switch``), no frame of Python between."""
     on = _process_on or _open_blocks > 0
     if on != GATE.on:
         GATE.on = on
-        suspend_native(on, GATE.write_into, GATE.operand, LIVE, LazyStorage)
+        if on:  # (the hooks read now: a test may wrap one)
+            _switch_on(GATE.write_into, GATE.operand, LIVE, LazyStorage)
+        else:
+            _switch_off()
 
 
 def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
@@ -207,7 +214,7 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     >>> round(total, 4)
     2.7537
     """
-    if not isinstance(enabled, bool):
+    if type(enabled) is not bool:  # (bool has no subclasses)
         raise ArgumentTypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
     return _Block(enabled)
 
@@ -223,26 +230,36 @@ class _Block(contextlib.ContextDecorator):
     def _recreate_cm(self):
         return _Block(self.enabled)  # each call of a decorated function: a block of its own
 
+    # (acquire/release, not `with`: half the cost, and a block per call pays it twice)
     def __enter__(self):
         global _open_blocks
         self.tokens.append(_block.set(self.enabled))
-        with _gate_lock:
+        _gate_lock.acquire()
+        try:
             _open_blocks += 1
-            _set_gate()
+            if not GATE.on:
+                _set_gate()
+        finally:
+            _gate_lock.release()
 
     def __exit__(self, kind, error, traceback):
         global _open_blocks
         _block.reset(self.tokens.pop())
         try:
-            flush()  # what the block recorded runs before its arrays are used outside it
+            if LIVE:  # (flush's own first test: nothing pending anywhere, no call)
+                flush()  # what the block recorded runs before its arrays are used outside it
         except Exception:
             if kind is None:
                 raise
             # the block's own error goes on; what is pending runs when it is needed
         finally:
-            with _gate_lock:
+            _gate_lock.acquire()
+            try:
                 _open_blocks -= 1
-                _set_gate()
+                if _open_blocks == 0:
+                    _set_gate()
+            finally:
+                _gate_lock.release()
         return False
 
 
@@ -251,5 +268,6 @@ GATE.operand = _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
+_switch_on, _switch_off = native_switch()
 with _gate_lock:
     _set_gate()

@@ -23,7 +23,7 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "counted_replayed", "learn", "pinned_fused", "plain", "reset"]
+__all__ = ["Start", "call_key", "counted_replayed", "learn", "pair_key", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -86,6 +86,20 @@ def call_key(device, name, dtype, args):
         else:
             key.append(a)
     return tuple(key)
+
+
+def pair_key(device, name, dtype, op, layout1, dtype2, layout2):
+    """``call_key(device, name, dtype, (op, layout1, dtype2, layout2))``: the key of a
+    binary or compare call, built in one step where the op is kept as it is and both
+    layouts are Layouts (each element-wise call in lazy mode that may run at once asks)."""
+    if type(layout1) is Layout and type(layout2) is Layout and type(op) not in _NOT_AS_IS:
+        return (id(device), name, dtype.name, op, (layout1.shape, layout1.strides, layout1.offset), dtype2.name,
+                (layout2.shape, layout2.strides, layout2.offset))
+    return call_key(device, name, dtype, (op, layout1, dtype2, layout2))
+
+
+#: the argument types call_key does not keep as they are
+_NOT_AS_IS = frozenset({Layout, DType, float, int, bool, complex, list})
 
 
 def learn(run, device, calls):
@@ -190,9 +204,45 @@ def _start(name):
     return method
 
 
-for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compare_scalar", "where", "astype",
-              "copy", "affine", "clip", "var", "reduce_as"):
+def _start_pair(name):
+    """``_start(name)`` for ``binary`` and ``compare``, the calls the C element-wise path
+    makes in lazy mode (``x * y`` in a loop: each call asks), their four arguments
+    (op, layout, storage, layout) read without copies and keyed by ``pair_key``."""
+    general = _start(name)
+
+    def method(self, *args):
+        if len(args) != 4:
+            return general(self, *args)
+        op, layout1, other, layout2 = args
+        real = self.real
+        small = real.size * real.dtype.itemsize < RECORD_BYTES
+        ripe = name in _ripe
+        if small or ripe:
+            pending = self.pending
+            if type(other) is pending.lazy_type:
+                other = other.real
+                if other is None:  # a pending operand: the call joins its graph
+                    return getattr(pending.tracer(real), name)(*args)
+            if small and other.size * other.dtype.itemsize < RECORD_BYTES:
+                return getattr(real, name)(op, layout1, other, layout2)
+            if ripe:
+                try:
+                    seen = _counts.get(pair_key(pending.device, name, real.dtype, op, layout1, other.dtype, layout2), 0)
+                except TypeError:  # an unhashable argument: never counted
+                    seen = 0
+                if seen >= REPLAYS:
+                    return getattr(real, name)(op, layout1, other, layout2)
+        return getattr(self.pending.tracer(real), name)(*args)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", "astype", "copy", "affine", "clip",
+              "var", "reduce_as"):
     setattr(Start, _name, _start(_name))
+for _name in ("binary", "compare"):
+    setattr(Start, _name, _start_pair(_name))
 del _name
 
 _start_reduce = _start("reduce")

@@ -104,7 +104,7 @@ class ArgLayout(LaunchBuffer):
     def field_bytes(kind, count):
         return KINDS[kind][1] * count
 
-    def _packer(self, names):
+    def _packer(self, names, words=()):
         # "field[:k]": the first k elements of an array field (the rest zeros)
         heads = {}
         for name in names:
@@ -113,6 +113,9 @@ class ArgLayout(LaunchBuffer):
         order = [f for f in self.flat if f[0] in heads]
         if len(order) != len(heads):
             raise KeyError(sorted(set(heads) - {f[0] for f in self.flat}))
+        not_raw = set(words) - {f[0] for f in order if f[1] == "raw"}
+        if not_raw:
+            raise KeyError(f"words {sorted(not_raw)}: not 'raw' fields among the names")
         fmt, pos = ["<"], 0
         for name, kind, count, start, _ in order:
             if heads[name] is not None:
@@ -122,7 +125,10 @@ class ArgLayout(LaunchBuffer):
             if start > pos:
                 fmt.append(f"{start - pos}x")
             code = KINDS[kind][0]
-            fmt.append(f"{8 * count}s" if kind == "raw" else f"{count}{code}")
+            if kind == "raw":
+                fmt.append(f"{count}Q" if name in words else f"{8 * count}s")
+            else:
+                fmt.append(f"{count}{code}")
             pos = start + self.field_bytes(kind, count)
         if self.size > pos:
             fmt.append(f"{self.size - pos}x")
@@ -130,14 +136,17 @@ class ArgLayout(LaunchBuffer):
         assert packer.size == self.size
         return packer
 
-    def packer(self, names):
+    def packer(self, names, words=()):
         """A ``struct.Struct`` over the whole struct that writes only the named fields
         (in struct order) and zeros everything else: one ``pack_into`` per launch for
         kernels that read only those fields (e.g. the contiguous element-wise path,
         which never reads shape or strides). ``"field[:k]"`` names the first k elements
         of an array field (the one-strided-axis path reads ``shape[0]`` and each
-        operand's ``strides[0]``)."""
-        return self._packer(names)
+        operand's ``strides[0]``). ``words``: 'raw' fields among ``names`` taken as
+        their ``count`` 8-byte words (unsigned ints, little-endian: the C type's own
+        layout) instead of one bytes value, so that a launch packed once can have them
+        written in place like any 8-byte int field (``launcher.PreparedLaunch``)."""
+        return self._packer(names, words)
 
     def pack(self, values):
         """The struct's bytes (for tests and for callers that keep their own buffer)."""

@@ -30,7 +30,11 @@ def operand(x, layout, strides=None):
 
 
 def out_operand(out, shape):
-    return (out.ptr, 0, contiguous_strides(tuple(shape)))
+    return (out.ptr, 0, _out_strides(tuple(shape)))
+
+
+# every strided launch's output strides: a pure function of shapes that repeat call after call
+_out_strides = functools.lru_cache(maxsize=1024)(contiguous_strides)
 
 
 def contiguous(shape):

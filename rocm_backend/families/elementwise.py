@@ -23,7 +23,7 @@ def unary(x, op, layout):
         return out
     out = device.storage_type.empty(device, out_dtype, shape_size(layout.shape))
     launch_ew(device, ("unary", op, x.dtype), layout.shape,
-              [out_operand(out, layout.shape), operand(x, layout)], name=op.value, dtype=x.dtype)
+              [out_operand(out, layout.shape), operand(x, layout)], name=op._value_, dtype=x.dtype)
     return out
 
 
@@ -39,10 +39,13 @@ def binary(x, op, lhs_layout, rhs, rhs_layout, family="binary"):
         if n:
             device.ew_contiguous(kern, n, (out.ptr, 0, x.ptr, lhs_layout.offset, rhs.ptr, rhs_layout.offset))
         return out
-    out = device.storage_type.empty(device, out_dtype, shape_size(lhs_layout.shape))
-    launch_ew(device, (family, op, x.dtype), lhs_layout.shape,
-              [out_operand(out, lhs_layout.shape), operand(x, lhs_layout), operand(rhs, rhs_layout)],
-              name=op.value, dtype=x.dtype)
+    # (op._value_: op.value, without the enum's Python-level property; n: known where > 0;
+    # the operands as ``operand`` makes them, inline: a broadcast x * row's host path)
+    out = device.storage_type.empty(device, out_dtype, n if n > 0 else shape_size(lhs_layout.shape))
+    shape = lhs_layout.shape
+    launch_ew(device, (family, op, x.dtype), shape,
+              [out_operand(out, shape), (x.ptr, lhs_layout.offset, lhs_layout.strides),
+               (rhs.ptr, rhs_layout.offset, rhs_layout.strides)], name=op._value_, dtype=x.dtype)
     return out
 
 
@@ -69,7 +72,7 @@ def binary_scalar(x, op, layout, scalar, reflected, family="binary"):
     scalar_op = (0, 0, ())
     operands = [scalar_op, operand(x, layout)] if reflected else [operand(x, layout), scalar_op]
     launch_ew(device, (family, op, x.dtype), layout.shape,
-              [out_operand(out, layout.shape)] + operands, packed, name=op.value, dtype=x.dtype)
+              [out_operand(out, layout.shape)] + operands, packed, name=op._value_, dtype=x.dtype)
     return out
 
 

@@ -13,7 +13,7 @@ from candlewick.shapes import shape_size
 from .. import ops
 from ..abi import structs
 from ..abi.ew_operands import ew_values, split_dims
-from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES
+from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES, SCALAR_WORDS
 from ..kernels import kernel
 from ..runtime.launcher import NOTHING, PreparedLaunch
 
@@ -40,6 +40,13 @@ _EW_CONTIG_OFFSETS = (EW_ARGS.offsets["n"], EW_ARGS.offsets["ndim"]) + tuple(
     EW_ARGS.offsets[f"op{k}_{f}"] for k in range(4) for f in ("ptr", "offset"))
 assert EW_ARGS.offsets["flags"] == EW_ARGS.offsets["ndim"] + 4
 _CONTIG_INDEX32 = CONTIGUOUS | INDEX32
+# launch_ew's prepared launches pack every field, the scalar slots as their SCALAR_WORDS
+# 8-byte words (the C type's own, cw_i64 scalar[4]): each launch fills the array operands'
+# pointers and offsets and the four words, written in C over the struct packed once where
+# candlewick._native is built (a scalar is one more field to write, not a pack in Python)
+_EW_PLANNED = EW_ARGS.packer([f[0] for f in EW_ARGS.flat], words=("scalar",))
+_SCALAR_WORDS = struct.Struct(f"<{SCALAR_WORDS}Q")
+_NO_WORDS = (0,) * SCALAR_WORDS
 # threads per block of the contiguous path (the kernels' launch bound is structs.EW_BLOCK):
 # exp f32 measured 128.0 / 504.4 us on the device at 2^26 / 2^28 with 128, 130.7 / 516.9
 # with 256, torch 127.9 / 505.5 (H200 through the shim, bench/results/rocm_probe_*session3*)
@@ -96,11 +103,21 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
 
     The launch of a layout (kernel, grid, coalesced shape and strides)
     is prepared once per device and kept in its launch memo by (key, shape, flags,
-    operand strides, which operands are scalars, the grid ``blocks`` gave): a repeated layout costs one dict hit, its
-    pointers, offsets and scalar filled in, and one pack."""
+    operand strides, which operands are scalars, the grid ``blocks`` gave): a repeated layout costs one dict hit and
+    its pointers, offsets and scalar words filled in (in C where built: ``PreparedLaunch.run``)."""
     shape = tuple(shape)
     grid = None if blocks is None else blocks(shape_size(shape))
-    plan_key = ("ew", key, shape, flags, grid, tuple([tuple(op[2]) if op[0] else None for op in operands]))
+    # one pass over the operands for the memo's key and the fills (a loop, not two
+    # comprehensions: each is a call of its own on every launch)
+    strides_key, fills = [], []
+    for ptr, offset, strides in operands:
+        if ptr:
+            strides_key.append(tuple(strides))
+            fills.append(ptr)
+            fills.append(offset)
+        else:
+            strides_key.append(None)
+    plan_key = ("ew", key, shape, flags, grid, tuple(strides_key))
     launches = device.launches
     plan = launches.get(plan_key)
     if plan is None:
@@ -108,19 +125,8 @@ def launch_ew(device, key, shape, operands, scalar=b"", flags=0, name=None, dtyp
     if plan is not _SPLIT:
         if plan is NOTHING:
             return
-        if not scalar:  # pointers and offsets alone: written into the packed struct in C where built
-            plan.run(*[field for ptr, offset, _ in operands if ptr for field in (ptr, offset)])
-            return
-        values = plan.values.copy()
-        slot = _OPERAND_SLOT
-        for ptr, offset, _ in operands:
-            if ptr:
-                values[slot] = ptr
-                values[slot + 1] = offset
-            slot += _OPERAND_FIELDS
-        if scalar:
-            values[-1] = scalar.ljust(SCALAR_BYTES, b"\0")
-        plan.launch(values)
+        fills += _SCALAR_WORDS.unpack(scalar.ljust(SCALAR_BYTES, b"\0")) if scalar else _NO_WORDS
+        plan.run(*fills)
         return
     bound = kernel(device, key, name, dtype)  # memoized: the table's lookup spells the key anew
     spec = bound.spec
@@ -142,8 +148,9 @@ _SPLIT = "split"  # the plan of a layout that takes the general path
 
 def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
     """The PreparedLaunch of a layout that needs no split (its values hold pointer 1 and
-    offset 0 for each array operand, each launch fills in its own); ``NOTHING`` for an
-    empty shape; _SPLIT otherwise. ``grid``: launch_ew's ``blocks`` decided it."""
+    offset 0 for each array operand and zero scalar words, each launch fills in its own:
+    run(*pointers and offsets, *scalar words)); ``NOTHING`` for an empty shape; _SPLIT
+    otherwise. ``grid``: launch_ew's ``blocks`` decided it."""
     pieces = list(split_dims(shape, [(1 if ptr else 0, 0, strides) for ptr, _, strides in operands]))
     if len(pieces) != 1:
         return _SPLIT
@@ -151,14 +158,16 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
     if n == 0:
         return NOTHING
     spec = ops.lookup(key, name, dtype)
-    # run(*fills) fills the array operands' pointers and offsets (the C-written fields of
-    # PreparedLaunch where candlewick._native is built: no per-launch pack of the ~60
-    # fields); a launch with scalar bytes fills its values through launch(values)
-    slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
-             for field in (0, 1)]
+    # run(*fills) fills the array operands' pointers and offsets and the scalar words (the
+    # C-written fields of PreparedLaunch where candlewick._native is built: no per-launch
+    # pack of the ~60 fields)
     values = ew_values(shape, pieces[0][1], b"", flags)
+    values[-1:] = _NO_WORDS
+    slots = [_OPERAND_SLOT + k * _OPERAND_FIELDS + field for k, (ptr, _, _) in enumerate(operands) if ptr
+             for field in (0, 1)] + list(range(len(values) - SCALAR_WORDS, len(values)))
     if grid is not None:
-        return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots)
+        return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots,
+                              _EW_PLANNED)
     grid = grid_for(n, spec.block, device)
     if key[0] in ops.ENTRY_FAMILIES:
         grid = steps_grid(grid, spec.block, device, n, values, getattr(key[-1], "itemsize", 16))
@@ -166,7 +175,7 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
         if 0 < ndim <= 2 and not values[2] & CONTIGUOUS:  # the layout's own entry (types up to 8 bytes)
             spec = ops.entry(key, ops.ENTRIES[ndim - 1]) or spec
     bound = device.kernels.kernel(spec)
-    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots)
+    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots, _EW_PLANNED)
 
 
 #: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/binary.hip)

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from candlewick import dtypes as dt
 from rocm_backend.abi import arg_layout, structs
 from rocm_backend.bindings import hip
 from rocm_backend.error import RocmError
@@ -128,6 +129,36 @@ def test_a_prepared_run_filled_in_c_hands_the_runtime_the_bytes_python_packs(run
         assert tags == [arg_layout.HIP_LAUNCH_PARAM_BUFFER_POINTER, arg_layout.HIP_LAUNCH_PARAM_BUFFER_SIZE,
                         arg_layout.HIP_LAUNCH_PARAM_END]
         assert raw == _FLAT.pack(*(values[:_FLAT_SRC] + list(fills) + values[_FLAT_SRC + 4:]))
+
+
+def test_an_element_wise_plan_writes_its_scalar_words_in_c_as_python_packs_its_bytes(runtime):
+    """launch_ew's prepared launches take the scalar slots as four 8-byte words, filled per
+    launch with the pointers and offsets: written from C over the struct packed once, the
+    runtime must see the struct packed with the scalar as bytes (slot 0, slot 1, both)."""
+    from rocm_backend.families import ew_launch
+    from rocm_backend.runtime.launcher import PreparedLaunch
+
+    launcher, _, _, _ = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    seen = _capturing(launcher)
+    fields = structs.EW_ARGS.value_fields(ew_launch._EW_PLANNED)
+    values = list(range(100, 100 + len(fields) - structs.SCALAR_WORDS)) + [0] * structs.SCALAR_WORDS
+    op = 3 + structs.MAX_DIMS  # operand 0's pointer, then its offset; operand 2's two fields further
+    slots = [op, op + 1, op + 2 * (2 + structs.MAX_DIMS), op + 2 * (2 + structs.MAX_DIMS) + 1]
+    slots += range(len(values) - structs.SCALAR_WORDS, len(values))
+    launcher.stream_launch = _stream_launch(launcher)
+    in_c = PreparedLaunch(launcher, _kernel(), 7, 256, structs.EW_ARGS, values, slots, ew_launch._EW_PLANNED)
+    assert in_c.run.func is launcher.stream_launch  # the C fill, scalar words included
+    head = values[:-structs.SCALAR_WORDS]
+    for scalar in [ew_launch.scalar_bytes(-2.75, dt.float32) + bytes(16),
+                   bytes(16) + ew_launch.scalar_bytes(-1 / 3 + 2.5j, dt.complex128),
+                   bytes(range(200, 232))]:
+        pointers = (0x7F00_0000_1000, 5, 0x7F00_0000_8000, 2**63 - 1)
+        in_c.run(*pointers, *ew_launch._SCALAR_WORDS.unpack(scalar))
+        want = list(head)
+        want[op], want[op + 1], want[slots[2]], want[slots[3]] = pointers
+        assert seen[-1][1] == structs.EW_ARGS.struct.pack(*want, scalar)
 
 
 def test_prepared_launches_on_the_fake_runtime_stay_on_the_python_path(fake):

@@ -108,3 +108,23 @@ def test_a_call_is_counted_once_per_run(arrays):
 
     runs = [_run(runtime, twice) for _ in range(lazy_policy.REPLAYS + 1)]
     assert [pending for pending, _ in runs] == [[True, True]] * lazy_policy.REPLAYS + [[False, False]]
+
+
+def test_the_key_of_a_binary_call_built_in_one_step_is_call_keys():
+    """pair_key (the binary and compare calls of the C element-wise path) and call_key
+    (every recorded call, counted after a replayed run) must make one key of one call:
+    a count made by one is read by the other."""
+    from candlewick import dtypes as dt
+    from candlewick.layout import Layout
+    from candlewick.opdefs import BinaryOp, CompareOp
+
+    device = object()
+    row = Layout((3, 5), (0, 1), 7)
+    full = Layout.contiguous((3, 5))
+    for name, op, l1, d2, l2 in [("binary", BinaryOp.MULTIPLY, full, dt.complex64, row),
+                                 ("compare", CompareOp.LESS, row, dt.float32, full),
+                                 ("binary", 2.5, full, dt.float32, full),  # an argument call_key converts
+                                 ("binary", BinaryOp.ADD, [1, 2], dt.int8, full)]:
+        want = lazy_policy.call_key(device, name, dt.float32, (op, l1, d2, l2))
+        assert lazy_policy.pair_key(device, name, dt.float32, op, l1, d2, l2) == want
+        assert hash(want) == hash(lazy_policy.pair_key(device, name, dt.float32, op, l1, d2, l2))
