@@ -215,6 +215,20 @@ def test_strided_and_offset_views(any_dev):
     _check(any_dev, y, y[1:, ::2, 3:], 2, True)  # evenly spaced rows (1200 apart): in place
 
 
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int16, dt.bool_, dt.uint8], ids=lambda d: d.name)
+def test_keys_made_from_strided_sources(dev, dtype):
+    """Rows past a tile, one stride apart (any stride, negative too): no radix_keys, the keys
+    are made from the source (radix_digits_enc and the first onesweep pass, or radix_block)."""
+    rng = np.random.default_rng(12)
+    x = _data(dtype, (5, 2400), rng)
+    for view in (x[1::2, ::-3], x[::-1, 3:1400:2], x[:, ::-1]):  # 800 keys: passes; 699: radix_block; 2400
+        for descending in (False, True):
+            _check(dev, x, view, 1, descending)
+    t = _data(dtype, (1700, 3), rng)  # along another axis, the rows 1 apart and the keys 3 or -6
+    _check(dev, t, t, 0, True)
+    _check(dev, t, t[::-2], 0, False)
+
+
 def test_all_equal_and_presorted_rows(any_dev):
     for x in (np.zeros(2000, np.float32), np.full(2000, -0.0, np.float32), np.arange(2000, dtype=np.int32),
               np.arange(2000, dtype=np.int32)[::-1].copy(), np.full(1500, np.nan, np.float64)):
