@@ -2,16 +2,18 @@
 and searchsorted.
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
-NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
+NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits): radix_keys
+writes them, but for rows past a tile one stride apart, whose keys the first kernel that reads
+them makes from the source (radix_digits_enc, then the first onesweep pass; radix_block). A row of
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
 in turn (radix_block). Longer rows take a onesweep: one launch counts every pass's digits
 of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
-whole array: each block takes the next range of a row (``SWEEP_TILE`` keys; a ticket), ranks it in shared
-memory (the 8-bit digit at once, by warp votes), finds each digit's first places by looking
-back over the ranges before it (the counts they post) and writes each digit's run to its
-places.
+whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
+the positions; a ticket), ranks it in shared memory (the 8-bit digit at once), finds each
+digit's first places by looking back over the ranges before it (the counts they post) and
+writes each digit's run to its places.
 A sort of 1-byte values alone (bool, int8, uint8) past a range tile is a counting sort: the
 digit totals are the sorted row (radix_fill writes it run by run, no pass ranks a key).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
