@@ -224,12 +224,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         final = shift + 8 >= bits
         # the last keys: read only without positions or values written in place
         keys_out = 0 if final and (positions or last is not None) else spare.ptr
-        if final and last is not None:
+        made = encode is not None and shift == 0  # the first pass makes the keys from the source
+        if final and last is not None:  # (last[1] has the source's fields too)
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
-        else:  # the first pass reads the source where it makes the keys
+        else:
             tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + \
-                (encode if encode is not None and shift == 0 else no_values)
-        launch(sweep, grid, None, RADIX_ARGS, (0 if encode is not None and shift == 0 else keys.ptr, idx_in, keys_out) + tail)
+                (encode if made else no_values)
+        launch(sweep, grid, None, RADIX_ARGS, (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr

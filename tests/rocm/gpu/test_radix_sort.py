@@ -73,7 +73,8 @@ def test_rows_of_a_square(rocm, dtype):
     _check(rocm, host[:100, :1000], True)  # rows of one tile, from a strided view
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.bool_], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
 def test_views_of_long_rows(rocm, dtype):
     wide, tall = _data(dtype, (4, 300_007), 6), _data(dtype, (300_007, 3), 7)
     raw = np.dtype(f"u{wide.dtype.itemsize}")
