@@ -57,12 +57,7 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
         const B* src = ENC ? cw_radix_source_row<B>(a, r) : nullptr;
         for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
             K k[CW_RADIX_DIGIT_LOADS];
-#pragma unroll
-            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
-                const cw_i64 p = p0 + i * CW_RADIX_BLOCK;
-                if (ENC) k[i] = p < hi ? cw_radix_encode<K, B>(a, src[p * a.src_stride]) : (K)0;
-                else k[i] = p < hi ? row[p] : (K)0;
-            }
+            cw_radix_load_keys(a, row, src, p0, CW_RADIX_BLOCK, hi, k);
 #pragma unroll
             for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
                 if (p0 + i * CW_RADIX_BLOCK >= hi) break;
@@ -117,13 +112,9 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     cw_u32* idx = CARRY ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
-    const B* src = kin ? nullptr : cw_radix_source_row<B>(a, r) + lo * a.src_stride;  // the first pass's
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int p = seg + i * ws;
-        if (kin) k[i] = p < m ? kin[row + lo + p] : (K)0;
-        else k[i] = p < m ? cw_radix_encode<K, B>(a, src[p * a.src_stride]) : (K)0;
-    }
+    // the first pass (keys_in null) makes the keys from the source
+    const B* src = kin ? nullptr : cw_radix_source_row<B>(a, r) + lo * a.src_stride;
+    cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
     cw_u32 rank[ITEMS];
     const cw_u32 total = cw_radix_count8(c, m, s, k, m_.match, m_.cnt, rank);
     // the positions loaded after count8 (its barriers keep them there): not held through the
