@@ -26,6 +26,10 @@ RADIX_RANGE_ITEMS = {4: 16, 8: 8}
 #: blocks of 2048-key ranges) on the H200 at cab0e90: float64 2^24 2.361 ms against 2.503, int64 2.223
 #: against 2.369; for 4-byte keys 18 would need 180 registers (one block) and 8 or 12 lost
 RADIX_SWEEP_ITEMS = {4: 16, 8: 12}
+#: the same for a sort that carries the keys' positions (argsort, sort with indices), whose kernels
+#: run three blocks a multiprocessor (ops.RADIX_MIN_BLOCKS): 4-byte keys' ranges of 13 keys a thread
+#: leave them 80 registers and no spill (ptxas sm_90; 14 spilled 16 B, 16 more)
+RADIX_SWEEP_CARRY_ITEMS = {4: 13, 8: 12}
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
 #: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,
 #: mask undoing a descending sort's inversion: its keys are one to one too)
@@ -81,7 +85,9 @@ OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_
                ("RADIX_RANGE_ITEMS[4]", "CW_RADIX_RANGE_ITEMS_K4", RADIX_RANGE_ITEMS[4]),
                ("RADIX_RANGE_ITEMS[8]", "CW_RADIX_RANGE_ITEMS_K8", RADIX_RANGE_ITEMS[8]),
                ("RADIX_SWEEP_ITEMS[4]", "CW_RADIX_SWEEP_ITEMS_K4", RADIX_SWEEP_ITEMS[4]),
-               ("RADIX_SWEEP_ITEMS[8]", "CW_RADIX_SWEEP_ITEMS_K8", RADIX_SWEEP_ITEMS[8]))
+               ("RADIX_SWEEP_ITEMS[8]", "CW_RADIX_SWEEP_ITEMS_K8", RADIX_SWEEP_ITEMS[8]),
+               ("RADIX_SWEEP_CARRY_ITEMS[4]", "CW_RADIX_SWEEP_CARRY_ITEMS_K4", RADIX_SWEEP_CARRY_ITEMS[4]),
+               ("RADIX_SWEEP_CARRY_ITEMS[8]", "CW_RADIX_SWEEP_CARRY_ITEMS_K8", RADIX_SWEEP_CARRY_ITEMS[8]))
 
 # flags of cw_ew_args
 CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8

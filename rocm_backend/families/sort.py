@@ -2,16 +2,18 @@
 and searchsorted.
 
 The sorted axis is made the last one and every row gets unsigned keys (order-preserving:
-NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits). A row of
+NaN above +inf, -0.0 equal to +0.0, bool in one bit; descending inverts the bits): radix_keys
+writes them, but for rows past a tile one stride apart, whose keys the first kernel that reads
+them makes from the source (radix_digits_enc, then the first onesweep pass; radix_block). A row of
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
 in turn (radix_block). Longer rows take a onesweep: one launch counts every pass's digits
 of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
-whole array: each block takes the next range of a row (``SWEEP_TILE`` keys; a ticket), ranks it in shared
-memory (the 8-bit digit at once, by warp votes), finds each digit's first places by looking
-back over the ranges before it (the counts they post) and writes each digit's run to its
-places.
+whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
+the positions; a ticket), ranks it in shared memory (the 8-bit digit at once), finds each
+digit's first places by looking back over the ranges before it (the counts they post) and
+writes each digit's run to its places.
 A sort of 1-byte values alone (bool, int8, uint8) past a range tile is a counting sort: the
 digit totals are the sorted row (radix_fill writes it run by run, no pass ranks a key).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
@@ -43,6 +45,8 @@ TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shar
 RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE_ITEMS.items()}
 #: keys a block ranks at a time in a onesweep pass (a range, hip/radix_sweep.hip), by key bytes
 SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_ITEMS.items()}
+#: the same where the keys' positions ride along
+CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_CARRY_ITEMS.items()}
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
@@ -75,17 +79,24 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     bits = 1 if x.dtype.is_bool else 8 * size
     keys = device.storage_type.empty(device, dt.uint64 if key_bytes == 8 else dt.uint32, n)
     buf_strides = contiguous_strides(pshape)
-    launch_ew(device, ("radix_keys", x.dtype), pshape, [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)],
-              b"", FLAG_A if descending else 0, name="sort", dtype=x.dtype)
+    src_row = _row_stride(pshape[:-1], pstrides[:-1])
+    decoding = _decoding(x.dtype, bits, descending)
+    # rows past a tile, one stride apart: the kernel that reads the keys first makes them from
+    # the source (cw_radix_encode: radix_digits_enc, then the first onesweep pass; radix_block);
+    # else radix_keys writes them first
+    encode = (0, x.ptr, layout.offset, pstrides[-1], src_row) + decoding if src_row is not None and length > TILE \
+        else None
+    if encode is None:
+        launch_ew(device, ("radix_keys", x.dtype), pshape,
+                  [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)], b"",
+                  FLAG_A if descending else 0, name="sort", dtype=x.dtype)
     if axis == len(shape) - 1 and not indices_wanted and size == 1 and length > RANGE_TILE[key_bytes]:
-        _counted(device, keys, values, bits, rows, length, descending, x.dtype.category == "signed integer")
+        _counted(device, keys, values, bits, rows, length, descending, x.dtype.category == "signed integer", encode)
         return values, indices
     # along the last axis of a source whose rows are one stride apart, the last pass writes
     # the values (decoded, or gathered by position) and the int64 indices in their places
-    src_row = _row_stride(pshape[:-1], pstrides[:-1])
     direct = axis == len(shape) - 1 and src_row is not None
     keys_only = not indices_wanted and not x.dtype.is_bool
-    decoding = _decoding(x.dtype, bits, descending)
     sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
     if length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
@@ -94,11 +105,12 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
         block = "block_keys" if direct and keys_only else "block"
         stage, grid = ("rows", -(-rows // (TILE // length))) if length <= TILE else (block, rows)
         device.launcher.launch(kernel(device, ("radix", stage, key_bytes, size)), min(grid, GRID_LOOP_CAP), None,
-                               RADIX_ARGS, (keys.ptr, 0, 0, wide or (0 if direct else order.ptr), 0, length, rows,
+                               RADIX_ARGS, (0 if encode and stage != "rows" else keys.ptr, 0, 0,
+                                            wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
     else:
         order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only, decoding,
-                              (wide, sink) if direct else None)
+                              (wide, sink) if direct else None, encode)
     if direct:
         return values, indices
     out_strides = contiguous_strides(shape)
@@ -129,8 +141,8 @@ def _decoding(dtype, bits, descending):
     (hip/radix.hip's cw_radix_value) and, for a float, which keys every pass takes as equal
     (cw_radix_class: inf, the bits of +inf); mask as the i64 of its bits."""
     flip = (1 << bits) - 1 if descending else 0
-    if dtype.is_bool:  # any nonzero byte is True: gathered as it was
-        return 0, structs.RADIX_GATHER, 0
+    if dtype.is_bool:  # any nonzero byte is True: gathered as it was (inf: the flip of its keys made
+        return 0, structs.RADIX_GATHER, flip  # from the source, cw_radix_encode)
     inf = 0
     if dtype.is_floating:
         mask, decode = flip, structs.RADIX_DECODE_FLOAT
@@ -152,7 +164,7 @@ def _row_stride(shape, strides):
     return dims[-1][1]
 
 
-def _counted(device, keys, values, bits, rows, length, descending, signed):
+def _counted(device, keys, values, bits, rows, length, descending, signed, encode=None):
     """The sorted values of rows of 1-byte keys (rows x length, contiguous) into ``values``
     (contiguous): equal 1-byte values are one value, so each row's digit totals
     (radix_digits, one pass) are its sorted row, written run by run (radix_fill): two
@@ -164,15 +176,18 @@ def _counted(device, keys, values, bits, rows, length, descending, signed):
     flip = (1 << bits) - 1 if descending else 0
     mask = flip ^ (0x80 if signed else 0)
     head = (keys.ptr, 0, 0, 0, state.ptr, length, rows)
-    device.launcher.launch(kernel(device, ("radix", "digits", 4)),
+    stage, tail = ("digits", 4), (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0)
+    if encode is not None:  # ``encode``: the source's fields of RADIX_ARGS (the keys made from it)
+        stage, tail = ("digits_enc", 4, 1), encode
+    device.launcher.launch(kernel(device, ("radix",) + stage),
                            min(rows * blocks, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS,
-                           head + (SWEEP_TILE[4], blocks, 0, bits, 0) + (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0))
+                           head + (SWEEP_TILE[4], blocks, 0, bits, 0) + tail)
     device.launcher.launch(kernel(device, ("radix", "fill", 1)), min(rows * fill_blocks, GRID_LOOP_CAP), None,
                            RADIX_ARGS, head + (FILL_TILE, fill_blocks, 0, bits, 0, values.ptr, 0, 0, 0, 0, mask,
                                                structs.RADIX_DECODE_INT, 0))
 
 
-def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None):
+def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
     with positions or with ``last``): radix_digits, then one radix_sweep per 8-bit digit
@@ -183,7 +198,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    chunk = SWEEP_TILE[key_bytes]
+    chunk = (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
@@ -192,8 +207,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))
     state.buffer.memset(0)
     counts = state.ptr
-    launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
-           None, RADIX_ARGS, (keys.ptr, 0, 0, 0, counts, length, rows, chunk, blocks, 0, bits, 0) + no_values)
+    head = (counts, length, rows, chunk, blocks, 0, bits, 0)
+    if encode is None:
+        launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
+               None, RADIX_ARGS, (keys.ptr, 0, 0, 0) + head + no_values)
+    else:  # ``encode``: the source's fields of RADIX_ARGS: radix_digits and the first pass make the keys
+        launch(kernel(device, ("radix", "digits_enc", key_bytes, size)),
+               min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS, (0, 0, 0, 0) + head + encode)
     sweep = kernel(device, ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
     spare = empty(device, keys.dtype, n)
     order = order_spare = None
@@ -204,11 +224,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         final = shift + 8 >= bits
         # the last keys: read only without positions or values written in place
         keys_out = 0 if final and (positions or last is not None) else spare.ptr
-        if final and last is not None:
+        made = encode is not None and shift == 0  # the first pass makes the keys from the source
+        if final and last is not None:  # (last[1] has the source's fields too)
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:
-            tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + no_values
-        launch(sweep, grid, None, RADIX_ARGS, (keys.ptr, idx_in, keys_out) + tail)
+            tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + \
+                (encode if made else no_values)
+        launch(sweep, grid, None, RADIX_ARGS, (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr

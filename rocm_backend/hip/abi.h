@@ -44,6 +44,12 @@ typedef long long cw_i64;
 #ifndef CW_RADIX_SWEEP_ITEMS_K8
 #define CW_RADIX_SWEEP_ITEMS_K8 12
 #endif
+#ifndef CW_RADIX_SWEEP_CARRY_ITEMS_K4
+#define CW_RADIX_SWEEP_CARRY_ITEMS_K4 13
+#endif
+#ifndef CW_RADIX_SWEEP_CARRY_ITEMS_K8
+#define CW_RADIX_SWEEP_CARRY_ITEMS_K8 12
+#endif
 
 #define CW_CONTIGUOUS 1  // every operand has unit stride in flat order: offsets are offset + i
 #define CW_INDEX32 2  // every extent fits 32 bits: cheaper index decoding

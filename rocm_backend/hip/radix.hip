@@ -86,6 +86,49 @@ template <class K> struct cw_radix_class {
     }
 };
 
+// the key of a raw source element (B: its bytes), as cw_radix<S>::key makes it, with a
+// descending sort's flip: a float's (a.decode CW_RADIX_DECODE_FLOAT) and an integer's
+// (_INT: a.mask also flips a signed type's sign bit) flip a.mask; bool's (CW_RADIX_GATHER,
+// whose values are gathered and whose a.mask is 0) flips a.inf. The kernels that read the
+// keys first (radix_digits_enc, a pass with keys_in null: the first onesweep pass and
+// radix_block) make them from the source (a.src + a.src_offset + r * a.src_row + j *
+// a.src_stride: row r, place j) where radix_keys would write them and the kernel read them
+template <class K, class B> __device__ inline K cw_radix_encode(const cw_radix_args& a, B raw) {
+    if (a.decode == CW_RADIX_DECODE_FLOAT) {
+        const K sign = (K)1 << (a.bits - 1);
+        return cw_radix_float<K>((K)raw, sign, sign | (sign - 1)) ^ (K)a.mask;
+    }
+    if (a.decode == CW_RADIX_DECODE_INT) return (K)raw ^ (K)a.mask;
+    return (K)(raw != (B)0) ^ (K)a.inf;
+}
+template <class B> __device__ inline const B* cw_radix_source_row(const cw_radix_args& a, cw_i64 r) {
+    return (const B*)a.src + a.src_offset + r * a.src_row;
+}
+// N keys of a row, at places p0 + i * step below n (0 past them: padding), into k: read from
+// kin, or (kin null) made from the row's source elements src (cw_radix_source_row). Every
+// load is issued before the first key is made: a key made from its load at once kept each
+// load behind the one before (on the H200 at c5f68d8, session 13 probe 1: a float32 argsort's
+// first pass of 2^24 254 us against 197 for keys read; radix_digits 98 against 56)
+template <class K, class B, int N>
+__device__ inline void cw_radix_load_keys(const cw_radix_args& a, const K* kin, const B* src, cw_i64 p0, int step,
+                                          cw_i64 n, K (&k)[N]) {
+    if (kin) {
+#pragma unroll
+        for (int i = 0; i < N; ++i) {
+            const cw_i64 p = p0 + (cw_i64)i * step;
+            k[i] = p < n ? kin[p] : (K)0;
+        }
+        return;
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) {  // the raw elements in k first (B is no wider than K)
+        const cw_i64 p = p0 + (cw_i64)i * step;
+        k[i] = p < n ? (K)src[p * a.src_stride] : (K)0;
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) k[i] = cw_radix_encode<K, B>(a, (B)k[i]);
+}
+
 static_assert(CW_RADIX_ITEMS < 16, "a thread's count of one digit fits 4 bits (cw_radix_rank)");
 // One stable counting pass over a tile of m keys by the 4 bits at `shift` of each key's class
 // (row_len 0) or of its row in the tile (its idx / row_len: rows of several keys share a

@@ -141,15 +141,12 @@ template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_b
     const cw_radix_class<K> c(a);
     cw_u32* idx = CARRY ? m_.idx : nullptr;
     for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
-        const K* kin = (const K*)a.keys_in + r * a.L;
+        const K* kin = a.keys_in ? (const K*)a.keys_in + r * a.L : nullptr;  // null: made from the source
         K k[ITEMS];
         cw_u32 x[ITEMS];
+        cw_radix_load_keys(a, kin, kin ? nullptr : cw_radix_source_row<B>(a, r), seg, ws, m, k);
 #pragma unroll
-        for (int i = 0; i < ITEMS; ++i) {
-            const int p = seg + i * ws;
-            k[i] = p < m ? kin[p] : (K)0;
-            x[i] = (cw_u32)p;
-        }
+        for (int i = 0; i < ITEMS; ++i) x[i] = (cw_u32)(seg + i * ws);
         for (int s = 0; s < a.bits; s += 8) {
             cw_u32 total;
             cw_radix_rank8(c, m, s, k, x, key, idx, m_.cnt, m_.group, total);

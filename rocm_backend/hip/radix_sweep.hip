@@ -10,8 +10,11 @@
 // range and digit the range's state for the pass being run:
 // (pass + 1) << 40 | flag << 32 | count, flag 1: the range's own count, 2: with every range
 // before it (a stale pass's word reads as not yet written).
-template <class K> struct cw_radix_sweep_items {
-    static const int value = sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8;
+// CARRY: the ranges of a sort that carries the keys' positions (their own sizes: the positions
+// take registers and shared memory)
+template <class K, bool CARRY> struct cw_radix_sweep_items {
+    static const int value = CARRY ? (sizeof(K) == 4 ? CW_RADIX_SWEEP_CARRY_ITEMS_K4 : CW_RADIX_SWEEP_CARRY_ITEMS_K8)
+                                   : (sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8);
 };
 #define CW_RADIX_OWN 1ull
 #define CW_RADIX_SUM 2ull
@@ -35,7 +38,9 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
 // share a digit (a float's top byte is most keys') contend copies-fold less.
 #define CW_RADIX_DIGIT_COPIES 4
 #define CW_RADIX_DIGIT_LOADS 4  // keys a thread loads before it counts them (loads in flight together)
-template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
+// ENC (radix_digits_enc_*): the keys made from the source as they are counted (cw_radix_encode;
+// B: the source's bytes), and not written: the first pass makes them again.
+template <class K, class B = K, bool ENC = false> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
     const int COPIES = CW_RADIX_DIGIT_COPIES;
     __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
     const K* kin = (const K*)a.keys_in;
@@ -48,14 +53,11 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
     for (cw_i64 g = g0; g < g1; ++g) {
         const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        const K* row = kin + r * a.L;
+        const K* row = ENC ? nullptr : kin + r * a.L;
+        const B* src = ENC ? cw_radix_source_row<B>(a, r) : nullptr;
         for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
             K k[CW_RADIX_DIGIT_LOADS];
-#pragma unroll
-            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
-                const cw_i64 p = p0 + i * CW_RADIX_BLOCK;
-                k[i] = p < hi ? row[p] : (K)0;
-            }
+            cw_radix_load_keys(a, row, src, p0, CW_RADIX_BLOCK, hi, k);
 #pragma unroll
             for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
                 if (p0 + i * CW_RADIX_BLOCK >= hi) break;
@@ -96,9 +98,9 @@ template <class K> __device__ inline void cw_radix_digits(const cw_radix_args& a
 // B: their bytes).
 template <class K, class B, bool CARRY>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
-                                            cw_radix_smem<K, cw_radix_sweep_items<K>::value, CARRY>& m_, cw_i64 r,
+                                            cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY>& m_, cw_i64 r,
                                             cw_i64 b, cw_u32 base, cw_u64 epoch) {
-    const int ITEMS = cw_radix_sweep_items<K>::value;
+    const int ITEMS = cw_radix_sweep_items<K, CARRY>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* key = m_.key;
@@ -110,18 +112,19 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     cw_u32* idx = CARRY ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
-#pragma unroll
-    for (int i = 0; i < ITEMS; ++i) {
-        const int p = seg + i * ws;
-        k[i] = p < m ? kin[row + lo + p] : (K)0;
-    }
+    // the first pass (keys_in null) makes the keys from the source
+    const B* src = kin ? nullptr : cw_radix_source_row<B>(a, r) + lo * a.src_stride;
+    cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
+    cw_u32 rank[ITEMS];
+    const cw_u32 total = cw_radix_count8(c, m, s, k, m_.match, m_.cnt, rank);
+    // the positions loaded after count8 (its barriers keep them there): not held through the
+    // ranking, whose registers bound the blocks a multiprocessor runs; their loads overlap
+    // the look-back
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) {
         const int p = seg + i * ws;
         x[i] = p < m && CARRY ? (xin ? xin[row + lo + p] : (cw_u32)(lo + p)) : 0u;
     }
-    cw_u32 rank[ITEMS];
-    const cw_u32 total = cw_radix_count8(c, m, s, k, m_.match, m_.cnt, rank);
     cw_u64* own = cw_radix_states(a, r, b) + t;
     atomicExch(own, epoch | (b ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
     cw_u32 sum = 0u;
@@ -157,7 +160,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     __syncthreads();
 }
 template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
-    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K>::value, CARRY> m_;
+    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY> m_;
     __shared__ cw_i64 ticket;
     const int t = threadIdx.x, pass = a.shift / 8;
     const cw_u64 epoch = (cw_u64)(pass + 1) << 40;

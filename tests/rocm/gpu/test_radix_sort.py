@@ -2,8 +2,9 @@
 reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements (one tile; a
 row in one block up to 4096 float32 keys; past it a count launch, then one onesweep launch a
 pass; sort without indices: keys alone), a few dtypes at 2^24 + 3, rows of a (4096, 4096)
-array, both directions, against the cpu backend's stable sort; values compared bit for bit
-(NaN payloads and zeros' signs of a stable sort), indices exactly."""
+array, both directions, and views of long rows (the keys made from the source by the first kernel
+that reads them, at any stride), against the cpu backend's stable sort; values compared bit for
+bit (NaN payloads and zeros' signs of a stable sort), indices exactly."""
 
 import ml_dtypes
 import numpy as np
@@ -70,3 +71,19 @@ def test_rows_of_a_square(rocm, dtype):
     _check(rocm, host, False)
     _check(rocm, host, True)
     _check(rocm, host[:100, :1000], True)  # rows of one tile, from a strided view
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.bool_],
+                         ids=lambda d: np.dtype(d).name)
+def test_views_of_long_rows(rocm, dtype):
+    wide, tall = _data(dtype, (4, 300_007), 6), _data(dtype, (300_007, 3), 7)
+    raw = np.dtype(f"u{wide.dtype.itemsize}")
+    cases = (((slice(None, None, 2), slice(None, None, -3)), 1), ((slice(1, 3), slice(5, None)), 1),
+             ((slice(None, None, -1), slice(7, 7007)), 1), ((slice(None), slice(None, 9000)), 0))
+    for host, (index, axis) in [(wide, case) for case in cases] + [(tall, ((slice(None), slice(None)), 0))]:
+        x, on_cpu, view = cw.asarray(host, device=rocm)[index], cw.asarray(host, device="cpu")[index], host[index]
+        for descending in (False, True):
+            want_idx = cw.to_numpy(cw.argsort(on_cpu, axis=axis, descending=descending))
+            want = np.take_along_axis(view, want_idx, axis).view(raw)
+            np.testing.assert_array_equal(cw.to_numpy(cw.argsort(x, axis=axis, descending=descending)), want_idx)
+            np.testing.assert_array_equal(cw.to_numpy(cw.sort(x, axis=axis, descending=descending)).view(raw), want)

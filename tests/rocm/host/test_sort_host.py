@@ -21,26 +21,30 @@ from rocm_backend.families import sort as sort_family
 
 SMALL_ITEMS = 2
 SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a onesweep's ranges: at most 768 keys
+SMALL_CARRY_ITEMS = {4: 2, 8: 3}  # a onesweep's ranges with positions: other sizes than without
 DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
-def _lib(tmp, items, range_items, sweep_items):
+def _lib(tmp, items, range_items, sweep_items, carry_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
     return build(tmp, ["sort.hip", *MODULE_FILES[ops.SORT_MODULE]], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
-                          f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}"])
+                          f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}",
+                          f"CW_RADIX_SWEEP_CARRY_ITEMS_K4 {carry_items[4]}",
+                          f"CW_RADIX_SWEEP_CARRY_ITEMS_K8 {carry_items[8]}"])
 
 
 @pytest.fixture(scope="module")
 def small_lib(tmp_path_factory):
-    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS, SMALL_RANGE_ITEMS)
+    return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS, SMALL_RANGE_ITEMS,
+                SMALL_CARRY_ITEMS)
 
 
 @pytest.fixture(scope="module")
 def full_lib(tmp_path_factory):
     return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS,
-                structs.RADIX_SWEEP_ITEMS)
+                structs.RADIX_SWEEP_ITEMS, structs.RADIX_SWEEP_CARRY_ITEMS)
 
 
 def _device(lib, monkeypatch, tmp_path, items, warp=64):
@@ -49,7 +53,8 @@ def _device(lib, monkeypatch, tmp_path, items, warp=64):
     if not full:  # a counted row's fill in ranges of a tile: runs that span ranges
         monkeypatch.setattr(sort_family, "FILL_TILE", structs.RADIX_BLOCK * items)
     for name, sizes in (("RANGE_TILE", structs.RADIX_RANGE_ITEMS if full else SMALL_RANGE_ITEMS),
-                        ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS)):
+                        ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS),
+                        ("CARRY_TILE", structs.RADIX_SWEEP_CARRY_ITEMS if full else SMALL_CARRY_ITEMS)):
         monkeypatch.setattr(sort_family, name, {k: structs.RADIX_BLOCK * v for k, v in sizes.items()})
     return device_factory(lib, monkeypatch, tmp_path)(warp=warp)
 
@@ -210,6 +215,20 @@ def test_strided_and_offset_views(any_dev):
     _check(any_dev, y, y[1:, ::2, 3:], 2, True)  # evenly spaced rows (1200 apart): in place
 
 
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.int16, dt.bool_, dt.uint8], ids=lambda d: d.name)
+def test_keys_made_from_strided_sources(dev, dtype):
+    """Rows past a tile, one stride apart (any stride, negative too): no radix_keys, the keys
+    are made from the source (radix_digits_enc and the first onesweep pass, or radix_block)."""
+    rng = np.random.default_rng(12)
+    x = _data(dtype, (5, 2400), rng)
+    for view in (x[1::2, ::-3], x[::-1, 3:1400:2], x[:, ::-1]):  # 800 keys: passes; 699: radix_block; 2400
+        for descending in (False, True):
+            _check(dev, x, view, 1, descending)
+    t = _data(dtype, (1700, 3), rng)  # along another axis, the rows 1 apart and the keys 3 or -6
+    _check(dev, t, t, 0, True)
+    _check(dev, t, t[::-2], 0, False)
+
+
 def test_all_equal_and_presorted_rows(any_dev):
     for x in (np.zeros(2000, np.float32), np.full(2000, -0.0, np.float32), np.arange(2000, dtype=np.int32),
               np.arange(2000, dtype=np.int32)[::-1].copy(), np.full(1500, np.nan, np.float64)):
@@ -246,25 +265,27 @@ def _launches(rt, device, x, indices=True, indices_only=False):
 
 
 def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
-    """Rows of one tile or one range tile: one launch; longer: a count launch, then one a
-    pass. Along the last axis the last one writes the values and indices; along another,
-    radix_out; a sort without indices past a tile moves keys alone, written back as values
-    by the last pass along the last axis, by radix_values along another."""
+    """Rows of one tile: radix_keys, then one launch. Rows past a tile, one stride apart: no
+    radix_keys (the first kernel that reads the keys makes them from the source): one range
+    tile a row, one launch; longer, a count launch, then one a pass. Along the last axis the
+    last one writes the values and indices; along another, radix_out; a sort without indices
+    past a tile moves keys alone, written back as values by the last pass along the last axis,
+    by radix_values along another. Rows not evenly spaced: radix_keys first."""
     rt, device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
-    sweep = ["radix_digits_k4"] + ["radix_sweep_k4_b4"] * 4
-    assert _launches(rt, device, x) == ["radix_keys_float32"] + sweep  # the last pass writes both outputs
-    assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == ["radix_keys_float32"] + sweep
+    sweep = ["radix_digits_enc_k4_b4"] + ["radix_sweep_k4_b4"] * 4
+    assert _launches(rt, device, x) == sweep  # the last pass writes both outputs
+    assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == sweep
     for cut in (768, 513):  # a row in a range tile: one launch
-        assert _launches(rt, device, x[:, :cut].copy()) == ["radix_keys_float32", "radix_block_k4_b4"]
-        assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_keys_float32", "radix_block_keys_k4_b4"]
+        assert _launches(rt, device, x[:, :cut].copy()) == ["radix_block_k4_b4"]
+        assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_block_keys_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy()) == ["radix_keys_float32", "radix_rows_k4_b4"]
     assert _launches(rt, device, x[:, :512].copy(), indices_only=True) == ["radix_keys_float32", "radix_rows_k4_b4"]
     rt.launches.clear()  # along another axis: radix_out gathers
     device.storage_from_host(x).sort(Layout.contiguous(x.shape), 0, False, True)
     assert [name for name, _, _ in rt.launches] == ["radix_keys_float32", "radix_rows_k4_b4", "radix_out_b4"]
     i = _data(dt.int16, (2, 2100), np.random.default_rng(2))  # keys alone
-    assert _launches(rt, device, i, False) == ["radix_keys_int16", "radix_digits_k4"] + ["radix_sweep_keys_k4_b2"] * 2
+    assert _launches(rt, device, i, False) == ["radix_digits_enc_k4_b2"] + ["radix_sweep_keys_k4_b2"] * 2
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout.contiguous(x.shape), 0, False, True)  # rows of 3: one tile
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 1, False, True)  # evenly spaced
@@ -273,16 +294,20 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     rt.launches.clear()
     device.storage_from_host(x).sort_values(Layout((2049, 3), (1, 2049), 0), 0, False, True)
     assert [name for name, _, _ in rt.launches] == \
-        ["radix_keys_float32", "radix_digits_k4"] + ["radix_sweep_keys_k4_b4"] * 4 + ["radix_values_float32"]
+        ["radix_digits_enc_k4_b4"] + ["radix_sweep_keys_k4_b4"] * 4 + ["radix_values_float32"]
+    rt.launches.clear()  # y[:, 1:3, ::-1]: rows not evenly spaced
+    y = _data(dt.int32, (3, 4, 600), np.random.default_rng(5))
+    device.storage_from_host(y).sort(Layout((3, 2, 600), (2400, 600, -1), 1199), 2, False, True)
+    assert [name for name, _, _ in rt.launches] == ["radix_keys_int32", "radix_block_k4_b4", "radix_out_b4"]
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float64", "radix_digits_k8"] + ["radix_sweep_keys_k8_b8"] * 8
+        ["radix_digits_enc_k8_b8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
-        ["radix_keys_float64", "radix_block_keys_k8_b8"]
-    for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted
+        ["radix_block_keys_k8_b8"]
+    for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted, no keys
         b = _data(dtype, (2, 2100), np.random.default_rng(4))
-        assert _launches(rt, device, b, False) == [f"radix_keys_{dtype.name}", "radix_digits_k4", "radix_fill_b1"]
+        assert _launches(rt, device, b, False) == ["radix_digits_enc_k4_b1", "radix_fill_b1"]
         block = "radix_block_k4_b1" if dtype == dt.bool_ else "radix_block_keys_k4_b1"  # a bool's values: gathered
-        assert _launches(rt, device, b[:, :700].copy(), False)[1:] == [block]
+        assert _launches(rt, device, b[:, :700].copy(), False) == [block]
     rt.launches.clear()  # 170 rows of 3 share a tile of 512: 5 blocks for 700 rows
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
