@@ -14,15 +14,15 @@ Writes DIR/fusion_<device-kind>.json and .md (bench/harness.py). Cases:
 - each function also written eagerly and run inside ``with cw.lazy():`` (issue 39: at
   least 90 % of the ``cw.fuse`` figure), its share of that figure in the last column;
 - the peak device memory of one call of each variant, candlewick's allocator beside
-  ``torch.cuda.max_memory_allocated`` (harness.PeakTable);
-- for candlewick's variants, the host µs a call takes to return (harness.issue_time) and
-  the device µs of its kernels (harness.device_us, through torch's profiler): lazy mode
+  ``torch.cuda.max_memory_allocated`` (peak_memory.PeakTable);
+- for candlewick's variants, the host µs a call takes to return (timing.issue_time) and
+  the device µs of its kernels (timing.device_us, through torch's profiler): lazy mode
   runs cw.fuse's kernel, so where its time per call exceeds the fused one, the host
   column says whether the Python per call (the eager checks and the recording) is why.
 A library or mode that fails here (``torch.compile`` without a working Triton, say)
 records its error and the run goes on. Timings: warm-up, then the median of timed
 batches each ended by a device synchronize, best of 3 rounds that run the variants in
-turn, rotated (harness.rotated_rounds).
+turn, rotated (timing.rotated_rounds).
 """
 
 import sys
@@ -35,6 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 GELU_C = 0.7978845608028654  # sqrt(2 / pi)
 GELU_K = GELU_C * 0.044715
@@ -138,8 +140,8 @@ def run_case(case, host, table, syncs, nbytes, results, peaks, rounds=3):
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             rows[name] = {"error": harness.error_text(exc)}
     errors = {}
-    best = harness.rotated_rounds(
-        {name: (lambda x=x, fn=fn, sync=syncs[library(name)]: harness.timed(lambda: fn(x), sync))
+    best = timing.rotated_rounds(
+        {name: (lambda x=x, fn=fn, sync=syncs[library(name)]: timing.timed(lambda: fn(x), sync))
          for name, (x, fn) in operands.items()}, rounds, errors)
     for name, text in errors.items():
         rows[name]["error"] = text
@@ -148,8 +150,8 @@ def run_case(case, host, table, syncs, nbytes, results, peaks, rounds=3):
         x, fn = operands[name]
         if library(name) == "candlewick":
             sync = syncs["candlewick"]
-            rows[name]["host_us"] = harness.issue_time(lambda: fn(x), sync) * 1e6
-            device = harness.device_us(lambda: fn(x), sync)
+            rows[name]["host_us"] = timing.issue_time(lambda: fn(x), sync) * 1e6
+            device = timing.device_us(lambda: fn(x), sync)
             if device is not None:
                 rows[name]["device_us"] = device
         peaks.measure_after(case, name, lambda: fn(x))
@@ -184,7 +186,7 @@ def markdown(figures):
                 error = " ".join(row.get("error", "-").split()).replace("|", "/")  # one table cell
                 lines.append(f"| {name} | {error[:120]} | | | | | | |")
         lines.append("")
-    return lines + harness.peak_lines(figures["peak_bytes"])
+    return lines + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -217,7 +219,7 @@ def main(argv=None):
     n = 1 << args.log2_size
     figures = {"n": n, "rows": args.rows, "cols": args.cols, "cases": {}}
     table, syncs = variants(peers)
-    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=peers.get("torch"))
+    peaks = peak_memory.PeakTable(device=cw.get_device("rocm"), torch=peers.get("torch"))
     rng = np.random.default_rng(0)
     vector = rng.standard_normal(n, dtype=np.float32)
     matrix = rng.standard_normal((args.rows, args.cols), dtype=np.float32)

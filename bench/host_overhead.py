@@ -33,9 +33,10 @@ import harness  # noqa: E402
 import namespace_cases  # noqa: E402
 import op_profile  # noqa: E402
 import sort_sweep  # noqa: E402
+import timing  # noqa: E402
 
 
-calibrate, interleaved = harness.calibrate, harness.interleaved
+calibrate, interleaved = timing.calibrate, timing.interleaved
 
 
 def namespaces():
@@ -220,7 +221,7 @@ def main(argv=None):
         layers = {"error": harness.error_text(exc)}
     sizes = run(size_cases(1)) + run(size_cases(args.large))
     exponents = [int(v) for v in args.sort_exponents.split(",") if v]
-    sorts = sort_sweep.run(cw, harness.interleaved_rounds, exponents) if exponents else []
+    sorts = sort_sweep.run(cw, timing.interleaved_rounds, exponents) if exponents else []
     load_after = os.getloadavg()
     small = namespace.get(min(sizes_n), [])
     dispatch = [r for r in small if r["op"] in DISPATCH_OPS]

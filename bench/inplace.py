@@ -8,10 +8,10 @@ Writes DIR/inplace_<device-kind>.json and .md (bench/harness.py; the GPU's kind 
 rocm runs, else the processor's). Default backends: rocm where it is available, else cpu:
 one record per device kind (``--backends cpu,rocm`` puts both in one).
 
-- Time: cpu, the minimum over interleaved rounds (harness.interleaved: NumPy and
+- Time: cpu, the minimum over interleaved rounds (timing.interleaved: NumPy and
   candlewick in turn) of the process's CPU time (the shared VM's other processes moved
   wall-time figures 2-4x between runs; an update is one thread's work), NumPy on the very
-  memory of candlewick's arrays; rocm, the median of synchronized batches (harness.timed), the
+  memory of candlewick's arrays; rocm, the median of synchronized batches (timing.timed), the
   best of ``ROCM_ROUNDS`` rounds that run the three libraries in turn (rotated), all three
   libraries' arrays on the device at once.
 - Peak memory above the inputs. cpu: each (library, case, size) in a fresh process, which
@@ -20,7 +20,7 @@ one record per device kind (``--backends cpu,rocm`` puts both in one).
   larger of the two growths (``VmHWM``; tracemalloc's peak, which NumPy's buffers report
   to, for a temporary placed in memory already resident): a temporary the size of x
   shows as x's bytes. rocm: each allocator's high-water mark over one update, above what
-  it held before (harness.peak_bytes): candlewick's ``memory_stats()["peak_in_use_bytes"]``
+  it held before (peak_memory.peak_bytes): candlewick's ``memory_stats()["peak_in_use_bytes"]``
   beside PyTorch's ``max_memory_allocated``; CuPy's pool keeps no mark: its
   ``total_bytes`` growth over the update, the pool emptied first (every block the update
   took, an upper bound of its peak).
@@ -42,7 +42,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
 import rocm_ops  # noqa: E402
+import timing  # noqa: E402
 
 CASES = ("x += y", "x *= 2.0", "x[mask] = v", "x[::2] += 1", "np.add(x, y, out=x)")
 #: which inputs each case reads: x always, y and the mask where named
@@ -127,8 +129,8 @@ def run_cpu(sizes, dtype):
             # fresh allocations of one size differed by up to 35 %, at 2^22, by placement)
             ours = cpu_arrays("candlewick", host)
             arrays = {"numpy": [np.asarray(a) for a in ours], "candlewick": ours}
-            times = harness.interleaved({lib: (lambda lib=lib: update(case, lib, *arrays[lib])) for lib in arrays},
-                                        rounds=15 if log2 < 26 else 5, timer=time.process_time)
+            times = timing.interleaved({lib: (lambda lib=lib: update(case, lib, *arrays[lib])) for lib in arrays},
+                                       rounds=15 if log2 < 26 else 5, timer=time.process_time)
             row = {"log2": log2, "case": case, "input_bytes": input_bytes(case, host)}
             for lib in arrays:
                 row[f"{lib}_ms"] = times[lib] * 1e3
@@ -149,14 +151,14 @@ class Gpu(rocm_ops.Lib):
 
     def extra_bytes(self, run):
         """Device memory above the inputs that one ``run()`` takes: the allocator's
-        high-water mark over the run above what it held before (harness.peak_bytes:
+        high-water mark over the run above what it held before (peak_memory.peak_bytes:
         candlewick's ``memory_stats``, torch's ``max_memory_allocated``); CuPy's pool keeps
         no mark, so it is emptied of cached blocks first and its growth taken (every block
         the run took, an upper bound of its peak)."""
         self.sync()
-        probe = harness.memory_probe(self.name, self.dev if self.name == "candlewick" else None, self.mod)
+        probe = peak_memory.memory_probe(self.name, self.dev if self.name == "candlewick" else None, self.mod)
         if probe is not None:
-            return harness.peak_bytes(run, probe)
+            return peak_memory.peak_bytes(run, probe)
         if self.name == "cupy":
             pool = self.mod.get_default_memory_pool()
             pool.free_all_blocks()
@@ -189,9 +191,9 @@ def run_rocm(sizes, dtype):
                     row[f"{lib.name}_error"] = harness.error_text(exc)
             errors = {}
             turns = {name: (lambda name=name, lib=lib, arrays=arrays:
-                            harness.timed(lambda: update(case, name, *arrays), lib.sync))
+                            timing.timed(lambda: update(case, name, *arrays), lib.sync))
                      for name, (lib, arrays) in ready.items()}
-            for name, s in harness.rotated_rounds(turns, ROCM_ROUNDS, errors).items():
+            for name, s in timing.rotated_rounds(turns, ROCM_ROUNDS, errors).items():
                 row[f"{name}_ms"] = s * 1e3
             for name, text in errors.items():
                 row[f"{name}_error"] = text

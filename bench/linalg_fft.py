@@ -5,12 +5,12 @@
 Writes DIR/linalg_fft_<device-kind>.json and .md through bench/harness.write_record
 (device, date, commit, peers and their versions), with per case the median milliseconds
 per call of candlewick and of each peer found (torch, cupy), measured the same way
-(harness.timed: warm-up, then batches of calls ended by a device synchronize), and
+(timing.timed: warm-up, then batches of calls ended by a device synchronize), and
 candlewick's share of the faster peer's throughput against the issue's target. A peer that lacks a function or fails
 on the case is recorded with its error. A library whose warm-up call of a case took
 longer than --budget seconds is timed on that one call. Peak device memory of a warm call
 (of that one call where it was timed alone), candlewick's allocator beside
-``torch.cuda.max_memory_allocated`` (harness.PeakTable).
+``torch.cuda.max_memory_allocated`` (peak_memory.PeakTable).
 """
 
 import sys
@@ -25,9 +25,11 @@ sys.path.insert(0, str(HERE))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 from candlewick import registry  # noqa: E402
 from harness import gpu_peers as peers  # noqa: E402
-from harness import timed  # noqa: E402
+from timing import timed  # noqa: E402
 
 N = 4096
 BATCH, SMALL = 1024, 64
@@ -140,14 +142,14 @@ def run_case(libs, dev, case, args_host, budget, peaks, key):
 def diagnosis(fn, args, sync, reps):
     """Host µs to issue one call (queued without waiting; a call that reads a result back,
     as the linalg ones reading ``info`` do, waits inside) and the device kernels of a call
-    (harness.kernel_times: µs, launches, name), the heaviest five; ``reps`` calls each."""
+    (timing.kernel_times: µs, launches, name), the heaviest five; ``reps`` calls each."""
     sync()
     t0 = time.perf_counter()
     for _ in range(reps):
         fn(*args)
     host_us = (time.perf_counter() - t0) / reps * 1e6
     sync()
-    kernels = harness.kernel_times(lambda: fn(*args), sync, reps=min(reps, 5)) or []
+    kernels = timing.kernel_times(lambda: fn(*args), sync, reps=min(reps, 5)) or []
     return {"host_us": round(host_us, 1),
             "kernels": [[round(us, 1), count, name[:90]] for us, count, name in kernels[:5]]}
 
@@ -195,7 +197,7 @@ def markdown(figures):
         for key, name, d in diagnosed:
             kernels = "; ".join(f"{us} µs x{count} {kname}" for us, count, kname in d["kernels"])
             lines.append(f"- {key} {name}: host {d['host_us']} µs; {kernels or 'no kernels seen'}")
-    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
+    return lines + [""] + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -217,7 +219,7 @@ def main(argv=None):
     libs = [("candlewick", cw)] + list(found.items())
     figures = {"arch": dev.arch, "libs": [name for name, _ in libs], "cases": {}}
     wanted = set(filter(None, args.cases.split(",")))
-    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=dev, torch=found.get("torch"))
     rng = np.random.default_rng(0)
     plan = [(c, "float32", lambda c=c: fft_inputs(c, rng)) for c in FFT_CASES]
     for dtype in (np.float32, np.float64):

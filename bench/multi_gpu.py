@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import candlewick as cw  # noqa: E402
 import candlewick.distributed as dist  # noqa: E402
 import harness  # noqa: E402
+import timing  # noqa: E402
 from candlewick import registry  # noqa: E402
 
 MiB = 1 << 20
@@ -51,7 +52,7 @@ def bus_gbs(nbytes, seconds, ranks=2):
 
 def _timed(fn, sync, nbytes, reps):
     reps = max(2, min(reps, int(reps * 64 * MiB / max(nbytes, 1)) or 2))
-    return harness.timed(fn, sync, reps=reps, batches=3, warmup=2)
+    return timing.timed(fn, sync, reps=reps, batches=3, warmup=2)
 
 
 # --- two worker processes ----------------------------------------------------------------

@@ -20,7 +20,7 @@ a shared machine does not inflate) and peak memory of one
 call above what was held before it: host memory through tracemalloc on cpu (NumPy's
 buffers, and so candlewick's cpu buffers, report to it), device memory where the library
 reports a high-water mark (``torch.cuda.max_memory_allocated``, candlewick's allocator's:
-harness.peak_bytes; CuPy's pool keeps none). A case a library cannot run records its error.
+peak_memory.peak_bytes; CuPy's pool keeps none). A case a library cannot run records its error.
 """
 
 import math
@@ -39,6 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 #: the issue's sizes on a GPU; a tenth of the samples and a quarter of the features on the
 #: 2-core VM this was written on
@@ -150,7 +152,7 @@ def host_data(samples, features):
 def libraries(device, peers):
     """{name: (convert a host array, synchronize, peak-memory probe or None, run inside lazy mode)}."""
     dev = cw.get_device(device)
-    probe = harness.memory_probe("candlewick", device=dev)  # the cpu device counts none: host memory there
+    probe = peak_memory.memory_probe("candlewick", device=dev)  # the cpu device counts none: host memory there
     out = {"candlewick": (lambda a: cw.asarray(a, device=dev), dev.synchronize, probe, False),
            "candlewick lazy": (lambda a: cw.asarray(a, device=dev), dev.synchronize, probe, True)}
     if device == "cpu":
@@ -187,7 +189,7 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
     if probe is None:
         return None
     sync()
-    return harness.peak_bytes(lambda: _call(fn, data, lazy), probe)
+    return peak_memory.peak_bytes(lambda: _call(fn, data, lazy), probe)
 
 
 def calls_per_sample(turns, sample_s):
@@ -219,7 +221,7 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
         return sample
 
     calls = calls_per_sample({lib: turn(*entry) for lib, entry in ready.items()}, sample_s) if ready else 1
-    best = harness.rotated_rounds({lib: turn(*entry, calls) for lib, entry in ready.items()}, rounds)
+    best = timing.rotated_rounds({lib: turn(*entry, calls) for lib, entry in ready.items()}, rounds)
     for lib, t in best.items():
         row[lib]["s"] = t
         row[lib]["calls_per_sample"] = calls

@@ -8,7 +8,7 @@ Writes DIR/rocm_graphs_<device-kind>.json and .md (bench/harness.py). The loop a
 Figures: µs per op, host clock, for the eager loop and for a replay of the captured loop
 (candlewick: ``candlewick.graphs.capture``; torch: ``torch.cuda.graph``), each the median
 of timed batches ended by a device synchronize; the replays are checked against the eager
-result first. The peak device memory of each library's whole run (harness.PeakTable).
+result first. The peak device memory of each library's whole run (peak_memory.PeakTable).
 """
 
 import sys
@@ -20,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 
 def loop(ops):
@@ -36,12 +38,12 @@ def bench_candlewick(ops, size, reps):
     a = cw.asarray(rng.standard_normal(size).astype(np.float32), device=dev)
     y = cw.asarray(np.full(size, 0.5, np.float32), device=dev)
     fn = loop(ops)
-    eager = harness.timed(lambda: fn(a, y), dev.synchronize, reps=reps, batches=5) / ops
+    eager = timing.timed(lambda: fn(a, y), dev.synchronize, reps=reps, batches=5) / ops
     g = cw.graphs.capture(fn, a, y)
     expected = cw.to_numpy(fn(a, y))
     got = cw.to_numpy(g.replay())
     row = {"eager_us": eager * 1e6, "replay_equals_eager": bool(np.array_equal(got, expected))}
-    row["replay_us"] = harness.timed(g.replay, dev.synchronize, reps=reps, batches=5) / ops * 1e6
+    row["replay_us"] = timing.timed(g.replay, dev.synchronize, reps=reps, batches=5) / ops * 1e6
     g.reset()
     return row
 
@@ -52,7 +54,7 @@ def bench_torch(torch, ops, size, reps):
     y = torch.full((size,), 0.5, device="cuda")
     fn = loop(ops)
     sync = torch.cuda.synchronize
-    eager = harness.timed(lambda: fn(a, y), sync, reps=reps, batches=5) / ops
+    eager = timing.timed(lambda: fn(a, y), sync, reps=reps, batches=5) / ops
     side = torch.cuda.Stream()  # torch's recipe: warm up on a side stream before capturing
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
@@ -65,7 +67,7 @@ def bench_torch(torch, ops, size, reps):
     sync()
     row = {"eager_us": eager * 1e6,
            "replay_equals_eager": bool(torch.equal(out, fn(a, y)))}
-    row["replay_us"] = harness.timed(g.replay, sync, reps=reps, batches=5) / ops * 1e6
+    row["replay_us"] = timing.timed(g.replay, sync, reps=reps, batches=5) / ops * 1e6
     return row
 
 
@@ -93,7 +95,7 @@ def main(argv=None):
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
-    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
     runs = {"candlewick": lambda: bench_candlewick(args.ops, args.size, args.reps)}
     if "torch" in found:
         runs["torch"] = lambda: bench_torch(found["torch"], args.ops, args.size, args.reps)
@@ -102,11 +104,10 @@ def main(argv=None):
     gpu = harness.gpu_name()
     device = (f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA")
               else gpu or "rocm:0")
+    body = markdown(figures, args.ops, args.size) + [""] + peak_memory.peak_lines(peaks.rows)
     _, md_path = harness.write_record(args.out, "rocm_graphs", "gpu", device, peers,
                                       {"ops": args.ops, "size": args.size, "libraries": figures,
-                                       "peak_bytes": peaks.rows},
-                                      markdown(figures, args.ops, args.size) + [""] + harness.peak_lines(peaks.rows),
-                                      headline(figures))
+                                       "peak_bytes": peaks.rows}, body, headline(figures))
     print(md_path.read_text())
 
 

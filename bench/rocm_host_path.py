@@ -29,7 +29,7 @@ launch minus the bare call is the argument packing. torch's whole op (``x + y``,
 ``x.sum()``, ``torch.where``) is timed the same way in the same run. The stages come from
 bench/diagnostics.py (the backend internals they use are listed there). The peak device
 memory of one whole op, candlewick's allocator beside ``torch.cuda.max_memory_allocated``
-(harness.PeakTable).
+(peak_memory.PeakTable).
 """
 
 import sys
@@ -41,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 try:
     import diagnostics  # noqa: E402
@@ -57,7 +59,8 @@ ROUNDS = 5  # every measurement once per round, in turn; each figure is its mini
 
 def _time(fn, sync, reps, launches_per_call=1):
     calls = max(1, reps // launches_per_call)
-    return harness.timed(fn, sync, reps=calls, batches=5, warmup=max(1, 20 // launches_per_call)) * 1e6 / launches_per_call
+    seconds = timing.timed(fn, sync, reps=calls, batches=5, warmup=max(1, 20 // launches_per_call))
+    return seconds * 1e6 / launches_per_call
 
 
 def _launches(name):
@@ -71,7 +74,7 @@ def _time_stage(name, call, sync, reps):
 def interleaved(entries, reps, rounds=ROUNDS):
     """{key: µs per call} of ``entries`` {key: (prepare or None, call, sync, launches per call)}:
     the minimum over ``rounds`` rounds, each timing every entry in turn, rotated
-    (harness.rotated_rounds), so that the host's
+    (timing.rotated_rounds), so that the host's
     drift (these machines' host clocks wander by tens of percent within a minute) reaches
     candlewick's stages and torch's ops alike."""
     def turn(prepare, call, sync, launches):
@@ -81,7 +84,7 @@ def interleaved(entries, reps, rounds=ROUNDS):
             return _time(call, sync, reps, launches)
         return once
 
-    return harness.rotated_rounds({key: turn(*entry) for key, entry in entries.items()}, rounds)
+    return timing.rotated_rounds({key: turn(*entry) for key, entry in entries.items()}, rounds)
 
 
 def candlewick_entries(size):
@@ -187,7 +190,7 @@ def markdown(figures):
                        ("struct_sizes_error", "struct sizes")):
         if figures.get(key):
             lines += ["", f"{label}: {figures[key]}"]
-    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
+    return lines + [""] + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def against_torch(figures):
@@ -242,7 +245,7 @@ def main(argv=None):
         except Exception as exc:  # noqa: BLE001
             figures["torch_error"] = harness.error_text(exc)
     times = interleaved(entries, args.reps)
-    peaks = harness.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=cw.get_device("rocm"), torch=found.get("torch"))
     for (who, name), (_, call, _, _) in entries.items():  # the whole ops: candlewick's and torch's
         if who == "torch" or name == "namespace call":
             peaks.measure_after(name if who == "torch" else who, "torch" if who == "torch" else "candlewick", call)

@@ -13,7 +13,7 @@ cuDNN's benchmark for torch with ``cudnn.benchmark = True``; kernels already com
 handles already made) and the cached call (median of batches of back-to-back calls, each
 batch ended by a device synchronize, host clock), with the device time per call from
 torch.profiler, and the peak device memory of one cached call (workspaces included:
-candlewick's allocator beside ``torch.cuda.max_memory_allocated``, harness.PeakTable).
+candlewick's allocator beside ``torch.cuda.max_memory_allocated``, peak_memory.PeakTable).
 torch runs float32 convolutions without TF32 (``allow_tf32 = False``), as MIOpen and
 candlewick's GEMM compute them.
 """
@@ -29,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 try:
     import diagnostics  # noqa: E402
@@ -62,8 +64,8 @@ def timed(fn, sync, reps, batches=5):
     fn()
     sync()
     first = time.perf_counter() - t0
-    cached = harness.timed(fn, sync, reps=reps, batches=batches, warmup=1)
-    return first, cached, harness.device_us(fn, sync)
+    cached = timing.timed(fn, sync, reps=reps, batches=batches, warmup=1)
+    return first, cached, timing.device_us(fn, sync)
 
 
 def bench_candlewick(dev, path, case, dtype, reps, peaks):
@@ -145,7 +147,7 @@ def main(argv=None):
     torch = torch_peer()
     rocm_info = next(b for b in cw.backends() if b.name == "rocm")
     warm_up(dev)
-    peaks = harness.PeakTable(device=dev, torch=torch)
+    peaks = peak_memory.PeakTable(device=dev, torch=torch)
     rows = []
     for case in CASES:
         for dtype in (np.float32, np.float16):
@@ -204,7 +206,7 @@ def markdown(figures):
                      f"{_fmt(r.get('candlewick_fallback'), 0, 'first_ms')} | {_fmt(r.get('torch'), 0, 'first_ms')} |")
     errors = [f"{r['case']} {r['dtype']} {k}: {v['error']}" for r in figures["rows"]
               for k, v in r.items() if isinstance(v, dict) and "error" in v]
-    return lines + ([""] + errors if errors else []) + [""] + harness.peak_lines(figures["peak_bytes"])
+    return lines + ([""] + errors if errors else []) + [""] + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(rows):

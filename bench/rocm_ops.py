@@ -13,12 +13,12 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
   call (torch.profiler), torch with TF32 off;
 - hipRTC first-use compile and disk-cache hit of two kernel modules (bench/diagnostics.py);
 - the peak device memory of one call of each case, candlewick's allocator beside
-  ``torch.cuda.max_memory_allocated`` (harness.PeakTable).
+  ``torch.cuda.max_memory_allocated`` (peak_memory.PeakTable).
 - sort and stable argsort: float32 at each of ``--sort-sizes``, the rows of ``--sort-rows``,
   the other dtypes at 2^``--sort-dtype-size``, beside torch.sort/argsort (bench/rocm_sort.py).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
-rotated (harness.rotated_rounds), so clock or thermal drift during the run favours none of them.
+rotated (timing.rotated_rounds), so clock or thermal drift during the run favours none of them.
 """
 
 import sys
@@ -32,7 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
 import rocm_sort  # noqa: E402
+import timing  # noqa: E402
 
 try:
     import diagnostics  # noqa: E402
@@ -107,11 +109,11 @@ def bench_tiny(libs, results, peaks):
         except Exception as exc:  # noqa: BLE001 - recorded, the run goes on
             results.setdefault(lib.name, {})["error"] = harness.error_text(exc)
     def turn(lib, ops):
-        return lambda: {label: harness.timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
+        return lambda: {label: timing.timed(fn, lib.sync, reps=500, batches=5, warmup=20) * 1e6
                         for label, fn in ops.items()}
 
     errors = {}
-    best = harness.rotated_rounds({name: turn(lib, ops) for name, (lib, ops) in ready.items()}, TINY_ROUNDS, errors)
+    best = timing.rotated_rounds({name: turn(lib, ops) for name, (lib, ops) in ready.items()}, TINY_ROUNDS, errors)
     for name in ready:
         results.setdefault(name, {}).update(best.get(name, {}))
         if name in errors:
@@ -144,8 +146,8 @@ def bench_bandwidth(libs, results, peaks, sizes, rounds=3):
                 row["error"] = harness.error_text(exc)
         for label, nbytes, op in cases:
             errors = {}
-            best = harness.rotated_rounds(
-                {lib.name: (lambda lib=lib, op=op: harness.timed(lambda: op(lib, *operands[lib.name]), lib.sync))
+            best = timing.rotated_rounds(
+                {lib.name: (lambda lib=lib, op=op: timing.timed(lambda: op(lib, *operands[lib.name]), lib.sync))
                  for lib in libs if lib.name in operands}, rounds, errors)
             for name, text in errors.items():
                 rows[name][f"{label}_error"] = text
@@ -177,8 +179,8 @@ def bench_gemm(libs, results, peaks, size=4096, rounds=3):
             except Exception as exc:  # noqa: BLE001
                 row[f"{lib.name}_error"] = harness.error_text(exc)
         errors = {}
-        best = harness.rotated_rounds(
-            {lib.name: (lambda lib=lib: harness.timed(lambda: lib.ns().matmul(*operands[lib.name]), lib.sync,
+        best = timing.rotated_rounds(
+            {lib.name: (lambda lib=lib: timing.timed(lambda: lib.ns().matmul(*operands[lib.name]), lib.sync,
                                                       reps=20, batches=3))
              for lib in libs if lib.name in operands}, rounds, errors)
         for lib_name, text in errors.items():
@@ -192,7 +194,7 @@ def bench_gemm(libs, results, peaks, size=4096, rounds=3):
         for lib in libs:
             if lib.name in operands:
                 x, y = operands[lib.name]
-                us = harness.device_us(lambda: lib.ns().matmul(x, y), lib.sync)
+                us = timing.device_us(lambda: lib.ns().matmul(x, y), lib.sync)
                 if us:
                     row[f"{lib.name}_device_us"] = us
         operands.clear()
@@ -249,7 +251,7 @@ def markdown(figures, names):
     for section, value in figures.items():
         if isinstance(value, dict) and "error" in value:
             lines.append(f"\n{section}: {value['error']}")
-    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
+    return lines + [""] + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures, names):
@@ -282,7 +284,7 @@ def main(argv=None):
     found = harness.gpu_peers()
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
     figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}, "sort": {}}
-    peaks = harness.PeakTable(device=libs[0].dev, torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=libs[0].dev, torch=found.get("torch"))
     sort_sizes, sort_rows = [int(k) for k in args.sort_sizes.split(",")], tuple(int(v) for v in args.sort_rows.split("x"))
     sections = (("compile", lambda: bench_compile(figures["compile"])),
                 ("tiny", lambda: bench_tiny(libs, figures["tiny"], peaks)),

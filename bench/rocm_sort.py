@@ -3,14 +3,15 @@
 issue's target), ``torch.argsort(stable=True)`` and CuPy's ``sort``/``argsort`` in the same
 process: float32 1-D at each size asked (2^10-2^26 by default), rows along the last axis of
 a (rows, cols) float32 array, and the other dtypes at one size. Seconds per call: median of
-timed batches ended by a device synchronize (bench/harness.py), best of ``rounds`` rounds
-that run the libraries in turn, rotated (harness.rotated_rounds); the peak device memory
+timed batches ended by a device synchronize (bench/timing.py), best of ``rounds`` rounds
+that run the libraries in turn, rotated (timing.rotated_rounds); the peak device memory
 of one more call of each. Data: normal values with a tenth zeros of both signs.
 """
 
 import numpy as np
 
 import harness
+import timing
 
 #: the dtypes timed at ``--sort-dtype-size`` besides float32 (torch has no uint16/uint32 sort)
 OTHER_DTYPES = ("float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
@@ -52,9 +53,9 @@ def _time(libs, label, dtype, shape, results, peaks, rounds):
     reps = 10 if a.size <= 1 << 22 else 3
     for case in ("sort", "argsort"):
         errors = {}
-        best = harness.rotated_rounds(
+        best = timing.rotated_rounds(
             {lib.name: (lambda fn=_calls(lib)[case], x=operands[lib.name], lib=lib:
-                        harness.timed(lambda: fn(x), lib.sync, reps=reps, batches=5))
+                        timing.timed(lambda: fn(x), lib.sync, reps=reps, batches=5))
              for lib in libs if lib.name in operands}, rounds, errors)
         for name, text in errors.items():
             row[f"{name}_{case}_error"] = text
@@ -68,7 +69,7 @@ def _time(libs, label, dtype, shape, results, peaks, rounds):
 
 
 def bench_sort(libs, results, peaks, sizes, rows_shape, dtype_size, rounds=2):
-    """Fill ``results`` {label: {lib_case_ms: ...}} and ``peaks`` (harness.PeakTable): float32
+    """Fill ``results`` {label: {lib_case_ms: ...}} and ``peaks`` (peak_memory.PeakTable): float32
     at 2^k for k in ``sizes``, the rows of ``rows_shape``, each of OTHER_DTYPES at
     2^``dtype_size``."""
     for k in sizes:

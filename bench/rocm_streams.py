@@ -25,6 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 
 def _figures(timed, compute, copies, both):
@@ -60,7 +62,7 @@ def bench_candlewick(dev, n, gemms, copy_mib, copies, kind):
 
     def timed(fn):
         with s_compute:
-            return harness.timed(fn, dev.synchronize, reps=3, batches=5, warmup=1)
+            return timing.timed(fn, dev.synchronize, reps=3, batches=5, warmup=1)
 
     result, moved = both(True)
     dev.synchronize()
@@ -93,7 +95,7 @@ def bench_torch(torch, n, gemms, copy_mib, copies, kind):
 
     def timed(fn):
         with torch.cuda.stream(s_compute):
-            return harness.timed(fn, torch.cuda.synchronize, reps=3, batches=5, warmup=1)
+            return timing.timed(fn, torch.cuda.synchronize, reps=3, batches=5, warmup=1)
 
     return _figures(timed, compute, upload, both)
 
@@ -113,7 +115,7 @@ def markdown(figures):
                      f"{row['overlapped_ms']:.2f} | {ov} |")
     lines += ["", "overlap: the share of the shorter work hidden behind the longer (1: all, 0: none).",
               ""]
-    return lines + harness.peak_lines(figures["peak_bytes"])
+    return lines + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures):
@@ -141,7 +143,7 @@ def main(argv=None):
     figures = {"gemm": args.gemm, "gemms": args.gemms, "copy_mib": args.copy_mib, "copies": args.copies,
                "compute": args.compute, "libraries": {}, "peak_bytes": {}}
     work = (args.gemm, args.gemms, args.copy_mib, args.copies, args.compute)
-    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=dev, torch=found.get("torch"))
     runs = {"candlewick": lambda: bench_candlewick(dev, *work)}
     if "torch" in found:
         runs["torch"] = lambda: bench_torch(found["torch"], *work)

@@ -16,7 +16,7 @@ timed batches each ended by a device synchronize):
   non_blocking=True)`` (both land in pinned memory).
 
 Every copy is checked against the source once first; the peak device memory of each
-library's run is recorded (harness.PeakTable).
+library's run is recorded (peak_memory.PeakTable).
 """
 
 import sys
@@ -28,6 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import peak_memory  # noqa: E402
+import timing  # noqa: E402
 
 DIRECTIONS = ("h2d pageable", "h2d pinned", "d2h pageable", "d2h pinned")
 
@@ -54,7 +56,7 @@ def bench_candlewick(dev, sizes_mib, reps):
             if not np.array_equal(cw.to_numpy(got) if not isinstance(got, np.ndarray) else got, host):
                 row[name] = {"error": "the copy differs from its source"}
                 continue
-            seconds = harness.timed(call, sync, reps=reps, batches=5, warmup=1)
+            seconds = timing.timed(call, sync, reps=reps, batches=5, warmup=1)
             row[name] = {"GBps": n * 4 / seconds / 1e9}
         out[str(mib)] = row
     return out
@@ -81,7 +83,7 @@ def bench_torch(torch, sizes_mib, reps):
             if not torch.equal(got.cpu(), host):
                 row[name] = {"error": "the copy differs from its source"}
                 continue
-            seconds = harness.timed(call, sync, reps=reps, batches=5, warmup=1)
+            seconds = timing.timed(call, sync, reps=reps, batches=5, warmup=1)
             row[name] = {"GBps": n * 4 / seconds / 1e9}
         out[str(mib)] = row
     return out
@@ -101,7 +103,7 @@ def markdown(figures, sizes_mib):
                 else:
                     cells.append(f"{cell['GBps']:.1f}" if "GBps" in cell else cell.get("error", "")[:60])
             lines.append(f"| {mib} | {direction} | " + " | ".join(cells) + " |")
-    return lines + [""] + harness.peak_lines(figures["peak_bytes"])
+    return lines + [""] + peak_memory.peak_lines(figures["peak_bytes"])
 
 
 def headline(figures, sizes_mib):
@@ -124,7 +126,7 @@ def main(argv=None):
     found = harness.gpu_peers()
     dev = cw.get_device("rocm")
     figures = {"sizes_mib": sizes, "libraries": {}, "peak_bytes": {}}
-    peaks = harness.PeakTable(device=dev, torch=found.get("torch"))
+    peaks = peak_memory.PeakTable(device=dev, torch=found.get("torch"))
     runs = {"candlewick": lambda: bench_candlewick(dev, sizes, args.reps)}
     if "torch" in found:
         runs["torch"] = lambda: bench_torch(found["torch"], sizes, args.reps)

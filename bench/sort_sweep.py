@@ -63,7 +63,7 @@ def run(cw, interleaved_rounds, exponents, dtypes=DTYPES):
     """One row per (dtype, size, data, direction): seconds per call of NumPy's default
     sort and candlewick's (stable) sort of the same memory, the minimum of each over the
     rounds, and the median and quartiles of their per-round ratio (``paired``).
-    ``interleaved_rounds``: bench/harness.py's (per-round times of peers timed in turn)."""
+    ``interleaved_rounds``: bench/timing.py's (per-round times of peers timed in turn)."""
     rows = []
     for dtype in dtypes:
         for e in exponents:
@@ -158,11 +158,12 @@ def main(argv=None):
     p.add_argument("--dtypes", default=",".join(np.dtype(d).name for d in DTYPES))
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import harness  # (bench/'s shared harness, beside this file)
+    import harness  # (bench/'s record and timing modules, beside this file)
+    import timing
 
     import candlewick as cw
 
-    rows = run(cw, harness.interleaved_rounds, [int(v) for v in args.exponents.split(",") if v],
+    rows = run(cw, timing.interleaved_rounds, [int(v) for v in args.exponents.split(",") if v],
                [np.dtype(d).type for d in args.dtypes.split(",") if d])
     print(f"commit {harness.commit()}, {harness.cpu_name()}; numpy {np.__version__}; candlewick from {cw.__file__}\n")
     print("\n".join(markdown(rows)))

@@ -61,17 +61,24 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     return 0;
 }
 
-int cw_storage_slots(PyTypeObject *type, const char *const *names, int count, Py_ssize_t *at) {
-    for (int k = 0; k < count; k++) {
+int cw_learn_storage(StorageSlots *known, PyTypeObject *type, int lock) {
+    static const char *const names[] = {"buf", "dtype", "_lock"};
+    Py_ssize_t at[3] = {-1, -1, -1};
+    for (int k = 0; k < (lock ? 3 : 2); k++) {
         if (cw_slot_offset(type, names[k], &at[k]) < 0) {
             if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
                 return -1;
             }
             PyErr_Clear();
-            return 0;
+            at[0] = -1; /* not all object slots: the class's calls are general's */
+            break;
         }
     }
-    return 1;
+    Py_XSETREF(known->type, (PyTypeObject *)Py_NewRef(type));
+    known->buf_at = at[0];
+    known->dtype_at = at[1];
+    known->lock_at = at[2];
+    return 0;
 }
 
 /* Absent is found without an AttributeError made and cleared (as getattr(obj, name,

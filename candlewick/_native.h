@@ -48,11 +48,16 @@ void cw_release_binding(Binding *held);
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 
-/* The offsets of the object slots `names` (count of them) of a storage class in at[]: 1,
-   0 where one is no object slot (the class is not the learnt kind: the general path's), or
-   -1 on another error (the host backends' UfuncInto and UfuncNew learn their storage class
-   by it). */
-int cw_storage_slots(PyTypeObject *type, const char *const *names, int count, Py_ssize_t *at);
+/* The storage class a host backend's UfuncInto or UfuncNew saw last (held), with the
+   offsets of its object slots buf, dtype and (UfuncInto's) _lock: buf_at < 0 where they
+   are not all object slots (the class is not the learnt kind: its calls are general's). */
+typedef struct {
+    PyTypeObject *type;
+    Py_ssize_t buf_at, dtype_at, lock_at;
+} StorageSlots;
+/* Learn `type` into `known` (its _lock too where `lock`): 0, or -1 on an error other than
+   a slot that is not an object slot. */
+int cw_learn_storage(StorageSlots *known, PyTypeObject *type, int lock);
 
 /* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error
    (a storage's read_only: the storages of most backends have none). */
@@ -100,7 +105,7 @@ int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t 
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort.c, _native_sort_runs.c) */
+/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_runs.c, _native_sort_finish.c) */
 #define CW_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 /* 2 AVX-512F, 1 AVX2, 0 neither (the CPU's, asked once). */
@@ -158,10 +163,7 @@ typedef struct {
     int kept; /* whether the quiet state is entered through the thread's kept context */
     UfuncTable table;
     PyObject *var, *quiet, *memory_error, *general;
-    /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
-       are not all object slots (its calls are general's) */
-    PyTypeObject *storage_type;
-    Py_ssize_t buf_at, dtype_at, lock_at;
+    StorageSlots known; /* with its _lock slot */
     /* scalar: convert(value, dtype) makes the scalar operand a 0-d array of the compute
        dtype, as the Python form does (NumPy then runs its contiguous loop with a stride-0
        operand, without the buffered cast of a Python float's weak conversion: 5 % of an
@@ -221,10 +223,7 @@ typedef struct {
     /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None) */
     UfuncTable entries;
     PyObject *var, *quiet, *memory_error, *general;
-    /* the storage class last seen (held), with its slots' offsets: buf_at < 0 where they
-       are not both object slots (its calls are general's) */
-    PyTypeObject *storage_type;
-    Py_ssize_t buf_at, dtype_at;
+    StorageSlots known; /* lock_at unused */
 } UfuncNew;
 extern PyTypeObject cw_UfuncNewType;
 int cw_ufunc_new_ready(void);
@@ -357,6 +356,12 @@ typedef struct {
    where memory ran out. */
 int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
                         Signs *signs, Run *nans);
+
+/* _native_sort_finish.c: a sorted row's NaN run and (where zc >= 2) zero run overwritten
+   by the runs collected (nc NaNs at `nans`; zc zeros from their signs, bits z0.. of
+   `signs`), each in reverse where `mirrored`; the row reversed where `reverse`. */
+void cw_sort_finish_row(char *row, Py_ssize_t n, Py_ssize_t size, int mirrored, const Signs *signs, Py_ssize_t z0,
+                        Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse);
 
 /* _native_sort.c */
 extern const char cw_sort_rows_doc[];

@@ -85,7 +85,7 @@ static int traverse(UfuncInto *self, visitproc visit, void *arg) {
     Py_VISIT(self->quiet);
     Py_VISIT(self->memory_error);
     Py_VISIT(self->general);
-    Py_VISIT(self->storage_type);
+    Py_VISIT(self->known.type);
     Py_VISIT(self->convert);
     Py_VISIT(self->kept_dtype);
     Py_VISIT(self->kept_array);
@@ -98,7 +98,7 @@ static int clear(UfuncInto *self) {
     Py_CLEAR(self->quiet);
     Py_CLEAR(self->memory_error);
     Py_CLEAR(self->general);
-    Py_CLEAR(self->storage_type);
+    Py_CLEAR(self->known.type);
     Py_CLEAR(self->convert);
     Py_CLEAR(self->kept_dtype);
     Py_CLEAR(self->kept_array);

@@ -88,7 +88,7 @@ static int traverse(UfuncNew *self, visitproc visit, void *arg) {
     Py_VISIT(self->quiet);
     Py_VISIT(self->memory_error);
     Py_VISIT(self->general);
-    Py_VISIT(self->storage_type);
+    Py_VISIT(self->known.type);
     Py_VISIT(self->convert);
     return 0;
 }
@@ -99,7 +99,7 @@ static int clear(UfuncNew *self) {
     Py_CLEAR(self->quiet);
     Py_CLEAR(self->memory_error);
     Py_CLEAR(self->general);
-    Py_CLEAR(self->storage_type);
+    Py_CLEAR(self->known.type);
     Py_CLEAR(self->convert);
     return 0;
 }

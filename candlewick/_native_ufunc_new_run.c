@@ -20,19 +20,6 @@
 
 static PyObject *reshape_name, *minus_one, *matmul_name;
 
-static int learn(UfuncNew *self, PyTypeObject *type) {
-    static const char *const names[] = {"buf", "dtype"};
-    Py_ssize_t at[2];
-    int slots = cw_storage_slots(type, names, 2, at);
-    if (slots < 0) {
-        return -1;
-    }
-    Py_XSETREF(self->storage_type, (PyTypeObject *)Py_NewRef(type));
-    self->buf_at = slots ? at[0] : -1;
-    self->dtype_at = at[1];
-    return 0;
-}
-
 /* The entry (ufunc, loud, result dtype[, scalar dtype]) of `op` on `dtype` (borrowed, a
    checked tuple), CW_UFUNC_NEW_DECLINED, or NULL on error (_native_ufunc_table.c's look-up
    by identity). */
@@ -120,16 +107,16 @@ static PyObject *fresh_storage(PyTypeObject *type, Py_ssize_t buf_at, Py_ssize_t
    and one dtype, or the table has no entry, else the entry (borrowed). */
 static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyObject *key, PyObject **buf1,
                           PyObject **buf2, int *loud) {
-    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
+    if (Py_TYPE(storage) != self->known.type && cw_learn_storage(&self->known, Py_TYPE(storage), 0) < 0) {
         return NULL;
     }
-    if (self->buf_at < 0 || Py_TYPE(rhs) != self->storage_type) {
+    if (self->known.buf_at < 0 || Py_TYPE(rhs) != self->known.type) {
         return CW_UFUNC_NEW_DECLINED;
     }
-    PyObject *dtype = SLOT(storage, self->dtype_at);
-    *buf1 = SLOT(storage, self->buf_at);
-    *buf2 = SLOT(rhs, self->buf_at);
-    if (dtype == NULL || *buf1 == NULL || *buf2 == NULL || SLOT(rhs, self->dtype_at) != dtype) {
+    PyObject *dtype = SLOT(storage, self->known.dtype_at);
+    *buf1 = SLOT(storage, self->known.buf_at);
+    *buf2 = SLOT(rhs, self->known.buf_at);
+    if (dtype == NULL || *buf1 == NULL || *buf2 == NULL || SLOT(rhs, self->known.dtype_at) != dtype) {
         return CW_UFUNC_NEW_DECLINED;
     }
     PyObject *entry = entry_of(self, key, dtype);
@@ -151,8 +138,8 @@ PyObject *cw_ufunc_new_run(const Binding *bd, UfuncNew *self, PyObject *const *a
     }
     /* held from here: the calls run code that could rebind the slots, or learn another
        class (a finalizer's call) */
-    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
-    Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
+    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->known.type);
+    Py_ssize_t buf_at = self->known.buf_at, dtype_at = self->known.dtype_at;
     PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf1), Py_NewRef(buf2), NULL, NULL, (PyObject *)type};
     PyObject *out = CW_UFUNC_NEW_DECLINED;
     int flat = 1; /* whether the operands are 1-D views (the result then is) */
@@ -192,8 +179,8 @@ PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *c
     if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
         return entry;
     }
-    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
-    Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
+    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->known.type);
+    Py_ssize_t buf_at = self->known.buf_at, dtype_at = self->known.dtype_at;
     PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf1), Py_NewRef(buf2), NULL, NULL, (PyObject *)type};
     PyObject *out = CW_UFUNC_NEW_DECLINED;
     int made = cw_matrix_view(bd, buf1, l1, &held[3]);
@@ -219,13 +206,13 @@ PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *c
    cw_ufunc_new_run, on the 1-D view of the storage that _native_flat_view.c makes. */
 PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args) {
     PyObject *storage = args[0], *op = args[1], *layout = args[2], *value = args[3];
-    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
+    if (Py_TYPE(storage) != self->known.type && cw_learn_storage(&self->known, Py_TYPE(storage), 0) < 0) {
         return NULL;
     }
-    if (self->buf_at < 0) {
+    if (self->known.buf_at < 0) {
         return CW_UFUNC_NEW_DECLINED;
     }
-    PyObject *dtype = SLOT(storage, self->dtype_at), *buf = SLOT(storage, self->buf_at);
+    PyObject *dtype = SLOT(storage, self->known.dtype_at), *buf = SLOT(storage, self->known.buf_at);
     if (dtype == NULL || buf == NULL) {
         return CW_UFUNC_NEW_DECLINED;
     }
@@ -249,8 +236,8 @@ PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *c
         }
         scalar_dtype = NULL;
     }
-    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->storage_type);
-    Py_ssize_t buf_at = self->buf_at, dtype_at = self->dtype_at;
+    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->known.type);
+    Py_ssize_t buf_at = self->known.buf_at, dtype_at = self->known.dtype_at;
     PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf), Py_NewRef(value), NULL, (PyObject *)type,
                         Py_NewRef(ufunc)};
     PyObject *out = CW_UFUNC_NEW_DECLINED;

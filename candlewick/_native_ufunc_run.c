@@ -11,29 +11,14 @@ static PyObject *read_only_attr, *out_kwnames, *shape_attr;
 
 #define NOT_TAKEN ((PyObject *)&cw_UfuncIntoType)
 
-/* Learn the slots of the storage class `type`: 0, or -1 on error. */
-static int learn(UfuncInto *self, PyTypeObject *type) {
-    static const char *const names[] = {"buf", "dtype", "_lock"};
-    Py_ssize_t at[3];
-    int slots = cw_storage_slots(type, names, 3, at);
-    if (slots < 0) {
-        return -1;
-    }
-    Py_XSETREF(self->storage_type, (PyTypeObject *)Py_NewRef(type));
-    self->buf_at = slots ? at[0] : -1;
-    self->dtype_at = at[1];
-    self->lock_at = at[2];
-    return 0;
-}
-
 /* `storage`'s elements that `layout` reaches as a 1-D NumPy array (new reference;
    cw_flat_view); NOT_TAKEN (borrowed) where the storage is not of the learned class or of
    `dtype`, or cw_flat_view declines the layout; NULL on error. */
 static PyObject *flat_view(const Binding *b, UfuncInto *self, PyObject *storage, PyObject *layout, PyObject *dtype) {
-    if (Py_TYPE(storage) != self->storage_type || SLOT(storage, self->dtype_at) != dtype) {
+    if (Py_TYPE(storage) != self->known.type || SLOT(storage, self->known.dtype_at) != dtype) {
         return NOT_TAKEN;
     }
-    PyObject *buf = SLOT(storage, self->buf_at), *view;
+    PyObject *buf = SLOT(storage, self->known.buf_at), *view;
     if (buf == NULL) {
         return NOT_TAKEN;
     }
@@ -108,10 +93,10 @@ static int call_ufunc(UfuncInto *self, PyObject *lock, PyObject *ufunc, PyObject
 static int spread_operands(const Binding *bd, UfuncInto *self, PyObject *storage, PyObject *dst_layout,
                            PyObject *other, PyObject *other_layout, PyObject *dtype, PyObject *dst_shape,
                            PyObject **whole, PyObject **spread) {
-    if (Py_TYPE(other) != self->storage_type || SLOT(other, self->dtype_at) != dtype) {
+    if (Py_TYPE(other) != self->known.type || SLOT(other, self->known.dtype_at) != dtype) {
         return 0;
     }
-    PyObject *buf = SLOT(storage, self->buf_at), *other_buf = SLOT(other, self->buf_at);
+    PyObject *buf = SLOT(storage, self->known.buf_at), *other_buf = SLOT(other, self->known.buf_at);
     if (buf == NULL || other_buf == NULL) {
         return 0;
     }
@@ -139,13 +124,13 @@ int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args
     if (self->scalar && (!PyFloat_CheckExact(other) || other_layout != Py_False)) {
         return 0;
     }
-    if (Py_TYPE(storage) != self->storage_type && learn(self, Py_TYPE(storage)) < 0) {
+    if (Py_TYPE(storage) != self->known.type && cw_learn_storage(&self->known, Py_TYPE(storage), 1) < 0) {
         return -1;
     }
-    if (self->buf_at < 0) {
+    if (self->known.buf_at < 0) {
         return 0;
     }
-    PyObject *dtype = SLOT(storage, self->dtype_at);
+    PyObject *dtype = SLOT(storage, self->known.dtype_at);
     if (dtype == NULL) {
         return 0;
     }
@@ -160,7 +145,7 @@ int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args
     if (ufunc == NULL) {
         return PyErr_Occurred() ? -1 : 0;
     }
-    PyObject *lock = SLOT(storage, self->lock_at);
+    PyObject *lock = SLOT(storage, self->known.lock_at);
     if (lock == NULL) {
         /* a storage's lock is made on its first write (storage_slice.lock_of): here, as a
            fresh result's first update (scikit-learn's temp **= 2, X -= mean) would else be
@@ -170,12 +155,12 @@ int cw_ufunc_into_case(const Binding *bd, UfuncInto *self, PyObject *const *args
         if (made == NULL) {
             return -1;
         }
-        if (SLOT(storage, self->lock_at) == NULL) {
-            SLOT(storage, self->lock_at) = made;
+        if (SLOT(storage, self->known.lock_at) == NULL) {
+            SLOT(storage, self->known.lock_at) = made;
         } else {
             Py_DECREF(made);
         }
-        lock = SLOT(storage, self->lock_at);
+        lock = SLOT(storage, self->known.lock_at);
     }
     PyObject *dst_shape = Py_TYPE(dst_layout) == bd->layout_type ? SLOT(dst_layout, bd->shape) : NULL;
     if (dst_shape == NULL) {

@@ -19,7 +19,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
-SUPPORT = {"harness", "diagnostics", "launch_floor", "namespace_cases", "op_profile", "sort_sweep", "rocm_sort"}  # bench/ modules that are no benchmark
+SUPPORT = {"harness", "timing", "peak_memory", "diagnostics", "launch_floor", "namespace_cases", "op_profile",
+           "sort_sweep", "rocm_sort"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py, tools/array_api_thorough.py
 # and tools/pydata_suites.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
@@ -127,7 +128,7 @@ SMALL = {  # each GPU benchmark with its problems made small
 }
 
 
-# the GPU benchmarks whose record holds harness.PeakTable's per-case peaks (pydata_e2e keeps its
+# the GPU benchmarks whose record holds peak_memory.PeakTable's per-case peaks (pydata_e2e keeps its
 # peaks in its case rows: tests/bench/test_peak_memory.py)
 PEAKS = {"rocm_ops", "linalg_fft", "rocm_host_path", "rocm_transfers", "rocm_streams", "rocm_graphs", "fusion",
          "rocm_nn"}

@@ -1,10 +1,11 @@
-"""bench/harness.py's peak device memory (issue 39, item 6): each case's peak above what was
+"""bench/peak_memory.py's peak device memory (issue 39, item 6): each case's peak above what was
 held before the call, per library, from the library's own high-water mark; n/a where a
 library counts nothing (candlewick's cpu device), never an estimate. The GPU benchmarks'
 records hold these columns on the fake HIP runtime: tests/bench/test_bench_interface.py."""
 
 import importlib.util
 import pathlib
+import sys
 import types
 
 import pytest
@@ -12,9 +13,8 @@ import pytest
 import candlewick as cw
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_harness_peaks", ROOT / "bench" / "harness.py")
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+sys.path.insert(0, str(ROOT / "bench"))  # bench/ is no package: its modules import each other by name
+import peak_memory  # noqa: E402
 
 
 class TorchStandIn:
@@ -39,7 +39,7 @@ class TorchStandIn:
 
 def test_peaks_beside_torch_above_what_was_held_and_na_where_nothing_is_counted():
     torch = TorchStandIn(held=1000)  # held before the call: not the call's
-    peaks = harness.PeakTable(device=cw.get_device("cpu"), torch=torch)
+    peaks = peak_memory.PeakTable(device=cw.get_device("cpu"), torch=torch)
 
     def torch_call():
         torch.allocate(300)
@@ -51,12 +51,12 @@ def test_peaks_beside_torch_above_what_was_held_and_na_where_nothing_is_counted(
     assert peaks.measure("case", "candlewick", lambda: cw.ones(1000) + 1).shape == (1000,)
     assert peaks.measure("case", "cupy", lambda: 7) == 7  # no counter: it runs, no entry
     assert peaks.rows == {"case": {"torch": 500, "candlewick": None}}
-    table = "\n".join(harness.peak_lines(peaks.rows))
+    table = "\n".join(peak_memory.peak_lines(peaks.rows))
     assert "| case | torch | candlewick |" in table and "| case | 500 B | n/a |" in table
 
 
 def test_a_failing_call_records_its_error_and_the_run_goes_on():
-    peaks = harness.PeakTable(device=cw.get_device("cpu"), torch=TorchStandIn(held=0))
+    peaks = peak_memory.PeakTable(device=cw.get_device("cpu"), torch=TorchStandIn(held=0))
     with pytest.raises(ZeroDivisionError):
         peaks.measure("bad", "torch", lambda: 1 / 0)
     peaks.measure_after("bad again", "torch", lambda: 1 / 0)  # a figure taken already stands
@@ -77,7 +77,7 @@ def test_candlewick_counts_on_a_device_that_keeps_counts(monkeypatch):
     def call():
         stats["peak_in_use_bytes"] = 4096 + 2048
 
-    assert harness.peak_bytes(call, harness.memory_probe("candlewick", device="rocm")) == 2048
+    assert peak_memory.peak_bytes(call, peak_memory.memory_probe("candlewick", device="rocm")) == 2048
 
 
 def test_pydata_e2e_measures_candlewick_through_the_same_probe():
@@ -88,7 +88,7 @@ def test_pydata_e2e_measures_candlewick_through_the_same_probe():
     spec.loader.exec_module(pydata)
     libs = pydata.libraries("cpu", {})
     _, sync, probe, _ = libs["candlewick"]
-    assert isinstance(probe, pydata.harness.CandlewickMemory)
+    assert isinstance(probe, pydata.peak_memory.CandlewickMemory)
     data = {"x": cw.ones(64)}
     assert pydata.peak_bytes(lambda d: d["x"] * 2, data, False, sync, probe, False) is None
     assert pydata.peak_bytes(lambda d: d["x"] * 2, data, False, sync, probe, True) > 0  # host: tracemalloc

@@ -1,17 +1,16 @@
-"""bench/harness.py's rotated rounds: every library once a round, the order rotated by one
+"""bench/timing.py's rotated rounds: every library once a round, the order rotated by one
 place a round, each library's best round kept; a failing library recorded and left out of
 the later rounds. The turns are fake timers: each returns the next figure of its script and
 logs when it ran."""
 
-import importlib.util
 import pathlib
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("bench_harness_rounds", ROOT / "bench" / "harness.py")
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+sys.path.insert(0, str(ROOT / "bench"))  # bench/ is no package: its modules import each other by name
+import timing  # noqa: E402
 
 
 def fake_turns(scripts, log):
@@ -31,7 +30,7 @@ def fake_turns(scripts, log):
 
 def test_order_rotates_one_place_a_round():
     log = []
-    harness.rotated_rounds(fake_turns({"a": [1] * 4, "b": [1] * 4, "c": [1] * 4}, log), 4)
+    timing.rotated_rounds(fake_turns({"a": [1] * 4, "b": [1] * 4, "c": [1] * 4}, log), 4)
     assert [log[i:i + 3] for i in range(0, 12, 3)] == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"],
                                                        ["a", "b", "c"]]
 
@@ -39,14 +38,14 @@ def test_order_rotates_one_place_a_round():
 def test_best_round_is_kept_per_library_and_per_label():
     scripts = {"cw": [3.0, 1.0, 2.0], "torch": [0.5, 4.0, 0.7],
                "ops": [{"add": 2.0, "sum": 9.0}, {"add": 3.0, "sum": 1.0}, {"add": 1.5, "sum": 8.0}]}
-    best = harness.rotated_rounds(fake_turns(scripts, []), 3)
+    best = timing.rotated_rounds(fake_turns(scripts, []), 3)
     assert best == {"cw": 1.0, "torch": 0.5, "ops": {"add": 1.5, "sum": 1.0}}
 
 
 def test_a_failing_turn_is_recorded_and_sits_out_later_rounds():
     log, errors = [], {}
     scripts = {"cw": [2.0, ValueError("no kernel"), 0.1], "torch": [3.0, 1.0, 2.0]}
-    best = harness.rotated_rounds(fake_turns(scripts, log), 3, errors)
+    best = timing.rotated_rounds(fake_turns(scripts, log), 3, errors)
     assert errors == {"cw": "ValueError: no kernel"}
     assert best == {"cw": 2.0, "torch": 1.0}  # cw's figure before the failure stands
     assert log == ["cw", "torch", "torch", "cw", "torch"]
@@ -54,9 +53,9 @@ def test_a_failing_turn_is_recorded_and_sits_out_later_rounds():
 
 def test_without_an_error_table_the_failure_propagates():
     with pytest.raises(ValueError, match="no kernel"):
-        harness.rotated_rounds(fake_turns({"cw": [ValueError("no kernel")]}, []), 1)
+        timing.rotated_rounds(fake_turns({"cw": [ValueError("no kernel")]}, []), 1)
 
 
 def test_no_turns_or_no_rounds_give_no_figures():
-    assert harness.rotated_rounds({}, 5) == {}
-    assert harness.rotated_rounds(fake_turns({"cw": []}, []), 0) == {}
+    assert timing.rotated_rounds({}, 5) == {}
+    assert timing.rotated_rounds(fake_turns({"cw": []}, []), 0) == {}

@@ -9,7 +9,7 @@ The rocm backend runs on fake_hip's runtime: reads from the device give zeros
 checks take the same branches), hipFFT and hipBLAS's GEMM are no-ops, launches are
 counted and run nothing. A case the stand-ins cannot run (the PCA and Ridge paths need
 hipSOLVER's SVD) is reported and skipped. The host time is this process's CPU time
-(``harness.interleaved`` with ``time.process_time``), the fake's Python launch included
+(``timing.interleaved`` with ``time.process_time``), the fake's Python launch included
 on both sides: lazy mode's own host work shows as the difference.
 test_lazy_pydata.py pins the counts; the GPU figures are bench/pydata_e2e.py's.
 """
@@ -51,7 +51,7 @@ def bench_module():
     import importlib.util
 
     if "pydata_e2e" not in sys.modules:
-        sys.path.insert(0, str(ROOT / "bench"))  # (it imports bench/harness.py by name)
+        sys.path.insert(0, str(ROOT / "bench"))  # (it imports bench/harness.py and timing.py by name)
         spec = importlib.util.spec_from_file_location("pydata_e2e", ROOT / "bench" / "pydata_e2e.py")
         module = importlib.util.module_from_spec(spec)
         sys.modules["pydata_e2e"] = module
@@ -91,14 +91,14 @@ def main():
     parser.add_argument("--features", type=int, default=16)
     parser.add_argument("--cases", default=None, help="comma-separated case names (default: all)")
     args = parser.parse_args()
-    sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "bench")]  # this checkout, fake_hip, harness
+    sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "bench")]  # this checkout, fake_hip, timing
     os.environ.setdefault("CANDLEWICK_KERNEL_CACHE", tempfile.mkdtemp(prefix="cw_pydata_fake_"))
     import fake_hip
 
     rt = fake_hip.install()
     install(rt, fake_hip.OK)
     import candlewick as cw
-    import harness
+    import timing
     from rocm_backend import RocmBackend
 
     device = RocmBackend().device(0)
@@ -116,8 +116,8 @@ def main():
             continue
         data = {k: cw.asarray(v, device=device) for k, v in host.items()}
         fn = pe.CASES[case]
-        times = harness.interleaved({"eager": lambda: pe._call(fn, data, False),
-                                     "lazy": lambda: pe._call(fn, data, True)}, rounds=5, timer=time.process_time)
+        times = timing.interleaved({"eager": lambda: pe._call(fn, data, False),
+                                    "lazy": lambda: pe._call(fn, data, True)}, rounds=5, timer=time.process_time)
         differ = sorted(set(eager[0]) ^ set(lazy[0]))
         print(f"| {case} | {sum(eager[0].values())} / {sum(lazy[0].values())} | {sum(eager[1].values())} / "
               f"{sum(lazy[1].values())} | {times['eager'] * 1e3:.3f} / {times['lazy'] * 1e3:.3f} | "
