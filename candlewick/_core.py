@@ -13,7 +13,6 @@ Python work as possible: the per-op dtype tables below are built once at import.
 from __future__ import annotations
 
 import builtins
-import functools
 import math
 import operator
 from typing import TYPE_CHECKING
@@ -248,24 +247,22 @@ def bind_native(cls):
             _native.unbind()
 
 
-def native_switch():
-    """Lazy mode's switch of the C fast paths (``lazy_gate.GATE.on``), as ``(on, off)``,
-    each one call of C where candlewick._native is built (a loop entering a ``lazy()``
-    block per call flips it twice a call). After ``on(write_into, operand, live,
-    lazy_type)`` the in-place paths decline (the Python paths run what is pending first)
-    unless the set ``live`` is empty and neither storage is of ``lazy_type``, the
-    element-wise functions' common case calls its primitive on ``operand(x)`` (the
-    storage that records it where lazy mode is on here, as the Python path does) and
-    the C stores call ``write_into(x)`` before they write (what is pending runs first,
-    as ``writes.check_writable`` runs it), except while the set ``live`` is empty and
-    x's storage is not of ``lazy_type``; views stay in C. ``off()`` turns them back on."""
+def native_lazy_blocks(var, gate, flush, live, lazy_type, process_on):
+    """Lazy mode's blocks in C where candlewick._native is built: the class
+    ``_native.LazyBlock`` (its ``__enter__`` and ``__exit__`` one call of C each: a loop
+    may enter a ``lazy()`` block per call), its shared state given (see
+    _native_lazy_block.c): the context variable that says lazy mode is on here, the gate
+    (``lazy_gate.GATE``: ``on`` and, turned on, the C fast paths' switch with its hooks
+    ``write_into`` and ``operand``: the in-place paths decline unless the set ``live`` is
+    empty and neither storage is of ``lazy_type``, the element-wise functions' common case
+    calls its primitive on ``operand(x)``, the C stores call ``write_into(x)`` first while
+    ``live`` is non-empty or x's storage is of ``lazy_type``), ``flush`` (run at an exit
+    while ``live`` is non-empty) and whether the environment turned lazy mode on. None
+    where the module is not built: no C path to switch, the blocks in Python."""
     if _native is None:
-        return _nothing, _nothing
-    return _native.set_lazy, functools.partial(_native.set_lazy, None)
-
-
-def _nothing(*_):
-    return None
+        return None
+    _native.lazy_blocks(var, gate, flush, live, lazy_type, process_on)
+    return _native.LazyBlock
 
 
 def row_views(x, axis):

@@ -23,6 +23,8 @@
    - _native_complex.c: a host backend's complex64 product in double precision,
      rounded once, at about the speed of NumPy's single-precision loop;
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
+   - _native_lazy_block.c: a lazy() block's entry and exit (a loop may enter one per
+     call), one call of C each;
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
      sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
@@ -243,22 +245,17 @@ PyDoc_STRVAR(set_lazy_doc,
 "storage is not of lazy_type (nothing to run, nothing to swap); views (Item's get,\n"
 "rows) are unchanged.");
 
-static PyObject *set_lazy(PyObject *module, PyObject *args) {
-    (void)module;
-    PyObject *hook, *operand = Py_None, *live = Py_None, *lazy_type = Py_None;
-    if (!PyArg_UnpackTuple(args, "set_lazy", 1, 4, &hook, &operand, &live, &lazy_type)) {
-        return NULL;
-    }
+int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type) {
     if ((hook != Py_None && !PyCallable_Check(hook)) || (operand != Py_None && !PyCallable_Check(operand))) {
         PyErr_SetString(PyExc_TypeError,
                         "candlewick._native.set_lazy: write_into and operand must be callable or None");
-        return NULL;
+        return -1;
     }
     if ((live == Py_None) != (lazy_type == Py_None) || (live != Py_None && !PySet_CheckExact(live)) ||
         (lazy_type != Py_None && !PyType_Check(lazy_type))) {
         PyErr_SetString(PyExc_TypeError,
                         "candlewick._native.set_lazy: live must be a set and lazy_type a type, both or neither");
-        return NULL;
+        return -1;
     }
     PyObject *old[] = {cw_lazy_write, cw_lazy_operand, cw_lazy_live, cw_lazy_type};
     int on = hook != Py_None;
@@ -269,7 +266,16 @@ static PyObject *set_lazy(PyObject *module, PyObject *args) {
     for (int i = 0; i < 4; i++) {
         Py_XDECREF(old[i]);
     }
-    Py_RETURN_NONE;
+    return 0;
+}
+
+static PyObject *set_lazy(PyObject *module, PyObject *args) {
+    (void)module;
+    PyObject *hook, *operand = Py_None, *live = Py_None, *lazy_type = Py_None;
+    if (!PyArg_UnpackTuple(args, "set_lazy", 1, 4, &hook, &operand, &live, &lazy_type)) {
+        return NULL;
+    }
+    return cw_set_lazy(hook, operand, live, lazy_type) < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 PyDoc_STRVAR(bound_class_doc, "bound_class()\n\nThe array class bound, or None.");
@@ -284,6 +290,7 @@ static PyMethodDef methods[] = {
     {"unbind", unbind, METH_NOARGS, unbind_doc},
     {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
     {"set_lazy", set_lazy, METH_VARARGS, set_lazy_doc},
+    {"lazy_blocks", (PyCFunction)(void (*)(void))cw_lazy_blocks, METH_FASTCALL, cw_lazy_blocks_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
@@ -307,7 +314,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
-        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0) {
+        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_block_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -324,7 +331,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "BlockCache", (PyObject *)&cw_BlockCacheType) < 0 ||
         PyModule_AddObjectRef(module, "ElementAssign", (PyObject *)&cw_ElementAssignType) < 0 ||
         PyModule_AddObjectRef(module, "StreamLaunch", (PyObject *)&cw_StreamLaunchType) < 0 ||
-        PyModule_AddObjectRef(module, "ContiguousLaunch", (PyObject *)&cw_ContiguousLaunchType) < 0) {
+        PyModule_AddObjectRef(module, "ContiguousLaunch", (PyObject *)&cw_ContiguousLaunchType) < 0 ||
+        PyModule_AddObjectRef(module, "LazyBlock", (PyObject *)&cw_LazyBlockType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

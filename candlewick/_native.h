@@ -37,6 +37,14 @@ extern PyObject *cw_lazy_operand;
    recorded storages' type (a store need not call cw_lazy_write while the set is empty
    and the array's storage is not of that type); else NULL */
 extern PyObject *cw_lazy_live, *cw_lazy_type;
+/* set_lazy's work (each argument None or as set_lazy takes it): 0, or -1 with TypeError */
+int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type);
+
+/* _native_lazy_block.c */
+extern PyTypeObject cw_LazyBlockType;
+extern const char cw_lazy_blocks_doc[];
+PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_block_ready(void);
 
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector

@@ -12,8 +12,9 @@ inside ``with lazy(False):``; ``CANDLEWICK_LAZY`` sets it for the process. Recor
 calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GATE.on``
 (what the eager paths read) is True while any block is open or the variable is set, and
 meanwhile the C in-place paths decline, the C element-wise path calls its primitive
-on ``_operand(x)`` as the Python path does, and the C stores run what is pending first
-(``_core.native_switch``).
+on ``_operand(x)`` as the Python path does, and the C stores run what is pending first.
+Where candlewick._native is built a block is its ``LazyBlock`` (``_core.native_lazy_blocks``:
+entry and exit one call of C each, the gate and that switch flipped inside them).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import threading
 import warnings
 
-from .._core import native_switch
+from .._core import native_lazy_blocks
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -160,17 +161,10 @@ def _write_into(x):
 
 
 def _set_gate():
-    """``GATE.on`` and the C fast paths' switch made what the open blocks and the
-    environment say (under ``_gate_lock``). A loop that enters a block per call
-    (``with cw.lazy(): f(x)``) turns both on and off each time: the switch is one call
-    of C (``_core.native_switch``), no frame of Python between."""
-    on = _process_on or _open_blocks > 0
-    if on != GATE.on:
-        GATE.on = on
-        if on:  # (the hooks read now: a test may wrap one)
-            _switch_on(GATE.write_into, GATE.operand, LIVE, LazyStorage)
-        else:
-            _switch_off()
+    """``GATE.on`` made what the open blocks and the environment say (under
+    ``_gate_lock``; the blocks in Python, where candlewick._native is not built: no C
+    path to switch)."""
+    GATE.on = _process_on or _open_blocks > 0
 
 
 def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
@@ -219,9 +213,10 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     return _Block(enabled)
 
 
-class _Block(contextlib.ContextDecorator):
-    """One ``lazy()`` block (a class, not a generator: a loop enters one on every call,
-    and a generator's context manager costs twice as much)."""
+class _PyBlock(contextlib.ContextDecorator):
+    """One ``lazy()`` block where candlewick._native is not built (a class, not a
+    generator: a loop enters one on every call, and a generator's context manager costs
+    twice as much); else ``_Block``, the C one's (_native_lazy_block.c)."""
 
     def __init__(self, enabled):
         self.enabled = enabled
@@ -237,8 +232,7 @@ class _Block(contextlib.ContextDecorator):
         _gate_lock.acquire()
         try:
             _open_blocks += 1
-            if not GATE.on:
-                _set_gate()
+            _set_gate()
         finally:
             _gate_lock.release()
 
@@ -256,8 +250,7 @@ class _Block(contextlib.ContextDecorator):
             _gate_lock.acquire()
             try:
                 _open_blocks -= 1
-                if _open_blocks == 0:
-                    _set_gate()
+                _set_gate()
             finally:
                 _gate_lock.release()
         return False
@@ -268,6 +261,16 @@ GATE.operand = _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
-_switch_on, _switch_off = native_switch()
-with _gate_lock:
-    _set_gate()
+_LazyBlock = native_lazy_blocks(_block, GATE, flush, LIVE, LazyStorage, _process_on)
+if _LazyBlock is None:
+    _Block = _PyBlock
+    with _gate_lock:
+        _set_gate()
+else:
+    class _Block(_LazyBlock, contextlib.ContextDecorator):  # type: ignore[no-redef]
+        """One ``lazy()`` block: entry and exit in C (a loop may enter one per call)."""
+
+        __slots__ = ()
+
+        def _recreate_cm(self):
+            return _Block(self.enabled)  # each call of a decorated function: a block of its own

@@ -23,7 +23,7 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "counted_replayed", "learn", "pair_key", "pinned_fused", "plain", "reset"]
+__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "learn", "pair_key", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -88,14 +88,22 @@ def call_key(device, name, dtype, args):
     return tuple(key)
 
 
-def pair_key(device, name, dtype, op, layout1, dtype2, layout2):
-    """``call_key(device, name, dtype, (op, layout1, dtype2, layout2))``: the key of a
-    binary or compare call, built in one step where the op is kept as it is and both
-    layouts are Layouts (each element-wise call in lazy mode that may run at once asks)."""
-    if type(layout1) is Layout and type(layout2) is Layout and type(op) not in _NOT_AS_IS:
-        return (id(device), name, dtype.name, op, (layout1.shape, layout1.strides, layout1.offset), dtype2.name,
-                (layout2.shape, layout2.strides, layout2.offset))
-    return call_key(device, name, dtype, (op, layout1, dtype2, layout2))
+def call_key_of(device, name, dtype, args):
+    """``call_key`` of a call given ``args`` as its primitive takes them (storages, not
+    their dtypes): the key maker of a call lazy mode may run at once."""
+    return call_key(device, name, dtype, plain(name, args))
+
+
+def pair_key(device, name, dtype, args):
+    """``call_key_of`` for a binary or compare call, built in one step where its four
+    arguments are (op kept as it is, Layout, storage, Layout): each element-wise call in
+    lazy mode that may run at once asks (``x * y`` in a loop)."""
+    if len(args) == 4:
+        op, layout1, other, layout2 = args
+        if type(layout1) is Layout and type(layout2) is Layout and type(op) not in _NOT_AS_IS:
+            return (id(device), name, dtype.name, op, (layout1.shape, layout1.strides, layout1.offset),
+                    other.dtype.name, (layout2.shape, layout2.strides, layout2.offset))
+    return call_key_of(device, name, dtype, args)
 
 
 #: the argument types call_key does not keep as they are
@@ -166,34 +174,37 @@ class Start:
         return getattr(self.real, name)
 
 
-def _start(name):
+def _start(name, key_of=call_key_of):
+    """Start's method for primitive ``name``: the one policy of a call on a computed
+    array, its key made by ``key_of`` (``call_key_of``'s signature; ``pair_key`` for the
+    binary and compare calls, which the C element-wise path makes: no copy of their
+    arguments)."""
     positions = STORAGE_ARGS.get(name, ())
 
     def method(self, *args):
         real = self.real
         small = real.size * real.dtype.itemsize < RECORD_BYTES
-        if small or name in _ripe:  # (a key is made only for a primitive that has a ripe one)
+        ripe = name in _ripe  # (a key is made only for a primitive that has a ripe one)
+        if small or ripe:
             pending = self.pending
             lazy_type = pending.lazy_type
-            call_args = key_args = args
-            computed = True
-            if positions:
-                call_args, key_args = list(args), list(args)
-                for i in positions:
-                    a = args[i]
-                    if type(a) is lazy_type:
-                        a = call_args[i] = a.real
-                        if a is None:  # a pending operand: the call joins its graph
-                            computed = False
-                            break
-                    if small and a.size * a.dtype.itemsize >= RECORD_BYTES:
-                        small = False
-                    key_args[i] = a.dtype
-            if computed and small:
+            call_args = args
+            for i in positions:
+                a = args[i]
+                if type(a) is lazy_type:
+                    a = a.real
+                    if a is None:  # a pending operand: the call joins its graph
+                        return getattr(pending.tracer(real), name)(*args)
+                    if call_args is args:
+                        call_args = list(args)
+                    call_args[i] = a
+                if small and a.size * a.dtype.itemsize >= RECORD_BYTES:
+                    small = False
+            if small:
                 return getattr(real, name)(*call_args)
-            if computed and name in _ripe:
+            if ripe:
                 try:
-                    seen = _counts.get(call_key(pending.device, name, real.dtype, key_args), 0)
+                    seen = _counts.get(key_of(pending.device, name, real.dtype, call_args), 0)
                 except TypeError:  # an unhashable argument: never counted
                     seen = 0
                 if seen >= REPLAYS:
@@ -204,45 +215,11 @@ def _start(name):
     return method
 
 
-def _start_pair(name):
-    """``_start(name)`` for ``binary`` and ``compare``, the calls the C element-wise path
-    makes in lazy mode (``x * y`` in a loop: each call asks), their four arguments
-    (op, layout, storage, layout) read without copies and keyed by ``pair_key``."""
-    general = _start(name)
-
-    def method(self, *args):
-        if len(args) != 4:
-            return general(self, *args)
-        op, layout1, other, layout2 = args
-        real = self.real
-        small = real.size * real.dtype.itemsize < RECORD_BYTES
-        ripe = name in _ripe
-        if small or ripe:
-            pending = self.pending
-            if type(other) is pending.lazy_type:
-                other = other.real
-                if other is None:  # a pending operand: the call joins its graph
-                    return getattr(pending.tracer(real), name)(*args)
-            if small and other.size * other.dtype.itemsize < RECORD_BYTES:
-                return getattr(real, name)(op, layout1, other, layout2)
-            if ripe:
-                try:
-                    seen = _counts.get(pair_key(pending.device, name, real.dtype, op, layout1, other.dtype, layout2), 0)
-                except TypeError:  # an unhashable argument: never counted
-                    seen = 0
-                if seen >= REPLAYS:
-                    return getattr(real, name)(op, layout1, other, layout2)
-        return getattr(self.pending.tracer(real), name)(*args)
-
-    method.__name__ = method.__qualname__ = name
-    return method
-
-
 for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", "astype", "copy", "affine", "clip",
               "var", "reduce_as"):
     setattr(Start, _name, _start(_name))
 for _name in ("binary", "compare"):
-    setattr(Start, _name, _start_pair(_name))
+    setattr(Start, _name, _start(_name, pair_key))
 del _name
 
 _start_reduce = _start("reduce")

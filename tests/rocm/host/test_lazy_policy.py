@@ -113,7 +113,10 @@ def test_a_call_is_counted_once_per_run(arrays):
 def test_the_key_of_a_binary_call_built_in_one_step_is_call_keys():
     """pair_key (the binary and compare calls of the C element-wise path) and call_key
     (every recorded call, counted after a replayed run) must make one key of one call:
-    a count made by one is read by the other."""
+    a count made by one is read by the other. Each Start method keys by its own maker
+    (pair_key for binary and compare, call_key_of for the others)."""
+    import types
+
     from candlewick import dtypes as dt
     from candlewick.layout import Layout
     from candlewick.opdefs import BinaryOp, CompareOp
@@ -126,5 +129,9 @@ def test_the_key_of_a_binary_call_built_in_one_step_is_call_keys():
                                  ("binary", 2.5, full, dt.float32, full),  # an argument call_key converts
                                  ("binary", BinaryOp.ADD, [1, 2], dt.int8, full)]:
         want = lazy_policy.call_key(device, name, dt.float32, (op, l1, d2, l2))
-        assert lazy_policy.pair_key(device, name, dt.float32, op, l1, d2, l2) == want
-        assert hash(want) == hash(lazy_policy.pair_key(device, name, dt.float32, op, l1, d2, l2))
+        args = (op, l1, types.SimpleNamespace(dtype=d2), l2)  # as the primitive takes them: a storage
+        for key_of in (lazy_policy.pair_key, lazy_policy.call_key_of):
+            assert key_of(device, name, dt.float32, args) == want
+            assert hash(key_of(device, name, dt.float32, args)) == hash(want)
+        assert lazy_policy.pair_key(device, name, dt.float32, args[:3]) == lazy_policy.call_key(
+            device, name, dt.float32, (op, l1, d2))  # not four arguments: call_key's

@@ -1,0 +1,121 @@
+"""A lazy() block's entry and exit in C (candlewick._native.LazyBlock, where built): the
+mode in its context as the Python block sets it, the gate and the C fast paths' switch
+on while any block is open (in any thread) and off after the last, what is pending run
+at the exit, its error raised unless the block raised its own."""
+
+import contextvars
+import threading
+
+import pytest
+
+import candlewick as cw
+from candlewick import _core
+from candlewick.fusion import lazy_mode
+from candlewick.fusion.lazy_storage import LIVE, LazyStorage
+from candlewick.lazy_gate import GATE
+
+pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+
+
+def test_a_block_is_the_c_one():
+    assert isinstance(cw.lazy(), _core._native.LazyBlock)
+    assert GATE.on is lazy_mode._process_on
+
+
+def test_a_block_entered_inside_itself_and_lazy_false_inside():
+    block = cw.lazy()
+    with block:
+        assert GATE.on and lazy_mode.is_lazy()
+        with block:
+            with cw.lazy(False):
+                assert not lazy_mode.is_lazy() and GATE.on
+            assert lazy_mode.is_lazy()
+        assert lazy_mode.is_lazy()
+    assert lazy_mode.is_lazy() is lazy_mode._process_on
+    assert GATE.on is lazy_mode._process_on
+
+
+def test_a_decorated_function_enters_a_block_per_call():
+    @cw.lazy()
+    def inside(depth):
+        return [lazy_mode.is_lazy()] + (inside(depth - 1) if depth else [])
+
+    assert inside(2) == [True, True, True]
+    assert GATE.on is lazy_mode._process_on
+
+
+def test_the_gate_stays_on_while_another_thread_holds_a_block():
+    opened, release = threading.Event(), threading.Event()
+
+    def other():
+        with cw.lazy():
+            opened.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    try:
+        assert opened.wait(10)
+        with cw.lazy():
+            pass
+        assert GATE.on  # the other thread's block is still open
+        assert lazy_mode.is_lazy() is lazy_mode._process_on  # its mode is its own context's
+    finally:
+        release.set()
+        thread.join()
+    assert GATE.on is lazy_mode._process_on
+
+
+@pytest.fixture
+def own_blocks():
+    """LazyBlock's shared state given a context variable, gate, flush and live set of the
+    test's own (no block open meanwhile), lazy mode's given back after."""
+    class Gate:
+        __slots__ = ("on", "operand", "records", "before_write", "write_into")
+
+    gate, live, runs = Gate(), set(), []
+    gate.on, gate.operand, gate.write_into = False, lambda x: x._storage, lambda x: None
+    var = contextvars.ContextVar("test_lazy", default=None)
+
+    def flush():
+        runs.append(1)
+        if "fail" in live:
+            raise RuntimeError("flush failed")
+
+    _core._native.lazy_blocks(var, gate, flush, live, LazyStorage, False)
+    try:
+        yield _core._native.LazyBlock, var, gate, live, runs
+    finally:
+        _core._native.lazy_blocks(lazy_mode._block, GATE, lazy_mode.flush, LIVE, LazyStorage,
+                                  lazy_mode._process_on)
+
+
+def test_the_exit_flushes_only_while_a_graph_holds_nodes(own_blocks):
+    block, var, gate, live, runs = own_blocks
+    with block(True):
+        assert var.get() is True and gate.on is True
+    assert runs == [] and var.get() is None and gate.on is False
+    live.add("graph")
+    with block(True):
+        pass
+    assert runs == [1]
+
+
+def test_a_failed_flush_raises_at_the_exit_unless_the_block_raised(own_blocks):
+    block, var, gate, live, runs = own_blocks
+    live.add("fail")
+    with pytest.raises(RuntimeError, match="flush failed"):
+        with block(True):
+            pass
+    assert gate.on is False and var.get() is None  # the count and the mode back all the same
+    with pytest.raises(ZeroDivisionError):  # the block's own error goes on
+        with block(True):
+            1 / 0
+    assert runs == [1, 1] and gate.on is False
+
+
+def test_a_block_takes_a_bool():
+    with pytest.raises(TypeError):
+        _core._native.LazyBlock(1)
+    with pytest.raises(TypeError, match="enabled must be a bool"):
+        cw.lazy(1)
