@@ -17,7 +17,7 @@
      quiet error state), taken without a Python call;
    - _native_launch.c: a GPU backend's kernel launch through its runtime's launch
      function, without ctypes' argument conversion (and a prepared launch's, its
-     argument struct filled in C);
+     argument struct filled in C; and a prepared hipFFT plan's exec);
    - _native_blocks.c: a GPU backend's caching allocator's hit path (take and give
      back a cached block, its counts) under the allocator's lock;
    - _native_complex.c: a host backend's complex64 product in double precision,
@@ -293,6 +293,7 @@ static PyMethodDef methods[] = {
     {"lazy_blocks", (PyCFunction)(void (*)(void))cw_lazy_blocks, METH_FASTCALL, cw_lazy_blocks_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
+    {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
     {"sort_rows", (PyCFunction)(void (*)(void))cw_sort_rows, METH_FASTCALL, cw_sort_rows_doc},

@@ -303,6 +303,8 @@ int cw_block_cache_ready(void);
 /* _native_launch.c */
 extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+extern const char cw_fft_exec_doc[];
+PyObject *cw_fft_exec(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* An int as an address (TypeError for another kind) / as an 8-byte field (an int or what
    has __index__; addresses past 2^63 too): 0, or -1 with the error set. */
 int cw_as_address(PyObject *obj, void **out);

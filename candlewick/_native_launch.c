@@ -14,6 +14,7 @@
 
 #include "_native.h"
 
+#include <limits.h>
 #include <string.h>
 
 typedef int (*launch_function)(void *kernel, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -85,6 +86,58 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL,
                                          (void **)extra);
     Py_END_ALLOW_THREADS
+    return PyLong_FromLong(status);
+}
+
+/* hipfftExec<kind>'s two signatures: R2C/C2R/D2Z/Z2D (plan, in, out), C2C/Z2Z with the
+   direction last (cuFFT's the same: tools/hip_on_cuda forwards them). */
+typedef int (*fft_exec_function)(void *plan, void *src, void *dst);
+typedef int (*fft_exec_direction_function)(void *plan, void *src, void *dst, int direction);
+
+const char cw_fft_exec_doc[] =
+    "fft_exec(function, plan, direction, src, dst, /) -> int\n\n"
+    "Call the hipfftExec<kind> at address ``function`` on the plan handle ``plan`` (an\n"
+    "address) from the device address ``src`` to ``dst``, with ``direction`` as its last\n"
+    "argument (an int: C2C/Z2Z) or none (None: the real transforms). Returns the function's\n"
+    "status (0 = success); the GIL is released during the call. The order puts what a\n"
+    "prepared plan fixes first, so that functools.partial(fft_exec, function, plan,\n"
+    "direction) runs a plan with no Python frame (rocm_backend/families/fft.py).";
+
+PyObject *cw_fft_exec(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.fft_exec takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    void *function, *plan, *src, *dst;
+    if (cw_as_address(args[0], &function) || cw_as_address(args[1], &plan) || cw_as_address(args[3], &src) ||
+        cw_as_address(args[4], &dst)) {
+        return NULL;
+    }
+    if (function == NULL) {
+        PyErr_SetString(PyExc_ValueError, "candlewick._native.fft_exec: a null exec function");
+        return NULL;
+    }
+    int status;
+    if (args[2] == Py_None) {
+        Py_BEGIN_ALLOW_THREADS
+        status = ((fft_exec_function)function)(plan, src, dst);
+        Py_END_ALLOW_THREADS
+    } else {
+        long direction = PyLong_Check(args[2]) ? PyLong_AsLong(args[2]) : (PyErr_Format(
+            PyExc_TypeError, "candlewick._native.fft_exec: direction must be None or an int, got %.80s",
+            Py_TYPE(args[2])->tp_name), -1);
+        if (direction == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+        if (direction < INT_MIN || direction > INT_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "candlewick._native.fft_exec: a direction past an int");
+            return NULL;
+        }
+        Py_BEGIN_ALLOW_THREADS
+        status = ((fft_exec_direction_function)function)(plan, src, dst, (int)direction);
+        Py_END_ALLOW_THREADS
+    }
     return PyLong_FromLong(status);
 }
 

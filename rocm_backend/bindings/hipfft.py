@@ -3,6 +3,7 @@ destruction and execution. Every status goes through ``error.check``; pointers a
 as ints, enums as hip-python's members."""
 
 import ctypes
+import functools
 import os
 
 import numpy as np
@@ -11,8 +12,13 @@ from ..error import check
 from .hip_ctypes import has_int, loaded_function, loaded_library_path
 from .hip_python import opened
 
+try:  # candlewick's optional compiled module: the exec of a prepared plan from C (``runner``)
+    from candlewick._native import fft_exec as _c_fft_exec
+except ImportError:
+    _c_fft_exec = None
+
 _api = None
-# kind -> (name, function, directions or None) of hipFFT's exec: each looked up once per
+# (module, kind) -> (name, function, directions or None, ctypes function or None) of hipFFT's exec: each looked up once per
 # module (hip-python's modules do not change; a test that swaps a function does it before
 # the first call)
 _resolved = {}
@@ -76,15 +82,21 @@ def _failed(hf, name, status):
     check(name, status)
 
 
-def execute(kind, plan, src, dst, inverse=False):
-    """hipfftExec<kind>: C2C/Z2Z take a direction (exponent sign + when ``inverse``)."""
+def _exec_function(kind):
+    """(hipFFT's module, (name, hip-python's function, directions or None, the ctypes
+    function or None)) of hipfftExec<kind>, looked up once per module."""
     hf = _hipfft()
     found = _resolved.get((hf, kind))
     if found is None:
         directions = (hf.HIPFFT_FORWARD, hf.HIPFFT_BACKWARD) if kind in ("C2C", "Z2Z") else None
         name = "hipfftExec" + kind
         found = _resolved[(hf, kind)] = (name, getattr(hf, name), directions, _raw_exec(hf, name, directions))
-    name, fn, directions, raw = found
+    return hf, found
+
+
+def execute(kind, plan, src, dst, inverse=False):
+    """hipfftExec<kind>: C2C/Z2Z take a direction (exponent sign + when ``inverse``)."""
+    hf, (name, fn, directions, raw) = _exec_function(kind)
     if raw is not None and has_int(plan):
         handle = int(plan)
         status = raw(handle, src, dst) if directions is None else raw(handle, src, dst,
@@ -96,3 +108,27 @@ def execute(kind, plan, src, dst, inverse=False):
         check(name, fn(plan, src, dst, directions[1 if inverse else 0]))
     else:
         check(name, fn(plan, src, dst))
+
+
+def runner(kind, plan, inverse=False):
+    """``run(src, dst)``: ``execute(kind, plan, src, dst, inverse)`` returning a status
+    (0: done; else the caller raises with ``raise_failed``). Where candlewick._native was
+    built and both the library's function and the plan have addresses, a partial of
+    ``candlewick._native.fft_exec``: no Python frame and no ctypes conversion a transform
+    (``families/fft.py`` keeps one per plan); else a closure of ``execute``, which raises."""
+    _, (_, _, directions, raw) = _exec_function(kind)
+    if raw is not None and _c_fft_exec is not None and has_int(plan):
+        direction = None if directions is None else int(directions[1 if inverse else 0])
+        return functools.partial(_c_fft_exec, ctypes.cast(raw, ctypes.c_void_p).value, int(plan), direction)
+
+    def run(src, dst):
+        execute(kind, plan, src, dst, inverse)
+        return 0
+
+    return run
+
+
+def raise_failed(kind, status):
+    """Raise the RocmError of a ``runner``'s nonzero ``status``."""
+    hf, (name, *_) = _exec_function(kind)
+    _failed(hf, name, status)

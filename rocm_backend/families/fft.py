@@ -32,7 +32,8 @@ Plans are cached per stream of a device in a bounded LRU (``PLAN_CACHE_SIZE``) k
 (kind, n, batch, istride, idist, ostride, odist): that is the (shape, strides, dtype,
 direction) of the transform as hipFFT sees it (C2C plans serve both directions, the sign
 is given at execution). An evicted plan is destroyed after its stream drains (queued
-transforms may still use its work area).
+transforms may still use its work area). Each plan's exec a direction is prepared once
+(``PlanCache.runner``: from C where candlewick._native was built) and dropped with it.
 """
 
 import collections
@@ -66,15 +67,40 @@ KIND_DTYPE = {kind: dtype for (_, dtype), kind in KIND.items()}  # hipFFT transf
 
 class PlanCache:
     """A bounded LRU of hipFFT plans of one device (created and destroyed through the
-    ``create``/``destroy`` callables, so the policy is testable without a GPU)."""
+    ``create``/``destroy`` callables, so the policy is testable without a GPU), and each
+    plan's prepared exec (``runner``), dropped with the plan."""
 
-    def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE, use=None):
-        """``use``: called on every ``get`` (the device's ``make_current``: a plan is
-        created and run with its device current)."""
+    def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE, use=None, prepare=None):
+        """``use``: called on every ``get`` and ``runner`` (the device's ``make_current``: a
+        plan is created and run with its device current); ``prepare(kind, plan, inverse)``:
+        the exec ``runner`` keeps (default ``hipfft.runner``)."""
         self._plans = collections.OrderedDict()
+        self._runs = {}  # (key, inverse) -> prepare's run of the plan of key
         self._create, self._destroy, self._drain, self._use = create, destroy, drain, use
+        self._prepare = hipfft.runner if prepare is None else prepare
         self.capacity = capacity
         self._lock = threading.Lock()
+
+    def runner(self, key, inverse=False):
+        """``run(src, dst) -> status`` of the plan of ``key`` (``prepare``'s, made once a
+        plan and direction): a hit is a dict lookup and the plan's LRU place refreshed,
+        where ``get`` then ``hipfft.execute`` were four Python frames and ctypes'
+        conversions a transform."""
+        if self._use is not None:
+            self._use()
+        run = self._runs.get((key, inverse))
+        if run is not None:
+            try:
+                self._plans.move_to_end(key)  # (one C call: atomic beside another thread's eviction)
+                return run
+            except KeyError:  # evicted by another thread since the lookup: made again below
+                pass
+        plan = self.get(key)
+        run = self._prepare(key[0], plan, inverse)
+        with self._lock:
+            if self._plans.get(key) is plan:  # (not evicted meanwhile)
+                self._runs[(key, inverse)] = run
+        return run
 
     def __len__(self):
         return len(self._plans)
@@ -91,7 +117,9 @@ class PlanCache:
             if len(self._plans) > self.capacity:
                 self._drain()  # queued transforms may still use the evicted plan
                 while len(self._plans) > self.capacity:
-                    _, old = self._plans.popitem(last=False)
+                    old_key, old = self._plans.popitem(last=False)
+                    self._runs.pop((old_key, False), None)
+                    self._runs.pop((old_key, True), None)
                     self._destroy(old)
             return plan
 
@@ -257,10 +285,18 @@ def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
         key = plan.copy_key
     target = out if plan.direct else x.device.storage_type.empty(x.device, plan.out_dtype, out.size)
-    hipfft.execute(kind, x.device.fft_plans.get(key), x.ptr + layout.offset * item, target.ptr, inverse=inverse)
+    run_plan(x.device, key, x.ptr + layout.offset * item, target.ptr, inverse)
     if not plan.direct:  # (before, after, m) -> the caller's order
         out.assign(plan.assign[0], target, plan.assign[1])
     return scale(out, factor)
+
+
+def run_plan(device, key, src, dst, inverse=False):
+    """Queue the plan of ``key`` (its kind first) on ``device``'s current stream from the
+    device address ``src`` to ``dst`` (C2C/Z2Z: backward when ``inverse``)."""
+    status = device.fft_plans.runner(key, inverse)(src, dst)
+    if status:
+        hipfft.raise_failed(key[0], status)
 
 
 def _c2r_input(x, layout, plan, factor=1.0):

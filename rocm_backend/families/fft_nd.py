@@ -22,7 +22,6 @@ from candlewick.shapes import shape_size
 
 from ..abi.structs import INT32_MAX
 from . import fft as _fft
-from ..bindings import hipfft
 
 MAX_RANK = 3  # hipFFT plans have rank 1, 2 or 3
 
@@ -87,8 +86,7 @@ def _rows_then_columns(x, layout):
     rows = _fft.transform(x, layout, len(shape) - 1, "rfft")  # contiguous (..., n0, m)
     kind = "C2C" if rows.dtype == dt.complex64 else "Z2Z"
     out = x.device.storage_type.empty(x.device, rows.dtype, n0 * m)
-    plan = x.device.fft_plans.get((kind, n0, m, m, 1, 1, n0))  # batch m: istride m, idist 1; ostride 1, odist n0
-    hipfft.execute(kind, plan, rows.ptr, out.ptr, inverse=False)
+    _fft.run_plan(x.device, (kind, n0, m, m, 1, 1, n0), rows.ptr, out.ptr)  # batch m: istride m, idist 1; ostride 1, odist n0
     lead = len(shape) - 2
     return out, Layout(shape[:-1] + (m,), (n0 * m,) * lead + (1, n0), 0)
 
@@ -127,8 +125,7 @@ def _one_plan(x, layout, rank, op, inverse):
     if not layout.is_contiguous or not _fft.input_aligned(kind, address, x.dtype.itemsize):
         x = x.copy(layout)
         address = x.ptr
-    plan = x.device.fft_plans.get(key)
-    hipfft.execute(kind, plan, address, out.ptr, inverse=inverse)
+    _fft.run_plan(x.device, key, address, out.ptr, inverse)
     return out
 
 

@@ -136,13 +136,11 @@ class PreparedLaunch:
     and queues.
 
     ``run(*fills)`` puts ``fills`` at ``slots`` (positions in the packer's values, in
-    order) and queues the launch; ``launch(values)`` queues it with values the caller
-    filled in from ``values`` (a copy of it: the element-wise family fills each operand
-    it has). Both are closures, the cheapest call Python makes (a ``__call__`` method cost
-    about 0.3 µs more per launch), or where the fields are written in C, ``run`` a partial
-    of the launcher's ``stream_launch`` (no Python frame at all)."""
+    order) and queues the launch: a closure, the cheapest call Python makes (a ``__call__``
+    method cost about 0.3 µs more per launch), or where the fields are written in C, a
+    partial of the launcher's ``stream_launch`` (no Python frame at all)."""
 
-    __slots__ = ("kernel", "dims", "args", "packer", "values", "slots", "run", "launch")
+    __slots__ = ("kernel", "dims", "args", "packer", "values", "slots", "run")
 
     def __init__(self, launcher, kernel, grid, block, args, values, slots, packer=None):
         """``grid``, ``block``: an int or 3 ints (block None: the kernel's own);
@@ -154,10 +152,6 @@ class PreparedLaunch:
         self.kernel, self.dims, self.args, self.packer = kernel, (gx, gy, gz, bx, by, bz), args, packer
         self.values, self.slots = list(values), tuple(slots)
         launch_fields = launcher.launch_fields
-
-        def launch(values):
-            launch_fields(kernel, gx, gy, gz, bx, by, bz, args, packer, values)
-
         first = self.slots[0] if self.slots else 0
         offsets = _filled_offsets(launcher, kernel, args, packer, self.slots)
         if offsets is not None:  # the struct packed once, the fields written in C: run(*fills) is C's
@@ -177,7 +171,7 @@ class PreparedLaunch:
                     values[slot] = value
                 launch_fields(kernel, gx, gy, gz, bx, by, bz, args, packer, values)
 
-        self.run, self.launch = run, launch
+        self.run = run
 
 
 def _filled_offsets(launcher, kernel, args, packer, slots):
@@ -201,7 +195,7 @@ class _Nothing:
     """The prepared launch of an empty problem: queues nothing."""
 
     __slots__ = ()
-    run = launch = staticmethod(_nothing)
+    run = staticmethod(_nothing)
 
 
 #: the prepared launch of an empty problem (queues nothing)

@@ -181,3 +181,42 @@ def test_contiguous_launch_sizes_the_grid_by_the_kernels_own_items(runtime):
         with pytest.raises(ValueError, match="items must be an int from 1"):
             contiguous(NS(fn_int=0xC0DE, name="k", items=bad), 5000, (1, 2))
     assert len(calls) == 2
+
+
+# --- fft_exec: hipfftExec<kind> through its address (a prepared plan's exec, rocm_backend/families/fft.py) ---
+
+EXEC = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+EXEC_DIRECTION = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int)
+
+
+@pytest.fixture
+def exec_functions():
+    """(address of an exec without a direction, of one with, the calls they saw, their status list)."""
+    calls, status = [], [0]
+    plain = EXEC(lambda plan, src, dst: (calls.append((plan, src, dst)), status[0])[1])
+    directed = EXEC_DIRECTION(lambda plan, src, dst, d: (calls.append((plan, src, dst, d)), status[0])[1])
+    yield ctypes.cast(plain, ctypes.c_void_p).value, ctypes.cast(directed, ctypes.c_void_p).value, calls, status
+    del plain, directed
+
+
+def test_fft_exec_passes_the_plan_pointers_and_direction(exec_functions):
+    plain, directed, calls, status = exec_functions
+    assert _native.fft_exec(plain, 0x7F00_0000_1230, None, 0x1000_0000_0000, 2**64 - 64) == 0
+    assert _native.fft_exec(directed, 0x7F00_0000_1230, 1, 0x10, 0x20) == 0
+    assert _native.fft_exec(directed, 0x7F00_0000_1230, -1, 0x10, 0x20) == 0
+    status[0] = 6  # HIPFFT_EXEC_FAILED
+    assert _native.fft_exec(plain, 1, None, 0x10, 0x20) == 6
+    assert calls == [(0x7F00_0000_1230, 0x1000_0000_0000, 2**64 - 64), (0x7F00_0000_1230, 0x10, 0x20, 1),
+                     (0x7F00_0000_1230, 0x10, 0x20, -1), (1, 0x10, 0x20)]
+
+
+@pytest.mark.parametrize("args, error, message", [
+    ((1, 1, None, 0x10), TypeError, "takes 5 arguments"),
+    ((0, 1, None, 0x10, 0x20), ValueError, "null exec function"),
+    ((1, 1, "backward", 0x10, 0x20), TypeError, "direction must be None or an int"),
+    ((1, 1, 2**40, 0x10, 0x20), OverflowError, "direction past an int"),
+    ((1, 1.5, None, 0x10, 0x20), TypeError, "address must be an int"),
+])
+def test_fft_exec_refuses_bad_arguments_before_the_call(args, error, message):
+    with pytest.raises(error, match=message):
+        _native.fft_exec(*args)

@@ -89,7 +89,6 @@ def test_prepared_launch_packs_what_the_full_values_pack():
                               ((5, 1, 1, 64, 1, 1), args.struct.pack(*want_scattered))]
     assert run.values == [0, 0] + full[2:]  # the template is never written
     NOTHING.run(1, 2)
-    NOTHING.launch([])
     assert len(launcher.calls) == 2
 
 

@@ -98,6 +98,41 @@ def test_the_knob_and_stand_in_modules_keep_hip_pythons_call(library, monkeypatc
     assert hf.python_calls == [("R2C", (hf.python_calls[0][1][0], 0x10, 0x20))]
 
 
+# --- a prepared plan's exec (``runner``, kept per plan by families/fft.py's PlanCache) ----------
+
+def test_a_prepared_exec_runs_from_c_and_returns_the_status(library):
+    """With candlewick._native built, ``runner`` is a partial of its fft_exec (no Python
+    frame a call), the plan's address and direction fixed: the library sees what
+    ``execute`` passes, and a failed status raises through ``raise_failed``."""
+    if hipfft._c_fft_exec is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    hf, calls, status = library
+    r2c, c2c = hipfft.runner("R2C", Plan()), hipfft.runner("C2C", Plan(), inverse=True)
+    assert r2c.func is hipfft._c_fft_exec and c2c.func is hipfft._c_fft_exec
+    assert r2c(0x1000_0000_0000, 0x2000_0000_0040) == 0 and c2c(0x10, 0x20) == 0
+    assert calls == [("R2C", 0x7F00_0000_1230, 0x1000_0000_0000, 0x2000_0000_0040),
+                     ("C2C", 0x7F00_0000_1230, 0x10, 0x20, 1)]
+    status[0] = 6
+    assert r2c(0x10, 0x20) == 6
+    with pytest.raises(RocmError, match="hipfftExecR2C failed: HIPFFT_EXEC_FAILED"):
+        hipfft.raise_failed("R2C", 6)
+    assert hf.python_calls == []
+
+
+@pytest.mark.parametrize("case", ["no C module", "no raw function", "no plan address"])
+def test_a_prepared_exec_without_c_goes_through_execute(library, monkeypatch, case):
+    hf, calls, _ = library
+    kind, plan = ("C2R", Plan()) if case == "no raw function" else ("R2C", "plan" if case == "no plan address" else Plan())
+    if case == "no C module":
+        monkeypatch.setattr(hipfft, "_c_fft_exec", None)
+    run = hipfft.runner(kind, plan)
+    assert run(0x10, 0x20) == 0
+    if case == "no C module":  # execute's ctypes call
+        assert calls == [("R2C", 0x7F00_0000_1230, 0x10, 0x20)] and hf.python_calls == []
+    else:  # hip-python's
+        assert calls == [] and [k for k, _ in hf.python_calls] == [kind]
+
+
 # --- the memset of fft's zero padding: hipMemsetAsync through ctypes too ----------------------
 
 MEMSET = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p)

@@ -105,6 +105,28 @@ def test_plan_cache_is_a_bounded_lru():
     assert r.destroyed == ["planb", "plana"] and r.created == ["a", "b", "c", "b"]
 
 
+def test_plan_cache_prepares_each_plans_exec_once_and_drops_it_with_the_plan():
+    r, prepared = _Recorder(), []
+
+    def prepare(kind, plan, inverse):
+        prepared.append((kind, plan, inverse))
+        return lambda src, dst: (plan, inverse, src, dst)
+
+    cache = rfft.PlanCache(r.create, r.destroy, r.drain, capacity=2, prepare=prepare)
+    a, b = ("R2C", 8), ("C2C", 8)
+    assert cache.runner(a)(1, 2) == ("plan('R2C', 8)", False, 1, 2)
+    assert cache.runner(b, True)(3, 4) == ("plan('C2C', 8)", True, 3, 4)
+    cache.runner(a), cache.runner(b, True)                       # hits: nothing made again
+    assert len(prepared) == 2 and len(r.created) == 2
+    cache.runner(b)                                              # the other direction: its own exec, same plan
+    assert len(prepared) == 3 and len(r.created) == 2
+    cache.runner(("C2R", 8))                                     # evicts a (the runner hits kept b recent)
+    assert r.destroyed == ["plan('R2C', 8)"]
+    cache.runner(a)                                              # a's exec went with its plan
+    assert prepared[-1] == ("R2C", "plan('R2C', 8)", False) and len(r.created) == 4
+    assert r.destroyed == ["plan('R2C', 8)", "plan('C2C', 8)"]
+
+
 @pytest.mark.parametrize("letter, routine, name", [
     ("S", "getrf", "hipsolverSgetrf"), ("Z", "orgqr", "hipsolverZungqr"),
     ("C", "orgqr_bufferSize", "hipsolverCungqr_bufferSize"), ("D", "orgqr_bufferSize", "hipsolverDorgqr_bufferSize"),
