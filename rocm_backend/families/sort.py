@@ -109,8 +109,13 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
                                             wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
     else:
-        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only, decoding,
-                              (wide, sink) if direct else None, encode)
+        # an argsort of 4-byte keys, in place: items of key and position (8 bytes), moved by a
+        # sort of keys alone
+        pack = key_bytes == 4 and direct and not values_wanted and encode is not None
+        if pack:
+            keys = device.storage_type.empty(device, dt.uint64, n)
+        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only and not pack, decoding,
+                              (wide, sink) if direct else None, encode, pack)
     if direct:
         return values, indices
     out_strides = contiguous_strides(shape)
@@ -187,18 +192,20 @@ def _counted(device, keys, values, bits, rows, length, descending, signed, encod
                                                structs.RADIX_DECODE_INT, 0))
 
 
-def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None):
+def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None, pack=False):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
     with positions or with ``last``): radix_digits, then one radix_sweep per 8-bit digit
     between two pairs of buffers.
     ``sizes``: the keys' bytes and the values'; ``decoding``: _decoding's fields.
     ``last``: (the int64 indices' pointer or 0, the values' fields of RADIX_ARGS) that the
-    last pass writes in place instead of the positions and keys."""
+    last pass writes in place instead of the positions and keys. ``pack``: ``keys`` are 8-byte
+    items (made from the source: ``encode``), 4-byte key << 32 | position, moved by a sort of
+    keys alone (radix_sweep_pack) whose last pass writes the positions as the indices."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    chunk = (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
+    chunk = SWEEP_TILE[8] if pack else (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
@@ -214,7 +221,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     else:  # ``encode``: the source's fields of RADIX_ARGS: radix_digits and the first pass make the keys
         launch(kernel(device, ("radix", "digits_enc", key_bytes, size)),
                min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS, (0, 0, 0, 0) + head + encode)
-    sweep = kernel(device, ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
+    sweep = kernel(device, ("radix", "sweep_pack", 8, size) if pack else
+                   ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
     spare = empty(device, keys.dtype, n)
     order = order_spare = None
     if positions:
