@@ -38,9 +38,7 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
 // top byte is most keys') contend copies-fold less; 4-byte keys' 8 copies take the shared
 // memory of 8-byte keys' 4 (32 KiB, 6 blocks a multiprocessor: ops.RADIX_MIN_BLOCKS "digits")
 #define CW_RADIX_DIGIT_COPIES(K) (sizeof(K) == 4 ? 8 : 4)
-// keys a thread loads before it counts them (loads in flight together): 8-byte keys' 8 spilled
-// at 6 blocks a multiprocessor (ptxas sm_90: 28 B; 6: 4 B)
-#define CW_RADIX_DIGIT_LOADS(K) (sizeof(K) == 4 ? 8 : 4)
+#define CW_RADIX_DIGIT_LOADS 8  // keys a thread loads before it counts them (loads in flight together)
 // ENC (radix_digits_enc_*): the keys made from the source as they are counted (cw_radix_encode;
 // B: the source's bytes), and not written: the first pass makes them again.
 template <class K, class B = K, bool ENC = false> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
@@ -58,11 +56,11 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
         const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
         const K* row = ENC ? nullptr : kin + r * a.L;
         const B* src = ENC ? cw_radix_source_row<B>(a, r) : nullptr;
-        for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS(K)) {
-            K k[CW_RADIX_DIGIT_LOADS(K)];
+        for (cw_i64 p0 = lo + t; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
+            K k[CW_RADIX_DIGIT_LOADS];
             cw_radix_load_keys(a, row, src, p0, CW_RADIX_BLOCK, hi, k);
 #pragma unroll
-            for (int i = 0; i < CW_RADIX_DIGIT_LOADS(K); ++i) {
+            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
                 if (p0 + i * CW_RADIX_BLOCK >= hi) break;
                 const K e = c(k[i]);
                 for (int q = 0; q < passes; ++q)
