@@ -50,8 +50,8 @@ CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
-#: counts to its totals once): ops.RADIX_MIN_BLOCKS["digits"]
-DIGITS_BLOCKS_PER_CU = 6
+#: counts to its totals once)
+DIGITS_BLOCKS_PER_CU = 4
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 

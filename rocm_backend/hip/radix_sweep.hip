@@ -34,16 +34,15 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
 // every pass's digit counts of each row: block b counts the ranges [b * per, (b + 1) * per)
 // of the rows' ranges in turn (a.chunk keys each), and adds its counts of a row to the
 // row's totals when it leaves the row (once a block for a one-row sort). Each count has
-// copies (a key adds to copy t % copies): the lanes of a warp that share a digit (a float's
-// top byte is most keys') contend copies-fold less; 4-byte keys' 8 copies take the shared
-// memory of 8-byte keys' 4 (32 KiB, 6 blocks a multiprocessor: ops.RADIX_MIN_BLOCKS "digits")
-#define CW_RADIX_DIGIT_COPIES(K) (sizeof(K) == 4 ? 8 : 4)
-#define CW_RADIX_DIGIT_LOADS 8  // keys a thread loads before it counts them (loads in flight together)
+// CW_RADIX_DIGIT_COPIES copies (a key adds to copy t % copies): the lanes of a warp that
+// share a digit (a float's top byte is most keys') contend copies-fold less.
+#define CW_RADIX_DIGIT_COPIES 4
+#define CW_RADIX_DIGIT_LOADS 4  // keys a thread loads before it counts them (loads in flight together)
 // ENC (radix_digits_enc_*): the keys made from the source as they are counted (cw_radix_encode;
 // B: the source's bytes), and not written: the first pass makes them again.
 template <class K, class B = K, bool ENC = false> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
-    const int COPIES = CW_RADIX_DIGIT_COPIES(K);
-    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES(K)];
+    const int COPIES = CW_RADIX_DIGIT_COPIES;
+    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
     const K* kin = (const K*)a.keys_in;
     const cw_radix_class<K> c(a);
     const int t = threadIdx.x, passes = (a.bits + 7) / 8, copy = t % COPIES;
