@@ -170,6 +170,11 @@ def _build():
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
         add(("radix", "digits", key_bytes), f"radix_digits_k{key_bytes}", SORT_MODULE,
             f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+        if key_bytes == 8:  # an argsort as items of key (4 bytes, or each half of 8) and position (hip/radix_sweep.hip PACK)
+            for size in (1, 2, 4, 8):
+                add(("radix", "sweep_pack", 8, size), f"radix_sweep_pack_k8_b{size}", SORT_MODULE,
+                    f"cw_radix_sweep<cw_u64, {BYTES_TYPE[size]}, false, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                    min_blocks=RADIX_MIN_BLOCKS["keys"])
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the keys made from the source's raw elements
             add(("radix", "digits_enc", key_bytes, size), f"radix_digits_enc_k{key_bytes}_b{size}", SORT_MODULE,
                 f"cw_radix_digits<{key_type}, {BYTES_TYPE[size]}, true>(a);", RADIX_ARGS.name, RADIX_BLOCK)

@@ -77,7 +77,6 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     key_bytes = 8 if x.dtype.itemsize == 8 else 4
     size = x.dtype.itemsize
     bits = 1 if x.dtype.is_bool else 8 * size
-    keys = device.storage_type.empty(device, dt.uint64 if key_bytes == 8 else dt.uint32, n)
     buf_strides = contiguous_strides(pshape)
     src_row = _row_stride(pshape[:-1], pstrides[:-1])
     decoding = _decoding(x.dtype, bits, descending)
@@ -86,6 +85,8 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     # else radix_keys writes them first
     encode = (0, x.ptr, layout.offset, pstrides[-1], src_row) + decoding if src_row is not None and length > TILE \
         else None
+    # keys made from the source need no buffer of their own (_passes makes the ones its later passes read)
+    keys = device.storage_type.empty(device, dt.uint64 if key_bytes == 8 else dt.uint32, n) if encode is None else None
     if encode is None:
         launch_ew(device, ("radix_keys", x.dtype), pshape,
                   [(keys.ptr, 0, buf_strides), (x.ptr, layout.offset, pstrides)], b"",
@@ -109,8 +110,11 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
                                             wide or (0 if direct else order.ptr), 0, length, rows,
                                             length, 1, 0, bits, int(bool(wide))) + sink)
     else:
-        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only, decoding,
-                              (wide, sink) if direct else None, encode)
+        # an argsort in place: items of key (4 bytes, or each half of 8 in turn) and position
+        # (8 bytes), moved by a sort of keys alone
+        pack = direct and not values_wanted and encode is not None
+        order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only and not pack, decoding,
+                              (wide, sink) if direct else None, encode, pack)
     if direct:
         return values, indices
     out_strides = contiguous_strides(shape)
@@ -175,7 +179,7 @@ def _counted(device, keys, values, bits, rows, length, descending, signed, encod
     state.buffer.memset(0)
     flip = (1 << bits) - 1 if descending else 0
     mask = flip ^ (0x80 if signed else 0)
-    head = (keys.ptr, 0, 0, 0, state.ptr, length, rows)
+    head = (keys.ptr if keys is not None else 0, 0, 0, 0, state.ptr, length, rows)
     stage, tail = ("digits", 4), (0,) * 5 + (0, structs.RADIX_DECODE_INT, 0)
     if encode is not None:  # ``encode``: the source's fields of RADIX_ARGS (the keys made from it)
         stage, tail = ("digits_enc", 4, 1), encode
@@ -187,18 +191,22 @@ def _counted(device, keys, values, bits, rows, length, descending, signed, encod
                                                structs.RADIX_DECODE_INT, 0))
 
 
-def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None):
+def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None, pack=False):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
     with positions or with ``last``): radix_digits, then one radix_sweep per 8-bit digit
     between two pairs of buffers.
     ``sizes``: the keys' bytes and the values'; ``decoding``: _decoding's fields.
     ``last``: (the int64 indices' pointer or 0, the values' fields of RADIX_ARGS) that the
-    last pass writes in place instead of the positions and keys."""
+    last pass writes in place instead of the positions and keys. ``keys`` None: made from the
+    source (``encode``); only the buffers that a pass writes and a later one reads are made.
+    ``pack``: the keys are 8-byte items (made from the source), 4-byte key << 32 | position
+    (8-byte keys: the low halves' passes, then the high halves'), moved by a sort of keys alone
+    (radix_sweep_pack) whose last pass writes the positions as the indices."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    chunk = (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
+    chunk = SWEEP_TILE[8] if pack else (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
@@ -214,26 +222,39 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     else:  # ``encode``: the source's fields of RADIX_ARGS: radix_digits and the first pass make the keys
         launch(kernel(device, ("radix", "digits_enc", key_bytes, size)),
                min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS, (0, 0, 0, 0) + head + encode)
-    sweep = kernel(device, ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
-    spare = empty(device, keys.dtype, n)
+    sweep = kernel(device, ("radix", "sweep_pack", 8, size) if pack else
+                   ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
+    passes = -(-bits // 8)
+    # the last keys: read only without positions or values written in place
+    kept = not (positions or last is not None)
+    key_type = dt.uint64 if pack or key_bytes == 8 else dt.uint32
+    # ping-pong buffers: a pass's output is the next one's input; pass i writes the first (even
+    # i) or the second, the last pass only where ``kept`` (keys) or without ``last`` (positions)
+    written = passes - (0 if kept else 1)
+    spare = empty(device, key_type, n) if written >= 1 else None
+    if keys is None and written >= 2:
+        keys = empty(device, key_type, n)
     order = order_spare = None
     if positions:
-        order, order_spare = empty(device, dt.uint32, n), empty(device, dt.uint32, n)
+        written = passes - (0 if last is None else 1)
+        order = empty(device, dt.uint32, n) if written >= 1 else None
+        order_spare = empty(device, dt.uint32, n) if written >= 2 else None
     idx_in = 0
     for shift in range(0, bits, 8):
         final = shift + 8 >= bits
-        # the last keys: read only without positions or values written in place
-        keys_out = 0 if final and (positions or last is not None) else spare.ptr
+        keys_out = 0 if final and not kept else spare.ptr
         made = encode is not None and shift == 0  # the first pass makes the keys from the source
+        # (a pack of 8-byte keys: the pass of shift 32 gathers the source's elements by position)
+        source = made or (pack and key_bytes == 8 and shift == 32)
         if final and last is not None:  # (last[1] has the source's fields too)
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:
             tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + \
-                (encode if made else no_values)
+                (encode if source else no_values)
         launch(sweep, grid, None, RADIX_ARGS, (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
-            idx_in = order.ptr
+            idx_in = order.ptr if order is not None else 0
             order, order_spare = order_spare, order
     return None if last is not None else order_spare, keys
 

@@ -96,7 +96,15 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 // positions written as int64 (the indices, in place: the last pass); vals_out: the values
 // decoded from the keys (or gathered from src by the positions), in place (the last pass;
 // B: their bytes).
-template <class K, class B, bool CARRY>
+// PACK (K cw_u64, CARRY false): an argsort's 4-byte keys with their positions as one item,
+// key << 32 | position, the key its class's (cw_radix_class<cw_u32>: the passes take them as
+// they are); the last pass writes each item's position as the index. An argsort's 8-byte keys
+// (B 8 bytes) take two such sorts in turn, a.shift 0..24 then 32..56 (each pass ranks the
+// item's bits 32 + a.shift % 32): items of the class key's low half and position, then (the
+// pass of a.shift 32 gathers each item's source element by its position) of its high half and
+// position: 8 passes of 8-byte items, where the carry sweep moves 12 bytes a key and ranks 12
+// keys a thread, not 12 items at 3 blocks a multiprocessor
+template <class K, class B, bool CARRY, bool PACK = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
                                             cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY>& m_, cw_i64 r,
                                             cw_i64 b, cw_u32 base, cw_u64 epoch) {
@@ -104,17 +112,43 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* key = m_.key;
-    const int t = threadIdx.x, s = a.shift, ws = warpSize;
+    const int t = threadIdx.x, s = PACK ? 32 + (a.shift & 31) : a.shift, ws = warpSize;
     const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_count8's places of this lane's keys
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
-    const cw_radix_class<K> c(a);
+    cw_radix_class<K> c(a);
+    if (PACK) c.on = false;
     cw_u32* idx = CARRY ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
     // the first pass (keys_in null) makes the keys from the source
     const B* src = kin ? nullptr : cw_radix_source_row<B>(a, r) + lo * a.src_stride;
-    cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
+    if (PACK && sizeof(B) == 8 && !kin) {  // the items made: the 8-byte keys' low halves, then their positions
+        cw_radix_load_keys(a, (const K*)nullptr, src, seg, ws, m, k);
+        const cw_radix_class<K> c64(a);
+        const cw_u32 at0 = (cw_u32)lo + (cw_u32)seg;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) k[i] = c64(k[i]) << 32 | (K)(at0 + (cw_u32)(i * ws));
+    } else if (PACK && !kin) {  // the items made: the 4-byte keys, then their positions
+        cw_u32 raw[ITEMS];
+        cw_radix_load_keys(a, (const cw_u32*)nullptr, src, seg, ws, m, raw);
+        const cw_radix_class<cw_u32> c32(a);
+        const cw_u32 at0 = (cw_u32)lo + (cw_u32)seg;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) k[i] = (K)c32(raw[i]) << 32 | (K)(at0 + (cw_u32)(i * ws));
+    } else {
+        cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
+    }
+    if (PACK && sizeof(B) == 8 && a.shift == 32) {  // the items remade: the high halves, by position
+        const B* row_src = cw_radix_source_row<B>(a, r);
+        B v[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) v[i] = seg + i * ws < m ? row_src[(cw_i64)(cw_u32)k[i] * a.src_stride] : (B)0;
+        const cw_radix_class<K> c64(a);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            k[i] = (c64(cw_radix_encode<K, B>(a, v[i])) >> 32) << 32 | (k[i] & 0xffffffffull);
+    }
     cw_u32 rank[ITEMS];
     const cw_u32 total = cw_radix_count8(c, m, s, k, m_.match, m_.cnt, rank);
     // the positions loaded after count8 (its barriers keep them there): not held through the
@@ -156,10 +190,11 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     for (int i = 0; i < ITEMS; ++i) at[i] = m_.off[(cw_u32)(c(k[i]) >> s) & 255u] + (cw_u32)(t + i * CW_RADIX_BLOCK);
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-        if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, x[i], row + at[i]);
+        if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] : x[i], row + at[i]);
     __syncthreads();
 }
-template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
+template <class K, class B, bool CARRY = true, bool PACK = false>
+__device__ inline void cw_radix_sweep(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY> m_;
     __shared__ cw_i64 ticket;
     const int t = threadIdx.x, pass = a.shift / 8;
@@ -177,6 +212,6 @@ template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_s
             before = cw_radix_block_scan(m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
             __syncthreads();  // the scan's group read before the ranking's scan writes it
         }
-        cw_radix_sweep_range<K, B, CARRY>(a, m_, row, g % a.blocks, before, epoch);
+        cw_radix_sweep_range<K, B, CARRY, PACK>(a, m_, row, g % a.blocks, before, epoch);
     }
 }

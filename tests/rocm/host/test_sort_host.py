@@ -275,7 +275,9 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     x = _data(dt.float32, (3, 2049), np.random.default_rng(1))
     sweep = ["radix_digits_enc_k4_b4"] + ["radix_sweep_k4_b4"] * 4
     assert _launches(rt, device, x) == sweep  # the last pass writes both outputs
-    assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == sweep
+    # an argsort of 4-byte keys: items of key and position through the keys-only pass (radix_sweep_pack)
+    assert _launches(rt, device, x[:, :769].copy(), indices_only=True) == \
+        ["radix_digits_enc_k4_b4"] + ["radix_sweep_pack_k8_b4"] * 4
     for cut in (768, 513):  # a row in a range tile: one launch
         assert _launches(rt, device, x[:, :cut].copy()) == ["radix_block_k4_b4"]
         assert _launches(rt, device, x[:, :cut].copy(), False) == ["radix_block_keys_k4_b4"]
@@ -303,6 +305,9 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_block_keys_k8_b8"]
+    # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8)
+    assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), indices_only=True) == \
+        ["radix_digits_enc_k8_b8"] + ["radix_sweep_pack_k8_b8"] * 8
     for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted, no keys
         b = _data(dtype, (2, 2100), np.random.default_rng(4))
         assert _launches(rt, device, b, False) == ["radix_digits_enc_k4_b1", "radix_fill_b1"]
@@ -312,6 +317,40 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     device.storage_from_host(x[:, :3].copy()).sort(Layout.contiguous((3, 3)), 1, False, True)
     device.storage_from_host(x.reshape(-1)[:2100].reshape(700, 3)).sort(Layout.contiguous((700, 3)), 1, False, True)
     assert [grid for name, grid, _ in rt.launches if name == "radix_rows_k4_b4"] == [(1, 1), (5, 1)]
+
+
+@pytest.mark.parametrize("dtype, made", [(dt.int8, ()), (dt.bool_, ()), (dt.int16, (8,)), (dt.float32, (8, 8)),
+                                         (dt.float64, (8, 8)), (dt.float32, None)])
+def test_argsort_buffers(monkeypatch, tmp_path, small_lib, dtype, made):
+    """An argsort past a range tile along the last axis makes no buffer but the indices, the
+    passes' state and the ping-pong buffers of items (bytes a key) that a later pass reads:
+    none for one pass (1-byte keys), one for two. ``made`` None: a sort with values."""
+    device = _device(small_lib, monkeypatch, tmp_path, SMALL_ITEMS)[1]
+    x = _data(dtype, (2, 2100), np.random.default_rng(6))
+    sizes = []
+    storage = device.storage_type
+    empty = storage.empty.__func__
+
+    def counted(cls, dev, dtype_, size):
+        sizes.append(dtype_.itemsize * size)
+        return empty(cls, dev, dtype_, size)
+
+    s = device.storage_from_host(x)
+    monkeypatch.setattr(storage, "empty", classmethod(counted))
+    if made is None:
+        got = s.sort(Layout.contiguous(x.shape), 1, False, True)[1]
+    else:
+        got = s.argsort(Layout.contiguous(x.shape), 1, False, True)
+    monkeypatch.setattr(storage, "empty", classmethod(empty))
+    n = x.size
+    want = registry.get_device("cpu").storage_from_host(x).argsort(Layout.contiguous(x.shape), 1, False, True)
+    np.testing.assert_array_equal(got.to_host(Layout.contiguous(x.shape)), want.to_host(Layout.contiguous(x.shape)))
+    state = [b for b in sizes if b % n]  # the passes' state words (8 + rows x 256 x (passes + ranges))
+    buffers = sorted(b for b in sizes if b % n == 0)
+    if made is None:  # values, indices, two buffers of 4-byte keys, two of positions
+        assert sorted(buffers) == sorted([4 * n, 8 * n, 4 * n, 4 * n, 4 * n, 4 * n]) and len(state) == 1
+        return
+    assert buffers == sorted([8 * n, *(b * n for b in made)]) and len(state) == 1
 
 
 def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
