@@ -23,7 +23,11 @@ NaN too), so the values are decoded from the keys. The keys' row positions (u32)
 where the indices are wanted, and for bool (whose values are gathered by them); a sort of
 values alone past a tile moves the keys alone. Along the last axis (of a source whose rows
 are evenly spaced) the last pass writes the values and indices in place; otherwise one
-more launch does (radix_out from the positions, radix_values from the keys).
+more launch does (radix_out from the positions, radix_values from the keys). An argsort
+there past a range tile moves 8-byte items, class key << 32 | position, through the keys'
+sweep (radix_sweep_pack): 4-byte keys in one sort, 8-byte keys' low halves, then their high
+halves (gathered from the source by position); its last pass writes the positions as the
+indices. Only the buffers that a later pass reads are made (a 1-byte key's argsort: none).
 """
 
 import struct
