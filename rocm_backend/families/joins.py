@@ -79,23 +79,34 @@ def compress(x, layout, mask, mask_layout):
     return select_in_range(x, layout, positions, Layout.contiguous((count,)), 0), count
 
 
-def kept_positions(mask, mask_layout):
+def selects(n):
+    """Whether ``kept_positions`` takes a mask of ``n`` elements."""
+    return 0 < n and -(-n // MASK_TILE) <= MASK_TILES_MAX
+
+
+def kept_positions(mask, mask_layout, runs=None, ends=False, device=None):
     """(int64 storage whose first ``count`` elements are the positions the 1-D bool
     ``mask`` keeps, in order; ``count``, read to the host), or None for an empty mask or
     one past MASK_TILES_MAX tiles. mask_count writes each tile's count, mask_select each
-    tile's positions and the total (hip/index.hip); the storage holds the mask's length."""
-    n = mask_layout.shape[0]
+    tile's positions and the total (hip/mask_select.hip); the storage holds the mask's
+    length. ``runs``: None or an int64 storage of the mask's length that gets each
+    element's kept count up to and including it, less one (unique's inverse). ``ends``:
+    the mask is one element longer at each end, both kept (unique's run starts: ``mask``
+    the n - 1 comparisons of neighbours, None where there are none; ``device`` its device)."""
+    n = mask_layout.shape[0] + (2 if ends else 0)
     tiles = -(-n // MASK_TILE)
-    if n == 0 or tiles > MASK_TILES_MAX:
+    if not selects(n):
         return None
-    device = mask.device
+    device = device or mask.device
     counts = device.storage_type.empty(device, dt.int64, tiles + 1)
     positions = device.storage_type.empty(device, dt.int64, n)
-    operands = [(mask.ptr, mask_layout.offset, (mask_layout.strides[0],)), (counts.ptr, 0, (1,)),
-                (positions.ptr, 0, (1,))]
-    scalars = struct.pack("<q", tiles)
-    for stage in ("count", "select"):
-        launch_ew(device, ("mask", stage), (n,), operands, scalars, name="compress", blocks=lambda _: tiles)
+    source = (mask.ptr, mask_layout.offset, tuple(mask_layout.strides)) if mask is not None else (0, 0, (1,))
+    operands = [source, (counts.ptr, 0, (1,)), (positions.ptr, 0, (1,))]
+    scalars = struct.pack("<qq", tiles, int(ends))
+    launch_ew(device, ("mask", "count"), (n,), operands, scalars, name="compress", blocks=lambda _: tiles)
+    if runs is not None:
+        operands.append((runs.ptr, 0, (1,)))
+    launch_ew(device, ("mask", "select"), (n,), operands, scalars, name="compress", blocks=lambda _: tiles)
     return positions, int(to_host(counts, Layout((1,), (1,), tiles))[0])
 
 

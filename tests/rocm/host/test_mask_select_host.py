@@ -1,8 +1,8 @@
 """compress's kept positions through mask_count/mask_select (hip/index.hip), run on the CPU
 with the real kernels compiled for the host (host_exec.py), against NumPy: masks of one
 tile, of several and a partial last one, strided and reversed, nothing or everything kept,
-blocks run in any order; the launches compress and unique make with them; masks past
-MASK_TILES_MAX tiles and unique's inverse keep the scan."""
+blocks run in any order; the launches compress and unique (its inverse too) make with them;
+masks past MASK_TILES_MAX tiles keep the scan."""
 
 import numpy as np
 import pytest
@@ -105,12 +105,17 @@ def test_a_mask_past_the_tile_limit_keeps_the_scan(exec_device, monkeypatch, row
     assert "mask_count" not in names and any(name.startswith("scan") for name in names)
 
 
-@pytest.mark.parametrize("asked", [(False, False, False), (True, False, True), (True, True, True)])
-def test_unique_takes_the_mask_kernels_unless_inverse_is_asked(exec_device, asked):
-    """unique's run starts: their positions by mask_count/mask_select when no inverse is
-    asked (no scan), the scan when it is (inverse numbers the runs); NumPy's results both ways."""
+@pytest.mark.parametrize("past_limit", [False, True])
+@pytest.mark.parametrize("asked", [(False, False, False), (True, False, True), (False, True, False),
+                                   (True, True, True)])
+def test_unique_takes_the_mask_kernels(exec_device, monkeypatch, asked, past_limit):
+    """unique's run starts: their positions (and with inverse each element's run) by
+    mask_count/mask_select, no scan; past MASK_TILES_MAX tiles the scan. NumPy's results."""
     rt, dev = exec_device
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
     labels = np.random.default_rng(3).integers(0, 5, TILE + 100).astype(np.int64)
+    labels[::7] = 9
     line = Layout.contiguous(labels.shape)
     del rt.launches[:]
     values, count, first, inverse, sizes = dev.storage_from_host(labels).unique(line, *asked)
@@ -123,12 +128,14 @@ def test_unique_takes_the_mask_kernels_unless_inverse_is_asked(exec_device, aske
         else:
             assert storage is None
     names = _names(rt)
-    assert ("mask_select" in names) != asked[1]
-    assert any(name.startswith("scan") for name in names) == asked[1]
+    assert ("mask_select" in names) != past_limit
+    assert any(name.startswith("scan") for name in names) == past_limit
 
 
-def test_unique_of_nothing_without_inverse(exec_device):
+@pytest.mark.parametrize("inverse", [False, True])
+def test_unique_of_nothing(exec_device, inverse):
     _, dev = exec_device
     empty = dev.storage_from_host(np.zeros(0, np.float32))
-    values, count, first, inverse, sizes = empty.unique(Layout.contiguous((0,)), True, False, True)
-    assert count == 0 and values.size == 0 and first.size == 0 and sizes.size == 0 and inverse is None
+    values, count, first, got_inverse, sizes = empty.unique(Layout.contiguous((0,)), True, inverse, True)
+    assert count == 0 and values.size == 0 and first.size == 0 and sizes.size == 0
+    assert got_inverse.size == 0 if inverse else got_inverse is None
