@@ -46,6 +46,7 @@ NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
 NN_BYTE_SIZES = (1, 2, 4, 8, 16)
+BYTES_MODULE = "bytes"  # the dtype-agnostic kernels (hip/mask_select.hip: in this module's source alone)
 SVD_MODULE = "svd_jacobi"  # its own module: the only one that includes hip/svd_jacobi.*
 QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 
@@ -55,6 +56,9 @@ QR_MODULE = "qr_householder"  # likewise hip/qr_householder.*
 #: (BINARY_ITEMS: cw_binary_contig's P, elementwise.hip says why)
 EW_ITEMS = 8
 BINARY_ITEMS = 4
+#: mask elements a thread of hip/mask_select.hip's mask_count/mask_select takes (their template
+#: argument, at most 32: one bit each): a tile is MASK_ITEMS * EW_BLOCK elements
+MASK_ITEMS = 16
 #: ``KernelSpec.min_blocks``: blocks a multiprocessor the compiler keeps room for (the second
 #: argument of ``__launch_bounds__``, a register cap; 0: none)
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block items min_blocks", defaults=(EW_ITEMS, 0))
@@ -119,9 +123,11 @@ def _build():
     for size in ITEMSIZES:
         b = BYTES_TYPE[size]
         for family in ("copy", "fill", "where", "take", "row_copy", "put", "compact"):
-            add((family, size), f"{family}_b{size}", "bytes", f"cw_{family}<{b}>(a);")
-        add(("transpose", size), f"transpose_b{size}", "bytes", f"cw_transpose<{b}>(a);",
+            add((family, size), f"{family}_b{size}", BYTES_MODULE, f"cw_{family}<{b}>(a);")
+        add(("transpose", size), f"transpose_b{size}", BYTES_MODULE, f"cw_transpose<{b}>(a);",
             TRANSPOSE_ARGS.name, TRANSPOSE_TILE * TRANSPOSE_ROWS)
+    for stage in ("count", "select"):  # compress's mask positions (families/joins.py)
+        add(("mask", stage), f"mask_{stage}", BYTES_MODULE, f"cw_mask_{stage}<{MASK_ITEMS}>(a);")
     for d in _domain("IFC"):
         add(("affine", d), f"affine_{d.name}", f"misc_{d.name}", f"cw_affine<{C_TYPE[d]}>(a);")
         add(("arange", d), f"arange_{d.name}", f"misc_{d.name}", f"cw_arange<{C_TYPE[d]}>(a);")

@@ -4,12 +4,16 @@ storage's methods, each a kernel launch or two): no kernel of their own.
 ``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real
 parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
-its own run) and its inclusive scan, which numbers the runs; one host read of the runs'
-count; over that one scan, the sorted values at the run starts packed by one launch
-(``joins.compact``) and, as asked, the sort order there (first occurrences) and the start
-positions (the counts are the gaps between them); a scatter hands each element its run
-(inverse), its indices computed here, in range: no index check (no flag for the next host
-read to fetch). ``nonzero``: the mask's kept positions (compress's scan, read and
+its own run: the n - 1 comparisons, the two ends added by the mask kernels), then the run
+starts' positions (``joins.kept_positions``: two launches over the mask, one host read of
+their count, and with inverse each sorted element's run), the
+sorted values there and, as asked, the sort order there (first occurrences) gathered, the
+counts the gaps between the positions, a scatter handing each element its run (inverse).
+Past ``joins.MASK_TILES_MAX`` tiles the mask's inclusive scan numbers the runs instead; one
+host read of the runs' count; over that one scan, the sorted values at the run starts
+packed by one launch (``joins.compact``), the same for the order and the start positions.
+The indices are computed here, in range: no index check (no flag for the next host read
+to fetch). ``nonzero``: the mask's kept positions (compress's scan, read and
 ``compact``), then each axis's coordinate by a floor division and a remainder. ``isin``: x2
 sorted (cut to its distinct values when long: a million elements of six values search
 six), each x1 element's insertion point among them by ``searchsorted``, and the element
@@ -71,6 +75,16 @@ def unique(x, layout, indices, inverse, counts):
     x, line = _flat(x, layout)
     c = Layout.contiguous((n,))
     values, order = _sorted(x, line, n, indices, indices or inverse)
+    if n and joins.selects(n + 1):
+        # where runs start: element 0, each element != its predecessor (every NaN starts its
+        # own run), and n, which closes the last run; kept_positions adds the two ends to
+        # the n - 1 comparisons (one launch: no full mask filled and copied into)
+        neighbours = Layout.contiguous((n - 1,))
+        later = Layout((n - 1,), (1,), 1, True)
+        differ = values.compare(CompareOp.NOT_EQUAL, later, values, neighbours) if n > 1 else None
+        runs = device.storage_type.empty(device, dt.int64, n + 1) if inverse else None
+        kept = joins.kept_positions(differ, neighbours, runs, ends=True, device=device)
+        return _unique_at_starts(values, order, n, kept, indices, runs, counts)
     # n + 1 flags: element i starts a run; the last one (True) closes the last run. One
     # scan of them and one host read of the runs' count serve everything below
     flags = Layout.contiguous((n + 1,))
@@ -89,6 +103,30 @@ def unique(x, layout, indices, inverse, counts):
         bounds = joins.compact(None, None, starts, flags, ranks, count + 1)
         sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
                               Layout.contiguous((count,)))
+    return unique_values, count, first, inv, sizes
+
+
+def _unique_at_starts(values, order, n, kept, indices, runs, counts):
+    """unique's results from the run starts' positions (``joins.kept_positions`` over the
+    n + 1 flags: the last one is n, which closes the last run) and, for the inverse, each
+    sorted element's run (``runs``)."""
+    device = values.device
+    bounds, count = kept[0], kept[1] - 1
+    if count == 0:  # no elements: nothing to gather
+        empty = device.storage_type.empty
+        return (empty(device, values.dtype, 0), 0, empty(device, dt.int64, 0) if indices else None,
+                empty(device, dt.int64, 0) if runs is not None else None,
+                empty(device, dt.int64, 0) if counts else None)
+    starts, c = Layout.contiguous((count,)), Layout.contiguous((n,))
+    unique_values = indexing.select_in_range(values, c, bounds, starts, 0)
+    first = indexing.select_in_range(order, c, bounds, starts, 0) if indices else None
+    inv = None
+    if runs is not None:  # each element's run, sent to its place in x
+        inv = device.storage_type.empty(device, dt.int64, n)
+        indexing.scatter_in_range(inv, c, order, c, runs, c, 0)
+    sizes = None
+    if counts:  # each count is the gap to the next start
+        sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds, starts)
     return unique_values, count, first, inv, sizes
 
 

@@ -1,6 +1,6 @@
 // Indexing: take (index_select, gather, sort's value gather; row_copy, elementwise.hip,
 // selects contiguous rows), put (scatter) and
-// put_add (scatter_add, index_add), compact (compress). All over cw_ew_args:
+// put_add (scatter_add, index_add), compact (compress; also mask_select.hip). All over cw_ew_args:
 //   take:    op0 out, op1 source (axis stride 0), op2 int64 indices
 //   put:     op0 destination (axis stride 0), op1 int64 indices, op2 source
 //   put_add: as put, accumulated atomically

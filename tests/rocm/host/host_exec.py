@@ -184,7 +184,8 @@ def build_scan_sort(tmp, wanted):
     from rocm_backend.codegen.sources import MODULE_FILES
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
-    return build(tmp, ["scan.hip", "index.hip", "sort.hip", *MODULE_FILES[ops.SORT_MODULE], "transpose.hip"], specs,
+    return build(tmp, ["scan.hip", "index.hip", "sort.hip", *MODULE_FILES[ops.SORT_MODULE], "transpose.hip",
+                       *MODULE_FILES[ops.BYTES_MODULE]], specs,
                  defines=["CW_SCAN_ITEMS 1"])
 
 

@@ -18,7 +18,7 @@ OPS = {"binary": {"subtract", "multiply", "floor_divide", "remainder", "minimum"
 def _wanted(key):
     """The kernels unique and nonzero launch for the dtypes above."""
     kind, rest = key[0], key[1:]
-    if kind in ("copy", "fill", "take", "put", "compact", "transpose", "radix", "radix_out"):
+    if kind in ("copy", "fill", "take", "put", "compact", "mask", "transpose", "radix", "radix_out"):
         return True
     if kind in OPS:
         return rest[0] in OPS[kind] and rest[-1] in DTYPES
