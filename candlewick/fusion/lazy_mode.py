@@ -267,7 +267,8 @@ if _LazyBlock is None:
     with _gate_lock:
         _set_gate()
 else:
-    class _Block(_LazyBlock, contextlib.ContextDecorator):  # type: ignore[no-redef]
+    # _LazyBlock is a class the C module makes at import: mypy sees only a variable
+    class _Block(_LazyBlock, contextlib.ContextDecorator):  # type: ignore[no-redef,valid-type,misc]
         """One ``lazy()`` block: entry and exit in C (a loop may enter one per call)."""
 
         __slots__ = ()
