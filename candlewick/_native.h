@@ -367,11 +367,23 @@ typedef struct {
 int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
                         Signs *signs, Run *nans);
 
+/* x's n elements (contiguous, 4- or 8-byte floats, format 2-3) partitioned into dst: the
+   ones below zero at its front (their count in *below), the others but the zeros (above
+   zero, NaNs) at its back, each part in no order; the zeros' signs and the NaNs appended
+   as cw_sort_collect_row appends them. Returns the count at the back, -1 where memory ran
+   out, -2 where this CPU has no such loop (AVX-512 F, BW and BMI2). */
+/* How many of `samples` elements spread evenly over x's n (contiguous; format 0-3) are zeros or NaNs. */
+int cw_sort_sampled_ties(const char *x, Py_ssize_t n, Py_ssize_t size, int format, int samples);
+Py_ssize_t cw_sort_partition_row(const char *x, Py_ssize_t n, char *dst, Py_ssize_t size, Signs *signs, Run *nans,
+                                 Py_ssize_t *below);
+
 /* _native_sort_finish.c: a sorted row's NaN run and (where zc >= 2) zero run overwritten
    by the runs collected (nc NaNs at `nans`; zc zeros from their signs, bits z0.. of
-   `signs`), each in reverse where `mirrored`; the row reversed where `reverse`. */
+   `signs`), each in reverse where `mirrored`; the row reversed where `reverse`. The zero
+   run is found below the NaNs, or starts at `lo` where lo >= 0 (a partitioned row's gap,
+   written whatever zc). */
 void cw_sort_finish_row(char *row, Py_ssize_t n, Py_ssize_t size, int mirrored, const Signs *signs, Py_ssize_t z0,
-                        Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse);
+                        Py_ssize_t zc, Py_ssize_t lo, const char *nans, Py_ssize_t nc, int reverse);
 
 /* _native_sort.c */
 extern const char cw_sort_rows_doc[];

@@ -23,7 +23,16 @@
    multiset, so the same sorted row, but NumPy sorts them in the order np.sort(x) does
    (its quicksort's pivots, sampled at fixed places, differ for the reversed order: 2-8 %
    more time or less, from one array to the next) and they are copied without a lane
-   permutation. The runs are written back by _native_sort_finish.c. */
+   permutation. The runs are written back by _native_sort_finish.c.
+
+   One long float32 or float64 row rich in zeros and NaNs (PARTITION_MIN, SAMPLES) is copied
+   partitioned at zero instead (cw_sort_partition_row): its elements below zero at s's front,
+   the others but the zeros (above zero, NaNs) at its back, a gap as long as the zero run
+   between them. NumPy then sorts each side alone: the copy did its quicksort's first
+   partition, and the zeros never reach it (sorting the two sides of data with a tenth zeros
+   and a hundredth NaNs took 0.83-0.93 of sorting the row at 2^16-2^20, NumPy alone). The
+   zero run is written into the gap, whatever its length; the NaNs, sorted last on the back
+   side, are overwritten by their run as in any row. */
 
 #include "_native.h"
 
@@ -68,6 +77,34 @@ static PyObject *sort_in_place(PyObject *s, PyObject *kind) {
     }
     PyObject *args[] = {NULL, s, last_axis, kind}; /* (args[0]: the room the offset flag offers) */
     return PyObject_VectorcallMethod(sort_name, args + 1, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+/* The elements from which one row is partitioned at zero as it is copied: NumPy's quicksort then
+   sorts the two sides alone, its first partition done by the copy, the zeros and NaNs
+   left out (they are written back from their runs) */
+#define PARTITION_MIN 16384
+/* ... and only where a sixteenth or more of SAMPLES elements spread over the row are zeros
+   or NaNs: on data with none the partitioning copy cost more than the level of NumPy's
+   quicksort it saves (float32 2^16: 1.05x the plain copy and sort), while on data with a
+   tenth zeros and a hundredth NaNs, left out of NumPy's sort, it saved 2-4 % */
+#define SAMPLES 256
+
+/* s[0:below] and s[n - above:n] each sorted by s.sort(-1, kind): 0, or -1 with the error set. */
+static int sort_sides(PyObject *s, Py_ssize_t n, Py_ssize_t below, Py_ssize_t above, PyObject *kind) {
+    Py_ssize_t bounds[2][2] = {{0, below}, {n - above, n}};
+    for (int k = 0; k < 2; k++) {
+        if (bounds[k][1] - bounds[k][0] < 2) {
+            continue;
+        }
+        PyObject *part = PySequence_GetSlice(s, bounds[k][0], bounds[k][1]);
+        PyObject *sorted = part == NULL ? NULL : sort_in_place(part, kind);
+        Py_XDECREF(part);
+        if (sorted == NULL) {
+            return -1;
+        }
+        Py_DECREF(sorted);
+    }
+    return 0;
 }
 
 PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -148,13 +185,25 @@ PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     PyThreadState *saved = NULL;
     /* x's rows read backwards: read in memory order instead, the runs written back in reverse */
     int mirrored = reads_x && x.strides[last] < 0;
+    /* one long row of float32 or float64 read in order (either way): partitioned at zero as
+       it is copied, each side then sorted alone (sort_sides) */
+    Py_ssize_t below = -1, above = -1;
+    int partitioned = fills && format >= 2 && rows == 1 && n >= PARTITION_MIN &&
+                      (mirrored ? -x.strides[last] : x.strides[last]) == size &&
+                      cw_sort_sampled_ties(mirrored ? (const char *)x.buf + (n - 1) * x.strides[last] : x.buf, n, size,
+                                           format, SAMPLES) * 16 >= SAMPLES;
     if (reads_x) {
         Py_ssize_t index[64] = {0}; /* the current row's index over x's leading axes (PEP 3118: ndim <= 64) */
         const char *xrow = (const char *)x.buf;
         char *srow = (char *)s.buf;
         Py_ssize_t step = mirrored ? -x.strides[last] : x.strides[last], far = mirrored ? (n - 1) * x.strides[last] : 0;
         saved = lets_go ? PyEval_SaveThread() : NULL;
-        for (Py_ssize_t r = 0; r < rows && !failed; r++, srow += n * size) {
+        if (partitioned) {
+            above = cw_sort_partition_row(xrow + far, n, srow, size, &signs, &nans, &below);
+            failed = above == -1, partitioned = above >= 0;
+            ends[0] = signs.count, ends[1] = nans.count;
+        }
+        for (Py_ssize_t r = 0; r < rows && !failed && !partitioned; r++, srow += n * size) {
             failed = cw_sort_collect_row(xrow + far, n, step, fills ? srow : NULL, size, format, &signs, &nans) < 0;
             if (ends != NULL) {
                 ends[2 * r] = signs.count, ends[2 * r + 1] = nans.count;
@@ -169,7 +218,12 @@ PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs
             goto done;
         }
     }
-    if (fills) {
+    if (fills && partitioned) {
+        if (sort_sides(s_obj, n, below, above, kind) < 0) {
+            failed = 1;
+            goto done;
+        }
+    } else if (fills) {
         PyObject *sorted = sort_in_place(s_obj, kind);
         if (sorted == NULL) {
             failed = 1;
@@ -185,7 +239,8 @@ PyObject *cw_sort_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     for (Py_ssize_t r = 0; r < rows; r++, srow += n * size) {
         Py_ssize_t z0 = r && ends ? ends[2 * r - 2] : 0, q0 = r && ends ? ends[2 * r - 1] : 0;
         Py_ssize_t zc = ends ? ends[2 * r] - z0 : 0, nc = ends ? ends[2 * r + 1] - q0 : 0;
-        cw_sort_finish_row(srow, n, size, mirrored, &signs, z0, zc, nc ? nans.data + q0 * size : NULL, nc, reverse);
+        cw_sort_finish_row(srow, n, size, mirrored, &signs, z0, zc, partitioned ? below : -1,
+                           nc ? nans.data + q0 * size : NULL, nc, reverse);
     }
     if (saved != NULL) {
         PyEval_RestoreThread(saved);

@@ -92,21 +92,22 @@ static Py_ssize_t write_zeros(char *dst, Py_ssize_t zc, Py_ssize_t size, const S
 }
 
 /* A sorted row finished: its last nc elements (the NaNs) and, where zc >= 2, its zeros
-   (found by a binary search below the NaNs) overwritten by the runs (the zeros from their
-   signs, bits z0.. of `signs`), each in reverse where `mirrored`; reversed where
-   `reverse`. */
+   (found by a binary search below the NaNs, or from `lo` where lo >= 0: a partitioned
+   row's gap, written however few) overwritten by the runs (the zeros from their signs,
+   bits z0.. of `signs`), each in reverse where `mirrored`; reversed where `reverse`. */
 #define DEFINE_FINISH_ROW(NAME, T)                                                             \
     static void NAME(T *row, Py_ssize_t n, int mirrored, const Signs *signs, Py_ssize_t z0,    \
-                     Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse) {            \
+                     Py_ssize_t zc, Py_ssize_t lo, const char *nans, Py_ssize_t nc, int reverse) { \
         if (nc > 0 && !mirrored) {                                                             \
             memcpy(row + n - nc, nans, (size_t)nc * sizeof(T));                                \
         }                                                                                      \
         for (Py_ssize_t k = 0; k < nc && mirrored; k++) {                                      \
             memcpy(row + n - 1 - k, nans + k * (Py_ssize_t)sizeof(T), sizeof(T));              \
         }                                                                                      \
-        if (zc >= 2) { /* one zero or none: nothing a sort could reorder */                   \
+        if (zc >= 2 || (lo >= 0 && zc > 0)) { /* (a sorted row's one zero: nothing to do) */ \
             const T sign = (T)((T)1 << (8 * sizeof(T) - 1));                                   \
-            Py_ssize_t lo = 0, below = n - nc; /* the first element not below zero */          \
+            Py_ssize_t below = lo < 0 ? n - nc : 0; /* the first element not below zero */    \
+            lo = lo < 0 ? 0 : lo;                                                              \
             while (lo < below) {                                                               \
                 Py_ssize_t mid = lo + (below - lo) / 2;                                        \
                 if ((row[mid] & sign) && (T)(row[mid] & ~sign) != 0) {                         \
@@ -137,11 +138,11 @@ DEFINE_FINISH_ROW(finish_row32, unsigned int)
 DEFINE_FINISH_ROW(finish_row64, unsigned long long)
 
 void cw_sort_finish_row(char *row, Py_ssize_t n, Py_ssize_t size, int mirrored, const Signs *signs, Py_ssize_t z0,
-                        Py_ssize_t zc, const char *nans, Py_ssize_t nc, int reverse) {
+                        Py_ssize_t zc, Py_ssize_t lo, const char *nans, Py_ssize_t nc, int reverse) {
     switch (size) {
-    case 1: finish_row8((unsigned char *)row, n, mirrored, signs, z0, zc, nans, nc, reverse); break;
-    case 2: finish_row16((unsigned short *)row, n, mirrored, signs, z0, zc, nans, nc, reverse); break;
-    case 4: finish_row32((unsigned int *)row, n, mirrored, signs, z0, zc, nans, nc, reverse); break;
-    default: finish_row64((unsigned long long *)row, n, mirrored, signs, z0, zc, nans, nc, reverse); break;
+    case 1: finish_row8((unsigned char *)row, n, mirrored, signs, z0, zc, lo, nans, nc, reverse); break;
+    case 2: finish_row16((unsigned short *)row, n, mirrored, signs, z0, zc, lo, nans, nc, reverse); break;
+    case 4: finish_row32((unsigned int *)row, n, mirrored, signs, z0, zc, lo, nans, nc, reverse); break;
+    default: finish_row64((unsigned long long *)row, n, mirrored, signs, z0, zc, lo, nans, nc, reverse); break;
     }
 }

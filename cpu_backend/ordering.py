@@ -26,7 +26,10 @@ of its own), NumPy's sort, the runs written back; a descending row is the ascend
 of the row read backwards, reversed in place (the front end asks the ascending sort of x
 reversed instead and views it reversed: ``descending_sort_view``, no reversal pass).
 sort_rows reads a row that runs backwards in memory order and writes its runs back
-reversed: NumPy then sorts the values in the order ``np.sort(x)`` does.
+reversed: NumPy then sorts the values in the order ``np.sort(x)`` does. One long float32
+or float64 row with a sixteenth or more zeros and NaNs (sampled) is copied partitioned at
+zero instead, and NumPy sorts each side alone (its first partition done by the copy, the
+zeros left out).
 NumPy's form (``tie_runs.restore_ties``: a mask and a compaction per run, after the sort)
 serves installs without it and rows along another axis.
 """
