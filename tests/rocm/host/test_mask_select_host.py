@@ -1,8 +1,8 @@
-"""compress's kept positions through mask_count/mask_select (hip/index.hip), run on the CPU
-with the real kernels compiled for the host (host_exec.py), against NumPy: masks of one
-tile, of several and a partial last one, strided and reversed, nothing or everything kept,
-blocks run in any order; the launches compress and unique (its inverse too) make with them;
-masks past MASK_TILES_MAX tiles keep the scan."""
+"""A bool mask's kept positions through mask_count/mask_select (hip/mask_select.hip), run on
+the CPU with the real kernels compiled for the host (host_exec.py), against NumPy: masks of
+one tile, of several and a partial last one, strided and reversed, nothing or everything
+kept, blocks run in any order; the launches compress, unique (its inverse too) and nonzero
+make with them; masks past MASK_TILES_MAX tiles keep the scan (joins.kept_positions either way)."""
 
 import numpy as np
 import pytest
@@ -50,7 +50,8 @@ def test_kept_positions_against_flatnonzero(exec_device, n, keep, order):
     rt, dev = exec_device
     rt.order = order
     mask = _mask(n, keep, n)
-    positions, count = joins.kept_positions(dev.storage_from_host(mask), Layout.contiguous((n,)))
+    positions, count, runs = joins.kept_positions(dev.storage_from_host(mask), Layout.contiguous((n,)))
+    assert runs is None
     assert count == mask.sum()
     np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(mask))
     assert _names(rt) == ["mask_count", "mask_select"]
@@ -65,7 +66,7 @@ def test_kept_positions_of_a_mask_view(exec_device, view):
         "reversed": (base[::-1], Layout((base.size,), (-1,), base.size - 1)),
         "offset": (base[5:TILE + 9], Layout((TILE + 4,), (1,), 5)),
     }[view]
-    positions, count = joins.kept_positions(dev.storage_from_host(base), layout)
+    positions, count, _ = joins.kept_positions(dev.storage_from_host(base), layout)
     assert count == got_view.sum()
     np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(got_view))
 
@@ -139,3 +140,44 @@ def test_unique_of_nothing(exec_device, inverse):
     values, count, first, got_inverse, sizes = empty.unique(Layout.contiguous((0,)), True, inverse, True)
     assert count == 0 and values.size == 0 and first.size == 0 and sizes.size == 0
     assert got_inverse.size == 0 if inverse else got_inverse is None
+
+
+@pytest.mark.parametrize("past_limit", [False, True])
+@pytest.mark.parametrize("ends", [False, True])
+def test_kept_positions_with_runs_and_ends(exec_device, monkeypatch, past_limit, ends):
+    """The run counts (unique's inverse) and the two kept ends (unique's run starts) by the
+    mask kernels and, past MASK_TILES_MAX tiles, by the scan: the same positions and runs."""
+    rt, dev = exec_device
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
+    inner = _mask(TILE + 40, "runs", 5)
+    full = np.concatenate([[True], inner, [True]]) if ends else inner
+    del rt.launches[:]
+    positions, count, runs = joins.kept_positions(dev.storage_from_host(inner), Layout.contiguous(inner.shape),
+                                                  True, ends=ends)
+    assert count == full.sum()
+    np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(full))
+    np.testing.assert_array_equal(runs.to_host(Layout.contiguous(full.shape)), np.cumsum(full) - 1)
+    assert ("mask_select" in _names(rt)) != past_limit
+
+
+@pytest.mark.parametrize("past_limit", [False, True])
+@pytest.mark.parametrize("shape", [(TILE + 9,), (3, 7, TILE // 16), (TILE + 9, 1), (1, TILE + 9)])
+def test_nonzero_takes_kept_positions(exec_device, monkeypatch, shape, past_limit):
+    """nonzero's flat positions by mask_count/mask_select (past MASK_TILES_MAX tiles the
+    scan), then one coordinate array per axis of exactly ``count`` elements: NumPy's."""
+    rt, dev = exec_device
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
+    x = np.where(_mask(int(np.prod(shape)), "some", 6), np.arange(np.prod(shape)) % 5, 0)
+    x = x.astype(np.float32).reshape(shape)
+    del rt.launches[:]
+    coords, count = dev.storage_from_host(x).nonzero(Layout.contiguous(shape))
+    want = np.nonzero(x)
+    assert count == want[0].size and len(coords) == len(shape)
+    for got, expected in zip(coords, want):
+        assert got.size == count
+        np.testing.assert_array_equal(got.to_host(Layout.contiguous((count,))), expected)
+    names = _names(rt)
+    assert ("mask_select" in names) != past_limit
+    assert any(name.startswith("scan") for name in names) == past_limit
