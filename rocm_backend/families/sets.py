@@ -89,12 +89,7 @@ def _unique_at_starts(values, order, n, kept, indices, counts):
     starts' positions, the last one n, which closes the last run; their count; each
     sorted element's run, for the inverse)."""
     device = values.device
-    bounds, count, runs = kept[0], kept[1] - 1, kept[2]
-    if count == 0:  # no elements: nothing to gather
-        empty = device.storage_type.empty
-        return (empty(device, values.dtype, 0), 0, empty(device, dt.int64, 0) if indices else None,
-                empty(device, dt.int64, 0) if runs is not None else None,
-                empty(device, dt.int64, 0) if counts else None)
+    bounds, count, runs = kept[0], kept[1] - 1, kept[2]  # (n > 0: at least one run)
     starts, c = Layout.contiguous((count,)), Layout.contiguous((n,))
     unique_values = indexing.select_in_range(values, c, bounds, starts, 0)
     first = indexing.select_in_range(order, c, bounds, starts, 0) if indices else None
