@@ -21,7 +21,7 @@ from .elementwise import astype, binary_scalar
 from .indexing import select_in_range
 from .scans import scan
 
-#: mask elements a block of mask_count/mask_select takes (hip/index.hip)
+#: mask elements a block of mask_count/mask_select takes (hip/mask_select.hip)
 MASK_TILE = MASK_ITEMS * EW_BLOCK
 #: tiles up to which ``kept_positions`` runs: each mask_select block adds up the counts of
 #: the tiles before its own (tiles^2 / 2 loads in all, 8 M at 4096 tiles, 16.7 M mask
