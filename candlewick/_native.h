@@ -305,9 +305,9 @@ extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 extern const char cw_fft_exec_doc[];
 PyObject *cw_fft_exec(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-/* An int as an address (TypeError for another kind) / as an 8-byte field (an int or what
-   has __index__; addresses past 2^63 too): 0, or -1 with the error set. */
-int cw_as_address(PyObject *obj, void **out);
+/* An int as an address (TypeError naming the call ``who`` for another kind) / as an 8-byte
+   field (an int or what has __index__; addresses past 2^63 too): 0, or -1 with the error set. */
+int cw_as_address(PyObject *obj, const char *who, void **out);
 int cw_as_word(PyObject *obj, unsigned long long *out);
 /* An argument struct on the caller's stack: aligned for every field kind. */
 #define CW_FILLED_MAX_BYTES 1024 /* the largest argument struct of rocm_backend is 432 bytes */
