@@ -8,7 +8,7 @@ from setuptools import Extension, setup
 
 NATIVE = Extension(
     "candlewick._native",
-    ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
+    ["candlewick/_native.c", "candlewick/_native_binding.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
      "candlewick/_native_broadcast.c",
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_ufunc_run.c",
      "candlewick/_native_ufunc_table.c",
@@ -21,9 +21,9 @@ NATIVE = Extension(
      "candlewick/_native_launch.c", "candlewick/_native_launcher.c", "candlewick/_native_contiguous.c",
      "candlewick/_native_blocks.c",
      "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_sort.c",
-     "candlewick/_native_sort_runs.c", "candlewick/_native_sort_finish.c",
+     "candlewick/_native_sort_runs.c", "candlewick/_native_sort_avx512.c", "candlewick/_native_sort_finish.c",
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c"],
-    depends=["candlewick/_native.h"],
+    depends=["candlewick/_native.h", "candlewick/_native_sort_runs.h"],
     optional=True,
 )
 

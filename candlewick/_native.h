@@ -2,7 +2,7 @@
 
    The module fills and reads the slots of two Python classes, Layout and the array
    class, at offsets read from the classes' own member descriptors when they are bound
-   (_native.c: bind), so a renamed or missing slot fails the bind and the Python code
+   (_native_binding.c: bind), so a renamed or missing slot fails the bind and the Python code
    paths run instead, never a store at a wrong offset. */
 
 #ifndef CANDLEWICK_NATIVE_H
@@ -26,6 +26,11 @@ typedef struct {
 } Binding;
 
 extern Binding cw_bound;
+/* _native_binding.c: the module's bind, unbind and bound_class */
+extern const char cw_bind_doc[], cw_unbind_doc[], cw_bound_class_doc[];
+PyObject *cw_bind(PyObject *module, PyObject *args);
+PyObject *cw_unbind(PyObject *module, PyObject *args);
+PyObject *cw_bound_class(PyObject *module, PyObject *args);
 
 /* Lazy mode's write hook while lazy mode is on somewhere (set_lazy), else NULL: the fast
    paths that compute decline then, and Item's stores call it with the array first. */
@@ -113,7 +118,7 @@ int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t 
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_runs.c, _native_sort_finish.c) */
+/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_avx512.c, _native_sort_finish.c) */
 #define CW_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 /* 2 AVX-512F, 1 AVX2, 0 neither (the CPU's, asked once). */

@@ -7,10 +7,11 @@
    floating-point flag raised). With AVX-512 (F, BW) and BMI2 (x86-64, GCC or Clang, chosen at run
    time) 64 elements a step of 2-, 4- or 8-byte elements read forwards: copied, one compare
    a vector telling normal data apart, then the zero, sign and NaN masks and the zeros'
-   signs by one pext (sort_rows reads a row that runs backwards in memory order). Every
-   other case 64 elements a block, found by SSE2 masks where there. */
+   signs by one pext (sort_rows reads a row that runs backwards in memory order:
+   _native_sort_avx512.c). Every other case 64 elements a block, found by SSE2 masks
+   where there (here). */
 
-#include "_native.h"
+#include "_native_sort_runs.h"
 
 #include <string.h>
 #if defined(__SSE2__)
@@ -20,45 +21,6 @@
 /* The sign bit and exponent mask of each format's bit pattern. */
 static const unsigned long long SIGN[4] = {0x8000u, 0x8000u, 0x80000000u, 0x8000000000000000ull};
 static const unsigned long long EXPONENT[4] = {0x7C00u, 0x7F80u, 0x7F800000u, 0x7FF0000000000000ull};
-
-/* *data grown to hold `need` items of `size` bytes: 0, or -1 where memory ran out (run
-   without the GIL: PyMem_Raw*). */
-static int grow(void **data, Py_ssize_t *capacity, Py_ssize_t need, Py_ssize_t size) {
-    if (need <= *capacity) {
-        return 0;
-    }
-    Py_ssize_t more = *capacity ? 2 * *capacity : 1024;
-    while (more < need) {
-        more *= 2;
-    }
-    void *grown = PyMem_RawRealloc(*data, (size_t)(more * size));
-    if (grown == NULL) {
-        return -1;
-    }
-    *data = grown, *capacity = more;
-    return 0;
-}
-
-static inline int reserve(Run *r, Py_ssize_t more, Py_ssize_t size) {
-    return grow((void **)&r->data, &r->capacity, r->count + more, size);
-}
-
-static inline int reserve_signs(Signs *s, Py_ssize_t more) {
-    return grow((void **)&s->words, &s->capacity, (s->count + more) / 64 + 2, 8);
-}
-
-/* The k low bits of `bits` put at bit `count` of `words` (room reserved), whose word there
-   holds `word` (its bits below count); the word past them left zero. Returns the word
-   that then holds bit count + k: a caller that keeps it reads no word back (a store and
-   its load again each step were a chain the loop waited on). */
-static inline unsigned long long put_signs(unsigned long long *words, Py_ssize_t count, unsigned long long word,
-                                           unsigned long long bits, int k) {
-    Py_ssize_t w = count >> 6;
-    int off = (int)(count & 63);
-    unsigned long long low = word | bits << off, high = off ? bits >> (64 - off) : 0;
-    words[w] = low, words[w + 1] = high;
-    return off + k >= 64 ? high : low;
-}
 
 static inline void append_signs(Signs *s, unsigned long long bits, int k) {
     put_signs(s->words, s->count, s->count & 63 ? s->words[s->count >> 6] : 0, bits, k);
@@ -91,19 +53,6 @@ static inline unsigned long long load_bits(const char *at, Py_ssize_t size) {
     unsigned short w;
     memcpy(&w, at, 2);
     return w;
-}
-
-/* The index of mask's lowest set bit (mask != 0). */
-static inline int lowest_bit(unsigned long long mask) {
-#if defined(__GNUC__) || defined(__clang__)
-    return __builtin_ctzll(mask);
-#else
-    int k = 0;
-    for (; !(mask & 1); mask >>= 1) {
-        k++;
-    }
-    return k;
-#endif
 }
 
 /* The bits of a block of m <= 64 elements (step bytes apart) that are zeros or NaNs (the
@@ -161,36 +110,6 @@ static void copy_block(char *dst, const char *x, Py_ssize_t m, Py_ssize_t step, 
     }
 }
 
-/* The marked elements of `block` (step bytes apart) put at `into`, each copied as one T
-   (a fixed-size memcpy is one move; one of a size known only at run time was a libc call
-   per NaN: 0.16 ms of a 5.5 ms sort of 2^20 float32 with a hundredth NaNs). The first is
-   written whether or not one is marked (element 0 where none is) and counted where one
-   is: about half the 64-element blocks of data with a hundredth NaNs hold one, and a
-   branch on it, missed every other block, cost 3-4 % of a sort of 2^18 float32
-   (bench/sort_sweep.py's ties; the predictor learns a row sorted over and over at 2^16). */
-#define PUT_AS(T)                                                                              \
-    memcpy(into + count * (Py_ssize_t)sizeof(T), block + first * step, sizeof(T));             \
-    count += mask != 0;                                                                        \
-    for (mask &= mask - 1; mask != 0; mask &= mask - 1) {                                      \
-        memcpy(into + count++ * (Py_ssize_t)sizeof(T), block + lowest_bit(mask) * step, sizeof(T)); \
-    }
-
-/* Returns the count after them (`count` before; room reserved for one more than marked). */
-static inline Py_ssize_t put_marked(char *into, Py_ssize_t count, const char *block, Py_ssize_t step,
-                                    Py_ssize_t size, unsigned long long mask) {
-    Py_ssize_t first = (Py_ssize_t)lowest_bit(mask | 1ull << 63) * (mask != 0);
-    if (size == 8) {
-        PUT_AS(unsigned long long)
-    } else if (size == 4) {
-        PUT_AS(unsigned int)
-    } else if (size == 2) {
-        PUT_AS(unsigned short)
-    } else {
-        PUT_AS(unsigned char)
-    }
-    return count;
-}
-
 static int append_marked(Run *nans, const char *block, Py_ssize_t step, Py_ssize_t size, unsigned long long mask) {
     if (reserve(nans, count_bits(mask) + 1, size) < 0) {
         return -1;
@@ -238,69 +157,6 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
     return 0;
 }
 
-#ifdef CW_HAVE_AVX2_PATH
-/* collect_blocks for 2-, 4- and 8-byte elements read forwards (step size) into dst, format
-   0-3, in AVX-512, 64 elements a step: copied, the zeros and NaNs marked by one integer
-   compare a vector (no flag raised), and in a step that holds any, the zeros and signs
-   (the NaNs: the marks less the zeros), the zeros' signs taken by one pext; no branch on
-   the data but on a step's second NaN. The runs' counts and the signs' last word are
-   kept in registers (the structs' fields, which dst's stores might alias, were read back
-   from memory each step). Returns how many leading elements it did (a multiple of 64),
-   or -1 where memory ran out. */
-#define DEFINE_COLLECT_AVX512(NAME, BITS, LANES, MAGNITUDE, EXP)                                \
-    __attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static Py_ssize_t NAME(            \
-        const char *x, Py_ssize_t n, char *dst, Signs *signs, Run *nans) {                     \
-        const __m512i magnitude = _mm512_set1_epi##BITS(MAGNITUDE), exponent = _mm512_set1_epi##BITS(EXP); \
-        const __m512i one = _mm512_set1_epi##BITS(1), zero = _mm512_setzero_si512();           \
-        const Py_ssize_t size = BITS / 8;                                                      \
-        Py_ssize_t i = 0, signed_count = signs->count, nan_count = nans->count;                \
-        unsigned long long word = signed_count & 63 ? signs->words[signed_count >> 6] : 0;    \
-        for (; i + 64 <= n; i += 64) {                                                         \
-            unsigned long long special = 0; /* the zeros and NaNs: magnitude - 1 >= exponent */ \
-            for (int j = 0; j < 64; j += LANES) {                                              \
-                __m512i v = _mm512_loadu_si512((const void *)(x + (i + j) * size));            \
-                _mm512_storeu_si512((void *)(dst + (i + j) * size), v);                        \
-                __m512i m = _mm512_sub_epi##BITS(_mm512_and_si512(v, magnitude), one);         \
-                special |= (unsigned long long)_mm512_cmpge_epu##BITS##_mask(m, exponent) << j; \
-            }                                                                                  \
-            if (special == 0) { /* (normal data: only this, no branch missed) */               \
-                continue;                                                                      \
-            }                                                                                  \
-            unsigned long long zeros = 0, negative = 0; /* from the copy, in L1 */             \
-            for (int j = 0; j < 64; j += LANES) {                                              \
-                __m512i v = _mm512_loadu_si512((const void *)(dst + (i + j) * size));          \
-                zeros |= (unsigned long long)_mm512_testn_epi##BITS##_mask(v, magnitude) << j; \
-                negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
-            }                                                                                  \
-            if ((signed_count + 64) / 64 + 2 > signs->capacity || nan_count + 65 > nans->capacity) { \
-                signs->count = signed_count, nans->count = nan_count;                          \
-                if (reserve_signs(signs, 64) < 0 || reserve(nans, 65, size) < 0) {             \
-                    return -1;                                                                 \
-                }                                                                              \
-            }                                                                                  \
-            nan_count = put_marked(nans->data, nan_count, dst + i * size, size, size, special & ~zeros); \
-            int k = __builtin_popcountll(zeros);                                               \
-            word = put_signs(signs->words, signed_count, word, _pext_u64(negative, zeros), k); \
-            signed_count += k;                                                                 \
-        }                                                                                      \
-        signs->count = signed_count, nans->count = nan_count;                                  \
-        return i;                                                                              \
-    }
-
-DEFINE_COLLECT_AVX512(collect32_avx512, 32, 16, 0x7FFFFFFF, 0x7F800000)
-DEFINE_COLLECT_AVX512(collect64_avx512, 64, 8, 0x7FFFFFFFFFFFFFFFll, 0x7FF0000000000000ll)
-DEFINE_COLLECT_AVX512(collect16_avx512, 16, 32, 0x7FFF, 0x7C00)
-
-/* AVX-512F, BW and BMI2 (every CPU with the first two has the third; asked once). */
-static int has_avx512_bw_bmi2(void) {
-    static int known = -1;
-    if (known < 0) {
-        known = cw_vector_level() == 2 && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2");
-    }
-    return known;
-}
-#endif
-
 int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst, Py_ssize_t size, int format,
                        Signs *signs, Run *nans) {
     if (dst != NULL && step == size && format < 0) {
@@ -308,7 +164,7 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
         return 0;
     }
 #ifdef CW_HAVE_AVX2_PATH
-    if (dst != NULL && size >= 2 && step == size && has_avx512_bw_bmi2()) {
+    if (dst != NULL && size >= 2 && step == size && cw_sort_has_avx512()) {
         /* the first elements by blocks, up to dst's first 64-byte boundary: NumPy's buffers
            are 16-byte aligned, and each 64-byte store across two cache lines (a load too,
            where x lies as dst does) cost the loop 0.5-2 us of a 2^16 float32 row's 13 and
@@ -319,8 +175,7 @@ int cw_sort_collect_row(const char *x, Py_ssize_t n, Py_ssize_t step, char *dst,
             return -1;
         }
         x += head * step, dst += head * size, n -= head;
-        Py_ssize_t done = (size == 2 ? collect16_avx512 : size == 4 ? collect32_avx512 : collect64_avx512)(
-            x, n, dst, signs, nans);
+        Py_ssize_t done = cw_sort_collect_avx512(x, n, dst, size, signs, nans);
         if (done < 0) {
             return -1;
         }
