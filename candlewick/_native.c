@@ -30,58 +30,16 @@
 
    setup.py builds it where a C compiler is found. candlewick/_core.py binds it to the
    array class once that class exists (bind_native); where it is absent or cannot bind,
-   the same code paths run in Python. This file holds the binding and the module. */
+   the same code paths run in Python. This file holds the module (its functions and
+   types), lazy mode's hooks (set_lazy) and the helpers the parts share for attributes
+   and methods made in C; _native_binding.c the binding (bind). */
 
 #include "_native.h"
 
-#include <structmember.h>
-
-Binding cw_bound;
 PyObject *cw_lazy_write = NULL;
 PyObject *cw_lazy_operand = NULL;
 PyObject *cw_lazy_live = NULL;
 PyObject *cw_lazy_type = NULL;
-
-int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
-    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
-    if (descr == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return -1;
-        }
-        PyErr_Clear();
-    }
-    int is_slot = descr != NULL && PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
-                  ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX;
-    if (is_slot) {
-        *at = ((PyMemberDescrObject *)descr)->d_member->offset;
-    }
-    Py_XDECREF(descr);
-    if (!is_slot) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native: %s.%s is not an object slot", type->tp_name, name);
-        return -1;
-    }
-    return 0;
-}
-
-int cw_learn_storage(StorageSlots *known, PyTypeObject *type, int lock) {
-    static const char *const names[] = {"buf", "dtype", "_lock"};
-    Py_ssize_t at[3] = {-1, -1, -1};
-    for (int k = 0; k < (lock ? 3 : 2); k++) {
-        if (cw_slot_offset(type, names[k], &at[k]) < 0) {
-            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-                return -1;
-            }
-            PyErr_Clear();
-            at[0] = -1; /* not all object slots: the class's calls are general's */
-            break;
-        }
-    }
-    Py_XSETREF(known->type, (PyTypeObject *)Py_NewRef(type));
-    known->buf_at = at[0];
-    known->dtype_at = at[1];
-    known->lock_at = at[2];
-    return 0;
-}
 
 /* Absent is found without an AttributeError made and cleared (as getattr(obj, name,
    False) finds it): the exception cost a third of _native_inplace.c's part of an update. */
@@ -102,28 +60,6 @@ int cw_attr_true(PyObject *obj, PyObject *name) {
     int truth = PyObject_IsTrue(value);
     Py_DECREF(value);
     return truth;
-}
-
-PyObject *cw_new_layout(const Binding *b, PyObject *shape, PyObject *strides, PyObject *offset, PyObject *contig,
-                        PyObject *dense) {
-    PyObject *parts[] = {shape, strides, offset, contig, dense};
-    int made = 1;
-    for (int i = 0; i < 5; i++) {
-        made = made && parts[i] != NULL;
-    }
-    PyObject *out = made ? b->layout_type->tp_alloc(b->layout_type, 0) : NULL;
-    if (out == NULL) {
-        for (int i = 0; i < 5; i++) {
-            Py_XDECREF(parts[i]);
-        }
-        return NULL;
-    }
-    SLOT(out, b->shape) = shape;
-    SLOT(out, b->strides) = strides;
-    SLOT(out, b->offset) = offset;
-    SLOT(out, b->contig) = contig;
-    SLOT(out, b->dense) = dense;
-    return out;
 }
 
 PyObject *cw_bind_method(PyObject *self, PyObject *obj, PyObject *type) {
@@ -150,89 +86,6 @@ PyGetSetDef cw_method_getset[] = {
     {"__module__", (getter)of_general, NULL, NULL, "__module__"},
     {NULL, NULL, NULL, NULL, NULL},
 };
-
-static void clear_binding(void) {
-    PyTypeObject *layout = cw_bound.layout_type, *array = cw_bound.array_type;
-    PyObject *cache = cw_bound.contiguous_cache, *make = cw_bound.contiguous_layout;
-    cw_bound.layout_type = NULL; /* first: a fast path reached from a destructor below declines */
-    cw_bound.array_type = NULL;
-    cw_bound.contiguous_cache = NULL;
-    cw_bound.contiguous_layout = NULL;
-    Py_XDECREF(layout);
-    Py_XDECREF(array);
-    Py_XDECREF(cache);
-    Py_XDECREF(make);
-}
-
-int cw_hold_binding(Binding *held) {
-    if (cw_bound.layout_type == NULL) {
-        return 0;
-    }
-    *held = cw_bound;
-    Py_INCREF(held->layout_type);
-    Py_INCREF(held->array_type);
-    Py_INCREF(held->contiguous_cache);
-    Py_INCREF(held->contiguous_layout);
-    return 1;
-}
-
-void cw_release_binding(Binding *held) {
-    Py_DECREF(held->layout_type);
-    Py_DECREF(held->array_type);
-    Py_DECREF(held->contiguous_cache);
-    Py_DECREF(held->contiguous_layout);
-}
-
-PyDoc_STRVAR(bind_doc,
-"bind(layout_type, array_type, contiguous_cache, contiguous_layout)\n\n"
-"Learn where the slots of Layout (shape, strides, offset, _contig, dense_size) and of\n"
-"the array class (_storage, _layout, _dtype, _device) lie, the dict of cached\n"
-"contiguous layouts by shape and the function that makes one. TypeError if a slot is\n"
-"not an object slot or an argument has the wrong type (the previous binding then\n"
-"stands). The fast paths then take arrays of exactly array_type.");
-
-static PyObject *bind(PyObject *module, PyObject *args) {
-    (void)module;
-    PyTypeObject *layout, *array;
-    PyObject *cache, *make;
-    Py_ssize_t at[9];
-    if (!PyArg_ParseTuple(args, "O!O!O!O:bind", &PyType_Type, &layout, &PyType_Type, &array, &PyDict_Type,
-                          &cache, &make)) {
-        return NULL;
-    }
-    if (!PyCallable_Check(make)) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.bind: contiguous_layout must be callable");
-        return NULL;
-    }
-    /* every offset read before any is kept: a failed bind leaves the previous one whole */
-    if (cw_slot_offset(layout, "shape", &at[0]) || cw_slot_offset(layout, "strides", &at[1]) ||
-        cw_slot_offset(layout, "offset", &at[2]) || cw_slot_offset(layout, "_contig", &at[3]) ||
-        cw_slot_offset(layout, "dense_size", &at[4]) || cw_slot_offset(array, "_storage", &at[5]) ||
-        cw_slot_offset(array, "_layout", &at[6]) || cw_slot_offset(array, "_dtype", &at[7]) ||
-        cw_slot_offset(array, "_device", &at[8])) {
-        return NULL;
-    }
-    clear_binding();
-    cw_bound.shape = at[0], cw_bound.strides = at[1], cw_bound.offset = at[2];
-    cw_bound.contig = at[3], cw_bound.dense = at[4];
-    cw_bound.storage = at[5], cw_bound.layout = at[6], cw_bound.dtype = at[7], cw_bound.device = at[8];
-    cw_bound.contiguous_cache = Py_NewRef(cache);
-    cw_bound.contiguous_layout = Py_NewRef(make);
-    cw_bound.array_type = (PyTypeObject *)Py_NewRef(array);
-    cw_bound.layout_type = (PyTypeObject *)Py_NewRef(layout);
-    Py_RETURN_NONE;
-}
-
-PyDoc_STRVAR(unbind_doc,
-"unbind()\n\n"
-"Forget the binding: every fast path declines and the Python code paths run (tests use\n"
-"it to run both).");
-
-static PyObject *unbind(PyObject *module, PyObject *args) {
-    (void)module, (void)args;
-    clear_binding();
-    Py_RETURN_NONE;
-}
 
 PyDoc_STRVAR(set_lazy_doc,
 "set_lazy(write_into, operand=None, live=None, lazy_type=None)\n\n"
@@ -278,17 +131,10 @@ static PyObject *set_lazy(PyObject *module, PyObject *args) {
     return cw_set_lazy(hook, operand, live, lazy_type) < 0 ? NULL : Py_NewRef(Py_None);
 }
 
-PyDoc_STRVAR(bound_class_doc, "bound_class()\n\nThe array class bound, or None.");
-
-static PyObject *bound_class(PyObject *module, PyObject *args) {
-    (void)module, (void)args;
-    return Py_NewRef(cw_bound.array_type ? (PyObject *)cw_bound.array_type : Py_None);
-}
-
 static PyMethodDef methods[] = {
-    {"bind", bind, METH_VARARGS, bind_doc},
-    {"unbind", unbind, METH_NOARGS, unbind_doc},
-    {"bound_class", bound_class, METH_NOARGS, bound_class_doc},
+    {"bind", cw_bind, METH_VARARGS, cw_bind_doc},
+    {"unbind", cw_unbind, METH_NOARGS, cw_unbind_doc},
+    {"bound_class", cw_bound_class, METH_NOARGS, cw_bound_class_doc},
     {"set_lazy", set_lazy, METH_VARARGS, set_lazy_doc},
     {"lazy_blocks", (PyCFunction)(void (*)(void))cw_lazy_blocks, METH_FASTCALL, cw_lazy_blocks_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},

@@ -2,7 +2,7 @@
 
    The module fills and reads the slots of two Python classes, Layout and the array
    class, at offsets read from the classes' own member descriptors when they are bound
-   (_native.c: bind), so a renamed or missing slot fails the bind and the Python code
+   (_native_binding.c: bind), so a renamed or missing slot fails the bind and the Python code
    paths run instead, never a store at a wrong offset. */
 
 #ifndef CANDLEWICK_NATIVE_H
@@ -26,6 +26,11 @@ typedef struct {
 } Binding;
 
 extern Binding cw_bound;
+/* _native_binding.c: the module's bind, unbind and bound_class */
+extern const char cw_bind_doc[], cw_unbind_doc[], cw_bound_class_doc[];
+PyObject *cw_bind(PyObject *module, PyObject *args);
+PyObject *cw_unbind(PyObject *module, PyObject *args);
+PyObject *cw_bound_class(PyObject *module, PyObject *args);
 
 /* Lazy mode's write hook while lazy mode is on somewhere (set_lazy), else NULL: the fast
    paths that compute decline then, and Item's stores call it with the array first. */
@@ -305,9 +310,9 @@ extern const char cw_launch_doc[];
 PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 extern const char cw_fft_exec_doc[];
 PyObject *cw_fft_exec(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-/* An int as an address (TypeError for another kind) / as an 8-byte field (an int or what
-   has __index__; addresses past 2^63 too): 0, or -1 with the error set. */
-int cw_as_address(PyObject *obj, void **out);
+/* An int as an address (TypeError naming the call ``who`` for another kind) / as an 8-byte
+   field (an int or what has __index__; addresses past 2^63 too): 0, or -1 with the error set. */
+int cw_as_address(PyObject *obj, const char *who, void **out);
 int cw_as_word(PyObject *obj, unsigned long long *out);
 /* An argument struct on the caller's stack: aligned for every field kind. */
 #define CW_FILLED_MAX_BYTES 1024 /* the largest argument struct of rocm_backend is 432 bytes */

@@ -43,19 +43,30 @@ static int as_dim(PyObject *obj, unsigned int *out) {
     return 0;
 }
 
-int cw_as_address(PyObject *obj, void **out) {
+int cw_as_address(PyObject *obj, const char *who, void **out) {
     if (!PyLong_Check(obj)) {
-        PyErr_Format(PyExc_TypeError, "candlewick._native.launch: an address must be an int, got %.80s",
-                     Py_TYPE(obj)->tp_name);
+        PyErr_Format(PyExc_TypeError, "%s: an address must be an int, got %.80s", who, Py_TYPE(obj)->tp_name);
         return -1;
     }
     *out = PyLong_AsVoidPtr(obj);
     return (*out == NULL && PyErr_Occurred()) ? -1 : 0;
 }
 
-/* The arguments both launches share: the function, the kernel, 7 dimensions, the stream. */
-static int launch_head(PyObject *const *args, void **function, void **kernel, unsigned int d[7], void **stream) {
-    if (cw_as_address(args[0], function) || cw_as_address(args[1], kernel) || cw_as_address(args[9], stream)) {
+/* The arguments at positions ``at`` as addresses into ``out`` (launch and fft_exec read
+   theirs alike; ``who`` names the call in the error). */
+static int as_addresses(const char *who, PyObject *const *args, const int *at, int count, void **out) {
+    for (int k = 0; k < count; k++) {
+        if (cw_as_address(args[at[k]], who, &out[k])) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The arguments launch takes: the function, the kernel, 7 dimensions, the stream, extra. */
+static int launch_arguments(PyObject *const *args, void *addresses[4], unsigned int d[7]) {
+    static const int at[4] = {0, 1, 9, 10}; /* function, kernel, stream, extra */
+    if (as_addresses("candlewick._native.launch", args, at, 4, addresses)) {
         return -1;
     }
     for (int k = 0; k < 7; k++) {
@@ -63,7 +74,7 @@ static int launch_head(PyObject *const *args, void **function, void **kernel, un
             return -1;
         }
     }
-    if (*function == NULL || *kernel == NULL) {
+    if (addresses[0] == NULL || addresses[1] == NULL) {
         PyErr_SetString(PyExc_ValueError, "candlewick._native.launch: a null launch function or kernel");
         return -1;
     }
@@ -76,15 +87,14 @@ PyObject *cw_launch(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
         PyErr_Format(PyExc_TypeError, "candlewick._native.launch takes 11 arguments (%zd given)", nargs);
         return NULL;
     }
-    void *function, *kernel, *stream, *extra;
+    void *a[4]; /* function, kernel, stream, extra */
     unsigned int d[7]; /* grid, block, shared memory bytes */
-    if (launch_head(args, &function, &kernel, d, &stream) || cw_as_address(args[10], &extra)) {
+    if (launch_arguments(args, a, d)) {
         return NULL;
     }
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = ((launch_function)function)(kernel, d[0], d[1], d[2], d[3], d[4], d[5], d[6], stream, NULL,
-                                         (void **)extra);
+    status = ((launch_function)a[0])(a[1], d[0], d[1], d[2], d[3], d[4], d[5], d[6], a[2], NULL, (void **)a[3]);
     Py_END_ALLOW_THREADS
     return PyLong_FromLong(status);
 }
@@ -109,11 +119,12 @@ PyObject *cw_fft_exec(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_Format(PyExc_TypeError, "candlewick._native.fft_exec takes 5 arguments (%zd given)", nargs);
         return NULL;
     }
-    void *function, *plan, *src, *dst;
-    if (cw_as_address(args[0], &function) || cw_as_address(args[1], &plan) || cw_as_address(args[3], &src) ||
-        cw_as_address(args[4], &dst)) {
+    static const int at[4] = {0, 1, 3, 4}; /* function, plan, src, dst */
+    void *a[4];
+    if (as_addresses("candlewick._native.fft_exec", args, at, 4, a)) {
         return NULL;
     }
+    void *function = a[0], *plan = a[1], *src = a[2], *dst = a[3];
     if (function == NULL) {
         PyErr_SetString(PyExc_ValueError, "candlewick._native.fft_exec: a null exec function");
         return NULL;

@@ -59,7 +59,8 @@ int cw_stream_run(PyObject *launch, PyObject *kernel, PyObject *fn, const unsign
     PyObject *ptr = clock == NULL ? NULL : PyObject_GetAttr(record, ptr_name);
     void *stream = NULL, *handle = NULL;
     int failed = ptr == NULL || PyObject_SetAttr(record, last_use_name, clock) < 0 ||
-                 cw_as_address(ptr, &stream) < 0 || cw_as_address(fn, &handle) < 0;
+                 cw_as_address(ptr, "candlewick._native.StreamLaunch", &stream) < 0 ||
+                 cw_as_address(fn, "candlewick._native.StreamLaunch", &handle) < 0;
     Py_DECREF(record);
     Py_XDECREF(clock);
     Py_XDECREF(ptr);
@@ -137,7 +138,7 @@ static PyObject *stream_make(PyTypeObject *type, PyObject *args, PyObject *kwarg
         return NULL;
     }
     void *address;
-    if (cw_as_address(function, &address)) {
+    if (cw_as_address(function, "candlewick._native.StreamLaunch", &address)) {
         return NULL;
     }
     if (address == NULL || !PyCallable_Check(set_device) || !PyCallable_Check(failed)) {

@@ -14,7 +14,15 @@
    pending (called at an exit only while the set `live` of graphs holding nodes is
    non-empty), the recorded storages' type and whether the environment turned lazy
    mode on for the process. The gate is on (GATE.on and the C fast paths' switch,
-   set_lazy) while the environment says so or any block is open. */
+   set_lazy) while the environment says so or any block is open.
+
+   gate_on is this file's copy of GATE.on (an entry then reads no attribute): only the
+   blocks write GATE.on (set_gate here). Code that sets GATE.on by hand (a test) leaves
+   the copy stale: an entry that finds the copy on makes nothing, an exit may turn off
+   what was set by hand, and the switch no longer matches GATE.on. Such code calls
+   lazy_blocks again afterwards with lazy_mode's arguments (fusion/lazy_mode.py's
+   native_lazy_blocks call), which reads GATE.on as it stands and makes the gate and the
+   switch afresh, or sets GATE.on back before any block enters or exits. */
 
 #include "_native.h"
 

@@ -19,7 +19,13 @@ __all__ = ["GATE", "before_write", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``: its hooks."""
+    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``: its hooks.
+
+    ``on`` is written only by lazy mode's blocks (fusion/lazy_mode.py; where candlewick._native
+    is built, its LazyBlock, which keeps a copy of ``on`` in C with the fast paths' switch).
+    Code that sets ``on`` by hand (a test) sets it back before any block enters or exits, or
+    calls ``_native.lazy_blocks`` again with lazy_mode's arguments, which rereads it
+    (candlewick/_native_lazy_block.c)."""
 
     __slots__ = ("on", "operand", "records", "before_write", "write_into")
 

@@ -122,11 +122,13 @@ def _build():
                 f"cw_astype<{C_TYPE[src]}, {C_TYPE[dst]}>(a);")
     for size in ITEMSIZES:
         b = BYTES_TYPE[size]
-        for family in ("copy", "fill", "where", "take", "row_copy", "put", "compact"):
+        for family in ("copy", "fill", "where", "take", "row_copy", "put"):
             add((family, size), f"{family}_b{size}", BYTES_MODULE, f"cw_{family}<{b}>(a);")
         add(("transpose", size), f"transpose_b{size}", BYTES_MODULE, f"cw_transpose<{b}>(a);",
             TRANSPOSE_ARGS.name, TRANSPOSE_TILE * TRANSPOSE_ROWS)
-    for stage in ("count", "select"):  # compress's mask positions (families/joins.py)
+    # a bool mask's kept positions (families/joins.py's kept_positions): compact past its tile bound
+    add(("compact",), "compact", BYTES_MODULE, "cw_compact(a);")
+    for stage in ("count", "select"):
         add(("mask", stage), f"mask_{stage}", BYTES_MODULE, f"cw_mask_{stage}<{MASK_ITEMS}>(a);")
     for d in _domain("IFC"):
         add(("affine", d), f"affine_{d.name}", f"misc_{d.name}", f"cw_affine<{C_TYPE[d]}>(a);")

@@ -68,14 +68,13 @@ KIND_DTYPE = {kind: dtype for (_, dtype), kind in KIND.items()}  # hipFFT transf
 class PlanCache:
     """A bounded LRU of hipFFT plans of one device (created and destroyed through the
     ``create``/``destroy`` callables, so the policy is testable without a GPU), and each
-    plan's prepared exec (``runner``), dropped with the plan."""
+    plan's prepared execs (``runner``), kept in the plan's own entry: evicted with it."""
 
     def __init__(self, create, destroy, drain, capacity=PLAN_CACHE_SIZE, use=None, prepare=None):
         """``use``: called on every ``get`` and ``runner`` (the device's ``make_current``: a
         plan is created and run with its device current); ``prepare(kind, plan, inverse)``:
         the exec ``runner`` keeps (default ``hipfft.runner``)."""
-        self._plans = collections.OrderedDict()
-        self._runs = {}  # (key, inverse) -> prepare's run of the plan of key
+        self._plans = collections.OrderedDict()  # key -> [plan, forward run or None, inverse run or None]
         self._create, self._destroy, self._drain, self._use = create, destroy, drain, use
         self._prepare = hipfft.runner if prepare is None else prepare
         self.capacity = capacity
@@ -88,19 +87,18 @@ class PlanCache:
         conversions a transform."""
         if self._use is not None:
             self._use()
-        run = self._runs.get((key, inverse))
-        if run is not None:
+        slot = 2 if inverse else 1
+        entry = self._plans.get(key)
+        if entry is not None and entry[slot] is not None:
             try:
                 self._plans.move_to_end(key)  # (one C call: atomic beside another thread's eviction)
-                return run
+                return entry[slot]
             except KeyError:  # evicted by another thread since the lookup: made again below
                 pass
-        plan = self.get(key)
-        run = self._prepare(key[0], plan, inverse)
-        with self._lock:
-            if self._plans.get(key) is plan:  # (not evicted meanwhile)
-                self._runs[(key, inverse)] = run
-        return run
+        entry = self._entry(key)
+        if entry[slot] is None:  # (an entry evicted meanwhile takes its run with it)
+            entry[slot] = self._prepare(key[0], entry[0], inverse)
+        return entry[slot]
 
     def __len__(self):
         return len(self._plans)
@@ -108,20 +106,22 @@ class PlanCache:
     def get(self, key):
         if self._use is not None:
             self._use()
+        return self._entry(key)[0]
+
+    def _entry(self, key):
+        """The entry of ``key``'s plan, made (and the least recent past ``capacity``
+        destroyed, after the stream drains) on a miss, moved to the recent end on a hit."""
         with self._lock:
-            plan = self._plans.get(key)
-            if plan is not None:
+            entry = self._plans.get(key)
+            if entry is not None:
                 self._plans.move_to_end(key)
-                return plan
-            plan = self._plans[key] = self._create(key)
+                return entry
+            entry = self._plans[key] = [self._create(key), None, None]
             if len(self._plans) > self.capacity:
                 self._drain()  # queued transforms may still use the evicted plan
                 while len(self._plans) > self.capacity:
-                    old_key, old = self._plans.popitem(last=False)
-                    self._runs.pop((old_key, False), None)
-                    self._runs.pop((old_key, True), None)
-                    self._destroy(old)
-            return plan
+                    self._destroy(self._plans.popitem(last=False)[1][0])
+            return entry
 
 
 def plan_cache_for(device, record):

@@ -4,17 +4,14 @@ storage's methods, each a kernel launch or two): no kernel of their own.
 ``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real
 parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
-its own run: the n - 1 comparisons, the two ends added by the mask kernels), then the run
-starts' positions (``joins.kept_positions``: two launches over the mask, one host read of
-their count, and with inverse each sorted element's run), the
-sorted values there and, as asked, the sort order there (first occurrences) gathered, the
-counts the gaps between the positions, a scatter handing each element its run (inverse).
-Past ``joins.MASK_TILES_MAX`` tiles the mask's inclusive scan numbers the runs instead; one
-host read of the runs' count; over that one scan, the sorted values at the run starts
-packed by one launch (``joins.compact``), the same for the order and the start positions.
-The indices are computed here, in range: no index check (no flag for the next host read
-to fetch). ``nonzero``: the mask's kept positions (compress's scan, read and
-``compact``), then each axis's coordinate by a floor division and a remainder. ``isin``: x2
+its own run: the n - 1 comparisons, the two ends added by ``joins.kept_positions``), then
+the run starts' positions (``joins.kept_positions``: two launches over the mask, one host
+read of their count, and with inverse each sorted element's run), the sorted values there
+and, as asked, the sort order there (first occurrences) gathered, the counts the gaps
+between the positions, a scatter handing each element its run (inverse). The indices are
+computed here, in range: no index check (no flag for the next host read to fetch).
+``nonzero``: the mask's kept positions (``joins.kept_positions``), then each axis's
+coordinate by a floor division and a remainder. ``isin``: x2
 sorted (cut to its distinct values when long: a million elements of six values search
 six), each x1 element's insertion point among them by ``searchsorted``, and the element
 there compared with it (``==``: NaN is in nothing, -0.0 is 0.0).
@@ -57,11 +54,10 @@ def _sorted(x, line, n, stable, with_order):
     return values, order
 
 
-def _run_starts(values, n, flags):
-    """``flags`` (n or n + 1) bools over the n sorted ``values``: True where element i
-    starts a run of equal elements (``!=`` its predecessor: every NaN starts its own),
-    and True past the n-th."""
-    starts = creation.full(values.device, (flags,), dt.bool_, True)
+def _run_starts(values, n):
+    """n bools over the n sorted ``values``: True where element i starts a run of equal
+    elements (``!=`` its predecessor: every NaN starts its own)."""
+    starts = creation.full(values.device, (n,), dt.bool_, True)
     if n > 1:
         later, earlier = Layout((n - 1,), (1,), 1, True), Layout.contiguous((n - 1,))
         starts.assign(later, values.compare(CompareOp.NOT_EQUAL, later, values, earlier), earlier)
@@ -72,51 +68,28 @@ def unique(x, layout, indices, inverse, counts):
     """``BackendStorage.unique`` (see the module docstring)."""
     device = x.device
     n = layout.size
-    x, line = _flat(x, layout)
-    c = Layout.contiguous((n,))
-    values, order = _sorted(x, line, n, indices, indices or inverse)
-    if n and joins.selects(n + 1):
-        # where runs start: element 0, each element != its predecessor (every NaN starts its
-        # own run), and n, which closes the last run; kept_positions adds the two ends to
-        # the n - 1 comparisons (one launch: no full mask filled and copied into)
-        neighbours = Layout.contiguous((n - 1,))
-        later = Layout((n - 1,), (1,), 1, True)
-        differ = values.compare(CompareOp.NOT_EQUAL, later, values, neighbours) if n > 1 else None
-        runs = device.storage_type.empty(device, dt.int64, n + 1) if inverse else None
-        kept = joins.kept_positions(differ, neighbours, runs, ends=True, device=device)
-        return _unique_at_starts(values, order, n, kept, indices, runs, counts)
-    # n + 1 flags: element i starts a run; the last one (True) closes the last run. One
-    # scan of them and one host read of the runs' count serve everything below
-    flags = Layout.contiguous((n + 1,))
-    starts = _run_starts(values, n, n + 1)
-    ranks = joins.mask_ranks(starts, flags)
-    count = joins.read_count(ranks, n)
-    unique_values = joins.compact(values, c, starts, flags, ranks, count)
-    first = joins.compact(order, c, starts, flags, ranks, count) if indices else None
-    inv = None
-    if inverse:  # each element's run: the rank of its run's start, less one
-        groups = ranks.binary_scalar(BinaryOp.SUBTRACT, c, 1, False)
-        inv = device.storage_type.empty(device, dt.int64, n)
-        indexing.scatter_in_range(inv, c, order, c, groups, c, 0)
-    sizes = None
-    if counts:  # the run starts' positions, then n: each count is the gap to the next
-        bounds = joins.compact(None, None, starts, flags, ranks, count + 1)
-        sizes = bounds.binary(BinaryOp.SUBTRACT, Layout((count,), (1,), 1, True), bounds,
-                              Layout.contiguous((count,)))
-    return unique_values, count, first, inv, sizes
-
-
-def _unique_at_starts(values, order, n, kept, indices, runs, counts):
-    """unique's results from the run starts' positions (``joins.kept_positions`` over the
-    n + 1 flags: the last one is n, which closes the last run) and, for the inverse, each
-    sorted element's run (``runs``)."""
-    device = values.device
-    bounds, count = kept[0], kept[1] - 1
-    if count == 0:  # no elements: nothing to gather
+    if n == 0:
         empty = device.storage_type.empty
-        return (empty(device, values.dtype, 0), 0, empty(device, dt.int64, 0) if indices else None,
-                empty(device, dt.int64, 0) if runs is not None else None,
-                empty(device, dt.int64, 0) if counts else None)
+        return (empty(device, x.dtype, 0), 0, empty(device, dt.int64, 0) if indices else None,
+                empty(device, dt.int64, 0) if inverse else None, empty(device, dt.int64, 0) if counts else None)
+    x, line = _flat(x, layout)
+    values, order = _sorted(x, line, n, indices, indices or inverse)
+    # where runs start: element 0, each element != its predecessor (every NaN starts its
+    # own run), and n, which closes the last run; kept_positions adds the two ends to
+    # the n - 1 comparisons (one launch: no full mask filled and copied into)
+    neighbours = Layout.contiguous((n - 1,))
+    later = Layout((n - 1,), (1,), 1, True)
+    differ = values.compare(CompareOp.NOT_EQUAL, later, values, neighbours) if n > 1 else None
+    kept = joins.kept_positions(differ, neighbours, inverse, ends=True, device=device)
+    return _unique_at_starts(values, order, n, kept, indices, counts)
+
+
+def _unique_at_starts(values, order, n, kept, indices, counts):
+    """unique's results from ``joins.kept_positions`` over the n + 1 flags (the run
+    starts' positions, the last one n, which closes the last run; their count; each
+    sorted element's run, for the inverse)."""
+    device = values.device
+    bounds, count, runs = kept[0], kept[1] - 1, kept[2]  # (n > 0: at least one run)
     starts, c = Layout.contiguous((count,)), Layout.contiguous((n,))
     unique_values = indexing.select_in_range(values, c, bounds, starts, 0)
     first = indexing.select_in_range(order, c, bounds, starts, 0) if indices else None
@@ -135,16 +108,14 @@ def nonzero(x, layout):
     device = x.device
     shape = tuple(layout.shape)
     n = layout.size
+    if n == 0:
+        return tuple(device.storage_type.empty(device, dt.int64, 0) for _ in shape), 0
     if x.dtype.is_bool:
         mask, mask_layout = x, layout
     else:  # astype's bool is exactly != 0 (NaN, and complex with either part non-zero, count)
         mask, mask_layout = x.astype(layout, dt.bool_), Layout.contiguous(shape)
     mask, line = _flat(mask, mask_layout)
-    ranks = joins.mask_ranks(mask, line) if n else None
-    count = joins.read_count(ranks, n)
-    flat = joins.compact(None, None, mask, line, ranks, count)
-    if len(shape) == 1:
-        return (flat,), count
+    flat, count, _ = joins.kept_positions(mask, line)
     coords, stride, out = Layout.contiguous((count,)), n, []
     for i, size in enumerate(shape):
         stride = stride // size if size else 0
@@ -153,6 +124,8 @@ def nonzero(x, layout):
             coord = coord.binary_scalar(BinaryOp.FLOOR_DIVIDE, coords, stride, False)
         if i:
             coord = coord.binary_scalar(BinaryOp.REMAINDER, coords, size, False)
+        if coord is flat and flat.size != count:  # the positions' storage holds the mask's length
+            coord = flat.copy(coords)
         out.append(coord)
     return tuple(out), count
 
@@ -171,7 +144,7 @@ def isin(x, layout, other, other_layout, invert):
         keys, line_n = keys.astype(line_n, dt.uint8), Layout.contiguous((n,))
     keys, line_n = keys.sort_values(line_n, 0, False, False), Layout.contiguous((n,))
     if n >= DISTINCT_MIN:
-        starts = _run_starts(keys, n, n)
+        starts = _run_starts(keys, n)
         keys, n = keys.compress(line_n, starts, line_n)
         line_n = Layout.contiguous((n,))
     c = Layout.contiguous((m,))

@@ -1,6 +1,6 @@
 // Indexing: take (index_select, gather, sort's value gather; row_copy, elementwise.hip,
-// selects contiguous rows), put (scatter) and
-// put_add (scatter_add, index_add), compact (compress; also mask_select.hip). All over cw_ew_args:
+// selects contiguous rows), put (scatter), put_add (scatter_add, index_add) and compact
+// (the kept positions of long masks; mask_select.hip the rest). All over cw_ew_args:
 //   take:    op0 out, op1 source (axis stride 0), op2 int64 indices
 //   put:     op0 destination (axis stride 0), op1 int64 indices, op2 source
 //   put_add: as put, accumulated atomically
@@ -52,19 +52,16 @@ template <class B> __device__ inline void cw_put(const cw_ew_args& a) {
     }
 }
 
-// compact (compress's): the elements a bool mask keeps, packed in order. Element i whose
-// mask (op3) is set goes to out[ranks[i] - 1], ranks (op1, int64) the mask's inclusive
-// scan; with CW_FLAG_A what goes is i itself as an int64 (the kept positions; op2 unused).
-// A dropped element writes nothing (a scatter by rank sent each to one spare slot, whose
-// stores to the one address queued, and its result was copied out after).
-//   op0 out (packed from its offset), op1 ranks, op2 source, op3 mask
-template <class B> __device__ inline void cw_compact(const cw_ew_args& a) {
+// compact (kept_positions' past MASK_TILES_MAX tiles, families/joins.py): the positions a
+// bool mask keeps, packed in order. Element i whose mask (op2) is set writes i (int64) to
+// out[ranks[i] - 1], ranks (op1, int64) the mask's inclusive scan; a dropped element writes
+// nothing (a scatter by rank sent each to one spare slot, whose stores to the one address queued).
+//   op0 out (packed from its offset: its stride is not read), op1 ranks, op2 mask
+__device__ inline void cw_compact(const cw_ew_args& a) {
     CW_GRID_STRIDE(i, a.n) {
-        cw_offsets<4> o = cw_decode<4>(a, i);
-        if (!((const unsigned char*)a.op[3].ptr)[o.o[3]]) continue;
-        const cw_i64 r = a.op[0].offset + ((const cw_i64*)a.op[1].ptr)[o.o[1]] - 1;
-        if (a.flags & CW_FLAG_A) ((cw_i64*)a.op[0].ptr)[r] = i;
-        else ((B*)a.op[0].ptr)[r] = ((const B*)a.op[2].ptr)[o.o[2]];
+        cw_offsets<3> o = cw_decode<3>(a, i);
+        if (!((const unsigned char*)a.op[2].ptr)[o.o[2]]) continue;
+        ((cw_i64*)a.op[0].ptr)[a.op[0].offset + ((const cw_i64*)a.op[1].ptr)[o.o[1]] - 1] = i;
     }
 }
 

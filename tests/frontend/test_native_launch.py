@@ -52,7 +52,8 @@ def test_the_runtime_status_is_returned(runtime):
     ((1, 1, -1, 1, 1, 1, 1, 1, 0, 0, 8), OverflowError, "negative"),
     ((1, 1, 2**32, 1, 1, 1, 1, 1, 0, 0, 8), OverflowError, "32 bits"),
     ((1, 1, 1, 1, 1, 1, 1, 1, 2**32, 0, 8), OverflowError, "32 bits"),
-    ((1, 1, 1, 1, 1, 1, 1, 1, 0, None, 8), TypeError, "address must be an int"),
+    ((1, 1, 1, 1, 1, 1, 1, 1, 0, None, 8), TypeError, "launch: an address must be an int"),
+    ((1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 8.0), TypeError, "launch: an address must be an int"),
     ((1, 1, 1.0, 1, 1, 1, 1, 1, 0, 0, 8), TypeError, "integer"),
     ((1,), TypeError, "takes 11 arguments"),
     ((1, 0, 1, 1, 1, 1, 1, 1, 0, 0, 8), ValueError, "null launch function or kernel"),
@@ -215,7 +216,8 @@ def test_fft_exec_passes_the_plan_pointers_and_direction(exec_functions):
     ((0, 1, None, 0x10, 0x20), ValueError, "null exec function"),
     ((1, 1, "backward", 0x10, 0x20), TypeError, "direction must be None or an int"),
     ((1, 1, 2**40, 0x10, 0x20), OverflowError, "direction past an int"),
-    ((1, 1.5, None, 0x10, 0x20), TypeError, "address must be an int"),
+    ((1, 1.5, None, 0x10, 0x20), TypeError, "fft_exec: an address must be an int"),
+    ((1, 1, None, 0x10, "dst"), TypeError, "fft_exec: an address must be an int"),
 ])
 def test_fft_exec_refuses_bad_arguments_before_the_call(args, error, message):
     with pytest.raises(error, match=message):

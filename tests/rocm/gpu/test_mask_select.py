@@ -1,7 +1,8 @@
-"""compress's kept positions through mask_count/mask_select (hip/index.hip) on a rocm
-device, against NumPy: masks of one tile, many and a partial last one, strided and
+"""A bool mask's kept positions through mask_count/mask_select (hip/mask_select.hip) on a
+rocm device, against NumPy: masks of one tile, many and a partial last one, strided and
 reversed views, nothing or everything kept; x[mask] of LDA's shape; unique without and with
-inverse; a mask past MASK_TILES_MAX tiles (the scan path) giving the same results."""
+inverse; nonzero of one and several axes; a mask past MASK_TILES_MAX tiles (the scan path)
+giving the same results."""
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ def _mask(n, keep, seed=0):
 def test_kept_positions_against_flatnonzero(rocm, n, keep):
     mask = _mask(n, keep, n)
     m = cw.asarray(mask, device=rocm)
-    positions, count = joins.kept_positions(m._storage, Layout.contiguous((n,)))
+    positions, count, _ = joins.kept_positions(m._storage, Layout.contiguous((n,)))
     assert count == mask.sum()
     np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(mask))
 
@@ -35,7 +36,7 @@ def test_kept_positions_of_views(rocm):
     for view, layout in ((base[::3], Layout(((base.size + 2) // 3,), (3,), 0)),
                          (base[::-1], Layout((base.size,), (-1,), base.size - 1)),
                          (base[17:3 * TILE], Layout((3 * TILE - 17,), (1,), 17))):
-        positions, count = joins.kept_positions(m, layout)
+        positions, count, _ = joins.kept_positions(m, layout)
         assert count == view.sum()
         np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(view))
 
@@ -78,3 +79,22 @@ def test_unique_functions(rocm, monkeypatch, past_limit):
         np.testing.assert_array_equal(cw.to_numpy(got.indices), first)
         np.testing.assert_array_equal(cw.to_numpy(got.counts), counts)
     assert cw.unique_values(cw.asarray(np.zeros(0, np.int64), device=rocm)).shape == (0,)
+
+
+@pytest.mark.parametrize("past_limit", [False, True])
+def test_nonzero(rocm, monkeypatch, past_limit):
+    """nonzero of a vector, a matrix, a column and a 3-D bool array (its flat positions by
+    kept_positions, then one coordinate array per axis); past_limit: the scan path."""
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
+    rng = np.random.default_rng(5)
+    data = np.where(rng.random(300_000) < 0.2, rng.standard_normal(300_000), 0).astype(np.float32)
+    data[::1001] = np.nan
+    for shape in ((300_000,), (600, 500), (300_000, 1), (30, 100, 100)):
+        host = data.reshape(shape)
+        for values in (host, host != 0):
+            got = cw.nonzero(cw.asarray(values, device=rocm))
+            want = np.nonzero(values)
+            assert len(got) == len(want)
+            for axis, expected in zip(got, want):
+                np.testing.assert_array_equal(cw.to_numpy(axis), expected)

@@ -189,10 +189,15 @@ def build_scan_sort(tmp, wanted):
                  defines=["CW_SCAN_ITEMS 1"])
 
 
-def scan_sort_device(lib, monkeypatch, tmp_path):
-    """A rocm device over ``build_scan_sort``'s library, the scans set to its one item."""
+def scan_sort_runtime(lib, monkeypatch, tmp_path):
+    """(ExecRuntime, rocm device on it) over ``build_scan_sort``'s library, the scans set to its one item."""
     from rocm_backend.families import scans
 
     monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
     monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
-    return device_factory(lib, monkeypatch, tmp_path)(warp=64)[1]
+    return device_factory(lib, monkeypatch, tmp_path)(warp=64)
+
+
+def scan_sort_device(lib, monkeypatch, tmp_path):
+    """A rocm device over ``build_scan_sort``'s library, the scans set to its one item."""
+    return scan_sort_runtime(lib, monkeypatch, tmp_path)[1]

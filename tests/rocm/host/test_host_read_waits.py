@@ -13,30 +13,15 @@ import pytest
 
 from candlewick.errors import IndexOutOfBoundsError
 from candlewick.layout import Layout
-from host_exec import build_scan_sort, device_factory
-
-import test_lean_primitives_host as lean
-import test_sets_host as sets_host
 
 WAITS = ("hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize")
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    return build_scan_sort(tmp_path_factory.mktemp("read_waits"),
-                           lambda key: sets_host._wanted(key) or lean._wanted(key))
-
-
 @pytest.fixture
-def dev(lib, monkeypatch, tmp_path):
+def dev(scan_sort_exec):
     """(the device, ``counted(fn)``: fn's result and the waits, device-to-host copies and
     kernel launches of that one call)."""
-    from rocm_backend.abi import structs
-    from rocm_backend.families import scans
-
-    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
-    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
-    rt, device = device_factory(lib, monkeypatch, tmp_path)(warp=64)
+    rt, device = scan_sort_exec
 
     def counted(fn):
         rt.calls.clear()
@@ -55,8 +40,8 @@ LINE = Layout.contiguous(LABELS.shape)
 @pytest.mark.parametrize("asked", [(False, False, False), (False, True, False), (False, False, True),
                                    (True, True, True)])
 def test_unique_reads_one_count_and_leaves_no_check_pending(dev, asked):
-    """unique_values/_inverse/_counts/_all: one read and one wait (the runs' count; the
-    compressions share its scan), and the next host read one copy and one wait."""
+    """unique_values/_inverse/_counts/_all: one read and one wait (the runs' count, which
+    every result shares), and the next host read one copy and one wait."""
     device, counted = dev
     y = device.storage_from_host(LABELS)
     (values, count, first, inverse, sizes), calls = counted(lambda: y.unique(LINE, *asked))

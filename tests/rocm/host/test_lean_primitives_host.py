@@ -13,7 +13,7 @@ from rocm_backend.families.copies import padded_copy
 
 KEYS = {("compare", "greater", "float32"), ("compare", "less_equal", "int32"), ("copy", 4), ("copy", 8),
         ("transpose", 4), ("take", 4), ("put", 4), ("put", 8), ("astype", "bool", "int64"), ("binary", "multiply", "int64"),
-        ("radix_keys", "float32"), ("arange", "int64")} | {("compact", size) for size in (4, 8)} | {("mask", "count"), ("mask", "select"), ("take", 8)} | {("row_copy", size) for size in (1, 2, 4, 8, 16)}
+        ("radix_keys", "float32"), ("arange", "int64"), ("compact",)} | {("mask", "count"), ("mask", "select"), ("take", 8)} | {("row_copy", size) for size in (1, 2, 4, 8, 16)}
 
 
 def _wanted(key):

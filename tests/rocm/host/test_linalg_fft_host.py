@@ -106,13 +106,14 @@ def test_plan_cache_is_a_bounded_lru():
 
 
 def test_plan_cache_prepares_each_plans_exec_once_and_drops_it_with_the_plan():
-    r, prepared = _Recorder(), []
+    """Each runner call makes its device current once, hit or miss."""
+    r, prepared, uses = _Recorder(), [], []
 
     def prepare(kind, plan, inverse):
         prepared.append((kind, plan, inverse))
         return lambda src, dst: (plan, inverse, src, dst)
 
-    cache = rfft.PlanCache(r.create, r.destroy, r.drain, capacity=2, prepare=prepare)
+    cache = rfft.PlanCache(r.create, r.destroy, r.drain, capacity=2, prepare=prepare, use=lambda: uses.append(1))
     a, b = ("R2C", 8), ("C2C", 8)
     assert cache.runner(a)(1, 2) == ("plan('R2C', 8)", False, 1, 2)
     assert cache.runner(b, True)(3, 4) == ("plan('C2C', 8)", True, 3, 4)
@@ -125,6 +126,7 @@ def test_plan_cache_prepares_each_plans_exec_once_and_drops_it_with_the_plan():
     cache.runner(a)                                              # a's exec went with its plan
     assert prepared[-1] == ("R2C", "plan('R2C', 8)", False) and len(r.created) == 4
     assert r.destroyed == ["plan('R2C', 8)", "plan('C2C', 8)"]
+    assert len(uses) == 7
 
 
 @pytest.mark.parametrize("letter, routine, name", [

@@ -1,36 +1,16 @@
-"""compress's kept positions through mask_count/mask_select (hip/index.hip), run on the CPU
-with the real kernels compiled for the host (host_exec.py), against NumPy: masks of one
-tile, of several and a partial last one, strided and reversed, nothing or everything kept,
-blocks run in any order; the launches compress and unique (its inverse too) make with them;
-masks past MASK_TILES_MAX tiles keep the scan."""
+"""A bool mask's kept positions through mask_count/mask_select (hip/mask_select.hip), run on
+the CPU with the real kernels compiled for the host (host_exec.py), against NumPy: masks of
+one tile, of several and a partial last one, strided and reversed, nothing or everything
+kept, blocks run in any order; the launches compress, unique (its inverse too) and nonzero
+make with them; masks past MASK_TILES_MAX tiles keep the scan (joins.kept_positions either way)."""
 
 import numpy as np
 import pytest
 
 from candlewick.layout import Layout
-from host_exec import build_scan_sort, device_factory
 from rocm_backend.families import joins
 
-import test_lean_primitives_host as lean
-import test_sets_host as sets_host
-
 TILE = joins.MASK_TILE
-
-
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    return build_scan_sort(tmp_path_factory.mktemp("mask_select"),
-                           lambda key: sets_host._wanted(key) or lean._wanted(key))
-
-
-@pytest.fixture
-def exec_device(lib, monkeypatch, tmp_path):
-    from rocm_backend.abi import structs
-    from rocm_backend.families import scans
-
-    monkeypatch.setattr(scans, "SCAN_ITEMS", 1)
-    monkeypatch.setattr(scans, "SCAN_TILE", structs.EW_BLOCK)
-    return device_factory(lib, monkeypatch, tmp_path)(warp=64)
 
 
 def _names(rt):
@@ -46,35 +26,36 @@ def _mask(n, keep, seed):
 @pytest.mark.parametrize("order", ["forward", "reverse", "shuffle"])
 @pytest.mark.parametrize("n", [1, 255, TILE, TILE + 1, 2 * TILE + 777])
 @pytest.mark.parametrize("keep", ["some", "none", "all", "runs"])
-def test_kept_positions_against_flatnonzero(exec_device, n, keep, order):
-    rt, dev = exec_device
+def test_kept_positions_against_flatnonzero(scan_sort_exec, n, keep, order):
+    rt, dev = scan_sort_exec
     rt.order = order
     mask = _mask(n, keep, n)
-    positions, count = joins.kept_positions(dev.storage_from_host(mask), Layout.contiguous((n,)))
+    positions, count, runs = joins.kept_positions(dev.storage_from_host(mask), Layout.contiguous((n,)))
+    assert runs is None
     assert count == mask.sum()
     np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(mask))
     assert _names(rt) == ["mask_count", "mask_select"]
 
 
 @pytest.mark.parametrize("view", ["strided", "reversed", "offset"])
-def test_kept_positions_of_a_mask_view(exec_device, view):
-    _, dev = exec_device
+def test_kept_positions_of_a_mask_view(scan_sort_exec, view):
+    _, dev = scan_sort_exec
     base = _mask(3 * TILE + 11, "some", 4)
     got_view, layout = {
         "strided": (base[::3], Layout(((base.size + 2) // 3,), (3,), 0)),
         "reversed": (base[::-1], Layout((base.size,), (-1,), base.size - 1)),
         "offset": (base[5:TILE + 9], Layout((TILE + 4,), (1,), 5)),
     }[view]
-    positions, count = joins.kept_positions(dev.storage_from_host(base), layout)
+    positions, count, _ = joins.kept_positions(dev.storage_from_host(base), layout)
     assert count == got_view.sum()
     np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(got_view))
 
 
 @pytest.mark.parametrize("rows", [(), (3,)])
-def test_compress_takes_the_mask_kernels_and_one_gather(exec_device, rows):
+def test_compress_takes_the_mask_kernels_and_one_gather(scan_sort_exec, rows):
     """x[mask] over a mask of a few tiles: mask_count, mask_select, then one gather (row_copy
     or take) of the kept positions: three launches (the scan path's were six)."""
-    rt, dev = exec_device
+    rt, dev = scan_sort_exec
     n = TILE + 300
     x = np.arange(n * int(np.prod(rows)), dtype=np.float32).reshape((n,) + rows)
     mask = _mask(n, "some", 9)
@@ -89,9 +70,9 @@ def test_compress_takes_the_mask_kernels_and_one_gather(exec_device, rows):
 
 
 @pytest.mark.parametrize("rows", [(), (3,)])
-def test_a_mask_past_the_tile_limit_keeps_the_scan(exec_device, monkeypatch, rows):
+def test_a_mask_past_the_tile_limit_keeps_the_scan(scan_sort_exec, monkeypatch, rows):
     """Past MASK_TILES_MAX tiles (one here) compress scans the mask as before: same rows."""
-    rt, dev = exec_device
+    rt, dev = scan_sort_exec
     monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
     n = TILE + 5
     x = np.arange(n * int(np.prod(rows)), dtype=np.int64).reshape((n,) + rows)
@@ -108,10 +89,10 @@ def test_a_mask_past_the_tile_limit_keeps_the_scan(exec_device, monkeypatch, row
 @pytest.mark.parametrize("past_limit", [False, True])
 @pytest.mark.parametrize("asked", [(False, False, False), (True, False, True), (False, True, False),
                                    (True, True, True)])
-def test_unique_takes_the_mask_kernels(exec_device, monkeypatch, asked, past_limit):
+def test_unique_takes_the_mask_kernels(scan_sort_exec, monkeypatch, asked, past_limit):
     """unique's run starts: their positions (and with inverse each element's run) by
     mask_count/mask_select, no scan; past MASK_TILES_MAX tiles the scan. NumPy's results."""
-    rt, dev = exec_device
+    rt, dev = scan_sort_exec
     if past_limit:
         monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
     labels = np.random.default_rng(3).integers(0, 5, TILE + 100).astype(np.int64)
@@ -133,9 +114,50 @@ def test_unique_takes_the_mask_kernels(exec_device, monkeypatch, asked, past_lim
 
 
 @pytest.mark.parametrize("inverse", [False, True])
-def test_unique_of_nothing(exec_device, inverse):
-    _, dev = exec_device
+def test_unique_of_nothing(scan_sort_exec, inverse):
+    _, dev = scan_sort_exec
     empty = dev.storage_from_host(np.zeros(0, np.float32))
     values, count, first, got_inverse, sizes = empty.unique(Layout.contiguous((0,)), True, inverse, True)
     assert count == 0 and values.size == 0 and first.size == 0 and sizes.size == 0
     assert got_inverse.size == 0 if inverse else got_inverse is None
+
+
+@pytest.mark.parametrize("past_limit", [False, True])
+@pytest.mark.parametrize("ends", [False, True])
+def test_kept_positions_with_runs_and_ends(scan_sort_exec, monkeypatch, past_limit, ends):
+    """The run counts (unique's inverse) and the two kept ends (unique's run starts) by the
+    mask kernels and, past MASK_TILES_MAX tiles, by the scan: the same positions and runs."""
+    rt, dev = scan_sort_exec
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
+    inner = _mask(TILE + 40, "runs", 5)
+    full = np.concatenate([[True], inner, [True]]) if ends else inner
+    del rt.launches[:]
+    positions, count, runs = joins.kept_positions(dev.storage_from_host(inner), Layout.contiguous(inner.shape),
+                                                  True, ends=ends)
+    assert count == full.sum()
+    np.testing.assert_array_equal(positions.to_host(Layout.contiguous((count,))), np.flatnonzero(full))
+    np.testing.assert_array_equal(runs.to_host(Layout.contiguous(full.shape)), np.cumsum(full) - 1)
+    assert ("mask_select" in _names(rt)) != past_limit
+
+
+@pytest.mark.parametrize("past_limit", [False, True])
+@pytest.mark.parametrize("shape", [(TILE + 9,), (3, 7, TILE // 16), (TILE + 9, 1), (1, TILE + 9)])
+def test_nonzero_takes_kept_positions(scan_sort_exec, monkeypatch, shape, past_limit):
+    """nonzero's flat positions by mask_count/mask_select (past MASK_TILES_MAX tiles the
+    scan), then one coordinate array per axis of exactly ``count`` elements: NumPy's."""
+    rt, dev = scan_sort_exec
+    if past_limit:
+        monkeypatch.setattr(joins, "MASK_TILES_MAX", 1)
+    x = np.where(_mask(int(np.prod(shape)), "some", 6), np.arange(np.prod(shape)) % 5, 0)
+    x = x.astype(np.float32).reshape(shape)
+    del rt.launches[:]
+    coords, count = dev.storage_from_host(x).nonzero(Layout.contiguous(shape))
+    want = np.nonzero(x)
+    assert count == want[0].size and len(coords) == len(shape)
+    for got, expected in zip(coords, want):
+        assert got.size == count
+        np.testing.assert_array_equal(got.to_host(Layout.contiguous((count,))), expected)
+    names = _names(rt)
+    assert ("mask_select" in names) != past_limit
+    assert any(name.startswith("scan") for name in names) == past_limit

@@ -1,0 +1,165 @@
+/* candlewick._native's binding (bind, unbind, bound_class): where the slots of Layout and
+   of the array class lie, read from the classes' own member descriptors (a renamed or
+   missing slot fails the bind and the Python code paths run, never a store at a wrong
+   offset), the cached contiguous layouts, and the copy of it a fast path holds while it
+   runs code that could bind again; also the slots of a host backend's storage class
+   (cw_learn_storage) and a Layout made in C (cw_new_layout). */
+
+#include "_native.h"
+
+#include <structmember.h>
+
+Binding cw_bound;
+
+int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
+    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
+    if (descr == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return -1;
+        }
+        PyErr_Clear();
+    }
+    int is_slot = descr != NULL && PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
+                  ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX;
+    if (is_slot) {
+        *at = ((PyMemberDescrObject *)descr)->d_member->offset;
+    }
+    Py_XDECREF(descr);
+    if (!is_slot) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native: %s.%s is not an object slot", type->tp_name, name);
+        return -1;
+    }
+    return 0;
+}
+
+int cw_learn_storage(StorageSlots *known, PyTypeObject *type, int lock) {
+    static const char *const names[] = {"buf", "dtype", "_lock"};
+    Py_ssize_t at[3] = {-1, -1, -1};
+    for (int k = 0; k < (lock ? 3 : 2); k++) {
+        if (cw_slot_offset(type, names[k], &at[k]) < 0) {
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+                return -1;
+            }
+            PyErr_Clear();
+            at[0] = -1; /* not all object slots: the class's calls are general's */
+            break;
+        }
+    }
+    Py_XSETREF(known->type, (PyTypeObject *)Py_NewRef(type));
+    known->buf_at = at[0];
+    known->dtype_at = at[1];
+    known->lock_at = at[2];
+    return 0;
+}
+
+PyObject *cw_new_layout(const Binding *b, PyObject *shape, PyObject *strides, PyObject *offset, PyObject *contig,
+                        PyObject *dense) {
+    PyObject *parts[] = {shape, strides, offset, contig, dense};
+    int made = 1;
+    for (int i = 0; i < 5; i++) {
+        made = made && parts[i] != NULL;
+    }
+    PyObject *out = made ? b->layout_type->tp_alloc(b->layout_type, 0) : NULL;
+    if (out == NULL) {
+        for (int i = 0; i < 5; i++) {
+            Py_XDECREF(parts[i]);
+        }
+        return NULL;
+    }
+    SLOT(out, b->shape) = shape;
+    SLOT(out, b->strides) = strides;
+    SLOT(out, b->offset) = offset;
+    SLOT(out, b->contig) = contig;
+    SLOT(out, b->dense) = dense;
+    return out;
+}
+
+static void clear_binding(void) {
+    PyTypeObject *layout = cw_bound.layout_type, *array = cw_bound.array_type;
+    PyObject *cache = cw_bound.contiguous_cache, *make = cw_bound.contiguous_layout;
+    cw_bound.layout_type = NULL; /* first: a fast path reached from a destructor below declines */
+    cw_bound.array_type = NULL;
+    cw_bound.contiguous_cache = NULL;
+    cw_bound.contiguous_layout = NULL;
+    Py_XDECREF(layout);
+    Py_XDECREF(array);
+    Py_XDECREF(cache);
+    Py_XDECREF(make);
+}
+
+int cw_hold_binding(Binding *held) {
+    if (cw_bound.layout_type == NULL) {
+        return 0;
+    }
+    *held = cw_bound;
+    Py_INCREF(held->layout_type);
+    Py_INCREF(held->array_type);
+    Py_INCREF(held->contiguous_cache);
+    Py_INCREF(held->contiguous_layout);
+    return 1;
+}
+
+void cw_release_binding(Binding *held) {
+    Py_DECREF(held->layout_type);
+    Py_DECREF(held->array_type);
+    Py_DECREF(held->contiguous_cache);
+    Py_DECREF(held->contiguous_layout);
+}
+
+const char cw_bind_doc[] =
+"bind(layout_type, array_type, contiguous_cache, contiguous_layout)\n\n"
+"Learn where the slots of Layout (shape, strides, offset, _contig, dense_size) and of\n"
+"the array class (_storage, _layout, _dtype, _device) lie, the dict of cached\n"
+"contiguous layouts by shape and the function that makes one. TypeError if a slot is\n"
+"not an object slot or an argument has the wrong type (the previous binding then\n"
+"stands). The fast paths then take arrays of exactly array_type.";
+
+PyObject *cw_bind(PyObject *module, PyObject *args) {
+    (void)module;
+    PyTypeObject *layout, *array;
+    PyObject *cache, *make;
+    Py_ssize_t at[9];
+    if (!PyArg_ParseTuple(args, "O!O!O!O:bind", &PyType_Type, &layout, &PyType_Type, &array, &PyDict_Type,
+                          &cache, &make)) {
+        return NULL;
+    }
+    if (!PyCallable_Check(make)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.bind: contiguous_layout must be callable");
+        return NULL;
+    }
+    /* every offset read before any is kept: a failed bind leaves the previous one whole */
+    if (cw_slot_offset(layout, "shape", &at[0]) || cw_slot_offset(layout, "strides", &at[1]) ||
+        cw_slot_offset(layout, "offset", &at[2]) || cw_slot_offset(layout, "_contig", &at[3]) ||
+        cw_slot_offset(layout, "dense_size", &at[4]) || cw_slot_offset(array, "_storage", &at[5]) ||
+        cw_slot_offset(array, "_layout", &at[6]) || cw_slot_offset(array, "_dtype", &at[7]) ||
+        cw_slot_offset(array, "_device", &at[8])) {
+        return NULL;
+    }
+    clear_binding();
+    cw_bound.shape = at[0], cw_bound.strides = at[1], cw_bound.offset = at[2];
+    cw_bound.contig = at[3], cw_bound.dense = at[4];
+    cw_bound.storage = at[5], cw_bound.layout = at[6], cw_bound.dtype = at[7], cw_bound.device = at[8];
+    cw_bound.contiguous_cache = Py_NewRef(cache);
+    cw_bound.contiguous_layout = Py_NewRef(make);
+    cw_bound.array_type = (PyTypeObject *)Py_NewRef(array);
+    cw_bound.layout_type = (PyTypeObject *)Py_NewRef(layout);
+    Py_RETURN_NONE;
+}
+
+const char cw_unbind_doc[] =
+"unbind()\n\n"
+"Forget the binding: every fast path declines and the Python code paths run (tests use\n"
+"it to run both).";
+
+PyObject *cw_unbind(PyObject *module, PyObject *args) {
+    (void)module, (void)args;
+    clear_binding();
+    Py_RETURN_NONE;
+}
+
+const char cw_bound_class_doc[] = "bound_class()\n\nThe array class bound, or None.";
+
+PyObject *cw_bound_class(PyObject *module, PyObject *args) {
+    (void)module, (void)args;
+    return Py_NewRef(cw_bound.array_type ? (PyObject *)cw_bound.array_type : Py_None);
+}
