@@ -46,6 +46,16 @@ extern const char cw_lazy_blocks_doc[];
 PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cw_lazy_block_ready(void);
 
+/* _native_lazy_start.c */
+extern PyTypeObject cw_StartMethodType;
+extern const char cw_lazy_starts_doc[];
+PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_start_ready(void);
+/* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
+   lazy_policy.Start whose method is a StartMethod, that method called without making a
+   bound method (Start's __getattr__ would make one). */
+PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf);
+
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector
    during an allocation): 1 and the copy held, or 0 where nothing is bound. */
