@@ -26,7 +26,8 @@
    - _native_lazy_block.c: a lazy() block's entry and exit (a loop may enter one per
      call), one call of C each;
    - _native_lazy_start.c: lazy mode's decision to run a call on a computed array at
-     once or record it (lazy_policy.Start's methods), one call of C;
+     once or record it (lazy_policy.Start's methods), one call of C, over
+     _native_lazy_key.c (the call's key and count);
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
      sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
