@@ -8,7 +8,7 @@ from setuptools import Extension, setup
 
 NATIVE = Extension(
     "candlewick._native",
-    ["candlewick/_native.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
+    ["candlewick/_native.c", "candlewick/_native_binding.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
      "candlewick/_native_broadcast.c",
      "candlewick/_native_inplace.c", "candlewick/_native_ufunc.c", "candlewick/_native_ufunc_run.c",
      "candlewick/_native_ufunc_table.c",
@@ -22,7 +22,8 @@ NATIVE = Extension(
      "candlewick/_native_blocks.c",
      "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_sort.c",
      "candlewick/_native_sort_runs.c", "candlewick/_native_sort_partition.c", "candlewick/_native_sort_finish.c",
-     "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c"],
+     "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",
+     "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c"],
     depends=["candlewick/_native.h", "candlewick/_native_sort_put.h"],
     optional=True,
 )

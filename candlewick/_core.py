@@ -265,6 +265,20 @@ def native_lazy_blocks(var, gate, flush, live, lazy_type, process_on):
     return _native.LazyBlock
 
 
+def native_start_methods(start_type, policy):
+    """Lazy mode's ``Start`` methods in C where candlewick._native is built: the class
+    ``_native.StartMethod`` (``StartMethod(name, positions, pair)``: the decision to run
+    a call on a computed array at once or record it, one call of C, which the C
+    element-wise path calls without a bound method), given what they share (see
+    _native_lazy_start.c): ``start_type`` (``lazy_policy.Start``, its slots ``pending``
+    and ``real``) and ``policy`` (lazy_policy's globals, read at each call). None where
+    the module is not built: lazy_policy's methods in Python."""
+    if _native is None:
+        return None
+    _native.lazy_starts(start_type, policy)
+    return _native.StartMethod
+
+
 def row_views(x, axis):
     """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made in C
     by candlewick._native where it is bound to x's class, else by ``views``."""

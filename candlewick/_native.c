@@ -25,6 +25,9 @@
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
    - _native_lazy_block.c: a lazy() block's entry and exit (a loop may enter one per
      call), one call of C each;
+   - _native_lazy_start.c: lazy mode's decision to run a call on a computed array at
+     once or record it (lazy_policy.Start's methods), one call of C, over
+     _native_lazy_key.c (the call's key and count);
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
      sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
@@ -137,6 +140,7 @@ static PyMethodDef methods[] = {
     {"bound_class", cw_bound_class, METH_NOARGS, cw_bound_class_doc},
     {"set_lazy", set_lazy, METH_VARARGS, set_lazy_doc},
     {"lazy_blocks", (PyCFunction)(void (*)(void))cw_lazy_blocks, METH_FASTCALL, cw_lazy_blocks_doc},
+    {"lazy_starts", (PyCFunction)(void (*)(void))cw_lazy_starts, METH_FASTCALL, cw_lazy_starts_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},
@@ -161,7 +165,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
-        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_block_ready() < 0) {
+        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_block_ready() < 0 ||
+        cw_lazy_start_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -179,7 +184,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "ElementAssign", (PyObject *)&cw_ElementAssignType) < 0 ||
         PyModule_AddObjectRef(module, "StreamLaunch", (PyObject *)&cw_StreamLaunchType) < 0 ||
         PyModule_AddObjectRef(module, "ContiguousLaunch", (PyObject *)&cw_ContiguousLaunchType) < 0 ||
-        PyModule_AddObjectRef(module, "LazyBlock", (PyObject *)&cw_LazyBlockType) < 0) {
+        PyModule_AddObjectRef(module, "LazyBlock", (PyObject *)&cw_LazyBlockType) < 0 ||
+        PyModule_AddObjectRef(module, "StartMethod", (PyObject *)&cw_StartMethodType) < 0) {
         Py_DECREF(module);
         return NULL;
     }

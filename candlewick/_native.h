@@ -51,6 +51,31 @@ extern const char cw_lazy_blocks_doc[];
 PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cw_lazy_block_ready(void);
 
+/* _native_lazy_key.c: lazy_policy's globals (cw_lazy_policy, set by lazy_starts) and
+   names, and what StartMethod asks of them */
+extern PyObject *cw_lazy_policy;
+extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
+/* lazy_policy's global `name` (borrowed), or NULL with an error */
+PyObject *cw_policy_global(PyObject *name);
+/* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
+int cw_storage_smaller(PyObject *s, long long limit);
+/* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
+   `replays` times or more (its key pair_key's where `pair`, else call_key_of's), 0 where
+   not (an unhashable argument: never counted), -1 error */
+int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
+               PyObject *replays);
+int cw_lazy_key_ready(void);
+
+/* _native_lazy_start.c */
+extern PyTypeObject cw_StartMethodType;
+extern const char cw_lazy_starts_doc[];
+PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_start_ready(void);
+/* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
+   lazy_policy.Start whose method is a StartMethod, that method called without making a
+   bound method (Start's __getattr__ would make one). */
+PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf);
+
 /* A copy of the binding whose objects stay alive while a fast path runs code that could
    bind again or unbind (a primitive in Python, a finalizer run by the garbage collector
    during an allocation): 1 and the copy held, or 0 where nothing is bound. */

@@ -13,7 +13,8 @@
    that class over its result: the shape's cached contiguous layout, the result dtype,
    the device. While lazy mode is on (cw_lazy_write), the first operand's storage is
    cw_lazy_operand(x) (the one that records the call where lazy mode is on here: the
-   Python path's `operand`), or, where that is not set, the call is the fallback's. Anything
+   Python path's `operand`; a lazy_policy.Start's method is called without a bound method:
+   cw_call_primitive), or, where that is not set, the call is the fallback's. Anything
    else, and any call while the module is unbound, is fallback's
    (the same function in Python, elementwise_dispatch), with the same arguments. At 2^20
    elements the Python form of this case costs about 1 us over a 20 us NumPy call; the
@@ -102,7 +103,7 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
         storage = held[0];
     }
     PyObject *args[] = {storage, self->op, layout};
-    PyObject *result = PyObject_VectorcallMethod(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *result = cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
                                    : new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 4; i++) {
@@ -147,7 +148,7 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
     }
     if (s_1 != NULL) {
         PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
-        PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+        PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
         out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     }
     for (int i = 0; i < 4; i++) {
@@ -221,7 +222,7 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     }
     PyObject *args[] = {s1, self->op, spread != NULL && spread_first ? spread : l1, s2,
                         spread != NULL && !spread_first ? spread : l2};
-    PyObject *result = PyObject_VectorcallMethod(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);

@@ -18,6 +18,7 @@ Results are eager mode's either way: a replay makes the same primitive calls.
 
 from __future__ import annotations
 
+from .._core import native_start_methods
 from ..dtypes import DType
 from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
@@ -174,12 +175,21 @@ class Start:
         return getattr(self.real, name)
 
 
-def _start(name, key_of=call_key_of):
+#: Start's methods in C (None: the module is not built)
+_StartMethod = native_start_methods(Start, globals())
+
+
+def _start(name, pair=False):
     """Start's method for primitive ``name``: the one policy of a call on a computed
-    array, its key made by ``key_of`` (``call_key_of``'s signature; ``pair_key`` for the
-    binary and compare calls, which the C element-wise path makes: no copy of their
-    arguments)."""
+    array, its key made by ``pair_key`` where ``pair`` (the binary and compare calls,
+    which the C element-wise path makes: no copy of their arguments), else by
+    ``call_key_of``. Where candlewick._native is built the method is its
+    ``StartMethod`` (_native_lazy_start.c: the same policy in C, reading this module's
+    globals at each call); the Python one below is the path without it."""
     positions = STORAGE_ARGS.get(name, ())
+    if _StartMethod is not None:
+        return _StartMethod(name, positions, pair)
+    key_of = pair_key if pair else call_key_of
 
     def method(self, *args):
         real = self.real
@@ -219,7 +229,7 @@ for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", 
               "var", "reduce_as"):
     setattr(Start, _name, _start(_name))
 for _name in ("binary", "compare"):
-    setattr(Start, _name, _start(_name, pair_key))
+    setattr(Start, _name, _start(_name, pair=True))
 del _name
 
 _start_reduce = _start("reduce")

@@ -1,0 +1,266 @@
+/* candlewick._native's StartMethod: lazy mode's decision, for a primitive called on a
+   computed array, to run it at once or record it (candlewick/fusion/lazy_policy.py, the
+   policy; its Python `_start` is the same decision where this module is not built).
+
+   A call made in a `with cw.lazy():` block on an array that is computed (scipy.fft's
+   `spectrum * response` between two transforms) asks it once: in Python that was a
+   frame, the bound method made through Start's __getattr__ and the call's key built
+   in Python, about as much host time as the eager call itself. Here it is one call of C,
+   and the element-wise path (_native_elementwise.c, cw_call_primitive) calls it without
+   binding a method.
+
+   lazy_starts(start_type, policy) says what the methods share: lazy_policy.Start (its
+   object slots `pending`, the thread's pending graph, and `real`, the computed storage)
+   and lazy_policy's globals, from which every call reads RECORD_BYTES, REPLAYS, _ripe,
+   _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them).
+   StartMethod(name, positions, pair) is Start's method for primitive `name`: `positions`
+   its storage arguments (lazy_policy.STORAGE_ARGS), `pair` whether its key is built here
+   in pair_key's one step (binary, compare) rather than by call_key_of (the key and the
+   globals' reads: _native_lazy_key.c). */
+
+#include "_native.h"
+
+#define MAX_ARGS 8      /* the most arguments a primitive takes here (the protocol's: 6) */
+#define MAX_POSITIONS 4 /* the most storage arguments (where: 2) */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *name;
+    int pair;
+    Py_ssize_t npositions;
+    Py_ssize_t positions[MAX_POSITIONS];
+} StartMethod;
+
+static PyTypeObject *start_type;
+static Py_ssize_t pending_at, real_at;
+/* `name`'s primitive called on `receiver` with args (new reference, or NULL). */
+static PyObject *call_on(PyObject *name, PyObject *receiver, PyObject *const *args, Py_ssize_t n) {
+    PyObject *buffer[MAX_ARGS + 2];
+    buffer[1] = receiver;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        buffer[i + 2] = args[i];
+    }
+    return PyObject_VectorcallMethod(name, buffer + 1, (size_t)(n + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+}
+
+/* Start.<name>(*args): lazy_policy._start's policy. */
+static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nargsf, PyObject *kwnames) {
+    StartMethod *m = (StartMethod *)callable;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf) - 1;
+    if (start_type == NULL || cw_lazy_policy == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.StartMethod: lazy_starts was not called");
+        return NULL;
+    }
+    if (n < 0 || kwnames != NULL || n > MAX_ARGS || !PyObject_TypeCheck(all[0], start_type)) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.StartMethod %U: takes a Start and at most %d positional "
+                     "arguments", m->name, MAX_ARGS);
+        return NULL;
+    }
+    PyObject *pending = SLOT(all[0], pending_at), *real = SLOT(all[0], real_at);
+    if (pending == NULL || real == NULL) {
+        PyErr_Format(PyExc_AttributeError, "candlewick._native.StartMethod %U: the Start has no pending or real",
+                     m->name);
+        return NULL;
+    }
+    PyObject *const *args = all + 1;
+    PyObject *record_bytes = cw_policy_global(cw_s_record_bytes);
+    PyObject *replays = record_bytes == NULL ? NULL : cw_policy_global(cw_s_replays);
+    PyObject *ripe_set = replays == NULL ? NULL : cw_policy_global(cw_s_ripe);
+    long long limit = ripe_set == NULL ? -1 : PyLong_AsLongLong(record_bytes);
+    if (limit == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    /* held for the calls below: a primitive runs Python code that could rebind the slots */
+    Py_INCREF(pending);
+    Py_INCREF(real);
+    PyObject *call_args[MAX_ARGS], *out = NULL, *lazy_type = NULL;
+    Py_ssize_t replaced[MAX_POSITIONS], nreplaced = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        call_args[i] = args[i];
+    }
+    int small = cw_storage_smaller(real, limit), ripe = small < 0 ? -1 : PySet_Contains(ripe_set, m->name);
+    if (ripe < 0) {
+        goto done;
+    }
+    if (small || ripe) { /* (a key is made only for a primitive that has a ripe one) */
+        lazy_type = PyObject_GetAttr(pending, cw_s_lazy_type);
+        if (lazy_type == NULL) {
+            goto done;
+        }
+        for (Py_ssize_t k = 0; k < m->npositions; k++) {
+            Py_ssize_t i = m->positions[k];
+            if (i >= n) {
+                PyErr_Format(PyExc_TypeError, "candlewick._native.StartMethod %U: takes a storage as argument %zd, "
+                             "got %zd arguments", m->name, i, n);
+                goto done;
+            }
+            PyObject *a = args[i];
+            if (Py_TYPE(a) == (PyTypeObject *)lazy_type) {
+                a = PyObject_GetAttr(a, cw_s_real);
+                if (a == NULL) {
+                    goto done;
+                }
+                if (a == Py_None) { /* a pending operand: the call joins its graph */
+                    Py_DECREF(a);
+                    small = ripe = 0;
+                    break;
+                }
+                call_args[i] = a;
+                replaced[nreplaced++] = i;
+            }
+            if (small) {
+                small = cw_storage_smaller(a, limit);
+                if (small < 0) {
+                    goto done;
+                }
+            }
+        }
+        if (small) {
+            out = call_on(m->name, real, call_args, n);
+            goto done;
+        }
+        if (ripe) {
+            PyObject *dtype = PyObject_GetAttr(real, cw_s_dtype);
+            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, pending, dtype, call_args, n, replays);
+            Py_XDECREF(dtype);
+            if (now < 0) {
+                goto done;
+            }
+            if (now) {
+                out = call_on(m->name, real, call_args, n);
+                goto done;
+            }
+        }
+    }
+    PyObject *tracer = PyObject_CallMethodOneArg(pending, cw_s_tracer, real); /* recorded */
+    if (tracer != NULL) {
+        out = call_on(m->name, tracer, args, n);
+        Py_DECREF(tracer);
+    }
+done:
+    for (Py_ssize_t k = 0; k < nreplaced; k++) {
+        Py_DECREF(call_args[replaced[k]]);
+    }
+    Py_XDECREF(lazy_type);
+    Py_DECREF(pending);
+    Py_DECREF(real);
+    return out;
+}
+
+PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf) {
+    PyTypeObject *type = Py_TYPE(args[0]);
+    if (type == start_type) {
+        PyObject *method = _PyType_Lookup(type, name); /* (borrowed; as the interpreter's own lookup) */
+        if (method != NULL && Py_TYPE(method) == &cw_StartMethodType) {
+            return start_call(method, args, PyVectorcall_NARGS(nargsf), NULL);
+        }
+    }
+    return PyObject_VectorcallMethod(name, args, nargsf, NULL);
+}
+
+static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
+    PyObject *name, *positions;
+    int pair;
+    static char *names[] = {"name", "positions", "pair", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!p:StartMethod", names, &name, &PyTuple_Type, &positions,
+                                     &pair)) {
+        return NULL;
+    }
+    Py_ssize_t count = PyTuple_GET_SIZE(positions);
+    if (count > MAX_POSITIONS) {
+        PyErr_Format(PyExc_ValueError, "candlewick._native.StartMethod: positions must hold at most %d, got %zd",
+                     MAX_POSITIONS, count);
+        return NULL;
+    }
+    Py_ssize_t at[MAX_POSITIONS];
+    for (Py_ssize_t k = 0; k < count; k++) {
+        at[k] = PyLong_AsSsize_t(PyTuple_GET_ITEM(positions, k));
+        if (at[k] < 0 || at[k] >= MAX_ARGS) {
+            if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                PyErr_Format(PyExc_ValueError, "candlewick._native.StartMethod: positions must be ints from 0 to "
+                             "%d", MAX_ARGS - 1);
+            }
+            return NULL;
+        }
+    }
+    StartMethod *self = (StartMethod *)type->tp_alloc(type, 0);
+    if (self == NULL) {
+        return NULL;
+    }
+    self->vectorcall = start_call;
+    self->name = Py_NewRef(name);
+    PyUnicode_InternInPlace(&self->name);
+    self->pair = pair;
+    self->npositions = count;
+    for (Py_ssize_t k = 0; k < count; k++) {
+        self->positions[k] = at[k];
+    }
+    return (PyObject *)self;
+}
+
+static PyObject *bind(PyObject *self, PyObject *obj, PyObject *type) {
+    (void)type;
+    return obj == NULL || obj == Py_None ? Py_NewRef(self) : PyMethod_New(self, obj);
+}
+
+static PyObject *get_name(StartMethod *self, void *unused) {
+    (void)unused;
+    return Py_NewRef(self->name);
+}
+
+static PyGetSetDef getset[] = {
+    {"__name__", (getter)get_name, NULL, "the primitive's name", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static void dealloc(StartMethod *self) {
+    Py_CLEAR(self->name);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+PyTypeObject cw_StartMethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "candlewick._native.StartMethod",
+    .tp_basicsize = sizeof(StartMethod),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "StartMethod(name, positions, pair): lazy_policy.Start's method for a primitive (see "
+              "_native_lazy_start.c)",
+    .tp_new = make,
+    .tp_dealloc = (destructor)dealloc,
+    .tp_vectorcall_offset = offsetof(StartMethod, vectorcall),
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = bind,
+    .tp_getset = getset,
+};
+
+const char cw_lazy_starts_doc[] =
+    "lazy_starts(start_type, policy)\n\n"
+    "What every StartMethod shares (see _native_lazy_start.c): lazy_policy.Start, whose\n"
+    "object slots pending and real it reads, and lazy_policy's globals.";
+
+PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2 || !PyType_Check(args[0]) || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.lazy_starts: takes a type and a dict");
+        return NULL;
+    }
+    Py_ssize_t pending, real;
+    if (cw_slot_offset((PyTypeObject *)args[0], "pending", &pending) < 0 ||
+        cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0) {
+        return NULL;
+    }
+    PyObject *old[] = {(PyObject *)start_type, cw_lazy_policy};
+    start_type = (PyTypeObject *)Py_NewRef(args[0]);
+    cw_lazy_policy = Py_NewRef(args[1]);
+    pending_at = pending;
+    real_at = real;
+    Py_XDECREF(old[0]);
+    Py_XDECREF(old[1]);
+    Py_RETURN_NONE;
+}
+
+int cw_lazy_start_ready(void) {
+    return cw_lazy_key_ready() < 0 ? -1 : PyType_Ready(&cw_StartMethodType);
+}

@@ -1,0 +1,148 @@
+"""Lazy mode's run-at-once decision in C (candlewick._native.StartMethod, where built):
+lazy_policy.Start's methods decide as the Python policy does (the path without the
+module) in every case: a small call at once, a large one recorded until its key is
+counted REPLAYS times (pair_key's key and call_key_of's, the same as counted_replayed's),
+a pending operand recorded, a computed recorded operand replaced by its result, an
+unhashable argument never counted; and the C element-wise path reaches it."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import _core
+from candlewick import dtypes as dt
+from candlewick.fusion import lazy_policy
+from candlewick.fusion.lazy_policy import Start
+from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp
+
+pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+
+
+class Storage:
+    """A storage whose primitives say they ran, on what and with which arguments."""
+
+    def __init__(self, tag, size, dtype=dt.float32):
+        self.tag, self.size, self.dtype = tag, size, dtype
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args: (self.tag, name, args)
+
+
+class Recorded:
+    """lazy_storage.LazyStorage's part the policy reads: ``real`` (None while pending)."""
+
+    def __init__(self, real):
+        self.real = real
+
+
+class Pending:
+    lazy_type = Recorded
+    device = object()
+
+    def tracer(self, real):
+        return Storage(("traced", real.tag), real.size, real.dtype)
+
+
+def _python_method(name, pair):
+    saved = lazy_policy._StartMethod
+    lazy_policy._StartMethod = None
+    try:
+        return lazy_policy._start(name, pair)
+    finally:
+        lazy_policy._StartMethod = saved
+
+
+@pytest.fixture
+def policy(monkeypatch):
+    lazy_policy.reset()
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)  # (tests/conftest.py makes it 0)
+    yield
+    lazy_policy.reset()
+
+
+def _cases(pending):
+    big, small = 1 << 22, 16  # float32 elements: 16 MiB (above RECORD_BYTES) and 64 bytes
+    layout, row = Layout.contiguous((big,)), Layout((big,), (0,))
+    other = Storage("other", big)
+    yield "binary", True, Storage("x", small), (BinaryOp.ADD, Layout.contiguous((small,)), Storage("o", small),
+                                                Layout.contiguous((small,)))
+    yield "binary", True, Storage("x", big), (BinaryOp.MULTIPLY, layout, other, row)
+    yield "binary", True, Storage("x", big), (BinaryOp.SUBTRACT, layout, Recorded(other), row)
+    yield "binary", True, Storage("x", small), (BinaryOp.ADD, Layout.contiguous((small,)), Recorded(None),
+                                                Layout.contiguous((small,)))
+    yield "compare", True, Storage("x", big), (BinaryOp.ADD, layout, other, "not a layout")
+    yield "binary_scalar", False, Storage("x", big), (BinaryOp.ADD, layout, 2.5)
+    yield "binary_scalar", False, Storage("x", big), (BinaryOp.ADD, layout, [1, [2]])  # unhashable: never counted
+    yield "where", False, Storage("x", big, dt.bool_), (layout, Recorded(other), layout, Storage("y", small), layout)
+    yield "unary", False, Storage("x", small << 20), (BinaryOp.ADD, layout)
+
+
+def test_start_methods_are_the_c_ones():
+    assert type(Start.__dict__["binary"]) is _core._native.StartMethod
+    assert type(Start.__dict__["where"]) is _core._native.StartMethod
+
+
+def test_the_c_policy_decides_as_the_python_one(policy):
+    pending = Pending()
+    for name, pair, real, args in _cases(pending):
+        c_method, py_method = getattr(Start, name), _python_method(name, pair)
+        start = Start(pending, real)
+        answers = []
+        pending_operand = any(type(a) is Recorded and a.real is None for a in args)
+        for counted in range(lazy_policy.REPLAYS + 1):
+            answer = c_method(start, *args)
+            assert answer == py_method(start, *args), (name, args, counted)
+            assert getattr(start, name)(*args) == answer  # through the bound method too
+            answers.append(answer[0])
+            if not pending_operand:  # (its replayed graph's count: the call as run, on the operands' results)
+                call_args = [a.real if type(a) is Recorded else a for a in args]
+                lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, call_args))])
+        hashable = not any(type(a) is list for a in args)
+        if real.size < 1024 and not pending_operand:
+            assert answers == ["x"] * len(answers)  # small: at once
+        elif pending_operand or not hashable:
+            assert answers == [("traced", "x")] * len(answers)  # recorded, however often counted
+        else:  # recorded until counted REPLAYS times, then at once, on the operands' results
+            assert answers == [("traced", "x")] * lazy_policy.REPLAYS + ["x"], (name, answers)
+
+
+def test_record_bytes_is_read_at_each_call(policy, monkeypatch):
+    start = Start(Pending(), Storage("x", 1 << 22))
+    args = (BinaryOp.ADD, Layout.contiguous((1 << 22,)), 1.0)
+    assert start.binary_scalar(*args)[0] == ("traced", "x")
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 30)
+    assert start.binary_scalar(*args)[0] == "x"
+
+
+def test_refusals_name_the_method():
+    with pytest.raises(TypeError, match="StartMethod binary: takes a Start"):
+        Start.binary(object(), 1)
+    with pytest.raises(ValueError, match="positions"):
+        _core._native.StartMethod("where", (1, 2, 3, 4, 5), False)
+
+
+def test_the_element_wise_path_calls_it(policy):
+    """x * y in a block on a device that records (RECORD_EVERYWHERE), through the C
+    element-wise path: recorded while its key is not counted, at once (eager mode's
+    values) once counted REPLAYS times."""
+    from candlewick.fusion import lazy_mode
+
+    x = cw.asarray(np.arange(1 << 22, dtype=np.float32))
+    y = cw.asarray(np.full(1 << 22, 0.5, np.float32))
+    call = ("binary", x.dtype, (BinaryOp.MULTIPLY, x._layout, y.dtype, y._layout))
+    saved = lazy_mode.RECORD_EVERYWHERE
+    lazy_mode.RECORD_EVERYWHERE = True
+    try:
+        pending = []
+        for counts in range(lazy_policy.REPLAYS + 1):
+            with cw.lazy():
+                z = x * y
+                pending.append(type(z._storage).__name__ == "LazyStorage" and z._storage.real is None)
+            np.testing.assert_array_equal(cw.to_numpy(z), np.arange(1 << 22, dtype=np.float32) * 0.5)
+            lazy_policy.counted_replayed(x.device, [call])  # (cpu does not fuse: no graph run counts it)
+    finally:
+        lazy_mode.RECORD_EVERYWHERE = saved
+    assert pending == [True] * lazy_policy.REPLAYS + [False]
