@@ -35,22 +35,14 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
 // of the rows' ranges in turn (a.chunk keys each), and adds its counts of a row to the
 // row's totals when it leaves the row (once a block for a one-row sort). Each count has
 // CW_RADIX_DIGIT_COPIES copies (a key adds to copy t % copies): the lanes of a warp that
-// share a digit contend copies-fold less. The top digit's counts have more
-// (cw_radix_top_copies): a float's top byte (sign and exponent) is one of a few for most keys.
+// share a digit (a float's top byte is most keys') contend copies-fold less.
 #define CW_RADIX_DIGIT_COPIES 4
-template <class K> struct cw_radix_top_copies {
-    static const int value = sizeof(K) == 4 ? 16 : 8;  // (8-byte keys: 36 KB of shared memory in all)
-};
 #define CW_RADIX_DIGIT_LOADS 4  // loads a thread issues before it counts their keys (in flight together)
-// cnt: passes - 1 digits' counts in CW_RADIX_DIGIT_COPIES copies, then the top digit's
 template <class K> __device__ inline void cw_radix_digit_add(cw_u32* cnt, const cw_radix_class<K>& c, K key, int passes,
-                                                             int t) {
-    const int COPIES = CW_RADIX_DIGIT_COPIES, TOP = cw_radix_top_copies<K>::value;
+                                                             int copy) {
     const K e = c(key);
-    for (int q = 0; q + 1 < passes; ++q)
-        atomicAdd(&cnt[((cw_u32)q * CW_RADIX_DIGITS + ((cw_u32)(e >> (8 * q)) & 255u)) * COPIES + t % COPIES], 1u);
-    const cw_u32 top = (cw_u32)(passes - 1) * CW_RADIX_DIGITS * COPIES;
-    atomicAdd(&cnt[top + ((cw_u32)(e >> (8 * (passes - 1))) & 255u) * TOP + t % TOP], 1u);
+    for (int q = 0; q < passes; ++q)
+        atomicAdd(&cnt[((cw_u32)q * CW_RADIX_DIGITS + ((cw_u32)(e >> (8 * q)) & 255u)) * CW_RADIX_DIGIT_COPIES + copy], 1u);
 }
 // 16 bytes a load (no vector type: the host tests' prelude has none)
 struct alignas(16) cw_radix_w16 {
@@ -68,18 +60,16 @@ template <class K, class B> struct cw_radix_digit_elem<K, B, true> { typedef B t
 // 8 bytes): 1- and 2-byte elements take fewer loads in flight, which kept them in 64 registers.
 template <class K, class B = K, bool ENC = false> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
     typedef typename cw_radix_digit_elem<K, B, ENC>::type E;
-    const int COPIES = CW_RADIX_DIGIT_COPIES, TOP = cw_radix_top_copies<K>::value, V = 16 / sizeof(E);
+    const int COPIES = CW_RADIX_DIGIT_COPIES, V = 16 / sizeof(E);
     const int VL = sizeof(E) >= 4 ? CW_RADIX_DIGIT_LOADS : (int)sizeof(E);  // 16-byte loads in flight
-    __shared__ cw_u32 cnt[(sizeof(K) - 1) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES
-                          + CW_RADIX_DIGITS * cw_radix_top_copies<K>::value];
+    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
     const K* kin = (const K*)a.keys_in;
     const cw_radix_class<K> c(a);
-    const int t = threadIdx.x, passes = (a.bits + 7) / 8;
-    const int top = (passes - 1) * CW_RADIX_DIGITS * COPIES;  // the top digit's counts start there
+    const int t = threadIdx.x, passes = (a.bits + 7) / 8, copy = t % COPIES;
     const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x;
     const cw_i64 g0 = (cw_i64)blockIdx.x * per, g1 = g0 + per < n ? g0 + per : n;
     const cw_i64 stride = ENC ? a.src_stride : 1;
-    for (int j = t; j < top + CW_RADIX_DIGITS * TOP; j += CW_RADIX_BLOCK) cnt[j] = 0u;
+    for (int j = t; j < passes * CW_RADIX_DIGITS * COPIES; j += CW_RADIX_BLOCK) cnt[j] = 0u;
     __syncthreads();
     for (cw_i64 g = g0; g < g1; ++g) {
         const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
@@ -108,7 +98,7 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 #pragma unroll
                     for (int j = 0; j < V; ++j)
                         cw_radix_digit_add<K>(cnt, c, ENC ? cw_radix_encode<K, E>(a, w[i].e[j]) : (K)w[i].e[j], passes,
-                                              t);
+                                              copy);
                 }
             }
             p0 = lo + nv * V + t;  // the tail, one element a load
@@ -119,19 +109,17 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 #pragma unroll
             for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
                 if (p0 + i * CW_RADIX_BLOCK >= hi) break;
-                cw_radix_digit_add<K>(cnt, c, k[i], passes, t);
+                cw_radix_digit_add<K>(cnt, c, k[i], passes, copy);
             }
         }
         if (g + 1 < g1 && (g + 1) / a.blocks == r) continue;
         __syncthreads();  // the block's counts of row r, to its totals
         cw_u64* tot = cw_radix_totals(a, r);
         for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) {
-            const bool at_top = j >= (passes - 1) * CW_RADIX_DIGITS;
-            const int at = at_top ? top + (j - (passes - 1) * CW_RADIX_DIGITS) * TOP : j * COPIES;
             cw_u32 v = 0u;
-            for (int h = 0; h < (at_top ? TOP : COPIES); ++h) {
-                v += cnt[at + h];
-                cnt[at + h] = 0u;
+            for (int h = 0; h < COPIES; ++h) {
+                v += cnt[j * COPIES + h];
+                cnt[j * COPIES + h] = 0u;
             }
             if (v) atomicAdd(&tot[j], (cw_u64)v);
         }
