@@ -249,8 +249,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         final = shift + 8 >= bits
         keys_out = 0 if final and not kept else spare.ptr
         made = encode is not None and shift == 0  # the first pass makes the keys from the source
-        # (a pack of 8-byte keys: the pass of shift 24 gathers the source's elements by position)
-        source = made or (pack and key_bytes == 8 and shift == 24)
+        # (a pack of 8-byte keys: the pass of shift 32 gathers the source's elements by position)
+        source = made or (pack and key_bytes == 8 and shift == 32)
         if final and last is not None:  # (last[1] has the source's fields too)
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:

@@ -147,8 +147,8 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 // they are); the last pass writes each item's position as the index. An argsort's 8-byte keys
 // (B 8 bytes) take two such sorts in turn, a.shift 0..24 then 32..56 (each pass ranks the
 // item's bits 32 + a.shift % 32): items of the class key's low half and position, then (the
-// pass of a.shift 24 writes them, gathering each item's source element by its position) of
-// its high half and position: 8 passes of 8-byte items, where the carry sweep moves 12 bytes a key and ranks 12
+// pass of a.shift 32 gathers each item's source element by its position) of its high half and
+// position: 8 passes of 8-byte items, where the carry sweep moves 12 bytes a key and ranks 12
 // keys a thread, not 12 items at 3 blocks a multiprocessor
 template <class K, class B, bool CARRY, bool PACK = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
@@ -184,6 +184,16 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         for (int i = 0; i < ITEMS; ++i) k[i] = (K)c32(raw[i]) << 32 | (K)(at0 + (cw_u32)(i * ws));
     } else {
         cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
+    }
+    if (PACK && sizeof(B) == 8 && a.shift == 32) {  // the items remade: the high halves, by position
+        const B* row_src = cw_radix_source_row<B>(a, r);
+        B v[ITEMS];
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) v[i] = seg + i * ws < m ? row_src[(cw_i64)(cw_u32)k[i] * a.src_stride] : (B)0;
+        const cw_radix_class<K> c64(a);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i)
+            k[i] = (c64(cw_radix_encode<K, B>(a, v[i])) >> 32) << 32 | (k[i] & 0xffffffffull);
     }
     cw_u32 rank[ITEMS];
     const cw_u32 total = cw_radix_count8(c, m, s, k, m_.match, m_.cnt, rank);
@@ -224,20 +234,6 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     cw_u32 at[ITEMS];  // each key's place in the row
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) at[i] = m_.off[(cw_u32)(c(k[i]) >> s) & 255u] + (cw_u32)(t + i * CW_RADIX_BLOCK);
-    // the low halves' last pass writes the high halves' items: each item's source element
-    // gathered by its position once the tile's counts are posted (in the high halves' first
-    // pass, before them, the random loads held up every range after it: 450-470 us against 175)
-    if (PACK && sizeof(B) == 8 && a.shift == 24) {
-        const B* row_src = cw_radix_source_row<B>(a, r);
-        B v[ITEMS];
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            v[i] = t + i * CW_RADIX_BLOCK < m ? row_src[(cw_i64)(cw_u32)k[i] * a.src_stride] : (B)0;
-        const cw_radix_class<K> c64(a);
-#pragma unroll
-        for (int i = 0; i < ITEMS; ++i)
-            k[i] = (c64(cw_radix_encode<K, B>(a, v[i])) >> 32) << 32 | (k[i] & 0xffffffffull);
-    }
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
         if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] : x[i], row + at[i]);
