@@ -83,7 +83,8 @@ class OrderingStorage(Protocol):
     def sort(self, layout, axis, descending, stable) -> "tuple[BackendStorage, BackendStorage]":
         """Sort along ``axis``: (values, int64 indices). NaN orders above +inf (last when
         ascending, first when descending); ``stable`` keeps equal elements in their
-        original order in both directions. Complex is not asked."""
+        original order in both directions. Bool (False before True), integer and real
+        floating dtypes: the front end hands bool over as it is; complex is not asked."""
 
     def sort_values(self, layout, axis, descending, stable) -> "BackendStorage":
         """The values of ``sort`` alone (same order rules). Without ``stable``, equal

@@ -1,8 +1,10 @@
 """Sorting functions of the Array API (sort, argsort) on the ``sort`` primitive.
 
 NaN sorts above +inf (last ascending, first descending). ``stable`` keeps equal
-elements in their original order in both directions. bool is sorted as uint8 (the
-protocol's ``sort`` is asked only for numeric dtypes); complex has no order.
+elements in their original order in both directions. bool is sorted by the backend
+as it is (the protocol's ``sort``, ``sort_values`` and ``argsort`` take bool, integer and
+real floating dtypes: the conformance suite's ``ORDERED``), so no uint8 copy is made
+before the sort nor a bool one after it; complex has no order.
 """
 
 from __future__ import annotations
@@ -21,35 +23,9 @@ if TYPE_CHECKING:
     from .array import Array
 
 
-def _keys(x, fname):
-    """(storage, layout) of the sort keys: x itself, or bool as uint8."""
-    if x._dtype.is_complex:
-        raise DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
-    if x._dtype.is_bool:
-        return x._storage.astype(x._layout, _dt.uint8), contiguous_layout(x._layout.shape)
-    return x._storage, x._layout
-
-
-def sort_storages(x, axis, descending, stable, fname):
-    """(values storage, int64 indices storage) of x sorted along a normalized ``axis``."""
-    storage, layout = _keys(x, fname)
-    values, indices = storage.sort(layout, axis, descending, stable)
-    if x._dtype.is_bool:
-        values = values.astype(layout, _dt.bool_)
-    return values, indices
-
-
-def sorted_values(x, axis, descending, stable, fname):
-    """The values storage of x sorted along a normalized ``axis`` (``sort_values``)."""
-    storage, layout = _keys(x, fname)
-    values = storage.sort_values(layout, axis, descending, stable)
-    if x._dtype.is_bool:
-        values = values.astype(layout, _dt.bool_)
-    return values
-
-
-#: the categories whose keys are not x itself (``_keys``: bool sorts as uint8, complex raises)
-_NOT_OWN_KEYS = frozenset({"bool", "complex floating"})
+def _no_order(x, fname):
+    """The error of sorting complex ``x``."""
+    return DTypeError(f"{fname}: complex numbers have no order; got {x._dtype.name}")
 
 
 def _checked_axis(x, axis, descending, stable, fname):
@@ -117,9 +93,9 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     """
     axis = _checked_axis(x, axis, descending, stable, "sort")
     layout, dtype = x._layout, x._dtype
-    if dtype.category in _NOT_OWN_KEYS:
-        values = sorted_values(x, axis, descending, stable, "sort")
-    elif descending and declares_descending_sort_view(x._device):
+    if dtype.is_complex:
+        raise _no_order(x, "sort")
+    if descending and declares_descending_sort_view(x._device):
         # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice);
         # where x is C-contiguous from its buffer's start, x reversed is that view's layout too
         shape = layout.shape
@@ -153,8 +129,9 @@ def argsort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bo
     [1, 2, 0]
     """
     axis = _checked_axis(x, axis, descending, stable, "argsort")
-    storage, layout = (x._storage, x._layout) if x._dtype.category not in _NOT_OWN_KEYS else _keys(x, "argsort")
-    indices = storage.argsort(layout, axis, descending, stable)
+    if x._dtype.is_complex:
+        raise _no_order(x, "argsort")
+    indices = x._storage.argsort(x._layout, axis, descending, stable)
     return wrap(indices, x._layout.shape, _dt.int64, x._device)
 
 

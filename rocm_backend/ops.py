@@ -41,7 +41,9 @@ SORT_MODULE = "sort"
 #: "keys": the kernels of a sort of values alone. Unbounded, ptxas gave the keys-only tile kernels
 #: 165-180 registers (one block an SM); on the H200 (session 11, probe 1) these bounds took rows
 #: of 4096x4096 from 1.049x torch.sort to 0.880x, float64 2^24 1.277x to 1.238x
-RADIX_MIN_BLOCKS = {"rows": 4, "block": 2, "sweep": 3, "keys": 3}
+#: "digits": radix_digits, launched at this many blocks a multiprocessor (families/sort.py): unbounded,
+#: its 16-byte loads took 68-80 registers (3 blocks an SM: the launch's 4th ran as a tail)
+RADIX_MIN_BLOCKS = {"rows": 4, "block": 2, "sweep": 3, "keys": 3, "digits": 4}
 NN_BLOCK = 256  # threads per block of the nn kernels
 NN_MODULE = "nn"
 NN_FLOATING = (dt.float16, dt.bfloat16, dt.float32, dt.float64)
@@ -177,7 +179,7 @@ def _build():
         RADIX_BLOCK)  # hip/radix_fill.hip: 1-byte values sorted by counting
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
         add(("radix", "digits", key_bytes), f"radix_digits_k{key_bytes}", SORT_MODULE,
-            f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+            f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK, min_blocks=RADIX_MIN_BLOCKS["digits"])
         if key_bytes == 8:  # an argsort as items of key (4 bytes, or each half of 8) and position (hip/radix_sweep.hip PACK)
             for size in (1, 2, 4, 8):
                 add(("radix", "sweep_pack", 8, size), f"radix_sweep_pack_k8_b{size}", SORT_MODULE,
@@ -185,7 +187,8 @@ def _build():
                     min_blocks=RADIX_MIN_BLOCKS["keys"])
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the keys made from the source's raw elements
             add(("radix", "digits_enc", key_bytes, size), f"radix_digits_enc_k{key_bytes}_b{size}", SORT_MODULE,
-                f"cw_radix_digits<{key_type}, {BYTES_TYPE[size]}, true>(a);", RADIX_ARGS.name, RADIX_BLOCK)
+                f"cw_radix_digits<{key_type}, {BYTES_TYPE[size]}, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                min_blocks=RADIX_MIN_BLOCKS["digits"])
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the values' bytes (gathered in the last pass)
             for stage in ("rows", "block", "sweep"):
                 add(("radix", stage, key_bytes, size), f"radix_{stage}_k{key_bytes}_b{size}", SORT_MODULE,

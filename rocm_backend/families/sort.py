@@ -41,6 +41,7 @@ from candlewick.shapes import contiguous_strides, shape_size
 from ..abi import structs
 from ..abi.structs import FLAG_A, GRID_LOOP_CAP, RADIX_ARGS
 from ..kernels import kernel
+from ..ops import RADIX_MIN_BLOCKS
 from .copies import operand
 from .ew_launch import launch_ew
 
@@ -54,8 +55,8 @@ CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
-#: counts to its totals once)
-DIGITS_BLOCKS_PER_CU = 4
+#: counts to its totals once): as many as its registers are bounded for
+DIGITS_BLOCKS_PER_CU = RADIX_MIN_BLOCKS["digits"]
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 

@@ -146,3 +146,20 @@ def test_real_and_imag_views_are_wrapped_and_hiding_the_hook_copies(hide):
     rows = _tallies(backend)
     assert (("real_view", "", "complex64") in rows) is not bool(hide)
     assert (("unary", "imag", "complex64") in rows) is bool(hide)
+
+
+def test_bool_goes_to_the_sort_as_it_is(traced):
+    """sort and argsort hand bool to the backend's sort itself (the protocol takes it): no
+    uint8 copy before it, no bool copy after it."""
+    backend, dev = traced
+    host = np.array([True, False, True, False, False, True])
+    x = cw.asarray(host, device=dev)
+    backend.recorder.reset()
+    idx = cw.argsort(x, descending=True)
+    values = cw.sort(x)
+    np.testing.assert_array_equal(cw.to_numpy(idx), np.argsort(~host, kind="stable"))
+    np.testing.assert_array_equal(cw.to_numpy(values), np.sort(host))
+    assert values.dtype == cw.bool
+    rows = _tallies(backend)
+    assert rows[("argsort", "", "bool")].calls == 1 and rows[("sort_values", "", "bool")].calls == 1
+    assert not [key for key in rows if key[0] == "astype"], rows
