@@ -139,3 +139,29 @@ def test_unique_of_nothing(exec_device, inverse):
     values, count, first, got_inverse, sizes = empty.unique(Layout.contiguous((0,)), True, inverse, True)
     assert count == 0 and values.size == 0 and first.size == 0 and sizes.size == 0
     assert got_inverse.size == 0 if inverse else got_inverse is None
+
+
+@pytest.mark.parametrize("case, sweeps", [("labels", 1), ("two bytes", 2), ("all equal", 1), ("signs", 8)])
+@pytest.mark.parametrize("carried", [False, True], ids=["values", "positions"])
+def test_unique_sorts_in_the_passes_of_the_digits_that_differ(exec_device, case, sweeps, carried):
+    """unique's sort of int64 keys past a range tile reads the digit totals back and runs
+    only the passes whose digit is not the same for every key: labels 0..4 take one of
+    eight (LDA's y), values under 2^16 two, equal values one (a pass still writes them),
+    values of both signs all eight (their sign bit differs, so every byte of the key does).
+    NumPy's results, with and without the positions carried (the inverse)."""
+    rt, dev = exec_device
+    rng = np.random.default_rng(7)
+    n = 3 * TILE + 5
+    x = {"labels": rng.integers(0, 5, n), "two bytes": rng.integers(0, 60000, n),
+         "all equal": np.full(n, 3), "signs": rng.integers(-3, 3, n)}[case].astype(np.int64)
+    line = Layout.contiguous(x.shape)
+    del rt.launches[:]
+    values, count, first, got_inverse, sizes = dev.storage_from_host(x).unique(line, carried, carried, True)
+    want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    assert count == want[0].size
+    np.testing.assert_array_equal(values.to_host(Layout.contiguous((count,))), want[0])
+    np.testing.assert_array_equal(sizes.to_host(Layout.contiguous((count,))), want[3])
+    if carried:  # (the first indices and the inverse come from the positions)
+        np.testing.assert_array_equal(first.to_host(Layout.contiguous((count,))), want[1])
+        np.testing.assert_array_equal(got_inverse.to_host(Layout.contiguous((n,))), want[2])
+    assert sum(name.startswith("radix_sweep") for name in _names(rt)) == sweeps
