@@ -28,6 +28,8 @@ there past a range tile moves 8-byte items, class key << 32 | position, through 
 sweep (radix_sweep_pack): 4-byte keys in one sort, 8-byte keys' low halves, then their high
 halves (gathered from the source by position); its last pass writes the positions as the
 indices. Only the buffers that a later pass reads are made (a 1-byte key's argsort: none).
+unique's sort (``skip_constant``) reads the digit totals back and launches only the passes
+whose digit differs between keys (label data: one of eight).
 """
 
 import struct
