@@ -67,23 +67,24 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_c
     }
 }
 
-// An element of S (up to 8 bytes) moved as one access of its whole size where ``whole``:
-// complex64 is two floats to the compiler (aligned to 4), so its loads and stores split in
-// two 4-byte accesses, each warp's touching every sector twice. scipy.fft's spectrum times
-// a response broadcast down 781 rows of 2049 complex64 took 9.3 us in the column steps
-// against torch's 5.5, whose complex type is aligned to its size (one 8-byte access).
-// ``whole`` is the launch's test that every array operand's base is aligned to the size
-// (cw_whole_ok: memory of another library may hold complex64 at a 4-byte boundary).
-template <class S> __device__ inline typename cw_traits<S>::compute cw_operand_load_whole(const cw_ew_args& a, int k,
-                                                                                         cw_i64 off, bool whole) {
+// An element of S (up to 8 bytes) moved as one access of its whole size (WHOLE): complex64
+// is two floats to the compiler (aligned to 4), so its loads and stores split in two 4-byte
+// accesses, each warp's touching every sector twice; torch's complex type is aligned to
+// its size (one 8-byte access). WHOLE is a template argument, so that a step's loads are
+// all issued before its stores either way (a run-time test at each access kept them apart:
+// the spectrum product below took 12.3 us against 9.3 on the H200). cw_whole_ok is the
+// launch's test that every array operand's base allows it (memory of another library may
+// hold complex64 at a 4-byte boundary).
+template <class S, bool WHOLE> __device__ inline typename cw_traits<S>::compute cw_operand_load_whole(
+        const cw_ew_args& a, int k, cw_i64 off) {
     if (!a.op[k].ptr) return cw_traits<S>::load(cw_scalar_raw<S>(a, k - 1));
-    if (!whole) return cw_load<S>(a.op[k].ptr, off);
+    if (!WHOLE) return cw_load<S>(a.op[k].ptr, off);
     cw_pack<S, 1> r;
     r.raw = ((const typename cw_raw<sizeof(S)>::type*)a.op[k].ptr)[off];
     return cw_traits<S>::load(r.v[0]);
 }
-template <class S, class V> __device__ inline void cw_store_whole(char* p, cw_i64 off, V v, bool whole) {
-    if (!whole) {
+template <class S, bool WHOLE, class V> __device__ inline void cw_store_whole(char* p, cw_i64 off, V v) {
+    if (!WHOLE) {
         cw_store<S>(p, off, v);
         return;
     }
@@ -92,8 +93,10 @@ template <class S, class V> __device__ inline void cw_store_whole(char* p, cw_i6
     ((typename cw_raw<sizeof(S)>::type*)p)[off] = r.raw;
 }
 // do the three operands' bases allow whole-size accesses of S (loads) and SO (the store)?
-// Types whose alignment is their size always do; a null (scalar) operand is never read.
+// Types aligned to their size always do (known at compile time: one instantiation of the
+// steps); a null (scalar) operand is never read.
 template <class S, class SO> __device__ inline bool cw_whole_ok(const cw_ew_args& a) {
+    if (alignof(S) == sizeof(S) && alignof(SO) == sizeof(SO)) return true;
     const cw_u64 ms = sizeof(S) - 1, mo = sizeof(SO) - 1;
     return (((cw_u64)a.op[1].ptr | (cw_u64)a.op[2].ptr) & ms) == 0 && ((cw_u64)a.op[0].ptr & mo) == 0;
 }
@@ -114,35 +117,44 @@ template <class S, class SO> __device__ inline bool cw_whole_ok(const cw_ew_args
 // of the row length (short rows: KMeans's (200000, 8) distances, X - mean's 256 columns)
 // each thread keeps one column for good and steps its row by a constant: no division per
 // element (they made x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us
-// on the H200 against torch's 6, which divides by a multiply).
-template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
+// on the H200 against torch's 6, which divides by a multiply). A thread's column, first row
+// and row step are found by 32-bit divisions (the grid's threads, a multiple of the row
+// length, fit 32 bits): the 64-bit ones cost a thread more than its elements (the spectrum
+// product took 9.3 us against torch's 5.5 with 2049 blocks of 256 threads, 20 us with 4098).
+template <class S, class SO, class Op, bool WHOLE> __device__ inline void cw_binary_column_run(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
-    const cw_i64 n = a.n, nt = CW_NTHREADS, cols = a.shape[1], rstep = nt / cols;
-    const cw_i64 t = CW_TID, col = t % cols;
+    const cw_u32 cols = (cw_u32)a.shape[1], t = (cw_u32)CW_TID, t_row = t / cols;
+    const cw_i64 n = a.n, nt = CW_NTHREADS, rstep = (cw_i64)((cw_u32)nt / cols), col = (cw_i64)(t - t_row * cols);
     const cw_i64 r0 = a.op[0].strides[0], r1 = a.op[1].strides[0], r2 = a.op[2].strides[0];
     const cw_i64 c0 = a.op[0].offset + col * a.op[0].strides[1], c1 = a.op[1].offset + col * a.op[1].strides[1],
                  c2 = a.op[2].offset + col * a.op[2].strides[1];
-    const bool whole = cw_whole_ok<S, SO>(a);
-    cw_i64 row = t / cols;
+    cw_i64 row = (cw_i64)t_row;
     for (cw_i64 i = t; i < n; i += U * nt, row += U * rstep) {
         C x[U], y[U];
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             if (i + j * nt < n) {
-                x[j] = cw_operand_load_whole<S>(a, 1, c1 + (row + j * rstep) * r1, whole);
-                y[j] = cw_operand_load_whole<S>(a, 2, c2 + (row + j * rstep) * r2, whole);
+                x[j] = cw_operand_load_whole<S, WHOLE>(a, 1, c1 + (row + j * rstep) * r1);
+                y[j] = cw_operand_load_whole<S, WHOLE>(a, 2, c2 + (row + j * rstep) * r2);
             }
         }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            if (i + j * nt < n) cw_store_whole<SO>(a.op[0].ptr, c0 + (row + j * rstep) * r0, op(x[j], y[j]), whole);
+            if (i + j * nt < n) cw_store_whole<SO, WHOLE>(a.op[0].ptr, c0 + (row + j * rstep) * r0, op(x[j], y[j]));
         }
     }
 }
+template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
+    if (cw_whole_ok<S, SO>(a)) {
+        cw_binary_column_run<S, SO, Op, true>(a);
+    } else {
+        cw_binary_column_run<S, SO, Op, false>(a);
+    }
+}
 
-template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
+template <class S, class SO, class Op, bool TWO, bool WHOLE> __device__ inline void cw_binary_steps_run(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
@@ -152,7 +164,7 @@ template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binar
     const cw_i64 r0 = TWO ? a.op[0].strides[0] : 0, r1 = TWO ? a.op[1].strides[0] : 0,
                  r2 = TWO ? a.op[2].strides[0] : 0;
     const cw_i64 o0 = a.op[0].offset, o1 = a.op[1].offset, o2 = a.op[2].offset;
-    const bool narrow = (a.flags & CW_INDEX32) != 0, whole = cw_whole_ok<S, SO>(a);
+    const bool narrow = (a.flags & CW_INDEX32) != 0;
     for (cw_i64 i = CW_TID; i < n; i += U * nt) {
         C x[U], y[U];
         cw_i64 row[U], col[U];
@@ -167,14 +179,21 @@ template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binar
                 col[j] = e;
             }
             if (e < n) {
-                x[j] = cw_operand_load_whole<S>(a, 1, o1 + row[j] * r1 + col[j] * s1, whole);
-                y[j] = cw_operand_load_whole<S>(a, 2, o2 + row[j] * r2 + col[j] * s2, whole);
+                x[j] = cw_operand_load_whole<S, WHOLE>(a, 1, o1 + row[j] * r1 + col[j] * s1);
+                y[j] = cw_operand_load_whole<S, WHOLE>(a, 2, o2 + row[j] * r2 + col[j] * s2);
             }
         }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            if (i + j * nt < n) cw_store_whole<SO>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]), whole);
+            if (i + j * nt < n) cw_store_whole<SO, WHOLE>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]));
         }
+    }
+}
+template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
+    if (cw_whole_ok<S, SO>(a)) {
+        cw_binary_steps_run<S, SO, Op, TWO, true>(a);
+    } else {
+        cw_binary_steps_run<S, SO, Op, TWO, false>(a);
     }
 }
 
