@@ -67,40 +67,6 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_c
     }
 }
 
-// An element of S (up to 8 bytes) moved as one access of its whole size (WHOLE): complex64
-// is two floats to the compiler (aligned to 4), so its loads and stores split in two 4-byte
-// accesses, each warp's touching every sector twice; torch's complex type is aligned to
-// its size (one 8-byte access). WHOLE is a template argument, so that a step's loads are
-// all issued before its stores either way (a run-time test at each access kept them apart:
-// the spectrum product below took 12.3 us against 9.3 on the H200). cw_whole_ok is the
-// launch's test that every array operand's base allows it (memory of another library may
-// hold complex64 at a 4-byte boundary).
-template <class S, bool WHOLE> __device__ inline typename cw_traits<S>::compute cw_operand_load_whole(
-        const cw_ew_args& a, int k, cw_i64 off) {
-    if (!a.op[k].ptr) return cw_traits<S>::load(cw_scalar_raw<S>(a, k - 1));
-    if (!WHOLE) return cw_load<S>(a.op[k].ptr, off);
-    cw_pack<S, 1> r;
-    r.raw = ((const typename cw_raw<sizeof(S)>::type*)a.op[k].ptr)[off];
-    return cw_traits<S>::load(r.v[0]);
-}
-template <class S, bool WHOLE, class V> __device__ inline void cw_store_whole(char* p, cw_i64 off, V v) {
-    if (!WHOLE) {
-        cw_store<S>(p, off, v);
-        return;
-    }
-    cw_pack<S, 1> r;
-    r.v[0] = cw_to_storage<S>(v);
-    ((typename cw_raw<sizeof(S)>::type*)p)[off] = r.raw;
-}
-// do the three operands' bases allow whole-size accesses of S (loads) and SO (the store)?
-// Types aligned to their size always do (known at compile time: one instantiation of the
-// steps); a null (scalar) operand is never read.
-template <class S, class SO> __device__ inline bool cw_whole_ok(const cw_ew_args& a) {
-    if (alignof(S) == sizeof(S) && alignof(SO) == sizeof(SO)) return true;
-    const cw_u64 ms = sizeof(S) - 1, mo = sizeof(SO) - 1;
-    return (((cw_u64)a.op[1].ptr | (cw_u64)a.op[2].ptr) & ms) == 0 && ((cw_u64)a.op[0].ptr & mo) == 0;
-}
-
 // A binary kernel's strided launch over one or two axes (x[::2] += 1; X - mean, a row
 // broadcast down a matrix): CW_STRIDED_ITEMS elements per thread per step, all loads issued
 // before the first store, so that a pass keeps as many bytes in flight as the contiguous
@@ -119,9 +85,12 @@ template <class S, class SO> __device__ inline bool cw_whole_ok(const cw_ew_args
 // element (they made x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us
 // on the H200 against torch's 6, which divides by a multiply). A thread's column, first row
 // and row step are found by 32-bit divisions (the grid's threads, a multiple of the row
-// length, fit 32 bits): the 64-bit ones cost a thread more than its elements (the spectrum
-// product took 9.3 us against torch's 5.5 with 2049 blocks of 256 threads, 20 us with 4098).
-template <class S, class SO, class Op, bool WHOLE> __device__ inline void cw_binary_column_run(const cw_ew_args& a) {
+// length, fit 32 bits): three 64-bit ones cost a short-lived thread more than its elements
+// (scipy.fft's spectrum times a response, 781 x 2049 complex64 on 2049 blocks of 256
+// threads, 3 elements a thread: 9.28 us against 8.53 with 32-bit ones, torch 5.56 in the
+// same process; probes s15fft 1 and 2 on the H200). Moving complex64 as one 8-byte access
+// instead of two floats made it slower there (9.21 us), so elements move as stored.
+template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
@@ -136,25 +105,18 @@ template <class S, class SO, class Op, bool WHOLE> __device__ inline void cw_bin
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             if (i + j * nt < n) {
-                x[j] = cw_operand_load_whole<S, WHOLE>(a, 1, c1 + (row + j * rstep) * r1);
-                y[j] = cw_operand_load_whole<S, WHOLE>(a, 2, c2 + (row + j * rstep) * r2);
+                x[j] = cw_operand_load<S>(a, 1, c1 + (row + j * rstep) * r1);
+                y[j] = cw_operand_load<S>(a, 2, c2 + (row + j * rstep) * r2);
             }
         }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            if (i + j * nt < n) cw_store_whole<SO, WHOLE>(a.op[0].ptr, c0 + (row + j * rstep) * r0, op(x[j], y[j]));
+            if (i + j * nt < n) cw_store<SO>(a.op[0].ptr, c0 + (row + j * rstep) * r0, op(x[j], y[j]));
         }
     }
 }
-template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
-    if (cw_whole_ok<S, SO>(a)) {
-        cw_binary_column_run<S, SO, Op, true>(a);
-    } else {
-        cw_binary_column_run<S, SO, Op, false>(a);
-    }
-}
 
-template <class S, class SO, class Op, bool TWO, bool WHOLE> __device__ inline void cw_binary_steps_run(const cw_ew_args& a) {
+template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
@@ -179,21 +141,14 @@ template <class S, class SO, class Op, bool TWO, bool WHOLE> __device__ inline v
                 col[j] = e;
             }
             if (e < n) {
-                x[j] = cw_operand_load_whole<S, WHOLE>(a, 1, o1 + row[j] * r1 + col[j] * s1);
-                y[j] = cw_operand_load_whole<S, WHOLE>(a, 2, o2 + row[j] * r2 + col[j] * s2);
+                x[j] = cw_operand_load<S>(a, 1, o1 + row[j] * r1 + col[j] * s1);
+                y[j] = cw_operand_load<S>(a, 2, o2 + row[j] * r2 + col[j] * s2);
             }
         }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            if (i + j * nt < n) cw_store_whole<SO, WHOLE>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]));
+            if (i + j * nt < n) cw_store<SO>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]));
         }
-    }
-}
-template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
-    if (cw_whole_ok<S, SO>(a)) {
-        cw_binary_steps_run<S, SO, Op, TWO, true>(a);
-    } else {
-        cw_binary_steps_run<S, SO, Op, TWO, false>(a);
     }
 }
 

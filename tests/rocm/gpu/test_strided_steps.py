@@ -1,7 +1,7 @@
-"""The binary kernels' one- and two-axes steps on a rocm device (hip/binary.hip): complex64
-moved as whole 8-byte elements where every operand's base is 8-byte aligned, as two
-floats where one is only 4-byte aligned (no misaligned access faults), NumPy's products
-either way, at scipy.fft's spectrum size."""
+"""The binary kernels' one- and two-axes steps on a rocm device (hip/binary.hip) at scipy.fft's
+spectrum size: NumPy's products, and complex64 operands at 4-byte-aligned bases (the steps
+assume no 8-byte alignment: memory of another library may hold complex64 there) without a
+misaligned-access fault."""
 
 import numpy as np
 import pytest

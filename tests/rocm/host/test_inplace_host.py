@@ -337,11 +337,10 @@ def test_steps_grid_gives_each_thread_four_elements():
 
 
 @pytest.mark.parametrize("shift", [0, 4], ids=["aligned", "bases at 4 bytes"])
-def test_complex64_row_broadcast_moves_whole_elements_where_aligned(lib, monkeypatch, tmp_path, shift):
-    """The two-axes steps move a complex64 as one 8-byte access where every operand's base
-    allows it (scipy.fft's spectrum times a response: two 4-byte accesses made the kernel
-    1.7x torch's time on the H200) and as two floats where a base is only 4-byte aligned
-    (complex64 memory of another library may be): the same products either way, NumPy's."""
+def test_complex64_row_broadcast_at_any_base(lib, monkeypatch, tmp_path, shift):
+    """The two-axes steps (scipy.fft's spectrum times a response) assume no 8-byte alignment
+    of complex64 (two floats to the kernels; memory of another library may hold complex64
+    at a 4-byte boundary): NumPy's products either way, through binary_column."""
     from candlewick.opdefs import BinaryOp
     from rocm_backend.families.ew_launch import launch_ew
 
