@@ -22,6 +22,7 @@ from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
 from . import creation, indexing, joins
+from . import sort as ordering
 
 #: from this many elements of x2, isin searches its distinct values only
 DISTINCT_MIN = 4096
@@ -45,10 +46,9 @@ def _sorted(x, line, n, stable, with_order):
         order = indexing.select_in_range(by_imag, c, real.argsort(c, 0, False, True), c, 0)
         return indexing.select_in_range(x, line, order, c, 0), order
     keys, key_line = (x.astype(line, dt.uint8), c) if x.dtype.is_bool else (x, line)
-    if with_order:
-        values, order = keys.sort(key_line, 0, False, stable)
-    else:
-        values, order = keys.sort_values(key_line, 0, False, stable), None
+    # label data (a few small integers) sorts in the passes of the digits that differ: a read
+    # of the digit totals before the passes, where unique reads a count right after anyway
+    values, order = ordering.sort(keys, key_line, 0, False, stable, indices_wanted=with_order, skip_constant=True)
     if x.dtype.is_bool:
         values = values.astype(c, dt.bool_)
     return values, order

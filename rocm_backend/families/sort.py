@@ -28,6 +28,8 @@ there past a range tile moves 8-byte items, class key << 32 | position, through 
 sweep (radix_sweep_pack): 4-byte keys in one sort, 8-byte keys' low halves, then their high
 halves (gathered from the source by position); its last pass writes the positions as the
 indices. Only the buffers that a later pass reads are made (a 1-byte key's argsort: none).
+unique's sort (``skip_constant``) reads the digit totals back and launches only the passes
+whose digit differs between keys (label data: one of eight).
 """
 
 import struct
@@ -36,13 +38,14 @@ import numpy as np
 
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
+from candlewick.layout import Layout
 from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi import structs
 from ..abi.structs import FLAG_A, GRID_LOOP_CAP, RADIX_ARGS
 from ..kernels import kernel
 from ..ops import RADIX_MIN_BLOCKS
-from .copies import operand
+from .copies import operand, to_host
 from .ew_launch import launch_ew
 
 TILE = structs.RADIX_BLOCK * structs.RADIX_ITEMS  # keys one block sorts in shared memory
@@ -60,9 +63,11 @@ DIGITS_BLOCKS_PER_CU = RADIX_MIN_BLOCKS["digits"]
 _ROW_MAX = 1 << 32  # positions in a row are u32
 
 
-def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_wanted=True):
+def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_wanted=True, skip_constant=False):
     """(values, int64 indices) along ``axis``; always stable. An output not wanted
-    (sort_values, argsort) is None, and nothing writes it."""
+    (sort_values, argsort) is None, and nothing writes it. ``skip_constant``: a onesweep
+    reads its digit totals back and runs only the passes whose digit differs between keys
+    (``_passes``; for callers that read the device anyway, as unique does)."""
     device = x.device
     shape = tuple(layout.shape)
     n = shape_size(shape)
@@ -119,7 +124,7 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
         # (8 bytes), moved by a sort of keys alone
         pack = direct and not values_wanted and encode is not None
         order, keys = _passes(device, keys, (key_bytes, size), bits, rows, length, not keys_only and not pack, decoding,
-                              (wide, sink) if direct else None, encode, pack)
+                              (wide, sink) if direct else None, encode, pack, skip_constant and not pack)
     if direct:
         return values, indices
     out_strides = contiguous_strides(shape)
@@ -196,7 +201,8 @@ def _counted(device, keys, values, bits, rows, length, descending, signed, encod
                                                structs.RADIX_DECODE_INT, 0))
 
 
-def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None, pack=False):
+def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=None, encode=None, pack=False,
+            skip_constant=False):
     """(the u32 row positions of ``keys`` (rows x length, contiguous) in sorted order, or
     None without ``positions`` or with ``last``; the sorted keys, or the last ones written
     with positions or with ``last``): radix_digits, then one radix_sweep per 8-bit digit
@@ -207,7 +213,13 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     source (``encode``); only the buffers that a pass writes and a later one reads are made.
     ``pack``: the keys are 8-byte items (made from the source), 4-byte key << 32 | position
     (8-byte keys: the low halves' passes, then the high halves'), moved by a sort of keys alone
-    (radix_sweep_pack) whose last pass writes the positions as the indices."""
+    (radix_sweep_pack) whose last pass writes the positions as the indices.
+    ``skip_constant``: the digit totals are read back after radix_digits and a pass whose
+    digit is the same for every key of every row (one digit's total is the row's length:
+    the pass would move nothing) is not launched, at the cost of that read's wait. Label
+    data (LDA's y, int64 0..2: 7 of 8 bytes constant) then takes one pass of eight; its
+    unique_* calls read a count back right after anyway. Never with ``pack`` (its pass of
+    shift 32 gathers the high halves by position)."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
@@ -229,7 +241,10 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
                min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS, (0, 0, 0, 0) + head + encode)
     sweep = kernel(device, ("radix", "sweep_pack", 8, size) if pack else
                    ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
-    passes = -(-bits // 8)
+    shifts = list(range(0, bits, 8))
+    if skip_constant and len(shifts) > 1:
+        shifts = _varying_shifts(state, rows, length, bits) or shifts[:1]  # (all keys equal: one pass writes them)
+    passes = len(shifts)
     # the last keys: read only without positions or values written in place
     kept = not (positions or last is not None)
     key_type = dt.uint64 if pack or key_bytes == 8 else dt.uint32
@@ -245,10 +260,10 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         order = empty(device, dt.uint32, n) if written >= 1 else None
         order_spare = empty(device, dt.uint32, n) if written >= 2 else None
     idx_in = 0
-    for shift in range(0, bits, 8):
-        final = shift + 8 >= bits
+    for shift in shifts:
+        final = shift == shifts[-1]
         keys_out = 0 if final and not kept else spare.ptr
-        made = encode is not None and shift == 0  # the first pass makes the keys from the source
+        made = encode is not None and shift == shifts[0]  # the first pass makes the keys from the source
         # (a pack of 8-byte keys: the pass of shift 32 gathers the source's elements by position)
         source = made or (pack and key_bytes == 8 and shift == 32)
         if final and last is not None:  # (last[1] has the source's fields too)
@@ -262,6 +277,16 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
             idx_in = order.ptr if order is not None else 0
             order, order_spare = order_spare, order
     return None if last is not None else order_spare, keys
+
+
+def _varying_shifts(state, rows, length, bits):
+    """The shifts of the passes whose 8-bit digit is not the same for every key of a row
+    (radix_digits' totals in ``state``, read back: per row and pass, 256 u64 counts after
+    8 ticket words, hip/radix_sweep.hip)."""
+    passes = -(-bits // 8)
+    totals = to_host(state, Layout((rows * passes * 256,), (1,), 8)).reshape(rows, passes, 256)
+    constant = (totals.max(axis=2) == length).all(axis=0)
+    return [8 * p for p in range(passes) if not constant[p]]
 
 
 def searchsorted(x, layout, values, values_layout, right):

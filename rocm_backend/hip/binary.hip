@@ -83,17 +83,23 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_c
 // of the row length (short rows: KMeans's (200000, 8) distances, X - mean's 256 columns)
 // each thread keeps one column for good and steps its row by a constant: no division per
 // element (they made x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us
-// on the H200 against torch's 6, which divides by a multiply).
+// on the H200 against torch's 6, which divides by a multiply). A thread's column, first row
+// and row step are found by 32-bit divisions (the grid's threads, a multiple of the row
+// length, fit 32 bits): three 64-bit ones cost a short-lived thread more than its elements
+// (scipy.fft's spectrum times a response, 781 x 2049 complex64 on 2049 blocks of 256
+// threads, 3 elements a thread: 9.28 us against 8.53 with 32-bit ones, torch 5.56 in the
+// same process; probes s15fft 1 and 2 on the H200). Moving complex64 as one 8-byte access
+// instead of two floats made it slower there (9.21 us), so elements move as stored.
 template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
-    const cw_i64 n = a.n, nt = CW_NTHREADS, cols = a.shape[1], rstep = nt / cols;
-    const cw_i64 t = CW_TID, col = t % cols;
+    const cw_u32 cols = (cw_u32)a.shape[1], t = (cw_u32)CW_TID, t_row = t / cols;
+    const cw_i64 n = a.n, nt = CW_NTHREADS, rstep = (cw_i64)((cw_u32)nt / cols), col = (cw_i64)(t - t_row * cols);
     const cw_i64 r0 = a.op[0].strides[0], r1 = a.op[1].strides[0], r2 = a.op[2].strides[0];
     const cw_i64 c0 = a.op[0].offset + col * a.op[0].strides[1], c1 = a.op[1].offset + col * a.op[1].strides[1],
                  c2 = a.op[2].offset + col * a.op[2].strides[1];
-    cw_i64 row = t / cols;
+    cw_i64 row = (cw_i64)t_row;
     for (cw_i64 i = t; i < n; i += U * nt, row += U * rstep) {
         C x[U], y[U];
 #pragma unroll

@@ -53,6 +53,10 @@ def round_size(nbytes):
 FIT_FROM = 1 << 20
 
 
+#: request sizes whose last fitted block size ``_fit`` remembers (cleared past it)
+FITTED_SIZES = 256
+
+
 def fit_slack(size):
     """How many bytes larger than ``size`` a cached block it takes may be: 1/32 of it, and
     under 1 MiB. (Buckets of 1 MiB steps, as this allocator had, held up to 1 MiB more
@@ -66,6 +70,7 @@ class CachingAllocator:
     def __init__(self, device):
         self._device = device
         self._free = {}  # the device's own stream's pool: rounded size -> [pointer ints]
+        self._fitted = {}  # rounded size -> the larger cached size _fit last gave it
         # its hit path and the counts of blocks handed out, under the lock (block_cache.py)
         self._blocks, self._lock = block_cache(self._free)
         self._streams = None  # runtime/streams.DeviceStreams once the device has a second stream
@@ -134,16 +139,28 @@ class CachingAllocator:
         return ptr, size
 
     def _fit(self, pool, size):
-        """(pointer, size) of the smallest cached block of ``pool`` larger than ``size`` by at
-        most ``fit_slack``, recounted as handed out in its own size (``size`` was counted
-        already), or (0, size) where none is cached (the lock is held)."""
-        top = size + fit_slack(size)
-        best = 0
-        for cached, ptrs in pool.items():
-            if ptrs and size < cached <= top and (not best or cached < best):
-                best = cached
-        if not best:
-            return 0, size
+        """(pointer, size) of a cached block of ``pool`` larger than ``size`` by at most
+        ``fit_slack`` (the smallest, unless one of the size taken last time is cached),
+        recounted as handed out in its own size (``size`` was counted already), or
+        (0, size) where none is cached (the lock is held).
+
+        The size a request took last time is tried first (``_fitted``), before the scan of
+        every cached size: a request that recurs without a block of its own size (irfft's
+        (781, 4096) float32 output, 6 KiB under the complex spectra's blocks, while the
+        previous call's output is still held, takes a spectrum's block every call) costs a
+        dict hit, not a pass over a pool that holds every size the process has freed."""
+        best = self._fitted.get(size, 0)
+        if not pool.get(best):
+            top = size + fit_slack(size)
+            best = 0
+            for cached, ptrs in pool.items():
+                if ptrs and size < cached <= top and (not best or cached < best):
+                    best = cached
+            if not best:
+                return 0, size
+            if len(self._fitted) >= FITTED_SIZES:  # sizes that vary call to call: start again
+                self._fitted.clear()
+            self._fitted[size] = best
         blocks = self._blocks
         blocks.in_use += best - size
         if blocks.in_use > blocks.peak_in_use:

@@ -6,6 +6,7 @@ import pytest
 
 from candlewick.errors import DeviceMemoryError
 from rocm_backend.bindings import hip as hip_binding
+from rocm_backend.runtime import allocator as allocator_module
 from rocm_backend.runtime import block_cache
 from rocm_backend.runtime.allocator import CachingAllocator, round_size
 
@@ -110,6 +111,39 @@ def test_a_cached_block_a_little_larger_serves_a_request_and_counts_its_own_size
     alloc.release(s_, got)
     t, got = alloc.allocate(600_000)  # small requests take their own size only
     assert t not in (p, r) and got == round_size(600_000)
+
+
+def test_a_request_that_recurs_without_its_size_takes_last_times_size_without_a_scan(fake):
+    """irfft's (781, 4096) float32 output while the previous one is held: each call takes a
+    cached spectrum block (781, 2049 complex64) by the size it took before, not by a pass
+    over the pool's sizes; where none of that size is cached the scan finds the smallest."""
+    hip, alloc = fake
+    hip.capacity = 256 << 20
+    out, spectrum = 12_795_904, 12_802_560
+    kept = [alloc.allocate(spectrum) for _ in range(3)] + [alloc.allocate(spectrum + 8192)]
+    for p, s in kept:
+        alloc.release(p, s)
+    p, got = alloc.allocate(out)  # the scan: the smallest larger block
+    assert got == spectrum and alloc._fitted == {out: spectrum}
+
+    def no_scan(size):
+        raise AssertionError("the pool's sizes were scanned")
+
+    real_slack = allocator_module.fit_slack
+    allocator_module.fit_slack = no_scan  # (the scan's first step)
+    try:
+        q, got = alloc.allocate(out)
+        assert got == spectrum and q != p and alloc.stats()["device_allocations"] == 4
+        r, got = alloc.allocate(out)
+        assert got == spectrum
+    finally:
+        allocator_module.fit_slack = real_slack
+    # the spectra's blocks all taken: the scan again, the next smallest
+    s_, got = alloc.allocate(out)
+    assert got == spectrum + 8192 and alloc._fitted == {out: spectrum + 8192}
+    for ptr, size in ((p, spectrum), (q, spectrum), (r, spectrum), (s_, spectrum + 8192)):
+        alloc.release(ptr, size)
+    assert alloc.stats()["in_use_bytes"] == 0 and alloc.cached_bytes == 4 * spectrum + 8192
 
 
 def test_out_of_memory_releases_the_cache_and_retries_once(fake):

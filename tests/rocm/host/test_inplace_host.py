@@ -334,3 +334,30 @@ def test_steps_grid_gives_each_thread_four_elements():
     assert grid((2000, 10, 80)) == 4224
     assert grid((200000, 8), flags=CONTIGUOUS) == 4224
     assert grid((16,)) == 1
+
+
+@pytest.mark.parametrize("shift", [0, 4], ids=["aligned", "bases at 4 bytes"])
+def test_complex64_row_broadcast_at_any_base(lib, monkeypatch, tmp_path, shift):
+    """The two-axes steps (scipy.fft's spectrum times a response) assume no 8-byte alignment
+    of complex64 (two floats to the kernels; memory of another library may hold complex64
+    at a 4-byte boundary): NumPy's products either way, through binary_column."""
+    from candlewick.opdefs import BinaryOp
+    from rocm_backend.families.ew_launch import launch_ew
+
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
+    rows, cols = 301, 2049 // 9  # odd rows of 227 complex64, past one step of the capped grid
+    rng = np.random.default_rng(5)
+    h = (rng.standard_normal((rows, cols)) + 1j * rng.standard_normal((rows, cols))).astype(np.complex64)
+    r = (rng.standard_normal(cols) + 1j * rng.standard_normal(cols)).astype(np.complex64)
+
+    def padded(z):  # the complex64 data ``shift`` bytes past a float32 array's base
+        return cw.asarray(np.concatenate([np.zeros(shift // 4, np.float32), z.view(np.float32).ravel()]), device=dev)
+
+    x, row, out = padded(h), padded(r), padded(np.zeros_like(h))
+    c64 = cw.complex64
+    launch_ew(dev, ("binary", BinaryOp.MULTIPLY, c64),
+              (rows, cols), [(out._storage.ptr + shift, 0, (cols, 1)), (x._storage.ptr + shift, 0, (cols, 1)),
+                             (row._storage.ptr + shift, 0, (0, 1))], name="multiply", dtype=c64)
+    got = cw.to_numpy(out)[shift // 4:].view(np.complex64).reshape(rows, cols)
+    np.testing.assert_allclose(got, h * r, rtol=1e-6, atol=0)
+    assert {name for name, _, _ in rt.launches} >= {"binary_column_multiply_complex64"}

@@ -161,3 +161,29 @@ def test_nonzero_takes_kept_positions(scan_sort_exec, monkeypatch, shape, past_l
     names = _names(rt)
     assert ("mask_select" in names) != past_limit
     assert any(name.startswith("scan") for name in names) == past_limit
+
+
+@pytest.mark.parametrize("case, sweeps", [("labels", 1), ("two bytes", 2), ("all equal", 1), ("signs", 8)])
+@pytest.mark.parametrize("carried", [False, True], ids=["values", "positions"])
+def test_unique_sorts_in_the_passes_of_the_digits_that_differ(scan_sort_exec, case, sweeps, carried):
+    """unique's sort of int64 keys past a range tile reads the digit totals back and runs
+    only the passes whose digit is not the same for every key: labels 0..4 take one of
+    eight (LDA's y), values under 2^16 two, equal values one (a pass still writes them),
+    values of both signs all eight (their sign bit differs, so every byte of the key does).
+    NumPy's results, with and without the positions carried (the inverse)."""
+    rt, dev = scan_sort_exec
+    rng = np.random.default_rng(7)
+    n = 3 * TILE + 5
+    x = {"labels": rng.integers(0, 5, n), "two bytes": rng.integers(0, 60000, n),
+         "all equal": np.full(n, 3), "signs": rng.integers(-3, 3, n)}[case].astype(np.int64)
+    line = Layout.contiguous(x.shape)
+    del rt.launches[:]
+    values, count, first, got_inverse, sizes = dev.storage_from_host(x).unique(line, carried, carried, True)
+    want = np.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    assert count == want[0].size
+    np.testing.assert_array_equal(values.to_host(Layout.contiguous((count,))), want[0])
+    np.testing.assert_array_equal(sizes.to_host(Layout.contiguous((count,))), want[3])
+    if carried:  # (the first indices and the inverse come from the positions)
+        np.testing.assert_array_equal(first.to_host(Layout.contiguous((count,))), want[1])
+        np.testing.assert_array_equal(got_inverse.to_host(Layout.contiguous((n,))), want[2])
+    assert sum(name.startswith("radix_sweep") for name in _names(rt)) == sweeps
