@@ -81,16 +81,10 @@
             if (special == 0) {                                                                \
                 continue;                                                                      \
             }                                                                                  \
-            if ((signed_count + 64) / 64 + 2 > signs->capacity || nan_count + 65 > nans->capacity) { \
-                signs->count = signed_count, nans->count = nan_count;                          \
-                if (reserve_signs(signs, 64) < 0 || reserve(nans, 65, size) < 0) {             \
-                    return -1;                                                                 \
-                }                                                                              \
+            if (put_block_runs(signs, nans, &signed_count, &nan_count, &word, x + i * size, size, \
+                               special, zeros, negative) < 0) {                                \
+                return -1;                                                                     \
             }                                                                                  \
-            nan_count = put_marked(nans->data, nan_count, x + i * size, size, size, special & ~zeros); \
-            int k = __builtin_popcountll(zeros);                                               \
-            word = put_signs(signs->words, signed_count, word, _pext_u64(negative, zeros), k); \
-            signed_count += k;                                                                 \
         }                                                                                      \
         signs->count = signed_count, nans->count = nan_count;                                  \
         *below = front;                                                                        \

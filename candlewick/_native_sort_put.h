@@ -138,6 +138,29 @@ static inline int has_avx512_bw_bmi2(void) {
     }
     return known;
 }
+
+/* One 64-element block's runs as both AVX-512 copies take them (_native_sort_runs.c's
+   collect, _native_sort_partition.c's partition): room made for 64 more signs and 65 NaNs,
+   the NaNs (the marks less the zeros) put, the zeros' signs (one pext of the negatives)
+   appended. The counts and the signs' last word are the caller's locals, kept in
+   registers once this is inlined (the structs' fields, which the copy's stores might
+   alias, were read back from memory each block). 0, or -1 where memory ran out. */
+__attribute__((always_inline, target("bmi2,popcnt"))) static inline int put_block_runs(
+    Signs *signs, Run *nans, Py_ssize_t *signed_count, Py_ssize_t *nan_count, unsigned long long *word,
+    const char *block, Py_ssize_t size, unsigned long long special, unsigned long long zeros,
+    unsigned long long negative) {
+    if ((*signed_count + 64) / 64 + 2 > signs->capacity || *nan_count + 65 > nans->capacity) {
+        signs->count = *signed_count, nans->count = *nan_count;
+        if (reserve_signs(signs, 64) < 0 || reserve(nans, 65, size) < 0) {
+            return -1;
+        }
+    }
+    *nan_count = put_marked(nans->data, *nan_count, block, size, size, special & ~zeros);
+    int k = __builtin_popcountll(zeros);
+    *word = put_signs(signs->words, *signed_count, *word, _pext_u64(negative, zeros), k);
+    *signed_count += k;
+    return 0;
+}
 #endif
 
 #endif

@@ -155,16 +155,10 @@ static int collect_blocks(const char *x, Py_ssize_t n, Py_ssize_t step, char *ds
                 zeros |= (unsigned long long)_mm512_testn_epi##BITS##_mask(v, magnitude) << j; \
                 negative |= (unsigned long long)_mm512_cmplt_epi##BITS##_mask(v, zero) << j;   \
             }                                                                                  \
-            if ((signed_count + 64) / 64 + 2 > signs->capacity || nan_count + 65 > nans->capacity) { \
-                signs->count = signed_count, nans->count = nan_count;                          \
-                if (reserve_signs(signs, 64) < 0 || reserve(nans, 65, size) < 0) {             \
-                    return -1;                                                                 \
-                }                                                                              \
+            if (put_block_runs(signs, nans, &signed_count, &nan_count, &word, dst + i * size, size, \
+                               special, zeros, negative) < 0) {                                \
+                return -1;                                                                     \
             }                                                                                  \
-            nan_count = put_marked(nans->data, nan_count, dst + i * size, size, size, special & ~zeros); \
-            int k = __builtin_popcountll(zeros);                                               \
-            word = put_signs(signs->words, signed_count, word, _pext_u64(negative, zeros), k); \
-            signed_count += k;                                                                 \
         }                                                                                      \
         signs->count = signed_count, nans->count = nan_count;                                  \
         return i;                                                                              \
