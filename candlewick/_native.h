@@ -134,10 +134,22 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 /* _native_assign.c */
 extern PyTypeObject cw_ElementAssignType;
 int cw_element_assign_ready(void);
+/* The attribute `name` of `obj` (new reference), or NULL with no error set. An object
+   slot of a class with no instance dict and the generic getattr is read where the member
+   descriptor (found through the type's cache) keeps it, as the getattr would: the four
+   getattrs were a sixth of each of fill_diagonal's 2048 stores. */
+PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
 /* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
    (flat offsets), where both are of one class and DType and their buffers export 1-D
    views of one itemsize holding those elements: 1 done, 0 not the case (no error set). */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from);
+/* _native_element_put.c: a Python bool, int or float `value` written into element `to` of `storage` (a class of
+   ElementAssign's kind) under the storage's lock, where `dtype` is the storage's DType and
+   the conversion is exact and the same in either promotion mode (a bool into bool, an int
+   into an integer dtype that holds it, a float or int into float32 or float64): 1 done,
+   0 not the case (nothing written, no error set: a read-only buffer included). */
+int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *value);
+int cw_element_put_ready(void);
 
 /* _native_complex.c */
 extern const char cw_complex64_multiply_doc[];
