@@ -178,9 +178,26 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
    or an error. */
 PyObject *cw_broadcast_shape(PyObject *s1, PyObject *s2, Py_ssize_t limit);
 
-/* _native_inplace.c */
+/* _native_inplace.c: Update, the class; _native_inplace_run.c: its common case */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *op, *keeps, *general;
+    /* keeps' dtypes (held) and whether each is real floating: compared by identity, no
+       int object made or dict read */
+    Py_ssize_t n_kept;
+    PyObject **kept;
+    char *kept_real;
+} Update;
+
 extern PyTypeObject cw_UpdateType;
 int cw_update_ready(void);
+/* what the common case answers where it declines (nothing done, no error set) */
+#define CW_UPDATE_DECLINED Py_None
+/* The common case of `self`'s x <op>= other (b: the caller's held binding): x (borrowed),
+   CW_UPDATE_DECLINED, or NULL on error. */
+PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *other);
+int cw_update_run_ready(void);
 /* The Update `update`'s case of x <op>= other run: 1 done, 0 not the case (nothing
    written, no error), -1 error. */
 int cw_update_run(PyObject *update, PyObject *x, PyObject *other);
