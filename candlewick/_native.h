@@ -162,9 +162,23 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
 int cw_vector_level(void);
 #endif
 
-/* _native_elementwise.c */
+/* _native_elementwise.c: Elementwise, the class; _native_elementwise_run.c: its common case */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int arity;
+    PyObject *op, *results, *method, *fallback;
+} Elementwise;
+
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
+/* what the common case answers where it declines (nothing done, no error set): the
+   fallback's call then */
+#define CW_ELEMENTWISE_DECLINED ((PyObject *)&cw_ElementwiseType)
+/* The common case of `self` called with its arity `n` of `args` (b: the caller's held
+   binding): the new array, CW_ELEMENTWISE_DECLINED, or NULL on error. */
+PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n);
+int cw_elementwise_run_ready(void);
 
 /* _native_broadcast.c */
 /* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
