@@ -134,10 +134,22 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 /* _native_assign.c */
 extern PyTypeObject cw_ElementAssignType;
 int cw_element_assign_ready(void);
+/* The attribute `name` of `obj` (new reference), or NULL with no error set. An object
+   slot of a class with no instance dict and the generic getattr is read where the member
+   descriptor (found through the type's cache) keeps it, as the getattr would: the four
+   getattrs were a sixth of each of fill_diagonal's 2048 stores. */
+PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
 /* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
    (flat offsets), where both are of one class and DType and their buffers export 1-D
    views of one itemsize holding those elements: 1 done, 0 not the case (no error set). */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from);
+/* _native_element_put.c: a Python bool, int or float `value` written into element `to` of `storage` (a class of
+   ElementAssign's kind) under the storage's lock, where `dtype` is the storage's DType and
+   the conversion is exact and the same in either promotion mode (a bool into bool, an int
+   into an integer dtype that holds it, a float or int into float32 or float64): 1 done,
+   0 not the case (nothing written, no error set: a read-only buffer included). */
+int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *value);
+int cw_element_put_ready(void);
 
 /* _native_complex.c */
 extern const char cw_complex64_multiply_doc[];
@@ -150,9 +162,23 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
 int cw_vector_level(void);
 #endif
 
-/* _native_elementwise.c */
+/* _native_elementwise.c: Elementwise, the class; _native_elementwise_run.c: its common case */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    int arity;
+    PyObject *op, *results, *method, *fallback;
+} Elementwise;
+
 extern PyTypeObject cw_ElementwiseType;
 int cw_elementwise_ready(void);
+/* what the common case answers where it declines (nothing done, no error set): the
+   fallback's call then */
+#define CW_ELEMENTWISE_DECLINED ((PyObject *)&cw_ElementwiseType)
+/* The common case of `self` called with its arity `n` of `args` (b: the caller's held
+   binding): the new array, CW_ELEMENTWISE_DECLINED, or NULL on error. */
+PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n);
+int cw_elementwise_run_ready(void);
 
 /* _native_broadcast.c */
 /* `layout` (of shape `from`) broadcast to `to` as Layout.broadcast_to makes it (new
@@ -166,9 +192,26 @@ PyObject *cw_broadcast_layout(const Binding *b, PyObject *layout, PyObject *from
    or an error. */
 PyObject *cw_broadcast_shape(PyObject *s1, PyObject *s2, Py_ssize_t limit);
 
-/* _native_inplace.c */
+/* _native_inplace.c: Update, the class; _native_inplace_run.c: its common case */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *op, *keeps, *general;
+    /* keeps' dtypes (held) and whether each is real floating: compared by identity, no
+       int object made or dict read */
+    Py_ssize_t n_kept;
+    PyObject **kept;
+    char *kept_real;
+} Update;
+
 extern PyTypeObject cw_UpdateType;
 int cw_update_ready(void);
+/* what the common case answers where it declines (nothing done, no error set) */
+#define CW_UPDATE_DECLINED Py_None
+/* The common case of `self`'s x <op>= other (b: the caller's held binding): x (borrowed),
+   CW_UPDATE_DECLINED, or NULL on error. */
+PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *other);
+int cw_update_run_ready(void);
 /* The Update `update`'s case of x <op>= other run: 1 done, 0 not the case (nothing
    written, no error), -1 error. */
 int cw_update_run(PyObject *update, PyObject *x, PyObject *other);

@@ -43,11 +43,8 @@ static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
     return 1;
 }
 
-/* The attribute `name` of `obj` (new reference), or NULL with no error set. An object
-   slot of a class with no instance dict and the generic getattr is read where the member
-   descriptor (found through the type's cache) keeps it, as the getattr would: the four
-   getattrs were a sixth of each of fill_diagonal's 2048 stores. */
-static PyObject *attr(PyObject *obj, PyObject *name) {
+/* (_native.h) */
+PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
     PyTypeObject *type = Py_TYPE(obj);
     if (type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0) {
         PyObject *descr = _PyType_Lookup(type, name);
@@ -69,13 +66,13 @@ int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t 
     if (Py_TYPE(src) != Py_TYPE(storage)) {
         return 0;
     }
-    PyObject *dtype = attr(storage, dtype_attr), *src_dtype = attr(src, dtype_attr);
+    PyObject *dtype = cw_slot_attr(storage, dtype_attr), *src_dtype = cw_slot_attr(src, dtype_attr);
     int same_dtype = dtype != NULL && dtype == src_dtype;
     Py_XDECREF(dtype), Py_XDECREF(src_dtype);
     if (!same_dtype) {
         return 0;
     }
-    PyObject *dst_buf = attr(storage, buf_attr), *src_buf = attr(src, buf_attr);
+    PyObject *dst_buf = cw_slot_attr(storage, buf_attr), *src_buf = cw_slot_attr(src, buf_attr);
     int done = 0;
     Py_buffer out, in;
     if (dst_buf != NULL && src_buf != NULL) {
@@ -176,7 +173,7 @@ PyTypeObject cw_ElementAssignType = {
 int cw_element_assign_ready(void) {
     buf_attr = PyUnicode_InternFromString("buf");
     dtype_attr = PyUnicode_InternFromString("dtype");
-    if (buf_attr == NULL || dtype_attr == NULL) {
+    if (buf_attr == NULL || dtype_attr == NULL || cw_element_put_ready() < 0) {
         return -1;
     }
     return PyType_Ready(&cw_ElementAssignType);

@@ -19,192 +19,12 @@
    it is a method descriptor: the operator's method itself (inplace.inplace_method). Why
    in C: after an update of 2^20 elements the caches hold the data, not the interpreter's
    objects, and the Python form of this case cost about 8 us of a 320 us update there
-   (bench/inplace.py). */
+   (bench/inplace.py). The class is here, its common case in _native_inplace_run.c. */
 
 #include "_native.h"
 
 #include <stddef.h>
 #include <string.h>
-
-typedef struct {
-    PyObject_HEAD
-    vectorcallfunc vectorcall;
-    PyObject *op, *keeps, *general;
-    /* keeps' dtypes (held) and whether each is real floating: compared by identity, no
-       int object made or dict read */
-    Py_ssize_t n_kept;
-    PyObject **kept;
-    char *kept_real;
-} Update;
-
-static PyObject *capabilities_attr, *read_only_attr, *group_name;
-static PyObject *binary_into_name, *binary_scalar_into_name;
-
-/* NOT_TAKEN: not this fast path's case (no error set). */
-#define NOT_TAKEN Py_None
-
-/* 1 where a stride of `strides` (a tuple of ints) is 0, 0 where none, -1 on error. */
-static int has_zero_stride(PyObject *strides) {
-    if (!PyTuple_CheckExact(strides)) {
-        return 1; /* (not the case this path knows: declined as if broadcast) */
-    }
-    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(strides); i++) {
-        PyObject *s = PyTuple_GET_ITEM(strides, i);
-        if (!PyLong_CheckExact(s)) {
-            return 1;
-        }
-        int overflow;
-        long v = PyLong_AsLongAndOverflow(s, &overflow);
-        if (v == -1 && PyErr_Occurred()) {
-            return -1;
-        }
-        if (v == 0 && !overflow) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* 1 where `device` declares the group "inplace", 0 where not, -1 on error. */
-static int declares_group(PyObject *device) {
-    PyObject *caps = PyObject_GetAttr(device, capabilities_attr);
-    if (caps == NULL) {
-        PyErr_Clear(); /* (no capabilities: the Python path's case and error) */
-        return 0;
-    }
-    int has = PySequence_Contains(caps, group_name);
-    Py_DECREF(caps);
-    return has;
-}
-
-/* Whether lazy mode has nothing to run or swap before x <op>= other: off, or no graph
-   pending anywhere and neither storage a recorded one (the update then runs as eager
-   mode runs it; scikit-learn's pairwise_distances makes 12 a call). */
-static int lazy_idle(const Binding *b, PyObject *x, PyObject *other) {
-    if (cw_lazy_write == NULL) {
-        return 1;
-    }
-    if (cw_lazy_live == NULL || PySet_GET_SIZE(cw_lazy_live) != 0) {
-        return 0;
-    }
-    PyObject *storage = SLOT(x, b->storage);
-    if (storage == NULL || (PyObject *)Py_TYPE(storage) == cw_lazy_type) {
-        return 0;
-    }
-    if (Py_TYPE(other) == Py_TYPE(x)) {
-        PyObject *s2 = SLOT(other, b->storage);
-        return s2 != NULL && (PyObject *)Py_TYPE(s2) != cw_lazy_type;
-    }
-    return 1;
-}
-
-static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *other) {
-    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
-    PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
-    if (storage == NULL || layout == NULL || dtype == NULL || device == NULL || Py_TYPE(layout) != b->layout_type ||
-        SLOT(layout, b->shape) == NULL || SLOT(layout, b->strides) == NULL) {
-        return NOT_TAKEN;
-    }
-    /* the dtypes the op keeps, by identity (no attribute of the dtype read) */
-    Py_ssize_t k = 0;
-    while (k < self->n_kept && self->kept[k] != dtype) {
-        k++;
-    }
-    if (k == self->n_kept) {
-        return NOT_TAKEN;
-    }
-    int real = self->kept_real[k];
-    PyObject *method, *operand1, *operand2;
-    if (Py_TYPE(other) == Py_TYPE(x)) {
-        PyObject *s2 = SLOT(other, b->storage), *l2 = SLOT(other, b->layout);
-        if (s2 == NULL || l2 == NULL || Py_TYPE(l2) != b->layout_type || SLOT(other, b->dtype) != dtype ||
-            SLOT(other, b->device) != device) {
-            return NOT_TAKEN;
-        }
-        PyObject *shape = SLOT(layout, b->shape), *shape2 = SLOT(l2, b->shape);
-        if (shape2 == NULL) {
-            return NOT_TAKEN;
-        }
-        int same = shape == shape2 ? 1 : PyObject_RichCompareBool(shape, shape2, Py_EQ);
-        if (same < 0) {
-            return NULL;
-        }
-        /* other broadcast onto x's shape (x -= x.mean(axis=0)), as the general path's
-           broadcast_layouts makes its layout */
-        PyObject *spread = same ? Py_NewRef(l2) : cw_broadcast_layout(b, l2, shape2, shape);
-        if (spread == NULL) {
-            return PyErr_Occurred() ? NULL : NOT_TAKEN;
-        }
-        method = binary_into_name;
-        operand1 = Py_NewRef(s2);
-        operand2 = spread;
-    } else if (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) {
-        if (!real) {
-            return NOT_TAKEN;
-        }
-        operand1 = PyNumber_Float(other);
-        if (operand1 == NULL) {
-            PyErr_Clear(); /* (an int past float's range: the Python path raises its error) */
-            return NOT_TAKEN;
-        }
-        method = binary_scalar_into_name;
-        operand2 = Py_NewRef(Py_False);
-    } else {
-        return NOT_TAKEN;
-    }
-    /* held across the checks and the primitive, which run Python code that could rebind
-       x's slots */
-    PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(device)};
-    PyObject *out = NOT_TAKEN;
-    int zero = has_zero_stride(SLOT(layout, b->strides));
-    int group = zero == 0 ? declares_group(device) : 0;
-    PyObject *args[] = {storage, self->op, layout, storage, layout, operand1, operand2};
-    /* a primitive that is a _native.UfuncInto (the cpu backend's) runs its common case
-       straight from here, which asks read_only only where NumPy refuses the write (the
-       property costs a Python call); anything else of it, and every other primitive,
-       after read_only is asked, through the method */
-    int direct = 0;
-    if (group == 1 && Py_TYPE(storage)->tp_dictoffset == 0) {
-        PyObject *primitive = _PyType_Lookup(Py_TYPE(storage), method); /* (borrowed: held while it runs) */
-        if (primitive != NULL && Py_TYPE(primitive) == &cw_UfuncIntoType) {
-            Py_INCREF(primitive);
-            direct = cw_ufunc_into_run(b, primitive, args);
-            Py_DECREF(primitive);
-        }
-    }
-    int read_only = group == 1 && direct == 0 ? cw_attr_true(storage, read_only_attr) : 0;
-    if (zero < 0 || group < 0 || direct < 0 || read_only < 0) {
-        out = NULL;
-    } else if (direct == 1) {
-        out = x;
-    } else if (zero == 0 && group == 1 && read_only == 0) {
-        PyObject *done = PyObject_VectorcallMethod(method, args, 7 | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
-        if (done == NULL) {
-            out = NULL;
-        } else {
-            Py_DECREF(done);
-            out = x;
-        }
-    }
-    Py_DECREF(operand1);
-    Py_DECREF(operand2);
-    for (int i = 0; i < 3; i++) {
-        Py_DECREF(held[i]);
-    }
-    return out;
-}
-
-int cw_update_run(PyObject *update, PyObject *x, PyObject *other) {
-    Binding b;
-    PyObject *out = NOT_TAKEN;
-    if (Py_TYPE(update) == &cw_UpdateType && cw_hold_binding(&b)) {
-        if (Py_TYPE(x) == b.array_type && lazy_idle(&b, x, other)) {
-            out = run(&b, (Update *)update, x, other);
-        }
-        cw_release_binding(&b);
-    }
-    return out == NULL ? -1 : out != NOT_TAKEN;
-}
 
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     Update *self = (Update *)callable;
@@ -216,14 +36,12 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
         return NULL;
     }
     Binding b;
-    PyObject *out = NOT_TAKEN;
+    PyObject *out = CW_UPDATE_DECLINED;
     if (cw_hold_binding(&b)) {
-        if (Py_TYPE(args[0]) == b.array_type && lazy_idle(&b, args[0], args[1])) {
-            out = run(&b, self, args[0], args[1]);
-        }
+        out = cw_update_case(&b, self, args[0], args[1]);
         cw_release_binding(&b);
     }
-    if (out == NOT_TAKEN && self->general != Py_None) {
+    if (out == CW_UPDATE_DECLINED && self->general != Py_None) {
         return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
     }
     return out == NULL ? NULL : Py_NewRef(out);
@@ -342,14 +160,5 @@ PyTypeObject cw_UpdateType = {
 };
 
 int cw_update_ready(void) {
-    capabilities_attr = PyUnicode_InternFromString("capabilities");
-    read_only_attr = PyUnicode_InternFromString("read_only");
-    group_name = PyUnicode_InternFromString("inplace");
-    binary_into_name = PyUnicode_InternFromString("binary_into");
-    binary_scalar_into_name = PyUnicode_InternFromString("binary_scalar_into");
-    if (capabilities_attr == NULL || read_only_attr == NULL ||
-        group_name == NULL || binary_into_name == NULL || binary_scalar_into_name == NULL) {
-        return -1;
-    }
-    return PyType_Ready(&cw_UpdateType);
+    return cw_update_run_ready() < 0 ? -1 : PyType_Ready(&cw_UpdateType);
 }

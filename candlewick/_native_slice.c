@@ -13,7 +13,8 @@
      storage is not read-only, nothing (Python's x[key] op= y stores the updated view back
      into the place it views, which the in-place operator has already written).
    - Item(True, ...)(x, (i, j, ...), v): one int per axis, v a 0-d array of x's class,
-     dtype and device: the storage's assign of v into that element
+     dtype and device: the storage's assign of v into that element; v a Python bool, int
+     or float that x's dtype takes exactly: v written into the element of a cpu storage
      (_native_element_store.c).
    - Item(True, ...)(x, key, v) for another tuple key of slices, ints, None and `...`, v an
      array of x's class, dtype and device over another storage of x's storage class: the

@@ -1,0 +1,216 @@
+/* candlewick._native's Elementwise (_native_elementwise.c), its common case: the
+   operands checked (arrays of the bound class, one dtype the op takes, one device, one
+   shape or shapes that broadcast), the storage primitive called (through lazy mode's
+   operand where it is on) and the result made a new array of the shape's contiguous
+   layout. */
+
+#include "_native.h"
+
+static PyObject *name_attr; /* "name", interned */
+
+/* The result's contiguous layout of `shape` (new reference), from the cache or made. */
+static PyObject *contiguous_layout(const Binding *b, PyObject *shape) {
+    PyObject *layout = PyDict_GetItemWithError(b->contiguous_cache, shape);
+    if (layout != NULL) {
+        return Py_NewRef(layout);
+    }
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    return PyObject_CallOneArg(b->contiguous_layout, shape);
+}
+
+/* A new array of `cls` over `storage` (stolen) with shape's contiguous layout. */
+static PyObject *new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape,
+                           PyObject *dtype, PyObject *device) {
+    PyObject *layout = contiguous_layout(b, shape);
+    PyObject *out = layout == NULL ? NULL : cls->tp_alloc(cls, 0);
+    if (out == NULL) {
+        Py_DECREF(storage);
+        Py_XDECREF(layout);
+        return NULL;
+    }
+    SLOT(out, b->storage) = storage;
+    SLOT(out, b->layout) = layout;
+    SLOT(out, b->dtype) = Py_NewRef(dtype);
+    SLOT(out, b->device) = Py_NewRef(device);
+    return out;
+}
+
+/* The result dtype of `dtype` under the op (borrowed), or NULL: not taken (no error
+   set) or an error. */
+static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
+    PyObject *name = PyObject_GetAttr(dtype, name_attr);
+    if (name == NULL) {
+        PyErr_Clear(); /* not a DType: the fallback's case */
+        return NULL;
+    }
+    PyObject *result = PyDict_GetItemWithError(self->results, name);
+    Py_DECREF(name);
+    return result;
+}
+
+static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
+    if (storage == NULL || layout == NULL || dtype == NULL || device == NULL ||
+        Py_TYPE(layout) != b->layout_type || SLOT(layout, b->shape) == NULL) {
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    /* held across the primitive, which runs Python code that could rebind x's slots */
+    PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device)};
+    if (cw_lazy_operand != NULL) {
+        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x));
+        if (held[0] == NULL) {
+            for (int i = 1; i < 4; i++) {
+                Py_DECREF(held[i]);
+            }
+            return NULL;
+        }
+        storage = held[0];
+    }
+    PyObject *args[] = {storage, self->op, layout};
+    PyObject *result = cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *out = result == NULL ? NULL
+                                   : new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
+    for (int i = 0; i < 4; i++) {
+        Py_DECREF(held[i]);
+    }
+    return out;
+}
+
+/* Below this many bytes general's allocation check asks the device nothing
+   (candlewick.allocation.QUERY_ABOVE_BYTES), so a result smaller needs no check here. */
+#define UNCHECKED_BYTES ((Py_ssize_t)1 << 28)
+#define WIDEST_ITEM 16 /* complex128: every dtype's item is at most this wide */
+
+/* Two arrays (checked by two_arrays) of shapes that each broadcast onto a third, larger
+   than both: both layouts broadcast to it, where the result stays below general's
+   allocation check (else, and shapes that do not broadcast, CW_ELEMENTWISE_DECLINED). */
+static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
+    PyObject *l1 = SLOT(x1, b->layout), *l2 = SLOT(x2, b->layout);
+    PyObject *s1 = SLOT(l1, b->shape), *s2 = SLOT(l2, b->shape);
+    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *shape = cw_broadcast_shape(s1, s2, UNCHECKED_BYTES / WIDEST_ITEM);
+    if (shape == NULL) {
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *spread1 = cw_broadcast_layout(b, l1, s1, shape);
+    PyObject *spread2 = spread1 == NULL ? NULL : cw_broadcast_layout(b, l2, s2, shape);
+    if (spread2 == NULL) {
+        Py_DECREF(shape);
+        Py_XDECREF(spread1);
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *s_1 = SLOT(x1, b->storage), *s_2 = SLOT(x2, b->storage);
+    PyObject *held[] = {Py_NewRef(s_1), Py_NewRef(s_2), Py_NewRef(out_dtype), Py_NewRef(device)};
+    PyObject *out = NULL;
+    if (cw_lazy_operand != NULL) { /* (as two_arrays: the storage that records the call) */
+        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x1));
+        s_1 = held[0];
+    }
+    if (s_1 != NULL) {
+        PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
+        PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+        out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    }
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(held[i]);
+    }
+    Py_DECREF(shape);
+    Py_DECREF(spread1);
+    Py_DECREF(spread2);
+    return out;
+}
+
+static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
+    PyObject *s1 = SLOT(x1, b->storage), *l1 = SLOT(x1, b->layout);
+    PyObject *s2 = SLOT(x2, b->storage), *l2 = SLOT(x2, b->layout);
+    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
+    if (s1 == NULL || l1 == NULL || s2 == NULL || l2 == NULL || dtype == NULL || device == NULL ||
+        dtype != SLOT(x2, b->dtype) || device != SLOT(x2, b->device) ||
+        Py_TYPE(l1) != b->layout_type || Py_TYPE(l2) != b->layout_type) {
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *shape = SLOT(l1, b->shape), *shape2 = SLOT(l2, b->shape);
+    if (shape == NULL || shape2 == NULL) {
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *spread = NULL; /* the broadcast operand's layout, where the shapes differ */
+    int spread_first = 0;
+    if (shape != shape2) {
+        int same = PyObject_RichCompareBool(shape, shape2, Py_EQ);
+        if (same < 0) {
+            return NULL;
+        }
+        if (!same) {
+            /* one operand broadcast onto the other's shape (x - x.mean(axis=0), a row or a
+               column against a matrix): the result is no larger than that operand, which
+               was checked when it was made */
+            spread = cw_broadcast_layout(b, l2, shape2, shape);
+            if (spread == NULL && !PyErr_Occurred()) {
+                spread = cw_broadcast_layout(b, l1, shape, shape2);
+                spread_first = 1;
+            }
+            if (spread == NULL && !PyErr_Occurred()) {
+                /* both broadcast (a column against a row: a KMeans step's
+                   nearest[:, None] == clusters) */
+                return both_spread(b, self, x1, x2);
+            }
+            if (spread == NULL) {
+                return NULL;
+            }
+            if (spread_first) {
+                shape = shape2;
+            }
+        }
+    }
+    PyObject *out_dtype = result_dtype(self, dtype);
+    if (out_dtype == NULL) {
+        Py_XDECREF(spread);
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *held[] = {Py_NewRef(s1), Py_NewRef(l1), Py_NewRef(s2), Py_NewRef(l2),
+                        Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
+    if (cw_lazy_operand != NULL) {
+        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x1));
+        if (held[0] == NULL) {
+            for (int i = 1; i < 7; i++) {
+                Py_DECREF(held[i]);
+            }
+            Py_XDECREF(spread);
+            return NULL;
+        }
+        s1 = held[0];
+    }
+    PyObject *args[] = {s1, self->op, spread != NULL && spread_first ? spread : l1, s2,
+                        spread != NULL && !spread_first ? spread : l2};
+    PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    for (int i = 0; i < 7; i++) {
+        Py_DECREF(held[i]);
+    }
+    Py_XDECREF(spread);
+    return out;
+}
+
+/* (_native.h) */
+PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n) {
+    if (Py_TYPE(args[0]) != b->array_type || (n == 2 && Py_TYPE(args[1]) != b->array_type)) {
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    return n == 1 ? one_array(b, self, args[0]) : two_arrays(b, self, args[0], args[1]);
+}
+
+int cw_elementwise_run_ready(void) {
+    name_attr = PyUnicode_InternFromString("name");
+    return name_attr == NULL ? -1 : 0;
+}
