@@ -14,7 +14,9 @@ calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GAT
 meanwhile the C in-place paths decline, the C element-wise path calls its primitive
 on ``_operand(x)`` as the Python path does, and the C stores run what is pending first.
 Where candlewick._native is built a block is its ``LazyBlock`` (``_core.native_lazy_blocks``:
-entry and exit one call of C each, the gate and that switch flipped inside them).
+entry and exit one call of C each, the gate and that switch flipped inside them) and
+``_operand`` is its ``lazy_operand`` (``_core.native_lazy_operand``: the same answer, one
+call of C; the Python function is the path where the module is not built).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import os
 import threading
 import warnings
 
-from .._core import native_lazy_blocks
+from .._core import native_lazy_blocks, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -257,7 +259,7 @@ class _PyBlock(contextlib.ContextDecorator):
 
 
 lazy_storage.RECORDING[0] = _recording
-GATE.operand = _operand
+GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
