@@ -80,3 +80,18 @@ def test_record_bytes_is_read_at_each_call(record, monkeypatch):
         assert type(_core._native.lazy_operand(big)) is Start
         monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 30)
         assert _core._native.lazy_operand(big) is big._storage
+
+
+def test_the_threads_last_answer_is_used(record, monkeypatch):
+    """A chain on one device asks lazy_mode._recording once: the thread's last answer
+    (with the RECORD_EVERYWHERE it was given under) serves the calls after it."""
+    big = cw.asarray(np.ones(BIG, np.float32))
+    asked = []
+    recording = lazy_mode._recording
+    monkeypatch.setattr(lazy_mode, "_recording", lambda device: (asked.append(device), recording(device))[1])
+    monkeypatch.setattr(lazy_mode._local, "device", None, raising=False)  # (no last answer)
+    with cw.lazy():
+        starts = [_core._native.lazy_operand(big) for _ in range(3)]
+        assert len(asked) == 1 and all(type(s) is Start for s in starts)
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)  # given under another setting: asked again
+        assert _core._native.lazy_operand(big) is big._storage and len(asked) == 2
