@@ -20,7 +20,7 @@
 static PyObject *mode, *traced_type, *lazy_type;
 static Py_ssize_t graph_at, real_at;
 static PyObject *s_block, *s_process_on, *s_live, *s_local, *s_recording, *s_everywhere;
-static PyObject *s_storage, *s_device, *s_last_device, *s_everywhere_attr, *s_answer, *s_graph;
+static PyObject *s_storage, *s_device, *s_last, *s_graph;
 
 /* lazy_mode's global `name` (borrowed), or NULL with an error. */
 static PyObject *mode_global(PyObject *name) {
@@ -50,22 +50,16 @@ static PyObject *recording(PyObject *x) {
         Py_XDECREF(device);
         return NULL;
     }
-    PyObject *last = PyObject_GetAttr(local, s_last_device), *answer = NULL;
+    PyObject *last = PyObject_GetAttr(local, s_last), *answer = NULL; /* (device, RECORD_EVERYWHERE, answer) */
     if (last == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
             Py_DECREF(device);
             return NULL;
         }
         PyErr_Clear(); /* nothing asked on this thread yet */
-    } else if (last == device) {
-        PyObject *given = PyObject_GetAttr(local, s_everywhere_attr);
-        if (given == NULL) {
-            Py_DECREF(last);
-            Py_DECREF(device);
-            return NULL;
-        }
-        answer = given == everywhere ? PyObject_GetAttr(local, s_answer) : NULL;
-        Py_DECREF(given);
+    } else if (PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 3 && PyTuple_GET_ITEM(last, 0) == device &&
+               PyTuple_GET_ITEM(last, 1) == everywhere) {
+        answer = Py_NewRef(PyTuple_GET_ITEM(last, 2));
     }
     Py_XDECREF(last);
     if (answer == NULL && !PyErr_Occurred()) {
@@ -191,10 +185,9 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 int cw_lazy_operand_ready(void) {
     static const char *const texts[] = {"_block", "_process_on", "LIVE", "_local", "_recording",
-                                        "RECORD_EVERYWHERE", "_storage", "_device", "device", "everywhere", "answer",
-                                        "graph"};
+                                        "RECORD_EVERYWHERE", "_storage", "_device", "last", "graph"};
     PyObject **names[] = {&s_block, &s_process_on, &s_live, &s_local, &s_recording, &s_everywhere,
-                          &s_storage, &s_device, &s_last_device, &s_everywhere_attr, &s_answer, &s_graph};
+                          &s_storage, &s_device, &s_last, &s_graph};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;

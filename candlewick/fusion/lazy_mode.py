@@ -62,7 +62,7 @@ _process_on = _from_environment()
 _new = object.__new__
 _fuses: dict = {}  # device -> whether it declares "fusion"
 _block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
-_local = threading.local()  # .pending: {device: Pending} of this thread
+_local = threading.local()  # .pending: {device: Pending} of this thread; .last: _recording's last answer
 _open_blocks = 0
 _gate_lock = threading.Lock()
 
@@ -89,9 +89,9 @@ def _recording(device):
     on = _block.get()
     if not (_process_on if on is None else on):
         return None
-    local = _local
-    if getattr(local, "device", None) is device and local.everywhere is RECORD_EVERYWHERE:
-        return local.answer
+    last = getattr(_local, "last", None)  # (device, RECORD_EVERYWHERE, answer): one read, not three
+    if last is not None and last[0] is device and last[1] is RECORD_EVERYWHERE:
+        return last[2]
     fuses = _fuses.get(device)
     if fuses is None:
         fuses = _fuses[device] = "fusion" in device.capabilities
@@ -101,7 +101,7 @@ def _recording(device):
         pending = pendings.get(device)
         if pending is None:
             pending = pendings[device] = Pending(device)
-    local.device, local.everywhere, local.answer = device, RECORD_EVERYWHERE, pending
+    _local.last = (device, RECORD_EVERYWHERE, pending)
     return pending
 
 
@@ -122,9 +122,9 @@ def _operand(x):
     on = _block.get()
     if not (_process_on if on is None else on):
         return storage
-    local = _local
-    if getattr(local, "device", None) is x._device and local.everywhere is RECORD_EVERYWHERE:
-        pending = local.answer
+    last = getattr(_local, "last", None)
+    if last is not None and last[0] is x._device and last[1] is RECORD_EVERYWHERE:
+        pending = last[2]
     else:
         pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):

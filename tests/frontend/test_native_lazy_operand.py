@@ -89,7 +89,7 @@ def test_the_threads_last_answer_is_used(record, monkeypatch):
     asked = []
     recording = lazy_mode._recording
     monkeypatch.setattr(lazy_mode, "_recording", lambda device: (asked.append(device), recording(device))[1])
-    monkeypatch.setattr(lazy_mode._local, "device", None, raising=False)  # (no last answer)
+    monkeypatch.setattr(lazy_mode._local, "last", None, raising=False)  # (no last answer)
     with cw.lazy():
         starts = [_core._native.lazy_operand(big) for _ in range(3)]
         assert len(asked) == 1 and all(type(s) is Start for s in starts)
