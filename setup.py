@@ -26,7 +26,8 @@ NATIVE = Extension(
      "candlewick/_native_sort.c",
      "candlewick/_native_sort_runs.c", "candlewick/_native_sort_partition.c", "candlewick/_native_sort_finish.c",
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",
-     "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c"],
+     "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c",
+     "candlewick/_native_lazy_operand.c"],
     depends=["candlewick/_native.h", "candlewick/_native_sort_put.h"],
     optional=True,
 )

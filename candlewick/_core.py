@@ -279,6 +279,18 @@ def native_start_methods(start_type, policy):
     return _native.StartMethod
 
 
+def native_lazy_operand(mode, traced_type, lazy_type):
+    """Lazy mode's ``_operand`` in C where candlewick._native is built: the function
+    ``_native.lazy_operand`` (the storage an element-wise primitive is called on for an
+    array in lazy mode, one call of C), given what it reads (see _native_lazy_operand.c):
+    ``mode`` (lazy_mode's globals, read at each call) and the storage types of a trace and
+    of a recorded result. None where the module is not built: lazy_mode's in Python."""
+    if _native is None:
+        return None
+    _native.lazy_operands(mode, traced_type, lazy_type)
+    return _native.lazy_operand
+
+
 def row_views(x, axis):
     """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made in C
     by candlewick._native where it is bound to x's class, else by ``views``."""

@@ -28,6 +28,8 @@
    - _native_lazy_start.c: lazy mode's decision to run a call on a computed array at
      once or record it (lazy_policy.Start's methods), one call of C, over
      _native_lazy_key.c (the call's key and count);
+   - _native_lazy_operand.c: the storage an element-wise call in lazy mode is made on
+     (lazy_mode._operand), one call of C;
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
      sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
@@ -141,6 +143,8 @@ static PyMethodDef methods[] = {
     {"set_lazy", set_lazy, METH_VARARGS, set_lazy_doc},
     {"lazy_blocks", (PyCFunction)(void (*)(void))cw_lazy_blocks, METH_FASTCALL, cw_lazy_blocks_doc},
     {"lazy_starts", (PyCFunction)(void (*)(void))cw_lazy_starts, METH_FASTCALL, cw_lazy_starts_doc},
+    {"lazy_operands", (PyCFunction)(void (*)(void))cw_lazy_operands, METH_FASTCALL, cw_lazy_operands_doc},
+    {"lazy_operand", cw_lazy_operand_of, METH_O, cw_lazy_operand_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},
@@ -166,7 +170,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_block_ready() < 0 ||
-        cw_lazy_start_ready() < 0) {
+        cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

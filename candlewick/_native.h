@@ -71,6 +71,14 @@ extern PyTypeObject cw_StartMethodType;
 extern const char cw_lazy_starts_doc[];
 PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cw_lazy_start_ready(void);
+/* A new lazy_policy.Start of (pending, real), or NULL with an error */
+PyObject *cw_new_start(PyObject *pending, PyObject *real);
+
+/* _native_lazy_operand.c */
+extern const char cw_lazy_operand_doc[], cw_lazy_operands_doc[];
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
+PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_operand_ready(void);
 /* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
    lazy_policy.Start whose method is a StartMethod, that method called without making a
    bound method (Start's __getattr__ would make one). */

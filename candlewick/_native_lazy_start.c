@@ -148,6 +148,19 @@ done:
     return out;
 }
 
+PyObject *cw_new_start(PyObject *pending, PyObject *real) {
+    if (start_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_starts was not called");
+        return NULL;
+    }
+    PyObject *start = start_type->tp_alloc(start_type, 0); /* (object.__new__'s, without its checks) */
+    if (start != NULL) {
+        SLOT(start, pending_at) = Py_NewRef(pending);
+        SLOT(start, real_at) = Py_NewRef(real);
+    }
+    return start;
+}
+
 PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf) {
     PyTypeObject *type = Py_TYPE(args[0]);
     if (type == start_type) {

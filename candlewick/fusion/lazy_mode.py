@@ -14,7 +14,9 @@ calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GAT
 meanwhile the C in-place paths decline, the C element-wise path calls its primitive
 on ``_operand(x)`` as the Python path does, and the C stores run what is pending first.
 Where candlewick._native is built a block is its ``LazyBlock`` (``_core.native_lazy_blocks``:
-entry and exit one call of C each, the gate and that switch flipped inside them).
+entry and exit one call of C each, the gate and that switch flipped inside them) and
+``_operand`` is its ``lazy_operand`` (``_core.native_lazy_operand``: the same answer, one
+call of C; the Python function is the path where the module is not built).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import os
 import threading
 import warnings
 
-from .._core import native_lazy_blocks
+from .._core import native_lazy_blocks, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -60,7 +62,7 @@ _process_on = _from_environment()
 _new = object.__new__
 _fuses: dict = {}  # device -> whether it declares "fusion"
 _block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
-_local = threading.local()  # .pending: {device: Pending} of this thread
+_local = threading.local()  # .pending: {device: Pending} of this thread; .last: _recording's last answer
 _open_blocks = 0
 _gate_lock = threading.Lock()
 
@@ -87,9 +89,9 @@ def _recording(device):
     on = _block.get()
     if not (_process_on if on is None else on):
         return None
-    local = _local
-    if getattr(local, "device", None) is device and local.everywhere is RECORD_EVERYWHERE:
-        return local.answer
+    last = getattr(_local, "last", None)  # (device, RECORD_EVERYWHERE, answer): one read, not three
+    if last is not None and last[0] is device and last[1] is RECORD_EVERYWHERE:
+        return last[2]
     fuses = _fuses.get(device)
     if fuses is None:
         fuses = _fuses[device] = "fusion" in device.capabilities
@@ -99,7 +101,7 @@ def _recording(device):
         pending = pendings.get(device)
         if pending is None:
             pending = pendings[device] = Pending(device)
-    local.device, local.everywhere, local.answer = device, RECORD_EVERYWHERE, pending
+    _local.last = (device, RECORD_EVERYWHERE, pending)
     return pending
 
 
@@ -120,9 +122,9 @@ def _operand(x):
     on = _block.get()
     if not (_process_on if on is None else on):
         return storage
-    local = _local
-    if getattr(local, "device", None) is x._device and local.everywhere is RECORD_EVERYWHERE:
-        pending = local.answer
+    last = getattr(_local, "last", None)
+    if last is not None and last[0] is x._device and last[1] is RECORD_EVERYWHERE:
+        pending = last[2]
     else:
         pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
@@ -257,7 +259,7 @@ class _PyBlock(contextlib.ContextDecorator):
 
 
 lazy_storage.RECORDING[0] = _recording
-GATE.operand = _operand
+GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into

@@ -1,0 +1,197 @@
+/* candlewick._native's lazy_operand(x): the storage an element-wise primitive is called
+   on for the array x in lazy mode (candlewick/fusion/lazy_mode.py's `_operand`, the same
+   answer in Python where this module is not built).
+
+   Every element-wise call made while a lazy() block is open asks it once per array
+   operand (scipy.fft's `spectrum * response` between two transforms): in Python it was
+   a frame and a dozen attribute and global reads, about 5k instructions, as much as the
+   C decision after it (_native_lazy_start.c). Here it is one call of C, which also makes
+   the Start (lazy_policy's) without object.__new__ and two slot stores in Python.
+
+   lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
+   (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, the
+   thread's last answer of `_recording`; `_recording`; `RECORD_EVERYWHERE`), read at each
+   call as the Python function reads them (tests set them), and the storage types of a
+   trace and of lazy mode's recorded results. lazy_policy's RECORD_BYTES is read through
+   _native_lazy_key.c (lazy_starts is called first, at lazy_policy's import). */
+
+#include "_native.h"
+
+static PyObject *mode, *traced_type, *lazy_type;
+static Py_ssize_t graph_at, real_at;
+static PyObject *s_block, *s_process_on, *s_live, *s_local, *s_recording, *s_everywhere;
+static PyObject *s_storage, *s_device, *s_last, *s_graph;
+
+/* lazy_mode's global `name` (borrowed), or NULL with an error. */
+static PyObject *mode_global(PyObject *name) {
+    PyObject *value = PyDict_GetItemWithError(mode, name);
+    if (value == NULL && !PyErr_Occurred()) {
+        PyErr_Format(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_mode has no %U", name);
+    }
+    return value;
+}
+
+/* x's slot `at` of the bound array class, or its attribute `name` (new reference). */
+static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
+    if (Py_TYPE(x) == cw_bound.array_type && SLOT(x, at) != NULL) {
+        return Py_NewRef(SLOT(x, at));
+    }
+    return PyObject_GetAttr(x, name);
+}
+
+/* This thread's pending graph on x's device where lazy mode is on here (the thread's
+   last answer where it was for that device, else _recording's), None where not (new
+   reference), NULL on an error. */
+static PyObject *recording(PyObject *x) {
+    PyObject *device = array_field(x, cw_bound.device, s_device);
+    PyObject *local = device == NULL ? NULL : mode_global(s_local);
+    PyObject *everywhere = local == NULL ? NULL : mode_global(s_everywhere);
+    if (everywhere == NULL) {
+        Py_XDECREF(device);
+        return NULL;
+    }
+    PyObject *last = PyObject_GetAttr(local, s_last), *answer = NULL; /* (device, RECORD_EVERYWHERE, answer) */
+    if (last == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            Py_DECREF(device);
+            return NULL;
+        }
+        PyErr_Clear(); /* nothing asked on this thread yet */
+    } else if (PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 3 && PyTuple_GET_ITEM(last, 0) == device &&
+               PyTuple_GET_ITEM(last, 1) == everywhere) {
+        answer = Py_NewRef(PyTuple_GET_ITEM(last, 2));
+    }
+    Py_XDECREF(last);
+    if (answer == NULL && !PyErr_Occurred()) {
+        PyObject *ask = mode_global(s_recording);
+        answer = ask == NULL ? NULL : PyObject_CallOneArg(ask, device);
+    }
+    Py_DECREF(device);
+    return answer;
+}
+
+/* lazy_mode._operand(x): see there. */
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
+    (void)module;
+    if (mode == NULL || cw_lazy_policy == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_operands or lazy_starts was not "
+                        "called");
+        return NULL;
+    }
+    PyObject *storage = array_field(x, cw_bound.storage, s_storage);
+    if (storage == NULL || Py_TYPE(storage) == (PyTypeObject *)traced_type) {
+        return storage; /* tracing a fused function: its own recording */
+    }
+    if (Py_TYPE(storage) == (PyTypeObject *)lazy_type && SLOT(storage, graph_at) == Py_None) {
+        PyObject *real = SLOT(storage, real_at); /* a result that has run: x holds it from now on */
+        if (real == NULL) {
+            Py_DECREF(storage);
+            PyErr_SetString(PyExc_AttributeError, "candlewick._native.lazy_operand: a run LazyStorage has no real");
+            return NULL;
+        }
+        Py_SETREF(storage, Py_NewRef(real));
+        if (PyObject_SetAttr(x, s_storage, storage) < 0) {
+            Py_DECREF(storage);
+            return NULL;
+        }
+    }
+    int recorded = Py_TYPE(storage) == (PyTypeObject *)lazy_type;
+    PyObject *live = mode_global(s_live);
+    int pending_anywhere = live == NULL ? -1 : PyObject_IsTrue(live);
+    if (pending_anywhere < 0) {
+        Py_DECREF(storage);
+        return NULL;
+    }
+    if (!pending_anywhere && !recorded) {
+        /* nothing pending anywhere and x too small for fusing to pay: x's own primitive */
+        PyObject *bytes = cw_policy_global(cw_s_record_bytes);
+        long long limit = bytes == NULL ? -1 : PyLong_AsLongLong(bytes);
+        int small = limit == -1 && PyErr_Occurred() ? -1 : cw_storage_smaller(storage, limit);
+        if (small != 0) {
+            if (small < 0) {
+                Py_CLEAR(storage);
+            }
+            return storage;
+        }
+    }
+    PyObject *var = mode_global(s_block), *on = NULL;
+    if (var == NULL || PyContextVar_Get(var, NULL, &on) < 0) {
+        Py_DECREF(storage);
+        return NULL;
+    }
+    if (on == NULL || on == Py_None) {
+        Py_XDECREF(on);
+        on = mode_global(s_process_on);
+        Py_XINCREF(on);
+    }
+    int lazy = on == NULL ? -1 : PyObject_IsTrue(on);
+    Py_XDECREF(on);
+    PyObject *pending = lazy <= 0 ? NULL : recording(x);
+    if (pending == NULL || pending == Py_None) {
+        Py_XDECREF(pending);
+        if (lazy != 0 && PyErr_Occurred()) {
+            Py_CLEAR(storage);
+        }
+        return storage; /* lazy mode is off here, or x's device does not record */
+    }
+    PyObject *out;
+    if (recorded) {
+        PyObject *graph = PyObject_GetAttr(pending, s_graph);
+        if (graph == NULL) {
+            out = NULL;
+        } else if (graph == SLOT(storage, graph_at)) { /* pending in this graph */
+            out = Py_NewRef(storage);
+        } else { /* pending in another graph (another device's, another thread's) */
+            out = PyObject_CallMethodOneArg(pending, cw_s_tracer, storage);
+        }
+        Py_XDECREF(graph);
+    } else {
+        out = cw_new_start(pending, storage); /* recorded, or run at once (lazy_policy) */
+    }
+    Py_DECREF(pending);
+    Py_DECREF(storage);
+    return out;
+}
+
+const char cw_lazy_operand_doc[] = "lazy_operand(x)\n\nlazy_mode._operand(x) in C (see _native_lazy_operand.c).";
+
+const char cw_lazy_operands_doc[] =
+    "lazy_operands(mode, traced_type, lazy_type)\n\n"
+    "What lazy_operand reads (see _native_lazy_operand.c): lazy_mode's globals and the\n"
+    "storage types of a trace and of lazy mode's recorded results.";
+
+PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 3 || !PyDict_CheckExact(args[0]) || !PyType_Check(args[1]) || !PyType_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.lazy_operands: takes a dict and two types");
+        return NULL;
+    }
+    Py_ssize_t graph, real;
+    if (cw_slot_offset((PyTypeObject *)args[2], "graph", &graph) < 0 ||
+        cw_slot_offset((PyTypeObject *)args[2], "real", &real) < 0) {
+        return NULL;
+    }
+    PyObject *old[] = {mode, traced_type, lazy_type};
+    mode = Py_NewRef(args[0]);
+    traced_type = Py_NewRef(args[1]);
+    lazy_type = Py_NewRef(args[2]);
+    graph_at = graph;
+    real_at = real;
+    for (int i = 0; i < 3; i++) {
+        Py_XDECREF(old[i]);
+    }
+    Py_RETURN_NONE;
+}
+
+int cw_lazy_operand_ready(void) {
+    static const char *const texts[] = {"_block", "_process_on", "LIVE", "_local", "_recording",
+                                        "RECORD_EVERYWHERE", "_storage", "_device", "last", "graph"};
+    PyObject **names[] = {&s_block, &s_process_on, &s_live, &s_local, &s_recording, &s_everywhere,
+                          &s_storage, &s_device, &s_last, &s_graph};
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}

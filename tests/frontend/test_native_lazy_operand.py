@@ -1,0 +1,97 @@
+"""Lazy mode's operand in C (candlewick._native.lazy_operand, where built): the storage an
+element-wise primitive is called on for an array in lazy mode is the one the Python
+``lazy_mode._operand`` (the path without the module) gives, in every case: lazy mode off,
+a device that does not record, a small array with nothing pending, a large one (a Start),
+a recorded operand of this graph, a result that has run (the array given its real
+storage), lazy(False) inside a block; and the gate calls the C one."""
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick import _core
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_storage
+from candlewick.fusion.lazy_policy import Start
+from candlewick.lazy_gate import GATE
+
+pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
+
+BIG, SMALL = 1 << 22, 16  # float32 elements: 16 MiB (above RECORD_BYTES below) and 64 bytes
+
+
+@pytest.fixture
+def record(monkeypatch):
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)  # (tests/conftest.py makes it 0)
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)  # (cpu records: the graph replayed)
+    yield
+    lazy_mode.flush()
+
+
+def _described(answer):
+    return ("Start", answer.pending, answer.real) if type(answer) is Start else answer
+
+
+def _alike(x):
+    """Both answers for x, the C one first (the Python one then finds the same pending
+    graph, the thread's cached answer)."""
+    c_answer = _described(_core._native.lazy_operand(x))
+    assert c_answer == _described(lazy_mode._operand(x))
+    return c_answer
+
+
+def test_the_gate_calls_the_c_one():
+    assert GATE.operand is _core._native.lazy_operand
+
+
+def test_the_c_operand_answers_as_the_python_one(record, monkeypatch):
+    big, small = cw.asarray(np.ones(BIG, np.float32)), cw.asarray(np.ones(SMALL, np.float32))
+    assert _alike(big) is big._storage  # lazy mode off here
+    with cw.lazy():
+        assert not lazy_storage.LIVE
+        assert _alike(small) is small._storage  # nothing pending, too small to record
+        answer = _alike(big)
+        assert answer[0] == "Start" and answer[2] is big._storage
+        recorded = big * big  # pending in this block's graph
+        assert type(recorded._storage) is lazy_storage.LazyStorage and lazy_storage.LIVE
+        assert _alike(recorded) is recorded._storage
+        answer = _alike(small)  # something pending: small arrays join the graph too
+        assert answer[0] == "Start" and answer[2] is small._storage
+        with cw.lazy(False):
+            assert _alike(big) is big._storage
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)  # a device that does not record
+        assert _alike(big) is big._storage
+    assert not lazy_storage.LIVE
+
+
+def test_a_result_that_has_run_is_replaced_by_its_storage(record):
+    x = cw.asarray(np.arange(BIG, dtype=np.float32))
+    with cw.lazy():
+        results = [x * x, x * x]
+    for r, operand in zip(results, (_core._native.lazy_operand, lazy_mode._operand)):
+        run = r._storage
+        assert type(run) is lazy_storage.LazyStorage and run.graph is None
+        assert operand(r) is run.real and r._storage is run.real
+    np.testing.assert_array_equal(cw.to_numpy(results[0]), cw.to_numpy(results[1]))
+
+
+def test_record_bytes_is_read_at_each_call(record, monkeypatch):
+    big = cw.asarray(np.ones(BIG, np.float32))
+    with cw.lazy():
+        assert type(_core._native.lazy_operand(big)) is Start
+        monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 30)
+        assert _core._native.lazy_operand(big) is big._storage
+
+
+def test_the_threads_last_answer_is_used(record, monkeypatch):
+    """A chain on one device asks lazy_mode._recording once: the thread's last answer
+    (with the RECORD_EVERYWHERE it was given under) serves the calls after it."""
+    big = cw.asarray(np.ones(BIG, np.float32))
+    asked = []
+    recording = lazy_mode._recording
+    monkeypatch.setattr(lazy_mode, "_recording", lambda device: (asked.append(device), recording(device))[1])
+    monkeypatch.setattr(lazy_mode._local, "last", None, raising=False)  # (no last answer)
+    with cw.lazy():
+        starts = [_core._native.lazy_operand(big) for _ in range(3)]
+        assert len(asked) == 1 and all(type(s) is Start for s in starts)
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)  # given under another setting: asked again
+        assert _core._native.lazy_operand(big) is big._storage and len(asked) == 2
