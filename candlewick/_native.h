@@ -151,6 +151,11 @@ PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
    (flat offsets), where both are of one class and DType and their buffers export 1-D
    views of one itemsize holding those elements: 1 done, 0 not the case (no error set). */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from);
+/* The write both make (cw_element_copy's and cw_element_put's): `size` bytes at `bytes`
+   copied into element `to` of `storage`'s `buf`, where it exports a writable 1-D view of
+   that itemsize holding that element: 1 done, 0 not the case (nothing written, no error
+   set: a read-only buffer included). */
+int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size);
 /* _native_element_put.c: a Python bool, int or float `value` written into element `to` of `storage` (a class of
    ElementAssign's kind) under the storage's lock, where `dtype` is the storage's DType and
    the conversion is exact and the same in either promotion mode (a bool into bool, an int

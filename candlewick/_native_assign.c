@@ -62,6 +62,27 @@ PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
 }
 
 /* (_native.h) */
+int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size) {
+    PyObject *buf = cw_slot_attr(storage, buf_attr);
+    Py_buffer out;
+    int done = 0;
+    /* the storage's class holds its DType's elements in buf, so the caller's element
+       format is the buffer's where their itemsizes agree (NumPy builds a format string on
+       every export that asks for one) */
+    if (buf != NULL && PyObject_GetBuffer(buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
+        if (out.ndim == 1 && out.itemsize == size && 0 <= to && to < out.shape[0]) {
+            /* (memmove: the source may be this buffer, the very element included) */
+            memmove((char *)out.buf + to * out.itemsize, bytes, (size_t)size);
+            done = 1;
+        }
+        PyBuffer_Release(&out);
+    }
+    PyErr_Clear(); /* (a read-only buffer, one that cannot be exported: general's case) */
+    Py_XDECREF(buf);
+    return done;
+}
+
+/* (_native.h) */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from) {
     if (Py_TYPE(src) != Py_TYPE(storage)) {
         return 0;
@@ -72,28 +93,18 @@ int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t 
     if (!same_dtype) {
         return 0;
     }
-    PyObject *dst_buf = cw_slot_attr(storage, buf_attr), *src_buf = cw_slot_attr(src, buf_attr);
+    PyObject *src_buf = cw_slot_attr(src, buf_attr);
     int done = 0;
-    Py_buffer out, in;
-    if (dst_buf != NULL && src_buf != NULL) {
-        /* one storage class and one DType: one element format (the class's buf holds the
-           DType's elements), so the buffers' itemsizes are compared, not their format
-           strings, which NumPy builds on every export that asks for one */
-        if (PyObject_GetBuffer(dst_buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
-            if (PyObject_GetBuffer(src_buf, &in, PyBUF_ND) == 0) {
-                if (out.ndim == 1 && in.ndim == 1 && out.itemsize == in.itemsize && 0 <= to && to < out.shape[0] &&
-                    0 <= from && from < in.shape[0]) {
-                    memmove((char *)out.buf + to * out.itemsize, (const char *)in.buf + from * in.itemsize,
-                            (size_t)out.itemsize);
-                    done = 1;
-                }
-                PyBuffer_Release(&in);
-            }
-            PyBuffer_Release(&out);
+    Py_buffer in;
+    /* one storage class and one DType: one element format */
+    if (src_buf != NULL && PyObject_GetBuffer(src_buf, &in, PyBUF_ND) == 0) {
+        if (in.ndim == 1 && 0 <= from && from < in.shape[0]) {
+            done = cw_element_write(storage, to, (const char *)in.buf + from * in.itemsize, in.itemsize);
         }
-        PyErr_Clear(); /* (a buffer that cannot be exported: general's case) */
+        PyBuffer_Release(&in);
     }
-    Py_XDECREF(dst_buf), Py_XDECREF(src_buf);
+    PyErr_Clear(); /* (a buffer that cannot be exported: general's case) */
+    Py_XDECREF(src_buf);
     return done;
 }
 

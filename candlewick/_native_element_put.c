@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-static PyObject *buf_attr, *dtype_attr, *char_attr, *lock_attr;
+static PyObject *dtype_attr, *char_attr, *lock_attr;
 
 /* `value`'s bytes as an element of the C type NumPy's type character `code` names (a
    DType's char), where the conversion is exact, or as exact as the Python method's, and
@@ -112,18 +112,7 @@ int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *
     if (lock != NULL) {
         cw_lock_acquire(lock);
     }
-    PyObject *buf = cw_slot_attr(storage, buf_attr);
-    Py_buffer out;
-    int done = 0;
-    if (buf != NULL && PyObject_GetBuffer(buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
-        if (out.ndim == 1 && out.itemsize == size && 0 <= to && to < out.shape[0]) {
-            memcpy((char *)out.buf + to * out.itemsize, bytes, (size_t)size);
-            done = 1;
-        }
-        PyBuffer_Release(&out);
-    }
-    PyErr_Clear(); /* (a read-only buffer, one that cannot be exported: general's case) */
-    Py_XDECREF(buf);
+    int done = cw_element_write(storage, to, bytes, size);
     if (lock != NULL) {
         cw_lock_release(lock);
         Py_DECREF(lock);
@@ -133,9 +122,8 @@ int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *
 }
 
 int cw_element_put_ready(void) {
-    buf_attr = PyUnicode_InternFromString("buf");
     dtype_attr = PyUnicode_InternFromString("dtype");
     char_attr = PyUnicode_InternFromString("char");
     lock_attr = PyUnicode_InternFromString("_lock");
-    return buf_attr == NULL || dtype_attr == NULL || char_attr == NULL || lock_attr == NULL ? -1 : 0;
+    return dtype_attr == NULL || char_attr == NULL || lock_attr == NULL ? -1 : 0;
 }
