@@ -149,12 +149,15 @@ int cw_element_assign_ready(void);
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
 /* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
    (flat offsets), where both are of one class and DType and their buffers export 1-D
-   views of one itemsize holding those elements: 1 done, 0 not the case (no error set). */
+   views of one itemsize holding those elements, written by cw_element_write: 1 done, 0
+   not the case (no error set). */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from);
 /* The write both make (cw_element_copy's and cw_element_put's): `size` bytes at `bytes`
-   copied into element `to` of `storage`'s `buf`, where it exports a writable 1-D view of
-   that itemsize holding that element: 1 done, 0 not the case (nothing written, no error
-   set: a read-only buffer included). */
+   copied into element `to` of `storage`'s `buf` under the storage's `_lock` (where it has
+   one: cpu_backend's lock_of, which fill and assign hold), where the lock is the module's
+   Lock and buf exports a writable 1-D view of that itemsize holding that element: 1 done,
+   0 not the case (nothing written, no error set: a read-only buffer or another lock
+   included). */
 int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size);
 /* _native_element_put.c: a Python bool, int or float `value` written into element `to` of `storage` (a class of
    ElementAssign's kind) under the storage's lock, where `dtype` is the storage's DType and

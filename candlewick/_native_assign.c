@@ -6,9 +6,11 @@
    their DType in `dtype`; general is the Python primitive it stands for. Its case:
    storage.assign(dst, src, src_layout) where dst and src_layout are 0-d Layouts of the
    bound class, src a storage of the storage's own class and DType (so one element
-   format), and both buffers of one itemsize: the element at src_layout.offset copied into the one at
-   dst.offset (general's one-element case, `x.buf[i] = src.buf[j]`). Anything else (and
-   any call while the module is unbound) is general's, errors included. Why in C:
+   format), both buffers of one itemsize, and the storage's `_lock` (if it has one yet)
+   the module's Lock: the element at src_layout.offset copied into the one at dst.offset
+   under that lock (general's one-element case, `with lock_of(x): x.buf[i] = src.buf[j]`).
+   Anything else (and any call while the module is unbound) is general's, errors
+   included. Why in C:
    scikit-learn's fill_diagonal stores 2048 elements one by one per pairwise_distances
    call (`D[i, i] = 0`, _native_slice.c's store_element), where NumPy's namespace fills
    the diagonal in one call; the Python primitive was about half of each store. */
@@ -23,7 +25,7 @@ typedef struct {
     CW_METHOD_HEAD
 } ElementAssign;
 
-static PyObject *buf_attr, *dtype_attr;
+static PyObject *buf_attr, *dtype_attr, *lock_attr;
 
 /* 1 where `layout` is a 0-d Layout of the bound class, its offset in *at; else 0. */
 static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
@@ -63,6 +65,18 @@ PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
 
 /* (_native.h) */
 int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size) {
+    PyObject *lock = cw_slot_attr(storage, lock_attr);
+    if (lock != NULL && Py_TYPE(lock) != &cw_LockType) {
+        Py_DECREF(lock); /* (another lock: the Python primitives' `with lock_of(x)`) */
+        return 0;
+    }
+    /* the lock the Python primitives' lock_of(x) gives, taken as fill and assign take
+       it; where the storage has no lock yet, no write holds one (a write makes it before
+       taking it) and none starts while this one holds the GIL */
+    Py_INCREF(storage); /* (the wait for the lock lets other threads run) */
+    if (lock != NULL) {
+        cw_lock_acquire(lock);
+    }
     PyObject *buf = cw_slot_attr(storage, buf_attr);
     Py_buffer out;
     int done = 0;
@@ -79,6 +93,11 @@ int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssi
     }
     PyErr_Clear(); /* (a read-only buffer, one that cannot be exported: general's case) */
     Py_XDECREF(buf);
+    if (lock != NULL) {
+        cw_lock_release(lock);
+        Py_DECREF(lock);
+    }
+    Py_DECREF(storage);
     return done;
 }
 
@@ -184,7 +203,8 @@ PyTypeObject cw_ElementAssignType = {
 int cw_element_assign_ready(void) {
     buf_attr = PyUnicode_InternFromString("buf");
     dtype_attr = PyUnicode_InternFromString("dtype");
-    if (buf_attr == NULL || dtype_attr == NULL || cw_element_put_ready() < 0) {
+    lock_attr = PyUnicode_InternFromString("_lock");
+    if (buf_attr == NULL || dtype_attr == NULL || lock_attr == NULL || cw_element_put_ready() < 0) {
         return -1;
     }
     return PyType_Ready(&cw_ElementAssignType);

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-static PyObject *dtype_attr, *char_attr, *lock_attr;
+static PyObject *dtype_attr, *char_attr;
 
 /* `value`'s bytes as an element of the C type NumPy's type character `code` names (a
    DType's char), where the conversion is exact, or as exact as the Python method's, and
@@ -101,29 +101,11 @@ int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *
                           ? element_bytes(PyUnicode_READ_CHAR(code, 0), value, bytes)
                           : 0;
     Py_XDECREF(own), Py_XDECREF(code);
-    PyObject *lock = size == 0 ? NULL : cw_slot_attr(storage, lock_attr);
-    if (size == 0 || (lock != NULL && Py_TYPE(lock) != &cw_LockType)) {
-        Py_XDECREF(lock); /* (another lock: fill's `with`) */
-        return 0;
-    }
-    /* fill's lock_of(x): where the storage has no lock yet, no write holds one (a write
-       makes it before taking it) and none starts while this one holds the GIL */
-    Py_INCREF(storage);
-    if (lock != NULL) {
-        cw_lock_acquire(lock);
-    }
-    int done = cw_element_write(storage, to, bytes, size);
-    if (lock != NULL) {
-        cw_lock_release(lock);
-        Py_DECREF(lock);
-    }
-    Py_DECREF(storage);
-    return done;
+    return size == 0 ? 0 : cw_element_write(storage, to, bytes, size);
 }
 
 int cw_element_put_ready(void) {
     dtype_attr = PyUnicode_InternFromString("dtype");
     char_attr = PyUnicode_InternFromString("char");
-    lock_attr = PyUnicode_InternFromString("_lock");
-    return dtype_attr == NULL || char_attr == NULL || lock_attr == NULL ? -1 : 0;
+    return dtype_attr == NULL || char_attr == NULL ? -1 : 0;
 }
