@@ -16,6 +16,7 @@
    the diagonal in one call; the Python primitive was about half of each store. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
     return 1;
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
     PyTypeObject *type = Py_TYPE(obj);
     if (type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0) {
@@ -63,7 +64,7 @@ PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
     return value;
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size) {
     PyObject *lock = cw_slot_attr(storage, lock_attr);
     if (lock != NULL && Py_TYPE(lock) != &cw_LockType) {
@@ -101,7 +102,7 @@ int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssi
     return done;
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from) {
     if (Py_TYPE(src) != Py_TYPE(storage)) {
         return 0;

@@ -1,4 +1,4 @@
-/* candlewick._native's cw_element_put (_native.h): a Python bool, int or float written
+/* candlewick._native's cw_element_put (_native_index.h): a Python bool, int or float written
    into one element of a storage of ElementAssign's kind (_native_assign.c: its elements
    in `buf`, its DType in `dtype`), for _native_element_store.c's x[i, j] = v. Why in C:
    scikit-learn's fill_diagonal(D, 0) and a loop's `a[i, j] = 0` spent 5 us a store in the
@@ -8,6 +8,7 @@
    errors. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 #include <float.h>
 #include <limits.h>
@@ -93,7 +94,7 @@ static Py_ssize_t element_bytes(Py_UCS4 code, PyObject *value, unsigned char *ou
     }
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *value) {
     PyObject *own = cw_slot_attr(storage, dtype_attr), *code = cw_slot_attr(dtype, char_attr);
     unsigned char bytes[sizeof(long long) > sizeof(double) ? sizeof(long long) : sizeof(double)];
