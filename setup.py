@@ -28,7 +28,9 @@ NATIVE = Extension(
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",
      "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c",
      "candlewick/_native_lazy_operand.c"],
-    depends=["candlewick/_native.h", "candlewick/_native_sort_put.h"],
+    depends=["candlewick/_native.h", "candlewick/_native_host.h", "candlewick/_native_index.h",
+             "candlewick/_native_launch.h", "candlewick/_native_lazy.h", "candlewick/_native_sort.h",
+             "candlewick/_native_sort_put.h"],
     optional=True,
 )
 

@@ -40,6 +40,11 @@
    and methods made in C; _native_binding.c the binding (bind). */
 
 #include "_native.h"
+#include "_native_host.h"
+#include "_native_index.h"
+#include "_native_launch.h"
+#include "_native_lazy.h"
+#include "_native_sort.h"
 
 PyObject *cw_lazy_write = NULL;
 PyObject *cw_lazy_operand = NULL;

@@ -6,14 +6,17 @@
    their DType in `dtype`; general is the Python primitive it stands for. Its case:
    storage.assign(dst, src, src_layout) where dst and src_layout are 0-d Layouts of the
    bound class, src a storage of the storage's own class and DType (so one element
-   format), and both buffers of one itemsize: the element at src_layout.offset copied into the one at
-   dst.offset (general's one-element case, `x.buf[i] = src.buf[j]`). Anything else (and
-   any call while the module is unbound) is general's, errors included. Why in C:
+   format), both buffers of one itemsize, and the storage's `_lock` (if it has one yet)
+   the module's Lock: the element at src_layout.offset copied into the one at dst.offset
+   under that lock (general's one-element case, `with lock_of(x): x.buf[i] = src.buf[j]`).
+   Anything else (and any call while the module is unbound) is general's, errors
+   included. Why in C:
    scikit-learn's fill_diagonal stores 2048 elements one by one per pairwise_distances
    call (`D[i, i] = 0`, _native_slice.c's store_element), where NumPy's namespace fills
    the diagonal in one call; the Python primitive was about half of each store. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -23,7 +26,7 @@ typedef struct {
     CW_METHOD_HEAD
 } ElementAssign;
 
-static PyObject *buf_attr, *dtype_attr;
+static PyObject *buf_attr, *dtype_attr, *lock_attr;
 
 /* 1 where `layout` is a 0-d Layout of the bound class, its offset in *at; else 0. */
 static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
@@ -43,7 +46,7 @@ static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
     return 1;
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
     PyTypeObject *type = Py_TYPE(obj);
     if (type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0) {
@@ -61,7 +64,45 @@ PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
     return value;
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
+int cw_element_write(PyObject *storage, Py_ssize_t to, const void *bytes, Py_ssize_t size) {
+    PyObject *lock = cw_slot_attr(storage, lock_attr);
+    if (lock != NULL && Py_TYPE(lock) != &cw_LockType) {
+        Py_DECREF(lock); /* (another lock: the Python primitives' `with lock_of(x)`) */
+        return 0;
+    }
+    /* the lock the Python primitives' lock_of(x) gives, taken as fill and assign take
+       it; where the storage has no lock yet, no write holds one (a write makes it before
+       taking it) and none starts while this one holds the GIL */
+    Py_INCREF(storage); /* (the wait for the lock lets other threads run) */
+    if (lock != NULL) {
+        cw_lock_acquire(lock);
+    }
+    PyObject *buf = cw_slot_attr(storage, buf_attr);
+    Py_buffer out;
+    int done = 0;
+    /* the storage's class holds its DType's elements in buf, so the caller's element
+       format is the buffer's where their itemsizes agree (NumPy builds a format string on
+       every export that asks for one) */
+    if (buf != NULL && PyObject_GetBuffer(buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
+        if (out.ndim == 1 && out.itemsize == size && 0 <= to && to < out.shape[0]) {
+            /* (memmove: the source may be this buffer, the very element included) */
+            memmove((char *)out.buf + to * out.itemsize, bytes, (size_t)size);
+            done = 1;
+        }
+        PyBuffer_Release(&out);
+    }
+    PyErr_Clear(); /* (a read-only buffer, one that cannot be exported: general's case) */
+    Py_XDECREF(buf);
+    if (lock != NULL) {
+        cw_lock_release(lock);
+        Py_DECREF(lock);
+    }
+    Py_DECREF(storage);
+    return done;
+}
+
+/* (_native_index.h) */
 int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t from) {
     if (Py_TYPE(src) != Py_TYPE(storage)) {
         return 0;
@@ -72,28 +113,18 @@ int cw_element_copy(PyObject *storage, Py_ssize_t to, PyObject *src, Py_ssize_t 
     if (!same_dtype) {
         return 0;
     }
-    PyObject *dst_buf = cw_slot_attr(storage, buf_attr), *src_buf = cw_slot_attr(src, buf_attr);
+    PyObject *src_buf = cw_slot_attr(src, buf_attr);
     int done = 0;
-    Py_buffer out, in;
-    if (dst_buf != NULL && src_buf != NULL) {
-        /* one storage class and one DType: one element format (the class's buf holds the
-           DType's elements), so the buffers' itemsizes are compared, not their format
-           strings, which NumPy builds on every export that asks for one */
-        if (PyObject_GetBuffer(dst_buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
-            if (PyObject_GetBuffer(src_buf, &in, PyBUF_ND) == 0) {
-                if (out.ndim == 1 && in.ndim == 1 && out.itemsize == in.itemsize && 0 <= to && to < out.shape[0] &&
-                    0 <= from && from < in.shape[0]) {
-                    memmove((char *)out.buf + to * out.itemsize, (const char *)in.buf + from * in.itemsize,
-                            (size_t)out.itemsize);
-                    done = 1;
-                }
-                PyBuffer_Release(&in);
-            }
-            PyBuffer_Release(&out);
+    Py_buffer in;
+    /* one storage class and one DType: one element format */
+    if (src_buf != NULL && PyObject_GetBuffer(src_buf, &in, PyBUF_ND) == 0) {
+        if (in.ndim == 1 && 0 <= from && from < in.shape[0]) {
+            done = cw_element_write(storage, to, (const char *)in.buf + from * in.itemsize, in.itemsize);
         }
-        PyErr_Clear(); /* (a buffer that cannot be exported: general's case) */
+        PyBuffer_Release(&in);
     }
-    Py_XDECREF(dst_buf), Py_XDECREF(src_buf);
+    PyErr_Clear(); /* (a buffer that cannot be exported: general's case) */
+    Py_XDECREF(src_buf);
     return done;
 }
 
@@ -173,7 +204,8 @@ PyTypeObject cw_ElementAssignType = {
 int cw_element_assign_ready(void) {
     buf_attr = PyUnicode_InternFromString("buf");
     dtype_attr = PyUnicode_InternFromString("dtype");
-    if (buf_attr == NULL || dtype_attr == NULL || cw_element_put_ready() < 0) {
+    lock_attr = PyUnicode_InternFromString("_lock");
+    if (buf_attr == NULL || dtype_attr == NULL || lock_attr == NULL || cw_element_put_ready() < 0) {
         return -1;
     }
     return PyType_Ready(&cw_ElementAssignType);

@@ -6,6 +6,7 @@
    (cw_learn_storage) and a Layout made in C (cw_new_layout). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <structmember.h>
 

@@ -10,6 +10,7 @@
    lookup each. count_out / count_in count without the lock for callers that hold it. */
 
 #include "_native.h"
+#include "_native_launch.h"
 
 #include <structmember.h>
 

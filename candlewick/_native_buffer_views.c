@@ -5,6 +5,7 @@
    (UfuncNew's operands: _native_ufunc_new.c). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 /* the most axes taken (more: not the case) */
 #define MAX_AXES 16

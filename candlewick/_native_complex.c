@@ -21,6 +21,7 @@
    computes; the IEEE flags it raised are cleared (the caller's quiet state stands). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <fenv.h>
 #include <string.h>

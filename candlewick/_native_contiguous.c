@@ -6,6 +6,7 @@
    without a scalar) were 0.46 us of x += y's 1.6 us host path on the fake runtime. */
 
 #include "_native.h"
+#include "_native_launch.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* candlewick._native's cw_element_put (_native.h): a Python bool, int or float written
+/* candlewick._native's cw_element_put (_native_index.h): a Python bool, int or float written
    into one element of a storage of ElementAssign's kind (_native_assign.c: its elements
    in `buf`, its DType in `dtype`), for _native_element_store.c's x[i, j] = v. Why in C:
    scikit-learn's fill_diagonal(D, 0) and a loop's `a[i, j] = 0` spent 5 us a store in the
@@ -8,13 +8,14 @@
    errors. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 #include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
-static PyObject *buf_attr, *dtype_attr, *char_attr, *lock_attr;
+static PyObject *dtype_attr, *char_attr;
 
 /* `value`'s bytes as an element of the C type NumPy's type character `code` names (a
    DType's char), where the conversion is exact, or as exact as the Python method's, and
@@ -93,7 +94,7 @@ static Py_ssize_t element_bytes(Py_UCS4 code, PyObject *value, unsigned char *ou
     }
 }
 
-/* (_native.h) */
+/* (_native_index.h) */
 int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *value) {
     PyObject *own = cw_slot_attr(storage, dtype_attr), *code = cw_slot_attr(dtype, char_attr);
     unsigned char bytes[sizeof(long long) > sizeof(double) ? sizeof(long long) : sizeof(double)];
@@ -101,41 +102,11 @@ int cw_element_put(PyObject *storage, Py_ssize_t to, PyObject *dtype, PyObject *
                           ? element_bytes(PyUnicode_READ_CHAR(code, 0), value, bytes)
                           : 0;
     Py_XDECREF(own), Py_XDECREF(code);
-    PyObject *lock = size == 0 ? NULL : cw_slot_attr(storage, lock_attr);
-    if (size == 0 || (lock != NULL && Py_TYPE(lock) != &cw_LockType)) {
-        Py_XDECREF(lock); /* (another lock: fill's `with`) */
-        return 0;
-    }
-    /* fill's lock_of(x): where the storage has no lock yet, no write holds one (a write
-       makes it before taking it) and none starts while this one holds the GIL */
-    Py_INCREF(storage);
-    if (lock != NULL) {
-        cw_lock_acquire(lock);
-    }
-    PyObject *buf = cw_slot_attr(storage, buf_attr);
-    Py_buffer out;
-    int done = 0;
-    if (buf != NULL && PyObject_GetBuffer(buf, &out, PyBUF_ND | PyBUF_WRITABLE) == 0) {
-        if (out.ndim == 1 && out.itemsize == size && 0 <= to && to < out.shape[0]) {
-            memcpy((char *)out.buf + to * out.itemsize, bytes, (size_t)size);
-            done = 1;
-        }
-        PyBuffer_Release(&out);
-    }
-    PyErr_Clear(); /* (a read-only buffer, one that cannot be exported: general's case) */
-    Py_XDECREF(buf);
-    if (lock != NULL) {
-        cw_lock_release(lock);
-        Py_DECREF(lock);
-    }
-    Py_DECREF(storage);
-    return done;
+    return size == 0 ? 0 : cw_element_write(storage, to, bytes, size);
 }
 
 int cw_element_put_ready(void) {
-    buf_attr = PyUnicode_InternFromString("buf");
     dtype_attr = PyUnicode_InternFromString("dtype");
     char_attr = PyUnicode_InternFromString("char");
-    lock_attr = PyUnicode_InternFromString("_lock");
-    return buf_attr == NULL || dtype_attr == NULL || char_attr == NULL || lock_attr == NULL ? -1 : 0;
+    return dtype_attr == NULL || char_attr == NULL ? -1 : 0;
 }

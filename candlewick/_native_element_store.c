@@ -7,6 +7,8 @@
    and x[basic tuple key] = array (cw_store_basic), through the storage's assign. */
 
 #include "_native.h"
+#include "_native_index.h"
+#include "_native_lazy.h"
 
 static PyObject *read_only_attr, *assign_attr, *fill_attr;
 

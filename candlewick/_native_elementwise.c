@@ -23,6 +23,8 @@
    is here, its common case in _native_elementwise_run.c. */
 
 #include "_native.h"
+#include "_native_host.h"
+#include "_native_lazy.h"
 
 #include <stddef.h>
 

@@ -5,6 +5,8 @@
    layout. */
 
 #include "_native.h"
+#include "_native_host.h"
+#include "_native_lazy.h"
 
 static PyObject *name_attr; /* "name", interned */
 
@@ -202,7 +204,7 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     return out;
 }
 
-/* (_native.h) */
+/* (_native_host.h) */
 PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n) {
     if (Py_TYPE(args[0]) != b->array_type || (n == 2 && Py_TYPE(args[1]) != b->array_type)) {
         return CW_ELEMENTWISE_DECLINED;

@@ -4,6 +4,7 @@
    n-d view made. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 int cw_flat_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **view) {
     if (Py_TYPE(layout) != b->layout_type) {

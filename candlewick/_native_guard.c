@@ -16,6 +16,7 @@
      again), the set / reset form runs instead. The user's own state is never changed. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #if defined(_MSC_VER)
 #define CW_THREAD_LOCAL __declspec(thread)

@@ -22,6 +22,8 @@
    (bench/inplace.py). The class is here, its common case in _native_inplace_run.c. */
 
 #include "_native.h"
+#include "_native_host.h"
+#include "_native_lazy.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -6,6 +6,8 @@
    through cw_ufunc_into_run. */
 
 #include "_native.h"
+#include "_native_host.h"
+#include "_native_lazy.h"
 
 static PyObject *capabilities_attr, *read_only_attr, *group_name;
 static PyObject *binary_into_name, *binary_scalar_into_name;
@@ -161,12 +163,12 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
     return out;
 }
 
-/* (_native.h) */
+/* (_native_host.h) */
 PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *other) {
     return Py_TYPE(x) == b->array_type && lazy_idle(b, x, other) ? run(b, self, x, other) : CW_UPDATE_DECLINED;
 }
 
-/* (_native.h) */
+/* (_native_host.h) */
 int cw_update_run(PyObject *update, PyObject *x, PyObject *other) {
     Binding b;
     PyObject *out = CW_UPDATE_DECLINED;

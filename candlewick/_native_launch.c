@@ -13,6 +13,7 @@
    launch function returns). */
 
 #include "_native.h"
+#include "_native_launch.h"
 
 #include <limits.h>
 #include <string.h>

@@ -10,6 +10,7 @@
    the callables it is given. */
 
 #include "_native.h"
+#include "_native_launch.h"
 
 #include <stddef.h>
 #include <string.h>

@@ -25,6 +25,7 @@
    switch afresh, or sets GATE.on back before any block enters or exits. */
 
 #include "_native.h"
+#include "_native_lazy.h"
 
 #include <structmember.h>
 

@@ -6,6 +6,7 @@
    lazy_policy.counted_replayed. */
 
 #include "_native.h"
+#include "_native_lazy.h"
 
 PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;

@@ -16,6 +16,7 @@
    _native_lazy_key.c (lazy_starts is called first, at lazy_policy's import). */
 
 #include "_native.h"
+#include "_native_lazy.h"
 
 static PyObject *mode, *traced_type, *lazy_type;
 static Py_ssize_t graph_at, real_at;

@@ -19,6 +19,7 @@
    globals' reads: _native_lazy_key.c). */
 
 #include "_native.h"
+#include "_native_lazy.h"
 
 #define MAX_ARGS 8      /* the most arguments a primitive takes here (the protocol's: 6) */
 #define MAX_POSITIONS 4 /* the most storage arguments (where: 2) */

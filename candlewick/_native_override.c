@@ -10,6 +10,7 @@
    caches after an update of 2^20 elements (bench/inplace.py). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <stddef.h>
 

@@ -6,6 +6,7 @@
    and their slots filled directly, as NumPy fills its view structs. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 const char cw_rows_doc[] =
 "rows(x, shape, strides, start, step, count, contiguous, first_dense_size)\n\n"

@@ -27,6 +27,8 @@
    the caches, 1-2 us apiece on the 2-core Xeon VM (bench/inplace.py). */
 
 #include "_native.h"
+#include "_native_index.h"
+#include "_native_lazy.h"
 
 #include <stddef.h>
 

@@ -5,6 +5,7 @@
    value's layout is the one the cut gives. */
 
 #include "_native.h"
+#include "_native_index.h"
 
 /* 1 where `bound` is None or an int (not a bool), else 0. */
 static int plain_bound(PyObject *bound) {

@@ -35,6 +35,7 @@
    side, are overwritten by their run as in any row. */
 
 #include "_native.h"
+#include "_native_sort.h"
 
 #include <string.h>
 

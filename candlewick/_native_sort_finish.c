@@ -7,6 +7,7 @@
    it. */
 
 #include "_native.h"
+#include "_native_sort.h"
 
 #include <string.h>
 #if defined(__SSE2__)

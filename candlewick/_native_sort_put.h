@@ -7,6 +7,7 @@
 #define CW_NATIVE_SORT_PUT_H
 
 #include "_native.h"
+#include "_native_sort.h"
 
 #include <string.h>
 

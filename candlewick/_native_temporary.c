@@ -31,6 +31,7 @@
    count could then equal a temporary's). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #if defined(__GLIBC__) && !defined(Py_GIL_DISABLED) && PY_VERSION_HEX < 0x030E0000
 #define CW_TEMPORARY 1

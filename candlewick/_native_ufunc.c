@@ -29,6 +29,7 @@
    straight from C (cw_ufunc_into_run). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <stddef.h>
 

@@ -25,6 +25,7 @@
    C.T: bench/pydata_e2e.py). */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <stddef.h>
 

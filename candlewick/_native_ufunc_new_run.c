@@ -17,6 +17,7 @@
    new storage of the learnt class, made as object.__new__ makes it. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 static PyObject *reshape_name, *minus_one, *matmul_name;
 

@@ -4,6 +4,7 @@
    lock and the quiet error state, a MemoryError made the backend's. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 #include <string.h>
 

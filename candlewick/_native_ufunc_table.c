@@ -4,6 +4,7 @@
    int object made and no dict read. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 /* table[id(a)] (borrowed); NULL with no error where absent, NULL with an error on one. */
 static PyObject *by_id(PyObject *table, PyObject *a) {

@@ -5,6 +5,7 @@
    error kept unless leaving fails. */
 
 #include "_native.h"
+#include "_native_host.h"
 
 static PyObject *acquire_name, *release_name;
 

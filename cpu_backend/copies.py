@@ -80,7 +80,8 @@ def real_view(x):
 def assign(x, dst_layout, src, src_layout):
     same_dtype(x, src, "src", "assign")
     if not dst_layout.shape:  # one element (x[i, j] = v in a loop): no views, no copyto
-        x.buf[dst_layout.offset] = src.buf[src_layout.offset]
+        with lock_of(x):
+            x.buf[dst_layout.offset] = src.buf[src_layout.offset]
         return
     source = view(src.buf, src_layout)
     target = view(x.buf, dst_layout)

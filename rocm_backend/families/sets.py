@@ -3,18 +3,20 @@ storage's methods, each a kernel launch or two): no kernel of their own.
 
 ``unique``: the flattened elements sorted (stable: each run of equal elements keeps its
 first occurrence first; complex by a stable sort of the imaginary parts, then of the real
-parts in that order; bool as uint8), a mask of where runs start (``!=``: every NaN starts
-its own run: the n - 1 comparisons, the two ends added by ``joins.kept_positions``), then
-the run starts' positions (``joins.kept_positions``: two launches over the mask, one host
-read of their count, and with inverse each sorted element's run), the sorted values there
-and, as asked, the sort order there (first occurrences) gathered, the counts the gaps
-between the positions, a scatter handing each element its run (inverse). The indices are
+parts in that order; bool as it is, the sort's keys putting False first), a mask of where
+runs start (``!=``: every NaN starts its own run: the n - 1 comparisons, the two ends
+added by ``joins.kept_positions``), then the run starts' positions
+(``joins.kept_positions``: two launches over the mask, one host read of their count, and
+with inverse each sorted element's run), the sorted values there and, as asked, the sort
+order there (first occurrences) gathered, the counts the gaps between the positions, a
+scatter handing each element its run (inverse). The indices are
 computed here, in range: no index check (no flag for the next host read to fetch).
 ``nonzero``: the mask's kept positions (``joins.kept_positions``), then each axis's
 coordinate by a floor division and a remainder. ``isin``: x2
 sorted (cut to its distinct values when long: a million elements of six values search
 six), each x1 element's insertion point among them by ``searchsorted``, and the element
-there compared with it (``==``: NaN is in nothing, -0.0 is 0.0).
+there compared with it (``==``: NaN is in nothing, -0.0 is 0.0); bool as it is (the sort's
+and searchsorted's keys order False before True).
 """
 
 from candlewick import dtypes as dt
@@ -45,13 +47,9 @@ def _sorted(x, line, n, stable, with_order):
         real = indexing.select_in_range(x.unary(UnaryOp.REAL, line), c, by_imag, c, 0)
         order = indexing.select_in_range(by_imag, c, real.argsort(c, 0, False, True), c, 0)
         return indexing.select_in_range(x, line, order, c, 0), order
-    keys, key_line = (x.astype(line, dt.uint8), c) if x.dtype.is_bool else (x, line)
     # label data (a few small integers) sorts in the passes of the digits that differ: a read
     # of the digit totals before the passes, where unique reads a count right after anyway
-    values, order = ordering.sort(keys, key_line, 0, False, stable, indices_wanted=with_order, skip_constant=True)
-    if x.dtype.is_bool:
-        values = values.astype(c, dt.bool_)
-    return values, order
+    return ordering.sort(x, line, 0, False, stable, indices_wanted=with_order, skip_constant=True)
 
 
 def _run_starts(values, n):
@@ -139,9 +137,6 @@ def isin(x, layout, other, other_layout, invert):
         return creation.full(device, shape, dt.bool_, invert)
     needles, line_m = _flat(x, layout)
     keys, line_n = _flat(other, other_layout)
-    if x.dtype.is_bool:  # ordered as 0 < 1
-        needles, line_m = needles.astype(line_m, dt.uint8), Layout.contiguous((m,))
-        keys, line_n = keys.astype(line_n, dt.uint8), Layout.contiguous((n,))
     keys, line_n = keys.sort_values(line_n, 0, False, False), Layout.contiguous((n,))
     if n >= DISTINCT_MIN:
         starts = _run_starts(keys, n)

@@ -14,7 +14,6 @@ import pytest
 import candlewick as cw
 from candlewick import _core
 from candlewick import array as array_module
-from cpu_backend.storage_slice import lock_of
 from candlewick.errors import OutOfRangeError, ReadOnlyError
 
 native = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
@@ -167,21 +166,3 @@ def test_what_the_c_store_leaves_to_the_storage_and_lazy_mode():
         y = x * 2.0
         y[1, 1] = 5.0  # (the pending product runs first)
         assert cw.to_numpy(y).tolist() == [[0, 4], [6, 5]]
-
-
-@native
-def test_a_store_waits_for_the_storages_lock():
-    x = cw.asarray(np.zeros(4))
-    done = threading.Event()
-
-    def store():
-        x[2] = 1.5
-        done.set()
-
-    lock = lock_of(x._storage)
-    with lock:
-        worker = threading.Thread(target=store)
-        worker.start()
-        assert not done.wait(0.2)  # (held: the store cannot finish, however long it waits)
-    worker.join()
-    assert cw.to_numpy(x).tolist() == [0, 0, 1.5, 0]

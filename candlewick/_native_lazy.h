@@ -1,0 +1,63 @@
+/* candlewick._native's lazy mode: the hooks that set_lazy hands the fast paths (which
+   decline, or call the write hook, while lazy mode is on), a lazy() block's entry and
+   exit, the decision to record a call or run it (its key and count), and the storage an
+   element-wise call in lazy mode is made on. */
+
+#ifndef CANDLEWICK_NATIVE_LAZY_H
+#define CANDLEWICK_NATIVE_LAZY_H
+
+#include "_native.h"
+
+/* Lazy mode's write hook while lazy mode is on somewhere (set_lazy), else NULL: the fast
+   paths that compute decline then, and Item's stores call it with the array first. */
+extern PyObject *cw_lazy_write;
+/* lazy mode's operand(x) (the storage x's element-wise primitive is called on), set
+   with cw_lazy_write where the Elementwise path may run in lazy mode; else NULL */
+extern PyObject *cw_lazy_operand;
+/* with cw_lazy_write, where given: the set of pending graphs holding nodes and the
+   recorded storages' type (a store need not call cw_lazy_write while the set is empty
+   and the array's storage is not of that type); else NULL */
+extern PyObject *cw_lazy_live, *cw_lazy_type;
+/* set_lazy's work (each argument None or as set_lazy takes it): 0, or -1 with TypeError */
+int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type);
+
+/* _native_lazy_block.c */
+extern PyTypeObject cw_LazyBlockType;
+extern const char cw_lazy_blocks_doc[];
+PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_block_ready(void);
+
+/* _native_lazy_key.c: lazy_policy's globals (cw_lazy_policy, set by lazy_starts) and
+   names, and what StartMethod asks of them */
+extern PyObject *cw_lazy_policy;
+extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
+/* lazy_policy's global `name` (borrowed), or NULL with an error */
+PyObject *cw_policy_global(PyObject *name);
+/* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
+int cw_storage_smaller(PyObject *s, long long limit);
+/* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
+   `replays` times or more (its key pair_key's where `pair`, else call_key_of's), 0 where
+   not (an unhashable argument: never counted), -1 error */
+int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
+               PyObject *replays);
+int cw_lazy_key_ready(void);
+
+/* _native_lazy_start.c */
+extern PyTypeObject cw_StartMethodType;
+extern const char cw_lazy_starts_doc[];
+PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_start_ready(void);
+/* A new lazy_policy.Start of (pending, real), or NULL with an error */
+PyObject *cw_new_start(PyObject *pending, PyObject *real);
+
+/* _native_lazy_operand.c */
+extern const char cw_lazy_operand_doc[], cw_lazy_operands_doc[];
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
+PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+int cw_lazy_operand_ready(void);
+/* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
+   lazy_policy.Start whose method is a StartMethod, that method called without making a
+   bound method (Start's __getattr__ would make one). */
+PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf);
+
+#endif
