@@ -14,7 +14,7 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - hipRTC first-use compile and disk-cache hit of two kernel modules (bench/diagnostics.py);
 - the peak device memory of one call of each case, candlewick's allocator beside
   ``torch.cuda.max_memory_allocated`` (peak_memory.PeakTable).
-- sort and stable argsort: float32 at each of ``--sort-sizes``, the rows of ``--sort-rows``,
+- sort and stable argsort: float32 at each of ``--sort-sizes``, the rows of ``--sort-rows`` (every dtype),
   the other dtypes at 2^``--sort-dtype-size``, beside torch.sort/argsort (bench/rocm_sort.py).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
