@@ -2,7 +2,6 @@
 the strided path (coalesced, split past 8 dimensions, planned once per layout)."""
 
 import functools
-import math
 import struct
 
 import numpy as np
@@ -13,7 +12,8 @@ from candlewick.shapes import shape_size
 from .. import ops
 from ..abi import structs
 from ..abi.ew_operands import ew_values, split_dims
-from ..abi.structs import CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, SCALAR_BYTES, SCALAR_WORDS
+from ..abi.structs import (CONTIGUOUS, EW_ARGS, GRID_YZ_MAX, INDEX32, INDEX32_LIMIT, ROW_ITEMS, SCALAR_BYTES,
+                           SCALAR_WORDS)
 from ..kernels import kernel
 from ..runtime.launcher import NOTHING, PreparedLaunch
 
@@ -168,48 +168,40 @@ def _ew_plan(device, key, shape, operands, flags, name, dtype, grid=None):
     if grid is not None:
         return PreparedLaunch(device.launcher, device.kernels.kernel(spec), grid, None, EW_ARGS, values, slots,
                               _EW_PLANNED)
-    grid = grid_for(n, spec.block, device)
-    if key[0] in ops.ENTRY_FAMILIES:
-        grid = steps_grid(grid, spec.block, device, n, values, getattr(key[-1], "itemsize", 16))
-        ndim = values[1]
-        if 0 < ndim <= 2 and not values[2] & CONTIGUOUS:  # the layout's own entry (types up to 8 bytes)
-            spec = ops.entry(key, ops.ENTRIES[ndim - 1]) or spec
+    grid, block = grid_for(n, spec.block, device), None
+    ndim = values[1]
+    entry = ops.entry(key, ops.ENTRIES[ndim - 1]) if 0 < ndim <= 2 and not values[2] & CONTIGUOUS else None
+    if entry is not None:  # a binary or compare layout's own entry (types up to 8 bytes)
+        spec = entry
+        if ndim == 1:
+            grid = steps_grid(n, spec.block, device)
+        else:
+            grid, block = rows_launch(values[3], values[4], spec.block)
     bound = device.kernels.kernel(spec)
-    return PreparedLaunch(device.launcher, bound, grid, None, EW_ARGS, values, slots, _EW_PLANNED)
+    return PreparedLaunch(device.launcher, bound, grid, block, EW_ARGS, values, slots, _EW_PLANNED)
 
 
 #: elements a thread of the strided steps takes a step (CW_STRIDED_ITEMS, hip/binary.hip)
 STRIDED_ITEMS = 4
 
 
-def steps_grid(grid, block, device, n, values, itemsize):
-    """The grid of a binary or compare launch of ``itemsize``-byte operands (``grid``:
-    one element a thread, capped; ``values``: its cw_ew_args values).
-    The strided steps of one or two axes (types up to 8 bytes) take STRIDED_ITEMS
-    elements a thread a step, their loads all in flight: a grid of one element a thread
-    left each with one or two (KMeans's (200000, 8) x2 - d, d + c and one-hot compare took
-    13-14.5 us on the H200 against torch's 5.8, whose threads take four). Two axes: whole
-    rows a grid where it can (``whole_rows_grid``), at most ``grid``."""
-    ndim, flags = values[1], values[2]
-    if ndim > 2 or flags & CONTIGUOUS:
-        return grid
-    few = grid_for(-(-n // STRIDED_ITEMS), block, device) if itemsize <= 8 else grid
-    if ndim != 2:
-        return few
-    unit = values[4] // math.gcd(values[4], block)
-    if unit <= few:
-        return whole_rows_grid(few, block, values[4])
-    return unit if unit <= grid else few
+def steps_grid(n, block, device):
+    """The grid of a binary or compare launch over one strided axis of ``n`` elements
+    (types up to 8 bytes): STRIDED_ITEMS elements a thread a step, their loads all in
+    flight (a grid of one element a thread left each with one or two)."""
+    return grid_for(-(-n // STRIDED_ITEMS), block, device)
 
 
-def whole_rows_grid(grid, block, cols):
-    """``grid`` rounded down to blocks whose threads are a multiple of ``cols`` (rows of a
-    (rows, cols) launch), where that keeps at least half of it: a spectrum times a
-    response spread down its 2049-element rows then divides no index per element."""
-    unit = cols // math.gcd(cols, block)
-    if unit > grid:
-        return grid
-    return grid - grid % unit
+def rows_launch(rows, cols, threads, items=ROW_ITEMS):
+    """(grid, block) of a binary or compare launch over two strided axes (``rows``,
+    ``cols``), types up to 8 bytes (hip/binary.hip's cw_binary_tile): blocks of at most
+    ``threads`` threads, ``cols`` of them along the columns where a row is shorter (KMeans's
+    (200000, 8) distances: 8 x 32), each thread ``items`` rows; blocks along the columns,
+    then tiles of rows, at most GRID_YZ_MAX (the kernel steps through the rest)."""
+    bx = min(cols, threads)
+    by = threads // bx
+    tiles = -(-rows // (by * items))
+    return (-(-cols // bx), min(tiles, GRID_YZ_MAX), 1), (bx, by, 1)
 
 
 def launch_contiguous_fields(device, kernel, n, fields, scalar=NO_SCALAR, flags=0):

@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from host_exec import build, device_factory
 from rocm_backend import ops
-from rocm_backend.families.ew_launch import whole_rows_grid
+from rocm_backend.families.ew_launch import rows_launch
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
         ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
@@ -270,22 +270,39 @@ def test_eight_byte_types_take_the_strided_steps(dev, dtype):
     same(op(f[::2], o[::-1]), op(flat[::2], other[::-1]))  # one axis
 
 
-def test_whole_rows_grid():
-    assert whole_rows_grid(4224, 256, 2049) == 4098  # the H200's cap, scipy.fft's spectrum rows
-    assert whole_rows_grid(4224, 256, 8) == 4224
-    assert whole_rows_grid(96, 256, 40) == 95
-    assert whole_rows_grid(25, 256, 2049) == 25  # fewer blocks than a whole-rows grid needs: kept
+def test_rows_launch():
+    """Two-axes tiles: blocks along the columns, the rest of a block's threads down the rows
+    where a row is shorter, ROW_ITEMS rows a thread, at most GRID_YZ_MAX tiles of rows."""
+    assert rows_launch(781, 2049, 256, 4) == ((9, 196, 1), (256, 1, 1))  # scipy.fft's spectrum rows
+    assert rows_launch(781, 2049, 128, 8) == ((17, 98, 1), (128, 1, 1))
+    assert rows_launch(200000, 8, 256, 4) == ((1, 1563, 1), (8, 32, 1))  # KMeans's distances
+    assert rows_launch(10, 3, 256, 4) == ((1, 1, 1), (3, 85, 1))
+    assert rows_launch(1 << 22, 256, 256, 4) == ((1, 65535, 1), (256, 1, 1))  # the kernel steps on
+
+
+@pytest.mark.parametrize("cols", [8, 300], ids=lambda c: f"{c} columns")
+def test_row_tiles_past_the_grid(lib, monkeypatch, tmp_path, cols):
+    """Past GRID_YZ_MAX tiles of rows (2 here), each thread of the two-axes tiles steps on
+    by the grid's tiles: every row once, ending mid-tile, with a scalar operand too."""
+    from rocm_backend.families import ew_launch
+
+    monkeypatch.setattr(ew_launch, "GRID_YZ_MAX", 2)
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
+    h, r = _data((701, cols), np.float32), _data(cols, np.float32, seed=4)
+    x, xr = cw.asarray(h, device=dev), cw.asarray(r, device=dev)
+    np.testing.assert_array_equal(cw.to_numpy(x + xr), h + r)
+    np.testing.assert_array_equal(cw.to_numpy(x[:, ::2] * 2.0), h[:, ::2] * 2.0)
+    assert {grid[1] for name, grid, _ in rt.launches if name.startswith("binary_column")} == {2}
 
 
 @pytest.mark.parametrize("cols", [8, 3, 96, 40, 401], ids=lambda c: f"{c} columns")
 def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_path, cols):
-    """Where the grid's threads (this device: 96 blocks of 256, 95 for 40 columns) are a
-    multiple of the row length, each thread of the two-axes steps keeps one column and
-    steps its row (no division per element): KMeans's x2 - d, d + c2 and its one-hot
-    compare, a column and a row spread down a matrix, past several steps and ending
-    mid-step; 401 columns divide no grid here and take the division per element. Two-axes
-    layouts take their own entry (binary_column_*, compare_column_*), so that these steps'
-    registers do not set the occupancy of every other binary launch. Results are NumPy's."""
+    """Two-axes layouts run in tiles of a 2-D launch (ew_launch.rows_launch), each thread
+    one column, several rows: KMeans's x2 - d, d + c2 and its one-hot compare, a column and
+    a row spread down a matrix, rows that end mid-tile, rows shorter than a block (8, 3, 96,
+    40) and longer ones split over blocks (401). Two-axes layouts take their own entry
+    (binary_column_*, compare_column_*), so that the tiles' registers do not set the
+    occupancy of every other binary launch. Results are NumPy's."""
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
     rows = 96 * 256 * 4 * 3 // cols + 7
     rng = np.random.default_rng(cols)
@@ -307,33 +324,16 @@ def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_p
 
 
 def test_steps_grid_gives_each_thread_four_elements():
-    """A strided binary of one or two axes: a grid of STRIDED_ITEMS elements a thread
-    (KMeans's (200000, 8) broadcasts on the H200's 132 multiprocessors: 1563 blocks, not
-    the cap's 4224), whole rows where the row length allows, one whole-rows unit where four
-    a thread would not hold one (scipy.fft's 2049-element rows), the capped grid for
-    16-byte types, three axes and contiguous launches."""
+    """A binary over one strided axis: a grid of STRIDED_ITEMS elements a thread (1.6M
+    elements on the H200's 132 multiprocessors: 1563 blocks, not the cap's 4224)."""
     from types import SimpleNamespace
 
-    from rocm_backend.abi.structs import CONTIGUOUS
-    from rocm_backend.families.ew_launch import grid_for, steps_grid
+    from rocm_backend.families.ew_launch import steps_grid
 
     h200 = SimpleNamespace(multiprocessors=132)
-
-    def values(shape, flags=0):
-        n = int(np.prod(shape))
-        return [n, len(shape), flags, *shape]
-
-    def grid(shape, itemsize=4, flags=0):
-        n = int(np.prod(shape))
-        return steps_grid(grid_for(n, 256, h200), 256, h200, n, values(shape, flags), itemsize)
-
-    assert grid((200000, 8)) == 1563
-    assert grid((1600000,)) == 1563
-    assert grid((781, 2049), 8) == 2049
-    assert grid((200000, 8), 16) == 4224
-    assert grid((2000, 10, 80)) == 4224
-    assert grid((200000, 8), flags=CONTIGUOUS) == 4224
-    assert grid((16,)) == 1
+    assert steps_grid(1600000, 256, h200) == 1563
+    assert steps_grid(1 << 26, 256, h200) == 4224
+    assert steps_grid(16, 256, h200) == 1
 
 
 @pytest.mark.parametrize("shift", [0, 4], ids=["aligned", "bases at 4 bytes"])
