@@ -41,9 +41,6 @@ SVD_BLOCK = 256  # its threads per block (one block per matrix)
 QR_MAX_N = 64  # largest matrix edge of the batched Householder QR kernel (hip/qr_householder.hip)
 QR_BLOCK = 64  # its threads per block: one per column
 SCAN_ITEMS = 8  # elements each scan thread folds per step (hip/scan.hip; tests build 1 and 4)
-#: rows each thread of a binary kernel's two-axes tiles takes (hip/binary.hip's cw_binary_tile,
-#: ew_launch.rows_launch)
-ROW_ITEMS = 4
 FUSED_BUFFERS = 24  # buffers (inputs, constants, results) of one fused kernel (cw_fused_args)
 FUSED_SCALARS = 8  # run-time scalars (16-byte slots) of one fused kernel: float arguments
 KERNEL_OPERANDS = 16  # arrays (per element or raw) of one custom kernel (cw_kernel_args)
@@ -84,8 +81,7 @@ CONSTANTS = (
     ("KERNEL_SCALARS", "CW_KERNEL_SCALARS", KERNEL_SCALARS),
 )
 #: constants a test build may set before the header (``#ifndef``)
-OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("ROW_ITEMS", "CW_ROW_ITEMS", ROW_ITEMS),
-               ("RADIX_ITEMS", "CW_RADIX_ITEMS", RADIX_ITEMS),
+OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_RADIX_ITEMS", RADIX_ITEMS),
                ("RADIX_RANGE_ITEMS[4]", "CW_RADIX_RANGE_ITEMS_K4", RADIX_RANGE_ITEMS[4]),
                ("RADIX_RANGE_ITEMS[8]", "CW_RADIX_RANGE_ITEMS_K8", RADIX_RANGE_ITEMS[8]),
                ("RADIX_SWEEP_ITEMS[4]", "CW_RADIX_SWEEP_ITEMS_K4", RADIX_SWEEP_ITEMS[4]),

@@ -29,9 +29,6 @@ typedef long long cw_i64;
 #ifndef CW_SCAN_ITEMS
 #define CW_SCAN_ITEMS 8
 #endif
-#ifndef CW_ROW_ITEMS
-#define CW_ROW_ITEMS 4
-#endif
 #ifndef CW_RADIX_ITEMS
 #define CW_RADIX_ITEMS 8
 #endif

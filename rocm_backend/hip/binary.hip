@@ -6,7 +6,7 @@
 // layout's registers never set another's occupancy. Included after elementwise.hip, whose
 // vectors and macros these use.
 
-// elements per thread per step of a binary kernel's one-strided-axis path
+// elements per thread per step of a binary kernel's one-strided-axis and two-axes paths
 #ifndef CW_STRIDED_ITEMS
 #define CW_STRIDED_ITEMS 4
 #endif
@@ -67,14 +67,56 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_c
     }
 }
 
-// A binary kernel's strided launch over one axis (x[::2] += 1): CW_STRIDED_ITEMS elements
-// per thread per step, all loads issued before the first store, so that a pass keeps as
-// many bytes in flight as the contiguous path's vectors (one element per step left the
-// loads' latency exposed: 0.165 ms vs torch's 0.143 at 2^26 f32 on the H200). Types up to
-// 8 bytes; complex128 stays on the decode, where 16-byte loads already keep bytes in
-// flight. Element j of the step is i + j * nt, so each load and store stays coalesced; the
-// elements are distinct, so reading all before writing any changes no result (an operand
-// that overlaps the destination otherwise was copied first on the host).
+// A binary kernel's strided launch over one or two axes (x[::2] += 1; X - mean, a row
+// broadcast down a matrix): CW_STRIDED_ITEMS elements per thread per step, all loads issued
+// before the first store, so that a pass keeps as many bytes in flight as the contiguous
+// path's vectors (one element per step left the loads' latency exposed: 0.165 ms vs
+// torch's 0.143 at 2^26 f32 for x[::2] += 1; X - mean of 200000 x 256 f32 took 0.375 ms vs
+// torch's 0.163 on the H200 through the general decode). Types up to 8 bytes: complex64
+// (scipy.fft's spectrum times a response broadcast down the rows, 781 x 2049, took 13 us
+// through the decode against torch's 6) and double; complex128 stays on the decode, where
+// 16-byte loads already keep bytes in flight. Element j of the step is i + j * nt, so each
+// load and store stays coalesced; the elements are distinct, so reading all before writing
+// any changes no result (an operand that overlaps the destination otherwise was copied
+// first on the host). Two axes (cw_binary_column): the grid's threads are a multiple of
+// the row length (ew_launch.column_grid), so each thread keeps one column for good and
+// steps its row by a constant: no division per element (a division per element made
+// KMeans's x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us on the H200
+// against torch's 6, which divides by a multiply). A thread's column, first row and row
+// step are found by 32-bit divisions (the grid's threads fit 32 bits): three 64-bit ones
+// cost a short-lived thread more than its elements (scipy.fft's spectrum times a response,
+// 781 x 2049 complex64 on 2049 blocks of 256 threads, 3 elements a thread: 9.28 us against
+// 8.53 with 32-bit ones, torch 5.56 in the same process; probes s15fft 1 and 2 on the
+// H200). Moving complex64 as one 8-byte access instead of two floats made it slower there
+// (9.21 us), so elements move as stored. Tiles of a 2-D launch with no division at all (a
+// thread's column from blockIdx.x, 4 rows from blockIdx.y) were slower still: 8.74 us, and
+// 60.4 against 42.8 for 4096 x 4096 float32 plus a row (probe s16cmul 1).
+template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
+    Op op;
+    typedef typename cw_traits<S>::compute C;
+    const int U = CW_STRIDED_ITEMS;
+    const cw_u32 cols = (cw_u32)a.shape[1], t = (cw_u32)CW_TID, t_row = t / cols;
+    const cw_i64 n = a.n, nt = CW_NTHREADS, rstep = (cw_i64)((cw_u32)nt / cols), col = (cw_i64)(t - t_row * cols);
+    const cw_i64 r0 = a.op[0].strides[0], r1 = a.op[1].strides[0], r2 = a.op[2].strides[0];
+    const cw_i64 c0 = a.op[0].offset + col * a.op[0].strides[1], c1 = a.op[1].offset + col * a.op[1].strides[1],
+                 c2 = a.op[2].offset + col * a.op[2].strides[1];
+    cw_i64 row = (cw_i64)t_row;
+    for (cw_i64 i = t; i < n; i += U * nt, row += U * rstep) {
+        C x[U], y[U];
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            if (i + j * nt < n) {
+                x[j] = cw_operand_load<S>(a, 1, c1 + (row + j * rstep) * r1);
+                y[j] = cw_operand_load<S>(a, 2, c2 + (row + j * rstep) * r2);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < U; ++j) {
+            if (i + j * nt < n) cw_store<SO>(a.op[0].ptr, c0 + (row + j * rstep) * r0, op(x[j], y[j]));
+        }
+    }
+}
+
 template <class S, class SO, class Op> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
@@ -100,41 +142,6 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_steps(co
     }
 }
 
-// Two strided axes (X - mean, a row or a column spread down a matrix, scipy.fft's spectrum
-// times a response) in tiles of a 2-D launch (ew_launch.rows_launch): threadIdx.x and
-// blockIdx.x walk the columns, threadIdx.y the rows of a tile, blockIdx.y the tiles (and
-// past gridDim.y, more tiles in steps); each thread takes U rows blockDim.y apart, all
-// loads issued before the first store. A thread finds its column and row with no division
-// (the flat index's division per element, or a thread's three 32-bit ones where its
-// column stayed fixed, were most of a short-lived thread's work: the 781 x 2049 complex64
-// spectrum product took 8.53 us on 2049 blocks of 256 threads against torch's 5.56 on the
-// H200, probe s15fft 2), and steps each operand's offset by adding its row stride.
-template <class S, class SO, class Op, int U> __device__ inline void cw_binary_tile(const cw_ew_args& a) {
-    Op op;
-    typedef typename cw_traits<S>::compute C;
-    const cw_i64 col = (cw_i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (col >= a.shape[1]) return;
-    const cw_i64 rows = a.shape[0], by = blockDim.y, tile = by * U, tiles = tile * gridDim.y;
-    const cw_i64 r0 = a.op[0].strides[0], r1 = a.op[1].strides[0], r2 = a.op[2].strides[0];
-    const cw_i64 c0 = a.op[0].offset + col * a.op[0].strides[1], c1 = a.op[1].offset + col * a.op[1].strides[1],
-                 c2 = a.op[2].offset + col * a.op[2].strides[1];
-    for (cw_i64 row = (cw_i64)blockIdx.y * tile + threadIdx.y; row < rows; row += tiles) {
-        const cw_i64 o0 = c0 + row * r0, o1 = c1 + row * r1, o2 = c2 + row * r2;
-        C x[U], y[U];
-#pragma unroll
-        for (int j = 0; j < U; ++j) {
-            if (row + j * by < rows) {
-                x[j] = cw_operand_load<S>(a, 1, o1 + j * by * r1);
-                y[j] = cw_operand_load<S>(a, 2, o2 + j * by * r2);
-            }
-        }
-#pragma unroll
-        for (int j = 0; j < U; ++j) {
-            if (row + j * by < rows) cw_store<SO>(a.op[0].ptr, o0 + j * by * r0, op(x[j], y[j]));
-        }
-    }
-}
-
 // An op's full entry (binary_*, compare_*): any layout, the general decode past the
 // contiguous path. Layouts of one or two axes with types up to 8 bytes take the flat and
 // column entries below (launch_ew's plans, kernels.ew_kernel), whose steps' registers would
@@ -154,16 +161,20 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary(c
     }
 }
 
-// The two-axes tiles are their own entry point (binary_column_*, compare_column_*), launched
-// only by launch_ew's plans of two axes with types up to 8 bytes, on the 2-D grid and block
-// of ew_launch.rows_launch: inside cw_binary their registers would set every binary
-// launch's occupancy (58 registers against 48 on the H200, 8 blocks of 128 a
-// multiprocessor against 10: x[::2] += 1 at 2^26 went from 0.999x to 1.007x torch).
-template <class S, class SO, class Op, int U = CW_ROW_ITEMS> __device__ inline void cw_binary_rows(const cw_ew_args& a) {
-    if (a.ndim != 2 || (a.flags & CW_CONTIGUOUS)) {
+// The column steps are their own entry point (binary_column_*, compare_column_*), launched
+// only by launch_ew's plans of two axes with types up to 8 bytes on a whole-rows grid
+// (ew_launch.column_grid; any other two-axes layout takes the op's full entry): inside
+// cw_binary their registers set every binary launch's occupancy (58 registers against 48
+// on the H200, 8 blocks of 128 a multiprocessor against 10: x[::2] += 1 at 2^26 went from
+// 0.999x to 1.007x torch), and a fallback of the steps with a division per element inside
+// this entry set the column steps' own: the 781 x 2049 complex64 spectrum product took 8.56
+// us with it against 7.19 without it (6.87 on blocks of 128 threads; torch 5.64), 4096 x 4096
+// float32 plus a row 46.5 against 43.1, on the H200 in one process (probe s16cmul 1).
+template <class S, class SO, class Op> __device__ inline void cw_binary_rows(const cw_ew_args& a) {
+    if (a.ndim != 2 || (a.flags & CW_CONTIGUOUS)) {  // (the grid's threads a multiple of the row: the host's)
         CW_UNREACHABLE();
     } else {
-        cw_binary_tile<S, SO, Op, U>(a);
+        cw_binary_column<S, SO, Op>(a);
     }
 }
 

@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from host_exec import build, device_factory
 from rocm_backend import ops
-from rocm_backend.families.ew_launch import rows_launch
+from rocm_backend.families.ew_launch import column_grid
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
         ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
@@ -270,39 +270,40 @@ def test_eight_byte_types_take_the_strided_steps(dev, dtype):
     same(op(f[::2], o[::-1]), op(flat[::2], other[::-1]))  # one axis
 
 
-def test_rows_launch():
-    """Two-axes tiles: blocks along the columns, the rest of a block's threads down the rows
-    where a row is shorter, ROW_ITEMS rows a thread, at most GRID_YZ_MAX tiles of rows."""
-    assert rows_launch(781, 2049, 256, 4) == ((9, 196, 1), (256, 1, 1))  # scipy.fft's spectrum rows
-    assert rows_launch(781, 2049, 128, 8) == ((17, 98, 1), (128, 1, 1))
-    assert rows_launch(200000, 8, 256, 4) == ((1, 1563, 1), (8, 32, 1))  # KMeans's distances
-    assert rows_launch(10, 3, 256, 4) == ((1, 1, 1), (3, 85, 1))
-    assert rows_launch(1 << 22, 256, 256, 4) == ((1, 65535, 1), (256, 1, 1))  # the kernel steps on
+def test_column_grid():
+    """Whole rows a grid (a multiple of the row's threads), four elements a thread where
+    that holds a unit, else one unit, else none (the full entry's decode)."""
+    from types import SimpleNamespace
+
+    h200 = SimpleNamespace(multiprocessors=132)
+    assert column_grid(781 * 2049, 2049, 128, h200) == 2049  # scipy.fft's spectrum rows
+    assert column_grid(781 * 8193, 8193, 128, h200) == 8193  # past the cap: one unit
+    assert column_grid(4096 * 4096, 4096, 128, h200) == 4224
+    assert column_grid(200000 * 8, 8, 128, h200) == 3125
+    assert column_grid(96 * 40, 40, 128, h200) == 5  # 8 blocks of four a thread, down to a unit of 5
+    assert column_grid(3 * 1001, 1001, 128, h200) == 0  # three rows of 1001: the decode
 
 
-@pytest.mark.parametrize("cols", [8, 300], ids=lambda c: f"{c} columns")
-def test_row_tiles_past_the_grid(lib, monkeypatch, tmp_path, cols):
-    """Past GRID_YZ_MAX tiles of rows (2 here), each thread of the two-axes tiles steps on
-    by the grid's tiles: every row once, ending mid-tile, with a scalar operand too."""
-    from rocm_backend.families import ew_launch
-
-    monkeypatch.setattr(ew_launch, "GRID_YZ_MAX", 2)
+def test_few_long_rows_take_the_full_entry(lib, monkeypatch, tmp_path):
+    """A two-axes layout of fewer rows than a whole-rows grid's threads hold takes the op's
+    full entry (the general decode), not the column steps: NumPy's results."""
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
-    h, r = _data((701, cols), np.float32), _data(cols, np.float32, seed=4)
+    h, r = _data((3, 1001), np.float32), _data(1001, np.float32, seed=4)
     x, xr = cw.asarray(h, device=dev), cw.asarray(r, device=dev)
     np.testing.assert_array_equal(cw.to_numpy(x + xr), h + r)
     np.testing.assert_array_equal(cw.to_numpy(x[:, ::2] * 2.0), h[:, ::2] * 2.0)
-    assert {grid[1] for name, grid, _ in rt.launches if name.startswith("binary_column")} == {2}
+    assert {name for name, _, _ in rt.launches} == {"binary_add_float32", "binary_multiply_float32"}
 
 
 @pytest.mark.parametrize("cols", [8, 3, 96, 40, 401], ids=lambda c: f"{c} columns")
 def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_path, cols):
-    """Two-axes layouts run in tiles of a 2-D launch (ew_launch.rows_launch), each thread
-    one column, several rows: KMeans's x2 - d, d + c2 and its one-hot compare, a column and
-    a row spread down a matrix, rows that end mid-tile, rows shorter than a block (8, 3, 96,
-    40) and longer ones split over blocks (401). Two-axes layouts take their own entry
-    (binary_column_*, compare_column_*), so that the tiles' registers do not set the
-    occupancy of every other binary launch. Results are NumPy's."""
+    """The two-axes column steps on whole-rows grids (ew_launch.column_grid: this device's
+    96 blocks of 128 rounded to whole rows, or one unit of 401 blocks): each thread keeps
+    one column and steps its row (no division per element): KMeans's x2 - d, d + c2 and its
+    one-hot compare, a column and a row spread down a matrix, past several steps and ending
+    mid-step. Two-axes layouts take their own entry (binary_column_*, compare_column_*), so
+    that these steps' registers do not set the occupancy of every other binary launch.
+    Results are NumPy's."""
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
     rows = 96 * 256 * 4 * 3 // cols + 7
     rng = np.random.default_rng(cols)
