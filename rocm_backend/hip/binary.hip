@@ -78,18 +78,19 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_c
 // 16-byte loads already keep bytes in flight. Element j of the step is i + j * nt, so each
 // load and store stays coalesced; the elements are distinct, so reading all before writing
 // any changes no result (an operand that overlaps the destination otherwise was copied
-// first on the host). TWO: two axes, the row found by one division (32-bit where the
-// extents allow), as cw_decode does for any rank; where the grid's threads are a multiple
-// of the row length (short rows: KMeans's (200000, 8) distances, X - mean's 256 columns)
-// each thread keeps one column for good and steps its row by a constant: no division per
-// element (they made x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us
-// on the H200 against torch's 6, which divides by a multiply). A thread's column, first row
-// and row step are found by 32-bit divisions (the grid's threads, a multiple of the row
-// length, fit 32 bits): three 64-bit ones cost a short-lived thread more than its elements
-// (scipy.fft's spectrum times a response, 781 x 2049 complex64 on 2049 blocks of 256
-// threads, 3 elements a thread: 9.28 us against 8.53 with 32-bit ones, torch 5.56 in the
-// same process; probes s15fft 1 and 2 on the H200). Moving complex64 as one 8-byte access
-// instead of two floats made it slower there (9.21 us), so elements move as stored.
+// first on the host). Two axes (cw_binary_column): the grid's threads are a multiple of
+// the row length (ew_launch.column_grid), so each thread keeps one column for good and
+// steps its row by a constant: no division per element (a division per element made
+// KMeans's x2 - d, d + c2 and the one-hot compare of (200000, 8) take 15-16 us on the H200
+// against torch's 6, which divides by a multiply). A thread's column, first row and row
+// step are found by 32-bit divisions (the grid's threads fit 32 bits): three 64-bit ones
+// cost a short-lived thread more than its elements (scipy.fft's spectrum times a response,
+// 781 x 2049 complex64 on 2049 blocks of 256 threads, 3 elements a thread: 9.28 us against
+// 8.53 with 32-bit ones, torch 5.56 in the same process; probes s15fft 1 and 2 on the
+// H200). Moving complex64 as one 8-byte access instead of two floats made it slower there
+// (9.21 us), so elements move as stored. Tiles of a 2-D launch with no division at all (a
+// thread's column from blockIdx.x, 4 rows from blockIdx.y) were slower still: 8.74 us, and
+// 60.4 against 42.8 for 4096 x 4096 float32 plus a row (probe s16cmul 1).
 template <class S, class SO, class Op> __device__ inline void cw_binary_column(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
@@ -116,38 +117,27 @@ template <class S, class SO, class Op> __device__ inline void cw_binary_column(c
     }
 }
 
-template <class S, class SO, class Op, bool TWO> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
+template <class S, class SO, class Op> __device__ inline void cw_binary_steps(const cw_ew_args& a) {
     Op op;
     typedef typename cw_traits<S>::compute C;
     const int U = CW_STRIDED_ITEMS;
-    const int inner = TWO ? 1 : 0;
-    const cw_i64 n = a.n, nt = CW_NTHREADS, cols = TWO ? a.shape[1] : 1;
-    const cw_i64 s0 = a.op[0].strides[inner], s1 = a.op[1].strides[inner], s2 = a.op[2].strides[inner];
-    const cw_i64 r0 = TWO ? a.op[0].strides[0] : 0, r1 = TWO ? a.op[1].strides[0] : 0,
-                 r2 = TWO ? a.op[2].strides[0] : 0;
+    const cw_i64 n = a.n, nt = CW_NTHREADS;
+    const cw_i64 s0 = a.op[0].strides[0], s1 = a.op[1].strides[0], s2 = a.op[2].strides[0];
     const cw_i64 o0 = a.op[0].offset, o1 = a.op[1].offset, o2 = a.op[2].offset;
-    const bool narrow = (a.flags & CW_INDEX32) != 0;
     for (cw_i64 i = CW_TID; i < n; i += U * nt) {
         C x[U], y[U];
-        cw_i64 row[U], col[U];
 #pragma unroll
         for (int j = 0; j < U; ++j) {
             const cw_i64 e = i + j * nt;
-            if (TWO) {
-                row[j] = narrow ? (cw_i64)((cw_u32)e / (cw_u32)cols) : e / cols;
-                col[j] = e - row[j] * cols;
-            } else {
-                row[j] = 0;
-                col[j] = e;
-            }
             if (e < n) {
-                x[j] = cw_operand_load<S>(a, 1, o1 + row[j] * r1 + col[j] * s1);
-                y[j] = cw_operand_load<S>(a, 2, o2 + row[j] * r2 + col[j] * s2);
+                x[j] = cw_operand_load<S>(a, 1, o1 + e * s1);
+                y[j] = cw_operand_load<S>(a, 2, o2 + e * s2);
             }
         }
 #pragma unroll
         for (int j = 0; j < U; ++j) {
-            if (i + j * nt < n) cw_store<SO>(a.op[0].ptr, o0 + row[j] * r0 + col[j] * s0, op(x[j], y[j]));
+            const cw_i64 e = i + j * nt;
+            if (e < n) cw_store<SO>(a.op[0].ptr, o0 + e * s0, op(x[j], y[j]));
         }
     }
 }
@@ -172,17 +162,19 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary(c
 }
 
 // The column steps are their own entry point (binary_column_*, compare_column_*), launched
-// only by launch_ew's plans of two axes with types up to 8 bytes, with the grid rounded to
-// whole rows where it could be (ew_launch.whole_rows_grid): inside cw_binary their registers
-// set every binary launch's occupancy (58 registers against 48 on the H200, 8 blocks of 128
-// a multiprocessor against 10: x[::2] += 1 at 2^26 went from 0.999x to 1.007x torch).
+// only by launch_ew's plans of two axes with types up to 8 bytes on a whole-rows grid
+// (ew_launch.column_grid; any other two-axes layout takes the op's full entry): inside
+// cw_binary their registers set every binary launch's occupancy (58 registers against 48
+// on the H200, 8 blocks of 128 a multiprocessor against 10: x[::2] += 1 at 2^26 went from
+// 0.999x to 1.007x torch), and a fallback of the steps with a division per element inside
+// this entry set the column steps' own: the 781 x 2049 complex64 spectrum product took 8.56
+// us with it against 7.19 without it (6.87 on blocks of 128 threads; torch 5.64), 4096 x 4096
+// float32 plus a row 46.5 against 43.1, on the H200 in one process (probe s16cmul 1).
 template <class S, class SO, class Op> __device__ inline void cw_binary_rows(const cw_ew_args& a) {
-    if (a.ndim != 2 || (a.flags & CW_CONTIGUOUS)) {
+    if (a.ndim != 2 || (a.flags & CW_CONTIGUOUS)) {  // (the grid's threads a multiple of the row: the host's)
         CW_UNREACHABLE();
-    } else if ((cw_i64)CW_NTHREADS % a.shape[1] == 0) {
-        cw_binary_column<S, SO, Op>(a);
     } else {
-        cw_binary_steps<S, SO, Op, true>(a);
+        cw_binary_column<S, SO, Op>(a);
     }
 }
 
@@ -196,7 +188,7 @@ template <class S, class SO, class Op, int P> __device__ inline void cw_binary_f
     if (a.flags & CW_CONTIGUOUS) {
         cw_binary_contig<S, SO, Op, P>(a);
     } else if (a.ndim == 1) {
-        cw_binary_steps<S, SO, Op, false>(a);
+        cw_binary_steps<S, SO, Op>(a);
     } else {
         CW_UNREACHABLE();
     }

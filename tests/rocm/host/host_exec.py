@@ -68,7 +68,7 @@ def _with_launch_twins(specs):
     """``specs`` and the kernels the launch path may take in their place: where a strided
     copy kernel is among them, row_copy of every unit size (families/copies.py copies rows
     that are contiguous runs through it, in the widest unit up to 16 bytes dividing them);
-    a binary or compare kernel's column and flat entries (ew_launch's whole-rows grids,
+    a binary or compare kernel's column and flat entries (ew_launch's two-axes tiles,
     kernels.ew_kernel's kernel)."""
     from rocm_backend import ops
 

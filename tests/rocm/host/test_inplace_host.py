@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from host_exec import build, device_factory
 from rocm_backend import ops
-from rocm_backend.families.ew_launch import whole_rows_grid
+from rocm_backend.families.ew_launch import column_grid
 
 KEYS = {("copy", 1), ("copy", 4), ("copy", 8), ("fill", 1), ("fill", 4), ("fill", 8), ("transpose", 4),
         ("transpose", 8), ("where", 1), ("where", 2), ("where", 4), ("where", 8), ("where", 16), ("binary", "add", "float32"), ("binary", "add", "float64"),
@@ -270,22 +270,40 @@ def test_eight_byte_types_take_the_strided_steps(dev, dtype):
     same(op(f[::2], o[::-1]), op(flat[::2], other[::-1]))  # one axis
 
 
-def test_whole_rows_grid():
-    assert whole_rows_grid(4224, 256, 2049) == 4098  # the H200's cap, scipy.fft's spectrum rows
-    assert whole_rows_grid(4224, 256, 8) == 4224
-    assert whole_rows_grid(96, 256, 40) == 95
-    assert whole_rows_grid(25, 256, 2049) == 25  # fewer blocks than a whole-rows grid needs: kept
+def test_column_grid():
+    """Whole rows a grid (a multiple of the row's threads), four elements a thread where
+    that holds a unit, else one unit, else none (the full entry's decode)."""
+    from types import SimpleNamespace
+
+    h200 = SimpleNamespace(multiprocessors=132)
+    assert column_grid(781 * 2049, 2049, 128, h200) == 2049  # scipy.fft's spectrum rows
+    assert column_grid(781 * 8193, 8193, 128, h200) == 8193  # past the cap: one unit
+    assert column_grid(4096 * 4096, 4096, 128, h200) == 4224
+    assert column_grid(200000 * 8, 8, 128, h200) == 3125
+    assert column_grid(96 * 40, 40, 128, h200) == 5  # 8 blocks of four a thread, down to a unit of 5
+    assert column_grid(3 * 1001, 1001, 128, h200) == 0  # three rows of 1001: the decode
+
+
+def test_few_long_rows_take_the_full_entry(lib, monkeypatch, tmp_path):
+    """A two-axes layout of fewer rows than a whole-rows grid's threads hold takes the op's
+    full entry (the general decode), not the column steps: NumPy's results."""
+    rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
+    h, r = _data((3, 1001), np.float32), _data(1001, np.float32, seed=4)
+    x, xr = cw.asarray(h, device=dev), cw.asarray(r, device=dev)
+    np.testing.assert_array_equal(cw.to_numpy(x + xr), h + r)
+    np.testing.assert_array_equal(cw.to_numpy(x[:, ::2] * 2.0), h[:, ::2] * 2.0)
+    assert {name for name, _, _ in rt.launches} == {"binary_add_float32", "binary_multiply_float32"}
 
 
 @pytest.mark.parametrize("cols", [8, 3, 96, 40, 401], ids=lambda c: f"{c} columns")
 def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_path, cols):
-    """Where the grid's threads (this device: 96 blocks of 256, 95 for 40 columns) are a
-    multiple of the row length, each thread of the two-axes steps keeps one column and
-    steps its row (no division per element): KMeans's x2 - d, d + c2 and its one-hot
-    compare, a column and a row spread down a matrix, past several steps and ending
-    mid-step; 401 columns divide no grid here and take the division per element. Two-axes
-    layouts take their own entry (binary_column_*, compare_column_*), so that these steps'
-    registers do not set the occupancy of every other binary launch. Results are NumPy's."""
+    """The two-axes column steps on whole-rows grids (ew_launch.column_grid: this device's
+    96 blocks of 128 rounded to whole rows, or one unit of 401 blocks): each thread keeps
+    one column and steps its row (no division per element): KMeans's x2 - d, d + c2 and its
+    one-hot compare, a column and a row spread down a matrix, past several steps and ending
+    mid-step. Two-axes layouts take their own entry (binary_column_*, compare_column_*), so
+    that these steps' registers do not set the occupancy of every other binary launch.
+    Results are NumPy's."""
     rt, dev = device_factory(lib, monkeypatch, tmp_path)(warp=64)
     rows = 96 * 256 * 4 * 3 // cols + 7
     rng = np.random.default_rng(cols)
@@ -307,33 +325,16 @@ def test_short_rows_broadcast_take_one_column_per_thread(lib, monkeypatch, tmp_p
 
 
 def test_steps_grid_gives_each_thread_four_elements():
-    """A strided binary of one or two axes: a grid of STRIDED_ITEMS elements a thread
-    (KMeans's (200000, 8) broadcasts on the H200's 132 multiprocessors: 1563 blocks, not
-    the cap's 4224), whole rows where the row length allows, one whole-rows unit where four
-    a thread would not hold one (scipy.fft's 2049-element rows), the capped grid for
-    16-byte types, three axes and contiguous launches."""
+    """A binary over one strided axis: a grid of STRIDED_ITEMS elements a thread (1.6M
+    elements on the H200's 132 multiprocessors: 1563 blocks, not the cap's 4224)."""
     from types import SimpleNamespace
 
-    from rocm_backend.abi.structs import CONTIGUOUS
-    from rocm_backend.families.ew_launch import grid_for, steps_grid
+    from rocm_backend.families.ew_launch import steps_grid
 
     h200 = SimpleNamespace(multiprocessors=132)
-
-    def values(shape, flags=0):
-        n = int(np.prod(shape))
-        return [n, len(shape), flags, *shape]
-
-    def grid(shape, itemsize=4, flags=0):
-        n = int(np.prod(shape))
-        return steps_grid(grid_for(n, 256, h200), 256, h200, n, values(shape, flags), itemsize)
-
-    assert grid((200000, 8)) == 1563
-    assert grid((1600000,)) == 1563
-    assert grid((781, 2049), 8) == 2049
-    assert grid((200000, 8), 16) == 4224
-    assert grid((2000, 10, 80)) == 4224
-    assert grid((200000, 8), flags=CONTIGUOUS) == 4224
-    assert grid((16,)) == 1
+    assert steps_grid(1600000, 256, h200) == 1563
+    assert steps_grid(1 << 26, 256, h200) == 4224
+    assert steps_grid(16, 256, h200) == 1
 
 
 @pytest.mark.parametrize("shift", [0, 4], ids=["aligned", "bases at 4 bytes"])
