@@ -163,12 +163,17 @@ int cw_element_put_ready(void);
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_runs.c, _native_sort_finish.c) */
+/* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_runs.c, _native_sort_finish.c,
+   _native_transpose.c) */
 #define CW_HAVE_AVX2_PATH 1
 #include <immintrin.h>
 /* 2 AVX-512F, 1 AVX2, 0 neither (the CPU's, asked once). */
 int cw_vector_level(void);
 #endif
+
+/* _native_transpose.c */
+extern const char cw_copy_crossed_doc[];
+PyObject *cw_copy_crossed(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
 /* _native_elementwise.c: Elementwise, the class; _native_elementwise_run.c: its common case */
 typedef struct {
