@@ -171,6 +171,10 @@ PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssiz
 int cw_vector_level(void);
 #endif
 
+/* _native_arg_rows.c */
+extern const char cw_arg_rows_doc[];
+PyObject *cw_arg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* _native_transpose.c */
 extern const char cw_copy_crossed_doc[];
 PyObject *cw_copy_crossed(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
