@@ -125,7 +125,8 @@ __attribute__((target("avx2"))) static void arg_rows_f64_avx2(const char *x, Py_
             nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
         }
         if (tail) {
-            __m256d v = _mm256_blendv_pd(identity, _mm256_maskload_pd(r + j, tail_mask), _mm256_castsi256_pd(tail_mask));
+            __m256d v =
+                _mm256_blendv_pd(identity, _mm256_maskload_pd(r + j, tail_mask), _mm256_castsi256_pd(tail_mask));
             best = largest ? _mm256_max_pd(best, v) : _mm256_min_pd(best, v);
             nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
         }
@@ -188,8 +189,9 @@ PyObject *cw_arg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     int f32 = size == 4 && vx.format != NULL && strcmp(vx.format, "f") == 0;
     int f64 = size == 8 && vx.format != NULL && strcmp(vx.format, "d") == 0;
     int fits = (f32 || f64) && vx.ndim == 2 && vx.shape[1] >= 1 && vx.strides[1] == size &&
-               vx.strides[0] % size == 0 && vo.itemsize == 8 && vo.format != NULL && strchr("lq", vo.format[0]) &&
-               vo.format[1] == '\0' && PyBuffer_IsContiguous(&vo, 'C') && vo.len == vx.shape[0] * 8;
+               vx.strides[0] % size == 0 && vo.itemsize == 8 && vo.format != NULL && vo.format[0] != '\0' &&
+               strchr("lq", vo.format[0]) && vo.format[1] == '\0' && PyBuffer_IsContiguous(&vo, 'C') &&
+               vo.len == vx.shape[0] * 8;
     if (fits && vx.shape[0] > 0) {
         const char *x = vx.buf;
         Py_ssize_t rows = vx.shape[0], k = vx.shape[1], step = vx.strides[0];
