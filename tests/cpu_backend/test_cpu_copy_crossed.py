@@ -63,6 +63,7 @@ def test_pairs_it_does_not_take_are_left_alone():
         values((16, 16), np.float64, rng).T,  # another item size
         values((16, 8), np.float32, rng).T[:, :8],  # another shape
         values((16,), np.float32, rng),  # another ndim
+        np.broadcast_to(values((16, 1), np.float32, rng), (16, 16)),  # a column broadcast (stride 0)
     ]
     for source in declined:
         assert copies._copy_crossed(a, source) is False
