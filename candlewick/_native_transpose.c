@@ -12,10 +12,11 @@
    target writable (else False); the caller gives them the same dtype and copies an
    overlapping source out first. Where the target is contiguous along one axis and the
    source along the other (strides of one item there, neither side broadcast), it copies and
-   answers True; else it copies nothing and answers False (NumPy's copy is as good there,
-   or better: a broadcast source's repeat). 4- and 8-byte items move through
-   AVX2 register transposes where the CPU has it, every other case through a scalar tiled
-   loop. The GIL is released while it copies. */
+   answers True, for 4- and 8-byte items and at least 8 items a side; else it copies nothing
+   and answers False (NumPy's copy is as good there, or better: a broadcast source's repeat,
+   1- and 2-byte items, rows of a few items). The items move through AVX2 register
+   transposes where the CPU has it, a tile's ragged edges and other CPUs through a scalar
+   tiled loop. The GIL is released while it copies. */
 
 #include "_native.h"
 
@@ -25,22 +26,21 @@
    1082 x 966 float32: 64-256 within 15 %, 128 best) */
 #define TILE 128
 
-/* Copies of one item (a move of `size` bytes, the compiler's for a constant size). */
-#define MOVE(size, d, s) memcpy((d), (s), (size))
-
 /* d[i][j] = s[i][j] for i < n0, j < n1: d contiguous along j (row step dr bytes), s along i
-   (column step sc bytes); items of `size` bytes, scalar. */
+   (column step sc bytes); items of `size` bytes (4 or 8), scalar. */
 static void tile_scalar(char *d, const char *s, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t dr, Py_ssize_t sc,
                         Py_ssize_t size) {
     for (Py_ssize_t i = 0; i < n0; i++) {
         char *row = d + i * dr;
         const char *col = s + i * size;
-        switch (size) {
-        case 1: for (Py_ssize_t j = 0; j < n1; j++) MOVE(1, row + j, col + j * sc); break;
-        case 2: for (Py_ssize_t j = 0; j < n1; j++) MOVE(2, row + 2 * j, col + j * sc); break;
-        case 4: for (Py_ssize_t j = 0; j < n1; j++) MOVE(4, row + 4 * j, col + j * sc); break;
-        case 8: for (Py_ssize_t j = 0; j < n1; j++) MOVE(8, row + 8 * j, col + j * sc); break;
-        default: for (Py_ssize_t j = 0; j < n1; j++) memcpy(row + j * size, col + j * sc, (size_t)size);
+        if (size == 4) {
+            for (Py_ssize_t j = 0; j < n1; j++) {
+                memcpy(row + 4 * j, col + j * sc, 4);
+            }
+        } else {
+            for (Py_ssize_t j = 0; j < n1; j++) {
+                memcpy(row + 8 * j, col + j * sc, 8);
+            }
         }
     }
 }
@@ -105,7 +105,7 @@ __attribute__((target("avx2"))) static void tile_avx2(char *d, const char *s, Py
 static void copy_tiles(char *d, const char *s, Py_ssize_t n0, Py_ssize_t n1, Py_ssize_t dr, Py_ssize_t sc,
                        Py_ssize_t size) {
 #ifdef CW_HAVE_AVX2_PATH
-    int vector = (size == 4 || size == 8) && cw_vector_level() > 0;
+    int vector = cw_vector_level() > 0;
 #endif
     for (Py_ssize_t i = 0; i < n0; i += TILE) {
         Py_ssize_t m0 = n0 - i < TILE ? n0 - i : TILE;
@@ -126,9 +126,9 @@ static void copy_tiles(char *d, const char *s, Py_ssize_t n0, Py_ssize_t n1, Py_
 
 const char cw_copy_crossed_doc[] =
     "copy_crossed(target, source, /) -> bool\n\n"
-    "target[...] = source for 2-D buffers of one shape and item size, where the target is\n"
-    "contiguous along one axis and the source along the other: copied in cache-sized tiles,\n"
-    "True. Any other pair: nothing copied, False. The caller gives both one dtype and copies\n"
+    "target[...] = source for 2-D buffers of one shape and item size (4 or 8 bytes, at least\n"
+    "8 x 8), where the target is contiguous along one axis and the source along the other:\n"
+    "copied in cache-sized tiles, True. Any other pair: nothing copied, False. The caller gives both one dtype and copies\n"
     "an overlapping source out first.";
 
 PyObject *cw_copy_crossed(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
@@ -151,15 +151,17 @@ PyObject *cw_copy_crossed(PyObject *module, PyObject *const *args, Py_ssize_t na
     }
     int fits = 0;
     Py_ssize_t size = vt.itemsize;
-    if (vt.ndim == 2 && vs.ndim == 2 && vs.itemsize == size && vt.shape[0] == vs.shape[0] &&
-        vt.shape[1] == vs.shape[1]) {
+    /* (4- and 8-byte items, at least a register block a side: 1- and 2-byte items and rows
+       of a few items were as fast or faster through NumPy's copy, measured) */
+    if (vt.ndim == 2 && vs.ndim == 2 && (size == 4 || size == 8) && vs.itemsize == size &&
+        vt.shape[0] == vs.shape[0] && vt.shape[1] == vs.shape[1] && vt.shape[0] >= 8 && vt.shape[1] >= 8) {
         /* the problem turned so that the target runs along axis 1 and the source along 0 */
         int a = vt.strides[1] == size ? 1 : 0;
         /* (a stride 0 is a broadcast: NumPy's copy repeats the element along its inner loop,
            12x faster than tiles at 2048 x 2048) */
         fits = vt.strides[a] == size && vs.strides[1 - a] == size && vt.strides[1 - a] != size &&
                vs.strides[a] != size && vt.strides[1 - a] != 0 && vs.strides[a] != 0;
-        if (fits && vt.shape[0] > 0 && vt.shape[1] > 0) {
+        if (fits) {
             Py_ssize_t n0 = vt.shape[1 - a], n1 = vt.shape[a], dr = vt.strides[1 - a], sc = vs.strides[a];
             char *d = vt.buf;
             const char *s = vs.buf;

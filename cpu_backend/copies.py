@@ -31,8 +31,8 @@ except ImportError:  # (not built: NumPy's copy, the same values)
 
 def _crossed(target, source):
     """Whether ``target[...] = source`` was done by ``_copy_crossed`` (2-D sides contiguous
-    along different axes: a transposed view; NumPy reads one element a row apart there, 4-8x
-    the time at 1000 x 1000); False: nothing done."""
+    along different axes: a transposed view of 4- or 8-byte items; NumPy reads one element a
+    row apart there, 4-8x the time at 1000 x 1000); False: nothing done."""
     return (_copy_crossed is not None and target.ndim == 2 and source.ndim == 2
             and target.strides[1] != source.strides[1] and _copy_crossed(target, source))
 

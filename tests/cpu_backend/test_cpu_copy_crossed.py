@@ -1,8 +1,9 @@
 """candlewick._native.copy_crossed, the cpu backend's tiled 2-D copy between a side contiguous
 along rows and one contiguous along columns (cpu_backend/copies.py's assign and copy of a
-transposed view): NumPy's copy bit for bit at every item size, around the 8 x 8 / 4 x 4
+transposed view): NumPy's copy bit for bit for 4- and 8-byte items, around the 8 x 8 / 4 x 4
 register blocks and the 128-item tiles, either orientation, flipped and offset views;
-declined (nothing written) for every pair it does not take; and through the front end,
+declined (nothing written) for every pair it does not take (1-, 2- and 16-byte items, fewer
+than 8 items a side, a broadcast side included); and through the front end,
 ``x[a, b] = y.T``, the store of a transposed view of the same array, and a copy of ``x.T``."""
 
 import numpy as np
@@ -12,8 +13,8 @@ import candlewick as cw
 from cpu_backend import copies
 
 native = pytest.mark.skipif(copies._copy_crossed is None, reason="candlewick._native not built")
-DTYPES = (np.int8, np.float16, np.float32, np.float64, np.complex128)
-SHAPES = ((2, 2), (3, 9), (8, 8), (9, 7), (4, 17), (127, 129), (128, 128), (300, 257))
+DTYPES = (np.int32, np.float32, np.float64, np.complex64)
+SHAPES = ((8, 8), (8, 9), (9, 8), (13, 17), (127, 129), (128, 128), (300, 257))
 
 
 def values(shape, dtype, rng):
@@ -68,13 +69,22 @@ def test_pairs_it_does_not_take_are_left_alone():
     for source in declined:
         assert copies._copy_crossed(a, source) is False
         np.testing.assert_array_equal(bits(a), bits(untouched))
+    for dtype in (np.int8, np.float16, np.complex128):  # other item sizes: NumPy's copy as fast
+        small = values((16, 16), dtype, rng)
+        kept = small.copy()
+        assert copies._copy_crossed(small, values((16, 16), dtype, rng).T) is False
+        np.testing.assert_array_equal(bits(small), bits(kept))
+    for shape in ((7, 16), (16, 7), (2, 300)):  # under one register block a side
+        target = np.zeros(shape, np.float32)
+        assert copies._copy_crossed(target, values(shape[::-1], np.float32, rng).T) is False
+        assert not target.any()
     read_only = np.zeros((16, 16), np.float32)
     read_only.flags.writeable = False
     assert copies._copy_crossed(read_only, a.T) is False
     assert not read_only.any()
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "complex64", "bool"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "complex64", "complex128", "bool"])
 def test_front_end_transposed_stores_and_copies(dtype):
     rng = np.random.default_rng(2)
     host = (rng.standard_normal((300, 300)) * 100).astype(dtype)
