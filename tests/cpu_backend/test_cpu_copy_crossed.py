@@ -27,6 +27,12 @@ def bits(a):
     return np.ascontiguousarray(a).view(np.uint8)
 
 
+def padded(rows, cols, dtype, rng):
+    """A rows x cols view of random values whose rows lie a multiple of 4 KiB apart."""
+    step = 4096 // np.dtype(dtype).itemsize
+    return values((rows, -(-cols // step) * step), dtype, rng)[:, :cols]
+
+
 @native
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", SHAPES)
@@ -34,7 +40,7 @@ def test_crossed_copy_is_numpys(dtype, shape):
     rng = np.random.default_rng(sum(shape))
     n0, n1 = shape
     big = values((n0 + 5, n1 + 7), dtype, rng)
-    src = values((n1 + 3, n0 + 4), dtype, rng)
+    src = padded(n1 + 3, n0 + 4, dtype, rng)  # (NumPy's slow case: the source's rows 4 KiB apart)
     pairs = [
         (big[2:2 + n0, 3:3 + n1], src[1:1 + n1, 2:2 + n0].T),  # a block of rows from a transposed block
         (big[2:2 + n0, 3:3 + n1][::-1], src[1:1 + n1, 2:2 + n0].T),  # the target's rows flipped
@@ -48,9 +54,21 @@ def test_crossed_copy_is_numpys(dtype, shape):
         np.testing.assert_array_equal(bits(big), bits(expected))
     # the other orientation: a column-major target from a row-major source
     target = np.zeros((n1, n0), dtype).T
-    source = values(shape, dtype, rng)
+    source = padded(n0, n1, dtype, rng)
     assert copies._copy_crossed(target, source) is True
     np.testing.assert_array_equal(bits(target), bits(source))
+
+
+@native
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_wide_rows_are_taken_anywhere(dtype):
+    """A target whose rows are 4x its columns or longer, whatever the source's step."""
+    rng = np.random.default_rng(3)
+    for n0, n1 in ((8, 32), (9, 200), (13, 1000)):
+        target = np.zeros((n0, n1), dtype)
+        source = values((n1, n0), dtype, rng).T
+        assert copies._copy_crossed(target, source) is True
+        np.testing.assert_array_equal(bits(target), bits(source))
 
 
 @native
@@ -74,6 +92,9 @@ def test_pairs_it_does_not_take_are_left_alone():
         kept = small.copy()
         assert copies._copy_crossed(small, values((16, 16), dtype, rng).T) is False
         np.testing.assert_array_equal(bits(small), bits(kept))
+    square = np.zeros((100, 100), np.float32)  # rows not 4 KiB apart, not wide: NumPy's copy as fast
+    assert copies._copy_crossed(square, values((100, 100), np.float32, rng).T) is False
+    assert not square.any()
     for shape in ((7, 16), (16, 7), (2, 300)):  # under one register block a side
         target = np.zeros(shape, np.float32)
         assert copies._copy_crossed(target, values(shape[::-1], np.float32, rng).T) is False
@@ -85,20 +106,26 @@ def test_pairs_it_does_not_take_are_left_alone():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int16", "complex64", "complex128", "bool"])
-def test_front_end_transposed_stores_and_copies(dtype):
+def test_front_end_transposed_stores_and_copies(dtype, monkeypatch):
+    taken = []
+    kernel = copies._copy_crossed
+    if kernel is not None:  # (counted: the 4- and 8-byte cases below must reach the tiles)
+        monkeypatch.setattr(copies, "_copy_crossed", lambda t, s: taken.append(kernel(t, s)) or taken[-1])
     rng = np.random.default_rng(2)
-    host = (rng.standard_normal((300, 300)) * 100).astype(dtype)
-    other = (rng.standard_normal((200, 250)) * 100).astype(dtype)
+    host = (rng.standard_normal((300, 1024)) * 100).astype(dtype)  # rows a multiple of 4 KiB apart
+    other = (rng.standard_normal((200, 1024)) * 100).astype(dtype)
     x, y = cw.asarray(host.copy()), cw.asarray(other)
     expected = host.copy()
-    x[10:260, 20:220] = y.T  # another array's transposed view
-    expected[10:260, 20:220] = other.T
+    x[10:260, 20:220] = y[:, :250].T  # another array's transposed view
+    expected[10:260, 20:220] = other[:, :250].T
     np.testing.assert_array_equal(np.asarray(x), expected)
-    x[:120, 150:] = x[150:, :120].T  # the same array's, not overlapping (scikit-learn's symmetric fill)
-    expected[:120, 150:] = expected[150:, :120].T
+    x[:120, 150:300] = x[150:300, :120].T  # the same array's, not overlapping (scikit-learn's symmetric fill)
+    expected[:120, 150:300] = expected[150:300, :120].T
     np.testing.assert_array_equal(np.asarray(x), expected)
     x[:200, :200] = x[50:250, 60:260].T  # overlapping: read out first
     expected[:200, :200] = expected[50:250, 60:260].T.copy()
     np.testing.assert_array_equal(np.asarray(x), expected)
-    flat = cw.reshape(x[:, 7:290].T, (-1,))  # a copy of a transposed view
-    np.testing.assert_array_equal(np.asarray(flat), expected[:, 7:290].T.reshape(-1))
+    flat = cw.reshape(x[:40, 7:290].T, (-1,))  # a copy of a transposed view
+    np.testing.assert_array_equal(np.asarray(flat), expected[:40, 7:290].T.reshape(-1))
+    if kernel is not None and np.dtype(dtype).itemsize in (4, 8):
+        assert taken.count(True) >= 3
