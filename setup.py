@@ -22,7 +22,7 @@ NATIVE = Extension(
      "candlewick/_native_override.c",
      "candlewick/_native_launch.c", "candlewick/_native_launcher.c", "candlewick/_native_contiguous.c",
      "candlewick/_native_blocks.c",
-     "candlewick/_native_complex.c", "candlewick/_native_assign.c", "candlewick/_native_element_put.c",
+     "candlewick/_native_complex.c", "candlewick/_native_transpose.c", "candlewick/_native_arg_rows.c", "candlewick/_native_assign.c", "candlewick/_native_element_put.c",
      "candlewick/_native_sort.c",
      "candlewick/_native_sort_runs.c", "candlewick/_native_sort_partition.c", "candlewick/_native_sort_finish.c",
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",

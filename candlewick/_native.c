@@ -155,6 +155,8 @@ static PyMethodDef methods[] = {
     {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},
     {"complex64_multiply", (PyCFunction)(void (*)(void))cw_complex64_multiply, METH_FASTCALL,
      cw_complex64_multiply_doc},
+    {"arg_rows", (PyCFunction)(void (*)(void))cw_arg_rows, METH_FASTCALL, cw_arg_rows_doc},
+    {"copy_crossed", (PyCFunction)(void (*)(void))cw_copy_crossed, METH_FASTCALL, cw_copy_crossed_doc},
     {"sort_rows", (PyCFunction)(void (*)(void))cw_sort_rows, METH_FASTCALL, cw_sort_rows_doc},
     {"temporary", (PyCFunction)(void (*)(void))cw_temporary, METH_FASTCALL, cw_temporary_doc},
     {"calibrate_temporary", (PyCFunction)(void (*)(void))cw_calibrate_temporary, METH_FASTCALL,

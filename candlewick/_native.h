@@ -92,7 +92,7 @@ int cw_lock_acquire(PyObject *lock);
 void cw_lock_release(PyObject *lock);
 
 /* x86-64 vector loops chosen at run time (_native_complex.c, _native_sort_runs.c,
-   _native_sort_partition.c, _native_sort_finish.c) */
+   _native_sort_partition.c, _native_sort_finish.c, _native_transpose.c, _native_arg_rows.c) */
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CW_HAVE_AVX2_PATH 1
 #include <immintrin.h>

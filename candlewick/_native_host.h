@@ -29,6 +29,14 @@ PyObject *cw_calibrate_temporary(PyObject *module, PyObject *const *args, Py_ssi
 extern const char cw_complex64_multiply_doc[];
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 
+/* _native_transpose.c */
+extern const char cw_copy_crossed_doc[];
+PyObject *cw_copy_crossed(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
+/* _native_arg_rows.c */
+extern const char cw_arg_rows_doc[];
+PyObject *cw_arg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+
 /* _native_elementwise.c: Elementwise, the class; _native_elementwise_run.c: its common case */
 typedef struct {
     PyObject_HEAD
