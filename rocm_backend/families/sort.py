@@ -27,7 +27,8 @@ more launch does (radix_out from the positions, radix_values from the keys). An 
 there past a range tile moves 8-byte items of class key and position through the keys'
 sweep (radix_sweep_pack): a 4-byte key << 32 | position; an 8-byte key's bits above the
 position's, after the carry sweep's first passes (until the position fits below the next
-digit, _item_shift); its last pass writes the positions as the indices. Only the buffers that a later pass reads are made (a 1-byte key's argsort: none).
+digit, _item_shift); its last pass writes the positions as the indices. Only the buffers
+that a later pass reads are made (a 1-byte key's argsort: none).
 unique's sort (``skip_constant``) reads the digit totals back and launches only the passes
 whose digit differs between keys (label data: one of eight).
 """
@@ -279,8 +280,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
             tail = (order.ptr if positions else halves[p % 2] if shift < carried and not items else 0, counts, length,
                     rows, chunk, blocks, shift, bits, structs.RADIX_ITEMS_OUT if items else 0) + \
                 (encode if made else no_values)
-        launch(carry if shift < carried else sweep, grid, None, RADIX_ARGS, (0 if made else keys.ptr, idx_in, keys_out)
-               + tail)
+        launch(carry if shift < carried else sweep, grid, None, RADIX_ARGS,
+               (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr if order is not None else 0

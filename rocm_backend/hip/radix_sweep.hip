@@ -234,7 +234,8 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const cw_u32 pm = PACK ? cw_radix_position_mask(a.L) : 0u;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-        if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] & pm : x[i], row + at[i]);
+        if (t + i * CW_RADIX_BLOCK < m)
+            cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] & pm : x[i], row + at[i]);
     __syncthreads();
 }
 template <class K, class B, bool CARRY = true, bool PACK = false>

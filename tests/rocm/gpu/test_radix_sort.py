@@ -73,7 +73,8 @@ def _halves(dtype, n, seed):
     rng = np.random.default_rng(seed)
     if np.dtype(dtype).kind == "f":
         hi = np.array([1.0, -1.0, 2.0, -0.0, 0.0, np.inf, -np.inf, -3.5]).view(np.uint64)  # low halves 0
-        raw = hi[rng.integers(0, len(hi), n)] | np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
+        low = np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
+        raw = hi[rng.integers(0, len(hi), n)] | low
     else:
         hi = np.array([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000], np.uint64)
         lo = np.array([0, 1, 0xFFFFFFFF, 0x80000000], np.uint64)
