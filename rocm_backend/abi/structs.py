@@ -37,6 +37,11 @@ RADIX_GATHER, RADIX_DECODE_INT, RADIX_DECODE_FLOAT = 0, 1, 2
 #: cw_radix_args.wide of a onesweep pass of 8-byte keys with their positions that writes them as 8-byte
 #: items instead (an argsort's: hip/radix_sweep.hip, families/sort.py's _passes)
 RADIX_ITEMS_OUT = 2
+#: the longest row whose 8-byte argsort gathers its keys' high halves from the source by position
+#: (hip/radix_sweep.hip's PACK): a source that L2 keeps; longer rows carry them (on the H200, probe
+#: s16argsort 1: float64 2^20 the gather pass 24 us against 18 for a pass, the carry's 3 passes 22 each;
+#: 2^24 449 us against 245 + 241 + 223 for 176)
+RADIX_GATHER_MAX = 1 << 21
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
@@ -91,7 +96,8 @@ OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_
                ("RADIX_SWEEP_ITEMS[4]", "CW_RADIX_SWEEP_ITEMS_K4", RADIX_SWEEP_ITEMS[4]),
                ("RADIX_SWEEP_ITEMS[8]", "CW_RADIX_SWEEP_ITEMS_K8", RADIX_SWEEP_ITEMS[8]),
                ("RADIX_SWEEP_CARRY_ITEMS[4]", "CW_RADIX_SWEEP_CARRY_ITEMS_K4", RADIX_SWEEP_CARRY_ITEMS[4]),
-               ("RADIX_SWEEP_CARRY_ITEMS[8]", "CW_RADIX_SWEEP_CARRY_ITEMS_K8", RADIX_SWEEP_CARRY_ITEMS[8]))
+               ("RADIX_SWEEP_CARRY_ITEMS[8]", "CW_RADIX_SWEEP_CARRY_ITEMS_K8", RADIX_SWEEP_CARRY_ITEMS[8]),
+               ("RADIX_GATHER_MAX", "CW_RADIX_GATHER_MAX", RADIX_GATHER_MAX))
 
 # flags of cw_ew_args
 CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8

@@ -51,6 +51,9 @@ typedef long long cw_i64;
 #ifndef CW_RADIX_SWEEP_CARRY_ITEMS_K8
 #define CW_RADIX_SWEEP_CARRY_ITEMS_K8 12
 #endif
+#ifndef CW_RADIX_GATHER_MAX
+#define CW_RADIX_GATHER_MAX 2097152
+#endif
 
 #define CW_CONTIGUOUS 1  // every operand has unit stride in flat order: offsets are offset + i
 #define CW_INDEX32 2  // every extent fits 32 bits: cheaper index decoding
