@@ -34,6 +34,14 @@ RADIX_SWEEP_CARRY_ITEMS = {4: 13, 8: 12}
 #: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,
 #: mask undoing a descending sort's inversion: its keys are one to one too)
 RADIX_GATHER, RADIX_DECODE_INT, RADIX_DECODE_FLOAT = 0, 1, 2
+#: cw_radix_args.wide of a onesweep pass of 8-byte keys with their positions that writes them as 8-byte
+#: items instead (an argsort's: hip/radix_sweep.hip, families/sort.py's _passes)
+RADIX_ITEMS_OUT = 2
+#: the longest row whose 8-byte argsort gathers its keys' high halves from the source by position
+#: (hip/radix_sweep.hip's PACK): a source that L2 keeps; longer rows carry them (on the H200, probe
+#: s16argsort 1: float64 2^20 the gather pass 24 us against 18 for a pass, the carry's 3 passes 22 each;
+#: 2^24 449 us against 245 + 241 + 223 for 176)
+RADIX_GATHER_MAX = 1 << 21
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
@@ -65,6 +73,7 @@ CONSTANTS = (
     ("RADIX_GATHER", "CW_RADIX_GATHER", RADIX_GATHER),
     ("RADIX_DECODE_INT", "CW_RADIX_DECODE_INT", RADIX_DECODE_INT),
     ("RADIX_DECODE_FLOAT", "CW_RADIX_DECODE_FLOAT", RADIX_DECODE_FLOAT),
+    ("RADIX_ITEMS_OUT", "CW_RADIX_ITEMS_OUT", RADIX_ITEMS_OUT),
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
@@ -87,7 +96,8 @@ OVERRIDABLE = (("SCAN_ITEMS", "CW_SCAN_ITEMS", SCAN_ITEMS), ("RADIX_ITEMS", "CW_
                ("RADIX_SWEEP_ITEMS[4]", "CW_RADIX_SWEEP_ITEMS_K4", RADIX_SWEEP_ITEMS[4]),
                ("RADIX_SWEEP_ITEMS[8]", "CW_RADIX_SWEEP_ITEMS_K8", RADIX_SWEEP_ITEMS[8]),
                ("RADIX_SWEEP_CARRY_ITEMS[4]", "CW_RADIX_SWEEP_CARRY_ITEMS_K4", RADIX_SWEEP_CARRY_ITEMS[4]),
-               ("RADIX_SWEEP_CARRY_ITEMS[8]", "CW_RADIX_SWEEP_CARRY_ITEMS_K8", RADIX_SWEEP_CARRY_ITEMS[8]))
+               ("RADIX_SWEEP_CARRY_ITEMS[8]", "CW_RADIX_SWEEP_CARRY_ITEMS_K8", RADIX_SWEEP_CARRY_ITEMS[8]),
+               ("RADIX_GATHER_MAX", "CW_RADIX_GATHER_MAX", RADIX_GATHER_MAX))
 
 # flags of cw_ew_args
 CONTIGUOUS, INDEX32, FLAG_A, FLAG_B = 1, 2, 4, 8
@@ -210,7 +220,9 @@ RADIX_ARGS = ArgLayout(
     "their u32 positions in the row, read from *_in and written to *_out; counts: the onesweep's u64 words "
     "(tickets, each row's digit totals, each range's look-back states: hip/radix_sweep.hip); a row is cut into "
     "`blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
-    "wide: the positions written to idx_out as int64 (the indices); vals_out (null: none): the sorted values "
+    "wide: the positions written to idx_out as int64 (the indices), or (CW_RADIX_ITEMS_OUT) written with "
+    "the keys to keys_out as items, each class key with its bits below the next pass's shift replaced by its "
+    "position (idx_out null); vals_out (null: none): the sorted values "
     "written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, "
     "or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a "
     "float's +inf bits (its keys' classes: cw_radix_class)")

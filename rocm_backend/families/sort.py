@@ -25,9 +25,11 @@ values alone past a tile moves the keys alone. Along the last axis (of a source 
 are evenly spaced) the last pass writes the values and indices in place; otherwise one
 more launch does (radix_out from the positions, radix_values from the keys). An argsort
 there past a range tile moves 8-byte items, class key << 32 | position, through the keys'
-sweep (radix_sweep_pack): 4-byte keys in one sort, 8-byte keys' low halves, then their high
-halves (gathered from the source by position); its last pass writes the positions as the
-indices. Only the buffers that a later pass reads are made (a 1-byte key's argsort: none).
+sweep (radix_sweep_pack): 4-byte keys in one sort; 8-byte keys' low halves, then their high
+halves (gathered from the source by position), or in rows past ``GATHER_MAX`` the key's bits
+above the position's, after the carry sweep's first passes (until the position fits below the
+next digit, _item_shift); its last pass writes the positions as the indices. Only the buffers
+that a later pass reads are made (a 1-byte key's argsort: none).
 unique's sort (``skip_constant``) reads the digit totals back and launches only the passes
 whose digit differs between keys (label data: one of eight).
 """
@@ -57,6 +59,8 @@ SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP
 CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_CARRY_ITEMS.items()}
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
+#: the longest row whose 8-byte argsort gathers its high halves by position (longer: carries them)
+GATHER_MAX = structs.RADIX_GATHER_MAX
 #: blocks per multiprocessor of radix_digits (each counts consecutive ranges, adding a row's
 #: counts to its totals once): as many as its registers are bounded for
 DIGITS_BLOCKS_PER_CU = RADIX_MIN_BLOCKS["digits"]
@@ -212,18 +216,25 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     last pass writes in place instead of the positions and keys. ``keys`` None: made from the
     source (``encode``); only the buffers that a pass writes and a later one reads are made.
     ``pack``: the keys are 8-byte items (made from the source), 4-byte key << 32 | position
-    (8-byte keys: the low halves' passes, then the high halves'), moved by a sort of keys alone
-    (radix_sweep_pack) whose last pass writes the positions as the indices.
+    (8-byte keys: the low halves' passes, then the high halves', gathered by the pass of shift
+    32), moved by a sort of keys alone (radix_sweep_pack) whose last pass writes the positions
+    as the indices. 8-byte keys in rows past GATHER_MAX: the passes below _item_shift move keys
+    and positions (the carry sweep, the positions in the halves of the indices, which only the
+    last pass writes), the last of them writes the items, the class key's bits above it with
+    the position below.
     ``skip_constant``: the digit totals are read back after radix_digits and a pass whose
     digit is the same for every key of every row (one digit's total is the row's length:
     the pass would move nothing) is not launched, at the cost of that read's wait. Label
     data (LDA's y, int64 0..2: 7 of 8 bytes constant) then takes one pass of eight; its
-    unique_* calls read a count back right after anyway. Never with ``pack`` (its pass of
-    shift 32 gathers the high halves by position)."""
+    unique_* calls read a count back right after anyway. Never with ``pack`` (its first pass makes
+    the items; an 8-byte key's pass of shift 32 gathers, or one below _item_shift writes them)."""
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    chunk = SWEEP_TILE[8] if pack else (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
+    # an 8-byte argsort: the passes below ``carried`` are the carry sweep's (its ranges as long as the pack's)
+    carried = _item_shift(length) if pack and key_bytes == 8 and length > GATHER_MAX else 0
+    chunk = min(SWEEP_TILE[8], CARRY_TILE[8]) if carried else SWEEP_TILE[8] if pack else \
+        (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
@@ -241,6 +252,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
                min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU), None, RADIX_ARGS, (0, 0, 0, 0) + head + encode)
     sweep = kernel(device, ("radix", "sweep_pack", 8, size) if pack else
                    ("radix", "sweep" if positions else "sweep_keys", key_bytes, size))
+    carry = kernel(device, ("radix", "sweep", 8, size)) if carried else None
     shifts = list(range(0, bits, 8))
     if skip_constant and len(shifts) > 1:
         shifts = _varying_shifts(state, rows, length, bits) or shifts[:1]  # (all keys equal: one pass writes them)
@@ -259,24 +271,37 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
         written = passes - (0 if last is None else 1)
         order = empty(device, dt.uint32, n) if written >= 1 else None
         order_spare = empty(device, dt.uint32, n) if written >= 2 else None
+    # the carried positions: the indices' halves in turn (the last pass reads items alone)
+    halves = (last[0], last[0] + 4 * n) if carried else ()
     idx_in = 0
-    for shift in shifts:
+    for p, shift in enumerate(shifts):
         final = shift == shifts[-1]
         keys_out = 0 if final and not kept else spare.ptr
         made = encode is not None and shift == shifts[0]  # the first pass makes the keys from the source
-        # (a pack of 8-byte keys: the pass of shift 32 gathers the source's elements by position)
-        source = made or (pack and key_bytes == 8 and shift == 32)
+        # (a pack of 8-byte keys' halves: the pass of shift 32 gathers the source's elements by position)
+        source = made or (pack and key_bytes == 8 and not carried and shift == 32)
         if final and last is not None:  # (last[1] has the source's fields too)
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:
-            tail = (order.ptr if positions else 0, counts, length, rows, chunk, blocks, shift, bits, 0) + \
+            items = shift + 8 == carried  # the carried passes' last writes the items
+            tail = (order.ptr if positions else halves[p % 2] if shift < carried and not items else 0, counts, length,
+                    rows, chunk, blocks, shift, bits, structs.RADIX_ITEMS_OUT if items else 0) + \
                 (encode if source else no_values)
-        launch(sweep, grid, None, RADIX_ARGS, (0 if made else keys.ptr, idx_in, keys_out) + tail)
+        launch(carry if shift < carried else sweep, grid, None, RADIX_ARGS,
+               (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys
         if positions:
             idx_in = order.ptr if order is not None else 0
             order, order_spare = order_spare, order
+        elif carried:
+            idx_in = halves[p % 2] if shift + 8 < carried else 0
     return None if last is not None else order_spare, keys
+
+
+def _item_shift(length):
+    """The shift of the first pass of an 8-byte argsort's items (radix_sweep_pack) in a row of
+    ``length`` past GATHER_MAX: the first digit above the positions' bits."""
+    return -(-(length - 1).bit_length() // 8) * 8
 
 
 def _varying_shifts(state, rows, length, bits):

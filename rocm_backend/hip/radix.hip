@@ -215,8 +215,14 @@ template <class B, class K>
 __device__ inline void cw_radix_put(const cw_radix_args& a, K k, cw_i64 r, cw_u32 j, cw_i64 o) {
     if (a.keys_out) ((K*)a.keys_out)[o] = k;
     if (a.vals_out) cw_radix_value<B>(a, k, r, j, o);
+    if (!a.idx_out) return;  // (a pass that writes items: CW_RADIX_ITEMS_OUT)
     if (a.wide) ((cw_i64*)a.idx_out)[o] = j;
-    else if (a.idx_out) ((cw_u32*)a.idx_out)[o] = j;
+    else ((cw_u32*)a.idx_out)[o] = j;
+}
+// the bits that a position in a row of L < 2^32 keys (0 .. L - 1) takes, set: an 8-byte key's
+// argsort item holds its position in them, its class key's bits above (radix_sweep.hip's PACK)
+__device__ inline cw_u32 cw_radix_position_mask(cw_i64 L) {
+    return L > 1 ? (cw_u32)(~0ull >> __clzll((long long)(L - 1))) : 0u;
 }
 
 // Rows of L <= CW_RADIX_TILE keys, every pass in shared memory: a block sorts a tile of

@@ -145,14 +145,19 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 // positions written as int64 (the indices, in place: the last pass); vals_out: the values
 // decoded from the keys (or gathered from src by the positions), in place (the last pass;
 // B: their bytes).
-// PACK (K cw_u64, CARRY false): an argsort's 4-byte keys with their positions as one item,
-// key << 32 | position, the key its class's (cw_radix_class<cw_u32>: the passes take them as
-// they are); the last pass writes each item's position as the index. An argsort's 8-byte keys
-// (B 8 bytes) take two such sorts in turn, a.shift 0..24 then 32..56 (each pass ranks the
+// PACK (K cw_u64, CARRY false): an argsort's keys with their positions as one 8-byte item, moved by
+// a sort of keys alone; the last pass writes each item's position as the index. A 4-byte key's
+// item is its class key << 32 | position (cw_radix_class<cw_u32>: the passes take the items as
+// they are), made by the first pass. An 8-byte key's (B 8 bytes) in a row of at most
+// CW_RADIX_GATHER_MAX: two such sorts in turn, a.shift 0..24 then 32..56 (each pass ranks the
 // item's bits 32 + a.shift % 32): items of the class key's low half and position, then (the
-// pass of a.shift 32 gathers each item's source element by its position) of its high half and
-// position: 8 passes of 8-byte items, where the carry sweep moves 12 bytes a key and ranks 12
-// keys a thread, not 12 items at 3 blocks a multiprocessor
+// pass of a.shift 32 gathers each item's source element by its position: L2 keeps such a
+// source) of its high half and position. In a longer row: the class key with its bits below
+// the next pass's shift replaced by the position (the passes rank bits a.shift), written by
+// the carry sweep's passes before (12 bytes a key; families/sort.py's _item_shift: 3 passes up
+// to 2^24 keys, else 4), the last of them (a.wide CW_RADIX_ITEMS_OUT) writing the items: at
+// 2^24 keys and more the gather's random 8-byte loads missed L2 (H200, probe s16argsort 1:
+// float64 2^24 the gather pass 449 us against 176 for a pass; the carry's 245, 241 and 223)
 template <class K, class B, bool CARRY, bool PACK = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
                                             cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY>& m_, cw_i64 r,
@@ -161,7 +166,10 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* key = m_.key;
-    const int t = threadIdx.x, s = PACK ? 32 + (a.shift & 31) : a.shift, ws = warpSize;
+    // (an 8-byte key's items: of each half in turn, the high half's gathered)
+    const bool halves = PACK && sizeof(B) == 8 && a.L <= CW_RADIX_GATHER_MAX;
+    const int t = threadIdx.x, ws = warpSize;
+    const int s = PACK && (sizeof(B) < 8 || (halves && a.shift < 32)) ? 32 + (a.shift & 31) : a.shift;
     const int seg = (t / ws) * ws * ITEMS + t % ws;  // cw_radix_count8's places of this lane's keys
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
@@ -185,10 +193,12 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         const cw_u32 at0 = (cw_u32)lo + (cw_u32)seg;
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) k[i] = (K)c32(raw[i]) << 32 | (K)(at0 + (cw_u32)(i * ws));
+    } else if (PACK) {  // the items read
+        cw_radix_load_keys(a, kin + row + lo, (const K*)nullptr, seg, ws, m, k);
     } else {
         cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
     }
-    if (PACK && sizeof(B) == 8 && a.shift == 32) {  // the items remade: the high halves, by position
+    if (halves && a.shift == 32) {  // the items remade: the high halves, by position
         const B* row_src = cw_radix_source_row<B>(a, r);
         B v[ITEMS];
 #pragma unroll
@@ -237,9 +247,16 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     cw_u32 at[ITEMS];  // each key's place in the row
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i) at[i] = m_.off[(cw_u32)(c(k[i]) >> s) & 255u] + (cw_u32)(t + i * CW_RADIX_BLOCK);
+    if (CARRY && sizeof(K) == 8 && a.wide == CW_RADIX_ITEMS_OUT) {  // (PACK's items of 8-byte keys)
+        const int next = a.shift + 8;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) k[i] = (K)((cw_u64)c(k[i]) >> next << next | (cw_u64)x[i]);
+    }
+    const cw_u32 pm = PACK && sizeof(B) == 8 && !halves ? cw_radix_position_mask(a.L) : 0xffffffffu;
 #pragma unroll
     for (int i = 0; i < ITEMS; ++i)
-        if (t + i * CW_RADIX_BLOCK < m) cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] : x[i], row + at[i]);
+        if (t + i * CW_RADIX_BLOCK < m)
+            cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] & pm : x[i], row + at[i]);
     __syncthreads();
 }
 template <class K, class B, bool CARRY = true, bool PACK = false>

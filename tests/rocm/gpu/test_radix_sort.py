@@ -1,7 +1,8 @@
 """The rocm radix sort (families/sort.py) on a device at the sizes the host tests cannot
 reach: every sortable dtype at 2^k - 1, 2^k + 1 and a few 10^5 up to 2^22 elements (one tile; a
 row in one block up to 4096 float32 keys; past it a count launch, then one onesweep launch a
-pass; sort without indices: keys alone), a few dtypes at 2^24 + 3, rows of a (4096, 4096)
+pass; sort without indices: keys alone), a few dtypes at 2^24 + 3, 8-byte argsorts around the
+passes where their items start, rows of a (4096, 4096)
 array, both directions, and views of long rows (the keys made from the source by the first kernel
 that reads them, at any stride), against the cpu backend's stable sort; values compared bit for
 bit (NaN payloads and zeros' signs of a stable sort), indices exactly."""
@@ -61,6 +62,33 @@ def test_every_dtype_at_sizes_around_powers_of_two(rocm, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16, np.int8, np.bool_], ids=lambda d: np.dtype(d).name)
 def test_one_long_row(rocm, dtype):  # thousands of ranges looking back in each onesweep pass
     host = _data(dtype, ((1 << 24) + 3,), 5)
+    _check(rocm, host, False)
+    _check(rocm, host, True)
+
+
+def _halves(dtype, n, seed):
+    """8-byte values that tie in either half apart: high halves and low halves each of a few
+    (int64's extremes, uint64's, -1; a float's +-0.0, +-inf, and NaNs and subnormals from low
+    bits set under them), besides _data's."""
+    rng = np.random.default_rng(seed)
+    if np.dtype(dtype).kind == "f":
+        hi = np.array([1.0, -1.0, 2.0, -0.0, 0.0, np.inf, -np.inf, -3.5]).view(np.uint64)  # low halves 0
+        low = np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
+        raw = hi[rng.integers(0, len(hi), n)] | low
+    else:
+        hi = np.array([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000], np.uint64)
+        lo = np.array([0, 1, 0xFFFFFFFF, 0x80000000], np.uint64)
+        raw = hi[rng.integers(0, len(hi), n)] << np.uint64(32) | lo[rng.integers(0, len(lo), n)]
+    return np.where(rng.random(n) < 0.5, raw.view(dtype), _data(dtype, (n,), seed))
+
+
+@pytest.mark.parametrize("dtype, n", [(np.float64, 1 << 21), (np.int64, (1 << 21) + 1), (np.uint64, 1 << 24),
+                                      (np.float64, (1 << 24) + 1)], ids=str)
+def test_eight_byte_argsort_around_its_item_shifts(rocm, dtype, n):
+    """An 8-byte argsort gathers its keys' high halves by position in rows up to 2^21 keys
+    (families/sort.py's GATHER_MAX); past it, it moves keys and positions until the positions
+    fit below the next digit (_item_shift: 24 up to 2^24 keys, else 32), then items of both."""
+    host = _halves(dtype, n, n)
     _check(rocm, host, False)
     _check(rocm, host, True)
 

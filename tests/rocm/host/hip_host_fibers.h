@@ -180,6 +180,7 @@ inline unsigned long long __ballot(int p) {
 inline void __syncwarp() { cwh::arrive(cwh::warp_barriers[cwh::linear_id() / warpSize]); }
 inline int __popcll(unsigned long long v) { return __builtin_popcountll(v); }
 inline int __ffsll(long long v) { return __builtin_ffsll(v); }
+inline int __clzll(long long v) { return v ? __builtin_clzll((unsigned long long)v) : 64; }
 
 // Run a kernel body over a grid of gx x gy blocks of bx x by threads, blocks in the
 // order given (a permutation of gx * gy block numbers, x fastest); nullptr or an error.

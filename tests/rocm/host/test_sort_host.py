@@ -22,13 +22,14 @@ from rocm_backend.families import sort as sort_family
 SMALL_ITEMS = 2
 SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a onesweep's ranges: at most 768 keys
 SMALL_CARRY_ITEMS = {4: 2, 8: 3}  # a onesweep's ranges with positions: other sizes than without
+SMALL_GATHER_MAX = 1024  # 8-byte argsorts of longer rows carry their high halves (radix_sweep.hip's PACK)
 DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
-def _lib(tmp, items, range_items, sweep_items, carry_items):
+def _lib(tmp, items, range_items, sweep_items, carry_items, gather_max):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
     return build(tmp, ["sort.hip", *MODULE_FILES[ops.SORT_MODULE]], specs,
-                 defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
+                 defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_GATHER_MAX {gather_max}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
                           f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}",
                           f"CW_RADIX_SWEEP_CARRY_ITEMS_K4 {carry_items[4]}",
@@ -38,13 +39,13 @@ def _lib(tmp, items, range_items, sweep_items, carry_items):
 @pytest.fixture(scope="module")
 def small_lib(tmp_path_factory):
     return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS, SMALL_RANGE_ITEMS,
-                SMALL_CARRY_ITEMS)
+                SMALL_CARRY_ITEMS, SMALL_GATHER_MAX)
 
 
 @pytest.fixture(scope="module")
 def full_lib(tmp_path_factory):
     return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS,
-                structs.RADIX_SWEEP_ITEMS, structs.RADIX_SWEEP_CARRY_ITEMS)
+                structs.RADIX_SWEEP_ITEMS, structs.RADIX_SWEEP_CARRY_ITEMS, structs.RADIX_GATHER_MAX)
 
 
 def _device(lib, monkeypatch, tmp_path, items, warp=64):
@@ -52,6 +53,7 @@ def _device(lib, monkeypatch, tmp_path, items, warp=64):
     full = items == structs.RADIX_ITEMS
     if not full:  # a counted row's fill in ranges of a tile: runs that span ranges
         monkeypatch.setattr(sort_family, "FILL_TILE", structs.RADIX_BLOCK * items)
+        monkeypatch.setattr(sort_family, "GATHER_MAX", SMALL_GATHER_MAX)
     for name, sizes in (("RANGE_TILE", structs.RADIX_RANGE_ITEMS if full else SMALL_RANGE_ITEMS),
                         ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS),
                         ("CARRY_TILE", structs.RADIX_SWEEP_CARRY_ITEMS if full else SMALL_CARRY_ITEMS)):
@@ -206,6 +208,40 @@ def test_argsort_writes_its_indices_in_the_last_pass(dev, dtype):
                 np.testing.assert_array_equal(got.to_host(out), want.to_host(out))
 
 
+def _halves(npd, shape, rng):
+    """8-byte values that tie in either half apart: high halves and low halves each of a few
+    (int64's extremes, uint64's, -1; a float's +-0.0, +-inf, and NaNs and subnormals from
+    low bits set under them)."""
+    n = int(np.prod(shape))
+    if npd.kind == "f":
+        hi = np.array([1.0, -1.0, 2.0, -0.0, 0.0, np.inf, -np.inf, -3.5]).view(np.uint64)  # low halves 0
+        low = np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
+        raw = hi[rng.integers(0, len(hi), n)] | low
+    else:
+        hi = np.array([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000], np.uint64)
+        lo = np.array([0, 1, 0xFFFFFFFF, 0x80000000], np.uint64)
+        raw = hi[rng.integers(0, len(hi), n)] << np.uint64(32) | lo[rng.integers(0, len(lo), n)]
+    return raw.view(npd).reshape(shape)
+
+
+@pytest.mark.parametrize("shift", [16, 24, 32])
+@pytest.mark.parametrize("dtype", [dt.float64, dt.int64, dt.uint64], ids=lambda d: d.name)
+def test_eight_byte_argsort_items_from_any_pass(dev, monkeypatch, dtype, shift):
+    """An 8-byte argsort of rows past GATHER_MAX moves keys and positions until the positions
+    fit below the next digit (_item_shift: 16 for these rows; 24 past 2^16 keys, 32 past 2^24),
+    then items of both: any shift that leaves them room sorts the same (stable: ties in either
+    half in their order). Rows up to GATHER_MAX (900) gather their high halves."""
+    monkeypatch.setattr(sort_family, "_item_shift", lambda length: shift)
+    rng = np.random.default_rng(shift)
+    for shape in ((1537,), (3, 1100), (2, 900)):
+        x = _halves(dtype.numpy, shape, rng)
+        layout, axis = Layout.contiguous(shape), len(shape) - 1
+        for descending in (False, True):
+            want = registry.get_device("cpu").storage_from_host(x).argsort(layout, axis, descending, True)
+            got = dev.storage_from_host(x).argsort(layout, axis, descending, False)
+            np.testing.assert_array_equal(got.to_host(layout), want.to_host(layout))
+
+
 def test_strided_and_offset_views(any_dev):
     x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
     _check(any_dev, x, x[1::2, ::-3], 1, False, False)
@@ -305,9 +341,13 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_block_keys_k8_b8"]
-    # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8)
+    # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8); in
+    # rows past GATHER_MAX keys and positions (radix_sweep) until the positions fit below the next
+    # digit (a row of 1100: 11 bits, two passes), then items of both
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), indices_only=True) == \
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_pack_k8_b8"] * 8
+    assert _launches(rt, device, _data(dt.float64, (1100,), np.random.default_rng(3)), indices_only=True) == \
+        ["radix_digits_enc_k8_b8"] + ["radix_sweep_k8_b8"] * 2 + ["radix_sweep_pack_k8_b8"] * 6
     for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted, no keys
         b = _data(dtype, (2, 2100), np.random.default_rng(4))
         assert _launches(rt, device, b, False) == ["radix_digits_enc_k4_b1", "radix_fill_b1"]
