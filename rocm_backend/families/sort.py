@@ -110,7 +110,11 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     keys_only = not indices_wanted and not x.dtype.is_bool
     sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
-    if length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
+    if direct and not values_wanted and key_bytes == 8 and encode is not None and length <= RANGE_TILE[4]:
+        # an argsort's rows of 8-byte keys past a tile: a block a row, the halves' passes in turn (radix_block_halves)
+        device.launcher.launch(kernel(device, ("radix", "block_halves", 8, 8)), min(rows, GRID_LOOP_CAP), None,
+                               RADIX_ARGS, (0, 0, 0, wide, 0, length, rows, length, 1, 0, bits, 1) + sink)
+    elif length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         # radix_block_keys: no positions carried (values decoded in place: a sort of values alone)
         block = "block_keys" if direct and keys_only else "block"

@@ -116,6 +116,18 @@ def _check(dev, base, view, axis, descending, every_call=True):
                                   want.view(raw))
 
 
+def _check_argsort(dev, base, view, descending):
+    """argsort along the last axis against the cpu backend's stable argsort."""
+    item = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(s // item for s in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
+    out = Layout.contiguous(view.shape)
+    axis = view.ndim - 1
+    want = registry.get_device("cpu").storage_from_host(base).argsort(layout, axis, descending, True).to_host(out)
+    np.testing.assert_array_equal(dev.storage_from_host(base).argsort(layout, axis, descending, False).to_host(out),
+                                  want)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("descending", [False, True])
 def test_every_dtype_short_and_multi_range_rows(dev, dtype, descending):
@@ -305,6 +317,9 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_block_keys_k8_b8"]
+    # an argsort of 8-byte keys in a 4-byte range tile: a block a row, the halves' passes in turn
+    assert _launches(rt, device, _data(dt.float64, (2, 700), np.random.default_rng(3)), indices_only=True) == \
+        ["radix_block_halves_k8_b8"]
     # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8)
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), indices_only=True) == \
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_pack_k8_b8"] * 8
@@ -361,6 +376,10 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
         x = _data(dtype, shape, rng)
         _check(device, x, x, x.ndim - 1, False, False)
         _check(device, x, x, x.ndim - 1, True, False)
+    for dtype, shape in ((dt.float64, (3, 4096)), (dt.int64, (2, 2049)), (dt.uint64, (2, 3001))):
+        x = _data(dtype, shape, rng)  # an argsort's rows of 8-byte keys, by halves (radix_block_halves)
+        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
+            _check_argsort(device, x, view, descending)
     for dtype, shape in ((dt.bool_, (5000,)), (dt.int8, (2, 9000)), (dt.uint8, (3, 4097))):  # counted
         x = _data(dtype, shape, rng)
         _check_values(device, x, x, x.ndim - 1, False)
