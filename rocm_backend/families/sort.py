@@ -8,7 +8,10 @@ them makes from the source (radix_digits_enc, then the first onesweep pass; radi
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
-in turn (radix_block). Longer rows take a onesweep: one launch counts every pass's digits
+in turn (radix_block); an argsort's rows of 8-byte keys up to the 4-byte keys' range tile
+too, by halves: the class keys' low halves with their positions, then their high halves
+gathered by position (radix_block_halves; 8-byte keys and positions of 4096 overflow the
+48 KiB of static shared memory). Longer rows take a onesweep: one launch counts every pass's digits
 of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
 whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
 the positions; a ticket), ranks it in shared memory (the 8-bit digit at once), finds each

@@ -65,12 +65,13 @@ def test_one_long_row(rocm, dtype):  # thousands of ranges looking back in each 
     _check(rocm, host, True)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.float64, np.float16], ids=lambda d: np.dtype(d).name)
 def test_rows_of_a_square(rocm, dtype):
     host = _data(dtype, (4096, 4096), 4)
     _check(rocm, host, False)
     _check(rocm, host, True)
     _check(rocm, host[:100, :1000], True)  # rows of one tile, from a strided view
+    _check(rocm, host[:64, 5:3006], False)  # rows of a range tile (8-byte argsort: by halves), from a view
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16, np.uint8, np.bool_],
