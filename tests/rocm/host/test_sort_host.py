@@ -317,9 +317,6 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_keys_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_block_keys_k8_b8"]
-    # an argsort of 8-byte keys in a 4-byte range tile: a block a row, the halves' passes in turn
-    assert _launches(rt, device, _data(dt.float64, (2, 700), np.random.default_rng(3)), indices_only=True) == \
-        ["radix_block_halves_k8_b8"]
     # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8)
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), indices_only=True) == \
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_pack_k8_b8"] * 8
@@ -376,11 +373,26 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
         x = _data(dtype, shape, rng)
         _check(device, x, x, x.ndim - 1, False, False)
         _check(device, x, x, x.ndim - 1, True, False)
-    for dtype, shape in ((dt.float64, (3, 4096)), (dt.int64, (2, 2049)), (dt.uint64, (2, 3001))):
-        x = _data(dtype, shape, rng)  # an argsort's rows of 8-byte keys, by halves (radix_block_halves)
-        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
-            _check_argsort(device, x, view, descending)
     for dtype, shape in ((dt.bool_, (5000,)), (dt.int8, (2, 9000)), (dt.uint8, (3, 4097))):  # counted
         x = _data(dtype, shape, rng)
         _check_values(device, x, x, x.ndim - 1, False)
         _check_values(device, x, x[..., ::-1], x.ndim - 1, True)
+
+
+def test_eight_byte_argsort_rows_by_halves(full_lib, small_lib, monkeypatch, tmp_path):
+    """An argsort of 8-byte keys along the last axis, rows past a tile up to the 4-byte keys'
+    range tile: one launch, a block a row (radix_block_halves: the low halves' passes, then the
+    high halves gathered by position), at the kernels' own tile and a small one."""
+    rt, device = _device(small_lib, monkeypatch, tmp_path / "small", SMALL_ITEMS)
+    assert _launches(rt, device, _data(dt.float64, (2, 700), np.random.default_rng(3)), indices_only=True) == \
+        ["radix_block_halves_k8_b8"]
+    rng = np.random.default_rng(12)
+    for dtype, shape in ((dt.float64, (3, 700)), (dt.int64, (2, 513)), (dt.uint64, (2, 768))):
+        x = _data(dtype, shape, rng)
+        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
+            _check_argsort(device, x, view, descending)
+    device = _device(full_lib, monkeypatch, tmp_path / "full", structs.RADIX_ITEMS)[1]
+    for dtype, shape in ((dt.float64, (3, 4096)), (dt.int64, (2, 2049)), (dt.uint64, (2, 3001))):
+        x = _data(dtype, shape, rng)
+        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
+            _check_argsort(device, x, view, descending)
