@@ -180,6 +180,10 @@ def _build():
     for key_bytes, key_type in ((4, "cw_u32"), (8, "cw_u64")):  # hip/radix.hip's key types
         add(("radix", "digits", key_bytes), f"radix_digits_k{key_bytes}", SORT_MODULE,
             f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK, min_blocks=RADIX_MIN_BLOCKS["digits"])
+        if key_bytes == 8:  # an argsort's rows up to the 4-byte range tile, by halves (hip/radix_block.hip)
+            add(("radix", "block_halves", 8, 8), "radix_block_halves_k8_b8", SORT_MODULE,
+                "cw_radix_block_halves<unsigned long long>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                min_blocks=RADIX_MIN_BLOCKS["block"])
         if key_bytes == 8:  # an argsort as items of key (4 bytes, or each half of 8) and position (hip/radix_sweep.hip PACK)
             for size in (1, 2, 4, 8):
                 add(("radix", "sweep_pack", 8, size), f"radix_sweep_pack_k8_b{size}", SORT_MODULE,

@@ -172,3 +172,65 @@ template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_b
     }
 }
 
+
+// An argsort's rows of 8-byte keys (B 8 bytes) of TILE < L <= the 4-byte keys' range tile,
+// one a block, one launch: the class keys' low halves ranked with their positions (4
+// passes), then their high halves, made again from the row's source by position (4 passes;
+// the row is read twice, from L2); the int64 indices written in place. 4-byte keys and
+// positions of 4096 keys fit the 48 KiB of static shared memory, where 8-byte keys and
+// positions do not (cw_radix_block<cw_u64>: 2048 keys): rows of 4096 took a onesweep of 8
+// passes of 8-byte items over the whole array (radix_sweep.hip PACK) instead.
+template <class B> __device__ inline void cw_radix_block_halves(const cw_radix_args& a) {
+    const int ITEMS = cw_radix_range_items<cw_u32>::value;
+    __shared__ cw_radix_smem<cw_u32, ITEMS, true> m_;
+    cw_u32* key = m_.key;
+    const int t = threadIdx.x, ws = warpSize, m = (int)a.L;
+    const int seg = (t / ws) * ws * ITEMS + t % ws;
+    cw_radix_args h = a;  // the halves' passes take them as they are (the class applied to the 8-byte key)
+    h.decode = CW_RADIX_DECODE_INT;
+    h.bits = 32;
+    const cw_radix_class<cw_u32> c(h);
+    const cw_radix_class<cw_u64> c64(a);
+    for (cw_i64 r = blockIdx.x; r < a.rows; r += gridDim.x) {
+        const B* src = cw_radix_source_row<B>(a, r);
+        cw_u32 k[ITEMS], x[ITEMS];
+        {
+            cw_u64 k64[ITEMS];
+            cw_radix_load_keys(a, (const cw_u64*)nullptr, src, seg, ws, m, k64);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {
+                k[i] = (cw_u32)c64(k64[i]);
+                x[i] = (cw_u32)(seg + i * ws);
+            }
+        }
+        for (int s = 0; s < 64; s += 8) {
+            cw_u32 total;
+            cw_radix_rank8(c, m, s & 31, k, x, key, m_.idx, m_.cnt, m_.group, total);
+            __syncthreads();
+            if (s + 8 >= 64) break;
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) {  // rank8's next barrier orders these reads before its writes
+                const int p = seg + i * ws;
+                if (p < m) {
+                    k[i] = key[p];
+                    x[i] = m_.idx[p];
+                }
+            }
+            __syncthreads();  // the key tile read before count8 clears its match words there
+            if (s == 24) {  // sorted by the low halves: the high halves, by position
+                B v[ITEMS];
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) v[i] = seg + i * ws < m ? src[(cw_i64)x[i] * a.src_stride] : (B)0;
+#pragma unroll
+                for (int i = 0; i < ITEMS; ++i) k[i] = (cw_u32)(c64(cw_radix_encode<cw_u64, B>(a, v[i])) >> 32);
+            }
+        }
+        cw_radix_column(key, m_.idx, m, k, x);
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            const int p = t + i * CW_RADIX_BLOCK;
+            if (p < m) ((cw_i64*)a.idx_out)[r * a.L + p] = (cw_i64)x[i];
+        }
+        __syncthreads();
+    }
+}

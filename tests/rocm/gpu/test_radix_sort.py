@@ -115,3 +115,12 @@ def test_views_of_long_rows(rocm, dtype):
             want = np.take_along_axis(view, want_idx, axis).view(raw)
             np.testing.assert_array_equal(cw.to_numpy(cw.argsort(x, axis=axis, descending=descending)), want_idx)
             np.testing.assert_array_equal(cw.to_numpy(cw.sort(x, axis=axis, descending=descending)).view(raw), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint64], ids=lambda d: np.dtype(d).name)
+def test_eight_byte_rows_of_a_range_tile(rocm, dtype):  # an argsort by halves, a block a row (radix_block_halves)
+    host = _data(dtype, (1024, 4096), 8)
+    _check(rocm, host, False)
+    _check(rocm, host, True)
+    _check(rocm, host[:64, 5:3006], False)  # rows of 3001 from a view
+    _check(rocm, host[:64, ::-2], True)  # rows of 2048: one tile each, not by halves

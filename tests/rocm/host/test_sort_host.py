@@ -118,6 +118,18 @@ def _check(dev, base, view, axis, descending, every_call=True):
                                   want.view(raw))
 
 
+def _check_argsort(dev, base, view, descending):
+    """argsort along the last axis against the cpu backend's stable argsort."""
+    item = base.dtype.itemsize
+    layout = Layout(view.shape, tuple(s // item for s in view.strides),
+                    (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // item)
+    out = Layout.contiguous(view.shape)
+    axis = view.ndim - 1
+    want = registry.get_device("cpu").storage_from_host(base).argsort(layout, axis, descending, True).to_host(out)
+    np.testing.assert_array_equal(dev.storage_from_host(base).argsort(layout, axis, descending, False).to_host(out),
+                                  want)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("descending", [False, True])
 def test_every_dtype_short_and_multi_range_rows(dev, dtype, descending):
@@ -405,3 +417,22 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
         x = _data(dtype, shape, rng)
         _check_values(device, x, x, x.ndim - 1, False)
         _check_values(device, x, x[..., ::-1], x.ndim - 1, True)
+
+
+def test_eight_byte_argsort_rows_by_halves(full_lib, small_lib, monkeypatch, tmp_path):
+    """An argsort of 8-byte keys along the last axis, rows past a tile up to the 4-byte keys'
+    range tile: one launch, a block a row (radix_block_halves: the low halves' passes, then the
+    high halves gathered by position), at the kernels' own tile and a small one."""
+    rt, device = _device(small_lib, monkeypatch, tmp_path / "small", SMALL_ITEMS)
+    assert _launches(rt, device, _data(dt.float64, (2, 700), np.random.default_rng(3)), indices_only=True) == \
+        ["radix_block_halves_k8_b8"]
+    rng = np.random.default_rng(12)
+    for dtype, shape in ((dt.float64, (3, 700)), (dt.int64, (2, 513)), (dt.uint64, (2, 768))):
+        x = _data(dtype, shape, rng)
+        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
+            _check_argsort(device, x, view, descending)
+    device = _device(full_lib, monkeypatch, tmp_path / "full", structs.RADIX_ITEMS)[1]
+    for dtype, shape in ((dt.float64, (3, 4096)), (dt.int64, (2, 2049)), (dt.uint64, (2, 3001))):
+        x = _data(dtype, shape, rng)
+        for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
+            _check_argsort(device, x, view, descending)
