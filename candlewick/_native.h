@@ -57,10 +57,7 @@ extern PyObject *cw_lazy_policy;
 extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 /* lazy_policy's global `name` (borrowed), or NULL with an error */
 PyObject *cw_policy_global(PyObject *name);
-/* obj.name (new reference, or NULL with an error): read from its object slot where it is
-   one and the type's attribute lookup is object's (a __getattr__ is only a fallback),
-   about a fifth of PyObject_GetAttr's instructions; else PyObject_GetAttr */
-PyObject *cw_member(PyObject *obj, PyObject *name);
+
 /* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
 int cw_storage_smaller(PyObject *s, long long limit);
 /* One StartMethod's last pair key, by its parts, and its answer (answer -1: none): held
@@ -108,6 +105,11 @@ void cw_release_binding(Binding *held);
 /* The offset of `name`, an object slot (T_OBJECT_EX) of `type`, in *at: 0, or -1 with
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
+/* obj.name (new reference, or NULL with an error) (_native_binding.c): read where the
+   member descriptor (found through the type's cache) keeps it, where it is an object
+   slot and the type's attribute lookup is object's (a __getattr__ is only a fallback),
+   about a fifth of PyObject_GetAttr's instructions; else PyObject_GetAttr */
+PyObject *cw_member(PyObject *obj, PyObject *name);
 
 /* The storage class a host backend's UfuncInto or UfuncNew saw last (held), with the
    offsets of its object slots buf, dtype and (UfuncInto's) _lock: buf_at < 0 where they
@@ -157,10 +159,8 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 /* _native_assign.c */
 extern PyTypeObject cw_ElementAssignType;
 int cw_element_assign_ready(void);
-/* The attribute `name` of `obj` (new reference), or NULL with no error set. An object
-   slot of a class with no instance dict and the generic getattr is read where the member
-   descriptor (found through the type's cache) keeps it, as the getattr would: the four
-   getattrs were a sixth of each of fill_diagonal's 2048 stores. */
+/* cw_member(obj, name), or NULL with no error set: the four getattrs were a sixth of
+   each of fill_diagonal's 2048 stores. */
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
 /* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
    (flat offsets), where both are of one class and DType and their buffers export 1-D

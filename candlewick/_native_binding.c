@@ -11,6 +11,34 @@
 
 Binding cw_bound;
 
+/* (_native.h) */
+PyObject *cw_member(PyObject *obj, PyObject *name) {
+    static PyObject *s_getattribute, *object_getattribute; /* object.__getattribute__: the wrapper in its dict */
+    if (object_getattribute == NULL) { /* (first use; held for the process) */
+        s_getattribute = PyUnicode_InternFromString("__getattribute__");
+        object_getattribute = s_getattribute == NULL ? NULL : PyDict_GetItemWithError(PyBaseObject_Type.tp_dict,
+                                                                                       s_getattribute);
+        if (object_getattribute == NULL) {
+            return PyErr_Occurred() ? NULL : PyObject_GetAttr(obj, name);
+        }
+    }
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type->tp_getattro == PyObject_GenericGetAttr ||
+        _PyType_Lookup(type, s_getattribute) == object_getattribute) {
+        PyObject *descr = _PyType_Lookup(type, name); /* (the interpreter's cached lookup) */
+        if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+            PyObject *value = member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)
+                                  ? *(PyObject **)((char *)obj + member->offset)
+                                  : NULL;
+            if (value != NULL) {
+                return Py_NewRef(value);
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
     if (descr == NULL) {

@@ -15,33 +15,11 @@
 
 #include "_native.h"
 
-#include <structmember.h>
-
 PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
-static PyObject *s_getattribute, *object_getattribute; /* object.__getattribute__, the wrapper in object's dict */
-
-/* (_native.h) */
-PyObject *cw_member(PyObject *obj, PyObject *name) {
-    PyTypeObject *type = Py_TYPE(obj);
-    if (type->tp_getattro == PyObject_GenericGetAttr ||
-        _PyType_Lookup(type, s_getattribute) == object_getattribute) {
-        PyObject *descr = _PyType_Lookup(type, name); /* (the interpreter's cached lookup) */
-        if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type) {
-            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            PyObject *value = member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)
-                                  ? *(PyObject **)((char *)obj + member->offset)
-                                  : NULL;
-            if (value != NULL) {
-                return Py_NewRef(value);
-            }
-        }
-    }
-    return PyObject_GetAttr(obj, name);
-}
 
 /* lazy_policy's global `name` (borrowed), or NULL with an error. */
 PyObject *cw_policy_global(PyObject *name) {
@@ -301,9 +279,5 @@ int cw_lazy_key_ready(void) {
             return -1;
         }
     }
-    if ((s_getattribute = PyUnicode_InternFromString("__getattribute__")) == NULL) {
-        return -1;
-    }
-    object_getattribute = PyDict_GetItemWithError(PyBaseObject_Type.tp_dict, s_getattribute);
-    return object_getattribute == NULL ? -1 : 0;
+    return 0;
 }
