@@ -107,7 +107,8 @@ void cw_release_binding(Binding *held);
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 /* obj.name (new reference, or NULL with an error) (_native_binding.c): read where the
    member descriptor (found through the type's cache) keeps it, where it is an object
-   slot and the type's attribute lookup is object's (a __getattr__ is only a fallback),
+   slot of a class obj is an instance of and the type's attribute lookup is object's (a
+   __getattr__ is only a fallback),
    about a fifth of PyObject_GetAttr's instructions; else PyObject_GetAttr */
 PyObject *cw_member(PyObject *obj, PyObject *name);
 
