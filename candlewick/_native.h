@@ -47,6 +47,12 @@ void cw_release_binding(Binding *held);
 /* The offset of `name`, an object slot (T_OBJECT_EX) of `type`, in *at: 0, or -1 with
    TypeError where it is not one. */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
+/* obj.name (new reference, or NULL with an error) (_native_binding.c): read where the
+   member descriptor (found through the type's cache) keeps it, where it is an object
+   slot of a class obj is an instance of and the type's attribute lookup is object's (a
+   __getattr__ is only a fallback), about a fifth of PyObject_GetAttr's instructions; else
+   PyObject_GetAttr */
+PyObject *cw_member(PyObject *obj, PyObject *name);
 
 /* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error
    (a storage's read_only: the storages of most backends have none). */

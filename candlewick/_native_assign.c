@@ -48,16 +48,7 @@ static int element_at(const Binding *b, PyObject *layout, Py_ssize_t *at) {
 
 /* (_native_index.h) */
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name) {
-    PyTypeObject *type = Py_TYPE(obj);
-    if (type->tp_getattro == PyObject_GenericGetAttr && type->tp_dictoffset == 0) {
-        PyObject *descr = _PyType_Lookup(type, name);
-        if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type &&
-            ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX &&
-            !(((PyMemberDescrObject *)descr)->d_member->flags & READ_RESTRICTED)) {
-            return Py_XNewRef(*(PyObject **)((char *)obj + ((PyMemberDescrObject *)descr)->d_member->offset));
-        }
-    }
-    PyObject *value = PyObject_GetAttr(obj, name);
+    PyObject *value = cw_member(obj, name);
     if (value == NULL) {
         PyErr_Clear();
     }

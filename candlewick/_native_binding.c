@@ -12,6 +12,40 @@
 
 Binding cw_bound;
 
+/* (_native.h) */
+PyObject *cw_member(PyObject *obj, PyObject *name) {
+    /* object.__getattribute__ (its slot wrapper), found as any type's attribute is: from
+       3.12 on, a static builtin type's tp_dict is NULL (its dict is the interpreter's) */
+    static PyObject *s_getattribute, *object_getattribute;
+    if (object_getattribute == NULL) { /* (first use; held for the process) */
+        if (s_getattribute == NULL && (s_getattribute = PyUnicode_InternFromString("__getattribute__")) == NULL) {
+            return NULL;
+        }
+        object_getattribute = Py_XNewRef(_PyType_Lookup(&PyBaseObject_Type, s_getattribute));
+        if (object_getattribute == NULL) {
+            return PyObject_GetAttr(obj, name);
+        }
+    }
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type->tp_getattro == PyObject_GenericGetAttr ||
+        _PyType_Lookup(type, s_getattribute) == object_getattribute) {
+        PyObject *descr = _PyType_Lookup(type, name); /* (the interpreter's cached lookup) */
+        /* (its class's instance: a member descriptor set on an unrelated class reads
+           another layout, and the getattr refuses it) */
+        if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type &&
+            PyObject_TypeCheck(obj, ((PyDescrObject *)descr)->d_type)) {
+            PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+            PyObject *value = member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)
+                                  ? *(PyObject **)((char *)obj + member->offset)
+                                  : NULL;
+            if (value != NULL) {
+                return Py_NewRef(value);
+            }
+        }
+    }
+    return PyObject_GetAttr(obj, name);
+}
+
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
     PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
     if (descr == NULL) {

@@ -14,10 +14,8 @@ PyObject *cw_rows(PyObject *module, PyObject *args);
 /* _native_assign.c */
 extern PyTypeObject cw_ElementAssignType;
 int cw_element_assign_ready(void);
-/* The attribute `name` of `obj` (new reference), or NULL with no error set. An object
-   slot of a class with no instance dict and the generic getattr is read where the member
-   descriptor (found through the type's cache) keeps it, as the getattr would: the four
-   getattrs were a sixth of each of fill_diagonal's 2048 stores. */
+/* cw_member(obj, name), or NULL with no error set: the four getattrs were a sixth of
+   each of fill_diagonal's 2048 stores. */
 PyObject *cw_slot_attr(PyObject *obj, PyObject *name);
 /* ElementAssign's copy: element `from` of storage `src` into element `to` of `storage`
    (flat offsets), where both are of one class and DType and their buffers export 1-D

@@ -35,11 +35,22 @@ extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_
 PyObject *cw_policy_global(PyObject *name);
 /* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
 int cw_storage_smaller(PyObject *s, long long limit);
+/* One StartMethod's last pair key, by its parts, and its answer (answer -1: none): held
+   (_counts, REPLAYS, Layout, the Pending, the dtype, the op, the other operand's dtype),
+   compared by identity, and parts (each Layout's shape, strides, offset), by value */
+#define CW_MEMO_HELD 7
+typedef struct {
+    PyObject *held[CW_MEMO_HELD], *parts[6];
+    long long generation; /* lazy_policy._generation when it was made */
+    int answer;
+} cw_KeyMemo;
+void cw_key_memo_clear(cw_KeyMemo *memo);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
-   `replays` times or more (its key pair_key's where `pair`, else call_key_of's), 0 where
-   not (an unhashable argument: never counted), -1 error */
+   `replays` times or more (its key pair_key's where `pair`, else call_key_of's; a pair
+   key's answer kept in `memo` while it stands), 0 where not (an unhashable argument:
+   never counted), -1 error */
 int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
-               PyObject *replays);
+               PyObject *replays, cw_KeyMemo *memo);
 int cw_lazy_key_ready(void);
 
 /* _native_lazy_start.c */

@@ -16,6 +16,11 @@
    mode on for the process. The gate is on (GATE.on and the C fast paths' switch,
    set_lazy) while the environment says so or any block is open.
 
+   The gate's flips (an entry and an exit each, for a block per call) write GATE.on's
+   object slot and read its hooks from theirs (lazy_gate.Gate's __slots__), and
+   lazy()'s LazyBlock(enabled) skips the argument parser: together about an eighth of
+   an empty block's instructions.
+
    gate_on is this file's copy of GATE.on (an entry then reads no attribute): only the
    blocks write GATE.on (set_gate here). Code that sets GATE.on by hand (a test) leaves
    the copy stale: an entry that finds the copy on makes nothing, an exit may turn off
@@ -40,6 +45,17 @@ static PyObject *block_var, *block_gate, *block_flush, *block_live, *block_lazy_
 static int process_on, gate_on;
 static Py_ssize_t open_blocks;
 static PyObject *on_attr, *write_into_attr, *operand_attr;
+static Py_ssize_t on_at = -1; /* GATE.on's object slot where a store to it is object's, else -1 */
+
+/* GATE.on = value (0, or -1 with an error): its slot written directly where it is one
+   (half of what a block's entry and exit add to a call is their flips of the gate) */
+static int set_on(PyObject *value) {
+    if (on_at < 0) {
+        return PyObject_SetAttr(block_gate, on_attr, value);
+    }
+    Py_XSETREF(SLOT(block_gate, on_at), Py_NewRef(value));
+    return 0;
+}
 
 /* GATE.on and the switch made what the environment and the open blocks say: 0, or -1
    with an error set (the gate then unchanged). */
@@ -50,14 +66,14 @@ static int set_gate(void) {
     }
     PyObject *write = NULL, *operand = NULL;
     if (on) { /* (the hooks read now: a test may wrap one) */
-        write = PyObject_GetAttr(block_gate, write_into_attr);
-        operand = write == NULL ? NULL : PyObject_GetAttr(block_gate, operand_attr);
+        write = cw_member(block_gate, write_into_attr);
+        operand = write == NULL ? NULL : cw_member(block_gate, operand_attr);
         if (operand == NULL) {
             Py_XDECREF(write);
             return -1;
         }
     }
-    if (PyObject_SetAttr(block_gate, on_attr, on ? Py_True : Py_False) < 0) {
+    if (set_on(on ? Py_True : Py_False) < 0) {
         Py_XDECREF(write);
         Py_XDECREF(operand);
         return -1;
@@ -73,7 +89,9 @@ static int set_gate(void) {
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *enabled;
     static char *names[] = {"enabled", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:LazyBlock", names, &PyBool_Type, &enabled)) {
+    if (kwargs == NULL && PyTuple_GET_SIZE(args) == 1 && PyBool_Check(PyTuple_GET_ITEM(args, 0))) {
+        enabled = PyTuple_GET_ITEM(args, 0); /* lazy()'s call: the parse below costs as much as the rest */
+    } else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:LazyBlock", names, &PyBool_Type, &enabled)) {
         return NULL;
     }
     Block *self = (Block *)type->tp_alloc(type, 0);
@@ -225,6 +243,15 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
                                          "callable, a set, a type and a bool");
         return NULL;
     }
+    Py_ssize_t gate_on_at = -1;
+    if (Py_TYPE(args[1])->tp_setattro == PyObject_GenericSetAttr &&
+        cw_slot_offset(Py_TYPE(args[1]), "on", &gate_on_at) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+            return NULL;
+        }
+        PyErr_Clear(); /* not an object slot: set as an attribute */
+        gate_on_at = -1;
+    }
     PyObject *old[] = {block_var, block_gate, block_flush, block_live, block_lazy_type};
     block_var = Py_NewRef(args[0]);
     block_gate = Py_NewRef(args[1]);
@@ -232,6 +259,7 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
     block_live = Py_NewRef(args[3]);
     block_lazy_type = Py_NewRef(args[4]);
     process_on = args[5] == Py_True;
+    on_at = gate_on_at;
     for (int i = 0; i < 5; i++) {
         Py_XDECREF(old[i]);
     }
@@ -244,7 +272,7 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
     if (gate_on) { /* the switch made again with this gate's hooks */
         gate_on = 0;
         if (cw_set_lazy(Py_None, Py_None, Py_None, Py_None) < 0 ||
-            PyObject_SetAttr(block_gate, on_attr, Py_False) < 0) {
+            set_on(Py_False) < 0) {
             return NULL;
         }
     }

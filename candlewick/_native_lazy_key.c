@@ -3,14 +3,22 @@
    against RECORD_BYTES and a call's count, its key made as lazy_policy's pair_key makes
    it (binary and compare on (op, Layout, storage, Layout): built here in one step) or
    by lazy_policy.call_key_of (every other call), so that both count the same keys as
-   lazy_policy.counted_replayed. */
+   lazy_policy.counted_replayed.
+
+   A pair key is the largest part of the decision (~4k instructions: its tuple built,
+   hashed (its op's Enum.__hash__ in Python) and compared with the key counted), and a
+   loop asks the same one each time (scipy.fft's `spectrum * response`): each StartMethod
+   keeps its last pair key's parts and answer (cw_KeyMemo), which stand while
+   lazy_policy's `_generation` (bumped at each change of the counts), `_counts`, `REPLAYS`
+   and `Layout` are the ones it was made under. Parts equal to the kept ones make a key
+   equal to the kept one, so the answer is the one `_counts` gives. */
 
 #include "_native.h"
 #include "_native_lazy.h"
 
 PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
-static PyObject *s_counts, *s_layout, *s_not_as_is, *s_call_key_of;
+static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
@@ -25,9 +33,9 @@ PyObject *cw_policy_global(PyObject *name) {
 
 /* 1 where the storage `s` holds fewer than `limit` bytes, 0 where not, -1 on an error. */
 int cw_storage_smaller(PyObject *s, long long limit) {
-    PyObject *size = PyObject_GetAttr(s, s_size);
-    PyObject *dtype = size == NULL ? NULL : PyObject_GetAttr(s, cw_s_dtype);
-    PyObject *item = dtype == NULL ? NULL : PyObject_GetAttr(dtype, s_itemsize);
+    PyObject *size = cw_member(s, s_size);
+    PyObject *dtype = size == NULL ? NULL : cw_member(s, cw_s_dtype);
+    PyObject *item = dtype == NULL ? NULL : cw_member(dtype, s_itemsize);
     Py_XDECREF(dtype);
     if (item == NULL) {
         Py_XDECREF(size);
@@ -126,15 +134,102 @@ static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyO
     return key;
 }
 
+
+/* The parts of a pair call's key as the memo compares them: Layout slots read directly
+   (1), or 0 where the arguments are not that case (no memo then). */
+static int pair_parts(PyObject *const *args, Py_ssize_t n, PyObject *layout_type, PyObject **parts) {
+    const Binding *b = &cw_bound;
+    if (n != 4 || Py_TYPE(args[1]) != (PyTypeObject *)layout_type || Py_TYPE(args[3]) != (PyTypeObject *)layout_type ||
+        (PyTypeObject *)layout_type != b->layout_type) {
+        return 0;
+    }
+    for (int k = 0; k < 2; k++) {
+        PyObject *layout = args[1 + 2 * k];
+        parts[3 * k] = SLOT(layout, b->shape);
+        parts[3 * k + 1] = SLOT(layout, b->strides);
+        parts[3 * k + 2] = SLOT(layout, b->offset);
+    }
+    for (int i = 0; i < 6; i++) {
+        if (parts[i] == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The memo's answer (0 or 1) where it stands for this call, 2 where not, -1 on an error. */
+static int memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation) {
+    if (memo->answer < 0 || memo->generation != generation) {
+        return 2;
+    }
+    for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
+        if (held[i] != memo->held[i]) {
+            return 2;
+        }
+    }
+    for (int i = 0; i < 6; i++) {
+        int same = PyObject_RichCompareBool(parts[i], memo->parts[i], Py_EQ);
+        if (same != 1) {
+            return same < 0 ? -1 : 2;
+        }
+    }
+    return memo->answer;
+}
+
+static void memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation,
+                      int answer) {
+    cw_key_memo_clear(memo);
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        memo->held[i] = Py_NewRef(held[i]);
+    }
+    for (int i = 0; i < 6; i++) {
+        memo->parts[i] = Py_NewRef(parts[i]);
+    }
+    memo->generation = generation;
+    memo->answer = answer;
+}
+
+void cw_key_memo_clear(cw_KeyMemo *memo) {
+    memo->answer = -1;
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        Py_CLEAR(memo->held[i]);
+    }
+    for (int i = 0; i < 6; i++) {
+        Py_CLEAR(memo->parts[i]);
+    }
+}
+
 /* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
    not (an unhashable argument: never counted), -1 on an error. */
 int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
-               PyObject *replays) {
+               PyObject *replays, cw_KeyMemo *memo) {
+    PyObject *counts = cw_policy_global(s_counts);
+    PyObject *layout_type = counts == NULL ? NULL : cw_policy_global(s_layout);
+    PyObject *stamp = layout_type == NULL ? NULL : cw_policy_global(s_generation);
+    long long generation = stamp == NULL ? -1 : PyLong_AsLongLong(stamp);
+    if (generation == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    PyObject *parts[6], *other_dtype = NULL;
+    int remembered = pair && pair_parts(args, n, layout_type, parts);
+    if (remembered) { /* (pending, not its device: a Pending's device is set once) */
+        if ((other_dtype = cw_member(args[2], cw_s_dtype)) == NULL) {
+            return -1;
+        }
+        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
+        int known = memo_answer(memo, held, parts, generation);
+        if (known != 2) {
+            Py_DECREF(other_dtype);
+            return known;
+        }
+    }
     PyObject *device = PyObject_GetAttr(pending, s_device);
     if (device == NULL) {
+        Py_XDECREF(other_dtype);
         return -1;
     }
     PyObject *key = pair ? pair_key(device, name, dtype, args, n) : NULL;
+    int paired = key != NULL;
     if (key == NULL && !PyErr_Occurred()) {
         PyObject *key_of = cw_policy_global(s_call_key_of);
         PyObject *listed = key_of == NULL ? NULL : PyTuple_New(n);
@@ -148,24 +243,36 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
         }
     }
     Py_DECREF(device);
-    PyObject *counts = key == NULL ? NULL : cw_policy_global(s_counts);
-    PyObject *seen = counts == NULL ? NULL : PyDict_GetItemWithError(counts, key);
+    PyObject *seen = key == NULL ? NULL : PyDict_GetItemWithError(counts, key);
     Py_XDECREF(key);
+    int answer;
     if (seen == NULL) {
-        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return -1;
+        if (PyErr_Occurred()) {
+            Py_XDECREF(other_dtype);
+            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+                return -1;
+            }
+            PyErr_Clear(); /* an unhashable argument: never counted */
+            return 0;
         }
-        PyErr_Clear(); /* not counted, or an unhashable argument: never counted */
-        return 0;
+        answer = 0; /* not counted */
+    } else if ((answer = PyObject_RichCompareBool(seen, replays, Py_GE)) < 0) {
+        Py_XDECREF(other_dtype);
+        return -1;
     }
-    return PyObject_RichCompareBool(seen, replays, Py_GE);
+    if (remembered && paired) {
+        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
+        memo_keep(memo, held, parts, generation, answer);
+    }
+    Py_XDECREF(other_dtype);
+    return answer;
 }
 
 int cw_lazy_key_ready(void) {
-    static const char *const texts[] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "Layout", "_NOT_AS_IS",
+    static const char *const texts[] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation", "Layout", "_NOT_AS_IS",
                                         "call_key_of", "size", "dtype", "itemsize", "name", "lazy_type",
                                         "tracer", "device", "real", "shape", "strides", "offset"};
-    PyObject **names[] = {&cw_s_record_bytes, &cw_s_replays, &cw_s_ripe, &s_counts, &s_layout, &s_not_as_is,
+    PyObject **names[] = {&cw_s_record_bytes, &cw_s_replays, &cw_s_ripe, &s_counts, &s_generation, &s_layout, &s_not_as_is,
                           &s_call_key_of, &s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type,
                           &cw_s_tracer, &s_device, &cw_s_real, &s_shape, &s_strides, &s_offset};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {

@@ -9,8 +9,9 @@
    the Start (lazy_policy's) without object.__new__ and two slot stores in Python.
 
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
-   (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, the
-   thread's last answer of `_recording`; `_recording`; `RECORD_EVERYWHERE`), read at each
+   (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, whose
+   identity the thread's last answer of `_recording` is kept with; `_recording`;
+   `RECORD_EVERYWHERE`), read at each
    call as the Python function reads them (tests set them), and the storage types of a
    trace and of lazy mode's recorded results. lazy_policy's RECORD_BYTES is read through
    _native_lazy_key.c (lazy_starts is called first, at lazy_policy's import). */
@@ -40,9 +41,14 @@ static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
     return PyObject_GetAttr(x, name);
 }
 
-/* This thread's pending graph on x's device where lazy mode is on here (the thread's
-   last answer where it was for that device, else _recording's), None where not (new
-   reference), NULL on an error. */
+/* This thread's pending graph on x's device where lazy mode is on here, None where not
+   (new reference), NULL on an error: the thread's last answer where it was for that
+   device, RECORD_EVERYWHERE and _local, else _recording's. C keeps it in the thread's
+   own dict (PyThreadState_GetDict: a dict read) rather than reading _local.last, which
+   _recording keeps for the Python path: a threading.local's attribute costs ~1.3k
+   instructions, a third of what lazy mode added to `spectrum * response`. The answer
+   for a thread, device and setting stands as long as _local does (_recording's Pending
+   for a device is made once per thread and kept in _local.pending). */
 static PyObject *recording(PyObject *x) {
     PyObject *device = array_field(x, cw_bound.device, s_device);
     PyObject *local = device == NULL ? NULL : mode_global(s_local);
@@ -51,21 +57,21 @@ static PyObject *recording(PyObject *x) {
         Py_XDECREF(device);
         return NULL;
     }
-    PyObject *last = PyObject_GetAttr(local, s_last), *answer = NULL; /* (device, RECORD_EVERYWHERE, answer) */
-    if (last == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            Py_DECREF(device);
-            return NULL;
-        }
-        PyErr_Clear(); /* nothing asked on this thread yet */
-    } else if (PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 3 && PyTuple_GET_ITEM(last, 0) == device &&
-               PyTuple_GET_ITEM(last, 1) == everywhere) {
-        answer = Py_NewRef(PyTuple_GET_ITEM(last, 2));
+    PyObject *own = PyThreadState_GetDict(); /* (borrowed; NULL: none to keep the answer in) */
+    PyObject *last = own == NULL ? NULL : PyDict_GetItemWithError(own, s_last); /* (_local, device, setting, answer) */
+    if (last != NULL && PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 4 && PyTuple_GET_ITEM(last, 0) == local &&
+        PyTuple_GET_ITEM(last, 1) == device && PyTuple_GET_ITEM(last, 2) == everywhere) {
+        Py_DECREF(device);
+        return Py_NewRef(PyTuple_GET_ITEM(last, 3));
     }
-    Py_XDECREF(last);
-    if (answer == NULL && !PyErr_Occurred()) {
-        PyObject *ask = mode_global(s_recording);
-        answer = ask == NULL ? NULL : PyObject_CallOneArg(ask, device);
+    PyObject *ask = PyErr_Occurred() ? NULL : mode_global(s_recording);
+    PyObject *answer = ask == NULL ? NULL : PyObject_CallOneArg(ask, device);
+    if (answer != NULL && own != NULL) {
+        PyObject *kept = PyTuple_Pack(4, local, device, everywhere, answer);
+        if (kept == NULL || PyDict_SetItem(own, s_last, kept) < 0) {
+            Py_CLEAR(answer);
+        }
+        Py_XDECREF(kept);
     }
     Py_DECREF(device);
     return answer;
@@ -186,7 +192,7 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
 
 int cw_lazy_operand_ready(void) {
     static const char *const texts[] = {"_block", "_process_on", "LIVE", "_local", "_recording",
-                                        "RECORD_EVERYWHERE", "_storage", "_device", "last", "graph"};
+                                        "RECORD_EVERYWHERE", "_storage", "_device", "candlewick.lazy_last", "graph"};
     PyObject **names[] = {&s_block, &s_process_on, &s_live, &s_local, &s_recording, &s_everywhere,
                           &s_storage, &s_device, &s_last, &s_graph};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {

@@ -31,6 +31,7 @@ typedef struct {
     int pair;
     Py_ssize_t npositions;
     Py_ssize_t positions[MAX_POSITIONS];
+    cw_KeyMemo memo; /* its last pair key's answer (_native_lazy_key.c) */
 } StartMethod;
 
 static PyTypeObject *start_type;
@@ -122,8 +123,9 @@ static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nar
             goto done;
         }
         if (ripe) {
-            PyObject *dtype = PyObject_GetAttr(real, cw_s_dtype);
-            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, pending, dtype, call_args, n, replays);
+            PyObject *dtype = cw_member(real, cw_s_dtype);
+            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, pending, dtype, call_args, n, replays,
+                                                                &m->memo);
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
@@ -204,6 +206,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     self->vectorcall = start_call;
+    self->memo.answer = -1;
     self->name = Py_NewRef(name);
     PyUnicode_InternInPlace(&self->name);
     self->pair = pair;
@@ -231,6 +234,7 @@ static PyGetSetDef getset[] = {
 
 static void dealloc(StartMethod *self) {
     Py_CLEAR(self->name);
+    cw_key_memo_clear(&self->memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

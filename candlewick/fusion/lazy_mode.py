@@ -62,7 +62,9 @@ _process_on = _from_environment()
 _new = object.__new__
 _fuses: dict = {}  # device -> whether it declares "fusion"
 _block: contextvars.ContextVar[bool | None] = contextvars.ContextVar("candlewick_lazy", default=None)
-_local = threading.local()  # .pending: {device: Pending} of this thread; .last: _recording's last answer
+# .pending: {device: Pending} of this thread; .last: _recording's last answer (the C
+# lazy_operand keeps its own in the thread's dict, with this object's identity)
+_local = threading.local()
 _open_blocks = 0
 _gate_lock = threading.Lock()
 

@@ -41,12 +41,17 @@ _FUSES = -1
 
 _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
+#: bumped at each change of _counts: the C decision (_native_lazy_key.c) keeps the answer
+#: of a call's last key while this stands
+_generation = 0
 
 
 def reset() -> None:
     """Forget every count (tests start from a clean state)."""
+    global _generation
     _counts.clear()
     _ripe.clear()
+    _generation += 1
 
 
 #: the positions of storage arguments in the primitives recorded (the protocol's
@@ -128,9 +133,11 @@ def learn(run, device, calls):
 def counted_replayed(device, calls):
     """Count each call of a graph that ran replayed (``calls``: (name, dtype, plain args)),
     once per run however often the graph holds it (``y = y + 1`` in a loop)."""
+    global _generation
     counts = _counts
     if len(counts) > MAX_KEYS:
         reset()
+    _generation += 1
     keys = {}
     for name, dtype, args in calls:
         try:
@@ -147,9 +154,11 @@ def counted_replayed(device, calls):
 
 def pinned_fused(device, calls):
     """Mark each call of a graph that fused: recorded from now on."""
+    global _generation
     counts = _counts
     if len(counts) > MAX_KEYS:
         reset()
+    _generation += 1
     for name, dtype, args in calls:
         try:
             counts[call_key(device, name, dtype, args)] = _FUSES

@@ -119,3 +119,30 @@ def test_a_block_takes_a_bool():
         _core._native.LazyBlock(1)
     with pytest.raises(TypeError, match="enabled must be a bool"):
         cw.lazy(1)
+
+
+def test_a_hook_read_from_its_slot_answers_as_getattr():
+    """The entry reads the gate's hooks from their slots in C (cw_member) only where getattr
+    would: a member descriptor of an unrelated class set on the gate's class (its offset
+    another slot of this layout) is refused by getattr, and so by the entry."""
+    class Foreign:
+        __slots__ = ("a", "b", "write_into")
+
+    class Gate:
+        __slots__ = ("hook", "on", "operand")
+
+    Gate.write_into = Foreign.__dict__["write_into"]
+    gate = Gate()
+    gate.hook, gate.on, gate.operand = (lambda x: None), False, (lambda x: x._storage)
+    with pytest.raises(TypeError, match="write_into"):
+        gate.write_into
+    var = contextvars.ContextVar("test_lazy_foreign", default=None)
+    _core._native.lazy_blocks(var, gate, lambda: None, set(), LazyStorage, False)
+    try:
+        with pytest.raises(TypeError, match="write_into"):
+            with _core._native.LazyBlock(True):
+                pass
+        assert gate.on is False and var.get() is None
+    finally:
+        _core._native.lazy_blocks(lazy_mode._block, GATE, lazy_mode.flush, LIVE, LazyStorage,
+                                  lazy_mode._process_on)

@@ -5,6 +5,8 @@ a device that does not record, a small array with nothing pending, a large one (
 a recorded operand of this graph, a result that has run (the array given its real
 storage), lazy(False) inside a block; and the gate calls the C one."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -84,14 +86,17 @@ def test_record_bytes_is_read_at_each_call(record, monkeypatch):
 
 def test_the_threads_last_answer_is_used(record, monkeypatch):
     """A chain on one device asks lazy_mode._recording once: the thread's last answer
-    (with the RECORD_EVERYWHERE it was given under) serves the calls after it."""
+    (kept with the RECORD_EVERYWHERE and the lazy_mode._local it was given under) serves
+    the calls after it."""
     big = cw.asarray(np.ones(BIG, np.float32))
     asked = []
     recording = lazy_mode._recording
     monkeypatch.setattr(lazy_mode, "_recording", lambda device: (asked.append(device), recording(device))[1])
-    monkeypatch.setattr(lazy_mode._local, "last", None, raising=False)  # (no last answer)
+    monkeypatch.setattr(lazy_mode, "_local", threading.local())  # (no last answer, in C or in Python)
     with cw.lazy():
         starts = [_core._native.lazy_operand(big) for _ in range(3)]
         assert len(asked) == 1 and all(type(s) is Start for s in starts)
         monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)  # given under another setting: asked again
         assert _core._native.lazy_operand(big) is big._storage and len(asked) == 2
+        monkeypatch.setattr(lazy_mode, "_local", threading.local())  # another _local: asked again
+        assert _core._native.lazy_operand(big) is big._storage and len(asked) == 3

@@ -146,3 +146,43 @@ def test_the_element_wise_path_calls_it(policy):
     finally:
         lazy_mode.RECORD_EVERYWHERE = saved
     assert pending == [True] * lazy_policy.REPLAYS + [False]
+
+
+def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
+    """StartMethod keeps its last pair key's answer (_native_lazy_key.c's memo): it is
+    asked again when the counts change (a fused run, a reset), when REPLAYS changes and
+    for a call whose key differs in any part (a Layout's strides, the op)."""
+    pending = Pending()
+    big = 1 << 22
+    real, other = Storage("x", big), Storage("other", big)
+    layout, row = Layout.contiguous((big,)), Layout((big,), (0,))
+    args = (BinaryOp.MULTIPLY, layout, other, row)
+
+    def ask(*call_args):
+        return Start.binary(Start(pending, real), *call_args)[0]
+
+    def count(*call_args):
+        plain = lazy_policy.plain("binary", call_args)
+        lazy_policy.counted_replayed(pending.device, [("binary", real.dtype, plain)])
+
+    for _ in range(lazy_policy.REPLAYS):
+        count(*args)
+    assert ask(*args) == ask(*args) == "x"  # counted REPLAYS times: at once (the second from the kept answer)
+    same = (BinaryOp.MULTIPLY, Layout.contiguous((big,)), other, Layout((big,), (0,)))  # equal parts, new objects
+    assert ask(*same) == "x"
+    assert ask(BinaryOp.MULTIPLY, layout, other, layout) == ("traced", "x")  # another key: not counted
+    assert ask(BinaryOp.ADD, layout, other, row) == ("traced", "x")
+    assert ask(*args) == "x"
+    monkeypatch.setattr(lazy_policy, "REPLAYS", lazy_policy.REPLAYS + 1)
+    assert ask(*args) == ("traced", "x")
+    monkeypatch.undo()
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)
+    assert ask(*args) == "x"
+    lazy_policy.pinned_fused(pending.device, [("binary", real.dtype, lazy_policy.plain("binary", args))])
+    assert ask(*args) == ("traced", "x")  # fused once: recorded from then on
+    lazy_policy.reset()
+    for _ in range(lazy_policy.REPLAYS):
+        count(*args)
+    assert ask(*args) == "x"
+    lazy_policy.reset()
+    assert ask(*args) == ("traced", "x")
