@@ -39,9 +39,9 @@ RADIX_GATHER, RADIX_DECODE_INT, RADIX_DECODE_FLOAT = 0, 1, 2
 RADIX_ITEMS_OUT = 2
 #: the longest row whose 8-byte argsort gathers its keys' high halves from the source by position
 #: (hip/radix_sweep.hip's PACK): a source that L2 keeps; longer rows carry them (on the H200, probe
-#: s16argsort 1: float64 2^20 the gather pass 24 us against 18 for a pass, the carry's 3 passes 22 each;
-#: 2^24 449 us against 245 + 241 + 223 for 176)
-RADIX_GATHER_MAX = 1 << 21
+#: s16argsort 2, float64 argsort kernels: 2^22 gather 483 us, carry 488; 2^23 916 against 893; 2^24 1803
+#: against 1723; probe 1: 2^20 the gather pass 24 us against 18 for a pass, the carry's 3 passes 22 each)
+RADIX_GATHER_MAX = 1 << 22
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)

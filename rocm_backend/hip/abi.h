@@ -52,7 +52,7 @@ typedef long long cw_i64;
 #define CW_RADIX_SWEEP_CARRY_ITEMS_K8 12
 #endif
 #ifndef CW_RADIX_GATHER_MAX
-#define CW_RADIX_GATHER_MAX 2097152
+#define CW_RADIX_GATHER_MAX 4194304
 #endif
 
 #define CW_CONTIGUOUS 1  // every operand has unit stride in flat order: offsets are offset + i

@@ -82,10 +82,10 @@ def _halves(dtype, n, seed):
     return np.where(rng.random(n) < 0.5, raw.view(dtype), _data(dtype, (n,), seed))
 
 
-@pytest.mark.parametrize("dtype, n", [(np.float64, 1 << 21), (np.int64, (1 << 21) + 1), (np.uint64, 1 << 24),
+@pytest.mark.parametrize("dtype, n", [(np.float64, 1 << 22), (np.int64, (1 << 22) + 1), (np.uint64, 1 << 24),
                                       (np.float64, (1 << 24) + 1)], ids=str)
 def test_eight_byte_argsort_around_its_item_shifts(rocm, dtype, n):
-    """An 8-byte argsort gathers its keys' high halves by position in rows up to 2^21 keys
+    """An 8-byte argsort gathers its keys' high halves by position in rows up to 2^22 keys
     (families/sort.py's GATHER_MAX); past it, it moves keys and positions until the positions
     fit below the next digit (_item_shift: 24 up to 2^24 keys, else 32), then items of both."""
     host = _halves(dtype, n, n)
