@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
+from eight_byte_keys import tie_halves  # tests/rocm/host is on pytest's pythonpath
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
           np.float16, ml_dtypes.bfloat16, np.float32, np.float64]
@@ -67,19 +68,9 @@ def test_one_long_row(rocm, dtype):  # thousands of ranges looking back in each 
 
 
 def _halves(dtype, n, seed):
-    """8-byte values that tie in either half apart: high halves and low halves each of a few
-    (int64's extremes, uint64's, -1; a float's +-0.0, +-inf, and NaNs and subnormals from low
-    bits set under them), besides _data's."""
+    """eight_byte_keys.tie_halves' values mixed half and half with _data's."""
     rng = np.random.default_rng(seed)
-    if np.dtype(dtype).kind == "f":
-        hi = np.array([1.0, -1.0, 2.0, -0.0, 0.0, np.inf, -np.inf, -3.5]).view(np.uint64)  # low halves 0
-        low = np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
-        raw = hi[rng.integers(0, len(hi), n)] | low
-    else:
-        hi = np.array([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000], np.uint64)
-        lo = np.array([0, 1, 0xFFFFFFFF, 0x80000000], np.uint64)
-        raw = hi[rng.integers(0, len(hi), n)] << np.uint64(32) | lo[rng.integers(0, len(lo), n)]
-    return np.where(rng.random(n) < 0.5, raw.view(dtype), _data(dtype, (n,), seed))
+    return np.where(rng.random(n) < 0.5, tie_halves(dtype, n, rng), _data(dtype, (n,), seed))
 
 
 @pytest.mark.parametrize("dtype, n", [(np.float64, 1 << 22), (np.int64, (1 << 22) + 1), (np.uint64, 1 << 24),

@@ -13,6 +13,7 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick import registry
 from candlewick.layout import Layout
+from eight_byte_keys import tie_halves
 from host_exec import build, device_factory
 from rocm_backend import ops
 from rocm_backend.abi import structs
@@ -220,22 +221,6 @@ def test_argsort_writes_its_indices_in_the_last_pass(dev, dtype):
                 np.testing.assert_array_equal(got.to_host(out), want.to_host(out))
 
 
-def _halves(npd, shape, rng):
-    """8-byte values that tie in either half apart: high halves and low halves each of a few
-    (int64's extremes, uint64's, -1; a float's +-0.0, +-inf, and NaNs and subnormals from
-    low bits set under them)."""
-    n = int(np.prod(shape))
-    if npd.kind == "f":
-        hi = np.array([1.0, -1.0, 2.0, -0.0, 0.0, np.inf, -np.inf, -3.5]).view(np.uint64)  # low halves 0
-        low = np.where(rng.random(n) < 0.5, rng.integers(0, 3, n), 0).astype(np.uint64)
-        raw = hi[rng.integers(0, len(hi), n)] | low
-    else:
-        hi = np.array([0, 1, 0xFFFFFFFF, 0x7FFFFFFF, 0x80000000], np.uint64)
-        lo = np.array([0, 1, 0xFFFFFFFF, 0x80000000], np.uint64)
-        raw = hi[rng.integers(0, len(hi), n)] << np.uint64(32) | lo[rng.integers(0, len(lo), n)]
-    return raw.view(npd).reshape(shape)
-
-
 @pytest.mark.parametrize("shift", [16, 24, 32])
 @pytest.mark.parametrize("dtype", [dt.float64, dt.int64, dt.uint64], ids=lambda d: d.name)
 def test_eight_byte_argsort_items_from_any_pass(dev, monkeypatch, dtype, shift):
@@ -246,7 +231,7 @@ def test_eight_byte_argsort_items_from_any_pass(dev, monkeypatch, dtype, shift):
     monkeypatch.setattr(sort_family, "_item_shift", lambda length: shift)
     rng = np.random.default_rng(shift)
     for shape in ((1537,), (3, 1100), (2, 900)):
-        x = _halves(dtype.numpy, shape, rng)
+        x = tie_halves(dtype.numpy, int(np.prod(shape)), rng).reshape(shape)
         layout, axis = Layout.contiguous(shape), len(shape) - 1
         for descending in (False, True):
             want = registry.get_device("cpu").storage_from_host(x).argsort(layout, axis, descending, True)
