@@ -8,9 +8,9 @@ them makes from the source (radix_digits_enc, then the first onesweep pass; radi
 at most one tile (``TILE`` keys) is sorted in shared memory, every 4-bit digit in turn,
 in one launch: a block takes as many such rows at a time as a tile holds (sorted by key,
 then by row). A row of at most ``RANGE_TILE`` keys too, a block a row, every 8-bit digit
-in turn (radix_block); an argsort's rows of 8-byte keys up to the 4-byte keys' range tile
-too, by halves: the class keys' low halves with their positions, then their high halves
-gathered by position (radix_block_halves; 8-byte keys and positions of 4096 overflow the
+in turn (radix_block); rows of 8-byte keys up to the 4-byte keys' range tile too, by
+halves: the class keys' low halves with their positions, then their high halves gathered by
+position, the values too (radix_block_halves; 8-byte keys and positions of 4096 overflow the
 48 KiB of static shared memory). Longer rows take a onesweep: one launch counts every pass's digits
 of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
 whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
@@ -117,10 +117,13 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
     keys_only = not indices_wanted and not x.dtype.is_bool
     sink = (values.ptr if direct and values_wanted else 0, x.ptr, layout.offset, pstrides[-1], src_row or 0) + decoding
     wide = indices.ptr if direct and indices_wanted else 0
-    if direct and not values_wanted and key_bytes == 8 and encode is not None and length <= RANGE_TILE[4]:
-        # an argsort's rows of 8-byte keys past a tile: a block a row, the halves' passes in turn (radix_block_halves)
+    if direct and key_bytes == 8 and encode is not None and length <= RANGE_TILE[4] and \
+            (not values_wanted or length > RANGE_TILE[8]):
+        # rows of 8-byte keys past a tile (with values: past radix_block's range tile): a block a row,
+        # the halves' passes in turn, the indices and the values gathered by position where asked
+        # (radix_block_halves)
         device.launcher.launch(kernel(device, ("radix", "block_halves", 8, 8)), min(rows, GRID_LOOP_CAP), None,
-                               RADIX_ARGS, (0, 0, 0, wide, 0, length, rows, length, 1, 0, bits, 1) + sink)
+                               RADIX_ARGS, (0, 0, 0, wide, 0, length, rows, length, 1, 0, bits, int(bool(wide))) + sink)
     elif length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         # radix_block_keys: no positions carried (values decoded in place: a sort of values alone)

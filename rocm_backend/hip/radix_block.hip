@@ -173,10 +173,11 @@ template <class K, class B, bool CARRY = true> __device__ inline void cw_radix_b
 }
 
 
-// An argsort's rows of 8-byte keys (B 8 bytes) of TILE < L <= the 4-byte keys' range tile,
+// A sort's rows of 8-byte keys (B 8 bytes) of TILE < L <= the 4-byte keys' range tile,
 // one a block, one launch: the class keys' low halves ranked with their positions (4
 // passes), then their high halves, made again from the row's source by position (4 passes;
-// the row is read twice, from L2); the int64 indices written in place. 4-byte keys and
+// the row is read twice, from L2); the int64 indices (idx_out) and the values gathered by
+// position (vals_out), each where asked, written in place. 4-byte keys and
 // positions of 4096 keys fit the 48 KiB of static shared memory, where 8-byte keys and
 // positions do not (cw_radix_block<cw_u64>: 2048 keys): rows of 4096 took a onesweep of 8
 // passes of 8-byte items over the whole array (radix_sweep.hip PACK) instead.
@@ -229,7 +230,11 @@ template <class B> __device__ inline void cw_radix_block_halves(const cw_radix_a
 #pragma unroll
         for (int i = 0; i < ITEMS; ++i) {
             const int p = t + i * CW_RADIX_BLOCK;
-            if (p < m) ((cw_i64*)a.idx_out)[r * a.L + p] = (cw_i64)x[i];
+            if (p < m) {
+                if (a.idx_out) ((cw_i64*)a.idx_out)[r * a.L + p] = (cw_i64)x[i];
+                // the values gathered from the row by position: a stable sort's, bit for bit
+                if (a.vals_out) ((B*)a.vals_out)[r * a.L + p] = src[(cw_i64)x[i] * a.src_stride];
+            }
         }
         __syncthreads();
     }

@@ -109,7 +109,7 @@ def test_views_of_long_rows(rocm, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int64, np.uint64], ids=lambda d: np.dtype(d).name)
-def test_eight_byte_rows_of_a_range_tile(rocm, dtype):  # an argsort by halves, a block a row (radix_block_halves)
+def test_eight_byte_rows_of_a_range_tile(rocm, dtype):  # sort and argsort by halves, a block a row (radix_block_halves)
     host = _data(dtype, (1024, 4096), 8)
     _check(rocm, host, False)
     _check(rocm, host, True)

@@ -404,20 +404,25 @@ def test_the_kernels_own_tile(full_lib, monkeypatch, tmp_path):
         _check_values(device, x, x[..., ::-1], x.ndim - 1, True)
 
 
-def test_eight_byte_argsort_rows_by_halves(full_lib, small_lib, monkeypatch, tmp_path):
-    """An argsort of 8-byte keys along the last axis, rows past a tile up to the 4-byte keys'
-    range tile: one launch, a block a row (radix_block_halves: the low halves' passes, then the
-    high halves gathered by position), at the kernels' own tile and a small one."""
+def test_eight_byte_rows_by_halves(full_lib, small_lib, monkeypatch, tmp_path):
+    """A sort, argsort or sort_values of 8-byte keys along the last axis, rows past a tile up
+    to the 4-byte keys' range tile: one launch, a block a row (radix_block_halves: the low
+    halves' passes, then the high halves gathered by position; the values gathered by position,
+    bit for bit), at the kernels' own tile and a small one."""
     rt, device = _device(small_lib, monkeypatch, tmp_path / "small", SMALL_ITEMS)
-    assert _launches(rt, device, _data(dt.float64, (2, 700), np.random.default_rng(3)), indices_only=True) == \
-        ["radix_block_halves_k8_b8"]
+    x = _data(dt.float64, (2, 700), np.random.default_rng(3))
+    assert _launches(rt, device, x, indices_only=True) == ["radix_block_halves_k8_b8"]
+    assert _launches(rt, device, x) == ["radix_block_k8_b8"]  # with values: radix_block where it holds the row
     rng = np.random.default_rng(12)
     for dtype, shape in ((dt.float64, (3, 700)), (dt.int64, (2, 513)), (dt.uint64, (2, 768))):
         x = _data(dtype, shape, rng)
         for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
             _check_argsort(device, x, view, descending)
-    device = _device(full_lib, monkeypatch, tmp_path / "full", structs.RADIX_ITEMS)[1]
+    rt, device = _device(full_lib, monkeypatch, tmp_path / "full", structs.RADIX_ITEMS)
+    x = _data(dt.float64, (2, 2049), np.random.default_rng(4))
+    for how in ({"indices_only": True}, {}, {"indices": False}):
+        assert _launches(rt, device, x, **how) == ["radix_block_halves_k8_b8"], how
     for dtype, shape in ((dt.float64, (3, 4096)), (dt.int64, (2, 2049)), (dt.uint64, (2, 3001))):
         x = _data(dtype, shape, rng)
         for view, descending in ((x, False), (x[..., ::-1], True), (x[:, 1:], False)):
-            _check_argsort(device, x, view, descending)
+            _check(device, x, view, 1, descending)
