@@ -9,18 +9,13 @@ before the sort nor a bool one after it; complex has no order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import dtypes as _dt
 from ._core import ArrayBase, contiguous_layout, require_array
 from .backend_optional import declares_descending_sort_view
-from .array import wrap
+from .array import Array, wrap
 from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
 from .shapes import normalize_axis
-
-if TYPE_CHECKING:
-    from .array import Array
 
 
 def _no_order(x, fname):
@@ -49,6 +44,9 @@ def _checked_axis(x, axis, descending, stable, fname):
 #: a descending sort's view of its result (shared, as _core's contiguous layouts: layouts
 #: are immutable), made once per shape instead of a Layout.flip per call
 _BACKWARDS: dict = {}
+
+
+_new_array = Array.__new__
 
 
 def _backwards(shape, axis):
@@ -92,21 +90,20 @@ def sort(x: Array, /, *, axis: int = -1, descending: bool = False, stable: bool 
     [1, 2, 3]
     """
     axis = _checked_axis(x, axis, descending, stable, "sort")
-    layout, dtype = x._layout, x._dtype
-    if dtype.is_complex:
+    layout, dtype, device = x._layout, x._dtype, x._device
+    if dtype.kind == "c":  # (DType.is_complex without its property call: sort is timed against np.sort)
         raise _no_order(x, "sort")
-    if descending and declares_descending_sort_view(x._device):
+    if descending and declares_descending_sort_view(device):
         # the ascending sort of x reversed, viewed reversed (backend.DescendingSortViewDevice);
         # where x is C-contiguous from its buffer's start, x reversed is that view's layout too
-        shape = layout.shape
-        viewed = _BACKWARDS.get((shape, axis)) or _backwards(shape, axis)
+        viewed = _BACKWARDS.get((layout.shape, axis)) or _backwards(layout.shape, axis)
         values = x._storage.sort_values(viewed if layout.dense_size >= 0 else layout.flip((axis,)), axis, False, stable)
-        out = wrap(values, shape, dtype, x._device)
-        out._layout = viewed  # (the new array viewed so in place: one array made, not two)
+        # the new array made with that view's layout (wrap's steps, the contiguous layout's
+        # look-up left out: one array made, no layout replaced)
+        out = _new_array(Array)
+        out._storage, out._layout, out._dtype, out._device = values, viewed, dtype, device
         return out
-    else:
-        values = x._storage.sort_values(layout, axis, descending, stable)
-    return wrap(values, layout.shape, dtype, x._device)
+    return wrap(x._storage.sort_values(layout, axis, descending, stable), layout.shape, dtype, device)
 
 
 @shared_doc(_DOCS)

@@ -218,19 +218,28 @@ def sort_values(self, layout, axis, descending, stable):
     if buf.dtype.kind == "c":  # (NumPy's dtype: DType.is_complex is a Python property)
         raise unsupported("sort_values", self.dtype)
     n = len(buf)
-    if layout.dense_size == n and len(layout.shape) == 1:
+    whole = layout.dense_size == n and len(layout.shape) == 1
+    if whole:
         x = buf
     elif layout.offset == n - 1 and layout.strides == _ONE_BACK and layout.shape[0] == n:
         x = buf[::-1]  # the whole buffer read backwards: the front end's descending view asks it
+        whole = True
     else:
         x = view(buf, layout)
+    rows = _native_rows
+    plan = _ROW_PLANS[stable].get(buf.dtype) if whole and rows is not None and n else None
     try:
-        values = sorted_values(x, axis, descending, stable)
+        if plan is not None:  # (one 1-D row: sorted_values's common case, its frame and tests left out)
+            values = np.empty(n, buf.dtype)
+            rows(values, x[::-1] if descending else x, plan[0], descending, plan[1])
+        else:
+            values = sorted_values(x, axis, descending, stable)
+            values = values if values.ndim == 1 else values.reshape(-1)
     except DeviceMemoryError:
         raise
     except MemoryError as exc:
         raise out_of_memory("sort_values", exc) from exc
-    return new_storage(type(self), values if values.ndim == 1 else values.reshape(-1), self.dtype)
+    return new_storage(type(self), values, self.dtype)
 
 
 @reports_out_of_memory

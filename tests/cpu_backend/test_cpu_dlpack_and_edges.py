@@ -163,9 +163,16 @@ def test_sort_values_reports_memory_as_the_device_error(monkeypatch):
     assert cw.to_numpy(cw.sort(x)).tolist() == list(range(8))  # (the whole buffer as it lies)
     assert cw.to_numpy(cw.sort(cw.reshape(x, (2, 4))[:, 1:])).tolist() == [[4, 5, 6], [0, 1, 2]]
     monkeypatch.setattr(ordering, "sorted_values", exhausted)
-    with pytest.raises(DeviceMemoryError, match="sort_values: no room") as info:
-        cw.sort(x)
-    assert isinstance(info.value.__cause__, MemoryError)
+    # sorted_values serves rows along another axis (and every row where _native is absent); one
+    # whole 1-D row is sorted by _native's sort_rows itself, where it is built
+    cases = [cw.reshape(x, (2, 4)).T] + ([x, cw.flip(x)] if ordering._native_rows is not None else [x])
+    if ordering._native_rows is not None:
+        monkeypatch.setattr(ordering, "_native_rows", exhausted)
+    for case in cases:
+        for descending in (False, True):
+            with pytest.raises(DeviceMemoryError, match="sort_values: no room") as info:
+                cw.sort(case, descending=descending)
+            assert isinstance(info.value.__cause__, MemoryError)
 
 
 def test_astype_is_quiet_and_copies_on_every_layout():
