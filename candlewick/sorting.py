@@ -17,6 +17,9 @@ from .docstrings import FRAGMENTS, shared_doc
 from .errors import ArgumentTypeError, DTypeError
 from .shapes import normalize_axis
 
+#: Array's __new__, read once: sort makes its descending result with the view's layout itself
+_new_array = Array.__new__
+
 
 def _no_order(x, fname):
     """The error of sorting complex ``x``."""
@@ -44,9 +47,6 @@ def _checked_axis(x, axis, descending, stable, fname):
 #: a descending sort's view of its result (shared, as _core's contiguous layouts: layouts
 #: are immutable), made once per shape instead of a Layout.flip per call
 _BACKWARDS: dict = {}
-
-
-_new_array = Array.__new__
 
 
 def _backwards(shape, axis):
