@@ -54,6 +54,14 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
    PyObject_GetAttr */
 PyObject *cw_member(PyObject *obj, PyObject *name);
 
+/* The optional last argument `widest` of a call taking `fixed` arguments before it (the
+   widest vector loop a test lets it take) in *widest, `fallback` where absent: 0, or -1
+   with TypeError naming `usage` (the call's signature, e.g. "arg_rows(x, out, largest,
+   widest=1)") where the count is neither fixed nor fixed + 1 or widest is not an int
+   (_native_binding.c). */
+int cw_widest_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t fixed, long fallback, const char *usage,
+                  long *widest);
+
 /* 1 where the attribute `name` of `obj` is true, 0 where false or absent, -1 on error
    (a storage's read_only: the storages of most backends have none). */
 int cw_attr_true(PyObject *obj, PyObject *name);

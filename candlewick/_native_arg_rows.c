@@ -161,14 +161,8 @@ const char cw_arg_rows_doc[] =
 
 PyObject *cw_arg_rows(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    long widest = 1;
-    if (nargs == 4) {
-        widest = PyLong_AsLong(args[3]);
-        if (widest == -1 && PyErr_Occurred()) {
-            return NULL;
-        }
-    } else if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "arg_rows takes 3 or 4 arguments (x, out, largest, widest)");
+    long widest;
+    if (cw_widest_arg(args, nargs, 3, 1, "arg_rows(x, out, largest, widest=1)", &widest) < 0) {
         return NULL;
     }
     int largest = PyObject_IsTrue(args[2]);

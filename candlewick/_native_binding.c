@@ -3,7 +3,8 @@
    missing slot fails the bind and the Python code paths run, never a store at a wrong
    offset), the cached contiguous layouts, and the copy of it a fast path holds while it
    runs code that could bind again; also the slots of a host backend's storage class
-   (cw_learn_storage) and a Layout made in C (cw_new_layout). */
+   (cw_learn_storage) and a Layout made in C (cw_new_layout); and the optional trailing
+   `widest` argument the host loops with vector paths share (cw_widest_arg). */
 
 #include "_native.h"
 #include "_native_host.h"
@@ -65,6 +66,26 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
         return -1;
     }
     return 0;
+}
+
+/* (_native.h) */
+int cw_widest_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t fixed, long fallback, const char *usage,
+                  long *widest) {
+    if (nargs != fixed && nargs != fixed + 1) {
+        PyErr_Format(PyExc_TypeError, "%s takes %zd or %zd arguments, got %zd", usage, fixed, fixed + 1, nargs);
+        return -1;
+    }
+    if (nargs == fixed) {
+        *widest = fallback;
+        return 0;
+    }
+    PyObject *arg = args[fixed];
+    if (!PyIndex_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "%s: widest must be an int, not %.100s", usage, Py_TYPE(arg)->tp_name);
+        return -1;
+    }
+    *widest = PyLong_AsLong(arg);
+    return *widest == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
 int cw_learn_storage(StorageSlots *known, PyTypeObject *type, int lock) {

@@ -132,14 +132,8 @@ const char cw_complex64_multiply_doc[] =
 
 PyObject *cw_complex64_multiply(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     (void)module;
-    long widest = 2;
-    if (nargs == 4) {
-        widest = PyLong_AsLong(args[3]);
-        if (widest == -1 && PyErr_Occurred()) {
-            return NULL;
-        }
-    } else if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "complex64_multiply takes 3 or 4 arguments (a, b, out, widest)");
+    long widest;
+    if (cw_widest_arg(args, nargs, 3, 2, "complex64_multiply(a, b, out, widest=2)", &widest) < 0) {
         return NULL;
     }
     Py_buffer va, vb, vo;

@@ -136,8 +136,9 @@ def counted_replayed(device, calls):
     global _generation
     counts = _counts
     if len(counts) > MAX_KEYS:
-        reset()
-    _generation += 1
+        reset()  # (its bump stands for this change too)
+    else:
+        _generation += 1
     keys = {}
     for name, dtype, args in calls:
         try:
@@ -157,8 +158,9 @@ def pinned_fused(device, calls):
     global _generation
     counts = _counts
     if len(counts) > MAX_KEYS:
-        reset()
-    _generation += 1
+        reset()  # (its bump stands for this change too)
+    else:
+        _generation += 1
     for name, dtype, args in calls:
         try:
             counts[call_key(device, name, dtype, args)] = _FUSES

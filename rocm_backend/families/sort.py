@@ -121,9 +121,10 @@ def sort(x, layout, axis, descending, stable=True, values_wanted=True, indices_w
             (not values_wanted or length > RANGE_TILE[8]):
         # rows of 8-byte keys past a tile (with values: past radix_block's range tile): a block a row,
         # the halves' passes in turn, the indices and the values gathered by position where asked
-        # (radix_block_halves)
+        # (radix_block_halves; wide 0: it reads not the field, shared by RADIX_ARGS's other kernels,
+        # and writes int64 indices wherever idx_out is set)
         device.launcher.launch(kernel(device, ("radix", "block_halves", 8, 8)), min(rows, GRID_LOOP_CAP), None,
-                               RADIX_ARGS, (0, 0, 0, wide, 0, length, rows, length, 1, 0, bits, int(bool(wide))) + sink)
+                               RADIX_ARGS, (0, 0, 0, wide, 0, length, rows, length, 1, 0, bits, 0) + sink)
     elif length <= RANGE_TILE[key_bytes]:  # a launch: rows in a tile each (several in one up to TILE)
         order = None if direct else device.storage_type.empty(device, dt.uint32, n)
         # radix_block_keys: no positions carried (values decoded in place: a sort of values alone)

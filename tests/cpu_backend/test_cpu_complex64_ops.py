@@ -139,3 +139,10 @@ def test_native_multiply_checks_its_arguments():
         _native.complex64_multiply(a, np.ones(5, C64), np.empty(4, C64))
     with pytest.raises((TypeError, ValueError, BufferError)):
         _native.complex64_multiply(a, a, np.broadcast_to(np.empty(1, C64), (4,)))  # read-only out
+    out = np.zeros(4, C64)
+    for args in [(a, a), (a, a, out, 2, 2)]:
+        with pytest.raises(TypeError, match=r"complex64_multiply\(a, b, out, widest=2\) takes 3 or 4 arguments"):
+            _native.complex64_multiply(*args)
+    with pytest.raises(TypeError, match=r"complex64_multiply\(.*\): widest must be an int, not float"):
+        _native.complex64_multiply(a, a, out, 1.0)
+    assert (out == 0).all()

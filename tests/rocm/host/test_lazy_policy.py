@@ -135,3 +135,24 @@ def test_the_key_of_a_binary_call_built_in_one_step_is_call_keys():
             assert hash(key_of(device, name, dt.float32, args)) == hash(want)
         assert lazy_policy.pair_key(device, name, dt.float32, args[:3]) == lazy_policy.call_key(
             device, name, dt.float32, (op, l1, d2))  # not four arguments: call_key's
+
+
+def test_the_counts_past_max_keys_are_dropped_and_a_change_bumps_the_generation_once(monkeypatch):
+    """Past MAX_KEYS keys a change drops them all first; each change moves _generation (what
+    the C decision's kept answer stands on, _native_lazy_key.c) by one, a drop included."""
+    from candlewick import dtypes as dt
+
+    monkeypatch.setattr(lazy_policy, "MAX_KEYS", 2)
+    device = object()
+    calls = [("binary", dt.float32, (float(i),)) for i in range(3)]
+    try:
+        for change in (lazy_policy.counted_replayed, lazy_policy.pinned_fused):
+            lazy_policy.reset()
+            before = lazy_policy._generation
+            change(device, calls)
+            assert lazy_policy._generation == before + 1 and len(lazy_policy._counts) == 3
+            change(device, calls[:1])  # past MAX_KEYS: all dropped, then the one counted
+            assert lazy_policy._generation == before + 2
+            assert list(lazy_policy._counts) == [lazy_policy.call_key(device, *calls[0])]
+    finally:
+        lazy_policy.reset()
