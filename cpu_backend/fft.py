@@ -121,7 +121,7 @@ def fft(x, axis, inverse, norm=None):
 
 
 def rfft(x, axis, norm=None):
-    out = _direct_call("r2c", x, axis, True, _INORM[_norm(norm, False)])
+    out = _direct_call("r2c", x, axis, True, _INORM["backward" if norm is None else norm])  # (_norm inline: a frame less)
     if out is None:
         with QuietBlock():
             out = _fft().rfft(x, axis=axis, norm=_norm(norm, False))
@@ -131,7 +131,7 @@ def rfft(x, axis, norm=None):
 def irfft(x, axis, n, norm=None):
     out = None
     if n >= 1 and x.shape[axis] == n // 2 + 1:  # (else the public function pads or crops it)
-        out = _direct_call("c2r", x, axis, n, False, 2 - _INORM[_norm(norm, True)])
+        out = _direct_call("c2r", x, axis, n, False, 2 - _INORM["forward" if norm is None else norm])
     if out is None:
         with QuietBlock():
             out = _fft().irfft(x, n=n, axis=axis, norm=_norm(norm, True))

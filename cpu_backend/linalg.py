@@ -10,6 +10,7 @@ import numpy as np
 from candlewick import dtypes as dt
 
 from .error import QuietBlock, failure
+from .reduce_ops import all_finite
 
 DTYPES = (dt.float32, dt.float64, dt.complex64, dt.complex128)
 
@@ -38,7 +39,7 @@ def qr(a, complete):
 
 
 def svd(a, full_matrices):
-    if not np.isfinite(a).all():
+    if not all_finite(a):
         # LAPACK's gesdd can loop forever on a matrix holding infinity (seen with OpenBLAS:
         # [[-1, .5, 0], [inf, .5, 0], [0, .5, 1e-40]]); NumPy raises for NaN: refuse both,
         # as rocm's Jacobi kernel does

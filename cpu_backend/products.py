@@ -14,6 +14,7 @@ from .error import (
     QUIET, QuietBlock, out_of_memory, quiet, reports_out_of_memory, reset_fp_state, same_dtype, set_fp_state, unsupported,
 )
 from .ops import F32, LOW_PRECISION_NAMES
+from .reduce_ops import all_finite
 from .storage_slice import flat, view
 
 try:  # optional: the real 2-D product's common case in C (_in_c)
@@ -107,7 +108,7 @@ def _general_matmul(self, rhs, lhs_layout, rhs_layout):
             out = _quiet_matmul(a.astype(F32), b.astype(F32)).astype(dtype.numpy)
     else:
         out = _quiet_matmul(a, b)
-        if name in _COMPLEX_NAMES and not np.isfinite(out).all():
+        if name in _COMPLEX_NAMES and not all_finite(out):
             out = _complex_matmul_ieee(a, b)
     return type(self)(out.reshape(-1), dtype)
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from candlewick.opdefs import ReduceOp, ScanOp
 
-from .error import quiet
+from .error import QuietBlock, quiet
 from .op_tables import F32, I64, LOW_PRECISION, accumulation_dtype, build_table
 
 try:  # NumPy 2's whole-array count (np.count_nonzero without an axis calls it after a Python wrapper)
@@ -116,6 +116,19 @@ def _scan_impl(op, dtype):
         return r.astype(np_dtype) if narrow else r
 
     return scan
+
+
+def all_finite(v):
+    """True where every element of the float or complex view ``v`` is finite. Its sum is
+    finite only then (an inf or NaN operand never gives a finite sum); a finite array whose
+    sum overflows is told by the element-wise test. The sum allocates nothing, where
+    ``isfinite(v).all()`` makes a bool array of v's size and passes over it again: for the
+    SVD of scikit-learn's Ridge/PCA (20000 x 64 float32) 0.3 ms where the allocator reused
+    memory, and where it had handed the SVD's work buffers back to the system, up to ~450
+    page faults more (~2 ms of system time) on this project's VM (2026-12-01)."""
+    with QuietBlock():  # (an overflowing sum is no warning for the caller)
+        total = np.add.reduce(v, axis=None)
+    return bool(np.isfinite(total)) or bool(np.isfinite(v).all())
 
 
 #: a count compares with zero only, and NumPy's argmin/argmax (no ufunc) consult no error

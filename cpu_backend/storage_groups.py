@@ -6,15 +6,17 @@ holding the family's fresh array.
 """
 
 from candlewick import dtypes as dt
+from candlewick.errors import DeviceMemoryError
 from candlewick.layout import Layout
 
 from . import fft as _fft
 from . import linalg, nn
-from .error import reports_out_of_memory, same_dtype, unsupported
+from .error import out_of_memory, reports_out_of_memory, same_dtype, unsupported
 from .storage_slice import view
 
 #: a NumPy result's candlewick dtype (linalg and fft results, whose dtype NumPy decided)
 DTYPE_OF_NUMPY = {d.numpy: d for d in dt.ALL_DTYPES}
+_new = object.__new__
 
 
 # --- neural-network ops ---------------------------------------------------------------------
@@ -148,18 +150,46 @@ def fft(self, layout, axis, inverse, norm=None, n=None):
     return _wrap(self, _fft.fft(_fft.padded(view(self.buf, layout), axis, n, "fft"), axis, inverse, norm))
 
 
-@reports_out_of_memory
+# rfft and irfft do inline what reports_out_of_memory, view and _wrap do for the others:
+# scipy.fft and scipy.signal.fftconvolve make two or three of them a call, each after the
+# last one's memory traffic has evicted the Python code from the caches, where every frame
+# costs its cache misses (the chain was 19 Python calls a transform, ~45 us of a 78 x 4096
+# float32 rfft's 0.72 ms on this project's VM against NumPy's ~30 us through scipy.fft,
+# 2026-12-01)
 def rfft(self, layout, axis, norm=None, n=None):
     if self.dtype not in _fft.REAL_DTYPES:
         raise unsupported("rfft", self.dtype, "rfft takes float32/float64")
-    return _wrap(self, _fft.rfft(_fft.padded(view(self.buf, layout), axis, n, "rfft"), axis, norm))
+    buf = self.buf
+    x = buf.reshape(layout.shape) if layout.dense_size == len(buf) else view(buf, layout)
+    try:
+        if n is not None and n != x.shape[axis]:
+            x = _fft.padded(x, axis, n, "rfft")
+        out = _fft.rfft(x, axis, norm)
+    except DeviceMemoryError:
+        raise
+    except MemoryError as exc:
+        raise out_of_memory("rfft", exc) from exc
+    result = _new(type(self))  # (type(self)(...) without the __init__ call)
+    result.buf = out.reshape(-1)
+    result.dtype = DTYPE_OF_NUMPY[out.dtype]
+    return result
 
 
-@reports_out_of_memory
 def irfft(self, layout, axis, n, norm=None):
     if self.dtype not in _fft.COMPLEX_DTYPES:
         raise unsupported("irfft", self.dtype, "irfft takes complex64/complex128")
-    return _wrap(self, _fft.irfft(view(self.buf, layout), axis, n, norm))
+    buf = self.buf
+    x = buf.reshape(layout.shape) if layout.dense_size == len(buf) else view(buf, layout)
+    try:
+        out = _fft.irfft(x, axis, n, norm)
+    except DeviceMemoryError:
+        raise
+    except MemoryError as exc:
+        raise out_of_memory("irfft", exc) from exc
+    result = _new(type(self))
+    result.buf = out.reshape(-1)
+    result.dtype = DTYPE_OF_NUMPY[out.dtype]
+    return result
 
 
 @reports_out_of_memory

@@ -13,7 +13,7 @@ import math
 import operator
 
 from .. import dtypes as _dt
-from .._core import contiguous_layout, permuted_array, require_array, view
+from .._core import contiguous_layout, new_array, permuted_array, require_array, view
 from ..allocation import check_allocation
 from ..array import Array, wrap
 from ..arguments import sequence
@@ -216,8 +216,10 @@ def forward_one_axis(x, axis, n, norm):
     else:  # (the common call: no keyword dict built)
         storage = x._storage.rfft(layout, axis) if passed is None else x._storage.rfft(layout, axis, norm=passed)
     out_dtype = _dt.complex64 if x._dtype is _dt.float32 else _dt.complex128
-    return scaled(storage, shape[:axis] + (n // 2 + 1,) + shape[axis + 1:], out_dtype, device,
-                  scale_factor(norm, n, False, passed))
+    out_shape = shape[:axis] + (n // 2 + 1,) + shape[axis + 1:]
+    if passed is not None:  # (scaled inside the transform: scaled's and wrap's frames skipped)
+        return new_array(Array, storage, out_shape, out_dtype, device)
+    return scaled(storage, out_shape, out_dtype, device, scale_factor(norm, n, False, passed))
 
 
 def inverse_one_axis(x, axis, n, norm):
@@ -230,8 +232,10 @@ def inverse_one_axis(x, axis, n, norm):
     storage = (x._storage.irfft(layout, axis, n) if passed is None
                else x._storage.irfft(layout, axis, n, norm=passed))
     out_dtype = _dt.float32 if x._dtype is _dt.complex64 else _dt.float64
-    return scaled(storage, shape[:axis] + (n,) + shape[axis + 1:], out_dtype, device,
-                  scale_factor(norm, n, True, passed))
+    out_shape = shape[:axis] + (n,) + shape[axis + 1:]
+    if passed is not None:
+        return new_array(Array, storage, out_shape, out_dtype, device)
+    return scaled(storage, out_shape, out_dtype, device, scale_factor(norm, n, True, passed))
 
 
 def one_axis(x, axis, norm, fname, kind):
