@@ -86,6 +86,14 @@ static int set_gate(void) {
     return done;
 }
 
+static PyObject *new_block(PyTypeObject *type, PyObject *enabled) {
+    Block *self = (Block *)type->tp_alloc(type, 0);
+    if (self != NULL) {
+        self->enabled = Py_NewRef(enabled);
+    }
+    return (PyObject *)self;
+}
+
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *enabled;
     static char *names[] = {"enabled", NULL};
@@ -94,11 +102,39 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     } else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:LazyBlock", names, &PyBool_Type, &enabled)) {
         return NULL;
     }
-    Block *self = (Block *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->enabled = Py_NewRef(enabled);
+    return new_block(type, enabled);
+}
+
+/* The block take(enabled) last made for each `enabled` (False, True), kept: given again
+   while no one else holds it and it is not entered. */
+static PyObject *kept[2];
+
+/* Whether a block of `type` given again is one made anew in all that can be seen: no
+   instance dict or weak references that its last holder may have left on it, no
+   finalizer that its end would have run. */
+static int reusable(PyTypeObject *type) {
+    return type->tp_dictoffset == 0 && type->tp_weaklistoffset == 0 && type->tp_finalize == NULL &&
+           type->tp_del == NULL;
+}
+
+static PyObject *take(PyTypeObject *type, PyObject *enabled) {
+    if (!PyBool_Check(enabled)) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.LazyBlock.take: enabled must be a bool, got %s",
+                     Py_TYPE(enabled)->tp_name);
+        return NULL;
     }
-    return (PyObject *)self;
+    int i = enabled == Py_True;
+    PyObject *block = kept[i];
+    /* the kept one's only reference is kept[i]'s (the GIL held: no other thread takes it
+       between this test and the reference given) */
+    if (block != NULL && Py_TYPE(block) == type && Py_REFCNT(block) == 1 && ((Block *)block)->token == NULL) {
+        return Py_NewRef(block);
+    }
+    block = new_block(type, enabled);
+    if (block != NULL && reusable(type)) {
+        Py_XSETREF(kept[i], Py_NewRef(block));
+    }
+    return block;
 }
 
 /* The token of the entry before the innermost back in self->token (an exit, or an
@@ -205,6 +241,10 @@ static void dealloc(Block *self) {
 
 static PyMethodDef block_methods[] = {
     {"__enter__", (PyCFunction)enter, METH_NOARGS, "Lazy mode on (enabled) or off in this context; the gate on."},
+    {"take", (PyCFunction)take, METH_O | METH_CLASS,
+     "take(enabled): a block for enabled, not entered: the one take last made for it where no one else "
+     "holds it any more and its class leaves nothing on it (no __dict__, weak references or finalizer), "
+     "else a new one."},
     {"__exit__", (PyCFunction)(void (*)(void))leave, METH_FASTCALL,
      "The context's mode back; what is pending run (its error raised unless the block raised); the gate "
      "off after the last open block."},
