@@ -21,6 +21,11 @@ extern PyObject *cw_lazy_live, *cw_lazy_type;
 /* set_lazy's work (each argument None or as set_lazy takes it): 0, or -1 with TypeError */
 int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type);
 
+/* _native_lazy_globals.c: dict[name] (borrowed) of a module's globals dict, kept until
+   the dict changes; NULL where absent (an error set only where the lookup raised) */
+PyObject *cw_kept_global(PyObject *dict, PyObject *name);
+int cw_lazy_globals_ready(void);
+
 /* _native_lazy_block.c */
 extern PyTypeObject cw_LazyBlockType;
 extern const char cw_lazy_blocks_doc[];

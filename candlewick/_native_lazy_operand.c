@@ -26,7 +26,7 @@ static PyObject *s_storage, *s_device, *s_last, *s_graph;
 
 /* lazy_mode's global `name` (borrowed), or NULL with an error. */
 static PyObject *mode_global(PyObject *name) {
-    PyObject *value = PyDict_GetItemWithError(mode, name);
+    PyObject *value = cw_kept_global(mode, name);
     if (value == NULL && !PyErr_Occurred()) {
         PyErr_Format(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_mode has no %U", name);
     }
