@@ -3,6 +3,7 @@ mode in its context as the Python block sets it, the gate and the C fast paths' 
 on while any block is open (in any thread) and off after the last, what is pending run
 at the exit, its error raised unless the block raised its own."""
 
+import contextlib
 import contextvars
 import sys
 import threading
@@ -182,3 +183,24 @@ def test_a_block_of_a_class_with_a_dict_is_always_new():
     assert type(again) is WithDict and not hasattr(again, "left")
     with pytest.raises(TypeError, match="enabled must be a bool"):
         WithDict.take(1)
+
+
+def test_a_kept_blocks_entry_and_exit_are_made_once():
+    """The kept block's __enter__ and __exit__ are bound once and given again (with looks
+    both up at every entry); another block's are bound at each lookup; on the class they
+    are the methods, as contextlib.ExitStack calls them."""
+    with cw.lazy():
+        pass
+    kept = cw.lazy()
+    assert kept.__enter__ is kept.__enter__ and kept.__exit__ is kept.__exit__
+    other = _core._native.LazyBlock(True)
+    assert other.__enter__ is not other.__enter__
+    entry, kept_id = kept.__enter__, id(kept)
+    del kept
+    assert id(cw.lazy()) != kept_id  # its bound entry held (and the block by it): not given again
+    del entry
+    assert id(cw.lazy()) != kept_id  # (a new block was kept meanwhile)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(cw.lazy())
+        assert lazy_mode.is_lazy()
+    assert lazy_mode.is_lazy() is lazy_mode._process_on
