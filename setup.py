@@ -27,9 +27,9 @@ NATIVE = Extension(
      "candlewick/_native_sort_runs.c", "candlewick/_native_sort_partition.c", "candlewick/_native_sort_finish.c",
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",
      "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c",
-     "candlewick/_native_lazy_operand.c"],
+     "candlewick/_native_lazy_operand.c", "candlewick/_native_lazy_globals.c", "candlewick/_native_lazy_kept.c"],
     depends=["candlewick/_native.h", "candlewick/_native_host.h", "candlewick/_native_index.h",
-             "candlewick/_native_launch.h", "candlewick/_native_lazy.h", "candlewick/_native_sort.h",
+             "candlewick/_native_launch.h", "candlewick/_native_lazy.h", "candlewick/_native_lazy_block.h", "candlewick/_native_sort.h",
              "candlewick/_native_sort_put.h"],
     optional=True,
 )

@@ -176,7 +176,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
-        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_block_ready() < 0 ||
+        cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_globals_ready() < 0 || cw_lazy_block_ready() < 0 ||
         cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0) {
         return NULL;
     }

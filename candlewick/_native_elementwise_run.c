@@ -65,18 +65,10 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
     }
     /* held across the primitive, which runs Python code that could rebind x's slots */
     PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device)};
-    if (cw_lazy_operand != NULL) {
-        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x));
-        if (held[0] == NULL) {
-            for (int i = 1; i < 4; i++) {
-                Py_DECREF(held[i]);
-            }
-            return NULL;
-        }
-        storage = held[0];
-    }
     PyObject *args[] = {storage, self->op, layout};
-    PyObject *result = cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    /* (in lazy mode: called on the storage that records the call) */
+    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET)
+                                               : cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
                                    : new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 4; i++) {
@@ -114,18 +106,12 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
     }
     PyObject *s_1 = SLOT(x1, b->storage), *s_2 = SLOT(x2, b->storage);
     PyObject *held[] = {Py_NewRef(s_1), Py_NewRef(s_2), Py_NewRef(out_dtype), Py_NewRef(device)};
-    PyObject *out = NULL;
-    if (cw_lazy_operand != NULL) { /* (as two_arrays: the storage that records the call) */
-        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x1));
-        s_1 = held[0];
-    }
-    if (s_1 != NULL) {
-        PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
-        PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
-        out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
-    }
+    PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
+    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
+                                               : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 4; i++) {
-        Py_XDECREF(held[i]);
+        Py_DECREF(held[i]);
     }
     Py_DECREF(shape);
     Py_DECREF(spread1);
@@ -182,20 +168,11 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     }
     PyObject *held[] = {Py_NewRef(s1), Py_NewRef(l1), Py_NewRef(s2), Py_NewRef(l2),
                         Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
-    if (cw_lazy_operand != NULL) {
-        Py_SETREF(held[0], PyObject_CallOneArg(cw_lazy_operand, x1));
-        if (held[0] == NULL) {
-            for (int i = 1; i < 7; i++) {
-                Py_DECREF(held[i]);
-            }
-            Py_XDECREF(spread);
-            return NULL;
-        }
-        s1 = held[0];
-    }
     PyObject *args[] = {s1, self->op, spread != NULL && spread_first ? spread : l1, s2,
                         spread != NULL && !spread_first ? spread : l2};
-    PyObject *result = cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    /* (in lazy mode: called on the storage that records the call) */
+    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
+                                               : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);

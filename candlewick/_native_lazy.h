@@ -21,6 +21,11 @@ extern PyObject *cw_lazy_live, *cw_lazy_type;
 /* set_lazy's work (each argument None or as set_lazy takes it): 0, or -1 with TypeError */
 int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type);
 
+/* _native_lazy_globals.c: dict[name] (borrowed) of a module's globals dict, kept until
+   the dict changes; NULL where absent (an error set only where the lookup raised) */
+PyObject *cw_kept_global(PyObject *dict, PyObject *name);
+int cw_lazy_globals_ready(void);
+
 /* _native_lazy_block.c */
 extern PyTypeObject cw_LazyBlockType;
 extern const char cw_lazy_blocks_doc[];
@@ -60,11 +65,21 @@ PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nar
 int cw_lazy_start_ready(void);
 /* A new lazy_policy.Start of (pending, real), or NULL with an error */
 PyObject *cw_new_start(PyObject *pending, PyObject *real);
+/* Start(pending, real).<name>(*args) without making the Start where its method is a
+   StartMethod (`sized`: real's size test made already, too large to run at once for its
+   size), else as Python calls it */
+PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
+                        int sized);
 
 /* _native_lazy_operand.c */
 extern const char cw_lazy_operand_doc[], cw_lazy_operands_doc[];
 PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
 PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
+/* The primitive `name` called on lazy_operand(x) where args[0] is x's storage (args and
+   nargsf as cw_call_primitive takes them; args[0] replaced meanwhile): the C element-wise
+   path in lazy mode. Where the operand hook is the C lazy_operand, the Start it would
+   make is not made (cw_start_call); else the hook is called. */
+PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf);
 int cw_lazy_operand_ready(void);
 /* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
    lazy_policy.Start whose method is a StartMethod, that method called without making a

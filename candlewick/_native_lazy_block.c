@@ -21,6 +21,8 @@
    lazy()'s LazyBlock(enabled) skips the argument parser: together about an eighth of
    an empty block's instructions.
 
+   A block per call makes no object: _native_lazy_kept.c.
+
    gate_on is this file's copy of GATE.on (an entry then reads no attribute): only the
    blocks write GATE.on (set_gate here). Code that sets GATE.on by hand (a test) leaves
    the copy stale: an entry that finds the copy on makes nothing, an exit may turn off
@@ -31,15 +33,9 @@
 
 #include "_native.h"
 #include "_native_lazy.h"
+#include "_native_lazy_block.h"
 
 #include <structmember.h>
-
-typedef struct {
-    PyObject_HEAD
-    PyObject *enabled; /* True or False */
-    PyObject *token;   /* the context variable's token of the innermost entry, or NULL */
-    PyObject *outer;   /* a list of the outer entries' tokens (the block entered inside itself), or NULL */
-} Block;
 
 static PyObject *block_var, *block_gate, *block_flush, *block_live, *block_lazy_type;
 static int process_on, gate_on;
@@ -94,11 +90,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     } else if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!:LazyBlock", names, &PyBool_Type, &enabled)) {
         return NULL;
     }
-    Block *self = (Block *)type->tp_alloc(type, 0);
-    if (self != NULL) {
-        self->enabled = Py_NewRef(enabled);
-    }
-    return (PyObject *)self;
+    return cw_new_block(type, enabled);
 }
 
 /* The token of the entry before the innermost back in self->token (an exit, or an
@@ -187,12 +179,16 @@ static PyObject *leave(Block *self, PyObject *const *args, Py_ssize_t nargs) {
 static int traverse(Block *self, visitproc visit, void *arg) {
     Py_VISIT(self->token);
     Py_VISIT(self->outer);
+    Py_VISIT(self->bound[0]);
+    Py_VISIT(self->bound[1]);
     return 0;
 }
 
 static int clear(Block *self) {
     Py_CLEAR(self->token);
     Py_CLEAR(self->outer);
+    Py_CLEAR(self->bound[0]);
+    Py_CLEAR(self->bound[1]);
     return 0;
 }
 
@@ -205,6 +201,10 @@ static void dealloc(Block *self) {
 
 static PyMethodDef block_methods[] = {
     {"__enter__", (PyCFunction)enter, METH_NOARGS, "Lazy mode on (enabled) or off in this context; the gate on."},
+    {"take", (PyCFunction)cw_lazy_block_take, METH_O | METH_CLASS,
+     "take(enabled): a block for enabled, not entered: the one take last made for it where no one else "
+     "holds it any more and its class leaves nothing on it (no __dict__, weak references or finalizer), "
+     "else a new one."},
     {"__exit__", (PyCFunction)(void (*)(void))leave, METH_FASTCALL,
      "The context's mode back; what is pending run (its error raised unless the block raised); the gate "
      "off after the last open block."},
@@ -286,5 +286,5 @@ int cw_lazy_block_ready(void) {
     if (on_attr == NULL || write_into_attr == NULL || operand_attr == NULL) {
         return -1;
     }
-    return PyType_Ready(&cw_LazyBlockType);
+    return PyType_Ready(&cw_LazyBlockType) < 0 ? -1 : cw_lazy_block_entries_ready();
 }

@@ -24,7 +24,7 @@ static PyObject *s_shape, *s_strides, *s_offset;
 
 /* lazy_policy's global `name` (borrowed), or NULL with an error. */
 PyObject *cw_policy_global(PyObject *name) {
-    PyObject *value = PyDict_GetItemWithError(cw_lazy_policy, name);
+    PyObject *value = cw_kept_global(cw_lazy_policy, name);
     if (value == NULL && !PyErr_Occurred()) {
         PyErr_Format(PyExc_RuntimeError, "candlewick._native.StartMethod: lazy_policy has no %U", name);
     }

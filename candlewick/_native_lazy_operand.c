@@ -6,7 +6,9 @@
    operand (scipy.fft's `spectrum * response` between two transforms): in Python it was
    a frame and a dozen attribute and global reads, about 5k instructions, as much as the
    C decision after it (_native_lazy_start.c). Here it is one call of C, which also makes
-   the Start (lazy_policy's) without object.__new__ and two slot stores in Python.
+   the Start (lazy_policy's) without object.__new__ and two slot stores in Python; the C
+   element-wise path (cw_lazy_call) makes no Start at all: the decision is called on the
+   Start's parts (cw_start_call), told that the size test was made.
 
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
    (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, whose
@@ -26,7 +28,7 @@ static PyObject *s_storage, *s_device, *s_last, *s_graph;
 
 /* lazy_mode's global `name` (borrowed), or NULL with an error. */
 static PyObject *mode_global(PyObject *name) {
-    PyObject *value = PyDict_GetItemWithError(mode, name);
+    PyObject *value = cw_kept_global(mode, name);
     if (value == NULL && !PyErr_Occurred()) {
         PyErr_Format(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_mode has no %U", name);
     }
@@ -77,9 +79,13 @@ static PyObject *recording(PyObject *x) {
     return answer;
 }
 
-/* lazy_mode._operand(x): see there. */
-PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
-    (void)module;
+/* lazy_mode._operand(x) (new reference, or NULL with an error), but where that is a
+   new Start(pending, storage): storage, with *start_pending the pending graph (new
+   reference; else NULL) and *sized whether storage's size test was made (the Start's
+   decision need not make it again). */
+static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
+    *start_pending = NULL;
+    *sized = 0;
     if (mode == NULL || cw_lazy_policy == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_operands or lazy_starts was not "
                         "called");
@@ -110,6 +116,7 @@ PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
         return NULL;
     }
     if (!pending_anywhere && !recorded) {
+        *sized = 1;
         /* nothing pending anywhere and x too small for fusing to pay: x's own primitive */
         PyObject *bytes = cw_policy_global(cw_s_record_bytes);
         long long limit = bytes == NULL ? -1 : PyLong_AsLongLong(bytes);
@@ -152,10 +159,51 @@ PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
             out = PyObject_CallMethodOneArg(pending, cw_s_tracer, storage);
         }
         Py_XDECREF(graph);
-    } else {
-        out = cw_new_start(pending, storage); /* recorded, or run at once (lazy_policy) */
+    } else { /* a Start: recorded, or run at once (lazy_policy) */
+        *start_pending = pending;
+        return storage;
     }
     Py_DECREF(pending);
+    Py_DECREF(storage);
+    return out;
+}
+
+/* lazy_mode._operand(x): see there. */
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
+    (void)module;
+    PyObject *pending;
+    int sized;
+    PyObject *storage = operand(x, &pending, &sized);
+    if (storage == NULL || pending == NULL) {
+        return storage;
+    }
+    PyObject *start = cw_new_start(pending, storage);
+    Py_DECREF(pending);
+    Py_DECREF(storage);
+    return start;
+}
+
+PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf) {
+    PyObject *hook = cw_lazy_operand, *pending = NULL, *storage;
+    int sized = 0;
+    if (PyCFunction_Check(hook) && PyCFunction_GET_FUNCTION(hook) == cw_lazy_operand_of) {
+        storage = operand(x, &pending, &sized);
+    } else {
+        storage = PyObject_CallOneArg(hook, x); /* (a hook of the tests' or the Python path's) */
+    }
+    if (storage == NULL) {
+        return NULL;
+    }
+    PyObject *given = args[0], *out;
+    if (pending != NULL) {
+        out = cw_start_call(name, pending, storage, (PyObject *const *)args + 1,
+                            (Py_ssize_t)PyVectorcall_NARGS(nargsf) - 1, sized);
+        Py_DECREF(pending);
+    } else {
+        args[0] = storage;
+        out = cw_call_primitive(name, (PyObject *const *)args, nargsf);
+        args[0] = given;
+    }
     Py_DECREF(storage);
     return out;
 }

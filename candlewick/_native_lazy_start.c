@@ -46,6 +46,9 @@ static PyObject *call_on(PyObject *name, PyObject *receiver, PyObject *const *ar
     return PyObject_VectorcallMethod(name, buffer + 1, (size_t)(n + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
 }
 
+static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
+                        int sized);
+
 /* Start.<name>(*args): lazy_policy._start's policy. */
 static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nargsf, PyObject *kwnames) {
     StartMethod *m = (StartMethod *)callable;
@@ -65,7 +68,13 @@ static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nar
                      m->name);
         return NULL;
     }
-    PyObject *const *args = all + 1;
+    return decide(m, pending, real, all + 1, n, 0);
+}
+
+/* The decision of start_call for Start(pending, real) (`sized`: real's size test made
+   already, too large to run at once for its size). */
+static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
+                        int sized) {
     PyObject *record_bytes = cw_policy_global(cw_s_record_bytes);
     PyObject *replays = record_bytes == NULL ? NULL : cw_policy_global(cw_s_replays);
     PyObject *ripe_set = replays == NULL ? NULL : cw_policy_global(cw_s_ripe);
@@ -81,7 +90,7 @@ static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nar
     for (Py_ssize_t i = 0; i < n; i++) {
         call_args[i] = args[i];
     }
-    int small = cw_storage_smaller(real, limit), ripe = small < 0 ? -1 : PySet_Contains(ripe_set, m->name);
+    int small = sized ? 0 : cw_storage_smaller(real, limit), ripe = small < 0 ? -1 : PySet_Contains(ripe_set, m->name);
     if (ripe < 0) {
         goto done;
     }
@@ -162,6 +171,18 @@ PyObject *cw_new_start(PyObject *pending, PyObject *real) {
         SLOT(start, real_at) = Py_NewRef(real);
     }
     return start;
+}
+
+PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
+                        int sized) {
+    PyObject *method = start_type == NULL ? NULL : _PyType_Lookup(start_type, name); /* (borrowed) */
+    if (method != NULL && Py_TYPE(method) == &cw_StartMethodType && n <= MAX_ARGS) {
+        return decide((StartMethod *)method, pending, real, args, n, sized);
+    }
+    PyObject *start = cw_new_start(pending, real); /* (Start's method as Python finds it) */
+    PyObject *out = start == NULL ? NULL : call_on(name, start, args, n);
+    Py_XDECREF(start);
+    return out;
 }
 
 PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf) {

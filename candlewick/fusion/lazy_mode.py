@@ -26,6 +26,7 @@ import contextvars
 import os
 import threading
 import warnings
+from typing import Callable, Protocol, TypeVar
 
 from .._core import native_lazy_blocks, native_lazy_operand
 from ..errors import ArgumentTypeError
@@ -171,7 +172,21 @@ def _set_gate():
     GATE.on = _process_on or _open_blocks > 0
 
 
-def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
+_F = TypeVar("_F", bound=Callable)
+
+
+class Block(Protocol):
+    """What ``lazy()`` gives: a context manager that is also a decorator (each call of the
+    decorated function in a block of its own), as a ``contextlib.ContextDecorator``."""
+
+    def __enter__(self) -> None: ...
+
+    def __exit__(self, kind, error, traceback) -> bool: ...
+
+    def __call__(self, func: _F) -> _F: ...
+
+
+def lazy(enabled: bool = True) -> Block:
     """Record element-wise chains and run each as one fused graph when a value is needed.
 
     Inside the block (and its thread or task) the element-wise functions and operators,
@@ -194,8 +209,9 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
 
     Returns
     -------
-    contextlib.ContextDecorator
-        A context manager (also usable as a decorator).
+    Block
+        A context manager, also usable as a decorator (``@lazy()``: each call in a block
+        of its own).
 
     Raises
     ------
@@ -214,7 +230,7 @@ def lazy(enabled: bool = True) -> contextlib.ContextDecorator:
     """
     if type(enabled) is not bool:  # (bool has no subclasses)
         raise ArgumentTypeError(f"candlewick.lazy: enabled must be a bool, got {type(enabled).__name__}")
-    return _Block(enabled)
+    return _take(enabled)
 
 
 class _PyBlock(contextlib.ContextDecorator):
@@ -267,15 +283,22 @@ GATE.before_write = flush
 GATE.write_into = _write_into
 _LazyBlock = native_lazy_blocks(_block, GATE, flush, LIVE, LazyStorage, _process_on)
 if _LazyBlock is None:
-    _Block = _PyBlock
+    _Block = _take = _PyBlock
     with _gate_lock:
         _set_gate()
 else:
     # _LazyBlock is a class the C module makes at import: mypy sees only a variable
-    class _Block(_LazyBlock, contextlib.ContextDecorator):  # type: ignore[no-redef,valid-type,misc]
-        """One ``lazy()`` block: entry and exit in C (a loop may enter one per call)."""
+    class _Block(_LazyBlock):  # type: ignore[no-redef,valid-type,misc]
+        """One ``lazy()`` block: entry and exit in C (a loop may enter one per call). Not a
+        ContextDecorator subclass, whose instances carry a ``__dict__``: without one (nor
+        weak references) a block no one holds any more is as good as a new one, and
+        ``_take`` gives it again instead of making one (a loop's ``with cw.lazy():`` per
+        call makes no block); the decorator is ContextDecorator's own ``__call__``."""
 
         __slots__ = ()
+        __call__ = contextlib.ContextDecorator.__call__
 
         def _recreate_cm(self):
-            return _Block(self.enabled)  # each call of a decorated function: a block of its own
+            return _take(self.enabled)  # each call of a decorated function: a block of its own
+
+    _take = _Block.take  # type: ignore[attr-defined]

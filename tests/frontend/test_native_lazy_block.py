@@ -3,7 +3,9 @@ mode in its context as the Python block sets it, the gate and the C fast paths' 
 on while any block is open (in any thread) and off after the last, what is pending run
 at the exit, its error raised unless the block raised its own."""
 
+import contextlib
 import contextvars
+import sys
 import threading
 
 import pytest
@@ -146,3 +148,59 @@ def test_a_hook_read_from_its_slot_answers_as_getattr():
     finally:
         _core._native.lazy_blocks(lazy_mode._block, GATE, lazy_mode.flush, LIVE, LazyStorage,
                                   lazy_mode._process_on)
+
+
+def test_a_block_no_one_holds_is_given_again():
+    """lazy() gives the block it last made for `enabled` again once no one else holds it
+    (a loop's `with cw.lazy():` per call makes none), never one that is held."""
+    first = cw.lazy()
+    held = cw.lazy()
+    assert held is not first and held.enabled is True
+    kept, kept_id = held, id(held)
+    del first, held
+    assert sys.getrefcount(kept) == 3  # kept by take, by `kept`, and getrefcount's argument
+    del kept
+    again = cw.lazy()
+    assert id(again) == kept_id and sys.getrefcount(again) == 3  # the same block, still kept
+    with again:
+        assert cw.lazy() is not again and lazy_mode.is_lazy()
+    off = cw.lazy(False)
+    assert off.enabled is False and off is not again
+    with off:
+        assert not lazy_mode.is_lazy()
+
+
+def test_a_block_of_a_class_with_a_dict_is_always_new():
+    """A class whose blocks carry a __dict__ (or weak references, a finalizer) gets a new
+    block at each take: what a holder left on one is not seen by the next."""
+    class WithDict(_core._native.LazyBlock):
+        pass
+
+    first = WithDict.take(True)
+    first.left = 1
+    del first
+    again = WithDict.take(True)
+    assert type(again) is WithDict and not hasattr(again, "left")
+    with pytest.raises(TypeError, match="enabled must be a bool"):
+        WithDict.take(1)
+
+
+def test_a_kept_blocks_entry_and_exit_are_made_once():
+    """The kept block's __enter__ and __exit__ are bound once and given again (with looks
+    both up at every entry); another block's are bound at each lookup; on the class they
+    are the methods, as contextlib.ExitStack calls them."""
+    with cw.lazy():
+        pass
+    kept = cw.lazy()
+    assert kept.__enter__ is kept.__enter__ and kept.__exit__ is kept.__exit__
+    other = _core._native.LazyBlock(True)
+    assert other.__enter__ is not other.__enter__
+    entry, kept_id = kept.__enter__, id(kept)
+    del kept
+    assert id(cw.lazy()) != kept_id  # its bound entry held (and the block by it): not given again
+    del entry
+    assert id(cw.lazy()) != kept_id  # (a new block was kept meanwhile)
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(cw.lazy())
+        assert lazy_mode.is_lazy()
+    assert lazy_mode.is_lazy() is lazy_mode._process_on

@@ -100,3 +100,22 @@ def test_the_threads_last_answer_is_used(record, monkeypatch):
         assert _core._native.lazy_operand(big) is big._storage and len(asked) == 2
         monkeypatch.setattr(lazy_mode, "_local", threading.local())  # another _local: asked again
         assert _core._native.lazy_operand(big) is big._storage and len(asked) == 3
+
+
+def test_the_c_path_asks_the_operand_hook_it_was_handed(record, monkeypatch):
+    """The C element-wise path asks the C operand in C (its Start's decision called on the
+    Start's parts, no Start made): recorded on a large array, at once on a small one; a
+    hook other than the C one (a wrapper) is called as such."""
+    big, small = cw.asarray(np.ones(BIG, np.float32)), cw.asarray(np.ones(SMALL, np.float32))
+    with cw.lazy():
+        recorded, at_once = big * big, small * small
+        assert type(recorded._storage) is lazy_storage.LazyStorage
+        assert type(at_once._storage) is not lazy_storage.LazyStorage
+    assert float(cw.sum(recorded)) == BIG and float(cw.sum(at_once)) == SMALL
+    asked = []
+    original = GATE.operand
+    monkeypatch.setattr(GATE, "operand", lambda a: (asked.append(a), original(a))[1])
+    with cw.lazy():  # (the hook handed to C at the block's entry)
+        wrapped = big * big
+        assert asked == [big] and type(wrapped._storage) is lazy_storage.LazyStorage
+    assert float(cw.sum(wrapped)) == BIG

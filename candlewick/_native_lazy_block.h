@@ -1,0 +1,26 @@
+/* The LazyBlock object (_native_lazy_block.c: its entry, exit and type) and what
+   _native_lazy_kept.c adds to it: the block lazy() takes again, and its kept bound
+   __enter__/__exit__. */
+
+#ifndef CANDLEWICK_NATIVE_LAZY_BLOCK_H
+#define CANDLEWICK_NATIVE_LAZY_BLOCK_H
+
+#include "_native.h"
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *enabled; /* True or False */
+    PyObject *token;   /* the context variable's token of the innermost entry, or NULL */
+    PyObject *outer;   /* a list of the outer entries' tokens (the block entered inside itself), or NULL */
+    int kept;          /* take's kept block for its `enabled` */
+    PyObject *bound[2]; /* a kept block's __enter__ and __exit__ bound to it, made once (entry_get), or NULL */
+} Block;
+
+/* A new block of `type` for `enabled` (a bool), not entered */
+PyObject *cw_new_block(PyTypeObject *type, PyObject *enabled);
+/* LazyBlock.take(enabled) (a class method) */
+PyObject *cw_lazy_block_take(PyTypeObject *type, PyObject *enabled);
+/* LazyBlock's __enter__ and __exit__ made Entries (after its PyType_Ready): 0, or -1 with an error */
+int cw_lazy_block_entries_ready(void);
+
+#endif
