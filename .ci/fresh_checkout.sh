@@ -15,10 +15,7 @@ t0=$SECONDS
 step() { echo "== fresh_checkout: $* ($((SECONDS - t0)) s)"; }
 
 step "copy of the checkout's files (tracked, and new ones not ignored)"
-mkdir "$WORK/src"
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
-    xargs -0 cp --parents -t "$WORK/src")
+bash "$SRC/.ci/copy_checkout.sh" "$SRC" "$WORK/src"
 cd "$WORK/src"
 
 step "fresh virtual environment: the README's install command, an example backend beside it"

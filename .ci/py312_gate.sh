@@ -40,10 +40,7 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 
 step "copy of the checkout's files (tracked, and new ones not ignored)"
-mkdir "$WORK/src"
-(cd "$SRC" && git ls-files -z --cached --others --exclude-standard |
-    while IFS= read -r -d '' f; do if [ -e "$f" ]; then printf '%s\0' "$f"; fi; done |
-    xargs -0 cp --parents -t "$WORK/src")
+bash "$SRC/.ci/copy_checkout.sh" "$SRC" "$WORK/src"
 cd "$WORK/src"
 
 step "virtual environment of $PY312 ($("$PY312" --version 2>&1)), its site-packages seen"
