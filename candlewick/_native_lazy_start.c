@@ -175,8 +175,13 @@ PyObject *cw_new_start(PyObject *pending, PyObject *real) {
 
 PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
                         int sized) {
+    if (n > MAX_ARGS) { /* (call_on's buffer holds MAX_ARGS: no caller passes more today) */
+        PyErr_Format(PyExc_TypeError, "candlewick._native.StartMethod: a call takes at most %d arguments, got %zd",
+                     MAX_ARGS, n);
+        return NULL;
+    }
     PyObject *method = start_type == NULL ? NULL : _PyType_Lookup(start_type, name); /* (borrowed) */
-    if (method != NULL && Py_TYPE(method) == &cw_StartMethodType && n <= MAX_ARGS) {
+    if (method != NULL && Py_TYPE(method) == &cw_StartMethodType) {
         return decide((StartMethod *)method, pending, real, args, n, sized);
     }
     PyObject *start = cw_new_start(pending, real); /* (Start's method as Python finds it) */

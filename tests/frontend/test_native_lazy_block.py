@@ -185,6 +185,19 @@ def test_a_block_of_a_class_with_a_dict_is_always_new():
         WithDict.take(1)
 
 
+def test_a_block_of_a_class_with_slots_of_its_own_is_always_new():
+    """Slots a subclass adds widen its blocks: a block given again would show what its
+    last holder set in them."""
+    class WithSlots(_core._native.LazyBlock):
+        __slots__ = ("left",)
+
+    first = WithSlots.take(True)
+    first.left = 1
+    del first
+    again = WithSlots.take(True)
+    assert type(again) is WithSlots and not hasattr(again, "left")
+
+
 def test_a_kept_blocks_entry_and_exit_are_made_once():
     """The kept block's __enter__ and __exit__ are bound once and given again (with looks
     both up at every entry); another block's are bound at each lookup; on the class they
@@ -199,8 +212,25 @@ def test_a_kept_blocks_entry_and_exit_are_made_once():
     del kept
     assert id(cw.lazy()) != kept_id  # its bound entry held (and the block by it): not given again
     del entry
-    assert id(cw.lazy()) != kept_id  # (a new block was kept meanwhile)
     with contextlib.ExitStack() as stack:
         stack.enter_context(cw.lazy())
+        assert lazy_mode.is_lazy()
+    assert lazy_mode.is_lazy() is lazy_mode._process_on
+
+
+def test_a_block_entered_by_a_bare_with_is_not_given_again_inside_it():
+    """`with cw.lazy():` holds its block by nothing but the bound __exit__ the frame keeps
+    and the block's own token: lazy() asked inside must make another block, and leaving
+    the inner one must leave the outer one open."""
+    with cw.lazy():
+        pass
+    free = id(cw.lazy())  # the kept block, held by no one: the next lazy() takes it
+    with cw.lazy():
+        inner = cw.lazy()
+        assert id(inner) != free
+        with inner:
+            assert lazy_mode.is_lazy()
+        with cw.lazy(False):
+            assert not lazy_mode.is_lazy()
         assert lazy_mode.is_lazy()
     assert lazy_mode.is_lazy() is lazy_mode._process_on
