@@ -72,7 +72,8 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
 int cw_widest_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t fixed, long fallback, const char *usage,
                   long *widest) {
     if (nargs != fixed && nargs != fixed + 1) {
-        PyErr_Format(PyExc_TypeError, "%s takes %zd or %zd arguments, got %zd", usage, fixed, fixed + 1, nargs);
+        PyErr_Format(PyExc_TypeError, "candlewick._native.%s takes %zd or %zd arguments, got %zd", usage, fixed,
+                     fixed + 1, nargs);
         return -1;
     }
     if (nargs == fixed) {
@@ -80,8 +81,9 @@ int cw_widest_arg(PyObject *const *args, Py_ssize_t nargs, Py_ssize_t fixed, lon
         return 0;
     }
     PyObject *arg = args[fixed];
-    if (!PyIndex_Check(arg)) {
-        PyErr_Format(PyExc_TypeError, "%s: widest must be an int, not %.100s", usage, Py_TYPE(arg)->tp_name);
+    if (!PyIndex_Check(arg) || PyBool_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "candlewick._native.%s: widest must be an int, not %.100s", usage,
+                     Py_TYPE(arg)->tp_name);
         return -1;
     }
     *widest = PyLong_AsLong(arg);

@@ -66,10 +66,12 @@ def test_buffers_it_does_not_take_are_left_alone():
 def test_arg_rows_checks_its_argument_count_and_widest():
     x, out = np.zeros((2, 3)), np.zeros(2, np.int64)
     for args in [(x, out), (x, out, True, 1, 1)]:
-        with pytest.raises(TypeError, match=r"arg_rows\(x, out, largest, widest=1\) takes 3 or 4 arguments"):
+        with pytest.raises(TypeError, match=r"candlewick\._native\.arg_rows\(x, out, largest, widest=1\) takes 3 or 4 arguments"):
             reduce_ops._arg_rows(*args)
     with pytest.raises(TypeError, match=r"arg_rows\(.*\): widest must be an int, not str"):
         reduce_ops._arg_rows(x, out, True, "1")
+    with pytest.raises(TypeError, match=r"arg_rows\(.*\): widest must be an int, not bool"):
+        reduce_ops._arg_rows(x, out, True, True)
     assert (out == 0).all()
     assert reduce_ops._arg_rows(x + [[0, 0, -1]], out, False, np.int64(0)) is True  # an index type is an int
     assert (out == 2).all()

@@ -141,7 +141,7 @@ def test_native_multiply_checks_its_arguments():
         _native.complex64_multiply(a, a, np.broadcast_to(np.empty(1, C64), (4,)))  # read-only out
     out = np.zeros(4, C64)
     for args in [(a, a), (a, a, out, 2, 2)]:
-        with pytest.raises(TypeError, match=r"complex64_multiply\(a, b, out, widest=2\) takes 3 or 4 arguments"):
+        with pytest.raises(TypeError, match=r"candlewick\._native\.complex64_multiply\(a, b, out, widest=2\) takes 3 or 4 arguments"):
             _native.complex64_multiply(*args)
     with pytest.raises(TypeError, match=r"complex64_multiply\(.*\): widest must be an int, not float"):
         _native.complex64_multiply(a, a, out, 1.0)
