@@ -173,7 +173,9 @@ def scalar_array(like, value, dtype, device):
 
 def new_array(cls, storage, shape, dtype, device):
     """A new array of class ``cls`` over a contiguous ``storage`` (modules below
-    ``candlewick.array`` pass their operand's class; ``candlewick.array.wrap`` passes Array)."""
+    ``candlewick.array`` pass their operand's class; ``candlewick.array.wrap`` passes Array).
+    (sorting.sort makes its descending result with these steps inline, with the view's own
+    layout: a new field here goes there too.)"""
     a = cls.__new__(cls)
     a._storage = storage
     a._layout = _CONTIG_CACHE.get(shape) or contiguous_layout(shape)  # (the cache read inline)

@@ -118,7 +118,8 @@ def out_of_memory(op, exc):
 
 def reports_out_of_memory(method):
     """``method`` (a storage primitive, named as the protocol names it) raising
-    DeviceMemoryError where NumPy raised MemoryError."""
+    DeviceMemoryError where NumPy raised MemoryError. (storage_groups' rfft and irfft do
+    these steps inline, for their frames: a change here goes there too.)"""
     name = method.__name__
 
     @functools.wraps(method)
