@@ -173,6 +173,13 @@ PyObject *cw_new_start(PyObject *pending, PyObject *real) {
     return start;
 }
 
+/* Start's StartMethod for primitive `name` (borrowed), or NULL where Start has none: the
+   interpreter's own lookup, so a method Python code put on Start is the one called */
+static StartMethod *start_method(PyObject *name) {
+    PyObject *method = start_type == NULL ? NULL : _PyType_Lookup(start_type, name);
+    return method != NULL && Py_TYPE(method) == &cw_StartMethodType ? (StartMethod *)method : NULL;
+}
+
 PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
                         int sized) {
     if (n > MAX_ARGS) { /* (call_on's buffer holds MAX_ARGS: no caller passes more today) */
@@ -180,9 +187,9 @@ PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObj
                      MAX_ARGS, n);
         return NULL;
     }
-    PyObject *method = start_type == NULL ? NULL : _PyType_Lookup(start_type, name); /* (borrowed) */
-    if (method != NULL && Py_TYPE(method) == &cw_StartMethodType) {
-        return decide((StartMethod *)method, pending, real, args, n, sized);
+    StartMethod *method = start_method(name);
+    if (method != NULL) {
+        return decide(method, pending, real, args, n, sized);
     }
     PyObject *start = cw_new_start(pending, real); /* (Start's method as Python finds it) */
     PyObject *out = start == NULL ? NULL : call_on(name, start, args, n);
@@ -191,11 +198,10 @@ PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObj
 }
 
 PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf) {
-    PyTypeObject *type = Py_TYPE(args[0]);
-    if (type == start_type) {
-        PyObject *method = _PyType_Lookup(type, name); /* (borrowed; as the interpreter's own lookup) */
-        if (method != NULL && Py_TYPE(method) == &cw_StartMethodType) {
-            return start_call(method, args, PyVectorcall_NARGS(nargsf), NULL);
+    if (Py_TYPE(args[0]) == start_type) {
+        StartMethod *method = start_method(name);
+        if (method != NULL) {
+            return start_call((PyObject *)method, args, PyVectorcall_NARGS(nargsf), NULL);
         }
     }
     return PyObject_VectorcallMethod(name, args, nargsf, NULL);
