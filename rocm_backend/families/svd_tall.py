@@ -4,7 +4,9 @@ Why: gesvdj of a 200000 x 256 float32 A took 20.6 ms on an H200 (PyTorch's, the 
 cuSOLVER call, 21.4), of which about 6.5 ms is the Jacobi SVD of a 256 x 256 matrix and
 the rest grows with the rows (1024 rows: 6.6 ms; 100000: 15.7). geqrf + orgqr through
 cuSOLVER take as long (QR first and then gesvdj on R ran 20.5 ms): their panels are
-narrow and slow. GEMMs are not: A^T A of that A is one 26 GFLOP product.
+narrow and slow. GEMMs are not: A^T A of that A is one 26 GFLOP product. This way the
+SVD took 10.2 ms, and scikit-learn's LinearDiscriminantAnalysis fit+predict on that A
+18.3 ms against PyTorch's 29.1 (PCA full 11.9 against 24.1; probe s18lda_2).
 
 How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1;
 the same again on Q1 (the second pass repairs the orthogonality the first loses to
@@ -14,7 +16,9 @@ matrix) and U = Q Ur. Every step on the rows is a GEMM.
 When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
 (measured, not assumed: rounding beyond the theory's bound, or non-finite input). Then
-``svd`` answers None and the caller runs gesvdj on A itself, as before.
+``svd`` answers None and the caller runs gesvdj on A itself, as before: on the H200 a
+20000 x 64 A of condition 10^4 kept this path, one of 10^6 and a rank-deficient one fell
+back (their answers as gesvdj's; probe s18lda_2).
 """
 
 import numpy as np
@@ -28,17 +32,24 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: rows at least this many times the columns: below a few rows a column the n x n steps
-#: (the Cholesky factors, their inverses, R's SVD) are most of the work either way
-MIN_RATIO = 4
+#: where it pays (probe s18lda_2, H200, float32, against gesvdj on A): rows at least this
+#: many times the columns and at least MIN_ELEMENTS elements. 200000 x 256: 10.2 ms against
+#: 20.6; 20000 x 256: 7.4 against 10.6; 20000 x 64: 1.9 against 2.3; 4096 x 256 (16 rows a
+#: column, 2^20 elements): even; 1024 x 256: 7.1 against 6.6 and 2000 x 64: 2.2 against
+#: 1.5 (its passes' fixed costs, five host reads among them, are more than gesvdj's
+#: work on the rows there)
+MIN_RATIO = 16
+MIN_ELEMENTS = 1 << 20
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
-#: measured was 0.1 to 2 n eps from orthogonal (probe s18lda_1)
+#: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q 20 times
+#: nearer (a 200000 x 256 A, float32 on the CPU)
 ORTH_TOL = 4
 
 
 def fits(count, m, n, dtype, full_matrices):
     """Whether ``svd`` tries this matrix: one tall real single-precision matrix, reduced SVD."""
-    return count == 1 and dtype in DTYPES and not full_matrices and n > 0 and m >= MIN_RATIO * n
+    return (count == 1 and dtype in DTYPES and not full_matrices and n > 0 and m >= MIN_RATIO * n
+            and m * n >= MIN_ELEMENTS)
 
 
 def svd(a, layout, square_svd):

@@ -460,13 +460,30 @@ def _check_svd(s, lay, a, batch, m, n):
 
 @pytest.fixture
 def gemm_device(runtime_and_device, monkeypatch):
-    """The device with the model's GEMM (the tall SVD's products)."""
+    """The device with the model's GEMM (the tall SVD's products), and the tall SVD's
+    thresholds lowered to the small matrices the model computes quickly."""
     from rocm_backend.bindings import hipblas
+    from rocm_backend.families import svd_tall
 
     rt, device = runtime_and_device
     monkeypatch.setattr(hipblas, "_state", {})  # the enums below, not another test's stand-ins
     add_blas_gemm(rt.hip, rt.hipblas)
+    monkeypatch.setattr(svd_tall, "MIN_RATIO", 4)
+    monkeypatch.setattr(svd_tall, "MIN_ELEMENTS", 0)
     return device
+
+
+def test_tall_svd_fits_one_large_tall_float32_matrix():
+    from rocm_backend.families import svd_tall
+
+    assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 1 << 16, 16, dt.float32, False)
+    assert svd_tall.fits(1, 4096, 256, dt.float32, False)  # the thresholds' corner: 16 rows a column, 2^20
+    assert not svd_tall.fits(1, 4095, 256, dt.float32, False)  # fewer rows a column
+    assert not svd_tall.fits(1, 2000, 64, dt.float32, False)  # too few elements
+    assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
+    assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
+    for dtype in (dt.float64, dt.complex64):
+        assert not svd_tall.fits(1, 200000, 256, dtype, False)
 
 
 @pytest.mark.parametrize("shape", [(12, 3), (40, 8), (2, 9, 2)], ids=str)
