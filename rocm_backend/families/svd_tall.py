@@ -17,8 +17,10 @@ When it may not be used: a Cholesky that fails (A rank-deficient or too ill-cond
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
 (measured, not assumed: rounding beyond the theory's bound, or non-finite input). Then
 ``svd`` answers None and the caller runs gesvdj on A itself, as before: on the H200 a
-20000 x 64 A of condition 10^4 kept this path, one of 10^6 and a rank-deficient one fell
-back (their answers as gesvdj's; probe s18lda_2).
+20000 x 64 A of condition up to 10^3 kept this path, 10^4 kept it once and fell back once
+(the measured orthogonality at the tolerance), 10^6 and a rank-deficient A fell back
+(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes run
+before it on top of gesvdj (+0.7 to 1.7 ms at 20000 x 64).
 """
 
 import numpy as np
@@ -32,17 +34,18 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: where it pays (probe s18lda_2, H200, float32, against gesvdj on A): rows at least this
-#: many times the columns and at least MIN_ELEMENTS elements. 200000 x 256: 10.2 ms against
-#: 20.6; 20000 x 256: 7.4 against 10.6; 20000 x 64: 1.9 against 2.3; 4096 x 256 (16 rows a
-#: column, 2^20 elements): even; 1024 x 256: 7.1 against 6.6 and 2000 x 64: 2.2 against
-#: 1.5 (its passes' fixed costs, five host reads among them, are more than gesvdj's
-#: work on the rows there)
+#: where it pays (probes s18lda_2 and _3, H200, float32, ms against gesvdj on A): rows at
+#: least this many times the columns and at least MIN_ELEMENTS elements. It won at every
+#: shape measured from 2^21 elements: 200000 x 256 10.2 against 20.6, 20000 x 256 7.4
+#: against 10.6, 8192 x 256 7.9 against 8.8, 16384 x 128 4.5 against 4.9, 200000 x 16 2.7
+#: against 3.5; below, it was even or lost (the passes' fixed costs, five host reads among
+#: them): 4096 x 256 and 16384 x 64 even, 8192 x 128 4.2 against 3.7, 65536 x 16 1.8
+#: against 1.5, 20000 x 64 won once and lost once, 1024 x 256 and 2000 x 64 lost
 MIN_RATIO = 16
-MIN_ELEMENTS = 1 << 20
+MIN_ELEMENTS = 1 << 21
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
-#: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q 20 times
-#: nearer (a 200000 x 256 A, float32 on the CPU)
+#: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
+#: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
 ORTH_TOL = 4
 
 
