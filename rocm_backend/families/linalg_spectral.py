@@ -11,7 +11,7 @@ from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from ..bindings import hipsolver
-from . import creation, qr_householder, svd_jacobi
+from . import creation, qr_householder, svd_jacobi, svd_tall
 from . import linalg_common as lc
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
@@ -102,6 +102,10 @@ def svd(a, layout, full_matrices):
         return svd_jacobi.svd(a, layout, count)
     if use_batched_svd(count, m, n):
         return _svd_jacobi_batched(a, layout, full_matrices)
+    if svd_tall.fits(count, m, n, dtype, full_matrices):
+        done = svd_tall.svd(a, layout, lambda r, r_layout: svd(r, r_layout, False))
+        if done is not None:
+            return done
     if dtype in SVD_JACOBI_FIRST:
         done = _svd_gesvdj(a, layout, full_matrices)
         if done is not None:

@@ -158,6 +158,31 @@ def add_blas_lu(mod, solver):
     mod.hipblasOperation_t = types.SimpleNamespace(HIPBLAS_OP_N=111, HIPBLAS_OP_T=112)
 
 
+_GEMM_TYPES = {"HIP_R_32F": np.float32, "HIP_R_64F": np.float64}
+
+
+def add_blas_gemm(hip, hipblas):
+    """hipblasGemmStridedBatchedEx (real types) on host memory, column-major, with the
+    enums hipBLAS's binding reads (plain strings here)."""
+    hip.hipDataType = types.SimpleNamespace(**{n: n for n in _GEMM_TYPES})
+    hipblas.hipblasComputeType_t = types.SimpleNamespace(HIPBLAS_COMPUTE_32F="32F", HIPBLAS_COMPUTE_64F="64F")
+    hipblas.hipblasOperation_t = types.SimpleNamespace(HIPBLAS_OP_N="N", HIPBLAS_OP_T="T")
+    hipblas.hipblasGemmAlgo_t = types.SimpleNamespace(HIPBLAS_GEMM_DEFAULT="default")
+
+    def gemm(h, ta, tb, m, n, k, alpha, a, atype, lda, sa, b, btype, ldb, sb, beta, c, ctype, ldc, sc, count,
+             compute, algo):
+        t = _GEMM_TYPES[atype]
+        item = np.dtype(t).itemsize
+        for i in range(count):
+            opa = _colmajor(a + i * sa * item, *((m, k) if ta == "N" else (k, m)), lda, t)
+            opb = _colmajor(b + i * sb * item, *((k, n) if tb == "N" else (n, k)), ldb, t)
+            prod = (opa if ta == "N" else opa.T) @ (opb if tb == "N" else opb.T)
+            _colmajor(c + i * sc * item, m, n, ldc, t)[...] = prod  # alpha 1, beta 0: the binding's
+        return OK
+
+    hipblas.hipblasGemmStridedBatchedEx = gemm
+
+
 def fft_module():
     mod = types.ModuleType("hip.hipfft")
     mod.HIPFFT_FORWARD, mod.HIPFFT_BACKWARD = -1, 1

@@ -19,7 +19,7 @@ from rocm_backend import ops
 from rocm_backend.families import qr_householder
 
 pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
-from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
+from library_model import add_blas_gemm, add_blas_lu, fft_module, solver_module  # noqa: E402
 
 DTYPES = (dt.float64, dt.complex128)
 
@@ -41,6 +41,8 @@ def _wanted(spec):
         return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
     if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
         return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
+    if k[-1] == "float32" and fam in ("binary", "binary_flat", "unary", "reduce"):  # the tall SVD's check
+        return k[-2] in ops.kernel_key(BinaryOp.SUBTRACT, UnaryOp.ABS, ReduceOp.MAX)
     if fam == "unary":
         return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
     if fam == "reduce":
@@ -433,3 +435,101 @@ def test_a_tall_qr_holds_one_buffer_of_q(device):
     np.testing.assert_allclose(qh @ cw.to_numpy(r), a, atol=1e-10)
     np.testing.assert_allclose(qh.T @ qh, np.eye(8), atol=1e-10)
     np.testing.assert_array_equal(cw.to_numpy(q + 0.0), qh)  # an element-wise op reads the view
+
+
+
+def _tall_svd_calls(solver, monkeypatch):
+    """The hipSOLVER routines the float32 SVD calls, with their (m, n) or n, in order."""
+    called = []
+    for name, sizes in (("geqrf", slice(1, 3)), ("potrf", slice(2, 3)), ("getrf", slice(1, 3)),
+                        ("gesvdj", slice(3, 5)), ("gesvd", slice(3, 5))):
+        full = f"hipsolverS{name}"
+        fn = getattr(solver, full)
+        monkeypatch.setattr(solver, full, lambda *a, fn=fn, name=name, sizes=sizes:
+                            (called.append((name,) + tuple(a[sizes])), fn(*a))[1])
+    return called
+
+
+def _check_svd(s, lay, a, batch, m, n):
+    u_s, sv_s, vh_s = s.svd(lay, False)
+    u, sv, vh = _read(u_s, batch + (m, n)), _read(sv_s, batch + (n,)), _read(vh_s, batch + (n, n))
+    np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
+    np.testing.assert_allclose((u * sv[..., None, :]) @ vh, a, atol=1e-5)
+    np.testing.assert_allclose(_h(u) @ u, np.broadcast_to(np.eye(n), batch + (n, n)), atol=1e-5)
+
+
+@pytest.fixture
+def gemm_device(runtime_and_device, monkeypatch):
+    """The device with the model's GEMM (the tall SVD's products), and the tall SVD's
+    thresholds lowered to the small matrices the model computes quickly."""
+    from rocm_backend.bindings import hipblas
+    from rocm_backend.families import svd_tall
+
+    rt, device = runtime_and_device
+    monkeypatch.setattr(hipblas, "_state", {})  # the enums below, not another test's stand-ins
+    add_blas_gemm(rt.hip, rt.hipblas)
+    monkeypatch.setattr(svd_tall, "MIN_RATIO", 4)
+    monkeypatch.setattr(svd_tall, "MIN_ELEMENTS", 0)
+    return device
+
+
+def test_tall_svd_fits_one_large_tall_float32_matrix():
+    from rocm_backend.families import svd_tall
+
+    assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
+    assert svd_tall.fits(1, 8192, 256, dt.float32, False) and svd_tall.fits(1, 16384, 128, dt.float32, False)
+    assert svd_tall.fits(1, 1 << 17, 16, dt.float32, False)  # 2^21 elements
+    assert not svd_tall.fits(1, (1 << 17) - 1, 16, dt.float32, False)  # too few elements
+    assert not svd_tall.fits(1, 8192, 128, dt.float32, False) and not svd_tall.fits(1, 20000, 64, dt.float32, False)
+    assert not svd_tall.fits(1, 8191, 512, dt.float32, False)  # fewer than 16 rows a column
+    assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
+    assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
+    for dtype in (dt.float64, dt.complex64):
+        assert not svd_tall.fits(1, 200000, 256, dtype, False)
+
+
+@pytest.mark.parametrize("shape", [(12, 3), (40, 8), (1, 12, 3), (2, 9, 2)], ids=str)
+def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monkeypatch):
+    """One tall float32 A (reduced SVD; a batch of one too): two Cholesky passes of its Gram
+    matrix (potrf on n x n, R's inverses through getrf), then gesvdj on the n x n R only;
+    a batch, or the full SVD, keeps to the paths before (no Cholesky)."""
+    from rocm_backend.bindings import hipsolver
+
+    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    a = _random(np.random.default_rng(7), dt.float32, shape)
+    s, lay = _strided(gemm_device, a)
+    *batch, m, n = shape
+    batch = tuple(batch)
+    _check_svd(s, lay, a, batch, m, n)
+    if int(np.prod(batch)) > 1:
+        assert not any(c[0] == "potrf" for c in called), called
+    else:
+        assert called == [("potrf", n), ("getrf", n, n)] * 2 + [("gesvdj", n, n)], called
+    called.clear()
+    u_s, sv_s, vh_s = s.svd(lay, True)  # full: U is m x m, not Q's
+    u = _read(u_s, batch + (m, m))
+    np.testing.assert_allclose(_h(u) @ u, np.broadcast_to(np.eye(m), batch + (m, m)), atol=1e-5)
+    assert not any(c[0] == "potrf" for c in called), called
+
+
+@pytest.mark.parametrize("why", ["rank-deficient", "orthogonality"])
+def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
+    """A Cholesky that fails (a repeated column: A^T A singular), or a Q measured past
+    ORTH_TOL (here a tolerance of 0), sends A itself to gesvdj: the same SVD."""
+    from rocm_backend.bindings import hipsolver
+    from rocm_backend.families import svd_tall
+
+    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    a = _random(np.random.default_rng(8), dt.float32, (16, 4))
+    if why == "rank-deficient":
+        a[:, 3] = a[:, 1]
+    else:
+        monkeypatch.setattr(svd_tall, "ORTH_TOL", 0)
+    s, lay = _strided(gemm_device, a)
+    _check_svd(s, lay, a, (), 16, 4) if why != "rank-deficient" else None
+    if why == "rank-deficient":  # one singular value is 0: U's column for it is any unit vector
+        u_s, sv_s, vh_s = s.svd(lay, False)
+        u, sv, vh = _read(u_s, (16, 4)), _read(sv_s, (4,)), _read(vh_s, (4, 4))
+        np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
+        np.testing.assert_allclose((u * sv) @ vh, a, atol=1e-5)
+    assert ("gesvdj", 16, 4) in called and not any(c[0] == "geqrf" for c in called), called

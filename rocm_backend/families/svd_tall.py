@@ -1,0 +1,89 @@
+"""[families] The reduced SVD of one tall single-precision matrix through a Cholesky QR.
+
+Why: gesvdj of a 200000 x 256 float32 A took 20.6 ms on an H200 (PyTorch's, the same
+cuSOLVER call, 21.4), of which about 6.5 ms is the Jacobi SVD of a 256 x 256 matrix and
+the rest grows with the rows (1024 rows: 6.6 ms; 100000: 15.7). geqrf + orgqr through
+cuSOLVER take as long (QR first and then gesvdj on R ran 20.5 ms): their panels are
+narrow and slow. GEMMs are not: A^T A of that A is one 26 GFLOP product. This way the
+SVD took 10.2 ms, and scikit-learn's LinearDiscriminantAnalysis fit+predict on that A
+18.3 ms against PyTorch's 29.1 (PCA full 11.9 against 24.1; probe s18lda_2).
+
+How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1;
+the same again on Q1 (the second pass repairs the orthogonality the first loses to
+cond(A)^2), A = Q R with R = R2 R1; then R = Ur S Vh (the library's SVD of an n x n
+matrix) and U = Q Ur. Every step on the rows is a GEMM.
+
+When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
+for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
+(measured, not assumed: rounding beyond the theory's bound, or non-finite input). Then
+``svd`` answers None and the caller runs gesvdj on A itself, as before: on the H200 a
+20000 x 64 A of condition up to 10^3 kept this path, 10^4 kept it once and fell back once
+(the measured orthogonality at the tolerance), 10^6 and a rank-deficient A fell back
+(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes run
+before it on top of gesvdj (+0.7 to 1.7 ms at 20000 x 64).
+"""
+
+import numpy as np
+
+from candlewick import dtypes as dt
+from candlewick.errors import LinAlgError
+from candlewick.layout import Layout
+from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
+
+from .. import rocblas
+from . import creation, linalg
+
+DTYPES = (dt.float32,)
+#: where it pays (probes s18lda_2 and _3, H200, float32, ms against gesvdj on A): rows at
+#: least this many times the columns and at least MIN_ELEMENTS elements. It won at every
+#: shape measured from 2^21 elements: 200000 x 256 10.2 against 20.6, 20000 x 256 7.4
+#: against 10.6, 8192 x 256 7.9 against 8.8, 16384 x 128 4.5 against 4.9, 200000 x 16 2.7
+#: against 3.5; below, it was even or lost (the passes' fixed costs, five host reads among
+#: them): 4096 x 256 and 16384 x 64 even, 8192 x 128 4.2 against 3.7, 65536 x 16 1.8
+#: against 1.5, 20000 x 64 won once and lost once, 1024 x 256 and 2000 x 64 lost
+MIN_RATIO = 16
+MIN_ELEMENTS = 1 << 21
+#: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
+#: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
+#: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
+ORTH_TOL = 4
+
+
+def fits(count, m, n, dtype, full_matrices):
+    """Whether ``svd`` tries this matrix: one tall real single-precision matrix, reduced SVD."""
+    return (count == 1 and dtype in DTYPES and not full_matrices and n > 0 and m >= MIN_RATIO * n
+            and m * n >= MIN_ELEMENTS)
+
+
+def svd(a, layout, square_svd):
+    """(U, S, Vh) of the reduced SVD of the (m, n) matrix ``a[layout]``, or None where the
+    Cholesky QR does not hold (the caller then factors A itself). ``square_svd``: the SVD
+    of an n x n storage (the caller's ``svd``)."""
+    m, n = layout.shape[-2:]
+    sq = Layout.contiguous((n, n))
+    rows = Layout.contiguous((m, n))
+    q, q_layout, r = a, layout, None
+    try:
+        for _ in range(2):
+            g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
+            factor = linalg.cholesky(g, sq, True)
+            q, q_layout = rocblas.matmul(q, linalg.inv(factor, sq), q_layout, sq), rows
+            r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
+    except LinAlgError:  # not positive definite (or R singular): not for this method
+        return None
+    if not _orthogonal(q, rows, n):
+        return None
+    ur, s, vh = square_svd(r, sq)
+    ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)
+    return rocblas.matmul(q, ur, rows, ur_layout), s, vh
+
+
+def _orthogonal(q, rows, n):
+    """Whether max|Q^T Q - I| <= ORTH_TOL * n * eps (False for a NaN: one host read)."""
+    sq = Layout.contiguous((n, n))
+    eye = creation.full(q.device, (n, n), q.dtype, 0)
+    eye.fill(Layout((n,), (n + 1,), 0), 1)
+    gram = rocblas.matmul(q, q, rows.transpose_last2(), rows)
+    err = gram.binary(BinaryOp.SUBTRACT, sq, eye, sq).unary(UnaryOp.ABS, sq).reduce(ReduceOp.MAX, sq, (0, 1))
+    worst = float(err.to_host(Layout.contiguous(()))[()])
+    return worst <= ORTH_TOL * n * float(np.finfo(q.dtype.numpy).eps)  # NaN: False
