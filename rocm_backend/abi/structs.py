@@ -37,6 +37,11 @@ RADIX_GATHER, RADIX_DECODE_INT, RADIX_DECODE_FLOAT = 0, 1, 2
 #: cw_radix_args.wide of a onesweep pass of 8-byte keys with their positions that writes them as 8-byte
 #: items instead (an argsort's: hip/radix_sweep.hip, families/sort.py's _passes)
 RADIX_ITEMS_OUT = 2
+#: cw_radix_args.wide of an argsort's first pass of items (radix_sweep_pack) that also counts the
+#: digits of the passes after it (radix_digits counted only those up to it: its a.shift)
+RADIX_COUNT_LATER = 3
+#: the most passes after that first pass whose digits it counts (shared memory of radix_sweep_pack)
+RADIX_LATER_PASSES = 5
 #: the longest row whose 8-byte argsort gathers its keys' high halves from the source by position
 #: (hip/radix_sweep.hip's PACK): a source that L2 keeps; longer rows carry them (on the H200, probe
 #: s16argsort 2, float64 argsort kernels: 2^22 gather 483 us, carry 488; 2^23 916 against 893; 2^24 1803
@@ -74,6 +79,8 @@ CONSTANTS = (
     ("RADIX_DECODE_INT", "CW_RADIX_DECODE_INT", RADIX_DECODE_INT),
     ("RADIX_DECODE_FLOAT", "CW_RADIX_DECODE_FLOAT", RADIX_DECODE_FLOAT),
     ("RADIX_ITEMS_OUT", "CW_RADIX_ITEMS_OUT", RADIX_ITEMS_OUT),
+    ("RADIX_COUNT_LATER", "CW_RADIX_COUNT_LATER", RADIX_COUNT_LATER),
+    ("RADIX_LATER_PASSES", "CW_RADIX_LATER_PASSES", RADIX_LATER_PASSES),
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
@@ -222,7 +229,9 @@ RADIX_ARGS = ArgLayout(
     "`blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; "
     "wide: the positions written to idx_out as int64 (the indices), or (CW_RADIX_ITEMS_OUT) written with "
     "the keys to keys_out as items, each class key with its bits below the next pass's shift replaced by its "
-    "position (idx_out null); vals_out (null: none): the sorted values "
+    "position (idx_out null), or (CW_RADIX_COUNT_LATER: an argsort's first pass of items) the digits of the "
+    "passes after it counted into each row's totals, of which radix_digits counts the passes below `shift` "
+    "alone (0: every pass); vals_out (null: none): the sorted values "
     "written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, "
     "or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a "
     "float's +inf bits (its keys' classes: cw_radix_class)")

@@ -12,7 +12,8 @@ in turn (radix_block); rows of 8-byte keys up to the 4-byte keys' range tile too
 halves: the class keys' low halves with their positions, then their high halves gathered by
 position, the values too (radix_block_halves; 8-byte keys and positions of 4096 overflow the
 48 KiB of static shared memory). Longer rows take a onesweep: one launch counts every pass's digits
-of each row (radix_digits), then one launch a pass per 8-bit digit (radix_sweep) over the
+of each row (radix_digits; an argsort's first pass of items counts the later passes'), then one
+launch a pass per 8-bit digit (radix_sweep) over the
 whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
 the positions; a ticket), ranks it in shared memory (the 8-bit digit at once), finds each
 digit's first places by looking back over the ranges before it (the counts they post) and
@@ -233,6 +234,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     and positions (the carry sweep, the positions in the halves of the indices, which only the
     last pass writes), the last of them writes the items, the class key's bits above it with
     the position below.
+    An argsort's items (4-byte keys, or 8-byte keys carried): radix_digits counts the digits of
+    the passes up to the first pass of items, which counts the later passes' (RADIX_COUNT_LATER).
     ``skip_constant``: the digit totals are read back after radix_digits and a pass whose
     digit is the same for every key of every row (one digit's total is the row's length:
     the pass would move nothing) is not launched, at the cost of that read's wait. Label
@@ -254,7 +257,10 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))
     state.buffer.memset(0)
     counts = state.ptr
-    head = (counts, length, rows, chunk, blocks, 0, bits, 0)
+    # radix_digits' RADIX_ARGS shift: count the passes below it alone (0: every pass)
+    first_items = carried if pack and (key_bytes == 4 or carried) else None
+    later = first_items is not None and 0 < bits - first_items - 8 <= 8 * structs.RADIX_LATER_PASSES
+    head = (counts, length, rows, chunk, blocks, first_items + 8 if later else 0, bits, 0)
     if encode is None:
         launch(kernel(device, ("radix", "digits", key_bytes)), min(grid, device.multiprocessors * DIGITS_BLOCKS_PER_CU),
                None, RADIX_ARGS, (keys.ptr, 0, 0, 0) + head + no_values)
@@ -295,9 +301,10 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
             tail = (last[0], counts, length, rows, chunk, blocks, shift, bits, int(bool(last[0]))) + last[1]
         else:
             items = shift + 8 == carried  # the carried passes' last writes the items
+            wide = structs.RADIX_ITEMS_OUT if items else structs.RADIX_COUNT_LATER if later and shift == first_items \
+                else 0
             tail = (order.ptr if positions else halves[p % 2] if shift < carried and not items else 0, counts, length,
-                    rows, chunk, blocks, shift, bits, structs.RADIX_ITEMS_OUT if items else 0) + \
-                (encode if source else no_values)
+                    rows, chunk, blocks, shift, bits, wide) + (encode if source else no_values)
         launch(carry if shift < carried else sweep, grid, None, RADIX_ARGS,
                (0 if made else keys.ptr, idx_in, keys_out) + tail)
         keys, spare = spare, keys

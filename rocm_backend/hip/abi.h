@@ -13,6 +13,8 @@ typedef long long cw_i64;
 #define CW_RADIX_DECODE_INT 1
 #define CW_RADIX_DECODE_FLOAT 2
 #define CW_RADIX_ITEMS_OUT 2
+#define CW_RADIX_COUNT_LATER 3
+#define CW_RADIX_LATER_PASSES 5
 #define CW_TILE 16
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
@@ -247,7 +249,7 @@ struct cw_kernel_args {
     cw_i64 scalar[16];
 };
 
-// one pass of the LSD radix sort of rows of L keys (hip/radix.hip): keys (unsigned, cw_u32 or cw_u64) and their u32 positions in the row, read from *_in and written to *_out; counts: the onesweep's u64 words (tickets, each row's digit totals, each range's look-back states: hip/radix_sweep.hip); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; wide: the positions written to idx_out as int64 (the indices), or (CW_RADIX_ITEMS_OUT) written with the keys to keys_out as items, each class key with its bits below the next pass's shift replaced by its position (idx_out null); vals_out (null: none): the sorted values written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a float's +inf bits (its keys' classes: cw_radix_class)
+// one pass of the LSD radix sort of rows of L keys (hip/radix.hip): keys (unsigned, cw_u32 or cw_u64) and their u32 positions in the row, read from *_in and written to *_out; counts: the onesweep's u64 words (tickets, each row's digit totals, each range's look-back states: hip/radix_sweep.hip); a row is cut into `blocks` ranges of `chunk` keys; the pass sorts the 8-bit digit at `shift` of `bits`-bit keys; wide: the positions written to idx_out as int64 (the indices), or (CW_RADIX_ITEMS_OUT) written with the keys to keys_out as items, each class key with its bits below the next pass's shift replaced by its position (idx_out null), or (CW_RADIX_COUNT_LATER: an argsort's first pass of items) the digits of the passes after it counted into each row's totals, of which radix_digits counts the passes below `shift` alone (0: every pass); vals_out (null: none): the sorted values written there, row r's key at position j being src's element src_offset + r * src_row + j * src_stride, or decoded from the key (decode: CW_RADIX_DECODE_INT, _FLOAT; mask: the bits the key flips); inf: a float's +inf bits (its keys' classes: cw_radix_class)
 struct cw_radix_args {
     const char* keys_in;
     const char* idx_in;

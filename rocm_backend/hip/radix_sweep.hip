@@ -1,6 +1,7 @@
 // The onesweep passes of the LSD radix sort (Adinets & Merrill's scheme, written for these
 // kernels): rows longer than one tile. radix_digits counts every pass's digits of each row
-// in one launch; then one radix_sweep a pass cuts each row into ranges of a tile each and
+// in one launch (an argsort's, up to its first pass of items: that pass counts the later
+// ones'); then one radix_sweep a pass cuts each row into ranges of a tile each and
 // finds each range's first places by looking back over the ranges before it.
 // families/sort.py drives them; the tile ranking (cw_radix_count8 / cw_radix_place8) is
 // radix_block.hip's.
@@ -68,7 +69,8 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
     __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
     const K* kin = (const K*)a.keys_in;
     const cw_radix_class<K> c(a);
-    const int t = threadIdx.x, passes = (a.bits + 7) / 8, copy = t % COPIES;
+    // a.shift: the passes at shifts below it alone (an argsort's first pass of items counts the rest)
+    const int t = threadIdx.x, passes = a.shift ? a.shift / 8 : (a.bits + 7) / 8, copy = t % COPIES;
     const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x;
     const cw_i64 g0 = (cw_i64)blockIdx.x * per, g1 = g0 + per < n ? g0 + per : n;
     const cw_i64 stride = ENC ? a.src_stride : 1;
@@ -161,7 +163,7 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 template <class K, class B, bool CARRY, bool PACK = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
                                             cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY>& m_, cw_i64 r,
-                                            cw_i64 b, cw_u32 base, cw_u64 epoch) {
+                                            cw_i64 b, cw_u32 base, cw_u64 epoch, cw_u32* later) {
     const int ITEMS = cw_radix_sweep_items<K, CARRY>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
@@ -220,6 +222,19 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     }
     cw_u64* own = cw_radix_states(a, r, b) + t;
     atomicExch(own, epoch | (b ? CW_RADIX_OWN : CW_RADIX_SUM) << 32 | total);
+    // an argsort's first pass of items (later: cw_radix_sweep's) counts the later passes' digits of
+    // its items (a 4-byte key's from bit 32), before its look-back waits on the ranges before it
+    if (PACK && later) {
+        const int q0 = a.shift / 8 + 1, passes = (a.bits + 7) / 8;
+#pragma unroll
+        for (int i = 0; i < ITEMS; ++i) {
+            if (seg + i * ws >= m) continue;
+            for (int q = q0; q < passes; ++q) {
+                const cw_u32 d = (cw_u32)(k[i] >> ((sizeof(B) < 8 ? 32 : 0) + 8 * q)) & 255u;
+                atomicAdd(&later[(q - q0) * CW_RADIX_DIGITS + d], 1u);
+            }
+        }
+    }
     cw_u32 sum = 0u;
     for (cw_i64 j = b - 1; j >= 0;) {  // CW_RADIX_WINDOW ranges read at once, nearest first
         cw_u64 v[CW_RADIX_WINDOW];
@@ -262,8 +277,18 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
 template <class K, class B, bool CARRY = true, bool PACK = false>
 __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY> m_;
+    // an argsort's first pass of items (a.wide CW_RADIX_COUNT_LATER): the digits of the passes
+    // after it, counted in its ranges, added to the row's totals when the block leaves the row;
+    // radix_digits counted only the passes up to it (fewer shared atomics a key). On the H200
+    // (probe s18argsort 2, against cf51d6e, interleaved): radix_digits of 2^26 float32 keys 226 ->
+    // 172 us, float64 373 -> 326, int64 327 -> 277, the first pass of items 27-32 us longer;
+    // argsort float32 2^26 1.035 -> 1.023x torch, float64 1.052 -> 1.047x, int64 0.984 -> 0.978x;
+    // 2^24 float64 0.987 -> 0.976x, float32 0.979 -> 0.967x; 2^20 float32 0.807 -> 0.772x
+    __shared__ cw_u32 later[PACK ? CW_RADIX_LATER_PASSES * CW_RADIX_DIGITS : 1];
     __shared__ cw_i64 ticket;
     const int t = threadIdx.x, pass = a.shift / 8;
+    const int nlater = PACK && a.wide == CW_RADIX_COUNT_LATER ? (a.bits + 7) / 8 - pass - 1 : 0;
+    for (int j = t; j < nlater * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) later[j] = 0u;
     const cw_u64 epoch = (cw_u64)(pass + 1) << 40;
     cw_i64 row = -1;
     cw_u32 before = 0u;  // digit t's first place in the row: the digits before it (scanned once a row)
@@ -272,12 +297,20 @@ __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
         __syncthreads();
         const cw_i64 g = ticket;
         __syncthreads();  // ticket read by every thread before thread 0 takes the next
-        if (g >= a.rows * a.blocks) return;
+        const bool done = g >= a.rows * a.blocks;
+        if (nlater && row >= 0 && (done || g / a.blocks != row)) {  // (counted before the last range's barrier)
+            cw_u64* tot = cw_radix_totals(a, row) + (pass + 1) * CW_RADIX_DIGITS;
+            for (int j = t; j < nlater * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) {
+                if (later[j]) atomicAdd(&tot[j], (cw_u64)later[j]);
+                later[j] = 0u;
+            }
+        }
+        if (done) return;
         if (g / a.blocks != row) {  // the same for the block
             row = g / a.blocks;
             before = cw_radix_block_scan(m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
             __syncthreads();  // the scan's group read before the ranking's scan writes it
         }
-        cw_radix_sweep_range<K, B, CARRY, PACK>(a, m_, row, g % a.blocks, before, epoch);
+        cw_radix_sweep_range<K, B, CARRY, PACK>(a, m_, row, g % a.blocks, before, epoch, nlater ? later : nullptr);
     }
 }

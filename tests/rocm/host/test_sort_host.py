@@ -163,6 +163,21 @@ def test_many_ranges(any_dev):
     _check(any_dev, x, x, 1, False, False)
 
 
+@pytest.mark.parametrize("dtype", [dt.float64, dt.float32], ids=lambda d: d.name)
+def test_argsort_over_many_ranges(any_dev, dtype):
+    """An argsort's passes over rows of 40 ranges (8-byte keys: carried, then items; 4-byte:
+    items), with digits of every skew: each range's counts are posted before it ranks its keys,
+    and each block takes its next range's ticket while it reads the keys of the one it has."""
+    rng = np.random.default_rng(6)
+    x = _data(dtype, (40 * 768 + 5,), rng)
+    for view, descending in ((x, False), (x[::-1], True)):
+        _check_argsort(any_dev, x, view, descending)
+    ones = np.array(0x0101010101010101 if dtype.itemsize == 8 else 0x01010101, f"u{dtype.itemsize}")
+    j = np.arange(20 * 768 + 3)
+    y = ((j // 700) % 3).astype(ones.dtype) * ones | (j % 2).astype(ones.dtype)  # long runs of one digit
+    _check_argsort(any_dev, y.view(dtype.numpy), y.view(dtype.numpy), False)
+
+
 @pytest.mark.parametrize("shape, axis", [((6, 300), 1), ((4, 1300), 1), ((1300, 3), 0), ((2, 3, 40), 1),
                                          ((40, 5), 1), ((700, 3), 1), ((5, 600), 1), ((600, 4), 0)])
 def test_batched_rows_along_any_axis(any_dev, shape, axis):
