@@ -95,18 +95,20 @@ class LazyStorage(TracedStorage):
         pending, device = self.pending, self.device
         if (self.real is None and getattr(type(device), "irfft_scratch_factor", None) is not None
                 and RECORDING[0](device) is pending):
-            shape = tuple(layout.shape)
+            shape = layout.shape
             factor = device.irfft_scratch_factor(self.dtype, shape, axis, n, **norm)
             if factor is not None:
+                # the whole result in order (the common case): its layout is the input's
+                whole = layout.offset == 0 and layout.is_contiguous and shape_size(shape) == self.size
                 if factor != 1.0:  # the copy scales, as the device's own copy would
                     made = self.binary_scalar(BinaryOp.MULTIPLY, layout, factor, False)
-                elif (shape == self.node.shape and layout.offset == 0
-                      and layout.strides == Layout.contiguous(shape).strides):
-                    made = self  # the result's own layout: its value is the input
+                elif whole:
+                    made = self  # its value is the input
                 else:
                     made = self.copy(layout)
                 if made is self or made.real is None:  # (else recording it reached MAX_NODES: all has run)
-                    return pending.consume(self, made).irfft_scratch(Layout.contiguous(shape), axis, n)
+                    return pending.consume(self, made).irfft_scratch(layout if whole else Layout.contiguous(shape),
+                                                                     axis, n)
         return self.value().irfft(layout, axis, n, **norm)
 
     # --- how a recording primitive of TracedStorage builds its node --------------------

@@ -339,10 +339,24 @@ def scratch_factor(dtype, shape, axis, n, norm=None):
     the primitive takes them) would transform a private copy laid out as that input
     itself, the factor the copy would carry (``norm``'s; 1.0 unnormalized), so that a
     caller computing the input anyway makes the copy (``irfft_scratch``); else None."""
+    key = (dtype.name, shape, axis, n, norm)  # (a dtype's name: its own hash runs Python code)
+    found = _scratch_factors.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = _scratch_factor(dtype, tuple(shape), axis, n, norm)
+        if len(_scratch_factors) >= STEPS_CACHE_SIZE:
+            _scratch_factors.clear()
+        _scratch_factors[key] = found
+    return found
+
+
+_scratch_factors: dict = {}  # scratch_factor's answers (lazy mode asks each irfft of a pending result)
+_UNKNOWN = object()
+
+
+def _scratch_factor(dtype, shape, axis, n, norm):
     kind = KIND.get(("irfft", dtype))
     if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
         return None
-    shape = tuple(shape)
     plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)
     if plan.error is not None or plan.out_size == 0 or not _copy_layout_itself(plan):
         return None
