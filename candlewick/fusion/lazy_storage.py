@@ -218,7 +218,7 @@ class Pending:
     def __init__(self, device):
         self.device = device
         self.lock = threading.RLock()  # another thread may need one of these values
-        self.kept = []  # weak references to results consumed (``consume``) and still pending
+        self.kept = []  # weak references to results consumed (``consume``), still pending
         self._reset()
 
     def _reset(self):
@@ -331,8 +331,19 @@ class Pending:
             held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
             held.keys, held.calls, held.results = self.keys, self.calls, [_ref(keep)]
             keep.pending = held
-            self.kept = [ref for ref in self.kept if ref() is not None]
-            self.kept.append(_ref(keep))
+            self.kept.append(_ref(keep, self._forget))
             self._reset()
             LIVE.add(self)  # (a write must compute what is kept first)
             return outs[-1]
+
+    def _forget(self, ref):
+        """A kept result no one holds any more (``irfft(rfft(x) * h)``: as irfft returns):
+        its graph and inputs went with it, and this graph is live no longer if it holds
+        nothing else (so a write in a loop asks nothing, as before the consumer ran)."""
+        with self.lock:
+            try:
+                self.kept.remove(ref)
+            except ValueError:  # (run by _run_kept meanwhile)
+                return
+            if not self.kept and not self.graph.nodes:
+                LIVE.discard(self)
