@@ -38,6 +38,14 @@ REPLAYS = 2
 #: more per call); bench/pydata_e2e's KMeans-like loop on (200000, 8) distances ran 17 %
 #: slower recorded than eager on the H200 (2026-11-29)
 RECORD_BYTES = 1 << 23
+#: the least bytes of a pending result whose consumer makes a private copy of it (irfft,
+#: lazy_storage.LazyStorage.irfft) for the graph to write that copy: the copy's pass saved
+#: is device time (~2 us per 8 MiB read and written on an H200), the recording and the run
+#: of the graph host time (~40 us a call more than eager mode's there, measured on
+#: irfft(rfft(x) * h)), so it pays only where the device's work outlasts the host's:
+#: on the H200 (2026-12-01) 781 x 4096 float32 signals (a 12.8 MB spectrum) ran 1.57x eager's
+#: time that way, host-bound, and 6248 x 4096 (102 MB) 0.78x, device-bound
+CONSUME_BYTES = 1 << 26
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1

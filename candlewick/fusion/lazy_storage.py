@@ -32,6 +32,7 @@ from ..dtypes import bool_
 from ..layout import Layout
 from ..opdefs import BinaryOp
 from ..shapes import shape_size
+from . import lazy_policy
 from .graph import FUSED_REDUCTIONS, Graph
 from .lazy_policy import learn, pinned_fused, plain
 from .lazy_run import compiled, node_key
@@ -90,10 +91,13 @@ class LazyStorage(TracedStorage):
         the device takes a caller-made input (``IrfftScratchDevice``), the graph computes
         that input (this result as ``layout`` reads it, times the device's factor: one more
         recorded node, fused into the same kernel) into a buffer the transform then
-        overwrites; this result stays pending (``Pending.consume``). Else the graph runs
-        and the primitive is called on the result, as for any other primitive."""
+        overwrites; this result stays pending (``Pending.consume``). Else (or where the
+        result holds fewer than ``lazy_policy.CONSUME_BYTES``: the host's work would
+        outlast the pass saved) the graph runs and the primitive is called on the result,
+        as for any other primitive."""
         pending, device = self.pending, self.device
-        if (self.real is None and getattr(type(device), "irfft_scratch_factor", None) is not None
+        if (self.real is None and self.size * self.dtype.itemsize >= lazy_policy.CONSUME_BYTES
+                and getattr(type(device), "irfft_scratch_factor", None) is not None
                 and RECORDING[0](device) is pending):
             shape = layout.shape
             factor = device.irfft_scratch_factor(self.dtype, shape, axis, n, **norm)

@@ -14,14 +14,16 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_mode, lazy_storage
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_storage
 from candlewick.layout import Layout
 
 
 @pytest.fixture(autouse=True)
 def record_everywhere(monkeypatch):
-    """Record on every backend (cpu runs lazy mode eagerly otherwise)."""
+    """Record on every backend (cpu runs lazy mode eagerly otherwise), and give these small
+    arrays to the consumer path (``lazy_policy.CONSUME_BYTES``; its own test sets it)."""
     monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", 0)
 
 
 FACTORS = {None: lambda n: 1.0, "backward": lambda n: 1.0 / n, "ortho": lambda n: 1.0 / math.sqrt(n),
@@ -142,6 +144,24 @@ def test_a_view_of_the_product_is_copied_in_the_graph(device, scratch, n):
     want = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
     with cw.lazy():
         got = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
+    assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
+
+
+def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monkeypatch):
+    """Under ``lazy_policy.CONSUME_BYTES`` the host's work of the consumer path would
+    outlast the pass it saves: the graph runs and the primitive copies, as before."""
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    want = cw.fft.irfft(spectrum * response)
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8 + 1)
+    with cw.lazy():
+        product = spectrum * response
+        got = cw.fft.irfft(product)
+        assert product._storage.real is not None
+    assert scratch == [] and np.array_equal(_bits(got), _bits(want))
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8)
+    with cw.lazy():
+        got = cw.fft.irfft(spectrum * response)
     assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
 
 

@@ -72,6 +72,7 @@ def device(lib, monkeypatch, tmp_path):
     monkeypatch.setattr(hipfft, "_api", fft_module())
     monkeypatch.setattr(hipfft, "_resolved", {})
     lazy_policy.reset()
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", 0)  # (these arrays are small)
     yield rt, dev
     lazy_policy.reset()
 
