@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # (backend imports this module: the storage type only for che
 __all__ = [
     "CollectiveDevice", "Communicator", "ComplexViewStorage", "CustomKernelDevice", "DeviceCopyStorage", "DLPackDevice",
     "DLPackStorage", "DescendingSortViewDevice", "FFTNormDevice", "FFTPadDevice", "FusionDevice", "GraphDevice",
-    "HostMemoryDevice", "HostViewStorage", "UnsharedStorage", "declares_descending_sort_view", "declares_fft_norm",
+    "HostMemoryDevice", "HostViewStorage", "IrfftScratchDevice", "UnsharedStorage", "declares_descending_sort_view", "declares_fft_norm",
     "declares_fft_pad", "holds_host_memory",
 ]
 
@@ -256,6 +256,27 @@ class UnsharedStorage(Protocol):
     def unshared(self) -> bool:
         """True where nothing but this storage refers to its memory (no view, export,
         import or other storage), and the memory is writable; False where unsure."""
+
+
+@runtime_checkable
+class IrfftScratchDevice(Protocol):
+    """Optional hook pair (not part of ``BackendDevice``/``BackendStorage``) of a device whose
+    ``irfft`` transforms a private copy of its input (a C2R that may overwrite what it
+    reads): a caller that computes the input anyway (lazy mode's pending ``spectrum *
+    response``, candlewick.fusion.lazy_storage) writes that copy itself, so the copy's
+    launch, its pass over the spectrum and its buffer go. Without it irfft of a pending
+    result runs the graph and then the primitive."""
+
+    def irfft_scratch_factor(self, dtype, shape, axis, n, norm=None) -> Any:
+        """Where ``irfft`` of a C-contiguous input of ``dtype`` and ``shape`` (``axis``, ``n``,
+        ``norm`` as the primitive takes them) would transform a copy laid out as that input
+        itself: the factor that copy carries (``norm``'s scale; 1.0 unnormalized); else None
+        (the input is padded, truncated or transposed for the transform)."""
+
+    # The storage of such a device defines ``irfft_scratch(layout, axis, n)``: the
+    # unnormalized irfft of this storage (``layout`` C-contiguous, of a shape the device
+    # answered a factor for, the values already multiplied by it), which the caller gives
+    # up: the transform may overwrite it.
 
 
 @runtime_checkable

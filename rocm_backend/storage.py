@@ -115,6 +115,7 @@ class RocmStorage(StorageSlice):
     fft = _fft.fft
     rfft = _fft.rfft
     irfft = _fft.irfft
+    irfft_scratch = _fft.irfft_scratch  # optional hook candlewick.backend.IrfftScratchDevice
     fftn = _fft_nd.fftn
     rfftn = _fft_nd.rfftn
 

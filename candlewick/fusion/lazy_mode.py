@@ -158,7 +158,7 @@ def _write_into(x):
         pendings = getattr(_local, "pending", None)
         if pendings:
             for pending in list(pendings.values()):
-                if pending.graph.nodes:
+                if pending.graph.nodes or pending.kept:
                     pending.flush()
     storage = x._storage
     if type(storage) is LazyStorage and storage.graph is None:

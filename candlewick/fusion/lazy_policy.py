@@ -2,8 +2,8 @@
 "Lazy mode").
 
 Recording a call pays only where its graph fuses. A graph that runs replayed (one
-primitive call consumed at once, as ``spectrum * response`` read by an inverse FFT; a
-graph the device's compiler has no plan for, as a column reduction over many rows) makes
+primitive call consumed at once, as ``x * y`` read by ``matmul``; a graph the device's
+compiler has no plan for, as a column reduction over many rows) makes
 the very calls eager mode makes, after recording each (~4-5 us in Python against eager's
 ~3 us in C) and running the pending graph (~10 us more). Code written eagerly runs the
 same graphs again (a loop's iterations, an estimator fitted again), so every call of a
@@ -12,7 +12,10 @@ operands' dtypes and layouts, its scalars: what its recorded node holds). A call
 ``REPLAYS`` times whose operands are all computed runs at once (``Start``), as eager mode
 runs it, and its result is computed; then the calls reading it start their own chains,
 so a graph that never fuses runs eagerly from its next run on. A call that was part of
-a fused graph once is recorded from then on (the same call elsewhere may fuse again).
+a fused graph once is recorded from then on (the same call elsewhere may fuse again),
+and so is a call of a graph whose result a consumer read as its own input
+(``lazy_storage.Pending.consume``: ``spectrum * response`` written as irfft's private
+copy saves that copy, even where the graph is one call).
 Results are eager mode's either way: a replay makes the same primitive calls.
 """
 
@@ -35,6 +38,14 @@ REPLAYS = 2
 #: more per call); bench/pydata_e2e's KMeans-like loop on (200000, 8) distances ran 17 %
 #: slower recorded than eager on the H200 (2026-11-29)
 RECORD_BYTES = 1 << 23
+#: the least bytes of a pending result whose consumer makes a private copy of it (irfft,
+#: lazy_storage.LazyStorage.irfft) for the graph to write that copy: the copy's pass saved
+#: is device time (~2 us per 8 MiB read and written on an H200), the recording and the run
+#: of the graph host time (~40 us a call more than eager mode's there, measured on
+#: irfft(rfft(x) * h)), so it pays only where the device's work outlasts the host's:
+#: on the H200 (2026-12-01) 781 x 4096 float32 signals (a 12.8 MB spectrum) ran 1.57x eager's
+#: time that way, host-bound, and 6248 x 4096 (102 MB) 0.78x, device-bound
+CONSUME_BYTES = 1 << 26
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1

@@ -11,6 +11,12 @@ last non-trivial one or the first (one ostride/odist pair covers it), else into 
 
 C2R may overwrite its input (rocFFT and cuFFT both say so), so irfft always transforms
 a private copy (``_c2r_input``, which also pads or truncates the input to n//2+1); real input of R2C not aligned as complex is copied too (``input_aligned``).
+The optional hooks ``irfft_scratch_factor`` (device) and ``irfft_scratch`` (storage)
+(candlewick.backend.IrfftScratchDevice) let a caller that computes irfft's input anyway
+(lazy mode's pending ``spectrum * response``) write that private copy itself: the device
+says where the copy would be the input's own C-contiguous layout and what factor it
+would carry (``scratch_factor``), and the storage the caller gives up is transformed in
+place (``transform``'s ``scratch``): a launch, a pass over the spectrum and a buffer fewer.
 
 Normalization (the device declares ``fft_norm``): hipFFT has no scale factor, so a
 transform given a ``norm`` that scales is multiplied in place after it (one pass over the
@@ -259,10 +265,12 @@ def scale(out, factor):
     return out
 
 
-def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None):
+def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None, scratch=False):
     """The one path of fft/rfft/irfft: ``n`` is the output length of irfft; ``norm``
     NumPy's (None: unnormalized); ``pad``: fft's and rfft's ``n`` (fft_pad), the input
-    zero-padded to that length along ``axis`` first."""
+    zero-padded to that length along ``axis`` first; ``scratch``: irfft's input is x's
+    memory, which the caller gives up (``irfft_scratch``), read in place where it is the
+    private copy's layout."""
     kind = KIND.get((op, x.dtype))
     if kind is None:
         want = "complex64/complex128" if op != "rfft" else "float32/float64"
@@ -279,7 +287,8 @@ def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None):
     key = plan.in_place_key
     factor = norm_factor(norm, n if kind in ("C2R", "Z2D") else layout.shape[axis], inverse or kind in ("C2R", "Z2D"))
     if kind in ("C2R", "Z2D"):
-        x, layout, factor = _c2r_input(x, layout, plan, factor)
+        if not (scratch and _copy_layout_itself(plan)):
+            x, layout, factor = _c2r_input(x, layout, plan, factor)
         key = plan.copy_key
     elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
         x, layout = x.copy(layout.permute(plan.copy_axes)), plan.copy_layout  # contiguous, the axis last
@@ -315,6 +324,49 @@ def _c2r_input(x, layout, plan, factor=1.0):
     buf = x.device.storage_type.empty(x.device, x.dtype, buf_layout.size)
     buf.assign(Layout(src_shape, buf_layout.strides, 0), x, source)
     return buf, buf_layout, factor
+
+
+def _copy_layout_itself(plan):
+    """Whether C2R's private copy would be its input as it is (the entries it reads, the
+    axis last, contiguous and n//2+1 long: no padding, no truncation, no transposition)."""
+    src_shape, _, contiguous = plan.c2r_source
+    return contiguous and src_shape == plan.copy_layout.shape
+
+
+def scratch_factor(dtype, shape, axis, n, norm=None):
+    """The device's hook ``irfft_scratch_factor`` (candlewick.backend.IrfftScratchDevice):
+    where irfft of a C-contiguous input of ``shape`` (dtype, ``axis``, ``n``, ``norm`` as
+    the primitive takes them) would transform a private copy laid out as that input
+    itself, the factor the copy would carry (``norm``'s; 1.0 unnormalized), so that a
+    caller computing the input anyway makes the copy (``irfft_scratch``); else None."""
+    key = (dtype.name, shape, axis, n, norm)  # (a dtype's name: its own hash runs Python code)
+    found = _scratch_factors.get(key, _UNKNOWN)
+    if found is _UNKNOWN:
+        found = _scratch_factor(dtype, tuple(shape), axis, n, norm)
+        if len(_scratch_factors) >= STEPS_CACHE_SIZE:
+            _scratch_factors.clear()
+        _scratch_factors[key] = found
+    return found
+
+
+_scratch_factors: dict = {}  # scratch_factor's answers (lazy mode asks each irfft of a pending result)
+_UNKNOWN = object()
+
+
+def _scratch_factor(dtype, shape, axis, n, norm):
+    kind = KIND.get(("irfft", dtype))
+    if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
+        return None
+    plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)
+    if plan.error is not None or plan.out_size == 0 or not _copy_layout_itself(plan):
+        return None
+    return norm_factor(norm, n, True)
+
+
+def irfft_scratch(x, layout, axis, n):
+    """The storage's hook ``irfft_scratch``: unnormalized irfft of x, which the caller gives
+    up (made as ``scratch_factor`` said): C2R reads and may overwrite it in place."""
+    return transform(x, layout, axis, "irfft", n, scratch=True)
 
 
 def _padded(x, layout, axis, length, op):

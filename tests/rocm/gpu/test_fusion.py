@@ -83,3 +83,27 @@ def test_traced_once_and_compiled_once_per_signature(rocm):
 
 def test_rocm_declares_fusion(rocm):
     assert "fusion" in rocm.capabilities
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_lazy_irfft_of_a_pending_product_equals_eager_bitwise(rocm, monkeypatch, norm):
+    """irfft of a pending ``spectrum * response`` in lazy mode: the fused product (times the
+    norm's factor) is the C2R's input, the product stays pending (docs/fusion.md, "irfft
+    reads what the graph writes for it"); results and the product read later are eager
+    mode's bit for bit."""
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", 0)  # (these arrays are below the bound)
+    rng = np.random.default_rng(4)
+    x = cw.asarray(rng.standard_normal((64, 1024)).astype(np.float32), device=rocm)
+    response = cw.asarray(np.exp(-np.arange(513, dtype=np.float32) / 128).astype(np.complex64), device=rocm)
+    spectrum = cw.fft.rfft(x)
+    want_product = cw.to_numpy(spectrum * response)
+    want = cw.to_numpy(cw.fft.irfft(spectrum * response, norm=norm))
+    for _ in range(3):
+        with cw.lazy():
+            product = spectrum * response
+            got = cw.to_numpy(cw.fft.irfft(product, norm=norm))
+            assert product._storage.real is None
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        assert np.array_equal(cw.to_numpy(product).view(np.uint64), want_product.view(np.uint64))

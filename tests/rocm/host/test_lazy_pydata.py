@@ -52,8 +52,8 @@ def test_lazy_mode_adds_no_launch_and_no_host_read(fake, host, case):
 
 
 def test_one_call_consumed_at_once_runs_the_eager_kernel(fake):
-    """``spectrum * response`` read at once by the inverse transform (scipy.fft's case): a
-    graph of one primitive call fuses nothing, so it runs the eager kernel, with no
+    """``x * y`` read at once by ``matmul``: a graph of one primitive call fuses nothing
+    (irfft is the exception: test_lazy_irfft_host.py), so it runs the eager kernel, with no
     kernel of its own to generate and compile; two calls still fuse into one kernel."""
     import numpy as np
 

@@ -1,0 +1,177 @@
+"""irfft of a pending result in lazy mode on a device with the hooks ``IrfftScratchDevice``
+(candlewick/fusion/lazy_storage.py, ``LazyStorage.irfft`` and ``Pending.consume``): the
+graph writes the transform's input into a buffer the transform then overwrites, and the
+result itself stays pending. On every backend under test, given a stand-in of the hooks
+that overwrites its input with NaN after the transform (as a C2R may): the values are
+eager mode's bit for bit, the consumed result reads right afterwards (in the block, after
+it, after a write to what it was computed from), nothing an array holds is overwritten,
+and the errors are eager mode's. The rocm backend's own hooks run on the host in
+tests/rocm/host/test_lazy_irfft_host.py."""
+
+import math
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_storage
+from candlewick.layout import Layout
+
+
+@pytest.fixture(autouse=True)
+def record_everywhere(monkeypatch):
+    """Record on every backend (cpu runs lazy mode eagerly otherwise), and give these small
+    arrays to the consumer path (``lazy_policy.CONSUME_BYTES``; its own test sets it)."""
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", 0)
+
+
+FACTORS = {None: lambda n: 1.0, "backward": lambda n: 1.0 / n, "ortho": lambda n: 1.0 / math.sqrt(n),
+           "forward": lambda n: 1.0}
+
+
+@pytest.fixture
+def scratch(device, monkeypatch):
+    """The device given stand-in hooks (where it has none of its own): a factor for an
+    input whose last axis is transformed at its n//2+1 entries, the transform the
+    primitive's unnormalized one, its input then overwritten with NaN. Returns the list
+    of each scratch call's input storage."""
+    calls = []
+    if getattr(type(device), "irfft_scratch_factor", None) is not None:
+        pytest.skip("the device has its own hooks (tests/rocm/host/test_lazy_irfft_host.py)")
+    storage_type = type(cw.zeros((1,), dtype=cw.complex64, device=device)._storage)
+
+    def irfft_scratch_factor(self, dtype, shape, axis, n, norm=None):
+        if axis != len(shape) - 1 or shape[axis] != n // 2 + 1:
+            return None
+        return FACTORS[norm](n)
+
+    def irfft_scratch(self, layout, axis, n):
+        calls.append(self)
+        out = self.irfft(layout, axis, n, norm="forward")  # (the inverse unscaled)
+        self.fill(Layout.contiguous((self.size,)), complex("nan+nanj"))
+        return out
+
+    monkeypatch.setattr(type(device), "irfft_scratch_factor", irfft_scratch_factor, raising=False)
+    monkeypatch.setattr(storage_type, "irfft_scratch", irfft_scratch, raising=False)
+    return calls
+
+
+def _data(device, rows=3, n=16):
+    rng = np.random.default_rng(0)
+    x = cw.asarray(rng.standard_normal((rows, n)).astype(np.float32), device=device)
+    response = cw.asarray(np.exp(-np.arange(n // 2 + 1, dtype=np.float32) / 4).astype(np.complex64), device=device)
+    return x, response
+
+
+def _bits(a):
+    return cw.to_numpy(a).view(np.uint8)
+
+
+@pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
+def test_irfft_of_a_pending_product_equals_eager(device, scratch, norm):
+    x, response = _data(device)
+    want = cw.fft.irfft(cw.fft.rfft(x) * response, norm=norm)
+    for _ in range(3):  # (the policy sees the same call again)
+        with cw.lazy():
+            got = cw.fft.irfft(cw.fft.rfft(x) * response, norm=norm)
+        assert np.array_equal(_bits(got), _bits(want))
+    assert len(scratch) == 3
+
+
+def test_the_consumed_product_reads_right_afterwards(device, scratch):
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    want_product = cw.to_numpy(spectrum * response)
+    want = cw.to_numpy(cw.fft.irfft(spectrum * response))
+    with cw.lazy():
+        product = spectrum * response
+        y = cw.fft.irfft(product)
+        assert len(scratch) == 1 and isinstance(product._storage, lazy_storage.LazyStorage)
+        assert product._storage.real is None  # still pending: its computed copy was the transform's
+        assert np.array_equal(cw.to_numpy(product), want_product)  # computed again when read
+        again = spectrum * response
+        z = cw.fft.irfft(again)
+    assert np.array_equal(cw.to_numpy(y), want) and np.array_equal(cw.to_numpy(z), want)
+    assert np.array_equal(cw.to_numpy(again), want_product)  # the block's end computed it
+    assert np.array_equal(cw.to_numpy(spectrum * response), want_product)  # its operands untouched
+
+
+def test_a_write_computes_a_kept_product_first(device, scratch):
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    want_product = cw.to_numpy(spectrum * response)
+    with cw.lazy():
+        product = spectrum * response
+        cw.fft.irfft(product)
+        spectrum[0, 0] = 100.0  # the product was computed from the spectrum before this write
+        assert np.array_equal(cw.to_numpy(product), want_product)
+
+
+def test_a_product_no_one_holds_is_not_computed(device, scratch, monkeypatch):
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    runs = []
+    original = lazy_storage.Pending.flush
+
+    def counted(self):
+        if self.graph.nodes:
+            runs.append(len(self.graph.nodes))
+        return original(self)
+
+    monkeypatch.setattr(lazy_storage.Pending, "flush", counted)
+    with cw.lazy():
+        y = cw.fft.irfft(spectrum * response)
+        assert not lazy_storage.LIVE  # its graph went with it: a write here asks nothing
+    assert runs == [] and len(scratch) == 1 and not lazy_storage.LIVE
+    assert y.shape == (3, 16)
+
+
+@pytest.mark.parametrize("n, axis", [(20, -1), (4, 0)], ids=["padded", "first axis"])
+def test_inputs_the_device_lays_out_itself_run_the_primitive(device, scratch, n, axis):
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    want = cw.fft.irfft(spectrum * 2.0, n=n, axis=axis)
+    with cw.lazy():
+        got = cw.fft.irfft(spectrum * 2.0, n=n, axis=axis)
+    assert scratch == [] and np.array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("n", [None, 10], ids=["rows", "truncated"])
+def test_a_view_of_the_product_is_copied_in_the_graph(device, scratch, n):
+    x, response = _data(device, rows=4)
+    spectrum = cw.fft.rfft(x)
+    want = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
+    with cw.lazy():
+        got = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
+    assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
+
+
+def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monkeypatch):
+    """Under ``lazy_policy.CONSUME_BYTES`` the host's work of the consumer path would
+    outlast the pass it saves: the graph runs and the primitive copies, as before."""
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    want = cw.fft.irfft(spectrum * response)
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8 + 1)
+    with cw.lazy():
+        product = spectrum * response
+        got = cw.fft.irfft(product)
+        assert product._storage.real is not None
+    assert scratch == [] and np.array_equal(_bits(got), _bits(want))
+    monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8)
+    with cw.lazy():
+        got = cw.fft.irfft(spectrum * response)
+    assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
+
+
+def test_errors_are_eager_modes(device, scratch):
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    for bad in (dict(n=0), dict(axis=2), dict(norm="sideways")):
+        with pytest.raises(Exception) as eager:
+            cw.fft.irfft(spectrum * response, **bad)
+        with pytest.raises(type(eager.value)) as lazy, cw.lazy():
+            cw.fft.irfft(spectrum * response, **bad)
+        assert str(lazy.value) == str(eager.value)
+    assert scratch == []
