@@ -301,7 +301,8 @@ class Pending:
             self._reset()
 
     def _run_kept(self):
-        kept, self.kept = self.kept, []
+        with self.lock:  # (_forget, a weakref callback, may run in another thread meanwhile)
+            kept, self.kept = self.kept, []
         for ref in kept:
             storage = ref()
             if storage is not None and storage.real is None:
@@ -343,11 +344,19 @@ class Pending:
     def _forget(self, ref):
         """A kept result no one holds any more (``irfft(rfft(x) * h)``: as irfft returns):
         its graph and inputs went with it, and this graph is live no longer if it holds
-        nothing else (so a write in a loop asks nothing, as before the consumer ran)."""
-        with self.lock:
+        nothing else (so a write in a loop asks nothing, as before the consumer ran). A
+        weakref callback runs in whichever thread lets the result go, during a collection
+        too: it never waits for the lock (two threads each holding their own and collecting
+        the other's result would wait forever); where another thread holds it, the dead
+        reference stays in ``kept`` and the next ``flush`` drops it."""
+        if not self.lock.acquire(blocking=False):
+            return
+        try:
             try:
                 self.kept.remove(ref)
             except ValueError:  # (run by _run_kept meanwhile)
                 return
             if not self.kept and not self.graph.nodes:
                 LIVE.discard(self)
+        finally:
+            self.lock.release()

@@ -7,7 +7,7 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.errors import UnsupportedOperation
 from candlewick.layout import Layout
-from candlewick.shapes import shape_size
+from candlewick.shapes import contiguous_strides, shape_size
 
 from ..abi.ew_operands import ew_values
 from ..abi.structs import EW_ARGS, FLAG_A
@@ -40,6 +40,17 @@ def full(device, shape, dtype, value):
             out.buffer.memset(0)
         else:
             fill(out, Layout.contiguous(shape), value)
+    return out
+
+
+def eye(device, shape, dtype):
+    """Identity matrices, C-contiguous, of ``shape`` (..., n, n): zeros, then a strided fill
+    of each matrix's diagonal (inv's right-hand side, svd_tall's reference)."""
+    shape = tuple(shape)
+    out = full(device, shape, dtype, 0)
+    if out.size:
+        batch, n = shape[:-2], shape[-1]
+        out.fill(Layout(batch + (n,), contiguous_strides(shape)[:-2] + (n + 1,), 0), 1)
     return out
 
 

@@ -148,10 +148,7 @@ def inv(a, layout):
     read row-major is inv(A) itself."""
     lu, ipiv, info, count, n = _lu(a, layout, "inv")
     check = lc.queue_info(info, count)
-    batch = tuple(layout.shape[:-2])
-    y = creation.full(a.device, layout.shape, a.dtype, 0)
-    if count and n:
-        y.fill(Layout(batch + (n,), contiguous_strides(batch + (n, n))[:-2] + (n + 1,), 0), 1)
+    y = creation.eye(a.device, layout.shape, a.dtype)
     _getrs(a, lu, ipiv, count, n, y, n, transpose=False)
     check.raise_if_failed("inv", "the matrix is singular")
     return y

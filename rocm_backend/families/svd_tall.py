@@ -81,8 +81,7 @@ def svd(a, layout, square_svd):
 def _orthogonal(q, rows, n):
     """Whether max|Q^T Q - I| <= ORTH_TOL * n * eps (False for a NaN: one host read)."""
     sq = Layout.contiguous((n, n))
-    eye = creation.full(q.device, (n, n), q.dtype, 0)
-    eye.fill(Layout((n,), (n + 1,), 0), 1)
+    eye = creation.eye(q.device, (n, n), q.dtype)
     gram = rocblas.matmul(q, q, rows.transpose_last2(), rows)
     err = gram.binary(BinaryOp.SUBTRACT, sq, eye, sq).unary(UnaryOp.ABS, sq).reduce(ReduceOp.MAX, sq, (0, 1))
     worst = float(err.to_host(Layout.contiguous(()))[()])

@@ -175,3 +175,39 @@ def test_errors_are_eager_modes(device, scratch):
             cw.fft.irfft(spectrum * response, **bad)
         assert str(lazy.value) == str(eager.value)
     assert scratch == []
+
+
+def test_a_kept_result_let_go_while_another_thread_holds_the_lock_is_dropped_later(device):
+    """``Pending._forget`` is a weakref callback: it runs in whichever thread lets the kept
+    result go (during a collection too), so it never waits for the graph's lock; where
+    another thread holds it, the dead reference stays and the next flush drops it."""
+    import threading
+    import weakref
+
+    pending = lazy_storage.Pending(device)
+
+    class Kept:
+        pass
+
+    kept = Kept()
+    ref = weakref.ref(kept, pending._forget)
+    pending.kept.append(ref)
+    lazy_storage.LIVE.add(pending)
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with pending.lock:
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(10)
+        del kept  # the callback runs here, while the other thread holds the lock
+        assert pending.kept == [ref] and pending in lazy_storage.LIVE
+    finally:
+        release.set()
+        holder.join()
+    pending.flush()
+    assert pending.kept == [] and pending not in lazy_storage.LIVE
