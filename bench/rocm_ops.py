@@ -2,7 +2,7 @@
 CuPy, in one process.
 
     python bench/rocm_ops.py --out DIR [--sizes 26,28] [--gemm-size 4096] [--sort-sizes 10,12,...,26]
-                             [--sort-rows 4096x4096] [--sort-dtype-size 24]
+                             [--sort-rows 4096x4096] [--sort-dtype-sizes 24,26]
 
 Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - host time per 16-element float32 op (add, sum, ``x[1:3]``, where), queued back to back;
@@ -15,7 +15,7 @@ Writes DIR/rocm_ops_<device-kind>.json and .md (bench/harness.py). Cases:
 - the peak device memory of one call of each case, candlewick's allocator beside
   ``torch.cuda.max_memory_allocated`` (peak_memory.PeakTable).
 - sort and stable argsort: float32 at each of ``--sort-sizes``, the rows of ``--sort-rows`` (every dtype),
-  the other dtypes at 2^``--sort-dtype-size``, beside torch.sort/argsort (bench/rocm_sort.py).
+  the other dtypes at each 2^k of ``--sort-dtype-sizes``, beside torch.sort/argsort (bench/rocm_sort.py).
 Timings: warm-up first, then the median of timed batches each ended by a device
 synchronize; bandwidth and GEMM take the best of 3 rounds that run the libraries in turn,
 rotated (timing.rotated_rounds), so clock or thermal drift during the run favours none of them.
@@ -278,7 +278,7 @@ def main(argv=None):
         parser.add_argument("--gemm-size", type=int, default=4096)
         parser.add_argument("--sort-sizes", default="10,12,14,16,18,20,22,24,26", help="log2 of the float32 sort sizes")
         parser.add_argument("--sort-rows", default="4096x4096", help="rows x columns of the row sort")
-        parser.add_argument("--sort-dtype-size", type=int, default=24, help="log2 of the other dtypes' sort size")
+        parser.add_argument("--sort-dtype-sizes", default="24,26", help="log2 of the other dtypes' sort sizes")
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
@@ -292,7 +292,7 @@ def main(argv=None):
                                                       [1 << int(s) for s in args.sizes.split(",")])),
                 ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)),
                 ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, sort_sizes, sort_rows,
-                                                      args.sort_dtype_size)))
+                                                      [int(k) for k in args.sort_dtype_sizes.split(",")])))
     for name, run in sections:
         t0 = time.perf_counter()
         try:

@@ -2,7 +2,7 @@
 ``argsort`` (both stable) beside ``torch.sort`` (its default, ``stable=False``; the
 issue's target), ``torch.argsort(stable=True)`` and CuPy's ``sort``/``argsort`` in the same
 process: float32 1-D at each size asked (2^10-2^26 by default), rows along the last axis of
-a (rows, cols) array of every dtype timed, and the other dtypes 1-D at one size. Seconds per call: median of
+a (rows, cols) array of every dtype timed, and the other dtypes 1-D at each size asked (2^24 and 2^26). Seconds per call: median of
 timed batches ended by a device synchronize (bench/timing.py), best of ``rounds`` rounds
 that run the libraries in turn, rotated (timing.rotated_rounds); the peak device memory
 of one more call of each. Data: normal values with a tenth zeros of both signs.
@@ -13,7 +13,7 @@ import numpy as np
 import harness
 import timing
 
-#: the dtypes timed at ``--sort-dtype-size`` besides float32 (torch has no uint16/uint32 sort)
+#: the dtypes timed at ``--sort-dtype-sizes`` besides float32 (torch has no uint16/uint32 sort)
 OTHER_DTYPES = ("float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
@@ -68,16 +68,17 @@ def _time(libs, label, dtype, shape, results, peaks, rounds):
     operands.clear()
 
 
-def bench_sort(libs, results, peaks, sizes, rows_shape, dtype_size, rounds=2):
+def bench_sort(libs, results, peaks, sizes, rows_shape, dtype_sizes, rounds=2):
     """Fill ``results`` {label: {lib_case_ms: ...}} and ``peaks`` (peak_memory.PeakTable): float32
-    at 2^k for k in ``sizes``; float32 and each of OTHER_DTYPES 1-D at 2^``dtype_size`` and in
-    rows of ``rows_shape`` (the issue asks both for every dtype)."""
+    at 2^k for k in ``sizes``; float32 and each of OTHER_DTYPES in rows of ``rows_shape`` and
+    1-D at 2^k for k in ``dtype_sizes`` (the issue asks sizes up to 2^26 for every dtype)."""
     for k in sizes:
         _time(libs, f"float32 2^{k}", "float32", (1 << k,), results, peaks, rounds)
     for dtype in ("float32",) + OTHER_DTYPES:
         _time(libs, f"{dtype} rows {rows_shape[0]}x{rows_shape[1]}", dtype, rows_shape, results, peaks, rounds)
-    for dtype in OTHER_DTYPES:
-        _time(libs, f"{dtype} 2^{dtype_size}", dtype, (1 << dtype_size,), results, peaks, rounds)
+    for k in dtype_sizes:
+        for dtype in OTHER_DTYPES:
+            _time(libs, f"{dtype} 2^{k}", dtype, (1 << k,), results, peaks, rounds)
 
 
 def markdown(results, names):

@@ -108,7 +108,7 @@ bench.main(["--out", {out!r}] + {args!r})
 """
 SMALL = {  # each GPU benchmark with its problems made small
     "rocm_ops": ("", ["--sizes", "10", "--gemm-size", "64", "--sort-sizes", "10,12", "--sort-rows", "8x600",
-                      "--sort-dtype-size", "10"]),
+                      "--sort-dtype-sizes", "10,11"]),
     "linalg_fft": ("bench.BATCH, bench.SMALL = 4, 8", ["--cases", "solve@batched,cholesky@batched"]),
     "rocm_graphs": ("", ["--ops", "6", "--reps", "2"]),
     "rocm_host_path": ("", ["--reps", "3"]),
@@ -169,7 +169,7 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         sort = record["figures"]["sort"]
         others = ("float64", "float16", "int64", "int32", "int16", "int8", "uint8", "bool")
         assert set(sort) == {"float32 2^10", "float32 2^12", *(f"{d} rows 8x600" for d in ("float32",) + others),
-                             *(f"{d} 2^10" for d in others)}, sort
+                             *(f"{d} 2^{k}" for d in others for k in (10, 11))}, sort
         assert all({"candlewick_sort_ms", "candlewick_argsort_ms"} <= set(row) for row in sort.values()), sort
     elif name == "linalg_fft":  # the fake runtime has no hipSOLVER: each case records its error
         assert set(record["figures"]["cases"]) == {"solve@batched:float32", "cholesky@batched:float32"}
