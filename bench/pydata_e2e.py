@@ -8,7 +8,8 @@ candlewick beside the libraries users would otherwise run them on (issue 39, ite
 cpu (the default, or ``CANDLEWICK_DEVICE``): candlewick's cpu backend beside NumPy, both
 given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy with
 ``SCIPY_ARRAY_API=1``, the loop on ``array_namespace(X)``), and candlewick again inside
-``cw.lazy()`` (item 4: at least as fast as without). Target: within 5 % of NumPy.
+``cw.lazy()`` (item 4: at least as fast as without; beside the ratio of the minimums, the
+median of the two modes' ratio within each round, with its quartiles). Target: within 5 % of NumPy.
 rocm: candlewick's rocm backend beside PyTorch (CUDA) and CuPy. Target: at or below
 PyTorch. Per case and library: seconds per call (the minimum over rounds that run the
 libraries in turn of a sample's mean, each call ended by the library's synchronize; a
@@ -220,11 +221,20 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
             return (clock() - t0) / calls
         return sample
 
+    def kept(lib, sample):  # every round's figure, for the paired lazy / eager ratio
+        def call():
+            t = sample()
+            rounds_s.setdefault(lib, []).append(t)
+            return t
+        return call
+
+    rounds_s = {}
     calls = calls_per_sample({lib: turn(*entry) for lib, entry in ready.items()}, sample_s) if ready else 1
-    best = timing.rotated_rounds({lib: turn(*entry, calls) for lib, entry in ready.items()}, rounds)
+    best = timing.rotated_rounds({lib: kept(lib, turn(*entry, calls)) for lib, entry in ready.items()}, rounds)
     for lib, t in best.items():
         row[lib]["s"] = t
         row[lib]["calls_per_sample"] = calls
+        row[lib]["rounds_s"] = rounds_s[lib]
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"
                                   for lib, v in row.items()), flush=True)
     return row
@@ -239,6 +249,17 @@ def verdict(row, device):
     if c is None or p is None:
         return None
     return c <= 1.05 * p if device == "cpu" else c <= p
+
+
+def paired(row, lib, base):
+    """(median, lower quartile, upper quartile) over the rounds of ``lib``'s time over
+    ``base``'s in the same round (each round runs both, so the host's drift over the run
+    cancels), or None where either lacks its rounds."""
+    a, b = row.get(lib, {}).get("rounds_s"), row.get(base, {}).get("rounds_s")
+    if not a or not b:
+        return None
+    ratios = np.array(a[:len(b)]) / np.array(b[:len(a)])
+    return tuple(float(v) for v in np.percentile(ratios, [50, 25, 75]))
 
 
 def _fmt(row, lib, key):
@@ -267,6 +288,8 @@ def markdown(figures, device):
              f"load average at the start {', '.join(f'{v:.2f}' for v in figures['load_average'])} "
              f"on {os.cpu_count()} cores.",
              "", f"Target: candlewick {target}. " + summary(figures, device), "",
+             "lazy / eager: the ratio of the two minimums, then (in brackets) the median over the rounds of "
+             "the two samples' ratio within a round, with its quartiles.", "",
              "| case | " + " | ".join(libs) + " | candlewick / " + peer + " | lazy / eager | target met | peak: "
              + " | ".join(libs) + " |",
              "|---|" + "---|" * (2 * len(libs) + 3)]
@@ -274,6 +297,9 @@ def markdown(figures, device):
         c, p, lz = (row.get(k, {}).get("s") for k in ("candlewick", peer, "candlewick lazy"))
         ratio = f"{c / p:.3f}" if c and p else "-"
         lazy_ratio = f"{lz / c:.3f}" if c and lz else "-"
+        pair = paired(row, "candlewick lazy", "candlewick")
+        if pair:
+            lazy_ratio += f" ({pair[0]:.3f} [{pair[1]:.3f}, {pair[2]:.3f}])"
         met = {True: "yes", False: "**no**", None: "n/a"}[verdict(row, device)]
         lines.append(f"| {name} | " + " | ".join(_fmt(row, lib, "s") for lib in libs) + f" | {ratio} | "
                      f"{lazy_ratio} | {met} | " + " | ".join(_fmt(row, lib, "peak_bytes") for lib in libs) + " |")
