@@ -14,7 +14,7 @@ runs it, and its result is computed; then the calls reading it start their own c
 so a graph that never fuses runs eagerly from its next run on. A call that was part of
 a fused graph once is recorded from then on (the same call elsewhere may fuse again),
 and so is a call of a graph whose result a consumer read as its own input
-(``lazy_storage.Pending.consume``: ``spectrum * response`` written as irfft's private
+(``lazy_consume.KeptResults.consume``: ``spectrum * response`` written as irfft's private
 copy saves that copy, even where the graph is one call).
 Results are eager mode's either way: a replay makes the same primitive calls.
 """
@@ -39,7 +39,7 @@ REPLAYS = 2
 #: slower recorded than eager on the H200 (2026-11-29)
 RECORD_BYTES = 1 << 23
 #: the least bytes of a pending result whose consumer makes a private copy of it (irfft,
-#: lazy_storage.LazyStorage.irfft) for the graph to write that copy: the copy's pass saved
+#: lazy_consume.consume_irfft) for the graph to write that copy: the copy's pass saved
 #: is device time (~2 us per 8 MiB read and written on an H200), the recording and the run
 #: of the graph host time (~40 us a call more than eager mode's there, measured on
 #: irfft(rfft(x) * h)), so it pays only where the device's work outlasts the host's:
