@@ -38,7 +38,8 @@ def consume_irfft(result, pending, layout, axis, n, norm):
     buffer the transform then overwrites, and ``result`` stays pending. Else the graph
     runs and the primitive is called on the result, as for any other primitive."""
     device, dtype = result.device, result.dtype
-    if getattr(type(device), "irfft_scratch_factor", None) is not None and result.size * dtype.itemsize >= lazy_policy.CONSUME_BYTES:
+    if (getattr(type(device), "irfft_scratch_factor", None) is not None
+            and result.size * dtype.itemsize >= lazy_policy.CONSUME_BYTES):
         shape = layout.shape
         factor = device.irfft_scratch_factor(dtype, shape, axis, n, **norm)
         if factor is not None:
