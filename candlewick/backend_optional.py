@@ -263,7 +263,7 @@ class IrfftScratchDevice(Protocol):
     """Optional hook pair (not part of ``BackendDevice``/``BackendStorage``) of a device whose
     ``irfft`` transforms a private copy of its input (a C2R that may overwrite what it
     reads): a caller that computes the input anyway (lazy mode's pending ``spectrum *
-    response``, candlewick.fusion.lazy_storage) writes that copy itself, so the copy's
+    response``, candlewick.fusion.lazy_consume) writes that copy itself, so the copy's
     launch, its pass over the spectrum and its buffer go. Without it irfft of a pending
     result runs the graph and then the primitive."""
 

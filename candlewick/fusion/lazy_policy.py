@@ -14,7 +14,7 @@ runs it, and its result is computed; then the calls reading it start their own c
 so a graph that never fuses runs eagerly from its next run on. A call that was part of
 a fused graph once is recorded from then on (the same call elsewhere may fuse again),
 and so is a call of a graph whose result a consumer read as its own input
-(``lazy_storage.Pending.consume``: ``spectrum * response`` written as irfft's private
+(``lazy_consume.KeptResults.consume``: ``spectrum * response`` written as irfft's private
 copy saves that copy, even where the graph is one call).
 Results are eager mode's either way: a replay makes the same primitive calls.
 """
@@ -39,13 +39,16 @@ REPLAYS = 2
 #: slower recorded than eager on the H200 (2026-11-29)
 RECORD_BYTES = 1 << 23
 #: the least bytes of a pending result whose consumer makes a private copy of it (irfft,
-#: lazy_storage.LazyStorage.irfft) for the graph to write that copy: the copy's pass saved
-#: is device time (~2 us per 8 MiB read and written on an H200), the recording and the run
-#: of the graph host time (~40 us a call more than eager mode's there, measured on
-#: irfft(rfft(x) * h)), so it pays only where the device's work outlasts the host's:
-#: on the H200 (2026-12-01) 781 x 4096 float32 signals (a 12.8 MB spectrum) ran 1.57x eager's
-#: time that way, host-bound, and 6248 x 4096 (102 MB) 0.78x, device-bound
-CONSUME_BYTES = 1 << 26
+#: lazy_consume.consume_irfft) for the graph to write that copy: the copy's pass saved
+#: is device time (~0.5 us per MB of spectrum on an H200), the recording and the run of
+#: the graph host time (~29 us a call more than eager mode's there, measured on
+#: irfft(rfft(x) * h)), so it pays only where eager's device time outlasts the path's
+#: host time. H200, 2026-12-01, lazy / eager of irfft(rfft(x) * h) with the path against
+#: without it (the graph run, then the primitive): 25.6 MB spectra 1.04 against 0.96,
+#: 32 MB 0.85 / 0.98, 38.4 MB 0.82 / 0.99 (but scipy.signal.fftconvolve's ~39 MB 1.00 /
+#: 0.96), 44.8 MB 0.80 / 0.99 (fftconvolve 0.90 / 0.98), 51 MB 0.80 / 0.99; bench/
+#: pydata_e2e's 12.8 MB 1.57 / 0.94 (host-bound)
+CONSUME_BYTES = 40 << 20
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1

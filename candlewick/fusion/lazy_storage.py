@@ -16,11 +16,7 @@ its real result from then on. Outside lazy mode a ``LazyStorage`` forwards every
 that result.
 
 A consumer that would only copy a pending result into a buffer of its own and then
-destroy that copy (irfft on a device with the hooks ``IrfftScratchDevice``: C2R
-overwrites its input) gets the copy from the graph instead (``LazyStorage.irfft``,
-``Pending.consume``): the graph writes the input the transform wants, and the result
-itself stays pending, its graph kept by a ``Pending`` of its own (``Pending.kept``), so
-that a later read, a write or the block's end computes it as eager mode would have.
+destroy that copy (irfft) may get that copy from the graph instead: ``lazy_consume``.
 """
 
 from __future__ import annotations
@@ -29,12 +25,10 @@ import threading
 import weakref
 
 from ..dtypes import bool_
-from ..layout import Layout
-from ..opdefs import BinaryOp
 from ..shapes import shape_size
-from . import lazy_policy
 from .graph import FUSED_REDUCTIONS, Graph
-from .lazy_policy import learn, pinned_fused, plain
+from .lazy_consume import KeptResults, consume_irfft
+from .lazy_policy import learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -87,32 +81,12 @@ class LazyStorage(TracedStorage):
         return self.value().to_host(layout)
 
     def irfft(self, layout, axis, n, **norm):
-        """irfft of this result: where it is pending in the graph lazy mode records here and
-        the device takes a caller-made input (``IrfftScratchDevice``), the graph computes
-        that input (this result as ``layout`` reads it, times the device's factor: one more
-        recorded node, fused into the same kernel) into a buffer the transform then
-        overwrites; this result stays pending (``Pending.consume``). Else (or where the
-        result holds fewer than ``lazy_policy.CONSUME_BYTES``: the host's work would
-        outlast the pass saved) the graph runs and the primitive is called on the result,
-        as for any other primitive."""
-        pending, device = self.pending, self.device
-        if (self.real is None and self.size * self.dtype.itemsize >= lazy_policy.CONSUME_BYTES
-                and getattr(type(device), "irfft_scratch_factor", None) is not None
-                and RECORDING[0](device) is pending):
-            shape = layout.shape
-            factor = device.irfft_scratch_factor(self.dtype, shape, axis, n, **norm)
-            if factor is not None:
-                # the whole result in order (the common case): its layout is the input's
-                whole = layout.offset == 0 and layout.is_contiguous and shape_size(shape) == self.size
-                if factor != 1.0:  # the copy scales, as the device's own copy would
-                    made = self.binary_scalar(BinaryOp.MULTIPLY, layout, factor, False)
-                elif whole:
-                    made = self  # its value is the input
-                else:
-                    made = self.copy(layout)
-                if made is self or made.real is None:  # (else recording it reached MAX_NODES: all has run)
-                    return pending.consume(self, made).irfft_scratch(layout if whole else Layout.contiguous(shape),
-                                                                     axis, n)
+        """irfft of this result: where it is pending here, the graph may write the
+        transform's private input (``lazy_consume.irfft``); else the graph runs first."""
+        if self.real is None:
+            pending = RECORDING[0](self.device)
+            if pending is self.pending:
+                return consume_irfft(self, pending, layout, axis, n, norm)
         return self.value().irfft(layout, axis, n, **norm)
 
     # --- how a recording primitive of TracedStorage builds its node --------------------
@@ -212,12 +186,13 @@ LazyStorage.unary = _unary  # type: ignore[method-assign]
 LazyStorage.binary_scalar = _binary_scalar  # type: ignore[method-assign]
 
 
-class Pending:
+class Pending(KeptResults):
     """One thread's recorded calls on ``device``: a graph, the real storages of its
     inputs, and each recorded result's storage (weakly: a result nothing holds any more
     is not computed into memory)."""
 
     lazy_type = LazyStorage  # (for lazy_policy.Start, which this module imports)
+    live = LIVE  # (for KeptResults, which this module imports)
 
     def __init__(self, device):
         self.device = device
@@ -291,72 +266,19 @@ class Pending:
         with self.lock:
             wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
             if wanted:
-                run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
-                outs = run(self.storages)
-                if run.fusing and not run.pinned:
-                    learn(run, self.device, self.calls)
-                for storage, out in zip(wanted, outs):
-                    storage.real = out
-                    storage.graph = None  # (the graph holds every input: let it go)
+                self._run(wanted, learn)
             self._reset()
 
-    def _run_kept(self):
-        with self.lock:  # (_forget, a weakref callback, may run in another thread meanwhile)
-            kept, self.kept = self.kept, []
-        for ref in kept:
-            storage = ref()
-            if storage is not None and storage.real is None:
-                storage.pending.flush()
-        if not self.graph.nodes:
-            LIVE.discard(self)
-
-    def consume(self, keep, made):
-        """Run the graph as ``flush`` does, but for ``keep``, a result a consumer reads only
-        through ``made`` (``keep`` itself, or a node recorded on it just now): ``made``'s
-        value is returned, given to no array (the consumer may overwrite it), and ``keep``
-        stays pending in a ``Pending`` of its own holding this graph and its inputs (a
-        later read computes it; ``kept``, so that a write or the block's end computes it
-        first while it is referenced). Its calls are marked as fusing (lazy_policy): this
-        run saved the consumer's copy, so recording them pays."""
-        with self.lock:
-            wanted = [s for ref in self.results
-                      if (s := ref()) is not None and s.real is None and s is not keep and s is not made]
-            wanted.append(made)
-            run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
-            outs = run(self.storages)
-            if run.fusing and not run.pinned:
-                pinned_fused(self.device, self.calls)
-                run.pinned = True
-            for storage, out in zip(wanted, outs):
-                if storage is not made:
-                    storage.real = out
-                    storage.graph = None
-            held = _new(Pending)  # (this one's state handed over whole: no graph copied)
-            held.device, held.lock, held.kept = self.device, threading.RLock(), []
-            held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
-            held.keys, held.calls, held.results = self.keys, self.calls, [_ref(keep)]
-            keep.pending = held
-            self.kept.append(_ref(keep, self._forget))
-            self._reset()
-            LIVE.add(self)  # (a write must compute what is kept first)
-            return outs[-1]
-
-    def _forget(self, ref):
-        """A kept result no one holds any more (``irfft(rfft(x) * h)``: as irfft returns):
-        its graph and inputs went with it, and this graph is live no longer if it holds
-        nothing else (so a write in a loop asks nothing, as before the consumer ran). A
-        weakref callback runs in whichever thread lets the result go, during a collection
-        too: it never waits for the lock (two threads each holding their own and collecting
-        the other's result would wait forever); where another thread holds it, the dead
-        reference stays in ``kept`` and the next ``flush`` drops it."""
-        if not self.lock.acquire(blocking=False):
-            return
-        try:
-            try:
-                self.kept.remove(ref)
-            except ValueError:  # (run by _run_kept meanwhile)
-                return
-            if not self.kept and not self.graph.nodes:
-                LIVE.discard(self)
-        finally:
-            self.lock.release()
+    def _run(self, wanted, lesson, made=None):
+        """Run the graph for the results ``wanted`` (each but ``made`` gets its real
+        storage); ``lesson(run, device, calls)``: what lazy_policy learns of a fusing run.
+        Returns the outputs, in ``wanted``'s order."""
+        run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
+        outs = run(self.storages)
+        if run.fusing and not run.pinned:
+            lesson(run, self.device, self.calls)
+        for storage, out in zip(wanted, outs):
+            if storage is not made:
+                storage.real = out
+                storage.graph = None  # (the graph holds every input: let it go)
+        return outs

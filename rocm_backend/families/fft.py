@@ -339,22 +339,14 @@ def scratch_factor(dtype, shape, axis, n, norm=None):
     the primitive takes them) would transform a private copy laid out as that input
     itself, the factor the copy would carry (``norm``'s; 1.0 unnormalized), so that a
     caller computing the input anyway makes the copy (``irfft_scratch``); else None."""
-    key = (dtype.name, shape, axis, n, norm)  # (a dtype's name: its own hash runs Python code)
-    found = _scratch_factors.get(key, _UNKNOWN)
-    if found is _UNKNOWN:
-        found = _scratch_factor(dtype, tuple(shape), axis, n, norm)
-        if len(_scratch_factors) >= STEPS_CACHE_SIZE:
-            _scratch_factors.clear()
-        _scratch_factors[key] = found
-    return found
+    # keyed on the dtype's name (its own hash runs Python code): lazy mode asks at each
+    # irfft of a pending result
+    return _scratch_factor(dtype.name, tuple(shape), axis, n, norm)
 
 
-_scratch_factors: dict = {}  # scratch_factor's answers (lazy mode asks each irfft of a pending result)
-_UNKNOWN = object()
-
-
-def _scratch_factor(dtype, shape, axis, n, norm):
-    kind = KIND.get(("irfft", dtype))
+@functools.lru_cache(maxsize=STEPS_CACHE_SIZE, typed=True)  # (typed: n=True is no length)
+def _scratch_factor(dtype_name, shape, axis, n, norm):
+    kind = KIND.get(("irfft", dt.from_name(dtype_name)))
     if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
         return None
     plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)

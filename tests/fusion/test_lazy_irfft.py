@@ -1,5 +1,5 @@
 """irfft of a pending result in lazy mode on a device with the hooks ``IrfftScratchDevice``
-(candlewick/fusion/lazy_storage.py, ``LazyStorage.irfft`` and ``Pending.consume``): the
+(candlewick/fusion/lazy_consume.py, ``consume_irfft`` and ``Pending.consume``): the
 graph writes the transform's input into a buffer the transform then overwrites, and the
 result itself stays pending. On every backend under test, given a stand-in of the hooks
 that overwrites its input with NaN after the transform (as a C2R may): the values are
