@@ -228,3 +228,26 @@ def getrs_batched(device, letter, trans, n, k, a_ptrs, ipiv, b_ptrs, count):
                        host_info.ctypes.data, count)
     if host_info[0] != 0:
         raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")
+
+
+# --- triangular solve (hipBLAS trsm) ---------------------------------------------------
+
+_TRSM_LETTER = {dt.float32: "S", dt.float64: "D"}
+
+
+def solve_upper_right(b, r, m, n):
+    """In place: the C-contiguous (m, n) ``b`` becomes B R^-1, R the upper triangular
+    (n, n) matrix C-contiguous in ``r`` (its strict lower triangle never read), real
+    floating dtypes. One hipBLAS trsm: read column-major, b's buffer is B^T (n x m) and
+    r's is R^T, lower, so B^T := (R^T)^-1 B^T is a solve from the left with R^T as stored
+    (no transposing copy of either)."""
+    dtype = b.dtype
+    if dtype not in _TRSM_LETTER:
+        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "trsm takes float32/float64 here")
+    if max(m, n) > INT32_MAX:
+        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "a matrix dimension exceeds 2^31-1")
+    if m == 0 or n == 0:
+        return
+    b.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    hipblas.trsm(b.device.blas, _TRSM_LETTER[dtype], True, True, n, m, hipblas.types(dtype).alpha,
+                 r.ptr, n, b.ptr, n)

@@ -8,10 +8,11 @@ narrow and slow. GEMMs are not: A^T A of that A is one 26 GFLOP product. This wa
 SVD took 10.2 ms, and scikit-learn's LinearDiscriminantAnalysis fit+predict on that A
 18.3 ms against PyTorch's 29.1 (PCA full 11.9 against 24.1; probe s18lda_2).
 
-How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1;
+How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1
+(a triangular solve in place on one contiguous copy of A: trsm, never an inverse of R);
 the same again on Q1 (the second pass repairs the orthogonality the first loses to
 cond(A)^2), A = Q R with R = R2 R1; then R = Ur S Vh (the library's SVD of an n x n
-matrix) and U = Q Ur. Every step on the rows is a GEMM.
+matrix) and U = Q Ur. Every step on the rows is a GEMM or a trsm (half a GEMM's flops).
 
 When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
@@ -62,14 +63,16 @@ def svd(a, layout, square_svd):
     m, n = layout.shape[-2:]
     sq = Layout.contiguous((n, n))
     rows = Layout.contiguous((m, n))
-    q, q_layout, r = a, layout, None
+    # one contiguous copy up front, whatever A's layout: both passes' GEMMs read it as it
+    # is, and trsm turns it into Q in place (A itself stays the caller's)
+    q, r = a.copy(layout), None
     try:
         for _ in range(2):
-            g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
+            g = rocblas.matmul(q, q, rows.transpose_last2(), rows)
             factor = linalg.cholesky(g, sq, True)
-            q, q_layout = rocblas.matmul(q, linalg.inv(factor, sq), q_layout, sq), rows
+            rocblas.solve_upper_right(q, factor, m, n)  # Q := Q R^-1
             r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    except LinAlgError:  # not positive definite (or R singular): not for this method
+    except LinAlgError:  # not positive definite: not for this method
         return None
     if not _orthogonal(q, rows, n):
         return None

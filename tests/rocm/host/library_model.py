@@ -1,4 +1,4 @@
-"""A model of hipSOLVER, hipBLAS's batched LU and hipFFT for tests on the CPU: each call
+"""A model of hipSOLVER, hipBLAS's batched LU, GEMM and trsm, and hipFFT for tests on the CPU: each call
 computes with LAPACK (scipy.linalg.lapack, column-major as hipSOLVER) or numpy.fft on the
 memory at the addresses it is given (host_exec's "device" memory is host memory), with
 hip-python's calling conventions (status first in the returned tuple; enums as plain
@@ -181,6 +181,31 @@ def add_blas_gemm(hip, hipblas):
         return OK
 
     hipblas.hipblasGemmStridedBatchedEx = gemm
+
+
+def add_blas_trsm(hipblas):
+    """hipblas{S,D}trsm (op N, non-unit diagonal) on host memory, column-major, in place
+    on B; only A's named triangle is read (the other may hold anything)."""
+    from scipy.linalg import solve_triangular
+
+    hipblas.hipblasSideMode_t = types.SimpleNamespace(HIPBLAS_SIDE_LEFT="L", HIPBLAS_SIDE_RIGHT="R")
+    hipblas.hipblasFillMode_t = types.SimpleNamespace(HIPBLAS_FILL_MODE_UPPER="U", HIPBLAS_FILL_MODE_LOWER="Lo")
+    hipblas.hipblasDiagType_t = types.SimpleNamespace(HIPBLAS_DIAG_NON_UNIT="NU", HIPBLAS_DIAG_UNIT="U")
+    for p in "SD":
+        def trsm(h, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, t=_NP[p]):
+            assert trans == hipblas.hipblasOperation_t.HIPBLAS_OP_N and diag == "NU", (trans, diag)
+            k = m if side == "L" else n
+            tri = _colmajor(a, k, k, lda, t)
+            tri = np.tril(tri) if uplo == "Lo" else np.triu(tri)
+            rhs = _colmajor(b, m, n, ldb, t)
+            scale = _mem(alpha, 1, t)[0]
+            if side == "L":
+                rhs[...] = solve_triangular(tri, scale * rhs, lower=uplo == "Lo")
+            else:  # X A = B: A^T X^T = B^T
+                rhs[...] = solve_triangular(tri.T, (scale * rhs).T, lower=uplo != "Lo").T
+            return OK
+
+        setattr(hipblas, f"hipblas{p}trsm", trsm)
 
 
 def fft_module():
