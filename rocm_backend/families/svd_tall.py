@@ -13,6 +13,8 @@ How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 =
 the same again on Q1 (the second pass repairs the orthogonality the first loses to
 cond(A)^2), A = Q R with R = R2 R1; then R = Ur S Vh (the library's SVD of an n x n
 matrix) and U = Q Ur. Every step on the rows is a GEMM or a trsm (half a GEMM's flops).
+One host read in all, the orthogonality check's: the two potrf ``info`` reads are queued
+before it and looked at after (a pass after a failed factor runs on and is discarded).
 
 When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
@@ -65,16 +67,21 @@ def svd(a, layout, square_svd):
     rows = Layout.contiguous((m, n))
     # one contiguous copy up front, whatever A's layout: both passes' GEMMs read it as it
     # is, and trsm turns it into Q in place (A itself stays the caller's)
-    q, r = a.copy(layout), None
+    q, r, checks = a.copy(layout), None, []
+    for _ in range(2):
+        g = rocblas.matmul(q, q, rows.transpose_last2(), rows)
+        factor, check = linalg.cholesky_queued(g, sq, True)
+        checks.append(check)
+        rocblas.solve_upper_right(q, factor, m, n)  # Q := Q R^-1
+        r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
+    # the one wait: potrf's info ints, queued before it, are on the host by then
+    orthogonal = _orthogonal(q, rows, n)
     try:
-        for _ in range(2):
-            g = rocblas.matmul(q, q, rows.transpose_last2(), rows)
-            factor = linalg.cholesky(g, sq, True)
-            rocblas.solve_upper_right(q, factor, m, n)  # Q := Q R^-1
-            r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    except LinAlgError:  # not positive definite: not for this method
+        for check in checks:
+            check.raise_if_failed("svd", "A^T A is not positive definite")
+    except LinAlgError:  # not for this method (Q is then whatever the failed factor gave)
         return None
-    if not _orthogonal(q, rows, n):
+    if not orthogonal:
         return None
     ur, s, vh = square_svd(r, sq)
     ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)

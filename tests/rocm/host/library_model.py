@@ -176,7 +176,8 @@ def add_blas_gemm(hip, hipblas):
         for i in range(count):
             opa = _colmajor(a + i * sa * item, *((m, k) if ta == "N" else (k, m)), lda, t)
             opb = _colmajor(b + i * sb * item, *((k, n) if tb == "N" else (n, k)), ldb, t)
-            prod = (opa if ta == "N" else opa.T) @ (opb if tb == "N" else opb.T)
+            with np.errstate(all="ignore"):  # IEEE, as the GPU's: NaN and inf without a warning
+                prod = (opa if ta == "N" else opa.T) @ (opb if tb == "N" else opb.T)
             _colmajor(c + i * sc * item, m, n, ldc, t)[...] = prod  # alpha 1, beta 0: the binding's
         return OK
 
@@ -185,24 +186,21 @@ def add_blas_gemm(hip, hipblas):
 
 def add_blas_trsm(hipblas):
     """hipblas{S,D}trsm (op N, non-unit diagonal) on host memory, column-major, in place
-    on B; only A's named triangle is read (the other may hold anything)."""
-    from scipy.linalg import solve_triangular
+    on B, through BLAS's own trsm (IEEE arithmetic: a zero on the diagonal gives
+    infinities, not an error); only A's named triangle is read."""
+    from scipy.linalg import blas
 
     hipblas.hipblasSideMode_t = types.SimpleNamespace(HIPBLAS_SIDE_LEFT="L", HIPBLAS_SIDE_RIGHT="R")
     hipblas.hipblasFillMode_t = types.SimpleNamespace(HIPBLAS_FILL_MODE_UPPER="U", HIPBLAS_FILL_MODE_LOWER="Lo")
     hipblas.hipblasDiagType_t = types.SimpleNamespace(HIPBLAS_DIAG_NON_UNIT="NU", HIPBLAS_DIAG_UNIT="U")
     for p in "SD":
-        def trsm(h, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, t=_NP[p]):
+        def trsm(h, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, p=p):
             assert trans == hipblas.hipblasOperation_t.HIPBLAS_OP_N and diag == "NU", (trans, diag)
+            t = _NP[p]
             k = m if side == "L" else n
-            tri = _colmajor(a, k, k, lda, t)
-            tri = np.tril(tri) if uplo == "Lo" else np.triu(tri)
             rhs = _colmajor(b, m, n, ldb, t)
-            scale = _mem(alpha, 1, t)[0]
-            if side == "L":
-                rhs[...] = solve_triangular(tri, scale * rhs, lower=uplo == "Lo")
-            else:  # X A = B: A^T X^T = B^T
-                rhs[...] = solve_triangular(tri.T, (scale * rhs).T, lower=uplo != "Lo").T
+            rhs[...] = getattr(blas, f"{p.lower()}trsm")(_mem(alpha, 1, t)[0], np.array(_colmajor(a, k, k, lda, t)),
+                                                         np.array(rhs), side=int(side == "R"), lower=int(uplo == "Lo"))
             return OK
 
         setattr(hipblas, f"hipblas{p}trsm", trsm)
