@@ -470,11 +470,9 @@ def _check_svd(s, lay, a, batch, m, n):
 def gemm_device(runtime_and_device, monkeypatch):
     """The device with the model's GEMM (the tall SVD's products), and the tall SVD's
     thresholds lowered to the small matrices the model computes quickly."""
-    from rocm_backend.bindings import hipblas
     from rocm_backend.families import svd_tall
 
     rt, device = runtime_and_device
-    monkeypatch.setattr(hipblas, "_state", {})  # the enums below, not another test's stand-ins
     add_blas_gemm(rt.hip, rt.hipblas)
     add_blas_trsm(rt.hipblas)
     monkeypatch.setattr(svd_tall, "MIN_RATIO", 4)
