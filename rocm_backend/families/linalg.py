@@ -40,19 +40,10 @@ def cholesky(a, layout, upper):
     Upper factor: the C-contiguous copy is, column-major, A^T = conj(A); LOWER gives conj(L)
     column-major, whose row-major reading is conj(L)^T = L^H = U: read as it is. Either way
     potrf reads A's lower (upper) triangle only, as NumPy's does."""
-    factor, check = cholesky_queued(a, layout, upper)
-    check.raise_if_failed("cholesky", "the matrix is not positive definite")
-    return factor
-
-
-def cholesky_queued(a, layout, upper):
-    """``cholesky``'s (factor, its ``info`` check queued, not read: ``raise_if_failed``
-    when the caller next waits anyway). For a factor of a matrix that is not positive
-    definite the factor holds whatever potrf left (finite or not)."""
     count, n, letter, batched, read = _cholesky_plan(a, tuple(layout.shape), upper)
     work = a.copy(layout if upper else layout.transpose_last2())
     if count == 0 or n == 0:
-        return work, lc.InfoCheck(None)
+        return work
     device, item = a.device, a.dtype.itemsize
     h = device.solver
     fill = hipsolver.fill_mode(upper=False)
@@ -69,7 +60,9 @@ def cholesky_queued(a, layout, upper):
         ws = lc.workspace(device, a.dtype, lwork)
         hipsolver.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
     check = lc.queue_info(info, count)
-    return lc.keep_triangle(work, layout.shape, lower=not upper, layout=read), check
+    factor = lc.keep_triangle(work, layout.shape, lower=not upper, layout=read)
+    check.raise_if_failed("cholesky", "the matrix is not positive definite")
+    return factor
 
 
 def _cholesky_plan(a, shape, upper):

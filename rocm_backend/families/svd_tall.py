@@ -8,13 +8,15 @@ narrow and slow. GEMMs are not: A^T A of that A is one 26 GFLOP product. This wa
 SVD took 10.2 ms, and scikit-learn's LinearDiscriminantAnalysis fit+predict on that A
 18.3 ms against PyTorch's 29.1 (PCA full 11.9 against 24.1; probe s18lda_2).
 
-How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1
-(a triangular solve in place on one contiguous copy of A: trsm, never an inverse of R);
+How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1;
 the same again on Q1 (the second pass repairs the orthogonality the first loses to
 cond(A)^2), A = Q R with R = R2 R1; then R = Ur S Vh (the library's SVD of an n x n
-matrix) and U = Q Ur. Every step on the rows is a GEMM or a trsm (half a GEMM's flops).
-One host read in all, the orthogonality check's: the two potrf ``info`` reads are queued
-before it and looked at after (a pass after a failed factor runs on and is discarded).
+matrix) and U = Q Ur. Every step on the rows is a GEMM. R^-1 is a triangular solve on
+the n x n identity (trsm): Q = A R^-1 as one trsm in place on the rows (m x n) instead ran
+14.2 ms at 200000 x 256 against 10.5 (cuBLAS's trsm with 200000 right-hand sides is far
+slower than the GEMM), though it won below; LU's inverse (getrf + getrs) cost a host read
+of its info per pass (probe s19svd_1). A layout hipBLAS cannot read is copied once, up
+front.
 
 When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
@@ -37,15 +39,17 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: where it pays (probes s18lda_2 and _3, H200, float32, ms against gesvdj on A): rows at
-#: least this many times the columns and at least MIN_ELEMENTS elements. It won at every
-#: shape measured from 2^21 elements: 200000 x 256 10.2 against 20.6, 20000 x 256 7.4
-#: against 10.6, 8192 x 256 7.9 against 8.8, 16384 x 128 4.5 against 4.9, 200000 x 16 2.7
-#: against 3.5; below, it was even or lost (the passes' fixed costs, five host reads among
-#: them): 4096 x 256 and 16384 x 64 even, 8192 x 128 4.2 against 3.7, 65536 x 16 1.8
-#: against 1.5, 20000 x 64 won once and lost once, 1024 x 256 and 2000 x 64 lost
-MIN_RATIO = 16
-MIN_ELEMENTS = 1 << 21
+#: where it pays (probe s19svd_1, H200, float32, ms against gesvdj on A; the figures of its
+#: trsm-in-place variant, 200000 x 256's of the LU inverse, both the product's neighbours;
+#: s19svd_2 times the product itself): rows at least this many times the
+#: columns and at least MIN_ELEMENTS elements. It won at every shape measured from 2^18
+#: elements: 200000 x 256 10.5 against 21.1, 8192 x 256 6.9 against 8.5, 4096 x 256 6.8
+#: against 7.6, 1024 x 256 6.7 against 7.2, 16384 x 128 2.9 against 4.6, 8192 x 128 2.9
+#: against 3.6, 2048 x 128 2.8 against 3.0, 16384 x 64 1.7 against 2.3, 65536 x 16 1.1
+#: against 1.5, 200000 x 16 1.3 against 3.3; below, 2000 x 64 (2^17 elements) lost, 2.0
+#: against 1.6 (the passes' fixed costs)
+MIN_RATIO = 4
+MIN_ELEMENTS = 1 << 18
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
@@ -65,27 +69,30 @@ def svd(a, layout, square_svd):
     m, n = layout.shape[-2:]
     sq = Layout.contiguous((n, n))
     rows = Layout.contiguous((m, n))
-    # one contiguous copy up front, whatever A's layout: both passes' GEMMs read it as it
-    # is, and trsm turns it into Q in place (A itself stays the caller's)
-    q, r, checks = a.copy(layout), None, []
-    for _ in range(2):
-        g = rocblas.matmul(q, q, rows.transpose_last2(), rows)
-        factor, check = linalg.cholesky_queued(g, sq, True)
-        checks.append(check)
-        rocblas.solve_upper_right(q, factor, m, n)  # Q := Q R^-1
-        r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    # the one wait: potrf's info ints, queued before it, are on the host by then
-    orthogonal = _orthogonal(q, rows, n)
+    if not rocblas.blas_reads(layout):  # copied once here, not by each GEMM of the first pass
+        a, layout = a.copy(layout), rows
+    q, q_layout, r = a, layout, None
     try:
-        for check in checks:
-            check.raise_if_failed("svd", "A^T A is not positive definite")
-    except LinAlgError:  # not for this method (Q is then whatever the failed factor gave)
+        for _ in range(2):
+            g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
+            factor = linalg.cholesky(g, sq, True)
+            q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
+            r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
+    except LinAlgError:  # not positive definite: not for this method
         return None
-    if not orthogonal:
+    if not _orthogonal(q, rows, n):
         return None
     ur, s, vh = square_svd(r, sq)
     ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)
     return rocblas.matmul(q, ur, rows, ur_layout), s, vh
+
+
+def _upper_inverse(factor, n):
+    """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
+    pivots, no info to read)."""
+    inverse = creation.eye(factor.device, (n, n), factor.dtype)
+    rocblas.solve_upper_right(inverse, factor, n, n)
+    return inverse
 
 
 def _orthogonal(q, rows, n):

@@ -1,5 +1,5 @@
 """The reduced SVD of one tall float32 matrix through the Cholesky QR
-(rocm_backend/families/svd_tall.py: GEMMs, potrf and trsm on the device) against NumPy's
+(rocm_backend/families/svd_tall.py: GEMMs, potrf and R^-1 by trsm on the device) against NumPy's
 float64 SVD: a contiguous A, a strided view no GEMM reads as it is (copied once), and an
 ill-conditioned A (the path or its fall back to gesvdj: the same answer either way)."""
 
@@ -49,7 +49,7 @@ def test_tall_float32_svd_through_cholesky_qr(rocm, kept, view):
         x = cw.asarray(wide, device=rocm)[:, ::2]
     _check(a, cw.linalg.svd(x, full_matrices=False))
     assert kept == [True]
-    np.testing.assert_array_equal(cw.to_numpy(x), a)  # A is the caller's: trsm works on a copy
+    np.testing.assert_array_equal(cw.to_numpy(x), a)  # A is the caller's, untouched
 
 
 @pytest.mark.parametrize("cond", [1e2, 1e5])

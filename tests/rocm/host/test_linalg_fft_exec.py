@@ -484,11 +484,11 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
     from rocm_backend.families import svd_tall
 
     assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
-    assert svd_tall.fits(1, 8192, 256, dt.float32, False) and svd_tall.fits(1, 16384, 128, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 17, 16, dt.float32, False)  # 2^21 elements
-    assert not svd_tall.fits(1, (1 << 17) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 8192, 128, dt.float32, False) and not svd_tall.fits(1, 20000, 64, dt.float32, False)
-    assert not svd_tall.fits(1, 8191, 512, dt.float32, False)  # fewer than 16 rows a column
+    assert svd_tall.fits(1, 1024, 256, dt.float32, False) and svd_tall.fits(1, 2048, 128, dt.float32, False)
+    assert svd_tall.fits(1, 1 << 14, 16, dt.float32, False)  # 2^18 elements
+    assert not svd_tall.fits(1, (1 << 14) - 1, 16, dt.float32, False)  # too few elements
+    assert not svd_tall.fits(1, 2000, 64, dt.float32, False)
+    assert not svd_tall.fits(1, 1023, 256, dt.float32, False)  # fewer than 4 rows a column
     assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
     assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
     for dtype in (dt.float64, dt.complex64):
@@ -498,9 +498,9 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
 @pytest.mark.parametrize("shape", [(12, 3), (40, 8), (1, 12, 3), (2, 9, 2)], ids=str)
 def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monkeypatch):
     """One tall float32 A (reduced SVD; a batch of one too): two Cholesky passes of its Gram
-    matrix (potrf on n x n, then Q := Q R^-1 as one trsm from the left on Q^T, column-major
-    n x m, with R^T lower: no LU inverse), then gesvdj on the n x n R only; a batch, or the
-    full SVD, keeps to the paths before (no Cholesky)."""
+    matrix (potrf on n x n, R^-1 as one trsm on the n x n identity, column-major, with R^T
+    lower: no LU inverse; Q = A R^-1 a GEMM), then gesvdj on the n x n R only; a batch, or
+    the full SVD, keeps to the paths before (no Cholesky)."""
     from rocm_backend.bindings import hipsolver
 
     called = _tall_svd_calls(hipsolver._api, monkeypatch)
@@ -512,7 +512,7 @@ def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monke
     if int(np.prod(batch)) > 1:
         assert not any(c[0] == "potrf" for c in called), called
     else:
-        assert called == [("potrf", n), ("trsm", "L", "Lo", n, m, n, n)] * 2 + [("gesvdj", n, n)], called
+        assert called == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("gesvdj", n, n)], called
     called.clear()
     u_s, sv_s, vh_s = s.svd(lay, True)  # full: U is m x m, not Q's
     u = _read(u_s, batch + (m, m))
@@ -544,8 +544,8 @@ def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
 
 
 def test_tall_svd_copies_an_unreadable_layout_once(gemm_device, monkeypatch):
-    """A layout no GEMM reads as it is (every other column) is copied once, up front, into
-    the buffer trsm turns into Q: no GEMM of either pass copies its operand again."""
+    """A layout no GEMM reads as it is (every other column) is copied once, up front: no
+    GEMM of either pass copies its operand again (three copies before)."""
     from rocm_backend import rocblas
 
     copied = []
