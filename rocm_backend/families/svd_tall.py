@@ -39,17 +39,18 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: where it pays (probe s19svd_1, H200, float32, ms against gesvdj on A; the figures of its
-#: trsm-in-place variant, 200000 x 256's of the LU inverse, both the product's neighbours;
-#: s19svd_2 times the product itself): rows at least this many times the
-#: columns and at least MIN_ELEMENTS elements. It won at every shape measured from 2^18
-#: elements: 200000 x 256 10.5 against 21.1, 8192 x 256 6.9 against 8.5, 4096 x 256 6.8
-#: against 7.6, 1024 x 256 6.7 against 7.2, 16384 x 128 2.9 against 4.6, 8192 x 128 2.9
-#: against 3.6, 2048 x 128 2.8 against 3.0, 16384 x 64 1.7 against 2.3, 65536 x 16 1.1
-#: against 1.5, 200000 x 16 1.3 against 3.3; below, 2000 x 64 (2^17 elements) lost, 2.0
-#: against 1.6 (the passes' fixed costs)
-MIN_RATIO = 4
-MIN_ELEMENTS = 1 << 18
+#: where it pays (probe s19svd_1, H200, float32, ms against gesvdj on A): rows at least
+#: this many times the columns and at least MIN_ELEMENTS elements. There the base commit's
+#: path (R^-1 by LU: getrf, getrs and a host read a pass more than this one's trsm on the
+#: identity) won at every shape but one: 200000 x 256 10.5 against 21.1, 8192 x 256 7.7
+#: against 8.5, 16384 x 128 3.3 against 4.6, 8192 x 128 3.3 against 3.6, 16384 x 64 1.9
+#: against 2.3, 65536 x 16 1.35 against 1.5, 200000 x 16 1.6 against 3.3; 4096 x 256 even
+#: (7.7 against 7.6), where Q = A R^-1 by trsm in place, which drops that same work, won
+#: (6.8). Below, that trsm variant also won at 1024 x 256 and 2048 x 128 (2^18 elements)
+#: and lost at 2000 x 64 (2^17): thresholds of 4 and 2^18 wait for a timing of this path
+#: there (s19svd_2's variants recursed: its threshold of 1 let the n x n R take this path)
+MIN_RATIO = 16
+MIN_ELEMENTS = 1 << 20
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
@@ -58,7 +59,8 @@ ORTH_TOL = 4
 
 def fits(count, m, n, dtype, full_matrices):
     """Whether ``svd`` tries this matrix: one tall real single-precision matrix, reduced SVD."""
-    return (count == 1 and dtype in DTYPES and not full_matrices and n > 0 and m >= MIN_RATIO * n
+    # m > n whatever the thresholds: the SVD of the n x n R (the caller's svd) never comes back
+    return (count == 1 and dtype in DTYPES and not full_matrices and 0 < n < m and m >= MIN_RATIO * n
             and m * n >= MIN_ELEMENTS)
 
 

@@ -484,15 +484,27 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
     from rocm_backend.families import svd_tall
 
     assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
-    assert svd_tall.fits(1, 1024, 256, dt.float32, False) and svd_tall.fits(1, 2048, 128, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 14, 16, dt.float32, False)  # 2^18 elements
-    assert not svd_tall.fits(1, (1 << 14) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 2000, 64, dt.float32, False)
-    assert not svd_tall.fits(1, 1023, 256, dt.float32, False)  # fewer than 4 rows a column
+    assert svd_tall.fits(1, 4096, 256, dt.float32, False) and svd_tall.fits(1, 8192, 128, dt.float32, False)
+    assert svd_tall.fits(1, 1 << 16, 16, dt.float32, False)  # 2^20 elements
+    assert not svd_tall.fits(1, (1 << 16) - 1, 16, dt.float32, False)  # too few elements
+    assert not svd_tall.fits(1, 2048, 128, dt.float32, False) and not svd_tall.fits(1, 2000, 64, dt.float32, False)
+    assert not svd_tall.fits(1, 8191, 512, dt.float32, False)  # fewer than 16 rows a column
     assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
     assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
     for dtype in (dt.float64, dt.complex64):
         assert not svd_tall.fits(1, 200000, 256, dtype, False)
+
+
+def test_tall_svd_never_takes_the_square_r(gemm_device, monkeypatch):
+    """With thresholds of 1 and 0 the n x n R's own SVD (the caller's svd) still goes to
+    gesvdj, not back to the Cholesky QR (s19svd_2's probe recursed so)."""
+    from rocm_backend.families import svd_tall
+
+    monkeypatch.setattr(svd_tall, "MIN_RATIO", 1)
+    assert not svd_tall.fits(1, 256, 256, dt.float32, False)
+    a = _random(np.random.default_rng(11), dt.float32, (12, 3))
+    s, lay = _strided(gemm_device, a)
+    _check_svd(s, lay, a, (), 12, 3)
 
 
 @pytest.mark.parametrize("shape", [(12, 3), (40, 8), (1, 12, 3), (2, 9, 2)], ids=str)
