@@ -73,6 +73,21 @@ def gemm_operand(rows, cols, rs, cs):
     return None
 
 
+def _blas_operand(layout):
+    """gemm_operand of a (..., rows, cols) layout hipBLAS reads as it is (leading dimension
+    an int, no negative batch stride), else None: ``_blas_matmul`` copies it first."""
+    rows, cols = layout.shape[-2:]
+    op = gemm_operand(rows, cols, *layout.strides[-2:])
+    if op is None or op[1] > INT32_MAX or min(layout.strides[:-2], default=0) < 0:
+        return None
+    return op
+
+
+def blas_reads(layout):
+    """Whether a real GEMM operand of this layout goes to hipBLAS without a copy."""
+    return _blas_operand(layout) is not None
+
+
 def _materialize(storage, layout):
     return copy(storage, layout), Layout.contiguous(layout.shape)
 
@@ -81,14 +96,14 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     # a negative batch stride is copied too: cuBLAS's float16 GEMMs (behind the
     # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
     # hipBLAS nor cuBLAS documents the sign as allowed
-    a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
-    if a_op is None or a_op[1] > INT32_MAX or min(lhs_layout.strides[:-2], default=0) < 0:
+    a_op = _blas_operand(lhs_layout)
+    if a_op is None:
         lhs, lhs_layout = _materialize(lhs, lhs_layout)
-        a_op = gemm_operand(m, k, *lhs_layout.strides[-2:])
-    b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
-    if b_op is None or b_op[1] > INT32_MAX or min(rhs_layout.strides[:-2], default=0) < 0:
+        a_op = _blas_operand(lhs_layout)
+    b_op = _blas_operand(rhs_layout)
+    if b_op is None:
         rhs, rhs_layout = _materialize(rhs, rhs_layout)
-        b_op = gemm_operand(k, n, *rhs_layout.strides[-2:])
+        b_op = _blas_operand(rhs_layout)
     if max(m, n, k) > INT32_MAX:
         raise UnsupportedOperation("matmul", lhs.dtype, "rocm", "a matrix dimension exceeds 2^31-1")
     out_strides = contiguous_strides(batch + (m, n))
@@ -228,3 +243,26 @@ def getrs_batched(device, letter, trans, n, k, a_ptrs, ipiv, b_ptrs, count):
                        host_info.ctypes.data, count)
     if host_info[0] != 0:
         raise LinAlgError(f"getrsBatched rejected argument {-int(host_info[0])}")
+
+
+# --- triangular solve (hipBLAS trsm) ---------------------------------------------------
+
+_TRSM_LETTER = {dt.float32: "S", dt.float64: "D"}
+
+
+def solve_upper_right(b, r, m, n):
+    """In place: the C-contiguous (m, n) ``b`` becomes B R^-1, R the upper triangular
+    (n, n) matrix C-contiguous in ``r`` (its strict lower triangle never read), real
+    floating dtypes. One hipBLAS trsm: read column-major, b's buffer is B^T (n x m) and
+    r's is R^T, lower, so B^T := (R^T)^-1 B^T is a solve from the left with R^T as stored
+    (no transposing copy of either)."""
+    dtype = b.dtype
+    if dtype not in _TRSM_LETTER:
+        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "trsm takes float32/float64 here")
+    if max(m, n) > INT32_MAX:
+        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "a matrix dimension exceeds 2^31-1")
+    if m == 0 or n == 0:
+        return
+    b.buffer.version += 1  # in place: voids what pad_fixup_cache learnt
+    hipblas.trsm(b.device.blas, _TRSM_LETTER[dtype], True, True, n, m, hipblas.types(dtype).alpha,
+                 r.ptr, n, b.ptr, n)

@@ -1,5 +1,6 @@
 """[bindings] hipBLAS: the handle, hipblasGemmStridedBatchedEx (the one GEMM call of the
-backend) with its host cost kept low, and the batched LU (getrfBatched, getrsBatched).
+backend) with its host cost kept low, the batched LU (getrfBatched, getrsBatched) and the
+triangular solve (trsm).
 
 hip-python converts each of the call's 23 arguments into a wrapper object on every call
 (tens of µs on the GPU hosts we measured: a GEMM-only 1x1 convolution spent ~70 µs on the
@@ -154,3 +155,16 @@ def lu_batched(letter, routine, *args):
     """hipBLAS's batched LU: hipblas<letter><routine> (getrfBatched, getrsBatched)."""
     name = f"hipblas{letter}{routine}"
     return check(name, getattr(hip_api().hipblas, name)(*args))
+
+
+def trsm(handle, letter, left, lower, m, n, alpha, a, lda, b, ldb):
+    """hipblas<letter>trsm, in place on the column-major m x n ``b``: B := A^-1 B (``left``)
+    or B A^-1, A triangular (``lower`` or upper, non-unit diagonal, only that triangle
+    read), op N; ``alpha`` the address of a host scalar (hipBLAS's default pointer mode)."""
+    hb = hip_api().hipblas
+    side = hb.hipblasSideMode_t.HIPBLAS_SIDE_LEFT if left else hb.hipblasSideMode_t.HIPBLAS_SIDE_RIGHT
+    fill = hb.hipblasFillMode_t
+    name = f"hipblas{letter}trsm"
+    check(name, getattr(hb, name)(handle, side, fill.HIPBLAS_FILL_MODE_LOWER if lower else fill.HIPBLAS_FILL_MODE_UPPER,
+                                  hb.hipblasOperation_t.HIPBLAS_OP_N, hb.hipblasDiagType_t.HIPBLAS_DIAG_NON_UNIT,
+                                  m, n, alpha, a, lda, b, ldb))

@@ -11,7 +11,12 @@ SVD took 10.2 ms, and scikit-learn's LinearDiscriminantAnalysis fit+predict on t
 How (CholeskyQR2, Yamamoto et al. 2015): G = A^T A, G = R1^T R1 (Cholesky), Q1 = A R1^-1;
 the same again on Q1 (the second pass repairs the orthogonality the first loses to
 cond(A)^2), A = Q R with R = R2 R1; then R = Ur S Vh (the library's SVD of an n x n
-matrix) and U = Q Ur. Every step on the rows is a GEMM.
+matrix) and U = Q Ur. Every step on the rows is a GEMM. R^-1 is a triangular solve on
+the n x n identity (trsm): Q = A R^-1 as one trsm in place on the rows (m x n) instead ran
+14.2 ms at 200000 x 256 against 10.5 (cuBLAS's trsm with 200000 right-hand sides is far
+slower than the GEMM), though it won below; LU's inverse (getrf + getrs) cost a host read
+of its info per pass (probe s19svd_1). A layout hipBLAS cannot read is copied once, up
+front.
 
 When it may not be used: a Cholesky that fails (A rank-deficient or too ill-conditioned
 for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_TOL``
@@ -34,15 +39,18 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: where it pays (probes s18lda_2 and _3, H200, float32, ms against gesvdj on A): rows at
-#: least this many times the columns and at least MIN_ELEMENTS elements. It won at every
-#: shape measured from 2^21 elements: 200000 x 256 10.2 against 20.6, 20000 x 256 7.4
-#: against 10.6, 8192 x 256 7.9 against 8.8, 16384 x 128 4.5 against 4.9, 200000 x 16 2.7
-#: against 3.5; below, it was even or lost (the passes' fixed costs, five host reads among
-#: them): 4096 x 256 and 16384 x 64 even, 8192 x 128 4.2 against 3.7, 65536 x 16 1.8
-#: against 1.5, 20000 x 64 won once and lost once, 1024 x 256 and 2000 x 64 lost
+#: where it pays (probe s19svd_1, H200, float32, ms against gesvdj on A): rows at least
+#: this many times the columns and at least MIN_ELEMENTS elements. There the base commit's
+#: path (R^-1 by LU: getrf, getrs and a host read a pass more than this one's trsm on the
+#: identity) won at every shape but one: 200000 x 256 10.5 against 21.1, 8192 x 256 7.7
+#: against 8.5, 16384 x 128 3.3 against 4.6, 8192 x 128 3.3 against 3.6, 16384 x 64 1.9
+#: against 2.3, 65536 x 16 1.35 against 1.5, 200000 x 16 1.6 against 3.3; 4096 x 256 even
+#: (7.7 against 7.6), where Q = A R^-1 by trsm in place, which drops that same work, won
+#: (6.8). Below, that trsm variant also won at 1024 x 256 and 2048 x 128 (2^18 elements)
+#: and lost at 2000 x 64 (2^17): thresholds of 4 and 2^18 wait for a timing of this path
+#: there (s19svd_2's variants recursed: its threshold of 1 let the n x n R take this path)
 MIN_RATIO = 16
-MIN_ELEMENTS = 1 << 21
+MIN_ELEMENTS = 1 << 20
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
@@ -51,7 +59,8 @@ ORTH_TOL = 4
 
 def fits(count, m, n, dtype, full_matrices):
     """Whether ``svd`` tries this matrix: one tall real single-precision matrix, reduced SVD."""
-    return (count == 1 and dtype in DTYPES and not full_matrices and n > 0 and m >= MIN_RATIO * n
+    # m > n whatever the thresholds: the SVD of the n x n R (the caller's svd) never comes back
+    return (count == 1 and dtype in DTYPES and not full_matrices and 0 < n < m and m >= MIN_RATIO * n
             and m * n >= MIN_ELEMENTS)
 
 
@@ -62,20 +71,30 @@ def svd(a, layout, square_svd):
     m, n = layout.shape[-2:]
     sq = Layout.contiguous((n, n))
     rows = Layout.contiguous((m, n))
+    if not rocblas.blas_reads(layout):  # copied once here, not by each GEMM of the first pass
+        a, layout = a.copy(layout), rows
     q, q_layout, r = a, layout, None
     try:
         for _ in range(2):
             g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
             factor = linalg.cholesky(g, sq, True)
-            q, q_layout = rocblas.matmul(q, linalg.inv(factor, sq), q_layout, sq), rows
+            q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
             r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    except LinAlgError:  # not positive definite (or R singular): not for this method
+    except LinAlgError:  # not positive definite: not for this method
         return None
     if not _orthogonal(q, rows, n):
         return None
     ur, s, vh = square_svd(r, sq)
     ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)
     return rocblas.matmul(q, ur, rows, ur_layout), s, vh
+
+
+def _upper_inverse(factor, n):
+    """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
+    pivots, no info to read)."""
+    inverse = creation.eye(factor.device, (n, n), factor.dtype)
+    rocblas.solve_upper_right(inverse, factor, n, n)
+    return inverse
 
 
 def _orthogonal(q, rows, n):

@@ -204,6 +204,7 @@ def install(monkeypatch=None, runtime=None):
     pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
     pkg.__path__ = []
     import rocm_backend.bindings.hip as hip_binding
+    import rocm_backend.bindings.hipblas as hipblas_binding
     import rocm_backend.bindings.rccl as rccl_binding
 
     entries = {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc, "hip.hipblas": rt.hipblas}
@@ -216,6 +217,7 @@ def install(monkeypatch=None, runtime=None):
         sys.modules.update(entries)
         hip_binding._api = None
         rccl_binding._api = None
+        hipblas_binding._state = {}
     else:
         from rocm_backend import kernels
 
@@ -223,6 +225,10 @@ def install(monkeypatch=None, runtime=None):
             monkeypatch.setitem(sys.modules, name, mod)
         monkeypatch.setattr(hip_binding, "_api", None)
         monkeypatch.setattr(rccl_binding, "_api", None)
+        # hipBLAS's binding keeps the enums and per-dtype constants of the modules its first
+        # GEMM saw: one test's stand-in enums ("HIPBLAS_OP_N" in pydata_fake, "N" in
+        # test_complex_matmul's mirror) must not reach the next test's GEMM
+        monkeypatch.setattr(hipblas_binding, "_state", {})
         # the fake's devices start with none current; afterwards the real runtime's is back
         monkeypatch.setattr(hip_binding.current, "ordinal", None, raising=False)
         # compiled "code" of the fake must not stay in the process-wide caches

@@ -14,7 +14,6 @@ import importlib.util
 import pathlib
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -157,20 +156,9 @@ def device_factory(lib, monkeypatch, tmp_path):
     monkeypatch.setenv("CANDLEWICK_KERNEL_CACHE", str(tmp_path / "kc"))
 
     def make(warp=64, occupancy=2):
-        rt = ExecRuntime(lib, warp, occupancy)
-        pkg = type(sys)("hip")
-        pkg.hip, pkg.hiprtc, pkg.hipblas = rt.hip, rt.hiprtc, rt.hipblas
-        pkg.__path__ = []
-        for mod_name, mod in {"hip": pkg, "hip.hip": rt.hip, "hip.hiprtc": rt.hiprtc,
-                              "hip.hipblas": rt.hipblas}.items():
-            monkeypatch.setitem(sys.modules, mod_name, mod)
-        import rocm_backend.bindings.hip as hip_binding
         from rocm_backend import RocmBackend
-        from rocm_backend import kernels
 
-        monkeypatch.setattr(hip_binding, "_api", None)
-        monkeypatch.setattr(kernels, "_code_memory", {})
-        monkeypatch.setattr(kernels, "_version_cached", None)
+        rt = fake_hip.install(monkeypatch, ExecRuntime(lib, warp, occupancy))
         return rt, RocmBackend().device(0)
 
     return make

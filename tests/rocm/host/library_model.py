@@ -1,4 +1,4 @@
-"""A model of hipSOLVER, hipBLAS's batched LU and hipFFT for tests on the CPU: each call
+"""A model of hipSOLVER, hipBLAS's batched LU, GEMM and trsm, and hipFFT for tests on the CPU: each call
 computes with LAPACK (scipy.linalg.lapack, column-major as hipSOLVER) or numpy.fft on the
 memory at the addresses it is given (host_exec's "device" memory is host memory), with
 hip-python's calling conventions (status first in the returned tuple; enums as plain
@@ -176,11 +176,34 @@ def add_blas_gemm(hip, hipblas):
         for i in range(count):
             opa = _colmajor(a + i * sa * item, *((m, k) if ta == "N" else (k, m)), lda, t)
             opb = _colmajor(b + i * sb * item, *((k, n) if tb == "N" else (n, k)), ldb, t)
-            prod = (opa if ta == "N" else opa.T) @ (opb if tb == "N" else opb.T)
+            with np.errstate(all="ignore"):  # IEEE, as the GPU's: NaN and inf without a warning
+                prod = (opa if ta == "N" else opa.T) @ (opb if tb == "N" else opb.T)
             _colmajor(c + i * sc * item, m, n, ldc, t)[...] = prod  # alpha 1, beta 0: the binding's
         return OK
 
     hipblas.hipblasGemmStridedBatchedEx = gemm
+
+
+def add_blas_trsm(hipblas):
+    """hipblas{S,D}trsm (op N, non-unit diagonal) on host memory, column-major, in place
+    on B, through BLAS's own trsm (IEEE arithmetic: a zero on the diagonal gives
+    infinities, not an error); only A's named triangle is read."""
+    from scipy.linalg import blas
+
+    hipblas.hipblasSideMode_t = types.SimpleNamespace(HIPBLAS_SIDE_LEFT="L", HIPBLAS_SIDE_RIGHT="R")
+    hipblas.hipblasFillMode_t = types.SimpleNamespace(HIPBLAS_FILL_MODE_UPPER="U", HIPBLAS_FILL_MODE_LOWER="Lo")
+    hipblas.hipblasDiagType_t = types.SimpleNamespace(HIPBLAS_DIAG_NON_UNIT="NU", HIPBLAS_DIAG_UNIT="U")
+    for p in "SD":
+        def trsm(h, side, uplo, trans, diag, m, n, alpha, a, lda, b, ldb, p=p):
+            assert trans == hipblas.hipblasOperation_t.HIPBLAS_OP_N and diag == "NU", (trans, diag)
+            t = _NP[p]
+            k = m if side == "L" else n
+            rhs = _colmajor(b, m, n, ldb, t)
+            rhs[...] = getattr(blas, f"{p.lower()}trsm")(_mem(alpha, 1, t)[0], np.array(_colmajor(a, k, k, lda, t)),
+                                                         np.array(rhs), side=int(side == "R"), lower=int(uplo == "Lo"))
+            return OK
+
+        setattr(hipblas, f"hipblas{p}trsm", trsm)
 
 
 def fft_module():

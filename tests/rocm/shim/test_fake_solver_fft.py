@@ -1,6 +1,6 @@
 """The shim's libhipsolver and libhipfft on a CPU-only machine: hip-python calls them
 through ROCM_PATH and they forward to stand-ins for cuSOLVER and cuFFT
-(tools/hip_on_cuda/tests/fake_cusolver_cufft.c; also cuBLAS's batched LU) that record what they were passed and
+(tools/hip_on_cuda/tests/fake_cusolver_cufft.c; also cuBLAS's batched LU and trsm) that record what they were passed and
 return the status the test sets. This checks the enum mapping (fill mode, operation, eig
 mode), the status mapping, handles and plan numbers, and the per-matrix loop behind
 syevjBatched past cuSOLVER's n <= 32 - without a GPU; results on one are checked by the
@@ -93,6 +93,15 @@ info = ctypes.c_int(0)
 ok((hb.hipblasCgetrsBatched(b, hb.hipblasOperation_t.HIPBLAS_OP_T, 6, 2, 0x1000, 6, 0x2000, 0x3000, 6,
                              ctypes.addressof(info), 9)[0], None))
 assert last(cb, 6) == ("cublasCgetrsBatched", [1, 6, 2, 6, 6, 9])        # op T -> 1
+one = ctypes.c_float(1)
+ok((hb.hipblasStrsm(b, hb.hipblasSideMode_t.HIPBLAS_SIDE_LEFT, hb.hipblasFillMode_t.HIPBLAS_FILL_MODE_LOWER,
+                     hb.hipblasOperation_t.HIPBLAS_OP_N, hb.hipblasDiagType_t.HIPBLAS_DIAG_NON_UNIT, 4, 7,
+                     ctypes.addressof(one), 0x1000, 4, 0x2000, 5)[0], None))
+assert last(cb, 6) == ("cublasStrsm_v2", [0, 0, 0, 0, 4, 7])       # left, lower, N, non-unit -> 0s
+ok((hb.hipblasStrsm(b, hb.hipblasSideMode_t.HIPBLAS_SIDE_RIGHT, hb.hipblasFillMode_t.HIPBLAS_FILL_MODE_UPPER,
+                     hb.hipblasOperation_t.HIPBLAS_OP_T, hb.hipblasDiagType_t.HIPBLAS_DIAG_UNIT, 4, 7,
+                     ctypes.addressof(one), 0x1000, 7, 0x2000, 4)[0], None))
+assert last(cb, 6) == ("cublasStrsm_v2", [1, 1, 1, 1, 4, 7])       # right, upper, T, unit -> 1s
 embeds_null = ctypes.c_int.in_dll(ctypes.CDLL(os.path.join(d, "libcufft.so.12")), "fake_embeds_null")
 assert embeds_null.value == 0                                             # the last plan had both embeds
 ok(hf.hipfftPlanMany(1, [16], None, 1, 16, None, 1, 16, T.HIPFFT_C2C, 4))

@@ -1,8 +1,9 @@
 /*
  * hip_on_cuda: hipBLAS forwarded to cuBLAS.  Handles are cuBLAS handles;
  * hipblasOperation_t (N/T/C = 111/112/113), hipblasComputeType_t, the GEMM
- * algorithm and the math mode are translated (the batched LU getrfBatched /
- * getrsBatched take the same arguments in both); hipDataType values are
+ * algorithm, the math mode and trsm's side / fill / diagonal enums are
+ * translated (the batched LU getrfBatched / getrsBatched take the same
+ * arguments in both); hipDataType values are
  * checked and passed (CUDA's cudaDataType_t uses the same numbers); cuBLAS
  * statuses come back as hipblasStatus_t.
  */
@@ -38,7 +39,9 @@ typedef int (*fn_any)();
     X(SgetrfB, "cublasSgetrfBatched") X(DgetrfB, "cublasDgetrfBatched")                     \
     X(CgetrfB, "cublasCgetrfBatched") X(ZgetrfB, "cublasZgetrfBatched")                     \
     X(SgetrsB, "cublasSgetrsBatched") X(DgetrsB, "cublasDgetrsBatched")                     \
-    X(CgetrsB, "cublasCgetrsBatched") X(ZgetrsB, "cublasZgetrsBatched")
+    X(CgetrsB, "cublasCgetrsBatched") X(ZgetrsB, "cublasZgetrsBatched")                     \
+    X(Strsm, "cublasStrsm_v2") X(Dtrsm, "cublasDtrsm_v2") X(Ctrsm, "cublasCtrsm_v2")        \
+    X(Ztrsm, "cublasZtrsm_v2")
 
 #define DECL(field, sym) fn_any field;
 static struct { CUBLAS_FUNCS(DECL) } cb;
@@ -334,6 +337,31 @@ GETRS_BATCHED(S)
 GETRS_BATCHED(D)
 GETRS_BATCHED(C)
 GETRS_BATCHED(Z)
+
+/* ---- triangular solve (in place on B; alpha a host or device pointer) -- */
+
+/* hipblasSideMode_t (LEFT/RIGHT = 141/142), hipblasFillMode_t (UPPER/LOWER =
+ * 121/122) and hipblasDiagType_t (NON_UNIT/UNIT = 131/132) -> cuBLAS's
+ * (LEFT/RIGHT = 0/1, LOWER/UPPER = 0/1, NON_UNIT/UNIT = 0/1); -1 otherwise. */
+static int side(int s) { return (s == 141 || s == 142) ? s - 141 : -1; }
+static int fill(int f) { return f == 121 ? 1 : f == 122 ? 0 : -1; }
+static int diag(int d) { return (d == 131 || d == 132) ? d - 131 : -1; }
+
+#define TRSM(P, T)                                                                               \
+    HOC_API hipblasStatus_t hipblas##P##trsm(hipblasHandle_t h, int sd, int uplo, int ta,        \
+                                             int dg, int m, int n, const T *alpha, const T *A,   \
+                                             int lda, T *B, int ldb)                             \
+    {                                                                                            \
+        CHECK_HANDLE(h);                                                                         \
+        if (side(sd) < 0 || fill(uplo) < 0 || op(ta) < 0 || diag(dg) < 0)                        \
+            return HIPBLAS_STATUS_INVALID_ENUM;                                                  \
+        return CALL(P##trsm, h, side(sd), fill(uplo), op(ta), diag(dg), m, n, alpha, A, lda, B,  \
+                    ldb);                                                                        \
+    }
+TRSM(S, float)
+TRSM(D, double)
+TRSM(C, hoc_c32)
+TRSM(Z, hoc_c64)
 
 /* Not part of hipBLAS: why cuBLAS could not be loaded, for diagnostics. */
 HOC_API const char *hipblasOnCudaLoadError(void)

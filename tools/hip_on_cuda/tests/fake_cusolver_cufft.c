@@ -88,7 +88,7 @@ API int cusolverDnSsyevj(void *h, int jobz, int uplo, int n, void *A, int lda, v
     return rec("cusolverDnSsyevj", 6, jobz, uplo, n, lda, (long long)(intptr_t)A, (long long)(intptr_t)info);
 }
 
-/* ---- cuBLAS (handle and the batched LU) ---- */
+/* ---- cuBLAS (handle, the batched LU, trsm) ---- */
 API int cublasCreate_v2(void **h) { *h = &g_handle_token; return rec("cublasCreate_v2", 0, 0, 0, 0, 0, 0, 0); }
 API int cublasSetStream_v2(void *h, void *s) { return rec("cublasSetStream_v2", 1, (long long)(intptr_t)s, 0, 0, 0, 0, 0); }
 API int cublasDgetrfBatched(void *h, int n, void **A, int lda, int *ipiv, int *info, int batch)
@@ -99,6 +99,11 @@ API int cublasCgetrsBatched(void *h, int trans, int n, int nrhs, void **A, int l
                             int ldb, int *info, int batch)
 {
     return rec("cublasCgetrsBatched", 6, trans, n, nrhs, lda, ldb, batch);
+}
+API int cublasStrsm_v2(void *h, int side, int uplo, int trans, int diag, int m, int n, const float *alpha,
+                       const float *A, int lda, float *B, int ldb)
+{
+    return rec("cublasStrsm_v2", 6, side, uplo, trans, diag, m, n);
 }
 
 /* ---- cuFFT ---- */
