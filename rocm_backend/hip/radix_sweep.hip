@@ -23,8 +23,15 @@ template <class K, bool CARRY> struct cw_radix_sweep_items {
 // (the word is written whole by atomicExch, so a load sees the old word or the new one)
 __device__ inline cw_u64 cw_radix_look(cw_u64* p) { return *(volatile cw_u64*)p; }
 // ranges a look-back step reads together (their loads in flight at once): on the H200 at
-// d21b3af a float32 sort of 2^24 took 1.109 ms with 4, 1.187 with 1
+// d21b3af a float32 sort of 2^24 took 1.109 ms with 4, 1.187 with 1. An argsort's passes of the
+// items of keys of at most 4 bytes (PACK, B the source's bytes) read 8: on the H200 (probe
+// s19argsort 1, against 8181eea, one process, interleaved) float32 argsort 2^26 1.013 -> 1.002x
+// torch, 2^24 0.957 -> 0.948x; 8-byte keys' passes (carried or items) lost with 8: float64 2^26
+// 1.048 -> 1.065x, int64 0.981 -> 0.998x
 #define CW_RADIX_WINDOW 4
+template <class B, bool PACK> struct cw_radix_window {
+    static const int value = PACK && sizeof(B) < 8 ? 8 : CW_RADIX_WINDOW;
+};
 __device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
     return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
 }
@@ -235,14 +242,15 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
             }
         }
     }
+    const int WIN = cw_radix_window<B, PACK>::value;
     cw_u32 sum = 0u;
-    for (cw_i64 j = b - 1; j >= 0;) {  // CW_RADIX_WINDOW ranges read at once, nearest first
-        cw_u64 v[CW_RADIX_WINDOW];
+    for (cw_i64 j = b - 1; j >= 0;) {  // WIN ranges read at once, nearest first
+        cw_u64 v[WIN];
 #pragma unroll
-        for (int i = 0; i < CW_RADIX_WINDOW; ++i) v[i] = j >= i ? cw_radix_look(cw_radix_states(a, r, j - i) + t) : 0ull;
+        for (int i = 0; i < WIN; ++i) v[i] = j >= i ? cw_radix_look(cw_radix_states(a, r, j - i) + t) : 0ull;
         int i = 0;
         bool found = false;
-        for (; i < CW_RADIX_WINDOW && j >= i; ++i) {
+        for (; i < WIN && j >= i; ++i) {
             if ((v[i] >> 40) != (epoch >> 40)) break;  // not posted yet (its block runs): read again from it
             sum += (cw_u32)v[i];
             if (((v[i] >> 32) & 3ull) == CW_RADIX_SUM) {
