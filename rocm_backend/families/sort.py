@@ -15,9 +15,9 @@ position, the values too (radix_block_halves; 8-byte keys and positions of 4096 
 of each row (radix_digits; an argsort's first pass of items counts the later passes'), then one
 launch a pass per 8-bit digit (radix_sweep) over the
 whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
-the positions; a ticket), ranks it in shared memory (the 8-bit digit at once), finds each
-digit's first places by looking back over the ranges before it (the counts they post) and
-writes each digit's run to its places.
+the positions, ``PACK_TILE`` items of an argsort of keys up to 4 bytes; a ticket), ranks it in
+shared memory (the 8-bit digit at once), finds each digit's first places by looking back over
+the ranges before it (the counts they post) and writes each digit's run to its places.
 A sort of 1-byte values alone (bool, int8, uint8) past a range tile is a counting sort: the
 digit totals are the sorted row (radix_fill writes it run by run, no pass ranks a key).
 Every pass is stable, so the result is a stable sort's whatever ``stable`` says. A key
@@ -61,6 +61,8 @@ RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE
 SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_ITEMS.items()}
 #: the same where the keys' positions ride along
 CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_CARRY_ITEMS.items()}
+#: the same in an argsort's passes of the items of keys of at most 4 bytes (radix_sweep_pack)
+PACK_TILE = structs.RADIX_BLOCK * structs.RADIX_PACK_ITEMS
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
 #: the longest row whose 8-byte argsort gathers its high halves by position (longer: carries them)
@@ -247,8 +249,8 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     n = rows * length
     # an 8-byte argsort: the passes below ``carried`` are the carry sweep's (its ranges as long as the pack's)
     carried = _item_shift(length) if pack and key_bytes == 8 and length > GATHER_MAX else 0
-    chunk = min(SWEEP_TILE[8], CARRY_TILE[8]) if carried else SWEEP_TILE[8] if pack else \
-        (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
+    chunk = min(SWEEP_TILE[8], CARRY_TILE[8]) if carried else (PACK_TILE if key_bytes == 4 else SWEEP_TILE[8]) \
+        if pack else (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding

@@ -53,6 +53,9 @@ typedef long long cw_i64;
 #ifndef CW_RADIX_SWEEP_CARRY_ITEMS_K8
 #define CW_RADIX_SWEEP_CARRY_ITEMS_K8 12
 #endif
+#ifndef CW_RADIX_PACK_ITEMS
+#define CW_RADIX_PACK_ITEMS 13
+#endif
 #ifndef CW_RADIX_GATHER_MAX
 #define CW_RADIX_GATHER_MAX 4194304
 #endif

@@ -13,9 +13,11 @@
 // before it (a stale pass's word reads as not yet written).
 // CARRY: the ranges of a sort that carries the keys' positions (their own sizes: the positions
 // take registers and shared memory)
-template <class K, bool CARRY> struct cw_radix_sweep_items {
-    static const int value = CARRY ? (sizeof(K) == 4 ? CW_RADIX_SWEEP_CARRY_ITEMS_K4 : CW_RADIX_SWEEP_CARRY_ITEMS_K8)
-                                   : (sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8);
+// (PACK with a source B of at most 4 bytes: an argsort's items of such keys, their own size)
+template <class K, class B, bool CARRY, bool PACK> struct cw_radix_sweep_items {
+    static const int value = PACK && sizeof(B) < 8 ? CW_RADIX_PACK_ITEMS
+                             : CARRY ? (sizeof(K) == 4 ? CW_RADIX_SWEEP_CARRY_ITEMS_K4 : CW_RADIX_SWEEP_CARRY_ITEMS_K8)
+                                     : (sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8);
 };
 #define CW_RADIX_OWN 1ull
 #define CW_RADIX_SUM 2ull
@@ -23,8 +25,18 @@ template <class K, bool CARRY> struct cw_radix_sweep_items {
 // (the word is written whole by atomicExch, so a load sees the old word or the new one)
 __device__ inline cw_u64 cw_radix_look(cw_u64* p) { return *(volatile cw_u64*)p; }
 // ranges a look-back step reads together (their loads in flight at once): on the H200 at
-// d21b3af a float32 sort of 2^24 took 1.109 ms with 4, 1.187 with 1
+// d21b3af a float32 sort of 2^24 took 1.109 ms with 4, 1.187 with 1. An argsort's passes of the
+// items of keys of at most 4 bytes (PACK, B the source's bytes) read 8: on the H200 (probe
+// s19argsort 1, against 8181eea, one process, interleaved) float32 argsort 2^26 1.013 -> 1.002x
+// torch, 2^24 0.957 -> 0.948x; probe 2 (against 4 in the same process): float32 2^26 1.014 ->
+// 1.013x, int16 1.027 -> 1.021x, int32 0.993 -> 0.989x, bool 1.001 -> 0.998x, int8 0.904 -> 0.910x
+// (within its spread). 8-byte keys' passes (carried or items) lost with 8: float64 2^26 1.048 ->
+// 1.065x, int64 0.981 -> 0.998x; with 2 their carry passes took 30-60 us less and their items'
+// passes 30 us more (float64 1.055 -> 1.053x, int64 0.986 -> 0.980x)
 #define CW_RADIX_WINDOW 4
+template <class B, bool PACK> struct cw_radix_window {
+    static const int value = PACK && sizeof(B) < 8 ? 8 : CW_RADIX_WINDOW;
+};
 __device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
     return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
 }
@@ -162,9 +174,10 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 // float64 2^24 the gather pass 449 us against 176 for a pass; the carry's 245, 241 and 223)
 template <class K, class B, bool CARRY, bool PACK = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
-                                            cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY>& m_, cw_i64 r,
+                                            cw_radix_smem<K, cw_radix_sweep_items<K, B, CARRY, PACK>::value, CARRY>& m_,
+                                            cw_i64 r,
                                             cw_i64 b, cw_u32 base, cw_u64 epoch, cw_u32* later) {
-    const int ITEMS = cw_radix_sweep_items<K, CARRY>::value;
+    const int ITEMS = cw_radix_sweep_items<K, B, CARRY, PACK>::value;
     const K* kin = (const K*)a.keys_in;
     const cw_u32* xin = (const cw_u32*)a.idx_in;
     K* key = m_.key;
@@ -235,14 +248,15 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
             }
         }
     }
+    const int WIN = cw_radix_window<B, PACK>::value;
     cw_u32 sum = 0u;
-    for (cw_i64 j = b - 1; j >= 0;) {  // CW_RADIX_WINDOW ranges read at once, nearest first
-        cw_u64 v[CW_RADIX_WINDOW];
+    for (cw_i64 j = b - 1; j >= 0;) {  // WIN ranges read at once, nearest first
+        cw_u64 v[WIN];
 #pragma unroll
-        for (int i = 0; i < CW_RADIX_WINDOW; ++i) v[i] = j >= i ? cw_radix_look(cw_radix_states(a, r, j - i) + t) : 0ull;
+        for (int i = 0; i < WIN; ++i) v[i] = j >= i ? cw_radix_look(cw_radix_states(a, r, j - i) + t) : 0ull;
         int i = 0;
         bool found = false;
-        for (; i < CW_RADIX_WINDOW && j >= i; ++i) {
+        for (; i < WIN && j >= i; ++i) {
             if ((v[i] >> 40) != (epoch >> 40)) break;  // not posted yet (its block runs): read again from it
             sum += (cw_u32)v[i];
             if (((v[i] >> 32) & 3ull) == CW_RADIX_SUM) {
@@ -276,7 +290,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
 }
 template <class K, class B, bool CARRY = true, bool PACK = false>
 __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
-    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, CARRY>::value, CARRY> m_;
+    __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, B, CARRY, PACK>::value, CARRY> m_;
     // an argsort's first pass of items (a.wide CW_RADIX_COUNT_LATER): the digits of the passes
     // after it, counted in its ranges, added to the row's totals when the block leaves the row;
     // radix_digits counted only the passes up to it (fewer shared atomics a key). On the H200

@@ -23,30 +23,32 @@ from rocm_backend.families import sort as sort_family
 SMALL_ITEMS = 2
 SMALL_RANGE_ITEMS = {4: 3, 8: 3}  # radix_block's rows and a onesweep's ranges: at most 768 keys
 SMALL_CARRY_ITEMS = {4: 2, 8: 3}  # a onesweep's ranges with positions: other sizes than without
+SMALL_PACK_ITEMS = 2  # an argsort's ranges of the items of keys up to 4 bytes: other than the 8-byte keys'
 SMALL_GATHER_MAX = 1024  # 8-byte argsorts of longer rows carry their high halves (radix_sweep.hip's PACK)
 DTYPES = [d for d in dt.ALL_DTYPES if not d.is_complex]
 
 
-def _lib(tmp, items, range_items, sweep_items, carry_items, gather_max):
+def _lib(tmp, items, range_items, sweep_items, carry_items, gather_max, pack_items):
     specs = [s for s in ops.TABLE.values() if s.key[0] in ("radix", "radix_keys", "radix_out", "radix_values")]
     return build(tmp, ["sort.hip", *MODULE_FILES[ops.SORT_MODULE]], specs,
                  defines=[f"CW_RADIX_ITEMS {items}", f"CW_RADIX_GATHER_MAX {gather_max}", f"CW_RADIX_RANGE_ITEMS_K4 {range_items[4]}",
                           f"CW_RADIX_RANGE_ITEMS_K8 {range_items[8]}", f"CW_RADIX_SWEEP_ITEMS_K4 {sweep_items[4]}",
                           f"CW_RADIX_SWEEP_ITEMS_K8 {sweep_items[8]}",
                           f"CW_RADIX_SWEEP_CARRY_ITEMS_K4 {carry_items[4]}",
-                          f"CW_RADIX_SWEEP_CARRY_ITEMS_K8 {carry_items[8]}"])
+                          f"CW_RADIX_SWEEP_CARRY_ITEMS_K8 {carry_items[8]}", f"CW_RADIX_PACK_ITEMS {pack_items}"])
 
 
 @pytest.fixture(scope="module")
 def small_lib(tmp_path_factory):
     return _lib(tmp_path_factory.mktemp("sort_small"), SMALL_ITEMS, SMALL_RANGE_ITEMS, SMALL_RANGE_ITEMS,
-                SMALL_CARRY_ITEMS, SMALL_GATHER_MAX)
+                SMALL_CARRY_ITEMS, SMALL_GATHER_MAX, SMALL_PACK_ITEMS)
 
 
 @pytest.fixture(scope="module")
 def full_lib(tmp_path_factory):
     return _lib(tmp_path_factory.mktemp("sort_full"), structs.RADIX_ITEMS, structs.RADIX_RANGE_ITEMS,
-                structs.RADIX_SWEEP_ITEMS, structs.RADIX_SWEEP_CARRY_ITEMS, structs.RADIX_GATHER_MAX)
+                structs.RADIX_SWEEP_ITEMS, structs.RADIX_SWEEP_CARRY_ITEMS, structs.RADIX_GATHER_MAX,
+                structs.RADIX_PACK_ITEMS)
 
 
 def _device(lib, monkeypatch, tmp_path, items, warp=64):
@@ -59,6 +61,8 @@ def _device(lib, monkeypatch, tmp_path, items, warp=64):
                         ("SWEEP_TILE", structs.RADIX_SWEEP_ITEMS if full else SMALL_RANGE_ITEMS),
                         ("CARRY_TILE", structs.RADIX_SWEEP_CARRY_ITEMS if full else SMALL_CARRY_ITEMS)):
         monkeypatch.setattr(sort_family, name, {k: structs.RADIX_BLOCK * v for k, v in sizes.items()})
+    pack_items = structs.RADIX_PACK_ITEMS if full else SMALL_PACK_ITEMS
+    monkeypatch.setattr(sort_family, "PACK_TILE", structs.RADIX_BLOCK * pack_items)
     return device_factory(lib, monkeypatch, tmp_path)(warp=warp)
 
 
