@@ -51,7 +51,7 @@ STEPS=(
     "tests       fusion_tests   gpu 240 CANDLEWICK_FUSION_EXAMPLES=25 run_pytest tests/fusion"
     "tests       custom_kernels gpu 150 run_pytest tests/custom_kernels"
     "bench       host_overhead  any 400 run_bench host_overhead"
-    "bench       rocm_ops       gpu 360 run_bench rocm_ops"
+    "bench       rocm_ops       gpu 420 run_bench rocm_ops"
     "bench       rocm_nn        gpu 150 run_bench rocm_nn"
     "bench       rocm_graphs    gpu 120 run_bench rocm_graphs"
     "bench       rocm_host_path gpu 120 run_bench rocm_host_path"
