@@ -2,10 +2,10 @@
 ``argsort`` (both stable) beside ``torch.sort`` (its default, ``stable=False``; the
 issue's target), ``torch.argsort(stable=True)`` and CuPy's ``sort``/``argsort`` in the same
 process: float32 1-D at each size asked (2^10-2^26 by default), rows along the last axis of
-a (rows, cols) array of every dtype timed, and the other dtypes 1-D at each size asked (2^24 and 2^26). Seconds per call: median of
-timed batches ended by a device synchronize (bench/timing.py), best of ``rounds`` rounds
-that run the libraries in turn, rotated (timing.rotated_rounds); the peak device memory
-of one more call of each. Data: normal values with a tenth zeros of both signs.
+a (rows, cols) array of every dtype timed, and the other dtypes 1-D at each size asked
+(2^24 and 2^26). Seconds per call: median of timed batches ended by a device synchronize
+(bench/timing.py), best of ``rounds`` rounds that run the libraries in turn, rotated
+(timing.rotated_rounds); the peak device memory of one more call of each. Data: normal values with a tenth zeros of both signs.
 """
 
 import numpy as np
@@ -70,8 +70,9 @@ def _time(libs, label, dtype, shape, results, peaks, rounds):
 
 def bench_sort(libs, results, peaks, sizes, rows_shape, dtype_sizes, rounds=2):
     """Fill ``results`` {label: {lib_case_ms: ...}} and ``peaks`` (peak_memory.PeakTable): float32
-    at 2^k for k in ``sizes``; float32 and each of OTHER_DTYPES in rows of ``rows_shape`` and
-    1-D at 2^k for k in ``dtype_sizes`` (the issue asks sizes up to 2^26 for every dtype)."""
+    1-D at 2^k for k in ``sizes``; float32 and each of OTHER_DTYPES in rows of ``rows_shape``;
+    each of OTHER_DTYPES 1-D at 2^k for k in ``dtype_sizes`` (the issue asks sizes up to 2^26
+    for every dtype)."""
     for k in sizes:
         _time(libs, f"float32 2^{k}", "float32", (1 << k,), results, peaks, rounds)
     for dtype in ("float32",) + OTHER_DTYPES:

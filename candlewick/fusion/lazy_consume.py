@@ -8,7 +8,8 @@ its own (``KeptResults.kept``), so that a later read, a write or the block's end
 computes it as eager mode would have.
 
 ``lazy_storage.Pending`` is a ``KeptResults``; this module imports nothing of it (it
-imports this one): what it needs of a ``Pending`` are its fields, its ``_run`` and ``_reset``.
+imports this one): what it needs of a ``Pending`` are its fields, its class attribute ``live``, its ``_run``
+and ``_reset``.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ class LazyStorage(TracedStorage):
 
     def irfft(self, layout, axis, n, **norm):
         """irfft of this result: where it is pending here, the graph may write the
-        transform's private input (``lazy_consume.irfft``); else the graph runs first."""
+        transform's private input (``lazy_consume.consume_irfft``); else the graph runs first."""
         if self.real is None:
             pending = RECORDING[0](self.device)
             if pending is self.pending:

@@ -187,7 +187,8 @@ def add_blas_gemm(hip, hipblas):
 def add_blas_trsm(hipblas):
     """hipblas{S,D}trsm (op N, non-unit diagonal) on host memory, column-major, in place
     on B, through BLAS's own trsm (IEEE arithmetic: a zero on the diagonal gives
-    infinities, not an error); only A's named triangle is read."""
+    infinities, not an error); only A's named triangle is read. Install ``add_blas_gemm``
+    first: it sets the hipblasOperation_t enum this one checks."""
     from scipy.linalg import blas
 
     hipblas.hipblasSideMode_t = types.SimpleNamespace(HIPBLAS_SIDE_LEFT="L", HIPBLAS_SIDE_RIGHT="R")
