@@ -211,3 +211,25 @@ def test_a_kept_result_let_go_while_another_thread_holds_the_lock_is_dropped_lat
         holder.join()
     pending.flush()
     assert pending.kept == [] and pending not in lazy_storage.LIVE
+
+
+def test_a_factor_node_that_fills_the_graph_runs_it_and_the_primitive_copies(device, scratch, monkeypatch):
+    """consume_irfft records the scaling as a node of the product's graph; where that node
+    brings the graph to ``MAX_NODES`` the graph runs at once, and irfft takes the computed
+    product as any primitive would (no scratch call), with eager mode's bits."""
+    x, response = _data(device)
+    want = cw.fft.irfft(cw.fft.rfft(x) * response, norm="backward")
+    for _ in range(3):  # (the policy sees the same calls again, as in the tests above)
+        with cw.lazy():
+            cw.fft.irfft(cw.fft.rfft(x) * response, norm="backward")
+    del scratch[:]
+    with cw.lazy():
+        product = cw.fft.rfft(x) * response
+        storage = product._storage
+        assert type(storage) is lazy_storage.LazyStorage and storage.real is None
+        monkeypatch.setattr(lazy_storage, "MAX_NODES", len(storage.graph.nodes) + 1)
+        got = cw.fft.irfft(product, norm="backward")
+        assert storage.real is not None  # the factor's node ran the graph
+    assert scratch == []
+    assert np.array_equal(_bits(got), _bits(want))
+    assert np.array_equal(_bits(product), _bits(cw.fft.rfft(x) * response))
