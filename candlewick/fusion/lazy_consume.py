@@ -23,42 +23,49 @@ from ..shapes import shape_size
 from . import lazy_policy
 from .lazy_policy import pinned_fused
 
-__all__ = ["KeptResults", "consume_irfft"]
+__all__ = ["KeptResults", "consume_irfft", "may_consume"]
 
 _new = object.__new__
 _ref = weakref.ref
 _MULTIPLY = BinaryOp.MULTIPLY
 
 
+def may_consume(result):
+    """Whether irfft of the pending ``result`` may take the consumer path: the device takes a
+    caller-made input (``IrfftScratchDevice``) and the result holds at least
+    ``lazy_policy.CONSUME_BYTES`` (below, the host's work outlasted the pass saved,
+    measured on the H200). Asked before the recording graph is looked up, so that an irfft
+    below the bound pays nothing more than the primitive's call."""
+    return (getattr(type(result.device), "irfft_scratch_factor", None) is not None
+            and result.size * result.dtype.itemsize >= lazy_policy.CONSUME_BYTES)
+
+
 def consume_irfft(result, pending, layout, axis, n, norm):
-    """irfft of ``result``, pending in ``pending``, the graph lazy mode records here: where
-    the device takes a caller-made input (``IrfftScratchDevice``) and the result holds at
-    least ``lazy_policy.CONSUME_BYTES`` (below, the host's work outlasted the pass saved,
-    measured on the H200), the graph computes that input (``result`` as ``layout`` reads
-    it, times the device's factor: one more node, fused into the same kernel) into a
-    buffer the transform then overwrites, and ``result`` stays pending. Else the graph
-    runs and the primitive is called on the result, as for any other primitive."""
+    """irfft of ``result``, pending in ``pending``, the graph lazy mode records here, where
+    ``may_consume(result)``: the graph computes the transform's input (``result`` as
+    ``layout`` reads it, times the device's factor: one more node, fused into the same
+    kernel) into a buffer the transform then overwrites, and ``result`` stays pending.
+    Where the device lays the input out itself (no factor), the graph runs and the
+    primitive is called on the result, as for any other primitive."""
     device, dtype = result.device, result.dtype
-    if (getattr(type(device), "irfft_scratch_factor", None) is not None
-            and result.size * dtype.itemsize >= lazy_policy.CONSUME_BYTES):
-        shape = layout.shape
-        factor = device.irfft_scratch_factor(dtype, shape, axis, n, **norm)
-        if factor is not None:
-            # the whole result in order (the common case): its layout is the input's
-            whole = layout.offset == 0 and layout.is_contiguous and shape_size(shape) == result.size
-            if factor != 1.0:
-                # the copy scales, as the device's own copy would: the node recorded as
-                # binary_scalar records it, not as a call of its own (no user made it: no
-                # policy count), the operand this graph's own node
-                made = pending.add("binary_scalar", shape, dtype, _MULTIPLY, ((result.node.index, layout),),
-                                   (factor, False))
-            elif whole:
-                made = result  # its value is the input
-            else:
-                made = result.copy(layout)
-            if made is result or made.real is None:  # (else recording it reached MAX_NODES: all has run)
-                return pending.consume(result, made).irfft_scratch(layout if whole else Layout.contiguous(shape),
-                                                                   axis, n)
+    shape = layout.shape
+    factor = device.irfft_scratch_factor(dtype, shape, axis, n, **norm)
+    if factor is not None:
+        # the whole result in order (the common case): its layout is the input's
+        whole = layout.offset == 0 and layout.is_contiguous and shape_size(shape) == result.size
+        if factor != 1.0:
+            # the copy scales, as the device's own copy would: the node recorded as
+            # binary_scalar records it, not as a call of its own (no user made it: no
+            # policy count), the operand this graph's own node
+            made = pending.add("binary_scalar", shape, dtype, _MULTIPLY, ((result.node.index, layout),),
+                               (factor, False))
+        elif whole:
+            made = result  # its value is the input
+        else:
+            made = result.copy(layout)
+        if made is result or made.real is None:  # (else recording it reached MAX_NODES: all has run)
+            return pending.consume(result, made).irfft_scratch(layout if whole else Layout.contiguous(shape),
+                                                               axis, n)
     return result.value().irfft(layout, axis, n, **norm)
 
 

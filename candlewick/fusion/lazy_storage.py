@@ -27,7 +27,7 @@ import weakref
 from ..dtypes import bool_
 from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
-from .lazy_consume import KeptResults, consume_irfft
+from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_policy import learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
@@ -83,7 +83,7 @@ class LazyStorage(TracedStorage):
     def irfft(self, layout, axis, n, **norm):
         """irfft of this result: where it is pending here, the graph may write the
         transform's private input (``lazy_consume.consume_irfft``); else the graph runs first."""
-        if self.real is None:
+        if self.real is None and may_consume(self):  # (first: below the bound no graph is looked up)
             pending = RECORDING[0](self.device)
             if pending is self.pending:
                 return consume_irfft(self, pending, layout, axis, n, norm)

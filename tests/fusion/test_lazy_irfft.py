@@ -165,6 +165,29 @@ def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monke
     assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
 
 
+def test_below_the_bound_irfft_looks_up_no_recording_graph(device, scratch, monkeypatch):
+    """``lazy_consume.may_consume`` is asked first: an irfft of a pending result below
+    ``lazy_policy.CONSUME_BYTES`` runs the graph and the primitive without looking up the
+    graph lazy mode records here (a call more on every such irfft); at the bound it does."""
+    x, response = _data(device)
+    spectrum = cw.fft.rfft(x)
+    size = (spectrum * response).size * 8
+    for bound, looked_up in ((size + 1, 0), (size, 1)):
+        monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", bound)
+        with cw.lazy():
+            product = spectrum * response
+            storage = product._storage
+            assert type(storage) is lazy_storage.LazyStorage and storage.real is None
+            asked = []
+            recording = lazy_storage.RECORDING[0]
+            lazy_storage.RECORDING[0] = lambda d: asked.append(d) or recording(d)
+            try:
+                storage.irfft(Layout.contiguous(storage.node.shape), 1, 16)
+            finally:
+                lazy_storage.RECORDING[0] = recording
+        assert len(asked) == looked_up
+
+
 def test_errors_are_eager_modes(device, scratch):
     x, response = _data(device)
     spectrum = cw.fft.rfft(x)
