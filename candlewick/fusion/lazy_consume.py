@@ -53,16 +53,16 @@ def consume_irfft(result, pending, layout, axis, n, norm):
     if factor is not None:
         # the whole result in order (the common case): its layout is the input's
         whole = layout.offset == 0 and layout.is_contiguous and shape_size(shape) == result.size
+        # the copy's node recorded as binary_scalar (it scales, as the device's own copy
+        # would) or copy (a view or a truncation) records it, not as a call of its own (no
+        # user made it: no policy count), the operand this graph's own node
+        operand = ((result.node.index, layout),)
         if factor != 1.0:
-            # the copy scales, as the device's own copy would: the node recorded as
-            # binary_scalar records it, not as a call of its own (no user made it: no
-            # policy count), the operand this graph's own node
-            made = pending.add("binary_scalar", shape, dtype, _MULTIPLY, ((result.node.index, layout),),
-                               (factor, False))
+            made = pending.add("binary_scalar", shape, dtype, _MULTIPLY, operand, (factor, False))
         elif whole:
             made = result  # its value is the input
         else:
-            made = result.copy(layout)
+            made = pending.add("copy", shape, dtype, None, operand, ())
         if made is result or made.real is None:  # (else recording it reached MAX_NODES: all has run)
             return pending.consume(result, made).irfft_scratch(layout if whole else Layout.contiguous(shape),
                                                                axis, n)

@@ -147,6 +147,21 @@ def test_a_view_of_the_product_is_copied_in_the_graph(device, scratch, n):
     assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
 
 
+@pytest.mark.parametrize("norm, n", [("forward", 10), ("backward", None)], ids=["view's copy", "factor"])
+def test_the_consumers_node_is_counted_by_no_policy(device, scratch, norm, n):
+    """The node consume_irfft records for the transform's input (a copy of a view, the
+    factor's multiply) is no user's call: the calls the run teaches lazy_policy (pinned
+    as fusing on a fusing device, ``Pending.calls``, kept with the product) are the
+    product's only."""
+    x, response = _data(device, rows=4)
+    spectrum = cw.fft.rfft(x)
+    with cw.lazy():
+        product = spectrum * response
+        cw.fft.irfft(product[::2], n=n, norm=norm)
+        assert len(scratch) == 1
+        assert [name for name, _, _ in product._storage.pending.calls] == ["binary"]
+
+
 def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monkeypatch):
     """Under ``lazy_policy.CONSUME_BYTES`` the host's work of the consumer path would
     outlast the pass it saves: the graph runs and the primitive copies, as before."""
