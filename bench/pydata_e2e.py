@@ -255,11 +255,7 @@ def paired(row, lib, base):
     """(median, lower quartile, upper quartile) over the rounds of ``lib``'s time over
     ``base``'s in the same round (each round runs both, so the host's drift over the run
     cancels), or None where either lacks its rounds."""
-    a, b = row.get(lib, {}).get("rounds_s"), row.get(base, {}).get("rounds_s")
-    if not a or not b:
-        return None
-    ratios = np.array(a[:len(b)]) / np.array(b[:len(a)])
-    return tuple(float(v) for v in np.percentile(ratios, [50, 25, 75]))
+    return timing.paired_ratio(row.get(lib, {}).get("rounds_s") or (), row.get(base, {}).get("rounds_s") or ())
 
 
 def _fmt(row, lib, key):

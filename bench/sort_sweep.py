@@ -27,12 +27,13 @@ Alone (its table printed, no record written; bench/host_overhead.py records it):
 """
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+import timing  # (bench/'s, beside this file: sys.path[0] run as a script; host_overhead puts it there)
 
 DTYPES = (np.float32, np.float64, np.int64)
 #: interleaved rounds per row up to 2^20 elements and past it; a row over the 5 % line
@@ -92,10 +93,9 @@ def figures(times):
     """A row's figures from {library: [seconds per call, one per round]} (rounds paired
     by position): each library's minimum; the per-round ratio candlewick / NumPy's
     median and quartiles; the number of rounds."""
-    ratios = [c / n for c, n in zip(times["candlewick"], times["numpy"])]
-    low, _, high = statistics.quantiles(ratios, n=4, method="inclusive")
+    median, low, high = timing.paired_ratio(times["candlewick"], times["numpy"])
     return {"numpy": min(times["numpy"]), "candlewick": min(times["candlewick"]),
-            "paired": statistics.median(ratios), "paired_quartiles": [low, high], "rounds": len(ratios)}
+            "paired": median, "paired_quartiles": [low, high], "rounds": min(len(t) for t in times.values())}
 
 
 def meets(row):
@@ -158,8 +158,7 @@ def main(argv=None):
     p.add_argument("--dtypes", default=",".join(np.dtype(d).name for d in DTYPES))
     args = p.parse_args(argv)
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import harness  # (bench/'s record and timing modules, beside this file)
-    import timing
+    import harness  # (bench/'s record module, beside this file)
 
     import candlewick as cw
 

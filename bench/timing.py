@@ -1,7 +1,8 @@
 """The timing loops of bench/: a call's time per call on a device (:func:`timed`, with its
 host issue time :func:`issue_time` and its kernels' device time :func:`device_us`), and
 the peers timed in turn within each round, the order rotated a round, so that the host's
-drift reaches every library alike (:func:`interleaved`, :func:`rotated_rounds`).
+drift reaches every library alike (:func:`interleaved`, :func:`rotated_rounds`), with the
+median and quartiles of two peers' per-round ratio (:func:`paired_ratio`).
 bench/harness.py writes what they measure into the record."""
 
 import statistics
@@ -104,6 +105,22 @@ def rotated_rounds(turns, rounds, errors=None):
             else:
                 best[name] = min(best.get(name, figure), figure)
     return best
+
+
+def paired_ratio(a, b):
+    """(median, lower quartile, upper quartile) of ``a[i] / b[i]``, the figures of two
+    peers timed in the same rounds (paired by position, as ``interleaved_rounds`` gives
+    them; the longer list cut to the shorter): a round's drift reaches both figures of
+    that round alike, so their ratio cancels it.
+    Quartiles by linear interpolation between the ratios (``statistics.quantiles``'
+    "inclusive" method, NumPy's default percentile); None where either list is empty."""
+    ratios = [x / y for x, y in zip(a, b)]
+    if not ratios:
+        return None
+    if len(ratios) == 1:  # (statistics.quantiles wants two points before Python 3.13)
+        return ratios[0], ratios[0], ratios[0]
+    low, median, high = statistics.quantiles(ratios, n=4, method="inclusive")
+    return median, low, high
 
 
 def kernel_times(fn, sync, reps=5):
