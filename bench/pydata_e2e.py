@@ -221,16 +221,10 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
             return (clock() - t0) / calls
         return sample
 
-    def kept(lib, sample):  # every round's figure, for the paired lazy / eager ratio
-        def call():
-            t = sample()
-            rounds_s.setdefault(lib, []).append(t)
-            return t
-        return call
-
-    rounds_s = {}
+    rounds_s = {}  # every round's figure, for the paired lazy / eager ratio
     calls = calls_per_sample({lib: turn(*entry) for lib, entry in ready.items()}, sample_s) if ready else 1
-    best = timing.rotated_rounds({lib: kept(lib, turn(*entry, calls)) for lib, entry in ready.items()}, rounds)
+    best = timing.rotated_rounds({lib: turn(*entry, calls) for lib, entry in ready.items()}, rounds,
+                                 rounds_out=rounds_s)
     for lib, t in best.items():
         row[lib]["s"] = t
         row[lib]["calls_per_sample"] = calls

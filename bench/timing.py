@@ -75,7 +75,7 @@ def interleaved_rounds(fns, rounds=9, timer=timeit.default_timer):
     return times
 
 
-def rotated_rounds(turns, rounds, errors=None):
+def rotated_rounds(turns, rounds, errors=None, rounds_out=None):
     """The best figure of each turn of ``turns`` ({name: turn}) over ``rounds`` rounds.
 
     Each round calls every turn once, the order rotated by one place a round, so that the
@@ -84,7 +84,9 @@ def rotated_rounds(turns, rounds, errors=None):
     its figure for the round: seconds, or {label: seconds} for several; the best is the
     smallest (per label). ``errors``: None lets a turn's exception propagate; a dict gets
     the error text under the turn's name, and that turn sits out the later rounds (its
-    figures of the earlier rounds stand)."""
+    figures of the earlier rounds stand). ``rounds_out``: a dict that gets every figure
+    too, {name: [its figure of each round it ran, in order]}, for ratios paired round by
+    round (``paired_ratio``)."""
     best, order = {}, list(turns)
     for r in range(rounds if order else 0):
         shift = r % len(order)
@@ -98,6 +100,8 @@ def rotated_rounds(turns, rounds, errors=None):
                     raise
                 errors[name] = error_text(exc)
                 continue
+            if rounds_out is not None:
+                rounds_out.setdefault(name, []).append(figure)
             if isinstance(figure, dict):
                 held = best.setdefault(name, {})
                 for label, value in figure.items():
@@ -109,9 +113,9 @@ def rotated_rounds(turns, rounds, errors=None):
 
 def paired_ratio(a, b):
     """(median, lower quartile, upper quartile) of ``a[i] / b[i]``, the figures of two
-    peers timed in the same rounds (paired by position, as ``interleaved_rounds`` gives
-    them; the longer list cut to the shorter): a round's drift reaches both figures of
-    that round alike, so their ratio cancels it.
+    peers timed in the same rounds (paired by position, as ``interleaved_rounds`` and
+    ``rotated_rounds``' ``rounds_out`` give them; the longer list cut to the shorter): a
+    round's drift reaches both figures of that round alike, so their ratio cancels it.
     Quartiles by linear interpolation between the ratios (``statistics.quantiles``'
     "inclusive" method, NumPy's default percentile); None where either list is empty."""
     ratios = [x / y for x, y in zip(a, b)]

@@ -206,6 +206,8 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
         assert all("s" in v or "error" in v for row in cases.values() for v in row.values()), cases
         for row in cases.values():  # one count of calls per sample, the same for every library timed
             assert len({v["calls_per_sample"] for v in row.values() if "s" in v}) <= 1, row
+            # every round's figure kept (--rounds 1), its best the time recorded
+            assert all(v["rounds_s"] == [v["s"]] for v in row.values() if "s" in v), row
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

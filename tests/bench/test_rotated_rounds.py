@@ -59,3 +59,15 @@ def test_without_an_error_table_the_failure_propagates():
 def test_no_turns_or_no_rounds_give_no_figures():
     assert timing.rotated_rounds({}, 5) == {}
     assert timing.rotated_rounds(fake_turns({"cw": []}, []), 0) == {}
+
+
+def test_rounds_out_gets_every_rounds_figure_in_order():
+    """``rounds_out`` keeps each turn's figure of every round it ran (pydata_e2e pairs the
+    lazy and eager rounds by position), beside the best that is returned; a failing turn's
+    figures before its failure stand."""
+    scripts = {"cw": [3.0, 1.0, 2.0], "torch": [0.5, ValueError("no kernel"), 0.7],
+               "ops": [{"add": 2.0}, {"add": 3.0}, {"add": 1.5}]}
+    out, errors = {}, {}
+    best = timing.rotated_rounds(fake_turns(scripts, []), 3, errors, rounds_out=out)
+    assert out == {"cw": [3.0, 1.0, 2.0], "torch": [0.5], "ops": [{"add": 2.0}, {"add": 3.0}, {"add": 1.5}]}
+    assert best == {"cw": 1.0, "torch": 0.5, "ops": {"add": 1.5}}
