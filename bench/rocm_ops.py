@@ -272,27 +272,35 @@ def headline(figures, names):
     return lines
 
 
+def exponents(text):
+    """An option's comma-separated log2 sizes, "24,26" -> [24, 26] (argparse's ``type``: a
+    bad one is refused with the option's name)."""
+    return [int(k) for k in text.split(",") if k]
+
+
 def main(argv=None):
     def options(parser):
-        parser.add_argument("--sizes", default="26,28", help="log2 of the element-wise sizes")
+        parser.add_argument("--sizes", type=exponents, default="26,28", help="log2 of the element-wise sizes")
         parser.add_argument("--gemm-size", type=int, default=4096)
-        parser.add_argument("--sort-sizes", default="10,12,14,16,18,20,22,24,26", help="log2 of the float32 sort sizes")
+        parser.add_argument("--sort-sizes", type=exponents, default="10,12,14,16,18,20,22,24,26",
+                            help="log2 of the float32 sort sizes")
         parser.add_argument("--sort-rows", default="4096x4096", help="rows x columns of the row sort")
-        parser.add_argument("--sort-dtype-sizes", default="24,26", help="log2 of the other dtypes' sort sizes")
+        parser.add_argument("--sort-dtype-sizes", type=exponents, default="24,26",
+                            help="log2 of the other dtypes' sort sizes")
 
     args = harness.parse_args(__doc__, options, argv)
     found = harness.gpu_peers()
     libs = [Lib("candlewick")] + [Lib(name, mod) for name, mod in found.items()]
     figures = {"bandwidth": {}, "gemm": {}, "gemm_size": args.gemm_size, "tiny": {}, "compile": {}, "sort": {}}
     peaks = peak_memory.PeakTable(device=libs[0].dev, torch=found.get("torch"))
-    sort_sizes, sort_rows = [int(k) for k in args.sort_sizes.split(",")], tuple(int(v) for v in args.sort_rows.split("x"))
+    sort_rows = tuple(int(v) for v in args.sort_rows.split("x"))
     sections = (("compile", lambda: bench_compile(figures["compile"])),
                 ("tiny", lambda: bench_tiny(libs, figures["tiny"], peaks)),
                 ("bandwidth", lambda: bench_bandwidth(libs, figures["bandwidth"], peaks,
-                                                      [1 << int(s) for s in args.sizes.split(",")])),
+                                                      [1 << s for s in args.sizes])),
                 ("gemm", lambda: bench_gemm(libs, figures["gemm"], peaks, args.gemm_size)),
-                ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, sort_sizes, sort_rows,
-                                                      [int(k) for k in args.sort_dtype_sizes.split(",")])))
+                ("sort", lambda: rocm_sort.bench_sort(libs, figures["sort"], peaks, args.sort_sizes, sort_rows,
+                                                      args.sort_dtype_sizes)))
     for name, run in sections:
         t0 = time.perf_counter()
         try:
