@@ -249,8 +249,14 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     n = rows * length
     # an 8-byte argsort: the passes below ``carried`` are the carry sweep's (its ranges as long as the pack's)
     carried = _item_shift(length) if pack and key_bytes == 8 and length > GATHER_MAX else 0
-    chunk = min(SWEEP_TILE[8], CARRY_TILE[8]) if carried else (PACK_TILE if key_bytes == 4 else SWEEP_TILE[8]) \
-        if pack else (CARRY_TILE if positions else SWEEP_TILE)[key_bytes]
+    if carried:
+        chunk = min(SWEEP_TILE[8], CARRY_TILE[8])
+    elif pack:
+        chunk = PACK_TILE if key_bytes == 4 else SWEEP_TILE[8]
+    elif positions:
+        chunk = CARRY_TILE[key_bytes]
+    else:
+        chunk = SWEEP_TILE[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     no_values = (0,) * 5 + decoding
