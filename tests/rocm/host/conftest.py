@@ -33,3 +33,12 @@ def scan_sort_exec(scan_sort_lib, monkeypatch, tmp_path):
     from host_exec import scan_sort_runtime
 
     return scan_sort_runtime(scan_sort_lib, monkeypatch, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def linalg_fft_lib(tmp_path_factory):
+    """test_linalg_fft_exec's library of the linalg and fft families' kernels, which
+    test_linalg_tall_svd_host runs on too: built once a test process."""
+    import test_linalg_fft_exec as linalg_fft
+
+    return linalg_fft.build_lib(tmp_path_factory.mktemp("linalg_fft_exec"))

@@ -4,7 +4,8 @@ library calls go to library_model.py's model of hipSOLVER / hipBLAS's batched LU
 (LAPACK and numpy.fft on the same memory, through the addresses the backend passes). What this checks is the backend's side:
 the column-major/row-major readings, leading dimensions, batch strides, pointer arrays,
 plan layouts and the composition of det/slogdet/triangles; that the real libraries
-compute the same is for the GPU runs (bench/results)."""
+compute the same is for the GPU runs (bench/results). The tall float32 SVD's path
+(svd_tall.py) is test_linalg_tall_svd_host.py's, on the same kernels."""
 
 
 import numpy as np
@@ -19,7 +20,7 @@ from rocm_backend import ops
 from rocm_backend.families import qr_householder
 
 pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
-from library_model import add_blas_gemm, add_blas_lu, add_blas_trsm, fft_module, solver_module  # noqa: E402
+from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
 
 DTYPES = (dt.float64, dt.complex128)
 
@@ -50,15 +51,17 @@ def _wanted(spec):
     return False
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
+def build_lib(tmp):
+    """The kernels these tests and test_linalg_tall_svd_host.py launch, built for the host
+    (conftest.py's ``linalg_fft_lib``: once a test process)."""
     specs = [s for s in ops.TABLE.values() if _wanted(s)]
     own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
-    return build(tmp_path_factory.mktemp("linalg_fft_exec"), ["transpose.hip", "reduce.hip"] + own, specs)
+    return build(tmp, ["transpose.hip", "reduce.hip"] + own, specs)
 
 
-@pytest.fixture
-def runtime_and_device(lib, monkeypatch, tmp_path):
+def runtime_and_device_on(lib, monkeypatch, tmp_path):
+    """(ExecRuntime, rocm device on it) over ``lib``, with library_model's hipSOLVER, hipBLAS
+    batched LU and hipFFT."""
     from rocm_backend.bindings import hipfft, hipsolver
 
     rt, dev = device_factory(lib, monkeypatch, tmp_path)()
@@ -68,6 +71,11 @@ def runtime_and_device(lib, monkeypatch, tmp_path):
     monkeypatch.setattr(hipsolver, "_api", solver)
     monkeypatch.setattr(hipfft, "_api", fft_module())
     return rt, dev
+
+
+@pytest.fixture
+def runtime_and_device(linalg_fft_lib, monkeypatch, tmp_path):
+    return runtime_and_device_on(linalg_fft_lib, monkeypatch, tmp_path)
 
 
 @pytest.fixture
@@ -435,161 +443,3 @@ def test_a_tall_qr_holds_one_buffer_of_q(device):
     np.testing.assert_allclose(qh @ cw.to_numpy(r), a, atol=1e-10)
     np.testing.assert_allclose(qh.T @ qh, np.eye(8), atol=1e-10)
     np.testing.assert_array_equal(cw.to_numpy(q + 0.0), qh)  # an element-wise op reads the view
-
-
-
-def _tall_svd_calls(solver, monkeypatch):
-    """The hipSOLVER routines the float32 SVD calls, with their (m, n) or n, and hipBLAS's
-    trsm with its (side, fill, m, n, lda, ldb), in order."""
-    from rocm_backend.bindings.hip import hip_api
-
-    called = []
-    for name, sizes in (("geqrf", slice(1, 3)), ("potrf", slice(2, 3)), ("getrf", slice(1, 3)),
-                        ("gesvdj", slice(3, 5)), ("gesvd", slice(3, 5))):
-        full = f"hipsolverS{name}"
-        fn = getattr(solver, full)
-        monkeypatch.setattr(solver, full, lambda *a, fn=fn, name=name, sizes=sizes:
-                            (called.append((name,) + tuple(a[sizes])), fn(*a))[1])
-    blas = hip_api().hipblas
-    trsm = getattr(blas, "hipblasStrsm", None)
-    if trsm is not None:
-        monkeypatch.setattr(blas, "hipblasStrsm", lambda *a, fn=trsm:
-                            (called.append(("trsm",) + a[1:3] + a[5:7] + (a[9], a[11])), fn(*a))[1])
-    return called
-
-
-def _check_svd(s, lay, a, batch, m, n):
-    u_s, sv_s, vh_s = s.svd(lay, False)
-    u, sv, vh = _read(u_s, batch + (m, n)), _read(sv_s, batch + (n,)), _read(vh_s, batch + (n, n))
-    np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
-    np.testing.assert_allclose((u * sv[..., None, :]) @ vh, a, atol=1e-5)
-    np.testing.assert_allclose(_h(u) @ u, np.broadcast_to(np.eye(n), batch + (n, n)), atol=1e-5)
-
-
-@pytest.fixture
-def gemm_device(runtime_and_device, monkeypatch):
-    """The device with the model's GEMM (the tall SVD's products), and the tall SVD's
-    thresholds lowered to the small matrices the model computes quickly."""
-    from rocm_backend.families import svd_tall
-
-    rt, device = runtime_and_device
-    add_blas_gemm(rt.hip, rt.hipblas)
-    add_blas_trsm(rt.hipblas)
-    monkeypatch.setattr(svd_tall, "MIN_RATIO", 4)
-    monkeypatch.setattr(svd_tall, "MIN_ELEMENTS", 0)
-    return device
-
-
-def test_tall_svd_fits_one_large_tall_float32_matrix():
-    from rocm_backend.families import svd_tall
-
-    assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
-    assert svd_tall.fits(1, 4096, 256, dt.float32, False) and svd_tall.fits(1, 8192, 128, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 16, 16, dt.float32, False)  # 2^20 elements
-    assert not svd_tall.fits(1, (1 << 16) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 2048, 128, dt.float32, False) and not svd_tall.fits(1, 2000, 64, dt.float32, False)
-    assert not svd_tall.fits(1, 8191, 512, dt.float32, False)  # fewer than 16 rows a column
-    assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
-    assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
-    for dtype in (dt.float64, dt.complex64):
-        assert not svd_tall.fits(1, 200000, 256, dtype, False)
-
-
-def test_tall_svd_never_takes_the_square_r(gemm_device, monkeypatch):
-    """With thresholds of 1 and 0 the n x n R's own SVD (the caller's svd) still goes to
-    gesvdj, not back to the Cholesky QR (s19svd_2's probe recursed so)."""
-    from rocm_backend.families import svd_tall
-
-    monkeypatch.setattr(svd_tall, "MIN_RATIO", 1)
-    assert not svd_tall.fits(1, 256, 256, dt.float32, False)
-    a = _random(np.random.default_rng(11), dt.float32, (12, 3))
-    s, lay = _strided(gemm_device, a)
-    _check_svd(s, lay, a, (), 12, 3)
-
-
-@pytest.mark.parametrize("shape", [(12, 3), (40, 8), (1, 12, 3), (2, 9, 2)], ids=str)
-def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monkeypatch):
-    """One tall float32 A (reduced SVD; a batch of one too): two Cholesky passes of its Gram
-    matrix (potrf on n x n, R^-1 as one trsm on the n x n identity, column-major, with R^T
-    lower: no LU inverse; Q = A R^-1 a GEMM), then gesvdj on the n x n R only; a batch, or
-    the full SVD, keeps to the paths before (no Cholesky)."""
-    from rocm_backend.bindings import hipsolver
-
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
-    a = _random(np.random.default_rng(7), dt.float32, shape)
-    s, lay = _strided(gemm_device, a)
-    *batch, m, n = shape
-    batch = tuple(batch)
-    _check_svd(s, lay, a, batch, m, n)
-    if int(np.prod(batch)) > 1:
-        assert not any(c[0] == "potrf" for c in called), called
-    else:
-        assert called == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("gesvdj", n, n)], called
-    called.clear()
-    u_s, sv_s, vh_s = s.svd(lay, True)  # full: U is m x m, not Q's
-    u = _read(u_s, batch + (m, m))
-    np.testing.assert_allclose(_h(u) @ u, np.broadcast_to(np.eye(m), batch + (m, m)), atol=1e-5)
-    assert not any(c[0] == "potrf" for c in called), called
-
-
-@pytest.mark.parametrize("why", ["rank-deficient", "orthogonality"])
-def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
-    """A Cholesky that fails (a repeated column: A^T A singular), or a Q measured past
-    ORTH_TOL (here a tolerance of 0), sends A itself to gesvdj: the same SVD."""
-    from rocm_backend.bindings import hipsolver
-    from rocm_backend.families import svd_tall
-
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
-    a = _random(np.random.default_rng(8), dt.float32, (16, 4))
-    if why == "rank-deficient":
-        a[:, 3] = a[:, 1]
-    else:
-        monkeypatch.setattr(svd_tall, "ORTH_TOL", 0)
-    s, lay = _strided(gemm_device, a)
-    _check_svd(s, lay, a, (), 16, 4) if why != "rank-deficient" else None
-    if why == "rank-deficient":  # one singular value is 0: U's column for it is any unit vector
-        u_s, sv_s, vh_s = s.svd(lay, False)
-        u, sv, vh = _read(u_s, (16, 4)), _read(sv_s, (4,)), _read(vh_s, (4, 4))
-        np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
-        np.testing.assert_allclose((u * sv) @ vh, a, atol=1e-5)
-    assert ("gesvdj", 16, 4) in called and not any(c[0] == "geqrf" for c in called), called
-
-
-def test_tall_svd_copies_an_unreadable_layout_once(gemm_device, monkeypatch):
-    """A layout no GEMM reads as it is (every other column) is copied once, up front: no
-    GEMM of either pass copies its operand again (three copies before)."""
-    from rocm_backend import rocblas
-
-    copied = []
-    materialize = rocblas._materialize
-    monkeypatch.setattr(rocblas, "_materialize", lambda s, lay: (copied.append(lay.shape), materialize(s, lay))[1])
-    a = _random(np.random.default_rng(9), dt.float32, (40, 6))
-    wide = np.zeros((40, 12), np.float32)
-    wide[:, ::2] = a
-    s = gemm_device.storage_from_host(wide)
-    _check_svd(s, Layout((40, 6), (12, 2), 0), a, (), 40, 6)
-    assert copied == [], copied
-
-
-@pytest.mark.parametrize("cond", [1e1, 1e3])
-def test_tall_svd_of_an_ill_conditioned_a_matches_float64(gemm_device, cond, monkeypatch):
-    """A of condition 10 and 10^3 (float32; cond^2 of its Gram matrix up to 10^6): the
-    Cholesky QR holds (no fall back) and its singular values and U S Vh match NumPy's
-    float64 SVD to float32 rounding relative to the largest."""
-    from rocm_backend.bindings import hipsolver
-
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
-    rng = np.random.default_rng(10)
-    m, n = 64, 8
-    q1, _ = np.linalg.qr(rng.standard_normal((m, n)))
-    q2, _ = np.linalg.qr(rng.standard_normal((n, n)))
-    sv_true = np.logspace(0, -np.log10(cond), n)
-    a = ((q1 * sv_true) @ q2.T).astype(np.float32)
-    s = gemm_device.storage_from_host(a)
-    u_s, sv_s, vh_s = s.svd(Layout.contiguous((m, n)), False)
-    u, sv, vh = _read(u_s, (m, n)), _read(sv_s, (n,)), _read(vh_s, (n, n))
-    assert not any(c[0] == "gesvdj" and c[1:] == (m, n) for c in called), called
-    a64 = a.astype(np.float64)
-    np.testing.assert_allclose(sv, np.linalg.svd(a64, compute_uv=False), atol=1e-5)
-    np.testing.assert_allclose((u * sv) @ vh, a64, atol=1e-5)
-    np.testing.assert_allclose(u.T @ u, np.eye(n), atol=1e-5)
