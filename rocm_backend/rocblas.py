@@ -251,17 +251,20 @@ def getrs_batched(device, letter, trans, n, k, a_ptrs, ipiv, b_ptrs, count):
 _TRSM_LETTER = {dt.float32: "S", dt.float64: "D"}
 
 
-def solve_upper_right(b, r, m, n):
+def solve_upper_right(b, r, m, n, op, arg="x"):
     """In place: the C-contiguous (m, n) ``b`` becomes B R^-1, R the upper triangular
     (n, n) matrix C-contiguous in ``r`` (its strict lower triangle never read), real
     floating dtypes. One hipBLAS trsm: read column-major, b's buffer is B^T (n x m) and
     r's is R^T, lower, so B^T := (R^T)^-1 B^T is a solve from the left with R^T as stored
-    (no transposing copy of either)."""
+    (no transposing copy of either). ``op`` and ``arg``: the user's function and its
+    argument the matrices come from, which an error names."""
     dtype = b.dtype
     if dtype not in _TRSM_LETTER:
-        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "trsm takes float32/float64 here")
+        raise UnsupportedOperation(op, dtype, "rocm", f"{arg}: hipBLAS's triangular solve (trsm) takes float32 "
+                                   f"or float64, got {dtype}")
     if max(m, n) > INT32_MAX:
-        raise UnsupportedOperation("solve_upper_right", dtype, "rocm", "a matrix dimension exceeds 2^31-1")
+        raise UnsupportedOperation(op, dtype, "rocm", f"{arg}: hipBLAS's triangular solve (trsm) takes matrix "
+                                   f"dimensions up to 2^31-1, got {m} x {n}")
     if m == 0 or n == 0:
         return
     b.buffer.version += 1  # in place: voids what pad_fixup_cache learnt

@@ -93,7 +93,7 @@ def _upper_inverse(factor, n):
     """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
     pivots, no info to read)."""
     inverse = creation.eye(factor.device, (n, n), factor.dtype)
-    rocblas.solve_upper_right(inverse, factor, n, n)
+    rocblas.solve_upper_right(inverse, factor, n, n, "svd")
     return inverse
 
 

@@ -177,3 +177,18 @@ def test_tall_svd_of_an_ill_conditioned_a_matches_float64(gemm_device, cond, mon
     np.testing.assert_allclose((u * sv) @ vh, a64, atol=1e-5)
     np.testing.assert_allclose(u.T @ u, np.eye(n), atol=1e-5)
 
+
+@pytest.mark.parametrize("case", ["dtype", "size"])
+def test_the_triangular_solves_errors_name_the_users_function_and_argument(fake, case):
+    """rocblas.solve_upper_right (the path's R^-1) refuses what hipBLAS's trsm cannot take
+    in the words of the function the user called and its argument, not its own name."""
+    from candlewick.errors import UnsupportedOperation
+    from rocm_backend import rocblas
+
+    _, device = fake
+    dtype, m = (dt.float16, 4) if case == "dtype" else (dt.float32, 1 << 31)
+    b, r = device.storage_type.empty(device, dtype, 16), device.storage_type.empty(device, dtype, 16)
+    with pytest.raises(UnsupportedOperation, match="operation 'svd' .*: x: hipBLAS's triangular solve") as err:
+        rocblas.solve_upper_right(b, r, m, 4, "svd")
+    assert "solve_upper_right" not in str(err.value)
+    assert ("float16" if case == "dtype" else "2147483648 x 4") in str(err.value)
