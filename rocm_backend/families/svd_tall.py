@@ -39,18 +39,22 @@ from .. import rocblas
 from . import creation, linalg
 
 DTYPES = (dt.float32,)
-#: where it pays (probe s19svd_1, H200, float32, ms against gesvdj on A): rows at least
-#: this many times the columns and at least MIN_ELEMENTS elements. There the base commit's
-#: path (R^-1 by LU: getrf, getrs and a host read a pass more than this one's trsm on the
-#: identity) won at every shape but one: 200000 x 256 10.5 against 21.1, 8192 x 256 7.7
-#: against 8.5, 16384 x 128 3.3 against 4.6, 8192 x 128 3.3 against 3.6, 16384 x 64 1.9
-#: against 2.3, 65536 x 16 1.35 against 1.5, 200000 x 16 1.6 against 3.3; 4096 x 256 even
-#: (7.7 against 7.6), where Q = A R^-1 by trsm in place, which drops that same work, won
-#: (6.8). Below, that trsm variant also won at 1024 x 256 and 2048 x 128 (2^18 elements)
-#: and lost at 2000 x 64 (2^17): thresholds of 4 and 2^18 wait for a timing of this path
-#: there (s19svd_2's variants recursed: its threshold of 1 let the n x n R take this path)
-MIN_RATIO = 16
-MIN_ELEMENTS = 1 << 20
+#: where it pays: rows at least this many times the columns and at least MIN_ELEMENTS
+#: elements. Probe s20mends_1 (H200, float32, this path forced beside gesvdj on A, 15
+#: interleaved rounds, median of the per-round ratio path / gesvdj [quartiles], every
+#: answer's singular values within 8 n eps of float64's, no fall back): from 2^21 elements
+#: it won at every shape, 8 to 8192 rows a column: 4096 x 512 0.900 [0.890, 0.904],
+#: 8192 x 512 0.852, 8192 x 256 0.935 [0.883, 0.997], 131072 x 16 0.803 [0.666, 1.038],
+#: 200000 x 256 0.510 (10.7 against 21.1 ms; s19svd_1, the LU path before: 16384 x 128
+#: and 200000 x 16 won as well). At 2^20 it was a coin toss within 5 % (its fixed costs,
+#: host reads among them, against gesvdj's): 4096 x 256 0.975, 16384 x 64 0.950 [0.850,
+#: 1.000], 2048 x 512 (4 rows a column) 0.934 won; 8192 x 128 1.048, 65536 x 16 1.027
+#: lost. Below 2^20 it lost at n = 16 to 128 (1.07 to 2.7, the more the fewer columns),
+#: lost or was even at n = 256 (2^19 1.058, 2^18 0.990), won at n = 512 (1024 x 512, 2 rows a
+#: column, 0.965): few rows a column do not hurt where the columns are many, hence 4, the
+#: fewest measured at 2^20 and over
+MIN_RATIO = 4
+MIN_ELEMENTS = 1 << 21
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU

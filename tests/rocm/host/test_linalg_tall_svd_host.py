@@ -67,11 +67,13 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
     from rocm_backend.families import svd_tall
 
     assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
-    assert svd_tall.fits(1, 4096, 256, dt.float32, False) and svd_tall.fits(1, 8192, 128, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 16, 16, dt.float32, False)  # 2^20 elements
-    assert not svd_tall.fits(1, (1 << 16) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 2048, 128, dt.float32, False) and not svd_tall.fits(1, 2000, 64, dt.float32, False)
-    assert not svd_tall.fits(1, 8191, 512, dt.float32, False)  # fewer than 16 rows a column
+    assert svd_tall.fits(1, 8192, 256, dt.float32, False) and svd_tall.fits(1, 4096, 512, dt.float32, False)
+    assert svd_tall.fits(1, 1 << 17, 16, dt.float32, False)  # 2^21 elements
+    assert not svd_tall.fits(1, (1 << 17) - 1, 16, dt.float32, False)  # too few elements
+    assert not svd_tall.fits(1, 4096, 256, dt.float32, False) and not svd_tall.fits(1, 8192, 128, dt.float32, False)
+    assert not svd_tall.fits(1, 2048, 512, dt.float32, False)  # 2^20 elements: even (probe s20mends_1)
+    assert svd_tall.fits(1, 4096, 1024, dt.float32, False)  # 4 rows a column
+    assert not svd_tall.fits(1, 4095, 1024, dt.float32, False)  # fewer than 4 rows a column
     assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
     assert not svd_tall.fits(2, 200000, 256, dt.float32, False)  # a batch
     for dtype in (dt.float64, dt.complex64):
