@@ -123,6 +123,23 @@ def test_a_block_takes_a_bool():
         cw.lazy(1)
 
 
+def test_a_hook_set_on_the_gate_is_the_one_an_entry_switches_on(own_blocks):
+    """The entry reads the gate's hooks from their slots at each entry: a hook set on the
+    gate after lazy_blocks (a test's wrapper) is the one the C store calls."""
+    block, var, gate, live, runs = own_blocks
+    calls = []
+    gate.write_into = calls.append
+    live.add("graph")  # (a graph pending: the C store calls the hook before it writes)
+    x = cw.asarray([1.0, 2.0])
+    with block(True):
+        x[0] = 3.0
+    assert calls == [x] and runs == [1]
+    gate.write_into = lambda x: calls.append("again")
+    with block(True):
+        x[1] = 4.0
+    assert calls == [x, "again"]
+
+
 def test_a_hook_read_from_its_slot_answers_as_getattr():
     """The entry reads the gate's hooks from their slots in C (cw_member) only where getattr
     would: a member descriptor of an unrelated class set on the gate's class (its offset
