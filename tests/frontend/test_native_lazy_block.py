@@ -5,6 +5,7 @@ at the exit, its error raised unless the block raised its own."""
 
 import contextlib
 import contextvars
+import inspect
 import sys
 import threading
 
@@ -12,6 +13,7 @@ import pytest
 
 import candlewick as cw
 from candlewick import _core
+from candlewick.errors import ArgumentTypeError
 from candlewick.fusion import lazy_mode
 from candlewick.fusion.lazy_storage import LIVE, LazyStorage
 from candlewick.lazy_gate import GATE
@@ -121,6 +123,37 @@ def test_a_block_takes_a_bool():
         _core._native.LazyBlock(1)
     with pytest.raises(TypeError, match="enabled must be a bool"):
         cw.lazy(1)
+
+
+def test_lazy_itself_is_one_call_of_c():
+    """lazy() and lazy(b) for a bool b are LazyBlock.take's (the kept block: a loop's
+    ``with cw.lazy():`` pays no Python frame for lazy); any other call is the Python
+    function's, whose docs, signature and errors lazy keeps."""
+    assert isinstance(cw.lazy, _core._native.LazyCall)
+    take = lazy_mode._Block.take
+    for args, enabled in (((), True), ((True,), True), ((False,), False)):
+        block = cw.lazy(*args)
+        assert type(block) is lazy_mode._Block and block.enabled is enabled
+        kept_id = id(block)
+        del block
+        assert id(take(enabled)) == kept_id  # the block take keeps, given again
+    block = cw.lazy(enabled=False)  # a keyword: the Python function's path, the same block
+    assert type(block) is lazy_mode._Block and block.enabled is False
+    with pytest.raises(ArgumentTypeError, match="candlewick.lazy: enabled must be a bool, got int"):
+        cw.lazy(1)
+    with pytest.raises(TypeError):
+        cw.lazy(True, False)
+    general = cw.lazy.general
+    assert cw.lazy.__wrapped__ is general and cw.lazy.__doc__ == general.__doc__
+    assert cw.lazy.__name__ == "lazy" and str(inspect.signature(cw.lazy)) == str(inspect.signature(general))
+    with pytest.raises(TypeError, match="LazyBlock subclass"):
+        _core._native.LazyCall(general, object)
+
+    @cw.lazy()
+    def f():
+        return lazy_mode.is_lazy()
+
+    assert f() is True and lazy_mode.is_lazy() is lazy_mode._process_on
 
 
 def test_a_hook_set_on_the_gate_is_the_one_an_entry_switches_on(own_blocks):
