@@ -49,6 +49,17 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     return (PyObject *)self;
 }
 
+/* pickle and copy: the global it stands for, by name (as a function pickles) */
+static PyObject *reduce(LazyCall *self, PyObject *unused) {
+    (void)unused;
+    return PyObject_GetAttrString(self->general, "__qualname__");
+}
+
+static PyMethodDef call_methods[] = {
+    {"__reduce__", (PyCFunction)reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
 static int traverse(LazyCall *self, visitproc visit, void *arg) {
     Py_VISIT(self->general);
     Py_VISIT(self->block_type);
@@ -82,4 +93,5 @@ PyTypeObject cw_LazyCallType = {
     .tp_clear = (inquiry)clear,
     .tp_dealloc = (destructor)dealloc,
     .tp_getset = cw_method_getset,
+    .tp_methods = call_methods,
 };

@@ -5,7 +5,9 @@ at the exit, its error raised unless the block raised its own."""
 
 import contextlib
 import contextvars
+import copy
 import inspect
+import pickle
 import sys
 import threading
 
@@ -148,6 +150,7 @@ def test_lazy_itself_is_one_call_of_c():
     assert cw.lazy.__name__ == "lazy" and str(inspect.signature(cw.lazy)) == str(inspect.signature(general))
     with pytest.raises(TypeError, match="LazyBlock subclass"):
         _core._native.LazyCall(general, object)
+    assert pickle.loads(pickle.dumps(cw.lazy)) is cw.lazy and copy.deepcopy(cw.lazy) is cw.lazy
 
     @cw.lazy()
     def f():
