@@ -305,4 +305,4 @@ else:
     _take = _Block.take  # type: ignore[attr-defined]
     # lazy() and lazy(b) in C (a block per call then pays no Python frame for lazy
     # itself); the function above is its general path (docs, signature, errors)
-    lazy = native_lazy_call(lazy, _Block)  # type: ignore[assignment]
+    lazy = native_lazy_call(lazy, _Block)
