@@ -267,6 +267,17 @@ def native_lazy_blocks(var, gate, flush, live, lazy_type, process_on):
     return _native.LazyBlock
 
 
+def native_lazy_call(general, block_type):
+    """``candlewick.lazy`` in C where candlewick._native is built: a
+    ``_native.LazyCall`` standing for ``general`` (lazy_mode's Python ``lazy``: its docs,
+    signature and errors), ``lazy()`` and ``lazy(b)`` for a bool ``b`` one call of C
+    (``block_type.take(b)``: a block per call pays no Python frame for it), any other call
+    ``general``'s. ``general`` itself where the module is not built."""
+    if _native is None:
+        return general
+    return _native.LazyCall(general, block_type)
+
+
 def native_start_methods(start_type, policy):
     """Lazy mode's ``Start`` methods in C where candlewick._native is built: the class
     ``_native.StartMethod`` (``StartMethod(name, positions, pair)``: the decision to run

@@ -177,7 +177,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_globals_ready() < 0 || cw_lazy_block_ready() < 0 ||
-        cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0) {
+        PyType_Ready(&cw_LazyCallType) < 0 || cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);
@@ -196,6 +196,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddObjectRef(module, "StreamLaunch", (PyObject *)&cw_StreamLaunchType) < 0 ||
         PyModule_AddObjectRef(module, "ContiguousLaunch", (PyObject *)&cw_ContiguousLaunchType) < 0 ||
         PyModule_AddObjectRef(module, "LazyBlock", (PyObject *)&cw_LazyBlockType) < 0 ||
+        PyModule_AddObjectRef(module, "LazyCall", (PyObject *)&cw_LazyCallType) < 0 ||
         PyModule_AddObjectRef(module, "StartMethod", (PyObject *)&cw_StartMethodType) < 0) {
         Py_DECREF(module);
         return NULL;

@@ -32,6 +32,9 @@ extern const char cw_lazy_blocks_doc[];
 PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cw_lazy_block_ready(void);
 
+/* _native_lazy_call.c: candlewick.lazy in C (LazyCall(general, block_type)) */
+extern PyTypeObject cw_LazyCallType;
+
 /* _native_lazy_key.c: lazy_policy's globals (cw_lazy_policy, set by lazy_starts) and
    names, and what StartMethod asks of them */
 extern PyObject *cw_lazy_policy;

@@ -42,6 +42,8 @@ static int process_on, gate_on;
 static Py_ssize_t open_blocks;
 static PyObject *on_attr, *write_into_attr, *operand_attr;
 static Py_ssize_t on_at = -1; /* GATE.on's object slot where a store to it is object's, else -1 */
+/* GATE.write_into's and GATE.operand's object slots where its reads are object's, else -1 */
+static Py_ssize_t write_into_at = -1, operand_at = -1;
 
 /* GATE.on = value (0, or -1 with an error): its slot written directly where it is one
    (half of what a block's entry and exit add to a call is their flips of the gate) */
@@ -53,6 +55,27 @@ static int set_on(PyObject *value) {
     return 0;
 }
 
+/* The offset of `type`'s object slot `name` where getattr reads it there (a member
+   descriptor of `type` or a base: one of an unrelated class set on it reads another
+   layout, which getattr refuses), else -1 */
+static Py_ssize_t own_slot(PyTypeObject *type, PyObject *name) {
+    PyObject *descr = _PyType_Lookup(type, name);
+    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
+        !PyType_IsSubtype(type, ((PyDescrObject *)descr)->d_type)) {
+        return -1;
+    }
+    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
+    return member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED) ? member->offset : -1;
+}
+
+/* GATE's hook `name` (new reference, or NULL with an error): its slot `at` read directly
+   where set (an entry of a block per call reads two: ~200 instructions through the
+   attribute lookup, a twentieth of what lazy mode added to scipy.fft's call) */
+static PyObject *hook(Py_ssize_t at, PyObject *name) {
+    PyObject *value = at < 0 ? NULL : SLOT(block_gate, at);
+    return value != NULL ? Py_NewRef(value) : cw_member(block_gate, name);
+}
+
 /* GATE.on and the switch made what the environment and the open blocks say: 0, or -1
    with an error set (the gate then unchanged). */
 static int set_gate(void) {
@@ -62,8 +85,8 @@ static int set_gate(void) {
     }
     PyObject *write = NULL, *operand = NULL;
     if (on) { /* (the hooks read now: a test may wrap one) */
-        write = cw_member(block_gate, write_into_attr);
-        operand = write == NULL ? NULL : cw_member(block_gate, operand_attr);
+        write = hook(write_into_at, write_into_attr);
+        operand = write == NULL ? NULL : hook(operand_at, operand_attr);
         if (operand == NULL) {
             Py_XDECREF(write);
             return -1;
@@ -243,7 +266,7 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
                                          "callable, a set, a type and a bool");
         return NULL;
     }
-    Py_ssize_t gate_on_at = -1;
+    Py_ssize_t gate_on_at = -1, gate_write_at = -1, gate_operand_at = -1;
     if (Py_TYPE(args[1])->tp_setattro == PyObject_GenericSetAttr &&
         cw_slot_offset(Py_TYPE(args[1]), "on", &gate_on_at) < 0) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
@@ -251,6 +274,10 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
         }
         PyErr_Clear(); /* not an object slot: set as an attribute */
         gate_on_at = -1;
+    }
+    if (Py_TYPE(args[1])->tp_getattro == PyObject_GenericGetAttr) {
+        gate_write_at = own_slot(Py_TYPE(args[1]), write_into_attr);
+        gate_operand_at = own_slot(Py_TYPE(args[1]), operand_attr);
     }
     PyObject *old[] = {block_var, block_gate, block_flush, block_live, block_lazy_type};
     block_var = Py_NewRef(args[0]);
@@ -260,6 +287,8 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
     block_lazy_type = Py_NewRef(args[4]);
     process_on = args[5] == Py_True;
     on_at = gate_on_at;
+    write_into_at = gate_write_at;
+    operand_at = gate_operand_at;
     for (int i = 0; i < 5; i++) {
         Py_XDECREF(old[i]);
     }

@@ -14,7 +14,8 @@ calls are kept per thread and device; leaving a block runs them. ``lazy_gate.GAT
 meanwhile the C in-place paths decline, the C element-wise path calls its primitive
 on ``_operand(x)`` as the Python path does, and the C stores run what is pending first.
 Where candlewick._native is built a block is its ``LazyBlock`` (``_core.native_lazy_blocks``:
-entry and exit one call of C each, the gate and that switch flipped inside them) and
+entry and exit one call of C each, the gate and that switch flipped inside them),
+``lazy`` its ``LazyCall`` (``_core.native_lazy_call``: ``lazy()`` one call of C) and
 ``_operand`` is its ``lazy_operand`` (``_core.native_lazy_operand``: the same answer, one
 call of C; the Python function is the path where the module is not built).
 """
@@ -28,7 +29,7 @@ import threading
 import warnings
 from typing import Callable, Protocol, TypeVar
 
-from .._core import native_lazy_blocks, native_lazy_operand
+from .._core import native_lazy_blocks, native_lazy_call, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -302,3 +303,6 @@ else:
             return _take(self.enabled)  # each call of a decorated function: a block of its own
 
     _take = _Block.take  # type: ignore[attr-defined]
+    # lazy() and lazy(b) in C (a block per call then pays no Python frame for lazy
+    # itself); the function above is its general path (docs, signature, errors)
+    lazy = native_lazy_call(lazy, _Block)

@@ -5,6 +5,9 @@ at the exit, its error raised unless the block raised its own."""
 
 import contextlib
 import contextvars
+import copy
+import inspect
+import pickle
 import sys
 import threading
 
@@ -12,6 +15,7 @@ import pytest
 
 import candlewick as cw
 from candlewick import _core
+from candlewick.errors import ArgumentTypeError
 from candlewick.fusion import lazy_mode
 from candlewick.fusion.lazy_storage import LIVE, LazyStorage
 from candlewick.lazy_gate import GATE
@@ -121,6 +125,55 @@ def test_a_block_takes_a_bool():
         _core._native.LazyBlock(1)
     with pytest.raises(TypeError, match="enabled must be a bool"):
         cw.lazy(1)
+
+
+def test_lazy_itself_is_one_call_of_c():
+    """lazy() and lazy(b) for a bool b are LazyBlock.take's (the kept block: a loop's
+    ``with cw.lazy():`` pays no Python frame for lazy); any other call is the Python
+    function's, whose docs, signature and errors lazy keeps."""
+    assert isinstance(cw.lazy, _core._native.LazyCall)
+    take = lazy_mode._Block.take
+    for args, enabled in (((), True), ((True,), True), ((False,), False)):
+        block = cw.lazy(*args)
+        assert type(block) is lazy_mode._Block and block.enabled is enabled
+        kept_id = id(block)
+        del block
+        assert id(take(enabled)) == kept_id  # the block take keeps, given again
+    block = cw.lazy(enabled=False)  # a keyword: the Python function's path, the same block
+    assert type(block) is lazy_mode._Block and block.enabled is False
+    with pytest.raises(ArgumentTypeError, match="candlewick.lazy: enabled must be a bool, got int"):
+        cw.lazy(1)
+    with pytest.raises(TypeError):
+        cw.lazy(True, False)
+    general = cw.lazy.general
+    assert cw.lazy.__wrapped__ is general and cw.lazy.__doc__ == general.__doc__
+    assert cw.lazy.__name__ == "lazy" and str(inspect.signature(cw.lazy)) == str(inspect.signature(general))
+    with pytest.raises(TypeError, match="LazyBlock subclass"):
+        _core._native.LazyCall(general, object)
+    assert pickle.loads(pickle.dumps(cw.lazy)) is cw.lazy and copy.deepcopy(cw.lazy) is cw.lazy
+
+    @cw.lazy()
+    def f():
+        return lazy_mode.is_lazy()
+
+    assert f() is True and lazy_mode.is_lazy() is lazy_mode._process_on
+
+
+def test_a_hook_set_on_the_gate_is_the_one_an_entry_switches_on(own_blocks):
+    """The entry reads the gate's hooks from their slots at each entry: a hook set on the
+    gate after lazy_blocks (a test's wrapper) is the one the C store calls."""
+    block, var, gate, live, runs = own_blocks
+    calls = []
+    gate.write_into = calls.append
+    live.add("graph")  # (a graph pending: the C store calls the hook before it writes)
+    x = cw.asarray([1.0, 2.0])
+    with block(True):
+        x[0] = 3.0
+    assert calls == [x] and runs == [1]
+    gate.write_into = lambda x: calls.append("again")
+    with block(True):
+        x[1] = 4.0
+    assert calls == [x, "again"]
 
 
 def test_a_hook_read_from_its_slot_answers_as_getattr():
