@@ -15,7 +15,8 @@ PyTorch. Per case and library: seconds per call (the minimum over rounds that ru
 libraries in turn of a sample's mean, each call ended by the library's synchronize; a
 sample is as many calls as make the fastest library's take ``--sample-s`` (default 0.02 s),
 the same count for every library: a 0.1 ms call timed alone moved its ratio to the peer by
-0.3 between runs; on cpu with
+0.3 between runs; a sample of several calls starts with one untimed call: the first after
+another library's turn costs more; on cpu with
 ``OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1``, the process's CPU time, which other load on
 a shared machine does not inflate) and peak memory of one
 call above what was held before it: host memory through tracemalloc on cpu (NumPy's
@@ -214,6 +215,14 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
             row[lib] = {"error": harness.error_text(exc)}
     def turn(data, sync, lazy, calls=1):
         def sample():
+            if calls > 1:
+                # the first call after another library's turn paid ~75 us more on the H200
+                # (probe s20lazyfft_2: a plain eager scipy.fft call right after torch's turn
+                # +11 %), which the rotation gave to whichever turn follows a peer's (eager,
+                # then lazy after it: lazy / eager read ~1 % low); one untimed call takes it
+                # (calls of one a sample take 20 ms or more, where it is under 0.4 %)
+                _call(fn, data, lazy)
+                sync()
             t0 = clock()
             for _ in range(calls):
                 _call(fn, data, lazy)
@@ -272,7 +281,7 @@ def markdown(figures, device):
              f"rounds (libraries in turn) of a sample's mean, {figures['clock']}; a sample is as many calls "
              f"(each ended by the library's synchronize) as make the fastest library's take "
              f"{figures.get('sample_s', SAMPLE_S) * 1e3:g} ms, the same for every library (calls per sample: "
-             f"{_calls_text(figures)}). Peak: memory one call holds above what it held before "
+             f"{_calls_text(figures)}), after one untimed call where it is more than one. Peak: memory one call holds above what it held before "
              f"({'host, tracemalloc' if device == 'cpu' else 'device, where the library reports a high-water mark'}). "
              f"Threads: {', '.join(f'{k}={v}' for k, v in figures['threads'].items()) or 'library defaults'}; "
              f"load average at the start {', '.join(f'{v:.2f}' for v in figures['load_average'])} "
