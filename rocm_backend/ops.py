@@ -189,6 +189,10 @@ def _build():
                 add(("radix", "sweep_pack", 8, size), f"radix_sweep_pack_k8_b{size}", SORT_MODULE,
                     f"cw_radix_sweep<cw_u64, {BYTES_TYPE[size]}, false, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
                     min_blocks=RADIX_MIN_BLOCKS["keys"])
+            # an 8-byte argsort's carry passes (families/sort.py's carried; hip/radix_sweep.hip's ARG)
+            add(("radix", "sweep_carry", 8, 8), "radix_sweep_carry_k8_b8", SORT_MODULE,
+                "cw_radix_sweep<cw_u64, unsigned long long, true, false, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                min_blocks=RADIX_MIN_BLOCKS["sweep"])
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the keys made from the source's raw elements
             add(("radix", "digits_enc", key_bytes, size), f"radix_digits_enc_k{key_bytes}_b{size}", SORT_MODULE,
                 f"cw_radix_digits<{key_type}, {BYTES_TYPE[size]}, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,

@@ -32,10 +32,14 @@ __device__ inline cw_u64 cw_radix_look(cw_u64* p) { return *(volatile cw_u64*)p;
 // 1.013x, int16 1.027 -> 1.021x, int32 0.993 -> 0.989x, bool 1.001 -> 0.998x, int8 0.904 -> 0.910x
 // (within its spread). 8-byte keys' passes (carried or items) lost with 8: float64 2^26 1.048 ->
 // 1.065x, int64 0.981 -> 0.998x; with 2 their carry passes took 30-60 us less and their items'
-// passes 30 us more (float64 1.055 -> 1.053x, int64 0.986 -> 0.980x)
+// passes 30 us more (float64 1.055 -> 1.053x, int64 0.986 -> 0.980x). An argsort's carry passes
+// (ARG: radix_sweep_carry, a kernel of their own) read 2: on the H200 (probe s20argsort 1, one
+// process, interleaved, against 4) float64 2^26 1.055 -> 1.033x torch (carry passes 1006, 980,
+// 970, 878 us -> 946, 938, 920, 875), int64 2^26 0.987 -> 0.964x, float64 2^24 0.985 -> 0.973x
 #define CW_RADIX_WINDOW 4
-template <class B, bool PACK> struct cw_radix_window {
-    static const int value = PACK && sizeof(B) < 8 ? 8 : CW_RADIX_WINDOW;
+#define CW_RADIX_CARRY_WINDOW 2
+template <class B, bool PACK, bool ARG = false> struct cw_radix_window {
+    static const int value = ARG ? CW_RADIX_CARRY_WINDOW : PACK && sizeof(B) < 8 ? 8 : CW_RADIX_WINDOW;
 };
 __device__ inline cw_u64* cw_radix_totals(const cw_radix_args& a, cw_i64 r) {
     return (cw_u64*)a.counts + 8 + r * ((a.bits + 7) / 8) * CW_RADIX_DIGITS;
@@ -172,7 +176,9 @@ template <class K, class B = K, bool ENC = false> __device__ inline void cw_radi
 // to 2^24 keys, else 4), the last of them (a.wide CW_RADIX_ITEMS_OUT) writing the items: at
 // 2^24 keys and more the gather's random 8-byte loads missed L2 (H200, probe s16argsort 1:
 // float64 2^24 the gather pass 449 us against 176 for a pass; the carry's 245, 241 and 223)
-template <class K, class B, bool CARRY, bool PACK = false>
+// ARG (K and B 8 bytes, CARRY; radix_sweep_carry): an argsort's carry pass, the sweep above
+// before its items: its own kernel for its own look-back window (cw_radix_window).
+template <class K, class B, bool CARRY, bool PACK = false, bool ARG = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
                                             cw_radix_smem<K, cw_radix_sweep_items<K, B, CARRY, PACK>::value, CARRY>& m_,
                                             cw_i64 r,
@@ -248,7 +254,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
             }
         }
     }
-    const int WIN = cw_radix_window<B, PACK>::value;
+    const int WIN = cw_radix_window<B, PACK, ARG>::value;
     cw_u32 sum = 0u;
     for (cw_i64 j = b - 1; j >= 0;) {  // WIN ranges read at once, nearest first
         cw_u64 v[WIN];
@@ -288,7 +294,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
             cw_radix_put<B>(a, k[i], r, PACK ? (cw_u32)k[i] & pm : x[i], row + at[i]);
     __syncthreads();
 }
-template <class K, class B, bool CARRY = true, bool PACK = false>
+template <class K, class B, bool CARRY = true, bool PACK = false, bool ARG = false>
 __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
     __shared__ cw_radix_smem<K, cw_radix_sweep_items<K, B, CARRY, PACK>::value, CARRY> m_;
     // an argsort's first pass of items (a.wide CW_RADIX_COUNT_LATER): the digits of the passes
@@ -325,6 +331,6 @@ __device__ inline void cw_radix_sweep(const cw_radix_args& a) {
             before = cw_radix_block_scan(m_.group, (cw_u32)cw_radix_totals(a, row)[pass * CW_RADIX_DIGITS + t]);
             __syncthreads();  // the scan's group read before the ranking's scan writes it
         }
-        cw_radix_sweep_range<K, B, CARRY, PACK>(a, m_, row, g % a.blocks, before, epoch, nlater ? later : nullptr);
+        cw_radix_sweep_range<K, B, CARRY, PACK, ARG>(a, m_, row, g % a.blocks, before, epoch, nlater ? later : nullptr);
     }
 }

@@ -74,11 +74,13 @@ def _halves(dtype, n, seed):
 
 
 @pytest.mark.parametrize("dtype, n", [(np.float64, 1 << 22), (np.int64, (1 << 22) + 1), (np.uint64, 1 << 24),
-                                      (np.float64, (1 << 24) + 1)], ids=str)
+                                      (np.float64, (1 << 24) + 1), (np.float64, (1 << 25) + 1)], ids=str)
 def test_eight_byte_argsort_around_its_item_shifts(rocm, dtype, n):
     """An 8-byte argsort gathers its keys' high halves by position in rows up to 2^22 keys
     (families/sort.py's GATHER_MAX); past it, it moves keys and positions until the positions
-    fit below the next digit (_item_shift: 24 up to 2^24 keys, else 32), then items of both."""
+    fit below the next digit (_item_shift: 24 up to 2^24 keys, else 32), then items of both.
+    The carry passes are radix_sweep_carry's (its own look-back window); 2^25 + 1 takes four of
+    them, as 2^26 does."""
     host = _halves(dtype, n, n)
     _check(rocm, host, False)
     _check(rocm, host, True)

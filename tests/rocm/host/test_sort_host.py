@@ -258,6 +258,21 @@ def test_eight_byte_argsort_items_from_any_pass(dev, monkeypatch, dtype, shift):
             np.testing.assert_array_equal(got.to_host(layout), want.to_host(layout))
 
 
+@pytest.mark.parametrize("dtype", [dt.float64, dt.int64], ids=lambda d: d.name)
+def test_eight_byte_argsort_positions_past_two_bytes(dev, dtype):
+    """An 8-byte argsort of a row past 2^16 keys (17-bit positions): three passes of the carry
+    sweep (radix_sweep_carry, the third writing the items), then the items'; zeros of both signs,
+    NaNs and ties of either half keep their order."""
+    rng = np.random.default_rng(17)
+    n = (1 << 16) + 4099
+    x = np.where(rng.random(n) < 0.5, tie_halves(dtype.numpy, n, rng), _data(dtype, (n,), rng))
+    layout = Layout.contiguous((n,))
+    for view, descending in ((x, False), (x, True)):
+        want = registry.get_device("cpu").storage_from_host(view).argsort(layout, 0, descending, True)
+        got = dev.storage_from_host(view).argsort(layout, 0, descending, False)
+        np.testing.assert_array_equal(got.to_host(layout), want.to_host(layout))
+
+
 def test_strided_and_offset_views(any_dev):
     x = _data(dt.float32, (9, 1400), np.random.default_rng(8))
     _check(any_dev, x, x[1::2, ::-3], 1, False, False)
@@ -358,12 +373,12 @@ def test_launches_per_row_length(monkeypatch, tmp_path, small_lib):
     assert _launches(rt, device, _data(dt.float64, (700,), np.random.default_rng(3)), False) == \
         ["radix_block_keys_k8_b8"]
     # an argsort of 8-byte keys: items of each half and position in turn (radix_sweep_pack, b8); in
-    # rows past GATHER_MAX keys and positions (radix_sweep) until the positions fit below the next
-    # digit (a row of 1100: 11 bits, two passes), then items of both
+    # rows past GATHER_MAX keys and positions (radix_sweep_carry) until the positions fit below the
+    # next digit (a row of 1100: 11 bits, two passes), then items of both
     assert _launches(rt, device, _data(dt.float64, (900,), np.random.default_rng(3)), indices_only=True) == \
         ["radix_digits_enc_k8_b8"] + ["radix_sweep_pack_k8_b8"] * 8
     assert _launches(rt, device, _data(dt.float64, (1100,), np.random.default_rng(3)), indices_only=True) == \
-        ["radix_digits_enc_k8_b8"] + ["radix_sweep_k8_b8"] * 2 + ["radix_sweep_pack_k8_b8"] * 6
+        ["radix_digits_enc_k8_b8"] + ["radix_sweep_carry_k8_b8"] * 2 + ["radix_sweep_pack_k8_b8"] * 6
     for dtype in (dt.uint8, dt.int8, dt.bool_):  # 1-byte values alone past a range tile: counted, no keys
         b = _data(dtype, (2, 2100), np.random.default_rng(4))
         assert _launches(rt, device, b, False) == ["radix_digits_enc_k4_b1", "radix_fill_b1"]
