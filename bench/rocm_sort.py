@@ -5,7 +5,7 @@ process: float32 1-D at each size asked (2^10-2^26 by default), rows along the l
 a (rows, cols) array of every dtype timed, and the other dtypes 1-D at each size asked
 (2^24 and 2^26). Seconds per call: median of timed batches ended by a device synchronize
 (bench/timing.py), best of ``rounds`` rounds that run the libraries in turn, rotated
-(timing.rotated_rounds); the peak device memory of one more call of each. Data: normal values with a tenth zeros of both signs.
+(timing.rotated_rounds), SMALL_ROUNDS up to 2^22 elements; the peak device memory of one more call of each. Data: normal values with a tenth zeros of both signs.
 """
 
 import numpy as np
@@ -41,8 +41,16 @@ def _calls(lib):
     return {"sort": lambda x: ns.sort(x, axis=-1), "argsort": lambda x: ns.argsort(x, axis=-1)}
 
 
+#: rounds of a case of at most 2^22 elements: its calls take tens of us, so two rounds left
+#: the host's noise in the record (float32 2^14 read 0.059-0.091 ms across records with its
+#: path unchanged); more rounds cost a second or so
+SMALL_ROUNDS = 7
+
+
 def _time(libs, label, dtype, shape, results, peaks, rounds):
     a = host_input(dtype, shape)
+    if a.size <= 1 << 22:
+        rounds = max(rounds, SMALL_ROUNDS)
     row = results.setdefault(label, {})
     operands = {}
     for lib in libs:
