@@ -24,8 +24,9 @@ for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_
 ``svd`` answers None and the caller runs gesvdj on A itself, as before: on the H200 a
 20000 x 64 A of condition up to 10^3 kept this path, 10^4 kept it once and fell back once
 (the measured orthogonality at the tolerance), 10^6 and a rank-deficient A fell back
-(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes run
-before it on top of gesvdj (+0.7 to 1.7 ms at 20000 x 64).
+(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes on
+top of gesvdj (+0.7 to 1.7 ms at 20000 x 64 while a failed Cholesky stopped them at once;
+both passes and the check run now, potrf's infos read with the check: one host wait).
 """
 
 import numpy as np
@@ -77,20 +78,33 @@ def svd(a, layout, square_svd):
     rows = Layout.contiguous((m, n))
     if not rocblas.blas_reads(layout):  # copied once here, not by each GEMM of the first pass
         a, layout = a.copy(layout), rows
-    q, q_layout, r = a, layout, None
-    try:
-        for _ in range(2):
-            g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
-            factor = linalg.cholesky(g, sq, True)
-            q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
-            r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    except LinAlgError:  # not positive definite: not for this method
-        return None
-    if not _orthogonal(q, rows, n):
+    q, q_layout, r, checks = a, layout, None, []
+    for _ in range(2):
+        g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
+        factor, check = linalg.cholesky_queued(g, sq, True)
+        checks.append(check)
+        q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
+        r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
+    # one host wait, the orthogonality's read: it drains the stream, so potrf's infos,
+    # queued before it, are there too (a wait for each pass's left the GPU idle while the
+    # host queued the next: probe s21mends_1)
+    orthogonal = _orthogonal(q, rows, n)
+    factored = [_factored(check) for check in checks]  # (every read taken: their slots back)
+    if not (all(factored) and orthogonal):  # a pass after a failed one ran on no factor
         return None
     ur, s, vh = square_svd(r, sq)
     ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)
     return rocblas.matmul(q, ur, rows, ur_layout), s, vh
+
+
+def _factored(check):
+    """Whether a pass's potrf factored G (its info 0), read without a wait (the stream
+    drained since); a G not positive definite is not for this method."""
+    try:
+        check.raise_if_failed("svd", linalg.NOT_POSITIVE_DEFINITE, drained=True)
+    except LinAlgError:
+        return False
+    return True
 
 
 def _upper_inverse(factor, n):

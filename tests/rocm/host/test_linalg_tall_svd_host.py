@@ -21,12 +21,18 @@ def runtime_and_device(linalg_fft_lib, monkeypatch, tmp_path):
     return runtime_and_device_on(linalg_fft_lib, monkeypatch, tmp_path)
 
 
-def _tall_svd_calls(solver, monkeypatch):
+def _tall_svd_calls(solver, monkeypatch, device=None):
     """The hipSOLVER routines the float32 SVD calls, with their (m, n) or n, and hipBLAS's
-    trsm with its (side, fill, m, n, lda, ldb), in order."""
+    trsm with its (side, fill, m, n, lda, ldb), in order; with ``device``, its host waits
+    too, as ("wait",): a queued read's event waited for, or a drain of a stream."""
+    from rocm_backend.bindings import hip
     from rocm_backend.bindings.hip import hip_api
 
     called = []
+    if device is not None:
+        sync, drain = hip.event_synchronize, device._drain
+        monkeypatch.setattr(hip, "event_synchronize", lambda *a: (called.append(("wait",)), sync(*a))[1])
+        monkeypatch.setattr(device, "_drain", lambda *a, **k: (called.append(("wait",)), drain(*a, **k))[1])
     for name, sizes in (("geqrf", slice(1, 3)), ("potrf", slice(2, 3)), ("getrf", slice(1, 3)),
                         ("gesvdj", slice(3, 5)), ("gesvd", slice(3, 5))):
         full = f"hipsolverS{name}"
@@ -100,16 +106,18 @@ def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monke
     the full SVD, keeps to the paths before (no Cholesky)."""
     from rocm_backend.bindings import hipsolver
 
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
     a = _random(np.random.default_rng(7), dt.float32, shape)
     s, lay = _strided(gemm_device, a)
+    called = _tall_svd_calls(hipsolver._api, monkeypatch, gemm_device)
     *batch, m, n = shape
     batch = tuple(batch)
     _check_svd(s, lay, a, batch, m, n)
     if int(np.prod(batch)) > 1:
         assert not any(c[0] == "potrf" for c in called), called
-    else:
-        assert called == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("gesvdj", n, n)], called
+    else:  # one host wait before gesvdj: both potrf infos read with the orthogonality
+        gesvdj = called.index(("gesvdj", n, n))
+        assert called[:gesvdj] == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("wait",)], called
+        assert [c for c in called if c[0] != "wait"][gesvdj - 1:] == [("gesvdj", n, n)], called
     called.clear()
     u_s, sv_s, vh_s = s.svd(lay, True)  # full: U is m x m, not Q's
     u = _read(u_s, batch + (m, m))
@@ -119,12 +127,15 @@ def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monke
 
 @pytest.mark.parametrize("why", ["rank-deficient", "orthogonality"])
 def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
-    """A Cholesky that fails (a repeated column: A^T A singular), or a Q measured past
-    ORTH_TOL (here a tolerance of 0), sends A itself to gesvdj: the same SVD."""
+    """A Cholesky that fails (a repeated column: A^T A singular; its info, read with the
+    orthogonality after both passes, says so), or a Q measured past ORTH_TOL (here a
+    tolerance of 0), sends A itself to gesvdj after the path's one host wait: the same SVD."""
     from rocm_backend.bindings import hipsolver
     from rocm_backend.families import svd_tall
 
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    called = _tall_svd_calls(hipsolver._api, monkeypatch, gemm_device)
+    factored, infos = svd_tall._factored, []
+    monkeypatch.setattr(svd_tall, "_factored", lambda check: (infos.append(factored(check)), infos[-1])[1])
     a = _random(np.random.default_rng(8), dt.float32, (16, 4))
     if why == "rank-deficient":
         a[:, 3] = a[:, 1]
@@ -138,6 +149,9 @@ def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
         np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
         np.testing.assert_allclose((u * sv) @ vh, a, atol=1e-5)
     assert ("gesvdj", 16, 4) in called and not any(c[0] == "geqrf" for c in called), called
+    assert called[:called.index(("gesvdj", 16, 4))] == [("potrf", 4), ("trsm", "L", "Lo", 4, 4, 4, 4)] * 2 + [
+        ("wait",)], called
+    assert infos[0] is (why != "rank-deficient") and len(infos) == 2, infos  # the info decided
 
 
 def test_tall_svd_copies_an_unreadable_layout_once(gemm_device, monkeypatch):
