@@ -38,10 +38,11 @@ def cholesky(a, layout, upper):
     return factor
 
 
-def cholesky_queued(a, layout, upper):
+def cholesky_queued(a, layout, upper, overwrite=False):
     """(factor, its ``lc.InfoCheck``, not yet checked: the factor is not a Cholesky factor
     where a matrix's info is not zero). svd_tall checks two passes' at once, with its other
-    host read (one wait, not three).
+    host read (one wait, not three). ``overwrite``: ``a`` (upper, ``layout`` contiguous) is
+    the caller's scratch, factored in place (svd_tall's G: no copy).
 
     Every factorization is potrf/potrfBatched with fill LOWER on column-major matrices:
     cuSOLVER's UPPER ran 1.5x (potrfBatched, 1024 x 64 x 64) to 2.5x (Xpotrf, n = 4096)
@@ -55,7 +56,10 @@ def cholesky_queued(a, layout, upper):
     column-major, whose row-major reading is conj(L)^T = L^H = U: read as it is. Either way
     potrf reads A's lower (upper) triangle only, as NumPy's does."""
     count, n, letter, batched, read = _cholesky_plan(a, tuple(layout.shape), upper)
-    work = a.copy(layout if upper else layout.transpose_last2())
+    if overwrite and upper and layout.is_contiguous and layout.offset == 0:
+        work = a
+    else:
+        work = a.copy(layout if upper else layout.transpose_last2())
     if count == 0 or n == 0:
         return work, lc.InfoCheck(None)
     device, item = a.device, a.dtype.itemsize

@@ -38,6 +38,7 @@ from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 
 from .. import rocblas
 from . import creation, linalg
+from . import linalg_common as lc
 
 DTYPES = (dt.float32,)
 #: where it pays: rows at least this many times the columns and at least MIN_ELEMENTS
@@ -81,7 +82,7 @@ def svd(a, layout, square_svd):
     q, q_layout, r, checks = a, layout, None, []
     for _ in range(2):
         g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
-        factor, check = linalg.cholesky_queued(g, sq, True)
+        factor, check = linalg.cholesky_queued(g, sq, True, overwrite=True)
         checks.append(check)
         q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
         r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
@@ -110,15 +111,22 @@ def _factored(check):
 def _upper_inverse(factor, n):
     """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
     pivots, no info to read)."""
-    inverse = creation.eye(factor.device, (n, n), factor.dtype)
+    inverse = _identity(factor.device, factor.dtype, n).copy(Layout.contiguous((n, n)))
     rocblas.solve_upper_right(inverse, factor, n, n, "svd")
     return inverse
+
+
+def _identity(device, dtype, n):
+    """The n x n identity, kept per (dtype, n) while small (``lc.constant``): the solves
+    copy it, the check reads it (three made a call before, two launches each)."""
+    return lc.constant(device, ("identity", dtype.name, n), lambda: creation.eye(device, (n, n), dtype),
+                       n * n <= lc.MASK_CACHE_MAX)
 
 
 def _orthogonal(q, rows, n):
     """Whether max|Q^T Q - I| <= ORTH_TOL * n * eps (False for a NaN: one host read)."""
     sq = Layout.contiguous((n, n))
-    eye = creation.eye(q.device, (n, n), q.dtype)
+    eye = _identity(q.device, q.dtype, n)
     gram = rocblas.matmul(q, q, rows.transpose_last2(), rows)
     err = gram.binary(BinaryOp.SUBTRACT, sq, eye, sq).unary(UnaryOp.ABS, sq).reduce(ReduceOp.MAX, sq, (0, 1))
     worst = float(err.to_host(Layout.contiguous(()))[()])

@@ -208,3 +208,23 @@ def test_the_triangular_solves_errors_name_the_users_function_and_argument(fake,
         rocblas.solve_upper_right(b, r, m, 4, "svd")
     assert "solve_upper_right" not in str(err.value)
     assert ("float16" if case == "dtype" else "2147483648 x 4") in str(err.value)
+
+
+def test_tall_svd_factors_g_in_place_and_keeps_its_identity(gemm_device, monkeypatch):
+    """G, the path's own product, is factored where it lies (no copy before potrf), and the
+    n x n identity the solves copy and the check reads is made once (kept per shape): a
+    repeated call fills nothing, each solve's right-hand side one copy of it."""
+    from rocm_backend.bindings import hip, hipsolver
+
+    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    copy, launch = hip.memcpy_dtod_async, hip.module_launch_kernel
+    monkeypatch.setattr(hip, "memcpy_dtod_async", lambda *a: (called.append(("copy",)), copy(*a))[1])
+    monkeypatch.setattr(hip, "module_launch_kernel", lambda *a, **k: (
+        called.append(("fill",)) if a[9].startswith("fill") else None, launch(*a, **k))[1])
+    a = _random(np.random.default_rng(12), dt.float32, (40, 8))
+    s = gemm_device.storage_from_host(a)
+    _check_svd(s, Layout.contiguous((40, 8)), a, (), 40, 8)
+    called.clear()
+    _check_svd(s, Layout.contiguous((40, 8)), a, (), 40, 8)
+    path = called[:called.index(("gesvdj", 8, 8))]
+    assert path == [("potrf", 8), ("copy",), ("trsm", "L", "Lo", 8, 8, 8, 8)] * 2, called
