@@ -42,21 +42,19 @@ from . import linalg_common as lc
 
 DTYPES = (dt.float32,)
 #: where it pays: rows at least this many times the columns and at least MIN_ELEMENTS
-#: elements. Probe s20mends_1 (H200, float32, this path forced beside gesvdj on A, 15
-#: interleaved rounds, median of the per-round ratio path / gesvdj [quartiles], every
-#: answer's singular values within 8 n eps of float64's, no fall back): from 2^21 elements
-#: it won at every shape, 8 to 8192 rows a column: 4096 x 512 0.900 [0.890, 0.904],
-#: 8192 x 512 0.852, 8192 x 256 0.935 [0.883, 0.997], 131072 x 16 0.803 [0.666, 1.038],
-#: 200000 x 256 0.510 (10.7 against 21.1 ms; s19svd_1, the LU path before: 16384 x 128
-#: and 200000 x 16 won as well). At 2^20 it was a coin toss within 5 % (its fixed costs,
-#: host reads among them, against gesvdj's): 4096 x 256 0.975, 16384 x 64 0.950 [0.850,
-#: 1.000], 2048 x 512 (4 rows a column) 0.934 won; 8192 x 128 1.048, 65536 x 16 1.027
-#: lost. Below 2^20 it lost at n = 16 to 128 (1.07 to 2.7, the more the fewer columns),
-#: lost or was even at n = 256 (2^19 1.058, 2^18 0.990), won at n = 512 (1024 x 512, 2 rows a
-#: column, 0.965): few rows a column do not hurt where the columns are many, hence 4, the
-#: fewest measured at 2^20 and over
+#: elements. Probe s21mends_2 (H200, float32, this path forced beside gesvdj on A, 31 rounds
+#: in a shuffled order, each timed call after an untimed one, median of the per-round ratio
+#: path / gesvdj [quartiles], singular values within 8 n eps of float64's, no fall back): at
+#: 2^20 elements it won at every shape, 4 to 4096 rows a column: 65536 x 16 0.701 [0.673,
+#: 0.735], 4096 x 256 0.855, 8192 x 128 0.872 [0.841, 0.907], 2048 x 512 0.909, 16384 x 64
+#: 0.932 [0.911, 0.944]; from 2^21 on 0.47 to 0.89 (131072 x 16 0.470, 200000 x 256 0.461);
+#: at 2^19 it won at n = 256 and 512 (0.96) and lost at n = 16 to 128 (1.03 to 1.46, the more
+#: the fewer columns). s20mends_1 had put the bound at 2^21 on a run whose fixed rotation timed
+#: the path mostly right after torch's turn (the first call after another library's costs
+#: more, s20lazyfft_2) and on the path's wait a pass. 4 rows a column: the fewest measured at
+#: 2^20 and over (2048 x 512 won; 1024 x 512, 2 rows a column, won at 2^19)
 MIN_RATIO = 4
-MIN_ELEMENTS = 1 << 21
+MIN_ELEMENTS = 1 << 20
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
@@ -88,7 +86,8 @@ def svd(a, layout, square_svd):
         r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
     # one host wait, the orthogonality's read: it drains the stream, so potrf's infos,
     # queued before it, are there too (a wait for each pass's left the GPU idle while the
-    # host queued the next: probe s21mends_1)
+    # host queued the next; probe s21mends_2, with the launches cut below: 0.89 to 0.96 of
+    # the waits' time at n = 16 to 128, 0.97 to 0.99 at n = 256 and 512, the same bits)
     orthogonal = _orthogonal(q, rows, n)
     factored = [_factored(check) for check in checks]  # (every read taken: their slots back)
     if not (all(factored) and orthogonal):  # a pass after a failed one ran on no factor

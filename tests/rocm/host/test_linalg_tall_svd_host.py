@@ -74,10 +74,11 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
 
     assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
     assert svd_tall.fits(1, 8192, 256, dt.float32, False) and svd_tall.fits(1, 4096, 512, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 17, 16, dt.float32, False)  # 2^21 elements
-    assert not svd_tall.fits(1, (1 << 17) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 4096, 256, dt.float32, False) and not svd_tall.fits(1, 8192, 128, dt.float32, False)
-    assert not svd_tall.fits(1, 2048, 512, dt.float32, False)  # 2^20 elements: even (probe s20mends_1)
+    assert svd_tall.fits(1, 1 << 16, 16, dt.float32, False)  # 2^20 elements
+    assert not svd_tall.fits(1, (1 << 16) - 1, 16, dt.float32, False)  # too few elements
+    assert svd_tall.fits(1, 4096, 256, dt.float32, False) and svd_tall.fits(1, 8192, 128, dt.float32, False)
+    assert svd_tall.fits(1, 2048, 512, dt.float32, False)  # 2^20 elements: won (probe s21mends_2)
+    assert not svd_tall.fits(1, 4096, 128, dt.float32, False)  # 2^19 elements: lost at n = 128
     assert svd_tall.fits(1, 4096, 1024, dt.float32, False)  # 4 rows a column
     assert not svd_tall.fits(1, 4095, 1024, dt.float32, False)  # fewer than 4 rows a column
     assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
