@@ -45,7 +45,8 @@ int cw_hold_binding(Binding *held);
 void cw_release_binding(Binding *held);
 
 /* The offset of `name`, an object slot (T_OBJECT_EX) of `type`, in *at: 0, or -1 with
-   TypeError where it is not one. */
+   TypeError where it is not one that getattr and setattr on an instance read and write
+   there (a member descriptor of `type` or a base, not restricted). */
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
 /* obj.name (new reference, or NULL with an error) (_native_binding.c): read where the
    member descriptor (found through the type's cache) keeps it, where it is an object

@@ -48,23 +48,25 @@ PyObject *cw_member(PyObject *obj, PyObject *name) {
 }
 
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {
-    PyObject *descr = PyObject_GetAttrString((PyObject *)type, name);
-    if (descr == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
-            return -1;
-        }
-        PyErr_Clear();
+    PyObject *key = PyUnicode_FromString(name);
+    if (key == NULL) {
+        return -1;
     }
-    int is_slot = descr != NULL && PyObject_TypeCheck(descr, &PyMemberDescr_Type) &&
-                  ((PyMemberDescrObject *)descr)->d_member->type == T_OBJECT_EX;
-    if (is_slot) {
-        *at = ((PyMemberDescrObject *)descr)->d_member->offset;
-    }
-    Py_XDECREF(descr);
-    if (!is_slot) {
+    /* found as an instance's getattr finds it (the type's cached MRO lookup); a member
+       descriptor of an unrelated class set on it reads another layout (getattr refuses
+       it), and a restricted one does more than the plain read or write made in its place */
+    PyObject *descr = _PyType_Lookup(type, key);
+    Py_DECREF(key);
+    PyMemberDef *member = descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type &&
+                                  PyType_IsSubtype(type, ((PyDescrObject *)descr)->d_type)
+                              ? ((PyMemberDescrObject *)descr)->d_member
+                              : NULL;
+    if (member == NULL || member->type != T_OBJECT_EX ||
+        (member->flags & (READONLY | READ_RESTRICTED | PY_WRITE_RESTRICTED))) {
         PyErr_Format(PyExc_TypeError, "candlewick._native: %s.%s is not an object slot", type->tp_name, name);
         return -1;
     }
+    *at = member->offset;
     return 0;
 }
 

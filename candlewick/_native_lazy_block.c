@@ -55,17 +55,19 @@ static int set_on(PyObject *value) {
     return 0;
 }
 
-/* The offset of `type`'s object slot `name` where getattr reads it there (a member
-   descriptor of `type` or a base: one of an unrelated class set on it reads another
-   layout, which getattr refuses), else -1 */
-static Py_ssize_t own_slot(PyTypeObject *type, PyObject *name) {
-    PyObject *descr = _PyType_Lookup(type, name);
-    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type ||
-        !PyType_IsSubtype(type, ((PyDescrObject *)descr)->d_type)) {
-        return -1;
+/* The gate's object slot `name` in *at where `generic` (its type's getattr or setattr
+   is object's: nothing else runs on the access), else -1: 0, or -1 with an error other
+   than its not being one. */
+static int gate_slot(PyTypeObject *type, int generic, const char *name, Py_ssize_t *at) {
+    *at = -1;
+    if (generic && cw_slot_offset(type, name, at) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
+            return -1;
+        }
+        PyErr_Clear(); /* not an object slot: through the attribute */
+        *at = -1;
     }
-    PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-    return member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED) ? member->offset : -1;
+    return 0;
 }
 
 /* GATE's hook `name` (new reference, or NULL with an error): its slot `at` read directly
@@ -266,18 +268,13 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
                                          "callable, a set, a type and a bool");
         return NULL;
     }
-    Py_ssize_t gate_on_at = -1, gate_write_at = -1, gate_operand_at = -1;
-    if (Py_TYPE(args[1])->tp_setattro == PyObject_GenericSetAttr &&
-        cw_slot_offset(Py_TYPE(args[1]), "on", &gate_on_at) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-            return NULL;
-        }
-        PyErr_Clear(); /* not an object slot: set as an attribute */
-        gate_on_at = -1;
-    }
-    if (Py_TYPE(args[1])->tp_getattro == PyObject_GenericGetAttr) {
-        gate_write_at = own_slot(Py_TYPE(args[1]), write_into_attr);
-        gate_operand_at = own_slot(Py_TYPE(args[1]), operand_attr);
+    Py_ssize_t gate_on_at, gate_write_at, gate_operand_at;
+    PyTypeObject *gate_type = Py_TYPE(args[1]);
+    int reads = gate_type->tp_getattro == PyObject_GenericGetAttr;
+    if (gate_slot(gate_type, gate_type->tp_setattro == PyObject_GenericSetAttr, "on", &gate_on_at) < 0 ||
+        gate_slot(gate_type, reads, "write_into", &gate_write_at) < 0 ||
+        gate_slot(gate_type, reads, "operand", &gate_operand_at) < 0) {
+        return NULL;
     }
     PyObject *old[] = {block_var, block_gate, block_flush, block_live, block_lazy_type};
     block_var = Py_NewRef(args[0]);

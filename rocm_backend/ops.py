@@ -182,7 +182,7 @@ def _build():
             f"cw_radix_digits<{key_type}>(a);", RADIX_ARGS.name, RADIX_BLOCK, min_blocks=RADIX_MIN_BLOCKS["digits"])
         if key_bytes == 8:  # an argsort's rows up to the 4-byte range tile, by halves (hip/radix_block.hip)
             add(("radix", "block_halves", 8, 8), "radix_block_halves_k8_b8", SORT_MODULE,
-                "cw_radix_block_halves<unsigned long long>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                f"cw_radix_block_halves<{BYTES_TYPE[8]}>(a);", RADIX_ARGS.name, RADIX_BLOCK,
                 min_blocks=RADIX_MIN_BLOCKS["block"])
         if key_bytes == 8:  # an argsort as items of key (4 bytes, or each half of 8) and position (hip/radix_sweep.hip PACK)
             for size in (1, 2, 4, 8):
@@ -191,7 +191,7 @@ def _build():
                     min_blocks=RADIX_MIN_BLOCKS["keys"])
             # an 8-byte argsort's carry passes (families/sort.py's carried; hip/radix_sweep.hip's ARG)
             add(("radix", "sweep_carry", 8, 8), "radix_sweep_carry_k8_b8", SORT_MODULE,
-                "cw_radix_sweep<cw_u64, unsigned long long, true, false, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
+                f"cw_radix_sweep<cw_u64, {BYTES_TYPE[8]}, true, false, true>(a);", RADIX_ARGS.name, RADIX_BLOCK,
                 min_blocks=RADIX_MIN_BLOCKS["sweep"])
         for size in (1, 2, 4) if key_bytes == 4 else (8,):  # the keys made from the source's raw elements
             add(("radix", "digits_enc", key_bytes, size), f"radix_digits_enc_k{key_bytes}_b{size}", SORT_MODULE,

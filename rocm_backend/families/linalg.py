@@ -26,10 +26,25 @@ from . import linalg_common as lc
 POTRF_BATCHED_MIN = 2
 # hipBLAS's batched LU is built for small matrices; larger ones go through getrf per matrix
 LU_BATCHED_MAX_N = 128
+#: what a positive potrf info says
+NOT_POSITIVE_DEFINITE = "the matrix is not positive definite"
 
 
 def cholesky(a, layout, upper):
-    """Every factorization is potrf/potrfBatched with fill LOWER on column-major matrices:
+    """The Cholesky factor (``cholesky_queued``'s), its matrices' ``info`` checked: LinAlgError
+    where one is not positive definite."""
+    factor, check = cholesky_queued(a, layout, upper)
+    check.raise_if_failed("cholesky", NOT_POSITIVE_DEFINITE)
+    return factor
+
+
+def cholesky_queued(a, layout, upper, overwrite=False):
+    """(factor, its ``lc.InfoCheck``, not yet checked: the factor is not a Cholesky factor
+    where a matrix's info is not zero). svd_tall checks two passes' at once, with its other
+    host read (one wait, not three). ``overwrite``: ``a`` (upper, ``layout`` contiguous) is
+    the caller's scratch, factored in place (svd_tall's G: no copy).
+
+    Every factorization is potrf/potrfBatched with fill LOWER on column-major matrices:
     cuSOLVER's UPPER ran 1.5x (potrfBatched, 1024 x 64 x 64) to 2.5x (Xpotrf, n = 4096)
     slower on an H100, where PyTorch, which calls LOWER, was that much faster, and CuPy,
     which calls UPPER, as slow as UPPER here.
@@ -41,9 +56,12 @@ def cholesky(a, layout, upper):
     column-major, whose row-major reading is conj(L)^T = L^H = U: read as it is. Either way
     potrf reads A's lower (upper) triangle only, as NumPy's does."""
     count, n, letter, batched, read = _cholesky_plan(a, tuple(layout.shape), upper)
-    work = a.copy(layout if upper else layout.transpose_last2())
+    if overwrite and upper and layout.is_contiguous and layout.offset == 0:
+        work = a
+    else:
+        work = a.copy(layout if upper else layout.transpose_last2())
     if count == 0 or n == 0:
-        return work
+        return work, lc.InfoCheck(None)
     device, item = a.device, a.dtype.itemsize
     h = device.solver
     fill = hipsolver.fill_mode(upper=False)
@@ -60,9 +78,7 @@ def cholesky(a, layout, upper):
         ws = lc.workspace(device, a.dtype, lwork)
         hipsolver.solver(letter, "potrf", h, fill, n, work.ptr, n, ws.ptr, lwork, info.ptr)
     check = lc.queue_info(info, count)
-    factor = lc.keep_triangle(work, layout.shape, lower=not upper, layout=read)
-    check.raise_if_failed("cholesky", "the matrix is not positive definite")
-    return factor
+    return lc.keep_triangle(work, layout.shape, lower=not upper, layout=read), check
 
 
 def _cholesky_plan(a, shape, upper):

@@ -93,12 +93,13 @@ class InfoCheck:
     def __init__(self, pending):
         self._pending = pending
 
-    def raise_if_failed(self, op, what):
+    def raise_if_failed(self, op, what, drained=False):
         """LinAlgError if a matrix's info is positive (``what`` says what that means) or
-        negative (an argument hipSOLVER rejected: a bug here, not the user's matrix)."""
+        negative (an argument hipSOLVER rejected: a bug here, not the user's matrix).
+        ``drained``: a synchronizing read of the stream since served this one too (no wait)."""
         if self._pending is None:
             return
-        host, self._pending = self._pending.values(), None
+        host, self._pending = self._pending.values(drained), None
         if not host.any():  # the usual case: one test
             return
         bad = np.flatnonzero(host > 0)

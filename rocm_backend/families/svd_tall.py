@@ -24,8 +24,9 @@ for single precision), or a Q whose orthogonality max|Q^T Q - I| is past ``ORTH_
 ``svd`` answers None and the caller runs gesvdj on A itself, as before: on the H200 a
 20000 x 64 A of condition up to 10^3 kept this path, 10^4 kept it once and fell back once
 (the measured orthogonality at the tolerance), 10^6 and a rank-deficient A fell back
-(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes run
-before it on top of gesvdj (+0.7 to 1.7 ms at 20000 x 64).
+(their answers as gesvdj's; probes s18lda_2 and _3). A fall back costs the passes on
+top of gesvdj (+0.7 to 1.7 ms at 20000 x 64 while a failed Cholesky stopped them at once;
+both passes and the check run now, potrf's infos read with the check: one host wait).
 """
 
 import numpy as np
@@ -37,24 +38,23 @@ from candlewick.opdefs import BinaryOp, ReduceOp, UnaryOp
 
 from .. import rocblas
 from . import creation, linalg
+from . import linalg_common as lc
 
 DTYPES = (dt.float32,)
 #: where it pays: rows at least this many times the columns and at least MIN_ELEMENTS
-#: elements. Probe s20mends_1 (H200, float32, this path forced beside gesvdj on A, 15
-#: interleaved rounds, median of the per-round ratio path / gesvdj [quartiles], every
-#: answer's singular values within 8 n eps of float64's, no fall back): from 2^21 elements
-#: it won at every shape, 8 to 8192 rows a column: 4096 x 512 0.900 [0.890, 0.904],
-#: 8192 x 512 0.852, 8192 x 256 0.935 [0.883, 0.997], 131072 x 16 0.803 [0.666, 1.038],
-#: 200000 x 256 0.510 (10.7 against 21.1 ms; s19svd_1, the LU path before: 16384 x 128
-#: and 200000 x 16 won as well). At 2^20 it was a coin toss within 5 % (its fixed costs,
-#: host reads among them, against gesvdj's): 4096 x 256 0.975, 16384 x 64 0.950 [0.850,
-#: 1.000], 2048 x 512 (4 rows a column) 0.934 won; 8192 x 128 1.048, 65536 x 16 1.027
-#: lost. Below 2^20 it lost at n = 16 to 128 (1.07 to 2.7, the more the fewer columns),
-#: lost or was even at n = 256 (2^19 1.058, 2^18 0.990), won at n = 512 (1024 x 512, 2 rows a
-#: column, 0.965): few rows a column do not hurt where the columns are many, hence 4, the
-#: fewest measured at 2^20 and over
+#: elements. Probe s21mends_2 (H200, float32, this path forced beside gesvdj on A, 31 rounds
+#: in a shuffled order, each timed call after an untimed one, median of the per-round ratio
+#: path / gesvdj [quartiles], singular values within 8 n eps of float64's, no fall back): at
+#: 2^20 elements it won at every shape, 4 to 4096 rows a column: 65536 x 16 0.701 [0.673,
+#: 0.735], 4096 x 256 0.855, 8192 x 128 0.872 [0.841, 0.907], 2048 x 512 0.909, 16384 x 64
+#: 0.932 [0.911, 0.944]; from 2^21 on 0.47 to 0.89 (131072 x 16 0.470, 200000 x 256 0.461);
+#: at 2^19 it won at n = 256 and 512 (0.96) and lost at n = 16 to 128 (1.03 to 1.46, the more
+#: the fewer columns). s20mends_1 had put the bound at 2^21 on a run whose fixed rotation timed
+#: the path mostly right after torch's turn (the first call after another library's costs
+#: more, s20lazyfft_2) and on the path's wait a pass. 4 rows a column: the fewest measured at
+#: 2^20 and over (2048 x 512 won; 1024 x 512, 2 rows a column, won at 2^19)
 MIN_RATIO = 4
-MIN_ELEMENTS = 1 << 21
+MIN_ELEMENTS = 1 << 20
 #: the largest max|Q^T Q - I| kept, in units of n * eps: gesvdj's own U of the shapes
 #: measured was 2 to 4 n eps from orthogonal (probe s18lda_1); this one's Q of LDA's
 #: 200000 x 256 A was 7e-7 (0.02 n eps) from it in a float32 run of the steps on the CPU
@@ -77,34 +77,55 @@ def svd(a, layout, square_svd):
     rows = Layout.contiguous((m, n))
     if not rocblas.blas_reads(layout):  # copied once here, not by each GEMM of the first pass
         a, layout = a.copy(layout), rows
-    q, q_layout, r = a, layout, None
-    try:
-        for _ in range(2):
-            g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
-            factor = linalg.cholesky(g, sq, True)
-            q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
-            r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
-    except LinAlgError:  # not positive definite: not for this method
-        return None
-    if not _orthogonal(q, rows, n):
+    q, q_layout, r, checks = a, layout, None, []
+    for _ in range(2):
+        g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
+        factor, check = linalg.cholesky_queued(g, sq, True, overwrite=True)
+        checks.append(check)
+        q, q_layout = rocblas.matmul(q, _upper_inverse(factor, n), q_layout, sq), rows
+        r = factor if r is None else rocblas.matmul(factor, r, sq, sq)
+    # one host wait, the orthogonality's read: it drains the stream, so potrf's infos,
+    # queued before it, are there too (a wait for each pass's left the GPU idle while the
+    # host queued the next; probe s21mends_2, with the launches cut below: 0.89 to 0.96 of
+    # the waits' time at n = 16 to 128, 0.97 to 0.99 at n = 256 and 512, the same bits)
+    orthogonal = _orthogonal(q, rows, n)
+    factored = [_factored(check) for check in checks]  # (every read taken: their slots back)
+    if not (all(factored) and orthogonal):  # a pass after a failed one ran on no factor
         return None
     ur, s, vh = square_svd(r, sq)
     ur, ur_layout = ur if isinstance(ur, tuple) else (ur, sq)
     return rocblas.matmul(q, ur, rows, ur_layout), s, vh
 
 
+def _factored(check):
+    """Whether a pass's potrf factored G (its info 0), read without a wait (the stream
+    drained since); a G not positive definite is not for this method."""
+    try:
+        check.raise_if_failed("svd", linalg.NOT_POSITIVE_DEFINITE, drained=True)
+    except LinAlgError:
+        return False
+    return True
+
+
 def _upper_inverse(factor, n):
     """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
     pivots, no info to read)."""
-    inverse = creation.eye(factor.device, (n, n), factor.dtype)
+    inverse = _identity(factor.device, factor.dtype, n).copy(Layout.contiguous((n, n)))
     rocblas.solve_upper_right(inverse, factor, n, n, "svd")
     return inverse
+
+
+def _identity(device, dtype, n):
+    """The n x n identity, kept per (dtype, n) while small (``lc.constant``): the solves
+    copy it, the check reads it (three made a call before, two launches each)."""
+    return lc.constant(device, ("identity", dtype.name, n), lambda: creation.eye(device, (n, n), dtype),
+                       n * n <= lc.MASK_CACHE_MAX)
 
 
 def _orthogonal(q, rows, n):
     """Whether max|Q^T Q - I| <= ORTH_TOL * n * eps (False for a NaN: one host read)."""
     sq = Layout.contiguous((n, n))
-    eye = creation.eye(q.device, (n, n), q.dtype)
+    eye = _identity(q.device, q.dtype, n)
     gram = rocblas.matmul(q, q, rows.transpose_last2(), rows)
     err = gram.binary(BinaryOp.SUBTRACT, sq, eye, sq).unary(UnaryOp.ABS, sq).reduce(ReduceOp.MAX, sq, (0, 1))
     worst = float(err.to_host(Layout.contiguous(()))[()])

@@ -52,6 +52,24 @@ def test_bind_refuses_what_it_cannot_fill(rebind):
 
 
 @needs_c
+def test_bind_refuses_a_slot_of_an_unrelated_class(rebind):
+    """A member descriptor of an unrelated class set on the array class reads another
+    layout's offset: getattr on an instance refuses it, and so does bind (it read there)."""
+    class Foreign:
+        __slots__ = ("_storage",)
+
+    class Stranger:
+        __slots__ = ("_layout", "_dtype", "_device", "spare")
+
+    Stranger._storage = Foreign.__dict__["_storage"]
+    with pytest.raises(TypeError, match="_storage"):
+        Stranger()._storage
+    with pytest.raises(TypeError, match="Stranger._storage is not an object slot"):
+        rebind.bind(Layout, Stranger, {}, _core.contiguous_layout)
+    assert rebind.bound_class() is Array
+
+
+@needs_c
 def test_python_paths_after_a_class_it_cannot_bind(rebind):
     class NoSlots:
         pass

@@ -4,6 +4,7 @@ runtime (``fake_hip.py``)."""
 import pytest
 
 import fake_hip  # tests/rocm/host is on pytest's pythonpath
+from host_exec import build_linalg_fft
 from rocm_backend import RocmBackend
 
 
@@ -37,8 +38,6 @@ def scan_sort_exec(scan_sort_lib, monkeypatch, tmp_path):
 
 @pytest.fixture(scope="session")
 def linalg_fft_lib(tmp_path_factory):
-    """test_linalg_fft_exec's library of the linalg and fft families' kernels, which
-    test_linalg_tall_svd_host runs on too: built once a test process."""
-    import test_linalg_fft_exec as linalg_fft
-
-    return linalg_fft.build_lib(tmp_path_factory.mktemp("linalg_fft_exec"))
+    """``host_exec.build_linalg_fft``'s library of the linalg and fft families' kernels
+    (test_linalg_fft_exec and test_linalg_tall_svd_host run on it): built once a test process."""
+    return build_linalg_fft(tmp_path_factory.mktemp("linalg_fft_exec"))

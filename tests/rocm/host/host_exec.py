@@ -7,6 +7,8 @@ point per kernel. ``ExecRuntime`` is fake_hip's runtime with host memory behind 
 device pointers: the backend's launches of those kernels run in the library, so what is
 tested is the backend's own host path (kernel choice, launch geometry, argument
 packing) and the kernels' own code. ``device_factory`` installs it as the hip package.
+``build_scan_sort`` and ``build_linalg_fft`` build the libraries several test files share
+(conftest.py's session fixtures).
 """
 
 import ctypes
@@ -18,6 +20,9 @@ import subprocess
 import numpy as np
 import pytest
 
+from candlewick import dtypes as dt
+from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
+from rocm_backend import ops
 from rocm_backend.abi import structs
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -168,7 +173,6 @@ def build_scan_sort(tmp, wanted):
     """The scan, index, sort and transpose modules built for the host with the op table's
     kernels whose key ``wanted(key)`` accepts, one scan item per thread (what the
     compositions of unique, nonzero and compress use)."""
-    from rocm_backend import ops
     from rocm_backend.codegen.sources import MODULE_FILES
 
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
@@ -189,3 +193,41 @@ def scan_sort_runtime(lib, monkeypatch, tmp_path):
 def scan_sort_device(lib, monkeypatch, tmp_path):
     """A rocm device over ``build_scan_sort``'s library, the scans set to its one item."""
     return scan_sort_runtime(lib, monkeypatch, tmp_path)[1]
+
+
+#: the dtypes test_linalg_fft_exec.py runs the linalg and fft families in
+LINALG_FFT_DTYPES = (dt.float64, dt.complex128)
+
+
+def build_linalg_fft(tmp):
+    """The kernels test_linalg_fft_exec.py and test_linalg_tall_svd_host.py launch, built for
+    the host (conftest.py's ``linalg_fft_lib``: once a test process)."""
+    specs = [s for s in ops.TABLE.values() if _linalg_fft_wanted(s)]
+    own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
+    return build(tmp, ["transpose.hip", "reduce.hip"] + own, specs)
+
+
+def _linalg_fft_wanted(spec):
+    k = spec.key  # ops.kernel_key's form: enum values and dtype names
+    fam = k[0]
+    names = {d.name for d in LINALG_FFT_DTYPES}
+    if fam in ("copy", "where", "transpose", "fill", "svd_jacobi", "qr_householder"):
+        return True
+    if fam == "arange":
+        return k[1] in ("int64", "int32")
+    if fam == "compare":
+        return k[2] in ("int64", "int32") and k[1] in ops.kernel_key(
+            CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL, CompareOp.NOT_EQUAL)
+    if fam == "astype":
+        return k[1] == "bool" and k[2] in names
+    if fam == "binary":
+        return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
+        return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
+    if k[-1] == "float32" and fam in ("binary", "binary_flat", "unary", "reduce"):  # the tall SVD's check
+        return k[-2] in ops.kernel_key(BinaryOp.SUBTRACT, UnaryOp.ABS, ReduceOp.MAX)
+    if fam == "unary":
+        return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
+    if fam == "reduce":
+        return k[3] in names and k[2] in ops.kernel_key(ReduceOp.PROD, ReduceOp.SUM)
+    return False

@@ -14,49 +14,11 @@ import pytest
 from candlewick import dtypes as dt
 from candlewick.errors import LinAlgError
 from candlewick.layout import Layout
-from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
-from host_exec import build, device_factory
-from rocm_backend import ops
+from host_exec import LINALG_FFT_DTYPES as DTYPES, device_factory
 from rocm_backend.families import qr_householder
 
 pytest.importorskip("scipy.linalg.lapack")  # the model computes with LAPACK
 from library_model import add_blas_lu, fft_module, solver_module  # noqa: E402
-
-DTYPES = (dt.float64, dt.complex128)
-
-
-def _wanted(spec):
-    k = spec.key  # ops.kernel_key's form: enum values and dtype names
-    fam = k[0]
-    names = {d.name for d in DTYPES}
-    if fam in ("copy", "where", "transpose", "fill", "svd_jacobi", "qr_householder"):
-        return True
-    if fam == "arange":
-        return k[1] in ("int64", "int32")
-    if fam == "compare":
-        return k[2] in ("int64", "int32") and k[1] in ops.kernel_key(
-            CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL, CompareOp.NOT_EQUAL)
-    if fam == "astype":
-        return k[1] == "bool" and k[2] in names
-    if fam == "binary":
-        return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
-    if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
-        return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
-    if k[-1] == "float32" and fam in ("binary", "binary_flat", "unary", "reduce"):  # the tall SVD's check
-        return k[-2] in ops.kernel_key(BinaryOp.SUBTRACT, UnaryOp.ABS, ReduceOp.MAX)
-    if fam == "unary":
-        return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
-    if fam == "reduce":
-        return k[3] in names and k[2] in ops.kernel_key(ReduceOp.PROD, ReduceOp.SUM)
-    return False
-
-
-def build_lib(tmp):
-    """The kernels these tests and test_linalg_tall_svd_host.py launch, built for the host
-    (conftest.py's ``linalg_fft_lib``: once a test process)."""
-    specs = [s for s in ops.TABLE.values() if _wanted(s)]
-    own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
-    return build(tmp, ["transpose.hip", "reduce.hip"] + own, specs)
 
 
 def runtime_and_device_on(lib, monkeypatch, tmp_path):

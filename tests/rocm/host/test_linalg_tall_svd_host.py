@@ -21,12 +21,18 @@ def runtime_and_device(linalg_fft_lib, monkeypatch, tmp_path):
     return runtime_and_device_on(linalg_fft_lib, monkeypatch, tmp_path)
 
 
-def _tall_svd_calls(solver, monkeypatch):
+def _tall_svd_calls(solver, monkeypatch, device=None):
     """The hipSOLVER routines the float32 SVD calls, with their (m, n) or n, and hipBLAS's
-    trsm with its (side, fill, m, n, lda, ldb), in order."""
+    trsm with its (side, fill, m, n, lda, ldb), in order; with ``device``, its host waits
+    too, as ("wait",): a queued read's event waited for, or a drain of a stream."""
+    from rocm_backend.bindings import hip
     from rocm_backend.bindings.hip import hip_api
 
     called = []
+    if device is not None:
+        sync, drain = hip.event_synchronize, device._drain
+        monkeypatch.setattr(hip, "event_synchronize", lambda *a: (called.append(("wait",)), sync(*a))[1])
+        monkeypatch.setattr(device, "_drain", lambda *a, **k: (called.append(("wait",)), drain(*a, **k))[1])
     for name, sizes in (("geqrf", slice(1, 3)), ("potrf", slice(2, 3)), ("getrf", slice(1, 3)),
                         ("gesvdj", slice(3, 5)), ("gesvd", slice(3, 5))):
         full = f"hipsolverS{name}"
@@ -68,10 +74,11 @@ def test_tall_svd_fits_one_large_tall_float32_matrix():
 
     assert svd_tall.fits(1, 200000, 256, dt.float32, False) and svd_tall.fits(1, 200000, 16, dt.float32, False)
     assert svd_tall.fits(1, 8192, 256, dt.float32, False) and svd_tall.fits(1, 4096, 512, dt.float32, False)
-    assert svd_tall.fits(1, 1 << 17, 16, dt.float32, False)  # 2^21 elements
-    assert not svd_tall.fits(1, (1 << 17) - 1, 16, dt.float32, False)  # too few elements
-    assert not svd_tall.fits(1, 4096, 256, dt.float32, False) and not svd_tall.fits(1, 8192, 128, dt.float32, False)
-    assert not svd_tall.fits(1, 2048, 512, dt.float32, False)  # 2^20 elements: even (probe s20mends_1)
+    assert svd_tall.fits(1, 1 << 16, 16, dt.float32, False)  # 2^20 elements
+    assert not svd_tall.fits(1, (1 << 16) - 1, 16, dt.float32, False)  # too few elements
+    assert svd_tall.fits(1, 4096, 256, dt.float32, False) and svd_tall.fits(1, 8192, 128, dt.float32, False)
+    assert svd_tall.fits(1, 2048, 512, dt.float32, False)  # 2^20 elements: won (probe s21mends_2)
+    assert not svd_tall.fits(1, 4096, 128, dt.float32, False)  # 2^19 elements: lost at n = 128
     assert svd_tall.fits(1, 4096, 1024, dt.float32, False)  # 4 rows a column
     assert not svd_tall.fits(1, 4095, 1024, dt.float32, False)  # fewer than 4 rows a column
     assert not svd_tall.fits(1, 200000, 256, dt.float32, True)  # full U: m x m, not Q's
@@ -100,16 +107,18 @@ def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monke
     the full SVD, keeps to the paths before (no Cholesky)."""
     from rocm_backend.bindings import hipsolver
 
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
     a = _random(np.random.default_rng(7), dt.float32, shape)
     s, lay = _strided(gemm_device, a)
+    called = _tall_svd_calls(hipsolver._api, monkeypatch, gemm_device)
     *batch, m, n = shape
     batch = tuple(batch)
     _check_svd(s, lay, a, batch, m, n)
     if int(np.prod(batch)) > 1:
         assert not any(c[0] == "potrf" for c in called), called
-    else:
-        assert called == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("gesvdj", n, n)], called
+    else:  # one host wait before gesvdj: both potrf infos read with the orthogonality
+        gesvdj = called.index(("gesvdj", n, n))
+        assert called[:gesvdj] == [("potrf", n), ("trsm", "L", "Lo", n, n, n, n)] * 2 + [("wait",)], called
+        assert [c for c in called if c[0] != "wait"][gesvdj - 1:] == [("gesvdj", n, n)], called
     called.clear()
     u_s, sv_s, vh_s = s.svd(lay, True)  # full: U is m x m, not Q's
     u = _read(u_s, batch + (m, m))
@@ -119,12 +128,15 @@ def test_tall_single_precision_svd_through_cholesky_qr(gemm_device, shape, monke
 
 @pytest.mark.parametrize("why", ["rank-deficient", "orthogonality"])
 def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
-    """A Cholesky that fails (a repeated column: A^T A singular), or a Q measured past
-    ORTH_TOL (here a tolerance of 0), sends A itself to gesvdj: the same SVD."""
+    """A Cholesky that fails (a repeated column: A^T A singular; its info, read with the
+    orthogonality after both passes, says so), or a Q measured past ORTH_TOL (here a
+    tolerance of 0), sends A itself to gesvdj after the path's one host wait: the same SVD."""
     from rocm_backend.bindings import hipsolver
     from rocm_backend.families import svd_tall
 
-    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    called = _tall_svd_calls(hipsolver._api, monkeypatch, gemm_device)
+    factored, infos = svd_tall._factored, []
+    monkeypatch.setattr(svd_tall, "_factored", lambda check: (infos.append(factored(check)), infos[-1])[1])
     a = _random(np.random.default_rng(8), dt.float32, (16, 4))
     if why == "rank-deficient":
         a[:, 3] = a[:, 1]
@@ -138,6 +150,9 @@ def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
         np.testing.assert_allclose(sv, np.linalg.svd(a, compute_uv=False), atol=1e-5)
         np.testing.assert_allclose((u * sv) @ vh, a, atol=1e-5)
     assert ("gesvdj", 16, 4) in called and not any(c[0] == "geqrf" for c in called), called
+    assert called[:called.index(("gesvdj", 16, 4))] == [("potrf", 4), ("trsm", "L", "Lo", 4, 4, 4, 4)] * 2 + [
+        ("wait",)], called
+    assert infos[0] is (why != "rank-deficient") and len(infos) == 2, infos  # the info decided
 
 
 def test_tall_svd_copies_an_unreadable_layout_once(gemm_device, monkeypatch):
@@ -194,3 +209,23 @@ def test_the_triangular_solves_errors_name_the_users_function_and_argument(fake,
         rocblas.solve_upper_right(b, r, m, 4, "svd")
     assert "solve_upper_right" not in str(err.value)
     assert ("float16" if case == "dtype" else "2147483648 x 4") in str(err.value)
+
+
+def test_tall_svd_factors_g_in_place_and_keeps_its_identity(gemm_device, monkeypatch):
+    """G, the path's own product, is factored where it lies (no copy before potrf), and the
+    n x n identity the solves copy and the check reads is made once (kept per shape): a
+    repeated call fills nothing, each solve's right-hand side one copy of it."""
+    from rocm_backend.bindings import hip, hipsolver
+
+    called = _tall_svd_calls(hipsolver._api, monkeypatch)
+    copy, launch = hip.memcpy_dtod_async, hip.module_launch_kernel
+    monkeypatch.setattr(hip, "memcpy_dtod_async", lambda *a: (called.append(("copy",)), copy(*a))[1])
+    monkeypatch.setattr(hip, "module_launch_kernel", lambda *a, **k: (
+        called.append(("fill",)) if a[9].startswith("fill") else None, launch(*a, **k))[1])
+    a = _random(np.random.default_rng(12), dt.float32, (40, 8))
+    s = gemm_device.storage_from_host(a)
+    _check_svd(s, Layout.contiguous((40, 8)), a, (), 40, 8)
+    called.clear()
+    _check_svd(s, Layout.contiguous((40, 8)), a, (), 40, 8)
+    path = called[:called.index(("gesvdj", 8, 8))]
+    assert path == [("potrf", 8), ("copy",), ("trsm", "L", "Lo", 8, 8, 8, 8)] * 2, called
