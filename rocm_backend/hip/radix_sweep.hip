@@ -13,9 +13,9 @@
 // before it (a stale pass's word reads as not yet written).
 // CARRY: the ranges of a sort that carries the keys' positions (their own sizes: the positions
 // take registers and shared memory)
-// (PACK with a source B of at most 4 bytes: an argsort's items of such keys, their own size)
+// (PACK: an argsort's items, their own size)
 template <class K, class B, bool CARRY, bool PACK> struct cw_radix_sweep_items {
-    static const int value = PACK && sizeof(B) < 8 ? CW_RADIX_PACK_ITEMS
+    static const int value = PACK ? CW_RADIX_PACK_ITEMS
                              : CARRY ? (sizeof(K) == 4 ? CW_RADIX_SWEEP_CARRY_ITEMS_K4 : CW_RADIX_SWEEP_CARRY_ITEMS_K8)
                                      : (sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8);
 };
