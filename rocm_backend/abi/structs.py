@@ -35,7 +35,8 @@ RADIX_SWEEP_CARRY_ITEMS = {4: 13, 8: 12}
 #: 8 B spilled) beat 12 on the H200 (probe s19argsort 2, one process,
 #: interleaved, ratio to torch.argsort(stable=True)): float32 2^26 1.013 -> 0.994x, 2^24 0.960 ->
 #: 0.941x, float16 2^26 1.004 -> 0.976x; 14 or 16 at two blocks a multiprocessor lost (1.143x,
-#: 1.086x at float32 2^26), as did 8, 10 or 12 at four (probe 1: 1.168x, 1.056x, 1.030x)
+#: 1.086x at float32 2^26), as did 8, 10 or 12 at four (probe 1: 1.168x, 1.056x, 1.030x). 8-byte keys'
+#: items at 13 (36 B spilled) beat 12 (probe s21argsort 2: float64 2^26 items' passes 45 us less, int64 60)
 RADIX_PACK_ITEMS = 13
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
 #: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,

@@ -18,7 +18,9 @@
 // kernel, one process, interleaved, bit-exact both directions; with 4 copies in brackets):
 // argsort 2^26 float64 352 -> 208 us [231] (1.026 -> 1.003x torch.argsort(stable=True)), int64
 // 295 -> 207 [195], float32 209 -> 107, float16 184 -> 77 [81], int16 190 -> 66 [72]; sort float64
-// 2^24 (8 digits) 119 -> 78 [105].
+// 2^24 (8 digits) 119 -> 78 [105]. Alone (probe 2: the argsort's launch replayed, interleaved, the
+// same counts): float64 2^26 316 -> 160 us, where its read alone (no count) takes 129, 4 copies 188,
+// 8 loads a step without the next step's in flight 166; float16 171 -> 62 (read alone 56).
 #define CW_RADIX_DIGIT_LOADS 4  // 16-byte loads a thread issues a step (8- and 4-byte elements; 2-byte 2, 1-byte 1)
 // 16 bytes a load (no vector type: the host tests' prelude has none)
 struct alignas(16) cw_radix_w16 {
