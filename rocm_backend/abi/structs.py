@@ -30,12 +30,13 @@ RADIX_SWEEP_ITEMS = {4: 16, 8: 12}
 #: run three blocks a multiprocessor (ops.RADIX_MIN_BLOCKS): 4-byte keys' ranges of 13 keys a thread
 #: leave them 80 registers and no spill (ptxas sm_90; 14 spilled 16 B, 16 more)
 RADIX_SWEEP_CARRY_ITEMS = {4: 13, 8: 12}
-#: the same for an argsort's passes of the items of keys of at most 4 bytes (radix_sweep_pack of 1-,
-#: 2- and 4-byte sources; 8-byte keys' items take RADIX_SWEEP_ITEMS[8]: their ranges are the carry
-#: sweep's too): 13 (80 registers, 8 B spilled) beat 12 on the H200 (probe s19argsort 2, one process,
+#: the same for an argsort's passes of items (radix_sweep_pack of every source; an 8-byte argsort's
+#: carry passes before them keep RADIX_SWEEP_CARRY_ITEMS[8]): 4-byte keys' items at 13 (80 registers,
+#: 8 B spilled) beat 12 on the H200 (probe s19argsort 2, one process,
 #: interleaved, ratio to torch.argsort(stable=True)): float32 2^26 1.013 -> 0.994x, 2^24 0.960 ->
 #: 0.941x, float16 2^26 1.004 -> 0.976x; 14 or 16 at two blocks a multiprocessor lost (1.143x,
-#: 1.086x at float32 2^26), as did 8, 10 or 12 at four (probe 1: 1.168x, 1.056x, 1.030x)
+#: 1.086x at float32 2^26), as did 8, 10 or 12 at four (probe 1: 1.168x, 1.056x, 1.030x). 8-byte keys'
+#: items at 13 (36 B spilled) beat 12 (probe s21argsort 2: float64 2^26 items' passes 45 us less, int64 60)
 RADIX_PACK_ITEMS = 13
 #: how the radix sort's last pass writes a sorted value (cw_radix_args.decode): gathered from
 #: the source by position (bool), or decoded from the key (an integer's: key ^ mask; a float's,

@@ -13,7 +13,8 @@ PRELUDE_FILES = ("abi.h", "common.h", "complex.h", "complex_inv.h", "math_ops.h"
                  "transpose.hip", "eig_schur.h", "eig.hip")
 
 # kernel bodies only one module needs, appended to the prelude for that module alone
-MODULE_FILES = {ops.SORT_MODULE: ("radix.hip", "radix_block.hip", "radix_sweep.hip", "radix_fill.hip"),
+MODULE_FILES = {ops.SORT_MODULE: ("radix.hip", "radix_block.hip", "radix_sweep.hip", "radix_digits.hip",
+                                    "radix_fill.hip"),
                 ops.SVD_MODULE: ("svd_jacobi.h", "svd_jacobi.hip"),
                 ops.BYTES_MODULE: ("mask_select.hip",),
                 ops.QR_MODULE: ("qr_householder.h", "qr_householder.hip")}

@@ -15,7 +15,7 @@ position, the values too (radix_block_halves; 8-byte keys and positions of 4096 
 of each row (radix_digits; an argsort's first pass of items counts the later passes'), then one
 launch a pass per 8-bit digit (radix_sweep) over the
 whole array: each block takes the next range of a row (``SWEEP_TILE`` keys, ``CARRY_TILE`` with
-the positions, ``PACK_TILE`` items of an argsort of keys up to 4 bytes; a ticket), ranks it in
+the positions, ``PACK_TILE`` items of an argsort; a ticket), ranks it in
 shared memory (the 8-bit digit at once), finds each digit's first places by looking back over
 the ranges before it (the counts they post) and writes each digit's run to its places.
 A sort of 1-byte values alone (bool, int8, uint8) past a range tile is a counting sort: the
@@ -61,7 +61,7 @@ RANGE_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_RANGE
 SWEEP_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_ITEMS.items()}
 #: the same where the keys' positions ride along
 CARRY_TILE = {k: structs.RADIX_BLOCK * items for k, items in structs.RADIX_SWEEP_CARRY_ITEMS.items()}
-#: the same in an argsort's passes of the items of keys of at most 4 bytes (radix_sweep_pack)
+#: the same in an argsort's passes of items (radix_sweep_pack)
 PACK_TILE = structs.RADIX_BLOCK * structs.RADIX_PACK_ITEMS
 #: places of a sorted row one block of radix_fill writes (64 a thread)
 FILL_TILE = structs.RADIX_BLOCK * 64
@@ -247,22 +247,24 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     key_bytes, size = sizes
     empty = device.storage_type.empty
     n = rows * length
-    # an 8-byte argsort: the passes below ``carried`` are the carry sweep's (its ranges as long as the pack's)
+    # an 8-byte argsort: the passes below ``carried`` are the carry sweep's (ranges of their own length)
     carried = _item_shift(length) if pack and key_bytes == 8 and length > GATHER_MAX else 0
-    if carried:
-        chunk = min(SWEEP_TILE[8], CARRY_TILE[8])
-    elif pack:
-        chunk = PACK_TILE if key_bytes == 4 else SWEEP_TILE[8]
+    if pack:
+        chunk = PACK_TILE
     elif positions:
         chunk = CARRY_TILE[key_bytes]
     else:
         chunk = SWEEP_TILE[key_bytes]
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
+    carry_blocks = -(-length // CARRY_TILE[8]) if carried else 0
+    ranges = {False: (chunk, blocks, grid),
+              True: (CARRY_TILE[8], carry_blocks, min(rows * carry_blocks, GRID_LOOP_CAP))}
     no_values = (0,) * 5 + decoding
     launch = device.launcher.launch
-    # radix_sweep.hip's words: 8 tickets, each row's totals of every pass, each range's states
-    state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + blocks))
+    # radix_sweep.hip's words: 8 tickets, each row's totals of every pass, each range's states (a
+    # pass's words tagged with it: the carry passes' ranges and the items' passes' share them)
+    state = empty(device, dt.uint64, 8 + rows * 256 * (-(-bits // 8) + max(blocks, carry_blocks)))
     state.buffer.memset(0)
     counts = state.ptr
     # radix_digits' RADIX_ARGS shift: count the passes below it alone (0: every pass)
@@ -301,6 +303,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     idx_in = 0
     for p, shift in enumerate(shifts):
         final = shift == shifts[-1]
+        chunk, blocks, grid = ranges[shift < carried]
         keys_out = 0 if final and not kept else spare.ptr
         made = encode is not None and shift == shifts[0]  # the first pass makes the keys from the source
         # (a pack of 8-byte keys' halves: the pass of shift 32 gathers the source's elements by position)

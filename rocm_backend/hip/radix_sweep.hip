@@ -1,7 +1,7 @@
 // The onesweep passes of the LSD radix sort (Adinets & Merrill's scheme, written for these
-// kernels): rows longer than one tile. radix_digits counts every pass's digits of each row
-// in one launch (an argsort's, up to its first pass of items: that pass counts the later
-// ones'); then one radix_sweep a pass cuts each row into ranges of a tile each and
+// kernels): rows longer than one tile. radix_digits (radix_digits.hip) counts every pass's
+// digits of each row in one launch (an argsort's, up to its first pass of items: that pass
+// counts the later ones'); then one radix_sweep a pass cuts each row into ranges of a tile each and
 // finds each range's first places by looking back over the ranges before it.
 // families/sort.py drives them; the tile ranking (cw_radix_count8 / cw_radix_place8) is
 // radix_block.hip's.
@@ -13,9 +13,9 @@
 // before it (a stale pass's word reads as not yet written).
 // CARRY: the ranges of a sort that carries the keys' positions (their own sizes: the positions
 // take registers and shared memory)
-// (PACK with a source B of at most 4 bytes: an argsort's items of such keys, their own size)
+// (PACK: an argsort's items, their own size)
 template <class K, class B, bool CARRY, bool PACK> struct cw_radix_sweep_items {
-    static const int value = PACK && sizeof(B) < 8 ? CW_RADIX_PACK_ITEMS
+    static const int value = PACK ? CW_RADIX_PACK_ITEMS
                              : CARRY ? (sizeof(K) == 4 ? CW_RADIX_SWEEP_CARRY_ITEMS_K4 : CW_RADIX_SWEEP_CARRY_ITEMS_K8)
                                      : (sizeof(K) == 4 ? CW_RADIX_SWEEP_ITEMS_K4 : CW_RADIX_SWEEP_ITEMS_K8);
 };
@@ -48,105 +48,6 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
     return (cw_u64*)a.counts + 8 + a.rows * ((a.bits + 7) / 8) * CW_RADIX_DIGITS + (r * a.blocks + b) * CW_RADIX_DIGITS;
 }
 
-// every pass's digit counts of each row: block b counts the ranges [b * per, (b + 1) * per)
-// of the rows' ranges in turn (a.chunk keys each), and adds its counts of a row to the
-// row's totals when it leaves the row (once a block for a one-row sort). Each count has
-// CW_RADIX_DIGIT_COPIES copies (a key adds to copy t % copies): the lanes of a warp that
-// share a digit (a float's top byte is most keys') contend copies-fold less.
-#define CW_RADIX_DIGIT_COPIES 4
-#define CW_RADIX_DIGIT_LOADS 4  // loads a thread issues before it counts their keys (in flight together)
-template <class K> __device__ inline void cw_radix_digit_add(cw_u32* cnt, const cw_radix_class<K>& c, K key, int passes,
-                                                             int copy) {
-    const K e = c(key);
-    for (int q = 0; q < passes; ++q)
-        atomicAdd(&cnt[((cw_u32)q * CW_RADIX_DIGITS + ((cw_u32)(e >> (8 * q)) & 255u)) * CW_RADIX_DIGIT_COPIES + copy], 1u);
-}
-// 16 bytes a load (no vector type: the host tests' prelude has none)
-struct alignas(16) cw_radix_w16 {
-    cw_u64 lo, hi;
-};
-// the elements radix_digits reads: the source's (ENC) or the keys'
-template <class K, class B, bool ENC> struct cw_radix_digit_elem { typedef K type; };
-template <class K, class B> struct cw_radix_digit_elem<K, B, true> { typedef B type; };
-// ENC (radix_digits_enc_*): the keys made from the source as they are counted (cw_radix_encode;
-// B: the source's bytes), and not written: the first pass makes them again.
-// A range of unit stride that starts 16-byte aligned is read 16 bytes a load (its tail past the
-// last whole 16 bytes one element a load): the count was bound by loads in flight, not by its
-// shared atomics (on the H200 at 5075c81, 2^24 keys: int8, one digit a key, 48 us; float32, four
-// digits, 72; the sweep passes that move 8 bytes a key, 175). 16 keys a thread at once (8 of
-// 8 bytes): 1- and 2-byte elements take fewer loads in flight, which kept them in 64 registers.
-// Measured (H200, probe s15argsort 1 against bebfd01): float32 73 -> 62 us at 2^24, 261 -> 219
-// at 2^26; int8 48 -> 42; float64 105 -> 102 (argsort float32 2^26 1.035 -> 1.021x torch).
-// More copies of the top digit's counts (16) were noise (probe 2), so every digit has 4.
-template <class K, class B = K, bool ENC = false> __device__ inline void cw_radix_digits(const cw_radix_args& a) {
-    typedef typename cw_radix_digit_elem<K, B, ENC>::type E;
-    const int COPIES = CW_RADIX_DIGIT_COPIES, V = 16 / sizeof(E);
-    const int VL = sizeof(E) >= 4 ? CW_RADIX_DIGIT_LOADS : (int)sizeof(E);  // 16-byte loads in flight
-    __shared__ cw_u32 cnt[sizeof(K) * CW_RADIX_DIGITS * CW_RADIX_DIGIT_COPIES];
-    const K* kin = (const K*)a.keys_in;
-    const cw_radix_class<K> c(a);
-    // a.shift: the passes at shifts below it alone (an argsort's first pass of items counts the rest)
-    const int t = threadIdx.x, passes = a.shift ? a.shift / 8 : (a.bits + 7) / 8, copy = t % COPIES;
-    const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x;
-    const cw_i64 g0 = (cw_i64)blockIdx.x * per, g1 = g0 + per < n ? g0 + per : n;
-    const cw_i64 stride = ENC ? a.src_stride : 1;
-    for (int j = t; j < passes * CW_RADIX_DIGITS * COPIES; j += CW_RADIX_BLOCK) cnt[j] = 0u;
-    __syncthreads();
-    for (cw_i64 g = g0; g < g1; ++g) {
-        const cw_i64 r = g / a.blocks, lo = (g % a.blocks) * a.chunk;
-        const cw_i64 hi = lo + a.chunk < a.L ? lo + a.chunk : a.L;
-        const K* row = ENC ? nullptr : kin + r * a.L;
-        const B* src = ENC ? cw_radix_source_row<B>(a, r) : nullptr;
-        const E* elems = ENC ? (const E*)src : (const E*)row;
-        cw_i64 p0 = lo + t;
-        if (stride == 1 && ((cw_u64)(elems + lo) & 15ull) == 0ull) {  // the same for the block
-            union W {
-                cw_radix_w16 v;
-                E e[16 / sizeof(E)];
-            };
-            const cw_radix_w16* vin = (const cw_radix_w16*)(elems + lo);
-            const cw_i64 nv = (hi - lo) / V;
-            for (cw_i64 q0 = t; q0 < nv; q0 += CW_RADIX_BLOCK * VL) {
-                W w[VL];
-#pragma unroll
-                for (int i = 0; i < VL; ++i) {
-                    const cw_i64 q = q0 + (cw_i64)i * CW_RADIX_BLOCK;
-                    w[i].v = q < nv ? vin[q] : cw_radix_w16{0ull, 0ull};
-                }
-#pragma unroll
-                for (int i = 0; i < VL; ++i) {
-                    if (q0 + (cw_i64)i * CW_RADIX_BLOCK >= nv) break;
-#pragma unroll
-                    for (int j = 0; j < V; ++j)
-                        cw_radix_digit_add<K>(cnt, c, ENC ? cw_radix_encode<K, E>(a, w[i].e[j]) : (K)w[i].e[j], passes,
-                                              copy);
-                }
-            }
-            p0 = lo + nv * V + t;  // the tail, one element a load
-        }
-        for (; p0 < hi; p0 += CW_RADIX_BLOCK * CW_RADIX_DIGIT_LOADS) {
-            K k[CW_RADIX_DIGIT_LOADS];
-            cw_radix_load_keys(a, row, src, p0, CW_RADIX_BLOCK, hi, k);
-#pragma unroll
-            for (int i = 0; i < CW_RADIX_DIGIT_LOADS; ++i) {
-                if (p0 + i * CW_RADIX_BLOCK >= hi) break;
-                cw_radix_digit_add<K>(cnt, c, k[i], passes, copy);
-            }
-        }
-        if (g + 1 < g1 && (g + 1) / a.blocks == r) continue;
-        __syncthreads();  // the block's counts of row r, to its totals
-        cw_u64* tot = cw_radix_totals(a, r);
-        for (int j = t; j < passes * CW_RADIX_DIGITS; j += CW_RADIX_BLOCK) {
-            cw_u32 v = 0u;
-            for (int h = 0; h < COPIES; ++h) {
-                v += cnt[j * COPIES + h];
-                cnt[j * COPIES + h] = 0u;
-            }
-            if (v) atomicAdd(&tot[j], (cw_u64)v);
-        }
-        __syncthreads();
-    }
-}
 // One pass: each block takes the next range (a ticket, so that every range before it
 // belongs to a block already running): range b of row r, a tile of a.chunk keys. The block
 // counts the tile's digits (cw_radix_count8), posts its counts, adds up those of the ranges
