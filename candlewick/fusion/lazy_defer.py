@@ -74,8 +74,9 @@ class Deferral:
                 return getattr(receiver, name)(*args).irfft_scratch(layout, axis, n)
             if factor is not None:
                 name, receiver, (op, layout1, other, layout2) = call
-                # (the device by id and dtypes by name, as lazy_policy's keys: their hashes run Python code)
-                key = (id(device), result.dtype.name, receiver.dtype.name, op, layout1.shape, layout1.strides,
+                # (the device and op by id, dtypes by name: their hashes run Python code; an op is an
+                # enum member, never freed)
+                key = (id(device), result.dtype.name, receiver.dtype.name, id(op), layout1.shape, layout1.strides,
                        layout1.offset, other.dtype.name, layout2.shape, layout2.strides, layout2.offset,
                        attr_key(factor))
                 run = _runs.get(key)
@@ -104,10 +105,11 @@ def _built(graph_type, key, call, dtype, factor):
     return run
 
 
-def defer(pending, name, receiver, args):
+def defer(pending, name, receiver, *args):
     """The result of ``name(receiver, *args)`` deferred (lazy_policy's decision for a
     call marked ``_DEFERS``): a result of ``pending.lazy_type`` whose ``pending`` is a
-    ``Deferral``, kept by ``pending`` (its writes, flushes and block end compute it)."""
+    ``Deferral``, kept by ``pending`` (its writes, flushes and block end compute it).
+    ``Pending.defer`` is this function (one frame: the decision calls it each time)."""
     op, layout1 = args[0], args[1]
     deferral = _new(Deferral)
     deferral.call, deferral.owner, deferral.lock = (name, receiver, args), pending, pending.lock

@@ -263,9 +263,8 @@ class Pending(KeptResults):
                 self.inputs[id(storage)] = found
             return found
 
-    def defer(self, name, receiver, *args):
-        """``name(receiver, *args)`` deferred (lazy_policy's decision: ``lazy_defer``)."""
-        return defer(self, name, receiver, args)
+    #: ``name(receiver, *args)`` deferred (lazy_policy's decision: ``lazy_defer``)
+    defer = defer
 
     def index_of(self, storage):
         return self.tracer(storage).node.index
