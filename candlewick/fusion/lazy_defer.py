@@ -25,7 +25,7 @@ import weakref
 from ..layout import Layout
 from ..opdefs import BinaryOp
 from ..shapes import shape_size
-from .lazy_run import attr_key, compiled
+from .lazy_run import compiled
 
 __all__ = ["Deferral", "defer"]
 
@@ -67,29 +67,38 @@ class Deferral:
         computed first."""
         call = self.call
         if call is not None and layout.offset == 0 and layout.is_contiguous and shape_size(layout.shape) == result.size:
-            device = result.device
-            factor = device.irfft_scratch_factor(result.dtype, layout.shape, axis, n, **norm)
-            if factor == 1.0:  # (the input is the product itself: the eager call, into a buffer no one holds)
-                name, receiver, args = call
+            name, receiver, args = call
+            op, layout1, other, layout2 = args
+            # what decides the transform's input: the call's key (the device and op by id, dtypes
+            # by name: their hashes run Python code; an op is an enum member, never freed) and
+            # the transform's arguments (the device's factor is theirs: asked once a key)
+            key = (id(result.device), result.dtype.name, receiver.dtype.name, id(op), layout1.shape, layout1.strides,
+                   layout1.offset, other.dtype.name, layout2.shape, layout2.strides, layout2.offset, layout.shape,
+                   axis, n, tuple(norm.items()) if norm else ())
+            run = _runs.get(key)
+            if run is None:
+                run = _built(type(self.owner), key, call, result, layout, axis, n, norm)
+            if run is _CALL:  # (a factor of 1: the input is the product itself, the eager call's)
                 return getattr(receiver, name)(*args).irfft_scratch(layout, axis, n)
-            if factor is not None:
-                name, receiver, (op, layout1, other, layout2) = call
-                # (the device and op by id, dtypes by name: their hashes run Python code; an op is an
-                # enum member, never freed)
-                key = (id(device), result.dtype.name, receiver.dtype.name, id(op), layout1.shape, layout1.strides,
-                       layout1.offset, other.dtype.name, layout2.shape, layout2.strides, layout2.offset,
-                       attr_key(factor))
-                run = _runs.get(key)
-                if run is None:
-                    run = _built(type(self.owner), key, call, result.dtype, factor)
+            if run is not _NONE:
                 return run([receiver, other])[0].irfft_scratch(layout, axis, n)
         return result.value().irfft(layout, axis, n, **norm)
 
 
-def _built(graph_type, key, call, dtype, factor):
-    """The run of the graph (the call's node, then its scale) on the call's operands,
-    compiled by the device as lazy mode compiles any graph, kept under ``key``."""
+#: what ``_runs`` keeps where the device's factor is 1 (the eager call writes the input) or
+#: None (the device lays the input out itself: the result is computed, then the primitive)
+_CALL, _NONE = object(), object()
+
+
+def _built(graph_type, key, call, result, layout, axis, n, norm):
+    """What ``Deferral.irfft`` runs for ``key``: the run of the graph (the call's node,
+    then its scale by the device's factor) on the call's operands, compiled by the device
+    as lazy mode compiles any graph (or ``_CALL``, ``_NONE``), kept under ``key``."""
+    factor = result.device.irfft_scratch_factor(result.dtype, layout.shape, axis, n, **norm)
     name, receiver, (op, layout1, other, layout2) = call
+    dtype = result.dtype
+    if factor is None or factor == 1.0:
+        return _kept(key, _NONE if factor is None else _CALL)
     pending = graph_type(receiver.device)  # (a graph of its own: the thread's is not touched)
     lhs, rhs = pending.tracer(receiver), pending.tracer(other)
     product = pending.add(name, layout1.shape, dtype, op, ((lhs.node.index, layout1), (rhs.node.index, layout2)), ())
@@ -98,6 +107,10 @@ def _built(graph_type, key, call, dtype, factor):
                        (factor, False))
     run = compiled(pending.graph, [made.node.index], pending.keys)
     pending._reset()  # (out of the live graphs: it holds nothing to run)
+    return _kept(key, run)
+
+
+def _kept(key, run):
     with _runs_lock:
         if len(_runs) >= MAX_RUNS:
             _runs.clear()
