@@ -131,7 +131,12 @@ def defer(pending, name, receiver, *args):
     result.graph, result.node, result.dtype, result.device = deferral, None, dtype, pending.device
     result.size, result.pending, result.real = shape_size(layout1.shape), deferral, None
     deferral.result = _ref(result)
-    with pending.lock:
-        pending.kept.append(_ref(result, pending._forget))
+    kept = _ref(result, pending._forget)
+    lock = pending.lock
+    lock.acquire()  # (acquire/release, not `with`: half the cost, on every deferred call)
+    try:
+        pending.kept.append(kept)
         pending.live.add(pending)
+    finally:
+        lock.release()
     return result
