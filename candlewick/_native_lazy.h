@@ -39,6 +39,7 @@ extern PyTypeObject cw_LazyCallType;
    names, and what StartMethod asks of them */
 extern PyObject *cw_lazy_policy;
 extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
+extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred call (lazy_defer) */
 /* lazy_policy's global `name` (borrowed), or NULL with an error */
 PyObject *cw_policy_global(PyObject *name);
 /* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
@@ -56,7 +57,7 @@ void cw_key_memo_clear(cw_KeyMemo *memo);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
    `replays` times or more (its key pair_key's where `pair`, else call_key_of's; a pair
    key's answer kept in `memo` while it stands), 0 where not (an unhashable argument:
-   never counted), -1 error */
+   never counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
 int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
                PyObject *replays, cw_KeyMemo *memo);
 int cw_lazy_key_ready(void);

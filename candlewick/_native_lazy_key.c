@@ -18,7 +18,8 @@
 
 PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
-static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of;
+PyObject *cw_s_defer;
+static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of, *s_defers;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
@@ -200,7 +201,8 @@ void cw_key_memo_clear(cw_KeyMemo *memo) {
 }
 
 /* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
-   not (an unhashable argument: never counted), -1 on an error. */
+   not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
+   deferred, lazy_defer), -1 on an error. */
 int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
                PyObject *replays, cw_KeyMemo *memo) {
     PyObject *counts = cw_policy_global(s_counts);
@@ -256,9 +258,18 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
             return 0;
         }
         answer = 0; /* not counted */
-    } else if ((answer = PyObject_RichCompareBool(seen, replays, Py_GE)) < 0) {
-        Py_XDECREF(other_dtype);
-        return -1;
+    } else {
+        PyObject *defers = cw_policy_global(s_defers);
+        answer = defers == NULL ? -1 : PyObject_RichCompareBool(seen, defers, Py_EQ);
+        if (answer == 1) {
+            answer = 2; /* marked _DEFERS: deferred (lazy_defer) */
+        } else if (answer == 0) {
+            answer = PyObject_RichCompareBool(seen, replays, Py_GE);
+        }
+        if (answer < 0) {
+            Py_XDECREF(other_dtype);
+            return -1;
+        }
     }
     if (remembered && paired) {
         PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
@@ -271,10 +282,11 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
 int cw_lazy_key_ready(void) {
     static const char *const texts[] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation", "Layout", "_NOT_AS_IS",
                                         "call_key_of", "size", "dtype", "itemsize", "name", "lazy_type",
-                                        "tracer", "device", "real", "shape", "strides", "offset"};
+                                        "tracer", "device", "real", "shape", "strides", "offset", "_DEFERS", "defer"};
     PyObject **names[] = {&cw_s_record_bytes, &cw_s_replays, &cw_s_ripe, &s_counts, &s_generation, &s_layout, &s_not_as_is,
                           &s_call_key_of, &s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type,
-                          &cw_s_tracer, &s_device, &cw_s_real, &s_shape, &s_strides, &s_offset};
+                          &cw_s_tracer, &s_device, &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers,
+                          &cw_s_defer};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;

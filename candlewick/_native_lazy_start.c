@@ -139,6 +139,18 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             if (now < 0) {
                 goto done;
             }
+            if (now == 2) { /* deferred: pending.defer(name, real, *args) (lazy_defer) */
+                PyObject *buffer[MAX_ARGS + 4];
+                buffer[1] = pending;
+                buffer[2] = m->name;
+                buffer[3] = real;
+                for (Py_ssize_t i = 0; i < n; i++) {
+                    buffer[i + 4] = call_args[i];
+                }
+                out = PyObject_VectorcallMethod(cw_s_defer, buffer + 1, (size_t)(n + 3) | PY_VECTORCALL_ARGUMENTS_OFFSET,
+                                                NULL);
+                goto done;
+            }
             if (now) {
                 out = call_on(m->name, real, call_args, n);
                 goto done;

@@ -27,7 +27,7 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "learn", "pair_key", "pinned_fused", "plain", "reset"]
+__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "defers", "learn", "pair_key", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -52,6 +52,8 @@ CONSUME_BYTES = 40 << 20
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1
+#: the mark of a binary call irfft read alone (lazy_defer: deferred, not recorded)
+_DEFERS = -2
 
 _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
@@ -161,7 +163,7 @@ def counted_replayed(device, calls):
             pass
     for key, name in keys.items():
         seen = counts.get(key, 0)
-        if seen != _FUSES:
+        if seen >= 0:  # (not _FUSES nor _DEFERS)
             counts[key] = seen + 1
             if seen + 1 >= REPLAYS:
                 _ripe.add(name)
@@ -180,6 +182,31 @@ def pinned_fused(device, calls):
             counts[call_key(device, name, dtype, args)] = _FUSES
         except TypeError:
             pass
+
+
+def defers(device, call):
+    """Mark ``call`` ((name, dtype, plain args), a ``binary`` call) as deferred from now on
+    where its operands are computed: an inverse real FFT read its result alone, on a
+    device whose irfft takes a caller-made input (``lazy_defer``: the call and the
+    transform's scale then run as one kernel into that input, and a deferred call costs
+    less host time than a recorded one, or than eager mode's own call and copy)."""
+    global _generation
+    if getattr(type(device), "irfft_scratch_factor", None) is None:
+        return
+    name, dtype, args = call
+    try:
+        key = call_key(device, name, dtype, args)
+    except TypeError:  # an unhashable argument: never counted
+        return
+    counts = _counts
+    if counts.get(key) == _DEFERS:
+        return
+    if len(counts) > MAX_KEYS:
+        reset()
+    else:
+        _generation += 1
+    counts[key] = _DEFERS
+    _ripe.add(name)  # (so that the decision makes its key)
 
 
 class Start:
@@ -244,6 +271,8 @@ def _start(name, pair=False):
                     seen = 0
                 if seen >= REPLAYS:
                     return getattr(real, name)(*call_args)
+                if seen == _DEFERS:
+                    return pending.defer(name, real, *call_args)
         return getattr(self.pending.tracer(real), name)(*args)
 
     method.__name__ = method.__qualname__ = name

@@ -28,7 +28,8 @@ from ..dtypes import bool_
 from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
 from .lazy_consume import KeptResults, consume_irfft, may_consume
-from .lazy_policy import learn, plain
+from .lazy_defer import defer
+from .lazy_policy import defers, learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -83,10 +84,19 @@ class LazyStorage(TracedStorage):
     def irfft(self, layout, axis, n, **norm):
         """irfft of this result: where it is pending here, the graph may write the
         transform's private input (``lazy_consume.consume_irfft``); else the graph runs first."""
-        if self.real is None and may_consume(self):  # (first: below the bound no graph is looked up)
-            pending = RECORDING[0](self.device)
-            if pending is self.pending:
-                return consume_irfft(self, pending, layout, axis, n, norm)
+        if self.real is None:
+            pending = self.pending
+            if self.node is None:  # a deferred call (lazy_defer): its own consumer path
+                return pending.irfft(self, layout, axis, n, norm)
+            calls = pending.calls
+            alone = calls[0] if len(calls) == 1 and calls[0][0] == "binary" else None  # (the graph is that call)
+            if may_consume(self) and RECORDING[0](self.device) is pending:  # (below the bound no graph is looked up)
+                out = consume_irfft(self, pending, layout, axis, n, norm)
+            else:
+                out = self.value().irfft(layout, axis, n, **norm)
+            if alone is not None:  # deferred from its next call on (after what this run taught: it pays more)
+                defers(self.device, alone)
+            return out
         return self.value().irfft(layout, axis, n, **norm)
 
     # --- how a recording primitive of TracedStorage builds its node --------------------
@@ -252,6 +262,9 @@ class Pending(KeptResults):
                 found.size, found.pending, found.real = size, self, storage
                 self.inputs[id(storage)] = found
             return found
+
+    #: ``name(receiver, *args)`` deferred (lazy_policy's decision: ``lazy_defer``)
+    defer = defer
 
     def index_of(self, storage):
         return self.tracer(storage).node.index

@@ -30,6 +30,12 @@ def compile_fused(device, graph):
 
     no_scalars = bytes(16 * FUSED_SCALARS)
     struct = FUSED_ARGS.struct
+    # a kernel with no run-time scalar has only its buffers' addresses to fill: where the
+    # launcher writes 8-byte fields in C (candlewick._native's StreamLaunch), its struct is
+    # packed once per alignment flag and each run fills and queues it without a Python
+    # frame, as the eager element-wise launches do (lazy mode runs a graph per call)
+    stream_launch = getattr(launcher, "stream_launch", None)
+    ptr_at = FUSED_ARGS.offsets["ptr"]
     # what each launch needs that the graph fixes (geometry, slots, padding), made once:
     # a loop runs the same compiled graph on every call
     prepared = []
@@ -47,8 +53,13 @@ def compile_fused(device, graph):
             block = plan_kernel.spec.block
             grid = min(n, cap)
         slots = tuple((0 if kind == "input" else 1 if kind == "const" else 2, ref) for kind, ref in plan_kernel.slots)
+        packed = None
+        if stream_launch is not None and not plan_kernel.scalars and getattr(bound, "fn_int", None) is not None:
+            nulls = [0] * FUSED_BUFFERS
+            packed = (struct.pack(n, 0, 0, *nulls, no_scalars), struct.pack(n, CONTIGUOUS, 0, *nulls, no_scalars),
+                      tuple(ptr_at + 8 * k for k in range(len(slots))))
         prepared.append((bound, grid, block, n, slots, tuple(plan_kernel.vector_slots), plan_kernel.vector_bytes,
-                         [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars))
+                         [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars, packed))
     made_nodes = [(index, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results]
     returned = [(0, input_position[index]) if nodes[index].kind == "input"
                 else (1, nodes[index].attrs[0]) if nodes[index].kind == "const" else (2, index) for index in outputs]
@@ -56,11 +67,14 @@ def compile_fused(device, graph):
     def run(storages, scalars=()):
         made = {index: empty(device, dtype, size) for index, dtype, size in made_nodes}
         sources = (storages, consts, made)
-        for bound, grid, block, n, slots, vector_slots, vector_bytes, pad, kernel_scalars in prepared:
+        for bound, grid, block, n, slots, vector_slots, vector_bytes, pad, kernel_scalars, packed in prepared:
             ptrs = [sources[kind][ref].ptr for kind, ref in slots]
             flags = 0
             if vector_slots and all(ptrs[k] % vector_bytes == 0 for k in vector_slots):
                 flags = CONTIGUOUS
+            if packed is not None:
+                stream_launch(bound, grid, 1, 1, block, 1, 1, packed[1] if flags else packed[0], packed[2], *ptrs)
+                continue
             packed = no_scalars
             if kernel_scalars:  # each float argument converted as the eager scalar slots convert it
                 packed = b"".join(scalar_bytes(scalars[k], dtype) for k, dtype in kernel_scalars)

@@ -186,3 +186,57 @@ def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
     assert ask(*args) == "x"
     lazy_policy.reset()
     assert ask(*args) == ("traced", "x")
+
+
+class ScratchDevice:
+    """A device whose irfft takes a caller-made input (the hook lazy_policy.defers asks for)."""
+
+    def irfft_scratch_factor(self, dtype, shape, axis, n, norm=None):
+        return 1.0
+
+
+class DeferringPending(Pending):
+    device = ScratchDevice()
+
+    def defer(self, name, real, *args):
+        return ("deferred", real.tag), name, args
+
+
+def test_a_call_marked_deferred_is_deferred_by_both(policy):
+    """A binary call lazy_policy.defers marked (irfft read its result alone) is given to
+    the Pending's ``defer`` on the operands' results, by the C decision and the Python
+    one alike, its answer kept until the counts change; a pending operand still joins its
+    graph, and a small call still runs at once."""
+    pending = DeferringPending()
+    big, small = 1 << 22, 16
+    real, other = Storage("x", big), Storage("other", big)
+    layout, row = Layout.contiguous((big,)), Layout((big,), (0,))
+    args = (BinaryOp.MULTIPLY, layout, other, row)
+    c_method, py_method = Start.binary, _python_method("binary", True)
+
+    def both(*call_args, receiver=real):
+        start = Start(pending, receiver)
+        answer = c_method(start, *call_args)
+        assert py_method(start, *call_args) == answer
+        return answer
+
+    mark = ("binary", real.dtype, lazy_policy.plain("binary", args))
+    assert both(*args)[0] == ("traced", "x")
+    lazy_policy.defers(pending.device, mark)
+    assert both(*args) == both(*args) == (("deferred", "x"), "binary", args)  # (the second: the kept answer)
+    assert both(BinaryOp.MULTIPLY, layout, Recorded(other), row) == (("deferred", "x"), "binary", args)
+    assert both(BinaryOp.MULTIPLY, layout, Recorded(None), row)[0] == ("traced", "x")
+    assert both(BinaryOp.ADD, layout, other, row)[0] == ("traced", "x")  # another key
+    lazy_policy.counted_replayed(pending.device, [mark] * lazy_policy.REPLAYS)
+    assert both(*args)[0] == ("deferred", "x")  # (a replayed run does not count it)
+    lazy_policy.pinned_fused(pending.device, [mark])
+    assert both(*args)[0] == ("traced", "x")  # fused since: recorded
+    lazy_policy.defers(pending.device, mark)
+    assert both(*args)[0] == ("deferred", "x")
+    tiny = Layout.contiguous((small,))
+    small_args = (BinaryOp.MULTIPLY, tiny, Storage("o", small), tiny)
+    lazy_policy.defers(pending.device, ("binary", real.dtype, lazy_policy.plain("binary", small_args)))
+    assert both(*small_args, receiver=Storage("x", small))[0] == "x"  # small: at once, marked or not
+    counts = dict(lazy_policy._counts)
+    lazy_policy.defers(object(), mark)  # a device without the hook: nothing marked
+    assert lazy_policy._counts == counts

@@ -8,14 +8,13 @@ it, after a write to what it was computed from), nothing an array holds is overw
 and the errors are eager mode's. The rocm backend's own hooks run on the host in
 tests/rocm/host/test_lazy_irfft_host.py."""
 
-import math
-
 import numpy as np
 import pytest
 
 import candlewick as cw
 from candlewick.fusion import lazy_mode, lazy_policy, lazy_storage
 from candlewick.layout import Layout
+from _irfft_hooks import bits, data, scratch  # noqa: F401 (scratch: a fixture)
 
 
 @pytest.fixture(autouse=True)
@@ -26,61 +25,19 @@ def record_everywhere(monkeypatch):
     monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", 0)
 
 
-FACTORS = {None: lambda n: 1.0, "backward": lambda n: 1.0 / n, "ortho": lambda n: 1.0 / math.sqrt(n),
-           "forward": lambda n: 1.0}
-
-
-@pytest.fixture
-def scratch(device, monkeypatch):
-    """The device given stand-in hooks (where it has none of its own): a factor for an
-    input whose last axis is transformed at its n//2+1 entries, the transform the
-    primitive's unnormalized one, its input then overwritten with NaN. Returns the list
-    of each scratch call's input storage."""
-    calls = []
-    if getattr(type(device), "irfft_scratch_factor", None) is not None:
-        pytest.skip("the device has its own hooks (tests/rocm/host/test_lazy_irfft_host.py)")
-    storage_type = type(cw.zeros((1,), dtype=cw.complex64, device=device)._storage)
-
-    def irfft_scratch_factor(self, dtype, shape, axis, n, norm=None):
-        if axis != len(shape) - 1 or shape[axis] != n // 2 + 1:
-            return None
-        return FACTORS[norm](n)
-
-    def irfft_scratch(self, layout, axis, n):
-        calls.append(self)
-        out = self.irfft(layout, axis, n, norm="forward")  # (the inverse unscaled)
-        self.fill(Layout.contiguous((self.size,)), complex("nan+nanj"))
-        return out
-
-    monkeypatch.setattr(type(device), "irfft_scratch_factor", irfft_scratch_factor, raising=False)
-    monkeypatch.setattr(storage_type, "irfft_scratch", irfft_scratch, raising=False)
-    return calls
-
-
-def _data(device, rows=3, n=16):
-    rng = np.random.default_rng(0)
-    x = cw.asarray(rng.standard_normal((rows, n)).astype(np.float32), device=device)
-    response = cw.asarray(np.exp(-np.arange(n // 2 + 1, dtype=np.float32) / 4).astype(np.complex64), device=device)
-    return x, response
-
-
-def _bits(a):
-    return cw.to_numpy(a).view(np.uint8)
-
-
 @pytest.mark.parametrize("norm", ["backward", "ortho", "forward"])
 def test_irfft_of_a_pending_product_equals_eager(device, scratch, norm):
-    x, response = _data(device)
+    x, response = data(device)
     want = cw.fft.irfft(cw.fft.rfft(x) * response, norm=norm)
     for _ in range(3):  # (the policy sees the same call again)
         with cw.lazy():
             got = cw.fft.irfft(cw.fft.rfft(x) * response, norm=norm)
-        assert np.array_equal(_bits(got), _bits(want))
+        assert np.array_equal(bits(got), bits(want))
     assert len(scratch) == 3
 
 
 def test_the_consumed_product_reads_right_afterwards(device, scratch):
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     want_product = cw.to_numpy(spectrum * response)
     want = cw.to_numpy(cw.fft.irfft(spectrum * response))
@@ -98,7 +55,7 @@ def test_the_consumed_product_reads_right_afterwards(device, scratch):
 
 
 def test_a_write_computes_a_kept_product_first(device, scratch):
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     want_product = cw.to_numpy(spectrum * response)
     with cw.lazy():
@@ -109,7 +66,7 @@ def test_a_write_computes_a_kept_product_first(device, scratch):
 
 
 def test_a_product_no_one_holds_is_not_computed(device, scratch, monkeypatch):
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     runs = []
     original = lazy_storage.Pending.flush
@@ -129,22 +86,22 @@ def test_a_product_no_one_holds_is_not_computed(device, scratch, monkeypatch):
 
 @pytest.mark.parametrize("n, axis", [(20, -1), (4, 0)], ids=["padded", "first axis"])
 def test_inputs_the_device_lays_out_itself_run_the_primitive(device, scratch, n, axis):
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     want = cw.fft.irfft(spectrum * 2.0, n=n, axis=axis)
     with cw.lazy():
         got = cw.fft.irfft(spectrum * 2.0, n=n, axis=axis)
-    assert scratch == [] and np.array_equal(_bits(got), _bits(want))
+    assert scratch == [] and np.array_equal(bits(got), bits(want))
 
 
 @pytest.mark.parametrize("n", [None, 10], ids=["rows", "truncated"])
 def test_a_view_of_the_product_is_copied_in_the_graph(device, scratch, n):
-    x, response = _data(device, rows=4)
+    x, response = data(device, rows=4)
     spectrum = cw.fft.rfft(x)
     want = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
     with cw.lazy():
         got = cw.fft.irfft((spectrum * response)[::2], n=n, norm="forward")
-    assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
+    assert len(scratch) == 1 and np.array_equal(bits(got), bits(want))
 
 
 @pytest.mark.parametrize("norm, n", [("forward", 10), ("backward", None)], ids=["view's copy", "factor"])
@@ -153,7 +110,7 @@ def test_the_consumers_node_is_counted_by_no_policy(device, scratch, norm, n):
     factor's multiply) is no user's call: the calls the run teaches lazy_policy (pinned
     as fusing on a fusing device, ``Pending.calls``, kept with the product) are the
     product's only."""
-    x, response = _data(device, rows=4)
+    x, response = data(device, rows=4)
     spectrum = cw.fft.rfft(x)
     with cw.lazy():
         product = spectrum * response
@@ -165,7 +122,7 @@ def test_the_consumers_node_is_counted_by_no_policy(device, scratch, norm, n):
 def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monkeypatch):
     """Under ``lazy_policy.CONSUME_BYTES`` the host's work of the consumer path would
     outlast the pass it saves: the graph runs and the primitive copies, as before."""
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     want = cw.fft.irfft(spectrum * response)
     monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8 + 1)
@@ -173,22 +130,23 @@ def test_a_product_below_the_bound_is_computed_and_copied(device, scratch, monke
         product = spectrum * response
         got = cw.fft.irfft(product)
         assert product._storage.real is not None
-    assert scratch == [] and np.array_equal(_bits(got), _bits(want))
+    assert scratch == [] and np.array_equal(bits(got), bits(want))
     monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", (spectrum * response).size * 8)
     with cw.lazy():
         got = cw.fft.irfft(spectrum * response)
-    assert len(scratch) == 1 and np.array_equal(_bits(got), _bits(want))
+    assert len(scratch) == 1 and np.array_equal(bits(got), bits(want))
 
 
 def test_below_the_bound_irfft_looks_up_no_recording_graph(device, scratch, monkeypatch):
     """``lazy_consume.may_consume`` is asked first: an irfft of a pending result below
     ``lazy_policy.CONSUME_BYTES`` runs the graph and the primitive without looking up the
     graph lazy mode records here (a call more on every such irfft); at the bound it does."""
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     size = (spectrum * response).size * 8
     for bound, looked_up in ((size + 1, 0), (size, 1)):
         monkeypatch.setattr(lazy_policy, "CONSUME_BYTES", bound)
+        lazy_policy.reset()  # (recorded, not deferred: the graph's path)
         with cw.lazy():
             product = spectrum * response
             storage = product._storage
@@ -204,7 +162,7 @@ def test_below_the_bound_irfft_looks_up_no_recording_graph(device, scratch, monk
 
 
 def test_errors_are_eager_modes(device, scratch):
-    x, response = _data(device)
+    x, response = data(device)
     spectrum = cw.fft.rfft(x)
     for bad in (dict(n=0), dict(axis=2), dict(norm="sideways")):
         with pytest.raises(Exception) as eager:
@@ -255,12 +213,13 @@ def test_a_factor_node_that_fills_the_graph_runs_it_and_the_primitive_copies(dev
     """consume_irfft records the scaling as a node of the product's graph; where that node
     brings the graph to ``MAX_NODES`` the graph runs at once, and irfft takes the computed
     product as any primitive would (no scratch call), with eager mode's bits."""
-    x, response = _data(device)
+    x, response = data(device)
     want = cw.fft.irfft(cw.fft.rfft(x) * response, norm="backward")
     for _ in range(3):  # (the policy sees the same calls again, as in the tests above)
         with cw.lazy():
             cw.fft.irfft(cw.fft.rfft(x) * response, norm="backward")
     del scratch[:]
+    lazy_policy.reset()  # (recorded, not deferred: the graph's path)
     with cw.lazy():
         product = cw.fft.rfft(x) * response
         storage = product._storage
@@ -269,5 +228,5 @@ def test_a_factor_node_that_fills_the_graph_runs_it_and_the_primitive_copies(dev
         got = cw.fft.irfft(product, norm="backward")
         assert storage.real is not None  # the factor's node ran the graph
     assert scratch == []
-    assert np.array_equal(_bits(got), _bits(want))
-    assert np.array_equal(_bits(product), _bits(cw.fft.rfft(x) * response))
+    assert np.array_equal(bits(got), bits(want))
+    assert np.array_equal(bits(product), bits(cw.fft.rfft(x) * response))

@@ -248,3 +248,52 @@ def test_a_failed_stream_launch_raises_naming_the_kernel(runtime):
     status[0] = 98  # hipErrorInvalidDeviceFunction
     with pytest.raises(RocmError, match="binary_add_float32"):
         _stream_launch(launcher)(_kernel(), 1, 1, 1, 1, 1, 1, bytes(structs.EW_ARGS.size), (0,), 1)
+
+
+@pytest.mark.parametrize("aligned", [True, False])
+def test_a_fused_graphs_launch_filled_in_c_matches_the_packed_one(runtime, aligned):
+    """A compiled fused graph without run-time scalars (lazy mode's: its scalars are
+    constants) fills its buffers' addresses from C over its struct packed once per
+    alignment flag: the runtime must see the bytes, and the call, of the packed path; a
+    graph with a run-time scalar (cw.fuse's float arguments) keeps the packed path."""
+    from types import SimpleNamespace as NS
+
+    import numpy as np
+
+    import candlewick as cw
+    from rocm_backend.families import fusion
+
+    launcher, _, _, record = runtime
+    if launcher.c_launch is None:
+        pytest.skip("candlewick._native was not built here (no C compiler)")
+    seen = _capturing(launcher)
+    spectrum = cw.asarray(np.ones((3, 7), np.complex64))
+    response = cw.asarray(np.ones(7, np.complex64))
+    graphs = {"constant": cw.fuse(lambda s, r: (s * r) * 0.125).graph_for(spectrum, response),
+              "argument": cw.fuse(lambda s, r, k: (s * r) * k).graph_for(spectrum, response, 0.125)}
+    base = 0x7F00_0000_1000 if aligned else 0x7F00_0000_1004  # (an odd address: no vector reads)
+    made = iter(())  # (each run's results' addresses: the same for both paths)
+
+    def device(stream_launch):
+        launcher.stream_launch = stream_launch
+        return NS(kernels=NS(kernel=lambda spec, source, options: _kernel()), launcher=launcher,
+                  storage_type=NS(empty=lambda dev, dtype, size: NS(ptr=next(made))), ew_grid_cap=2**20)
+
+    inputs = [NS(ptr=base), NS(ptr=base + 0x100)]
+    packed = []
+    pack = launcher.launch_fields
+    launcher.launch_fields = lambda *args: (packed.append(args[0]), pack(*args))
+    for name, graph in graphs.items():
+        runs = [fusion.compile_fused(device(_stream_launch(launcher)), graph), fusion.compile_fused(device(None), graph)]
+        assert all(run is not None for run in runs), "the generator covers a product and a scaling"
+        count = len(seen)
+        record.last_use = 0
+        made = iter(range(base + 0x10000, base + 0x90000, 0x10000))
+        del packed[:]
+        runs[0](inputs, (0.125,) if name == "argument" else ())
+        assert record.last_use == 11  # the launch marks its stream used
+        assert len(packed) == (1 if name == "argument" else 0), name
+        made = iter(range(base + 0x10000, base + 0x90000, 0x10000))  # (the same results' addresses again)
+        runs[1](inputs, (0.125,) if name == "argument" else ())
+        half = (len(seen) - count) // 2
+        assert half >= 1 and seen[count:count + half] == seen[count + half:], name
