@@ -110,16 +110,19 @@ def _factored(check):
 def _upper_inverse(factor, n):
     """R^-1 of the upper triangular n x n ``factor``: one trsm on the identity (no LU, no
     pivots, no info to read)."""
-    inverse = _identity(factor.device, factor.dtype, n).copy(Layout.contiguous((n, n)))
+    inverse = _identity(factor.device, factor.dtype, n, writable=True)
     rocblas.solve_upper_right(inverse, factor, n, n, "svd")
     return inverse
 
 
-def _identity(device, dtype, n):
+def _identity(device, dtype, n, writable=False):
     """The n x n identity, kept per (dtype, n) while small (``lc.constant``): the solves
-    copy it, the check reads it (three made a call before, two launches each)."""
-    return lc.constant(device, ("identity", dtype.name, n), lambda: creation.eye(device, (n, n), dtype),
-                       n * n <= lc.MASK_CACHE_MAX)
+    copy it, the check reads it (three made a call before, two launches each).
+    ``writable``: one the caller may overwrite, a copy of the kept one only where one is
+    kept (past the bound a fresh one is already the caller's own)."""
+    kept = n * n <= lc.MASK_CACHE_MAX
+    eye = lc.constant(device, ("identity", dtype.name, n), lambda: creation.eye(device, (n, n), dtype), kept)
+    return eye.copy(Layout.contiguous((n, n))) if writable and kept else eye
 
 
 def _orthogonal(q, rows, n):

@@ -171,6 +171,32 @@ def test_tall_svd_copies_an_unreadable_layout_once(gemm_device, monkeypatch):
     assert copied == [], copied
 
 
+@pytest.mark.parametrize("kept", [True, False], ids=["kept", "fresh"])
+def test_tall_svd_copies_the_identity_only_where_it_is_kept(gemm_device, kept, monkeypatch):
+    """The n x n identity the solves overwrite: a copy of the kept one (never the kept one
+    itself: two calls both right, one identity made), or past the cache's bound a fresh one
+    each, not copied again (one copy launch a pass saved at n > 256)."""
+    from rocm_backend.families import creation, svd_tall
+    from rocm_backend.families import linalg_common as lc
+
+    monkeypatch.setattr(svd_tall, "MIN_RATIO", 4)
+    monkeypatch.setattr(svd_tall, "MIN_ELEMENTS", 0)
+    monkeypatch.setattr(lc, "MASK_CACHE_MAX", 1 << 16 if kept else 0)
+    eyes, copied = [], []
+    eye = creation.eye
+    monkeypatch.setattr(creation, "eye", lambda *a: (eyes.append(eye(*a)), eyes[-1])[1])
+    a = _random(np.random.default_rng(13), dt.float32, (40, 6))
+    s, lay = _strided(gemm_device, a)
+    kind = type(s)
+    copy = kind.copy
+    monkeypatch.setattr(kind, "copy", lambda self, *a, **k: (copied.append(any(self is e for e in eyes)),
+                                                             copy(self, *a, **k))[1])
+    _check_svd(s, lay, a, (), 40, 6)
+    _check_svd(s, lay, a, (), 40, 6)
+    assert len(eyes) == (1 if kept else 6), len(eyes)  # fresh: two solves and a check a call
+    assert copied.count(True) == (4 if kept else 0), copied
+
+
 @pytest.mark.parametrize("cond", [1e1, 1e3])
 def test_tall_svd_of_an_ill_conditioned_a_matches_float64(gemm_device, cond, monkeypatch):
     """A of condition 10 and 10^3 (float32; cond^2 of its Gram matrix up to 10^6): the
