@@ -24,6 +24,7 @@ from candlewick import dtypes as dt
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, UnaryOp
 from rocm_backend import ops
 from rocm_backend.abi import structs
+from rocm_backend.codegen.sources import MODULE_FILES
 
 HERE = pathlib.Path(__file__).resolve().parent
 HIP_DIR = HERE.parents[2] / "rocm_backend" / "hip"
@@ -173,8 +174,6 @@ def build_scan_sort(tmp, wanted):
     """The scan, index, sort and transpose modules built for the host with the op table's
     kernels whose key ``wanted(key)`` accepts, one scan item per thread (what the
     compositions of unique, nonzero and compress use)."""
-    from rocm_backend.codegen.sources import MODULE_FILES
-
     specs = [s for s in ops.TABLE.values() if wanted(tuple(s.key))]
     return build(tmp, ["scan.hip", "index.hip", "sort.hip", *MODULE_FILES[ops.SORT_MODULE], "transpose.hip",
                        *MODULE_FILES[ops.BYTES_MODULE]], specs,
@@ -203,8 +202,8 @@ def build_linalg_fft(tmp):
     """The kernels test_linalg_fft_exec.py and test_linalg_tall_svd_host.py launch, built for
     the host (conftest.py's ``linalg_fft_lib``: once a test process)."""
     specs = [s for s in ops.TABLE.values() if _linalg_fft_wanted(s)]
-    own = ["svd_jacobi.h", "svd_jacobi.hip", "qr_householder.h", "qr_householder.hip"]  # batched real svd, qr
-    return build(tmp, ["transpose.hip", "reduce.hip"] + own, specs)
+    return build(tmp, ["transpose.hip", "reduce.hip", *MODULE_FILES[ops.SVD_MODULE], *MODULE_FILES[ops.QR_MODULE]],
+                 specs)
 
 
 def _linalg_fft_wanted(spec):
