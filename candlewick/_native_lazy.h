@@ -60,6 +60,9 @@ void cw_key_memo_clear(cw_KeyMemo *memo);
    never counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
 int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
                PyObject *replays, cw_KeyMemo *memo);
+/* reads what lazy_policy's globals `policy` hold that never changes (_DEFERS): 0, or -1
+   with an error (lazy_starts calls it) */
+int cw_lazy_key_policy(PyObject *policy);
 int cw_lazy_key_ready(void);
 
 /* _native_lazy_start.c */

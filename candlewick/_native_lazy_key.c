@@ -1,5 +1,6 @@
 /* candlewick._native's part of lazy mode's policy that StartMethod (_native_lazy_start.c)
-   reads: lazy_policy's globals, read at each call (tests set them), a storage's size
+   reads: lazy_policy's globals, read at each call (tests set them; _DEFERS, a constant,
+   once, by lazy_starts), a storage's size
    against RECORD_BYTES and a call's count, its key made as lazy_policy's pair_key makes
    it (binary and compare on (op, Layout, storage, Layout): built here in one step) or
    by lazy_policy.call_key_of (every other call), so that both count the same keys as
@@ -20,6 +21,8 @@ PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 PyObject *cw_s_defer;
 static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of, *s_defers;
+/* lazy_policy._DEFERS, a constant: read once, when lazy_starts gives the policy */
+static PyObject *defers_mark;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
@@ -259,8 +262,7 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
         }
         answer = 0; /* not counted */
     } else {
-        PyObject *defers = cw_policy_global(s_defers);
-        answer = defers == NULL ? -1 : PyObject_RichCompareBool(seen, defers, Py_EQ);
+        answer = PyObject_RichCompareBool(seen, defers_mark, Py_EQ);
         if (answer == 1) {
             answer = 2; /* marked _DEFERS: deferred (lazy_defer) */
         } else if (answer == 0) {
@@ -277,6 +279,18 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
     }
     Py_XDECREF(other_dtype);
     return answer;
+}
+
+int cw_lazy_key_policy(PyObject *policy) {
+    PyObject *mark = PyDict_GetItemWithError(policy, s_defers);
+    if (mark == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_starts: the policy has no _DEFERS");
+        }
+        return -1;
+    }
+    Py_XSETREF(defers_mark, Py_NewRef(mark));
+    return 0;
 }
 
 int cw_lazy_key_ready(void) {

@@ -310,7 +310,7 @@ PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     Py_ssize_t pending, real;
     if (cw_slot_offset((PyTypeObject *)args[0], "pending", &pending) < 0 ||
-        cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0) {
+        cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0 || cw_lazy_key_policy(args[1]) < 0) {
         return NULL;
     }
     PyObject *old[] = {(PyObject *)start_type, cw_lazy_policy};
