@@ -6,13 +6,16 @@
    by lazy_policy.call_key_of (every other call), so that both count the same keys as
    lazy_policy.counted_replayed.
 
-   A pair key is the largest part of the decision (~4k instructions: its tuple built,
-   hashed (its op's Enum.__hash__ in Python) and compared with the key counted), and a
-   loop asks the same one each time (scipy.fft's `spectrum * response`): each StartMethod
-   keeps its last pair key's parts and answer (cw_KeyMemo), which stand while
-   lazy_policy's `_generation` (bumped at each change of the counts), `_counts`, `REPLAYS`
-   and `Layout` are the ones it was made under. Parts equal to the kept ones make a key
-   equal to the kept one, so the answer is the one `_counts` gives. */
+   A key is the largest part of the decision (a pair key ~4k instructions: its tuple
+   built, hashed (its op's Enum.__hash__ in Python) and compared with the key counted;
+   call_key_of's, in Python, ~8k), and code run again asks the same ones each time
+   (scipy.fft's `spectrum * response`; StandardScaler's eleven reductions, casts and
+   unary calls on X, which made a key in Python on every call): each StartMethod keeps
+   its last four keys' answers with the parts of the arguments they were made of
+   (cw_KeyMemo), which stand while lazy_policy's `_generation` (bumped at each change of
+   the counts), `_counts`, `REPLAYS`, `Layout` and `call_key_of` are the ones they were
+   made under. Parts equal to the kept ones make a key equal to the kept one, so the
+   answer is the one `_counts` gives. */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -139,105 +142,189 @@ static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyO
 }
 
 
-/* The parts of a pair call's key as the memo compares them: Layout slots read directly
-   (1), or 0 where the arguments are not that case (no memo then). */
-static int pair_parts(PyObject *const *args, Py_ssize_t n, PyObject *layout_type, PyObject **parts) {
+/* How a part of a call's arguments is compared with a kept one (each also by its type):
+   by identity, by ==, or by the bytes of a float's or complex's value. */
+enum { PART_SAME, PART_EQUAL, PART_BITS };
+
+/* The parts of a call's arguments its key is made of, as a memo entry compares them (new
+   references in `parts`, how each compares in `kinds`): each storage argument's dtype (its
+   key holds the dtype's name), each Layout's shape, strides and offset, a float or complex
+   by its bytes (0.0 and -0.0, two NaNs: other keys; a miss only asks again), an int,
+   bool or tuple (axes) by value, any other object (an op, a DType) by identity: equal
+   parts make an equal key. Returns how many, or 0 where the call gets no entry (a list
+   argument: its key is the list's items as they are then; a Layout of another class; a
+   storage argument without a dtype, whose key raises). */
+static int call_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                      PyObject *layout_type, PyObject **parts, unsigned char *kinds) {
     const Binding *b = &cw_bound;
-    if (n != 4 || Py_TYPE(args[1]) != (PyTypeObject *)layout_type || Py_TYPE(args[3]) != (PyTypeObject *)layout_type ||
-        (PyTypeObject *)layout_type != b->layout_type) {
+    int count = 0;
+    if (n > CW_MEMO_ARGS) {
         return 0;
     }
-    for (int k = 0; k < 2; k++) {
-        PyObject *layout = args[1 + 2 * k];
-        parts[3 * k] = SLOT(layout, b->shape);
-        parts[3 * k + 1] = SLOT(layout, b->strides);
-        parts[3 * k + 2] = SLOT(layout, b->offset);
-    }
-    for (int i = 0; i < 6; i++) {
-        if (parts[i] == NULL) {
-            return 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        int storage = 0;
+        for (Py_ssize_t k = 0; k < npositions; k++) {
+            storage |= positions[k] == i;
+        }
+        if (storage) {
+            PyObject *dtype = cw_member(a, cw_s_dtype);
+            if (dtype == NULL) {
+                PyErr_Clear(); /* (the key raises it) */
+                goto none;
+            }
+            parts[count] = dtype;
+            kinds[count++] = PART_SAME;
+        } else if (Py_TYPE(a) == (PyTypeObject *)layout_type) {
+            if (Py_TYPE(a) != b->layout_type || SLOT(a, b->shape) == NULL || SLOT(a, b->strides) == NULL ||
+                SLOT(a, b->offset) == NULL) {
+                goto none;
+            }
+            Py_ssize_t at[] = {b->shape, b->strides, b->offset};
+            for (int k = 0; k < 3; k++) {
+                parts[count] = Py_NewRef(SLOT(a, at[k]));
+                kinds[count++] = PART_EQUAL;
+            }
+        } else if (PyFloat_CheckExact(a) || PyComplex_CheckExact(a)) {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_BITS;
+        } else if (PyLong_CheckExact(a) || PyBool_Check(a) || PyTuple_CheckExact(a)) {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_EQUAL;
+        } else if (PyList_Check(a)) {
+            goto none;
+        } else {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_SAME;
         }
     }
-    return 1;
+    return count;
+none:
+    for (int k = 0; k < count; k++) {
+        Py_DECREF(parts[k]);
+    }
+    return 0;
 }
 
-/* The memo's answer (0 or 1) where it stands for this call, 2 where not, -1 on an error. */
-static int memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation) {
-    if (memo->answer < 0 || memo->generation != generation) {
-        return 2;
+/* Whether part `a` (of kind `kind`) is kept part `b`: 1 or 0. An == that raises is
+   a miss (its error cleared): the key is then made and looked up as without the memo. */
+static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
+    if (a == b) {
+        return 1;
+    }
+    if (Py_TYPE(a) != Py_TYPE(b) || kind == PART_SAME) {
+        return 0;
+    }
+    if (kind == PART_BITS) {
+        if (PyFloat_CheckExact(a)) {
+            double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+            return memcmp(&x, &y, sizeof x) == 0;
+        }
+        Py_complex x = ((PyComplexObject *)a)->cval, y = ((PyComplexObject *)b)->cval;
+        return memcmp(&x.real, &y.real, sizeof x.real) == 0 && memcmp(&x.imag, &y.imag, sizeof x.imag) == 0;
+    }
+    int same = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (same < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return same;
+}
+
+/* The kept answer of entry `e` where it stands for this call (held the same objects, the
+   generation unchanged, every part the same), else -1. */
+static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, PyObject *const *parts,
+                        const unsigned char *kinds, int count, long long generation) {
+    if (e->held[0] == NULL || e->generation != generation || e->nparts != count) {
+        return -1;
     }
     for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
-        if (held[i] != memo->held[i]) {
-            return 2;
+        if (held[i] != e->held[i]) {
+            return -1;
         }
     }
-    for (int i = 0; i < 6; i++) {
-        int same = PyObject_RichCompareBool(parts[i], memo->parts[i], Py_EQ);
-        if (same != 1) {
-            return same < 0 ? -1 : 2;
+    for (int i = 0; i < count; i++) {
+        if (kinds[i] != e->kinds[i] || !same_part(parts[i], e->parts[i], kinds[i])) {
+            return -1;
         }
     }
-    return memo->answer;
+    return e->answer;
 }
 
-static void memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation,
-                      int answer) {
-    cw_key_memo_clear(memo);
+static void entry_clear(cw_KeyMemoEntry *e) {
     for (int i = 0; i < CW_MEMO_HELD; i++) {
-        memo->held[i] = Py_NewRef(held[i]);
+        Py_CLEAR(e->held[i]);
     }
-    for (int i = 0; i < 6; i++) {
-        memo->parts[i] = Py_NewRef(parts[i]);
+    for (int i = 0; i < e->nparts; i++) {
+        Py_CLEAR(e->parts[i]);
     }
-    memo->generation = generation;
-    memo->answer = answer;
+    e->nparts = 0;
+}
+
+/* The next entry of `memo` (the oldest) made this call's: its parts taken over. */
+static void memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds,
+                      int count, long long generation, int answer) {
+    cw_KeyMemoEntry *e = &memo->entries[memo->next];
+    memo->next = (memo->next + 1) % CW_MEMO_ENTRIES;
+    entry_clear(e);
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        e->held[i] = Py_NewRef(held[i]);
+    }
+    for (int i = 0; i < count; i++) {
+        e->parts[i] = parts[i];
+        e->kinds[i] = kinds[i];
+    }
+    e->nparts = count;
+    e->generation = generation;
+    e->answer = answer;
 }
 
 void cw_key_memo_clear(cw_KeyMemo *memo) {
-    memo->answer = -1;
-    for (int i = 0; i < CW_MEMO_HELD; i++) {
-        Py_CLEAR(memo->held[i]);
+    for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
+        entry_clear(&memo->entries[k]);
     }
-    for (int i = 0; i < 6; i++) {
-        Py_CLEAR(memo->parts[i]);
+    memo->next = 0;
+}
+
+static void parts_release(PyObject **parts, int count) {
+    for (int i = 0; i < count; i++) {
+        Py_DECREF(parts[i]);
     }
 }
 
 /* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
    not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
    deferred, lazy_defer), -1 on an error. */
-int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
-               PyObject *replays, cw_KeyMemo *memo) {
+int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions, PyObject *pending,
+               PyObject *dtype, PyObject *const *args, Py_ssize_t n, PyObject *replays, cw_KeyMemo *memo) {
     PyObject *counts = cw_policy_global(s_counts);
     PyObject *layout_type = counts == NULL ? NULL : cw_policy_global(s_layout);
-    PyObject *stamp = layout_type == NULL ? NULL : cw_policy_global(s_generation);
+    PyObject *key_of = layout_type == NULL ? NULL : cw_policy_global(s_call_key_of);
+    PyObject *stamp = key_of == NULL ? NULL : cw_policy_global(s_generation);
     long long generation = stamp == NULL ? -1 : PyLong_AsLongLong(stamp);
     if (generation == -1 && PyErr_Occurred()) {
         return -1;
     }
-    PyObject *parts[6], *other_dtype = NULL;
-    int remembered = pair && pair_parts(args, n, layout_type, parts);
-    if (remembered) { /* (pending, not its device: a Pending's device is set once) */
-        if ((other_dtype = cw_member(args[2], cw_s_dtype)) == NULL) {
-            return -1;
-        }
-        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
-        int known = memo_answer(memo, held, parts, generation);
-        if (known != 2) {
-            Py_DECREF(other_dtype);
+    PyObject *parts[CW_MEMO_PARTS];
+    unsigned char kinds[CW_MEMO_PARTS];
+    /* (pending, not its device: a Pending's device is set once) */
+    PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, key_of, pending, dtype};
+    int count = call_parts(args, n, positions, npositions, layout_type, parts, kinds);
+    for (int k = 0; k < CW_MEMO_ENTRIES && count > 0; k++) {
+        int known = entry_answer(&memo->entries[k], held, parts, kinds, count, generation);
+        if (known >= 0) {
+            parts_release(parts, count);
             return known;
         }
     }
     PyObject *device = PyObject_GetAttr(pending, s_device);
     if (device == NULL) {
-        Py_XDECREF(other_dtype);
+        parts_release(parts, count);
         return -1;
     }
     PyObject *key = pair ? pair_key(device, name, dtype, args, n) : NULL;
-    int paired = key != NULL;
     if (key == NULL && !PyErr_Occurred()) {
-        PyObject *key_of = cw_policy_global(s_call_key_of);
-        PyObject *listed = key_of == NULL ? NULL : PyTuple_New(n);
+        PyObject *listed = PyTuple_New(n);
         if (listed != NULL) {
             for (Py_ssize_t i = 0; i < n; i++) {
                 PyTuple_SET_ITEM(listed, i, Py_NewRef(args[i]));
@@ -253,7 +340,7 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
     int answer;
     if (seen == NULL) {
         if (PyErr_Occurred()) {
-            Py_XDECREF(other_dtype);
+            parts_release(parts, count);
             if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
                 return -1;
             }
@@ -269,15 +356,13 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
             answer = PyObject_RichCompareBool(seen, replays, Py_GE);
         }
         if (answer < 0) {
-            Py_XDECREF(other_dtype);
+            parts_release(parts, count);
             return -1;
         }
     }
-    if (remembered && paired) {
-        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
-        memo_keep(memo, held, parts, generation, answer);
+    if (count > 0) {
+        memo_keep(memo, held, parts, kinds, count, generation, answer); /* (the parts taken over) */
     }
-    Py_XDECREF(other_dtype);
     return answer;
 }
 

@@ -31,7 +31,7 @@ typedef struct {
     int pair;
     Py_ssize_t npositions;
     Py_ssize_t positions[MAX_POSITIONS];
-    cw_KeyMemo memo; /* its last pair key's answer (_native_lazy_key.c) */
+    cw_KeyMemo memo; /* its last keys' answers (_native_lazy_key.c) */
 } StartMethod;
 
 static PyTypeObject *start_type;
@@ -133,8 +133,8 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
         }
         if (ripe) {
             PyObject *dtype = cw_member(real, cw_s_dtype);
-            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, pending, dtype, call_args, n, replays,
-                                                                &m->memo);
+            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, m->positions, m->npositions, pending, dtype,
+                                                      call_args, n, replays, &m->memo);
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
@@ -250,7 +250,6 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     self->vectorcall = start_call;
-    self->memo.answer = -1;
     self->name = Py_NewRef(name);
     PyUnicode_InternInPlace(&self->name);
     self->pair = pair;

@@ -14,7 +14,7 @@ from candlewick import dtypes as dt
 from candlewick.fusion import lazy_policy
 from candlewick.fusion.lazy_policy import Start
 from candlewick.layout import Layout
-from candlewick.opdefs import BinaryOp
+from candlewick.opdefs import BinaryOp, ReduceOp
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
@@ -240,3 +240,50 @@ def test_a_call_marked_deferred_is_deferred_by_both(policy):
     counts = dict(lazy_policy._counts)
     lazy_policy.defers(object(), mark)  # a device without the hook: nothing marked
     assert lazy_policy._counts == counts
+
+
+def test_kept_answers_of_calls_without_a_pair_key(policy):
+    """The calls whose key call_key_of makes (reductions, casts, unary and scalar calls)
+    keep their answers too, several per method (a loop asks a few in turn), and a kept
+    answer serves only a call whose arguments make the same key: the C decision answers
+    as the Python one for scalars that are equal but make other keys (1, 1.0, True; 0.0
+    and -0.0; NaN), other axes, another dtype of a storage argument, and a list argument,
+    whose key is never kept; and it follows the counts."""
+    pending = Pending()
+    big = 1 << 22
+    real = Storage("x", big)
+    layout = Layout.contiguous((big,))
+    nan = float("nan")
+    calls = [("binary_scalar", (BinaryOp.ADD, layout, s, False)) for s in (1, 1.0, True, 0.0, -0.0, nan, 2.5)]
+    calls += [("reduce", (ReduceOp.SUM, layout, axes)) for axes in ((0,), (), None)]
+    calls += [("astype", (layout, dtype)) for dtype in (dt.float64, dt.int32)]
+    calls += [("where", (layout, Storage("c", big, dtype), layout, Storage("y", big), layout))
+              for dtype in (dt.bool_, dt.int8)]
+    listed = [1.0]
+    calls += [("binary_scalar", (BinaryOp.ADD, layout, listed, False))]
+
+    def both(name, args):
+        start = Start(pending, real)
+        answer = getattr(Start, name)(start, *args)
+        assert answer == _python_method(name, False)(start, *args), (name, args)
+        return answer[0]
+
+    def count(name, args):
+        lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, args))])
+
+    for i, (name, args) in enumerate(calls):
+        for _ in range(lazy_policy.REPLAYS):
+            count(name, args)
+        for j, (other_name, other_args) in enumerate(calls):  # every call twice: asked, then kept
+            want = "x" if j <= i else ("traced", "x")
+            assert both(other_name, other_args) == both(other_name, other_args) == want, (i, j, other_args)
+    listed[0] = 3.0  # the same list, another key: its answer was not kept
+    assert both("binary_scalar", (BinaryOp.ADD, layout, listed, False)) == ("traced", "x")
+    assert both("binary_scalar", (BinaryOp.ADD, Layout.contiguous((big,)), 2.5, False)) == "x"  # equal parts
+    assert both("binary_scalar", (BinaryOp.ADD, Layout((big,), (0,)), 2.5, False)) == ("traced", "x")
+    assert both("binary_scalar", (BinaryOp.MULTIPLY, layout, 2.5, False)) == ("traced", "x")
+    lazy_policy.pinned_fused(pending.device, [("reduce", real.dtype, (ReduceOp.SUM, layout, (0,)))])
+    assert both("reduce", (ReduceOp.SUM, layout, (0,))) == ("traced", "x")  # fused once: recorded since
+    assert both("reduce", (ReduceOp.SUM, layout, ())) == "x"
+    lazy_policy.reset()
+    assert both("reduce", (ReduceOp.SUM, layout, ())) == ("traced", "x")
