@@ -40,9 +40,11 @@ PyObject *cw_policy_global(PyObject *name) {
 
 /* 1 where the storage `s` holds fewer than `limit` bytes, 0 where not, -1 on an error. */
 int cw_storage_smaller(PyObject *s, long long limit) {
-    PyObject *size = cw_member(s, s_size);
-    PyObject *dtype = size == NULL ? NULL : cw_member(s, cw_s_dtype);
-    PyObject *item = dtype == NULL ? NULL : cw_member(dtype, s_itemsize);
+    /* (asked of every operand of an element-wise call in lazy mode: its reads kept) */
+    static cw_MemberSite size_site, dtype_site, item_site;
+    PyObject *size = cw_site_member(&size_site, s, s_size);
+    PyObject *dtype = size == NULL ? NULL : cw_site_member(&dtype_site, s, cw_s_dtype);
+    PyObject *item = dtype == NULL ? NULL : cw_site_member(&item_site, dtype, s_itemsize);
     Py_XDECREF(dtype);
     if (item == NULL) {
         Py_XDECREF(size);

@@ -287,3 +287,37 @@ def test_kept_answers_of_calls_without_a_pair_key(policy):
     assert both("reduce", (ReduceOp.SUM, layout, ())) == "x"
     lazy_policy.reset()
     assert both("reduce", (ReduceOp.SUM, layout, ())) == ("traced", "x")
+
+
+def test_the_size_test_reads_each_storage_as_python_does(policy):
+    """The size test keeps where it last read a storage's size, dtype and itemsize (one
+    load the next time, for a storage of that class): a class changed since (its size
+    made a property) and another class read as Python reads them."""
+
+    class Slotted:
+        __slots__ = ("size", "dtype", "tag")
+
+        def __init__(self, size):
+            self.size, self.dtype, self.tag = size, dt.float32, "s"
+
+        def unary(self, *args):
+            return "at once"
+
+    class Other(Storage):
+        pass
+
+    pending = Pending()
+    layout = Layout.contiguous((1 << 22,))
+    args = (BinaryOp.ADD, layout)
+
+    def ask(real):
+        return Start.unary(Start(pending, real), *args)
+
+    big, small = Slotted(1 << 22), Slotted(16)
+    assert [ask(big)[0], ask(small), ask(big)[0]] == [("traced", "s"), "at once", ("traced", "s")]
+    assert ask(Other("o", 16))[0] == "o" and ask(Other("o", 1 << 22))[0] == ("traced", "o")
+    Slotted.size = property(lambda self: 16)  # the class changed: its slot no longer what size reads
+    assert ask(big) == "at once"
+    unset = Slotted.__new__(Slotted)
+    unset.dtype, unset.tag = dt.float32, "u"
+    assert ask(unset) == "at once"  # (the property's 16)
