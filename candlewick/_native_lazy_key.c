@@ -148,14 +148,33 @@ static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyO
    by identity, by ==, or by the bytes of a float's or complex's value. */
 enum { PART_SAME, PART_EQUAL, PART_BITS };
 
+/* Whether `a` is an int or a tuple of ints (Layout fields, axes): its == runs no Python
+   code, so no other thread runs while a memo entry is compared. */
+static int ints_only(PyObject *a) {
+    if (PyLong_CheckExact(a) || PyBool_Check(a)) {
+        return 1;
+    }
+    if (!PyTuple_CheckExact(a)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++) {
+        PyObject *item = PyTuple_GET_ITEM(a, i);
+        if (!PyLong_CheckExact(item) && !PyBool_Check(item)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The parts of a call's arguments its key is made of, as a memo entry compares them (new
    references in `parts`, how each compares in `kinds`): each storage argument's dtype (its
    key holds the dtype's name), each Layout's shape, strides and offset, a float or complex
    by its bytes (0.0 and -0.0, two NaNs: other keys; a miss only asks again), an int,
-   bool or tuple (axes) by value, any other object (an op, a DType) by identity: equal
-   parts make an equal key. Returns how many, or 0 where the call gets no entry (a list
-   argument: its key is the list's items as they are then; a Layout of another class; a
-   storage argument without a dtype, whose key raises). */
+   bool or tuple of ints (axes) by value, any other object (an op, a DType) by identity:
+   equal parts make an equal key. Returns how many, or 0 where the call gets no entry (a
+   list argument: its key is the list's items as they are then; a tuple of anything else
+   or a Layout of another class or with fields other than ints; a storage argument
+   without a dtype, whose key raises). */
 static int call_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
                       PyObject *layout_type, PyObject **parts, unsigned char *kinds) {
     const Binding *b = &cw_bound;
@@ -184,16 +203,19 @@ static int call_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *pos
             }
             Py_ssize_t at[] = {b->shape, b->strides, b->offset};
             for (int k = 0; k < 3; k++) {
+                if (!ints_only(SLOT(a, at[k]))) {
+                    goto none;
+                }
                 parts[count] = Py_NewRef(SLOT(a, at[k]));
                 kinds[count++] = PART_EQUAL;
             }
         } else if (PyFloat_CheckExact(a) || PyComplex_CheckExact(a)) {
             parts[count] = Py_NewRef(a);
             kinds[count++] = PART_BITS;
-        } else if (PyLong_CheckExact(a) || PyBool_Check(a) || PyTuple_CheckExact(a)) {
+        } else if (ints_only(a)) {
             parts[count] = Py_NewRef(a);
             kinds[count++] = PART_EQUAL;
-        } else if (PyList_Check(a)) {
+        } else if (PyList_Check(a) || PyTuple_Check(a)) {
             goto none;
         } else {
             parts[count] = Py_NewRef(a);
@@ -208,8 +230,8 @@ none:
     return 0;
 }
 
-/* Whether part `a` (of kind `kind`) is kept part `b`: 1 or 0. An == that raises is
-   a miss (its error cleared): the key is then made and looked up as without the memo. */
+/* Whether part `a` (of kind `kind`) is kept part `b`: 1 or 0 (== only between ints and
+   tuples of ints: no Python code runs). */
 static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
     if (a == b) {
         return 1;

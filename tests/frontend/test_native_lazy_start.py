@@ -255,7 +255,7 @@ def test_kept_answers_of_calls_without_a_pair_key(policy):
     layout = Layout.contiguous((big,))
     nan = float("nan")
     calls = [("binary_scalar", (BinaryOp.ADD, layout, s, False)) for s in (1, 1.0, True, 0.0, -0.0, nan, 2.5)]
-    calls += [("reduce", (ReduceOp.SUM, layout, axes)) for axes in ((0,), (), None)]
+    calls += [("reduce", (ReduceOp.SUM, layout, axes)) for axes in ((0,), (), None, (0.0,), (-0.0,))]
     calls += [("astype", (layout, dtype)) for dtype in (dt.float64, dt.int32)]
     calls += [("where", (layout, Storage("c", big, dtype), layout, Storage("y", big), layout))
               for dtype in (dt.bool_, dt.int8)]
@@ -271,11 +271,15 @@ def test_kept_answers_of_calls_without_a_pair_key(policy):
     def count(name, args):
         lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, args))])
 
+    def key(name, args):
+        return lazy_policy.call_key_of(pending.device, name, real.dtype, args)
+
     for i, (name, args) in enumerate(calls):
         for _ in range(lazy_policy.REPLAYS):
             count(name, args)
+        counted = {key(*call) for call in calls[: i + 1]}  # ((0.0,) is (0,)'s key: equal tuples)
         for j, (other_name, other_args) in enumerate(calls):  # every call twice: asked, then kept
-            want = "x" if j <= i else ("traced", "x")
+            want = "x" if key(other_name, other_args) in counted else ("traced", "x")
             assert both(other_name, other_args) == both(other_name, other_args) == want, (i, j, other_args)
     listed[0] = 3.0  # the same list, another key: its answer was not kept
     assert both("binary_scalar", (BinaryOp.ADD, layout, listed, False)) == ("traced", "x")
