@@ -325,3 +325,33 @@ def test_the_size_test_reads_each_storage_as_python_does(policy):
     unset = Slotted.__new__(Slotted)
     unset.dtype, unset.tag = dt.float32, "u"
     assert ask(unset) == "at once"  # (the property's 16)
+
+
+def test_reductions_never_recorded_run_at_once(policy):
+    """Start.reduce is a StartMethod given the fused reductions: argmin and the like run at
+    once on the real storage (never recorded, as the Python policy does), sum is decided as
+    any call (recorded until counted REPLAYS times)."""
+    from candlewick.fusion.graph import FUSED_REDUCTIONS
+
+    assert type(Start.__dict__["reduce"]) is _core._native.StartMethod
+    pending = Pending()
+    real = Storage("x", 1 << 22)
+    layout = Layout.contiguous((1 << 22,))
+    py_method = _python_method("reduce", False)
+    saved = lazy_policy._StartMethod
+    lazy_policy._StartMethod = None
+    try:
+        py_only = lazy_policy._start("reduce", only=FUSED_REDUCTIONS)
+    finally:
+        lazy_policy._StartMethod = saved
+    for op, want in ((ReduceOp.ARGMIN, ["x"] * 3), (ReduceOp.SUM, [("traced", "x")] * lazy_policy.REPLAYS + ["x"])):
+        args = (op, layout, (0,))
+        answers = []
+        for _ in range(lazy_policy.REPLAYS + 1):
+            start = Start(pending, real)
+            answer = Start.reduce(start, *args)
+            assert answer == py_only(start, *args)
+            answers.append(answer[0])
+            lazy_policy.counted_replayed(pending.device, [("reduce", real.dtype, args)])
+        assert answers == want, op
+    assert py_method(Start(pending, real), ReduceOp.ARGMAX, layout, (0,))[0] == ("traced", "x")  # (without only)
