@@ -65,6 +65,17 @@ typedef struct {
     int next; /* the entry replaced next */
 } cw_KeyMemo;
 void cw_key_memo_clear(cw_KeyMemo *memo);
+/* _native_lazy_memo.c: the parts of a call's arguments (new references in parts, how each
+   compares in kinds; `positions`: its storage arguments): how many, 0 where it gets no entry */
+int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                  PyObject *layout_type, PyObject **parts, unsigned char *kinds);
+/* the kept answer standing for held, parts and generation, else -1 */
+int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, const unsigned char *kinds,
+                   int count, long long generation);
+/* the oldest entry made this call's (the parts taken over) */
+void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds, int count,
+                  long long generation, int answer);
+void cw_memo_release(PyObject **parts, int count);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
    `replays` times or more (its key pair_key's where `pair`, else call_key_of's, which
    reads args' storages at `positions` as their dtypes; the answer kept in `memo` for

@@ -149,7 +149,7 @@ def test_the_element_wise_path_calls_it(policy):
 
 
 def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
-    """StartMethod keeps its last pair key's answer (_native_lazy_key.c's memo): it is
+    """StartMethod keeps its last keys' answers (_native_lazy_memo.c): a pair key's is
     asked again when the counts change (a fused run, a reset), when REPLAYS changes and
     for a call whose key differs in any part (a Layout's strides, the op)."""
     pending = Pending()
