@@ -26,7 +26,7 @@ NATIVE = Extension(
      "candlewick/_native_sort.c",
      "candlewick/_native_sort_runs.c", "candlewick/_native_sort_partition.c", "candlewick/_native_sort_finish.c",
      "candlewick/_native_temporary.c", "candlewick/_native_lazy_block.c",
-     "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c",
+     "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c", "candlewick/_native_lazy_memo.c",
      "candlewick/_native_lazy_operand.c", "candlewick/_native_lazy_globals.c", "candlewick/_native_lazy_kept.c",
      "candlewick/_native_lazy_call.c"],
     depends=["candlewick/_native.h", "candlewick/_native_host.h", "candlewick/_native_index.h",

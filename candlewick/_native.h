@@ -54,6 +54,16 @@ int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at);
    __getattr__ is only a fallback), about a fifth of PyObject_GetAttr's instructions; else
    PyObject_GetAttr */
 PyObject *cw_member(PyObject *obj, PyObject *name);
+/* cw_member at one place in the code that reads the same attribute of objects of one
+   class (a storage's size): the type (by its version tag, which any change to it or its
+   bases changes) and the slot's offset kept from the last read, so the next read of an
+   object of that type is one load (_native_binding.c) */
+typedef struct {
+    PyTypeObject *type; /* (borrowed: compared, with the tag, never used) */
+    unsigned int tag;
+    Py_ssize_t offset;
+} cw_MemberSite;
+PyObject *cw_site_member(cw_MemberSite *site, PyObject *obj, PyObject *name);
 
 /* The optional last argument `widest` of a call taking `fixed` arguments before it (the
    widest vector loop a test lets it take) in *widest, `fallback` where absent: 0, or -1

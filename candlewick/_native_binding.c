@@ -14,17 +14,21 @@
 Binding cw_bound;
 
 /* (_native.h) */
-PyObject *cw_member(PyObject *obj, PyObject *name) {
+/* The object slot obj.name is read from, as cw_member reads it: a member descriptor
+   (found through the type's cache) of a class obj is an instance of, the type's attribute
+   lookup object's (a __getattr__ is only a fallback); NULL where not so. */
+static PyMemberDef *object_slot(PyObject *obj, PyObject *name) {
     /* object.__getattribute__ (its slot wrapper), found as any type's attribute is: from
        3.12 on, a static builtin type's tp_dict is NULL (its dict is the interpreter's) */
     static PyObject *s_getattribute, *object_getattribute;
     if (object_getattribute == NULL) { /* (first use; held for the process) */
         if (s_getattribute == NULL && (s_getattribute = PyUnicode_InternFromString("__getattribute__")) == NULL) {
+            PyErr_Clear();
             return NULL;
         }
         object_getattribute = Py_XNewRef(_PyType_Lookup(&PyBaseObject_Type, s_getattribute));
         if (object_getattribute == NULL) {
-            return PyObject_GetAttr(obj, name);
+            return NULL;
         }
     }
     PyTypeObject *type = Py_TYPE(obj);
@@ -36,15 +40,43 @@ PyObject *cw_member(PyObject *obj, PyObject *name) {
         if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type &&
             PyObject_TypeCheck(obj, ((PyDescrObject *)descr)->d_type)) {
             PyMemberDef *member = ((PyMemberDescrObject *)descr)->d_member;
-            PyObject *value = member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)
-                                  ? *(PyObject **)((char *)obj + member->offset)
-                                  : NULL;
-            if (value != NULL) {
-                return Py_NewRef(value);
+            if (member->type == T_OBJECT_EX && !(member->flags & READ_RESTRICTED)) {
+                return member;
             }
         }
     }
-    return PyObject_GetAttr(obj, name);
+    return NULL;
+}
+
+PyObject *cw_member(PyObject *obj, PyObject *name) {
+    PyMemberDef *member = object_slot(obj, name);
+    PyObject *value = member == NULL ? NULL : *(PyObject **)((char *)obj + member->offset);
+    return value != NULL ? Py_NewRef(value) : PyObject_GetAttr(obj, name);
+}
+
+/* (_native.h) */
+PyObject *cw_site_member(cw_MemberSite *site, PyObject *obj, PyObject *name) {
+    PyTypeObject *type = Py_TYPE(obj);
+    if (type == site->type && site->tag != 0 && type->tp_version_tag == site->tag &&
+        PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG)) {
+        PyObject *value = *(PyObject **)((char *)obj + site->offset);
+        if (value != NULL) {
+            return Py_NewRef(value);
+        }
+    }
+    PyMemberDef *member = object_slot(obj, name);
+    PyObject *value = member == NULL ? NULL : *(PyObject **)((char *)obj + member->offset);
+    if (value == NULL) {
+        return PyObject_GetAttr(obj, name);
+    }
+    /* (the tag is given at the type's first cached lookup, object_slot's, and changes
+       with any change to the type or its bases; tags are never reused in a process) */
+    if (PyType_HasFeature(type, Py_TPFLAGS_VALID_VERSION_TAG) && type->tp_version_tag != 0) {
+        site->type = type;
+        site->tag = type->tp_version_tag;
+        site->offset = member->offset;
+    }
+    return Py_NewRef(value);
 }
 
 int cw_slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *at) {

@@ -44,22 +44,48 @@ extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred 
 PyObject *cw_policy_global(PyObject *name);
 /* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
 int cw_storage_smaller(PyObject *s, long long limit);
-/* One StartMethod's last pair key, by its parts, and its answer (answer -1: none): held
-   (_counts, REPLAYS, Layout, the Pending, the dtype, the op, the other operand's dtype),
-   compared by identity, and parts (each Layout's shape, strides, offset), by value */
-#define CW_MEMO_HELD 7
+/* One StartMethod's last answers (CW_MEMO_ENTRIES of them, the oldest replaced first), each
+   kept with what its key was made of: held (_counts, REPLAYS, Layout, call_key_of, the
+   Pending, the dtype), compared by identity, and the arguments' parts (each storage's
+   dtype, each Layout's shape, strides and offset, scalars, ops, axes: see
+   _native_lazy_key.c's call_parts), each by identity, value or bytes */
+#define CW_MEMO_HELD 6
+#define CW_MEMO_ARGS 8 /* the most arguments a call kept has (StartMethod's MAX_ARGS) */
+#define CW_MEMO_PARTS (3 * CW_MEMO_ARGS)
+#define CW_MEMO_ENTRIES 4
 typedef struct {
-    PyObject *held[CW_MEMO_HELD], *parts[6];
+    PyObject *held[CW_MEMO_HELD], *parts[CW_MEMO_PARTS]; /* held[0] NULL: empty */
+    unsigned char kinds[CW_MEMO_PARTS];
+    int nparts;
     long long generation; /* lazy_policy._generation when it was made */
     int answer;
+} cw_KeyMemoEntry;
+typedef struct {
+    cw_KeyMemoEntry entries[CW_MEMO_ENTRIES];
+    int next; /* the entry replaced next */
 } cw_KeyMemo;
 void cw_key_memo_clear(cw_KeyMemo *memo);
+/* _native_lazy_memo.c: the parts of a call's arguments (new references in parts, how each
+   compares in kinds; `positions`: its storage arguments): how many, 0 where it gets no entry */
+int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                  PyObject *layout_type, PyObject **parts, unsigned char *kinds);
+/* the kept answer standing for held, parts and generation, else -1 */
+int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, const unsigned char *kinds,
+                   int count, long long generation);
+/* the oldest entry made this call's (the parts taken over) */
+void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds, int count,
+                  long long generation, int answer);
+void cw_memo_release(PyObject **parts, int count);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
-   `replays` times or more (its key pair_key's where `pair`, else call_key_of's; a pair
-   key's answer kept in `memo` while it stands), 0 where not (an unhashable argument:
-   never counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
-int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
-               PyObject *replays, cw_KeyMemo *memo);
+   `replays` times or more (its key pair_key's where `pair`, else call_key_of's, which
+   reads args' storages at `positions` as their dtypes; the answer kept in `memo` for
+   calls whose arguments make the same key), 0 where not (an unhashable argument: never
+   counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
+int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions, PyObject *pending,
+               PyObject *dtype, PyObject *const *args, Py_ssize_t n, PyObject *replays, cw_KeyMemo *memo);
+/* reads what lazy_policy's globals `policy` hold that never changes (_DEFERS): 0, or -1
+   with an error (lazy_starts calls it) */
+int cw_lazy_key_policy(PyObject *policy);
 int cw_lazy_key_ready(void);
 
 /* _native_lazy_start.c */

@@ -1,17 +1,21 @@
 /* candlewick._native's part of lazy mode's policy that StartMethod (_native_lazy_start.c)
-   reads: lazy_policy's globals, read at each call (tests set them), a storage's size
+   reads: lazy_policy's globals, read at each call (tests set them; _DEFERS, a constant,
+   once, by lazy_starts), a storage's size
    against RECORD_BYTES and a call's count, its key made as lazy_policy's pair_key makes
    it (binary and compare on (op, Layout, storage, Layout): built here in one step) or
    by lazy_policy.call_key_of (every other call), so that both count the same keys as
    lazy_policy.counted_replayed.
 
-   A pair key is the largest part of the decision (~4k instructions: its tuple built,
-   hashed (its op's Enum.__hash__ in Python) and compared with the key counted), and a
-   loop asks the same one each time (scipy.fft's `spectrum * response`): each StartMethod
-   keeps its last pair key's parts and answer (cw_KeyMemo), which stand while
-   lazy_policy's `_generation` (bumped at each change of the counts), `_counts`, `REPLAYS`
-   and `Layout` are the ones it was made under. Parts equal to the kept ones make a key
-   equal to the kept one, so the answer is the one `_counts` gives. */
+   A key is the largest part of the decision (a pair key ~4k instructions: its tuple
+   built, hashed (its op's Enum.__hash__ in Python) and compared with the key counted;
+   call_key_of's, in Python, ~8k), and code run again asks the same ones each time
+   (scipy.fft's `spectrum * response`; StandardScaler's eleven reductions, casts and
+   unary calls on X, which made a key in Python on every call): each StartMethod keeps
+   its last four keys' answers with the parts of the arguments they were made of
+   (cw_KeyMemo, _native_lazy_memo.c), which stand while lazy_policy's `_generation` (bumped at each change of
+   the counts), `_counts`, `REPLAYS`, `Layout` and `call_key_of` are the ones they were
+   made under. Parts equal to the kept ones make a key equal to the kept one, so the
+   answer is the one `_counts` gives. */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -20,6 +24,8 @@ PyObject *cw_lazy_policy;
 PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 PyObject *cw_s_defer;
 static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of, *s_defers;
+/* lazy_policy._DEFERS, a constant: read once, when lazy_starts gives the policy */
+static PyObject *defers_mark;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
@@ -34,9 +40,11 @@ PyObject *cw_policy_global(PyObject *name) {
 
 /* 1 where the storage `s` holds fewer than `limit` bytes, 0 where not, -1 on an error. */
 int cw_storage_smaller(PyObject *s, long long limit) {
-    PyObject *size = cw_member(s, s_size);
-    PyObject *dtype = size == NULL ? NULL : cw_member(s, cw_s_dtype);
-    PyObject *item = dtype == NULL ? NULL : cw_member(dtype, s_itemsize);
+    /* (asked of every operand of an element-wise call in lazy mode: its reads kept) */
+    static cw_MemberSite size_site, dtype_site, item_site;
+    PyObject *size = cw_site_member(&size_site, s, s_size);
+    PyObject *dtype = size == NULL ? NULL : cw_site_member(&dtype_site, s, cw_s_dtype);
+    PyObject *item = dtype == NULL ? NULL : cw_site_member(&item_site, dtype, s_itemsize);
     Py_XDECREF(dtype);
     if (item == NULL) {
         Py_XDECREF(size);
@@ -136,105 +144,37 @@ static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyO
 }
 
 
-/* The parts of a pair call's key as the memo compares them: Layout slots read directly
-   (1), or 0 where the arguments are not that case (no memo then). */
-static int pair_parts(PyObject *const *args, Py_ssize_t n, PyObject *layout_type, PyObject **parts) {
-    const Binding *b = &cw_bound;
-    if (n != 4 || Py_TYPE(args[1]) != (PyTypeObject *)layout_type || Py_TYPE(args[3]) != (PyTypeObject *)layout_type ||
-        (PyTypeObject *)layout_type != b->layout_type) {
-        return 0;
-    }
-    for (int k = 0; k < 2; k++) {
-        PyObject *layout = args[1 + 2 * k];
-        parts[3 * k] = SLOT(layout, b->shape);
-        parts[3 * k + 1] = SLOT(layout, b->strides);
-        parts[3 * k + 2] = SLOT(layout, b->offset);
-    }
-    for (int i = 0; i < 6; i++) {
-        if (parts[i] == NULL) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* The memo's answer (0 or 1) where it stands for this call, 2 where not, -1 on an error. */
-static int memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation) {
-    if (memo->answer < 0 || memo->generation != generation) {
-        return 2;
-    }
-    for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
-        if (held[i] != memo->held[i]) {
-            return 2;
-        }
-    }
-    for (int i = 0; i < 6; i++) {
-        int same = PyObject_RichCompareBool(parts[i], memo->parts[i], Py_EQ);
-        if (same != 1) {
-            return same < 0 ? -1 : 2;
-        }
-    }
-    return memo->answer;
-}
-
-static void memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, long long generation,
-                      int answer) {
-    cw_key_memo_clear(memo);
-    for (int i = 0; i < CW_MEMO_HELD; i++) {
-        memo->held[i] = Py_NewRef(held[i]);
-    }
-    for (int i = 0; i < 6; i++) {
-        memo->parts[i] = Py_NewRef(parts[i]);
-    }
-    memo->generation = generation;
-    memo->answer = answer;
-}
-
-void cw_key_memo_clear(cw_KeyMemo *memo) {
-    memo->answer = -1;
-    for (int i = 0; i < CW_MEMO_HELD; i++) {
-        Py_CLEAR(memo->held[i]);
-    }
-    for (int i = 0; i < 6; i++) {
-        Py_CLEAR(memo->parts[i]);
-    }
-}
-
 /* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
    not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
    deferred, lazy_defer), -1 on an error. */
-int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n,
-               PyObject *replays, cw_KeyMemo *memo) {
+int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions, PyObject *pending,
+               PyObject *dtype, PyObject *const *args, Py_ssize_t n, PyObject *replays, cw_KeyMemo *memo) {
     PyObject *counts = cw_policy_global(s_counts);
     PyObject *layout_type = counts == NULL ? NULL : cw_policy_global(s_layout);
-    PyObject *stamp = layout_type == NULL ? NULL : cw_policy_global(s_generation);
+    PyObject *key_of = layout_type == NULL ? NULL : cw_policy_global(s_call_key_of);
+    PyObject *stamp = key_of == NULL ? NULL : cw_policy_global(s_generation);
     long long generation = stamp == NULL ? -1 : PyLong_AsLongLong(stamp);
     if (generation == -1 && PyErr_Occurred()) {
         return -1;
     }
-    PyObject *parts[6], *other_dtype = NULL;
-    int remembered = pair && pair_parts(args, n, layout_type, parts);
-    if (remembered) { /* (pending, not its device: a Pending's device is set once) */
-        if ((other_dtype = cw_member(args[2], cw_s_dtype)) == NULL) {
-            return -1;
-        }
-        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
-        int known = memo_answer(memo, held, parts, generation);
-        if (known != 2) {
-            Py_DECREF(other_dtype);
-            return known;
-        }
+    PyObject *parts[CW_MEMO_PARTS];
+    unsigned char kinds[CW_MEMO_PARTS];
+    /* (pending, not its device: a Pending's device is set once) */
+    PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, key_of, pending, dtype};
+    int count = cw_memo_parts(args, n, positions, npositions, layout_type, parts, kinds);
+    int known = count > 0 ? cw_memo_answer(memo, held, parts, kinds, count, generation) : -1;
+    if (known >= 0) {
+        cw_memo_release(parts, count);
+        return known;
     }
     PyObject *device = PyObject_GetAttr(pending, s_device);
     if (device == NULL) {
-        Py_XDECREF(other_dtype);
+        cw_memo_release(parts, count);
         return -1;
     }
     PyObject *key = pair ? pair_key(device, name, dtype, args, n) : NULL;
-    int paired = key != NULL;
     if (key == NULL && !PyErr_Occurred()) {
-        PyObject *key_of = cw_policy_global(s_call_key_of);
-        PyObject *listed = key_of == NULL ? NULL : PyTuple_New(n);
+        PyObject *listed = PyTuple_New(n);
         if (listed != NULL) {
             for (Py_ssize_t i = 0; i < n; i++) {
                 PyTuple_SET_ITEM(listed, i, Py_NewRef(args[i]));
@@ -250,7 +190,7 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
     int answer;
     if (seen == NULL) {
         if (PyErr_Occurred()) {
-            Py_XDECREF(other_dtype);
+            cw_memo_release(parts, count);
             if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
                 return -1;
             }
@@ -259,24 +199,33 @@ int cw_counted(PyObject *name, int pair, PyObject *pending, PyObject *dtype, PyO
         }
         answer = 0; /* not counted */
     } else {
-        PyObject *defers = cw_policy_global(s_defers);
-        answer = defers == NULL ? -1 : PyObject_RichCompareBool(seen, defers, Py_EQ);
+        answer = PyObject_RichCompareBool(seen, defers_mark, Py_EQ);
         if (answer == 1) {
             answer = 2; /* marked _DEFERS: deferred (lazy_defer) */
         } else if (answer == 0) {
             answer = PyObject_RichCompareBool(seen, replays, Py_GE);
         }
         if (answer < 0) {
-            Py_XDECREF(other_dtype);
+            cw_memo_release(parts, count);
             return -1;
         }
     }
-    if (remembered && paired) {
-        PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, pending, dtype, args[0], other_dtype};
-        memo_keep(memo, held, parts, generation, answer);
+    if (count > 0) {
+        cw_memo_keep(memo, held, parts, kinds, count, generation, answer); /* (the parts taken over) */
     }
-    Py_XDECREF(other_dtype);
     return answer;
+}
+
+int cw_lazy_key_policy(PyObject *policy) {
+    PyObject *mark = PyDict_GetItemWithError(policy, s_defers);
+    if (mark == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_starts: the policy has no _DEFERS");
+        }
+        return -1;
+    }
+    Py_XSETREF(defers_mark, Py_NewRef(mark));
+    return 0;
 }
 
 int cw_lazy_key_ready(void) {

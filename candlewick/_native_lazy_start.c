@@ -13,10 +13,11 @@
    object slots `pending`, the thread's pending graph, and `real`, the computed storage)
    and lazy_policy's globals, from which every call reads RECORD_BYTES, REPLAYS, _ripe,
    _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them).
-   StartMethod(name, positions, pair) is Start's method for primitive `name`: `positions`
-   its storage arguments (lazy_policy.STORAGE_ARGS), `pair` whether its key is built here
-   in pair_key's one step (binary, compare) rather than by call_key_of (the key and the
-   globals' reads: _native_lazy_key.c). */
+   StartMethod(name, positions, pair, only=None) is Start's method for primitive `name`:
+   `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair` whether its key is
+   built here in pair_key's one step (binary, compare) rather than by call_key_of (the key
+   and the globals' reads: _native_lazy_key.c), `only` the ops (its first argument) it may
+   record, any other run at once (reduce: the fused reductions; argmin never is). */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -29,9 +30,10 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *name;
     int pair;
+    PyObject *only; /* the ops (args[0]) it may record (reduce's fused ones), or NULL: any */
     Py_ssize_t npositions;
     Py_ssize_t positions[MAX_POSITIONS];
-    cw_KeyMemo memo; /* its last pair key's answer (_native_lazy_key.c) */
+    cw_KeyMemo memo; /* its last keys' answers (_native_lazy_key.c) */
 } StartMethod;
 
 static PyTypeObject *start_type;
@@ -75,6 +77,15 @@ static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nar
    already, too large to run at once for its size). */
 static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
                         int sized) {
+    if (m->only != NULL && n > 0) { /* an op never recorded (argmin): at once */
+        int recordable = PySequence_Contains(m->only, args[0]);
+        if (recordable <= 0) {
+            Py_INCREF(real);
+            PyObject *out = recordable < 0 ? NULL : call_on(m->name, real, args, n);
+            Py_DECREF(real);
+            return out;
+        }
+    }
     PyObject *record_bytes = cw_policy_global(cw_s_record_bytes);
     PyObject *replays = record_bytes == NULL ? NULL : cw_policy_global(cw_s_replays);
     PyObject *ripe_set = replays == NULL ? NULL : cw_policy_global(cw_s_ripe);
@@ -133,8 +144,8 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
         }
         if (ripe) {
             PyObject *dtype = cw_member(real, cw_s_dtype);
-            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, pending, dtype, call_args, n, replays,
-                                                                &m->memo);
+            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, m->positions, m->npositions, pending, dtype,
+                                                      call_args, n, replays, &m->memo);
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
@@ -220,11 +231,11 @@ PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf
 }
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *name, *positions;
+    PyObject *name, *positions, *only = Py_None;
     int pair;
-    static char *names[] = {"name", "positions", "pair", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!p:StartMethod", names, &name, &PyTuple_Type, &positions,
-                                     &pair)) {
+    static char *names[] = {"name", "positions", "pair", "only", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!p|O:StartMethod", names, &name, &PyTuple_Type, &positions,
+                                     &pair, &only)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(positions);
@@ -250,10 +261,10 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
         return NULL;
     }
     self->vectorcall = start_call;
-    self->memo.answer = -1;
     self->name = Py_NewRef(name);
     PyUnicode_InternInPlace(&self->name);
     self->pair = pair;
+    self->only = only == Py_None ? NULL : Py_NewRef(only);
     self->npositions = count;
     for (Py_ssize_t k = 0; k < count; k++) {
         self->positions[k] = at[k];
@@ -278,6 +289,7 @@ static PyGetSetDef getset[] = {
 
 static void dealloc(StartMethod *self) {
     Py_CLEAR(self->name);
+    Py_CLEAR(self->only);
     cw_key_memo_clear(&self->memo);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -287,7 +299,7 @@ PyTypeObject cw_StartMethodType = {
     .tp_name = "candlewick._native.StartMethod",
     .tp_basicsize = sizeof(StartMethod),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "StartMethod(name, positions, pair): lazy_policy.Start's method for a primitive (see "
+    .tp_doc = "StartMethod(name, positions, pair, only=None): lazy_policy.Start's method for a primitive (see "
               "_native_lazy_start.c)",
     .tp_new = make,
     .tp_dealloc = (destructor)dealloc,
@@ -310,7 +322,7 @@ PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nar
     }
     Py_ssize_t pending, real;
     if (cw_slot_offset((PyTypeObject *)args[0], "pending", &pending) < 0 ||
-        cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0) {
+        cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0 || cw_lazy_key_policy(args[1]) < 0) {
         return NULL;
     }
     PyObject *old[] = {(PyObject *)start_type, cw_lazy_policy};

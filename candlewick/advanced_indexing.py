@@ -129,14 +129,17 @@ def _rows(x, k):
 def mask_fill(x, mask, value):
     """``x[mask] = value`` in its common case, in one step: ``mask`` a boolean array of
     x's shape (ndim >= 1) and device, ``value`` a Python float with x real floating, the
-    group "inplace" declared, lazy mode off. Returns False, having done nothing, for
+    group "inplace" declared, lazy mode off or idle (nothing pending, neither storage
+    recorded: the write is eager mode's). Returns False, having done nothing, for
     anything else: the general path (``advanced_setitem``), which gives this case the
     same call. Why: the general path's dozen steps (key analysis, value conversion, the
     checks of ``write``) cost ~2 us of a 12 us update on a GPU (bench/inplace.py, rocm)."""
     dtype = x._dtype
     layout = x._layout
     device = x._device
-    if (GATE.on or not mask._dtype.is_bool or dtype.level != 2 or mask._device is not device
+    if GATE.on and not GATE.idle(x, mask):
+        return False  # (a pending call may read x, or make mask: the general path runs them first)
+    if (not mask._dtype.is_bool or dtype.level != 2 or mask._device is not device
             or mask._layout.shape != layout.shape or not layout.shape or GROUP not in device.capabilities):
         return False
     check_writable(x, "__setitem__")

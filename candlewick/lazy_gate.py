@@ -8,7 +8,9 @@ element-wise primitive is called on: a recording one where lazy mode is on in th
 context), ``records`` (whether a call on a device is recorded here: it allocates
 nothing now), ``before_write`` (run what is pending before an array is written) and
 ``write_into`` (the same before ``x`` is written, and ``x`` given the real storage of its
-recorded one: a loop of stores then reaches the real storage's attributes directly).
+recorded one: a loop of stores then reaches the real storage's attributes directly) and
+``idle`` (whether a write into ``x`` reading ``y`` runs as eager mode runs it: nothing
+pending anywhere, neither storage a recorded one).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ __all__ = ["GATE", "before_write", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``: its hooks.
+    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``/``idle``: its
+    hooks.
 
     ``on`` is written only by lazy mode's blocks (fusion/lazy_mode.py; where candlewick._native
     is built, its LazyBlock, which keeps a copy of ``on`` in C with the fast paths' switch).
@@ -27,7 +30,7 @@ class Gate:
     calls ``_native.lazy_blocks`` again with lazy_mode's arguments, which rereads it
     (candlewick/_native_lazy_block.c)."""
 
-    __slots__ = ("on", "operand", "records", "before_write", "write_into")
+    __slots__ = ("on", "operand", "records", "before_write", "write_into", "idle")
 
     def __init__(self) -> None:
         self.on = False
@@ -35,6 +38,7 @@ class Gate:
         self.records: Callable[[Any], bool] = _never
         self.before_write: Callable[[], None] = _nothing
         self.write_into: Callable[[Any], None] = _leave
+        self.idle: Callable[[Any, Any], bool] = _always
 
 
 def _storage_of(x):
@@ -51,6 +55,10 @@ def _leave(x):
 
 def _never(device):
     return False
+
+
+def _always(x, y):
+    return True
 
 
 GATE = Gate()

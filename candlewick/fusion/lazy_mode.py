@@ -166,6 +166,14 @@ def _write_into(x):
         x._storage = storage.real
 
 
+def _idle(x, y):
+    """Whether a write into ``x`` reading ``y`` runs as eager mode runs it: no graph pending
+    anywhere and neither storage a recorded one (the C in-place operators' test,
+    _native_inplace_run.c's lazy_idle; scikit-learn's StandardScaler stores
+    ``scale[scale < eps] = 1.0`` once a call, ~3 us more on the general path)."""
+    return not LIVE and type(x._storage) is not LazyStorage and type(y._storage) is not LazyStorage
+
+
 def _set_gate():
     """``GATE.on`` made what the open blocks and the environment say (under
     ``_gate_lock``; the blocks in Python, where candlewick._native is not built: no C
@@ -282,6 +290,7 @@ GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _op
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
+GATE.idle = _idle
 _LazyBlock = native_lazy_blocks(_block, GATE, flush, LIVE, LazyStorage, _process_on)
 if _LazyBlock is None:
     _Block = _take = _PyBlock

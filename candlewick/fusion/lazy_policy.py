@@ -231,20 +231,24 @@ class Start:
 _StartMethod = native_start_methods(Start, globals())
 
 
-def _start(name, pair=False):
+def _start(name, pair=False, only=None):
     """Start's method for primitive ``name``: the one policy of a call on a computed
     array, its key made by ``pair_key`` where ``pair`` (the binary and compare calls,
     which the C element-wise path makes: no copy of their arguments), else by
-    ``call_key_of``. Where candlewick._native is built the method is its
-    ``StartMethod`` (_native_lazy_start.c: the same policy in C, reading this module's
-    globals at each call); the Python one below is the path without it."""
+    ``call_key_of``; ``only``: the ops (its first argument) it may record, any other run
+    at once (reduce's argmin and the like: never recorded). Where candlewick._native is
+    built the method is its ``StartMethod`` (_native_lazy_start.c: the same policy in C,
+    reading this module's globals at each call); the Python one below is the path
+    without it."""
     positions = STORAGE_ARGS.get(name, ())
     if _StartMethod is not None:
-        return _StartMethod(name, positions, pair)
+        return _StartMethod(name, positions, pair, only)
     key_of = pair_key if pair else call_key_of
 
     def method(self, *args):
         real = self.real
+        if only is not None and args and args[0] not in only:
+            return getattr(real, name)(*args)
         small = real.size * real.dtype.itemsize < RECORD_BYTES
         ripe = name in _ripe  # (a key is made only for a primitive that has a ripe one)
         if small or ripe:
@@ -285,14 +289,5 @@ for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", 
 for _name in ("binary", "compare"):
     setattr(Start, _name, _start(_name, pair=True))
 del _name
-
-_start_reduce = _start("reduce")
-
-
-def _reduce(self, op, layout, axes):
-    if op not in FUSED_REDUCTIONS:  # argmin/argmax and the like: never recorded
-        return self.real.reduce(op, layout, axes)
-    return _start_reduce(self, op, layout, axes)
-
-
-Start.reduce = _reduce  # type: ignore[attr-defined]
+# (argmin/argmax and the like: never recorded)
+Start.reduce = _start("reduce", only=FUSED_REDUCTIONS)  # type: ignore[attr-defined]

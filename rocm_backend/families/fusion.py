@@ -53,13 +53,15 @@ def compile_fused(device, graph):
             block = plan_kernel.spec.block
             grid = min(n, cap)
         slots = tuple((0 if kind == "input" else 1 if kind == "const" else 2, ref) for kind, ref in plan_kernel.slots)
-        packed = None
+        # (the struct packed per alignment flag and the pointers' offsets in it, or None)
+        pointer_struct = None
         if stream_launch is not None and not plan_kernel.scalars and getattr(bound, "fn_int", None) is not None:
             nulls = [0] * FUSED_BUFFERS
-            packed = (struct.pack(n, 0, 0, *nulls, no_scalars), struct.pack(n, CONTIGUOUS, 0, *nulls, no_scalars),
-                      tuple(ptr_at + 8 * k for k in range(len(slots))))
+            pointer_struct = (struct.pack(n, 0, 0, *nulls, no_scalars),
+                              struct.pack(n, CONTIGUOUS, 0, *nulls, no_scalars),
+                              tuple(ptr_at + 8 * k for k in range(len(slots))))
         prepared.append((bound, grid, block, n, slots, tuple(plan_kernel.vector_slots), plan_kernel.vector_bytes,
-                         [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars, packed))
+                         [0] * (FUSED_BUFFERS - len(slots)), plan_kernel.scalars, pointer_struct))
     made_nodes = [(index, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results]
     returned = [(0, input_position[index]) if nodes[index].kind == "input"
                 else (1, nodes[index].attrs[0]) if nodes[index].kind == "const" else (2, index) for index in outputs]
@@ -67,13 +69,14 @@ def compile_fused(device, graph):
     def run(storages, scalars=()):
         made = {index: empty(device, dtype, size) for index, dtype, size in made_nodes}
         sources = (storages, consts, made)
-        for bound, grid, block, n, slots, vector_slots, vector_bytes, pad, kernel_scalars, packed in prepared:
+        for bound, grid, block, n, slots, vector_slots, vector_bytes, pad, kernel_scalars, pointer_struct in prepared:
             ptrs = [sources[kind][ref].ptr for kind, ref in slots]
             flags = 0
             if vector_slots and all(ptrs[k] % vector_bytes == 0 for k in vector_slots):
                 flags = CONTIGUOUS
-            if packed is not None:
-                stream_launch(bound, grid, 1, 1, block, 1, 1, packed[1] if flags else packed[0], packed[2], *ptrs)
+            if pointer_struct is not None:
+                stream_launch(bound, grid, 1, 1, block, 1, 1, pointer_struct[1] if flags else pointer_struct[0],
+                              pointer_struct[2], *ptrs)
                 continue
             packed = no_scalars
             if kernel_scalars:  # each float argument converted as the eager scalar slots convert it

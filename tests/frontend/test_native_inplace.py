@@ -233,8 +233,9 @@ def test_mask_fill_writes_what_the_general_path_writes(device, dtype, layout, mo
             np.testing.assert_equal(short, expected, err_msg=f"{value} {dtype} {layout}")
 
 
-def test_mask_fill_takes_only_its_case(device):
+def test_mask_fill_takes_only_its_case(device, monkeypatch):
     from candlewick import advanced_indexing
+    from candlewick.fusion import lazy_mode
 
     def x_and_mask(dtype=np.float32, shape=(4,)):
         return (cw.asarray(np.ones(shape, dtype), device=device),
@@ -256,10 +257,14 @@ def test_mask_fill_takes_only_its_case(device):
         assert advanced_indexing.mask_fill(x, m, v) is False
         np.testing.assert_array_equal(cw.to_numpy(x), before)
     x, m = x_and_mask()
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)  # (cpu records too: a pending graph)
     with cw.lazy():
-        assert advanced_indexing.mask_fill(x, m, 0.5) is False
+        assert advanced_indexing.mask_fill(x, m, 0.75) is True  # nothing pending: eager mode's step
+        y = x * 2.0  # recorded
+        assert advanced_indexing.mask_fill(x, m, 0.5) is False  # the general path runs y first
         x[m] = 0.25
     assert cw.to_numpy(x).tolist() == [0.25, 1.0, 0.25, 1.0]
+    assert cw.to_numpy(y).tolist() == [1.5, 2.0, 1.5, 2.0]
 
 
 def test_mask_fill_keeps_the_errors():

@@ -14,7 +14,7 @@ from candlewick import dtypes as dt
 from candlewick.fusion import lazy_policy
 from candlewick.fusion.lazy_policy import Start
 from candlewick.layout import Layout
-from candlewick.opdefs import BinaryOp
+from candlewick.opdefs import BinaryOp, ReduceOp
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
@@ -149,7 +149,7 @@ def test_the_element_wise_path_calls_it(policy):
 
 
 def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
-    """StartMethod keeps its last pair key's answer (_native_lazy_key.c's memo): it is
+    """StartMethod keeps its last keys' answers (_native_lazy_memo.c): a pair key's is
     asked again when the counts change (a fused run, a reset), when REPLAYS changes and
     for a call whose key differs in any part (a Layout's strides, the op)."""
     pending = Pending()
@@ -240,3 +240,118 @@ def test_a_call_marked_deferred_is_deferred_by_both(policy):
     counts = dict(lazy_policy._counts)
     lazy_policy.defers(object(), mark)  # a device without the hook: nothing marked
     assert lazy_policy._counts == counts
+
+
+def test_kept_answers_of_calls_without_a_pair_key(policy):
+    """The calls whose key call_key_of makes (reductions, casts, unary and scalar calls)
+    keep their answers too, several per method (a loop asks a few in turn), and a kept
+    answer serves only a call whose arguments make the same key: the C decision answers
+    as the Python one for scalars that are equal but make other keys (1, 1.0, True; 0.0
+    and -0.0; NaN), other axes, another dtype of a storage argument, and a list argument,
+    whose key is never kept; and it follows the counts."""
+    pending = Pending()
+    big = 1 << 22
+    real = Storage("x", big)
+    layout = Layout.contiguous((big,))
+    nan = float("nan")
+    calls = [("binary_scalar", (BinaryOp.ADD, layout, s, False)) for s in (1, 1.0, True, 0.0, -0.0, nan, 2.5)]
+    calls += [("reduce", (ReduceOp.SUM, layout, axes)) for axes in ((0,), (), None, (0.0,), (-0.0,))]
+    calls += [("astype", (layout, dtype)) for dtype in (dt.float64, dt.int32)]
+    calls += [("where", (layout, Storage("c", big, dtype), layout, Storage("y", big), layout))
+              for dtype in (dt.bool_, dt.int8)]
+    listed = [1.0]
+    calls += [("binary_scalar", (BinaryOp.ADD, layout, listed, False))]
+
+    def both(name, args):
+        start = Start(pending, real)
+        answer = getattr(Start, name)(start, *args)
+        assert answer == _python_method(name, False)(start, *args), (name, args)
+        return answer[0]
+
+    def count(name, args):
+        lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, args))])
+
+    def key(name, args):
+        return lazy_policy.call_key_of(pending.device, name, real.dtype, args)
+
+    for i, (name, args) in enumerate(calls):
+        for _ in range(lazy_policy.REPLAYS):
+            count(name, args)
+        counted = {key(*call) for call in calls[: i + 1]}  # ((0.0,) is (0,)'s key: equal tuples)
+        for j, (other_name, other_args) in enumerate(calls):  # every call twice: asked, then kept
+            want = "x" if key(other_name, other_args) in counted else ("traced", "x")
+            assert both(other_name, other_args) == both(other_name, other_args) == want, (i, j, other_args)
+    listed[0] = 3.0  # the same list, another key: its answer was not kept
+    assert both("binary_scalar", (BinaryOp.ADD, layout, listed, False)) == ("traced", "x")
+    assert both("binary_scalar", (BinaryOp.ADD, Layout.contiguous((big,)), 2.5, False)) == "x"  # equal parts
+    assert both("binary_scalar", (BinaryOp.ADD, Layout((big,), (0,)), 2.5, False)) == ("traced", "x")
+    assert both("binary_scalar", (BinaryOp.MULTIPLY, layout, 2.5, False)) == ("traced", "x")
+    lazy_policy.pinned_fused(pending.device, [("reduce", real.dtype, (ReduceOp.SUM, layout, (0,)))])
+    assert both("reduce", (ReduceOp.SUM, layout, (0,))) == ("traced", "x")  # fused once: recorded since
+    assert both("reduce", (ReduceOp.SUM, layout, ())) == "x"
+    lazy_policy.reset()
+    assert both("reduce", (ReduceOp.SUM, layout, ())) == ("traced", "x")
+
+
+def test_the_size_test_reads_each_storage_as_python_does(policy):
+    """The size test keeps where it last read a storage's size, dtype and itemsize (one
+    load the next time, for a storage of that class): a class changed since (its size
+    made a property) and another class read as Python reads them."""
+
+    class Slotted:
+        __slots__ = ("size", "dtype", "tag")
+
+        def __init__(self, size):
+            self.size, self.dtype, self.tag = size, dt.float32, "s"
+
+        def unary(self, *args):
+            return "at once"
+
+    class Other(Storage):
+        pass
+
+    pending = Pending()
+    layout = Layout.contiguous((1 << 22,))
+    args = (BinaryOp.ADD, layout)
+
+    def ask(real):
+        return Start.unary(Start(pending, real), *args)
+
+    big, small = Slotted(1 << 22), Slotted(16)
+    assert [ask(big)[0], ask(small), ask(big)[0]] == [("traced", "s"), "at once", ("traced", "s")]
+    assert ask(Other("o", 16))[0] == "o" and ask(Other("o", 1 << 22))[0] == ("traced", "o")
+    Slotted.size = property(lambda self: 16)  # the class changed: its slot no longer what size reads
+    assert ask(big) == "at once"
+    unset = Slotted.__new__(Slotted)
+    unset.dtype, unset.tag = dt.float32, "u"
+    assert ask(unset) == "at once"  # (the property's 16)
+
+
+def test_reductions_never_recorded_run_at_once(policy):
+    """Start.reduce is a StartMethod given the fused reductions: argmin and the like run at
+    once on the real storage (never recorded, as the Python policy does), sum is decided as
+    any call (recorded until counted REPLAYS times)."""
+    from candlewick.fusion.graph import FUSED_REDUCTIONS
+
+    assert type(Start.__dict__["reduce"]) is _core._native.StartMethod
+    pending = Pending()
+    real = Storage("x", 1 << 22)
+    layout = Layout.contiguous((1 << 22,))
+    py_method = _python_method("reduce", False)
+    saved = lazy_policy._StartMethod
+    lazy_policy._StartMethod = None
+    try:
+        py_only = lazy_policy._start("reduce", only=FUSED_REDUCTIONS)
+    finally:
+        lazy_policy._StartMethod = saved
+    for op, want in ((ReduceOp.ARGMIN, ["x"] * 3), (ReduceOp.SUM, [("traced", "x")] * lazy_policy.REPLAYS + ["x"])):
+        args = (op, layout, (0,))
+        answers = []
+        for _ in range(lazy_policy.REPLAYS + 1):
+            start = Start(pending, real)
+            answer = Start.reduce(start, *args)
+            assert answer == py_only(start, *args)
+            answers.append(answer[0])
+            lazy_policy.counted_replayed(pending.device, [("reduce", real.dtype, args)])
+        assert answers == want, op
+    assert py_method(Start(pending, real), ReduceOp.ARGMAX, layout, (0,))[0] == ("traced", "x")  # (without only)

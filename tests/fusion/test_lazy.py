@@ -489,3 +489,30 @@ def test_environment_variable_turns_lazy_mode_on():
     env = dict(os.environ, CANDLEWICK_LAZY="1", CANDLEWICK_DEVICE="cpu")
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_mask_store_with_nothing_pending_is_eager_modes(device, monkeypatch):
+    """``x[mask] = 0.5`` in lazy mode with no graph pending and neither array a recorded
+    result is eager mode's one step (indexing.mask_fill; scikit-learn's StandardScaler
+    makes one a call), not the general path; with a graph pending, or the mask a recorded
+    result, what is pending runs first: the values are eager mode's."""
+    from candlewick import indexing
+
+    general = []
+    original = indexing.advanced_setitem
+    monkeypatch.setattr(indexing, "advanced_setitem", lambda *a: (general.append(a[1]), original(*a))[1])
+    data = np.array([0.5, -1.0, 2.0, -3.0], np.float32)
+    x = cw.asarray(data, device=device)
+    m = cw.asarray(data < 0, device=device)
+    want = np.where(data < 0, 0.25, data)
+    with cw.lazy():
+        x[m] = 0.25
+        assert general == [] and not lazy_storage.LIVE
+        y = x * 2.0  # recorded: it reads x as it is now
+        x[m] = 0.5  # (where built, the C store runs y first, then this is eager mode's step)
+        assert not pending(y)
+        recorded = x < 1.0  # a recorded mask
+        x[recorded] = 0.75
+        assert general[-1] is recorded
+    np.testing.assert_array_equal(cw.to_numpy(y), want * 2.0)
+    np.testing.assert_array_equal(cw.to_numpy(x), np.where(np.where(data < 0, 0.5, data) < 1.0, 0.75, data))

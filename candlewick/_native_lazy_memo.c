@@ -1,0 +1,195 @@
+/* candlewick._native's kept answers of lazy mode's run-at-once decision (_native_lazy_key.c's
+   cw_counted asks them before it makes a call's key): each StartMethod keeps its last
+   CW_MEMO_ENTRIES answers, each with what its key was made of, the objects it depends on
+   by identity (_counts, REPLAYS, Layout, call_key_of, the Pending, the dtype) and the
+   generation of the counts, and the parts of the call's arguments (cw_memo_parts), which
+   make an equal key where they are equal: so an answer kept is the one _counts gives. */
+
+#include "_native.h"
+#include "_native_lazy.h"
+
+#include <string.h>
+
+/* How a part of a call's arguments is compared with a kept one (each also by its type):
+   by identity, by ==, or by the bytes of a float's or complex's value. */
+enum { PART_SAME, PART_EQUAL, PART_BITS };
+
+/* Whether `a` is an int or a tuple of ints (Layout fields, axes): its == runs no Python
+   code, so no other thread runs while a memo entry is compared. */
+static int ints_only(PyObject *a) {
+    if (PyLong_CheckExact(a) || PyBool_Check(a)) {
+        return 1;
+    }
+    if (!PyTuple_CheckExact(a)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(a); i++) {
+        PyObject *item = PyTuple_GET_ITEM(a, i);
+        if (!PyLong_CheckExact(item) && !PyBool_Check(item)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The parts of a call's arguments its key is made of, as a memo entry compares them (new
+   references in `parts`, how each compares in `kinds`): each storage argument's dtype (its
+   key holds the dtype's name), each Layout's shape, strides and offset, a float or complex
+   by its bytes (0.0 and -0.0, two NaNs: other keys; a miss only asks again), an int,
+   bool or tuple of ints (axes) by value, any other object (an op, a DType) by identity:
+   equal parts make an equal key. Returns how many, or 0 where the call gets no entry (a
+   list argument: its key is the list's items as they are then; a tuple of anything else
+   or a Layout of another class or with fields other than ints; a storage argument
+   without a dtype, whose key raises). */
+int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                      PyObject *layout_type, PyObject **parts, unsigned char *kinds) {
+    const Binding *b = &cw_bound;
+    int count = 0;
+    if (n > CW_MEMO_ARGS) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        int storage = 0;
+        for (Py_ssize_t k = 0; k < npositions; k++) {
+            storage |= positions[k] == i;
+        }
+        if (storage) {
+            PyObject *dtype = cw_member(a, cw_s_dtype);
+            if (dtype == NULL) {
+                PyErr_Clear(); /* (the key raises it) */
+                goto none;
+            }
+            parts[count] = dtype;
+            kinds[count++] = PART_SAME;
+        } else if (Py_TYPE(a) == (PyTypeObject *)layout_type) {
+            if (Py_TYPE(a) != b->layout_type || SLOT(a, b->shape) == NULL || SLOT(a, b->strides) == NULL ||
+                SLOT(a, b->offset) == NULL) {
+                goto none;
+            }
+            Py_ssize_t at[] = {b->shape, b->strides, b->offset};
+            for (int k = 0; k < 3; k++) {
+                if (!ints_only(SLOT(a, at[k]))) {
+                    goto none;
+                }
+                parts[count] = Py_NewRef(SLOT(a, at[k]));
+                kinds[count++] = PART_EQUAL;
+            }
+        } else if (PyFloat_CheckExact(a) || PyComplex_CheckExact(a)) {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_BITS;
+        } else if (ints_only(a)) {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_EQUAL;
+        } else if (PyList_Check(a) || PyTuple_Check(a)) {
+            goto none;
+        } else {
+            parts[count] = Py_NewRef(a);
+            kinds[count++] = PART_SAME;
+        }
+    }
+    return count;
+none:
+    for (int k = 0; k < count; k++) {
+        Py_DECREF(parts[k]);
+    }
+    return 0;
+}
+
+/* Whether part `a` (of kind `kind`) is kept part `b`: 1 or 0 (== only between ints and
+   tuples of ints: no Python code runs). */
+static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
+    if (a == b) {
+        return 1;
+    }
+    if (Py_TYPE(a) != Py_TYPE(b) || kind == PART_SAME) {
+        return 0;
+    }
+    if (kind == PART_BITS) {
+        if (PyFloat_CheckExact(a)) {
+            double x = PyFloat_AS_DOUBLE(a), y = PyFloat_AS_DOUBLE(b);
+            return memcmp(&x, &y, sizeof x) == 0;
+        }
+        Py_complex x = ((PyComplexObject *)a)->cval, y = ((PyComplexObject *)b)->cval;
+        return memcmp(&x.real, &y.real, sizeof x.real) == 0 && memcmp(&x.imag, &y.imag, sizeof x.imag) == 0;
+    }
+    int same = PyObject_RichCompareBool(a, b, Py_EQ);
+    if (same < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return same;
+}
+
+/* The kept answer of entry `e` where it stands for this call (held the same objects, the
+   generation unchanged, every part the same), else -1. */
+static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, PyObject *const *parts,
+                        const unsigned char *kinds, int count, long long generation) {
+    if (e->held[0] == NULL || e->generation != generation || e->nparts != count) {
+        return -1;
+    }
+    for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
+        if (held[i] != e->held[i]) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        if (kinds[i] != e->kinds[i] || !same_part(parts[i], e->parts[i], kinds[i])) {
+            return -1;
+        }
+    }
+    return e->answer;
+}
+
+/* (_native_lazy.h) */
+int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, const unsigned char *kinds,
+                   int count, long long generation) {
+    for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
+        int known = entry_answer(&memo->entries[k], held, parts, kinds, count, generation);
+        if (known >= 0) {
+            return known;
+        }
+    }
+    return -1;
+}
+
+static void entry_clear(cw_KeyMemoEntry *e) {
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        Py_CLEAR(e->held[i]);
+    }
+    for (int i = 0; i < e->nparts; i++) {
+        Py_CLEAR(e->parts[i]);
+    }
+    e->nparts = 0;
+}
+
+/* The next entry of `memo` (the oldest) made this call's: its parts taken over. */
+void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds,
+                      int count, long long generation, int answer) {
+    cw_KeyMemoEntry *e = &memo->entries[memo->next];
+    memo->next = (memo->next + 1) % CW_MEMO_ENTRIES;
+    entry_clear(e);
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        e->held[i] = Py_NewRef(held[i]);
+    }
+    for (int i = 0; i < count; i++) {
+        e->parts[i] = parts[i];
+        e->kinds[i] = kinds[i];
+    }
+    e->nparts = count;
+    e->generation = generation;
+    e->answer = answer;
+}
+
+void cw_key_memo_clear(cw_KeyMemo *memo) {
+    for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
+        entry_clear(&memo->entries[k]);
+    }
+    memo->next = 0;
+}
+
+void cw_memo_release(PyObject **parts, int count) {
+    for (int i = 0; i < count; i++) {
+        Py_DECREF(parts[i]);
+    }
+}
