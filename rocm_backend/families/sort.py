@@ -233,9 +233,9 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     (8-byte keys: the low halves' passes, then the high halves', gathered by the pass of shift
     32), moved by a sort of keys alone (radix_sweep_pack) whose last pass writes the positions
     as the indices. 8-byte keys in rows past GATHER_MAX: the passes below _item_shift move keys
-    and positions (the carry sweep, radix_sweep_carry: its own look-back window; the positions in
-    the halves of the indices, which only the last pass writes), the last of them writes the items,
-    the class key's bits above it with the position below.
+    and positions (the carry sweep, radix_sweep_carry: class keys, its own look-back window; the
+    positions in the halves of the indices, which only the last pass writes), the last of them
+    writes the items, the class key's bits above it with the position below.
     An argsort's items (4-byte keys, or 8-byte keys carried): radix_digits counts the digits of
     the passes up to the first pass of items, which counts the later passes' (RADIX_COUNT_LATER).
     ``skip_constant``: the digit totals are read back after radix_digits and a pass whose
