@@ -233,9 +233,9 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     (8-byte keys: the low halves' passes, then the high halves', gathered by the pass of shift
     32), moved by a sort of keys alone (radix_sweep_pack) whose last pass writes the positions
     as the indices. 8-byte keys in rows past GATHER_MAX: the passes below _item_shift move keys
-    and positions (the carry sweep, radix_sweep_carry: its own look-back window; the positions in
-    the halves of the indices, which only the last pass writes), the last of them writes the items,
-    the class key's bits above it with the position below.
+    and positions (the carry sweep, radix_sweep_carry: class keys, its own look-back window; the
+    positions in the halves of the indices, which only the last pass writes), the last of them
+    writes the items, the class key's bits above it with the position below.
     An argsort's items (4-byte keys, or 8-byte keys carried): radix_digits counts the digits of
     the passes up to the first pass of items, which counts the later passes' (RADIX_COUNT_LATER).
     ``skip_constant``: the digit totals are read back after radix_digits and a pass whose
@@ -258,8 +258,9 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     blocks = -(-length // chunk)  # ranges of a row: a sweep tile each
     grid = min(rows * blocks, GRID_LOOP_CAP)
     carry_blocks = -(-length // CARRY_TILE[8]) if carried else 0
-    ranges = {False: (chunk, blocks, grid),
-              True: (CARRY_TILE[8], carry_blocks, min(rows * carry_blocks, GRID_LOOP_CAP))}
+    # (chunk, blocks, grid) of the carry passes and of the others
+    carry_ranges = (CARRY_TILE[8], carry_blocks, min(rows * carry_blocks, GRID_LOOP_CAP))
+    item_ranges = (chunk, blocks, grid)
     no_values = (0,) * 5 + decoding
     launch = device.launcher.launch
     # radix_sweep.hip's words: 8 tickets, each row's totals of every pass, each range's states (a
@@ -303,7 +304,7 @@ def _passes(device, keys, sizes, bits, rows, length, positions, decoding, last=N
     idx_in = 0
     for p, shift in enumerate(shifts):
         final = shift == shifts[-1]
-        chunk, blocks, grid = ranges[shift < carried]
+        chunk, blocks, grid = carry_ranges if shift < carried else item_ranges
         keys_out = 0 if final and not kept else spare.ptr
         made = encode is not None and shift == shifts[0]  # the first pass makes the keys from the source
         # (a pack of 8-byte keys' halves: the pass of shift 32 gathers the source's elements by position)

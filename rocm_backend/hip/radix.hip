@@ -65,7 +65,8 @@ template <class K> __device__ inline void cw_radix_load(const K* src, int m, K (
 // the key of k's class (the keys the sort takes as equal): k but for a float's zeros (both
 // signs: +0.0's key) and NaNs (every payload and sign: all ones, above +inf's), which
 // cw_radix<S>::key keeps apart so that the values decode exactly. Every digit a pass sorts
-// by is its class key's; a descending sort's keys carry its flip (a.mask).
+// by is its class key's; a descending sort's keys carry its flip (a.mask). A caller that knows
+// `on` at compile time sets it after the construction (a constant the compiler folds).
 template <class K> struct cw_radix_class {
     K flip, zero, nan, lo, hi;  // hi, lo: +inf's and -inf's keys (a NaN's lies outside)
     bool on;
@@ -92,14 +93,21 @@ template <class K> struct cw_radix_class {
 // whose values are gathered and whose a.mask is 0) flips a.inf. The kernels that read the
 // keys first (radix_digits_enc, a pass with keys_in null: the first onesweep pass and
 // radix_block) make them from the source (a.src + a.src_offset + r * a.src_row + j *
-// a.src_stride: row r, place j) where radix_keys would write them and the kernel read them
-template <class K, class B> __device__ inline K cw_radix_encode(const cw_radix_args& a, B raw) {
-    if (a.decode == CW_RADIX_DECODE_FLOAT) {
+// a.src_stride: row r, place j) where radix_keys would write them and the kernel read them.
+// cw_radix_encode_as: MODE (a.decode) known at compile time (radix_digits' keys: their classes,
+// cw_radix_class, are the digits the passes sort by)
+template <class K, class B, int MODE> __device__ inline K cw_radix_encode_as(const cw_radix_args& a, B raw) {
+    if (MODE == CW_RADIX_DECODE_FLOAT) {
         const K sign = (K)1 << (a.bits - 1);
         return cw_radix_float<K>((K)raw, sign, sign | (sign - 1)) ^ (K)a.mask;
     }
-    if (a.decode == CW_RADIX_DECODE_INT) return (K)raw ^ (K)a.mask;
+    if (MODE == CW_RADIX_DECODE_INT) return (K)raw ^ (K)a.mask;
     return (K)(raw != (B)0) ^ (K)a.inf;
+}
+template <class K, class B> __device__ inline K cw_radix_encode(const cw_radix_args& a, B raw) {
+    if (a.decode == CW_RADIX_DECODE_FLOAT) return cw_radix_encode_as<K, B, CW_RADIX_DECODE_FLOAT>(a, raw);
+    if (a.decode == CW_RADIX_DECODE_INT) return cw_radix_encode_as<K, B, CW_RADIX_DECODE_INT>(a, raw);
+    return cw_radix_encode_as<K, B, CW_RADIX_GATHER>(a, raw);
 }
 template <class B> __device__ inline const B* cw_radix_source_row(const cw_radix_args& a, cw_i64 r) {
     return (const B*)a.src + a.src_offset + r * a.src_row;

@@ -11,11 +11,14 @@
 // The count was bound by instructions: the passes counted and the key's making (a.decode) were
 // read for every key, each key's digits a loop of unknown length (8-byte keys, 5 digits: 1.5 TB/s).
 // Here both are template arguments (cw_radix_digits dispatches once), so a digit costs a byte
-// extract, an address and a shared atomic whose pass offset is an immediate; a float's class key
-// is made from its raw bits in one go (cw_radix_digit_key). One copy of the counts: the lanes of
-// a warp that add to one count are one atomic (NVIDIA's ATOMS.POPC.INC), which 4
-// copies (a lane's t % 4) split in four. On the H200 (probe s21argsort 1, against 4db6d96's
-// kernel, one process, interleaved, bit-exact both directions; with 4 copies in brackets):
+// extract, an address and a shared atomic whose pass offset is an immediate; a key made from the
+// source gets its class by the passes' own conversion (cw_radix_encode_as, cw_radix_class), its
+// mode fixed (probe s22argsort 2, replayed alone against the twin it replaced, interleaved, the
+// same counts: quartiles float64 2^26 157.8-171.6 us against 157.7-174.1, float32 68.8-77.2
+// against 68.7-76.8, float16 60.0-69.3 against 60.2-68.3; the keys-read kernels unchanged). One
+// copy of the counts: the lanes of a warp that add to one count are one atomic (NVIDIA's
+// ATOMS.POPC.INC), which 4 copies (a lane's t % 4) split in four. On the H200 (probe s21argsort 1,
+// against 4db6d96's kernel, one process, interleaved, bit-exact both directions; with 4 copies in brackets):
 // argsort 2^26 float64 352 -> 208 us [231] (1.026 -> 1.003x torch.argsort(stable=True)), int64
 // 295 -> 207 [195], float32 209 -> 107, float16 184 -> 77 [81], int16 190 -> 66 [72]; sort float64
 // 2^24 (8 digits) 119 -> 78 [105]. Alone (probe 2: the argsort's launch replayed, interleaved, the
@@ -30,29 +33,19 @@ struct alignas(16) cw_radix_w16 {
 template <class K, class B, bool ENC> struct cw_radix_digit_elem { typedef K type; };
 template <class K, class B> struct cw_radix_digit_elem<K, B, true> { typedef B type; };
 
-// the key whose digits are counted, of element e (widened to K): ENC, a raw source element's
-// (cw_radix_class(a)(cw_radix_encode(a, e))); else a key radix_keys wrote, its class's
-// (cw_radix_class(a)(e)). MODE: a.decode, known at compile time.
-template <class K, bool ENC, int MODE> struct cw_radix_digit_key {
-    K flip, sign, all, inf;
+// the class key whose digits are counted, of element e (widened to K): ENC, a raw source
+// element's, made by the passes' own conversion (cw_radix_encode, then cw_radix_class), MODE
+// (a.decode) fixed at compile time; else a key radix_keys wrote: a float's class, bool's and an
+// integer's as they are.
+template <class K, class B, bool ENC, int MODE> struct cw_radix_digit_key {
+    const cw_radix_args& a;
     cw_radix_class<K> c;
-    __device__ explicit cw_radix_digit_key(const cw_radix_args& a) : c(a) {
-        sign = (K)1 << (a.bits - 1);
-        all = sign | (sign - 1);
-        flip = MODE == CW_RADIX_GATHER ? (K)a.inf : (K)a.mask;
-        inf = (K)a.inf;
+    __device__ explicit cw_radix_digit_key(const cw_radix_args& a_) : a(a_), c(a_) {
+        if (ENC) c.on = MODE == CW_RADIX_DECODE_FLOAT;
     }
     __device__ inline K operator()(K e) const {
-        if (!ENC) return MODE == CW_RADIX_DECODE_FLOAT ? c(e) : e;  // (bool's and an integer's: as they are)
-        if (MODE == CW_RADIX_GATHER) return (K)(e != (K)0) ^ flip;
-        if (MODE == CW_RADIX_DECODE_INT) return e ^ flip;
-        // a float's key (negatives: every bit flipped, else the sign set), +0.0's for both zeros
-        // and all ones for every NaN (the bits below the sign above +inf's)
-        const K mag = e & (sign - 1);
-        K k = (e & sign) ? (K)(~e & all) : (K)(e | sign);
-        k = mag == (K)0 ? sign : k;
-        k = mag > inf ? all : k;
-        return k ^ flip;
+        if (!ENC) return MODE == CW_RADIX_DECODE_FLOAT ? c(e) : e;
+        return c(cw_radix_encode_as<K, B, MODE>(a, (B)e));
     }
 };
 
@@ -77,7 +70,7 @@ __device__ inline void cw_radix_digits_body(const cw_radix_args& a, cw_u32* cnt,
         cw_radix_w16 v;
         E e[16 / sizeof(E)];
     };
-    const cw_radix_digit_key<K, ENC, MODE> key(a);
+    const cw_radix_digit_key<K, B, ENC, MODE> key(a);
     const int t = threadIdx.x;
     const cw_i64 n = a.rows * a.blocks, per = (n + gridDim.x - 1) / gridDim.x, g0 = (cw_i64)blockIdx.x * per;
     const cw_i64 g1 = g0 + per < n ? g0 + per : n;

@@ -78,7 +78,19 @@ __device__ inline cw_u64* cw_radix_states(const cw_radix_args& a, cw_i64 r, cw_i
 // 2^24 keys and more the gather's random 8-byte loads missed L2 (H200, probe s16argsort 1:
 // float64 2^24 the gather pass 449 us against 176 for a pass; the carry's 245, 241 and 223)
 // ARG (K and B 8 bytes, CARRY; radix_sweep_carry): an argsort's carry pass, the sweep above
-// before its items: its own kernel for its own look-back window (cw_radix_window).
+// before its items: its own kernel for its own look-back window (cw_radix_window). Its keys are
+// class keys: the first pass writes the classes of the keys it makes, and every pass takes them
+// as they are (no class applied to the digit of each ranking, placing and write: the values are
+// never decoded from them). On the H200 (probes s22argsort 1 and 2, against 6544404, one process,
+// interleaved, bit-exact against torch both directions and against 6544404 on NaNs of both signs
+// and any payload, infinities and zeros): float64 argsort 2^26 carry passes 935, 925, 913, 870 us
+// -> 903, 857, 853, 780, 0.997 -> 0.960x torch.argsort(stable=True) (probe 1: 0.997 -> 0.961x);
+// 2^24 0.942 -> 0.918x, 2^23 0.922 -> 0.902x; int64 2^26 0.933 -> 0.926x (its classes are its
+// keys: a check less). Tried with it (probe 1): a look-back window of 1 or 3 (0.997x, 0.971x at
+// float64 2^26), 11 keys a thread (0.976x), 9-12 at four blocks a multiprocessor (64 registers:
+// 0.983-1.006x), 12 at two (1.056x). Probe 2: the positions' bits below a pass's shift in the
+// keys' (sorted) bits and the rest beside them in 4, 2 or 1 bytes (10 bytes a key less over the 4
+// passes) lost: carry passes 864, 1007, 1004, 923 us, 1.023x.
 template <class K, class B, bool CARRY, bool PACK = false, bool ARG = false>
 __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
                                             cw_radix_smem<K, cw_radix_sweep_items<K, B, CARRY, PACK>::value, CARRY>& m_,
@@ -96,7 +108,7 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
     const cw_i64 lo = b * a.chunk, row = r * a.L;
     const int m = (int)(a.L - lo < a.chunk ? a.L - lo : a.chunk);
     cw_radix_class<K> c(a);
-    if (PACK) c.on = false;
+    if (PACK || ARG) c.on = false;  // (an argsort's items, its carry passes' keys: class keys already)
     cw_u32* idx = CARRY ? m_.idx : nullptr;
     K k[ITEMS];
     cw_u32 x[ITEMS];
@@ -119,6 +131,11 @@ __device__ inline void cw_radix_sweep_range(const cw_radix_args& a,
         cw_radix_load_keys(a, kin + row + lo, (const K*)nullptr, seg, ws, m, k);
     } else {
         cw_radix_load_keys(a, kin ? kin + row + lo : nullptr, src, seg, ws, m, k);
+        if (ARG && !kin) {  // the keys made: their classes', which the later carry passes read
+            const cw_radix_class<K> cf(a);
+#pragma unroll
+            for (int i = 0; i < ITEMS; ++i) k[i] = cf(k[i]);
+        }
     }
     if (halves && a.shift == 32) {  // the items remade: the high halves, by position
         const B* row_src = cw_radix_source_row<B>(a, r);
