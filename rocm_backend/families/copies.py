@@ -73,6 +73,8 @@ def row_copy_plan(shape, dst_strides, src_strides):
     is rows that are each one contiguous run on both sides (after coalescing: a pad's or
     a crop's copy), else None."""
     cshape, (dst, src) = coalesce(tuple(shape), [tuple(dst_strides), tuple(src_strides)])
+    if len(cshape) == 1 and dst[0] == 1 and src[0] == 1:
+        return 1, cshape[0], 0, 0  # one run: one row, whose strides are never read
     if len(cshape) != 2 or dst[1] != 1 or src[1] != 1:
         return None
     return cshape[0], cshape[1], dst[0], src[0]
@@ -174,7 +176,7 @@ def padded_copy(x, layout, shape):
     rows = None
     if layout.size and tuple(layout.shape[:-1]) == shape[:-1]:
         rows = row_copy_plan(tuple(layout.shape), strides, tuple(layout.strides))
-    if rows is not None and rows[1] == layout.shape[-1] and rows[2] == shape[-1]:
+    if rows is not None and rows[1] == layout.shape[-1] and (rows[2] == shape[-1] or rows[0] == 1):
         item = x.dtype.itemsize
         launch_row_copy(x.device, item, rows[0], shape[-1], out.ptr, rows[2], x.ptr + layout.offset * item, rows[3],
                         rows[0], keep=rows[1])

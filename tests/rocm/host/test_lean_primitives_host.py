@@ -193,6 +193,11 @@ PAD_CASES = {
                                               ["row_copy_b4"]),
     "complex64 rows padded": ((np.arange(12) + 1j).astype(np.complex64).reshape(3, 4), None, (3, 6), ["row_copy_b16"]),
     "a leading axis padded": (np.arange(12, dtype=np.float32).reshape(3, 4), None, (5, 4), ["memset", "copy_b4"]),
+    # one row (scipy.signal.fftconvolve's kernel of shape (1, k)): coalesced to one run, still one row copy
+    "one row padded": (np.arange(65, dtype=np.float32).reshape(1, 65), None, (1, 4200), ["row_copy_b4"]),
+    "one row of a 1-d signal padded": (np.arange(12, dtype=np.float32), None, (20,), ["row_copy_b16"]),
+    "one strided row padded (a fill and the copy)": (np.arange(20, dtype=np.float32).reshape(1, 20), np.s_[:, ::2],
+                                                     (1, 16), ["memset", "copy_b4"]),
 }
 
 
