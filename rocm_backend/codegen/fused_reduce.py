@@ -5,8 +5,8 @@ computed in its loads. G = 1 is a thread per output (a kept axis innermost: the 
 of a warp read neighbouring outputs' elements), G = REDUCE_BLOCK a block per output (few
 outputs with many elements each); between them short rows (the KMeans-like loop's
 ``sum(X * X, axis=1)`` of 200 000 x 256) keep every thread busy with a few elements
-instead of a block-wide reduction per 256 elements. Each thread keeps ``UNROLL``
-accumulators, so that many loads are in flight before any is combined."""
+instead of a block-wide reduction per 256 elements. Each thread of a wider group keeps
+``TUNING["unroll"]`` accumulators, so that many loads are in flight before any is combined."""
 
 import os
 import warnings
@@ -100,7 +100,9 @@ def reduce_kernel(graph, node, slots, buffers, name, module):
     group = group_size(layout, axes, n_out, n_red)
     if n_red > BLOCK_REDUCE_MAX and n_out < (SERIAL_FILL if group == 1 else SERIAL_MIN_OUTPUTS):
         raise Unsupported(f"a reduction of {n_red} elements into {n_out} outputs: too few threads")
-    unroll = max(1, TUNING["unroll"])
+    # a thread per output walks its column alone: one accumulator (4 took 148.5 us against
+    # 144.5 for sum(x * x, axis=0) of 4096 x 8192 on the H200, probe s23fuse_1)
+    unroll = max(1, TUNING["unroll"]) if group > 1 else 1
     em = Emitter(graph, buffers, indent="                ", params={})
     kept_idx = em.unravel("o", tuple(kept)) if kept else []
     base_lines, em.lines = em.lines, []
