@@ -79,9 +79,9 @@ FusedPlan = namedtuple("FusedPlan", "module source kernels materialized")
 #: rows shorter than this, in a graph whose one output is its one reduction, take the
 #: general schedule (one kernel there too: a group of threads per row, several rows a
 #: block) rather than the rows schedule's block per row. sum(x * x, axis=1) of float32 on
-#: the H200 (probe s23fuse_1): 200 000 x 256 50 us against 124, x 64 15 against 124,
-#: 1 000 000 x 32 38 against 605; 50 000 x 1000 54 against 50.
-LONE_ROW_MAX = 512
+#: the H200 (probes s23fuse_1/2): 200 000 x 256 50 us against 124, x 64 15 against 124,
+#: 1 000 000 x 32 38 against 605, 100 000 x 512 50 against 64; 50 000 x 1000 54 against 50.
+LONE_ROW_MAX = 1000
 
 
 def _lone_reduction(graph, outputs):
