@@ -91,16 +91,21 @@ class Emitter:
         return name
 
     def unravel(self, flat, shape):
-        """Per-axis index expressions of the flat C-order index ``flat`` over ``shape``."""
+        """Per-axis index expressions of the flat C-order index ``flat`` (below the size of
+        ``shape``) over ``shape``."""
         key = (flat, shape)
         got = self.unravels.get(key)
         if got is not None:
             return got
         out = []
         rest = flat
-        for n in reversed(shape):
+        for axis in range(len(shape) - 1, -1, -1):
+            n = shape[axis]
             if n == 1:
                 out.append("0")
+                continue
+            if axis == 0:  # a flat index is below the size: the first axis needs no division
+                out.append(f"({rest})")
                 continue
             q = self._var("cw_i64", f"({rest}) / {n}ll")
             out.append(self._var("cw_i64", f"({rest}) - {q} * {n}ll"))

@@ -10,10 +10,11 @@ __all__ = ["FusedKernel", "LazyBuffers", "Slots", "Unsupported", "entry", "memor
 
 
 #: slots: per pointer slot ("input", position) | ("const", index) | ("node", node index);
-#: kind "ew" (n = elements, grid over vectors), "reduce" (n = outputs, a block each),
-#: "reduce_serial" (n = outputs, a thread each), "rows" (n = rows);
+#: kind "ew" (n = elements, grid over vectors), "reduce" (n = outputs, ``per_block`` of
+#: them a block: fused_reduce's groups), "rows" (n = rows, a block each);
 #: scalars: per run-time scalar slot (float argument number, dtype it is converted to)
-FusedKernel = namedtuple("FusedKernel", "spec kind n slots vector_slots vector_bytes scalars")
+FusedKernel = namedtuple("FusedKernel", "spec kind n slots vector_slots vector_bytes scalars per_block",
+                         defaults=(1,))
 
 
 class Unsupported(Exception):

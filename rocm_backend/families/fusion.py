@@ -46,12 +46,9 @@ def compile_fused(device, graph):
         if plan_kernel.kind == "ew":
             block = EW_CONTIG_BLOCK
             grid = min(max(1, -(-n // (block * plan_kernel.spec.items))), cap)
-        elif plan_kernel.kind == "reduce_serial":  # a thread per output
+        else:  # per_block rows ("rows": 1) or reduction outputs ("reduce": a group each) a block
             block = plan_kernel.spec.block
-            grid = min(-(-n // block), cap)
-        else:  # a block per row ("rows") or per reduction output ("reduce")
-            block = plan_kernel.spec.block
-            grid = min(n, cap)
+            grid = min(-(-n // plan_kernel.per_block), cap)
         slots = tuple((0 if kind == "input" else 1 if kind == "const" else 2, ref) for kind, ref in plan_kernel.slots)
         # (the struct packed per alignment flag and the pointers' offsets in it, or None)
         pointer_struct = None

@@ -13,7 +13,7 @@ import pytest
 
 import candlewick as cw
 from host_exec import build, device_factory
-from rocm_backend.codegen import fused_general, fused_rows, fused_source
+from rocm_backend.codegen import fused_reduce, fused_rows, fused_source
 
 
 def gelu(x):
@@ -189,7 +189,11 @@ def test_the_rows_schedule_is_one_kernel_and_column_reductions_are_general(cases
     assert kinds["softmax"] == ["rows"] and kinds["logsumexp"] == ["rows"] and kinds["row_norms"] == ["rows"]
     assert kinds["leaky_softmax"] == kinds["vector_softmax"] == kinds["row_extremes"] == ["rows"]
     assert kinds["column_stats"] == ["reduce", "reduce", "reduce"]
-    assert kinds["wide_columns"] == ["reduce_serial", "reduce_serial"]
+    assert kinds["wide_columns"] == ["reduce", "reduce"]
+    per_block = {fused.__wrapped__.__name__: [k.per_block for k in fused_source.plan(graph).kernels]
+                 for fused, _, _, graph in traced}
+    assert per_block["wide_columns"] == [256, 256]  # 1500 columns: a thread each
+    assert per_block["column_stats"] == [64, 64, 64]  # 9 columns of 20: groups of 4 threads
     assert kinds["gelu"] == ["ew"] and kinds["mixed"] == ["ew"]  # two outputs of one shape: one kernel
     # the hardware exp only in a float32 logsumexp's sum of exp(x - max): nowhere else
     generated = {(fused.__wrapped__.__name__, graph.nodes[0].dtype.name):
@@ -216,19 +220,19 @@ def test_long_reductions_into_few_outputs_run_replayed(fn, shape):
     assert fused_source.plan(cw.fuse(fn).graph_for(cw.asarray(small))) is not None
 
 
-def test_many_short_rows_of_two_shapes_run_replayed():
+def test_many_short_rows_of_two_shapes_fuse():
     """Row sums of two shapes (the KMeans-like loop's sum(X * X, axis=1) beside its centers'
-    sum) take the general schedule, a block per row; with rows shorter than BLOCK_ROW_MIN
-    and ROW_BOUND_TOTAL elements in all it gets no fused plan and runs replayed (fused:
-    335 us on the H200 against the eager kernels' ~160 us). Fewer rows still fuse."""
+    sum) take the general schedule: a group of threads per short row, several rows a block
+    (a block per 256-element row took 335 us on the H200 against the eager kernels' ~160
+    us, and such graphs ran replayed)."""
     def fn(x, c):
         return cw.sum(x * x, axis=1, keepdims=True) - cw.sum(c * c, axis=1)
 
     centers = cw.asarray(np.ones((8, 256), np.float32))
-    big = cw.asarray(np.ones((fused_general.ROW_BOUND_TOTAL // 256, 256), np.float32))
-    assert fused_source.plan(cw.fuse(fn).graph_for(big, centers)) is None
-    small = cw.asarray(np.ones((64, 256), np.float32))
-    assert fused_source.plan(cw.fuse(fn).graph_for(small, centers)) is not None
+    big = cw.asarray(np.ones((1 << 16, 256), np.float32))
+    plan = fused_source.plan(cw.fuse(fn).graph_for(big, centers))
+    assert [(k.kind, k.per_block) for k in plan.kernels] == [("reduce", 256 // fused_reduce.MIN_GROUP),
+                                                             ("reduce", 4), ("ew", 1)]
 
 
 def test_float_arguments_reach_the_kernels_at_run_time(cases, monkeypatch, tmp_path):
