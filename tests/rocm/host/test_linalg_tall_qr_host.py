@@ -178,3 +178,17 @@ def test_householder_signs_rule():
     assert list(qr_tall.householder_signs(top, [False, True])) == [-1.0, -1.0]
     assert qr_tall.householder_signs(np.array([[-0.0]]), [False])[0] == 1.0  # -0.0: negative
     assert qr_tall.householder_signs(np.array([[0.0]]), [False])[0] == -1.0
+
+
+def test_tall_qr_in_a_graph_capture_keeps_geqrf(qr_device, monkeypatch):
+    """The path reads the host (its check); inside a graph capture, which refuses host
+    reads, a tall A still goes to geqrf + orgqr (capturable, as before)."""
+    import candlewick as cw
+    from rocm_backend.bindings import hipsolver
+
+    a = _random(np.random.default_rng(26), dt.float32, (40, 6))
+    s = qr_device.storage_from_host(a)
+    called = _qr_calls(hipsolver._api, monkeypatch, qr_device)
+    with cw.graphs.Graph(qr_device).capture():
+        s.qr(Layout.contiguous((40, 6)), False)
+    assert called == ["geqrf", "orgqr"], called
