@@ -49,22 +49,28 @@ class Factored:
         self.q, self.r, self.top, self.tail_zero = q, r, top, tail_zero
 
 
-def factor(a, layout, op, top=False):
+def factor(a, layout, op, top=False, solve_second=False):
     """CholeskyQR2 of the (m, n) matrix ``a[layout]`` (m > n, a dtype hipBLAS's GEMM and
     trsm and hipSOLVER's potrf take), a ``Factored``, or None where it does not hold.
     ``op``: the user's function (errors name it). ``top``: bring Q's leading block and its
-    rows' zero pattern back with the check's read (``qr_tall``'s signs)."""
+    rows' zero pattern back with the check's read (``qr_tall``'s signs). ``solve_second``:
+    the second pass's Q = Q1 R2^-1 as one trsm in place on Q1 (the path's own buffer)
+    rather than a GEMM into a second m x n buffer: the call then holds one m x n buffer
+    beside A, as geqrf + orgqr's copy of A does."""
     m, n = layout.shape[-2:]
     sq = Layout.contiguous((n, n))
     rows = Layout.contiguous((m, n))
     if not rocblas.blas_reads(layout):  # copied once here, not by each GEMM of the first pass
         a, layout = a.copy(layout), rows
     q, q_layout, r, checks = a, layout, None, []
-    for _ in range(2):
+    for second in (False, True):
         g = rocblas.matmul(q, q, q_layout.transpose_last2(), q_layout)
         f, check = linalg.cholesky_queued(g, sq, True, overwrite=True)
         checks.append(check)
-        q, q_layout = rocblas.matmul(q, _upper_inverse(f, n, op), q_layout, sq), rows
+        if second and solve_second:  # q is Q1, C-contiguous and the path's own
+            rocblas.solve_upper_right(q, f, m, n, op)
+        else:
+            q, q_layout = rocblas.matmul(q, _upper_inverse(f, n, op), q_layout, sq), rows
         r = f if r is None else rocblas.matmul(f, r, sq, sq)
     # one host wait, the check's read: it drains the stream, so potrf's infos, queued
     # before it, are there too

@@ -34,6 +34,9 @@ from . import cholesky_qr
 DTYPES = (dt.float32, dt.float64)
 MIN_RATIO = 4
 MIN_ELEMENTS = 1 << 16
+#: the second pass solved in place (``cholesky_qr.factor``'s ``solve_second``) up to this
+#: many columns: the call's peak memory that of geqrf + orgqr
+SOLVE_SECOND_MAX_N = 64
 
 
 def fits(count, m, n, dtype, complete):
@@ -48,7 +51,7 @@ def qr(a, layout):
     C-contiguous, as geqrf + orgqr give them up to rounding; None where the Cholesky QR
     does not hold (the caller then runs geqrf on A itself)."""
     m, n = layout.shape[-2:]
-    done = cholesky_qr.factor(a, layout, "qr", top=True)
+    done = cholesky_qr.factor(a, layout, "qr", top=True, solve_second=n <= SOLVE_SECOND_MAX_N)
     if done is None:
         return None
     signs = householder_signs(done.top, done.tail_zero)
