@@ -23,6 +23,8 @@ carries M's rows. A test on |M_jj| == 1 alone took A[:, 0] = (2, 0, .., 1e-6, ..
 reduced in float32 (M_00 rounds to 1) where LAPACK reflects it: the opposite sign.
 """
 
+import math
+
 import numpy as np
 
 from candlewick import dtypes as dt
@@ -69,21 +71,26 @@ def householder_signs(top, tail_zero):
     """S (n values of +-1) with Householder QR of an orthonormal Q' (leading block ``top``;
     ``tail_zero[j]``: Q'[n:, j] is all zero) = Q' diag(S), R = S: S_j = beta_j of dlarfg on
     the reduced column j, -1 if its pivot is >= 0 else +1, or the pivot's own sign where the
-    column is zero below it (tau = 0: no reflector, nothing updated)."""
+    column is zero below it (tau = 0: no reflector, nothing updated); a pivot of -0.0
+    counts as negative, as NumPy's LAPACK reads it (Q's -0.0 seldom survives the GEMM that
+    makes it: a sum of signed zeros is +0.0). Host work on the path's wait: two NumPy
+    calls a column where no tail is zero (the usual case), Python floats for the scalars."""
     m = np.array(top, dtype=np.float64)
     n = m.shape[0]
     tail = ~np.asarray(tail_zero, dtype=bool)  # a reduced column's rows past n not all zero
+    every = bool(tail.all())  # the usual case: no column is ever reduced already
     signs = np.empty(n)
     for j in range(n):
-        pivot = m[j, j]
-        below = m[j + 1:, j]
-        negative = np.signbit(pivot)  # -0.0 too, as NumPy's LAPACK reads a zero pivot's sign
-        if not tail[j] and not below.any():
+        pivot = float(m[j, j])
+        negative = math.copysign(1.0, pivot) < 0
+        if not every and not tail[j] and not m[j + 1:, j].any():
             signs[j] = -1.0 if negative else 1.0
             continue
-        signs[j] = 1.0 if negative else -1.0
-        right = m[j, j + 1:]
-        m[j + 1:, j + 1:] -= np.outer(below, right) / (pivot - signs[j])
-        # the rows past n take the same update: zero only where both terms are
-        tail[j + 1:] |= tail[j] & (right != 0)
+        s = 1.0 if negative else -1.0
+        signs[j] = s
+        if j + 1 < n:
+            right = m[j, j + 1:]
+            m[j + 1:, j + 1:] -= np.multiply.outer(m[j + 1:, j] * (1.0 / (pivot - s)), right)
+            if not every:  # the rows past n take the same update: zero only where both terms are
+                tail[j + 1:] |= tail[j] & (right != 0)
     return signs
