@@ -34,18 +34,27 @@ from candlewick.opdefs import BinaryOp
 from . import cholesky_qr
 
 DTYPES = (dt.float32, dt.float64)
-MIN_RATIO = 4
-MIN_ELEMENTS = 1 << 16
-#: the second pass solved in place (``cholesky_qr.factor``'s ``solve_second``) up to this
-#: many columns: the call's peak memory that of geqrf + orgqr
-SOLVE_SECOND_MAX_N = 64
+#: where it pays (probe s23qr_2, H200, the path forced beside geqrf + orgqr and torch.linalg.qr,
+#: 9-11 interleaved rounds, median of the per-round ratio to torch): from 65536 rows up to 128
+#: columns, float32: 65536 x 16 0.87-0.97 (trsm / GEMM second pass), 65536 x 26 0.54, 200000 x 16 /
+#: 26 / 64 / 128 0.29 / 0.19 / 0.30 / 0.55, 1M x 26 0.045; float64 200000 x 26 0.18, 1M x 26 0.037.
+#: Below, the path's fixed cost (about 0.75 ms at n = 26: launches, the wait, the signs on the host)
+#: is more than geqrf's whole call (16384 x 26 2.2x, 20000 x 64 1.4x float32); at 256 columns the
+#: host's sign steps alone took 17 ms (200000 x 256 1.16x)
+MIN_ROWS = 65536
+MAX_COLUMNS = 128
+#: the second pass solved in place (``cholesky_qr.factor``'s ``solve_second``) up to this many
+#: columns: there the trsm took 0.89x (n = 16) to 1.14x (n = 26) the GEMM's time and the call holds
+#: one m x n buffer beside A, not two (PCA randomized's peak 235.0 MiB against torch's 255.7,
+#: probe s23qr_1); from 64 columns it took 1.2x (float32) to 1.42x (float64, 200000 x 64) the GEMM's
+SOLVE_SECOND_MAX_N = 32
 
 
 def fits(count, m, n, dtype, complete):
     """Whether ``qr`` tries this matrix: one tall real matrix, reduced Q (a complete Q's
     m - n further columns are orgqr's, from reflectors this path never forms)."""
-    return (count == 1 and dtype in DTYPES and not complete and 0 < n < m and m >= MIN_RATIO * n
-            and m * n >= MIN_ELEMENTS)
+    return (count == 1 and dtype in DTYPES and not complete and 0 < n < m and m >= MIN_ROWS
+            and n <= MAX_COLUMNS)
 
 
 def qr(a, layout):

@@ -22,8 +22,7 @@ TOL = {dt.float32: 2e-5, dt.float64: 1e-12}
 @pytest.fixture
 def qr_device(gemm_device, monkeypatch):
     """gemm_device with the tall QR's thresholds lowered to the model's small matrices."""
-    monkeypatch.setattr(qr_tall, "MIN_RATIO", 4)
-    monkeypatch.setattr(qr_tall, "MIN_ELEMENTS", 0)
+    monkeypatch.setattr(qr_tall, "MIN_ROWS", 0)
     return gemm_device
 
 
@@ -156,6 +155,18 @@ def test_tall_qr_signs_at_the_rules_edges(qr_device, dtype, case):
     s = qr_device.storage_from_host(a)
     assert qr_tall.fits(1, m, n, dtype, False)
     _check_against_numpy(s, Layout.contiguous((m, n)), a, dtype)
+
+
+def test_tall_qr_fits_the_measured_bounds():
+    """From 65536 rows and up to 128 columns, float32 and float64, one matrix, reduced
+    (probe s23qr_2: below, or at 256 columns, geqrf + orgqr was faster)."""
+    for dtype in (dt.float32, dt.float64):
+        assert qr_tall.fits(1, 200000, 26, dtype, False) and qr_tall.fits(1, 65536, 16, dtype, False)
+        assert qr_tall.fits(1, 1000000, 128, dtype, False)
+        assert not qr_tall.fits(1, 65535, 16, dtype, False)  # 16384 x 26: 2.2x geqrf's time
+        assert not qr_tall.fits(1, 200000, 129, dtype, False)  # 200000 x 256: 1.16x
+        assert not qr_tall.fits(1, 200000, 26, dtype, True) and not qr_tall.fits(2, 200000, 26, dtype, False)
+    assert not qr_tall.fits(1, 200000, 26, dt.complex64, False)
 
 
 def test_householder_signs_rule():
