@@ -3,7 +3,7 @@ through hipBLAS (``bindings/hipblas.py``), which forwards to rocBLAS on AMD, for
 and complex dtypes; our own tiled kernel for integers (BLAS has no wrapping integer
 GEMM); the nn fallback's im2col GEMMs; hipBLAS's batched LU (getrfBatched/getrsBatched,
 which ``families/linalg.py`` uses for batches of small matrices); trsm (``solve_upper_right``:
-``families/svd_tall.py``'s R^-1). Every strided batched
+``families/cholesky_qr.py``'s R^-1). Every strided batched
 GEMM goes through ``gemm``: its int32 check and its split of the batch count.
 
 hipBLAS is column-major; a row-major product C = A B is computed as C^T = B^T A^T.

@@ -45,7 +45,7 @@ def full(device, shape, dtype, value):
 
 def eye(device, shape, dtype):
     """Identity matrices, C-contiguous, of ``shape`` (..., n, n): zeros, then a strided fill
-    of each matrix's diagonal (inv's right-hand side, svd_tall's reference)."""
+    of each matrix's diagonal (inv's right-hand side, cholesky_qr's reference)."""
     shape = tuple(shape)
     out = full(device, shape, dtype, 0)
     if out.size:

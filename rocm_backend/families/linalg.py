@@ -40,9 +40,9 @@ def cholesky(a, layout, upper):
 
 def cholesky_queued(a, layout, upper, overwrite=False):
     """(factor, its ``lc.InfoCheck``, not yet checked: the factor is not a Cholesky factor
-    where a matrix's info is not zero). svd_tall checks two passes' at once, with its other
+    where a matrix's info is not zero). cholesky_qr checks two passes' at once, with its other
     host read (one wait, not three). ``overwrite``: ``a`` (upper, ``layout`` contiguous) is
-    the caller's scratch, factored in place (svd_tall's G: no copy).
+    the caller's scratch, factored in place (cholesky_qr's G: no copy).
 
     Every factorization is potrf/potrfBatched with fill LOWER on column-major matrices:
     cuSOLVER's UPPER ran 1.5x (potrfBatched, 1024 x 64 x 64) to 2.5x (Xpotrf, n = 4096)

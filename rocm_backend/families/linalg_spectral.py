@@ -1,5 +1,6 @@
 """[families] The optional ``linalg`` group, part 2: QR (geqrf + orgqr/ungqr; our kernel for
-batches of small real matrices, ``qr_householder``), SVD (gesvd; gesvdjBatched for
+batches of small real matrices, ``qr_householder``; CholeskyQR2 for one tall real matrix,
+``qr_tall``), SVD (gesvd; gesvdjBatched for
 batches of small matrices, our kernel for real ones, ``svd_jacobi``) and the Hermitian
 eigenproblem (syevd/heevd; syevjBatched/heevjBatched for batches of small matrices),
 through hipSOLVER. Layout conventions: ``linalg_common``. The only host read is the
@@ -11,7 +12,7 @@ from candlewick.shapes import contiguous_strides
 from candlewick.opdefs import UnaryOp
 
 from ..bindings import hipsolver
-from . import creation, qr_householder, svd_jacobi, svd_tall
+from . import creation, qr_householder, qr_tall, svd_jacobi, svd_tall
 from . import linalg_common as lc
 
 # batched Jacobi (one call for the whole batch) for batches of matrices up to this size;
@@ -51,6 +52,10 @@ def qr(a, layout, complete):
         return q, creation.full(device, batch + (kr, n), dtype, 0)
     if qr_householder.fits(count, m, n, dtype):
         return qr_householder.qr(a, layout, complete, count)
+    if qr_tall.fits(count, m, n, dtype, complete) and device.capture is None:  # (it reads the host)
+        done = qr_tall.qr(a, layout)
+        if done is not None:
+            return done
     cols = max(n, kq)
     per = m * cols
     if cols == n:

@@ -184,6 +184,29 @@ def test_qr_reconstructs(dev, dtype, shape, mode):
 
 
 @needs_linalg
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ["random", "e1 first column", "strided"])
+def test_qr_of_a_tall_matrix_is_numpys(dev, dtype, case):
+    """Q and R of a tall matrix as NumPy's, values and signs (LAPACK's R_jj = -sign(alpha_j)
+    * norm; alpha_j itself for a column already reduced), not only a factorization: rocm
+    takes one tall matrix through a Cholesky QR, whose own R has a positive diagonal."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((65536, 16)).astype(dtype)
+    if case == "e1 first column":
+        a[:, 0] = 0
+        a[0, 0] = -2.0
+    x = on(dev, a)
+    if case == "strided":  # every other column of a wider matrix
+        wide = rng.standard_normal((65536, 32)).astype(dtype)
+        a, x = wide[:, ::2], on(dev, wide)[:, ::2]
+    q, r = L.qr(x)
+    wq, wr = np.linalg.qr(a)
+    tol = 1e-4 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(cw.to_numpy(q), wq, atol=tol)
+    np.testing.assert_allclose(cw.to_numpy(r) / np.abs(wr).max(), wr / np.abs(wr).max(), atol=tol)
+
+
+@needs_linalg
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3)])
 @pytest.mark.parametrize("full", [True, False])

@@ -199,7 +199,7 @@ LINALG_FFT_DTYPES = (dt.float64, dt.complex128)
 
 
 def build_linalg_fft(tmp):
-    """The kernels test_linalg_fft_exec.py and test_linalg_tall_svd_host.py launch, built for
+    """The kernels test_linalg_fft_exec.py and test_linalg_tall_*_host.py launch, built for
     the host (conftest.py's ``linalg_fft_lib``: once a test process)."""
     specs = [s for s in ops.TABLE.values() if _linalg_fft_wanted(s)]
     return build(tmp, ["transpose.hip", "reduce.hip", *MODULE_FILES[ops.SVD_MODULE], *MODULE_FILES[ops.QR_MODULE]],
@@ -217,14 +217,18 @@ def _linalg_fft_wanted(spec):
     if fam == "compare":
         return k[2] in ("int64", "int32") and k[1] in ops.kernel_key(
             CompareOp.GREATER_EQUAL, CompareOp.LESS_EQUAL, CompareOp.NOT_EQUAL)
-    if fam == "astype":
-        return k[1] == "bool" and k[2] in names
-    if fam == "binary":
-        return k[2] in names and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "astype":  # (int64: the tall QR's counts of nonzeros)
+        return (k[1] == "bool" and k[2] in names) or (k[1] == "int64" and k[2] in ("float32", "float64"))
+    if fam == "binary":  # (float32 multiply: the tall QR's column scale of Q)
+        return (k[2] in names or k[2] == "float32") and k[1] in ops.kernel_key(BinaryOp.MULTIPLY, BinaryOp.ADD)
+    if fam == "binary_column":  # the tall QR's signs: a row scale of R
+        return k[2] in ("float32", "float64") and k[1] in ops.kernel_key(BinaryOp.MULTIPLY)
     if fam == "unary" and k[2] == "complex64":  # the single-precision SVD's Vh
         return k[1] == ops.kernel_key(UnaryOp.CONJ)[0]
-    if k[-1] == "float32" and fam in ("binary", "binary_flat", "unary", "reduce"):  # the tall SVD's check
-        return k[-2] in ops.kernel_key(BinaryOp.SUBTRACT, UnaryOp.ABS, ReduceOp.MAX)
+    if k[-1] in ("float32", "float64") and fam in ("binary", "binary_flat", "unary", "reduce"):
+        # the Cholesky QR's check (the tall SVD's, the tall QR's) and the QR's tails
+        if k[-2] in ops.kernel_key(BinaryOp.SUBTRACT, UnaryOp.ABS, ReduceOp.MAX, ReduceOp.COUNT_NONZERO):
+            return True
     if fam == "unary":
         return k[2] in names and k[1] in ops.kernel_key(UnaryOp.SIGN, UnaryOp.ABS, UnaryOp.LOG, UnaryOp.CONJ)
     if fam == "reduce":

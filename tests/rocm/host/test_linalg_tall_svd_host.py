@@ -132,16 +132,16 @@ def test_tall_svd_falls_back_to_gesvdj_on_a(gemm_device, why, monkeypatch):
     orthogonality after both passes, says so), or a Q measured past ORTH_TOL (here a
     tolerance of 0), sends A itself to gesvdj after the path's one host wait: the same SVD."""
     from rocm_backend.bindings import hipsolver
-    from rocm_backend.families import svd_tall
+    from rocm_backend.families import cholesky_qr
 
     called = _tall_svd_calls(hipsolver._api, monkeypatch, gemm_device)
-    factored, infos = svd_tall._factored, []
-    monkeypatch.setattr(svd_tall, "_factored", lambda check: (infos.append(factored(check)), infos[-1])[1])
+    factored, infos = cholesky_qr._factored, []
+    monkeypatch.setattr(cholesky_qr, "_factored", lambda *a: (infos.append(factored(*a)), infos[-1])[1])
     a = _random(np.random.default_rng(8), dt.float32, (16, 4))
     if why == "rank-deficient":
         a[:, 3] = a[:, 1]
     else:
-        monkeypatch.setattr(svd_tall, "ORTH_TOL", 0)
+        monkeypatch.setattr(cholesky_qr, "ORTH_TOL", 0)
     s, lay = _strided(gemm_device, a)
     _check_svd(s, lay, a, (), 16, 4) if why != "rank-deficient" else None
     if why == "rank-deficient":  # one singular value is 0: U's column for it is any unit vector
