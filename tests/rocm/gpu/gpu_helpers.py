@@ -22,3 +22,18 @@ def eps(dtype):
 
 def tiny(dtype):
     return float(ml_dtypes.finfo(dtype.numpy).smallest_subnormal)
+
+
+def record_answers(monkeypatch, module, name):
+    """A list that ``module.name``'s calls append to, in order: whether each answered (not
+    None; a path's None means its caller fell back)."""
+    answers = []
+    original = getattr(module, name)
+
+    def recorded(*args):
+        out = original(*args)
+        answers.append(out is not None)
+        return out
+
+    monkeypatch.setattr(module, name, recorded)
+    return answers

@@ -9,6 +9,7 @@ import pytest
 
 import candlewick as cw
 from rocm_backend.families import qr_tall
+from .gpu_helpers import record_answers
 
 M, N = 1 << 17, 16  # 2^21 elements, 8192 rows a column: in the path's range
 TOL = {"float32": 5e-5, "float64": 1e-12}
@@ -17,16 +18,7 @@ TOL = {"float32": 5e-5, "float64": 1e-12}
 @pytest.fixture
 def kept(monkeypatch):
     """The answers of qr_tall.qr (False: fell back), in order."""
-    answers = []
-    qr = qr_tall.qr
-
-    def recorded(*args):
-        out = qr(*args)
-        answers.append(out is not None)
-        return out
-
-    monkeypatch.setattr(qr_tall, "qr", recorded)
-    return answers
+    return record_answers(monkeypatch, qr_tall, "qr")
 
 
 def _check(a, q, r, tol):

@@ -8,6 +8,7 @@ import pytest
 
 import candlewick as cw
 from rocm_backend.families import svd_tall
+from .gpu_helpers import record_answers
 
 M, N = 1 << 17, 16  # 2^21 elements, 8192 rows a column: in the path's range
 
@@ -25,16 +26,7 @@ def _check(a, out, tol=5e-5):
 @pytest.fixture
 def kept(monkeypatch):
     """The answers of svd_tall.svd (None: fell back), in order."""
-    answers = []
-    svd = svd_tall.svd
-
-    def recorded(*args):
-        out = svd(*args)
-        answers.append(out is not None)
-        return out
-
-    monkeypatch.setattr(svd_tall, "svd", recorded)
-    return answers
+    return record_answers(monkeypatch, svd_tall, "svd")
 
 
 @pytest.mark.parametrize("view", ["contiguous", "every other column"])
