@@ -4,12 +4,15 @@ candlewick beside the libraries users would otherwise run them on (issue 39, ite
 
     python bench/pydata_e2e.py --out DIR [--device cpu|rocm] [--samples N] [--features D]
                                          [--cases NAME,NAME] [--rounds R] [--sample-s S]
+                                         [--lazy-pairs P]
 
 cpu (the default, or ``CANDLEWICK_DEVICE``): candlewick's cpu backend beside NumPy, both
 given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy with
 ``SCIPY_ARRAY_API=1``, the loop on ``array_namespace(X)``), and candlewick again inside
 ``cw.lazy()`` (item 4: at least as fast as without; beside the ratio of the minimums, the
-median of the two modes' ratio within each round, with its quartiles). Target: within 5 % of NumPy.
+median of the two modes' ratio within each round, with its quartiles; then ``--lazy-pairs``
+pairs of the two modes alone, bench/lazy_pairs.py's median ratio with its confidence
+interval: lazy at or below eager's time unless the interval lies above 1). Target: within 5 % of NumPy.
 rocm: candlewick's rocm backend beside PyTorch (CUDA) and CuPy. Target: at or below
 PyTorch. Per case and library: seconds per call (the minimum over rounds that run the
 libraries in turn of a sample's mean, each call ended by the library's synchronize; a
@@ -41,6 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
+import lazy_pairs  # noqa: E402
 import peak_memory  # noqa: E402
 import timing  # noqa: E402
 
@@ -201,7 +205,9 @@ def calls_per_sample(turns, sample_s):
     return max(1, math.ceil(sample_s / max(fastest, 1e-9)))
 
 
-def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S):
+def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S, pairs=0):
+    """(the case's row {library: figures}, lazy_pairs.measure's row or None): the libraries
+    in rotated rounds, then ``pairs`` pairs of candlewick's two modes alone."""
     row = {}
     ready = {}
     for lib, (convert, sync, probe, lazy) in libs.items():
@@ -240,7 +246,13 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
         row[lib]["rounds_s"] = rounds_s[lib]
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"
                                   for lib, v in row.items()), flush=True)
-    return row
+    pair_row = None
+    if pairs and {"candlewick", "candlewick lazy"} <= set(ready):
+        data, sync, _ = ready["candlewick"]  # one set of arrays for both modes
+        pair_row = lazy_pairs.measure(lazy_pairs.sampler(lambda d, lazy: _call(fn, d, lazy), data, sync, calls, clock), pairs)
+        print(f"{name}: lazy / eager over {pairs} pairs {pair_row['ratio']:.4f} "
+              f"{pair_row['interval']} {pair_row['verdict']}", flush=True)
+    return row, pair_row
 
 
 def peer_of(device):
@@ -307,7 +319,7 @@ def markdown(figures, device):
               if "error" in v]
     if errors:
         lines += ["", "Errors:", ""] + [f"- {name}, {lib}: `{' '.join(e.split())[:200]}`" for name, lib, e in errors]
-    return lines + [""]
+    return lines + [""] + lazy_pairs.markdown(figures.get("lazy_pairs") or {})
 
 
 def _calls_text(figures):
@@ -335,6 +347,10 @@ def main(argv=None):
         p.add_argument("--rounds", type=int, default=21)
         p.add_argument("--sample-s", type=float, default=SAMPLE_S,
                        help="the least seconds a sample of calls takes (the fastest library's)")
+        # 200: a case whose two modes launch the same kernels differs by lazy mode's host
+        # work alone; the 95 % interval of 200 pairs' median spans ~0.5 % on the H200
+        p.add_argument("--lazy-pairs", type=int, default=200,
+                       help="pairs of samples of candlewick eager and lazy alone, after the rounds (0: none)")
 
     args = harness.parse_args(__doc__, options, argv)
     samples = args.samples or DEFAULTS.get(args.device, DEFAULTS["cpu"])[0]
@@ -352,10 +368,12 @@ def main(argv=None):
                "sample_s": args.sample_s,
                "signals": host["signals"].shape[0], "libraries": list(libs), "threads": threads,
                "load_average": os.getloadavg(), "clock": "process CPU time" if single else "wall time",
-               "cases": {}}
+               "cases": {}, "lazy_pairs": {}}
     for name in [c for c in args.cases.split(",") if c]:
-        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu", clock,
-                                          args.sample_s)
+        figures["cases"][name], pair_row = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu",
+                                                    clock, args.sample_s, args.lazy_pairs)
+        if pair_row is not None:
+            figures["lazy_pairs"][name] = pair_row
     versions = {"numpy": np.__version__}
     for name in ("sklearn", "scipy", "array_api_compat"):
         try:
@@ -370,8 +388,11 @@ def main(argv=None):
         device = f"{gpu}, rocm backend through tools/hip_on_cuda" if gpu and gpu.startswith("NVIDIA") else (
             gpu or cw.get_device("rocm").name)
         kind = "gpu"
+    headlines = [summary(figures, args.device)]
+    if lazy_pairs.met(figures["lazy_pairs"]) is not None:
+        headlines.append("lazy at or below eager: " + ("met" if lazy_pairs.met(figures["lazy_pairs"]) else "not met"))
     _, md_path = harness.write_record(args.out, "pydata_e2e", kind, device, versions, figures,
-                                      markdown(figures, args.device), [summary(figures, args.device)])
+                                      markdown(figures, args.device), headlines)
     print(md_path.read_text())
 
 

@@ -2,9 +2,11 @@
 host issue time :func:`issue_time` and its kernels' device time :func:`device_us`), and
 the peers timed in turn within each round, the order rotated a round, so that the host's
 drift reaches every library alike (:func:`interleaved`, :func:`rotated_rounds`), with the
-median and quartiles of two peers' per-round ratio (:func:`paired_ratio`).
+median and quartiles of two peers' per-round ratio (:func:`paired_ratio`) and a confidence
+interval for such a median (:func:`median_interval`).
 bench/harness.py writes what they measure into the record."""
 
+import math
 import statistics
 import time
 import timeit
@@ -125,6 +127,28 @@ def paired_ratio(a, b):
         return ratios[0], ratios[0], ratios[0]
     low, median, high = statistics.quantiles(ratios, n=4, method="inclusive")
     return median, low, high
+
+
+def median_interval(values, confidence=0.95):
+    """(low, high): a confidence interval for the median of the distribution ``values``
+    were drawn from, distribution-free: the order statistics v(k) and v(n + 1 - k) of the
+    n sorted values, k the largest with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2
+    (each value falls below the median with probability one half, whatever the
+    distribution's shape: no normality assumed of timing ratios, whose tails are long).
+    None where n is too small for any such k (fewer than 6 values at 95 %)."""
+    n = len(values)
+    tail = (1 - confidence) / 2
+    below, k = 0.0, 0  # below: P(Binomial(n, 1/2) < k)
+    while k < n:
+        step = math.comb(n, k) / 2 ** n  # P(Binomial = k): exact integers, then one division
+        if below + step > tail:
+            break
+        below += step
+        k += 1
+    if k == 0:
+        return None
+    ordered = sorted(values)
+    return ordered[k - 1], ordered[n - k]
 
 
 def kernel_times(fn, sync, reps=5):

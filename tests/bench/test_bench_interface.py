@@ -116,7 +116,7 @@ SMALL = {  # each GPU benchmark with its problems made small
     "rocm_streams": ("", ["--gemm", "64", "--gemms", "2", "--copy-mib", "1", "--copies", "2", "--compute", "exp"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
     "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1",
-                        "--sample-s", "0.001"]),
+                        "--sample-s", "0.001", "--lazy-pairs", "6"]),
     "inplace": ("", ["--log2-sizes", "10", "--backends", "rocm"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
@@ -208,6 +208,11 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
             assert len({v["calls_per_sample"] for v in row.values() if "s" in v}) <= 1, row
             # every round's figure kept (--rounds 1), its best the time recorded
             assert all(v["rounds_s"] == [v["s"]] for v in row.values() if "s" in v), row
+        pairs = record["figures"]["lazy_pairs"]  # each case the two modes ran: 6 pairs, an interval, a verdict
+        assert set(pairs) == {name for name, row in cases.items() if "s" in row["candlewick"] and
+                              "s" in row["candlewick lazy"]}, (pairs, cases)
+        assert all(p["pairs"] == 6 and p["interval"][0] <= p["ratio"] <= p["interval"][1] and p["verdict"]
+                   for p in pairs.values()), pairs
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

@@ -44,3 +44,41 @@ def test_both_benchmarks_take_it():
     row = {"candlewick lazy": {"rounds_s": times["candlewick"]}, "candlewick": {"rounds_s": times["numpy"]}}
     assert pydata.paired(row, "candlewick lazy", "candlewick") == (median, low, high)
     assert pydata.paired({"candlewick": {"error": "x"}}, "candlewick lazy", "candlewick") is None
+
+
+@pytest.mark.parametrize("n", [6, 7, 20, 51, 200])
+def test_median_interval_is_the_order_statistics_of_the_binomial_bound(n):
+    # k: the largest with P(Binomial(n, 1/2) < k) <= 2.5 %, from SciPy's binomial as the oracle
+    stats = pytest.importorskip("scipy.stats")
+    k = max(j for j in range(n + 1) if stats.binom.cdf(j - 1, n, 0.5) <= 0.025)
+    values = list(np.random.default_rng(n).permutation(n) * 0.5)
+    assert timing.median_interval(values) == (0.5 * (k - 1), 0.5 * (n - k))
+
+
+def test_median_interval_needs_six_values_at_95_percent():
+    assert timing.median_interval([1.0, 2.0, 3.0, 4.0, 5.0]) is None
+    assert timing.median_interval([]) is None
+    assert timing.median_interval([5.0, 1.0, 4.0, 2.0, 3.0, 6.0]) == (1.0, 6.0)
+
+
+def test_lazy_pairs_run_abba_and_read_the_interval():
+    import lazy_pairs
+
+    order = []
+
+    def sample(lazy):  # lazy 2 % slower in every pair, its issue time 1 us more
+        order.append(lazy)
+        t = 1.0 + 0.01 * len(order)
+        return (t * 1.02, 1e-6 * (2 + lazy)) if lazy else (t, 2e-6)
+
+    row = lazy_pairs.measure(sample, 8)
+    assert order[:8] == [False, True, True, False, False, True, True, False]
+    assert row["verdict"] == "above" and row["interval"][0] > 1 and row["pairs"] == 8
+    assert row["eager_issue_us"] == pytest.approx(2.0) and row["lazy_issue_us"] == pytest.approx(3.0)
+    assert lazy_pairs.verdict((0.98, 0.999)) == "below" and lazy_pairs.verdict((0.99, 1.01)) == "at eager's time"
+    assert lazy_pairs.verdict(None) is None
+    assert lazy_pairs.met({"a": {"verdict": "below"}, "b": {"verdict": "at eager's time"}}) is True
+    assert lazy_pairs.met({"a": {"verdict": "below"}, "b": {"verdict": "above"}}) is False
+    assert lazy_pairs.met({"a": {"verdict": None}}) is None
+    table = lazy_pairs.markdown({"case": row})
+    assert "**not met** (case)" in table[0] and "| case |" in table[-2] and "| above |" in table[-2]
