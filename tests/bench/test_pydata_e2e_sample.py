@@ -10,6 +10,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))  # bench/ is no package: its modules import each other by name
 import pydata_e2e  # noqa: E402
 
+from candlewick.fusion.lazy_mode import is_lazy  # noqa: E402
+
 
 class Clock:
     def __init__(self):
@@ -28,7 +30,8 @@ def run(sample_s, call_s):
         ran.append(clock.now)
 
     libs = {"lib": (lambda a: a, lambda: None, None, False)}
-    row = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 2, False, clock, sample_s)
+    row, pairs = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 2, False, clock, sample_s)
+    assert pairs is None  # (no candlewick modes to pair)
     return row["lib"], ran
 
 
@@ -47,3 +50,21 @@ def test_a_sample_of_one_call_is_that_call_alone():
     assert row["calls_per_sample"] == 1
     assert len(ran) == 2 + 2
     assert row["rounds_s"] == [5.0, 5.0]
+
+
+def test_pairs_of_the_two_modes_follow_the_rounds_with_issue_and_wall_time_per_call():
+    clock, modes = Clock(), []
+
+    def fn(data):
+        clock.now += 4.0
+        modes.append(is_lazy())
+
+    libs = {name: (lambda a: a, lambda: None, None, lazy) for name, lazy in
+            (("candlewick", False), ("candlewick lazy", True))}
+    row, pairs = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 1, False, clock, 1.0, pairs=6)
+    assert row["candlewick"]["calls_per_sample"] == 1
+    # the pairs' calls, after the rounds': eager then lazy, then lazy then eager (ABBA), six pairs
+    assert modes[-12:] == [False, True, True, False] * 3
+    # a call's wall time reads the clock twice after its start (issue and end), its issue time once
+    assert (pairs["pairs"], pairs["eager_us"], pairs["eager_issue_us"]) == (6, 6e6, 5e6)
+    assert pairs["ratio"] == 1.0 and pairs["interval"] == (1.0, 1.0) and pairs["verdict"] == "at eager's time"
