@@ -67,8 +67,8 @@ def measure(sample, pairs):
 
 
 def verdict(interval):
-    """"below", "above" or "at eager's time" from the interval of lazy / eager (None: too
-    few pairs to tell)."""
+    """The verdict on the interval of lazy / eager: "below", "above" or "at eager's time"
+    (None: too few pairs to tell)."""
     if interval is None:
         return None
     low, high = interval
