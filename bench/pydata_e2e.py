@@ -33,7 +33,6 @@ import os
 import sys
 import time
 import tracemalloc
-import warnings
 from pathlib import Path
 
 os.environ.setdefault("SCIPY_ARRAY_API", "1")  # before SciPy or scikit-learn is imported
@@ -46,113 +45,10 @@ import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
 import lazy_pairs  # noqa: E402
 import peak_memory  # noqa: E402
+from pydata_cases import CASES, DEFAULTS, KMEANS_ITERATIONS, N_CLUSTERS, PAIRS, host_data  # noqa: E402
 import timing  # noqa: E402
 
-#: the issue's sizes on a GPU; a tenth of the samples and a quarter of the features on the
-#: 2-core VM this was written on
-DEFAULTS = {"cpu": (20_000, 64), "rocm": (200_000, 256)}
-N_COMPONENTS, N_CLUSTERS, KMEANS_ITERATIONS, PAIRS = 16, 8, 10, 2048
 SAMPLE_S = 0.02  # the least time a sample of calls takes (the fastest library's)
-
-
-def _sklearn(fn):
-    """``fn`` run with scikit-learn's Array API dispatch (its array arguments' namespace)."""
-    def run(d):
-        import sklearn  # optional, loaded by the cases that need it
-
-        with sklearn.config_context(array_api_dispatch=True), warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # dispatch notes (solver choices), the same for every library
-            return fn(d)
-    return run
-
-
-def pca_full(d):
-    from sklearn.decomposition import PCA  # optional, as above
-
-    return PCA(N_COMPONENTS, svd_solver="full").fit_transform(d["X"])
-
-
-def pca_randomized(d):
-    from sklearn.decomposition import PCA  # optional, as above
-
-    return PCA(N_COMPONENTS, svd_solver="randomized", power_iteration_normalizer="QR",
-               random_state=0).fit_transform(d["X"])
-
-
-def ridge(d):
-    from sklearn.linear_model import Ridge  # optional, as above
-
-    return Ridge(alpha=1.0, solver="svd").fit(d["X"], d["target"]).predict(d["X"])
-
-
-def lda(d):
-    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis  # optional, as above
-
-    return LinearDiscriminantAnalysis(solver="svd").fit(d["X"], d["labels"]).predict(d["X"])
-
-
-def standard_scaler(d):
-    from sklearn.preprocessing import StandardScaler  # optional, as above
-
-    return StandardScaler().fit_transform(d["X"])
-
-
-def pairwise(d):
-    from sklearn.metrics import pairwise_distances  # optional, as above
-
-    return pairwise_distances(d["pairs"], d["pairs"])
-
-
-def kmeans_loop(d):
-    """Lloyd's iterations written on the namespace: squared distances through a matrix
-    product, the nearest center, the new centers as a one-hot product."""
-    from array_api_compat import array_namespace, device  # optional, as above
-
-    X = d["X"]
-    xp = array_namespace(X)
-    centers = X[:N_CLUSTERS, :]
-    x2 = xp.sum(X * X, axis=1, keepdims=True)
-    clusters = xp.arange(N_CLUSTERS, device=device(X))  # (without it torch makes it on the CPU)
-    for _ in range(KMEANS_ITERATIONS):
-        dist = x2 - 2.0 * (X @ centers.T) + xp.sum(centers * centers, axis=1)
-        nearest = xp.argmin(dist, axis=1)
-        onehot = xp.astype(nearest[:, None] == clusters, X.dtype)
-        counts = xp.sum(onehot, axis=0)
-        centers = (onehot.T @ X) / xp.maximum(counts, xp.ones_like(counts))[:, None]
-    return centers
-
-
-def scipy_fft(d):
-    import scipy.fft  # optional, as above
-
-    return scipy.fft.irfft(scipy.fft.rfft(d["signals"], axis=-1) * d["response"], axis=-1)
-
-
-def scipy_signal(d):
-    import scipy.signal  # optional, as above
-
-    return scipy.signal.fftconvolve(d["signals"], d["kernel"], mode="same", axes=-1)
-
-
-CASES = {
-    "PCA full": _sklearn(pca_full), "PCA randomized": _sklearn(pca_randomized), "Ridge": _sklearn(ridge),
-    "LinearDiscriminantAnalysis": _sklearn(lda), "StandardScaler": _sklearn(standard_scaler),
-    "pairwise_distances": _sklearn(pairwise), "KMeans-like loop": kmeans_loop,
-    "scipy.fft rfft/irfft": scipy_fft, "scipy.signal.fftconvolve": scipy_signal,
-}
-
-
-def host_data(samples, features):
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((samples, features), dtype=np.float32)
-    X[:, : features // 4] *= 4  # a few strong directions, so PCA and LDA have structure to find
-    signals = rng.standard_normal((max(1, samples // 256), 4096), dtype=np.float32)
-    return {
-        "X": X, "target": X @ rng.standard_normal(features, dtype=np.float32),
-        "labels": (X[:, 0] > 0).astype(np.int64) + (X[:, 1] > 0), "pairs": X[:PAIRS],
-        "signals": signals, "kernel": np.hanning(65).astype(np.float32)[None, :],
-        "response": np.exp(-np.arange(2049, dtype=np.float32) / 512).astype(np.complex64),
-    }
 
 
 def libraries(device, peers):
@@ -391,8 +287,9 @@ def main(argv=None):
             gpu or cw.get_device("rocm").name)
         kind = "gpu"
     headlines = [summary(figures, args.device)]
-    if lazy_pairs.met(figures["lazy_pairs"]) is not None:
-        headlines.append("lazy at or below eager: " + ("met" if lazy_pairs.met(figures["lazy_pairs"]) else "not met"))
+    lazy_met = lazy_pairs.met(figures["lazy_pairs"])
+    if lazy_met is not None:
+        headlines.append("lazy at or below eager: " + ("met" if lazy_met else "not met"))
     _, md_path = harness.write_record(args.out, "pydata_e2e", kind, device, versions, figures,
                                       markdown(figures, args.device), headlines)
     print(md_path.read_text())

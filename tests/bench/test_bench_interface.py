@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
 SUPPORT = {"harness", "timing", "peak_memory", "diagnostics", "launch_floor", "namespace_cases", "op_profile",
-           "sort_sweep", "rocm_sort", "lazy_pairs"}  # bench/ modules that are no benchmark
+           "sort_sweep", "rocm_sort", "lazy_pairs", "pydata_cases"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py, tools/array_api_thorough.py
 # and tools/pydata_suites.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
