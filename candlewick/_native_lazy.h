@@ -21,9 +21,32 @@ extern PyObject *cw_lazy_live, *cw_lazy_type;
 /* set_lazy's work (each argument None or as set_lazy takes it): 0, or -1 with TypeError */
 int cw_set_lazy(PyObject *hook, PyObject *operand, PyObject *live, PyObject *lazy_type);
 
-/* _native_lazy_globals.c: dict[name] (borrowed) of a module's globals dict, kept until
-   the dict changes; NULL where absent (an error set only where the lookup raised) */
-PyObject *cw_kept_global(PyObject *dict, PyObject *name);
+/* _native_lazy_globals.c: a module's globals `names` as they stand (`values`, borrowed),
+   read again all at once where the dict changed since (its stamp moved); `derive`,
+   where given, makes what the module's reader keeps beside them (0, or -1 with an
+   error), after each read. */
+typedef struct cw_GlobalsView {
+    PyObject *dict; /* the module's globals (cw_globals_give), or NULL */
+    const char *module; /* its name, for the error of a name it lacks */
+    Py_ssize_t count;
+    PyObject **names, **values; /* interned names; their values at `stamp` */
+    uint64_t stamp; /* 0: to be read */
+    int (*derive)(struct cw_GlobalsView *view);
+} cw_GlobalsView;
+#if PY_VERSION_HEX >= 0x030C0000
+extern uint64_t cw_globals_changes; /* bumped by every change of a watched dict */
+#define CW_GLOBALS_STAMP(dict) ((void)(dict), cw_globals_changes)
+#else
+#define CW_GLOBALS_STAMP(dict) (((PyDictObject *)(dict))->ma_version_tag)
+#endif
+/* the view's values read again: 0, or -1 with an error (a name the module lacks) */
+int cw_globals_read(cw_GlobalsView *view);
+/* the view's values as the dict holds them now: 0, or -1 with an error */
+static inline int cw_globals_fresh(cw_GlobalsView *view) {
+    return view->stamp != 0 && view->stamp == CW_GLOBALS_STAMP(view->dict) ? 0 : cw_globals_read(view);
+}
+/* the view made to read `dict` (held) from now on */
+void cw_globals_give(cw_GlobalsView *view, PyObject *dict);
 int cw_lazy_globals_ready(void);
 
 /* _native_lazy_block.c */
@@ -35,13 +58,22 @@ int cw_lazy_block_ready(void);
 /* _native_lazy_call.c: candlewick.lazy in C (LazyCall(general, block_type)) */
 extern PyTypeObject cw_LazyCallType;
 
-/* _native_lazy_key.c: lazy_policy's globals (cw_lazy_policy, set by lazy_starts) and
-   names, and what StartMethod asks of them */
-extern PyObject *cw_lazy_policy;
-extern PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
+/* _native_lazy_key.c: lazy_policy's globals (given by lazy_starts) and names, and what
+   StartMethod asks of them */
+extern PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred call (lazy_defer) */
-/* lazy_policy's global `name` (borrowed), or NULL with an error */
-PyObject *cw_policy_global(PyObject *name);
+/* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
+enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,
+       CW_P_CALL_KEY_OF, CW_P_COUNT };
+typedef struct {
+    PyObject *at[CW_P_COUNT]; /* borrowed */
+    long long record_bytes, generation; /* RECORD_BYTES's and _generation's values */
+} cw_Policy;
+/* lazy_policy's globals as they stand, or NULL with an error (lazy_starts not called, a
+   global absent or RECORD_BYTES or _generation not an int of a long long's range) */
+const cw_Policy *cw_policy_now(void);
+/* lazy_starts's work: lazy_policy's globals dict given (0, or -1 with an error) */
+int cw_lazy_key_policy(PyObject *policy);
 /* 1 where storage `s` holds fewer than `limit` bytes (size * dtype.itemsize), 0 where not, -1 error */
 int cw_storage_smaller(PyObject *s, long long limit);
 /* One StartMethod's last answers (CW_MEMO_ENTRIES of them, the oldest replaced first), each
@@ -65,27 +97,34 @@ typedef struct {
     int next; /* the entry replaced next */
 } cw_KeyMemo;
 void cw_key_memo_clear(cw_KeyMemo *memo);
-/* _native_lazy_memo.c: the parts of a call's arguments (new references in parts, how each
-   compares in kinds; `positions`: its storage arguments): how many, 0 where it gets no entry */
-int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
-                  PyObject *layout_type, PyObject **parts, unsigned char *kinds);
-/* the kept answer standing for held, parts and generation, else -1 */
-int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, const unsigned char *kinds,
-                   int count, long long generation);
-/* the oldest entry made this call's (the parts taken over) */
-void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds, int count,
-                  long long generation, int answer);
-void cw_memo_release(PyObject **parts, int count);
+/* _native_lazy_memo.c: the parts of one call's arguments, as a memo entry compares them */
+typedef struct {
+    PyObject *parts[CW_MEMO_PARTS];
+    unsigned char kinds[CW_MEMO_PARTS];
+    int count; /* 0: the call gets no entry */
+    int held; /* 1: every part a new reference (cw_memo_hold); 0: borrowed from the arguments, but `owned` */
+    PyObject *owned[CW_MEMO_ARGS]; /* while borrowed: the storages' dtypes read (new references) */
+    int nowned;
+} cw_MemoCall;
+/* the parts of a call's arguments (`positions`: its storage arguments) in `call`,
+   borrowed; call->count 0 where it gets no entry */
+void cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                   PyObject *layout_type, cw_MemoCall *call);
+/* the kept answer standing for held, the call's parts and generation, else -1 */
+int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call, long long generation);
+/* the call's parts held (before Python code runs: the key's making) */
+void cw_memo_hold(cw_MemoCall *call);
+/* the oldest entry made this held call's (its parts taken over), where its parts may be
+   compared without running Python code; else the call released */
+void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation, int answer);
+void cw_memo_release(cw_MemoCall *call);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
-   `replays` times or more (its key pair_key's where `pair`, else call_key_of's, which
+   REPLAYS times or more (its key pair_key's where `pair`, else call_key_of's, which
    reads args' storages at `positions` as their dtypes; the answer kept in `memo` for
    calls whose arguments make the same key), 0 where not (an unhashable argument: never
    counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
-int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions, PyObject *pending,
-               PyObject *dtype, PyObject *const *args, Py_ssize_t n, PyObject *replays, cw_KeyMemo *memo);
-/* reads what lazy_policy's globals `policy` hold that never changes (_DEFERS): 0, or -1
-   with an error (lazy_starts calls it) */
-int cw_lazy_key_policy(PyObject *policy);
+int cw_counted(const cw_Policy *policy, PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions,
+               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo);
 int cw_lazy_key_ready(void);
 
 /* _native_lazy_start.c */

@@ -1,5 +1,6 @@
 /* candlewick._native's part of lazy mode's policy that StartMethod (_native_lazy_start.c)
-   reads: lazy_policy's globals, read at each call (tests set them; _DEFERS, a constant,
+   reads: lazy_policy's globals, as they stand at each call (tests set them; a view read
+   again where the module's dict changed, _native_lazy_globals.c; _DEFERS, a constant,
    once, by lazy_starts), a storage's size
    against RECORD_BYTES and a call's count, its key made as lazy_policy's pair_key makes
    it (binary and compare on (op, Layout, storage, Layout): built here in one step) or
@@ -20,22 +21,33 @@
 #include "_native.h"
 #include "_native_lazy.h"
 
-PyObject *cw_lazy_policy;
-PyObject *cw_s_record_bytes, *cw_s_replays, *cw_s_ripe, *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
+PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 PyObject *cw_s_defer;
-static PyObject *s_counts, *s_generation, *s_layout, *s_not_as_is, *s_call_key_of, *s_defers;
+static PyObject *s_defers;
 /* lazy_policy._DEFERS, a constant: read once, when lazy_starts gives the policy */
 static PyObject *defers_mark;
 static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
-/* lazy_policy's global `name` (borrowed), or NULL with an error. */
-PyObject *cw_policy_global(PyObject *name) {
-    PyObject *value = cw_kept_global(cw_lazy_policy, name);
-    if (value == NULL && !PyErr_Occurred()) {
-        PyErr_Format(PyExc_RuntimeError, "candlewick._native.StartMethod: lazy_policy has no %U", name);
-    }
-    return value;
+static cw_Policy policy;
+static PyObject *policy_names[CW_P_COUNT];
+
+/* RECORD_BYTES's and _generation's values, after each read of the globals */
+static int derive(cw_GlobalsView *view) {
+    (void)view;
+    policy.record_bytes = PyLong_AsLongLong(policy.at[CW_P_RECORD_BYTES]);
+    policy.generation = policy.record_bytes == -1 && PyErr_Occurred()
+                            ? -1
+                            : PyLong_AsLongLong(policy.at[CW_P_GENERATION]);
+    return policy.generation == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
+static cw_GlobalsView policy_view = {
+    .module = "lazy_policy", .count = CW_P_COUNT, .names = policy_names, .values = policy.at, .derive = derive};
+
+/* (_native_lazy.h) */
+const cw_Policy *cw_policy_now(void) {
+    return cw_globals_fresh(&policy_view) < 0 ? NULL : &policy;
 }
 
 /* 1 where the storage `s` holds fewer than `limit` bytes, 0 where not, -1 on an error. */
@@ -105,12 +117,9 @@ static PyObject *layout_key(PyObject *layout) {
 
 /* The key pair_key makes of (op, Layout, storage, Layout), or NULL without an error
    where the arguments are not that case (call_key_of's then), or with one. */
-static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyObject *const *args, Py_ssize_t n) {
-    PyObject *layout_type = cw_policy_global(s_layout);
-    PyObject *not_as_is = layout_type == NULL ? NULL : cw_policy_global(s_not_as_is);
-    if (not_as_is == NULL) {
-        return NULL;
-    }
+static PyObject *pair_key(const cw_Policy *p, PyObject *device, PyObject *name, PyObject *dtype, PyObject *const *args,
+                          Py_ssize_t n) {
+    PyObject *layout_type = p->at[CW_P_LAYOUT], *not_as_is = p->at[CW_P_NOT_AS_IS];
     if (n != 4 || Py_TYPE(args[1]) != (PyTypeObject *)layout_type || Py_TYPE(args[3]) != (PyTypeObject *)layout_type) {
         return NULL;
     }
@@ -144,35 +153,14 @@ static PyObject *pair_key(PyObject *device, PyObject *name, PyObject *dtype, PyO
 }
 
 
-/* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
-   not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
-   deferred, lazy_defer), -1 on an error. */
-int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions, PyObject *pending,
-               PyObject *dtype, PyObject *const *args, Py_ssize_t n, PyObject *replays, cw_KeyMemo *memo) {
-    PyObject *counts = cw_policy_global(s_counts);
-    PyObject *layout_type = counts == NULL ? NULL : cw_policy_global(s_layout);
-    PyObject *key_of = layout_type == NULL ? NULL : cw_policy_global(s_call_key_of);
-    PyObject *stamp = key_of == NULL ? NULL : cw_policy_global(s_generation);
-    long long generation = stamp == NULL ? -1 : PyLong_AsLongLong(stamp);
-    if (generation == -1 && PyErr_Occurred()) {
-        return -1;
-    }
-    PyObject *parts[CW_MEMO_PARTS];
-    unsigned char kinds[CW_MEMO_PARTS];
-    /* (pending, not its device: a Pending's device is set once) */
-    PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, key_of, pending, dtype};
-    int count = cw_memo_parts(args, n, positions, npositions, layout_type, parts, kinds);
-    int known = count > 0 ? cw_memo_answer(memo, held, parts, kinds, count, generation) : -1;
-    if (known >= 0) {
-        cw_memo_release(parts, count);
-        return known;
-    }
+/* cw_counted's answer made from the call's key (a miss of its memo): see there. */
+static int counted(const cw_Policy *p, PyObject *name, int pair, PyObject *pending, PyObject *dtype,
+                   PyObject *const *args, Py_ssize_t n, PyObject *counts, PyObject *replays, PyObject *key_of) {
     PyObject *device = PyObject_GetAttr(pending, s_device);
     if (device == NULL) {
-        cw_memo_release(parts, count);
         return -1;
     }
-    PyObject *key = pair ? pair_key(device, name, dtype, args, n) : NULL;
+    PyObject *key = pair ? pair_key(p, device, name, dtype, args, n) : NULL;
     if (key == NULL && !PyErr_Occurred()) {
         PyObject *listed = PyTuple_New(n);
         if (listed != NULL) {
@@ -187,37 +175,60 @@ int cw_counted(PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t
     Py_DECREF(device);
     PyObject *seen = key == NULL ? NULL : PyDict_GetItemWithError(counts, key);
     Py_XDECREF(key);
-    int answer;
     if (seen == NULL) {
-        if (PyErr_Occurred()) {
-            cw_memo_release(parts, count);
-            if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
-                return -1;
-            }
-            PyErr_Clear(); /* an unhashable argument: never counted */
-            return 0;
+        if (!PyErr_Occurred()) {
+            return 0; /* not counted */
         }
-        answer = 0; /* not counted */
-    } else {
-        answer = PyObject_RichCompareBool(seen, defers_mark, Py_EQ);
-        if (answer == 1) {
-            answer = 2; /* marked _DEFERS: deferred (lazy_defer) */
-        } else if (answer == 0) {
-            answer = PyObject_RichCompareBool(seen, replays, Py_GE);
-        }
-        if (answer < 0) {
-            cw_memo_release(parts, count);
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) {
             return -1;
         }
+        PyErr_Clear(); /* an unhashable argument: never counted (not kept: asked again) */
+        return -2;
     }
-    if (count > 0) {
-        cw_memo_keep(memo, held, parts, kinds, count, generation, answer); /* (the parts taken over) */
+    int answer = PyObject_RichCompareBool(seen, defers_mark, Py_EQ);
+    if (answer == 1) {
+        return 2; /* marked _DEFERS: deferred (lazy_defer) */
     }
-    return answer;
+    return answer == 0 ? PyObject_RichCompareBool(seen, replays, Py_GE) : answer;
 }
 
-int cw_lazy_key_policy(PyObject *policy) {
-    PyObject *mark = PyDict_GetItemWithError(policy, s_defers);
+/* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
+   not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
+   deferred, lazy_defer), -1 on an error. */
+int cw_counted(const cw_Policy *p, PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions,
+               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo) {
+    PyObject *counts = p->at[CW_P_COUNTS], *replays = p->at[CW_P_REPLAYS], *layout_type = p->at[CW_P_LAYOUT];
+    PyObject *key_of = p->at[CW_P_CALL_KEY_OF];
+    long long generation = p->generation;
+    /* (pending, not its device: a Pending's device is set once) */
+    PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, key_of, pending, dtype};
+    cw_MemoCall call;
+    cw_memo_parts(args, n, positions, npositions, layout_type, &call);
+    int known = cw_memo_answer(memo, held, &call, generation);
+    if (known >= 0) {
+        cw_memo_release(&call);
+        return known;
+    }
+    /* a miss: the key made, which may run Python code (call_key_of, an op's hash) that
+       could rebind lazy_policy's globals: what is compared and kept is held until then */
+    cw_memo_hold(&call);
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        Py_INCREF(held[i]);
+    }
+    int answer = counted(p, name, pair, pending, dtype, args, n, counts, replays, key_of);
+    if (answer >= 0) {
+        cw_memo_keep(memo, held, &call, generation, answer); /* (the parts taken over) */
+    } else {
+        cw_memo_release(&call);
+    }
+    for (int i = 0; i < CW_MEMO_HELD; i++) {
+        Py_DECREF(held[i]);
+    }
+    return answer == -2 ? 0 : answer;
+}
+
+int cw_lazy_key_policy(PyObject *globals) {
+    PyObject *mark = PyDict_GetItemWithError(globals, s_defers);
     if (mark == NULL) {
         if (!PyErr_Occurred()) {
             PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_starts: the policy has no _DEFERS");
@@ -225,19 +236,25 @@ int cw_lazy_key_policy(PyObject *policy) {
         return -1;
     }
     Py_XSETREF(defers_mark, Py_NewRef(mark));
+    cw_globals_give(&policy_view, globals);
     return 0;
 }
 
 int cw_lazy_key_ready(void) {
-    static const char *const texts[] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation", "Layout", "_NOT_AS_IS",
-                                        "call_key_of", "size", "dtype", "itemsize", "name", "lazy_type",
-                                        "tracer", "device", "real", "shape", "strides", "offset", "_DEFERS", "defer"};
-    PyObject **names[] = {&cw_s_record_bytes, &cw_s_replays, &cw_s_ripe, &s_counts, &s_generation, &s_layout, &s_not_as_is,
-                          &s_call_key_of, &s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type,
-                          &cw_s_tracer, &s_device, &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers,
-                          &cw_s_defer};
+    static const char *const texts[] = {"size", "dtype", "itemsize", "name", "lazy_type", "tracer", "device", "real",
+                                        "shape", "strides", "offset", "_DEFERS", "defer"};
+    PyObject **names[] = {&s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type, &cw_s_tracer, &s_device,
+                          &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
+            return -1;
+        }
+    }
+    /* (in the order of CW_P_*) */
+    static const char *const globals[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
+                                                    "Layout", "_NOT_AS_IS", "call_key_of"};
+    for (int i = 0; i < CW_P_COUNT; i++) {
+        if ((policy_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
             return -1;
         }
     }

@@ -32,21 +32,27 @@ static int ints_only(PyObject *a) {
     return 1;
 }
 
-/* The parts of a call's arguments its key is made of, as a memo entry compares them (new
-   references in `parts`, how each compares in `kinds`): each storage argument's dtype (its
-   key holds the dtype's name), each Layout's shape, strides and offset, a float or complex
-   by its bytes (0.0 and -0.0, two NaNs: other keys; a miss only asks again), an int,
-   bool or tuple of ints (axes) by value, any other object (an op, a DType) by identity:
-   equal parts make an equal key. Returns how many, or 0 where the call gets no entry (a
-   list argument: its key is the list's items as they are then; a tuple of anything else
-   or a Layout of another class or with fields other than ints; a storage argument
-   without a dtype, whose key raises). */
-int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
-                      PyObject *layout_type, PyObject **parts, unsigned char *kinds) {
+/* The parts of a call's arguments its key is made of, as a memo entry compares them
+   (borrowed in call->parts but each storage's dtype, read as a new reference and kept
+   in call->owned; how each compares in call->kinds): each storage argument's dtype (its
+   key holds the dtype's name), each Layout's shape, strides and offset, a float or
+   complex by its bytes (0.0 and -0.0, two NaNs: other keys; a miss only asks again), an
+   int, bool or tuple of ints (axes) by value, any other object (an op, a DType) by
+   identity: equal parts make an equal key. call->count is 0 where the call gets no entry
+   (a list argument: its key is the list's items as they are then; a tuple of anything
+   else or a Layout of another class; a storage argument without a dtype, whose key
+   raises). A Layout's fields are checked to be ints only when an entry is kept
+   (cw_memo_keep) or compared by value (same_part): most calls find them the very
+   tuples kept. */
+void cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
+                   PyObject *layout_type, cw_MemoCall *call) {
     const Binding *b = &cw_bound;
     int count = 0;
+    call->held = 0;
+    call->nowned = 0;
+    call->count = 0;
     if (n > CW_MEMO_ARGS) {
-        return 0;
+        return;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *a = args[i];
@@ -60,44 +66,41 @@ int cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positio
                 PyErr_Clear(); /* (the key raises it) */
                 goto none;
             }
-            parts[count] = dtype;
-            kinds[count++] = PART_SAME;
+            call->owned[call->nowned++] = dtype;
+            call->parts[count] = dtype;
+            call->kinds[count++] = PART_SAME;
         } else if (Py_TYPE(a) == (PyTypeObject *)layout_type) {
             if (Py_TYPE(a) != b->layout_type || SLOT(a, b->shape) == NULL || SLOT(a, b->strides) == NULL ||
                 SLOT(a, b->offset) == NULL) {
                 goto none;
             }
-            Py_ssize_t at[] = {b->shape, b->strides, b->offset};
-            for (int k = 0; k < 3; k++) {
-                if (!ints_only(SLOT(a, at[k]))) {
-                    goto none;
-                }
-                parts[count] = Py_NewRef(SLOT(a, at[k]));
-                kinds[count++] = PART_EQUAL;
-            }
+            call->parts[count] = SLOT(a, b->shape);
+            call->kinds[count++] = PART_EQUAL;
+            call->parts[count] = SLOT(a, b->strides);
+            call->kinds[count++] = PART_EQUAL;
+            call->parts[count] = SLOT(a, b->offset);
+            call->kinds[count++] = PART_EQUAL;
         } else if (PyFloat_CheckExact(a) || PyComplex_CheckExact(a)) {
-            parts[count] = Py_NewRef(a);
-            kinds[count++] = PART_BITS;
+            call->parts[count] = a;
+            call->kinds[count++] = PART_BITS;
         } else if (ints_only(a)) {
-            parts[count] = Py_NewRef(a);
-            kinds[count++] = PART_EQUAL;
+            call->parts[count] = a;
+            call->kinds[count++] = PART_EQUAL;
         } else if (PyList_Check(a) || PyTuple_Check(a)) {
             goto none;
         } else {
-            parts[count] = Py_NewRef(a);
-            kinds[count++] = PART_SAME;
+            call->parts[count] = a;
+            call->kinds[count++] = PART_SAME;
         }
     }
-    return count;
+    call->count = count;
+    return;
 none:
-    for (int k = 0; k < count; k++) {
-        Py_DECREF(parts[k]);
-    }
-    return 0;
+    cw_memo_release(call);
 }
 
 /* Whether part `a` (of kind `kind`) is kept part `b`: 1 or 0 (== only between ints and
-   tuples of ints: no Python code runs). */
+   tuples of ints, which every kept part of that kind is: no Python code runs). */
 static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
     if (a == b) {
         return 1;
@@ -113,6 +116,9 @@ static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
         Py_complex x = ((PyComplexObject *)a)->cval, y = ((PyComplexObject *)b)->cval;
         return memcmp(&x.real, &y.real, sizeof x.real) == 0 && memcmp(&x.imag, &y.imag, sizeof x.imag) == 0;
     }
+    if (!ints_only(a)) {
+        return 0;
+    }
     int same = PyObject_RichCompareBool(a, b, Py_EQ);
     if (same < 0) {
         PyErr_Clear();
@@ -123,9 +129,9 @@ static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
 
 /* The kept answer of entry `e` where it stands for this call (held the same objects, the
    generation unchanged, every part the same), else -1. */
-static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, PyObject *const *parts,
-                        const unsigned char *kinds, int count, long long generation) {
-    if (e->held[0] == NULL || e->generation != generation || e->nparts != count) {
+static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, const cw_MemoCall *call,
+                        long long generation) {
+    if (e->held[0] == NULL || e->generation != generation || e->nparts != call->count) {
         return -1;
     }
     for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
@@ -133,8 +139,8 @@ static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, PyObjec
             return -1;
         }
     }
-    for (int i = 0; i < count; i++) {
-        if (kinds[i] != e->kinds[i] || !same_part(parts[i], e->parts[i], kinds[i])) {
+    for (int i = 0; i < call->count; i++) {
+        if (call->kinds[i] != e->kinds[i] || !same_part(call->parts[i], e->parts[i], call->kinds[i])) {
             return -1;
         }
     }
@@ -142,10 +148,12 @@ static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, PyObjec
 }
 
 /* (_native_lazy.h) */
-int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, PyObject *const *parts, const unsigned char *kinds,
-                   int count, long long generation) {
+int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call, long long generation) {
+    if (call->count == 0) {
+        return -1;
+    }
     for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
-        int known = entry_answer(&memo->entries[k], held, parts, kinds, count, generation);
+        int known = entry_answer(&memo->entries[k], held, call, generation);
         if (known >= 0) {
             return known;
         }
@@ -163,22 +171,48 @@ static void entry_clear(cw_KeyMemoEntry *e) {
     e->nparts = 0;
 }
 
-/* The next entry of `memo` (the oldest) made this call's: its parts taken over. */
-void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, PyObject **parts, const unsigned char *kinds,
-                      int count, long long generation, int answer) {
+/* (_native_lazy.h) */
+void cw_memo_hold(cw_MemoCall *call) {
+    if (call->held) {
+        return;
+    }
+    for (int i = 0; i < call->count; i++) {
+        Py_INCREF(call->parts[i]);
+    }
+    for (int i = 0; i < call->nowned; i++) {
+        Py_DECREF(call->owned[i]); /* (held through its part now) */
+    }
+    call->nowned = 0;
+    call->held = 1;
+}
+
+/* (_native_lazy.h) */
+void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation, int answer) {
+    if (call->count == 0 || !call->held) {
+        cw_memo_release(call);
+        return;
+    }
+    for (int i = 0; i < call->count; i++) {
+        if (call->kinds[i] == PART_EQUAL && !ints_only(call->parts[i])) {
+            cw_memo_release(call); /* (comparing it could run Python code) */
+            return;
+        }
+    }
     cw_KeyMemoEntry *e = &memo->entries[memo->next];
     memo->next = (memo->next + 1) % CW_MEMO_ENTRIES;
     entry_clear(e);
     for (int i = 0; i < CW_MEMO_HELD; i++) {
         e->held[i] = Py_NewRef(held[i]);
     }
-    for (int i = 0; i < count; i++) {
-        e->parts[i] = parts[i];
-        e->kinds[i] = kinds[i];
+    for (int i = 0; i < call->count; i++) {
+        e->parts[i] = call->parts[i];
+        e->kinds[i] = call->kinds[i];
     }
-    e->nparts = count;
+    e->nparts = call->count;
     e->generation = generation;
     e->answer = answer;
+    call->count = 0; /* (taken over) */
+    call->held = 0;
 }
 
 void cw_key_memo_clear(cw_KeyMemo *memo) {
@@ -188,8 +222,15 @@ void cw_key_memo_clear(cw_KeyMemo *memo) {
     memo->next = 0;
 }
 
-void cw_memo_release(PyObject **parts, int count) {
-    for (int i = 0; i < count; i++) {
-        Py_DECREF(parts[i]);
+/* (_native_lazy.h) */
+void cw_memo_release(cw_MemoCall *call) {
+    if (call->held) {
+        for (int i = 0; i < call->count; i++) {
+            Py_DECREF(call->parts[i]);
+        }
     }
+    for (int i = 0; i < call->nowned; i++) {
+        Py_DECREF(call->owned[i]);
+    }
+    call->count = call->nowned = call->held = 0;
 }

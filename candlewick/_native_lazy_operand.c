@@ -13,27 +13,23 @@
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
    (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, whose
    identity the thread's last answer of `_recording` is kept with; `_recording`;
-   `RECORD_EVERYWHERE`), read at each
-   call as the Python function reads them (tests set them), and the storage types of a
+   `RECORD_EVERYWHERE`), as they stand at each call, as the Python function reads them
+   (tests set them; a view read again where the module's dict changed,
+   _native_lazy_globals.c), and the storage types of a
    trace and of lazy mode's recorded results. lazy_policy's RECORD_BYTES is read through
    _native_lazy_key.c (lazy_starts is called first, at lazy_policy's import). */
 
 #include "_native.h"
 #include "_native_lazy.h"
 
-static PyObject *mode, *traced_type, *lazy_type;
+static PyObject *traced_type, *lazy_type;
 static Py_ssize_t graph_at, real_at;
-static PyObject *s_block, *s_process_on, *s_live, *s_local, *s_recording, *s_everywhere;
 static PyObject *s_storage, *s_device, *s_last, *s_graph;
 
-/* lazy_mode's global `name` (borrowed), or NULL with an error. */
-static PyObject *mode_global(PyObject *name) {
-    PyObject *value = cw_kept_global(mode, name);
-    if (value == NULL && !PyErr_Occurred()) {
-        PyErr_Format(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_mode has no %U", name);
-    }
-    return value;
-}
+/* lazy_mode's globals read here (mode.at), in the order of `texts` in cw_lazy_operand_ready */
+enum { M_BLOCK, M_PROCESS_ON, M_LIVE, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
+static PyObject *mode_names[M_COUNT], *mode_values[M_COUNT];
+static cw_GlobalsView mode = {.module = "lazy_mode", .count = M_COUNT, .names = mode_names, .values = mode_values};
 
 /* x's slot `at` of the bound array class, or its attribute `name` (new reference). */
 static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
@@ -53,12 +49,15 @@ static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
    for a device is made once per thread and kept in _local.pending). */
 static PyObject *recording(PyObject *x) {
     PyObject *device = array_field(x, cw_bound.device, s_device);
-    PyObject *local = device == NULL ? NULL : mode_global(s_local);
-    PyObject *everywhere = local == NULL ? NULL : mode_global(s_everywhere);
-    if (everywhere == NULL) {
-        Py_XDECREF(device);
+    if (device == NULL) {
         return NULL;
     }
+    /* (read again: the device's attribute may run Python code) */
+    if (cw_globals_fresh(&mode) < 0) {
+        Py_DECREF(device);
+        return NULL;
+    }
+    PyObject *local = mode_values[M_LOCAL], *everywhere = mode_values[M_EVERYWHERE];
     PyObject *own = PyThreadState_GetDict(); /* (borrowed; NULL: none to keep the answer in) */
     PyObject *last = own == NULL ? NULL : PyDict_GetItemWithError(own, s_last); /* (_local, device, setting, answer) */
     if (last != NULL && PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 4 && PyTuple_GET_ITEM(last, 0) == local &&
@@ -66,8 +65,14 @@ static PyObject *recording(PyObject *x) {
         Py_DECREF(device);
         return Py_NewRef(PyTuple_GET_ITEM(last, 3));
     }
-    PyObject *ask = PyErr_Occurred() ? NULL : mode_global(s_recording);
-    PyObject *answer = ask == NULL ? NULL : PyObject_CallOneArg(ask, device);
+    if (PyErr_Occurred()) {
+        Py_DECREF(device);
+        return NULL;
+    }
+    /* (held: _recording runs Python code, which may rebind lazy_mode's globals) */
+    Py_INCREF(local);
+    Py_INCREF(everywhere);
+    PyObject *answer = PyObject_CallOneArg(mode_values[M_RECORDING], device);
     if (answer != NULL && own != NULL) {
         PyObject *kept = PyTuple_Pack(4, local, device, everywhere, answer);
         if (kept == NULL || PyDict_SetItem(own, s_last, kept) < 0) {
@@ -75,6 +80,8 @@ static PyObject *recording(PyObject *x) {
         }
         Py_XDECREF(kept);
     }
+    Py_DECREF(local);
+    Py_DECREF(everywhere);
     Py_DECREF(device);
     return answer;
 }
@@ -86,9 +93,8 @@ static PyObject *recording(PyObject *x) {
 static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
     *start_pending = NULL;
     *sized = 0;
-    if (mode == NULL || cw_lazy_policy == NULL) {
-        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_operands or lazy_starts was not "
-                        "called");
+    if (mode.dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_operand: lazy_operands was not called");
         return NULL;
     }
     PyObject *storage = array_field(x, cw_bound.storage, s_storage);
@@ -109,8 +115,12 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
         }
     }
     int recorded = Py_TYPE(storage) == (PyTypeObject *)lazy_type;
-    PyObject *live = mode_global(s_live);
-    int pending_anywhere = live == NULL ? -1 : PyObject_IsTrue(live);
+    if (cw_globals_fresh(&mode) < 0) {
+        Py_DECREF(storage);
+        return NULL;
+    }
+    PyObject *live = mode_values[M_LIVE];
+    int pending_anywhere = PyAnySet_CheckExact(live) ? PySet_GET_SIZE(live) > 0 : PyObject_IsTrue(live);
     if (pending_anywhere < 0) {
         Py_DECREF(storage);
         return NULL;
@@ -118,25 +128,27 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
     if (!pending_anywhere && !recorded) {
         *sized = 1;
         /* nothing pending anywhere and x too small for fusing to pay: x's own primitive */
-        PyObject *bytes = cw_policy_global(cw_s_record_bytes);
-        long long limit = bytes == NULL ? -1 : PyLong_AsLongLong(bytes);
-        int small = limit == -1 && PyErr_Occurred() ? -1 : cw_storage_smaller(storage, limit);
+        const cw_Policy *policy = cw_policy_now();
+        int small = policy == NULL ? -1 : cw_storage_smaller(storage, policy->record_bytes);
         if (small != 0) {
             if (small < 0) {
                 Py_CLEAR(storage);
             }
             return storage;
         }
+        if (cw_globals_fresh(&mode) < 0) { /* (the size test may have run Python code) */
+            Py_DECREF(storage);
+            return NULL;
+        }
     }
-    PyObject *var = mode_global(s_block), *on = NULL;
-    if (var == NULL || PyContextVar_Get(var, NULL, &on) < 0) {
+    PyObject *on = NULL;
+    if (PyContextVar_Get(mode_values[M_BLOCK], NULL, &on) < 0) {
         Py_DECREF(storage);
         return NULL;
     }
     if (on == NULL || on == Py_None) {
         Py_XDECREF(on);
-        on = mode_global(s_process_on);
-        Py_XINCREF(on);
+        on = Py_NewRef(mode_values[M_PROCESS_ON]);
     }
     int lazy = on == NULL ? -1 : PyObject_IsTrue(on);
     Py_XDECREF(on);
@@ -226,25 +238,26 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
         cw_slot_offset((PyTypeObject *)args[2], "real", &real) < 0) {
         return NULL;
     }
-    PyObject *old[] = {mode, traced_type, lazy_type};
-    mode = Py_NewRef(args[0]);
-    traced_type = Py_NewRef(args[1]);
-    lazy_type = Py_NewRef(args[2]);
+    cw_globals_give(&mode, args[0]);
+    Py_XSETREF(traced_type, Py_NewRef(args[1]));
+    Py_XSETREF(lazy_type, Py_NewRef(args[2]));
     graph_at = graph;
     real_at = real;
-    for (int i = 0; i < 3; i++) {
-        Py_XDECREF(old[i]);
-    }
     Py_RETURN_NONE;
 }
 
 int cw_lazy_operand_ready(void) {
-    static const char *const texts[] = {"_block", "_process_on", "LIVE", "_local", "_recording",
-                                        "RECORD_EVERYWHERE", "_storage", "_device", "candlewick.lazy_last", "graph"};
-    PyObject **names[] = {&s_block, &s_process_on, &s_live, &s_local, &s_recording, &s_everywhere,
-                          &s_storage, &s_device, &s_last, &s_graph};
+    static const char *const texts[] = {"_storage", "_device", "candlewick.lazy_last", "graph"};
+    PyObject **names[] = {&s_storage, &s_device, &s_last, &s_graph};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
+            return -1;
+        }
+    }
+    static const char *const globals[M_COUNT] = {"_block", "_process_on", "LIVE", "_local", "_recording",
+                                                 "RECORD_EVERYWHERE"};
+    for (int i = 0; i < M_COUNT; i++) {
+        if ((mode_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
             return -1;
         }
     }

@@ -12,7 +12,8 @@
    lazy_starts(start_type, policy) says what the methods share: lazy_policy.Start (its
    object slots `pending`, the thread's pending graph, and `real`, the computed storage)
    and lazy_policy's globals, from which every call reads RECORD_BYTES, REPLAYS, _ripe,
-   _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them).
+   _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them: read
+   through the view cw_policy_now keeps, _native_lazy_key.c).
    StartMethod(name, positions, pair, only=None) is Start's method for primitive `name`:
    `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair` whether its key is
    built here in pair_key's one step (binary, compare) rather than by call_key_of (the key
@@ -55,7 +56,7 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
 static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nargsf, PyObject *kwnames) {
     StartMethod *m = (StartMethod *)callable;
     Py_ssize_t n = PyVectorcall_NARGS(nargsf) - 1;
-    if (start_type == NULL || cw_lazy_policy == NULL) {
+    if (start_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "candlewick._native.StartMethod: lazy_starts was not called");
         return NULL;
     }
@@ -86,13 +87,12 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             return out;
         }
     }
-    PyObject *record_bytes = cw_policy_global(cw_s_record_bytes);
-    PyObject *replays = record_bytes == NULL ? NULL : cw_policy_global(cw_s_replays);
-    PyObject *ripe_set = replays == NULL ? NULL : cw_policy_global(cw_s_ripe);
-    long long limit = ripe_set == NULL ? -1 : PyLong_AsLongLong(record_bytes);
-    if (limit == -1 && PyErr_Occurred()) {
+    const cw_Policy *policy = cw_policy_now();
+    if (policy == NULL) {
         return NULL;
     }
+    PyObject *ripe_set = policy->at[CW_P_RIPE];
+    long long limit = policy->record_bytes;
     /* held for the calls below: a primitive runs Python code that could rebind the slots */
     Py_INCREF(pending);
     Py_INCREF(real);
@@ -106,10 +106,6 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
         goto done;
     }
     if (small || ripe) { /* (a key is made only for a primitive that has a ripe one) */
-        lazy_type = PyObject_GetAttr(pending, cw_s_lazy_type);
-        if (lazy_type == NULL) {
-            goto done;
-        }
         for (Py_ssize_t k = 0; k < m->npositions; k++) {
             Py_ssize_t i = m->positions[k];
             if (i >= n) {
@@ -118,7 +114,13 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
                 goto done;
             }
             PyObject *a = args[i];
-            if (Py_TYPE(a) == (PyTypeObject *)lazy_type) {
+            /* (an operand of real's type is computed, as real is: the pending graph's
+               recorded type is read only for an operand of another type) */
+            if (Py_TYPE(a) != Py_TYPE(real) && lazy_type == NULL &&
+                (lazy_type = PyObject_GetAttr(pending, cw_s_lazy_type)) == NULL) {
+                goto done;
+            }
+            if (Py_TYPE(a) != Py_TYPE(real) && Py_TYPE(a) == (PyTypeObject *)lazy_type) {
                 a = PyObject_GetAttr(a, cw_s_real);
                 if (a == NULL) {
                     goto done;
@@ -144,8 +146,8 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
         }
         if (ripe) {
             PyObject *dtype = cw_member(real, cw_s_dtype);
-            int now = dtype == NULL ? -1 : cw_counted(m->name, m->pair, m->positions, m->npositions, pending, dtype,
-                                                      call_args, n, replays, &m->memo);
+            int now = dtype == NULL ? -1 : cw_counted(policy, m->name, m->pair, m->positions, m->npositions, pending,
+                                                      dtype, call_args, n, &m->memo);
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
@@ -325,13 +327,9 @@ PyObject *cw_lazy_starts(PyObject *module, PyObject *const *args, Py_ssize_t nar
         cw_slot_offset((PyTypeObject *)args[0], "real", &real) < 0 || cw_lazy_key_policy(args[1]) < 0) {
         return NULL;
     }
-    PyObject *old[] = {(PyObject *)start_type, cw_lazy_policy};
-    start_type = (PyTypeObject *)Py_NewRef(args[0]);
-    cw_lazy_policy = Py_NewRef(args[1]);
+    Py_XSETREF(start_type, (PyTypeObject *)Py_NewRef(args[0]));
     pending_at = pending;
     real_at = real;
-    Py_XDECREF(old[0]);
-    Py_XDECREF(old[1]);
     Py_RETURN_NONE;
 }
 
