@@ -61,7 +61,8 @@ void cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positi
             storage |= positions[k] == i;
         }
         if (storage) {
-            PyObject *dtype = cw_member(a, cw_s_dtype);
+            static cw_MemberSite dtype_site; /* (a storage's dtype, read per call: its read kept) */
+            PyObject *dtype = cw_site_member(&dtype_site, a, cw_s_dtype);
             if (dtype == NULL) {
                 PyErr_Clear(); /* (the key raises it) */
                 goto none;

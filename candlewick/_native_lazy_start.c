@@ -145,7 +145,8 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             goto done;
         }
         if (ripe) {
-            PyObject *dtype = cw_member(real, cw_s_dtype);
+            static cw_MemberSite dtype_site; /* (real's dtype, read per call: its read kept) */
+            PyObject *dtype = cw_site_member(&dtype_site, real, cw_s_dtype);
             int now = dtype == NULL ? -1 : cw_counted(policy, m->name, m->pair, m->positions, m->npositions, pending,
                                                       dtype, call_args, n, &m->memo);
             Py_XDECREF(dtype);
