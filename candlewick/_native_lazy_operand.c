@@ -26,7 +26,7 @@ static PyObject *traced_type, *lazy_type;
 static Py_ssize_t graph_at, real_at;
 static PyObject *s_storage, *s_device, *s_last, *s_graph;
 
-/* lazy_mode's globals read here (mode.at), in the order of `texts` in cw_lazy_operand_ready */
+/* lazy_mode's globals read here (mode_values), in the order of `globals` in cw_lazy_operand_ready */
 enum { M_BLOCK, M_PROCESS_ON, M_LIVE, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
 static PyObject *mode_names[M_COUNT], *mode_values[M_COUNT];
 static cw_GlobalsView mode = {.module = "lazy_mode", .count = M_COUNT, .names = mode_names, .values = mode_values};

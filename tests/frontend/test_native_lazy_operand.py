@@ -84,6 +84,22 @@ def test_record_bytes_is_read_at_each_call(record, monkeypatch):
         assert _core._native.lazy_operand(big) is big._storage
 
 
+def test_a_global_the_module_lacks_is_named(record, monkeypatch):
+    """The C path reads lazy_mode's globals through a view read again when the module's
+    dict changed: one deleted is named in the error, and once it is back the call
+    answers again (the view is not left half read)."""
+    big = cw.asarray(np.ones(BIG, np.float32))
+    with cw.lazy():
+        assert type(_core._native.lazy_operand(big)) is Start
+        monkeypatch.delattr(lazy_mode, "RECORD_EVERYWHERE")
+        with pytest.raises(RuntimeError, match="lazy_mode has no RECORD_EVERYWHERE"):
+            _core._native.lazy_operand(big)
+        monkeypatch.undo()
+        monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+        assert type(_core._native.lazy_operand(big)) is Start
+
+
 def test_the_threads_last_answer_is_used(record, monkeypatch):
     """A chain on one device asks lazy_mode._recording once: the thread's last answer
     (kept with the RECORD_EVERYWHERE and the lazy_mode._local it was given under) serves
