@@ -74,6 +74,20 @@ static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nar
     return decide(m, pending, real, all + 1, n, 0);
 }
 
+/* 1 where the storage argument `a` is a recorded result (of the pending graph's
+   lazy_type, read into *lazy_type at the first operand that needs it), 0 where not, -1
+   with an error. An operand of real's type is computed, as real is: the type is read
+   only for an operand of another type. */
+static int recorded_operand(PyObject *a, PyObject *real, PyObject *pending, PyObject **lazy_type) {
+    if (Py_TYPE(a) == Py_TYPE(real)) {
+        return 0;
+    }
+    if (*lazy_type == NULL && (*lazy_type = PyObject_GetAttr(pending, cw_s_lazy_type)) == NULL) {
+        return -1;
+    }
+    return Py_TYPE(a) == (PyTypeObject *)*lazy_type;
+}
+
 /* The decision of start_call for Start(pending, real) (`sized`: real's size test made
    already, too large to run at once for its size). */
 static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
@@ -114,13 +128,11 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
                 goto done;
             }
             PyObject *a = args[i];
-            /* (an operand of real's type is computed, as real is: the pending graph's
-               recorded type is read only for an operand of another type) */
-            if (Py_TYPE(a) != Py_TYPE(real) && lazy_type == NULL &&
-                (lazy_type = PyObject_GetAttr(pending, cw_s_lazy_type)) == NULL) {
+            int recorded = recorded_operand(a, real, pending, &lazy_type);
+            if (recorded < 0) {
                 goto done;
             }
-            if (Py_TYPE(a) != Py_TYPE(real) && Py_TYPE(a) == (PyTypeObject *)lazy_type) {
+            if (recorded) {
                 a = PyObject_GetAttr(a, cw_s_real);
                 if (a == NULL) {
                     goto done;
