@@ -11,16 +11,27 @@ the other), and the figure is the median over the pairs of lazy / eager within a
 with a 95 % confidence interval for that median (``timing.median_interval``:
 distribution-free). The verdict reads the interval: **below** (lazy faster: the interval
 under 1), **above** (lazy slower: over 1), else **at eager's time** (the interval holds 1:
-no difference this run can tell). Beside it, each mode's median host time to issue a call
+no difference this run can tell). That interval covers one process's own noise only:
+bench/lazy_procs.py runs these pairs in several fresh processes and judges each case by
+the spread across them. Beside it, each mode's median host time to issue a call
 (until the call returns, before its synchronize): where it nears the time per call the
 case is bound by the host, and lazy mode's extra host work shows there.
 """
 
 import statistics
 
+import candlewick as cw
 import timing  # (bench/ is on sys.path wherever a benchmark runs)
 
 CONFIDENCE = 0.95
+
+
+def call(fn, data, lazy):
+    """``fn(data)`` in lazy mode where ``lazy``, else eagerly."""
+    if not lazy:
+        return fn(data)
+    with cw.lazy():
+        return fn(data)
 
 
 def sampler(call, data, sync, calls, clock):
@@ -82,31 +93,8 @@ def met(rows):
     return None if not verdicts else "above" not in verdicts
 
 
-def markdown(rows):
-    """The record's section: a line of method, the target's verdict and the table."""
-    if not rows:
-        return []
-    pairs = max(row["pairs"] for row in rows.values())
-    target = met(rows)
-    above = [case for case, row in rows.items() if row.get("verdict") == "above"]
-    lines = [f"Lazy against eager ({pairs} pairs of samples, ABBA order; lazy / eager: the median over the "
-             f"pairs of the ratio within a pair, its {CONFIDENCE:.0%} confidence interval (order statistics) "
-             "and quartiles; issue: the median host time to issue a call, until it returns, before its "
-             "synchronize). Target (issue 39, item 4): no case above eager's time: "
-             + {True: "met", False: "**not met** (" + ", ".join(above) + ")", None: "n/a"}[target] + ".", "",
-             "| case | eager | lazy | lazy / eager | 95 % interval | quartiles | verdict | issue: eager | issue: lazy |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    for case, row in rows.items():
-        interval = "[{:.4f}, {:.4f}]".format(*row["interval"]) if row.get("interval") else "-"
-        quartiles = "[{:.3f}, {:.3f}]".format(*row["quartiles"]) if row.get("quartiles") else "-"
-        ratio = f"{row['ratio']:.4f}" if row.get("ratio") is not None else "-"
-        lines.append(f"| {case} | {_us(row.get('eager_us'))} | {_us(row.get('lazy_us'))} | {ratio} | {interval} | "
-                     f"{quartiles} | {row.get('verdict') or '-'} | {_us(row.get('eager_issue_us'))} | "
-                     f"{_us(row.get('lazy_issue_us'))} |")
-    return lines + [""]
-
-
-def _us(value):
+def us(value):
+    """A time in microseconds as a table shows it."""
     if value is None:
         return "-"
     return f"{value / 1e3:.2f} ms" if value >= 1e3 else f"{value:.1f} us"

@@ -4,15 +4,17 @@ candlewick beside the libraries users would otherwise run them on (issue 39, ite
 
     python bench/pydata_e2e.py --out DIR [--device cpu|rocm] [--samples N] [--features D]
                                          [--cases NAME,NAME] [--rounds R] [--sample-s S]
-                                         [--lazy-pairs P]
+                                         [--lazy-pairs P] [--lazy-procs K]
 
 cpu (the default, or ``CANDLEWICK_DEVICE``): candlewick's cpu backend beside NumPy, both
 given to the same library code (scikit-learn under ``array_api_dispatch``, SciPy with
 ``SCIPY_ARRAY_API=1``, the loop on ``array_namespace(X)``), and candlewick again inside
 ``cw.lazy()`` (item 4: at least as fast as without; beside the ratio of the minimums, the
-median of the two modes' ratio within each round, with its quartiles; then ``--lazy-pairs``
-pairs of the two modes alone, bench/lazy_pairs.py's median ratio with its confidence
-interval: lazy at or below eager's time unless the interval lies above 1). Target: within 5 % of NumPy.
+median of the two modes' ratio within each round, with its quartiles; then, after every
+case's rounds, ``--lazy-procs`` fresh processes one after another, each running
+``--lazy-pairs`` pairs of the two modes alone: bench/lazy_procs.py's median ratio across
+the processes with its confidence interval, lazy at or below eager's time unless the
+interval lies above 1). Target: within 5 % of NumPy.
 rocm: candlewick's rocm backend beside PyTorch (CUDA) and CuPy. Target: at or below
 PyTorch. Per case and library: seconds per call (the minimum over rounds that run the
 libraries in turn of a sample's mean, each call ended by the library's synchronize; a
@@ -44,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import candlewick as cw  # noqa: E402
 import harness  # noqa: E402
 import lazy_pairs  # noqa: E402
+import lazy_procs  # noqa: E402
 import peak_memory  # noqa: E402
 from pydata_cases import CASES, DEFAULTS, KMEANS_ITERATIONS, N_CLUSTERS, PAIRS, host_data  # noqa: E402
 import timing  # noqa: E402
@@ -69,13 +72,6 @@ def libraries(device, peers):
     return out
 
 
-def _call(fn, data, lazy):
-    if not lazy:
-        return fn(data)
-    with cw.lazy():
-        return fn(data)
-
-
 def peak_bytes(fn, data, lazy, sync, probe, host):
     """Memory one call holds at its peak above what was held before it."""
     if host:
@@ -83,7 +79,7 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
         try:
             before = tracemalloc.get_traced_memory()[0]
             tracemalloc.reset_peak()
-            _call(fn, data, lazy)
+            lazy_pairs.call(fn, data, lazy)
             sync()
             return tracemalloc.get_traced_memory()[1] - before
         finally:
@@ -91,7 +87,7 @@ def peak_bytes(fn, data, lazy, sync, probe, host):
     if probe is None:
         return None
     sync()
-    return peak_memory.peak_bytes(lambda: _call(fn, data, lazy), probe)
+    return peak_memory.peak_bytes(lambda: lazy_pairs.call(fn, data, lazy), probe)
 
 
 def calls_per_sample(turns, sample_s):
@@ -101,15 +97,14 @@ def calls_per_sample(turns, sample_s):
     return max(1, math.ceil(sample_s / max(fastest, 1e-9)))
 
 
-def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S, pairs=0):
-    """(the case's row {library: figures}, lazy_pairs.measure's row or None): the libraries
-    in rotated rounds, then ``pairs`` pairs of candlewick's two modes alone."""
+def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S):
+    """The case's row {library: figures}: the libraries in rotated rounds."""
     row = {}
     ready = {}
     for lib, (convert, sync, probe, lazy) in libs.items():
         try:
             data = {k: convert(v) for k, v in host.items()}
-            _call(fn, data, lazy)  # warm-up: imports, plans, kernel compiles
+            lazy_pairs.call(fn, data, lazy)  # warm-up: imports, plans, kernel compiles
             sync()
             row[lib] = {"peak_bytes": peak_bytes(fn, data, lazy, sync, probe, host_memory)}
             ready[lib] = (data, sync, lazy)
@@ -123,11 +118,11 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
                 # +11 %), which the rotation gave to whichever turn follows a peer's (eager,
                 # then lazy after it: lazy / eager read ~1 % low); one untimed call takes it
                 # (calls of one a sample take 20 ms or more, where it is under 0.4 %)
-                _call(fn, data, lazy)
+                lazy_pairs.call(fn, data, lazy)
                 sync()
             t0 = clock()
             for _ in range(calls):
-                _call(fn, data, lazy)
+                lazy_pairs.call(fn, data, lazy)
                 sync()
             return (clock() - t0) / calls
         return sample
@@ -142,14 +137,7 @@ def run_case(name, fn, host, libs, rounds, host_memory, clock, sample_s=SAMPLE_S
         row[lib]["rounds_s"] = rounds_s[lib]
     print(f"{name}: " + ", ".join(f"{lib} {v['s'] * 1e3:.1f} ms" if "s" in v else f"{lib} error"
                                   for lib, v in row.items()), flush=True)
-    pair_row = None
-    if pairs and {"candlewick", "candlewick lazy"} <= set(ready):
-        data, sync, _ = ready["candlewick"]  # one set of arrays for both modes
-        sample = lazy_pairs.sampler(lambda d, lazy: _call(fn, d, lazy), data, sync, calls, clock)
-        pair_row = lazy_pairs.measure(sample, pairs)
-        print(f"{name}: lazy / eager over {pairs} pairs {pair_row['ratio']:.4f} "
-              f"{pair_row['interval']} {pair_row['verdict']}", flush=True)
-    return row, pair_row
+    return row
 
 
 def peer_of(device):
@@ -216,7 +204,7 @@ def markdown(figures, device):
               if "error" in v]
     if errors:
         lines += ["", "Errors:", ""] + [f"- {name}, {lib}: `{' '.join(e.split())[:200]}`" for name, lib, e in errors]
-    return lines + [""] + lazy_pairs.markdown(figures.get("lazy_pairs") or {})
+    return lines + [""] + lazy_procs.markdown(figures.get("lazy_pairs") or {})
 
 
 def _calls_text(figures):
@@ -244,11 +232,14 @@ def main(argv=None):
         p.add_argument("--rounds", type=int, default=21)
         p.add_argument("--sample-s", type=float, default=SAMPLE_S,
                        help="the least seconds a sample of calls takes (the fastest library's)")
-        # 200: a case whose two modes launch the same kernels differs by lazy mode's host
-        # work alone, a fraction of a percent; the 95 % intervals of 200 pairs' medians
-        # spanned 0.2-1.4 % on the H200 (ea71b71)
-        p.add_argument("--lazy-pairs", type=int, default=200,
-                       help="pairs of samples of candlewick eager and lazy alone, after the rounds (0: none)")
+        # a case whose two modes launch the same kernels differs by lazy mode's host work
+        # alone, a fraction of a percent; one process's 200 pairs gave intervals 0.2-1.4 %
+        # wide on the H200 (ea71b71), but a verdict moved 0.1-1 % between fresh processes
+        # (session 25): 6 processes (the fewest whose medians give a 95 % interval) of 30
+        p.add_argument("--lazy-pairs", type=int, default=30,
+                       help="pairs of samples of candlewick eager and lazy alone in each process (0: none)")
+        p.add_argument("--lazy-procs", type=int, default=6,
+                       help="fresh processes that run the pairs, one after another, after the rounds")
 
     args = harness.parse_args(__doc__, options, argv)
     samples = args.samples or DEFAULTS.get(args.device, DEFAULTS["cpu"])[0]
@@ -268,10 +259,14 @@ def main(argv=None):
                "load_average": os.getloadavg(), "clock": "process CPU time" if single else "wall time",
                "cases": {}, "lazy_pairs": {}}
     for name in [c for c in args.cases.split(",") if c]:
-        figures["cases"][name], pair_row = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu",
-                                                    clock, args.sample_s, args.lazy_pairs)
-        if pair_row is not None:
-            figures["lazy_pairs"][name] = pair_row
+        figures["cases"][name] = run_case(name, CASES[name], host, libs, args.rounds, args.device == "cpu", clock,
+                                          args.sample_s)
+    both = {name: row["candlewick"]["calls_per_sample"] for name, row in figures["cases"].items()
+            if "s" in row["candlewick"] and "s" in row["candlewick lazy"]}
+    if args.lazy_pairs and args.lazy_procs and both:
+        spec = {"device": args.device, "samples": samples, "features": features,
+                "clock": "process" if single else "wall"}
+        figures["lazy_pairs"] = lazy_procs.run(both, spec, args.lazy_procs, args.lazy_pairs)
     versions = {"numpy": np.__version__}
     for name in ("sklearn", "scipy", "array_api_compat"):
         try:

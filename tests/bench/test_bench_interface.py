@@ -20,7 +20,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 RUNNER = ROOT / "tools" / "gpu_run.sh"
 SUPPORT = {"harness", "timing", "peak_memory", "diagnostics", "launch_floor", "namespace_cases", "op_profile",
-           "sort_sweep", "rocm_sort", "lazy_pairs", "pydata_cases"}  # bench/ modules that are no benchmark
+           "sort_sweep", "rocm_sort", "lazy_pairs", "lazy_procs", "pydata_cases"}  # bench/ modules that are no benchmark
 # bench/results/ records of tools/gpu_run.sh's suites, of tools/reliability_fuzz.py, tools/array_api_thorough.py
 # and tools/pydata_suites.py
 TEST_RUN_RECORDS = {"rocm_gpu_tests", "shim_tests", "conformance_tracing_over_rocm", "reliability", "array_api_thorough",
@@ -115,8 +115,13 @@ SMALL = {  # each GPU benchmark with its problems made small
     "rocm_transfers": ("", ["--sizes-mib", "1", "--reps", "2"]),
     "rocm_streams": ("", ["--gemm", "64", "--gemms", "2", "--copy-mib", "1", "--copies", "2", "--compute", "exp"]),
     "fusion": ("", ["--log2-size", "10", "--rows", "16", "--cols", "64"]),
-    "pydata_e2e": ("", ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1",
-                        "--sample-s", "0.001", "--lazy-pairs", "6"]),
+    # the lazy pairs' fresh processes install the fake runtime too
+    "pydata_e2e": ("import lazy_procs; lazy_procs.PRELUDE = " + repr(
+                       f"import importlib.util; spec = importlib.util.spec_from_file_location('rocm_fake_hip', "
+                       f"{str(ROOT / 'tests' / 'rocm' / 'host' / 'fake_hip.py')!r}); "
+                       "fake = importlib.util.module_from_spec(spec); spec.loader.exec_module(fake); fake.install()"),
+                   ["--device", "rocm", "--samples", "512", "--features", "16", "--rounds", "1",
+                    "--sample-s", "0.001", "--lazy-pairs", "2", "--lazy-procs", "6"]),
     "inplace": ("", ["--log2-sizes", "10", "--backends", "rocm"]),
     "rocm_nn": ("bench.CASES = [(n, k, (2, 8, 9, 9), (8, 8) + w[2:] if k == 'conv' else w, s, p)"
                 " for n, k, _, w, s, p in bench.CASES]", ["--reps", "2"]),
@@ -208,11 +213,12 @@ def test_gpu_benchmark_writes_its_record_on_the_fake_runtime(name, tmp_path):
             assert len({v["calls_per_sample"] for v in row.values() if "s" in v}) <= 1, row
             # every round's figure kept (--rounds 1), its best the time recorded
             assert all(v["rounds_s"] == [v["s"]] for v in row.values() if "s" in v), row
-        pairs = record["figures"]["lazy_pairs"]  # each case the two modes ran: 6 pairs, an interval, a verdict
+        # each case the two modes ran: 6 fresh processes of 2 pairs each, an interval across them, a verdict
+        pairs = record["figures"]["lazy_pairs"]
         assert set(pairs) == {name for name, row in cases.items() if "s" in row["candlewick"] and
                               "s" in row["candlewick lazy"]}, (pairs, cases)
-        assert all(p["pairs"] == 6 and p["interval"][0] <= p["ratio"] <= p["interval"][1] and p["verdict"]
-                   for p in pairs.values()), pairs
+        assert all(p["procs"] == 6 and p["pairs"] == 2 and not p["errors"] and len(p["ratios"]) == 6 and
+                   p["interval"][0] <= p["ratio"] <= p["interval"][1] and p["verdict"] for p in pairs.values()), pairs
     else:
         pool = [r for r in record["figures"]["rows"] if r["case"].startswith("maxpool")]
         assert pool and all(r["candlewick_fallback"].get("path") == "fallback" for r in pool), pool

@@ -80,5 +80,26 @@ def test_lazy_pairs_run_abba_and_read_the_interval():
     assert lazy_pairs.met({"a": {"verdict": "below"}, "b": {"verdict": "at eager's time"}}) is True
     assert lazy_pairs.met({"a": {"verdict": "below"}, "b": {"verdict": "above"}}) is False
     assert lazy_pairs.met({"a": {"verdict": None}}) is None
-    table = lazy_pairs.markdown({"case": row})
-    assert "**not met** (case)" in table[0] and "| case |" in table[-2] and "| above |" in table[-2]
+
+
+def test_lazy_procs_judge_a_case_across_processes():
+    import lazy_procs
+
+    # six processes' rows of one case: lazy above eager in every process but one
+    ratios = [1.004, 1.002, 0.999, 1.003, 1.006, 1.001]
+    rows = [{"pairs": 30, "ratio": r, "eager_us": 100.0 + k, "lazy_us": 100.0 * r + k, "eager_issue_us": 90.0,
+             "lazy_issue_us": 91.0} for k, r in enumerate(ratios)]
+    row = lazy_procs.combine(rows)
+    assert (row["procs"], row["pairs"], row["ratios"]) == (6, 30, ratios)
+    assert row["ratio"] == pytest.approx(1.0025) and row["interval"] == (0.999, 1.006)
+    assert row["verdict"] == "at eager's time" and row["eager_us"] == pytest.approx(102.5)
+    # above in all six: above; a failed process is named and leaves five, too few for an interval
+    above = lazy_procs.combine([dict(r, ratio=r["ratio"] + 0.002) for r in rows])
+    assert above["verdict"] == "above" and above["interval"][0] > 1
+    failed = lazy_procs.combine(rows[:5] + [{"error": "RuntimeError: lost"}])
+    assert failed["procs"] == 5 and failed["interval"] is None and failed["verdict"] is None
+    assert failed["errors"] == ["RuntimeError: lost"]
+    table = lazy_procs.markdown({"case": above, "other": failed})
+    assert "**not met** (case)" in table[0] and "6 fresh processes" in table[0]
+    assert "| case |" in table[-3] and "| above |" in table[-3] and "1.0060 / 1.0040" in table[-3]
+    assert "1 failed: `RuntimeError: lost`" in table[-2] and "| - |" in table[-2]

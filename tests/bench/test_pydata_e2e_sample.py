@@ -30,8 +30,7 @@ def run(sample_s, call_s):
         ran.append(clock.now)
 
     libs = {"lib": (lambda a: a, lambda: None, None, False)}
-    row, pairs = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 2, False, clock, sample_s)
-    assert pairs is None  # (no candlewick modes to pair)
+    row = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 2, False, clock, sample_s)
     return row["lib"], ran
 
 
@@ -52,19 +51,19 @@ def test_a_sample_of_one_call_is_that_call_alone():
     assert row["rounds_s"] == [5.0, 5.0]
 
 
-def test_pairs_of_the_two_modes_follow_the_rounds_with_issue_and_wall_time_per_call():
+def test_a_pair_times_each_mode_with_issue_and_wall_time_per_call():
+    import lazy_pairs
+
     clock, modes = Clock(), []
 
-    def fn(data):
+    def fn(data, lazy):
         clock.now += 4.0
-        modes.append(is_lazy())
+        modes.append(lazy)
 
-    libs = {name: (lambda a: a, lambda: None, None, lazy) for name, lazy in
-            (("candlewick", False), ("candlewick lazy", True))}
-    row, pairs = pydata_e2e.run_case("case", fn, {"x": 0}, libs, 1, False, clock, 1.0, pairs=6)
-    assert row["candlewick"]["calls_per_sample"] == 1
-    # the pairs' calls, after the rounds': eager then lazy, then lazy then eager (ABBA), six pairs
-    assert modes[-12:] == [False, True, True, False] * 3
+    sample = lazy_pairs.sampler(fn, {"x": 0}, lambda: None, 1, clock)
+    pairs = lazy_pairs.measure(sample, 6)
+    # eager then lazy, then lazy then eager (ABBA), six pairs
+    assert modes == [False, True, True, False] * 3
     # a call's wall time reads the clock twice after its start (issue and end), its issue time once
     assert (pairs["pairs"], pairs["eager_us"], pairs["eager_issue_us"]) == (6, 6e6, 5e6)
     assert pairs["ratio"] == 1.0 and pairs["interval"] == (1.0, 1.0) and pairs["verdict"] == "at eager's time"
