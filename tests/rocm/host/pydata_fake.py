@@ -72,10 +72,10 @@ def one_call(rt, device, case, host, lazy):
     fn = pe.CASES[case]
     data = {k: cw.asarray(v, device=device) for k, v in host.items()}
     for _ in range(2):
-        pe._call(fn, data, lazy)
+        pe.lazy_pairs.call(fn, data, lazy)
     rt.calls.clear()
     del rt.launches[:]
-    pe._call(fn, data, lazy)
+    pe.lazy_pairs.call(fn, data, lazy)
     names = collections.Counter(n.decode() if isinstance(n, bytes) else n for n, *_ in rt.launches)
     return names, {k: rt.calls[k] for k in HOST_READS if rt.calls[k]}
 
@@ -116,8 +116,8 @@ def main():
             continue
         data = {k: cw.asarray(v, device=device) for k, v in host.items()}
         fn = pe.CASES[case]
-        times = timing.interleaved({"eager": lambda: pe._call(fn, data, False),
-                                    "lazy": lambda: pe._call(fn, data, True)}, rounds=5, timer=time.process_time)
+        times = timing.interleaved({"eager": lambda: pe.lazy_pairs.call(fn, data, False),
+                                    "lazy": lambda: pe.lazy_pairs.call(fn, data, True)}, rounds=5, timer=time.process_time)
         differ = sorted(set(eager[0]) ^ set(lazy[0]))
         print(f"| {case} | {sum(eager[0].values())} / {sum(lazy[0].values())} | {sum(eager[1].values())} / "
               f"{sum(lazy[1].values())} | {times['eager'] * 1e3:.3f} / {times['lazy'] * 1e3:.3f} | "
