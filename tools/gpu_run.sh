@@ -59,7 +59,7 @@ STEPS=(
     "bench       rocm_streams   gpu 150 run_bench rocm_streams"
     "bench       linalg_fft     gpu 300 run_bench linalg_fft"
     "bench       fusion         gpu 300 run_bench fusion"
-    "bench       pydata_e2e     gpu 420 CANDLEWICK_DEVICE=rocm run_bench pydata_e2e"
+    "bench       pydata_e2e     gpu 520 CANDLEWICK_DEVICE=rocm run_bench pydata_e2e"
     "bench       inplace        gpu 300 run_bench inplace"
     "bench       cubed_out_of_core any 300 run_bench cubed_out_of_core"
     "bench       conformance_first_report any 400 run_bench conformance_first_report"
