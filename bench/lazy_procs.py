@@ -44,8 +44,8 @@ PRELUDE = ""
 def run(cases, spec, procs, pairs):
     """{case: row across the processes} of ``procs`` fresh processes one after another,
     each running ``pairs`` pairs of every case in ``cases`` ({name: calls per sample})
-    on ``spec`` ({"device", "samples", "features", "clock": "process" | "wall"});
-    ``{"error": text}`` for a case no process could measure."""
+    on ``spec`` ({"device", "samples", "features", "clock": "process" | "wall"}); a process
+    that failed, or a case it could not run, is named in that case's ``errors``."""
     per_proc = []
     with tempfile.TemporaryDirectory() as folder:
         for k in range(procs):
