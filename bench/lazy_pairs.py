@@ -58,7 +58,7 @@ def sampler(call, data, sync, calls, clock):
 def measure(sample, pairs):
     """The figures of ``pairs`` pairs of ``sample(False)`` (eager) and ``sample(True)``
     (lazy), in ABBA order: {"pairs", "ratio" (median of lazy / eager), "interval",
-    "quartiles", "verdict", "eager_us" / "lazy_us" (median time per call),
+    "verdict", "eager_us" / "lazy_us" (median time per call),
     "eager_issue_us" / "lazy_issue_us" (median host time to issue one)}."""
     figures = {False: [], True: []}
     for i in range(pairs):
@@ -66,9 +66,7 @@ def measure(sample, pairs):
             figures[lazy].append(sample(lazy))
     ratios = [lz[0] / eg[0] for lz, eg in zip(figures[True], figures[False])]
     row = {"pairs": pairs, "ratio": statistics.median(ratios) if ratios else None,
-           "interval": timing.median_interval(ratios, CONFIDENCE),
-           "quartiles": list(timing.paired_ratio([lz[0] for lz in figures[True]],
-                                                 [eg[0] for eg in figures[False]])[1:]) if ratios else None}
+           "interval": timing.median_interval(ratios, CONFIDENCE)}
     row["verdict"] = verdict(row["interval"])
     for lazy, name in ((False, "eager"), (True, "lazy")):
         if figures[lazy]:
@@ -87,7 +85,8 @@ def verdict(interval):
 
 
 def met(rows):
-    """Item 4's target over ``rows`` ({case: measure's row}): no case above eager's time
+    """Item 4's target over ``rows`` ({case: a row with a "verdict", as ``measure`` and
+    lazy_procs.combine give}): no case above eager's time
     (None where no case has an interval)."""
     verdicts = [row.get("verdict") for row in rows.values() if row.get("verdict")]
     return None if not verdicts else "above" not in verdicts

@@ -12,9 +12,8 @@ processes runs ``pairs`` pairs of every case (lazy_pairs.measure), and a case's 
 is the median over the processes of each one's median ratio, with the distribution-free
 95 % interval of that median (timing.median_interval over the processes' medians: with
 6 processes, their least and greatest, 96.9 % coverage). The verdict reads that
-interval as lazy_pairs.verdict does.
-
-    python bench/lazy_procs.py SPEC_JSON OUT_JSON   (one process's pairs; run by ``run``)
+interval as lazy_pairs.verdict does. Each process is a fresh interpreter running
+``PRELUDE`` and then ``child`` on a spec file ``run`` writes.
 """
 
 import json

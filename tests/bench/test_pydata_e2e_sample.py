@@ -10,7 +10,6 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))  # bench/ is no package: its modules import each other by name
 import pydata_e2e  # noqa: E402
 
-from candlewick.fusion.lazy_mode import is_lazy  # noqa: E402
 
 
 class Clock:
