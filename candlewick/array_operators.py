@@ -18,6 +18,7 @@ from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
 from .elementwise_dispatch import in_c
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
 from .inplace import DTypeMismatch, ShapeMismatch, inplace_method
+from .lazy_gate import GATE
 from .opdefs import BinaryOp, CompareOp
 from .writes import check_writable
 
@@ -192,6 +193,14 @@ def _operator_methods(op, short, symbol, plain_operands):
     def general(self, other, /):
         if type(other) not in plain_operands and not _operand(other):
             _foreign_operand(other, in_name)
+        if GATE.on and GATE.rebinds(self):
+            # lazy mode, x alone holding a pending result: x <op> y recorded as x's result,
+            # so that the update fuses with what made x (fusion/lazy_write.py); a result
+            # of another dtype or shape goes on to the write's error below
+            result = binary(op, self, other, expression)
+            if result._dtype is self._dtype and result._layout.shape == self._layout.shape:
+                self._storage, self._layout = result._storage, result._layout
+                return self
         try:
             return binary(op, self, other, expression, self)
         except DTypeMismatch as exc:

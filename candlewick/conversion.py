@@ -18,6 +18,7 @@ from ._core import check_dtype_on, is_scalar, require_array
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
 from .fp_state import QUIET, reset_fp_state, set_fp_state
+from .lazy_gate import operand
 from .registry import get_device
 from .scalars import INT_RANGES
 
@@ -249,7 +250,8 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike |
                 raise ArgumentValueError("asarray: copy=False but a dtype conversion is needed")
             return out.astype(dtype)
         if copy and out is obj:
-            return wrap(obj._storage.copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
+            # (lazy mode records the copy: the writes into it that follow fuse with it)
+            return wrap(operand(obj).copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
         return out
     if copy is False:
         raise ArgumentValueError(

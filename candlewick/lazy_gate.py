@@ -10,7 +10,10 @@ nothing now), ``before_write`` (run what is pending before an array is written) 
 ``write_into`` (the same before ``x`` is written, and ``x`` given the real storage of its
 recorded one: a loop of stores then reaches the real storage's attributes directly) and
 ``idle`` (whether a write into ``x`` reading ``y`` runs as eager mode runs it: nothing
-pending anywhere, neither storage a recorded one).
+pending anywhere, neither storage a recorded one) and ``rebinds`` (whether ``x <op>= y``
+may give ``x`` the recorded result of ``x <op> y`` instead of writing: ``x`` alone holds
+a result still pending, so ``X = asarray(X, copy=True); X -= mean; X /= scale`` runs as
+one kernel; fusion/lazy_write.py).
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ __all__ = ["GATE", "before_write", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``/``idle``: its
-    hooks.
+    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``/``idle``/
+    ``rebinds``: its hooks.
 
     ``on`` is written only by lazy mode's blocks (fusion/lazy_mode.py; where candlewick._native
     is built, its LazyBlock, which keeps a copy of ``on`` in C with the fast paths' switch).
@@ -30,7 +33,7 @@ class Gate:
     calls ``_native.lazy_blocks`` again with lazy_mode's arguments, which rereads it
     (candlewick/_native_lazy_block.c)."""
 
-    __slots__ = ("on", "operand", "records", "before_write", "write_into", "idle")
+    __slots__ = ("on", "operand", "records", "before_write", "write_into", "idle", "rebinds")
 
     def __init__(self) -> None:
         self.on = False
@@ -39,6 +42,7 @@ class Gate:
         self.before_write: Callable[[], None] = _nothing
         self.write_into: Callable[[Any], None] = _leave
         self.idle: Callable[[Any, Any], bool] = _always
+        self.rebinds: Callable[[Any], bool] = _never
 
 
 def _storage_of(x):
@@ -53,7 +57,7 @@ def _leave(x):
     return None
 
 
-def _never(device):
+def _never(x):
     return False
 
 

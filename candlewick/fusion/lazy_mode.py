@@ -33,6 +33,7 @@ from .._core import native_lazy_blocks, native_lazy_call, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
+from .lazy_write import rebinds
 from .lazy_policy import Start
 from .lazy_storage import LIVE, LazyStorage, Pending
 from .trace import TracedStorage
@@ -291,6 +292,7 @@ GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
 GATE.idle = _idle
+GATE.rebinds = rebinds
 _LazyBlock = native_lazy_blocks(_block, GATE, flush, LIVE, LazyStorage, _process_on)
 if _LazyBlock is None:
     _Block = _take = _PyBlock
