@@ -1,6 +1,7 @@
 """How lazy mode runs a pending graph: cut to the results wanted, compiled by the device
 when it declares the ``fusion`` capability (else replayed; a graph of one primitive call
-is replayed too: nothing fuses), and kept by the graph's structure, so that a loop
+is replayed too: nothing fuses; a graph the device has no kernels for is split,
+``lazy_split``), and kept by the graph's structure, so that a loop
 running the same code runs the same compiled graph.
 
 The key is the graph's every node (kind, shape, dtype, op, the operands' nodes and
@@ -16,6 +17,7 @@ from collections import OrderedDict
 
 from ..layout import Layout
 from .graph import Graph
+from .lazy_split import split
 from .replay import replayer
 
 __all__ = ["attr_key", "compiled", "node_key"]
@@ -112,6 +114,8 @@ def compiled(graph, wanted, node_keys=None):
     # (replayed) is what eager mode runs, with no kernel of its own to compile
     single = sum(1 for n in cut.nodes if n.kind != "input") <= 1
     fused = device.compile_fused(cut) if "fusion" in device.capabilities and not single else None
+    if fused is None and "fusion" in device.capabilities and not single:
+        fused = split(cut, _cut)  # its reductions replayed, the rest compiled (a column mean, then X - mean)
     inner = fused if fused is not None else replayer(cut)
 
     def run(storages):

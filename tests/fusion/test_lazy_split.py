@@ -1,0 +1,94 @@
+"""A pending graph its device compiles no kernels for is split (candlewick/fusion/lazy_split.py):
+the reductions and what they read replayed, the rest compiled. The device here is cpu
+given a stand-in compiler, which refuses any graph holding a reduction (as the ROCm
+generator refuses a column reduction over many rows) and compiles the others into their
+replay, so the values are eager mode's bit for bit and the graphs it was asked for show
+the split. The ROCm generator's kernels for the same graphs: tests/rocm/host."""
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_run
+from candlewick.fusion.replay import replayer
+
+
+@pytest.fixture
+def compiler(monkeypatch):
+    """The cpu device declaring ``fusion``; the graphs its compiler was asked for, each with
+    whether it compiled."""
+    device = cw.asarray([0.0]).device
+    asked = []
+
+    def compile_fused(graph):
+        kinds = [n.kind for n in graph.nodes]
+        ok = "reduce" not in kinds
+        asked.append((kinds, ok))
+        return replayer(graph) if ok else None
+
+    monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
+    monkeypatch.setattr(device, "compile_fused", compile_fused, raising=False)
+    monkeypatch.setattr(lazy_mode, "_fuses", {})
+    # (and records there: each thread keeps its last device's answer, cpu's "no" before this)
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 0)
+    monkeypatch.setattr(lazy_run, "_cache", OrderedDict())  # (graphs compiled before this device fused)
+    monkeypatch.setattr(lazy_run, "_last", [()])
+    return device, asked
+
+
+def _centered(X):
+    mean = cw.sum(X, axis=0) / X.shape[0]
+    Xc = cw.asarray(X, copy=True)
+    Xc -= mean
+    return mean, Xc
+
+
+def test_a_mean_then_a_centered_copy_splits(compiler):
+    """PCA's centering: the column sum replayed, the division, the copy and the update
+    compiled as one graph reading the sum; results eager mode's."""
+    device, asked = compiler
+    x = np.linspace(-2, 7, 96, dtype=np.float32).reshape(16, 6)
+    X = cw.asarray(x, device=device)
+    with cw.lazy(False):
+        want_mean, want = _centered(X)
+    with cw.lazy():
+        mean, Xc = _centered(X)
+    assert asked == [(["input", "reduce", "binary_scalar", "copy", "binary"], False),
+                     (["input", "binary_scalar", "input", "copy", "binary"], True)]
+    np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
+    np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
+    with cw.lazy():  # the same graph again: its split run, compiled once
+        again_mean, again = _centered(X)
+    assert len(asked) == 2
+    np.testing.assert_array_equal(cw.to_numpy(again), cw.to_numpy(want))
+
+
+def test_a_reduction_wanted_with_the_rest_and_read_by_it(compiler):
+    """Outputs on both sides, the reduction's result read by the compiled part too."""
+    device, asked = compiler
+    x = np.linspace(-1, 1, 40, dtype=np.float32).reshape(8, 5)
+    X = cw.asarray(x, device=device)
+    with cw.lazy():
+        total = cw.sum(X * 2.0, axis=0)
+        scaled = (X + 1.0) * total
+        shifted = cw.exp(X) - 1.0
+        got = [cw.to_numpy(a) for a in (total, scaled, shifted)]
+    assert asked[-1][1] and asked[-1][0].count("input") == 2
+    with cw.lazy(False):
+        total = cw.sum(X * 2.0, axis=0)
+        want = [cw.to_numpy(a) for a in (total, (X + 1.0) * total, cw.exp(X) - 1.0)]
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_graph_with_one_call_beside_its_reductions_is_replayed(compiler):
+    """Nothing would fuse after the split: the whole graph replays, as before."""
+    device, asked = compiler
+    X = cw.asarray(np.ones((8, 4), np.float32), device=device)
+    with cw.lazy():
+        out = cw.sum(X * X, axis=0) + 1.0
+        assert float(out[0]) == 9.0
+    assert asked == [(["input", "binary", "reduce", "binary_scalar"], False)]
