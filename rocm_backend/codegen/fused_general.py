@@ -1,7 +1,8 @@
 """[codegen] The general schedule of a fused graph: a kernel per reduction (``fused_reduce``:
 the reduction's element-wise operand computed in its loads, a group of threads per output
-sized from the shape), then one element-wise kernel per output shape, reading and writing 16-byte vectors where every
-read is at the element's own index and the buffers are aligned (``CW_CONTIGUOUS``)."""
+sized from the shape), then one element-wise kernel per output shape, reading and writing 16-byte vectors where the
+buffers read at the element's own index and the outputs are aligned (``CW_CONTIGUOUS``; the
+other reads one element at a time)."""
 
 from candlewick.shapes import shape_size
 
@@ -28,10 +29,12 @@ def _ew_kernel(graph, outputs, shape, materialized, name, module):
     scalar = Emitter(graph, buffers, indent="        ", params=params)
     results = [(o, scalar.value(o, "i")) for o in outputs]
     outs = [(o, slots.pointer(o)) for o in outputs]
+    # the buffers read at the element's own index move as vectors; the others (a row of
+    # means broadcast down a matrix: StandardScaler's X - mean in lazy mode) are read one
+    # element at a time inside the vector loop, from the caches
     direct_nodes = sorted({n for n, flat in scalar.loads if flat == "i"})
-    vector_ok = all(flat == "i" for _, flat in scalar.loads)
     sizes = [graph.nodes[n].dtype.itemsize for n in direct_nodes + list(outputs)]
-    width = max(1, 16 // max(sizes)) if vector_ok else 1
+    width = max(1, 16 // max(sizes))
     lines = [*slots.declarations(set(outputs)), "    const cw_i64 n = a.n;", "    cw_i64 done = 0;"]
     if width > 1:
         lines += _vector_loop(graph, buffers, direct_nodes, outputs, width, slots, params)

@@ -72,3 +72,55 @@ def test_one_call_consumed_at_once_runs_the_eager_kernel(fake):
         del rt.launches[:]
         cw.matmul(two, x.T)
     assert rt.launches[0][0].startswith(b"fz") and not any(n.startswith(b"binary") for n, *_ in rt.launches)
+
+
+def test_standard_scalers_transform_runs_as_one_kernel(fake, host, monkeypatch):
+    """StandardScaler's transform, ``X = asarray(X, copy=True); X -= mean; X /= scale``: in
+    lazy mode the copy and both updates are one graph (candlewick/fusion/lazy_write.py),
+    a fused kernel in place of the copy and the two column updates (X read once and
+    written once, not three times each). RECORD_BYTES lowered so that this X (1.3 MB)
+    records as the GPU's 205 MB does."""
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 20)
+    rt, device = fake
+    eager, _ = pydata_fake.one_call(rt, device, "StandardScaler", host, lazy=False)
+    copies = rt.calls["hipMemcpyDtoDAsync"]
+    lazy, _ = pydata_fake.one_call(rt, device, "StandardScaler", host, lazy=True)
+    updates = ("binary_column_subtract_float32", "binary_column_divide_float32")
+    assert [eager[name] for name in updates] == [1, 1] and [lazy[name] for name in updates] == [0, 0]
+    assert sum(lazy.values()) < sum(eager.values()) and any(name.startswith("fz") for name in lazy)
+    assert rt.calls["hipMemcpyDtoDAsync"] < copies
+
+
+def test_a_column_mean_and_the_centered_copy_split(fake, monkeypatch):
+    """PCA's and Ridge's centering in lazy mode, ``mean = sum(X, axis=0) / n; Xc =
+    asarray(X, copy=True); Xc -= mean``: the generator has no kernel for a column sum over
+    20 000 rows, so the graph is split (candlewick/fusion/lazy_split.py): the eager
+    column sum, then the division, the copy and the update as fused kernels, with no
+    copy of X and no column update launched."""
+    import numpy as np
+
+    import candlewick as cw
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 20)
+    rt, device = fake
+    X = cw.asarray(np.ones((20_000, 16), np.float32), device=device)
+
+    def centered():
+        mean = cw.sum(X, axis=0) / X.shape[0]
+        Xc = cw.asarray(X, copy=True)
+        Xc -= mean
+        return mean, Xc
+
+    for lazy in (False, True, True):
+        rt.calls.clear()
+        del rt.launches[:]
+        with cw.lazy(lazy):
+            done = centered()
+        names = [n.decode() for n, *_ in rt.launches]
+        del done
+    assert [n for n in names if not n.startswith("fz")] == ["reduce_cols_vec_sum_float32"]
+    assert len([n for n in names if n.startswith("fz")]) == 2  # the mean's 16 values, then Xc
+    assert rt.calls["hipMemcpyDtoDAsync"] == 0
