@@ -69,7 +69,7 @@ def consume_irfft(result, pending, layout, axis, n, norm):
     return result.value().irfft(layout, axis, n, **norm)
 
 
-def _pin(run, device, calls):
+def _pin(run, device, calls, made):
     # this run saved the consumer's copy: recording these calls pays, even for one call
     pinned_fused(device, calls)
     run.pinned = True
@@ -97,7 +97,7 @@ class KeptResults:
             held = _new(type(self))  # (this one's state handed over whole: no graph copied)
             held.device, held.lock, held.kept = self.device, threading.RLock(), []
             held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
-            held.keys, held.calls, held.results = self.keys, self.calls, [_ref(keep)]
+            held.keys, held.calls, held.made, held.results = self.keys, self.calls, self.made, [_ref(keep)]
             keep.pending = held
             self.kept.append(_ref(keep, self._forget))
             self._reset()

@@ -132,18 +132,45 @@ def pair_key(device, name, dtype, args):
 _NOT_AS_IS = frozenset({Layout, DType, float, int, bool, complex, list})
 
 
-def learn(run, device, calls):
+def learn(run, device, calls, made):
     """What a run of ``calls`` (a pending graph's, run by ``run`` of lazy_run.compiled on
-    a fusing device) teaches: replayed, its calls are counted; fused, they are recorded
-    from now on (``run`` is then marked, so that its next runs ask nothing). A fused
-    graph of small arrays pays too: its one launch replaces a launch per call, each
-    costing more host time than recording the call (H200, 2026-11-29: StandardScaler's
-    statistics of 256 columns run eagerly took 11 % more time than recorded)."""
-    if run.fused:
+    a fusing device; ``made``: node index -> the index of the call that recorded it)
+    teaches: replayed, its calls are counted; fused, they are recorded from now on
+    (``run`` is then marked, so that its next runs ask nothing); split (lazy_split), the
+    calls of the nodes it replays are counted and the others recorded from now on, so
+    that the replayed reductions soon run at once, as eager mode runs them, and leave the
+    compiled part a graph of its own. A fused graph of small arrays pays too: its one
+    launch replaces a launch per call, each costing more host time than recording the
+    call (H200, 2026-11-29: StandardScaler's statistics of 256 columns run eagerly took
+    11 % more time than recorded)."""
+    if run.replayed:
+        replayed = _replayed_calls(run.replayed, len(calls), made)
+        counted_replayed(device, [c for k, c in enumerate(calls) if k in replayed])
+        pinned_fused(device, [c for k, c in enumerate(calls) if k not in replayed])
+    elif run.fused:
         pinned_fused(device, calls)
         run.pinned = True
     else:
         counted_replayed(device, calls)
+
+
+def _replayed_calls(nodes, count, made):
+    """The indices of the calls (of ``count``) that recorded the nodes ``nodes`` (``made``:
+    node -> call). A call that recorded no node of its own (``reduce_as``, recorded as its
+    ``astype`` and ``reduce``, each listed as a call after it) goes with the next call
+    that did."""
+    owners = {made.get(i) for i in nodes}
+    recorders = set(made.values())
+    out, waiting = set(), []
+    for k in range(count):
+        if k not in recorders:
+            waiting.append(k)
+            continue
+        if k in owners:
+            out.add(k)
+            out.update(waiting)
+        waiting = []
+    return out
 
 
 def counted_replayed(device, calls):

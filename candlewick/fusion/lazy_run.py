@@ -69,7 +69,8 @@ def _key(graph, wanted, node_keys=None):
 
 def _cut(graph, wanted):
     """(the graph of the nodes ``wanted`` depends on, renumbered, with those as outputs;
-    each of its inputs' position among ``graph``'s inputs)."""
+    each of its inputs' position among ``graph``'s inputs; each of its nodes' index in
+    ``graph``)."""
     needed = set(wanted)
     for n in reversed(graph.nodes):
         if n.index in needed:
@@ -89,7 +90,7 @@ def _cut(graph, wanted):
             cut.inputs.append(len(cut.nodes))
         cut.nodes.append(dataclasses.replace(n, index=len(cut.nodes), operands=operands, attrs=attrs))
     cut.outputs = [(new[i], Layout.contiguous(graph.nodes[i].shape)) for i in wanted]
-    return cut, positions
+    return cut, positions, sorted(new)
 
 
 def compiled(graph, wanted, node_keys=None):
@@ -108,22 +109,27 @@ def compiled(graph, wanted, node_keys=None):
             if node_keys is not None:
                 _remember(graph.device, wanted, node_keys, run)
             return run
-    cut, positions = _cut(graph, wanted)
+    cut, positions, origin = _cut(graph, wanted)
     device = graph.device
     # one primitive call (x * y consumed at once): nothing to fuse, and the eager call
     # (replayed) is what eager mode runs, with no kernel of its own to compile
     single = sum(1 for n in cut.nodes if n.kind != "input") <= 1
     fused = device.compile_fused(cut) if "fusion" in device.capabilities and not single else None
+    replayed: frozenset = frozenset()
     if fused is None and "fusion" in device.capabilities and not single:
-        fused = split(cut, _cut)  # its reductions replayed, the rest compiled (a column mean, then X - mean)
+        parts = split(cut, _cut)  # its reductions replayed, the rest compiled (a column mean, then X - mean)
+        if parts is not None:
+            fused, replayed = parts[0], frozenset(origin[i] for i in parts[1])
     inner = fused if fused is not None else replayer(cut)
 
     def run(storages):
         return inner([storages[p] for p in positions])
 
-    # what lazy_policy learns from a run: whether the device fuses and compiled it
+    # what lazy_policy learns from a run: whether the device fuses and compiled it, and
+    # which of the graph's nodes a split run replays
     run.fusing = "fusion" in device.capabilities
     run.fused = fused is not None
+    run.replayed = replayed
     run.pinned = False
 
     with _lock:

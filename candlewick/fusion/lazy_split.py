@@ -22,11 +22,12 @@ __all__ = ["split"]
 
 
 def split(graph, cut):
-    """``run(storages) -> [storage of each output]`` for ``graph`` (a pending graph cut
-    to its outputs, whose own compile returned None), its reductions replayed and the
-    rest compiled; None where the rest would be fewer than two calls (nothing to fuse)
-    or the device compiles that part neither. ``cut(graph, wanted)``: lazy_run's cut
-    (the sub-graph that computes ``wanted``, and its inputs' positions)."""
+    """``(run, replayed)`` for ``graph`` (a pending graph cut to its outputs, whose own
+    compile returned None): ``run(storages) -> [storage of each output]`` replaying its
+    reductions and what they read (the indices ``replayed``) and running the rest
+    compiled; None where the rest would be fewer than two calls (nothing to fuse) or the
+    device compiles that part neither. ``cut(graph, wanted)``: lazy_run's cut (the
+    sub-graph that computes ``wanted``, its inputs' positions, its nodes' indices here)."""
     nodes = graph.nodes
     outputs = [index for index, _ in graph.outputs]
     replayed = set()  # the reductions and every node they read
@@ -63,7 +64,7 @@ def split(graph, cut):
     if fused is None:
         return None
     wanted_replayed = [i for i in outputs if i in replayed and i not in handed]
-    first, positions = cut(graph, handed + wanted_replayed)
+    first, positions, _ = cut(graph, handed + wanted_replayed)
     replay = replayer(first)
     where = {i: ("replayed", k) for k, i in enumerate(handed + wanted_replayed)}
     where.update((i, ("compiled", k)) for k, i in enumerate(i for i in outputs if i not in replayed))
@@ -74,4 +75,4 @@ def split(graph, cut):
         done = fused([storages[k] if kind == "input" else made[k] for kind, k in sources])
         return [made[k] if part == "replayed" else done[k] for part, k in picks]
 
-    return run
+    return run, frozenset(i for i in replayed if nodes[i].kind != "input")

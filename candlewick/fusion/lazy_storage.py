@@ -218,6 +218,7 @@ class Pending(KeptResults):
         self.storages = []  # the inputs' real storages, in graph.inputs order (kept alive)
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
         self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
+        self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
 
     def add(self, kind, shape, dtype, op, operands, attrs):
         with self.lock:
@@ -226,6 +227,7 @@ class Pending(KeptResults):
                 LIVE.add(self)
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
+            self.made[node.index] = len(self.calls) - 1  # (its call was listed just before)
             result = _new(LazyStorage)  # (LazyStorage.__init__'s fields, set here: a call less per recorded call)
             result.graph, result.node, result.dtype, result.device = graph, node, dtype, self.device
             result.size, result.pending, result.real = shape_size(node.shape), self, None
@@ -284,12 +286,12 @@ class Pending(KeptResults):
 
     def _run(self, wanted, lesson, made=None):
         """Run the graph for the results ``wanted`` (each but ``made`` gets its real
-        storage); ``lesson(run, device, calls)``: what lazy_policy learns of a fusing run.
+        storage); ``lesson(run, device, calls, made)``: what lazy_policy learns of a fusing run.
         Returns the outputs, in ``wanted``'s order."""
         run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
         outs = run(self.storages)
         if run.fusing and not run.pinned:
-            lesson(run, self.device, self.calls)
+            lesson(run, self.device, self.calls, self.made)
         for storage, out in zip(wanted, outs):
             if storage is not made:
                 storage.real = out

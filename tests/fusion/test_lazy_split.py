@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_mode, lazy_policy, lazy_run
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_run, lazy_storage
 from candlewick.fusion.replay import replayer
 
 
@@ -37,6 +37,10 @@ def compiler(monkeypatch):
     monkeypatch.setattr(lazy_run, "_cache", OrderedDict())  # (graphs compiled before this device fused)
     monkeypatch.setattr(lazy_run, "_last", [()])
     return device, asked
+
+
+def pending(a):
+    return isinstance(a._storage, lazy_storage.LazyStorage) and a._storage.real is None
 
 
 def _centered(X):
@@ -92,3 +96,33 @@ def test_a_graph_with_one_call_beside_its_reductions_is_replayed(compiler):
         out = cw.sum(X * X, axis=0) + 1.0
         assert float(out[0]) == 9.0
     assert asked == [(["input", "binary", "reduce", "binary_scalar"], False)]
+
+
+def test_the_replayed_reductions_soon_run_at_once(compiler):
+    """A split run teaches lazy_policy that its reductions replay and its other calls
+    fuse: after ``REPLAYS`` runs the column sum of a computed X runs at once, as in eager
+    mode, and what is left is one graph the device compiles whole (no split run, no
+    recording of the reduction, on every later call)."""
+    device, asked = compiler
+    X = cw.asarray(np.linspace(-2, 7, 96, dtype=np.float32).reshape(16, 6), device=device)
+    with cw.lazy(False):
+        want = _centered(X)[1]
+    for _ in range(lazy_policy.REPLAYS):
+        with cw.lazy():
+            mean, Xc = _centered(X)
+            assert pending(mean)
+    assert [ok for _, ok in asked] == [False, True]  # split once, then its run cached
+    with cw.lazy():
+        mean, Xc = _centered(X)
+        assert not pending(cw.sum(X, axis=0)) and pending(Xc)
+    assert asked[-1] == (["input", "binary_scalar", "input", "copy", "binary"], True)
+    np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
+
+
+def test_a_call_recorded_as_others_goes_with_them():
+    """``reduce_as`` is listed as a call, then recorded as its ``astype`` and ``reduce``
+    (each listed too): it is replayed where they are."""
+    made = {1: 1, 2: 2, 4: 3, 5: 4}  # calls 0 (reduce_as: no node), 1, 2, 3, 4
+    assert lazy_policy._replayed_calls({1, 2}, 5, made) == {0, 1, 2}
+    assert lazy_policy._replayed_calls({4}, 5, made) == {3}
+    assert lazy_policy._replayed_calls({5}, 5, made) == {4}
