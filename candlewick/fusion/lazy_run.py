@@ -115,7 +115,7 @@ def compiled(graph, wanted, node_keys=None):
     # (replayed) is what eager mode runs, with no kernel of its own to compile
     single = sum(1 for n in cut.nodes if n.kind != "input") <= 1
     fused = device.compile_fused(cut) if "fusion" in device.capabilities and not single else None
-    replayed: frozenset = frozenset()
+    replayed = frozenset()  # (the nodes a split run replays)
     if fused is None and "fusion" in device.capabilities and not single:
         parts = split(cut, _cut)  # its reductions replayed, the rest compiled (a column mean, then X - mean)
         if parts is not None:
