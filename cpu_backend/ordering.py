@@ -18,7 +18,8 @@ input, in the input's order, where they can differ: the NaNs, and the zeros wher
 holds two or more. 1-byte integers (and bool, sorted as uint8) keep the stable kind: it
 is NumPy's radix sort, faster there than its quicksort; so do 2-byte ones, and float16 is
 sorted through float32 keys, except where NumPy's default sort of 2-byte elements is its
-AVX-512 quicksort (``SIMD_16BIT``), faster than both.
+AVX-512 quicksort (``SIMD_16BIT``; for float16 its FP16 one, ``SIMD_FLOAT16``), faster
+than both.
 
 Where candlewick._native is built, rows along the last axis are sorted by its
 ``sort_rows``: the input copied, its zeros and NaNs collected in the same pass (no pass
@@ -59,6 +60,12 @@ except ImportError:
 #: 2^20 on a Xeon with AVX512_SPR) and than sorting float16 through float32 keys (8.0 against
 #: 10.2 ms); elsewhere its 16-bit quicksort is generic, slower than both
 SIMD_16BIT = any(t in _DISPATCH and _FEATURES.get(t) is True for t in ("AVX512_ICL", "AVX512_SPR"))
+#: whether NumPy's default sort of float16 is its AVX-512 FP16 quicksort (AVX512_SPR). Its
+#: float16 sort on AVX512_ICL alone (Zen 4, Ice Lake: x86-simd-sort's path that emulates
+#: FP16) returns rows out of order where many values are equal (NumPy 2.4.6 on an AMD EPYC,
+#: 2026-12-03: np.sort of 8198 float16 integers in [-3, 3] not ascending, 12 seeds of 20;
+#: its int16 and uint16 sorts there right); there float16 is sorted through float32 keys
+SIMD_FLOAT16 = "AVX512_SPR" in _DISPATCH and _FEATURES.get("AVX512_SPR") is True
 
 
 _I64 = np.dtype(np.int64)
@@ -94,8 +101,9 @@ def value_kind(dtype):
 
 
 #: the dtypes whose values are sorted through float32 keys: bfloat16 (ml_dtypes' comparison
-#: misplaces NaN and is no SIMD sort), and float16 where NumPy's sort of it is generic
-KEYED = LOW_PRECISION_NP - {np.dtype(np.float16)} if SIMD_16BIT else LOW_PRECISION_NP
+#: misplaces NaN and is no SIMD sort), and float16 where NumPy's sort of it is not its
+#: FP16 one (``SIMD_FLOAT16``: generic, or wrong)
+KEYED = LOW_PRECISION_NP - {np.dtype(np.float16)} if SIMD_FLOAT16 else LOW_PRECISION_NP
 
 #: sort_rows's (format, kind) for each dtype it sorts itself (not through float32 keys),
 #: stable (the format of its tie runs) and not (-1: none): made once, so that the common

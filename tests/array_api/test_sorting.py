@@ -277,6 +277,25 @@ def test_stable_sort_values_are_bitwise_the_stable_order(dev, sort_finish, desce
     np.testing.assert_array_equal(order, stable_order(host, axis, descending))
 
 
+@pytest.mark.parametrize("dtype", FLOATS + [np.int16, np.uint16], ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("stable", [True, False])
+@pytest.mark.parametrize("descending", [False, True], ids=["ascending", "descending"])
+def test_long_rows_of_few_values_come_out_in_order(dev, dtype, stable, descending):
+    """8198 small integers of 2-byte and other formats: NumPy 2.4's default float16 sort
+    on AVX512_ICL without AVX512_SPR returns such rows out of order (cpu_backend.ordering,
+    SIMD_FLOAT16), so a backend sorting with it would too. Any sort's values: the stable
+    sort's where no zero or NaN is there; unique's values and argsort's order alike."""
+    for seed in range(6):
+        host = np.random.default_rng(seed).integers(0 if dtype == np.uint16 else -3, 4, 8198).astype(dtype)
+        want = host[stable_order(host, 0, descending)]
+        x = make(host, dev)
+        np.testing.assert_array_equal(cw.to_numpy(cw.sort(x, descending=descending, stable=stable)), want)
+        order = cw.to_numpy(cw.argsort(x, descending=descending, stable=stable))
+        np.testing.assert_array_equal(host[order], want)
+        up = host[stable_order(host, 0, False)]  # (np.unique sorts with NumPy's default kind)
+        np.testing.assert_array_equal(cw.to_numpy(cw.unique_values(x)), up[np.r_[True, up[1:] != up[:-1]]])
+
+
 def test_the_oracle_sees_what_numpy_default_sort_loses():
     """The cases above can fail: NumPy's default sort alone rewrites the NaN payloads and
     reorders (even duplicates) the signed zeros that the stable order keeps."""

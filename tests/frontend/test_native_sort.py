@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from candlewick import _core
+from cpu_backend.ordering import KEYED
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
@@ -37,6 +38,17 @@ def tied(dtype, shape, seed, nans=0.1):
     return x
 
 
+def sorted_rows(s, x):
+    """s: x's rows sorted by sort_rows as the cpu backend asks: filled and sorted by NumPy's
+    default kind, or (bfloat16, and float16 where NumPy's float16 sort is not its FP16 one:
+    cpu_backend.ordering.KEYED) sorted through float32 keys by the caller first."""
+    if x.dtype in KEYED:
+        s[...] = np.sort(x.astype(np.float32), axis=-1).astype(x.dtype)
+        _core._native.sort_rows(s, x, FORMATS[x.dtype], False)
+    else:
+        _core._native.sort_rows(s, x, FORMATS[x.dtype], False, None)
+
+
 def stable(x):
     """The stable ascending sort of x's rows (NaN last), bit for bit."""
     wide = x.astype(np.float64) if x.dtype == ml_dtypes.bfloat16 else x
@@ -50,9 +62,9 @@ def stable(x):
 def test_each_row_holds_its_own_runs_in_the_order_read(dtype, read, length, fills):
     x = READS[read](tied(dtype, (3, 2 * length), length))
     s = np.empty(x.shape, x.dtype)
-    if fills and x.dtype != ml_dtypes.bfloat16:  # (ml_dtypes' own sort misplaces NaN)
-        _core._native.sort_rows(s, x, FORMATS[x.dtype], False, None)
-    else:  # s sorted by the caller (the cpu backend: half precision through float32 keys)
+    if fills:
+        sorted_rows(s, x)
+    else:  # s sorted by the caller (the cpu backend's half precision through float32 keys)
         s[...] = np.sort(x.astype(np.float32), axis=-1).astype(x.dtype)
         _core._native.sort_rows(s, x, FORMATS[x.dtype], False)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
@@ -66,7 +78,7 @@ def test_blocks_without_nans_among_blocks_with_some(dtype, read, nans):
     it does): with NaNs sparse, most blocks hold none, some one, a few two or more."""
     x = READS[read](tied(dtype, (2, 2 * 6000), 7, nans))
     s = np.empty(x.shape, x.dtype)
-    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    sorted_rows(s, x)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
@@ -83,7 +95,7 @@ def test_any_alignment_of_the_copy(dtype, read, length):
         start = offset - room.ctypes.data % 64 + 64
         s = room[start:start + x.size * size].view(dtype).reshape(x.shape)
         assert s.ctypes.data % 64 == offset
-        _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+        sorted_rows(s, x)
         np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
@@ -107,7 +119,7 @@ def test_rows_of_only_zeros_or_only_nans(dtype, read, length):
             np.concatenate([_payloads(dtype, n - 1), [-0.0]]).astype(dtype), np.arange(1, n + 1).astype(dtype)]
     x = READS[read](np.stack(rows))
     s = np.empty(x.shape, x.dtype)
-    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    sorted_rows(s, x)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
@@ -125,7 +137,7 @@ def test_runs_that_outgrow_their_first_room(dtype, read):
     x[where] = _payloads(dtype, 8)[rng.integers(0, 8, int(where.sum()))]
     x = READS[read](x)
     s = np.empty(x.shape, x.dtype)
-    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    sorted_rows(s, x)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
@@ -143,7 +155,7 @@ def test_small_sorts_whose_runs_fill_their_room_on_the_stack(dtype, read, shape,
     x = {"zeros": zeros, "nans": nans, "both": np.where(np.arange(n) % 2 == 0, zeros, nans)}[what]
     x = READS[read](x.reshape(shape))
     s = np.empty(x.shape, x.dtype)
-    _core._native.sort_rows(s, x, FORMATS[np.dtype(dtype)], False, None)
+    sorted_rows(s, x)
     np.testing.assert_array_equal(bits(s), bits(stable(x)))
 
 
