@@ -9,12 +9,20 @@ sum(X, axis=0) / n; Xc = asarray(X, copy=True); Xc -= mean`` is one graph in laz
 (the mean is still pending when the copy is recorded): split, the sum is the eager
 call and the copy, the division and the update run as one kernel, reading X once
 instead of three passes over it.
+
+A reduction of a copy reads the copy's source instead (``_past_copies``), where both
+views are the plain C-contiguous one (the eager reduction then reads the very bytes in
+the very order): Ridge's ``Xc = asarray(X, copy=True); mean = sum(Xc, axis=0) / n;
+Xc -= mean`` would otherwise replay the copy with the sum, and its copy and update
+run as two passes more over X than PCA's order.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 from ..layout import Layout
-from ..shapes import shape_size
+from ..shapes import contiguous_strides, shape_size
 from .graph import Graph
 from .replay import replayer
 
@@ -28,6 +36,7 @@ def split(graph, cut):
     compiled; None where the rest would be fewer than two calls (nothing to fuse) or the
     device compiles that part neither. ``cut(graph, wanted)``: lazy_run's cut (the
     sub-graph that computes ``wanted``, its inputs' positions, its nodes' indices here)."""
+    graph = _past_copies(graph)
     nodes = graph.nodes
     outputs = [index for index, _ in graph.outputs]
     replayed = set()  # the reductions and every node they read
@@ -76,3 +85,32 @@ def split(graph, cut):
         return [made[k] if part == "replayed" else done[k] for part, k in picks]
 
     return run, frozenset(i for i in replayed if nodes[i].kind != "input")
+
+
+def _past_copies(graph):
+    """``graph`` with each reduction that reads a ``copy`` node through the copy's plain
+    view reading the copy's own operand instead, where that operand is read through its
+    plain view too (the same elements in the same order: the eager reduction's bytes);
+    ``graph`` itself where there is none."""
+    nodes = graph.nodes
+    changed = None
+    for n in nodes:
+        if n.kind != "reduce" or len(n.operands) != 1:
+            continue
+        src, layout = n.operands[0]
+        while nodes[src].kind == "copy" and _plain(layout, nodes[src].shape):
+            source, source_layout = nodes[src].operands[0]
+            if nodes[source].dtype != nodes[src].dtype or not _plain(source_layout, nodes[src].shape):
+                break
+            src, layout = source, source_layout
+        if src != n.operands[0][0]:
+            if changed is None:
+                changed = list(nodes)
+            changed[n.index] = dataclasses.replace(n, operands=((src, layout),))
+    if changed is None:
+        return graph
+    return Graph(graph.device, changed, graph.inputs, graph.consts, graph.outputs, graph.params)
+
+
+def _plain(layout, shape):
+    return layout.offset == 0 and layout.shape == tuple(shape) and layout.strides == contiguous_strides(tuple(shape))

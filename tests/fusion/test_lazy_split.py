@@ -70,6 +70,46 @@ def test_a_mean_then_a_centered_copy_splits(compiler):
     np.testing.assert_array_equal(cw.to_numpy(again), cw.to_numpy(want))
 
 
+def _copied_then_centered(X):
+    Xc = cw.asarray(X, copy=True)
+    mean = cw.sum(Xc, axis=0) / X.shape[0]
+    Xc -= mean
+    return mean, Xc
+
+
+def test_a_reduction_of_a_copy_reads_its_source(compiler):
+    """Ridge's centering (the copy first, its column sum, then the update): the sum
+    replayed on X itself, so the copy is not replayed with it and runs with the division
+    and the update; results eager mode's. From the next runs the copy is recorded (it
+    fused) and the sum of the pending copy with it: the same split, cached."""
+    device, asked = compiler
+    X = cw.asarray(np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6), device=device)
+    with cw.lazy(False):
+        want_mean, want = _copied_then_centered(X)
+    for _ in range(lazy_policy.REPLAYS + 1):
+        with cw.lazy():
+            mean, Xc = _copied_then_centered(X)
+            assert pending(Xc)
+        np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
+        np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
+    assert asked == [(["input", "copy", "reduce", "binary_scalar", "binary"], False),
+                     (["input", "copy", "input", "binary_scalar", "binary"], True)]
+
+
+def test_a_reduction_of_a_strided_copy_keeps_reading_the_copy(compiler):
+    """A copy of a transposed view: its sum reads the copy (X's own order would be
+    another order of additions), so the copy is replayed with it."""
+    device, asked = compiler
+    X = cw.asarray(np.linspace(-3, 5, 84, dtype=np.float32).reshape(6, 14), device=device)
+    with cw.lazy(False):
+        want_mean, want = _copied_then_centered(X.T)
+    with cw.lazy():
+        mean, Xc = _copied_then_centered(X.T)
+    np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
+    np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
+    assert asked[-1] == (["input", "binary_scalar", "input", "binary"], True)
+
+
 def test_a_reduction_wanted_with_the_rest_and_read_by_it(compiler):
     """Outputs on both sides, the reduction's result read by the compiled part too."""
     device, asked = compiler
