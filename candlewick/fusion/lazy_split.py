@@ -10,11 +10,13 @@ sum(X, axis=0) / n; Xc = asarray(X, copy=True); Xc -= mean`` is one graph in laz
 call and the copy, the division and the update run as one kernel, reading X once
 instead of three passes over it.
 
-A reduction of a copy reads the copy's source instead (``_past_copies``), where both
-views are the plain C-contiguous one (the eager reduction then reads the very bytes in
-the very order): Ridge's ``Xc = asarray(X, copy=True); mean = sum(Xc, axis=0) / n;
-Xc -= mean`` would otherwise replay the copy with the sum, and its copy and update
-run as two passes more over X than PCA's order.
+A node that reads a copy reads the copy's source instead (``_past_copies``), where both
+views are the plain C-contiguous one (the eager call then reads the very bytes in the
+very order), and a copy no one reads any more is left out: Ridge's ``Xc = asarray(X,
+copy=True); mean = mean(astype(Xc, float32), axis=0); Xc -= mean`` (scikit-learn's
+``_average`` copies again) would otherwise replay both copies with the sum. Split, the
+sum reads X and ``X - sum / n`` is one kernel: three passes over X's bytes where eager
+mode makes seven.
 """
 
 from __future__ import annotations
@@ -39,12 +41,16 @@ def split(graph, cut):
     graph = _past_copies(graph)
     nodes = graph.nodes
     outputs = [index for index, _ in graph.outputs]
+    live = set(outputs)  # (a copy read only through its source now is left out)
+    for n in reversed(nodes):
+        if n.index in live:
+            live.update(src for src, _ in n.operands)
     replayed = set()  # the reductions and every node they read
     for n in reversed(nodes):
-        if n.kind == "reduce" or n.index in replayed:
+        if n.index in live and (n.kind == "reduce" or n.index in replayed):
             replayed.add(n.index)
             replayed.update(src for src, _ in n.operands)
-    rest = [n for n in nodes if n.index not in replayed]
+    rest = [n for n in nodes if n.index in live and n.index not in replayed]
     if sum(1 for n in rest if n.kind != "input") < 2 or any(n.kind == "const" for n in nodes):
         return None
     compiled = Graph(graph.device)
@@ -88,28 +94,35 @@ def split(graph, cut):
 
 
 def _past_copies(graph):
-    """``graph`` with each reduction that reads a ``copy`` node through the copy's plain
-    view reading the copy's own operand instead, where that operand is read through its
-    plain view too (the same elements in the same order: the eager reduction's bytes);
-    ``graph`` itself where there is none."""
+    """``graph`` with each operand read through a copy's plain view reading the copy's own
+    operand instead, where that is read through its plain view too (the same elements in
+    the same order: the bytes the eager call reads); a copy is a ``copy`` node or an
+    ``astype`` to its operand's own dtype. ``graph`` itself where there is none."""
     nodes = graph.nodes
     changed = None
     for n in nodes:
-        if n.kind != "reduce" or len(n.operands) != 1:
+        if not n.operands:
             continue
-        src, layout = n.operands[0]
-        while nodes[src].kind == "copy" and _plain(layout, nodes[src].shape):
-            source, source_layout = nodes[src].operands[0]
-            if nodes[source].dtype != nodes[src].dtype or not _plain(source_layout, nodes[src].shape):
-                break
-            src, layout = source, source_layout
-        if src != n.operands[0][0]:
+        operands = list(n.operands)
+        for k, (src, layout) in enumerate(operands):
+            while _copies(nodes[src], nodes) and _plain(layout, nodes[src].shape):
+                source, source_layout = nodes[src].operands[0]
+                if not _plain(source_layout, nodes[src].shape):
+                    break
+                src, layout = source, source_layout
+            operands[k] = (src, layout)
+        if any(new[0] != old[0] for new, old in zip(operands, n.operands)):
             if changed is None:
                 changed = list(nodes)
-            changed[n.index] = dataclasses.replace(n, operands=((src, layout),))
+            changed[n.index] = dataclasses.replace(n, operands=tuple(operands))
     if changed is None:
         return graph
     return Graph(graph.device, changed, graph.inputs, graph.consts, graph.outputs, graph.params)
+
+
+def _copies(node, nodes):
+    return len(node.operands) == 1 and (node.kind == "copy" or node.kind == "astype"
+                                        and nodes[node.operands[0][0]].dtype == node.dtype)
 
 
 def _plain(layout, shape):

@@ -51,8 +51,9 @@ def _centered(X):
 
 
 def test_a_mean_then_a_centered_copy_splits(compiler):
-    """PCA's centering: the column sum replayed, the division, the copy and the update
-    compiled as one graph reading the sum; results eager mode's."""
+    """PCA's centering: the column sum replayed, the division and the update compiled as
+    one graph reading the sum and X (the copy's source: the copy itself is left out);
+    results eager mode's."""
     device, asked = compiler
     x = np.linspace(-2, 7, 96, dtype=np.float32).reshape(16, 6)
     X = cw.asarray(x, device=device)
@@ -61,7 +62,7 @@ def test_a_mean_then_a_centered_copy_splits(compiler):
     with cw.lazy():
         mean, Xc = _centered(X)
     assert asked == [(["input", "reduce", "binary_scalar", "copy", "binary"], False),
-                     (["input", "binary_scalar", "input", "copy", "binary"], True)]
+                     (["input", "binary_scalar", "input", "binary"], True)]
     np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
     np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
     with cw.lazy():  # the same graph again: its split run, compiled once
@@ -70,30 +71,36 @@ def test_a_mean_then_a_centered_copy_splits(compiler):
     np.testing.assert_array_equal(cw.to_numpy(again), cw.to_numpy(want))
 
 
-def _copied_then_centered(X):
+def _copied_then_centered(X, average=False):
     Xc = cw.asarray(X, copy=True)
-    mean = cw.sum(Xc, axis=0) / X.shape[0]
+    if average:  # scikit-learn's _average: a copy again, to the dtype it has
+        mean = cw.mean(cw.astype(Xc, Xc.dtype), axis=0)
+    else:
+        mean = cw.sum(Xc, axis=0) / X.shape[0]
     Xc -= mean
     return mean, Xc
 
 
-def test_a_reduction_of_a_copy_reads_its_source(compiler):
+@pytest.mark.parametrize("average", [False, True], ids=["sum", "average"])
+def test_a_reduction_of_a_copy_reads_its_source(compiler, average):
     """Ridge's centering (the copy first, its column sum, then the update): the sum
-    replayed on X itself, so the copy is not replayed with it and runs with the division
-    and the update; results eager mode's. From the next runs the copy is recorded (it
-    fused) and the sum of the pending copy with it: the same split, cached."""
+    replayed on X itself, so the copy is not replayed with it, and the division and the
+    update compiled reading X (no copy left); results eager mode's. From the next runs the
+    copy is recorded (it was not replayed) and the sum of the pending copy with it: the
+    same split, cached."""
     device, asked = compiler
     X = cw.asarray(np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6), device=device)
     with cw.lazy(False):
-        want_mean, want = _copied_then_centered(X)
+        want_mean, want = _copied_then_centered(X, average)
     for _ in range(lazy_policy.REPLAYS + 1):
         with cw.lazy():
-            mean, Xc = _copied_then_centered(X)
+            mean, Xc = _copied_then_centered(X, average)
             assert pending(Xc)
         np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
         np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
-    assert asked == [(["input", "copy", "reduce", "binary_scalar", "binary"], False),
-                     (["input", "copy", "input", "binary_scalar", "binary"], True)]
+    copies = ["copy", "astype"] if average else ["copy"]
+    assert asked == [(["input", *copies, "reduce", "binary_scalar", "binary"], False),
+                     (["input", "binary_scalar", "input", "binary"], True)]
 
 
 def test_a_reduction_of_a_strided_copy_keeps_reading_the_copy(compiler):
