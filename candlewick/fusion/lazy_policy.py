@@ -145,8 +145,13 @@ def learn(run, device, calls, made):
     11 % more time than recorded)."""
     if run.replayed:
         replayed = _replayed_calls(run.replayed, len(calls), made)
-        counted_replayed(device, [c for k, c in enumerate(calls) if k in replayed])
-        pinned_fused(device, [c for k, c in enumerate(calls) if k not in replayed])
+        counted = counted_replayed(device, [c for k, c in enumerate(calls) if k in replayed])
+        if not (pinned_fused(device, [c for k, c in enumerate(calls) if k not in replayed]) or counted):
+            # nothing left to learn of this graph (its replayed calls counted REPLAYS times,
+            # the others marked): its later runs ask nothing, and the counts' generation
+            # stays, so the decisions kept in C stand (a bump makes every later call on
+            # a computed array work its answer out again)
+            run.pinned = True
     elif run.fused:
         pinned_fused(device, calls)
         run.pinned = True
@@ -175,40 +180,52 @@ def _replayed_calls(nodes, count, made):
 
 def counted_replayed(device, calls):
     """Count each call of a graph that ran replayed (``calls``: (name, dtype, plain args)),
-    once per run however often the graph holds it (``y = y + 1`` in a loop)."""
-    global _generation
-    counts = _counts
-    if len(counts) > MAX_KEYS:
-        reset()  # (its bump stands for this change too)
-    else:
-        _generation += 1
+    once per run however often the graph holds it (``y = y + 1`` in a loop), up to
+    ``REPLAYS``. Returns whether a count changed."""
     keys = {}
     for name, dtype, args in calls:
         try:
             keys[call_key(device, name, dtype, args)] = name
         except TypeError:  # an unhashable argument: never counted
             pass
-    for key, name in keys.items():
-        seen = counts.get(key, 0)
-        if seen >= 0:  # (not _FUSES nor _DEFERS)
-            counts[key] = seen + 1
-            if seen + 1 >= REPLAYS:
+    counts = _counts
+    changed = [(key, name) for key, name in keys.items() if 0 <= counts.get(key, 0) < REPLAYS]
+    if changed:  # (not _FUSES nor _DEFERS, nor counted enough)
+        _changing()
+        for key, name in changed:
+            seen = counts.get(key, 0) + 1
+            counts[key] = seen
+            if seen >= REPLAYS:
                 _ripe.add(name)
+    return bool(changed)
 
 
 def pinned_fused(device, calls):
-    """Mark each call of a graph that fused: recorded from now on."""
-    global _generation
+    """Mark each call of a graph that fused: recorded from now on. Returns whether a mark
+    changed."""
+    keys = []
+    for name, dtype, args in calls:
+        try:
+            keys.append(call_key(device, name, dtype, args))
+        except TypeError:
+            pass
     counts = _counts
-    if len(counts) > MAX_KEYS:
+    changed = [key for key in keys if counts.get(key) != _FUSES]
+    if changed:
+        _changing()
+        for key in changed:
+            counts[key] = _FUSES
+    return bool(changed)
+
+
+def _changing():
+    """Before a change of the counts: the generation bumped (the C decisions' answers kept
+    stand only while it does), or every count forgotten past ``MAX_KEYS``."""
+    global _generation
+    if len(_counts) > MAX_KEYS:
         reset()  # (its bump stands for this change too)
     else:
         _generation += 1
-    for name, dtype, args in calls:
-        try:
-            counts[call_key(device, name, dtype, args)] = _FUSES
-        except TypeError:
-            pass
 
 
 def defers(device, call):

@@ -151,8 +151,54 @@ def test_the_counts_past_max_keys_are_dropped_and_a_change_bumps_the_generation_
             before = lazy_policy._generation
             change(device, calls)
             assert lazy_policy._generation == before + 1 and len(lazy_policy._counts) == 3
-            change(device, calls[:1])  # past MAX_KEYS: all dropped, then the one counted
+            fresh = [("binary", dt.float32, (7.0,))]
+            change(device, fresh)  # past MAX_KEYS: all dropped, then the one counted
             assert lazy_policy._generation == before + 2
-            assert list(lazy_policy._counts) == [lazy_policy.call_key(device, *calls[0])]
+            assert list(lazy_policy._counts) == [lazy_policy.call_key(device, *fresh[0])]
+    finally:
+        lazy_policy.reset()
+
+
+def test_what_changes_no_count_leaves_the_generation():
+    """A call counted ``REPLAYS`` times, or marked fusing again, changes nothing: no bump of
+    _generation (each bump makes every later call on a computed array work its answer
+    out again in C), and the change functions say so."""
+    from candlewick import dtypes as dt
+
+    device = object()
+    calls = [("binary", dt.float32, (float(i),)) for i in range(2)]
+    try:
+        lazy_policy.reset()
+        for _ in range(lazy_policy.REPLAYS):
+            assert lazy_policy.counted_replayed(device, calls)
+        before = lazy_policy._generation
+        assert not lazy_policy.counted_replayed(device, calls)
+        assert lazy_policy._generation == before
+        assert lazy_policy._counts[lazy_policy.call_key(device, *calls[0])] == lazy_policy.REPLAYS
+        assert lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
+        assert not lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
+        assert not lazy_policy.counted_replayed(device, calls)  # (marked fusing: never counted)
+    finally:
+        lazy_policy.reset()
+
+
+def test_a_split_run_with_nothing_left_to_learn_asks_no_more():
+    """learn on a split run: its replayed calls counted and the others marked until nothing
+    changes; then the run is marked so that its later runs call learn no more."""
+    import types
+
+    from candlewick import dtypes as dt
+
+    device = object()
+    calls = [("reduce", dt.float32, ("sum",)), ("binary", dt.float32, (2.0,))]
+    run = types.SimpleNamespace(replayed=frozenset({1}), fused=True, pinned=False)
+    try:
+        lazy_policy.reset()
+        for _ in range(lazy_policy.REPLAYS):
+            lazy_policy.learn(run, device, calls, {1: 0, 2: 1})
+            assert not run.pinned
+        before = lazy_policy._generation
+        lazy_policy.learn(run, device, calls, {1: 0, 2: 1})
+        assert run.pinned and lazy_policy._generation == before
     finally:
         lazy_policy.reset()
