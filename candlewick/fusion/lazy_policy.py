@@ -146,7 +146,8 @@ def learn(run, device, calls, made):
     if run.replayed:
         replayed = _replayed_calls(run.replayed, len(calls), made)
         counted = counted_replayed(device, [c for k, c in enumerate(calls) if k in replayed])
-        if not (pinned_fused(device, [c for k, c in enumerate(calls) if k not in replayed]) or counted):
+        pinned = pinned_fused(device, [c for k, c in enumerate(calls) if k not in replayed])
+        if not (counted or pinned):
             # nothing left to learn of this graph (its replayed calls counted REPLAYS times,
             # the others marked): its later runs ask nothing, and the counts' generation
             # stays, so the decisions kept in C stand (a bump makes every later call on
