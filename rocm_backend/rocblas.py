@@ -42,12 +42,23 @@ GEMM_BATCH_MAX = GRID_YZ_MAX
 
 
 def matmul(lhs, rhs, lhs_layout, rhs_layout):
+    device = lhs.device
+    # a product of the same dtype and layouts as one before (a loop's): its GEMM's arguments
+    # kept, the pointers and the handle (per stream) filled in (``_blas_matmul`` keeps them)
+    plan = device.launches.get(("gemm", lhs.dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
+                                rhs_layout.strides, device._current.stream.index))
+    if plan is not None:
+        size, call = plan
+        item = lhs.dtype.itemsize
+        out = device.storage_type.empty(device, lhs.dtype, size)
+        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+        return out
     dtype = lhs.dtype
     *batch, m, k = lhs_layout.shape
     n = rhs_layout.shape[-1]
     batch = tuple(batch)
     out_shape = batch + (m, n)
-    out = lhs.device.storage_type.empty(lhs.device, dtype, shape_size(out_shape))
+    out = device.storage_type.empty(device, dtype, shape_size(out_shape))
     if out.size == 0:
         return out
     if k == 0:
@@ -98,11 +109,13 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
     # hipBLAS nor cuBLAS documents the sign as allowed
     a_op = _blas_operand(lhs_layout)
-    if a_op is None:
+    copied = a_op is None
+    if copied:
         lhs, lhs_layout = _materialize(lhs, lhs_layout)
         a_op = _blas_operand(lhs_layout)
     b_op = _blas_operand(rhs_layout)
     if b_op is None:
+        copied = True
         rhs, rhs_layout = _materialize(rhs, rhs_layout)
         b_op = _blas_operand(rhs_layout)
     if max(m, n, k) > INT32_MAX:
@@ -112,11 +125,20 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     if not bshape:
         bshape, ab, bb, cb = (1,), (0,), (0,), (m * n,)
     item = lhs.dtype.itemsize
+    device = lhs.device
+    if len(bshape) == 1 and bshape[0] <= GEMM_BATCH_MAX and not copied:  # one call: kept for the next such product
+        types = hipblas.types(lhs.dtype)
+        call = hipblas.prepared_gemm(b_op[0], a_op[0], n, m, k, b_op[1], bb[-1], a_op[1], ab[-1], n, cb[-1],
+                                     bshape[0], types, types)
+        device.launches.keep(("gemm", lhs.dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
+                              rhs_layout.strides, device._current.stream.index), (out.size, call))
+        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+        return
     for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
         a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))
         b_off = rhs_layout.offset + sum(i * s for i, s in zip(lead, bb))
         c_off = sum(i * s for i, s in zip(lead, cb))
-        gemm(lhs.device, lhs.dtype, lhs.dtype, b_op[0], a_op[0], n, m, k,
+        gemm(device, lhs.dtype, lhs.dtype, b_op[0], a_op[0], n, m, k,
              rhs.ptr + b_off * item, b_op[1], bb[-1], lhs.ptr + a_off * item, a_op[1], ab[-1],
              out.ptr + c_off * item, n, cb[-1], bshape[-1], "matmul")
 

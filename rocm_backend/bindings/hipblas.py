@@ -151,6 +151,30 @@ def gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b,
     check("hipblasGemmStridedBatchedEx", status)
 
 
+def prepared_gemm(trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch, ab_types,
+                  c_types=None):
+    """``gemm_strided_batched`` of these arguments as a function of (handle, a, b, c): every
+    other argument converted once (a product made again, as a loop's, pays the call alone)."""
+    state = _state if "ops" in _state else _setup()
+    c_types = c_types or ab_types
+    raw = state["raw"] if ab_types.data is not None else None
+    if raw is None:
+        def call(handle, a, b, c):
+            gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
+                                 c, ldc, stride_c, batch, ab_types, c_types)
+        return call
+    op_n, op_t, algo = state["ops"]
+    head = (op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k, ab_types.alpha)
+    a_args, b_args = (ab_types.data, lda, stride_a), (ab_types.data, ldb, stride_b, ab_types.beta)
+    tail = (c_types.data, ldc, stride_c, batch, ab_types.compute, algo)
+
+    def call(handle, a, b, c):
+        status = raw(int(handle), *head, a, *a_args, b, *b_args, c, *tail)
+        if status:
+            raise RocmError("hipblasGemmStridedBatchedEx", _status(status))
+    return call
+
+
 def lu_batched(letter, routine, *args):
     """hipBLAS's batched LU: hipblas<letter><routine> (getrfBatched, getrsBatched)."""
     name = f"hipblas{letter}{routine}"

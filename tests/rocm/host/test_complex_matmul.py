@@ -252,6 +252,33 @@ def test_real_matmul_path_is_unchanged(mirror):
     assert mem.launches == []
 
 
+@pytest.mark.parametrize("dtype", [dt.float32, dt.float64])
+def test_a_product_made_again_keeps_its_gemm_arguments(mirror, dtype):
+    """A real product of a dtype and layouts made before (a loop's) makes the first one's
+    GEMM from the arguments kept then (rocblas.matmul's memo, per stream), each operand's
+    own storage and offset read; another layout or dtype works its own out."""
+    mem, dev = mirror
+    rng = np.random.default_rng(5)
+    a_shape, b_layout = Layout((6, 4), (1, 6), 0), Layout((4, 3), (5, 1), 0)  # a transposed lhs, a row-strided rhs
+    for a_offset in (0, 7, 3):
+        a = rng.normal(size=a_offset + 24).astype(dtype.numpy)
+        b = rng.normal(size=20).astype(dtype.numpy)
+        a_layout = Layout(a_shape.shape, a_shape.strides, a_offset)
+        mem.gemms.clear()
+        got = _run(dev, dtype, a, a_layout, b, b_layout)
+        want = a[a_offset:].reshape(4, 6).T.astype(np.float64) @ b.reshape(4, 5)[:, :3]
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        assert len(mem.gemms) == 1
+        if a_offset == 0:
+            first = mem.gemms[0]
+        assert mem.gemms[0] == first  # the same GEMM, from the kept arguments
+    kept = [k for k in dev.launches if k[0] == "gemm"]
+    assert kept == [("gemm", dtype.name, (6, 4), (1, 6), (4, 3), (5, 1), dev._current.stream.index)]
+    mem.gemms.clear()
+    _run(dev, dtype, np.ones(24, dtype.numpy), Layout.contiguous((6, 4)), np.ones(20, dtype.numpy), b_layout)
+    assert mem.gemms[0][:2] != first[:2]  # another layout: its own transposes
+
+
 @pytest.mark.parametrize("dtype", [dt.float32, dt.float64, dt.complex64])
 def test_reversed_batches_reach_blas_with_positive_strides(mirror, dtype):
     """A batch axis running backwards is copied first: cuBLAS's float16 GEMMs read out of
