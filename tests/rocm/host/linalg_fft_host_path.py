@@ -33,6 +33,13 @@ def _counted(rt, name, result):
     return call
 
 
+#: the members of hipSOLVER's enums its callers name (each stands for itself)
+_SOLVER_ENUM_MEMBERS = ("HIPSOLVER_EIG_MODE_NOVECTOR", "HIPSOLVER_EIG_MODE_VECTOR", "HIPSOLVER_FILL_MODE_UPPER",
+                        "HIPSOLVER_FILL_MODE_LOWER", "HIPSOLVER_OP_N", "HIPSOLVER_OP_T", "HIPSOLVER_OP_C",
+                        "HIPBLAS_FILL_MODE_UPPER", "HIPBLAS_FILL_MODE_LOWER", "HIPBLAS_OP_N", "HIPBLAS_OP_T",
+                        "HIPBLAS_OP_C", "HIPSOLVER_EIG_TYPE_1")
+
+
 def noop_solver(rt):
     """A hipSOLVER whose potrf routines (and handle calls) succeed and do nothing."""
     mod = types.ModuleType("hip.hipsolver")
@@ -45,6 +52,25 @@ def noop_solver(rt):
             name = f"hipsolver{letter}{routine}"
             setattr(mod, name, _counted(rt, name, (0,)))
             setattr(mod, name + "_bufferSize", _counted(rt, name + "_bufferSize", (0, 16)))
+
+    def other(name):
+        """Every other routine (the SVD's, QR's, eigh's, their infos and parameters) succeeds
+        and does nothing; an enum type gives each member its own name."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        if name.endswith("_t"):
+            return types.SimpleNamespace(**{m: m for m in _SOLVER_ENUM_MEMBERS})
+        if name.endswith("_bufferSize"):
+            result = (0, 16)
+        elif name.startswith(("hipsolverCreate", "hipsolverDn")) and "Info" in name or name.startswith("hipsolverCreate"):
+            result = (0, name + "-handle")
+        else:
+            result = (0,)
+        fn = _counted(rt, name, result)
+        setattr(mod, name, fn)
+        return fn
+
+    mod.__getattr__ = other
     return mod
 
 

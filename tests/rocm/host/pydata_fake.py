@@ -1,14 +1,14 @@
 """bench/pydata_e2e.py's cases on the fake HIP runtime, eagerly and in ``cw.lazy()``:
-what one call queues (kernel launches by name, host reads, synchronizations) and its host
-time, with no device.
+what one call queues (kernel launches by name, host reads, synchronizations,
+device-to-device copies) and its host time, with no device.
 
     python tests/rocm/host/pydata_fake.py [--samples 20000] [--features 16] [--cases A,B]
 
 The rocm backend runs on fake_hip's runtime: reads from the device give zeros
 (linalg_fft_host_path.zero_reads: the same zeros eagerly and lazily, so scikit-learn's
-checks take the same branches), hipFFT and hipBLAS's GEMM are no-ops, launches are
-counted and run nothing. A case the stand-ins cannot run (the PCA and Ridge paths need
-hipSOLVER's SVD) is reported and skipped. The host time is this process's CPU time
+checks take the same branches), hipSOLVER, hipFFT and hipBLAS's GEMM and trsm are no-ops,
+launches are counted and run nothing. A case the stand-ins cannot run (LDA: the zeros make
+a negative shape) is reported and skipped. The host time is this process's CPU time
 (``timing.interleaved`` with ``time.process_time``), the fake's Python launch included
 on both sides: lazy mode's own host work shows as the difference.
 test_lazy_pydata.py pins the counts; the GPU figures are bench/pydata_e2e.py's.
@@ -25,7 +25,10 @@ ROOT = HERE.parents[2]
 _DATA_TYPES = ("HIP_R_16F", "HIP_R_16BF", "HIP_R_32F", "HIP_R_64F", "HIP_C_32F", "HIP_C_64F")
 _BLAS_ENUMS = {"hipblasComputeType_t": ("HIPBLAS_COMPUTE_32F", "HIPBLAS_COMPUTE_64F"),
                "hipblasOperation_t": ("HIPBLAS_OP_N", "HIPBLAS_OP_T", "HIPBLAS_OP_C"),
-               "hipblasGemmAlgo_t": ("HIPBLAS_GEMM_DEFAULT",)}
+               "hipblasGemmAlgo_t": ("HIPBLAS_GEMM_DEFAULT",),
+               "hipblasSideMode_t": ("HIPBLAS_SIDE_LEFT", "HIPBLAS_SIDE_RIGHT"),
+               "hipblasFillMode_t": ("HIPBLAS_FILL_MODE_LOWER", "HIPBLAS_FILL_MODE_UPPER"),
+               "hipblasDiagType_t": ("HIPBLAS_DIAG_NON_UNIT", "HIPBLAS_DIAG_UNIT")}
 
 
 def _plain(obj, name, value, raising=False):
@@ -34,7 +37,7 @@ def _plain(obj, name, value, raising=False):
 
 def install(rt, ok, setattr_=_plain):
     """Zero reads, no-op hipSOLVER/hipFFT (linalg_fft_host_path's) and a no-op counted
-    hipBLAS GEMM with its enums on the fake runtime ``rt`` (``setattr_``: a monkeypatch's,
+    hipBLAS GEMM and trsm with their enums on the fake runtime ``rt`` (``setattr_``: a monkeypatch's,
     to put everything back after a test)."""
     import linalg_fft_host_path  # tests/rocm/host is on the path (pytest's pythonpath, or main())
 
@@ -42,8 +45,8 @@ def install(rt, ok, setattr_=_plain):
     setattr_(rt.hip, "hipDataType", types.SimpleNamespace(**{n: n for n in _DATA_TYPES}), raising=False)
     for enum, names in _BLAS_ENUMS.items():
         setattr_(rt.hipblas, enum, types.SimpleNamespace(**{n: n for n in names}), raising=False)
-    setattr_(rt.hipblas, "hipblasGemmStridedBatchedEx",
-             rt._counted("hipblasGemmStridedBatchedEx", lambda *args: (ok,)), raising=False)
+    for name in ("hipblasGemmStridedBatchedEx", "hipblasStrsm", "hipblasDtrsm"):  # (the tall SVD's R^-1: trsm)
+        setattr_(rt.hipblas, name, rt._counted(name, lambda *args: (ok,)), raising=False)
 
 
 def bench_module():
@@ -59,12 +62,12 @@ def bench_module():
     return sys.modules["pydata_e2e"]
 
 
-#: the runtime's calls that read the device back or wait for it
-HOST_READS = ("hipMemcpyDtoHAsync", "hipStreamSynchronize", "hipEventSynchronize")
+#: the runtime's calls that read the device back or wait for it, and its device-to-device copies
+COUNTED_CALLS = ("hipMemcpyDtoHAsync", "hipStreamSynchronize", "hipEventSynchronize", "hipMemcpyDtoDAsync")
 
 
 def one_call(rt, device, case, host, lazy):
-    """(kernel launches by name, {host read call: count}) of one call of ``case`` in the
+    """(kernel launches by name, {host read or copy call: count}) of one call of ``case`` in the
     steady state (two calls first: kernels compiled, graphs cached)."""
     import candlewick as cw
 
@@ -77,7 +80,7 @@ def one_call(rt, device, case, host, lazy):
     del rt.launches[:]
     pe.lazy_pairs.call(fn, data, lazy)
     names = collections.Counter(n.decode() if isinstance(n, bytes) else n for n, *_ in rt.launches)
-    return names, {k: rt.calls[k] for k in HOST_READS if rt.calls[k]}
+    return names, {k: rt.calls[k] for k in COUNTED_CALLS if rt.calls[k]}
 
 
 def main():
@@ -106,7 +109,7 @@ def main():
     host = pe.host_data(args.samples, args.features)
     cases = args.cases.split(",") if args.cases else list(pe.CASES)
     print(f"fake HIP runtime, {args.samples} x {args.features}: per call, eager / lazy")
-    print("| case | launches | host reads | host ms (process time) | kernels only in one |\n|---|---|---|---|---|")
+    print("| case | launches | host reads and copies | host ms (process time) | kernels only in one |\n|---|---|---|---|---|")
     for case in cases:
         try:
             eager = one_call(rt, device, case, host, False)

@@ -19,10 +19,10 @@ _spec.loader.exec_module(fake_hip)
 
 pytest.importorskip("sklearn")
 
-#: the cases the stand-ins run (PCA, Ridge and LDA need hipSOLVER's SVD or real values; the
+#: the cases the stand-ins run (LDA needs real values: the zeros make a negative shape; the
 #: SciPy cases need SCIPY_ARRAY_API set before anything in the test process imports SciPy:
 #: pydata_fake.py runs them)
-CASES = ("StandardScaler", "pairwise_distances", "KMeans-like loop")
+CASES = ("StandardScaler", "pairwise_distances", "KMeans-like loop", "Ridge", "PCA full", "PCA randomized")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,10 @@ def test_lazy_mode_adds_no_launch_and_no_host_read(fake, host, case):
     lazy, lazy_reads = pydata_fake.one_call(rt, device, case, host, lazy=True)
     more = {name: (eager[name], n) for name, n in lazy.items() if not name.startswith("fz") and n > eager[name]}
     assert more == {}, f"eager kernels launched more often in lazy mode (eager, lazy): {more}"
-    assert sum(lazy.values()) <= sum(eager.values())
+    # the device's work items: a fused kernel may copy where eager mode copies through the
+    # runtime (Ridge's ``asarray(X, copy=True)``, fused with the check of the next call)
+    copies = "hipMemcpyDtoDAsync"
+    assert sum(lazy.values()) + lazy_reads.pop(copies, 0) <= sum(eager.values()) + eager_reads.pop(copies, 0)
     assert lazy_reads == eager_reads
 
 
