@@ -20,7 +20,8 @@ from candlewick.errors import UnsupportedOperation
 from candlewick.opdefs import BinaryOp, CompareOp, ReduceOp, ScanOp, UnaryOp, _letters
 
 from .abi.structs import (EIG_ARGS, EIG_BLOCK, EW_BLOCK, MATMUL_ARGS, MATMUL_TILE, NN_ARGS, QR_ARGS, QR_BLOCK, RADIX_ARGS,
-                          RADIX_BLOCK, REDUCE_ARGS, SVD_ARGS, SVD_BLOCK, TRANSPOSE_ARGS, TRANSPOSE_ROWS, TRANSPOSE_TILE)
+                          RADIX_BLOCK, REDUCE_ARGS, SKINNY_ARGS, SKINNY_BLOCK, SVD_ARGS, SVD_BLOCK, TRANSPOSE_ARGS,
+                          TRANSPOSE_ROWS, TRANSPOSE_TILE)
 
 # storage type of each dtype in the kernels (hip/common.h)
 C_TYPE = {
@@ -63,6 +64,10 @@ BINARY_ITEMS = 4
 MASK_ITEMS = 16
 #: ``KernelSpec.min_blocks``: blocks a multiprocessor the compiler keeps room for (the second
 #: argument of ``__launch_bounds__``, a register cap; 0: none)
+#: the skinny products' kernels (hip/matmul.hip): a narrow product's widths (N at most) and
+#: lanes per row of A, a long one's width (M at most), and the 16-byte vectors a thread
+#: reads at a time (probe s29_skinny2 on the H200 chose them: bench/results/rocm_gpu_tests)
+SKINNY_NARROW_WIDTHS, SKINNY_NARROW_LANES, SKINNY_LONG_WIDTH, SKINNY_UNROLL = (4, 8), (4, 8), 8, 2
 KernelSpec = namedtuple("KernelSpec", "key name module abi body block items min_blocks", defaults=(EW_ITEMS, 0))
 #: (input, accumulation) dtypes whose sums and products the reduce kernels compute with the
 #: input converted as it is read (the optional group "reduce_dtype": families/reductions.py);
@@ -173,6 +178,13 @@ def _build():
     for d in _domain("I"):
         add(("matmul", d), f"matmul_{d.name}", "matmul", f"cw_matmul<{C_TYPE[d]}>(a);",
             MATMUL_ARGS.name, MATMUL_TILE * MATMUL_TILE)
+    # float32 products with one small edge (families/skinny_matmul.py: which, and why these)
+    for width in SKINNY_NARROW_WIDTHS:
+        for lanes in SKINNY_NARROW_LANES:
+            add(("matmul_narrow", width, lanes), f"matmul_narrow_w{width}_g{lanes}", "matmul_skinny",
+                f"cw_matmul_narrow<{width}, {lanes}, {SKINNY_UNROLL}>(a);", SKINNY_ARGS.name, SKINNY_BLOCK)
+    add(("matmul_long", SKINNY_LONG_WIDTH), f"matmul_long_w{SKINNY_LONG_WIDTH}", "matmul_skinny",
+        f"cw_matmul_long<{SKINNY_LONG_WIDTH}, {SKINNY_UNROLL}>(a);", SKINNY_ARGS.name, SKINNY_BLOCK)
     for size in (1, 2, 4, 8):  # sortable itemsizes
         add(("radix_out", size), f"radix_out_b{size}", SORT_MODULE, f"cw_radix_out<{BYTES_TYPE[size]}>(a);")
     add(("radix", "fill", 1), "radix_fill_b1", SORT_MODULE, "cw_radix_fill<unsigned char>(a);", RADIX_ARGS.name,

@@ -11,7 +11,8 @@ Transposed views are passed as transposes, any other strided operand (a negative
 stride included) is copied contiguous first (never an error). Batch dimensions,
 broadcast ones (stride 0) included, are coalesced into one strided batch where possible
 and looped on the host otherwise. Complex products run as one real GEMM plus a combine (``_complex_matmul``
-says why).
+says why). float32 products with one small edge that hipBLAS's GEMM reads slowly run our own
+kernels (``families/skinny_matmul.py``).
 """
 
 import itertools
@@ -28,6 +29,7 @@ from .abi import structs
 from .abi.ew_operands import coalesce, pad_dims
 from .abi.structs import GRID_YZ_MAX, INT32_MAX, MATMUL_ARGS, MAX_DIMS
 from .bindings import hipblas
+from .families import skinny_matmul as skinny
 from .families.copies import copy
 from .families.ew_launch import launch_ew
 from .kernels import kernel
@@ -57,6 +59,10 @@ def matmul(lhs, rhs, lhs_layout, rhs_layout):
     *batch, m, k = lhs_layout.shape
     n = rhs_layout.shape[-1]
     batch = tuple(batch)
+    if not batch and dtype is dt.float32 and (m >= skinny.NARROW_MIN_ROWS or k >= skinny.LONG_MIN_K):
+        out = skinny.matmul(lhs, rhs, lhs_layout, rhs_layout, m, n, k)
+        if out is not None:
+            return out
     out_shape = batch + (m, n)
     out = device.storage_type.empty(device, dtype, shape_size(out_shape))
     if out.size == 0:

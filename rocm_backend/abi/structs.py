@@ -56,6 +56,9 @@ RADIX_LATER_PASSES = 5
 #: against 1723; probe 1: 2^20 the gather pass 24 us against 18 for a pass, the carry's 3 passes 22 each)
 RADIX_GATHER_MAX = 1 << 22
 MATMUL_TILE = 16  # tile edge of the integer matmul kernel (hip/matmul.hip)
+#: the skinny float32 products of hip/matmul.hip (families/skinny_matmul.py): threads of a
+#: block; elements of B a narrow product's block keeps in shared memory (32 KiB)
+SKINNY_BLOCK, SKINNY_SHARED = 256, 8192
 TRANSPOSE_TILE, TRANSPOSE_ROWS = 32, 8  # tile edge and thread rows of hip/transpose.hip
 SVD_MAX_N = 64  # largest matrix edge of the batched Jacobi SVD kernel (hip/svd_jacobi.hip)
 SVD_BLOCK = 256  # its threads per block (one block per matrix)
@@ -90,6 +93,8 @@ CONSTANTS = (
     ("RADIX_COUNT_LATER", "CW_RADIX_COUNT_LATER", RADIX_COUNT_LATER),
     ("RADIX_LATER_PASSES", "CW_RADIX_LATER_PASSES", RADIX_LATER_PASSES),
     ("MATMUL_TILE", "CW_TILE", MATMUL_TILE),
+    ("SKINNY_BLOCK", "CW_SKINNY_BLOCK", SKINNY_BLOCK),
+    ("SKINNY_SHARED", "CW_SKINNY_SHARED", SKINNY_SHARED),
     ("TRANSPOSE_TILE", "CW_TR_TILE", TRANSPOSE_TILE),
     ("TRANSPOSE_ROWS", "CW_TR_ROWS", TRANSPOSE_ROWS),
     ("SVD_MAX_N", "CW_SVD_MAX_N", SVD_MAX_N),
@@ -167,6 +172,15 @@ MATMUL_ARGS = ArgLayout(
         ("a", "cptr", 1), ("a_off", "i64", 1), ("b", "cptr", 1), ("b_off", "i64", 1), ("c", "ptr", 1),
     ],
     "integer matmul (hip/matmul.hip): row / column strides of each operand; c is contiguous (batch, M, N)")
+
+SKINNY_ARGS = ArgLayout(
+    "cw_skinny_args",
+    [("M", "i64", 1), ("N", "i64", 1), ("K", "i64", 1), ("a_rs", "i64", 1), ("a_cs", "i64", 1),
+     ("b_rs", "i64", 1), ("b_cs", "i64", 1), ("a", "cptr", 1), ("a_off", "i64", 1), ("b", "cptr", 1),
+     ("b_off", "i64", 1), ("c", "ptr", 1), ("chunk", "i64", 1)],
+    "float32 C (M x N, contiguous) = A (M x K) B (K x N) with one edge small (hip/matmul.hip): row / "
+    "column strides of each operand; chunk: rows of K one block of the long product sums, its "
+    "partial (M x N) written at c + blockIdx.y * M * N")
 
 SVD_ARGS = ArgLayout(
     "cw_svd_args",

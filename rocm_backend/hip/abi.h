@@ -16,6 +16,8 @@ typedef long long cw_i64;
 #define CW_RADIX_COUNT_LATER 3
 #define CW_RADIX_LATER_PASSES 5
 #define CW_TILE 16
+#define CW_SKINNY_BLOCK 256
+#define CW_SKINNY_SHARED 8192
 #define CW_TR_TILE 32
 #define CW_TR_ROWS 8
 #define CW_SVD_MAX_N 64
@@ -137,6 +139,23 @@ struct cw_matmul_args {
     const char* b;
     cw_i64 b_off;
     char* c;
+};
+
+// float32 C (M x N, contiguous) = A (M x K) B (K x N) with one edge small (hip/matmul.hip): row / column strides of each operand; chunk: rows of K one block of the long product sums, its partial (M x N) written at c + blockIdx.y * M * N
+struct cw_skinny_args {
+    cw_i64 M;
+    cw_i64 N;
+    cw_i64 K;
+    cw_i64 a_rs;
+    cw_i64 a_cs;
+    cw_i64 b_rs;
+    cw_i64 b_cs;
+    const char* a;
+    cw_i64 a_off;
+    const char* b;
+    cw_i64 b_off;
+    char* c;
+    cw_i64 chunk;
 };
 
 // batched one-sided Jacobi SVD (hip/svd_jacobi.hip), one block per matrix b: the working matrix W (R x C, R >= C) element (i, j) at src[b*src_bs + i*src_rs + j*src_cs]; U's columns (R x C) and V (C x C) written likewise through u_*/v_*; s: C singular values per matrix; info: one int per matrix; v_scratch: (C+1)*C elements per matrix when V does not fit in shared memory, else null
