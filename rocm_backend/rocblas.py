@@ -44,25 +44,25 @@ GEMM_BATCH_MAX = GRID_YZ_MAX
 
 
 def matmul(lhs, rhs, lhs_layout, rhs_layout):
-    device = lhs.device
-    # a product of the same dtype and layouts as one before (a loop's): its GEMM's arguments
-    # kept, the pointers and the handle (per stream) filled in (``_blas_matmul`` keeps them)
-    plan = device.launches.get(("gemm", lhs.dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
-                                rhs_layout.strides, device._current.stream.index))
-    if plan is not None:
-        size, call = plan
-        item = lhs.dtype.itemsize
-        out = device.storage_type.empty(device, lhs.dtype, size)
-        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
-        return out
-    dtype = lhs.dtype
-    *batch, m, k = lhs_layout.shape
+    device, dtype, (*batch, m, k) = lhs.device, lhs.dtype, lhs_layout.shape
     n = rhs_layout.shape[-1]
-    batch = tuple(batch)
+    # a float32 product with one small edge: our kernels where they are faster (asked first,
+    # so a product that hipBLAS made once, misaligned, does not keep the next ones there)
     if not batch and dtype is dt.float32 and (m >= skinny.NARROW_MIN_ROWS or k >= skinny.LONG_MIN_K):
         out = skinny.matmul(lhs, rhs, lhs_layout, rhs_layout, m, n, k)
         if out is not None:
             return out
+    # a product of the same dtype and layouts as one before (a loop's): its GEMM's arguments
+    # kept, the pointers and the handle (per stream) filled in (``_blas_matmul`` keeps them)
+    plan = device.launches.get(("gemm", dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
+                                rhs_layout.strides, device._current.stream.index))
+    if plan is not None:
+        size, call = plan
+        item = dtype.itemsize
+        out = device.storage_type.empty(device, dtype, size)
+        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+        return out
+    batch = tuple(batch)
     out_shape = batch + (m, n)
     out = device.storage_type.empty(device, dtype, shape_size(out_shape))
     if out.size == 0:

@@ -129,3 +129,19 @@ def test_other_products_stay_hipblas(made, monkeypatch, case):
     del rt.launches[:]
     dev.storage_from_host(a_base).matmul(dev.storage_from_host(b_base), _layout(a_base, a), _layout(b_base, b))
     assert len(called) == 1 and rt.launches == []
+
+
+def test_a_kept_gemm_does_not_keep_a_skinny_product_from_its_kernel(made):
+    """The skinny kernels are asked before the GEMM arguments rocblas.matmul keeps by layout
+    (not by address): a product of a layout hipBLAS once made (its A misaligned then) runs
+    the kernel once A is aligned."""
+    rt, dev = made
+    rng = np.random.default_rng(2)
+    a_base, centers = rng.standard_normal((300, 64)).astype(np.float32), rng.standard_normal((8, 64)).astype(np.float32)
+    a_layout, b_layout = _layout(a_base, a_base), _layout(centers, centers.T)
+    gemms = []
+    dev.launches.keep(("gemm", "float32", a_layout.shape, a_layout.strides, b_layout.shape, b_layout.strides,
+                       dev._current.stream.index), (300 * 8, lambda *args: gemms.append(args)))
+    got, launched = _product(rt, dev, a_base, a_base, centers, centers.T)
+    assert launched == ["matmul_narrow_w8_g4"] and gemms == []
+    _check(got, a_base, centers.T)
