@@ -54,13 +54,11 @@ def matmul(lhs, rhs, lhs_layout, rhs_layout):
             return out
     # a product of the same dtype and layouts as one before (a loop's): its GEMM's arguments
     # kept, the pointers and the handle (per stream) filled in (``_blas_matmul`` keeps them)
-    plan = device.launches.get(("gemm", dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
-                                rhs_layout.strides, device._current.stream.index))
+    plan = device.launches.get(_gemm_key(device, dtype, lhs_layout, rhs_layout))
     if plan is not None:
         size, call = plan
-        item = dtype.itemsize
         out = device.storage_type.empty(device, dtype, size)
-        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+        _kept_gemm(call, lhs, rhs, lhs_layout, rhs_layout, out)
         return out
     batch = tuple(batch)
     out_shape = batch + (m, n)
@@ -110,6 +108,21 @@ def _materialize(storage, layout):
     return copy(storage, layout), Layout.contiguous(layout.shape)
 
 
+def _gemm_key(device, dtype, lhs_layout, rhs_layout):
+    """The key of a real product's kept GEMM arguments in ``device.launches``: its dtype, its
+    operands' shapes and strides (not their offsets: the pointers are filled in per call) and
+    the current stream (whose hipBLAS handle makes the call)."""
+    return ("gemm", dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape, rhs_layout.strides,
+            device._current.stream.index)
+
+
+def _kept_gemm(call, lhs, rhs, lhs_layout, rhs_layout, out):
+    """A kept GEMM (``hipblas.prepared_gemm``) on these operands into ``out`` (column-major:
+    rhs is its A)."""
+    item = lhs.dtype.itemsize
+    call(lhs.device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+
+
 def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
     # a negative batch stride is copied too: cuBLAS's float16 GEMMs (behind the
     # HIP-on-CUDA shim) read out of bounds with one, float32 ones do not, and neither
@@ -136,9 +149,8 @@ def _blas_matmul(lhs, rhs, lhs_layout, rhs_layout, out, batch, m, n, k):
         types = hipblas.types(lhs.dtype)
         call = hipblas.prepared_gemm(b_op[0], a_op[0], n, m, k, b_op[1], bb[-1], a_op[1], ab[-1], n, cb[-1],
                                      bshape[0], types, types)
-        device.launches.keep(("gemm", lhs.dtype.name, lhs_layout.shape, lhs_layout.strides, rhs_layout.shape,
-                              rhs_layout.strides, device._current.stream.index), (out.size, call))
-        call(device.blas, rhs.ptr + rhs_layout.offset * item, lhs.ptr + lhs_layout.offset * item, out.ptr)
+        device.launches.keep(_gemm_key(device, lhs.dtype, lhs_layout, rhs_layout), (out.size, call))
+        _kept_gemm(call, lhs, rhs, lhs_layout, rhs_layout, out)
         return
     for lead in itertools.product(*(range(s) for s in bshape[:-1])):  # host loop: rare
         a_off = lhs_layout.offset + sum(i * s for i, s in zip(lead, ab))

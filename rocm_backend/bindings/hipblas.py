@@ -124,52 +124,41 @@ def gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b,
                          c, ldc, stride_c, batch, ab_types, c_types=None):
     """Column-major ``C = op(A) op(B)`` over ``batch`` strided matrices (pointers are
     ints; ``ab_types``/``c_types`` from ``types()``; alpha = 1, beta = 0 of ab_types)."""
-    state = _state if "ops" in _state else _setup()
-    c_types = c_types or ab_types
-    raw = state["raw"]
-    if raw is not None and ab_types.data is None:
-        raw = None
-    if raw is not None and not isinstance(handle, int):
-        try:
-            handle_int = int(handle)
-        except TypeError:
-            raw = None
-    if raw is not None:
-        op_n, op_t, algo = state["ops"]
-        status = raw(handle_int, op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k,
-                     ab_types.alpha, a, ab_types.data, lda, stride_a, b, ab_types.data, ldb, stride_b,
-                     ab_types.beta, c, c_types.data, ldc, stride_c, batch, ab_types.compute, algo)
-        if status:
-            raise RocmError("hipblasGemmStridedBatchedEx", _status(status))
-        return
-    op_n, op_t, algo = state["enums"]
-    hipblas = hip_api().hipblas
-    status = hipblas.hipblasGemmStridedBatchedEx(
-        handle, op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k, ab_types.alpha,
-        a, ab_types.data_enum, lda, stride_a, b, ab_types.data_enum, ldb, stride_b, ab_types.beta,
-        c, c_types.data_enum, ldc, stride_c, batch, ab_types.compute_enum, algo)
-    check("hipblasGemmStridedBatchedEx", status)
+    prepared_gemm(trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch, ab_types,
+                  c_types)(handle, a, b, c)
 
 
 def prepared_gemm(trans_a, trans_b, m, n, k, lda, stride_a, ldb, stride_b, ldc, stride_c, batch, ab_types,
                   c_types=None):
     """``gemm_strided_batched`` of these arguments as a function of (handle, a, b, c): every
-    other argument converted once (a product made again, as a loop's, pays the call alone)."""
+    other argument converted once (a product made again, as a loop's, pays the call alone).
+    The call goes through ctypes where the raw function was found and the handle converts
+    to an int, else through hip-python."""
     state = _state if "ops" in _state else _setup()
     c_types = c_types or ab_types
+    op_n, op_t, algo = state["enums"]
+
+    def hip_python_call(handle, a, b, c):
+        status = hip_api().hipblas.hipblasGemmStridedBatchedEx(
+            handle, op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k, ab_types.alpha,
+            a, ab_types.data_enum, lda, stride_a, b, ab_types.data_enum, ldb, stride_b, ab_types.beta,
+            c, c_types.data_enum, ldc, stride_c, batch, ab_types.compute_enum, algo)
+        check("hipblasGemmStridedBatchedEx", status)
+
     raw = state["raw"] if ab_types.data is not None else None
     if raw is None:
-        def call(handle, a, b, c):
-            gemm_strided_batched(handle, trans_a, trans_b, m, n, k, a, lda, stride_a, b, ldb, stride_b,
-                                 c, ldc, stride_c, batch, ab_types, c_types)
-        return call
+        return hip_python_call
     op_n, op_t, algo = state["ops"]
     head = (op_t if trans_a else op_n, op_t if trans_b else op_n, m, n, k, ab_types.alpha)
     a_args, b_args = (ab_types.data, lda, stride_a), (ab_types.data, ldb, stride_b, ab_types.beta)
     tail = (c_types.data, ldc, stride_c, batch, ab_types.compute, algo)
 
     def call(handle, a, b, c):
-        status = raw(int(handle), *head, a, *a_args, b, *b_args, c, *tail)
+        try:
+            handle_int = int(handle)
+        except TypeError:  # a handle with no C value (a stand-in): hip-python's call
+            return hip_python_call(handle, a, b, c)
+        status = raw(handle_int, *head, a, *a_args, b, *b_args, c, *tail)
         if status:
             raise RocmError("hipblasGemmStridedBatchedEx", _status(status))
     return call

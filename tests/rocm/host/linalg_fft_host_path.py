@@ -62,7 +62,7 @@ def noop_solver(rt):
             return types.SimpleNamespace(**{m: m for m in _SOLVER_ENUM_MEMBERS})
         if name.endswith("_bufferSize"):
             result = (0, 16)
-        elif name.startswith(("hipsolverCreate", "hipsolverDn")) and "Info" in name or name.startswith("hipsolverCreate"):
+        elif name.startswith("hipsolverCreate") or (name.startswith("hipsolverDn") and "Info" in name):
             result = (0, name + "-handle")
         else:
             result = (0,)
