@@ -82,3 +82,46 @@ def test_lazy_mode_compiles_the_graph_fuse_traces(fake, monkeypatch, case):
     assert len(seen) == 1 and seen[0].describe() == traced.describe()
     assert fused_source.plan(seen[0]).source == fused_source.plan(traced).source
 
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_a_slow_opener_asks_the_stream(fake, queried, monkeypatch, busy):
+    """With lazy_policy.IDLE_RUNS (which tests/conftest.py turns off) and the call that
+    opens GELU's graph marked slow (SLOW_CALL_S below any time), the call asks
+    hipStreamQuery: busy, once, and it reaches the runtime as the fused call; idle, its
+    first primitive runs at once, the rest opening a graph of its own, marked slow when
+    it runs: a call later every primitive runs at once, as in eager mode.
+    A chain recorded quickly (the default bound) never asks."""
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "IDLE_RUNS", True)
+    runtime, device = fake
+    runtime.stream_busy = busy
+    fn, shape = CASES["gelu"]
+    x = cw.asarray(np.random.default_rng(0).standard_normal(shape).astype(np.float32), device=device)
+    fused = _one_call(runtime, device, cw.fuse(lambda a: fn(cw, a)), x)
+    calls = _one_call(runtime, device, bench.lazily(fn), x)
+    assert calls == fused and "hipStreamQuery" not in calls[0]  # quick: recorded, nothing asked
+    monkeypatch.setattr(lazy_policy, "SLOW_CALL_S", -1.0)  # every graph slow from now on
+    for _ in range(8):  # idle: each call runs one more of GELU's 8 at once (its opener marked by the last)
+        bench.lazily(fn)(x)
+    calls, launches, allocations = _one_call(runtime, device, bench.lazily(fn), x)
+    queries = calls.pop("hipStreamQuery")
+    if busy:  # asked once, at the opening, then recorded as before
+        assert queries == 1 and (calls, launches, allocations) == fused
+    else:  # each call at once in its turn, asking as it would open a graph: eager mode's launches
+        eager = _one_call(runtime, device, lambda a: fn(cw, a), x)
+        assert queries >= 1 and (calls, launches, allocations) == eager
+
+
+def test_a_capturing_stream_is_never_queried(fake):
+    """During a graph capture the stream cannot be queried: the device answers busy."""
+    runtime, device = fake
+    assert device.stream_idle() and runtime.calls["hipStreamQuery"] == 1
+    runtime.stream_busy = True
+    assert not device.stream_idle()
+    device.capture = object()  # (what begin_capture sets; only its presence is read)
+    try:
+        assert not device.stream_idle() and runtime.calls["hipStreamQuery"] == 2
+    finally:
+        device.capture = None
