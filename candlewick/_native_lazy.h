@@ -60,7 +60,7 @@ extern PyTypeObject cw_LazyCallType;
 
 /* _native_lazy_key.c: lazy_policy's globals (given by lazy_starts) and names, and what
    StartMethod asks of them */
-extern PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_opening, *cw_s_real;
+extern PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred call (lazy_defer) */
 /* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
 enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,

@@ -21,7 +21,7 @@
 #include "_native.h"
 #include "_native_lazy.h"
 
-PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_opening, *cw_s_real;
+PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 PyObject *cw_s_defer;
 static PyObject *s_defers;
 /* lazy_policy._DEFERS, a constant: read once, when lazy_starts gives the policy */
@@ -242,9 +242,9 @@ int cw_lazy_key_policy(PyObject *globals) {
 
 int cw_lazy_key_ready(void) {
     static const char *const texts[] = {"size", "dtype", "itemsize", "name", "lazy_type", "tracer", "device", "real",
-                                        "shape", "strides", "offset", "_DEFERS", "defer", "opening"};
+                                        "shape", "strides", "offset", "_DEFERS", "defer"};
     PyObject **names[] = {&s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type, &cw_s_tracer, &s_device,
-                          &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer, &cw_s_opening};
+                          &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;

@@ -183,19 +183,9 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             }
         }
     }
-    /* recorded; where every storage operand is computed (real's type), pending.opening
-       may answer None instead (lazy_policy.idle_runs): run at once */
-    int computed = 1;
-    for (Py_ssize_t k = 0; k < m->npositions; k++) {
-        Py_ssize_t i = m->positions[k];
-        if (i < n && Py_TYPE(args[i]) != Py_TYPE(real)) {
-            computed = 0;
-        }
-    }
-    PyObject *tracer = computed ? PyObject_CallMethodObjArgs(pending, cw_s_opening, m->name, real, NULL)
-                                : PyObject_CallMethodOneArg(pending, cw_s_tracer, real);
+    PyObject *tracer = PyObject_CallMethodOneArg(pending, cw_s_tracer, real); /* recorded */
     if (tracer != NULL) {
-        out = call_on(m->name, tracer == Py_None ? real : tracer, args, n);
+        out = call_on(m->name, tracer, args, n);
         Py_DECREF(tracer);
     }
 done:

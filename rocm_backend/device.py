@@ -30,7 +30,7 @@ from candlewick.errors import DeviceMismatchError, GraphCaptureError
 from candlewick.named_device import NamedDevice
 
 from . import miopen
-from .bindings import hip, hip_streams, hipblas, hipsolver, roctx
+from .bindings import hip, hipblas, hipsolver, roctx
 from .codegen.sources import module_source
 from .families import ew_launch, fft, reductions
 from .families.device_calls import FamilyCalls
@@ -233,16 +233,6 @@ class RocmDevice(FamilyCalls, NamedDevice):
     def current_stream(self):
         current = self._current
         return self._own_stream if current.owner is None else current.owner
-
-    def stream_idle(self):
-        """Whether the calling thread's current stream has run all the work queued on it
-        (never waits): lazy mode asks before deferring a call that would open a graph
-        (candlewick.fusion.lazy_policy.IDLE_RUNS). False during a graph capture, whose
-        stream cannot be queried."""
-        if self.capture is not None:
-            return False
-        self.make_current()
-        return hip_streams.stream_query(self._current.stream.handle)
 
     def set_current_stream(self, stream):
         if stream.device is not self:

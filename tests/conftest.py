@@ -21,7 +21,3 @@ def lazy_records_small_arrays(monkeypatch):
     calls on large arrays (``lazy_policy.RECORD_BYTES`` 0; tests/fusion/test_lazy.py's
     test of the bound sets its own)."""
     monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 0)
-    # and they pin what is recorded, whatever the device's queue holds when a chain opens
-    # (lazy_policy.IDLE_RUNS: a GPU runs their small arrays' work before the next call);
-    # tests/fusion/test_lazy_idle.py sets it back
-    monkeypatch.setattr(lazy_policy, "IDLE_RUNS", False)

@@ -98,7 +98,6 @@ class KeptResults:
             held.device, held.lock, held.kept = self.device, threading.RLock(), []
             held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
             held.keys, held.calls, held.made, held.results = self.keys, self.calls, self.made, [_ref(keep)]
-            held.opened = None  # (its run is the consumer's: not timed as an opening)
             keep.pending = held
             self.kept.append(_ref(keep, self._forget))
             self._reset()

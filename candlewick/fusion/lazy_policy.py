@@ -27,8 +27,7 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "defers", "idle_runs", "learn", "learn_opening",
-           "opener", "pair_key", "pinned_fused", "plain", "reset"]
+__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "defers", "learn", "pair_key", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -50,26 +49,6 @@ RECORD_BYTES = 1 << 23
 #: 0.96), 44.8 MB 0.80 / 0.99 (fftconvolve 0.90 / 0.98), 51 MB 0.80 / 0.99; bench/
 #: pydata_e2e's 12.8 MB 1.57 / 0.94 (host-bound)
 CONSUME_BYTES = 40 << 20
-#: a call on computed operands that would open a graph runs at once where the last graph
-#: it opened was recorded slowly and its device has no work queued (``idle_runs``).
-#: Deferring a call leaves the device waiting until its graph runs, and code written
-#: eagerly may run host work between its calls: scikit-learn's Ridge copies X (200 MB)
-#: ~400 us of host time before the next call of its centering, the device idle
-#: throughout in lazy mode where eager mode's copy has run meanwhile (bench/pydata_e2e on
-#: the H200 at fa8c614: Ridge 1.0156 and PCA randomized 1.0144 of eager's time). A chain
-#: written as one expression records a call every few us (GELU's 8 in ~50 us on the H200)
-#: and is recorded however idle the device: what fusing it saves is device time. The
-#: tests that pin a recording set it False (a device's timing is not theirs).
-IDLE_RUNS = True
-#: the host seconds per recorded call (from the graph's first call to its run) past which a
-#: graph counts as recorded slowly: recording and eager mode's checks take ~5-10 us a call
-SLOW_CALL_S = 20e-6
-#: how many times an opener marked slow runs at once before its next graph is recorded
-#: again (and so timed again: a chain whose first runs met a cold host is not held eager)
-RELEARN = 16
-#: opener (``opener``) -> -1 where its last graph was recorded slowly, else the runs at once
-#: left to it (marked: two graphs in a row recorded slowly, or one after its runs at once)
-_slow: dict = {}
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1
@@ -88,7 +67,6 @@ def reset() -> None:
     global _generation
     _counts.clear()
     _ripe.clear()
-    _slow.clear()
     _generation += 1
 
 
@@ -180,46 +158,6 @@ def learn(run, device, calls, made):
         run.pinned = True
     else:
         counted_replayed(device, calls)
-
-
-def opener(device, name, storage):
-    """The key of a call of primitive ``name`` on computed ``storage`` that opens a graph
-    (coarser than ``call_key``: made at every opening, read at the graph's run)."""
-    return id(device), name, storage.dtype.name, storage.size
-
-
-def learn_opening(key, seconds, calls):
-    """What a graph opened by ``key`` (``opener``) teaches when it runs ``seconds`` of host
-    time after its opening, holding ``calls`` recorded calls: whether it was recorded
-    slowly (``SLOW_CALL_S``). Two slow graphs in a row mark the opener (its first runs may
-    have met a cold host); a quick one clears it."""
-    if seconds > SLOW_CALL_S * calls:
-        if len(_slow) >= MAX_KEYS:
-            _slow.clear()
-        _slow[key] = -1 if _slow.get(key) is None else RELEARN
-    elif _slow:
-        _slow.pop(key, None)
-
-
-def idle_runs(device, name, storage):
-    """Whether a call of ``name`` on computed ``storage`` that would open an empty pending
-    graph on ``device`` runs at once instead (``IDLE_RUNS``): its opener is marked slow
-    (``learn_opening``) and the device's optional ``stream_idle()`` says the calling
-    thread's current stream has run all its work (asked only then). A device without the
-    method (or whose work is done before its calls return, the cpu) always records."""
-    if not (IDLE_RUNS and _slow):
-        return False
-    key = opener(device, name, storage)
-    left = _slow.get(key, -1)
-    if left < 0:
-        return False
-    probe = getattr(device, "stream_idle", None)
-    if probe is None or not probe():
-        return False
-    # the last run at once leaves the mark of one slow graph: the next is recorded (and
-    # timed) again, and marks the opener again where it is slow too
-    _slow[key] = left - 1 if left > 1 else -1
-    return True
 
 
 def _replayed_calls(nodes, count, made):
@@ -384,12 +322,7 @@ def _start(name, pair=False, only=None):
                     return getattr(real, name)(*call_args)
                 if seen == _DEFERS:
                     return pending.defer(name, real, *call_args)
-        pending = self.pending
-        lazy_type = pending.lazy_type
-        if all(type(args[i]) is not lazy_type for i in positions if i < len(args)):
-            tracer = pending.opening(name, real)  # (None: run at once)
-            return getattr(real if tracer is None else tracer, name)(*args)
-        return getattr(pending.tracer(real), name)(*args)
+        return getattr(self.pending.tracer(real), name)(*args)
 
     method.__name__ = method.__qualname__ = name
     return method

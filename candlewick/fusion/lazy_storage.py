@@ -22,7 +22,6 @@ destroy that copy (irfft) may get that copy from the graph instead: ``lazy_consu
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 
 from ..dtypes import bool_
@@ -30,7 +29,7 @@ from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
 from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_defer import defer
-from .lazy_policy import defers, idle_runs, learn, learn_opening, opener, plain
+from .lazy_policy import defers, learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -49,7 +48,6 @@ LIVE: set = set()
 
 _new = object.__new__
 _ref = weakref.ref
-_clock = time.perf_counter
 
 
 class LazyStorage(TracedStorage):
@@ -221,7 +219,6 @@ class Pending(KeptResults):
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
         self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
-        self.opened = None  # (lazy_policy.opener key, host clock) of the call that opened the graph
 
     def add(self, kind, shape, dtype, op, operands, attrs):
         with self.lock:
@@ -268,17 +265,6 @@ class Pending(KeptResults):
                 self.inputs[id(storage)] = found
             return found
 
-    def opening(self, name, storage):
-        """``tracer(storage)`` for a call of primitive ``name`` whose storage operands are
-        all computed, or None where it runs at once instead (``lazy_policy.idle_runs``:
-        nothing recorded here yet, the call's last graph recorded slowly, the device
-        idle). A call that opens the graph starts its clock (``flush`` reads it)."""
-        if not self.graph.nodes:
-            if idle_runs(self.device, name, storage):
-                return None
-            self.opened = (opener(self.device, name, storage), _clock())
-        return self.tracer(storage)
-
     #: ``name(receiver, *args)`` deferred (lazy_policy's decision: ``lazy_defer``)
     defer = defer
 
@@ -293,8 +279,6 @@ class Pending(KeptResults):
         if not self.graph.nodes:  # nothing recorded: every write in lazy mode asks (x[i] = v in a loop)
             return
         with self.lock:
-            if self.opened is not None:
-                learn_opening(self.opened[0], _clock() - self.opened[1], len(self.calls))
             wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
             if wanted:
                 self._run(wanted, learn)

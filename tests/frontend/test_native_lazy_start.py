@@ -41,13 +41,9 @@ class Recorded:
 class Pending:
     lazy_type = Recorded
     device = object()
-    idle = False  # lazy_storage.Pending.opening's answer None: run at once (lazy_policy.idle_runs)
 
     def tracer(self, real):
         return Storage(("traced", real.tag), real.size, real.dtype)
-
-    def opening(self, name, real):
-        return None if self.idle else self.tracer(real)
 
 
 def _python_method(name, pair):
@@ -111,22 +107,6 @@ def test_the_c_policy_decides_as_the_python_one(policy):
             assert answers == [("traced", "x")] * len(answers)  # recorded, however often counted
         else:  # recorded until counted REPLAYS times, then at once, on the operands' results
             assert answers == [("traced", "x")] * lazy_policy.REPLAYS + ["x"], (name, answers)
-
-
-def test_an_idle_device_runs_at_once_where_every_operand_is_computed(policy):
-    """Where Pending.opening answers None (lazy_policy.idle_runs), both policies run the call at once on its operands; a call with a recorded
-    operand (pending or run) asks tracer, as before, and is recorded."""
-    pending = Pending()
-    pending.idle = True
-    for name, pair, real, args in _cases(pending):
-        c_method, py_method = getattr(Start, name), _python_method(name, pair)
-        start = Start(pending, real)
-        answer = c_method(start, *args)
-        assert answer == py_method(start, *args), (name, args)
-        recorded = [a for a in args if type(a) is Recorded]
-        joins = any(a.real is None for a in recorded)  # (a small call on a pending operand joins its graph)
-        traced = joins or (recorded and real.size >= 1024)
-        assert answer[0] == (("traced", "x") if traced else "x"), (name, args)
 
 
 def test_record_bytes_is_read_at_each_call(policy, monkeypatch):

@@ -26,7 +26,6 @@ class Status(int):
 
 
 OK = Status(0, "hipSuccess")
-NOT_READY = Status(600, "hipErrorNotReady")
 
 
 class _Props:
@@ -59,9 +58,6 @@ class FakeRuntime:
         self.next_ptr = 0x10000
         self.host_blocks = []  # pinned-host stand-ins, kept alive
         self.capturing = None  # the launches recorded by the stream capture running, else None
-        # hipStreamQuery's answer (its work is done as it is queued, unless a test says
-        # a stream is busy: lazy_policy.IDLE_RUNS)
-        self.stream_busy = False
         self.graphs_alive = 0  # graphs and executable graphs not destroyed yet
         self.hip = self._module("hip", self._hip_functions())
         self.hiprtc = self._module("hiprtc", self._hiprtc_functions())
@@ -127,7 +123,7 @@ class FakeRuntime:
             "hipEventDestroy": ok,
             "hipEventElapsedTime": lambda start, end: (OK, 0.0),
             "hipStreamWaitEvent": ok,
-            "hipStreamQuery": lambda stream: (NOT_READY if self.stream_busy else OK,),
+            "hipStreamQuery": ok,
             "hipHostFree": ok,
             "hipStreamBeginCapture": self._begin_capture,
             "hipStreamEndCapture": self._end_capture,
