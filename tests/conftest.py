@@ -21,3 +21,6 @@ def lazy_records_small_arrays(monkeypatch):
     calls on large arrays (``lazy_policy.RECORD_BYTES`` 0; tests/fusion/test_lazy.py's
     test of the bound sets its own)."""
     monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 0)
+    # and they pin what stays pending when a recording repeats: a graph that ran is not
+    # run ahead of its consumer the next time (tests/fusion/test_lazy_ahead.py turns it on)
+    monkeypatch.setattr(lazy_policy, "RUN_AHEAD", False)

@@ -94,15 +94,24 @@ class KeptResults:
                       if (s := ref()) is not None and s.real is None and s is not keep and s is not made]
             wanted.append(made)
             outs = self._run(wanted, _pin, made)
-            held = _new(type(self))  # (this one's state handed over whole: no graph copied)
-            held.device, held.lock, held.kept = self.device, threading.RLock(), []
-            held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
-            held.keys, held.calls, held.made, held.results = self.keys, self.calls, self.made, [_ref(keep)]
-            keep.pending = held
-            self.kept.append(_ref(keep, self._forget))
+            self.hold([keep])
             self._reset()
             self.live.add(self)  # (a write must compute what is kept first)
             return outs[-1]
+
+    def hold(self, results):
+        """Hand this graph and its inputs over to a ``Pending`` of its own for ``results``
+        (recorded here, still pending), which a later read computes; ``kept``, so that a
+        write or the block's end computes them first while they are referenced. The
+        caller resets this one next."""
+        held = _new(type(self))  # (this one's state handed over whole: no graph copied)
+        held.device, held.lock, held.kept = self.device, threading.RLock(), []
+        held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
+        held.keys, held.calls, held.made = self.keys, self.calls, self.made
+        held.results = [_ref(s) for s in results]
+        for s in results:
+            s.pending = held
+            self.kept.append(_ref(s, self._forget))
 
     def _run_kept(self):
         with self.lock:  # (_forget, a weakref callback, may run in another thread meanwhile)

@@ -27,7 +27,7 @@ from ..layout import Layout
 from .graph import FUSED_REDUCTIONS
 from .lazy_run import attr_key
 
-__all__ = ["Start", "call_key", "call_key_of", "counted_replayed", "defers", "learn", "pair_key", "pinned_fused", "plain", "reset"]
+__all__ = ["ENDS", "RUN_AHEAD", "Start", "call_key", "call_key_of", "counted_replayed", "defers", "learn", "pair_key", "pinned_fused", "plain", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -49,6 +49,10 @@ RECORD_BYTES = 1 << 23
 #: 0.96), 44.8 MB 0.80 / 0.99 (fftconvolve 0.90 / 0.98), 51 MB 0.80 / 0.99; bench/
 #: pydata_e2e's 12.8 MB 1.57 / 0.94 (host-bound)
 CONSUME_BYTES = 40 << 20
+#: a graph that ran on a fusing device runs ahead of its consumer the next time its
+#: recording reaches the same nodes (lazy_ahead). The tests that pin what stays pending
+#: set it False (tests/conftest.py)
+RUN_AHEAD = True
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1
@@ -56,6 +60,9 @@ _FUSES = -1
 _DEFERS = -2
 
 _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
+#: where graphs ran (lazy_ahead: (device id, node count, last node key) -> (every node key,
+#: the indices of the nodes run)), kept here so that ``reset`` forgets them too
+ENDS: dict = {}
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
 #: bumped at each change of _counts: the C decision (_native_lazy_key.c) keeps the answer
 #: of a call's last key while this stands
@@ -67,6 +74,7 @@ def reset() -> None:
     global _generation
     _counts.clear()
     _ripe.clear()
+    ENDS.clear()
     _generation += 1
 
 

@@ -27,9 +27,11 @@ import weakref
 from ..dtypes import bool_
 from ..shapes import shape_size
 from .graph import FUSED_REDUCTIONS, Graph
+from .lazy_ahead import due, run_ahead
+from .lazy_ahead import remember as _remember
 from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_defer import defer
-from .lazy_policy import defers, learn, plain
+from .lazy_policy import ENDS, defers, learn, plain
 from .lazy_run import compiled, node_key
 from .trace import TracedStorage
 
@@ -165,7 +167,7 @@ def _two(kind):
             rhs = pending.tracer(rhs)
         dtype = op.result_dtype(lhs.dtype) if kind == "binary" else bool_
         return pending.add(kind, lhs_layout.shape, dtype, op, ((lhs.node.index, lhs_layout), (rhs.node.index, rhs_layout)),
-                           ())
+                           (), True)
 
     method.__name__ = method.__qualname__ = kind
     return method
@@ -177,7 +179,7 @@ def _unary(self, op, layout):
         return self.value().unary(op, layout)
     pending.calls.append(("unary", self.dtype, (op, layout)))
     x = self if self.graph is pending.graph else pending.tracer(self)
-    return pending.add("unary", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),), ())
+    return pending.add("unary", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),), (), True)
 
 
 def _binary_scalar(self, op, layout, scalar, reflected):
@@ -187,7 +189,7 @@ def _binary_scalar(self, op, layout, scalar, reflected):
     pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
     return pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
-                       (scalar, bool(reflected)))
+                       (scalar, bool(reflected)), True)
 
 
 LazyStorage.binary = _two("binary")  # type: ignore[method-assign]
@@ -220,7 +222,10 @@ class Pending(KeptResults):
         self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
 
-    def add(self, kind, shape, dtype, op, operands, attrs):
+    def add(self, kind, shape, dtype, op, operands, attrs, ahead=False):
+        """Record a node; its LazyStorage. ``ahead``: the node is the whole of its call
+        (no caller holds this graph's node indices past it), so the graph may run ahead
+        of its consumer here (``lazy_ahead``)."""
         with self.lock:
             graph = self.graph
             if not graph.nodes:
@@ -233,7 +238,9 @@ class Pending(KeptResults):
             result.size, result.pending, result.real = shape_size(node.shape), self, None
             self.results.append(_ref(result))
             if len(graph.nodes) >= MAX_NODES:
-                self.flush()
+                self.flush(remember=False)
+            elif ahead and ENDS and (nodes := due(self)) is not None:  # where this graph ran last time
+                run_ahead(self, nodes)
             return result
 
     def tracer(self, storage):
@@ -271,9 +278,11 @@ class Pending(KeptResults):
     def index_of(self, storage):
         return self.tracer(storage).node.index
 
-    def flush(self):
+    def flush(self, remember=True):
         """Run the graph: every recorded result still referenced gets its real storage (the
-        consumed ones' too, ``kept``)."""
+        consumed ones' too, ``kept``); ``remember``: on a fusing device, a later recording
+        that reaches the same nodes runs them at once (``lazy_ahead``; not remembered for
+        a graph cut at ``MAX_NODES``)."""
         if self.kept:
             self._run_kept()
         if not self.graph.nodes:  # nothing recorded: every write in lazy mode asks (x[i] = v in a loop)
@@ -281,6 +290,8 @@ class Pending(KeptResults):
         with self.lock:
             wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
             if wanted:
+                if remember and "fusion" in self.device.capabilities:
+                    _remember(self, wanted)
                 self._run(wanted, learn)
             self._reset()
 

@@ -1,0 +1,124 @@
+"""A graph runs ahead of its consumer where its recording reaches the nodes at which the
+same graph ran before (candlewick/fusion/lazy_ahead.py), on every backend under test (a
+device without the fusion capability is given a compiler that replays the graph, so the
+values are eager mode's bit for bit): PCA's centering (a copy, then ``Xc -= mean``)
+computed as the update is recorded, the copy left pending and computed only if read;
+a recording that differs runs at its consumer as before; nothing runs ahead with
+``lazy_policy.RUN_AHEAD`` off (tests/conftest.py's setting) or after ``reset``."""
+
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import candlewick as cw
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_run, lazy_storage
+from candlewick.fusion.replay import replayer
+
+
+@pytest.fixture
+def fusing(device, monkeypatch):
+    """``device`` declaring ``fusion`` (a replaying compiler where it has none), run ahead
+    on; the graphs compiled, as lists of node kinds."""
+    asked = []
+    if "fusion" in device.capabilities:
+        original = device.compile_fused
+
+        def compile_fused(graph):
+            asked.append([n.kind for n in graph.nodes])
+            return original(graph)
+    else:
+        def compile_fused(graph):
+            asked.append([n.kind for n in graph.nodes])
+            return replayer(graph)
+        monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
+    monkeypatch.setattr(device, "compile_fused", compile_fused, raising=False)
+    monkeypatch.setattr(lazy_mode, "_fuses", {})
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+    monkeypatch.setattr(lazy_run, "_cache", OrderedDict())
+    monkeypatch.setattr(lazy_run, "_last", [()])
+    monkeypatch.setattr(lazy_policy, "RUN_AHEAD", True)
+    return device, asked
+
+
+def pending(a):
+    return isinstance(a._storage, lazy_storage.LazyStorage) and a._storage.real is None
+
+
+def _data(device):
+    x = np.linspace(-2, 7, 96, dtype=np.float32).reshape(16, 6)
+    return x, cw.asarray(x, device=device), cw.asarray(x.mean(axis=0), device=device)
+
+
+def _centered(X, mean):
+    Xc = cw.asarray(X, copy=True)
+    Xc -= mean
+    return Xc
+
+
+def test_a_graph_runs_where_it_ran_before(fusing):
+    device, asked = fusing
+    x, X, mean = _data(device)
+    want = x - x.mean(axis=0)
+    with cw.lazy():
+        Xc = _centered(X, mean)
+        assert pending(Xc)  # never ran: pending until read
+        np.testing.assert_array_equal(cw.to_numpy(Xc), want)
+        for _ in range(2):
+            Xc = _centered(X, mean)
+            assert not pending(Xc)  # computed as the update was recorded
+            np.testing.assert_array_equal(cw.to_numpy(Xc), want)
+    assert asked == [["input", "copy", "input", "binary"]]  # the copy computed by none of the runs
+
+
+def test_a_result_the_last_run_left_out_is_computed_when_read(fusing):
+    """The copy is still held (by ``c`` here) as the update is recorded: it stays pending
+    in a graph of its own, and reading it computes it."""
+    device, _ = fusing
+    x, X, mean = _data(device)
+    with cw.lazy():
+        cw.to_numpy(_centered(X, mean))
+        c = cw.asarray(X, copy=True)
+        d = c - mean
+        assert not pending(d) and pending(c)
+        np.testing.assert_array_equal(cw.to_numpy(c), x)
+        np.testing.assert_array_equal(cw.to_numpy(d), x - x.mean(axis=0))
+
+
+def test_a_write_computes_a_held_result_first(fusing):
+    device, _ = fusing
+    x, X, mean = _data(device)
+    with cw.lazy():
+        cw.to_numpy(_centered(X, mean))
+        c = cw.asarray(X, copy=True)
+        d = c - mean
+        X[0, 0] = 100.0  # X is the held copy's input: its value is X's before the write
+        np.testing.assert_array_equal(cw.to_numpy(c), x)
+        np.testing.assert_array_equal(cw.to_numpy(d), x - x.mean(axis=0))
+
+
+def test_another_recording_runs_at_its_consumer(fusing):
+    device, _ = fusing
+    x, X, mean = _data(device)
+    with cw.lazy():
+        cw.to_numpy(_centered(X, mean))
+        Xc = cw.asarray(X, copy=True)
+        Xc = Xc * 2.0  # another node before the update: not the graph that ran
+        Xc -= mean
+        assert pending(Xc)
+        np.testing.assert_array_equal(cw.to_numpy(Xc), 2.0 * x - x.mean(axis=0))
+
+
+def test_off_or_reset_nothing_runs_ahead(fusing, monkeypatch):
+    device, _ = fusing
+    _, X, mean = _data(device)
+    with cw.lazy():
+        cw.to_numpy(_centered(X, mean))
+        lazy_policy.reset()
+        assert pending(_centered(X, mean))
+    monkeypatch.setattr(lazy_policy, "RUN_AHEAD", False)
+    with cw.lazy():
+        for _ in range(2):
+            Xc = _centered(X, mean)
+            assert pending(Xc)
+            cw.to_numpy(Xc)
