@@ -24,35 +24,18 @@ from __future__ import annotations
 from . import lazy_policy
 from .lazy_policy import ENDS, learn
 
-__all__ = ["MAX_ENDS", "PAUSE_S", "due", "remember", "run_ahead"]
+__all__ = ["MAX_ENDS", "due", "remember", "run_ahead"]
 
 #: the graphs' ends kept (lazy_policy.ENDS; all dropped past it)
 MAX_ENDS = 256
-#: the host seconds between two recorded nodes past which the first runs ahead alone the
-#: next time (its device time then overlaps the pause, as eager mode's did)
-PAUSE_S = 100e-6
 
 
 def remember(pending, wanted):
-    """What a run of ``pending``'s graph for the results ``wanted`` teaches: where it ran,
-    and where its recording paused longest when that pause passed ``PAUSE_S`` (the node
-    recorded before it then runs ahead too, alone: Ridge copies X, then checks its
-    arguments for ~400 us of host time before the next call of its centering). Nothing
-    where ``lazy_policy.RUN_AHEAD`` is off."""
+    """What a run of ``pending``'s graph for the results ``wanted`` teaches: where it ran
+    (nothing where ``lazy_policy.RUN_AHEAD`` is off)."""
     if not lazy_policy.RUN_AHEAD:
         return
     keys = pending.keys
-    _end(pending, keys, frozenset(s.node.index for s in wanted))
-    stamps = pending.stamps
-    pause, at = 0.0, None
-    for (node, t0), (_, t1) in zip(stamps, stamps[1:]):
-        if t1 - t0 > pause:
-            pause, at = t1 - t0, node
-    if at is not None and pause > PAUSE_S:
-        _end(pending, keys[:at + 1], frozenset((at,)))
-
-
-def _end(pending, keys, nodes):
     try:
         key = (id(pending.device), len(keys), keys[-1])
         hash(key)
@@ -60,7 +43,7 @@ def _end(pending, keys, nodes):
         return
     if len(ENDS) >= MAX_ENDS and key not in ENDS:
         ENDS.clear()
-    ENDS[key] = (list(keys), nodes)
+    ENDS[key] = (list(keys), frozenset(s.node.index for s in wanted))
 
 
 def due(pending):

@@ -107,7 +107,7 @@ class KeptResults:
         held = _new(type(self))  # (this one's state handed over whole: no graph copied)
         held.device, held.lock, held.kept = self.device, threading.RLock(), []
         held.graph, held.inputs, held.storages = self.graph, self.inputs, self.storages
-        held.keys, held.calls, held.made, held.stamps = self.keys, self.calls, self.made, self.stamps
+        held.keys, held.calls, held.made = self.keys, self.calls, self.made
         held.results = [_ref(s) for s in results]
         for s in results:
             s.pending = held

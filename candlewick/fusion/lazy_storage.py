@@ -22,7 +22,6 @@ destroy that copy (irfft) may get that copy from the graph instead: ``lazy_consu
 from __future__ import annotations
 
 import threading
-import time
 import weakref
 
 from ..dtypes import bool_
@@ -51,7 +50,6 @@ LIVE: set = set()
 
 _new = object.__new__
 _ref = weakref.ref
-_clock = time.perf_counter
 
 
 class LazyStorage(TracedStorage):
@@ -121,7 +119,7 @@ def _recorded(name):
         if pending is None:  # lazy mode is off here: the result's own primitive
             return getattr(self.value(), name)(*args)
         pending.calls.append((name, self.dtype, plain(name, args)))
-        return pending.after_call(record(self if self.graph is pending.graph else pending.tracer(self), *args))
+        return record(self if self.graph is pending.graph else pending.tracer(self), *args)
 
     method.__name__ = method.__qualname__ = name
     return method
@@ -138,8 +136,7 @@ def _reduce(self, op, layout, axes):
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
     pending.calls.append(("reduce", self.dtype, (op, layout, axes)))
-    return pending.after_call(TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op,
-                                                   layout, axes))
+    return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
 
 def _reduce_as(self, op, layout, axes, dtype):
@@ -147,8 +144,8 @@ def _reduce_as(self, op, layout, axes, dtype):
     if pending is None or op not in FUSED_REDUCTIONS:
         return self.value().reduce_as(op, layout, axes, dtype)
     pending.calls.append(("reduce_as", self.dtype, (op, layout, axes, dtype)))
-    return pending.after_call(TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self),
-                                                      op, layout, axes, dtype))
+    return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
+                                   dtype)
 
 
 LazyStorage.reduce = _reduce  # type: ignore[method-assign]
@@ -169,8 +166,8 @@ def _two(kind):
         if type(rhs) is not LazyStorage or rhs.graph is not graph:
             rhs = pending.tracer(rhs)
         dtype = op.result_dtype(lhs.dtype) if kind == "binary" else bool_
-        return pending.after_call(pending.add(kind, lhs_layout.shape, dtype, op,
-                                              ((lhs.node.index, lhs_layout), (rhs.node.index, rhs_layout)), ()))
+        return pending.add(kind, lhs_layout.shape, dtype, op, ((lhs.node.index, lhs_layout), (rhs.node.index, rhs_layout)),
+                           (), True)
 
     method.__name__ = method.__qualname__ = kind
     return method
@@ -182,8 +179,7 @@ def _unary(self, op, layout):
         return self.value().unary(op, layout)
     pending.calls.append(("unary", self.dtype, (op, layout)))
     x = self if self.graph is pending.graph else pending.tracer(self)
-    return pending.after_call(pending.add("unary", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
-                                          ()))
+    return pending.add("unary", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),), (), True)
 
 
 def _binary_scalar(self, op, layout, scalar, reflected):
@@ -192,8 +188,8 @@ def _binary_scalar(self, op, layout, scalar, reflected):
         return self.value().binary_scalar(op, layout, scalar, reflected)
     pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
-    return pending.after_call(pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op,
-                                          ((x.node.index, layout),), (scalar, bool(reflected))))
+    return pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
+                       (scalar, bool(reflected)), True)
 
 
 LazyStorage.binary = _two("binary")  # type: ignore[method-assign]
@@ -225,16 +221,17 @@ class Pending(KeptResults):
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
         self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
-        self.stamps = []  # (node index, host clock) of each recorded node
 
-    def add(self, kind, shape, dtype, op, operands, attrs):
+    def add(self, kind, shape, dtype, op, operands, attrs, ahead=False):
+        """Record a node; its LazyStorage. ``ahead``: the node is the whole of its call
+        (no caller holds this graph's node indices past it), so the graph may run ahead
+        of its consumer here (``lazy_ahead``)."""
         with self.lock:
             graph = self.graph
             if not graph.nodes:
                 LIVE.add(self)
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
-            self.stamps.append((node.index, _clock()))  # (lazy_ahead: where the host paused)
             self.made[node.index] = len(self.calls) - 1  # (its call was listed just before)
             result = _new(LazyStorage)  # (LazyStorage.__init__'s fields, set here: a call less per recorded call)
             result.graph, result.node, result.dtype, result.device = graph, node, dtype, self.device
@@ -242,14 +239,9 @@ class Pending(KeptResults):
             self.results.append(_ref(result))
             if len(graph.nodes) >= MAX_NODES:
                 self.flush(remember=False)
+            elif ahead and ENDS and (nodes := due(self)) is not None:  # where this graph ran last time
+                run_ahead(self, nodes)
             return result
-
-    def after_call(self, result):
-        """``result``, once a recorded call has recorded all its nodes: the graph run first
-        where it holds the nodes at which it ran before (``lazy_ahead``)."""
-        if ENDS and (nodes := due(self)) is not None:
-            run_ahead(self, nodes)
-        return result
 
     def tracer(self, storage):
         """The LazyStorage standing for ``storage`` (recorded here, or a real storage, or

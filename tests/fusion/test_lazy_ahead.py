@@ -3,7 +3,6 @@ same graph ran before (candlewick/fusion/lazy_ahead.py), on every backend under 
 device without the fusion capability is given a compiler that replays the graph, so the
 values are eager mode's bit for bit): PCA's centering (a copy, then ``Xc -= mean``)
 computed as the update is recorded, the copy left pending and computed only if read;
-the node before the recording's longest pause (past ``lazy_ahead.PAUSE_S``) run alone;
 a recording that differs runs at its consumer as before; nothing runs ahead with
 ``lazy_policy.RUN_AHEAD`` off (tests/conftest.py's setting) or after ``reset``."""
 
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_ahead, lazy_mode, lazy_policy, lazy_run, lazy_storage
+from candlewick.fusion import lazy_mode, lazy_policy, lazy_run, lazy_storage
 from candlewick.fusion.replay import replayer
 
 
@@ -39,7 +38,6 @@ def fusing(device, monkeypatch):
     monkeypatch.setattr(lazy_run, "_cache", OrderedDict())
     monkeypatch.setattr(lazy_run, "_last", [()])
     monkeypatch.setattr(lazy_policy, "RUN_AHEAD", True)
-    monkeypatch.setattr(lazy_ahead, "PAUSE_S", 1e9)  # (a loaded host's pauses are not these tests')
     return device, asked
 
 
@@ -71,22 +69,6 @@ def test_a_graph_runs_where_it_ran_before(fusing):
             assert not pending(Xc)  # computed as the update was recorded
             np.testing.assert_array_equal(cw.to_numpy(Xc), want)
     assert asked == [["input", "copy", "input", "binary"]]  # the copy computed by none of the runs
-
-
-def test_the_node_before_the_longest_pause_runs_ahead_alone(fusing, monkeypatch):
-    """Where the recording paused longer than PAUSE_S (any pause here), the node recorded
-    before the longest pause runs ahead alone the next time: the copy computed as it is
-    recorded, and the update then written into it, as in eager mode."""
-    device, _ = fusing
-    monkeypatch.setattr(lazy_ahead, "PAUSE_S", -1.0)
-    x, X, mean = _data(device)
-    with cw.lazy():
-        cw.to_numpy(_centered(X, mean))
-        for _ in range(2):
-            Xc = cw.asarray(X, copy=True)
-            assert not pending(Xc)
-            Xc -= mean
-            np.testing.assert_array_equal(cw.to_numpy(Xc), x - x.mean(axis=0))
 
 
 def test_a_result_the_last_run_left_out_is_computed_when_read(fusing):
