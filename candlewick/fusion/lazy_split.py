@@ -28,7 +28,7 @@ from ..shapes import contiguous_strides, shape_size
 from .graph import Graph
 from .replay import replayer
 
-__all__ = ["split"]
+__all__ = ["copied_input", "split"]
 
 
 def split(graph, cut):
@@ -118,6 +118,27 @@ def _past_copies(graph):
     if changed is None:
         return graph
     return Graph(graph.device, changed, graph.inputs, graph.consts, graph.outputs, graph.params)
+
+
+def copied_input(storage, layout):
+    """The real storage that ``storage`` (a pending result read through ``layout``) copies,
+    where it is a chain of copies of a graph input each read through its plain view, and
+    ``layout`` is the plain view too (the same elements in the same order: the bytes an
+    eager call on the copy reads); else None. Ridge's and PCA's column mean of their copy
+    of X then reads X, as a split run would (``_past_copies``), but as the call itself."""
+    node, graph = storage.node, storage.graph
+    pending = storage.pending
+    if node is None or pending.graph is not graph or not _plain(layout, node.shape):
+        return None
+    nodes = graph.nodes
+    while _copies(node, nodes):
+        src, src_layout = node.operands[0]
+        if not _plain(src_layout, node.shape):
+            return None
+        node = nodes[src]
+        if node.kind == "input":
+            return pending.storages[node.attrs[0]]
+    return None
 
 
 def _copies(node, nodes):

@@ -31,8 +31,9 @@ from .lazy_ahead import due, run_ahead
 from .lazy_ahead import remember as _remember
 from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_defer import defer
-from .lazy_policy import ENDS, defers, learn, plain
+from .lazy_policy import ENDS, Start, defers, learn, plain
 from .lazy_run import compiled, node_key
+from .lazy_split import copied_input
 from .trace import TracedStorage
 
 __all__ = ["LazyStorage", "MAX_NODES", "Pending"]
@@ -131,10 +132,21 @@ for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compa
 del _name
 
 
+# A reduction of a pending plain copy (Ridge's and PCA's column mean of their copy of X)
+# is the call on what the copy reads, made as a call on that computed array is
+# (lazy_policy.Start): where the device replayed it in a split run before, it runs at once,
+# as eager mode runs it, instead of being recorded to be replayed by the run of the graph
+# (its recording and the split run cost Ridge's centering ~100 us more host time than
+# eager mode's calls, H200, 2026-12-04); and its result, computed, leaves the division by
+# the count to run at once too (small, on computed operands). The copy stays pending, its
+# updates recorded on it: the fused kernel of the copy and ``X -= mean`` is unchanged.
 def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
+    source = copied_input(self, layout)
+    if source is not None:
+        return Start(pending, source).reduce(op, layout, axes)
     pending.calls.append(("reduce", self.dtype, (op, layout, axes)))
     return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
@@ -143,6 +155,9 @@ def _reduce_as(self, op, layout, axes, dtype):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:
         return self.value().reduce_as(op, layout, axes, dtype)
+    source = copied_input(self, layout)
+    if source is not None:
+        return Start(pending, source).reduce_as(op, layout, axes, dtype)
     pending.calls.append(("reduce_as", self.dtype, (op, layout, axes, dtype)))
     return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
                                    dtype)
