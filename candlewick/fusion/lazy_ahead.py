@@ -30,31 +30,37 @@ __all__ = ["MAX_ENDS", "due", "remember", "run_ahead"]
 MAX_ENDS = 256
 
 
+def _end(pending):
+    """The key of where ``pending``'s graph is now: (the device by id, the node count, the
+    last node's key; a node's unhashable attribute makes it unhashable: never run ahead)."""
+    keys = pending.keys
+    return id(pending.device), len(keys), keys[-1]
+
+
 def remember(pending, wanted):
     """What a run of ``pending``'s graph for the results ``wanted`` teaches: where it ran
-    (nothing where ``lazy_policy.RUN_AHEAD`` is off)."""
-    if not lazy_policy.RUN_AHEAD:
+    (nothing where ``lazy_policy.RUN_AHEAD`` is off or the device does not fuse: a replayed
+    graph run early saves no device time)."""
+    if not lazy_policy.RUN_AHEAD or "fusion" not in pending.device.capabilities:
         return
-    keys = pending.keys
+    key = _end(pending)
+    end = (list(pending.keys), frozenset(s.node.index for s in wanted))
     try:
-        key = (id(pending.device), len(keys), keys[-1])
-        hash(key)
-    except TypeError:  # an unhashable attribute: never run ahead
+        if len(ENDS) >= MAX_ENDS and key not in ENDS:
+            ENDS.clear()
+        ENDS[key] = end
+    except TypeError:
         return
-    if len(ENDS) >= MAX_ENDS and key not in ENDS:
-        ENDS.clear()
-    ENDS[key] = (list(keys), frozenset(s.node.index for s in wanted))
 
 
 def due(pending):
     """The indices of the nodes to run now, where ``pending``'s graph holds the very nodes
     of a graph that ran at this point before; else None."""
-    keys = pending.keys
     try:
-        end = ENDS.get((id(pending.device), len(keys), keys[-1]))
+        end = ENDS.get(_end(pending))
     except TypeError:
         return None
-    if end is None or end[0] != keys:
+    if end is None or end[0] != pending.keys:
         return None
     return end[1]
 
@@ -62,7 +68,7 @@ def due(pending):
 def run_ahead(pending, indices):
     """Run ``pending``'s graph for its live results among the nodes ``indices``; any other
     live result stays pending, held by a graph of its own (``KeptResults.hold``)."""
-    live = [s for ref in pending.results if (s := ref()) is not None and s.real is None]
+    live = pending.unrun()
     wanted = [s for s in live if s.node.index in indices]
     if not wanted:
         return

@@ -90,14 +90,17 @@ class KeptResults:
         first while it is referenced). Its calls are marked as fusing (lazy_policy): this
         run saved the consumer's copy, so recording them pays."""
         with self.lock:
-            wanted = [s for ref in self.results
-                      if (s := ref()) is not None and s.real is None and s is not keep and s is not made]
+            wanted = [s for s in self.unrun() if s is not keep and s is not made]
             wanted.append(made)
             outs = self._run(wanted, _pin, made)
             self.hold([keep])
             self._reset()
             self.live.add(self)  # (a write must compute what is kept first)
             return outs[-1]
+
+    def unrun(self):
+        """The results recorded here that something still holds and no run computed yet."""
+        return [s for ref in self.results if (s := ref()) is not None and s.real is None]
 
     def hold(self, results):
         """Hand this graph and its inputs over to a ``Pending`` of its own for ``results``

@@ -303,9 +303,9 @@ class Pending(KeptResults):
         if not self.graph.nodes:  # nothing recorded: every write in lazy mode asks (x[i] = v in a loop)
             return
         with self.lock:
-            wanted = [s for ref in self.results if (s := ref()) is not None and s.real is None]
+            wanted = self.unrun()
             if wanted:
-                if remember and "fusion" in self.device.capabilities:
+                if remember:
                     _remember(self, wanted)
                 self._run(wanted, learn)
             self._reset()

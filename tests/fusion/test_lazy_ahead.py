@@ -7,12 +7,13 @@ a recording that differs runs at its consumer as before; nothing runs ahead with
 ``lazy_policy.RUN_AHEAD`` off (tests/conftest.py's setting) or after ``reset``."""
 
 from collections import OrderedDict
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_mode, lazy_policy, lazy_run, lazy_storage
+from candlewick.fusion import lazy_ahead, lazy_mode, lazy_policy, lazy_run, lazy_storage
 from candlewick.fusion.replay import replayer
 
 
@@ -114,3 +115,14 @@ def test_off_or_reset_nothing_runs_ahead(fusing, monkeypatch):
             Xc = _centered(X, mean)
             assert pending(Xc)
             cw.to_numpy(Xc)
+
+
+def test_an_unhashable_node_is_never_remembered(fusing):
+    """A graph whose last node's key holds an unhashable attribute: its run teaches
+    nothing and a recording reaching it runs nothing ahead (no error either way)."""
+    device, _ = fusing
+    lazy_policy.reset()
+    graph = SimpleNamespace(device=device, keys=[("input",), ("unary", [1, 2])])
+    lazy_ahead.remember(graph, [])
+    assert lazy_policy.ENDS == {}
+    assert lazy_ahead.due(graph) is None
