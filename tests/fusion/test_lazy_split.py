@@ -105,6 +105,28 @@ def test_a_reduction_of_a_copy_reads_its_source(compiler, average):
                      (["input", "copy", "input", "binary_scalar", "binary"], True)]
 
 
+@pytest.mark.parametrize("write", ["update", "store"])
+def test_a_reduction_of_a_copy_whose_source_was_written_reads_the_copy(compiler, write):
+    """The copy's source written in place after the copy was recorded: the write computes
+    the copy first, so the sum (at once or recorded, in every run) reads the values the
+    copy took, as in eager mode, not the source's new ones."""
+    device, _ = compiler
+    x = np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6)
+    with cw.lazy(False):
+        want = cw.to_numpy(cw.sum(cw.asarray(x, device=device), axis=0))
+    for _ in range(lazy_policy.REPLAYS + 1):
+        X = cw.asarray(x, device=device)
+        with cw.lazy():
+            Xc = cw.asarray(X, copy=True)
+            if write == "update":
+                X += 1.0
+            else:
+                X[0] = 100.0
+            total = cw.sum(Xc, axis=0)
+        np.testing.assert_array_equal(cw.to_numpy(total), want)
+        np.testing.assert_array_equal(cw.to_numpy(Xc), x)
+
+
 def test_a_reduction_of_a_strided_copy_keeps_reading_the_copy(compiler):
     """A copy of a transposed view: its sum reads the copy (X's own order would be
     another order of additions), so the copy is replayed with it."""
