@@ -105,12 +105,7 @@ def _past_copies(graph):
             continue
         operands = list(n.operands)
         for k, (src, layout) in enumerate(operands):
-            while _copies(nodes[src], nodes) and _plain(layout, nodes[src].shape):
-                source, source_layout = nodes[src].operands[0]
-                if not _plain(source_layout, nodes[src].shape):
-                    break
-                src, layout = source, source_layout
-            operands[k] = (src, layout)
+            operands[k] = _through_copies(nodes, src, layout)
         if any(new[0] != old[0] for new, old in zip(operands, n.operands)):
             if changed is None:
                 changed = list(nodes)
@@ -128,17 +123,24 @@ def copied_input(storage, layout):
     of X then reads X, as a split run would (``_past_copies``), but as the call itself."""
     node, graph = storage.node, storage.graph
     pending = storage.pending
-    if node is None or pending.graph is not graph or not _plain(layout, node.shape):
+    if node is None or pending.graph is not graph:
         return None
     nodes = graph.nodes
-    while _copies(node, nodes):
-        src, src_layout = node.operands[0]
-        if not _plain(src_layout, node.shape):
-            return None
-        node = nodes[src]
-        if node.kind == "input":
-            return pending.storages[node.attrs[0]]
-    return None
+    src, _ = _through_copies(nodes, node.index, layout)
+    if src == node.index or nodes[src].kind != "input":  # (no copy read past, or not to an input)
+        return None
+    return pending.storages[nodes[src].attrs[0]]
+
+
+def _through_copies(nodes, src, layout):
+    """(node, layout) that reading node ``src`` through ``layout`` reads, past each copy
+    read through its plain view whose own operand is read through its plain view too."""
+    while _copies(nodes[src], nodes) and _plain(layout, nodes[src].shape):
+        source, source_layout = nodes[src].operands[0]
+        if not _plain(source_layout, nodes[src].shape):
+            break
+        src, layout = source, source_layout
+    return src, layout
 
 
 def _copies(node, nodes):
