@@ -190,6 +190,14 @@ def _operator_methods(op, short, symbol, plain_operands):
             _foreign_operand(other, rev_name)
         return binary(op, other, self, rev_name)
 
+    def recorded(self, other, /):
+        return binary(op, self, other, expression)
+
+    # x <op> y as the rebinding update records it: the forward operator's C case (the call
+    # recorded without the Python dispatch: Ridge's ``X -= X_offset`` in lazy mode), the
+    # rest through ``binary``, its errors named as the update's
+    record = in_c(recorded, 2, op, results, "binary")
+
     def general(self, other, /):
         if type(other) not in plain_operands and not _operand(other):
             _foreign_operand(other, in_name)
@@ -197,7 +205,7 @@ def _operator_methods(op, short, symbol, plain_operands):
             # lazy mode, x alone holding a pending result: x <op> y recorded as x's result,
             # so that the update fuses with what made x (fusion/lazy_write.py); a result
             # of another dtype or shape goes on to the write's error below
-            result = binary(op, self, other, expression)
+            result = record(self, other)
             if result._dtype is self._dtype and result._layout.shape == self._layout.shape:
                 self._storage, self._layout = result._storage, result._layout
                 return self
