@@ -2,8 +2,9 @@
 which the same graph ran the last time (docs/fusion.md, "Lazy mode").
 
 A graph recorded in code written eagerly usually runs at its consumer, after host code
-that recorded nothing: scikit-learn's PCA records the copy of X and ``X -= mean``, then
-draws a random matrix and checks its arguments before ``X @ Q`` reads X. Eager mode's
+that recorded nothing: scikit-learn's PCA recorded the copy of X and ``X -= mean`` (before
+the update of a plain copy was made on its source, lazy_storage._two), then draws a
+random matrix and checks its arguments before ``X @ Q`` reads X. Eager mode's
 device ran the copy and the subtraction meanwhile; a graph held back to that product
 queues its kernels just before the product's QR waits for them, so their device time
 lands on the call's critical path (H200, bench/pydata_e2e at a4f1288: ~150 us of PCA

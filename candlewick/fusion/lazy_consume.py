@@ -72,7 +72,7 @@ def consume_irfft(result, pending, layout, axis, n, norm):
 def _pin(run, device, calls, made):
     # this run saved the consumer's copy: recording these calls pays, even for one call
     pinned_fused(device, calls)
-    run.pinned = True
+    run.pinned = lazy_policy.recounts
 
 
 class KeptResults:

@@ -12,8 +12,9 @@ operands' dtypes and layouts, its scalars: what its recorded node holds). A call
 ``REPLAYS`` times whose operands are all computed runs at once (``Start``), as eager mode
 runs it, and its result is computed; then the calls reading it start their own chains,
 so a graph that never fuses runs eagerly from its next run on. A call that was part of
-a fused graph once is recorded from then on (the same call elsewhere may fuse again),
-and so is a call of a graph whose result a consumer read as its own input
+a fused graph is recorded again, its count started over (the same call elsewhere may
+fuse again): ``REPLAYS`` replayed runs with no fused run between make it run at once.
+A call of a graph whose result a consumer read as its own input is marked as fused
 (``lazy_consume.KeptResults.consume``: ``spectrum * response`` written as irfft's private
 copy saves that copy, even where the graph is one call).
 Results are eager mode's either way: a replay makes the same primitive calls.
@@ -64,6 +65,11 @@ _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
 #: the indices of the nodes run)), kept here so that ``reset`` forgets them too
 ENDS: dict = {}
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
+#: bumped each time a call marked fusing is counted again (a graph holding it ran
+#: replayed): a run marked as having nothing left to teach (``run.pinned``, this value
+#: when marked; never 0, so that a marked run's mark is true) learns again, so that a
+#: call that fuses again is marked again
+recounts = 1
 #: bumped at each change of _counts: the C decision (_native_lazy_key.c) keeps the answer
 #: of a call's last key while this stands
 _generation = 0
@@ -143,8 +149,10 @@ _NOT_AS_IS = frozenset({Layout, DType, float, int, bool, complex, list})
 def learn(run, device, calls, made):
     """What a run of ``calls`` (a pending graph's, run by ``run`` of lazy_run.compiled on
     a fusing device; ``made``: node index -> the index of the call that recorded it)
-    teaches: replayed, its calls are counted; fused, they are recorded from now on
-    (``run`` is then marked, so that its next runs ask nothing); split (lazy_split), the
+    teaches: replayed, its calls are counted (a call marked fusing from one again);
+    fused, they are marked, recorded from now on (``run`` is then marked with
+    ``recounts``, so that its next runs ask nothing until a call marked fusing is counted
+    again); split (lazy_split), the
     calls of the nodes it replays are counted and the others recorded from now on, so
     that the replayed reductions soon run at once, as eager mode runs them, and leave the
     compiled part a graph of its own. A fused graph of small arrays pays too: its one
@@ -160,10 +168,10 @@ def learn(run, device, calls, made):
             # the others marked): its later runs ask nothing, and the counts' generation
             # stays, so the decisions kept in C stand (a bump makes every later call on
             # a computed array work its answer out again)
-            run.pinned = True
+            run.pinned = recounts
     elif run.fused:
         pinned_fused(device, calls)
-        run.pinned = True
+        run.pinned = recounts
     else:
         counted_replayed(device, calls)
 
@@ -197,12 +205,15 @@ def counted_replayed(device, calls):
             keys[call_key(device, name, dtype, args)] = name
         except TypeError:  # an unhashable argument: never counted
             pass
+    global recounts
     counts = _counts
-    changed = [(key, name) for key, name in keys.items() if 0 <= counts.get(key, 0) < REPLAYS]
-    if changed:  # (not _FUSES nor _DEFERS, nor counted enough)
+    changed = [(key, name) for key, name in keys.items() if _FUSES <= counts.get(key, 0) < REPLAYS]
+    if changed:  # (not _DEFERS, nor counted enough)
         _changing()
+        if any(counts.get(key) == _FUSES for key, _ in changed):
+            recounts += 1
         for key, name in changed:
-            seen = counts.get(key, 0) + 1
+            seen = max(counts.get(key, 0), 0) + 1  # (a fused call's count starts again)
             counts[key] = seen
             if seen >= REPLAYS:
                 _ripe.add(name)
@@ -210,7 +221,8 @@ def counted_replayed(device, calls):
 
 
 def pinned_fused(device, calls):
-    """Mark each call of a graph that fused: recorded from now on. Returns whether a mark
+    """Mark each call of a graph that fused: recorded, until graphs holding it run
+    replayed ``REPLAYS`` times (``counted_replayed``). Returns whether a mark
     changed."""
     keys = []
     for name, dtype, args in calls:

@@ -26,6 +26,7 @@ import weakref
 
 from ..dtypes import bool_
 from ..shapes import shape_size
+from . import lazy_policy as _policy
 from .graph import FUSED_REDUCTIONS, Graph
 from .lazy_ahead import due, run_ahead
 from .lazy_ahead import remember as _remember
@@ -138,8 +139,7 @@ del _name
 # as eager mode runs it, instead of being recorded to be replayed by the run of the graph
 # (its recording and the split run cost Ridge's centering ~100 us more host time than
 # eager mode's calls, H200, 2026-12-04); and its result, computed, leaves the division by
-# the count to run at once too (small, on computed operands). The copy stays pending, its
-# updates recorded on it: the fused kernel of the copy and ``X -= mean`` is unchanged.
+# the count to run at once too (small, on computed operands).
 def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
@@ -167,6 +167,19 @@ LazyStorage.reduce = _reduce  # type: ignore[method-assign]
 LazyStorage.reduce_as = _reduce_as  # type: ignore[method-assign]
 
 
+# An element-wise call whose (first) operand is a pending plain copy (Ridge's and PCA's
+# ``X -= X_offset`` on their copy of X, ``copied_input``) is the call on what the copy
+# reads, as a reduction of it is (above): recorded on the source's input node, or run at
+# once where the policy says so (a graph of that call alone runs replayed: from its
+# REPLAYS-th run on, as eager mode runs it). Either way the kernel reads the source
+# instead of the copy, so the copy, which the update's array no longer holds, is never
+# computed: one pass over X where eager mode makes two (the copy and the update), and no
+# fused run of the two on the host path (recording the update and running the graph
+# ahead cost Ridge's centering ~110 us more host time than eager mode's C in-place
+# update, H200, 2026-12-04). A chain of calls on the result still fuses (StandardScaler's
+# ``X -= mean; X /= scale``: the subtraction reads X, the division follows it).
+_COPIES = frozenset({"copy", "astype"})
+
 # The most frequent calls recorded, written out: TracedStorage's recording with the
 # operands' nodes found inline (a call less per operand, ~1 us of the ~7 a recorded call
 # costs; a loop written eagerly records one per element-wise call on every iteration)
@@ -175,8 +188,10 @@ def _two(kind):
         pending = RECORDING[0](self.device)
         if pending is None:
             return getattr(self.value(), kind)(op, lhs_layout, rhs, rhs_layout)
-        pending.calls.append((kind, self.dtype, (op, lhs_layout, rhs.dtype, rhs_layout)))
         graph = pending.graph
+        if self.graph is graph and self.node.kind in _COPIES and (source := copied_input(self, lhs_layout)) is not None:
+            return getattr(Start(pending, source), kind)(op, lhs_layout, rhs, rhs_layout)
+        pending.calls.append((kind, self.dtype, (op, lhs_layout, rhs.dtype, rhs_layout)))
         lhs = self if self.graph is graph else pending.tracer(self)
         if type(rhs) is not LazyStorage or rhs.graph is not graph:
             rhs = pending.tracer(rhs)
@@ -201,6 +216,8 @@ def _binary_scalar(self, op, layout, scalar, reflected):
     pending = RECORDING[0](self.device)
     if pending is None:
         return self.value().binary_scalar(op, layout, scalar, reflected)
+    if self.graph is pending.graph and self.node.kind in _COPIES and (source := copied_input(self, layout)) is not None:
+        return Start(pending, source).binary_scalar(op, layout, scalar, reflected)
     pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
     return pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
@@ -316,7 +333,7 @@ class Pending(KeptResults):
         Returns the outputs, in ``wanted``'s order."""
         run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
         outs = run(self.storages)
-        if run.fusing and not run.pinned:
+        if run.fusing and run.pinned != _policy.recounts:  # (unmarked, or marked before a recount)
             lesson(run, self.device, self.calls, self.made)
         for storage, out in zip(wanted, outs):
             if storage is not made:

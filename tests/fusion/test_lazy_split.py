@@ -5,6 +5,7 @@ generator refuses a column reduction over many rows) and compiles the others int
 replay, so the values are eager mode's bit for bit and the graphs it was asked for show
 the split. The ROCm generator's kernels for the same graphs: tests/rocm/host."""
 
+import weakref
 from collections import OrderedDict
 
 import numpy as np
@@ -61,7 +62,7 @@ def test_a_mean_then_a_centered_copy_splits(compiler):
         want_mean, want = _centered(X)
     with cw.lazy():
         mean, Xc = _centered(X)
-    assert asked == [(["input", "reduce", "binary_scalar", "copy", "binary"], False),
+    assert asked == [(["input", "reduce", "binary_scalar", "binary"], False),
                      (["input", "binary_scalar", "input", "binary"], True)]
     np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
     np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
@@ -87,8 +88,9 @@ def test_a_reduction_of_a_copy_reads_its_source(compiler, average):
     replayed on X itself, so the copy is not replayed with it, and the division and the
     update compiled reading X (no copy left); results eager mode's. Once the sum was
     replayed ``REPLAYS`` times it runs at once on X, as eager mode runs it (a reduction of
-    a pending plain copy is the call on the copy's source), and the copy, the division
-    and the update are one graph compiled whole."""
+    a pending plain copy is the call on the copy's source), and the division and the
+    update (of a pending plain copy: the call on its source too) are one graph compiled
+    whole, with no copy."""
     device, asked = compiler
     X = cw.asarray(np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6), device=device)
     with cw.lazy(False):
@@ -99,10 +101,10 @@ def test_a_reduction_of_a_copy_reads_its_source(compiler, average):
             assert pending(Xc)
         np.testing.assert_array_equal(cw.to_numpy(mean), cw.to_numpy(want_mean))
         np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
-    # (the average's second copy is read by nothing but the sum, which reads X: left out)
-    assert asked == [(["input", "copy", "reduce", "binary_scalar", "binary"], False),
+    # (the copies are read by nothing but the sum and the update, which read X: left out)
+    assert asked == [(["input", "reduce", "binary_scalar", "binary"], False),
                      (["input", "binary_scalar", "input", "binary"], True),
-                     (["input", "copy", "input", "binary_scalar", "binary"], True)]
+                     (["input", "input", "binary_scalar", "binary"], True)]
 
 
 @pytest.mark.parametrize("write", ["update", "store"])
@@ -125,6 +127,56 @@ def test_a_reduction_of_a_copy_whose_source_was_written_reads_the_copy(compiler,
             total = cw.sum(Xc, axis=0)
         np.testing.assert_array_equal(cw.to_numpy(total), want)
         np.testing.assert_array_equal(cw.to_numpy(Xc), x)
+
+
+def test_an_update_of_a_copy_reads_its_source(compiler):
+    """``Xc -= mean`` on a pending plain copy (Ridge's and PCA's centering) is the call on X:
+    the copy, which Xc no longer holds, is never computed. Their graph then fuses nothing
+    (one call run, replayed), so from its ``REPLAYS``-th run on the copy and the update
+    run at once, as eager mode runs them. A copy still held elsewhere keeps its values."""
+    device, asked = compiler
+    x = np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6)
+    X = cw.asarray(x, device=device)
+    mean = cw.asarray(x.mean(axis=0), device=device)
+    with cw.lazy(False):
+        want = cw.to_numpy(cw.asarray(X, copy=True) - mean)
+    for _ in range(lazy_policy.REPLAYS):
+        with cw.lazy():
+            Xc = cw.asarray(X, copy=True)
+            copy = weakref.ref(Xc._storage)  # (not a reference: Xc holds its copy alone)
+            Xc -= mean
+            node = Xc._storage.node  # recorded on X's input node, not on the copy
+            assert Xc._storage.graph.nodes[node.operands[0][0]].kind == "input"
+            assert copy() is None  # dropped while pending: never computed
+            np.testing.assert_array_equal(cw.to_numpy(Xc), want)
+    assert asked == []  # (one call: replayed, nothing compiled)
+    with cw.lazy():
+        Xc = cw.asarray(X, copy=True)
+        assert not pending(Xc)
+        Xc -= mean
+        assert not pending(Xc)
+        np.testing.assert_array_equal(cw.to_numpy(Xc), want)
+    lazy_policy.reset()
+    with cw.lazy():
+        Xc = cw.asarray(X, copy=True)
+        held = Xc[...]  # a view: the update writes Xc in place, as in eager mode
+        Xc -= mean
+        np.testing.assert_array_equal(cw.to_numpy(held), want)
+
+
+def test_an_update_of_a_copy_whose_source_was_written_reads_the_copy(compiler):
+    """The source written after the copy was recorded: the write computes the copy first,
+    and the update reads the copy's values, as in eager mode, in every run."""
+    device, _ = compiler
+    x = np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6)
+    for _ in range(lazy_policy.REPLAYS + 1):
+        X = cw.asarray(x, device=device)
+        with cw.lazy():
+            Xc = cw.asarray(X, copy=True)
+            X += 1.0
+            Xc -= 0.5
+            np.testing.assert_array_equal(cw.to_numpy(Xc), x - np.float32(0.5))
+            np.testing.assert_array_equal(cw.to_numpy(X), x + np.float32(1.0))
 
 
 def test_a_reduction_of_a_strided_copy_keeps_reading_the_copy(compiler):
@@ -186,7 +238,7 @@ def test_the_replayed_reductions_soon_run_at_once(compiler):
     with cw.lazy():
         mean, Xc = _centered(X)
         assert not pending(cw.sum(X, axis=0)) and pending(Xc)
-    assert asked[-1] == (["input", "binary_scalar", "input", "copy", "binary"], True)
+    assert asked[-1] == (["input", "binary_scalar", "input", "binary"], True)  # (the update reads X: no copy)
     np.testing.assert_array_equal(cw.to_numpy(Xc), cw.to_numpy(want))
 
 

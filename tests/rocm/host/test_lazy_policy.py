@@ -1,7 +1,8 @@
 """Lazy mode's policy (candlewick/fusion/lazy_policy.py) on the fake HIP runtime, a
 device that fuses: a call whose graphs ran replayed ``REPLAYS`` times runs at once, the
-eager kernel it would have replayed and nothing else; a call that fused once stays
-recorded; the counts are per call key (shapes, dtypes, scalars)."""
+eager kernel it would have replayed and nothing else; a call that fused stays recorded
+until its graphs ran replayed ``REPLAYS`` times in a row; the counts are per call key
+(shapes, dtypes, scalars)."""
 
 import numpy as np
 import pytest
@@ -63,14 +64,23 @@ def test_one_call_consumed_at_once_runs_eagerly_then(arrays):
     assert _run(runtime, lambda: (x * 3.0,))[0] == [True]
 
 
-def test_a_call_that_fused_once_stays_recorded(arrays):
+def test_a_call_that_fused_stays_recorded_until_it_replays_in_a_row(arrays):
+    """A call that fused is recorded again, its count started over: a graph of that call
+    alone replayed fewer than ``REPLAYS`` times in a row leaves it recorded (the chain
+    fuses again); ``REPLAYS`` replays in a row (Ridge's ``X -= mean``, which fused with
+    what made the mean in the first call only) make it run at once."""
     runtime, x, y = arrays
-    pending, launches = _run(runtime, lambda: (x * y + 1.0,))
-    assert pending == [True] and launches[0].startswith("fz")
-    for _ in range(lazy_policy.REPLAYS + 1):  # x * y alone: replayed, but it fused before
-        assert _run(runtime, lambda: (x * y,))[0] == [True]
+    for _ in range(2):
+        pending, launches = _run(runtime, lambda: (x * y + 1.0,))
+        assert pending == [True] and launches[0].startswith("fz")
+        for _ in range(lazy_policy.REPLAYS - 1):  # x * y alone: replayed, but it fused just before
+            assert _run(runtime, lambda: (x * y,))[0] == [True]
     pending, launches = _run(runtime, lambda: (x * y + 1.0,))
     assert pending == [True] and launches[0].startswith("fz") and "binary_flat_multiply_float32" not in launches
+    for _ in range(lazy_policy.REPLAYS):
+        assert _run(runtime, lambda: (x * y,))[0] == [True]
+    pending, launches = _run(runtime, lambda: (x * y,))
+    assert pending == [False] and launches[0] == "binary_flat_multiply_float32"
 
 
 def test_a_call_on_a_pending_operand_is_recorded(arrays):
@@ -177,7 +187,9 @@ def test_what_changes_no_count_leaves_the_generation():
         assert lazy_policy._counts[lazy_policy.call_key(device, *calls[0])] == lazy_policy.REPLAYS
         assert lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
         assert not lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
-        assert not lazy_policy.counted_replayed(device, calls)  # (marked fusing: never counted)
+        # marked fusing, then replayed: counted again from one
+        assert lazy_policy.counted_replayed(device, calls) and lazy_policy._generation == before + 2
+        assert lazy_policy._counts[lazy_policy.call_key(device, *calls[0])] == 1
     finally:
         lazy_policy.reset()
 
