@@ -280,7 +280,7 @@ def native_lazy_call(general, block_type):
 
 def native_start_methods(start_type, policy):
     """Lazy mode's ``Start`` methods in C where candlewick._native is built: the class
-    ``_native.StartMethod`` (``StartMethod(name, positions, pair)``: the decision to run
+    ``_native.StartMethod`` (``StartMethod(name, positions, pair, only, probe)``: the decision to run
     a call on a computed array at once or record it, one call of C, which the C
     element-wise path calls without a bound method), given what they share (see
     _native_lazy_start.c): ``start_type`` (``lazy_policy.Start``, its slots ``pending``

@@ -62,12 +62,13 @@ extern PyTypeObject cw_LazyCallType;
    StartMethod asks of them */
 extern PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
 extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred call (lazy_defer) */
+extern PyObject *cw_s_probing; /* "probing": the Pending's mark of a graph holding a probe (lazy_policy.PROBE) */
 /* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
 enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,
-       CW_P_CALL_KEY_OF, CW_P_COUNT };
+       CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_COUNT };
 typedef struct {
     PyObject *at[CW_P_COUNT]; /* borrowed */
-    long long record_bytes, generation; /* RECORD_BYTES's and _generation's values */
+    long long record_bytes, generation, probe; /* RECORD_BYTES's, _generation's and PROBE's values */
 } cw_Policy;
 /* lazy_policy's globals as they stand, or NULL with an error (lazy_starts not called, a
    global absent or RECORD_BYTES or _generation not an int of a long long's range) */
@@ -91,6 +92,9 @@ typedef struct {
     int nparts;
     long long generation; /* lazy_policy._generation when it was made */
     int answer;
+    /* its runs at once since it was made or last probed (lazy_policy.PROBE): kept where a
+       later generation renews the entry */
+    long long tally;
 } cw_KeyMemoEntry;
 typedef struct {
     cw_KeyMemoEntry entries[CW_MEMO_ENTRIES];
@@ -110,21 +114,25 @@ typedef struct {
    borrowed; call->count 0 where it gets no entry */
 void cw_memo_parts(PyObject *const *args, Py_ssize_t n, const Py_ssize_t *positions, Py_ssize_t npositions,
                    PyObject *layout_type, cw_MemoCall *call);
-/* the kept answer standing for held, the call's parts and generation, else -1 */
-int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call, long long generation);
+/* the kept entry standing for held, the call's parts and generation, else NULL */
+cw_KeyMemoEntry *cw_memo_find(cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call, long long generation);
 /* the call's parts held (before Python code runs: the key's making) */
 void cw_memo_hold(cw_MemoCall *call);
-/* the oldest entry made this held call's (its parts taken over), where its parts may be
-   compared without running Python code; else the call released */
-void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation, int answer);
+/* the oldest entry made this held call's (its parts taken over; its tally 0) and
+   returned, where its parts may be compared without running Python code; else the call
+   released and NULL */
+cw_KeyMemoEntry *cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation,
+                              int answer);
 void cw_memo_release(cw_MemoCall *call);
 /* 1 where the call `name`(storage of dtype, *args) on pending's device was counted
    REPLAYS times or more (its key pair_key's where `pair`, else call_key_of's, which
    reads args' storages at `positions` as their dtypes; the answer kept in `memo` for
-   calls whose arguments make the same key), 0 where not (an unhashable argument: never
+   calls whose arguments make the same key), 3 where so but `probes` and this run is its
+   PROBE-th at once (recorded: a probe), 0 where not (an unhashable argument: never
    counted), 2 where it is marked lazy_policy._DEFERS (deferred), -1 error */
 int cw_counted(const cw_Policy *policy, PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions,
-               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo);
+               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo,
+               int probes);
 int cw_lazy_key_ready(void);
 
 /* _native_lazy_start.c */

@@ -22,7 +22,7 @@
 #include "_native_lazy.h"
 
 PyObject *cw_s_dtype, *cw_s_lazy_type, *cw_s_tracer, *cw_s_real;
-PyObject *cw_s_defer;
+PyObject *cw_s_defer, *cw_s_probing;
 static PyObject *s_defers;
 /* lazy_policy._DEFERS, a constant: read once, when lazy_starts gives the policy */
 static PyObject *defers_mark;
@@ -32,14 +32,15 @@ static PyObject *s_shape, *s_strides, *s_offset;
 static cw_Policy policy;
 static PyObject *policy_names[CW_P_COUNT];
 
-/* RECORD_BYTES's and _generation's values, after each read of the globals */
+/* RECORD_BYTES's, _generation's and PROBE's values, after each read of the globals */
 static int derive(cw_GlobalsView *view) {
     (void)view;
     policy.record_bytes = PyLong_AsLongLong(policy.at[CW_P_RECORD_BYTES]);
     policy.generation = policy.record_bytes == -1 && PyErr_Occurred()
                             ? -1
                             : PyLong_AsLongLong(policy.at[CW_P_GENERATION]);
-    return policy.generation == -1 && PyErr_Occurred() ? -1 : 0;
+    policy.probe = policy.generation == -1 && PyErr_Occurred() ? -1 : PyLong_AsLongLong(policy.at[CW_P_PROBE]);
+    return policy.probe == -1 && PyErr_Occurred() ? -1 : 0;
 }
 
 static cw_GlobalsView policy_view = {
@@ -192,11 +193,23 @@ static int counted(const cw_Policy *p, PyObject *name, int pair, PyObject *pendi
     return answer == 0 ? PyObject_RichCompareBool(seen, replays, Py_GE) : answer;
 }
 
-/* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, 0 where
-   not (an unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be
-   deferred, lazy_defer), -1 on an error. */
+/* A call's answer of 1 (run at once) where its kept answer `e`'s tally reaches PROBE: 3
+   then, this run recorded as a probe (lazy_policy.PROBE: a chain it starts may fuse
+   again), the tally started over. A call not kept is never probed. */
+static int probed(const cw_Policy *p, int answer, cw_KeyMemoEntry *e) {
+    if (answer != 1 || p->probe <= 0 || e == NULL || ++e->tally < p->probe) {
+        return answer;
+    }
+    e->tally = 0;
+    return 3;
+}
+
+/* How often the call was counted replayed (lazy_policy._counts), >= `replays`: 1, or 3
+   where `probes` and this run is its PROBE-th at once (`probed`: recorded), 0 where not (an
+   unhashable argument: never counted), 2 where it is marked `_DEFERS` (to be deferred,
+   lazy_defer), -1 on an error. */
 int cw_counted(const cw_Policy *p, PyObject *name, int pair, const Py_ssize_t *positions, Py_ssize_t npositions,
-               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo) {
+               PyObject *pending, PyObject *dtype, PyObject *const *args, Py_ssize_t n, cw_KeyMemo *memo, int probes) {
     PyObject *counts = p->at[CW_P_COUNTS], *replays = p->at[CW_P_REPLAYS], *layout_type = p->at[CW_P_LAYOUT];
     PyObject *key_of = p->at[CW_P_CALL_KEY_OF];
     long long generation = p->generation;
@@ -204,10 +217,10 @@ int cw_counted(const cw_Policy *p, PyObject *name, int pair, const Py_ssize_t *p
     PyObject *held[CW_MEMO_HELD] = {counts, replays, layout_type, key_of, pending, dtype};
     cw_MemoCall call;
     cw_memo_parts(args, n, positions, npositions, layout_type, &call);
-    int known = cw_memo_answer(memo, held, &call, generation);
-    if (known >= 0) {
+    cw_KeyMemoEntry *known = cw_memo_find(memo, held, &call, generation);
+    if (known != NULL) {
         cw_memo_release(&call);
-        return known;
+        return probes ? probed(p, known->answer, known) : known->answer;
     }
     /* a miss: the key made, which may run Python code (call_key_of, an op's hash) that
        could rebind lazy_policy's globals: what is compared and kept is held until then */
@@ -216,15 +229,16 @@ int cw_counted(const cw_Policy *p, PyObject *name, int pair, const Py_ssize_t *p
         Py_INCREF(held[i]);
     }
     int answer = counted(p, name, pair, pending, dtype, args, n, counts, replays, key_of);
+    cw_KeyMemoEntry *kept = NULL;
     if (answer >= 0) {
-        cw_memo_keep(memo, held, &call, generation, answer); /* (the parts taken over) */
+        kept = cw_memo_keep(memo, held, &call, generation, answer); /* (the parts taken over) */
     } else {
         cw_memo_release(&call);
     }
     for (int i = 0; i < CW_MEMO_HELD; i++) {
         Py_DECREF(held[i]);
     }
-    return answer == -2 ? 0 : answer;
+    return answer == -2 ? 0 : probes ? probed(p, answer, kept) : answer;
 }
 
 int cw_lazy_key_policy(PyObject *globals) {
@@ -242,9 +256,10 @@ int cw_lazy_key_policy(PyObject *globals) {
 
 int cw_lazy_key_ready(void) {
     static const char *const texts[] = {"size", "dtype", "itemsize", "name", "lazy_type", "tracer", "device", "real",
-                                        "shape", "strides", "offset", "_DEFERS", "defer"};
+                                        "shape", "strides", "offset", "_DEFERS", "defer", "probing"};
     PyObject **names[] = {&s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type, &cw_s_tracer, &s_device,
-                          &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer};
+                          &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer,
+                          &cw_s_probing};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;
@@ -252,7 +267,7 @@ int cw_lazy_key_ready(void) {
     }
     /* (in the order of CW_P_*) */
     static const char *const globals[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
-                                                    "Layout", "_NOT_AS_IS", "call_key_of"};
+                                                    "Layout", "_NOT_AS_IS", "call_key_of", "PROBE"};
     for (int i = 0; i < CW_P_COUNT; i++) {
         if ((policy_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
             return -1;

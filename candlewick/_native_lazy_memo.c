@@ -128,38 +128,38 @@ static int same_part(PyObject *a, PyObject *b, unsigned char kind) {
     return same;
 }
 
-/* The kept answer of entry `e` where it stands for this call (held the same objects, the
-   generation unchanged, every part the same), else -1. */
-static int entry_answer(const cw_KeyMemoEntry *e, PyObject *const *held, const cw_MemoCall *call,
-                        long long generation) {
-    if (e->held[0] == NULL || e->generation != generation || e->nparts != call->count) {
-        return -1;
+/* Whether entry `e` was made of this call's key (held the same objects, every part the
+   same), under any generation. */
+static int same_key(const cw_KeyMemoEntry *e, PyObject *const *held, const cw_MemoCall *call) {
+    if (e->held[0] == NULL || e->nparts != call->count) {
+        return 0;
     }
     for (int i = 0; i < CW_MEMO_HELD; i++) { /* by identity: another object is another key here */
         if (held[i] != e->held[i]) {
-            return -1;
+            return 0;
         }
     }
     for (int i = 0; i < call->count; i++) {
         if (call->kinds[i] != e->kinds[i] || !same_part(call->parts[i], e->parts[i], call->kinds[i])) {
-            return -1;
+            return 0;
         }
     }
-    return e->answer;
+    return 1;
 }
 
 /* (_native_lazy.h) */
-int cw_memo_answer(const cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call, long long generation) {
+cw_KeyMemoEntry *cw_memo_find(cw_KeyMemo *memo, PyObject *const *held, const cw_MemoCall *call,
+                              long long generation) {
     if (call->count == 0) {
-        return -1;
+        return NULL;
     }
     for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
-        int known = entry_answer(&memo->entries[k], held, call, generation);
-        if (known >= 0) {
-            return known;
+        cw_KeyMemoEntry *e = &memo->entries[k];
+        if (e->generation == generation && same_key(e, held, call)) {
+            return e;
         }
     }
-    return -1;
+    return NULL;
 }
 
 static void entry_clear(cw_KeyMemoEntry *e) {
@@ -188,15 +188,27 @@ void cw_memo_hold(cw_MemoCall *call) {
 }
 
 /* (_native_lazy.h) */
-void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation, int answer) {
+cw_KeyMemoEntry *cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, long long generation,
+                              int answer) {
     if (call->count == 0 || !call->held) {
         cw_memo_release(call);
-        return;
+        return NULL;
     }
     for (int i = 0; i < call->count; i++) {
         if (call->kinds[i] == PART_EQUAL && !ints_only(call->parts[i])) {
             cw_memo_release(call); /* (comparing it could run Python code) */
-            return;
+            return NULL;
+        }
+    }
+    /* an entry of this key made under an earlier generation is renewed: its tally goes on
+       (a change of the counts elsewhere does not restart a call's count to its probe) */
+    for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
+        cw_KeyMemoEntry *e = &memo->entries[k];
+        if (same_key(e, held, call)) {
+            e->generation = generation;
+            e->answer = answer;
+            cw_memo_release(call);
+            return e;
         }
     }
     cw_KeyMemoEntry *e = &memo->entries[memo->next];
@@ -212,8 +224,10 @@ void cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCall *call, lo
     e->nparts = call->count;
     e->generation = generation;
     e->answer = answer;
+    e->tally = 0;
     call->count = 0; /* (taken over) */
     call->held = 0;
+    return e;
 }
 
 void cw_key_memo_clear(cw_KeyMemo *memo) {

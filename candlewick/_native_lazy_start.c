@@ -14,11 +14,13 @@
    and lazy_policy's globals, from which every call reads RECORD_BYTES, REPLAYS, _ripe,
    _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them: read
    through the view cw_policy_now keeps, _native_lazy_key.c).
-   StartMethod(name, positions, pair, only=None) is Start's method for primitive `name`:
-   `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair` whether its key is
-   built here in pair_key's one step (binary, compare) rather than by call_key_of (the key
-   and the globals' reads: _native_lazy_key.c), `only` the ops (its first argument) it may
-   record, any other run at once (reduce: the fused reductions; argmin never is). */
+   StartMethod(name, positions, pair, only=None, probe=False) is Start's method for
+   primitive `name`: `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair`
+   whether its key is built here in pair_key's one step (binary, compare) rather than by
+   call_key_of (the key and the globals' reads: _native_lazy_key.c), `only` the ops (its
+   first argument) it may record, any other run at once (reduce: the fused reductions;
+   argmin never is), `probe` whether a call it runs at once for its count is recorded at
+   its PROBE-th such run (copy's: lazy_policy.PROBE). */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -31,6 +33,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *name;
     int pair;
+    int probe; /* its calls run at once are probed (lazy_policy.PROBE: the copy's) */
     PyObject *only; /* the ops (args[0]) it may record (reduce's fused ones), or NULL: any */
     Py_ssize_t npositions;
     Py_ssize_t positions[MAX_POSITIONS];
@@ -160,7 +163,7 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             static cw_MemberSite dtype_site; /* (real's dtype, read per call: its read kept) */
             PyObject *dtype = cw_site_member(&dtype_site, real, cw_s_dtype);
             int now = dtype == NULL ? -1 : cw_counted(policy, m->name, m->pair, m->positions, m->npositions, pending,
-                                                      dtype, call_args, n, &m->memo);
+                                                      dtype, call_args, n, &m->memo, m->probe);
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
@@ -177,8 +180,11 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
                                                 NULL);
                 goto done;
             }
-            if (now) {
+            if (now == 1) {
                 out = call_on(m->name, real, call_args, n);
+                goto done;
+            }
+            if (now == 3 && PyObject_SetAttr(pending, cw_s_probing, Py_True) < 0) { /* a probe: recorded */
                 goto done;
             }
         }
@@ -247,10 +253,10 @@ PyObject *cw_call_primitive(PyObject *name, PyObject *const *args, size_t nargsf
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *name, *positions, *only = Py_None;
-    int pair;
-    static char *names[] = {"name", "positions", "pair", "only", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!p|O:StartMethod", names, &name, &PyTuple_Type, &positions,
-                                     &pair, &only)) {
+    int pair, probe = 0;
+    static char *names[] = {"name", "positions", "pair", "only", "probe", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "UO!p|Op:StartMethod", names, &name, &PyTuple_Type, &positions,
+                                     &pair, &only, &probe)) {
         return NULL;
     }
     Py_ssize_t count = PyTuple_GET_SIZE(positions);
@@ -279,6 +285,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->name = Py_NewRef(name);
     PyUnicode_InternInPlace(&self->name);
     self->pair = pair;
+    self->probe = probe;
     self->only = only == Py_None ? NULL : Py_NewRef(only);
     self->npositions = count;
     for (Py_ssize_t k = 0; k < count; k++) {
@@ -314,8 +321,8 @@ PyTypeObject cw_StartMethodType = {
     .tp_name = "candlewick._native.StartMethod",
     .tp_basicsize = sizeof(StartMethod),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "StartMethod(name, positions, pair, only=None): lazy_policy.Start's method for a primitive (see "
-              "_native_lazy_start.c)",
+    .tp_doc = "StartMethod(name, positions, pair, only=None, probe=False): lazy_policy.Start's method for a "
+              "primitive (see _native_lazy_start.c)",
     .tp_new = make,
     .tp_dealloc = (destructor)dealloc,
     .tp_vectorcall_offset = offsetof(StartMethod, vectorcall),

@@ -24,3 +24,7 @@ def lazy_records_small_arrays(monkeypatch):
     # and they pin what stays pending when a recording repeats: a graph that ran is not
     # run ahead of its consumer the next time (tests/fusion/test_lazy_ahead.py turns it on)
     monkeypatch.setattr(lazy_policy, "RUN_AHEAD", False)
+    # nor record a call again at its PROBE-th run at once (its tally may carry over from an
+    # earlier test's runs: tests/fusion/test_lazy_split.py and test_native_lazy_start.py
+    # turn the probes on)
+    monkeypatch.setattr(lazy_policy, "PROBE", 0)

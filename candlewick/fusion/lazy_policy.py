@@ -14,6 +14,15 @@ runs it, and its result is computed; then the calls reading it start their own c
 so a graph that never fuses runs eagerly from its next run on. A call that was part of
 a fused graph is recorded again, its count started over (the same call elsewhere may
 fuse again): ``REPLAYS`` replayed runs with no fused run between make it run at once.
+The counts are per key, not per place in the code: a chain that fuses in one place
+(StandardScaler's ``X -= mean; X /= scale``) may start with a call another place runs
+alone (Ridge's ``X -= X_offset``, the same shapes), whose replays made it run at once.
+So a copy run at once for its count is recorded again at its ``PROBE``-th such run (its
+graph then marked ``probing``): the calls reading its result join its graph (an
+element-wise call on a probed plain copy, made on the copy's source, lazy_storage, is
+recorded too), and where that graph fuses its calls, the copy's too, are marked and
+recorded from then on (StandardScaler's copy, update and division fuse again); where it
+replays, one run cost a recording more.
 A call of a graph whose result a consumer read as its own input is marked as fused
 (``lazy_consume.KeptResults.consume``: ``spectrum * response`` written as irfft's private
 copy saves that copy, even where the graph is one call).
@@ -33,6 +42,15 @@ __all__ = ["ENDS", "RUN_AHEAD", "Start", "call_key", "call_key_of", "counted_rep
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
 REPLAYS = 2
+#: a copy run at once for its count is recorded again at its PROBE-th such run (0: never),
+#: so that a chain it starts here fuses though the same copy and update elsewhere
+#: replayed. Only the copy: what is done to a copy's result (written in place, as
+#: scikit-learn's ``copy=True`` is) makes whether it fuses, so its key says little;
+#: another call's key holds its own work, and probing those (StandardScaler's statistics,
+#: whose fused runs on small results cannot be kept) cost ~1 % of its call. A probe that
+#: teaches nothing (Ridge's: its graphs replay) costs a recording and a graph run more
+#: than the copy at once (~50 us of host time; under 4 us a call at 16)
+PROBE = 16
 #: a call whose operands are all computed and each hold fewer bytes runs at once: what
 #: fusing its chain saves is device traffic (a write and a read of each intermediate, ~4 us
 #: per 8 MiB on an H200), what recording it costs is host time (about an eager launch's
@@ -65,6 +83,10 @@ _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
 #: the indices of the nodes run)), kept here so that ``reset`` forgets them too
 ENDS: dict = {}
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
+#: key -> its runs at once since its last probe (the path without candlewick._native; the
+#: C decision keeps each with its kept answer, _native_lazy_memo.c). A change of the counts
+#: leaves them: a fused run elsewhere would otherwise restart every count to a probe
+_tallies: dict = {}
 #: bumped each time a call marked fusing is counted again (a graph holding it ran
 #: replayed): a run marked as having nothing left to teach (``run.pinned``, this value
 #: when marked; never 0, so that a marked run's mark is true) learns again, so that a
@@ -80,6 +102,7 @@ def reset() -> None:
     global _generation
     _counts.clear()
     _ripe.clear()
+    _tallies.clear()
     ENDS.clear()
     _generation += 1
 
@@ -210,13 +233,16 @@ def counted_replayed(device, calls):
     changed = [(key, name) for key, name in keys.items() if _FUSES <= counts.get(key, 0) < REPLAYS]
     if changed:  # (not _DEFERS, nor counted enough)
         _changing()
-        if any(counts.get(key) == _FUSES for key, _ in changed):
-            recounts += 1
+        recount = False
         for key, name in changed:
-            seen = max(counts.get(key, 0), 0) + 1  # (a fused call's count starts again)
-            counts[key] = seen
+            seen = counts.get(key, 0)
+            if seen == _FUSES:  # a fused call's count starts again
+                recount, seen = True, 0
+            counts[key] = seen = seen + 1
             if seen >= REPLAYS:
                 _ripe.add(name)
+        if recount:
+            recounts += 1
     return bool(changed)
 
 
@@ -255,7 +281,6 @@ def defers(device, call):
     device whose irfft takes a caller-made input (``lazy_defer``: the call and the
     transform's scale then run as one kernel into that input, and a deferred call costs
     less host time than a recorded one, or than eager mode's own call and copy)."""
-    global _generation
     if getattr(type(device), "irfft_scratch_factor", None) is None:
         return
     name, dtype, args = call
@@ -266,12 +291,18 @@ def defers(device, call):
     counts = _counts
     if counts.get(key) == _DEFERS:
         return
-    if len(counts) > MAX_KEYS:
-        reset()
-    else:
-        _generation += 1
+    _changing()
     counts[key] = _DEFERS
     _ripe.add(name)  # (so that the decision makes its key)
+
+
+def _probed(key):
+    """Whether this run at once of the call of ``key`` is its ``PROBE``-th since its last
+    probe (then recorded)."""
+    tally = _tallies.get(key, 0) + 1
+    probe = 0 < PROBE <= tally
+    _tallies[key] = 0 if probe else tally
+    return probe
 
 
 class Start:
@@ -296,18 +327,19 @@ class Start:
 _StartMethod = native_start_methods(Start, globals())
 
 
-def _start(name, pair=False, only=None):
+def _start(name, pair=False, only=None, probe=False):
     """Start's method for primitive ``name``: the one policy of a call on a computed
     array, its key made by ``pair_key`` where ``pair`` (the binary and compare calls,
     which the C element-wise path makes: no copy of their arguments), else by
     ``call_key_of``; ``only``: the ops (its first argument) it may record, any other run
-    at once (reduce's argmin and the like: never recorded). Where candlewick._native is
-    built the method is its ``StartMethod`` (_native_lazy_start.c: the same policy in C,
-    reading this module's globals at each call); the Python one below is the path
-    without it."""
+    at once (reduce's argmin and the like: never recorded); ``probe``: a call run at once
+    for its count is recorded at its ``PROBE``-th such run (copy's). Where
+    candlewick._native is built the method is its ``StartMethod`` (_native_lazy_start.c:
+    the same policy in C, reading this module's globals at each call); the Python one
+    below is the path without it."""
     positions = STORAGE_ARGS.get(name, ())
     if _StartMethod is not None:
-        return _StartMethod(name, positions, pair, only)
+        return _StartMethod(name, positions, pair, only, probe)
     key_of = pair_key if pair else call_key_of
 
     def method(self, *args):
@@ -335,11 +367,14 @@ def _start(name, pair=False, only=None):
                 return getattr(real, name)(*call_args)
             if ripe:
                 try:
-                    seen = _counts.get(key_of(pending.device, name, real.dtype, call_args), 0)
+                    key = key_of(pending.device, name, real.dtype, call_args)
+                    seen = _counts.get(key, 0)
                 except TypeError:  # an unhashable argument: never counted
                     seen = 0
                 if seen >= REPLAYS:
-                    return getattr(real, name)(*call_args)
+                    if not (probe and _probed(key)):
+                        return getattr(real, name)(*call_args)
+                    pending.probing = True  # a probe: recorded
                 if seen == _DEFERS:
                     return pending.defer(name, real, *call_args)
         return getattr(self.pending.tracer(real), name)(*args)
@@ -348,9 +383,10 @@ def _start(name, pair=False, only=None):
     return method
 
 
-for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", "astype", "copy", "affine", "clip",
-              "var", "reduce_as"):
+for _name in ("unary", "binary_as", "binary_scalar", "compare_scalar", "where", "astype", "affine", "clip", "var",
+              "reduce_as"):
     setattr(Start, _name, _start(_name))
+Start.copy = _start("copy", probe=True)  # type: ignore[attr-defined]
 for _name in ("binary", "compare"):
     setattr(Start, _name, _start(_name, pair=True))
 del _name

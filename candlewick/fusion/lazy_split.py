@@ -28,7 +28,11 @@ from ..shapes import contiguous_strides, shape_size
 from .graph import Graph
 from .replay import replayer
 
-__all__ = ["copied_input", "split"]
+__all__ = ["COPY_KINDS", "copied_input", "split"]
+
+#: the kinds of node that may copy their operand: a ``copy``, or an ``astype`` to the
+#: operand's own dtype (``_copies``)
+COPY_KINDS = frozenset({"copy", "astype"})
 
 
 def split(graph, cut):
@@ -144,8 +148,8 @@ def _through_copies(nodes, src, layout):
 
 
 def _copies(node, nodes):
-    return len(node.operands) == 1 and (node.kind == "copy" or node.kind == "astype"
-                                        and nodes[node.operands[0][0]].dtype == node.dtype)
+    return (node.kind in COPY_KINDS and len(node.operands) == 1
+            and (node.kind == "copy" or nodes[node.operands[0][0]].dtype == node.dtype))
 
 
 def _plain(layout, shape):

@@ -34,7 +34,7 @@ from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_defer import defer
 from .lazy_policy import ENDS, Start, defers, learn, plain
 from .lazy_run import compiled, node_key
-from .lazy_split import copied_input
+from .lazy_split import COPY_KINDS, copied_input
 from .trace import TracedStorage
 
 __all__ = ["LazyStorage", "MAX_NODES", "Pending"]
@@ -133,20 +133,50 @@ for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compa
 del _name
 
 
-# A reduction of a pending plain copy (Ridge's and PCA's column mean of their copy of X)
-# is the call on what the copy reads, made as a call on that computed array is
-# (lazy_policy.Start): where the device replayed it in a split run before, it runs at once,
-# as eager mode runs it, instead of being recorded to be replayed by the run of the graph
-# (its recording and the split run cost Ridge's centering ~100 us more host time than
-# eager mode's calls, H200, 2026-12-04); and its result, computed, leaves the division by
-# the count to run at once too (small, on computed operands).
+# A call on a pending plain copy (a ``copy``, or an ``astype`` to its own dtype, of a graph
+# input, read through the plain view: ``copied_input``) is the call on what the copy
+# reads, made as a call on that computed array is (lazy_policy.Start): recorded on the
+# source's input node, or run at once where the policy says so, as eager mode runs it.
+# Either way its kernel reads the source instead of the copy, so the copy, which the
+# update's array no longer holds, is never computed: one pass over X where eager mode
+# makes two (the copy and the update).
+# - Ridge's and PCA's column mean of their copy of X: where the device replayed it in a
+#   split run before, it runs at once instead of being recorded to be replayed by the
+#   run of the graph (its recording and the split run cost Ridge's centering ~100 us
+#   more host time than eager mode's calls, H200, 2026-12-04); and its result, computed,
+#   leaves the division by the count to run at once too (small, on computed operands).
+# - Ridge's and PCA's ``X -= X_offset``: a graph of that call alone runs replayed, so from
+#   its REPLAYS-th run on it runs as eager mode runs it (recording the update and running
+#   the graph ahead cost Ridge's centering ~110 us more host time than eager mode's C
+#   in-place update, H200, 2026-12-04). A chain of calls on the result still fuses
+#   (StandardScaler's ``X -= mean; X /= scale``: the subtraction reads X, the division
+#   follows it).
+# - Where the graph holds a probe (lazy_policy.PROBE; ``Pending.probing``), an element-wise
+#   call is recorded on the source whatever its count: the chain a probed copy starts is
+#   what the probe tries (StandardScaler's, after Ridge's same subtraction ran at once).
+#   A reduction is not (a probe of Ridge's copy would record its mean, whose split run
+#   fuses the division and the update: marked fusing, they would be recorded and replayed
+#   again for REPLAYS calls, ~50 us of host time each on the fake runtime).
+# The cheap part of the test (the node's kind) is written at each caller: an element-wise
+# call on a pending result in lazy mode asks it.
+def _on_source(copy, pending, layout, chain=True):
+    """What a call on ``copy`` (a pending result of this graph, of a kind in COPY_KINDS,
+    read through ``layout``) is made on instead: its source's ``Start``, or, for an
+    element-wise call (``chain``) where this graph holds a probe, its source's input node;
+    None where it copies no graph input plainly."""
+    source = copied_input(copy, layout)
+    if source is None:
+        return None
+    return pending.tracer(source) if chain and pending.probing else Start(pending, source)
+
+
 def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
-    source = copied_input(self, layout)
-    if source is not None:
-        return Start(pending, source).reduce(op, layout, axes)
+    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
+            and (on := _on_source(self, pending, layout, False)) is not None):
+        return on.reduce(op, layout, axes)
     pending.calls.append(("reduce", self.dtype, (op, layout, axes)))
     return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
 
@@ -155,9 +185,9 @@ def _reduce_as(self, op, layout, axes, dtype):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:
         return self.value().reduce_as(op, layout, axes, dtype)
-    source = copied_input(self, layout)
-    if source is not None:
-        return Start(pending, source).reduce_as(op, layout, axes, dtype)
+    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
+            and (on := _on_source(self, pending, layout, False)) is not None):
+        return on.reduce_as(op, layout, axes, dtype)
     pending.calls.append(("reduce_as", self.dtype, (op, layout, axes, dtype)))
     return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
                                    dtype)
@@ -166,19 +196,6 @@ def _reduce_as(self, op, layout, axes, dtype):
 LazyStorage.reduce = _reduce  # type: ignore[method-assign]
 LazyStorage.reduce_as = _reduce_as  # type: ignore[method-assign]
 
-
-# An element-wise call whose (first) operand is a pending plain copy (Ridge's and PCA's
-# ``X -= X_offset`` on their copy of X, ``copied_input``) is the call on what the copy
-# reads, as a reduction of it is (above): recorded on the source's input node, or run at
-# once where the policy says so (a graph of that call alone runs replayed: from its
-# REPLAYS-th run on, as eager mode runs it). Either way the kernel reads the source
-# instead of the copy, so the copy, which the update's array no longer holds, is never
-# computed: one pass over X where eager mode makes two (the copy and the update), and no
-# fused run of the two on the host path (recording the update and running the graph
-# ahead cost Ridge's centering ~110 us more host time than eager mode's C in-place
-# update, H200, 2026-12-04). A chain of calls on the result still fuses (StandardScaler's
-# ``X -= mean; X /= scale``: the subtraction reads X, the division follows it).
-_COPIES = frozenset({"copy", "astype"})
 
 # The most frequent calls recorded, written out: TracedStorage's recording with the
 # operands' nodes found inline (a call less per operand, ~1 us of the ~7 a recorded call
@@ -189,8 +206,9 @@ def _two(kind):
         if pending is None:
             return getattr(self.value(), kind)(op, lhs_layout, rhs, rhs_layout)
         graph = pending.graph
-        if self.graph is graph and self.node.kind in _COPIES and (source := copied_input(self, lhs_layout)) is not None:
-            return getattr(Start(pending, source), kind)(op, lhs_layout, rhs, rhs_layout)
+        if (self.graph is graph and self.node.kind in COPY_KINDS
+                and (on := _on_source(self, pending, lhs_layout)) is not None):
+            return getattr(on, kind)(op, lhs_layout, rhs, rhs_layout)
         pending.calls.append((kind, self.dtype, (op, lhs_layout, rhs.dtype, rhs_layout)))
         lhs = self if self.graph is graph else pending.tracer(self)
         if type(rhs) is not LazyStorage or rhs.graph is not graph:
@@ -216,8 +234,9 @@ def _binary_scalar(self, op, layout, scalar, reflected):
     pending = RECORDING[0](self.device)
     if pending is None:
         return self.value().binary_scalar(op, layout, scalar, reflected)
-    if self.graph is pending.graph and self.node.kind in _COPIES and (source := copied_input(self, layout)) is not None:
-        return Start(pending, source).binary_scalar(op, layout, scalar, reflected)
+    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
+            and (on := _on_source(self, pending, layout)) is not None):
+        return on.binary_scalar(op, layout, scalar, reflected)
     pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
     return pending.add("binary_scalar", layout.shape, op.result_dtype(x.dtype), op, ((x.node.index, layout),),
@@ -253,6 +272,7 @@ class Pending(KeptResults):
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
         self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
+        self.probing = False  # a call was recorded as a probe (lazy_policy.PROBE; ``_on_source``)
 
     def add(self, kind, shape, dtype, op, operands, attrs, ahead=False):
         """Record a node; its LazyStorage. ``ahead``: the node is the whole of its call

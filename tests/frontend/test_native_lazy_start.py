@@ -46,11 +46,11 @@ class Pending:
         return Storage(("traced", real.tag), real.size, real.dtype)
 
 
-def _python_method(name, pair):
+def _python_method(name, pair, probe=False):
     saved = lazy_policy._StartMethod
     lazy_policy._StartMethod = None
     try:
-        return lazy_policy._start(name, pair)
+        return lazy_policy._start(name, pair, probe=probe)
     finally:
         lazy_policy._StartMethod = saved
 
@@ -107,6 +107,37 @@ def test_the_c_policy_decides_as_the_python_one(policy):
             assert answers == [("traced", "x")] * len(answers)  # recorded, however often counted
         else:  # recorded until counted REPLAYS times, then at once, on the operands' results
             assert answers == [("traced", "x")] * lazy_policy.REPLAYS + ["x"], (name, answers)
+
+
+@pytest.mark.parametrize("path", ["C", "Python"])
+def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, path):
+    """A copy counted REPLAYS times runs at once but at its PROBE-th such run, which is
+    recorded and marks the graph ``probing``; its tally goes on through changes of other
+    counts (a fused run elsewhere bumps the generation) and starts over at each probe.
+    Other calls are never probed."""
+    monkeypatch.setattr(lazy_policy, "PROBE", 3)
+    pending = Pending()
+    pending.probing = False
+    big = 1 << 22
+    layout = Layout.contiguous((big,))
+    start = Start(pending, Storage("x", big))
+    cases = {"copy": (layout,), "binary_scalar": (BinaryOp.MULTIPLY, layout, 2.0, False)}
+    for name, args in cases.items():
+        method = getattr(Start, name) if path == "C" else _python_method(name, False, probe=name == "copy")
+        for _ in range(lazy_policy.REPLAYS):
+            lazy_policy.counted_replayed(pending.device, [(name, dt.float32, lazy_policy.plain(name, args))])
+        probes = []
+        for k in range(7):
+            if k == 1:  # another call counted: the counts' generation moves
+                lazy_policy.counted_replayed(pending.device, [("unary", dt.float32, (BinaryOp.ADD, layout))])
+            answer = method(start, *args)[0]
+            assert answer == (("traced", "x") if pending.probing else "x"), (name, k)
+            if pending.probing:
+                probes.append(k + 1)
+            pending.probing = False
+        assert probes == ([3, 6] if name == "copy" else []), name
+    monkeypatch.setattr(lazy_policy, "PROBE", 0)  # never
+    assert all(getattr(Start, "copy")(start, layout)[0] == "x" for _ in range(7)) and not pending.probing
 
 
 def test_record_bytes_is_read_at_each_call(policy, monkeypatch):

@@ -164,6 +164,45 @@ def test_an_update_of_a_copy_reads_its_source(compiler):
         np.testing.assert_array_equal(cw.to_numpy(held), want)
 
 
+def test_a_chain_on_a_copy_fuses_again_from_its_probe(compiler, monkeypatch):
+    """StandardScaler's ``Xc = asarray(X, copy=True); Xc -= mean; Xc /= scale`` after
+    Ridge's centering ran the same copy and subtraction alone, replayed, until they ran at
+    once: the counts are per call, not per place, so the scaler's copy and update run at
+    once too, and its division in place. At the copy's ``PROBE``-th run at once it is
+    recorded again (a probe), the update is recorded on X and the division joins it: the
+    chain fuses, its calls (the copy too) are marked, and every later run fuses, with
+    eager mode's values."""
+    device, asked = compiler
+    monkeypatch.setattr(lazy_policy, "PROBE", 3)
+    x = np.linspace(-3, 5, 84, dtype=np.float32).reshape(14, 6)
+    X = cw.asarray(x, device=device)
+    mean = cw.asarray(x.mean(axis=0), device=device)
+    scale = cw.asarray(x.std(axis=0), device=device)
+    for _ in range(lazy_policy.REPLAYS + 1):  # Ridge's: replayed, then at once
+        with cw.lazy():
+            Xc = cw.asarray(X, copy=True)
+            Xc -= mean
+            cw.to_numpy(Xc)
+    assert not pending(Xc)
+    want = (x - x.mean(axis=0)) / x.std(axis=0)
+    runs, compiled = [], []
+    for _ in range(lazy_policy.PROBE + 3):
+        del asked[:]
+        with cw.lazy():
+            Xc = cw.asarray(X, copy=True)
+            Xc -= mean
+            Xc /= scale
+            runs.append(pending(Xc))
+            np.testing.assert_allclose(cw.to_numpy(Xc), want, rtol=1e-6)
+        compiled.append([kinds for kinds, ok in asked if ok])
+    probe = runs.index(True)
+    assert 0 < probe < lazy_policy.PROBE and all(runs[probe:]), runs
+    # the probe's graph: X's update and the division, one kernel (the copy left out);
+    # compiled once, then found again
+    assert compiled[probe] == [["input", "input", "binary", "input", "binary"]], compiled
+    assert not any(compiled[probe + 1:])
+
+
 def test_an_update_of_a_copy_whose_source_was_written_reads_the_copy(compiler):
     """The source written after the copy was recorded: the write computes the copy first,
     and the update reads the copy's values, as in eager mode, in every run."""

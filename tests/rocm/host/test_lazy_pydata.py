@@ -96,6 +96,34 @@ def test_standard_scalers_transform_runs_as_one_kernel(fake, host, monkeypatch):
     assert rt.calls["hipMemcpyDtoDAsync"] < copies
 
 
+def test_standard_scalers_transform_fuses_again_after_ridges_centering(fake, host, monkeypatch):
+    """Ridge's centering runs the transform's copy and subtraction alone, replayed, until
+    they run at once (the counts are per call: the same shapes and dtypes); in the same
+    process StandardScaler's transform then ran as eager mode's calls. From the copy's
+    ``PROBE``-th run at once (a probe: recorded, with the update on X and the division)
+    the transform is one fused kernel again, in every later call."""
+    from candlewick.fusion import lazy_policy
+
+    monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 20)
+    monkeypatch.setattr(lazy_policy, "PROBE", 4)
+    import candlewick as cw
+
+    rt, device = fake
+    lazy_policy.reset()
+    pe = pydata_fake.bench_module()
+    data = {k: cw.asarray(v, device=device) for k, v in host.items()}
+    for _ in range(lazy_policy.REPLAYS + 2):
+        pe.lazy_pairs.call(pe.CASES["Ridge"], data, True)
+    fused = []
+    for _ in range(2 * lazy_policy.PROBE):
+        del rt.launches[:]
+        pe.lazy_pairs.call(pe.CASES["StandardScaler"], data, True)
+        names = [name for name, *_ in rt.launches]
+        fused.append(b"binary_column_subtract_float32" not in names and any(n.startswith(b"fz") for n in names))
+    assert not fused[0] and True in fused and all(fused[fused.index(True):]), fused
+    lazy_policy.reset()
+
+
 @pytest.mark.parametrize("copy_first", [False, True], ids=["PCA", "Ridge"])
 def test_a_column_mean_and_the_centered_copy_split(fake, monkeypatch, copy_first):
     """PCA's centering in lazy mode, ``mean = sum(X, axis=0) / n; Xc = asarray(X,
