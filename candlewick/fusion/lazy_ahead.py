@@ -41,15 +41,22 @@ def _end(pending):
 def remember(pending, wanted):
     """What a run of ``pending``'s graph for the results ``wanted`` teaches: where it ran
     (nothing where ``lazy_policy.RUN_AHEAD`` is off or the device does not fuse: a replayed
-    graph run early saves no device time)."""
+    graph run early saves no device time). The ends of shorter graphs whose nodes begin
+    this one are forgotten: the recording went on past them this time (Ridge's copy and
+    subtraction ran there alone; StandardScaler's division follows the same two)."""
     if not lazy_policy.RUN_AHEAD or "fusion" not in pending.device.capabilities:
         return
+    keys = pending.keys
     key = _end(pending)
-    end = (list(pending.keys), frozenset(s.node.index for s in wanted))
+    end = (list(keys), frozenset(s.node.index for s in wanted))
     try:
         if len(ENDS) >= MAX_ENDS and key not in ENDS:
             ENDS.clear()
         ENDS[key] = end
+        for n in range(1, len(keys)):
+            shorter = ENDS.get((key[0], n, keys[n - 1]))
+            if shorter is not None and shorter[0] == keys[:n]:
+                del ENDS[(key[0], n, keys[n - 1])]
     except TypeError:
         return
 

@@ -291,7 +291,10 @@ class Pending(KeptResults):
             self.results.append(_ref(result))
             if len(graph.nodes) >= MAX_NODES:
                 self.flush(remember=False)
-            elif ahead and ENDS and (nodes := due(self)) is not None:  # where this graph ran last time
+            elif ahead and ENDS and not self.probing and (nodes := due(self)) is not None:
+                # where this graph ran last time; not a probe's, which asks what follows
+                # (lazy_policy.PROBE: Ridge's copy and subtraction ran ahead, alone, where
+                # StandardScaler's division follows them)
                 run_ahead(self, nodes)
             return result
 

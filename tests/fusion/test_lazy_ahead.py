@@ -105,6 +105,32 @@ def test_another_recording_runs_at_its_consumer(fusing):
         np.testing.assert_array_equal(cw.to_numpy(Xc), 4.0 * x - x.mean(axis=0))
 
 
+def test_a_longer_run_forgets_the_shorter_ends_it_begins_with(fusing):
+    """A graph that ran past the nodes where a shorter one ran (Ridge's copy and
+    subtraction ran alone; StandardScaler's division follows the same two) makes the
+    next recording of those nodes go on: the shorter end is forgotten, any other kept."""
+    device, _ = fusing
+    lazy_policy.reset()
+
+    def ran(keys):
+        lazy_ahead.remember(SimpleNamespace(device=device, keys=keys), [])
+
+    def due(keys):
+        return lazy_ahead.due(SimpleNamespace(device=device, keys=keys))
+
+    ran([("a",), ("b",)])
+    ran([("d",)])
+    ran([("a",), ("b",), ("e",)])
+    assert due([("a",), ("b",)]) is None
+    assert due([("a",), ("b",), ("e",)]) == due([("d",)]) == frozenset()
+    ran([("c",), ("b",)])  # another graph ending at a node of the same key
+    ran([("a",), ("b",), ("e",)])
+    assert due([("c",), ("b",)]) == frozenset()  # not a beginning of that one: kept
+    ran([("c",), ("b",), ("e",), ("f",)])
+    assert due([("c",), ("b",)]) is None
+    assert len(lazy_policy.ENDS) == 3
+
+
 def test_off_or_reset_nothing_runs_ahead(fusing, monkeypatch):
     device, _ = fusing
     _, X, mean = _data(device)

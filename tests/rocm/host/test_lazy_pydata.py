@@ -96,24 +96,29 @@ def test_standard_scalers_transform_runs_as_one_kernel(fake, host, monkeypatch):
     assert rt.calls["hipMemcpyDtoDAsync"] < copies
 
 
-def test_standard_scalers_transform_fuses_again_after_ridges_centering(fake, host, monkeypatch):
+@pytest.mark.parametrize("before", [("Ridge",), ("PCA full", "PCA randomized", "Ridge")])
+def test_standard_scalers_transform_fuses_again_after_ridges_centering(fake, host, monkeypatch, before):
     """Ridge's centering runs the transform's copy and subtraction alone, replayed, until
-    they run at once (the counts are per call: the same shapes and dtypes); in the same
-    process StandardScaler's transform then ran as eager mode's calls. From the copy's
-    ``PROBE``-th run at once (a probe: recorded, with the update on X and the division)
-    the transform is one fused kernel again, in every later call."""
+    they run at once (the counts are per call: the same shapes and dtypes), and they run
+    ahead there (lazy_ahead); in the same process StandardScaler's transform then ran as
+    eager mode's calls. From the copy's ``PROBE``-th run at once (a probe: recorded, not
+    run ahead, with the update on X and the division) the transform is one fused kernel
+    again, in every later call. ``before``: the cases run first (bench/pydata_e2e's
+    order)."""
     from candlewick.fusion import lazy_policy
 
     monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 20)
     monkeypatch.setattr(lazy_policy, "PROBE", 4)
+    monkeypatch.setattr(lazy_policy, "RUN_AHEAD", True)
     import candlewick as cw
 
     rt, device = fake
     lazy_policy.reset()
     pe = pydata_fake.bench_module()
     data = {k: cw.asarray(v, device=device) for k, v in host.items()}
-    for _ in range(lazy_policy.REPLAYS + 2):
-        pe.lazy_pairs.call(pe.CASES["Ridge"], data, True)
+    for case in before:
+        for _ in range(lazy_policy.REPLAYS + 2):
+            pe.lazy_pairs.call(pe.CASES[case], data, True)
     fused = []
     for _ in range(2 * lazy_policy.PROBE):
         del rt.launches[:]
