@@ -65,10 +65,11 @@ extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred 
 extern PyObject *cw_s_probing; /* "probing": the Pending's mark of a graph holding a probe (lazy_policy.PROBE) */
 /* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
 enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,
-       CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_COUNT };
+       CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_DOUBLINGS, CW_P_COUNT };
 typedef struct {
     PyObject *at[CW_P_COUNT]; /* borrowed */
-    long long record_bytes, generation, probe; /* RECORD_BYTES's, _generation's and PROBE's values */
+    /* RECORD_BYTES's, _generation's, PROBE's and PROBE_DOUBLINGS's values */
+    long long record_bytes, generation, probe, doublings;
 } cw_Policy;
 /* lazy_policy's globals as they stand, or NULL with an error (lazy_starts not called, a
    global absent or RECORD_BYTES or _generation not an int of a long long's range) */
@@ -92,9 +93,11 @@ typedef struct {
     int nparts;
     long long generation; /* lazy_policy._generation when it was made */
     int answer;
-    /* its runs at once since it was made or last probed (lazy_policy.PROBE): kept where a
-       later generation renews the entry */
+    /* its runs at once since it was made or last probed, and its probes since its answer
+       was last other than 1 (lazy_policy.PROBE, PROBE_DOUBLINGS): kept where a later
+       generation renews the entry with the same answer */
     long long tally;
+    int probes;
 } cw_KeyMemoEntry;
 typedef struct {
     cw_KeyMemoEntry entries[CW_MEMO_ENTRIES];

@@ -32,7 +32,7 @@ static PyObject *s_shape, *s_strides, *s_offset;
 static cw_Policy policy;
 static PyObject *policy_names[CW_P_COUNT];
 
-/* RECORD_BYTES's, _generation's and PROBE's values, after each read of the globals */
+/* RECORD_BYTES's, _generation's, PROBE's and PROBE_DOUBLINGS's values, after each read of the globals */
 static int derive(cw_GlobalsView *view) {
     (void)view;
     policy.record_bytes = PyLong_AsLongLong(policy.at[CW_P_RECORD_BYTES]);
@@ -40,7 +40,16 @@ static int derive(cw_GlobalsView *view) {
                             ? -1
                             : PyLong_AsLongLong(policy.at[CW_P_GENERATION]);
     policy.probe = policy.generation == -1 && PyErr_Occurred() ? -1 : PyLong_AsLongLong(policy.at[CW_P_PROBE]);
-    return policy.probe == -1 && PyErr_Occurred() ? -1 : 0;
+    policy.doublings = policy.probe == -1 && PyErr_Occurred() ? -1 : PyLong_AsLongLong(policy.at[CW_P_DOUBLINGS]);
+    if (policy.doublings == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    if (policy.probe < 0 || policy.probe > (1LL << 32) || policy.doublings < 0 || policy.doublings > 16) {
+        PyErr_SetString(PyExc_ValueError, "candlewick lazy_policy: PROBE must be an int from 0 to 2**32 and "
+                        "PROBE_DOUBLINGS one from 0 to 16");
+        return -1;
+    }
+    return 0;
 }
 
 static cw_GlobalsView policy_view = {
@@ -193,14 +202,20 @@ static int counted(const cw_Policy *p, PyObject *name, int pair, PyObject *pendi
     return answer == 0 ? PyObject_RichCompareBool(seen, replays, Py_GE) : answer;
 }
 
-/* A call's answer of 1 (run at once) where its kept answer `e`'s tally reaches PROBE: 3
-   then, this run recorded as a probe (lazy_policy.PROBE: a chain it starts may fuse
-   again), the tally started over. A call not kept is never probed. */
+/* A call's answer of 1 (run at once) where its kept answer `e`'s tally reaches PROBE <<
+   min(probes, PROBE_DOUBLINGS): 3 then, this run recorded as a probe (lazy_policy.PROBE:
+   a chain it starts may fuse again), the tally started over and the next probe twice as
+   far. A call not kept is never probed. */
 static int probed(const cw_Policy *p, int answer, cw_KeyMemoEntry *e) {
-    if (answer != 1 || p->probe <= 0 || e == NULL || ++e->tally < p->probe) {
+    if (answer != 1 || p->probe <= 0 || e == NULL) {
+        return answer;
+    }
+    int doublings = e->probes < p->doublings ? e->probes : (int)p->doublings;
+    if (++e->tally < (p->probe << doublings)) {
         return answer;
     }
     e->tally = 0;
+    e->probes++;
     return 3;
 }
 
@@ -267,7 +282,8 @@ int cw_lazy_key_ready(void) {
     }
     /* (in the order of CW_P_*) */
     static const char *const globals[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
-                                                    "Layout", "_NOT_AS_IS", "call_key_of", "PROBE"};
+                                                    "Layout", "_NOT_AS_IS", "call_key_of", "PROBE",
+                                                    "PROBE_DOUBLINGS"};
     for (int i = 0; i < CW_P_COUNT; i++) {
         if ((policy_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
             return -1;

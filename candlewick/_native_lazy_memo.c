@@ -201,10 +201,16 @@ cw_KeyMemoEntry *cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCa
         }
     }
     /* an entry of this key made under an earlier generation is renewed: its tally goes on
-       (a change of the counts elsewhere does not restart a call's count to its probe) */
+       (a change of the counts elsewhere does not restart a call's count to its probe), its
+       probes too while its answer stands (another answer, as a fused probe's mark, starts
+       them over) */
     for (int k = 0; k < CW_MEMO_ENTRIES; k++) {
         cw_KeyMemoEntry *e = &memo->entries[k];
         if (same_key(e, held, call)) {
+            if (e->answer != answer) {
+                e->tally = 0;
+                e->probes = 0;
+            }
             e->generation = generation;
             e->answer = answer;
             cw_memo_release(call);
@@ -225,6 +231,7 @@ cw_KeyMemoEntry *cw_memo_keep(cw_KeyMemo *memo, PyObject *const *held, cw_MemoCa
     e->generation = generation;
     e->answer = answer;
     e->tally = 0;
+    e->probes = 0;
     call->count = 0; /* (taken over) */
     call->held = 0;
     return e;

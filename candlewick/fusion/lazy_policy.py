@@ -47,10 +47,14 @@ REPLAYS = 2
 #: replayed. Only the copy: what is done to a copy's result (written in place, as
 #: scikit-learn's ``copy=True`` is) makes whether it fuses, so its key says little;
 #: another call's key holds its own work, and probing those (StandardScaler's statistics,
-#: whose fused runs on small results cannot be kept) cost ~1 % of its call. A probe that
-#: teaches nothing (Ridge's: its graphs replay) costs a recording and a graph run more
-#: than the copy at once (~50 us of host time; under 4 us a call at 16)
+#: whose fused runs on small results cannot be kept) cost ~1 % of its call. Each probe
+#: puts the next one twice as far, up to PROBE << PROBE_DOUBLINGS runs, until the copy's
+#: answer changes (a fused probe marks it): a probe that teaches nothing (Ridge's, whose
+#: graphs replay; scipy.signal.fftconvolve's, whose copy rfft reads) costs a recording and
+#: a graph run more than the copy at once, which at every 16th call cost fftconvolve
+#: 1.5 % of its time on an H200 host (2026-12-04, bench/results/rocm_gpu_tests)
 PROBE = 16
+PROBE_DOUBLINGS = 2
 #: a call whose operands are all computed and each hold fewer bytes runs at once: what
 #: fusing its chain saves is device traffic (a write and a read of each intermediate, ~4 us
 #: per 8 MiB on an H200), what recording it costs is host time (about an eager launch's
@@ -83,9 +87,10 @@ _counts: dict = {}  # call key -> replayed runs counted, or _FUSES
 #: the indices of the nodes run)), kept here so that ``reset`` forgets them too
 ENDS: dict = {}
 _ripe: set = set()  # the primitives of the keys counted REPLAYS times (no key made for the others)
-#: key -> its runs at once since its last probe (the path without candlewick._native; the
-#: C decision keeps each with its kept answer, _native_lazy_memo.c). A change of the counts
-#: leaves them: a fused run elsewhere would otherwise restart every count to a probe
+#: key -> (its runs at once since its last probe, its probes) (the path without
+#: candlewick._native; the C decision keeps them with each kept answer,
+#: _native_lazy_memo.c). A change of another key's count leaves them (a fused run
+#: elsewhere would otherwise restart every count to a probe); a change of its own drops it
 _tallies: dict = {}
 #: bumped each time a call marked fusing is counted again (a graph holding it ran
 #: replayed): a run marked as having nothing left to teach (``run.pinned``, this value
@@ -235,6 +240,7 @@ def counted_replayed(device, calls):
         _changing()
         recount = False
         for key, name in changed:
+            _tallies.pop(key, None)
             seen = counts.get(key, 0)
             if seen == _FUSES:  # a fused call's count starts again
                 recount, seen = True, 0
@@ -261,6 +267,7 @@ def pinned_fused(device, calls):
     if changed:
         _changing()
         for key in changed:
+            _tallies.pop(key, None)
             counts[key] = _FUSES
     return bool(changed)
 
@@ -297,12 +304,17 @@ def defers(device, call):
 
 
 def _probed(key):
-    """Whether this run at once of the call of ``key`` is its ``PROBE``-th since its last
-    probe (then recorded)."""
-    tally = _tallies.get(key, 0) + 1
-    probe = 0 < PROBE <= tally
-    _tallies[key] = 0 if probe else tally
-    return probe
+    """Whether this run at once of the call of ``key`` is a probe (then recorded): its
+    ``PROBE << min(probes, PROBE_DOUBLINGS)``-th since its last probe."""
+    if PROBE <= 0:
+        return False
+    tally, probes = _tallies.get(key, (0, 0))
+    tally += 1
+    if tally < PROBE << min(probes, PROBE_DOUBLINGS):
+        _tallies[key] = (tally, probes)
+        return False
+    _tallies[key] = (0, probes + 1)
+    return True
 
 
 class Start:

@@ -112,30 +112,45 @@ def test_the_c_policy_decides_as_the_python_one(policy):
 @pytest.mark.parametrize("path", ["C", "Python"])
 def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, path):
     """A copy counted REPLAYS times runs at once but at its PROBE-th such run, which is
-    recorded and marks the graph ``probing``; its tally goes on through changes of other
-    counts (a fused run elsewhere bumps the generation) and starts over at each probe.
-    Other calls are never probed."""
+    recorded and marks the graph ``probing``; the next probe comes twice as far, up to
+    ``PROBE << PROBE_DOUBLINGS`` runs. Its tally goes on through changes of other counts
+    (a fused run elsewhere bumps the generation); a change of its own answer (marked
+    fusing, then counted again) starts it over. Other calls are never probed."""
     monkeypatch.setattr(lazy_policy, "PROBE", 3)
+    monkeypatch.setattr(lazy_policy, "PROBE_DOUBLINGS", 1)
     pending = Pending()
     pending.probing = False
     big = 1 << 22
     layout = Layout.contiguous((big,))
     start = Start(pending, Storage("x", big))
-    cases = {"copy": (layout,), "binary_scalar": (BinaryOp.MULTIPLY, layout, 2.0, False)}
-    for name, args in cases.items():
-        method = getattr(Start, name) if path == "C" else _python_method(name, False, probe=name == "copy")
-        for _ in range(lazy_policy.REPLAYS):
-            lazy_policy.counted_replayed(pending.device, [(name, dt.float32, lazy_policy.plain(name, args))])
-        probes = []
-        for k in range(7):
+
+    def probes(method, args, runs):
+        out = []
+        for k in range(runs):
             if k == 1:  # another call counted: the counts' generation moves
                 lazy_policy.counted_replayed(pending.device, [("unary", dt.float32, (BinaryOp.ADD, layout))])
             answer = method(start, *args)[0]
-            assert answer == (("traced", "x") if pending.probing else "x"), (name, k)
+            assert answer == (("traced", "x") if pending.probing else "x"), k
             if pending.probing:
-                probes.append(k + 1)
+                out.append(k + 1)
             pending.probing = False
-        assert probes == ([3, 6] if name == "copy" else []), name
+        return out
+
+    cases = {"copy": (layout,), "binary_scalar": (BinaryOp.MULTIPLY, layout, 2.0, False)}
+    for name, args in cases.items():
+        method = getattr(Start, name) if path == "C" else _python_method(name, False, probe=name == "copy")
+        call = (name, dt.float32, lazy_policy.plain(name, args))
+        for _ in range(lazy_policy.REPLAYS):
+            lazy_policy.counted_replayed(pending.device, [call])
+        if name != "copy":
+            assert probes(method, args, 16) == []
+            continue
+        assert probes(method, args, 16) == [3, 9, 15]
+        lazy_policy.pinned_fused(pending.device, [call])  # a fused probe's mark
+        assert method(start, *args)[0] == ("traced", "x")
+        for _ in range(lazy_policy.REPLAYS):
+            lazy_policy.counted_replayed(pending.device, [call])
+        assert probes(method, args, 10) == [3, 9]
     monkeypatch.setattr(lazy_policy, "PROBE", 0)  # never
     assert all(getattr(Start, "copy")(start, layout)[0] == "x" for _ in range(7)) and not pending.probing
 
