@@ -12,8 +12,8 @@
    lazy_starts(start_type, policy) says what the methods share: lazy_policy.Start (its
    object slots `pending`, the thread's pending graph, and `real`, the computed storage)
    and lazy_policy's globals, from which every call reads RECORD_BYTES, REPLAYS, _ripe,
-   _counts, Layout, _NOT_AS_IS and call_key_of as they are then (tests set them: read
-   through the view cw_policy_now keeps, _native_lazy_key.c).
+   _counts, Layout, _NOT_AS_IS, call_key_of, PROBE and PROBE_DOUBLINGS as they are then
+   (tests set them: read through the view cw_policy_now keeps, _native_lazy_key.c).
    StartMethod(name, positions, pair, only=None, probe=False) is Start's method for
    primitive `name`: `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair`
    whether its key is built here in pair_key's one step (binary, compare) rather than by

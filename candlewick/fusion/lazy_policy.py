@@ -22,7 +22,7 @@ graph then marked ``probing``): the calls reading its result join its graph (an
 element-wise call on a probed plain copy, made on the copy's source, lazy_storage, is
 recorded too), and where that graph fuses its calls, the copy's too, are marked and
 recorded from then on (StandardScaler's copy, update and division fuse again); where it
-replays, one run cost a recording more.
+replays, one run cost a recording more, and that copy's next probe comes twice as far.
 A call of a graph whose result a consumer read as its own input is marked as fused
 (``lazy_consume.KeptResults.consume``: ``spectrum * response`` written as irfft's private
 copy saves that copy, even where the graph is one call).
@@ -47,7 +47,8 @@ REPLAYS = 2
 #: replayed. Only the copy: what is done to a copy's result (written in place, as
 #: scikit-learn's ``copy=True`` is) makes whether it fuses, so its key says little;
 #: another call's key holds its own work, and probing those (StandardScaler's statistics,
-#: whose fused runs on small results cannot be kept) cost ~1 % of its call. Each probe
+#: whose fused runs on small results cannot be kept) cost ~1 % of its call on the fake
+#: runtime (tests/rocm/host/pydata_fake.py). Each probe
 #: puts the next one twice as far, up to PROBE << PROBE_DOUBLINGS runs, until the copy's
 #: answer changes (a fused probe marks it): a probe that teaches nothing (Ridge's, whose
 #: graphs replay; scipy.signal.fftconvolve's, whose copy rfft reads) costs a recording and
