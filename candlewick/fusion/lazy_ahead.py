@@ -54,9 +54,10 @@ def remember(pending, wanted):
             ENDS.clear()
         ENDS[key] = end
         for n in range(1, len(keys)):
-            shorter = ENDS.get((key[0], n, keys[n - 1]))
+            at = (key[0], n, keys[n - 1])
+            shorter = ENDS.get(at)
             if shorter is not None and shorter[0] == keys[:n]:
-                del ENDS[(key[0], n, keys[n - 1])]
+                del ENDS[at]
     except TypeError:
         return
 
