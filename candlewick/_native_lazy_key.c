@@ -2,9 +2,9 @@
    reads: lazy_policy's globals, as they stand at each call (tests set them; a view read
    again where the module's dict changed, _native_lazy_globals.c; _DEFERS, a constant,
    once, by lazy_starts), a storage's size
-   against RECORD_BYTES and a call's count, its key made as lazy_policy's pair_key makes
+   against RECORD_BYTES and a call's count, its key made as lazy_keys.pair_key makes
    it (binary and compare on (op, Layout, storage, Layout): built here in one step) or
-   by lazy_policy.call_key_of (every other call), so that both count the same keys as
+   by lazy_keys.call_key_of (every other call), so that both count the same keys as
    lazy_policy.counted_replayed.
 
    A key is the largest part of the decision (a pair key ~4k instructions: its tuple

@@ -15,7 +15,7 @@
    _counts, Layout, _NOT_AS_IS, call_key_of, PROBE and PROBE_DOUBLINGS as they are then
    (tests set them: read through the view cw_policy_now keeps, _native_lazy_key.c).
    StartMethod(name, positions, pair, only=None, probe=False) is Start's method for
-   primitive `name`: `positions` its storage arguments (lazy_policy.STORAGE_ARGS), `pair`
+   primitive `name`: `positions` its storage arguments (lazy_keys.STORAGE_ARGS), `pair`
    whether its key is built here in pair_key's one step (binary, compare) rather than by
    call_key_of (the key and the globals' reads: _native_lazy_key.c), `only` the ops (its
    first argument) it may record, any other run at once (reduce: the fused reductions;

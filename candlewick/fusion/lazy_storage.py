@@ -32,7 +32,8 @@ from .lazy_ahead import due, run_ahead
 from .lazy_ahead import remember as _remember
 from .lazy_consume import KeptResults, consume_irfft, may_consume
 from .lazy_defer import defer
-from .lazy_policy import ENDS, Start, defers, learn, plain
+from .lazy_keys import plain
+from .lazy_policy import ENDS, Start, defers, learn
 from .lazy_run import compiled, node_key
 from .lazy_split import COPY_KINDS, copied_input
 from .trace import TracedStorage
@@ -270,7 +271,7 @@ class Pending(KeptResults):
         self.inputs = {}  # id(real storage) -> its input node's LazyStorage
         self.storages = []  # the inputs' real storages, in graph.inputs order (kept alive)
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
-        self.calls = []  # (primitive, dtype, lazy_policy.plain arguments) of each recorded call
+        self.calls = []  # (primitive, dtype, lazy_keys.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
         self.probing = False  # a call was recorded as a probe (lazy_policy.PROBE; ``_on_source``)
 

@@ -11,7 +11,7 @@ import pytest
 import candlewick as cw
 from candlewick import _core
 from candlewick import dtypes as dt
-from candlewick.fusion import lazy_policy
+from candlewick.fusion import lazy_keys, lazy_policy
 from candlewick.fusion.lazy_policy import Start
 from candlewick.layout import Layout
 from candlewick.opdefs import BinaryOp, ReduceOp
@@ -99,7 +99,7 @@ def test_the_c_policy_decides_as_the_python_one(policy):
             answers.append(answer[0])
             if not pending_operand:  # (its replayed graph's count: the call as run, on the operands' results)
                 call_args = [a.real if type(a) is Recorded else a for a in args]
-                lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, call_args))])
+                lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_keys.plain(name, call_args))])
         hashable = not any(type(a) is list for a in args)
         if real.size < 1024 and not pending_operand:
             assert answers == ["x"] * len(answers)  # small: at once
@@ -139,7 +139,7 @@ def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, p
     cases = {"copy": (layout,), "binary_scalar": (BinaryOp.MULTIPLY, layout, 2.0, False)}
     for name, args in cases.items():
         method = getattr(Start, name) if path == "C" else _python_method(name, False, probe=name == "copy")
-        call = (name, dt.float32, lazy_policy.plain(name, args))
+        call = (name, dt.float32, lazy_keys.plain(name, args))
         for _ in range(lazy_policy.REPLAYS):
             lazy_policy.counted_replayed(pending.device, [call])
         if name != "copy":
@@ -208,7 +208,7 @@ def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
         return Start.binary(Start(pending, real), *call_args)[0]
 
     def count(*call_args):
-        plain = lazy_policy.plain("binary", call_args)
+        plain = lazy_keys.plain("binary", call_args)
         lazy_policy.counted_replayed(pending.device, [("binary", real.dtype, plain)])
 
     for _ in range(lazy_policy.REPLAYS):
@@ -224,7 +224,7 @@ def test_a_kept_answer_follows_the_counts(policy, monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)
     assert ask(*args) == "x"
-    lazy_policy.pinned_fused(pending.device, [("binary", real.dtype, lazy_policy.plain("binary", args))])
+    lazy_policy.pinned_fused(pending.device, [("binary", real.dtype, lazy_keys.plain("binary", args))])
     assert ask(*args) == ("traced", "x")  # fused once: recorded from then on
     lazy_policy.reset()
     for _ in range(lazy_policy.REPLAYS):
@@ -266,7 +266,7 @@ def test_a_call_marked_deferred_is_deferred_by_both(policy):
         assert py_method(start, *call_args) == answer
         return answer
 
-    mark = ("binary", real.dtype, lazy_policy.plain("binary", args))
+    mark = ("binary", real.dtype, lazy_keys.plain("binary", args))
     assert both(*args)[0] == ("traced", "x")
     lazy_policy.defers(pending.device, mark)
     assert both(*args) == both(*args) == (("deferred", "x"), "binary", args)  # (the second: the kept answer)
@@ -281,7 +281,7 @@ def test_a_call_marked_deferred_is_deferred_by_both(policy):
     assert both(*args)[0] == ("deferred", "x")
     tiny = Layout.contiguous((small,))
     small_args = (BinaryOp.MULTIPLY, tiny, Storage("o", small), tiny)
-    lazy_policy.defers(pending.device, ("binary", real.dtype, lazy_policy.plain("binary", small_args)))
+    lazy_policy.defers(pending.device, ("binary", real.dtype, lazy_keys.plain("binary", small_args)))
     assert both(*small_args, receiver=Storage("x", small))[0] == "x"  # small: at once, marked or not
     counts = dict(lazy_policy._counts)
     lazy_policy.defers(object(), mark)  # a device without the hook: nothing marked
@@ -315,10 +315,10 @@ def test_kept_answers_of_calls_without_a_pair_key(policy):
         return answer[0]
 
     def count(name, args):
-        lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_policy.plain(name, args))])
+        lazy_policy.counted_replayed(pending.device, [(name, real.dtype, lazy_keys.plain(name, args))])
 
     def key(name, args):
-        return lazy_policy.call_key_of(pending.device, name, real.dtype, args)
+        return lazy_keys.call_key_of(pending.device, name, real.dtype, args)
 
     for i, (name, args) in enumerate(calls):
         for _ in range(lazy_policy.REPLAYS):

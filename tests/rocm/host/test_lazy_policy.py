@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_policy
+from candlewick.fusion import lazy_keys, lazy_policy
 from candlewick.fusion.lazy_storage import LazyStorage
 
 
@@ -138,12 +138,12 @@ def test_the_key_of_a_binary_call_built_in_one_step_is_call_keys():
                                  ("compare", CompareOp.LESS, row, dt.float32, full),
                                  ("binary", 2.5, full, dt.float32, full),  # an argument call_key converts
                                  ("binary", BinaryOp.ADD, [1, 2], dt.int8, full)]:
-        want = lazy_policy.call_key(device, name, dt.float32, (op, l1, d2, l2))
+        want = lazy_keys.call_key(device, name, dt.float32, (op, l1, d2, l2))
         args = (op, l1, types.SimpleNamespace(dtype=d2), l2)  # as the primitive takes them: a storage
-        for key_of in (lazy_policy.pair_key, lazy_policy.call_key_of):
+        for key_of in (lazy_keys.pair_key, lazy_keys.call_key_of):
             assert key_of(device, name, dt.float32, args) == want
             assert hash(key_of(device, name, dt.float32, args)) == hash(want)
-        assert lazy_policy.pair_key(device, name, dt.float32, args[:3]) == lazy_policy.call_key(
+        assert lazy_keys.pair_key(device, name, dt.float32, args[:3]) == lazy_keys.call_key(
             device, name, dt.float32, (op, l1, d2))  # not four arguments: call_key's
 
 
@@ -164,7 +164,7 @@ def test_the_counts_past_max_keys_are_dropped_and_a_change_bumps_the_generation_
             fresh = [("binary", dt.float32, (7.0,))]
             change(device, fresh)  # past MAX_KEYS: all dropped, then the one counted
             assert lazy_policy._generation == before + 2
-            assert list(lazy_policy._counts) == [lazy_policy.call_key(device, *fresh[0])]
+            assert list(lazy_policy._counts) == [lazy_keys.call_key(device, *fresh[0])]
     finally:
         lazy_policy.reset()
 
@@ -184,12 +184,12 @@ def test_what_changes_no_count_leaves_the_generation():
         before = lazy_policy._generation
         assert not lazy_policy.counted_replayed(device, calls)
         assert lazy_policy._generation == before
-        assert lazy_policy._counts[lazy_policy.call_key(device, *calls[0])] == lazy_policy.REPLAYS
+        assert lazy_policy._counts[lazy_keys.call_key(device, *calls[0])] == lazy_policy.REPLAYS
         assert lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
         assert not lazy_policy.pinned_fused(device, calls) and lazy_policy._generation == before + 1
         # marked fusing, then replayed: counted again from one
         assert lazy_policy.counted_replayed(device, calls) and lazy_policy._generation == before + 2
-        assert lazy_policy._counts[lazy_policy.call_key(device, *calls[0])] == 1
+        assert lazy_policy._counts[lazy_keys.call_key(device, *calls[0])] == 1
     finally:
         lazy_policy.reset()
 
