@@ -24,7 +24,7 @@
 
 static PyObject *traced_type, *lazy_type;
 static Py_ssize_t graph_at, real_at;
-static PyObject *s_storage, *s_device, *s_last, *s_graph;
+static PyObject *s_storage, *s_device, *s_last, *s_graph, *s_node, *s_pending, *s_owner;
 
 /* lazy_mode's globals read here (mode_values), in the order of `globals` in cw_lazy_operand_ready */
 enum { M_BLOCK, M_PROCESS_ON, M_LIVE, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
@@ -84,6 +84,33 @@ static PyObject *recording(PyObject *x) {
     Py_DECREF(everywhere);
     Py_DECREF(device);
     return answer;
+}
+
+/* Whether `storage` (a LazyStorage pending elsewhere than `pending`'s graph) is a call
+   `pending` deferred (its node None, its pending a Deferral whose owner is `pending`):
+   1, 0, or -1 with an error. */
+static int own_deferral(PyObject *storage, PyObject *pending) {
+    PyObject *node = PyObject_GetAttr(storage, s_node);
+    if (node == NULL) {
+        return -1;
+    }
+    int none = node == Py_None;
+    Py_DECREF(node);
+    if (!none) {
+        return 0;
+    }
+    PyObject *deferral = PyObject_GetAttr(storage, s_pending);
+    if (deferral == NULL) {
+        return -1;
+    }
+    PyObject *owner = PyObject_GetAttr(deferral, s_owner);
+    Py_DECREF(deferral);
+    if (owner == NULL) {
+        return -1;
+    }
+    int own = owner == pending;
+    Py_DECREF(owner);
+    return own;
 }
 
 /* lazy_mode._operand(x) (new reference, or NULL with an error), but where that is a
@@ -167,8 +194,15 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
             out = NULL;
         } else if (graph == SLOT(storage, graph_at)) { /* pending in this graph */
             out = Py_NewRef(storage);
-        } else { /* pending in another graph (another device's, another thread's) */
-            out = PyObject_CallMethodOneArg(pending, cw_s_tracer, storage);
+        } else {
+            int deferred = own_deferral(storage, pending);
+            if (deferred < 0) {
+                out = NULL;
+            } else if (deferred) { /* deferred here (lazy_defer): its own methods read what it defers */
+                out = Py_NewRef(storage);
+            } else { /* pending in another graph (another device's, another thread's) */
+                out = PyObject_CallMethodOneArg(pending, cw_s_tracer, storage);
+            }
         }
         Py_XDECREF(graph);
     } else { /* a Start: recorded, or run at once (lazy_policy) */
@@ -247,8 +281,9 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
 }
 
 int cw_lazy_operand_ready(void) {
-    static const char *const texts[] = {"_storage", "_device", "candlewick.lazy_last", "graph"};
-    PyObject **names[] = {&s_storage, &s_device, &s_last, &s_graph};
+    static const char *const texts[] = {"_storage", "_device", "candlewick.lazy_last", "graph", "node", "pending",
+                                        "owner"};
+    PyObject **names[] = {&s_storage, &s_device, &s_last, &s_graph, &s_node, &s_pending, &s_owner};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;

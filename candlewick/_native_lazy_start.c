@@ -19,8 +19,9 @@
    whether its key is built here in pair_key's one step (binary, compare) rather than by
    call_key_of (the key and the globals' reads: _native_lazy_key.c), `only` the ops (its
    first argument) it may record, any other run at once (reduce: the fused reductions;
-   argmin never is), `probe` whether a call it runs at once for its count is recorded at
-   its PROBE-th such run (copy's: lazy_policy.PROBE). */
+   argmin never is), `probe` whether a call its count would run at once is deferred
+   instead (lazy_defer: a copy whose reader reads its source) and recorded at its
+   PROBE-th such call (copy's: lazy_policy.PROBE). */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -33,7 +34,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *name;
     int pair;
-    int probe; /* its calls run at once are probed (lazy_policy.PROBE: the copy's) */
+    int probe; /* its calls counted to run at once are deferred, and probed (lazy_policy.PROBE: the copy's) */
     PyObject *only; /* the ops (args[0]) it may record (reduce's fused ones), or NULL: any */
     Py_ssize_t npositions;
     Py_ssize_t positions[MAX_POSITIONS];
@@ -167,6 +168,9 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             Py_XDECREF(dtype);
             if (now < 0) {
                 goto done;
+            }
+            if (now == 1 && m->probe) {
+                now = 2; /* a copy run at once for its count is deferred instead (lazy_defer) */
             }
             if (now == 2) { /* deferred: pending.defer(name, real, *args) (lazy_defer) */
                 PyObject *buffer[MAX_ARGS + 4];

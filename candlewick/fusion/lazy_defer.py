@@ -11,6 +11,11 @@ stays deferred; any other reader (a primitive, a host read, a write anywhere, th
 block's end: the thread's ``Pending`` keeps it in ``kept``) computes it by the eager
 call itself, so its value is eager mode's bit for bit.
 
+A ``copy`` whose count says it runs at once is deferred too (lazy_policy): the calls
+that read it through its plain view are made on its source (lazy_copy.on_source,
+lazy_write.rebinds), so PCA's and Ridge's copy of X, updated in place at once, is never
+made; anything else computes it as above. ``Deferral.irfft`` is the product's alone.
+
 Recording the call in a graph cost ~29 us of host time a call more than eager mode at
 bench/pydata_e2e's 12.8 MB spectra on the H200 (the graph built, run and kept as a
 ``Pending`` of its own); deferring it costs the objects below, less than eager mode's own
@@ -67,7 +72,8 @@ class Deferral:
         (a factor of 1: the call itself) and ``result`` stays deferred; else it is
         computed first."""
         call = self.call
-        if call is not None and layout.offset == 0 and layout.is_contiguous and shape_size(layout.shape) == result.size:
+        if (call is not None and call[0] != "copy" and layout.offset == 0 and layout.is_contiguous
+                and shape_size(layout.shape) == result.size):
             name, receiver, args = call
             op, layout1, other, layout2 = args
             # what decides the transform's input: the call's key (the device and op by id, dtypes
@@ -121,14 +127,18 @@ def _kept(key, run):
 
 def defer(pending, name, receiver, *args):
     """The result of ``name(receiver, *args)`` deferred (lazy_policy's decision for a
-    call marked ``_DEFERS``): a result of ``pending.lazy_type`` whose ``pending`` is a
-    ``Deferral``, kept by ``pending`` (its writes, flushes and block end compute it).
+    ``binary`` call marked ``_DEFERS``, or a ``copy`` its count would run at once): a
+    result of ``pending.lazy_type`` whose ``pending`` is a ``Deferral``, kept by
+    ``pending`` (its writes, flushes and block end compute it).
     ``Pending.defer`` is this function (one frame: the decision calls it each time)."""
-    op, layout1 = args[0], args[1]
+    if name == "copy":
+        layout1, dtype = args[0], receiver.dtype
+    else:
+        op, layout1 = args[0], args[1]
+        dtype = op.result_dtype(receiver.dtype)
     deferral = _new(Deferral)
     deferral.call, deferral.owner, deferral.lock = (name, receiver, args), pending, pending.lock
     result = _new(pending.lazy_type)
-    dtype = op.result_dtype(receiver.dtype)
     result.graph, result.node, result.dtype, result.device = deferral, None, dtype, pending.device
     result.size, result.pending, result.real = shape_size(layout1.shape), deferral, None
     deferral.result = _ref(result)

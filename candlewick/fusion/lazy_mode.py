@@ -134,8 +134,10 @@ def _operand(x):
         pending = _recording(x._device)
     if pending is None or (kind is LazyStorage and storage.graph is pending.graph):
         return storage
-    if kind is LazyStorage:  # pending in another graph (another device's, another thread's)
-        return pending.tracer(storage)
+    if kind is LazyStorage:
+        if storage.node is None and storage.pending.owner is pending:
+            return storage  # deferred here (lazy_defer): its own methods read what it defers
+        return pending.tracer(storage)  # pending in another graph (another device's, another thread's)
     start = _new(Start)  # recorded, or run at once where recording cannot pay (lazy_policy)
     start.pending, start.real = pending, storage
     return start

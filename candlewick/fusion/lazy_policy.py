@@ -17,7 +17,9 @@ fuse again): ``REPLAYS`` replayed runs with no fused run between make it run at 
 The counts are per key, not per place in the code: a chain that fuses in one place
 (StandardScaler's ``X -= mean; X /= scale``) may start with a call another place runs
 alone (Ridge's ``X -= X_offset``, the same shapes), whose replays made it run at once.
-So a copy run at once for its count is recorded again at its ``PROBE``-th such run (its
+A copy its count would run at once is deferred instead (lazy_defer: the calls that read
+it plainly, its update among them, read its source, so the copy is never made), and
+recorded again at its ``PROBE``-th such call (its
 graph then marked ``probing``): the calls reading its result join its graph (an
 element-wise call on a probed plain copy, made on the copy's source, lazy_storage, is
 recorded too), and where that graph fuses its calls, the copy's too, are marked and
@@ -323,8 +325,10 @@ def _start(name, pair=False, only=None, probe=False):
                 except TypeError:  # an unhashable argument: never counted
                     seen = 0
                 if seen >= REPLAYS:
-                    if not (probe and _probed(key)):
+                    if not probe:
                         return getattr(real, name)(*call_args)
+                    if not _probed(key):
+                        return pending.defer(name, real, *call_args)  # (a copy: lazy_defer)
                     pending.probing = True  # a probe: recorded
                 if seen == _DEFERS:
                     return pending.defer(name, real, *call_args)

@@ -124,10 +124,17 @@ def copied_input(storage, layout):
     where it is a chain of copies of a graph input each read through its plain view, and
     ``layout`` is the plain view too (the same elements in the same order: the bytes an
     eager call on the copy reads); else None. Ridge's and PCA's column mean of their copy
-    of X then reads X, as a split run would (``_past_copies``), but as the call itself."""
+    of X then reads X, as a split run would (``_past_copies``), but as the call itself.
+    A deferred copy (lazy_defer) of a real storage's plain view copies that storage."""
     node, graph = storage.node, storage.graph
     pending = storage.pending
-    if node is None or pending.graph is not graph:
+    if node is None:  # deferred (lazy_defer): a copy of a real storage through its plain view
+        call = pending.call
+        if call is None or call[0] != "copy":
+            return None
+        copied = call[2][0]
+        return call[1] if _plain(copied, copied.shape) and _plain(layout, copied.shape) else None
+    if pending.graph is not graph:
         return None
     nodes = graph.nodes
     src, _ = _through_copies(nodes, node.index, layout)
@@ -153,4 +160,6 @@ def _copies(node, nodes):
 
 
 def _plain(layout, shape):
-    return layout.offset == 0 and layout.shape == tuple(shape) and layout.strides == contiguous_strides(tuple(shape))
+    # (is_contiguous, kept by the layout once found: a size-1 axis's stride, which steps
+    # nowhere, may be anything, as a view's indexing leaves it)
+    return not layout.offset and layout.shape == tuple(shape) and layout.is_contiguous

@@ -35,7 +35,8 @@ from .lazy_defer import defer
 from .lazy_keys import plain
 from .lazy_policy import ENDS, Start, defers, learn
 from .lazy_run import compiled, node_key
-from .lazy_split import COPY_KINDS, copied_input
+from .lazy_copy import deferred_source, on_source
+from .lazy_split import COPY_KINDS
 from .trace import TracedStorage
 
 __all__ = ["LazyStorage", "MAX_NODES", "Pending"]
@@ -134,49 +135,12 @@ for _name in ("unary", "binary", "binary_as", "binary_scalar", "compare", "compa
 del _name
 
 
-# A call on a pending plain copy (a ``copy``, or an ``astype`` to its own dtype, of a graph
-# input, read through the plain view: ``copied_input``) is the call on what the copy
-# reads, made as a call on that computed array is (lazy_policy.Start): recorded on the
-# source's input node, or run at once where the policy says so, as eager mode runs it.
-# Either way its kernel reads the source instead of the copy, so the copy, which the
-# update's array no longer holds, is never computed: one pass over X where eager mode
-# makes two (the copy and the update).
-# - Ridge's and PCA's column mean of their copy of X: where the device replayed it in a
-#   split run before, it runs at once instead of being recorded to be replayed by the
-#   run of the graph (its recording and the split run cost Ridge's centering ~100 us
-#   more host time than eager mode's calls, H200, 2026-12-04); and its result, computed,
-#   leaves the division by the count to run at once too (small, on computed operands).
-# - Ridge's and PCA's ``X -= X_offset``: a graph of that call alone runs replayed, so from
-#   its REPLAYS-th run on it runs as eager mode runs it (recording the update and running
-#   the graph ahead cost Ridge's centering ~110 us more host time than eager mode's C
-#   in-place update, H200, 2026-12-04). A chain of calls on the result still fuses
-#   (StandardScaler's ``X -= mean; X /= scale``: the subtraction reads X, the division
-#   follows it).
-# - Where the graph holds a probe (lazy_policy.PROBE; ``Pending.probing``), an element-wise
-#   call is recorded on the source whatever its count: the chain a probed copy starts is
-#   what the probe tries (StandardScaler's, after Ridge's same subtraction ran at once).
-#   A reduction is not (a probe of Ridge's copy would record its mean, whose split run
-#   fuses the division and the update: marked fusing, they would be recorded and replayed
-#   again for REPLAYS calls, ~50 us of host time each on the fake runtime).
-# The cheap part of the test (the node's kind) is written at each caller: an element-wise
-# call on a pending result in lazy mode asks it.
-def _on_source(copy, pending, layout, chain=True):
-    """What a call on ``copy`` (a pending result of this graph, of a kind in COPY_KINDS,
-    read through ``layout``) is made on instead: its source's ``Start``, or, for an
-    element-wise call (``chain``) where this graph holds a probe, its source's input node;
-    None where it copies no graph input plainly."""
-    source = copied_input(copy, layout)
-    if source is None:
-        return None
-    return pending.tracer(source) if chain and pending.probing else Start(pending, source)
-
-
 def _reduce(self, op, layout, axes):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:  # argmin/argmax and the like run now
         return self.value().reduce(op, layout, axes)
-    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
-            and (on := _on_source(self, pending, layout, False)) is not None):
+    if ((self.node is None or (self.graph is pending.graph and self.node.kind in COPY_KINDS))
+            and (on := on_source(self, pending, layout, False)) is not None):
         return on.reduce(op, layout, axes)
     pending.calls.append(("reduce", self.dtype, (op, layout, axes)))
     return TracedStorage.reduce(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes)
@@ -186,8 +150,8 @@ def _reduce_as(self, op, layout, axes, dtype):
     pending = RECORDING[0](self.device)
     if pending is None or op not in FUSED_REDUCTIONS:
         return self.value().reduce_as(op, layout, axes, dtype)
-    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
-            and (on := _on_source(self, pending, layout, False)) is not None):
+    if ((self.node is None or (self.graph is pending.graph and self.node.kind in COPY_KINDS))
+            and (on := on_source(self, pending, layout, False)) is not None):
         return on.reduce_as(op, layout, axes, dtype)
     pending.calls.append(("reduce_as", self.dtype, (op, layout, axes, dtype)))
     return TracedStorage.reduce_as(self if self.graph is pending.graph else pending.tracer(self), op, layout, axes,
@@ -196,6 +160,30 @@ def _reduce_as(self, op, layout, axes, dtype):
 
 LazyStorage.reduce = _reduce  # type: ignore[method-assign]
 LazyStorage.reduce_as = _reduce_as  # type: ignore[method-assign]
+# a copy, or a cast, of a deferred plain copy: of its source (lazy_copy), the copy deferred in turn
+_recorded_astype, _recorded_copy = LazyStorage.astype, LazyStorage.copy
+
+
+def _copy(self, layout):
+    found = deferred_source(self, RECORDING[0], layout)
+    if found is None:
+        return _recorded_copy(self, layout)
+    pending, source = found
+    return pending.defer("copy", source, layout)
+
+
+def _astype(self, layout, dtype):
+    found = deferred_source(self, RECORDING[0], layout)
+    if found is None:
+        return _recorded_astype(self, layout, dtype)
+    pending, source = found
+    if dtype == self.dtype:
+        return pending.defer("copy", source, layout)
+    return Start(pending, source).astype(layout, dtype)
+
+
+LazyStorage.copy = _copy  # type: ignore[method-assign]
+LazyStorage.astype = _astype  # type: ignore[method-assign]
 
 
 # The most frequent calls recorded, written out: TracedStorage's recording with the
@@ -207,8 +195,8 @@ def _two(kind):
         if pending is None:
             return getattr(self.value(), kind)(op, lhs_layout, rhs, rhs_layout)
         graph = pending.graph
-        if (self.graph is graph and self.node.kind in COPY_KINDS
-                and (on := _on_source(self, pending, lhs_layout)) is not None):
+        if ((self.node is None or (self.graph is graph and self.node.kind in COPY_KINDS))
+                and (on := on_source(self, pending, lhs_layout)) is not None):
             return getattr(on, kind)(op, lhs_layout, rhs, rhs_layout)
         pending.calls.append((kind, self.dtype, (op, lhs_layout, rhs.dtype, rhs_layout)))
         lhs = self if self.graph is graph else pending.tracer(self)
@@ -235,8 +223,8 @@ def _binary_scalar(self, op, layout, scalar, reflected):
     pending = RECORDING[0](self.device)
     if pending is None:
         return self.value().binary_scalar(op, layout, scalar, reflected)
-    if (self.graph is pending.graph and self.node.kind in COPY_KINDS
-            and (on := _on_source(self, pending, layout)) is not None):
+    if ((self.node is None or (self.graph is pending.graph and self.node.kind in COPY_KINDS))
+            and (on := on_source(self, pending, layout)) is not None):
         return on.binary_scalar(op, layout, scalar, reflected)
     pending.calls.append(("binary_scalar", self.dtype, (op, layout, scalar, reflected)))
     x = self if self.graph is pending.graph else pending.tracer(self)
@@ -273,7 +261,7 @@ class Pending(KeptResults):
         self.keys = []  # lazy_run.node_key of each node, made as it is recorded
         self.calls = []  # (primitive, dtype, lazy_keys.plain arguments) of each recorded call
         self.made = {}  # node index -> the index in ``calls`` of the call that recorded it
-        self.probing = False  # a call was recorded as a probe (lazy_policy.PROBE; ``_on_source``)
+        self.probing = False  # a call was recorded as a probe (lazy_policy.PROBE; ``lazy_copy.on_source``)
 
     def add(self, kind, shape, dtype, op, operands, attrs, ahead=False):
         """Record a node; its LazyStorage. ``ahead``: the node is the whole of its call

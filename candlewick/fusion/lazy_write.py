@@ -48,10 +48,15 @@ SOLE = _sole()
 def rebinds(x):
     """Whether ``x <op>= y`` may give ``x`` the result of ``x <op> y`` (recorded) instead
     of writing into it: lazy mode records here, ``x``'s storage is a result pending in
-    this thread's graph, and ``x`` holds it alone (the caller still checks that the
-    result keeps ``x``'s dtype and shape)."""
+    this thread's graph or a copy this thread deferred, and ``x`` holds it alone (the
+    caller still checks that the result keeps ``x``'s dtype and shape)."""
     if _references(x) != SOLE:  # a view, another array or anything else reads it: it must change
         return False
     storage = x._storage
-    return (type(storage) is LazyStorage and storage.real is None and storage.node is not None
-            and RECORDING[0](x._device) is storage.pending)
+    if type(storage) is not LazyStorage or storage.real is not None:
+        return False
+    if storage.node is None:  # deferred (lazy_defer): a copy, whose update reads its source
+        deferral = storage.pending
+        call = deferral.call
+        return call is not None and call[0] == "copy" and RECORDING[0](x._device) is deferral.owner
+    return RECORDING[0](x._device) is storage.pending

@@ -45,6 +45,9 @@ class Pending:
     def tracer(self, real):
         return Storage(("traced", real.tag), real.size, real.dtype)
 
+    def defer(self, name, real, *args):
+        return (("deferred", name), real.tag)
+
 
 def _python_method(name, pair, probe=False):
     saved = lazy_policy._StartMethod
@@ -111,8 +114,9 @@ def test_the_c_policy_decides_as_the_python_one(policy):
 
 @pytest.mark.parametrize("path", ["C", "Python"])
 def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, path):
-    """A copy counted REPLAYS times runs at once but at its PROBE-th such run, which is
-    recorded and marks the graph ``probing``; the next probe comes twice as far, up to
+    """A copy counted REPLAYS times is deferred (lazy_defer: its update reads its source)
+    but at its PROBE-th such call, which is recorded and marks the graph ``probing``;
+    the next probe comes twice as far, up to
     ``PROBE << PROBE_DOUBLINGS`` runs. Its tally goes on through changes of other counts
     (a fused run elsewhere bumps the generation); a change of its own answer (marked
     fusing, then counted again) starts it over. Other calls are never probed."""
@@ -130,7 +134,7 @@ def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, p
             if k == 1:  # another call counted: the counts' generation moves
                 lazy_policy.counted_replayed(pending.device, [("unary", dt.float32, (BinaryOp.ADD, layout))])
             answer = method(start, *args)[0]
-            assert answer == (("traced", "x") if pending.probing else "x"), k
+            assert answer == (("traced", "x") if pending.probing else ("deferred", "copy") if name == "copy" else "x"), k
             if pending.probing:
                 out.append(k + 1)
             pending.probing = False
@@ -152,7 +156,8 @@ def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, p
             lazy_policy.counted_replayed(pending.device, [call])
         assert probes(method, args, 10) == [3, 9]
     monkeypatch.setattr(lazy_policy, "PROBE", 0)  # never
-    assert all(getattr(Start, "copy")(start, layout)[0] == "x" for _ in range(7)) and not pending.probing
+    assert all(getattr(Start, "copy")(start, layout)[0] == ("deferred", "copy") for _ in range(7))
+    assert not pending.probing
 
 
 def test_record_bytes_is_read_at_each_call(policy, monkeypatch):
