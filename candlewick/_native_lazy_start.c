@@ -56,6 +56,24 @@ static PyObject *call_on(PyObject *name, PyObject *receiver, PyObject *const *ar
 static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
                         int sized);
 
+/* Whether `layout` (a copy's) views its storage from offset 0, C-contiguous, as far as the
+   layout knows (its dense_size >= 0): only such a copy's readers can read its source
+   instead (lazy_copy), so only it is deferred. 1, 0, or -1 with an error. */
+static int plain_view(PyObject *layout) {
+    if (cw_bound.layout_type == NULL || Py_TYPE(layout) != cw_bound.layout_type) {
+        return 0;
+    }
+    PyObject *dense = SLOT(layout, cw_bound.dense);
+    if (dense == NULL || !PyLong_Check(dense)) {
+        return 0;
+    }
+    Py_ssize_t size = PyLong_AsSsize_t(dense);
+    if (size == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    return size >= 0;
+}
+
 /* Start.<name>(*args): lazy_policy._start's policy. */
 static PyObject *start_call(PyObject *callable, PyObject *const *all, size_t nargsf, PyObject *kwnames) {
     StartMethod *m = (StartMethod *)callable;
@@ -169,8 +187,13 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             if (now < 0) {
                 goto done;
             }
-            if (now == 1 && m->probe) {
-                now = 2; /* a copy run at once for its count is deferred instead (lazy_defer) */
+            if (now == 1 && m->probe && n >= 1) {
+                /* a copy of a plain view run at once for its count is deferred instead (lazy_defer) */
+                int plain = plain_view(call_args[0]);
+                if (plain < 0) {
+                    goto done;
+                }
+                now = plain ? 2 : 1;
             }
             if (now == 2) { /* deferred: pending.defer(name, real, *args) (lazy_defer) */
                 PyObject *buffer[MAX_ARGS + 4];

@@ -327,8 +327,10 @@ def _start(name, pair=False, only=None, probe=False):
                 if seen >= REPLAYS:
                     if not probe:
                         return getattr(real, name)(*call_args)
-                    if not _probed(key):
-                        return pending.defer(name, real, *call_args)  # (a copy: lazy_defer)
+                    if not _probed(key):  # a copy: deferred where its readers may read its source (lazy_copy)
+                        if call_args[0].dense_size >= 0:
+                            return pending.defer(name, real, *call_args)
+                        return getattr(real, name)(*call_args)
                     pending.probing = True  # a probe: recorded
                 if seen == _DEFERS:
                     return pending.defer(name, real, *call_args)

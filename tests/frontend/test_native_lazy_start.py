@@ -160,6 +160,22 @@ def test_a_copy_run_at_once_is_probed_at_its_probe_th_run(policy, monkeypatch, p
     assert not pending.probing
 
 
+@pytest.mark.parametrize("path", ["C", "Python"])
+def test_only_a_copy_of_a_plain_view_is_deferred(policy, path):
+    """A copy of a strided view, counted REPLAYS times, runs at once: no reader of it could
+    read its source instead (lazy_copy), so deferring it would only cost."""
+    pending = Pending()
+    pending.probing = False
+    big = 1 << 22
+    start = Start(pending, Storage("x", big))
+    method = Start.copy if path == "C" else _python_method("copy", False, probe=True)
+    for layout, want in ((Layout((big // 2,), (2,)), "x"), (Layout.contiguous((big,)), ("deferred", "copy"))):
+        call = ("copy", dt.float32, lazy_keys.plain("copy", (layout,)))
+        for _ in range(lazy_policy.REPLAYS):
+            lazy_policy.counted_replayed(pending.device, [call])
+        assert method(start, layout)[0] == want
+
+
 def test_record_bytes_is_read_at_each_call(policy, monkeypatch):
     start = Start(Pending(), Storage("x", 1 << 22))
     args = (BinaryOp.ADD, Layout.contiguous((1 << 22,)), 1.0)
