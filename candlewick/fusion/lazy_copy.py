@@ -36,15 +36,15 @@ __all__ = ["deferred_source", "on_source"]
 #   A reduction is not (a probe of Ridge's copy would record its mean, whose split run
 #   fuses the division and the update: marked fusing, they would be recorded and replayed
 #   again for REPLAYS calls, ~50 us of host time each on the fake runtime).
-# - A deferred copy (lazy_defer: its count said it runs at once) is read the same way,
-#   the call made on its source's ``Start``: so the copy is never made.
+# - A deferred copy (lazy_defer: of a plain view, its count said it runs at once) is read
+#   the same way, the call made on its source's ``Start``: so the copy is never made.
 # The cheap part of the test (no node, or the node's kind) is written at each caller: an
 # element-wise call on a pending result in lazy mode asks it.
 def on_source(copy, pending, layout, chain=True):
-    """What a call on ``copy`` (a pending result of this graph, of a kind in COPY_KINDS,
-    read through ``layout``) is made on instead: its source's ``Start``, or, for an
-    element-wise call (``chain``) where this graph holds a probe, its source's input node;
-    None where it copies no graph input plainly."""
+    """What a call on ``copy`` (a pending result of this graph, of a kind in COPY_KINDS, or
+    a deferred copy, read through ``layout``) is made on instead: its source's ``Start``,
+    or, for an element-wise call (``chain``) where this graph holds a probe, its source's
+    input node; None where it copies no graph input plainly."""
     source = copied_input(copy, layout)
     if source is None:
         return None
