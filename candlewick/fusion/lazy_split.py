@@ -132,8 +132,10 @@ def copied_input(storage, layout):
         call = pending.call
         if call is None or call[0] != "copy":
             return None
-        copied = call[2][0]
-        return call[1] if _plain(copied, copied.shape) and _plain(layout, copied.shape) else None
+        # (the copied view is plain: only such a copy is deferred, lazy_policy's decision
+        # or lazy_storage's copy of a deferred one read plainly)
+        shape = call[2][0].shape
+        return call[1] if layout.shape == shape and (layout.dense_size >= 0 or _plain(layout, shape)) else None
     if pending.graph is not graph:
         return None
     nodes = graph.nodes
