@@ -20,8 +20,8 @@
    call_key_of (the key and the globals' reads: _native_lazy_key.c), `only` the ops (its
    first argument) it may record, any other run at once (reduce: the fused reductions;
    argmin never is), `probe` whether a call its count would run at once is deferred
-   instead (lazy_defer: a copy whose reader reads its source) and recorded at its
-   PROBE-th such call (copy's: lazy_policy.PROBE). */
+   instead where it copies a plain view (lazy_defer: its readers read its source) and
+   recorded at its PROBE-th such call (copy's: lazy_policy.PROBE). */
 
 #include "_native.h"
 #include "_native_lazy.h"

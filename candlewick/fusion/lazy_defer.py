@@ -11,7 +11,8 @@ stays deferred; any other reader (a primitive, a host read, a write anywhere, th
 block's end: the thread's ``Pending`` keeps it in ``kept``) computes it by the eager
 call itself, so its value is eager mode's bit for bit.
 
-A ``copy`` whose count says it runs at once is deferred too (lazy_policy): the calls
+A ``copy`` of a plain view (offset 0, C-contiguous) whose count says it runs at once is
+deferred too (lazy_policy): the calls
 that read it through its plain view are made on its source (lazy_copy.on_source,
 lazy_write.rebinds), so PCA's and Ridge's copy of X, updated in place at once, is never
 made; anything else computes it as above. ``Deferral.irfft`` is the product's alone.
@@ -127,7 +128,7 @@ def _kept(key, run):
 
 def defer(pending, name, receiver, *args):
     """The result of ``name(receiver, *args)`` deferred (lazy_policy's decision for a
-    ``binary`` call marked ``_DEFERS``, or a ``copy`` its count would run at once): a
+    ``binary`` call marked ``_DEFERS``, or a plain view's ``copy`` its count would run at once): a
     result of ``pending.lazy_type`` whose ``pending`` is a ``Deferral``, kept by
     ``pending`` (its writes, flushes and block end compute it).
     ``Pending.defer`` is this function (one frame: the decision calls it each time)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..layout import Layout
-from ..shapes import contiguous_strides, shape_size
+from ..shapes import shape_size
 from .graph import Graph
 from .replay import replayer
 
@@ -134,8 +134,7 @@ def copied_input(storage, layout):
             return None
         # (the copied view is plain: only such a copy is deferred, lazy_policy's decision
         # or lazy_storage's copy of a deferred one read plainly)
-        shape = call[2][0].shape
-        return call[1] if layout.shape == shape and (layout.dense_size >= 0 or _plain(layout, shape)) else None
+        return call[1] if _plain(layout, call[2][0].shape) else None
     if pending.graph is not graph:
         return None
     nodes = graph.nodes
@@ -162,6 +161,7 @@ def _copies(node, nodes):
 
 
 def _plain(layout, shape):
-    # (is_contiguous, kept by the layout once found: a size-1 axis's stride, which steps
+    # (dense_size, set where the layout is known offset-0 and C-contiguous, else
+    # is_contiguous, kept by the layout once found: a size-1 axis's stride, which steps
     # nowhere, may be anything, as a view's indexing leaves it)
-    return not layout.offset and layout.shape == tuple(shape) and layout.is_contiguous
+    return layout.shape == tuple(shape) and (layout.dense_size >= 0 or (not layout.offset and layout.is_contiguous))

@@ -1,4 +1,4 @@
-"""A copy whose count says it runs at once is deferred instead (candlewick/fusion/lazy_defer.py):
+"""A copy of a plain view whose count says it runs at once is deferred instead (lazy_defer):
 the calls that read it through its plain view (a reduction, an element-wise call, a cast,
 the update ``Xc -= mean`` that rebinds Xc) are made on its source, so the copy is never
 made; anything else computes it first by the eager call. Values are eager mode's in
