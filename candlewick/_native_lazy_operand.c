@@ -23,8 +23,8 @@
 #include "_native_lazy.h"
 
 static PyObject *traced_type, *lazy_type;
-static Py_ssize_t graph_at, real_at;
-static PyObject *s_storage, *s_device, *s_last, *s_graph, *s_node, *s_pending, *s_owner;
+static Py_ssize_t graph_at, real_at, node_at, pending_at;
+static PyObject *s_storage, *s_device, *s_last, *s_graph, *s_owner, *s_call, *s_layout, *s_copy;
 
 /* lazy_mode's globals read here (mode_values), in the order of `globals` in cw_lazy_operand_ready */
 enum { M_BLOCK, M_PROCESS_ON, M_LIVE, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
@@ -90,27 +90,61 @@ static PyObject *recording(PyObject *x) {
    `pending` deferred (its node None, its pending a Deferral whose owner is `pending`):
    1, 0, or -1 with an error. */
 static int own_deferral(PyObject *storage, PyObject *pending) {
-    PyObject *node = PyObject_GetAttr(storage, s_node);
-    if (node == NULL) {
-        return -1;
-    }
-    int none = node == Py_None;
-    Py_DECREF(node);
-    if (!none) {
+    PyObject *node = SLOT(storage, node_at), *deferral = SLOT(storage, pending_at);
+    if (node != Py_None || deferral == NULL) {
         return 0;
     }
-    PyObject *deferral = PyObject_GetAttr(storage, s_pending);
-    if (deferral == NULL) {
-        return -1;
-    }
-    PyObject *owner = PyObject_GetAttr(deferral, s_owner);
-    Py_DECREF(deferral);
+    PyObject *owner = cw_member(deferral, s_owner);
     if (owner == NULL) {
         return -1;
     }
     int own = owner == pending;
     Py_DECREF(owner);
     return own;
+}
+
+/* What a read of x, whose storage is `storage` (a call `pending` deferred: own_deferral),
+   is made on instead: the source of a deferred copy (new reference) where x reads the
+   copy through its plain view (x's layout of the copy's shape, its dense size known) and
+   `pending` holds no probe, as lazy_copy.on_source answers then; NULL without an error
+   where not (the copy's own methods decide), NULL with one on an error. */
+static PyObject *deferred_copy_source(PyObject *x, PyObject *storage, PyObject *pending) {
+    PyObject *call = cw_member(SLOT(storage, pending_at), s_call);
+    if (call == NULL) {
+        return NULL;
+    }
+    PyObject *source = NULL, *args, *copied;
+    if (PyTuple_CheckExact(call) && PyTuple_GET_SIZE(call) == 3 && PyUnicode_CheckExact(PyTuple_GET_ITEM(call, 0)) &&
+        PyUnicode_Compare(PyTuple_GET_ITEM(call, 0), s_copy) == 0 && PyTuple_CheckExact(args = PyTuple_GET_ITEM(call, 2)) &&
+        PyTuple_GET_SIZE(args) >= 1 && cw_bound.layout_type != NULL &&
+        Py_TYPE(copied = PyTuple_GET_ITEM(args, 0)) == cw_bound.layout_type) {
+        PyObject *layout = array_field(x, cw_bound.layout, s_layout);
+        if (layout == NULL) {
+            Py_DECREF(call);
+            return NULL;
+        }
+        PyObject *dense = Py_TYPE(layout) == cw_bound.layout_type ? SLOT(layout, cw_bound.dense) : NULL;
+        Py_ssize_t size = dense != NULL && PyLong_Check(dense) ? PyLong_AsSsize_t(dense) : -1;
+        int plain = size == -1 && PyErr_Occurred() ? -1
+                    : size >= 0 ? PyObject_RichCompareBool(SLOT(layout, cw_bound.shape), SLOT(copied, cw_bound.shape), Py_EQ)
+                                : 0;
+        Py_DECREF(layout);
+        int probing = plain > 0 ? -2 : 0;
+        if (probing == -2) {
+            PyObject *mark = PyObject_GetAttr(pending, cw_s_probing);
+            probing = mark == NULL ? -1 : PyObject_IsTrue(mark);
+            Py_XDECREF(mark);
+        }
+        if (plain < 0 || probing < 0) {
+            Py_DECREF(call);
+            return NULL;
+        }
+        if (plain && !probing) {
+            source = Py_NewRef(PyTuple_GET_ITEM(call, 1));
+        }
+    }
+    Py_DECREF(call);
+    return source;
 }
 
 /* lazy_mode._operand(x) (new reference, or NULL with an error), but where that is a
@@ -198,8 +232,15 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
             int deferred = own_deferral(storage, pending);
             if (deferred < 0) {
                 out = NULL;
-            } else if (deferred) { /* deferred here (lazy_defer): its own methods read what it defers */
-                out = Py_NewRef(storage);
+            } else if (deferred) { /* deferred here (lazy_defer) */
+                PyObject *source = deferred_copy_source(x, storage, pending);
+                if (source != NULL) { /* a copy read plainly: read from its source, a Start's */
+                    Py_DECREF(graph);
+                    Py_DECREF(storage);
+                    *start_pending = pending;
+                    return source;
+                }
+                out = PyErr_Occurred() ? NULL : Py_NewRef(storage); /* its own methods read what it defers */
             } else { /* pending in another graph (another device's, another thread's) */
                 out = PyObject_CallMethodOneArg(pending, cw_s_tracer, storage);
             }
@@ -267,9 +308,11 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
         PyErr_SetString(PyExc_TypeError, "candlewick._native.lazy_operands: takes a dict and two types");
         return NULL;
     }
-    Py_ssize_t graph, real;
+    Py_ssize_t graph, real, node, pending;
     if (cw_slot_offset((PyTypeObject *)args[2], "graph", &graph) < 0 ||
-        cw_slot_offset((PyTypeObject *)args[2], "real", &real) < 0) {
+        cw_slot_offset((PyTypeObject *)args[2], "real", &real) < 0 ||
+        cw_slot_offset((PyTypeObject *)args[2], "node", &node) < 0 ||
+        cw_slot_offset((PyTypeObject *)args[2], "pending", &pending) < 0) {
         return NULL;
     }
     cw_globals_give(&mode, args[0]);
@@ -277,13 +320,15 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
     Py_XSETREF(lazy_type, Py_NewRef(args[2]));
     graph_at = graph;
     real_at = real;
+    node_at = node;
+    pending_at = pending;
     Py_RETURN_NONE;
 }
 
 int cw_lazy_operand_ready(void) {
-    static const char *const texts[] = {"_storage", "_device", "candlewick.lazy_last", "graph", "node", "pending",
-                                        "owner"};
-    PyObject **names[] = {&s_storage, &s_device, &s_last, &s_graph, &s_node, &s_pending, &s_owner};
+    static const char *const texts[] = {"_storage", "_device", "candlewick.lazy_last", "graph", "owner", "call",
+                                        "_layout", "copy"};
+    PyObject **names[] = {&s_storage, &s_device, &s_last, &s_graph, &s_owner, &s_call, &s_layout, &s_copy};
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
             return -1;

@@ -27,7 +27,7 @@ from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
 from .device_copies import copy_to_device
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code, short_repr
-from .lazy_gate import operand
+from .lazy_gate import copy_operand
 from .numpy_out import UPDATERS
 from .registry import get_device
 
@@ -269,7 +269,7 @@ class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
                 f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
             )
         check_dtype_on(self._device, dtype, "astype")
-        return wrap(operand(self).astype(self._layout, dtype), self._layout.shape, dtype, self._device)
+        return wrap(copy_operand(self).astype(self._layout, dtype), self._layout.shape, dtype, self._device)
 
     def to_device(self, device: DeviceLike, /, *, stream: Any = None, non_blocking: bool = False) -> Array:
         """The array copied to ``device`` (itself when already there).

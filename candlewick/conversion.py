@@ -18,7 +18,7 @@ from ._core import check_dtype_on, is_scalar, require_array
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
 from .fp_state import QUIET, reset_fp_state, set_fp_state
-from .lazy_gate import operand
+from .lazy_gate import copy_operand
 from .registry import get_device
 from .scalars import INT_RANGES
 
@@ -251,7 +251,7 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike |
             return out.astype(dtype)
         if copy and out is obj:
             # (lazy mode records the copy: the writes into it that follow fuse with it)
-            return wrap(operand(obj).copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
+            return wrap(copy_operand(obj).copy(obj._layout), obj._layout.shape, obj._dtype, obj._device)
         return out
     if copy is False:
         raise ArgumentValueError(

@@ -5,7 +5,8 @@ instead of running them. The eager paths must not pay for that: they read ``GATE
 False unless some block or the environment turned lazy mode on somewhere in the process,
 and only then call the hooks ``fusion/lazy_mode.py`` installs: ``operand`` (the storage an
 element-wise primitive is called on: a recording one where lazy mode is on in this
-context), ``records`` (whether a call on a device is recorded here: it allocates
+context), ``copy_operand`` (the same for a copy or cast of ``x``: a copy lazy mode deferred
+stays itself, whose copy is deferred again), ``records`` (whether a call on a device is recorded here: it allocates
 nothing now), ``before_write`` (run what is pending before an array is written) and
 ``write_into`` (the same before ``x`` is written, and ``x`` given the real storage of its
 recorded one: a loop of stores then reaches the real storage's attributes directly) and
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-__all__ = ["GATE", "before_write", "operand"]
+__all__ = ["GATE", "before_write", "copy_operand", "operand"]
 
 
 class Gate:
-    """``on``: lazy mode may be on somewhere; ``operand``/``records``/``before_write``/``write_into``/``idle``/
+    """``on``: lazy mode may be on somewhere; ``operand``/``copy_operand``/``records``/``before_write``/``write_into``/``idle``/
     ``rebinds``: its hooks.
 
     ``on`` is written only by lazy mode's blocks (fusion/lazy_mode.py; where candlewick._native
@@ -33,11 +34,12 @@ class Gate:
     calls ``_native.lazy_blocks`` again with lazy_mode's arguments, which rereads it
     (candlewick/_native_lazy_block.c)."""
 
-    __slots__ = ("on", "operand", "records", "before_write", "write_into", "idle", "rebinds")
+    __slots__ = ("on", "operand", "copy_operand", "records", "before_write", "write_into", "idle", "rebinds")
 
     def __init__(self) -> None:
         self.on = False
         self.operand: Callable[[Any], Any] = _storage_of
+        self.copy_operand: Callable[[Any], Any] = _storage_of
         self.records: Callable[[Any], bool] = _never
         self.before_write: Callable[[], None] = _nothing
         self.write_into: Callable[[Any], None] = _leave
@@ -72,6 +74,12 @@ def operand(x):
     """The storage to call an element-wise primitive of ``x`` on: ``x._storage``, or in
     lazy mode the one that records the call."""
     return x._storage if not GATE.on else GATE.operand(x)
+
+
+def copy_operand(x):
+    """The storage to call ``copy`` or ``astype`` of ``x`` on: ``operand(x)``'s, but in lazy
+    mode a copy deferred here is itself (its copy is deferred again: fusion/lazy_copy.py)."""
+    return x._storage if not GATE.on else GATE.copy_operand(x)
 
 
 def before_write():

@@ -37,7 +37,10 @@ __all__ = ["deferred_source", "on_source"]
 #   fuses the division and the update: marked fusing, they would be recorded and replayed
 #   again for REPLAYS calls, ~50 us of host time each on the fake runtime).
 # - A deferred copy (lazy_defer: of a plain view, its count said it runs at once) is read
-#   the same way, the call made on its source's ``Start``: so the copy is never made.
+#   the same way, the call made on its source's ``Start``: so the copy is never made. The
+#   operand lazy mode hands an element-wise call, reduction or ``var`` is that Start
+#   already (lazy_mode._operand, where no probe is held): these methods see a deferred copy
+#   read otherwise (a probe held, a storage passed as is).
 # The cheap part of the test (no node, or the node's kind) is written at each caller: an
 # element-wise call on a pending result in lazy mode asks it.
 def on_source(copy, pending, layout, chain=True):

@@ -35,6 +35,7 @@ from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
 from .lazy_write import rebinds
 from .lazy_policy import Start
+from .lazy_split import copied_input
 from .lazy_storage import LIVE, LazyStorage, Pending
 from .trace import TracedStorage
 
@@ -136,11 +137,31 @@ def _operand(x):
         return storage
     if kind is LazyStorage:
         if storage.node is None and storage.pending.owner is pending:
-            return storage  # deferred here (lazy_defer): its own methods read what it defers
-        return pending.tracer(storage)  # pending in another graph (another device's, another thread's)
+            # deferred here (lazy_defer): a copy read through its plain view is read from its
+            # source, whose Start this is (lazy_copy.on_source's answer where no probe is
+            # held), so that no method of the copy runs; else its own methods read it
+            source = None if pending.probing else copied_input(storage, x._layout)
+            if source is None:
+                return storage
+            storage = source
+        else:
+            return pending.tracer(storage)  # pending in another graph (another device's, another thread's)
     start = _new(Start)  # recorded, or run at once where recording cannot pay (lazy_policy)
     start.pending, start.real = pending, storage
     return start
+
+
+def _copy_operand(x):
+    """``GATE.copy_operand``: ``GATE.operand(x)``, but a copy this thread deferred (lazy_defer)
+    is itself: its copy, or a cast to its dtype, is deferred again, and another cast reads
+    its source (lazy_storage's ``copy`` and ``astype``: lazy_copy.deferred_source), where
+    the source's Start that ``operand`` gives it would count the copy as its own call
+    (scikit-learn's ``_average`` casts Ridge's copy of X before its mean)."""
+    storage = x._storage
+    if (type(storage) is LazyStorage and storage.node is None and storage.real is None
+            and storage.pending.owner is _recording(x._device)):
+        return storage
+    return GATE.operand(x)
 
 
 def flush() -> None:
@@ -290,6 +311,7 @@ class _PyBlock(contextlib.ContextDecorator):
 
 lazy_storage.RECORDING[0] = _recording
 GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _operand
+GATE.copy_operand = _copy_operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into

@@ -135,3 +135,32 @@ def test_the_c_path_asks_the_operand_hook_it_was_handed(record, monkeypatch):
         wrapped = big * big
         assert asked == [big] and type(wrapped._storage) is lazy_storage.LazyStorage
     assert float(cw.sum(wrapped)) == BIG
+
+
+def _deferred_copy(x):
+    """An array over a copy of ``x`` this thread's graph deferred (lazy_defer)."""
+    pending = lazy_mode._recording(x.device)
+    storage = pending.defer("copy", x._storage, x._layout)
+    return _core.new_array(type(x), storage, x.shape, x.dtype, x.device)
+
+
+def test_a_copy_deferred_here_is_read_from_its_source(record, monkeypatch):
+    """A copy this thread deferred, read through its plain view: the source's Start, in C
+    and in Python alike (the copy itself is never made by the read); read through another
+    view, or while the graph holds a probe, the copy itself (its methods decide); and a
+    copy or cast of it asks ``GATE.copy_operand``, which keeps the copy (deferred again)."""
+    big = cw.asarray(np.arange(BIG, dtype=np.float32).reshape(1024, -1))
+    with cw.lazy():
+        copy = _deferred_copy(big)
+        answer = _alike(copy)
+        assert answer[0] == "Start" and answer[2] is big._storage
+        assert GATE.copy_operand(copy) is copy._storage
+        view = copy[1:]
+        assert _alike(view) is copy._storage
+        monkeypatch.setattr(lazy_mode._recording(big.device), "probing", True)
+        assert _alike(copy) is copy._storage
+        monkeypatch.undo()
+        monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 1 << 23)
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+        np.testing.assert_array_equal(cw.to_numpy(copy[:2] * 2.0), cw.to_numpy(big)[:2] * np.float32(2.0))
+    assert copy._storage.real is not None  # (made: a strided read, then held past the block)

@@ -83,6 +83,33 @@ def test_a_cast_of_a_deferred_copy_reads_its_source(copies):
     np.testing.assert_array_equal(cw.to_numpy(Xc), x)
 
 
+@pytest.mark.parametrize("read", [
+    pytest.param(lambda a: cw.exp(a), id="unary"),
+    pytest.param(lambda a: cw.clip(a, -1.0, 2.0), id="clip"),
+    pytest.param(lambda a: a * 2.0, id="binary_scalar"),
+    pytest.param(lambda a: a >= 1.0, id="compare_scalar"),
+    pytest.param(lambda a: a - cw.ones(6), id="binary"),
+    pytest.param(lambda a: cw.var(a, axis=0), id="var"),
+    pytest.param(lambda a: cw.astype(a, cw.float64), id="astype"),
+    pytest.param(lambda a: cw.max(a, axis=1), id="reduce"),
+])
+def test_a_read_of_a_deferred_copy_through_its_plain_view_reads_its_source(copies, read):
+    """Any element-wise call, reduction or ``var`` of the copy (the array itself, its plain
+    view) is made on its source (the operand lazy mode hands the call: lazy_mode._operand),
+    so the copy, dropped before the block ends, is never made; values are eager mode's."""
+    _, x, X, made = copies
+    with cw.lazy(False):
+        want = cw.to_numpy(read(cw.asarray(X, copy=True)))
+    del made[:]
+    with cw.lazy():
+        Xc = cw.asarray(X, copy=True)
+        assert _deferred(Xc)
+        got = read(Xc)
+        del Xc
+        np.testing.assert_array_equal(cw.to_numpy(got), want)
+    assert made == []
+
+
 @pytest.mark.parametrize("write", ["update", "store"])
 def test_a_deferred_copy_keeps_the_values_its_source_had(copies, write):
     """The source written after the copy was deferred: the write computes the copy first."""
