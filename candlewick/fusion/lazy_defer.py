@@ -142,8 +142,9 @@ def defer(pending, name, receiver, *args):
     result = _new(pending.lazy_type)
     result.graph, result.node, result.dtype, result.device = deferral, None, dtype, pending.device
     result.size, result.pending, result.real = shape_size(layout1.shape), deferral, None
-    deferral.result = _ref(result)
-    kept = _ref(result, pending._forget)
+    # (one weak reference serves both: the deferral's to its result, and the Pending's, whose
+    # callback forgets it)
+    deferral.result = kept = _ref(result, pending._forget)
     lock = pending.lock
     lock.acquire()  # (acquire/release, not `with`: half the cost, on every deferred call)
     try:
