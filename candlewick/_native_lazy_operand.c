@@ -11,7 +11,7 @@
    Start's parts (cw_start_call), told that the size test was made.
 
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
-   (`_block`, the context variable of the mode; `_process_on`; `LIVE`; `_local`, whose
+   (`_block`, the context variable of the mode; `_process_on`; `RECORDED`; `_local`, whose
    identity the thread's last answer of `_recording` is kept with; `_recording`;
    `RECORD_EVERYWHERE`), as they stand at each call, as the Python function reads them
    (tests set them; a view read again where the module's dict changed,
@@ -27,7 +27,7 @@ static Py_ssize_t graph_at, real_at, node_at, pending_at;
 static PyObject *s_storage, *s_device, *s_last, *s_graph, *s_owner, *s_call, *s_layout, *s_copy;
 
 /* lazy_mode's globals read here (mode_values), in the order of `globals` in cw_lazy_operand_ready */
-enum { M_BLOCK, M_PROCESS_ON, M_LIVE, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
+enum { M_BLOCK, M_PROCESS_ON, M_RECORDED, M_LOCAL, M_RECORDING, M_EVERYWHERE, M_COUNT };
 static PyObject *mode_names[M_COUNT], *mode_values[M_COUNT];
 static cw_GlobalsView mode = {.module = "lazy_mode", .count = M_COUNT, .names = mode_names, .values = mode_values};
 
@@ -180,15 +180,15 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
         Py_DECREF(storage);
         return NULL;
     }
-    PyObject *live = mode_values[M_LIVE];
-    int pending_anywhere = PyAnySet_CheckExact(live) ? PySet_GET_SIZE(live) > 0 : PyObject_IsTrue(live);
-    if (pending_anywhere < 0) {
+    PyObject *graphs = mode_values[M_RECORDED]; /* (a kept result alone is no graph to join) */
+    int recorded_anywhere = PyAnySet_CheckExact(graphs) ? PySet_GET_SIZE(graphs) > 0 : PyObject_IsTrue(graphs);
+    if (recorded_anywhere < 0) {
         Py_DECREF(storage);
         return NULL;
     }
-    if (!pending_anywhere && !recorded) {
+    if (!recorded_anywhere && !recorded) {
         *sized = 1;
-        /* nothing pending anywhere and x too small for fusing to pay: x's own primitive */
+        /* no graph recorded anywhere and x too small for fusing to pay: x's own primitive */
         const cw_Policy *policy = cw_policy_now();
         int small = policy == NULL ? -1 : cw_storage_smaller(storage, policy->record_bytes);
         if (small != 0) {
@@ -334,7 +334,7 @@ int cw_lazy_operand_ready(void) {
             return -1;
         }
     }
-    static const char *const globals[M_COUNT] = {"_block", "_process_on", "LIVE", "_local", "_recording",
+    static const char *const globals[M_COUNT] = {"_block", "_process_on", "RECORDED", "_local", "_recording",
                                                  "RECORD_EVERYWHERE"};
     for (int i = 0; i < M_COUNT; i++) {
         if ((mode_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {

@@ -36,7 +36,7 @@ from . import lazy_policy, lazy_storage
 from .lazy_write import rebinds
 from .lazy_policy import Start
 from .lazy_split import copied_input
-from .lazy_storage import LIVE, LazyStorage, Pending
+from .lazy_storage import LIVE, RECORDED, LazyStorage, Pending
 from .trace import TracedStorage
 
 __all__ = ["ENV", "flush", "is_lazy", "lazy"]
@@ -119,9 +119,10 @@ def _operand(x):
     if kind is LazyStorage and storage.graph is None:  # a result that has run: x holds it from now on
         storage = x._storage = storage.real
         kind = type(storage)
-    if not LIVE and kind is not LazyStorage and storage.size * storage.dtype.itemsize < lazy_policy.RECORD_BYTES:
-        # nothing pending anywhere: every operand is computed, and x is too small for
-        # fusing to pay (lazy_policy.RECORD_BYTES): x's own primitive, at once
+    if not RECORDED and kind is not LazyStorage and storage.size * storage.dtype.itemsize < lazy_policy.RECORD_BYTES:
+        # no graph recorded anywhere: no operand joins one (a kept result is computed where it
+        # is read), and x is too small for fusing to pay (lazy_policy.RECORD_BYTES): x's own
+        # primitive, at once
         return storage
     # _recording(x._device), its common answers inline (every element-wise call in lazy
     # mode asks, on a device that records or not)

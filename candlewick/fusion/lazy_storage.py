@@ -39,7 +39,7 @@ from .lazy_copy import deferred_source, on_source
 from .lazy_split import COPY_KINDS
 from .trace import TracedStorage
 
-__all__ = ["LazyStorage", "MAX_NODES", "Pending"]
+__all__ = ["LIVE", "LazyStorage", "MAX_NODES", "Pending", "RECORDED"]
 
 #: the size bound: a graph reaching this many nodes runs at once (a fused kernel's
 #: source and compile time grow with it; long chains are rare in code written eagerly)
@@ -48,9 +48,14 @@ MAX_NODES = 128
 #: (device -> its thread's pending graph, or None where lazy mode does not record): set by ``fusion.lazy_mode``
 RECORDING = [lambda device: None]
 
-#: the ``Pending`` graphs holding nodes, of every thread: while it is empty a write has
-#: nothing to run first (a store in a loop, scikit-learn's fill_diagonal, asks each time)
+#: the ``Pending`` graphs holding nodes or kept results (deferred calls, consumed or held
+#: results), of every thread: while it is empty a write has nothing to run first (a store
+#: in a loop, scikit-learn's fill_diagonal, asks each time)
 LIVE: set = set()
+#: the ``Pending`` graphs holding nodes, of every thread: while it is empty no operand can
+#: join a graph, so a call on small computed operands runs at once (lazy_mode's operand);
+#: a kept result alone (Ridge's deferred copy of X, held until ``Xc -= mean``) leaves it so
+RECORDED: set = set()
 
 _new = object.__new__
 _ref = weakref.ref
@@ -254,6 +259,7 @@ class Pending(KeptResults):
 
     def _reset(self):
         LIVE.discard(self)
+        RECORDED.discard(self)
         self.graph = Graph(self.device)
         self.results = []  # a weak reference to each recorded result's LazyStorage
         self.inputs = {}  # id(real storage) -> its input node's LazyStorage
@@ -271,6 +277,7 @@ class Pending(KeptResults):
             graph = self.graph
             if not graph.nodes:
                 LIVE.add(self)
+                RECORDED.add(self)
             node = graph.add(kind, shape, dtype, op, operands, attrs)
             self.keys.append(node_key(node))
             self.made[node.index] = len(self.calls) - 1  # (its call was listed just before)
@@ -305,6 +312,7 @@ class Pending(KeptResults):
                 size, dtype = storage.size, storage.dtype
                 if not graph.nodes:
                     LIVE.add(self)
+                    RECORDED.add(self)
                 node = graph.add("input", (size,), dtype, attrs=(position,))
                 graph.inputs.append(node.index)
                 # node_key(node), written out: every real operand of a recorded call is one

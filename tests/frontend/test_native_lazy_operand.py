@@ -154,6 +154,10 @@ def test_a_copy_deferred_here_is_read_from_its_source(record, monkeypatch):
         copy = _deferred_copy(big)
         answer = _alike(copy)
         assert answer[0] == "Start" and answer[2] is big._storage
+        # a kept result is no graph to join: a small computed operand still runs at once
+        small = cw.asarray(np.ones(SMALL, np.float32))
+        assert lazy_storage.LIVE and not lazy_storage.RECORDED
+        assert _alike(small) is small._storage
         assert GATE.copy_operand(copy) is copy._storage
         view = copy[1:]
         assert _alike(view) is copy._storage
