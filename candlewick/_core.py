@@ -304,6 +304,13 @@ def native_lazy_operand(mode, traced_type, lazy_type):
     return _native.lazy_operand
 
 
+def native_lazy_copy_operand():
+    """Lazy mode's ``_copy_operand`` in C (``_native.lazy_copy_operand``: ``lazy_operand``'s
+    answer, but a copy this thread deferred is itself), after ``native_lazy_operand``; None
+    where the module is not built."""
+    return None if _native is None else _native.lazy_copy_operand
+
+
 def row_views(x, axis):
     """``x``'s sub-arrays along ``axis`` (``unstack``), as a tuple of views: made in C
     by candlewick._native where it is bound to x's class, else by ``views``."""

@@ -151,7 +151,7 @@ static PyObject *deferred_copy_source(PyObject *x, PyObject *storage, PyObject *
    new Start(pending, storage): storage, with *start_pending the pending graph (new
    reference; else NULL) and *sized whether storage's size test was made (the Start's
    decision need not make it again). */
-static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
+static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized, int keep_deferred) {
     *start_pending = NULL;
     *sized = 0;
     if (mode.dict == NULL) {
@@ -233,7 +233,7 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
             if (deferred < 0) {
                 out = NULL;
             } else if (deferred) { /* deferred here (lazy_defer) */
-                PyObject *source = deferred_copy_source(x, storage, pending);
+                PyObject *source = keep_deferred ? NULL : deferred_copy_source(x, storage, pending);
                 if (source != NULL) { /* a copy read plainly: read from its source, a Start's */
                     Py_DECREF(graph);
                     Py_DECREF(storage);
@@ -255,12 +255,11 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized) {
     return out;
 }
 
-/* lazy_mode._operand(x): see there. */
-PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
-    (void)module;
+/* lazy_mode._operand(x), or (`keep_deferred`) _copy_operand(x): see there. */
+static PyObject *operand_of(PyObject *x, int keep_deferred) {
     PyObject *pending;
     int sized;
-    PyObject *storage = operand(x, &pending, &sized);
+    PyObject *storage = operand(x, &pending, &sized, keep_deferred);
     if (storage == NULL || pending == NULL) {
         return storage;
     }
@@ -270,11 +269,21 @@ PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
     return start;
 }
 
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x) {
+    (void)module;
+    return operand_of(x, 0);
+}
+
+PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x) {
+    (void)module;
+    return operand_of(x, 1);
+}
+
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf) {
     PyObject *hook = cw_lazy_operand, *pending = NULL, *storage;
     int sized = 0;
     if (PyCFunction_Check(hook) && PyCFunction_GET_FUNCTION(hook) == cw_lazy_operand_of) {
-        storage = operand(x, &pending, &sized);
+        storage = operand(x, &pending, &sized, 0);
     } else {
         storage = PyObject_CallOneArg(hook, x); /* (a hook of the tests' or the Python path's) */
     }
@@ -296,6 +305,10 @@ PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t narg
 }
 
 const char cw_lazy_operand_doc[] = "lazy_operand(x)\n\nlazy_mode._operand(x) in C (see _native_lazy_operand.c).";
+
+const char cw_lazy_copy_operand_doc[] =
+    "lazy_copy_operand(x)\n\nlazy_mode._copy_operand(x) in C: lazy_operand(x), but a copy this thread deferred is\n"
+    "itself (see _native_lazy_operand.c).";
 
 const char cw_lazy_operands_doc[] =
     "lazy_operands(mode, traced_type, lazy_type)\n\n"

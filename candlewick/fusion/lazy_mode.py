@@ -29,7 +29,7 @@ import threading
 import warnings
 from typing import Callable, Protocol, TypeVar
 
-from .._core import native_lazy_blocks, native_lazy_call, native_lazy_operand
+from .._core import native_lazy_blocks, native_lazy_call, native_lazy_copy_operand, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -153,7 +153,8 @@ def _operand(x):
 
 
 def _copy_operand(x):
-    """``GATE.copy_operand``: ``GATE.operand(x)``, but a copy this thread deferred (lazy_defer)
+    """``GATE.copy_operand`` (``_native.lazy_copy_operand`` where built: the same answer, one
+    call of C): ``GATE.operand(x)``, but a copy this thread deferred (lazy_defer)
     is itself: its copy, or a cast to its dtype, is deferred again, and another cast reads
     its source (lazy_storage's ``copy`` and ``astype``: lazy_copy.deferred_source), where
     the source's Start that ``operand`` gives it would count the copy as its own call
@@ -312,7 +313,7 @@ class _PyBlock(contextlib.ContextDecorator):
 
 lazy_storage.RECORDING[0] = _recording
 GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _operand
-GATE.copy_operand = _copy_operand
+GATE.copy_operand = native_lazy_copy_operand() or _copy_operand
 GATE.records = lambda device: _recording(device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into

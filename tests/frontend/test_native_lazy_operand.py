@@ -43,6 +43,7 @@ def _alike(x):
 
 def test_the_gate_calls_the_c_one():
     assert GATE.operand is _core._native.lazy_operand
+    assert GATE.copy_operand is _core._native.lazy_copy_operand
 
 
 def test_the_c_operand_answers_as_the_python_one(record, monkeypatch):
@@ -158,7 +159,9 @@ def test_a_copy_deferred_here_is_read_from_its_source(record, monkeypatch):
         small = cw.asarray(np.ones(SMALL, np.float32))
         assert lazy_storage.LIVE and not lazy_storage.RECORDED
         assert _alike(small) is small._storage
-        assert GATE.copy_operand(copy) is copy._storage
+        assert GATE.copy_operand(copy) is copy._storage and lazy_mode._copy_operand(copy) is copy._storage
+        answer = _described(GATE.copy_operand(big))  # (anything else: lazy_operand's answer)
+        assert answer == _described(lazy_mode._copy_operand(big)) and answer[0] == "Start"
         view = copy[1:]
         assert _alike(view) is copy._storage
         monkeypatch.setattr(lazy_mode._recording(big.device), "probing", True)
