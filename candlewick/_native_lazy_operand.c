@@ -8,7 +8,11 @@
    C decision after it (_native_lazy_start.c). Here it is one call of C, which also makes
    the Start (lazy_policy's) without object.__new__ and two slot stores in Python; the C
    element-wise path (cw_lazy_call) makes no Start at all: the decision is called on the
-   Start's parts (cw_start_call), told that the size test was made.
+   Start's parts (cw_start_call), told that the size test was made. A copy this thread
+   deferred (lazy_defer), read through its plain view, answers its source's Start (the
+   copy is never made for the read); lazy_copy_operand(x), lazy_mode's `_copy_operand`
+   (the storage a copy or cast is made on), answers the copy itself instead, whose copy
+   is deferred again.
 
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
    (`_block`, the context variable of the mode; `_process_on`; `RECORDED`; `_local`, whose
