@@ -304,11 +304,12 @@ def native_lazy_operand(mode, traced_type, lazy_type):
     return _native.lazy_operand
 
 
-def native_lazy_copy_operand():
-    """Lazy mode's ``_copy_operand`` in C (``_native.lazy_copy_operand``: ``lazy_operand``'s
-    answer, but a copy this thread deferred is itself), after ``native_lazy_operand``; None
-    where the module is not built."""
-    return None if _native is None else _native.lazy_copy_operand
+def native_lazy_hook(name):
+    """One more of lazy mode's functions in C, reading what ``native_lazy_operand`` gave
+    (_native_lazy_operand.c): ``lazy_copy_operand`` (lazy_mode's ``_copy_operand``:
+    ``lazy_operand``'s answer, but a copy this thread deferred is itself) or
+    ``lazy_recording`` (its ``_recording``); None where the module is not built."""
+    return None if _native is None else getattr(_native, name)
 
 
 def row_views(x, axis):

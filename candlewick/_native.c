@@ -151,6 +151,7 @@ static PyMethodDef methods[] = {
     {"lazy_operands", (PyCFunction)(void (*)(void))cw_lazy_operands, METH_FASTCALL, cw_lazy_operands_doc},
     {"lazy_operand", cw_lazy_operand_of, METH_O, cw_lazy_operand_doc},
     {"lazy_copy_operand", cw_lazy_copy_operand_of, METH_O, cw_lazy_copy_operand_doc},
+    {"lazy_recording", cw_lazy_recording_of, METH_O, cw_lazy_recording_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},

@@ -152,9 +152,10 @@ PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObj
                         int sized);
 
 /* _native_lazy_operand.c */
-extern const char cw_lazy_operand_doc[], cw_lazy_copy_operand_doc[], cw_lazy_operands_doc[];
+extern const char cw_lazy_operand_doc[], cw_lazy_copy_operand_doc[], cw_lazy_recording_doc[], cw_lazy_operands_doc[];
 PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
 PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x);
+PyObject *cw_lazy_recording_of(PyObject *module, PyObject *device);
 PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 /* The primitive `name` called on lazy_operand(x) where args[0] is x's storage (args and
    nargsf as cw_call_primitive takes them; args[0] replaced meanwhile): the C element-wise

@@ -12,7 +12,8 @@
    deferred (lazy_defer), read through its plain view, answers its source's Start (the
    copy is never made for the read); lazy_copy_operand(x), lazy_mode's `_copy_operand`
    (the storage a copy or cast is made on), answers the copy itself instead, whose copy
-   is deferred again.
+   is deferred again. lazy_recording(device) is lazy_mode's `_recording` (what each
+   recorded call asks first), the thread's last answer kept as lazy_operand keeps it.
 
    lazy_operands(mode, traced_type, lazy_type) says what it reads: lazy_mode's globals
    (`_block`, the context variable of the mode; `_process_on`; `RECORDED`; `_local`, whose
@@ -43,22 +44,16 @@ static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
     return PyObject_GetAttr(x, name);
 }
 
-/* This thread's pending graph on x's device where lazy mode is on here, None where not
-   (new reference), NULL on an error: the thread's last answer where it was for that
+/* This thread's pending graph on `device`, lazy mode being on here (the caller's test),
+   or None where the device does not record (new reference), NULL on an error: the thread's last answer where it was for that
    device, RECORD_EVERYWHERE and _local, else _recording's. C keeps it in the thread's
    own dict (PyThreadState_GetDict: a dict read) rather than reading _local.last, which
    _recording keeps for the Python path: a threading.local's attribute costs ~1.3k
    instructions, a third of what lazy mode added to `spectrum * response`. The answer
    for a thread, device and setting stands as long as _local does (_recording's Pending
    for a device is made once per thread and kept in _local.pending). */
-static PyObject *recording(PyObject *x) {
-    PyObject *device = array_field(x, cw_bound.device, s_device);
-    if (device == NULL) {
-        return NULL;
-    }
-    /* (read again: the device's attribute may run Python code) */
+static PyObject *recording_on(PyObject *device) {
     if (cw_globals_fresh(&mode) < 0) {
-        Py_DECREF(device);
         return NULL;
     }
     PyObject *local = mode_values[M_LOCAL], *everywhere = mode_values[M_EVERYWHERE];
@@ -66,11 +61,9 @@ static PyObject *recording(PyObject *x) {
     PyObject *last = own == NULL ? NULL : PyDict_GetItemWithError(own, s_last); /* (_local, device, setting, answer) */
     if (last != NULL && PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 4 && PyTuple_GET_ITEM(last, 0) == local &&
         PyTuple_GET_ITEM(last, 1) == device && PyTuple_GET_ITEM(last, 2) == everywhere) {
-        Py_DECREF(device);
         return Py_NewRef(PyTuple_GET_ITEM(last, 3));
     }
     if (PyErr_Occurred()) {
-        Py_DECREF(device);
         return NULL;
     }
     /* (held: _recording runs Python code, which may rebind lazy_mode's globals) */
@@ -86,9 +79,36 @@ static PyObject *recording(PyObject *x) {
     }
     Py_DECREF(local);
     Py_DECREF(everywhere);
+    return answer;
+}
+
+/* recording_on(x's device) */
+static PyObject *recording(PyObject *x) {
+    PyObject *device = array_field(x, cw_bound.device, s_device);
+    if (device == NULL) {
+        return NULL;
+    }
+    PyObject *answer = recording_on(device); /* (the globals read again: the attribute may run Python code) */
     Py_DECREF(device);
     return answer;
 }
+
+/* Whether lazy mode is on here (lazy_mode.is_lazy): 1, 0, or -1 with an error; the
+   globals fresh. */
+static int mode_on(void) {
+    PyObject *on = NULL;
+    if (PyContextVar_Get(mode_values[M_BLOCK], NULL, &on) < 0) {
+        return -1;
+    }
+    if (on == NULL || on == Py_None) {
+        Py_XDECREF(on);
+        on = Py_NewRef(mode_values[M_PROCESS_ON]);
+    }
+    int lazy = on == NULL ? -1 : PyObject_IsTrue(on);
+    Py_XDECREF(on);
+    return lazy;
+}
+
 
 /* Whether `storage` (a LazyStorage pending elsewhere than `pending`'s graph) is a call
    `pending` deferred (its node None, its pending a Deferral whose owner is `pending`):
@@ -206,17 +226,7 @@ static PyObject *operand(PyObject *x, PyObject **start_pending, int *sized, int 
             return NULL;
         }
     }
-    PyObject *on = NULL;
-    if (PyContextVar_Get(mode_values[M_BLOCK], NULL, &on) < 0) {
-        Py_DECREF(storage);
-        return NULL;
-    }
-    if (on == NULL || on == Py_None) {
-        Py_XDECREF(on);
-        on = Py_NewRef(mode_values[M_PROCESS_ON]);
-    }
-    int lazy = on == NULL ? -1 : PyObject_IsTrue(on);
-    Py_XDECREF(on);
+    int lazy = mode_on();
     PyObject *pending = lazy <= 0 ? NULL : recording(x);
     if (pending == NULL || pending == Py_None) {
         Py_XDECREF(pending);
@@ -283,6 +293,26 @@ PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x) {
     return operand_of(x, 1);
 }
 
+/* lazy_mode._recording(device): see there. */
+PyObject *cw_lazy_recording_of(PyObject *module, PyObject *device) {
+    (void)module;
+    if (mode.dict == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "candlewick._native.lazy_recording: lazy_operands was not called");
+        return NULL;
+    }
+    if (cw_globals_fresh(&mode) < 0) {
+        return NULL;
+    }
+    int lazy = mode_on();
+    if (lazy < 0) {
+        return NULL;
+    }
+    if (!lazy) {
+        Py_RETURN_NONE;
+    }
+    return recording_on(device);
+}
+
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf) {
     PyObject *hook = cw_lazy_operand, *pending = NULL, *storage;
     int sized = 0;
@@ -309,6 +339,10 @@ PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t narg
 }
 
 const char cw_lazy_operand_doc[] = "lazy_operand(x)\n\nlazy_mode._operand(x) in C (see _native_lazy_operand.c).";
+
+const char cw_lazy_recording_doc[] =
+    "lazy_recording(device)\n\nlazy_mode._recording(device) in C: this thread's pending graph on device where lazy\n"
+    "mode is on here and the device records, else None (see _native_lazy_operand.c).";
 
 const char cw_lazy_copy_operand_doc[] =
     "lazy_copy_operand(x)\n\nlazy_mode._copy_operand(x) in C: lazy_operand(x), but a copy this thread deferred is\n"

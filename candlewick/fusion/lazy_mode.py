@@ -29,7 +29,7 @@ import threading
 import warnings
 from typing import Callable, Protocol, TypeVar
 
-from .._core import native_lazy_blocks, native_lazy_call, native_lazy_copy_operand, native_lazy_operand
+from .._core import native_lazy_blocks, native_lazy_call, native_lazy_hook, native_lazy_operand
 from ..errors import ArgumentTypeError
 from ..lazy_gate import GATE
 from . import lazy_policy, lazy_storage
@@ -88,7 +88,8 @@ def _pendings():
 
 
 def _recording(device):
-    """This thread's pending graph on ``device`` where lazy mode is on here, else None.
+    """This thread's pending graph on ``device`` where lazy mode is on here, else None
+    (``lazy_storage.RECORDING[0]``: ``_native.lazy_recording`` where built, the same answer).
     Each recorded call asks this once or twice: the thread's last answer is kept (with
     the ``RECORD_EVERYWHERE`` it was given under) so that a chain on one device asks no
     dict or device hash."""
@@ -311,10 +312,11 @@ class _PyBlock(contextlib.ContextDecorator):
         return False
 
 
-lazy_storage.RECORDING[0] = _recording
 GATE.operand = native_lazy_operand(globals(), TracedStorage, LazyStorage) or _operand
-GATE.copy_operand = native_lazy_copy_operand() or _copy_operand
-GATE.records = lambda device: _recording(device) is not None
+GATE.copy_operand = native_lazy_hook("lazy_copy_operand") or _copy_operand
+# (each recorded call asks it first: in C where built, the thread's last answer kept there)
+lazy_storage.RECORDING[0] = native_lazy_hook("lazy_recording") or _recording
+GATE.records = lambda device: lazy_storage.RECORDING[0](device) is not None
 GATE.before_write = flush
 GATE.write_into = _write_into
 GATE.idle = _idle

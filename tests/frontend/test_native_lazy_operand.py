@@ -44,6 +44,23 @@ def _alike(x):
 def test_the_gate_calls_the_c_one():
     assert GATE.operand is _core._native.lazy_operand
     assert GATE.copy_operand is _core._native.lazy_copy_operand
+    assert lazy_storage.RECORDING[0] is _core._native.lazy_recording
+
+
+def test_the_c_recording_answers_as_the_python_one(record, monkeypatch):
+    """``_native.lazy_recording(device)``, what each recorded call asks first: None with
+    lazy mode off (outside a block, inside ``lazy(False)``) or on a device that does not
+    record, else the thread's pending graph there, as ``lazy_mode._recording`` answers."""
+    device = cw.asarray([1.0]).device
+    recording = _core._native.lazy_recording
+    assert recording(device) is None and lazy_mode._recording(device) is None
+    with cw.lazy():
+        pending = lazy_mode._recording(device)
+        assert type(pending) is lazy_storage.Pending and recording(device) is pending
+        with cw.lazy(False):
+            assert recording(device) is None
+        monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)  # (cpu does not fuse)
+        assert recording(device) is None and lazy_mode._recording(device) is None
 
 
 def test_the_c_operand_answers_as_the_python_one(record, monkeypatch):
