@@ -151,6 +151,10 @@ PyObject *cw_new_start(PyObject *pending, PyObject *real);
 PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObject *const *args, Py_ssize_t n,
                         int sized);
 
+/* Whether `layout` views its storage from offset 0, C-contiguous, as far as the layout
+   knows (its dense_size >= 0): 1, 0, or -1 with an error (_native_lazy_start.c) */
+int cw_plain_view(PyObject *layout);
+
 /* _native_lazy_operand.c */
 extern const char cw_lazy_operand_doc[], cw_lazy_copy_operand_doc[], cw_lazy_recording_doc[], cw_lazy_operands_doc[];
 PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);

@@ -45,8 +45,9 @@ static PyObject *array_field(PyObject *x, Py_ssize_t at, PyObject *name) {
 }
 
 /* This thread's pending graph on `device`, lazy mode being on here (the caller's test),
-   or None where the device does not record (new reference), NULL on an error: the thread's last answer where it was for that
-   device, RECORD_EVERYWHERE and _local, else _recording's. C keeps it in the thread's
+   or None where the device does not record (new reference), NULL on an error: the
+   thread's last answer where it was for that device, RECORD_EVERYWHERE and _local, else
+   _recording's. C keeps it in the thread's
    own dict (PyThreadState_GetDict: a dict read) rather than reading _local.last, which
    _recording keeps for the Python path: a threading.local's attribute costs ~1.3k
    instructions, a third of what lazy mode added to `spectrum * response`. The answer
@@ -109,7 +110,6 @@ static int mode_on(void) {
     return lazy;
 }
 
-
 /* Whether `storage` (a LazyStorage pending elsewhere than `pending`'s graph) is a call
    `pending` deferred (its node None, its pending a Deferral whose owner is `pending`):
    1, 0, or -1 with an error. */
@@ -147,14 +147,13 @@ static PyObject *deferred_copy_source(PyObject *x, PyObject *storage, PyObject *
             Py_DECREF(call);
             return NULL;
         }
-        PyObject *dense = Py_TYPE(layout) == cw_bound.layout_type ? SLOT(layout, cw_bound.dense) : NULL;
-        Py_ssize_t size = dense != NULL && PyLong_Check(dense) ? PyLong_AsSsize_t(dense) : -1;
-        int plain = size == -1 && PyErr_Occurred() ? -1
-                    : size >= 0 ? PyObject_RichCompareBool(SLOT(layout, cw_bound.shape), SLOT(copied, cw_bound.shape), Py_EQ)
-                                : 0;
+        int plain = cw_plain_view(layout);
+        if (plain > 0) {
+            plain = PyObject_RichCompareBool(SLOT(layout, cw_bound.shape), SLOT(copied, cw_bound.shape), Py_EQ);
+        }
         Py_DECREF(layout);
-        int probing = plain > 0 ? -2 : 0;
-        if (probing == -2) {
+        int probing = 0;
+        if (plain > 0) {
             PyObject *mark = PyObject_GetAttr(pending, cw_s_probing);
             probing = mark == NULL ? -1 : PyObject_IsTrue(mark);
             Py_XDECREF(mark);

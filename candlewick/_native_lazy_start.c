@@ -59,7 +59,7 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
 /* Whether `layout` (a copy's) views its storage from offset 0, C-contiguous, as far as the
    layout knows (its dense_size >= 0): only such a copy's readers can read its source
    instead (lazy_copy), so only it is deferred. 1, 0, or -1 with an error. */
-static int plain_view(PyObject *layout) {
+int cw_plain_view(PyObject *layout) {
     if (cw_bound.layout_type == NULL || Py_TYPE(layout) != cw_bound.layout_type) {
         return 0;
     }
@@ -189,7 +189,7 @@ static PyObject *decide(StartMethod *m, PyObject *pending, PyObject *real, PyObj
             }
             if (now == 1 && m->probe && n >= 1) {
                 /* a copy of a plain view run at once for its count is deferred instead (lazy_defer) */
-                int plain = plain_view(call_args[0]);
+                int plain = cw_plain_view(call_args[0]);
                 if (plain < 0) {
                     goto done;
                 }

@@ -12,10 +12,10 @@ block's end: the thread's ``Pending`` keeps it in ``kept``) computes it by the e
 call itself, so its value is eager mode's bit for bit.
 
 A ``copy`` of a plain view (offset 0, C-contiguous) whose count says it runs at once is
-deferred too (lazy_policy): the calls
-that read it through its plain view are made on its source (lazy_mode._operand,
-lazy_copy.on_source, lazy_write.rebinds), so PCA's and Ridge's copy of X, updated in place at once, is never
-made; anything else computes it as above. ``Deferral.irfft`` is the product's alone.
+deferred too (lazy_policy): the calls that read it through its plain view are made on
+its source (lazy_mode._operand, lazy_copy.on_source, lazy_write.rebinds), so PCA's and
+Ridge's copy of X, updated in place at once, is never made; anything else computes it
+as above. ``Deferral.irfft`` is the product's alone.
 
 Recording the call in a graph cost ~29 us of host time a call more than eager mode at
 bench/pydata_e2e's 12.8 MB spectra on the H200 (the graph built, run and kept as a

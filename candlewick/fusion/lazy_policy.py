@@ -19,8 +19,7 @@ The counts are per key, not per place in the code: a chain that fuses in one pla
 alone (Ridge's ``X -= X_offset``, the same shapes), whose replays made it run at once.
 A copy of a plain view its count would run at once is deferred instead (lazy_defer: the
 calls that read it plainly, its update among them, read its source, so the copy is never
-made; a copy of any other view runs), and
-recorded again at its ``PROBE``-th such call (its
+made; a copy of any other view runs), and recorded again at its ``PROBE``-th such call (its
 graph then marked ``probing``): the calls reading its result join its graph (an
 element-wise call on a probed plain copy, made on the copy's source, lazy_storage, is
 recorded too), and where that graph fuses its calls, the copy's too, are marked and
