@@ -60,6 +60,8 @@ typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     PyObject *op, *keeps, *general;
+    /* lazy mode's x <op> y as x <op>= y records it (Update's `rebind`), or None */
+    PyObject *rebind;
     /* keeps' dtypes (held) and whether each is real floating: compared by identity, no
        int object made or dict read */
     Py_ssize_t n_kept;
@@ -74,6 +76,10 @@ int cw_update_ready(void);
 /* The common case of `self`'s x <op>= other (b: the caller's held binding): x (borrowed),
    CW_UPDATE_DECLINED, or NULL on error. */
 PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *other);
+/* Lazy mode's rebinding case of `self`'s x <op>= other (lazy_write.rebinds; b: the
+   caller's held binding): x (borrowed) given the result of self->rebind(x, other),
+   CW_UPDATE_DECLINED, or NULL on error. */
+PyObject *cw_update_rebound(const Binding *b, Update *self, PyObject *x, PyObject *other);
 int cw_update_run_ready(void);
 /* The Update `update`'s case of x <op>= other run: 1 done, 0 not the case (nothing
    written, no error), -1 error. */

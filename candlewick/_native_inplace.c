@@ -1,6 +1,6 @@
 /* candlewick._native's Update: the common case of an in-place operator, in C.
 
-   Update(op, keeps, general=None) is a callable of two positional arguments (x, other).
+   Update(op, keeps, general=None, rebind=None) is a callable of two positional arguments (x, other).
    Where x is an array of exactly the bound class whose dtype the op keeps (keeps:
    {dtype: whether it is real floating} of those dtypes, compared by identity), other an
    array of that class, dtype, device and shape or a Python float or int with a real
@@ -13,7 +13,9 @@
    primitive that is a _native.UfuncInto (cpu's) runs its common case straight from here
    (cw_ufunc_into_run), read_only asked only where NumPy refuses the write. Anything
    else, and any call while the module is unbound or lazy mode is on (cw_lazy_write) with
-   a graph pending or x's or other's storage a recorded one (lazy_idle), is
+   a graph pending or x's or other's storage a recorded one (lazy_idle), is lazy mode's
+   rebinding update where rebind is given and lazy_write.rebinds(x) holds (x given the
+   result of rebind(x, other), the forward operator's C case: cw_update_rebound), else
    general(x, other), or returns None without general: the caller's Python path runs
    (candlewick/inplace.py, update: the same case, the same primitive call). With general
    it is a method descriptor: the operator's method itself (inplace.inplace_method). Why
@@ -41,6 +43,9 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     PyObject *out = CW_UPDATE_DECLINED;
     if (cw_hold_binding(&b)) {
         out = cw_update_case(&b, self, args[0], args[1]);
+        if (out == CW_UPDATE_DECLINED && self->rebind != Py_None && cw_lazy_write != NULL) {
+            out = cw_update_rebound(&b, self, args[0], args[1]);
+        }
         cw_release_binding(&b);
     }
     if (out == CW_UPDATE_DECLINED && self->general != Py_None) {
@@ -50,13 +55,14 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 }
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
-    PyObject *op, *keeps, *general = Py_None;
-    static char *names[] = {"op", "keeps", "general", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|O:Update", names, &op, &PyDict_Type, &keeps, &general)) {
+    PyObject *op, *keeps, *general = Py_None, *rebind = Py_None;
+    static char *names[] = {"op", "keeps", "general", "rebind", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!|OO:Update", names, &op, &PyDict_Type, &keeps, &general,
+                                     &rebind)) {
         return NULL;
     }
-    if (general != Py_None && !PyCallable_Check(general)) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.Update: general must be callable or None");
+    if ((general != Py_None && !PyCallable_Check(general)) || (rebind != Py_None && !PyCallable_Check(rebind))) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.Update: general and rebind must be callable or None");
         return NULL;
     }
     Update *self = (Update *)type->tp_alloc(type, 0);
@@ -67,6 +73,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->op = Py_NewRef(op);
     self->keeps = Py_NewRef(keeps);
     self->general = Py_NewRef(general);
+    self->rebind = Py_NewRef(rebind);
     Py_ssize_t n = PyDict_GET_SIZE(keeps), pos = 0, i = 0;
     self->kept = PyMem_Calloc(n > 0 ? n : 1, sizeof(PyObject *));
     self->kept_real = PyMem_Calloc(n > 0 ? n : 1, 1);
@@ -92,6 +99,7 @@ static int traverse(Update *self, visitproc visit, void *arg) {
     Py_VISIT(self->op);
     Py_VISIT(self->keeps);
     Py_VISIT(self->general);
+    Py_VISIT(self->rebind);
     for (Py_ssize_t i = 0; i < self->n_kept; i++) {
         Py_VISIT(self->kept[i]);
     }
@@ -102,6 +110,7 @@ static int clear(Update *self) {
     Py_CLEAR(self->op);
     Py_CLEAR(self->keeps);
     Py_CLEAR(self->general);
+    Py_CLEAR(self->rebind);
     for (Py_ssize_t i = 0; i < self->n_kept; i++) {
         Py_CLEAR(self->kept[i]);
     }
@@ -148,9 +157,10 @@ PyTypeObject cw_UpdateType = {
     .tp_name = "candlewick._native.Update",
     .tp_basicsize = sizeof(Update),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "Update(op, keeps, general=None): (x, other) -> x after x <op>= other through the storage's "
-              "in-place primitive, in its common case; elsewhere general(x, other), or None where general "
-              "is None (the caller's Python path runs)",
+    .tp_doc = "Update(op, keeps, general=None, rebind=None): (x, other) -> x after x <op>= other through the "
+              "storage's in-place primitive, in its common case; in lazy mode, where x alone holds a pending "
+              "result, x given rebind(x, other); elsewhere general(x, other), or None where general is None "
+              "(the caller's Python path runs)",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Update, vectorcall),

@@ -67,6 +67,17 @@ static int lazy_idle(const Binding *b, PyObject *x, PyObject *other) {
     return 1;
 }
 
+/* Whether `dtype`, one of the dtypes the op keeps (by identity: no attribute of the
+   dtype read), is real floating: 1 or 0; -1 where the op does not keep it. */
+static int kept_real(const Update *self, PyObject *dtype) {
+    for (Py_ssize_t k = 0; k < self->n_kept; k++) {
+        if (self->kept[k] == dtype) {
+            return self->kept_real[k];
+        }
+    }
+    return -1;
+}
+
 static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *other) {
     PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
     PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
@@ -74,15 +85,10 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
         SLOT(layout, b->shape) == NULL || SLOT(layout, b->strides) == NULL) {
         return CW_UPDATE_DECLINED;
     }
-    /* the dtypes the op keeps, by identity (no attribute of the dtype read) */
-    Py_ssize_t k = 0;
-    while (k < self->n_kept && self->kept[k] != dtype) {
-        k++;
-    }
-    if (k == self->n_kept) {
+    int real = kept_real(self, dtype);
+    if (real < 0) {
         return CW_UPDATE_DECLINED;
     }
-    int real = self->kept_real[k];
     PyObject *method, *operand1, *operand2;
     if (Py_TYPE(other) == Py_TYPE(x)) {
         PyObject *s2 = SLOT(other, b->storage), *l2 = SLOT(other, b->layout);
@@ -166,6 +172,96 @@ static PyObject *run(const Binding *b, Update *self, PyObject *x, PyObject *othe
 /* (_native_host.h) */
 PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *other) {
     return Py_TYPE(x) == b->array_type && lazy_idle(b, x, other) ? run(b, self, x, other) : CW_UPDATE_DECLINED;
+}
+
+/* 1 where `shape2` (a tuple) broadcasts onto `shape` (a tuple) as it stands, giving
+   `shape` itself: no more dimensions, each trailing one equal or 1; 0 where not (or not
+   tuples of ints), -1 on error. */
+static int broadcasts_onto(PyObject *shape2, PyObject *shape) {
+    if (!PyTuple_CheckExact(shape2) || !PyTuple_CheckExact(shape)) {
+        return 0;
+    }
+    Py_ssize_t n2 = PyTuple_GET_SIZE(shape2), n = PyTuple_GET_SIZE(shape);
+    if (n2 > n) {
+        return 0;
+    }
+    for (Py_ssize_t i = 1; i <= n2; i++) {
+        PyObject *d2 = PyTuple_GET_ITEM(shape2, n2 - i), *d = PyTuple_GET_ITEM(shape, n - i);
+        if (d2 == d) {
+            continue;
+        }
+        if (!PyLong_CheckExact(d2) || !PyLong_CheckExact(d)) {
+            return 0;
+        }
+        long v2 = PyLong_AsLong(d2), v = PyLong_AsLong(d);
+        if ((v2 == -1 || v == -1) && PyErr_Occurred()) {
+            return -1;
+        }
+        if (v2 != v && v2 != 1) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* (_native_host.h) Checked first, so that the result keeps x's dtype and shape: x's
+   dtype one the op keeps, other a Python float or int with a real floating x or an
+   array of x's class and dtype broadcasting onto x's shape (the Python path, general,
+   records the same call and checks the result after; anything else is left to it). */
+PyObject *cw_update_rebound(const Binding *b, Update *self, PyObject *x, PyObject *other) {
+    if (Py_TYPE(x) != b->array_type) {
+        return CW_UPDATE_DECLINED;
+    }
+    PyObject *layout = SLOT(x, b->layout), *dtype = SLOT(x, b->dtype);
+    if (layout == NULL || dtype == NULL || Py_TYPE(layout) != b->layout_type || SLOT(layout, b->shape) == NULL) {
+        return CW_UPDATE_DECLINED;
+    }
+    int real = kept_real(self, dtype);
+    if (real < 0) {
+        return CW_UPDATE_DECLINED;
+    }
+    int fits;
+    if (Py_TYPE(other) == b->array_type) {
+        PyObject *l2 = SLOT(other, b->layout);
+        fits = SLOT(other, b->dtype) != dtype || l2 == NULL || Py_TYPE(l2) != b->layout_type || SLOT(l2, b->shape) == NULL
+                   ? 0
+                   : broadcasts_onto(SLOT(l2, b->shape), SLOT(layout, b->shape));
+    } else {
+        fits = (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) && real;
+    }
+    if (fits > 0) {
+        fits = cw_lazy_rebinds(x);
+    }
+    if (fits <= 0) {
+        return fits < 0 ? NULL : CW_UPDATE_DECLINED;
+    }
+    PyObject *args[] = {x, other};
+    PyObject *result = PyObject_Vectorcall(self->rebind, args, 2, NULL);
+    if (result == NULL) {
+        return NULL;
+    }
+    PyObject *out = CW_UPDATE_DECLINED; /* (a result of another dtype or shape: general's error) */
+    PyObject *storage = Py_TYPE(result) == b->array_type ? SLOT(result, b->storage) : NULL;
+    PyObject *made = Py_TYPE(result) == b->array_type ? SLOT(result, b->layout) : NULL;
+    layout = SLOT(x, b->layout); /* (read again: the call ran Python code) */
+    if (storage != NULL && made != NULL && layout != NULL && SLOT(result, b->dtype) == SLOT(x, b->dtype) &&
+        Py_TYPE(made) == b->layout_type && Py_TYPE(layout) == b->layout_type) {
+        int same = PyObject_RichCompareBool(SLOT(made, b->shape), SLOT(layout, b->shape), Py_EQ);
+        if (same < 0) {
+            out = NULL;
+        } else if (same) {
+            /* both slots set before the old ones are let go (the old storage's end may
+               run Python code, which then sees x whole) */
+            PyObject *old_storage = SLOT(x, b->storage), *old_layout = SLOT(x, b->layout);
+            SLOT(x, b->storage) = Py_NewRef(storage);
+            SLOT(x, b->layout) = Py_NewRef(made);
+            Py_XDECREF(old_storage);
+            Py_XDECREF(old_layout);
+            out = x;
+        }
+    }
+    Py_DECREF(result);
+    return out;
 }
 
 /* (_native_host.h) */

@@ -166,6 +166,11 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
    path in lazy mode. Where the operand hook is the C lazy_operand, the Start it would
    make is not made (cw_start_call); else the hook is called. */
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf);
+/* lazy_write.rebinds(x) (whether x <op>= y may give x the recorded result of x <op> y):
+   x of the bound array class holding alone a LazyStorage not run, lazy mode on here,
+   and that storage pending in this thread's graph or a copy this thread deferred. 1, 0
+   (also before lazy_operands is called), or -1 with an error. */
+int cw_lazy_rebinds(PyObject *x);
 int cw_lazy_operand_ready(void);
 /* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
    lazy_policy.Start whose method is a StartMethod, that method called without making a

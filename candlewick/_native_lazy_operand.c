@@ -312,6 +312,44 @@ PyObject *cw_lazy_recording_of(PyObject *module, PyObject *device) {
     return recording_on(device);
 }
 
+/* (_native_lazy.h) lazy_write.rebinds(x) in C. */
+int cw_lazy_rebinds(PyObject *x) {
+    if (mode.dict == NULL || Py_TYPE(x) != cw_bound.array_type) {
+        return 0;
+    }
+    /* alone: x's slot is the storage's one reference (the Python path's SOLE) */
+    PyObject *storage = SLOT(x, cw_bound.storage);
+    if (storage == NULL || Py_REFCNT(storage) != 1 || Py_TYPE(storage) != (PyTypeObject *)lazy_type ||
+        SLOT(storage, real_at) != Py_None || SLOT(storage, pending_at) == NULL) {
+        return 0;
+    }
+    if (cw_globals_fresh(&mode) < 0) {
+        return -1;
+    }
+    int lazy = mode_on();
+    if (lazy <= 0) {
+        return lazy;
+    }
+    Py_INCREF(storage); /* (held: recording may run Python code that rebinds x's slots) */
+    PyObject *pending = recording(x);
+    int out = pending == NULL ? -1 : 0;
+    if (pending != NULL && pending != Py_None) {
+        if (SLOT(storage, node_at) != Py_None) {
+            out = SLOT(storage, pending_at) == pending; /* a result pending in this thread's graph */
+        } else if ((out = own_deferral(storage, pending)) == 1) { /* deferred here: only a copy's update reads its source */
+            PyObject *call = cw_member(SLOT(storage, pending_at), s_call);
+            out = call == NULL ? -1
+                               : PyTuple_CheckExact(call) && PyTuple_GET_SIZE(call) > 0 &&
+                                     PyUnicode_CheckExact(PyTuple_GET_ITEM(call, 0)) &&
+                                     PyUnicode_Compare(PyTuple_GET_ITEM(call, 0), s_copy) == 0;
+            Py_XDECREF(call);
+        }
+    }
+    Py_XDECREF(pending);
+    Py_DECREF(storage);
+    return out;
+}
+
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf) {
     PyObject *hook = cw_lazy_operand, *pending = NULL, *storage;
     int sized = 0;

@@ -15,7 +15,7 @@ from . import elementwise as _ew
 from . import elision as _elision
 from . import matrix_products as _matrix_products
 from ._core import RESULT_BY_NAME, ArrayBase, is_scalar
-from .elementwise_dispatch import in_c
+from .elementwise_dispatch import c_case, in_c, with_case
 from .errors import ArgumentTypeError, DeviceMismatchError, DTypeError, ShapeError, name_code
 from .inplace import DTypeMismatch, ShapeMismatch, inplace_method
 from .lazy_gate import GATE
@@ -195,8 +195,10 @@ def _operator_methods(op, short, symbol, plain_operands):
 
     # x <op> y as the rebinding update records it: the forward operator's C case (the call
     # recorded without the Python dispatch: Ridge's ``X -= X_offset`` in lazy mode), the
-    # rest through ``binary``, its errors named as the update's
-    record = in_c(recorded, 2, op, results, "binary")
+    # rest through ``binary``, its errors named as the update's; the in-place method in C
+    # calls that case itself where it checks the update rebinds (no Python frame)
+    record_case = c_case(recorded, 2, op, results, "binary")
+    record = with_case(recorded, 2, record_case)
 
     def general(self, other, /):
         if type(other) not in plain_operands and not _operand(other):
@@ -229,7 +231,7 @@ def _operator_methods(op, short, symbol, plain_operands):
             # temporary of x's size, and one update for threads sharing x; the common case
             # through inplace's short path, in C where built (the method is then
             # _native.Update itself), general's for the rest
-            yield name, inplace_method(op, RESULT_BY_NAME[op], general)
+            yield name, inplace_method(op, RESULT_BY_NAME[op], general, record_case)
         else:
             # the forward operator's two-array case in C where candlewick._native was built:
             # the namespace function's case, the same result

@@ -223,6 +223,13 @@ def _compare_scalar(op, x, value, reflected, fname, out):
 
 # --- the namespace's generated functions ---------------------------------------------------
 
+def c_case(fn, arity, op, results, method):
+    """``in_c``'s callable itself, where candlewick._native was built (None where not):
+    ``_native.Elementwise``, for C callers that call it without a Python frame (the
+    in-place operators' rebinding update in lazy mode, ``inplace.inplace_method``)."""
+    return None if _native is None else _native.Elementwise(arity, op, results, method, fn)
+
+
 def in_c(fn, arity, op, results, method):
     """``fn`` with its common case run in C, where candlewick._native was built: arrays of
     exactly the bound class, of one dtype in ``results`` (``RESULT_BY_NAME[op]``), one
@@ -232,9 +239,14 @@ def in_c(fn, arity, op, results, method):
     ``fn``'s. ``fn`` must give that case the same result (the generated functions' inline
     case, the forward operators). At 2^20 elements the case costs about 1 us in Python.
     The result is named as ``fn`` is, its code object too (errors name the function)."""
-    if _native is None:
+    return with_case(fn, arity, c_case(fn, arity, op, results, method))
+
+
+def with_case(fn, arity, fast):
+    """``in_c``'s function of ``fn`` running ``fast`` (``c_case``'s; ``fn`` itself where
+    that is None), for a caller that keeps ``fast`` too."""
+    if fast is None:
         return fn
-    fast = _native.Elementwise(arity, op, results, method, fn)
     if arity == 1:
         def native_fn(x: Array, /) -> Array:
             return fast(x)

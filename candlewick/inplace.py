@@ -67,13 +67,15 @@ def updater(op, results):
     return functools.partial(update, op, results)
 
 
-def inplace_method(op, results, general):
+def inplace_method(op, results, general, rebind=None):
     """The in-place operator's method: ``update``'s case, ``general(x, other)`` for every
     other. Where candlewick._native was built, ``_native.Update`` with ``general`` (a
     method descriptor: no Python frame before the C case; its name and docstring are
-    general's), else a Python function named as ``general``."""
+    general's), else a Python function named as ``general``. ``rebind``: lazy mode's
+    ``x <op> y`` as general records it where ``x`` alone holds a pending result
+    (``lazy_write.rebinds``), a C callable the Update calls for that case itself."""
     if _native is not None:
-        return _native.Update(op, _kept(results), general)
+        return _native.Update(op, _kept(results), general, rebind)
 
     def method(self, other, /):
         done = update(op, results, self, other)

@@ -127,3 +127,39 @@ def test_outside_lazy_mode_an_update_writes_in_place(device):
     Y *= 2.0
     assert Y._storage is storage
     np.testing.assert_array_equal(cw.to_numpy(Y), x * 2)
+
+
+def _update_paths():
+    """``Array.__isub__`` itself (``_native.Update`` where candlewick._native is built: its
+    rebinding case in C) and its Python path (the Update's ``general``, where there is one)."""
+    from candlewick.array import Array
+
+    method = Array.__isub__
+    paths = [pytest.param(method, id="method")]
+    general = getattr(method, "general", None)
+    if general is not None:
+        paths.append(pytest.param(general, id="general"))
+    return paths
+
+
+@pytest.mark.parametrize("update", _update_paths())
+@pytest.mark.parametrize("operand", ["scalar", "int", "row", "same_shape"])
+def test_a_rebinding_update_is_the_same_in_c_and_in_python(device, update, operand):
+    """The in-place method's rebinding case, in C where built, gives what its Python path
+    gives: x holds ``x - y`` recorded in the pending graph (one graph with the copy), with
+    eager mode's values; an array of another dtype or shape still raises eager mode's error
+    and leaves x as it was."""
+    x, _, X, _ = _data(device)
+    operands = {"scalar": 1.5, "int": 2, "row": x[3], "same_shape": x * 0.25}
+    y = operands[operand]
+    given = cw.asarray(y, device=device) if isinstance(y, np.ndarray) else y
+    with cw.lazy():
+        Y = cw.asarray(X, copy=True)
+        graph = Y._storage.graph
+        assert update(Y, given) is Y
+        assert pending(Y) and Y._storage.graph is graph
+        with pytest.raises(DTypeError, match="in-place operators keep the left operand's dtype"):
+            update(Y, cw.asarray(np.ones(6), device=device))
+        with pytest.raises(ShapeError, match="would change x's shape"):
+            update(Y, cw.asarray(np.ones((2, 8, 6), np.float32), device=device))
+    np.testing.assert_array_equal(cw.to_numpy(Y), x - np.asarray(y, np.float32))
