@@ -174,36 +174,6 @@ PyObject *cw_update_case(const Binding *b, Update *self, PyObject *x, PyObject *
     return Py_TYPE(x) == b->array_type && lazy_idle(b, x, other) ? run(b, self, x, other) : CW_UPDATE_DECLINED;
 }
 
-/* 1 where `shape2` (a tuple) broadcasts onto `shape` (a tuple) as it stands, giving
-   `shape` itself: no more dimensions, each trailing one equal or 1; 0 where not (or not
-   tuples of ints), -1 on error. */
-static int broadcasts_onto(PyObject *shape2, PyObject *shape) {
-    if (!PyTuple_CheckExact(shape2) || !PyTuple_CheckExact(shape)) {
-        return 0;
-    }
-    Py_ssize_t n2 = PyTuple_GET_SIZE(shape2), n = PyTuple_GET_SIZE(shape);
-    if (n2 > n) {
-        return 0;
-    }
-    for (Py_ssize_t i = 1; i <= n2; i++) {
-        PyObject *d2 = PyTuple_GET_ITEM(shape2, n2 - i), *d = PyTuple_GET_ITEM(shape, n - i);
-        if (d2 == d) {
-            continue;
-        }
-        if (!PyLong_CheckExact(d2) || !PyLong_CheckExact(d)) {
-            return 0;
-        }
-        long v2 = PyLong_AsLong(d2), v = PyLong_AsLong(d);
-        if ((v2 == -1 || v == -1) && PyErr_Occurred()) {
-            return -1;
-        }
-        if (v2 != v && v2 != 1) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* (_native_host.h) Checked first, so that the result keeps x's dtype and shape: x's
    dtype one the op keeps, other a Python float or int with a real floating x or an
    array of x's class and dtype broadcasting onto x's shape (the Python path, general,
@@ -223,9 +193,14 @@ PyObject *cw_update_rebound(const Binding *b, Update *self, PyObject *x, PyObjec
     int fits;
     if (Py_TYPE(other) == b->array_type) {
         PyObject *l2 = SLOT(other, b->layout);
-        fits = SLOT(other, b->dtype) != dtype || l2 == NULL || Py_TYPE(l2) != b->layout_type || SLOT(l2, b->shape) == NULL
-                   ? 0
-                   : broadcasts_onto(SLOT(l2, b->shape), SLOT(layout, b->shape));
+        fits = 0;
+        if (SLOT(other, b->dtype) == dtype && l2 != NULL && Py_TYPE(l2) == b->layout_type && SLOT(l2, b->shape) != NULL) {
+            /* other's shape broadcasts onto x's, giving x's own */
+            PyObject *shape = SLOT(layout, b->shape);
+            PyObject *spread = cw_broadcast_shape(SLOT(l2, b->shape), shape, PY_SSIZE_T_MAX);
+            fits = spread == NULL ? (PyErr_Occurred() ? -1 : 0) : PyObject_RichCompareBool(spread, shape, Py_EQ);
+            Py_XDECREF(spread);
+        }
     } else {
         fits = (PyFloat_CheckExact(other) || PyLong_CheckExact(other)) && real;
     }
@@ -241,8 +216,8 @@ PyObject *cw_update_rebound(const Binding *b, Update *self, PyObject *x, PyObjec
         return NULL;
     }
     PyObject *out = CW_UPDATE_DECLINED; /* (a result of another dtype or shape: general's error) */
-    PyObject *storage = Py_TYPE(result) == b->array_type ? SLOT(result, b->storage) : NULL;
-    PyObject *made = Py_TYPE(result) == b->array_type ? SLOT(result, b->layout) : NULL;
+    int made_here = Py_TYPE(result) == b->array_type;
+    PyObject *storage = made_here ? SLOT(result, b->storage) : NULL, *made = made_here ? SLOT(result, b->layout) : NULL;
     layout = SLOT(x, b->layout); /* (read again: the call ran Python code) */
     if (storage != NULL && made != NULL && layout != NULL && SLOT(result, b->dtype) == SLOT(x, b->dtype) &&
         Py_TYPE(made) == b->layout_type && Py_TYPE(layout) == b->layout_type) {

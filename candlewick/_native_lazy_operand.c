@@ -127,6 +127,12 @@ static int own_deferral(PyObject *storage, PyObject *pending) {
     return own;
 }
 
+/* Whether a Deferral's `call` is a copy's: (name, receiver, args) with name "copy". */
+static int copy_call(PyObject *call) {
+    return PyTuple_CheckExact(call) && PyTuple_GET_SIZE(call) > 0 && PyUnicode_CheckExact(PyTuple_GET_ITEM(call, 0)) &&
+           PyUnicode_Compare(PyTuple_GET_ITEM(call, 0), s_copy) == 0;
+}
+
 /* What a read of x, whose storage is `storage` (a call `pending` deferred: own_deferral),
    is made on instead: the source of a deferred copy (new reference) where x reads the
    copy through its plain view (x's layout of the copy's shape, its dense size known) and
@@ -138,8 +144,7 @@ static PyObject *deferred_copy_source(PyObject *x, PyObject *storage, PyObject *
         return NULL;
     }
     PyObject *source = NULL, *args, *copied;
-    if (PyTuple_CheckExact(call) && PyTuple_GET_SIZE(call) == 3 && PyUnicode_CheckExact(PyTuple_GET_ITEM(call, 0)) &&
-        PyUnicode_Compare(PyTuple_GET_ITEM(call, 0), s_copy) == 0 && PyTuple_CheckExact(args = PyTuple_GET_ITEM(call, 2)) &&
+    if (copy_call(call) && PyTuple_GET_SIZE(call) == 3 && PyTuple_CheckExact(args = PyTuple_GET_ITEM(call, 2)) &&
         PyTuple_GET_SIZE(args) >= 1 && cw_bound.layout_type != NULL &&
         Py_TYPE(copied = PyTuple_GET_ITEM(args, 0)) == cw_bound.layout_type) {
         PyObject *layout = array_field(x, cw_bound.layout, s_layout);
@@ -338,10 +343,7 @@ int cw_lazy_rebinds(PyObject *x) {
             out = SLOT(storage, pending_at) == pending; /* a result pending in this thread's graph */
         } else if ((out = own_deferral(storage, pending)) == 1) { /* deferred here: only a copy's update reads its source */
             PyObject *call = cw_member(SLOT(storage, pending_at), s_call);
-            out = call == NULL ? -1
-                               : PyTuple_CheckExact(call) && PyTuple_GET_SIZE(call) > 0 &&
-                                     PyUnicode_CheckExact(PyTuple_GET_ITEM(call, 0)) &&
-                                     PyUnicode_Compare(PyTuple_GET_ITEM(call, 0), s_copy) == 0;
+            out = call == NULL ? -1 : copy_call(call);
             Py_XDECREF(call);
         }
     }
