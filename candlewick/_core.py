@@ -295,7 +295,7 @@ def native_start_methods(start_type, policy):
 def native_lazy_operand(mode, traced_type, lazy_type):
     """Lazy mode's ``_operand`` in C where candlewick._native is built: the function
     ``_native.lazy_operand`` (the storage an element-wise primitive is called on for an
-    array in lazy mode, one call of C), given what it reads (see _native_lazy_operand.c):
+    array in lazy mode, one call of C), given what it reads (see _native_lazy_mode.c):
     ``mode`` (lazy_mode's globals, read at each call) and the storage types of a trace and
     of a recorded result. None where the module is not built: lazy_mode's in Python."""
     if _native is None:
@@ -305,10 +305,10 @@ def native_lazy_operand(mode, traced_type, lazy_type):
 
 
 def native_lazy_hook(name):
-    """One more of lazy mode's functions in C, reading what ``native_lazy_operand`` gave
-    (_native_lazy_operand.c): ``lazy_copy_operand`` (lazy_mode's ``_copy_operand``:
-    ``lazy_operand``'s answer, but a copy this thread deferred is itself) or
-    ``lazy_recording`` (its ``_recording``); None where the module is not built."""
+    """One more of lazy mode's functions in C, reading what ``native_lazy_operand`` gave:
+    ``lazy_copy_operand`` (lazy_mode's ``_copy_operand``: ``lazy_operand``'s answer, but
+    a copy this thread deferred is itself; _native_lazy_operand.c) or ``lazy_recording``
+    (its ``_recording``; _native_lazy_mode.c); None where the module is not built."""
     return None if _native is None else getattr(_native, name)
 
 

@@ -29,7 +29,8 @@
      once or record it (lazy_policy.Start's methods), one call of C, over
      _native_lazy_key.c (the call's key and count);
    - _native_lazy_operand.c: the storage an element-wise call in lazy mode is made on
-     (lazy_mode._operand), one call of C;
+     (lazy_mode._operand), one call of C, over _native_lazy_mode.c (lazy mode's state as
+     these paths read it: lazy_mode's globals, this thread's pending graph);
    - _native_sort.c: the cpu backend's rows sorted by NumPy's default sort with a stable
      sort's zero and NaN runs, collected while the input is copied (no pass of its own).
 
@@ -179,7 +180,8 @@ PyMODINIT_FUNC PyInit__native(void) {
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_globals_ready() < 0 || cw_lazy_block_ready() < 0 ||
-        PyType_Ready(&cw_LazyCallType) < 0 || cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0) {
+        PyType_Ready(&cw_LazyCallType) < 0 || cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0 ||
+        cw_lazy_mode_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

@@ -155,22 +155,49 @@ PyObject *cw_start_call(PyObject *name, PyObject *pending, PyObject *real, PyObj
    knows (its dense_size >= 0): 1, 0, or -1 with an error (_native_lazy_start.c) */
 int cw_plain_view(PyObject *layout);
 
-/* _native_lazy_operand.c */
-extern const char cw_lazy_operand_doc[], cw_lazy_copy_operand_doc[], cw_lazy_recording_doc[], cw_lazy_operands_doc[];
-PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
-PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x);
+/* _native_lazy_mode.c: what lazy mode's C paths read, given by lazy_operands(mode,
+   traced_type, lazy_type): lazy_mode's globals (a view, their values at the LG_ indices)
+   and the storage types of a trace and of lazy mode's recorded results, with the
+   latter's slots */
+enum { LG_BLOCK, LG_PROCESS_ON, LG_RECORDED, LG_LOCAL, LG_RECORDING, LG_EVERYWHERE, LG_COUNT };
+extern cw_GlobalsView cw_lazy_globals; /* (its dict NULL until lazy_operands is called) */
+typedef struct {
+    PyObject *traced_type, *lazy_type;
+    Py_ssize_t graph_at, real_at, node_at, pending_at; /* lazy_type's slots */
+} cw_LazyTypes;
+extern cw_LazyTypes cw_lazy_types;
+extern const char cw_lazy_recording_doc[], cw_lazy_operands_doc[];
 PyObject *cw_lazy_recording_of(PyObject *module, PyObject *device);
 PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
-/* The primitive `name` called on lazy_operand(x) where args[0] is x's storage (args and
-   nargsf as cw_call_primitive takes them; args[0] replaced meanwhile): the C element-wise
-   path in lazy mode. Where the operand hook is the C lazy_operand, the Start it would
-   make is not made (cw_start_call); else the hook is called. */
-PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf);
+/* x's slot `at` of the bound array class, or its attribute `name` (new reference) */
+PyObject *cw_array_field(PyObject *x, Py_ssize_t at, PyObject *name);
+/* Whether lazy mode is on here (lazy_mode.is_lazy), the globals fresh: 1, 0, or -1
+   with an error */
+int cw_lazy_mode_on(void);
+/* This thread's pending graph on x's device, lazy mode being on here, or None where the
+   device does not record (new reference), NULL with an error */
+PyObject *cw_lazy_recording(PyObject *x);
+/* Whether `storage` (a LazyStorage pending elsewhere than `pending`'s graph) is a call
+   `pending` deferred (lazy_defer): 1, 0, or -1 with an error */
+int cw_lazy_own_deferral(PyObject *storage, PyObject *pending);
+/* Whether a Deferral's `call` is a copy's */
+int cw_lazy_copy_call(PyObject *call);
 /* lazy_write.rebinds(x) (whether x <op>= y may give x the recorded result of x <op> y):
    x of the bound array class holding alone a LazyStorage not run, lazy mode on here,
    and that storage pending in this thread's graph or a copy this thread deferred. 1, 0
    (also before lazy_operands is called), or -1 with an error. */
 int cw_lazy_rebinds(PyObject *x);
+int cw_lazy_mode_ready(void);
+
+/* _native_lazy_operand.c */
+extern const char cw_lazy_operand_doc[], cw_lazy_copy_operand_doc[];
+PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
+PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x);
+/* The primitive `name` called on lazy_operand(x) where args[0] is x's storage (args and
+   nargsf as cw_call_primitive takes them; args[0] replaced meanwhile): the C element-wise
+   path in lazy mode. Where the operand hook is the C lazy_operand, the Start it would
+   make is not made (cw_start_call); else the hook is called. */
+PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf);
 int cw_lazy_operand_ready(void);
 /* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a
    lazy_policy.Start whose method is a StartMethod, that method called without making a
