@@ -29,7 +29,7 @@ NATIVE = Extension(
      "candlewick/_native_lazy_start.c", "candlewick/_native_lazy_key.c", "candlewick/_native_lazy_memo.c",
      "candlewick/_native_lazy_operand.c", "candlewick/_native_lazy_mode.c",
      "candlewick/_native_lazy_globals.c", "candlewick/_native_lazy_kept.c",
-     "candlewick/_native_lazy_call.c"],
+     "candlewick/_native_lazy_call.c", "candlewick/_native_lazy_sites.c"],
     depends=["candlewick/_native.h", "candlewick/_native_host.h", "candlewick/_native_index.h",
              "candlewick/_native_launch.h", "candlewick/_native_lazy.h", "candlewick/_native_lazy_block.h", "candlewick/_native_sort.h",
              "candlewick/_native_sort_put.h"],

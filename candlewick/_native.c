@@ -24,7 +24,8 @@
      rounded once, at about the speed of NumPy's single-precision loop;
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
    - _native_lazy_block.c: a lazy() block's entry and exit (a loop may enter one per
-     call), one call of C each;
+     call), one call of C each; _native_lazy_sites.c what a lazy() statement learns
+     (one that fused nothing lately runs eagerly);
    - _native_lazy_start.c: lazy mode's decision to run a call on a computed array at
      once or record it (lazy_policy.Start's methods), one call of C, over
      _native_lazy_key.c (the call's key and count);
@@ -153,6 +154,8 @@ static PyMethodDef methods[] = {
     {"lazy_operand", cw_lazy_operand_of, METH_O, cw_lazy_operand_doc},
     {"lazy_copy_operand", cw_lazy_copy_operand_of, METH_O, cw_lazy_copy_operand_doc},
     {"lazy_recording", cw_lazy_recording_of, METH_O, cw_lazy_recording_doc},
+    {"lazy_fused", cw_lazy_fused, METH_NOARGS, cw_lazy_fused_doc},
+    {"lazy_sites_forget", cw_lazy_sites_forget, METH_NOARGS, cw_lazy_sites_forget_doc},
     {"rows", cw_rows, METH_VARARGS, cw_rows_doc},
     {"launch", (PyCFunction)(void (*)(void))cw_launch, METH_FASTCALL, cw_launch_doc},
     {"fft_exec", (PyCFunction)(void (*)(void))cw_fft_exec, METH_FASTCALL, cw_fft_exec_doc},
@@ -181,7 +184,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_globals_ready() < 0 || cw_lazy_block_ready() < 0 ||
         PyType_Ready(&cw_LazyCallType) < 0 || cw_lazy_start_ready() < 0 || cw_lazy_operand_ready() < 0 ||
-        cw_lazy_mode_ready() < 0) {
+        cw_lazy_mode_ready() < 0 || cw_lazy_sites_ready() < 0) {
         return NULL;
     }
     PyObject *module = PyModule_Create(&module_def);

@@ -55,6 +55,12 @@ extern const char cw_lazy_blocks_doc[];
 PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nargs);
 int cw_lazy_block_ready(void);
 
+/* _native_lazy_sites.c: what lazy() statements learn (lazy_fused, lazy_sites_forget) */
+extern const char cw_lazy_fused_doc[], cw_lazy_sites_forget_doc[];
+PyObject *cw_lazy_fused(PyObject *module, PyObject *unused);
+PyObject *cw_lazy_sites_forget(PyObject *module, PyObject *unused);
+int cw_lazy_sites_ready(void);
+
 /* _native_lazy_call.c: candlewick.lazy in C (LazyCall(general, block_type)) */
 extern PyTypeObject cw_LazyCallType;
 
@@ -65,11 +71,14 @@ extern PyObject *cw_s_defer; /* "defer": the Pending's method making a deferred 
 extern PyObject *cw_s_probing; /* "probing": the Pending's mark of a graph holding a probe (lazy_policy.PROBE) */
 /* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
 enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,
-       CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_DOUBLINGS, CW_P_COUNT };
+       CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_DOUBLINGS, CW_P_SITE_RUNS, CW_P_SITE_QUIET, CW_P_SITE_DOUBLINGS,
+       CW_P_COUNT };
 typedef struct {
     PyObject *at[CW_P_COUNT]; /* borrowed */
     /* RECORD_BYTES's, _generation's, PROBE's and PROBE_DOUBLINGS's values */
     long long record_bytes, generation, probe, doublings;
+    /* SITE_RUNS's, SITE_QUIET's and SITE_DOUBLINGS's (_native_lazy_sites.c) */
+    long long site_runs, site_quiet, site_doublings;
 } cw_Policy;
 /* lazy_policy's globals as they stand, or NULL with an error (lazy_starts not called, a
    global absent or RECORD_BYTES or _generation not an int of a long long's range) */

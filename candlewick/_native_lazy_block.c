@@ -134,6 +134,20 @@ static PyObject *enter(Block *self, PyObject *unused) {
         PyErr_SetString(PyExc_RuntimeError, "candlewick._native.LazyBlock.__enter__: lazy_blocks was not called");
         return NULL;
     }
+    int quiet = 0;
+    if (self->token == NULL && self->learns && self->enabled == Py_True && !process_on &&
+        (quiet = cw_lazy_site_enter(self, block_var)) < 0) {
+        return NULL;
+    }
+    if (quiet) { /* its site fused nothing lately: eagerly, the gate untouched (_native_lazy_sites.c) */
+        PyObject *token = PyContextVar_Set(block_var, cw_lazy_quiet);
+        if (token == NULL) {
+            return NULL;
+        }
+        self->token = token;
+        self->quiet = 1;
+        Py_RETURN_NONE;
+    }
     if (self->token != NULL) { /* entered again inside itself: the outer entry's token kept */
         if (self->outer == NULL && (self->outer = PyList_New(0)) == NULL) {
             return NULL;
@@ -158,6 +172,9 @@ static PyObject *enter(Block *self, PyObject *unused) {
         Py_DECREF(token);
     }
     pop_outer(self);
+    if (self->token == NULL) {
+        Py_CLEAR(self->site); /* (the outermost entry undone: nothing to learn) */
+    }
     return NULL;
 }
 
@@ -173,6 +190,10 @@ static PyObject *leave(Block *self, PyObject *const *args, Py_ssize_t nargs) {
     }
     self->token = NULL;
     pop_outer(self);
+    int outermost = self->token == NULL, quiet = outermost && self->quiet;
+    if (outermost) {
+        self->quiet = 0;
+    }
     int failed = PyContextVar_Reset(block_var, token) < 0;
     Py_DECREF(token);
     if (!failed && PySet_GET_SIZE(block_live) > 0) {
@@ -183,6 +204,15 @@ static PyObject *leave(Block *self, PyObject *const *args, Py_ssize_t nargs) {
         }
         failed = done == NULL && args[0] == Py_None;
         Py_XDECREF(done);
+    }
+    if (outermost && self->site != NULL) { /* (after the flush: a graph the block's end runs is the block's) */
+        PyObject *kind, *value, *trace;
+        PyErr_Fetch(&kind, &value, &trace);
+        cw_lazy_site_leave(self);
+        PyErr_Restore(kind, value, trace);
+    }
+    if (quiet) {
+        return failed ? NULL : Py_NewRef(Py_False);
     }
     open_blocks--;
     if (open_blocks == 0) {
@@ -214,6 +244,7 @@ static int clear(Block *self) {
     Py_CLEAR(self->outer);
     Py_CLEAR(self->bound[0]);
     Py_CLEAR(self->bound[1]);
+    Py_CLEAR(self->site);
     return 0;
 }
 

@@ -14,6 +14,10 @@ typedef struct {
     PyObject *outer;   /* a list of the outer entries' tokens (the block entered inside itself), or NULL */
     int kept;          /* take's kept block for its `enabled` */
     PyObject *bound[2]; /* a kept block's __enter__ and __exit__ bound to it, made once (entry_get), or NULL */
+    int learns;        /* take's (a `with lazy():` statement's): its sites learn (_native_lazy_sites.c) */
+    int quiet;         /* its outermost entry runs eagerly: its site fused nothing lately */
+    PyObject *site;    /* the site its outermost entry learns for, or NULL */
+    unsigned long long fused_at; /* the count of fused runs at that entry */
 } Block;
 
 /* A new block of `type` for `enabled` (a bool), not entered */
@@ -22,5 +26,15 @@ PyObject *cw_new_block(PyTypeObject *type, PyObject *enabled);
 PyObject *cw_lazy_block_take(PyTypeObject *type, PyObject *enabled);
 /* LazyBlock's __enter__ and __exit__ made Entries (after its PyType_Ready): 0, or -1 with an error */
 int cw_lazy_block_entries_ready(void);
+
+/* _native_lazy_sites.c. Where `self`'s outermost entry (a `with lazy():` statement's
+   block, the context not in lazy mode already) runs: 1 quiet (eagerly: the mode's value
+   cw_lazy_quiet, no gate), 0 recorded (self->site set where it learns), -1 an error. */
+int cw_lazy_site_enter(Block *self, PyObject *var);
+/* What the outermost exit of `self` teaches its site (self->site let go) */
+void cw_lazy_site_leave(Block *self);
+/* The context variable's value inside a quiet block: (), false (nothing records) but not
+   False (lazy_mode.is_lazy is True there) */
+extern PyObject *cw_lazy_quiet;
 
 #endif

@@ -71,6 +71,9 @@ PyObject *cw_lazy_block_take(PyTypeObject *type, PyObject *enabled) {
         return Py_NewRef(block);
     }
     block = cw_new_block(type, enabled);
+    if (block != NULL) {
+        ((Block *)block)->learns = 1; /* a statement's block: its site learns (_native_lazy_sites.c) */
+    }
     if (block != NULL && reusable(type)) {
         if (kept[i] != NULL) {
             set_kept((Block *)kept[i], 0);

@@ -32,7 +32,7 @@ static PyObject *s_shape, *s_strides, *s_offset;
 static cw_Policy policy;
 static PyObject *policy_names[CW_P_COUNT];
 
-/* RECORD_BYTES's, _generation's, PROBE's and PROBE_DOUBLINGS's values, after each read of the globals */
+/* RECORD_BYTES's, _generation's, PROBE's, PROBE_DOUBLINGS's and the SITE_ values, after each read of the globals */
 static int derive(cw_GlobalsView *view) {
     (void)view;
     policy.record_bytes = PyLong_AsLongLong(policy.at[CW_P_RECORD_BYTES]);
@@ -44,9 +44,22 @@ static int derive(cw_GlobalsView *view) {
     if (policy.doublings == -1 && PyErr_Occurred()) {
         return -1;
     }
+    long long *sites[] = {&policy.site_runs, &policy.site_quiet, &policy.site_doublings};
+    for (int i = 0; i < 3; i++) {
+        *sites[i] = PyLong_AsLongLong(policy.at[CW_P_SITE_RUNS + i]);
+        if (*sites[i] == -1 && PyErr_Occurred()) {
+            return -1;
+        }
+    }
     if (policy.probe < 0 || policy.probe > (1LL << 32) || policy.doublings < 0 || policy.doublings > 16) {
         PyErr_SetString(PyExc_ValueError, "candlewick lazy_policy: PROBE must be an int from 0 to 2**32 and "
                         "PROBE_DOUBLINGS one from 0 to 16");
+        return -1;
+    }
+    if (policy.site_runs < 0 || policy.site_runs > (1LL << 32) || policy.site_quiet < 1 ||
+        policy.site_quiet > (1LL << 32) || policy.site_doublings < 0 || policy.site_doublings > 16) {
+        PyErr_SetString(PyExc_ValueError, "candlewick lazy_policy: SITE_RUNS must be an int from 0 to 2**32, "
+                        "SITE_QUIET one from 1 to 2**32 and SITE_DOUBLINGS one from 0 to 16");
         return -1;
     }
     return 0;
@@ -283,7 +296,7 @@ int cw_lazy_key_ready(void) {
     /* (in the order of CW_P_*) */
     static const char *const globals[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
                                                     "Layout", "_NOT_AS_IS", "call_key_of", "PROBE",
-                                                    "PROBE_DOUBLINGS"};
+                                                    "PROBE_DOUBLINGS", "SITE_RUNS", "SITE_QUIET", "SITE_DOUBLINGS"};
     for (int i = 0; i < CW_P_COUNT; i++) {
         if ((policy_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
             return -1;

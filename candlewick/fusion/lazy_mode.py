@@ -75,9 +75,11 @@ _gate_lock = threading.Lock()
 
 def is_lazy() -> bool:
     """Whether lazy mode is on here (this thread or task): inside ``with lazy():`` or
-    with ``CANDLEWICK_LAZY=1``, and not inside ``with lazy(False):``."""
+    with ``CANDLEWICK_LAZY=1``, and not inside ``with lazy(False):``. (A ``lazy()``
+    statement whose block fused nothing lately runs eagerly, ``lazy_policy.SITE_RUNS``:
+    the mode is still on there, its context value ``()``, which records nothing.)"""
     on = _block.get()
-    return _process_on if on is None else on
+    return _process_on if on is None else on is not False
 
 
 def _pendings():
@@ -339,7 +341,11 @@ else:
         __call__ = contextlib.ContextDecorator.__call__
 
         def _recreate_cm(self):
-            return _take(self.enabled)  # each call of a decorated function: a block of its own
+            # each call of a decorated function: a block of its own, made by the class (not
+            # take's: every decorated function's block would be entered at one place, in
+            # contextlib's wrapper, so they would learn as one lazy() statement: they
+            # always record, _native_lazy_sites.c)
+            return type(self)(self.enabled)
 
     _take = _Block.take  # type: ignore[attr-defined]
     # lazy() and lazy(b) in C (a block per call then pays no Python frame for lazy

@@ -33,13 +33,13 @@ Results are eager mode's either way: a replay makes the same primitive calls.
 
 from __future__ import annotations
 
-from .._core import native_start_methods
+from .._core import native_lazy_hook, native_start_methods
 from ..layout import Layout  # noqa: F401  (read by the C decision among this module's globals)
 from .graph import FUSED_REDUCTIONS
 # (_NOT_AS_IS and call_key_of too: the C decision reads them here, where tests set them)
 from .lazy_keys import _NOT_AS_IS, STORAGE_ARGS, call_key, call_key_of, pair_key  # noqa: F401
 
-__all__ = ["ENDS", "RUN_AHEAD", "Start", "counted_replayed", "defers", "learn", "pinned_fused", "reset"]
+__all__ = ["ENDS", "RUN_AHEAD", "Start", "counted_replayed", "defers", "fused", "learn", "pinned_fused", "reset"]
 
 #: how many replayed runs of a graph holding a call make it run at once (one replay may
 #: be a chain cut short once: the same call later fuses)
@@ -79,6 +79,20 @@ CONSUME_BYTES = 40 << 20
 #: recording reaches the same nodes (lazy_ahead). The tests that pin what stays pending
 #: set it False (tests/conftest.py)
 RUN_AHEAD = True
+#: a ``with lazy():`` statement whose block ran SITE_RUNS times in a row with no graph
+#: fused (``fused``) runs its next SITE_QUIET entries eagerly (0: never; where
+#: candlewick._native is built, _native_lazy_sites.c), then records one run again: where
+#: nothing fuses then either, the next quiet stretch is twice as long, up to
+#: SITE_QUIET << SITE_DOUBLINGS (32) entries. Code that fuses nothing (scikit-learn's
+#: Ridge: GEMMs, solves and reductions read at once) paid lazy mode's checks on every
+#: call for nothing, 57-90 us of a 12.8 ms fit on the H100 and H200 hosts
+#: (bench/results/rocm_gpu_tests, session 37), now one call in 33 at the longest
+#: stretch. The bound is short because a statement is a place in the code: a helper
+#: that enters one block for any work (bench/lazy_pairs.call) learns from all of it, and
+#: fusing work that follows a quiet stretch runs eagerly until its next probe
+SITE_RUNS = 3
+SITE_QUIET = 8
+SITE_DOUBLINGS = 2
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1
@@ -106,13 +120,24 @@ _generation = 0
 
 
 def reset() -> None:
-    """Forget every count (tests start from a clean state)."""
+    """Forget every count and what every ``lazy()`` statement learned (tests start from a
+    clean state)."""
     global _generation
     _counts.clear()
     _ripe.clear()
     _tallies.clear()
     ENDS.clear()
+    _forget_sites()
     _generation += 1
+
+
+#: ``fused()``: count one graph that fused, for the ``lazy()`` statement running it
+#: (SITE_RUNS: a compiled graph ran, or a graph wrote a consumer's copy or an irfft's
+#: input; a copy only deferred does not count: Ridge's two deferred copies of X did not
+#: show in its time on the H100, session 37). Without candlewick._native no statement
+#: learns: nothing to count
+fused = native_lazy_hook("lazy_fused") or (lambda: None)
+_forget_sites = native_lazy_hook("lazy_sites_forget") or (lambda: None)
 
 
 def learn(run, device, calls, made):

@@ -353,6 +353,8 @@ class Pending(KeptResults):
         Returns the outputs, in ``wanted``'s order."""
         run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
         outs = run(self.storages)
+        if run.fused:
+            _policy.fused()  # (the lazy() statement running it learns that its block pays)
         if run.fusing and run.pinned != _policy.recounts:  # (unmarked, or marked before a recount)
             lesson(run, self.device, self.calls, self.made)
         for storage, out in zip(wanted, outs):

@@ -1,6 +1,7 @@
 """Each test of lazy mode starts with lazy_policy's counts empty: what a test records must
 not depend on which calls earlier tests ran replayed on a fusing device. ``compiler``: a
-fusing device for tests of what lazy mode records and runs."""
+fusing device for tests of what lazy mode records and runs; ``fusing``: the backend under
+test made one."""
 
 from collections import OrderedDict
 
@@ -40,5 +41,29 @@ def compiler(monkeypatch):
     monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
     monkeypatch.setattr(lazy_policy, "RECORD_BYTES", 0)
     monkeypatch.setattr(lazy_run, "_cache", OrderedDict())  # (graphs compiled before this device fused)
+    monkeypatch.setattr(lazy_run, "_last", [()])
+    return device, asked
+
+
+@pytest.fixture
+def fusing(device, monkeypatch):
+    """``device`` declaring ``fusion`` (a replaying compiler where it has none); the graphs
+    compiled, as lists of node kinds."""
+    asked = []
+    if "fusion" in device.capabilities:
+        original = device.compile_fused
+
+        def compile_fused(graph):
+            asked.append([n.kind for n in graph.nodes])
+            return original(graph)
+    else:
+        def compile_fused(graph):
+            asked.append([n.kind for n in graph.nodes])
+            return replayer(graph)
+        monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
+    monkeypatch.setattr(device, "compile_fused", compile_fused, raising=False)
+    monkeypatch.setattr(lazy_mode, "_fuses", {})
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
+    monkeypatch.setattr(lazy_run, "_cache", OrderedDict())
     monkeypatch.setattr(lazy_run, "_last", [()])
     return device, asked

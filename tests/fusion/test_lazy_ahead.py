@@ -7,40 +7,20 @@ only if read;
 a recording that differs runs at its consumer as before; nothing runs ahead with
 ``lazy_policy.RUN_AHEAD`` off (tests/conftest.py's setting) or after ``reset``."""
 
-from collections import OrderedDict
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick.fusion import lazy_ahead, lazy_mode, lazy_policy, lazy_run, lazy_storage
-from candlewick.fusion.replay import replayer
+from candlewick.fusion import lazy_ahead, lazy_policy, lazy_storage
 
 
 @pytest.fixture
-def fusing(device, monkeypatch):
-    """``device`` declaring ``fusion`` (a replaying compiler where it has none), run ahead
-    on; the graphs compiled, as lists of node kinds."""
-    asked = []
-    if "fusion" in device.capabilities:
-        original = device.compile_fused
-
-        def compile_fused(graph):
-            asked.append([n.kind for n in graph.nodes])
-            return original(graph)
-    else:
-        def compile_fused(graph):
-            asked.append([n.kind for n in graph.nodes])
-            return replayer(graph)
-        monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
-    monkeypatch.setattr(device, "compile_fused", compile_fused, raising=False)
-    monkeypatch.setattr(lazy_mode, "_fuses", {})
-    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
-    monkeypatch.setattr(lazy_run, "_cache", OrderedDict())
-    monkeypatch.setattr(lazy_run, "_last", [()])
+def fusing(fusing, monkeypatch):
+    """conftest's ``fusing`` device, run ahead on."""
     monkeypatch.setattr(lazy_policy, "RUN_AHEAD", True)
-    return device, asked
+    return fusing
 
 
 def pending(a):
