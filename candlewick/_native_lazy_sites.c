@@ -33,18 +33,49 @@
 PyObject *cw_lazy_quiet;
 /* graphs that fused, counted by lazy_policy.fused (this module's lazy_fused) */
 static unsigned long long fused_runs;
-/* (code object, instruction offset) -> a capsule of its Site; cleared past MAX_SITES */
+/* a statement's key (its code object's address and instruction offset, one int: no
+   tuple made and no code object hashed at each entry) -> a capsule of its Site, which
+   holds the code object (its address then names no other code while the entry lives);
+   cleared past MAX_SITES */
 static PyObject *sites;
 #define MAX_SITES 4096
 
 typedef struct {
+    PyObject *code;     /* the statement's code object (held) */
+    int lasti;          /* and its instruction offset */
     long long runs;     /* recorded runs in a row with no fused graph */
     long long quiet;    /* quiet entries left before the next probe */
     long long stretch;  /* the next quiet stretch's length */
 } Site;
 
 static void site_free(PyObject *capsule) {
-    PyMem_Free(PyCapsule_GetPointer(capsule, NULL));
+    Site *site = PyCapsule_GetPointer(capsule, NULL);
+    Py_XDECREF(site->code);
+    PyMem_Free(site);
+}
+
+/* A new site for (code, lasti) kept under `key`: a borrowed capsule, or NULL with an error */
+static PyObject *new_site(const cw_Policy *p, PyObject *key, PyObject *code, int lasti) {
+    Site *site = PyMem_Malloc(sizeof(Site));
+    if (site == NULL) {
+        return PyErr_NoMemory();
+    }
+    site->code = Py_NewRef(code);
+    site->lasti = lasti;
+    site->runs = site->quiet = 0;
+    site->stretch = p->site_quiet;
+    PyObject *capsule = PyCapsule_New(site, NULL, site_free);
+    if (capsule == NULL) {
+        Py_DECREF(code);
+        PyMem_Free(site);
+        return NULL;
+    }
+    if (PyDict_GET_SIZE(sites) >= MAX_SITES) {
+        PyDict_Clear(sites);
+    }
+    int failed = PyDict_SetItem(sites, key, capsule);
+    Py_DECREF(capsule); /* (the dict holds it) */
+    return failed < 0 ? NULL : capsule;
 }
 
 /* The site of the statement running in the current Python frame (a borrowed capsule),
@@ -59,34 +90,23 @@ static PyObject *site_here(const cw_Policy *p) {
 #else
     int lasti = frame->f_lasti;
 #endif
-    PyObject *key = Py_BuildValue("(Ni)", (PyObject *)PyFrame_GetCode(frame), lasti);
-    if (key == NULL) {
-        return NULL;
-    }
-    PyObject *capsule = PyDict_GetItemWithError(sites, key);
-    if (capsule == NULL && !PyErr_Occurred()) {
-        Site *site = PyMem_Malloc(sizeof(Site));
-        if (site == NULL) {
-            Py_DECREF(key);
-            return PyErr_NoMemory();
-        }
-        site->runs = site->quiet = 0;
-        site->stretch = p->site_quiet;
-        capsule = PyCapsule_New(site, NULL, site_free);
-        if (capsule == NULL) {
-            PyMem_Free(site);
-        } else {
-            if (PyDict_GET_SIZE(sites) >= MAX_SITES) {
-                PyDict_Clear(sites);
-            }
-            int failed = PyDict_SetItem(sites, key, capsule);
-            Py_DECREF(capsule); /* (the dict holds it) */
-            if (failed < 0) {
-                capsule = NULL;
-            }
+    PyObject *code = (PyObject *)PyFrame_GetCode(frame);
+    /* (another statement may share the int: one in a code object 2**16 code units long,
+       or one whose code object was freed; the site's own code and offset tell them apart) */
+    PyObject *key = PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)code ^
+                                                ((unsigned long long)(unsigned)lasti << 48));
+    PyObject *capsule = key == NULL ? NULL : PyDict_GetItemWithError(sites, key);
+    if (capsule != NULL) {
+        Site *site = PyCapsule_GetPointer(capsule, NULL);
+        if (site->code != code || site->lasti != lasti) {
+            capsule = NULL; /* another statement's: replaced */
         }
     }
-    Py_DECREF(key);
+    if (capsule == NULL && key != NULL && !PyErr_Occurred()) {
+        capsule = new_site(p, key, code, lasti);
+    }
+    Py_XDECREF(key);
+    Py_DECREF(code);
     return capsule;
 }
 
