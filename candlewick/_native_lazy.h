@@ -29,7 +29,8 @@ typedef struct cw_GlobalsView {
     PyObject *dict; /* the module's globals (cw_globals_give), or NULL */
     const char *module; /* its name, for the error of a name it lacks */
     Py_ssize_t count;
-    PyObject **names, **values; /* interned names; their values at `stamp` */
+    const char *const *texts; /* the names */
+    PyObject **names, **values; /* the names interned (by cw_globals_give); their values at `stamp` */
     uint64_t stamp; /* 0: to be read */
     int (*derive)(struct cw_GlobalsView *view);
 } cw_GlobalsView;
@@ -45,8 +46,12 @@ int cw_globals_read(cw_GlobalsView *view);
 static inline int cw_globals_fresh(cw_GlobalsView *view) {
     return view->stamp != 0 && view->stamp == CW_GLOBALS_STAMP(view->dict) ? 0 : cw_globals_read(view);
 }
-/* the view made to read `dict` (held) from now on */
-void cw_globals_give(cw_GlobalsView *view, PyObject *dict);
+/* the view made to read `dict` (held) from now on, its names interned at the first
+   call: 0, or -1 with an error */
+int cw_globals_give(cw_GlobalsView *view, PyObject *dict);
+/* each of `count` texts interned into the variable its target points to: 0, or -1 with
+   an error (the names the C paths read attributes and globals by, made once) */
+int cw_intern_names(size_t count, const char *const *texts, PyObject **const *targets);
 int cw_lazy_globals_ready(void);
 
 /* _native_lazy_block.c */

@@ -337,10 +337,9 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
 }
 
 int cw_lazy_block_ready(void) {
-    on_attr = PyUnicode_InternFromString("on");
-    write_into_attr = PyUnicode_InternFromString("write_into");
-    operand_attr = PyUnicode_InternFromString("operand");
-    if (on_attr == NULL || write_into_attr == NULL || operand_attr == NULL) {
+    static const char *const texts[] = {"on", "write_into", "operand"};
+    PyObject **names[] = {&on_attr, &write_into_attr, &operand_attr};
+    if (cw_intern_names(3, texts, names) < 0) {
         return -1;
     }
     return PyType_Ready(&cw_LazyBlockType) < 0 ? -1 : cw_lazy_block_entries_ready();

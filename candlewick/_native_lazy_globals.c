@@ -18,7 +18,9 @@
    every check reads the names again.
 
    The values are borrowed, as a lookup's: valid while the dict holds them, that is
-   while the stamp stands. */
+   while the stamp stands. A view interns its own names from their texts when its dict
+   is given; cw_intern_names interns the other names the lazy paths read attributes by,
+   each file's table of texts and variables in one call. */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -75,9 +77,25 @@ int cw_globals_read(cw_GlobalsView *view) {
 }
 
 /* (_native_lazy.h) */
-void cw_globals_give(cw_GlobalsView *view, PyObject *dict) {
+int cw_globals_give(cw_GlobalsView *view, PyObject *dict) {
+    for (Py_ssize_t i = 0; i < view->count; i++) {
+        if (view->names[i] == NULL && (view->names[i] = PyUnicode_InternFromString(view->texts[i])) == NULL) {
+            return -1;
+        }
+    }
     Py_XSETREF(view->dict, Py_NewRef(dict));
     view->stamp = 0;
+    return 0;
+}
+
+/* (_native_lazy.h) */
+int cw_intern_names(size_t count, const char *const *texts, PyObject **const *targets) {
+    for (size_t i = 0; i < count; i++) {
+        if ((*targets[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int cw_lazy_globals_ready(void) {

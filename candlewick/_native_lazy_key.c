@@ -30,6 +30,10 @@ static PyObject *s_size, *s_itemsize, *s_name, *s_device;
 static PyObject *s_shape, *s_strides, *s_offset;
 
 static cw_Policy policy;
+/* (in the order of CW_P_*) */
+static const char *const policy_texts[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
+                                                     "Layout", "_NOT_AS_IS", "call_key_of", "PROBE",
+                                                     "PROBE_DOUBLINGS", "SITE_RUNS", "SITE_QUIET", "SITE_DOUBLINGS"};
 static PyObject *policy_names[CW_P_COUNT];
 
 /* RECORD_BYTES's, _generation's, PROBE's, PROBE_DOUBLINGS's and the SITE_ values, after each read of the globals */
@@ -66,7 +70,8 @@ static int derive(cw_GlobalsView *view) {
 }
 
 static cw_GlobalsView policy_view = {
-    .module = "lazy_policy", .count = CW_P_COUNT, .names = policy_names, .values = policy.at, .derive = derive};
+    .module = "lazy_policy", .count = CW_P_COUNT, .texts = policy_texts, .names = policy_names,
+    .values = policy.at, .derive = derive};
 
 /* (_native_lazy.h) */
 const cw_Policy *cw_policy_now(void) {
@@ -278,8 +283,7 @@ int cw_lazy_key_policy(PyObject *globals) {
         return -1;
     }
     Py_XSETREF(defers_mark, Py_NewRef(mark));
-    cw_globals_give(&policy_view, globals);
-    return 0;
+    return cw_globals_give(&policy_view, globals);
 }
 
 int cw_lazy_key_ready(void) {
@@ -288,19 +292,5 @@ int cw_lazy_key_ready(void) {
     PyObject **names[] = {&s_size, &cw_s_dtype, &s_itemsize, &s_name, &cw_s_lazy_type, &cw_s_tracer, &s_device,
                           &cw_s_real, &s_shape, &s_strides, &s_offset, &s_defers, &cw_s_defer,
                           &cw_s_probing};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
-            return -1;
-        }
-    }
-    /* (in the order of CW_P_*) */
-    static const char *const globals[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
-                                                    "Layout", "_NOT_AS_IS", "call_key_of", "PROBE",
-                                                    "PROBE_DOUBLINGS", "SITE_RUNS", "SITE_QUIET", "SITE_DOUBLINGS"};
-    for (int i = 0; i < CW_P_COUNT; i++) {
-        if ((policy_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
-            return -1;
-        }
-    }
-    return 0;
+    return cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names);
 }

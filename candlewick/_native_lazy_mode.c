@@ -19,8 +19,12 @@ cw_LazyTypes cw_lazy_types;
 static PyObject *s_device, *s_last, *s_owner, *s_call, *s_copy;
 
 /* lazy_mode's globals read here, in the order of the LG_ indices (_native_lazy.h) */
+/* (in the order of LG_*) */
+static const char *const mode_texts[LG_COUNT] = {"_block", "_process_on", "RECORDED", "_local", "_recording",
+                                                 "RECORD_EVERYWHERE"};
 static PyObject *mode_names[LG_COUNT], *mode_values[LG_COUNT];
-cw_GlobalsView cw_lazy_globals = {.module = "lazy_mode", .count = LG_COUNT, .names = mode_names, .values = mode_values};
+cw_GlobalsView cw_lazy_globals = {.module = "lazy_mode", .count = LG_COUNT, .texts = mode_texts, .names = mode_names,
+                                  .values = mode_values};
 
 /* (_native_lazy.h) x's slot `at` of the bound array class, or its attribute `name` (new
    reference). */
@@ -198,7 +202,9 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
         cw_slot_offset((PyTypeObject *)args[2], "pending", &pending) < 0) {
         return NULL;
     }
-    cw_globals_give(&cw_lazy_globals, args[0]);
+    if (cw_globals_give(&cw_lazy_globals, args[0]) < 0) {
+        return NULL;
+    }
     Py_XSETREF(cw_lazy_types.traced_type, Py_NewRef(args[1]));
     Py_XSETREF(cw_lazy_types.lazy_type, Py_NewRef(args[2]));
     cw_lazy_types.graph_at = graph;
@@ -211,17 +217,5 @@ PyObject *cw_lazy_operands(PyObject *module, PyObject *const *args, Py_ssize_t n
 int cw_lazy_mode_ready(void) {
     static const char *const texts[] = {"_device", "candlewick.lazy_last", "owner", "call", "copy"};
     PyObject **names[] = {&s_device, &s_last, &s_owner, &s_call, &s_copy};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
-            return -1;
-        }
-    }
-    static const char *const globals[LG_COUNT] = {"_block", "_process_on", "RECORDED", "_local", "_recording",
-                                                  "RECORD_EVERYWHERE"};
-    for (int i = 0; i < LG_COUNT; i++) {
-        if ((mode_names[i] = PyUnicode_InternFromString(globals[i])) == NULL) {
-            return -1;
-        }
-    }
-    return 0;
+    return cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names);
 }

@@ -221,10 +221,5 @@ const char cw_lazy_copy_operand_doc[] =
 int cw_lazy_operand_ready(void) {
     static const char *const texts[] = {"_storage", "graph", "call", "_layout"};
     PyObject **names[] = {&s_storage, &s_graph, &s_call, &s_layout};
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-        if ((*names[i] = PyUnicode_InternFromString(texts[i])) == NULL) {
-            return -1;
-        }
-    }
-    return 0;
+    return cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names);
 }
