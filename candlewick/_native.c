@@ -25,7 +25,7 @@
    - _native_assign.c: a host backend's assign of one element (a loop's x[i, j] = v);
    - _native_lazy_block.c: a lazy() block's entry and exit (a loop may enter one per
      call), one call of C each; _native_lazy_sites.c what a lazy() statement learns
-     (one that fused nothing lately runs eagerly);
+     (one that fuses nothing runs in whichever mode, recorded or eager, ran it faster);
    - _native_lazy_start.c: lazy mode's decision to run a call on a computed array at
      once or record it (lazy_policy.Start's methods), one call of C, over
      _native_lazy_key.c (the call's key and count);

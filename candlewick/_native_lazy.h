@@ -77,7 +77,7 @@ extern PyObject *cw_s_probing; /* "probing": the Pending's mark of a graph holdi
 /* lazy_policy's globals that the decision reads (cw_Policy's `at`) */
 enum { CW_P_RECORD_BYTES, CW_P_REPLAYS, CW_P_RIPE, CW_P_COUNTS, CW_P_GENERATION, CW_P_LAYOUT, CW_P_NOT_AS_IS,
        CW_P_CALL_KEY_OF, CW_P_PROBE, CW_P_DOUBLINGS, CW_P_SITE_RUNS, CW_P_SITE_QUIET, CW_P_SITE_DOUBLINGS,
-       CW_P_COUNT };
+       CW_P_SITE_CLOCK, CW_P_COUNT };
 typedef struct {
     PyObject *at[CW_P_COUNT]; /* borrowed */
     /* RECORD_BYTES's, _generation's, PROBE's and PROBE_DOUBLINGS's values */

@@ -142,6 +142,7 @@ static PyObject *enter(Block *self, PyObject *unused) {
     if (quiet) { /* its site fused nothing lately: eagerly, the gate untouched (_native_lazy_sites.c) */
         PyObject *token = PyContextVar_Set(block_var, cw_lazy_quiet);
         if (token == NULL) {
+            Py_CLEAR(self->site);
             return NULL;
         }
         self->token = token;
@@ -208,7 +209,7 @@ static PyObject *leave(Block *self, PyObject *const *args, Py_ssize_t nargs) {
     if (outermost && self->site != NULL) { /* (after the flush: a graph the block's end runs is the block's) */
         PyObject *kind, *value, *trace;
         PyErr_Fetch(&kind, &value, &trace);
-        cw_lazy_site_leave(self);
+        cw_lazy_site_leave(self, quiet);
         PyErr_Restore(kind, value, trace);
     }
     if (quiet) {

@@ -18,6 +18,7 @@ typedef struct {
     int quiet;         /* its outermost entry runs eagerly: its site fused nothing lately */
     PyObject *site;    /* the site its outermost entry learns for, or NULL */
     unsigned long long fused_at; /* the count of fused runs at that entry */
+    double started;    /* and its time (SITE_CLOCK) */
 } Block;
 
 /* A new block of `type` for `enabled` (a bool), not entered */
@@ -29,10 +30,11 @@ int cw_lazy_block_entries_ready(void);
 
 /* _native_lazy_sites.c. Where `self`'s outermost entry (a `with lazy():` statement's
    block, the context not in lazy mode already) runs: 1 quiet (eagerly: the mode's value
-   cw_lazy_quiet, no gate), 0 recorded (self->site set where it learns), -1 an error. */
+   cw_lazy_quiet, no gate), 0 recorded, -1 an error; self->site set where the run is
+   timed for its statement. */
 int cw_lazy_site_enter(Block *self, PyObject *var);
-/* What the outermost exit of `self` teaches its site (self->site let go) */
-void cw_lazy_site_leave(Block *self);
+/* What the outermost exit of `self` (quiet or not) teaches its site (self->site let go) */
+void cw_lazy_site_leave(Block *self, int quiet);
 /* The context variable's value inside a quiet block: (), false (nothing records) but not
    False (lazy_mode.is_lazy is True there) */
 extern PyObject *cw_lazy_quiet;

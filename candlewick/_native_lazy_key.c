@@ -33,7 +33,8 @@ static cw_Policy policy;
 /* (in the order of CW_P_*) */
 static const char *const policy_texts[CW_P_COUNT] = {"RECORD_BYTES", "REPLAYS", "_ripe", "_counts", "_generation",
                                                      "Layout", "_NOT_AS_IS", "call_key_of", "PROBE",
-                                                     "PROBE_DOUBLINGS", "SITE_RUNS", "SITE_QUIET", "SITE_DOUBLINGS"};
+                                                     "PROBE_DOUBLINGS", "SITE_RUNS", "SITE_QUIET", "SITE_DOUBLINGS",
+                                                     "SITE_CLOCK"};
 static PyObject *policy_names[CW_P_COUNT];
 
 /* RECORD_BYTES's, _generation's, PROBE's, PROBE_DOUBLINGS's and the SITE_ values, after each read of the globals */
@@ -64,6 +65,10 @@ static int derive(cw_GlobalsView *view) {
         policy.site_quiet > (1LL << 32) || policy.site_doublings < 0 || policy.site_doublings > 16) {
         PyErr_SetString(PyExc_ValueError, "candlewick lazy_policy: SITE_RUNS must be an int from 0 to 2**32, "
                         "SITE_QUIET one from 1 to 2**32 and SITE_DOUBLINGS one from 0 to 16");
+        return -1;
+    }
+    if (policy.at[CW_P_SITE_CLOCK] != Py_None && !PyCallable_Check(policy.at[CW_P_SITE_CLOCK])) {
+        PyErr_SetString(PyExc_TypeError, "candlewick lazy_policy: SITE_CLOCK must be None or a callable");
         return -1;
     }
     return 0;

@@ -1,34 +1,47 @@
-/* candlewick._native's lazy-block sites: a `with candlewick.lazy():` statement that
-   fused nothing lately runs eagerly.
+/* candlewick._native's lazy-block sites: a `with candlewick.lazy():` statement whose block
+   fuses nothing runs in whichever mode ran it faster.
 
    Lazy mode pays host time on every call it sees (the operand's checks, the decision to
-   record or run at once, the copies it defers) and wins only where a graph fuses. Code
-   that fuses nothing (scikit-learn's Ridge and randomized PCA: GEMMs, solves and
-   reductions, each read at once) pays that time on every call for nothing: 57-90 us of
-   a ~12.8 ms Ridge fit on the H100 and H200 hosts (bench/results/rocm_gpu_tests,
-   session 37). A statement is keyed by its place in the code (the frame's code object
-   and instruction, as CPython's own caches are); its block's runs are counted: one in
-   which no graph fused (lazy_policy.fused: a compiled graph ran, a consumer's copy or
-   an irfft's input was written by a graph; a copy only deferred does not count) adds
-   one, one that fused starts the count over. After lazy_policy.SITE_RUNS such runs in a
-   row its next SITE_QUIET entries are quiet: the context variable holds () (lazy mode
-   on, as is_lazy says, but nothing records: every path reads it as off) and the gate
-   is not touched, so the block costs its entry and exit and its calls are eager mode's
-   own. The run after those is recorded again (a probe): if it fuses the count starts
-   over, if not the next quiet stretch is twice as long, up to SITE_QUIET <<
-   SITE_DOUBLINGS entries (lazy_policy.PROBE's doubling for copies).
+   record or run at once, the copies it defers) and wins where a graph fuses, or where a
+   copy it deferred is never made. Code that fuses nothing may still win (PCA full's
+   deferred copy of X: lazy / eager 0.987 on the H100) or lose (Ridge, host-bound: its
+   57-90 us of checks on a ~12 ms fit on the H100 and H200 hosts, bench/results/
+   rocm_gpu_tests, session 37, where its saved copies did not show).
+
+   A statement is keyed by its place in the code (the frame's code object and
+   instruction, as CPython's own caches are). A block in which a graph fused
+   (lazy_policy.fused: a compiled graph ran, a consumer's copy or an irfft's input was
+   written by a graph) records, and its statement's learning starts over: what fusing
+   saves is device traffic, which the block's host time need not show. Once
+   lazy_policy.SITE_RUNS recorded runs in a row fused nothing, the next SITE_RUNS entries
+   run quiet (a trial: the context variable holds (), lazy mode on, as is_lazy says, but
+   nothing records; the gate is not touched, so the calls are eager mode's own), and
+   each mode's least time from entry to exit (the block's end runs what is pending, so a
+   recorded run's work is in it; SITE_CLOCK, a monotonic clock unless a test gives one)
+   decides the next SITE_QUIET entries: quiet where the trials ran faster, else
+   recorded. A decision that stands at the next comparison holds twice as long, up to
+   SITE_QUIET << SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET.
 
    Only a statement's own block learns (LazyBlock.take's, what lazy() gives): a block
    made by the class (the decorator's, one per call: lazy_mode._Block._recreate_cm) has
-   one site for every function it decorates (contextlib's wrapper), and always records.
+   one place for every function it decorates (contextlib's wrapper), and always records.
    A block entered where the context is already in lazy mode (inside another block, or
-   CANDLEWICK_LAZY=1) records as now: the outer block's site learns for it. */
+   CANDLEWICK_LAZY=1) records as before: the outer statement learns for it. A statement
+   is a place, not a computation: a helper that opens one block for any work
+   (bench/lazy_pairs.call) learns from all of it, each decision standing for at most
+   SITE_QUIET << SITE_DOUBLINGS entries. */
 
 #include "_native.h"
 #include "_native_lazy.h"
 #include "_native_lazy_block.h"
 
 #include <frameobject.h>
+#include <math.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <time.h>
+#endif
 
 PyObject *cw_lazy_quiet;
 /* graphs that fused, counted by lazy_policy.fused (this module's lazy_fused) */
@@ -43,10 +56,20 @@ static PyObject *sites;
 typedef struct {
     PyObject *code;     /* the statement's code object (held) */
     int lasti;          /* and its instruction offset */
-    long long runs;     /* recorded runs in a row with no fused graph */
-    long long quiet;    /* quiet entries left before the next probe */
-    long long stretch;  /* the next quiet stretch's length */
+    long long runs;     /* this window's recorded runs, each with no fused graph */
+    long long trials;   /* quiet runs left to time in this window */
+    long long quiet;    /* quiet entries left of the last decision */
+    long long hold;     /* recorded entries left of the last decision */
+    long long stretch;  /* the next decision's length */
+    int last;           /* the last decision: 0 none, 1 recorded, 2 quiet */
+    double best[2];     /* this window's least time of a recorded [0] and a quiet [1] run */
 } Site;
+
+/* A new window: nothing timed yet */
+static void window(Site *site) {
+    site->runs = site->trials = 0;
+    site->best[0] = site->best[1] = HUGE_VAL;
+}
 
 static void site_free(PyObject *capsule) {
     Site *site = PyCapsule_GetPointer(capsule, NULL);
@@ -62,8 +85,10 @@ static PyObject *new_site(const cw_Policy *p, PyObject *key, PyObject *code, int
     }
     site->code = Py_NewRef(code);
     site->lasti = lasti;
-    site->runs = site->quiet = 0;
+    site->quiet = site->hold = 0;
+    site->last = 0;
     site->stretch = p->site_quiet;
+    window(site);
     PyObject *capsule = PyCapsule_New(site, NULL, site_free);
     if (capsule == NULL) {
         Py_DECREF(code);
@@ -110,8 +135,32 @@ static PyObject *site_here(const cw_Policy *p) {
     return capsule;
 }
 
+/* Seconds on SITE_CLOCK (a monotonic clock where it is None, else its call's float) in
+   *t: 0, or -1 with an error */
+static int clock_now(const cw_Policy *p, double *t) {
+    PyObject *clock = p->at[CW_P_SITE_CLOCK];
+    if (clock == Py_None) {
+#ifdef _WIN32
+        LARGE_INTEGER count, rate;
+        QueryPerformanceCounter(&count);
+        QueryPerformanceFrequency(&rate);
+        *t = (double)count.QuadPart / (double)rate.QuadPart;
+#else
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        *t = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+#endif
+        return 0;
+    }
+    PyObject *value = PyObject_CallNoArgs(clock);
+    *t = value == NULL ? -1.0 : PyFloat_AsDouble(value);
+    Py_XDECREF(value);
+    return *t == -1.0 && PyErr_Occurred() ? -1 : 0;
+}
+
 /* (_native_lazy_block.h) */
 int cw_lazy_site_enter(Block *self, PyObject *var) {
+    Py_CLEAR(self->site); /* (an entry that failed after its site was set) */
     const cw_Policy *p = cw_policy_now();
     if (p == NULL) {
         return -1;
@@ -137,25 +186,56 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         site->quiet--;
         return 1;
     }
+    if (site->hold > 0) {
+        site->hold--;
+        return 0;
+    }
+    if (clock_now(p, &self->started) < 0) {
+        return -1;
+    }
     Py_XSETREF(self->site, Py_NewRef(capsule));
     self->fused_at = fused_runs;
-    return 0;
+    return site->trials > 0; /* a trial runs quiet */
+}
+
+/* The window's two modes compared: the next `stretch` entries run in the faster */
+static void decide(Site *site, const cw_Policy *p) {
+    int choice = site->best[1] < site->best[0] ? 2 : 1;
+    if (choice != site->last) {
+        site->stretch = p->site_quiet;
+    }
+    *(choice == 2 ? &site->quiet : &site->hold) = site->stretch;
+    long long most = p->site_quiet << p->site_doublings;
+    site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
+    site->last = choice;
+    window(site);
 }
 
 /* (_native_lazy_block.h) */
-void cw_lazy_site_leave(Block *self) {
+void cw_lazy_site_leave(Block *self, int quiet) {
     Site *site = PyCapsule_GetPointer(self->site, NULL);
     const cw_Policy *p = cw_policy_now();
-    if (p == NULL) {
+    double now;
+    if (p == NULL || clock_now(p, &now) < 0) {
         PyErr_Clear(); /* (a policy global set wrong: its next entry raises; this run teaches nothing) */
+    } else if (quiet) {
+        if (now - self->started < site->best[1]) {
+            site->best[1] = now - self->started;
+        }
+        if (--site->trials <= 0) {
+            decide(site, p);
+        }
     } else if (fused_runs != self->fused_at) {
-        site->runs = 0;
+        window(site); /* a graph fused: recorded, the learning started over */
+        site->last = 0;
         site->stretch = p->site_quiet;
-    } else if (p->site_runs > 0 && ++site->runs >= p->site_runs) {
-        site->quiet = site->stretch;
-        long long most = p->site_quiet << p->site_doublings;
-        site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
-        site->runs = p->site_runs - 1; /* after the quiet stretch, one run decides */
+    } else {
+        if (now - self->started < site->best[0]) {
+            site->best[0] = now - self->started;
+        }
+        if (++site->runs >= p->site_runs) {
+            site->trials = p->site_runs;
+        }
     }
     Py_CLEAR(self->site);
 }

@@ -79,20 +79,23 @@ CONSUME_BYTES = 40 << 20
 #: recording reaches the same nodes (lazy_ahead). The tests that pin what stays pending
 #: set it False (tests/conftest.py)
 RUN_AHEAD = True
-#: a ``with lazy():`` statement whose block ran SITE_RUNS times in a row with no graph
-#: fused (``fused``) runs its next SITE_QUIET entries eagerly (0: never; where
-#: candlewick._native is built, _native_lazy_sites.c), then records one run again: where
-#: nothing fuses then either, the next quiet stretch is twice as long, up to
-#: SITE_QUIET << SITE_DOUBLINGS (32) entries. Code that fuses nothing (scikit-learn's
-#: Ridge: GEMMs, solves and reductions read at once) paid lazy mode's checks on every
-#: call for nothing, 57-90 us of a 12.8 ms fit on the H100 and H200 hosts
-#: (bench/results/rocm_gpu_tests, session 37), now one call in 33 at the longest
-#: stretch. The bound is short because a statement is a place in the code: a helper
-#: that enters one block for any work (bench/lazy_pairs.call) learns from all of it, and
-#: fusing work that follows a quiet stretch runs eagerly until its next probe
+#: a ``with lazy():`` statement (where candlewick._native is built: _native_lazy_sites.c)
+#: whose block ran SITE_RUNS times in a row recorded with no graph fused (``fused``) runs
+#: its next SITE_RUNS entries quiet (eagerly: lazy mode on, nothing recorded), and the
+#: faster of the two modes (each one's least time from entry to exit, on SITE_CLOCK: None,
+#: a monotonic clock; a test gives a callable of seconds) runs its next SITE_QUIET
+#: entries; a decision that stands at the next comparison holds twice as long, up to
+#: SITE_QUIET << SITE_DOUBLINGS (32) entries. A block in which a graph fused records, its
+#: learning started over: fusing saves device traffic, which host time need not show.
+#: Code that fuses nothing may win in lazy mode (PCA full's deferred copy of X: lazy /
+#: eager 0.987 on the H100) or lose (Ridge, host-bound: 57-90 us of checks on a 12 ms fit
+#: on the H100 and H200 hosts, bench/results/rocm_gpu_tests, session 37). The bound is
+#: short because a statement is a place, not a computation: a helper that opens one block
+#: for any work (bench/lazy_pairs.call) learns from all of it (0: never learn)
 SITE_RUNS = 3
 SITE_QUIET = 8
 SITE_DOUBLINGS = 2
+SITE_CLOCK = None
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
 _FUSES = -1

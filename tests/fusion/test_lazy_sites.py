@@ -1,32 +1,48 @@
 """A ``with lazy():`` statement whose block fused nothing ``SITE_RUNS`` times in a row runs
-its next ``SITE_QUIET`` entries eagerly, then records one run again, the quiet stretch
-doubling while nothing fuses (candlewick/_native_lazy_sites.c, lazy_policy.SITE_RUNS), on
-every backend under test (made a fusing one by conftest's ``fusing``). The C blocks alone
-learn: without candlewick._native every block records."""
+its next ``SITE_RUNS`` entries quiet (eagerly) as trials, and the faster mode runs its
+next ``SITE_QUIET`` entries, a decision that stands holding twice as long
+(candlewick/_native_lazy_sites.c, lazy_policy.SITE_RUNS), on every backend under test
+(made a fusing one by conftest's ``fusing``); the blocks' times come from a clock the
+test advances. The C blocks alone learn: without candlewick._native every block records."""
 
 import numpy as np
 import pytest
 
 import candlewick as cw
 from candlewick import _core
-from candlewick.errors import ArgumentTypeError  # noqa: F401  (the module's errors load with it)
 from candlewick.fusion import lazy_mode, lazy_policy
 from candlewick.lazy_gate import GATE
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
 
+class Clock:
+    """SITE_CLOCK: seconds that pass only where a block says (``spend``)."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.cost = {True: 1.0, False: 1.0}  # a block's time: recorded (the gate on) and quiet
+
+    def __call__(self):
+        return self.now
+
+    def spend(self):
+        self.now += self.cost[GATE.on]
+
+
 @pytest.fixture
 def learning(fusing, monkeypatch):
-    """conftest's ``fusing`` device, statements learning: three runs with nothing fused make
-    two quiet entries, each stretch twice the last up to eight."""
+    """conftest's ``fusing`` device, statements learning on a clock the blocks advance:
+    three recorded runs, three trials, each decision two entries, then four, then eight."""
+    clock = Clock()
     monkeypatch.setattr(lazy_policy, "SITE_RUNS", 3)
     monkeypatch.setattr(lazy_policy, "SITE_QUIET", 2)
     monkeypatch.setattr(lazy_policy, "SITE_DOUBLINGS", 2)
-    return fusing
+    monkeypatch.setattr(lazy_policy, "SITE_CLOCK", clock)
+    return clock
 
 
-def _one_call(x):
+def _one_call(x, clock=None):
     """A block of one call: recorded, its graph replays (nothing to fuse; after
     ``lazy_policy.REPLAYS`` such runs it runs at once). Returns whether the block was
     lazy mode's (the gate on: the mode's checks run), whether lazy mode said it was on,
@@ -34,14 +50,18 @@ def _one_call(x):
     with cw.lazy():
         recorded, on = GATE.on, lazy_mode.is_lazy()
         y = x + 1.0
+        if clock is not None:
+            clock.spend()
     return recorded, on, y
 
 
-def _chain(x):
+def _chain(x, clock=None):
     """A block of a chain of three calls: its graph fuses."""
     with cw.lazy():
         recorded = GATE.on
         y = (x * 2.0 + 1.0) * x
+        if clock is not None:
+            clock.spend()
     return recorded, y
 
 
@@ -49,17 +69,43 @@ def _pattern(run, x, count):
     return "".join("R" if run(x)[0] else "." for _ in range(count))
 
 
-def test_a_statement_that_fuses_nothing_runs_eagerly_between_doubling_probes(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
-    # three recorded runs, two quiet, one probe, four quiet, a probe, eight quiet (the
-    # longest stretch), a probe, eight again
-    assert _pattern(_one_call, x, 28) == "RRR..R....R........R........"
+def _x(device):
+    return cw.asarray(np.arange(6, dtype=np.float32), device=device)
+
+
+def _calls(run, x, clock, count):
+    return "".join("R" if run(x, clock)[0] else "." for _ in range(count))
+
+
+# each window: three recorded runs, three quiet trials; then the decision's entries
+QUIET_WINS = "RRR..." + ".." + "RRR..." + "...." + "RRR..." + "........" + "RRR..." + "........"
+RECORDED_WINS = "RRR..." + "RR" + "RRR..." + "RRRR" + "RRR..." + "RRRRRRRR"
+
+
+def test_a_statement_that_runs_faster_eagerly_runs_quiet_ever_longer(learning, device):
+    learning.cost = {True: 1.05, False: 1.0}  # (lazy mode's checks: 5 % more)
+    assert _calls(_one_call, _x(device), learning, len(QUIET_WINS)) == QUIET_WINS
+
+
+def test_a_statement_that_runs_faster_recorded_stays_recorded(learning, device):
+    learning.cost = {True: 0.98, False: 1.0}  # (a copy lazy mode deferred and never made)
+    assert _calls(_one_call, _x(device), learning, len(RECORDED_WINS)) == RECORDED_WINS
+
+
+def test_a_decision_that_changes_holds_two_entries_again(learning, device):
+    x = _x(device)
+    learning.cost = {True: 1.05, False: 1.0}
+    seen = _calls(_one_call, x, learning, 6 + 2 + 6 + 4)  # quiet, then quiet again
+    learning.cost = {True: 0.9, False: 1.0}
+    seen += _calls(_one_call, x, learning, 6 + 2 + 6 + 4)  # recorded: two entries, then four
+    assert seen == "RRR....." "RRR......." + "RRR...RR" "RRR...RRRR"
 
 
 def test_a_quiet_block_is_in_lazy_mode_and_gives_eager_values(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
-    seen = [_one_call(x) for _ in range(5)]
-    assert [s[0] for s in seen] == [True, True, True, False, False]
+    learning.cost = {True: 2.0, False: 1.0}
+    x = _x(device)
+    seen = [_one_call(x, learning) for _ in range(8)]
+    assert [s[0] for s in seen] == [True] * 3 + [False] * 5
     assert all(s[1] for s in seen)  # is_lazy: the mode is on, though the block runs eagerly
     for _, _, y in seen:
         np.testing.assert_array_equal(cw.to_numpy(y), np.arange(6, dtype=np.float32) + 1.0)
@@ -67,96 +113,123 @@ def test_a_quiet_block_is_in_lazy_mode_and_gives_eager_values(learning, device):
 
 
 def test_a_statement_whose_block_fuses_always_records(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 5.0, False: 1.0}  # (its time is not asked: what fusing saves is the device's)
+    x = _x(device)
     want = (np.arange(6, dtype=np.float32) * 2.0 + 1.0) * np.arange(6, dtype=np.float32)
-    for _ in range(12):
-        recorded, y = _chain(x)
+    for _ in range(20):
+        recorded, y = _chain(x, learning)
         assert recorded
         np.testing.assert_array_equal(cw.to_numpy(y), want)
 
 
 def test_statements_learn_apart(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
     plain, fused = "", ""
-    for _ in range(6):  # (turn by turn: the chain's fused runs do not teach the other statement)
-        plain += "R" if _one_call(x)[0] else "."
-        fused += "R" if _chain(x)[0] else "."
-    assert (plain, fused) == ("RRR..R", "RRRRRR")
+    for _ in range(10):  # (turn by turn: the chain's fused runs do not teach the other statement)
+        plain += "R" if _one_call(x, learning)[0] else "."
+        fused += "R" if _chain(x, learning)[0] else "."
+    assert (plain, fused) == ("RRR.....RR", "R" * 10)
 
 
-def test_a_probe_that_fuses_starts_the_count_over(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+def test_a_fused_run_starts_the_learning_over(learning, device):
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
 
-    def block(chain):
+    def block(x, clock, chain=False):
         with cw.lazy():
             recorded = GATE.on
             y = (x * 2.0 + 1.0) * x if chain else x + 1.0
+            clock.spend()
         return recorded, y
 
-    seen = "".join("R" if block(False)[0] else "." for _ in range(5))
-    recorded, y = block(True)  # the probe: this time its graph fuses
+    seen = _calls(block, x, learning, 8)  # decided: quiet
+    recorded, y = block(x, learning, chain=True)  # the next window's first run: its graph fuses
     np.testing.assert_array_equal(cw.to_numpy(y), (np.arange(6, dtype=np.float32) * 2.0 + 1.0) * np.arange(6))
     seen += "R" if recorded else "."
-    seen += "".join("R" if block(False)[0] else "." for _ in range(5))
-    assert seen == "RRR..R" + "RRR.."
+    seen += _calls(block, x, learning, 8)
+    assert seen == "RRR....." + "R" + "RRR....."
 
 
 def test_a_block_inside_a_lazy_context_records_and_does_not_learn(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
     with cw.lazy():
-        assert all(_one_call(x)[0] for _ in range(8))
+        assert all(_one_call(x, learning)[0] for _ in range(12))
     lazy_policy.reset()
-    assert _pattern(_one_call, x, 5) == "RRR.."
+    assert _calls(_one_call, x, learning, 8) == "RRR....."
 
 
 def test_a_statement_inside_a_quiet_block_learns_on_its_own(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
 
     def outer(inner):
         with cw.lazy():
+            learning.spend()
             return GATE.on, inner and _chain(x)[0]
 
-    assert [outer(False)[0] for _ in range(4)] == [True, True, True, False]
+    assert [outer(False)[0] for _ in range(6)] == [True] * 3 + [False] * 3
     assert outer(True) == (False, True)  # quiet, and the chain inside it records
     assert not GATE.on
 
 
 def test_decorated_functions_always_record(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
 
     @cw.lazy()
     def step(x):
+        learning.spend()
         return GATE.on, x + 1.0
 
-    assert all(step(x)[0] for _ in range(10))
+    assert all(step(x)[0] for _ in range(12))
 
 
 def test_off_reset_and_bad_settings(learning, device, monkeypatch):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
-    assert _pattern(_one_call, x, 5) == "RRR.."
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
+    assert _calls(_one_call, x, learning, 8) == "RRR....."
     lazy_policy.reset()  # forgets what the statement learned
-    assert _pattern(_one_call, x, 4) == "RRR."
+    assert _calls(_one_call, x, learning, 6) == "RRR..."
     monkeypatch.setattr(lazy_policy, "SITE_RUNS", 0)
-    assert _pattern(_one_call, x, 8) == "RRRRRRRR"
+    assert _calls(_one_call, x, learning, 10) == "R" * 10
     monkeypatch.setattr(lazy_policy, "SITE_RUNS", -1)
     with pytest.raises(ValueError, match="SITE_RUNS must be an int from 0"):
         _one_call(x)
     assert not GATE.on and lazy_mode.is_lazy() is False  # (the failed entry left nothing on)
+    monkeypatch.setattr(lazy_policy, "SITE_RUNS", 3)
+    monkeypatch.setattr(lazy_policy, "SITE_CLOCK", "now")
+    with pytest.raises(TypeError, match="SITE_CLOCK must be None or a callable"):
+        _one_call(x)
+    assert not GATE.on and lazy_mode.is_lazy() is False
+
+
+def test_the_monotonic_clock(learning, device, monkeypatch):
+    monkeypatch.setattr(lazy_policy, "SITE_CLOCK", None)
+    x = _x(device)
+    seen = [_one_call(x) for _ in range(30)]
+    assert "".join("R" if s[0] else "." for s in seen[:6]) == "RRR..."  # (then whichever ran faster)
+    for _, on, y in seen:
+        assert on
+        np.testing.assert_array_equal(cw.to_numpy(y), np.arange(6, dtype=np.float32) + 1.0)
 
 
 def test_an_error_in_a_quiet_block_leaves_the_mode_as_it_was(learning, device):
-    x = cw.asarray(np.arange(6, dtype=np.float32), device=device)
+    learning.cost = {True: 1.05, False: 1.0}
+    x = _x(device)
 
-    def block(fail):
+    def block(x, clock, fail=False):
         with cw.lazy():
             recorded = GATE.on
-            y = x + 1.0
+            clock.spend()
             if fail:
                 raise KeyError("inside")
-        return recorded, y
+        return recorded, None
 
-    assert [block(False)[0] for _ in range(3)] == [True, True, True]
+    assert _calls(block, x, learning, 6) == "RRR..."
     with pytest.raises(KeyError, match="inside"):
-        block(True)  # quiet
+        block(x, learning, fail=True)  # decided quiet: the first of two entries
     assert not GATE.on and lazy_mode.is_lazy() is False
-    assert block(False)[0] is False  # the second quiet entry: the error's run was the first
+    assert block(x, learning)[0] is False  # the second
+    assert block(x, learning)[0] is True  # the next window
