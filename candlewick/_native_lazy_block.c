@@ -139,7 +139,7 @@ static PyObject *enter(Block *self, PyObject *unused) {
         (quiet = cw_lazy_site_enter(self, block_var)) < 0) {
         return NULL;
     }
-    if (quiet) { /* its site fused nothing lately: eagerly, the gate untouched (_native_lazy_sites.c) */
+    if (quiet) { /* a trial, or its statement ran faster so: eagerly, the gate untouched (_native_lazy_sites.c) */
         PyObject *token = PyContextVar_Set(block_var, cw_lazy_quiet);
         if (token == NULL) {
             Py_CLEAR(self->site);

@@ -15,7 +15,7 @@ typedef struct {
     int kept;          /* take's kept block for its `enabled` */
     PyObject *bound[2]; /* a kept block's __enter__ and __exit__ bound to it, made once (entry_get), or NULL */
     int learns;        /* take's (a `with lazy():` statement's): its sites learn (_native_lazy_sites.c) */
-    int quiet;         /* its outermost entry runs eagerly: its site fused nothing lately */
+    int quiet;         /* its outermost entry runs eagerly (quiet: _native_lazy_sites.c) */
     PyObject *site;    /* the site its outermost entry learns for, or NULL */
     unsigned long long fused_at; /* the count of fused runs at that entry */
     double started;    /* and its time (SITE_CLOCK) */

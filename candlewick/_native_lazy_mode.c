@@ -19,7 +19,6 @@ cw_LazyTypes cw_lazy_types;
 static PyObject *s_device, *s_last, *s_owner, *s_call, *s_copy;
 
 /* lazy_mode's globals read here, in the order of the LG_ indices (_native_lazy.h) */
-/* (in the order of LG_*) */
 static const char *const mode_texts[LG_COUNT] = {"_block", "_process_on", "RECORDED", "_local", "_recording",
                                                  "RECORD_EVERYWHERE"};
 static PyObject *mode_names[LG_COUNT], *mode_values[LG_COUNT];

@@ -216,24 +216,22 @@ void cw_lazy_site_leave(Block *self, int quiet) {
     Site *site = PyCapsule_GetPointer(self->site, NULL);
     const cw_Policy *p = cw_policy_now();
     double now;
-    if (p == NULL || clock_now(p, &now) < 0) {
-        PyErr_Clear(); /* (a policy global set wrong: its next entry raises; this run teaches nothing) */
-    } else if (quiet) {
-        if (now - self->started < site->best[1]) {
-            site->best[1] = now - self->started;
-        }
-        if (--site->trials <= 0) {
-            decide(site, p);
-        }
-    } else if (fused_runs != self->fused_at) {
-        window(site); /* a graph fused: recorded, the learning started over */
+    if (p != NULL && !quiet && fused_runs != self->fused_at) {
+        window(site); /* a graph fused: recorded, the learning started over (its time not asked) */
         site->last = 0;
         site->stretch = p->site_quiet;
+    } else if (p == NULL || clock_now(p, &now) < 0) {
+        PyErr_Clear(); /* (a policy global set wrong: its next entry raises; this run teaches nothing) */
     } else {
-        if (now - self->started < site->best[0]) {
-            site->best[0] = now - self->started;
+        double *best = &site->best[quiet != 0];
+        if (now - self->started < *best) {
+            *best = now - self->started;
         }
-        if (++site->runs >= p->site_runs) {
+        if (quiet) {
+            if (--site->trials <= 0) {
+                decide(site, p);
+            }
+        } else if (++site->runs >= p->site_runs) {
             site->trials = p->site_runs;
         }
     }

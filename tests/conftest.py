@@ -28,7 +28,7 @@ def lazy_records_small_arrays(monkeypatch):
     # earlier test's runs: tests/fusion/test_lazy_split.py and test_native_lazy_start.py
     # turn the probes on)
     monkeypatch.setattr(lazy_policy, "PROBE", 0)
-    # nor run a lazy() statement eagerly once it fused nothing a few times: a test body
+    # nor time a lazy() statement that fuses nothing and run it eagerly: a test body
     # parametrized over backends and dtypes enters one statement many times, and expects
     # it to record (tests/fusion/test_lazy_sites.py turns it on)
     monkeypatch.setattr(lazy_policy, "SITE_RUNS", 0)

@@ -76,8 +76,9 @@ _gate_lock = threading.Lock()
 def is_lazy() -> bool:
     """Whether lazy mode is on here (this thread or task): inside ``with lazy():`` or
     with ``CANDLEWICK_LAZY=1``, and not inside ``with lazy(False):``. (A ``lazy()``
-    statement whose block fused nothing lately runs eagerly, ``lazy_policy.SITE_RUNS``:
-    the mode is still on there, its context value ``()``, which records nothing.)"""
+    statement whose block fuses nothing may run eagerly, where that ran it faster,
+    ``lazy_policy.SITE_RUNS``: the mode is still on there, its context value ``()``,
+    which records nothing.)"""
     on = _block.get()
     return _process_on if on is None else on is not False
 

@@ -136,9 +136,9 @@ def reset() -> None:
 
 #: ``fused()``: count one graph that fused, for the ``lazy()`` statement running it
 #: (SITE_RUNS: a compiled graph ran, or a graph wrote a consumer's copy or an irfft's
-#: input; a copy only deferred does not count: Ridge's two deferred copies of X did not
-#: show in its time on the H100, session 37). Without candlewick._native no statement
-#: learns: nothing to count
+#: input; a copy only deferred does not count: what it saves shows, where it does, in the
+#: block's time, which decides such a statement's mode). Without candlewick._native no
+#: statement learns: nothing to count
 fused = native_lazy_hook("lazy_fused") or (lambda: None)
 _forget_sites = native_lazy_hook("lazy_sites_forget") or (lambda: None)
 
