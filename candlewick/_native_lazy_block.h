@@ -17,8 +17,7 @@ typedef struct {
     int learns;        /* take's (a `with lazy():` statement's): its sites learn (_native_lazy_sites.c) */
     int quiet;         /* its outermost entry runs eagerly (quiet: _native_lazy_sites.c) */
     PyObject *site;    /* the site its outermost entry learns for, or NULL */
-    unsigned long long fused_at; /* the count of fused runs at that entry */
-    double started;    /* and its time (SITE_CLOCK) */
+    unsigned long long fused_at; /* the count of compiled graphs run at that entry */
 } Block;
 
 /* A new block of `type` for `enabled` (a bool), not entered */

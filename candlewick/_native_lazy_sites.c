@@ -3,24 +3,33 @@
 
    Lazy mode pays host time on every call it sees (the operand's checks, the decision to
    record or run at once, the copies it defers) and wins where a graph fuses, or where a
-   copy it deferred is never made. Code that fuses nothing may still win (PCA full's
-   deferred copy of X: lazy / eager 0.987 on the H100) or lose (Ridge, host-bound: its
-   57-90 us of checks on a ~12 ms fit on the H100 and H200 hosts, bench/results/
-   rocm_gpu_tests, session 37, where its saved copies did not show).
+   copy it deferred or wrote for a consumer is never made. Code that fuses nothing may
+   still win (PCA full's deferred copy of X: lazy / eager 0.987 on the H100; scipy.fft's
+   product written as irfft's input: 0.934) or lose (Ridge, host-bound: its 57-90 us of
+   checks on a ~12 ms fit on the H100 and H200 hosts, bench/results/rocm_gpu_tests,
+   session 37, where its saved copies did not show; scipy.signal.fftconvolve, host-bound
+   at 0.18 ms a call, whose saved irfft copy did not pay for its checks: 1.011 on the
+   H100, session 38).
 
    A statement is keyed by its place in the code (the frame's code object and
-   instruction, as CPython's own caches are). A block in which a graph fused
-   (lazy_policy.fused: a compiled graph ran, a consumer's copy or an irfft's input was
-   written by a graph) records, and its statement's learning starts over: what fusing
-   saves is device traffic, which the block's host time need not show. Once
-   lazy_policy.SITE_RUNS recorded runs in a row fused nothing, the next SITE_RUNS entries
-   run quiet (a trial: the context variable holds (), lazy mode on, as is_lazy says, but
-   nothing records; the gate is not touched, so the calls are eager mode's own), and
-   each mode's least time from entry to exit (the block's end runs what is pending, so a
-   recorded run's work is in it; SITE_CLOCK, a monotonic clock unless a test gives one)
-   decides the next SITE_QUIET entries: quiet where the trials ran faster, else
-   recorded. A decision that stands at the next comparison holds twice as long, up to
-   SITE_QUIET << SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET.
+   instruction, as CPython's own caches are). A block in which a compiled graph ran
+   (lazy_policy.fused) records, and its statement's learning starts over: fusing is what
+   lazy mode is for, and what it saves is the device's time, which one block's time need
+   not show. Any other block learns. Once lazy_policy.SITE_RUNS recorded runs were timed,
+   the next SITE_RUNS entries run quiet (a trial: the context variable holds (), lazy
+   mode on, as is_lazy says, but nothing records; the gate is not touched, so the calls
+   are eager mode's own), and each mode's least time decides the next SITE_QUIET
+   entries: quiet where the trials ran faster, else recorded. A decision that stands at
+   the next comparison holds twice as long, up to SITE_QUIET << SITE_DOUBLINGS entries;
+   one that changes starts again from SITE_QUIET.
+
+   A run's time is from its entry to the statement's next entry (SITE_CLOCK, a monotonic
+   clock unless a test gives one): what the block left the device to do is waited for
+   somewhere before the statement runs again (a host read, the caller's synchronize, a
+   full queue), so a copy saved on the device shows in it, where the block's own entry
+   and exit would show only the host's time (scipy.fft's case, its results read after
+   the block). The least of a mode's runs drops the entries after which the caller did
+   other work.
 
    Only a statement's own block learns (LazyBlock.take's, what lazy() gives): a block
    made by the class (the decorator's, one per call: lazy_mode._Block._recreate_cm) has
@@ -44,7 +53,7 @@
 #endif
 
 PyObject *cw_lazy_quiet;
-/* graphs that fused, counted by lazy_policy.fused (this module's lazy_fused) */
+/* compiled graphs run, counted by lazy_policy.fused (this module's lazy_fused) */
 static unsigned long long fused_runs;
 /* a statement's key (its code object's address and instruction offset, one int: no
    tuple made and no code object hashed at each entry) -> a capsule of its Site, which
@@ -56,8 +65,10 @@ static PyObject *sites;
 typedef struct {
     PyObject *code;     /* the statement's code object (held) */
     int lasti;          /* and its instruction offset */
-    long long runs;     /* this window's recorded runs, each with no fused graph */
+    long long runs;     /* this window's timed recorded runs */
     long long trials;   /* quiet runs left to time in this window */
+    int open;           /* a timed run awaiting the next entry: 0 none, 1 recorded, 2 quiet */
+    double opened;      /* and its entry's time */
     long long quiet;    /* quiet entries left of the last decision */
     long long hold;     /* recorded entries left of the last decision */
     long long stretch;  /* the next decision's length */
@@ -68,6 +79,7 @@ typedef struct {
 /* A new window: nothing timed yet */
 static void window(Site *site) {
     site->runs = site->trials = 0;
+    site->open = 0;
     site->best[0] = site->best[1] = HUGE_VAL;
 }
 
@@ -158,6 +170,23 @@ static int clock_now(const cw_Policy *p, double *t) {
     return *t == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
+static void decide(Site *site, const cw_Policy *p);
+
+/* A timed run of `site` ended (the statement entered again) after `seconds` */
+static void timed(Site *site, const cw_Policy *p, int quiet, double seconds) {
+    double *best = &site->best[quiet];
+    if (seconds < *best) {
+        *best = seconds;
+    }
+    if (quiet) {
+        if (--site->trials <= 0) {
+            decide(site, p);
+        }
+    } else if (++site->runs >= p->site_runs) {
+        site->trials = p->site_runs;
+    }
+}
+
 /* (_native_lazy_block.h) */
 int cw_lazy_site_enter(Block *self, PyObject *var) {
     Py_CLEAR(self->site); /* (an entry that failed after its site was set) */
@@ -182,6 +211,16 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         return PyErr_Occurred() ? -1 : 0;
     }
     Site *site = PyCapsule_GetPointer(capsule, NULL);
+    double now = 0.0;
+    int read = site->open != 0;
+    if (read) { /* the last timed run ends here */
+        if (clock_now(p, &now) < 0) {
+            return -1;
+        }
+        int quiet = site->open == 2;
+        site->open = 0;
+        timed(site, p, quiet, now - site->opened);
+    }
     if (site->quiet > 0) {
         site->quiet--;
         return 1;
@@ -190,12 +229,14 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         site->hold--;
         return 0;
     }
-    if (clock_now(p, &self->started) < 0) {
+    if (!read && clock_now(p, &now) < 0) {
         return -1;
     }
+    site->opened = now;
+    site->open = site->trials > 0 ? 2 : 1; /* a trial runs quiet */
     Py_XSETREF(self->site, Py_NewRef(capsule));
     self->fused_at = fused_runs;
-    return site->trials > 0; /* a trial runs quiet */
+    return site->open == 2;
 }
 
 /* The window's two modes compared: the next `stretch` entries run in the faster */
@@ -215,33 +256,20 @@ static void decide(Site *site, const cw_Policy *p) {
 void cw_lazy_site_leave(Block *self, int quiet) {
     Site *site = PyCapsule_GetPointer(self->site, NULL);
     const cw_Policy *p = cw_policy_now();
-    double now;
-    if (p != NULL && !quiet && fused_runs != self->fused_at) {
-        window(site); /* a graph fused: recorded, the learning started over (its time not asked) */
+    if (p == NULL) {
+        PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
+    } else if (!quiet && fused_runs != self->fused_at) {
+        window(site); /* a graph fused: recorded, the learning started over (this run's time not asked) */
         site->last = 0;
         site->stretch = p->site_quiet;
-    } else if (p == NULL || clock_now(p, &now) < 0) {
-        PyErr_Clear(); /* (a policy global set wrong: its next entry raises; this run teaches nothing) */
-    } else {
-        double *best = &site->best[quiet != 0];
-        if (now - self->started < *best) {
-            *best = now - self->started;
-        }
-        if (quiet) {
-            if (--site->trials <= 0) {
-                decide(site, p);
-            }
-        } else if (++site->runs >= p->site_runs) {
-            site->trials = p->site_runs;
-        }
     }
     Py_CLEAR(self->site);
 }
 
 const char cw_lazy_fused_doc[] =
     "lazy_fused()\n\n"
-    "Count one graph that fused (lazy_policy.fused): the lazy() statement running it learns\n"
-    "that its block pays (_native_lazy_sites.c).";
+    "Count one compiled graph that ran (lazy_policy.fused): the lazy() statement running it\n"
+    "records (_native_lazy_sites.c).";
 
 PyObject *cw_lazy_fused(PyObject *module, PyObject *unused) {
     (void)module, (void)unused;

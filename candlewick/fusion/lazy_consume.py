@@ -93,7 +93,6 @@ class KeptResults:
             wanted = [s for s in self.unrun() if s is not keep and s is not made]
             wanted.append(made)
             outs = self._run(wanted, _pin, made)
-            lazy_policy.fused()  # (the lazy() statement running it learns that its block pays)
             self.hold([keep])
             self._reset()
             self.live.add(self)  # (a write must compute what is kept first)

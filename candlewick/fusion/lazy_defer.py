@@ -32,7 +32,6 @@ import weakref
 from ..layout import Layout
 from ..opdefs import BinaryOp
 from ..shapes import shape_size
-from .lazy_policy import fused
 from .lazy_run import compiled
 
 __all__ = ["Deferral", "defer"]
@@ -88,10 +87,8 @@ class Deferral:
             if run is None:
                 run = _built(type(self.owner), key, call, result, layout, axis, n, norm)
             if run is _CALL:  # (a factor of 1: the input is the product itself, the eager call's)
-                fused()  # (irfft's copy saved: the lazy() statement running it learns that its block pays)
                 return getattr(receiver, name)(*args).irfft_scratch(layout, axis, n)
             if run is not _NONE:
-                fused()
                 return run([receiver, other])[0].irfft_scratch(layout, axis, n)
         return result.value().irfft(layout, axis, n, **norm)
 

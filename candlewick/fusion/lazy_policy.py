@@ -134,11 +134,11 @@ def reset() -> None:
     _generation += 1
 
 
-#: ``fused()``: count one graph that fused, for the ``lazy()`` statement running it
-#: (SITE_RUNS: a compiled graph ran, or a graph wrote a consumer's copy or an irfft's
-#: input; a copy only deferred does not count: what it saves shows, where it does, in the
-#: block's time, which decides such a statement's mode). Without candlewick._native no
-#: statement learns: nothing to count
+#: ``fused()``: count one compiled graph that ran, for the ``lazy()`` statement running it
+#: (SITE_RUNS: such a statement records). A copy deferred, or written by a graph as a
+#: consumer's input (irfft's), does not count: what it saves shows, where it does, in the
+#: time between the statement's entries, which decides its mode. Without candlewick._native
+#: no statement learns: nothing to count
 fused = native_lazy_hook("lazy_fused") or (lambda: None)
 _forget_sites = native_lazy_hook("lazy_sites_forget") or (lambda: None)
 

@@ -3,7 +3,8 @@ its next ``SITE_RUNS`` entries quiet (eagerly) as trials, and the faster mode ru
 next ``SITE_QUIET`` entries, a decision that stands holding twice as long
 (candlewick/_native_lazy_sites.c, lazy_policy.SITE_RUNS), on every backend under test
 (made a fusing one by conftest's ``fusing``); the blocks' times come from a clock the
-test advances. The C blocks alone learn: without candlewick._native every block records."""
+test advances, a run's time lasting until its statement's next entry. The C blocks alone
+learn: without candlewick._native every block records."""
 
 import numpy as np
 import pytest
@@ -12,22 +13,30 @@ import candlewick as cw
 from candlewick import _core
 from candlewick.fusion import lazy_mode, lazy_policy
 from candlewick.lazy_gate import GATE
+from _irfft_hooks import bits, data, scratch  # noqa: F401 (scratch: a fixture)
 
 pytestmark = pytest.mark.skipif(_core._native is None, reason="candlewick._native was not built here")
 
 
 class Clock:
-    """SITE_CLOCK: seconds that pass only where a block says (``spend``)."""
+    """SITE_CLOCK: seconds that pass only where a block says (``spend``) or after it
+    (``wait``: the caller's synchronize, waiting for what the last block left the device)."""
 
     def __init__(self):
         self.now = 0.0
         self.cost = {True: 1.0, False: 1.0}  # a block's time: recorded (the gate on) and quiet
+        self.after = {True: 0.0, False: 0.0}  # the wait after it
+        self.last = None
 
     def __call__(self):
         return self.now
 
     def spend(self):
         self.now += self.cost[GATE.on]
+        self.last = GATE.on
+
+    def wait(self):
+        self.now += self.after[self.last]
 
 
 @pytest.fixture
@@ -90,6 +99,55 @@ def test_a_statement_that_runs_faster_eagerly_runs_quiet_ever_longer(learning, d
 def test_a_statement_that_runs_faster_recorded_stays_recorded(learning, device):
     learning.cost = {True: 0.98, False: 1.0}  # (a copy lazy mode deferred and never made)
     assert _calls(_one_call, _x(device), learning, len(RECORDED_WINS)) == RECORDED_WINS
+
+
+def _waited(run, x, clock, count):
+    seen = ""
+    for _ in range(count):
+        seen += "R" if run(x, clock)[0] else "."
+        clock.wait()
+    return seen
+
+
+def test_a_run_lasts_until_the_statement_runs_again(learning, device):
+    x = _x(device)
+    # the recorded block costs the host more, but leaves the device less to do (a copy saved):
+    # the caller's wait after it shows that
+    learning.cost, learning.after = {True: 1.05, False: 1.0}, {True: 0.5, False: 0.6}
+    assert _waited(_one_call, x, learning, len(RECORDED_WINS)) == RECORDED_WINS
+    lazy_policy.reset()
+    learning.cost, learning.after = {True: 0.95, False: 1.0}, {True: 0.6, False: 0.5}
+    assert _waited(_one_call, x, learning, len(QUIET_WINS)) == QUIET_WINS
+
+
+def test_a_block_whose_only_gain_is_a_saved_copy_learns(learning, device, scratch):
+    """irfft's input written by the product's deferred call (lazy_defer) saves eager irfft's
+    copy, which shows in the time until the next entry; the block is not one that fused."""
+    x, response = data(device)
+    spectrum = cw.fft.rfft(x)
+    want = cw.fft.irfft(spectrum * response)
+
+    def block(x, clock):
+        with cw.lazy():
+            recorded = GATE.on
+            y = cw.fft.irfft(spectrum * response)
+            clock.spend()
+        return recorded, y
+
+    learning.cost = {True: 1.05, False: 1.0}
+    got = []
+    seen = ""
+    for _ in range(len(QUIET_WINS)):
+        recorded, y = block(x, learning)
+        seen += "R" if recorded else "."
+        got.append(bits(y).tobytes())
+    assert seen == QUIET_WINS
+    assert len(scratch) >= 2  # (deferred from the second recorded run on)
+    assert set(got) == {bits(want).tobytes()}
+    lazy_policy.reset()
+    del scratch[:]
+    learning.cost, learning.after = {True: 1.05, False: 1.0}, {True: 0.0, False: 0.1}
+    assert _waited(block, x, learning, len(RECORDED_WINS)) == RECORDED_WINS
 
 
 def test_a_decision_that_changes_holds_two_entries_again(learning, device):
