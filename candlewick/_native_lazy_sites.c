@@ -259,7 +259,7 @@ void cw_lazy_site_leave(Block *self, int quiet) {
     if (p == NULL) {
         PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
     } else if (!quiet && fused_runs != self->fused_at) {
-        window(site); /* a graph fused: recorded, the learning started over (this run's time not asked) */
+        window(site); /* a compiled graph ran: the learning starts over (this run untimed) */
         site->last = 0;
         site->stretch = p->site_quiet;
     }

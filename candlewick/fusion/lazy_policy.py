@@ -80,16 +80,18 @@ CONSUME_BYTES = 40 << 20
 #: set it False (tests/conftest.py)
 RUN_AHEAD = True
 #: a ``with lazy():`` statement (where candlewick._native is built: _native_lazy_sites.c)
-#: whose block ran SITE_RUNS times in a row recorded with no graph fused (``fused``) runs
+#: whose block ran SITE_RUNS times in a row recorded with no compiled graph run (``fused``) runs
 #: its next SITE_RUNS entries quiet (eagerly: lazy mode on, nothing recorded), and the
-#: faster of the two modes (each one's least time from entry to exit, on SITE_CLOCK: None,
-#: a monotonic clock; a test gives a callable of seconds) runs its next SITE_QUIET
-#: entries; a decision that stands at the next comparison holds twice as long, up to
-#: SITE_QUIET << SITE_DOUBLINGS (32) entries. A block in which a graph fused records, its
-#: learning started over: fusing saves device traffic, which host time need not show.
+#: faster of the two modes (each one's least time of a run, from its entry to the
+#: statement's next entry, so that what the block left the device shows in the caller's
+#: wait; on SITE_CLOCK: None, a monotonic clock; a test gives a callable of seconds) runs
+#: its next SITE_QUIET entries; a decision that stands at the next comparison holds twice
+#: as long, up to SITE_QUIET << SITE_DOUBLINGS (32) entries. A block in which a compiled
+#: graph ran records, its learning started over: fusing is what lazy mode is for.
 #: Code that fuses nothing may win in lazy mode (PCA full's deferred copy of X: lazy /
 #: eager 0.987 on the H100) or lose (Ridge, host-bound: 57-90 us of checks on a 12 ms fit
-#: on the H100 and H200 hosts, bench/results/rocm_gpu_tests, session 37). The bound is
+#: on the H100 and H200 hosts, bench/results/rocm_gpu_tests, session 37; fftconvolve's
+#: saved irfft copy on a host-bound 0.18 ms call, 1.011 on the H100). The bound is
 #: short because a statement is a place, not a computation: a helper that opens one block
 #: for any work (bench/lazy_pairs.call) learns from all of it (0: never learn)
 SITE_RUNS = 3

@@ -1,4 +1,4 @@
-"""A ``with lazy():`` statement whose block fused nothing ``SITE_RUNS`` times in a row runs
+"""A ``with lazy():`` statement whose block ran no compiled graph ``SITE_RUNS`` times in a row runs
 its next ``SITE_RUNS`` entries quiet (eagerly) as trials, and the faster mode runs its
 next ``SITE_QUIET`` entries, a decision that stands holding twice as long
 (candlewick/_native_lazy_sites.c, lazy_policy.SITE_RUNS), on every backend under test
