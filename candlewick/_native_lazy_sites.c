@@ -29,7 +29,8 @@
    full queue), so a copy saved on the device shows in it, where the block's own entry
    and exit would show only the host's time (scipy.fft's case, its results read after
    the block). The least of a mode's runs drops the entries after which the caller did
-   other work.
+   other work. Threads entering one statement share its site: a run then lasts until any
+   thread's next entry, which both modes' runs see alike.
 
    Only a statement's own block learns (LazyBlock.take's, what lazy() gives): a block
    made by the class (the decorator's, one per call: lazy_mode._Block._recreate_cm) has
