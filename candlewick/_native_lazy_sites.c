@@ -171,7 +171,18 @@ static int clock_now(const cw_Policy *p, double *t) {
     return *t == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
-static void decide(Site *site, const cw_Policy *p);
+/* The window's two modes compared: the next `stretch` entries run in the faster */
+static void decide(Site *site, const cw_Policy *p) {
+    int choice = site->best[1] < site->best[0] ? 2 : 1;
+    if (choice != site->last) {
+        site->stretch = p->site_quiet;
+    }
+    *(choice == 2 ? &site->quiet : &site->hold) = site->stretch;
+    long long most = p->site_quiet << p->site_doublings;
+    site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
+    site->last = choice;
+    window(site);
+}
 
 /* A timed run of `site` ended (the statement entered again) after `seconds` */
 static void timed(Site *site, const cw_Policy *p, int quiet, double seconds) {
@@ -238,19 +249,6 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
     Py_XSETREF(self->site, Py_NewRef(capsule));
     self->fused_at = fused_runs;
     return site->open == 2;
-}
-
-/* The window's two modes compared: the next `stretch` entries run in the faster */
-static void decide(Site *site, const cw_Policy *p) {
-    int choice = site->best[1] < site->best[0] ? 2 : 1;
-    if (choice != site->last) {
-        site->stretch = p->site_quiet;
-    }
-    *(choice == 2 ? &site->quiet : &site->hold) = site->stretch;
-    long long most = p->site_quiet << p->site_doublings;
-    site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
-    site->last = choice;
-    window(site);
 }
 
 /* (_native_lazy_block.h) */
