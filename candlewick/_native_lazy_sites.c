@@ -77,6 +77,11 @@ typedef struct {
     double best[2];     /* this window's least time of a recorded [0] and a quiet [1] run */
 } Site;
 
+/* the statement looked up last (a loop enters one statement again and again: no key made,
+   no lookup) and its capsule, borrowed from `sites`: NULL wherever `sites` lets one go */
+static Site *last_site;
+static PyObject *last_capsule;
+
 /* A new window: nothing timed yet */
 static void window(Site *site) {
     site->runs = site->trials = 0;
@@ -108,6 +113,7 @@ static PyObject *new_site(const cw_Policy *p, PyObject *key, PyObject *code, int
         PyMem_Free(site);
         return NULL;
     }
+    last_site = NULL, last_capsule = NULL; /* (the item this replaces, or all, may go) */
     if (PyDict_GET_SIZE(sites) >= MAX_SITES) {
         PyDict_Clear(sites);
     }
@@ -129,6 +135,10 @@ static PyObject *site_here(const cw_Policy *p) {
     int lasti = frame->f_lasti;
 #endif
     PyObject *code = (PyObject *)PyFrame_GetCode(frame);
+    if (last_site != NULL && last_site->code == code && last_site->lasti == lasti) {
+        Py_DECREF(code);
+        return last_capsule;
+    }
     /* (another statement may share the int: one in a code object 2**16 code units long,
        or one whose code object was freed; the site's own code and offset tell them apart) */
     PyObject *key = PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)code ^
@@ -145,6 +155,10 @@ static PyObject *site_here(const cw_Policy *p) {
     }
     Py_XDECREF(key);
     Py_DECREF(code);
+    if (capsule != NULL) {
+        last_site = PyCapsule_GetPointer(capsule, NULL);
+        last_capsule = capsule;
+    }
     return capsule;
 }
 
@@ -282,6 +296,7 @@ const char cw_lazy_sites_forget_doc[] =
 
 PyObject *cw_lazy_sites_forget(PyObject *module, PyObject *unused) {
     (void)module, (void)unused;
+    last_site = NULL, last_capsule = NULL;
     PyDict_Clear(sites);
     Py_RETURN_NONE;
 }
