@@ -340,7 +340,7 @@ PyObject *cw_lazy_blocks(PyObject *module, PyObject *const *args, Py_ssize_t nar
 int cw_lazy_block_ready(void) {
     static const char *const texts[] = {"on", "write_into", "operand"};
     PyObject **names[] = {&on_attr, &write_into_attr, &operand_attr};
-    if (cw_intern_names(3, texts, names) < 0) {
+    if (cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names) < 0) {
         return -1;
     }
     return PyType_Ready(&cw_LazyBlockType) < 0 ? -1 : cw_lazy_block_entries_ready();

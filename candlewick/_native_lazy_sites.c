@@ -267,14 +267,16 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
 
 /* (_native_lazy_block.h) */
 void cw_lazy_site_leave(Block *self, int quiet) {
-    Site *site = PyCapsule_GetPointer(self->site, NULL);
-    const cw_Policy *p = cw_policy_now();
-    if (p == NULL) {
-        PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
-    } else if (!quiet && fused_runs != self->fused_at) {
-        window(site); /* a compiled graph ran: the learning starts over (this run untimed) */
-        site->last = 0;
-        site->stretch = p->site_quiet;
+    if (!quiet && fused_runs != self->fused_at) { /* a compiled graph ran: the learning starts over */
+        Site *site = PyCapsule_GetPointer(self->site, NULL);
+        const cw_Policy *p = cw_policy_now();
+        if (p == NULL) {
+            PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
+        } else {
+            window(site); /* (this run untimed) */
+            site->last = 0;
+            site->stretch = p->site_quiet;
+        }
     }
     Py_CLEAR(self->site);
 }

@@ -354,7 +354,7 @@ class Pending(KeptResults):
         run = compiled(self.graph, [s.node.index for s in wanted], self.keys)
         outs = run(self.storages)
         if run.fused:
-            _policy.fused()  # (the lazy() statement running it learns that its block pays)
+            _policy.fused()  # (the lazy() statement running it records: _native_lazy_sites.c)
         if run.fusing and run.pinned != _policy.recounts:  # (unmarked, or marked before a recount)
             lesson(run, self.device, self.calls, self.made)
         for storage, out in zip(wanted, outs):

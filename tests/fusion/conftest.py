@@ -50,17 +50,13 @@ def fusing(device, monkeypatch):
     """``device`` declaring ``fusion`` (a replaying compiler where it has none); the graphs
     compiled, as lists of node kinds."""
     asked = []
-    if "fusion" in device.capabilities:
-        original = device.compile_fused
+    compile_own = device.compile_fused if "fusion" in device.capabilities else replayer
 
-        def compile_fused(graph):
-            asked.append([n.kind for n in graph.nodes])
-            return original(graph)
-    else:
-        def compile_fused(graph):
-            asked.append([n.kind for n in graph.nodes])
-            return replayer(graph)
-        monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
+    def compile_fused(graph):
+        asked.append([n.kind for n in graph.nodes])
+        return compile_own(graph)
+
+    monkeypatch.setattr(device, "capabilities", device.capabilities | {"fusion"})
     monkeypatch.setattr(device, "compile_fused", compile_fused, raising=False)
     monkeypatch.setattr(lazy_mode, "_fuses", {})
     monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)
