@@ -18,6 +18,8 @@ typedef struct {
     int quiet;         /* its outermost entry runs eagerly (quiet: _native_lazy_sites.c) */
     PyObject *site;    /* the site its outermost entry learns for, or NULL */
     unsigned long long fused_at; /* the count of compiled graphs run at that entry */
+    double entered;    /* that entry's time on SITE_CLOCK */
+    int timed;         /* that run is one its site's window times (else one of a decision's) */
 } Block;
 
 /* A new block of `type` for `enabled` (a bool), not entered */
@@ -29,8 +31,8 @@ int cw_lazy_block_entries_ready(void);
 
 /* _native_lazy_sites.c. Where `self`'s outermost entry (a `with lazy():` statement's
    block, the context not in lazy mode already) runs: 1 quiet (eagerly: the mode's value
-   cw_lazy_quiet, no gate), 0 recorded, -1 an error; self->site set where the run is
-   timed for its statement. */
+   cw_lazy_quiet, no gate), 0 recorded, -1 an error; self->site set where its statement
+   learns. */
 int cw_lazy_site_enter(Block *self, PyObject *var);
 /* What the outermost exit of `self` (quiet or not) teaches its site (self->site let go) */
 void cw_lazy_site_leave(Block *self, int quiet);

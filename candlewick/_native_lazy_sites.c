@@ -21,7 +21,10 @@
    are eager mode's own), and each mode's least time decides the next SITE_QUIET
    entries: quiet where the trials ran faster, else recorded. A decision that stands at
    the next comparison holds twice as long, up to SITE_QUIET << SITE_DOUBLINGS entries;
-   one that changes starts again from SITE_QUIET.
+   one that changes starts again from SITE_QUIET. A decision's block that takes over
+   SITE_CHANGE times, or under 1 / SITE_CHANGE of, its mode's least block time (entry to
+   exit) in the window that decided ran other work: the learning starts over at the next
+   entry.
 
    A run's time is from its entry to the statement's next entry (SITE_CLOCK, a monotonic
    clock unless a test gives one): what the block left the device to do is waited for
@@ -62,6 +65,11 @@ static unsigned long long fused_runs;
    cleared past MAX_SITES */
 static PyObject *sites;
 #define MAX_SITES 4096
+/* A decision's block that took more than SITE_CHANGE times, or less than 1 / SITE_CHANGE
+   of, its mode's least in the window that decided (from its entry to its exit: the
+   caller's work between entries not in it) ran other work: the learning starts over. A
+   host's hiccup (a collection of the garbage collector) costs one window more. */
+#define SITE_CHANGE 2.0
 
 typedef struct {
     PyObject *code;     /* the statement's code object (held) */
@@ -75,6 +83,8 @@ typedef struct {
     long long stretch;  /* the next decision's length */
     int last;           /* the last decision: 0 none, 1 recorded, 2 quiet */
     double best[2];     /* this window's least time of a recorded [0] and a quiet [1] run */
+    double took[2];     /* and of a recorded and a quiet block, from its entry to its exit */
+    double usual[2];    /* the last window's took[], which a decision's blocks are held to */
 } Site;
 
 /* the statement looked up last (a loop enters one statement again and again: no key made,
@@ -87,6 +97,16 @@ static void window(Site *site) {
     site->runs = site->trials = 0;
     site->open = 0;
     site->best[0] = site->best[1] = HUGE_VAL;
+    site->took[0] = site->took[1] = HUGE_VAL;
+}
+
+/* The statement's learning from the start, at its next entry (its work changed) */
+static void restart(Site *site, const cw_Policy *p) {
+    window(site);
+    site->quiet = site->hold = 0;
+    site->last = 0;
+    site->stretch = p->site_quiet;
+    site->usual[0] = site->usual[1] = HUGE_VAL;
 }
 
 static void site_free(PyObject *capsule) {
@@ -106,6 +126,7 @@ static PyObject *new_site(const cw_Policy *p, PyObject *key, PyObject *code, int
     site->quiet = site->hold = 0;
     site->last = 0;
     site->stretch = p->site_quiet;
+    site->usual[0] = site->usual[1] = HUGE_VAL;
     window(site);
     PyObject *capsule = PyCapsule_New(site, NULL, site_free);
     if (capsule == NULL) {
@@ -195,6 +216,7 @@ static void decide(Site *site, const cw_Policy *p) {
     long long most = p->site_quiet << p->site_doublings;
     site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
     site->last = choice;
+    site->usual[0] = site->took[0], site->usual[1] = site->took[1];
     window(site);
 }
 
@@ -237,16 +259,19 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         return PyErr_Occurred() ? -1 : 0;
     }
     Site *site = PyCapsule_GetPointer(capsule, NULL);
-    double now = 0.0;
-    int read = site->open != 0;
-    if (read) { /* the last timed run ends here */
-        if (clock_now(p, &now) < 0) {
-            return -1;
-        }
+    double now;
+    if (clock_now(p, &now) < 0) {
+        return -1;
+    }
+    if (site->open != 0) { /* the last timed run ends here */
         int quiet = site->open == 2;
         site->open = 0;
         timed(site, p, quiet, now - site->opened);
     }
+    Py_XSETREF(self->site, Py_NewRef(capsule));
+    self->fused_at = fused_runs;
+    self->entered = now;
+    self->timed = 0;
     if (site->quiet > 0) {
         site->quiet--;
         return 1;
@@ -255,27 +280,31 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         site->hold--;
         return 0;
     }
-    if (!read && clock_now(p, &now) < 0) {
-        return -1;
-    }
     site->opened = now;
     site->open = site->trials > 0 ? 2 : 1; /* a trial runs quiet */
-    Py_XSETREF(self->site, Py_NewRef(capsule));
-    self->fused_at = fused_runs;
+    self->timed = 1;
     return site->open == 2;
 }
 
 /* (_native_lazy_block.h) */
 void cw_lazy_site_leave(Block *self, int quiet) {
-    if (!quiet && fused_runs != self->fused_at) { /* a compiled graph ran: the learning starts over */
-        Site *site = PyCapsule_GetPointer(self->site, NULL);
-        const cw_Policy *p = cw_policy_now();
-        if (p == NULL) {
-            PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
-        } else {
-            window(site); /* (this run untimed) */
-            site->last = 0;
-            site->stretch = p->site_quiet;
+    Site *site = PyCapsule_GetPointer(self->site, NULL);
+    const cw_Policy *p = cw_policy_now();
+    double now;
+    if (p == NULL || clock_now(p, &now) < 0) {
+        PyErr_Clear(); /* (a policy global set wrong: its next entry raises) */
+    } else if (!quiet && fused_runs != self->fused_at) { /* a compiled graph ran: the learning starts over */
+        window(site); /* (this run untimed; a decision to record goes on) */
+        site->last = 0;
+        site->stretch = p->site_quiet;
+    } else {
+        double took = now - self->entered, *usual = &site->usual[quiet];
+        if (self->timed) {
+            if (took < site->took[quiet]) {
+                site->took[quiet] = took;
+            }
+        } else if (*usual < HUGE_VAL && (took > SITE_CHANGE * *usual || took * SITE_CHANGE < *usual)) {
+            restart(site, p); /* its work is another's now: a helper's statement (bench/lazy_pairs.call) */
         }
     }
     Py_CLEAR(self->site);

@@ -86,7 +86,9 @@ RUN_AHEAD = True
 #: statement's next entry, so that what the block left the device shows in the caller's
 #: wait; on SITE_CLOCK: None, a monotonic clock; a test gives a callable of seconds) runs
 #: its next SITE_QUIET entries; a decision that stands at the next comparison holds twice
-#: as long, up to SITE_QUIET << SITE_DOUBLINGS (32) entries. A block in which a compiled
+#: as long, up to SITE_QUIET << SITE_DOUBLINGS (32) entries, until a decision's block
+#: takes over twice or under half its mode's least in the deciding window (its work
+#: changed: the learning starts over). A block in which a compiled
 #: graph ran records, its learning started over: fusing is what lazy mode is for.
 #: Code that fuses nothing may win in lazy mode (PCA full's deferred copy of X: lazy /
 #: eager 0.987 on the H100) or lose (Ridge, host-bound: 57-90 us of checks on a 12 ms fit

@@ -159,6 +159,22 @@ def test_a_decision_that_changes_holds_two_entries_again(learning, device):
     assert seen == "RRR....." "RRR......." + "RRR...RR" "RRR...RRRR"
 
 
+def test_a_decision_whose_block_takes_another_time_starts_the_learning_over(learning, device):
+    """A statement whose work changed (a helper's block running another computation: its
+    block, entry to exit, took over twice or under half its mode's least in the window that
+    decided) learns again from its next entry; a block within those bounds does not."""
+    x = _x(device)
+    learning.cost = {True: 1.05, False: 1.0}
+    seen = _calls(_one_call, x, learning, 6 + 1)  # quiet decided: two entries
+    learning.cost = {True: 1.05 * 1.9, False: 1.9}  # (slower, within twice: the decision stands)
+    seen += _calls(_one_call, x, learning, 1 + 6 + 1)
+    learning.cost = {True: 4.2, False: 4.0}  # (another computation: over twice as long)
+    seen += _calls(_one_call, x, learning, 1 + 6 + 1)
+    learning.cost = {True: 1.0, False: 1.5}  # (and another, under half as long, recorded faster)
+    seen += _calls(_one_call, x, learning, 1 + 6 + 2)
+    assert seen == ("RRR..." ".") + ("." "RRR..." ".") + ("." "RRR..." ".") + ("." "RRR..." "RR")
+
+
 def test_a_quiet_block_is_in_lazy_mode_and_gives_eager_values(learning, device):
     learning.cost = {True: 2.0, False: 1.0}
     x = _x(device)
