@@ -100,7 +100,7 @@ static void window(Site *site) {
     site->took[0] = site->took[1] = HUGE_VAL;
 }
 
-/* The statement's learning from the start, at its next entry (its work changed) */
+/* Nothing learned: the statement learns from its next entry (a new site, or its work changed) */
 static void restart(Site *site, const cw_Policy *p) {
     window(site);
     site->quiet = site->hold = 0;
@@ -123,11 +123,7 @@ static PyObject *new_site(const cw_Policy *p, PyObject *key, PyObject *code, int
     }
     site->code = Py_NewRef(code);
     site->lasti = lasti;
-    site->quiet = site->hold = 0;
-    site->last = 0;
-    site->stretch = p->site_quiet;
-    site->usual[0] = site->usual[1] = HUGE_VAL;
-    window(site);
+    restart(site, p);
     PyObject *capsule = PyCapsule_New(site, NULL, site_free);
     if (capsule == NULL) {
         Py_DECREF(code);
