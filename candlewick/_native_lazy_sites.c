@@ -19,12 +19,16 @@
    the next SITE_RUNS entries run quiet (a trial: the context variable holds (), lazy
    mode on, as is_lazy says, but nothing records; the gate is not touched, so the calls
    are eager mode's own), and each mode's least time decides the next SITE_QUIET
-   entries: quiet where the trials ran faster, else recorded. A decision that stands at
-   the next comparison holds twice as long, up to SITE_QUIET << SITE_DOUBLINGS entries;
-   one that changes starts again from SITE_QUIET. A decision's block that takes over
-   SITE_CHANGE times, or under 1 / SITE_CHANGE of, its mode's least block time (entry to
-   exit) in the window that decided ran other work: the learning starts over at the next
-   entry.
+   entries: recorded where its runs were faster by over 1 - SITE_MARGIN, else quiet. A
+   decision that stands at the next comparison holds twice as long, up to SITE_QUIET <<
+   SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET. Each window
+   costs switches of mode, in and out, which cost a run more than the runs after them
+   (the interpreter's specialized code and the caches meet other types and other code:
+   ~4 us of a 110 us fftconvolve on the development VM's fake runtime, 10-40 us of
+   ~240 us on the H100), so a decision that stands is long. A decision's blocks that
+   take over SITE_CHANGE times, or under 1 / SITE_CHANGE of, their mode's least block
+   time (entry to exit) in the window that decided, SITE_STRAYS times in a row, ran
+   other work: the learning starts over at the next entry.
 
    A run's time is from its entry to the statement's next entry (SITE_CLOCK, a monotonic
    clock unless a test gives one): what the block left the device to do is waited for
@@ -41,8 +45,8 @@
    A block entered where the context is already in lazy mode (inside another block, or
    CANDLEWICK_LAZY=1) records as before: the outer statement learns for it. A statement
    is a place, not a computation: a helper that opens one block for any work
-   (bench/lazy_pairs.call) learns from all of it, each decision standing for at most
-   SITE_QUIET << SITE_DOUBLINGS entries. */
+   (bench/lazy_pairs.call) learns from all of it: a decision stands for at most
+   SITE_QUIET << SITE_DOUBLINGS entries of work whose blocks take about its time. */
 
 #include "_native.h"
 #include "_native_lazy.h"
@@ -67,9 +71,19 @@ static PyObject *sites;
 #define MAX_SITES 4096
 /* A decision's block that took more than SITE_CHANGE times, or less than 1 / SITE_CHANGE
    of, its mode's least in the window that decided (from its entry to its exit: the
-   caller's work between entries not in it) ran other work: the learning starts over. A
-   host's hiccup (a collection of the garbage collector) costs one window more. */
+   caller's work between entries not in it), SITE_STRAYS times in a row, ran other work:
+   the learning starts over. A host's hiccup (a collection of the garbage collector, a
+   preempted thread) is one such block, not three. */
 #define SITE_CHANGE 2.0
+#define SITE_STRAYS 3
+/* A window decides to record only where its least recorded run is under SITE_MARGIN of
+   its least quiet one: a tie, or a difference within one percent, runs eager mode's own
+   calls. Recording a block that fuses nothing wins by what a deferred copy saves (PCA
+   full: 1.2 %; scipy.fft: 7 %) and loses by its host work (fftconvolve, host-bound: 2-3 %
+   on the H100), and each run's time wanders by a percent or more on a busy host: without
+   the margin, least-of-three decisions of fftconvolve recorded 12-75 % of its entries
+   (H100, 2026-12-06). */
+#define SITE_MARGIN 0.99
 
 typedef struct {
     PyObject *code;     /* the statement's code object (held) */
@@ -85,6 +99,7 @@ typedef struct {
     double best[2];     /* this window's least time of a recorded [0] and a quiet [1] run */
     double took[2];     /* and of a recorded and a quiet block, from its entry to its exit */
     double usual[2];    /* the last window's took[], which a decision's blocks are held to */
+    int strays;         /* a decision's blocks in a row that took another time than usual[] */
 } Site;
 
 /* the statement looked up last (a loop enters one statement again and again: no key made,
@@ -107,6 +122,7 @@ static void restart(Site *site, const cw_Policy *p) {
     site->last = 0;
     site->stretch = p->site_quiet;
     site->usual[0] = site->usual[1] = HUGE_VAL;
+    site->strays = 0;
 }
 
 static void site_free(PyObject *capsule) {
@@ -204,7 +220,7 @@ static int clock_now(const cw_Policy *p, double *t) {
 
 /* The window's two modes compared: the next `stretch` entries run in the faster */
 static void decide(Site *site, const cw_Policy *p) {
-    int choice = site->best[1] < site->best[0] ? 2 : 1;
+    int choice = site->best[0] < SITE_MARGIN * site->best[1] ? 1 : 2;
     if (choice != site->last) {
         site->stretch = p->site_quiet;
     }
@@ -213,6 +229,7 @@ static void decide(Site *site, const cw_Policy *p) {
     site->stretch = site->stretch >= most / 2 ? most : site->stretch * 2;
     site->last = choice;
     site->usual[0] = site->took[0], site->usual[1] = site->took[1];
+    site->strays = 0;
     window(site);
 }
 
@@ -300,7 +317,11 @@ void cw_lazy_site_leave(Block *self, int quiet) {
                 site->took[quiet] = took;
             }
         } else if (*usual < HUGE_VAL && (took > SITE_CHANGE * *usual || took * SITE_CHANGE < *usual)) {
-            restart(site, p); /* its work is another's now: a helper's statement (bench/lazy_pairs.call) */
+            if (++site->strays >= SITE_STRAYS) {
+                restart(site, p); /* its work is another's now: a helper's statement (bench/lazy_pairs.call) */
+            }
+        } else {
+            site->strays = 0;
         }
     }
     Py_CLEAR(self->site);

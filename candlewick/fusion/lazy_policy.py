@@ -84,21 +84,23 @@ RUN_AHEAD = True
 #: its next SITE_RUNS entries quiet (eagerly: lazy mode on, nothing recorded), and the
 #: faster of the two modes (each one's least time of a run, from its entry to the
 #: statement's next entry, so that what the block left the device shows in the caller's
-#: wait; on SITE_CLOCK: None, a monotonic clock; a test gives a callable of seconds) runs
-#: its next SITE_QUIET entries; a decision that stands at the next comparison holds twice
-#: as long, up to SITE_QUIET << SITE_DOUBLINGS (32) entries, until a decision's block
-#: takes over twice or under half its mode's least in the deciding window (its work
-#: changed: the learning starts over). A block in which a compiled
-#: graph ran records, its learning started over: fusing is what lazy mode is for.
+#: wait; on SITE_CLOCK: None, a monotonic clock; a test gives a callable of seconds; the
+#: recorded mode only where it was over 1 % faster) runs its next SITE_QUIET entries; a
+#: decision that stands at the next comparison holds twice as long, up to SITE_QUIET <<
+#: SITE_DOUBLINGS (256) entries (each window switches mode twice, which costs a run more
+#: than the runs after it), until three of a decision's blocks in a row take over twice
+#: or under half its mode's least in the deciding window (its work changed: the learning
+#: starts over). A block in which a compiled graph ran records, its learning started
+#: over: fusing is what lazy mode is for.
 #: Code that fuses nothing may win in lazy mode (PCA full's deferred copy of X: lazy /
 #: eager 0.987 on the H100) or lose (Ridge, host-bound: 57-90 us of checks on a 12 ms fit
 #: on the H100 and H200 hosts, bench/results/rocm_gpu_tests, session 37; fftconvolve's
-#: saved irfft copy on a host-bound 0.18 ms call, 1.011 on the H100). The bound is
-#: short because a statement is a place, not a computation: a helper that opens one block
-#: for any work (bench/lazy_pairs.call) learns from all of it (0: never learn)
+#: saved irfft copy on a host-bound 0.18 ms call, 1.011 on the H100). A statement is a
+#: place, not a computation: a helper that opens one block for any work
+#: (bench/lazy_pairs.call) learns from all of it (0: never learn)
 SITE_RUNS = 3
 SITE_QUIET = 8
-SITE_DOUBLINGS = 2
+SITE_DOUBLINGS = 5
 SITE_CLOCK = None
 #: the keys kept (all dropped past it: the dict stays a small lookup)
 MAX_KEYS = 4096
