@@ -15,17 +15,18 @@
    instruction, as CPython's own caches are). A block in which a compiled graph ran
    (lazy_policy.fused) records, and its statement's learning starts over: fusing is what
    lazy mode is for, and what it saves is the device's time, which one block's time need
-   not show. Any other block learns. Once lazy_policy.SITE_RUNS recorded runs were timed,
-   the next SITE_RUNS entries run quiet (a trial: the context variable holds (), lazy
-   mode on, as is_lazy says, but nothing records; the gate is not touched, so the calls
-   are eager mode's own), and each mode's least time decides the next SITE_QUIET
-   entries: recorded where its runs were faster by over 1 - SITE_MARGIN, else quiet. A
+   not show. Any other block learns. A window times lazy_policy.SITE_RUNS recorded runs
+   and as many quiet ones in turn, recorded first (a trial runs quiet: the context
+   variable holds (), lazy mode on, as is_lazy says, but nothing records; the gate is not
+   touched, so the calls are eager mode's own; in turn, so that a host whose speed drifts,
+   by half on a busy H100 host, drifts under both modes alike), and each mode's least
+   time decides the next SITE_QUIET entries: recorded where its runs were faster by over 1 - SITE_MARGIN, else quiet. A
    decision that stands at the next comparison holds twice as long, up to SITE_QUIET <<
-   SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET. Each window
-   costs switches of mode, in and out, which cost a run more than the runs after them
-   (the interpreter's specialized code and the caches meet other types and other code:
-   ~4 us of a 110 us fftconvolve on the development VM's fake runtime, 10-40 us of
-   ~240 us on the H100), so a decision that stands is long. A decision's blocks that
+   SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET. A run after a
+   switch of mode costs more than the runs after it (the interpreter's specialized code
+   and the caches meet other types and other code: ~4 us of a 110 us fftconvolve on the
+   development VM's fake runtime, 9-14 us of ~300 us either way on the H100), which each
+   of a window's runs pays alike, and each window pays, so a decision that stands is long. A decision's blocks that
    take over SITE_CHANGE times, or under 1 / SITE_CHANGE of, their mode's least block
    time (entry to exit) in the window that decided, SITE_STRAYS times in a row, ran
    other work: the learning starts over at the next entry.
@@ -89,7 +90,7 @@ typedef struct {
     PyObject *code;     /* the statement's code object (held) */
     int lasti;          /* and its instruction offset */
     long long runs;     /* this window's timed recorded runs */
-    long long trials;   /* quiet runs left to time in this window */
+    long long trials;   /* and its timed quiet runs (trials) */
     int open;           /* a timed run awaiting the next entry: 0 none, 1 recorded, 2 quiet */
     double opened;      /* and its entry's time */
     long long quiet;    /* quiet entries left of the last decision */
@@ -239,12 +240,9 @@ static void timed(Site *site, const cw_Policy *p, int quiet, double seconds) {
     if (seconds < *best) {
         *best = seconds;
     }
-    if (quiet) {
-        if (--site->trials <= 0) {
-            decide(site, p);
-        }
-    } else if (++site->runs >= p->site_runs) {
-        site->trials = p->site_runs;
+    ++*(quiet ? &site->trials : &site->runs);
+    if (site->runs >= p->site_runs && site->trials >= p->site_runs) {
+        decide(site, p);
     }
 }
 
@@ -294,7 +292,7 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
         return 0;
     }
     site->opened = now;
-    site->open = site->trials > 0 ? 2 : 1; /* a trial runs quiet */
+    site->open = site->runs > site->trials ? 2 : 1; /* recorded and quiet in turn: a trial runs quiet */
     self->timed = 1;
     return site->open == 2;
 }

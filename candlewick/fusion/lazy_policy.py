@@ -80,15 +80,15 @@ CONSUME_BYTES = 40 << 20
 #: set it False (tests/conftest.py)
 RUN_AHEAD = True
 #: a ``with lazy():`` statement (where candlewick._native is built: _native_lazy_sites.c)
-#: whose block ran SITE_RUNS times in a row recorded with no compiled graph run (``fused``) runs
-#: its next SITE_RUNS entries quiet (eagerly: lazy mode on, nothing recorded), and the
+#: whose block runs no compiled graph (``fused``) times SITE_RUNS recorded runs and as many
+#: quiet ones (eagerly: lazy mode on, nothing recorded) in turn, and the
 #: faster of the two modes (each one's least time of a run, from its entry to the
 #: statement's next entry, so that what the block left the device shows in the caller's
 #: wait; on SITE_CLOCK: None, a monotonic clock; a test gives a callable of seconds; the
 #: recorded mode only where it was over 1 % faster) runs its next SITE_QUIET entries; a
 #: decision that stands at the next comparison holds twice as long, up to SITE_QUIET <<
-#: SITE_DOUBLINGS (256) entries (each window switches mode twice, which costs a run more
-#: than the runs after it), until three of a decision's blocks in a row take over twice
+#: SITE_DOUBLINGS (256) entries (each switch of mode costs a run more than the runs
+#: after it), until three of a decision's blocks in a row take over twice
 #: or under half its mode's least in the deciding window (its work changed: the learning
 #: starts over). A block in which a compiled graph ran records, its learning started
 #: over: fusing is what lazy mode is for.

@@ -269,14 +269,17 @@ def _lazy_graph(fn, host):
         cut.append(lazy_run._cut(graph, wanted)[0])
         return original(graph, wanted, *keys)
 
-    # (cpu records only when asked; the module's fixture runs outside conftest's RECORD_BYTES 0)
-    record_bytes = lazy_policy.RECORD_BYTES
+    # (cpu records only when asked; the module's fixture runs outside conftest's RECORD_BYTES 0
+    # and SITE_RUNS 0: its one statement would otherwise learn, a trial running quiet)
+    record_bytes, site_runs = lazy_policy.RECORD_BYTES, lazy_policy.SITE_RUNS
     lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE, lazy_policy.RECORD_BYTES = spy, True, 0
+    lazy_policy.SITE_RUNS = 0
     try:
         with cw.lazy():
             result = fn(cw.asarray(host))  # (held: a result nothing holds is not computed)
     finally:
         lazy_storage.compiled, lazy_mode.RECORD_EVERYWHERE, lazy_policy.RECORD_BYTES = original, False, record_bytes
+        lazy_policy.SITE_RUNS = site_runs
     assert len(cut) == 1 and result.shape == host.shape
     return cut[0]
 
