@@ -20,16 +20,17 @@
    variable holds (), lazy mode on, as is_lazy says, but nothing records; the gate is not
    touched, so the calls are eager mode's own; in turn, so that a host whose speed drifts,
    by half on a busy H100 host, drifts under both modes alike), and each mode's least
-   time decides the next SITE_QUIET entries: recorded where its runs were faster by over 1 - SITE_MARGIN, else quiet. A
-   decision that stands at the next comparison holds twice as long, up to SITE_QUIET <<
-   SITE_DOUBLINGS entries; one that changes starts again from SITE_QUIET. A run after a
-   switch of mode costs more than the runs after it (the interpreter's specialized code
-   and the caches meet other types and other code: ~4 us of a 110 us fftconvolve on the
-   development VM's fake runtime, 9-14 us of ~300 us either way on the H100), which each
-   of a window's runs pays alike, and each window pays, so a decision that stands is long. A decision's blocks that
-   take over SITE_CHANGE times, or under 1 / SITE_CHANGE of, their mode's least block
-   time (entry to exit) in the window that decided, SITE_STRAYS times in a row, ran
-   other work: the learning starts over at the next entry.
+   time decides the next SITE_QUIET entries: recorded where its runs were faster by over
+   1 - SITE_MARGIN, else quiet. A decision that stands at the next comparison holds twice
+   as long, up to SITE_QUIET << SITE_DOUBLINGS entries; one that changes starts again from
+   SITE_QUIET. A run after a switch of mode costs more than the runs after it (the
+   interpreter's specialized code and the caches meet other types and other code: ~4 us
+   of a 110 us fftconvolve on the development VM's fake runtime, 9-14 us of ~300 us either
+   way on the H100), which each of a window's runs pays alike, and each window pays, so a
+   decision that stands is long. A decision's blocks that take over SITE_CHANGE times, or
+   under 1 / SITE_CHANGE of, their mode's least block time (entry to exit) in the window
+   that decided, SITE_STRAYS times in a row, ran other work: the learning starts over at
+   the next entry.
 
    A run's time is from its entry to the statement's next entry (SITE_CLOCK, a monotonic
    clock unless a test gives one): what the block left the device to do is waited for
@@ -316,7 +317,7 @@ void cw_lazy_site_leave(Block *self, int quiet) {
             }
         } else if (*usual < HUGE_VAL && (took > SITE_CHANGE * *usual || took * SITE_CHANGE < *usual)) {
             if (++site->strays >= SITE_STRAYS) {
-                restart(site, p); /* its work is another's now: a helper's statement (bench/lazy_pairs.call) */
+                restart(site, p); /* its work is another's (a helper's statement: bench/lazy_pairs.call) */
             }
         } else {
             site->strays = 0;

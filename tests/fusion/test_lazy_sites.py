@@ -1,5 +1,5 @@
-"""A ``with lazy():`` statement whose block ran no compiled graph ``SITE_RUNS`` times in a row runs
-as many quiet entries (eagerly) as trials, in turn, and the faster mode runs its
+"""A ``with lazy():`` statement whose block runs no compiled graph times ``SITE_RUNS`` recorded
+runs and as many quiet ones (eagerly: trials) in turn, and the faster mode runs its
 next ``SITE_QUIET`` entries, a decision that stands holding twice as long
 (candlewick/_native_lazy_sites.c, lazy_policy.SITE_RUNS), on every backend under test
 (made a fusing one by conftest's ``fusing``); the blocks' times come from a clock the
