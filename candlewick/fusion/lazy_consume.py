@@ -134,7 +134,7 @@ class KeptResults:
         too: it never waits for the lock (two threads each holding their own and collecting
         the other's result would wait forever); where another thread holds it, the dead
         reference stays in ``kept`` and the next ``flush`` drops it."""
-        if not self.lock.acquire(blocking=False):
+        if not self.lock.acquire(False):  # (not blocking; positional: a keyword costs as much as the rest)
             return
         try:
             try:

@@ -73,16 +73,24 @@ class Deferral:
         (a factor of 1: the call itself) and ``result`` stays deferred; else it is
         computed first."""
         call = self.call
-        if (call is not None and call[0] != "copy" and layout.offset == 0 and layout.is_contiguous
-                and shape_size(layout.shape) == result.size):
+        size = result.size
+        if (call is not None and call[0] != "copy"
+                and (layout.dense_size == size  # (known whole and in order: the common case, one test)
+                     or (layout.offset == 0 and layout.is_contiguous and shape_size(layout.shape) == size))):
             name, receiver, args = call
             op, layout1, other, layout2 = args
             # what decides the transform's input: the call's key (the device and op by id, dtypes
-            # by name: their hashes run Python code; an op is an enum member, never freed) and
-            # the transform's arguments (the device's factor is theirs: asked once a key)
-            key = (id(result.device), result.dtype.name, receiver.dtype.name, id(op), layout1.shape, layout1.strides,
-                   layout1.offset, other.dtype.name, layout2.shape, layout2.strides, layout2.offset, layout.shape,
-                   axis, n, tuple(norm.items()) if norm else ())
+            # by name: their hashes run Python code; an op is an enum member, never freed; two
+            # operands each whole and in order by their shapes alone, which say their strides
+            # but for lengths of 1, which nothing reads) and the transform's arguments (the
+            # device's factor is theirs: asked once a key)
+            if layout1.dense_size == size and layout2.dense_size == size:
+                operands = (layout1.shape, layout2.shape)
+            else:
+                operands = (layout1.shape, layout1.strides, layout1.offset, layout2.shape, layout2.strides,
+                            layout2.offset)
+            key = (id(result.device), result.dtype.name, receiver.dtype.name, id(op), other.dtype.name, operands,
+                   layout.shape, axis, n, tuple(norm.items()) if norm else ())
             run = _runs.get(key)
             if run is None:
                 run = _built(type(self.owner), key, call, result, layout, axis, n, norm)
@@ -114,6 +122,8 @@ def _built(graph_type, key, call, result, layout, axis, n, norm):
     made = pending.add("binary_scalar", layout1.shape, dtype, _MULTIPLY, ((product.node.index, contiguous),),
                        (factor, False))
     run = compiled(pending.graph, [made.node.index], pending.keys)
+    if run.direct is not None and len(pending.graph.inputs) == 2:  # (x * x: one input, the general run)
+        run = run.direct
     pending._reset()  # (out of the live graphs: it holds nothing to run)
     return _kept(key, run)
 
@@ -136,12 +146,13 @@ def defer(pending, name, receiver, *args):
         layout1, dtype = args[0], receiver.dtype
     else:
         op, layout1 = args[0], args[1]
-        dtype = op.result_dtype(receiver.dtype)
+        dtype = receiver.dtype if op.result == "same" else op.result_dtype(receiver.dtype)  # (a frame less)
     deferral = _new(Deferral)
     deferral.call, deferral.owner, deferral.lock = (name, receiver, args), pending, pending.lock
     result = _new(pending.lazy_type)
     result.graph, result.node, result.dtype, result.device = deferral, None, dtype, pending.device
-    result.size, result.pending, result.real = shape_size(layout1.shape), deferral, None
+    size = layout1.dense_size  # (known whole: its size, no frame)
+    result.size, result.pending, result.real = size if size >= 0 else shape_size(layout1.shape), deferral, None
     # (one weak reference serves both: the deferral's to its result, and the Pending's, whose
     # callback forgets it)
     deferral.result = kept = _ref(result, pending._forget)

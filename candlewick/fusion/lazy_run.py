@@ -125,6 +125,10 @@ def compiled(graph, wanted, node_keys=None):
     def run(storages):
         return inner([storages[p] for p in positions])
 
+    # the compiled run itself where the cut reads every input of the graph in its order: a
+    # caller passing exactly those saves the list above (lazy_defer's run, once a call)
+    run.direct = inner if positions == list(range(len(graph.inputs))) else None
+
     # what lazy_policy learns from a run: whether the device fuses and compiled it, and
     # which of the graph's nodes a split run replays
     run.fusing = "fusion" in device.capabilities

@@ -358,7 +358,32 @@ def _scratch_factor(dtype_name, shape, axis, n, norm):
 def irfft_scratch(x, layout, axis, n):
     """The storage's hook ``irfft_scratch``: unnormalized irfft of x, which the caller gives
     up (made as ``scratch_factor`` said): C2R reads and may overwrite it in place."""
-    return transform(x, layout, axis, "irfft", n, scratch=True)
+    shape = layout.shape
+    known = (_scratch_plan(x.dtype.name, shape, axis, n)
+             if layout.dense_size >= 0 and type(shape) is tuple else None)  # (whole and in order)
+    if known is None:
+        return transform(x, layout, axis, "irfft", n, scratch=True)
+    # what transform would find (the plan reading x as it is, a result written in place): a
+    # caller making irfft's input anyway runs this once a call (lazy mode's deferred product)
+    out_dtype, out_size, key = known
+    device = x.device
+    out = device.storage_type.empty(device, out_dtype, out_size)
+    run_plan(device, key, x.ptr, out.ptr)
+    return out
+
+
+@functools.lru_cache(maxsize=STEPS_CACHE_SIZE, typed=True)
+def _scratch_plan(dtype_name, shape, axis, n):
+    """(result dtype, result size, plan key) of irfft_scratch over a whole C-contiguous
+    input of ``shape``, where ``transform`` would read it in place and write its result
+    directly, with nothing to check at run time; else None (transform's own path)."""
+    kind = KIND.get(("irfft", dt.from_name(dtype_name)))
+    if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
+        return None
+    plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)
+    if plan.error is not None or plan.out_size == 0 or not _copy_layout_itself(plan) or not plan.direct:
+        return None
+    return plan.out_dtype, plan.out_size, plan.copy_key
 
 
 def _padded(x, layout, axis, length, op):

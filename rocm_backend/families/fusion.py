@@ -3,6 +3,8 @@ the kernels ``codegen/fused_source.py`` generates (hipRTC, the code-object cache
 ``kernels.py``: in memory and on disk, keyed by the generated source) and queued
 through the one launcher."""
 
+from operator import attrgetter
+
 from candlewick.shapes import shape_size
 
 from ..codegen import fused_source
@@ -62,6 +64,9 @@ def compile_fused(device, graph):
     made_nodes = [(index, nodes[index].dtype, shape_size(nodes[index].shape)) for index in results]
     returned = [(0, input_position[index]) if nodes[index].kind == "input"
                 else (1, nodes[index].attrs[0]) if nodes[index].kind == "const" else (2, index) for index in outputs]
+    one = _one_launch(device, prepared, made_nodes, returned, len(graph.inputs), stream_launch)
+    if one is not None:
+        return one
 
     def run(storages, scalars=()):
         made = {index: empty(device, dtype, size) for index, dtype, size in made_nodes}
@@ -81,5 +86,40 @@ def compile_fused(device, graph):
                 packed = packed.ljust(16 * FUSED_SCALARS, b"\0")
             launcher.launch_fields(bound, grid, 1, 1, block, 1, 1, FUSED_ARGS, struct, [n, flags, 0, *ptrs, *pad, packed])
         return [sources[kind][ref] for kind, ref in returned]
+
+    return run
+
+
+_PTR = attrgetter("ptr")
+
+
+def _one_launch(device, prepared, made_nodes, returned, inputs, stream_launch):
+    """The run of a graph compiled into one kernel queued by ``stream_launch`` (no
+    run-time scalar) that writes one result, the graph's one output, and reads inputs
+    only: its buffers' addresses are the inputs' and the result's, listed without a
+    comprehension's frame, their alignment tested in the run's own frame (lazy mode's
+    deferred ``irfft(rfft(x) * h)`` runs one such graph a call); else None."""
+    if len(prepared) != 1 or prepared[0][9] is None or len(made_nodes) != 1 or returned != [(2, made_nodes[0][0])]:
+        return None
+    bound, grid, block, _, slots, vector_slots, vector_bytes, _, _, (plain, aligned, offsets) = prepared[0]
+    made, dtype, size = made_nodes[0]
+    # each slot's place in (*inputs, result), which the kernel's slots list in that order
+    if [ref if kind == 0 else inputs if (kind, ref) == (2, made) else -1 for kind, ref in slots] != list(range(inputs + 1)):
+        return None
+    empty = device.storage_type.empty
+    unvectorized = plain if not vector_slots else None
+
+    def run(storages, scalars=()):
+        out = empty(device, dtype, size)
+        ptrs = [*map(_PTR, storages), out.ptr]
+        struct = unvectorized
+        if struct is None:
+            struct = aligned
+            for k in vector_slots:
+                if ptrs[k] % vector_bytes:
+                    struct = plain
+                    break
+        stream_launch(bound, grid, 1, 1, block, 1, 1, struct, offsets, *ptrs)
+        return [out]
 
     return run

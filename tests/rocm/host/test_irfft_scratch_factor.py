@@ -1,12 +1,15 @@
-"""rocm's hook ``irfft_scratch_factor`` (families/fft.py ``scratch_factor``): its answers
-are cached (lazy mode asks at each irfft of a pending result), and a cached answer is the
-one an uncached call gives, for lengths that compare equal but are not ints too."""
+"""rocm's hooks ``irfft_scratch_factor`` (families/fft.py ``scratch_factor``) and
+``irfft_scratch``: the factor's answers are cached (lazy mode asks at each irfft of a
+pending result), and a cached answer is the one an uncached call gives, for lengths that
+compare equal but are not ints too; irfft_scratch runs the plan transform would run."""
 
 import math
+from types import SimpleNamespace
 
 import pytest
 
 from candlewick import dtypes as dt
+from candlewick.layout import Layout
 from rocm_backend.families import fft
 
 
@@ -43,3 +46,35 @@ def test_cached_answers_keep_lengths_of_other_types_apart():
     assert fft.scratch_factor(dt.complex64, (3, 1), 1, 1.0, "backward") is None
     assert fft.scratch_factor(dt.complex64, (3, 1), 1, 1, "backward") == 1.0
     assert fft._scratch_factor.cache_info().hits == 1
+
+
+def _device(runs):
+    """A stand-in device: its plans record each run (key, inverse, source, destination),
+    its storages are records of what was allocated."""
+    def runner(key, inverse):
+        return lambda src, dst: runs.append((key, inverse, src, dst)) or 0
+
+    device = SimpleNamespace(fft_plans=SimpleNamespace(runner=runner))
+    device.storage_type = SimpleNamespace(
+        empty=lambda dev, dtype, size: SimpleNamespace(device=dev, dtype=dtype, size=size, ptr=0x9000 + 0x1000 * len(runs)))
+    return device
+
+
+@pytest.mark.parametrize("dtype,shape,axis,n", [
+    (dt.complex64, (3, 7), 1, 12), (dt.complex128, (5, 2, 9), 2, 16), (dt.complex64, (4, 7, 1), 1, 12),
+])
+@pytest.mark.parametrize("offset", [0, 2])  # (an offset: the input is not known whole, transform's path)
+def test_irfft_scratch_runs_the_plan_transform_runs(dtype, shape, axis, n, offset):
+    """irfft_scratch keeps, per input shape, what transform finds at each call (the plan
+    reading the input in place, the result written directly): the same plan, addresses
+    and result."""
+    fft._scratch_plan.cache_clear()
+    got, want = [], []
+    layout = Layout.contiguous(shape, offset)
+    for runs, call in ((got, fft.irfft_scratch), (want, lambda x, *args: fft.transform(x, *args, "irfft", n, scratch=True))):
+        x = SimpleNamespace(device=_device(runs), dtype=dtype, ptr=0x100000)
+        out = call(x, layout, axis, n) if call is fft.irfft_scratch else call(x, layout, axis)
+        runs.append((out.dtype, out.size))
+    assert got == want and len(got) == 2
+    assert got[0][2] == 0x100000 + offset * dtype.itemsize
+    assert fft._scratch_plan.cache_info().currsize == (1 if offset == 0 else 0)

@@ -269,7 +269,11 @@ def test_a_fused_graphs_launch_filled_in_c_matches_the_packed_one(runtime, align
     seen = _capturing(launcher)
     spectrum = cw.asarray(np.ones((3, 7), np.complex64))
     response = cw.asarray(np.ones(7, np.complex64))
+    # (the first: one result, its buffers the inputs in order and the result, compile_fused's
+    # one-launch run; the next two: its general run, the inputs read in another order, two results)
     graphs = {"constant": cw.fuse(lambda s, r: (s * r) * 0.125).graph_for(spectrum, response),
+              "reordered": cw.fuse(lambda s, r: (r * s) * 0.125).graph_for(spectrum, response),
+              "two results": cw.fuse(lambda s, r: (s * r, s + r)).graph_for(spectrum, response),
               "argument": cw.fuse(lambda s, r, k: (s * r) * k).graph_for(spectrum, response, 0.125)}
     base = 0x7F00_0000_1000 if aligned else 0x7F00_0000_1004  # (an odd address: no vector reads)
     made = iter(())  # (each run's results' addresses: the same for both paths)
@@ -290,7 +294,8 @@ def test_a_fused_graphs_launch_filled_in_c_matches_the_packed_one(runtime, align
         record.last_use = 0
         made = iter(range(base + 0x10000, base + 0x90000, 0x10000))
         del packed[:]
-        runs[0](inputs, (0.125,) if name == "argument" else ())
+        results = runs[0](inputs, (0.125,) if name == "argument" else ())
+        assert [r.ptr for r in results] == list(range(base + 0x10000, base + 0x10000 * (len(results) + 1), 0x10000))
         assert record.last_use == 11  # the launch marks its stream used
         assert len(packed) == (1 if name == "argument" else 0), name
         made = iter(range(base + 0x10000, base + 0x90000, 0x10000))  # (the same results' addresses again)
