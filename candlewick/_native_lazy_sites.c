@@ -20,8 +20,9 @@
    variable holds (), lazy mode on, as is_lazy says, but nothing records; the gate is not
    touched, so the calls are eager mode's own; in turn, so that a host whose speed drifts,
    by half on a busy H100 host, drifts under both modes alike), and each mode's least
-   time decides the next SITE_QUIET entries: recorded where its runs were faster by over
-   1 - SITE_MARGIN, else quiet. A decision that stands at the next comparison holds twice
+   time decides the next SITE_QUIET entries: the other mode where its runs were faster
+   than the last decision's by over 1 - SITE_MARGIN (recorded, where none was made yet),
+   else the last decision's again. A decision that stands at the next comparison holds twice
    as long, up to SITE_QUIET << SITE_DOUBLINGS entries; one that changes starts again from
    SITE_QUIET. A run after a switch of mode costs more than the runs after it (the
    interpreter's specialized code and the caches meet other types and other code: ~4 us
@@ -78,13 +79,18 @@ static PyObject *sites;
    preempted thread) is one such block, not three. */
 #define SITE_CHANGE 2.0
 #define SITE_STRAYS 3
-/* A window decides to record only where its least recorded run is under SITE_MARGIN of
-   its least quiet one: a tie, or a difference within one percent, runs eager mode's own
-   calls. Recording a block that fuses nothing wins by what a deferred copy saves (PCA
-   full: 1.2 %; scipy.fft: 7 %) and loses by its host work (fftconvolve, host-bound: 2-3 %
-   on the H100), and each run's time wanders by a percent or more on a busy host: without
-   the margin, least-of-three decisions of fftconvolve recorded 12-75 % of its entries
-   (H100, 2026-12-06). */
+/* A window changes the mode only where the other one's least run is under SITE_MARGIN of
+   the mode's own: a tie, or a difference within one percent, runs as the last decision
+   ran, eager mode's own calls where none was made yet. Recording a block that fuses
+   nothing wins by what a deferred copy saves (PCA full: 1.2 %; scipy.fft: 7 %) and loses
+   by its host work (fftconvolve, host-bound: 2-3 % on the H100 before the deferred
+   product's run lost its frames, 1-3 % faster since), and each run's time wanders by a
+   percent or more on a busy host: without the margin, least-of-three decisions of
+   fftconvolve recorded 12-75 % of its entries (H100, 2026-12-06). Each change costs a
+   window eight entries later, whose runs each follow a switch of mode: a margin asked of
+   recording alone turned fftconvolve, recorded 1-2 % faster, back to quiet at every
+   other window (lazy / eager 0.994-0.997 learning against 0.983-0.991 recorded, H100,
+   2026-12-06). */
 #define SITE_MARGIN 0.99
 
 typedef struct {
@@ -220,9 +226,12 @@ static int clock_now(const cw_Policy *p, double *t) {
     return *t == -1.0 && PyErr_Occurred() ? -1 : 0;
 }
 
-/* The window's two modes compared: the next `stretch` entries run in the faster */
+/* The window's two modes compared: the next `stretch` entries run in the faster, where it
+   is faster by over 1 - SITE_MARGIN; else in the mode of the last decision (quiet where
+   there is none) */
 static void decide(Site *site, const cw_Policy *p) {
-    int choice = site->best[0] < SITE_MARGIN * site->best[1] ? 1 : 2;
+    int choice = site->last == 1 ? (site->best[1] < SITE_MARGIN * site->best[0] ? 2 : 1)
+                                 : (site->best[0] < SITE_MARGIN * site->best[1] ? 1 : 2);
     if (choice != site->last) {
         site->stretch = p->site_quiet;
     }

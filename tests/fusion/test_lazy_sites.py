@@ -177,6 +177,22 @@ def test_a_statement_recorded_faster_by_under_the_margin_runs_quiet(learning, de
     assert _calls(_one_call, _x(device), learning, len(QUIET_WINS)) == QUIET_WINS
 
 
+def test_a_decision_to_record_stands_until_quiet_wins_by_over_the_margin(learning, device):
+    """A window whose modes differ within the margin runs as the last decision ran: a
+    statement recorded faster goes on recording through a window where it was faster by
+    under 1 %, or slower by under 1 % (each change of mode costs a window eight entries
+    later), and runs quiet once quiet wins by more."""
+    x = _x(device)
+    learning.cost = {True: 0.98, False: 1.0}
+    seen = _calls(_one_call, x, learning, 6 + 2)
+    for cost, entries in ((0.995, 4), (1.005, 8)):  # (a decision that stands holds twice as long)
+        learning.cost = {True: cost, False: 1.0}
+        seen += _calls(_one_call, x, learning, 6 + entries)
+    learning.cost = {True: 1.02, False: 1.0}
+    seen += _calls(_one_call, x, learning, 6 + 2)
+    assert seen == "R.R.R.RR" + "R.R.R.RRRR" + "R.R.R.RRRRRRRR" + "R.R.R..."
+
+
 def _settled(x, learning):
     """Quiet decided twice: the statement's next four entries run quiet."""
     learning.cost = {True: 1.05, False: 1.0}
