@@ -12,6 +12,7 @@ from candlewick.errors import UnsupportedOperation
 from . import rocblas
 from .families import copies, dlpack, elementwise, host_copies, indexing, inplace, joins, nn, nn_pool, reductions, scans, sets
 from .families import fft as _fft
+from .families import fft_scratch as _fft_scratch
 from .families import fft_nd as _fft_nd
 from .families import linalg as _linalg
 from .families import linalg_eig as _eig
@@ -115,7 +116,7 @@ class RocmStorage(StorageSlice):
     fft = _fft.fft
     rfft = _fft.rfft
     irfft = _fft.irfft
-    irfft_scratch = _fft.irfft_scratch  # optional hook candlewick.backend.IrfftScratchDevice
+    irfft_scratch = _fft_scratch.irfft_scratch  # optional hook candlewick.backend.IrfftScratchDevice
     fftn = _fft_nd.fftn
     rfftn = _fft_nd.rfftn
 

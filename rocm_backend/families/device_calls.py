@@ -4,7 +4,7 @@ device: creation and Philox draws (``creation.py``), host uploads and pinned arr
 kernels (``custom_kernels.py``) and RCCL groups (``collectives.py``). A mixin of
 ``RocmDevice``, which holds the state they use (``device.py``)."""
 
-from . import collectives, creation, custom_kernels, dlpack, fft, fusion, host_copies
+from . import collectives, creation, custom_kernels, dlpack, fft_scratch, fusion, host_copies
 
 
 class FamilyCalls:
@@ -27,7 +27,7 @@ class FamilyCalls:
 
     # --- irfft of an input the caller makes (optional hook candlewick.backend.IrfftScratchDevice)
     def irfft_scratch_factor(self, dtype, shape, axis, n, norm=None):
-        return fft.scratch_factor(dtype, shape, axis, n, norm)
+        return fft_scratch.scratch_factor(dtype, shape, axis, n, norm)
 
     # --- users' kernels (optional capability candlewick.backend.CustomKernelDevice) ------
     def raw_kernel(self, source, name, params, options):

@@ -15,8 +15,9 @@ The optional hooks ``irfft_scratch_factor`` (device) and ``irfft_scratch`` (stor
 (candlewick.backend.IrfftScratchDevice) let a caller that computes irfft's input anyway
 (lazy mode's pending ``spectrum * response``) write that private copy itself: the device
 says where the copy would be the input's own C-contiguous layout and what factor it
-would carry (``scratch_factor``), and the storage the caller gives up is transformed in
-place (``transform``'s ``scratch``): a launch, a pass over the spectrum and a buffer fewer.
+would carry, and the storage the caller gives up is transformed in place (``transform``'s
+``scratch``): a launch, a pass over the spectrum and a buffer fewer. The hooks are
+fft_scratch.py's.
 
 Normalization (the device declares ``fft_norm``): hipFFT has no scale factor, so a
 transform given a ``norm`` that scales is multiplied in place after it (one pass over the
@@ -287,7 +288,7 @@ def transform(x, layout, axis, op, n=None, inverse=False, norm=None, pad=None, s
     key = plan.in_place_key
     factor = norm_factor(norm, n if kind in ("C2R", "Z2D") else layout.shape[axis], inverse or kind in ("C2R", "Z2D"))
     if kind in ("C2R", "Z2D"):
-        if not (scratch and _copy_layout_itself(plan)):
+        if not (scratch and copy_layout_itself(plan)):
             x, layout, factor = _c2r_input(x, layout, plan, factor)
         key = plan.copy_key
     elif key is None or not input_aligned(kind, x.ptr + layout.offset * item, item):
@@ -326,64 +327,11 @@ def _c2r_input(x, layout, plan, factor=1.0):
     return buf, buf_layout, factor
 
 
-def _copy_layout_itself(plan):
+def copy_layout_itself(plan):
     """Whether C2R's private copy would be its input as it is (the entries it reads, the
     axis last, contiguous and n//2+1 long: no padding, no truncation, no transposition)."""
     src_shape, _, contiguous = plan.c2r_source
     return contiguous and src_shape == plan.copy_layout.shape
-
-
-def scratch_factor(dtype, shape, axis, n, norm=None):
-    """The device's hook ``irfft_scratch_factor`` (candlewick.backend.IrfftScratchDevice):
-    where irfft of a C-contiguous input of ``shape`` (dtype, ``axis``, ``n``, ``norm`` as
-    the primitive takes them) would transform a private copy laid out as that input
-    itself, the factor the copy would carry (``norm``'s; 1.0 unnormalized), so that a
-    caller computing the input anyway makes the copy (``irfft_scratch``); else None."""
-    # keyed on the dtype's name (its own hash runs Python code): lazy mode asks at each
-    # irfft of a pending result
-    return _scratch_factor(dtype.name, tuple(shape), axis, n, norm)
-
-
-@functools.lru_cache(maxsize=STEPS_CACHE_SIZE, typed=True)  # (typed: n=True is no length)
-def _scratch_factor(dtype_name, shape, axis, n, norm):
-    kind = KIND.get(("irfft", dt.from_name(dtype_name)))
-    if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
-        return None
-    plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)
-    if plan.error is not None or plan.out_size == 0 or not _copy_layout_itself(plan):
-        return None
-    return norm_factor(norm, n, True)
-
-
-def irfft_scratch(x, layout, axis, n):
-    """The storage's hook ``irfft_scratch``: unnormalized irfft of x, which the caller gives
-    up (made as ``scratch_factor`` said): C2R reads and may overwrite it in place."""
-    shape = layout.shape
-    known = (_scratch_plan(x.dtype.name, shape, axis, n)
-             if layout.dense_size >= 0 and type(shape) is tuple else None)  # (whole and in order)
-    if known is None:
-        return transform(x, layout, axis, "irfft", n, scratch=True)
-    # what transform would find (the plan reading x as it is, a result written in place): a
-    # caller making irfft's input anyway runs this once a call (lazy mode's deferred product)
-    out_dtype, out_size, key = known
-    device = x.device
-    out = device.storage_type.empty(device, out_dtype, out_size)
-    run_plan(device, key, x.ptr, out.ptr)
-    return out
-
-
-@functools.lru_cache(maxsize=STEPS_CACHE_SIZE, typed=True)
-def _scratch_plan(dtype_name, shape, axis, n):
-    """(result dtype, result size, plan key) of irfft_scratch over a whole C-contiguous
-    input of ``shape``, where ``transform`` would read it in place and write its result
-    directly, with nothing to check at run time; else None (transform's own path)."""
-    kind = KIND.get(("irfft", dt.from_name(dtype_name)))
-    if kind is None or type(n) is not int or type(axis) is not int or not 0 <= axis < len(shape):
-        return None
-    plan = steps(kind, shape, Layout.contiguous(shape).strides, axis, n)
-    if plan.error is not None or plan.out_size == 0 or not _copy_layout_itself(plan) or not plan.direct:
-        return None
-    return plan.out_dtype, plan.out_size, plan.copy_key
 
 
 def _padded(x, layout, axis, length, op):
