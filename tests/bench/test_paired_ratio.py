@@ -1,6 +1,6 @@
 """bench/timing.py's paired_ratio: the median and quartiles of two peers' per-round ratio,
-the one computation behind bench/pydata_e2e's lazy / eager figure and bench/sort_sweep's
-candlewick / NumPy verdict."""
+the one computation behind bench/pydata_e2e's lazy / eager figure and candlewick / peer
+verdict and bench/sort_sweep's candlewick / NumPy verdict."""
 
 import importlib.util
 import pathlib
@@ -38,9 +38,7 @@ def test_both_benchmarks_take_it():
     median, low, high = timing.paired_ratio(times["candlewick"], times["numpy"])
     row = sort_sweep.figures(times)
     assert (row["paired"], row["paired_quartiles"], row["rounds"]) == (median, [low, high], 4)
-    spec = importlib.util.spec_from_file_location("bench_pydata_e2e", ROOT / "bench" / "pydata_e2e.py")
-    pydata = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pydata)
+    pydata = _pydata()
     row = {"candlewick lazy": {"rounds_s": times["candlewick"]}, "candlewick": {"rounds_s": times["numpy"]}}
     assert pydata.paired(row, "candlewick lazy", "candlewick") == (median, low, high)
     assert pydata.paired({"candlewick": {"error": "x"}}, "candlewick lazy", "candlewick") is None
@@ -103,3 +101,36 @@ def test_lazy_procs_judge_a_case_across_processes():
     assert "**not met** (case)" in table[0] and "6 fresh processes" in table[0]
     assert "| case |" in table[-3] and "| above |" in table[-3] and "1.0060 / 1.0040" in table[-3]
     assert "1 failed: `RuntimeError: lost`" in table[-2] and "| - |" in table[-2]
+
+
+def _pydata():
+    spec = importlib.util.spec_from_file_location("bench_pydata_e2e", ROOT / "bench" / "pydata_e2e.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_pydata_verdict_is_the_paired_median_where_rounds_were_kept():
+    pydata = _pydata()
+    # candlewick the faster in every round but one, where the peer alone had a quiet round:
+    # its minimum is below candlewick's, the rounds' median ratio is 0.8
+    peer = [1.0] * 20 + [0.5]
+    cw = [0.8] * 20 + [0.9]
+    row = {"candlewick": {"s": min(cw), "rounds_s": cw}, "torch": {"s": min(peer), "rounds_s": peer}}
+    assert min(cw) / min(peer) > 1 and pydata.verdict(row, "rocm") is True
+    row["candlewick"]["rounds_s"] = [1.01] * 21  # slower in every round: missed, whatever the minimums say
+    row["candlewick"]["s"] = 0.4
+    assert pydata.verdict(row, "rocm") is False
+    # cpu: within 5 % of NumPy, by the same median
+    row = {"candlewick": {"s": 1.0, "rounds_s": [1.04] * 5}, "numpy": {"s": 1.0, "rounds_s": [1.0] * 5}}
+    assert pydata.verdict(row, "cpu") is True
+    row["candlewick"]["rounds_s"] = [1.06] * 5
+    assert pydata.verdict(row, "cpu") is False
+
+
+def test_pydata_verdict_falls_back_to_the_minimums_without_rounds():
+    pydata = _pydata()
+    assert pydata.verdict({"candlewick": {"s": 1.0}, "torch": {"s": 1.0}}, "rocm") is True
+    assert pydata.verdict({"candlewick": {"s": 1.01}, "torch": {"s": 1.0}}, "rocm") is False
+    assert pydata.verdict({"candlewick": {"s": 1.05}, "numpy": {"s": 1.0}}, "cpu") is True
+    assert pydata.verdict({"candlewick": {"error": "x"}, "torch": {"s": 1.0}}, "rocm") is None
