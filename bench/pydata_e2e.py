@@ -154,10 +154,11 @@ def verdict(row, device):
     minimums (torch's from its one round at 78.4 us, its other twenty 110-125 us;
     candlewick's from its one round at 84.2, its others 91-102) and 0.849 [0.798, 0.873]
     paired, candlewick the faster in 20 of the 21 rounds."""
-    c, p = row.get("candlewick", {}).get("s"), row.get(peer_of(device), {}).get("s")
+    peer = peer_of(device)
+    c, p = row.get("candlewick", {}).get("s"), row.get(peer, {}).get("s")
     if c is None or p is None:
         return None
-    pair = paired(row, "candlewick", peer_of(device))
+    pair = paired(row, "candlewick", peer)
     ratio = pair[0] if pair else c / p
     return ratio <= 1.05 if device == "cpu" else ratio <= 1.0
 
@@ -167,6 +168,15 @@ def paired(row, lib, base):
     ``base``'s in the same round (each round runs both, so the host's drift over the run
     cancels), or None where either lacks its rounds."""
     return timing.paired_ratio(row.get(lib, {}).get("rounds_s") or (), row.get(base, {}).get("rounds_s") or ())
+
+
+def _ratio_cell(row, lib, base):
+    """``lib`` / ``base``: the ratio of their minimums, then (in brackets) ``paired``'s median
+    and quartiles where both kept their rounds."""
+    a, b = row.get(lib, {}).get("s"), row.get(base, {}).get("s")
+    text = f"{a / b:.3f}" if a and b else "-"
+    pair = paired(row, lib, base)
+    return text + (f" ({pair[0]:.3f} [{pair[1]:.3f}, {pair[2]:.3f}])" if pair else "")
 
 
 def _fmt(row, lib, key):
@@ -204,18 +214,10 @@ def markdown(figures, device):
              + " | ".join(libs) + " |",
              "|---|" + "---|" * (2 * len(libs) + 3)]
     for name, row in figures["cases"].items():
-        c, p, lz = (row.get(k, {}).get("s") for k in ("candlewick", peer, "candlewick lazy"))
-        ratio = f"{c / p:.3f}" if c and p else "-"
-        peer_pair = paired(row, "candlewick", peer)
-        if c and p and peer_pair:
-            ratio += f" ({peer_pair[0]:.3f} [{peer_pair[1]:.3f}, {peer_pair[2]:.3f}])"
-        lazy_ratio = f"{lz / c:.3f}" if c and lz else "-"
-        pair = paired(row, "candlewick lazy", "candlewick")
-        if pair:
-            lazy_ratio += f" ({pair[0]:.3f} [{pair[1]:.3f}, {pair[2]:.3f}])"
         met = {True: "yes", False: "**no**", None: "n/a"}[verdict(row, device)]
-        lines.append(f"| {name} | " + " | ".join(_fmt(row, lib, "s") for lib in libs) + f" | {ratio} | "
-                     f"{lazy_ratio} | {met} | " + " | ".join(_fmt(row, lib, "peak_bytes") for lib in libs) + " |")
+        lines.append(f"| {name} | " + " | ".join(_fmt(row, lib, "s") for lib in libs)
+                     + f" | {_ratio_cell(row, 'candlewick', peer)} | {_ratio_cell(row, 'candlewick lazy', 'candlewick')}"
+                     f" | {met} | " + " | ".join(_fmt(row, lib, "peak_bytes") for lib in libs) + " |")
     errors = [(name, lib, v["error"]) for name, row in figures["cases"].items() for lib, v in row.items()
               if "error" in v]
     if errors:
