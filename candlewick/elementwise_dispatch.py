@@ -21,12 +21,12 @@ from ._core import (
     RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts, check_dtype_on,
     contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, name_code
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code
 from .lazy_gate import GATE, operand
 from .inplace import write
 from .opdefs import BinaryOp
 from .promotion_mode import is_strict
-from .type_promotion import promote_types
+from .type_promotion import promote_types, standard_promotion
 
 if TYPE_CHECKING:
     from ._types import Scalar
@@ -114,25 +114,41 @@ def binary(op, x1, x2, fname, out=None):
 #: the optional group of ``binary_as`` (candlewick/backend.py) and the dtypes it computes in
 BINARY_DTYPE = "binary_dtype"
 _CONVERTED = frozenset({"float32", "float64", "complex64", "complex128"})
+#: (dtype name, dtype name) -> their promoted dtype, for two different dtypes promoting to
+#: one of _CONVERTED (the Array API table's, the same in either promotion mode; a name hashes
+#: in C, a DType through its Python __hash__)
+_CONVERTING = {(a.name, b.name): r for a in _dt.ALL_DTYPES for b in _dt.ALL_DTYPES
+               if a is not b and (r := standard_promotion(a, b)) is not None and r.name in _CONVERTED}
 
 
 def _binary_converting(op, x1, x2, fname):
     """``op`` of arrays of two dtypes on one device that declares the optional group
     "binary_dtype" (``x - mean``, x float32 and the mean float64): each operand converted
     as it is read, as NumPy's ufuncs do, with no cast copy of the narrower one. None
-    where that does not apply: the caller then promotes with ``astype`` (the fallback)."""
+    where that does not apply: the caller then promotes with ``astype`` (the fallback).
+    Inline, for its frames: ``_CONVERTING`` before promote_types, and x2 broadcast onto x1's
+    shape without broadcast_layouts (the result is no larger than x1, checked when it was
+    made): scikit-learn's ``X - mean`` once a StandardScaler fit, after NumPy's calls over
+    the data have evicted the frames (each ~2-3 us then)."""
     device = x1._device
     if x2._device is not device or BINARY_DTYPE not in device.capabilities:
         return None
-    dtype = promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
+    dtype = _CONVERTING.get((x1._dtype.name, x2._dtype.name))
+    if dtype is None:
+        dtype = promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
+        if dtype.name not in _CONVERTED:
+            return None
     result = RESULT_BY_NAME[op].get(dtype.name)
-    if result is None or dtype.name not in _CONVERTED:
+    if result is None:
         return None
     check_dtype_on(device, dtype, fname)
     l1, l2 = x1._layout, x2._layout
     shape = l1.shape
     if shape != l2.shape:
-        shape, (l1, l2) = broadcast_layouts(x1, x2)
+        try:
+            l2 = l2.broadcast_to(shape)
+        except ShapeError:  # (x1 broadcast too: the general helper, with its allocation check)
+            shape, (l1, l2) = broadcast_layouts(x1, x2)
     return new_array(type(x1), operand(x1).binary_as(op, l1, x2._storage, l2, dtype), shape, result, device)
 
 

@@ -2,7 +2,7 @@
 boolean-mask keys through ``advanced_indexing``."""
 
 from ._core import view
-from .advanced_indexing import advanced_getitem, advanced_setitem, mask_fill
+from .advanced_indexing import advanced_getitem, advanced_setitem, mask_fill, mask_rows
 from .basic_indexing import (
     basic_layout, element_layout, fit_value, is_basic, out_of_bounds, setitem_value, slice_bounds, too_many_indices,
 )
@@ -32,8 +32,11 @@ def getitem(x, key):
 
 def setitem(x, key, value):
     Array = type(x)
-    if type(key) is Array and type(value) is float and mask_fill(x, key, value):
-        return  # x[mask] = 0.5
+    if type(key) is Array:
+        if type(value) is float and mask_fill(x, key, value):
+            return  # x[mask] = 0.5
+        if type(value) is Array and mask_rows(x, key, value):
+            return  # x[mask] = y[mask]
     check_writable(x, "__setitem__")
     if type(key) is slice and type(value) is Array and value._storage is x._storage and x._layout.shape:
         # x[a:b:c] op= y (as getitem's slice case): Python stores the updated view back

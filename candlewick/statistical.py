@@ -140,8 +140,10 @@ def _sum_like(op, x, axis, dtype, keepdims, fname):
                     storage = x._storage if not GATE.on else GATE.operand(x)
                     return new_array(type(x), storage.reduce(op, layout, reduced[0]), reduced[1], out_dtype,
                                      x._device)
-            elif (dtype is _dt.float64 or dtype is _dt.float32) and x._dtype.is_floating and converts_as_read(x, dtype):
-                # (a float accumulator of a real floating x: scikit-learn's _safe_accumulator_op)
+            elif ((dtype is _dt.float64 or dtype is _dt.float32) and x._dtype.level == 2
+                  and REDUCE_DTYPE in x._device.capabilities):
+                # (a float accumulator of another real floating x: scikit-learn's
+                # _safe_accumulator_op; converts_as_read's test, inline, for its frames)
                 check_dtype_on(x._device, dtype, fname)
                 storage = operand(x).reduce_as(op, layout, reduced[0], dtype)
                 return new_array(type(x), storage, reduced[1], dtype, x._device)

@@ -68,20 +68,24 @@ def scan(self, op, layout, axis):
     return type(self)(kernel(view(self.buf, layout), axis).reshape(-1), out_dtype)
 
 
-#: the dtypes' ids: ``dtype in ALL_DTYPES`` runs DType.__eq__, a Python call, per dtype
-#: before the match (12 for float64, on scikit-learn's float64 sums of float32 data)
-_KNOWN = frozenset(map(id, dt.ALL_DTYPES))
 _UFUNC = {ReduceOp.SUM: np.add, ReduceOp.PROD: np.multiply, ScanOp.SUM: np.add, ScanOp.PROD: np.multiply}
+#: (op's value, id of a dtype) -> (the ufunc, the NumPy dtype it accumulates in, the
+#: dtype's), for every dtype but bool and the half ones (keys that hash in C: DType's and
+#: the op enums' __hash__ are Python calls, and scikit-learn sums float32 data in float64
+#: several times a StandardScaler fit)
+_CONVERTED = {(op._value_, id(d)): (ufunc, accumulation_dtype(d), d.numpy)
+              for op, ufunc in _UFUNC.items() for d in dt.ALL_DTYPES
+              if not d.is_bool and d.name not in ("float16", "bfloat16")}
 
 
 def _converted(self, op, dtype):
     """(the ufunc, the NumPy dtype it accumulates in, ``dtype``'s): ``np.add.reduce(x,
     dtype=acc)`` casts x a buffer at a time (no converted copy of x), as ``astype``
     would (NumPy's unsafe cast of each element: float to int truncates, ints wrap)."""
-    ufunc = _UFUNC.get(op)
-    if ufunc is None or dtype.is_bool or dtype.name in ("float16", "bfloat16") or id(dtype) not in _KNOWN:
+    found = _CONVERTED.get((getattr(op, "_value_", None), id(dtype)))
+    if found is None:
         raise unsupported(op, self.dtype)
-    return ufunc, accumulation_dtype(dtype), dtype.numpy
+    return found
 
 
 def reduce_as(self, op, layout, axes, dtype):

@@ -1,13 +1,15 @@
 """``x[mask] = value`` for a 1-D mask over x's first axis and a value with a row per
-selected element (``advanced_indexing._mask_rows_setitem``): NumPy's values, and for every
-value the count decides against, the general path's error (the same key written
-``(mask, ...)`` takes the general path)."""
+selected element (``advanced_indexing.mask_rows``, the short path from ``__setitem__``, and
+``_mask_rows_setitem``, the general path's, for a value to convert or broadcast): NumPy's
+values, and for every value the count decides against, the general path's error (the same
+key written ``(mask, ...)`` takes the general path)."""
 
 import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick import advanced_indexing
+from candlewick import advanced_indexing, indexing
+from candlewick.errors import ShapeError
 
 MASKS = [[1, 1, 1, 1, 1, 1], [0, 1, 0, 1, 1, 0], [0, 0, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]]
 
@@ -58,12 +60,29 @@ def test_rows_under_a_mask_are_written_as_numpy_and_the_general_path_write_them(
             assert got == want, (bits, value.shape)
 
 
-def test_the_rows_path_is_the_one_taken(device, monkeypatch):
-    calls = []
-    original = advanced_indexing._mask_rows_setitem
-    monkeypatch.setattr(advanced_indexing, "_mask_rows_setitem", lambda *a: calls.append(1) or original(*a))
+def test_the_rows_paths_are_the_ones_taken(device, monkeypatch):
+    short, general = [], []
+    original_short, original_general = indexing.mask_rows, advanced_indexing._mask_rows_setitem
+    monkeypatch.setattr(indexing, "mask_rows", lambda *a: short.append(original_short(*a)) or short[-1])
+    monkeypatch.setattr(advanced_indexing, "_mask_rows_setitem", lambda *a: general.append(1) or original_general(*a))
     x = cw.asarray(np.zeros(4), device=device)
-    x[cw.asarray([True, False, True, False], device=device)] = cw.asarray([1.0, 2.0], device=device)
-    assert calls == [1] and cw.to_numpy(x).tolist() == [1.0, 0.0, 2.0, 0.0]
-    x[cw.asarray([True, False, True, False], device=device)] = 5.0  # a scalar: the where, not this path
-    assert calls == [1]
+    mask = cw.asarray([True, False, True, False], device=device)
+    x[mask] = cw.asarray([1.0, 2.0], device=device)  # x's dtype: the short path
+    assert short == [True] and general == [] and cw.to_numpy(x).tolist() == [1.0, 0.0, 2.0, 0.0]
+    x[mask] = cw.asarray([3, 4], device=device)  # to convert: the general path's rows
+    assert short == [True, False] and general == [1] and cw.to_numpy(x).tolist() == [3.0, 0.0, 4.0, 0.0]
+    x[mask] = 5.0  # a scalar: the where, neither rows path
+    assert short == [True, False] and general == [1] and cw.to_numpy(x).tolist() == [5.0, 0.0, 5.0, 0.0]
+
+
+@pytest.mark.parametrize("shape", [(0,), (0, 3), (5, 2)])
+def test_the_short_path_on_empty_and_unselected_rows(device, shape):
+    host = np.arange(int(np.prod(shape)), dtype=np.float32).reshape(shape)
+    x = cw.asarray(host, device=device)
+    x[cw.asarray(np.zeros(shape[0], dtype=bool), device=device)] = cw.asarray(np.zeros((0,) + shape[1:], np.float32),
+                                                                             device=device)
+    np.testing.assert_array_equal(cw.to_numpy(x), host)  # nothing selected: nothing written
+    with pytest.raises(ShapeError):
+        x[cw.asarray(np.zeros(shape[0], dtype=bool), device=device)] = cw.asarray(
+            np.zeros((2,) + shape[1:], np.float32), device=device)
+    np.testing.assert_array_equal(cw.to_numpy(x), host)  # the refused write left x as it was
