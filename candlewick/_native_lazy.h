@@ -174,6 +174,9 @@ int cw_plain_view(PyObject *layout);
    and the storage types of a trace and of lazy mode's recorded results, with the
    latter's slots */
 enum { LG_BLOCK, LG_PROCESS_ON, LG_RECORDED, LG_LOCAL, LG_RECORDING, LG_EVERYWHERE, LG_COUNT };
+/* answers of recording_on that were a pending graph (a device that records), counted: a
+   lazy() statement's block that got none ran eager mode's calls (_native_lazy_sites.c) */
+extern unsigned long long cw_lazy_recordings;
 extern cw_GlobalsView cw_lazy_globals; /* (its dict NULL until lazy_operands is called) */
 typedef struct {
     PyObject *traced_type, *lazy_type;

@@ -18,6 +18,7 @@ typedef struct {
     int quiet;         /* its outermost entry runs eagerly (quiet: _native_lazy_sites.c) */
     PyObject *site;    /* the site its outermost entry learns for, or NULL */
     unsigned long long fused_at; /* the count of compiled graphs run at that entry */
+    unsigned long long recordings_at; /* and of recording answers (cw_lazy_recordings) */
     double entered;    /* that entry's time on SITE_CLOCK */
     int timed;         /* that run is one its site's window times (else one of a decision's) */
 } Block;

@@ -16,6 +16,7 @@
 #include "_native_lazy.h"
 
 cw_LazyTypes cw_lazy_types;
+unsigned long long cw_lazy_recordings;
 static PyObject *s_device, *s_last, *s_owner, *s_call, *s_copy;
 
 /* lazy_mode's globals read here, in the order of the LG_ indices (_native_lazy.h) */
@@ -52,7 +53,9 @@ static PyObject *recording_on(PyObject *device) {
     PyObject *last = own == NULL ? NULL : PyDict_GetItemWithError(own, s_last); /* (_local, device, setting, answer) */
     if (last != NULL && PyTuple_CheckExact(last) && PyTuple_GET_SIZE(last) == 4 && PyTuple_GET_ITEM(last, 0) == local &&
         PyTuple_GET_ITEM(last, 1) == device && PyTuple_GET_ITEM(last, 2) == everywhere) {
-        return Py_NewRef(PyTuple_GET_ITEM(last, 3));
+        PyObject *kept = PyTuple_GET_ITEM(last, 3);
+        cw_lazy_recordings += kept != Py_None;
+        return Py_NewRef(kept);
     }
     if (PyErr_Occurred()) {
         return NULL;
@@ -61,6 +64,7 @@ static PyObject *recording_on(PyObject *device) {
     Py_INCREF(local);
     Py_INCREF(everywhere);
     PyObject *answer = PyObject_CallOneArg(mode_values[LG_RECORDING], device);
+    cw_lazy_recordings += answer != NULL && answer != Py_None;
     if (answer != NULL && own != NULL) {
         PyObject *kept = PyTuple_Pack(4, local, device, everywhere, answer);
         if (kept == NULL || PyDict_SetItem(own, s_last, kept) < 0) {

@@ -33,6 +33,14 @@
    that decided, SITE_STRAYS times in a row, ran other work: the learning starts over at
    the next entry.
 
+   A recorded run in which no call was given a graph (cw_lazy_recordings unchanged from
+   its entry to its exit: its devices do not fuse, as cpu, or every operand was below
+   RECORD_BYTES, and nothing was deferred) ran eager mode's calls with lazy mode's checks
+   on top: its statement decides quiet at the exit, as a window that found quiet faster
+   would, and times nothing (on cpu a window's recorded runs, and a decision to record
+   where they happened to be a percent faster, left lazy mode 0.2-1.7 % above eager's
+   time in bench/pydata_e2e's cpu records, 2026-12-07).
+
    A run's time is from its entry to the statement's next entry (SITE_CLOCK, a monotonic
    clock unless a test gives one): what the block left the device to do is waited for
    somewhere before the statement runs again (a host read, the caller's synchronize, a
@@ -291,6 +299,7 @@ int cw_lazy_site_enter(Block *self, PyObject *var) {
     }
     Py_XSETREF(self->site, Py_NewRef(capsule));
     self->fused_at = fused_runs;
+    self->recordings_at = cw_lazy_recordings;
     self->entered = now;
     self->timed = 0;
     if (site->quiet > 0) {
@@ -318,6 +327,15 @@ void cw_lazy_site_leave(Block *self, int quiet) {
         window(site); /* (this run untimed; a decision to record goes on) */
         site->last = 0;
         site->stretch = p->site_quiet;
+    } else if (!quiet && cw_lazy_recordings == self->recordings_at) {
+        /* no call of the block was given a graph (its devices do not fuse, as cpu, or
+           every operand was below RECORD_BYTES): it ran eager mode's calls and lazy mode's
+           checks, which a window would time to no purpose: quiet, decided now */
+        double took = now - self->entered;
+        site->took[0] = site->took[1] = took; /* (what the decision's blocks are held to) */
+        site->best[0] = HUGE_VAL, site->best[1] = 0.0;
+        site->hold = 0;
+        decide(site, p);
     } else {
         double took = now - self->entered, *usual = &site->usual[quiet];
         if (self->timed) {

@@ -91,7 +91,9 @@ RUN_AHEAD = True
 #: after it), until three of a decision's blocks in a row take over twice
 #: or under half its mode's least in the deciding window (its work changed: the learning
 #: starts over). A block in which a compiled graph ran records, its learning started
-#: over: fusing is what lazy mode is for.
+#: over: fusing is what lazy mode is for. A recorded block no call of which was given a
+#: graph (a device without "fusion", as cpu, or every operand below RECORD_BYTES) ran eager
+#: mode's calls and its checks: its statement decides quiet at the exit, timing nothing.
 #: Code that fuses nothing may win in lazy mode (PCA full's deferred copy of X: lazy /
 #: eager 0.987 on the H100) or lose (Ridge, host-bound: 57-90 us of checks on a 12 ms fit
 #: on the H100 and H200 hosts, bench/results/rocm_gpu_tests, session 37; fftconvolve's

@@ -292,6 +292,7 @@ def test_a_statement_inside_a_quiet_block_learns_on_its_own(learning, device):
     def outer(inner):
         with cw.lazy():
             learning.spend()
+            x + 1.0  # (a call given a graph: a block that asks for none is quiet at once)
             return GATE.on, inner and _chain(x)[0]
 
     assert [outer(False)[0] for _ in range(6)] == [True, False] * 3
@@ -347,6 +348,7 @@ def test_an_error_in_a_quiet_block_leaves_the_mode_as_it_was(learning, device):
     def block(x, clock, fail=False):
         with cw.lazy():
             recorded = GATE.on
+            x + 1.0  # (a call given a graph: a block that asks for none is quiet at once)
             clock.spend()
             if fail:
                 raise KeyError("inside")
@@ -358,3 +360,49 @@ def test_an_error_in_a_quiet_block_leaves_the_mode_as_it_was(learning, device):
     assert not GATE.on and lazy_mode.is_lazy() is False
     assert block(x, learning)[0] is False  # the second
     assert block(x, learning)[0] is True  # the next window
+
+
+# a block no call of which was given a graph: quiet after its first run, a decision that
+# stands holding twice as long, one recorded run at each decision's end
+ASKED_NONE = "R" + ".." + "R" + "...." + "R" + "........" + "R" + "........"
+
+
+@pytest.fixture
+def plain(learning, fusing, monkeypatch):
+    """``learning``'s clock on the device under test as it is when it does not fuse."""
+    device, _ = fusing
+    monkeypatch.setattr(device, "capabilities", device.capabilities - {"fusion"})
+    monkeypatch.setattr(lazy_mode, "_fuses", {})
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", False)
+    return learning
+
+
+def test_a_statement_whose_device_does_not_fuse_runs_quiet_after_one_run(plain, device):
+    plain.cost = {True: 0.9, False: 1.0}  # (were it timed, recorded would win)
+    x = _x(device)
+    seen = [_one_call(x, plain) for _ in range(len(ASKED_NONE))]
+    assert "".join("R" if s[0] else "." for s in seen) == ASKED_NONE
+    for _, on, y in seen:
+        assert on  # in lazy mode, as is_lazy says, quiet or not
+        np.testing.assert_array_equal(cw.to_numpy(y), np.arange(6, dtype=np.float32) + 1.0)
+
+
+def test_a_block_with_no_call_runs_quiet_after_one_run(learning, device):
+    learning.cost = {True: 0.9, False: 1.0}
+
+    def empty(x, clock):
+        with cw.lazy():
+            recorded = GATE.on
+            clock.spend()
+        return recorded, None
+
+    assert _calls(empty, _x(device), learning, len(ASKED_NONE)) == ASKED_NONE
+
+
+def test_a_statement_asking_for_no_graph_learns_again_once_it_records(plain, device, monkeypatch):
+    x = _x(device)
+    assert _calls(_one_call, x, plain, 3) == "R.."
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", True)  # the device's calls given graphs from now on
+    plain.cost = {True: 1.05, False: 1.0}
+    # the decision's two quiet entries went; the next window times both modes again
+    assert _calls(_one_call, x, plain, 6) == "R.R.R."
