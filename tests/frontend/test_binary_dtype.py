@@ -78,3 +78,18 @@ def test_lazy_and_fused_give_the_eager_values(device):
     np.testing.assert_allclose(eager, (h * np.float32(2.0) - m) / (m + 3.0), rtol=1e-12)
     np.testing.assert_allclose(lazy, eager, rtol=1e-12)
     np.testing.assert_allclose(fused, eager, rtol=1e-12)
+
+
+def test_a_result_past_the_devices_free_memory_is_refused_in_its_own_dtype(device, monkeypatch):
+    """x - mean's result (float64, twice the float32 x's bytes) is checked against the
+    device's free memory before any kernel runs, as broadcast results are."""
+    from candlewick import allocation
+
+    x = cw.asarray(np.ones((64, 8), np.float32), device=device)
+    mean = cw.asarray(np.ones(8), device=device)
+    monkeypatch.setattr(allocation, "QUERY_ABOVE_BYTES", 0)
+    monkeypatch.setattr(type(device), "memory_info", lambda self: (64 * 8 * 4, 1 << 30))  # x's bytes: not the result's
+    with pytest.raises(cw.errors.DeviceMemoryError, match="float64"):
+        x - mean
+    monkeypatch.setattr(type(device), "memory_info", lambda self: (64 * 8 * 8, 1 << 30))
+    np.testing.assert_array_equal(cw.to_numpy(x - mean), np.zeros((64, 8)))
