@@ -153,15 +153,20 @@ def promote_pair(x1, x2, fname):
     return x1.astype(dtype) if x1._dtype is not dtype else x1, x2.astype(dtype) if x2._dtype is not dtype else x2
 
 
+def check_result(fname, shape, dtype, device):
+    """``check_allocation`` of a result made now: a call lazy mode records allocates nothing
+    now (a fused graph may never hold this intermediate): its device is not asked, the
+    allocator refuses what the run cannot hold."""
+    if not (GATE.on and GATE.records(device)):
+        check_allocation(fname, shape, dtype, device)
+
+
 def broadcast_layouts(*arrays, fname="broadcast"):
     layouts = [a._layout for a in arrays]
     shape = broadcast_shapes(*[lay.shape for lay in layouts])
     first = arrays[0]
-    # the operands' sizes were checked when they were made; broadcasting can outgrow them.
-    # A call lazy mode records allocates nothing now (a fused graph may never hold this
-    # intermediate): its device is not asked, the allocator refuses what the run cannot hold
-    if not (GATE.on and GATE.records(first._device)):
-        check_allocation(fname, shape, first._dtype, first._device)
+    # the operands' sizes were checked when they were made; broadcasting can outgrow them
+    check_result(fname, shape, first._dtype, first._device)
     return shape, [lay.broadcast_to(shape) for lay in layouts]
 
 

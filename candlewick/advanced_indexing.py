@@ -18,7 +18,6 @@ from ._core import ArrayBase, contiguous_layout, new_array, scalar_array, view
 from .basic_indexing import fit_value, indexes_empty_axis, setitem_value, too_many_indices
 from .errors import DeviceMismatchError
 from .index_plan import make_plan, single_mask
-from .searching import nonzero
 from .inplace import GROUP, declares_inplace, write
 from .layout import Layout
 from .lazy_gate import GATE
@@ -202,49 +201,40 @@ def advanced_setitem(x, key, value):
 def mask_rows(x, mask, value):
     """``x[mask] = value`` for a 1-D boolean mask over x's first axis and a value of x's
     dtype and device with a row per selected element (its shape ``(count,) + x.shape[1:]``,
-    count not 1), lazy mode off or idle (as ``mask_fill``'s): the mask's ``nonzero``, then
-    one ``scatter`` of the rows.
-    Returns False, having done nothing, for anything else: the general path
-    (``advanced_setitem``), which gives this case the same calls and errors. Why:
-    scikit-learn's StandardScaler stores ``var[zeros] = new_var[zeros]`` once a fit, where
-    the general path's key analysis and value checks made it ~55 Python frames on cpu
-    (this path ~25: 8 us against 5 at 64 elements on this project's VM, 2026-12-07, and
-    ~40 us once NumPy's calls over the data have evicted the frames; NumPy: 0.5 us)."""
+    count not 1), lazy mode off or idle (as ``mask_fill``'s): ``_mask_rows_setitem``
+    straight from ``__setitem__``. Returns False, having done nothing, for anything else:
+    the general path (``advanced_setitem``), which gives this case the same calls and
+    errors. Why: scikit-learn's StandardScaler stores ``var[zeros] = new_var[zeros]`` once
+    a fit, where the general path's key analysis and value checks made it ~55 Python
+    frames on cpu (this path ~30: 8 us against 5 at 64 elements on this project's VM,
+    2026-12-07, and ~40 us once NumPy's calls over the data have evicted the frames;
+    NumPy: 0.5 us)."""
     if GATE.on and not (GATE.idle(x, mask) and GATE.idle(x, value)):
         return False  # (a pending call may read x or make the operands: the general path)
-    layout = x._layout
-    shape = layout.shape
-    vlayout = value._layout
-    vshape = vlayout.shape
+    shape = x._layout.shape
+    vshape = value._layout.shape
     device = x._device
     if (value._dtype is not x._dtype or value._device is not device or mask._device is not device
             or not mask._dtype.is_bool or not shape or mask._layout.shape != shape[:1]
             or len(vshape) != len(shape) or vshape[0] == 1 or vshape[1:] != shape[1:]):
         return False
     check_writable(x, "__setitem__")
-    (idx,), count = mask._storage.nonzero(mask._layout)
-    if count != vshape[0]:
-        fit_value(vlayout, (count,) + shape[1:])  # raises the general path's ShapeError
-    if count:
-        idx_layout = Layout(vshape, (1,) + (0,) * (len(vshape) - 1), 0)
-        x._storage.scatter(layout, idx, idx_layout, value._storage, vlayout, 0)
+    _mask_rows_setitem(x, mask, value)
     return True
 
 
 def _mask_rows_setitem(x, mask, value):
-    """The general path's ``x[mask] = value`` for a 1-D mask over x's first axis and an
-    array value the count decides (``mask_rows``' case, converted, or broadcast along
-    the rest): the scatter make_plan would make of it, without the plan's normalization."""
-    (idx,) = nonzero(mask)
-    k = idx._layout.shape[0]
-    keyed = (k,) + x._layout.shape[1:]
+    """``x[mask] = value`` for a 1-D mask of x's first axis's length and an array value of
+    x's dtype with a row per selected element, or one to broadcast along the rest: the
+    mask's ``nonzero`` and one ``scatter`` of the rows (the scatter make_plan would make of
+    it, without the plan's normalization); the value fitted to the selected rows raises
+    the ShapeError where the count decides against it, before anything is written."""
+    (idx,), count = mask._storage.nonzero(mask._layout)
+    keyed = (count,) + x._layout.shape[1:]
     src = fit_value(value._layout, keyed)
-    if not shape_size(keyed):
-        check_in_range(x._device, idx, x._layout.shape[0])
-    flat_idx = _flat_storage(idx._storage, idx._layout, k)
-    idx_layout = Layout(keyed, (1,) + (0,) * (len(keyed) - 1), 0)
-    src_storage, src_layout = _reshaped(value._storage, src, keyed)
-    x._storage.scatter(x._layout, flat_idx, idx_layout, src_storage, src_layout, 0)
+    if count:
+        idx_layout = Layout(keyed, (1,) + (0,) * (len(keyed) - 1), 0)
+        x._storage.scatter(x._layout, idx, idx_layout, value._storage, src, 0)
 
 
 def _flat_storage(storage, layout, k):

@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 from . import dtypes as _dt
 from ._core import (
     RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts, check_dtype_on,
-    contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
+    check_result, contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
-from .allocation import check_allocation
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code
 from .lazy_gate import GATE, operand
 from .inplace import write
@@ -128,10 +127,9 @@ def _binary_converting(op, x1, x2, fname):
     as it is read, as NumPy's ufuncs do, with no cast copy of the narrower one. None
     where that does not apply: the caller then promotes with ``astype`` (the fallback).
     Inline, for its frames: ``_CONVERTING`` before promote_types, and x2 broadcast onto x1's
-    shape without broadcast_layouts' helpers (the result's size checked against the
-    device's free memory in its own dtype): scikit-learn's ``X - mean`` once a
-    StandardScaler fit, after NumPy's calls over the data have evicted the frames (each
-    ~2-3 us then)."""
+    shape without broadcast_layouts' helpers (the result checked in its own dtype,
+    ``check_result``): scikit-learn's ``X - mean`` once a StandardScaler fit, after NumPy's
+    calls over the data have evicted the frames (each ~2-3 us then)."""
     device = x1._device
     if x2._device is not device or BINARY_DTYPE not in device.capabilities:
         return None
@@ -151,8 +149,7 @@ def _binary_converting(op, x1, x2, fname):
             l2 = l2.broadcast_to(shape)
         except ShapeError:  # (x1 broadcast too: the general helper)
             shape, (l1, l2) = broadcast_layouts(x1, x2)
-    if not (GATE.on and GATE.records(device)):  # (as broadcast_layouts: a recorded call allocates nothing now)
-        check_allocation(fname, shape, dtype, device)
+    check_result(fname, shape, dtype, device)  # (in the result's dtype: broadcast_layouts' reads x1's)
     return new_array(type(x1), operand(x1).binary_as(op, l1, x2._storage, l2, dtype), shape, result, device)
 
 

@@ -1,6 +1,6 @@
 """``x[mask] = value`` for a 1-D mask over x's first axis and a value with a row per
-selected element (``advanced_indexing.mask_rows``, the short path from ``__setitem__``, and
-``_mask_rows_setitem``, the general path's, for a value to convert or broadcast): NumPy's
+selected element (``advanced_indexing._mask_rows_setitem``, from ``__setitem__``'s short
+path ``mask_rows`` or, for a value to convert or broadcast, from the general one): NumPy's
 values, and for every value the count decides against, the general path's error (the same
 key written ``(mask, ...)`` takes the general path)."""
 
@@ -61,18 +61,18 @@ def test_rows_under_a_mask_are_written_as_numpy_and_the_general_path_write_them(
 
 
 def test_the_rows_paths_are_the_ones_taken(device, monkeypatch):
-    short, general = [], []
-    original_short, original_general = indexing.mask_rows, advanced_indexing._mask_rows_setitem
+    short, rows = [], []
+    original_short, original_rows = indexing.mask_rows, advanced_indexing._mask_rows_setitem
     monkeypatch.setattr(indexing, "mask_rows", lambda *a: short.append(original_short(*a)) or short[-1])
-    monkeypatch.setattr(advanced_indexing, "_mask_rows_setitem", lambda *a: general.append(1) or original_general(*a))
+    monkeypatch.setattr(advanced_indexing, "_mask_rows_setitem", lambda *a: rows.append(1) or original_rows(*a))
     x = cw.asarray(np.zeros(4), device=device)
     mask = cw.asarray([True, False, True, False], device=device)
-    x[mask] = cw.asarray([1.0, 2.0], device=device)  # x's dtype: the short path
-    assert short == [True] and general == [] and cw.to_numpy(x).tolist() == [1.0, 0.0, 2.0, 0.0]
+    x[mask] = cw.asarray([1.0, 2.0], device=device)  # x's dtype: the short path's rows, no general path
+    assert short == [True] and rows == [1] and cw.to_numpy(x).tolist() == [1.0, 0.0, 2.0, 0.0]
     x[mask] = cw.asarray([3, 4], device=device)  # to convert: the general path's rows
-    assert short == [True, False] and general == [1] and cw.to_numpy(x).tolist() == [3.0, 0.0, 4.0, 0.0]
+    assert short == [True, False] and rows == [1, 1] and cw.to_numpy(x).tolist() == [3.0, 0.0, 4.0, 0.0]
     x[mask] = 5.0  # a scalar: the where, neither rows path
-    assert short == [True, False] and general == [1] and cw.to_numpy(x).tolist() == [5.0, 0.0, 5.0, 0.0]
+    assert short == [True, False] and rows == [1, 1] and cw.to_numpy(x).tolist() == [5.0, 0.0, 5.0, 0.0]
 
 
 @pytest.mark.parametrize("shape", [(0,), (0, 3), (5, 2)])
