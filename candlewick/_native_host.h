@@ -166,11 +166,13 @@ typedef struct {
     vectorcallfunc vectorcall;
     int kept;   /* whether the quiet state is entered through the thread's kept context */
     int matrix; /* the matrix product's form: storage.matmul(rhs, lhs_layout, rhs_layout) */
+    int unary;  /* the one-operand form: storage.unary(op, layout) */
     /* the scalar form's (storage.binary_scalar(op, layout, value, reflected)): convert(value,
        the entry's scalar dtype) makes the scalar operand, in the error state of the call;
        NULL in the other forms */
     PyObject *convert;
-    /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None) */
+    /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None);
+       the unary form's ufuncs take one operand */
     UfuncTable entries;
     PyObject *var, *quiet, *memory_error, *general;
     StorageSlots known; /* lock_at unused */
@@ -185,6 +187,7 @@ int cw_ufunc_new_ready(void);
 PyObject *cw_ufunc_new_run(const Binding *bd, UfuncNew *self, PyObject *const *args);
 PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *const *args);
 PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args);
+PyObject *cw_ufunc_new_run_unary(const Binding *bd, UfuncNew *self, PyObject *const *args);
 int cw_ufunc_new_run_ready(void);
 
 /* _native_flat_view.c */

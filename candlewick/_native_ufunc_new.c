@@ -1,11 +1,11 @@
-/* candlewick._native's UfuncNew: a host backend's two-operand primitive whose common case
-   is one NumPy ufunc making a new buffer (the cpu backend's binary and compare:
+/* candlewick._native's UfuncNew: a host backend's primitive whose common case is one NumPy
+   ufunc making a new buffer (the cpu backend's unary, binary and compare:
    cpu_backend/elementwise.py), in C. This file holds the class: its construction, its
    call (the form's common case, or general), its references; the common cases, their
    operands and the ufunc's call are _native_ufunc_new_run.c's.
 
    UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False,
-   convert=None) is a method (a descriptor, bound to the storage it is read from). Called
+   convert=None, unary=False) is a method (a descriptor, bound to the storage it is read from). Called
    as storage.binary(op, lhs_layout, rhs, rhs_layout), where table[id(op)][id(storage.dtype)]
    is (ufunc, loud, result dtype), both storages are of one class with buf and dtype
    object slots and of one dtype, and the layouts are of one shape (one or both broadcast
@@ -19,7 +19,11 @@
    on the storage's 1-D view: ufunc(x, s), or ufunc(s, x) where reflected, s =
    convert(value, scalar dtype) made in the call's error state, as the Python form's 0-d
    array; an entry whose ufunc is {value: one-operand ufunc} is that ufunc of x where the
-   value (not reflected) is one of them (x ** 2 as np.square), general's otherwise. Anything else is general's (the Python primitive), with the same arguments. Why
+   value (not reflected) is one of them (x ** 2 as np.square), general's otherwise. The
+   unary form (unary=True; entries (one-operand ufunc, loud, result dtype)) is
+   storage.unary(op, layout): ufunc(x) on the storage's 1-D view (isnan, isfinite, sqrt:
+   a StandardScaler fit makes four such calls over X). Anything else is general's (the
+   Python primitive), with the same arguments. Why
    in C: after a NumPy call over 10^5-10^6 elements has evicted the caches, the Python
    form's frame costs 15-25 us of misses on the 2-core VM (a KMeans step's x2 - 2 * X @
    C.T: bench/pydata_e2e.py). */
@@ -32,8 +36,10 @@
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     UfuncNew *self = (UfuncNew *)callable;
     Binding b;
-    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == (self->matrix ? 4 : 5) && cw_hold_binding(&b)) {
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == (self->matrix ? 4 : self->unary ? 3 : 5) &&
+        cw_hold_binding(&b)) {
         PyObject *out = self->matrix ? cw_ufunc_new_run_matrix(&b, self, args)
+                        : self->unary ? cw_ufunc_new_run_unary(&b, self, args)
                         : self->convert != NULL ? cw_ufunc_new_run_scalar(&b, self, args)
                         : cw_ufunc_new_run(&b, self, args);
         cw_release_binding(&b);
@@ -47,18 +53,24 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL;
     PyObject *convert = NULL;
-    int matrix = 0;
-    static char *names[] = {"table", "var", "quiet", "memory_error", "general", "loud", "matrix", "convert", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|OpO:UfuncNew", names, &PyDict_Type, &table,
+    int matrix = 0, unary = 0;
+    static char *names[] = {"table", "var", "quiet", "memory_error", "general", "loud", "matrix", "convert", "unary",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|OpOp:UfuncNew", names, &PyDict_Type, &table,
                                      &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud, &matrix,
-                                     &convert)) {
+                                     &convert, &unary)) {
         return NULL;
     }
     if (convert == Py_None) {
         convert = NULL;
     }
-    if (convert != NULL && (matrix || !PyCallable_Check(convert))) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncNew: convert must be callable, and not with matrix");
+    if (convert != NULL && (matrix || unary || !PyCallable_Check(convert))) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.UfuncNew: convert must be callable, and not with matrix or unary");
+        return NULL;
+    }
+    if (matrix && unary) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncNew: one form: matrix or unary, not both");
         return NULL;
     }
     if (!PyCallable_Check(memory_error) || !PyCallable_Check(general)) {
@@ -71,6 +83,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     }
     self->vectorcall = call;
     self->matrix = matrix;
+    self->unary = unary;
     self->convert = Py_XNewRef(convert);
     self->entries.table = Py_NewRef(table);
     self->var = Py_NewRef(var);
@@ -127,8 +140,8 @@ PyTypeObject cw_UfuncNewType = {
     .tp_name = "candlewick._native.UfuncNew",
     .tp_basicsize = sizeof(UfuncNew),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None): a host backend's two-operand primitive "
-              "whose common case is one NumPy ufunc making a new buffer, in C; anything else general's",
+    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None, unary=False): "
+              "a host backend's one- or two-operand primitive whose common case is one NumPy ufunc making a new buffer, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(UfuncNew, vectorcall),

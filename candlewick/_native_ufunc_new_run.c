@@ -33,7 +33,7 @@ static PyObject *entry_of(UfuncNew *self, PyObject *op, PyObject *dtype) {
     return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == size ? entry : CW_UFUNC_NEW_DECLINED;
 }
 
-/* ufunc(a, b), ufunc(a) where b is NULL, or where `scalar_dtype` is given (b a Python
+/* ufunc(a, b), ufunc(a) where b is NULL (the unary form), or where `scalar_dtype` is given (b a Python
    scalar) ufunc(a, s) or, where `reflected`, ufunc(s, a), s = convert(b, scalar_dtype) */
 static PyObject *apply(UfuncNew *self, PyObject *ufunc, PyObject *a, PyObject *b, PyObject *scalar_dtype,
                        int reflected) {
@@ -203,21 +203,59 @@ PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *c
     return out;
 }
 
-/* The scalar form's common case (args: storage, op, layout, value, reflected): as
-   cw_ufunc_new_run, on the 1-D view of the storage that _native_flat_view.c makes. */
-PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args) {
-    PyObject *storage = args[0], *op = args[1], *layout = args[2], *value = args[3];
+/* What the one-operand forms (scalar, unary) read first: the storage's buffer (borrowed)
+   and the table's entry for (op, its dtype); NULL on error, CW_UFUNC_NEW_DECLINED where
+   the storage is not of the learnt class or the table has no entry, else the entry
+   (borrowed). */
+static PyObject *operand(UfuncNew *self, PyObject *storage, PyObject *op, PyObject **buf) {
     if (Py_TYPE(storage) != self->known.type && cw_learn_storage(&self->known, Py_TYPE(storage), 0) < 0) {
         return NULL;
     }
     if (self->known.buf_at < 0) {
         return CW_UFUNC_NEW_DECLINED;
     }
-    PyObject *dtype = SLOT(storage, self->known.dtype_at), *buf = SLOT(storage, self->known.buf_at);
-    if (dtype == NULL || buf == NULL) {
+    PyObject *dtype = SLOT(storage, self->known.dtype_at);
+    *buf = SLOT(storage, self->known.buf_at);
+    if (dtype == NULL || *buf == NULL) {
         return CW_UFUNC_NEW_DECLINED;
     }
-    PyObject *entry = entry_of(self, op, dtype);
+    return entry_of(self, op, dtype);
+}
+
+/* The unary form's common case (args: storage, op, layout): ufunc(x) on the 1-D view of
+   the storage that _native_flat_view.c makes, as cw_ufunc_new_run. */
+PyObject *cw_ufunc_new_run_unary(const Binding *bd, UfuncNew *self, PyObject *const *args) {
+    PyObject *storage = args[0], *op = args[1], *layout = args[2], *buf;
+    PyObject *entry = operand(self, storage, op, &buf);
+    if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
+        return entry;
+    }
+    int loud = PyObject_IsTrue(PyTuple_GET_ITEM(entry, 1));
+    if (loud < 0) {
+        return NULL;
+    }
+    PyTypeObject *type = (PyTypeObject *)Py_NewRef(self->known.type);
+    Py_ssize_t buf_at = self->known.buf_at, dtype_at = self->known.dtype_at;
+    PyObject *held[] = {Py_NewRef(entry), Py_NewRef(buf), NULL, (PyObject *)type};
+    PyObject *out = CW_UFUNC_NEW_DECLINED;
+    int made = cw_flat_view(bd, buf, layout, &held[2]);
+    if (made < 0) {
+        out = NULL;
+    } else if (made == 1) {
+        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[2], NULL, NULL, 0);
+        out = result == NULL ? NULL : fresh_storage(type, buf_at, dtype_at, result, PyTuple_GET_ITEM(entry, 2));
+    }
+    for (int i = 0; i < 4; i++) {
+        Py_XDECREF(held[i]);
+    }
+    return out;
+}
+
+/* The scalar form's common case (args: storage, op, layout, value, reflected): as
+   cw_ufunc_new_run, on the 1-D view of the storage that _native_flat_view.c makes. */
+PyObject *cw_ufunc_new_run_scalar(const Binding *bd, UfuncNew *self, PyObject *const *args) {
+    PyObject *storage = args[0], *op = args[1], *layout = args[2], *value = args[3], *buf;
+    PyObject *entry = operand(self, storage, op, &buf);
     if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
         return entry;
     }

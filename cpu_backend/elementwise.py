@@ -18,9 +18,9 @@ import numpy as np
 from candlewick import dtypes as dt
 from candlewick.errors import DTypeError
 from candlewick.fp_state import LOUD, STATE_VAR
-from candlewick.opdefs import BinaryOp, CompareOp
+from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
-try:  # optional: the two-operand primitives' common case in C (_in_c)
+try:  # optional: the ufunc primitives' common case in C (_in_c)
     from candlewick import _native
 except ImportError:  # pragma: no cover - built where a C compiler was found
     _native = None  # type: ignore[assignment]
@@ -105,9 +105,10 @@ def _two_operands(table, primitive):
     return two_operands
 
 
-def _in_c(primitive, table, ops, scalar=False):
+def _in_c(primitive, table, ops, scalar=False, unary=False):
     """``primitive`` (a two-operand one over ``table``; with ``scalar``, an array and a
-    Python scalar) with its common case in C where candlewick._native was built
+    Python scalar; with ``unary``, one array) with its common case in C where
+    candlewick._native was built
     (``_native.UfuncNew``: an op whose kernel is one NumPy ufunc, on 1-D views of the
     buffers, or on the buffers reshaped so that NumPy broadcasts them to the layouts'
     strides; the scalar the same 0-d array; a kernel of ``ops.AT_SCALAR`` the one-operand
@@ -121,14 +122,15 @@ def _in_c(primitive, table, ops, scalar=False):
     entries = {id(ops(op)): {id(dt.from_name(name)): (AT_SCALAR.get(kernel, kernel), bool(loud), out_dtype)
                                                      + ((_SCALAR_DTYPE[name],) if scalar else ())  # (by identity)
                              for name, (kernel, loud, out_dtype) in row.items()
-                             if (type(kernel) is np.ufunc and kernel.nin == 2 and kernel.nout == 1
-                                 or scalar and kernel in AT_SCALAR)
+                             if (type(kernel) is np.ufunc and kernel.nin == (1 if unary else 2)
+                                 and kernel.nout == 1 or scalar and kernel in AT_SCALAR)
                              and (not scalar or name in _SCALAR_DTYPE)}
                for op, row in table.items()}
     return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD,
-                            convert=_array if scalar else None)
+                            convert=_array if scalar else None, unary=unary)
 
 
+unary = _in_c(unary, UNARY_RAW, UnaryOp, unary=True)
 binary = _in_c(_two_operands(BINARY_RAW, "binary"), BINARY_RAW, BinaryOp)
 compare = _in_c(_two_operands(COMPARE_RAW, "compare"), COMPARE_RAW, CompareOp)
 

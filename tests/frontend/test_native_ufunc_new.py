@@ -1,7 +1,7 @@
-"""The cpu backend's two-operand primitives ``binary`` and ``compare`` in C
+"""The cpu backend's primitives ``unary``, ``binary`` and ``compare`` in C
 (candlewick._native.UfuncNew): the result, dtype and warnings of the Python primitive for
 every op whose kernel is one ufunc, on operands of one shape and operands broadcast onto
-it; every other call handed to the Python primitive unchanged; a MemoryError made the
+it (``unary``: on whole buffers, slices and strided views); every other call handed to the Python primitive unchanged; a MemoryError made the
 backend's error; the inputs never written. (test_native_elementwise.py: the namespace
 functions over it, against the whole Python path.)"""
 
@@ -12,9 +12,9 @@ import pytest
 
 import candlewick as cw
 from candlewick.fp_state import LOUD, QUIET, STATE_VAR
-from candlewick.opdefs import BinaryOp, CompareOp
+from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 from cpu_backend import elementwise
-from cpu_backend.ops import AT_SCALAR, BINARY_RAW, COMPARE_RAW
+from cpu_backend.ops import AT_SCALAR, BINARY_RAW, COMPARE_RAW, UNARY_RAW
 from cpu_backend.storage import CpuStorage
 
 _native = pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
@@ -137,6 +137,71 @@ def test_the_scalar_form_equals_the_python_primitive(name, table, ops):
                         assert fast == _scalar_outcome(general, v._storage, op, lay, scalar, reflected), (
                             name, value, dtype, scalar, reflected)
                         assert v._storage.buf.tobytes() == before
+
+def _unary_outcome(primitive, storage, op, layout):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            out = primitive(storage, op, layout)
+        except Exception as exc:  # both forms must fail alike
+            return ("raised", type(exc), str(exc), [])
+    assert type(out) is type(storage) and out.buf.ndim == 1 and not np.shares_memory(out.buf, storage.buf)
+    return (out.dtype, out.buf.dtype, out.buf.tobytes(), [(w.category, str(w.message)) for w in seen])
+
+
+def test_the_unary_form_equals_the_python_primitive():
+    primitive, general, handed_on = _spied("unary", UNARY_RAW, UnaryOp, unary=True)
+    before = np.geterr()
+    taken_somewhere = set()
+    for value, row in UNARY_RAW.items():
+        op = UnaryOp(value)
+        for dtype in DTYPES:
+            if dtype not in row:
+                continue
+            in_c = type(row[dtype][0]) is np.ufunc and row[dtype][0].nin == 1
+            x = _array(dtype, 0)
+            flat_x = cw.reshape(x, (12,))
+            # the whole buffer, a slice, a strided 1-D view: 1-D views; a transpose: general's
+            for v, taken in ((x, True), (flat_x[1:7], True), (flat_x[::3], True), (x.T, False)):
+                inputs = v._storage.buf.tobytes()
+                handed_on.clear()
+                fast = _unary_outcome(primitive, v._storage, op, v._layout)
+                assert bool(handed_on) is not (in_c and taken), (value, dtype, v.shape)
+                assert fast == _unary_outcome(general, v._storage, op, v._layout), (value, dtype, v.shape)
+                assert v._storage.buf.tobytes() == inputs
+                if in_c and taken:
+                    taken_somewhere.add(value)
+    assert {"sqrt", "isnan", "isfinite", "exp", "negative"} <= taken_somewhere
+    assert np.geterr() == before  # the quiet state left behind nowhere
+
+
+def test_the_unary_form_hands_other_calls_on_and_reports_memory():
+    general = Recorder()
+    f32 = cw.float32
+
+    def exhausted(a):
+        raise MemoryError("no room")
+
+    primitive = _native.UfuncNew({id(UnaryOp.SQRT): {id(f32): (exhausted, True, f32)}}, STATE_VAR, QUIET,
+                                 lambda op, exc: cw.errors.DeviceMemoryError("cpu", 0, None, f"{op}: {exc}"),
+                                 general, loud=LOUD, unary=True)
+    x = cw.asarray(np.ones((2, 3), np.float32))
+    before = np.geterr()
+    with pytest.raises(cw.errors.DeviceMemoryError, match="no room") as info:
+        primitive(x._storage, UnaryOp.SQRT, x._layout)
+    assert isinstance(info.value.__cause__, MemoryError)
+    assert np.geterr() == before
+    i32 = cw.asarray(np.ones((2, 3), np.int32))
+    for args in ((x._storage, UnaryOp.EXP, x._layout),  # an op not in the table
+                 (i32._storage, UnaryOp.SQRT, i32._layout),  # a dtype not in the table
+                 (x._storage, UnaryOp.SQRT, x.T._layout)):  # a transpose: no 1-D view
+        general.calls.clear()
+        assert primitive(*args) == "general's" and general.calls == [args]
+    general.calls.clear()
+    assert primitive(x._storage, UnaryOp.SQRT) == "general's" and len(general.calls) == 1  # (another form's count)
+    with pytest.raises(TypeError, match="one form"):
+        _native.UfuncNew({}, STATE_VAR, QUIET, Recorder(), general, unary=True, matrix=True)
+
 
 class Recorder:
     def __init__(self):
