@@ -138,8 +138,10 @@ class iinfo_object:
     dtype: _dt.DType
 
 
-_FINFO: dict[_dt.DType, finfo_object] = {}
-_IINFO: dict[_dt.DType, iinfo_object] = {}
+# id(dtype) -> (dtype, its info): a DType hashes through Python code, and scikit-learn asks
+# finfo eight times a StandardScaler fit (the entry holds its dtype, so the id stays its own)
+_FINFO: dict[int, tuple[_dt.DType, finfo_object]] = {}
+_IINFO: dict[int, tuple[_dt.DType, iinfo_object]] = {}
 
 
 def finfo(type: DTypeLike | Array, /) -> finfo_object:
@@ -167,15 +169,18 @@ def finfo(type: DTypeLike | Array, /) -> finfo_object:
     >>> cw.finfo(cw.float32).bits
     32
     """
+    hit = _FINFO.get(id(type))  # (a DType asked before)
+    if hit is not None and hit[0] is type:
+        return hit[1]
     dtype = _dtype_of(type, "finfo", "type")
-    found = _FINFO.get(dtype)
-    if found is not None:
-        return found
+    hit = _FINFO.get(id(dtype))
+    if hit is not None:
+        return hit[1]
     if not (dtype.is_floating or dtype.is_complex):
         raise DTypeError(f"finfo: expected a floating-point dtype, got {dtype.name}")
     real = _dt.real_dtype_of(dtype)
     info = ml_dtypes.finfo(real.numpy) if real is _dt.bfloat16 else np.finfo(real.numpy)
-    found = _FINFO[dtype] = finfo_object(
+    found = finfo_object(
         bits=real.bits,
         eps=float(info.eps),
         max=float(info.max),
@@ -183,6 +188,7 @@ def finfo(type: DTypeLike | Array, /) -> finfo_object:
         smallest_normal=float(info.smallest_normal),
         dtype=real,
     )
+    _FINFO[id(dtype)] = (dtype, found)
     return found
 
 
@@ -211,13 +217,14 @@ def iinfo(type: DTypeLike | Array, /) -> iinfo_object:
     127
     """
     dtype = _dtype_of(type, "iinfo", "type")
-    found = _IINFO.get(dtype)
-    if found is not None:
-        return found  # (frozen: one object per dtype, as finfo)
+    hit = _IINFO.get(id(dtype))
+    if hit is not None:
+        return hit[1]  # (frozen: one object per dtype, as finfo)
     if not dtype.is_integer:
         raise DTypeError(f"iinfo: expected an integer dtype, got {dtype.name}")
     info = np.iinfo(dtype.numpy)
-    found = _IINFO[dtype] = iinfo_object(bits=dtype.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    found = iinfo_object(bits=dtype.bits, max=int(info.max), min=int(info.min), dtype=dtype)
+    _IINFO[id(dtype)] = (dtype, found)
     return found
 
 

@@ -32,9 +32,10 @@ _KIND_MEMBERS = {
 }
 
 
-#: {(device, kind): dtypes()'s answer}: a device's dtypes are fixed once it is open, and
-#: scikit-learn asks about ten times a call (its float dtypes, through
-#: _max_precision_float_dtype and supported_float_dtypes)
+#: {(id(device), kind): (device, dtypes()'s answer)}: a device's dtypes are fixed once it is
+#: open, and scikit-learn asks about ten times a call (its float dtypes, through
+#: _max_precision_float_dtype and supported_float_dtypes); keyed by id, since a device
+#: hashes through Python code (the entry holds its device, so the id stays its own)
 _ANSWERS: dict = {}
 
 
@@ -163,7 +164,9 @@ class __array_namespace_info__:
         """
         dev = get_device(device)
         try:
-            return dict(_ANSWERS[dev, kind])
+            hit = _ANSWERS[id(dev), kind]
+            if hit[0] is dev:
+                return dict(hit[1])
         except (KeyError, TypeError):  # (TypeError: an unhashable kind, named below)
             pass
         supported = set(dev.dtypes)
@@ -177,5 +180,6 @@ class __array_namespace_info__:
                     f"dtypes: kind must be None, one of {sorted(k for k in _KIND_MEMBERS if k)} "
                     f"or a tuple of them, got {short_repr(k)}"
                 ) from None
-        answer = _ANSWERS[dev, kind] = {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}
+        answer = {d.name: d for d in _dt.ARRAY_API_DTYPES if d in wanted and d in supported}
+        _ANSWERS[id(dev), kind] = (dev, answer)
         return dict(answer)
