@@ -139,16 +139,21 @@ class Layout:
         if pad < 0:
             raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}: fewer dimensions")
         strides = [0] * pad
+        # an axis longer than 1 stepped with stride 0 is never C-contiguous (unless the
+        # layout is empty): said now, so that no is_contiguous test works it out (the
+        # element-wise primitives ask it of each broadcast operand)
+        stretched = pad > 0 and max(shape[:pad]) > 1
         for n, s, target in zip(self.shape, self.strides, shape[pad:] if pad else shape):
             if n == target:
                 strides.append(s)
             elif n == 1:
                 strides.append(0)
+                stretched = stretched or target > 1
             else:
                 raise ShapeError(f"cannot broadcast shape {self.shape} to {shape}")
         if pad == 0 and shape == self.shape:
             return self
-        return Layout(shape, tuple(strides), self.offset)
+        return Layout(shape, tuple(strides), self.offset, False if stretched and 0 not in shape else None)
 
     def slice(self, axis, start, stop, step):
         """Basic slicing on one axis; start/stop/step already normalized by ``slice.indices``."""

@@ -84,9 +84,7 @@ def view(buf, layout):
         stop = start + (shape[0] - 1) * step + (1 if step > 0 else -1)
         return buf[start : stop if stop >= 0 else None : step]
     item = buf.itemsize
-    return np.ndarray(
-        shape, buf.dtype, buf, layout.offset * item, tuple([s * item for s in layout.strides])
-    )
+    return np.ndarray(shape, buf.dtype, buf, layout.offset * item, tuple(map(item.__mul__, layout.strides)))
 
 
 def as_flat_result(array):

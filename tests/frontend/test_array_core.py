@@ -134,3 +134,19 @@ def test_array_holds_its_declared_bases_members():
     x = cw.asarray([1.5, 2.0])
     assert x.tolist() == [1.5, 2.0] and float(x.sum()) == 3.5 and (-x).tolist() == [-1.5, -2.0]
     assert cw.Array.__doc__.startswith("An n-dimensional array") and cw.Array.__module__ == "candlewick.array"
+
+
+@pytest.mark.parametrize("source, target", [
+    ((64,), (200, 64)), ((1, 64), (200, 64)), ((64,), (1, 64)), ((1,), (5,)), ((1,), (0,)), ((3, 1), (3, 4)),
+    ((1, 1), (1, 1)), ((1,), (1, 1)), ((1,), (2, 0)), ((), (3,)), ((), ()), ((2, 1, 3), (4, 2, 5, 3)),
+])
+def test_a_broadcast_layout_knows_what_is_contiguous_would_find(source, target):
+    """Layout.broadcast_to says a layout stretched over an axis longer than 1 is not
+    C-contiguous (saving the primitives' test); what it says is what the test finds."""
+    from candlewick.layout import Layout
+
+    for offset in (0, 3):
+        made = Layout.contiguous(source, offset).broadcast_to(target)
+        fresh = Layout(made.shape, made.strides, made.offset)
+        assert made.is_contiguous == fresh.is_contiguous, (source, target, offset)
+        assert made.dense_size == fresh.dense_size
