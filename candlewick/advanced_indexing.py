@@ -233,7 +233,8 @@ def _mask_rows_setitem(x, mask, value):
     keyed = (count,) + x._layout.shape[1:]
     src = fit_value(value._layout, keyed)
     if count:
-        idx_layout = Layout(keyed, (1,) + (0,) * (len(keyed) - 1), 0)
+        # (a 1-D index is contiguous: said, so that the backend's view need not test it)
+        idx_layout = Layout(keyed, (1,) + (0,) * (len(keyed) - 1), 0, True if len(keyed) == 1 else None)
         x._storage.scatter(x._layout, idx, idx_layout, value._storage, src, 0)
 
 

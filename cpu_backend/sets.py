@@ -21,7 +21,7 @@ from candlewick import dtypes as dt
 from .error import quiet, reports_out_of_memory, same_dtype, unsupported
 from .ops import LOW_PRECISION_NP
 from .ordering import fastest_kind, float32_keys, sorted_values
-from .storage_slice import flat, view
+from .storage_slice import flat, new_storage, view
 
 
 def _run_starts(keys):
@@ -142,9 +142,14 @@ def _looked_up(x, y, lo, hi, span, invert):
 
 @reports_out_of_memory
 def nonzero(self, layout):
-    x = flat(self.buf, layout) if layout.is_contiguous and len(layout.shape) == 1 else view(self.buf, layout)
+    buf = self.buf
+    # a whole 1-D mask read as it lies, its one result made without __init__ (x[mask] =
+    # rows: StandardScaler's, once a fit, where each frame follows NumPy's passes over X)
+    x = buf if len(layout.shape) == 1 and layout.dense_size == buf.size else view(buf, layout)
     coords = _nonzero(x)
     cls = type(self)
+    if len(coords) == 1:
+        return (new_storage(cls, coords[0], dt.int64),), coords[0].size
     return tuple([cls(c, dt.int64) for c in coords]), coords[0].size
 
 
