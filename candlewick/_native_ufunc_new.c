@@ -5,8 +5,8 @@
    operands and the ufunc's call are _native_ufunc_new_run.c's.
 
    UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False,
-   convert=None, unary=False) is a method (a descriptor, bound to the storage it is read from). Called
-   as storage.binary(op, lhs_layout, rhs, rhs_layout), where table[id(op)][id(storage.dtype)]
+   convert=None, unary=False) is a method (a descriptor, bound to the storage it is read
+   from). Called as storage.binary(op, lhs_layout, rhs, rhs_layout), where table[id(op)][id(storage.dtype)]
    is (ufunc, loud, result dtype), both storages are of one class with buf and dtype
    object slots and of one dtype, and the layouts are of one shape (one or both broadcast
    onto it), it returns a new storage of that class holding ufunc(a, b) flattened in C
@@ -141,7 +141,8 @@ PyTypeObject cw_UfuncNewType = {
     .tp_basicsize = sizeof(UfuncNew),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None, unary=False): "
-              "a host backend's one- or two-operand primitive whose common case is one NumPy ufunc making a new buffer, in C; anything else general's",
+              "a host backend's one- or two-operand primitive whose common case is one NumPy ufunc making a new "
+              "buffer, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(UfuncNew, vectorcall),

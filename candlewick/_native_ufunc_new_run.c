@@ -33,8 +33,9 @@ static PyObject *entry_of(UfuncNew *self, PyObject *op, PyObject *dtype) {
     return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == size ? entry : CW_UFUNC_NEW_DECLINED;
 }
 
-/* ufunc(a, b), ufunc(a) where b is NULL (the unary form), or where `scalar_dtype` is given (b a Python
-   scalar) ufunc(a, s) or, where `reflected`, ufunc(s, a), s = convert(b, scalar_dtype) */
+/* ufunc(a, b), ufunc(a) where b is NULL (the unary form), or where `scalar_dtype` is given
+   (b a Python scalar) ufunc(a, s) or, where `reflected`, ufunc(s, a), s = convert(b,
+   scalar_dtype) */
 static PyObject *apply(UfuncNew *self, PyObject *ufunc, PyObject *a, PyObject *b, PyObject *scalar_dtype,
                        int reflected) {
     if (scalar_dtype == NULL) {
