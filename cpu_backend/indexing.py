@@ -62,7 +62,7 @@ def _private(src, dst):
 
 
 def _scatter(dst, idx, src, axis):
-    index = (idx,) if idx.ndim == 1 else along_axis_index(idx, axis)  # (1-D: along_axis_index's answer, no frame)
+    index = along_axis_index(idx, axis)
     _bounds_checked("scatter", idx, dst.shape[axis], axis, dst.__setitem__, index, _private(src, dst))
 
 

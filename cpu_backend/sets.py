@@ -143,14 +143,11 @@ def _looked_up(x, y, lo, hi, span, invert):
 @reports_out_of_memory
 def nonzero(self, layout):
     buf = self.buf
-    # a whole 1-D mask read as it lies, its one result made without __init__ (x[mask] =
-    # rows: StandardScaler's, once a fit, where each frame follows NumPy's passes over X)
+    # (a whole 1-D mask read as it lies: x[mask] = rows, StandardScaler's once a fit)
     x = buf if len(layout.shape) == 1 and layout.dense_size == buf.size else view(buf, layout)
     coords = _nonzero(x)
     cls = type(self)
-    if len(coords) == 1:
-        return (new_storage(cls, coords[0], dt.int64),), coords[0].size
-    return tuple([cls(c, dt.int64) for c in coords]), coords[0].size
+    return tuple([new_storage(cls, c, dt.int64) for c in coords]), coords[0].size
 
 
 @reports_out_of_memory

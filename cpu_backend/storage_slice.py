@@ -57,8 +57,6 @@ def alloc(size, np_dtype):
 
 def flat(buf, layout):
     """The elements of a C-contiguous ``layout`` as a 1-D view of ``buf`` (C order)."""
-    if layout.dense_size == buf.size:  # the whole buffer, as it lies (no product)
-        return buf
     offset = layout.offset
     size = prod(layout.shape)
     if offset == 0 and size == buf.size:
@@ -70,8 +68,7 @@ def view(buf, layout):
     """``buf`` seen through ``layout``: a NumPy array sharing its memory (writable)."""
     shape = layout.shape
     # the whole buffer as it lies, read from one attribute: no property or flat frame (a
-    # primitive views each operand; after NumPy's calls over the data have evicted the
-    # caches, each Python frame costs ~3 us on the 2-core VM)
+    # primitive views each operand)
     if layout.dense_size == buf.size:
         return buf if len(shape) == 1 else buf.reshape(shape)
     if layout.is_contiguous:
