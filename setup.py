@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 NATIVE = Extension(
     "candlewick._native",
     ["candlewick/_native.c", "candlewick/_native_binding.c", "candlewick/_native_rows.c", "candlewick/_native_elementwise.c",
-     "candlewick/_native_elementwise_run.c",
+     "candlewick/_native_elementwise_run.c", "candlewick/_native_reduction.c",
      "candlewick/_native_broadcast.c",
      "candlewick/_native_inplace.c", "candlewick/_native_inplace_run.c",
      "candlewick/_native_ufunc.c", "candlewick/_native_ufunc_run.c",

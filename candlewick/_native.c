@@ -5,6 +5,9 @@
    - _native_elementwise.c: the common case of the namespace's element-wise functions
      (two arrays of one class, dtype, device and shape), about 1 us of Python on a 20 us
      NumPy call at 2^20 elements;
+   - _native_reduction.c: the common case of the namespace's sum, prod, max and min (one
+     axis or all, keepdims, sum's float accumulator of a float array), for the same
+     reason as the next;
    - _native_inplace.c: the in-place operators' common case (x += y, x *= 2.0), whose
      Python form costs microseconds of cache misses after an update of 2^20 elements;
    - _native_override.c: np.add(x, y, out=x)'s way in (Array.__array_ufunc__'s first
@@ -179,7 +182,7 @@ static struct PyModuleDef module_def = {
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
-    if (cw_elementwise_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
+    if (cw_elementwise_ready() < 0 || cw_reduction_ready() < 0 || cw_update_ready() < 0 || cw_ufunc_into_ready() < 0 || cw_ufunc_new_ready() < 0 ||
         cw_guard_ready() < 0 || cw_item_ready() < 0 ||
         cw_override_ready() < 0 || cw_block_cache_ready() < 0 || cw_element_assign_ready() < 0 ||
         cw_launcher_ready() < 0 || cw_contiguous_launch_ready() < 0 || cw_lazy_globals_ready() < 0 || cw_lazy_block_ready() < 0 ||
@@ -192,6 +195,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         return NULL;
     }
     if (PyModule_AddObjectRef(module, "Elementwise", (PyObject *)&cw_ElementwiseType) < 0 ||
+        PyModule_AddObjectRef(module, "Reduction", (PyObject *)&cw_ReductionType) < 0 ||
         PyModule_AddObjectRef(module, "Update", (PyObject *)&cw_UpdateType) < 0 ||
         PyModule_AddObjectRef(module, "UfuncInto", (PyObject *)&cw_UfuncIntoType) < 0 ||
         PyModule_AddObjectRef(module, "UfuncNew", (PyObject *)&cw_UfuncNewType) < 0 ||

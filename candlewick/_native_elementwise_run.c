@@ -22,8 +22,8 @@ static PyObject *contiguous_layout(const Binding *b, PyObject *shape) {
     return PyObject_CallOneArg(b->contiguous_layout, shape);
 }
 
-/* A new array of `cls` over `storage` (stolen) with shape's contiguous layout. */
-static PyObject *new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape,
+/* (_native_host.h) */
+PyObject *cw_new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape,
                            PyObject *dtype, PyObject *device) {
     PyObject *layout = contiguous_layout(b, shape);
     PyObject *out = layout == NULL ? NULL : cls->tp_alloc(cls, 0);
@@ -70,7 +70,7 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
     PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET)
                                                : cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
-                                   : new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
+                                   : cw_new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 4; i++) {
         Py_DECREF(held[i]);
     }
@@ -109,7 +109,7 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
     PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
     PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
                                                : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
-    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 4; i++) {
         Py_DECREF(held[i]);
     }
@@ -173,7 +173,7 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     /* (in lazy mode: called on the storage that records the call) */
     PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
                                                : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
-    PyObject *out = result == NULL ? NULL : new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
+    PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);
     }

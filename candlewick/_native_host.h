@@ -55,6 +55,15 @@ int cw_elementwise_ready(void);
 PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n);
 int cw_elementwise_run_ready(void);
 
+/* A new array of `cls` over `storage` (a reference stolen) of `shape`'s contiguous
+   layout, `dtype` and `device` (_native_elementwise_run.c), or NULL with an error. */
+PyObject *cw_new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape, PyObject *dtype,
+                       PyObject *device);
+
+/* _native_reduction.c: Reduction, the namespace's sum, prod, max and min's common case */
+extern PyTypeObject cw_ReductionType;
+int cw_reduction_ready(void);
+
 /* _native_inplace.c: Update, the class; _native_inplace_run.c: its common case */
 typedef struct {
     PyObject_HEAD

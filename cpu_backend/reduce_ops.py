@@ -4,15 +4,18 @@ re-exports both tables beside its element-wise ones).
 
 Table shapes (keyed ``[op.value][dtype.name]``):
 
-* ``REDUCE`` -> ``(kernel(view, axes), result DType)``; the kernel keeps the reduced
-  axes (``keepdims``) so a full reduction is still an array.
+* ``REDUCE`` -> ``(kernel(view, axes), loud, result DType)``; the kernel keeps the
+  reduced axes (``keepdims``) so a full reduction is still an array; ``loud``: it can
+  set an IEEE flag, and ``reductions.reduce`` runs it in the quiet error state.
 * ``SCAN`` -> ``(kernel(view, axis), result DType)``.
 
 Numerics beyond raw NumPy: sums and products accumulate in ``accumulation_dtype``
 (float32 for float16/bfloat16, complex128 for complex64) and are rounded once; min, max
 and their arg forms compare float16/bfloat16 in float32. Every kernel that can set an
-IEEE flag is wrapped in ``error.quiet``.
+IEEE flag is run quietly (a scan's is wrapped in ``error.quiet``).
 """
+
+import functools
 
 import numpy as np
 
@@ -42,21 +45,21 @@ def _reduce_impl(op, dtype):
     if op in (ReduceOp.SUM, ReduceOp.PROD):
         ufunc = np.add if op is ReduceOp.SUM else np.multiply
         acc = accumulation_dtype(dtype)  # also stops NumPy promoting small ints to int64
-        narrow = acc != np_dtype
+        if acc == np_dtype:  # the ufunc's reduce itself: a call of C, no Python frame
+            return functools.partial(ufunc.reduce, dtype=acc, keepdims=True)
 
         def accumulate(v, axes):
-            r = ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True)
-            return r.astype(np_dtype) if narrow else r
+            return ufunc.reduce(v, axis=axes, dtype=acc, keepdims=True).astype(np_dtype)
 
         return accumulate
 
     if op in (ReduceOp.MIN, ReduceOp.MAX):
         ufunc = np.minimum if op is ReduceOp.MIN else np.maximum  # both propagate NaN
+        if not low:
+            return functools.partial(ufunc.reduce, keepdims=True)
 
         def extreme(v, axes):
-            if low:
-                return ufunc.reduce(v.astype(F32), axis=axes, keepdims=True).astype(np_dtype)
-            return ufunc.reduce(v, axis=axes, keepdims=True)
+            return ufunc.reduce(v.astype(F32), axis=axes, keepdims=True).astype(np_dtype)
 
         return extreme
 
@@ -137,12 +140,21 @@ def all_finite(v):
 _NEVER_LOUD = frozenset((ReduceOp.COUNT_NONZERO, ReduceOp.ARGMIN, ReduceOp.ARGMAX))
 
 
-def _reduction_kernel(op, dtype, impl):
-    if (dtype.is_floating or dtype.is_complex) and op not in _NEVER_LOUD:
-        return (quiet(impl),)
-    return (impl,)
+def _loud(op, dtype):
+    return (dtype.is_floating or dtype.is_complex) and op not in _NEVER_LOUD
+
+
+def _reduce_kernel(op, dtype, impl):
+    # (the flag, not a wrapper: the wrapper's frame and the kernel's were two of a sum's
+    # Python frames, each several us after NumPy's calls over the data: a StandardScaler
+    # fit makes eight reductions)
+    return impl, _loud(op, dtype)
+
+
+def _scan_kernel(op, dtype, impl):
+    return (quiet(impl),) if _loud(op, dtype) else (impl,)
 
 
 # _reduce_impl and _scan_impl cover every op of their enum
-REDUCE = build_table(ReduceOp, _reduce_impl, _reduction_kernel, ReduceOp)
-SCAN = build_table(ScanOp, _scan_impl, _reduction_kernel, ScanOp)
+REDUCE = build_table(ReduceOp, _reduce_impl, _reduce_kernel, ReduceOp)
+SCAN = build_table(ScanOp, _scan_impl, _scan_kernel, ScanOp)

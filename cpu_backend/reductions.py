@@ -20,7 +20,7 @@ _asarray = np.asarray
 
 def reduce(self, op, layout, axes):
     try:
-        kernel, out_dtype = REDUCE[op._value_][self.dtype.name]
+        kernel, loud, out_dtype = REDUCE[op._value_][self.dtype.name]
     except (KeyError, AttributeError):
         raise unsupported(op, self.dtype) from None
     x = self.buf
@@ -28,6 +28,7 @@ def reduce(self, op, layout, axes):
     # a full reduction of C-contiguous elements runs over them flat (keepdims leaves
     # exactly (1,)): the whole buffer as it lies where the layout covers it (len: the
     # buffer is 1-D, and len() is a C slot where .size is an attribute lookup)
+    token = set_fp_state(QUIET) if loud else None  # (inline: error.quiet's frame, saved)
     try:
         whole = layout.dense_size == len(x)
         if full and whole:
@@ -40,6 +41,9 @@ def reduce(self, op, layout, axes):
             out = kernel(view(x, layout), tuple(axes)).reshape(-1)
     except MemoryError as exc:
         raise out_of_memory("reduce", exc) from exc
+    finally:
+        if token is not None:
+            reset_fp_state(token)
     result = _new(type(self))  # (type(self)(...) without the __init__ call)
     result.buf = out
     result.dtype = out_dtype
