@@ -20,7 +20,15 @@
    elements the Python form of this case costs about 1 us over a 20 us NumPy call; the
    broadcast case's Python form about 9 us, 20-60 us after a NumPy call of 10^5-10^6
    elements has evicted it from the caches (a KMeans step's x2 - 2 * X @ C.T). The class
-   is here, its common case in _native_elementwise_run.c. */
+   is here, its common case in _native_elementwise_run.c.
+
+   Made with converting ({name: {name: dtype}}) and all_dtypes, two arrays of two dtypes
+   whose pair converting holds (each converted to that dtype as it is read: X - mean,
+   float32 and float64) on a device that declares every dtype (its dtypes are
+   all_dtypes) and the optional group "binary_dtype", shapes as above, call
+   storage.binary_as(op, layout1, storage2, layout2, dtype) where the result stays
+   below the size the Python path checks against the device's free memory; not in
+   lazy mode. */
 
 #include "_native.h"
 #include "_native_host.h"
@@ -45,10 +53,15 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int arity;
-    PyObject *op, *results, *method, *fallback;
-    static char *names[] = {"arity", "op", "results", "method", "fallback", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO!UO:Elementwise", names, &arity, &op, &PyDict_Type,
-                                     &results, &method, &fallback)) {
+    PyObject *op, *results, *method, *fallback, *converting = NULL, *all_dtypes = NULL;
+    static char *names[] = {"arity", "op", "results", "method", "fallback", "converting", "all_dtypes", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO!UO|O!O:Elementwise", names, &arity, &op, &PyDict_Type,
+                                     &results, &method, &fallback, &PyDict_Type, &converting, &all_dtypes)) {
+        return NULL;
+    }
+    if ((converting == NULL) != (all_dtypes == NULL) || (converting != NULL && arity != 2)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.Elementwise: converting and all_dtypes go together, with arity 2");
         return NULL;
     }
     if (arity != 1 && arity != 2) {
@@ -70,6 +83,8 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->method = Py_NewRef(method);
     PyUnicode_InternInPlace(&self->method);
     self->fallback = Py_NewRef(fallback);
+    self->converting = Py_XNewRef(converting);
+    self->all_dtypes = Py_XNewRef(all_dtypes);
     return (PyObject *)self;
 }
 
@@ -78,6 +93,8 @@ static int traverse(Elementwise *self, visitproc visit, void *arg) {
     Py_VISIT(self->results);
     Py_VISIT(self->method);
     Py_VISIT(self->fallback);
+    Py_VISIT(self->converting);
+    Py_VISIT(self->all_dtypes);
     return 0;
 }
 
@@ -86,6 +103,8 @@ static int clear(Elementwise *self) {
     Py_CLEAR(self->results);
     Py_CLEAR(self->method);
     Py_CLEAR(self->fallback);
+    Py_CLEAR(self->converting);
+    Py_CLEAR(self->all_dtypes);
     return 0;
 }
 
@@ -110,8 +129,8 @@ PyTypeObject cw_ElementwiseType = {
     .tp_name = "candlewick._native.Elementwise",
     .tp_basicsize = sizeof(Elementwise),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Elementwise(arity, op, results, method, fallback): a namespace element-wise function's "
-              "common case in C, anything else fallback's",
+    .tp_doc = "Elementwise(arity, op, results, method, fallback, converting=None, all_dtypes=None): a namespace "
+              "element-wise function's common case in C, anything else fallback's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Elementwise, vectorcall),

@@ -1,6 +1,6 @@
 /* candlewick._native's Elementwise (_native_elementwise.c), its common case: the
-   operands checked (arrays of the bound class, one dtype the op takes, one device, one
-   shape or shapes that broadcast), the storage primitive called (through lazy mode's
+   operands checked (arrays of the bound class, one dtype the op takes or two converted
+   to one it takes, one device, one shape or shapes that broadcast), the storage primitive called (through lazy mode's
    operand where it is on) and the result made a new array of the shape's contiguous
    layout. */
 
@@ -8,7 +8,12 @@
 #include "_native_host.h"
 #include "_native_lazy.h"
 
-static PyObject *name_attr; /* "name", interned */
+/* Below this many bytes general's allocation check asks the device nothing
+   (candlewick.allocation.QUERY_ABOVE_BYTES), so a result smaller needs no check here. */
+#define UNCHECKED_BYTES ((Py_ssize_t)1 << 28)
+#define WIDEST_ITEM 16 /* complex128: every dtype's item is at most this wide */
+
+static PyObject *name_attr, *dtypes_attr, *capabilities_attr, *binary_dtype, *binary_as_name; /* (interned) */
 
 /* The result's contiguous layout of `shape` (new reference), from the cache or made. */
 static PyObject *contiguous_layout(const Binding *b, PyObject *shape) {
@@ -39,17 +44,65 @@ PyObject *cw_new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, P
     return out;
 }
 
-/* The result dtype of `dtype` under the op (borrowed), or NULL: not taken (no error
+/* `dtype`'s entry in `table` (a dict by dtype name; borrowed), or NULL: none (no error
    set) or an error. */
-static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
+static PyObject *by_name(PyObject *table, PyObject *dtype) {
     PyObject *name = PyObject_GetAttr(dtype, name_attr);
     if (name == NULL) {
         PyErr_Clear(); /* not a DType: the fallback's case */
         return NULL;
     }
-    PyObject *result = PyDict_GetItemWithError(self->results, name);
+    PyObject *result = PyDict_GetItemWithError(table, name);
     Py_DECREF(name);
     return result;
+}
+
+/* The result dtype of `dtype` under the op (borrowed), or NULL: not taken (no error
+   set) or an error. */
+static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
+    return by_name(self->results, dtype);
+}
+
+/* The dtype two arrays of dtypes d1 and d2 (not one) on `device` are converted to as they
+   are read (borrowed), or NULL: not this case (no error set) or an error. */
+static PyObject *converting_dtype(Elementwise *self, PyObject *d1, PyObject *d2, PyObject *device) {
+    if (self->converting == NULL || cw_lazy_write != NULL) { /* (lazy mode: the Python path records) */
+        return NULL;
+    }
+    PyObject *row = by_name(self->converting, d1);
+    PyObject *into = row == NULL || !PyDict_Check(row) ? NULL : by_name(row, d2);
+    if (into == NULL) {
+        return NULL;
+    }
+    PyObject *declared = PyObject_GetAttr(device, dtypes_attr);
+    if (declared == NULL) {
+        return NULL;
+    }
+    int every = declared == self->all_dtypes;
+    Py_DECREF(declared);
+    PyObject *caps = every ? PyObject_GetAttr(device, capabilities_attr) : NULL;
+    if (caps == NULL) {
+        return NULL;
+    }
+    int has = PySequence_Contains(caps, binary_dtype);
+    Py_DECREF(caps);
+    return has == 1 ? into : NULL;
+}
+
+/* Whether a result of `shape` of the widest item stays below the size the Python path
+   checks against the device's free memory (the converting case's result may be wider
+   than its operands) */
+static int small_result(PyObject *shape) {
+    Py_ssize_t n = 1;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
+        Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        if (d < 0 || (d > 0 && n > UNCHECKED_BYTES / WIDEST_ITEM / d)) {
+            PyErr_Clear();
+            return 0;
+        }
+        n *= d;
+    }
+    return n < UNCHECKED_BYTES / WIDEST_ITEM;
 }
 
 static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
@@ -77,18 +130,23 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
     return out;
 }
 
-/* Below this many bytes general's allocation check asks the device nothing
-   (candlewick.allocation.QUERY_ABOVE_BYTES), so a result smaller needs no check here. */
-#define UNCHECKED_BYTES ((Py_ssize_t)1 << 28)
-#define WIDEST_ITEM 16 /* complex128: every dtype's item is at most this wide */
+/* The two-operand primitive on (s1, l1) and (s2, l2): self's method, or where `into` is
+   given binary_as into it; in lazy mode called on the storage that records the call. */
+static PyObject *call_two(Elementwise *self, PyObject *x1, PyObject *s1, PyObject *l1, PyObject *s2, PyObject *l2,
+                          PyObject *into) {
+    PyObject *args[] = {s1, self->op, l1, s2, l2, into};
+    size_t n = (into != NULL ? 6 : 5) | PY_VECTORCALL_ARGUMENTS_OFFSET;
+    PyObject *method = into != NULL ? binary_as_name : self->method;
+    return cw_lazy_operand != NULL ? cw_lazy_call(method, x1, args, n) : cw_call_primitive(method, args, n);
+}
 
 /* Two arrays (checked by two_arrays) of shapes that each broadcast onto a third, larger
    than both: both layouts broadcast to it, where the result stays below general's
    allocation check (else, and shapes that do not broadcast, CW_ELEMENTWISE_DECLINED). */
-static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
+static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2, PyObject *into) {
     PyObject *l1 = SLOT(x1, b->layout), *l2 = SLOT(x2, b->layout);
     PyObject *s1 = SLOT(l1, b->shape), *s2 = SLOT(l2, b->shape);
-    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
+    PyObject *dtype = into != NULL ? into : SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
     PyObject *out_dtype = result_dtype(self, dtype);
     if (out_dtype == NULL) {
         return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
@@ -106,9 +164,7 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
     }
     PyObject *s_1 = SLOT(x1, b->storage), *s_2 = SLOT(x2, b->storage);
     PyObject *held[] = {Py_NewRef(s_1), Py_NewRef(s_2), Py_NewRef(out_dtype), Py_NewRef(device)};
-    PyObject *args[] = {s_1, self->op, spread1, s_2, spread2};
-    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
-                                               : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *result = call_two(self, x1, s_1, spread1, s_2, spread2, into);
     PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 4; i++) {
         Py_DECREF(held[i]);
@@ -122,11 +178,18 @@ static PyObject *both_spread(const Binding *b, Elementwise *self, PyObject *x1, 
 static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, PyObject *x2) {
     PyObject *s1 = SLOT(x1, b->storage), *l1 = SLOT(x1, b->layout);
     PyObject *s2 = SLOT(x2, b->storage), *l2 = SLOT(x2, b->layout);
-    PyObject *dtype = SLOT(x1, b->dtype), *device = SLOT(x1, b->device);
-    if (s1 == NULL || l1 == NULL || s2 == NULL || l2 == NULL || dtype == NULL || device == NULL ||
-        dtype != SLOT(x2, b->dtype) || device != SLOT(x2, b->device) ||
-        Py_TYPE(l1) != b->layout_type || Py_TYPE(l2) != b->layout_type) {
+    PyObject *dtype = SLOT(x1, b->dtype), *dtype2 = SLOT(x2, b->dtype), *device = SLOT(x1, b->device);
+    if (s1 == NULL || l1 == NULL || s2 == NULL || l2 == NULL || dtype == NULL || dtype2 == NULL || device == NULL ||
+        device != SLOT(x2, b->device) || Py_TYPE(l1) != b->layout_type || Py_TYPE(l2) != b->layout_type) {
         return CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *into = NULL; /* the dtype two dtypes are converted to */
+    if (dtype != dtype2) {
+        into = converting_dtype(self, dtype, dtype2, device);
+        if (into == NULL) {
+            return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+        }
+        dtype = into;
     }
     PyObject *shape = SLOT(l1, b->shape), *shape2 = SLOT(l2, b->shape);
     if (shape == NULL || shape2 == NULL) {
@@ -151,7 +214,7 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
             if (spread == NULL && !PyErr_Occurred()) {
                 /* both broadcast (a column against a row: a KMeans step's
                    nearest[:, None] == clusters) */
-                return both_spread(b, self, x1, x2);
+                return both_spread(b, self, x1, x2, into);
             }
             if (spread == NULL) {
                 return NULL;
@@ -162,17 +225,14 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
         }
     }
     PyObject *out_dtype = result_dtype(self, dtype);
-    if (out_dtype == NULL) {
+    if (out_dtype == NULL || (into != NULL && !small_result(shape))) {
         Py_XDECREF(spread);
         return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
     }
     PyObject *held[] = {Py_NewRef(s1), Py_NewRef(l1), Py_NewRef(s2), Py_NewRef(l2),
                         Py_NewRef(shape), Py_NewRef(out_dtype), Py_NewRef(device)};
-    PyObject *args[] = {s1, self->op, spread != NULL && spread_first ? spread : l1, s2,
-                        spread != NULL && !spread_first ? spread : l2};
-    /* (in lazy mode: called on the storage that records the call) */
-    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x1, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
-                                               : cw_call_primitive(self->method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *result = call_two(self, x1, s1, spread != NULL && spread_first ? spread : l1, s2,
+                                spread != NULL && !spread_first ? spread : l2, into);
     PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x1), result, shape, out_dtype, device);
     for (int i = 0; i < 7; i++) {
         Py_DECREF(held[i]);
@@ -190,6 +250,7 @@ PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *con
 }
 
 int cw_elementwise_run_ready(void) {
-    name_attr = PyUnicode_InternFromString("name");
-    return name_attr == NULL ? -1 : 0;
+    static const char *const texts[] = {"name", "dtypes", "capabilities", "binary_dtype", "binary_as"};
+    PyObject **names[] = {&name_attr, &dtypes_attr, &capabilities_attr, &binary_dtype, &binary_as_name};
+    return cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names);
 }

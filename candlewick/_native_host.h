@@ -43,6 +43,10 @@ typedef struct {
     vectorcallfunc vectorcall;
     int arity;
     PyObject *op, *results, *method, *fallback;
+    /* two arrays of two dtypes: {dtype name: {dtype name: the dtype both convert to}}
+       (read where the device declares every dtype, `all_dtypes`, and "binary_dtype"), or
+       NULL: such a pair is the fallback's */
+    PyObject *converting, *all_dtypes;
 } Elementwise;
 
 extern PyTypeObject cw_ElementwiseType;
@@ -176,12 +180,15 @@ typedef struct {
     int kept;   /* whether the quiet state is entered through the thread's kept context */
     int matrix; /* the matrix product's form: storage.matmul(rhs, lhs_layout, rhs_layout) */
     int unary;  /* the one-operand form: storage.unary(op, layout) */
+    /* the converting form: storage.binary_as(op, lhs_layout, rhs, rhs_layout, dtype) */
+    int converting;
     /* the scalar form's (storage.binary_scalar(op, layout, value, reflected)): convert(value,
        the entry's scalar dtype) makes the scalar operand, in the error state of the call;
        NULL in the other forms */
     PyObject *convert;
     /* table[id(op)][id(dtype)]: (ufunc, loud, result dtype); the matrix form's under id(None);
-       the unary form's ufuncs take one operand */
+       the unary form's ufuncs take one operand; the scalar form's entries add the scalar's
+       dtype, the converting form's the ufunc's signature */
     UfuncTable entries;
     PyObject *var, *quiet, *memory_error, *general;
     StorageSlots known; /* lock_at unused */

@@ -5,7 +5,7 @@
    operands and the ufunc's call are _native_ufunc_new_run.c's.
 
    UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False,
-   convert=None, unary=False) is a method (a descriptor, bound to the storage it is read
+   convert=None, unary=False, converting=False) is a method (a descriptor, bound to the storage it is read
    from). Called as storage.binary(op, lhs_layout, rhs, rhs_layout), where table[id(op)][id(storage.dtype)]
    is (ufunc, loud, result dtype), both storages are of one class with buf and dtype
    object slots and of one dtype, and the layouts are of one shape (one or both broadcast
@@ -22,7 +22,12 @@
    value (not reflected) is one of them (x ** 2 as np.square), general's otherwise. The
    unary form (unary=True; entries (one-operand ufunc, loud, result dtype)) is
    storage.unary(op, layout): ufunc(x) on the storage's 1-D view (isnan, isfinite, sqrt:
-   a StandardScaler fit makes four such calls over X). Anything else is general's (the
+   a StandardScaler fit makes four such calls over X). The converting form
+   (converting=True; table[id(op)][id(dtype)] is (ufunc, loud, result dtype, signature)) is
+   storage.binary_as(op, lhs_layout, rhs, rhs_layout, dtype): the operands of any dtypes,
+   viewed as the common case's, given to ufunc(a, b, signature=signature,
+   casting="unsafe"), which converts each as it reads it (scikit-learn's X - mean, float32
+   and float64). Anything else is general's (the
    Python primitive), with the same arguments. Why
    in C: after a NumPy call over 10^5-10^6 elements has evicted the caches, the Python
    form's frame costs 15-25 us of misses on the 2-core VM (a KMeans step's x2 - 2 * X @
@@ -36,7 +41,7 @@
 static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     UfuncNew *self = (UfuncNew *)callable;
     Binding b;
-    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == (self->matrix ? 4 : self->unary ? 3 : 5) &&
+    if (kwnames == NULL && PyVectorcall_NARGS(nargsf) == (self->matrix ? 4 : self->unary ? 3 : self->converting ? 6 : 5) &&
         cw_hold_binding(&b)) {
         PyObject *out = self->matrix ? cw_ufunc_new_run_matrix(&b, self, args)
                         : self->unary ? cw_ufunc_new_run_unary(&b, self, args)
@@ -53,24 +58,24 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *table, *var, *quiet, *memory_error, *general, *loud = NULL;
     PyObject *convert = NULL;
-    int matrix = 0, unary = 0;
+    int matrix = 0, unary = 0, converting = 0;
     static char *names[] = {"table", "var", "quiet", "memory_error", "general", "loud", "matrix", "convert", "unary",
-                            NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|OpOp:UfuncNew", names, &PyDict_Type, &table,
+                            "converting", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O!OOO|OpOpp:UfuncNew", names, &PyDict_Type, &table,
                                      &PyContextVar_Type, &var, &quiet, &memory_error, &general, &loud, &matrix,
-                                     &convert, &unary)) {
+                                     &convert, &unary, &converting)) {
         return NULL;
     }
     if (convert == Py_None) {
         convert = NULL;
     }
-    if (convert != NULL && (matrix || unary || !PyCallable_Check(convert))) {
-        PyErr_SetString(PyExc_TypeError,
-                        "candlewick._native.UfuncNew: convert must be callable, and not with matrix or unary");
+    if (convert != NULL && !PyCallable_Check(convert)) {
+        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncNew: convert must be callable");
         return NULL;
     }
-    if (matrix && unary) {
-        PyErr_SetString(PyExc_TypeError, "candlewick._native.UfuncNew: one form: matrix or unary, not both");
+    if (matrix + unary + converting + (convert != NULL) > 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "candlewick._native.UfuncNew: one form: matrix, unary, converting or convert's");
         return NULL;
     }
     if (!PyCallable_Check(memory_error) || !PyCallable_Check(general)) {
@@ -84,6 +89,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->vectorcall = call;
     self->matrix = matrix;
     self->unary = unary;
+    self->converting = converting;
     self->convert = Py_XNewRef(convert);
     self->entries.table = Py_NewRef(table);
     self->var = Py_NewRef(var);
@@ -140,8 +146,8 @@ PyTypeObject cw_UfuncNewType = {
     .tp_name = "candlewick._native.UfuncNew",
     .tp_basicsize = sizeof(UfuncNew),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
-    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None, unary=False): "
-              "a host backend's one- or two-operand primitive whose common case is one NumPy ufunc making a new "
+    .tp_doc = "UfuncNew(table, var, quiet, memory_error, general, loud=None, matrix=False, convert=None, unary=False, "
+              "converting=False): a host backend's one- or two-operand primitive whose common case is one NumPy ufunc making a new "
               "buffer, in C; anything else general's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,

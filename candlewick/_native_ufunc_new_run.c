@@ -19,7 +19,7 @@
 #include "_native.h"
 #include "_native_host.h"
 
-static PyObject *reshape_name, *minus_one, *matmul_name;
+static PyObject *reshape_name, *minus_one, *matmul_name, *converting_names, *unsafe;
 
 /* The entry (ufunc, loud, result dtype[, scalar dtype]) of `op` on `dtype` (borrowed, a
    checked tuple), CW_UFUNC_NEW_DECLINED, or NULL on error (_native_ufunc_table.c's look-up
@@ -29,18 +29,23 @@ static PyObject *entry_of(UfuncNew *self, PyObject *op, PyObject *dtype) {
     if (entry == NULL) {
         return PyErr_Occurred() ? NULL : CW_UFUNC_NEW_DECLINED;
     }
-    Py_ssize_t size = self->convert != NULL ? 4 : 3;
+    Py_ssize_t size = self->convert != NULL || self->converting ? 4 : 3;
     return PyTuple_CheckExact(entry) && PyTuple_GET_SIZE(entry) == size ? entry : CW_UFUNC_NEW_DECLINED;
 }
 
 /* ufunc(a, b), ufunc(a) where b is NULL (the unary form), or where `scalar_dtype` is given
    (b a Python scalar) ufunc(a, s) or, where `reflected`, ufunc(s, a), s = convert(b,
-   scalar_dtype) */
+   scalar_dtype); in the converting form, where `scalar_dtype` is the entry's signature,
+   ufunc(a, b, signature=scalar_dtype, casting="unsafe") */
 static PyObject *apply(UfuncNew *self, PyObject *ufunc, PyObject *a, PyObject *b, PyObject *scalar_dtype,
                        int reflected) {
     if (scalar_dtype == NULL) {
         PyObject *args[] = {a, b};
         return PyObject_Vectorcall(ufunc, args, b == NULL ? 1 : 2, NULL);
+    }
+    if (self->converting) {
+        PyObject *args[] = {a, b, scalar_dtype, unsafe};
+        return PyObject_Vectorcall(ufunc, args, 2, converting_names);
     }
     PyObject *s = PyObject_CallFunctionObjArgs(self->convert, b, scalar_dtype, NULL);
     if (s == NULL) {
@@ -104,11 +109,12 @@ static PyObject *fresh_storage(PyTypeObject *type, Py_ssize_t buf_at, Py_ssize_t
 }
 
 /* What cw_ufunc_new_run and cw_ufunc_new_run_matrix read first: the storages' buffers
-   (borrowed) and the table's entry for (key, their dtype) with its loud flag; NULL on
-   error, CW_UFUNC_NEW_DECLINED where the operands are not two storages of the learnt class
-   and one dtype, or the table has no entry, else the entry (borrowed). */
-static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyObject *key, PyObject **buf1,
-                          PyObject **buf2, int *loud) {
+   (borrowed) and the table's entry for (key, their dtype) with its loud flag, or where
+   `into` is given (the converting form) for (key, into), the storages' dtypes then any;
+   NULL on error, CW_UFUNC_NEW_DECLINED where the operands are not two storages of the
+   learnt class and one dtype, or the table has no entry, else the entry (borrowed). */
+static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyObject *key, PyObject *into,
+                          PyObject **buf1, PyObject **buf2, int *loud) {
     if (Py_TYPE(storage) != self->known.type && cw_learn_storage(&self->known, Py_TYPE(storage), 0) < 0) {
         return NULL;
     }
@@ -118,10 +124,10 @@ static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyOb
     PyObject *dtype = SLOT(storage, self->known.dtype_at);
     *buf1 = SLOT(storage, self->known.buf_at);
     *buf2 = SLOT(rhs, self->known.buf_at);
-    if (dtype == NULL || *buf1 == NULL || *buf2 == NULL || SLOT(rhs, self->known.dtype_at) != dtype) {
+    if (dtype == NULL || *buf1 == NULL || *buf2 == NULL || (into == NULL && SLOT(rhs, self->known.dtype_at) != dtype)) {
         return CW_UFUNC_NEW_DECLINED;
     }
-    PyObject *entry = entry_of(self, key, dtype);
+    PyObject *entry = entry_of(self, key, into != NULL ? into : dtype);
     if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
         return entry;
     }
@@ -129,12 +135,13 @@ static PyObject *operands(UfuncNew *self, PyObject *storage, PyObject *rhs, PyOb
     return *loud < 0 ? NULL : entry;
 }
 
-/* The common case (args: storage, op, lhs_layout, rhs, rhs_layout). */
+/* The common case (args: storage, op, lhs_layout, rhs, rhs_layout), and the converting
+   form's (dtype after them). */
 PyObject *cw_ufunc_new_run(const Binding *bd, UfuncNew *self, PyObject *const *args) {
     PyObject *storage = args[0], *op = args[1], *l1 = args[2], *rhs = args[3], *l2 = args[4];
     PyObject *buf1, *buf2;
     int loud;
-    PyObject *entry = operands(self, storage, rhs, op, &buf1, &buf2, &loud);
+    PyObject *entry = operands(self, storage, rhs, op, self->converting ? args[5] : NULL, &buf1, &buf2, &loud);
     if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
         return entry;
     }
@@ -159,7 +166,8 @@ PyObject *cw_ufunc_new_run(const Binding *bd, UfuncNew *self, PyObject *const *a
     if (made < 0) {
         out = NULL;
     } else if (made == 1) {
-        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4], NULL, 0);
+        PyObject *result = call_ufunc(self, op, PyTuple_GET_ITEM(entry, 0), loud, held[3], held[4],
+                                      self->converting ? PyTuple_GET_ITEM(entry, 3) : NULL, 0);
         if (result != NULL && !flat) {
             Py_SETREF(result, PyObject_CallMethodOneArg(result, reshape_name, minus_one));
         }
@@ -177,7 +185,7 @@ PyObject *cw_ufunc_new_run_matrix(const Binding *bd, UfuncNew *self, PyObject *c
     PyObject *storage = args[0], *rhs = args[1], *l1 = args[2], *l2 = args[3];
     PyObject *buf1, *buf2;
     int loud;
-    PyObject *entry = operands(self, storage, rhs, Py_None, &buf1, &buf2, &loud);
+    PyObject *entry = operands(self, storage, rhs, Py_None, NULL, &buf1, &buf2, &loud);
     if (entry == NULL || entry == CW_UFUNC_NEW_DECLINED) {
         return entry;
     }
@@ -299,7 +307,9 @@ int cw_ufunc_new_run_ready(void) {
     reshape_name = PyUnicode_InternFromString("reshape");
     matmul_name = PyUnicode_InternFromString("matmul");
     minus_one = PyLong_FromLong(-1);
-    if (reshape_name == NULL || matmul_name == NULL || minus_one == NULL) {
+    unsafe = PyUnicode_InternFromString("unsafe");
+    converting_names = Py_BuildValue("(ss)", "signature", "casting");
+    if (reshape_name == NULL || matmul_name == NULL || minus_one == NULL || unsafe == NULL || converting_names == NULL) {
         return -1;
     }
     return cw_buffer_views_ready();

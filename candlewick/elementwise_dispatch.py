@@ -121,6 +121,12 @@ _CONVERTING = {(a.name, b.name): r for a in _dt.ALL_DTYPES for b in _dt.ALL_DTYP
                if a is not b and (r := standard_promotion(a, b)) is not None and r.name in _CONVERTED}
 
 
+#: _CONVERTING as the C path reads it: {dtype name: {dtype name: their promoted dtype}}
+_CONVERTING_BY_NAME: dict = {}
+for (_a, _b), _r in _CONVERTING.items():
+    _CONVERTING_BY_NAME.setdefault(_a, {})[_b] = _r
+
+
 def _binary_converting(op, x1, x2, fname):
     """``op`` of arrays of two dtypes on one device that declares the optional group
     "binary_dtype" (``x - mean``, x float32 and the mean float64): each operand converted
@@ -243,8 +249,15 @@ def _compare_scalar(op, x, value, reflected, fname, out):
 def c_case(fn, arity, op, results, method):
     """``in_c``'s callable itself, where candlewick._native was built (None where not):
     ``_native.Elementwise``, for C callers that call it without a Python frame (the
-    in-place operators' rebinding update in lazy mode, ``inplace.inplace_method``)."""
-    return None if _native is None else _native.Elementwise(arity, op, results, method, fn)
+    in-place operators' rebinding update in lazy mode, ``inplace.inplace_method``). A
+    ``binary`` one takes ``_binary_converting``'s common case too: two arrays of a pair
+    in ``_CONVERTING``, on a device of every dtype declaring "binary_dtype"."""
+    if _native is None:
+        return None
+    if method == "binary":
+        return _native.Elementwise(arity, op, results, method, fn, converting=_CONVERTING_BY_NAME,
+                                   all_dtypes=_dt.ALL_DTYPES)
+    return _native.Elementwise(arity, op, results, method, fn)
 
 
 def in_c(fn, arity, op, results, method):

@@ -105,10 +105,11 @@ def _two_operands(table, primitive):
     return two_operands
 
 
-def _in_c(primitive, table, ops, scalar=False, unary=False):
+def _in_c(primitive, table, ops, scalar=False, unary=False, converting=False):
     """``primitive`` (a two-operand one over ``table``; with ``scalar``, an array and a
-    Python scalar; with ``unary``, one array) with its common case in C where
-    candlewick._native was built
+    Python scalar; with ``unary``, one array; with ``converting``, ``binary_as``: two
+    operands of any dtypes, each converted to the call's as the ufunc reads it) with its
+    common case in C where candlewick._native was built
     (``_native.UfuncNew``: an op whose kernel is one NumPy ufunc, on 1-D views of the
     buffers, or on the buffers reshaped so that NumPy broadcasts them to the layouts'
     strides; the scalar the same 0-d array; a kernel of ``ops.AT_SCALAR`` the one-operand
@@ -119,15 +120,19 @@ def _in_c(primitive, table, ops, scalar=False, unary=False):
     KMeans-like loop makes eight such calls an iteration)."""
     if _native is None or STATE_VAR is None:
         return primitive
-    entries = {id(ops(op)): {id(dt.from_name(name)): (AT_SCALAR.get(kernel, kernel), bool(loud), out_dtype)
-                                                     + ((_SCALAR_DTYPE[name],) if scalar else ())  # (by identity)
+    def extra(name):  # (the scalar's dtype; the converting form's signature, in that form's quiet state)
+        np_dtype = dt.from_name(name).numpy
+        return (_SCALAR_DTYPE[name],) if scalar else ((np_dtype, np_dtype, None),) if converting else ()
+
+    entries = {id(ops(op)): {id(dt.from_name(name)): (AT_SCALAR.get(kernel, kernel), bool(loud) or converting, out_dtype)
+                                                     + extra(name)  # (by identity)
                              for name, (kernel, loud, out_dtype) in row.items()
                              if (type(kernel) is np.ufunc and kernel.nin == (1 if unary else 2)
                                  and kernel.nout == 1 or scalar and kernel in AT_SCALAR)
                              and (not scalar or name in _SCALAR_DTYPE)}
                for op, row in table.items()}
     return _native.UfuncNew(entries, STATE_VAR, QUIET, out_of_memory, primitive, loud=LOUD,
-                            convert=_array if scalar else None, unary=unary)
+                            convert=_array if scalar else None, unary=unary, converting=converting)
 
 
 unary = _in_c(unary, UNARY_RAW, UnaryOp, unary=True)
@@ -135,7 +140,7 @@ binary = _in_c(_two_operands(BINARY_RAW, "binary"), BINARY_RAW, BinaryOp)
 compare = _in_c(_two_operands(COMPARE_RAW, "compare"), COMPARE_RAW, CompareOp)
 
 
-def binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
+def _binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
     """The optional group "binary_dtype": ``binary`` of both operands converted to
     ``dtype``. A kernel that is one ufunc converts them a buffer at a time (its
     ``signature``, NumPy's unsafe cast: astype's values), with no converted copy of
@@ -161,13 +166,17 @@ def binary_as(self, op, lhs_layout, rhs, rhs_layout, dtype):
         else:
             out = kernel(a.astype(np_dtype, copy=False), b.astype(np_dtype, copy=False))
     except MemoryError as exc:
-        raise out_of_memory("binary_as", exc) from exc
+        raise out_of_memory(op, exc) from exc
     finally:
         reset_fp_state(token)
     result = _new(type(self))
     result.buf = out if out.ndim == 1 else out.reshape(-1)
     result.dtype = out_dtype
     return result
+
+
+_binary_as.__name__ = _binary_as.__qualname__ = "binary_as"
+binary_as = _in_c(_binary_as, BINARY_RAW, BinaryOp, converting=True)
 
 
 def _with_scalar(table, primitive):

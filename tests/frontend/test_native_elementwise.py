@@ -1,5 +1,6 @@
 """The element-wise functions' fast path in C (candlewick._native.Elementwise) gives what
-their Python path gives, field for field, for every generated function; it hands every
+their Python path gives, field for field, for every generated function (two arrays of two
+dtypes that convert to one too, through binary_as); it hands every
 other case to the Python path with the same arguments; errors and references pass
 through it intact. (test_native_module.py: the binding.)"""
 
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick import _core, array_operators, elementwise
+from candlewick import _core, array_operators, elementwise, elementwise_dispatch
 from candlewick.array import Array
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
 
@@ -201,6 +202,73 @@ def test_both_operands_broadcast_onto_a_larger_shape_run_in_c(monkeypatch):
             assert (got.shape, got.strides, got.offset) == (want.shape, want.strides, want.offset)
             # (C says False where an axis is stretched; right, as the check says)
             assert got._contig == got._check_contiguous()
+
+
+CONVERTING = [("float32", "float64"), ("float64", "float32"), ("float32", "complex64"), ("complex64", "float64"),
+              ("float64", "complex128"), ("float16", "float32")]
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "pow", "atan2", "maximum", "hypot",
+                                  "equal", "bitwise_and", "__sub__", "__truediv__", "__rpow__"])
+def test_two_dtypes_equal_the_python_path(name):
+    """Two arrays of two dtypes that convert to a floating or complex one (X - mean):
+    binary_as in C where the op takes that dtype, the Python path's result and errors."""
+    fn = getattr(Array, name) if name.startswith("__") else getattr(cw, name)
+    for first, second in CONVERTING:
+        x1, x2 = _operand(first, "contiguous", 0), _operand(second, "contiguous", 1)
+        for args in ((x1, x2), (x1, x2[0]), (x1[:, :1], x2), (x1.T, x2[:, 1]), (x1[:, :1], x2[0]), (x1[1:], x2[0])):
+            fast, python = _both_paths(fn, args)
+            assert fast == python, (name, first, second)
+
+
+def _converting(fallback, op=BinaryOp.SUBTRACT):
+    return _core._native.Elementwise(2, op, _core.RESULT_BY_NAME[op], "binary", fallback,
+                                     converting=elementwise_dispatch._CONVERTING_BY_NAME,
+                                     all_dtypes=cw.dtypes.ALL_DTYPES)
+
+
+def test_two_dtypes_run_in_c(monkeypatch):
+    fallback = Recorder()
+    subtract = _converting(fallback)
+    x = cw.asarray(np.arange(12, dtype=np.float32).reshape(3, 4))
+    mean = cw.asarray(np.arange(4.0))
+    seen = []
+    cls = type(x._storage)
+    real = cls.binary_as
+    monkeypatch.setattr(cls, "binary_as", lambda *args: seen.append(args[-1]) or real(*args))
+    for a, b in ((x, mean), (mean, x), (x[:, :1], mean), (x.T[:, :3], mean[:3])):
+        out = subtract(a, b)
+        assert fallback.calls == [] and seen[-1] is cw.float64
+        assert out._dtype is cw.float64 and out._layout is _core.contiguous_layout(out.shape)
+        assert np.array_equal(cw.to_numpy(out), cw.to_numpy(a).astype(np.float64) - cw.to_numpy(b))
+
+
+def test_two_dtypes_decline_where_the_python_path_decides():
+    """A pair that does not convert, a device without "binary_dtype" or without every
+    dtype, lazy mode, and a result the Python path checks against the device's memory."""
+    fallback = Recorder()
+    subtract = _converting(fallback)
+    x = cw.asarray(np.ones((2, 3), np.float32))
+    mean = cw.asarray(np.ones(3))
+
+    class Device:
+        def __init__(self, dtypes, capabilities):
+            self.dtypes, self.capabilities = dtypes, capabilities
+
+    def on(device, a):
+        return _core.new_array(Array, a._storage, a.shape, a._dtype, device)
+
+    rows = (1 << 28) // 16
+    big = cw.broadcast_to(cw.asarray(np.ones((1, 3), np.float32)), (rows, 3))
+    cases = [(x, cw.asarray(np.ones(3, np.int32))), (x, cw.asarray(np.ones(3, bool))), (big, mean)]
+    for device in (Device(cw.dtypes.ALL_DTYPES, frozenset()), Device((cw.float32, cw.float64), {"binary_dtype"})):
+        cases.append((on(device, x), on(device, mean)))
+    for args in cases:
+        assert subtract(*args) == "fallback" and fallback.calls[-1] == (args, {})
+    with cw.lazy():
+        assert subtract(x, mean) == "fallback"
+    with pytest.raises(TypeError, match="go together"):
+        _core._native.Elementwise(2, BinaryOp.ADD, {}, "binary", fallback, converting={})
 
 
 def test_everything_else_goes_to_the_fallback_unchanged():

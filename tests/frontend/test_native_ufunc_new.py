@@ -1,4 +1,4 @@
-"""The cpu backend's primitives ``unary``, ``binary`` and ``compare`` in C
+"""The cpu backend's primitives ``unary``, ``binary``, ``compare`` and ``binary_as`` in C
 (candlewick._native.UfuncNew): the result, dtype and warnings of the Python primitive for
 every op whose kernel is one ufunc, on operands of one shape and operands broadcast onto
 it (``unary``: on whole buffers, slices and strided views); every other call handed to the Python primitive unchanged; a MemoryError made the
@@ -95,6 +95,68 @@ def test_equals_the_python_primitive(name, table, ops):
                 assert (s1.buf.tobytes(), s2.buf.tobytes()) == inputs
     assert np.geterr() == before  # the quiet state left behind nowhere
 
+
+
+def _converting_outcome(primitive, storage, op, l1, rhs, l2, dtype):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            out = primitive(storage, op, l1, rhs, l2, dtype)
+        except Exception as exc:  # both forms must fail alike
+            return ("raised", type(exc), str(exc), [])
+    assert type(out) is type(storage) and out.buf.ndim == 1
+    assert not np.shares_memory(out.buf, storage.buf) and not np.shares_memory(out.buf, rhs.buf)
+    return (out.dtype, out.buf.dtype, out.buf.tobytes(), [(w.category, str(w.message)) for w in seen])
+
+
+def test_the_converting_form_equals_the_python_primitive():
+    """``binary_as``: operands of two dtypes (or one) converted to a floating or complex
+    dtype as the ufunc reads them, on every pair of layouts ``_pairs`` makes."""
+    primitive, general, handed_on = _spied("binary_as", BINARY_RAW, BinaryOp, converting=True)
+    before = np.geterr()
+    taken = set()
+    for value, row in BINARY_RAW.items():
+        op = BinaryOp(value)
+        for into in ("float32", "float64", "complex64", "complex128"):
+            if into not in row:
+                continue
+            in_c = type(row[into][0]) is np.ufunc
+            for first, second in (("float32", "float64"), ("int32", "float32"), ("float64", "float64"),
+                                  ("uint8", "complex64")):
+                lhs = list(_pairs(first))
+                for (s1, l1, _, _), (_, _, s2, l2) in zip(lhs, _pairs(second)):
+                    inputs = (s1.buf.tobytes(), s2.buf.tobytes())
+                    handed_on.clear()
+                    dtype = getattr(cw, into)
+                    fast = _converting_outcome(primitive, s1, op, l1, s2, l2, dtype)
+                    assert bool(handed_on) is not in_c, (value, into, first, second, l1, l2)
+                    assert fast == _converting_outcome(general, s1, op, l1, s2, l2, dtype), (value, into, l1, l2)
+                    assert (s1.buf.tobytes(), s2.buf.tobytes()) == inputs
+                    if in_c:
+                        taken.add(value)
+    assert {"add", "subtract", "multiply", "divide"} <= taken
+    assert np.geterr() == before  # the quiet state left behind nowhere
+
+
+def test_the_converting_form_hands_other_calls_on():
+    general = Recorder()
+    f64 = cw.float64
+    table = {id(BinaryOp.SUBTRACT): {id(f64): (np.subtract, True, f64, (np.float64, np.float64, None))}}
+    primitive = _native.UfuncNew(table, STATE_VAR, QUIET, Recorder(), general, loud=LOUD, converting=True)
+    x, m = cw.asarray(np.ones((3, 4), np.float32)), cw.asarray(np.arange(4.0))
+    spread = m._layout.broadcast_to((3, 4))
+    out = primitive(x._storage, BinaryOp.SUBTRACT, x._layout, m._storage, spread, f64)
+    assert general.calls == [] and out.dtype is f64 and out.buf.tolist() == [1.0, 0.0, -1.0, -2.0] * 3
+    for args in ((x._storage, BinaryOp.ADD, x._layout, m._storage, spread, f64),  # an op not in the table
+                 (x._storage, BinaryOp.SUBTRACT, x._layout, m._storage, spread, cw.float32),  # nor a dtype
+                 (x._storage, BinaryOp.SUBTRACT, x.T._layout, m._storage, m[:3]._layout.broadcast_to((4, 3)), f64)):
+        general.calls.clear()
+        assert primitive(*args) == "general's" and general.calls == [args]
+    general.calls.clear()
+    assert primitive(x._storage, BinaryOp.SUBTRACT, x._layout, m._storage, spread) == "general's"
+    assert len(general.calls) == 1  # (another form's count)
+    with pytest.raises(TypeError, match="one form"):
+        _native.UfuncNew({}, STATE_VAR, QUIET, Recorder(), general, unary=True, converting=True)
 
 
 def _scalar_outcome(primitive, storage, op, layout, value, reflected):
