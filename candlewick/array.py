@@ -27,7 +27,7 @@ from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
 from .device_copies import copy_to_device
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code, short_repr
-from .lazy_gate import copy_operand
+from .lazy_gate import GATE
 from .numpy_out import UPDATERS
 from .registry import get_device
 
@@ -261,15 +261,22 @@ class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
         >>> cw.asarray([1.7, -2.2]).astype(cw.int32).tolist()
         [1, -2]
         """
-        dtype = _dt.as_dtype(dtype)
-        if dtype is self._dtype and not copy:
+        # (the checks inline, as few frames as the call can take: scikit-learn casts three
+        # times a StandardScaler fit, after NumPy's calls over the data have evicted the
+        # caches, where each helper's frame costs about a us)
+        if type(dtype) is not _dt.DType:
+            dtype = _dt.as_dtype(dtype, "dtype", "astype")
+        source = self._dtype
+        if dtype is source and not copy:
             return self
-        if self._dtype.is_complex and not dtype.is_complex and not dtype.is_bool:
-            raise DTypeError(
-                f"astype: cannot cast {self._dtype.name} to {dtype.name}; take real() or abs() first"
-            )
-        check_dtype_on(self._device, dtype, "astype")
-        return wrap(copy_operand(self).astype(self._layout, dtype), self._layout.shape, dtype, self._device)
+        if source.category == "complex floating" and dtype.category not in _FROM_COMPLEX:
+            raise DTypeError(f"astype: cannot cast {source.name} to {dtype.name}; take real() or abs() first")
+        device = self._device
+        if device.dtypes is not _dt.ALL_DTYPES:
+            check_dtype_on(device, dtype, "astype")
+        layout = self._layout
+        storage = self._storage if not GATE.on else GATE.copy_operand(self)  # (lazy_gate.copy_operand, inline)
+        return new_array(Array, storage.astype(layout, dtype), layout.shape, dtype, device)
 
     def to_device(self, device: DeviceLike, /, *, stream: Any = None, non_blocking: bool = False) -> Array:
         """The array copied to ``device`` (itself when already there).
@@ -363,6 +370,9 @@ if _native is not None:
     # np.add(x, y, out=x): __array_ufunc__'s first step (numpy_out.UPDATERS) in C
     # (_native.Override), the rest the Python method's
     setattr(Array, "__array_ufunc__", _native.Override(UPDATERS, Array.__array_ufunc__))
+#: the categories a complex array is cast to (``astype``: real() or abs() for the others)
+_FROM_COMPLEX = ("complex floating", "bool")
+
 #: ``wrap(storage, shape, dtype, device)``: a new Array over a contiguous ``storage``
 wrap = functools.partial(new_array, Array)
 

@@ -71,6 +71,8 @@ def astype(x: Array, dtype: DTypeLike, /, *, copy: bool = True, device: DeviceLi
     >>> cw.astype(cw.asarray([0.0, 2.5]), cw.bool).tolist()
     [False, True]
     """
+    if device is None and type(x) is Array:  # (Array.astype checks dtype, as this function names it)
+        return x.astype(dtype, copy=copy)
     require_array(x, "astype")
     dtype = _dt.as_dtype(dtype, "dtype", "astype")
     if device is not None:

@@ -291,6 +291,26 @@ def isdtype(dtype: DType | str | Any, kind: DType | str | tuple[DType | str, ...
     >>> cw.isdtype(cw.float32, "real floating"), cw.isdtype(cw.int8, ("bool", cw.int16))
     (True, False)
     """
+    if type(dtype) is DType:
+        # the common calls in this one frame (a kind name, a dtype, a tuple of them):
+        # scikit-learn asks six times a StandardScaler fit, each after NumPy's calls over
+        # the data have evicted the caches; anything else, the general path's checks
+        if type(kind) is str and kind in _KIND_ALIASES:
+            return dtype.category in _KIND_ALIASES[kind]
+        if type(kind) is DType:
+            return dtype is kind
+        if type(kind) is tuple:
+            for k in kind:
+                if type(k) is str and k in _KIND_ALIASES:
+                    if dtype.category in _KIND_ALIASES[k]:
+                        return True
+                elif type(k) is DType:
+                    if dtype is k:
+                        return True
+                else:
+                    break
+            else:
+                return False
     dtype = as_dtype(dtype, "dtype", "isdtype")
     if isinstance(kind, tuple):
         return any(isdtype(dtype, k) for k in kind)

@@ -42,7 +42,11 @@ _WRITE = ["writeonly", "overlap_assume_elementwise"]
 _SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
 _POW_UFUNC = ("float32", "float64")  # pow's dtypes whose table kernel is np.power but for 0.5
 _array = np.array
-_may_share_memory = np.may_share_memory
+_empty = np.empty
+# (NumPy's C functions themselves where its dispatchers say where they are: each
+# dispatcher runs a Python function first)
+_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
+_putmask = getattr(np.putmask, "_implementation", np.putmask)
 _copyto = np.copyto
 
 
@@ -262,6 +266,39 @@ binary_scalar_into = _in_c(_with_scalar(BINARY_INTO, "binary_scalar_into"), BINA
 compare_scalar_into = _with_scalar(COMPARE_INTO, "compare_scalar_into")
 
 
+def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
+    if not cond.dtype.is_bool:
+        raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
+    if x_layout is not None or y is not self or y_layout is not dst_layout:
+        return _where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout)
+    # x[mask] = 0.5 (front end's mask_fill): only the masked elements written, in this one
+    # frame (scikit-learn's StandardScaler stores scale[scale < eps] = 1.0 once a fit,
+    # after NumPy's calls over the data have evicted the caches: the general path's
+    # dozen frames cost ~20 us there on the development VM)
+    out, c = self.buf, cond.buf
+    if dst_layout.dense_size != len(out) or cond_layout.dense_size != len(c):
+        if dst_layout.is_contiguous and cond_layout.is_contiguous:
+            out, c = flat(out, dst_layout), flat(c, cond_layout)
+        else:
+            out, c = view(out, dst_layout), view(c, cond_layout)
+    try:
+        lock = self._lock
+    except AttributeError:
+        lock = lock_of(self)
+    token = set_fp_state(QUIET)  # (the value converted as full stores it: past a narrow float's range, inf)
+    try:
+        value = _empty((), self.dtype.numpy)
+        value.fill(x)
+        with lock:
+            if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
+                c = c.copy()
+            _putmask(out, c, value)
+    except MemoryError as exc:
+        raise out_of_memory("where_into", exc) from exc
+    finally:
+        reset_fp_state(token)
+
+
 def _stored(value, dtype):
     """A Python scalar as a 0-d array of ``dtype``, converted as ``full`` stores it (a
     finite value beyond a narrow float's range becomes inf)."""
@@ -271,10 +308,8 @@ def _stored(value, dtype):
     return a
 
 
-@reports_out_of_memory
-def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
-    if not cond.dtype.is_bool:
-        raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
+def _where_general(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
+    """``where_into``'s general case."""
     _same(self, y, "where")
     if x_layout is None:  # x a Python scalar (x[mask] = 0.5)
         out, c, b = _views(self, dst_layout, ((cond, cond_layout), (y, y_layout)))
@@ -284,7 +319,7 @@ def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
                 c = c.copy()
             if not (y is self and y_layout == dst_layout):
                 _copyto(out, b)
-            np.putmask(out, c, value)
+            _putmask(out, c, value)
         return
     _same(self, x, "where")
     out, c, a, b = _views(self, dst_layout, ((cond, cond_layout), (x, x_layout), (y, y_layout)))
@@ -298,7 +333,7 @@ def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
                 # one value spread over x: putmask, faster than copyto's masked loop
                 # (1.3x at 2^16, random half masks), given the value itself (it makes
                 # a contiguous copy of an array of values, a temporary of x's size)
-                np.putmask(out, c, a[(0,) * a.ndim])
+                _putmask(out, c, a[(0,) * a.ndim])
             else:
                 _copyto(out, a, where=c)
         elif x_is_out:
@@ -308,3 +343,7 @@ def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
                 a = a.copy()
             _copyto(out, b)  # (copyto reads an overlapping source whole first)
             _copyto(out, a, where=c)
+
+
+_where_general.__name__ = "where_into"  # (its MemoryError named as the primitive)
+_where_into = reports_out_of_memory(_where_general)
