@@ -28,7 +28,14 @@
    all_dtypes) and the optional group "binary_dtype", shapes as above, call
    storage.binary_as(op, layout1, storage2, layout2, dtype) where the result stays
    below the size the Python path checks against the device's free memory; not in
-   lazy mode. */
+   lazy mode.
+
+   Made with scalar_below > 0, an op whose method is binary or compare takes an array of a
+   real floating dtype the op takes, of fewer elements than scalar_below, and a Python
+   float or int after it too (x ** 2, x * eps): storage.binary_scalar or
+   compare_scalar(op, layout, float(value), False), as the Python path's inline case
+   calls it; not in lazy mode. A larger array is the fallback's, whose operator writes
+   into it where it is a temporary (candlewick.elision). */
 
 #include "_native.h"
 #include "_native_host.h"
@@ -54,9 +61,12 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     int arity;
     PyObject *op, *results, *method, *fallback, *converting = NULL, *all_dtypes = NULL;
-    static char *names[] = {"arity", "op", "results", "method", "fallback", "converting", "all_dtypes", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO!UO|O!O:Elementwise", names, &arity, &op, &PyDict_Type,
-                                     &results, &method, &fallback, &PyDict_Type, &converting, &all_dtypes)) {
+    Py_ssize_t scalar_below = 0;
+    static char *names[] = {"arity", "op", "results", "method", "fallback", "converting", "all_dtypes", "scalar_below",
+                            NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "iOO!UO|O!On:Elementwise", names, &arity, &op, &PyDict_Type,
+                                     &results, &method, &fallback, &PyDict_Type, &converting, &all_dtypes,
+                                     &scalar_below)) {
         return NULL;
     }
     if ((converting == NULL) != (all_dtypes == NULL) || (converting != NULL && arity != 2)) {
@@ -84,6 +94,16 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyUnicode_InternInPlace(&self->method);
     self->fallback = Py_NewRef(fallback);
     self->converting = Py_XNewRef(converting);
+    self->scalar_below = scalar_below;
+    if (scalar_below > 0 && arity == 2 && (PyUnicode_CompareWithASCIIString(method, "binary") == 0 ||
+                       PyUnicode_CompareWithASCIIString(method, "compare") == 0)) {
+        self->scalar_method = PyUnicode_FromFormat("%U_scalar", method);
+        if (self->scalar_method == NULL) {
+            Py_DECREF(self);
+            return NULL;
+        }
+        PyUnicode_InternInPlace(&self->scalar_method);
+    }
     self->all_dtypes = Py_XNewRef(all_dtypes);
     return (PyObject *)self;
 }
@@ -95,6 +115,7 @@ static int traverse(Elementwise *self, visitproc visit, void *arg) {
     Py_VISIT(self->fallback);
     Py_VISIT(self->converting);
     Py_VISIT(self->all_dtypes);
+    Py_VISIT(self->scalar_method);
     return 0;
 }
 
@@ -105,6 +126,7 @@ static int clear(Elementwise *self) {
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->converting);
     Py_CLEAR(self->all_dtypes);
+    Py_CLEAR(self->scalar_method);
     return 0;
 }
 
@@ -129,8 +151,8 @@ PyTypeObject cw_ElementwiseType = {
     .tp_name = "candlewick._native.Elementwise",
     .tp_basicsize = sizeof(Elementwise),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Elementwise(arity, op, results, method, fallback, converting=None, all_dtypes=None): a namespace "
-              "element-wise function's common case in C, anything else fallback's",
+    .tp_doc = "Elementwise(arity, op, results, method, fallback, converting=None, all_dtypes=None, scalar_below=0): "
+              "a namespace element-wise function's common case in C, anything else fallback's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Elementwise, vectorcall),

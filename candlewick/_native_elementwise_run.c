@@ -1,6 +1,7 @@
 /* candlewick._native's Elementwise (_native_elementwise.c), its common case: the
    operands checked (arrays of the bound class, one dtype the op takes or two converted
-   to one it takes, one device, one shape or shapes that broadcast), the storage primitive called (through lazy mode's
+   to one it takes, one device, one shape or shapes that broadcast; or a real floating
+   array and a Python float or int), the storage primitive called (through lazy mode's
    operand where it is on) and the result made a new array of the shape's contiguous
    layout. */
 
@@ -13,7 +14,7 @@
 #define UNCHECKED_BYTES ((Py_ssize_t)1 << 28)
 #define WIDEST_ITEM 16 /* complex128: every dtype's item is at most this wide */
 
-static PyObject *name_attr, *dtypes_attr, *capabilities_attr, *binary_dtype, *binary_as_name; /* (interned) */
+static PyObject *name_attr, *level_attr, *dtypes_attr, *capabilities_attr, *binary_dtype, *binary_as_name; /* (interned) */
 
 /* The result's contiguous layout of `shape` (new reference), from the cache or made. */
 static PyObject *contiguous_layout(const Binding *b, PyObject *shape) {
@@ -89,20 +90,25 @@ static PyObject *converting_dtype(Elementwise *self, PyObject *d1, PyObject *d2,
     return has == 1 ? into : NULL;
 }
 
-/* Whether a result of `shape` of the widest item stays below the size the Python path
-   checks against the device's free memory (the converting case's result may be wider
-   than its operands) */
-static int small_result(PyObject *shape) {
+/* Whether `shape` (a tuple of ints) holds fewer than `limit` elements */
+static int below(PyObject *shape, Py_ssize_t limit) {
     Py_ssize_t n = 1;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++) {
         Py_ssize_t d = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
-        if (d < 0 || (d > 0 && n > UNCHECKED_BYTES / WIDEST_ITEM / d)) {
+        if (d < 0 || (d > 0 && n > limit / d)) {
             PyErr_Clear();
             return 0;
         }
         n *= d;
     }
-    return n < UNCHECKED_BYTES / WIDEST_ITEM;
+    return n < limit;
+}
+
+/* Whether a result of `shape` of the widest item stays below the size the Python path
+   checks against the device's free memory (the converting case's result may be wider
+   than its operands) */
+static int small_result(PyObject *shape) {
+    return below(shape, UNCHECKED_BYTES / WIDEST_ITEM);
 }
 
 static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
@@ -241,16 +247,61 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
     return out;
 }
 
-/* (_native_host.h) */
-PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n) {
-    if (Py_TYPE(args[0]) != b->array_type || (n == 2 && Py_TYPE(args[1]) != b->array_type)) {
+/* An array of a real floating dtype the op takes and a Python float or int after it
+   (x ** 2, x * eps): the storage's scalar primitive (binary_scalar, compare_scalar) with
+   the value as a float, as the Python path's inline case calls it (its int made a float
+   there too: an int past a float's range raises OverflowError either way). */
+static PyObject *with_scalar(const Binding *b, Elementwise *self, PyObject *x, PyObject *value) {
+    PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
+    PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
+    if (self->scalar_method == NULL || cw_lazy_write != NULL || storage == NULL || layout == NULL || dtype == NULL ||
+        device == NULL || Py_TYPE(layout) != b->layout_type || SLOT(layout, b->shape) == NULL ||
+        !below(SLOT(layout, b->shape), self->scalar_below)) {
         return CW_ELEMENTWISE_DECLINED;
     }
-    return n == 1 ? one_array(b, self, args[0]) : two_arrays(b, self, args[0], args[1]);
+    PyObject *level = PyObject_GetAttr(dtype, level_attr);
+    if (level == NULL) {
+        PyErr_Clear(); /* not a DType: the fallback's case */
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    int floating = PyLong_CheckExact(level) && PyLong_AsLong(level) == 2;
+    Py_DECREF(level);
+    PyObject *out_dtype = floating ? result_dtype(self, dtype) : NULL;
+    if (out_dtype == NULL) {
+        return PyErr_Occurred() ? NULL : CW_ELEMENTWISE_DECLINED;
+    }
+    PyObject *number = PyFloat_CheckExact(value) ? Py_NewRef(value) : PyNumber_Float(value);
+    if (number == NULL) {
+        return NULL;
+    }
+    PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device), number};
+    PyObject *args[] = {storage, self->op, layout, number, Py_False};
+    PyObject *result = cw_call_primitive(self->scalar_method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *out = result == NULL ? NULL
+                                   : cw_new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
+    for (int i = 0; i < 5; i++) {
+        Py_DECREF(held[i]);
+    }
+    return out;
+}
+
+/* (_native_host.h) */
+PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n) {
+    if (Py_TYPE(args[0]) != b->array_type) {
+        return CW_ELEMENTWISE_DECLINED;
+    }
+    if (n == 1) {
+        return one_array(b, self, args[0]);
+    }
+    if (Py_TYPE(args[1]) == b->array_type) {
+        return two_arrays(b, self, args[0], args[1]);
+    }
+    return PyFloat_CheckExact(args[1]) || PyLong_CheckExact(args[1]) ? with_scalar(b, self, args[0], args[1])
+                                                                     : CW_ELEMENTWISE_DECLINED;
 }
 
 int cw_elementwise_run_ready(void) {
-    static const char *const texts[] = {"name", "dtypes", "capabilities", "binary_dtype", "binary_as"};
-    PyObject **names[] = {&name_attr, &dtypes_attr, &capabilities_attr, &binary_dtype, &binary_as_name};
+    static const char *const texts[] = {"name", "level", "dtypes", "capabilities", "binary_dtype", "binary_as"};
+    PyObject **names[] = {&name_attr, &level_attr, &dtypes_attr, &capabilities_attr, &binary_dtype, &binary_as_name};
     return cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names);
 }

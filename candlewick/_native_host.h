@@ -47,6 +47,12 @@ typedef struct {
        (read where the device declares every dtype, `all_dtypes`, and "binary_dtype"), or
        NULL: such a pair is the fallback's */
     PyObject *converting, *all_dtypes;
+    /* a binary or comparison op's primitive of an array and a Python scalar
+       (binary_scalar, compare_scalar; interned), or NULL; taken for arrays of fewer
+       elements than scalar_below (a larger one's operator may write into it where it is a
+       temporary: candlewick.elision, in the Python method) */
+    PyObject *scalar_method;
+    Py_ssize_t scalar_below;
 } Elementwise;
 
 extern PyTypeObject cw_ElementwiseType;

@@ -21,6 +21,7 @@ from ._core import (
     RESULT, RESULT_BY_NAME, ArrayBase, _native, broadcast_layouts, cached_layout, check_accepts, check_dtype_on,
     check_result, contiguous_layout, new_array, promote_pair, scalar_array, scalar_for, require_array,
 )
+from .elision import FROM_BYTES
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code
 from .lazy_gate import GATE, operand
 from .inplace import write
@@ -120,6 +121,11 @@ _CONVERTED = frozenset({"float32", "float64", "complex64", "complex128"})
 _CONVERTING = {(a.name, b.name): r for a in _dt.ALL_DTYPES for b in _dt.ALL_DTYPES
                if a is not b and (r := standard_promotion(a, b)) is not None and r.name in _CONVERTED}
 
+
+#: the elements below which the C case takes an array and a Python scalar: from there the
+#: forward operator's Python method may write into its operand where it is a temporary
+#: (candlewick.elision; its threshold in elements of the widest real dtype)
+_SCALAR_BELOW = FROM_BYTES // 8
 
 #: _CONVERTING as the C path reads it: {dtype name: {dtype name: their promoted dtype}}
 _CONVERTING_BY_NAME: dict = {}
@@ -251,12 +257,17 @@ def c_case(fn, arity, op, results, method):
     ``_native.Elementwise``, for C callers that call it without a Python frame (the
     in-place operators' rebinding update in lazy mode, ``inplace.inplace_method``). A
     ``binary`` one takes ``_binary_converting``'s common case too: two arrays of a pair
-    in ``_CONVERTING``, on a device of every dtype declaring "binary_dtype"."""
+    in ``_CONVERTING``, on a device of every dtype declaring "binary_dtype". A ``binary``
+    or ``compare`` one takes an array of a real floating dtype and a Python float or int
+    after it (``binary``'s and ``compare``'s inline case), below ``_SCALAR_BELOW``
+    elements."""
     if _native is None:
         return None
     if method == "binary":
         return _native.Elementwise(arity, op, results, method, fn, converting=_CONVERTING_BY_NAME,
-                                   all_dtypes=_dt.ALL_DTYPES)
+                                   all_dtypes=_dt.ALL_DTYPES, scalar_below=_SCALAR_BELOW)
+    if method == "compare":
+        return _native.Elementwise(arity, op, results, method, fn, scalar_below=_SCALAR_BELOW)
     return _native.Elementwise(arity, op, results, method, fn)
 
 

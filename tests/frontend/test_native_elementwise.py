@@ -271,6 +271,40 @@ def test_two_dtypes_decline_where_the_python_path_decides():
         _core._native.Elementwise(2, BinaryOp.ADD, {}, "binary", fallback, converting={})
 
 
+def test_an_array_and_a_python_scalar_run_in_c(monkeypatch):
+    """A real floating array below scalar_below elements and a float or int after it: the
+    storage's scalar primitive with the value as a float; anything else the fallback's
+    (an int or bool array, a bool or NumPy scalar, a scalar first, a larger array, whose
+    forward operator may write into it where it is a temporary, lazy mode)."""
+    fallback = Recorder()
+    power = _core._native.Elementwise(2, BinaryOp.POW, _core.RESULT_BY_NAME[BinaryOp.POW], "binary", fallback,
+                                      scalar_below=16)
+    less = _core._native.Elementwise(2, CompareOp.LESS, _core.RESULT_BY_NAME[CompareOp.LESS], "compare", fallback,
+                                     scalar_below=16)
+    x, _ = _arrays()
+    seen = []
+    cls = type(x._storage)
+    for method in ("binary_scalar", "compare_scalar"):
+        real = getattr(cls, method)
+        monkeypatch.setattr(cls, method, lambda *args, real=real: seen.append(args[3:]) or real(*args))
+    for fn, value, want in ((power, 2, np.arange(6.0) ** 2), (power, 0.5, np.arange(6.0) ** 0.5),
+                            (less, 3, np.arange(6) < 3)):
+        out = fn(x, value)
+        assert fallback.calls == [] and seen[-1] == (float(value), False) and type(seen[-1][0]) is float
+        assert out._layout is _core.contiguous_layout((2, 3)) and out._dtype is (cw.bool if fn is less else cw.float32)
+        assert np.array_equal(cw.to_numpy(out).reshape(-1), want.astype(cw.to_numpy(out).dtype))
+    with pytest.raises(OverflowError):
+        power(x, 10 ** 400)
+    big = cw.zeros((4, 4), dtype=cw.float32)
+    ints = cw.asarray(np.ones((2, 3), np.int32))
+    for args in ((x, True), (x, np.float32(2.0)), (2.0, x), (big, 2.0), (ints, 2), (x, "2")):
+        assert power(*args) == "fallback" and fallback.calls[-1] == (args, {})
+    with cw.lazy():
+        assert power(x, 2.0) == "fallback"
+    plain = _core._native.Elementwise(2, BinaryOp.POW, _core.RESULT_BY_NAME[BinaryOp.POW], "binary", fallback)
+    assert plain(x, 2.0) == "fallback"  # (scalar_below not given: no scalar case)
+
+
 def test_everything_else_goes_to_the_fallback_unchanged():
     fallback = Recorder()
     divide = _core._native.Elementwise(2, BinaryOp.DIVIDE, _core.RESULT_BY_NAME[BinaryOp.DIVIDE], "binary",
