@@ -30,7 +30,10 @@ class ScalarConversions(ArrayBase):
 
     def __bool__(self) -> bool:
         """The truth value of a 0-d array (TypeError for other shapes)."""
-        return bool(self._scalar("bool"))
+        layout = self._layout  # (_scalar inline: scikit-learn's `if xp.any(...)`, four a StandardScaler fit)
+        if layout.shape != ():
+            raise ArgumentTypeError(f"bool() needs a 0-d array, got shape {layout.shape}")
+        return bool(self._storage.to_host(layout)[()])
 
     def _host_python(self):
         """The elements on the host in a NumPy dtype whose ``tolist`` gives Python

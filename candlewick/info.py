@@ -162,12 +162,19 @@ class __array_namespace_info__:
         >>> sorted(cw.__array_namespace_info__().dtypes(kind="bool"))
         ['bool']
         """
+        try:  # a device object asked again: its answer before get_device's frame (scikit-learn
+            # asks ten times a StandardScaler fit, with x.device)
+            hit = _ANSWERS[id(device), kind]
+            if hit[0] is device:
+                return dict(hit[1])
+        except (KeyError, TypeError):  # (TypeError: an unhashable kind, named below)
+            pass
         dev = get_device(device)
         try:
             hit = _ANSWERS[id(dev), kind]
             if hit[0] is dev:
                 return dict(hit[1])
-        except (KeyError, TypeError):  # (TypeError: an unhashable kind, named below)
+        except (KeyError, TypeError):
             pass
         supported = set(dev.dtypes)
         kinds = kind if isinstance(kind, tuple) else (kind,)

@@ -223,7 +223,7 @@ def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return reduce_array(ReduceOp.MIN, x, axis, keepdims, "min")
 
 
-def _in_c(fn, op, same, into=(), identity=True):
+def reduction_in_c(fn, op, same, into=(), identity=True):
     """``fn`` with its common case in C where candlewick._native was built
     (``_native.Reduction``: an array of exactly the bound class, axis None or one int,
     keepdims a bool, dtype None or x's own with x's dtype in ``same`` ({name: result
@@ -249,12 +249,12 @@ def _in_c(fn, op, same, into=(), identity=True):
 
 _FLOATS = {d.name: d for d in _dt.ALL_DTYPES if d.level == 2}
 _INTO = (_dt.float32, _dt.float64)
-sum = _in_c(sum, ReduceOp.SUM, _SAME_ACCUMULATION[ReduceOp.SUM], _INTO)
-prod = _in_c(prod, ReduceOp.PROD, _SAME_ACCUMULATION[ReduceOp.PROD], _INTO)
-max = _in_c(max, ReduceOp.MAX, {d.name: r for d, r in RESULT[ReduceOp.MAX].items() if not d.is_complex},
-            identity=False)
-min = _in_c(min, ReduceOp.MIN, {d.name: r for d, r in RESULT[ReduceOp.MIN].items() if not d.is_complex},
-            identity=False)
+sum = reduction_in_c(sum, ReduceOp.SUM, _SAME_ACCUMULATION[ReduceOp.SUM], _INTO)
+prod = reduction_in_c(prod, ReduceOp.PROD, _SAME_ACCUMULATION[ReduceOp.PROD], _INTO)
+max = reduction_in_c(max, ReduceOp.MAX, {d.name: r for d, r in RESULT[ReduceOp.MAX].items() if not d.is_complex},
+                     identity=False)
+min = reduction_in_c(min, ReduceOp.MIN, {d.name: r for d, r in RESULT[ReduceOp.MIN].items() if not d.is_complex},
+                     identity=False)
 
 
 def _no_complex(x, fname):

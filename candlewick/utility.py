@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import dtypes as _dt
-from ._core import contiguous_layout, is_scalar, require_array, view
+from ._core import RESULT, contiguous_layout, is_scalar, require_array, view
 from .array import Array, wrap
 from .creation import full
 from .docstrings import FRAGMENTS, shared_doc
 from .arguments import flag
 from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
 from .shapes import normalize_axes, normalize_axis, reduced_shape
+from .statistical import reduction_in_c
 from .joining import concat
 from .opdefs import BinaryOp, CompareOp, ReduceOp
 
@@ -69,6 +70,11 @@ def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     True
     """
     return _truth_reduce(ReduceOp.ANY, x, axis, keepdims, "any")
+
+
+# their common case in C where candlewick._native was built (statistical.reduction_in_c)
+all = reduction_in_c(all, ReduceOp.ALL, {d.name: r for d, r in RESULT[ReduceOp.ALL].items()})
+any = reduction_in_c(any, ReduceOp.ANY, {d.name: r for d, r in RESULT[ReduceOp.ANY].items()})
 
 
 def _edge(value, x, axis, argname):

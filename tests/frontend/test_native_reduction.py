@@ -1,4 +1,4 @@
-"""sum, prod, max and min's fast path in C (candlewick._native.Reduction) gives what their
+"""sum, prod, max, min, any and all's fast path in C (candlewick._native.Reduction) gives what their
 Python path gives, field for field; it hands every other case to the Python path with the
 same arguments; errors and references pass through it intact."""
 
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 import candlewick as cw
-from candlewick import _core, statistical
+from candlewick import _core, statistical, utility
 from candlewick.array import Array
 from candlewick.opdefs import ReduceOp
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 
-NAMES = ["sum", "prod", "max", "min"]
+NAMES = ["sum", "prod", "max", "min", "any", "all"]
 DTYPES = ["bool", "uint8", "int32", "int64", "float16", "float32", "float64", "complex64"]
 
 
@@ -51,7 +51,8 @@ def _both_paths(fn, args, kwargs):
 def test_every_reduction_has_the_fast_path():
     for name in NAMES:
         fn = getattr(cw, name)
-        assert fn is getattr(statistical, name) and fn.__wrapped__.__name__ == name == fn.__name__
+        module = utility if name in ("any", "all") else statistical
+        assert fn is getattr(module, name) and fn.__wrapped__.__name__ == name == fn.__name__
         assert fn.__code__.co_name == name  # (an error raised inside names the function)
         fast = [c.cell_contents for c in fn.__closure__]
         assert [type(f) for f in fast] == [_core._native.Reduction] and fast[0].fallback is fn.__wrapped__
