@@ -50,7 +50,7 @@ int cw_flat_view(const Binding *b, PyObject *buf, PyObject *layout, PyObject **v
             PyErr_Clear();
             step = 0;
         }
-    } else if (contig != Py_True) {
+    } else if (contig != Py_True && ndim > 0) { /* (a 0-d layout is its one element: contiguous) */
         step = 0;
     }
     if (step == 0 || count == 0 || start < 0 || start >= size) {

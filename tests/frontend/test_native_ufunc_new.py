@@ -223,8 +223,9 @@ def test_the_unary_form_equals_the_python_primitive():
             in_c = type(row[dtype][0]) is np.ufunc and row[dtype][0].nin == 1
             x = _array(dtype, 0)
             flat_x = cw.reshape(x, (12,))
-            # the whole buffer, a slice, a strided 1-D view: 1-D views; a transpose: general's
-            for v, taken in ((x, True), (flat_x[1:7], True), (flat_x[::3], True), (x.T, False)):
+            # the whole buffer, a slice, a strided 1-D view, one element (0-d): 1-D views; a
+            # transpose: general's
+            for v, taken in ((x, True), (flat_x[1:7], True), (flat_x[::3], True), (x[1, 2], True), (x.T, False)):
                 inputs = v._storage.buf.tobytes()
                 handed_on.clear()
                 fast = _unary_outcome(primitive, v._storage, op, v._layout)
