@@ -27,14 +27,14 @@
    float32 and float64) on a device that declares every dtype (its dtypes are
    all_dtypes) and the optional group "binary_dtype", shapes as above, call
    storage.binary_as(op, layout1, storage2, layout2, dtype) where the result stays
-   below the size the Python path checks against the device's free memory; not in
-   lazy mode.
+   below the size the Python path checks against the device's free memory (in lazy
+   mode through lazy mode's operand, as the common case).
 
    Made with scalar_below > 0, an op whose method is binary or compare takes an array of a
    real floating dtype the op takes, of fewer elements than scalar_below, and a Python
    float or int after it too (x ** 2, x * eps): storage.binary_scalar or
    compare_scalar(op, layout, float(value), False), as the Python path's inline case
-   calls it; not in lazy mode. A larger array is the fallback's, whose operator writes
+   calls it (in lazy mode through lazy mode's operand). A larger array is the fallback's, whose operator writes
    into it where it is a temporary (candlewick.elision). */
 
 #include "_native.h"

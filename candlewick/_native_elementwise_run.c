@@ -67,7 +67,7 @@ static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
 /* The dtype two arrays of dtypes d1 and d2 (not one) on `device` are converted to as they
    are read (borrowed), or NULL: not this case (no error set) or an error. */
 static PyObject *converting_dtype(Elementwise *self, PyObject *d1, PyObject *d2, PyObject *device) {
-    if (self->converting == NULL || cw_lazy_write != NULL) { /* (lazy mode: the Python path records) */
+    if (self->converting == NULL) {
         return NULL;
     }
     PyObject *row = by_name(self->converting, d1);
@@ -254,7 +254,7 @@ static PyObject *two_arrays(const Binding *b, Elementwise *self, PyObject *x1, P
 static PyObject *with_scalar(const Binding *b, Elementwise *self, PyObject *x, PyObject *value) {
     PyObject *storage = SLOT(x, b->storage), *layout = SLOT(x, b->layout);
     PyObject *dtype = SLOT(x, b->dtype), *device = SLOT(x, b->device);
-    if (self->scalar_method == NULL || cw_lazy_write != NULL || storage == NULL || layout == NULL || dtype == NULL ||
+    if (self->scalar_method == NULL || storage == NULL || layout == NULL || dtype == NULL ||
         device == NULL || Py_TYPE(layout) != b->layout_type || SLOT(layout, b->shape) == NULL ||
         !below(SLOT(layout, b->shape), self->scalar_below)) {
         return CW_ELEMENTWISE_DECLINED;
@@ -276,7 +276,10 @@ static PyObject *with_scalar(const Binding *b, Elementwise *self, PyObject *x, P
     }
     PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device), number};
     PyObject *args[] = {storage, self->op, layout, number, Py_False};
-    PyObject *result = cw_call_primitive(self->scalar_method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    /* (in lazy mode: called on the storage that records the call) */
+    PyObject *result = cw_lazy_operand != NULL
+                           ? cw_lazy_call(self->scalar_method, x, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
+                           : cw_call_primitive(self->scalar_method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
                                    : cw_new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 5; i++) {

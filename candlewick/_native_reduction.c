@@ -1,7 +1,8 @@
 /* candlewick._native's Reduction: the common case of the namespace's sum, prod, max and
    min, in C.
 
-   Reduction(op, same, into, floats, all_dtypes, identity, fallback) is a callable of one array and
+   Reduction(op, same, into, floats, all_dtypes, identity, fallback, operand=True) is a
+   callable of one array and
    the keywords axis, dtype and keepdims. Where x is an array of exactly the bound class,
    keepdims a bool, axis None or an int in range and dtype absent, None or x's own, with
    x's dtype in `same` ({dtype name: result dtype}: the dtypes reduced as they are), it
@@ -12,9 +13,12 @@
    storage.reduce_as(op, layout, axes, dtype). It returns a new array of that class over
    the result, of the reduced shape's contiguous layout. An op without an identity (an
    empty `same` entry is not how it is told: max and min are made with `into` empty and
-   identity False) declines a reduction over an empty axis. Anything else, a keyword or
-   an argument more, lazy mode on anywhere (the Python path records), or the module
-   unbound, is fallback's (the Python function, statistical.py) with the same arguments.
+   identity False) declines a reduction over an empty axis. While lazy mode is on the
+   primitive is called on lazy mode's operand(x) (cw_lazy_call: the storage that records
+   the call), as the Python path calls it; made with operand False (any, all: their
+   Python path calls x's own storage), lazy mode's calls are the fallback's. Anything
+   else, a keyword or an argument more, or the module unbound, is fallback's (the
+   Python function, statistical.py) with the same arguments.
    Why in C: a StandardScaler fit makes six sums and a max and a min, each after NumPy's
    calls over the data have evicted the caches, where the Python path's four frames
    (the function, its common case, the axis's and the result's) cost several us each. */
@@ -30,6 +34,7 @@ typedef struct {
     vectorcallfunc vectorcall;
     PyObject *op, *same, *into, *floats, *all_dtypes, *fallback;
     int identity;
+    int operand; /* whether the Python path calls the primitive on lazy mode's operand(x) */
 } Reduction;
 
 static PyObject *axis_name, *dtype_name, *keepdims_name, *name_attr, *dtypes_attr, *capabilities_attr,
@@ -177,8 +182,9 @@ static PyObject *reduce_case(const Binding *b, Reduction *self, PyObject *x, PyO
     PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device), axes,
                         out_shape};
     PyObject *args[] = {storage, self->op, layout, axes, dtype};
-    PyObject *result = PyObject_VectorcallMethod(method, args, (method == reduce_name ? 4 : 5) |
-                                                                   PY_VECTORCALL_ARGUMENTS_OFFSET, NULL);
+    size_t n = (method == reduce_name ? 4 : 5) | PY_VECTORCALL_ARGUMENTS_OFFSET;
+    /* (in lazy mode: called on the storage that records the call, as the Python path's operand(x)) */
+    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(method, x, args, n) : cw_call_primitive(method, args, n);
     PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x), result, out_shape, out_dtype, device);
     for (int i = 0; i < 6; i++) {
         Py_DECREF(held[i]);
@@ -190,7 +196,7 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
     Reduction *self = (Reduction *)callable;
     PyObject *axis = NULL, *dtype = NULL, *keepdims = NULL;
     Binding b;
-    if (PyVectorcall_NARGS(nargsf) == 1 && cw_lazy_write == NULL &&
+    if (PyVectorcall_NARGS(nargsf) == 1 && (cw_lazy_write == NULL || (self->operand && cw_lazy_operand != NULL)) &&
         keywords(args + 1, kwnames, &axis, &dtype, &keepdims) && cw_hold_binding(&b)) {
         PyObject *out = reduce_case(&b, self, args[0], axis, dtype, keepdims);
         cw_release_binding(&b);
@@ -203,11 +209,11 @@ static PyObject *call(PyObject *callable, PyObject *const *args, size_t nargsf, 
 
 static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     PyObject *op, *same, *into, *floats, *all_dtypes, *fallback;
-    int identity;
-    static char *names[] = {"op", "same", "into", "floats", "all_dtypes", "identity", "fallback", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O!OpO:Reduction", names, &op, &PyDict_Type, &same,
+    int identity, operand = 1;
+    static char *names[] = {"op", "same", "into", "floats", "all_dtypes", "identity", "fallback", "operand", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO!O!O!OpO|p:Reduction", names, &op, &PyDict_Type, &same,
                                      &PyTuple_Type, &into, &PyDict_Type, &floats, &all_dtypes, &identity,
-                                     &fallback)) {
+                                     &fallback, &operand)) {
         return NULL;
     }
     if (!PyCallable_Check(fallback)) {
@@ -225,6 +231,7 @@ static PyObject *make(PyTypeObject *type, PyObject *args, PyObject *kwargs) {
     self->floats = Py_NewRef(floats);
     self->all_dtypes = Py_NewRef(all_dtypes);
     self->identity = identity;
+    self->operand = operand;
     self->fallback = Py_NewRef(fallback);
     return (PyObject *)self;
 }
@@ -270,8 +277,8 @@ PyTypeObject cw_ReductionType = {
     .tp_name = "candlewick._native.Reduction",
     .tp_basicsize = sizeof(Reduction),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Reduction(op, same, into, floats, all_dtypes, identity, fallback): sum's, prod's, max's or "
-              "min's common case in C, anything else fallback's",
+    .tp_doc = "Reduction(op, same, into, floats, all_dtypes, identity, fallback, operand=True): sum's, prod's, "
+              "max's, min's, any's or all's common case in C, anything else fallback's",
     .tp_new = make,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(Reduction, vectorcall),

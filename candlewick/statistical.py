@@ -223,18 +223,20 @@ def min(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return reduce_array(ReduceOp.MIN, x, axis, keepdims, "min")
 
 
-def reduction_in_c(fn, op, same, into=(), identity=True):
+def reduction_in_c(fn, op, same, into=(), identity=True, operand=True):
     """``fn`` with its common case in C where candlewick._native was built
     (``_native.Reduction``: an array of exactly the bound class, axis None or one int,
     keepdims a bool, dtype None or x's own with x's dtype in ``same`` ({name: result
     dtype}), or one of ``into`` with x real floating on a device of every dtype and the
     optional group "reduce_dtype"; ``identity`` False: no reduction over an empty axis),
-    ``fn`` for the rest, with the same arguments. A StandardScaler fit makes six sums, a
+    ``fn`` for the rest, with the same arguments; in lazy mode the primitive called on lazy
+    mode's operand, as ``fn`` calls it (``operand`` False: ``fn`` calls x's own storage,
+    and lazy mode's calls are ``fn``'s). A StandardScaler fit makes six sums, a
     max and a min, each after NumPy's calls over the data have evicted the caches, where
     this case's four Python frames cost ~10 us a call on the development VM."""
     if _native is None:
         return fn
-    fast = _native.Reduction(op, same, into, _FLOATS, _dt.ALL_DTYPES, identity, fn)
+    fast = _native.Reduction(op, same, into, _FLOATS, _dt.ALL_DTYPES, identity, fn, operand)
     if into:
         def native_fn(x: Array, /, *, axis: Axes | None = None, dtype: DTypeLike | None = None,
                       keepdims: bool = False) -> Array:

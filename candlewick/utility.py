@@ -72,9 +72,10 @@ def any(x: Array, /, *, axis: Axes | None = None, keepdims: bool = False) -> Arr
     return _truth_reduce(ReduceOp.ANY, x, axis, keepdims, "any")
 
 
-# their common case in C where candlewick._native was built (statistical.reduction_in_c)
-all = reduction_in_c(all, ReduceOp.ALL, {d.name: r for d, r in RESULT[ReduceOp.ALL].items()})
-any = reduction_in_c(any, ReduceOp.ANY, {d.name: r for d, r in RESULT[ReduceOp.ANY].items()})
+# their common case in C where candlewick._native was built (statistical.reduction_in_c;
+# in lazy mode _truth_reduce's, which calls x's own storage)
+all = reduction_in_c(all, ReduceOp.ALL, {d.name: r for d, r in RESULT[ReduceOp.ALL].items()}, operand=False)
+any = reduction_in_c(any, ReduceOp.ANY, {d.name: r for d, r in RESULT[ReduceOp.ANY].items()}, operand=False)
 
 
 def _edge(value, x, axis, argname):

@@ -156,13 +156,30 @@ def test_a_device_without_the_group_or_a_dtype_declines_the_conversion():
         assert total(y, axis=0, dtype=cw.float64) == "fallback"
 
 
-def test_lazy_mode_takes_the_python_path():
+@pytest.mark.parametrize("record", [True, False])
+def test_lazy_mode_calls_lazy_modes_operand(monkeypatch, record):
+    """Inside lazy(), recorded (a device that records) or run at once: the primitive called
+    through lazy mode's operand, as the Python path calls it, the values eager mode's; a
+    Reduction made with operand False (any, all) hands lazy mode's calls on."""
+    from candlewick.fusion import lazy_mode
+
+    monkeypatch.setattr(lazy_mode, "RECORD_EVERYWHERE", record)
     fallback = Recorder()
     total = _sum(fallback)
-    x = cw.asarray(np.ones((2, 3), np.float32))
+    either = _core._native.Reduction(ReduceOp.ANY, {"bool": cw.bool}, (), statistical._FLOATS, _core._ALL_DTYPES,
+                                     True, fallback, operand=False)
+    x = cw.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     with cw.lazy():
-        assert total(x, axis=0) == "fallback"
-    assert float(cw.sum(x)) == 6.0
+        rows, wide = total(x * 2.0, axis=1), total(x, axis=0, dtype=cw.float64)
+        assert fallback.calls == []
+        assert {type(r._storage).__name__ for r in (rows, wide)} == ({"LazyStorage"} if record else {"CpuStorage"})
+        mask = x > 2.0
+        assert either(mask) == "fallback" and fallback.calls == [((mask,), {})]
+    host = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(cw.to_numpy(rows), (host * 2).sum(axis=1))
+    assert wide.dtype is cw.float64
+    np.testing.assert_array_equal(cw.to_numpy(wide), host.sum(axis=0, dtype=np.float64))
+    assert either(x > 2.0).item() is True and len(fallback.calls) == 1  # (out of lazy mode: in C)
 
 
 def test_errors_and_references_pass_through():

@@ -273,8 +273,9 @@ def test_calls_on_small_computed_arrays_run_at_once(device, monkeypatch):
 
 def test_the_c_elementwise_path_records(device, monkeypatch):
     """In lazy mode the element-wise functions' common case stays in C (candlewick._native's
-    Elementwise), its primitive called on the recording storage, as the Python path calls
-    it: recorded, with eager mode's values and errors."""
+    Elementwise; an array and a Python scalar after it too), its primitive called on the
+    recording storage, as the Python path calls it: recorded, with eager mode's values and
+    errors."""
     from candlewick import _core
     from candlewick.lazy_gate import GATE
 
@@ -296,13 +297,16 @@ def test_the_c_elementwise_path_records(device, monkeypatch):
         with pytest.raises(ShapeError):
             x + cw.asarray([1.0, 2.0], device=device)
         assert all(pending(r) for r in results)
-        scaled = x * 2.0  # a Python scalar: the Python path, which records the same way
+        forward = x * 2.0  # a Python scalar after the array: in C too
+        assert python_path == [] and pending(forward)
+        scaled = 2.0 * x  # reflected: the Python path, which records the same way
         # (it asks the hook once on cpu, twice on rocm: H200, c3b9a48)
         assert python_path and pending(scaled)
     fused = "fusion" in device.capabilities  # (a fused exp is within the conformance tolerances)
     for got, want in zip(results, eager):
         same(got, cw.asarray(want, device=device), fused)
     same(chained, cw.asarray(eager[0] * eager[1], device=device), fused)
+    same(forward, cw.asarray(cw.to_numpy(x) * np.float32(2.0), device=device), fused)
     same(scaled, cw.asarray(cw.to_numpy(x) * np.float32(2.0), device=device), fused)
     assert not lazy_storage.LIVE  # nothing pending anywhere: a store asks nothing more
 
