@@ -351,25 +351,30 @@ def test_everything_else_goes_to_the_fallback_unchanged():
     assert divide.fallback is fallback
 
 
-def test_errors_and_references_pass_through():
+@pytest.mark.parametrize("primitive, fails, runs, shares_layout", [
+    ("binary", lambda bad: cw.add(bad, bad), lambda x: cw.multiply(x, x), True),
+    ("binary_scalar", lambda bad: bad * 2.0, lambda x: x * 2.0, True),
+    ("reduce", lambda bad: cw.sum(bad, axis=0), lambda x: cw.sum(x, axis=1), False),  # (_native.Reduction)
+])
+def test_errors_and_references_pass_through(primitive, fails, runs, shares_layout):
     x, _ = _arrays()
 
-    class Failing:
-        def binary(self, *args):
-            raise RuntimeError("the primitive failed")
+    def failing(self, *args):
+        raise RuntimeError("the primitive failed")
 
-    bad = _core.new_array(Array, Failing(), (2, 3), x._dtype, x._device)
+    bad = _core.new_array(Array, type("Failing", (), {primitive: failing})(), (2, 3), x._dtype, x._device)
     parts = (bad._storage, bad._layout, bad._device)
     counts = [sys.getrefcount(p) for p in parts]
     with pytest.raises(RuntimeError, match="the primitive failed"):
-        cw.add(bad, bad)
+        fails(bad)
     assert [sys.getrefcount(p) for p in parts] == counts
 
     parts = (x._storage, x._layout, x._device)  # (a dtype is referenced from everywhere)
     counts = [sys.getrefcount(p) for p in parts]
-    out = cw.multiply(x, x)
-    # the result holds one reference to its (shared) layout and device, and its storage
-    assert [sys.getrefcount(p) for p in parts] == [counts[0], counts[1] + 1, counts[2] + 1]
+    out = runs(x)
+    # the result holds one reference to its layout (x's own where the shape is x's, the
+    # cache's) and device, and its storage
+    assert [sys.getrefcount(p) for p in parts] == [counts[0], counts[1] + shares_layout, counts[2] + 1]
     storage = out._storage
     assert sys.getrefcount(storage) == 3  # out's slot, the local and the call's argument
     del out
