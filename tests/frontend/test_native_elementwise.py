@@ -14,6 +14,7 @@ import candlewick as cw
 from candlewick import _core, array_operators, elementwise, elementwise_dispatch
 from candlewick.array import Array
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
+from tests.frontend.native_paths import Recorder, both_paths
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 
@@ -44,33 +45,12 @@ def _operand(dtype, layout, seed):
     return x
 
 
-def _outcome(fn, args):
-    try:
-        out = fn(*args)
-    except Exception as exc:  # both paths must fail alike
-        return ("raised", type(exc), str(exc))
-    lay = out._layout
-    return (type(out), out._dtype, out._device, lay.shape, lay.strides, lay.offset, lay._contig,
-            lay.dense_size, cw.to_numpy(out).tobytes())
-
-
-def _both_paths(fn, args):
-    """(C path's outcome, Python path's outcome) of ``fn(*args)``."""
-    fast = _outcome(fn, args)
-    _core._native.unbind()
-    try:
-        python = _outcome(fn, args)
-    finally:
-        _core.bind_native(Array)
-    return fast, python
-
-
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "offset"])
 @pytest.mark.parametrize("name", UNARY)
 def test_unary_equals_the_python_path(name, layout):
     fn = getattr(cw, name)
     for dtype in DTYPES:
-        fast, python = _both_paths(fn, (_operand(dtype, layout, 0),))
+        fast, python = both_paths(fn, (_operand(dtype, layout, 0),))
         assert fast == python, (name, dtype)
 
 
@@ -85,7 +65,7 @@ def test_binary_equals_the_python_path(name, layout):
         for args in ((x1, x2), (x1, x1), (x1, x2[0]), (x2[0], x1), (x1, x2[:, :1]), (x2[:, 1:2], x1),
                      (x1[None], x2), (x1, x2[None]), (x1, x2[0, :1]), (x1[:, :1], x2[0]), (x2[:1], x1[:, 2:3]),
                      (x1[None, :, :1], x2[:1]), (x1[:, None, :], x2[:2, :1, None])):
-            fast, python = _both_paths(fn, args)
+            fast, python = both_paths(fn, args)
             assert fast == python, (name, dtype)
 
 
@@ -104,7 +84,7 @@ def test_operator_equals_the_python_path(name, layout):
     for dtype in DTYPES:
         x1, x2 = _operand(dtype, layout, 0), _operand(dtype, layout, 1)
         for args in ((x1, x2), (x1, 2), (x1, x2[0]), (x1[:, :1], x2[0])):
-            fast, python = _both_paths(method, args)
+            fast, python = both_paths(method, args)
             assert fast == python, (name, dtype)
 
 
@@ -116,17 +96,8 @@ def test_other_cases_equal_the_python_path(name):
     f32, i32 = _operand("float32", "contiguous", 0), _operand("int32", "contiguous", 1)
     for args in ((f32, i32), (i32, i32[0]), (f32, 2), (3, i32), (f32[0, 0], f32[1, 1]),
                  (f32[:0], f32[:0]), (f32, [1, 2]), ("a", f32)):
-        fast, python = _both_paths(fn, args)
+        fast, python = both_paths(fn, args)
         assert fast == python, (name, args)
-
-
-class Recorder:
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, *args, **kwargs):
-        self.calls.append((args, kwargs))
-        return "fallback"
 
 
 def _arrays():
@@ -217,7 +188,7 @@ def test_two_dtypes_equal_the_python_path(name):
     for first, second in CONVERTING:
         x1, x2 = _operand(first, "contiguous", 0), _operand(second, "contiguous", 1)
         for args in ((x1, x2), (x1, x2[0]), (x1[:, :1], x2), (x1.T, x2[:, 1]), (x1[:, :1], x2[0]), (x1[1:], x2[0])):
-            fast, python = _both_paths(fn, args)
+            fast, python = both_paths(fn, args)
             assert fast == python, (name, first, second)
 
 

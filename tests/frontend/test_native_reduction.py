@@ -10,6 +10,7 @@ import candlewick as cw
 from candlewick import _core, statistical, utility
 from candlewick.array import Array
 from candlewick.opdefs import ReduceOp
+from tests.frontend.native_paths import Recorder, both_paths
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 
@@ -24,27 +25,6 @@ def _operand(dtype, layout):
     x = cw.asarray(values.astype(dtype))
     return {"contiguous": x, "transposed": x.T, "offset": x[1:], "strided": x[:, ::2], "row": x[1],
             "0-d": x[1, 2], "empty": x[:0], "broadcast": cw.broadcast_to(x[:1], (3, 4))}[layout]
-
-
-def _outcome(fn, args, kwargs):
-    try:
-        out = fn(*args, **kwargs)
-    except Exception as exc:  # both paths must fail alike
-        return ("raised", type(exc), str(exc))
-    lay = out._layout
-    return (type(out), out._dtype, out._device, lay.shape, lay.strides, lay.offset, lay._contig,
-            lay.dense_size, cw.to_numpy(out).tobytes())
-
-
-def _both_paths(fn, args, kwargs):
-    """(C path's outcome, Python path's outcome) of ``fn(*args, **kwargs)``."""
-    fast = _outcome(fn, args, kwargs)
-    _core._native.unbind()
-    try:
-        python = _outcome(fn, args, kwargs)
-    finally:
-        _core.bind_native(Array)
-    return fast, python
 
 
 def test_every_reduction_has_the_fast_path():
@@ -71,17 +51,8 @@ def test_equals_the_python_path(name, layout):
                     kwargs = {"axis": axis, "keepdims": keepdims}
                     if dtype is not None:
                         kwargs["dtype"] = x.dtype if dtype == "same" else dtype
-                    fast, python = _both_paths(fn, (x,), kwargs)
+                    fast, python = both_paths(fn, (x,), kwargs)
                     assert fast == python, (name, dtype_name, kwargs)
-
-
-class Recorder:
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, *args, **kwargs):
-        self.calls.append((args, kwargs))
-        return "fallback"
 
 
 def _sum(fallback):
