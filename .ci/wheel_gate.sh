@@ -42,7 +42,7 @@ VPY="$WORK/venv/bin/python"
 
 OUTSIDE="$WORK/outside"
 mkdir -p "$OUTSIDE"
-for t in "${GATE_TESTS[@]}" tests/conftest.py tests/namespace/_namespace_helpers.py \
+for t in "${GATE_TESTS[@]}" tests/conftest.py tests/namespace/_namespace_helpers.py tests/frontend/_native_paths.py \
          tests/namespace/_oracle.py tests/array_api/conftest.py tests/array_api/array_api_support.py; do
     mkdir -p "$OUTSIDE/$(dirname "$t")"
     cp "$SRC/$t" "$OUTSIDE/$t"
@@ -52,7 +52,7 @@ cp "$SRC/examples/quickstart.py" "$OUTSIDE/"
 cat >"$OUTSIDE/pytest.ini" <<'EOF'
 [pytest]
 addopts = --import-mode=importlib -p no:cacheprovider
-pythonpath = tests/namespace tests/array_api
+pythonpath = tests/namespace tests/array_api tests/frontend
 EOF
 
 cd "$OUTSIDE"

@@ -19,9 +19,10 @@
    Python path calls x's own storage), lazy mode's calls are the fallback's. Anything
    else, a keyword or an argument more, or the module unbound, is fallback's (the
    Python function, statistical.py) with the same arguments.
-   Why in C: a StandardScaler fit makes six sums and a max and a min, each after NumPy's
-   calls over the data have evicted the caches, where the Python path's four frames
-   (the function, its common case, the axis's and the result's) cost several us each. */
+   Why in C: a StandardScaler fit makes six sums, a max, a min and an any, each after
+   NumPy's calls over the data have evicted the caches, where the Python path's four
+   frames (the function, its common case, the axis's and the result's) cost ~2.5 us a
+   call together (statistical.reduction_in_c). */
 
 #include "_native.h"
 #include "_native_host.h"

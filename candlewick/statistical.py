@@ -232,8 +232,10 @@ def reduction_in_c(fn, op, same, into=(), identity=True, operand=True):
     ``fn`` for the rest, with the same arguments; in lazy mode the primitive called on lazy
     mode's operand, as ``fn`` calls it (``operand`` False: ``fn`` calls x's own storage,
     and lazy mode's calls are ``fn``'s). A StandardScaler fit makes six sums, a
-    max and a min, each after NumPy's calls over the data have evicted the caches, where
-    this case's four Python frames cost ~10 us a call on the development VM."""
+    max, a min and an any, each after NumPy's calls over the data have evicted the caches,
+    where this case's four Python frames cost ~2.5 us a call on the development VM
+    (``sum(x, axis=0)`` of 200 x 64 float64 after a 32 MB NumPy sum: 20.5 us in Python,
+    18.0 in C, NumPy's reduce itself 11.2)."""
     if _native is None:
         return fn
     fast = _native.Reduction(op, same, into, _FLOATS, _dt.ALL_DTYPES, identity, fn, operand)

@@ -272,9 +272,9 @@ def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
     if x_layout is not None or y is not self or y_layout is not dst_layout:
         return _where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout)
     # x[mask] = 0.5 (front end's mask_fill): only the masked elements written, in this one
-    # frame (scikit-learn's StandardScaler stores scale[scale < eps] = 1.0 once a fit,
-    # after NumPy's calls over the data have evicted the caches: the general path's
-    # dozen frames cost ~20 us there on the development VM)
+    # frame, not the general path's dozen (scikit-learn's StandardScaler stores
+    # scale[scale < eps] = 1.0 once a fit, after NumPy's calls over the data have evicted
+    # the caches)
     out, c = self.buf, cond.buf
     if dst_layout.dense_size != len(out) or cond_layout.dense_size != len(c):
         if dst_layout.is_contiguous and cond_layout.is_contiguous:

@@ -146,7 +146,7 @@ def _loud(op, dtype):
 
 def _reduce_kernel(op, dtype, impl):
     # (the flag, not a wrapper: the wrapper's frame and the kernel's were two of a sum's
-    # Python frames, each several us after NumPy's calls over the data: a StandardScaler
+    # Python frames, each about a us after NumPy's calls over the data: a StandardScaler
     # fit makes eight reductions)
     return impl, _loud(op, dtype)
 

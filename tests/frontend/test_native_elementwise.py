@@ -14,7 +14,7 @@ import candlewick as cw
 from candlewick import _core, array_operators, elementwise, elementwise_dispatch
 from candlewick.array import Array
 from candlewick.opdefs import BinaryOp, CompareOp, UnaryOp
-from tests.frontend.native_paths import Recorder, both_paths
+from _native_paths import Recorder, both_paths
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 

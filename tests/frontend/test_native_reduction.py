@@ -10,7 +10,7 @@ import candlewick as cw
 from candlewick import _core, statistical, utility
 from candlewick.array import Array
 from candlewick.opdefs import ReduceOp
-from tests.frontend.native_paths import Recorder, both_paths
+from _native_paths import Recorder, both_paths
 
 pytest.importorskip("candlewick._native", reason="candlewick._native was not built here (no C compiler)")
 

@@ -1,6 +1,7 @@
 """What the tests of candlewick._native's front-end paths share (test_native_elementwise.py,
-test_native_reduction.py): a call's outcome on the C path and on the Python path (the
-module unbound), and a recording fallback."""
+test_native_reduction.py; imported by name through pyproject's pythonpath, and copied by
+.ci/wheel_gate.sh): a call's outcome on the C path and on the Python path (the module
+unbound), and a recording fallback."""
 
 import candlewick as cw
 from candlewick import _core
