@@ -5,9 +5,9 @@
    - _native_elementwise.c: the common case of the namespace's element-wise functions
      (two arrays of one class, dtype, device and shape), about 1 us of Python on a 20 us
      NumPy call at 2^20 elements;
-   - _native_reduction.c: the common case of the namespace's sum, prod, max and min (one
-     axis or all, keepdims, sum's float accumulator of a float array), for the same
-     reason as the next;
+   - _native_reduction.c: the common case of the namespace's sum, prod, max, min, any and
+     all (one axis or all, keepdims, sum's float accumulator of a float array), for the
+     same reason as the next;
    - _native_inplace.c: the in-place operators' common case (x += y, x *= 2.0), whose
      Python form costs microseconds of cache misses after an update of 2^20 elements;
    - _native_override.c: np.add(x, y, out=x)'s way in (Array.__array_ufunc__'s first

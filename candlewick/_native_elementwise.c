@@ -34,8 +34,8 @@
    real floating dtype the op takes, of fewer elements than scalar_below, and a Python
    float or int after it too (x ** 2, x * eps): storage.binary_scalar or
    compare_scalar(op, layout, float(value), False), as the Python path's inline case
-   calls it (in lazy mode through lazy mode's operand). A larger array is the fallback's, whose operator writes
-   into it where it is a temporary (candlewick.elision). */
+   calls it (in lazy mode through lazy mode's operand). A larger array is the fallback's,
+   whose operator writes into it where it is a temporary (candlewick.elision). */
 
 #include "_native.h"
 #include "_native_host.h"

@@ -45,9 +45,8 @@ PyObject *cw_new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, P
     return out;
 }
 
-/* `dtype`'s entry in `table` (a dict by dtype name; borrowed), or NULL: none (no error
-   set) or an error. */
-static PyObject *by_name(PyObject *table, PyObject *dtype) {
+/* (_native_host.h) */
+PyObject *cw_dtype_entry(PyObject *table, PyObject *dtype) {
     PyObject *name = PyObject_GetAttr(dtype, name_attr);
     if (name == NULL) {
         PyErr_Clear(); /* not a DType: the fallback's case */
@@ -61,7 +60,27 @@ static PyObject *by_name(PyObject *table, PyObject *dtype) {
 /* The result dtype of `dtype` under the op (borrowed), or NULL: not taken (no error
    set) or an error. */
 static PyObject *result_dtype(Elementwise *self, PyObject *dtype) {
-    return by_name(self->results, dtype);
+    return cw_dtype_entry(self->results, dtype);
+}
+
+/* (_native_host.h) */
+int cw_device_offers(PyObject *device, PyObject *all_dtypes, PyObject *group) {
+    PyObject *declared = PyObject_GetAttr(device, dtypes_attr);
+    if (declared == NULL) {
+        return -1;
+    }
+    int every = declared == all_dtypes;
+    Py_DECREF(declared);
+    if (!every) {
+        return 0;
+    }
+    PyObject *caps = PyObject_GetAttr(device, capabilities_attr);
+    if (caps == NULL) {
+        return -1;
+    }
+    int has = PySequence_Contains(caps, group);
+    Py_DECREF(caps);
+    return has;
 }
 
 /* The dtype two arrays of dtypes d1 and d2 (not one) on `device` are converted to as they
@@ -70,24 +89,9 @@ static PyObject *converting_dtype(Elementwise *self, PyObject *d1, PyObject *d2,
     if (self->converting == NULL) {
         return NULL;
     }
-    PyObject *row = by_name(self->converting, d1);
-    PyObject *into = row == NULL || !PyDict_Check(row) ? NULL : by_name(row, d2);
-    if (into == NULL) {
-        return NULL;
-    }
-    PyObject *declared = PyObject_GetAttr(device, dtypes_attr);
-    if (declared == NULL) {
-        return NULL;
-    }
-    int every = declared == self->all_dtypes;
-    Py_DECREF(declared);
-    PyObject *caps = every ? PyObject_GetAttr(device, capabilities_attr) : NULL;
-    if (caps == NULL) {
-        return NULL;
-    }
-    int has = PySequence_Contains(caps, binary_dtype);
-    Py_DECREF(caps);
-    return has == 1 ? into : NULL;
+    PyObject *row = cw_dtype_entry(self->converting, d1);
+    PyObject *into = row == NULL || !PyDict_Check(row) ? NULL : cw_dtype_entry(row, d2);
+    return into != NULL && cw_device_offers(device, self->all_dtypes, binary_dtype) == 1 ? into : NULL;
 }
 
 /* Whether `shape` (a tuple of ints) holds fewer than `limit` elements */
@@ -126,8 +130,7 @@ static PyObject *one_array(const Binding *b, Elementwise *self, PyObject *x) {
     PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device)};
     PyObject *args[] = {storage, self->op, layout};
     /* (in lazy mode: called on the storage that records the call) */
-    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(self->method, x, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET)
-                                               : cw_call_primitive(self->method, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *result = cw_lazy_call(self->method, x, args, 3 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
                                    : cw_new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 4; i++) {
@@ -143,7 +146,7 @@ static PyObject *call_two(Elementwise *self, PyObject *x1, PyObject *s1, PyObjec
     PyObject *args[] = {s1, self->op, l1, s2, l2, into};
     size_t n = (into != NULL ? 6 : 5) | PY_VECTORCALL_ARGUMENTS_OFFSET;
     PyObject *method = into != NULL ? binary_as_name : self->method;
-    return cw_lazy_operand != NULL ? cw_lazy_call(method, x1, args, n) : cw_call_primitive(method, args, n);
+    return cw_lazy_call(method, x1, args, n);
 }
 
 /* Two arrays (checked by two_arrays) of shapes that each broadcast onto a third, larger
@@ -277,9 +280,7 @@ static PyObject *with_scalar(const Binding *b, Elementwise *self, PyObject *x, P
     PyObject *held[] = {Py_NewRef(storage), Py_NewRef(layout), Py_NewRef(out_dtype), Py_NewRef(device), number};
     PyObject *args[] = {storage, self->op, layout, number, Py_False};
     /* (in lazy mode: called on the storage that records the call) */
-    PyObject *result = cw_lazy_operand != NULL
-                           ? cw_lazy_call(self->scalar_method, x, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET)
-                           : cw_call_primitive(self->scalar_method, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
+    PyObject *result = cw_lazy_call(self->scalar_method, x, args, 5 | PY_VECTORCALL_ARGUMENTS_OFFSET);
     PyObject *out = result == NULL ? NULL
                                    : cw_new_array(b, Py_TYPE(x), result, SLOT(layout, b->shape), out_dtype, device);
     for (int i = 0; i < 5; i++) {

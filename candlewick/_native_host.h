@@ -65,12 +65,20 @@ int cw_elementwise_ready(void);
 PyObject *cw_elementwise_case(const Binding *b, Elementwise *self, PyObject *const *args, Py_ssize_t n);
 int cw_elementwise_run_ready(void);
 
-/* A new array of `cls` over `storage` (a reference stolen) of `shape`'s contiguous
-   layout, `dtype` and `device` (_native_elementwise_run.c), or NULL with an error. */
+/* What the Elementwise and Reduction cases share (_native_elementwise_run.c). A new array
+   of `cls` over `storage` (a reference stolen) of `shape`'s contiguous layout, `dtype` and
+   `device`, or NULL with an error. */
 PyObject *cw_new_array(const Binding *b, PyTypeObject *cls, PyObject *storage, PyObject *shape, PyObject *dtype,
                        PyObject *device);
+/* `dtype`'s entry in `table` (a dict by dtype name; borrowed), or NULL: none (no error set,
+   also where dtype has no name: not a DType) or an error. */
+PyObject *cw_dtype_entry(PyObject *table, PyObject *dtype);
+/* Whether `device` declares every dtype (its dtypes are `all_dtypes`) and the optional
+   group `group` (a str): 1, 0, or -1 with an error. */
+int cw_device_offers(PyObject *device, PyObject *all_dtypes, PyObject *group);
 
-/* _native_reduction.c: Reduction, the namespace's sum, prod, max and min's common case */
+/* _native_reduction.c: Reduction, the namespace's sum, prod, max, min, any and all's
+   common case */
 extern PyTypeObject cw_ReductionType;
 int cw_reduction_ready(void);
 

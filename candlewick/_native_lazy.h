@@ -212,8 +212,9 @@ PyObject *cw_lazy_operand_of(PyObject *module, PyObject *x);
 PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x);
 /* The primitive `name` called on lazy_operand(x) where args[0] is x's storage (args and
    nargsf as cw_call_primitive takes them; args[0] replaced meanwhile): the C element-wise
-   path in lazy mode. Where the operand hook is the C lazy_operand, the Start it would
-   make is not made (cw_start_call); else the hook is called. */
+   and reduction paths' call, in lazy mode or not. Where the operand hook is the C
+   lazy_operand, the Start it would make is not made (cw_start_call); where no hook is set
+   (cw_lazy_operand NULL), cw_call_primitive on args as given; else the hook is called. */
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf);
 int cw_lazy_operand_ready(void);
 /* PyObject_VectorcallMethod(name, args, nargsf, NULL), but where args[0] is a

@@ -190,6 +190,9 @@ PyObject *cw_lazy_copy_operand_of(PyObject *module, PyObject *x) {
 PyObject *cw_lazy_call(PyObject *name, PyObject *x, PyObject **args, size_t nargsf) {
     PyObject *hook = cw_lazy_operand, *pending = NULL, *storage;
     int sized = 0;
+    if (hook == NULL) { /* (lazy mode off, or on without the operand hook: x's own storage) */
+        return cw_call_primitive(name, args, nargsf);
+    }
     if (PyCFunction_Check(hook) && PyCFunction_GET_FUNCTION(hook) == cw_lazy_operand_of) {
         storage = operand(x, &pending, &sized, 0);
     } else {

@@ -1,24 +1,23 @@
-/* candlewick._native's Reduction: the common case of the namespace's sum, prod, max and
-   min, in C.
+/* candlewick._native's Reduction: the common case of the namespace's sum, prod, max, min,
+   any and all, in C.
 
    Reduction(op, same, into, floats, all_dtypes, identity, fallback, operand=True) is a
-   callable of one array and
-   the keywords axis, dtype and keepdims. Where x is an array of exactly the bound class,
-   keepdims a bool, axis None or an int in range and dtype absent, None or x's own, with
-   x's dtype in `same` ({dtype name: result dtype}: the dtypes reduced as they are), it
-   calls storage.reduce(op, layout, axes); where dtype is one of `into` (a tuple of
-   DTypes, by identity) and x's dtype is in `floats` (names: a float accumulator of a real
-   floating x, scikit-learn's _safe_accumulator_op), on a device declaring every dtype
-   (its dtypes are `all_dtypes`) and the optional group "reduce_dtype", it calls
-   storage.reduce_as(op, layout, axes, dtype). It returns a new array of that class over
-   the result, of the reduced shape's contiguous layout. An op without an identity (an
-   empty `same` entry is not how it is told: max and min are made with `into` empty and
-   identity False) declines a reduction over an empty axis. While lazy mode is on the
-   primitive is called on lazy mode's operand(x) (cw_lazy_call: the storage that records
-   the call), as the Python path calls it; made with operand False (any, all: their
-   Python path calls x's own storage), lazy mode's calls are the fallback's. Anything
-   else, a keyword or an argument more, or the module unbound, is fallback's (the
-   Python function, statistical.py) with the same arguments.
+   callable of one array and the keywords axis, dtype and keepdims. Where x is an array of
+   exactly the bound class, keepdims a bool, axis None or an int in range and dtype
+   absent, None or x's own, with x's dtype in `same` ({dtype name: result dtype}: the
+   dtypes reduced as they are), it calls storage.reduce(op, layout, axes); where dtype is
+   one of `into` (a tuple of DTypes, by identity) and x's dtype is in `floats` (names: a
+   float accumulator of a real floating x, scikit-learn's _safe_accumulator_op), on a
+   device declaring every dtype (its dtypes are `all_dtypes`) and the optional group
+   "reduce_dtype", it calls storage.reduce_as(op, layout, axes, dtype). It returns a new
+   array of that class over the result, of the reduced shape's contiguous layout. An op
+   without an identity (max, min: identity False) declines a reduction over an empty axis.
+   While lazy mode is on the primitive is called on lazy mode's operand(x) (cw_lazy_call:
+   the storage that records the call), as the Python path calls it; made with operand
+   False (any, all: their Python path calls x's own storage), lazy mode's calls are the
+   fallback's. Anything else, a keyword or an argument more, or the module unbound, is
+   fallback's (the Python function: statistical.py, utility.py) with the same arguments.
+
    Why in C: a StandardScaler fit makes six sums, a max, a min and an any, each after
    NumPy's calls over the data have evicted the caches, where the Python path's four
    frames (the function, its common case, the axis's and the result's) cost ~2.5 us a
@@ -38,8 +37,7 @@ typedef struct {
     int operand; /* whether the Python path calls the primitive on lazy mode's operand(x) */
 } Reduction;
 
-static PyObject *axis_name, *dtype_name, *keepdims_name, *name_attr, *dtypes_attr, *capabilities_attr,
-    *reduce_name, *reduce_as_name, *reduce_dtype, *one;
+static PyObject *axis_name, *dtype_name, *keepdims_name, *reduce_name, *reduce_as_name, *reduce_dtype, *one;
 
 #define DECLINED ((PyObject *)&cw_ReductionType)
 
@@ -57,40 +55,6 @@ static int keywords(PyObject *const *values, PyObject *kwnames, PyObject **axis,
         *slot = values[i];
     }
     return 1;
-}
-
-/* Whether x's device takes the reduction into another dtype here: it declares every
-   dtype and the optional group "reduce_dtype". 1, 0, or -1 with an error. */
-static int converts(Reduction *self, PyObject *device) {
-    PyObject *declared = PyObject_GetAttr(device, dtypes_attr);
-    if (declared == NULL) {
-        return -1;
-    }
-    int every = declared == self->all_dtypes;
-    Py_DECREF(declared);
-    if (!every) {
-        return 0;
-    }
-    PyObject *caps = PyObject_GetAttr(device, capabilities_attr);
-    if (caps == NULL) {
-        return -1;
-    }
-    int has = PySequence_Contains(caps, reduce_dtype);
-    Py_DECREF(caps);
-    return has;
-}
-
-/* x's dtype's entry in `table` (a dict by name; borrowed), NULL where absent (no error
-   set) or on error. */
-static PyObject *by_name(PyObject *table, PyObject *dtype) {
-    PyObject *name = PyObject_GetAttr(dtype, name_attr);
-    if (name == NULL) {
-        PyErr_Clear(); /* not a DType: the fallback's case */
-        return NULL;
-    }
-    PyObject *found = PyDict_GetItemWithError(table, name);
-    Py_DECREF(name);
-    return found;
 }
 
 static PyObject *reduce_case(const Binding *b, Reduction *self, PyObject *x, PyObject *axis, PyObject *dtype,
@@ -128,17 +92,17 @@ static PyObject *reduce_case(const Binding *b, Reduction *self, PyObject *x, PyO
     }
     PyObject *out_dtype, *method;
     if (dtype == NULL || dtype == Py_None || dtype == x_dtype) {
-        out_dtype = by_name(self->same, x_dtype);
+        out_dtype = cw_dtype_entry(self->same, x_dtype);
         method = reduce_name;
     } else {
         int found = 0;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(self->into) && !found; i++) {
             found = PyTuple_GET_ITEM(self->into, i) == dtype;
         }
-        out_dtype = found && by_name(self->floats, x_dtype) != NULL ? dtype : NULL;
+        out_dtype = found && cw_dtype_entry(self->floats, x_dtype) != NULL ? dtype : NULL;
         method = reduce_as_name;
         if (out_dtype != NULL) {
-            int ok = converts(self, device);
+            int ok = cw_device_offers(device, self->all_dtypes, reduce_dtype);
             if (ok <= 0) {
                 return ok < 0 ? NULL : DECLINED;
             }
@@ -185,7 +149,7 @@ static PyObject *reduce_case(const Binding *b, Reduction *self, PyObject *x, PyO
     PyObject *args[] = {storage, self->op, layout, axes, dtype};
     size_t n = (method == reduce_name ? 4 : 5) | PY_VECTORCALL_ARGUMENTS_OFFSET;
     /* (in lazy mode: called on the storage that records the call, as the Python path's operand(x)) */
-    PyObject *result = cw_lazy_operand != NULL ? cw_lazy_call(method, x, args, n) : cw_call_primitive(method, args, n);
+    PyObject *result = cw_lazy_call(method, x, args, n);
     PyObject *out = result == NULL ? NULL : cw_new_array(b, Py_TYPE(x), result, out_shape, out_dtype, device);
     for (int i = 0; i < 6; i++) {
         Py_DECREF(held[i]);
@@ -290,10 +254,8 @@ PyTypeObject cw_ReductionType = {
 };
 
 int cw_reduction_ready(void) {
-    static const char *const texts[] = {"axis", "dtype", "keepdims", "name", "dtypes", "capabilities",
-                                        "reduce", "reduce_as", "reduce_dtype"};
-    PyObject **names[] = {&axis_name, &dtype_name, &keepdims_name, &name_attr, &dtypes_attr, &capabilities_attr,
-                          &reduce_name, &reduce_as_name, &reduce_dtype};
+    static const char *const texts[] = {"axis", "dtype", "keepdims", "reduce", "reduce_as", "reduce_dtype"};
+    PyObject **names[] = {&axis_name, &dtype_name, &keepdims_name, &reduce_name, &reduce_as_name, &reduce_dtype};
     if (cw_intern_names(sizeof(texts) / sizeof(texts[0]), texts, names) < 0 || (one = PyLong_FromLong(1)) == NULL) {
         return -1;
     }

@@ -27,7 +27,7 @@ from .array_operators import Operators, install_operators
 from .array_scalars import ScalarConversions
 from .device_copies import copy_to_device
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, ShapeError, name_code, short_repr
-from .lazy_gate import GATE
+from .lazy_gate import copy_operand
 from .numpy_out import UPDATERS
 from .registry import get_device
 
@@ -275,8 +275,7 @@ class Array(ScalarConversions, HostInterop, Operators, NumpyMethods):
         if device.dtypes is not _dt.ALL_DTYPES:
             check_dtype_on(device, dtype, "astype")
         layout = self._layout
-        storage = self._storage if not GATE.on else GATE.copy_operand(self)  # (lazy_gate.copy_operand, inline)
-        return new_array(Array, storage.astype(layout, dtype), layout.shape, dtype, device)
+        return new_array(Array, copy_operand(self).astype(layout, dtype), layout.shape, dtype, device)
 
     def to_device(self, device: DeviceLike, /, *, stream: Any = None, non_blocking: bool = False) -> Array:
         """The array copied to ``device`` (itself when already there).

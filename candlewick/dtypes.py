@@ -291,42 +291,29 @@ def isdtype(dtype: DType | str | Any, kind: DType | str | tuple[DType | str, ...
     >>> cw.isdtype(cw.float32, "real floating"), cw.isdtype(cw.int8, ("bool", cw.int16))
     (True, False)
     """
-    if type(dtype) is DType:
-        # the common calls in this one frame (a kind name, a dtype, a tuple of them):
-        # scikit-learn asks six times a StandardScaler fit, each after NumPy's calls over
-        # the data have evicted the caches; anything else, the general path's checks
-        if type(kind) is str and kind in _KIND_ALIASES:
-            return dtype.category in _KIND_ALIASES[kind]
-        if type(kind) is DType:
-            return dtype is kind
-        if type(kind) is tuple:
-            for k in kind:
-                if type(k) is str and k in _KIND_ALIASES:
-                    if dtype.category in _KIND_ALIASES[k]:
-                        return True
-                elif type(k) is DType:
-                    if dtype is k:
-                        return True
-                else:
-                    break
-            else:
-                return False
-    dtype = as_dtype(dtype, "dtype", "isdtype")
-    if isinstance(kind, tuple):
-        return any(isdtype(dtype, k) for k in kind)
-    if isinstance(kind, DType):
-        return dtype is kind
-    if isinstance(kind, np.dtype) or (isinstance(kind, type) and issubclass(kind, np.generic)):
-        # a NumPy dtype candlewick lacks (datetime64, object) is simply not this dtype
-        return _BY_NUMPY.get(np.dtype(kind)) is dtype
-    if isinstance(kind, str):
-        try:
-            return dtype.category in _KIND_ALIASES[kind]
-        except KeyError:
-            raise ArgumentValueError(
-                f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {short_repr(kind)}"
-            ) from None
-    raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {short_repr(kind)}")
+    if type(dtype) is not DType:  # (a DType as it is: the common call in this one frame, as
+        # scikit-learn asks six times a StandardScaler fit, after NumPy's calls over the data)
+        dtype = as_dtype(dtype, "dtype", "isdtype")
+    for k in kind if isinstance(kind, tuple) else (kind,):
+        if isinstance(k, tuple):
+            hit = isdtype(dtype, k)
+        elif isinstance(k, DType):
+            hit = dtype is k
+        elif isinstance(k, np.dtype) or (isinstance(k, type) and issubclass(k, np.generic)):
+            # a NumPy dtype candlewick lacks (datetime64, object) is simply not this dtype
+            hit = _BY_NUMPY.get(np.dtype(k)) is dtype
+        elif isinstance(k, str):
+            try:
+                hit = dtype.category in _KIND_ALIASES[k]
+            except KeyError:
+                raise ArgumentValueError(
+                    f"isdtype: kind must be a dtype or one of {sorted(_KIND_ALIASES)}, got {short_repr(k)}"
+                ) from None
+        else:
+            raise DTypeError(f"isdtype: kind must be a dtype, a kind name or a tuple, got {short_repr(k)}")
+        if hit:
+            return True
+    return False
 
 
 def kind_names():

@@ -115,22 +115,18 @@ def binary(op, x1, x2, fname, out=None):
 #: the optional group of ``binary_as`` (candlewick/backend.py) and the dtypes it computes in
 BINARY_DTYPE = "binary_dtype"
 _CONVERTED = frozenset({"float32", "float64", "complex64", "complex128"})
-#: (dtype name, dtype name) -> their promoted dtype, for two different dtypes promoting to
+#: {dtype name: {dtype name: their promoted dtype}}, for two different dtypes promoting to
 #: one of _CONVERTED (the Array API table's, the same in either promotion mode; a name hashes
-#: in C, a DType through its Python __hash__)
-_CONVERTING = {(a.name, b.name): r for a in _dt.ALL_DTYPES for b in _dt.ALL_DTYPES
-               if a is not b and (r := standard_promotion(a, b)) is not None and r.name in _CONVERTED}
+#: in C, a DType through its Python __hash__), as this module and the C path read it
+_CONVERTING = {a.name: {b.name: r for b in _dt.ALL_DTYPES
+                        if a is not b and (r := standard_promotion(a, b)) is not None and r.name in _CONVERTED}
+               for a in _dt.ALL_DTYPES}
 
 
 #: the elements below which the C case takes an array and a Python scalar: from there the
 #: forward operator's Python method may write into its operand where it is a temporary
 #: (candlewick.elision; its threshold in elements of the widest real dtype)
 _SCALAR_BELOW = FROM_BYTES // 8
-
-#: _CONVERTING as the C path reads it: {dtype name: {dtype name: their promoted dtype}}
-_CONVERTING_BY_NAME: dict = {}
-for (_a, _b), _r in _CONVERTING.items():
-    _CONVERTING_BY_NAME.setdefault(_a, {})[_b] = _r
 
 
 def _binary_converting(op, x1, x2, fname):
@@ -145,7 +141,7 @@ def _binary_converting(op, x1, x2, fname):
     device = x1._device
     if x2._device is not device or BINARY_DTYPE not in device.capabilities:
         return None
-    dtype = _CONVERTING.get((x1._dtype.name, x2._dtype.name))
+    dtype = _CONVERTING[x1._dtype.name].get(x2._dtype.name)
     if dtype is None:
         dtype = promote_types(x1._dtype, x2._dtype)  # (strict mode's error, as promote_pair's)
         if dtype.name not in _CONVERTED:
@@ -264,7 +260,7 @@ def c_case(fn, arity, op, results, method):
     if _native is None:
         return None
     if method == "binary":
-        return _native.Elementwise(arity, op, results, method, fn, converting=_CONVERTING_BY_NAME,
+        return _native.Elementwise(arity, op, results, method, fn, converting=_CONVERTING,
                                    all_dtypes=_dt.ALL_DTYPES, scalar_below=_SCALAR_BELOW)
     if method == "compare":
         return _native.Elementwise(arity, op, results, method, fn, scalar_below=_SCALAR_BELOW)

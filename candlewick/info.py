@@ -39,6 +39,16 @@ _KIND_MEMBERS = {
 _ANSWERS: dict = {}
 
 
+def _answered(device, kind):
+    """A copy of ``dtypes()``'s answer for ``device`` (the object, by identity) and ``kind``
+    kept in ``_ANSWERS``, or None."""
+    try:
+        hit = _ANSWERS[id(device), kind]
+    except (KeyError, TypeError):  # (TypeError: an unhashable kind, named by dtypes())
+        return None
+    return dict(hit[1]) if hit[0] is device else None
+
+
 class __array_namespace_info__:
     """The inspection object of the Array API (2023.12+)."""
 
@@ -162,20 +172,15 @@ class __array_namespace_info__:
         >>> sorted(cw.__array_namespace_info__().dtypes(kind="bool"))
         ['bool']
         """
-        try:  # a device object asked again: its answer before get_device's frame (scikit-learn
-            # asks ten times a StandardScaler fit, with x.device)
-            hit = _ANSWERS[id(device), kind]
-            if hit[0] is device:
-                return dict(hit[1])
-        except (KeyError, TypeError):  # (TypeError: an unhashable kind, named below)
-            pass
+        # a device object asked again: its answer before get_device's frame (scikit-learn asks
+        # ten times a StandardScaler fit, with x.device); a name or None: after it
+        answer = _answered(device, kind)
+        if answer is not None:
+            return answer
         dev = get_device(device)
-        try:
-            hit = _ANSWERS[id(dev), kind]
-            if hit[0] is dev:
-                return dict(hit[1])
-        except (KeyError, TypeError):
-            pass
+        answer = _answered(dev, kind)
+        if answer is not None:
+            return answer
         supported = set(dev.dtypes)
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted: set[DType] = set()

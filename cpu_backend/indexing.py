@@ -17,7 +17,7 @@ from candlewick.errors import IndexOutOfBoundsError
 
 from .error import QuietBlock, check_indices, out_of_memory, reports_out_of_memory, same_dtype
 from .ops import F32, LOW_PRECISION_NP
-from .storage_slice import lock_of, view
+from .storage_slice import lock_of, may_share_memory, view
 
 
 def _bounds_checked(op, idx, size, axis, run, *args):
@@ -56,13 +56,9 @@ def _gather(x, idx, axis):
     return _bounds_checked("gather", idx, x.shape[axis], axis, x.__getitem__, along_axis_index(idx, axis))
 
 
-#: NumPy's C function itself (its dispatcher runs a Python function first)
-_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
-
-
 def _private(src, dst):
     # "as if src were read first": a source sharing memory with dst is copied up front
-    return src.copy() if _may_share_memory(src, dst) else src
+    return src.copy() if may_share_memory(src, dst) else src
 
 
 def _accumulate(op, dst, idx, axis, index, src):
@@ -108,14 +104,10 @@ def scatter(self, dst_layout, indices, idx_layout, src, src_layout, axis):
         same_dtype(self, src, "src", "scatter")  # (raises)
     try:
         dst, idx = view(self.buf, dst_layout), view(indices.buf, idx_layout)
-        index = (idx,) if idx.ndim == 1 else along_axis_index(idx, axis)
         values = _private(view(src.buf, src_layout), dst)
         with lock_of(self):
-            try:
-                dst[index] = values
-            except IndexError as exc:
-                check_indices("scatter", idx, dst.shape[axis], axis)  # raises, naming the first bad index
-                raise IndexOutOfBoundsError(f"scatter: {exc}") from exc
+            _bounds_checked("scatter", idx, dst.shape[axis], axis, dst.__setitem__, along_axis_index(idx, axis),
+                            values)
     except MemoryError as exc:
         raise out_of_memory("scatter", exc) from exc
 

@@ -30,9 +30,9 @@ try:  # candlewick's optional compiled module (absent where no C compiler was fo
 except ImportError:
     _native = None  # type: ignore[assignment]
 
-from .error import QUIET, QuietBlock, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
+from .error import QUIET, out_of_memory, reports_out_of_memory, reset_fp_state, set_fp_state, unsupported
 from .ops import AT_SCALAR, BINARY_INTO, COMPARE_INTO, POW_AT, SCALAR_TYPE, UNARY_INTO
-from .storage_slice import flat, lock_of, view
+from .storage_slice import flat, lock_of, may_share_memory as _may_share_memory, view
 
 #: the most elements a chunk of the chunked path holds (a bounded temporary)
 CHUNK = 1 << 14
@@ -43,10 +43,7 @@ _SCALAR_DTYPE = {name: np.dtype(t) for name, t in SCALAR_TYPE.items()}
 _POW_UFUNC = ("float32", "float64")  # pow's dtypes whose table kernel is np.power but for 0.5
 _array = np.array
 _empty = np.empty
-# (NumPy's C functions themselves where its dispatchers say where they are: each
-# dispatcher runs a Python function first)
-_may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
-_putmask = getattr(np.putmask, "_implementation", np.putmask)
+_putmask = getattr(np.putmask, "_implementation", np.putmask)  # (the C function, past NumPy's dispatcher)
 _copyto = np.copyto
 
 
@@ -269,58 +266,36 @@ compare_scalar_into = _with_scalar(COMPARE_INTO, "compare_scalar_into")
 def where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
     if not cond.dtype.is_bool:
         raise DTypeError(f"where: cond has dtype {cond.dtype}, expected bool")
-    if x_layout is not None or y is not self or y_layout is not dst_layout:
-        return _where_into(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout)
-    # x[mask] = 0.5 (front end's mask_fill): only the masked elements written, in this one
-    # frame, not the general path's dozen (scikit-learn's StandardScaler stores
-    # scale[scale < eps] = 1.0 once a fit, after NumPy's calls over the data have evicted
-    # the caches)
-    out, c = self.buf, cond.buf
-    if dst_layout.dense_size != len(out) or cond_layout.dense_size != len(c):
-        if dst_layout.is_contiguous and cond_layout.is_contiguous:
-            out, c = flat(out, dst_layout), flat(c, cond_layout)
+    if x_layout is not None:
+        return _where_arrays(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout)
+    # x a Python scalar (x[mask] = 0.5: the front end's mask_fill, where y is the destination
+    # itself, in this one frame; scikit-learn's StandardScaler stores scale[scale < eps] = 1.0
+    # once a fit, after NumPy's calls over the data have evicted the caches)
+    try:
+        if y is self and (y_layout is dst_layout or y_layout == dst_layout):
+            (out, c), b = _views(self, dst_layout, ((cond, cond_layout),)), None
         else:
-            out, c = view(out, dst_layout), view(c, cond_layout)
-    try:
-        lock = self._lock
-    except AttributeError:
-        lock = lock_of(self)
-    token = set_fp_state(QUIET)  # (the value converted as full stores it: past a narrow float's range, inf)
-    try:
-        value = _empty((), self.dtype.numpy)
-        value.fill(x)
-        with lock:
-            if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
-                c = c.copy()
-            _putmask(out, c, value)
+            _same(self, y, "where")
+            out, c, b = _views(self, dst_layout, ((cond, cond_layout), (y, y_layout)))
+        token = set_fp_state(QUIET)  # (the value converted as full stores it: past a narrow float's range, inf)
+        try:
+            value = _empty((), self.dtype.numpy)
+            value.fill(x)
+            with lock_of(self):
+                if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
+                    c = c.copy()
+                if b is not None:
+                    _copyto(out, b)
+                _putmask(out, c, value)
+        finally:
+            reset_fp_state(token)
     except MemoryError as exc:
         raise out_of_memory("where_into", exc) from exc
-    finally:
-        reset_fp_state(token)
 
 
-def _stored(value, dtype):
-    """A Python scalar as a 0-d array of ``dtype``, converted as ``full`` stores it (a
-    finite value beyond a narrow float's range becomes inf)."""
-    a = np.empty((), dtype.numpy)
-    with QuietBlock():
-        a.fill(value)
-    return a
-
-
-def _where_general(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
-    """``where_into``'s general case."""
+def _where_arrays(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout):
+    """``where_into`` of two arrays."""
     _same(self, y, "where")
-    if x_layout is None:  # x a Python scalar (x[mask] = 0.5)
-        out, c, b = _views(self, dst_layout, ((cond, cond_layout), (y, y_layout)))
-        value = _stored(x, self.dtype)
-        with lock_of(self):
-            if _may_share_memory(c, out):  # (a bool destination): the mask read whole first
-                c = c.copy()
-            if not (y is self and y_layout == dst_layout):
-                _copyto(out, b)
-            _putmask(out, c, value)
-        return
     _same(self, x, "where")
     out, c, a, b = _views(self, dst_layout, ((cond, cond_layout), (x, x_layout), (y, y_layout)))
     x_is_out = x is self and x_layout == dst_layout
@@ -345,5 +320,5 @@ def _where_general(self, dst_layout, cond, cond_layout, x, x_layout, y, y_layout
             _copyto(out, a, where=c)
 
 
-_where_general.__name__ = "where_into"  # (its MemoryError named as the primitive)
-_where_into = reports_out_of_memory(_where_general)
+_where_arrays.__name__ = "where_into"  # (its MemoryError named as the primitive)
+_where_arrays = reports_out_of_memory(_where_arrays)

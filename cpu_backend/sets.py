@@ -18,7 +18,7 @@ import numpy as np
 
 from candlewick import dtypes as dt
 
-from .error import out_of_memory, quiet, reports_out_of_memory, same_dtype, unsupported
+from .error import quiet, reports_out_of_memory, same_dtype, unsupported
 from .ops import LOW_PRECISION_NP
 from .ordering import fastest_kind, float32_keys, sorted_values
 from .storage_slice import flat, new_storage, view
@@ -140,19 +140,13 @@ def _looked_up(x, y, lo, hi, span, invert):
 
 # --- the primitives ----------------------------------------------------------------------
 
+@reports_out_of_memory
 def nonzero(self, layout):
     buf = self.buf
+    # (a whole 1-D mask read as it lies: x[mask] = rows, StandardScaler's once a fit)
+    x = buf if len(layout.shape) == 1 and layout.dense_size == buf.size else view(buf, layout)
+    coords = _nonzero(x)
     cls = type(self)
-    try:
-        if len(layout.shape) == 1:
-            # (one pass of the method, its storage made inline: x[mask] = rows, scikit-learn's
-            # once a StandardScaler fit, after NumPy's calls over the data)
-            x = buf if layout.dense_size == buf.size else view(buf, layout)
-            (found,) = x.nonzero()
-            return (new_storage(cls, found, dt.int64),), found.size
-        coords = _nonzero(view(buf, layout))
-    except MemoryError as exc:
-        raise out_of_memory("nonzero", exc) from exc
     return tuple([new_storage(cls, c, dt.int64) for c in coords]), coords[0].size
 
 

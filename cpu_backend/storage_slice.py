@@ -21,6 +21,9 @@ except ImportError:
     _Lock = threading.Lock
 
 _object_new = object.__new__
+#: whether two NumPy arrays may share memory: NumPy's C function, past the dispatcher's
+#: Python frame (np.may_share_memory runs a Python function first)
+may_share_memory = getattr(np.may_share_memory, "_implementation", np.may_share_memory)
 _locks_guard = threading.Lock()
 
 

@@ -194,7 +194,7 @@ def test_two_dtypes_equal_the_python_path(name):
 
 def _converting(fallback, op=BinaryOp.SUBTRACT):
     return _core._native.Elementwise(2, op, _core.RESULT_BY_NAME[op], "binary", fallback,
-                                     converting=elementwise_dispatch._CONVERTING_BY_NAME,
+                                     converting=elementwise_dispatch._CONVERTING,
                                      all_dtypes=cw.dtypes.ALL_DTYPES)
 
 
