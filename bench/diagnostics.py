@@ -6,8 +6,9 @@ when it cannot be imported (the backend's modules renamed) or a call fails.
 rocm backend internals used here (keep this list and the imports below in step):
 - ``rocm_backend.kernels``: ``code_object(module, source, arch)``, the in-memory
   code-object cache ``_code_memory``, the disk cache directory from ``$CANDLEWICK_KERNEL_CACHE``;
-- ``rocm_backend.codegen.sources.module_source`` and ``rocm_backend.ops.MODULES``: each
-  module's source and kernels;
+- ``rocm_backend.codegen.sources.module_source`` / ``kernel_source`` and ``rocm_backend.ops.MODULES``:
+  each module's source and kernels, and one kernel's source alone (what a first launch
+  compiles where the cache lacks its module);
 - ``rocm_backend.families.nn_paths.path_counts``: calls per (op, nn path), to report the path
   a case took;
 - ``rocm_backend.miopen.DeviceMIOpen`` (a device's MIOpen state, ``RocmDevice.family_state("miopen")``)
@@ -42,7 +43,7 @@ from rocm_backend import kernels, ops
 from rocm_backend.abi.structs import EW_ARGS, REDUCE_ARGS
 from rocm_backend.bindings import hip, hip_ctypes
 from rocm_backend.bindings.miopen_c import ConvPlan
-from rocm_backend.codegen.sources import module_source
+from rocm_backend.codegen.sources import kernel_source, module_source
 from rocm_backend.families import ew_launch, nn_paths, reductions
 from rocm_backend.miopen import DeviceMIOpen
 
@@ -58,8 +59,10 @@ def device_facts(dev):
 
 
 def compile_times(dev, modules=("binary_float32", "reduce_float32")):
-    """{module: {kernels, compile_s, disk_hit_ms}}: the first-use hipRTC compile of each
-    module into an empty disk cache, then the same module read back from that cache."""
+    """{module: {kernels, compile_s, disk_hit_ms, kernel_alone_s}}: the hipRTC compile of
+    each whole module into an empty disk cache (``backend.precompile``'s unit), the same
+    module read back from that cache, and the compile of its first kernel alone (what a
+    first launch compiles where the cache lacks the module: kernels.KernelRuntime)."""
     results = {}
     old = os.environ.get("CANDLEWICK_KERNEL_CACHE")
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,8 +77,12 @@ def compile_times(dev, modules=("binary_float32", "reduce_float32")):
                 t0 = time.perf_counter()
                 kernels.code_object(module, module_source(module), dev.arch)
                 hit = time.perf_counter() - t0
+                first = ops.MODULES[module][0]
+                t0 = time.perf_counter()
+                kernels.code_object(f"{module}.{first.name}", kernel_source(first), dev.arch)
+                alone = time.perf_counter() - t0
                 results[module] = {"kernels": len(ops.MODULES[module]), "compile_s": compiled,
-                                   "disk_hit_ms": hit * 1e3}
+                                   "disk_hit_ms": hit * 1e3, "kernel_alone_s": alone, "kernel_alone": first.name}
         finally:
             if old is None:
                 os.environ.pop("CANDLEWICK_KERNEL_CACHE", None)

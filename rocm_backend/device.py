@@ -31,7 +31,7 @@ from candlewick.named_device import NamedDevice
 
 from . import miopen
 from .bindings import hip, hipblas, hipsolver, roctx
-from .codegen.sources import module_source
+from .codegen.sources import kernel_source, module_source
 from .families import ew_launch, fft, reductions
 from .families.device_calls import FamilyCalls
 from .kernels import KernelRuntime
@@ -112,7 +112,7 @@ class RocmDevice(FamilyCalls, NamedDevice):
         # what an op family learnt of memory contents before it is void (pad_fixup_cache.py)
         self.replay_epoch = 0
         # kernel handles, the launcher and its prepared launches (compiles nothing yet)
-        self.kernels = KernelRuntime(self, module_source)
+        self.kernels = KernelRuntime(self, module_source, kernel_source)
         self.launcher = Launcher(self.streams, ordinal)
         self.launches = LaunchMemo()
         # the contiguous element-wise launch, (kernel, n, fields[, scalar[, flags]]): the

@@ -103,18 +103,22 @@ def compile_source(name, source, options, arch):
     return hiprtc.compile_program(name, source, options, arch)
 
 
-def code_object(module, source, arch, extra_options=()):
-    """The compiled module ``module`` (its ``source``) for ``arch``: memory cache, then
-    disk cache, then hipRTC. The compiler runs outside the lock (hip-python releases the
-    GIL there), so ``compile_all`` can build modules on several threads.
-    ``extra_options`` follow ``COMPILE_OPTIONS`` (and are part of the cache key)."""
+def cached_code(source, arch, extra_options=()):
+    """The code object of ``source`` for ``arch`` where the memory or the disk cache holds
+    it (counted as a hit), else None: nothing is compiled."""
+    code, _, _ = _cached(source, arch, extra_options)
+    return code
+
+
+def _cached(source, arch, extra_options):
+    """(code or None, the cache key, the cache directory or None where it cannot be made)."""
     options = list(COMPILE_OPTIONS) + list(extra_options)
     key = cache_key(source, options, arch, _version())
     with _lock:
         code = _code_memory.get(key)
         if code is not None:
             stats["memory_hits"] += 1
-            return code
+            return code, key, None
     directory = None
     try:
         directory = _ensure_cache_dir()
@@ -124,17 +128,29 @@ def code_object(module, source, arch, extra_options=()):
     if code is not None:
         with _lock:
             stats["disk_hits"] += 1
-    else:
-        t0 = time.perf_counter()
-        code = compile_source(module, source, options, arch)
-        with _lock:
-            stats["compile_seconds"] += time.perf_counter() - t0
-            stats["compiled"] += 1
-        if directory is not None:
-            try:
-                write_cache_entry(directory, key, code)
-            except OSError:
-                pass  # a read-only cache dir must not stop the computation
+            _code_memory[key] = code
+    return code, key, directory
+
+
+def code_object(module, source, arch, extra_options=()):
+    """The compiled module ``module`` (its ``source``) for ``arch``: memory cache, then
+    disk cache, then hipRTC. The compiler runs outside the lock (hip-python releases the
+    GIL there), so ``compile_all`` can build modules on several threads.
+    ``extra_options`` follow ``COMPILE_OPTIONS`` (and are part of the cache key)."""
+    code, key, directory = _cached(source, arch, extra_options)
+    if code is not None:
+        return code
+    options = list(COMPILE_OPTIONS) + list(extra_options)
+    t0 = time.perf_counter()
+    code = compile_source(module, source, options, arch)
+    with _lock:
+        stats["compile_seconds"] += time.perf_counter() - t0
+        stats["compiled"] += 1
+    if directory is not None:
+        try:
+            write_cache_entry(directory, key, code)
+        except OSError:
+            pass  # a read-only cache dir must not stop the computation
     with _lock:
         _code_memory[key] = code
     return code
@@ -181,12 +197,19 @@ def compile_all(sources, arch, progress=True, threads=None):
 class KernelRuntime:
     """Loaded modules and kernel handles of one device. ``cache`` is the op families' memo
     of BoundKernels by op-table key, ``ew_cache`` of (BoundKernel, result dtype) of the
-    element-wise ops by the same keys (one dict hit per launch after the first)."""
+    element-wise ops by the same keys (one dict hit per launch after the first).
 
-    def __init__(self, device, module_source):
+    An op-table kernel's first launch loads its whole module where the code-object cache
+    holds it (``backend.precompile``, or an earlier process that compiled it whole), else
+    compiles that kernel alone (``kernel_source``) and loads it as a module of its own:
+    hipRTC's time grows with the kernels a source instantiates, and a module of 36 to 60
+    of them took 13-18 s into an empty cache (H100, 2026-12-07), where one launch needs one."""
+
+    def __init__(self, device, module_source, kernel_source):
         self.device = device
         self.module_source = module_source
-        self._modules = {}
+        self.kernel_source = kernel_source
+        self._modules = {}  # module name, or (module, kernel name) for a kernel compiled alone -> handle
         self._functions = {}
         self._kernels = {}  # (module, kernel name) -> BoundKernel
         self.cache = {}
@@ -195,9 +218,10 @@ class KernelRuntime:
         self._lock = threading.Lock()
 
     def function(self, spec, source=None, options=()):
-        """hip-python's handle of the kernel ``spec`` (module loaded on first use), from
+        """hip-python's handle of the kernel ``spec`` (its module loaded on first use), from
         ``source`` when given (generated code: the kernels of a fused graph, compiled with
-        the extra ``options``), else from the op table's module source."""
+        the extra ``options``), else from the op table's module source, or the kernel's
+        own where the cache lacks the module's (the class's docstring)."""
         key = (spec.module, spec.name)  # a RawKernel's name is the user's: many modules may have one
         fn = self._functions.get(key)
         if fn is not None:
@@ -205,20 +229,32 @@ class KernelRuntime:
         with self._lock:
             module = self._modules.get(spec.module)
             if module is None:
-                self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
-                try:
-                    if source is None:
-                        source = self.module_source(spec.module)
-                    code = code_object(spec.module, source, self.device.arch, options)
-                except RocmError as exc:  # the log names the line; say which kernel was wanted
-                    if hasattr(exc, "add_note"):
-                        exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
-                    raise
-                module = hip.module_load_data(code)
-                self._modules[spec.module] = module
+                module = self._modules.get(key)
+            if module is None:
+                module = self._load(spec, source, options)
             fn = hip.module_get_function(module, spec.name)
             self._functions[key] = fn
         return fn
+
+    def _load(self, spec, source, options):
+        """The loaded module holding ``spec`` (under the lock): its whole module, or it alone."""
+        self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
+        arch, name = self.device.arch, spec.module
+        try:
+            if source is None:
+                source = self.module_source(spec.module)
+                code = cached_code(source, arch, options)
+                if code is None:
+                    name = (spec.module, spec.name)
+                    code = code_object(f"{spec.module}.{spec.name}", self.kernel_source(spec), arch, options)
+            else:
+                code = code_object(spec.module, source, arch, options)
+        except RocmError as exc:  # the log names the line; say which kernel was wanted
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"(loading kernel {spec.name!r} of module {spec.module!r})")
+            raise
+        module = self._modules[name] = hip.module_load_data(code)
+        return module
 
     def kernel(self, spec, source=None, options=()):
         """The launch-ready ``BoundKernel`` of ``spec`` (cached: one dict hit per launch);

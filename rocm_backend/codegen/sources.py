@@ -37,6 +37,22 @@ def module_entry_points(module):
     return "".join(ops.entry_point(spec) for spec in ops.MODULES[module])
 
 
-def module_source(module):
+def _module_prelude(module):
     own = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
-    return prelude() + own + "\n// ---- generated entry points (rocm_backend/ops.py)\n" + module_entry_points(module)
+    return prelude() + own + "\n// ---- generated entry points (rocm_backend/ops.py)\n"
+
+
+def module_source(module):
+    """Every kernel of ``module``: what ``precompile`` builds, and what a first launch loads
+    where the disk cache holds it."""
+    return _module_prelude(module) + module_entry_points(module)
+
+
+def kernel_source(spec):
+    """The kernel ``spec`` (an op-table entry) alone, with its module's prelude: what a first
+    launch compiles where the disk cache lacks the whole module. hipRTC's time grows with
+    the kernels instantiated, not with the prelude parsed: a module of 36 to 60 kernels
+    took 13-18 s into an empty cache on an H100 (bench/results/rocm_ops_nvidia-h100.md), a
+    first cholesky of a batch 9.8 s; one of its kernels alone is a few tenths of a second
+    (nvcc: 0.42 s against 6.7 s for reduce_float32's 36)."""
+    return _module_prelude(spec.module) + ops.entry_point(spec)
