@@ -119,9 +119,9 @@ def run_case(libs, dev, case, args_host, budget, peaks, key):
             first = time.perf_counter() - t0
             # the batch size from a warm call: the first one makes the library's plans
             # (two for a two-pass rfft2) and compiles the kernels it is the first to use
-            # (candlewick's first batched cholesky compiled three modules into an empty
-            # disk cache, 9.8 s on an H100, 2026-12-07: timed alone, that compile stood
-            # as the case's time); sizing batches by the first call left an 0.1 ms call
+            # (candlewick's first batched cholesky, 9.8 s on an H100 with no precompile
+            # step before the run, 2026-12-07, compiled the kernel modules no earlier case
+            # had: timed alone, that stood as the case's time); sizing batches by the first call left an 0.1 ms call
             # timed one call per batch, its host time unhidden (H200 run, 2026-11-27)
             t0 = time.perf_counter()
             fn(*args)
