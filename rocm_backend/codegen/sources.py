@@ -2,6 +2,7 @@
 every ``hip/*`` file) plus the generated ``extern "C"`` entry points that ``ops.py``
 lists for the module. Kernel bodies live in ``hip/*.hip`` (package data)."""
 
+import functools
 from pathlib import Path
 
 from .. import ops
@@ -37,9 +38,15 @@ def module_entry_points(module):
     return "".join(ops.entry_point(spec) for spec in ops.MODULES[module])
 
 
+@functools.cache
+def _own_files(module):
+    """The kernel bodies only ``module`` needs (MODULE_FILES), read once: a first launch
+    builds its module's source and its kernel's, both over them."""
+    return "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
+
+
 def _module_prelude(module):
-    own = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
-    return prelude() + own + "\n// ---- generated entry points (rocm_backend/ops.py)\n"
+    return prelude() + _own_files(module) + "\n// ---- generated entry points (rocm_backend/ops.py)\n"
 
 
 def module_source(module):
