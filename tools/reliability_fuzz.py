@@ -6,18 +6,19 @@ device, in batches run by subprocesses under a memory cap, and a record of what 
 writes ``OUT/reliability_<kind>.md`` (``--kind``, default the device's name):
 calls per function family, outcomes by class, and the counts the project promises are
 zero (foreign exceptions, escaped warnings, changed inputs, crashes or hangs), with the
-first findings of each kind. The arguments, the targets and the rule come from
-``tests/array_api/fuzz_support.py`` (the bounded CI profile,
-``tests/array_api/test_fuzz.py``, uses the same). A batch whose process dies (a signal,
-the memory cap, a hang past ``--batch-timeout``) counts as a crash of the targets it
-held; the other batches go on. The memory cap is an address-space limit where the
-device's memory is host memory; on a GPU (whose driver reserves far more address space
-than it uses) the parent watches each batch's resident memory instead and kills it past
-the cap. ``--deadline``: batches still running then are stopped and listed as not
-finished (not as crashes), so a run with a time limit (tools/gpu_run.sh) still writes its
-record. Exit status 1 when anything was found. ``--only REGEX``: the callables whose
-qualified name (``fft.rfft``, ``Array.__setitem__``, ``numpy.ufunc``) matches, alone (a
-check of newly added API; name the record with ``--kind``).
+first findings of each kind. The targets, the arguments and the rule come from
+``tests/array_api/fuzz_targets.py``, ``fuzz_arguments.py`` and ``fuzz_outcomes.py`` (the
+bounded CI profile, ``tests/array_api/test_fuzz.py``, uses the same). A batch whose
+process dies (a signal, the memory cap, a hang past ``--batch-timeout``) counts as a
+crash of the targets it held; the other batches go on. The memory cap is an
+address-space limit where the device's memory is host memory; on a GPU (whose driver
+reserves far more address space than it uses) the parent watches each batch's resident
+memory instead and kills it past the cap. ``--deadline``: batches still running then are
+stopped and listed as not finished (not as crashes), so a run with a time limit
+(tools/gpu_run.sh) still writes its record. Exit status 1 when anything was found.
+``--only REGEX``: the callables whose qualified name (``fft.rfft``,
+``Array.__setitem__``, ``numpy.ufunc``) matches, alone (a check of newly added API; name
+the record with ``--kind``).
 
 ``--tight-share`` (default 0.25; host-memory devices only): that share of each callable's
 calls runs again in batches under a tight limit, the process's own footprint plus
@@ -44,7 +45,10 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "array_api")]
 
-import fuzz_support  # noqa: E402  (the fuzz's own building blocks, from the test folder)
+# the fuzz's own building blocks, from the test folder
+import fuzz_arguments  # noqa: E402
+import fuzz_outcomes  # noqa: E402
+import fuzz_targets  # noqa: E402
 
 ZERO_KINDS = {  # finding reason prefix -> the promise it breaks
     "foreign exception": "foreign exceptions",
@@ -82,10 +86,10 @@ def run_worker(device, names, examples, seed, memory_bytes, tight_headroom=0):
     from candlewick.backend import holds_host_memory
 
     dev = cw.get_device(device)
-    targets = dict(fuzz_support.public_targets())
-    keywords = fuzz_support.keyword_pool(list(targets.items()))
+    targets = dict(fuzz_targets.public_targets())
+    keywords = fuzz_arguments.keyword_pool(list(targets.items()))
     if tight_headroom:  # (host memory only: the parent runs no tight batch elsewhere)
-        fuzz_support.MID_SIZES = True
+        fuzz_arguments.MID_SIZES = True
         memory_bytes = _address_space_bytes() + tight_headroom
     if memory_bytes and holds_host_memory(dev):  # else the parent watches
         resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
@@ -99,20 +103,20 @@ def run_worker(device, names, examples, seed, memory_bytes, tight_headroom=0):
         @hypothesis_seed(seed)
         @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
                   phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-        @given(call=fuzz_support.call_arguments(fn, keywords))
+        @given(call=fuzz_arguments.call_arguments(fn, keywords))
         def run(call):
             args, kwargs = call
-            exc, result, warned, changed = fuzz_support.invoke_checked(name, fn, args, kwargs, sync=sync)
-            reason = fuzz_support.problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
-                                               warned=warned, changed=changed)
+            exc, result, warned, changed = fuzz_outcomes.invoke_checked(name, fn, args, kwargs, sync=sync)
+            reason = fuzz_outcomes.problem_with(name, exc, result, on_reference, is_class=isinstance(fn, type),
+                                                warned=warned, changed=changed)
             stats["calls"] += 1
-            stats["outcomes"][fuzz_support.outcome_class(exc, reason)] += 1
+            stats["outcomes"][fuzz_outcomes.outcome_class(exc, reason)] += 1
             if reason is not None:
-                key = "|".join(map(str, fuzz_support.finding_key(name, exc, reason)))
+                key = "|".join(map(str, fuzz_outcomes.finding_key(name, exc, reason)))
                 if key not in stats["findings"]:
-                    call_text = fuzz_support.describe_call(name, args, kwargs)
-                    stats["findings"][key] = [reason, fuzz_support.format_finding(name, exc, reason, call_text)]
-            elif fuzz_support.soft_problem_with(name, exc):
+                    call_text = fuzz_outcomes.describe_call(name, args, kwargs)
+                    stats["findings"][key] = [reason, fuzz_outcomes.format_finding(name, exc, reason, call_text)]
+            elif fuzz_outcomes.soft_problem_with(name, exc):
                 stats["notes"] += 1
 
         with cw.default_device(device):
@@ -196,7 +200,7 @@ def run_batches(device, calls, batches, memory_bytes, batch_timeout, seed, jobs,
     """(results by target, crash descriptions, calls per callable, targets not finished,
     calls per callable under the tight limit). ``only``: a regular expression; the
     callables whose qualified name it finds, alone."""
-    names = [name for name, _ in fuzz_support.public_targets() if only is None or re.search(only, name)]
+    names = [name for name, _ in fuzz_targets.public_targets() if only is None or re.search(only, name)]
     if not names:
         raise SystemExit(f"--only {only!r} names no public callable")
     batches = min(batches, len(names))
@@ -227,7 +231,7 @@ def summarize(merged, crashes):
     findings = collections.defaultdict(list)
     notes = 0
     for name, stats in merged.items():
-        family = families[fuzz_support.family_of(name)]
+        family = families[fuzz_targets.family_of(name)]
         family["targets"] += 1
         family["calls"] += stats["calls"]
         family["outcomes"].update(stats["outcomes"])

@@ -3,7 +3,7 @@ backend API, linalg, fft, nn, random, a Generator, every Array method and operat
 both orders and in place, the inspection object) with random bad arguments: wrong types
 and dtypes, special values, views, foreign operands, huge and negative sizes, out-of-range
 axes and indices, unknown keywords. Each call must either succeed or raise one of the
-library's documented errors (see fuzz_support for the rule), with no warning escaping
+library's documented errors (see fuzz_outcomes for the rule), with no warning escaping
 and no input changed.
 
 This is the bounded profile CI runs (``CANDLEWICK_FUZZ_EXAMPLES`` calls per callable, 30
@@ -24,10 +24,12 @@ from hypothesis import HealthCheck, given, settings
 
 import numpy as np
 
-from fuzz_support import (
-    _numpy_function_call, _numpy_ufunc_call, _ufunc_outputs, call_arguments, describe_call, finding_key, format_finding, invoke_checked,
-    keyword_pool, problem_with, public_targets, record_findings, soft_problem_with,
+from fuzz_arguments import call_arguments, keyword_pool
+from fuzz_outcomes import (
+    _ufunc_outputs, describe_call, finding_key, format_finding, invoke_checked, problem_with, record_findings,
+    soft_problem_with,
 )
+from fuzz_targets import _numpy_function_call, _numpy_ufunc_call, public_targets
 
 TARGETS = public_targets()
 KEYWORDS = keyword_pool(TARGETS)

@@ -54,7 +54,7 @@ def test_modules_that_dir_lists_are_fuzzed(monkeypatch):
     import types
 
     import candlewick as cw
-    import fuzz_support
+    import fuzz_targets
 
     extra = types.ModuleType("candlewick.extra_for_the_fuzz")
     extra.helper = lambda x: x
@@ -65,6 +65,6 @@ def test_modules_that_dir_lists_are_fuzzed(monkeypatch):
     monkeypatch.setattr(cw, "extra_for_the_fuzz", extra, raising=False)
     listed = cw.__dir__()
     monkeypatch.setattr(cw, "__dir__", lambda: [*listed, "extra_for_the_fuzz"])
-    names = dict(fuzz_support.public_targets())
+    names = dict(fuzz_targets.public_targets())
     assert "extra_for_the_fuzz.helper" in names and "extra_for_the_fuzz.inner.deep" in names
-    assert fuzz_support.family_of("extra_for_the_fuzz.inner.deep") == "extra_for_the_fuzz"
+    assert fuzz_targets.family_of("extra_for_the_fuzz.inner.deep") == "extra_for_the_fuzz"
