@@ -22,7 +22,7 @@ from candlewick import dtypes as dt
 
 from .. import ops
 from ..abi.structs import EW_BLOCK, KERNEL_OPERANDS, KERNEL_SCALARS
-from .sources import HIP_DIR
+from .sources import hip_files
 
 __all__ = ["CustomSource", "DEFAULT_OPTIONS", "PARTS", "elementwise", "prelude", "raw", "reduction"]
 
@@ -40,15 +40,9 @@ CustomSource = namedtuple("CustomSource", "module source names slots elements")
 _COMPUTE_C = {d: ("float" if d in (dt.float16, dt.bfloat16) else "bool" if d is dt.bool_ else ops.C_TYPE[d])
               for d in dt.ALL_DTYPES}
 
-_prelude = None
-
-
 def prelude():
     """The library part of every custom kernel module (types, functors, block reductions)."""
-    global _prelude
-    if _prelude is None:
-        _prelude = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in _PRELUDE_FILES)
-    return _prelude
+    return hip_files(_PRELUDE_FILES)
 
 
 class _Lines:

@@ -9,6 +9,7 @@ outside both (more than ``FUSED_BUFFERS`` buffers in one kernel) gets no plan an
 replayed.
 """
 
+import functools
 import hashlib
 from collections import namedtuple
 
@@ -16,7 +17,7 @@ from .fused_general import general
 from .fused_exprs import TooManyScalars
 from .fused_kernels import Unsupported, needed
 from .fused_rows import rows_kernel, rows_shapes
-from .sources import HIP_DIR
+from .sources import hip_files
 
 __all__ = ["COMPILE_OPTIONS", "FusedPlan", "HELPERS", "plan", "prelude"]
 
@@ -89,15 +90,10 @@ def _lone_reduction(graph, outputs):
     return outputs == reduces and len(reduces) == 1
 
 
-_prelude = None
-
-
+@functools.cache
 def prelude():
     """The kernel-library part of every fused module (types, functors, reduction ops)."""
-    global _prelude
-    if _prelude is None:
-        _prelude = "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in _PRELUDE_FILES) + HELPERS
-    return _prelude
+    return hip_files(_PRELUDE_FILES) + HELPERS
 
 
 def plan(graph):

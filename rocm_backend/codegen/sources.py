@@ -20,33 +20,24 @@ MODULE_FILES = {ops.SORT_MODULE: ("radix.hip", "radix_block.hip", "radix_sweep.h
                 ops.BYTES_MODULE: ("mask_select.hip",),
                 ops.QR_MODULE: ("qr_householder.h", "qr_householder.hip")}
 
-_prelude = None
+
+@functools.cache
+def hip_files(names):
+    """The ``hip/`` files ``names`` (a tuple) in order, each under a ``// ---- name``
+    line: read once a process, as every first launch builds a source over them."""
+    return "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in names)
 
 
 def prelude():
-    global _prelude
-    if _prelude is None:
-        parts = []
-        for name in PRELUDE_FILES:
-            parts.append(f"// ---- {name}\n")
-            parts.append((HIP_DIR / name).read_text())
-        _prelude = "".join(parts)
-    return _prelude
+    return hip_files(PRELUDE_FILES)
 
 
 def module_entry_points(module):
     return "".join(ops.entry_point(spec) for spec in ops.MODULES[module])
 
 
-@functools.cache
-def _own_files(module):
-    """The kernel bodies only ``module`` needs (MODULE_FILES), read once: a first launch
-    builds its module's source and its kernel's, both over them."""
-    return "".join(f"// ---- {name}\n" + (HIP_DIR / name).read_text() for name in MODULE_FILES.get(module, ()))
-
-
 def _module_prelude(module):
-    return prelude() + _own_files(module) + "\n// ---- generated entry points (rocm_backend/ops.py)\n"
+    return prelude() + hip_files(MODULE_FILES.get(module, ())) + "\n// ---- generated entry points (rocm_backend/ops.py)\n"
 
 
 def module_source(module):
