@@ -11,7 +11,11 @@ import operator
 
 import numpy as np
 
-from .errors import ArgumentTypeError, ArgumentValueError, short_repr
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+
+#: NumPy's casting rules (``np.can_cast``'s) and memory orders, in NumPy's words
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+ORDERS = ("C", "F", "A", "K")
 
 
 def real_number(value, fname, argname, *, finite=True, nonzero=False, nonnegative=False):
@@ -76,3 +80,19 @@ def sequence(value, fname, argname):
     if isinstance(value, (tuple, list)):
         return tuple(value)
     raise ArgumentTypeError(f"{fname}: {argname} must be a tuple of ints, got {short_repr(value)}")
+
+
+def one_of(value, choices, fname, argname):
+    """A string argument that must be one of ``choices`` (NumPy's ``casting=``, ``order=``)."""
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{fname}: {argname} must be a str, one of {choices}, got {short_repr(value)}")
+    if value not in choices:
+        raise ArgumentValueError(f"{fname}: {argname} must be one of {choices}, got {short_repr(value)}")
+    return value
+
+
+def check_cast(source, target, casting, fname, what):
+    """Raise unless NumPy's ``casting`` rule lets ``what`` (an operand, the result) go
+    from the candlewick dtype ``source`` to ``target``."""
+    if source is not target and not np.can_cast(source.numpy, target.numpy, casting):
+        raise DTypeError(f"{fname}: cannot cast {what} from {source.name} to {target.name} with casting={casting!r}")

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import dtypes as _dt
 from ._core import require_array
+from .arguments import CASTINGS, ORDERS, check_cast, one_of
 from .broadcasting import broadcast_to
 from .conversion import asarray
 from .data_types import astype, result_type
-from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, ShapeError, short_repr
 from .indexing_functions import take
 from .matrix_products import matmul
 from .manipulation import permute_dims, reshape
@@ -42,7 +43,7 @@ def _interleaved(args):
         if s is Ellipsis:
             return "..."
         if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < len(_LETTERS):
-            raise ArgumentValueError(f"einsum: a sublist holds ints in [0, {len(_LETTERS)}) or Ellipsis, got {s!r}")
+            raise ArgumentValueError(f"einsum: a sublist holds ints in [0, {len(_LETTERS)}) or Ellipsis, got {short_repr(s)}")
         return _LETTERS[s]
 
     def text(sublist):
@@ -163,9 +164,10 @@ def einsum(*operands: Any, out: Array | None = None, dtype: Any = None, order: s
     dtype : dtype or None
         The dtype to compute in (default: the operands' result type).
     order : str
-        Accepted for NumPy's signature (candlewick's results are C-ordered).
+        One of NumPy's orders ('C', 'F', 'A', 'K'); candlewick's results are C-ordered.
     casting : str
-        Accepted for NumPy's signature.
+        NumPy's casting rule ('no', 'equiv', 'safe', 'same_kind', 'unsafe') for the
+        operands' cast to ``dtype`` and the result's to ``out``'s dtype.
     optimize : bool, str or list
         Accepted for NumPy's signature; the pairs are contracted left to right.
 
@@ -179,7 +181,11 @@ def einsum(*operands: Any, out: Array | None = None, dtype: Any = None, order: s
     TypeError
         If an operand is not a candlewick array.
     ValueError
-        If the subscripts are malformed or do not match the operands.
+        If the subscripts are malformed or do not match the operands, or order or casting
+        is not one of NumPy's.
+    DTypeError
+        If ``casting`` does not allow an operand's cast to ``dtype`` or the result's to
+        ``out``'s dtype.
     ShapeError
         If a label's sizes disagree.
 
@@ -202,8 +208,14 @@ def einsum(*operands: Any, out: Array | None = None, dtype: Any = None, order: s
         require_array(x, "einsum", f"operands[{i}]")
     if not arrays:
         raise ArgumentValueError("einsum: no operands given")
+    one_of(order, ORDERS, "einsum", "order")
+    one_of(casting, CASTINGS, "einsum", "casting")
+    if out is not None:
+        require_array(out, "einsum", "out")
     labelled, output = _parse(subscripts, arrays)
     common = _dt.as_dtype(dtype, "dtype", "einsum") if dtype is not None else result_type(*arrays)
+    for i, x in enumerate(arrays):
+        check_cast(x.dtype, common, casting, "einsum", f"operands[{i}]")
     # bool sums count: NumPy's einsum of bools is a logical or of ands, counted here in int64
     work = _dt.int64 if common.is_bool else common
     pending = []
@@ -229,6 +241,8 @@ def einsum(*operands: Any, out: Array | None = None, dtype: Any = None, order: s
     result = _arranged(result, labels, output, sizes) if labels != output else result
     if common.is_bool:
         result = result != 0
+    if out is not None:
+        check_cast(result.dtype, out.dtype, casting, "einsum", "the result (to out's dtype)")
     return write_out(out, result, "einsum")
 
 

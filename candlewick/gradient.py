@@ -14,7 +14,7 @@ from .array import Array
 from .arguments import real_number
 from .conversion import asarray, to_numpy
 from .data_types import astype
-from .errors import ArgumentTypeError, ArgumentValueError, ShapeError
+from .errors import ArgumentTypeError, ArgumentValueError, ShapeError, short_repr
 from .joining import concat
 from .manipulation import reshape
 from .shapes import normalize_axes
@@ -128,7 +128,7 @@ def gradient(f: Array, *varargs: Any, axis: int | tuple[int, ...] | None = None,
     """
     require_array(f, "gradient", "f")
     if isinstance(edge_order, bool) or not isinstance(edge_order, int) or edge_order not in (1, 2):
-        raise ArgumentValueError(f"gradient: edge_order must be 1 or 2, got {edge_order!r}")
+        raise ArgumentValueError(f"gradient: edge_order must be 1 or 2, got {short_repr(edge_order)}")
     axes = normalize_axes(axis, f.ndim) if axis is not None else tuple(range(f.ndim))
     if not varargs:
         spacings = [1.0] * len(axes)

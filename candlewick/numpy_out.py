@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import RESULT_BY_NAME, ArrayBase, contiguous_layout, new_array, scalar_array, scalar_for, view
+from .arguments import CASTINGS, check_cast, one_of
 from .basic_indexing import is_basic
 from .elementwise_dispatch import binary, compare, unary
 from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError,
@@ -120,7 +121,7 @@ def array_ufunc(ufunc, method, inputs, kwargs):
 def _call(ufunc, name, inputs, options, target):
     """``ufunc(*inputs, out=target, where=..., casting=...)`` through candlewick."""
     where = _as_operand(options.pop("where", True))
-    casting = options.pop("casting", "same_kind")
+    casting = one_of(options.pop("casting", "same_kind"), CASTINGS, name, "casting")  # (before a write)
     if any(not _is_default(k, v) for k, v in options.items()) or ufunc.nout != 1:
         return NOT_MINE
     element = _element_op(ufunc)
@@ -181,6 +182,7 @@ def store(target, result, casting, name):
     """Write the candlewick array ``result`` into ``target`` as NumPy writes ``out``: the
     same shape, cast to target's dtype where ``casting`` allows (``np.can_cast``); return
     ``target``."""
+    one_of(casting, CASTINGS, name, "casting")
     if not isinstance(result, ArrayBase):
         raise ArgumentTypeError(f"{name}: out= needs an array result, got {type(result).__name__}")
     if result._layout.shape != target._layout.shape:
@@ -198,15 +200,14 @@ def store(target, result, casting, name):
 def _cast(target, result, casting, name):
     if result._dtype is target._dtype:
         return result
-    if not np.can_cast(result._dtype.numpy, target._dtype.numpy, casting):
-        raise DTypeError(f"{name}: cannot cast the result from {result._dtype.name} to out's dtype "
-                         f"{target._dtype.name} with casting={casting!r}")
+    check_cast(result._dtype, target._dtype, casting, name, "the result (to out's dtype)")
     return result.astype(target._dtype)
 
 
 def store_where(target, result, mask, casting, name):
     """``target`` where ``mask`` is True takes ``result`` (``where_into``), elsewhere keeps
     its elements (NumPy's ``where=`` with ``out``)."""
+    one_of(casting, CASTINGS, name, "casting")
     if mask is False:
         return target
     if not isinstance(mask, ArrayBase) or mask._dtype is not _dt.bool_:

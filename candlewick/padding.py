@@ -21,7 +21,7 @@ from .broadcasting import broadcast_to
 from .conversion import asarray
 from .creation import empty, full
 from .data_types import astype
-from .errors import ArgumentTypeError, ArgumentValueError
+from .errors import ArgumentTypeError, ArgumentValueError, short_repr
 from .indexing_functions import take
 from .joining import concat
 from .manipulation import flip, reshape
@@ -46,24 +46,32 @@ def _pairs(value, ndim, argname, integral):
         raise ArgumentTypeError(f"pad: {argname} must hold Python numbers, got a candlewick array")
     try:
         pairs = np.broadcast_to(np.asarray(value, dtype=object), (ndim, 2))
-    except ValueError:
-        raise ArgumentValueError(f"pad: {argname} must broadcast to ({ndim}, 2), got {value!r}") from None
+    except (ValueError, RecursionError):  # a nest deeper than the stack: not a pair of widths
+        raise ArgumentValueError(f"pad: {argname} must broadcast to ({ndim}, 2), got {short_repr(value)}") from None
     if not integral:
         return [tuple(p) for p in pairs.tolist()]
     out = []
     for before, after in pairs.tolist():
         if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in (before, after)):
-            raise ArgumentTypeError(f"pad: {argname} must hold ints, got {value!r}")
+            raise ArgumentTypeError(f"pad: {argname} must hold ints, got {short_repr(value)}")
         if before < 0 or after < 0:
-            raise ArgumentValueError(f"pad: {argname} must hold non-negative ints, got {value!r}")
+            raise ArgumentValueError(f"pad: {argname} must hold non-negative ints, got {short_repr(value)}")
         out.append((int(before), int(after)))
     return out
 
 
 def _holds_array(value):
-    if isinstance(value, Array):
-        return True
-    return isinstance(value, (list, tuple)) and any(_holds_array(v) for v in value)
+    """Whether value is a candlewick array or nests one in lists and tuples (walked with a
+    stack, each list once: a nest may be deeper than Python's stack, or hold itself)."""
+    stack, seen = [value], set()
+    while stack:
+        v = stack.pop()
+        if isinstance(v, Array):
+            return True
+        if isinstance(v, (list, tuple)) and id(v) not in seen:
+            seen.add(id(v))
+            stack.extend(v)
+    return False
 
 
 def _block(x, axis, width, fill, dtype=None):
@@ -180,7 +188,7 @@ def pad(array: Array, pad_width: Any, mode: str = "constant", *, constant_values
     """
     require_array(array, "pad", "array")
     if not isinstance(mode, str) or mode not in _KEYWORDS:
-        raise ArgumentValueError(f"pad: mode must be one of {sorted(_KEYWORDS)}, got {mode!r}")
+        raise ArgumentValueError(f"pad: mode must be one of {sorted(_KEYWORDS)}, got {short_repr(mode)}")
     kwargs = {name: value for name, value in (("constant_values", constant_values), ("end_values", end_values),
                                               ("stat_length", stat_length), ("reflect_type", reflect_type))
               if value is not _UNSET}
@@ -194,13 +202,13 @@ def pad(array: Array, pad_width: Any, mode: str = "constant", *, constant_values
     lengths = _pairs(kwargs.get("stat_length", None), ndim, "stat_length", integral=False)
     for value in (v for pair in constants + ends for v in pair):
         if not (is_scalar(value) or isinstance(value, np.generic)) or isinstance(value, str):
-            raise ArgumentTypeError(f"pad: constant_values and end_values must hold numbers, got {value!r}")
+            raise ArgumentTypeError(f"pad: constant_values and end_values must hold numbers, got {short_repr(value)}")
     for value in (v for pair in lengths for v in pair):
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0):
-            raise ArgumentTypeError(f"pad: stat_length must hold non-negative ints or None, got {value!r}")
+            raise ArgumentTypeError(f"pad: stat_length must hold non-negative ints or None, got {short_repr(value)}")
     reflect_type = kwargs.get("reflect_type", "even")
     if not isinstance(reflect_type, str) or reflect_type not in ("even", "odd"):
-        raise ArgumentValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+        raise ArgumentValueError(f"pad: reflect_type must be 'even' or 'odd', got {short_repr(reflect_type)}")
     x = array
     for axis, (before, after) in enumerate(widths):
         if not before and not after:

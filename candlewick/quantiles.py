@@ -22,7 +22,7 @@ from .data_types import astype
 from .docstrings import fill
 from .arguments import flag
 from .creation import full
-from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, IndexOutOfBoundsError
+from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, IndexOutOfBoundsError, short_repr
 from .indexing_functions import take_along_axis
 from .manipulation import expand_dims, moveaxis, permute_dims, reshape
 from .numpy_names import write_out
@@ -93,7 +93,7 @@ def _virtual(n, q, method, fname):
             at_boundary = at_boundary & (below % 2 == 1)
         v = where(at_boundary, below, below + 1)
     else:
-        raise ArgumentValueError(f"{fname}: method must be one of {METHODS}, got {method!r}")
+        raise ArgumentValueError(f"{fname}: method must be one of {METHODS}, got {short_repr(method)}")
     below = floor(v)
     return below, below + 1, v - below
 
@@ -113,7 +113,7 @@ def _quantile(a, q, axis, out, method, keepdims, skip_nan, percent, weights, fna
     keepdims = flag(keepdims, fname, "keepdims")
     flag(overwrite_input, fname, "overwrite_input")
     if not isinstance(method, str) or method not in METHODS:
-        raise ArgumentValueError(f"{fname}: method must be one of {METHODS}, got {method!r}")
+        raise ArgumentValueError(f"{fname}: method must be one of {METHODS}, got {short_repr(method)}")
     if out is not None:
         require_array(out, fname, "out")
     if weights is not None:

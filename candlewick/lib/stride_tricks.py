@@ -8,13 +8,21 @@ import numpy as np
 
 from .._core import require_array
 from ..conversion import asarray
-from ..errors import ArgumentTypeError, ArgumentValueError
+from ..errors import ArgumentTypeError, ArgumentValueError, short_repr
 from ..indexing_functions import take
 from ..manipulation import moveaxis, reshape
 from ..shapes import normalize_axis
 
 if TYPE_CHECKING:
     from ..array import Array
+
+
+def _several(value):
+    """window_shape or axis as a tuple: a list, tuple or NumPy array of them, else one
+    (not any iterable: one could be endless or a string)."""
+    if isinstance(value, (list, tuple)) or isinstance(value, np.ndarray) and value.ndim:
+        return tuple(value)
+    return (value,)
 
 
 def sliding_window_view(x: Array, window_shape: int | tuple[int, ...], axis: int | tuple[int, ...] | None = None, *,
@@ -56,14 +64,14 @@ def sliding_window_view(x: Array, window_shape: int | tuple[int, ...], axis: int
     [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
     """
     require_array(x, "sliding_window_view")
-    windows: tuple[Any, ...] = (window_shape,) if np.ndim(window_shape) == 0 else tuple(window_shape)  # type: ignore[arg-type]
+    windows: tuple[Any, ...] = _several(window_shape)
     if any(isinstance(w, bool) or not isinstance(w, (int, np.integer)) for w in windows):
-        raise ArgumentTypeError(f"sliding_window_view: window_shape must hold ints, got {window_shape!r}")
+        raise ArgumentTypeError(f"sliding_window_view: window_shape must hold ints, got {short_repr(window_shape)}")
     axes: tuple[Any, ...]
     if axis is None:
         axes = tuple(range(x.ndim))
     else:
-        axes = (axis,) if np.ndim(axis) == 0 else tuple(axis)  # type: ignore[arg-type]
+        axes = _several(axis)
     if len(axes) != len(windows):
         raise ArgumentValueError(f"sliding_window_view: {len(windows)} window lengths for {len(axes)} axes")
     result = x

@@ -23,6 +23,36 @@ def _nested(depth):
     return value
 
 
+class _HostileRepr:
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+
+def _odd_value_cases(x):
+    """(name, call, error) for values no argument takes, a 5000-deep list and an object
+    whose repr raises, where a message once quoted them with repr() (RecursionError, the
+    object's own error) or a check walked the nest recursively: found by the deep fuzz."""
+    te, ve = ArgumentTypeError, ArgumentValueError
+    calls = [  # (argument, call, error for the deep list, for the hostile object)
+        ("pad mode", lambda v: cw.pad(x, 1, mode=v), ve, ve),
+        ("pad pad_width", lambda v: cw.pad(x, v), ve, te),
+        ("pad constant_values", lambda v: cw.pad(x, 1, constant_values=v), ve, te),
+        ("pad stat_length", lambda v: cw.pad(x, 1, mode="mean", stat_length=v), ve, te),
+        ("pad reflect_type", lambda v: cw.pad(x, 1, mode="reflect", reflect_type=v), ve, ve),
+        ("quantile method", lambda v: cw.quantile(x, 0.5, method=v), ve, ve),
+        ("gradient edge_order", lambda v: cw.gradient(x, edge_order=v), ve, ve),
+        ("sliding_window_view window_shape", lambda v: cw.lib.stride_tricks.sliding_window_view(x, v), te, te),
+        ("einsum sublist", lambda v: cw.einsum(x, [v, 1]), ve, ve),
+        ("einsum casting", lambda v: cw.einsum("ij->i", x, casting=v), te, te),
+        ("einsum order", lambda v: cw.einsum("ij->i", x, order=v), te, te),
+        ("numpy.add out= casting", lambda v: np.add(x, x, out=x, casting=v), te, te),
+        ("numpy.copyto casting", lambda v: np.copyto(x, x, casting=v), te, te),
+    ]
+    return [(f"{what}={label}", (lambda call=call, value=value: call(value)), error)
+            for what, call, deep, hostile in calls
+            for label, value, error in (("deep list", _nested(5000), deep), ("hostile repr", _HostileRepr(), hostile))]
+
+
 class _BadCapsuleProducer:
     def __dlpack__(self, **kwargs):
         return 5
@@ -135,6 +165,12 @@ def _cases(device):
          lambda: x.__array_namespace__(api_version=np.ones(3)), ArgumentTypeError),
         ("set_array_api_version(ndarray)", lambda: cw.set_array_api_version(np.ones(3)), ArgumentTypeError),
         ("set_promotion_mode('bogus')", lambda: cw.set_promotion_mode("bogus"), ArgumentValueError),
+        *_odd_value_cases(x),
+        ("einsum casting='bogus'", lambda: cw.einsum("ij->i", x, casting="bogus"), ArgumentValueError),
+        ("einsum order='Q'", lambda: cw.einsum("ij->i", x, order="Q"), ArgumentValueError),
+        # a bad casting= is refused though the dtypes agree (it was read only to cast)
+        ("numpy.add out= casting='bogus'", lambda: np.add(x, x, out=x, casting="bogus"), ArgumentValueError),
+        ("numpy.copyto casting='bogus'", lambda: np.copyto(x, x, casting="bogus"), ArgumentValueError),
         # a view past the address space, as NumPy refuses it; a copy of a huge one that is not
         ("broadcast_to past 2**63 bytes", lambda: cw.broadcast_to(cw.ones(1, device=device), (2**40, 2**40)),
          errors.ShapeError),

@@ -222,6 +222,34 @@ def test_einsum_interleaved_form_and_dtypes(device):
         cw.einsum("ij,jk->ik", cw.asarray(a, device=device))
 
 
+@pytest.mark.parametrize("dtype,out_dtype,casting", [
+    ("float32", None, "safe"), ("float32", None, "same_kind"), ("int64", None, "same_kind"), ("int64", None, "unsafe"),
+    (None, "float32", "safe"), (None, "float32", "same_kind"), (None, "int64", "same_kind"),
+    (None, "int64", "unsafe"), (None, "float64", "no"), ("float64", "float64", "equiv"),
+])
+def test_einsum_casting_is_numpys_rule(dtype, out_dtype, casting, device):
+    """``casting`` governs the operands' cast to ``dtype`` and the result's to out's dtype:
+    refused where NumPy refuses, else NumPy's values in out's dtype."""
+    data = RNG.normal(size=(3, 4)) * 4
+    kwargs = {"casting": casting, "dtype": dtype}
+    np_out = None if out_dtype is None else np.zeros(3, dtype=out_dtype)
+    try:
+        expected = np.einsum("ij->i", data, out=np_out, **kwargs)
+    except TypeError:
+        expected = None
+    out = None if out_dtype is None else cw.zeros(3, dtype=getattr(cw, out_dtype), device=device)
+    call = lambda: cw.einsum("ij->i", cw.asarray(data, device=device), out=out, **kwargs)  # noqa: E731
+    if expected is None:
+        with pytest.raises(DTypeError, match="einsum: cannot cast .* casting="):
+            call()
+        if out is not None:
+            assert not cw.to_numpy(out).any(), "a refused cast wrote out"
+    else:
+        result = call()
+        assert out is None or result is out
+        _check(result, expected)
+
+
 @pytest.mark.parametrize("args,kwargs", [
     ((), {}), ((2.0,), {}), ((np.arange(4.0) * 2, np.cumsum([1.0, 0.5, 2.0, 1.5, 1.0])), {}),
     ((np.cumsum([1.0, 0.5, 2.0, 1.5, 1.0]),), {"axis": 1, "edge_order": 2}), ((), {"axis": 0, "edge_order": 2}),
