@@ -13,6 +13,8 @@ import numpy as np
 
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
 
+#: how deep nested lists are looked into: NumPy's dimension limit (a deeper list is no array)
+NESTING = 64
 #: NumPy's casting rules (``np.can_cast``'s) and memory orders, in NumPy's words
 CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 ORDERS = ("C", "F", "A", "K")
@@ -96,3 +98,19 @@ def check_cast(source, target, casting, fname, what):
     from the candlewick dtype ``source`` to ``target``."""
     if source is not target and not np.can_cast(source.numpy, target.numpy, casting):
         raise DTypeError(f"{fname}: cannot cast {what} from {source.name} to {target.name} with casting={casting!r}")
+
+
+def leaves(values):
+    """The items of ``values`` that are not lists or tuples (``values`` itself if it is
+    not one), and those of the lists and tuples in it, to ``NESTING`` levels, each list
+    once: walked with a stack, since a nest may be deeper than Python's stack or hold
+    itself."""
+    stack, seen = [(values, 0)], set()
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (list, tuple)):
+            if depth <= NESTING and id(value) not in seen:
+                seen.add(id(value))
+                stack.extend((v, depth + 1) for v in reversed(value))
+        else:
+            yield value

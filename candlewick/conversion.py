@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import check_dtype_on, is_scalar, require_array
+from .arguments import NESTING
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
 from .fp_state import QUIET, reset_fp_state, set_fp_state
@@ -164,18 +165,21 @@ _INFER_FIRST = frozenset({_dt.float32, _dt.float64, _dt.complex64, _dt.complex12
 _ARRAY_TYPECODE = {_dt.float32: "f", _dt.float64: "d"}  # the array module's C float and double
 
 
-def _holds_only_python_scalars(seq):
+# (a nest deeper than NumPy's dimension limit, or one holding itself, holds no array's
+# values: False there, not a walk past Python's stack)
+def _holds_only_python_scalars(seq, depth=0):
     if isinstance(seq, (list, tuple)):
-        return set(map(type, seq)) <= _EXACT_SCALARS or all(_holds_only_python_scalars(s) for s in seq)
+        return depth < NESTING and (set(map(type, seq)) <= _EXACT_SCALARS
+                                    or all(_holds_only_python_scalars(s, depth + 1) for s in seq))
     return is_scalar(seq)
 
 
-def _holds_only_ints(seq):
+def _holds_only_ints(seq, depth=0):
     if isinstance(seq, (list, tuple)):
         kinds = set(map(type, seq))
         if kinds <= _EXACT_SCALARS:
             return kinds == _EXACT_INT or not seq
-        return all(_holds_only_ints(s) for s in seq)
+        return depth < NESTING and all(_holds_only_ints(s, depth + 1) for s in seq)
     return isinstance(seq, int) and not isinstance(seq, bool)
 
 
@@ -185,11 +189,11 @@ def _flatten_first(seq):
         seq = seq[0]
 
 
-def _arrays_to_host(obj):
+def _arrays_to_host(obj, depth=0):
     if isinstance(obj, Array):
         return obj._storage.to_host(obj._layout)
-    if isinstance(obj, (list, tuple)):
-        return [_arrays_to_host(o) for o in obj]
+    if isinstance(obj, (list, tuple)) and depth <= NESTING:  # (deeper: NumPy refuses it below)
+        return [_arrays_to_host(o, depth + 1) for o in obj]
     return obj
 
 

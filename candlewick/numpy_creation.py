@@ -12,7 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from .arguments import leaves
 from ._core import ArrayBase
+from .errors import ArgumentTypeError, ArgumentValueError, CandlewickError
 from .namespace_lookup import cw
 
 
@@ -25,9 +27,7 @@ def _dtype(dtype):
 
 
 def _holds_candlewick(obj):
-    if isinstance(obj, ArrayBase):
-        return True
-    return isinstance(obj, (list, tuple)) and any(_holds_candlewick(v) for v in obj)
+    return any(isinstance(v, ArrayBase) for v in leaves(obj))
 
 
 def _array(like, obj, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, device=None):
@@ -104,12 +104,33 @@ def _from_host(reader):
     return call
 
 
-CREATION: dict[Any, Any] = {
+def _refusing(name, make):
+    """``make`` with NumPy's refusal of the caller's data or options (a ragged or too deep
+    nest, a dtype NumPy does not know, a buffer of the wrong size) raised as candlewick's
+    error naming ``name``; for the calls whose NumPy step only reads data (fromfunction
+    and fromiter run the caller's own code, whose errors pass as they are)."""
+    def call(*args, **kwargs):
+        try:
+            return make(*args, **kwargs)
+        except CandlewickError:
+            raise
+        except TypeError as exc:
+            raise ArgumentTypeError(f"{name}: {exc}") from None
+        except ValueError as exc:
+            raise ArgumentValueError(f"{name}: {exc}") from None
+    return call
+
+
+_READS = {
     np.array: _array, np.asarray: _asarray, np.asanyarray: _asarray,
     np.ascontiguousarray: _ascontiguous, np.asfortranarray: _ascontiguous, np.require: _require,
+    np.frombuffer: _from_host(np.frombuffer), np.fromstring: _from_host(np.fromstring),
+    np.fromfile: _from_host(np.fromfile), np.loadtxt: _from_host(np.loadtxt),
+    np.genfromtxt: _from_host(np.genfromtxt),
+}
+CREATION: dict[Any, Any] = {
+    **{func: _refusing(f"numpy.{func.__name__}", make) for func, make in _READS.items()},
     np.arange: _arange, np.zeros: _filled(cw.zeros), np.ones: _filled(cw.ones), np.empty: _filled(cw.empty),
     np.full: _full, np.eye: _eye, np.identity: _identity, np.tri: _tri, np.fromfunction: _fromfunction,
-    np.frombuffer: _from_host(np.frombuffer), np.fromiter: _from_host(np.fromiter),
-    np.fromstring: _from_host(np.fromstring), np.fromfile: _from_host(np.fromfile),
-    np.loadtxt: _from_host(np.loadtxt), np.genfromtxt: _from_host(np.genfromtxt),
+    np.fromiter: _from_host(np.fromiter),
 }

@@ -24,7 +24,7 @@ from .arguments import CASTINGS, check_cast, one_of
 from .basic_indexing import is_basic
 from .elementwise_dispatch import binary, compare, unary
 from .errors import (ArgumentTypeError, CopyRequiredError, DeviceMismatchError, DTypeError,
-                     IndexOutOfBoundsError, ShapeError, short_repr,
+                     IndexKeyError, IndexOutOfBoundsError, ShapeError, short_repr,
                      UnsupportedOperation)
 from .inplace import DTypeMismatch, updater, write
 from .namespace_lookup import namespace_function as _candlewick
@@ -270,7 +270,11 @@ def _flat_index(a, key, name):
     if isinstance(key, tuple) and len(key) == 1:
         key = key[0]
     if isinstance(key, (list, np.ndarray)):
-        host = np.asarray(key)
+        try:
+            host = np.asarray(key)
+        except (ValueError, TypeError):  # ragged, or deeper than NumPy's dimension limit
+            raise IndexKeyError(f"{name}: an index list must be rectangular (like an array), "
+                                f"got {short_repr(key)}") from None
         if host.dtype.kind not in "iu" and host.size:
             return None
         n = a._layout.shape[0]

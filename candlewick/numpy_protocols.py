@@ -22,6 +22,7 @@ import functools
 
 import numpy as np
 
+from .arguments import NESTING, leaves
 from ._core import ArrayBase, is_scalar
 from .errors import ArgumentTypeError
 from .namespace_lookup import cw as _cw
@@ -88,31 +89,13 @@ def _as_operand(value):
     return value.item() if _is_numpy_scalar(value) else value
 
 
-#: how deep operands' lists are looked into: NumPy's dimension limit (a deeper list is no array)
-_NESTING = 64
-
-
-def _leaves(values):
-    """The items of ``values`` that are not lists or tuples, and those of the lists and
-    tuples in it, to ``_NESTING`` levels, each list once (one that holds itself ends)."""
-    stack, seen = [(values, 0)], set()
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, (list, tuple)):
-            if depth <= _NESTING and id(value) not in seen:
-                seen.add(id(value))
-                stack.extend((v, depth + 1) for v in reversed(value))
-        else:
-            yield value
-
-
 def _holds_numpy_array(values):
-    return any(isinstance(v, np.ndarray) for v in _leaves(values))
+    return any(isinstance(v, np.ndarray) for v in leaves(values))
 
 
 def _foreign(value):
     """A NumPy array or another library's object: neither a candlewick array nor a scalar."""
-    for leaf in _leaves(value):
+    for leaf in leaves(value):
         if not (isinstance(leaf, ArrayBase) or is_scalar(leaf) or _is_numpy_scalar(leaf) or leaf is None):
             return leaf
     return None
@@ -130,10 +113,10 @@ def _refuse_mixed(name, values):
 
 def _to_host(value, depth=0):
     """``value`` with its candlewick arrays as host arrays, through lists, tuples and dicts
-    (to ``_NESTING`` levels: deeper, or a list holding itself, is left for NumPy to refuse)."""
+    (to ``NESTING`` levels: deeper, or a list holding itself, is left for NumPy to refuse)."""
     if isinstance(value, ArrayBase):
         return np.asarray(value)  # refused where the device does not convert implicitly
-    if depth > _NESTING:
+    if depth > NESTING:
         return value
     if isinstance(value, (list, tuple)):
         return type(value)(_to_host(v, depth + 1) for v in value)

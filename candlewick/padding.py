@@ -15,6 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from . import elementwise as _ew
+from .arguments import leaves
 from ._core import is_scalar, require_array
 from .array import Array
 from .broadcasting import broadcast_to
@@ -61,17 +62,7 @@ def _pairs(value, ndim, argname, integral):
 
 
 def _holds_array(value):
-    """Whether value is a candlewick array or nests one in lists and tuples (walked with a
-    stack, each list once: a nest may be deeper than Python's stack, or hold itself)."""
-    stack, seen = [value], set()
-    while stack:
-        v = stack.pop()
-        if isinstance(v, Array):
-            return True
-        if isinstance(v, (list, tuple)) and id(v) not in seen:
-            seen.add(id(v))
-            stack.extend(v)
-    return False
+    return any(isinstance(v, Array) for v in leaves(value))
 
 
 def _block(x, axis, width, fill, dtype=None):

@@ -23,6 +23,12 @@ def _nested(depth):
     return value
 
 
+def _holding_itself():
+    value = [1]
+    value.append(value)
+    return value
+
+
 class _HostileRepr:
     def __repr__(self):
         raise RuntimeError("no repr")
@@ -166,6 +172,15 @@ def _cases(device):
         ("set_array_api_version(ndarray)", lambda: cw.set_array_api_version(np.ones(3)), ArgumentTypeError),
         ("set_promotion_mode('bogus')", lambda: cw.set_promotion_mode("bogus"), ArgumentValueError),
         *_odd_value_cases(x),
+        ("asarray(deep list, dtype=float32)", lambda: cw.asarray(_nested(5000), dtype=cw.float32, device=device),
+         ArgumentValueError),
+        ("asarray(list holding itself, dtype=int64)", lambda: cw.asarray(_holding_itself(), dtype=cw.int64, device=device),
+         ArgumentValueError),
+        ("numpy.asarray(deep list, like=x)", lambda: np.asarray(_nested(5000), like=x), ArgumentValueError),
+        ("numpy.asarray(ragged, like=x)", lambda: np.asarray([[1], [1, 2]], like=x), ArgumentValueError),
+        ("numpy.frombuffer(3 bytes, float64, like=x)", lambda: np.frombuffer(b"abc", dtype=np.float64, like=x),
+         ArgumentValueError),
+        ("numpy.add.at(x, deep list, 1)", lambda: np.add.at(x, _nested(5000), 1), IndexKeyError),
         ("einsum casting='bogus'", lambda: cw.einsum("ij->i", x, casting="bogus"), ArgumentValueError),
         ("einsum order='Q'", lambda: cw.einsum("ij->i", x, order="Q"), ArgumentValueError),
         # a bad casting= is refused though the dtypes agree (it was read only to cast)
