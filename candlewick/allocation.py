@@ -22,11 +22,23 @@ QUERY_ABOVE_BYTES = 1 << 28
 _ADDRESSABLE_BYTES = 2**63 - 1
 
 
+def _check_empty(fname, shape, dtype):
+    """Raise ShapeError for an empty result (whose byte count checks nothing) whose other
+    axes span more than an address holds: NumPy refuses such a shape too ("array is too
+    big"), e.g. ``repeat`` of an empty array 2**63 times."""
+    if prod(n for n in shape if n) * dtype.itemsize > _ADDRESSABLE_BYTES:
+        raise ShapeError(f"{fname}: a result of shape {short_repr(tuple(shape))} and dtype {dtype.name}: its "
+                         f"non-empty axes span more than 2**63 bytes, more than any array can (as in NumPy)")
+
+
 def check_addressable(fname, shape, dtype):
     """Raise ShapeError if a view of ``shape`` and ``dtype`` (a broadcast, which allocates
     nothing) spans more bytes than an address holds: NumPy refuses to make one ("array
     is too big"), and reading it back or copying it could never be allocated."""
-    if prod(shape) * dtype.itemsize > _ADDRESSABLE_BYTES:
+    nbytes = prod(shape) * dtype.itemsize
+    if not nbytes:
+        _check_empty(fname, shape, dtype)
+    if nbytes > _ADDRESSABLE_BYTES:
         raise ShapeError(f"{fname}: a view of shape {short_repr(tuple(shape))} and dtype {dtype.name} spans more "
                          f"than 2**63 bytes, more than any array can (as in NumPy)")
 
@@ -36,6 +48,8 @@ def check_allocation(fname, shape, dtype, device, count=1):
     makes one per input) cannot fit on ``device``."""
     nbytes = prod(shape) * dtype.itemsize * count
     if nbytes < QUERY_ABOVE_BYTES:
+        if not nbytes:
+            _check_empty(fname, shape, dtype)
         return
     free = None
     if nbytes <= _ADDRESSABLE_BYTES:

@@ -18,7 +18,7 @@ from ._core import check_dtype_on, is_scalar, require_array
 from .arguments import NESTING
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
-from .fp_state import QUIET, reset_fp_state, set_fp_state
+from .fp_state import quietly
 from .lazy_gate import copy_operand
 from .registry import get_device
 from .scalars import INT_RANGES
@@ -61,7 +61,7 @@ def _infer_host(obj, dtype=None):
         except (ValueError, TypeError):
             host = None
         if host is not None and host.dtype.kind == "f" and host.dtype.isnative:
-            return _quietly(host.astype, dtype.numpy, copy=False)
+            return quietly(host.astype, dtype.numpy, copy=False)
     kinds = set(map(type, obj)) if isinstance(obj, (list, tuple)) else None  # one C-speed pass, used twice
     flat_scalars = kinds is not None and kinds <= _EXACT_SCALARS
     if dtype is not None and (flat_scalars or isinstance(obj, (list, tuple)) and _holds_only_python_scalars(obj)):
@@ -69,7 +69,7 @@ def _infer_host(obj, dtype=None):
         # 2**64 into floats; NumPy refuses a value out of the dtype's range (OverflowError)
         # and NaN or infinity into an integer dtype, which _refuse_unstorable names
         try:
-            return _quietly(np.asarray, obj, dtype=dtype.numpy)
+            return quietly(np.asarray, obj, dtype=dtype.numpy)
         except (TypeError, ValueError, OverflowError):
             _refuse_unstorable(obj, dtype)  # else complex into a real dtype, ragged: reported below
 
@@ -143,18 +143,7 @@ def _host_as(host, dtype):
         return host
     if host.dtype.kind == "c" and not dtype.is_complex:
         raise DTypeError(f"asarray: cannot convert complex data to {dtype.name}")
-    return _quietly(host.astype, dtype.numpy)
-
-
-def _quietly(fn, *args, **kwargs):
-    """``fn(*args, **kwargs)`` with NumPy's IEEE warnings off (a cast's overflow to inf
-    and NaN into an integer are defined results): ``np.errstate``'s own context
-    variable set directly (``fp_state``), without its ~0.5 µs of Python per entry."""
-    token = set_fp_state(QUIET)
-    try:
-        return fn(*args, **kwargs)
-    finally:
-        reset_fp_state(token)
+    return quietly(host.astype, dtype.numpy)
 
 
 # a flat sequence whose element types are all exactly these holds only Python scalars:

@@ -18,7 +18,7 @@ from .complex_parts import PARTS, complex_part
 from .docstrings import shared_doc
 from .elementwise_dispatch import binary, binary_function, compare, compare_function, unary, unary_function
 from .elementwise_docs import docstring
-from .errors import DTypeError, name_code
+from .errors import DTypeError, name_code, short_repr
 from .lazy_gate import operand
 from .opdefs import BinaryOp, CompareOp, UnaryOp
 from .type_promotion import promote_types
@@ -273,6 +273,8 @@ def clip(x: Array, /, min: Array | Scalar | None = None, max: Array | Scalar | N
         if max is not None:
             hi, bound_dtype = scalar_for(max, dtype, "clip")
             dtype = dtype if bound_dtype is dtype else promote_types(dtype, bound_dtype)
+        if dtype.is_complex:  # (a complex Python bound: complex numbers have no order)
+            raise DTypeError(f"clip: min and max must be real numbers, got {short_repr(min)} and {short_repr(max)}")
         if dtype is not x._dtype:
             x = x.astype(dtype)
             lo = None if min is None else scalar_for(min, dtype, "clip")[0]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["LOUD", "QUIET", "STATE_VAR", "reset_fp_state", "set_fp_state"]
+__all__ = ["LOUD", "QUIET", "STATE_VAR", "quietly", "reset_fp_state", "set_fp_state"]
 
 QUIET: Any  # NumPy's "ignore everything" error state (None with the seterr fallback)
 LOUD: Any  # one that warns: candlewick._native checks with the two that it reads NumPy's state
@@ -34,3 +34,14 @@ except (ImportError, AttributeError, TypeError):  # pragma: no cover - other Num
 
     def reset_fp_state(token):
         np.seterr(**token)
+
+
+def quietly(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)`` with NumPy's IEEE warnings off (a cast's overflow to inf
+    and NaN into an integer are defined results): ``np.errstate``'s own context
+    variable set directly, without its ~0.5 µs of Python per entry."""
+    token = set_fp_state(QUIET)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        reset_fp_state(token)

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import contiguous_layout, new_array, require_array, same_device, scalar_array
-from .errors import ArgumentValueError, DTypeError, ShapeError
+from .errors import ArgumentValueError, DTypeError, IndexOutOfBoundsError, ShapeError, short_repr
 from .layout import Layout
 from .shapes import check_ndim, normalize_axis
 
@@ -71,6 +71,8 @@ def take(x: Array, indices: Array | int, /, *, axis: int | None = None) -> Array
     """
     require_array(x, "take")
     if isinstance(indices, (int, np.integer)) and not isinstance(indices, (bool, np.bool_)):
+        if not -(2**63) <= indices < 2**63:  # past every axis (and past int64, the indices' dtype)
+            raise IndexOutOfBoundsError(f"take: index {short_repr(indices)} is outside every axis")
         indices = scalar_array(x, int(indices), _dt.int64, x._device)
     require_array(indices, "take", "indices")
     same_device(x, indices, "take")

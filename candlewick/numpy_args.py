@@ -6,6 +6,8 @@ of a flag, a shape and a scalar."""
 
 import numpy as np
 
+from .errors import ArgumentTypeError, short_repr
+
 NOT_MINE = object()
 NO_VALUE = np._NoValue
 
@@ -14,8 +16,14 @@ def unset(*values):
     return all(v is None or v is NO_VALUE for v in values)
 
 
-def flag(value):
-    return False if value is NO_VALUE else bool(value)
+def flag(value, fname, argname="keepdims"):
+    """NumPy's reading of a flag: any value's truth (NumPy's ``keepdims=1`` is True)."""
+    if value is NO_VALUE:
+        return False
+    try:
+        return bool(value)
+    except (ValueError, TypeError):  # an array of several elements has no one truth value
+        raise ArgumentTypeError(f"{fname}: {argname} must be True or False, got {short_repr(value)}") from None
 
 
 def shape_arg(shape):

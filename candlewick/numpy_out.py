@@ -104,6 +104,9 @@ def array_ufunc(ufunc, method, inputs, kwargs):
     if out is None:
         return _write_nothing(ufunc, method, inputs, kwargs)
     name = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else f".{method}")
+    for target in out:
+        if target is not None and not isinstance(target, (ArrayBase, np.ndarray)):
+            raise ArgumentTypeError(f"{name}: out must hold arrays (or None), got {type(target).__name__}")
     _refuse_mixed(ufunc.__name__, (*inputs, *out, *([kwargs["where"]] if "where" in kwargs else [])))
     if len(out) == 1 and isinstance(out[0], ArrayBase):
         options = {k: v for k, v in kwargs.items() if k != "out"}

@@ -24,7 +24,7 @@ def reduction(name, identity, combine):
         if fill is NO_VALUE and where is not NO_VALUE and where is not True:
             return NOT_MINE  # NumPy's own error: max/min with where= need initial=
         options = {"dtype": dtype} if dtype is not None else {}
-        result = fn(_masked(a, where, fill), axis=axis, keepdims=flag(keepdims), **options)
+        result = fn(_masked(a, where, fill), axis=axis, keepdims=flag(keepdims, f"numpy.{name}"), **options)
         if initial is not NO_VALUE and combine is not None:
             result = combine(result, initial)
         return result
@@ -50,21 +50,21 @@ def spread(name):
         if not unset(out, where, mean):
             return NOT_MINE
         correction = ddof if correction is NO_VALUE else correction
-        return fn(a, axis=axis, correction=correction, keepdims=flag(keepdims), dtype=dtype)
+        return fn(a, axis=axis, correction=correction, keepdims=flag(keepdims, f"numpy.{name}"), dtype=dtype)
     return call
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, where=NO_VALUE):
     if not unset(out, where):
         return NOT_MINE
-    return cw.mean(a, axis=axis, keepdims=flag(keepdims), dtype=dtype)
+    return cw.mean(a, axis=axis, keepdims=flag(keepdims, "numpy.mean"), dtype=dtype)
 
 
 def arg_reduction(fn):
     def call(a, axis=None, out=None, *, keepdims=False):
         if out is not None:
             return NOT_MINE
-        return fn(a, axis=axis, keepdims=flag(keepdims))
+        return fn(a, axis=axis, keepdims=flag(keepdims, f"numpy.{fn.__name__}"))
     return call
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._core import ArrayBase
 from ..errors import ArgumentTypeError, ArgumentValueError, DeviceMismatchError, DTypeError, short_repr
+from ..fp_state import quietly
 from ..registry import default_device_now, get_device
 from ..scalars import scalar_for
 
@@ -51,7 +52,7 @@ def convert_scalar(value, dtype, label, pname):
     if run is not dtype:
         raise DTypeError(f"{label}: parameter {pname!r} takes {dtype.name}, got {short_repr(value)} of another kind "
                          f"(convert it first)")
-    return dtype.numpy.type(converted)
+    return quietly(dtype.numpy.type, converted)  # past a narrow float's range: inf, as a + 70000 gives
 
 
 def require_array(value, label, pname, what):

@@ -12,7 +12,7 @@ import candlewick as cw
 from candlewick import errors
 from candlewick.errors import (
     ArgumentTypeError, ArgumentValueError, AxisError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
-    IndexKeyError, LinAlgError, OutOfRangeError, ReadOnlyError,
+    IndexKeyError, IndexOutOfBoundsError, LinAlgError, OutOfRangeError, ReadOnlyError,
 )
 
 
@@ -181,6 +181,20 @@ def _cases(device):
         ("numpy.frombuffer(3 bytes, float64, like=x)", lambda: np.frombuffer(b"abc", dtype=np.float64, like=x),
          ArgumentValueError),
         ("numpy.add.at(x, deep list, 1)", lambda: np.add.at(x, _nested(5000), 1), IndexKeyError),
+        ("take(x, 10**30)", lambda: cw.take(cw.asarray([], dtype=cw.int32, device=device), 10**30),
+         IndexOutOfBoundsError),
+        # an empty result whose other axes no address spans: NumPy's "array is too big"
+        ("repeat(empty, 2**63)", lambda: cw.repeat(cw.asarray([], dtype=cw.complex128, device=device), 2**63),
+         errors.ShapeError),
+        ("zeros((2**62, 0))", lambda: cw.zeros((2**62, 0), device=device), errors.ShapeError),
+        ("numpy.modf out=(tuple, None)",
+         lambda: np.modf(cw.asarray([], dtype=cw.complex128, device=device), (False, None, None)), ArgumentTypeError),
+        ("Array.var keepdims=ndarray", lambda: x.var(keepdims=np.array([1, 1, 1])), ArgumentTypeError),
+        # the float16 parameter's conversion of 2**62 warned (overflow) before the refusal
+        ("ElementwiseKernel size= with an array argument",
+         lambda: cw.ElementwiseKernel("T x, T y", "T z", "z = x * y + 1;", "fma16")(
+             2**62, cw.ones(2, dtype=cw.float16, device=device), cw.ones(2, dtype=cw.float16, device=device),
+             size=2), ArgumentValueError),
         ("einsum casting='bogus'", lambda: cw.einsum("ij->i", x, casting="bogus"), ArgumentValueError),
         ("einsum order='Q'", lambda: cw.einsum("ij->i", x, order="Q"), ArgumentValueError),
         # a bad casting= is refused though the dtypes agree (it was read only to cast)
@@ -261,6 +275,9 @@ def test_narrow_float_overflow_is_inf_without_warning(device):
         big = cw.asarray(np.full((1, 3, 1), 60000.0), dtype=cw.float16, device=device)
         two = cw.asarray([0.0, 2.0, 0.0], dtype=cw.float16, device=device)
         assert cw.to_numpy(two @ big).ravel().tolist() == [np.inf]
+        # a custom kernel's float16 scalar parameter past float16's range: inf, as x + 70000
+        add = cw.ElementwiseKernel("T x, T y", "T z", "z = x + y;", "add16")
+        assert cw.to_numpy(add(70000.0, cw.zeros(1, dtype=cw.float16, device=device)))[0] == np.inf
 
 
 # --- foreign operands: one rule for operators and functions -----------------------------

@@ -119,6 +119,8 @@ def test_the_first_day_examples(device):
     assert (cw.asarray([True, False], device=device) + 1).dtype is cw.int64
     with pytest.raises(DTypeError, match="imag"):  # its integer answer would be all zeros
         cw.imag(x)
+    with pytest.raises(DTypeError, match="clip: min and max must be real"):  # not the backend's refusal
+        cw.clip(x, max=2.5 - 1j)
 
 
 def test_storing_converts_to_the_target_dtype(device):
