@@ -98,7 +98,7 @@ def run_worker(device, names, examples, seed, memory_bytes, tight_headroom=0):
     report = {}
     for name in names:
         fn = targets[name]
-        stats = {"calls": 0, "outcomes": collections.Counter(), "findings": {}, "notes": 0}
+        stats = {"calls": 0, "outcomes": collections.Counter(), "findings": {}, "notes": 0, "noted": None}
 
         @hypothesis_seed(seed)
         @settings(max_examples=examples, database=None, deadline=None, derandomize=False,
@@ -118,11 +118,14 @@ def run_worker(device, names, examples, seed, memory_bytes, tight_headroom=0):
                     stats["findings"][key] = [reason, fuzz_outcomes.format_finding(name, exc, reason, call_text)]
             elif fuzz_outcomes.soft_problem_with(name, exc):
                 stats["notes"] += 1
+                if stats["noted"] is None:  # the first, for the record to show
+                    stats["noted"] = f"{type(exc).__name__}: {str(exc)[:200]}"
 
         with cw.default_device(device):
             run()
         report[name] = {"calls": stats["calls"], "outcomes": dict(stats["outcomes"]),
-                        "findings": list(stats["findings"].values()), "notes": stats["notes"]}
+                        "findings": list(stats["findings"].values()), "notes": stats["notes"],
+                        "noted": stats["noted"]}
     json.dump(report, sys.stdout)
 
 
@@ -186,9 +189,10 @@ def _merge(merged, results):
     """Add a batch's per-target results to ``merged`` (a target may run in a normal and a
     tight-memory batch)."""
     for name, stats in results.items():
-        into = merged.setdefault(name, {"calls": 0, "outcomes": {}, "findings": [], "notes": 0})
+        into = merged.setdefault(name, {"calls": 0, "outcomes": {}, "findings": [], "notes": 0, "noted": None})
         into["calls"] += stats["calls"]
         into["notes"] += stats["notes"]
+        into["noted"] = into["noted"] or stats["noted"]
         for outcome, count in stats["outcomes"].items():
             into["outcomes"][outcome] = into["outcomes"].get(outcome, 0) + count
         known = {reason for reason, _ in into["findings"]}
@@ -229,13 +233,14 @@ def summarize(merged, crashes):
     families = collections.defaultdict(lambda: {"targets": 0, "calls": 0, "outcomes": collections.Counter()})
     broken = collections.Counter()
     findings = collections.defaultdict(list)
-    notes = 0
+    notes = []  # (callable, how many, the first message) of errors not naming their function
     for name, stats in merged.items():
         family = families[fuzz_targets.family_of(name)]
         family["targets"] += 1
         family["calls"] += stats["calls"]
         family["outcomes"].update(stats["outcomes"])
-        notes += stats["notes"]
+        if stats["notes"]:
+            notes.append((name, stats["notes"], stats["noted"]))
         for reason, text in stats["findings"]:
             kind = _kind_of(reason)
             broken[kind] += 1
@@ -286,7 +291,8 @@ def write_record(path, device, families, broken, findings, notes, examples, seco
         "|---|---|",
     ]
     lines += [f"| 0 {kind} | {broken.get(kind, 0)} |" for kind in PROMISES]
-    lines += ["", f"Errors whose message does not name the function (noted, not counted as findings): {notes}.",
+    lines += ["", "Errors whose message does not name the function (noted, not counted as findings): "
+                  f"{sum(count for _, count, _ in notes)}" + (" (first of each callable below)." if notes else "."),
               "", "## Calls per function family and outcomes by class", "",
               "| family | callables | calls | " + " | ".join(classes) + " |",
               "|---|---|---|" + "---|" * len(classes)]
@@ -299,6 +305,9 @@ def write_record(path, device, families, broken, findings, notes, examples, seco
         for kind in PROMISES:
             for text in findings.get(kind, [])[:40]:
                 lines.append(text if text.startswith("- ") else f"- {text}")
+    if notes:
+        lines += ["", "## Errors whose message does not name the function (the first of each callable)", ""]
+        lines += [f"- `{name}` ({count}): {first}" for name, count, first in sorted(notes)]
     pathlib.Path(path).write_text("\n".join(lines) + "\n")
 
 

@@ -68,3 +68,18 @@ def test_modules_that_dir_lists_are_fuzzed(monkeypatch):
     names = dict(fuzz_targets.public_targets())
     assert "extra_for_the_fuzz.helper" in names and "extra_for_the_fuzz.inner.deep" in names
     assert fuzz_targets.family_of("extra_for_the_fuzz.inner.deep") == "extra_for_the_fuzz"
+
+
+def test_the_record_lists_the_errors_that_do_not_name_their_function(tmp_path):
+    tool = _tool()
+    merged = {
+        "add": {"calls": 3, "outcomes": {"ArgumentTypeError": 3}, "findings": [], "notes": 2,
+                "noted": "ArgumentTypeError: x must be an array"},
+        "sum": {"calls": 1, "outcomes": {"returned": 1}, "findings": [], "notes": 0, "noted": None},
+    }
+    families, broken, findings, notes = tool.summarize(merged, [])
+    tool.write_record(tmp_path / "r.md", "cpu", families, broken, findings, notes, 4, 1.0, 2**30)
+    record = (tmp_path / "r.md").read_text()
+    assert "does not name the function (noted, not counted as findings): 2 (first of each callable below)" in record
+    listed = record.split("## Errors whose message does not name the function")[1]
+    assert "- `add` (2): ArgumentTypeError: x must be an array" in listed and "`sum`" not in listed, record
