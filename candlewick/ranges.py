@@ -269,7 +269,7 @@ def meshgrid(*arrays: Array, indexing: str = "xy") -> list[Array]:
     >>> xs.shape
     (2, 3)
     """
-    if indexing not in ("xy", "ij"):
+    if not isinstance(indexing, str) or indexing not in ("xy", "ij"):
         raise ArgumentValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {short_repr(indexing)}")
     for a in arrays:
         require_array(a, "meshgrid", "arrays")

@@ -16,11 +16,11 @@ from .. import dtypes as _dt
 from .._core import contiguous_layout, new_array, permuted_array, require_array, view
 from ..allocation import check_allocation
 from ..array import Array, wrap
-from ..arguments import sequence
+from ..arguments import one_of, sequence
 from ..backend_optional import declares_fft_norm, declares_fft_pad
 from ..layout import Layout
 from ..errors import (
-    ArgumentTypeError, ArgumentValueError, DTypeError, short_repr, UnsupportedOperation,
+    ArgumentTypeError, ArgumentValueError, DTypeError, UnsupportedOperation,
 )
 from ..shapes import normalize_axis
 from ..opdefs import BinaryOp
@@ -47,9 +47,7 @@ def check_input(x, fname, kind):
 
 
 def check_norm(norm, fname):
-    if norm not in NORMS:
-        raise ArgumentValueError(f"fft.{fname}: norm must be one of {NORMS}, got {short_repr(norm)}")
-    return norm
+    return one_of(norm, NORMS, f"fft.{fname}", "norm")
 
 
 def check_length(n, fname, argname="n"):

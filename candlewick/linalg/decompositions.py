@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._core import result_array
+from ..arguments import one_of
 from ..array import Array, wrap
 from ..docstrings import shared_doc
-from ..errors import ArgumentValueError, short_repr
 from ._common import LINALG_DOCS, QRResult, SVDResult, require_linalg_input
 
 
@@ -75,8 +75,7 @@ def qr(x: Array, /, *, mode: str = "reduced") -> QRResult:
     >>> q.shape, r.shape
     ((2, 2), (2, 2))
     """
-    if mode not in ("reduced", "complete"):
-        raise ArgumentValueError(f"linalg.qr: mode must be 'reduced' or 'complete', got {short_repr(mode)}")
+    one_of(mode, ("reduced", "complete"), "linalg.qr", "mode")
     require_linalg_input(x, "qr")
     *batch, m, n = x.shape
     batch = tuple(batch)

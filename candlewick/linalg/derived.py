@@ -4,6 +4,7 @@ matrix_power, matrix_norm, vector_norm."""
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 
 from .. import dtypes as _dt
@@ -229,7 +230,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     """
     require_floating(x, "matrix_norm")
     require_matrices(x, "matrix_norm")
-    if isinstance(ord, bool) or ord not in _NORM_ORDERS:
+    if isinstance(ord, bool) or not isinstance(ord, (str, numbers.Real)) or ord not in _NORM_ORDERS:
         raise ArgumentValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {short_repr(ord)}")
     if ord == "fro":
         out = _ew.sqrt(_sum_of_squares(x, (x.ndim - 2, x.ndim - 1), False))

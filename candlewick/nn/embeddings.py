@@ -7,6 +7,7 @@ from .._core import require_array
 from ..array import Array, wrap
 from ..docstrings import shared_doc
 from ..errors import DeviceMismatchError, DTypeError, ShapeError
+from ..shapes import MAX_NDIM
 
 
 @shared_doc()
@@ -47,6 +48,9 @@ def embedding(ids: Array, table: Array, /) -> Array:
         raise DTypeError(f"embedding: ids must be integers, got {ids._dtype.name}")
     if table.ndim != 2:
         raise ShapeError(f"embedding: table must be 2-D (vocabulary, dim), got shape {table.shape}")
+    if ids.ndim >= MAX_NDIM:  # the result has one more
+        raise ShapeError(f"embedding: ids may have at most {MAX_NDIM - 1} dimensions (the result adds one, and an "
+                         f"array has at most {MAX_NDIM}), got {ids.ndim}")
     if ids._device is not table._device:
         raise DeviceMismatchError("embedding: ids and table are on different devices")
     idx = ids if ids._dtype is _dt.int64 else ids.astype(_dt.int64)

@@ -190,6 +190,17 @@ def _cases(device):
         ("numpy.modf out=(tuple, None)",
          lambda: np.modf(cw.asarray([], dtype=cw.complex128, device=device), (False, None, None)), ArgumentTypeError),
         ("Array.var keepdims=ndarray", lambda: x.var(keepdims=np.array([1, 1, 1])), ArgumentTypeError),
+        # an array where a string is asked for: `in (...)` compares element-wise, no one truth
+        ("meshgrid indexing=ndarray", lambda: cw.meshgrid(cw.ones(2, device=device), indexing=np.array([1, 1])),
+         ArgumentValueError),
+        ("linalg.qr mode=ndarray", lambda: cw.linalg.qr(cw.ones((2, 2), device=device), mode=np.array([1, 1])),
+         ArgumentTypeError),
+        ("linalg.matrix_norm ord=ndarray",
+         lambda: cw.linalg.matrix_norm(cw.ones((2, 2), device=device), ord=np.array([1, 1])), ArgumentValueError),
+        ("fft.fft norm=ndarray", lambda: cw.fft.fft(cw.ones(2, dtype=cw.complex64, device=device), norm=np.array([1, 1])),
+         ArgumentTypeError),
+        ("nn.embedding of 64-D ids", lambda: cw.nn.embedding(cw.zeros((1,) * 64, dtype=cw.int64, device=device),
+                                                             cw.ones((2, 3), device=device)), errors.ShapeError),
         # the float16 parameter's conversion of 2**62 warned (overflow) before the refusal
         ("ElementwiseKernel size= with an array argument",
          lambda: cw.ElementwiseKernel("T x, T y", "T z", "z = x * y + 1;", "fma16")(
