@@ -135,5 +135,5 @@ def _why_a_copy(x, shared, dtype):
 def _numpy_dtype(dtype):
     try:
         return np.dtype(dtype)
-    except (TypeError, ValueError):
+    except Exception:  # NumPy's reading of any object (a nest too deep for its repr, a hostile one)
         raise ArgumentTypeError(f"__array__: dtype must be a NumPy or candlewick dtype, got {short_repr(dtype)}") from None

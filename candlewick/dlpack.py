@@ -63,14 +63,14 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     >>> cw.from_dlpack(np.arange(3)).tolist()
     [0, 1, 2]
     """
+    if copy is not None and not isinstance(copy, bool):
+        raise ArgumentTypeError(f"from_dlpack: copy must be None, True or False, got {short_repr(copy)}")
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)
     if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):
         raise ArgumentTypeError(
             f"from_dlpack: x must implement __dlpack__ and __dlpack_device__, got {type(x).__name__}"
         )
-    if copy is not None and not isinstance(copy, bool):
-        raise ArgumentTypeError(f"from_dlpack: copy must be None, True or False, got {short_repr(copy)}")
     try:
         return _import(x, device, copy)
     except CandlewickError:

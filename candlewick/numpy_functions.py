@@ -20,9 +20,10 @@ from typing import Any
 import numpy as np
 
 from ._core import ArrayBase, is_scalar, operator_index, require_array
+from .arguments import one_of
 from .errors import ArgumentTypeError, DTypeError
 from .namespace_lookup import cw, namespace_function
-from .numpy_args import NO_VALUE, NOT_MINE, python_scalar, shape_arg
+from .numpy_args import NO_VALUE, NOT_MINE, flag, python_scalar, shape_arg
 from .numpy_reduction_calls import arg_reduction, cumulative, mean, reduction, spread
 from .shapes import normalize_axis
 
@@ -63,14 +64,13 @@ def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
 
 
 def _reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    one_of(order, ("C", "F", "A"), "numpy.reshape", "order")
     shape = shape_arg(shape if shape is not None else newshape)
     if not isinstance(shape, tuple):
         return cw.reshape(a, shape)  # candlewick's error for the shape
     if order == "F":  # NumPy's Fortran order: the C-order reshape of the reversed axes
         flipped = cw.reshape(cw.permute_dims(a, tuple(range(a.ndim))[::-1]), shape[::-1], copy=copy)
         return cw.permute_dims(flipped, tuple(range(len(shape)))[::-1])
-    if order not in ("C", "A"):
-        return NOT_MINE
     return cw.reshape(a, shape, copy=copy)
 
 
@@ -123,12 +123,12 @@ def _sort(fn):
             return NOT_MINE
         if axis is None:  # NumPy sorts the flattened array
             a, axis = cw.reshape(a, (-1,)), 0
-        return fn(a, axis=axis, stable=True if stable is None else bool(stable))
+        return fn(a, axis=axis, stable=True if stable is None else flag(stable, f"numpy.{fn.__name__}", "stable"))
     return call
 
 
 def _take(a, indices, axis=None, out=None, mode="raise"):
-    if out is not None or mode != "raise":
+    if out is not None or one_of(mode, ("raise", "wrap", "clip"), "numpy.take", "mode") != "raise":
         return NOT_MINE
     if axis is None:
         a, axis = cw.reshape(a, (-1,)), 0

@@ -161,6 +161,7 @@ def count_nonzero(x: Array, /, *, axis: Axes | None = None, keepdims: bool = Fal
     2
     """
     require_array(x, "count_nonzero")
+    keepdims = flag(keepdims, "count_nonzero", "keepdims")
     layout = x._layout
     shape = layout.shape
     axes = ALL_AXES[len(shape)] if axis is None else normalize_axes(axis, len(shape))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._core import result_array
-from ..arguments import one_of
+from ..arguments import flag, one_of
 from ..array import Array, wrap
 from ..docstrings import shared_doc
 from ._common import LINALG_DOCS, QRResult, SVDResult, require_linalg_input
@@ -111,6 +111,7 @@ def svd(x: Array, /, *, full_matrices: bool = True) -> SVDResult:
     ((3, 2), (2,), (2, 2))
     """
     require_linalg_input(x, "svd")
+    full_matrices = flag(full_matrices, "linalg.svd", "full_matrices")
     *batch, m, n = x.shape
     batch = tuple(batch)
     k = min(m, n)

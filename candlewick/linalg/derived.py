@@ -11,6 +11,7 @@ from .. import dtypes as _dt
 from .. import elementwise as _ew
 from .. import statistical as _st
 from .._core import contiguous_layout, require_array, view
+from ..arguments import flag
 from ..array import Array, wrap
 from ..data_types import finfo
 from ..docstrings import shared_doc
@@ -229,6 +230,7 @@ def matrix_norm(x: Array, /, *, keepdims: bool = False, ord: int | float | str =
     5.0
     """
     require_floating(x, "matrix_norm")
+    keepdims = flag(keepdims, "linalg.matrix_norm", "keepdims")
     require_matrices(x, "matrix_norm")
     if isinstance(ord, bool) or not isinstance(ord, (str, numbers.Real)) or ord not in _NORM_ORDERS:
         raise ArgumentValueError(f"linalg.matrix_norm: ord must be one of {_NORM_ORDERS}, got {short_repr(ord)}")
@@ -285,6 +287,7 @@ def vector_norm(x: Array, /, *, axis: int | tuple[int, ...] | None = None, keepd
     5.0
     """
     require_array(x, "linalg.vector_norm")
+    keepdims = flag(keepdims, "linalg.vector_norm", "keepdims")
     if not (x._dtype.is_floating or x._dtype.is_complex):
         raise DTypeError(f"linalg.vector_norm: x must have a floating-point dtype, got {x._dtype.name}")
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
