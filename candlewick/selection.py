@@ -103,9 +103,9 @@ def where(condition: Array, x1: Array | Scalar, x2: Array | Scalar, /) -> Array:
 def _plain(value):
     # NumPy scalars stay as they are: scalar_for takes them by kind and names them
     item = getattr(value, "item", None)
-    if item is not None and not isinstance(value, (ArrayBase, np.generic)):
+    if item is not None and not isinstance(value, (ArrayBase, np.generic)) and getattr(value, "size", 1) == 1:
         return item()
-    return value
+    return value  # (a NumPy array of several: scalar_for refuses it)
 
 
 __all__ = ["where"]

@@ -44,7 +44,7 @@ def cholesky(x: Array, /, *, upper: bool = False) -> Array:
     True
     """
     require_linalg_input(x, "cholesky", square=True)
-    storage = x._storage.cholesky(x._layout, bool(upper))
+    storage = x._storage.cholesky(x._layout, flag(upper, "linalg.cholesky", "upper"))
     return wrap(storage, x.shape, x._dtype, x._device)
 
 

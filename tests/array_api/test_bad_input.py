@@ -199,6 +199,12 @@ def _cases(device):
          lambda: cw.linalg.matrix_norm(cw.ones((2, 2), device=device), ord=np.array([1, 1])), ArgumentValueError),
         ("fft.fft norm=ndarray", lambda: cw.fft.fft(cw.ones(2, dtype=cw.complex64, device=device), norm=np.array([1, 1])),
          ArgumentTypeError),
+        ("linalg.cholesky upper=ndarray",
+         lambda: cw.linalg.cholesky(cw.eye(2, device=device), upper=np.array([1, 1])), ArgumentTypeError),
+        ("reshape copy=ndarray", lambda: cw.reshape(cw.asarray(True, device=device), (1,), copy=np.array([1, 1])),
+         ArgumentTypeError),
+        ("where(c, ndarray, x)", lambda: cw.where(cw.asarray(True, device=device), np.array([1, 1]), x),
+         ArgumentTypeError),
         ("nn.embedding of 64-D ids", lambda: cw.nn.embedding(cw.zeros((1,) * 64, dtype=cw.int64, device=device),
                                                              cw.ones((2, 3), device=device)), errors.ShapeError),
         # the float16 parameter's conversion of 2**62 warned (overflow) before the refusal
