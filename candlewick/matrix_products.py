@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import dtypes as _dt
 from ._core import ArrayBase, cached_layout, contiguous_layout, new_array, promote_pair, require_array, view
 from .docstrings import shared_doc
-from .elementwise import conj
+from .elementwise import conj, multiply
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
-from .shapes import broadcast_shapes, check_ndim, normalize_axis
+from .shapes import MAX_NDIM, broadcast_shapes, check_ndim, normalize_axis
+from .statistical import sum as _sum
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -253,7 +253,7 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
         # the common case, two real arrays of one shape: one matmul of (*B, 1, K) by (*B, K, 1)
         l1, l2 = x1._layout, x2._layout
         shape, dtype = l1.shape, x1._dtype
-        if shape and shape == l2.shape and 0 < dtype.level < 3:  # (integer or real floating)
+        if shape and shape == l2.shape and 0 < dtype.level < 3 and len(shape) < MAX_NDIM:  # (integer or real floating)
             pair = _VECTOR_LAYOUTS.get(shape) if l1.dense_size >= 0 and l2.dense_size >= 0 else None
             l1, l2 = pair or _as_vector_products(l1, l2)
             cls = type(x1)
@@ -282,6 +282,8 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     l1 = _axis_last(x1._layout, axis)
     l2 = _axis_last(x2._layout, axis)
     batch = broadcast_shapes(l1.shape[:-1], l2.shape[:-1])
+    if len(batch) + 2 > MAX_NDIM:  # (*B, 1, K) would pass an array's most dimensions: the definition
+        return _sum(multiply(x1, x2), axis=axis, dtype=x1._dtype)
     kk = l1.shape[-1]
     # (*B, 1, K) @ (*B, K, 1) -> (*B, 1, 1): one batched matmul, then a view dropping the 1s
     l1 = l1.broadcast_to(batch + (kk,)).expand_dims(len(batch))

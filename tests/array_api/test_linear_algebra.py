@@ -104,6 +104,18 @@ def test_vecdot(dev, shapes, axis, dtype):
     check(cw.vecdot(on(dev, a), on(dev, b), axis=axis), want, rtol=1e-5)
 
 
+@pytest.mark.parametrize("second", [(3,), (1,) * 62 + (2, 3)], ids=["1-D", "64-D"])
+@pytest.mark.parametrize("dtype", ["int8", "float64", "complex64"])
+def test_vecdot_of_64_dimensions(dev, second, dtype):
+    """An array's most dimensions, where the batched matmul's (*B, 1, K) would have 65
+    (NumPy's broadcasting, array-api-strict's oracle, stops at 32: the sum of products)."""
+    rng = np.random.default_rng(6)
+    a = random_matrix(rng, (1,) * 62 + (2, 3), "float64").round() + (1j if dtype == "complex64" else 0)
+    b = random_matrix(rng, second, "float64").round()
+    a, b = a.astype(dtype), b.astype(dtype)
+    check(cw.vecdot(on(dev, a), on(dev, b)), (np.conj(a) * b).sum(axis=-1).astype(dtype), rtol=1e-5)
+
+
 def test_vecdot_rejects_bad_input(dev):
     a = on(dev, np.ones((2, 3)))
     with pytest.raises(IndexError):
