@@ -334,9 +334,12 @@ _IN_PLACE_SYMBOLS = {"iadd": "+=", "isub": "-=", "imul": "*=", "itruediv": "/=",
 def soft_problem_with(name, exc):
     """A candlewick error whose message does not name the function it came from (the
     project's rule is that it should): reported, not failed. An in-place operator is
-    named as the user wrote it (``x += y``, or ``+=`` opening the message)."""
+    named as the user wrote it (``x += y``, or ``+=`` opening the message); a call of an
+    instance (``ElementwiseKernel.__call__``) by its class."""
     if exc is None or not isinstance(exc, CandlewickError) or isinstance(exc, UnsupportedOperation):
         return None
+    if name.endswith(".__call__"):
+        name = name[: -len(".__call__")]
     short = name.rsplit(".", 1)[-1].strip("_")
     message = str(exc)
     symbol = _IN_PLACE_SYMBOLS.get(short) if name.startswith("Array.") else None
