@@ -102,19 +102,23 @@ def _where(condition, x=NO_VALUE, y=NO_VALUE):
 
 
 def _like(fn, make):
-    def call(a, dtype=None, order="K", subok=True, shape=None, *args, device=None, **kwargs):
-        fill = args[0] if args else kwargs.get("fill_value")
+    """NumPy's ``zeros_like``/``ones_like``/``empty_like`` (``_fill`` unset) and
+    ``full_like`` (``_fill`` the fill value, whatever it is: None is refused by ``full``)."""
+    def call(a, dtype=None, order="K", subok=True, shape=None, *, device=None, _fill=_NO_FILL):
+        filled = () if _fill is _NO_FILL else (_fill,)
         if shape is None:
-            return fn(a, dtype=dtype, device=device) if fill is None else fn(a, fill, dtype=dtype, device=device)
+            return fn(a, *filled, dtype=dtype, device=device)
         dtype = a.dtype if dtype is None else dtype
         device = a.device if device is None else device
-        shape = shape_arg(shape)
-        return make(shape, dtype=dtype, device=device) if fill is None else make(shape, fill, dtype=dtype, device=device)
+        return make(shape_arg(shape), *filled, dtype=dtype, device=device)
     return call
 
 
+_NO_FILL = object()
+
+
 def _full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return _like(cw.full_like, cw.full)(a, dtype, order, subok, shape, fill_value, device=device)
+    return _like(cw.full_like, cw.full)(a, dtype, order, subok, shape, device=device, _fill=fill_value)
 
 
 def _sort(fn):
@@ -147,6 +151,9 @@ def _take(a, indices, axis=None, out=None, mode="raise"):
 def _dot(a, b, out=None):
     if out is not None:
         return NOT_MINE
+    if is_scalar(a) or is_scalar(b):  # NumPy's dot of a scalar: the product
+        return a * b
+    require_array(a, "dot", "a")
     require_array(b, "dot", "b")
     if a.ndim == 0 or b.ndim == 0:
         return a * b

@@ -205,6 +205,8 @@ def _cases(device):
          ArgumentTypeError),
         ("where(c, ndarray, x)", lambda: cw.where(cw.asarray(True, device=device), np.array([1, 1]), x),
          ArgumentTypeError),
+        ("numpy.dot(list, x)", lambda: np.dot([1, 2], x), ArgumentTypeError),
+        ("numpy.full_like(x, None)", lambda: np.full_like(x, None), ArgumentTypeError),
         ("nn.embedding of 64-D ids", lambda: cw.nn.embedding(cw.zeros((1,) * 64, dtype=cw.int64, device=device),
                                                              cw.ones((2, 3), device=device)), errors.ShapeError),
         # the float16 parameter's conversion of 2**62 warned (overflow) before the refusal
