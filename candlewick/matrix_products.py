@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from math import prod
 from typing import TYPE_CHECKING
 
 from ._core import ArrayBase, cached_layout, contiguous_layout, new_array, promote_pair, require_array, view
 from .docstrings import shared_doc
-from .elementwise import conj, multiply
+from .elementwise import conj
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, DTypeError, ShapeError, short_repr
 from .shapes import MAX_NDIM, broadcast_shapes, check_ndim, normalize_axis
-from .statistical import sum as _sum
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -282,9 +282,13 @@ def vecdot(x1: Array, x2: Array, /, *, axis: int = -1) -> Array:
     l1 = _axis_last(x1._layout, axis)
     l2 = _axis_last(x2._layout, axis)
     batch = broadcast_shapes(l1.shape[:-1], l2.shape[:-1])
-    if len(batch) + 2 > MAX_NDIM:  # (*B, 1, K) would pass an array's most dimensions: the definition
-        return _sum(multiply(x1, x2), axis=axis, dtype=x1._dtype)
     kk = l1.shape[-1]
+    if len(batch) + 2 > MAX_NDIM:  # (*B, 1, K) would pass an array's most dimensions: B as one axis
+        n = prod(batch)
+        s1 = x1._storage.copy(l1.broadcast_to(batch + (kk,)))
+        s2 = x2._storage.copy(l2.broadcast_to(batch + (kk,)))
+        storage = s1.matmul(s2, contiguous_layout((n, 1, kk)), contiguous_layout((n, kk, 1)))
+        return new_array(type(x1), storage, batch, x1._dtype, x1._device)
     # (*B, 1, K) @ (*B, K, 1) -> (*B, 1, 1): one batched matmul, then a view dropping the 1s
     l1 = l1.broadcast_to(batch + (kk,)).expand_dims(len(batch))
     l2 = l2.broadcast_to(batch + (kk,)).expand_dims(len(batch) + 1)

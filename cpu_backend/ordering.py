@@ -113,6 +113,24 @@ _ROW_PLANS = {stable: {d.numpy: (_FORMATS.get(d.numpy, -1) if stable else -1, va
               for stable in (True, False)}
 
 
+#: NumPy's sorts stop at this many dimensions (an iterator's limit; NumPy's arrays take 64)
+_NUMPY_SORT_NDIM = 32
+
+
+def _in_rows(fn, x, axis, *rest):
+    """``fn(x, axis, *rest)`` (a sort's arrays, of x's shape), for x of more dimensions than
+    NumPy's sorts take too: the sorted axis moved last and the others made one axis of rows,
+    the results put back."""
+    if x.ndim <= _NUMPY_SORT_NDIM:
+        return fn(x, axis, *rest)
+    moved = np.moveaxis(x, axis, -1)
+    out = fn(moved.reshape(-1, moved.shape[-1]), 1, *rest)
+
+    def back(a):
+        return np.moveaxis(a.reshape(moved.shape), -1, axis)
+    return tuple(map(back, out)) if isinstance(out, tuple) else back(out)
+
+
 def _argsort(x, axis, descending, stable):
     """int64 indices that sort ``x`` along ``axis`` (see the module docstring)."""
     key = float32_keys(x)
@@ -216,7 +234,7 @@ def _index_storage(like, idx):
 def sort(self, layout, axis, descending, stable):
     if self.dtype.is_complex:
         raise unsupported("sort", self.dtype)
-    values, idx = _sort(view(self.buf, layout), axis, descending, stable)
+    values, idx = _in_rows(_sort, view(self.buf, layout), axis, descending, stable)
     return new_storage(type(self), values.reshape(-1), self.dtype), _index_storage(self, idx)
 
 
@@ -242,7 +260,7 @@ def sort_values(self, layout, axis, descending, stable):
             values = np.empty(n, buf.dtype)
             rows(values, x[::-1] if descending else x, plan[0], descending, plan[1])
         else:
-            values = sorted_values(x, axis, descending, stable)
+            values = _in_rows(sorted_values, x, axis, descending, stable)
             values = values if values.ndim == 1 else values.reshape(-1)
     except DeviceMemoryError:
         raise
@@ -257,7 +275,7 @@ def argsort(self, layout, axis, descending, stable):
     if buf.dtype.kind == "c":
         raise unsupported("argsort", self.dtype)
     x = buf if layout.dense_size == len(buf) and len(layout.shape) == 1 else view(buf, layout)
-    return _index_storage(self, _argsort(x, axis, descending, stable))
+    return _index_storage(self, _in_rows(_argsort, x, axis, descending, stable))
 
 
 @reports_out_of_memory

@@ -107,6 +107,23 @@ def test_sort_and_argsort_match_strict(dev, dtype, descending, axis, layout):
                 np.asarray(xs.argsort(ref_x, axis=axis, descending=descending)), dtype=cw.int64)
 
 
+@pytest.mark.parametrize("axis", [-1, -3, 60])
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_of_64_dimensions(dev, axis, descending):
+    """An array's most dimensions (NumPy's own sorts stop at 32): the same values and
+    stable order as sorting each line along ``axis`` of the array with its size-1 axes
+    dropped."""
+    data = np.random.default_rng(9).integers(0, 3, size=(2, 3, 2, 4)).astype(np.float32)
+    x = make(data.reshape((1,) * 60 + data.shape), dev)
+    flat_axis = axis if axis < 0 else axis - 60
+    keys = -data if descending else data
+    order = np.argsort(keys, axis=flat_axis, kind="stable")
+    got = cw.argsort(x, axis=axis, descending=descending)
+    assert_same(cw.reshape(got, data.shape), order, dtype=cw.int64)
+    assert_same(cw.reshape(cw.sort(x, axis=axis, descending=descending), data.shape),
+                np.take_along_axis(data, order, flat_axis))
+
+
 @pytest.mark.parametrize("descending", [False, True])
 def test_nan_inf_and_signed_zero_order(dev, descending):
     data = np.array([NAN, 1.0, -np.inf, NAN, np.inf, -1.0, 0.0], dtype=np.float32)
