@@ -146,11 +146,27 @@ class IndexLike:
         return f"IndexLike({self.value!r})"
 
 
-def _deep_list(depth, leaf=1):
+def deep_list(depth, leaf=1):
     value = leaf
     for _ in range(depth):
         value = [value]
     return value
+
+
+def holding_itself():
+    """A list that holds itself."""
+    value = [1]
+    value.append(value)
+    return value
+
+
+class HostileRepr:
+    """An object whose repr (and str) raises: a message quoting it with repr() fails."""
+
+    def __repr__(self):
+        raise RuntimeError("no repr")
+
+    __str__ = __repr__
 
 
 def _self_referencing():
@@ -163,7 +179,7 @@ def _self_referencing():
 
 #: sequences no array or argument is made of: a 5000-deep list (a recursive walk or repr
 #: of it overflows the stack), lists and dicts holding themselves, a 70-deep one-element nest
-ODD_SEQUENCES = [_deep_list(5000), _deep_list(70), tuple(_deep_list(300))] + _self_referencing()
+ODD_SEQUENCES = [deep_list(5000), deep_list(70), tuple(deep_list(300))] + _self_referencing()
 #: keys and shapes past the 64-dimension limit, slices whose step no stride can hold
 HUGE_KEYS = [(None,) * 70, (slice(None),) * 65, (1,) * 65, (0,) * 70, slice(None, None, 2**62),
              slice(None, None, -(2**63)), slice(2**62, None, 2**62), (Ellipsis, slice(None, None, 2**64)),

@@ -14,24 +14,7 @@ from candlewick.errors import (
     ArgumentTypeError, ArgumentValueError, AxisError, CandlewickError, DeviceMemoryError, DLPackError, DTypeError,
     IndexKeyError, IndexOutOfBoundsError, LinAlgError, OutOfRangeError, ReadOnlyError,
 )
-
-
-def _nested(depth):
-    value = 1
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-def _holding_itself():
-    value = [1]
-    value.append(value)
-    return value
-
-
-class _HostileRepr:
-    def __repr__(self):
-        raise RuntimeError("no repr")
+from fuzz_arguments import HostileRepr, deep_list, holding_itself
 
 
 def _odd_value_cases(x):
@@ -56,7 +39,7 @@ def _odd_value_cases(x):
     ]
     return [(f"{what}={label}", (lambda call=call, value=value: call(value)), error)
             for what, call, deep, hostile in calls
-            for label, value, error in (("deep list", _nested(5000), deep), ("hostile repr", _HostileRepr(), hostile))]
+            for label, value, error in (("deep list", deep_list(5000), deep), ("hostile repr", HostileRepr(), hostile))]
 
 
 class _BadCapsuleProducer:
@@ -86,7 +69,7 @@ def _cases(device):
         ("asarray(2**64)", lambda: cw.asarray(2**64, device=device), OutOfRangeError),
         ("fftfreq d=0", lambda: cw.fft.fftfreq(5, d=0, device=device), ArgumentValueError),
         ("fftfreq d=inf", lambda: cw.fft.fftfreq(5, d=float("inf"), device=device), ArgumentValueError),
-        ("zeros(deep list)", lambda: cw.zeros(_nested(5000), device=device), ArgumentTypeError),
+        ("zeros(deep list)", lambda: cw.zeros(deep_list(5000), device=device), ArgumentTypeError),
         ("permute_dims(x, 1)", lambda: cw.permute_dims(x, 1), ArgumentTypeError),
         ("sum(axis=int)", lambda: cw.sum(x, axis=int), ArgumentTypeError),
         ("sum(axis=ndarray)", lambda: cw.sum(x, axis=np.array([0, 1])), ArgumentTypeError),
@@ -164,7 +147,7 @@ def _cases(device):
         ("fft.irfft n huge", lambda: cw.fft.irfft(x.astype(cw.complex128), n=2**62), DeviceMemoryError),
         ("fft.fft n huge", lambda: cw.fft.fft(x.astype(cw.complex64), n=2**62), DeviceMemoryError),
         ("fft.hfft n huge", lambda: cw.fft.hfft(x.astype(cw.complex128), n=2**62), DeviceMemoryError),
-        ("__dlpack__ stream=deep list", lambda: x.__dlpack__(stream=_nested(5000)), ArgumentTypeError),
+        ("__dlpack__ stream=deep list", lambda: x.__dlpack__(stream=deep_list(5000)), ArgumentTypeError),
         ("__dlpack__ stream=2**64", lambda: x.__dlpack__(stream=2**64), ArgumentValueError),
         ("__dlpack__ stream=True", lambda: x.__dlpack__(stream=True), ArgumentTypeError),
         ("__array_namespace__ api_version=ndarray",
@@ -172,15 +155,15 @@ def _cases(device):
         ("set_array_api_version(ndarray)", lambda: cw.set_array_api_version(np.ones(3)), ArgumentTypeError),
         ("set_promotion_mode('bogus')", lambda: cw.set_promotion_mode("bogus"), ArgumentValueError),
         *_odd_value_cases(x),
-        ("asarray(deep list, dtype=float32)", lambda: cw.asarray(_nested(5000), dtype=cw.float32, device=device),
+        ("asarray(deep list, dtype=float32)", lambda: cw.asarray(deep_list(5000), dtype=cw.float32, device=device),
          ArgumentValueError),
-        ("asarray(list holding itself, dtype=int64)", lambda: cw.asarray(_holding_itself(), dtype=cw.int64, device=device),
+        ("asarray(list holding itself, dtype=int64)", lambda: cw.asarray(holding_itself(), dtype=cw.int64, device=device),
          ArgumentValueError),
-        ("numpy.asarray(deep list, like=x)", lambda: np.asarray(_nested(5000), like=x), ArgumentValueError),
+        ("numpy.asarray(deep list, like=x)", lambda: np.asarray(deep_list(5000), like=x), ArgumentValueError),
         ("numpy.asarray(ragged, like=x)", lambda: np.asarray([[1], [1, 2]], like=x), ArgumentValueError),
         ("numpy.frombuffer(3 bytes, float64, like=x)", lambda: np.frombuffer(b"abc", dtype=np.float64, like=x),
          ArgumentValueError),
-        ("numpy.add.at(x, deep list, 1)", lambda: np.add.at(x, _nested(5000), 1), IndexKeyError),
+        ("numpy.add.at(x, deep list, 1)", lambda: np.add.at(x, deep_list(5000), 1), IndexKeyError),
         ("take(x, 10**30)", lambda: cw.take(cw.asarray([], dtype=cw.int32, device=device), 10**30),
          IndexOutOfBoundsError),
         # an empty result whose other axes no address spans: NumPy's "array is too big"
@@ -275,7 +258,7 @@ def test_out_of_memory_message_says_bytes_asked_and_free(device):
 
 def test_short_repr_is_bounded_and_safe():
     assert len(errors.short_repr(list(range(10**6)))) <= 120
-    assert len(errors.short_repr(_nested(100000))) <= 120
+    assert len(errors.short_repr(deep_list(100000))) <= 120
 
     class Hostile:
         def __repr__(self):

@@ -19,35 +19,16 @@ import numpy as np
 import pytest
 
 import candlewick as cw
+from fuzz_arguments import HostileRepr, deep_list, holding_itself
 from fuzz_outcomes import invoke_checked, problem_with
 from fuzz_targets import public_targets
 
 TARGETS = [(name, fn) for name, fn in public_targets() if not name.startswith("numpy.")]
 
 
-def _nested(depth):
-    value = 1
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-def _holding_itself():
-    value = [1]
-    value.append(value)
-    return value
-
-
-class _HostileRepr:
-    def __repr__(self):
-        raise RuntimeError("no repr")
-
-    __str__ = __repr__
-
-
 def _odd_values(device):
-    return [("a 5000-deep list", _nested(5000)), ("a list holding itself", _holding_itself()),
-            ("an object whose repr raises", _HostileRepr()), ("a 2-element ndarray", np.array([1, 1])),
+    return [("a 5000-deep list", deep_list(5000)), ("a list holding itself", holding_itself()),
+            ("an object whose repr raises", HostileRepr()), ("a 2-element ndarray", np.array([1, 1])),
             ("a 2-element array", cw.asarray([1, 1], device=device)), ("nan", float("nan")),
             ("inf", float("inf")), ("10**30", 10**30), ("-10**30", -(10**30)), ("-7", -7), ("1j", 1j),
             ("a string", "bogus"), ("bytes", b"ab"), ("a dict", {"a": 1}), ("a set", {1, 2}), ("None", None)]
