@@ -291,10 +291,11 @@ def clip(self, layout, lo, hi):
         else:
             out = np.clip(x, None if lo is None else scalar(lo), None if hi is None else scalar(hi))
         return type(self)(out.reshape(-1), self.dtype)
-    with QuietBlock():
+    with QuietBlock():  # (the cast back too: a bound past a narrow float's range gives inf)
         out = x.astype(compute_dtype(self.dtype), order="C")  # a private copy to clip in place
         if lo is not None:
             np.maximum(out, scalar(lo), out=out)  # NaN stays NaN
         if hi is not None:
             np.minimum(out, scalar(hi), out=out)
-    return type(self)(out.astype(self.dtype.numpy, copy=False).reshape(-1), self.dtype)
+        out = out.astype(self.dtype.numpy, copy=False)
+    return type(self)(out.reshape(-1), self.dtype)

@@ -277,6 +277,8 @@ def test_narrow_float_overflow_is_inf_without_warning(device):
         big = cw.asarray(np.full((1, 3, 1), 60000.0), dtype=cw.float16, device=device)
         two = cw.asarray([0.0, 2.0, 0.0], dtype=cw.float16, device=device)
         assert cw.to_numpy(two @ big).ravel().tolist() == [np.inf]
+        # clip of float16 by a bound past its range: inf (the cast back from float32 warned)
+        assert cw.to_numpy(cw.clip(cw.ones(1, dtype=cw.float16, device=device), min=10**30))[0] == np.inf
         # a custom kernel's float16 scalar parameter past float16's range: inf, as x + 70000
         add = cw.ElementwiseKernel("T x, T y", "T z", "z = x + y;", "add16")
         assert cw.to_numpy(add(70000.0, cw.zeros(1, dtype=cw.float16, device=device)))[0] == np.inf
