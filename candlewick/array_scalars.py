@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import dtypes as _dt
-from ._core import ArrayBase, scalar_array
+from ._core import ArrayBase, scalar_array, scalar_for
 from .errors import ArgumentTypeError, ArgumentValueError, short_repr
 
 if TYPE_CHECKING:
@@ -112,7 +112,14 @@ class ScalarConversions(ArrayBase):
             if value != value or value in (float("inf"), float("-inf")):
                 raise ArgumentValueError(f"__round__: cannot round {value} to an integer")
             return round(value)  # type: ignore[arg-type]  # complex turned away above
-        return scalar_array(self, round(value, ndigits), self._dtype, self._device)  # type: ignore[arg-type]
+        if isinstance(value, int):
+            # Python's int rounding computes 10**-ndigits: past 21 digits every int64 and
+            # uint64 rounds to 0; a rounded value past the dtype (round(int8 127, -1)) is
+            # refused, where NumPy wraps it
+            rounded = scalar_for(round(value, max(ndigits, -21)), self._dtype, "__round__")[0]
+        else:
+            rounded = round(value, ndigits)  # type: ignore[arg-type]  # complex turned away above
+        return scalar_array(self, rounded, self._dtype, self._device)
 
     def __int__(self) -> int:
         """``int(x)`` of a 0-d real array (truncates floats)."""

@@ -188,6 +188,7 @@ def _cases(device):
          ArgumentTypeError),
         ("where(c, ndarray, x)", lambda: cw.where(cw.asarray(True, device=device), np.array([1, 1]), x),
          ArgumentTypeError),
+        ("round(int8 127, -1)", lambda: round(cw.asarray(127, dtype=cw.int8, device=device), -1), OutOfRangeError),
         ("numpy.dot(list, x)", lambda: np.dot([1, 2], x), ArgumentTypeError),
         ("numpy.full_like(x, None)", lambda: np.full_like(x, None), ArgumentTypeError),
         ("nn.embedding of 64-D ids", lambda: cw.nn.embedding(cw.zeros((1,) * 64, dtype=cw.int64, device=device),
@@ -227,6 +228,12 @@ def test_bad_input_raises_candlewick_error(index, device):
     assert isinstance(info.value, CandlewickError)
     assert not caught, f"{name}: warnings escaped: {[str(w.message) for w in caught]}"
     assert len(str(info.value)) < 400, f"{name}: unbounded message"
+
+
+def test_round_of_an_int_to_far_negative_digits_is_zero_at_once(device):
+    # Python's int rounding computes 10**-ndigits: round(x, -10**30) never returned
+    assert round(cw.asarray(3, dtype=cw.int8, device=device), -(10**30)).item() == 0
+    assert round(cw.asarray(2**64 - 1, dtype=cw.uint64, device=device), -21).item() == 0
 
 
 def test_a_refused_draw_leaves_the_generator_where_it_was(device):
