@@ -10,6 +10,7 @@
 // barrier that not every thread of the block (or warp) reaches is reported, not hung.
 // Atomics and fences are plain operations: one fiber runs at a time.
 #include <math.h>
+#include <setjmp.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -25,14 +26,18 @@ static int warpSize = 32;
 namespace cwh {
 
 struct Barrier { int count = 0, arrived = 0; unsigned generation = 0; };
+// A fiber is entered once through its ucontext, then switched by _setjmp/_longjmp, which
+// leave the signal mask alone: swapcontext's two sigprocmask calls a switch were most of
+// the tests' time.
 struct Fiber {
     ucontext_t ctx;
+    jmp_buf resume;
     std::vector<char> stack;
     cwh_dim3 tid;
-    bool done = false;
+    bool started = false, done = false;
 };
 
-static ucontext_t scheduler;
+static jmp_buf scheduler;
 static std::vector<Fiber> fibers;
 static int current = 0;
 static long events = 0;  // arrivals and completions: a round without any is a deadlock
@@ -50,7 +55,9 @@ inline unsigned long long next_random() {
 inline int linear_id() { return (int)(threadIdx.x + threadIdx.y * blockDim.x); }
 inline int block_threads() { return (int)(blockDim.x * blockDim.y); }
 
-inline void yield() { swapcontext(&fibers[current].ctx, &scheduler); }
+inline void yield() {
+    if (!_setjmp(fibers[current].resume)) _longjmp(scheduler, 1);
+}
 
 inline void arrive(Barrier& b) {
     ++events;
@@ -70,6 +77,18 @@ static void fiber_main() {
     body();
     fibers[current].done = true;
     ++events;
+    _longjmp(scheduler, 1);  // never back: the next run_block makes its context anew
+}
+
+// run thread t until it yields or returns
+inline void resume(int t) {
+    Fiber& f = fibers[t];
+    if (_setjmp(scheduler)) return;
+    if (!f.started) {
+        f.started = true;
+        setcontext(&f.ctx);
+    }
+    _longjmp(f.resume, 1);
 }
 
 // Run one block: every thread a fiber, round-robin until all returned.
@@ -88,12 +107,12 @@ inline const char* run_block() {
         getcontext(&f.ctx);
         f.ctx.uc_stack.ss_sp = f.stack.data();
         f.ctx.uc_stack.ss_size = f.stack.size();
-        f.ctx.uc_link = &scheduler;
+        f.ctx.uc_link = nullptr;
         makecontext(&f.ctx, fiber_main, 0);
         f.tid.x = t % blockDim.x;
         f.tid.y = t / blockDim.x;
         f.tid.z = 0;
-        f.done = false;
+        f.started = f.done = false;
     }
     std::vector<int> perm(n);
     std::vector<char> runs(nwarps);
@@ -122,7 +141,7 @@ inline const char* run_block() {
             if (!runs[t / warpSize]) continue;
             current = t;
             threadIdx = fibers[t].tid;
-            swapcontext(&scheduler, &fibers[t].ctx);
+            resume(t);
             if (error) return error;
         }
         if (!alive) return nullptr;

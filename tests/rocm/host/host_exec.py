@@ -58,8 +58,10 @@ def build(tmp, modules, specs, extra_lines=(), defines=()):
     src.write_text("\n".join(lines) + "\n")
     # -fno-gnu-unique: ``__shared__`` arrays are static locals of kernel templates, which
     # g++ would make process-wide unique symbols, so two libraries built with different
-    # tile sizes would share the first one's (too small) array
-    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-fno-gnu-unique", "-w", "-I", str(HERE), "-I",
+    # tile sizes would share the first one's (too small) array; -U_FORTIFY_SOURCE: the fibers
+    # switch stacks by _longjmp, which a fortified build (Ubuntu's default) refuses as a
+    # jump into an "uninitialized stack frame"
+    cmd = [gxx, "-std=c++17", "-O0", "-shared", "-fPIC", "-fno-gnu-unique", "-U_FORTIFY_SOURCE", "-w", "-I", str(HERE), "-I",
            str(HIP_DIR), str(src), "-o", str(out), "-lm"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     assert proc.returncode == 0, f"g++ failed:\n{proc.stderr[-20000:]}"
