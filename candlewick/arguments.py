@@ -77,6 +77,17 @@ def flag(value, fname, argname):
     raise ArgumentTypeError(f"{fname}: {argname} must be True or False, got {short_repr(value)}")
 
 
+def copy_flag(value, fname):
+    """The standard's ``copy`` (asarray, reshape, from_dlpack, __dlpack__): None, True or False."""
+    if value is None:
+        return None
+    if value is True or value is False:
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise ArgumentTypeError(f"{fname}: copy must be None, True or False, got {short_repr(value)}")
+
+
 def sequence(value, fname, argname):
     """A tuple or list argument (``axes``, ``s``...) as a tuple; nothing else is iterated."""
     if isinstance(value, (tuple, list)):

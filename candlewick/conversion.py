@@ -15,7 +15,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import check_dtype_on, is_scalar, require_array
-from .arguments import NESTING, flag
+from .arguments import NESTING, copy_flag
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, OutOfRangeError, short_repr
 from .fp_state import quietly
@@ -229,8 +229,7 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: DeviceLike |
     >>> x.dtype, x.shape
     (candlewick.float32, (2, 2))
     """
-    if copy is not None and copy is not True and copy is not False:
-        copy = flag(copy, "asarray", "copy")  # (NumPy's bool too; anything else refused)
+    copy = copy_flag(copy, "asarray")
     if dtype is not None:
         dtype = _dt.as_dtype(dtype)
     if isinstance(obj, Array):

@@ -18,6 +18,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._core import view
+from .arguments import copy_flag
 from .array import Array, wrap
 from .backend import holds_host_memory
 from .dlpack_export import HOST_READABLE, int_pair
@@ -63,8 +64,7 @@ def from_dlpack(x: Any, /, *, device: DeviceLike | None = None, copy: bool | Non
     >>> cw.from_dlpack(np.arange(3)).tolist()
     [0, 1, 2]
     """
-    if copy is not None and not isinstance(copy, bool):
-        raise ArgumentTypeError(f"from_dlpack: copy must be None, True or False, got {short_repr(copy)}")
+    copy = copy_flag(copy, "from_dlpack")
     if isinstance(x, Array):
         return _from_candlewick(x, device, copy)
     if not (hasattr(x, "__dlpack__") and hasattr(x, "__dlpack_device__")):

@@ -10,6 +10,7 @@ backend: a NumPy view of its host buffer, so export is zero-copy).
 import enum
 import operator
 
+from .arguments import copy_flag
 from .errors import ArgumentTypeError, ArgumentValueError, CandlewickError, DLPackError, short_repr
 
 
@@ -64,8 +65,7 @@ def array_dlpack(x, stream=None, max_version=None, dl_device=None, copy=None):
     Whenever a copy is made the versioned capsule carries DLPack's IS_COPIED flag, as
     the standard asks: the producer makes the copy (``copy=True`` is passed on to it).
     """
-    if copy is not None and not isinstance(copy, bool):
-        raise ArgumentTypeError(f"__dlpack__: copy must be None, True or False, got {short_repr(copy)}")
+    copy = copy_flag(copy, "__dlpack__")
     if stream is not None:
         # a stream is an int handle (the standard), -1 for none: checked once here, so no
         # producer meets a value it cannot pass on to its runtime (a pointer is 64 bits)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ._core import operator_index, require_array, view
-from .arguments import flag
+from .arguments import copy_flag
 from .array import Array, wrap
 from .errors import ArgumentTypeError, ArgumentValueError, AxisError, ShapeError, short_repr
 from .shapes import MAX_NDIM, check_ndim, normalize_axes, normalize_axis
@@ -51,8 +51,7 @@ def reshape(x: Array, /, shape: ShapeLike, *, copy: bool | None = None) -> Array
     (2, 3)
     """
     require_array(x, "reshape")
-    if copy is not None and copy is not True and copy is not False:
-        copy = flag(copy, "reshape", "copy")
+    copy = copy_flag(copy, "reshape")
     if isinstance(shape, int) and not isinstance(shape, bool):
         shape = (shape,)
     if not isinstance(shape, (tuple, list)):

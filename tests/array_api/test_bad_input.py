@@ -236,6 +236,19 @@ def test_round_of_an_int_to_far_negative_digits_is_zero_at_once(device):
     assert round(cw.asarray(2**64 - 1, dtype=cw.uint64, device=device), -21).item() == 0
 
 
+def test_every_copy_argument_takes_the_same_values(device):
+    # the standard's copy: None, True, False (NumPy's bool as well), one refusal for the rest
+    x = cw.arange(4, device=device)
+    calls = {"asarray": lambda c: cw.asarray(x, copy=c), "reshape": lambda c: cw.reshape(x, (2, 2), copy=c),
+             "from_dlpack": lambda c: cw.from_dlpack(x, copy=c), "__dlpack__": lambda c: x.__dlpack__(copy=c)}
+    for name, call in calls.items():
+        for good in (None, True, np.True_):
+            call(good)
+        for bad in (1, "yes", np.array([True])):
+            with pytest.raises(ArgumentTypeError, match=rf"^{name}: copy must be None, True or False, got "):
+                call(bad)
+
+
 def test_a_refused_draw_leaves_the_generator_where_it_was(device):
     generator = cw.random.Generator(5)
     with pytest.raises(DeviceMemoryError):
