@@ -12,9 +12,10 @@ import operator
 import numpy as np
 
 from .errors import ArgumentTypeError, ArgumentValueError, DTypeError, short_repr
+from .shapes import MAX_NDIM
 
-#: how deep nested lists are looked into: NumPy's dimension limit (a deeper list is no array)
-NESTING = 64
+#: how deep nested lists are looked into: a deeper list is no array
+NESTING = MAX_NDIM
 #: NumPy's casting rules (``np.can_cast``'s) and memory orders, in NumPy's words
 CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
 ORDERS = ("C", "F", "A", "K")
