@@ -201,7 +201,8 @@ class KernelRuntime:
 
     An op-table kernel's first launch loads its whole module where the code-object cache
     holds it (``backend.precompile``, or an earlier process that compiled it whole), else
-    compiles that kernel alone (``kernel_source``) and loads it as a module of its own:
+    compiles that kernel alone (``kernel_source``; a kernel the table does not list, its
+    module's source whole) and loads it as a module of its own:
     hipRTC's time grows with the kernels a source instantiates, and a module of 36 to 60
     of them took 13-18 s into an empty cache (H100, 2026-12-07), where one launch needs one."""
 
@@ -244,9 +245,12 @@ class KernelRuntime:
             if source is None:
                 source = self.module_source(spec.module)
                 code = cached_code(source, arch, options)
-                if code is None:
+                alone = None if code is not None else self.kernel_source(spec)
+                if alone is not None:
                     name = (spec.module, spec.name)
-                    code = code_object(f"{spec.module}.{spec.name}", self.kernel_source(spec), arch, options)
+                    code = code_object(f"{spec.module}.{spec.name}", alone, arch, options)
+                elif code is None:  # not a table kernel (a module source of its own): whole
+                    code = code_object(spec.module, source, arch, options)
             else:
                 code = code_object(spec.module, source, arch, options)
         except RocmError as exc:  # the log names the line; say which kernel was wanted

@@ -53,5 +53,8 @@ def kernel_source(spec):
     took 13-18 s into an empty cache on an H100 (bench/results/rocm_ops_nvidia-h100.md), a
     first cholesky of a batch 9.8 s; one of its kernels alone is a few tenths of a second
     (CUDA 13's nvcc for sm_90 on a 2-core VM: one kernel of each module 0.43 s at the median,
-    1.3 s at most; reduce_float32 whole 6.7 s)."""
+    1.3 s at most; reduce_float32 whole 6.7 s). None for a kernel the table does not list
+    in that module: its module's source is compiled whole."""
+    if spec not in ops.MODULES.get(spec.module, ()):
+        return None
     return _module_prelude(spec.module) + ops.entry_point(spec)

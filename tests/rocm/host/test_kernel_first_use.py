@@ -83,3 +83,16 @@ def test_a_compile_error_names_the_kernel_and_its_module(fake, monkeypatch):
         dev.kernels.function(a)
     notes = "\n".join(getattr(info.value, "__notes__", []))
     assert a.name in notes and module in notes
+
+
+def test_a_kernel_the_table_does_not_list_compiles_its_module_source(fake, compiled, monkeypatch):
+    # as tests/rocm/gpu/test_faults.py injects a broken or faulting module: the module's
+    # own source is compiled, not the table's prelude with an entry point made up for it
+    _, dev = fake
+    source = 'extern "C" __global__ void __launch_bounds__(32) cw_own(int a) {}'
+    original = dev.kernels.module_source
+    monkeypatch.setattr(dev.kernels, "module_source", lambda m: source if m == "own_module" else original(m))
+    spec = ops.KernelSpec(("test", "own"), "cw_own", "own_module", "cw_ew_args", "", 32)
+    assert kernel_source(spec) is None
+    dev.kernels.function(spec)
+    assert compiled == [("own_module", ["cw_own"])]
