@@ -241,17 +241,17 @@ class KernelRuntime:
         """The loaded module holding ``spec`` (under the lock): its whole module, or it alone."""
         self.device.make_current()  # the module loads on the current device (hipRTC may target it too)
         arch, name = self.device.arch, spec.module
+        code = alone = None
         try:
             if source is None:
                 source = self.module_source(spec.module)
                 code = cached_code(source, arch, options)
-                alone = None if code is not None else self.kernel_source(spec)
-                if alone is not None:
-                    name = (spec.module, spec.name)
-                    code = code_object(f"{spec.module}.{spec.name}", alone, arch, options)
-                elif code is None:  # not a table kernel (a module source of its own): whole
-                    code = code_object(spec.module, source, arch, options)
-            else:
+                if code is None:
+                    alone = self.kernel_source(spec)  # None for a kernel the table does not list
+            if alone is not None:
+                name = (spec.module, spec.name)
+                code = code_object(f"{spec.module}.{spec.name}", alone, arch, options)
+            elif code is None:
                 code = code_object(spec.module, source, arch, options)
         except RocmError as exc:  # the log names the line; say which kernel was wanted
             if hasattr(exc, "add_note"):
